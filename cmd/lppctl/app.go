@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// commands lists every subcommand; each lives in its own file.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		versionCommand(),
+	}
+}
+
+// newApp builds the CLI application writing to the given streams.
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:                 "lppctl",
+		Usage:                "run LLM agents described as declarative YAML state machines",
+		Version:              version,
+		Reader:               stdin,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		Commands:             commands(),
+		EnableBashCompletion: true,
+		HideVersion:          true,
+		ExitErrHandler:       func(*cli.Context, error) {}, // run() reports errors and picks the exit code
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return withCode(exitUsage, err)
+		},
+	}
+}
+
+// run executes the CLI and returns the process exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	if err := app.Run(args); err != nil {
+		code := exitCode(err)
+		if code == exitFailed && isUsageMessage(err) {
+			code = exitUsage
+		}
+		msg := strings.TrimRight(err.Error(), "\n")
+		if msg != "" {
+			fmt.Fprintf(stderr, "lppctl: %s\n", msg)
+		}
+		return code
+	}
+	return exitOK
+}
+
+// isUsageMessage recognises the flag-parsing errors urfave/cli returns without a usage hook.
+func isUsageMessage(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "flag provided but not defined") ||
+		strings.HasPrefix(s, "Required flag") ||
+		strings.HasPrefix(s, "invalid value")
+}

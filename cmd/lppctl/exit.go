@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes. They are part of lppctl's interface and documented in the README.
+const (
+	exitOK          = 0   // success
+	exitFailed      = 1   // the run (or the command) failed
+	exitUsage       = 2   // bad flags or arguments
+	exitInvalidSpec = 3   // the spec (or another input file) is invalid
+	exitPaused      = 4   // the run paused and waits for a person: see `lppctl resume`
+	exitInterrupted = 130 // stopped by Ctrl-C (SIGINT) at a clean point
+)
+
+// exitError carries an exit code through urfave/cli back to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode wraps err so that lppctl exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// usageErrorf returns a usage error (exit code 2).
+func usageErrorf(format string, args ...any) error {
+	return withCode(exitUsage, fmt.Errorf(format, args...))
+}
+
+// exitCode maps an error returned by a command to the process exit code.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitFailed
+}
