@@ -1,0 +1,280 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Handler runs an action. It reads its parameters and the run's context from
+// c, writes results through c.SetVar and c.Memory, and returns an error when
+// the action failed. Changes made through c are applied only when the handler
+// returns nil: a failed (or paused) action leaves the run as it was, so it can
+// be re-run from its start.
+type Handler func(ctx context.Context, c *Call) error
+
+// Action is a named action a spec's `do:` can call.
+type Action struct {
+	Name   string      // e.g. "llm.optimizer"
+	Doc    string      // one line
+	Params []ParamSpec // the `with:` parameters it accepts
+	Writes []VarSpec   // the context variables it writes; a spec using it must declare them
+	Run    Handler
+}
+
+// ParamSpec declares one parameter of an action.
+type ParamSpec struct {
+	Name     string
+	Type     Type // int, float, bool, string, list, map, any, or expr
+	Required bool
+	Default  any // used when the spec leaves the parameter out
+	Doc      string
+	Enum     []string // allowed values of a string parameter
+}
+
+// VarSpec declares a context variable an action writes.
+type VarSpec struct {
+	Name string
+	Type Type
+	Doc  string
+}
+
+// Registry holds the actions a spec can use. It is safe for concurrent use.
+type Registry struct {
+	mu      sync.RWMutex
+	actions map[string]*Action
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{actions: map[string]*Action{}} }
+
+// Register adds an action. It fails when the name is taken or the action is malformed.
+func (r *Registry) Register(a Action) error {
+	if a.Name == "" || a.Run == nil {
+		return fmt.Errorf("cannot register action %q: it needs a name and a handler", a.Name)
+	}
+	seen := map[string]bool{}
+	for _, p := range a.Params {
+		if seen[p.Name] {
+			return fmt.Errorf("cannot register action %q: duplicate parameter %q", a.Name, p.Name)
+		}
+		seen[p.Name] = true
+		if p.Default != nil {
+			if _, err := p.Type.Coerce(p.Default); err != nil {
+				return fmt.Errorf("cannot register action %q: default of %q: %w", a.Name, p.Name, err)
+			}
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.actions[a.Name]; dup {
+		return fmt.Errorf("cannot register action %q: already registered", a.Name)
+	}
+	cp := a
+	r.actions[a.Name] = &cp
+	return nil
+}
+
+// MustRegister is Register for package initialisation; it panics on error.
+func (r *Registry) MustRegister(a Action) {
+	if err := r.Register(a); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the named action, or nil.
+func (r *Registry) Lookup(name string) *Action {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.actions[name]
+}
+
+// Actions returns every registered action sorted by name.
+func (r *Registry) Actions() []*Action {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Action, 0, len(r.actions))
+	for _, a := range r.actions {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns every registered action name, sorted.
+func (r *Registry) Names() []string {
+	acts := r.Actions()
+	out := make([]string, len(acts))
+	for i, a := range acts {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// Param returns the named parameter spec, or nil.
+func (a *Action) Param(name string) *ParamSpec {
+	for i := range a.Params {
+		if a.Params[i].Name == name {
+			return &a.Params[i]
+		}
+	}
+	return nil
+}
+
+// Call is what a Handler sees of the run: its parameters, the context
+// variables, the run memory and the person's answer when resuming a pause.
+type Call struct {
+	RunID  string
+	State  string // the state whose action runs
+	Action string
+	Seq    int // number of transitions the run has made so far
+	Params map[string]any
+	// Input is the person's answer when the run resumes from a pause this
+	// action asked for; nil otherwise.
+	Input *Input
+
+	run    *Run
+	vars   map[string]any // staged variable writes
+	mem    *memTx
+	notes  []string
+	events []string
+}
+
+// Param returns a parameter's value (after defaults and expression evaluation).
+func (c *Call) Param(name string) any { return c.Params[name] }
+
+// String returns a string parameter ("" when absent).
+func (c *Call) String(name string) string {
+	s, _ := c.Params[name].(string)
+	return s
+}
+
+// Int returns an int parameter (0 when absent).
+func (c *Call) Int(name string) int {
+	n, _ := c.Params[name].(int)
+	return n
+}
+
+// Bool returns a bool parameter (false when absent).
+func (c *Call) Bool(name string) bool {
+	b, _ := c.Params[name].(bool)
+	return b
+}
+
+// Var returns a context variable as the action sees it (its own staged writes included).
+func (c *Call) Var(name string) any {
+	if v, ok := c.vars[name]; ok {
+		return v
+	}
+	return c.run.env[name]
+}
+
+// Vars returns a copy of every context variable (staged writes included).
+func (c *Call) Vars() map[string]any {
+	out := make(map[string]any, len(c.run.env))
+	for k, v := range c.run.env {
+		out[k] = v
+	}
+	for k, v := range c.vars {
+		out[k] = v
+	}
+	return out
+}
+
+// SetVar stages a write of a declared context variable; the value is
+// converted to the variable's type. It is applied when the action succeeds.
+func (c *Call) SetVar(name string, value any) error {
+	v := c.run.m.spec.Var(name)
+	if v == nil {
+		return fmt.Errorf("cannot set %q: the spec declares no such context variable", name)
+	}
+	val, err := v.Type.Coerce(value)
+	if err != nil {
+		return fmt.Errorf("cannot set %q: %w", name, err)
+	}
+	if s, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
+		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
+	}
+	if c.vars == nil {
+		c.vars = map[string]any{}
+	}
+	c.vars[name] = val
+	return nil
+}
+
+// Memory returns the run memory, as seen and changed by this call.
+func (c *Call) Memory() MemoryTx { return c.mem }
+
+// Notef records a note about what the action did; observers see it with the transition.
+func (c *Call) Notef(format string, args ...any) {
+	c.notes = append(c.notes, fmt.Sprintf(format, args...))
+}
+
+// Emit queues a named external event; it fires (if the spec defines it and it
+// applies from the current state) instead of the state's `next` list.
+func (c *Call) Emit(event string) { c.events = append(c.events, event) }
+
+// Input is a person's answer to a pause.
+type Input struct {
+	Kind string `json:"kind"`           // "approve", "reject", "answer", or an action-defined kind
+	Text string `json:"text,omitempty"` // free text (guidance, feedback, an edited plan)
+}
+
+// PauseError is returned by an action that needs a person's decision and
+// cannot ask for it now (no terminal, or --no-input). The run stops durably in
+// the current state; resuming with an Input re-runs the action with c.Input set.
+type PauseError struct {
+	State   string   `json:"state"`
+	Kind    string   `json:"kind"`    // e.g. "approval", "intervention", "feedback"
+	Prompt  string   `json:"prompt"`  // what the person is asked
+	Options []string `json:"options"` // the answers the action accepts (e.g. approve, reject, answer)
+}
+
+func (e *PauseError) Error() string {
+	return fmt.Sprintf("paused in state %q for %s: %s", e.State, e.Kind, e.Prompt)
+}
+
+// Pause returns a *PauseError for the calling action.
+func Pause(kind, prompt string, options ...string) error {
+	return &PauseError{Kind: kind, Prompt: prompt, Options: options}
+}
+
+// AsPause reports whether err is (or wraps) a pause.
+func AsPause(err error) (*PauseError, bool) {
+	var p *PauseError
+	ok := errors.As(err, &p)
+	return p, ok
+}
+
+// paramNames lists an action's parameter names for "did you mean" hints.
+func (a *Action) paramNames() []string {
+	out := make([]string, len(a.Params))
+	for i, p := range a.Params {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Signature renders the action's parameters on one line, e.g. "message: string (required), level: string = info".
+func (a *Action) Signature() string {
+	parts := make([]string, 0, len(a.Params))
+	for _, p := range a.Params {
+		s := p.Name + ": " + string(p.Type)
+		if p.Required {
+			s += " (required)"
+		} else if p.Default != nil {
+			s += fmt.Sprintf(" = %v", p.Default)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}

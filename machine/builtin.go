@@ -1,0 +1,100 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RegisterBuiltins adds the generic actions that need no LLM and no tools, so
+// that any spec can be run and tested on its own:
+//
+//	noop   does nothing
+//	log    records a message (progress output and the journal show it)
+//	wait   sleeps for a duration (interrupted by Ctrl-C)
+//	fail   fails with a message (to exercise on_error routes)
+//	emit   sends a named external event to the run
+func RegisterBuiltins(r *Registry) error {
+	for _, a := range builtinActions() {
+		if err := r.Register(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NewBuiltinRegistry returns a registry holding only the built-in actions.
+func NewBuiltinRegistry() *Registry {
+	r := NewRegistry()
+	if err := RegisterBuiltins(r); err != nil {
+		panic(err) // the built-ins are static; failing here is a programming error
+	}
+	return r
+}
+
+func builtinActions() []Action {
+	return []Action{
+		{
+			Name: "noop",
+			Doc:  "does nothing; useful for routing-only states",
+			Run:  func(context.Context, *Call) error { return nil },
+		},
+		{
+			Name: "log",
+			Doc:  "records a message, optionally with the value of an expression",
+			Params: []ParamSpec{
+				{Name: "message", Type: TypeString, Required: true, Doc: "the text to record"},
+				{Name: "value", Type: TypeExpr, Doc: "an expression whose value is appended, e.g. retries + 1"},
+			},
+			Run: func(_ context.Context, c *Call) error {
+				if v, ok := c.Params["value"]; ok {
+					c.Notef("%s %s", c.String("message"), formatValue(v))
+					return nil
+				}
+				c.Notef("%s", c.String("message"))
+				return nil
+			},
+		},
+		{
+			Name: "wait",
+			Doc:  "sleeps for a duration such as 500ms or 2s; Ctrl-C interrupts it",
+			Params: []ParamSpec{
+				{Name: "duration", Type: TypeString, Required: true, Doc: "a Go duration: 250ms, 2s, 1m"},
+			},
+			Run: func(ctx context.Context, c *Call) error {
+				d, err := time.ParseDuration(c.String("duration"))
+				if err != nil || d < 0 {
+					return fmt.Errorf("cannot wait: %q is not a duration like 500ms or 2s", c.String("duration"))
+				}
+				t := time.NewTimer(d)
+				defer t.Stop()
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-t.C:
+					return nil
+				}
+			},
+		},
+		{
+			Name: "fail",
+			Doc:  "fails with a message; the state's on_error route (if any) is taken",
+			Params: []ParamSpec{
+				{Name: "message", Type: TypeString, Default: "failed on purpose", Doc: "the error text"},
+			},
+			Run: func(_ context.Context, c *Call) error { return errors.New(c.String("message")) },
+		},
+		{
+			Name: "emit",
+			Doc:  "sends a named external event (defined under events:) to the run",
+			Params: []ParamSpec{
+				{Name: "event", Type: TypeString, Required: true, Doc: "the event's name"},
+			},
+			Run: func(_ context.Context, c *Call) error {
+				c.Emit(c.String("event"))
+				return nil
+			},
+		},
+	}
+}

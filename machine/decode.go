@@ -1,0 +1,672 @@
+package machine
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads and decodes the spec file at path. The returned diagnostics hold
+// every decoding problem found; the error is only for a file that cannot be read.
+// Call Validate for the semantic checks.
+func Load(path string) (*Spec, Diagnostics, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read spec: %w", err)
+	}
+	spec, diags := Parse(path, src)
+	return spec, diags, nil
+}
+
+// Parse decodes a spec from src; file names it in diagnostics. It never panics:
+// whatever it cannot decode becomes a diagnostic, and the returned spec holds
+// what could be decoded (it is nil only when src is not a YAML mapping).
+func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
+	d := &decoder{file: file}
+	defer func() {
+		if r := recover(); r != nil { // yaml.v3 has panicked on hostile input before; never let it out
+			d.errorf(Pos{}, 0, "cannot decode spec: %v", r)
+			spec, diags = nil, d.diags
+		}
+	}()
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			d.errorf(Pos{Line: 1, Col: 1}, 0, "the spec is empty")
+			d.hintLast("start with `lpp: 1`, a `name`, `initial` and `states`")
+			return nil, d.diags
+		}
+		d.yamlError(err)
+		return nil, d.diags
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		d.errorf(pos(root), 0, "the spec must be a mapping of keys (lpp, name, context, initial, states, ...), not %s", kindName(root))
+		return nil, d.diags
+	}
+	spec = &Spec{File: file, Source: src}
+	d.spec(root, spec)
+	spec.index()
+	return spec, d.diags
+}
+
+type decoder struct {
+	file  string
+	diags Diagnostics
+}
+
+func (d *decoder) errorf(p Pos, span int, format string, args ...any) {
+	d.diags = append(d.diags, Diagnostic{Severity: SevError, File: d.file, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) hintLast(h string) {
+	if h != "" && len(d.diags) > 0 {
+		d.diags[len(d.diags)-1].Hint = h
+	}
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (d *decoder) yamlError(err error) {
+	msg := err.Error()
+	p := Pos{Line: 1, Col: 1}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+			p.Line = n
+		}
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	d.errorf(p, 0, "invalid YAML: %s", msg)
+	d.hintLast("check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)")
+}
+
+func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
+
+func span(n *yaml.Node) int {
+	if n.Kind == yaml.ScalarNode {
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			return len(n.Value) + 2
+		}
+		if !strings.Contains(n.Value, "\n") {
+			return len(n.Value)
+		}
+	}
+	return 1
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "an empty document"
+}
+
+// field is one key of a mapping being decoded.
+type field struct {
+	key *yaml.Node
+	val *yaml.Node
+}
+
+// fields walks a mapping node, reporting duplicate and unknown keys (with a
+// "did you mean"), and returns the known ones by name.
+func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]field {
+	out := make(map[string]field, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		name := k.Value
+		if _, dup := out[name]; dup {
+			d.errorf(pos(k), span(k), "duplicate key %q in %s", name, what)
+			d.hintLast("remove one of them")
+			continue
+		}
+		if !contains(known, name) {
+			d.errorf(pos(k), span(k), "unknown key %q in %s", name, what)
+			if h := DidYouMean(name, known); h != "" {
+				d.hintLast(h)
+			} else {
+				d.hintLast("known keys: " + strings.Join(known, ", "))
+			}
+			continue
+		}
+		out[name] = field{key: k, val: v}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) wantMapping(n *yaml.Node, what string) bool {
+	if n.Kind == yaml.MappingNode {
+		return true
+	}
+	d.errorf(pos(n), span(n), "%s must be a mapping, not %s", what, kindName(n))
+	return false
+}
+
+func (d *decoder) str(n *yaml.Node, what string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.errorf(pos(n), span(n), "%s must be a string, not %s", what, kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// exprText reads an expression: any scalar, taken as source text.
+func (d *decoder) exprText(n *yaml.Node, what string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.errorf(pos(n), span(n), "%s must be an expression (a string), not %s", what, kindName(n))
+		d.hintLast(`write the expression as text, e.g. retries + 1 or '"PASS"'`)
+		return "", false
+	}
+	if strings.TrimSpace(n.Value) == "" {
+		d.errorf(pos(n), 1, "%s is empty", what)
+		return "", false
+	}
+	return n.Value, true
+}
+
+var topKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits"}
+
+func (d *decoder) spec(n *yaml.Node, s *Spec) {
+	f := d.fields(n, "the spec", topKeys...)
+	if v, ok := f["lpp"]; ok {
+		s.VersionPos = pos(v.val)
+		ver, err := strconv.Atoi(v.val.Value)
+		switch {
+		case v.val.Kind != yaml.ScalarNode || err != nil:
+			d.errorf(pos(v.val), span(v.val), "lpp must be the format version number, not %s", kindName(v.val))
+			d.hintLast(fmt.Sprintf("write `lpp: %d`", FormatVersion))
+		case ver != FormatVersion:
+			d.errorf(pos(v.val), span(v.val), "unsupported spec format version %d", ver)
+			d.hintLast(fmt.Sprintf("this lppctl reads version %d", FormatVersion))
+		default:
+			s.Version = ver
+		}
+	} else {
+		d.errorf(pos(n), 1, "missing key \"lpp\" (the spec format version)")
+		d.hintLast(fmt.Sprintf("add `lpp: %d` at the top", FormatVersion))
+	}
+	if v, ok := f["name"]; ok {
+		s.Name, _ = d.str(v.val, "name")
+		s.NamePos = pos(v.val)
+	}
+	if v, ok := f["description"]; ok {
+		s.Description, _ = d.str(v.val, "description")
+	}
+	if v, ok := f["context"]; ok && v.val.Tag != "!!null" {
+		if d.wantMapping(v.val, "context") {
+			d.context(v.val, s)
+		}
+	}
+	if v, ok := f["initial"]; ok {
+		s.Initial, _ = d.str(v.val, "initial")
+		s.InitialPos = pos(v.val)
+	} else {
+		s.InitialPos = pos(n)
+	}
+	if v, ok := f["states"]; ok {
+		if d.wantMapping(v.val, "states") {
+			d.states(v.val, s)
+		}
+	} else {
+		d.errorf(pos(n), 1, "missing key \"states\"")
+		d.hintLast("a spec needs at least one state and one final state")
+	}
+	if v, ok := f["events"]; ok && v.val.Tag != "!!null" {
+		if d.wantMapping(v.val, "events") {
+			d.events(v.val, s)
+		}
+	}
+	if v, ok := f["limits"]; ok {
+		if d.wantMapping(v.val, "limits") {
+			lf := d.fields(v.val, "limits", "max_transitions")
+			if m, ok := lf["max_transitions"]; ok {
+				n, err := strconv.Atoi(m.val.Value)
+				if m.val.Kind != yaml.ScalarNode || err != nil || n <= 0 {
+					d.errorf(pos(m.val), span(m.val), "max_transitions must be a positive integer, not %s", kindName(m.val))
+				} else {
+					s.Limits.MaxTransitions = n
+					s.Limits.Pos = pos(m.val)
+				}
+			}
+		}
+	}
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+var varKeys = []string{"type", "default", "enum", "doc"}
+
+func (d *decoder) context(n *yaml.Node, s *Spec) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		name := k.Value
+		if seen[name] {
+			d.errorf(pos(k), span(k), "duplicate context variable %q", name)
+			continue
+		}
+		seen[name] = true
+		if !identRE.MatchString(name) {
+			d.errorf(pos(k), span(k), "context variable name %q is not an identifier", name)
+			d.hintLast("use letters, digits and underscores, starting with a letter")
+			continue
+		}
+		if name == VarState || name == VarLastError {
+			d.errorf(pos(k), span(k), "context variable %q is reserved (the interpreter sets it)", name)
+			continue
+		}
+		cv := &Var{Name: name, Pos: pos(k), TypePos: pos(v), DefPos: pos(k)}
+		var defNode *yaml.Node
+		switch v.Kind {
+		case yaml.ScalarNode: // short form: `retries: int`
+			cv.Type = Type(v.Value)
+		case yaml.MappingNode:
+			f := d.fields(v, fmt.Sprintf("context variable %q", name), varKeys...)
+			if t, ok := f["type"]; ok {
+				cv.Type = Type(t.val.Value)
+				cv.TypePos = pos(t.val)
+			} else {
+				d.errorf(pos(k), span(k), "context variable %q has no type", name)
+				d.hintLast("add `type:` (one of " + typeList() + ")")
+				continue
+			}
+			if dv, ok := f["default"]; ok {
+				defNode = dv.val
+				cv.DefPos = pos(dv.val)
+			}
+			if e, ok := f["enum"]; ok {
+				cv.EnumPos = pos(e.val)
+				if e.val.Kind != yaml.SequenceNode {
+					d.errorf(pos(e.val), span(e.val), "enum of %q must be a list of strings", name)
+				} else {
+					for _, item := range e.val.Content {
+						if item.Kind != yaml.ScalarNode {
+							d.errorf(pos(item), span(item), "enum of %q must be a list of strings", name)
+							continue
+						}
+						cv.Enum = append(cv.Enum, item.Value)
+					}
+				}
+			}
+			if doc, ok := f["doc"]; ok {
+				cv.Doc, _ = d.str(doc.val, "doc")
+			}
+		default:
+			d.errorf(pos(v), span(v), "context variable %q must be a type name or a mapping with type and default, not %s", name, kindName(v))
+			continue
+		}
+		if !isValidVarType(cv.Type) {
+			d.errorf(cv.TypePos, len(cv.Type), "unknown type %q for context variable %q", cv.Type, name)
+			if h := DidYouMean(string(cv.Type), typeNames()); h != "" {
+				d.hintLast(h)
+			} else {
+				d.hintLast("use one of " + typeList())
+			}
+			cv.Type = TypeAny
+		}
+		if len(cv.Enum) > 0 && cv.Type != TypeString && cv.Type != TypeAny {
+			d.errorf(cv.EnumPos, 1, "enum is only allowed on string variables, and %q is %s", name, cv.Type)
+		}
+		cv.Default = cv.Type.Zero()
+		if defNode != nil && cv.Type != TypeAny {
+			val, err := nodeValue(defNode)
+			if err == nil {
+				val, err = cv.Type.Coerce(val)
+			}
+			if err != nil {
+				d.errorf(pos(defNode), span(defNode), "default of %q: %v", name, err)
+			} else {
+				cv.Default = val
+			}
+		}
+		if len(cv.Enum) > 0 {
+			if sv, ok := cv.Default.(string); ok && !contains(cv.Enum, sv) {
+				d.errorf(cv.DefPos, span(orNode(defNode, k)), "default %q of %q is not one of its enum values %s", sv, name, quoteList(cv.Enum))
+				if h := DidYouMean(sv, cv.Enum); h != "" {
+					d.hintLast(h)
+				}
+			}
+		}
+		s.Context = append(s.Context, cv)
+	}
+}
+
+func orNode(a, b *yaml.Node) *yaml.Node {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func typeNames() []string {
+	out := make([]string, len(VarTypes))
+	for i, t := range VarTypes {
+		out[i] = string(t)
+	}
+	return out
+}
+
+func typeList() string { return strings.Join(typeNames(), ", ") }
+
+func quoteList(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// nodeValue converts a YAML node to a plain Go value (int, float64, bool,
+// string, []any, map[string]any, nil).
+func nodeValue(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, fmt.Errorf("unknown alias")
+		}
+		return nodeValue(n.Alias)
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return nil, nil
+		case "!!int":
+			i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a valid int", n.Value)
+			}
+			return int(i), nil
+		case "!!float":
+			var f float64
+			if err := n.Decode(&f); err != nil {
+				return nil, fmt.Errorf("%q is not a valid float", n.Value)
+			}
+			return f, nil
+		case "!!bool":
+			var b bool
+			if err := n.Decode(&b); err != nil {
+				return nil, fmt.Errorf("%q is not a valid bool", n.Value)
+			}
+			return b, nil
+		}
+		return n.Value, nil
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := nodeValue(c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := nodeValue(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			out[n.Content[i].Value] = v
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unsupported YAML node")
+}
+
+var stateKeys = []string{"do", "with", "set", "next", "on_error", "final", "note"}
+
+func (d *decoder) states(n *yaml.Node, s *Spec) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		name := k.Value
+		if seen[name] {
+			d.errorf(pos(k), span(k), "duplicate state %q", name)
+			continue
+		}
+		seen[name] = true
+		if !identRE.MatchString(name) {
+			d.errorf(pos(k), span(k), "state name %q is not an identifier", name)
+			d.hintLast("use letters, digits and underscores, starting with a letter")
+			continue
+		}
+		st := &State{Name: name, Pos: pos(k)}
+		s.States = append(s.States, st)
+		if v.Tag == "!!null" { // `done:` with nothing: a state with no action and no way out
+			continue
+		}
+		if !d.wantMapping(v, fmt.Sprintf("state %q", name)) {
+			continue
+		}
+		f := d.fields(v, fmt.Sprintf("state %q", name), stateKeys...)
+		if x, ok := f["do"]; ok {
+			st.Do, _ = d.str(x.val, "do")
+			st.DoPos = pos(x.val)
+		}
+		if x, ok := f["with"]; ok {
+			st.WithPos = pos(x.key)
+			if d.wantMapping(x.val, "with") {
+				for j := 0; j+1 < len(x.val.Content); j += 2 {
+					pk, pv := x.val.Content[j], x.val.Content[j+1]
+					val, err := nodeValue(pv)
+					if err != nil {
+						d.errorf(pos(pv), span(pv), "parameter %q: %v", pk.Value, err)
+						continue
+					}
+					st.With = append(st.With, &Param{Name: pk.Value, Value: val, Pos: pos(pk), VPos: pos(pv)})
+				}
+			}
+		}
+		if x, ok := f["set"]; ok {
+			st.Set = d.assigns(x.val)
+		}
+		if x, ok := f["next"]; ok {
+			st.Next = d.transitions(x.val, name)
+		}
+		if x, ok := f["on_error"]; ok {
+			st.OnError = d.transition(x.val, fmt.Sprintf("on_error of state %q", name), false)
+		}
+		if x, ok := f["final"]; ok {
+			b, err := nodeValue(x.val)
+			if bv, isBool := b.(bool); err != nil || !isBool {
+				d.errorf(pos(x.val), span(x.val), "final must be true or false, not %s", kindName(x.val))
+			} else {
+				st.Final = bv
+			}
+		}
+		if x, ok := f["note"]; ok {
+			st.Note, _ = d.str(x.val, "note")
+		}
+	}
+}
+
+// assigns decodes a `set:` mapping of variable → expression, keeping file order.
+func (d *decoder) assigns(n *yaml.Node) []*Assign {
+	if n.Tag == "!!null" {
+		return nil
+	}
+	if !d.wantMapping(n, "set") {
+		return nil
+	}
+	var out []*Assign
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			d.errorf(pos(k), span(k), "duplicate key %q in set", k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		text, ok := d.exprText(v, fmt.Sprintf("set %s", k.Value))
+		if !ok {
+			continue
+		}
+		a := &Assign{Var: k.Value, Expr: text, Pos: pos(k), ExprPos: pos(v)}
+		if v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			a.ExprPos.Col++ // point inside the quotes, where the expression starts
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (d *decoder) transitions(n *yaml.Node, state string) []*Transition {
+	what := fmt.Sprintf("next of state %q", state)
+	switch n.Kind {
+	case yaml.ScalarNode: // `next: optimizer` — one unguarded transition
+		if n.Tag == "!!null" {
+			return nil
+		}
+		return []*Transition{{To: n.Value, ToPos: pos(n), Pos: pos(n)}}
+	case yaml.SequenceNode:
+		out := make([]*Transition, 0, len(n.Content))
+		for _, item := range n.Content {
+			if t := d.transition(item, what, true); t != nil {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	d.errorf(pos(n), span(n), "%s must be a list of transitions (or one state name), not %s", what, kindName(n))
+	return nil
+}
+
+var transitionKeys = []string{"to", "when", "set", "note", "warn"}
+var errorRouteKeys = []string{"to", "set", "note", "warn"}
+
+// transition decodes `{to, when, set, note, warn}` or a bare state name.
+func (d *decoder) transition(n *yaml.Node, what string, guarded bool) *Transition {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return &Transition{To: n.Value, ToPos: pos(n), Pos: pos(n)}
+	}
+	if !d.wantMapping(n, "a transition in "+what) {
+		return nil
+	}
+	keys := transitionKeys
+	if !guarded {
+		keys = errorRouteKeys
+	}
+	f := d.fields(n, what, keys...)
+	t := &Transition{Pos: pos(n)}
+	if x, ok := f["to"]; ok {
+		t.To, _ = d.str(x.val, "to")
+		t.ToPos = pos(x.val)
+	} else {
+		d.errorf(pos(n), 1, "a transition in %s has no \"to\"", what)
+		d.hintLast("add `to: STATE`")
+		return nil
+	}
+	if x, ok := f["when"]; ok {
+		t.When, _ = d.exprText(x.val, "when")
+		t.WhenPos = pos(x.val)
+		if x.val.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			t.WhenPos.Col++
+		}
+	}
+	if x, ok := f["set"]; ok {
+		t.Set = d.assigns(x.val)
+	}
+	if x, ok := f["note"]; ok {
+		t.Note, _ = d.str(x.val, "note")
+	}
+	if x, ok := f["warn"]; ok {
+		t.Warn, _ = d.str(x.val, "warn")
+	}
+	return t
+}
+
+var eventKeys = []string{"from", "to", "when", "set", "note"}
+
+func (d *decoder) events(n *yaml.Node, s *Spec) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			d.errorf(pos(k), span(k), "duplicate event %q", k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		if !identRE.MatchString(k.Value) {
+			d.errorf(pos(k), span(k), "event name %q is not an identifier", k.Value)
+			continue
+		}
+		if !d.wantMapping(v, fmt.Sprintf("event %q", k.Value)) {
+			continue
+		}
+		ev := &Event{Name: k.Value, Pos: pos(k)}
+		f := d.fields(v, fmt.Sprintf("event %q", k.Value), eventKeys...)
+		if x, ok := f["from"]; ok {
+			ev.FromPos = pos(x.val)
+			switch x.val.Kind {
+			case yaml.ScalarNode:
+				if x.val.Value != "*" {
+					ev.From = []string{x.val.Value}
+				}
+			case yaml.SequenceNode:
+				for _, item := range x.val.Content {
+					if item.Kind != yaml.ScalarNode {
+						d.errorf(pos(item), span(item), "from of event %q must list state names", k.Value)
+						continue
+					}
+					if item.Value == "*" {
+						ev.From = nil
+						break
+					}
+					ev.From = append(ev.From, item.Value)
+				}
+			default:
+				d.errorf(pos(x.val), span(x.val), "from of event %q must be a state name, a list of them, or \"*\"", k.Value)
+			}
+		}
+		if x, ok := f["to"]; ok {
+			ev.To, _ = d.str(x.val, "to")
+			ev.ToPos = pos(x.val)
+		} else {
+			d.errorf(pos(k), span(k), "event %q has no \"to\"", k.Value)
+			d.hintLast("add `to: STATE`")
+		}
+		if x, ok := f["when"]; ok {
+			ev.When, _ = d.exprText(x.val, "when")
+			ev.WhenPos = pos(x.val)
+		}
+		if x, ok := f["set"]; ok {
+			ev.Set = d.assigns(x.val)
+		}
+		if x, ok := f["note"]; ok {
+			ev.Note, _ = d.str(x.val, "note")
+		}
+		s.Events = append(s.Events, ev)
+	}
+}

@@ -1,0 +1,278 @@
+package machine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrInvalidSpec is wrapped by every error that reports spec diagnostics.
+var ErrInvalidSpec = errors.New("invalid spec")
+
+// Severity tells errors from warnings.
+type Severity int
+
+// Severities.
+const (
+	SevError Severity = iota
+	SevWarning
+)
+
+func (s Severity) String() string {
+	if s == SevWarning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Diagnostic is one problem found in a spec, with its position.
+type Diagnostic struct {
+	Severity Severity
+	File     string
+	Pos      Pos
+	Span     int    // length of the offending text in bytes (0: one caret)
+	Msg      string // what is wrong
+	Hint     string // how to fix it (e.g. `did you mean "optimizer"?`)
+}
+
+// Diagnostics is a list of problems, in file order once sorted.
+type Diagnostics []Diagnostic
+
+// HasErrors reports whether any diagnostic is an error (not a warning).
+func (ds Diagnostics) HasErrors() bool {
+	for _, d := range ds {
+		if d.Severity == SevError {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors returns only the errors.
+func (ds Diagnostics) Errors() Diagnostics { return ds.filter(SevError) }
+
+// Warnings returns only the warnings.
+func (ds Diagnostics) Warnings() Diagnostics { return ds.filter(SevWarning) }
+
+func (ds Diagnostics) filter(sev Severity) Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.Severity == sev {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Sort orders diagnostics by file position (stable for equal positions).
+func (ds Diagnostics) Sort() {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i].Pos, ds[j].Pos
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
+// Err returns nil when there are no errors, else an error that wraps
+// ErrInvalidSpec and lists every diagnostic (warnings included).
+func (ds Diagnostics) Err() error {
+	if !ds.HasErrors() {
+		return nil
+	}
+	return &DiagnosticsError{Diags: ds}
+}
+
+// DiagnosticsError is the error form of Diagnostics.
+type DiagnosticsError struct {
+	Diags  Diagnostics
+	Source []byte // optional: used to print snippets
+}
+
+func (e *DiagnosticsError) Error() string {
+	n := len(e.Diags.Errors())
+	var b strings.Builder
+	for i, d := range e.Diags {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(d.String())
+	}
+	if n > 1 {
+		fmt.Fprintf(&b, "\n%d errors", n)
+	}
+	return b.String()
+}
+
+func (e *DiagnosticsError) Unwrap() error { return ErrInvalidSpec }
+
+// String renders "file:line:col: severity: message (hint)" on one line.
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	b.WriteString(d.Where())
+	b.WriteString(": ")
+	b.WriteString(d.Severity.String())
+	b.WriteString(": ")
+	b.WriteString(d.Msg)
+	if d.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(d.Hint)
+	}
+	return b.String()
+}
+
+// Where renders "file:line:col" (or less when unknown).
+func (d Diagnostic) Where() string {
+	file := d.File
+	if file == "" {
+		file = "<spec>"
+	}
+	if !d.Pos.IsValid() {
+		return file
+	}
+	return fmt.Sprintf("%s:%d:%d", file, d.Pos.Line, d.Pos.Col)
+}
+
+// Pretty renders the diagnostic with the offending source line and a caret
+// under the offending text:
+//
+//	specs/a.yaml:12:13: error: unknown state "optimiser"
+//	   12 |       - to: optimiser
+//	      |             ^^^^^^^^^
+//	      = did you mean "optimizer"?
+func (d Diagnostic) Pretty(src []byte) string {
+	var b strings.Builder
+	b.WriteString(d.Where())
+	b.WriteString(": ")
+	b.WriteString(d.Severity.String())
+	b.WriteString(": ")
+	b.WriteString(d.Msg)
+	line := sourceLine(src, d.Pos.Line)
+	if d.Pos.IsValid() && line != "" {
+		num := fmt.Sprintf("%d", d.Pos.Line)
+		pad := strings.Repeat(" ", len(num))
+		fmt.Fprintf(&b, "\n %s | %s", num, expandTabs(line))
+		col := d.Pos.Col - 1
+		if col < 0 {
+			col = 0
+		}
+		prefix := line
+		if col < len(line) {
+			prefix = line[:col]
+		}
+		indent := utf8.RuneCountInString(expandTabs(prefix))
+		span := d.Span
+		if span <= 0 {
+			span = 1
+		}
+		rest := len(line) - col
+		if rest > 0 && span > rest {
+			span = rest
+		}
+		if col < len(line) {
+			span = utf8.RuneCountInString(line[col : col+span])
+		}
+		fmt.Fprintf(&b, "\n %s | %s%s", pad, strings.Repeat(" ", indent), strings.Repeat("^", span))
+		if d.Hint != "" {
+			fmt.Fprintf(&b, "\n %s = %s", pad, d.Hint)
+		}
+	} else if d.Hint != "" {
+		b.WriteString("\n   = ")
+		b.WriteString(d.Hint)
+	}
+	return b.String()
+}
+
+// PrettyAll renders all diagnostics with snippets, separated by blank lines,
+// and a summary line.
+func (ds Diagnostics) PrettyAll(src []byte) string {
+	var b strings.Builder
+	for i, d := range ds {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(d.Pretty(src))
+	}
+	ne, nw := len(ds.Errors()), len(ds.Warnings())
+	if ne+nw > 0 {
+		fmt.Fprintf(&b, "\n\n%s, %s", plural(ne, "error"), plural(nw, "warning"))
+	}
+	return b.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func sourceLine(src []byte, line int) string {
+	if line <= 0 || len(src) == 0 {
+		return ""
+	}
+	s := string(src)
+	for i := 1; i < line; i++ {
+		nl := strings.IndexByte(s, '\n')
+		if nl < 0 {
+			return ""
+		}
+		s = s[nl+1:]
+	}
+	if nl := strings.IndexByte(s, '\n'); nl >= 0 {
+		s = s[:nl]
+	}
+	return strings.TrimRight(s, "\r")
+}
+
+func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+
+// DidYouMean returns `did you mean "x"?` for the candidate closest to name,
+// or "" when none is close enough.
+func DidYouMean(name string, candidates []string) string {
+	best, bestDist := "", 0
+	for _, c := range candidates {
+		if c == name {
+			continue
+		}
+		d := levenshtein(strings.ToLower(name), strings.ToLower(c))
+		if best == "" || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	limit := len(name) / 3
+	if limit < 2 {
+		limit = 2
+	}
+	if bestDist > limit && !strings.HasPrefix(strings.ToLower(best), strings.ToLower(name)) {
+		return ""
+	}
+	return fmt.Sprintf("did you mean %q?", best)
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,126 @@
+package machine
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+)
+
+// TypeEnv returns the typed environment expressions of spec are compiled
+// against: every context variable with a value of its type, plus the
+// reserved `state` and `last_error` strings.
+func TypeEnv(spec *Spec) map[string]any {
+	env := make(map[string]any, len(spec.Context)+2)
+	for _, v := range spec.Context {
+		if v.Type == TypeAny {
+			continue // an unknown type was already reported; leave it out so uses report once more
+		}
+		env[v.Name] = v.Type.Zero()
+	}
+	env[VarState] = ""
+	env[VarLastError] = ""
+	return env
+}
+
+// exprOptions are the options every spec expression is compiled with.
+func exprOptions(env map[string]any) []expr.Option {
+	return []expr.Option{expr.Env(env), expr.MaxNodes(2000)}
+}
+
+// CompileGuard compiles a `when:` expression; it must be a bool.
+func CompileGuard(src string, env map[string]any) (*vm.Program, error) {
+	return expr.Compile(src, append(exprOptions(env), expr.AsBool())...)
+}
+
+// CompileValue compiles a `set:` expression whose result must have type t.
+func CompileValue(src string, t Type, env map[string]any) (*vm.Program, error) {
+	opts := exprOptions(env)
+	switch t {
+	case TypeInt:
+		opts = append(opts, expr.AsInt())
+	case TypeFloat:
+		opts = append(opts, expr.AsFloat64())
+	case TypeBool:
+		opts = append(opts, expr.AsBool())
+	case TypeString:
+		opts = append(opts, expr.AsKind(reflect.String))
+	case TypeList:
+		opts = append(opts, expr.AsKind(reflect.Slice))
+	case TypeMap:
+		opts = append(opts, expr.AsKind(reflect.Map))
+	default:
+		opts = append(opts, expr.AsAny())
+	}
+	return expr.Compile(src, opts...)
+}
+
+// ExprError is an expression compile error located in the spec file.
+type ExprError struct {
+	Pos Pos    // position in the spec file
+	Msg string // expr's message, without its own snippet
+}
+
+func (e *ExprError) Error() string { return e.Msg }
+
+// locateExprError maps an expr compile error to a file position, given where
+// the expression starts in the file.
+func locateExprError(err error, start Pos) *ExprError {
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		p := start
+		if fe.Line > 1 {
+			p.Line += fe.Line - 1
+			p.Col = fe.Column + 1
+		} else {
+			p.Col += fe.Column
+		}
+		return &ExprError{Pos: p, Msg: fe.Message}
+	}
+	return &ExprError{Pos: start, Msg: err.Error()}
+}
+
+// identifiers returns the context names an expression reads, sorted and unique.
+func identifiers(p *vm.Program) []string {
+	if p == nil {
+		return nil
+	}
+	c := &identCollector{seen: map[string]bool{}}
+	node := p.Node()
+	ast.Walk(&node, c)
+	sort.Strings(c.names)
+	return c.names
+}
+
+type identCollector struct {
+	seen  map[string]bool
+	names []string
+}
+
+func (c *identCollector) Visit(node *ast.Node) {
+	if id, ok := (*node).(*ast.IdentifierNode); ok && !c.seen[id.Value] {
+		c.seen[id.Value] = true
+		c.names = append(c.names, id.Value)
+	}
+}
+
+// formatValue renders a value compactly for messages ("3", "\"FAIL\"").
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		if len(x) > 60 {
+			x = x[:57] + "..."
+		}
+		return fmt.Sprintf("%q", x)
+	case []any:
+		return fmt.Sprintf("[%d items]", len(x))
+	case map[string]any:
+		return fmt.Sprintf("{%d keys}", len(x))
+	}
+	return fmt.Sprintf("%v", v)
+}

@@ -1,0 +1,626 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/expr-lang/expr/vm"
+	"github.com/looplab/fsm"
+)
+
+// DefaultMaxTransitions bounds a run when neither the spec nor the caller does.
+const DefaultMaxTransitions = 10000
+
+// Errors a run can stop with. Test with errors.Is.
+var (
+	ErrInterrupted  = errors.New("run interrupted")
+	ErrNoTransition = errors.New("no transition holds")
+	ErrBudget       = errors.New("transition budget exhausted")
+	ErrActionFailed = errors.New("action failed")
+	ErrFinished     = errors.New("run already finished")
+)
+
+// Status is where a run stands.
+type Status string
+
+// Run statuses.
+const (
+	StatusRunning     Status = "running"
+	StatusCompleted   Status = "completed"
+	StatusPaused      Status = "paused"
+	StatusFailed      Status = "failed"
+	StatusInterrupted Status = "interrupted"
+)
+
+// Record describes one step of a run: the action of state From ran, and the
+// machine moved to To. Observers receive one per step, before the next action
+// starts; a journal of Records is enough to rebuild a run (see Replay).
+type Record struct {
+	Seq      int            `json:"seq"`             // 1-based number of this step
+	From     string         `json:"from"`            // the state whose action ran
+	To       string         `json:"to"`              // the state entered ("" when the run ended in From)
+	Via      string         `json:"via"`             // "next[i]", "on_error", "event NAME", or "final"
+	Guard    string         `json:"guard,omitempty"` // the `when` that held
+	Action   string         `json:"action,omitempty"`
+	Error    string         `json:"error,omitempty"` // the action error routed through on_error
+	Vars     map[string]any `json:"vars,omitempty"`  // context variables changed by this step (new values)
+	Memory   []MemOp        `json:"memory,omitempty"`
+	Notes    []string       `json:"notes,omitempty"`
+	Warn     string         `json:"warn,omitempty"`
+	Input    *Input         `json:"input,omitempty"` // the person's answer the action consumed
+	Start    time.Time      `json:"start"`
+	Duration time.Duration  `json:"duration"`      // of the action
+	End      bool           `json:"end,omitempty"` // the run completed with this step
+}
+
+// Observer receives every step of a run. An error from OnStep stops the run
+// (a journal that cannot write must not let the run go on).
+type Observer interface {
+	OnStep(ctx context.Context, rec *Record) error
+}
+
+// EnterObserver is optionally implemented by observers that want to know
+// when a state's action is about to run (for progress output).
+type EnterObserver interface {
+	OnEnter(state string, seq int)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(ctx context.Context, rec *Record) error
+
+// OnStep calls f.
+func (f ObserverFunc) OnStep(ctx context.Context, rec *Record) error { return f(ctx, rec) }
+
+// Run is one execution of a Machine. It is not safe for concurrent use,
+// except Send.
+type Run struct {
+	m         *Machine
+	id        string
+	fsm       *fsm.FSM
+	state     string
+	seq       int
+	env       map[string]any // context variables + state + last_error; guards read it directly
+	mem       *Memory
+	status    Status
+	input     *Input
+	observers []Observer
+	budget    int
+	now       func() time.Time
+	vm        vm.VM
+	path      []string // recent states, for naming cycles
+	pending   chan string
+	pause     *PauseError
+}
+
+// RunOption configures a Run.
+type RunOption func(*Run)
+
+// WithRunID names the run in Calls (actions may use it, e.g. for idempotency keys).
+func WithRunID(id string) RunOption { return func(r *Run) { r.id = id } }
+
+// WithObserver adds an observer of every step.
+func WithObserver(o Observer) RunOption {
+	return func(r *Run) { r.observers = append(r.observers, o) }
+}
+
+// WithMaxTransitions sets the run's transition budget (it overrides the spec's limits).
+func WithMaxTransitions(n int) RunOption {
+	return func(r *Run) {
+		if n > 0 {
+			r.budget = n
+		}
+	}
+}
+
+// WithClock sets the clock used for record timestamps.
+func WithClock(now func() time.Time) RunOption { return func(r *Run) { r.now = now } }
+
+// WithInput gives the person's answer to the action the run paused in.
+func WithInput(in *Input) RunOption { return func(r *Run) { r.input = in } }
+
+// NewRun starts a run in the spec's initial state with the context defaults,
+// overridden by vars (values are converted to the variables' types).
+func (m *Machine) NewRun(vars map[string]any, opts ...RunOption) (*Run, error) {
+	r := m.newRun(m.spec.Initial, opts)
+	for name, val := range vars {
+		if err := r.setVar(name, val); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (m *Machine) newRun(state string, opts []RunOption) *Run {
+	r := &Run{
+		m:       m,
+		state:   state,
+		env:     make(map[string]any, len(m.spec.Context)+2),
+		mem:     NewMemory(),
+		status:  StatusRunning,
+		budget:  m.spec.Limits.MaxTransitions,
+		now:     time.Now,
+		pending: make(chan string, 16),
+	}
+	if r.budget <= 0 {
+		r.budget = DefaultMaxTransitions
+	}
+	for _, v := range m.spec.Context {
+		r.env[v.Name] = cloneValue(v.Default)
+	}
+	r.env[VarState] = state
+	r.env[VarLastError] = ""
+	for _, o := range opts {
+		o(r)
+	}
+	r.fsm = fsm.NewFSM(state, m.fsmEvs, nil)
+	return r
+}
+
+// Resume rebuilds a run from records (as a journal stored them) and the vars
+// it started with; the run continues in the state the last record entered.
+// A record with End set marks the run completed.
+func (m *Machine) Resume(start map[string]any, records []*Record, opts ...RunOption) (*Run, error) {
+	r, err := m.NewRun(start, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range records {
+		if err := r.Replay(rec); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Replay applies one recorded step without running its action.
+func (r *Run) Replay(rec *Record) error {
+	if rec.Seq != r.seq+1 {
+		return fmt.Errorf("cannot replay step %d: the run is at step %d", rec.Seq, r.seq)
+	}
+	if rec.From != r.state {
+		return fmt.Errorf("cannot replay step %d: it starts in %q but the run is in %q", rec.Seq, rec.From, r.state)
+	}
+	names := make([]string, 0, len(rec.Vars))
+	for name := range rec.Vars {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if name == VarLastError {
+			s, _ := rec.Vars[name].(string)
+			r.env[VarLastError] = s
+			continue
+		}
+		if err := r.setVar(name, rec.Vars[name]); err != nil {
+			return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
+		}
+	}
+	if err := r.mem.Apply(rec.Memory); err != nil {
+		return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
+	}
+	r.seq = rec.Seq
+	if rec.End {
+		r.status = StatusCompleted
+		return nil
+	}
+	if r.m.spec.State(rec.To) == nil {
+		return fmt.Errorf("cannot replay step %d: the spec has no state %q", rec.Seq, rec.To)
+	}
+	r.moveTo(rec.To)
+	r.fsm.SetState(rec.To)
+	return nil
+}
+
+func (r *Run) setVar(name string, val any) error {
+	v := r.m.spec.Var(name)
+	if v == nil {
+		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(DidYouMean(name, r.varNames())))
+	}
+	cv, err := v.Type.Coerce(val)
+	if err != nil {
+		return fmt.Errorf("cannot set %q: %w", name, err)
+	}
+	if s, ok := cv.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
+		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
+	}
+	r.env[name] = cv
+	return nil
+}
+
+func hintSuffix(h string) string {
+	if h == "" {
+		return ""
+	}
+	return "; " + h
+}
+
+func (r *Run) varNames() []string {
+	out := make([]string, len(r.m.spec.Context))
+	for i, v := range r.m.spec.Context {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// ID returns the run's ID ("" unless WithRunID).
+func (r *Run) ID() string { return r.id }
+
+// State returns the current state.
+func (r *Run) State() string { return r.state }
+
+// Seq returns the number of steps taken.
+func (r *Run) Seq() int { return r.seq }
+
+// Status returns where the run stands.
+func (r *Run) Status() Status { return r.status }
+
+// Paused returns the pause the run stopped in, or nil.
+func (r *Run) Paused() *PauseError { return r.pause }
+
+// Memory returns the run memory (read it only between steps).
+func (r *Run) Memory() *Memory { return r.mem }
+
+// Vars returns a copy of the context variables.
+func (r *Run) Vars() map[string]any {
+	out := make(map[string]any, len(r.env))
+	for _, v := range r.m.spec.Context {
+		out[v.Name] = r.env[v.Name]
+	}
+	return out
+}
+
+// Var returns one context variable (or a reserved name's value).
+func (r *Run) Var(name string) any { return r.env[name] }
+
+// Machine returns the machine the run executes.
+func (r *Run) Machine() *Machine { return r.m }
+
+// Send queues a named external event (e.g. "RESET"). Safe to call from any
+// goroutine; the event is considered after the current step's action.
+func (r *Run) Send(event string) error {
+	if r.m.events[event] == nil {
+		return fmt.Errorf("cannot send event %q: the spec defines no such event%s", event, hintSuffix(DidYouMean(event, r.m.eventNames())))
+	}
+	select {
+	case r.pending <- event:
+		return nil
+	default:
+		return fmt.Errorf("cannot send event %q: too many pending events", event)
+	}
+}
+
+func (m *Machine) eventNames() []string {
+	out := make([]string, 0, len(m.events))
+	for name := range m.events {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Run steps until the run completes (nil), pauses (*PauseError), is
+// interrupted (ErrInterrupted, wrapping the context's error) or fails.
+func (r *Run) Run(ctx context.Context) error {
+	for {
+		done, err := r.Step(ctx)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// Step runs the current state's action, applies its `set`, picks the first
+// transition whose guard holds (an applicable pending event first) and moves.
+// It reports done when the run has completed.
+func (r *Run) Step(ctx context.Context) (done bool, err error) {
+	switch r.status {
+	case StatusCompleted:
+		return true, ErrFinished
+	case StatusFailed:
+		return true, fmt.Errorf("cannot step: the run failed")
+	}
+	if err := ctx.Err(); err != nil {
+		r.status = StatusInterrupted
+		return false, fmt.Errorf("%w in state %q: %w", ErrInterrupted, r.state, err)
+	}
+	if r.seq >= r.budget {
+		r.status = StatusFailed
+		return false, fmt.Errorf("%w: %d transitions without reaching a final state; the run kept cycling %s (raise limits.max_transitions or --max-transitions if the loop is meant to run this long)", ErrBudget, r.seq, r.cycle())
+	}
+	r.status = StatusRunning
+	cs := r.m.states[r.state]
+	if cs == nil {
+		r.status = StatusFailed
+		return false, fmt.Errorf("cannot step: unknown state %q", r.state)
+	}
+	for _, o := range r.observers {
+		if eo, ok := o.(EnterObserver); ok {
+			eo.OnEnter(r.state, r.seq+1)
+		}
+	}
+	rec := &Record{Seq: r.seq + 1, From: r.state, Start: r.now()}
+	var call *Call
+	var actErr error
+	if cs.action != nil {
+		rec.Action = cs.action.Name
+		call, actErr = r.runAction(ctx, cs)
+		rec.Duration = r.now().Sub(rec.Start)
+		if actErr != nil {
+			if p, ok := AsPause(actErr); ok {
+				p.State = r.state
+				r.pause = p
+				r.input = nil // an answer the action did not accept is not offered again
+				r.status = StatusPaused
+				return false, p
+			}
+			if ctx.Err() != nil {
+				r.status = StatusInterrupted
+				return false, fmt.Errorf("%w during action %q of state %q (it will re-run from its start on resume): %w", ErrInterrupted, cs.action.Name, r.state, ctx.Err())
+			}
+			if cs.onError == nil {
+				r.status = StatusFailed
+				return false, fmt.Errorf("%w: %s in state %q: %w", ErrActionFailed, cs.action.Name, r.state, actErr)
+			}
+			call = nil // a failed action's changes are dropped
+		}
+	}
+	changed := map[string]any{}
+	var memOps []MemOp
+	if call != nil {
+		for name, v := range call.vars {
+			r.env[name] = v
+			changed[name] = v
+		}
+		if call.mem != nil && len(call.mem.ops) > 0 {
+			memOps = call.mem.ops
+			if err := r.mem.Apply(memOps); err != nil {
+				r.status = StatusFailed
+				return false, err
+			}
+		}
+		rec.Notes = call.notes
+		rec.Input = call.Input
+		for _, ev := range call.events {
+			if err := r.Send(ev); err != nil {
+				rec.Notes = append(rec.Notes, err.Error())
+			}
+		}
+		r.input = nil // consumed
+	}
+	var chosen *ctrans
+	var chosenEv *cevent
+	if actErr != nil {
+		rec.Error = actErr.Error()
+		r.env[VarLastError] = rec.Error
+		changed[VarLastError] = rec.Error
+		chosen = cs.onError
+	} else {
+		if err := r.assign(cs.set, changed); err != nil {
+			r.status = StatusFailed
+			return false, fmt.Errorf("cannot apply set of state %q: %w", r.state, err)
+		}
+		if cs.st.Final {
+			rec.Via, rec.End = "final", true
+			rec.Vars, rec.Memory = changed, memOps
+			r.status = StatusCompleted
+			r.seq = rec.Seq
+			return true, r.notify(ctx, rec)
+		}
+		chosenEv, err = r.pendingEvent()
+		if err != nil {
+			r.status = StatusFailed
+			return false, err
+		}
+		if chosenEv == nil {
+			chosen, err = r.choose(cs)
+			if err != nil {
+				r.status = StatusFailed
+				return false, err
+			}
+		}
+	}
+	var to string
+	if chosenEv != nil {
+		rec.Via, rec.Guard, rec.Warn = "event "+chosenEv.ev.Name, chosenEv.ev.When, ""
+		if err := r.assign(chosenEv.set, changed); err != nil {
+			r.status = StatusFailed
+			return false, fmt.Errorf("cannot apply set of event %q: %w", chosenEv.ev.Name, err)
+		}
+		to = chosenEv.ev.To
+		if err := r.fire(ctx, chosenEv.fsmEv); err != nil {
+			return false, err
+		}
+	} else {
+		rec.Via, rec.Guard, rec.Warn = chosen.describe(), chosen.t.When, chosen.t.Warn
+		if err := r.assign(chosen.set, changed); err != nil {
+			r.status = StatusFailed
+			return false, fmt.Errorf("cannot apply set of transition %s of state %q: %w", chosen.describe(), r.state, err)
+		}
+		to = chosen.target
+		if err := r.fire(ctx, chosen.fsmEv); err != nil {
+			return false, err
+		}
+	}
+	if actErr == nil && r.env[VarLastError] != "" {
+		r.env[VarLastError] = "" // the error was visible to the error route's target state; it is handled now
+		changed[VarLastError] = ""
+	}
+	rec.To = to
+	rec.Vars, rec.Memory = changed, memOps
+	r.moveTo(to)
+	r.seq = rec.Seq
+	return false, r.notify(ctx, rec)
+}
+
+func (r *Run) notify(ctx context.Context, rec *Record) error {
+	for _, o := range r.observers {
+		if err := o.OnStep(context.WithoutCancel(ctx), rec); err != nil {
+			r.status = StatusFailed
+			return fmt.Errorf("cannot record step %d: %w", rec.Seq, err)
+		}
+	}
+	return nil
+}
+
+func (r *Run) moveTo(state string) {
+	r.state = state
+	r.env[VarState] = state
+	r.path = append(r.path, state)
+	if len(r.path) > 256 {
+		r.path = append(r.path[:0], r.path[128:]...)
+	}
+}
+
+// fire moves the underlying looplab/fsm machine, outside any of its callbacks.
+func (r *Run) fire(ctx context.Context, ev string) error {
+	err := r.fsm.Event(context.WithoutCancel(ctx), ev)
+	var noTr fsm.NoTransitionError
+	if err != nil && !errors.As(err, &noTr) { // a self-transition is not an error
+		r.status = StatusFailed
+		return fmt.Errorf("cannot move from %q with %s: %w", r.state, ev, err)
+	}
+	return nil
+}
+
+func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error) {
+	call = &Call{
+		RunID:  r.id,
+		State:  r.state,
+		Action: cs.action.Name,
+		Seq:    r.seq,
+		Input:  r.input,
+		run:    r,
+		mem:    newMemTx(r.mem),
+	}
+	call.Params = make(map[string]any, len(cs.params))
+	for _, p := range cs.params {
+		if p.prog == nil {
+			call.Params[p.name] = p.value
+			continue
+		}
+		v, err := r.vm.Run(p.prog, r.env)
+		if err != nil {
+			return nil, fmt.Errorf("cannot evaluate parameter %q: %w", p.name, err)
+		}
+		call.Params[p.name] = v
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("action %q panicked: %v", cs.action.Name, p)
+		}
+	}()
+	if err := cs.action.Run(ctx, call); err != nil {
+		return nil, err
+	}
+	return call, nil
+}
+
+// assign evaluates every expression of a set against the context as it was
+// before the set, then applies them all.
+func (r *Run) assign(set []cassign, changed map[string]any) error {
+	if len(set) == 0 {
+		return nil
+	}
+	var buf [8]any
+	vals := buf[:0]
+	for _, a := range set {
+		v, err := r.vm.Run(a.prog, r.env)
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.v.Name, err)
+		}
+		cv, err := a.v.Type.Coerce(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.v.Name, err)
+		}
+		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
+			return fmt.Errorf("%s: %q is not one of %s", a.v.Name, s, quoteList(a.v.Enum))
+		}
+		vals = append(vals, cv)
+	}
+	for i, a := range set {
+		r.env[a.v.Name] = vals[i]
+		changed[a.v.Name] = vals[i]
+	}
+	return nil
+}
+
+// choose returns the first transition of cs whose guard holds.
+func (r *Run) choose(cs *cstate) (*ctrans, error) {
+	for _, ct := range cs.next {
+		if ct.guard == nil {
+			return ct, nil
+		}
+		ok, err := r.vm.Run(ct.guard, r.env)
+		if err != nil {
+			return nil, fmt.Errorf("cannot evaluate guard %q of state %q: %w", ct.t.When, r.state, err)
+		}
+		if ok == true {
+			return ct, nil
+		}
+	}
+	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, r.state, guardsSaw(cs, r.env))
+}
+
+// pendingEvent returns the first queued event that applies in the current state.
+func (r *Run) pendingEvent() (*cevent, error) {
+	for {
+		select {
+		case name := <-r.pending:
+			ce := r.m.events[name]
+			if ce == nil {
+				continue
+			}
+			if ce.from != nil && !ce.from[r.state] {
+				continue
+			}
+			if ce.from == nil && r.m.spec.State(r.state).Final {
+				continue
+			}
+			if ce.guard != nil {
+				ok, err := r.vm.Run(ce.guard, r.env)
+				if err != nil {
+					return nil, fmt.Errorf("cannot evaluate guard %q of event %q: %w", ce.ev.When, name, err)
+				}
+				if ok != true {
+					continue
+				}
+			}
+			return ce, nil
+		default:
+			return nil, nil
+		}
+	}
+}
+
+// cycle names the loop a run was caught in, from its recent path: "a → b → a".
+func (r *Run) cycle() string {
+	p := r.path
+	if len(p) == 0 {
+		return "in state " + r.state
+	}
+	last := p[len(p)-1]
+	for i := len(p) - 2; i >= 0; i-- {
+		if p[i] == last {
+			return strings.Join(p[i:], " → ")
+		}
+	}
+	return strings.Join(p, " → ")
+}
+
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case []any:
+		return append([]any{}, x...)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[k] = val
+		}
+		return out
+	}
+	return v
+}

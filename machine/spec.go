@@ -1,0 +1,185 @@
+// Package machine loads, validates and runs declarative state-machine specs.
+//
+// A spec is a YAML file of typed context variables, states, ordered guarded
+// transitions and named actions. The package decodes it with positions,
+// validates it against an action Registry, compiles its expressions once
+// (github.com/expr-lang/expr) and interprets it on github.com/looplab/fsm.
+// It knows nothing about LLMs, tools or skills: those are actions that other
+// packages register.
+package machine
+
+// FormatVersion is the spec format version this package reads (the `lpp` key).
+const FormatVersion = 1
+
+// Pos is a 1-based position in a spec file. The zero Pos means "unknown".
+type Pos struct {
+	Line int `json:"line"`
+	Col  int `json:"col"`
+}
+
+// IsValid reports whether p points somewhere.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// Spec is a decoded spec file.
+type Spec struct {
+	File        string // path as given to Load, used in diagnostics
+	Source      []byte // the file's bytes, for snippets and hashing
+	Version     int
+	VersionPos  Pos
+	Name        string
+	NamePos     Pos
+	Description string
+	Context     []*Var   // in file order
+	Initial     string   // name of the initial state
+	InitialPos  Pos      // position of the initial value (or of the spec when missing)
+	States      []*State // in file order
+	Events      []*Event // in file order
+	Limits      Limits
+
+	vars   map[string]*Var
+	states map[string]*State
+}
+
+// Limits bound a run. Zero values mean "use the runner's default".
+type Limits struct {
+	MaxTransitions int // transitions per run (counted across resumes)
+	Pos            Pos
+}
+
+// Var is a typed context variable.
+type Var struct {
+	Name    string
+	Type    Type
+	Enum    []string // allowed values of a string variable (empty: any)
+	Default any      // typed default (see Type.Zero)
+	Doc     string
+	Pos     Pos // position of the variable's key
+	TypePos Pos
+	DefPos  Pos // position of the default value (or of the key)
+	EnumPos Pos
+}
+
+// State is one state of the machine.
+type State struct {
+	Name    string
+	Pos     Pos // position of the state's key
+	Do      string
+	DoPos   Pos
+	With    []*Param // action parameters, in file order
+	WithPos Pos
+	Set     []*Assign // applied after the action, before the guards
+	Next    []*Transition
+	OnError *Transition // route taken when the action fails (nil: the run fails)
+	Final   bool
+	Note    string
+}
+
+// Param is one `with:` parameter given to a state's action.
+type Param struct {
+	Name  string
+	Value any // decoded YAML value: string, int, float64, bool, []any, map[string]any
+	Pos   Pos // position of the key
+	VPos  Pos // position of the value
+}
+
+// Assign is one `set:` entry: a variable and the expression that gives its new value.
+type Assign struct {
+	Var     string
+	Expr    string
+	Pos     Pos // position of the variable name
+	ExprPos Pos // position of the expression
+}
+
+// Transition is one entry of a state's `next` list (or its `on_error` route).
+type Transition struct {
+	To      string
+	ToPos   Pos
+	When    string // guard expression; "" means always
+	WhenPos Pos
+	Set     []*Assign
+	Note    string
+	Warn    string // printed (and journaled) when this transition fires
+	Pos     Pos    // position of the transition itself
+}
+
+// Event is a named external event (e.g. RESET) that moves the machine from
+// any of its From states (all non-final states when From is empty).
+type Event struct {
+	Name    string
+	Pos     Pos
+	From    []string
+	FromPos Pos
+	To      string
+	ToPos   Pos
+	When    string
+	WhenPos Pos
+	Set     []*Assign
+	Note    string
+}
+
+// State returns the named state, or nil.
+func (s *Spec) State(name string) *State {
+	if s.states == nil {
+		s.index()
+	}
+	return s.states[name]
+}
+
+// Var returns the named context variable, or nil.
+func (s *Spec) Var(name string) *Var {
+	if s.vars == nil {
+		s.index()
+	}
+	return s.vars[name]
+}
+
+// Event returns the named event, or nil.
+func (s *Spec) Event(name string) *Event {
+	for _, e := range s.Events {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// StateNames returns the state names in file order.
+func (s *Spec) StateNames() []string {
+	out := make([]string, len(s.States))
+	for i, st := range s.States {
+		out[i] = st.Name
+	}
+	return out
+}
+
+func (s *Spec) index() {
+	s.states = make(map[string]*State, len(s.States))
+	for _, st := range s.States {
+		if _, dup := s.states[st.Name]; !dup {
+			s.states[st.Name] = st
+		}
+	}
+	s.vars = make(map[string]*Var, len(s.Context))
+	for _, v := range s.Context {
+		if _, dup := s.vars[v.Name]; !dup {
+			s.vars[v.Name] = v
+		}
+	}
+}
+
+// Transitions returns the state's transitions in evaluation order,
+// followed by its on_error route when it has one.
+func (st *State) Transitions() []*Transition {
+	if st.OnError == nil {
+		return st.Next
+	}
+	out := make([]*Transition, 0, len(st.Next)+1)
+	out = append(out, st.Next...)
+	return append(out, st.OnError)
+}
+
+// Reserved names that every spec's expressions can read.
+const (
+	VarState     = "state"      // the current state's name
+	VarLastError = "last_error" // text of the last action error ("" when none)
+)

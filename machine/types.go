@@ -1,0 +1,250 @@
+package machine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Type is the type of a context variable or an action parameter.
+type Type string
+
+// The types a spec can declare.
+const (
+	TypeInt    Type = "int"
+	TypeFloat  Type = "float"
+	TypeBool   Type = "bool"
+	TypeString Type = "string"
+	TypeList   Type = "list" // a list of any values
+	TypeMap    Type = "map"  // a string-keyed map of any values
+	TypeAny    Type = "any"  // parameters only: any YAML value
+	TypeExpr   Type = "expr" // parameters only: an expression evaluated against the context when the action runs
+)
+
+// VarTypes lists the types a context variable may have, in documentation order.
+var VarTypes = []Type{TypeInt, TypeFloat, TypeBool, TypeString, TypeList, TypeMap}
+
+// Zero returns the zero value of t, as the interpreter stores it.
+func (t Type) Zero() any {
+	switch t {
+	case TypeInt:
+		return 0
+	case TypeFloat:
+		return 0.0
+	case TypeBool:
+		return false
+	case TypeString, TypeExpr:
+		return ""
+	case TypeList:
+		return []any{}
+	case TypeMap:
+		return map[string]any{}
+	}
+	return nil
+}
+
+// Coerce converts a decoded value (from YAML, JSON or an expression) to t's
+// canonical Go representation: int, float64, bool, string, []any or map[string]any.
+func (t Type) Coerce(v any) (any, error) {
+	switch t {
+	case TypeAny:
+		return v, nil
+	case TypeInt:
+		switch n := v.(type) {
+		case int:
+			return n, nil
+		case int64:
+			return int(n), nil
+		case int32:
+			return int(n), nil
+		case uint64:
+			if n > math.MaxInt64 {
+				break
+			}
+			return int(n), nil
+		case float64:
+			if n == math.Trunc(n) && math.Abs(n) < 1<<53 {
+				return int(n), nil
+			}
+		case json.Number:
+			if i, err := n.Int64(); err == nil {
+				return int(i), nil
+			}
+		}
+	case TypeFloat:
+		switch n := v.(type) {
+		case float64:
+			return n, nil
+		case float32:
+			return float64(n), nil
+		case int:
+			return float64(n), nil
+		case int64:
+			return float64(n), nil
+		case json.Number:
+			if f, err := n.Float64(); err == nil {
+				return f, nil
+			}
+		}
+	case TypeBool:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case TypeString, TypeExpr:
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case TypeList:
+		switch l := v.(type) {
+		case []any:
+			return l, nil
+		case []string:
+			out := make([]any, len(l))
+			for i, s := range l {
+				out[i] = s
+			}
+			return out, nil
+		case nil:
+			return []any{}, nil
+		}
+	case TypeMap:
+		switch m := v.(type) {
+		case map[string]any:
+			return m, nil
+		case map[string]string:
+			out := make(map[string]any, len(m))
+			for k, s := range m {
+				out[k] = s
+			}
+			return out, nil
+		case nil:
+			return map[string]any{}, nil
+		}
+	default:
+		return nil, fmt.Errorf("unknown type %q", t)
+	}
+	return nil, fmt.Errorf("%s is not %s", describeValue(v), t.article())
+}
+
+// ParseValue parses s (as typed on a command line, e.g. --var retries=2) as a value of type t.
+// Lists and maps are given as JSON (or YAML flow style): [1, 2] or {"a": 1}.
+func (t Type) ParseValue(s string) (any, error) {
+	switch t {
+	case TypeInt:
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an int", s)
+		}
+		return n, nil
+	case TypeFloat:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a float", s)
+		}
+		return f, nil
+	case TypeBool:
+		b, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a bool (use true or false)", s)
+		}
+		return b, nil
+	case TypeString, TypeExpr:
+		return s, nil
+	case TypeList, TypeMap, TypeAny:
+		var v any
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			if t == TypeAny {
+				return s, nil
+			}
+			return nil, fmt.Errorf("%q is not a JSON %s", s, t)
+		}
+		v = normalizeJSON(v)
+		return t.Coerce(v)
+	}
+	return nil, fmt.Errorf("unknown type %q", t)
+}
+
+// normalizeJSON turns json.Numbers into int (when integral) or float64, recursively.
+func normalizeJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = normalizeJSON(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = normalizeJSON(x[k])
+		}
+	}
+	return v
+}
+
+func (t Type) article() string {
+	switch t {
+	case TypeInt:
+		return "an int"
+	case TypeExpr:
+		return "an expression (string)"
+	}
+	return "a " + string(t)
+}
+
+// describeValue names a value's kind for error messages.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("string %q", x)
+	case bool:
+		return fmt.Sprintf("bool %v", x)
+	case int, int64, int32:
+		return fmt.Sprintf("int %v", x)
+	case float64, float32:
+		return fmt.Sprintf("float %v", x)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a map"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// typeOf returns the Type of a canonical value.
+func typeOf(v any) Type {
+	switch v.(type) {
+	case int:
+		return TypeInt
+	case float64:
+		return TypeFloat
+	case bool:
+		return TypeBool
+	case string:
+		return TypeString
+	case []any:
+		return TypeList
+	case map[string]any:
+		return TypeMap
+	}
+	return TypeAny
+}
+
+// isValidVarType reports whether t may be a context variable's type.
+func isValidVarType(t Type) bool {
+	for _, v := range VarTypes {
+		if v == t {
+			return true
+		}
+	}
+	return false
+}
