@@ -1,0 +1,366 @@
+package skills
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/tmc/langchaingo/embeddings"
+	"github.com/tmc/langchaingo/llms/ollama"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+// Embedder turns texts into vectors. It matches langchaingo's
+// embeddings.Embedder, so any langchaingo embedder fits.
+type Embedder interface {
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+}
+
+var _ Embedder = (embeddings.Embedder)(nil)
+
+// Default embedding models.
+const (
+	DefaultOpenAIEmbeddingModel = "text-embedding-3-small"
+	DefaultOllamaEmbeddingModel = "nomic-embed-text"
+)
+
+// NewEmbedder builds the embedder named by spec: "none" or "" (nil: lexical
+// ranking), "openai[:model]" (an OpenAI-compatible /embeddings endpoint;
+// OPENAI_API_KEY, base URL from OPENAI_API_BASE or OPENAI_BASE_URL) or
+// "ollama[:model]" (OLLAMA_HOST). getenv looks up the environment
+// (os.Getenv when nil). It returns the embedder and the model name.
+func NewEmbedder(spec string, getenv func(string) string) (Embedder, string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	kind, model, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	switch kind {
+	case "", "none":
+		if model != "" {
+			return nil, "", fmt.Errorf("cannot configure embeddings: %q takes no model: %w", spec, ErrInvalid)
+		}
+		return nil, "", nil
+	case "openai":
+		if model == "" {
+			model = DefaultOpenAIEmbeddingModel
+		}
+		base := firstNonEmpty(getenv("OPENAI_API_BASE"), getenv("OPENAI_BASE_URL"))
+		token := getenv("OPENAI_API_KEY")
+		if token == "" {
+			if base == "" {
+				return nil, "", fmt.Errorf("cannot configure embeddings: OPENAI_API_KEY is not set: %w", ErrInvalid)
+			}
+			token = "unused" // local OpenAI-compatible servers often need none
+		}
+		opts := []openai.Option{openai.WithToken(token), openai.WithEmbeddingModel(model)}
+		if base != "" {
+			opts = append(opts, openai.WithBaseURL(base))
+		}
+		llm, err := openai.New(opts...)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot configure embeddings: %w", err)
+		}
+		e, err := embeddings.NewEmbedder(llm)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot configure embeddings: %w", err)
+		}
+		return e, "openai:" + model, nil
+	case "ollama":
+		if model == "" {
+			model = DefaultOllamaEmbeddingModel
+		}
+		opts := []ollama.Option{ollama.WithModel(model)}
+		if host := getenv("OLLAMA_HOST"); host != "" {
+			if !strings.Contains(host, "://") {
+				host = "http://" + host
+			}
+			if _, err := url.Parse(host); err != nil {
+				return nil, "", fmt.Errorf("cannot configure embeddings: OLLAMA_HOST: %w", err)
+			}
+			opts = append(opts, ollama.WithServerURL(host))
+		}
+		llm, err := ollama.New(opts...)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot configure embeddings: %w", err)
+		}
+		e, err := embeddings.NewEmbedder(llm)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot configure embeddings: %w", err)
+		}
+		return e, "ollama:" + model, nil
+	default:
+		return nil, "", fmt.Errorf("cannot configure embeddings: unknown provider %q (want openai[:model], ollama[:model] or none): %w", kind, ErrInvalid)
+	}
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// embedText is the text embedded for a skill.
+func embedText(s Skill) string {
+	return s.Name + ": " + s.Principle + "\nWhen to apply: " + s.WhenToApply
+}
+
+// embedKey identifies a skill's vector in the cache: a hash of the model and
+// the embedded text, so a vector is recomputed only when either changes.
+func embedKey(model string, s Skill) string {
+	h := sha256.Sum256([]byte(model + "\x00" + embedText(s)))
+	return hex.EncodeToString(h[:16])
+}
+
+// vectorCache is the in-memory copy of the embedding cache file.
+type vectorCache struct {
+	info    os.FileInfo
+	vectors map[string][]float32 // embedKey → unit vector
+}
+
+// cacheFile is the embedding cache's on-disk form: unit vectors as base64 of
+// little-endian float32s, keyed by embedKey.
+type cacheFile struct {
+	Version int               `json:"version"`
+	Vectors map[string]string `json:"vectors"`
+}
+
+// embIndex holds the unit vectors of one snapshot's skills, row-major.
+type embIndex struct {
+	model string
+	dims  int
+	data  []float32
+}
+
+// embeddingScores returns the cosine similarity of query to every skill.
+func (l *Library) embeddingScores(ctx context.Context, snap *snapshot, query string) ([]float64, error) {
+	ix, err := l.embIndexFor(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	q, err := l.embedder.EmbedQuery(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("cannot embed query: %w", err)
+	}
+	if len(q) != ix.dims {
+		return nil, fmt.Errorf("query embedding has %d dimensions, skills have %d", len(q), ix.dims)
+	}
+	normalize(q)
+	scores := make([]float64, len(snap.list))
+	for i := range scores {
+		row := ix.data[i*ix.dims : (i+1)*ix.dims]
+		var dot float32
+		for j, v := range row {
+			dot += v * q[j]
+		}
+		scores[i] = float64(dot)
+	}
+	return scores, nil
+}
+
+// embIndexFor returns the vectors of snap's skills, embedding only the
+// skills whose text (or the model) changed since they were cached.
+func (l *Library) embIndexFor(ctx context.Context, snap *snapshot) (*embIndex, error) {
+	if _, ix := snap.indexes(); ix != nil && ix.model == l.model {
+		return ix, nil
+	}
+	keys := make([]string, len(snap.list))
+	for i, s := range snap.list {
+		keys[i] = embedKey(l.model, s)
+	}
+	vectors, err := l.loadVectors()
+	if err != nil {
+		return nil, err
+	}
+	var missing []int
+	for i, k := range keys {
+		if _, ok := vectors[k]; !ok {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		texts := make([]string, len(missing))
+		for n, i := range missing {
+			texts[n] = embedText(snap.list[i])
+		}
+		vs, err := l.embedder.EmbedDocuments(ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("cannot embed skills: %w", err)
+		}
+		if len(vs) != len(texts) {
+			return nil, fmt.Errorf("cannot embed skills: got %d embeddings for %d texts", len(vs), len(texts))
+		}
+		fresh := make(map[string][]float32, len(missing))
+		for n, i := range missing {
+			v := vs[n]
+			if len(v) == 0 {
+				return nil, fmt.Errorf("cannot embed skills: empty embedding for %q", snap.list[i].Name)
+			}
+			normalize(v)
+			fresh[keys[i]] = v
+		}
+		vectors, err = l.storeVectors(fresh, keys)
+		if err != nil {
+			return nil, fmt.Errorf("cannot save embedding cache: %w", err)
+		}
+	}
+	dims := len(vectors[keys[0]])
+	ix := &embIndex{model: l.model, dims: dims, data: make([]float32, 0, dims*len(keys))}
+	for i, k := range keys {
+		v := vectors[k]
+		if len(v) != dims {
+			return nil, fmt.Errorf("embedding of %q has %d dimensions, others have %d", snap.list[i].Name, len(v), dims)
+		}
+		ix.data = append(ix.data, v...)
+	}
+	snap.mu.Lock()
+	snap.emb = ix
+	snap.mu.Unlock()
+	return ix, nil
+}
+
+// loadVectors returns the cached vectors, rereading the cache file when it changed.
+func (l *Library) loadVectors() (map[string][]float32, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, err := os.Open(l.cachePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		if l.vec == nil {
+			l.vec = &vectorCache{vectors: map[string][]float32{}}
+		}
+		return l.vec.vectors, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot load embedding cache: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load embedding cache: %w", err)
+	}
+	if l.vec != nil && l.vec.info != nil && sameVersion(l.vec.info, fi) {
+		return l.vec.vectors, nil
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load embedding cache: %w", err)
+	}
+	vectors, err := decodeCache(data)
+	if err != nil {
+		// A broken cache only costs recomputation.
+		vectors = map[string][]float32{}
+	}
+	l.vec = &vectorCache{info: fi, vectors: vectors}
+	return vectors, nil
+}
+
+// storeVectors merges fresh vectors into the cache file under the library
+// lock, keeping only the keys in keep plus what other processes stored, and
+// returns the merged set.
+func (l *Library) storeVectors(fresh map[string][]float32, keep []string) (map[string][]float32, error) {
+	var merged map[string][]float32
+	err := l.withLock(func() error {
+		current, err := l.loadVectors()
+		if err != nil {
+			return err
+		}
+		wanted := make(map[string]bool, len(keep))
+		for _, k := range keep {
+			wanted[k] = true
+		}
+		merged = make(map[string][]float32, len(keep))
+		for k, v := range current {
+			if wanted[k] {
+				merged[k] = v
+			}
+		}
+		for k, v := range fresh {
+			merged[k] = v
+		}
+		data, err := encodeCache(merged)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(l.cachePath, data, 0o644); err != nil {
+			return err
+		}
+		fi, err := os.Stat(l.cachePath)
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		l.vec = &vectorCache{info: fi, vectors: merged}
+		l.mu.Unlock()
+		return nil
+	})
+	return merged, err
+}
+
+func encodeCache(vectors map[string][]float32) ([]byte, error) {
+	cf := cacheFile{Version: 1, Vectors: make(map[string]string, len(vectors))}
+	for k, v := range vectors {
+		buf := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
+		}
+		cf.Vectors[k] = base64.StdEncoding.EncodeToString(buf)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(cf); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func decodeCache(data []byte) (map[string][]float32, error) {
+	var cf cacheFile
+	if err := json.Unmarshal(data, &cf); err != nil {
+		return nil, err
+	}
+	if cf.Version != 1 {
+		return nil, fmt.Errorf("unknown embedding cache version %d", cf.Version)
+	}
+	out := make(map[string][]float32, len(cf.Vectors))
+	for k, s := range cf.Vectors {
+		buf, err := base64.StdEncoding.DecodeString(s)
+		if err != nil || len(buf)%4 != 0 {
+			continue
+		}
+		v := make([]float32, len(buf)/4)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// normalize scales v to unit length in place (a zero vector stays zero).
+func normalize(v []float32) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= inv
+	}
+}

@@ -1,0 +1,399 @@
+package skills
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// DefaultLibraryPath is where the skill library lives unless configured.
+const DefaultLibraryPath = ".lppctl/skills.json"
+
+// Skill is one learned, general principle. The library file is one JSON
+// object mapping each name to its Skill.
+type Skill struct {
+	Name              string `json:"name"`
+	Principle         string `json:"principle"`
+	WhenToApply       string `json:"when_to_apply"`
+	CreatedIteration  int    `json:"created_iteration"`
+	LastUsedIteration int    `json:"last_used_iteration"`
+	UsageCount        int    `json:"usage_count"`
+}
+
+// Update names the fields of a skill to change; nil fields stay as they are.
+type Update struct {
+	Name        *string // rename the skill
+	Principle   *string
+	WhenToApply *string
+}
+
+// Library is the skill library stored in one JSON file. Its methods are safe
+// for concurrent use, and separate Library values (in this process or
+// others) on the same file never lose each other's updates: every change is
+// a read-modify-write under an exclusive flock on the sibling file
+// "<path>.lock", and every save replaces the file atomically. Reads take no
+// lock: they always see a whole file.
+type Library struct {
+	path      string
+	lockPath  string
+	cachePath string
+	embedder  Embedder
+	model     string
+	iteration int
+
+	mu   sync.Mutex // guards snap and vec
+	snap *snapshot  // the last version of the file read or written
+	vec  *vectorCache
+}
+
+// Option configures a Library.
+type Option func(*Library)
+
+// WithEmbedder ranks searches by cosine similarity of embeddings from e;
+// model names the embedding model and is part of the cache key.
+func WithEmbedder(e Embedder, model string) Option {
+	return func(l *Library) { l.embedder, l.model = e, model }
+}
+
+// WithEmbeddingCache stores embeddings in path instead of the default
+// "<library path without .json>.embeddings.json".
+func WithEmbeddingCache(path string) Option {
+	return func(l *Library) { l.cachePath = path }
+}
+
+// WithIteration sets the current iteration, recorded as last_used_iteration
+// by searches. Without it the current iteration is the highest
+// created_iteration or last_used_iteration in the library.
+func WithIteration(n int) Option {
+	return func(l *Library) { l.iteration = n }
+}
+
+// Open returns the library stored at path (DefaultLibraryPath when empty).
+// A missing file is an empty library; a file that is not a JSON object of
+// skills is an error.
+func Open(path string, opts ...Option) (*Library, error) {
+	if path == "" {
+		path = DefaultLibraryPath
+	}
+	l := &Library{path: path, lockPath: path + ".lock"}
+	for _, o := range opts {
+		o(l)
+	}
+	if l.cachePath == "" {
+		l.cachePath = strings.TrimSuffix(path, ".json") + ".embeddings.json"
+	}
+	if _, err := l.load(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Path returns the library file's path.
+func (l *Library) Path() string { return l.path }
+
+// Embedder returns the configured embedder, or nil for lexical ranking.
+func (l *Library) Embedder() Embedder { return l.embedder }
+
+// List returns every skill, sorted by name.
+func (l *Library) List() ([]Skill, error) {
+	s, err := l.load()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(s.list), nil
+}
+
+// Count returns the number of skills.
+func (l *Library) Count() (int, error) {
+	s, err := l.load()
+	if err != nil {
+		return 0, err
+	}
+	return len(s.list), nil
+}
+
+// Get returns the named skill, or an error wrapping ErrNotFound.
+func (l *Library) Get(name string) (Skill, error) {
+	s, err := l.load()
+	if err != nil {
+		return Skill{}, err
+	}
+	sk, ok := s.byName[name]
+	if !ok {
+		return Skill{}, fmt.Errorf("cannot get skill %q: %w", name, ErrNotFound)
+	}
+	return sk, nil
+}
+
+// Iteration returns the current iteration (see WithIteration).
+func (l *Library) Iteration() (int, error) {
+	s, err := l.load()
+	if err != nil {
+		return 0, err
+	}
+	return l.currentIteration(s.byName), nil
+}
+
+func (l *Library) currentIteration(m map[string]Skill) int {
+	if l.iteration > 0 {
+		return l.iteration
+	}
+	it := 0
+	for _, s := range m {
+		it = max(it, s.CreatedIteration, s.LastUsedIteration)
+	}
+	return it
+}
+
+// Add stores s, replacing any skill of the same name.
+func (l *Library) Add(s Skill) error {
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("cannot add skill: %w", err)
+	}
+	err := l.mutate(func(m map[string]Skill) error {
+		m[s.Name] = s
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot add skill %q: %w", s.Name, err)
+	}
+	return nil
+}
+
+// Update changes the named fields of the skill called name and returns the
+// result. An unknown skill is an error wrapping ErrNotFound; renaming onto
+// another existing skill is an error wrapping ErrInvalid.
+func (l *Library) Update(name string, u Update) (Skill, error) {
+	if u.Name == nil && u.Principle == nil && u.WhenToApply == nil {
+		return Skill{}, fmt.Errorf("cannot update skill %q: no field to change: %w", name, ErrInvalid)
+	}
+	var out Skill
+	err := l.mutate(func(m map[string]Skill) error {
+		s, ok := m[name]
+		if !ok {
+			return ErrNotFound
+		}
+		applyUpdate(&s, u)
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		if s.Name != name {
+			if _, taken := m[s.Name]; taken {
+				return fmt.Errorf("a skill named %q already exists: %w", s.Name, ErrInvalid)
+			}
+			delete(m, name)
+		}
+		m[s.Name] = s
+		out = s
+		return nil
+	})
+	if err != nil {
+		return Skill{}, fmt.Errorf("cannot update skill %q: %w", name, err)
+	}
+	return out, nil
+}
+
+func applyUpdate(s *Skill, u Update) {
+	if u.Name != nil {
+		s.Name = *u.Name
+	}
+	if u.Principle != nil {
+		s.Principle = *u.Principle
+	}
+	if u.WhenToApply != nil {
+		s.WhenToApply = *u.WhenToApply
+	}
+}
+
+// Remove deletes the named skill; an unknown skill is an error wrapping ErrNotFound.
+func (l *Library) Remove(name string) error {
+	err := l.mutate(func(m map[string]Skill) error {
+		if _, ok := m[name]; !ok {
+			return ErrNotFound
+		}
+		delete(m, name)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot remove skill %q: %w", name, err)
+	}
+	return nil
+}
+
+// snapshot is one version of the library file, with the search indexes
+// built from it on demand.
+type snapshot struct {
+	info   os.FileInfo // nil when the file does not exist
+	byName map[string]Skill
+	list   []Skill // sorted by name
+
+	mu  sync.Mutex // guards the indexes below
+	lex *bm25Index
+	emb *embIndex
+}
+
+func newSnapshot(info os.FileInfo, m map[string]Skill) *snapshot {
+	list := make([]Skill, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		list = append(list, m[name])
+	}
+	return &snapshot{info: info, byName: m, list: list}
+}
+
+// sameText reports whether two snapshots hold the same skills with the same
+// texts (counters may differ), so that search indexes carry over.
+func sameText(a, b *snapshot) bool {
+	if len(a.list) != len(b.list) {
+		return false
+	}
+	for i := range a.list {
+		x, y := a.list[i], b.list[i]
+		if x.Name != y.Name || x.Principle != y.Principle || x.WhenToApply != y.WhenToApply {
+			return false
+		}
+	}
+	return true
+}
+
+// sameVersion reports whether two stats describe the same version of a file.
+// Saves replace the file by rename, so a new version is a new inode.
+func sameVersion(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// load returns the current version of the library, reusing the cached one
+// when the file has not changed.
+func (l *Library) load() (*snapshot, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, err := os.Open(l.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if l.snap == nil || l.snap.info != nil {
+			l.snap = newSnapshot(nil, map[string]Skill{})
+		}
+		return l.snap, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot load skill library: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load skill library: %w", err)
+	}
+	if l.snap != nil && l.snap.info != nil && sameVersion(l.snap.info, fi) {
+		return l.snap, nil
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load skill library: %w", err)
+	}
+	m, err := decodeLibrary(data)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load skill library %s: %w", l.path, err)
+	}
+	s := newSnapshot(fi, m)
+	if l.snap != nil && sameText(l.snap, s) {
+		s.lex, s.emb = l.snap.indexes()
+	}
+	l.snap = s
+	return s, nil
+}
+
+// decodeLibrary parses the library format: a JSON object keyed by skill
+// name. The key wins over a missing or different "name" inside; an empty
+// file or "null" is an empty library.
+func decodeLibrary(data []byte) (map[string]Skill, error) {
+	m := map[string]Skill{}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return m, nil
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = map[string]Skill{}
+	}
+	for k, s := range m {
+		s.Name = k
+		m[k] = s
+	}
+	return m, nil
+}
+
+// encodeLibrary renders the library: indented JSON, keys sorted.
+func encodeLibrary(m map[string]Skill) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (s *snapshot) indexes() (*bm25Index, *embIndex) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lex, s.emb
+}
+
+// withLock runs fn while holding the library's cross-process lock.
+func (l *Library) withLock(fn func() error) error {
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockFile(l.lockPath)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}
+
+// mutate applies fn to a fresh copy of the library under the lock and saves
+// the result atomically; when fn fails (or returns errNoChange) nothing is
+// written.
+func (l *Library) mutate(fn func(m map[string]Skill) error) error {
+	return l.withLock(func() error {
+		old, err := l.load()
+		if err != nil {
+			return err
+		}
+		m := maps.Clone(old.byName)
+		if err := fn(m); errors.Is(err, errNoChange) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		data, err := encodeLibrary(m)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(l.path, data, 0o644); err != nil {
+			return err
+		}
+		fi, err := os.Stat(l.path)
+		if err != nil {
+			return err
+		}
+		s := newSnapshot(fi, m)
+		if sameText(old, s) {
+			s.lex, s.emb = old.indexes()
+		}
+		l.mu.Lock()
+		l.snap = s
+		l.mu.Unlock()
+		return nil
+	})
+}

@@ -1,0 +1,481 @@
+package skills
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Proposal actions.
+const (
+	ActionAdd    = "add"
+	ActionUpdate = "update"
+	ActionRemove = "remove"
+)
+
+// MaxProposalNameLen bounds the names a teacher may propose (stricter than MaxNameLen).
+const MaxProposalNameLen = 64
+
+// Proposal is one change to the library suggested by the teacher LLM.
+// For update, OldSkillName (when set and different) renames that skill to
+// SkillName; empty Principle or WhenToApply keep the current text.
+type Proposal struct {
+	Action       string `json:"action"`
+	SkillName    string `json:"skill_name"`
+	OldSkillName string `json:"old_skill_name,omitempty"`
+	Principle    string `json:"principle,omitempty"`
+	WhenToApply  string `json:"when_to_apply,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+}
+
+// target is the existing skill an update or remove acts on.
+func (p Proposal) target() string {
+	if p.Action == ActionUpdate && p.OldSkillName != "" {
+		return p.OldSkillName
+	}
+	return p.SkillName
+}
+
+// TeacherPrompt asks an LLM to turn a run's success and failure cases into
+// changes to the skill library, answered as a JSON array of Proposal.
+func TeacherPrompt(successCases, failureCases string, existing []Skill) string {
+	var b strings.Builder
+	b.WriteString(`You maintain a library of skills: short, general principles an agent learned from experience and applies to future tasks.
+
+Study the success and failure cases of the run below and propose changes to the library:
+- "add" a skill for a lesson that will help in other tasks and is not covered yet;
+- "update" a skill whose principle or when_to_apply should be sharpened (set old_skill_name to rename it);
+- "remove" a skill that proved wrong or misleading.
+Propose nothing for lessons that are specific to this one task.
+
+Rules for skills:
+- skill_name: lowercase words joined by underscores, at most 64 characters, describing the general technique (e.g. verify_output_paths). Never put run ids, step numbers, dates, file names or other one-off details in a name.
+- principle: one or two sentences stating what to do and why.
+- when_to_apply: the situations in which the principle helps.
+- Each skill name appears in at most one proposal. Only update or remove skills listed under "Existing skills".
+
+`)
+	b.WriteString("## Success cases\n\n")
+	writeOrNone(&b, successCases)
+	b.WriteString("## Failure cases\n\n")
+	writeOrNone(&b, failureCases)
+	b.WriteString("## Existing skills\n\n")
+	if len(existing) == 0 {
+		b.WriteString("(none)\n\n")
+	}
+	for _, s := range existing {
+		fmt.Fprintf(&b, "- %s: %s (when to apply: %s)\n", s.Name, oneLine(s.Principle), oneLine(s.WhenToApply))
+	}
+	if len(existing) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString(`## Answer
+
+Reply with a JSON array only, one object per change, or [] when nothing should change:
+[{"action": "add|update|remove", "skill_name": "...", "old_skill_name": "(update only, to rename)", "principle": "...", "when_to_apply": "...", "reason": "why this change"}]
+`)
+	return b.String()
+}
+
+func writeOrNone(b *strings.Builder, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		text = "(none)"
+	}
+	b.WriteString(text + "\n\n")
+}
+
+var fencedBlock = regexp.MustCompile("(?s)```[A-Za-z]*[ \t]*\r?\n(.*?)```")
+
+// ParseProposals extracts the teacher's proposals from its reply: the reply
+// itself as a JSON array (or an object with a "proposals" array), else the
+// first fenced code block holding one, else the first JSON array of objects
+// anywhere in the text. Fields are trimmed and actions lowercased. "[]" gives
+// no proposals and no error; a reply without any array is an error wrapping
+// ErrNoProposals.
+func ParseProposals(reply string) ([]Proposal, error) {
+	var lastErr error
+	try := func(text string) ([]Proposal, bool) {
+		text = strings.TrimSpace(text)
+		var ps []Proposal
+		switch {
+		case strings.HasPrefix(text, "["):
+			dec := json.NewDecoder(strings.NewReader(text))
+			if err := dec.Decode(&ps); err != nil {
+				lastErr = err
+				return nil, false
+			}
+		case strings.HasPrefix(text, "{"):
+			var obj struct {
+				Proposals *[]Proposal `json:"proposals"`
+			}
+			if err := json.Unmarshal([]byte(text), &obj); err != nil || obj.Proposals == nil {
+				return nil, false
+			}
+			ps = *obj.Proposals
+		default:
+			return nil, false
+		}
+		return normalizeProposals(ps), true
+	}
+	if ps, ok := try(reply); ok {
+		return ps, nil
+	}
+	for _, m := range fencedBlock.FindAllStringSubmatch(reply, -1) {
+		if ps, ok := try(m[1]); ok {
+			return ps, nil
+		}
+	}
+	for i := 0; i < len(reply); i++ {
+		if reply[i] != '[' {
+			continue
+		}
+		if ps, ok := try(reply[i:]); ok {
+			return ps, nil
+		}
+	}
+	if lastErr != nil {
+		return nil, fmt.Errorf("cannot parse skill proposals: %w (last attempt: %v)", ErrNoProposals, lastErr)
+	}
+	return nil, fmt.Errorf("cannot parse skill proposals: %w", ErrNoProposals)
+}
+
+func normalizeProposals(ps []Proposal) []Proposal {
+	if ps == nil {
+		return []Proposal{}
+	}
+	for i := range ps {
+		p := &ps[i]
+		p.Action = strings.ToLower(strings.TrimSpace(p.Action))
+		p.SkillName = strings.TrimSpace(p.SkillName)
+		p.OldSkillName = strings.TrimSpace(p.OldSkillName)
+		p.Principle = strings.TrimSpace(p.Principle)
+		p.WhenToApply = strings.TrimSpace(p.WhenToApply)
+		p.Reason = strings.TrimSpace(p.Reason)
+	}
+	return ps
+}
+
+// ProposalError lists the problems of one proposal. It unwraps to them, so
+// errors.Is finds ErrInvalid or ErrNotFound.
+type ProposalError struct {
+	Index    int // position in the proposal list, from 0
+	Proposal Proposal
+	Problems []error
+}
+
+func (e *ProposalError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Error()
+	}
+	return fmt.Sprintf("proposal %d (%s %q): %s", e.Index+1, e.Proposal.Action, e.Proposal.SkillName, strings.Join(msgs, "; "))
+}
+
+func (e *ProposalError) Unwrap() []error { return e.Problems }
+
+// ValidateProposals checks proposals in order against the existing skills,
+// as Apply would apply them (a valid proposal's effect is seen by the later
+// ones). It returns one entry per proposal: nil when it is valid, else a
+// *ProposalError. It rejects missing fields, unknown actions, names tied to
+// one instance (see InstanceSpecific), names not in snake_case, a second
+// proposal for the same skill, adds of existing skills and updates or
+// removals of unknown ones.
+func ValidateProposals(ps []Proposal, existing []Skill) []error {
+	v := newProposalChecker(existing)
+	out := make([]error, len(ps))
+	for i, p := range ps {
+		if err := v.check(i, p); err != nil {
+			out[i] = err
+			continue
+		}
+		v.commit(p)
+	}
+	return out
+}
+
+type proposalChecker struct {
+	names   map[string]bool // skills that exist after the valid proposals so far
+	touched map[string]int  // skill name → index of the first proposal naming it
+}
+
+func newProposalChecker(existing []Skill) *proposalChecker {
+	c := &proposalChecker{names: map[string]bool{}, touched: map[string]int{}}
+	for _, s := range existing {
+		c.names[s.Name] = true
+	}
+	return c
+}
+
+func (c *proposalChecker) check(i int, p Proposal) error {
+	var probs []error
+	add := func(err error) { probs = append(probs, err) }
+	invalid := func(format string, args ...any) {
+		add(fmt.Errorf(format+": %w", append(args, ErrInvalid)...))
+	}
+	// Duplicates: a skill named by an earlier proposal.
+	for _, n := range []string{p.SkillName, p.OldSkillName} {
+		if n == "" {
+			continue
+		}
+		if j, ok := c.touched[n]; ok {
+			invalid("skill %q is already named by proposal %d", n, j+1)
+		}
+	}
+	for _, n := range []string{p.SkillName, p.OldSkillName} {
+		if _, ok := c.touched[n]; !ok && n != "" {
+			c.touched[n] = i
+		}
+	}
+	switch p.Action {
+	case "":
+		invalid("action is missing")
+	case ActionAdd, ActionUpdate, ActionRemove:
+	default:
+		invalid("action %q is not add, update or remove", p.Action)
+	}
+	if p.SkillName == "" {
+		invalid("skill_name is missing")
+	}
+	checkNewName := func(name string) {
+		for _, err := range checkProposedName(name) {
+			add(err)
+		}
+	}
+	switch p.Action {
+	case ActionAdd:
+		if p.SkillName != "" {
+			checkNewName(p.SkillName)
+			if c.names[p.SkillName] {
+				invalid("skill %q already exists; propose an update instead", p.SkillName)
+			}
+		}
+		if p.Principle == "" {
+			invalid("principle is missing")
+		}
+		if p.WhenToApply == "" {
+			invalid("when_to_apply is missing")
+		}
+	case ActionUpdate:
+		t := p.target()
+		if t != "" && !c.names[t] {
+			add(fmt.Errorf("skill %q does not exist: %w", t, ErrNotFound))
+		}
+		rename := p.OldSkillName != "" && p.OldSkillName != p.SkillName
+		if rename && p.SkillName != "" {
+			checkNewName(p.SkillName)
+			if c.names[p.SkillName] {
+				invalid("cannot rename to %q: a skill of that name exists", p.SkillName)
+			}
+		}
+		if !rename && p.Principle == "" && p.WhenToApply == "" {
+			invalid("nothing to change: principle and when_to_apply are missing")
+		}
+	case ActionRemove:
+		if p.SkillName != "" && !c.names[p.SkillName] {
+			add(fmt.Errorf("skill %q does not exist: %w", p.SkillName, ErrNotFound))
+		}
+	}
+	if p.Principle != "" {
+		if err := validateField("principle", p.Principle); err != nil {
+			add(err)
+		}
+	}
+	if p.WhenToApply != "" {
+		if err := validateField("when_to_apply", p.WhenToApply); err != nil {
+			add(err)
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return &ProposalError{Index: i, Proposal: p, Problems: probs}
+}
+
+func (c *proposalChecker) commit(p Proposal) {
+	switch p.Action {
+	case ActionAdd:
+		c.names[p.SkillName] = true
+	case ActionUpdate:
+		delete(c.names, p.target())
+		c.names[p.SkillName] = true
+	case ActionRemove:
+		delete(c.names, p.SkillName)
+	}
+}
+
+var (
+	reDate     = regexp.MustCompile(`(19|20)\d\d[-_./]?(0[1-9]|1[0-2])[-_./]?(0[1-9]|[12]\d|3[01])`)
+	reFileName = regexp.MustCompile(`[A-Za-z0-9_-]\.[A-Za-z][A-Za-z0-9]{0,4}($|[^A-Za-z0-9])`)
+	reRunID    = regexp.MustCompile(`(?i)(^|[^a-z])(run|job|task|ticket|issue|pr|build|id|step|session|iter|iteration|attempt|commit)[_\-\s#]?\d+`)
+	reUUID     = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}`)
+	reDigits   = regexp.MustCompile(`\d{3,}`)
+	reSnake    = regexp.MustCompile(`^[a-z][a-z0-9]*([_-][a-z0-9]+)*$`)
+)
+
+// InstanceSpecific reports why a skill name looks tied to one task instance
+// rather than a general technique ("" when it does not): a date, a file
+// name with an extension, a run/job/issue/step number, a UUID or long hex
+// id, a run of three or more digits, or digits making up more than a
+// quarter of its letters and digits.
+func InstanceSpecific(name string) string {
+	switch {
+	case reDate.MatchString(name):
+		return "contains a date"
+	case reFileName.MatchString(name):
+		return "contains a file name"
+	case reRunID.MatchString(name):
+		return "contains a run, job, issue or step number"
+	case reUUID.MatchString(name) || hasHexID(name):
+		return "contains an ID"
+	case reDigits.MatchString(name):
+		return "contains a long number"
+	}
+	digits, alnum := 0, 0
+	for _, r := range name {
+		if unicode.IsDigit(r) {
+			digits++
+		}
+		if unicode.IsDigit(r) || unicode.IsLetter(r) {
+			alnum++
+		}
+	}
+	if alnum > 0 && digits*4 > alnum {
+		return "is mostly digits"
+	}
+	return ""
+}
+
+// hasHexID reports a word of 8 or more hex digits mixing letters and digits.
+func hasHexID(name string) bool {
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == ' ' || r == '.' }) {
+		if len(w) < 8 {
+			continue
+		}
+		hex, letters, digits := true, 0, 0
+		for _, r := range strings.ToLower(w) {
+			switch {
+			case r >= '0' && r <= '9':
+				digits++
+			case r >= 'a' && r <= 'f':
+				letters++
+			default:
+				hex = false
+			}
+		}
+		if hex && letters > 0 && digits > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkProposedName applies ValidateName, InstanceSpecific, the length
+// limit for proposals and the snake_case rule.
+func checkProposedName(name string) []error {
+	if err := ValidateName(name); err != nil {
+		return []error{err}
+	}
+	var errs []error
+	if why := InstanceSpecific(name); why != "" {
+		errs = append(errs, fmt.Errorf("skill name %q %s; name the general technique instead: %w", name, why, ErrInvalid))
+	}
+	if n := utf8.RuneCountInString(name); n > MaxProposalNameLen {
+		errs = append(errs, fmt.Errorf("skill name is %d characters long; the limit is %d: %w", n, MaxProposalNameLen, ErrInvalid))
+	}
+	if !reSnake.MatchString(name) {
+		errs = append(errs, fmt.Errorf("skill name %q is not lowercase words joined by _ (e.g. verify_output_paths): %w", name, ErrInvalid))
+	}
+	return errs
+}
+
+// Report says what Apply did with each proposal.
+type Report struct {
+	Applied  []Applied  `json:"applied"`
+	Rejected []Rejected `json:"rejected"`
+}
+
+// Applied is a proposal Apply carried out.
+type Applied struct {
+	Index    int      `json:"index"`
+	Proposal Proposal `json:"proposal"`
+}
+
+// Rejected is a proposal Apply refused, with why.
+type Rejected struct {
+	Index    int      `json:"index"`
+	Proposal Proposal `json:"proposal"`
+	Err      error    `json:"-"`
+	Problem  string   `json:"problem"`
+}
+
+// String summarises the report, one line per proposal.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d applied, %d rejected\n", len(r.Applied), len(r.Rejected))
+	for _, a := range r.Applied {
+		fmt.Fprintf(&b, "applied: %s %q\n", a.Proposal.Action, a.Proposal.SkillName)
+	}
+	for _, x := range r.Rejected {
+		fmt.Fprintf(&b, "rejected: %s\n", x.Problem)
+	}
+	return b.String()
+}
+
+var errNoChange = errors.New("no change")
+
+// Apply validates proposals in order against the library (as
+// ValidateProposals does) and carries out the valid ones in a single atomic
+// save under the lock. Added skills get created_iteration and
+// last_used_iteration = iteration and usage_count 0; updates keep the
+// counters. Invalid proposals are reported, not returned as errors: the
+// error is for failures to load or save the library.
+func (l *Library) Apply(ps []Proposal, iteration int) (Report, error) {
+	rep := Report{Applied: []Applied{}, Rejected: []Rejected{}}
+	err := l.mutate(func(m map[string]Skill) error {
+		rep = Report{Applied: []Applied{}, Rejected: []Rejected{}}
+		existing := make([]Skill, 0, len(m))
+		for _, s := range m {
+			existing = append(existing, s)
+		}
+		c := newProposalChecker(existing)
+		for i, p := range ps {
+			if err := c.check(i, p); err != nil {
+				rep.Rejected = append(rep.Rejected, Rejected{Index: i, Proposal: p, Err: err, Problem: err.Error()})
+				continue
+			}
+			c.commit(p)
+			switch p.Action {
+			case ActionAdd:
+				m[p.SkillName] = Skill{Name: p.SkillName, Principle: p.Principle, WhenToApply: p.WhenToApply,
+					CreatedIteration: iteration, LastUsedIteration: iteration}
+			case ActionUpdate:
+				s := m[p.target()]
+				delete(m, p.target())
+				s.Name = p.SkillName
+				if p.Principle != "" {
+					s.Principle = p.Principle
+				}
+				if p.WhenToApply != "" {
+					s.WhenToApply = p.WhenToApply
+				}
+				m[s.Name] = s
+			case ActionRemove:
+				delete(m, p.SkillName)
+			}
+			rep.Applied = append(rep.Applied, Applied{Index: i, Proposal: p})
+		}
+		if len(rep.Applied) == 0 {
+			return errNoChange
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, fmt.Errorf("cannot apply skill proposals: %w", err)
+	}
+	return rep, nil
+}
