@@ -1,0 +1,577 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Tool names the model calls.
+const (
+	ToolCLI    = "safe_cli_executor"
+	ToolRunner = "safe_py_runner"
+)
+
+// Decisions recorded in a Result and the audit log.
+const (
+	DecisionAllow = "allow"
+	DecisionBlock = "block"
+	DecisionError = "error"
+)
+
+// Result prefixes the model sees.
+const (
+	PrefixBlocked = "[SECURITY BLOCKED]"
+	PrefixError   = "[ERROR]"
+	NoOutput      = "(no output)"
+)
+
+// Result is what one tool call gives back to the model (Text) and to the caller.
+// Decision is "block" exactly when Text starts with [SECURITY BLOCKED], "error"
+// exactly when it starts with [ERROR] (ordinary failures, a script's non-zero
+// exit, a timeout), and "allow" otherwise.
+type Result struct {
+	Text     string        `json:"text"`
+	Decision string        `json:"decision"`
+	Rule     string        `json:"rule,omitempty"`      // the rule that refused the call, or "timeout"
+	ExitCode int           `json:"exit_code"`           // script exit code; 0/1 for native sub-commands; -1 blocked, killed or not run
+	Duration time.Duration `json:"duration_ns"`         // wall time of the call
+	TimedOut bool          `json:"timed_out,omitempty"` // the call hit its timeout
+}
+
+func blocked(r *refusal) Result {
+	return Result{Text: PrefixBlocked + " " + r.rule + ": " + r.detail, Decision: DecisionBlock, Rule: r.rule, ExitCode: -1}
+}
+
+func failed(format string, args ...any) Result {
+	return Result{Text: PrefixError + " " + fmt.Sprintf(format, args...), Decision: DecisionError, ExitCode: 1}
+}
+
+func allowed(text string) Result {
+	if strings.TrimSpace(text) == "" {
+		text = NoOutput
+	}
+	return Result{Text: text, Decision: DecisionAllow}
+}
+
+// Option configures a Gateway.
+type Option func(*options)
+
+type options struct {
+	audit     io.Writer
+	protected []string
+	python    string
+	now       func() time.Time
+}
+
+// WithAudit writes one JSON line per call to w. Writes are serialised.
+func WithAudit(w io.Writer) Option { return func(o *options) { o.audit = w } }
+
+// WithProtected adds root-relative paths that no write may touch (e.g. the run directory ".lppctl").
+func WithProtected(paths ...string) Option {
+	return func(o *options) { o.protected = append(o.protected, paths...) }
+}
+
+// WithPython runs scripts with this interpreter instead of the policy's (tests, pinned installs).
+func WithPython(path string) Option { return func(o *options) { o.python = path } }
+
+// Gateway is the agent's only way to touch the project. It is safe for
+// concurrent use.
+type Gateway struct {
+	policy    *Policy
+	root      *os.Root
+	rootPath  string // absolute
+	protected []string
+	python    string
+	pythonErr error
+	closedErr error // set for a gateway that refuses everything
+	now       func() time.Time
+
+	auditMu sync.Mutex
+	audit   io.Writer
+}
+
+// New opens the project root and returns a gateway enforcing p there.
+// A nil policy is an error: the gateway fails closed.
+func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
+	if p == nil {
+		return nil, errors.New("cannot start gateway: no policy (the gateway refuses every tool call without a valid policy)")
+	}
+	o := options{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start gateway: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start gateway: cannot open project root: %w", err)
+	}
+	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now}
+
+	prot := append([]string(nil), p.Protected...)
+	if p.Name != "" {
+		if pa, err := filepath.Abs(p.Name); err == nil {
+			if real, err := filepath.EvalSymlinks(pa); err == nil {
+				pa = real
+			}
+			if rel, err := filepath.Rel(abs, pa); err == nil && filepath.IsLocal(rel) {
+				prot = append(prot, filepath.ToSlash(rel))
+			}
+		}
+	}
+	for _, x := range o.protected {
+		c, err := cleanPolicyPath(x)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("cannot start gateway: protected path: %w", err)
+		}
+		prot = append(prot, c)
+	}
+	seen := map[string]bool{}
+	for _, x := range prot {
+		for _, y := range []string{x, g.resolveQuiet(x)} {
+			if y != "" && !seen[strings.ToLower(y)] {
+				seen[strings.ToLower(y)] = true
+				g.protected = append(g.protected, y)
+			}
+		}
+	}
+
+	g.python = o.python
+	if g.python == "" {
+		g.python = p.Runner.Python
+	}
+	if lp, err := exec.LookPath(g.python); err != nil {
+		g.pythonErr = err
+	} else {
+		g.python = lp
+	}
+	return g, nil
+}
+
+// resolveQuiet resolves a trusted path, returning "" when it leaves the root.
+func (g *Gateway) resolveQuiet(p string) string {
+	r, ref, err := g.resolve(p, p)
+	if ref != nil || err != nil {
+		return ""
+	}
+	return r
+}
+
+// Closed returns a gateway that refuses every call with
+// "[SECURITY BLOCKED] policy-unavailable", for callers that must keep answering
+// tool calls when the policy could not be loaded.
+func Closed(reason error, opts ...Option) *Gateway {
+	o := options{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if reason == nil {
+		reason = errors.New("no policy")
+	}
+	return &Gateway{closedErr: reason, audit: o.audit, now: o.now}
+}
+
+// Root returns the absolute project root.
+func (g *Gateway) Root() string { return g.rootPath }
+
+// Policy returns the policy the gateway enforces (nil for a Closed gateway).
+func (g *Gateway) Policy() *Policy { return g.policy }
+
+// Close releases the project root.
+func (g *Gateway) Close() error {
+	if g.root == nil {
+		return nil
+	}
+	return g.root.Close()
+}
+
+// CallJSON is Call with the raw JSON arguments string the model produced.
+// Malformed JSON becomes an "[ERROR] ..." result.
+func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
+	if strings.TrimSpace(argsJSON) == "" {
+		return g.Call(ctx, tool, map[string]any{})
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil || args == nil {
+		start := g.now()
+		msg := "the arguments must be a JSON object"
+		if err != nil {
+			msg = "cannot parse the arguments as JSON: " + err.Error()
+		}
+		res := failed("%s", msg)
+		res.Duration = g.now().Sub(start)
+		g.writeAudit(start, tool, "", map[string]any{"raw": truncate(argsJSON, 512)}, res, 0)
+		return res
+	}
+	return g.Call(ctx, tool, args)
+}
+
+// Call runs one tool call as the model sent it; args is the decoded JSON object.
+// Model mistakes never come back as Go errors: they are [ERROR] or
+// [SECURITY BLOCKED] results. Call never panics.
+func (g *Gateway) Call(ctx context.Context, tool string, args map[string]any) (res Result) {
+	start := g.now()
+	sub := ""
+	defer func() {
+		if r := recover(); r != nil {
+			res = failed("internal error in the gateway: %v", r)
+			if os.Getenv("LPPCTL_GATEWAY_DEBUG") != "" {
+				res.Text += "\n" + string(debug.Stack())
+			}
+		}
+		res.Duration = g.now().Sub(start)
+		g.writeAudit(start, tool, sub, args, res, len(res.Text))
+	}()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if g.closedErr != nil {
+		return blocked(refuse(rulePolicy, "no valid tool policy is loaded, so every tool call is refused (%v)", g.closedErr))
+	}
+	switch tool {
+	case ToolCLI:
+		return g.callCLI(ctx, args, &sub)
+	case ToolRunner:
+		return g.callRunner(ctx, args, ToolRunner)
+	default:
+		return blocked(refuse(ruleUnknownTool, "%s is not an available tool (available: %s, %s)", quote(tool), ToolCLI, ToolRunner))
+	}
+}
+
+// callCLI decodes safe_cli_executor's arguments and dispatches the sub-command.
+func (g *Gateway) callCLI(ctx context.Context, args map[string]any, sub *string) Result {
+	name, rest, err := takeString(args, "tool_name", "command", "sub_command", "subcommand", "tool", "name")
+	if err != nil {
+		return failed("safe_cli_executor: %v", err)
+	}
+	*sub = name
+	if name == "" {
+		return failed("safe_cli_executor: missing \"tool_name\" (one of: %s)", strings.Join(g.subCommandNames(), ", "))
+	}
+	sc, ok := g.policy.CLI.SubCommands[name]
+	if !ok {
+		return blocked(refuse(ruleUnknownSubCmd, "%s is not an allowed safe_cli_executor sub-command%s (allowed: %s)",
+			quote(name), didYouMean(name, g.subCommandNames()), strings.Join(g.subCommandNames(), ", ")))
+	}
+	params, err := takeParams(rest)
+	if err != nil {
+		return failed("%s: %v", name, err)
+	}
+	if name == "python_run" {
+		return g.callRunner(ctx, params, "python_run")
+	}
+	vals, res, ok := g.checkParams(sc, params)
+	if !ok {
+		return res
+	}
+	ctx, cancel := context.WithTimeout(ctx, sc.Timeout)
+	defer cancel()
+	return g.runNative(ctx, sc, vals)
+}
+
+func (g *Gateway) subCommandNames() []string { return sortedKeys(g.policy.CLI.SubCommands) }
+
+// takeString removes the first present key of names from args and returns its
+// string value and the remaining arguments.
+func takeString(args map[string]any, names ...string) (string, map[string]any, error) {
+	rest := make(map[string]any, len(args))
+	for k, v := range args {
+		rest[k] = v
+	}
+	for _, n := range names {
+		v, ok := rest[n]
+		if !ok {
+			continue
+		}
+		delete(rest, n)
+		s, ok := v.(string)
+		if !ok {
+			return "", nil, fmt.Errorf("%q must be a string", n)
+		}
+		return strings.TrimSpace(s), rest, nil
+	}
+	return "", rest, nil
+}
+
+// takeParams returns the sub-command parameters: the "params" object (also
+// accepted as a JSON string holding an object), or else the remaining
+// top-level keys.
+func takeParams(rest map[string]any) (map[string]any, error) {
+	for _, n := range []string{"params", "parameters", "arguments"} {
+		v, ok := rest[n]
+		if !ok {
+			continue
+		}
+		delete(rest, n)
+		if len(rest) > 0 {
+			return nil, fmt.Errorf("unexpected arguments %s next to %q", strings.Join(sortedKeys(rest), ", "), n)
+		}
+		switch p := v.(type) {
+		case nil:
+			return map[string]any{}, nil
+		case map[string]any:
+			return p, nil
+		case string:
+			if strings.TrimSpace(p) == "" {
+				return map[string]any{}, nil
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(p), &m); err != nil || m == nil {
+				return nil, fmt.Errorf("%q must be an object (or a JSON string holding one)", n)
+			}
+			return m, nil
+		default:
+			return nil, fmt.Errorf("%q must be an object", n)
+		}
+	}
+	return rest, nil
+}
+
+// scalar turns a JSON scalar into its string form.
+func scalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case json.Number:
+		return x.String(), true
+	case int:
+		return strconv.Itoa(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case bool:
+		return strconv.FormatBool(x), true
+	}
+	return "", false
+}
+
+// checkParams maps aliases to parameter names and applies the length limit,
+// the blocked patterns, the path rules and the policy regexes.
+func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string]string, Result, bool) {
+	vals := map[string]string{}
+	for _, k := range sortedKeys(params) {
+		canon := ""
+		for pn, p := range sc.Params {
+			if k == pn || contains(p.Aliases, k) {
+				canon = pn
+			}
+		}
+		if canon == "" {
+			return nil, failed("%s: unknown parameter %q%s (%s takes: %s)", sc.Name, k, didYouMean(k, sortedKeys(sc.Params)), sc.Name, paramList(sc)), false
+		}
+		if _, dup := vals[canon]; dup {
+			return nil, failed("%s: parameter %q given twice (under another name as %q)", sc.Name, canon, k), false
+		}
+		s, ok := scalar(params[k])
+		if !ok {
+			return nil, failed("%s: parameter %q must be a string", sc.Name, k), false
+		}
+		vals[canon] = s
+	}
+	for pn, req := range nativeParams[sc.Name] {
+		if req && vals[pn] == "" {
+			return nil, failed("%s: missing parameter %q (%s takes: %s)", sc.Name, pn, sc.Name, paramList(sc)), false
+		}
+	}
+	lim := g.policy.Limits.MaxParamBytes
+	parts := []string{sc.Name}
+	for _, k := range sortedKeys(vals) {
+		if len(vals[k]) > lim {
+			return nil, blocked(refuse(ruleParamTooLong, "%s.%s is %d bytes long (limit %d)", sc.Name, k, len(vals[k]), lim)), false
+		}
+		parts = append(parts, vals[k])
+	}
+	if r := g.scanBlocked("the call", parts...); r != nil {
+		return nil, blocked(r), false
+	}
+	for _, k := range sortedKeys(vals) {
+		v := vals[k]
+		if v == "" {
+			continue
+		}
+		if isPathParam(k) {
+			c, r := checkPathSyntax(v)
+			if r != nil {
+				r.detail = sc.Name + "." + k + " " + r.detail
+				return nil, blocked(r), false
+			}
+			_ = c
+		}
+		if p := sc.Params[k]; p.Pattern != nil && !p.Pattern.MatchString(v) {
+			return nil, blocked(refuse(ruleParamPattern, "%s.%s %s does not match the allowed pattern %s", sc.Name, k, quote(v), p.Pattern)), false
+		}
+	}
+	return vals, Result{}, true
+}
+
+func isPathParam(name string) bool { return name == "path" || name == "src" || name == "dst" }
+
+func paramList(sc *SubCommand) string {
+	names := sortedKeys(sc.Params)
+	if len(names) == 0 {
+		return "no parameters"
+	}
+	return strings.Join(names, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ifsTricks are shell spellings of a blank that payloads use to dodge filters.
+var ifsTricks = strings.NewReplacer("${IFS}", " ", "$IFS$9", " ", "$IFS", " ", "\t", " ")
+
+// scanBlocked checks parts (joined by spaces) against the blocked patterns.
+func (g *Gateway) scanBlocked(what string, parts ...string) *refusal {
+	text := ifsTricks.Replace(strings.Join(parts, " "))
+	for _, b := range g.policy.Blocked {
+		if loc := b.Re.FindStringIndex(text); loc != nil {
+			desc := ""
+			if b.Description != "" {
+				desc = " (" + b.Description + ")"
+			}
+			return refuse(ruleBlockedPattern+":"+b.Name, "%s matches the blocked pattern %q%s at %s", what, b.Name, desc, quote(text[loc[0]:loc[1]]))
+		}
+	}
+	return nil
+}
+
+// auditRecord is one JSON line of the audit log.
+type auditRecord struct {
+	Time        string         `json:"time"`
+	Tool        string         `json:"tool"`
+	SubCommand  string         `json:"sub_command,omitempty"`
+	Params      map[string]any `json:"params,omitempty"`
+	Decision    string         `json:"decision"`
+	Rule        string         `json:"rule,omitempty"`
+	ExitCode    int            `json:"exit_code"`
+	DurationMS  float64        `json:"duration_ms"`
+	OutputBytes int            `json:"output_bytes"`
+	TimedOut    bool           `json:"timed_out,omitempty"`
+}
+
+func (g *Gateway) writeAudit(start time.Time, tool, sub string, args map[string]any, res Result, outBytes int) {
+	if g.audit == nil {
+		return
+	}
+	rec := auditRecord{
+		Time:        start.UTC().Format(time.RFC3339Nano),
+		Tool:        truncate(tool, 128),
+		SubCommand:  truncate(sub, 128),
+		Params:      auditParams(args),
+		Decision:    res.Decision,
+		Rule:        res.Rule,
+		ExitCode:    res.ExitCode,
+		DurationMS:  float64(res.Duration.Microseconds()) / 1000,
+		OutputBytes: outBytes,
+		TimedOut:    res.TimedOut,
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		rec.Params = map[string]any{"unencodable": fmt.Sprintf("%T", args)}
+		line, _ = json.Marshal(rec)
+	}
+	line = append(line, '\n')
+	g.auditMu.Lock()
+	defer g.auditMu.Unlock()
+	_, _ = g.audit.Write(line)
+}
+
+// auditParams copies args for the log, shortening long strings and recording
+// only the size of stdin.
+func auditParams(args map[string]any) map[string]any {
+	if len(args) == 0 {
+		return nil
+	}
+	var walk func(v any, depth int) any
+	walk = func(v any, depth int) any {
+		if depth > 4 {
+			return "…"
+		}
+		switch x := v.(type) {
+		case string:
+			return truncate(x, 512)
+		case map[string]any:
+			m := make(map[string]any, len(x))
+			for k, e := range x {
+				if k == "stdin_text" || k == "stdin" || k == "input" {
+					if s, ok := e.(string); ok {
+						m[k] = fmt.Sprintf("<%d bytes>", len(s))
+						continue
+					}
+				}
+				m[truncate(k, 128)] = walk(e, depth+1)
+			}
+			return m
+		case []any:
+			out := make([]any, 0, min(len(x), 64))
+			for i, e := range x {
+				if i == 64 {
+					out = append(out, fmt.Sprintf("… %d more", len(x)-64))
+					break
+				}
+				out = append(out, walk(e, depth+1))
+			}
+			return out
+		case []string:
+			return walk(toAnySlice(x), depth)
+		case map[string]string:
+			m := make(map[string]any, len(x))
+			for k, e := range x {
+				m[k] = e
+			}
+			return walk(m, depth)
+		case nil, bool, float64, int, int64, json.Number:
+			return x
+		default:
+			return fmt.Sprintf("%T", x)
+		}
+	}
+	m, _ := walk(args, 0).(map[string]any)
+	return m
+}
+
+func toAnySlice(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// sortStrings is sort.Strings returning its argument.
+func sortStrings(s []string) []string { sort.Strings(s); return s }

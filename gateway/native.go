@@ -1,0 +1,404 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// runNative runs a checked file sub-command on the root.
+func (g *Gateway) runNative(ctx context.Context, sc *SubCommand, vals map[string]string) Result {
+	switch sc.Name {
+	case "list_files":
+		return g.listFiles(ctx, vals["path"])
+	case "read_file":
+		return g.readFile(vals["path"])
+	case "make_directory":
+		return g.makeDirectory(vals["path"])
+	case "tree":
+		return g.tree(ctx, vals["path"], vals["depth"])
+	case "copy_file":
+		return g.copyFile(ctx, vals["src"], vals["dst"])
+	case "move_file":
+		return g.moveFile(vals["src"], vals["dst"])
+	}
+	return failed("%s is not implemented", sc.Name)
+}
+
+// target checks and resolves one path parameter. shown is the value as sent.
+// With lastLiteral the final component is not followed when it is a link.
+func (g *Gateway) target(op, param, shown string, lastLiteral ...bool) (string, Result, bool) {
+	if shown == "" {
+		shown = "."
+	}
+	clean, r := checkPathSyntax(shown)
+	if r != nil {
+		r.detail = op + "." + param + " " + r.detail
+		return "", blocked(r), false
+	}
+	base := ""
+	if len(lastLiteral) > 0 && lastLiteral[0] && clean != "." {
+		clean, base = path.Dir(clean), path.Base(clean)
+	}
+	res, r, err := g.resolve(clean, shown)
+	if err == nil && r == nil && base != "" {
+		res = path.Join(res, base)
+	}
+	if r != nil {
+		r.detail = op + "." + param + " " + r.detail
+		return "", blocked(r), false
+	}
+	if err != nil {
+		return "", failed("%s: %v", op, err), false
+	}
+	return res, Result{}, true
+}
+
+// writeTarget is target for a path that will be written.
+func (g *Gateway) writeTarget(op, param, shown string, parents bool, lastLiteral ...bool) (string, Result, bool) {
+	p, res, ok := g.target(op, param, shown, lastLiteral...)
+	if !ok {
+		return "", res, false
+	}
+	if pr := g.protectedFor(p, parents); pr != "" {
+		what := "is inside"
+		if !within(p, pr) {
+			what = "contains"
+		}
+		return "", blocked(refuse(ruleProtected, "%s.%s %s %s the protected path %q, which no tool may change", op, param, quote(shown), what, pr)), false
+	}
+	return p, Result{}, true
+}
+
+// fsError turns a file-system error into an [ERROR] or [SECURITY BLOCKED] result
+// without leaking absolute paths.
+func fsError(op, shown string, err error) Result {
+	if isEscape(err) {
+		return blocked(refuse(ruleSymlinkEscape, "%s %s goes through a symbolic link that leaves the project root", op, quote(shown)))
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return failed("%s: %s does not exist", op, quote(shown))
+	case errors.Is(err, fs.ErrPermission):
+		return failed("%s: permission denied for %s", op, quote(shown))
+	case errors.Is(err, context.DeadlineExceeded):
+		r := failed("%s: timed out", op)
+		r.Rule, r.TimedOut = "timeout", true
+		return r
+	}
+	return failed("%s: cannot use %s: %v", op, quote(shown), err)
+}
+
+func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
+	p, res, ok := g.target("list_files", "path", shown)
+	if !ok {
+		return res
+	}
+	if shown == "" {
+		shown = "."
+	}
+	f, err := g.root.Open(p)
+	if err != nil {
+		return fsError("list_files", shown, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fsError("list_files", shown, err)
+	}
+	if !fi.IsDir() {
+		return failed("list_files: %s is not a directory (use read_file for files)", quote(shown))
+	}
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return fsError("list_files", shown, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fsError("list_files", shown, err)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	max := g.policy.Limits.ListMaxEntries
+	var b strings.Builder
+	for i, e := range entries {
+		if i == max {
+			fmt.Fprintf(&b, "[TRUNCATED: showing %d of %d entries]\n", max, len(entries))
+			break
+		}
+		b.WriteString(entryName(e.Name(), e.Type()))
+		b.WriteByte('\n')
+	}
+	return allowed(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// entryName marks directories with "/" and symbolic links with "@".
+func entryName(name string, mode fs.FileMode) string {
+	name = printable(name)
+	switch {
+	case mode.IsDir():
+		return name + "/"
+	case mode&fs.ModeSymlink != 0:
+		return name + "@"
+	}
+	return name
+}
+
+// printable escapes names holding control characters.
+func printable(s string) string {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			q := strconv.Quote(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
+}
+
+func (g *Gateway) readFile(shown string) Result {
+	p, res, ok := g.target("read_file", "path", shown)
+	if !ok {
+		return res
+	}
+	fi, err := g.root.Lstat(p)
+	if err != nil {
+		return fsError("read_file", shown, err)
+	}
+	if fi.IsDir() {
+		return failed("read_file: %s is a directory (use list_files or tree)", quote(shown))
+	}
+	if !fi.Mode().IsRegular() {
+		return failed("read_file: %s is not a regular file", quote(shown))
+	}
+	f, err := g.root.OpenFile(p, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return fsError("read_file", shown, err)
+	}
+	defer f.Close()
+	max := g.policy.Limits.ReadFileMaxBytes
+	buf := make([]byte, max+1)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return fsError("read_file", shown, err)
+	}
+	buf = buf[:n]
+	if bytes.IndexByte(buf, 0) >= 0 {
+		return failed("read_file: %s is a binary file (%d bytes); read_file shows text only", quote(shown), fi.Size())
+	}
+	if n <= max {
+		return allowed(string(buf))
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(buf[cut]) {
+		cut--
+	}
+	size := fi.Size()
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	return allowed(fmt.Sprintf("%s\n[TRUNCATED: showing the first %d of %d bytes of %s]", buf[:cut], cut, size, shown))
+}
+
+func (g *Gateway) makeDirectory(shown string) Result {
+	p, res, ok := g.writeTarget("make_directory", "path", shown, false)
+	if !ok {
+		return res
+	}
+	if fi, err := g.root.Stat(p); err == nil {
+		if fi.IsDir() {
+			return allowed(fmt.Sprintf("directory %s already exists", shown))
+		}
+		return failed("make_directory: %s exists and is not a directory", quote(shown))
+	}
+	if err := g.root.MkdirAll(p, 0o755); err != nil {
+		return fsError("make_directory", shown, err)
+	}
+	return allowed(fmt.Sprintf("created directory %s", shown))
+}
+
+func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
+	p, res, ok := g.target("tree", "path", shown)
+	if !ok {
+		return res
+	}
+	if shown == "" {
+		shown = "."
+	}
+	lim := g.policy.Limits
+	depth := lim.TreeMaxDepth
+	if depthStr != "" {
+		d, err := strconv.Atoi(depthStr)
+		if err != nil || d < 1 {
+			return failed("tree: depth must be a whole number of at least 1, got %s", quote(depthStr))
+		}
+		depth = min(d, lim.TreeMaxDepth)
+	}
+	fi, err := g.root.Stat(p)
+	if err != nil {
+		return fsError("tree", shown, err)
+	}
+	if !fi.IsDir() {
+		return failed("tree: %s is not a directory", quote(shown))
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(path.Clean(strings.ReplaceAll(shown, `\`, "/")), "/") + "/\n")
+	count, deeper, full := 0, false, false
+	var walk func(dir string, level int) error
+	walk = func(dir string, level int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f, err := g.root.Open(dir)
+		if err != nil {
+			return err
+		}
+		entries, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+		for _, e := range entries {
+			if count >= lim.TreeMaxEntries {
+				full = true
+				return nil
+			}
+			count++
+			b.WriteString(strings.Repeat("  ", level))
+			b.WriteString(entryName(e.Name(), e.Type()))
+			b.WriteByte('\n')
+			if e.IsDir() {
+				if level+1 >= depth {
+					deeper = true
+					continue
+				}
+				if err := walk(path.Join(dir, e.Name()), level+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(p, 1); err != nil {
+		return fsError("tree", shown, err)
+	}
+	if full {
+		fmt.Fprintf(&b, "[TRUNCATED: showing the first %d entries]\n", lim.TreeMaxEntries)
+	}
+	if deeper {
+		fmt.Fprintf(&b, "[TRUNCATED: directories deeper than %d levels are not expanded]\n", depth)
+	}
+	return allowed(strings.TrimSuffix(b.String(), "\n"))
+}
+
+func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Result {
+	src, res, ok := g.target("copy_file", "src", srcShown)
+	if !ok {
+		return res
+	}
+	dst, res, ok := g.writeTarget("copy_file", "dst", dstShown, false)
+	if !ok {
+		return res
+	}
+	sfi, err := g.root.Lstat(src)
+	if err != nil {
+		return fsError("copy_file", srcShown, err)
+	}
+	if !sfi.Mode().IsRegular() {
+		return failed("copy_file: %s is not a regular file (copy_file copies single files)", quote(srcShown))
+	}
+	if sfi.Size() > g.policy.Limits.CopyMaxBytes {
+		return failed("copy_file: %s is %d bytes, more than the limit of %d", quote(srcShown), sfi.Size(), g.policy.Limits.CopyMaxBytes)
+	}
+	if dfi, err := g.root.Stat(dst); err == nil {
+		if dfi.IsDir() {
+			return failed("copy_file: destination %s is a directory; give the full file path", quote(dstShown))
+		}
+		if os.SameFile(sfi, dfi) || src == dst {
+			return failed("copy_file: %s and %s are the same file", quote(srcShown), quote(dstShown))
+		}
+	}
+	in, err := g.root.OpenFile(src, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return fsError("copy_file", srcShown, err)
+	}
+	defer in.Close()
+	if dir := path.Dir(dst); dir != "." {
+		if err := g.root.MkdirAll(dir, 0o755); err != nil {
+			return fsError("copy_file", dstShown, err)
+		}
+	}
+	out, err := g.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fsError("copy_file", dstShown, err)
+	}
+	n, err := io.Copy(out, &ctxReader{ctx: ctx, r: io.LimitReader(in, g.policy.Limits.CopyMaxBytes)})
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fsError("copy_file", dstShown, err)
+	}
+	return allowed(fmt.Sprintf("copied %s to %s (%d bytes)", srcShown, dstShown, n))
+}
+
+func (g *Gateway) moveFile(srcShown, dstShown string) Result {
+	// Move a link itself, not its target: the last component of src is not followed.
+	src, res, ok := g.writeTarget("move_file", "src", srcShown, true, true)
+	if !ok {
+		return res
+	}
+	dst, res, ok := g.writeTarget("move_file", "dst", dstShown, true)
+	if !ok {
+		return res
+	}
+	if src == "." {
+		return blocked(refuse(ruleProtected, "move_file.src %s is the project root", quote(srcShown)))
+	}
+	if _, err := g.root.Lstat(src); err != nil {
+		return fsError("move_file", srcShown, err)
+	}
+	if _, err := g.root.Lstat(dst); err == nil {
+		return failed("move_file: destination %s already exists", quote(dstShown))
+	}
+	if within(dst, src) {
+		return failed("move_file: cannot move %s into itself", quote(srcShown))
+	}
+	if dir := path.Dir(dst); dir != "." {
+		if err := g.root.MkdirAll(dir, 0o755); err != nil {
+			return fsError("move_file", dstShown, err)
+		}
+	}
+	if err := g.root.Rename(src, dst); err != nil {
+		return fsError("move_file", srcShown, err)
+	}
+	return allowed(fmt.Sprintf("moved %s to %s", srcShown, dstShown))
+}
+
+// ctxReader stops a copy when its context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

@@ -1,0 +1,231 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// refusal is a security decision: it becomes a "[SECURITY BLOCKED] rule: detail" result.
+type refusal struct {
+	rule   string
+	detail string
+}
+
+func (r *refusal) Error() string { return r.rule + ": " + r.detail }
+
+func refuse(rule, format string, args ...any) *refusal {
+	return &refusal{rule: rule, detail: fmt.Sprintf(format, args...)}
+}
+
+// Rules a path can break. They are part of the interface (tests and docs name them).
+const (
+	rulePathEncoding   = "path-encoding"
+	rulePathControl    = "path-control-char"
+	rulePathLookalike  = "path-lookalike"
+	rulePathAbsolute   = "path-absolute"
+	rulePathTraversal  = "path-traversal"
+	rulePathOption     = "path-option"
+	ruleSymlinkEscape  = "symlink-escape"
+	ruleProtected      = "protected-path"
+	ruleParamPattern   = "param-pattern"
+	ruleParamTooLong   = "param-too-long"
+	ruleBlockedPattern = "blocked-pattern"
+	ruleUnknownTool    = "unknown-tool"
+	ruleUnknownSubCmd  = "unknown-sub-command"
+	ruleScriptExt      = "script-extension"
+	ruleScriptLocation = "script-location"
+	ruleScriptTooLarge = "script-too-large"
+	ruleArgPattern     = "arg-pattern"
+	ruleArgPath        = "arg-path"
+	ruleTooManyArgs    = "too-many-args"
+	ruleEnvKey         = "env-key"
+	ruleEnvValue       = "env-value"
+	ruleTooManyEnv     = "too-many-env-vars"
+	rulePolicy         = "policy-unavailable"
+)
+
+// lookalikes are characters that render like a dot, a slash or a backslash.
+var lookalikes = map[rune]string{
+	'\u2024': "one dot leader", '\u2025': "two dot leader", '\u2026': "ellipsis",
+	'\uFE52': "small full stop", '\uFF0E': "fullwidth full stop", '\uFF61': "halfwidth ideographic full stop",
+	'\u3002': "ideographic full stop", '\u00B7': "middle dot", '\u2219': "bullet operator",
+	'\u2215': "division slash", '\u2044': "fraction slash", '\u29F8': "big solidus",
+	'\uFF0F': "fullwidth solidus", '\u2571': "box drawing diagonal", '\u0338': "combining long solidus overlay",
+	'\u29F5': "reverse solidus operator", '\u29F9': "big reverse solidus", '\uFE68': "small reverse solidus",
+	'\uFF3C': "fullwidth reverse solidus", '\u2216': "set minus", '\u2572': "box drawing diagonal",
+}
+
+// checkPathSyntax validates a path the model sent and returns it cleaned:
+// slash-separated, relative to the project root, "." for the root itself.
+// It touches no file system; resolve does that.
+func checkPathSyntax(p string) (string, *refusal) {
+	if !utf8.ValidString(p) {
+		return "", refuse(rulePathEncoding, "%s is not valid UTF-8", quote(p))
+	}
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		switch {
+		case r == 0:
+			return "", refuse(rulePathControl, "%s contains a NUL byte", quote(p))
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return "", refuse(rulePathControl, "%s contains the control or format character %U", quote(p), r)
+		case r == '%' && isHex(p, i+1) && isHex(p, i+2):
+			return "", refuse(rulePathEncoding, "%s contains the %%-encoding %q; send the plain characters", quote(p), p[i:i+3])
+		}
+		if name, ok := lookalikes[r]; ok {
+			return "", refuse(rulePathLookalike, "%s contains %U (%s), which looks like a path separator or dot", quote(p), r, name)
+		}
+		i += size
+	}
+	s := strings.ReplaceAll(p, `\`, "/")
+	switch {
+	case strings.HasPrefix(s, "/"):
+		return "", refuse(rulePathAbsolute, "%s is absolute; paths are relative to the project root", quote(p))
+	case len(s) >= 2 && s[1] == ':' && isLetter(s[0]):
+		return "", refuse(rulePathAbsolute, "%s has a drive letter; paths are relative to the project root", quote(p))
+	case strings.HasPrefix(s, "~"):
+		return "", refuse(rulePathAbsolute, "%s refers to a home directory; paths are relative to the project root", quote(p))
+	}
+	parts := strings.Split(s, "/")
+	clean := parts[:0]
+	for _, c := range parts {
+		switch {
+		case c == "" || c == ".":
+			continue
+		case strings.Trim(c, ".") == "":
+			return "", refuse(rulePathTraversal, "%s contains %q; paths must stay inside the project root", quote(p), c)
+		case strings.HasPrefix(c, "-"):
+			return "", refuse(rulePathOption, "%s has a component starting with \"-\", which could be read as an option", quote(p))
+		}
+		clean = append(clean, c)
+	}
+	if len(clean) == 0 {
+		return ".", nil
+	}
+	return strings.Join(clean, "/"), nil
+}
+
+func isHex(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// quote quotes a model-supplied value for a message, shortened to keep results small.
+func quote(s string) string {
+	const max = 120
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return fmt.Sprintf("%q…", s[:cut])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// errLinkLoop reports too many symbolic links while resolving.
+var errLinkLoop = errors.New("too many levels of symbolic links")
+
+// resolve follows the symbolic links of a clean root-relative path inside the
+// root, the way the kernel would, and returns the link-free root-relative path.
+// Components that do not exist are kept as they are (a write may create them).
+// A link that is absolute or climbs above the root is a symlink-escape refusal.
+// os.Root enforces the same boundary on every operation; resolve lets the
+// gateway name the rule and check protected paths against the real target.
+func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
+	if clean == "." {
+		return ".", nil, nil
+	}
+	todo := strings.Split(clean, "/")
+	var cur []string
+	links := 0
+	missing := false
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(cur) == 0 {
+				return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
+			}
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		cand := strings.Join(append(cur, c), "/")
+		if missing {
+			cur = append(cur, c)
+			continue
+		}
+		fi, err := g.root.Lstat(cand)
+		if err != nil {
+			if isEscape(err) {
+				return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
+			}
+			// Missing (or not a directory): keep the rest literally; the operation reports it.
+			missing = true
+			cur = append(cur, c)
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = append(cur, c)
+			continue
+		}
+		links++
+		if links > 40 {
+			return "", nil, fmt.Errorf("cannot resolve %s: %w", quote(shown), errLinkLoop)
+		}
+		target, err := g.root.Readlink(cand)
+		if err != nil {
+			return "", nil, fmt.Errorf("cannot resolve %s: %w", quote(shown), err)
+		}
+		if target == "" || strings.HasPrefix(target, "/") {
+			return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	if len(cur) == 0 {
+		return ".", nil, nil
+	}
+	return path.Join(cur...), nil, nil
+}
+
+// isEscape recognises os.Root's refusal to leave the root.
+func isEscape(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+// within reports whether p equals dir or lies below it (case-insensitively, to
+// stay safe on case-insensitive file systems).
+func within(p, dir string) bool {
+	if dir == "." {
+		return true
+	}
+	if len(p) < len(dir) || !strings.EqualFold(p[:len(dir)], dir) {
+		return false
+	}
+	return len(p) == len(dir) || p[len(dir)] == '/'
+}
+
+// protectedFor returns the protected path that p is, or lies below; with
+// parents set it also returns a protected path lying below p (moving p would
+// move it). It returns "" when p is free.
+func (g *Gateway) protectedFor(p string, parents bool) string {
+	for _, pr := range g.protected {
+		if within(p, pr) || parents && within(pr, p) {
+			return pr
+		}
+	}
+	return ""
+}

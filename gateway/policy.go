@@ -1,0 +1,548 @@
+package gateway
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ErrInvalidPolicy is wrapped by every error about a policy's content.
+var ErrInvalidPolicy = errors.New("invalid policy")
+
+// Policy is the parsed, validated content of config/tools_config.yaml.
+// A Policy is immutable once returned by ParsePolicy or LoadPolicy.
+type Policy struct {
+	Name      string   // where the policy came from (file path or the name given to ParsePolicy)
+	Version   int      // format version; only 1 exists
+	Protected []string // cleaned root-relative paths no write may touch
+	Limits    Limits
+	Blocked   []BlockedPattern
+	CLI       CLIPolicy
+	Runner    RunnerPolicy
+}
+
+// Limits caps sizes and counts.
+type Limits struct {
+	MaxOutputBytes   int
+	ReadFileMaxBytes int
+	ListMaxEntries   int
+	TreeMaxDepth     int
+	TreeMaxEntries   int
+	CopyMaxBytes     int64
+	MaxParamBytes    int
+	MaxStdinBytes    int
+	MaxScriptBytes   int
+}
+
+// BlockedPattern is one early-filter rule.
+type BlockedPattern struct {
+	Name        string
+	Description string
+	Re          *regexp.Regexp
+}
+
+// CLIPolicy describes safe_cli_executor.
+type CLIPolicy struct {
+	Description string
+	SubCommands map[string]*SubCommand
+}
+
+// SubCommand is one whitelisted safe_cli_executor sub-command.
+type SubCommand struct {
+	Name        string
+	Description string
+	Timeout     time.Duration
+	Params      map[string]*Param
+}
+
+// Param is one parameter of a sub-command.
+type Param struct {
+	Name        string
+	Description string
+	Pattern     *regexp.Regexp
+	Aliases     []string
+}
+
+// RunnerPolicy describes safe_py_runner.
+type RunnerPolicy struct {
+	Description string
+	Python      string
+	Timeout     time.Duration
+	ScriptDirs  []string // cleaned; "*" matches one component
+	MaxArgs     int
+	ArgPattern  *regexp.Regexp
+	Env         EnvPolicy
+}
+
+// EnvPolicy describes the environment a script gets.
+type EnvPolicy struct {
+	Inherit      []string
+	Set          map[string]string
+	AllowKeys    []*regexp.Regexp
+	DenyKeys     []*regexp.Regexp
+	ValuePattern *regexp.Regexp
+	MaxVars      int
+}
+
+// nativeParams lists the parameters each implemented sub-command understands;
+// the required ones are marked true.
+var nativeParams = map[string]map[string]bool{
+	"list_files":     {"path": false},
+	"read_file":      {"path": true},
+	"make_directory": {"path": true},
+	"tree":           {"path": false, "depth": false},
+	"copy_file":      {"src": true, "dst": true},
+	"move_file":      {"src": true, "dst": true},
+	"python_run":     {},
+}
+
+// implementedSubCommands returns the sub-commands the gateway implements, sorted.
+func implementedSubCommands() []string {
+	names := make([]string, 0, len(nativeParams))
+	for n := range nativeParams {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Raw YAML shapes, decoded strictly.
+type rawPolicy struct {
+	Version         int          `yaml:"version"`
+	ProtectedPaths  []string     `yaml:"protected_paths"`
+	Limits          rawLimits    `yaml:"limits"`
+	BlockedPatterns []rawBlocked `yaml:"blocked_patterns"`
+	CLI             *rawCLI      `yaml:"safe_cli_executor"`
+	Runner          *rawRunner   `yaml:"safe_py_runner"`
+}
+
+type rawLimits struct {
+	MaxOutputBytes   *int   `yaml:"max_output_bytes"`
+	ReadFileMaxBytes *int   `yaml:"read_file_max_bytes"`
+	ListMaxEntries   *int   `yaml:"list_max_entries"`
+	TreeMaxDepth     *int   `yaml:"tree_max_depth"`
+	TreeMaxEntries   *int   `yaml:"tree_max_entries"`
+	CopyMaxBytes     *int64 `yaml:"copy_max_bytes"`
+	MaxParamBytes    *int   `yaml:"max_param_bytes"`
+	MaxStdinBytes    *int   `yaml:"max_stdin_bytes"`
+	MaxScriptBytes   *int   `yaml:"max_script_bytes"`
+}
+
+type rawBlocked struct {
+	Name        string `yaml:"name"`
+	Pattern     string `yaml:"pattern"`
+	Description string `yaml:"description"`
+}
+
+type rawCLI struct {
+	Description string                    `yaml:"description"`
+	SubCommands map[string]*rawSubCommand `yaml:"sub_commands"`
+}
+
+type rawSubCommand struct {
+	Description string               `yaml:"description"`
+	Timeout     string               `yaml:"timeout"`
+	Params      map[string]*rawParam `yaml:"params"`
+}
+
+type rawParam struct {
+	Description string   `yaml:"description"`
+	Pattern     string   `yaml:"pattern"`
+	Aliases     []string `yaml:"aliases"`
+}
+
+type rawRunner struct {
+	Description string   `yaml:"description"`
+	Python      string   `yaml:"python"`
+	Timeout     string   `yaml:"timeout"`
+	ScriptDirs  []string `yaml:"script_dirs"`
+	MaxArgs     *int     `yaml:"max_args"`
+	ArgPattern  string   `yaml:"arg_pattern"`
+	Env         *rawEnv  `yaml:"env"`
+}
+
+type rawEnv struct {
+	Inherit      []string          `yaml:"inherit"`
+	Set          map[string]string `yaml:"set"`
+	AllowKeys    []string          `yaml:"allow_keys"`
+	DenyKeys     []string          `yaml:"deny_keys"`
+	ValuePattern string            `yaml:"value_pattern"`
+	MaxVars      *int              `yaml:"max_vars"`
+}
+
+// LoadPolicy reads and validates the policy file at path. Any problem, a missing
+// file included, is an error: callers must then refuse to run tools.
+func LoadPolicy(path string) (*Policy, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load policy: %w (the gateway refuses every tool call without a valid policy)", err)
+	}
+	defer f.Close()
+	return ParsePolicy(f, path)
+}
+
+// ParsePolicy reads and validates a policy from r; name is used in messages.
+// Unknown keys, bad regexes, bad durations and unknown sub-commands are errors,
+// all reported at once.
+func ParsePolicy(r io.Reader, name string) (*Policy, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 1<<20+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot load policy %s: %w", name, err)
+	}
+	if len(data) > 1<<20 {
+		return nil, fmt.Errorf("cannot load policy %s: %w: larger than 1 MiB", name, ErrInvalidPolicy)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("cannot load policy %s: %w: the file is empty", name, ErrInvalidPolicy)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var raw rawPolicy
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("cannot load policy %s: %w: %s", name, ErrInvalidPolicy, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		return nil, fmt.Errorf("cannot load policy %s: %w: more than one YAML document", name, ErrInvalidPolicy)
+	}
+	p, problems := buildPolicy(&raw)
+	if len(problems) > 0 {
+		return nil, &PolicyError{Name: name, Problems: problems}
+	}
+	p.Name = name
+	return p, nil
+}
+
+// PolicyError lists every problem found in a policy.
+type PolicyError struct {
+	Name     string
+	Problems []string
+}
+
+func (e *PolicyError) Error() string {
+	if len(e.Problems) == 1 {
+		return fmt.Sprintf("cannot load policy %s: %v: %s", e.Name, ErrInvalidPolicy, e.Problems[0])
+	}
+	return fmt.Sprintf("cannot load policy %s: %v: %d problems:\n  %s", e.Name, ErrInvalidPolicy, len(e.Problems), strings.Join(e.Problems, "\n  "))
+}
+
+// Unwrap lets errors.Is(err, ErrInvalidPolicy) hold.
+func (e *PolicyError) Unwrap() error { return ErrInvalidPolicy }
+
+type problemList []string
+
+func (p *problemList) addf(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+func (p *problemList) regex(field, expr string, required bool) *regexp.Regexp {
+	if expr == "" {
+		if required {
+			p.addf("%s: missing", field)
+		}
+		return nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		p.addf("%s: invalid regex: %v", field, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil
+	}
+	return re
+}
+
+func (p *problemList) duration(field, s string) time.Duration {
+	if s == "" {
+		p.addf("%s: missing (e.g. 30s)", field)
+		return 0
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		p.addf("%s: invalid duration %q (e.g. 30s, 2m)", field, s)
+		return 0
+	}
+	if d <= 0 || d > time.Hour {
+		p.addf("%s: %s is out of range (0s, 1h]", field, s)
+	}
+	return d
+}
+
+func (p *problemList) positive(field string, v *int, max int) int {
+	if v == nil {
+		p.addf("%s: missing", field)
+		return 0
+	}
+	if *v <= 0 || *v > max {
+		p.addf("%s: %d is out of range [1, %d]", field, *v, max)
+	}
+	return *v
+}
+
+func buildPolicy(raw *rawPolicy) (*Policy, []string) {
+	var probs problemList
+	p := &Policy{Version: raw.Version}
+	if raw.Version != 1 {
+		probs.addf("version: must be 1, got %d", raw.Version)
+	}
+
+	for i, pp := range raw.ProtectedPaths {
+		c, err := cleanPolicyPath(pp)
+		if err != nil {
+			probs.addf("protected_paths[%d]: %v", i, err)
+			continue
+		}
+		p.Protected = append(p.Protected, c)
+	}
+
+	l := raw.Limits
+	p.Limits = Limits{
+		MaxOutputBytes:   probs.positive("limits.max_output_bytes", l.MaxOutputBytes, 16<<20),
+		ReadFileMaxBytes: probs.positive("limits.read_file_max_bytes", l.ReadFileMaxBytes, 16<<20),
+		ListMaxEntries:   probs.positive("limits.list_max_entries", l.ListMaxEntries, 100000),
+		TreeMaxDepth:     probs.positive("limits.tree_max_depth", l.TreeMaxDepth, 64),
+		TreeMaxEntries:   probs.positive("limits.tree_max_entries", l.TreeMaxEntries, 100000),
+		MaxParamBytes:    probs.positive("limits.max_param_bytes", l.MaxParamBytes, 1<<20),
+		MaxStdinBytes:    probs.positive("limits.max_stdin_bytes", l.MaxStdinBytes, 64<<20),
+		MaxScriptBytes:   probs.positive("limits.max_script_bytes", l.MaxScriptBytes, 64<<20),
+	}
+	if l.CopyMaxBytes == nil {
+		probs.addf("limits.copy_max_bytes: missing")
+	} else if *l.CopyMaxBytes <= 0 || *l.CopyMaxBytes > 1<<40 {
+		probs.addf("limits.copy_max_bytes: %d is out of range [1, %d]", *l.CopyMaxBytes, int64(1<<40))
+	} else {
+		p.Limits.CopyMaxBytes = *l.CopyMaxBytes
+	}
+
+	seen := map[string]bool{}
+	for i, b := range raw.BlockedPatterns {
+		field := fmt.Sprintf("blocked_patterns[%d]", i)
+		if !ruleName.MatchString(b.Name) {
+			probs.addf("%s.name: %q must match %s", field, b.Name, ruleName)
+		} else if seen[b.Name] {
+			probs.addf("%s.name: duplicate %q", field, b.Name)
+		}
+		seen[b.Name] = true
+		re := probs.regex(field+".pattern", b.Pattern, true)
+		if re != nil {
+			// Scanning is case-insensitive.
+			re = regexp.MustCompile("(?i)" + b.Pattern)
+			p.Blocked = append(p.Blocked, BlockedPattern{Name: b.Name, Description: b.Description, Re: re})
+		}
+	}
+
+	if raw.CLI == nil {
+		probs.addf("safe_cli_executor: missing")
+	} else {
+		p.CLI = buildCLI(raw.CLI, &probs)
+	}
+	if raw.Runner == nil {
+		probs.addf("safe_py_runner: missing")
+	} else {
+		p.Runner = buildRunner(raw.Runner, &probs)
+	}
+	return p, probs
+}
+
+var ruleName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+func buildCLI(raw *rawCLI, probs *problemList) CLIPolicy {
+	c := CLIPolicy{Description: strings.TrimSpace(raw.Description), SubCommands: map[string]*SubCommand{}}
+	if c.Description == "" {
+		probs.addf("safe_cli_executor.description: missing")
+	}
+	if len(raw.SubCommands) == 0 {
+		probs.addf("safe_cli_executor.sub_commands: missing (list at least one of %s)", strings.Join(implementedSubCommands(), ", "))
+	}
+	for _, name := range sortedKeys(raw.SubCommands) {
+		rs := raw.SubCommands[name]
+		field := "safe_cli_executor.sub_commands." + name
+		known, ok := nativeParams[name]
+		if !ok {
+			probs.addf("%s: unknown sub-command%s (implemented: %s)", field, didYouMean(name, implementedSubCommands()), strings.Join(implementedSubCommands(), ", "))
+			continue
+		}
+		if rs == nil {
+			probs.addf("%s: empty", field)
+			continue
+		}
+		sc := &SubCommand{Name: name, Description: strings.TrimSpace(rs.Description), Params: map[string]*Param{}}
+		if sc.Description == "" {
+			probs.addf("%s.description: missing", field)
+		}
+		sc.Timeout = probs.duration(field+".timeout", rs.Timeout)
+		names := map[string]string{}
+		for _, pn := range sortedKeys(rs.Params) {
+			rp := rs.Params[pn]
+			pf := field + ".params." + pn
+			if _, ok := known[pn]; !ok {
+				probs.addf("%s: unknown parameter%s (%s takes: %s)", pf, didYouMean(pn, sortedKeys(known)), name, strings.Join(sortedKeys(known), ", "))
+				continue
+			}
+			if rp == nil {
+				probs.addf("%s: empty", pf)
+				continue
+			}
+			prm := &Param{Name: pn, Description: strings.TrimSpace(rp.Description), Aliases: rp.Aliases}
+			prm.Pattern = probs.regex(pf+".pattern", rp.Pattern, true)
+			for _, n := range append([]string{pn}, rp.Aliases...) {
+				if prev, dup := names[n]; dup {
+					probs.addf("%s: name %q already used by %s", pf, n, prev)
+				}
+				names[n] = pn
+			}
+			sc.Params[pn] = prm
+		}
+		for pn, req := range known {
+			if _, ok := sc.Params[pn]; !ok && req {
+				probs.addf("%s.params.%s: missing (required by %s)", field, pn, name)
+			}
+		}
+		c.SubCommands[name] = sc
+	}
+	return c
+}
+
+func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
+	r := RunnerPolicy{Description: strings.TrimSpace(raw.Description), Python: raw.Python}
+	if r.Description == "" {
+		probs.addf("safe_py_runner.description: missing")
+	}
+	if r.Python == "" {
+		probs.addf("safe_py_runner.python: missing (e.g. python3)")
+	} else if strings.ContainsAny(r.Python, " \t;|&$`") {
+		probs.addf("safe_py_runner.python: %q must be a program name or path, not a command line", r.Python)
+	}
+	r.Timeout = probs.duration("safe_py_runner.timeout", raw.Timeout)
+	if len(raw.ScriptDirs) == 0 {
+		probs.addf("safe_py_runner.script_dirs: missing (e.g. [scripts, skills/*])")
+	}
+	for i, d := range raw.ScriptDirs {
+		c, err := cleanPolicyPath(d)
+		if err != nil || c == "." {
+			if err == nil {
+				err = errors.New("must not be the project root")
+			}
+			probs.addf("safe_py_runner.script_dirs[%d]: %v", i, err)
+			continue
+		}
+		r.ScriptDirs = append(r.ScriptDirs, c)
+	}
+	r.MaxArgs = probs.positive("safe_py_runner.max_args", raw.MaxArgs, 1024)
+	r.ArgPattern = probs.regex("safe_py_runner.arg_pattern", raw.ArgPattern, true)
+	if raw.Env == nil {
+		probs.addf("safe_py_runner.env: missing")
+		return r
+	}
+	e := raw.Env
+	r.Env.Set = map[string]string{}
+	for i, re := range e.AllowKeys {
+		if x := probs.regex(fmt.Sprintf("safe_py_runner.env.allow_keys[%d]", i), re, true); x != nil {
+			r.Env.AllowKeys = append(r.Env.AllowKeys, x)
+		}
+	}
+	if len(e.AllowKeys) == 0 {
+		probs.addf("safe_py_runner.env.allow_keys: missing")
+	}
+	for i, re := range e.DenyKeys {
+		if x := probs.regex(fmt.Sprintf("safe_py_runner.env.deny_keys[%d]", i), re, true); x != nil {
+			r.Env.DenyKeys = append(r.Env.DenyKeys, x)
+		}
+	}
+	r.Env.ValuePattern = probs.regex("safe_py_runner.env.value_pattern", e.ValuePattern, true)
+	r.Env.MaxVars = probs.positive("safe_py_runner.env.max_vars", e.MaxVars, 1024)
+	for i, k := range e.Inherit {
+		switch {
+		case !envKeyShape.MatchString(k):
+			probs.addf("safe_py_runner.env.inherit[%d]: %q is not a variable name", i, k)
+		case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_") || looksSecret(k):
+			probs.addf("safe_py_runner.env.inherit[%d]: %s must never pass to scripts", i, k)
+		default:
+			r.Env.Inherit = append(r.Env.Inherit, k)
+		}
+	}
+	for _, k := range sortedKeys(e.Set) {
+		if !envKeyShape.MatchString(k) {
+			probs.addf("safe_py_runner.env.set: %q is not a variable name", k)
+			continue
+		}
+		if strings.ContainsAny(e.Set[k], "\x00\n") {
+			probs.addf("safe_py_runner.env.set.%s: value contains NUL or a newline", k)
+			continue
+		}
+		r.Env.Set[k] = e.Set[k]
+	}
+	return r
+}
+
+var envKeyShape = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+var secretKey = regexp.MustCompile(`(?i)(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_|$)`)
+
+// looksSecret reports whether an environment variable name looks like it holds a credential.
+func looksSecret(k string) bool { return secretKey.MatchString(k) }
+
+// cleanPolicyPath cleans a root-relative path written in the policy.
+func cleanPolicyPath(p string) (string, error) {
+	p = strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	if strings.HasPrefix(p, "/") {
+		return "", fmt.Errorf("%q must be relative to the project root", p)
+	}
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%q leaves the project root", p)
+	}
+	return c, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// didYouMean returns ` (did you mean "x"?)` for the closest candidate, or "".
+func didYouMean(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := levenshtein(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,29 @@
+//go:build unix
+
+package gateway
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// openNonblock keeps read_file from hanging on a FIFO swapped in after the check.
+const openNonblock = syscall.O_NONBLOCK
+
+// setProcessGroup puts the child in its own process group so a timeout can kill
+// the script and every process it started.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killProcessGroup kills the child's whole process group.
+func killProcessGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err == syscall.ESRCH {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,460 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"strings"
+	"time"
+)
+
+// runRequest is a decoded safe_py_runner call.
+type runRequest struct {
+	script string
+	args   []string
+	env    [][2]string // sorted by key
+	stdin  string
+}
+
+var runnerKeys = map[string]string{
+	"script_name": "script_name", "script": "script_name", "script_path": "script_name",
+	"args": "args", "arguments": "args", "argv": "args",
+	"env_vars": "env_vars", "env": "env_vars", "environment": "env_vars",
+	"stdin_text": "stdin_text", "stdin": "stdin_text", "input": "stdin_text",
+}
+
+// decodeRunRequest reads the model's arguments leniently: args may be one
+// string (split on blanks), env_vars may be a list of "K=V" strings or a JSON
+// string holding an object, scalars become strings.
+func decodeRunRequest(args map[string]any) (runRequest, error) {
+	var req runRequest
+	seen := map[string]string{}
+	for _, k := range sortedKeys(args) {
+		canon, ok := runnerKeys[k]
+		if !ok {
+			return req, fmt.Errorf("unknown argument %q%s (safe_py_runner takes: script_name, args, env_vars, stdin_text)", k, didYouMean(k, []string{"script_name", "args", "env_vars", "stdin_text"}))
+		}
+		if prev, dup := seen[canon]; dup {
+			return req, fmt.Errorf("%q and %q both give %s", prev, k, canon)
+		}
+		seen[canon] = k
+		v := args[k]
+		switch canon {
+		case "script_name":
+			s, ok := v.(string)
+			if !ok {
+				return req, fmt.Errorf("%q must be a string", k)
+			}
+			req.script = strings.TrimSpace(s)
+		case "args":
+			switch x := v.(type) {
+			case nil:
+			case string:
+				req.args = strings.Fields(x)
+			case []string:
+				req.args = append(req.args, x...)
+			case []any:
+				for i, e := range x {
+					s, ok := scalar(e)
+					if !ok {
+						return req, fmt.Errorf("%s[%d] must be a string", k, i)
+					}
+					req.args = append(req.args, s)
+				}
+			default:
+				if s, ok := scalar(x); ok {
+					req.args = []string{s}
+				} else {
+					return req, fmt.Errorf("%q must be a list of strings", k)
+				}
+			}
+		case "env_vars":
+			env, err := decodeEnv(k, v)
+			if err != nil {
+				return req, err
+			}
+			req.env = env
+		case "stdin_text":
+			switch x := v.(type) {
+			case nil:
+			case string:
+				req.stdin = x
+			default:
+				return req, fmt.Errorf("%q must be a string", k)
+			}
+		}
+	}
+	return req, nil
+}
+
+func decodeEnv(k string, v any) ([][2]string, error) {
+	m := map[string]string{}
+	switch x := v.(type) {
+	case nil:
+	case string:
+		if strings.TrimSpace(x) == "" {
+			break
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(x), &obj); err != nil || obj == nil {
+			return nil, fmt.Errorf("%q must be an object of strings", k)
+		}
+		return decodeEnv(k, obj)
+	case map[string]string:
+		for kk, vv := range x {
+			m[kk] = vv
+		}
+	case map[string]any:
+		for kk, vv := range x {
+			s, ok := scalar(vv)
+			if !ok {
+				return nil, fmt.Errorf("%s.%s must be a string", k, kk)
+			}
+			m[kk] = s
+		}
+	case []any:
+		for i, e := range x {
+			s, ok := e.(string)
+			key, val, found := strings.Cut(s, "=")
+			if !ok || !found {
+				return nil, fmt.Errorf("%s[%d] must be a \"KEY=VALUE\" string", k, i)
+			}
+			m[key] = val
+		}
+	default:
+		return nil, fmt.Errorf("%q must be an object of strings", k)
+	}
+	out := make([][2]string, 0, len(m))
+	for _, kk := range sortedKeys(m) {
+		out = append(out, [2]string{kk, m[kk]})
+	}
+	return out, nil
+}
+
+// callRunner checks and runs one script call. via names the tool for messages.
+func (g *Gateway) callRunner(ctx context.Context, args map[string]any, via string) Result {
+	req, err := decodeRunRequest(args)
+	if err != nil {
+		return failed("%s: %v", via, err)
+	}
+	if req.script == "" {
+		return failed("%s: missing \"script_name\" (a .py file under %s)", via, strings.Join(g.policy.Runner.ScriptDirs, " or "))
+	}
+	script, res, ok := g.checkRun(req, via)
+	if !ok {
+		return res
+	}
+	return g.execScript(ctx, script, req)
+}
+
+// checkRun applies every rule to a run request and returns the resolved,
+// root-relative script path.
+func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
+	pol := g.policy.Runner
+	lim := g.policy.Limits
+	no := func(r *refusal) (string, Result, bool) { return "", blocked(r), false }
+
+	if len(req.script) > lim.MaxParamBytes {
+		return no(refuse(ruleParamTooLong, "script_name is %d bytes long (limit %d)", len(req.script), lim.MaxParamBytes))
+	}
+	if len(req.args) > pol.MaxArgs {
+		return no(refuse(ruleTooManyArgs, "%d args given (limit %d)", len(req.args), pol.MaxArgs))
+	}
+	if len(req.env) > pol.Env.MaxVars {
+		return no(refuse(ruleTooManyEnv, "%d env_vars given (limit %d)", len(req.env), pol.Env.MaxVars))
+	}
+	parts := []string{req.script}
+	for i, a := range req.args {
+		if len(a) > lim.MaxParamBytes {
+			return no(refuse(ruleParamTooLong, "args[%d] is %d bytes long (limit %d)", i, len(a), lim.MaxParamBytes))
+		}
+		parts = append(parts, a)
+	}
+	for _, kv := range req.env {
+		if len(kv[1]) > lim.MaxParamBytes {
+			return no(refuse(ruleParamTooLong, "env_vars.%s is %d bytes long (limit %d)", kv[0], len(kv[1]), lim.MaxParamBytes))
+		}
+		parts = append(parts, kv[1])
+	}
+	if r := g.scanBlocked("the call", parts...); r != nil {
+		return no(r)
+	}
+
+	clean, r := checkPathSyntax(req.script)
+	if r != nil {
+		r.detail = "script_name " + r.detail
+		return no(r)
+	}
+	if r := g.checkScriptPlace(clean, req.script, "is"); r != nil {
+		return no(r)
+	}
+	resolved, r, err := g.resolve(clean, req.script)
+	if r != nil {
+		r.detail = "script_name " + r.detail
+		return no(r)
+	}
+	if err != nil {
+		return "", failed("%s: %v", via, err), false
+	}
+	if resolved != clean {
+		if r := g.checkScriptPlace(resolved, req.script, "resolves to "+quote(resolved)+", which is"); r != nil {
+			return no(r)
+		}
+	}
+
+	for i, a := range req.args {
+		if !pol.ArgPattern.MatchString(a) {
+			return no(refuse(ruleArgPattern, "args[%d] %s does not match the allowed pattern %s", i, quote(a), pol.ArgPattern))
+		}
+		s := strings.ReplaceAll(a, `\`, "/")
+		if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") {
+			return no(refuse(ruleArgPath, "args[%d] %s is an absolute path; paths are relative to the project root", i, quote(a)))
+		}
+		for _, c := range strings.Split(s, "/") {
+			if c != "" && c != "." && strings.Trim(c, ".") == "" {
+				return no(refuse(ruleArgPath, "args[%d] %s contains %q; paths must stay inside the project root", i, quote(a), c))
+			}
+		}
+	}
+	for _, kv := range req.env {
+		if r := g.checkEnvKey(kv[0]); r != nil {
+			return no(r)
+		}
+		if !pol.Env.ValuePattern.MatchString(kv[1]) {
+			return no(refuse(ruleEnvValue, "env_vars.%s %s does not match the allowed pattern %s", kv[0], quote(kv[1]), pol.Env.ValuePattern))
+		}
+	}
+	if len(req.stdin) > lim.MaxStdinBytes {
+		return "", failed("%s: stdin_text is %d bytes, more than the limit of %d", via, len(req.stdin), lim.MaxStdinBytes), false
+	}
+
+	fi, err := g.root.Stat(resolved)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", failed("%s: script %s does not exist%s", via, quote(req.script), g.scriptHint(req.script)), false
+		}
+		return "", fsError(via, req.script, err), false
+	}
+	if !fi.Mode().IsRegular() {
+		return "", failed("%s: script %s is not a regular file", via, quote(req.script)), false
+	}
+	if fi.Size() > int64(lim.MaxScriptBytes) {
+		return no(refuse(ruleScriptTooLarge, "script %s is %d bytes (limit %d)", quote(req.script), fi.Size(), lim.MaxScriptBytes))
+	}
+	src, err := g.root.ReadFile(resolved)
+	if err != nil {
+		return "", fsError(via, req.script, err), false
+	}
+	if r := g.scanBlocked("script "+resolved, string(src)); r != nil {
+		return no(r)
+	}
+	return resolved, Result{}, true
+}
+
+// checkScriptPlace requires a .py file inside one of the script directories.
+func (g *Gateway) checkScriptPlace(p, shown, verb string) *refusal {
+	if path.Ext(p) != ".py" || path.Base(p) == ".py" {
+		return refuse(ruleScriptExt, "script_name %s %s not a .py file; only Python scripts run", quote(shown), verb)
+	}
+	if !g.inScriptDir(p) {
+		return refuse(ruleScriptLocation, "script_name %s %s outside the script directories (%s)", quote(shown), verb, strings.Join(g.policy.Runner.ScriptDirs, ", "))
+	}
+	return nil
+}
+
+// inScriptDir reports whether p lies strictly below a script directory ("*" = one component).
+func (g *Gateway) inScriptDir(p string) bool {
+	parts := strings.Split(p, "/")
+	for _, d := range g.policy.Runner.ScriptDirs {
+		dp := strings.Split(d, "/")
+		if len(parts) <= len(dp) {
+			continue
+		}
+		ok := true
+		for i, c := range dp {
+			if c == "*" {
+				if strings.HasPrefix(parts[i], ".") {
+					ok = false
+				}
+				continue
+			}
+			if c != parts[i] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Gateway) checkEnvKey(k string) *refusal {
+	pol := g.policy.Runner.Env
+	allowed := false
+	for _, re := range pol.AllowKeys {
+		if re.MatchString(k) {
+			allowed = true
+			break
+		}
+	}
+	if !allowed {
+		return refuse(ruleEnvKey, "env_vars key %s is not allowed (keys must match %s)", quote(k), pol.AllowKeys[0])
+	}
+	for _, re := range pol.DenyKeys {
+		if re.MatchString(k) {
+			return refuse(ruleEnvKey, "env_vars key %s is reserved (matches %s); scripts cannot receive it from the model", quote(k), re)
+		}
+	}
+	if _, set := pol.Set[k]; set {
+		return refuse(ruleEnvKey, "env_vars key %s is set by the gateway", quote(k))
+	}
+	return nil
+}
+
+// scriptHint lists a few available scripts for a missing one.
+func (g *Gateway) scriptHint(shown string) string {
+	list, err := g.Scripts()
+	if err != nil || len(list) == 0 {
+		return ""
+	}
+	if dym := didYouMean(shown, list); dym != "" {
+		return dym
+	}
+	if len(list) > 10 {
+		list = append(list[:10:10], "…")
+	}
+	return " (available: " + strings.Join(list, ", ") + ")"
+}
+
+// environ builds the child's environment: the inherited allowlist, the
+// model's checked extras, then the gateway's own settings, which win.
+func (g *Gateway) environ(extra [][2]string) []string {
+	pol := g.policy.Runner.Env
+	vals := map[string]string{}
+	var order []string
+	put := func(k, v string) {
+		if _, ok := vals[k]; !ok {
+			order = append(order, k)
+		}
+		vals[k] = v
+	}
+	for _, k := range pol.Inherit {
+		if v, ok := os.LookupEnv(k); ok {
+			put(k, v)
+		}
+	}
+	for _, kv := range extra {
+		put(kv[0], kv[1])
+	}
+	for _, k := range sortedKeys(pol.Set) {
+		put(k, pol.Set[k])
+	}
+	put("LPPCTL_PROTECTED", strings.Join(g.protected, ":"))
+	env := make([]string, 0, len(order))
+	for _, k := range order {
+		env = append(env, k+"="+vals[k])
+	}
+	return env
+}
+
+// execScript runs python3 on the script with an argv list and no shell.
+func (g *Gateway) execScript(ctx context.Context, script string, req runRequest) Result {
+	if g.pythonErr != nil {
+		return failed("safe_py_runner: the Python interpreter %q is not available: %v", g.policy.Runner.Python, g.pythonErr)
+	}
+	timeout := g.policy.Runner.Timeout
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	// A leading "./" keeps the script path from ever reading as an interpreter option.
+	argv := append([]string{"./" + script}, req.args...)
+	cmd := exec.CommandContext(runCtx, g.python, argv...)
+	cmd.Dir = g.rootPath
+	cmd.Env = g.environ(req.env)
+	cmd.Stdin = strings.NewReader(req.stdin)
+	max := g.policy.Limits.MaxOutputBytes
+	stdout, stderr := &cappedBuffer{max: max}, &cappedBuffer{max: max}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	cmd.WaitDelay = 2 * time.Second
+
+	if err := cmd.Start(); err != nil {
+		return failed("safe_py_runner: cannot start %s: %v", script, err)
+	}
+	err := cmd.Wait()
+	// Reap anything the script left running in its group.
+	_ = killProcessGroup(cmd)
+
+	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	code := -1
+	if cmd.ProcessState != nil {
+		code = cmd.ProcessState.ExitCode()
+	}
+	out := formatStreams(stdout, stderr)
+	switch {
+	case timedOut:
+		r := failed("timed out after %s: %s and every process it started were killed\n%s", timeout, script, out)
+		r.Rule, r.TimedOut, r.ExitCode = "timeout", true, -1
+		return r
+	case ctx.Err() != nil:
+		r := failed("cancelled: %s was stopped (%v)\n%s", script, ctx.Err(), out)
+		r.ExitCode = -1
+		return r
+	case code != 0:
+		why := fmt.Sprintf("exit code %d", code)
+		if code < 0 && err != nil {
+			why = err.Error()
+		}
+		r := failed("%s failed (%s)\n%s", script, why, out)
+		r.ExitCode = code
+		return r
+	}
+	return allowed(out)
+}
+
+// formatStreams shows stdout alone when stderr is empty, both labelled otherwise.
+func formatStreams(stdout, stderr *cappedBuffer) string {
+	o, e := stdout.String("stdout"), stderr.String("stderr")
+	switch {
+	case strings.TrimSpace(e) == "" && strings.TrimSpace(o) == "":
+		return NoOutput
+	case strings.TrimSpace(e) == "":
+		return strings.TrimRight(o, "\n")
+	case strings.TrimSpace(o) == "":
+		return "[stderr]\n" + strings.TrimRight(e, "\n")
+	}
+	return "[stdout]\n" + strings.TrimRight(o, "\n") + "\n[stderr]\n" + strings.TrimRight(e, "\n")
+}
+
+// cappedBuffer keeps the first max bytes written and counts the rest.
+type cappedBuffer struct {
+	max   int
+	buf   []byte
+	total int64
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	c.total += int64(len(p))
+	if room := c.max - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// String returns the kept text with a truncation note when output was dropped.
+func (c *cappedBuffer) String(name string) string {
+	s := strings.ToValidUTF8(string(c.buf), "\uFFFD")
+	if c.total > int64(len(c.buf)) {
+		s = strings.TrimRight(s, "\uFFFD")
+		s += fmt.Sprintf("\n[TRUNCATED: %s was %d bytes; showing the first %d]", name, c.total, len(c.buf))
+	}
+	return s
+}

@@ -1,0 +1,92 @@
+"""Shared helpers for lppctl's utility scripts (standard library only).
+
+The gateway runs every script with the project root as the working directory
+and lists the paths no tool may change in LPPCTL_PROTECTED (colon-separated,
+root-relative). These helpers refuse any path that resolves outside the root
+or onto a protected path.
+"""
+
+import os
+import sys
+import tempfile
+
+
+class ScriptError(Exception):
+    """A problem with the script's input; reported on stderr with exit code 1."""
+
+
+def project_root():
+    return os.path.realpath(os.getcwd())
+
+
+def _inside(path, directory):
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def safe_path(arg, for_write):
+    """Return the real absolute path for a root-relative argument, or raise ScriptError."""
+    if not arg or "\x00" in arg:
+        raise ScriptError("empty path or path with a NUL byte")
+    norm = arg.replace("\\", "/")
+    if os.path.isabs(norm) or norm.startswith("~"):
+        raise ScriptError(f"{arg!r} is absolute; give a path relative to the project root")
+    root = project_root()
+    real = os.path.realpath(os.path.join(root, norm))
+    if not _inside(real, root) or real == root:
+        raise ScriptError(f"{arg!r} resolves outside the project root; refusing")
+    if for_write:
+        rel = os.path.relpath(real, root).replace(os.sep, "/")
+        for prot in filter(None, os.environ.get("LPPCTL_PROTECTED", ".git").split(":")):
+            p = prot.strip("/").lower()
+            r = rel.lower()
+            if r == p or r.startswith(p + "/"):
+                raise ScriptError(f"{arg!r} is inside the protected path {prot!r}; refusing")
+    return real
+
+
+def read_stdin_text():
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScriptError(f"stdin is not valid UTF-8 (byte {e.start})") from None
+
+
+def atomic_write(real, text):
+    """Write text to real atomically (temp file, fsync, rename); create parent dirs."""
+    parent = os.path.dirname(real)
+    if os.path.isdir(real):
+        raise ScriptError(f"{real_rel(real)!r} is a directory")
+    os.makedirs(parent, exist_ok=True)
+    data = text.encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=".lpp-", suffix=".tmp", dir=parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, real)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return len(data)
+
+
+def real_rel(real):
+    return os.path.relpath(real, project_root()).replace(os.sep, "/")
+
+
+def main_guard(fn):
+    """Run fn(); turn ScriptError and OSError into a clear stderr line and exit 1."""
+    try:
+        return fn() or 0
+    except ScriptError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"error: {e.strerror or e}", file=sys.stderr)
+        return 1
