@@ -1,0 +1,341 @@
+package skills
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestMain doubles as a helper process for the cross-process tests.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("LPPCTL_SKILLS_HELPER_LIB"); path != "" {
+		os.Exit(helperProcess(path))
+	}
+	os.Exit(m.Run())
+}
+
+// helperProcess adds LPPCTL_SKILLS_HELPER_N skills named <prefix>_<i> and
+// searches once after each add, so that writers interleave.
+func helperProcess(path string) int {
+	n, _ := strconv.Atoi(os.Getenv("LPPCTL_SKILLS_HELPER_N"))
+	prefix := os.Getenv("LPPCTL_SKILLS_HELPER_PREFIX")
+	lib, err := Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for i := range n {
+		s := Skill{Name: fmt.Sprintf("%s_%d", prefix, i), Principle: "shared principle", WhenToApply: "always"}
+		if err := lib.Add(s); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if _, err := lib.Search(context.Background(), "shared", 1); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func libPath(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(t.TempDir(), ".lppctl", "skills.json")
+}
+
+func mustOpen(t *testing.T, path string, opts ...Option) *Library {
+	t.Helper()
+	lib, err := Open(path, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+func mustAdd(t *testing.T, lib *Library, skills ...Skill) {
+	t.Helper()
+	for _, s := range skills {
+		if err := lib.Add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func names(skills []Skill) string {
+	var out []string
+	for _, s := range skills {
+		out = append(out, s.Name)
+	}
+	return strings.Join(out, ",")
+}
+
+func ptr(s string) *string { return &s }
+
+func TestOpenMissingFileIsAnEmptyLibrary(t *testing.T) {
+	path := libPath(t)
+	lib := mustOpen(t, path)
+	n, err := lib.Count()
+	if err != nil || n != 0 {
+		t.Fatalf("Count = %d, %v", n, err)
+	}
+	list, err := lib.List()
+	if err != nil || len(list) != 0 {
+		t.Fatalf("List = %v, %v", list, err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("opening created the file: %v", err)
+	}
+}
+
+func TestOpenLoadsThePlainFormat(t *testing.T) {
+	// The plain format: one JSON object keyed by name; "name" inside may be
+	// missing, unknown fields are ignored.
+	path := libPath(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	data := `{
+  "verify_output_paths": {"name": "verify_output_paths", "principle": "Check that every promised file exists.", "when_to_apply": "Before reporting success.", "created_iteration": 2, "last_used_iteration": 5, "usage_count": 3},
+  "retry_with_backoff": {"principle": "Retry transient failures with backoff.", "when_to_apply": "Network calls fail with 5xx.", "created_iteration": 1, "extra": true}
+}`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := mustOpen(t, path)
+	list, err := lib.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Skill{
+		{Name: "retry_with_backoff", Principle: "Retry transient failures with backoff.", WhenToApply: "Network calls fail with 5xx.", CreatedIteration: 1},
+		{Name: "verify_output_paths", Principle: "Check that every promised file exists.", WhenToApply: "Before reporting success.", CreatedIteration: 2, LastUsedIteration: 5, UsageCount: 3},
+	}
+	if fmt.Sprint(list) != fmt.Sprint(want) {
+		t.Errorf("List = %+v\nwant   %+v", list, want)
+	}
+	if it, _ := lib.Iteration(); it != 5 {
+		t.Errorf("Iteration = %d, want 5", it)
+	}
+}
+
+func TestOpenRejectsABrokenFile(t *testing.T) {
+	path := libPath(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`["not", "an object"]`), 0o644)
+	_, err := Open(path)
+	want := "cannot load skill library " + path + ": json: cannot unmarshal array into Go value of type map[string]skills.Skill"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}
+
+func TestAddUpdateRemove(t *testing.T) {
+	path := libPath(t)
+	lib := mustOpen(t, path)
+	a := Skill{Name: "verify_output_paths", Principle: "p1", WhenToApply: "w1", CreatedIteration: 1}
+	mustAdd(t, lib, a, Skill{Name: "other", Principle: "p", WhenToApply: "w"})
+
+	// Add overwrites by name.
+	a.Principle = "p2"
+	mustAdd(t, lib, a)
+	if got, _ := lib.Get(a.Name); got.Principle != "p2" {
+		t.Errorf("after overwrite principle = %q", got.Principle)
+	}
+
+	// Update changes the named fields only.
+	got, err := lib.Update(a.Name, Update{WhenToApply: ptr("w2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Skill{Name: a.Name, Principle: "p2", WhenToApply: "w2", CreatedIteration: 1}
+	if got != want {
+		t.Errorf("Update = %+v, want %+v", got, want)
+	}
+	// A rename keeps the counters.
+	if _, err := lib.Update(a.Name, Update{Name: ptr("check_outputs")}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := lib.Get("check_outputs"); err != nil || s.CreatedIteration != 1 || s.WhenToApply != "w2" {
+		t.Errorf("renamed skill = %+v, %v", s, err)
+	}
+
+	// A second Library on the same file sees every change.
+	other := mustOpen(t, path)
+	if l, _ := other.List(); names(l) != "check_outputs,other" {
+		t.Errorf("other library lists %s", names(l))
+	}
+	if err := other.Remove("other"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := lib.Count(); n != 1 {
+		t.Errorf("Count = %d after removal, want 1", n)
+	}
+}
+
+func TestLibraryErrors(t *testing.T) {
+	lib := mustOpen(t, libPath(t))
+	mustAdd(t, lib, Skill{Name: "a", Principle: "p", WhenToApply: "w"}, Skill{Name: "b", Principle: "p", WhenToApply: "w"})
+	tests := []struct {
+		name string
+		do   func() error
+		want string
+		is   error
+	}{
+		{"update unknown", func() error { _, err := lib.Update("nope", Update{Principle: ptr("x")}); return err },
+			`cannot update skill "nope": not found`, ErrNotFound},
+		{"update nothing", func() error { _, err := lib.Update("a", Update{}); return err },
+			`cannot update skill "a": no field to change: invalid`, ErrInvalid},
+		{"update to empty principle", func() error { _, err := lib.Update("a", Update{Principle: ptr(" ")}); return err },
+			`cannot update skill "a": principle is empty: invalid`, ErrInvalid},
+		{"rename onto another", func() error { _, err := lib.Update("a", Update{Name: ptr("b")}); return err },
+			`cannot update skill "a": a skill named "b" already exists: invalid`, ErrInvalid},
+		{"remove unknown", func() error { return lib.Remove("nope") },
+			`cannot remove skill "nope": not found`, ErrNotFound},
+		{"get unknown", func() error { _, err := lib.Get("nope"); return err },
+			`cannot get skill "nope": not found`, ErrNotFound},
+		{"empty name", func() error { return lib.Add(Skill{Principle: "p", WhenToApply: "w"}) },
+			`cannot add skill: skill name is empty: invalid`, ErrInvalid},
+		{"long name", func() error { return lib.Add(Skill{Name: strings.Repeat("n", 81), Principle: "p", WhenToApply: "w"}) },
+			`cannot add skill: skill name is 81 characters long; the limit is 80: invalid`, ErrInvalid},
+		{"control character in name", func() error { return lib.Add(Skill{Name: "a\x07b", Principle: "p", WhenToApply: "w"}) },
+			`cannot add skill: skill name "a\ab" contains the control character U+0007: invalid`, ErrInvalid},
+		{"newline in name", func() error { return lib.Add(Skill{Name: "a\nb", Principle: "p", WhenToApply: "w"}) },
+			`cannot add skill: skill name "a\nb" contains the control character U+000A: invalid`, ErrInvalid},
+		{"padded name", func() error { return lib.Add(Skill{Name: " a", Principle: "p", WhenToApply: "w"}) },
+			`cannot add skill: skill name " a" has leading or trailing spaces: invalid`, ErrInvalid},
+		{"empty when_to_apply", func() error { return lib.Add(Skill{Name: "c", Principle: "p"}) },
+			`cannot add skill: when_to_apply is empty: invalid`, ErrInvalid},
+		{"long principle", func() error { return lib.Add(Skill{Name: "c", Principle: strings.Repeat("p", 2001), WhenToApply: "w"}) },
+			`cannot add skill: principle is 2001 characters long; the limit is 2000: invalid`, ErrInvalid},
+		{"escape in principle", func() error { return lib.Add(Skill{Name: "c", Principle: "p\x1b[31m", WhenToApply: "w"}) },
+			`cannot add skill: principle contains the control character U+001B: invalid`, ErrInvalid},
+		{"negative counter", func() error { return lib.Add(Skill{Name: "c", Principle: "p", WhenToApply: "w", UsageCount: -1}) },
+			`cannot add skill: skill "c" has a negative counter: invalid`, ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.do()
+			if err == nil || err.Error() != tt.want || !errors.Is(err, tt.is) {
+				t.Errorf("err = %v\nwant %s (wrapping %v)", err, tt.want, tt.is)
+			}
+		})
+	}
+	// Multi-line fields are fine.
+	if err := lib.Add(Skill{Name: "c", Principle: "line 1\nline 2\twith tab", WhenToApply: "w"}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSavesAreAtomicAndLeaveNoTempFiles(t *testing.T) {
+	path := libPath(t)
+	lib := mustOpen(t, path)
+	mustAdd(t, lib, Skill{Name: "a", Principle: "p", WhenToApply: "w"})
+	before := readFile(t, path)
+
+	testHookBeforeRename = func(string) error { return errors.New("disk full") }
+	err := lib.Add(Skill{Name: "b", Principle: "p", WhenToApply: "w"})
+	testHookBeforeRename = nil
+	if err == nil || err.Error() != `cannot add skill "b": disk full` {
+		t.Fatalf("err = %v", err)
+	}
+	if got := readFile(t, path); got != before {
+		t.Errorf("file changed after a failed save")
+	}
+	if n, _ := lib.Count(); n != 1 {
+		t.Errorf("Count = %d after a failed save, want 1", n)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != "skills.json skills.json.lock" {
+		t.Errorf("library dir holds %v", got)
+	}
+	want := "{\n  \"a\": {\n    \"name\": \"a\",\n    \"principle\": \"p\",\n    \"when_to_apply\": \"w\",\n    \"created_iteration\": 0,\n    \"last_used_iteration\": 0,\n    \"usage_count\": 0\n  }\n}\n"
+	if before != want {
+		t.Errorf("file =\n%s\nwant\n%s", before, want)
+	}
+}
+
+func TestConcurrentWritersLoseNoUpdates(t *testing.T) {
+	path := libPath(t)
+	const writers, each = 8, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lib, err := Open(path) // one Library per goroutine, like separate processes
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i := range each {
+				if err := lib.Add(Skill{Name: fmt.Sprintf("w%d_%d", w, i), Principle: "shared principle", WhenToApply: "always"}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := lib.Search(context.Background(), "shared", 1); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkCounts(t, path, writers*each, writers*each)
+}
+
+// checkCounts asserts the number of skills and the sum of usage counts.
+func checkCounts(t *testing.T, path string, skills, uses int) {
+	t.Helper()
+	list, err := mustOpen(t, path).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, s := range list {
+		total += s.UsageCount
+	}
+	if len(list) != skills || total != uses {
+		t.Errorf("library holds %d skills used %d times, want %d and %d", len(list), total, skills, uses)
+	}
+}
+
+func TestConcurrentProcessesLoseNoUpdates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	path := libPath(t)
+	const procs, each = 4, 15
+	var cmds []*exec.Cmd
+	for p := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(),
+			"LPPCTL_SKILLS_HELPER_LIB="+path,
+			"LPPCTL_SKILLS_HELPER_N="+strconv.Itoa(each),
+			"LPPCTL_SKILLS_HELPER_PREFIX=p"+strconv.Itoa(p))
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkCounts(t, path, procs*each, procs*each)
+}
