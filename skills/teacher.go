@@ -173,7 +173,11 @@ func (e *ProposalError) Error() string {
 	for i, p := range e.Problems {
 		msgs[i] = p.Error()
 	}
-	return fmt.Sprintf("proposal %d (%s %q): %s", e.Index+1, e.Proposal.Action, e.Proposal.SkillName, strings.Join(msgs, "; "))
+	action := e.Proposal.Action
+	if action == "" {
+		action = "?"
+	}
+	return fmt.Sprintf("proposal %d (%s %q): %s", e.Index+1, action, e.Proposal.SkillName, strings.Join(msgs, "; "))
 }
 
 func (e *ProposalError) Unwrap() []error { return e.Problems }

@@ -1,0 +1,210 @@
+package skills
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestFormatRelevant(t *testing.T) {
+	if got := FormatRelevant(nil); got != "" {
+		t.Errorf("no skills: %q, want empty", got)
+	}
+	got := FormatRelevant([]Skill{
+		{Name: "verify_output_paths", Principle: "Check that every output file exists.", WhenToApply: "Before reporting success."},
+		{Name: "retry_with_backoff", Principle: "Retry transient errors.\nWait longer each time.", WhenToApply: "HTTP 429 or 5xx."},
+	})
+	want := `## Relevant Skills (learned from past experience)
+
+1. **verify_output_paths**
+   - Principle: Check that every output file exists.
+   - When to apply: Before reporting success.
+2. **retry_with_backoff**
+   - Principle: Retry transient errors.
+     Wait longer each time.
+   - When to apply: HTTP 429 or 5xx.
+
+Consider these skills when planning your approach.
+`
+	if got != want {
+		t.Errorf("FormatRelevant =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestTeacherPromptGolden(t *testing.T) {
+	got := TeacherPrompt("### [2025-03-14 14:09 UTC]\n- **Step:** 1", "", []Skill{
+		{Name: "verify_output_paths", Principle: "Check outputs.", WhenToApply: "Before success."},
+	})
+	checkGolden(t, "teacher_prompt", got)
+	if empty := TeacherPrompt("", "", nil); !strings.Contains(empty, "## Existing skills\n\n(none)\n") {
+		t.Errorf("prompt without skills:\n%s", empty)
+	}
+}
+
+func TestParseProposals(t *testing.T) {
+	one := `[{"action":"ADD","skill_name":" check_units ","principle":"p","when_to_apply":"w","reason":"r"}]`
+	tests := []struct {
+		name  string
+		reply string
+		want  string // skill names, or the error
+	}{
+		{"raw array", one, "add check_units"},
+		{"empty array", "[]", ""},
+		{"fenced json block", "Here you go:\n```json\n" + one + "\n```\nDone.", "add check_units"},
+		{"fenced block without language", "```\n" + one + "\n```", "add check_units"},
+		{"first array in prose", "I suggest [see below]: " + one + " and nothing else [1].", "add check_units"},
+		{"object with proposals", `{"proposals": ` + one + `}`, "add check_units"},
+		{"two proposals", `[{"action":"remove","skill_name":"a"},{"action":"update","skill_name":"b","old_skill_name":"c","principle":"p"}]`, "remove a,update b"},
+		{"no array", "Nothing to learn today.", "error: cannot parse skill proposals: no JSON array of proposals in the reply"},
+		{"wrong types", `[{"action": 1}]`, "error: cannot parse skill proposals: no JSON array of proposals in the reply (last attempt: json: cannot unmarshal number into Go struct field Proposal.action of type string)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps, err := ParseProposals(tt.reply)
+			var got string
+			if err != nil {
+				got = "error: " + err.Error()
+				if !errors.Is(err, ErrNoProposals) {
+					t.Errorf("error does not wrap ErrNoProposals")
+				}
+			} else {
+				var parts []string
+				for _, p := range ps {
+					parts = append(parts, p.Action+" "+p.SkillName)
+				}
+				got = strings.Join(parts, ",")
+			}
+			if got != tt.want {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInstanceSpecificNames(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"verify_output_paths", ""},
+		{"base64_decode_payloads", ""},
+		{"use_utf8_everywhere", ""},
+		{"s3_upload_retries", ""},
+		{"fix_report_2025_03_14", "contains a date"},
+		{"summary_20250314", "contains a date"},
+		{"parse_sales.csv", "contains a file name"},
+		{"run_report.py_first", "contains a file name"},
+		{"retry_run_42", "contains a run, job, issue or step number"},
+		{"fix_issue-17", "contains a run, job, issue or step number"},
+		{"repeat_step3", "contains a run, job, issue or step number"},
+		{"deploy_a1b2c3d4", "contains an ID"},
+		{"deploy_7f3e9a2b-1c4d", "contains an ID"},
+		{"use_port_8080", "contains a long number"},
+		{"x1_y2", "is mostly digits"},
+	}
+	for _, tt := range tests {
+		if got := InstanceSpecific(tt.name); got != tt.want {
+			t.Errorf("InstanceSpecific(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestValidateProposals(t *testing.T) {
+	existing := []Skill{{Name: "verify_output_paths", Principle: "p", WhenToApply: "w"}, {Name: "old_rule", Principle: "p", WhenToApply: "w"}}
+	ps := []Proposal{
+		{Action: "add", SkillName: "check_units", Principle: "p", WhenToApply: "w"},                   // 1 ok
+		{Action: "add", SkillName: "check_units", Principle: "p", WhenToApply: "w"},                   // 2 duplicate
+		{Action: "add", SkillName: "fix_run_42.py", Principle: "p"},                                   // 3 several problems
+		{Action: "update", SkillName: "ghost", Principle: "p"},                                        // 4 unknown
+		{Action: "remove", SkillName: "old_rule"},                                                     // 5 ok
+		{Action: "update", SkillName: "old_rule", Principle: "p"},                                     // 6 duplicate (and removed)
+		{Action: "rename", SkillName: "x"},                                                            // 7 bad action
+		{Action: "update", SkillName: "verify_outputs", OldSkillName: "verify_output_paths"},          // 8 ok rename
+		{Action: "add", SkillName: "Verify Outputs", Principle: "p", WhenToApply: "w"},                // 9 not snake_case
+		{Action: "update", SkillName: "missing_fields"},                                               // 10 unknown + nothing
+		{Action: "", SkillName: ""},                                                                   // 11 empty
+		{Action: "add", SkillName: "bad_text", Principle: "p\x00", WhenToApply: "w"},                  // 12 control char
+		{Action: "add", SkillName: "check_units_again", Principle: "p", WhenToApply: "w", Reason: ""}, // 13 ok, reason optional
+	}
+	want := []string{
+		"",
+		`proposal 2 (add "check_units"): skill "check_units" is already named by proposal 1: invalid; skill "check_units" already exists; propose an update instead: invalid`,
+		`proposal 3 (add "fix_run_42.py"): skill name "fix_run_42.py" contains a file name; name the general technique instead: invalid; skill name "fix_run_42.py" is not lowercase words joined by _ (e.g. verify_output_paths): invalid; when_to_apply is missing: invalid`,
+		`proposal 4 (update "ghost"): skill "ghost" does not exist: not found`,
+		"",
+		`proposal 6 (update "old_rule"): skill "old_rule" is already named by proposal 5: invalid; skill "old_rule" does not exist: not found`,
+		`proposal 7 (rename "x"): action "rename" is not add, update or remove: invalid`,
+		"",
+		`proposal 9 (add "Verify Outputs"): skill name "Verify Outputs" is not lowercase words joined by _ (e.g. verify_output_paths): invalid`,
+		`proposal 10 (update "missing_fields"): skill "missing_fields" does not exist: not found; nothing to change: principle and when_to_apply are missing: invalid`,
+		`proposal 11 (? ""): action is missing: invalid; skill_name is missing: invalid`,
+		`proposal 12 (add "bad_text"): principle contains the control character U+0000: invalid`,
+		"",
+	}
+	errs := ValidateProposals(ps, existing)
+	if len(errs) != len(ps) {
+		t.Fatalf("%d results for %d proposals", len(errs), len(ps))
+	}
+	for i, err := range errs {
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want[i] {
+			t.Errorf("proposal %d:\n got %s\nwant %s", i+1, got, want[i])
+		}
+	}
+	if !errors.Is(errs[3], ErrNotFound) || !errors.Is(errs[2], ErrInvalid) {
+		t.Errorf("problems do not wrap the sentinels")
+	}
+}
+
+func TestApplyProposals(t *testing.T) {
+	path := libPath(t)
+	lib := mustOpen(t, path)
+	mustAdd(t, lib,
+		Skill{Name: "verify_output_paths", Principle: "p", WhenToApply: "w", CreatedIteration: 1, UsageCount: 4},
+		Skill{Name: "bad_advice", Principle: "p", WhenToApply: "w"})
+	reply := "```json\n" + `[
+  {"action": "add", "skill_name": "check_units", "principle": "State units in every figure.", "when_to_apply": "Reports with numbers.", "reason": "step 2 failed on units"},
+  {"action": "update", "skill_name": "verify_outputs", "old_skill_name": "verify_output_paths", "principle": "Check every promised file.", "reason": "sharper"},
+  {"action": "remove", "skill_name": "bad_advice", "reason": "misleading"},
+  {"action": "add", "skill_name": "fix_issue_17", "principle": "p", "when_to_apply": "w", "reason": "one-off"},
+  {"action": "remove", "skill_name": "ghost"}
+]` + "\n```"
+	ps, err := ParseProposals(reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lib.Apply(ps, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReport := `3 applied, 2 rejected
+applied: add "check_units"
+applied: update "verify_outputs"
+applied: remove "bad_advice"
+rejected: proposal 4 (add "fix_issue_17"): skill name "fix_issue_17" contains a run, job, issue or step number; name the general technique instead: invalid
+rejected: proposal 5 (remove "ghost"): skill "ghost" does not exist: not found
+`
+	if rep.String() != wantReport {
+		t.Errorf("report:\n%s\nwant\n%s", rep, wantReport)
+	}
+	list, _ := mustOpen(t, path).List()
+	if names(list) != "check_units,verify_outputs" {
+		t.Fatalf("library = %s", names(list))
+	}
+	if list[0] != (Skill{Name: "check_units", Principle: "State units in every figure.", WhenToApply: "Reports with numbers.", CreatedIteration: 3, LastUsedIteration: 3}) {
+		t.Errorf("added = %+v", list[0])
+	}
+	if list[1] != (Skill{Name: "verify_outputs", Principle: "Check every promised file.", WhenToApply: "w", CreatedIteration: 1, UsageCount: 4}) {
+		t.Errorf("updated = %+v", list[1])
+	}
+
+	// Nothing valid: nothing written.
+	before := readFile(t, path)
+	rep, err = lib.Apply([]Proposal{{Action: "remove", SkillName: "ghost"}}, 4)
+	if err != nil || len(rep.Applied) != 0 || len(rep.Rejected) != 1 {
+		t.Errorf("Apply = %+v, %v", rep, err)
+	}
+	if readFile(t, path) != before {
+		t.Errorf("a fully rejected Apply rewrote the file")
+	}
+}
