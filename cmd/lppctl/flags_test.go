@@ -1,0 +1,5 @@
+package main
+
+import "flag"
+
+var updateScripts = flag.Bool("update", false, "rewrite testscript files and golden files with the actual output")

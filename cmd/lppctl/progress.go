@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+type progressKind int
+
+const (
+	progressText progressKind = iota
+	progressQuiet
+	progressJSON
+)
+
+func progressMode(c *cli.Context) progressKind {
+	switch {
+	case c.Bool("json"):
+		return progressJSON
+	case c.Bool("quiet"):
+		return progressQuiet
+	}
+	return progressText
+}
+
+// progress prints a run's state changes. It is a machine.Observer.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	kind  progressKind
+	start time.Time
+	enc   *json.Encoder
+}
+
+func newProgress(w io.Writer, kind progressKind) *progress {
+	return &progress{w: w, kind: kind, start: time.Now(), enc: json.NewEncoder(w)}
+}
+
+func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.kind {
+	case progressQuiet:
+		if rec.Warn != "" {
+			fmt.Fprintf(p.w, "warning: %s\n", rec.Warn)
+		}
+	case progressJSON:
+		return p.enc.Encode(struct {
+			Type string `json:"type"`
+			*machine.Record
+		}{"step", rec})
+	default:
+		for _, n := range rec.Notes {
+			fmt.Fprintf(p.w, "  %s: %s\n", rec.From, n)
+		}
+		if rec.Error != "" {
+			fmt.Fprintf(p.w, "  %s: action failed: %s\n", rec.From, rec.Error)
+		}
+		if rec.Warn != "" {
+			fmt.Fprintf(p.w, "  warning: %s\n", rec.Warn)
+		}
+		if rec.End {
+			fmt.Fprintf(p.w, "[%d] %s (final)\n", rec.Seq, rec.From)
+			return nil
+		}
+		via := rec.Via
+		if rec.Guard != "" {
+			via = "[" + rec.Guard + "]"
+		}
+		fmt.Fprintf(p.w, "[%d] %s → %s  %s\n", rec.Seq, rec.From, rec.To, via)
+	}
+	return nil
+}
+
+// summary prints how the run ended.
+func (p *progress) summary(r *machine.Run, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	elapsed := time.Since(p.start).Round(time.Millisecond)
+	if p.kind == progressJSON {
+		out := map[string]any{"type": "end", "status": r.Status(), "state": r.State(), "steps": r.Seq(), "elapsed_ms": elapsed.Milliseconds()}
+		if pe, ok := machine.AsPause(err); ok {
+			out["pause"] = pe
+		} else if err != nil {
+			out["error"] = err.Error()
+		}
+		_ = p.enc.Encode(out)
+		return
+	}
+	if pe, ok := machine.AsPause(err); ok {
+		fmt.Fprintf(p.w, "paused in %s after %d steps: %s\n", pe.State, r.Seq(), pe.Prompt)
+		return
+	}
+	if err == nil {
+		fmt.Fprintf(p.w, "completed in %s after %d steps\n", r.State(), r.Seq())
+		return
+	}
+	fmt.Fprintf(p.w, "%s in %s after %d steps\n", r.Status(), r.State(), r.Seq())
+}
