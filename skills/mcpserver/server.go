@@ -1,0 +1,212 @@
+// Package mcpserver exposes a skill library as an MCP server with the tools
+// add_skill, update_skill, remove_skill, search_skills and list_skills.
+//
+// Tool failures (unknown skill, invalid name, ...) come back as tool results
+// with IsError set and the error text as content, never as protocol errors,
+// so a model can read them and correct itself.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lppctl/lppctl/skills"
+)
+
+// DefaultTopK is search_skills' top_k when the caller gives none.
+const DefaultTopK = 5
+
+// SkillInfo is a skill as the tools return it.
+type SkillInfo struct {
+	Name              string   `json:"name" jsonschema:"the skill's unique name"`
+	Principle         string   `json:"principle" jsonschema:"what to do and why"`
+	WhenToApply       string   `json:"when_to_apply" jsonschema:"the situations in which the principle helps"`
+	CreatedIteration  int      `json:"created_iteration"`
+	LastUsedIteration int      `json:"last_used_iteration"`
+	UsageCount        int      `json:"usage_count"`
+	Score             *float64 `json:"score,omitempty" jsonschema:"relevance to the query (search_skills only)"`
+}
+
+func info(s skills.Skill) SkillInfo {
+	return SkillInfo{Name: s.Name, Principle: s.Principle, WhenToApply: s.WhenToApply,
+		CreatedIteration: s.CreatedIteration, LastUsedIteration: s.LastUsedIteration, UsageCount: s.UsageCount}
+}
+
+// AddInput is add_skill's input.
+type AddInput struct {
+	Name        string `json:"name" jsonschema:"the skill's name: lowercase words joined by underscores naming a general technique, e.g. verify_output_paths"`
+	Principle   string `json:"principle" jsonschema:"one or two sentences: what to do and why"`
+	WhenToApply string `json:"when_to_apply" jsonschema:"the situations in which the principle helps"`
+}
+
+// UpdateInput is update_skill's input; omitted fields stay as they are.
+type UpdateInput struct {
+	Name        string `json:"name" jsonschema:"the name of the skill to change"`
+	NewName     string `json:"new_name,omitempty" jsonschema:"a new name for the skill"`
+	Principle   string `json:"principle,omitempty" jsonschema:"the new principle"`
+	WhenToApply string `json:"when_to_apply,omitempty" jsonschema:"the new when_to_apply"`
+}
+
+// RemoveInput is remove_skill's input.
+type RemoveInput struct {
+	Name string `json:"name" jsonschema:"the name of the skill to remove"`
+}
+
+// SearchInput is search_skills' input.
+type SearchInput struct {
+	Query string `json:"query" jsonschema:"what the task is about"`
+	TopK  int    `json:"top_k,omitempty" jsonschema:"how many skills to return (default 5)"`
+}
+
+// ListInput is list_skills' (empty) input.
+type ListInput struct{}
+
+// SkillOutput is the result of add_skill and update_skill.
+type SkillOutput struct {
+	Skill SkillInfo `json:"skill"`
+}
+
+// RemoveOutput is the result of remove_skill.
+type RemoveOutput struct {
+	Removed string `json:"removed"`
+}
+
+// SkillsOutput is the result of list_skills and search_skills.
+type SkillsOutput struct {
+	Skills []SkillInfo `json:"skills"`
+}
+
+func text(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+// New returns an MCP server named "lppctl-skills" serving lib.
+func New(lib *skills.Library, version string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "lppctl-skills", Title: "lppctl skill library", Version: version}, &mcp.ServerOptions{
+		Instructions: "A library of skills (general principles learned from past runs). Search it before planning a task; add or update skills when you learn a general lesson.",
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "add_skill", Description: "Add a skill to the library, replacing any skill of the same name."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in AddInput) (*mcp.CallToolResult, SkillOutput, error) {
+			it, err := lib.Iteration()
+			if err != nil {
+				return nil, SkillOutput{}, err
+			}
+			s := skills.Skill{Name: in.Name, Principle: in.Principle, WhenToApply: in.WhenToApply, CreatedIteration: it, LastUsedIteration: it}
+			if err := lib.Add(s); err != nil {
+				return nil, SkillOutput{}, err
+			}
+			return text("added skill %q", s.Name), SkillOutput{Skill: info(s)}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "update_skill", Description: "Change a skill's name, principle or when_to_apply; omitted fields stay as they are."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in UpdateInput) (*mcp.CallToolResult, SkillOutput, error) {
+			var u skills.Update
+			if in.NewName != "" {
+				u.Name = &in.NewName
+			}
+			if in.Principle != "" {
+				u.Principle = &in.Principle
+			}
+			if in.WhenToApply != "" {
+				u.WhenToApply = &in.WhenToApply
+			}
+			s, err := lib.Update(in.Name, u)
+			if err != nil {
+				return nil, SkillOutput{}, err
+			}
+			return text("updated skill %q", s.Name), SkillOutput{Skill: info(s)}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "remove_skill", Description: "Remove a skill from the library."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in RemoveInput) (*mcp.CallToolResult, RemoveOutput, error) {
+			if err := lib.Remove(in.Name); err != nil {
+				return nil, RemoveOutput{}, err
+			}
+			return text("removed skill %q", in.Name), RemoveOutput{Removed: in.Name}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "search_skills", Description: "Return the skills most relevant to a query, best first, and record their use."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SkillsOutput, error) {
+			k := in.TopK
+			if k == 0 {
+				k = DefaultTopK
+			}
+			hits, err := lib.SearchHits(ctx, in.Query, k)
+			if err != nil {
+				return nil, SkillsOutput{}, err
+			}
+			out := SkillsOutput{Skills: make([]SkillInfo, 0, len(hits))}
+			for _, h := range hits {
+				si := info(h.Skill)
+				score := h.Score
+				si.Score = &score
+				out.Skills = append(out.Skills, si)
+			}
+			return nil, out, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "list_skills", Description: "List every skill in the library, by name."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ ListInput) (*mcp.CallToolResult, SkillsOutput, error) {
+			list, err := lib.List()
+			if err != nil {
+				return nil, SkillsOutput{}, err
+			}
+			out := SkillsOutput{Skills: make([]SkillInfo, 0, len(list))}
+			for _, s := range list {
+				out.Skills = append(out.Skills, info(s))
+			}
+			return nil, out, nil
+		})
+	return srv
+}
+
+// ErrNotLoopback reports an HTTP address that is not on the loopback interface.
+var ErrNotLoopback = errors.New("the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)")
+
+// CheckLoopback accepts host:port addresses whose host is a loopback IP or
+// "localhost"; anything else (including an empty host, which means every
+// interface) is an error wrapping ErrNotLoopback.
+func CheckLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("cannot listen on %q: %w", addr, ErrNotLoopback)
+}
+
+// ServeHTTP serves srv over streamable HTTP on addr (loopback only) until
+// ctx is done. ready, when not nil, is called with the bound address once
+// the server listens.
+func ServeHTTP(ctx context.Context, srv *mcp.Server, addr string, ready func(net.Addr)) error {
+	if err := CheckLoopback(addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %q: %w", addr, err)
+	}
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("cannot serve MCP over HTTP: %w", err)
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(shutdownCtx)
+		return nil
+	}
+}

@@ -1,0 +1,223 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lppctl/lppctl/skills"
+)
+
+func newLibrary(t *testing.T) *skills.Library {
+	t.Helper()
+	lib, err := skills.Open(filepath.Join(t.TempDir(), "skills.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+// connect runs New(lib) in-process and returns a client session to it.
+func connect(t *testing.T, lib *skills.Library) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := New(lib, "test").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its text content and whether it is an error.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool, *mcp.CallToolResult) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", tool, err)
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), res.IsError, res
+}
+
+func TestToolsAreListedWithSchemas(t *testing.T) {
+	cs := connect(t, newLibrary(t))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	required := map[string][]string{}
+	for _, tool := range res.Tools {
+		data, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Type     string   `json:"type"`
+			Required []string `json:"required"`
+		}
+		json.Unmarshal(data, &schema)
+		if schema.Type != "object" {
+			t.Errorf("%s: schema type %q", tool.Name, schema.Type)
+		}
+		slices.Sort(schema.Required)
+		required[tool.Name] = schema.Required
+	}
+	want := map[string][]string{
+		"add_skill":     {"name", "principle", "when_to_apply"},
+		"update_skill":  {"name"},
+		"remove_skill":  {"name"},
+		"search_skills": {"query"},
+		"list_skills":   nil,
+	}
+	for name, req := range want {
+		got, ok := required[name]
+		if !ok || !slices.Equal(got, req) {
+			t.Errorf("%s: required %v (listed %v), want %v", name, got, ok, req)
+		}
+	}
+	if len(required) != len(want) {
+		t.Errorf("tools = %v", required)
+	}
+}
+
+func TestToolsRoundTrip(t *testing.T) {
+	lib := newLibrary(t)
+	cs := connect(t, lib)
+	steps := []struct {
+		name    string
+		tool    string
+		args    map[string]any
+		want    string // substring of the text content
+		isError bool
+	}{
+		{"add", "add_skill", map[string]any{"name": "retry_with_backoff", "principle": "Retry transient errors with backoff.", "when_to_apply": "HTTP 429 or 5xx."}, `added skill "retry_with_backoff"`, false},
+		{"add another", "add_skill", map[string]any{"name": "verify_output_paths", "principle": "Check every output file exists.", "when_to_apply": "Before reporting success."}, `added skill "verify_output_paths"`, false},
+		{"list", "list_skills", map[string]any{}, `"name":"retry_with_backoff"`, false},
+		{"search", "search_skills", map[string]any{"query": "output file", "top_k": 1}, `"name":"verify_output_paths"`, false},
+		{"update", "update_skill", map[string]any{"name": "verify_output_paths", "when_to_apply": "At the end of every step."}, `updated skill "verify_output_paths"`, false},
+		{"update unknown", "update_skill", map[string]any{"name": "ghost", "principle": "x"}, `cannot update skill "ghost": not found`, true},
+		{"update nothing", "update_skill", map[string]any{"name": "verify_output_paths"}, `cannot update skill "verify_output_paths": no field to change: invalid`, true},
+		{"add invalid name", "add_skill", map[string]any{"name": "bad\u0007name", "principle": "p", "when_to_apply": "w"}, `cannot add skill: skill name "bad\aname" contains the control character U+0007: invalid`, true},
+		{"add missing field", "add_skill", map[string]any{"name": "x", "principle": "p"}, `when_to_apply`, true},
+		{"search empty query", "search_skills", map[string]any{"query": " "}, `cannot search skills: query is empty: invalid`, true},
+		{"remove", "remove_skill", map[string]any{"name": "retry_with_backoff"}, `removed skill "retry_with_backoff"`, false},
+		{"remove unknown", "remove_skill", map[string]any{"name": "retry_with_backoff"}, `cannot remove skill "retry_with_backoff": not found`, true},
+	}
+	for _, st := range steps {
+		got, isErr, _ := call(t, cs, st.tool, st.args)
+		if isErr != st.isError || !strings.Contains(got, st.want) {
+			t.Errorf("%s: got %q (error %v), want %q (error %v)", st.name, got, isErr, st.want, st.isError)
+		}
+	}
+	s, err := lib.Get("verify_output_paths")
+	if err != nil || s.WhenToApply != "At the end of every step." || s.UsageCount != 1 {
+		t.Errorf("library holds %+v, %v", s, err)
+	}
+	if n, _ := lib.Count(); n != 1 {
+		t.Errorf("Count = %d, want 1", n)
+	}
+}
+
+func TestSearchReturnsStructuredHits(t *testing.T) {
+	lib := newLibrary(t)
+	cs := connect(t, lib)
+	call(t, cs, "add_skill", map[string]any{"name": "a_skill", "principle": "alpha beta", "when_to_apply": "w"})
+	call(t, cs, "add_skill", map[string]any{"name": "b_skill", "principle": "gamma", "when_to_apply": "w"})
+	_, isErr, res := call(t, cs, "search_skills", map[string]any{"query": "gamma"})
+	if isErr {
+		t.Fatal("search failed")
+	}
+	data, _ := json.Marshal(res.StructuredContent)
+	var out SkillsOutput
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Skills) != 2 || out.Skills[0].Name != "b_skill" || out.Skills[0].Score == nil || *out.Skills[0].Score <= 0 {
+		t.Errorf("structured content = %s", data)
+	}
+	// An empty library lists an empty array, not null.
+	_, _, res = call(t, connect(t, newLibrary(t)), "list_skills", nil)
+	if data, _ := json.Marshal(res.StructuredContent); string(data) != `{"skills":[]}` {
+		t.Errorf("empty list = %s", data)
+	}
+}
+
+func TestCheckLoopback(t *testing.T) {
+	tests := []struct{ addr, want string }{
+		{"127.0.0.1:8080", ""},
+		{"[::1]:0", ""},
+		{"localhost:9000", ""},
+		{"127.0.0.2:1", ""},
+		{"0.0.0.0:8080", `cannot listen on "0.0.0.0:8080": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)`},
+		{":8080", `cannot listen on ":8080": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)`},
+		{"192.168.1.10:80", `cannot listen on "192.168.1.10:80": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)`},
+		{"example.com:80", `cannot listen on "example.com:80": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)`},
+		{"8080", `cannot listen on "8080": address 8080: missing port in address`},
+	}
+	for _, tt := range tests {
+		err := CheckLoopback(tt.addr)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("CheckLoopback(%q) = %q, want %q", tt.addr, got, tt.want)
+		}
+		if strings.Contains(tt.want, "loopback") && !errors.Is(err, ErrNotLoopback) {
+			t.Errorf("CheckLoopback(%q) does not wrap ErrNotLoopback", tt.addr)
+		}
+	}
+}
+
+func TestServeHTTP(t *testing.T) {
+	lib := newLibrary(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- ServeHTTP(ctx, New(lib, "test"), "127.0.0.1:0", func(a net.Addr) { addrc <- a }) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatal(err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr.String()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, isErr, _ := call(t, cs, "add_skill", map[string]any{"name": "over_http", "principle": "p", "when_to_apply": "w"})
+	if isErr || got != `added skill "over_http"` {
+		t.Errorf("add over HTTP: %q, %v", got, isErr)
+	}
+	cs.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ServeHTTP returned %v", err)
+	}
+	if _, err := lib.Get("over_http"); err != nil {
+		t.Error(err)
+	}
+	if err := ServeHTTP(context.Background(), nil, "0.0.0.0:0", nil); !errors.Is(err, ErrNotLoopback) {
+		t.Errorf("non-loopback: %v", err)
+	}
+}
