@@ -426,7 +426,7 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 func isPathParam(name string) bool { return name == "path" || name == "src" || name == "dst" }
 
 func paramList(sc *SubCommand) string {
-	names := sortedKeys(sc.Params)
+	names := orderedParams(sc)
 	if len(names) == 0 {
 		return "no parameters"
 	}

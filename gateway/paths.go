@@ -97,7 +97,7 @@ func checkPathSyntax(p string) (string, *refusal) {
 		switch {
 		case c == "" || c == ".":
 			continue
-		case strings.Trim(c, ".") == "":
+		case strings.Trim(c, ". ") == "":
 			return "", refuse(rulePathTraversal, "%s contains %q; paths must stay inside the project root", quote(p), c)
 		case strings.HasPrefix(c, "-"):
 			return "", refuse(rulePathOption, "%s has a component starting with \"-\", which could be read as an option", quote(p))

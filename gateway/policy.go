@@ -105,6 +105,20 @@ var nativeParams = map[string]map[string]bool{
 	"python_run":     {},
 }
 
+// paramOrder is the order parameters are shown in.
+var paramOrder = []string{"path", "src", "dst", "depth"}
+
+// orderedParams returns the names of sc's parameters in display order.
+func orderedParams(sc *SubCommand) []string {
+	var out []string
+	for _, n := range paramOrder {
+		if _, ok := sc.Params[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // implementedSubCommands returns the sub-commands the gateway implements, sorted.
 func implementedSubCommands() []string {
 	names := make([]string, 0, len(nativeParams))

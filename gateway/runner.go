@@ -216,7 +216,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 			return no(refuse(ruleArgPath, "args[%d] %s is an absolute path; paths are relative to the project root", i, quote(a)))
 		}
 		for _, c := range strings.Split(s, "/") {
-			if c != "" && c != "." && strings.Trim(c, ".") == "" {
+			if c != "" && c != "." && strings.Trim(c, ". ") == "" {
 				return no(refuse(ruleArgPath, "args[%d] %s contains %q; paths must stay inside the project root", i, quote(a), c))
 			}
 		}

@@ -121,7 +121,7 @@ func (g *Gateway) paramSignature(sc *SubCommand) string {
 		return "script_name, args?, env_vars?, stdin_text?"
 	}
 	var parts []string
-	for _, pn := range sortedKeys(sc.Params) {
+	for _, pn := range orderedParams(sc) {
 		if !nativeParams[sc.Name][pn] {
 			pn += "?"
 		}
@@ -141,7 +141,7 @@ func (g *Gateway) ToolDocs() string {
 	for _, name := range g.subCommandNames() {
 		sc := p.CLI.SubCommands[name]
 		fmt.Fprintf(&b, "- %s(%s): %s\n", name, g.paramSignature(sc), sc.Description)
-		for _, pn := range sortedKeys(sc.Params) {
+		for _, pn := range orderedParams(sc) {
 			fmt.Fprintf(&b, "    %s: %s\n", pn, sc.Params[pn].Description)
 		}
 	}

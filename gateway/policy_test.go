@@ -1,0 +1,147 @@
+package gateway
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadPolicyAcceptsTheProjectPolicy(t *testing.T) {
+	p := testPolicy(t)
+	if got := len(p.CLI.SubCommands); got != 7 {
+		t.Errorf("sub-commands = %d, want 7", got)
+	}
+	if p.Runner.Timeout != time.Minute {
+		t.Errorf("runner timeout = %s", p.Runner.Timeout)
+	}
+	if p.CLI.SubCommands["read_file"].Timeout != 10*time.Second {
+		t.Errorf("read_file timeout = %s", p.CLI.SubCommands["read_file"].Timeout)
+	}
+	for _, name := range []string{"rm-recursive", "mkfs", "dd", "pipe-to-shell", "python-eval", "python-exec", "python-dunder-import", "os-system", "subprocess"} {
+		found := false
+		for _, b := range p.Blocked {
+			found = found || b.Name == name
+		}
+		if !found {
+			t.Errorf("blocked pattern %s missing", name)
+		}
+	}
+}
+
+func TestLoadPolicyFailsClosedOnMissingFile(t *testing.T) {
+	_, err := LoadPolicy(filepath.Join(t.TempDir(), "nope.yaml"))
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("err = %v, want not-exist", err)
+	}
+	if !strings.HasPrefix(err.Error(), "cannot load policy: open ") || !strings.HasSuffix(err.Error(), "(the gateway refuses every tool call without a valid policy)") {
+		t.Errorf("message = %q", err)
+	}
+}
+
+func TestNewRefusesNilPolicy(t *testing.T) {
+	_, err := New(t.TempDir(), nil)
+	if err == nil || err.Error() != "cannot start gateway: no policy (the gateway refuses every tool call without a valid policy)" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		edit    func(string) string
+		problem string // the exact text of one reported problem
+	}{
+		{"an empty file", func(string) string { return "  \n" }, "cannot load policy p.yaml: invalid policy: the file is empty"},
+		{"an unknown top-level key", func(s string) string { return s + "\nallow_everything: true\n" }, "field allow_everything not found"},
+		{"an unknown nested key", func(s string) string {
+			return strings.Replace(s, "  max_args: 32", "  max_args: 32\n  shell: true", 1)
+		}, "field shell not found"},
+		{"a bad regex", func(s string) string {
+			return strings.Replace(s, `pattern: '^[0-9]{1,2}$'`, `pattern: '^[0-9'`, 1)
+		}, "safe_cli_executor.sub_commands.tree.params.depth.pattern: invalid regex: missing closing ]: `[0-9`"},
+		{"a bad blocked pattern", func(s string) string {
+			return strings.Replace(s, `pattern: '__import__'`, `pattern: '(__import__'`, 1)
+		}, "blocked_patterns[6].pattern: invalid regex: missing closing ): `(__import__`"},
+		{"a bad duration", func(s string) string {
+			return strings.Replace(s, "  timeout: 60s\n  # Where", "  timeout: soon\n  # Where", 1)
+		}, `safe_py_runner.timeout: invalid duration "soon" (e.g. 30s, 2m)`},
+		{"an unknown sub-command", func(s string) string {
+			return strings.Replace(s, "    read_file:\n", "    read_fil:\n", 1)
+		}, `safe_cli_executor.sub_commands.read_fil: unknown sub-command (did you mean "read_file"?) (implemented: copy_file, list_files, make_directory, move_file, python_run, read_file, tree)`},
+		{"an unknown parameter", func(s string) string {
+			return strings.Replace(s, "        depth:\n", "        dpeth:\n", 1)
+		}, `safe_cli_executor.sub_commands.tree.params.dpeth: unknown parameter (did you mean "depth"?) (tree takes: depth, path)`},
+		{"a version other than 1", func(s string) string { return strings.Replace(s, "version: 1", "version: 2", 1) }, "version: must be 1, got 2"},
+		{"a secret in the inherited env", func(s string) string {
+			return strings.Replace(s, "inherit: [PATH,", "inherit: [OPENAI_API_KEY, PATH,", 1)
+		}, "safe_py_runner.env.inherit[0]: OPENAI_API_KEY must never pass to scripts"},
+		{"PYTHONPATH in the inherited env", func(s string) string {
+			return strings.Replace(s, "inherit: [PATH,", "inherit: [PYTHONPATH, PATH,", 1)
+		}, "safe_py_runner.env.inherit[0]: PYTHONPATH must never pass to scripts"},
+		{"a protected path outside the root", func(s string) string {
+			return strings.Replace(s, "  - .lppctl\n", "  - ../x\n", 1)
+		}, `protected_paths[2]: "../x" leaves the project root`},
+		{"a zero limit", func(s string) string {
+			return strings.Replace(s, "tree_max_depth: 6", "tree_max_depth: 0", 1)
+		}, "limits.tree_max_depth: 0 is out of range [1, 64]"},
+		{"a command line as interpreter", func(s string) string {
+			return strings.Replace(s, "python: python3", "python: python3 -c x", 1)
+		}, `safe_py_runner.python: "python3 -c x" must be a program name or path, not a command line`},
+		{"a missing runner", func(s string) string {
+			i := strings.Index(s, "safe_py_runner:\n")
+			return s[:i]
+		}, "safe_py_runner: missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParsePolicy(strings.NewReader(tt.edit(string(base))), "p.yaml")
+			if err == nil {
+				t.Fatal("policy accepted")
+			}
+			if !errors.Is(err, ErrInvalidPolicy) {
+				t.Errorf("error does not wrap ErrInvalidPolicy: %v", err)
+			}
+			if !strings.HasPrefix(err.Error(), "cannot load policy p.yaml: invalid policy: ") {
+				t.Errorf("message = %q", err)
+			}
+			if !strings.Contains(err.Error(), tt.problem) {
+				t.Errorf("message = %q\nwant it to contain %q", err, tt.problem)
+			}
+		})
+	}
+}
+
+func TestParsePolicyReportsEveryProblemAtOnce(t *testing.T) {
+	base, _ := os.ReadFile(policyFile)
+	s := strings.Replace(string(base), "version: 1", "version: 3", 1)
+	s = strings.Replace(s, "tree_max_depth: 6", "tree_max_depth: -1", 1)
+	_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
+	var pe *PolicyError
+	if !errors.As(err, &pe) || len(pe.Problems) != 2 {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.HasPrefix(err.Error(), "cannot load policy p.yaml: invalid policy: 2 problems:\n  ") {
+		t.Errorf("message = %q", err)
+	}
+}
+
+func TestClosedGatewayRefusesEveryCall(t *testing.T) {
+	_, perr := LoadPolicy("/nonexistent/tools_config.yaml")
+	g := Closed(perr)
+	res := g.Call(t.Context(), ToolCLI, map[string]any{"tool_name": "list_files"})
+	mustPrefix(t, res, "[SECURITY BLOCKED] policy-unavailable: no valid tool policy is loaded, so every tool call is refused (cannot load policy: open /nonexistent/tools_config.yaml")
+	if res.Decision != DecisionBlock || res.Rule != rulePolicy {
+		t.Errorf("res = %+v", res)
+	}
+	if len(g.Tools()) != 2 || !strings.Contains(g.ToolDocs(), "no valid tool policy") {
+		t.Error("closed gateway should still describe its (unavailable) tools")
+	}
+}
