@@ -15,6 +15,8 @@ var version = "dev"
 func commands() []*cli.Command {
 	return []*cli.Command{
 		versionCommand(),
+		skillsCommand(),
+		mcpCommand(),
 	}
 }
 

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lppctl/lppctl/skills"
+)
+
+// callTool calls a tool and returns its text and error flag.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), res.IsError
+}
+
+// exerciseServer runs the same tool calls against any connected server.
+func exerciseServer(t *testing.T, cs *mcp.ClientSession, lib string) {
+	t.Helper()
+	if got, isErr := callTool(t, cs, "add_skill", map[string]any{"name": "retry_with_backoff", "principle": "Retry transient errors.", "when_to_apply": "HTTP 429."}); isErr || got != `added skill "retry_with_backoff"` {
+		t.Errorf("add_skill = %q, %v", got, isErr)
+	}
+	if got, isErr := callTool(t, cs, "search_skills", map[string]any{"query": "transient errors", "top_k": 3}); isErr || !strings.Contains(got, `"name":"retry_with_backoff"`) {
+		t.Errorf("search_skills = %q, %v", got, isErr)
+	}
+	if got, isErr := callTool(t, cs, "remove_skill", map[string]any{"name": "ghost"}); !isErr || got != `cannot remove skill "ghost": not found` {
+		t.Errorf("remove_skill ghost = %q, %v", got, isErr)
+	}
+	l, err := skills.Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := l.Get("retry_with_backoff"); err != nil || s.UsageCount != 1 {
+		t.Errorf("library holds %+v, %v", s, err)
+	}
+}
+
+func TestMCPServeStdioInProcess(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "skills.json")
+	clientR, serverW := io.Pipe()
+	serverR, clientW := io.Pipe()
+	done := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		done <- run([]string{"lppctl", "mcp", "serve", "--library", lib}, serverR, serverW, &stderr)
+		serverW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).
+		Connect(context.Background(), &mcp.IOTransport{Reader: clientR, Writer: clientW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exerciseServer(t, cs, lib)
+	cs.Close()
+	clientW.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not exit after the client closed stdin")
+	}
+}
+
+func TestMCPServeWithoutStdinExitsCleanly(t *testing.T) {
+	t.Setenv("CI", "true")
+	code, stdout, stderr := lppctl(t, "", "mcp", "serve", "--library", filepath.Join(t.TempDir(), "s.json"))
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestMCPServeRefusesNonLoopbackHTTP(t *testing.T) {
+	code, _, stderr := lppctl(t, "", "mcp", "serve", "--http", "0.0.0.0:8765")
+	want := "lppctl: cannot listen on \"0.0.0.0:8765\": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2, %q", code, stderr, want)
+	}
+}
+
+// TestMCPServeSubprocess builds lppctl and talks MCP to `lppctl mcp serve`
+// over the stdio of a real process.
+func TestMCPServeSubprocess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "lppctl")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	lib := filepath.Join(dir, "skills.json")
+	cmd := exec.Command(bin, "mcp", "serve", "--library", lib)
+	cmd.Env = append(os.Environ(), "CI=true")
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exerciseServer(t, cs, lib)
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
+		t.Errorf("server process ended with %v", cmd.ProcessState)
+	}
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/skills"
+)
+
+// skillsCommand manages the skill library: lppctl skills list|add|update|remove|search.
+func skillsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "skills",
+		Usage: "list, add, update, remove and search learned skills",
+		Description: `The skill library holds short, general principles learned from past runs,
+as one JSON object keyed by skill name (default .lppctl/skills.json, or
+$LPPCTL_SKILLS, or --library). Search ranks lexically (BM25) unless
+--embeddings names a provider: openai[:model] (OPENAI_API_KEY, OPENAI_API_BASE)
+or ollama[:model] (OLLAMA_HOST). Flags go before the arguments.`,
+		Subcommands: []*cli.Command{
+			{
+				Name:   "list",
+				Usage:  "list every skill, by name",
+				Flags:  libraryFlags(),
+				Action: skillsList,
+			},
+			{
+				Name:      "add",
+				Usage:     "add a skill (replacing one of the same name)",
+				ArgsUsage: "NAME",
+				Flags: append(libraryFlags(),
+					&cli.StringFlag{Name: "principle", Aliases: []string{"p"}, Usage: "what to do and why (`TEXT`)", Required: true},
+					&cli.StringFlag{Name: "when-to-apply", Aliases: []string{"w"}, Usage: "the situations in which it helps (`TEXT`)", Required: true},
+				),
+				Action: skillsAdd,
+			},
+			{
+				Name:      "update",
+				Usage:     "change a skill's name, principle or when-to-apply",
+				ArgsUsage: "NAME",
+				Flags: append(libraryFlags(),
+					&cli.StringFlag{Name: "rename", Usage: "the skill's new `NAME`"},
+					&cli.StringFlag{Name: "principle", Aliases: []string{"p"}, Usage: "the new principle (`TEXT`)"},
+					&cli.StringFlag{Name: "when-to-apply", Aliases: []string{"w"}, Usage: "the new when-to-apply (`TEXT`)"},
+				),
+				Action: skillsUpdate,
+			},
+			{
+				Name:      "remove",
+				Usage:     "remove a skill",
+				ArgsUsage: "NAME",
+				Flags:     libraryFlags(),
+				Action:    skillsRemove,
+			},
+			{
+				Name:      "search",
+				Usage:     "show the skills most relevant to a query (and record their use)",
+				ArgsUsage: "QUERY...",
+				Flags: append(libraryFlags(),
+					&cli.IntFlag{Name: "k", Aliases: []string{"top-k"}, Value: 5, Usage: "return at most `N` skills"},
+				),
+				Action: skillsSearch,
+			},
+		},
+	}
+}
+
+// libraryFlags are the flags every skills (and mcp serve) subcommand takes.
+func libraryFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "library", Aliases: []string{"l"}, Value: skills.DefaultLibraryPath, EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE`"},
+		&cli.StringFlag{Name: "embeddings", Value: "none", EnvVars: []string{"LPPCTL_EMBEDDINGS"}, Usage: "rank searches with `PROVIDER`: openai[:model], ollama[:model] or none (lexical)"},
+		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+	}
+}
+
+// openLibrary opens the library named by the flags, with its embedder.
+func openLibrary(c *cli.Context) (*skills.Library, error) {
+	e, model, err := skills.NewEmbedder(c.String("embeddings"), os.Getenv)
+	if errors.Is(err, skills.ErrInvalid) {
+		return nil, withCode(exitUsage, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var opts []skills.Option
+	if e != nil {
+		opts = append(opts, skills.WithEmbedder(e, model))
+	}
+	return skills.Open(c.String("library"), opts...)
+}
+
+// skillErr maps library errors to exit codes: invalid input is a usage error.
+func skillErr(err error) error {
+	if errors.Is(err, skills.ErrInvalid) {
+		return withCode(exitUsage, err)
+	}
+	return err
+}
+
+// oneArg returns the single positional argument, refusing flags placed after it.
+func oneArg(c *cli.Context, what string) (string, error) {
+	if err := noLateFlags(c); err != nil {
+		return "", err
+	}
+	if c.NArg() != 1 {
+		return "", usageErrorf("%s takes one %s, got %d arguments", "skills "+c.Command.Name, what, c.NArg())
+	}
+	return c.Args().First(), nil
+}
+
+// noLateFlags reports flags given after the arguments, which urfave/cli
+// would otherwise take as arguments.
+func noLateFlags(c *cli.Context) error {
+	for _, a := range c.Args().Slice() {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			return usageErrorf("flag %s after the arguments: put flags first (lppctl %s [flags] %s)", a, "skills "+c.Command.Name, c.Command.ArgsUsage)
+		}
+	}
+	return nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func skillsList(c *cli.Context) error {
+	if err := noLateFlags(c); err != nil {
+		return err
+	}
+	if c.NArg() > 0 {
+		return usageErrorf("skills list takes no arguments")
+	}
+	lib, err := openLibrary(c)
+	if err != nil {
+		return err
+	}
+	list, err := lib.List()
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		return printJSON(w, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(w, "no skills in %s\n", lib.Path())
+		return nil
+	}
+	for _, s := range list {
+		printSkill(w, s)
+	}
+	return nil
+}
+
+func printSkill(w io.Writer, s skills.Skill) {
+	fmt.Fprintf(w, "%s\n", s.Name)
+	fmt.Fprintf(w, "  principle:     %s\n", indent(s.Principle))
+	fmt.Fprintf(w, "  when to apply: %s\n", indent(s.WhenToApply))
+	fmt.Fprintf(w, "  used %d times; created at iteration %d, last used at iteration %d\n", s.UsageCount, s.CreatedIteration, s.LastUsedIteration)
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n                 ") }
+
+func skillsAdd(c *cli.Context) error {
+	name, err := oneArg(c, "NAME")
+	if err != nil {
+		return err
+	}
+	lib, err := openLibrary(c)
+	if err != nil {
+		return err
+	}
+	it, err := lib.Iteration()
+	if err != nil {
+		return err
+	}
+	s := skills.Skill{Name: name, Principle: c.String("principle"), WhenToApply: c.String("when-to-apply"), CreatedIteration: it, LastUsedIteration: it}
+	if err := lib.Add(s); err != nil {
+		return skillErr(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, s)
+	}
+	fmt.Fprintf(c.App.Writer, "added skill %s\n", name)
+	return nil
+}
+
+func skillsUpdate(c *cli.Context) error {
+	name, err := oneArg(c, "NAME")
+	if err != nil {
+		return err
+	}
+	var u skills.Update
+	if c.IsSet("rename") {
+		v := c.String("rename")
+		u.Name = &v
+	}
+	if c.IsSet("principle") {
+		v := c.String("principle")
+		u.Principle = &v
+	}
+	if c.IsSet("when-to-apply") {
+		v := c.String("when-to-apply")
+		u.WhenToApply = &v
+	}
+	if u == (skills.Update{}) {
+		return usageErrorf("skills update: nothing to change: give --rename, --principle or --when-to-apply")
+	}
+	lib, err := openLibrary(c)
+	if err != nil {
+		return err
+	}
+	s, err := lib.Update(name, u)
+	if err != nil {
+		return skillErr(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, s)
+	}
+	fmt.Fprintf(c.App.Writer, "updated skill %s\n", s.Name)
+	return nil
+}
+
+func skillsRemove(c *cli.Context) error {
+	name, err := oneArg(c, "NAME")
+	if err != nil {
+		return err
+	}
+	lib, err := openLibrary(c)
+	if err != nil {
+		return err
+	}
+	if err := lib.Remove(name); err != nil {
+		return skillErr(err)
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, map[string]string{"removed": name})
+	}
+	fmt.Fprintf(c.App.Writer, "removed skill %s\n", name)
+	return nil
+}
+
+func skillsSearch(c *cli.Context) error {
+	if err := noLateFlags(c); err != nil {
+		return err
+	}
+	query := strings.Join(c.Args().Slice(), " ")
+	if strings.TrimSpace(query) == "" {
+		return usageErrorf("skills search needs a QUERY")
+	}
+	if c.Int("k") < 1 {
+		return usageErrorf("-k must be at least 1, got %d", c.Int("k"))
+	}
+	lib, err := openLibrary(c)
+	if err != nil {
+		return err
+	}
+	hits, err := lib.SearchHits(c.Context, query, c.Int("k"))
+	if err != nil {
+		return skillErr(err)
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		if hits == nil {
+			hits = []skills.Hit{}
+		}
+		return printJSON(w, hits)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(w, "no skills in %s\n", lib.Path())
+		return nil
+	}
+	for i, h := range hits {
+		fmt.Fprintf(w, "%d. %s (score %.3f)\n", i+1, h.Name, h.Score)
+		fmt.Fprintf(w, "   principle:     %s\n", strings.ReplaceAll(h.Principle, "\n", "\n                  "))
+		fmt.Fprintf(w, "   when to apply: %s\n", strings.ReplaceAll(h.WhenToApply, "\n", "\n                  "))
+	}
+	return nil
+}
