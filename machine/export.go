@@ -1,0 +1,535 @@
+package machine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrUnknownFormat is wrapped by Export's error for a format it does not know.
+var ErrUnknownFormat = errors.New("unknown export format")
+
+// ExportFormats lists the formats Export writes, the default first.
+var ExportFormats = []string{"mermaid", "mermaid-flowchart", "dot"}
+
+// ExportOptions tune a diagram.
+type ExportOptions struct {
+	// Path is the states a run went through, in order (e.g. read from its
+	// journal). Its states are highlighted, and so is, for each consecutive
+	// pair, the transition between them (in formats that can style edges).
+	Path []string
+	// ShowSet adds each transition's `set:` to its edge label.
+	ShowSet bool
+}
+
+// Guards and notes longer than these are shortened on diagrams.
+const (
+	maxGuardLen  = 40
+	maxAssignLen = 30
+	maxNoteLen   = 60
+)
+
+// Export draws the spec as a diagram: "mermaid" (a Mermaid stateDiagram-v2
+// with guards on the edge labels, `a --> b : [guard]`), "mermaid-flowchart"
+// (a Mermaid flowchart) or "dot" (Graphviz). The output depends only on the
+// spec and opts, so diagrams never disagree with what runs. Export never
+// fails on a spec Parse returned, valid or not; it fails only for an unknown
+// format (wrapping ErrUnknownFormat) or a nil spec.
+func Export(spec *Spec, format string, opts ExportOptions) ([]byte, error) {
+	if spec == nil {
+		return nil, errors.New("cannot export: no spec")
+	}
+	g := newDiagram(spec, opts)
+	switch format {
+	case "mermaid", "":
+		return g.mermaidState(), nil
+	case "mermaid-flowchart":
+		return g.mermaidFlowchart(), nil
+	case "dot":
+		return g.dot(), nil
+	}
+	return nil, fmt.Errorf("cannot export: %w %q (formats: %s)", ErrUnknownFormat, format, strings.Join(ExportFormats, ", "))
+}
+
+type edgeKind int
+
+const (
+	edgeNext edgeKind = iota
+	edgeError
+	edgeEvent
+)
+
+// dedge is one edge of a diagram.
+type dedge struct {
+	from, to string
+	kind     edgeKind
+	label    string // plain text, not yet escaped
+	taken    bool   // on the highlighted path
+}
+
+// anyEvent is an event that applies from every non-final state; diagrams draw
+// it once, as a note or a node, rather than as an edge from every state.
+type anyEvent struct {
+	ev    *Event
+	label string
+}
+
+type diagram struct {
+	spec    *Spec
+	opts    ExportOptions
+	edges   []*dedge
+	anyEvs  []anyEvent
+	visited map[string]bool
+	errOnly map[string]bool // states entered only through on_error routes
+}
+
+func newDiagram(spec *Spec, opts ExportOptions) *diagram {
+	g := &diagram{spec: spec, opts: opts, visited: map[string]bool{}, errOnly: map[string]bool{}}
+	for _, st := range spec.States {
+		for _, t := range st.Next {
+			g.edges = append(g.edges, &dedge{from: st.Name, to: t.To, kind: edgeNext, label: g.transitionLabel(t.When, t.Set)})
+		}
+		if t := st.OnError; t != nil {
+			label := "on_error"
+			if sets := g.setLabel(t.Set); sets != "" {
+				label += " / " + sets
+			}
+			g.edges = append(g.edges, &dedge{from: st.Name, to: t.To, kind: edgeError, label: label})
+		}
+	}
+	for _, ev := range spec.Events {
+		label := ev.Name
+		if l := g.transitionLabel(ev.When, ev.Set); l != "" {
+			label += " " + l
+		}
+		if len(ev.From) == 0 {
+			g.anyEvs = append(g.anyEvs, anyEvent{ev: ev, label: label})
+			continue
+		}
+		for _, from := range ev.From {
+			g.edges = append(g.edges, &dedge{from: from, to: ev.To, kind: edgeEvent, label: label})
+		}
+	}
+	// States reached only on error (never the initial state).
+	in := map[string][2]int{} // [non-error, error] incoming edges
+	for _, e := range g.edges {
+		c := in[e.to]
+		if e.kind == edgeError {
+			c[1]++
+		} else {
+			c[0]++
+		}
+		in[e.to] = c
+	}
+	for _, ae := range g.anyEvs {
+		c := in[ae.ev.To]
+		c[0]++
+		in[ae.ev.To] = c
+	}
+	for _, st := range spec.States {
+		if c := in[st.Name]; c[1] > 0 && c[0] == 0 && st.Name != spec.Initial {
+			g.errOnly[st.Name] = true
+		}
+	}
+	// The highlighted path.
+	for i, name := range opts.Path {
+		g.visited[name] = true
+		if i == 0 {
+			continue
+		}
+		prev := opts.Path[i-1]
+		var best *dedge
+		for _, e := range g.edges {
+			if e.from == prev && e.to == name && (best == nil || e.kind < best.kind) {
+				best = e
+			}
+		}
+		if best != nil {
+			best.taken = true
+		}
+	}
+	return g
+}
+
+// transitionLabel renders "[guard] / x = expr" (parts left out when empty).
+func (g *diagram) transitionLabel(when string, set []*Assign) string {
+	var parts []string
+	if when != "" {
+		parts = append(parts, "["+shortenExpr(when, maxGuardLen)+"]")
+	}
+	if sets := g.setLabel(set); sets != "" {
+		parts = append(parts, "/ "+sets)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (g *diagram) setLabel(set []*Assign) string {
+	if !g.opts.ShowSet || len(set) == 0 {
+		return ""
+	}
+	parts := make([]string, len(set))
+	for i, a := range set {
+		parts[i] = a.Var + " = " + shortenExpr(a.Expr, maxAssignLen)
+	}
+	return strings.Join(parts, ", ")
+}
+
+var spaceRE = regexp.MustCompile(`\s+`)
+
+// shortenExpr puts an expression on one line and shortens it to at most max
+// characters: long string literals become "...", then the tail is cut with "…".
+func shortenExpr(s string, max int) string {
+	s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return shorten(elideStrings(s, 12), max)
+}
+
+// elideStrings replaces the string literals of an expression longer than
+// max characters (quotes included) with "...".
+func elideStrings(s string, max int) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		q := s[i]
+		if q != '"' && q != '\'' && q != '`' {
+			b.WriteByte(q)
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] != q {
+			if s[j] == '\\' && q != '`' {
+				j++
+			}
+			j++
+		}
+		if j >= len(s) { // unterminated: keep the rest as it is
+			b.WriteString(s[i:])
+			break
+		}
+		if lit := s[i : j+1]; len(lit) > max {
+			b.WriteString("...")
+		} else {
+			b.WriteString(lit)
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// shorten cuts s to at most max characters, ending with "…" when cut.
+func shorten(s string, max int) string {
+	s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:max-1]), " ") + "…"
+}
+
+// mermaidReserved are words Mermaid's grammars treat specially; states with
+// these names get another id (the name stays the label).
+var mermaidReserved = map[string]bool{
+	"end": true, "state": true, "note": true, "class": true, "classdef": true, "style": true,
+	"default": true, "graph": true, "flowchart": true, "subgraph": true, "click": true,
+	"direction": true, "linkstyle": true, "as": true, "hide": true, "scale": true, "fork": true,
+	"join": true, "choice": true, "concurrent": true, "left": true, "right": true, "of": true,
+	"call": true, "href": true, "callback": true, "accdescr": true, "acctitle": true,
+	"statediagram": true, "root": true, "start": true, "stop": true, "td": true, "tb": true,
+	"bt": true, "lr": true, "rl": true,
+}
+
+// mermaidIDs maps each state to a Mermaid id: its own name when safe, else
+// "s_" + name (made unique).
+func mermaidIDs(spec *Spec) map[string]string {
+	ids := map[string]string{}
+	taken := map[string]bool{}
+	for _, st := range spec.States {
+		taken[st.Name] = true
+	}
+	for _, st := range spec.States {
+		if !mermaidReserved[strings.ToLower(st.Name)] && identRE.MatchString(st.Name) {
+			ids[st.Name] = st.Name
+			continue
+		}
+		id := "s_" + sanitizeID(st.Name)
+		for taken[id] {
+			id += "_"
+		}
+		taken[id] = true
+		ids[st.Name] = id
+	}
+	return ids
+}
+
+func sanitizeID(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < utf8.RuneSelf && isIdentByte(byte(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// mermaidText escapes text for a Mermaid label with Mermaid's entity codes
+// (#quot; #35; ...), so that no character of a guard can end the label,
+// start markup or a directive.
+func mermaidText(s string) string {
+	s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+	var b strings.Builder
+	for _, r := range s {
+		if code, ok := mermaidEntities[r]; ok {
+			b.WriteString(code)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+var mermaidEntities = map[rune]string{
+	'"': "#quot;", '#': "#35;", ';': "#59;", ':': "#58;", '<': "#lt;", '>': "#gt;", '&': "#amp;",
+	'{': "#123;", '}': "#125;", '|': "#124;", '`': "#96;", '%': "#37;",
+}
+
+// mermaidState renders a Mermaid stateDiagram-v2.
+func (g *diagram) mermaidState() []byte {
+	spec := g.spec
+	ids := mermaidIDs(spec)
+	id := func(name string) string {
+		if x, ok := ids[name]; ok {
+			return x
+		}
+		return "s_" + sanitizeID(name) + "_undefined"
+	}
+	var b bytes.Buffer
+	b.WriteString("stateDiagram-v2\n")
+	if spec.Name != "" {
+		fmt.Fprintf(&b, "    %%%% spec %s\n", mermaidText(shorten(spec.Name, 80)))
+	}
+	for _, st := range spec.States {
+		if ids[st.Name] != st.Name {
+			fmt.Fprintf(&b, "    state \"%s\" as %s\n", mermaidText(st.Name), ids[st.Name])
+		}
+	}
+	if spec.Initial != "" {
+		fmt.Fprintf(&b, "    [*] --> %s\n", id(spec.Initial))
+	}
+	for _, e := range g.edges {
+		fmt.Fprintf(&b, "    %s --> %s", id(e.from), id(e.to))
+		if e.label != "" {
+			fmt.Fprintf(&b, " : %s", mermaidText(e.label))
+		}
+		b.WriteByte('\n')
+	}
+	for _, st := range spec.States {
+		if st.Final {
+			fmt.Fprintf(&b, "    %s --> [*]\n", id(st.Name))
+		}
+	}
+	for _, st := range spec.States {
+		if st.Note != "" {
+			fmt.Fprintf(&b, "    note right of %s : %s\n", id(st.Name), mermaidText(shorten(st.Note, maxNoteLen)))
+		}
+	}
+	for _, ae := range g.anyEvs {
+		if spec.State(ae.ev.To) == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "    note left of %s : %s\n", id(ae.ev.To), mermaidText("event "+ae.label+" from any state"))
+	}
+	g.mermaidClasses(&b, id)
+	return b.Bytes()
+}
+
+// mermaidClasses writes the classDefs and class assignments shared by both Mermaid formats.
+func (g *diagram) mermaidClasses(b *bytes.Buffer, id func(string) string) {
+	var errOnly, visited []string
+	for _, st := range g.spec.States {
+		if g.errOnly[st.Name] {
+			errOnly = append(errOnly, id(st.Name))
+		}
+		if g.visited[st.Name] {
+			visited = append(visited, id(st.Name))
+		}
+	}
+	if len(errOnly) > 0 {
+		b.WriteString("    classDef errorRoute fill:#fdecea,stroke:#c0392b,color:#7b241c\n")
+		fmt.Fprintf(b, "    class %s errorRoute\n", strings.Join(errOnly, ","))
+	}
+	if len(visited) > 0 {
+		b.WriteString("    classDef visited fill:#d5f5e3,stroke:#1e8449,stroke-width:3px\n")
+		fmt.Fprintf(b, "    class %s visited\n", strings.Join(visited, ","))
+	}
+}
+
+// mermaidFlowchart renders a Mermaid flowchart.
+func (g *diagram) mermaidFlowchart() []byte {
+	spec := g.spec
+	id := func(name string) string { return "n_" + sanitizeID(name) }
+	var b bytes.Buffer
+	b.WriteString("flowchart TD\n")
+	if spec.Name != "" {
+		fmt.Fprintf(&b, "    %%%% spec %s\n", mermaidText(shorten(spec.Name, 80)))
+	}
+	b.WriteString("    start_((\" \"))\n")
+	for _, st := range spec.States {
+		label := mermaidText(st.Name)
+		if st.Note != "" {
+			label += "<br/><small>" + mermaidText(shorten(st.Note, maxNoteLen)) + "</small>"
+		}
+		if st.Final {
+			fmt.Fprintf(&b, "    %s(((\"%s\")))\n", id(st.Name), label)
+		} else {
+			fmt.Fprintf(&b, "    %s[\"%s\"]\n", id(st.Name), label)
+		}
+	}
+	for i, ae := range g.anyEvs {
+		fmt.Fprintf(&b, "    ev_%d{{\"%s\"}}\n", i, mermaidText("event "+ae.label+" from any state"))
+	}
+	var taken []string
+	link := 0
+	if spec.Initial != "" {
+		fmt.Fprintf(&b, "    start_ --> %s\n", id(spec.Initial))
+		if len(g.opts.Path) > 0 && g.opts.Path[0] == spec.Initial {
+			taken = append(taken, "0")
+		}
+		link++
+	}
+	for _, e := range g.edges {
+		arrow := "-->"
+		switch e.kind {
+		case edgeError:
+			arrow = "-.->"
+		case edgeEvent:
+			arrow = "==>"
+		}
+		if e.label != "" {
+			fmt.Fprintf(&b, "    %s %s|\"%s\"| %s\n", id(e.from), arrow, mermaidText(e.label), id(e.to))
+		} else {
+			fmt.Fprintf(&b, "    %s %s %s\n", id(e.from), arrow, id(e.to))
+		}
+		if e.taken {
+			taken = append(taken, fmt.Sprint(link))
+		}
+		link++
+	}
+	for i, ae := range g.anyEvs {
+		fmt.Fprintf(&b, "    ev_%d ==> %s\n", i, id(ae.ev.To))
+		link++
+	}
+	b.WriteString("    classDef initial fill:#222,stroke:#222\n")
+	b.WriteString("    class start_ initial\n")
+	var finals []string
+	for _, st := range spec.States {
+		if st.Final {
+			finals = append(finals, id(st.Name))
+		}
+	}
+	if len(finals) > 0 {
+		b.WriteString("    classDef final fill:#eaf2f8,stroke:#1b4f72,stroke-width:2px\n")
+		fmt.Fprintf(&b, "    class %s final\n", strings.Join(finals, ","))
+	}
+	if len(g.anyEvs) > 0 {
+		b.WriteString("    classDef event fill:#fef9e7,stroke:#b7950b\n")
+		evs := make([]string, len(g.anyEvs))
+		for i := range g.anyEvs {
+			evs[i] = fmt.Sprintf("ev_%d", i)
+		}
+		fmt.Fprintf(&b, "    class %s event\n", strings.Join(evs, ","))
+	}
+	g.mermaidClasses(&b, id)
+	if len(taken) > 0 {
+		fmt.Fprintf(&b, "    linkStyle %s stroke:#1e8449,stroke-width:3px\n", strings.Join(taken, ","))
+	}
+	return b.Bytes()
+}
+
+// dotString quotes s as a Graphviz string.
+func dotString(s string) string {
+	s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	s = strings.ReplaceAll(s, `"`, `\"`)
+	return `"` + s + `"`
+}
+
+// dot renders a Graphviz digraph.
+func (g *diagram) dot() []byte {
+	spec := g.spec
+	var b bytes.Buffer
+	name := spec.Name
+	if name == "" {
+		name = "spec"
+	}
+	fmt.Fprintf(&b, "digraph %s {\n", dotString(name))
+	b.WriteString("    rankdir=TB;\n")
+	b.WriteString("    node [shape=box, style=rounded, fontname=\"Helvetica\"];\n")
+	b.WriteString("    edge [fontname=\"Helvetica\", fontsize=10];\n")
+	if spec.Initial != "" {
+		b.WriteString("    \"[*]\" [shape=point, width=0.2, label=\"\"];\n")
+	}
+	for _, st := range spec.States {
+		attrs := []string{}
+		if st.Final {
+			attrs = append(attrs, "shape=doublecircle")
+		}
+		if st.Note != "" {
+			attrs = append(attrs, "tooltip="+dotString(st.Note), "xlabel="+dotString(shorten(st.Note, maxNoteLen)))
+		}
+		switch {
+		case g.visited[st.Name]:
+			attrs = append(attrs, `style="rounded,filled"`, `fillcolor="#d5f5e3"`, `color="#1e8449"`, "penwidth=2")
+		case g.errOnly[st.Name]:
+			attrs = append(attrs, `style="rounded,filled"`, `fillcolor="#fdecea"`, `color="#c0392b"`)
+		}
+		if len(attrs) == 0 {
+			fmt.Fprintf(&b, "    %s;\n", dotString(st.Name))
+		} else {
+			fmt.Fprintf(&b, "    %s [%s];\n", dotString(st.Name), strings.Join(attrs, ", "))
+		}
+	}
+	for i, ae := range g.anyEvs {
+		fmt.Fprintf(&b, "    \"event:%d\" [shape=hexagon, style=dashed, label=%s];\n", i, dotString("event "+ae.label+" from any state"))
+	}
+	if spec.Initial != "" {
+		attrs := ""
+		if len(g.opts.Path) > 0 && g.opts.Path[0] == spec.Initial {
+			attrs = ` [color="#1e8449", penwidth=2.5]`
+		}
+		fmt.Fprintf(&b, "    \"[*]\" -> %s%s;\n", dotString(spec.Initial), attrs)
+	}
+	for _, e := range g.edges {
+		var attrs []string
+		if e.label != "" {
+			attrs = append(attrs, "label="+dotString(e.label))
+		}
+		switch e.kind {
+		case edgeError:
+			attrs = append(attrs, "style=dashed", "fontcolor=red")
+			if !e.taken {
+				attrs = append(attrs, "color=red")
+			}
+		case edgeEvent:
+			attrs = append(attrs, "style=bold")
+		}
+		if e.taken {
+			attrs = append(attrs, `color="#1e8449"`, "penwidth=2.5")
+		}
+		fmt.Fprintf(&b, "    %s -> %s", dotString(e.from), dotString(e.to))
+		if len(attrs) > 0 {
+			fmt.Fprintf(&b, " [%s]", strings.Join(attrs, ", "))
+		}
+		b.WriteString(";\n")
+	}
+	for i, ae := range g.anyEvs {
+		fmt.Fprintf(&b, "    \"event:%d\" -> %s [style=bold];\n", i, dotString(ae.ev.To))
+	}
+	b.WriteString("}\n")
+	return b.Bytes()
+}
