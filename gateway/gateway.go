@@ -95,6 +95,7 @@ type Gateway struct {
 	protected []string
 	python    string
 	pythonErr error
+	realPy    sync.Once // resolves python through wrappers (e.g. pyenv shims) once
 	closedErr error // set for a gateway that refuses everything
 	now       func() time.Time
 

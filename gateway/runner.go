@@ -369,6 +369,7 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 	if g.pythonErr != nil {
 		return failed("safe_py_runner: the Python interpreter %q is not available: %v", g.policy.Runner.Python, g.pythonErr)
 	}
+	g.realPy.Do(g.resolveInterpreter)
 	timeout := g.policy.Runner.Timeout
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -418,6 +419,25 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 		return r
 	}
 	return allowed(out)
+}
+
+// resolveInterpreter replaces the interpreter path with the real executable
+// when it is a wrapper (a pyenv shim is a shell script), so scripts start
+// without a shell in between. On any failure the looked-up path is kept.
+func (g *Gateway) resolveInterpreter() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.python, "-c", "import sys; print(sys.executable)")
+	cmd.Dir = g.rootPath
+	cmd.Env = g.environ(nil)
+	out, err := cmd.Output()
+	if err != nil {
+		return
+	}
+	real := strings.TrimSpace(string(out))
+	if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && strings.HasPrefix(real, "/") {
+		g.python = real
+	}
 }
 
 // formatStreams shows stdout alone when stderr is empty, both labelled otherwise.

@@ -1,0 +1,117 @@
+package gateway
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// scriptSandbox is a sandbox holding the project's real scripts/.
+func scriptSandbox(t *testing.T) *sandbox {
+	t.Helper()
+	needPython(t)
+	sb := newSandbox(t)
+	files, err := filepath.Glob("../scripts/*.py")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb.write(t, "scripts/"+filepath.Base(f), string(b))
+	}
+	return sb
+}
+
+func TestProjectScriptsThroughTheRunner(t *testing.T) {
+	sb := scriptSandbox(t)
+	sb.symlink(t, "../outside", "outlink")
+	sb.write(t, "tpl.md", "# Report\n## Goal\n## Steps\n## Result\n")
+	sb.write(t, "good.md", "# Report\ntext\n## Goal\n## Steps\n```\n## Not a heading\n```\n## Result\n")
+	sb.write(t, "bad.md", "# Report\n## Result\n## Goal\n")
+	tests := []struct {
+		name  string
+		args  map[string]any
+		text  string
+		code  int
+		check func(t *testing.T)
+	}{
+		{"write_file writes and creates parents", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"out/a/b.md"}, "stdin_text": "hello\nworld\n"},
+			"wrote 12 bytes (2 lines) to out/a/b.md", 0, func(t *testing.T) {
+				if b, _ := os.ReadFile(filepath.Join(sb.root, "out/a/b.md")); string(b) != "hello\nworld\n" {
+					t.Errorf("content %q", b)
+				}
+			}},
+		{"write_file refuses a link out of the root", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"outlink/x.txt"}, "stdin_text": "x"},
+			"[ERROR] scripts/write_file.py failed (exit code 1)\n[stderr]\nerror: 'outlink/x.txt' resolves outside the project root; refusing", 1, nil},
+		{"write_file refuses .git", map[string]any{"script_name": "scripts/write_file.py", "args": []any{".git/config"}, "stdin_text": "x"},
+			"[ERROR] scripts/write_file.py failed (exit code 1)\n[stderr]\nerror: '.git/config' is inside the protected path '.git'; refusing", 1, nil},
+		{"write_file refuses the policy", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"config/tools_config.yaml"}, "stdin_text": "x"},
+			"[ERROR] scripts/write_file.py failed (exit code 1)\n[stderr]\nerror: 'config/tools_config.yaml' is inside the protected path 'config/tools_config.yaml'; refusing", 1, nil},
+		{"write_file --help", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"--help"}}, "", 0, nil},
+		{"write_json pretty-writes", map[string]any{"script_name": "scripts/write_json.py", "args": []any{"out/x.json"}, "stdin_text": `{"b":1,"a":[true]}`},
+			"wrote 36 bytes of valid JSON (object) to out/x.json", 0, func(t *testing.T) {
+				if b, _ := os.ReadFile(filepath.Join(sb.root, "out/x.json")); string(b) != "{\n  \"b\": 1,\n  \"a\": [\n    true\n  ]\n}\n" {
+					t.Errorf("content %q", b)
+				}
+			}},
+		{"write_json rejects bad JSON", map[string]any{"script_name": "scripts/write_json.py", "args": []any{"out/y.json"}, "stdin_text": `{"b":}`},
+			"[ERROR] scripts/write_json.py failed (exit code 1)\n[stderr]\nerror: invalid JSON on stdin: line 1 column 6: Expecting value", 1, nil},
+		{"write_txt writes text", map[string]any{"script_name": "scripts/write_txt.py", "args": []any{"out/n.txt"}, "stdin_text": "a\r\nb"},
+			"wrote 4 bytes (2 lines) to out/n.txt", 0, nil},
+		{"write_txt wants .txt", map[string]any{"script_name": "scripts/write_txt.py", "args": []any{"out/n.md"}, "stdin_text": "a"},
+			"[ERROR] scripts/write_txt.py failed (exit code 1)\n[stderr]\nerror: 'out/n.md' does not end in .txt (use write_file.py for other files)", 1, nil},
+		{"write_md reports headings", map[string]any{"script_name": "scripts/write_md.py", "args": []any{"out/r.md"}, "stdin_text": "# Title\n\n## Part\n"},
+			"wrote 17 bytes (2 headings) to out/r.md\n  # Title\n  ## Part", 0, nil},
+		{"write_md refuses empty input", map[string]any{"script_name": "scripts/write_md.py", "args": []any{"out/e.md"}},
+			"[ERROR] scripts/write_md.py failed (exit code 1)\n[stderr]\nerror: stdin is empty; expected Markdown text", 1, nil},
+		{"format_check passes", map[string]any{"script_name": "scripts/format_check.py", "args": []any{"good.md", "tpl.md"}},
+			"OK: all 4 headings of tpl.md appear in good.md in order", 0, nil},
+		{"format_check lists problems", map[string]any{"script_name": "scripts/format_check.py", "args": []any{"bad.md", "tpl.md"}},
+			"[ERROR] scripts/format_check.py failed (exit code 1)\nFAIL: bad.md does not follow tpl.md (1 missing, 1 out of order)\n  missing: ## Steps\n  out of order: ## Result (should come after ## Goal)", 1, nil},
+		{"format_check on a missing file", map[string]any{"script_name": "scripts/format_check.py", "args": []any{"nope.md", "tpl.md"}},
+			"[ERROR] scripts/format_check.py failed (exit code 2)\n[stderr]\nerror: 'nope.md' does not exist", 2, nil},
+		{"format_check without args", map[string]any{"script_name": "scripts/format_check.py"}, "", 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := sb.run(tt.args)
+			checkInvariant(t, res)
+			if res.ExitCode != tt.code {
+				t.Fatalf("exit %d: %s", res.ExitCode, res.Text)
+			}
+			if tt.text != "" && res.Text != tt.text {
+				t.Fatalf("got  %q\nwant %q", res.Text, tt.text)
+			}
+			if tt.text == "" && tt.code == 0 && !strings.Contains(res.Text, "usage:") {
+				t.Fatalf("no usage: %s", res.Text)
+			}
+			if tt.check != nil {
+				tt.check(t)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(sb.outside, "x.txt")); err == nil {
+		t.Error("a script wrote outside the root")
+	}
+}
+
+func TestEveryProjectScriptHasHelp(t *testing.T) {
+	sb := scriptSandbox(t)
+	list, err := sb.g.Scripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range list {
+		if !strings.HasPrefix(s, "scripts/") || s == "scripts/echo.py" {
+			continue
+		}
+		res := sb.run(map[string]any{"script_name": s, "args": []any{"--help"}})
+		if res.ExitCode != 0 || !strings.Contains(res.Text, "usage: "+strings.TrimPrefix(s, "scripts/")) {
+			t.Errorf("%s --help: %+v", s, res)
+		}
+	}
+}
