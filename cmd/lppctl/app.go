@@ -17,6 +17,10 @@ func commands() []*cli.Command {
 		versionCommand(),
 		skillsCommand(),
 		mcpCommand(),
+		validateCommand(),
+		exportCommand(),
+		schemaCommand(),
+		actionsCommand(),
 	}
 }
 

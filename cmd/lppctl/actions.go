@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+)
+
+func actionsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "actions",
+		Usage: "list the actions a spec's do: can name, with their parameters",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the actions as JSON"},
+		},
+		Action: runActions,
+	}
+}
+
+type jsonParam struct {
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Required bool     `json:"required,omitempty"`
+	Default  any      `json:"default,omitempty"`
+	Doc      string   `json:"doc,omitempty"`
+	Enum     []string `json:"enum,omitempty"`
+}
+
+type jsonVar struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Doc  string `json:"doc,omitempty"`
+}
+
+type jsonAction struct {
+	Name      string      `json:"name"`
+	Doc       string      `json:"doc"`
+	Signature string      `json:"signature"`
+	Params    []jsonParam `json:"params"`
+	Writes    []jsonVar   `json:"writes"`
+}
+
+func runActions(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrorf("actions takes no arguments")
+	}
+	reg, err := newRegistry(c)
+	if err != nil {
+		return err
+	}
+	acts := reg.Actions()
+	out := c.App.Writer
+	if c.Bool("json") {
+		list := make([]jsonAction, 0, len(acts))
+		for _, a := range acts {
+			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}}
+			for _, p := range a.Params {
+				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum})
+			}
+			for _, w := range a.Writes {
+				ja.Writes = append(ja.Writes, jsonVar{Name: w.Name, Type: string(w.Type), Doc: w.Doc})
+			}
+			list = append(list, ja)
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, a := range acts {
+		fmt.Fprintf(tw, "%s\t%s\n", a.Name, a.Doc)
+		if len(a.Params) > 0 {
+			fmt.Fprintf(tw, "\twith: %s\n", a.Signature())
+		}
+		if len(a.Writes) > 0 {
+			ws := ""
+			for i, w := range a.Writes {
+				if i > 0 {
+					ws += ", "
+				}
+				ws += w.Name + ": " + string(w.Type)
+			}
+			fmt.Fprintf(tw, "\twrites: %s\n", ws)
+		}
+	}
+	return tw.Flush()
+}
