@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/tmc/langchaingo/embeddings"
@@ -131,13 +131,6 @@ type vectorCache struct {
 	vectors map[string][]float32 // embedKey → unit vector
 }
 
-// cacheFile is the embedding cache's on-disk form: unit vectors as base64 of
-// little-endian float32s, keyed by embedKey.
-type cacheFile struct {
-	Version int               `json:"version"`
-	Vectors map[string]string `json:"vectors"`
-}
-
 // embIndex holds the unit vectors of one snapshot's skills, row-major.
 type embIndex struct {
 	model string
@@ -161,12 +154,7 @@ func (l *Library) embeddingScores(ctx context.Context, snap *snapshot, query str
 	normalize(q)
 	scores := make([]float64, len(snap.list))
 	for i := range scores {
-		row := ix.data[i*ix.dims : (i+1)*ix.dims]
-		var dot float32
-		for j, v := range row {
-			dot += v * q[j]
-		}
-		scores[i] = float64(dot)
+		scores[i] = float64(dot(ix.data[i*ix.dims:(i+1)*ix.dims], q))
 	}
 	return scores, nil
 }
@@ -309,45 +297,75 @@ func (l *Library) storeVectors(fresh map[string][]float32, keep []string) (map[s
 	return merged, err
 }
 
+// cacheMagic opens the embedding cache file. The file is binary so that
+// tens of megabytes of vectors load in milliseconds: after the magic, one
+// record per vector: the 16-byte key, the dimension count as a little-endian
+// uint32, then that many little-endian float32s.
+const cacheMagic = "lppctl-embeddings-v1\n"
+
 func encodeCache(vectors map[string][]float32) ([]byte, error) {
-	cf := cacheFile{Version: 1, Vectors: make(map[string]string, len(vectors))}
-	for k, v := range vectors {
-		buf := make([]byte, 4*len(v))
-		for i, x := range v {
-			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
+	size := len(cacheMagic)
+	for _, v := range vectors {
+		size += 20 + 4*len(v)
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, cacheMagic...)
+	for _, k := range slices.Sorted(maps.Keys(vectors)) {
+		key, err := hex.DecodeString(k)
+		if err != nil || len(key) != 16 {
+			return nil, fmt.Errorf("bad cache key %q", k)
 		}
-		cf.Vectors[k] = base64.StdEncoding.EncodeToString(buf)
+		v := vectors[k]
+		buf = append(buf, key...)
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v)))
+		for _, x := range v {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
+		}
 	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(cf); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return buf, nil
 }
 
 func decodeCache(data []byte) (map[string][]float32, error) {
-	var cf cacheFile
-	if err := json.Unmarshal(data, &cf); err != nil {
-		return nil, err
+	if !bytes.HasPrefix(data, []byte(cacheMagic)) {
+		return nil, errors.New("not an lppctl embedding cache")
 	}
-	if cf.Version != 1 {
-		return nil, fmt.Errorf("unknown embedding cache version %d", cf.Version)
-	}
-	out := make(map[string][]float32, len(cf.Vectors))
-	for k, s := range cf.Vectors {
-		buf, err := base64.StdEncoding.DecodeString(s)
-		if err != nil || len(buf)%4 != 0 {
-			continue
+	data = data[len(cacheMagic):]
+	out := map[string][]float32{}
+	for len(data) > 0 {
+		if len(data) < 20 {
+			return nil, errors.New("truncated embedding cache")
 		}
-		v := make([]float32, len(buf)/4)
+		key := hex.EncodeToString(data[:16])
+		n := int(binary.LittleEndian.Uint32(data[16:20]))
+		data = data[20:]
+		if n > len(data)/4 {
+			return nil, errors.New("truncated embedding cache")
+		}
+		v := make([]float32, n)
 		for i := range v {
-			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
 		}
-		out[k] = v
+		data = data[4*n:]
+		out[key] = v
 	}
 	return out, nil
+}
+
+// dot returns the dot product of two vectors of equal length.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
 }
 
 // normalize scales v to unit length in place (a zero vector stays zero).

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // DefaultLibraryPath is where the skill library lives unless configured.
@@ -65,7 +67,7 @@ func WithEmbedder(e Embedder, model string) Option {
 }
 
 // WithEmbeddingCache stores embeddings in path instead of the default
-// "<library path without .json>.embeddings.json".
+// "<library path without .json>.embeddings.bin".
 func WithEmbeddingCache(path string) Option {
 	return func(l *Library) { l.cachePath = path }
 }
@@ -89,7 +91,7 @@ func Open(path string, opts ...Option) (*Library, error) {
 		o(l)
 	}
 	if l.cachePath == "" {
-		l.cachePath = strings.TrimSuffix(path, ".json") + ".embeddings.json"
+		l.cachePath = strings.TrimSuffix(path, ".json") + ".embeddings.bin"
 	}
 	if _, err := l.load(); err != nil {
 		return nil, err
@@ -330,16 +332,84 @@ func decodeLibrary(data []byte) (map[string]Skill, error) {
 	return m, nil
 }
 
-// encodeLibrary renders the library: indented JSON, keys sorted.
+// encodeLibrary renders the library: indented JSON, keys sorted, fields in
+// declaration order, no HTML escaping. It writes the bytes by hand because
+// encoding/json's indentation dominated the cost of saving large libraries.
 func encodeLibrary(m map[string]Skill) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		return nil, err
+	if len(m) == 0 {
+		return []byte("{}\n"), nil
 	}
-	return buf.Bytes(), nil
+	names := slices.Sorted(maps.Keys(m))
+	buf := make([]byte, 0, len(m)*320)
+	buf = append(buf, "{\n"...)
+	for i, name := range names {
+		s := m[name]
+		buf = append(buf, "  "...)
+		buf = appendJSONString(buf, name)
+		buf = append(buf, ": {\n    \"name\": "...)
+		buf = appendJSONString(buf, name)
+		buf = append(buf, ",\n    \"principle\": "...)
+		buf = appendJSONString(buf, s.Principle)
+		buf = append(buf, ",\n    \"when_to_apply\": "...)
+		buf = appendJSONString(buf, s.WhenToApply)
+		buf = append(buf, ",\n    \"created_iteration\": "...)
+		buf = strconv.AppendInt(buf, int64(s.CreatedIteration), 10)
+		buf = append(buf, ",\n    \"last_used_iteration\": "...)
+		buf = strconv.AppendInt(buf, int64(s.LastUsedIteration), 10)
+		buf = append(buf, ",\n    \"usage_count\": "...)
+		buf = strconv.AppendInt(buf, int64(s.UsageCount), 10)
+		buf = append(buf, "\n  }"...)
+		if i < len(names)-1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '\n')
+	}
+	buf = append(buf, "}\n"...)
+	return buf, nil
+}
+
+// appendJSONString appends s as a JSON string literal, escaping quotes,
+// backslashes, control characters, U+2028 and U+2029, and replacing invalid
+// UTF-8 with U+FFFD (as encoding/json does).
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				buf = append(buf, '\\', c)
+			case c == '\n':
+				buf = append(buf, '\\', 'n')
+			case c == '\r':
+				buf = append(buf, '\\', 'r')
+			case c == '\t':
+				buf = append(buf, '\\', 't')
+			case c == '\b':
+				buf = append(buf, '\\', 'b')
+			case c == '\f':
+				buf = append(buf, '\\', 'f')
+			case c < 0x20:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			buf = append(buf, "\\ufffd"...)
+		case r == '\u2028' || r == '\u2029':
+			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
 }
 
 func (s *snapshot) indexes() (*bm25Index, *embIndex) {

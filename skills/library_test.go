@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -338,4 +339,29 @@ func TestConcurrentProcessesLoseNoUpdates(t *testing.T) {
 		}
 	}
 	checkCounts(t, path, procs*each, procs*each)
+}
+
+func TestEncodeLibraryMatchesEncodingJSON(t *testing.T) {
+	tricky := "quote \" backslash \\ nl \n cr \r tab \t bell \a bs \b ff \f del \x7f <html> & é 日本 \u2028 \u2029 bad \xff end"
+	m := map[string]Skill{
+		"b": {Name: "b", Principle: tricky, WhenToApply: "w", CreatedIteration: 3, LastUsedIteration: -1, UsageCount: 12345},
+		"a": {Name: "a", Principle: "p", WhenToApply: tricky},
+	}
+	got, err := encodeLibrary(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want.String() {
+		t.Errorf("encodeLibrary =\n%s\nencoding/json =\n%s", got, want.String())
+	}
+	if got, _ := encodeLibrary(map[string]Skill{}); string(got) != "{}\n" {
+		t.Errorf("empty = %q", got)
+	}
 }

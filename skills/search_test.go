@@ -340,3 +340,21 @@ func TestNewEmbedder(t *testing.T) {
 		})
 	}
 }
+
+func TestBrokenEmbeddingCacheIsRecomputed(t *testing.T) {
+	path := libPath(t)
+	fe := &fakeEmbedder{}
+	lib := mustOpen(t, path, WithEmbedder(fe, "fake"))
+	mustAdd(t, lib, corpus...)
+	if err := os.WriteFile(lib.cachePath, []byte("lppctl-embeddings-v1\ntrunc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := lib.Rank(context.Background(), "connection timeout", 1)
+	if err != nil || hitNames(hits) != "retry_flaky_network_calls" || fe.texts() != 4 {
+		t.Errorf("Rank = %s, %v after embedding %d texts", hitNames(hits), err, fe.texts())
+	}
+	data, _ := os.ReadFile(lib.cachePath)
+	if v, err := decodeCache(data); err != nil || len(v) != 4 {
+		t.Errorf("rewritten cache holds %d vectors, %v", len(v), err)
+	}
+}
