@@ -14,7 +14,9 @@ import (
 
 // Check decodes src and validates it against reg: it is Parse followed by
 // Validate. The diagnostics hold Parse's problems and Validate's, sorted by
-// position. The spec is nil
+// position. When Parse found errors the spec is partial (whatever could not
+// be decoded is missing), so the checks of the graph's shape are left out
+// until they are fixed. The spec is nil
 // only when src could not be decoded at all.
 func Check(file string, src []byte, reg *Registry) (*Spec, Diagnostics) {
 	spec, diags := Parse(file, src)
@@ -26,7 +28,7 @@ func Check(file string, src []byte, reg *Registry) (*Spec, Diagnostics) {
 	for _, d := range diags {
 		seen[d.String()] = true
 	}
-	for _, d := range Validate(spec, reg) {
+	for _, d := range validate(spec, reg, diags.HasErrors()) {
 		if !seen[d.String()] {
 			diags = append(diags, d)
 		}
@@ -43,9 +45,17 @@ func Check(file string, src []byte, reg *Registry) (*Spec, Diagnostics) {
 // and, as warnings, cycles that nothing bounds. A spec whose Parse and
 // Validate diagnostics hold no error compiles.
 //
+// The graph checks (reachability, ways out, final states) run only when
+// every transition and event names defined states, and the cycle warnings
+// only when there is no error: until then they would mostly repeat them.
+//
 // A Version of 0 is taken as "not given": Parse reports a missing or
 // unreadable `lpp` itself.
-func Validate(spec *Spec, reg *Registry) Diagnostics {
+func Validate(spec *Spec, reg *Registry) Diagnostics { return validate(spec, reg, false) }
+
+// validate is Validate; partial tells that Parse found errors, so the spec
+// may lack states or transitions it meant to have.
+func validate(spec *Spec, reg *Registry, partial bool) Diagnostics {
 	if spec == nil {
 		return nil
 	}
@@ -57,8 +67,12 @@ func Validate(spec *Spec, reg *Registry) Diagnostics {
 	for _, ev := range spec.Events {
 		v.event(ev)
 	}
-	v.graph()
-	v.cycles()
+	if !partial && !v.unknownTargets {
+		v.graph()
+	}
+	if !partial && !v.diags.HasErrors() {
+		v.cycles()
+	}
 	v.diags.Sort()
 	return v.diags
 }
@@ -70,6 +84,9 @@ type validator struct {
 	diags      Diagnostics
 	writesSeen map[string]bool // actions whose Writes were checked
 	canFinish  map[string]bool // states from which a final state can be reached (nil: not computed)
+	badGuards  map[Pos]bool    // guards that did not compile (already errors)
+	// unknownTargets tells that a transition or event names an undefined state.
+	unknownTargets bool
 }
 
 func (v *validator) add(sev Severity, p Pos, span int, hint, format string, args ...any) {
@@ -215,6 +232,7 @@ func transitionSpan(t *Transition) int {
 
 func (v *validator) transition(t *Transition) {
 	if v.spec.State(t.To) == nil && t.To != "" {
+		v.unknownTargets = true
 		v.errorf(t.ToPos, len(t.To), v.stateHint(t.To), "transition to unknown state %q", t.To)
 	}
 	if t.When != "" {
@@ -227,6 +245,7 @@ func (v *validator) transition(t *Transition) {
 
 func (v *validator) event(ev *Event) {
 	if ev.To != "" && v.spec.State(ev.To) == nil {
+		v.unknownTargets = true
 		v.errorf(ev.ToPos, len(ev.To), v.stateHint(ev.To), "event %q goes to unknown state %q", ev.Name, ev.To)
 	}
 	for _, from := range ev.From {
@@ -234,6 +253,7 @@ func (v *validator) event(ev *Event) {
 		st := v.spec.State(from)
 		switch {
 		case st == nil:
+			v.unknownTargets = true
 			v.errorf(p, len(from), v.stateHint(from), "event %q comes from unknown state %q", ev.Name, from)
 		case st.Final:
 			v.errorf(p, len(from), "a final state ends the run before events are considered; remove it from from:", "event %q can never fire from final state %q", ev.Name, from)
@@ -363,6 +383,10 @@ func (v *validator) assign(a *Assign) {
 // guard checks one `when:` expression.
 func (v *validator) guard(src string, at Pos) {
 	if _, err := CompileGuard(src, v.env); err != nil {
+		if v.badGuards == nil {
+			v.badGuards = map[Pos]bool{}
+		}
+		v.badGuards[at] = true
 		v.exprError(locateExprError(err, at), "guard")
 		return
 	}
@@ -727,6 +751,9 @@ func (v *validator) cycleBounded(in map[string]bool) bool {
 			}
 			if t.When == "" {
 				continue
+			}
+			if v.badGuards[t.WhenPos] {
+				return true // an error already; a warning on top would only add noise
 			}
 			if tree, err := parser.Parse(t.When); err == nil {
 				guards = append(guards, tree.Node)
