@@ -212,7 +212,12 @@ func (c *Call) SetVar(name string, value any) error {
 }
 
 // Memory returns the run memory, as seen and changed by this call.
-func (c *Call) Memory() MemoryTx { return c.mem }
+func (c *Call) Memory() MemoryTx {
+	if c.mem == nil {
+		c.mem = newMemTx(c.run.mem)
+	}
+	return c.mem
+}
 
 // Notef records a note about what the action did; observers see it with the transition.
 func (c *Call) Notef(format string, args ...any) {

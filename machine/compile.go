@@ -40,7 +40,8 @@ type cassign struct {
 
 type ctrans struct {
 	t      *Transition
-	index  int // position in next (-1 for on_error)
+	index  int    // position in next (-1 for on_error)
+	via    string // "next[i]" or "on_error", for records
 	guard  *vm.Program
 	set    []cassign
 	fsmEv  string
@@ -155,7 +156,10 @@ func appendUnique(list []string, s string) []string {
 }
 
 func (c *compiler) transition(t *Transition, index int) *ctrans {
-	ct := &ctrans{t: t, index: index, fsmEv: "to:" + t.To, target: t.To, set: c.assigns(t.Set)}
+	ct := &ctrans{t: t, index: index, via: fmt.Sprintf("next[%d]", index), fsmEv: "to:" + t.To, target: t.To, set: c.assigns(t.Set)}
+	if index < 0 {
+		ct.via = "on_error"
+	}
 	if c.spec.State(t.To) == nil {
 		c.errorf(t.ToPos, "transition to undefined state %q", t.To)
 	}
@@ -249,12 +253,7 @@ func (m *Machine) Spec() *Spec { return m.spec }
 func (m *Machine) Registry() *Registry { return m.reg }
 
 // describeTransition names a transition for messages and journals: "next[2]", "on_error", "event RESET".
-func (ct *ctrans) describe() string {
-	if ct.index < 0 {
-		return "on_error"
-	}
-	return fmt.Sprintf("next[%d]", ct.index)
-}
+func (ct *ctrans) describe() string { return ct.via }
 
 // guardsSaw renders the values the guards of a state read, for the "no
 // transition holds" error.

@@ -94,6 +94,9 @@ type Run struct {
 	path      []string // recent states, for naming cycles
 	pending   chan string
 	pause     *PauseError
+	obsFrom   context.Context
+	obsCtx    context.Context
+	call      Call
 }
 
 // RunOption configures a Run.
@@ -368,12 +371,12 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 			call = nil // a failed action's changes are dropped
 		}
 	}
-	changed := map[string]any{}
+	var changed map[string]any
 	var memOps []MemOp
 	if call != nil {
 		for name, v := range call.vars {
 			r.env[name] = v
-			changed[name] = v
+			changed = setChanged(changed, name, v)
 		}
 		if call.mem != nil && len(call.mem.ops) > 0 {
 			memOps = call.mem.ops
@@ -396,10 +399,10 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	if actErr != nil {
 		rec.Error = actErr.Error()
 		r.env[VarLastError] = rec.Error
-		changed[VarLastError] = rec.Error
+		changed = setChanged(changed, VarLastError, rec.Error)
 		chosen = cs.onError
 	} else {
-		if err := r.assign(cs.set, changed); err != nil {
+		if changed, err = r.assign(cs.set, changed); err != nil {
 			r.status = StatusFailed
 			return false, fmt.Errorf("cannot apply set of state %q: %w", r.state, err)
 		}
@@ -426,28 +429,28 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	var to string
 	if chosenEv != nil {
 		rec.Via, rec.Guard, rec.Warn = "event "+chosenEv.ev.Name, chosenEv.ev.When, ""
-		if err := r.assign(chosenEv.set, changed); err != nil {
+		if changed, err = r.assign(chosenEv.set, changed); err != nil {
 			r.status = StatusFailed
 			return false, fmt.Errorf("cannot apply set of event %q: %w", chosenEv.ev.Name, err)
 		}
 		to = chosenEv.ev.To
-		if err := r.fire(ctx, chosenEv.fsmEv); err != nil {
+		if err := r.fire(chosenEv.fsmEv); err != nil {
 			return false, err
 		}
 	} else {
 		rec.Via, rec.Guard, rec.Warn = chosen.describe(), chosen.t.When, chosen.t.Warn
-		if err := r.assign(chosen.set, changed); err != nil {
+		if changed, err = r.assign(chosen.set, changed); err != nil {
 			r.status = StatusFailed
 			return false, fmt.Errorf("cannot apply set of transition %s of state %q: %w", chosen.describe(), r.state, err)
 		}
 		to = chosen.target
-		if err := r.fire(ctx, chosen.fsmEv); err != nil {
+		if err := r.fire(chosen.fsmEv); err != nil {
 			return false, err
 		}
 	}
 	if actErr == nil && r.env[VarLastError] != "" {
 		r.env[VarLastError] = "" // the error was visible to the error route's target state; it is handled now
-		changed[VarLastError] = ""
+		changed = setChanged(changed, VarLastError, "")
 	}
 	rec.To = to
 	rec.Vars, rec.Memory = changed, memOps
@@ -457,8 +460,14 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 }
 
 func (r *Run) notify(ctx context.Context, rec *Record) error {
+	if len(r.observers) == 0 {
+		return nil
+	}
+	if ctx != r.obsFrom { // observers finish their work even after Ctrl-C
+		r.obsFrom, r.obsCtx = ctx, context.WithoutCancel(ctx)
+	}
 	for _, o := range r.observers {
-		if err := o.OnStep(context.WithoutCancel(ctx), rec); err != nil {
+		if err := o.OnStep(r.obsCtx, rec); err != nil {
 			r.status = StatusFailed
 			return fmt.Errorf("cannot record step %d: %w", rec.Seq, err)
 		}
@@ -476,8 +485,8 @@ func (r *Run) moveTo(state string) {
 }
 
 // fire moves the underlying looplab/fsm machine, outside any of its callbacks.
-func (r *Run) fire(ctx context.Context, ev string) error {
-	err := r.fsm.Event(context.WithoutCancel(ctx), ev)
+func (r *Run) fire(ev string) error {
+	err := r.fsm.Event(context.Background(), ev) // never cancelled half-way: the move is atomic
 	var noTr fsm.NoTransitionError
 	if err != nil && !errors.As(err, &noTr) { // a self-transition is not an error
 		r.status = StatusFailed
@@ -487,16 +496,18 @@ func (r *Run) fire(ctx context.Context, ev string) error {
 }
 
 func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error) {
-	call = &Call{
+	call = &r.call // reused between steps: a Call is valid only while its handler runs
+	*call = Call{
 		RunID:  r.id,
 		State:  r.state,
 		Action: cs.action.Name,
 		Seq:    r.seq,
 		Input:  r.input,
 		run:    r,
-		mem:    newMemTx(r.mem),
 	}
-	call.Params = make(map[string]any, len(cs.params))
+	if len(cs.params) > 0 {
+		call.Params = make(map[string]any, len(cs.params))
+	}
 	for _, p := range cs.params {
 		if p.prog == nil {
 			call.Params[p.name] = p.value
@@ -521,31 +532,39 @@ func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error)
 
 // assign evaluates every expression of a set against the context as it was
 // before the set, then applies them all.
-func (r *Run) assign(set []cassign, changed map[string]any) error {
+func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, error) {
 	if len(set) == 0 {
-		return nil
+		return changed, nil
 	}
 	var buf [8]any
 	vals := buf[:0]
 	for _, a := range set {
 		v, err := r.vm.Run(a.prog, r.env)
 		if err != nil {
-			return fmt.Errorf("%s: %w", a.v.Name, err)
+			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
 		}
 		cv, err := a.v.Type.Coerce(v)
 		if err != nil {
-			return fmt.Errorf("%s: %w", a.v.Name, err)
+			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
 		}
 		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
-			return fmt.Errorf("%s: %q is not one of %s", a.v.Name, s, quoteList(a.v.Enum))
+			return changed, fmt.Errorf("%s: %q is not one of %s", a.v.Name, s, quoteList(a.v.Enum))
 		}
 		vals = append(vals, cv)
 	}
 	for i, a := range set {
 		r.env[a.v.Name] = vals[i]
-		changed[a.v.Name] = vals[i]
+		changed = setChanged(changed, a.v.Name, vals[i])
 	}
-	return nil
+	return changed, nil
+}
+
+func setChanged(changed map[string]any, name string, v any) map[string]any {
+	if changed == nil {
+		changed = make(map[string]any, 4)
+	}
+	changed[name] = v
+	return changed
 }
 
 // choose returns the first transition of cs whose guard holds.
