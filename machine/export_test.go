@@ -1,0 +1,147 @@
+package machine
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// exportCases are the golden diagrams: a spec, options, and a name.
+var exportCases = []struct {
+	name string
+	spec string
+	opts ExportOptions
+}{
+	{"agent", "testdata/specs/agent.yaml", ExportOptions{}},
+	{"agent_path_set", "testdata/specs/agent.yaml", ExportOptions{ShowSet: true, Path: []string{"draft", "review", "draft", "review", "publish", "done"}}},
+	{"hostile", "testdata/specs/hostile.yaml", ExportOptions{ShowSet: true, Path: []string{"state", "note", "graph", "end"}}},
+}
+
+var formatExt = map[string]string{"mermaid": ".mmd", "mermaid-flowchart": ".flow.mmd", "dot": ".dot"}
+
+func loadSpec(t *testing.T, path string) *Spec {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, diags := Check(path, src, NewBuiltinRegistry())
+	if diags.HasErrors() {
+		t.Fatalf("%s is invalid:\n%s", path, diags.PrettyAll(src))
+	}
+	return spec
+}
+
+func TestExportMatchesGoldenDiagrams(t *testing.T) {
+	for _, tc := range exportCases {
+		spec := loadSpec(t, tc.spec)
+		for _, format := range ExportFormats {
+			t.Run(tc.name+"/"+format, func(t *testing.T) {
+				got, err := Export(spec, format, tc.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, filepath.Join("testdata/export", tc.name+formatExt[format]), got)
+			})
+		}
+	}
+}
+
+func TestExportRejectsUnknownFormat(t *testing.T) {
+	spec := loadSpec(t, "testdata/specs/agent.yaml")
+	_, err := Export(spec, "svg", ExportOptions{})
+	if !errors.Is(err, ErrUnknownFormat) {
+		t.Fatalf("want ErrUnknownFormat, got %v", err)
+	}
+	if want := `cannot export: unknown export format "svg" (formats: mermaid, mermaid-flowchart, dot)`; err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+}
+
+func TestExportStateDiagramUsesLppStyleLabels(t *testing.T) {
+	spec, _ := Parse("t.yaml", []byte(`lpp: 1
+name: t
+context: {reply: string, n: int}
+initial: optimizer
+states:
+  optimizer:
+    next:
+      - {to: evaluator, when: 'hasPrefix(reply, "[ATTEMPTS_COMPLETE]") && n > 0'}
+      - evaluator
+  evaluator: {final: true}
+`))
+	out, err := Export(spec, "mermaid", ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"    [*] --> optimizer\n",
+		"    optimizer --> evaluator : [hasPrefix(reply, ...) #amp;#amp; n #gt; 0]\n",
+		"    optimizer --> evaluator\n",
+		"    evaluator --> [*]\n",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}
+
+func TestShortenExpr(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"n > 0", "n > 0"},
+		{"a &&\n   b", "a && b"},
+		{`hasPrefix(reply, "[ATTEMPTS_COMPLETE]") && pending_tools == 0`, `hasPrefix(reply, ...) && pending_tools…`},
+		{`pending_tools > 0 && loop_count > max_loop_count && retries < max_retries`, `pending_tools > 0 && loop_count > max_l…`},
+		{`msg == "x;y" && n < 3 || msg contains "#" || n > 100`, `msg == "x;y" && n < 3 || msg contains "…`},
+		{`"unterminated string that is long enough to be cut`, `"unterminated string that is long enoug…`},
+	}
+	for _, tt := range tests {
+		if got := shortenExpr(tt.in, maxGuardLen); got != tt.want {
+			t.Errorf("shortenExpr(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestExportedMermaidParses runs the real Mermaid parser over the golden
+// diagrams when it is installed (cd machine/testdata/mermaid && npm install).
+func TestExportedMermaidParses(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat("testdata/mermaid/node_modules/mermaid"); err != nil {
+		t.Skip("mermaid is not installed: cd machine/testdata/mermaid && npm install")
+	}
+	files, _ := filepath.Glob("testdata/export/*.mmd")
+	if len(files) == 0 {
+		t.Fatal("no golden Mermaid diagrams")
+	}
+	args := []string{"testdata/mermaid/check.mjs"}
+	args = append(args, files...)
+	out, err := exec.Command(node, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("Mermaid rejects an exported diagram: %v\n%s", err, out)
+	}
+	if n := bytes.Count(out, []byte("ok ")); n != len(files) {
+		t.Fatalf("want %d ok lines, got:\n%s", len(files), out)
+	}
+}
+
+// TestExportedDotRenders runs Graphviz over the golden DOT files when it is installed.
+func TestExportedDotRenders(t *testing.T) {
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("graphviz is not installed")
+	}
+	files, _ := filepath.Glob("testdata/export/*.dot")
+	for _, f := range files {
+		out, err := exec.Command(dot, "-Tsvg", "-o", os.DevNull, f).CombinedOutput()
+		if err != nil || len(out) > 0 {
+			t.Errorf("dot rejects %s: %v\n%s", f, err, out)
+		}
+	}
+}
