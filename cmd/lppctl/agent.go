@@ -1,15 +1,78 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+)
 
 // agentConfig is what the agent flags of `lppctl run` configure (LLM
 // provider, skill, approval...). It is saved with a run, as JSON, so that
 // `lppctl resume` rebuilds the same actions.
-type agentConfig struct{}
+type agentConfig struct {
+	LLM           string `json:"llm,omitempty"`            // --llm provider[:model] | script:FILE ("" = LPPCTL_LLM or the environment)
+	Skill         string `json:"skill,omitempty"`          // --skill DIR
+	Yes           bool   `json:"yes,omitempty"`            // --yes: approve the plan without asking
+	Root          string `json:"root,omitempty"`           // --root DIR: the project root tools are confined to (absolute)
+	Policy        string `json:"policy,omitempty"`         // --policy FILE
+	ClaudeMD      string `json:"claude_md,omitempty"`      // --claude-md FILE (L1)
+	SkillsLibrary string `json:"skills_library,omitempty"` // --skills-library FILE
+	Feedback      string `json:"feedback,omitempty"`       // --feedback TEXT: the final human feedback, given up front
+	SpecDir       string `json:"spec_dir,omitempty"`       // folder of the spec: prompt templates are looked up there (absolute)
+}
 
 // agentFlags are the run flags that configure the agent actions.
-func agentFlags() []cli.Flag { return nil }
+func agentFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "llm", Usage: "the model: `openai[:MODEL] | anthropic[:MODEL] | ollama[:MODEL] | script:FILE` (default: $LPPCTL_LLM, else the first of OPENAI_API_KEY/OPENAI_API_BASE, ANTHROPIC_API_KEY, OLLAMA_HOST that is set; with none, the skill's demo.yaml is replayed)"},
+		&cli.StringFlag{Name: "skill", Usage: "the skill's `DIR` (holding skills.md)", Value: filepath.Join("skills", "hello_skill")},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve the plan without asking"},
+		&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the tools are confined to (default: the current directory)"},
+		&cli.StringFlag{Name: "policy", Usage: "the tool gateway policy `FILE` (default: ROOT/config/tools_config.yaml)"},
+		&cli.StringFlag{Name: "claude-md", Usage: "the global context (L1) `FILE` (default: ROOT/claude.md)"},
+		&cli.StringFlag{Name: "skills-library", Usage: "a skill library `FILE` whose relevant skills the planner sees (and skill.teacher updates)"},
+		&cli.StringFlag{Name: "feedback", Usage: "the final human feedback `TEXT`, recorded in skills.md without asking"},
+	}
+}
 
 // agentConfigFrom reads the agent flags (absent flags give zero values, so
 // commands without them, like validate, get the defaults).
-func agentConfigFrom(c *cli.Context) (agentConfig, error) { return agentConfig{}, nil }
+func agentConfigFrom(c *cli.Context) (agentConfig, error) {
+	cfg := agentConfig{
+		LLM:           c.String("llm"),
+		Skill:         c.String("skill"),
+		Yes:           c.Bool("yes"),
+		Root:          c.String("root"),
+		Policy:        c.String("policy"),
+		ClaudeMD:      c.String("claude-md"),
+		SkillsLibrary: c.String("skills-library"),
+		Feedback:      c.String("feedback"),
+	}
+	if cfg.Root == "" {
+		cfg.Root = "."
+	}
+	for _, p := range []*string{&cfg.Root, &cfg.Skill, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary} {
+		if *p == "" {
+			continue
+		}
+		if p != &cfg.Root && !filepath.IsAbs(*p) {
+			if _, err := os.Stat(*p); err != nil { // not found here: relative to the root
+				continue
+			}
+		}
+		if abs, err := filepath.Abs(*p); err == nil {
+			*p = abs
+		}
+	}
+	spec := c.String("spec")
+	if spec == "" && c.NArg() > 0 {
+		spec = c.Args().First()
+	}
+	if spec != "" {
+		if abs, err := filepath.Abs(spec); err == nil {
+			cfg.SpecDir = filepath.Dir(abs)
+		}
+	}
+	return cfg, nil
+}

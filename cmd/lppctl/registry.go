@@ -1,8 +1,12 @@
 package main
 
 import (
-	"github.com/urfave/cli/v2"
+	"os"
 
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -14,10 +18,42 @@ func newRegistry(c *cli.Context) (*machine.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildRegistry(cfg, nil)
+	rt := &runtimeIO{Out: c.App.Writer}
+	if f, ok := c.App.Reader.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		rt.In = f
+	} else {
+		rt.NoInput = true
+	}
+	return buildRegistry(cfg, rt)
 }
 
-// buildRegistry registers the built-in actions and the agent actions.
+// buildRegistry registers the built-in actions and the agent actions. A nil
+// rt registers the same actions, with no run I/O (for commands that only
+// inspect specs). The model and the tool gateway are built at their first use.
 func buildRegistry(cfg agentConfig, rt *runtimeIO) (*machine.Registry, error) {
-	return machine.NewBuiltinRegistry(), nil
+	reg := machine.NewBuiltinRegistry()
+	d := &actions.Deps{
+		LLM:           cfg.LLM,
+		LLMSource:     "--llm",
+		Root:          cfg.Root,
+		SkillDir:      cfg.Skill,
+		Policy:        cfg.Policy,
+		ClaudeMD:      cfg.ClaudeMD,
+		SkillsLibrary: cfg.SkillsLibrary,
+		SpecDir:       cfg.SpecDir,
+		Yes:           cfg.Yes,
+		Feedback:      cfg.Feedback,
+	}
+	if rt != nil {
+		d.RunID = rt.RunID
+		d.Audit = rt.Audit
+		d.LLMLog = rt.LLMLog
+		d.Out = rt.Out
+		d.In = rt.In
+		d.Interactive = rt.In != nil && !rt.NoInput
+	}
+	if err := actions.Register(reg, d); err != nil {
+		return nil, err
+	}
+	return reg, nil
 }

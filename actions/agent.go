@@ -1,0 +1,339 @@
+package actions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/skills"
+)
+
+func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
+	tx := c.Memory()
+	chat, err := messages(tx, MemPlanChat)
+	if err != nil {
+		return err
+	}
+	if len(chat) == 0 {
+		data, err := d.baseData()
+		if err != nil {
+			return err
+		}
+		var fb string
+		if _, err := tx.Get(MemPlanFeedback, &fb); err != nil {
+			return err
+		}
+		data.Feedback = fb
+		if fb != "" {
+			if p, err := loadPlan(tx); err == nil {
+				b, _ := json.MarshalIndent(p, "", "  ")
+				data.Plan = string(b)
+			}
+		}
+		data.Relevant = d.relevantSkills(ctx, data.Skill)
+		sys, err := d.render(c.String("system_prompt"), data)
+		if err != nil {
+			return err
+		}
+		user, err := d.render(c.String("user_prompt"), data)
+		if err != nil {
+			return err
+		}
+		chat = []llm.Message{{Role: llm.RoleSystem, Text: sys}, {Role: llm.RoleUser, Text: user}}
+		if err := appendMessages(tx, MemPlanChat, chat...); err != nil {
+			return err
+		}
+	}
+	reply, err := d.generate(ctx, c, "planner", 0, chat, nil)
+	if err != nil {
+		return err
+	}
+	plan, perr := ParsePlan(reply.Text, c.Int("max_steps"))
+	if perr != nil {
+		retry, err := d.render(c.String("retry_prompt"), &promptData{Error: perr.Error()})
+		if err != nil {
+			return err
+		}
+		if err := appendMessages(tx, MemPlanChat, llm.Message{Role: llm.RoleAssistant, Text: reply.Text}, llm.Message{Role: llm.RoleUser, Text: retry}); err != nil {
+			return err
+		}
+		c.Notef("the plan was refused: %s", perr)
+		if err := c.SetVar("plan_error", perr.Error()); err != nil {
+			return err
+		}
+		return nil
+	}
+	if err := tx.Put(MemPlan, plan); err != nil {
+		return err
+	}
+	tx.Delete(MemPlanChat)
+	tx.Delete(MemPlanFeedback)
+	c.Notef("plan: %d steps for %q", len(plan.Steps), clip(oneLine(plan.Goal), 80))
+	if err := c.SetVar("step_count", len(plan.Steps)); err != nil {
+		return err
+	}
+	return c.SetVar("plan_error", "")
+}
+
+// relevantSkills ranks the skill library (when one is configured) against the skill's text.
+func (d *Deps) relevantSkills(ctx context.Context, query string) string {
+	if d.SkillsLibrary == "" {
+		return ""
+	}
+	lib, err := skills.Open(d.rootPath(d.SkillsLibrary))
+	if err != nil {
+		return ""
+	}
+	list, err := lib.Search(ctx, query, 5)
+	if err != nil {
+		return ""
+	}
+	return skills.FormatRelevant(list)
+}
+
+func (d *Deps) prepareStep(_ context.Context, c *machine.Call) error {
+	plan, step, err := currentStep(c)
+	if err != nil {
+		return err
+	}
+	tx := c.Memory()
+	tx.Clear(MemL3)
+	tx.Clear(MemL3Eval)
+	tx.Clear(MemStepTools)
+	data, err := d.baseData()
+	if err != nil {
+		return err
+	}
+	data.SkillMemory = skillMemory(tx)
+	data.Goal, data.Step, data.StepCount = plan.Goal, step.Index, len(plan.Steps)
+	data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
+	data.ToolsHint, data.DependsOn = step.ToolsHint, step.DependsOn
+	data.Guidance = guidanceFor(tx, step.Index)
+	sys, err := d.render(c.String("system_prompt"), data)
+	if err != nil {
+		return err
+	}
+	user, err := d.render(c.String("user_prompt"), data)
+	if err != nil {
+		return err
+	}
+	if err := appendMessages(tx, MemL3, llm.Message{Role: llm.RoleSystem, Text: sys}, llm.Message{Role: llm.RoleUser, Text: user}); err != nil {
+		return err
+	}
+	c.Notef("step %d/%d: %s", step.Index, len(plan.Steps), clip(oneLine(step.OptimizerInstruction), 90))
+	return nil
+}
+
+func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
+	_, step, err := currentStep(c)
+	if err != nil {
+		return err
+	}
+	tx := c.Memory()
+	msgs, err := messages(tx, MemL3)
+	if err != nil {
+		return err
+	}
+	if len(msgs) == 0 {
+		return fmt.Errorf("cannot run the optimizer: L3 is empty (the spec must enter memory.prepare_step first)")
+	}
+	tools, err := d.toolDefs()
+	if err != nil {
+		return err
+	}
+	reply, err := d.generate(ctx, c, "optimizer", step.Index, msgs, tools)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
+		c.Notef("the optimizer's reply was empty")
+	}
+	if err := appendMessages(tx, MemL3, llm.Message{Role: llm.RoleAssistant, Text: reply.Text, ToolCalls: reply.ToolCalls}); err != nil {
+		return err
+	}
+	if err := c.SetVar("reply", strings.TrimSpace(reply.Text)); err != nil {
+		return err
+	}
+	return c.SetVar("pending_tools", len(reply.ToolCalls))
+}
+
+func (d *Deps) executeTools(ctx context.Context, c *machine.Call) error {
+	key := c.String("memory")
+	tx := c.Memory()
+	msgs, err := messages(tx, key)
+	if err != nil {
+		return err
+	}
+	var last *llm.Message
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant {
+			last = &msgs[i]
+			break
+		}
+	}
+	if last == nil || len(last.ToolCalls) == 0 {
+		c.Notef("no tool calls to run")
+		return nil
+	}
+	gw, err := d.gateway()
+	if err != nil {
+		return err
+	}
+	for _, tc := range last.ToolCalls {
+		res := gw.CallJSON(ctx, tc.Name, tc.Arguments)
+		if ctx.Err() != nil {
+			return ctx.Err() // re-run from the start on resume
+		}
+		if err := appendMessages(tx, key, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Text: res.Text}); err != nil {
+			return err
+		}
+		if c.Bool("record") {
+			if err := tx.Append(MemStepTools, stepTool{Tool: tc.Name, Args: tc.Arguments}); err != nil {
+				return err
+			}
+		}
+		c.Notef("%s %s → %s: %s", tc.Name, clip(oneLine(tc.Arguments), 100), res.Decision, clip(oneLine(res.Text), 100))
+	}
+	return nil
+}
+
+func (d *Deps) injectDirective(_ context.Context, c *machine.Call) error {
+	plan, step, err := currentStep(c)
+	if err != nil {
+		return err
+	}
+	data := &promptData{Goal: plan.Goal, Step: step.Index, StepCount: len(plan.Steps), Instruction: step.OptimizerInstruction, EvalInstr: step.EvaluatorInstruction}
+	text, err := d.render(c.String("template"), data)
+	if err != nil {
+		return err
+	}
+	c.Notef("reminded the optimizer of step %d's instruction", step.Index)
+	return appendMessages(c.Memory(), MemL3, llm.Message{Role: llm.RoleUser, Text: text})
+}
+
+func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
+	plan, step, err := currentStep(c)
+	if err != nil {
+		return err
+	}
+	tx := c.Memory()
+	round, maxRounds := intVar(c, "eval_rounds"), intVar(c, "max_eval_rounds")
+	if round == 0 {
+		tx.Clear(MemL3Eval)
+		data, err := d.baseData()
+		if err != nil {
+			return err
+		}
+		l3, err := messages(tx, MemL3)
+		if err != nil {
+			return err
+		}
+		data.SkillMemory = skillMemory(tx)
+		data.Goal, data.Step, data.StepCount = plan.Goal, step.Index, len(plan.Steps)
+		data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
+		data.Transcript = transcript(l3)
+		data.MaxRounds = maxRounds
+		sys, err := d.render(c.String("system_prompt"), data)
+		if err != nil {
+			return err
+		}
+		user, err := d.render(c.String("user_prompt"), data)
+		if err != nil {
+			return err
+		}
+		if err := appendMessages(tx, MemL3Eval, llm.Message{Role: llm.RoleSystem, Text: sys}, llm.Message{Role: llm.RoleUser, Text: user}); err != nil {
+			return err
+		}
+	}
+	forced := round >= maxRounds
+	if forced {
+		text, err := d.render(c.String("final_prompt"), &promptData{Rounds: round, MaxRounds: maxRounds})
+		if err != nil {
+			return err
+		}
+		if err := appendMessages(tx, MemL3Eval, llm.Message{Role: llm.RoleUser, Text: text}); err != nil {
+			return err
+		}
+	}
+	msgs, err := messages(tx, MemL3Eval)
+	if err != nil {
+		return err
+	}
+	var tools []llm.Tool
+	if !forced {
+		if tools, err = d.toolDefs(); err != nil {
+			return err
+		}
+	}
+	reply, err := d.generate(ctx, c, "evaluator", step.Index, msgs, tools)
+	if err != nil {
+		return err
+	}
+	if !forced && len(reply.ToolCalls) > 0 {
+		if err := appendMessages(tx, MemL3Eval, llm.Message{Role: llm.RoleAssistant, Text: reply.Text, ToolCalls: reply.ToolCalls}); err != nil {
+			return err
+		}
+		if err := c.SetVar("verdict", ""); err != nil {
+			return err
+		}
+		return c.SetVar("pending_tools", len(reply.ToolCalls))
+	}
+	if err := appendMessages(tx, MemL3Eval, llm.Message{Role: llm.RoleAssistant, Text: reply.Text}); err != nil {
+		return err
+	}
+	ev, perr := ParseEvaluation(reply.Text)
+	if perr != nil {
+		why := perr.Error()
+		if len(reply.ToolCalls) > 0 {
+			why = fmt.Sprintf("it asked for tools after its last round (%d of %d) instead of answering", round, maxRounds)
+		}
+		ev = &EvaluationOutput{Verdict: "FAIL", Feedback: "the evaluator gave no valid verdict: " + why, KeyOutputs: map[string]string{}}
+	}
+	if err := tx.Put(MemEval, ev); err != nil {
+		return err
+	}
+	c.Notef("verdict %s: %s", ev.Verdict, clip(oneLine(ev.Feedback), 120))
+	if ev.Verdict == "FAIL" {
+		text, err := d.render(c.String("retry_prompt"), &promptData{Feedback: ev.Feedback, Step: step.Index, Instruction: step.OptimizerInstruction})
+		if err != nil {
+			return err
+		}
+		if err := appendMessages(tx, MemL3, llm.Message{Role: llm.RoleUser, Text: text}); err != nil {
+			return err
+		}
+	}
+	if err := c.SetVar("verdict", ev.Verdict); err != nil {
+		return err
+	}
+	if err := c.SetVar("feedback", ev.Feedback); err != nil {
+		return err
+	}
+	return c.SetVar("pending_tools", 0)
+}
+
+// transcript renders what the optimizer did in the step for the evaluator.
+func transcript(l3 []llm.Message) string {
+	var b strings.Builder
+	for _, m := range l3 {
+		switch m.Role {
+		case llm.RoleAssistant:
+			for _, tc := range m.ToolCalls {
+				fmt.Fprintf(&b, "- optimizer called %s %s\n", tc.Name, clip(oneLine(tc.Arguments), 600))
+			}
+			if t := strings.TrimSpace(m.Text); t != "" {
+				fmt.Fprintf(&b, "- optimizer said: %s\n", indent(clip(t, 2000)))
+			}
+		case llm.RoleTool:
+			fmt.Fprintf(&b, "- result of %s: %s\n", m.Name, indent(clip(strings.TrimSpace(m.Text), 1500)))
+		}
+	}
+	if b.Len() == 0 {
+		return "(the optimizer did nothing)"
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }

@@ -1,0 +1,244 @@
+// Package actions holds the named actions the Skills Agent spec calls
+// (llm.*, tools.*, memory.*, human.*, skill.*) and registers them with their
+// parameters and the context variables they write.
+package actions
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/gateway"
+)
+
+// Deps is what the agent actions need from outside: configuration from the
+// command line and the run's I/O. Nothing in it is used at registration, so
+// `lppctl validate` and `lppctl actions` work without any provider; the model
+// and the gateway are built at their first use.
+type Deps struct {
+	LLM       string // --llm value ("" = from LPPCTL_LLM or the environment)
+	LLMSource string // where LLM came from, for messages ("--llm", "config file")
+
+	Root          string // project root the gateway confines tools to (default ".")
+	SkillDir      string // the skill's folder (default skills/hello_skill)
+	Policy        string // gateway policy (default <root>/config/tools_config.yaml)
+	ClaudeMD      string // L1 global context (default <root>/claude.md)
+	SkillsLibrary string // optional skill library JSON used by the planner and skill.teacher
+	SpecDir       string // prompt templates are looked up here first, then in Root
+
+	Yes         bool      // approve the plan without asking
+	Feedback    string    // final human feedback given up front (non-interactive runs)
+	Interactive bool      // a person is at In/Out
+	In          io.Reader // the person's terminal
+	Out         io.Writer // messages for the person (the run's output)
+	Editor      string    // editor for plan editing (default $VISUAL, $EDITOR, vi)
+
+	RunID  string    // run id for skills.md entry ids (default: Call.RunID, else a random one)
+	Audit  io.Writer // gateway audit log (JSON lines)
+	LLMLog io.Writer // LLM call log (JSON lines)
+
+	Getenv     func(string) string // default os.Getenv
+	Now        func() time.Time    // default: $LPPCTL_NOW (RFC 3339) when set, else time.Now
+	HTTPClient *http.Client        // providers' HTTP client (tests)
+	Retry      llm.RetryPolicy     // transient-error retries of providers
+	Model      llm.Client          // a ready model (tests); skips provider resolution
+	Gateway    *gateway.Gateway    // a ready gateway (tests)
+
+	mu        sync.Mutex
+	model     llm.Client
+	modelErr  error
+	gw        *gateway.Gateway
+	gwErr     error
+	reader    *bufio.Reader
+	localID   string
+	logMu     sync.Mutex
+	announced bool
+}
+
+func (d *Deps) getenv(k string) string {
+	if d.Getenv != nil {
+		return d.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+func (d *Deps) root() string {
+	if d.Root == "" {
+		return "."
+	}
+	return d.Root
+}
+
+// rootPath resolves p (relative paths against the root).
+func (d *Deps) rootPath(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(d.root(), p)
+}
+
+func (d *Deps) skillDir() string {
+	if d.SkillDir == "" {
+		return d.rootPath(filepath.Join("skills", "hello_skill"))
+	}
+	if filepath.IsAbs(d.SkillDir) {
+		return d.SkillDir
+	}
+	if _, err := os.Stat(d.SkillDir); err == nil {
+		return d.SkillDir
+	}
+	return d.rootPath(d.SkillDir)
+}
+
+func (d *Deps) skillsMD() string { return filepath.Join(d.skillDir(), "skills.md") }
+
+func (d *Deps) out() io.Writer {
+	if d.Out == nil {
+		return io.Discard
+	}
+	return d.Out
+}
+
+// now is the clock for skills.md timestamps: $LPPCTL_NOW (RFC 3339) when set
+// (a testing aid for reproducible files), else the wall clock.
+func (d *Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now().UTC()
+	}
+	if s := d.getenv("LPPCTL_NOW"); s != "" {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Now().UTC()
+}
+
+// entryID is the idempotency key of a skills.md entry written by the action
+// running at transition seq: a re-run of that action after a crash writes
+// the same id, which the skills store ignores.
+func (d *Deps) entryID(runID string, seq int) string {
+	if runID == "" {
+		runID = d.RunID
+	}
+	if runID == "" {
+		d.mu.Lock()
+		if d.localID == "" {
+			var b [6]byte
+			_, _ = rand.Read(b[:])
+			d.localID = "local-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+		}
+		runID = d.localID
+		d.mu.Unlock()
+	}
+	return fmt.Sprintf("%s/%d", runID, seq)
+}
+
+// Client returns the model, resolving the provider at first use.
+func (d *Deps) Client() (llm.Client, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.Model != nil {
+		return d.Model, nil
+	}
+	if d.model != nil || d.modelErr != nil {
+		return d.model, d.modelErr
+	}
+	d.model, d.modelErr = d.resolveModel()
+	return d.model, d.modelErr
+}
+
+func (d *Deps) resolveModel() (llm.Client, error) {
+	src := d.LLMSource
+	if src == "" {
+		src = "--llm"
+	}
+	ch, err := llm.Choose(d.LLM, src, d.getenv)
+	if errors.Is(err, llm.ErrNoProvider) {
+		demo := filepath.Join(d.skillDir(), "demo.yaml")
+		if _, serr := os.Stat(demo); serr != nil {
+			return nil, fmt.Errorf("cannot start the agent: %w", err)
+		}
+		fmt.Fprintf(d.out(), "*** no LLM configured: replaying the scripted demo replies from %s; set OPENAI_API_KEY or --llm to use a real model ***\n", demo)
+		ch = llm.Choice{Provider: "script", Model: demo, Source: "demo fallback"}
+		d.announced = true
+	} else if err != nil {
+		return nil, err
+	}
+	if ch.Provider == "script" && !d.announced {
+		fmt.Fprintf(d.out(), "*** LLM replies are SCRIPTED: replaying %s (no model is called; tools run for real) ***\n", ch.Model)
+		d.announced = true
+	}
+	return llm.New(ch, llm.Options{Getenv: d.getenv, HTTPClient: d.HTTPClient, Retry: d.Retry})
+}
+
+// gateway returns the tool gateway, opening it at first use.
+func (d *Deps) gateway() (*gateway.Gateway, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.Gateway != nil {
+		return d.Gateway, nil
+	}
+	if d.gw != nil || d.gwErr != nil {
+		return d.gw, d.gwErr
+	}
+	policy := d.Policy
+	if policy == "" {
+		policy = filepath.Join(d.root(), "config", "tools_config.yaml")
+	}
+	p, err := gateway.LoadPolicy(policy)
+	if err != nil {
+		d.gwErr = fmt.Errorf("cannot start the tool gateway: %w", err)
+		return nil, d.gwErr
+	}
+	var opts []gateway.Option
+	if d.Audit != nil {
+		opts = append(opts, gateway.WithAudit(d.Audit))
+	}
+	opts = append(opts, gateway.WithProtected(".lppctl"))
+	d.gw, d.gwErr = gateway.New(d.root(), p, opts...)
+	return d.gw, d.gwErr
+}
+
+// Close releases the gateway opened by the actions.
+func (d *Deps) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.gw != nil {
+		err := d.gw.Close()
+		d.gw = nil
+		return err
+	}
+	return nil
+}
+
+func (d *Deps) logCall(rec llm.CallRecord) {
+	if d.LLMLog == nil {
+		return
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return
+	}
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	_, _ = d.LLMLog.Write(append(b, '\n'))
+}
+
+func (d *Deps) lineReader() *bufio.Reader {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.reader == nil && d.In != nil {
+		d.reader = bufio.NewReader(d.In)
+	}
+	return d.reader
+}

@@ -1,0 +1,272 @@
+package actions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/skills"
+)
+
+// ask prints prompt and reads one line; ok is false when there is no
+// terminal or it is closed.
+func (d *Deps) ask(prompt string) (string, bool) {
+	if !d.Interactive {
+		return "", false
+	}
+	r := d.lineReader()
+	if r == nil {
+		return "", false
+	}
+	fmt.Fprint(d.out(), prompt)
+	line, err := r.ReadString('\n')
+	if err != nil && (err != io.EOF || line == "") {
+		return "", false
+	}
+	return strings.TrimSpace(line), true
+}
+
+func resumeHint(runID, what string) string {
+	if runID == "" {
+		return what + " (this run is not durable: re-run it on a terminal, or with --yes to approve plans)"
+	}
+	return what
+}
+
+func (d *Deps) approve(_ context.Context, c *machine.Call) error {
+	tx := c.Memory()
+	plan, err := loadPlan(tx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.out(), "\nProposed plan (%d steps):\n%s\n", len(plan.Steps), plan.Table())
+	decide := func(kind string) error {
+		c.Notef("plan %s", kind)
+		return c.SetVar("approval", kind)
+	}
+	useText := func(text string) error {
+		if strings.HasPrefix(strings.TrimSpace(text), "{") {
+			edited, err := ParsePlan(text, 0)
+			if err != nil {
+				return fmt.Errorf("cannot use the edited plan: %w", err)
+			}
+			if err := tx.Put(MemPlan, edited); err != nil {
+				return err
+			}
+			if err := c.SetVar("step_count", len(edited.Steps)); err != nil {
+				return err
+			}
+			c.Notef("plan edited by the person (%d steps)", len(edited.Steps))
+			return decide("approved")
+		}
+		if err := tx.Put(MemPlanFeedback, text); err != nil {
+			return err
+		}
+		c.Notef("the person asked for a new plan: %s", clip(oneLine(text), 100))
+		return decide("replan")
+	}
+	if in := c.Input; in != nil {
+		switch in.Kind {
+		case "approve":
+			return decide("approved")
+		case "reject":
+			return decide("rejected")
+		case "answer":
+			if strings.TrimSpace(in.Text) == "" {
+				return decide("approved")
+			}
+			return useText(in.Text)
+		}
+		return fmt.Errorf("cannot use the answer %q: approve, reject or answer with feedback or an edited plan (JSON)", in.Kind)
+	}
+	if d.Yes {
+		c.Notef("approved by --yes")
+		return c.SetVar("approval", "approved")
+	}
+	for {
+		line, ok := d.ask("Approve this plan? [a]pprove, [r]eject, [e]dit the JSON in your editor, or type feedback for a new plan: ")
+		if !ok {
+			break
+		}
+		switch strings.ToLower(line) {
+		case "a", "approve", "y", "yes":
+			return decide("approved")
+		case "r", "reject", "n", "no":
+			return decide("rejected")
+		case "e", "edit":
+			edited, err := d.editPlan(plan)
+			if err != nil {
+				fmt.Fprintf(d.out(), "%v\n", err)
+				continue
+			}
+			if err := tx.Put(MemPlan, edited); err != nil {
+				return err
+			}
+			if err := c.SetVar("step_count", len(edited.Steps)); err != nil {
+				return err
+			}
+			fmt.Fprintf(d.out(), "\nEdited plan (%d steps):\n%s\n", len(edited.Steps), edited.Table())
+			plan = edited
+			continue
+		case "":
+			continue
+		}
+		return useText(line)
+	}
+	hint := fmt.Sprintf("approve the plan of %d steps: lppctl resume %s --approve (or --reject, or --answer 'feedback for a new plan' or an edited plan as JSON)", len(plan.Steps), runIDOr(c.RunID))
+	return machine.Pause("approval", resumeHint(c.RunID, hint), "approve", "reject", "answer")
+}
+
+func runIDOr(id string) string {
+	if id == "" {
+		return "RUN_ID"
+	}
+	return id
+}
+
+// editPlan opens the plan as JSON in $VISUAL/$EDITOR and reads it back.
+func (d *Deps) editPlan(p *SkillPlan) (*SkillPlan, error) {
+	editor := d.Editor
+	for _, k := range []string{"VISUAL", "EDITOR"} {
+		if editor == "" {
+			editor = d.getenv(k)
+		}
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	dir, err := os.MkdirTemp("", "lppctl-plan-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot edit the plan: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "plan.json")
+	b, _ := json.MarshalIndent(p, "", "  ")
+	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return nil, fmt.Errorf("cannot edit the plan: %w", err)
+	}
+	fields := strings.Fields(editor)
+	cmd := exec.Command(fields[0], append(fields[1:], path)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("cannot edit the plan: %s: %w", editor, err)
+	}
+	out, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot edit the plan: %w", err)
+	}
+	edited, err := ParsePlan(string(out), 0)
+	if err != nil {
+		return nil, fmt.Errorf("the edited plan is not usable, the plan is unchanged: %w", err)
+	}
+	return edited, nil
+}
+
+func (d *Deps) intervene(_ context.Context, c *machine.Call) error {
+	_, step, err := currentStep(c)
+	if err != nil {
+		return err
+	}
+	tx := c.Memory()
+	why := stringVar(c, "feedback")
+	if why == "" {
+		why = "(no evaluator feedback)"
+	}
+	reason := fmt.Sprintf("step %d needs help (retries %d of %d, replans %d of %d); last feedback: %s",
+		step.Index, intVar(c, "retries"), intVar(c, "max_retries"), intVar(c, "replans"), intVar(c, "max_replans"), clip(oneLine(why), 300))
+	decide := func(kind, text string) error {
+		if kind == "guidance" {
+			if err := tx.Append(MemGuidance, guidance{Step: step.Index, Text: text}); err != nil {
+				return err
+			}
+			c.Notef("guidance for step %d: %s", step.Index, clip(oneLine(text), 100))
+		} else {
+			c.Notef("step %d: %s", step.Index, kind)
+		}
+		return c.SetVar("decision", kind)
+	}
+	fromText := func(text string) error {
+		switch strings.ToLower(strings.TrimSpace(text)) {
+		case "skip", "s":
+			return decide("skip", "")
+		case "abort", "a":
+			return decide("abort", "")
+		}
+		return decide("guidance", strings.TrimSpace(text))
+	}
+	if in := c.Input; in != nil {
+		switch in.Kind {
+		case "approve":
+			return decide("skip", "")
+		case "reject":
+			return decide("abort", "")
+		case "answer":
+			if strings.TrimSpace(in.Text) == "" {
+				return decide("skip", "")
+			}
+			return fromText(in.Text)
+		}
+		return fmt.Errorf("cannot use the answer %q: answer with guidance (or skip / abort), approve to skip, reject to abort", in.Kind)
+	}
+	fmt.Fprintf(d.out(), "\nHuman intervention: %s\n", reason)
+	for {
+		line, ok := d.ask("[g]ive guidance and retry the step, [s]kip the step, or [a]bort the run: ")
+		if !ok {
+			break
+		}
+		switch strings.ToLower(line) {
+		case "g", "guidance":
+			text, ok := d.ask("Guidance for the step: ")
+			if !ok {
+				break
+			}
+			if text == "" {
+				continue
+			}
+			return decide("guidance", text)
+		case "s", "skip":
+			return decide("skip", "")
+		case "a", "abort":
+			return decide("abort", "")
+		case "":
+			continue
+		default:
+			return decide("guidance", line)
+		}
+	}
+	hint := fmt.Sprintf("%s — retry with guidance: lppctl resume %s --answer 'GUIDANCE'; skip the step: --answer skip (or --approve); abort: --reject", reason, runIDOr(c.RunID))
+	return machine.Pause("intervention", resumeHint(c.RunID, hint), "answer", "approve", "reject")
+}
+
+func (d *Deps) feedback(_ context.Context, c *machine.Call) error {
+	var text string
+	switch {
+	case c.Input != nil && c.Input.Kind == "answer":
+		text = c.Input.Text
+	case d.Feedback != "":
+		text = d.Feedback
+	default:
+		line, ok := d.ask("\nFeedback on this run for the skill's Human Feedback (empty line to skip): ")
+		if !ok {
+			c.Notef("no feedback asked (no terminal; give it with --feedback TEXT)")
+			return nil
+		}
+		text = line
+	}
+	if strings.TrimSpace(text) == "" {
+		c.Notef("no feedback given")
+		return nil
+	}
+	if err := skills.AppendFeedback(d.skillsMD(), d.entryID(c.RunID, c.Seq), d.now(), text); err != nil {
+		return fmt.Errorf("cannot record the feedback: %w", err)
+	}
+	crashPoint("skillsmd-after-append")
+	c.Notef("feedback → %s", d.relToRoot(d.skillsMD()))
+	return nil
+}

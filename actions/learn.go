@@ -1,0 +1,192 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/skills"
+)
+
+func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
+	_, step, err := currentStep(c)
+	if err != nil {
+		return err
+	}
+	tx := c.Memory()
+	var ev EvaluationOutput
+	if ok, err := tx.Get(MemEval, &ev); err != nil || !ok {
+		return fmt.Errorf("cannot commit step %d: no evaluation in run memory", step.Index)
+	}
+	keys := make([]string, 0, len(ev.KeyOutputs))
+	for k := range ev.KeyOutputs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := tx.Append(MemL2, l2Item(k, ev.KeyOutputs[k])); err != nil {
+			return err
+		}
+	}
+	var calls []skills.ToolCallSummary
+	for _, raw := range tx.Items(MemStepTools) {
+		var st stepTool
+		if err := jsonUnmarshal(raw, &st); err == nil {
+			calls = append(calls, skills.ToolCallSummary{Tool: st.Tool, Args: st.Args})
+		}
+	}
+	id := d.entryID(c.RunID, c.Seq)
+	if err := skills.AppendSuccess(d.skillsMD(), id, d.now(), skills.SuccessCase{
+		Step: step.Index, Instruction: step.OptimizerInstruction, ToolCalls: calls, KeyOutputs: ev.KeyOutputs,
+	}); err != nil {
+		return fmt.Errorf("cannot record the success case: %w", err)
+	}
+	crashPoint("skillsmd-after-append")
+	c.Notef("step %d committed: %d key output(s) → L2; success case → %s", step.Index, len(keys), d.relToRoot(d.skillsMD()))
+	return nil
+}
+
+// l2Item renders one L2 line. Keys are upper-cased identifiers; newlines in
+// values are escaped so that one output stays one line.
+func l2Item(k, v string) string {
+	var b strings.Builder
+	for _, r := range strings.TrimSpace(k) {
+		switch {
+		case r >= 'a' && r <= 'z':
+			b.WriteRune(r - 'a' + 'A')
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	key := b.String()
+	if key == "" {
+		key = "OUTPUT"
+	}
+	v = strings.ReplaceAll(strings.TrimSpace(v), "\r\n", "\n")
+	return key + "=" + strings.ReplaceAll(v, "\n", `\n`)
+}
+
+func (d *Deps) recordFailure(_ context.Context, c *machine.Call) error {
+	_, step, err := currentStep(c)
+	if err != nil {
+		return err
+	}
+	var ev EvaluationOutput
+	if ok, err := c.Memory().Get(MemEval, &ev); err != nil || !ok {
+		return fmt.Errorf("cannot record a failure of step %d: no evaluation in run memory", step.Index)
+	}
+	id := d.entryID(c.RunID, c.Seq)
+	if err := skills.AppendFailure(d.skillsMD(), id, d.now(), skills.FailureCase{
+		Step: step.Index, Instruction: step.OptimizerInstruction, Feedback: ev.Feedback,
+	}); err != nil {
+		return fmt.Errorf("cannot record the failure case: %w", err)
+	}
+	crashPoint("skillsmd-after-append")
+	c.Notef("failure case of step %d → %s", step.Index, d.relToRoot(d.skillsMD()))
+	return nil
+}
+
+func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
+	if !c.Bool("enabled") {
+		c.Notef("teacher disabled (with: {enabled: true} turns it on)")
+		return nil
+	}
+	path := c.String("library")
+	if path == "" {
+		path = d.SkillsLibrary
+	}
+	if path == "" {
+		path = skills.DefaultLibraryPath
+	}
+	lib, err := skills.Open(d.rootPath(path))
+	if err != nil {
+		return fmt.Errorf("cannot open the skill library: %w", err)
+	}
+	doc, err := skills.OpenSkill(d.skillDir())
+	if err != nil {
+		return err
+	}
+	existing, err := lib.List()
+	if err != nil {
+		return err
+	}
+	prompt := skills.TeacherPrompt(doc.Section(skills.SectionSuccess), doc.Section(skills.SectionFailure), existing)
+	reply, err := d.generate(ctx, c, "teacher", 0, []llm.Message{{Role: llm.RoleUser, Text: prompt}}, nil)
+	if err != nil {
+		return err
+	}
+	ps, err := skills.ParseProposals(reply.Text)
+	if err != nil {
+		c.Notef("the teacher's proposals were unusable, the library is unchanged: %v", err)
+		return nil
+	}
+	iter, _ := lib.Iteration()
+	rep, err := lib.Apply(ps, iter+1)
+	if err != nil {
+		return fmt.Errorf("cannot update the skill library: %w", err)
+	}
+	c.Notef("skill library %s: %s", path, strings.TrimSpace(strings.ReplaceAll(rep.String(), "\n", "; ")))
+	return nil
+}
+
+func (d *Deps) abort(_ context.Context, c *machine.Call) error {
+	msg := fmt.Sprint(c.Param("message"))
+	if strings.TrimSpace(msg) == "" {
+		msg = "the agent stopped"
+	}
+	return errors.New(msg)
+}
+
+// crashPoint kills the process when $LPPCTL_CRASHPOINT arms point name (a
+// comma-separated list of NAME:N, the N-th hit kills; NAME alone means 1),
+// for the crash-safety tests of durable runs.
+func crashPoint(name string) {
+	crashOnce.Do(func() {
+		crashArmed = map[string]int{}
+		for _, p := range strings.Split(os.Getenv("LPPCTL_CRASHPOINT"), ",") {
+			n, k, ok := strings.Cut(strings.TrimSpace(p), ":")
+			if n == "" {
+				continue
+			}
+			v := 1
+			if ok {
+				if x, err := strconv.Atoi(k); err == nil && x > 0 {
+					v = x
+				}
+			}
+			crashArmed[n] = v
+		}
+	})
+	want, ok := crashArmed[name]
+	if !ok {
+		return
+	}
+	crashMu.Lock()
+	crashHits[name]++
+	hit := crashHits[name]
+	crashMu.Unlock()
+	if hit == want {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = p.Kill() // SIGKILL on Unix: no deferred code, no flushing
+		}
+		time.Sleep(time.Minute)
+		os.Exit(137)
+	}
+}
+
+var (
+	crashOnce  sync.Once
+	crashArmed map[string]int
+	crashMu    sync.Mutex
+	crashHits  = map[string]int{}
+)

@@ -1,0 +1,184 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// RetryPolicy bounds the retries of transient provider errors (HTTP 429 and
+// 5xx, timeouts, dropped connections).
+type RetryPolicy struct {
+	Attempts int           // total attempts, first included (default 4)
+	Base     time.Duration // first backoff (default 1s); doubles each retry
+	Max      time.Duration // longest single wait (default 20s)
+	Timeout  time.Duration // per attempt (default 120s; 0 keeps the default, <0 none)
+	Sleep    func(ctx context.Context, d time.Duration) error
+}
+
+// DefaultRetry is used when a provider is built without one.
+var DefaultRetry = RetryPolicy{Attempts: 4, Base: time.Second, Max: 20 * time.Second, Timeout: 120 * time.Second}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.Attempts <= 0 {
+		p.Attempts = DefaultRetry.Attempts
+	}
+	if p.Base <= 0 {
+		p.Base = DefaultRetry.Base
+	}
+	if p.Max <= 0 {
+		p.Max = DefaultRetry.Max
+	}
+	if p.Timeout == 0 {
+		p.Timeout = DefaultRetry.Timeout
+	}
+	if p.Sleep == nil {
+		p.Sleep = sleepCtx
+	}
+	return p
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// backoff returns the wait before retry n (1-based): exponential with full jitter
+// over the upper half, at least the server's Retry-After.
+func (p RetryPolicy) backoff(n int, retryAfter time.Duration) time.Duration {
+	d := p.Base << (n - 1)
+	if d > p.Max || d <= 0 {
+		d = p.Max
+	}
+	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	if retryAfter > d {
+		d = min(retryAfter, p.Max)
+	}
+	return d
+}
+
+// attemptInfo is filled by the status-recording transport during one attempt.
+type attemptInfo struct {
+	mu         sync.Mutex
+	status     int
+	retryAfter time.Duration
+}
+
+type attemptKey struct{}
+
+// statusTransport records each response's status code (and Retry-After) in
+// the attemptInfo carried by the request's context.
+type statusTransport struct{ base http.RoundTripper }
+
+func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok && resp != nil {
+		info.mu.Lock()
+		info.status = resp.StatusCode
+		if s := resp.Header.Get("Retry-After"); s != "" {
+			if secs, err := strconv.Atoi(s); err == nil && secs >= 0 {
+				info.retryAfter = time.Duration(secs) * time.Second
+			}
+		}
+		info.mu.Unlock()
+	}
+	return resp, err
+}
+
+// newHTTPClient returns the client the providers use: it records statuses for
+// the retry loop. Per-attempt timeouts come from the context.
+func newHTTPClient() *http.Client {
+	base := http.DefaultTransport
+	return &http.Client{Transport: statusTransport{base: base}}
+}
+
+var statusInText = regexp.MustCompile(`status code:? (\d{3})`)
+
+// transient reports whether err (with the recorded status) is worth retrying,
+// and describes it.
+func transient(err error, status int) (bool, string) {
+	if status == 0 {
+		if m := statusInText.FindStringSubmatch(err.Error()); m != nil {
+			status, _ = strconv.Atoi(m[1])
+		}
+	}
+	switch {
+	case status == http.StatusTooManyRequests:
+		return true, "HTTP 429 (rate limited)"
+	case status >= 500 && status <= 599:
+		return true, fmt.Sprintf("HTTP %d (server error)", status)
+	case status >= 400:
+		return false, fmt.Sprintf("HTTP %d", status)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true, "timeout"
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true, "timeout"
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return true, "connection error"
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return true, "connection closed"
+	}
+	return false, ""
+}
+
+// withRetry runs call until it succeeds, fails permanently or the attempts
+// run out. It returns the number of attempts made.
+func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx context.Context) error) (int, error) {
+	p = p.withDefaults()
+	var last error
+	var lastWhy string
+	for n := 1; ; n++ {
+		info := &attemptInfo{}
+		actx := context.WithValue(ctx, attemptKey{}, info)
+		var cancel context.CancelFunc = func() {}
+		if p.Timeout > 0 {
+			actx, cancel = context.WithTimeout(actx, p.Timeout)
+		}
+		err := call(actx)
+		cancel()
+		if err == nil {
+			return n, nil
+		}
+		if ctx.Err() != nil {
+			return n, ctx.Err()
+		}
+		info.mu.Lock()
+		status, ra := info.status, info.retryAfter
+		info.mu.Unlock()
+		ok, why := transient(err, status)
+		if !ok {
+			if why != "" {
+				return n, fmt.Errorf("cannot call %s: %s: %w", what, why, err)
+			}
+			return n, fmt.Errorf("cannot call %s: %w", what, err)
+		}
+		last, lastWhy = err, why
+		if n >= p.Attempts {
+			break
+		}
+		if err := p.Sleep(ctx, p.backoff(n, ra)); err != nil {
+			return n, err
+		}
+	}
+	return p.Attempts, fmt.Errorf("cannot call %s: gave up after %d attempts, the last one failed with %s: %w", what, p.Attempts, lastWhy, last)
+}

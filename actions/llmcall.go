@@ -1,0 +1,119 @@
+package actions
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/skills"
+)
+
+// generate calls the model for agent at step and records the call.
+func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step int, msgs []llm.Message, tools []llm.Tool) (llm.Reply, error) {
+	client, err := d.Client()
+	if err != nil {
+		return llm.Reply{}, err
+	}
+	turn, err := nextTurn(c.Memory(), agent, step)
+	if err != nil {
+		return llm.Reply{}, err
+	}
+	start := time.Now()
+	reply, err := client.Generate(ctx, llm.Request{Agent: agent, Step: step, Turn: turn, Messages: msgs, Tools: tools})
+	rec := llm.CallRecord{
+		Time: start.UTC(), Model: client.Name(), Agent: agent, Step: step, Turn: turn,
+		Messages: len(msgs), PromptChar: llm.PromptChars(msgs), Usage: reply.Usage,
+		ToolCalls: len(reply.ToolCalls), ReplyChars: len(reply.Text), Attempts: reply.Attempts,
+		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
+	}
+	if err != nil {
+		rec.Error = err.Error()
+		d.logCall(rec)
+		return llm.Reply{}, fmt.Errorf("cannot get the %s's reply: %w", agent, err)
+	}
+	d.logCall(rec)
+	what := fmt.Sprintf("%d tool call(s)", len(reply.ToolCalls))
+	if len(reply.ToolCalls) == 0 {
+		what = fmt.Sprintf("reply %q", clip(oneLine(reply.Text), 70))
+	}
+	retries := ""
+	if reply.Attempts > 1 {
+		retries = fmt.Sprintf(", after %d attempts", reply.Attempts)
+	}
+	c.Notef("%s: %s [prompt %d chars, %d tokens in / %d out%s]", agent, what, rec.PromptChar, reply.Usage.PromptTokens, reply.Usage.CompletionTokens, retries)
+	return reply, nil
+}
+
+// toolDefs returns the gateway's tools for native tool calling.
+func (d *Deps) toolDefs() ([]llm.Tool, error) {
+	gw, err := d.gateway()
+	if err != nil {
+		return nil, err
+	}
+	defs := gw.Tools()
+	out := make([]llm.Tool, len(defs))
+	for i, t := range defs {
+		out[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+	}
+	return out, nil
+}
+
+// baseData fills what every prompt may use: L1, tools, scripts and the skill.
+func (d *Deps) baseData() (*promptData, error) {
+	gw, err := d.gateway()
+	if err != nil {
+		return nil, err
+	}
+	data := &promptData{ToolDocs: gw.ToolDocs()}
+	data.Scripts, _ = gw.Scripts()
+	data.Global, err = d.globalContext()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := skills.OpenSkill(d.skillDir())
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the skill: %w", err)
+	}
+	data.Skill, data.SkillName = doc.Text, doc.Name
+	data.SkillDir = d.relToRoot(d.skillDir())
+	return data, nil
+}
+
+// globalContext reads L1 (claude.md). A missing default file gives a short
+// placeholder; a missing file named with --claude-md is an error.
+func (d *Deps) globalContext() (string, error) {
+	path := d.ClaudeMD
+	explicit := path != ""
+	if !explicit {
+		path = filepath.Join(d.root(), "claude.md")
+	} else if !filepath.IsAbs(path) {
+		if _, err := os.Stat(path); err != nil {
+			path = d.rootPath(path)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && os.IsNotExist(err) {
+			return "(no claude.md in the project root)", nil
+		}
+		return "", fmt.Errorf("cannot read the global context (L1): %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func (d *Deps) relToRoot(p string) string {
+	root, err1 := filepath.Abs(d.root())
+	abs, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(p)
+	}
+	if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(p)
+}

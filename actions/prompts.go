@@ -1,0 +1,96 @@
+package actions
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+)
+
+// promptData is what prompt templates can use.
+type promptData struct {
+	Global       string   // L1: the text of claude.md
+	ToolDocs     string   // the gateway's description of the tools
+	Scripts      []string // the scripts safe_py_runner accepts
+	SkillName    string
+	SkillDir     string
+	Skill        string // the whole skills.md (with its Success/Failure Cases and Human Feedback)
+	Relevant     string // relevant skills from the skill library ("" when none)
+	SkillMemory  string // L2: KEY=VALUE lines
+	Goal         string
+	Step         int
+	StepCount    int
+	Instruction  string // the step's optimizer instruction
+	EvalInstr    string // the step's evaluator instruction
+	ToolsHint    []string
+	DependsOn    []int
+	Guidance     string // the person's guidance for this step
+	Feedback     string // evaluator feedback, or the person's feedback on a plan
+	Error        string // why the last plan or verdict was refused
+	Transcript   string // what the optimizer did in this step (for the evaluator)
+	Rounds       int
+	MaxRounds    int
+	Plan         string // the current plan as JSON (planner re-prompts)
+	CompleteMark string // the optimizer's completion prefix
+}
+
+// CompleteMark starts the optimizer's final reply of a step.
+const CompleteMark = "[ATTEMPTS_COMPLETE]"
+
+var tmplFuncs = template.FuncMap{
+	"join":  strings.Join,
+	"trim":  strings.TrimSpace,
+	"inc":   func(i int) int { return i + 1 },
+	"lines": func(s []string) string { return strings.Join(s, "\n") },
+}
+
+// render loads the template file name (relative to the spec's folder, else
+// the project root) and executes it.
+func (d *Deps) render(name string, data *promptData) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("cannot render prompt: no template file given")
+	}
+	path, err := d.findTemplate(name)
+	if err != nil {
+		return "", err
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read prompt template: %w", err)
+	}
+	t, err := template.New(filepath.Base(path)).Funcs(tmplFuncs).Option("missingkey=error").Parse(string(src))
+	if err != nil {
+		return "", fmt.Errorf("cannot parse prompt template %s: %w", path, err)
+	}
+	if data.CompleteMark == "" {
+		data.CompleteMark = CompleteMark
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("cannot render prompt template %s: %w", path, err)
+	}
+	return strings.TrimSpace(b.String()) + "\n", nil
+}
+
+func (d *Deps) findTemplate(name string) (string, error) {
+	if filepath.IsAbs(name) {
+		return name, nil
+	}
+	var tried []string
+	for _, dir := range []string{d.SpecDir, d.root(), filepath.Join(d.root(), "specs")} {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		tried = append(tried, p)
+	}
+	if _, err := os.Stat(name); err == nil {
+		return name, nil
+	}
+	return "", fmt.Errorf("cannot find prompt template %q (looked in %s)", name, strings.Join(tried, ", "))
+}

@@ -1,0 +1,144 @@
+package actions
+
+import (
+	"github.com/lppctl/lppctl/machine"
+)
+
+func str(name, doc string) machine.ParamSpec {
+	return machine.ParamSpec{Name: name, Type: machine.TypeString, Required: true, Doc: doc}
+}
+
+// Actions returns the agent's actions bound to d. Registration needs no
+// provider and no gateway: both are built when a run first needs them.
+func Actions(d *Deps) []machine.Action {
+	return []machine.Action{
+		{
+			Name: "llm.planner",
+			Doc:  "asks the model for a SkillPlan from skills.md, the tool docs and the scripts; stores it as memory plan, or sets plan_error and queues a re-prompt",
+			Params: []machine.ParamSpec{
+				str("system_prompt", "template file of the planner's system prompt"),
+				str("user_prompt", "template file of the planner's request"),
+				str("retry_prompt", "template file of the re-prompt after an invalid plan (gets .Error)"),
+				{Name: "max_steps", Type: machine.TypeInt, Default: 12, Doc: "most steps a plan may have"},
+			},
+			Writes: []machine.VarSpec{
+				{Name: "step_count", Type: machine.TypeInt, Doc: "number of steps of the plan"},
+				{Name: "plan_error", Type: machine.TypeString, Doc: `why the plan was refused ("" when valid)`},
+			},
+			Run: d.planner,
+		},
+		{
+			Name: "human.approve",
+			Doc:  "shows the plan as a table; a person approves, rejects, edits ($EDITOR) or asks for a new plan; --yes approves; with no terminal the run pauses",
+			Writes: []machine.VarSpec{
+				{Name: "approval", Type: machine.TypeString, Doc: "approved, rejected or replan"},
+				{Name: "step_count", Type: machine.TypeInt, Doc: "number of steps of the (edited) plan"},
+			},
+			Run: d.approve,
+		},
+		{
+			Name: "memory.prepare_step",
+			Doc:  "starts the step at step_index: clears L3, the evaluator's chat and the step's tool log, then puts the system prompt (L1 <global_context>, tool docs) and the user prompt (L2 <skill_memory>, the instruction) into L3",
+			Params: []machine.ParamSpec{
+				str("system_prompt", "template file of the optimizer's system prompt"),
+				str("user_prompt", "template file of the optimizer's step prompt"),
+			},
+			Run: d.prepareStep,
+		},
+		{
+			Name: "llm.optimizer",
+			Doc:  "sends L3 to the model with the gateway's tools; appends its reply to L3",
+			Writes: []machine.VarSpec{
+				{Name: "reply", Type: machine.TypeString, Doc: "the reply's text, trimmed"},
+				{Name: "pending_tools", Type: machine.TypeInt, Doc: "tool calls in the reply"},
+			},
+			Run: d.optimizer,
+		},
+		{
+			Name: "tools.execute",
+			Doc:  "runs the tool calls of the last model reply through the security gateway and appends their results to the chat",
+			Params: []machine.ParamSpec{
+				{Name: "memory", Type: machine.TypeString, Default: MemL3, Enum: []string{MemL3, MemL3Eval}, Doc: "the chat whose last reply is executed"},
+				{Name: "record", Type: machine.TypeBool, Default: true, Doc: "log the calls for the step's Success Case"},
+			},
+			Run: d.executeTools,
+		},
+		{
+			Name: "memory.inject_directive",
+			Doc:  "appends a <primary_directive> reminder of the step's instruction to L3",
+			Params: []machine.ParamSpec{
+				str("template", "template file of the reminder"),
+			},
+			Run: d.injectDirective,
+		},
+		{
+			Name: "llm.evaluator",
+			Doc:  "judges the step: its own tool loop (reads eval_rounds, max_eval_rounds), then an EvaluationOutput {verdict, feedback, key_outputs}; on FAIL the feedback goes into L3 for the retry",
+			Params: []machine.ParamSpec{
+				str("system_prompt", "template file of the evaluator's system prompt"),
+				str("user_prompt", "template file of the evaluator's request (gets .Transcript)"),
+				str("final_prompt", "template file asking for the verdict once the tool rounds are spent"),
+				str("retry_prompt", "template file of the feedback message put into L3 on FAIL"),
+			},
+			Writes: []machine.VarSpec{
+				{Name: "verdict", Type: machine.TypeString, Doc: `PASS, FAIL, or "" while the evaluator still calls tools`},
+				{Name: "feedback", Type: machine.TypeString, Doc: "the evaluator's feedback"},
+				{Name: "pending_tools", Type: machine.TypeInt, Doc: "tool calls the evaluator asked for"},
+			},
+			Run: d.evaluator,
+		},
+		{
+			Name: "memory.commit_step",
+			Doc:  "on PASS: the evaluator's key_outputs go to L2 as KEY=VALUE and a Success Case to skills.md (idempotent by run id and step)",
+			Run:  d.commitStep,
+		},
+		{
+			Name: "skill.record_failure",
+			Doc:  "on FAIL: appends a Failure Case (step, instruction, evaluator feedback) to skills.md (idempotent)",
+			Run:  d.recordFailure,
+		},
+		{
+			Name: "human.intervene",
+			Doc:  "a step is stuck: a person gives guidance (added to the step's prompt), skips the step or aborts; with no terminal the run pauses",
+			Writes: []machine.VarSpec{
+				{Name: "decision", Type: machine.TypeString, Doc: "guidance, skip or abort"},
+			},
+			Run: d.intervene,
+		},
+		{
+			Name: "human.feedback",
+			Doc:  "asks the person for feedback on the run (or takes --feedback) and appends it to skills.md under Human Feedback",
+			Run:  d.feedback,
+		},
+		{
+			Name: "skill.teacher",
+			Doc:  "asks the model to turn skills.md's cases into skill-library proposals and applies the valid ones",
+			Params: []machine.ParamSpec{
+				{Name: "enabled", Type: machine.TypeBool, Default: false, Doc: "run the teacher (off by default)"},
+				{Name: "library", Type: machine.TypeString, Default: "", Doc: "library file (default --skills-library, else .lppctl/skills.json)"},
+			},
+			Run: d.teacher,
+		},
+		{
+			Name: "agent.abort",
+			Doc:  "stops the run as failed with a message (an expression, e.g. \"no plan: \" + plan_error)",
+			Params: []machine.ParamSpec{
+				{Name: "message", Type: machine.TypeExpr, Required: true, Doc: "the reason, as an expression over the context"},
+			},
+			Run: d.abort,
+		},
+	}
+}
+
+// Register adds the agent actions to reg.
+func Register(reg *machine.Registry, d *Deps) error {
+	if d == nil {
+		d = &Deps{}
+	}
+	for _, a := range Actions(d) {
+		if err := reg.Register(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
