@@ -96,7 +96,7 @@ type Gateway struct {
 	python    string
 	pythonErr error
 	realPy    sync.Once // resolves python through wrappers (e.g. pyenv shims) once
-	closedErr error // set for a gateway that refuses everything
+	closedErr error     // set for a gateway that refuses everything
 	now       func() time.Time
 
 	auditMu sync.Mutex
@@ -449,6 +449,9 @@ var ifsTricks = strings.NewReplacer("${IFS}", " ", "$IFS$9", " ", "$IFS", " ", "
 // scanBlocked checks parts (joined by spaces) against the blocked patterns.
 func (g *Gateway) scanBlocked(what string, parts ...string) *refusal {
 	text := ifsTricks.Replace(strings.Join(parts, " "))
+	if any := g.policy.blockedAny; any != nil && len(g.policy.Blocked) > 0 && !any.MatchString(text) {
+		return nil
+	}
 	for _, b := range g.policy.Blocked {
 		if loc := b.Re.FindStringIndex(text); loc != nil {
 			desc := ""

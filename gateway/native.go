@@ -34,9 +34,18 @@ func (g *Gateway) runNative(ctx context.Context, sc *SubCommand, vals map[string
 	return failed("%s is not implemented", sc.Name)
 }
 
-// target checks and resolves one path parameter. shown is the value as sent.
-// With lastLiteral the final component is not followed when it is a link.
-func (g *Gateway) target(op, param, shown string, lastLiteral ...bool) (string, Result, bool) {
+// pathUse says how a path parameter will be used.
+type pathUse int
+
+const (
+	useRead      pathUse = iota // read: os.Root alone keeps it inside the root
+	useWrite                    // written: resolved and checked against protected paths
+	useWriteLink                // like useWrite, but a link in the last component is not followed
+)
+
+// target checks one path parameter and, for writes, resolves it. shown is the
+// value as sent.
+func (g *Gateway) target(op, param, shown string, use pathUse) (string, Result, bool) {
 	if shown == "" {
 		shown = "."
 	}
@@ -45,14 +54,15 @@ func (g *Gateway) target(op, param, shown string, lastLiteral ...bool) (string, 
 		r.detail = op + "." + param + " " + r.detail
 		return "", blocked(r), false
 	}
+	if use == useRead {
+		// os.Root refuses links that leave the root; fsError names that symlink-escape.
+		return clean, Result{}, true
+	}
 	base := ""
-	if len(lastLiteral) > 0 && lastLiteral[0] && clean != "." {
+	if use == useWriteLink && clean != "." {
 		clean, base = path.Dir(clean), path.Base(clean)
 	}
 	res, r, err := g.resolve(clean, shown)
-	if err == nil && r == nil && base != "" {
-		res = path.Join(res, base)
-	}
 	if r != nil {
 		r.detail = op + "." + param + " " + r.detail
 		return "", blocked(r), false
@@ -60,12 +70,16 @@ func (g *Gateway) target(op, param, shown string, lastLiteral ...bool) (string, 
 	if err != nil {
 		return "", failed("%s: %v", op, err), false
 	}
+	if base != "" {
+		res = path.Join(res, base)
+	}
 	return res, Result{}, true
 }
 
-// writeTarget is target for a path that will be written.
-func (g *Gateway) writeTarget(op, param, shown string, parents bool, lastLiteral ...bool) (string, Result, bool) {
-	p, res, ok := g.target(op, param, shown, lastLiteral...)
+// writeTarget is target for a path that will be written; with parents set a
+// path that contains a protected path is refused too (moving it would move that).
+func (g *Gateway) writeTarget(op, param, shown string, parents bool, use pathUse) (string, Result, bool) {
+	p, res, ok := g.target(op, param, shown, use)
 	if !ok {
 		return "", res, false
 	}
@@ -81,9 +95,9 @@ func (g *Gateway) writeTarget(op, param, shown string, parents bool, lastLiteral
 
 // fsError turns a file-system error into an [ERROR] or [SECURITY BLOCKED] result
 // without leaking absolute paths.
-func fsError(op, shown string, err error) Result {
+func fsError(op, param, shown string, err error) Result {
 	if isEscape(err) {
-		return blocked(refuse(ruleSymlinkEscape, "%s %s goes through a symbolic link that leaves the project root", op, quote(shown)))
+		return blocked(refuse(ruleSymlinkEscape, "%s.%s %s goes through a symbolic link that leaves the project root", op, param, quote(shown)))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -107,7 +121,7 @@ func fsError(op, shown string, err error) Result {
 }
 
 func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
-	p, res, ok := g.target("list_files", "path", shown)
+	p, res, ok := g.target("list_files", "path", shown, useRead)
 	if !ok {
 		return res
 	}
@@ -116,22 +130,22 @@ func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
 	}
 	f, err := g.root.Open(p)
 	if err != nil {
-		return fsError("list_files", shown, err)
+		return fsError("list_files", "path", shown, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return fsError("list_files", shown, err)
+		return fsError("list_files", "path", shown, err)
 	}
 	if !fi.IsDir() {
 		return failed("list_files: %s is not a directory (use read_file for files)", quote(shown))
 	}
 	entries, err := f.ReadDir(-1)
 	if err != nil {
-		return fsError("list_files", shown, err)
+		return fsError("list_files", "path", shown, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return fsError("list_files", shown, err)
+		return fsError("list_files", "path", shown, err)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	max := g.policy.Limits.ListMaxEntries
@@ -171,13 +185,19 @@ func printable(s string) string {
 }
 
 func (g *Gateway) readFile(shown string) Result {
-	p, res, ok := g.target("read_file", "path", shown)
+	p, res, ok := g.target("read_file", "path", shown, useRead)
 	if !ok {
 		return res
 	}
-	fi, err := g.root.Lstat(p)
+	// O_NONBLOCK: opening a FIFO must not hang; the stat below refuses it.
+	f, err := g.root.OpenFile(p, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		return fsError("read_file", shown, err)
+		return fsError("read_file", "path", shown, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fsError("read_file", "path", shown, err)
 	}
 	if fi.IsDir() {
 		return failed("read_file: %s is a directory (use list_files or tree)", quote(shown))
@@ -185,25 +205,29 @@ func (g *Gateway) readFile(shown string) Result {
 	if !fi.Mode().IsRegular() {
 		return failed("read_file: %s is not a regular file", quote(shown))
 	}
-	f, err := g.root.OpenFile(p, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return fsError("read_file", shown, err)
-	}
-	defer f.Close()
-	max := g.policy.Limits.ReadFileMaxBytes
-	buf := make([]byte, max+1)
+	limit := g.policy.Limits.ReadFileMaxBytes
+	// Size the buffer by the file (plus slack for growth since the stat), not by the limit.
+	buf := make([]byte, min(int64(limit), max(fi.Size(), 0)+512)+1)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return fsError("read_file", shown, err)
+		return fsError("read_file", "path", shown, err)
 	}
 	buf = buf[:n]
+	if n == cap(buf) && n <= limit { // the file grew since the stat: read on up to the limit
+		more, err := io.ReadAll(io.LimitReader(f, int64(limit+1-n)))
+		if err != nil {
+			return fsError("read_file", "path", shown, err)
+		}
+		buf = append(buf, more...)
+		n = len(buf)
+	}
 	if bytes.IndexByte(buf, 0) >= 0 {
 		return failed("read_file: %s is a binary file (%d bytes); read_file shows text only", quote(shown), fi.Size())
 	}
-	if n <= max {
+	if n <= limit {
 		return allowed(string(buf))
 	}
-	cut := max
+	cut := limit
 	for cut > 0 && !utf8.RuneStart(buf[cut]) {
 		cut--
 	}
@@ -215,7 +239,7 @@ func (g *Gateway) readFile(shown string) Result {
 }
 
 func (g *Gateway) makeDirectory(shown string) Result {
-	p, res, ok := g.writeTarget("make_directory", "path", shown, false)
+	p, res, ok := g.writeTarget("make_directory", "path", shown, false, useWrite)
 	if !ok {
 		return res
 	}
@@ -226,13 +250,13 @@ func (g *Gateway) makeDirectory(shown string) Result {
 		return failed("make_directory: %s exists and is not a directory", quote(shown))
 	}
 	if err := g.root.MkdirAll(p, 0o755); err != nil {
-		return fsError("make_directory", shown, err)
+		return fsError("make_directory", "path", shown, err)
 	}
 	return allowed(fmt.Sprintf("created directory %s", shown))
 }
 
 func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
-	p, res, ok := g.target("tree", "path", shown)
+	p, res, ok := g.target("tree", "path", shown, useRead)
 	if !ok {
 		return res
 	}
@@ -250,7 +274,7 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 	}
 	fi, err := g.root.Stat(p)
 	if err != nil {
-		return fsError("tree", shown, err)
+		return fsError("tree", "path", shown, err)
 	}
 	if !fi.IsDir() {
 		return failed("tree: %s is not a directory", quote(shown))
@@ -295,7 +319,7 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 		return nil
 	}
 	if err := walk(p, 1); err != nil {
-		return fsError("tree", shown, err)
+		return fsError("tree", "path", shown, err)
 	}
 	if full {
 		fmt.Fprintf(&b, "[TRUNCATED: showing the first %d entries]\n", lim.TreeMaxEntries)
@@ -307,17 +331,22 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 }
 
 func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Result {
-	src, res, ok := g.target("copy_file", "src", srcShown)
+	src, res, ok := g.target("copy_file", "src", srcShown, useRead)
 	if !ok {
 		return res
 	}
-	dst, res, ok := g.writeTarget("copy_file", "dst", dstShown, false)
+	dst, res, ok := g.writeTarget("copy_file", "dst", dstShown, false, useWrite)
 	if !ok {
 		return res
 	}
-	sfi, err := g.root.Lstat(src)
+	in, err := g.root.OpenFile(src, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		return fsError("copy_file", srcShown, err)
+		return fsError("copy_file", "src", srcShown, err)
+	}
+	defer in.Close()
+	sfi, err := in.Stat()
+	if err != nil {
+		return fsError("copy_file", "src", srcShown, err)
 	}
 	if !sfi.Mode().IsRegular() {
 		return failed("copy_file: %s is not a regular file (copy_file copies single files)", quote(srcShown))
@@ -329,41 +358,36 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 		if dfi.IsDir() {
 			return failed("copy_file: destination %s is a directory; give the full file path", quote(dstShown))
 		}
-		if os.SameFile(sfi, dfi) || src == dst {
+		if os.SameFile(sfi, dfi) {
 			return failed("copy_file: %s and %s are the same file", quote(srcShown), quote(dstShown))
 		}
 	}
-	in, err := g.root.OpenFile(src, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return fsError("copy_file", srcShown, err)
-	}
-	defer in.Close()
 	if dir := path.Dir(dst); dir != "." {
 		if err := g.root.MkdirAll(dir, 0o755); err != nil {
-			return fsError("copy_file", dstShown, err)
+			return fsError("copy_file", "dst", dstShown, err)
 		}
 	}
 	out, err := g.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fsError("copy_file", dstShown, err)
+		return fsError("copy_file", "dst", dstShown, err)
 	}
 	n, err := io.Copy(out, &ctxReader{ctx: ctx, r: io.LimitReader(in, g.policy.Limits.CopyMaxBytes)})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fsError("copy_file", dstShown, err)
+		return fsError("copy_file", "dst", dstShown, err)
 	}
 	return allowed(fmt.Sprintf("copied %s to %s (%d bytes)", srcShown, dstShown, n))
 }
 
 func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 	// Move a link itself, not its target: the last component of src is not followed.
-	src, res, ok := g.writeTarget("move_file", "src", srcShown, true, true)
+	src, res, ok := g.writeTarget("move_file", "src", srcShown, true, useWriteLink)
 	if !ok {
 		return res
 	}
-	dst, res, ok := g.writeTarget("move_file", "dst", dstShown, true)
+	dst, res, ok := g.writeTarget("move_file", "dst", dstShown, true, useWrite)
 	if !ok {
 		return res
 	}
@@ -371,7 +395,7 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 		return blocked(refuse(ruleProtected, "move_file.src %s is the project root", quote(srcShown)))
 	}
 	if _, err := g.root.Lstat(src); err != nil {
-		return fsError("move_file", srcShown, err)
+		return fsError("move_file", "src", srcShown, err)
 	}
 	if _, err := g.root.Lstat(dst); err == nil {
 		return failed("move_file: destination %s already exists", quote(dstShown))
@@ -381,11 +405,11 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 	}
 	if dir := path.Dir(dst); dir != "." {
 		if err := g.root.MkdirAll(dir, 0o755); err != nil {
-			return fsError("move_file", dstShown, err)
+			return fsError("move_file", "dst", dstShown, err)
 		}
 	}
 	if err := g.root.Rename(src, dst); err != nil {
-		return fsError("move_file", srcShown, err)
+		return fsError("move_file", "src", srcShown, err)
 	}
 	return allowed(fmt.Sprintf("moved %s to %s", srcShown, dstShown))
 }

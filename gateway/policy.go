@@ -21,13 +21,14 @@ var ErrInvalidPolicy = errors.New("invalid policy")
 // Policy is the parsed, validated content of config/tools_config.yaml.
 // A Policy is immutable once returned by ParsePolicy or LoadPolicy.
 type Policy struct {
-	Name      string   // where the policy came from (file path or the name given to ParsePolicy)
-	Version   int      // format version; only 1 exists
-	Protected []string // cleaned root-relative paths no write may touch
-	Limits    Limits
-	Blocked   []BlockedPattern
-	CLI       CLIPolicy
-	Runner    RunnerPolicy
+	Name       string   // where the policy came from (file path or the name given to ParsePolicy)
+	Version    int      // format version; only 1 exists
+	Protected  []string // cleaned root-relative paths no write may touch
+	Limits     Limits
+	Blocked    []BlockedPattern
+	blockedAny *regexp.Regexp // all blocked patterns in one alternation: one pass when nothing matches
+	CLI        CLIPolicy
+	Runner     RunnerPolicy
 }
 
 // Limits caps sizes and counts.
@@ -348,6 +349,14 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 			re = regexp.MustCompile("(?i)" + b.Pattern)
 			p.Blocked = append(p.Blocked, BlockedPattern{Name: b.Name, Description: b.Description, Re: re})
 		}
+	}
+
+	if len(p.Blocked) > 0 {
+		alts := make([]string, len(p.Blocked))
+		for i, b := range p.Blocked {
+			alts[i] = "(?:" + b.Re.String() + ")"
+		}
+		p.blockedAny = regexp.MustCompile(strings.Join(alts, "|"))
 	}
 
 	if raw.CLI == nil {

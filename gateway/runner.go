@@ -238,7 +238,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", failed("%s: script %s does not exist%s", via, quote(req.script), g.scriptHint(req.script)), false
 		}
-		return "", fsError(via, req.script, err), false
+		return "", fsError(via, "script_name", req.script, err), false
 	}
 	if !fi.Mode().IsRegular() {
 		return "", failed("%s: script %s is not a regular file", via, quote(req.script)), false
@@ -248,7 +248,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 	}
 	src, err := g.root.ReadFile(resolved)
 	if err != nil {
-		return "", fsError(via, req.script, err), false
+		return "", fsError(via, "script_name", req.script, err), false
 	}
 	if r := g.scanBlocked("script "+resolved, string(src)); r != nil {
 		return no(r)

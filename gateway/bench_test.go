@@ -1,0 +1,70 @@
+package gateway
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// BenchmarkReadFile1KiB measures one safe_cli_executor read_file call of a
+// 1 KiB file: argument decoding, blocked patterns, path checks, resolution and
+// the native read (target ≤ 50 µs).
+func BenchmarkReadFile1KiB(b *testing.B) {
+	sb := newSandbox(b)
+	sb.g.audit = nil
+	sb.write(b, "docs/k.txt", strings.Repeat("abcdefghijklmno\n", 64))
+	ctx := context.Background()
+	args := map[string]any{"tool_name": "read_file", "params": map[string]any{"path": "docs/k.txt"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := sb.g.Call(ctx, ToolCLI, args); res.Decision != DecisionAllow {
+			b.Fatal(res.Text)
+		}
+	}
+}
+
+// BenchmarkPythonBare is the baseline: spawning the interpreter with -c pass.
+func BenchmarkPythonBare(b *testing.B) {
+	needPython(b)
+	sb := newSandbox(b)
+	sb.g.realPy.Do(sb.g.resolveInterpreter)
+	py := sb.g.python
+	for b.Loop() {
+		cmd := exec.Command(py, "-c", "pass")
+		cmd.Dir = sb.root
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunnerPass runs an empty script through safe_py_runner; the
+// difference to BenchmarkPythonBare is the runner's overhead (target ≤ 2 ms).
+func BenchmarkRunnerPass(b *testing.B) {
+	needPython(b)
+	sb := newSandbox(b)
+	sb.g.audit = nil
+	sb.write(b, "scripts/pass.py", "pass\n")
+	ctx := context.Background()
+	args := map[string]any{"script_name": "scripts/pass.py"}
+	for b.Loop() {
+		if res := sb.g.Call(ctx, ToolRunner, args); res.Decision != DecisionAllow {
+			b.Fatal(res.Text)
+		}
+	}
+}
+
+// BenchmarkRunnerChecks measures only the runner's checks (no spawn).
+func BenchmarkRunnerChecks(b *testing.B) {
+	sb := newSandbox(b)
+	sb.write(b, "scripts/pass.py", "pass\n")
+	req := runRequest{script: "scripts/pass.py", args: []string{"out.md"}, env: [][2]string{{"NAME", "Ada"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, res, ok := sb.g.checkRun(req, ToolRunner); !ok {
+			b.Fatal(res.Text)
+		}
+		_ = sb.g.environ(req.env)
+	}
+}
