@@ -660,6 +660,9 @@ func (d *decoder) events(n *yaml.Node, s *Spec) {
 		if x, ok := f["when"]; ok {
 			ev.When, _ = d.exprText(x.val, "when")
 			ev.WhenPos = pos(x.val)
+			if x.val.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+				ev.WhenPos.Col++ // point inside the quotes, as for transitions
+			}
 		}
 		if x, ok := f["set"]; ok {
 			ev.Set = d.assigns(x.val)
