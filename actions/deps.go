@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -178,7 +179,23 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 		fmt.Fprintf(d.out(), "*** LLM replies are SCRIPTED: replaying %s (no model is called; tools run for real) ***\n", ch.Model)
 		d.announced = true
 	}
-	return llm.New(ch, llm.Options{Getenv: d.getenv, HTTPClient: d.HTTPClient, Retry: d.Retry})
+	return llm.New(ch, llm.Options{Getenv: d.getenv, HTTPClient: d.HTTPClient, Retry: d.retryPolicy()})
+}
+
+// retryPolicy is Deps.Retry, with $LPPCTL_LLM_RETRIES (attempts, first
+// included) and $LPPCTL_LLM_BACKOFF (first wait, e.g. 500ms) applied.
+func (d *Deps) retryPolicy() llm.RetryPolicy {
+	p := d.Retry
+	if n, err := strconv.Atoi(d.getenv("LPPCTL_LLM_RETRIES")); err == nil && n > 0 {
+		p.Attempts = n
+	}
+	if b, err := time.ParseDuration(d.getenv("LPPCTL_LLM_BACKOFF")); err == nil && b > 0 {
+		p.Base = b
+		if p.Max == 0 || p.Max < b {
+			p.Max = 20 * b
+		}
+	}
+	return p
 }
 
 // gateway returns the tool gateway, opening it at first use.
