@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestActionsCommandListsBuiltins(t *testing.T) {
+	code, out, errOut := runCLI(t, "actions")
+	if code != 0 {
+		t.Fatalf("exit code %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"log ", "records a message, optionally with the value of an expression\n",
+		"with: message: string (required), value: expr\n",
+		"wait ", "with: duration: string (required)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestActionsCommandJSON(t *testing.T) {
+	code, out, errOut := runCLI(t, "actions", "--json")
+	if code != 0 {
+		t.Fatalf("exit code %d: %s", code, errOut)
+	}
+	var acts []jsonAction
+	if err := json.Unmarshal([]byte(out), &acts); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	byName := map[string]jsonAction{}
+	for _, a := range acts {
+		byName[a.Name] = a
+	}
+	log, ok := byName["log"]
+	if !ok {
+		t.Fatalf("no log action in %s", out)
+	}
+	if len(log.Params) != 2 || !reflect.DeepEqual(log.Params[0], jsonParam{Name: "message", Type: "string", Required: true, Doc: "the text to record"}) {
+		t.Errorf("unexpected log params: %+v", log.Params)
+	}
+	if log.Signature != "message: string (required), value: expr" {
+		t.Errorf("signature = %q", log.Signature)
+	}
+}
