@@ -21,6 +21,7 @@ func commands() []*cli.Command {
 		exportCommand(),
 		schemaCommand(),
 		actionsCommand(),
+		runCommand(),
 		toolCommand(),
 	}
 }

@@ -41,7 +41,9 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, kind progressKind) *progress {
-	return &progress{w: w, kind: kind, start: time.Now(), enc: json.NewEncoder(w)}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // guards like n >= max stay readable
+	return &progress{w: w, kind: kind, start: time.Now(), enc: enc}
 }
 
 func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
@@ -86,11 +88,19 @@ func (p *progress) summary(r *machine.Run, err error) {
 	defer p.mu.Unlock()
 	elapsed := time.Since(p.start).Round(time.Millisecond)
 	if p.kind == progressJSON {
-		out := map[string]any{"type": "end", "status": r.Status(), "state": r.State(), "steps": r.Seq(), "elapsed_ms": elapsed.Milliseconds()}
+		out := struct {
+			Type      string              `json:"type"`
+			Status    machine.Status      `json:"status"`
+			State     string              `json:"state"`
+			Steps     int                 `json:"steps"`
+			ElapsedMS int64               `json:"elapsed_ms"`
+			Pause     *machine.PauseError `json:"pause,omitempty"`
+			Error     string              `json:"error,omitempty"`
+		}{Type: "end", Status: r.Status(), State: r.State(), Steps: r.Seq(), ElapsedMS: elapsed.Milliseconds()}
 		if pe, ok := machine.AsPause(err); ok {
-			out["pause"] = pe
+			out.Pause = pe
 		} else if err != nil {
-			out["error"] = err.Error()
+			out.Error = err.Error()
 		}
 		_ = p.enc.Encode(out)
 		return
