@@ -48,7 +48,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 // run executes the CLI and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
-	if err := app.Run(args); err != nil {
+	if err := app.Run(interspersed(app, args)); err != nil {
 		code := exitCode(err)
 		if code == exitFailed && isUsageMessage(err) {
 			code = exitUsage

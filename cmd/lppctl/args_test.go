@@ -1,0 +1,32 @@
+package main
+
+import (
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestInterspersedMovesFlagsBeforeArguments(t *testing.T) {
+	app := newApp(strings.NewReader(""), io.Discard, io.Discard)
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"flags after the spec", "lppctl run s.yaml --var n=1 -q", "lppctl run --var n=1 -q s.yaml"},
+		{"flag with = keeps its value", "lppctl run s.yaml --var=n=1", "lppctl run --var=n=1 s.yaml"},
+		{"already in order", "lppctl run --spec s.yaml", "lppctl run --spec s.yaml"},
+		{"double dash stops reordering", "lppctl run s.yaml -- --var", "lppctl run s.yaml -- --var"},
+		{"unknown command untouched", "lppctl nope a -x", "lppctl nope a -x"},
+		{"no command", "lppctl", "lppctl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := strings.Join(interspersed(app, strings.Fields(tt.in)), " ")
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("interspersed(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
