@@ -3,6 +3,7 @@ package machine
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +120,31 @@ func TestExportedMermaidParses(t *testing.T) {
 	files, _ := filepath.Glob("testdata/export/*.mmd")
 	if len(files) == 0 {
 		t.Fatal("no golden Mermaid diagrams")
+	}
+	// The project's own specs too: every exported diagram must parse.
+	specs, _ := filepath.Glob("../specs/*.yaml")
+	more, _ := filepath.Glob("../specs/*/*.yaml")
+	dir := t.TempDir()
+	for i, path := range append(specs, more...) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := Parse(path, src)
+		if spec == nil {
+			continue
+		}
+		for _, format := range []string{"mermaid", "mermaid-flowchart"} {
+			out, err := Export(spec, format, ExportOptions{ShowSet: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := filepath.Join(dir, fmt.Sprintf("%d-%s%s", i, filepath.Base(path), formatExt[format]))
+			if err := os.WriteFile(f, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
 	}
 	args := []string{"testdata/mermaid/check.mjs"}
 	args = append(args, files...)
