@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The README's demo commands: no provider configured, the skill's demo.yaml
+// is replayed (loudly), the tools run for real.
+func TestAgentDemosRunOffline(t *testing.T) {
+	for _, tc := range []struct {
+		skill, file, want string
+	}{
+		{"hello_skill", "output/hello_skill/greeting.txt", "Hello, Ada! Welcome to lppctl.\n"},
+		{"ects_skill", "output/ects_skill/summary.md", "## Key Financials\n\n- Revenue: $412 million"},
+	} {
+		t.Run(tc.skill, func(t *testing.T) {
+			root := newProject(t, tc.skill)
+			for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM", "TRANSCRIPT_API_URL"} {
+				t.Setenv(k, "")
+			}
+			t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
+			t.Chdir(root)
+			var out, errb bytes.Buffer
+			code := run([]string{"lppctl", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/" + tc.skill, "--yes"}, strings.NewReader(""), &out, &errb)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			if !strings.Contains(out.String(), "no LLM configured: replaying the scripted demo replies from") {
+				t.Fatalf("the scripted replies are not announced:\n%s", out.String())
+			}
+			b, err := os.ReadFile(filepath.Join(root, tc.file))
+			if err != nil || !strings.Contains(string(b), tc.want) {
+				t.Fatalf("%s: %q, %v", tc.file, b, err)
+			}
+			md, _ := os.ReadFile(filepath.Join(root, "skills", tc.skill, "skills.md"))
+			if !strings.Contains(string(md), "## Success Cases\n\n### [2025-01-02 03:04 UTC]") {
+				t.Fatalf("skills.md did not learn:\n%s", md)
+			}
+			if tc.skill == "ects_skill" && !strings.Contains(out.String(), "OK: all 7 headings") {
+				t.Fatalf("format check did not pass:\n%s", out.String())
+			}
+		})
+	}
+}
+
+func TestAgentNoProviderNoDemoListsOptions(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	if err := os.Remove(filepath.Join(root, "skills", "hello_skill", "demo.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+		t.Setenv(k, "")
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"lppctl", "run", "--spec", filepath.Join(root, "specs", "skills_agent.yaml"), "--root", root, "--skill", filepath.Join(root, "skills", "hello_skill"), "--yes"}, strings.NewReader(""), &out, &errb)
+	if code != exitFailed {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"no LLM configured", "--llm openai[:MODEL] | anthropic[:MODEL] | ollama[:MODEL] | script:FILE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("the error lacks %q:\n%s", want, errb.String())
+		}
+	}
+}
