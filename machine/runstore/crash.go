@@ -1,0 +1,66 @@
+package runstore
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// EnvCrashPoint names the environment variable that arms crash points, for
+// crash-safety tests: a comma-separated list of NAME:N, each killing the
+// process (SIGKILL, no cleanup) the N-th time it reaches point NAME. Points:
+//
+//	journal-before-write  a line is about to be written to the journal
+//	journal-mid-write     half of a journal line is written and synced (a torn line)
+//	journal-after-write   a journal line is written and synced, the next action not started
+//	runjson-write         run.json is about to be rewritten
+//	runjson-rename        run.json's temporary file is written, not yet renamed
+//
+// Other packages may define their own points with CrashPoint.
+const EnvCrashPoint = "LPPCTL_CRASHPOINT"
+
+var crash struct {
+	once  sync.Once
+	mu    sync.Mutex
+	armed map[string]int // point → the hit that kills
+	hits  map[string]int
+}
+
+func armCrashPoints() {
+	crash.armed = map[string]int{}
+	crash.hits = map[string]int{}
+	for _, p := range strings.Split(os.Getenv(EnvCrashPoint), ",") {
+		name, n, ok := strings.Cut(strings.TrimSpace(p), ":")
+		if !ok {
+			continue
+		}
+		if k, err := strconv.Atoi(n); err == nil && k > 0 {
+			crash.armed[name] = k
+		}
+	}
+}
+
+// CrashPoint kills the process with SIGKILL when point name is armed by
+// $LPPCTL_CRASHPOINT and this is its N-th hit. It does nothing otherwise.
+func CrashPoint(name string) {
+	if crashArmed(name) {
+		killSelf()
+	}
+}
+
+// crashArmed counts a hit of point name and reports whether it must crash now.
+func crashArmed(name string) bool {
+	crash.once.Do(armCrashPoints)
+	if len(crash.armed) == 0 {
+		return false
+	}
+	crash.mu.Lock()
+	defer crash.mu.Unlock()
+	k, ok := crash.armed[name]
+	if !ok {
+		return false
+	}
+	crash.hits[name]++
+	return crash.hits[name] == k
+}

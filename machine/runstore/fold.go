@@ -1,0 +1,101 @@
+package runstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Snapshot is a run's context and memory rebuilt from its journal without
+// running anything (for inspection; resuming uses machine.Machine.Resume).
+type Snapshot struct {
+	State  string
+	Steps  int
+	Done   bool
+	Vars   map[string]any
+	Memory *machine.Memory
+	Path   []string // the states the run went through, in order, the current one last
+}
+
+// Fold rebuilds a snapshot from the spec (for the context defaults; nil: none),
+// the vars the run started with and its log.
+func Fold(spec *machine.Spec, start map[string]any, l *Log) (*Snapshot, error) {
+	s := &Snapshot{Vars: map[string]any{}, Memory: machine.NewMemory()}
+	if spec != nil {
+		for _, v := range spec.Context {
+			s.Vars[v.Name] = v.Default
+		}
+		s.State = spec.Initial
+	}
+	for k, v := range start {
+		s.Vars[k] = v
+	}
+	if len(l.Records) > 0 {
+		s.State = l.Records[0].From
+	}
+	if s.State != "" {
+		s.Path = append(s.Path, s.State)
+	}
+	for _, rec := range l.Records {
+		for k, v := range rec.Vars {
+			s.Vars[k] = v
+		}
+		if err := s.Memory.Apply(rec.Memory); err != nil {
+			return nil, fmt.Errorf("cannot rebuild step %d: %w", rec.Seq, err)
+		}
+		s.Steps = rec.Seq
+		if rec.End {
+			s.Done = true
+			continue
+		}
+		s.State = rec.To
+		s.Path = append(s.Path, rec.To)
+	}
+	return s, nil
+}
+
+// Tokens sums the token usage of the run's LLM call log (llm.jsonl). Each line
+// may carry total_tokens, or input/output (prompt/completion) tokens, at its
+// top level or under "usage". Unreadable lines are skipped.
+func (r *Run) Tokens() int {
+	b, err := os.ReadFile(r.Path(LLMFile))
+	if err != nil {
+		return 0
+	}
+	total := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) != nil {
+			continue
+		}
+		total += lineTokens(m)
+	}
+	return total
+}
+
+func lineTokens(m map[string]any) int {
+	if u, ok := m["usage"].(map[string]any); ok {
+		if n := lineTokens(u); n > 0 {
+			return n
+		}
+	}
+	num := func(keys ...string) int {
+		for _, k := range keys {
+			if f, ok := m[k].(float64); ok {
+				return int(f)
+			}
+		}
+		return 0
+	}
+	if n := num("total_tokens", "TotalTokens", "tokens"); n > 0 {
+		return n
+	}
+	return num("input_tokens", "prompt_tokens", "PromptTokens", "InputTokens") +
+		num("output_tokens", "completion_tokens", "CompletionTokens", "OutputTokens")
+}

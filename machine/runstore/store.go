@@ -1,0 +1,329 @@
+// Package runstore keeps durable runs on disk: one directory per run with its
+// metadata (run.json), a copy of the spec, the append-only journal of steps
+// (journal.jsonl) and the logs the actions write (audit.jsonl, llm.jsonl).
+//
+// The journal is the truth: a run is rebuilt from it (machine.Machine.Resume)
+// after a crash, a Ctrl-C or a pause for a person. run.json is a cache for
+// listing, rewritten atomically when the run's status changes.
+//
+// It imports machine and nothing of the actions, the gateway or skills.
+package runstore
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// DefaultDir is where runs live unless configured (relative to the working directory).
+const DefaultDir = ".lppctl/runs"
+
+// EnvDir names the environment variable that overrides DefaultDir.
+const EnvDir = "LPPCTL_RUN_DIR"
+
+// Files of a run directory.
+const (
+	MetaFile    = "run.json"      // metadata and status (a cache of the journal)
+	SpecFile    = "spec.yaml"     // the spec's content when the run started
+	JournalFile = "journal.jsonl" // one JSON line per step, plus markers
+	AuditFile   = "audit.jsonl"   // the gateway's audit log
+	LLMFile     = "llm.jsonl"     // the LLM calls with token usage
+)
+
+// ErrNotFound is wrapped by the error Open returns for an unknown run.
+var ErrNotFound = errors.New("no such run")
+
+// Meta is a run's metadata, stored in run.json.
+type Meta struct {
+	ID             string              `json:"id"`
+	Spec           string              `json:"spec"`     // the spec path as given to lppctl run
+	SpecAbs        string              `json:"spec_abs"` // the same, absolute
+	SpecName       string              `json:"spec_name,omitempty"`
+	SpecSHA256     string              `json:"spec_sha256"`
+	Start          time.Time           `json:"start"`
+	Updated        time.Time           `json:"updated"`
+	End            *time.Time          `json:"end,omitempty"`
+	Status         machine.Status      `json:"status"`
+	State          string              `json:"state"`
+	Steps          int                 `json:"steps"`
+	Tokens         int                 `json:"tokens,omitempty"`
+	Error          string              `json:"error,omitempty"`
+	Pause          *machine.PauseError `json:"pause,omitempty"`
+	Vars           map[string]any      `json:"vars,omitempty"`  // the --var overrides the run started with
+	Agent          json.RawMessage     `json:"agent,omitempty"` // the agent configuration (cmd/lppctl's agentConfig)
+	MaxTransitions int                 `json:"max_transitions,omitempty"`
+	Fsync          Fsync               `json:"fsync"`
+	PID            int                 `json:"pid,omitempty"` // of the process running it (status running)
+	Resumes        int                 `json:"resumes,omitempty"`
+}
+
+// Store is a directory of runs.
+type Store struct {
+	Dir string
+}
+
+// New returns the store in dir; "" means $LPPCTL_RUN_DIR, else DefaultDir.
+func New(dir string) *Store {
+	if dir == "" {
+		dir = os.Getenv(EnvDir)
+	}
+	if dir == "" {
+		dir = DefaultDir
+	}
+	return &Store{Dir: dir}
+}
+
+// NewID returns a sortable, unique-enough run ID: the UTC time and 6 random
+// hex digits, e.g. 20261122-153012-ab12cd.
+func NewID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// SpecHash returns the hex SHA-256 of a spec's content.
+func SpecHash(src []byte) string {
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:])
+}
+
+// Run is one run directory.
+type Run struct {
+	Dir  string
+	Meta Meta
+}
+
+// Path returns the path of one of the run's files.
+func (r *Run) Path(name string) string { return filepath.Join(r.Dir, name) }
+
+// Create makes a new run directory for meta (its ID is chosen when empty),
+// holding run.json and spec.yaml (specSrc), and an empty journal.
+func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create run directory: %w", err)
+	}
+	if meta.Start.IsZero() {
+		meta.Start = time.Now()
+	}
+	var dir string
+	for attempt := 0; ; attempt++ {
+		if meta.ID == "" || attempt > 0 {
+			meta.ID = NewID(meta.Start)
+		}
+		dir = filepath.Join(s.Dir, meta.ID)
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt >= 10 {
+			return nil, fmt.Errorf("cannot create run directory: %w", err)
+		}
+	}
+	if meta.Fsync == "" {
+		meta.Fsync = FsyncAlways
+	}
+	if meta.Status == "" {
+		meta.Status = machine.StatusRunning
+	}
+	if meta.SpecSHA256 == "" {
+		meta.SpecSHA256 = SpecHash(specSrc)
+	}
+	r := &Run{Dir: dir, Meta: meta}
+	if err := writeFileAtomic(r.Path(SpecFile), specSrc, 0o644); err != nil {
+		return nil, fmt.Errorf("cannot save spec copy: %w", err)
+	}
+	for _, name := range []string{JournalFile, AuditFile, LLMFile} {
+		f, err := os.OpenFile(r.Path(name), os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("cannot create %s: %w", name, err)
+		}
+		f.Close()
+	}
+	if err := r.SaveMeta(); err != nil {
+		return nil, err
+	}
+	if err := syncDir(s.Dir); err != nil {
+		return nil, fmt.Errorf("cannot create run directory: %w", err)
+	}
+	return r, nil
+}
+
+// Open returns the run with the given ID (a unique prefix of it is enough).
+func (s *Store) Open(id string) (*Run, error) {
+	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+		return nil, fmt.Errorf("cannot open run %q: %w", id, ErrNotFound)
+	}
+	dir := filepath.Join(s.Dir, id)
+	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err != nil {
+		ids, lerr := s.ids()
+		if lerr != nil && !errors.Is(lerr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("cannot open run %q: %w", id, lerr)
+		}
+		var match []string
+		for _, cand := range ids {
+			if strings.HasPrefix(cand, id) {
+				match = append(match, cand)
+			}
+		}
+		switch len(match) {
+		case 0:
+			return nil, fmt.Errorf("cannot open run %q: %w in %s (lppctl runs lists them)", id, ErrNotFound, s.Dir)
+		case 1:
+			dir = filepath.Join(s.Dir, match[0])
+		default:
+			return nil, fmt.Errorf("cannot open run %q: the prefix matches %d runs: %s", id, len(match), strings.Join(match, ", "))
+		}
+	}
+	r := &Run{Dir: dir}
+	if err := r.LoadMeta(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ids returns the names of the store's run directories, sorted.
+func (s *Store) ids() ([]string, error) {
+	ents, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// List returns every run of the store, oldest first. A directory whose
+// run.json cannot be read is listed with status "unreadable" and the error.
+func (s *Store) List() ([]*Run, error) {
+	ids, err := s.ids()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot list runs: %w", err)
+	}
+	out := make([]*Run, 0, len(ids))
+	for _, id := range ids {
+		r := &Run{Dir: filepath.Join(s.Dir, id)}
+		if _, err := os.Stat(r.Path(MetaFile)); err != nil {
+			continue // not a run directory
+		}
+		if err := r.LoadMeta(); err != nil {
+			r.Meta = Meta{ID: id, Status: "unreadable", Error: err.Error()}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// LoadMeta reads run.json.
+func (r *Run) LoadMeta() error {
+	b, err := os.ReadFile(r.Path(MetaFile))
+	if err != nil {
+		return fmt.Errorf("cannot read run metadata: %w", err)
+	}
+	var m Meta
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return fmt.Errorf("cannot read run metadata: %s: %w", r.Path(MetaFile), err)
+	}
+	m.Vars = normalizeMap(m.Vars)
+	r.Meta = m
+	return nil
+}
+
+// SaveMeta rewrites run.json atomically (temporary file, fsync, rename).
+func (r *Run) SaveMeta() error {
+	r.Meta.Updated = time.Now()
+	b, err := json.MarshalIndent(r.Meta, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cannot save run metadata: %w", err)
+	}
+	b = append(b, '\n')
+	CrashPoint("runjson-write")
+	if err := writeFileAtomic(r.Path(MetaFile), b, 0o644); err != nil {
+		return fmt.Errorf("cannot save run metadata: %w", err)
+	}
+	return nil
+}
+
+// SpecCopy returns the spec's content as it was when the run started.
+func (r *Run) SpecCopy() ([]byte, error) {
+	b, err := os.ReadFile(r.Path(SpecFile))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the run's spec copy: %w", err)
+	}
+	return b, nil
+}
+
+// OpenLog opens one of the run's logs (AuditFile, LLMFile) for appending.
+func (r *Run) OpenLog(name string) (*os.File, error) {
+	f, err := os.OpenFile(r.Path(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open %s: %w", name, err)
+	}
+	return f, nil
+}
+
+// writeFileAtomic replaces path with data through a synced temporary file
+// renamed over it, then syncs the directory.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	CrashPoint("runjson-rename")
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
+		return err
+	}
+	return nil
+}
