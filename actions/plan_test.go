@@ -1,0 +1,90 @@
+package actions
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParsePlan(t *testing.T) {
+	good := `{"goal": "g", "steps": [{"index": 1, "optimizer_instruction": "a", "evaluator_instruction": "b", "tools_hint": ["x"], "depends_on": []}, {"optimizer_instruction": "c", "evaluator_instruction": "d", "depends_on": [1]}]}`
+	tests := []struct {
+		name, reply string
+		err         string // "" = valid
+	}{
+		{"plain", good, ""},
+		{"fenced", "Here is the plan:\n```json\n" + good + "\n```\nDone.", ""},
+		{"prose around", "Sure! " + good + " Hope it helps.", ""},
+		{"empty", "  ", "the reply is empty"},
+		{"no object", "I would greet Ada.", "holds no JSON object"},
+		{"bad json", `{"goal": "g", "steps": [}`, "not valid JSON for the SkillPlan schema"},
+		{"wrong types", `{"goal": 3, "steps": []}`, "not valid JSON for the SkillPlan schema"},
+		{"no steps", `{"goal": "g", "steps": []}`, `"steps" is missing or empty`},
+		{"every problem", `{"steps": [{"index": 2, "optimizer_instruction": "", "evaluator_instruction": "e", "depends_on": [1]}]}`,
+			`the plan is invalid: "goal" is missing or empty; steps[0].index is 2; steps are numbered 1, 2, 3... in order, so it must be 1; steps[0].optimizer_instruction is missing or empty; steps[0].depends_on has 1; a step may depend only on earlier steps (1..0)`},
+		{"too many", `{"goal": "g", "steps": [` + strings.Repeat(`{"optimizer_instruction": "a", "evaluator_instruction": "b"},`, 3) + `{"optimizer_instruction": "a", "evaluator_instruction": "b"}]}`, `"steps" has 4 steps; the limit is 3`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePlan(tt.reply, 3)
+			if tt.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Steps[1].Index != 2 || p.Steps[1].ToolsHint == nil {
+					t.Fatalf("defaults not filled: %+v", p.Steps[1])
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("err = %v, want %q", err, tt.err)
+			}
+		})
+	}
+}
+
+func TestParseEvaluation(t *testing.T) {
+	ev, err := ParseEvaluation("```json\n{\"verdict\": \"pass\", \"feedback\": \" ok \", \"key_outputs\": {\"A\": \"x\", \"N\": 3, \"L\": [1], \"Z\": null}}\n```")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Verdict != "PASS" || ev.Feedback != "ok" || ev.KeyOutputs["A"] != "x" || ev.KeyOutputs["N"] != "3" || ev.KeyOutputs["L"] != "[1]" || ev.KeyOutputs["Z"] != "" {
+		t.Fatalf("%+v", ev)
+	}
+	for reply, want := range map[string]string{
+		`{"verdict": "MAYBE"}`: `"verdict" is "MAYBE"; it must be "PASS" or "FAIL"`,
+		`looks fine to me`:     "holds no JSON object",
+		``:                     "the reply is empty",
+	} {
+		if _, err := ParseEvaluation(reply); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", reply, err, want)
+		}
+	}
+}
+
+func TestL2Item(t *testing.T) {
+	for _, tt := range []struct{ k, v, want string }{
+		{"greeting", "Hello", "GREETING=Hello"},
+		{"output file", " a/b.txt ", "OUTPUT_FILE=a/b.txt"},
+		{"multi", "line 1\r\nline 2", `MULTI=line 1\nline 2`},
+		{"", "v", "OUTPUT=v"},
+	} {
+		if got := l2Item(tt.k, tt.v); got != tt.want {
+			t.Errorf("l2Item(%q, %q) = %q, want %q", tt.k, tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestPlanTable(t *testing.T) {
+	p, err := ParsePlan(`{"goal": "greet", "steps": [{"optimizer_instruction": "say hi", "evaluator_instruction": "check", "tools_hint": ["safe_py_runner"]}, {"optimizer_instruction": "write", "evaluator_instruction": "read", "depends_on": [1]}]}`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Table()
+	want := "Goal: greet\n\n" +
+		"#  OPTIMIZER INSTRUCTION  EVALUATOR INSTRUCTION  TOOLS           AFTER\n" +
+		"1  say hi                 check                  safe_py_runner  -\n" +
+		"2  write                  read                   -               1\n"
+	if got != want {
+		t.Fatalf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
