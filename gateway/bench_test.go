@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkReadFile1KiB measures one safe_cli_executor read_file call of a
@@ -67,4 +68,39 @@ func BenchmarkRunnerChecks(b *testing.B) {
 		}
 		_ = sb.g.environ(req.env)
 	}
+}
+
+// BenchmarkRunnerOverhead interleaves a bare `python3 -c pass` spawn and a
+// safe_py_runner call of an empty script, so machine load hits both alike, and
+// reports the mean difference as overhead-ms/op (target ≤ 2 ms).
+func BenchmarkRunnerOverhead(b *testing.B) {
+	needPython(b)
+	sb := newSandbox(b)
+	sb.g.audit = nil
+	sb.write(b, "scripts/pass.py", "pass\n")
+	ctx := context.Background()
+	args := map[string]any{"script_name": "scripts/pass.py"}
+	sb.g.Call(ctx, ToolRunner, args) // resolve the interpreter once
+	py := sb.g.python
+	var bare, runner time.Duration
+	n := 0
+	for b.Loop() {
+		t0 := time.Now()
+		cmd := exec.Command(py, "-c", "pass")
+		cmd.Dir = sb.root
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if res := sb.g.Call(ctx, ToolRunner, args); res.Decision != DecisionAllow {
+			b.Fatal(res.Text)
+		}
+		t2 := time.Now()
+		bare += t1.Sub(t0)
+		runner += t2.Sub(t1)
+		n++
+	}
+	b.ReportMetric(float64(bare.Microseconds())/1000/float64(n), "bare-ms/op")
+	b.ReportMetric(float64(runner.Microseconds())/1000/float64(n), "runner-ms/op")
+	b.ReportMetric(float64((runner-bare).Microseconds())/1000/float64(n), "overhead-ms/op")
 }
