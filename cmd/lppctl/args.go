@@ -26,7 +26,7 @@ func interspersed(app *cli.App, args []string) []string {
 		cmd, cmds = next, next.Subcommands
 		i++
 	}
-	if cmd == nil || len(cmd.Subcommands) > 0 {
+	if cmd == nil || len(cmd.Subcommands) > 0 || cmd.SkipFlagParsing {
 		return args
 	}
 	var flags, positional []string
