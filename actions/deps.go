@@ -11,15 +11,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
+	"gopkg.in/yaml.v3"
 )
 
 // Deps is what the agent actions need from outside: configuration from the
@@ -159,11 +162,17 @@ func (d *Deps) Client() (llm.Client, error) {
 }
 
 func (d *Deps) resolveModel() (llm.Client, error) {
-	src := d.LLMSource
+	spec, src := d.LLM, d.LLMSource
 	if src == "" {
 		src = "--llm"
 	}
-	ch, err := llm.Choose(d.LLM, src, d.getenv)
+	if spec == "" && d.getenv("LPPCTL_LLM") == "" {
+		var err error
+		if spec, src, err = d.configLLM(); err != nil {
+			return nil, err
+		}
+	}
+	ch, err := llm.Choose(spec, src, d.getenv)
 	if errors.Is(err, llm.ErrNoProvider) {
 		demo := filepath.Join(d.skillDir(), "demo.yaml")
 		if _, serr := os.Stat(demo); serr != nil {
@@ -196,6 +205,30 @@ func (d *Deps) retryPolicy() llm.RetryPolicy {
 		}
 	}
 	return p
+}
+
+// ConfigFile is lppctl's own defaults file, relative to the project root.
+// The agent reads its "llm" key (same syntax as --llm); other keys are
+// ignored here.
+const ConfigFile = "config/lppctl.yaml"
+
+// configLLM returns the llm key of the config file, if there is one.
+func (d *Deps) configLLM() (string, string, error) {
+	path := filepath.Join(d.root(), filepath.FromSlash(ConfigFile))
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	var cfg struct {
+		LLM string `yaml:"llm"`
+	}
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		return "", "", fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	return strings.TrimSpace(cfg.LLM), ConfigFile, nil
 }
 
 // gateway returns the tool gateway, opening it at first use.
