@@ -128,8 +128,8 @@ func (d *Deps) now() time.Time {
 }
 
 // entryID is the idempotency key of a skills.md entry written by the action
-// running at transition seq: a re-run of that action after a crash writes
-// the same id, which the skills store ignores.
+// of journal record seq (Call.Seq+1): a re-run of that action after a crash
+// writes the same id, which the skills store ignores.
 func (d *Deps) entryID(runID string, seq int) string {
 	if runID == "" {
 		runID = d.RunID

@@ -263,7 +263,7 @@ func (d *Deps) feedback(_ context.Context, c *machine.Call) error {
 		c.Notef("no feedback given")
 		return nil
 	}
-	if err := skills.AppendFeedback(d.skillsMD(), d.entryID(c.RunID, c.Seq), d.now(), text); err != nil {
+	if err := skills.AppendFeedback(d.skillsMD(), d.entryID(c.RunID, c.Seq+1), d.now(), text); err != nil {
 		return fmt.Errorf("cannot record the feedback: %w", err)
 	}
 	crashPoint("skillsmd-after-append")

@@ -43,7 +43,7 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 			calls = append(calls, skills.ToolCallSummary{Tool: st.Tool, Args: st.Args})
 		}
 	}
-	id := d.entryID(c.RunID, c.Seq)
+	id := d.entryID(c.RunID, c.Seq+1)
 	if err := skills.AppendSuccess(d.skillsMD(), id, d.now(), skills.SuccessCase{
 		Step: step.Index, Instruction: step.OptimizerInstruction, ToolCalls: calls, KeyOutputs: ev.KeyOutputs,
 	}); err != nil {
@@ -85,7 +85,7 @@ func (d *Deps) recordFailure(_ context.Context, c *machine.Call) error {
 	if ok, err := c.Memory().Get(MemEval, &ev); err != nil || !ok {
 		return fmt.Errorf("cannot record a failure of step %d: no evaluation in run memory", step.Index)
 	}
-	id := d.entryID(c.RunID, c.Seq)
+	id := d.entryID(c.RunID, c.Seq+1)
 	if err := skills.AppendFailure(d.skillsMD(), id, d.now(), skills.FailureCase{
 		Step: step.Index, Instruction: step.OptimizerInstruction, Feedback: ev.Feedback,
 	}); err != nil {
