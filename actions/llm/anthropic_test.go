@@ -1,0 +1,58 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// The anthropic adapter: several tool calls of one assistant message go out
+// as one message per call, and a reply's text and tool_use blocks are merged.
+func TestAnthropicToolCallsRoundTrip(t *testing.T) {
+	var sent []any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/messages" {
+			http.NotFound(w, r)
+			return
+		}
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		sent, _ = body["messages"].([]any)
+		fmt.Fprint(w, `{"id":"m1","type":"message","role":"assistant","model":"claude-x","stop_reason":"tool_use",
+			"content":[{"type":"text","text":"Listing first."},{"type":"tool_use","id":"tu9","name":"safe_cli_executor","input":{"tool_name":"list_files"}}],
+			"usage":{"input_tokens":21,"output_tokens":8}}`)
+	}))
+	defer srv.Close()
+	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL + "/v1"}
+	c, err := New(Choice{Provider: "anthropic", Model: "claude-x"}, Options{Getenv: func(k string) string { return env[k] }, Retry: RetryPolicy{Attempts: 1, Sleep: noSleep, Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := c.Generate(context.Background(), Request{Messages: []Message{
+		{Role: RoleSystem, Text: "sys"}, {Role: RoleUser, Text: "go"},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a", Name: "safe_cli_executor", Arguments: `{"tool_name":"tree"}`}, {ID: "b", Name: "safe_py_runner", Arguments: "{broken"}}},
+		{Role: RoleTool, ToolCallID: "a", Name: "safe_cli_executor", Text: "."},
+		{Role: RoleTool, ToolCallID: "b", Name: "safe_py_runner", Text: "[ERROR] bad"},
+	}, Tools: []Tool{{Name: "safe_cli_executor", Description: "d", Parameters: map[string]any{"type": "object"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Text != "Listing first." || len(reply.ToolCalls) != 1 || reply.ToolCalls[0].ID != "tu9" || reply.ToolCalls[0].Arguments != `{"tool_name":"list_files"}` {
+		t.Fatalf("reply = %+v", reply)
+	}
+	if reply.Usage.PromptTokens != 21 || reply.Usage.CompletionTokens != 8 || reply.Usage.TotalTokens != 29 {
+		t.Fatalf("usage = %+v", reply.Usage)
+	}
+	// user, assistant(tool a), assistant(tool b), user(result a), user(result b)
+	if len(sent) != 5 {
+		t.Fatalf("sent %d messages: %v", len(sent), sent)
+	}
+	b := sent[2].(map[string]any)["content"].([]any)[0].(map[string]any)
+	if b["type"] != "tool_use" || b["id"] != "b" {
+		t.Fatalf("second tool call = %v", b)
+	}
+}
