@@ -218,9 +218,10 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 			continue
 		}
 		if ps.Type == TypeExpr {
-			src, isStr := p.Value.(string)
-			if !isStr {
-				src = fmt.Sprint(p.Value)
+			src, ok := exprSource(p.Value)
+			if !ok {
+				c.errorf(p.VPos, "parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, describeValue(p.Value))
+				continue
 			}
 			prog, err := CompileValue(src, TypeAny, c.env)
 			if err != nil {

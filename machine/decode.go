@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -62,6 +63,7 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 type decoder struct {
 	file  string
 	diags Diagnostics
+	nodes int // value nodes decoded so far (see maxValueNodes)
 }
 
 func (d *decoder) errorf(p Pos, span int, format string, args ...any) {
@@ -96,10 +98,10 @@ func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
 func span(n *yaml.Node) int {
 	if n.Kind == yaml.ScalarNode {
 		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			return len(n.Value) + 2
+			return utf8.RuneCountInString(n.Value) + 2
 		}
 		if !strings.Contains(n.Value, "\n") {
-			return len(n.Value)
+			return utf8.RuneCountInString(n.Value)
 		}
 	}
 	return 1
@@ -341,7 +343,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 		}
 		cv.Default = cv.Type.Zero()
 		if defNode != nil && cv.Type != TypeAny {
-			val, err := nodeValue(defNode)
+			val, err := d.nodeValue(defNode)
 			if err == nil {
 				val, err = cv.Type.Coerce(val)
 			}
@@ -388,15 +390,34 @@ func quoteList(l []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
+// Limits on YAML values, so that a hostile spec (an alias that contains
+// itself, a "billion laughs" of nested aliases) is an error, not a hang or a
+// crash.
+const (
+	maxValueDepth = 64      // nesting of lists and maps in one value
+	maxValueNodes = 100_000 // nodes produced by all values of a spec, aliases expanded
+)
+
 // nodeValue converts a YAML node to a plain Go value (int, float64, bool,
 // string, []any, map[string]any, nil).
-func nodeValue(n *yaml.Node) (any, error) {
+func (d *decoder) nodeValue(n *yaml.Node) (any, error) {
+	return d.value(n, 0)
+}
+
+func (d *decoder) value(n *yaml.Node, depth int) (any, error) {
+	if depth > maxValueDepth {
+		return nil, fmt.Errorf("the value nests deeper than %d levels (is an alias inside itself?)", maxValueDepth)
+	}
+	d.nodes++
+	if d.nodes > maxValueNodes {
+		return nil, fmt.Errorf("the spec's values expand to more than %d nodes (aliases of aliases?)", maxValueNodes)
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, fmt.Errorf("unknown alias")
 		}
-		return nodeValue(n.Alias)
+		return d.value(n.Alias, depth+1)
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!null":
@@ -424,7 +445,7 @@ func nodeValue(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := nodeValue(c)
+			v, err := d.value(c, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -434,7 +455,7 @@ func nodeValue(n *yaml.Node) (any, error) {
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			v, err := nodeValue(n.Content[i+1])
+			v, err := d.value(n.Content[i+1], depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -480,7 +501,7 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 			if d.wantMapping(x.val, "with") {
 				for j := 0; j+1 < len(x.val.Content); j += 2 {
 					pk, pv := x.val.Content[j], x.val.Content[j+1]
-					val, err := nodeValue(pv)
+					val, err := d.nodeValue(pv)
 					if err != nil {
 						d.errorf(pos(pv), span(pv), "parameter %q: %v", pk.Value, err)
 						continue
@@ -499,7 +520,7 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 			st.OnError = d.transition(x.val, fmt.Sprintf("on_error of state %q", name), false)
 		}
 		if x, ok := f["final"]; ok {
-			b, err := nodeValue(x.val)
+			b, err := d.nodeValue(x.val)
 			if bv, isBool := b.(bool); err != nil || !isBool {
 				d.errorf(pos(x.val), span(x.val), "final must be true or false, not %s", kindName(x.val))
 			} else {

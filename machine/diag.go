@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // ErrInvalidSpec is wrapped by every error that reports spec diagnostics.
@@ -154,28 +153,9 @@ func (d Diagnostic) Pretty(src []byte) string {
 	if d.Pos.IsValid() && line != "" {
 		num := fmt.Sprintf("%d", d.Pos.Line)
 		pad := strings.Repeat(" ", len(num))
-		fmt.Fprintf(&b, "\n %s | %s", num, expandTabs(line))
-		col := d.Pos.Col - 1
-		if col < 0 {
-			col = 0
-		}
-		prefix := line
-		if col < len(line) {
-			prefix = line[:col]
-		}
-		indent := utf8.RuneCountInString(expandTabs(prefix))
-		span := d.Span
-		if span <= 0 {
-			span = 1
-		}
-		rest := len(line) - col
-		if rest > 0 && span > rest {
-			span = rest
-		}
-		if col < len(line) {
-			span = utf8.RuneCountInString(line[col : col+span])
-		}
-		fmt.Fprintf(&b, "\n %s | %s%s", pad, strings.Repeat(" ", indent), strings.Repeat("^", span))
+		shown, indent, width := snippet(line, d.Pos.Col-1, d.Span)
+		fmt.Fprintf(&b, "\n %s | %s", num, shown)
+		fmt.Fprintf(&b, "\n %s | %s%s", pad, strings.Repeat(" ", indent), strings.Repeat("^", width))
 		if d.Hint != "" {
 			fmt.Fprintf(&b, "\n %s = %s", pad, d.Hint)
 		}
@@ -228,7 +208,55 @@ func sourceLine(src []byte, line int) string {
 	return strings.TrimRight(s, "\r")
 }
 
-func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", "    ") }
+// snippetWidth is the most of a source line a diagnostic shows.
+const snippetWidth = 120
+
+// snippet returns the part of line to show (a window around col when the
+// line is long, tabs expanded), the caret's indent in it, and the caret's width.
+// col and span count characters (YAML columns), not bytes.
+func snippet(line string, col, span int) (shown string, indent, width int) {
+	runes := []rune(line)
+	if col < 0 {
+		col = 0
+	}
+	if col > len(runes) {
+		col = len(runes)
+	}
+	if span <= 0 {
+		span = 1
+	}
+	start, end := 0, len(runes)
+	if len(runes) > snippetWidth {
+		start = max(0, col-snippetWidth/3)
+		end = min(len(runes), start+snippetWidth)
+	}
+	if rest := end - col; rest > 0 && span > rest {
+		span = rest
+	}
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+		indent++
+	}
+	for i := start; i < end; i++ {
+		w := 1
+		if runes[i] == '\t' {
+			b.WriteString("    ")
+			w = 4
+		} else {
+			b.WriteRune(runes[i])
+		}
+		if i < col {
+			indent += w
+		} else if i < col+span {
+			width += w
+		}
+	}
+	if end < len(runes) {
+		b.WriteString("…")
+	}
+	return b.String(), indent, max(width, 1)
+}
 
 // DidYouMean returns `did you mean "x"?` for the candidate closest to name,
 // or "" when none is close enough.

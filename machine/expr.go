@@ -124,3 +124,16 @@ func formatValue(v any) string {
 	}
 	return fmt.Sprintf("%v", v)
 }
+
+// exprSource returns the expression text of a `with:` value given to an expr
+// parameter: a string as it is, a number or bool as written; lists, maps and
+// null are not expressions.
+func exprSource(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int, float64, bool:
+		return fmt.Sprint(x), true
+	}
+	return "", false
+}

@@ -320,9 +320,11 @@ func (v *validator) action(st *State) {
 
 func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 	if ps.Type == TypeExpr {
-		src, isStr := p.Value.(string)
-		if !isStr {
-			src = fmt.Sprint(p.Value)
+		src, ok := exprSource(p.Value)
+		if !ok {
+			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), "write the expression as text, e.g. retries + 1 or '[1, 2]'",
+				"parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, describeValue(p.Value))
+			return
 		}
 		at := exprStart(v.spec.Source, p.VPos)
 		if _, err := CompileValue(src, TypeAny, v.env); err != nil {
