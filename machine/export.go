@@ -27,7 +27,7 @@ type ExportOptions struct {
 
 // Guards and notes longer than these are shortened on diagrams.
 const (
-	maxGuardLen  = 40
+	maxGuardLen  = 64
 	maxAssignLen = 30
 	maxNoteLen   = 60
 )

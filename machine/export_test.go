@@ -81,7 +81,7 @@ states:
 	}
 	for _, want := range []string{
 		"    [*] --> optimizer\n",
-		"    optimizer --> evaluator : [hasPrefix(reply, ...) #amp;#amp; n #gt; 0]\n",
+		"    optimizer --> evaluator : [hasPrefix(reply, #quot;[ATTEMPTS_COMPLETE]#quot;) #amp;#amp; n #gt; 0]\n",
 		"    optimizer --> evaluator\n",
 		"    evaluator --> [*]\n",
 	} {
@@ -91,7 +91,7 @@ states:
 	}
 }
 
-func TestShortenExpr(t *testing.T) {
+func TestShortenExprElidesStringsThenCuts(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"n > 0", "n > 0"},
 		{"a &&\n   b", "a && b"},
@@ -101,7 +101,7 @@ func TestShortenExpr(t *testing.T) {
 		{`"unterminated string that is long enough to be cut`, `"unterminated string that is long enoug…`},
 	}
 	for _, tt := range tests {
-		if got := shortenExpr(tt.in, maxGuardLen); got != tt.want {
+		if got := shortenExpr(tt.in, 40); got != tt.want {
 			t.Errorf("shortenExpr(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
