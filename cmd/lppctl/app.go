@@ -22,6 +22,8 @@ func commands() []*cli.Command {
 		schemaCommand(),
 		actionsCommand(),
 		runCommand(),
+		resumeCommand(),
+		runsCommand(),
 		toolCommand(),
 	}
 }

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
+	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
 )
 
 func runCommand() *cli.Command {
@@ -20,14 +19,21 @@ func runCommand() *cli.Command {
 		ArgsUsage: "[SPEC]",
 		Description: `Loads and validates the spec, then interprets it until it reaches a final
 state, pauses for a person, fails, or is interrupted (Ctrl-C stops at a clean
-point between transitions). Progress is printed as state changes.`,
+point between transitions). Progress is printed as state changes.
+
+Every run is durable: it gets a directory (ROOT/.lppctl/runs/RUN_ID, or
+--run-dir) with a journal of its steps, so that it can be continued with
+lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
+(exit code 4). lppctl runs lists them.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"f"}, Usage: "the spec `FILE` (or give it as the argument)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "override a context variable's default: `NAME=VALUE` (repeatable; lists and maps as JSON)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
-		}, agentFlags()...),
+			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
+			&cli.StringFlag{Name: "fsync", Value: string(runstore.FsyncAlways), Usage: "journal durability: `always` (sync every step) or never (leave it to the OS)"},
+		}, append(runStoreFlags(), agentFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -37,7 +43,15 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	reg, err := newRegistry(c)
+	policy, err := runstore.ParseFsync(c.String("fsync"))
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	cfg, err := agentConfigFrom(c)
+	if err != nil {
+		return err
+	}
+	reg, err := buildRegistry(cfg, nil)
 	if err != nil {
 		return err
 	}
@@ -49,34 +63,68 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := machine.Compile(spec, reg); err != nil {
+		return withCode(exitInvalidSpec, err)
+	}
+	agentJSON, err := saveAgentConfig(cfg)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("cannot run %s: %w", path, err)
+	}
+	store := storeFrom(c)
+	run, err := store.Create(runstore.Meta{
+		Spec: path, SpecAbs: abs, SpecName: spec.Name, Start: time.Now(),
+		Vars: vars, Agent: agentJSON, MaxTransitions: c.Int("max-transitions"),
+		Fsync: policy, PID: os.Getpid(),
+	}, spec.Source)
+	if err != nil {
+		return err
+	}
+	sess, err := openSession(c, run, c.Bool("no-input"))
+	if err != nil {
+		return err
+	}
+	reg, err = buildRegistry(cfg, sess.rt)
+	if err != nil {
+		sess.close()
+		return err
+	}
 	m, err := machine.Compile(spec, reg)
 	if err != nil {
+		sess.close()
 		return withCode(exitInvalidSpec, err)
 	}
 	prog := newProgress(c.App.Writer, progressMode(c))
-	r, err := m.NewRun(vars, machine.WithObserver(prog), machine.WithMaxTransitions(c.Int("max-transitions")))
+	r, err := m.NewRun(vars, sess.runOptions(prog, c.Int("max-transitions"))...)
 	if err != nil {
+		sess.close()
 		return withCode(exitUsage, err)
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return finishRun(ctx, r, prog)
+	announceRun(c, prog, run)
+	if err := sess.journal.Mark(&runstore.Entry{Type: runstore.EntryStart, State: r.State()}); err != nil {
+		sess.close()
+		return err
+	}
+	return sess.drive(c, r, prog)
 }
 
-// finishRun runs r to its end and maps the outcome to an exit code.
-func finishRun(ctx context.Context, r *machine.Run, prog *progress) error {
-	err := r.Run(ctx)
-	prog.summary(r, err)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, machine.ErrInterrupted):
-		return withCode(exitInterrupted, err)
+// announceRun tells where the run is journaled: on stderr, or as a first
+// JSON line {"type":"run",...} with --json.
+func announceRun(c *cli.Context, prog *progress, run *runstore.Run) {
+	if prog.kind == progressJSON {
+		_ = prog.enc.Encode(struct {
+			Type  string `json:"type"`
+			RunID string `json:"run_id"`
+			Dir   string `json:"dir"`
+		}{"run", run.Meta.ID, run.Dir})
+		return
 	}
-	if _, ok := machine.AsPause(err); ok {
-		return withCode(exitPaused, errors.New(""))
+	if prog.kind == progressText {
+		fmt.Fprintf(c.App.ErrWriter, "run %s (journal in %s)\n", run.Meta.ID, run.Dir)
 	}
-	return withCode(exitFailed, err)
 }
 
 // specArg returns the spec path from --spec or the single argument.

@@ -1,6 +1,23 @@
 package main
 
-import "io"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+)
 
 // runtimeIO is what a run gives the actions besides their configuration:
 // where to log, who to ask. Commands that do not run anything pass nil.
@@ -12,4 +29,172 @@ type runtimeIO struct {
 	NoInput bool      // never prompt: pause instead
 	In      io.Reader // the person's terminal, when interactive
 	Out     io.Writer
+}
+
+// runStoreFlags are the flags that choose where runs live (run, resume, runs).
+func runStoreFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "run-dir", EnvVars: []string{runstore.EnvDir}, Usage: "keep runs in `DIR` (default: ROOT/.lppctl/runs, ROOT being --root or the current directory)"},
+	}
+}
+
+// storeFrom returns the run store chosen by --run-dir, $LPPCTL_RUN_DIR or --root.
+func storeFrom(c *cli.Context) *runstore.Store {
+	if dir := c.String("run-dir"); dir != "" {
+		return runstore.New(dir)
+	}
+	if root := c.String("root"); root != "" {
+		return runstore.New(filepath.Join(root, runstore.DefaultDir))
+	}
+	return runstore.New("")
+}
+
+// session is a durable run in progress: its directory, journal and logs.
+type session struct {
+	run     *runstore.Run
+	journal *runstore.Journal
+	audit   *os.File
+	llm     *os.File
+	rt      *runtimeIO
+}
+
+// openSession opens the run's journal and logs for appending and prepares the
+// actions' I/O: a person is asked on a terminal unless noInput.
+func openSession(c *cli.Context, run *runstore.Run, noInput bool) (*session, error) {
+	s := &session{run: run}
+	var err error
+	if s.journal, err = run.OpenJournal(run.Meta.Fsync); err != nil {
+		return nil, err
+	}
+	if s.audit, err = run.OpenLog(runstore.AuditFile); err != nil {
+		s.close()
+		return nil, err
+	}
+	if s.llm, err = run.OpenLog(runstore.LLMFile); err != nil {
+		s.close()
+		return nil, err
+	}
+	s.rt = &runtimeIO{RunID: run.Meta.ID, RunDir: run.Dir, Audit: s.audit, LLMLog: s.llm, Out: c.App.Writer, NoInput: true}
+	if f, ok := c.App.Reader.(*os.File); ok && !noInput && term.IsTerminal(int(f.Fd())) {
+		s.rt.In, s.rt.NoInput = f, false
+	}
+	return s, nil
+}
+
+func (s *session) close() {
+	for _, f := range []io.Closer{s.audit, s.llm} {
+		if f != nil && f != (*os.File)(nil) {
+			f.Close()
+		}
+	}
+	if s.journal != nil {
+		s.journal.Close()
+	}
+}
+
+// drive runs r to its end, journals how it stopped, updates run.json, prints
+// the summary (with how to continue) and maps the outcome to an exit code.
+func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
+	defer s.close()
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process
+	}()
+	err := r.Run(ctx)
+	if errors.Is(err, machine.ErrFinished) {
+		err = nil
+	}
+	meta := &s.run.Meta
+	meta.Status, meta.State, meta.Steps, meta.PID = r.Status(), r.State(), r.Seq(), 0
+	meta.Pause, meta.Error = nil, ""
+	now := time.Now()
+	marker := &runstore.Entry{State: r.State()}
+	pause, paused := machine.AsPause(err)
+	switch {
+	case err == nil:
+		meta.Status = machine.StatusCompleted
+		meta.End = &now
+		marker = nil // the last step record says End
+	case paused:
+		meta.Status, meta.Pause = machine.StatusPaused, pause
+		marker.Type, marker.Pause = runstore.EntryPause, pause
+	case errors.Is(err, machine.ErrInterrupted):
+		meta.Status = machine.StatusInterrupted
+		marker.Type, marker.Message = runstore.EntryInterrupt, err.Error()
+	default:
+		meta.Status, meta.Error = machine.StatusFailed, err.Error()
+		marker.Type, marker.Message = runstore.EntryFail, err.Error()
+	}
+	if marker != nil {
+		if jerr := s.journal.Mark(marker); jerr != nil && err == nil {
+			err = jerr
+		}
+	}
+	meta.Tokens = s.run.Tokens()
+	if merr := s.run.SaveMeta(); merr != nil {
+		fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", merr)
+	}
+	id := meta.ID
+	switch {
+	case err == nil:
+		prog.summary(r, nil)
+		return nil
+	case paused:
+		prog.summary(r, err)
+		if !strings.Contains(pause.Prompt, "lppctl resume") {
+			fmt.Fprintf(c.App.ErrWriter, "continue with: lppctl resume %s %s\n", id, answerFlags(pause.Options))
+		}
+		if pause.Kind == "approval" && prog.kind == progressText {
+			fmt.Fprintln(c.App.Writer, "(lppctl run --yes approves plans without asking)")
+		}
+		return withCode(exitPaused, errors.New(""))
+	case errors.Is(err, machine.ErrInterrupted):
+		if prog.kind == progressJSON {
+			prog.summary(r, err)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "interrupted in %s after %d steps; continue with: lppctl resume %s\n", r.State(), r.Seq(), id)
+		return withCode(exitInterrupted, errors.New(""))
+	}
+	prog.summary(r, err)
+	fmt.Fprintf(c.App.ErrWriter, "run %s stopped in %s; after fixing the cause, retry the state with: lppctl resume %s\n", id, r.State(), id)
+	return withCode(exitFailed, err)
+}
+
+// answerFlags renders a pause's accepted answers as resume flags.
+func answerFlags(options []string) string {
+	var parts []string
+	for _, o := range options {
+		switch o {
+		case "approve", "reject":
+			parts = append(parts, "--"+o)
+		case "answer":
+			parts = append(parts, "--answer TEXT")
+		}
+	}
+	if len(parts) == 0 {
+		return "--answer TEXT"
+	}
+	return strings.Join(parts, " | ")
+}
+
+// saveAgentConfig renders the agent configuration for run.json.
+func saveAgentConfig(cfg agentConfig) (json.RawMessage, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot save the agent configuration: %w", err)
+	}
+	return b, nil
+}
+
+// runOptions names the run and observes it: the journal first, so that
+// progress shows only committed steps.
+func (s *session) runOptions(prog *progress, maxTransitions int) []machine.RunOption {
+	return []machine.RunOption{
+		machine.WithRunID(s.run.Meta.ID),
+		machine.WithObserver(s.journal),
+		machine.WithObserver(prog),
+		machine.WithMaxTransitions(maxTransitions),
+	}
 }

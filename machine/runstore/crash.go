@@ -8,8 +8,9 @@ import (
 )
 
 // EnvCrashPoint names the environment variable that arms crash points, for
-// crash-safety tests: a comma-separated list of NAME:N, each killing the
-// process (SIGKILL, no cleanup) the N-th time it reaches point NAME. Points:
+// crash-safety tests: a comma-separated list of NAME:N (NAME alone: N=1),
+// each killing the process (SIGKILL, no cleanup) the N-th time it reaches
+// point NAME. Points:
 //
 //	journal-before-write  a line is about to be written to the journal
 //	journal-mid-write     half of a journal line is written and synced (a torn line)
@@ -32,12 +33,16 @@ func armCrashPoints() {
 	crash.hits = map[string]int{}
 	for _, p := range strings.Split(os.Getenv(EnvCrashPoint), ",") {
 		name, n, ok := strings.Cut(strings.TrimSpace(p), ":")
-		if !ok {
+		if name == "" {
 			continue
 		}
-		if k, err := strconv.Atoi(n); err == nil && k > 0 {
-			crash.armed[name] = k
+		k := 1 // NAME alone: the first hit
+		if ok {
+			if v, err := strconv.Atoi(n); err == nil && v > 0 {
+				k = v
+			}
 		}
+		crash.armed[name] = k
 	}
 }
 

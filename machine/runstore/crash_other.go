@@ -5,3 +5,6 @@ package runstore
 import "os"
 
 func killSelf() { os.Exit(137) }
+
+// ProcessAlive reports whether a process with this id exists (unknown here: false).
+func ProcessAlive(pid int) bool { return false }

@@ -13,3 +13,12 @@ func killSelf() {
 	time.Sleep(time.Minute) // the signal is on its way
 	os.Exit(137)
 }
+
+// ProcessAlive reports whether a process with this id exists.
+func ProcessAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

@@ -327,3 +327,13 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// UpdateSpec records that the run continues with a changed spec (resume
+// --force): the copy and the hash become src's.
+func (r *Run) UpdateSpec(src []byte) error {
+	if err := writeFileAtomic(r.Path(SpecFile), src, 0o644); err != nil {
+		return fmt.Errorf("cannot save spec copy: %w", err)
+	}
+	r.Meta.SpecSHA256 = SpecHash(src)
+	return nil
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+)
+
+func resumeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "continue a run after a crash, a Ctrl-C or a pause for a person",
+		ArgsUsage: "RUN_ID",
+		Description: `Rebuilds the run's context and memory from its journal and continues from
+the last committed transition: a committed step is never re-run; an action
+that was interrupted mid-way runs again from its start.
+
+A run paused for a person continues with the answer: --approve, --reject or
+--answer TEXT (which ones the pause accepts is printed when it pauses). On a
+terminal, without an answer, the person is asked again.
+
+The run uses the agent configuration it started with. If the spec file has
+changed since, resume refuses and lists the states that differ; --force
+continues with the new spec. RUN_ID may be a unique prefix.`,
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "approve", Usage: "answer the pause: approve"},
+			&cli.BoolFlag{Name: "reject", Usage: "answer the pause: reject"},
+			&cli.StringFlag{Name: "answer", Usage: "answer the pause with `TEXT` (feedback, guidance, an edited plan)"},
+			&cli.BoolFlag{Name: "force", Usage: "continue even though the spec changed since the run began"},
+			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
+			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
+			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
+			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs holds the run (default: the current directory)"},
+		}, runStoreFlags()...),
+		Action: resumeAction,
+	}
+}
+
+func resumeAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrorf("which run? give its ID: lppctl resume RUN_ID (lppctl runs lists them)")
+	}
+	in, err := resumeInput(c)
+	if err != nil {
+		return err
+	}
+	store := storeFrom(c)
+	run, err := store.Open(c.Args().First())
+	if err != nil {
+		return err
+	}
+	meta := &run.Meta
+	id := meta.ID
+	if meta.Status == machine.StatusRunning && meta.PID != 0 && meta.PID != os.Getpid() && runstore.ProcessAlive(meta.PID) {
+		return fmt.Errorf("cannot resume run %s: it is still running (process %d)", id, meta.PID)
+	}
+	l, err := run.ReadJournal()
+	if err != nil {
+		return fmt.Errorf("cannot resume run %s: %w", id, err)
+	}
+	if note := l.TornNote(); note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s\n", note)
+		if err := run.Repair(l); err != nil {
+			return err
+		}
+	}
+	if n := len(l.Records); n > 0 && l.Records[n-1].End {
+		if meta.Status != machine.StatusCompleted { // it crashed after its last step
+			meta.Status, meta.State, meta.Steps, meta.PID, meta.Pause = machine.StatusCompleted, l.Records[n-1].From, n, 0, nil
+			meta.Tokens = run.Tokens()
+			if err := run.SaveMeta(); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("cannot resume run %s: it has already completed (%d steps)", id, n)
+	}
+	switch {
+	case in != nil && meta.Status != machine.StatusPaused:
+		return usageErrorf("run %s is not waiting for a person (it is %s): resume it without --approve, --reject or --answer", id, meta.Status)
+	case in != nil && meta.Pause != nil && len(meta.Pause.Options) > 0 && !slices.Contains(meta.Pause.Options, in.Kind):
+		return usageErrorf("run %s paused for %s, which does not take --%s: answer with %s", id, meta.Pause.Kind, in.Kind, answerFlags(meta.Pause.Options))
+	}
+
+	var cfg agentConfig
+	if len(meta.Agent) > 0 {
+		if err := json.Unmarshal(meta.Agent, &cfg); err != nil {
+			return fmt.Errorf("cannot resume run %s: its agent configuration: %w", id, err)
+		}
+	}
+	specPath, err := resumeSpecPath(c, run)
+	if err != nil {
+		return err
+	}
+	reg, err := buildRegistry(cfg, nil)
+	if err != nil {
+		return err
+	}
+	spec, err := loadSpec(specPath, reg, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	if _, err := machine.Compile(spec, reg); err != nil {
+		return withCode(exitInvalidSpec, err)
+	}
+
+	sess, err := openSession(c, run, c.Bool("no-input"))
+	if err != nil {
+		return err
+	}
+	reg, err = buildRegistry(cfg, sess.rt)
+	if err != nil {
+		sess.close()
+		return err
+	}
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		sess.close()
+		return withCode(exitInvalidSpec, err)
+	}
+	budget := meta.MaxTransitions
+	if n := c.Int("max-transitions"); n > 0 {
+		budget, meta.MaxTransitions = n, n
+	}
+	prog := newProgress(c.App.Writer, progressMode(c))
+	opts := sess.runOptions(prog, budget)
+	if in != nil {
+		opts = append(opts, machine.WithInput(in))
+	}
+	r, err := m.Resume(meta.Vars, l.Records, opts...)
+	if err != nil {
+		sess.close()
+		return fmt.Errorf("cannot resume run %s: %w", id, err)
+	}
+	meta.Status, meta.State, meta.Steps, meta.PID, meta.Error = machine.StatusRunning, r.State(), r.Seq(), os.Getpid(), ""
+	meta.End = nil
+	meta.Resumes++
+	if err := run.SaveMeta(); err != nil {
+		sess.close()
+		return err
+	}
+	if err := sess.journal.Mark(&runstore.Entry{Type: runstore.EntryResume, State: r.State(), Answer: in}); err != nil {
+		sess.close()
+		return err
+	}
+	if prog.kind == progressText {
+		fmt.Fprintf(c.App.ErrWriter, "resuming run %s in %s after %d steps\n", id, r.State(), r.Seq())
+	}
+	return sess.drive(c, r, prog)
+}
+
+// resumeInput reads --approve, --reject and --answer (at most one).
+func resumeInput(c *cli.Context) (*machine.Input, error) {
+	var in []*machine.Input
+	if c.Bool("approve") {
+		in = append(in, &machine.Input{Kind: "approve"})
+	}
+	if c.Bool("reject") {
+		in = append(in, &machine.Input{Kind: "reject"})
+	}
+	if c.IsSet("answer") {
+		in = append(in, &machine.Input{Kind: "answer", Text: c.String("answer")})
+	}
+	switch len(in) {
+	case 0:
+		return nil, nil
+	case 1:
+		return in[0], nil
+	}
+	return nil, usageErrorf("give one answer: --approve, --reject or --answer TEXT")
+}
+
+// resumeSpecPath returns the spec file to continue the run with: the file it
+// started from when unchanged (or changed with --force), the run's copy of it
+// when the file is gone. A changed spec without --force is an error listing
+// what differs.
+func resumeSpecPath(c *cli.Context, run *runstore.Run) (string, error) {
+	meta := &run.Meta
+	path := meta.SpecAbs
+	if path == "" {
+		path = meta.Spec
+	}
+	src, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s is gone; continuing with the run's copy of the spec\n", meta.Spec)
+		return run.Path(runstore.SpecFile), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot resume run %s: %w", meta.ID, err)
+	}
+	if runstore.SpecHash(src) == meta.SpecSHA256 {
+		return path, nil
+	}
+	old, err := run.SpecCopy()
+	if err != nil {
+		return "", err
+	}
+	oldSpec, _ := machine.Parse(run.Path(runstore.SpecFile), old)
+	newSpec, _ := machine.Parse(path, src)
+	var diffs []string
+	if oldSpec != nil && newSpec != nil {
+		diffs = runstore.DiffSpecs(oldSpec, newSpec)
+	} else {
+		diffs = []string{"the file no longer decodes as a spec"}
+	}
+	if len(diffs) == 0 {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s changed since the run began, in comments or layout only\n", meta.Spec)
+		return path, nil
+	}
+	list := "  " + strings.Join(diffs, "\n  ")
+	if !c.Bool("force") {
+		return "", fmt.Errorf("cannot resume run %s: %s changed since the run began:\n%s\nresume with --force to continue with the new spec, or restore the old one (a copy is in %s)", meta.ID, meta.Spec, list, run.Path(runstore.SpecFile))
+	}
+	fmt.Fprintf(c.App.ErrWriter, "warning: %s changed since the run began (continuing, --force):\n%s\n", meta.Spec, list)
+	if err := run.UpdateSpec(src); err != nil {
+		return "", err
+	}
+	return path, nil
+}

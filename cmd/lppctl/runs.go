@@ -1,0 +1,382 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+)
+
+func runsCommand() *cli.Command {
+	storeFlags := func(extra ...cli.Flag) []cli.Flag {
+		return append(append(extra,
+			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs to read (default: the current directory)"},
+		), runStoreFlags()...)
+	}
+	return &cli.Command{
+		Name:      "runs",
+		Usage:     "list durable runs; show or trace one",
+		ArgsUsage: " ",
+		Description: `Lists the runs (oldest first) with their status, spec, start, duration,
+steps and LLM tokens. A run whose process died without a clean stop is
+listed as "crashed": lppctl resume RUN_ID continues it.`,
+		Flags:  storeFlags(&cli.BoolFlag{Name: "json", Usage: "print the runs' metadata as JSON lines"}),
+		Action: runsListAction,
+		Subcommands: []*cli.Command{
+			{
+				Name:      "show",
+				Usage:     "a run's summary, current state, context and memory (L2)",
+				ArgsUsage: "RUN_ID",
+				Flags:     storeFlags(&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"}),
+				Action:    runsShowAction,
+			},
+			{
+				Name:      "trace",
+				Usage:     "a run's transitions as a timeline",
+				ArgsUsage: "RUN_ID",
+				Flags:     storeFlags(&cli.BoolFlag{Name: "json", Usage: "print the journal's lines as they are"}),
+				Action:    runsTraceAction,
+			},
+		},
+	}
+}
+
+// runStatus is the run's status as listed: "crashed" for a run marked
+// running whose process is gone.
+func runStatus(m *runstore.Meta) string {
+	if m.Status == machine.StatusRunning && !runstore.ProcessAlive(m.PID) {
+		return "crashed"
+	}
+	return string(m.Status)
+}
+
+// refresh brings a run's step count up to date from its journal when its
+// run.json may lag (running or crashed runs), and sums its tokens.
+func refresh(r *runstore.Run) {
+	if r.Meta.Status == machine.StatusRunning {
+		if l, err := r.ReadJournal(); err == nil {
+			r.Meta.Steps = l.Steps()
+			if n := len(l.Records); n > 0 {
+				last := l.Records[n-1]
+				r.Meta.State = last.To
+				if last.End {
+					r.Meta.State = last.From
+				}
+			}
+		}
+	}
+	r.Meta.Tokens = r.Tokens()
+}
+
+func runDuration(m *runstore.Meta) time.Duration {
+	end := m.Updated
+	if m.End != nil {
+		end = *m.End
+	}
+	if m.Status == machine.StatusRunning && runstore.ProcessAlive(m.PID) {
+		end = time.Now()
+	}
+	if end.Before(m.Start) {
+		return 0
+	}
+	return end.Sub(m.Start).Round(time.Millisecond)
+}
+
+func runsListAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrorf("unknown runs subcommand %q: use show or trace", c.Args().First())
+	}
+	store := storeFrom(c)
+	runs, err := store.List()
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		enc := json.NewEncoder(w)
+		for _, r := range runs {
+			refresh(r)
+			m := r.Meta
+			m.Status = machine.Status(runStatus(&r.Meta))
+			if err := enc.Encode(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(runs) == 0 {
+		fmt.Fprintf(w, "no runs in %s\n", store.Dir)
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTATUS\tSPEC\tSTARTED\tDURATION\tSTEPS\tTOKENS\tSTATE")
+	for _, r := range runs {
+		refresh(r)
+		m := &r.Meta
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, runStatus(m), m.Spec,
+			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(m), m.Steps, m.Tokens, m.State)
+	}
+	return tw.Flush()
+}
+
+// openRunArg opens the run named by the command's single argument.
+func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
+	if c.NArg() != 1 {
+		return nil, nil, usageErrorf("which run? give its ID: lppctl runs %s RUN_ID (lppctl runs lists them)", c.Command.Name)
+	}
+	run, err := storeFrom(c).Open(c.Args().First())
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := run.ReadJournal()
+	if err != nil {
+		return nil, nil, err
+	}
+	if note := l.TornNote(); note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s\n", note)
+	}
+	return run, l, nil
+}
+
+// snapshot rebuilds the run's context and memory from its journal, with the
+// context defaults of the run's copy of the spec.
+func snapshot(run *runstore.Run, l *runstore.Log) (*runstore.Snapshot, error) {
+	var spec *machine.Spec
+	if src, err := run.SpecCopy(); err == nil {
+		spec, _ = machine.Parse(run.Path(runstore.SpecFile), src)
+	}
+	return runstore.Fold(spec, run.Meta.Vars, l)
+}
+
+func runsShowAction(c *cli.Context) error {
+	run, l, err := openRunArg(c)
+	if err != nil {
+		return err
+	}
+	snap, err := snapshot(run, l)
+	if err != nil {
+		return err
+	}
+	refresh(run)
+	m := &run.Meta
+	w := c.App.Writer
+	if c.Bool("json") {
+		out := struct {
+			runstore.Meta
+			Status  string          `json:"status"`
+			State   string          `json:"state"`
+			Steps   int             `json:"steps"`
+			Context map[string]any  `json:"context"`
+			Memory  *machine.Memory `json:"memory"`
+			Path    []string        `json:"path"`
+		}{*m, runStatus(m), snap.State, snap.Steps, snap.Vars, snap.Memory, snap.Path}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	specNote := "unchanged since the run began"
+	if path := m.SpecAbs; path != "" {
+		if src, err := os.ReadFile(path); err != nil {
+			specNote = "the file is gone"
+		} else if runstore.SpecHash(src) != m.SpecSHA256 {
+			specNote = "changed since the run began"
+		}
+	}
+	fmt.Fprintf(w, "run:      %s\n", m.ID)
+	fmt.Fprintf(w, "status:   %s\n", runStatus(m))
+	fmt.Fprintf(w, "spec:     %s (%s; sha256 %.12s)\n", m.Spec, specNote, m.SpecSHA256)
+	fmt.Fprintf(w, "state:    %s\n", snap.State)
+	fmt.Fprintf(w, "steps:    %d\n", snap.Steps)
+	fmt.Fprintf(w, "started:  %s (%s)\n", m.Start.Local().Format(time.RFC3339), runDuration(m))
+	fmt.Fprintf(w, "tokens:   %d\n", m.Tokens)
+	if m.Resumes > 0 {
+		fmt.Fprintf(w, "resumed:  %d times\n", m.Resumes)
+	}
+	fmt.Fprintf(w, "dir:      %s\n", run.Dir)
+	if m.Pause != nil {
+		fmt.Fprintf(w, "waiting:  %s: %s\n", m.Pause.Kind, m.Pause.Prompt)
+	}
+	if m.Error != "" {
+		fmt.Fprintf(w, "error:    %s\n", m.Error)
+	}
+	fmt.Fprintln(w, "\ncontext:")
+	names := make([]string, 0, len(snap.Vars))
+	for k := range snap.Vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	for _, k := range names {
+		fmt.Fprintf(tw, "  %s\t= %s\n", k, shorten(compactJSON(snap.Vars[k]), 100))
+	}
+	tw.Flush()
+	showMemory(w, snap.Memory)
+	return nil
+}
+
+// showMemory prints L2 in full and the other slots in short.
+func showMemory(w io.Writer, mem *machine.Memory) {
+	l2 := mem.Items(actions.MemL2)
+	if len(l2) > 0 {
+		fmt.Fprintf(w, "\nL2 skill memory (%d):\n", len(l2))
+	}
+	for _, it := range l2 {
+		var s string
+		if json.Unmarshal(it, &s) != nil {
+			s = string(it)
+		}
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	var other []string
+	for _, k := range mem.Keys() {
+		if k == actions.MemL2 {
+			continue
+		}
+		var v json.RawMessage
+		set, _ := mem.Get(k, &v)
+		items := mem.Items(k)
+		switch {
+		case set && len(items) > 0:
+			other = append(other, fmt.Sprintf("  %s = %s (+%d items)", k, shorten(string(v), 100), len(items)))
+		case set:
+			other = append(other, fmt.Sprintf("  %s = %s", k, shorten(string(v), 100)))
+		default:
+			other = append(other, fmt.Sprintf("  %s: %d items", k, len(items)))
+		}
+	}
+	if len(other) > 0 {
+		fmt.Fprintln(w, "\nmemory:")
+		fmt.Fprintln(w, strings.Join(other, "\n"))
+	}
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func shorten(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func runsTraceAction(c *cli.Context) error {
+	run, l, err := openRunArg(c)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		enc := json.NewEncoder(w)
+		for _, e := range l.Entries {
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t0 := run.Meta.Start
+	offset := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return "+" + t.Sub(t0).Round(time.Millisecond).String()
+	}
+	const row = "%-5s %-9s %-10s %s\n"
+	fmt.Fprintf(w, row, "STEP", "AT", "TOOK", "TRANSITION")
+	for _, e := range l.Entries {
+		if e.Type != runstore.EntryStep {
+			fmt.Fprintf(w, row, "--", offset(e.At), "", markerText(e))
+			continue
+		}
+		rec := e.Record
+		move := rec.From + " → " + rec.To
+		via := rec.Via
+		if rec.Guard != "" {
+			via = "[" + rec.Guard + "]"
+		}
+		if rec.End {
+			move, via = rec.From+" (final)", ""
+		}
+		if rec.Action != "" {
+			move += "  (" + rec.Action + ")"
+		}
+		if via != "" {
+			move += "  " + via
+		}
+		fmt.Fprintf(w, row, strconv.Itoa(rec.Seq), offset(rec.Start), rec.Duration.Round(time.Microsecond), move)
+		var extra []string
+		if rec.Error != "" {
+			extra = append(extra, "error: "+rec.Error)
+		}
+		if rec.Warn != "" {
+			extra = append(extra, "warning: "+rec.Warn)
+		}
+		if rec.Input != nil {
+			extra = append(extra, "answer: "+rec.Input.Kind+" "+rec.Input.Text)
+		}
+		extra = append(extra, rec.Notes...)
+		if len(rec.Vars) > 0 {
+			names := make([]string, 0, len(rec.Vars))
+			for k := range rec.Vars {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			parts := make([]string, len(names))
+			for i, k := range names {
+				parts[i] = k + "=" + shorten(compactJSON(rec.Vars[k]), 40)
+			}
+			extra = append(extra, "set "+strings.Join(parts, " "))
+		}
+		if len(rec.Memory) > 0 {
+			parts := make([]string, len(rec.Memory))
+			for i, op := range rec.Memory {
+				parts[i] = op.Op + " " + op.Key
+			}
+			extra = append(extra, "memory: "+strings.Join(parts, ", "))
+		}
+		for _, x := range extra {
+			fmt.Fprintf(w, row, "", "", "", "  "+shorten(x, 120))
+		}
+	}
+	return nil
+}
+
+func markerText(e *runstore.Entry) string {
+	switch e.Type {
+	case runstore.EntryStart:
+		return "started in " + e.State
+	case runstore.EntryResume:
+		if e.Answer != nil {
+			return fmt.Sprintf("resumed in %s with --%s %s", e.State, e.Answer.Kind, e.Answer.Text)
+		}
+		return "resumed in " + e.State
+	case runstore.EntryPause:
+		if e.Pause != nil {
+			return fmt.Sprintf("paused in %s for %s", e.State, e.Pause.Kind)
+		}
+		return "paused in " + e.State
+	case runstore.EntryInterrupt:
+		return "interrupted in " + e.State
+	case runstore.EntryFail:
+		return "failed in " + e.State + ": " + shorten(e.Message, 100)
+	}
+	return e.Type
+}
