@@ -208,8 +208,12 @@ func TestWritesRefuseProtectedPaths(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(sb.root, "config", "tools_config.yaml")); !strings.Contains(string(b), "safe_py_runner") {
 		t.Error("policy file changed")
 	}
-	// Moving the link itself is fine: .git is untouched.
-	if res := sb.cli("move_file", map[string]any{"src": "gitlink", "dst": "gitlink2"}); res.Decision != DecisionAllow {
+	// Moving a link to a protected directory moves the link itself, which is fine.
+	if res := sb.cli("move_file", map[string]any{"src": "cfglink", "dst": "cfglink2"}); res.Decision != DecisionAllow {
+		t.Errorf("moving a link to config: %+v", res)
+	}
+	// A link to .git leads to a hidden path: refused (see hidden_test.go).
+	if res := sb.cli("move_file", map[string]any{"src": "gitlink", "dst": "gitlink2"}); res.Rule != ruleHidden {
 		t.Errorf("moving a link to .git: %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(sb.root, ".git", "config")); err != nil {

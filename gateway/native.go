@@ -38,48 +38,63 @@ func (g *Gateway) runNative(ctx context.Context, sc *SubCommand, vals map[string
 type pathUse int
 
 const (
-	useRead      pathUse = iota // read: os.Root alone keeps it inside the root
-	useWrite                    // written: resolved and checked against protected paths
+	useRead      pathUse = iota // read: resolved and checked against hidden paths
+	useWrite                    // written: resolved and checked against protected and hidden paths
 	useWriteLink                // like useWrite, but a link in the last component is not followed
 )
 
-// target checks one path parameter and, for writes, resolves it. shown is the
-// value as sent.
-func (g *Gateway) target(op, param, shown string, use pathUse) (string, Result, bool) {
+// target checks one path parameter and resolves its symbolic links inside the
+// root. It returns the clean path as written and the resolved one. shown is
+// the value as sent.
+func (g *Gateway) target(op, param, shown string, use pathUse) (lit, res string, _ Result, _ bool) {
 	if shown == "" {
 		shown = "."
 	}
 	clean, r := checkPathSyntax(shown)
 	if r != nil {
 		r.detail = op + "." + param + " " + r.detail
-		return "", blocked(r), false
+		return "", "", blocked(r), false
 	}
-	if use == useRead {
-		// os.Root refuses links that leave the root; fsError names that symlink-escape.
-		return clean, Result{}, true
-	}
-	base := ""
+	dir, base := clean, ""
 	if use == useWriteLink && clean != "." {
-		clean, base = path.Dir(clean), path.Base(clean)
+		dir, base = path.Dir(clean), path.Base(clean)
 	}
-	res, r, err := g.resolve(clean, shown)
+	res, r, err := g.resolve(dir, shown)
 	if r != nil {
 		r.detail = op + "." + param + " " + r.detail
-		return "", blocked(r), false
+		return "", "", blocked(r), false
 	}
 	if err != nil {
-		return "", failed("%s: %v", op, err), false
+		return "", "", failed("%s: %v", op, err), false
 	}
 	if base != "" {
 		res = path.Join(res, base)
 	}
-	return res, Result{}, true
+	return clean, res, Result{}, true
+}
+
+// readTarget is target for a path that will be read or listed: a hidden path,
+// as written or after resolving links, is refused.
+func (g *Gateway) readTarget(op, param, shown string) (lit, res string, _ Result, _ bool) {
+	lit, res, result, ok := g.target(op, param, shown, useRead)
+	if !ok {
+		return "", "", result, false
+	}
+	if shown == "" {
+		shown = "."
+	}
+	if r := g.checkHidden(op+"."+param, shown, lit, res); r != nil {
+		return "", "", blocked(r), false
+	}
+	return lit, res, Result{}, true
 }
 
 // writeTarget is target for a path that will be written; with parents set a
 // path that contains a protected path is refused too (moving it would move that).
+// Protected paths are checked first, then hidden ones (the model may not
+// create, overwrite or move hidden paths either).
 func (g *Gateway) writeTarget(op, param, shown string, parents bool, use pathUse) (string, Result, bool) {
-	p, res, ok := g.target(op, param, shown, use)
+	lit, p, res, ok := g.target(op, param, shown, use)
 	if !ok {
 		return "", res, false
 	}
@@ -89,6 +104,17 @@ func (g *Gateway) writeTarget(op, param, shown string, parents bool, use pathUse
 			what = "contains"
 		}
 		return "", blocked(refuse(ruleProtected, "%s.%s %s %s the protected path %q, which no tool may change", op, param, quote(shown), what, pr)), false
+	}
+	if r := g.checkHidden(op+"."+param, shown, lit, p); r != nil {
+		return "", blocked(r), false
+	}
+	if use == useWriteLink && lit != "." {
+		// The link itself is moved, but a link to a hidden path is refused all the same.
+		if full, r, err := g.resolve(lit, shown); r == nil && err == nil && full != p {
+			if pat := g.policy.hiddenBy(full); pat != "" {
+				return "", blocked(hiddenRefusal(op+"."+param, shown, pat, true)), false
+			}
+		}
 	}
 	return p, Result{}, true
 }
@@ -121,7 +147,7 @@ func fsError(op, param, shown string, err error) Result {
 }
 
 func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
-	p, res, ok := g.target("list_files", "path", shown, useRead)
+	lit, p, res, ok := g.readTarget("list_files", "path", shown)
 	if !ok {
 		return res
 	}
@@ -147,6 +173,16 @@ func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
 	if err := ctx.Err(); err != nil {
 		return fsError("list_files", "path", shown, err)
 	}
+	visible := entries[:0]
+	hidden := 0
+	for _, e := range entries {
+		if g.hiddenEntry(path.Join(lit, e.Name()), path.Join(p, e.Name()), e) {
+			hidden++
+			continue
+		}
+		visible = append(visible, e)
+	}
+	entries = visible
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	max := g.policy.Limits.ListMaxEntries
 	var b strings.Builder
@@ -157,6 +193,9 @@ func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
 		}
 		b.WriteString(entryName(e.Name(), e.Type()))
 		b.WriteByte('\n')
+	}
+	if hidden > 0 {
+		b.WriteString(hiddenNote(hidden))
 	}
 	return allowed(strings.TrimSuffix(b.String(), "\n"))
 }
@@ -185,7 +224,7 @@ func printable(s string) string {
 }
 
 func (g *Gateway) readFile(shown string) Result {
-	p, res, ok := g.target("read_file", "path", shown, useRead)
+	_, p, res, ok := g.readTarget("read_file", "path", shown)
 	if !ok {
 		return res
 	}
@@ -256,7 +295,7 @@ func (g *Gateway) makeDirectory(shown string) Result {
 }
 
 func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
-	p, res, ok := g.target("tree", "path", shown, useRead)
+	lit, p, res, ok := g.readTarget("tree", "path", shown)
 	if !ok {
 		return res
 	}
@@ -281,9 +320,11 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimSuffix(path.Clean(strings.ReplaceAll(shown, `\`, "/")), "/") + "/\n")
-	count, deeper, full := 0, false, false
-	var walk func(dir string, level int) error
-	walk = func(dir string, level int) error {
+	count, hidden, deeper, full := 0, 0, false, false
+	// dir is link-free (links are listed, never followed); litDir is the same
+	// directory as the model named it.
+	var walk func(dir, litDir string, level int) error
+	walk = func(dir, litDir string, level int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -298,6 +339,10 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
+			if g.hiddenEntry(path.Join(litDir, e.Name()), path.Join(dir, e.Name()), e) {
+				hidden++
+				continue
+			}
 			if count >= lim.TreeMaxEntries {
 				full = true
 				return nil
@@ -311,14 +356,14 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 					deeper = true
 					continue
 				}
-				if err := walk(path.Join(dir, e.Name()), level+1); err != nil {
+				if err := walk(path.Join(dir, e.Name()), path.Join(litDir, e.Name()), level+1); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := walk(p, 1); err != nil {
+	if err := walk(p, lit, 1); err != nil {
 		return fsError("tree", "path", shown, err)
 	}
 	if full {
@@ -327,11 +372,14 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 	if deeper {
 		fmt.Fprintf(&b, "[TRUNCATED: directories deeper than %d levels are not expanded]\n", depth)
 	}
+	if hidden > 0 {
+		b.WriteString(hiddenNote(hidden))
+	}
 	return allowed(strings.TrimSuffix(b.String(), "\n"))
 }
 
 func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Result {
-	src, res, ok := g.target("copy_file", "src", srcShown, useRead)
+	_, src, res, ok := g.readTarget("copy_file", "src", srcShown)
 	if !ok {
 		return res
 	}
@@ -393,6 +441,10 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 	}
 	if src == "." {
 		return blocked(refuse(ruleProtected, "move_file.src %s is the project root", quote(srcShown)))
+	}
+	// Moving a directory would carry what an anchored pattern hides below it out of its reach.
+	if pat := g.policy.hiddenBelow(src); pat != "" {
+		return blocked(refuse(ruleHidden, "move_file.src %s may contain paths matching the hidden path pattern %q (hidden_paths in the policy); moving it would expose them", quote(srcShown), pat))
 	}
 	if _, err := g.root.Lstat(src); err != nil {
 		return fsError("move_file", "src", srcShown, err)

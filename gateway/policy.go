@@ -24,11 +24,19 @@ type Policy struct {
 	Name       string   // where the policy came from (file path or the name given to ParsePolicy)
 	Version    int      // format version; only 1 exists
 	Protected  []string // cleaned root-relative paths no write may touch
+	Hidden     []HiddenPattern
 	Limits     Limits
 	Blocked    []BlockedPattern
 	blockedAny *regexp.Regexp // all blocked patterns in one alternation: one pass when nothing matches
 	CLI        CLIPolicy
 	Runner     RunnerPolicy
+}
+
+// HiddenPattern is one hidden_paths entry: a glob naming paths the model may
+// not read, list, copy, move or pass to a script (see hidden.go).
+type HiddenPattern struct {
+	Pattern string   // as written in the policy, cleaned
+	parts   []string // lower-cased path components, each a valid path.Match pattern
 }
 
 // Limits caps sizes and counts.
@@ -134,6 +142,7 @@ func implementedSubCommands() []string {
 type rawPolicy struct {
 	Version         int          `yaml:"version"`
 	ProtectedPaths  []string     `yaml:"protected_paths"`
+	HiddenPaths     []string     `yaml:"hidden_paths"`
 	Limits          rawLimits    `yaml:"limits"`
 	BlockedPatterns []rawBlocked `yaml:"blocked_patterns"`
 	CLI             *rawCLI      `yaml:"safe_cli_executor"`
@@ -313,6 +322,22 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 			continue
 		}
 		p.Protected = append(p.Protected, c)
+	}
+
+	hidden := map[string]bool{}
+	for i, hp := range raw.HiddenPaths {
+		h, err := compileHidden(hp)
+		if err != nil {
+			probs.addf("hidden_paths[%d]: %v", i, err)
+			continue
+		}
+		key := strings.Join(h.parts, "/")
+		if hidden[key] {
+			probs.addf("hidden_paths[%d]: duplicate %q", i, h.Pattern)
+			continue
+		}
+		hidden[key] = true
+		p.Hidden = append(p.Hidden, h)
 	}
 
 	l := raw.Limits

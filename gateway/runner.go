@@ -206,6 +206,9 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 			return no(r)
 		}
 	}
+	if r := g.checkHidden("script_name", req.script, clean, resolved); r != nil {
+		return no(r)
+	}
 
 	for i, a := range req.args {
 		if !pol.ArgPattern.MatchString(a) {
@@ -219,6 +222,9 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 			if c != "" && c != "." && strings.Trim(c, ". ") == "" {
 				return no(refuse(ruleArgPath, "args[%d] %s contains %q; paths must stay inside the project root", i, quote(a), c))
 			}
+		}
+		if r := g.hiddenArg(i, a); r != nil {
+			return no(r)
 		}
 	}
 	for _, kv := range req.env {

@@ -180,7 +180,7 @@ func (g *Gateway) Scripts() ([]string, error) {
 				return nil // unreadable parts are skipped
 			}
 			if d.IsDir() {
-				if p != start && (strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__") {
+				if p != start && (strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__" || g.policy.hiddenBy(p) != "") {
 					return fs.SkipDir
 				}
 				return nil
@@ -188,12 +188,12 @@ func (g *Gateway) Scripts() ([]string, error) {
 			if path.Ext(p) != ".py" || strings.HasPrefix(d.Name(), "_") || seen[p] {
 				return nil
 			}
-			if _, r := checkPathSyntax(p); r != nil || !g.inScriptDir(p) {
+			if _, r := checkPathSyntax(p); r != nil || !g.inScriptDir(p) || g.policy.hiddenBy(p) != "" {
 				return nil
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
 				res, r, err := g.resolve(p, p)
-				if r != nil || err != nil || !g.inScriptDir(res) || path.Ext(res) != ".py" {
+				if r != nil || err != nil || !g.inScriptDir(res) || path.Ext(res) != ".py" || g.policy.hiddenBy(res) != "" {
 					return nil
 				}
 			}

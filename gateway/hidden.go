@@ -1,0 +1,210 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"unicode"
+)
+
+// Hidden paths (policy key hidden_paths) are paths the model may not see at
+// all: secrets such as .env files and private keys, .git (remote URLs can hold
+// tokens) and the run directory (LLM logs). No sub-command accepts one, listings
+// leave them out, and script arguments naming one are refused.
+//
+// A pattern is a root-relative path.Match glob, compared case-insensitively:
+//
+//   - without "/" it matches one path component at any depth: ".env" hides
+//     ".env", "sub/.env" and everything below a directory called ".env";
+//   - with "/" it is anchored at the root and matches the leading components:
+//     "config/secrets" hides "config/secrets" and everything below it.
+//
+// Every path is checked as written and after resolving its symbolic links, so
+// a link "notes -> .env" is hidden too.
+
+const ruleHidden = "path-hidden"
+
+// compileHidden cleans and validates one hidden_paths entry. Bad globs are
+// errors, so a policy with a typo fails closed instead of hiding nothing.
+func compileHidden(raw string) (HiddenPattern, error) {
+	s := strings.TrimSpace(raw)
+	switch {
+	case s == "":
+		return HiddenPattern{}, errors.New("empty pattern")
+	case strings.Contains(s, `\`):
+		return HiddenPattern{}, fmt.Errorf("%q contains a backslash; use \"/\" between components and [*] for a literal *", raw)
+	case strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~"):
+		return HiddenPattern{}, fmt.Errorf("%q must be relative to the project root", raw)
+	}
+	c := path.Clean(s)
+	if c == "." {
+		return HiddenPattern{}, fmt.Errorf("%q names the project root", raw)
+	}
+	var parts []string
+	for _, part := range strings.Split(c, "/") {
+		switch {
+		case part == "..":
+			return HiddenPattern{}, fmt.Errorf("%q leaves the project root", raw)
+		case strings.Contains(part, "**"):
+			return HiddenPattern{}, fmt.Errorf("%q: ** is not supported (a pattern without \"/\" already matches at any depth)", raw)
+		}
+		lp := strings.ToLower(part)
+		if _, err := path.Match(lp, ""); err != nil {
+			return HiddenPattern{}, fmt.Errorf("%q is not a valid glob: %v", raw, err)
+		}
+		parts = append(parts, lp)
+	}
+	return HiddenPattern{Pattern: c, parts: parts}, nil
+}
+
+// componentForms returns the lower-cased forms of a path component to match:
+// as it is and without trailing dots and blanks (which some file systems drop).
+func componentForms(c string) []string {
+	l := strings.ToLower(c)
+	if t := strings.TrimRightFunc(l, func(r rune) bool { return r == '.' || unicode.IsSpace(r) }); t != l && t != "" {
+		return []string{l, t}
+	}
+	return []string{l}
+}
+
+func matchComponent(pattern, c string) bool {
+	for _, f := range componentForms(c) {
+		if ok, _ := path.Match(pattern, f); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenBy returns the pattern that hides rel (a clean, root-relative,
+// slash-separated path; "." is the root), or "".
+func (p *Policy) hiddenBy(rel string) string {
+	if rel == "." || rel == "" || len(p.Hidden) == 0 {
+		return ""
+	}
+	comps := strings.Split(rel, "/")
+	for _, h := range p.Hidden {
+		if len(h.parts) == 1 {
+			for _, c := range comps {
+				if matchComponent(h.parts[0], c) {
+					return h.Pattern
+				}
+			}
+			continue
+		}
+		if len(comps) >= len(h.parts) && matchPrefix(h.parts, comps) {
+			return h.Pattern
+		}
+	}
+	return ""
+}
+
+// hiddenBelow returns an anchored pattern that could hide something strictly
+// below rel (moving rel would move such paths out from under the pattern), or "".
+func (p *Policy) hiddenBelow(rel string) string {
+	var comps []string
+	if rel != "." && rel != "" {
+		comps = strings.Split(rel, "/")
+	}
+	for _, h := range p.Hidden {
+		if len(h.parts) > len(comps) && matchPrefix(h.parts[:len(comps)], comps) {
+			return h.Pattern
+		}
+	}
+	return ""
+}
+
+// matchPrefix reports whether comps[i] matches parts[i] for every part.
+func matchPrefix(parts, comps []string) bool {
+	for i, pt := range parts {
+		if !matchComponent(pt, comps[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hiddenRefusal words a path-hidden refusal. what names the value
+// ("read_file.path", "args[0]", "script_name"); viaLink says the pattern
+// matched the symlink-resolved path only.
+func hiddenRefusal(what, shown, pattern string, viaLink bool) *refusal {
+	how := "matches"
+	if viaLink {
+		how = "leads through a symbolic link to a path matching"
+	}
+	return refuse(ruleHidden, "%s %s %s the hidden path pattern %q (hidden_paths in the policy); hidden paths are never shown to the model", what, quote(shown), how, pattern)
+}
+
+// checkHidden refuses a path whose literal or resolved form is hidden.
+func (g *Gateway) checkHidden(what, shown, literal, resolved string) *refusal {
+	if pat := g.policy.hiddenBy(literal); pat != "" {
+		return hiddenRefusal(what, shown, pat, false)
+	}
+	if resolved != literal {
+		if pat := g.policy.hiddenBy(resolved); pat != "" {
+			return hiddenRefusal(what, shown, pat, true)
+		}
+	}
+	return nil
+}
+
+// hiddenEntry reports whether a directory entry must be left out of a listing:
+// its path as listed (lit) or as stored (res, link-free up to the entry) is
+// hidden, or it is a symbolic link leading to a hidden path.
+func (g *Gateway) hiddenEntry(lit, res string, e fs.DirEntry) bool {
+	if g.policy.hiddenBy(lit) != "" || g.policy.hiddenBy(res) != "" {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	target, r, err := g.resolve(res, res)
+	return r == nil && err == nil && g.policy.hiddenBy(target) != ""
+}
+
+// hiddenArg refuses a script argument naming a hidden path. The argument is
+// split on blanks, "=", "," and ":" (so "--out=.env" counts) and each piece is
+// checked as a root-relative path, as written and through symbolic links. This
+// is an early filter: scripts themselves are not sandboxed.
+func (g *Gateway) hiddenArg(i int, a string) *refusal {
+	if len(g.policy.Hidden) == 0 {
+		return nil
+	}
+	pieces := strings.FieldsFunc(a, func(r rune) bool {
+		return r == '=' || r == ',' || r == ':' || unicode.IsSpace(r)
+	})
+	what := fmt.Sprintf("args[%d]", i)
+	for _, piece := range pieces {
+		var comps []string
+		for _, c := range strings.Split(strings.ReplaceAll(piece, `\`, "/"), "/") {
+			if c != "" && c != "." {
+				comps = append(comps, c)
+			}
+		}
+		if len(comps) == 0 {
+			continue
+		}
+		lit := strings.Join(comps, "/")
+		if pat := g.policy.hiddenBy(lit); pat != "" {
+			return hiddenRefusal(what, a, pat, false)
+		}
+		if clean, r := checkPathSyntax(lit); r == nil {
+			if res, r, err := g.resolve(clean, lit); r == nil && err == nil && res != clean {
+				if pat := g.policy.hiddenBy(res); pat != "" {
+					return hiddenRefusal(what, a, pat, true)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// hiddenNote is the listing footer counting the entries left out.
+func hiddenNote(n int) string {
+	if n == 1 {
+		return "(1 hidden entry not shown)"
+	}
+	return fmt.Sprintf("(%d hidden entries not shown)", n)
+}
