@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -74,14 +75,18 @@ func resumeAction(c *cli.Context) error {
 		}
 	}
 	if n := len(l.Records); n > 0 && l.Records[n-1].End {
-		if meta.Status != machine.StatusCompleted { // it crashed after its last step
-			meta.Status, meta.State, meta.Steps, meta.PID, meta.Pause = machine.StatusCompleted, l.Records[n-1].From, n, 0, nil
-			meta.Tokens = run.Tokens()
-			if err := run.SaveMeta(); err != nil {
-				return err
-			}
+		if meta.Status == machine.StatusCompleted {
+			return fmt.Errorf("cannot resume run %s: it has already completed (%d steps)", id, n)
 		}
-		return fmt.Errorf("cannot resume run %s: it has already completed (%d steps)", id, n)
+		// It stopped after committing its last step, before saying so in run.json.
+		now := time.Now()
+		meta.Status, meta.State, meta.Steps, meta.PID, meta.Pause, meta.End = machine.StatusCompleted, l.Records[n-1].From, n, 0, nil, &now
+		meta.Tokens = run.Tokens()
+		if err := run.SaveMeta(); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.Writer, "run %s had completed in %s after %d steps before it stopped; nothing left to run\n", id, meta.State, n)
+		return nil
 	}
 	switch {
 	case in != nil && meta.Status != machine.StatusPaused:

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
@@ -117,20 +118,6 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 	if meta.Start.IsZero() {
 		meta.Start = time.Now()
 	}
-	var dir string
-	for attempt := 0; ; attempt++ {
-		if meta.ID == "" || attempt > 0 {
-			meta.ID = NewID(meta.Start)
-		}
-		dir = filepath.Join(s.Dir, meta.ID)
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) || attempt >= 10 {
-			return nil, fmt.Errorf("cannot create run directory: %w", err)
-		}
-	}
 	if meta.Fsync == "" {
 		meta.Fsync = FsyncAlways
 	}
@@ -140,19 +127,38 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 	if meta.SpecSHA256 == "" {
 		meta.SpecSHA256 = SpecHash(specSrc)
 	}
-	r := &Run{Dir: dir, Meta: meta}
-	if err := writeFileAtomic(r.Path(SpecFile), specSrc, 0o644); err != nil {
+	// The directory is filled under a hidden name and renamed into place, so
+	// a crash while creating it leaves no half-made run behind.
+	tmp, err := os.MkdirTemp(s.Dir, ".new-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create run directory: %w", err)
+	}
+	defer os.RemoveAll(tmp) // after the rename, nothing is left there
+	r := &Run{Dir: tmp, Meta: meta}
+	if err := writeFileSync(r.Path(SpecFile), specSrc); err != nil {
 		return nil, fmt.Errorf("cannot save spec copy: %w", err)
 	}
 	for _, name := range []string{JournalFile, AuditFile, LLMFile} {
-		f, err := os.OpenFile(r.Path(name), os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
+		if err := os.WriteFile(r.Path(name), nil, 0o644); err != nil {
 			return nil, fmt.Errorf("cannot create %s: %w", name, err)
 		}
-		f.Close()
 	}
-	if err := r.SaveMeta(); err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		if r.Meta.ID == "" || attempt > 0 {
+			r.Meta.ID = NewID(r.Meta.Start)
+		}
+		r.Dir = tmp
+		if err := r.SaveMeta(); err != nil {
+			return nil, err
+		}
+		r.Dir = filepath.Join(s.Dir, r.Meta.ID)
+		err := os.Rename(tmp, r.Dir)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) && !errors.Is(err, syscall.ENOTEMPTY) || attempt >= 10 {
+			return nil, fmt.Errorf("cannot create run directory: %w", err)
+		}
 	}
 	if err := syncDir(s.Dir); err != nil {
 		return nil, fmt.Errorf("cannot create run directory: %w", err)
@@ -259,7 +265,7 @@ func (r *Run) SaveMeta() error {
 	}
 	b = append(b, '\n')
 	CrashPoint("runjson-write")
-	if err := writeFileAtomic(r.Path(MetaFile), b, 0o644); err != nil {
+	if err := writeFileAtomic(r.Path(MetaFile), b, 0o644, "runjson-rename"); err != nil {
 		return fmt.Errorf("cannot save run metadata: %w", err)
 	}
 	return nil
@@ -285,7 +291,7 @@ func (r *Run) OpenLog(name string) (*os.File, error) {
 
 // writeFileAtomic replaces path with data through a synced temporary file
 // renamed over it, then syncs the directory.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+func writeFileAtomic(path string, data []byte, perm fs.FileMode, point string) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -309,7 +315,9 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	CrashPoint("runjson-rename")
+	if point != "" {
+		CrashPoint(point)
+	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
@@ -331,9 +339,26 @@ func syncDir(dir string) error {
 // UpdateSpec records that the run continues with a changed spec (resume
 // --force): the copy and the hash become src's.
 func (r *Run) UpdateSpec(src []byte) error {
-	if err := writeFileAtomic(r.Path(SpecFile), src, 0o644); err != nil {
+	if err := writeFileAtomic(r.Path(SpecFile), src, 0o644, ""); err != nil {
 		return fmt.Errorf("cannot save spec copy: %w", err)
 	}
 	r.Meta.SpecSHA256 = SpecHash(src)
 	return nil
+}
+
+// writeFileSync creates path with data and syncs it.
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+)
+
+// crashCase is one way to kill a scripted Skills Agent run (hello_skill, 28
+// transitions; journal line 1 is the start marker, line k+1 is step k; step
+// 8 is the commit_step of plan step 1, which appends to skills.md).
+type crashCase struct {
+	name   string
+	point  string        // $LPPCTL_CRASHPOINT of the first `lppctl run --yes`
+	pause  bool          // run without --yes (it pauses), then crash `resume --approve` at point
+	again  string        // crash point of the first resume as well
+	delay  time.Duration // instead of a point: SIGKILL after this long (if still running)
+	killed bool          // the first process must die of SIGKILL
+}
+
+func crashCases() []crashCase {
+	var cs []crashCase
+	add := func(point string, lines ...int) {
+		for _, n := range lines {
+			p := fmt.Sprintf("%s:%d", point, n)
+			cs = append(cs, crashCase{name: p, point: p, killed: true})
+		}
+	}
+	add("journal-before-write", 2, 9, 18, 29)
+	add("journal-mid-write", 2, 5, 9, 10, 17, 18, 25, 29)
+	add("journal-after-write", 3, 9, 16, 29)
+	add("runjson-write", 2)
+	add("runjson-rename", 2)
+	add("skillsmd-after-append", 1, 2, 3)
+	cs = append(cs,
+		crashCase{name: "approval resume, journal-mid-write:2", point: "journal-mid-write:2", pause: true, killed: true},
+		crashCase{name: "approval resume, journal-after-write:2", point: "journal-after-write:2", pause: true, killed: true},
+		crashCase{name: "twice, journal-mid-write:12 then 6", point: "journal-mid-write:12", again: "journal-mid-write:6", killed: true},
+		crashCase{name: "twice, skillsmd-after-append:1 then 2", point: "skillsmd-after-append:1", again: "skillsmd-after-append:2", killed: true},
+		crashCase{name: "SIGKILL after 80ms", delay: 80 * time.Millisecond},
+		crashCase{name: "SIGKILL after 160ms", delay: 160 * time.Millisecond},
+		crashCase{name: "SIGKILL after 240ms", delay: 240 * time.Millisecond},
+	)
+	return cs
+}
+
+// TestCrashSafetyResumeMatchesUninterruptedRun kills a scripted Skills Agent
+// run (a child process) at many points — between and in the middle of journal
+// writes, around run.json and skills.md writes, at random moments — resumes
+// it until it completes, and checks that it ends with the same L2, skills.md
+// and output as an uninterrupted run, every step committed exactly once and
+// every file whole.
+func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
+	bin := buildLppctl(t)
+	ref := newProject(t, "hello_skill")
+	if res := runChild(t, bin, ref, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q"); res.code != 0 {
+		t.Fatalf("reference run: exit %d\n%s", res.code, res.out)
+	}
+	want := finalState(t, ref)
+	if len(want.l2) != 3 || want.steps != 28 {
+		t.Fatalf("reference run: %d steps, L2 %q", want.steps, want.l2)
+	}
+
+	t.Run("points", func(t *testing.T) {
+		for _, tc := range crashCases() {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				root := newProject(t, "hello_skill")
+				var res childResult
+				if tc.pause {
+					if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q"); r.code != exitPaused {
+						t.Fatalf("run without --yes: exit %d, want %d\n%s", r.code, exitPaused, r.out)
+					}
+					res = runChild(t, bin, root, tc.point, "resume", "-q", runIDIn(t, root), "--approve")
+				} else {
+					res = runChildKillAfter(t, bin, root, tc.point, tc.delay, "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q")
+				}
+				if tc.killed && !res.killed {
+					t.Fatalf("the process was not killed at %s (exit %d)\n%s", tc.point, res.code, res.out)
+				}
+				id := runIDIn(t, root)
+				crash := tc.again
+				for attempt := 0; ; attempt++ {
+					if attempt == 8 {
+						t.Fatalf("the run did not complete after %d resumes", attempt)
+					}
+					res = runChild(t, bin, root, crash, "resume", "-q", "--no-input", id)
+					crash = ""
+					if res.code == exitPaused { // it stopped before the approval was committed
+						res = runChild(t, bin, root, "", "resume", "-q", id, "--approve")
+					}
+					if res.code == 0 {
+						break
+					}
+					if !res.killed {
+						t.Fatalf("resume: exit %d\n%s", res.code, res.out)
+					}
+				}
+				got := finalState(t, root)
+				if !reflect.DeepEqual(got.l2, want.l2) {
+					t.Errorf("L2 = %q, want %q", got.l2, want.l2)
+				}
+				if got.skillsMD != want.skillsMD {
+					t.Errorf("skills.md differs from the uninterrupted run's:\n%s\n--- want ---\n%s", got.skillsMD, want.skillsMD)
+				}
+				if got.output != want.output {
+					t.Errorf("greeting.txt = %q, want %q", got.output, want.output)
+				}
+				if got.steps != want.steps {
+					t.Errorf("the journal holds %d steps, want %d", got.steps, want.steps)
+				}
+			})
+		}
+	})
+
+	t.Run("Ctrl-C stops at a clean point and says how to resume", func(t *testing.T) {
+		root := t.TempDir()
+		spec, err := os.ReadFile("testdata/runs/slow.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "slow.yaml"), spec, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "run", "slow.yaml")
+		cmd.Dir, cmd.Env = root, childEnv("")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stderr)
+		if !sc.Scan() || !strings.HasPrefix(sc.Text(), "run ") {
+			t.Fatalf("first stderr line = %q, want the run ID", sc.Text())
+		}
+		time.Sleep(200 * time.Millisecond) // a few ticks
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		var rest strings.Builder
+		for sc.Scan() {
+			rest.WriteString(sc.Text() + "\n")
+		}
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+			t.Fatalf("exit = %v, want %d\n%s%s", err, exitInterrupted, out.String(), rest.String())
+		}
+		id := runIDIn(t, root)
+		re := regexp.MustCompile(`(?m)^interrupted in tick after (\d+) steps; continue with: lppctl resume ` + id + `$`)
+		if !re.MatchString(rest.String()) {
+			t.Fatalf("stderr lacks the resume hint:\n%s", rest.String())
+		}
+		run, err := runstore.New(filepath.Join(root, runstore.DefaultDir)).Open(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Meta.Status != machine.StatusInterrupted {
+			t.Errorf("run.json status = %q, want interrupted", run.Meta.Status)
+		}
+		if res := runChild(t, bin, root, "", "resume", "-q", id); res.code != 0 {
+			t.Fatalf("resume: exit %d\n%s", res.code, res.out)
+		}
+		got := finalState(t, root)
+		if got.vars["n"] != 20 || got.steps != 21 {
+			t.Errorf("after resume: n = %v after %d steps, want 20 after 21", got.vars["n"], got.steps)
+		}
+	})
+}
+
+// buildLppctl builds the lppctl binary (without -race, to keep the children fast).
+func buildLppctl(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "lppctl")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cannot build lppctl: %v\n%s", err, out)
+	}
+	return bin
+}
+
+type childResult struct {
+	code   int
+	killed bool // by SIGKILL
+	out    string
+}
+
+// childEnv is the environment of a child run: no provider, no inherited
+// lppctl settings, a fixed clock and the crash point.
+func childEnv(point string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "LPPCTL_") || strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "OLLAMA_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "LPPCTL_NOW=2025-01-02T03:04:05Z")
+	if point != "" {
+		env = append(env, runstore.EnvCrashPoint+"="+point)
+	}
+	return env
+}
+
+func runChild(t *testing.T, bin, root, point string, args ...string) childResult {
+	return runChildKillAfter(t, bin, root, point, 0, args...)
+}
+
+// runChildKillAfter runs lppctl in root; with a delay, it SIGKILLs it then if it still runs.
+func runChildKillAfter(t *testing.T, bin, root, point string, delay time.Duration, args ...string) childResult {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = root, childEnv(point)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if delay > 0 {
+		timer := time.AfterFunc(delay, func() { _ = cmd.Process.Kill() })
+		defer timer.Stop()
+	}
+	err := cmd.Wait()
+	res := childResult{out: out.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			res.killed = true
+		}
+	default:
+		t.Fatal(err)
+	}
+	return res
+}
+
+// runIDIn returns the ID of the only run of the project.
+func runIDIn(t *testing.T, root string) string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(root, runstore.DefaultDir))
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("want one run in %s: %v %v", root, ents, err)
+	}
+	return ents[0].Name()
+}
+
+type finalRun struct {
+	steps    int
+	l2       []string
+	vars     map[string]any
+	skillsMD string
+	output   string
+}
+
+// finalState checks that the project's run completed with whole files (no
+// torn journal line, every step once, run.json readable) and returns what it left.
+func finalState(t *testing.T, root string) finalRun {
+	t.Helper()
+	id := runIDIn(t, root)
+	run, err := runstore.New(filepath.Join(root, runstore.DefaultDir)).Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Meta.Status != machine.StatusCompleted {
+		t.Errorf("run.json status = %q, want completed", run.Meta.Status)
+	}
+	l, err := run.ReadJournal() // fails on a step committed twice or a corrupt line
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Torn != 0 {
+		t.Errorf("the journal ends with a torn line: %s", l.TornNote())
+	}
+	if n := len(l.Records); n == 0 || !l.Records[n-1].End {
+		t.Errorf("the journal's last step does not end the run")
+	}
+	snap, err := runstore.Fold(nil, run.Meta.Vars, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := finalRun{steps: l.Steps(), vars: snap.Vars}
+	for _, it := range snap.Memory.Items(actions.MemL2) {
+		f.l2 = append(f.l2, string(it))
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "skills", "hello_skill", "skills.md")); err == nil {
+		f.skillsMD = strings.ReplaceAll(string(b), id, "RUN_ID")
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "output", "hello_skill", "greeting.txt")); err == nil {
+		f.output = string(b)
+	}
+	return f
+}
