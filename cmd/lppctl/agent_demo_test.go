@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,39 @@ func TestAgentNoProviderNoDemoListsOptions(t *testing.T) {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("the error lacks %q:\n%s", want, errb.String())
 		}
+	}
+}
+
+// Without a terminal and without --yes the approval pauses the durable run;
+// `lppctl resume ID --approve` rebuilds the agent from the saved config and
+// finishes it, with the scripted model continuing where it stopped.
+func TestAgentApprovalPauseThenResume(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
+	t.Chdir(root)
+	var out, errb bytes.Buffer
+	code := run([]string{"lppctl", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill"}, strings.NewReader(""), &out, &errb)
+	if code != exitPaused {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	m := regexp.MustCompile(`lppctl resume (\S+) --approve`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no resume hint:\n%s", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"lppctl", "resume", m[1], "--approve"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "output", "hello_skill", "greeting.txt")); err != nil || string(b) != "Hello, Ada! Welcome to lppctl.\n" {
+		t.Fatalf("greeting: %q %v", b, err)
+	}
+	md, _ := os.ReadFile(filepath.Join(root, "skills", "hello_skill", "skills.md"))
+	if n := strings.Count(string(md), "<!-- lppctl:entry "+m[1]+"/"); n != 3 {
+		t.Fatalf("entries of this run = %d, want 3:\n%s", n, md)
 	}
 }
