@@ -277,25 +277,54 @@ func sanitizeID(s string) string {
 	return b.String()
 }
 
-// mermaidText escapes text for a Mermaid label with Mermaid's entity codes
-// (#quot; #35; ...), so that no character of a guard can end the label,
-// start markup or a directive.
-func mermaidText(s string) string {
+// Mermaid label escaping. Labels stay as close to the spec's text as Mermaid
+// allows, without Mermaid's entity codes (#quot; #59; ...), so the exported
+// source reads like the spec and renders the same everywhere (those codes only
+// decode when the page is served as UTF-8). The rules come from rendering
+// every character class with the real renderer (TestExportedMermaidRendersInChromium):
+//
+//   - `;` ends a statement in a state diagram, so it becomes `；` (U+FF1B);
+//     in a quoted flowchart label only `#word;` (an entity code) is broken up.
+//   - `%%` starts a comment or an %%{init}%% directive anywhere: `% %`.
+//   - `<` right before a letter, `/`, `!` or `?` looks like an HTML tag and is
+//     stripped by the sanitizer: a space goes after it.
+//   - inside a quoted flowchart label `"` `<` `>` `&` are HTML entities, and a
+//     backtick (a Markdown string) becomes `ˋ` (U+02CB).
+
+var (
+	tagStartRE   = regexp.MustCompile(`<([A-Za-z/!?])`)
+	entityCodeRE = regexp.MustCompile(`#(\w+);`)
+)
+
+// mermaidCommon applies the rules shared by every Mermaid label.
+func mermaidCommon(s string) string {
 	s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
-	var b strings.Builder
-	for _, r := range s {
-		if code, ok := mermaidEntities[r]; ok {
-			b.WriteString(code)
-			continue
-		}
-		b.WriteRune(r)
+	for strings.Contains(s, "%%") {
+		s = strings.ReplaceAll(s, "%%", "% %")
 	}
-	return b.String()
+	return s
 }
 
-var mermaidEntities = map[rune]string{
-	'"': "#quot;", '#': "#35;", ';': "#59;", ':': "#58;", '<': "#lt;", '>': "#gt;", '&': "#amp;",
-	'{': "#123;", '}': "#125;", '|': "#124;", '`': "#96;", '%': "#37;",
+// mermaidText escapes text for a state diagram label, note or comment.
+func mermaidText(s string) string {
+	s = mermaidCommon(s)
+	s = strings.ReplaceAll(s, ";", "；")
+	return tagStartRE.ReplaceAllString(s, "< $1")
+}
+
+// mermaidNote escapes text for a state diagram note, where a colon after the
+// first one ends the parse: it becomes `∶` (U+2236).
+func mermaidNote(s string) string { return strings.ReplaceAll(mermaidText(s), ":", "∶") }
+
+// mermaidQuoted escapes text for a quoted flowchart label ("...").
+func mermaidQuoted(s string) string {
+	s = mermaidCommon(s)
+	s = entityCodeRE.ReplaceAllString(s, "#$1；")
+	s = strings.ReplaceAll(s, "&", "&amp;")
+	s = strings.ReplaceAll(s, `"`, "&quot;")
+	s = strings.ReplaceAll(s, "<", "&lt;")
+	s = strings.ReplaceAll(s, ">", "&gt;")
+	return strings.ReplaceAll(s, "`", "ˋ")
 }
 
 // mermaidState renders a Mermaid stateDiagram-v2.
@@ -335,14 +364,14 @@ func (g *diagram) mermaidState() []byte {
 	}
 	for _, st := range spec.States {
 		if st.Note != "" {
-			fmt.Fprintf(&b, "    note right of %s : %s\n", id(st.Name), mermaidText(shorten(st.Note, maxNoteLen)))
+			fmt.Fprintf(&b, "    note right of %s : %s\n", id(st.Name), mermaidNote(shorten(st.Note, maxNoteLen)))
 		}
 	}
 	for _, ae := range g.anyEvs {
 		if spec.State(ae.ev.To) == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "    note left of %s : %s\n", id(ae.ev.To), mermaidText("event "+ae.label+" from any state"))
+		fmt.Fprintf(&b, "    note left of %s : %s\n", id(ae.ev.To), mermaidNote("event "+ae.label+" from any state"))
 	}
 	g.mermaidClasses(&b, id)
 	return b.Bytes()
@@ -380,9 +409,9 @@ func (g *diagram) mermaidFlowchart() []byte {
 	}
 	b.WriteString("    start_((\" \"))\n")
 	for _, st := range spec.States {
-		label := mermaidText(st.Name)
+		label := mermaidQuoted(st.Name)
 		if st.Note != "" {
-			label += "<br/><small>" + mermaidText(shorten(st.Note, maxNoteLen)) + "</small>"
+			label += "<br/><small>" + mermaidQuoted(shorten(st.Note, maxNoteLen)) + "</small>"
 		}
 		if st.Final {
 			fmt.Fprintf(&b, "    %s(((\"%s\")))\n", id(st.Name), label)
@@ -391,7 +420,7 @@ func (g *diagram) mermaidFlowchart() []byte {
 		}
 	}
 	for i, ae := range g.anyEvs {
-		fmt.Fprintf(&b, "    ev_%d{{\"%s\"}}\n", i, mermaidText("event "+ae.label+" from any state"))
+		fmt.Fprintf(&b, "    ev_%d{{\"%s\"}}\n", i, mermaidQuoted("event "+ae.label+" from any state"))
 	}
 	var taken []string
 	link := 0
@@ -411,7 +440,7 @@ func (g *diagram) mermaidFlowchart() []byte {
 			arrow = "==>"
 		}
 		if e.label != "" {
-			fmt.Fprintf(&b, "    %s %s|\"%s\"| %s\n", id(e.from), arrow, mermaidText(e.label), id(e.to))
+			fmt.Fprintf(&b, "    %s %s|\"%s\"| %s\n", id(e.from), arrow, mermaidQuoted(e.label), id(e.to))
 		} else {
 			fmt.Fprintf(&b, "    %s %s %s\n", id(e.from), arrow, id(e.to))
 		}

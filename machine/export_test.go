@@ -81,7 +81,7 @@ states:
 	}
 	for _, want := range []string{
 		"    [*] --> optimizer\n",
-		"    optimizer --> evaluator : [hasPrefix(reply, #quot;[ATTEMPTS_COMPLETE]#quot;) #amp;#amp; n #gt; 0]\n",
+		"    optimizer --> evaluator : [hasPrefix(reply, \"[ATTEMPTS_COMPLETE]\") && n > 0]\n",
 		"    optimizer --> evaluator\n",
 		"    evaluator --> [*]\n",
 	} {
