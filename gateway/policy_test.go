@@ -21,6 +21,13 @@ func TestLoadPolicyAcceptsTheProjectPolicy(t *testing.T) {
 	if p.CLI.SubCommands["read_file"].Timeout != 10*time.Second {
 		t.Errorf("read_file timeout = %s", p.CLI.SubCommands["read_file"].Timeout)
 	}
+	var hidden []string
+	for _, h := range p.Hidden {
+		hidden = append(hidden, h.Pattern)
+	}
+	if got, want := strings.Join(hidden, " "), ".git .env .env.* *.pem *.key id_rsa* id_ed25519* .lppctl .netrc .npmrc .pypirc .ssh"; got != want {
+		t.Errorf("hidden_paths = %s\nwant %s", got, want)
+	}
 	for _, name := range []string{"rm-recursive", "mkfs", "dd", "pipe-to-shell", "python-eval", "python-exec", "python-dunder-import", "os-system", "subprocess"} {
 		found := false
 		for _, b := range p.Blocked {
@@ -89,6 +96,38 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		{"a protected path outside the root", func(s string) string {
 			return strings.Replace(s, "  - .lppctl\n", "  - ../x\n", 1)
 		}, `protected_paths[2]: "../x" leaves the project root`},
+		{"a misspelt hidden_paths key", func(s string) string {
+			return strings.Replace(s, "hidden_paths:\n", "hidden_path:\n", 1)
+		}, "field hidden_path not found"},
+		{"a bad hidden glob", func(s string) string {
+			return strings.Replace(s, "  - .env           # API keys\n", "  - '[.env'\n", 1)
+		}, `hidden_paths[1]: "[.env" is not a valid glob: syntax error in pattern`},
+		{"an absolute hidden path", func(s string) string {
+			return strings.Replace(s, "  - .netrc ", "  - /etc/passwd ", 1)
+		}, `hidden_paths[8]: "/etc/passwd" must be relative to the project root`},
+		{"a hidden path leaving the root", func(s string) string {
+			return strings.Replace(s, "  - .netrc ", "  - ../x ", 1)
+		}, `hidden_paths[8]: "../x" leaves the project root`},
+		{"a ** hidden pattern", func(s string) string {
+			return strings.Replace(s, "  - .netrc ", "  - '**/.netrc' ", 1)
+		}, `hidden_paths[8]: "**/.netrc": ** is not supported (a pattern without "/" already matches at any depth)`},
+		{"a backslash in a hidden pattern", func(s string) string {
+			return strings.Replace(s, "  - .netrc ", `  - 'a\b' `, 1)
+		}, `hidden_paths[8]: "a\\b" contains a backslash; use "/" between components and [*] for a literal *`},
+		{"the root as a hidden path", func(s string) string {
+			return strings.Replace(s, "  - .netrc ", "  - ./ ", 1)
+		}, `hidden_paths[8]: "./" names the project root`},
+		{"an empty hidden pattern", func(s string) string {
+			return strings.Replace(s, "  - .netrc ", "  - '' ", 1)
+		}, `hidden_paths[8]: empty pattern`},
+		{"a duplicate hidden pattern", func(s string) string {
+			return strings.Replace(s, "  - .netrc ", "  - .ENV ", 1)
+		}, `hidden_paths[8]: duplicate ".ENV"`},
+		{"a hidden_paths that is not a list", func(s string) string {
+			i := strings.Index(s, "hidden_paths:\n")
+			j := strings.Index(s, "\nlimits:")
+			return s[:i] + "hidden_paths: .env\n" + s[j:]
+		}, "cannot unmarshal !!str `.env` into []string"},
 		{"a zero limit", func(s string) string {
 			return strings.Replace(s, "tree_max_depth: 6", "tree_max_depth: 0", 1)
 		}, "limits.tree_max_depth: 0 is out of range [1, 64]"},
