@@ -40,12 +40,12 @@ func newHiddenSandbox(t *testing.T, opts ...Option) *hiddenSandbox {
 	}
 	sb.write(t, ".git/config", "[remote \"origin\"]\n\turl = https://"+hs.secret+"@example.com/x.git\n")
 	sb.write(t, "keys/README.txt", "keys live here\n")
-	sb.symlink(t, ".env", "notes")             // a file link to a hidden file
-	sb.symlink(t, "../.env", "sub/link")       // a link one level down
+	sb.symlink(t, ".env", "notes")              // a file link to a hidden file
+	sb.symlink(t, "../.env", "sub/link")        // a link one level down
 	sb.symlink(t, "../.git/config", "docs/cfg") // into .git
-	sb.symlink(t, ".git", "gitdir")            // a directory link to .git
-	sb.symlink(t, "home/.ssh", "sshlink")      // a directory link to .ssh
-	sb.symlink(t, "keys", "keylink")           // a directory link to a visible directory
+	sb.symlink(t, ".git", "gitdir")             // a directory link to .git
+	sb.symlink(t, "home/.ssh", "sshlink")       // a directory link to .ssh
+	sb.symlink(t, "keys", "keylink")            // a directory link to a visible directory
 	return hs
 }
 
