@@ -169,8 +169,13 @@ func TestListAndTreeCapEntries(t *testing.T) {
 	deep := "d1/d2/d3/d4/d5/d6/d7/d8"
 	sb.write(t, deep+"/f.txt", "x")
 	res = sb.cli("tree", map[string]any{"path": "d1", "depth": "99"})
-	if !strings.Contains(res.Text, "d6/") || strings.Contains(res.Text, "d7/") || !strings.HasSuffix(res.Text, "[TRUNCATED: directories deeper than 6 levels are not expanded]") {
+	// Six levels below d1: d2 (level 1) to d7 (level 6, not expanded).
+	if !strings.Contains(res.Text, "d7/") || strings.Contains(res.Text, "d8/") || !strings.HasSuffix(res.Text, "[TRUNCATED: directories deeper than 6 levels are not expanded]") {
 		t.Errorf("tree depth cap:\n%s", res.Text)
+	}
+	res = sb.cli("tree", map[string]any{"path": "d1", "depth": "2"})
+	if res.Text != "d1/\n  d2/\n    d3/\n[TRUNCATED: directories deeper than 2 levels are not expanded]" {
+		t.Errorf("tree depth 2:\n%s", res.Text)
 	}
 }
 

@@ -352,7 +352,7 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 			b.WriteString(entryName(e.Name(), e.Type()))
 			b.WriteByte('\n')
 			if e.IsDir() {
-				if level+1 >= depth {
+				if level >= depth {
 					deeper = true
 					continue
 				}
