@@ -23,13 +23,16 @@ func exportCommand() *cli.Command {
 				Usage: "diagram format: " + strings.Join(machine.ExportFormats, ", ")},
 			&cli.BoolFlag{Name: "set", Usage: "show each transition's set: on its edge label"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the diagram to `FILE` instead of standard output"},
+			&cli.StringFlag{Name: "run", Usage: "highlight the path run `RUN_ID` took (SPEC defaults to the run's copy of its spec)"},
+			&cli.StringFlag{Name: "run-dir", EnvVars: []string{"LPPCTL_RUN_DIR"}, Usage: "where runs live (see lppctl run)"},
 		},
 		Action: runExport,
 	}
 }
 
 func runExport(c *cli.Context) error {
-	if c.NArg() != 1 {
+	runID := c.String("run")
+	if c.NArg() != 1 && (runID == "" || c.NArg() != 0) {
 		return usageErrorf("export needs exactly one spec file: lppctl export [--format FORMAT] SPEC")
 	}
 	format := c.String("format")
@@ -37,6 +40,13 @@ func runExport(c *cli.Context) error {
 		return usageErrorf("unknown format %q (formats: %s)", format, strings.Join(machine.ExportFormats, ", "))
 	}
 	path := c.Args().First()
+	var runPath []string
+	if runID != "" {
+		var err error
+		if path, runPath, err = runSpecAndPath(c, runID, path); err != nil {
+			return err
+		}
+	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot read spec: %w", err))
@@ -50,7 +60,7 @@ func runExport(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", diags.Errors().PrettyAll(src))
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot export %s: the spec is invalid (%s)", path, countDiags(diags)))
 	}
-	opts := machine.ExportOptions{ShowSet: c.Bool("set")}
+	opts := machine.ExportOptions{ShowSet: c.Bool("set"), Path: runPath}
 	out, err := machine.Export(spec, format, opts)
 	if err != nil {
 		return err

@@ -380,3 +380,24 @@ func markerText(e *runstore.Entry) string {
 	}
 	return e.Type
 }
+
+// runSpecAndPath returns, for lppctl export --run, the spec to draw (path, or
+// the run's copy of its spec when path is "") and the states the run went through.
+func runSpecAndPath(c *cli.Context, id, path string) (string, []string, error) {
+	run, err := storeFrom(c).Open(id)
+	if err != nil {
+		return "", nil, err
+	}
+	l, err := run.ReadJournal()
+	if err != nil {
+		return "", nil, err
+	}
+	snap, err := snapshot(run, l)
+	if err != nil {
+		return "", nil, err
+	}
+	if path == "" {
+		path = run.Path(runstore.SpecFile)
+	}
+	return path, snap.Path, nil
+}
