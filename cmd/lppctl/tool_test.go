@@ -54,6 +54,8 @@ func TestToolCommand(t *testing.T) {
 		{name: "read_file", args: []string{"safe_cli_executor", "read_file", "path=in.md"}, stdout: "# Hi\n"},
 		{name: "a refusal still exits 0", args: []string{"safe_cli_executor", "read_file", "path=../../etc/passwd"},
 			stdout: "[SECURITY BLOCKED] path-traversal: read_file.path \"../../etc/passwd\" contains \"..\"; paths must stay inside the project root\n"},
+		{name: "a hidden file is refused", args: []string{"safe_cli_executor", "read_file", "path=.git/config"},
+			stdout: "[SECURITY BLOCKED] path-hidden: read_file.path \".git/config\" matches the hidden path pattern \".git\" (hidden_paths in the policy); hidden paths are never shown to the model\n"},
 		{name: "an unknown tool is refused by the gateway", args: []string{"shell"}, stdout: "[SECURITY BLOCKED] unknown-tool: \"shell\" is not an available tool (available: safe_cli_executor, safe_py_runner)\n"},
 		{name: "the runner with flags after the script", args: []string{"safe_py_runner", "scripts/write_file.py", "--arg", "out/x.md", "--stdin-file", filepath.Join(root, "in.md")},
 			stdout: "wrote 5 bytes (1 lines) to out/x.md\n", needsPy: true},
