@@ -59,21 +59,23 @@ func compileHidden(raw string) (HiddenPattern, error) {
 	return HiddenPattern{Pattern: c, parts: parts}, nil
 }
 
-// componentForms returns the lower-cased forms of a path component to match:
-// as it is and without trailing dots and blanks (which some file systems drop).
-func componentForms(c string) []string {
-	l := strings.ToLower(c)
-	if t := strings.TrimRightFunc(l, func(r rune) bool { return r == '.' || unicode.IsSpace(r) }); t != l && t != "" {
-		return []string{l, t}
+// lowerComponents splits a clean path and lower-cases each component once.
+func lowerComponents(rel string, buf []string) []string {
+	for c := range strings.SplitSeq(rel, "/") {
+		buf = append(buf, strings.ToLower(c)) // no allocation when already lower-case
 	}
-	return []string{l}
+	return buf
 }
 
+// matchComponent matches a lower-cased component as it is and without
+// trailing dots and blanks (which some file systems drop: ".env." is ".env").
 func matchComponent(pattern, c string) bool {
-	for _, f := range componentForms(c) {
-		if ok, _ := path.Match(pattern, f); ok {
-			return true
-		}
+	if ok, _ := path.Match(pattern, c); ok {
+		return true
+	}
+	if t := strings.TrimRightFunc(c, func(r rune) bool { return r == '.' || unicode.IsSpace(r) }); t != c && t != "" {
+		ok, _ := path.Match(pattern, t)
+		return ok
 	}
 	return false
 }
@@ -84,7 +86,8 @@ func (p *Policy) hiddenBy(rel string) string {
 	if rel == "." || rel == "" || len(p.Hidden) == 0 {
 		return ""
 	}
-	comps := strings.Split(rel, "/")
+	var buf [16]string
+	comps := lowerComponents(rel, buf[:0])
 	for _, h := range p.Hidden {
 		if len(h.parts) == 1 {
 			for _, c := range comps {
@@ -104,9 +107,10 @@ func (p *Policy) hiddenBy(rel string) string {
 // hiddenBelow returns an anchored pattern that could hide something strictly
 // below rel (moving rel would move such paths out from under the pattern), or "".
 func (p *Policy) hiddenBelow(rel string) string {
-	var comps []string
+	var buf [16]string
+	comps := buf[:0]
 	if rel != "." && rel != "" {
-		comps = strings.Split(rel, "/")
+		comps = lowerComponents(rel, comps)
 	}
 	for _, h := range p.Hidden {
 		if len(h.parts) > len(comps) && matchPrefix(h.parts[:len(comps)], comps) {
@@ -116,7 +120,7 @@ func (p *Policy) hiddenBelow(rel string) string {
 	return ""
 }
 
-// matchPrefix reports whether comps[i] matches parts[i] for every part.
+// matchPrefix reports whether comps[i] (lower-cased) matches parts[i] for every part.
 func matchPrefix(parts, comps []string) bool {
 	for i, pt := range parts {
 		if !matchComponent(pt, comps[i]) {
