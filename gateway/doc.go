@@ -7,8 +7,10 @@
 // implemented in Go on that root, never through a shell. Python scripts under
 // the policy's script directories run with python3 from an argv list, a
 // minimal environment, a timeout that kills the whole process group and capped
-// output. Parameter regexes and blocked patterns are early filters; os.Root is
-// the boundary. Every refusal comes back to the model as a tool result starting
+// output. Paths matching the policy's hidden_paths (secrets, .git, the run
+// directory) are refused by every sub-command and left out of listings, also
+// through symbolic links. Parameter regexes and blocked patterns are early
+// filters; os.Root is the boundary. Every refusal comes back to the model as a tool result starting
 // "[SECURITY BLOCKED] <rule>:", every ordinary failure as "[ERROR] ...", and
 // every call is written to the audit log as one JSON line.
 //
