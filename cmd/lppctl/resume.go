@@ -88,11 +88,15 @@ func resumeAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "run %s had completed in %s after %d steps before it stopped; nothing left to run\n", id, meta.State, n)
 		return nil
 	}
+	pause := waitingFor(l)
+	if pause == nil && meta.Status == machine.StatusPaused {
+		pause = meta.Pause
+	}
 	switch {
-	case in != nil && meta.Status != machine.StatusPaused:
+	case in != nil && pause == nil:
 		return usageErrorf("run %s is not waiting for a person (it is %s): resume it without --approve, --reject or --answer", id, meta.Status)
-	case in != nil && meta.Pause != nil && len(meta.Pause.Options) > 0 && !slices.Contains(meta.Pause.Options, in.Kind):
-		return usageErrorf("run %s paused for %s, which does not take --%s: answer with %s", id, meta.Pause.Kind, in.Kind, answerFlags(meta.Pause.Options))
+	case in != nil && len(pause.Options) > 0 && !slices.Contains(pause.Options, in.Kind):
+		return usageErrorf("run %s paused for %s, which does not take --%s: answer with %s", id, pause.Kind, in.Kind, answerFlags(pause.Options))
 	}
 
 	var cfg agentConfig
@@ -229,4 +233,19 @@ func resumeSpecPath(c *cli.Context, run *runstore.Run) (string, error) {
 		return "", err
 	}
 	return path, nil
+}
+
+// waitingFor returns the pause the journal says the run waits in: the last
+// pause marker, when no step was committed after it (even if a resume that
+// was given an answer died before its step was committed); nil otherwise.
+func waitingFor(l *runstore.Log) *machine.PauseError {
+	for i := len(l.Entries) - 1; i >= 0; i-- {
+		switch e := l.Entries[i]; e.Type {
+		case runstore.EntryStep:
+			return nil
+		case runstore.EntryPause:
+			return e.Pause
+		}
+	}
+	return nil
 }

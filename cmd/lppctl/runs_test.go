@@ -268,3 +268,41 @@ func TestRunsListsNothingInEmptyStore(t *testing.T) {
 		t.Errorf("exit %d, %q", code, out)
 	}
 }
+
+// TestResumeAnswersPauseAfterResumeDied gives the answer again to a run whose
+// previous resume (with the answer) died before the answered step was committed.
+func TestResumeAnswersPauseAfterResumeDied(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+		t.Setenv(k, "")
+	}
+	dir := filepath.Join(t.TempDir(), "runs")
+	code, out, errOut := lppctlCLI(t, "run", "-q", "--spec", filepath.Join(root, "specs", "skills_agent.yaml"), "--root", root, "--skill", filepath.Join(root, "skills", "hello_skill"), "--run-dir", dir)
+	if code != exitPaused {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	run, err := runstore.New(dir).Open(onlyRun(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a resume --approve killed before committing its step leaves behind.
+	run.Meta.Status, run.Meta.Pause = "running", nil
+	if err := run.SaveMeta(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := run.OpenJournal(runstore.FsyncNever)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Mark(&runstore.Entry{Type: runstore.EntryResume, State: "approve_plan"})
+	j.Close()
+
+	code, _, errOut = lppctlCLI(t, "resume", "-q", "--run-dir", dir, run.Meta.ID, "--answer", "x", "--approve")
+	if code != exitUsage {
+		t.Errorf("two answers: exit %d\n%s", code, errOut)
+	}
+	code, out, errOut = lppctlCLI(t, "resume", "-q", "--run-dir", dir, run.Meta.ID, "--approve")
+	if code != exitOK {
+		t.Fatalf("resume --approve: exit %d\n%s%s", code, out, errOut)
+	}
+}
