@@ -8,7 +8,6 @@ import (
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
-	"github.com/lppctl/lppctl/skills"
 )
 
 func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
@@ -33,7 +32,9 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 				data.Plan = string(b)
 			}
 		}
-		data.Relevant = d.relevantSkills(ctx, data.Skill)
+		if data.RelevantSkills, err = d.relevantSkills(ctx, c, skillQuery(data.Skill)); err != nil {
+			return err
+		}
 		sys, err := d.render(c.String("system_prompt"), data)
 		if err != nil {
 			return err
@@ -78,23 +79,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	return c.SetVar("plan_error", "")
 }
 
-// relevantSkills ranks the skill library (when one is configured) against the skill's text.
-func (d *Deps) relevantSkills(ctx context.Context, query string) string {
-	if d.SkillsLibrary == "" {
-		return ""
-	}
-	lib, err := skills.Open(d.rootPath(d.SkillsLibrary))
-	if err != nil {
-		return ""
-	}
-	list, err := lib.Search(ctx, query, 5)
-	if err != nil {
-		return ""
-	}
-	return skills.FormatRelevant(list)
-}
-
-func (d *Deps) prepareStep(_ context.Context, c *machine.Call) error {
+func (d *Deps) prepareStep(ctx context.Context, c *machine.Call) error {
 	plan, step, err := currentStep(c)
 	if err != nil {
 		return err
@@ -112,6 +97,9 @@ func (d *Deps) prepareStep(_ context.Context, c *machine.Call) error {
 	data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
 	data.ToolsHint, data.DependsOn = step.ToolsHint, step.DependsOn
 	data.Guidance = guidanceFor(tx, step.Index)
+	if data.RelevantSkills, err = d.relevantSkills(ctx, c, plan.Goal+"\n"+step.OptimizerInstruction); err != nil {
+		return err
+	}
 	sys, err := d.render(c.String("system_prompt"), data)
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ type Deps struct {
 	SkillDir      string // the skill's folder (default skills/hello_skill)
 	Policy        string // gateway policy (default <root>/config/tools_config.yaml)
 	ClaudeMD      string // L1 global context (default <root>/claude.md)
-	SkillsLibrary string // optional skill library JSON used by the planner and skill.teacher
+	SkillsLibrary string // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
 	SpecDir       string // prompt templates are looked up here first, then in Root
 
 	Yes         bool      // approve the plan without asking
@@ -131,6 +131,12 @@ func (d *Deps) now() time.Time {
 // of journal record seq (Call.Seq+1): a re-run of that action after a crash
 // writes the same id, which the skills store ignores.
 func (d *Deps) entryID(runID string, seq int) string {
+	return fmt.Sprintf("%s/%d", d.runID(runID), seq)
+}
+
+// runID is the id entry ids start with: runID (Call.RunID), else Deps.RunID,
+// else a random local-... one for the process.
+func (d *Deps) runID(runID string) string {
 	if runID == "" {
 		runID = d.RunID
 	}
@@ -144,7 +150,7 @@ func (d *Deps) entryID(runID string, seq int) string {
 		runID = d.localID
 		d.mu.Unlock()
 	}
-	return fmt.Sprintf("%s/%d", runID, seq)
+	return runID
 }
 
 // Client returns the model, resolving the provider at first use.

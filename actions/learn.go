@@ -97,18 +97,20 @@ func (d *Deps) recordFailure(_ context.Context, c *machine.Call) error {
 }
 
 func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
-	if !c.Bool("enabled") {
+	on, err := exprBool(c, "enabled")
+	if err != nil {
+		return err
+	}
+	if !on {
 		c.Notef("teacher disabled (with: {enabled: true} turns it on)")
 		return nil
 	}
-	path := c.String("library")
-	if path == "" {
-		path = d.SkillsLibrary
+	path := d.libraryPath()
+	if p := c.String("library"); p != "" {
+		path = d.rootPath(p)
 	}
-	if path == "" {
-		path = skills.DefaultLibraryPath
-	}
-	lib, err := skills.Open(d.rootPath(path))
+	shown := d.relToRoot(path)
+	lib, err := skills.Open(path)
 	if err != nil {
 		return fmt.Errorf("cannot open the skill library: %w", err)
 	}
@@ -120,22 +122,40 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	prompt := skills.TeacherPrompt(doc.Section(skills.SectionSuccess), doc.Section(skills.SectionFailure), existing)
+	success, failure := doc.Section(skills.SectionSuccess), doc.Section(skills.SectionFailure)
+	if c.String("cases") != "all" {
+		prefix := d.runID(c.RunID) + "/"
+		success, failure = runEntries(success, prefix), runEntries(failure, prefix)
+	}
+	prompt := skills.TeacherPrompt(success, failure, existing)
 	reply, err := d.generate(ctx, c, "teacher", 0, []llm.Message{{Role: llm.RoleUser, Text: prompt}}, nil)
 	if err != nil {
 		return err
 	}
 	ps, err := skills.ParseProposals(reply.Text)
 	if err != nil {
-		c.Notef("the teacher's proposals were unusable, the library is unchanged: %v", err)
+		c.Notef("warning: the teacher's reply held no usable proposals, %s is unchanged: %v", shown, err)
 		return nil
 	}
-	iter, _ := lib.Iteration()
+	iter, err := lib.Iteration()
+	if err != nil {
+		return err
+	}
 	rep, err := lib.Apply(ps, iter+1)
 	if err != nil {
 		return fmt.Errorf("cannot update the skill library: %w", err)
 	}
-	c.Notef("skill library %s: %s", path, strings.TrimSpace(strings.ReplaceAll(rep.String(), "\n", "; ")))
+	c.Notef("skill library %s: %d proposal(s), %d applied, %d rejected", shown, len(ps), len(rep.Applied), len(rep.Rejected))
+	for _, a := range rep.Applied {
+		why := ""
+		if r := strings.TrimSpace(a.Proposal.Reason); r != "" {
+			why = " — " + clip(oneLine(r), 160)
+		}
+		c.Notef("applied: %s %q%s", a.Proposal.Action, a.Proposal.SkillName, why)
+	}
+	for _, r := range rep.Rejected {
+		c.Notef("rejected: %s", r.Problem)
+	}
 	return nil
 }
 

@@ -11,29 +11,31 @@ import (
 
 // promptData is what prompt templates can use.
 type promptData struct {
-	Global       string   // L1: the text of claude.md
-	ToolDocs     string   // the gateway's description of the tools
-	Scripts      []string // the scripts safe_py_runner accepts
-	SkillName    string
-	SkillDir     string
-	Skill        string // the whole skills.md (with its Success/Failure Cases and Human Feedback)
-	Relevant     string // relevant skills from the skill library ("" when none)
-	SkillMemory  string // L2: KEY=VALUE lines
-	Goal         string
-	Step         int
-	StepCount    int
-	Instruction  string // the step's optimizer instruction
-	EvalInstr    string // the step's evaluator instruction
-	ToolsHint    []string
-	DependsOn    []int
-	Guidance     string // the person's guidance for this step
-	Feedback     string // evaluator feedback, or the person's feedback on a plan
-	Error        string // why the last plan or verdict was refused
-	Transcript   string // what the optimizer did in this step (for the evaluator)
-	Rounds       int
-	MaxRounds    int
-	Plan         string // the current plan as JSON (planner re-prompts)
-	CompleteMark string // the optimizer's completion prefix
+	Global    string   // L1: the text of claude.md
+	ToolDocs  string   // the gateway's description of the tools
+	Scripts   []string // the scripts safe_py_runner accepts
+	SkillName string
+	SkillDir  string
+	Skill     string // the whole skills.md (with its Success/Failure Cases and Human Feedback)
+	// RelevantSkills is the "Relevant Skills" section from the skill library
+	// (see relevant_skills); "" when none, so templates render it with {{if}}.
+	RelevantSkills string
+	SkillMemory    string // L2: KEY=VALUE lines
+	Goal           string
+	Step           int
+	StepCount      int
+	Instruction    string // the step's optimizer instruction
+	EvalInstr      string // the step's evaluator instruction
+	ToolsHint      []string
+	DependsOn      []int
+	Guidance       string // the person's guidance for this step
+	Feedback       string // evaluator feedback, or the person's feedback on a plan
+	Error          string // why the last plan or verdict was refused
+	Transcript     string // what the optimizer did in this step (for the evaluator)
+	Rounds         int
+	MaxRounds      int
+	Plan           string // the current plan as JSON (planner re-prompts)
+	CompleteMark   string // the optimizer's completion prefix
 }
 
 // CompleteMark starts the optimizer's final reply of a step.

@@ -20,6 +20,7 @@ func Actions(d *Deps) []machine.Action {
 				str("user_prompt", "template file of the planner's request"),
 				str("retry_prompt", "template file of the re-prompt after an invalid plan (gets .Error)"),
 				{Name: "max_steps", Type: machine.TypeInt, Default: 12, Doc: "most steps a plan may have"},
+				relevantParam("the skill's text"),
 			},
 			Writes: []machine.VarSpec{
 				{Name: "step_count", Type: machine.TypeInt, Doc: "number of steps of the plan"},
@@ -42,6 +43,7 @@ func Actions(d *Deps) []machine.Action {
 			Params: []machine.ParamSpec{
 				str("system_prompt", "template file of the optimizer's system prompt"),
 				str("user_prompt", "template file of the optimizer's step prompt"),
+				relevantParam("the plan's goal and the step's instruction"),
 			},
 			Run: d.prepareStep,
 		},
@@ -112,10 +114,11 @@ func Actions(d *Deps) []machine.Action {
 		},
 		{
 			Name: "skill.teacher",
-			Doc:  "asks the model to turn skills.md's cases into skill-library proposals and applies the valid ones",
+			Doc:  "asks the model to turn skills.md's success and failure cases into skill-library proposals (add, update, remove), applies the valid ones and notes what was applied and rejected",
 			Params: []machine.ParamSpec{
-				{Name: "enabled", Type: machine.TypeBool, Default: false, Doc: "run the teacher (off by default)"},
-				{Name: "library", Type: machine.TypeString, Default: "", Doc: "library file (default --skills-library, else .lppctl/skills.json)"},
+				{Name: "enabled", Type: machine.TypeExpr, Doc: "run the teacher: an expression giving true or false, e.g. true or a bool context variable (absent: off)"},
+				{Name: "library", Type: machine.TypeString, Default: "", Doc: "library file (default --skills-library, else ROOT/.lppctl/skills.json)"},
+				{Name: "cases", Type: machine.TypeString, Default: "run", Enum: []string{"run", "all"}, Doc: "the skills.md cases the teacher learns from: this run's, or all"},
 			},
 			Run: d.teacher,
 		},
@@ -128,6 +131,13 @@ func Actions(d *Deps) []machine.Action {
 			Run: d.abort,
 		},
 	}
+}
+
+// relevantParam is the relevant_skills parameter of the actions that build
+// the planner's and the optimizer's prompts.
+func relevantParam(query string) machine.ParamSpec {
+	return machine.ParamSpec{Name: "relevant_skills", Type: machine.TypeExpr,
+		Doc: "how many skill-library skills relevant to " + query + " go into the prompt's .RelevantSkills (an int expression, e.g. 3 or a context variable; 0 or absent: none; only skills sharing terms with the query)"}
 }
 
 // Register adds the agent actions to reg.

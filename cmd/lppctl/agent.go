@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/skills"
 )
 
 // agentConfig is what the agent flags of `lppctl run` configure (LLM
@@ -17,7 +19,7 @@ type agentConfig struct {
 	Root          string `json:"root,omitempty"`           // --root DIR: the project root tools are confined to (absolute)
 	Policy        string `json:"policy,omitempty"`         // --policy FILE
 	ClaudeMD      string `json:"claude_md,omitempty"`      // --claude-md FILE (L1)
-	SkillsLibrary string `json:"skills_library,omitempty"` // --skills-library FILE
+	SkillsLibrary string `json:"skills_library,omitempty"` // --skills-library FILE ($LPPCTL_SKILLS; "" = ROOT/.lppctl/skills.json)
 	Feedback      string `json:"feedback,omitempty"`       // --feedback TEXT: the final human feedback, given up front
 	SpecDir       string `json:"spec_dir,omitempty"`       // folder of the spec: prompt templates are looked up there (absolute)
 }
@@ -31,7 +33,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the tools are confined to (default: the current directory)"},
 		&cli.StringFlag{Name: "policy", Usage: "the tool gateway policy `FILE` (default: ROOT/config/tools_config.yaml)"},
 		&cli.StringFlag{Name: "claude-md", Usage: "the global context (L1) `FILE` (default: ROOT/claude.md)"},
-		&cli.StringFlag{Name: "skills-library", Usage: "a skill library `FILE` whose relevant skills the planner sees (and skill.teacher updates)"},
+		&cli.StringFlag{Name: "skills-library", EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE` whose relevant skills go into the planner's and optimizer's prompts (spec: relevant_skills) and that skill.teacher updates (default: ROOT/" + skills.DefaultLibraryPath + "; a missing file is an empty library)"},
 		&cli.StringFlag{Name: "feedback", Usage: "the final human feedback `TEXT`, recorded in skills.md without asking"},
 	}
 }
