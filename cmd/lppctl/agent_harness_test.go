@@ -253,6 +253,7 @@ func runAgent(t *testing.T, root string, f *fakeLLM, extra ...string) runResult 
 	t.Setenv("OPENAI_API_BASE", f.srv.URL)
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("LPPCTL_LLM", "")
+	t.Setenv("LPPCTL_SKILLS", "") // the library is ROOT/.lppctl/skills.json
 	t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
 	t.Setenv("LPPCTL_LLM_RETRIES", "3")
 	t.Setenv("LPPCTL_LLM_BACKOFF", "1ms")
