@@ -92,6 +92,13 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 				if tc.killed && !res.killed {
 					t.Fatalf("the process was not killed at %s (exit %d)\n%s", tc.point, res.code, res.out)
 				}
+				if tc.delay > 0 && !hasRun(t, root) {
+					// Killed before the run directory existed: nothing was
+					// recorded, so the user starts over.
+					if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q"); r.code != 0 {
+						t.Fatalf("run after an early kill: exit %d\n%s", r.code, r.out)
+					}
+				}
 				id := runIDIn(t, root)
 				crash := tc.again
 				for attempt := 0; ; attempt++ {
@@ -255,10 +262,33 @@ func runChildKillAfter(t *testing.T, bin, root, point string, delay time.Duratio
 	return res
 }
 
+// hasRun reports whether the project has a run directory yet.
+func hasRun(t *testing.T, root string) bool {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(root, runstore.DefaultDir))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return len(runDirs(ents)) > 0
+}
+
+// runDirs leaves out the hidden directories a run is built in before it is
+// renamed into place (a kill can leave one behind; lppctl ignores them).
+func runDirs(ents []os.DirEntry) []os.DirEntry {
+	var out []os.DirEntry
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // runIDIn returns the ID of the only run of the project.
 func runIDIn(t *testing.T, root string) string {
 	t.Helper()
 	ents, err := os.ReadDir(filepath.Join(root, runstore.DefaultDir))
+	ents = runDirs(ents)
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("want one run in %s: %v %v", root, ents, err)
 	}
