@@ -102,7 +102,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	if !on {
-		c.Notef("teacher disabled (with: {enabled: true} turns it on)")
+		c.Notef("teacher disabled (enabled is false; the Skills Agent spec turns it on with --var run_teacher=true)")
 		return nil
 	}
 	path := d.libraryPath()
