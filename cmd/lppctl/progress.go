@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,7 +51,12 @@ func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch p.kind {
-	case progressQuiet:
+	case progressQuiet: // only what needs attention: warnings, from the spec or from actions
+		for _, n := range rec.Notes {
+			if strings.HasPrefix(n, "warning:") {
+				fmt.Fprintf(p.w, "%s\n", n)
+			}
+		}
 		if rec.Warn != "" {
 			fmt.Fprintf(p.w, "warning: %s\n", rec.Warn)
 		}
