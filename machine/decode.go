@@ -43,7 +43,7 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 			d.hintLast("start with `lpp: 1`, a `name`, `initial` and `states`")
 			return nil, d.diags
 		}
-		d.yamlError(err)
+		d.yamlError(err, src)
 		return nil, d.diags
 	}
 	root := &doc
@@ -78,7 +78,7 @@ func (d *decoder) hintLast(h string) {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func (d *decoder) yamlError(err error) {
+func (d *decoder) yamlError(err error, src []byte) {
 	msg := err.Error()
 	p := Pos{Line: 1, Col: 1}
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
@@ -90,6 +90,11 @@ func (d *decoder) yamlError(err error) {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
 	d.errorf(p, 0, "invalid YAML: %s", msg)
+	line := sourceLine(src, p.Line)
+	if indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]; strings.Contains(indent, "\t") {
+		d.hintLast("this line is indented with a tab; YAML allows only spaces for indentation")
+		return
+	}
 	d.hintLast("check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)")
 }
 

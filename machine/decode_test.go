@@ -99,7 +99,7 @@ func TestParseReportsDecodingProblems(t *testing.T) {
 			"f.yaml:2:1: error: duplicate key \"lpp\" in the spec; remove one of them",
 		}},
 		{"tab indentation", "lpp: 1\nstates:\n\ta: {}\n", []string{
-			"f.yaml:3:1: error: invalid YAML: found character that cannot start any token; check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)",
+			"f.yaml:3:1: error: invalid YAML: found character that cannot start any token; this line is indented with a tab; YAML allows only spaces for indentation",
 		}},
 		{"unknown type with a suggestion", "lpp: 1\nname: x\ncontext: {n: strin}\nstates: {a: {final: true}}\n", []string{
 			"f.yaml:3:14: error: unknown type \"strin\" for context variable \"n\"; did you mean \"string\"?",
