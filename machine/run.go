@@ -584,6 +584,64 @@ func (r *Run) choose(cs *cstate) (*ctrans, error) {
 	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, r.state, guardsSaw(cs, r.env))
 }
 
+// CanFire reports why Fire(event) would fail now, or nil.
+func (r *Run) CanFire(event string) error {
+	_, err := r.canFire(event)
+	return err
+}
+
+func (r *Run) canFire(event string) (*cevent, error) {
+	ce := r.m.events[event]
+	switch {
+	case ce == nil:
+		return nil, fmt.Errorf("cannot fire event %q: the spec defines no such event%s", event, hintSuffix(DidYouMean(event, r.m.eventNames())))
+	case r.status == StatusCompleted:
+		return nil, fmt.Errorf("cannot fire event %q: %w", event, ErrFinished)
+	case ce.from != nil && !ce.from[r.state]:
+		return nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, r.state, quoteList(ce.ev.From))
+	case ce.from == nil && r.m.spec.State(r.state).Final:
+		return nil, fmt.Errorf("cannot fire event %q in final state %q", event, r.state)
+	}
+	if ce.guard != nil {
+		ok, err := r.vm.Run(ce.guard, r.env)
+		if err != nil {
+			return nil, fmt.Errorf("cannot evaluate guard %q of event %q: %w", ce.ev.When, event, err)
+		}
+		if ok != true {
+			return nil, fmt.Errorf("cannot fire event %q in state %q: its guard %q is false", event, r.state, ce.ev.When)
+		}
+	}
+	return ce, nil
+}
+
+// Fire applies a named external event now, from the current state, without
+// running the state's action (it is how a person redirects a stopped run,
+// e.g. `lppctl resume ID --event RESET`). The event must apply in the current
+// state and its guard must hold. Like every step, it reaches the observers.
+func (r *Run) Fire(ctx context.Context, event string) error {
+	ce, err := r.canFire(event)
+	if err != nil {
+		return err
+	}
+	rec := &Record{Seq: r.seq + 1, From: r.state, Via: "event " + event, Guard: ce.ev.When, Start: r.now()}
+	changed, err := r.assign(ce.set, nil)
+	if err != nil {
+		return fmt.Errorf("cannot apply set of event %q: %w", event, err)
+	}
+	if err := r.fire(ce.fsmEv); err != nil {
+		return err
+	}
+	if r.env[VarLastError] != "" {
+		r.env[VarLastError] = ""
+		changed = setChanged(changed, VarLastError, "")
+	}
+	rec.To, rec.Vars = ce.ev.To, changed
+	r.moveTo(ce.ev.To)
+	r.seq = rec.Seq
+	r.status, r.pause, r.input = StatusRunning, nil, nil
+	return r.notify(ctx, rec)
+}
+
 // pendingEvent returns the first queued event that applies in the current state.
 func (r *Run) pendingEvent() (*cevent, error) {
 	for {

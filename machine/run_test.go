@@ -520,3 +520,50 @@ states:
 		t.Errorf("notes = %q", got)
 	}
 }
+
+func TestFireMovesAStoppedRunWithoutItsAction(t *testing.T) {
+	m := compileSpec(t, approvalSpec+`
+events:
+  CANCEL: {from: [ask], to: rejected, set: {approval: '"reject"'}}
+  RESTART: {to: plan, when: approval == ""}
+`, approvalRegistry())
+	rec := &recorder{}
+	r, _ := m.NewRun(nil, machine.WithObserver(rec))
+	if _, ok := machine.AsPause(r.Run(context.Background())); !ok {
+		t.Fatal("want a pause")
+	}
+	tests := []struct{ event, want string }{
+		{"CANSEL", `cannot fire event "CANSEL": the spec defines no such event; did you mean "CANCEL"?`},
+	}
+	for _, tt := range tests {
+		if err := r.Fire(context.Background(), tt.event); err == nil || err.Error() != tt.want {
+			t.Errorf("Fire(%s) = %v, want %q", tt.event, err, tt.want)
+		}
+	}
+	if err := r.Fire(context.Background(), "CANCEL"); err != nil {
+		t.Fatal(err)
+	}
+	last := rec.recs[len(rec.recs)-1]
+	if last.From != "ask" || last.To != "rejected" || last.Via != "event CANCEL" || last.Action != "" {
+		t.Errorf("record = %+v", last)
+	}
+	if err := r.Run(context.Background()); err != nil || r.State() != "rejected" || r.Var("approval") != "reject" {
+		t.Errorf("after CANCEL: %v in %s with %v", err, r.State(), r.Vars())
+	}
+	if err := r.Fire(context.Background(), "RESTART"); err == nil || !errors.Is(err, machine.ErrFinished) {
+		t.Errorf("Fire after the end = %v", err)
+	}
+	// A journal with a fired event replays.
+	r2, err := m.Resume(nil, rec.recs)
+	if err != nil || r2.Status() != machine.StatusCompleted {
+		t.Fatalf("Resume: %v, status %s", err, r2.Status())
+	}
+	// From a state the event does not list, and with a false guard.
+	r3, _ := m.NewRun(map[string]any{"approval": "approve"})
+	if err := r3.Fire(context.Background(), "CANCEL"); err == nil || err.Error() != `cannot fire event "CANCEL" in state "plan": it applies only from ["ask"]` {
+		t.Errorf("Fire(CANCEL) in plan = %v", err)
+	}
+	if err := r3.Fire(context.Background(), "RESTART"); err == nil || err.Error() != `cannot fire event "RESTART" in state "plan": its guard "approval == \"\"" is false` {
+		t.Errorf("Fire(RESTART) = %v", err)
+	}
+}

@@ -36,6 +36,7 @@ continues with the new spec. RUN_ID may be a unique prefix.`,
 			&cli.BoolFlag{Name: "reject", Usage: "answer the pause: reject"},
 			&cli.StringFlag{Name: "answer", Usage: "answer the pause with `TEXT` (feedback, guidance, an edited plan)"},
 			&cli.BoolFlag{Name: "force", Usage: "continue even though the spec changed since the run began"},
+			&cli.StringFlag{Name: "event", Usage: "fire the spec's event `NAME` (e.g. RESET) from the state the run stopped in, without re-running that state's action"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
@@ -149,6 +150,17 @@ func resumeAction(c *cli.Context) error {
 		sess.close()
 		return fmt.Errorf("cannot resume run %s: %w", id, err)
 	}
+	event := c.String("event")
+	if event != "" {
+		if in != nil {
+			sess.close()
+			return usageErrorf("give either --event or an answer (--approve, --reject, --answer), not both")
+		}
+		if err := r.CanFire(event); err != nil {
+			sess.close()
+			return withCode(exitUsage, err)
+		}
+	}
 	meta.Status, meta.State, meta.Steps, meta.PID, meta.Error = machine.StatusRunning, r.State(), r.Seq(), os.Getpid(), ""
 	meta.End = nil
 	meta.Resumes++
@@ -162,6 +174,12 @@ func resumeAction(c *cli.Context) error {
 	}
 	if prog.kind == progressText {
 		fmt.Fprintf(c.App.ErrWriter, "resuming run %s in %s after %d steps\n", id, r.State(), r.Seq())
+	}
+	if event != "" {
+		if err := r.Fire(c.Context, event); err != nil {
+			sess.close()
+			return err
+		}
 	}
 	return sess.drive(c, r, prog)
 }
