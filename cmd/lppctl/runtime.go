@@ -158,7 +158,12 @@ func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
 		return withCode(exitInterrupted, errors.New(""))
 	}
 	prog.summary(r, err)
-	fmt.Fprintf(c.App.ErrWriter, "run %s stopped in %s; after fixing the cause, retry the state with: lppctl resume %s\n", id, r.State(), id)
+	if st := r.Machine().Spec().State(r.State()); st != nil && st.Final {
+		// A final state whose action fails ends the run on purpose (e.g. an abort).
+		fmt.Fprintf(c.App.ErrWriter, "run %s ended in %s\n", id, r.State())
+	} else {
+		fmt.Fprintf(c.App.ErrWriter, "run %s stopped in %s; after fixing the cause, retry the state with: lppctl resume %s\n", id, r.State(), id)
+	}
 	return withCode(exitFailed, err)
 }
 
