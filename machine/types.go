@@ -162,14 +162,15 @@ func (t Type) ParseValue(s string) (any, error) {
 			}
 			return nil, fmt.Errorf("%q is not a JSON %s", s, t)
 		}
-		v = normalizeJSON(v)
+		v = NormalizeJSON(v)
 		return t.Coerce(v)
 	}
 	return nil, fmt.Errorf("unknown type %q", t)
 }
 
-// normalizeJSON turns json.Numbers into int (when integral) or float64, recursively.
-func normalizeJSON(v any) any {
+// NormalizeJSON turns the json.Numbers of a value decoded with UseNumber into
+// int (when integral) or float64, recursively, in place.
+func NormalizeJSON(v any) any {
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
@@ -179,11 +180,11 @@ func normalizeJSON(v any) any {
 		return f
 	case []any:
 		for i := range x {
-			x[i] = normalizeJSON(x[i])
+			x[i] = NormalizeJSON(x[i])
 		}
 	case map[string]any:
 		for k := range x {
-			x[k] = normalizeJSON(x[k])
+			x[k] = NormalizeJSON(x[k])
 		}
 	}
 	return v

@@ -126,15 +126,9 @@ func resumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	reg, err = buildRegistry(cfg, sess.rt)
+	m, err := sess.compile(cfg, spec)
 	if err != nil {
-		sess.close()
 		return err
-	}
-	m, err := machine.Compile(spec, reg)
-	if err != nil {
-		sess.close()
-		return withCode(exitInvalidSpec, err)
 	}
 	budget := meta.MaxTransitions
 	if n := c.Int("max-transitions"); n > 0 {

@@ -87,15 +87,9 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	reg, err = buildRegistry(cfg, sess.rt)
+	m, err := sess.compile(cfg, spec)
 	if err != nil {
-		sess.close()
 		return err
-	}
-	m, err := machine.Compile(spec, reg)
-	if err != nil {
-		sess.close()
-		return withCode(exitInvalidSpec, err)
 	}
 	prog := newProgress(c.App.Writer, progressMode(c))
 	r, err := m.NewRun(vars, sess.runOptions(prog, c.Int("max-transitions"))...)

@@ -58,6 +58,23 @@ type session struct {
 	rt      *runtimeIO
 }
 
+// compile builds the run's registry (the actions now get the session's
+// logs and terminal) and compiles the spec against it. On error the session
+// is closed.
+func (s *session) compile(cfg agentConfig, spec *machine.Spec) (*machine.Machine, error) {
+	reg, err := buildRegistry(cfg, s.rt)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		s.close()
+		return nil, withCode(exitInvalidSpec, err)
+	}
+	return m, nil
+}
+
 // openSession opens the run's journal and logs for appending and prepares the
 // actions' I/O: a person is asked on a terminal unless noInput.
 func openSession(c *cli.Context, run *runstore.Run, noInput bool) (*session, error) {

@@ -262,32 +262,13 @@ func (l *Log) Last() *Entry {
 	return l.Entries[len(l.Entries)-1]
 }
 
-// normalizeMap turns json.Numbers into int when integral, else
-// float64, recursively, so that values read back from JSON match the types
-// the interpreter stores.
+// normalizeMap turns json.Numbers into int when integral, else float64,
+// so that replayed values have the types a fresh run would have.
 func normalizeMap(m map[string]any) map[string]any {
 	for k, v := range m {
-		m[k] = normalize(v)
+		m[k] = machine.NormalizeJSON(v)
 	}
 	return m
-}
-
-func normalize(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = normalize(x[i])
-		}
-	case map[string]any:
-		normalizeMap(x)
-	}
-	return v
 }
 
 var _ machine.Observer = (*Journal)(nil)
