@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -327,20 +328,36 @@ func TestAgentTransientErrors(t *testing.T) {
 			t.Fatalf("the retry is not reported:\n%s", res.out)
 		}
 	})
-	t.Run("500 forever", func(t *testing.T) {
+	t.Run("500 forever stops the run in place; resume makes the call again", func(t *testing.T) {
 		root := newProject(t, "hello_skill")
-		f := newFakeLLM(t, "replies:\n"+planner("greet Ada"))
+		f := newFakeLLM(t, "replies:\n"+planner("greet Ada")+reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] ok"))+reply("evaluator", 1, pass("")))
 		f.fail = func(int) int { return 500 }
 		res := runAgent(t, root, f, "--yes")
 		if res.code != exitFailed {
 			t.Fatalf("exit %d\n%s", res.code, res.all())
 		}
-		want := "the model call failed: cannot get the planner's reply: cannot call openai:test-model: gave up after 3 attempts, the last one failed with HTTP 500 (server error)"
+		want := `action failed: llm.planner in state "plan": cannot get the planner's reply: cannot call openai:test-model: gave up after 3 attempts, the last one failed with HTTP 500 (server error)`
 		if !strings.Contains(res.err, want) {
 			t.Fatalf("stderr lacks %q:\n%s", want, res.err)
 		}
+		if !strings.Contains(res.err, "stopped in plan; after fixing the cause, retry the state with: lppctl resume ") {
+			t.Fatalf("stderr lacks the resume hint:\n%s", res.err)
+		}
 		if f.n != 3 {
 			t.Fatalf("requests = %d", f.n)
+		}
+		// The provider comes back: the run resumes where it stopped and completes.
+		f.fail = nil
+		ents, err := os.ReadDir(filepath.Join(root, ".lppctl", "runs"))
+		if err != nil || len(ents) != 1 {
+			t.Fatalf("runs: %v %v", ents, err)
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{"lppctl", "resume", "-q", "--root", root, ents[0].Name()}, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("resume: exit %d\n%s%s", code, out.String(), errb.String())
+		}
+		if !strings.Contains(out.String(), "completed in done") {
+			t.Fatalf("resume output:\n%s", out.String())
 		}
 	})
 }
