@@ -265,3 +265,14 @@ func TestScriptRejectsBadFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectionRefusedIsRetriedThenClear(t *testing.T) {
+	// A server that is gone: the port is closed, every dial is refused.
+	srv, _ := chatServer(t, func(int, map[string]any, http.ResponseWriter) {})
+	url := srv.URL
+	srv.Close()
+	_, err := openaiClient(t, url).Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
+	if err == nil || !strings.Contains(err.Error(), "gave up after 3 attempts, the last one failed with connection error") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -76,6 +76,7 @@ type attemptInfo struct {
 	mu         sync.Mutex
 	status     int
 	retryAfter time.Duration
+	transport  error // the transport's own error: providers' clients may replace it with a plain message
 }
 
 type attemptKey struct{}
@@ -86,6 +87,11 @@ type statusTransport struct{ base http.RoundTripper }
 
 func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
+	if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok && err != nil {
+		info.mu.Lock()
+		info.transport = err
+		info.mu.Unlock()
+	}
 	if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok && resp != nil {
 		info.mu.Lock()
 		info.status = resp.StatusCode
@@ -163,9 +169,14 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 			return n, ctx.Err()
 		}
 		info.mu.Lock()
-		status, ra := info.status, info.retryAfter
+		status, ra, terr := info.status, info.retryAfter, info.transport
 		info.mu.Unlock()
 		ok, why := transient(err, status)
+		if !ok && terr != nil && status == 0 {
+			// e.g. langchaingo's OpenAI client turns "connection refused" into
+			// "network error: failed to reach API server", losing the cause.
+			ok, why = transient(terr, 0)
+		}
 		if !ok {
 			if why != "" {
 				return n, fmt.Errorf("cannot call %s: %s: %w", what, why, err)
