@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -167,46 +165,17 @@ func (d *Deps) abort(_ context.Context, c *machine.Call) error {
 	return errors.New(msg)
 }
 
-// crashPoint kills the process when $LPPCTL_CRASHPOINT arms point name (a
-// comma-separated list of NAME:N, the N-th hit kills; NAME alone means 1),
-// for the crash-safety tests of durable runs.
-func crashPoint(name string) {
-	crashOnce.Do(func() {
-		crashArmed = map[string]int{}
-		for _, p := range strings.Split(os.Getenv("LPPCTL_CRASHPOINT"), ",") {
-			n, k, ok := strings.Cut(strings.TrimSpace(p), ":")
-			if n == "" {
-				continue
-			}
-			v := 1
-			if ok {
-				if x, err := strconv.Atoi(k); err == nil && x > 0 {
-					v = x
-				}
-			}
-			crashArmed[n] = v
+// crashPoint kills the process when $LPPCTL_CRASHPOINT arms point name (see
+// runstore.EnvCrashPoint), for the crash-safety tests of durable runs. The
+// agent's points: skillsmd-mid-write (a skills.md temporary file is written,
+// not yet renamed over skills.md) and skillsmd-after-append (the entry is in
+// skills.md, the action has not returned).
+func crashPoint(name string) { runstore.CrashPoint(name) }
+
+func init() {
+	skills.BeforeReplace = func(path string) {
+		if filepath.Base(path) == skills.DocFile {
+			crashPoint("skillsmd-mid-write")
 		}
-	})
-	want, ok := crashArmed[name]
-	if !ok {
-		return
-	}
-	crashMu.Lock()
-	crashHits[name]++
-	hit := crashHits[name]
-	crashMu.Unlock()
-	if hit == want {
-		if p, err := os.FindProcess(os.Getpid()); err == nil {
-			_ = p.Kill() // SIGKILL on Unix: no deferred code, no flushing
-		}
-		time.Sleep(time.Minute)
-		os.Exit(137)
 	}
 }
-
-var (
-	crashOnce  sync.Once
-	crashArmed map[string]int
-	crashMu    sync.Mutex
-	crashHits  = map[string]int{}
-)

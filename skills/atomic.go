@@ -11,6 +11,22 @@ import (
 // written and synced and before it replaces the target; an error aborts the write.
 var testHookBeforeRename func(tmp string) error
 
+// BeforeReplace, when set, is called after the temporary file of an atomic
+// write of path is written and synced, and before it replaces path. It is
+// for crash-safety tests (lppctl arms a crash point here); set it once, at
+// start-up.
+var BeforeReplace func(path string)
+
+// removeStaleTemps removes the temporary files an interrupted atomic write
+// of path left behind. Call it only while holding the lock that serialises
+// writers of path: then no other writer's temporary file can exist.
+func removeStaleTemps(path string) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
+}
+
 // writeFileAtomic replaces path with data: it writes a temporary file in the
 // same directory, syncs it, renames it over path and syncs the directory.
 // On failure the temporary file is removed and path is left untouched.
@@ -47,6 +63,9 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 		if err = testHookBeforeRename(tmpName); err != nil {
 			return err
 		}
+	}
+	if BeforeReplace != nil {
+		BeforeReplace(path)
 	}
 	if err = os.Rename(tmpName, path); err != nil {
 		return err

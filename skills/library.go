@@ -428,6 +428,7 @@ func (l *Library) withLock(fn func() error) error {
 		return err
 	}
 	defer unlock()
+	removeStaleTemps(l.path) // a writer killed before its rename left one
 	return fn()
 }
 

@@ -195,6 +195,7 @@ func appendEntry(path, sec, id string, at time.Time, body string) error {
 		return fmt.Errorf("cannot append to %s: %w", path, err)
 	}
 	defer unlock()
+	removeStaleTemps(path) // a writer killed before its rename left one
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot append to %s: %w", path, ErrNotFound)

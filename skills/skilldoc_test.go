@@ -289,3 +289,25 @@ func TestShortenArgs(t *testing.T) {
 		t.Errorf("total cap: got %d runes %q", len([]rune(got)), got)
 	}
 }
+
+func TestAppendRemovesTempFilesOfAKilledWriter(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "skills.md")
+	if err := os.WriteFile(path, []byte("# Skill\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, ".skills.md.tmp-123")
+	if err := os.WriteFile(stale, []byte("half a write"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendFeedback(path, "run/1", time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC), "good"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("the stale temporary file is still there: %v", err)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "good") {
+		t.Fatalf("skills.md = %q", b)
+	}
+}

@@ -45,6 +45,7 @@ func crashCases() []crashCase {
 	add("journal-after-write", 3, 9, 16, 29)
 	add("runjson-write", 2)
 	add("runjson-rename", 2)
+	add("skillsmd-mid-write", 1, 2, 3)
 	add("skillsmd-after-append", 1, 2, 3)
 	cs = append(cs,
 		crashCase{name: "approval resume, journal-mid-write:2", point: "journal-mid-write:2", pause: true, killed: true},
@@ -332,6 +333,9 @@ func finalState(t *testing.T, root string) finalRun {
 	f := finalRun{steps: l.Steps(), vars: snap.Vars}
 	for _, it := range snap.Memory.Items(actions.MemL2) {
 		f.l2 = append(f.l2, string(it))
+	}
+	if stale, _ := filepath.Glob(filepath.Join(root, "skills", "hello_skill", ".skills.md.tmp-*")); len(stale) > 0 {
+		t.Errorf("temporary files of an interrupted skills.md write are left behind: %v", stale)
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "skills", "hello_skill", "skills.md")); err == nil {
 		f.skillsMD = strings.ReplaceAll(string(b), id, "RUN_ID")
