@@ -1,11 +1,16 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -77,4 +82,35 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// preflightAgent checks, before a run directory is created, what would
+// otherwise fail at the agent's first model or tool call: a malformed
+// --llm (or $LPPCTL_LLM) is a usage error, an invalid or missing gateway
+// policy an invalid-input error. Specs that use only built-in actions skip it.
+func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
+	builtins := machine.NewBuiltinRegistry()
+	agent := false
+	for _, st := range spec.States {
+		if st.Do != "" && builtins.Lookup(st.Do) == nil {
+			agent = true
+			break
+		}
+	}
+	if !agent {
+		return nil
+	}
+	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {
+		if _, err := llm.Choose(cfg.LLM, "--llm", os.Getenv); err != nil && !errors.Is(err, llm.ErrNoProvider) {
+			return withCode(exitUsage, err)
+		}
+	}
+	policy := cfg.Policy
+	if policy == "" {
+		policy = filepath.Join(cfg.Root, "config", "tools_config.yaml")
+	}
+	if _, err := gateway.LoadPolicy(policy); err != nil {
+		return withCode(exitInvalidSpec, fmt.Errorf("%w; give one with --policy FILE", err))
+	}
+	return nil
 }

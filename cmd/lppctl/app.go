@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -39,8 +41,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		Commands:             commands(),
 		EnableBashCompletion: true,
-		HideVersion:          true,
-		ExitErrHandler:       func(*cli.Context, error) {}, // run() reports errors and picks the exit code
+		// --var errors='["a","b"]' is one value: repeat the flag for several.
+		DisableSliceFlagSeparator: true,
+		HideVersion:               true,
+		ExitErrHandler:            func(*cli.Context, error) {}, // run() reports errors and picks the exit code
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return withCode(exitUsage, err)
 		},
@@ -50,6 +54,18 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 // run executes the CLI and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
+	if len(args) > 1 && !strings.HasPrefix(args[1], "-") && findCommand(app.Commands, args[1]) == nil && args[1] != "help" && args[1] != "h" {
+		names := make([]string, 0, len(app.Commands))
+		for _, c := range app.Commands {
+			names = append(names, c.Name)
+		}
+		hint := machine.DidYouMean(args[1], names)
+		if hint != "" {
+			hint = "; " + hint
+		}
+		fmt.Fprintf(stderr, "lppctl: unknown command %q%s (lppctl --help lists them)\n", args[1], hint)
+		return exitUsage
+	}
 	if err := app.Run(interspersed(app, args)); err != nil {
 		code := exitCode(err)
 		if code == exitFailed && isUsageMessage(err) {

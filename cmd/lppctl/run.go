@@ -63,6 +63,9 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := preflightAgent(cfg, spec); err != nil {
+		return err
+	}
 	if _, err := machine.Compile(spec, reg); err != nil {
 		return withCode(exitInvalidSpec, err)
 	}
