@@ -232,7 +232,7 @@ func ParsePolicy(r io.Reader, name string) (*Policy, error) {
 	dec.KnownFields(true)
 	var raw rawPolicy
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("cannot load policy %s: %w: %s", name, ErrInvalidPolicy, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, fmt.Errorf("cannot load policy %s: %w: %s", name, ErrInvalidPolicy, yamlMessage(err))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
@@ -593,4 +593,32 @@ func levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// rawSections names the policy section each raw type decodes, for messages.
+var rawSections = map[string]string{
+	"rawPolicy":     "the policy",
+	"rawLimits":     "limits",
+	"rawBlocked":    "a blocked pattern",
+	"rawCLI":        "safe_cli_executor",
+	"rawSubCommand": "a sub-command",
+	"rawParam":      "a parameter",
+	"rawRunner":     "safe_py_runner",
+	"rawEnv":        "safe_py_runner.env",
+}
+
+var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type gateway\.(\w+)`)
+
+// yamlMessage rewrites yaml.v3's decoding errors for people: no "yaml:"
+// prefix, and unknown keys named by policy section instead of Go type.
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	return unknownFieldRE.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := unknownFieldRE.FindStringSubmatch(m)
+		section, ok := rawSections[sub[2]]
+		if !ok {
+			section = "the policy"
+		}
+		return fmt.Sprintf("unknown key %q in %s", sub[1], section)
+	})
 }

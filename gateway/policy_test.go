@@ -67,10 +67,10 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		problem string // the exact text of one reported problem
 	}{
 		{"an empty file", func(string) string { return "  \n" }, "cannot load policy p.yaml: invalid policy: the file is empty"},
-		{"an unknown top-level key", func(s string) string { return s + "\nallow_everything: true\n" }, "field allow_everything not found"},
+		{"an unknown top-level key", func(s string) string { return s + "\nallow_everything: true\n" }, `unknown key "allow_everything" in the policy`},
 		{"an unknown nested key", func(s string) string {
 			return strings.Replace(s, "  max_args: 32", "  max_args: 32\n  shell: true", 1)
-		}, "field shell not found"},
+		}, `unknown key "shell" in safe_py_runner`},
 		{"a bad regex", func(s string) string {
 			return strings.Replace(s, `pattern: '^[0-9]{1,2}$'`, `pattern: '^[0-9'`, 1)
 		}, "safe_cli_executor.sub_commands.tree.params.depth.pattern: invalid regex: missing closing ]: `[0-9`"},
@@ -98,7 +98,7 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		}, `protected_paths[2]: "../x" leaves the project root`},
 		{"a misspelt hidden_paths key", func(s string) string {
 			return strings.Replace(s, "hidden_paths:\n", "hidden_path:\n", 1)
-		}, "field hidden_path not found"},
+		}, `unknown key "hidden_path" in the policy`},
 		{"a bad hidden glob", func(s string) string {
 			return strings.Replace(s, "  - .env           # API keys\n", "  - '[.env'\n", 1)
 		}, `hidden_paths[1]: "[.env" is not a valid glob: syntax error in pattern`},

@@ -408,7 +408,7 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 	out := formatStreams(stdout, stderr)
 	switch {
 	case timedOut:
-		r := failed("timed out after %s: %s and every process it started were killed\n%s", timeout, script, out)
+		r := failed("timed out after %s: %s was killed, with every process of its process group\n%s", timeout, script, out)
 		r.Rule, r.TimedOut, r.ExitCode = "timeout", true, -1
 		return r
 	case ctx.Err() != nil:

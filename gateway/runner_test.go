@@ -284,7 +284,7 @@ func TestRunnerTimeoutKillsTheProcessGroup(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("call took %s", d)
 	}
-	want := "[ERROR] timed out after 1.5s: scripts/spawner.py and every process it started were killed\nstarted"
+	want := "[ERROR] timed out after 1.5s: scripts/spawner.py was killed, with every process of its process group\nstarted"
 	if res.Text != want || !res.TimedOut || res.Rule != "timeout" || res.Decision != DecisionError || res.ExitCode != -1 {
 		t.Fatalf("res = %+v", res)
 	}
