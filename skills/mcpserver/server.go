@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,6 +87,17 @@ func text(format string, args ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
 }
 
+// checkNameGiven rejects a blank name with the same message add_skill gives
+// ("skill name is empty: invalid"): a client that sends "" for the skill to
+// change or remove made a mistake, and "cannot remove skill \"\": not found"
+// hides it. Other names are looked up as given.
+func checkNameGiven(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return skills.ValidateName(name)
+	}
+	return nil
+}
+
 // New returns an MCP server named "lppctl-skills" serving lib.
 func New(lib *skills.Library, version string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "lppctl-skills", Title: "lppctl skill library", Version: version}, &mcp.ServerOptions{
@@ -105,6 +117,9 @@ func New(lib *skills.Library, version string) *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "update_skill", Description: "Change a skill's name, principle or when_to_apply; omitted fields stay as they are."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in UpdateInput) (*mcp.CallToolResult, SkillOutput, error) {
+			if err := checkNameGiven(in.Name); err != nil {
+				return nil, SkillOutput{}, fmt.Errorf("cannot update skill: %w", err)
+			}
 			var u skills.Update
 			if in.NewName != "" {
 				u.Name = &in.NewName
@@ -123,6 +138,9 @@ func New(lib *skills.Library, version string) *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "remove_skill", Description: "Remove a skill from the library."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in RemoveInput) (*mcp.CallToolResult, RemoveOutput, error) {
+			if err := checkNameGiven(in.Name); err != nil {
+				return nil, RemoveOutput{}, fmt.Errorf("cannot remove skill: %w", err)
+			}
 			if err := lib.Remove(in.Name); err != nil {
 				return nil, RemoveOutput{}, err
 			}

@@ -113,11 +113,13 @@ func TestToolsRoundTrip(t *testing.T) {
 		{"search", "search_skills", map[string]any{"query": "output file", "top_k": 1}, `"name":"verify_output_paths"`, false},
 		{"update", "update_skill", map[string]any{"name": "verify_output_paths", "when_to_apply": "At the end of every step."}, `updated skill "verify_output_paths"`, false},
 		{"update unknown", "update_skill", map[string]any{"name": "ghost", "principle": "x"}, `cannot update skill "ghost": not found`, true},
+		{"update empty name", "update_skill", map[string]any{"name": "", "principle": "x"}, `cannot update skill: skill name is empty: invalid`, true},
 		{"update nothing", "update_skill", map[string]any{"name": "verify_output_paths"}, `cannot update skill "verify_output_paths": no field to change: invalid`, true},
 		{"add invalid name", "add_skill", map[string]any{"name": "bad\u0007name", "principle": "p", "when_to_apply": "w"}, `cannot add skill: skill name "bad\aname" contains the control character U+0007: invalid`, true},
 		{"add missing field", "add_skill", map[string]any{"name": "x", "principle": "p"}, `when_to_apply`, true},
 		{"search empty query", "search_skills", map[string]any{"query": " "}, `cannot search skills: query is empty: invalid`, true},
 		{"remove", "remove_skill", map[string]any{"name": "retry_with_backoff"}, `removed skill "retry_with_backoff"`, false},
+		{"remove blank name", "remove_skill", map[string]any{"name": " "}, `cannot remove skill: skill name is empty: invalid`, true},
 		{"remove unknown", "remove_skill", map[string]any{"name": "retry_with_backoff"}, `cannot remove skill "retry_with_backoff": not found`, true},
 	}
 	for _, st := range steps {
