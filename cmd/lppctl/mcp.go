@@ -38,10 +38,6 @@ loopback address (127.0.0.1, ::1 or localhost only) until interrupted.`,
 	}
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 func mcpServe(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("mcp serve takes no arguments")
@@ -64,7 +60,8 @@ func mcpServe(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "lppctl: MCP server on http://%s (library %s)\n", a, lib.Path())
 		})
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(c.App.Reader), Writer: nopWriteCloser{c.App.Writer}}
+	f := newInFlight()
+	t := &mcp.IOTransport{Reader: &countingReader{r: c.App.Reader, f: f}, Writer: &countingWriter{w: c.App.Writer, f: f}}
 	err = srv.Run(ctx, t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil // the client went away: a normal end

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -132,5 +134,39 @@ func TestMCPServeSubprocess(t *testing.T) {
 	}
 	if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
 		t.Errorf("server process ended with %v", cmd.ProcessState)
+	}
+}
+
+// TestMCPServeAnswersAPipedSession pipes a whole session and closes stdin at
+// once, as `printf ... | lppctl mcp serve` does: every request still gets its
+// answer before the server exits.
+func TestMCPServeAnswersAPipedSession(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "skills.json")
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 0; i < 5; i++ {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add_skill","arguments":{"name":"skill_%d","principle":"p","when_to_apply":"w"}}}`+"\n", 10+i, i)
+	}
+	in.WriteString(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}` + "\n")
+	for round := 0; round < 5; round++ {
+		code, out, errOut := lppctl(t, in.String(), "mcp", "serve", "--library", lib)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		ids := map[float64]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var m struct {
+				ID any `json:"id"`
+			}
+			if err := json.Unmarshal([]byte(line), &m); err == nil {
+				if id, ok := m.ID.(float64); ok {
+					ids[id] = true
+				}
+			}
+		}
+		if len(ids) != 7 {
+			t.Fatalf("round %d: answers for %d of 7 requests:\n%s", round, len(ids), out)
+		}
 	}
 }
