@@ -10,15 +10,16 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/parser"
+	"gopkg.in/yaml.v3"
 )
 
 // Check decodes src and validates it against reg: it is Parse followed by
 // Validate. The diagnostics hold Parse's problems and Validate's, sorted by
 // position. When Parse found errors the spec is partial (whatever could not
-// be decoded is missing), so the checks of the graph's shape are left out
-// until they are fixed. The spec is nil
-// only when src could not be decoded at all.
-func Check(file string, src []byte, reg *Registry) (*Spec, Diagnostics) {
+// be decoded is missing): the graph checks still run on it, but report only
+// what the missing parts cannot change (see Validate). The spec is nil only
+// when src could not be decoded at all.
+func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spec, Diagnostics) {
 	spec, diags := Parse(file, src)
 	if spec == nil {
 		diags.Sort()
@@ -28,7 +29,7 @@ func Check(file string, src []byte, reg *Registry) (*Spec, Diagnostics) {
 	for _, d := range diags {
 		seen[d.String()] = true
 	}
-	for _, d := range validate(spec, reg, diags.HasErrors()) {
+	for _, d := range validate(spec, reg, diags, opts) {
 		if !seen[d.String()] {
 			diags = append(diags, d)
 		}
@@ -39,27 +40,52 @@ func Check(file string, src []byte, reg *Registry) (*Spec, Diagnostics) {
 
 // Validate checks a decoded spec against the actions of reg and returns every
 // problem it finds, errors and warnings, sorted by position. It reports what
-// Parse cannot see: undefined states and actions, action parameters,
-// expressions that do not compile or type-check against the context, enum
-// values, the shape of the graph (reachability, ways out, dead transitions)
-// and, as warnings, cycles that nothing bounds. A spec whose Parse and
-// Validate diagnostics hold no error compiles.
+// Parse cannot see: undefined states and actions, action parameters (file
+// parameters must name a readable file, see WithRoot), expressions that do
+// not compile or type-check against the context, enum values, the shape of
+// the graph (reachability, ways out, dead transitions) and, as warnings,
+// cycles that nothing bounds. A spec whose Parse and Validate diagnostics
+// hold no error compiles.
 //
-// The graph checks (reachability, ways out, final states) run only when
-// every transition and event names defined states, and the cycle warnings
-// only when there is no error: until then they would mostly repeat them.
+// The graph checks (reachability, ways out, final states) run on whatever is
+// defined, and report only what the errors found cannot change: a transition
+// to an undefined state counts as an edge to nowhere that may still lead to a
+// final state (and, for reachability, to the state its "did you mean" names);
+// in Check, a state whose text has a decode error keeps what was decoded but
+// may have lost transitions (to the states its text names) or its final: true.
+// The cycle warnings come only when there is no error.
 //
 // A Version of 0 is taken as "not given": Parse reports a missing or
 // unreadable `lpp` itself.
-func Validate(spec *Spec, reg *Registry) Diagnostics { return validate(spec, reg, false) }
+func Validate(spec *Spec, reg *Registry, opts ...ValidateOption) Diagnostics {
+	return validate(spec, reg, nil, opts)
+}
 
-// validate is Validate; partial tells that Parse found errors, so the spec
-// may lack states or transitions it meant to have.
-func validate(spec *Spec, reg *Registry, partial bool) Diagnostics {
+// ValidateOption configures Check and Validate.
+type ValidateOption func(*validateOptions)
+
+type validateOptions struct {
+	root string
+}
+
+// WithRoot sets the project root that file parameters are looked up in after
+// the spec's folder (default: the current directory), as the actions do at
+// run time.
+func WithRoot(dir string) ValidateOption {
+	return func(o *validateOptions) { o.root = dir }
+}
+
+// validate is Validate; parsed holds Parse's diagnostics (nil when there were
+// none), which tell what parts of the spec may be missing.
+func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOption) Diagnostics {
 	if spec == nil {
 		return nil
 	}
-	v := &validator{spec: spec, reg: reg, env: TypeEnv(spec), writesSeen: map[string]bool{}}
+	o := validateOptions{root: "."}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	v := &validator{spec: spec, reg: reg, env: TypeEnv(spec), writesSeen: map[string]bool{}, root: o.root}
 	v.header()
 	for _, st := range spec.States {
 		v.state(st)
@@ -67,9 +93,11 @@ func validate(spec *Spec, reg *Registry, partial bool) Diagnostics {
 	for _, ev := range spec.Events {
 		v.event(ev)
 	}
-	if !partial && !v.unknownTargets {
-		v.graph()
+	partial := parsed.HasErrors()
+	if partial {
+		v.damage = findDamage(spec, parsed)
 	}
+	v.graph()
 	if !partial && !v.diags.HasErrors() {
 		v.cycles()
 	}
@@ -85,8 +113,8 @@ type validator struct {
 	writesSeen map[string]bool // actions whose Writes were checked
 	canFinish  map[string]bool // states from which a final state can be reached (nil: not computed)
 	badGuards  map[Pos]bool    // guards that did not compile (already errors)
-	// unknownTargets tells that a transition or event names an undefined state.
-	unknownTargets bool
+	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
+	root       string          // the project root, for file parameters
 }
 
 func (v *validator) add(sev Severity, p Pos, span int, hint, format string, args ...any) {
@@ -231,8 +259,10 @@ func transitionSpan(t *Transition) int {
 }
 
 func (v *validator) transition(t *Transition) {
-	if v.spec.State(t.To) == nil && t.To != "" {
-		v.unknownTargets = true
+	switch {
+	case t.To == "" && isQuotedAt(v.spec.Source, t.ToPos): // `to: ""`; a null is Parse's
+		v.errorf(t.ToPos, 2, "states are: "+listNames(v.spec.StateNames(), 12), "transition to an empty state name")
+	case t.To != "" && v.spec.State(t.To) == nil:
 		v.errorf(t.ToPos, len(t.To), v.stateHint(t.To), "transition to unknown state %q", t.To)
 	}
 	if t.When != "" {
@@ -244,8 +274,10 @@ func (v *validator) transition(t *Transition) {
 }
 
 func (v *validator) event(ev *Event) {
-	if ev.To != "" && v.spec.State(ev.To) == nil {
-		v.unknownTargets = true
+	switch {
+	case ev.To == "" && isQuotedAt(v.spec.Source, ev.ToPos):
+		v.errorf(ev.ToPos, 2, "states are: "+listNames(v.spec.StateNames(), 12), "event %q goes to an empty state name", ev.Name)
+	case ev.To != "" && v.spec.State(ev.To) == nil:
 		v.errorf(ev.ToPos, len(ev.To), v.stateHint(ev.To), "event %q goes to unknown state %q", ev.Name, ev.To)
 	}
 	for _, from := range ev.From {
@@ -253,7 +285,6 @@ func (v *validator) event(ev *Event) {
 		st := v.spec.State(from)
 		switch {
 		case st == nil:
-			v.unknownTargets = true
 			v.errorf(p, len(from), v.stateHint(from), "event %q comes from unknown state %q", ev.Name, from)
 		case st.Final:
 			v.errorf(p, len(from), "a final state ends the run before events are considered; remove it from from:", "event %q can never fire from final state %q", ev.Name, from)
@@ -582,7 +613,8 @@ func isIdentByte(c byte) bool {
 }
 
 // graph checks the shape of the machine: reachability from the initial
-// state, ways out of every state, and that a final state can be reached.
+// state, ways out of every state, and that a final state can be reached. On a
+// spec with errors it reports only what they cannot change (see Validate).
 func (v *validator) graph() {
 	s := v.spec
 	if len(s.States) == 0 {
@@ -591,9 +623,55 @@ func (v *validator) graph() {
 		}
 		return
 	}
+	d := v.damage
+	if d == nil {
+		d = &damage{}
+	}
+	if d.total {
+		return
+	}
+	// succ holds the edges as written; meant adds those the errors may hide:
+	// to the state an undefined target probably means, and from a state with
+	// a decode error to the states its text names. mayFinish holds the states
+	// that may reach a final state through an undefined target or a lost part.
 	succ := v.successors()
+	meant := map[string][]string{}
+	for from, tos := range succ {
+		meant[from] = append([]string(nil), tos...)
+	}
+	var mayFinish []string
+	unknown := func(from, to string) {
+		mayFinish = appendUnique(mayFinish, from)
+		if m := v.meantState(to); m != "" {
+			meant[from] = appendUnique(meant[from], m)
+		}
+	}
+	for _, st := range s.States {
+		for _, t := range st.Transitions() {
+			if s.State(t.To) == nil {
+				unknown(st.Name, t.To)
+			}
+		}
+	}
+	for _, ev := range s.Events {
+		if s.State(ev.To) != nil {
+			continue
+		}
+		for _, from := range v.eventSources(ev) {
+			unknown(from, ev.To)
+		}
+	}
+	for _, st := range s.States {
+		if names, ok := d.states[st.Name]; ok {
+			mayFinish = appendUnique(mayFinish, st.Name)
+			for _, n := range names {
+				meant[st.Name] = appendUnique(meant[st.Name], n)
+			}
+		}
+	}
+
 	if s.State(s.Initial) != nil {
-		seen := reach([]string{s.Initial}, succ)
+		seen := reach(append([]string{s.Initial}, d.roots...), meant)
 		for _, st := range s.States {
 			if !seen[st.Name] {
 				v.errorf(st.Pos, len(st.Name), "no transition, on_error route or event goes to it: add one, or remove the state",
@@ -603,31 +681,250 @@ func (v *validator) graph() {
 	}
 	var finals []string
 	for _, st := range s.States {
-		if st.Final {
+		switch {
+		case st.Final:
 			finals = append(finals, st.Name)
-		} else if len(st.Next) == 0 {
+		case len(st.Next) == 0 && !d.hasState(st.Name):
 			v.errorf(st.Pos, len(st.Name), "add `next: STATE`, or `final: true` if the run ends here",
 				"state %q has no way out: it is not final and has no next transitions", st.Name)
 		}
 	}
 	if len(finals) == 0 {
-		st := s.States[0]
-		v.errorf(st.Pos, len(st.Name), "mark the state that ends the run with `final: true`", "the spec has no final state")
+		if !d.finals && len(d.states) == 0 {
+			st := s.States[0]
+			v.errorf(st.Pos, len(st.Name), "mark the state that ends the run with `final: true`", "the spec has no final state")
+		}
 		return
 	}
 	pred := map[string][]string{}
-	for from, tos := range succ {
+	for from, tos := range meant {
 		for _, to := range tos {
 			pred[to] = append(pred[to], from)
 		}
 	}
-	v.canFinish = reach(finals, pred)
+	v.canFinish = reach(append(finals, mayFinish...), pred)
+	if d.events {
+		return // a lost event may lead anywhere
+	}
 	for _, st := range s.States {
 		if !v.canFinish[st.Name] && len(st.Next) > 0 {
 			v.errorf(st.Pos, len(st.Name), "every path from here runs until limits.max_transitions: add a transition that leads to a final state",
 				"no final state can be reached from state %q", st.Name)
 		}
 	}
+}
+
+// meantState returns the defined state an undefined target most probably
+// means (its "did you mean"), or "".
+func (v *validator) meantState(name string) string {
+	if name == "" {
+		return ""
+	}
+	h := DidYouMean(name, v.spec.StateNames())
+	if m, ok := strings.CutPrefix(h, "did you mean "); ok {
+		if q, err := strconv.Unquote(strings.TrimSuffix(m, "?")); err == nil && v.spec.State(q) != nil {
+			return q
+		}
+	}
+	return ""
+}
+
+// eventSources returns the states an event can fire from: its from list, or
+// every non-final state.
+func (v *validator) eventSources(ev *Event) []string {
+	var out []string
+	if len(ev.From) > 0 {
+		for _, from := range ev.From {
+			if st := v.spec.State(from); st != nil && !st.Final {
+				out = append(out, from)
+			}
+		}
+		return out
+	}
+	for _, st := range v.spec.States {
+		if !st.Final {
+			out = append(out, st.Name)
+		}
+	}
+	return out
+}
+
+// damage is what Parse's errors may have dropped from a partial spec, found
+// by where they are: the graph checks must not report what the dropped parts
+// may have said.
+type damage struct {
+	// states maps each state with a decode error in its text to the states
+	// that text names: it may have lost transitions to them, or its final: true.
+	states map[string][]string
+	// roots are states named by text that was dropped whole (a state whose
+	// name is not an identifier, an unknown top-level key, an event): it may
+	// have led to them.
+	roots []string
+	// finals: a final state may have been dropped (a state or a top-level
+	// key was), so "no final state" is not certain.
+	finals bool
+	// events: an event may have been dropped, so any state may have a way
+	// to a final state.
+	events bool
+	// total: the errors could not be located; no graph check is certain.
+	total bool
+}
+
+func (d *damage) hasState(name string) bool {
+	_, ok := d.states[name]
+	return ok
+}
+
+// region is the text of one key of a mapping and its value: from the key to
+// the next key of the same mapping (or end).
+type region struct {
+	name       string
+	key, value *yaml.Node
+	start, end Pos
+}
+
+func regionsOf(m *yaml.Node, end Pos) []region {
+	var out []region
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		r := region{name: m.Content[i].Value, key: m.Content[i], value: m.Content[i+1], start: pos(m.Content[i]), end: end}
+		if i+2 < len(m.Content) {
+			r.end = pos(m.Content[i+2])
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func posBefore(a, b Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+
+func regionAt(rs []region, p Pos) *region {
+	for i := range rs {
+		if !posBefore(p, rs[i].start) && posBefore(p, rs[i].end) {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// findDamage locates each of Parse's errors in the spec's text.
+func findDamage(spec *Spec, parsed Diagnostics) *damage {
+	d := &damage{states: map[string][]string{}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(spec.Source, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		d.total = true
+		return d
+	}
+	eof := Pos{Line: strings.Count(string(spec.Source), "\n") + 2, Col: 1}
+	top := regionsOf(doc.Content[0], eof)
+	names := func(r *region) []string { return stateNamesIn(spec, r.start, r.end) }
+	dropped := func(r *region) {
+		d.roots = append(d.roots, names(r)...)
+		d.finals = true
+	}
+	for _, e := range parsed.Errors() {
+		if strings.HasPrefix(e.Msg, "missing key ") {
+			continue // reported at the spec's start; nothing was dropped
+		}
+		t := regionAt(top, e.Pos)
+		if t == nil {
+			if e.Pos.IsValid() {
+				continue // before the first key
+			}
+			d.total = true
+			return d
+		}
+		if e.Pos == t.start && !contains(topKeys, t.name) || t.name == "" {
+			// An unknown (or duplicate) top-level key: its text is dropped.
+			dropped(t)
+			if DidYouMean(t.name, []string{"events"}) != "" || t.name == "events" {
+				d.events = true
+			}
+			continue
+		}
+		switch t.name {
+		case "states":
+			var sub *region
+			if t.value.Kind == yaml.MappingNode {
+				sub = regionAt(regionsOf(t.value, t.end), e.Pos)
+			}
+			switch {
+			case e.Pos == t.start:
+				dropped(t) // a second states: key
+			case sub == nil:
+				// states is not a mapping: there are no states.
+			case spec.State(sub.name) != nil:
+				if f := fieldAt(sub, e.Pos); f != nil && e.Pos != f.start && contains(stateDataKeys, f.name) {
+					break // inside do, with, set or note: no transition or final is lost
+				}
+				d.states[sub.name] = append(d.states[sub.name], names(sub)...)
+			default:
+				dropped(sub) // a state whose name is not an identifier
+			}
+		case "events":
+			var sub *region
+			if t.value.Kind == yaml.MappingNode {
+				sub = regionAt(regionsOf(t.value, t.end), e.Pos)
+			}
+			if sub == nil {
+				sub = t
+			}
+			d.roots = append(d.roots, names(sub)...)
+			if ev := spec.Event(sub.name); ev == nil || ev.Pos != sub.start {
+				d.events = true // the event was dropped
+			}
+			// A decoded event with an error keeps its from (or gets every
+			// state) and, without its to, leads nowhere: graph counts it.
+		}
+		// Errors in lpp, name, description, context, initial and limits
+		// change no edge: a bad initial is an undefined one.
+	}
+	return d
+}
+
+// stateDataKeys are the keys of a state that hold no transition and no final.
+var stateDataKeys = []string{"do", "with", "set", "note"}
+
+// fieldAt returns the key of the mapping r's value whose text holds p, or nil.
+func fieldAt(r *region, p Pos) *region {
+	if r.value.Kind != yaml.MappingNode {
+		return nil
+	}
+	return regionAt(regionsOf(r.value, r.end), p)
+}
+
+var identWordRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// stateNamesIn returns the defined states whose names appear as words in the
+// spec's text from start to end.
+func stateNamesIn(spec *Spec, start, end Pos) []string {
+	var out []string
+	for l := start.Line; l <= end.Line; l++ {
+		line := sourceLine(spec.Source, l)
+		if l == end.Line {
+			line = cutCol(line, end.Col)
+		}
+		if l == start.Line {
+			line = line[len(cutCol(line, start.Col)):]
+		}
+		for _, w := range identWordRE.FindAllString(line, -1) {
+			if spec.State(w) != nil {
+				out = appendUnique(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// cutCol returns line up to (not including) the 1-based character column col.
+func cutCol(line string, col int) string {
+	n := 0
+	for i := range line {
+		if n == col-1 {
+			return line[:i]
+		}
+		n++
+	}
+	return line
 }
 
 // successors returns, for each state, the states its next transitions,

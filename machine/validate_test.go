@@ -246,3 +246,99 @@ func TestValidateNilSpec(t *testing.T) {
 		t.Errorf("got %v", diags)
 	}
 }
+
+// TestGraphChecksRunOnPartialSpecs checks that decode errors and undefined
+// targets no longer hold back the graph checks, and that the graph checks
+// report only what the errors cannot change (no cascades).
+func TestGraphChecksRunOnPartialSpecs(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string // substrings of Diagnostic.String(), each reported exactly once
+		not  []string // substrings that must not be reported
+	}{
+		{
+			file: "mixed_key_to_unreachable",
+			want: []string{
+				`3:1: error: unknown key "descripton" in the spec`,
+				`10:11: error: transition to unknown state "reveiw"`,
+				`16:3: error: state "archive" is unreachable`,
+				`19:3: error: state "stuck" is unreachable`,
+				`19:3: error: state "stuck" has no way out`,
+			},
+			// review is reached through the misspelt target that means it
+			not: []string{`error: state "review"`, `error: state "draft"`, "no final state"},
+		},
+		{
+			file: "mixed_state_errors",
+			want: []string{
+				`9:5: error: unknown key "nxt" in state "work"`,
+				`16:3: error: no final state can be reached from state "spin"`,
+				`19:36: error: guard: unexpected token EOF`,
+				`21:3: error: no final state can be reached from state "spin2"`,
+				`23:21: error: parameter "message" of action "log"`,
+				`25:3: error: state "orphan" is unreachable`,
+				`28:17: error: final must be true or false`,
+				`29:3: error: state "failed" is unreachable`,
+			},
+			// work lost its next to a decode error; done may be final
+			not: []string{`state "work" has no way out`, `error: state "check"`, `error: state "done"`, `from state "work"`, `from state "check"`, "the spec has no final state"},
+		},
+		{
+			file: "mixed_dropped_and_events",
+			want: []string{
+				`10:14: error: transition to unknown state "middle-step"`,
+				`12:3: error: state name "middle-step" is not an identifier`,
+				`20:14: error: transition to unknown state "nowhere"`,
+				`21:3: error: state "island" is unreachable`,
+				`28:5: error: unknown key "nte" in event "RESET"`,
+			},
+			// finish is named by the dropped state; loop may leave through its undefined target
+			not: []string{`error: state "finish"`, `error: state "loop"`, `from state "loop"`, `from state "island"`},
+		},
+		{
+			file: "mixed_no_final",
+			want: []string{
+				`5:3: error: duplicate context variable "retries"`,
+				`8:3: error: the spec has no final state`,
+				`11:31: error: guard: invalid operation`,
+				`16:3: error: state "c" has no way out`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := "testdata/broken/" + tt.file + ".yaml"
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, diags := Check(path, src, NewBuiltinRegistry())
+			var got []string
+			for _, d := range diags {
+				got = append(got, d.String())
+			}
+			all := strings.Join(got, "\n")
+			for _, w := range tt.want {
+				if n := strings.Count(all, w); n != 1 {
+					t.Errorf("want %q reported once, got %d times in:\n%s", w, n, all)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(all, n) {
+					t.Errorf("want nothing about %q (a cascade), got:\n%s", n, all)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("want %d diagnostics, got %d:\n%s", len(tt.want), len(got), all)
+			}
+		})
+	}
+}
+
+func TestEmptyTargetIsAnError(t *testing.T) {
+	src := strings.Replace(validBase, "next: a", `next: [{to: ""}]`, 1)
+	_, diags := Check("t.yaml", []byte(src), NewBuiltinRegistry())
+	if len(diags) == 0 || diags[0].String() != `t.yaml:17:17: error: transition to an empty state name; states are: a, b, done` {
+		t.Errorf("got %v", diags)
+	}
+}
