@@ -108,7 +108,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		path = d.rootPath(p)
 	}
 	shown := d.relToRoot(path)
-	lib, err := skills.Open(path)
+	lib, err := d.openLibrary(c, path)
 	if err != nil {
 		return fmt.Errorf("cannot open the skill library: %w", err)
 	}
@@ -139,7 +139,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	rep, err := lib.Apply(ps, iter+1)
+	rep, err := lib.Apply(ps, iter)
 	if err != nil {
 		return fmt.Errorf("cannot update the skill library: %w", err)
 	}

@@ -2,8 +2,11 @@ package actions
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
@@ -52,12 +55,21 @@ func exprBool(c *machine.Call, name string) (bool, error) {
 	return false, fmt.Errorf("parameter %q of %s must be true or false, got %v (%T)", name, c.Action, c.Param(name), c.Param(name))
 }
 
+// openLibrary opens the skill library at path for this run: the run is one
+// iteration of the library (skills.WithRun), so the skills the teacher adds
+// get the run's iteration as created_iteration, and the skills its prompts
+// use get it as last_used_iteration. A resumed run keeps its iteration.
+func (d *Deps) openLibrary(c *machine.Call, path string) (*skills.Library, error) {
+	return skills.Open(path, skills.WithRun(d.runID(c.RunID)))
+}
+
 // relevantSkills renders the "Relevant Skills" section for a prompt: at
 // most relevant_skills (the action's parameter; 0 or absent: off) library
 // skills ranked against query, recording their use once. Skills that share
 // no term with the query (score 0) are never injected, so an unrelated
-// library leaves the prompt as it was. A missing library is empty; a broken
-// one only adds a warning note. The error is for a bad parameter only.
+// library leaves the prompt as it was. A missing library is empty (and the
+// run is not counted as an iteration); a broken one only adds a warning
+// note. The error is for a bad parameter only.
 func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string) (string, error) {
 	k, err := exprInt(c, "relevant_skills")
 	if err != nil {
@@ -68,27 +80,26 @@ func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string
 		return "", nil
 	}
 	path := d.libraryPath()
-	lib, err := skills.Open(path)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	lib, err := d.openLibrary(c, path)
 	if err != nil {
 		c.Notef("warning: no relevant skills in the prompt: %v", err)
 		return "", nil
 	}
-	ranked, err := lib.Rank(ctx, query, k)
+	// SearchHits leaves out the skills that score 0 and records the use of
+	// exactly the skills that go into the prompt.
+	hits, err := lib.SearchHits(ctx, query, k)
 	if err != nil {
-		c.Notef("warning: no relevant skills in the prompt: %v", err)
-		return "", nil
-	}
-	n := scored(ranked)
-	if n == 0 {
-		return "", nil
-	}
-	// Record the use of exactly the skills that go into the prompt.
-	hits, err := lib.SearchHits(ctx, query, n)
-	if err != nil {
+		ranked, rerr := lib.Rank(ctx, query, k)
+		if rerr != nil {
+			c.Notef("warning: no relevant skills in the prompt: %v", rerr)
+			return "", nil
+		}
 		c.Notef("warning: the use of relevant skills was not recorded: %v", err)
-		hits = ranked
+		hits = ranked[:scored(ranked)]
 	}
-	hits = hits[:scored(hits)]
 	if len(hits) == 0 {
 		return "", nil
 	}

@@ -214,9 +214,9 @@ func (l *Library) embIndexFor(ctx context.Context, snap *snapshot) (*embIndex, e
 		}
 		ix.data = append(ix.data, v...)
 	}
-	snap.mu.Lock()
-	snap.emb = ix
-	snap.mu.Unlock()
+	snap.ix.mu.Lock()
+	snap.ix.emb = ix
+	snap.ix.mu.Unlock()
 	return ix, nil
 }
 

@@ -2,6 +2,8 @@ package skills
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,18 +44,23 @@ type Update struct {
 // for concurrent use, and separate Library values (in this process or
 // others) on the same file never lose each other's updates: every change is
 // a read-modify-write under an exclusive flock on the sibling file
-// "<path>.lock", and every save replaces the file atomically. Reads take no
-// lock: they always see a whole file.
+// "<path>.lock", and every save replaces the file atomically. Searches
+// record usage by appending to the sibling log "<path>.usage.jsonl" (see
+// usage.go) instead of rewriting the file. Reads take no lock: they always
+// see a whole file and whole log lines.
 type Library struct {
 	path      string
 	lockPath  string
+	logPath   string // usage log
+	runsPath  string // iterations of agent runs
 	cachePath string
 	embedder  Embedder
 	model     string
 	iteration int
+	run       string
 
 	mu   sync.Mutex // guards snap and vec
-	snap *snapshot  // the last version of the file read or written
+	snap *snapshot  // the last version of the file (and usage log) read or written
 	vec  *vectorCache
 }
 
@@ -73,10 +80,20 @@ func WithEmbeddingCache(path string) Option {
 }
 
 // WithIteration sets the current iteration, recorded as last_used_iteration
-// by searches. Without it the current iteration is the highest
+// by searches. Without it (or WithRun) the current iteration is the latest:
+// the highest of the last run's iteration (see WithRun) and every
 // created_iteration or last_used_iteration in the library.
 func WithIteration(n int) Option {
 	return func(l *Library) { l.iteration = n }
+}
+
+// WithRun makes the current iteration that of the agent run id: one run is
+// one iteration. Open registers a run it has not seen before as a new
+// iteration, one past the latest (see WithIteration); opening again with the
+// same id (a later step, a resumed run) gets the same iteration. The runs are
+// kept in "<path>.runs.json"; an empty id changes nothing.
+func WithRun(id string) Option {
+	return func(l *Library) { l.run = id }
 }
 
 // Open returns the library stored at path (DefaultLibraryPath when empty).
@@ -86,7 +103,7 @@ func Open(path string, opts ...Option) (*Library, error) {
 	if path == "" {
 		path = DefaultLibraryPath
 	}
-	l := &Library{path: path, lockPath: path + ".lock"}
+	l := &Library{path: path, lockPath: path + ".lock", logPath: path + ".usage.jsonl", runsPath: path + ".runs.json"}
 	for _, o := range opts {
 		o(l)
 	}
@@ -95,6 +112,13 @@ func Open(path string, opts ...Option) (*Library, error) {
 	}
 	if _, err := l.load(); err != nil {
 		return nil, err
+	}
+	if l.run != "" && l.iteration == 0 {
+		it, err := l.startRun(l.run)
+		if err != nil {
+			return nil, fmt.Errorf("cannot start the iteration of run %q: %w", l.run, err)
+		}
+		l.iteration = it
 	}
 	return l, nil
 }
@@ -129,31 +153,31 @@ func (l *Library) Get(name string) (Skill, error) {
 	if err != nil {
 		return Skill{}, err
 	}
-	sk, ok := s.byName[name]
+	i, ok := s.index[name]
 	if !ok {
 		return Skill{}, fmt.Errorf("cannot get skill %q: %w", name, ErrNotFound)
 	}
-	return sk, nil
+	return s.list[i], nil
 }
 
-// Iteration returns the current iteration (see WithIteration).
+// Iteration returns the current iteration (see WithIteration and WithRun).
 func (l *Library) Iteration() (int, error) {
 	s, err := l.load()
 	if err != nil {
 		return 0, err
 	}
-	return l.currentIteration(s.byName), nil
+	return l.currentIteration(s)
 }
 
-func (l *Library) currentIteration(m map[string]Skill) int {
+func (l *Library) currentIteration(s *snapshot) (int, error) {
 	if l.iteration > 0 {
-		return l.iteration
+		return l.iteration, nil
 	}
-	it := 0
-	for _, s := range m {
-		it = max(it, s.CreatedIteration, s.LastUsedIteration)
+	r, err := readRuns(l.runsPath)
+	if err != nil {
+		return 0, err
 	}
-	return it
+	return max(r.Iteration, s.maxIt), nil
 }
 
 // Add stores s, replacing any skill of the same name.
@@ -231,34 +255,70 @@ func (l *Library) Remove(name string) error {
 	return nil
 }
 
-// snapshot is one version of the library file, with the search indexes
-// built from it on demand.
+// snapshot is one version of the library file with the usage log merged,
+// and the search indexes built from it on demand.
 type snapshot struct {
-	info   os.FileInfo // nil when the file does not exist
-	byName map[string]Skill
-	list   []Skill // sorted by name
+	info  os.FileInfo    // the file's; nil when it does not exist
+	base  string         // id of the file's content: usage log lines name it
+	main  []Skill        // as in the file, sorted by name
+	index map[string]int // name → position in main and list
+	list  []Skill        // main with the usage log merged (may share main's array)
+	maxIt int            // highest iteration in list
 
-	mu  sync.Mutex // guards the indexes below
+	logInfo  os.FileInfo // the usage log merged into list; nil for none
+	logOff   int64       // bytes of it merged (whole lines)
+	logLines int         // lines in those bytes
+
+	ix *textIndexes // shared by the snapshots that hold the same texts
+}
+
+// textIndexes are the search indexes of one list of skill texts.
+type textIndexes struct {
+	mu  sync.Mutex
 	lex *bm25Index
 	emb *embIndex
 }
 
-func newSnapshot(info os.FileInfo, m map[string]Skill) *snapshot {
-	list := make([]Skill, 0, len(m))
-	for _, name := range slices.Sorted(maps.Keys(m)) {
-		list = append(list, m[name])
+func newSnapshot(info os.FileInfo, base string, m map[string]Skill) *snapshot {
+	s := &snapshot{info: info, base: base, main: make([]Skill, 0, len(m)), index: make(map[string]int, len(m)), ix: &textIndexes{}}
+	for i, name := range slices.Sorted(maps.Keys(m)) {
+		sk := m[name]
+		s.main = append(s.main, sk)
+		s.index[name] = i
+		s.maxIt = max(s.maxIt, sk.CreatedIteration, sk.LastUsedIteration)
 	}
-	return &snapshot{info: info, byName: m, list: list}
+	s.list = s.main
+	return s
+}
+
+// withoutLog returns s without any usage log merged.
+func (s *snapshot) withoutLog() *snapshot {
+	if s.logInfo == nil {
+		return s
+	}
+	n := *s
+	n.list, n.logInfo, n.logOff, n.logLines = s.main, nil, 0, 0
+	n.maxIt = 0
+	for _, sk := range s.main {
+		n.maxIt = max(n.maxIt, sk.CreatedIteration, sk.LastUsedIteration)
+	}
+	return &n
+}
+
+// contentID identifies a version of the library file by its content.
+func contentID(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:8])
 }
 
 // sameText reports whether two snapshots hold the same skills with the same
 // texts (counters may differ), so that search indexes carry over.
 func sameText(a, b *snapshot) bool {
-	if len(a.list) != len(b.list) {
+	if len(a.main) != len(b.main) {
 		return false
 	}
-	for i := range a.list {
-		x, y := a.list[i], b.list[i]
+	for i := range a.main {
+		x, y := a.main[i], b.main[i]
 		if x.Name != y.Name || x.Principle != y.Principle || x.WhenToApply != y.WhenToApply {
 			return false
 		}
@@ -273,14 +333,38 @@ func sameVersion(a, b os.FileInfo) bool {
 }
 
 // load returns the current version of the library, reusing the cached one
-// when the file has not changed.
+// when neither the file nor the usage log changed.
 func (l *Library) load() (*snapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// The log is looked at before the file: a reader racing a compaction
+	// then sees the old log with the new file (whose content id the old
+	// lines do not name, so they are ignored), never the reverse.
+	logInfo, err := os.Stat(l.logPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		logInfo = nil
+	} else if err != nil {
+		return nil, fmt.Errorf("cannot load skill library: %w", err)
+	}
+	s, err := l.loadFile()
+	if err != nil {
+		return nil, err
+	}
+	s, err = l.mergeLog(s, logInfo)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load skill library: %w", err)
+	}
+	l.snap = s
+	return s, nil
+}
+
+// loadFile returns the current version of the library file (l.mu held),
+// with the usage log merged as far as the cached version had it.
+func (l *Library) loadFile() (*snapshot, error) {
 	f, err := os.Open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if l.snap == nil || l.snap.info != nil {
-			l.snap = newSnapshot(nil, map[string]Skill{})
+			return newSnapshot(nil, "", map[string]Skill{}), nil
 		}
 		return l.snap, nil
 	}
@@ -303,11 +387,10 @@ func (l *Library) load() (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library %s: %w", l.path, err)
 	}
-	s := newSnapshot(fi, m)
+	s := newSnapshot(fi, contentID(data), m)
 	if l.snap != nil && sameText(l.snap, s) {
-		s.lex, s.emb = l.snap.indexes()
+		s.ix = l.snap.ix
 	}
-	l.snap = s
 	return s, nil
 }
 
@@ -413,9 +496,9 @@ func appendJSONString(buf []byte, s string) []byte {
 }
 
 func (s *snapshot) indexes() (*bm25Index, *embIndex) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lex, s.emb
+	s.ix.mu.Lock()
+	defer s.ix.mu.Unlock()
+	return s.ix.lex, s.ix.emb
 }
 
 // withLock runs fn while holding the library's cross-process lock.
@@ -429,6 +512,7 @@ func (l *Library) withLock(fn func() error) error {
 	}
 	defer unlock()
 	removeStaleTemps(l.path) // a writer killed before its rename left one
+	removeStaleTemps(l.runsPath)
 	return fn()
 }
 
@@ -436,35 +520,45 @@ func (l *Library) withLock(fn func() error) error {
 // the result atomically; when fn fails (or returns errNoChange) nothing is
 // written.
 func (l *Library) mutate(fn func(m map[string]Skill) error) error {
-	return l.withLock(func() error {
-		old, err := l.load()
-		if err != nil {
-			return err
-		}
-		m := maps.Clone(old.byName)
-		if err := fn(m); errors.Is(err, errNoChange) {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		data, err := encodeLibrary(m)
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(l.path, data, 0o644); err != nil {
-			return err
-		}
-		fi, err := os.Stat(l.path)
-		if err != nil {
-			return err
-		}
-		s := newSnapshot(fi, m)
-		if sameText(old, s) {
-			s.lex, s.emb = old.indexes()
-		}
-		l.mu.Lock()
-		l.snap = s
-		l.mu.Unlock()
+	return l.withLock(func() error { return l.mutateLocked(fn) })
+}
+
+// mutateLocked is mutate for a caller holding the lock. The copy fn gets
+// has the usage log merged, so the save also compacts the log, which is
+// then removed. A crash between the two leaves a log whose lines name the
+// previous content id: they are ignored, not counted twice.
+func (l *Library) mutateLocked(fn func(m map[string]Skill) error) error {
+	old, err := l.load()
+	if err != nil {
+		return err
+	}
+	m := make(map[string]Skill, len(old.list))
+	for _, s := range old.list {
+		m[s.Name] = s
+	}
+	if err := fn(m); errors.Is(err, errNoChange) {
 		return nil
-	})
+	} else if err != nil {
+		return err
+	}
+	data, err := encodeLibrary(m)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(l.path, data, 0o644); err != nil {
+		return err
+	}
+	os.Remove(l.logPath) // merged; if this fails, its lines name the old content and are ignored
+	fi, err := os.Stat(l.path)
+	if err != nil {
+		return err
+	}
+	s := newSnapshot(fi, contentID(data), m)
+	if sameText(old, s) {
+		s.ix = old.ix
+	}
+	l.mu.Lock()
+	l.snap = s
+	l.mu.Unlock()
+	return nil
 }

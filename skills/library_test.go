@@ -23,10 +23,19 @@ func TestMain(m *testing.M) {
 }
 
 // helperProcess adds LPPCTL_SKILLS_HELPER_N skills named <prefix>_<i> and
-// searches once after each add, so that writers interleave.
+// searches once after each add (for LPPCTL_SKILLS_HELPER_K skills, default
+// 1), so that writers interleave. LPPCTL_SKILLS_HELPER_COMPACT sets the
+// usage log's compaction threshold.
 func helperProcess(path string) int {
 	n, _ := strconv.Atoi(os.Getenv("LPPCTL_SKILLS_HELPER_N"))
 	prefix := os.Getenv("LPPCTL_SKILLS_HELPER_PREFIX")
+	k := 1
+	if v, err := strconv.Atoi(os.Getenv("LPPCTL_SKILLS_HELPER_K")); err == nil {
+		k = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("LPPCTL_SKILLS_HELPER_COMPACT")); err == nil {
+		compactLines = v
+	}
 	lib, err := Open(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -38,8 +47,8 @@ func helperProcess(path string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		if _, err := lib.Search(context.Background(), "shared", 1); err != nil {
-			fmt.Fprintln(os.Stderr, err)
+		if hits, err := lib.Search(context.Background(), "shared", k); err != nil || len(hits) != k {
+			fmt.Fprintln(os.Stderr, "search:", len(hits), err)
 			return 1
 		}
 	}

@@ -25,46 +25,49 @@ func SkillsOf(hits []Hit) []Skill {
 	return out
 }
 
-// Search returns the topK skills most relevant to query and records the use
-// of each (usage_count+1, last_used_iteration = the current iteration). See
-// SearchHits.
+// Search returns at most topK skills relevant to query, best first, and
+// records the use of each (usage_count+1, last_used_iteration = the current
+// iteration). See SearchHits.
 func (l *Library) Search(ctx context.Context, query string, topK int) ([]Skill, error) {
 	hits, err := l.SearchHits(ctx, query, topK)
 	return SkillsOf(hits), err
 }
 
-// SearchHits is Search with scores. The returned skills carry their updated
-// counters.
+// SearchHits is Search with scores. Unlike Rank it leaves out the skills
+// that score 0 or less (lexical: no word in common with the query;
+// embeddings: cosine similarity ≤ 0), so it may return fewer than topK
+// hits, or none, and it records the use of the hits only. The returned
+// skills carry their updated counters.
 func (l *Library) SearchHits(ctx context.Context, query string, topK int) ([]Hit, error) {
 	hits, err := l.Rank(ctx, query, topK)
-	if err != nil || len(hits) == 0 {
-		return hits, err
-	}
-	err = l.mutate(func(m map[string]Skill) error {
-		it := l.currentIteration(m)
-		for i, h := range hits {
-			s, ok := m[h.Name]
-			if !ok { // removed meanwhile by another writer
-				continue
-			}
-			s.UsageCount++
-			s.LastUsedIteration = max(s.LastUsedIteration, it)
-			m[h.Name] = s
-			hits[i].Skill = s
-		}
-		return nil
-	})
 	if err != nil {
+		return nil, err
+	}
+	hits = hits[:relevant(hits)]
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	if err := l.recordUse(hits); err != nil {
 		return nil, fmt.Errorf("cannot record skill usage: %w", err)
 	}
 	return hits, nil
+}
+
+// relevant returns the number of leading hits (best first) that score above 0.
+func relevant(hits []Hit) int {
+	for i, h := range hits {
+		if h.Score <= 0 {
+			return i
+		}
+	}
+	return len(hits)
 }
 
 // Rank returns the topK skills most relevant to query, best first, without
 // recording their use. topK is capped at the library's size, so an empty
 // library gives no hits and no error. Every skill is ranked, so the result
 // holds min(topK, size) skills even when some score 0 (lexical ranking puts
-// those last, by name). Ties are broken by name.
+// those last, by name; SearchHits leaves them out). Ties are broken by name.
 func (l *Library) Rank(ctx context.Context, query string, topK int) ([]Hit, error) {
 	if topK < 1 {
 		return nil, fmt.Errorf("cannot search skills: top_k must be at least 1, got %d: %w", topK, ErrInvalid)
@@ -158,12 +161,12 @@ type posting struct {
 }
 
 func (s *snapshot) lexIndex() *bm25Index {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lex == nil {
-		s.lex = buildBM25(s.list)
+	s.ix.mu.Lock()
+	defer s.ix.mu.Unlock()
+	if s.ix.lex == nil {
+		s.ix.lex = buildBM25(s.list)
 	}
-	return s.lex
+	return s.ix.lex
 }
 
 func buildBM25(list []Skill) *bm25Index {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -356,5 +358,37 @@ func TestBrokenEmbeddingCacheIsRecomputed(t *testing.T) {
 	data, _ := os.ReadFile(lib.cachePath)
 	if v, err := decodeCache(data); err != nil || len(v) != 4 {
 		t.Errorf("rewritten cache holds %d vectors, %v", len(v), err)
+	}
+}
+
+func TestSearchLeavesOutSkillsThatScoreZero(t *testing.T) {
+	ctx := context.Background()
+	path := libPath(t)
+	lib := mustOpen(t, path)
+	mustAdd(t, lib, corpus...)
+	// Rank ranks everything; Search keeps only the skills sharing a word.
+	if ranked, _ := lib.Rank(ctx, "exponential backoff", 3); hitNames(ranked) != "retry_flaky_network_calls,read_csv_with_explicit_encoding,summarize_large_files" {
+		t.Errorf("Rank = %s", hitNames(ranked))
+	}
+	hits, err := lib.SearchHits(ctx, "exponential backoff", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hitNames(hits) != "retry_flaky_network_calls" || hits[0].Score <= 0 || hits[0].UsageCount != 1 {
+		t.Errorf("SearchHits = %+v", hits)
+	}
+	// Nothing relevant: no hits, no error, nothing recorded.
+	got, err := lib.Search(ctx, "kubernetes", 5)
+	if err != nil || got == nil || len(got) != 0 {
+		t.Errorf("Search(unrelated) = %#v, %v", got, err)
+	}
+	list, _ := mustOpen(t, path).List()
+	var uses []string
+	for _, s := range list {
+		uses = append(uses, fmt.Sprintf("%s=%d", s.Name, s.UsageCount))
+	}
+	want := "read_csv_with_explicit_encoding=0 retry_flaky_network_calls=1 summarize_large_files=0 verify_output_paths=0"
+	if strings.Join(uses, " ") != want {
+		t.Errorf("usage counts %s\nwant %s", strings.Join(uses, " "), want)
 	}
 }
