@@ -60,10 +60,10 @@ or ollama[:model] (OLLAMA_HOST). Flags go before the arguments.`,
 			},
 			{
 				Name:      "search",
-				Usage:     "show the skills most relevant to a query (and record their use)",
+				Usage:     "show the skills relevant to a query, best first (and record their use)",
 				ArgsUsage: "QUERY...",
 				Flags: append(libraryFlags(),
-					&cli.IntFlag{Name: "k", Aliases: []string{"top-k"}, Value: 5, Usage: "return at most `N` skills"},
+					&cli.IntFlag{Name: "k", Aliases: []string{"top-k"}, Value: 5, Usage: "return at most `N` skills (skills scoring 0 are left out)"},
 				),
 				Action: skillsSearch,
 			},
@@ -277,6 +277,14 @@ func skillsSearch(c *cli.Context) error {
 		return printJSON(w, hits)
 	}
 	if len(hits) == 0 {
+		if n, err := lib.Count(); err == nil && n > 0 {
+			why := "shares a word with"
+			if lib.Embedder() != nil {
+				why = "is similar to"
+			}
+			fmt.Fprintf(w, "no skill in %s %s the query\n", lib.Path(), why)
+			return nil
+		}
 		fmt.Fprintf(w, "no skills in %s\n", lib.Path())
 		return nil
 	}

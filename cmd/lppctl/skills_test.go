@@ -28,6 +28,8 @@ func TestSkillsCommands(t *testing.T) {
 	}{
 		{name: "list empty", args: []string{"skills", "list", "--library", lib}, stdout: "no skills in " + lib + "\n"},
 		{name: "list empty as JSON", args: []string{"skills", "list", "--json", "--library", lib}, stdout: "[]\n"},
+		{name: "search empty", args: []string{"skills", "search", "--library", lib, "anything"}, stdout: "no skills in " + lib + "\n"},
+		{name: "search empty as JSON", args: []string{"skills", "search", "--json", "--library", lib, "anything"}, stdout: "[]\n"},
 		{name: "add", args: []string{"skills", "add", "--library", lib, "--principle", "Retry transient errors with backoff.", "--when-to-apply", "HTTP 429 or 5xx.", "retry_with_backoff"},
 			stdout: "added skill retry_with_backoff\n"},
 		{name: "add another", args: []string{"skills", "add", "-l", lib, "-p", "Check every output file exists.", "-w", "Before reporting success.", "verify_output_paths"},
@@ -43,7 +45,23 @@ verify_output_paths
 `},
 		{name: "search", args: []string{"skills", "search", "--library", lib, "-k", "1", "output", "file"},
 			stdout: "1. verify_output_paths (score 1.740)\n   principle:     Check every output file exists.\n   when to apply: Before reporting success.\n"},
-		{name: "search as JSON", args: []string{"skills", "search", "--library", lib, "--json", "-k", "5", "backoff"}, contains: `"usage_count": 1`},
+		{name: "search as JSON", args: []string{"skills", "search", "--library", lib, "--json", "-k", "5", "backoff"}, contains: `[
+  {
+    "name": "retry_with_backoff",
+    "principle": "Retry transient errors with backoff.",
+    "when_to_apply": "HTTP 429 or 5xx.",
+    "created_iteration": 0,
+    "last_used_iteration": 0,
+    "usage_count": 1,
+    "score": 1.109`}, // the only hit: verify_output_paths shares no word with the query
+		{name: "search matching nothing", args: []string{"skills", "search", "--library", lib, "kubernetes"}, stdout: "no skill in " + lib + " shares a word with the query\n"},
+		{name: "search matching nothing as JSON", args: []string{"skills", "search", "--library", lib, "--json", "kubernetes"}, stdout: "[]\n"},
+		{name: "usage recorded for hits only", args: []string{"skills", "list", "--json", "--library", lib}, contains: `"name": "verify_output_paths",
+    "principle": "Check every output file exists.",
+    "when_to_apply": "Before reporting success.",
+    "created_iteration": 0,
+    "last_used_iteration": 0,
+    "usage_count": 1`},
 		{name: "update", args: []string{"skills", "update", "--library", lib, "--rename", "check_outputs", "verify_output_paths"}, stdout: "updated skill check_outputs\n"},
 		{name: "update as JSON", args: []string{"skills", "update", "--library", lib, "--json", "-w", "At the end of every step.", "check_outputs"}, contains: `"when_to_apply": "At the end of every step."`},
 		{name: "remove", args: []string{"skills", "remove", "--library", lib, "retry_with_backoff"}, stdout: "removed skill retry_with_backoff\n"},

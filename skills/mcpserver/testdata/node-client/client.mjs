@@ -37,8 +37,8 @@ function tap(transport) {
 const steps = [
   ['add_retry', 'add_skill', { name: 'retry_with_backoff', principle: 'Retry transient errors with exponential backoff.', when_to_apply: 'HTTP 429 or 5xx responses.' }],
   ['add_verify', 'add_skill', { name: 'verify_output_paths', principle: 'Check that every output file exists before reporting success.', when_to_apply: 'At the end of a task that writes files.' }],
-  ['search', 'search_skills', { query: 'output file exists', top_k: 2 }],
-  ['search_default_k', 'search_skills', { query: 'transient errors' }],
+  ['search', 'search_skills', { query: 'output file exists or errors', top_k: 2 }],
+  ['search_default_k', 'search_skills', { query: 'transient errors in written files' }],
   ['update', 'update_skill', { name: 'verify_output_paths', new_name: 'verify_outputs', when_to_apply: 'After every step that writes files.' }],
   ['list', 'list_skills', {}],
   ['remove', 'remove_skill', { name: 'retry_with_backoff' }],
