@@ -75,7 +75,7 @@ func newHumanRun(t *testing.T, in string, opts ...machine.RunOption) (*machine.R
 	if err := Register(reg, d); err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := machine.Parse("human.yaml", []byte(humanSpec))
+	spec, diags := machine.Parse(filepath.Join(d.SpecDir, "human.yaml"), []byte(humanSpec)) // its templates are in specs/prompts
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -4,8 +4,11 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
-func str(name, doc string) machine.ParamSpec {
-	return machine.ParamSpec{Name: name, Type: machine.TypeString, Required: true, Doc: doc}
+// templateFile declares a required prompt template parameter: a file path
+// relative to the spec's folder, then the project root (findTemplate), that
+// validate checks and runs hash for resume.
+func templateFile(name, doc string) machine.ParamSpec {
+	return machine.ParamSpec{Name: name, Type: machine.TypeFile, Required: true, Doc: doc}
 }
 
 // Actions returns the agent's actions bound to d. Registration needs no
@@ -16,9 +19,9 @@ func Actions(d *Deps) []machine.Action {
 			Name: "llm.planner",
 			Doc:  "asks the model for a SkillPlan from skills.md, the tool docs and the scripts; stores it as memory plan, or sets plan_error and queues a re-prompt",
 			Params: []machine.ParamSpec{
-				str("system_prompt", "template file of the planner's system prompt"),
-				str("user_prompt", "template file of the planner's request"),
-				str("retry_prompt", "template file of the re-prompt after an invalid plan (gets .Error)"),
+				templateFile("system_prompt", "template file of the planner's system prompt"),
+				templateFile("user_prompt", "template file of the planner's request"),
+				templateFile("retry_prompt", "template file of the re-prompt after an invalid plan (gets .Error)"),
 				{Name: "max_steps", Type: machine.TypeInt, Default: 12, Doc: "most steps a plan may have"},
 				relevantParam("the skill's text"),
 			},
@@ -41,8 +44,8 @@ func Actions(d *Deps) []machine.Action {
 			Name: "memory.prepare_step",
 			Doc:  "starts the step at step_index: clears L3, the evaluator's chat and the step's tool log, then puts the system prompt (L1 <global_context>, tool docs) and the user prompt (L2 <skill_memory>, the instruction) into L3",
 			Params: []machine.ParamSpec{
-				str("system_prompt", "template file of the optimizer's system prompt"),
-				str("user_prompt", "template file of the optimizer's step prompt"),
+				templateFile("system_prompt", "template file of the optimizer's system prompt"),
+				templateFile("user_prompt", "template file of the optimizer's step prompt"),
 				relevantParam("the plan's goal and the step's instruction"),
 			},
 			Run: d.prepareStep,
@@ -69,7 +72,7 @@ func Actions(d *Deps) []machine.Action {
 			Name: "memory.inject_directive",
 			Doc:  "appends a <primary_directive> reminder of the step's instruction to L3",
 			Params: []machine.ParamSpec{
-				str("template", "template file of the reminder"),
+				templateFile("template", "template file of the reminder"),
 			},
 			Run: d.injectDirective,
 		},
@@ -77,10 +80,10 @@ func Actions(d *Deps) []machine.Action {
 			Name: "llm.evaluator",
 			Doc:  "judges the step: its own tool loop (reads eval_rounds, max_eval_rounds), then an EvaluationOutput {verdict, feedback, key_outputs}; on FAIL the feedback goes into L3 for the retry",
 			Params: []machine.ParamSpec{
-				str("system_prompt", "template file of the evaluator's system prompt"),
-				str("user_prompt", "template file of the evaluator's request (gets .Transcript)"),
-				str("final_prompt", "template file asking for the verdict once the tool rounds are spent"),
-				str("retry_prompt", "template file of the feedback message put into L3 on FAIL"),
+				templateFile("system_prompt", "template file of the evaluator's system prompt"),
+				templateFile("user_prompt", "template file of the evaluator's request (gets .Transcript)"),
+				templateFile("final_prompt", "template file asking for the verdict once the tool rounds are spent"),
+				templateFile("retry_prompt", "template file of the feedback message put into L3 on FAIL"),
 			},
 			Writes: []machine.VarSpec{
 				{Name: "verdict", Type: machine.TypeString, Doc: `PASS, FAIL, or "" while the evaluator still calls tools`},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -28,7 +30,7 @@ type Action struct {
 // ParamSpec declares one parameter of an action.
 type ParamSpec struct {
 	Name     string
-	Type     Type // int, float, bool, string, list, map, any, or expr
+	Type     Type // int, float, bool, string, list, map, any, expr, or file
 	Required bool
 	Default  any // used when the spec leaves the parameter out
 	Doc      string
@@ -282,4 +284,70 @@ func (a *Action) Signature() string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ResolveFile finds the file a file parameter (TypeFile) names, the way the
+// agent's actions find their templates at run time: an absolute name as it
+// is; else the first of specDir/name, root/name, root/specs/name and name
+// (from the current directory) that exists. root "" means the current
+// directory. It returns the path found ("" when none exists) and the
+// candidates, in the order they are tried (duplicates left out).
+func ResolveFile(name, specDir, root string) (found string, tried []string) {
+	if name == "" {
+		return "", nil
+	}
+	if filepath.IsAbs(name) {
+		return name, []string{name}
+	}
+	if root == "" {
+		root = "."
+	}
+	var cands []string
+	for _, dir := range []string{specDir, root, filepath.Join(root, "specs")} {
+		if dir != "" {
+			cands = appendUnique(cands, filepath.Join(dir, name))
+		}
+	}
+	cands = appendUnique(cands, filepath.Clean(name))
+	for _, p := range cands {
+		tried = append(tried, p)
+		if _, err := os.Stat(p); err == nil {
+			return p, tried
+		}
+	}
+	return "", tried
+}
+
+// FileParams returns the files that the file parameters (TypeFile) of the
+// spec's actions name, given or defaulted, resolved with ResolveFile against
+// the spec's folder and root, in file order without duplicates. A parameter
+// whose file cannot be found is left out (Validate reports it).
+func FileParams(spec *Spec, reg *Registry, root string) []string {
+	if spec == nil {
+		return nil
+	}
+	specDir := filepath.Dir(spec.File)
+	var out []string
+	for _, st := range spec.States {
+		a := reg.Lookup(st.Do)
+		if a == nil {
+			continue
+		}
+		for _, ps := range a.Params {
+			if ps.Type != TypeFile {
+				continue
+			}
+			val := ps.Default
+			for _, p := range st.With {
+				if p.Name == ps.Name {
+					val = p.Value
+				}
+			}
+			name, _ := val.(string)
+			if found, _ := ResolveFile(name, specDir, root); found != "" {
+				out = appendUnique(out, found)
+			}
+		}
+	}
+	return out
 }

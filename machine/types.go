@@ -21,6 +21,11 @@ const (
 	TypeMap    Type = "map"  // a string-keyed map of any values
 	TypeAny    Type = "any"  // parameters only: any YAML value
 	TypeExpr   Type = "expr" // parameters only: an expression evaluated against the context when the action runs
+	// TypeFile is for parameters only: the path of a file the action reads (a
+	// prompt template...), relative to the spec's folder, then the project
+	// root (see ResolveFile). Validate checks that it names a readable file;
+	// runs record its content's hash so that resume notices a change.
+	TypeFile Type = "file"
 )
 
 // VarTypes lists the types a context variable may have, in documentation order.
@@ -35,7 +40,7 @@ func (t Type) Zero() any {
 		return 0.0
 	case TypeBool:
 		return false
-	case TypeString, TypeExpr:
+	case TypeString, TypeExpr, TypeFile:
 		return ""
 	case TypeList:
 		return []any{}
@@ -92,7 +97,7 @@ func (t Type) Coerce(v any) (any, error) {
 		if b, ok := v.(bool); ok {
 			return b, nil
 		}
-	case TypeString, TypeExpr:
+	case TypeString, TypeExpr, TypeFile:
 		if s, ok := v.(string); ok {
 			return s, nil
 		}
@@ -150,7 +155,7 @@ func (t Type) ParseValue(s string) (any, error) {
 			return nil, fmt.Errorf("%q is not a bool (use true or false)", s)
 		}
 		return b, nil
-	case TypeString, TypeExpr:
+	case TypeString, TypeExpr, TypeFile:
 		return s, nil
 	case TypeList, TypeMap, TypeAny:
 		var v any
@@ -196,6 +201,8 @@ func (t Type) article() string {
 		return "an int"
 	case TypeExpr:
 		return "an expression (string)"
+	case TypeFile:
+		return "a file path (string)"
 	}
 	return "a " + string(t)
 }

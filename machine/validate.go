@@ -2,6 +2,9 @@ package machine
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -65,7 +68,9 @@ func Validate(spec *Spec, reg *Registry, opts ...ValidateOption) Diagnostics {
 type ValidateOption func(*validateOptions)
 
 type validateOptions struct {
-	root string
+	root    string
+	specDir string
+	noFiles bool
 }
 
 // WithRoot sets the project root that file parameters are looked up in after
@@ -73,6 +78,20 @@ type validateOptions struct {
 // run time.
 func WithRoot(dir string) ValidateOption {
 	return func(o *validateOptions) { o.root = dir }
+}
+
+// WithSpecDir sets the folder file parameters are relative to, for a spec
+// that is checked away from the folder it was written in (a run's copy of
+// it); default: the folder of the spec's File.
+func WithSpecDir(dir string) ValidateOption {
+	return func(o *validateOptions) { o.specDir = dir }
+}
+
+// WithoutFiles leaves out the checks that file parameters name readable
+// files (for commands that do not read them, e.g. drawing a spec); their
+// values are still type-checked.
+func WithoutFiles() ValidateOption {
+	return func(o *validateOptions) { o.noFiles = true }
 }
 
 // validate is Validate; parsed holds Parse's diagnostics (nil when there were
@@ -85,7 +104,10 @@ func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOpti
 	for _, opt := range opts {
 		opt(&o)
 	}
-	v := &validator{spec: spec, reg: reg, env: TypeEnv(spec), writesSeen: map[string]bool{}, root: o.root}
+	if o.specDir == "" {
+		o.specDir = filepath.Dir(spec.File)
+	}
+	v := &validator{spec: spec, reg: reg, env: TypeEnv(spec), writesSeen: map[string]bool{}, opts: o}
 	v.header()
 	for _, st := range spec.States {
 		v.state(st)
@@ -114,7 +136,7 @@ type validator struct {
 	canFinish  map[string]bool // states from which a final state can be reached (nil: not computed)
 	badGuards  map[Pos]bool    // guards that did not compile (already errors)
 	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
-	root       string          // the project root, for file parameters
+	opts       validateOptions
 }
 
 func (v *validator) add(sev Severity, p Pos, span int, hint, format string, args ...any) {
@@ -328,8 +350,13 @@ func (v *validator) action(st *State) {
 		v.param(a, ps, p)
 	}
 	for _, ps := range a.Params {
-		if ps.Required && !given[ps.Name] {
+		switch {
+		case ps.Required && !given[ps.Name]:
 			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("add it under with:; %s", sig), "action %q needs parameter %q", a.Name, ps.Name)
+		case ps.Type == TypeFile && !given[ps.Name] && ps.Default != nil:
+			// The default file must be there too; the run reads it.
+			name, _ := ps.Default.(string)
+			v.file(a, &ps, &Param{Name: ps.Name, Value: name, Pos: st.DoPos, VPos: st.DoPos}, name)
 		}
 	}
 	if v.writesSeen[a.Name] {
@@ -369,6 +396,10 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), fmt.Sprintf("%s takes %s", a.Name, a.Signature()), "parameter %q of action %q: %v", ps.Name, a.Name, err)
 		return
 	}
+	if ps.Type == TypeFile {
+		v.file(a, ps, p, val.(string))
+		return
+	}
 	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !contains(ps.Enum, s) {
 		hint := DidYouMean(s, ps.Enum)
 		if hint == "" {
@@ -376,6 +407,106 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		}
 		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: %q is not one of %s", ps.Name, a.Name, s, quoteList(ps.Enum))
 	}
+}
+
+// file checks that a file parameter names a readable file, found where the
+// actions look for it at run time (ResolveFile).
+func (v *validator) file(a *Action, ps *ParamSpec, p *Param, name string) {
+	if v.opts.noFiles {
+		return
+	}
+	at, span := p.VPos, valueSpan(v.spec.Source, p.VPos)
+	specDir, root := v.opts.specDir, v.opts.root
+	if strings.TrimSpace(name) == "" {
+		v.errorf(at, span, "give the file's path, relative to the spec's folder", "parameter %q of action %q: the file name is empty", ps.Name, a.Name)
+		return
+	}
+	found, tried := ResolveFile(name, specDir, root)
+	if found == "" {
+		v.errorf(at, span, fileHint(name, tried, specDir, root), "parameter %q of action %q: file %q not found (looked for %s)", ps.Name, a.Name, name, strings.Join(tried, ", "))
+		return
+	}
+	if err := readable(found); err != nil {
+		v.errorf(at, span, "the action reads it when the run gets there", "parameter %q of action %q: cannot read file %s: %v", ps.Name, a.Name, found, err)
+	}
+}
+
+// readable reports why the file at path cannot be read (nil when it can).
+func readable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			return pe.Err
+		}
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if info.IsDir() {
+		return fmt.Errorf("it is a directory")
+	}
+	if _, err := f.Read(make([]byte, 1)); err != nil && err != io.EOF {
+		if pe, ok := err.(*os.PathError); ok {
+			return pe.Err
+		}
+		return err
+	}
+	return nil
+}
+
+// fileHint suggests, for a file that was not found, the closest file in the
+// folders it was looked for in, else lists the files of the first of them
+// that exists.
+func fileHint(name string, tried []string, specDir, root string) string {
+	var first string
+	var firstFiles []string
+	for _, cand := range tried {
+		dir := filepath.Dir(cand)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		var files []string
+		for _, e := range ents {
+			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				files = append(files, e.Name())
+			}
+		}
+		if h := DidYouMean(filepath.Base(name), files); h != "" {
+			best, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(h, "did you mean "), "?"))
+			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(name), best)))
+		}
+		if first == "" {
+			first, firstFiles = dir, files
+		}
+	}
+	if first != "" {
+		return fmt.Sprintf("files in %s: %s", first, listNames(firstFiles, 12))
+	}
+	if filepath.IsAbs(name) {
+		return fmt.Sprintf("no folder %s", filepath.Dir(name))
+	}
+	// A misspelt folder: a sibling of the first folder it names.
+	for _, base := range []string{specDir, root} {
+		ents, err := os.ReadDir(filepath.Join(base, filepath.Dir(filepath.Dir(name))))
+		if err != nil {
+			continue
+		}
+		var dirs []string
+		for _, e := range ents {
+			if e.IsDir() {
+				dirs = append(dirs, e.Name())
+			}
+		}
+		if h := DidYouMean(filepath.Base(filepath.Dir(name)), dirs); h != "" {
+			d, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(h, "did you mean "), "?"))
+			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(filepath.Dir(name)), d, filepath.Base(name))))
+		}
+	}
+	return fmt.Sprintf("paths are relative to the spec's folder (%s), then the project root (%s); neither has a folder %s", specDir, root, filepath.Dir(name))
 }
 
 // assign checks one `set:` entry.

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -29,13 +31,15 @@ A run paused for a person continues with the answer: --approve, --reject or
 terminal, without an answer, the person is asked again.
 
 The run uses the agent configuration it started with. If the spec file has
-changed since, resume refuses and lists the states that differ; --force
-continues with the new spec. RUN_ID may be a unique prefix.`,
+changed since, resume refuses and lists the states that differ; if a prompt
+template the spec names has changed or is gone, it refuses and names it;
+--force continues with the new spec and templates. RUN_ID may be a unique
+prefix.`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "approve", Usage: "answer the pause: approve"},
 			&cli.BoolFlag{Name: "reject", Usage: "answer the pause: reject"},
 			&cli.StringFlag{Name: "answer", Usage: "answer the pause with `TEXT` (feedback, guidance, an edited plan)"},
-			&cli.BoolFlag{Name: "force", Usage: "continue even though the spec changed since the run began"},
+			&cli.BoolFlag{Name: "force", Usage: "continue even though the spec or its prompt templates changed since the run began"},
 			&cli.StringFlag{Name: "event", Usage: "fire the spec's event `NAME` (e.g. RESET) from the state the run stopped in, without re-running that state's action"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)"},
@@ -114,9 +118,20 @@ func resumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, err := loadSpec(specPath, reg, c.App.ErrWriter)
+	if err := resumeTemplates(c, run); err != nil {
+		return err
+	}
+	spec, err := loadResumeSpec(specPath, reg, cfg, c.App.ErrWriter)
 	if err != nil {
 		return err
+	}
+	if c.Bool("force") && len(meta.Files) > 0 {
+		// Later resumes compare with what this one continues with.
+		at := *spec
+		if cfg.SpecDir != "" {
+			at.File = filepath.Join(cfg.SpecDir, filepath.Base(spec.File))
+		}
+		meta.Files = runstore.FileHashes(&at, reg, cfg.Root)
 	}
 	if _, err := machine.Compile(spec, reg); err != nil {
 		return withCode(exitInvalidSpec, err)
@@ -260,4 +275,75 @@ func waitingFor(l *runstore.Log) *machine.PauseError {
 		}
 	}
 	return nil
+}
+
+// resumeTemplates compares the prompt templates (the files the spec's file
+// parameters name) with their content when the run began: a changed or
+// missing one is an error naming it, unless --force.
+func resumeTemplates(c *cli.Context, run *runstore.Run) error {
+	changes := run.ChangedFiles()
+	if len(changes) == 0 {
+		return nil
+	}
+	lines := make([]string, len(changes))
+	for i, f := range changes {
+		switch {
+		case f.Missing && f.Err != nil:
+			lines[i] = fmt.Sprintf("prompt template %s cannot be read (%v)", f.Show(), f.Err)
+		case f.Missing:
+			lines[i] = fmt.Sprintf("prompt template %s is gone since the run began", f.Show())
+		default:
+			lines[i] = fmt.Sprintf("prompt template %s changed since the run began", f.Show())
+		}
+	}
+	if !c.Bool("force") {
+		what := lines[0]
+		if len(lines) > 1 {
+			what = fmt.Sprintf("%d prompt templates changed since the run began:\n  %s", len(lines), strings.Join(lines, "\n  "))
+		}
+		return fmt.Errorf("cannot resume run %s: %s\nresume with --force to continue with the templates as they are now, or restore them", run.Meta.ID, what)
+	}
+	for _, l := range lines {
+		fmt.Fprintf(c.App.ErrWriter, "warning: %s (continuing, --force)\n", l)
+	}
+	return nil
+}
+
+// resumeFileOptions makes validation look for prompt templates where the
+// run's actions do: the folder of the spec the run started from (even when
+// it continues with the run's copy of it), then the run's project root.
+func resumeFileOptions(cfg agentConfig) []machine.ValidateOption {
+	var opts []machine.ValidateOption
+	if cfg.Root != "" {
+		opts = append(opts, machine.WithRoot(cfg.Root))
+	}
+	if cfg.SpecDir != "" {
+		opts = append(opts, machine.WithSpecDir(cfg.SpecDir))
+	}
+	return opts
+}
+
+// loadResumeSpec is loadSpec for resume: prompt templates are looked for
+// where the run's actions look for them (resumeFileOptions), also when the
+// run continues with its copy of the spec.
+func loadResumeSpec(path string, reg *machine.Registry, cfg agentConfig, w io.Writer) (*machine.Spec, error) {
+	spec, diags, err := machine.Load(path)
+	if err != nil {
+		return nil, withCode(exitInvalidSpec, err)
+	}
+	if spec != nil && !diags.HasErrors() {
+		diags = append(diags, machine.Validate(spec, reg, resumeFileOptions(cfg)...)...)
+	}
+	diags.Sort()
+	var src []byte
+	if spec != nil {
+		src = spec.Source
+	}
+	if len(diags) > 0 {
+		fmt.Fprintln(w, diags.PrettyAll(src))
+	}
+	if diags.HasErrors() {
+		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot resume with %s: the spec is invalid", path))
+	}
+	return spec, nil
 }

@@ -82,6 +82,7 @@ func runAction(c *cli.Context) error {
 		Spec: path, SpecAbs: abs, SpecName: spec.Name, Start: time.Now(),
 		Vars: vars, Agent: agentJSON, MaxTransitions: c.Int("max-transitions"),
 		Fsync: policy, PID: os.Getpid(),
+		Files: runstore.FileHashes(spec, reg, cfg.Root), // prompt templates, for resume
 	}, spec.Source)
 	if err != nil {
 		return err

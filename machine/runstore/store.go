@@ -68,6 +68,10 @@ type Meta struct {
 	Fsync          Fsync               `json:"fsync"`
 	PID            int                 `json:"pid,omitempty"` // of the process running it (status running)
 	Resumes        int                 `json:"resumes,omitempty"`
+	// Files holds the hex SHA-256 of every file the spec's file parameters
+	// (prompt templates) name, by absolute path, as they were when the run
+	// began (FileHashes); resume refuses when one changed.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // Store is a directory of runs.
