@@ -12,6 +12,7 @@ import (
 )
 
 // Run with: go test ./skills -run '^$' -bench 10k -benchtime 200x
+// and, to include usage log compactions, -bench SearchLexical10k -benchtime 3000x
 
 const benchSkills = 10_000
 
@@ -154,7 +155,9 @@ func BenchmarkLoadEmbeddingCache10k(b *testing.B) {
 }
 
 // BenchmarkSearchLexical10k: Search, i.e. ranking plus persisting the usage
-// counts (an atomic, fsynced rewrite of the 10,000-skill file).
+// counts: an fsynced append to the usage log, and every compactLines
+// searches an atomic, fsynced rewrite of the 10,000-skill file (run it for
+// at least 2,000 iterations to include compactions).
 func BenchmarkSearchLexical10k(b *testing.B) {
 	lib, err := Open(benchLibrary(b, benchSkills))
 	if err != nil {
