@@ -174,3 +174,24 @@ func BenchmarkSearchLexical10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearchLexicalSmall: Search on a library small enough (500
+// skills, under directBytes) that each search rewrites the file atomically
+// with the new counters instead of appending to the usage log.
+func BenchmarkSearchLexicalSmall(b *testing.B) {
+	path := benchLibrary(b, 500)
+	if fi, err := os.Stat(path); err != nil || fi.Size() > directBytes {
+		b.Fatalf("the library is not small: %v, %v", fi.Size(), err)
+	}
+	lib, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := lib.Search(ctx, benchQueries[i%len(benchQueries)], 5); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

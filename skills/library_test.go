@@ -25,7 +25,8 @@ func TestMain(m *testing.M) {
 // helperProcess adds LPPCTL_SKILLS_HELPER_N skills named <prefix>_<i> and
 // searches once after each add (for LPPCTL_SKILLS_HELPER_K skills, default
 // 1), so that writers interleave. LPPCTL_SKILLS_HELPER_COMPACT sets the
-// usage log's compaction threshold.
+// usage log's compaction threshold, LPPCTL_SKILLS_HELPER_DIRECT the size up
+// to which searches rewrite the file instead (-1: always use the log).
 func helperProcess(path string) int {
 	n, _ := strconv.Atoi(os.Getenv("LPPCTL_SKILLS_HELPER_N"))
 	prefix := os.Getenv("LPPCTL_SKILLS_HELPER_PREFIX")
@@ -35,6 +36,9 @@ func helperProcess(path string) int {
 	}
 	if v, err := strconv.Atoi(os.Getenv("LPPCTL_SKILLS_HELPER_COMPACT")); err == nil {
 		compactLines = v
+	}
+	if v, err := strconv.ParseInt(os.Getenv("LPPCTL_SKILLS_HELPER_DIRECT"), 10, 64); err == nil {
+		directBytes = v
 	}
 	lib, err := Open(path)
 	if err != nil {
@@ -327,27 +331,35 @@ func TestConcurrentProcessesLoseNoUpdates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
-	path := libPath(t)
-	const procs, each = 4, 15
-	var cmds []*exec.Cmd
-	for p := range procs {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(),
-			"LPPCTL_SKILLS_HELPER_LIB="+path,
-			"LPPCTL_SKILLS_HELPER_N="+strconv.Itoa(each),
-			"LPPCTL_SKILLS_HELPER_PREFIX=p"+strconv.Itoa(p))
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds = append(cmds, cmd)
+	for _, mode := range []struct{ name, direct string }{
+		{"searches rewrite the small file", strconv.FormatInt(directBytes, 10)},
+		{"searches append to the usage log", "-1"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			path := libPath(t)
+			const procs, each = 4, 15
+			var cmds []*exec.Cmd
+			for p := range procs {
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(),
+					"LPPCTL_SKILLS_HELPER_LIB="+path,
+					"LPPCTL_SKILLS_HELPER_N="+strconv.Itoa(each),
+					"LPPCTL_SKILLS_HELPER_PREFIX=p"+strconv.Itoa(p),
+					"LPPCTL_SKILLS_HELPER_DIRECT="+mode.direct)
+				cmd.Stderr = os.Stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				cmds = append(cmds, cmd)
+			}
+			for _, cmd := range cmds {
+				if err := cmd.Wait(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkCounts(t, path, procs*each, procs*each)
+		})
 	}
-	for _, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	checkCounts(t, path, procs*each, procs*each)
 }
 
 func TestEncodeLibraryMatchesEncodingJSON(t *testing.T) {

@@ -25,18 +25,23 @@ import (
 // already merged by a save that crashed before removing the log, or an
 // older lppctl rewrote the file without knowing the log. A last line
 // without its newline (a writer killed mid-append) is ignored, and the next
-// writer cuts it off. Every full save (add, update, remove, apply, or a
-// search once the log holds compactLines lines or compactBytes bytes)
-// writes the merged counters into the file and removes the log.
+// writer cuts it off. Every full save (add, update, remove, apply, a search
+// on a library file of at most directBytes, or a search once the log holds
+// compactLines lines or compactBytes bytes) writes the merged counters into
+// the file and removes the log.
 //
 // Appends happen under the library lock and are fsynced before it is
 // released; the log only grows while the file stays the same version, so
 // readers merge it incrementally.
 
-// Compaction thresholds of the usage log (variables for tests).
+// Compaction thresholds of the usage log (variables for tests). A library
+// file of at most directBytes is rewritten on every search instead (a few
+// hundred microseconds), so that the counters in the file itself stay exact
+// for other programs reading it; only larger libraries use the log.
 var (
 	compactLines       = 1000
 	compactBytes int64 = 1 << 20
+	directBytes  int64 = 256 << 10
 )
 
 // usageLine is one line of the usage log.
@@ -131,7 +136,7 @@ func (l *Library) recordUse(hits []Hit) error {
 		if len(used) == 0 {
 			return nil
 		}
-		if s.logLines+1 >= compactLines || s.logOff >= compactBytes {
+		if s.logLines+1 >= compactLines || s.logOff >= compactBytes || s.info == nil || s.info.Size() <= directBytes {
 			err = l.mutateLocked(func(m map[string]Skill) error {
 				for _, name := range used {
 					sk := m[name]

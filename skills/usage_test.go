@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,7 +22,39 @@ func usageOf(t *testing.T, path, name string) (count, lastUsed int) {
 	return s.UsageCount, s.LastUsedIteration
 }
 
+// useLog makes searches append to the usage log whatever the library's size.
+func useLog(t *testing.T) {
+	t.Helper()
+	old := directBytes
+	directBytes = -1
+	t.Cleanup(func() { directBytes = old })
+}
+
+func TestSearchOnASmallLibraryWritesTheCountsIntoTheFile(t *testing.T) {
+	ctx := context.Background()
+	path := libPath(t)
+	lib := mustOpen(t, path, WithIteration(3))
+	mustAdd(t, lib, corpus...)
+	for range 2 {
+		if _, err := lib.Search(ctx, "network backoff", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(path + ".usage.jsonl"); !os.IsNotExist(err) {
+		t.Errorf("a search on a small library wrote a usage log: %v", err)
+	}
+	// Another program reading the plain JSON file sees the counters.
+	var m map[string]Skill
+	if err := json.Unmarshal([]byte(readFile(t, path)), &m); err != nil {
+		t.Fatal(err)
+	}
+	if got := m["retry_flaky_network_calls"]; got.UsageCount != 2 || got.LastUsedIteration != 3 {
+		t.Errorf("file holds usage_count %d, last_used_iteration %d; want 2 and 3", got.UsageCount, got.LastUsedIteration)
+	}
+}
+
 func TestSearchAppendsToTheUsageLogAndSavesCompactIt(t *testing.T) {
+	useLog(t)
 	ctx := context.Background()
 	path := libPath(t)
 	lib := mustOpen(t, path, WithIteration(4))
@@ -58,6 +91,7 @@ func TestSearchAppendsToTheUsageLogAndSavesCompactIt(t *testing.T) {
 }
 
 func TestUsageLogIsCompactedWhenLong(t *testing.T) {
+	useLog(t)
 	defer func(n int) { compactLines = n }(compactLines)
 	compactLines = 3
 	path := libPath(t)
@@ -86,6 +120,7 @@ func TestUsageLogIsCompactedWhenLong(t *testing.T) {
 }
 
 func TestUsageLogTornAndStaleLines(t *testing.T) {
+	useLog(t)
 	ctx := context.Background()
 	path := libPath(t)
 	lib := mustOpen(t, path, WithIteration(2))
