@@ -45,7 +45,7 @@ func (d *Deps) approve(_ context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out(), "\nProposed plan (%d steps):\n%s\n", len(plan.Steps), plan.Table())
+	fmt.Fprintf(d.out(), "\nProposed plan (%s):\n%s\n", countSteps(len(plan.Steps)), plan.Table())
 	decide := func(kind string) error {
 		c.Notef("plan %s", kind)
 		return c.SetVar("approval", kind)
@@ -111,10 +111,11 @@ func (d *Deps) approve(_ context.Context, c *machine.Call) error {
 			if err := c.SetVar("step_count", len(edited.Steps)); err != nil {
 				return err
 			}
-			fmt.Fprintf(d.out(), "\nEdited plan (%d steps):\n%s\n", len(edited.Steps), edited.Table())
+			fmt.Fprintf(d.out(), "\nEdited plan (%s):\n%s\n", countSteps(len(edited.Steps)), edited.Table())
 			plan = edited
 			continue
-		case "":
+		case "", "?", "h", "help":
+			fmt.Fprintln(d.out(), "a: run this plan; r: stop the run without running it; e: edit the plan as JSON in $VISUAL or $EDITOR; anything else is sent to the planner as feedback for a new plan.")
 			continue
 		}
 		return useText(line)
@@ -234,7 +235,8 @@ func (d *Deps) intervene(_ context.Context, c *machine.Call) error {
 			return decide("skip", "")
 		case "a", "abort":
 			return decide("abort", "")
-		case "":
+		case "", "?", "h", "help":
+			fmt.Fprintln(d.out(), "g: type guidance that is added to the step's instruction, then the step starts again; s: leave the step uncommitted and go on; a: stop the run. Anything else you type is taken as guidance.")
 			continue
 		default:
 			return decide("guidance", line)
@@ -269,4 +271,12 @@ func (d *Deps) feedback(_ context.Context, c *machine.Call) error {
 	crashPoint("skillsmd-after-append")
 	c.Notef("feedback → %s", d.relToRoot(d.skillsMD()))
 	return nil
+}
+
+// countSteps says "1 step" or "N steps".
+func countSteps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }

@@ -94,7 +94,7 @@ func newHumanRun(t *testing.T, in string, opts ...machine.RunOption) (*machine.R
 }
 
 func TestHumanOnATerminal(t *testing.T) {
-	r, _, out, md := newHumanRun(t, "e\na\ng\nuse a friendlier tone\nnice work\n")
+	r, _, out, md := newHumanRun(t, "?\ne\na\nhelp\ng\nuse a friendlier tone\nnice work\n")
 	if err := r.Run(context.Background()); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -112,7 +112,8 @@ func TestHumanOnATerminal(t *testing.T) {
 	if !strings.HasSuffix(string(b), "## Human Feedback\n\n### [2025-01-02 03:04 UTC]\n<!-- lppctl:entry run1/4 -->\n- nice work\n") {
 		t.Fatalf("skills.md:\n%s", b)
 	}
-	for _, want := range []string{"Proposed plan (1 steps)", "Edited plan (1 steps)", "say hello", "[g]ive guidance"} {
+	for _, want := range []string{"Proposed plan (1 step)", "Edited plan (1 step)", "say hello", "[g]ive guidance",
+		"anything else is sent to the planner as feedback", "Anything else you type is taken as guidance"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -369,7 +369,7 @@ func TestAgentNoTerminalNoYesPausesForApproval(t *testing.T) {
 	if res.code != exitPaused {
 		t.Fatalf("exit %d\n%s", res.code, res.all())
 	}
-	for _, want := range []string{"Proposed plan (1 steps)", "paused in approve_plan", "--approve", "--yes"} {
+	for _, want := range []string{"Proposed plan (1 step)", "paused in approve_plan", "--approve", "--yes"} {
 		if !strings.Contains(res.out, want) {
 			t.Errorf("output lacks %q:\n%s", want, res.out)
 		}
