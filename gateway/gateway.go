@@ -45,7 +45,7 @@ type Result struct {
 	Text     string        `json:"text"`
 	Decision string        `json:"decision"`
 	Rule     string        `json:"rule,omitempty"`      // the rule that refused the call, or "timeout"
-	ExitCode int           `json:"exit_code"`           // script exit code; 0/1 for native sub-commands; -1 blocked, killed or not run
+	ExitCode int           `json:"exit_code"`           // script exit code (77 = the script refused, see ExitRefused); 0/1 for native sub-commands; -1 blocked, killed or not run
 	Duration time.Duration `json:"duration_ns"`         // wall time of the call
 	TimedOut bool          `json:"timed_out,omitempty"` // the call hit its timeout
 }
@@ -93,6 +93,7 @@ type Gateway struct {
 	root      *os.Root
 	rootPath  string // absolute
 	protected []string
+	protWhy   map[string]string // lower-cased protected path -> why it is protected, for messages
 	python    string
 	pythonErr error
 	realPy    sync.Once // resolves python through wrappers (e.g. pyenv shims) once
@@ -127,6 +128,7 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now}
 
 	prot := append([]string(nil), p.Protected...)
+	why := map[string]string{}
 	if p.Name != "" {
 		if pa, err := filepath.Abs(p.Name); err == nil {
 			if real, err := filepath.EvalSymlinks(pa); err == nil {
@@ -134,8 +136,15 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 			}
 			if rel, err := filepath.Rel(abs, pa); err == nil && filepath.IsLocal(rel) {
 				prot = append(prot, filepath.ToSlash(rel))
+				why[strings.ToLower(filepath.ToSlash(rel))] = "the tool policy"
 			}
 		}
+	}
+	// The runner executes code below the script directories: no tool may write there,
+	// or the model could write a script (or a module a trusted script imports) and run it.
+	for _, d := range p.Runner.scriptRoots() {
+		prot = append(prot, d)
+		why[strings.ToLower(d)] = "a script directory: no tool may write code that safe_py_runner runs"
 	}
 	for _, x := range o.protected {
 		c, err := cleanPolicyPath(x)
@@ -146,11 +155,15 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 		prot = append(prot, c)
 	}
 	seen := map[string]bool{}
+	g.protWhy = map[string]string{}
 	for _, x := range prot {
 		for _, y := range []string{x, g.resolveQuiet(x)} {
 			if y != "" && !seen[strings.ToLower(y)] {
 				seen[strings.ToLower(y)] = true
 				g.protected = append(g.protected, y)
+				if w := why[strings.ToLower(x)]; w != "" {
+					g.protWhy[strings.ToLower(y)] = w
+				}
 			}
 		}
 	}

@@ -103,7 +103,8 @@ func (g *Gateway) writeTarget(op, param, shown string, parents bool, use pathUse
 		if !within(p, pr) {
 			what = "contains"
 		}
-		return "", blocked(refuse(ruleProtected, "%s.%s %s %s the protected path %q, which no tool may change", op, param, quote(shown), what, pr)), false
+		return "", blocked(refuse(ruleProtected, "%s.%s %s %s the protected path %q%s, which no tool may change; use another path, e.g. under output/",
+			op, param, quote(shown), what, pr, g.protectedWhy(pr))), false
 	}
 	if r := g.checkHidden(op+"."+param, shown, lit, p); r != nil {
 		return "", blocked(r), false

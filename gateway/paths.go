@@ -229,3 +229,11 @@ func (g *Gateway) protectedFor(p string, parents bool) string {
 	}
 	return ""
 }
+
+// protectedWhy says why a protected path is protected (" (a script directory: ...)"), or "".
+func (g *Gateway) protectedWhy(pr string) string {
+	if w := g.protWhy[strings.ToLower(pr)]; w != "" {
+		return " (" + w + ")"
+	}
+	return ""
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -415,6 +416,12 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 		r := failed("cancelled: %s was stopped (%v)\n%s", script, ctx.Err(), out)
 		r.ExitCode = -1
 		return r
+	case code == ExitRefused:
+		if r, ok := scriptRefusal(stderr); ok {
+			r.ExitCode = code
+			return r
+		}
+		fallthrough
 	case code != 0:
 		why := fmt.Sprintf("exit code %d", code)
 		if code < 0 && err != nil {
@@ -425,6 +432,25 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 		return r
 	}
 	return allowed(out)
+}
+
+// ExitRefused is the exit code with which a project script refuses a path
+// for a security reason; its stderr then starts "[SECURITY BLOCKED] <rule>: ".
+// Scripts are trusted (no tool can write the script directories), so the
+// gateway reports such a refusal like its own.
+const ExitRefused = 77
+
+var scriptRefusalLine = regexp.MustCompile(`^\[SECURITY BLOCKED\] ([a-z0-9][a-z0-9:_-]{0,63}): \S`)
+
+// scriptRefusal turns the stderr of a script that exited with ExitRefused
+// into a [SECURITY BLOCKED] result; ok is false when stderr has another shape.
+func scriptRefusal(stderr *cappedBuffer) (Result, bool) {
+	text := strings.TrimSpace(stderr.String("stderr"))
+	m := scriptRefusalLine.FindStringSubmatch(text)
+	if m == nil {
+		return Result{}, false
+	}
+	return Result{Text: text, Decision: DecisionBlock, Rule: m[1]}, true
 }
 
 // resolveInterpreter replaces the interpreter path with the real executable

@@ -46,12 +46,12 @@ func TestProjectScriptsThroughTheRunner(t *testing.T) {
 				}
 			}},
 		{"write_file refuses a link out of the root", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"outlink/x.txt"}, "stdin_text": "x"},
-			"[ERROR] scripts/write_file.py failed (exit code 1)\n[stderr]\nerror: 'outlink/x.txt' resolves outside the project root; refusing", 1, nil},
+			"[SECURITY BLOCKED] symlink-escape: 'outlink/x.txt' resolves outside the project root; give a path inside it", ExitRefused, nil},
 		// .git is hidden as well as protected: the gateway refuses before the script runs.
 		{"the gateway refuses .git before write_file runs", map[string]any{"script_name": "scripts/write_file.py", "args": []any{".git/config"}, "stdin_text": "x"},
 			`[SECURITY BLOCKED] path-hidden: args[0] ".git/config" matches the hidden path pattern ".git" (hidden_paths in the policy); hidden paths are never shown to the model`, -1, nil},
 		{"write_file refuses the policy", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"config/tools_config.yaml"}, "stdin_text": "x"},
-			"[ERROR] scripts/write_file.py failed (exit code 1)\n[stderr]\nerror: 'config/tools_config.yaml' is inside the protected path 'config/tools_config.yaml'; refusing", 1, nil},
+			"[SECURITY BLOCKED] protected-path: 'config/tools_config.yaml' is inside the protected path 'config/tools_config.yaml', which no tool may change; use another path, e.g. under output/", ExitRefused, nil},
 		{"write_file --help", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"--help"}}, "", 0, nil},
 		{"write_json pretty-writes", map[string]any{"script_name": "scripts/write_json.py", "args": []any{"out/x.json"}, "stdin_text": `{"b":1,"a":[true]}`},
 			"wrote 36 bytes of valid JSON (object) to out/x.json", 0, func(t *testing.T) {
