@@ -155,7 +155,7 @@ func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
 	if shown == "" {
 		shown = "."
 	}
-	f, err := g.root.Open(p)
+	f, err := g.openRead(p)
 	if err != nil {
 		return fsError("list_files", "path", shown, err)
 	}
@@ -229,8 +229,7 @@ func (g *Gateway) readFile(shown string) Result {
 	if !ok {
 		return res
 	}
-	// O_NONBLOCK: opening a FIFO must not hang; the stat below refuses it.
-	f, err := g.root.OpenFile(p, os.O_RDONLY|openNonblock, 0)
+	f, err := g.openRead(p) // the stat below refuses a FIFO or device
 	if err != nil {
 		return fsError("read_file", "path", shown, err)
 	}
@@ -329,7 +328,7 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, err := g.root.Open(dir)
+		f, err := g.openRead(dir)
 		if err != nil {
 			return err
 		}
@@ -388,7 +387,7 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 	if !ok {
 		return res
 	}
-	in, err := g.root.OpenFile(src, os.O_RDONLY|openNonblock, 0)
+	in, err := g.openRead(src)
 	if err != nil {
 		return fsError("copy_file", "src", srcShown, err)
 	}
@@ -465,6 +464,13 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 		return fsError("move_file", "src", srcShown, err)
 	}
 	return allowed(fmt.Sprintf("moved %s to %s", srcShown, dstShown))
+}
+
+// openRead opens a root-relative path for reading without blocking: opening
+// a FIFO (blocks until a writer comes) or a device must never hang a call.
+// Callers stat the open file and refuse what is not a regular file or directory.
+func (g *Gateway) openRead(p string) (*os.File, error) {
+	return g.root.OpenFile(p, os.O_RDONLY|openNonblock, 0)
 }
 
 // ctxReader stops a copy when its context ends.

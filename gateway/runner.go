@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -240,11 +241,16 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 		return "", failed("%s: stdin_text is %d bytes, more than the limit of %d", via, len(req.stdin), lim.MaxStdinBytes), false
 	}
 
-	fi, err := g.root.Stat(resolved)
+	f, err := g.openRead(resolved)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", failed("%s: script %s does not exist%s", via, quote(req.script), g.scriptHint(req.script)), false
 		}
+		return "", fsError(via, "script_name", req.script, err), false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		return "", fsError(via, "script_name", req.script, err), false
 	}
 	if !fi.Mode().IsRegular() {
@@ -253,9 +259,12 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 	if fi.Size() > int64(lim.MaxScriptBytes) {
 		return no(refuse(ruleScriptTooLarge, "script %s is %d bytes (limit %d)", quote(req.script), fi.Size(), lim.MaxScriptBytes))
 	}
-	src, err := g.root.ReadFile(resolved)
+	src, err := io.ReadAll(io.LimitReader(f, int64(lim.MaxScriptBytes)+1))
 	if err != nil {
 		return "", fsError(via, "script_name", req.script, err), false
+	}
+	if len(src) > lim.MaxScriptBytes {
+		return no(refuse(ruleScriptTooLarge, "script %s is more than %d bytes (limit %d)", quote(req.script), lim.MaxScriptBytes, lim.MaxScriptBytes))
 	}
 	if r := g.scanBlocked("script "+resolved, string(src)); r != nil {
 		return no(r)
