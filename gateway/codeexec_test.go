@@ -3,6 +3,7 @@ package gateway
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -211,5 +212,69 @@ func TestScriptRefusalsBecomeBlockedResults(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(sb.root, "scripts", "evil2.py")); err == nil {
 		t.Error("unexpected file")
+	}
+}
+
+// A project venv on PATH runs code from the root at every Python start: a
+// .pth file in its site-packages is executed. Its installation is protected.
+func TestAProjectVenvIsProtected(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	root := filepath.Join(dir, "root")
+	if out, err := exec.Command("python3", "-m", "venv", "--without-pip", filepath.Join(root, ".venv")).CombinedOutput(); err != nil {
+		t.Skipf("cannot create a venv: %v\n%s", err, out)
+	}
+	sp, _ := filepath.Glob(filepath.Join(root, ".venv", "lib", "python3*", "site-packages"))
+	if len(sp) != 1 {
+		t.Fatalf("site-packages: %v", sp)
+	}
+	spRel, _ := filepath.Rel(root, sp[0])
+	os.MkdirAll(filepath.Join(root, "scripts"), 0o755)
+	os.WriteFile(filepath.Join(root, "scripts", "hi.py"), []byte("print('hi')\n"), 0o644)
+	scripts, _ := filepath.Glob("../scripts/*.py")
+	for _, f := range scripts {
+		b, _ := os.ReadFile(f)
+		os.WriteFile(filepath.Join(root, "scripts", filepath.Base(f)), b, 0o644)
+	}
+	g, err := New(root, testPolicy(t), WithPython(filepath.Join(root, ".venv", "bin", "python3")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	sb := &sandbox{root: root, g: g}
+	pth := filepath.ToSlash(filepath.Join(spRel, "zz.pth"))
+	res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{pth}, "stdin_text": "import sys; print('PWNED', file=sys.stderr)\n"})
+	if res.Rule != ruleProtected || !strings.Contains(res.Text, `protected path '.venv'`) {
+		t.Errorf("write_file a .pth: %+v", res)
+	}
+	os.WriteFile(filepath.Join(root, "x.pth"), []byte("import os\n"), 0o644)
+	res = sb.cli("copy_file", map[string]any{"src": "x.pth", "dst": pth})
+	if res.Rule != ruleProtected || !strings.Contains(res.Text, `protected path ".venv" (the Python installation that runs scripts)`) {
+		t.Errorf("copy_file a .pth: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(sp[0], "zz.pth")); err == nil {
+		t.Fatal("a .pth file was written")
+	}
+	if res := sb.run(map[string]any{"script_name": "scripts/hi.py"}); res.Text != "hi" {
+		t.Errorf("hi.py through the venv: %+v", res)
+	}
+}
+
+func TestInterpreterHomes(t *testing.T) {
+	tests := []struct{ python, want string }{
+		{"/p/.venv/bin/python3", ".venv"},
+		{"/p/tools/py/bin/python3", "tools/py"},
+		{"/p/bin/python3", "bin,lib,pyvenv.cfg"},
+		{"/p/python3", "python3,lib,pyvenv.cfg"},
+		{"/usr/bin/python3", ""},
+		{"/pp/bin/python3", ""},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(interpreterHomes("/p", tt.python), ","); got != tt.want {
+			t.Errorf("interpreterHomes(/p, %s) = %q, want %q", tt.python, got, tt.want)
+		}
 	}
 }

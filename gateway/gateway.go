@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -126,6 +127,15 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 		return nil, fmt.Errorf("cannot start gateway: cannot open project root: %w", err)
 	}
 	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now}
+	g.python = o.python
+	if g.python == "" {
+		g.python = p.Runner.Python
+	}
+	if lp, err := exec.LookPath(g.python); err != nil {
+		g.pythonErr = err
+	} else {
+		g.python = lp
+	}
 
 	prot := append([]string(nil), p.Protected...)
 	why := map[string]string{}
@@ -145,6 +155,15 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 	for _, d := range p.Runner.scriptRoots() {
 		prot = append(prot, d)
 		why[strings.ToLower(d)] = "a script directory: no tool may write code that safe_py_runner runs"
+	}
+	// A Python installation inside the root (a project .venv on PATH) runs
+	// code from there at every start: its site-packages is on sys.path, and a
+	// .pth file there is executed.
+	if g.pythonErr == nil {
+		for _, d := range interpreterHomes(abs, g.python) {
+			prot = append(prot, d)
+			why[strings.ToLower(d)] = "the Python installation that runs scripts"
+		}
 	}
 	for _, x := range o.protected {
 		c, err := cleanPolicyPath(x)
@@ -168,16 +187,35 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 		}
 	}
 
-	g.python = o.python
-	if g.python == "" {
-		g.python = p.Runner.Python
-	}
-	if lp, err := exec.LookPath(g.python); err != nil {
-		g.pythonErr = err
-	} else {
-		g.python = lp
-	}
 	return g, nil
+}
+
+// interpreterHomes returns the root-relative directories of a Python
+// interpreter that lies inside the root (as found, or after resolving links):
+// the installation above its bin/ directory (a venv: pyvenv.cfg, lib/.../site-packages),
+// or, for an interpreter directly in the root, the interpreter and lib.
+func interpreterHomes(root, python string) []string {
+	cands := []string{python}
+	if real, err := filepath.EvalSymlinks(python); err == nil && real != python {
+		cands = append(cands, real)
+	}
+	var out []string
+	for _, c := range cands {
+		rel, err := filepath.Rel(root, c)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		switch dir := path.Dir(rel); {
+		case dir == ".":
+			out = append(out, rel, "lib", "pyvenv.cfg")
+		case path.Dir(dir) == ".":
+			out = append(out, dir, "lib", "pyvenv.cfg")
+		default:
+			out = append(out, path.Dir(dir))
+		}
+	}
+	return out
 }
 
 // resolveQuiet resolves a trusted path, returning "" when it leaves the root.
