@@ -49,6 +49,11 @@ func TestRunnerSeedCases(t *testing.T) {
 		{"a token as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GITHUB_TOKEN": "x"}}, ruleEnvKey, ""},
 		{"an env value with a newline", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NAME": "a\nb"}}, ruleEnvValue, ""},
 		{"an env value with a blocked pattern", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NAME": "x; mkfs /dev/sda"}}, "blocked-pattern:mkfs", ""},
+		{"GCONV_PATH as env (glibc loads modules from it)", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GCONV_PATH": "out"}}, ruleEnvKey,
+			`[SECURITY BLOCKED] env-key: env_vars key "GCONV_PATH" is reserved (matches ^(GCONV_PATH|LOCPATH|NLSPATH|GLIBC_TUNABLES|MALLOC_.*|HOSTALIASES|RES_OPTIONS|LOCALDOMAIN|TZDIR|TMP|TEMP|TERMINFO|TERMINFO_DIRS|OPENSSL_.*|SSL_CERT_.*)$); scripts cannot receive it from the model`},
+		{"OPENSSL_CONF as env (can load engines)", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"OPENSSL_CONF": "out/x.cnf"}}, ruleEnvKey, ""},
+		{"GLIBC_TUNABLES as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GLIBC_TUNABLES": "x"}}, ruleEnvKey, ""},
+		{"TEMP as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"TEMP": "scripts"}}, ruleEnvKey, ""},
 		{"a gateway-set env key", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"PYTHONIOENCODING": "latin1"}}, ruleEnvKey, ""},
 	}
 	for _, tt := range tests {
