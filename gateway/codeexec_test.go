@@ -62,6 +62,9 @@ func TestNoToolCanWriteCodeTheRunnerRuns(t *testing.T) {
 		{"write_file into a skill", "run", "", runner("scripts/write_file.py", "skills/hello/scripts/x.py", evil), "skills"},
 		{"write_file a new skill", "run", "", runner("scripts/write_file.py", "skills/newskill/x.py", evil), "skills"},
 		{"write_file upper-case", "run", "", runner("scripts/write_file.py", "Scripts/x.py", evil), "scripts"},
+		{"write_file with a long s (folds to s)", "run", "", runner("scripts/write_file.py", "\u017fcripts/x.py", evil), "scripts"},
+		{"write_file with a Kelvin sign (folds to k)", "run", "", runner("scripts/write_file.py", "s\u212aills/x.py", evil), "skills"},
+		{"copy_file with a long s", "cli", "copy_file", map[string]any{"src": "evil.py", "dst": "\u017fcripts/x.py"}, "scripts"},
 		{"write_file ./", "run", "", runner("scripts/write_file.py", "./scripts/x.py", evil), "scripts"},
 		{"write_file //", "run", "", runner("scripts/write_file.py", "scripts//x.py", evil), "scripts"},
 		{"write_file backslash", "run", "", runner("scripts/write_file.py", `scripts\x.py`, evil), ""}, // arg-pattern: no backslashes in args
@@ -275,6 +278,28 @@ func TestInterpreterHomes(t *testing.T) {
 	for _, tt := range tests {
 		if got := strings.Join(interpreterHomes("/p", tt.python), ","); got != tt.want {
 			t.Errorf("interpreterHomes(/p, %s) = %q, want %q", tt.python, got, tt.want)
+		}
+	}
+}
+
+func TestWithinFoldsCase(t *testing.T) {
+	tests := []struct {
+		p, dir string
+		want   bool
+	}{
+		{"scripts/x.py", "scripts", true},
+		{"Scripts", "scripts", true},
+		{"\u017fcripts/x.py", "scripts", true}, // long s: two bytes, folds to s
+		{"s\u212aills/x", "skills", true},      // Kelvin sign
+		{"scripts2/x.py", "scripts", false},
+		{"scrip", "scripts", false},
+		{"\uff53cripts/x.py", "scripts", false}, // fullwidth s is another name
+		{"docs", ".", true},
+		{"a/b", "a/b/c", false},
+	}
+	for _, tt := range tests {
+		if got := within(tt.p, tt.dir); got != tt.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tt.p, tt.dir, got, tt.want)
 		}
 	}
 }

@@ -212,10 +212,38 @@ func within(p, dir string) bool {
 	if dir == "." {
 		return true
 	}
-	if len(p) < len(dir) || !strings.EqualFold(p[:len(dir)], dir) {
-		return false
+	rest, ok := cutPrefixFold(p, dir)
+	return ok && (rest == "" || rest[0] == '/')
+}
+
+// cutPrefixFold reports whether s starts with prefix under Unicode simple case
+// folding (as strings.EqualFold: "ſcripts" starts with "scripts", though "ſ"
+// is two bytes and "s" one) and returns the rest of s.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	for prefix != "" {
+		if s == "" {
+			return "", false
+		}
+		a, n := utf8.DecodeRuneInString(s)
+		b, m := utf8.DecodeRuneInString(prefix)
+		if a != b && !equalFoldRune(a, b) {
+			return "", false
+		}
+		s, prefix = s[n:], prefix[m:]
 	}
-	return len(p) == len(dir) || p[len(dir)] == '/'
+	return s, true
+}
+
+func equalFoldRune(a, b rune) bool {
+	if a < utf8.RuneSelf && b < utf8.RuneSelf {
+		return unicode.ToLower(a) == unicode.ToLower(b)
+	}
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == b {
+			return true
+		}
+	}
+	return false
 }
 
 // protectedFor returns the protected path that p is, or lies below; with

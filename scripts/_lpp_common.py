@@ -9,6 +9,7 @@ or onto a protected path.
 import os
 import sys
 import tempfile
+import unicodedata
 
 
 # Exit code of a security refusal. The gateway turns it, with a first stderr
@@ -32,6 +33,11 @@ def project_root():
     return os.path.realpath(os.getcwd())
 
 
+def _fold(s):
+    """Case-fold like a case-insensitive file system would ("ſcripts" is "scripts")."""
+    return unicodedata.normalize("NFC", s).casefold()
+
+
 def _inside(path, directory):
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
@@ -50,8 +56,8 @@ def safe_path(arg, for_write):
     if for_write:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         for prot in filter(None, os.environ.get("LPPCTL_PROTECTED", ".git").split(":")):
-            p = prot.strip("/").lower()
-            r = rel.lower()
+            p = _fold(prot.strip("/"))
+            r = _fold(rel)
             if r == p or r.startswith(p + "/"):
                 raise Refusal("protected-path", f"{arg!r} is inside the protected path {prot!r}, which no tool may change; use another path, e.g. under output/")
     return real
