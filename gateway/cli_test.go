@@ -403,3 +403,29 @@ func TestAuditLogRecordsEveryCallConcurrently(t *testing.T) {
 		t.Errorf("counts = %v", counts)
 	}
 }
+
+// Parameter names are not limited like values; a message must not echo a huge one.
+func TestHugeNamesAreNotEchoedBack(t *testing.T) {
+	sb := newSandbox(t)
+	huge := strings.Repeat("k", 1<<20)
+	many := map[string]any{"tool_name": "read_file", "params": map[string]any{"path": "x"}}
+	for i := 0; i < 1000; i++ {
+		many[fmt.Sprintf("%s%d", huge[:1000], i)] = 1
+	}
+	for name, c := range map[string]struct {
+		tool string
+		args map[string]any
+	}{
+		"an unknown parameter":       {ToolCLI, map[string]any{"tool_name": "read_file", "params": map[string]any{huge: "x"}}},
+		"arguments next to params":   {ToolCLI, many},
+		"an unknown runner argument": {ToolRunner, map[string]any{"script_name": "scripts/echo.py", huge: 1}},
+		"a non-string env value":     {ToolRunner, map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{huge: []any{}}}},
+		"a long env value":           {ToolRunner, map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{huge: huge}}},
+	} {
+		res := sb.g.Call(context.Background(), c.tool, c.args)
+		checkInvariant(t, res)
+		if res.Decision == DecisionAllow || len(res.Text) > 2048 {
+			t.Errorf("%s: %d bytes: %.300s", name, len(res.Text), res.Text)
+		}
+	}
+}

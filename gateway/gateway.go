@@ -374,7 +374,7 @@ func takeParams(rest map[string]any) (map[string]any, error) {
 		}
 		delete(rest, n)
 		if len(rest) > 0 {
-			return nil, fmt.Errorf("unexpected arguments %s next to %q", strings.Join(sortedKeys(rest), ", "), n)
+			return nil, fmt.Errorf("unexpected arguments %s next to %q", quoteList(sortedKeys(rest)), n)
 		}
 		switch p := v.(type) {
 		case nil:
@@ -428,14 +428,14 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 			}
 		}
 		if canon == "" {
-			return nil, failed("%s: unknown parameter %q%s (%s takes: %s)", sc.Name, k, didYouMean(k, sortedKeys(sc.Params)), sc.Name, paramList(sc)), false
+			return nil, failed("%s: unknown parameter %s%s (%s takes: %s)", sc.Name, quote(k), didYouMean(k, sortedKeys(sc.Params)), sc.Name, paramList(sc)), false
 		}
 		if _, dup := vals[canon]; dup {
-			return nil, failed("%s: parameter %q given twice (under another name as %q)", sc.Name, canon, k), false
+			return nil, failed("%s: parameter %q given twice (under another name as %s)", sc.Name, canon, quote(k)), false
 		}
 		s, ok := scalar(params[k])
 		if !ok {
-			return nil, failed("%s: parameter %q must be a string", sc.Name, k), false
+			return nil, failed("%s: parameter %s must be a string", sc.Name, quote(k)), false
 		}
 		vals[canon] = s
 	}
@@ -626,6 +626,19 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// quoteList quotes model-supplied names for a message, at most 8 of them.
+func quoteList(names []string) string {
+	q := make([]string, 0, min(len(names), 9))
+	for i, n := range names {
+		if i == 8 {
+			q = append(q, fmt.Sprintf("and %d more", len(names)-8))
+			break
+		}
+		q = append(q, quote(n))
+	}
+	return strings.Join(q, ", ")
 }
 
 // sortStrings is sort.Strings returning its argument.

@@ -39,7 +39,7 @@ func decodeRunRequest(args map[string]any) (runRequest, error) {
 	for _, k := range sortedKeys(args) {
 		canon, ok := runnerKeys[k]
 		if !ok {
-			return req, fmt.Errorf("unknown argument %q%s (safe_py_runner takes: script_name, args, env_vars, stdin_text)", k, didYouMean(k, []string{"script_name", "args", "env_vars", "stdin_text"}))
+			return req, fmt.Errorf("unknown argument %s%s (safe_py_runner takes: script_name, args, env_vars, stdin_text)", quote(k), didYouMean(k, []string{"script_name", "args", "env_vars", "stdin_text"}))
 		}
 		if prev, dup := seen[canon]; dup {
 			return req, fmt.Errorf("%q and %q both give %s", prev, k, canon)
@@ -115,7 +115,7 @@ func decodeEnv(k string, v any) ([][2]string, error) {
 		for kk, vv := range x {
 			s, ok := scalar(vv)
 			if !ok {
-				return nil, fmt.Errorf("%s.%s must be a string", k, kk)
+				return nil, fmt.Errorf("%s.%s must be a string", k, quote(kk))
 			}
 			m[kk] = s
 		}
@@ -179,7 +179,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 	}
 	for _, kv := range req.env {
 		if len(kv[1]) > lim.MaxParamBytes {
-			return no(refuse(ruleParamTooLong, "env_vars.%s is %d bytes long (limit %d)", kv[0], len(kv[1]), lim.MaxParamBytes))
+			return no(refuse(ruleParamTooLong, "env_vars.%s is %d bytes long (limit %d)", quote(kv[0]), len(kv[1]), lim.MaxParamBytes))
 		}
 		parts = append(parts, kv[1])
 	}
