@@ -3,6 +3,8 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -415,7 +417,11 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 			return fsError("copy_file", "dst", dstShown, err)
 		}
 	}
-	out, err := g.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// Write a new file and rename it over dst: an existing dst is replaced, not
+	// written in place, so a hard link to it (say, to a protected file) keeps its
+	// content, its mode (an executable bit) is not inherited, and a failed copy
+	// leaves dst as it was.
+	tmp, out, err := g.createTemp(path.Dir(dst))
 	if err != nil {
 		return fsError("copy_file", "dst", dstShown, err)
 	}
@@ -423,10 +429,27 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = g.root.Rename(tmp, dst)
+	}
 	if err != nil {
+		_ = g.root.Remove(tmp)
 		return fsError("copy_file", "dst", dstShown, err)
 	}
 	return allowed(fmt.Sprintf("copied %s to %s (%d bytes)", srcShown, dstShown, n))
+}
+
+// createTemp creates a new, empty file in dir with a random name.
+func (g *Gateway) createTemp(dir string) (string, *os.File, error) {
+	var b [8]byte
+	for i := 0; ; i++ {
+		_, _ = rand.Read(b[:])
+		name := path.Join(dir, ".lpp-copy-"+hex.EncodeToString(b[:])+".tmp")
+		f, err := g.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i == 9 {
+			return name, f, err
+		}
+	}
 }
 
 func (g *Gateway) moveFile(srcShown, dstShown string) Result {

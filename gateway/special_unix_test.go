@@ -3,7 +3,9 @@
 package gateway
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -51,5 +53,40 @@ func TestFIFOsNeverHang(t *testing.T) {
 	// Listings show a FIFO as a plain entry and never open it.
 	if res := sb.cli("list_files", map[string]any{"path": "docs"}); res.Text != "fifo\nreadme.md" {
 		t.Errorf("list_files docs: %q", res.Text)
+	}
+}
+
+// copy_file replaces its destination instead of writing into it: a hard link
+// from a writable path to a protected file (which the model cannot create,
+// but a project may hold) does not let it change the protected file, and an
+// executable destination does not pass its mode on to the model's content.
+func TestCopyFileReplacesTheDestination(t *testing.T) {
+	sb := newSandbox(t)
+	sb.write(t, "docs/evil.txt", "print('evil')\n")
+	if err := os.Link(filepath.Join(sb.root, "scripts", "echo.py"), filepath.Join(sb.root, "docs", "hl.py")); err != nil {
+		t.Skipf("link: %v", err)
+	}
+	sb.write(t, "docs/run.sh", "#!/bin/sh\necho hi\n")
+	os.Chmod(filepath.Join(sb.root, "docs", "run.sh"), 0o755)
+	before, _ := os.ReadFile(filepath.Join(sb.root, "scripts", "echo.py"))
+	for _, dst := range []string{"docs/hl.py", "docs/run.sh"} {
+		if res := sb.cli("copy_file", map[string]any{"src": "docs/evil.txt", "dst": dst}); res.Decision != DecisionAllow {
+			t.Fatalf("copy to %s: %+v", dst, res)
+		}
+		if b, _ := os.ReadFile(filepath.Join(sb.root, filepath.FromSlash(dst))); string(b) != "print('evil')\n" {
+			t.Errorf("%s = %q", dst, b)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(sb.root, "scripts", "echo.py")); string(after) != string(before) {
+		t.Errorf("scripts/echo.py changed through a hard link: %q", after)
+	}
+	if fi, _ := os.Stat(filepath.Join(sb.root, "docs", "run.sh")); fi.Mode().Perm()&0o111 != 0 {
+		t.Errorf("docs/run.sh kept its executable bits: %v", fi.Mode())
+	}
+	entries, _ := os.ReadDir(filepath.Join(sb.root, "docs"))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".lpp-copy-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
 	}
 }
