@@ -27,7 +27,10 @@ func FuzzCheckPath(f *testing.F) {
 	sb.write(f, ".git/config", secret)
 	sb.symlink(f, ".env", "notes")
 	sb.symlink(f, "../.git", "docs/g")
-	for _, s := range []string{"docs/readme.md", "indir/readme.md", "outdir/canary.txt", "docs/up", "loop/x", "../outside/canary.txt", `..\x`, "%2e%2e/x", "\uff0e\uff0e/x", "a/./b//c/", "", ".ENV", "./.git/config", "docs/g/config", "notes", "docs/ID_RSA", ".env ", ".git/"} {
+	sb.symlink(f, "nothere/../docs/g", "mlink") // a missing component, then "..", then a link
+	sb.symlink(f, "nothere/../g", "docs/mdoc")
+	sb.symlink(f, "nothere/../indir", "mdocs")
+	for _, s := range []string{"docs/readme.md", "indir/readme.md", "outdir/canary.txt", "docs/up", "loop/x", "../outside/canary.txt", `..\x`, "%2e%2e/x", "\uff0e\uff0e/x", "a/./b//c/", "", ".ENV", "./.git/config", "docs/g/config", "notes", "docs/ID_RSA", ".env ", ".git/", "mlink/config", "docs/mdoc/config", "mdocs/readme.md"} {
 		f.Add(s)
 	}
 	root := sb.root
@@ -60,6 +63,11 @@ func FuzzCheckPath(f *testing.F) {
 				if real, err := filepath.EvalSymlinks(full); err == nil {
 					if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) && rel != "." {
 						t.Fatalf("%q resolved to %q, really %q: outside the root", s, resolved, real)
+					}
+					// Where it exists, the resolved path is link-free: the checks
+					// see the path os.Root will use.
+					if filepath.ToSlash(strings.TrimPrefix(real, root+string(filepath.Separator))) != resolved && !(real == root && resolved == ".") {
+						t.Fatalf("%q resolved to %q, but it is really %q", s, resolved, real)
 					}
 				}
 			}

@@ -149,7 +149,7 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 	todo := strings.Split(clean, "/")
 	var cur []string
 	links := 0
-	missing := false
+	missing := -1 // cur[missing:] does not exist (yet); -1: all of cur exists
 	for len(todo) > 0 {
 		c := todo[0]
 		todo = todo[1:]
@@ -161,10 +161,15 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 				return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
 			}
 			cur = cur[:len(cur)-1]
+			if len(cur) <= missing {
+				// A link target such as "nothere/../link": back on existing
+				// ground, so what follows must be resolved again.
+				missing = -1
+			}
 			continue
 		}
 		cand := strings.Join(append(cur, c), "/")
-		if missing {
+		if missing >= 0 {
 			cur = append(cur, c)
 			continue
 		}
@@ -174,7 +179,7 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 				return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
 			}
 			// Missing (or not a directory): keep the rest literally; the operation reports it.
-			missing = true
+			missing = len(cur)
 			cur = append(cur, c)
 			continue
 		}
