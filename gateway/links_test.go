@@ -46,3 +46,50 @@ func TestLinksThroughAMissingComponent(t *testing.T) {
 		}
 	}
 }
+
+// A relative link target is read from the link's directory: moving a link,
+// or a directory holding one, must not make it point somewhere else (out of
+// the root, say, where a script checking paths lexically would follow it).
+func TestMovesKeepLinksPointingWhereTheyPointed(t *testing.T) {
+	tests := []struct {
+		name     string
+		src, dst string
+		want     string // "" allowed, else the exact refusal
+	}{
+		{"a link moved up out of reach", "docs/up", "up",
+			`[SECURITY BLOCKED] symlink-move: move_file.src "docs/up" is a symbolic link -> "../README.md", which would point to "../README.md" instead of "README.md" after the move; move it within its own directory, or move what it points to`},
+		{"a link moved deeper", "docs/up", "a/b/up", "x"},
+		{"a link renamed in its directory", "docs/up", "docs/up2", ""},
+		{"a directory holding a link that climbs out", "docs", "a/docs",
+			`[SECURITY BLOCKED] symlink-move: move_file.src "docs" holds the symbolic link "docs/up" -> "../README.md", which would point to "a/README.md" instead of "README.md" after the move; move it within its own directory, or move what it points to`},
+		{"a directory renamed in place", "docs", "docs2", "x"}, // docs/back -> ../docs/readme.md would dangle
+		{"a directory whose links stay inside", "kit", "a/kit", ""},
+		{"a directory renamed, a link climbing out and back by name", "kit", "kit2", "x"}, // kit/sub -> ../kit/a.txt would dangle
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			sb.write(t, "README.md", "# x\n")
+			sb.symlink(t, "../README.md", "docs/up")
+			sb.symlink(t, "../docs/readme.md", "docs/back")
+			sb.write(t, "kit/a.txt", "a")
+			sb.symlink(t, "a.txt", "kit/in")
+			sb.symlink(t, "../kit/a.txt", "kit/sub")
+			res := sb.cli("move_file", map[string]any{"src": tt.src, "dst": tt.dst})
+			checkInvariant(t, res)
+			switch {
+			case tt.want == "" && res.Decision != DecisionAllow:
+				t.Fatalf("refused: %s", res.Text)
+			case tt.want == "x" && res.Rule != ruleLinkMove:
+				t.Fatalf("res = %+v", res)
+			case tt.want != "" && tt.want != "x" && res.Text != tt.want:
+				t.Fatalf("got  %s\nwant %s", res.Text, tt.want)
+			}
+			if res.Decision != DecisionAllow {
+				if _, err := os.Lstat(filepath.Join(sb.root, filepath.FromSlash(tt.src))); err != nil {
+					t.Errorf("%s moved anyway", tt.src)
+				}
+			}
+		})
+	}
+}

@@ -31,7 +31,7 @@ func (g *Gateway) runNative(ctx context.Context, sc *SubCommand, vals map[string
 	case "copy_file":
 		return g.copyFile(ctx, vals["src"], vals["dst"])
 	case "move_file":
-		return g.moveFile(vals["src"], vals["dst"])
+		return g.moveFile(ctx, vals["src"], vals["dst"])
 	}
 	return failed("%s is not implemented", sc.Name)
 }
@@ -452,7 +452,7 @@ func (g *Gateway) createTemp(dir string) (string, *os.File, error) {
 	}
 }
 
-func (g *Gateway) moveFile(srcShown, dstShown string) Result {
+func (g *Gateway) moveFile(ctx context.Context, srcShown, dstShown string) Result {
 	// Move a link itself, not its target: the last component of src is not followed.
 	src, res, ok := g.writeTarget("move_file", "src", srcShown, true, useWriteLink)
 	if !ok {
@@ -469,7 +469,8 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 	if pat := g.policy.hiddenBelow(src); pat != "" {
 		return blocked(refuse(ruleHidden, "move_file.src %s may contain paths matching the hidden path pattern %q (hidden_paths in the policy); moving it would expose them", quote(srcShown), pat))
 	}
-	if _, err := g.root.Lstat(src); err != nil {
+	sfi, err := g.root.Lstat(src)
+	if err != nil {
 		return fsError("move_file", "src", srcShown, err)
 	}
 	if _, err := g.root.Lstat(dst); err == nil {
@@ -477,6 +478,9 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 	}
 	if within(dst, src) {
 		return failed("move_file: cannot move %s into itself", quote(srcShown))
+	}
+	if res, ok := g.checkMovedLinks(ctx, srcShown, src, dst, sfi); !ok {
+		return res
 	}
 	if dir := path.Dir(dst); dir != "." {
 		if err := g.root.MkdirAll(dir, 0o755); err != nil {
@@ -487,6 +491,72 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 		return fsError("move_file", "src", srcShown, err)
 	}
 	return allowed(fmt.Sprintf("moved %s to %s", srcShown, dstShown))
+}
+
+// maxMovedEntries caps how many entries move_file inspects below a directory.
+const maxMovedEntries = 10000
+
+// checkMovedLinks refuses a move that would change where a symbolic link
+// points: a relative target is read from the link's own directory, so moving
+// a link (or a directory holding one) whose target climbs out of what is
+// moved makes it point somewhere else, possibly out of the root, where
+// scripts that check paths only lexically would follow it.
+func (g *Gateway) checkMovedLinks(ctx context.Context, srcShown, src, dst string, fi fs.FileInfo) (Result, bool) {
+	check := func(link string) (Result, bool) {
+		target, err := g.root.Readlink(link)
+		if err != nil {
+			return fsError("move_file", "src", srcShown, err), false
+		}
+		if strings.HasPrefix(target, "/") {
+			return Result{}, true // absolute: means the same anywhere (and is refused on use)
+		}
+		before := path.Join(path.Dir(link), target)
+		want := before // where it must point after the move
+		if before == src || strings.HasPrefix(before, src+"/") {
+			want = dst + strings.TrimPrefix(before, src) // inside what moves: moves along
+		}
+		after := path.Join(path.Dir(dst+strings.TrimPrefix(link, src)), target)
+		if after == want {
+			return Result{}, true
+		}
+		what := "holds the symbolic link " + quote(link)
+		if link == src {
+			what = "is a symbolic link"
+		}
+		return blocked(refuse(ruleLinkMove, "move_file.src %s %s -> %s, which would point to %s instead of %s after the move; move it within its own directory, or move what it points to",
+			quote(srcShown), what, quote(target), quote(after), quote(want))), false
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return check(src)
+	}
+	if !fi.IsDir() {
+		return Result{}, true
+	}
+	n := 0
+	var res Result
+	ok := true
+	err := fs.WalkDir(g.root.FS(), src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > maxMovedEntries {
+			res, ok = failed("move_file: %s holds more than %d entries; move smaller directories", quote(srcShown), maxMovedEntries), false
+			return fs.SkipAll
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if res, ok = check(p); !ok {
+				return fs.SkipAll
+			}
+		}
+		return nil
+	})
+	if err != nil && ok {
+		return fsError("move_file", "src", srcShown, err), false
+	}
+	return res, ok
 }
 
 // openRead opens a root-relative path for reading without blocking: opening
