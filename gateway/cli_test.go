@@ -429,3 +429,23 @@ func TestHugeNamesAreNotEchoedBack(t *testing.T) {
 		}
 	}
 }
+
+// Names on disk with bidi overrides or zero-width characters are escaped in
+// listings, so "evil\u202etxt.py" does not read as "evilyp.txt".
+func TestListingsEscapeInvisibleCharacters(t *testing.T) {
+	sb := newSandbox(t)
+	os.MkdirAll(filepath.Join(sb.root, "names"), 0o755)
+	for _, n := range []string{"evil\u202etxt.py", "zero\u200bwidth.md", "tab\tname", "caf\u00e9.md"} {
+		sb.write(t, "names/"+n, "x")
+	}
+	want := `caf` + "\u00e9" + `.md
+evil\u202etxt.py
+tab\tname
+zero\u200bwidth.md`
+	if res := sb.cli("list_files", map[string]any{"path": "names"}); res.Text != want {
+		t.Errorf("list_files:\n%s\nwant:\n%s", res.Text, want)
+	}
+	if res := sb.cli("tree", map[string]any{"path": "names"}); !strings.Contains(res.Text, `evil\u202etxt.py`) {
+		t.Errorf("tree:\n%s", res.Text)
+	}
+}

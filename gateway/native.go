@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -215,10 +216,12 @@ func entryName(name string, mode fs.FileMode) string {
 	return name
 }
 
-// printable escapes names holding control characters.
+// printable escapes names holding control characters or invisible format
+// characters (bidi overrides, zero-width), which could make a listing read
+// differently from what is on disk.
 func printable(s string) string {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError || r >= 0x80 && unicode.Is(unicode.Cf, r) {
 			q := strconv.Quote(s)
 			return q[1 : len(q)-1]
 		}
