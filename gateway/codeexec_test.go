@@ -274,6 +274,8 @@ func TestInterpreterHomes(t *testing.T) {
 		{"/p/python3", "python3,lib,pyvenv.cfg"},
 		{"/usr/bin/python3", ""},
 		{"/pp/bin/python3", ""},
+		{"./tools/py/bin/python3", "tools/py"},
+		{"python3", "python3,lib,pyvenv.cfg"},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(interpreterHomes("/p", tt.python), ","); got != tt.want {

@@ -195,6 +195,9 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 // the installation above its bin/ directory (a venv: pyvenv.cfg, lib/.../site-packages),
 // or, for an interpreter directly in the root, the interpreter and lib.
 func interpreterHomes(root, python string) []string {
+	if !filepath.IsAbs(python) {
+		python = filepath.Join(root, python) // exec runs a relative path from cmd.Dir, the root
+	}
 	cands := []string{python}
 	if real, err := filepath.EvalSymlinks(python); err == nil && real != python {
 		cands = append(cands, real)
