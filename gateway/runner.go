@@ -331,6 +331,11 @@ func (g *Gateway) checkEnvKey(k string) *refusal {
 	if _, set := pol.Set[k]; set {
 		return refuse(ruleEnvKey, "env_vars key %s is set by the gateway", quote(k))
 	}
+	// Inherited variables are the operator's (say, the URL a script sends a
+	// token to): the model may not override them.
+	if contains(pol.Inherit, k) {
+		return refuse(ruleEnvKey, "env_vars key %s comes from lppctl's own environment (safe_py_runner.env.inherit); the model cannot override it", quote(k))
+	}
 	return nil
 }
 
