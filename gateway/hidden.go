@@ -194,14 +194,13 @@ func (g *Gateway) hiddenEntry(lit, res string, e fs.DirEntry) bool {
 	return r == nil && err == nil && g.policy.hiddenBy(target) != ""
 }
 
-// hiddenArg refuses a script argument naming a hidden path. The argument is
-// split on blanks, "=", "," and ":" (so "--out=.env" counts) and each piece is
-// checked as a root-relative path, as written and through symbolic links. This
-// is an early filter: scripts themselves are not sandboxed.
-func (g *Gateway) hiddenArg(i int, a string) *refusal {
-	if len(g.policy.Hidden) == 0 {
-		return nil
-	}
+// argPaths refuses a script argument naming a hidden path, or a path that
+// goes through a symbolic link leaving the root. The argument is split on
+// blanks, "=", "," and ":" (so "--out=.env" counts) and each piece is checked
+// as a root-relative path, as written and through symbolic links. This is an
+// early filter: scripts themselves are not sandboxed, and one that checks
+// paths only lexically would follow a link out of the root.
+func (g *Gateway) argPaths(i int, a string) *refusal {
 	pieces := strings.FieldsFunc(a, func(r rune) bool {
 		return r == '=' || r == ',' || r == ':' || unicode.IsSpace(r)
 	})
@@ -221,7 +220,11 @@ func (g *Gateway) hiddenArg(i int, a string) *refusal {
 			return hiddenRefusal(what, a, pat, false)
 		}
 		if clean, r := checkPathSyntax(lit); r == nil {
-			if res, r, err := g.resolve(clean, lit); r == nil && err == nil && res != clean {
+			res, r, err := g.resolve(clean, lit)
+			if r != nil {
+				return refuse(r.rule, "%s %s goes through a symbolic link that leaves the project root; scripts get paths inside it only", what, quote(a))
+			}
+			if err == nil && res != clean {
 				if pat := g.policy.hiddenBy(res); pat != "" {
 					return hiddenRefusal(what, a, pat, true)
 				}

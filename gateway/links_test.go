@@ -93,3 +93,29 @@ func TestMovesKeepLinksPointingWhereTheyPointed(t *testing.T) {
 		})
 	}
 }
+
+// A script arg through a link that leaves the root is refused: a script that
+// checks paths only lexically would follow it out.
+func TestRunnerRefusesArgsThroughLinksOut(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	sb.symlink(t, "../outside", "outdir")
+	sb.symlink(t, "/etc", "etc")
+	for _, a := range []string{"outdir/canary.txt", "--in=outdir/canary.txt", "etc/passwd", "a.md,outdir"} {
+		res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}})
+		checkInvariant(t, res)
+		if res.Rule != ruleSymlinkEscape {
+			t.Errorf("%s: %+v", a, res)
+		}
+	}
+	res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{"outdir/canary.txt"}})
+	want := `[SECURITY BLOCKED] symlink-escape: args[0] "outdir/canary.txt" goes through a symbolic link that leaves the project root; scripts get paths inside it only`
+	if res.Text != want {
+		t.Errorf("got  %s\nwant %s", res.Text, want)
+	}
+	for _, a := range []string{"docs/readme.md", "outdirx", "--ticker", "X"} {
+		if res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}}); res.Decision != DecisionAllow {
+			t.Errorf("%s: %+v", a, res)
+		}
+	}
+}

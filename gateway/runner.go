@@ -225,7 +225,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 				return no(refuse(ruleArgPath, "args[%d] %s contains %q; paths must stay inside the project root", i, quote(a), c))
 			}
 		}
-		if r := g.hiddenArg(i, a); r != nil {
+		if r := g.argPaths(i, a); r != nil {
 			return no(r)
 		}
 	}

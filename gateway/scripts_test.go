@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,8 +46,10 @@ func TestProjectScriptsThroughTheRunner(t *testing.T) {
 					t.Errorf("content %q", b)
 				}
 			}},
-		{"write_file refuses a link out of the root", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"outlink/x.txt"}, "stdin_text": "x"},
-			"[SECURITY BLOCKED] symlink-escape: 'outlink/x.txt' resolves outside the project root; give a path inside it", ExitRefused, nil},
+		// The gateway refuses an arg through a link out of the root before write_file
+		// runs (write_file would refuse it too, with exit 77, see _lpp_common.safe_path).
+		{"write_file never gets a link out of the root", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"outlink/x.txt"}, "stdin_text": "x"},
+			`[SECURITY BLOCKED] symlink-escape: args[0] "outlink/x.txt" goes through a symbolic link that leaves the project root; scripts get paths inside it only`, -1, nil},
 		// .git is hidden as well as protected: the gateway refuses before the script runs.
 		{"the gateway refuses .git before write_file runs", map[string]any{"script_name": "scripts/write_file.py", "args": []any{".git/config"}, "stdin_text": "x"},
 			`[SECURITY BLOCKED] path-hidden: args[0] ".git/config" matches the hidden path pattern ".git" (hidden_paths in the policy); hidden paths are never shown to the model`, -1, nil},
@@ -114,5 +117,30 @@ func TestEveryProjectScriptHasHelp(t *testing.T) {
 		if res.ExitCode != 0 || !strings.Contains(res.Text, "usage: "+strings.TrimPrefix(s, "scripts/")) {
 			t.Errorf("%s --help: %+v", s, res)
 		}
+	}
+}
+
+// The write scripts refuse on their own too (the gateway filters first):
+// exit 77 and a [SECURITY BLOCKED] line the gateway passes on as a refusal.
+func TestWriteScriptsRefuseOnTheirOwn(t *testing.T) {
+	sb := scriptSandbox(t)
+	sb.symlink(t, "../outside", "outlink")
+	for _, c := range []struct{ arg, want string }{
+		{"outlink/x.txt", "[SECURITY BLOCKED] symlink-escape: 'outlink/x.txt' resolves outside the project root; give a path inside it\n"},
+		{"Scripts/x.py", "[SECURITY BLOCKED] protected-path: 'Scripts/x.py' is inside the protected path 'scripts', which no tool may change; use another path, e.g. under output/\n"},
+	} {
+		cmd := exec.Command("python3", "scripts/write_file.py", c.arg)
+		cmd.Dir = sb.root
+		cmd.Env = append(os.Environ(), "LPPCTL_PROTECTED=.git:scripts")
+		cmd.Stdin = strings.NewReader("x")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitRefused || stderr.String() != c.want {
+			t.Errorf("%s: %v, stderr %q", c.arg, err, stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sb.outside, "x.txt")); err == nil {
+		t.Error("wrote outside the root")
 	}
 }
