@@ -377,12 +377,23 @@ func (g *Gateway) environ(extra [][2]string) []string {
 	for _, k := range sortedKeys(pol.Set) {
 		put(k, pol.Set[k])
 	}
-	put("LPPCTL_PROTECTED", strings.Join(g.protected, ":"))
+	put("LPPCTL_PROTECTED", protectedEnv(g.protected))
 	env := make([]string, 0, len(order))
 	for _, k := range order {
 		env = append(env, k+"="+vals[k])
 	}
 	return env
+}
+
+// protectedEnv joins the protected paths for LPPCTL_PROTECTED: colon-separated,
+// with "%" and ":" inside a path written %25 and %3A (a path may hold a colon).
+func protectedEnv(paths []string) string {
+	esc := strings.NewReplacer("%", "%25", ":", "%3A")
+	parts := make([]string, len(paths))
+	for i, p := range paths {
+		parts[i] = esc.Replace(p)
+	}
+	return strings.Join(parts, ":")
 }
 
 // execScript runs python3 on the script with an argv list and no shell.

@@ -144,3 +144,24 @@ func TestWriteScriptsRefuseOnTheirOwn(t *testing.T) {
 		t.Error("wrote outside the root")
 	}
 }
+
+// A protected path may hold ":" or "%": LPPCTL_PROTECTED escapes them, so the
+// write scripts see the path whole.
+func TestProtectedPathsWithColonsReachTheScripts(t *testing.T) {
+	sb := scriptSandbox(t)
+	g, err := New(sb.root, sb.g.policy, WithProtected("data:raw", "odd%3Aname"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	sb.g = g
+	for _, c := range []struct{ arg, prot string }{{"data:raw/x.txt", "data:raw"}, {"odd%3Aname/x.txt", "odd%3Aname"}} {
+		res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{c.arg}, "stdin_text": "x"})
+		if res.Rule != ruleProtected || !strings.Contains(res.Text, "protected path '"+c.prot+"'") {
+			t.Errorf("%s: %+v", c.arg, res)
+		}
+	}
+	if res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{"data/x.txt"}, "stdin_text": "x"}); res.Decision != DecisionAllow {
+		t.Errorf("data/x.txt: %+v", res)
+	}
+}

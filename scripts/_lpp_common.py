@@ -2,7 +2,7 @@
 
 The gateway runs every script with the project root as the working directory
 and lists the paths no tool may change in LPPCTL_PROTECTED (colon-separated,
-root-relative). These helpers refuse any path that resolves outside the root
+root-relative; a "%" or ":" inside a path is written %25 or %3A). These helpers refuse any path that resolves outside the root
 or onto a protected path.
 """
 
@@ -56,6 +56,7 @@ def safe_path(arg, for_write):
     if for_write:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         for prot in filter(None, os.environ.get("LPPCTL_PROTECTED", ".git").split(":")):
+            prot = prot.replace("%3A", ":").replace("%3a", ":").replace("%25", "%")
             p = _fold(prot.strip("/"))
             r = _fold(rel)
             if r == p or r.startswith(p + "/"):
