@@ -93,7 +93,7 @@ func TestCLIResultsForTheModel(t *testing.T) {
 		{"copy_file of a directory is an error", "copy_file", map[string]any{"src": "docs", "dst": "out/d"}, `[ERROR] copy_file: "docs" is not a regular file (copy_file copies single files)`},
 		{"move_file moves", "move_file", map[string]any{"from": "out/copy.md", "to": "out/moved.md"}, "moved out/copy.md to out/moved.md"},
 		{"move_file will not overwrite", "move_file", map[string]any{"src": "docs/empty.txt", "dst": "docs/readme.md"}, `[ERROR] move_file: destination "docs/readme.md" already exists`},
-		{"move_file of the root is refused", "move_file", map[string]any{"src": ".", "dst": "x"}, `[SECURITY BLOCKED] protected-path: move_file.src "." contains the protected path ".git", which no tool may change`},
+		{"move_file of the root is refused", "move_file", map[string]any{"src": ".", "dst": "x"}, `[SECURITY BLOCKED] protected-path: move_file.src "." contains the protected path ".git", which no tool may change; use another path, e.g. under output/`},
 		{"move_file into itself is an error", "move_file", map[string]any{"src": "docs", "dst": "docs/sub"}, `[ERROR] move_file: cannot move "docs" into itself`},
 	}
 	for _, tt := range tests {
@@ -401,5 +401,51 @@ func TestAuditLogRecordsEveryCallConcurrently(t *testing.T) {
 	}
 	if counts[DecisionAllow] != n/2 || counts[DecisionBlock] != n/2 || counts[DecisionError] != 1 {
 		t.Errorf("counts = %v", counts)
+	}
+}
+
+// Parameter names are not limited like values; a message must not echo a huge one.
+func TestHugeNamesAreNotEchoedBack(t *testing.T) {
+	sb := newSandbox(t)
+	huge := strings.Repeat("k", 1<<20)
+	many := map[string]any{"tool_name": "read_file", "params": map[string]any{"path": "x"}}
+	for i := 0; i < 1000; i++ {
+		many[fmt.Sprintf("%s%d", huge[:1000], i)] = 1
+	}
+	for name, c := range map[string]struct {
+		tool string
+		args map[string]any
+	}{
+		"an unknown parameter":       {ToolCLI, map[string]any{"tool_name": "read_file", "params": map[string]any{huge: "x"}}},
+		"arguments next to params":   {ToolCLI, many},
+		"an unknown runner argument": {ToolRunner, map[string]any{"script_name": "scripts/echo.py", huge: 1}},
+		"a non-string env value":     {ToolRunner, map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{huge: []any{}}}},
+		"a long env value":           {ToolRunner, map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{huge: huge}}},
+	} {
+		res := sb.g.Call(context.Background(), c.tool, c.args)
+		checkInvariant(t, res)
+		if res.Decision == DecisionAllow || len(res.Text) > 2048 {
+			t.Errorf("%s: %d bytes: %.300s", name, len(res.Text), res.Text)
+		}
+	}
+}
+
+// Names on disk with bidi overrides or zero-width characters are escaped in
+// listings, so "evil\u202etxt.py" does not read as "evilyp.txt".
+func TestListingsEscapeInvisibleCharacters(t *testing.T) {
+	sb := newSandbox(t)
+	os.MkdirAll(filepath.Join(sb.root, "names"), 0o755)
+	for _, n := range []string{"evil\u202etxt.py", "zero\u200bwidth.md", "tab\tname", "caf\u00e9.md"} {
+		sb.write(t, "names/"+n, "x")
+	}
+	want := `caf` + "\u00e9" + `.md
+evil\u202etxt.py
+tab\tname
+zero\u200bwidth.md`
+	if res := sb.cli("list_files", map[string]any{"path": "names"}); res.Text != want {
+		t.Errorf("list_files:\n%s\nwant:\n%s", res.Text, want)
+	}
+	if res := sb.cli("tree", map[string]any{"path": "names"}); !strings.Contains(res.Text, `evil\u202etxt.py`) {
+		t.Errorf("tree:\n%s", res.Text)
 	}
 }

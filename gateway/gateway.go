@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -45,7 +46,7 @@ type Result struct {
 	Text     string        `json:"text"`
 	Decision string        `json:"decision"`
 	Rule     string        `json:"rule,omitempty"`      // the rule that refused the call, or "timeout"
-	ExitCode int           `json:"exit_code"`           // script exit code; 0/1 for native sub-commands; -1 blocked, killed or not run
+	ExitCode int           `json:"exit_code"`           // script exit code (77 = the script refused, see ExitRefused); 0/1 for native sub-commands; -1 blocked, killed or not run
 	Duration time.Duration `json:"duration_ns"`         // wall time of the call
 	TimedOut bool          `json:"timed_out,omitempty"` // the call hit its timeout
 }
@@ -93,6 +94,7 @@ type Gateway struct {
 	root      *os.Root
 	rootPath  string // absolute
 	protected []string
+	protWhy   map[string]string // lower-cased protected path -> why it is protected, for messages
 	python    string
 	pythonErr error
 	realPy    sync.Once // resolves python through wrappers (e.g. pyenv shims) once
@@ -125,8 +127,18 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 		return nil, fmt.Errorf("cannot start gateway: cannot open project root: %w", err)
 	}
 	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now}
+	g.python = o.python
+	if g.python == "" {
+		g.python = p.Runner.Python
+	}
+	if lp, err := exec.LookPath(g.python); err != nil {
+		g.pythonErr = err
+	} else {
+		g.python = lp
+	}
 
 	prot := append([]string(nil), p.Protected...)
+	why := map[string]string{}
 	if p.Name != "" {
 		if pa, err := filepath.Abs(p.Name); err == nil {
 			if real, err := filepath.EvalSymlinks(pa); err == nil {
@@ -134,7 +146,23 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 			}
 			if rel, err := filepath.Rel(abs, pa); err == nil && filepath.IsLocal(rel) {
 				prot = append(prot, filepath.ToSlash(rel))
+				why[strings.ToLower(filepath.ToSlash(rel))] = "the tool policy"
 			}
+		}
+	}
+	// The runner executes code below the script directories: no tool may write there,
+	// or the model could write a script (or a module a trusted script imports) and run it.
+	for _, d := range p.Runner.scriptRoots() {
+		prot = append(prot, d)
+		why[strings.ToLower(d)] = "a script directory: no tool may write code that safe_py_runner runs"
+	}
+	// A Python installation inside the root (a project .venv on PATH) runs
+	// code from there at every start: its site-packages is on sys.path, and a
+	// .pth file there is executed.
+	if g.pythonErr == nil {
+		for _, d := range interpreterHomes(abs, g.python) {
+			prot = append(prot, d)
+			why[strings.ToLower(d)] = "the Python installation that runs scripts"
 		}
 	}
 	for _, x := range o.protected {
@@ -146,25 +174,51 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 		prot = append(prot, c)
 	}
 	seen := map[string]bool{}
+	g.protWhy = map[string]string{}
 	for _, x := range prot {
 		for _, y := range []string{x, g.resolveQuiet(x)} {
 			if y != "" && !seen[strings.ToLower(y)] {
 				seen[strings.ToLower(y)] = true
 				g.protected = append(g.protected, y)
+				if w := why[strings.ToLower(x)]; w != "" {
+					g.protWhy[strings.ToLower(y)] = w
+				}
 			}
 		}
 	}
 
-	g.python = o.python
-	if g.python == "" {
-		g.python = p.Runner.Python
-	}
-	if lp, err := exec.LookPath(g.python); err != nil {
-		g.pythonErr = err
-	} else {
-		g.python = lp
-	}
 	return g, nil
+}
+
+// interpreterHomes returns the root-relative directories of a Python
+// interpreter that lies inside the root (as found, or after resolving links):
+// the installation above its bin/ directory (a venv: pyvenv.cfg, lib/.../site-packages),
+// or, for an interpreter directly in the root, the interpreter and lib.
+func interpreterHomes(root, python string) []string {
+	if !filepath.IsAbs(python) {
+		python = filepath.Join(root, python) // exec runs a relative path from cmd.Dir, the root
+	}
+	cands := []string{python}
+	if real, err := filepath.EvalSymlinks(python); err == nil && real != python {
+		cands = append(cands, real)
+	}
+	var out []string
+	for _, c := range cands {
+		rel, err := filepath.Rel(root, c)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		switch dir := path.Dir(rel); {
+		case dir == ".":
+			out = append(out, rel, "lib", "pyvenv.cfg")
+		case path.Dir(dir) == ".":
+			out = append(out, dir, "lib", "pyvenv.cfg")
+		default:
+			out = append(out, path.Dir(dir))
+		}
+	}
+	return out
 }
 
 // resolveQuiet resolves a trusted path, returning "" when it leaves the root.
@@ -323,7 +377,7 @@ func takeParams(rest map[string]any) (map[string]any, error) {
 		}
 		delete(rest, n)
 		if len(rest) > 0 {
-			return nil, fmt.Errorf("unexpected arguments %s next to %q", strings.Join(sortedKeys(rest), ", "), n)
+			return nil, fmt.Errorf("unexpected arguments %s next to %q", quoteList(sortedKeys(rest)), n)
 		}
 		switch p := v.(type) {
 		case nil:
@@ -377,14 +431,14 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 			}
 		}
 		if canon == "" {
-			return nil, failed("%s: unknown parameter %q%s (%s takes: %s)", sc.Name, k, didYouMean(k, sortedKeys(sc.Params)), sc.Name, paramList(sc)), false
+			return nil, failed("%s: unknown parameter %s%s (%s takes: %s)", sc.Name, quote(k), didYouMean(k, sortedKeys(sc.Params)), sc.Name, paramList(sc)), false
 		}
 		if _, dup := vals[canon]; dup {
-			return nil, failed("%s: parameter %q given twice (under another name as %q)", sc.Name, canon, k), false
+			return nil, failed("%s: parameter %q given twice (under another name as %s)", sc.Name, canon, quote(k)), false
 		}
 		s, ok := scalar(params[k])
 		if !ok {
-			return nil, failed("%s: parameter %q must be a string", sc.Name, k), false
+			return nil, failed("%s: parameter %s must be a string", sc.Name, quote(k)), false
 		}
 		vals[canon] = s
 	}
@@ -575,6 +629,19 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// quoteList quotes model-supplied names for a message, at most 8 of them.
+func quoteList(names []string) string {
+	q := make([]string, 0, min(len(names), 9))
+	for i, n := range names {
+		if i == 8 {
+			q = append(q, fmt.Sprintf("and %d more", len(names)-8))
+			break
+		}
+		q = append(q, quote(n))
+	}
+	return strings.Join(q, ", ")
 }
 
 // sortStrings is sort.Strings returning its argument.

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Hidden paths (policy key hidden_paths) are paths the model may not see at
@@ -50,7 +51,7 @@ func compileHidden(raw string) (HiddenPattern, error) {
 		case strings.Contains(part, "**"):
 			return HiddenPattern{}, fmt.Errorf("%q: ** is not supported (a pattern without \"/\" already matches at any depth)", raw)
 		}
-		lp := strings.ToLower(part)
+		lp := foldLower(part)
 		if _, err := path.Match(lp, ""); err != nil {
 			return HiddenPattern{}, fmt.Errorf("%q is not a valid glob: %v", raw, err)
 		}
@@ -59,12 +60,37 @@ func compileHidden(raw string) (HiddenPattern, error) {
 	return HiddenPattern{Pattern: c, parts: parts}, nil
 }
 
-// lowerComponents splits a clean path and lower-cases each component once.
+// lowerComponents splits a clean path and case-folds each component once.
 func lowerComponents(rel string, buf []string) []string {
 	for c := range strings.SplitSeq(rel, "/") {
-		buf = append(buf, strings.ToLower(c)) // no allocation when already lower-case
+		buf = append(buf, foldLower(c))
 	}
 	return buf
+}
+
+// foldLower lower-cases s so that strings equal under Unicode case folding
+// come out equal: besides strings.ToLower, "ſ" (long s) becomes "s" and the
+// Kelvin sign "k", as a case-insensitive file system would treat them.
+func foldLower(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s) // no allocation when already lower-case
+	}
+	return strings.Map(func(r rune) rune {
+		low := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < low {
+				low = f
+			}
+		}
+		return unicode.ToLower(low)
+	}, s)
 }
 
 // matchComponent matches a lower-cased component as it is and without
@@ -168,14 +194,13 @@ func (g *Gateway) hiddenEntry(lit, res string, e fs.DirEntry) bool {
 	return r == nil && err == nil && g.policy.hiddenBy(target) != ""
 }
 
-// hiddenArg refuses a script argument naming a hidden path. The argument is
-// split on blanks, "=", "," and ":" (so "--out=.env" counts) and each piece is
-// checked as a root-relative path, as written and through symbolic links. This
-// is an early filter: scripts themselves are not sandboxed.
-func (g *Gateway) hiddenArg(i int, a string) *refusal {
-	if len(g.policy.Hidden) == 0 {
-		return nil
-	}
+// argPaths refuses a script argument naming a hidden path, or a path that
+// goes through a symbolic link leaving the root. The argument is split on
+// blanks, "=", "," and ":" (so "--out=.env" counts) and each piece is checked
+// as a root-relative path, as written and through symbolic links. This is an
+// early filter: scripts themselves are not sandboxed, and one that checks
+// paths only lexically would follow a link out of the root.
+func (g *Gateway) argPaths(i int, a string) *refusal {
 	pieces := strings.FieldsFunc(a, func(r rune) bool {
 		return r == '=' || r == ',' || r == ':' || unicode.IsSpace(r)
 	})
@@ -195,7 +220,11 @@ func (g *Gateway) hiddenArg(i int, a string) *refusal {
 			return hiddenRefusal(what, a, pat, false)
 		}
 		if clean, r := checkPathSyntax(lit); r == nil {
-			if res, r, err := g.resolve(clean, lit); r == nil && err == nil && res != clean {
+			res, r, err := g.resolve(clean, lit)
+			if r != nil {
+				return refuse(r.rule, "%s %s goes through a symbolic link that leaves the project root; scripts get paths inside it only", what, quote(a))
+			}
+			if err == nil && res != clean {
 				if pat := g.policy.hiddenBy(res); pat != "" {
 					return hiddenRefusal(what, a, pat, true)
 				}

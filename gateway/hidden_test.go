@@ -357,6 +357,9 @@ func TestHiddenPatternMatching(t *testing.T) {
 		{".npmrc", ".npmrc"},
 		{".pypirc", ".pypirc"},
 		{"home/.ssh", ".ssh"},
+		{".\u017f\u017fh/config", ".ssh"}, // long s folds to s on case-insensitive file systems
+		{"x.\u212aEY", "*.key"},           // Kelvin sign
+		{".\uff45nv", ""},                 // fullwidth e is another name everywhere
 		{".", ""},
 		{"docs/readme.md", ""},
 	}

@@ -3,6 +3,8 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -29,7 +32,7 @@ func (g *Gateway) runNative(ctx context.Context, sc *SubCommand, vals map[string
 	case "copy_file":
 		return g.copyFile(ctx, vals["src"], vals["dst"])
 	case "move_file":
-		return g.moveFile(vals["src"], vals["dst"])
+		return g.moveFile(ctx, vals["src"], vals["dst"])
 	}
 	return failed("%s is not implemented", sc.Name)
 }
@@ -103,7 +106,8 @@ func (g *Gateway) writeTarget(op, param, shown string, parents bool, use pathUse
 		if !within(p, pr) {
 			what = "contains"
 		}
-		return "", blocked(refuse(ruleProtected, "%s.%s %s %s the protected path %q, which no tool may change", op, param, quote(shown), what, pr)), false
+		return "", blocked(refuse(ruleProtected, "%s.%s %s %s the protected path %q%s, which no tool may change; use another path, e.g. under output/",
+			op, param, quote(shown), what, pr, g.protectedWhy(pr))), false
 	}
 	if r := g.checkHidden(op+"."+param, shown, lit, p); r != nil {
 		return "", blocked(r), false
@@ -154,7 +158,7 @@ func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
 	if shown == "" {
 		shown = "."
 	}
-	f, err := g.root.Open(p)
+	f, err := g.openRead(p)
 	if err != nil {
 		return fsError("list_files", "path", shown, err)
 	}
@@ -212,10 +216,12 @@ func entryName(name string, mode fs.FileMode) string {
 	return name
 }
 
-// printable escapes names holding control characters.
+// printable escapes names holding control characters or invisible format
+// characters (bidi overrides, zero-width), which could make a listing read
+// differently from what is on disk.
 func printable(s string) string {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError || r >= 0x80 && unicode.Is(unicode.Cf, r) {
 			q := strconv.Quote(s)
 			return q[1 : len(q)-1]
 		}
@@ -228,8 +234,7 @@ func (g *Gateway) readFile(shown string) Result {
 	if !ok {
 		return res
 	}
-	// O_NONBLOCK: opening a FIFO must not hang; the stat below refuses it.
-	f, err := g.root.OpenFile(p, os.O_RDONLY|openNonblock, 0)
+	f, err := g.openRead(p) // the stat below refuses a FIFO or device
 	if err != nil {
 		return fsError("read_file", "path", shown, err)
 	}
@@ -328,7 +333,7 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, err := g.root.Open(dir)
+		f, err := g.openRead(dir)
 		if err != nil {
 			return err
 		}
@@ -387,7 +392,7 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 	if !ok {
 		return res
 	}
-	in, err := g.root.OpenFile(src, os.O_RDONLY|openNonblock, 0)
+	in, err := g.openRead(src)
 	if err != nil {
 		return fsError("copy_file", "src", srcShown, err)
 	}
@@ -415,7 +420,11 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 			return fsError("copy_file", "dst", dstShown, err)
 		}
 	}
-	out, err := g.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// Write a new file and rename it over dst: an existing dst is replaced, not
+	// written in place, so a hard link to it (say, to a protected file) keeps its
+	// content, its mode (an executable bit) is not inherited, and a failed copy
+	// leaves dst as it was.
+	tmp, out, err := g.createTemp(path.Dir(dst))
 	if err != nil {
 		return fsError("copy_file", "dst", dstShown, err)
 	}
@@ -423,13 +432,30 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = g.root.Rename(tmp, dst)
+	}
 	if err != nil {
+		_ = g.root.Remove(tmp)
 		return fsError("copy_file", "dst", dstShown, err)
 	}
 	return allowed(fmt.Sprintf("copied %s to %s (%d bytes)", srcShown, dstShown, n))
 }
 
-func (g *Gateway) moveFile(srcShown, dstShown string) Result {
+// createTemp creates a new, empty file in dir with a random name.
+func (g *Gateway) createTemp(dir string) (string, *os.File, error) {
+	var b [8]byte
+	for i := 0; ; i++ {
+		_, _ = rand.Read(b[:])
+		name := path.Join(dir, ".lpp-copy-"+hex.EncodeToString(b[:])+".tmp")
+		f, err := g.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i == 9 {
+			return name, f, err
+		}
+	}
+}
+
+func (g *Gateway) moveFile(ctx context.Context, srcShown, dstShown string) Result {
 	// Move a link itself, not its target: the last component of src is not followed.
 	src, res, ok := g.writeTarget("move_file", "src", srcShown, true, useWriteLink)
 	if !ok {
@@ -446,7 +472,8 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 	if pat := g.policy.hiddenBelow(src); pat != "" {
 		return blocked(refuse(ruleHidden, "move_file.src %s may contain paths matching the hidden path pattern %q (hidden_paths in the policy); moving it would expose them", quote(srcShown), pat))
 	}
-	if _, err := g.root.Lstat(src); err != nil {
+	sfi, err := g.root.Lstat(src)
+	if err != nil {
 		return fsError("move_file", "src", srcShown, err)
 	}
 	if _, err := g.root.Lstat(dst); err == nil {
@@ -454,6 +481,9 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 	}
 	if within(dst, src) {
 		return failed("move_file: cannot move %s into itself", quote(srcShown))
+	}
+	if res, ok := g.checkMovedLinks(ctx, srcShown, src, dst, sfi); !ok {
+		return res
 	}
 	if dir := path.Dir(dst); dir != "." {
 		if err := g.root.MkdirAll(dir, 0o755); err != nil {
@@ -464,6 +494,79 @@ func (g *Gateway) moveFile(srcShown, dstShown string) Result {
 		return fsError("move_file", "src", srcShown, err)
 	}
 	return allowed(fmt.Sprintf("moved %s to %s", srcShown, dstShown))
+}
+
+// maxMovedEntries caps how many entries move_file inspects below a directory.
+const maxMovedEntries = 10000
+
+// checkMovedLinks refuses a move that would change where a symbolic link
+// points: a relative target is read from the link's own directory, so moving
+// a link (or a directory holding one) whose target climbs out of what is
+// moved makes it point somewhere else, possibly out of the root, where
+// scripts that check paths only lexically would follow it.
+func (g *Gateway) checkMovedLinks(ctx context.Context, srcShown, src, dst string, fi fs.FileInfo) (Result, bool) {
+	check := func(link string) (Result, bool) {
+		target, err := g.root.Readlink(link)
+		if err != nil {
+			return fsError("move_file", "src", srcShown, err), false
+		}
+		if strings.HasPrefix(target, "/") {
+			return Result{}, true // absolute: means the same anywhere (and is refused on use)
+		}
+		before := path.Join(path.Dir(link), target)
+		want := before // where it must point after the move
+		if before == src || strings.HasPrefix(before, src+"/") {
+			want = dst + strings.TrimPrefix(before, src) // inside what moves: moves along
+		}
+		after := path.Join(path.Dir(dst+strings.TrimPrefix(link, src)), target)
+		if after == want {
+			return Result{}, true
+		}
+		what := "holds the symbolic link " + quote(link)
+		if link == src {
+			what = "is a symbolic link"
+		}
+		return blocked(refuse(ruleLinkMove, "move_file.src %s %s -> %s, which would point to %s instead of %s after the move; move it within its own directory, or move what it points to",
+			quote(srcShown), what, quote(target), quote(after), quote(want))), false
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return check(src)
+	}
+	if !fi.IsDir() {
+		return Result{}, true
+	}
+	n := 0
+	var res Result
+	ok := true
+	err := fs.WalkDir(g.root.FS(), src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > maxMovedEntries {
+			res, ok = failed("move_file: %s holds more than %d entries; move smaller directories", quote(srcShown), maxMovedEntries), false
+			return fs.SkipAll
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if res, ok = check(p); !ok {
+				return fs.SkipAll
+			}
+		}
+		return nil
+	})
+	if err != nil && ok {
+		return fsError("move_file", "src", srcShown, err), false
+	}
+	return res, ok
+}
+
+// openRead opens a root-relative path for reading without blocking: opening
+// a FIFO (blocks until a writer comes) or a device must never hang a call.
+// Callers stat the open file and refuse what is not a regular file or directory.
+func (g *Gateway) openRead(p string) (*os.File, error) {
+	return g.root.OpenFile(p, os.O_RDONLY|openNonblock, 0)
 }
 
 // ctxReader stops a copy when its context ends.

@@ -32,6 +32,7 @@ const (
 	rulePathOption     = "path-option"
 	ruleSymlinkEscape  = "symlink-escape"
 	ruleProtected      = "protected-path"
+	ruleLinkMove       = "symlink-move"
 	ruleParamPattern   = "param-pattern"
 	ruleParamTooLong   = "param-too-long"
 	ruleBlockedPattern = "blocked-pattern"
@@ -149,7 +150,7 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 	todo := strings.Split(clean, "/")
 	var cur []string
 	links := 0
-	missing := false
+	missing := -1 // cur[missing:] does not exist (yet); -1: all of cur exists
 	for len(todo) > 0 {
 		c := todo[0]
 		todo = todo[1:]
@@ -161,10 +162,15 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 				return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
 			}
 			cur = cur[:len(cur)-1]
+			if len(cur) <= missing {
+				// A link target such as "nothere/../link": back on existing
+				// ground, so what follows must be resolved again.
+				missing = -1
+			}
 			continue
 		}
 		cand := strings.Join(append(cur, c), "/")
-		if missing {
+		if missing >= 0 {
 			cur = append(cur, c)
 			continue
 		}
@@ -174,7 +180,7 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 				return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
 			}
 			// Missing (or not a directory): keep the rest literally; the operation reports it.
-			missing = true
+			missing = len(cur)
 			cur = append(cur, c)
 			continue
 		}
@@ -212,10 +218,38 @@ func within(p, dir string) bool {
 	if dir == "." {
 		return true
 	}
-	if len(p) < len(dir) || !strings.EqualFold(p[:len(dir)], dir) {
-		return false
+	rest, ok := cutPrefixFold(p, dir)
+	return ok && (rest == "" || rest[0] == '/')
+}
+
+// cutPrefixFold reports whether s starts with prefix under Unicode simple case
+// folding (as strings.EqualFold: "ſcripts" starts with "scripts", though "ſ"
+// is two bytes and "s" one) and returns the rest of s.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	for prefix != "" {
+		if s == "" {
+			return "", false
+		}
+		a, n := utf8.DecodeRuneInString(s)
+		b, m := utf8.DecodeRuneInString(prefix)
+		if a != b && !equalFoldRune(a, b) {
+			return "", false
+		}
+		s, prefix = s[n:], prefix[m:]
 	}
-	return len(p) == len(dir) || p[len(dir)] == '/'
+	return s, true
+}
+
+func equalFoldRune(a, b rune) bool {
+	if a < utf8.RuneSelf && b < utf8.RuneSelf {
+		return unicode.ToLower(a) == unicode.ToLower(b)
+	}
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == b {
+			return true
+		}
+	}
+	return false
 }
 
 // protectedFor returns the protected path that p is, or lies below; with
@@ -226,6 +260,14 @@ func (g *Gateway) protectedFor(p string, parents bool) string {
 		if within(p, pr) || parents && within(pr, p) {
 			return pr
 		}
+	}
+	return ""
+}
+
+// protectedWhy says why a protected path is protected (" (a script directory: ...)"), or "".
+func (g *Gateway) protectedWhy(pr string) string {
+	if w := g.protWhy[strings.ToLower(pr)]; w != "" {
+		return " (" + w + ")"
 	}
 	return ""
 }

@@ -472,10 +472,12 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 	}
 	for i, d := range raw.ScriptDirs {
 		c, err := cleanPolicyPath(d)
-		if err != nil || c == "." {
-			if err == nil {
-				err = errors.New("must not be the project root")
-			}
+		if err == nil && (c == "." || c == "*" || strings.HasPrefix(c, "*/")) {
+			// Script directories are write-protected (see scriptRoots): a script
+			// directory at the root would make the whole project read-only.
+			err = fmt.Errorf("%q must start with a fixed directory such as scripts (script directories are write-protected)", d)
+		}
+		if err != nil {
 			probs.addf("safe_py_runner.script_dirs[%d]: %v", i, err)
 			continue
 		}
@@ -526,6 +528,23 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 		r.Env.Set[k] = e.Set[k]
 	}
 	return r
+}
+
+// scriptRoots returns the fixed leading part of each script directory
+// ("skills" for "skills/*"). Everything below may be run as code, so the
+// gateway write-protects these directories.
+func (r RunnerPolicy) scriptRoots() []string {
+	var out []string
+	for _, d := range r.ScriptDirs {
+		fixed := d
+		if i := strings.Index("/"+d+"/", "/*/"); i >= 0 {
+			fixed = strings.TrimSuffix(d[:i], "/")
+		}
+		if fixed != "" && fixed != "." {
+			out = append(out, fixed)
+		}
+	}
+	return out
 }
 
 var envKeyShape = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -134,6 +134,9 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		{"a command line as interpreter", func(s string) string {
 			return strings.Replace(s, "python: python3", "python: python3 -c x", 1)
 		}, `safe_py_runner.python: "python3 -c x" must be a program name or path, not a command line`},
+		{"a script directory at the root", func(s string) string {
+			return strings.Replace(s, "    - skills/*\n", "    - '*'\n", 1)
+		}, `safe_py_runner.script_dirs[1]: "*" must start with a fixed directory such as scripts (script directories are write-protected)`},
 		{"a missing runner", func(s string) string {
 			i := strings.Index(s, "safe_py_runner:\n")
 			return s[:i]

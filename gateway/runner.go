@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -37,7 +39,7 @@ func decodeRunRequest(args map[string]any) (runRequest, error) {
 	for _, k := range sortedKeys(args) {
 		canon, ok := runnerKeys[k]
 		if !ok {
-			return req, fmt.Errorf("unknown argument %q%s (safe_py_runner takes: script_name, args, env_vars, stdin_text)", k, didYouMean(k, []string{"script_name", "args", "env_vars", "stdin_text"}))
+			return req, fmt.Errorf("unknown argument %s%s (safe_py_runner takes: script_name, args, env_vars, stdin_text)", quote(k), didYouMean(k, []string{"script_name", "args", "env_vars", "stdin_text"}))
 		}
 		if prev, dup := seen[canon]; dup {
 			return req, fmt.Errorf("%q and %q both give %s", prev, k, canon)
@@ -113,7 +115,7 @@ func decodeEnv(k string, v any) ([][2]string, error) {
 		for kk, vv := range x {
 			s, ok := scalar(vv)
 			if !ok {
-				return nil, fmt.Errorf("%s.%s must be a string", k, kk)
+				return nil, fmt.Errorf("%s.%s must be a string", k, quote(kk))
 			}
 			m[kk] = s
 		}
@@ -177,7 +179,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 	}
 	for _, kv := range req.env {
 		if len(kv[1]) > lim.MaxParamBytes {
-			return no(refuse(ruleParamTooLong, "env_vars.%s is %d bytes long (limit %d)", kv[0], len(kv[1]), lim.MaxParamBytes))
+			return no(refuse(ruleParamTooLong, "env_vars.%s is %d bytes long (limit %d)", quote(kv[0]), len(kv[1]), lim.MaxParamBytes))
 		}
 		parts = append(parts, kv[1])
 	}
@@ -223,7 +225,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 				return no(refuse(ruleArgPath, "args[%d] %s contains %q; paths must stay inside the project root", i, quote(a), c))
 			}
 		}
-		if r := g.hiddenArg(i, a); r != nil {
+		if r := g.argPaths(i, a); r != nil {
 			return no(r)
 		}
 	}
@@ -239,11 +241,16 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 		return "", failed("%s: stdin_text is %d bytes, more than the limit of %d", via, len(req.stdin), lim.MaxStdinBytes), false
 	}
 
-	fi, err := g.root.Stat(resolved)
+	f, err := g.openRead(resolved)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", failed("%s: script %s does not exist%s", via, quote(req.script), g.scriptHint(req.script)), false
 		}
+		return "", fsError(via, "script_name", req.script, err), false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		return "", fsError(via, "script_name", req.script, err), false
 	}
 	if !fi.Mode().IsRegular() {
@@ -252,9 +259,12 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 	if fi.Size() > int64(lim.MaxScriptBytes) {
 		return no(refuse(ruleScriptTooLarge, "script %s is %d bytes (limit %d)", quote(req.script), fi.Size(), lim.MaxScriptBytes))
 	}
-	src, err := g.root.ReadFile(resolved)
+	src, err := io.ReadAll(io.LimitReader(f, int64(lim.MaxScriptBytes)+1))
 	if err != nil {
 		return "", fsError(via, "script_name", req.script, err), false
+	}
+	if len(src) > lim.MaxScriptBytes {
+		return no(refuse(ruleScriptTooLarge, "script %s is more than %d bytes (limit %d)", quote(req.script), lim.MaxScriptBytes, lim.MaxScriptBytes))
 	}
 	if r := g.scanBlocked("script "+resolved, string(src)); r != nil {
 		return no(r)
@@ -321,6 +331,11 @@ func (g *Gateway) checkEnvKey(k string) *refusal {
 	if _, set := pol.Set[k]; set {
 		return refuse(ruleEnvKey, "env_vars key %s is set by the gateway", quote(k))
 	}
+	// Inherited variables are the operator's (say, the URL a script sends a
+	// token to): the model may not override them.
+	if contains(pol.Inherit, k) {
+		return refuse(ruleEnvKey, "env_vars key %s comes from lppctl's own environment (safe_py_runner.env.inherit); the model cannot override it", quote(k))
+	}
 	return nil
 }
 
@@ -362,12 +377,23 @@ func (g *Gateway) environ(extra [][2]string) []string {
 	for _, k := range sortedKeys(pol.Set) {
 		put(k, pol.Set[k])
 	}
-	put("LPPCTL_PROTECTED", strings.Join(g.protected, ":"))
+	put("LPPCTL_PROTECTED", protectedEnv(g.protected))
 	env := make([]string, 0, len(order))
 	for _, k := range order {
 		env = append(env, k+"="+vals[k])
 	}
 	return env
+}
+
+// protectedEnv joins the protected paths for LPPCTL_PROTECTED: colon-separated,
+// with "%" and ":" inside a path written %25 and %3A (a path may hold a colon).
+func protectedEnv(paths []string) string {
+	esc := strings.NewReplacer("%", "%25", ":", "%3A")
+	parts := make([]string, len(paths))
+	for i, p := range paths {
+		parts[i] = esc.Replace(p)
+	}
+	return strings.Join(parts, ":")
 }
 
 // execScript runs python3 on the script with an argv list and no shell.
@@ -415,6 +441,12 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 		r := failed("cancelled: %s was stopped (%v)\n%s", script, ctx.Err(), out)
 		r.ExitCode = -1
 		return r
+	case code == ExitRefused:
+		if r, ok := scriptRefusal(stderr); ok {
+			r.ExitCode = code
+			return r
+		}
+		fallthrough
 	case code != 0:
 		why := fmt.Sprintf("exit code %d", code)
 		if code < 0 && err != nil {
@@ -425,6 +457,25 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 		return r
 	}
 	return allowed(out)
+}
+
+// ExitRefused is the exit code with which a project script refuses a path
+// for a security reason; its stderr then starts "[SECURITY BLOCKED] <rule>: ".
+// Scripts are trusted (no tool can write the script directories), so the
+// gateway reports such a refusal like its own.
+const ExitRefused = 77
+
+var scriptRefusalLine = regexp.MustCompile(`^\[SECURITY BLOCKED\] ([a-z0-9][a-z0-9:_-]{0,63}): \S`)
+
+// scriptRefusal turns the stderr of a script that exited with ExitRefused
+// into a [SECURITY BLOCKED] result; ok is false when stderr has another shape.
+func scriptRefusal(stderr *cappedBuffer) (Result, bool) {
+	text := strings.TrimSpace(stderr.String("stderr"))
+	m := scriptRefusalLine.FindStringSubmatch(text)
+	if m == nil {
+		return Result{}, false
+	}
+	return Result{Text: text, Decision: DecisionBlock, Rule: m[1]}, true
 }
 
 // resolveInterpreter replaces the interpreter path with the real executable

@@ -49,6 +49,15 @@ func TestRunnerSeedCases(t *testing.T) {
 		{"a token as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GITHUB_TOKEN": "x"}}, ruleEnvKey, ""},
 		{"an env value with a newline", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NAME": "a\nb"}}, ruleEnvValue, ""},
 		{"an env value with a blocked pattern", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NAME": "x; mkfs /dev/sda"}}, "blocked-pattern:mkfs", ""},
+		{"GCONV_PATH as env (glibc loads modules from it)", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GCONV_PATH": "out"}}, ruleEnvKey,
+			`[SECURITY BLOCKED] env-key: env_vars key "GCONV_PATH" is reserved (matches ^(GCONV_PATH|LOCPATH|NLSPATH|GLIBC_TUNABLES|MALLOC_.*|HOSTALIASES|RES_OPTIONS|LOCALDOMAIN|TZDIR|TMP|TEMP|TERMINFO|TERMINFO_DIRS|OPENSSL_.*|SSL_CERT_.*)$); scripts cannot receive it from the model`},
+		{"OPENSSL_CONF as env (can load engines)", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"OPENSSL_CONF": "out/x.cnf"}}, ruleEnvKey, ""},
+		{"GLIBC_TUNABLES as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GLIBC_TUNABLES": "x"}}, ruleEnvKey, ""},
+		{"TEMP as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"TEMP": "scripts"}}, ruleEnvKey, ""},
+		{"an endpoint a script sends its token to", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"TRANSCRIPT_API_URL": "http://e.vil/"}}, ruleEnvKey,
+			`[SECURITY BLOCKED] env-key: env_vars key "TRANSCRIPT_API_URL" is reserved (matches (^|_)(URLS?|URIS?|ENDPOINTS?|HOSTS?|HOSTNAME|PROXY|SERVER|ADDR|ADDRESS)(_|$)); scripts cannot receive it from the model`},
+		{"a proxy", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"HTTPS_PROXY": "http://e.vil:8080"}}, ruleEnvKey, ""},
+		{"a host", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"DB_HOST": "e.vil"}}, ruleEnvKey, ""},
 		{"a gateway-set env key", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"PYTHONIOENCODING": "latin1"}}, ruleEnvKey, ""},
 	}
 	for _, tt := range tests {
@@ -387,5 +396,23 @@ func TestToolDefinitionsComeFromThePolicy(t *testing.T) {
 		if !strings.Contains(docs, s) {
 			t.Errorf("docs lack %q", s)
 		}
+	}
+}
+
+// An inherited variable is the operator's: the model cannot override it, even
+// where the deny patterns do not cover it.
+func TestModelCannotOverrideInheritedEnv(t *testing.T) {
+	sb := newSandbox(t)
+	p := *sb.g.policy
+	p.Runner.Env.Inherit = append([]string{"TRANSCRIPT_FEED"}, p.Runner.Env.Inherit...)
+	g, err := New(sb.root, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	res := g.Call(context.Background(), ToolRunner, map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"TRANSCRIPT_FEED": "http://e.vil/"}})
+	want := `[SECURITY BLOCKED] env-key: env_vars key "TRANSCRIPT_FEED" comes from lppctl's own environment (safe_py_runner.env.inherit); the model cannot override it`
+	if res.Text != want {
+		t.Fatalf("got  %s\nwant %s", res.Text, want)
 	}
 }

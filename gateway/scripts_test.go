@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,13 +46,15 @@ func TestProjectScriptsThroughTheRunner(t *testing.T) {
 					t.Errorf("content %q", b)
 				}
 			}},
-		{"write_file refuses a link out of the root", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"outlink/x.txt"}, "stdin_text": "x"},
-			"[ERROR] scripts/write_file.py failed (exit code 1)\n[stderr]\nerror: 'outlink/x.txt' resolves outside the project root; refusing", 1, nil},
+		// The gateway refuses an arg through a link out of the root before write_file
+		// runs (write_file would refuse it too, with exit 77, see _lpp_common.safe_path).
+		{"write_file never gets a link out of the root", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"outlink/x.txt"}, "stdin_text": "x"},
+			`[SECURITY BLOCKED] symlink-escape: args[0] "outlink/x.txt" goes through a symbolic link that leaves the project root; scripts get paths inside it only`, -1, nil},
 		// .git is hidden as well as protected: the gateway refuses before the script runs.
 		{"the gateway refuses .git before write_file runs", map[string]any{"script_name": "scripts/write_file.py", "args": []any{".git/config"}, "stdin_text": "x"},
 			`[SECURITY BLOCKED] path-hidden: args[0] ".git/config" matches the hidden path pattern ".git" (hidden_paths in the policy); hidden paths are never shown to the model`, -1, nil},
 		{"write_file refuses the policy", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"config/tools_config.yaml"}, "stdin_text": "x"},
-			"[ERROR] scripts/write_file.py failed (exit code 1)\n[stderr]\nerror: 'config/tools_config.yaml' is inside the protected path 'config/tools_config.yaml'; refusing", 1, nil},
+			"[SECURITY BLOCKED] protected-path: 'config/tools_config.yaml' is inside the protected path 'config/tools_config.yaml', which no tool may change; use another path, e.g. under output/", ExitRefused, nil},
 		{"write_file --help", map[string]any{"script_name": "scripts/write_file.py", "args": []any{"--help"}}, "", 0, nil},
 		{"write_json pretty-writes", map[string]any{"script_name": "scripts/write_json.py", "args": []any{"out/x.json"}, "stdin_text": `{"b":1,"a":[true]}`},
 			"wrote 36 bytes of valid JSON (object) to out/x.json", 0, func(t *testing.T) {
@@ -114,5 +117,51 @@ func TestEveryProjectScriptHasHelp(t *testing.T) {
 		if res.ExitCode != 0 || !strings.Contains(res.Text, "usage: "+strings.TrimPrefix(s, "scripts/")) {
 			t.Errorf("%s --help: %+v", s, res)
 		}
+	}
+}
+
+// The write scripts refuse on their own too (the gateway filters first):
+// exit 77 and a [SECURITY BLOCKED] line the gateway passes on as a refusal.
+func TestWriteScriptsRefuseOnTheirOwn(t *testing.T) {
+	sb := scriptSandbox(t)
+	sb.symlink(t, "../outside", "outlink")
+	for _, c := range []struct{ arg, want string }{
+		{"outlink/x.txt", "[SECURITY BLOCKED] symlink-escape: 'outlink/x.txt' resolves outside the project root; give a path inside it\n"},
+		{"Scripts/x.py", "[SECURITY BLOCKED] protected-path: 'Scripts/x.py' is inside the protected path 'scripts', which no tool may change; use another path, e.g. under output/\n"},
+	} {
+		cmd := exec.Command("python3", "scripts/write_file.py", c.arg)
+		cmd.Dir = sb.root
+		cmd.Env = append(os.Environ(), "LPPCTL_PROTECTED=.git:scripts")
+		cmd.Stdin = strings.NewReader("x")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitRefused || stderr.String() != c.want {
+			t.Errorf("%s: %v, stderr %q", c.arg, err, stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sb.outside, "x.txt")); err == nil {
+		t.Error("wrote outside the root")
+	}
+}
+
+// A protected path may hold ":" or "%": LPPCTL_PROTECTED escapes them, so the
+// write scripts see the path whole.
+func TestProtectedPathsWithColonsReachTheScripts(t *testing.T) {
+	sb := scriptSandbox(t)
+	g, err := New(sb.root, sb.g.policy, WithProtected("data:raw", "odd%3Aname"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	sb.g = g
+	for _, c := range []struct{ arg, prot string }{{"data:raw/x.txt", "data:raw"}, {"odd%3Aname/x.txt", "odd%3Aname"}} {
+		res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{c.arg}, "stdin_text": "x"})
+		if res.Rule != ruleProtected || !strings.Contains(res.Text, "protected path '"+c.prot+"'") {
+			t.Errorf("%s: %+v", c.arg, res)
+		}
+	}
+	if res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{"data/x.txt"}, "stdin_text": "x"}); res.Decision != DecisionAllow {
+		t.Errorf("data/x.txt: %+v", res)
 	}
 }

@@ -2,21 +2,40 @@
 
 The gateway runs every script with the project root as the working directory
 and lists the paths no tool may change in LPPCTL_PROTECTED (colon-separated,
-root-relative). These helpers refuse any path that resolves outside the root
+root-relative; a "%" or ":" inside a path is written %25 or %3A). These helpers refuse any path that resolves outside the root
 or onto a protected path.
 """
 
 import os
 import sys
 import tempfile
+import unicodedata
+
+
+# Exit code of a security refusal. The gateway turns it, with a first stderr
+# line "[SECURITY BLOCKED] <rule>: ...", into a refusal for the model.
+EXIT_REFUSED = 77
 
 
 class ScriptError(Exception):
     """A problem with the script's input; reported on stderr with exit code 1."""
 
 
+class Refusal(ScriptError):
+    """A path the script must not touch; reported as [SECURITY BLOCKED] with exit code 77."""
+
+    def __init__(self, rule, message):
+        super().__init__(message)
+        self.rule = rule
+
+
 def project_root():
     return os.path.realpath(os.getcwd())
+
+
+def _fold(s):
+    """Case-fold like a case-insensitive file system would ("ſcripts" is "scripts")."""
+    return unicodedata.normalize("NFC", s).casefold()
 
 
 def _inside(path, directory):
@@ -33,14 +52,15 @@ def safe_path(arg, for_write):
     root = project_root()
     real = os.path.realpath(os.path.join(root, norm))
     if not _inside(real, root) or real == root:
-        raise ScriptError(f"{arg!r} resolves outside the project root; refusing")
+        raise Refusal("symlink-escape", f"{arg!r} resolves outside the project root; give a path inside it")
     if for_write:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         for prot in filter(None, os.environ.get("LPPCTL_PROTECTED", ".git").split(":")):
-            p = prot.strip("/").lower()
-            r = rel.lower()
+            prot = prot.replace("%3A", ":").replace("%3a", ":").replace("%25", "%")
+            p = _fold(prot.strip("/"))
+            r = _fold(rel)
             if r == p or r.startswith(p + "/"):
-                raise ScriptError(f"{arg!r} is inside the protected path {prot!r}; refusing")
+                raise Refusal("protected-path", f"{arg!r} is inside the protected path {prot!r}, which no tool may change; use another path, e.g. under output/")
     return real
 
 
@@ -84,6 +104,9 @@ def main_guard(fn):
     """Run fn(); turn ScriptError and OSError into a clear stderr line and exit 1."""
     try:
         return fn() or 0
+    except Refusal as e:
+        print(f"[SECURITY BLOCKED] {e.rule}: {e}", file=sys.stderr)
+        return EXIT_REFUSED
     except ScriptError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ import argparse
 import re
 import sys
 
-from _lpp_common import ScriptError, safe_path
+from _lpp_common import EXIT_REFUSED, Refusal, ScriptError, safe_path
 
 HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -61,6 +61,9 @@ def main():
     ns = ap.parse_args()
     try:
         summary, template = headings(read(ns.summary)), headings(read(ns.template))
+    except Refusal as e:
+        print(f"[SECURITY BLOCKED] {e.rule}: {e}", file=sys.stderr)
+        return EXIT_REFUSED
     except ScriptError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

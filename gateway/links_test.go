@@ -1,0 +1,121 @@
+package gateway
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A link target can name a missing component and climb back out of it
+// ("nothere/../gitlink"). What follows must still be resolved: os.Root
+// follows the later links, so the checks must see where they lead.
+func TestLinksThroughAMissingComponent(t *testing.T) {
+	sb := newSandbox(t)
+	sb.write(t, "docs/evil.py", "print(1)\n")
+	sb.symlink(t, "scripts", "slink")
+	sb.symlink(t, ".git", "gitlink")
+	sb.symlink(t, "nothere/../slink", "a")
+	sb.symlink(t, "nothere/../gitlink", "b")
+	sb.symlink(t, "x/y/../../nothere/../gitlink", "c")
+	tests := []struct {
+		sub    string
+		params map[string]any
+		rule   string
+	}{
+		{"copy_file", map[string]any{"src": "docs/evil.py", "dst": "a/x.py"}, ruleProtected},
+		{"make_directory", map[string]any{"path": "a/sub"}, ruleProtected},
+		{"move_file", map[string]any{"src": "docs/evil.py", "dst": "a/evil.py"}, ruleProtected},
+		{"read_file", map[string]any{"path": "b/config"}, ruleHidden},
+		{"read_file", map[string]any{"path": "c/config"}, ruleHidden},
+		{"list_files", map[string]any{"path": "b"}, ruleHidden},
+		{"copy_file", map[string]any{"src": "b/config", "dst": "out/config"}, ruleHidden},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.sub, tt.params), func(t *testing.T) {
+			res := sb.cli(tt.sub, tt.params)
+			checkInvariant(t, res)
+			if res.Rule != tt.rule {
+				t.Fatalf("res = %+v, want rule %s", res, tt.rule)
+			}
+		})
+	}
+	for _, p := range []string{"scripts/x.py", "scripts/sub", "scripts/evil.py", "out"} {
+		if _, err := os.Lstat(filepath.Join(sb.root, p)); err == nil {
+			t.Errorf("%s was created", p)
+		}
+	}
+}
+
+// A relative link target is read from the link's directory: moving a link,
+// or a directory holding one, must not make it point somewhere else (out of
+// the root, say, where a script checking paths lexically would follow it).
+func TestMovesKeepLinksPointingWhereTheyPointed(t *testing.T) {
+	tests := []struct {
+		name     string
+		src, dst string
+		want     string // "" allowed, else the exact refusal
+	}{
+		{"a link moved up out of reach", "docs/up", "up",
+			`[SECURITY BLOCKED] symlink-move: move_file.src "docs/up" is a symbolic link -> "../README.md", which would point to "../README.md" instead of "README.md" after the move; move it within its own directory, or move what it points to`},
+		{"a link moved deeper", "docs/up", "a/b/up", "x"},
+		{"a link renamed in its directory", "docs/up", "docs/up2", ""},
+		{"a directory holding a link that climbs out", "docs", "a/docs",
+			`[SECURITY BLOCKED] symlink-move: move_file.src "docs" holds the symbolic link "docs/up" -> "../README.md", which would point to "a/README.md" instead of "README.md" after the move; move it within its own directory, or move what it points to`},
+		{"a directory renamed in place", "docs", "docs2", "x"}, // docs/back -> ../docs/readme.md would dangle
+		{"a directory whose links stay inside", "kit", "a/kit", ""},
+		{"a directory renamed, a link climbing out and back by name", "kit", "kit2", "x"}, // kit/sub -> ../kit/a.txt would dangle
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			sb.write(t, "README.md", "# x\n")
+			sb.symlink(t, "../README.md", "docs/up")
+			sb.symlink(t, "../docs/readme.md", "docs/back")
+			sb.write(t, "kit/a.txt", "a")
+			sb.symlink(t, "a.txt", "kit/in")
+			sb.symlink(t, "../kit/a.txt", "kit/sub")
+			res := sb.cli("move_file", map[string]any{"src": tt.src, "dst": tt.dst})
+			checkInvariant(t, res)
+			switch {
+			case tt.want == "" && res.Decision != DecisionAllow:
+				t.Fatalf("refused: %s", res.Text)
+			case tt.want == "x" && res.Rule != ruleLinkMove:
+				t.Fatalf("res = %+v", res)
+			case tt.want != "" && tt.want != "x" && res.Text != tt.want:
+				t.Fatalf("got  %s\nwant %s", res.Text, tt.want)
+			}
+			if res.Decision != DecisionAllow {
+				if _, err := os.Lstat(filepath.Join(sb.root, filepath.FromSlash(tt.src))); err != nil {
+					t.Errorf("%s moved anyway", tt.src)
+				}
+			}
+		})
+	}
+}
+
+// A script arg through a link that leaves the root is refused: a script that
+// checks paths only lexically would follow it out.
+func TestRunnerRefusesArgsThroughLinksOut(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	sb.symlink(t, "../outside", "outdir")
+	sb.symlink(t, "/etc", "etc")
+	for _, a := range []string{"outdir/canary.txt", "--in=outdir/canary.txt", "etc/passwd", "a.md,outdir"} {
+		res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}})
+		checkInvariant(t, res)
+		if res.Rule != ruleSymlinkEscape {
+			t.Errorf("%s: %+v", a, res)
+		}
+	}
+	res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{"outdir/canary.txt"}})
+	want := `[SECURITY BLOCKED] symlink-escape: args[0] "outdir/canary.txt" goes through a symbolic link that leaves the project root; scripts get paths inside it only`
+	if res.Text != want {
+		t.Errorf("got  %s\nwant %s", res.Text, want)
+	}
+	for _, a := range []string{"docs/readme.md", "outdirx", "--ticker", "X"} {
+		if res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}}); res.Decision != DecisionAllow {
+			t.Errorf("%s: %+v", a, res)
+		}
+	}
+}

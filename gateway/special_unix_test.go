@@ -1,0 +1,92 @@
+//go:build unix
+
+package gateway
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Opening a FIFO for reading blocks until a writer comes; no call may hang on
+// one (the model cannot create FIFOs, but a project or a script can).
+func TestFIFOsNeverHang(t *testing.T) {
+	sb := newSandbox(t)
+	for _, p := range []string{"docs/fifo", "scripts/fifo.py"} {
+		if err := syscall.Mkfifo(filepath.Join(sb.root, filepath.FromSlash(p)), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	tests := []struct {
+		name string
+		call func() Result
+		want string
+	}{
+		{"list_files", func() Result { return sb.cli("list_files", map[string]any{"path": "docs/fifo"}) },
+			`[ERROR] list_files: "docs/fifo" is not a directory (use read_file for files)`},
+		{"read_file", func() Result { return sb.cli("read_file", map[string]any{"path": "docs/fifo"}) },
+			`[ERROR] read_file: "docs/fifo" is not a regular file`},
+		{"tree", func() Result { return sb.cli("tree", map[string]any{"path": "docs/fifo"}) },
+			`[ERROR] tree: "docs/fifo" is not a directory`},
+		{"copy_file", func() Result { return sb.cli("copy_file", map[string]any{"src": "docs/fifo", "dst": "out/x"}) },
+			`[ERROR] copy_file: "docs/fifo" is not a regular file (copy_file copies single files)`},
+		{"a FIFO as script", func() Result { return sb.run(map[string]any{"script_name": "scripts/fifo.py"}) },
+			`[ERROR] safe_py_runner: script "scripts/fifo.py" is not a regular file`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan Result, 1)
+			go func() { done <- tt.call() }()
+			select {
+			case res := <-done:
+				if res.Text != tt.want {
+					t.Fatalf("got  %q\nwant %q", res.Text, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the call hangs on a FIFO")
+			}
+		})
+	}
+	// Listings show a FIFO as a plain entry and never open it.
+	if res := sb.cli("list_files", map[string]any{"path": "docs"}); res.Text != "fifo\nreadme.md" {
+		t.Errorf("list_files docs: %q", res.Text)
+	}
+}
+
+// copy_file replaces its destination instead of writing into it: a hard link
+// from a writable path to a protected file (which the model cannot create,
+// but a project may hold) does not let it change the protected file, and an
+// executable destination does not pass its mode on to the model's content.
+func TestCopyFileReplacesTheDestination(t *testing.T) {
+	sb := newSandbox(t)
+	sb.write(t, "docs/evil.txt", "print('evil')\n")
+	if err := os.Link(filepath.Join(sb.root, "scripts", "echo.py"), filepath.Join(sb.root, "docs", "hl.py")); err != nil {
+		t.Skipf("link: %v", err)
+	}
+	sb.write(t, "docs/run.sh", "#!/bin/sh\necho hi\n")
+	os.Chmod(filepath.Join(sb.root, "docs", "run.sh"), 0o755)
+	before, _ := os.ReadFile(filepath.Join(sb.root, "scripts", "echo.py"))
+	for _, dst := range []string{"docs/hl.py", "docs/run.sh"} {
+		if res := sb.cli("copy_file", map[string]any{"src": "docs/evil.txt", "dst": dst}); res.Decision != DecisionAllow {
+			t.Fatalf("copy to %s: %+v", dst, res)
+		}
+		if b, _ := os.ReadFile(filepath.Join(sb.root, filepath.FromSlash(dst))); string(b) != "print('evil')\n" {
+			t.Errorf("%s = %q", dst, b)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(sb.root, "scripts", "echo.py")); string(after) != string(before) {
+		t.Errorf("scripts/echo.py changed through a hard link: %q", after)
+	}
+	if fi, _ := os.Stat(filepath.Join(sb.root, "docs", "run.sh")); fi.Mode().Perm()&0o111 != 0 {
+		t.Errorf("docs/run.sh kept its executable bits: %v", fi.Mode())
+	}
+	entries, _ := os.ReadDir(filepath.Join(sb.root, "docs"))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".lpp-copy-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
