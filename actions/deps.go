@@ -33,12 +33,13 @@ type Deps struct {
 	LLM       string // --llm value ("" = from LPPCTL_LLM or the environment)
 	LLMSource string // where LLM came from, for messages ("--llm", "config file")
 
-	Root          string // project root the gateway confines tools to (default ".")
-	SkillDir      string // the skill's folder (default skills/hello_skill)
-	Policy        string // gateway policy (default <root>/config/tools_config.yaml)
-	ClaudeMD      string // L1 global context (default <root>/claude.md)
-	SkillsLibrary string // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
-	SpecDir       string // prompt templates are looked up here first, then in Root
+	Root          string   // project root the gateway confines tools to (default ".")
+	SkillDir      string   // the skill's folder (default skills/hello_skill)
+	Policy        string   // gateway policy (default <root>/config/tools_config.yaml)
+	ClaudeMD      string   // L1 global context (default <root>/claude.md)
+	SkillsLibrary string   // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
+	SpecDir       string   // prompt templates are looked up here first, then in Root
+	Protected     []string // more paths no tool may write (absolute or root-relative; those outside Root are ignored): the spec, its templates, the run directory
 
 	Yes         bool      // approve the plan without asking
 	Feedback    string    // final human feedback given up front (non-interactive runs)
@@ -261,8 +262,37 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 		opts = append(opts, gateway.WithAudit(d.Audit))
 	}
 	opts = append(opts, gateway.WithProtected(".lppctl"))
+	opts = append(opts, gateway.WithProtected(d.protectedInRoot()...))
 	d.gw, d.gwErr = gateway.New(d.root(), p, opts...)
 	return d.gw, d.gwErr
+}
+
+// protectedInRoot returns d.Protected as root-relative slash paths, leaving
+// out those outside the root and the root itself.
+func (d *Deps) protectedInRoot() []string {
+	root, err := filepath.Abs(d.root())
+	if err != nil {
+		return nil
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	var out []string
+	for _, p := range d.Protected {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(root, p)
+		}
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			abs = filepath.Join(dir, filepath.Base(abs)) // the spec's folder may be reached through a link
+		}
+		rel, err := filepath.Rel(root, abs)
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
 }
 
 // Close releases the gateway opened by the actions.

@@ -323,10 +323,36 @@ func ResolveFile(name, specDir, root string) (found string, tried []string) {
 // the spec's folder and root, in file order without duplicates. A parameter
 // whose file cannot be found is left out (Validate reports it).
 func FileParams(spec *Spec, reg *Registry, root string) []string {
+	var out []string
+	for _, name := range fileParamNames(spec, reg) {
+		if found, _ := ResolveFile(name, filepath.Dir(spec.File), root); found != "" {
+			out = appendUnique(out, found)
+		}
+	}
+	return out
+}
+
+// FileParamCandidates returns, for every file parameter of the spec's
+// actions, each path ResolveFile tries up to and including the file it finds
+// (all of them when none exists): the paths where a new file would change
+// what the actions read.
+func FileParamCandidates(spec *Spec, reg *Registry, root string) []string {
+	var out []string
+	for _, name := range fileParamNames(spec, reg) {
+		_, tried := ResolveFile(name, filepath.Dir(spec.File), root)
+		for _, p := range tried {
+			out = appendUnique(out, p)
+		}
+	}
+	return out
+}
+
+// fileParamNames returns the values of the spec's file parameters, given or
+// defaulted, in file order.
+func fileParamNames(spec *Spec, reg *Registry) []string {
 	if spec == nil {
 		return nil
 	}
-	specDir := filepath.Dir(spec.File)
 	var out []string
 	for _, st := range spec.States {
 		a := reg.Lookup(st.Do)
@@ -343,9 +369,8 @@ func FileParams(spec *Spec, reg *Registry, root string) []string {
 					val = p.Value
 				}
 			}
-			name, _ := val.(string)
-			if found, _ := ResolveFile(name, specDir, root); found != "" {
-				out = appendUnique(out, found)
+			if name, _ := val.(string); name != "" {
+				out = append(out, name)
 			}
 		}
 	}

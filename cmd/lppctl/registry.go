@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -31,6 +32,13 @@ func newRegistry(c *cli.Context) (*machine.Registry, error) {
 // rt registers the same actions, with no run I/O (for commands that only
 // inspect specs). The model and the tool gateway are built at their first use.
 func buildRegistry(cfg agentConfig, rt *runtimeIO) (*machine.Registry, error) {
+	reg, _, err := buildRegistryDeps(cfg, rt)
+	return reg, err
+}
+
+// buildRegistryDeps is buildRegistry that also returns the actions'
+// dependencies, for a run to complete them once its spec is known.
+func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *actions.Deps, error) {
 	reg := machine.NewBuiltinRegistry()
 	d := &actions.Deps{
 		LLM:           cfg.LLM,
@@ -53,7 +61,25 @@ func buildRegistry(cfg agentConfig, rt *runtimeIO) (*machine.Registry, error) {
 		d.Interactive = rt.In != nil && !rt.NoInput
 	}
 	if err := actions.Register(reg, d); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return reg, nil
+	return reg, d, nil
+}
+
+// runProtected returns what a run's tools may never write besides the
+// policy's protected paths: the spec file, every path where a prompt
+// template it uses is or would be looked up, and the run's directory. (The
+// gateway ignores those outside the project root.)
+func runProtected(spec *machine.Spec, reg *machine.Registry, root, runDir string) []string {
+	paths := append([]string{spec.File}, machine.FileParamCandidates(spec, reg, root)...)
+	if runDir != "" {
+		paths = append(paths, runDir)
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil { // relative paths are from the current directory
+			out = append(out, abs)
+		}
+	}
+	return out
 }

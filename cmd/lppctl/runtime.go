@@ -62,11 +62,12 @@ type session struct {
 // logs and terminal) and compiles the spec against it. On error the session
 // is closed.
 func (s *session) compile(cfg agentConfig, spec *machine.Spec) (*machine.Machine, error) {
-	reg, err := buildRegistry(cfg, s.rt)
+	reg, deps, err := buildRegistryDeps(cfg, s.rt)
 	if err != nil {
 		s.close()
 		return nil, err
 	}
+	deps.Protected = runProtected(spec, reg, cfg.Root, s.rt.RunDir)
 	m, err := machine.Compile(spec, reg)
 	if err != nil {
 		s.close()
