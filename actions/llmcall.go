@@ -28,6 +28,7 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	rec := llm.CallRecord{
 		Time: start.UTC(), Model: client.Name(), Agent: agent, Step: step, Turn: turn,
 		Messages: len(msgs), PromptChar: llm.PromptChars(msgs), Usage: reply.Usage,
+		NoUsage: err == nil && reply.UsageMissing, StopReason: reply.StopReason,
 		ToolCalls: len(reply.ToolCalls), ReplyChars: len(reply.Text), Attempts: reply.Attempts,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 	}
@@ -45,7 +46,14 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	if reply.Attempts > 1 {
 		retries = fmt.Sprintf(", after %d attempts", reply.Attempts)
 	}
-	c.Notef("%s: %s [prompt %d chars, %d tokens in / %d out%s]", agent, what, rec.PromptChar, reply.Usage.PromptTokens, reply.Usage.CompletionTokens, retries)
+	tokens := fmt.Sprintf("%d tokens in / %d out", reply.Usage.PromptTokens, reply.Usage.CompletionTokens)
+	if reply.UsageMissing {
+		tokens = "tokens not reported"
+	}
+	if reply.StopReason == "length" {
+		retries += ", cut at the token limit"
+	}
+	c.Notef("%s: %s [prompt %d chars, %s%s]", agent, what, rec.PromptChar, tokens, retries)
 	return reply, nil
 }
 

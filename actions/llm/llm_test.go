@@ -138,16 +138,6 @@ func TestPermanentErrorNotRetried(t *testing.T) {
 	}
 }
 
-func TestEmptyChoicesIsAnEmptyReply(t *testing.T) {
-	srv, _ := chatServer(t, func(n int, _ map[string]any, w http.ResponseWriter) {
-		fmt.Fprint(w, `{"id":"x","choices":[],"usage":{}}`)
-	})
-	reply, err := openaiClient(t, srv.URL).Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
-	if err != nil || reply.Text != "" || len(reply.ToolCalls) != 0 {
-		t.Fatalf("reply %+v, err %v", reply, err)
-	}
-}
-
 func TestBackoffGrowsWithJitterAndHonoursRetryAfter(t *testing.T) {
 	p := RetryPolicy{Base: 100 * time.Millisecond, Max: time.Second}.withDefaults()
 	for n := 1; n <= 6; n++ {

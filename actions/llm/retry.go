@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -95,14 +96,25 @@ func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok && resp != nil {
 		info.mu.Lock()
 		info.status = resp.StatusCode
-		if s := resp.Header.Get("Retry-After"); s != "" {
-			if secs, err := strconv.Atoi(s); err == nil && secs >= 0 {
-				info.retryAfter = time.Duration(secs) * time.Second
-			}
-		}
+		info.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 		info.mu.Unlock()
 	}
 	return resp, err
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(secs, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 // newHTTPClient returns the client the providers use: it records statuses for
@@ -117,6 +129,10 @@ var statusInText = regexp.MustCompile(`status code:? (\d{3})`)
 // transient reports whether err (with the recorded status) is worth retrying,
 // and describes it.
 func transient(err error, status int) (bool, string) {
+	var re *replyError
+	if errors.As(err, &re) {
+		return re.transient, "an unusable reply"
+	}
 	if status == 0 {
 		if m := statusInText.FindStringSubmatch(err.Error()); m != nil {
 			status, _ = strconv.Atoi(m[1])
@@ -128,7 +144,7 @@ func transient(err error, status int) (bool, string) {
 	case status >= 500 && status <= 599:
 		return true, fmt.Sprintf("HTTP %d (server error)", status)
 	case status >= 400:
-		return false, fmt.Sprintf("HTTP %d", status)
+		return false, fmt.Sprintf("HTTP %d%s", status, statusHint(status))
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true, "timeout"
@@ -147,8 +163,20 @@ func transient(err error, status int) (bool, string) {
 	return false, ""
 }
 
+// statusHint says what a permanent HTTP status usually means.
+func statusHint(status int) string {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return " (check the API key)"
+	case http.StatusNotFound:
+		return " (check the model name and the base URL)"
+	}
+	return ""
+}
+
 // withRetry runs call until it succeeds, fails permanently or the attempts
-// run out. It returns the number of attempts made.
+// run out. It returns the number of attempts made. what names the model and
+// where it is, e.g. "openai:gpt-4o-mini at http://127.0.0.1:8000/v1".
 func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx context.Context) error) (int, error) {
 	p = p.withDefaults()
 	var last error
@@ -161,6 +189,7 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 			actx, cancel = context.WithTimeout(actx, p.Timeout)
 		}
 		err := call(actx)
+		timedOut := actx.Err() != nil
 		cancel()
 		if err == nil {
 			return n, nil
@@ -171,11 +200,16 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 		info.mu.Lock()
 		status, ra, terr := info.status, info.retryAfter, info.transport
 		info.mu.Unlock()
+		if terr != nil && status == 0 {
+			// The transport's own error says more than the client's:
+			// langchaingo's OpenAI client turns "connection refused" into
+			// "network error: failed to reach API server", and a reply
+			// compatTransport refused into the same.
+			err = terr
+		}
 		ok, why := transient(err, status)
-		if !ok && terr != nil && status == 0 {
-			// e.g. langchaingo's OpenAI client turns "connection refused" into
-			// "network error: failed to reach API server", losing the cause.
-			ok, why = transient(terr, 0)
+		if timedOut {
+			ok, why = true, fmt.Sprintf("timeout (no complete answer within %s)", p.Timeout)
 		}
 		if !ok {
 			if why != "" {
@@ -191,5 +225,9 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 			return n, err
 		}
 	}
-	return p.Attempts, fmt.Errorf("cannot call %s: gave up after %d attempts, the last one failed with %s: %w", what, p.Attempts, lastWhy, last)
+	tries := fmt.Sprintf("%d attempts", p.Attempts)
+	if p.Attempts == 1 {
+		tries = "1 attempt"
+	}
+	return p.Attempts, fmt.Errorf("cannot call %s: gave up after %s, the last one failed with %s: %w", what, tries, lastWhy, last)
 }
