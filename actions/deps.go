@@ -198,9 +198,23 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 }
 
 // retryPolicy is Deps.Retry, with $LPPCTL_LLM_RETRIES (attempts, first
-// included) and $LPPCTL_LLM_BACKOFF (first wait, e.g. 500ms) applied.
+// included), $LPPCTL_LLM_BACKOFF (first wait, e.g. 500ms) and
+// $LPPCTL_LLM_TIMEOUT (per attempt: 30s, or 30 for seconds) applied. Each retry is
+// announced on the run's output.
 func (d *Deps) retryPolicy() llm.RetryPolicy {
 	p := d.Retry
+	if v := strings.TrimSpace(d.getenv("LPPCTL_LLM_TIMEOUT")); v != "" {
+		if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
+			p.Timeout = time.Duration(secs) * time.Second
+		} else if t, err := time.ParseDuration(v); err == nil && t > 0 {
+			p.Timeout = t
+		}
+	}
+	if p.OnRetry == nil {
+		p.OnRetry = func(what string, attempt, of int, wait time.Duration) {
+			fmt.Fprintf(d.out(), "  llm: %s; attempt %d of %d in %s\n", what, attempt, of, wait.Round(100*time.Millisecond))
+		}
+	}
 	if n, err := strconv.Atoi(d.getenv("LPPCTL_LLM_RETRIES")); err == nil && n > 0 {
 		p.Attempts = n
 	}

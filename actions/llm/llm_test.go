@@ -169,6 +169,9 @@ func TestChoose(t *testing.T) {
 		{name: "none", err: "no LLM configured: choose one with --llm openai[:MODEL] | anthropic[:MODEL] | ollama[:MODEL] | script:FILE"},
 		{name: "unknown", spec: "gemini", err: `unknown provider "gemini"`},
 		{name: "script without file", spec: "script:", err: "script: needs a file"},
+		{name: "empty model", spec: "openai:", err: `cannot use LLM "openai:" (from --llm): no model after "openai:"; name one (e.g. openai:gpt-4o-mini) or leave out the colon for the default`},
+		{name: "case and spaces", spec: " Ollama : qwen3:8b ", want: "ollama qwen3:8b"},
+		{name: "openai base URL the SDKs read", env: map[string]string{"OPENAI_BASE_URL": "http://x/v1"}, want: "openai "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,9 @@ type RetryPolicy struct {
 	Max      time.Duration // longest single wait (default 20s)
 	Timeout  time.Duration // per attempt (default 120s; 0 keeps the default, <0 none)
 	Sleep    func(ctx context.Context, d time.Duration) error
+	// OnRetry, when set, is told of each retry before its wait: what failed
+	// (the model, its server and why) and the attempt about to be made.
+	OnRetry func(what string, attempt, of int, wait time.Duration)
 }
 
 // DefaultRetry is used when a provider is built without one.
@@ -221,7 +224,11 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 		if n >= p.Attempts {
 			break
 		}
-		if err := p.Sleep(ctx, p.backoff(n, ra)); err != nil {
+		wait := p.backoff(n, ra)
+		if p.OnRetry != nil {
+			p.OnRetry(fmt.Sprintf("%s: %s", what, why), n+1, p.Attempts, wait)
+		}
+		if err := p.Sleep(ctx, wait); err != nil {
 			return n, err
 		}
 	}
