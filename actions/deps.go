@@ -5,6 +5,7 @@ package actions
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -189,6 +190,10 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 		d.announced = true
 	} else if err != nil {
 		return nil, err
+	}
+	if m := llm.ServerModel(context.Background(), ch, d.getenv, d.HTTPClient); m != "" {
+		ch.Model = m
+		fmt.Fprintf(d.out(), "*** %s: no model named (--llm %s:MODEL or %s); using %q, the model the server lists ***\n", ch.Provider, ch.Provider, map[string]string{"openai": "OPENAI_MODEL", "ollama": "OLLAMA_MODEL"}[ch.Provider], m)
 	}
 	if ch.Provider == "script" && !d.announced {
 		fmt.Fprintf(d.out(), "*** LLM replies are SCRIPTED: replaying %s (no model is called; tools run for real) ***\n", ch.Model)

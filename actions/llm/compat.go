@@ -24,7 +24,7 @@ import (
 //     decodes (see normalizeCompletion), or turns it into a *replyError that
 //     says what the server sent;
 //   - finds the API when the base URL lacks (or has one too many) /v1: on a
-//     404 it tries the other path once, and keeps it when the server answers
+//     404 or 405 it tries the other path once, and keeps it when the server answers
 //     there (for Anthropic's /messages too).
 type compatTransport struct {
 	base      http.RoundTripper
@@ -61,7 +61,7 @@ func (t *compatTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode == http.StatusNotFound && !useAlt && !tried && req.GetBody != nil {
+	if notThere(resp.StatusCode) && !useAlt && !tried && req.GetBody != nil {
 		t.mu.Lock()
 		t.tried = true
 		t.mu.Unlock()
@@ -70,7 +70,7 @@ func (t *compatTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r2.Body = body
 			resp2, err2 := t.base.RoundTrip(r2)
 			switch {
-			case err2 == nil && resp2.StatusCode != http.StatusNotFound:
+			case err2 == nil && !notThere(resp2.StatusCode):
 				t.mu.Lock()
 				t.alt = true
 				t.mu.Unlock()
@@ -86,6 +86,11 @@ func (t *compatTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	return normalizeResponse(resp)
+}
+
+// notThere reports a status that says the path is not the API's.
+func notThere(status int) bool {
+	return status == http.StatusNotFound || status == http.StatusMethodNotAllowed
 }
 
 // withPath returns a copy of req aimed at another path of the same server.

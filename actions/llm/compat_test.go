@@ -362,3 +362,44 @@ func TestBaseURLs(t *testing.T) {
 		}
 	}
 }
+
+// With no model named, a local server's own model is used: vLLM and LM
+// Studio refuse the default's name.
+func TestServerModel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"Qwen/Qwen2.5-7B-Instruct","object":"model"},{"id":"other"}]}`)
+		case "/withdefault/v1/models":
+			fmt.Fprint(w, `{"data":[{"id":"x"},{"id":"gpt-4o-mini"}]}`)
+		case "/rootonly/models":
+			fmt.Fprint(w, `{"data":[{"id":"root-model"}]}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	for _, tt := range []struct {
+		name string
+		ch   Choice
+		env  map[string]string
+		want string
+	}{
+		{"the server's first model", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/v1"}, "Qwen/Qwen2.5-7B-Instruct"},
+		{"base URL without /v1", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL}, "Qwen/Qwen2.5-7B-Instruct"},
+		{"the default when listed", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/withdefault/v1"}, "gpt-4o-mini"},
+		{"models at the root", Choice{Provider: "openai"}, map[string]string{"OPENAI_BASE_URL": srv.URL + "/rootonly/v1"}, "root-model"},
+		{"ollama", Choice{Provider: "ollama"}, map[string]string{"OLLAMA_HOST": srv.URL}, "Qwen/Qwen2.5-7B-Instruct"},
+		{"named with --llm", Choice{Provider: "openai", Model: "m"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/v1"}, ""},
+		{"named with OPENAI_MODEL", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/v1", "OPENAI_MODEL": "m"}, ""},
+		{"OpenAI itself", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_KEY": "k"}, ""},
+		{"no list", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/nothing/v1"}, ""},
+		{"anthropic", Choice{Provider: "anthropic"}, map[string]string{"ANTHROPIC_BASE_URL": srv.URL}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ServerModel(context.Background(), tt.ch, func(k string) string { return tt.env[k] }, nil); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,13 +1,17 @@
 package llm
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/openai"
@@ -241,4 +245,93 @@ func firstSet(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// ServerModel picks the model for an OpenAI-compatible server (openai with
+// a base URL of its own, or ollama) when none is named: neither --llm
+// provider:MODEL nor OPENAI_MODEL / OLLAMA_MODEL. Local servers serve the
+// models they loaded (vLLM, LM Studio) or pulled (Ollama), and refuse the
+// default's name. It asks the server's /models (5 s at most) and returns the
+// default when the server lists it, else the first model listed; "" when
+// nothing is to be chosen or the server does not say (the call then goes
+// out with the default and its error says what the server thinks).
+func ServerModel(ctx context.Context, ch Choice, getenv func(string) string, hc *http.Client) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var base, def string
+	switch ch.Provider {
+	case "openai":
+		if ch.Model != "" || getenv("OPENAI_MODEL") != "" {
+			return ""
+		}
+		b := firstSet(getenv("OPENAI_API_BASE"), getenv("OPENAI_BASE_URL"))
+		if b == "" {
+			return ""
+		}
+		nb, err := normalizeBaseURL(b)
+		if err != nil || nb == DefaultOpenAIBase {
+			return ""
+		}
+		base, def = nb, DefaultOpenAIModel
+	case "ollama":
+		if ch.Model != "" || getenv("OLLAMA_MODEL") != "" {
+			return ""
+		}
+		b, err := ollamaBase(firstSet(getenv("OLLAMA_HOST"), DefaultOllamaHost))
+		if err != nil {
+			return ""
+		}
+		base, def = b, DefaultOllamaModel
+	default:
+		return ""
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, u := range []string{base + "/models", strings.TrimSuffix(otherAPIPath(base+"/chat/completions"), "/chat/completions") + "/models"} {
+		ids := listModels(ctx, hc, u)
+		if len(ids) == 0 {
+			continue
+		}
+		for _, id := range ids {
+			if id == def {
+				return def
+			}
+		}
+		return ids[0]
+	}
+	return ""
+}
+
+func listModels(ctx context.Context, hc *http.Client, u string) []string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&list) != nil {
+		return nil
+	}
+	var ids []string
+	for _, m := range list.Data {
+		if m.ID != "" {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
 }
