@@ -101,9 +101,15 @@ func TestOpenAICompatibleServers(t *testing.T) {
 		{name: "an HTML page with status 200", reply: rawReply(200, "<!DOCTYPE html>\n<html><body>Welcome</body></html>", "Content-Type", "text/html; charset=utf-8"),
 			want: want{err: `cannot call openai:test at URL/v1: an unusable reply: the server answered HTTP 200 with text/html, not JSON ("<!DOCTYPE html> <html><body>Welcome</body></html>"); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?`, requests: 1}},
 		{name: "an HTML page with status 502 is retried", reply: rawReply(502, "<html><center><h1>502 Bad Gateway</h1></center></html>", "Content-Type", "text/html"),
-			want: want{err: `cannot call openai:test at URL/v1: gave up after 3 attempts, the last one failed with HTTP 502 (server error): API returned unexpected status code: 502`, requests: 3}},
+			want: want{err: `cannot call openai:test at URL/v1: gave up after 3 attempts, the last one failed with HTTP 502 (server error): the server said: 502 Bad Gateway`, requests: 3}},
+		{name: "an error in vLLM's shape", reply: rawReply(400, `{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5012 tokens.","type":"BadRequestError","param":null,"code":400}`),
+			want: want{err: `cannot call openai:test at URL/v1: HTTP 400: the server said: This model's maximum context length is 4096 tokens. However, you requested 5012 tokens.`, requests: 1}},
+		{name: "a plain-text 500", reply: rawReply(500, "Internal Server Error\n", "Content-Type", "text/plain"),
+			want: want{err: `cannot call openai:test at URL/v1: gave up after 3 attempts, the last one failed with HTTP 500 (server error): the server said: Internal Server Error`, requests: 3}},
+		{name: "an empty 503", reply: rawReply(503, ""),
+			want: want{err: `cannot call openai:test at URL/v1: gave up after 3 attempts, the last one failed with HTTP 503 (server error): the server said: (no message)`, requests: 3}},
 		{name: "unknown model", reply: rawReply(404, `{"error":{"message":"The model test does not exist.","type":"NotFoundError","code":404}}`),
-			want: want{err: `cannot call openai:test at URL/v1: HTTP 404 (check the model name and the base URL): API returned unexpected status code: 404: The model test does not exist.`, requests: 2}},
+			want: want{err: `cannot call openai:test at URL/v1: HTTP 404 (check the model name and the base URL): the server said: The model test does not exist.`, requests: 2}},
 		{name: "503 then success", reply: func(n int) (int, http.Header, string) {
 			if n == 1 {
 				return 503, nil, `{"error":{"message":"loading model"}}`
@@ -309,8 +315,8 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name, key, wantAuth, err string
 	}{
-		{"echoed key", key, "Bearer " + key, "cannot call openai:test at URL/v1: HTTP 401 (check the API key): API returned unexpected status code: 401: Incorrect API key provided: [REDACTED]"},
-		{"no key", "", "Bearer none", "cannot call openai:test at URL/v1: HTTP 401 (check the API key): API returned unexpected status code: 401: Incorrect API key provided: " + key},
+		{"echoed key", key, "Bearer " + key, "cannot call openai:test at URL/v1: HTTP 401 (check the API key): the server said: Incorrect API key provided: [REDACTED]"},
+		{"no key", "", "Bearer none", "cannot call openai:test at URL/v1: HTTP 401 (check the API key): the server said: Incorrect API key provided: " + key},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			env := map[string]string{"OPENAI_API_BASE": srv.URL + "/v1", "OPENAI_API_KEY": tt.key}

@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // RetryPolicy bounds the retries of transient provider errors (HTTP 429 and
@@ -80,7 +83,8 @@ type attemptInfo struct {
 	mu         sync.Mutex
 	status     int
 	retryAfter time.Duration
-	transport  error // the transport's own error: providers' clients may replace it with a plain message
+	transport  error  // the transport's own error: providers' clients may replace it with a plain message
+	said       string // what the server said with an error status (its message, or its page's text)
 }
 
 type attemptKey struct{}
@@ -97,12 +101,75 @@ func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		info.mu.Unlock()
 	}
 	if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok && resp != nil {
+		var said string
+		if resp.StatusCode >= 400 {
+			// Read the start of the body for the message, and give it back
+			// whole: clients read {"error": {"message"}} only, and vLLM sends
+			// {"message"}, proxies send HTML.
+			head, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<10))
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+			said = serverSaid(head, resp.Header.Get("Content-Type"))
+		}
 		info.mu.Lock()
 		info.status = resp.StatusCode
 		info.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		info.said = said
 		info.mu.Unlock()
 	}
 	return resp, err
+}
+
+var (
+	htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// serverSaid extracts the message of an error body: the JSON error's message
+// ({"error": {"message"}}, {"error": "..."}, {"message"}, {"detail"}), an
+// HTML page's title or text, or the start of the text.
+func serverSaid(body []byte, contentType string) string {
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 {
+		return ""
+	}
+	var obj map[string]any
+	if json.Unmarshal(b, &obj) == nil {
+		for _, k := range []string{"error", "message", "detail"} {
+			if v, ok := obj[k]; ok && v != nil {
+				if m, ok := v.(map[string]any); ok {
+					if msg, ok := m["message"].(string); ok && msg != "" {
+						return clipSaid(msg)
+					}
+				}
+				if s, ok := v.(string); ok && s != "" {
+					return clipSaid(s)
+				}
+			}
+		}
+		return clipSaid(string(b))
+	}
+	if strings.Contains(contentType, "html") || bytes.HasPrefix(b, []byte("<")) {
+		if m := htmlTitle.FindSubmatch(b); m != nil {
+			return clipSaid(string(m[1]))
+		}
+		return clipSaid(htmlTag.ReplaceAllString(string(b), " "))
+	}
+	return clipSaid(string(b))
+}
+
+func clipSaid(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	return s
 }
 
 // retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
@@ -166,6 +233,16 @@ func transient(err error, status int) (bool, string) {
 	return false, ""
 }
 
+// statusError is an HTTP error status with what the server said.
+type statusError struct {
+	status int
+	said   string
+	err    error // the client's error
+}
+
+func (e *statusError) Error() string { return "the server said: " + e.said }
+func (e *statusError) Unwrap() error { return e.err }
+
 // statusHint says what a permanent HTTP status usually means.
 func statusHint(status int) string {
 	switch status {
@@ -201,7 +278,7 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 			return n, ctx.Err()
 		}
 		info.mu.Lock()
-		status, ra, terr := info.status, info.retryAfter, info.transport
+		status, ra, terr, said := info.status, info.retryAfter, info.transport, info.said
 		info.mu.Unlock()
 		if terr != nil && status == 0 {
 			// The transport's own error says more than the client's:
@@ -211,6 +288,13 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 			err = terr
 		}
 		ok, why := transient(err, status)
+		if status >= 400 {
+			// The server's own words, not the client's paraphrase.
+			if said == "" {
+				said = "(no message)"
+			}
+			err = &statusError{status: status, said: said, err: err}
+		}
 		if timedOut {
 			ok, why = true, fmt.Sprintf("timeout (no complete answer within %s)", p.Timeout)
 		}
