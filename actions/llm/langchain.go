@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/anthropic"
 )
 
 // lcClient adapts a langchaingo model to Client.
@@ -45,8 +46,12 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 	}
 	var resp *llms.ContentResponse
 	attempts, err := withRetry(ctx, c.retry, c.where(), func(actx context.Context) error {
-		r, err := c.model.GenerateContent(actx, msgs, opts...)
+		r, err := c.generateContent(actx, msgs, opts)
 		if err != nil {
+			if c.provider == "anthropic" && errors.Is(err, anthropic.ErrEmptyResponse) {
+				resp = &llms.ContentResponse{} // a reply with no content block: an empty answer
+				return nil
+			}
 			return err
 		}
 		resp = r
@@ -83,6 +88,21 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 	out.UsageMissing = out.Usage == (Usage{})
 	uniqueIDs(out.ToolCalls)
 	return out, nil
+}
+
+// generateContent calls the model; a panic in the provider's client (on a
+// reply it did not expect) is an error, not a crash.
+func (c *lcClient) generateContent(ctx context.Context, msgs []llms.MessageContent, opts []llms.CallOption) (resp *llms.ContentResponse, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp, err = nil, fmt.Errorf("the %s client failed on the server's reply: %v", c.provider, r)
+		}
+	}()
+	resp, err = c.model.GenerateContent(ctx, msgs, opts...)
+	if err == nil && resp == nil {
+		err = fmt.Errorf("the %s client returned no reply", c.provider)
+	}
+	return resp, err
 }
 
 // stopReason maps the providers' finish reasons to ours: "length" when the
