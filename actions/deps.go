@@ -217,7 +217,11 @@ func (d *Deps) retryPolicy() llm.RetryPolicy {
 	}
 	if p.OnRetry == nil {
 		p.OnRetry = func(what string, attempt, of int, wait time.Duration) {
-			fmt.Fprintf(d.out(), "  llm: %s; attempt %d of %d in %s\n", what, attempt, of, wait.Round(100*time.Millisecond))
+			r := 100 * time.Millisecond
+			if wait < time.Second {
+				r = time.Millisecond
+			}
+			fmt.Fprintf(d.out(), "  llm: %s; attempt %d of %d in %s\n", what, attempt, of, wait.Round(r))
 		}
 	}
 	if n, err := strconv.Atoi(d.getenv("LPPCTL_LLM_RETRIES")); err == nil && n > 0 {

@@ -150,6 +150,12 @@ func TestBackoffGrowsWithJitterAndHonoursRetryAfter(t *testing.T) {
 	if d := p.backoff(1, 700*time.Millisecond); d != 700*time.Millisecond {
 		t.Fatalf("Retry-After not honoured: %v", d)
 	}
+	if d := p.backoff(1, 45*time.Second); d != 45*time.Second {
+		t.Fatalf("a Retry-After longer than the backoff cap: %v", d)
+	}
+	if d := p.backoff(1, time.Hour); d != MaxRetryAfter {
+		t.Fatalf("a Retry-After of an hour: %v", d)
+	}
 }
 
 func TestChoose(t *testing.T) {

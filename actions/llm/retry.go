@@ -65,7 +65,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // backoff returns the wait before retry n (1-based): exponential with full jitter
-// over the upper half, at least the server's Retry-After.
+// over the upper half, at least the server's Retry-After (up to MaxRetryAfter).
 func (p RetryPolicy) backoff(n int, retryAfter time.Duration) time.Duration {
 	d := p.Base << (n - 1)
 	if d > p.Max || d <= 0 {
@@ -73,10 +73,14 @@ func (p RetryPolicy) backoff(n int, retryAfter time.Duration) time.Duration {
 	}
 	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 	if retryAfter > d {
-		d = min(retryAfter, p.Max)
+		d = min(retryAfter, max(p.Max, MaxRetryAfter))
 	}
 	return d
 }
+
+// MaxRetryAfter is the longest a server's Retry-After is waited for (the
+// backoff cap when that is longer): rate limits often ask for 30-60 s.
+const MaxRetryAfter = time.Minute
 
 // attemptInfo is filled by the status-recording transport during one attempt.
 type attemptInfo struct {
