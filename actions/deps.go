@@ -68,6 +68,7 @@ type Deps struct {
 	localID   string
 	logMu     sync.Mutex
 	announced bool
+	demo      bool // the model is the skill's demo script, for want of a configured one
 }
 
 func (d *Deps) getenv(k string) string {
@@ -154,6 +155,14 @@ func (d *Deps) runID(runID string) string {
 	return runID
 }
 
+// demoFallback reports whether the model is the skill's demo script, used
+// because no LLM is configured.
+func (d *Deps) demoFallback() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.demo && d.Model == nil
+}
+
 // Client returns the model, resolving the provider at first use.
 func (d *Deps) Client() (llm.Client, error) {
 	d.mu.Lock()
@@ -187,7 +196,7 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 		}
 		fmt.Fprintf(d.out(), "*** no LLM configured: replaying the scripted demo replies from %s; set OPENAI_API_KEY or --llm to use a real model ***\n", demo)
 		ch = llm.Choice{Provider: "script", Model: demo, Source: "demo fallback"}
-		d.announced = true
+		d.announced, d.demo = true, true
 	} else if err != nil {
 		return nil, err
 	}

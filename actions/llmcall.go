@@ -19,7 +19,22 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	if err != nil {
 		return llm.Reply{}, err
 	}
-	turn, err := nextTurn(c.Memory(), agent, step)
+	tx := c.Memory()
+	var began string
+	if _, err := tx.Get(MemModel, &began); err != nil {
+		return llm.Reply{}, err
+	}
+	if began != "" && !strings.HasPrefix(began, "script:") && d.demoFallback() {
+		// A resume without the provider's variables must not let canned
+		// replies finish a run a real model began.
+		return llm.Reply{}, fmt.Errorf("cannot continue with the scripted demo: this run began with %s and no LLM is configured now; configure it as when the run began (%s), then resume", began, configHint(began))
+	}
+	if began == "" {
+		if err := tx.Put(MemModel, client.Name()); err != nil {
+			return llm.Reply{}, err
+		}
+	}
+	turn, err := nextTurn(tx, agent, step)
 	if err != nil {
 		return llm.Reply{}, err
 	}
@@ -55,6 +70,20 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	}
 	c.Notef("%s: %s [prompt %d chars, %s%s]", agent, what, rec.PromptChar, tokens, retries)
 	return reply, nil
+}
+
+// configHint names how a provider is configured.
+func configHint(model string) string {
+	provider, _, _ := strings.Cut(model, ":")
+	switch provider {
+	case "openai":
+		return "OPENAI_API_KEY or OPENAI_API_BASE, and LPPCTL_LLM=" + model
+	case "anthropic":
+		return "ANTHROPIC_API_KEY, and LPPCTL_LLM=" + model
+	case "ollama":
+		return "OLLAMA_HOST, and LPPCTL_LLM=" + model
+	}
+	return "LPPCTL_LLM=" + model
 }
 
 // toolDefs returns the gateway's tools for native tool calling.

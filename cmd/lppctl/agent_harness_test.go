@@ -121,6 +121,9 @@ type fakeLLM struct {
 	shape func(completion map[string]any)
 	// key is the OPENAI_API_KEY runAgent sets ("" by default).
 	key string
+	// fromEnv makes runAgent leave out --llm: the model comes from the
+	// environment (OPENAI_API_BASE, OPENAI_MODEL=test-model).
+	fromEnv bool
 
 	mu    sync.Mutex
 	n     int
@@ -273,6 +276,10 @@ func runAgent(t *testing.T, root string, f *fakeLLM, extra ...string) runResult 
 	t.Setenv("LPPCTL_LLM_BACKOFF", "1ms")
 	args := []string{"lppctl", "run", "--spec", filepath.Join(root, "specs", "skills_agent.yaml"),
 		"--root", root, "--skill", filepath.Join(root, "skills", "hello_skill"), "--llm", "openai:test-model"}
+	if f.fromEnv {
+		t.Setenv("OPENAI_MODEL", "test-model")
+		args = args[:len(args)-2]
+	}
 	args = append(args, extra...)
 	var out, errb bytes.Buffer
 	code := run(args, strings.NewReader(""), &out, &errb)

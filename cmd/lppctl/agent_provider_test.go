@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -138,4 +139,46 @@ func llmLog(t *testing.T, root string) []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+// A run a real model began is not finished by the skill's scripted demo when
+// it is resumed without the provider's variables: the resume says how to
+// configure the model again, and works once it is.
+func TestAgentResumeWithoutTheProviderDoesNotFallBackToTheDemo(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	f := newFakeLLM(t, "replies:\n"+planner("greet Ada")+reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] ok"))+reply("evaluator", 1, pass("")))
+	f.fromEnv = true
+	f.fail = func(n int) int {
+		if n >= 3 { // the evaluator's call
+			return 503
+		}
+		return 0
+	}
+	if res := runAgent(t, root, f, "--yes"); res.code != exitFailed || !strings.Contains(res.err, "stopped in evaluator") {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	ents, err := os.ReadDir(filepath.Join(root, ".lppctl", "runs"))
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("runs: %v %v", ents, err)
+	}
+	id := ents[0].Name()
+	if _, err := os.Stat(filepath.Join(root, "skills", "hello_skill", "demo.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_BASE", "")
+	var out, errb bytes.Buffer
+	if code := run([]string{"lppctl", "resume", "-q", "--root", root, id}, strings.NewReader(""), &out, &errb); code != exitFailed {
+		t.Fatalf("resume without the provider: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	want := `cannot continue with the scripted demo: this run began with openai:test-model and no LLM is configured now; configure it as when the run began (OPENAI_API_KEY or OPENAI_API_BASE, and LPPCTL_LLM=openai:test-model), then resume`
+	if !strings.Contains(errb.String(), want) {
+		t.Fatalf("stderr lacks %q:\n%s", want, errb.String())
+	}
+	t.Setenv("OPENAI_API_BASE", f.srv.URL)
+	f.fail = nil
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"lppctl", "resume", "-q", "--root", root, id}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), "completed in done") {
+		t.Fatalf("resume: exit %d\n%s%s", code, out.String(), errb.String())
+	}
 }
