@@ -378,6 +378,12 @@ func TestServerModel(t *testing.T) {
 			fmt.Fprint(w, `{"object":"list","data":[{"id":"Qwen/Qwen2.5-7B-Instruct","object":"model"},{"id":"other"}]}`)
 		case "/withdefault/v1/models":
 			fmt.Fprint(w, `{"data":[{"id":"x"},{"id":"gpt-4o-mini"}]}`)
+		case "/keyed/v1/models":
+			if r.Header.Get("Authorization") != "Bearer sk-local" {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			fmt.Fprint(w, `{"data":[{"id":"keyed-model"}]}`)
 		case "/rootonly/models":
 			fmt.Fprint(w, `{"data":[{"id":"root-model"}]}`)
 		default:
@@ -395,6 +401,7 @@ func TestServerModel(t *testing.T) {
 		{"base URL without /v1", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL}, "Qwen/Qwen2.5-7B-Instruct"},
 		{"the default when listed", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/withdefault/v1"}, "gpt-4o-mini"},
 		{"models at the root", Choice{Provider: "openai"}, map[string]string{"OPENAI_BASE_URL": srv.URL + "/rootonly/v1"}, "root-model"},
+		{"a server that wants the key", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/keyed/v1", "OPENAI_API_KEY": "sk-local"}, "keyed-model"},
 		{"ollama", Choice{Provider: "ollama"}, map[string]string{"OLLAMA_HOST": srv.URL}, "Qwen/Qwen2.5-7B-Instruct"},
 		{"named with --llm", Choice{Provider: "openai", Model: "m"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/v1"}, ""},
 		{"named with OPENAI_MODEL", Choice{Provider: "openai"}, map[string]string{"OPENAI_API_BASE": srv.URL + "/v1", "OPENAI_MODEL": "m"}, ""},

@@ -259,7 +259,7 @@ func ServerModel(ctx context.Context, ch Choice, getenv func(string) string, hc 
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var base, def string
+	var base, def, key string
 	switch ch.Provider {
 	case "openai":
 		if ch.Model != "" || getenv("OPENAI_MODEL") != "" {
@@ -273,7 +273,7 @@ func ServerModel(ctx context.Context, ch Choice, getenv func(string) string, hc 
 		if err != nil || nb == DefaultOpenAIBase {
 			return ""
 		}
-		base, def = nb, DefaultOpenAIModel
+		base, def, key = nb, DefaultOpenAIModel, getenv("OPENAI_API_KEY")
 	case "ollama":
 		if ch.Model != "" || getenv("OLLAMA_MODEL") != "" {
 			return ""
@@ -292,7 +292,7 @@ func ServerModel(ctx context.Context, ch Choice, getenv func(string) string, hc 
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	for _, u := range []string{base + "/models", strings.TrimSuffix(otherAPIPath(base+"/chat/completions"), "/chat/completions") + "/models"} {
-		ids := listModels(ctx, hc, u)
+		ids := listModels(ctx, hc, u, key)
 		if len(ids) == 0 {
 			continue
 		}
@@ -306,10 +306,13 @@ func ServerModel(ctx context.Context, ch Choice, getenv func(string) string, hc 
 	return ""
 }
 
-func listModels(ctx context.Context, hc *http.Client, u string) []string {
+func listModels(ctx context.Context, hc *http.Client, u, key string) []string {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key) // vLLM --api-key, LiteLLM
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
