@@ -64,6 +64,8 @@ func TestOpenAICompatibleServers(t *testing.T) {
 			want: want{calls: "c1 safe_cli_executor " + args, usage: Usage{11, 7, 18}, stop: "tool_calls", requests: 1}},
 		{name: "arguments followed by text", reply: jsonReply(reply(choice(msg(nil, call("c1", args+" I hope this helps")), "tool_calls"))),
 			want: want{calls: "c1 safe_cli_executor " + args, usage: Usage{11, 7, 18}, stop: "tool_calls", requests: 1}},
+		{name: "arguments encoded twice", reply: jsonReply(reply(choice(msg(nil, call("c1", `"{\"tool_name\":\"list_files\"}"`)), "tool_calls"))),
+			want: want{calls: "c1 safe_cli_executor " + args, usage: Usage{11, 7, 18}, stop: "tool_calls", requests: 1}},
 		{name: "arguments in single quotes are passed on as they are", reply: jsonReply(reply(choice(msg(nil, call("c1", `{'tool_name': 'list_files'}`)), "tool_calls"))),
 			want: want{calls: "c1 safe_cli_executor {'tool_name': 'list_files'}", usage: Usage{11, 7, 18}, stop: "tool_calls", requests: 1}},
 		{name: "empty arguments are an empty object", reply: jsonReply(reply(choice(msg(nil, call("c1", "")), "tool_calls"))),

@@ -158,7 +158,7 @@ func stripThinking(s string) string {
 }
 
 // RepairArguments undoes what models commonly wrap tool-call arguments in:
-// a Markdown code fence, and text after the JSON object. Anything else is
+// a Markdown code fence, text after the JSON object, a second JSON encoding. Anything else is
 // returned as is (a malformed call is answered with an [ERROR] the model can
 // act on); empty arguments become {}.
 func RepairArguments(args string) string {
@@ -167,6 +167,10 @@ func RepairArguments(args string) string {
 		return "{}"
 	}
 	if json.Valid([]byte(t)) {
+		var inner string
+		if json.Unmarshal([]byte(t), &inner) == nil && strings.HasPrefix(strings.TrimSpace(inner), "{") && json.Valid([]byte(inner)) {
+			return strings.TrimSpace(inner) // encoded twice: an object inside a JSON string
+		}
 		return args
 	}
 	if strings.HasPrefix(t, "```") {
