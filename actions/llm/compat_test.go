@@ -418,3 +418,70 @@ func TestServerModel(t *testing.T) {
 		})
 	}
 }
+
+// An Ollama without /v1 (old, a proxy, a mock of the native API): the first
+// call falls back to /api/chat, with tools, and stays there.
+func TestOllamaNativeAPI(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	var sent map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/api/tags":
+			fmt.Fprint(w, `{"models":[{"name":"qwen3:8b","model":"qwen3:8b"}]}`)
+		case "/api/chat":
+			_ = json.NewDecoder(r.Body).Decode(&sent)
+			fmt.Fprint(w, `{"model":"qwen3:8b","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"safe_cli_executor","arguments":{"tool_name":"list_files"}}}]},"done":true,"done_reason":"stop","prompt_eval_count":31,"eval_count":9}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, "404 page not found")
+		}
+	}))
+	defer srv.Close()
+	env := map[string]string{"OLLAMA_HOST": srv.URL}
+	getenv := func(k string) string { return env[k] }
+	ch := Choice{Provider: "ollama"}
+	if ch.Model = ServerModel(context.Background(), ch, getenv, nil); ch.Model != "qwen3:8b" {
+		t.Fatalf("server model %q", ch.Model)
+	}
+	c, err := New(ch, Options{Getenv: getenv, Retry: RetryPolicy{Attempts: 2, Sleep: noSleep, Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Messages: []Message{
+		{Role: RoleSystem, Text: "sys"}, {Role: RoleUser, Text: "go"},
+		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a", Name: "safe_cli_executor", Arguments: `{"tool_name":"tree"}`}}},
+		{Role: RoleTool, ToolCallID: "a", Name: "safe_cli_executor", Text: "."},
+	}, Tools: []Tool{{Name: "safe_cli_executor", Description: "d", Parameters: map[string]any{"type": "object"}}}}
+	for i := 0; i < 2; i++ {
+		reply, err := c.Generate(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reply.ToolCalls) != 1 || reply.ToolCalls[0].Arguments != `{"tool_name":"list_files"}` || reply.ToolCalls[0].ID != "call_1" ||
+			reply.Usage != (Usage{31, 9, 40}) || reply.Attempts != 1 {
+			t.Fatalf("reply %+v", reply)
+		}
+	}
+	mu.Lock()
+	got := strings.Join(paths, " ")
+	mu.Unlock()
+	if want := "/api/tags /v1/chat/completions /chat/completions /api/chat /api/chat"; !strings.HasSuffix(got, want) {
+		t.Fatalf("paths %s, want ...%s", got, want)
+	}
+	msgs, _ := sent["messages"].([]any)
+	tools, _ := sent["tools"].([]any)
+	if sent["model"] != "qwen3:8b" || sent["stream"] != false || len(msgs) != 4 || len(tools) != 1 {
+		t.Fatalf("sent %v", sent)
+	}
+	asst := msgs[2].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)
+	if args, _ := asst["arguments"].(map[string]any); args["tool_name"] != "tree" {
+		t.Fatalf("history tool call %v", asst)
+	}
+	if tool := msgs[3].(map[string]any); tool["role"] != "tool" || tool["content"] != "." || tool["tool_name"] != "safe_cli_executor" {
+		t.Fatalf("tool result %v", tool)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
@@ -22,6 +23,10 @@ type lcClient struct {
 	// oneToolCallPerMessage splits an assistant message with several parts into
 	// one message per part (langchaingo's anthropic adapter reads only the first part).
 	oneToolCallPerMessage bool
+	// native, for ollama, is Ollama's own chat API: used from the first call
+	// whose /v1 path the server does not have (useNative).
+	native    llms.Model
+	useNative atomic.Bool
 }
 
 func (c *lcClient) Name() string { return c.provider + ":" + c.name }
@@ -98,11 +103,35 @@ func (c *lcClient) generateContent(ctx context.Context, msgs []llms.MessageConte
 			resp, err = nil, fmt.Errorf("the %s client failed on the server's reply: %v", c.provider, r)
 		}
 	}()
-	resp, err = c.model.GenerateContent(ctx, msgs, opts...)
+	if c.native != nil && c.useNative.Load() {
+		resp, err = c.native.GenerateContent(ctx, msgs, opts...)
+	} else {
+		resp, err = c.model.GenerateContent(ctx, msgs, opts...)
+		if err != nil && c.native != nil && noSuchRoute(ctx) {
+			c.useNative.Store(true)
+			resp, err = c.native.GenerateContent(ctx, msgs, opts...)
+		}
+	}
 	if err == nil && resp == nil {
 		err = fmt.Errorf("the %s client returned no reply", c.provider)
 	}
 	return resp, err
+}
+
+// noSuchRoute reports whether the attempt's last response was a 404 or 405
+// about the path (not about a model), and forgets it for the next request.
+func noSuchRoute(ctx context.Context) bool {
+	info, ok := ctx.Value(attemptKey{}).(*attemptInfo)
+	if !ok {
+		return false
+	}
+	info.mu.Lock()
+	defer info.mu.Unlock()
+	if !notThere(info.status) || strings.Contains(strings.ToLower(info.said), "model") {
+		return false
+	}
+	info.status, info.said, info.retryAfter, info.transport = 0, "", 0, nil
+	return true
 }
 
 // stopReason maps the providers' finish reasons to ours: "length" when the

@@ -173,12 +173,15 @@ func New(ch Choice, o Options) (Client, error) {
 		}
 		// Ollama serves an OpenAI-compatible API under /v1 with native tool
 		// calling; langchaingo v0.1.14's own ollama adapter drops tool calls,
-		// so the OpenAI client is used against it.
-		m, err := openai.New(openai.WithToken("ollama"), openai.WithModel(model), openai.WithBaseURL(base), openai.WithHTTPClient(httpClient(o.HTTPClient, true)))
+		// so the OpenAI client is used against it, and ollamaNative (its
+		// /api/chat, with tools) when the server has no /v1.
+		hc := httpClient(o.HTTPClient, true)
+		m, err := openai.New(openai.WithToken("ollama"), openai.WithModel(model), openai.WithBaseURL(base), openai.WithHTTPClient(hc))
 		if err != nil {
 			return nil, fmt.Errorf("cannot use ollama: %w", err)
 		}
-		return &lcClient{model: m, provider: "ollama", name: model, base: base, retry: o.Retry}, nil
+		native := &ollamaNative{host: strings.TrimSuffix(base, "/v1"), model: model, hc: hc}
+		return &lcClient{model: m, native: native, provider: "ollama", name: model, base: base, retry: o.Retry}, nil
 	}
 	return nil, fmt.Errorf("cannot use LLM provider %q; %s", ch.Provider, Help)
 }
@@ -291,13 +294,17 @@ func ServerModel(ctx context.Context, ch Choice, getenv func(string) string, hc 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	for _, u := range []string{base + "/models", strings.TrimSuffix(otherAPIPath(base+"/chat/completions"), "/chat/completions") + "/models"} {
+	urls := []string{base + "/models", strings.TrimSuffix(otherAPIPath(base+"/chat/completions"), "/chat/completions") + "/models"}
+	if ch.Provider == "ollama" {
+		urls = append(urls, strings.TrimSuffix(base, "/v1")+"/api/tags")
+	}
+	for _, u := range urls {
 		ids := listModels(ctx, hc, u, key)
 		if len(ids) == 0 {
 			continue
 		}
 		for _, id := range ids {
-			if id == def {
+			if id == def || id == def+":latest" {
 				return def
 			}
 		}
@@ -326,6 +333,9 @@ func listModels(ctx context.Context, hc *http.Client, u, key string) []string {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
+		Models []struct { // Ollama's /api/tags
+			Name string `json:"name"`
+		} `json:"models"`
 	}
 	if json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&list) != nil {
 		return nil
@@ -334,6 +344,11 @@ func listModels(ctx context.Context, hc *http.Client, u, key string) []string {
 	for _, m := range list.Data {
 		if m.ID != "" {
 			ids = append(ids, m.ID)
+		}
+	}
+	for _, m := range list.Models {
+		if m.Name != "" {
+			ids = append(ids, m.Name)
 		}
 	}
 	return ids
