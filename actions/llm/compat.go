@@ -153,7 +153,8 @@ func normalizeResponse(resp *http.Response) (*http.Response, error) {
 //   - content given as a list of parts is joined into one text;
 //   - numbers where the client wants integers are truncated (created: 1.7e9),
 //     strings or objects where it wants numbers are dropped, and so is logprobs;
-//   - null choices are dropped.
+//   - null choices are dropped; a choice with a delta (a stream chunk) or a
+//     text (a legacy completion) instead of a message gets it as its message.
 //
 // It fails with a *replyError when the body is not JSON (an HTML page: the
 // base URL is probably wrong), when it is an error object, or when there is
@@ -215,8 +216,13 @@ func normalizeChoice(ch map[string]any) {
 	delete(ch, "logprobs")
 	msg, ok := ch["message"].(map[string]any)
 	if !ok {
-		ch["message"] = map[string]any{"role": "assistant", "content": ""}
-		return
+		// a streaming chunk's delta, or a legacy completion's text
+		if d, isMap := ch["delta"].(map[string]any); isMap {
+			msg = d
+		} else {
+			msg = map[string]any{"role": "assistant", "content": contentText(ch["text"])}
+		}
+		ch["message"] = msg
 	}
 	msg["content"] = contentText(msg["content"])
 	for _, k := range []string{"role", "name", "tool_call_id", "reasoning_content"} {
