@@ -173,7 +173,11 @@ func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
 			what = ct + ", not JSON"
 		}
 		if bytes.HasPrefix(trimmed, []byte("data:")) {
-			return nil, &replyError{msg: "the server answered with an event stream though none was asked for (stream is not set)"}
+			merged, ok := mergeStream(trimmed)
+			if !ok {
+				return nil, &replyError{msg: fmt.Sprintf("the server answered with an event stream (though none was asked for) that holds no chat completion (%s)", snippet(trimmed))}
+			}
+			return normalizeCompletion(merged, "application/json")
 		}
 		return nil, &replyError{msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?", what, snippet(trimmed))}
 	}
@@ -368,6 +372,103 @@ func snippet(b []byte) string {
 		return "empty"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// mergeStream turns a server-sent event stream of chat completion chunks
+// (sent by a server that streams whatever it is asked) into one completion:
+// the deltas' content joined, tool calls merged by index, the last usage.
+func mergeStream(body []byte) ([]byte, bool) {
+	type call struct {
+		id, typ, name string
+		args          strings.Builder
+	}
+	var content strings.Builder
+	var calls []*call
+	byIndex := map[int]*call{}
+	var usage any
+	finish, model, chunks := "", "", 0
+	for _, line := range strings.Split(string(body), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "data:") {
+			continue
+		}
+		data := strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+		if data == "[DONE]" {
+			break
+		}
+		var chunk struct {
+			Model   string `json:"model"`
+			Choices []struct {
+				Delta struct {
+					Content   any `json:"content"`
+					ToolCalls []struct {
+						Index    int    `json:"index"`
+						ID       string `json:"id"`
+						Type     string `json:"type"`
+						Function struct {
+							Name      string `json:"name"`
+							Arguments any    `json:"arguments"`
+						} `json:"function"`
+					} `json:"tool_calls"`
+				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
+			} `json:"choices"`
+			Usage any `json:"usage"`
+		}
+		if json.Unmarshal([]byte(data), &chunk) != nil {
+			continue
+		}
+		chunks++
+		if chunk.Model != "" {
+			model = chunk.Model
+		}
+		if chunk.Usage != nil {
+			usage = chunk.Usage
+		}
+		for _, ch := range chunk.Choices {
+			content.WriteString(contentText(ch.Delta.Content))
+			for _, tc := range ch.Delta.ToolCalls {
+				c, ok := byIndex[tc.Index]
+				if !ok {
+					c = &call{}
+					byIndex[tc.Index] = c
+					calls = append(calls, c)
+				}
+				c.id = firstSet(c.id, tc.ID)
+				c.typ = firstSet(c.typ, tc.Type)
+				c.name += tc.Function.Name
+				switch a := tc.Function.Arguments.(type) {
+				case string:
+					c.args.WriteString(a)
+				case nil:
+				default:
+					b, _ := json.Marshal(a)
+					c.args.Write(b)
+				}
+			}
+			if ch.FinishReason != nil && *ch.FinishReason != "" {
+				finish = *ch.FinishReason
+			}
+		}
+	}
+	if chunks == 0 {
+		return nil, false
+	}
+	msg := map[string]any{"role": "assistant", "content": content.String()}
+	if len(calls) > 0 {
+		var tcs []any
+		for _, c := range calls {
+			tcs = append(tcs, map[string]any{"id": c.id, "type": firstSet(c.typ, "function"), "function": map[string]any{"name": c.name, "arguments": c.args.String()}})
+		}
+		msg["tool_calls"] = tcs
+	}
+	out := map[string]any{"object": "chat.completion", "model": model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}}
+	if usage != nil {
+		out["usage"] = usage
+	}
+	b, err := json.Marshal(out)
+	return b, err == nil
 }
 
 // normalizeBaseURL makes OPENAI_API_BASE usable as langchaingo's base URL:

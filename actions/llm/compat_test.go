@@ -86,6 +86,13 @@ func TestOpenAICompatibleServers(t *testing.T) {
 			want: want{text: "[ATTEMPTS_COMPLETE] ok", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
 		{name: "a stream chunk's delta instead of a message", reply: rawReply(200, `{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`),
 			want: want{text: "hi", noUsage: true, stop: "stop", requests: 1}},
+		{name: "an event stream though none was asked for", reply: rawReply(200, "data: {\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"safe_cli_executor\",\"arguments\":\"\"}}]}}]}\n\n"+
+			"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"tool_name\\\":\"}}]}}]}\n\n"+
+			"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"list_files\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n"+
+			"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":7,\"total_tokens\":18}}\n\ndata: [DONE]\n\n", "Content-Type", "text/event-stream"),
+			want: want{calls: "c1 safe_cli_executor " + args, usage: Usage{11, 7, 18}, stop: "tool_calls", requests: 1}},
+		{name: "an event stream with no completion", reply: rawReply(200, "data: [DONE]\n\n", "Content-Type", "text/event-stream"),
+			want: want{err: `cannot call openai:test at URL/v1: an unusable reply: the server answered with an event stream (though none was asked for) that holds no chat completion ("data: [DONE]")`, requests: 1}},
 		{name: "content as a list of parts", reply: jsonReply(reply(choice(msg([]any{map[string]any{"type": "text", "text": "[ATTEMPTS_COMPLETE] "}, map[string]any{"type": "text", "text": "done"}}), "stop"))),
 			want: want{text: "[ATTEMPTS_COMPLETE] done", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
 		{name: "reasoning_content is not the answer", reply: jsonReply(reply(choice(map[string]any{"role": "assistant", "content": "[ATTEMPTS_COMPLETE] ok", "reasoning_content": "maybe FAIL?"}, "stop"))),
