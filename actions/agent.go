@@ -139,6 +139,11 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
 		c.Notef("the optimizer's reply was empty")
 	}
+	if len(reply.ToolCalls) == 0 {
+		if name := toolCallInText(reply.Text, tools); name != "" {
+			c.Notef("the optimizer wrote a call of %s as text instead of calling the tool (does the server support tool calling for this model?); it is taken as a plain reply", name)
+		}
+	}
 	if err := appendMessages(tx, MemL3, llm.Message{Role: llm.RoleAssistant, Text: reply.Text, ToolCalls: reply.ToolCalls}); err != nil {
 		return err
 	}
@@ -325,3 +330,28 @@ func transcript(l3 []llm.Message) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+// toolCallInText returns the tool a reply names when the whole reply is a
+// JSON tool call written as text ({"name": "safe_cli_executor", "arguments":
+// {...}}, possibly in a code fence), as models do that a server serves
+// without tool calling. Such a reply is not run: it is text, and routes as
+// any reply without [ATTEMPTS_COMPLETE] does; the note says why.
+func toolCallInText(text string, tools []llm.Tool) string {
+	t := strings.TrimSpace(text)
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "```json"), "```")
+	t = strings.TrimSpace(strings.TrimSuffix(t, "```"))
+	var call struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Params    json.RawMessage `json:"parameters"`
+	}
+	if json.Unmarshal([]byte(t), &call) != nil || (call.Arguments == nil && call.Params == nil) {
+		return ""
+	}
+	for _, tool := range tools {
+		if tool.Name == call.Name {
+			return call.Name
+		}
+	}
+	return ""
+}

@@ -5,6 +5,7 @@ package actions
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -68,6 +69,7 @@ type Deps struct {
 	localID   string
 	logMu     sync.Mutex
 	announced bool
+	demo      bool // the model is the skill's demo script, for want of a configured one
 }
 
 func (d *Deps) getenv(k string) string {
@@ -154,6 +156,14 @@ func (d *Deps) runID(runID string) string {
 	return runID
 }
 
+// demoFallback reports whether the model is the skill's demo script, used
+// because no LLM is configured.
+func (d *Deps) demoFallback() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.demo && d.Model == nil
+}
+
 // Client returns the model, resolving the provider at first use.
 func (d *Deps) Client() (llm.Client, error) {
 	d.mu.Lock()
@@ -187,9 +197,13 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 		}
 		fmt.Fprintf(d.out(), "*** no LLM configured: replaying the scripted demo replies from %s; set OPENAI_API_KEY or --llm to use a real model ***\n", demo)
 		ch = llm.Choice{Provider: "script", Model: demo, Source: "demo fallback"}
-		d.announced = true
+		d.announced, d.demo = true, true
 	} else if err != nil {
 		return nil, err
+	}
+	if m := llm.ServerModel(context.Background(), ch, d.getenv, d.HTTPClient); m != "" {
+		ch.Model = m
+		fmt.Fprintf(d.out(), "*** %s: no model named (--llm %s:MODEL or %s); using %q, the model the server lists ***\n", ch.Provider, ch.Provider, map[string]string{"openai": "OPENAI_MODEL", "ollama": "OLLAMA_MODEL"}[ch.Provider], m)
 	}
 	if ch.Provider == "script" && !d.announced {
 		fmt.Fprintf(d.out(), "*** LLM replies are SCRIPTED: replaying %s (no model is called; tools run for real) ***\n", ch.Model)
@@ -199,9 +213,27 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 }
 
 // retryPolicy is Deps.Retry, with $LPPCTL_LLM_RETRIES (attempts, first
-// included) and $LPPCTL_LLM_BACKOFF (first wait, e.g. 500ms) applied.
+// included), $LPPCTL_LLM_BACKOFF (first wait, e.g. 500ms) and
+// $LPPCTL_LLM_TIMEOUT (per attempt: 30s, or 30 for seconds) applied. Each retry is
+// announced on the run's output.
 func (d *Deps) retryPolicy() llm.RetryPolicy {
 	p := d.Retry
+	if v := strings.TrimSpace(d.getenv("LPPCTL_LLM_TIMEOUT")); v != "" {
+		if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
+			p.Timeout = time.Duration(secs) * time.Second
+		} else if t, err := time.ParseDuration(v); err == nil && t > 0 {
+			p.Timeout = t
+		}
+	}
+	if p.OnRetry == nil {
+		p.OnRetry = func(what string, attempt, of int, wait time.Duration) {
+			r := 100 * time.Millisecond
+			if wait < time.Second {
+				r = time.Millisecond
+			}
+			fmt.Fprintf(d.out(), "  llm: %s; attempt %d of %d in %s\n", what, attempt, of, wait.Round(r))
+		}
+	}
 	if n, err := strconv.Atoi(d.getenv("LPPCTL_LLM_RETRIES")); err == nil && n > 0 {
 		p.Attempts = n
 	}

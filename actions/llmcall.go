@@ -19,7 +19,22 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	if err != nil {
 		return llm.Reply{}, err
 	}
-	turn, err := nextTurn(c.Memory(), agent, step)
+	tx := c.Memory()
+	var began string
+	if _, err := tx.Get(MemModel, &began); err != nil {
+		return llm.Reply{}, err
+	}
+	if began != "" && !strings.HasPrefix(began, "script:") && d.demoFallback() {
+		// A resume without the provider's variables must not let canned
+		// replies finish a run a real model began.
+		return llm.Reply{}, fmt.Errorf("cannot continue with the scripted demo: this run began with %s and no LLM is configured now; configure it as when the run began (%s), then resume", began, configHint(began))
+	}
+	if began == "" {
+		if err := tx.Put(MemModel, client.Name()); err != nil {
+			return llm.Reply{}, err
+		}
+	}
+	turn, err := nextTurn(tx, agent, step)
 	if err != nil {
 		return llm.Reply{}, err
 	}
@@ -28,6 +43,7 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	rec := llm.CallRecord{
 		Time: start.UTC(), Model: client.Name(), Agent: agent, Step: step, Turn: turn,
 		Messages: len(msgs), PromptChar: llm.PromptChars(msgs), Usage: reply.Usage,
+		NoUsage: err == nil && reply.UsageMissing, StopReason: reply.StopReason,
 		ToolCalls: len(reply.ToolCalls), ReplyChars: len(reply.Text), Attempts: reply.Attempts,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 	}
@@ -45,8 +61,29 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	if reply.Attempts > 1 {
 		retries = fmt.Sprintf(", after %d attempts", reply.Attempts)
 	}
-	c.Notef("%s: %s [prompt %d chars, %d tokens in / %d out%s]", agent, what, rec.PromptChar, reply.Usage.PromptTokens, reply.Usage.CompletionTokens, retries)
+	tokens := fmt.Sprintf("%d tokens in / %d out", reply.Usage.PromptTokens, reply.Usage.CompletionTokens)
+	if reply.UsageMissing {
+		tokens = "tokens not reported"
+	}
+	if reply.StopReason == "length" {
+		retries += ", cut at the token limit"
+	}
+	c.Notef("%s: %s [prompt %d chars, %s%s]", agent, what, rec.PromptChar, tokens, retries)
 	return reply, nil
+}
+
+// configHint names how a provider is configured.
+func configHint(model string) string {
+	provider, _, _ := strings.Cut(model, ":")
+	switch provider {
+	case "openai":
+		return "OPENAI_API_KEY or OPENAI_API_BASE, and LPPCTL_LLM=" + model
+	case "anthropic":
+		return "ANTHROPIC_API_KEY, and LPPCTL_LLM=" + model
+	case "ollama":
+		return "OLLAMA_HOST, and LPPCTL_LLM=" + model
+	}
+	return "LPPCTL_LLM=" + model
 }
 
 // toolDefs returns the gateway's tools for native tool calling.

@@ -21,6 +21,7 @@ const (
 	MemEval         = "eval"          // value: the last EvaluationOutput
 	MemGuidance     = "guidance"      // list: {step, text} guidance given by the person
 	MemTurns        = "turns"         // value: {"agent/step": calls made}, the scripted model's cursor
+	MemModel        = "model"         // value: the model of the run's first call ("openai:gpt-4o-mini")
 )
 
 type stepTool struct {

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/tmc/langchaingo/llms"
 )
 
 // The anthropic adapter: several tool calls of one assistant message go out
@@ -54,5 +56,57 @@ func TestAnthropicToolCallsRoundTrip(t *testing.T) {
 	b := sent[2].(map[string]any)["content"].([]any)[0].(map[string]any)
 	if b["type"] != "tool_use" || b["id"] != "b" {
 		t.Fatalf("second tool call = %v", b)
+	}
+}
+
+// Anthropic's quirks: an empty content list is an empty answer; a missing
+// usage is reported as missing; a base URL without /v1 (the SDKs' form) works.
+func TestAnthropicReplies(t *testing.T) {
+	for _, tt := range []struct {
+		name, path, body, text string
+		noUsage                bool
+	}{
+		{name: "empty content", path: "/v1", body: `{"id":"m","type":"message","role":"assistant","content":[],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":0}}`, noUsage: true}, // langchaingo drops the reply, usage included
+		{name: "no usage", path: "/v1", body: `{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn"}`, text: "hi", noUsage: true},
+		{name: "base URL without /v1", path: "", body: `{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}`, text: "hi"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/v1/messages" {
+					http.NotFound(w, r)
+					return
+				}
+				fmt.Fprint(w, tt.body)
+			}))
+			defer srv.Close()
+			env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL + tt.path}
+			c, err := New(Choice{Provider: "anthropic", Model: "claude-x"}, Options{Getenv: func(k string) string { return env[k] }, Retry: RetryPolicy{Attempts: 1, Sleep: noSleep, Timeout: 5 * time.Second}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reply, err := c.Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reply.Text != tt.text || reply.UsageMissing != tt.noUsage || len(reply.ToolCalls) != 0 {
+				t.Fatalf("reply %+v", reply)
+			}
+		})
+	}
+}
+
+type panicModel struct{ llms.Model }
+
+func (panicModel) GenerateContent(context.Context, []llms.MessageContent, ...llms.CallOption) (*llms.ContentResponse, error) {
+	var m map[string]int
+	m["x"]++ // a nil map: what a client does with a reply it did not expect
+	return nil, nil
+}
+
+func TestAProviderClientPanicIsAnError(t *testing.T) {
+	c := &lcClient{model: panicModel{}, provider: "openai", name: "m", base: "http://h/v1", retry: RetryPolicy{Attempts: 1, Sleep: noSleep}}
+	_, err := c.Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
+	if want := "cannot call openai:m at http://h/v1: the openai client failed on the server's reply: assignment to entry in nil map"; err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %s", err, want)
 	}
 }

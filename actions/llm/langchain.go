@@ -3,10 +3,13 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/anthropic"
 )
 
 // lcClient adapts a langchaingo model to Client.
@@ -14,13 +17,27 @@ type lcClient struct {
 	model    llms.Model
 	provider string
 	name     string // model name
+	base     string // base URL of the API (shown in errors)
 	retry    RetryPolicy
+	secrets  []string // API keys, redacted from error messages
 	// oneToolCallPerMessage splits an assistant message with several parts into
 	// one message per part (langchaingo's anthropic adapter reads only the first part).
 	oneToolCallPerMessage bool
+	// native, for ollama, is Ollama's own chat API: used from the first call
+	// whose /v1 path the server does not have (useNative).
+	native    llms.Model
+	useNative atomic.Bool
 }
 
 func (c *lcClient) Name() string { return c.provider + ":" + c.name }
+
+// where names the model and its server for error messages.
+func (c *lcClient) where() string {
+	if c.base == "" {
+		return c.Name()
+	}
+	return c.Name() + " at " + displayURL(c.base)
+}
 
 func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 	msgs := c.convert(req.Messages)
@@ -33,11 +50,11 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		opts = append(opts, llms.WithTools(tools))
 	}
 	var resp *llms.ContentResponse
-	attempts, err := withRetry(ctx, c.retry, c.Name(), func(actx context.Context) error {
-		r, err := c.model.GenerateContent(actx, msgs, opts...)
+	attempts, err := withRetry(ctx, c.retry, c.where(), func(actx context.Context) error {
+		r, err := c.generateContent(actx, msgs, opts)
 		if err != nil {
-			if isEmptyResponse(err) {
-				resp = &llms.ContentResponse{}
+			if c.provider == "anthropic" && errors.Is(err, anthropic.ErrEmptyResponse) {
+				resp = &llms.ContentResponse{} // a reply with no content block: an empty answer
 				return nil
 			}
 			return err
@@ -46,7 +63,7 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		return nil
 	})
 	if err != nil {
-		return Reply{Attempts: attempts}, err
+		return Reply{Attempts: attempts}, redact(err, c.secrets)
 	}
 	out := Reply{Attempts: attempts}
 	var texts []string
@@ -54,13 +71,13 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		if ch == nil {
 			continue
 		}
-		if strings.TrimSpace(ch.Content) != "" {
-			texts = append(texts, ch.Content)
+		if t := stripThinking(ch.Content); strings.TrimSpace(t) != "" {
+			texts = append(texts, t)
 		}
 		for _, tc := range ch.ToolCalls {
 			call := ToolCall{ID: tc.ID}
 			if tc.FunctionCall != nil {
-				call.Name, call.Arguments = tc.FunctionCall.Name, tc.FunctionCall.Arguments
+				call.Name, call.Arguments = tc.FunctionCall.Name, RepairArguments(tc.FunctionCall.Arguments)
 			}
 			out.ToolCalls = append(out.ToolCalls, call)
 		}
@@ -68,19 +85,155 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		if u.TotalTokens > out.Usage.TotalTokens { // every choice repeats the response's usage
 			out.Usage = u
 		}
-	}
-	out.Text = strings.Join(texts, "\n")
-	for i := range out.ToolCalls {
-		if out.ToolCalls[i].ID == "" {
-			out.ToolCalls[i].ID = fmt.Sprintf("call_%d", i+1)
+		if out.StopReason == "" {
+			out.StopReason = stopReason(ch.StopReason)
 		}
 	}
+	out.Text = strings.Join(texts, "\n")
+	out.UsageMissing = out.Usage == (Usage{})
+	uniqueIDs(out.ToolCalls)
 	return out, nil
 }
 
-func isEmptyResponse(err error) bool {
-	s := strings.ToLower(err.Error())
-	return strings.Contains(s, "empty response") || strings.Contains(s, "unexpected length of response")
+// generateContent calls the model; a panic in the provider's client (on a
+// reply it did not expect) is an error, not a crash.
+func (c *lcClient) generateContent(ctx context.Context, msgs []llms.MessageContent, opts []llms.CallOption) (resp *llms.ContentResponse, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			resp, err = nil, fmt.Errorf("the %s client failed on the server's reply: %v", c.provider, r)
+		}
+	}()
+	if c.native != nil && c.useNative.Load() {
+		resp, err = c.native.GenerateContent(ctx, msgs, opts...)
+	} else {
+		resp, err = c.model.GenerateContent(ctx, msgs, opts...)
+		if err != nil && c.native != nil && noSuchRoute(ctx) {
+			c.useNative.Store(true)
+			resp, err = c.native.GenerateContent(ctx, msgs, opts...)
+		}
+	}
+	if err == nil && resp == nil {
+		err = fmt.Errorf("the %s client returned no reply", c.provider)
+	}
+	return resp, err
+}
+
+// noSuchRoute reports whether the attempt's last response was a 404 or 405
+// about the path (not about a model), and forgets it for the next request.
+func noSuchRoute(ctx context.Context) bool {
+	info, ok := ctx.Value(attemptKey{}).(*attemptInfo)
+	if !ok {
+		return false
+	}
+	info.mu.Lock()
+	defer info.mu.Unlock()
+	if !notThere(info.status) || strings.Contains(strings.ToLower(info.said), "model") {
+		return false
+	}
+	info.status, info.said, info.retryAfter, info.transport = 0, "", 0, nil
+	return true
+}
+
+// stopReason maps the providers' finish reasons to ours: "length" when the
+// reply was cut at the token limit (OpenAI "length", Anthropic "max_tokens").
+func stopReason(s string) string {
+	switch strings.ToLower(s) {
+	case "length", "max_tokens", "model_length":
+		return "length"
+	}
+	return s
+}
+
+// uniqueIDs gives every tool call of a reply an id of its own: servers leave
+// it out (llama.cpp, some mocks) or repeat one, and each tool result must
+// name the call it answers.
+func uniqueIDs(calls []ToolCall) {
+	seen := map[string]bool{}
+	for i := range calls {
+		id := calls[i].ID
+		if id == "" || seen[id] {
+			base := id
+			if base == "" {
+				base = "call"
+			}
+			id = fmt.Sprintf("%s_%d", base, i+1)
+			for seen[id] {
+				id += "x"
+			}
+			calls[i].ID = id
+		}
+		seen[id] = true
+	}
+}
+
+// stripThinking drops the <think>...</think> blocks that reasoning models
+// served without a reasoning parser put before their answer (Qwen3,
+// DeepSeek-R1 on llama.cpp or Ollama): a marker the model only thought of
+// must not route the run, nor a verdict it considered. Reasoning sent apart
+// (reasoning_content) is never read.
+func stripThinking(s string) string {
+	t := strings.TrimSpace(s)
+	for strings.HasPrefix(t, "<think>") {
+		end := strings.Index(t, "</think>")
+		if end < 0 {
+			return s // unclosed: the reply was cut while thinking; keep it as is
+		}
+		t = strings.TrimSpace(t[end+len("</think>"):])
+	}
+	if len(t) == len(strings.TrimSpace(s)) {
+		return s
+	}
+	return t
+}
+
+// RepairArguments undoes what models commonly wrap tool-call arguments in:
+// a Markdown code fence, text after the JSON object, a second JSON encoding. Anything else is
+// returned as is (a malformed call is answered with an [ERROR] the model can
+// act on); empty arguments become {}.
+func RepairArguments(args string) string {
+	t := strings.TrimSpace(args)
+	if t == "" {
+		return "{}"
+	}
+	if json.Valid([]byte(t)) {
+		var inner string
+		if json.Unmarshal([]byte(t), &inner) == nil && strings.HasPrefix(strings.TrimSpace(inner), "{") && json.Valid([]byte(inner)) {
+			return strings.TrimSpace(inner) // encoded twice: an object inside a JSON string
+		}
+		return args
+	}
+	if strings.HasPrefix(t, "```") {
+		t = strings.TrimPrefix(t, "```")
+		if nl := strings.IndexByte(t, '\n'); nl >= 0 && !strings.HasPrefix(strings.TrimSpace(t[:nl]), "{") {
+			t = t[nl+1:] // the fence's language tag
+		}
+		if end := strings.LastIndex(t, "```"); end >= 0 {
+			t = t[:end]
+		}
+		t = strings.TrimSpace(t)
+	}
+	if strings.HasPrefix(t, "{") {
+		dec := json.NewDecoder(strings.NewReader(t))
+		var obj map[string]any
+		if dec.Decode(&obj) == nil && obj != nil {
+			return t[:dec.InputOffset()]
+		}
+	}
+	return args
+}
+
+// redact replaces the secrets in err's message. The result keeps err's
+// chain only when nothing had to be redacted.
+func redact(err error, secrets []string) error {
+	msg := err.Error()
+	red := msg
+	for _, s := range secrets {
+		red = strings.ReplaceAll(red, s, "[REDACTED]")
+	}
+	if red == msg {
+		return err
+	}
+	return errors.New(red)
 }
 
 // convert turns our messages into langchaingo's.

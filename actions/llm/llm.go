@@ -63,10 +63,12 @@ type Usage struct {
 
 // Reply is the model's answer.
 type Reply struct {
-	Text      string
-	ToolCalls []ToolCall
-	Usage     Usage
-	Attempts  int // HTTP attempts it took (1 without retries)
+	Text         string
+	ToolCalls    []ToolCall
+	Usage        Usage
+	UsageMissing bool   // the server reported no token usage (Usage is all 0)
+	StopReason   string // the provider's finish reason; "length": cut at the token limit
+	Attempts     int    // HTTP attempts it took (1 without retries)
 }
 
 // Client is a language model.
@@ -87,6 +89,8 @@ type CallRecord struct {
 	Messages   int       `json:"messages"`
 	PromptChar int       `json:"prompt_chars"` // characters of every message sent (a provider-independent size)
 	Usage      Usage     `json:"usage"`
+	NoUsage    bool      `json:"usage_missing,omitempty"` // the server reported no usage: the tokens are unknown, not 0
+	StopReason string    `json:"finish_reason,omitempty"`
 	ToolCalls  int       `json:"tool_calls"`
 	ReplyChars int       `json:"reply_chars"`
 	Attempts   int       `json:"attempts"`

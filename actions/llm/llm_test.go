@@ -138,16 +138,6 @@ func TestPermanentErrorNotRetried(t *testing.T) {
 	}
 }
 
-func TestEmptyChoicesIsAnEmptyReply(t *testing.T) {
-	srv, _ := chatServer(t, func(n int, _ map[string]any, w http.ResponseWriter) {
-		fmt.Fprint(w, `{"id":"x","choices":[],"usage":{}}`)
-	})
-	reply, err := openaiClient(t, srv.URL).Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
-	if err != nil || reply.Text != "" || len(reply.ToolCalls) != 0 {
-		t.Fatalf("reply %+v, err %v", reply, err)
-	}
-}
-
 func TestBackoffGrowsWithJitterAndHonoursRetryAfter(t *testing.T) {
 	p := RetryPolicy{Base: 100 * time.Millisecond, Max: time.Second}.withDefaults()
 	for n := 1; n <= 6; n++ {
@@ -159,6 +149,12 @@ func TestBackoffGrowsWithJitterAndHonoursRetryAfter(t *testing.T) {
 	}
 	if d := p.backoff(1, 700*time.Millisecond); d != 700*time.Millisecond {
 		t.Fatalf("Retry-After not honoured: %v", d)
+	}
+	if d := p.backoff(1, 45*time.Second); d != 45*time.Second {
+		t.Fatalf("a Retry-After longer than the backoff cap: %v", d)
+	}
+	if d := p.backoff(1, time.Hour); d != MaxRetryAfter {
+		t.Fatalf("a Retry-After of an hour: %v", d)
 	}
 }
 
@@ -179,6 +175,9 @@ func TestChoose(t *testing.T) {
 		{name: "none", err: "no LLM configured: choose one with --llm openai[:MODEL] | anthropic[:MODEL] | ollama[:MODEL] | script:FILE"},
 		{name: "unknown", spec: "gemini", err: `unknown provider "gemini"`},
 		{name: "script without file", spec: "script:", err: "script: needs a file"},
+		{name: "empty model", spec: "openai:", err: `cannot use LLM "openai:" (from --llm): no model after "openai:"; name one (e.g. openai:gpt-4o-mini) or leave out the colon for the default`},
+		{name: "case and spaces", spec: " Ollama : qwen3:8b ", want: "ollama qwen3:8b"},
+		{name: "openai base URL the SDKs read", env: map[string]string{"OPENAI_BASE_URL": "http://x/v1"}, want: "openai "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

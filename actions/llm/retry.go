@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +12,10 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // RetryPolicy bounds the retries of transient provider errors (HTTP 429 and
@@ -22,6 +26,9 @@ type RetryPolicy struct {
 	Max      time.Duration // longest single wait (default 20s)
 	Timeout  time.Duration // per attempt (default 120s; 0 keeps the default, <0 none)
 	Sleep    func(ctx context.Context, d time.Duration) error
+	// OnRetry, when set, is told of each retry before its wait: what failed
+	// (the model, its server and why) and the attempt about to be made.
+	OnRetry func(what string, attempt, of int, wait time.Duration)
 }
 
 // DefaultRetry is used when a provider is built without one.
@@ -58,7 +65,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // backoff returns the wait before retry n (1-based): exponential with full jitter
-// over the upper half, at least the server's Retry-After.
+// over the upper half, at least the server's Retry-After (up to MaxRetryAfter).
 func (p RetryPolicy) backoff(n int, retryAfter time.Duration) time.Duration {
 	d := p.Base << (n - 1)
 	if d > p.Max || d <= 0 {
@@ -66,17 +73,22 @@ func (p RetryPolicy) backoff(n int, retryAfter time.Duration) time.Duration {
 	}
 	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 	if retryAfter > d {
-		d = min(retryAfter, p.Max)
+		d = min(retryAfter, max(p.Max, MaxRetryAfter))
 	}
 	return d
 }
+
+// MaxRetryAfter is the longest a server's Retry-After is waited for (the
+// backoff cap when that is longer): rate limits often ask for 30-60 s.
+const MaxRetryAfter = time.Minute
 
 // attemptInfo is filled by the status-recording transport during one attempt.
 type attemptInfo struct {
 	mu         sync.Mutex
 	status     int
 	retryAfter time.Duration
-	transport  error // the transport's own error: providers' clients may replace it with a plain message
+	transport  error  // the transport's own error: providers' clients may replace it with a plain message
+	said       string // what the server said with an error status (its message, or its page's text)
 }
 
 type attemptKey struct{}
@@ -93,16 +105,90 @@ func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		info.mu.Unlock()
 	}
 	if info, ok := req.Context().Value(attemptKey{}).(*attemptInfo); ok && resp != nil {
+		var said string
+		if resp.StatusCode >= 400 {
+			// Read the start of the body for the message, and give it back
+			// whole: clients read {"error": {"message"}} only, and vLLM sends
+			// {"message"}, proxies send HTML.
+			head, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<10))
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+			said = serverSaid(head, resp.Header.Get("Content-Type"))
+		}
 		info.mu.Lock()
 		info.status = resp.StatusCode
-		if s := resp.Header.Get("Retry-After"); s != "" {
-			if secs, err := strconv.Atoi(s); err == nil && secs >= 0 {
-				info.retryAfter = time.Duration(secs) * time.Second
-			}
-		}
+		info.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		info.said = said
 		info.mu.Unlock()
 	}
 	return resp, err
+}
+
+var (
+	htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// serverSaid extracts the message of an error body: the JSON error's message
+// ({"error": {"message"}}, {"error": "..."}, {"message"}, {"detail"}), an
+// HTML page's title or text, or the start of the text.
+func serverSaid(body []byte, contentType string) string {
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 {
+		return ""
+	}
+	var obj map[string]any
+	if json.Unmarshal(b, &obj) == nil {
+		for _, k := range []string{"error", "message", "detail"} {
+			if v, ok := obj[k]; ok && v != nil {
+				if m, ok := v.(map[string]any); ok {
+					if msg, ok := m["message"].(string); ok && msg != "" {
+						return clipSaid(msg)
+					}
+				}
+				if s, ok := v.(string); ok && s != "" {
+					return clipSaid(s)
+				}
+			}
+		}
+		return clipSaid(string(b))
+	}
+	if strings.Contains(contentType, "html") || bytes.HasPrefix(b, []byte("<")) {
+		if m := htmlTitle.FindSubmatch(b); m != nil {
+			return clipSaid(string(m[1]))
+		}
+		return clipSaid(htmlTag.ReplaceAllString(string(b), " "))
+	}
+	return clipSaid(string(b))
+}
+
+func clipSaid(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	return s
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(secs, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 // newHTTPClient returns the client the providers use: it records statuses for
@@ -117,6 +203,10 @@ var statusInText = regexp.MustCompile(`status code:? (\d{3})`)
 // transient reports whether err (with the recorded status) is worth retrying,
 // and describes it.
 func transient(err error, status int) (bool, string) {
+	var re *replyError
+	if errors.As(err, &re) {
+		return re.transient, "an unusable reply"
+	}
 	if status == 0 {
 		if m := statusInText.FindStringSubmatch(err.Error()); m != nil {
 			status, _ = strconv.Atoi(m[1])
@@ -128,7 +218,7 @@ func transient(err error, status int) (bool, string) {
 	case status >= 500 && status <= 599:
 		return true, fmt.Sprintf("HTTP %d (server error)", status)
 	case status >= 400:
-		return false, fmt.Sprintf("HTTP %d", status)
+		return false, fmt.Sprintf("HTTP %d%s", status, statusHint(status))
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true, "timeout"
@@ -147,8 +237,30 @@ func transient(err error, status int) (bool, string) {
 	return false, ""
 }
 
+// statusError is an HTTP error status with what the server said.
+type statusError struct {
+	status int
+	said   string
+	err    error // the client's error
+}
+
+func (e *statusError) Error() string { return "the server said: " + e.said }
+func (e *statusError) Unwrap() error { return e.err }
+
+// statusHint says what a permanent HTTP status usually means.
+func statusHint(status int) string {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return " (check the API key)"
+	case http.StatusNotFound:
+		return " (check the model name and the base URL)"
+	}
+	return ""
+}
+
 // withRetry runs call until it succeeds, fails permanently or the attempts
-// run out. It returns the number of attempts made.
+// run out. It returns the number of attempts made. what names the model and
+// where it is, e.g. "openai:gpt-4o-mini at http://127.0.0.1:8000/v1".
 func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx context.Context) error) (int, error) {
 	p = p.withDefaults()
 	var last error
@@ -161,6 +273,7 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 			actx, cancel = context.WithTimeout(actx, p.Timeout)
 		}
 		err := call(actx)
+		timedOut := actx.Err() != nil
 		cancel()
 		if err == nil {
 			return n, nil
@@ -169,13 +282,25 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 			return n, ctx.Err()
 		}
 		info.mu.Lock()
-		status, ra, terr := info.status, info.retryAfter, info.transport
+		status, ra, terr, said := info.status, info.retryAfter, info.transport, info.said
 		info.mu.Unlock()
+		if terr != nil && status == 0 {
+			// The transport's own error says more than the client's:
+			// langchaingo's OpenAI client turns "connection refused" into
+			// "network error: failed to reach API server", and a reply
+			// compatTransport refused into the same.
+			err = terr
+		}
 		ok, why := transient(err, status)
-		if !ok && terr != nil && status == 0 {
-			// e.g. langchaingo's OpenAI client turns "connection refused" into
-			// "network error: failed to reach API server", losing the cause.
-			ok, why = transient(terr, 0)
+		if status >= 400 {
+			// The server's own words, not the client's paraphrase.
+			if said == "" {
+				said = "(no message)"
+			}
+			err = &statusError{status: status, said: said, err: err}
+		}
+		if timedOut {
+			ok, why = true, fmt.Sprintf("timeout (no complete answer within %s)", p.Timeout)
 		}
 		if !ok {
 			if why != "" {
@@ -187,9 +312,17 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 		if n >= p.Attempts {
 			break
 		}
-		if err := p.Sleep(ctx, p.backoff(n, ra)); err != nil {
+		wait := p.backoff(n, ra)
+		if p.OnRetry != nil {
+			p.OnRetry(fmt.Sprintf("%s: %s", what, why), n+1, p.Attempts, wait)
+		}
+		if err := p.Sleep(ctx, wait); err != nil {
 			return n, err
 		}
 	}
-	return p.Attempts, fmt.Errorf("cannot call %s: gave up after %d attempts, the last one failed with %s: %w", what, p.Attempts, lastWhy, last)
+	tries := fmt.Sprintf("%d attempts", p.Attempts)
+	if p.Attempts == 1 {
+		tries = "1 attempt"
+	}
+	return p.Attempts, fmt.Errorf("cannot call %s: gave up after %s, the last one failed with %s: %w", what, tries, lastWhy, last)
 }

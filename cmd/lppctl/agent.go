@@ -86,7 +86,8 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 
 // preflightAgent checks, before a run directory is created, what would
 // otherwise fail at the agent's first model or tool call: a malformed
-// --llm (or $LPPCTL_LLM) is a usage error, an invalid or missing gateway
+// --llm (or $LPPCTL_LLM), or one whose key, base URL or script file is
+// missing or wrong, is a usage error, an invalid or missing gateway
 // policy an invalid-input error. Specs that use only built-in actions skip it.
 func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 	builtins := machine.NewBuiltinRegistry()
@@ -101,8 +102,16 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 		return nil
 	}
 	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {
-		if _, err := llm.Choose(cfg.LLM, "--llm", os.Getenv); err != nil && !errors.Is(err, llm.ErrNoProvider) {
+		ch, err := llm.Choose(cfg.LLM, "--llm", os.Getenv)
+		if err != nil && !errors.Is(err, llm.ErrNoProvider) {
 			return withCode(exitUsage, err)
+		}
+		if err == nil {
+			// Building the client calls nothing: it checks the key, the base
+			// URL or the script file the choice needs.
+			if _, err := llm.New(ch, llm.Options{Getenv: os.Getenv}); err != nil {
+				return withCode(exitUsage, err)
+			}
 		}
 	}
 	policy := cfg.Policy

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/actions/llm"
 )
 
 // The README's demo commands: no provider configured, the skill's demo.yaml
@@ -20,7 +22,7 @@ func TestAgentDemosRunOffline(t *testing.T) {
 	} {
 		t.Run(tc.skill, func(t *testing.T) {
 			root := newProject(t, tc.skill)
-			for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM", "TRANSCRIPT_API_URL"} {
+			for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM", "TRANSCRIPT_API_URL"} {
 				t.Setenv(k, "")
 			}
 			t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
@@ -53,7 +55,7 @@ func TestAgentNoProviderNoDemoListsOptions(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, "skills", "hello_skill", "demo.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
 		t.Setenv(k, "")
 	}
 	var out, errb bytes.Buffer
@@ -73,7 +75,7 @@ func TestAgentNoProviderNoDemoListsOptions(t *testing.T) {
 // finishes it, with the scripted model continuing where it stopped.
 func TestAgentApprovalPauseThenResume(t *testing.T) {
 	root := newProject(t, "hello_skill")
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
@@ -99,5 +101,51 @@ func TestAgentApprovalPauseThenResume(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(root, "skills", "hello_skill", "skills.md"))
 	if n := strings.Count(string(md), "<!-- lppctl:entry "+m[1]+"/"); n != 3 {
 		t.Fatalf("entries of this run = %d, want 3:\n%s", n, md)
+	}
+}
+
+// A --llm that cannot work is refused before a run is created (exit 2), with
+// the exact reason; the API key is never named.
+func TestAgentLLMChoiceErrorsBeforeTheRun(t *testing.T) {
+	tests := []struct {
+		name string
+		llm  string
+		env  map[string]string
+		err  string
+	}{
+		{name: "unknown provider", llm: "bogus", err: `lppctl: cannot use LLM "bogus" (from --llm): unknown provider "bogus"; ` + llm.Help + "\n"},
+		{name: "empty model after the colon", llm: "openai:", err: `lppctl: cannot use LLM "openai:" (from --llm): no model after "openai:"; name one (e.g. openai:gpt-4o-mini) or leave out the colon for the default` + "\n"},
+		{name: "script without a file", llm: "script:", err: `lppctl: cannot use LLM "script:" (from --llm): script: needs a file, e.g. script:skills/hello_skill/demo.yaml` + "\n"},
+		{name: "missing script file", llm: "script:nope.yaml", err: "lppctl: cannot load LLM script: open nope.yaml: no such file or directory\n"},
+		{name: "openai without key or base URL", llm: "openai:gpt-4o", err: "lppctl: cannot use openai: OPENAI_API_KEY is not set (set it, or OPENAI_API_BASE for a local OpenAI-compatible server); " + llm.Help + "\n"},
+		{name: "anthropic without key", llm: "anthropic:claude-3-5-haiku-latest", err: "lppctl: cannot use anthropic: ANTHROPIC_API_KEY is not set; " + llm.Help + "\n"},
+		{name: "base URL that is not http", llm: "openai", env: map[string]string{"OPENAI_API_BASE": "ftp://h/v1"}, err: `lppctl: cannot use openai: OPENAI_API_BASE "ftp://h/v1" is not an http(s) URL` + "\n"},
+		{name: "from LPPCTL_LLM", env: map[string]string{"LPPCTL_LLM": "gemini:pro"}, err: `lppctl: cannot use LLM "gemini:pro" (from LPPCTL_LLM): unknown provider "gemini"; ` + llm.Help + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := newProject(t, "hello_skill")
+			for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OLLAMA_HOST", "LPPCTL_LLM"} {
+				t.Setenv(k, tt.env[k])
+			}
+			t.Chdir(root)
+			args := []string{"lppctl", "run", "--spec", "specs/skills_agent.yaml", "--yes"}
+			if tt.llm != "" {
+				args = append(args, "--llm", tt.llm)
+			}
+			var out, errb bytes.Buffer
+			if code := run(args, strings.NewReader(""), &out, &errb); code != exitUsage {
+				t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			if errb.String() != tt.err {
+				t.Fatalf("stderr\n got %q\nwant %q", errb.String(), tt.err)
+			}
+			if _, err := os.Stat(filepath.Join(root, ".lppctl", "runs")); err == nil {
+				ents, _ := os.ReadDir(filepath.Join(root, ".lppctl", "runs"))
+				if len(ents) > 0 {
+					t.Fatalf("a run was created: %v", ents)
+				}
+			}
+		})
 	}
 }

@@ -336,7 +336,7 @@ func TestAgentTransientErrors(t *testing.T) {
 		if res.code != exitFailed {
 			t.Fatalf("exit %d\n%s", res.code, res.all())
 		}
-		want := `action failed: llm.planner in state "plan": cannot get the planner's reply: cannot call openai:test-model: gave up after 3 attempts, the last one failed with HTTP 500 (server error)`
+		want := `action failed: llm.planner in state "plan": cannot get the planner's reply: cannot call openai:test-model at ` + f.srv.URL + `: gave up after 3 attempts, the last one failed with HTTP 500 (server error)`
 		if !strings.Contains(res.err, want) {
 			t.Fatalf("stderr lacks %q:\n%s", want, res.err)
 		}

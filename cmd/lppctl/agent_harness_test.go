@@ -115,6 +115,15 @@ type fakeLLM struct {
 	srv    *httptest.Server
 	// fail, when set, may answer a request (numbered from 1) with an HTTP error status.
 	fail func(n int) int
+	// echoAuth makes the error messages of fail quote the Authorization header.
+	echoAuth bool
+	// shape, when set, may change a completion before it is sent.
+	shape func(completion map[string]any)
+	// key is the OPENAI_API_KEY runAgent sets ("" by default).
+	key string
+	// fromEnv makes runAgent leave out --llm: the model comes from the
+	// environment (OPENAI_API_BASE, OPENAI_MODEL=test-model).
+	fromEnv bool
 
 	mu    sync.Mutex
 	n     int
@@ -161,7 +170,11 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 	if f.fail != nil {
 		if code := f.fail(n); code != 0 {
 			w.WriteHeader(code)
-			fmt.Fprintf(w, `{"error":{"message":"injected HTTP %d"}}`, code)
+			echo := ""
+			if f.echoAuth {
+				echo = " for " + r.Header.Get("Authorization")
+			}
+			fmt.Fprintf(w, `{"error":{"message":"injected HTTP %d%s"}}`, code, echo)
 			return
 		}
 	}
@@ -219,11 +232,15 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 		msg["tool_calls"] = tcs
 	}
 	prompt := req.chars() / 4
-	_ = json.NewEncoder(w).Encode(map[string]any{
+	completion := map[string]any{
 		"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "model": "test-model",
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": "stop"}},
 		"usage":   map[string]any{"prompt_tokens": prompt, "completion_tokens": 5, "total_tokens": prompt + 5},
-	})
+	}
+	if f.shape != nil {
+		f.shape(completion)
+	}
+	_ = json.NewEncoder(w).Encode(completion)
 }
 
 // requests returns the recorded requests of agent at step (step < 0: any).
@@ -251,7 +268,7 @@ func (r runResult) all() string { return r.out + r.err }
 func runAgent(t *testing.T, root string, f *fakeLLM, extra ...string) runResult {
 	t.Helper()
 	t.Setenv("OPENAI_API_BASE", f.srv.URL)
-	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", f.key)
 	t.Setenv("LPPCTL_LLM", "")
 	t.Setenv("LPPCTL_SKILLS", "") // the library is ROOT/.lppctl/skills.json
 	t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
@@ -259,6 +276,10 @@ func runAgent(t *testing.T, root string, f *fakeLLM, extra ...string) runResult 
 	t.Setenv("LPPCTL_LLM_BACKOFF", "1ms")
 	args := []string{"lppctl", "run", "--spec", filepath.Join(root, "specs", "skills_agent.yaml"),
 		"--root", root, "--skill", filepath.Join(root, "skills", "hello_skill"), "--llm", "openai:test-model"}
+	if f.fromEnv {
+		t.Setenv("OPENAI_MODEL", "test-model")
+		args = args[:len(args)-2]
+	}
 	args = append(args, extra...)
 	var out, errb bytes.Buffer
 	code := run(args, strings.NewReader(""), &out, &errb)

@@ -14,7 +14,7 @@ import (
 // and refuses, then continues with --force.
 func TestResumeRefusesChangedTemplates(t *testing.T) {
 	root := newProject(t, "hello_skill")
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
 		t.Setenv(k, "")
 	}
 	t.Chdir(root)

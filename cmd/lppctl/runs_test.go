@@ -199,7 +199,7 @@ func TestResumeUsageErrors(t *testing.T) {
 // approval (no terminal), resumes it with --approve, and inspects it.
 func TestRunsPauseApproveInspect(t *testing.T) {
 	root := newProject(t, "hello_skill")
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
@@ -273,7 +273,7 @@ func TestRunsListsNothingInEmptyStore(t *testing.T) {
 // previous resume (with the answer) died before the answered step was committed.
 func TestResumeAnswersPauseAfterResumeDied(t *testing.T) {
 	root := newProject(t, "hello_skill")
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
 		t.Setenv(k, "")
 	}
 	dir := filepath.Join(t.TempDir(), "runs")

@@ -1,0 +1,499 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// OpenAI-compatible servers (vLLM, llama.cpp, LM Studio, Ollama's /v1,
+// LiteLLM, home-made mocks) differ in small ways that langchaingo's OpenAI
+// client does not forgive: a tool call's arguments sent as a JSON object
+// instead of a string fail the whole decode, a null choice panics, an HTML
+// page answered with status 200 gives "invalid character '<'". compatTransport
+// sits under that client and
+//
+//   - normalizes a 200 reply of /chat/completions to the shape the client
+//     decodes (see normalizeCompletion), or turns it into a *replyError that
+//     says what the server sent;
+//   - finds the API when the base URL lacks (or has one too many) /v1: on a
+//     404 or 405 it tries the other path once, and keeps it when the server answers
+//     there (for Anthropic's /messages too).
+type compatTransport struct {
+	base      http.RoundTripper
+	normalize bool // check and normalize chat completions (OpenAI-compatible servers)
+
+	mu    sync.Mutex
+	tried bool // the other path was tried after a 404
+	alt   bool // the other path answers: use it
+}
+
+// maxReplyBytes bounds how much of a reply is read into memory.
+const maxReplyBytes = 64 << 20
+
+// replyError is a reply the server sent with status 200 that is not a usable
+// chat completion. Transient ones are retried.
+type replyError struct {
+	msg       string
+	transient bool
+}
+
+func (e *replyError) Error() string { return e.msg }
+
+func (t *compatTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if apiSuffix(req.URL.Path) == "" {
+		return t.base.RoundTrip(req)
+	}
+	t.mu.Lock()
+	useAlt, tried := t.alt, t.tried
+	t.mu.Unlock()
+	if useAlt {
+		req = withPath(req, otherAPIPath(req.URL.Path))
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if notThere(resp.StatusCode) && !useAlt && !tried && req.GetBody != nil {
+		t.mu.Lock()
+		t.tried = true
+		t.mu.Unlock()
+		if body, berr := req.GetBody(); berr == nil {
+			r2 := withPath(req, otherAPIPath(req.URL.Path))
+			r2.Body = body
+			resp2, err2 := t.base.RoundTrip(r2)
+			switch {
+			case err2 == nil && !notThere(resp2.StatusCode):
+				t.mu.Lock()
+				t.alt = true
+				t.mu.Unlock()
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+				resp.Body.Close()
+				resp = resp2
+			case err2 == nil:
+				resp2.Body.Close()
+			}
+		}
+	}
+	if resp.StatusCode != http.StatusOK || !t.normalize || apiSuffix(req.URL.Path) != "/chat/completions" {
+		return resp, nil
+	}
+	return normalizeResponse(resp)
+}
+
+// notThere reports a status that says the path is not the API's.
+func notThere(status int) bool {
+	return status == http.StatusNotFound || status == http.StatusMethodNotAllowed
+}
+
+// withPath returns a copy of req aimed at another path of the same server.
+func withPath(req *http.Request, path string) *http.Request {
+	r := req.Clone(req.Context())
+	u := *req.URL
+	u.Path, u.RawPath = path, ""
+	r.URL = &u
+	return r
+}
+
+// apiSuffix is the endpoint a path ends with ("" for others).
+func apiSuffix(p string) string {
+	for _, s := range []string{"/chat/completions", "/messages"} {
+		if strings.HasSuffix(p, s) {
+			return s
+		}
+	}
+	return ""
+}
+
+// otherAPIPath toggles the /v1 before the endpoint:
+// /chat/completions ⇄ /v1/chat/completions, /api/v1/messages → /api/messages.
+func otherAPIPath(p string) string {
+	suffix := apiSuffix(p)
+	prefix := strings.TrimSuffix(p, suffix)
+	if strings.HasSuffix(prefix, "/v1") {
+		return strings.TrimSuffix(prefix, "/v1") + suffix
+	}
+	return prefix + "/v1" + suffix
+}
+
+// normalizeResponse reads a 200 reply and rewrites it for the client, or
+// fails with a *replyError.
+func normalizeResponse(resp *http.Response) (*http.Response, error) {
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
+	if err != nil {
+		return nil, err // a dropped connection or a timeout: retried
+	}
+	if len(raw) > maxReplyBytes {
+		return nil, &replyError{msg: fmt.Sprintf("the server's reply is larger than %d MiB", maxReplyBytes>>20)}
+	}
+	out, rerr := normalizeCompletion(raw, resp.Header.Get("Content-Type"))
+	if rerr != nil {
+		return nil, rerr
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", fmt.Sprint(len(out)))
+	resp.Header.Del("Content-Encoding")
+	return resp, nil
+}
+
+// normalizeCompletion checks a chat completion and rewrites what the client
+// would choke on:
+//
+//   - a tool call's arguments that are not a string (an object, a number) are
+//     sent as their JSON text; a missing function gets an empty one;
+//   - content given as a list of parts is joined into one text;
+//   - numbers where the client wants integers are truncated (created: 1.7e9),
+//     strings or objects where it wants numbers are dropped, and so is logprobs;
+//   - null choices are dropped; a choice with a delta (a stream chunk) or a
+//     text (a legacy completion) instead of a message gets it as its message.
+//
+// It fails with a *replyError when the body is not JSON (an HTML page: the
+// base URL is probably wrong), when it is an error object, or when there is
+// no choice at all (retried: servers do that under load).
+func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
+	trimmed := bytes.TrimSpace(raw)
+	var body map[string]any
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	if len(trimmed) == 0 {
+		return nil, &replyError{msg: "the server answered HTTP 200 with an empty body", transient: true}
+	}
+	if err := dec.Decode(&body); err != nil || body == nil {
+		what := "a body that is not a JSON object"
+		if ct := strings.TrimSpace(strings.Split(contentType, ";")[0]); ct != "" && ct != "application/json" {
+			what = ct + ", not JSON"
+		}
+		if bytes.HasPrefix(trimmed, []byte("data:")) {
+			merged, ok := mergeStream(trimmed)
+			if !ok {
+				return nil, &replyError{msg: fmt.Sprintf("the server answered with an event stream (though none was asked for) that holds no chat completion (%s)", snippet(trimmed))}
+			}
+			return normalizeCompletion(merged, "application/json")
+		}
+		return nil, &replyError{msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?", what, snippet(trimmed))}
+	}
+	choices, _ := body["choices"].([]any)
+	if e, ok := body["error"]; ok && e != nil && len(choices) == 0 {
+		return nil, &replyError{msg: "the server answered HTTP 200 with an error: " + errorText(e)}
+	}
+	kept := choices[:0]
+	for _, c := range choices {
+		ch, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		normalizeChoice(ch)
+		kept = append(kept, ch)
+	}
+	if len(kept) == 0 {
+		return nil, &replyError{msg: "the server's reply has no choices (" + snippet(trimmed) + ")", transient: true}
+	}
+	body["choices"] = kept
+	intField(body, "created")
+	if u, ok := body["usage"].(map[string]any); ok {
+		normalizeUsage(u)
+	} else {
+		delete(body, "usage")
+	}
+	for _, k := range []string{"id", "model", "object", "system_fingerprint"} {
+		stringField(body, k)
+	}
+	out, err := json.Marshal(body)
+	if err != nil {
+		return nil, &replyError{msg: "cannot re-encode the server's reply: " + err.Error()}
+	}
+	return out, nil
+}
+
+func normalizeChoice(ch map[string]any) {
+	intField(ch, "index")
+	stringField(ch, "finish_reason")
+	delete(ch, "logprobs")
+	msg, ok := ch["message"].(map[string]any)
+	if !ok {
+		// a streaming chunk's delta, or a legacy completion's text
+		if d, isMap := ch["delta"].(map[string]any); isMap {
+			msg = d
+		} else {
+			msg = map[string]any{"role": "assistant", "content": contentText(ch["text"])}
+		}
+		ch["message"] = msg
+	}
+	msg["content"] = contentText(msg["content"])
+	for _, k := range []string{"role", "name", "tool_call_id", "reasoning_content"} {
+		stringField(msg, k)
+	}
+	if fc, ok := msg["function_call"].(map[string]any); ok {
+		normalizeFunction(fc)
+	} else {
+		delete(msg, "function_call")
+	}
+	calls, _ := msg["tool_calls"].([]any)
+	kept := calls[:0]
+	for _, c := range calls {
+		tc, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		stringField(tc, "id")
+		stringField(tc, "type")
+		fn, ok := tc["function"].(map[string]any)
+		if !ok {
+			fn = map[string]any{}
+			tc["function"] = fn
+		}
+		normalizeFunction(fn)
+		kept = append(kept, tc)
+	}
+	if len(kept) > 0 {
+		msg["tool_calls"] = kept
+	} else {
+		delete(msg, "tool_calls")
+	}
+}
+
+func normalizeFunction(fn map[string]any) {
+	stringField(fn, "name")
+	switch a := fn["arguments"].(type) {
+	case string, nil:
+	default:
+		b, _ := json.Marshal(a)
+		fn["arguments"] = string(b)
+	}
+}
+
+func normalizeUsage(u map[string]any) {
+	for k, v := range u {
+		switch v := v.(type) {
+		case map[string]any:
+			for dk := range v {
+				intField(v, dk)
+			}
+		default:
+			intField(u, k)
+		}
+	}
+}
+
+// contentText returns a message's content as a string: null → "", a list of
+// parts → their texts joined.
+func contentText(v any) string {
+	switch c := v.(type) {
+	case string:
+		return c
+	case nil:
+		return ""
+	case []any:
+		var parts []string
+		for _, p := range c {
+			switch p := p.(type) {
+			case string:
+				parts = append(parts, p)
+			case map[string]any:
+				if s, ok := p["text"].(string); ok {
+					parts = append(parts, s)
+				}
+			}
+		}
+		return strings.Join(parts, "")
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// intField truncates a number to an integer and drops anything else.
+func intField(m map[string]any, k string) {
+	v, ok := m[k]
+	if !ok {
+		return
+	}
+	n, isNum := v.(json.Number)
+	if !isNum {
+		delete(m, k)
+		return
+	}
+	if _, err := n.Int64(); err == nil {
+		return
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1<<53 {
+		delete(m, k)
+		return
+	}
+	m[k] = json.Number(fmt.Sprint(int64(f)))
+}
+
+// stringField keeps strings and nulls; other values become their JSON text.
+func stringField(m map[string]any, k string) {
+	switch v := m[k].(type) {
+	case string, nil:
+	case json.Number:
+		m[k] = v.String()
+	default:
+		b, _ := json.Marshal(v)
+		m[k] = string(b)
+	}
+}
+
+// errorText is the message of an error object ({"message": ...}) or its JSON.
+func errorText(e any) string {
+	if m, ok := e.(map[string]any); ok {
+		if s, ok := m["message"].(string); ok && s != "" {
+			return s
+		}
+	}
+	if s, ok := e.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(e)
+	return string(b)
+}
+
+// snippet is the start of a body, on one line, for error messages.
+func snippet(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 120 {
+		s = s[:120]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	if s == "" {
+		return "empty"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// mergeStream turns a server-sent event stream of chat completion chunks
+// (sent by a server that streams whatever it is asked) into one completion:
+// the deltas' content joined, tool calls merged by index, the last usage.
+func mergeStream(body []byte) ([]byte, bool) {
+	type call struct {
+		id, typ, name string
+		args          strings.Builder
+	}
+	var content strings.Builder
+	var calls []*call
+	byIndex := map[int]*call{}
+	var usage any
+	finish, model, chunks := "", "", 0
+	for _, line := range strings.Split(string(body), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "data:") {
+			continue
+		}
+		data := strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+		if data == "[DONE]" {
+			break
+		}
+		var chunk struct {
+			Model   string `json:"model"`
+			Choices []struct {
+				Delta struct {
+					Content   any `json:"content"`
+					ToolCalls []struct {
+						Index    int    `json:"index"`
+						ID       string `json:"id"`
+						Type     string `json:"type"`
+						Function struct {
+							Name      string `json:"name"`
+							Arguments any    `json:"arguments"`
+						} `json:"function"`
+					} `json:"tool_calls"`
+				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
+			} `json:"choices"`
+			Usage any `json:"usage"`
+		}
+		if json.Unmarshal([]byte(data), &chunk) != nil {
+			continue
+		}
+		chunks++
+		if chunk.Model != "" {
+			model = chunk.Model
+		}
+		if chunk.Usage != nil {
+			usage = chunk.Usage
+		}
+		for _, ch := range chunk.Choices {
+			content.WriteString(contentText(ch.Delta.Content))
+			for _, tc := range ch.Delta.ToolCalls {
+				c, ok := byIndex[tc.Index]
+				if !ok {
+					c = &call{}
+					byIndex[tc.Index] = c
+					calls = append(calls, c)
+				}
+				c.id = firstSet(c.id, tc.ID)
+				c.typ = firstSet(c.typ, tc.Type)
+				c.name += tc.Function.Name
+				switch a := tc.Function.Arguments.(type) {
+				case string:
+					c.args.WriteString(a)
+				case nil:
+				default:
+					b, _ := json.Marshal(a)
+					c.args.Write(b)
+				}
+			}
+			if ch.FinishReason != nil && *ch.FinishReason != "" {
+				finish = *ch.FinishReason
+			}
+		}
+	}
+	if chunks == 0 {
+		return nil, false
+	}
+	msg := map[string]any{"role": "assistant", "content": content.String()}
+	if len(calls) > 0 {
+		var tcs []any
+		for _, c := range calls {
+			tcs = append(tcs, map[string]any{"id": c.id, "type": firstSet(c.typ, "function"), "function": map[string]any{"name": c.name, "arguments": c.args.String()}})
+		}
+		msg["tool_calls"] = tcs
+	}
+	out := map[string]any{"object": "chat.completion", "model": model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}}
+	if usage != nil {
+		out["usage"] = usage
+	}
+	b, err := json.Marshal(out)
+	return b, err == nil
+}
+
+// normalizeBaseURL makes OPENAI_API_BASE usable as langchaingo's base URL:
+// a missing scheme gets http://, a trailing slash and a pasted
+// /chat/completions are dropped.
+func normalizeBaseURL(base string) (string, error) {
+	b := strings.TrimSpace(base)
+	if !strings.Contains(b, "://") {
+		b = "http://" + b
+	}
+	b = strings.TrimRight(b, "/")
+	b = strings.TrimSuffix(strings.TrimSuffix(b, "/chat/completions"), "/messages")
+	b = strings.TrimRight(b, "/")
+	u, err := url.Parse(b)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not an http(s) URL", base)
+	}
+	return b, nil
+}
+
+// displayURL is a base URL as shown in messages (any password hidden).
+func displayURL(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	return u.Redacted()
+}
