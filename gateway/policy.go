@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -95,6 +96,7 @@ type RunnerPolicy struct {
 // EnvPolicy describes the environment a script gets.
 type EnvPolicy struct {
 	Inherit      []string
+	InheritFor   map[string][]string // script directory → variables only its scripts inherit (a skill's own credentials)
 	Set          map[string]string
 	AllowKeys    []*regexp.Regexp
 	DenyKeys     []*regexp.Regexp
@@ -195,12 +197,13 @@ type rawRunner struct {
 }
 
 type rawEnv struct {
-	Inherit      []string          `yaml:"inherit"`
-	Set          map[string]string `yaml:"set"`
-	AllowKeys    []string          `yaml:"allow_keys"`
-	DenyKeys     []string          `yaml:"deny_keys"`
-	ValuePattern string            `yaml:"value_pattern"`
-	MaxVars      *int              `yaml:"max_vars"`
+	Inherit      []string            `yaml:"inherit"`
+	InheritFor   map[string][]string `yaml:"inherit_for"`
+	Set          map[string]string   `yaml:"set"`
+	AllowKeys    []string            `yaml:"allow_keys"`
+	DenyKeys     []string            `yaml:"deny_keys"`
+	ValuePattern string              `yaml:"value_pattern"`
+	MaxVars      *int                `yaml:"max_vars"`
 }
 
 // LoadPolicy reads and validates the policy file at path. Any problem, a missing
@@ -516,6 +519,29 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 			r.Env.Inherit = append(r.Env.Inherit, k)
 		}
 	}
+	r.Env.InheritFor = map[string][]string{}
+	for _, dir := range sortedKeys(e.InheritFor) {
+		field := "safe_py_runner.env.inherit_for." + dir
+		c, err := cleanPolicyPath(dir)
+		if err != nil {
+			probs.addf("%s: %v", field, err)
+			continue
+		}
+		if !slices.ContainsFunc(r.scriptRoots(), func(root string) bool { return c == root || strings.HasPrefix(c, root+"/") }) {
+			probs.addf("%s: %q is not inside a script directory (script_dirs)", field, dir)
+			continue
+		}
+		for i, k := range e.InheritFor[dir] {
+			switch {
+			case !envKeyShape.MatchString(k):
+				probs.addf("%s[%d]: %q is not a variable name", field, i, k)
+			case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_") || llmKey.MatchString(k):
+				probs.addf("%s[%d]: %s must never pass to scripts", field, i, k)
+			default:
+				r.Env.InheritFor[c] = append(r.Env.InheritFor[c], k)
+			}
+		}
+	}
 	for _, k := range sortedKeys(e.Set) {
 		if !envKeyShape.MatchString(k) {
 			probs.addf("safe_py_runner.env.set: %q is not a variable name", k)
@@ -550,6 +576,10 @@ func (r RunnerPolicy) scriptRoots() []string {
 var envKeyShape = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 var secretKey = regexp.MustCompile(`(?i)(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_|$)`)
+
+// llmKey matches the variables of lppctl's own model providers and of
+// lppctl itself: no script receives them, not even through inherit_for.
+var llmKey = regexp.MustCompile(`^(OPENAI|ANTHROPIC|OLLAMA|LPPCTL)_`)
 
 // looksSecret reports whether an environment variable name looks like it holds a credential.
 func looksSecret(k string) bool { return secretKey.MatchString(k) }

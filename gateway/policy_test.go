@@ -134,6 +134,18 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		{"a command line as interpreter", func(s string) string {
 			return strings.Replace(s, "python: python3", "python: python3 -c x", 1)
 		}, `safe_py_runner.python: "python3 -c x" must be a program name or path, not a command line`},
+		{"inherit_for outside the script directories", func(s string) string {
+			return strings.Replace(s, "      skills/ects_skill: [", "      output/x: [", 1)
+		}, `safe_py_runner.env.inherit_for.output/x: "output/x" is not inside a script directory (script_dirs)`},
+		{"inherit_for leaving the root", func(s string) string {
+			return strings.Replace(s, "      skills/ects_skill: [", "      ../x: [", 1)
+		}, `safe_py_runner.env.inherit_for.../x: "../x" leaves the project root`},
+		{"a provider key in inherit_for", func(s string) string {
+			return strings.Replace(s, "[TRANSCRIPT_API_URL, TRANSCRIPT_API_TOKEN]", "[TRANSCRIPT_API_URL, OPENAI_API_KEY]", 1)
+		}, "safe_py_runner.env.inherit_for.skills/ects_skill[1]: OPENAI_API_KEY must never pass to scripts"},
+		{"a bad name in inherit_for", func(s string) string {
+			return strings.Replace(s, "[TRANSCRIPT_API_URL, TRANSCRIPT_API_TOKEN]", "[TRANSCRIPT-URL]", 1)
+		}, `safe_py_runner.env.inherit_for.skills/ects_skill[0]: "TRANSCRIPT-URL" is not a variable name`},
 		{"a script directory at the root", func(s string) string {
 			return strings.Replace(s, "    - skills/*\n", "    - '*'\n", 1)
 		}, `safe_py_runner.script_dirs[1]: "*" must start with a fixed directory such as scripts (script directories are write-protected)`},

@@ -336,6 +336,11 @@ func (g *Gateway) checkEnvKey(k string) *refusal {
 	if contains(pol.Inherit, k) {
 		return refuse(ruleEnvKey, "env_vars key %s comes from lppctl's own environment (safe_py_runner.env.inherit); the model cannot override it", quote(k))
 	}
+	for _, dir := range sortedKeys(pol.InheritFor) {
+		if contains(pol.InheritFor[dir], k) {
+			return refuse(ruleEnvKey, "env_vars key %s comes from lppctl's own environment for the scripts under %s (safe_py_runner.env.inherit_for); the model cannot override it", quote(k), dir)
+		}
+	}
 	return nil
 }
 
@@ -354,9 +359,11 @@ func (g *Gateway) scriptHint(shown string) string {
 	return " (available: " + strings.Join(list, ", ") + ")"
 }
 
-// environ builds the child's environment: the inherited allowlist, the
-// model's checked extras, then the gateway's own settings, which win.
-func (g *Gateway) environ(extra [][2]string) []string {
+// environ builds the child's environment for script (root-relative): the
+// inherited allowlist, the variables inherited by the script's directory
+// (inherit_for), the model's checked extras, then the gateway's own
+// settings, which win.
+func (g *Gateway) environ(script string, extra [][2]string) []string {
 	pol := g.policy.Runner.Env
 	vals := map[string]string{}
 	var order []string
@@ -369,6 +376,17 @@ func (g *Gateway) environ(extra [][2]string) []string {
 	for _, k := range pol.Inherit {
 		if v, ok := os.LookupEnv(k); ok {
 			put(k, v)
+		}
+	}
+	lower := strings.ToLower(script)
+	for _, dir := range sortedKeys(pol.InheritFor) {
+		if d := strings.ToLower(dir); !strings.HasPrefix(lower, d+"/") {
+			continue
+		}
+		for _, k := range pol.InheritFor[dir] {
+			if v, ok := os.LookupEnv(k); ok {
+				put(k, v)
+			}
 		}
 	}
 	for _, kv := range extra {
@@ -410,7 +428,7 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 	argv := append([]string{"./" + script}, req.args...)
 	cmd := exec.CommandContext(runCtx, g.python, argv...)
 	cmd.Dir = g.rootPath
-	cmd.Env = g.environ(req.env)
+	cmd.Env = g.environ(script, req.env)
 	cmd.Stdin = strings.NewReader(req.stdin)
 	max := g.policy.Limits.MaxOutputBytes
 	stdout, stderr := &cappedBuffer{max: max}, &cappedBuffer{max: max}
@@ -486,7 +504,7 @@ func (g *Gateway) resolveInterpreter() {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, g.python, "-c", "import sys; print(sys.executable)")
 	cmd.Dir = g.rootPath
-	cmd.Env = g.environ(nil)
+	cmd.Env = g.environ("", nil)
 	out, err := cmd.Output()
 	if err != nil {
 		return

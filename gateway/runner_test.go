@@ -416,3 +416,39 @@ func TestModelCannotOverrideInheritedEnv(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", res.Text, want)
 	}
 }
+
+// TestInheritForReachesOnlyThatDirectorysScripts: a skill's own credentials
+// (env.inherit_for) reach the scripts under its folder, no other script, and
+// the model can neither override nor add them.
+func TestInheritForReachesOnlyThatDirectorysScripts(t *testing.T) {
+	needPython(t)
+	t.Setenv("SKILL_FEED_URL", "http://127.0.0.1:1/feed")
+	t.Setenv("SKILL_FEED_TOKEN", "tok-for-the-skill")
+	sb := newSandbox(t)
+	p := *sb.g.policy
+	p.Runner.Env.InheritFor = map[string][]string{"skills/feed": {"SKILL_FEED_URL", "SKILL_FEED_TOKEN", "SKILL_FEED_CHANNEL"}}
+	g, err := New(sb.root, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	show := "import os\nprint(os.environ.get('SKILL_FEED_URL', '-'), os.environ.get('SKILL_FEED_TOKEN', '-'))\n"
+	sb.write(t, "skills/feed/scripts/show.py", show)
+	sb.write(t, "skills/other/show.py", show)
+	sb.write(t, "scripts/show.py", show)
+	ctx := context.Background()
+	for _, tc := range []struct{ script, want string }{
+		{"skills/feed/scripts/show.py", "http://127.0.0.1:1/feed tok-for-the-skill"},
+		{"skills/other/show.py", "- -"},
+		{"scripts/show.py", "- -"},
+	} {
+		if res := g.Call(ctx, ToolRunner, map[string]any{"script_name": tc.script}); strings.TrimSpace(res.Text) != tc.want {
+			t.Errorf("%s printed %q, want %q", tc.script, res.Text, tc.want)
+		}
+	}
+	res := g.Call(ctx, ToolRunner, map[string]any{"script_name": "scripts/show.py", "env_vars": map[string]any{"SKILL_FEED_CHANNEL": "evil"}})
+	want := `[SECURITY BLOCKED] env-key: env_vars key "SKILL_FEED_CHANNEL" comes from lppctl's own environment for the scripts under skills/feed (safe_py_runner.env.inherit_for); the model cannot override it`
+	if res.Text != want {
+		t.Errorf("override: got  %s\nwant %s", res.Text, want)
+	}
+}

@@ -3,14 +3,14 @@
 
 Usage: fetch_transcript.py --ticker TICKER --quarter 2025Q3 [--out PATH]
 
-When TRANSCRIPT_API_URL is set (lppctl's gateway passes it to scripts only
-if the policy lists it under safe_py_runner.env.inherit), the transcript is
-fetched from  $TRANSCRIPT_API_URL?ticker=...&quarter=...  with the bearer
-token from TRANSCRIPT_API_TOKEN, or else from the file
-~/.config/lppctl/transcript_api_token (outside the project, so no model can
-read it). Otherwise the bundled sample transcript
-skills/ects_skill/reference/sample_transcript.txt is used, and the output
-says so. The transcript is written to PATH (default
+When TRANSCRIPT_API_URL is set (the default policy passes it and
+TRANSCRIPT_API_TOKEN from lppctl's environment to this skill's scripts only:
+safe_py_runner.env.inherit_for), the transcript is fetched from
+$TRANSCRIPT_API_URL?ticker=...&quarter=... with the bearer token from
+TRANSCRIPT_API_TOKEN, or else from the file
+~/.config/lppctl/transcript_api_token. Otherwise the bundled sample
+transcript skills/ects_skill/reference/sample_transcript.txt is used, and the
+output says so. The transcript is written to PATH (default
 output/ects_skill/transcript.txt), which must lie under output/.
 """
 
@@ -19,6 +19,11 @@ import os
 import sys
 import urllib.parse
 import urllib.request
+
+# The project's shared helpers (scripts/_lpp_common.py): root-relative path
+# checks that follow links and honour the gateway's protected paths.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from _lpp_common import main_guard, real_rel, safe_path  # noqa: E402
 
 SAMPLE = "skills/ects_skill/reference/sample_transcript.txt"
 
@@ -51,9 +56,8 @@ def main():
     ap.add_argument("--quarter", required=True, help="e.g. 2025Q3")
     ap.add_argument("--out", default="output/ects_skill/transcript.txt")
     ns = ap.parse_args()
-    out = ns.out.replace("\\", "/")
-    parts = out.split("/")
-    if os.path.isabs(out) or ".." in parts or parts[0] != "output":
+    out = real_rel(safe_path(ns.out, for_write=True))  # a bad or protected path: main_guard reports it
+    if out.split("/")[0] != "output":
         print(f"[ERROR] --out {ns.out}: write under output/, relative to the project root", file=sys.stderr)
         return 2
     url = os.environ.get("TRANSCRIPT_API_URL", "").strip()
@@ -82,4 +86,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_guard(main))

@@ -16,6 +16,11 @@ import os
 import re
 import sys
 
+# The project's shared helpers (scripts/_lpp_common.py): root-relative path
+# checks that follow links and honour the gateway's protected paths.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from _lpp_common import main_guard, real_rel, safe_path  # noqa: E402
+
 FIGURE = re.compile(r"\$[\d.,]+ ?(million|billion)?|\d+(\.\d+)?%|\d+ basis points", re.I)
 TOPICS = {
     "revenue": re.compile(r"\brevenue\b", re.I),
@@ -24,11 +29,6 @@ TOPICS = {
     "cash": re.compile(r"\bcash\b", re.I),
     "guidance": re.compile(r"\b(expect|guidance|outlook)\b", re.I),
 }
-
-
-def inside(p):
-    p = p.replace("\\", "/")
-    return not os.path.isabs(p) and ".." not in p.split("/")
 
 
 def parse(text):
@@ -76,11 +76,12 @@ def main():
     ap.add_argument("transcript")
     ap.add_argument("--out", default="output/ects_skill/parsed.json")
     ns = ap.parse_args()
-    if not inside(ns.transcript) or not inside(ns.out) or not ns.out.replace("\\", "/").startswith("output/"):
+    src, out = safe_path(ns.transcript, for_write=False), safe_path(ns.out, for_write=True)  # a bad or protected path: main_guard reports it
+    if not real_rel(out).startswith("output/"):
         print("[ERROR] paths must be relative to the project root; --out must lie under output/", file=sys.stderr)
         return 2
     try:
-        with open(ns.transcript, encoding="utf-8") as f:
+        with open(src, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
         print(f"[ERROR] cannot read {ns.transcript}: {e.strerror or e}", file=sys.stderr)
@@ -89,11 +90,11 @@ def main():
     if not data["prepared_remarks"] and not data["qa"]:
         print(f"[ERROR] {ns.transcript} does not look like a transcript (no speaker turns found)", file=sys.stderr)
         return 1
-    os.makedirs(os.path.dirname(ns.out) or ".", exist_ok=True)
-    with open(ns.out + ".tmp", "w", encoding="utf-8") as f:
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2)
         f.write("\n")
-    os.replace(ns.out + ".tmp", ns.out)
+    os.replace(out + ".tmp", out)
     print(f"parsed {ns.transcript} -> {ns.out}")
     print(f"company: {data['company']} ({data['ticker']}), quarter: {data['quarter']}, date: {data['date']}")
     print("participants: " + "; ".join(f"{p['name']} ({p['role']})" for p in data["participants"]))
@@ -108,4 +109,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_guard(main))

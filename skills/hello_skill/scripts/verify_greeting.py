@@ -10,6 +10,11 @@ import argparse
 import os
 import sys
 
+# The project's shared helpers (scripts/_lpp_common.py): root-relative path
+# checks that follow links and honour the gateway's protected paths.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from _lpp_common import main_guard, safe_path  # noqa: E402
+
 
 def main():
     ap = argparse.ArgumentParser(prog="verify_greeting.py", description="Check that PATH holds the greeting for NAME.")
@@ -17,11 +22,9 @@ def main():
     ap.add_argument("--name", required=True, help="who should be greeted")
     ns = ap.parse_args()
     p = ns.path.replace("\\", "/")
-    if os.path.isabs(p) or ".." in p.split("/"):
-        print(f"[ERROR] {ns.path}: give a path inside the project, relative to its root", file=sys.stderr)
-        return 2
+    real = safe_path(ns.path, for_write=False)  # a bad or protected path: main_guard reports it
     try:
-        with open(p, encoding="utf-8") as f:
+        with open(real, encoding="utf-8") as f:
             text = f.read()
     except FileNotFoundError:
         print(f"FAIL: {p} does not exist")
@@ -36,4 +39,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_guard(main))
