@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -91,15 +92,20 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 // policy an invalid-input error. Specs that use only built-in actions skip it.
 func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 	builtins := machine.NewBuiltinRegistry()
-	agent := false
+	agent, needSkill := false, false
 	for _, st := range spec.States {
 		if st.Do != "" && builtins.Lookup(st.Do) == nil {
 			agent = true
-			break
+			needSkill = needSkill || (st.Do != "tools.execute" && st.Do != "agent.abort")
 		}
 	}
 	if !agent {
 		return nil
+	}
+	if needSkill {
+		if err := checkSkillDir(cfg); err != nil {
+			return withCode(exitUsage, err)
+		}
 	}
 	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {
 		ch, err := llm.Choose(cfg.LLM, "--llm", os.Getenv)
@@ -122,4 +128,32 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 		return withCode(exitInvalidSpec, fmt.Errorf("%w; give one with --policy FILE", err))
 	}
 	return nil
+}
+
+// checkSkillDir reports a --skill that names no skill (a folder with a
+// skills.md), listing the skills the project has.
+func checkSkillDir(cfg agentConfig) error {
+	dir := cfg.Skill
+	if dir == "" {
+		dir = filepath.Join("skills", "hello_skill")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cfg.Root, dir)
+	}
+	_, err := skills.OpenSkill(dir)
+	if err == nil || !errors.Is(err, skills.ErrNotFound) {
+		return nil // unreadable: the run says why
+	}
+	var have []string
+	if m, _ := filepath.Glob(filepath.Join(cfg.Root, "skills", "*", skills.DocFile)); len(m) > 0 {
+		for _, f := range m {
+			rel, _ := filepath.Rel(cfg.Root, filepath.Dir(f))
+			have = append(have, filepath.ToSlash(rel))
+		}
+	}
+	hint := "give --skill DIR, a folder holding a skills.md"
+	if len(have) > 0 {
+		hint += " (this project has: " + strings.Join(have, ", ") + ")"
+	}
+	return fmt.Errorf("cannot use --skill %s: %w; %s", cfg.Skill, err, hint)
 }
