@@ -46,6 +46,17 @@ func TestAgentDemosRunOffline(t *testing.T) {
 			if tc.skill == "ects_skill" && !strings.Contains(out.String(), "OK: all 7 headings") {
 				t.Fatalf("format check did not pass:\n%s", out.String())
 			}
+			// Every scripted tool call works for real: the demo shows no refusal or error.
+			if strings.Contains(out.String(), "[SECURITY BLOCKED]") || strings.Contains(out.String(), "[ERROR]") {
+				t.Fatalf("a demo tool call failed:\n%s", out.String())
+			}
+			if tc.skill == "ects_skill" {
+				for _, f := range []string{"output/ects_skill/transcript.txt", "output/ects_skill/parsed.json"} {
+					if b, err := os.ReadFile(filepath.Join(root, f)); err != nil || !strings.Contains(string(b), "Northwind Robotics") {
+						t.Errorf("%s: %.80q, %v", f, b, err)
+					}
+				}
+			}
 		})
 	}
 }
