@@ -53,12 +53,12 @@ listed as "crashed": lppctl resume RUN_ID continues it.`,
 }
 
 // runStatus is the run's status as listed: "crashed" for a run marked
-// running whose process is gone.
-func runStatus(m *runstore.Meta) string {
-	if m.Status == machine.StatusRunning && !runstore.ProcessAlive(m.PID) {
+// running that no process works on (its lock is free: the process died).
+func runStatus(r *runstore.Run) string {
+	if r.Meta.Status == machine.StatusRunning && !r.Working() {
 		return "crashed"
 	}
-	return string(m.Status)
+	return string(r.Meta.Status)
 }
 
 // refresh brings a run's step count up to date from its journal when its
@@ -79,12 +79,13 @@ func refresh(r *runstore.Run) {
 	r.Meta.Tokens = r.Tokens()
 }
 
-func runDuration(m *runstore.Meta) time.Duration {
+func runDuration(r *runstore.Run) time.Duration {
+	m := &r.Meta
 	end := m.Updated
 	if m.End != nil {
 		end = *m.End
 	}
-	if m.Status == machine.StatusRunning && runstore.ProcessAlive(m.PID) {
+	if m.Status == machine.StatusRunning && r.Working() {
 		end = time.Now()
 	}
 	if end.Before(m.Start) {
@@ -108,7 +109,7 @@ func runsListAction(c *cli.Context) error {
 		for _, r := range runs {
 			refresh(r)
 			m := r.Meta
-			m.Status = machine.Status(runStatus(&r.Meta))
+			m.Status = machine.Status(runStatus(r))
 			if err := enc.Encode(m); err != nil {
 				return err
 			}
@@ -124,8 +125,8 @@ func runsListAction(c *cli.Context) error {
 	for _, r := range runs {
 		refresh(r)
 		m := &r.Meta
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, runStatus(m), m.Spec,
-			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(m), m.Steps, m.Tokens, m.State)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, runStatus(r), m.Spec,
+			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, m.State)
 	}
 	return tw.Flush()
 }
@@ -138,6 +139,9 @@ func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
 	run, err := storeFrom(c).Open(c.Args().First())
 	if err != nil {
 		return nil, nil, err
+	}
+	if run.Rebuilt != nil {
+		fmt.Fprintf(c.App.ErrWriter, "note: %v; rebuilt it from the journal\n", run.Rebuilt)
 	}
 	l, err := run.ReadJournal()
 	if err != nil {
@@ -180,7 +184,7 @@ func runsShowAction(c *cli.Context) error {
 			Context map[string]any  `json:"context"`
 			Memory  *machine.Memory `json:"memory"`
 			Path    []string        `json:"path"`
-		}{*m, runStatus(m), snap.State, snap.Steps, snap.Vars, snap.Memory, snap.Path}
+		}{*m, runStatus(run), snap.State, snap.Steps, snap.Vars, snap.Memory, snap.Path}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
@@ -194,11 +198,11 @@ func runsShowAction(c *cli.Context) error {
 		}
 	}
 	fmt.Fprintf(w, "run:      %s\n", m.ID)
-	fmt.Fprintf(w, "status:   %s\n", runStatus(m))
+	fmt.Fprintf(w, "status:   %s\n", runStatus(run))
 	fmt.Fprintf(w, "spec:     %s (%s; sha256 %.12s)\n", m.Spec, specNote, m.SpecSHA256)
 	fmt.Fprintf(w, "state:    %s\n", snap.State)
 	fmt.Fprintf(w, "steps:    %d\n", snap.Steps)
-	fmt.Fprintf(w, "started:  %s (%s)\n", m.Start.Local().Format(time.RFC3339), runDuration(m))
+	fmt.Fprintf(w, "started:  %s (%s)\n", m.Start.Local().Format(time.RFC3339), runDuration(run))
 	fmt.Fprintf(w, "tokens:   %d\n", m.Tokens)
 	if m.Resumes > 0 {
 		fmt.Fprintf(w, "resumed:  %d times\n", m.Resumes)

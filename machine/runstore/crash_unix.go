@@ -14,6 +14,12 @@ func killSelf() {
 	os.Exit(137)
 }
 
+// interruptSelf sends the process SIGINT and gives its handler time to act.
+func interruptSelf() {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond)
+}
+
 // ProcessAlive reports whether a process with this id exists.
 func ProcessAlive(pid int) bool {
 	if pid <= 0 {
