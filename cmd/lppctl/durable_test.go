@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -371,5 +372,41 @@ func TestRunsTellsARunningRunFromACrashedOne(t *testing.T) {
 	}
 	if got := finalState(t, root); got.vars["n"] != 20 || got.steps != 21 {
 		t.Errorf("after resume: n = %v after %d steps, want 20 after 21", got.vars["n"], got.steps)
+	}
+}
+
+func TestTraceOffsetWhenTheClockWentBack(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 15, 30, 12, 0, time.UTC)
+	for _, tt := range []struct {
+		t    time.Time
+		want string
+	}{
+		{t0.Add(1500 * time.Millisecond), "+1.5s"},
+		{t0.Add(-2 * time.Second), "-2s"},
+		{time.Time{}, ""},
+	} {
+		if got := traceOffset(t0, tt.t); got != tt.want {
+			t.Errorf("traceOffset(%v) = %q, want %q", tt.t, got, tt.want)
+		}
+	}
+}
+
+// TestResumeRefusesAReadOnlyRun makes a run's directory read-only: resume
+// refuses it before it changes anything, naming the directory. (root writes
+// anyway: the test needs another user.)
+func TestResumeRefusesAReadOnlyRun(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can write to a read-only directory")
+	}
+	_, dir, id := failedCountRun(t)
+	runDir := filepath.Join(dir, id)
+	if err := os.Chmod(runDir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(runDir, 0o755)
+	code, _, errOut := lppctlCLI(t, "resume", "--run-dir", dir, "--max-transitions", "10", id)
+	want := regexp.MustCompile(`^lppctl: cannot resume run ` + id + `: its directory ` + regexp.QuoteMeta(runDir) + ` is not writable: open .*: permission denied\n$`)
+	if code != exitFailed || !want.MatchString(errOut) {
+		t.Errorf("exit %d, stderr %q; want %s", code, errOut, want)
 	}
 }

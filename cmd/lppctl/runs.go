@@ -297,12 +297,7 @@ func runsTraceAction(c *cli.Context) error {
 		return nil
 	}
 	t0 := run.Meta.Start
-	offset := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return "+" + t.Sub(t0).Round(time.Millisecond).String()
-	}
+	offset := func(t time.Time) string { return traceOffset(t0, t) }
 	const row = "%-5s %-9s %-10s %s\n"
 	fmt.Fprintf(w, row, "STEP", "AT", "TOOK", "TRANSITION")
 	for _, e := range l.Entries {
@@ -361,6 +356,19 @@ func runsTraceAction(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// traceOffset renders t as an offset from the run's start: +1.5s, or -2s
+// when the clock went back since the run began.
+func traceOffset(t0, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := t.Sub(t0).Round(time.Millisecond)
+	if d < 0 {
+		return d.String()
+	}
+	return "+" + d.String()
 }
 
 func markerText(e *runstore.Entry) string {

@@ -46,14 +46,19 @@ func (r *Run) Lock(cmd string) error {
 	}
 	f, err := os.OpenFile(r.Path(LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("cannot lock run %s: %w", r.Meta.ID, err)
+		// A read-only run can still be locked (flock needs no write
+		// access), so that the caller's own check says what is wrong.
+		var rerr error
+		if f, rerr = os.Open(r.Path(LockFile)); rerr != nil {
+			return fmt.Errorf("cannot take the run's lock: %w", err)
+		}
 	}
 	deadline := time.Now().Add(lockWait)
 	for {
 		held, err := tryLock(f, true)
 		if err != nil {
 			f.Close()
-			return fmt.Errorf("cannot lock run %s: %w", r.Meta.ID, err)
+			return fmt.Errorf("cannot take the run's lock: %w", err)
 		}
 		if !held {
 			break
