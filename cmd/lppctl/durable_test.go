@@ -367,6 +367,16 @@ func TestRunsTellsARunningRunFromACrashedOne(t *testing.T) {
 	if code != 0 || !regexp.MustCompile(`(?m)^`+id+`\s+crashed\s`).MatchString(out) {
 		t.Errorf("runs after kill -9 (exit %d):\n%s", code, out)
 	}
+	// Its duration runs to its last committed step (the refused resume
+	// waited 300 ms for the lock: several 50 ms ticks), not to its start.
+	_, out, _ = lppctlCLI(t, "runs", "show", "--run-dir", dir, id)
+	m := regexp.MustCompile(`(?m)^started:  \S+ \(([^)]+)\)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("runs show:\n%s", out)
+	}
+	if d, err := time.ParseDuration(m[1]); err != nil || d < 100*time.Millisecond {
+		t.Errorf("a crashed run's duration = %s, want its time to the last committed step", m[1])
+	}
 	if res := runChild(t, bin, root, "", "resume", "-q", id); res.code != 0 {
 		t.Fatalf("resume after kill -9: exit %d\n%s", res.code, res.out)
 	}

@@ -73,6 +73,10 @@ func refresh(r *runstore.Run) {
 				if last.End {
 					r.Meta.State = last.From
 				}
+				// A crashed run's duration runs to its last committed step.
+				if end := last.Start.Add(last.Duration); end.After(r.Meta.Updated) {
+					r.Meta.Updated = end
+				}
 			}
 		}
 	}

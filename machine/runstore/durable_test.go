@@ -207,3 +207,29 @@ func TestRebuildMetaFromJournal(t *testing.T) {
 		t.Errorf("Open with neither run.json nor journal = %v", err)
 	}
 }
+
+func TestOpenLogCutsATornLastLine(t *testing.T) {
+	s := New(t.TempDir())
+	run, err := s.Create(Meta{Spec: "x.yaml"}, []byte("spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ before, want string }{
+		{"", "{\"n\":9}\n"},
+		{"{\"n\":1}\n", "{\"n\":1}\n{\"n\":9}\n"},
+		{"{\"n\":1}\n{\"n\":2,\"to", "{\"n\":1}\n{\"n\":9}\n"},
+		{"{\"n\":2,\"to", "{\"n\":9}\n"},
+		{strings.Repeat("x", 5000) + "\n" + strings.Repeat("y", 9000), strings.Repeat("x", 5000) + "\n{\"n\":9}\n"},
+	} {
+		os.WriteFile(run.Path(AuditFile), []byte(tt.before), 0o644)
+		f, err := run.OpenLog(AuditFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("{\"n\":9}\n"))
+		f.Close()
+		if got, _ := os.ReadFile(run.Path(AuditFile)); string(got) != tt.want {
+			t.Errorf("after %.20q: %.40q, want %.40q", tt.before, got, tt.want)
+		}
+	}
+}

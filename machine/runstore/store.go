@@ -364,13 +364,47 @@ func (r *Run) SpecCopy() ([]byte, error) {
 	return b, nil
 }
 
-// OpenLog opens one of the run's logs (AuditFile, LLMFile) for appending.
+// OpenLog opens one of the run's logs (AuditFile, LLMFile) for appending. A
+// torn last line that a killed process left (no newline) is cut off first,
+// so that the new lines do not continue it.
 func (r *Run) OpenLog(name string) (*os.File, error) {
-	f, err := os.OpenFile(r.Path(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(r.Path(name), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open %s: %w", name, err)
 	}
+	if err := cutTornLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot open %s: %w", name, err)
+	}
 	return f, nil
+}
+
+// cutTornLine truncates f after its last newline when it does not end with one.
+func cutTornLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	const chunk = 4096
+	end := fi.Size()
+	buf := make([]byte, chunk)
+	for pos := end; pos > 0; {
+		n := int64(chunk)
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil {
+			return err
+		}
+		if pos+n == end && buf[n-1] == '\n' {
+			return nil // whole
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return f.Truncate(pos + int64(i) + 1)
+		}
+	}
+	return f.Truncate(0)
 }
 
 // writeFileAtomic replaces path with data through a synced temporary file
