@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -231,5 +232,67 @@ func TestOpenLogCutsATornLastLine(t *testing.T) {
 		if got, _ := os.ReadFile(run.Path(AuditFile)); string(got) != tt.want {
 			t.Errorf("after %.20q: %.40q, want %.40q", tt.before, got, tt.want)
 		}
+	}
+}
+
+// deadPID returns the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot run true:", err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestLockWaitsForARemnantOfADeadHolder: a process killed while it starts a
+// tool leaves its lock with the child for the instant before the child's
+// exec. The run is not listed as running, and resume waits for the lock.
+func TestLockWaitsForARemnantOfADeadHolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no advisory locks")
+	}
+	s := New(t.TempDir())
+	run, err := s.Create(Meta{Spec: "x.yaml"}, []byte("spec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(run.Path(LockFile), []byte(fmt.Sprintf("%d run\n", deadPID(t))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := s.Open(run.Meta.ID)
+	if other.Working() {
+		t.Error("Working = true while the process named in the lock is dead")
+	}
+	go func() {
+		time.Sleep(2 * lockWait)
+		run.Unlock()
+	}()
+	if err := other.Lock("resume"); err != nil {
+		t.Errorf("Lock = %v, want it to wait for the remnant to let go", err)
+	}
+	other.Unlock()
+}
+
+func TestProcessAliveIsFalseForAZombie(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer cmd.Wait()
+	for i := 0; i < 200; i++ { // until it has exited (unreaped: a zombie)
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)); strings.Contains(string(b), ") Z") {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if ProcessAlive(cmd.Process.Pid) {
+		t.Error("ProcessAlive = true for a zombie")
+	}
+	if !ProcessAlive(os.Getpid()) {
+		t.Error("ProcessAlive = false for this process")
 	}
 }

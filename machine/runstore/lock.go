@@ -37,6 +37,10 @@ func (e *LockedError) Error() string {
 // listing (Holder) holds a shared lock for an instant.
 const lockWait = 300 * time.Millisecond
 
+// remnantWait is how much longer Lock waits when the process named in the
+// lock file is gone but the lock is still held (see Lock).
+const remnantWait = 3 * time.Second
+
 // Lock takes the run's lock for cmd ("run" or "resume") and records the
 // process in the lock file. It fails with a *LockedError when another process
 // holds it. The lock is held until Unlock or the process's end.
@@ -63,10 +67,15 @@ func (r *Run) Lock(cmd string) error {
 		if !held {
 			break
 		}
-		if time.Now().After(deadline) {
+		if now := time.Now(); now.After(deadline) {
 			pid, who := readLockFile(f)
-			f.Close()
-			return &LockedError{ID: r.Meta.ID, PID: pid, Cmd: who}
+			// A process killed while it was starting a tool leaves the lock
+			// with that child for the instant before the child's exec closes
+			// it: wait for that while the holder named in the file is dead.
+			if pid <= 0 || ProcessAlive(pid) || now.After(deadline.Add(remnantWait)) {
+				f.Close()
+				return &LockedError{ID: r.Meta.ID, PID: pid, Cmd: who}
+			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -114,11 +123,13 @@ func (r *Run) Holder() (pid int, cmd string, held, known bool) {
 	return pid, cmd, true, true
 }
 
-// Working reports whether a process works on the run now: the lock is held,
-// or, for runs without a lock file, the pid recorded in run.json is alive.
+// Working reports whether a process works on the run now: the lock is held
+// by the live process named in the lock file (a killed process's lock may
+// outlive it for an instant, held by a child it was starting), or, for runs
+// without a lock file, the pid recorded in run.json is alive.
 func (r *Run) Working() bool {
-	if _, _, held, known := r.Holder(); known {
-		return held
+	if pid, _, held, known := r.Holder(); known {
+		return held && (pid <= 0 || ProcessAlive(pid))
 	}
 	return r.Meta.PID > 0 && ProcessAlive(r.Meta.PID)
 }
