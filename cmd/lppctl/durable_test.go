@@ -420,3 +420,29 @@ func TestResumeRefusesAReadOnlyRun(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %s", code, errOut, want)
 	}
 }
+
+// TestTheSameResumeCommandAgainAfterAKill repeats `resume ID --approve`
+// after it was killed once the approval was committed, and repeats it again
+// after the run completed: both finish with exit 0, nothing twice.
+func TestTheSameResumeCommandAgainAfterAKill(t *testing.T) {
+	bin := buildLppctl(t)
+	root := newProject(t, "hello_skill")
+	if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q"); r.code != exitPaused {
+		t.Fatalf("run: exit %d\n%s", r.code, r.out)
+	}
+	id := runIDIn(t, root)
+	if r := runChild(t, bin, root, "journal-after-write:2", "resume", "-q", id, "--approve"); !r.killed {
+		t.Fatalf("resume --approve was not killed after the approval was committed: exit %d\n%s", r.code, r.out)
+	}
+	r := runChild(t, bin, root, "", "resume", "-q", id, "--approve")
+	if want := "note: run " + id + " already took this answer (step 2); continuing without it\n"; r.code != 0 || !strings.Contains(r.out, want) {
+		t.Fatalf("the same resume --approve again: exit %d, want 0 and %q\n%s", r.code, want, r.out)
+	}
+	r = runChild(t, bin, root, "", "resume", "-q", id, "--approve")
+	if want := "run " + id + " has already completed in done after 28 steps; nothing left to run\n"; r.code != 0 || !strings.Contains(r.out, want) {
+		t.Fatalf("resume --approve of the completed run: exit %d, want 0 and %q\n%s", r.code, want, r.out)
+	}
+	if got := finalState(t, root); got.steps != 28 || len(got.l2) != 3 {
+		t.Errorf("after resume: %d steps, L2 %q", got.steps, got.l2)
+	}
+}

@@ -104,7 +104,10 @@ func resumeAction(c *cli.Context) error {
 	}
 	if n := len(l.Records); n > 0 && l.Records[n-1].End {
 		if meta.Status == machine.StatusCompleted {
-			return fmt.Errorf("cannot resume run %s: it has already completed (%d steps)", id, n)
+			// Nothing to do, and nothing wrong: a resume killed after it
+			// finished the run is repeated in kill/resume loops.
+			fmt.Fprintf(c.App.Writer, "run %s has already completed in %s after %d steps; nothing left to run\n", id, meta.State, n)
+			return nil
 		}
 		// It stopped after committing its last step, before saying so in run.json.
 		now := time.Now()
@@ -119,6 +122,14 @@ func resumeAction(c *cli.Context) error {
 	pause := waitingFor(l)
 	if pause == nil && meta.Status == machine.StatusPaused {
 		pause = meta.Pause
+	}
+	if in != nil && pause == nil {
+		if seq := answeredWith(l, in); seq > 0 {
+			// The same command again, after a resume that took the answer
+			// was killed: the answer is committed; go on without it.
+			fmt.Fprintf(c.App.ErrWriter, "note: run %s already took this answer (step %d); continuing without it\n", id, seq)
+			in = nil
+		}
 	}
 	switch {
 	case in != nil && pause == nil:
@@ -325,6 +336,23 @@ func waitingFor(l *runstore.Log) *machine.PauseError {
 		}
 	}
 	return nil
+}
+
+// answeredWith returns the step that consumed answer in after the run's last
+// pause, or 0 when none did.
+func answeredWith(l *runstore.Log, in *machine.Input) int {
+	after := 0
+	for i, e := range l.Entries {
+		if e.Type == runstore.EntryPause {
+			after = i
+		}
+	}
+	for _, e := range l.Entries[after:] {
+		if e.Type == runstore.EntryStep && e.Record.Input != nil && e.Record.Input.Kind == in.Kind && e.Record.Input.Text == in.Text {
+			return e.Record.Seq
+		}
+	}
+	return 0
 }
 
 // resumeTemplates compares the prompt templates (the files the spec's file

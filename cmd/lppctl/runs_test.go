@@ -72,9 +72,9 @@ func TestResumeContinuesFailedRunWithHigherBudget(t *testing.T) {
 	if out != want {
 		t.Errorf("resume output:\n%s\nwant:\n%s", out, want)
 	}
-	code, _, errOut = lppctlCLI(t, "resume", "--run-dir", dir, id)
-	if wantErr := "lppctl: cannot resume run " + id + ": it has already completed (5 steps)\n"; code != exitFailed || errOut != wantErr {
-		t.Errorf("second resume: exit %d, %q; want %q", code, errOut, wantErr)
+	code, out, errOut = lppctlCLI(t, "resume", "--run-dir", dir, id)
+	if want := "run " + id + " has already completed in done after 5 steps; nothing left to run\n"; code != exitOK || out != want || errOut != "" {
+		t.Errorf("second resume: exit %d, %q %q; want 0, %q", code, out, errOut, want)
 	}
 }
 
