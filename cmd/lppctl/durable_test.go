@@ -106,8 +106,12 @@ func TestRunsShowsACrashedRunWhosePIDWasReused(t *testing.T) {
 		t.Errorf("runs (exit %d):\n%s", code, out)
 	}
 	code, out, _ = lppctlCLI(t, "runs", "show", "--run-dir", dir, id)
-	if code != 0 || !strings.Contains(out, "status:   crashed\n") {
+	if code != 0 || !strings.Contains(out, "status:   crashed\n") || !strings.Contains(out, "continue: lppctl resume "+id+" --run-dir "+dir+"\n") {
 		t.Errorf("runs show (exit %d):\n%s", code, out)
+	}
+	code, out, _ = lppctlCLI(t, "runs", "trace", "--run-dir", dir, id)
+	if want := "--                         crashed: the process stopped without a word (killed?); continue with: lppctl resume " + id + " --run-dir " + dir + "\n"; code != 0 || !strings.HasSuffix(out, want) {
+		t.Errorf("runs trace (exit %d) does not end with %q:\n%s", code, want, out)
 	}
 	if code, _, errOut := lppctlCLI(t, "resume", "-q", "--run-dir", dir, "--max-transitions", "10", id); code != exitOK {
 		t.Errorf("resume: exit %d\n%s", code, errOut)

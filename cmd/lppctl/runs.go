@@ -218,6 +218,10 @@ func runsShowAction(c *cli.Context) error {
 	if m.Error != "" {
 		fmt.Fprintf(w, "error:    %s\n", m.Error)
 	}
+	switch st := runStatus(run); st {
+	case "crashed", string(machine.StatusInterrupted), string(machine.StatusFailed):
+		fmt.Fprintf(w, "continue: %s\n", resumeHint(storeFrom(c), m.ID))
+	}
 	fmt.Fprintln(w, "\ncontext:")
 	names := make([]string, 0, len(snap.Vars))
 	for k := range snap.Vars {
@@ -358,6 +362,9 @@ func runsTraceAction(c *cli.Context) error {
 		for _, x := range extra {
 			fmt.Fprintf(w, row, "", "", "", "  "+shorten(x, 120))
 		}
+	}
+	if runStatus(run) == "crashed" {
+		fmt.Fprintf(w, row, "--", "", "", "crashed: the process stopped without a word (killed?); continue with: "+resumeHint(storeFrom(c), run.Meta.ID))
 	}
 	return nil
 }
