@@ -294,10 +294,10 @@ func finalStateIn(t *testing.T, dir, id string) finalRun {
 	return finalRun{steps: l.Steps(), vars: snap.Vars}
 }
 
-// TestCtrlCBeforeTheFirstStep interrupts lppctl run right after it made the
-// run directory, and lppctl resume right after it marked the run running:
-// both stop at a clean point (exit 130, the resume hint) and the run
-// completes on resume.
+// TestCtrlCBeforeTheFirstStep interrupts lppctl run while it loads the spec
+// (nothing is recorded), right after it made the run directory, and lppctl
+// resume right after it marked the run running: all stop at a clean point
+// (exit 130, the resume hint) and the run completes on resume.
 func TestCtrlCBeforeTheFirstStep(t *testing.T) {
 	bin := buildLppctl(t)
 	root := t.TempDir()
@@ -308,7 +308,11 @@ func TestCtrlCBeforeTheFirstStep(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "slow.yaml"), spec, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := runChild(t, bin, root, "run-created:1:INT", "run", "-q", "slow.yaml")
+	res := runChild(t, bin, root, "run-loaded:1:INT", "run", "-q", "slow.yaml")
+	if want := "lppctl: interrupted before the run started; nothing was recorded\n"; res.code != exitInterrupted || res.out != want || hasRun(t, root) {
+		t.Fatalf("run interrupted while it loads the spec: exit %d (killed %v), %q; want %d, %q and no run", res.code, res.killed, res.out, exitInterrupted, want)
+	}
+	res = runChild(t, bin, root, "run-created:1:INT", "run", "-q", "slow.yaml")
 	id := ""
 	if ids := regexp.MustCompile(`continue with: lppctl resume (\S+)\n`).FindStringSubmatch(res.out); ids != nil {
 		id = ids[1]

@@ -55,12 +55,12 @@ func resumeAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("which run? give its ID: lppctl resume RUN_ID (lppctl runs lists them)")
 	}
+	ctx, stop := interruptContext(c)
+	defer stop()
 	in, err := resumeInput(c)
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptContext(c)
-	defer stop()
 	store := storeFrom(c)
 	run, err := store.Open(c.Args().First())
 	if err != nil {
@@ -106,6 +106,11 @@ func resumeAction(c *cli.Context) error {
 		if meta.Status == machine.StatusCompleted {
 			// Nothing to do, and nothing wrong: a resume killed after it
 			// finished the run is repeated in kill/resume loops.
+			if run.Rebuilt != nil {
+				if err := run.SaveMeta(); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintf(c.App.Writer, "run %s has already completed in %s after %d steps; nothing left to run\n", id, meta.State, n)
 			return nil
 		}

@@ -40,6 +40,8 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 }
 
 func runAction(c *cli.Context) error {
+	ctx, stop := interruptContext(c)
+	defer stop()
 	path, err := specArg(c)
 	if err != nil {
 		return err
@@ -60,6 +62,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	runstore.CrashPoint("run-loaded")
 	vars, err := parseVars(spec, c.StringSlice("var"))
 	if err != nil {
 		return err
@@ -82,8 +85,6 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot run %s: %w", path, err)
 	}
-	ctx, stop := interruptContext(c)
-	defer stop()
 	if ctx.Err() != nil {
 		return withCode(exitInterrupted, errors.New("interrupted before the run started; nothing was recorded"))
 	}

@@ -39,17 +39,44 @@ func runStoreFlags() []cli.Flag {
 	}
 }
 
+// earlySignals catches SIGINT and SIGTERM from the start of a run or resume
+// process (package init), so that a Ctrl-C while lppctl loads the spec is
+// not lost to the default handling (death by signal) but cancels the
+// command's context (interruptContext) like a later one.
+var earlySignals chan os.Signal
+
+func init() {
+	if len(os.Args) > 1 && (os.Args[1] == "run" || os.Args[1] == "resume") {
+		earlySignals = make(chan os.Signal, 1)
+		signal.Notify(earlySignals, os.Interrupt, syscall.SIGTERM)
+	}
+}
+
 // interruptContext returns a context that the first SIGINT or SIGTERM
-// cancels; the default handling then comes back, so that a second one kills
-// the process. run and resume take it before they create or touch the run,
-// so that a Ctrl-C at any moment stops at a clean point.
+// cancels (also one received before, see earlySignals); the default handling
+// then comes back, so that a second one kills the process. run and resume
+// take it before they create or touch the run, so that a Ctrl-C at any
+// moment stops at a clean point.
 func interruptContext(c *cli.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ch := earlySignals
+	earlySignals = nil
+	if ch == nil {
+		ch = make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	}
+	ctx, cancel := context.WithCancel(c.Context)
 	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills the process
+		select {
+		case <-ch:
+			cancel()
+			signal.Stop(ch) // a second Ctrl-C kills the process
+		case <-ctx.Done():
+		}
 	}()
-	return ctx, stop
+	return ctx, func() {
+		cancel()
+		signal.Stop(ch)
+	}
 }
 
 // resumeHint is the command that continues run id: with --run-dir when the

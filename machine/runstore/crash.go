@@ -18,6 +18,7 @@ import (
 //	journal-after-write   a journal line is written and synced, the next action not started
 //	runjson-write         run.json is about to be rewritten
 //	runjson-rename        run.json's temporary file is written, not yet renamed
+//	run-loaded            lppctl run loaded the spec, no run directory made yet
 //	run-created           lppctl run made the run directory, the run not started
 //	resume-started        lppctl resume marked the run running, it has not continued
 //
