@@ -454,3 +454,18 @@ func TestTheSameResumeCommandAgainAfterAKill(t *testing.T) {
 		t.Errorf("after resume: %d steps, L2 %q", got.steps, got.l2)
 	}
 }
+
+func TestResumeHintNamesTheRunDirectory(t *testing.T) {
+	for dir, want := range map[string]string{
+		".lppctl/runs":   "lppctl resume ID",
+		"./.lppctl/runs": "lppctl resume ID",
+		"myruns":         "lppctl resume ID --run-dir myruns",
+		"../x/runs":      "lppctl resume ID --run-dir ../x/runs",
+		"/tmp/my runs":   "lppctl resume ID --run-dir '/tmp/my runs'",
+		"it's":           `lppctl resume ID --run-dir 'it'\''s'`,
+	} {
+		if got := resumeHint(runstore.New(dir), "ID"); got != want {
+			t.Errorf("resumeHint(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}
