@@ -41,6 +41,15 @@ func TestLockExcludesASecondHolder(t *testing.T) {
 	if !other.Working() {
 		t.Error("Working = false while the lock is held")
 	}
+	// The lock file is only a note of who holds the lock: deleting it (as a
+	// "stale lock") does not let a second process in.
+	if err := os.Remove(run.Path(LockFile)); err != nil {
+		t.Fatal(err)
+	}
+	err = other.Lock("resume")
+	if want := fmt.Sprintf("run %s is being resumed by another process (pid unknown)", run.Meta.ID); err == nil || err.Error() != want {
+		t.Errorf("Lock with the lock file deleted = %v, want %q", err, want)
+	}
 	run.Unlock()
 	if other.Working() {
 		t.Error("Working = true after Unlock")

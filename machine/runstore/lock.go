@@ -8,11 +8,15 @@ import (
 	"time"
 )
 
-// LockFile is the run's lock: the process that runs or resumes the run holds
-// an exclusive advisory lock (flock) on it for as long as it works on the run,
-// and writes its pid and command into it. The kernel releases the lock when
-// the process dies, however it dies, so a held lock means a live process and
-// a free one a run that nobody works on (whatever run.json says).
+// The run's lock: the process that runs or resumes a run holds an exclusive
+// advisory lock (flock) on the run's directory for as long as it works on
+// the run, and writes its pid and command into the file LockFile. The kernel
+// releases the lock when the process dies, however it dies, so a held lock
+// means a live process and a free one a run that nobody works on (whatever
+// run.json says). The lock is on the directory, not on LockFile, so that
+// deleting LockFile (taking it for a stale lock) changes nothing.
+
+// LockFile names the process that holds the run's lock: "PID COMMAND".
 const LockFile = "lock"
 
 // LockedError is returned by Lock when another process holds the run's lock.
@@ -42,48 +46,42 @@ const lockWait = 300 * time.Millisecond
 const remnantWait = 3 * time.Second
 
 // Lock takes the run's lock for cmd ("run" or "resume") and records the
-// process in the lock file. It fails with a *LockedError when another process
+// process in LockFile. It fails with a *LockedError when another process
 // holds it. The lock is held until Unlock or the process's end.
 func (r *Run) Lock(cmd string) error {
 	if r.lock != nil {
 		return nil
 	}
-	f, err := os.OpenFile(r.Path(LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	d, err := os.Open(r.Dir)
 	if err != nil {
-		// A read-only run can still be locked (flock needs no write
-		// access), so that the caller's own check says what is wrong.
-		var rerr error
-		if f, rerr = os.Open(r.Path(LockFile)); rerr != nil {
-			return fmt.Errorf("cannot take the run's lock: %w", err)
-		}
+		return fmt.Errorf("cannot take the run's lock: %w", err)
 	}
 	deadline := time.Now().Add(lockWait)
 	for {
-		held, err := tryLock(f, true)
+		held, err := tryLock(d, true)
 		if err != nil {
-			f.Close()
+			d.Close()
 			return fmt.Errorf("cannot take the run's lock: %w", err)
 		}
 		if !held {
 			break
 		}
 		if now := time.Now(); now.After(deadline) {
-			pid, who := readLockFile(f)
+			pid, who := r.readLockFile()
 			// A process killed while it was starting a tool leaves the lock
 			// with that child for the instant before the child's exec closes
 			// it: wait for that while the holder named in the file is dead.
 			if pid <= 0 || ProcessAlive(pid) || now.After(deadline.Add(remnantWait)) {
-				f.Close()
+				d.Close()
 				return &LockedError{ID: r.Meta.ID, PID: pid, Cmd: who}
 			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	line := fmt.Sprintf("%d %s\n", os.Getpid(), cmd)
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(line), 0)
-	}
-	r.lock = f
+	// Best effort: a read-only run is locked all the same, so that the
+	// caller's own check says what is wrong.
+	_ = os.WriteFile(r.Path(LockFile), fmt.Appendf(nil, "%d %s\n", os.Getpid(), cmd), 0o644)
+	r.lock = d
 	return nil
 }
 
@@ -96,9 +94,9 @@ func (r *Run) Unlock() {
 	}
 }
 
-// Holder reports whether a process works on the run: known is false when the
-// run has no lock file (runs made before it existed); else held tells whether
-// a process holds the lock, and pid and cmd which one.
+// Holder reports whether a process works on the run: known is false where
+// advisory locks are not available; else held tells whether a process holds
+// the lock, and pid and cmd which one (from LockFile).
 func (r *Run) Holder() (pid int, cmd string, held, known bool) {
 	if r.lock != nil {
 		return os.Getpid(), "", true, true
@@ -106,27 +104,27 @@ func (r *Run) Holder() (pid int, cmd string, held, known bool) {
 	if !haveLocks {
 		return 0, "", false, false
 	}
-	f, err := os.Open(r.Path(LockFile))
+	d, err := os.Open(r.Dir)
 	if err != nil {
 		return 0, "", false, false
 	}
-	defer f.Close()
-	busy, err := tryLock(f, false)
+	defer d.Close()
+	busy, err := tryLock(d, false)
 	if err != nil {
 		return 0, "", false, false
 	}
 	if !busy {
-		unlockFile(f)
+		unlockFile(d)
 		return 0, "", false, true
 	}
-	pid, cmd = readLockFile(f)
+	pid, cmd = r.readLockFile()
 	return pid, cmd, true, true
 }
 
 // Working reports whether a process works on the run now: the lock is held
 // by the live process named in the lock file (a killed process's lock may
-// outlive it for an instant, held by a child it was starting), or, for runs
-// without a lock file, the pid recorded in run.json is alive.
+// outlive it for an instant, held by a child it was starting), or, where
+// locks are not available, the pid recorded in run.json is alive.
 func (r *Run) Working() bool {
 	if pid, _, held, known := r.Holder(); known {
 		return held && (pid <= 0 || ProcessAlive(pid))
@@ -134,10 +132,12 @@ func (r *Run) Working() bool {
 	return r.Meta.PID > 0 && ProcessAlive(r.Meta.PID)
 }
 
-func readLockFile(f *os.File) (int, string) {
-	b := make([]byte, 64)
-	n, _ := f.ReadAt(b, 0)
-	fields := strings.Fields(string(b[:n]))
+func (r *Run) readLockFile() (int, string) {
+	b, err := os.ReadFile(r.Path(LockFile))
+	if err != nil {
+		return 0, ""
+	}
+	fields := strings.Fields(string(b))
 	if len(fields) == 0 {
 		return 0, ""
 	}
