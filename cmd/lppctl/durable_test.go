@@ -43,48 +43,44 @@ func TestResumeRefusesARunAnotherProcessHolds(t *testing.T) {
 }
 
 // TestTwoResumesAtOnce gives the same approval to a paused Skills Agent run
-// twice at once: one resume continues the run, the other is refused (or,
-// if it got the lock after the first finished, finds the run completed),
-// and the journal holds every step once.
+// twice at once (two processes): one resume continues the run, the other is
+// refused (or, if it got the lock after the first finished, finds the run
+// completed), and the journal holds every step once.
 func TestTwoResumesAtOnce(t *testing.T) {
+	bin := buildLppctl(t)
 	root := newProject(t, "hello_skill")
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
-		t.Setenv(k, "")
+	if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q"); r.code != exitPaused {
+		t.Fatalf("run: exit %d, want %d\n%s", r.code, exitPaused, r.out)
 	}
-	dir := filepath.Join(t.TempDir(), "runs")
-	agent := []string{"--spec", filepath.Join(root, "specs", "skills_agent.yaml"), "--root", root, "--skill", filepath.Join(root, "skills", "hello_skill"), "--run-dir", dir}
-	if code, out, errOut := lppctlCLI(t, append([]string{"run", "-q"}, agent...)...); code != exitPaused {
-		t.Fatalf("run: exit %d, want %d\n%s%s", code, exitPaused, out, errOut)
-	}
-	id := onlyRun(t, dir)
+	id := runIDIn(t, root)
 	var wg sync.WaitGroup
-	codes, errs := make([]int, 2), make([]string, 2)
+	res := make([]childResult, 2)
 	for i := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i], _, errs[i] = lppctlCLI(t, "resume", "-q", "--run-dir", dir, id, "--approve")
+			res[i] = runChild(t, bin, root, "", "resume", "-q", id, "--approve")
 		}()
 	}
 	wg.Wait()
-	refused := regexp.MustCompile(`^lppctl: (run ` + id + ` is being resumed by another process \(pid \d+\)|cannot resume run ` + id + `: it has already completed \(28 steps\))\n$`)
-	ok := 0
-	for i := range 2 {
+	refused := regexp.MustCompile(`(?m)^lppctl: run ` + id + ` is being resumed by another process \(pid \d+\)$`)
+	completed := regexp.MustCompile(`(?m)^completed in done after 28 steps$`)
+	already := regexp.MustCompile(`(?m)^run ` + id + ` has already completed in done after 28 steps; nothing left to run$`)
+	ran := 0
+	for i, r := range res {
 		switch {
-		case codes[i] == exitOK:
-			ok++
-		case codes[i] == exitFailed && refused.MatchString(errs[i]):
+		case r.code == exitOK && completed.MatchString(r.out):
+			ran++
+		case r.code == exitFailed && refused.MatchString(r.out), r.code == exitOK && already.MatchString(r.out):
 		default:
-			t.Errorf("resume %d: exit %d, %q", i, codes[i], errs[i])
+			t.Errorf("resume %d: exit %d\n%s", i, r.code, r.out)
 		}
 	}
-	if ok != 1 {
-		t.Errorf("%d resumes completed the run, want 1: %q", ok, errs)
+	if ran != 1 {
+		t.Errorf("%d resumes ran the run, want 1:\n%s\n---\n%s", ran, res[0].out, res[1].out)
 	}
-	run, _ := runstore.New(dir).Open(id)
-	l, err := run.ReadJournal()
-	if err != nil || l.Steps() != 28 {
-		t.Errorf("journal: %v; want 28 steps, each once", err)
+	if got := finalState(t, root); got.steps != 28 || len(got.l2) != 3 {
+		t.Errorf("after the resumes: %d steps, L2 %q", got.steps, got.l2)
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "skills", "hello_skill", "skills.md")); strings.Count(string(b), "<!-- lppctl:entry ") != 3 {
 		t.Errorf("skills.md holds %d entries, want 3", strings.Count(string(b), "<!-- lppctl:entry "))

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,12 +44,15 @@ func runStoreFlags() []cli.Flag {
 // process (package init), so that a Ctrl-C while lppctl loads the spec is
 // not lost to the default handling (death by signal) but cancels the
 // command's context (interruptContext) like a later one.
-var earlySignals chan os.Signal
+var earlySignals struct {
+	sync.Mutex
+	ch chan os.Signal
+}
 
 func init() {
 	if len(os.Args) > 1 && (os.Args[1] == "run" || os.Args[1] == "resume") {
-		earlySignals = make(chan os.Signal, 1)
-		signal.Notify(earlySignals, os.Interrupt, syscall.SIGTERM)
+		earlySignals.ch = make(chan os.Signal, 1)
+		signal.Notify(earlySignals.ch, os.Interrupt, syscall.SIGTERM)
 	}
 }
 
@@ -58,8 +62,10 @@ func init() {
 // take it before they create or touch the run, so that a Ctrl-C at any
 // moment stops at a clean point.
 func interruptContext(c *cli.Context) (context.Context, context.CancelFunc) {
-	ch := earlySignals
-	earlySignals = nil
+	earlySignals.Lock()
+	ch := earlySignals.ch
+	earlySignals.ch = nil
+	earlySignals.Unlock()
 	if ch == nil {
 		ch = make(chan os.Signal, 1)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
