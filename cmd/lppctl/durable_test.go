@@ -167,6 +167,13 @@ func TestResumeRefusesAJournalThatLostLines(t *testing.T) {
 			want: "run.json records 2 committed steps, but its journal JOURNAL holds 1: lines are lost (truncated or replaced), and the run cannot be rebuilt without them",
 		},
 		{
+			name: "another run's journal",
+			edit: func(ls []string) []string {
+				return append([]string{strings.Replace(ls[0], `"meta":{"id":"`, `"meta":{"id":"X`, 1)}, ls[1:]...)
+			},
+			want: "JOURNAL:1: the journal is run XID's, not this run's (copied over?)",
+		},
+		{
 			name: "garbage in the middle",
 			edit: func(ls []string) []string { return append([]string{ls[0], "\x00\x00garbage\n"}, ls[1:]...) },
 			want: "cannot read journal: JOURNAL:2: invalid JSON: invalid character '\\x00' looking for beginning of value",
@@ -185,7 +192,7 @@ func TestResumeRefusesAJournalThatLostLines(t *testing.T) {
 			os.WriteFile(journal, []byte(strings.Join(tt.edit(lines), "")), 0o644)
 			before, _ := os.ReadFile(journal)
 			code, _, errOut := lppctlCLI(t, "resume", "--run-dir", dir, "--max-transitions", "10", id)
-			want := "lppctl: cannot resume run " + id + ": " + strings.ReplaceAll(tt.want, "JOURNAL", journal) + "\n"
+			want := "lppctl: cannot resume run " + id + ": " + strings.ReplaceAll(strings.ReplaceAll(tt.want, "JOURNAL", journal), "XID", "X"+id) + "\n"
 			if code != exitFailed || errOut != want {
 				t.Errorf("exit %d, stderr %q\nwant %d, %q", code, errOut, exitFailed, want)
 			}

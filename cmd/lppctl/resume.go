@@ -255,6 +255,8 @@ func checkJournal(run *runstore.Run, l *runstore.Log) error {
 		return fmt.Errorf("its journal %s is empty (run.json records %d steps): it was truncated or replaced, and the run cannot be rebuilt without it", path, meta.Steps)
 	case len(l.Entries) > 0 && l.Entries[0].Type != runstore.EntryStart:
 		return fmt.Errorf("%s:1: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it", path)
+	case l.Entries[0].Meta != nil && l.Entries[0].Meta.ID != "" && l.Entries[0].Meta.ID != meta.ID:
+		return fmt.Errorf("%s:1: the journal is run %s's, not this run's (copied over?)", path, l.Entries[0].Meta.ID)
 	case meta.Steps > l.Steps():
 		return fmt.Errorf("run.json records %d committed steps, but its journal %s holds %d: lines are lost (truncated or replaced), and the run cannot be rebuilt without them", meta.Steps, path, l.Steps())
 	}

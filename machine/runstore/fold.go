@@ -120,7 +120,9 @@ func (r *Run) RebuildMeta(cause error) error {
 		return fmt.Errorf("%w; the journal holds no copy of it to rebuild it from", cause)
 	}
 	m := *base
-	m.ID = filepath.Base(r.Dir)
+	if m.ID == "" {
+		m.ID = filepath.Base(r.Dir)
+	}
 	m.Vars = normalizeMap(m.Vars)
 	m.PID, m.Pause, m.Error, m.End = 0, nil, "", nil
 	m.Status, m.Steps = machine.StatusRunning, l.Steps()
