@@ -21,8 +21,10 @@ import (
 )
 
 // crashCase is one way to kill a scripted Skills Agent run (hello_skill, 28
-// transitions; journal line 1 is the start marker, line k+1 is step k; step
-// 8 is the commit_step of plan step 1, which appends to skills.md).
+// transitions; journal line 1 is the start marker, written when the run
+// directory is made, line k+1 is step k, and the journal points count the
+// lines a process appends: in lppctl run, hit k is step k; step 8 is the
+// commit_step of plan step 1, which appends to skills.md).
 type crashCase struct {
 	name   string
 	point  string        // $LPPCTL_CRASHPOINT of the first `lppctl run --yes`
@@ -40,18 +42,20 @@ func crashCases() []crashCase {
 			cs = append(cs, crashCase{name: p, point: p, killed: true})
 		}
 	}
-	add("journal-before-write", 2, 9, 18, 29)
-	add("journal-mid-write", 2, 5, 9, 10, 17, 18, 25, 29)
-	add("journal-after-write", 3, 9, 16, 29)
+	add("journal-before-write", 1, 8, 17, 28)
+	add("journal-mid-write", 1, 4, 8, 9, 16, 17, 24, 28)
+	add("journal-after-write", 2, 8, 15, 28)
 	add("runjson-write", 2)
 	add("runjson-rename", 2)
 	add("skillsmd-mid-write", 1, 2, 3)
 	add("skillsmd-after-append", 1, 2, 3)
+	add("run-created", 1) // the run directory is made, the first action not started
 	cs = append(cs,
 		crashCase{name: "approval resume, journal-mid-write:2", point: "journal-mid-write:2", pause: true, killed: true},
 		crashCase{name: "approval resume, journal-after-write:2", point: "journal-after-write:2", pause: true, killed: true},
-		crashCase{name: "twice, journal-mid-write:12 then 6", point: "journal-mid-write:12", again: "journal-mid-write:6", killed: true},
+		crashCase{name: "twice, journal-mid-write:11 then 6", point: "journal-mid-write:11", again: "journal-mid-write:6", killed: true},
 		crashCase{name: "twice, skillsmd-after-append:1 then 2", point: "skillsmd-after-append:1", again: "skillsmd-after-append:2", killed: true},
+		crashCase{name: "twice, journal-after-write:5 then resume-started", point: "journal-after-write:5", again: "resume-started:1", killed: true},
 		crashCase{name: "SIGKILL after 80ms", delay: 80 * time.Millisecond},
 		crashCase{name: "SIGKILL after 160ms", delay: 160 * time.Millisecond},
 		crashCase{name: "SIGKILL after 240ms", delay: 240 * time.Millisecond},

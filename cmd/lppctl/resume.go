@@ -55,6 +55,8 @@ func resumeAction(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("which run? give its ID: lppctl resume RUN_ID (lppctl runs lists them)")
 	}
+	ctx, stop := interruptContext(c)
+	defer stop()
 	in, err := resumeInput(c)
 	if err != nil {
 		return err
@@ -64,10 +66,28 @@ func resumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// One process at a time: the lock is held by the process that runs or
+	// resumes the run, and the kernel drops it when that process dies.
+	if err := run.Lock("resume"); err != nil {
+		var locked *runstore.LockedError
+		if errors.As(err, &locked) {
+			return err
+		}
+		return fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, err)
+	}
+	defer run.Unlock()
+	if err := run.Writable(); err != nil {
+		return fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, err)
+	}
+	if err := run.LoadMeta(); err != nil { // it may have changed before we got the lock
+		if rerr := run.RebuildMeta(err); rerr != nil {
+			return fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, rerr)
+		}
+	}
 	meta := &run.Meta
 	id := meta.ID
-	if meta.Status == machine.StatusRunning && meta.PID != 0 && meta.PID != os.Getpid() && runstore.ProcessAlive(meta.PID) {
-		return fmt.Errorf("cannot resume run %s: it is still running (process %d)", id, meta.PID)
+	if run.Rebuilt != nil {
+		fmt.Fprintf(c.App.ErrWriter, "note: %v; rebuilt it from the journal (%s, %d steps)\n", run.Rebuilt, meta.Status, meta.Steps)
 	}
 	l, err := run.ReadJournal()
 	if err != nil {
@@ -79,9 +99,20 @@ func resumeAction(c *cli.Context) error {
 			return err
 		}
 	}
+	if err := checkJournal(run, l); err != nil {
+		return fmt.Errorf("cannot resume run %s: %w", id, err)
+	}
 	if n := len(l.Records); n > 0 && l.Records[n-1].End {
 		if meta.Status == machine.StatusCompleted {
-			return fmt.Errorf("cannot resume run %s: it has already completed (%d steps)", id, n)
+			// Nothing to do, and nothing wrong: a resume killed after it
+			// finished the run is repeated in kill/resume loops.
+			if run.Rebuilt != nil {
+				if err := run.SaveMeta(); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(c.App.Writer, "run %s has already completed in %s after %d steps; nothing left to run\n", id, meta.State, n)
+			return nil
 		}
 		// It stopped after committing its last step, before saying so in run.json.
 		now := time.Now()
@@ -97,6 +128,14 @@ func resumeAction(c *cli.Context) error {
 	if pause == nil && meta.Status == machine.StatusPaused {
 		pause = meta.Pause
 	}
+	if in != nil && pause == nil {
+		if seq := answeredWith(l, in); seq > 0 {
+			// The same command again, after a resume that took the answer
+			// was killed: the answer is committed; go on without it.
+			fmt.Fprintf(c.App.ErrWriter, "note: run %s already took this answer (step %d); continuing without it\n", id, seq)
+			in = nil
+		}
+	}
 	switch {
 	case in != nil && pause == nil:
 		return usageErrorf("run %s is not waiting for a person (it is %s): resume it without --approve, --reject or --answer", id, meta.Status)
@@ -110,7 +149,7 @@ func resumeAction(c *cli.Context) error {
 			return fmt.Errorf("cannot resume run %s: its agent configuration: %w", id, err)
 		}
 	}
-	specPath, err := resumeSpecPath(c, run)
+	specPath, forced, err := resumeSpecPath(c, run)
 	if err != nil {
 		return err
 	}
@@ -137,7 +176,7 @@ func resumeAction(c *cli.Context) error {
 		return withCode(exitInvalidSpec, err)
 	}
 
-	sess, err := openSession(c, run, c.Bool("no-input"))
+	sess, err := openSession(c, store, run, c.Bool("no-input"))
 	if err != nil {
 		return err
 	}
@@ -157,7 +196,16 @@ func resumeAction(c *cli.Context) error {
 	r, err := m.Resume(meta.Vars, l.Records, opts...)
 	if err != nil {
 		sess.close()
+		if forced != nil {
+			return fmt.Errorf("cannot resume run %s with the new spec: %w", id, err)
+		}
 		return fmt.Errorf("cannot resume run %s: %w", id, err)
+	}
+	if forced != nil { // only once the journal replays on it: else the copy stays the old spec
+		if err := run.UpdateSpec(forced); err != nil {
+			sess.close()
+			return err
+		}
 	}
 	event := c.String("event")
 	if event != "" {
@@ -177,20 +225,42 @@ func resumeAction(c *cli.Context) error {
 		sess.close()
 		return err
 	}
-	if err := sess.journal.Mark(&runstore.Entry{Type: runstore.EntryResume, State: r.State(), Answer: in}); err != nil {
+	copyMeta := *meta
+	if err := sess.journal.Mark(&runstore.Entry{Type: runstore.EntryResume, State: r.State(), Answer: in, Meta: &copyMeta}); err != nil {
 		sess.close()
 		return err
 	}
+	sess.journal.SetCommitted(r.Seq(), r.State())
+	runstore.CrashPoint("resume-started")
 	if prog.kind == progressText {
 		fmt.Fprintf(c.App.ErrWriter, "resuming run %s in %s after %d steps\n", id, r.State(), r.Seq())
 	}
 	if event != "" {
-		if err := r.Fire(c.Context, event); err != nil {
+		if err := r.Fire(ctx, event); err != nil {
 			sess.close()
 			return err
 		}
 	}
-	return sess.drive(c, r, prog)
+	return sess.drive(ctx, c, r, prog)
+}
+
+// checkJournal refuses a journal that lost lines: one that does not begin
+// with the run's start marker (an empty one included), or that holds fewer
+// steps than run.json says were committed.
+func checkJournal(run *runstore.Run, l *runstore.Log) error {
+	path := run.Path(runstore.JournalFile)
+	meta := &run.Meta
+	switch {
+	case len(l.Entries) == 0:
+		return fmt.Errorf("its journal %s is empty (run.json records %d steps): it was truncated or replaced, and the run cannot be rebuilt without it", path, meta.Steps)
+	case len(l.Entries) > 0 && l.Entries[0].Type != runstore.EntryStart:
+		return fmt.Errorf("%s:1: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it", path)
+	case l.Entries[0].Meta != nil && l.Entries[0].Meta.ID != "" && l.Entries[0].Meta.ID != meta.ID:
+		return fmt.Errorf("%s:1: the journal is run %s's, not this run's (copied over?)", path, l.Entries[0].Meta.ID)
+	case meta.Steps > l.Steps():
+		return fmt.Errorf("run.json records %d committed steps, but its journal %s holds %d: lines are lost (truncated or replaced), and the run cannot be rebuilt without them", meta.Steps, path, l.Steps())
+	}
+	return nil
 }
 
 // resumeInput reads --approve, --reject and --answer (at most one).
@@ -215,29 +285,30 @@ func resumeInput(c *cli.Context) (*machine.Input, error) {
 }
 
 // resumeSpecPath returns the spec file to continue the run with: the file it
-// started from when unchanged (or changed with --force), the run's copy of it
-// when the file is gone. A changed spec without --force is an error listing
-// what differs.
-func resumeSpecPath(c *cli.Context, run *runstore.Run) (string, error) {
+// started from when unchanged (or changed with --force: forced is then its
+// content, to record as the run's spec once the journal replays on it), the
+// run's copy of it when the file is gone. A changed spec without --force is
+// an error listing what differs.
+func resumeSpecPath(c *cli.Context, run *runstore.Run) (path string, forced []byte, err error) {
 	meta := &run.Meta
-	path := meta.SpecAbs
+	path = meta.SpecAbs
 	if path == "" {
 		path = meta.Spec
 	}
 	src, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(c.App.ErrWriter, "note: %s is gone; continuing with the run's copy of the spec\n", meta.Spec)
-		return run.Path(runstore.SpecFile), nil
+		return run.Path(runstore.SpecFile), nil, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot resume run %s: %w", meta.ID, err)
+		return "", nil, fmt.Errorf("cannot resume run %s: %w", meta.ID, err)
 	}
 	if runstore.SpecHash(src) == meta.SpecSHA256 {
-		return path, nil
+		return path, nil, nil
 	}
 	old, err := run.SpecCopy()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	oldSpec, _ := machine.Parse(run.Path(runstore.SpecFile), old)
 	newSpec, _ := machine.Parse(path, src)
@@ -249,17 +320,14 @@ func resumeSpecPath(c *cli.Context, run *runstore.Run) (string, error) {
 	}
 	if len(diffs) == 0 {
 		fmt.Fprintf(c.App.ErrWriter, "note: %s changed since the run began, in comments or layout only\n", meta.Spec)
-		return path, nil
+		return path, nil, nil
 	}
 	list := "  " + strings.Join(diffs, "\n  ")
 	if !c.Bool("force") {
-		return "", fmt.Errorf("cannot resume run %s: %s changed since the run began:\n%s\nresume with --force to continue with the new spec, or restore the old one (a copy is in %s)", meta.ID, meta.Spec, list, run.Path(runstore.SpecFile))
+		return "", nil, fmt.Errorf("cannot resume run %s: %s changed since the run began:\n%s\nresume with --force to continue with the new spec, or restore the old one (a copy is in %s)", meta.ID, meta.Spec, list, run.Path(runstore.SpecFile))
 	}
 	fmt.Fprintf(c.App.ErrWriter, "warning: %s changed since the run began (continuing, --force):\n%s\n", meta.Spec, list)
-	if err := run.UpdateSpec(src); err != nil {
-		return "", err
-	}
-	return path, nil
+	return path, src, nil
 }
 
 // waitingFor returns the pause the journal says the run waits in: the last
@@ -275,6 +343,23 @@ func waitingFor(l *runstore.Log) *machine.PauseError {
 		}
 	}
 	return nil
+}
+
+// answeredWith returns the step that consumed answer in after the run's last
+// pause, or 0 when none did.
+func answeredWith(l *runstore.Log, in *machine.Input) int {
+	after := 0
+	for i, e := range l.Entries {
+		if e.Type == runstore.EntryPause {
+			after = i
+		}
+	}
+	for _, e := range l.Entries[after:] {
+		if e.Type == runstore.EntryStep && e.Record.Input != nil && e.Record.Input.Kind == in.Kind && e.Record.Input.Text == in.Text {
+			return e.Record.Seq
+		}
+	}
+	return 0
 }
 
 // resumeTemplates compares the prompt templates (the files the spec's file

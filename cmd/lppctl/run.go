@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +40,8 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 }
 
 func runAction(c *cli.Context) error {
+	ctx, stop := interruptContext(c)
+	defer stop()
 	path, err := specArg(c)
 	if err != nil {
 		return err
@@ -59,6 +62,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	runstore.CrashPoint("run-loaded")
 	vars, err := parseVars(spec, c.StringSlice("var"))
 	if err != nil {
 		return err
@@ -66,8 +70,12 @@ func runAction(c *cli.Context) error {
 	if err := preflightAgent(cfg, spec); err != nil {
 		return err
 	}
-	if _, err := machine.Compile(spec, reg); err != nil {
+	pre, err := machine.Compile(spec, reg)
+	if err != nil {
 		return withCode(exitInvalidSpec, err)
+	}
+	if _, err := pre.NewRun(vars); err != nil { // before a run directory is made for nothing
+		return withCode(exitUsage, err)
 	}
 	agentJSON, err := saveAgentConfig(cfg)
 	if err != nil {
@@ -77,9 +85,12 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot run %s: %w", path, err)
 	}
+	if ctx.Err() != nil {
+		return withCode(exitInterrupted, errors.New("interrupted before the run started; nothing was recorded"))
+	}
 	store := storeFrom(c)
 	run, err := store.Create(runstore.Meta{
-		Spec: path, SpecAbs: abs, SpecName: spec.Name, Start: time.Now(),
+		Spec: path, SpecAbs: abs, SpecName: spec.Name, Start: time.Now(), State: spec.Initial,
 		Vars: vars, Agent: agentJSON, MaxTransitions: c.Int("max-transitions"),
 		Fsync: policy, PID: os.Getpid(),
 		Files: runstore.FileHashes(spec, reg, cfg.Root), // prompt templates, for resume
@@ -87,26 +98,25 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sess, err := openSession(c, run, c.Bool("no-input"))
+	prog := newProgress(c.App.Writer, progressMode(c))
+	announceRun(c, prog, run) // first thing, so that even a run killed now can be found
+	runstore.CrashPoint("run-created")
+	sess, err := openSession(c, store, run, c.Bool("no-input"))
 	if err != nil {
+		run.Unlock()
 		return err
 	}
 	m, err := sess.compile(cfg, spec)
 	if err != nil {
 		return err
 	}
-	prog := newProgress(c.App.Writer, progressMode(c))
 	r, err := m.NewRun(vars, sess.runOptions(prog, c.Int("max-transitions"))...)
 	if err != nil {
 		sess.close()
 		return withCode(exitUsage, err)
 	}
-	announceRun(c, prog, run)
-	if err := sess.journal.Mark(&runstore.Entry{Type: runstore.EntryStart, State: r.State()}); err != nil {
-		sess.close()
-		return err
-	}
-	return sess.drive(c, r, prog)
+	sess.journal.SetCommitted(0, r.State())
+	return sess.drive(ctx, c, r, prog)
 }
 
 // announceRun tells where the run is journaled: on stderr, or as a first

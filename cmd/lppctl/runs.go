@@ -53,12 +53,12 @@ listed as "crashed": lppctl resume RUN_ID continues it.`,
 }
 
 // runStatus is the run's status as listed: "crashed" for a run marked
-// running whose process is gone.
-func runStatus(m *runstore.Meta) string {
-	if m.Status == machine.StatusRunning && !runstore.ProcessAlive(m.PID) {
+// running that no process works on (its lock is free: the process died).
+func runStatus(r *runstore.Run) string {
+	if r.Meta.Status == machine.StatusRunning && !r.Working() {
 		return "crashed"
 	}
-	return string(m.Status)
+	return string(r.Meta.Status)
 }
 
 // refresh brings a run's step count up to date from its journal when its
@@ -73,18 +73,23 @@ func refresh(r *runstore.Run) {
 				if last.End {
 					r.Meta.State = last.From
 				}
+				// A crashed run's duration runs to its last committed step.
+				if end := last.Start.Add(last.Duration); end.After(r.Meta.Updated) {
+					r.Meta.Updated = end
+				}
 			}
 		}
 	}
 	r.Meta.Tokens = r.Tokens()
 }
 
-func runDuration(m *runstore.Meta) time.Duration {
+func runDuration(r *runstore.Run) time.Duration {
+	m := &r.Meta
 	end := m.Updated
 	if m.End != nil {
 		end = *m.End
 	}
-	if m.Status == machine.StatusRunning && runstore.ProcessAlive(m.PID) {
+	if m.Status == machine.StatusRunning && r.Working() {
 		end = time.Now()
 	}
 	if end.Before(m.Start) {
@@ -108,7 +113,7 @@ func runsListAction(c *cli.Context) error {
 		for _, r := range runs {
 			refresh(r)
 			m := r.Meta
-			m.Status = machine.Status(runStatus(&r.Meta))
+			m.Status = machine.Status(runStatus(r))
 			if err := enc.Encode(m); err != nil {
 				return err
 			}
@@ -124,8 +129,8 @@ func runsListAction(c *cli.Context) error {
 	for _, r := range runs {
 		refresh(r)
 		m := &r.Meta
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, runStatus(m), m.Spec,
-			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(m), m.Steps, m.Tokens, m.State)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, runStatus(r), m.Spec,
+			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, m.State)
 	}
 	return tw.Flush()
 }
@@ -138,6 +143,9 @@ func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
 	run, err := storeFrom(c).Open(c.Args().First())
 	if err != nil {
 		return nil, nil, err
+	}
+	if run.Rebuilt != nil {
+		fmt.Fprintf(c.App.ErrWriter, "note: %v; rebuilt it from the journal\n", run.Rebuilt)
 	}
 	l, err := run.ReadJournal()
 	if err != nil {
@@ -180,7 +188,7 @@ func runsShowAction(c *cli.Context) error {
 			Context map[string]any  `json:"context"`
 			Memory  *machine.Memory `json:"memory"`
 			Path    []string        `json:"path"`
-		}{*m, runStatus(m), snap.State, snap.Steps, snap.Vars, snap.Memory, snap.Path}
+		}{*m, runStatus(run), snap.State, snap.Steps, snap.Vars, snap.Memory, snap.Path}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
@@ -194,11 +202,11 @@ func runsShowAction(c *cli.Context) error {
 		}
 	}
 	fmt.Fprintf(w, "run:      %s\n", m.ID)
-	fmt.Fprintf(w, "status:   %s\n", runStatus(m))
+	fmt.Fprintf(w, "status:   %s\n", runStatus(run))
 	fmt.Fprintf(w, "spec:     %s (%s; sha256 %.12s)\n", m.Spec, specNote, m.SpecSHA256)
 	fmt.Fprintf(w, "state:    %s\n", snap.State)
 	fmt.Fprintf(w, "steps:    %d\n", snap.Steps)
-	fmt.Fprintf(w, "started:  %s (%s)\n", m.Start.Local().Format(time.RFC3339), runDuration(m))
+	fmt.Fprintf(w, "started:  %s (%s)\n", m.Start.Local().Format(time.RFC3339), runDuration(run))
 	fmt.Fprintf(w, "tokens:   %d\n", m.Tokens)
 	if m.Resumes > 0 {
 		fmt.Fprintf(w, "resumed:  %d times\n", m.Resumes)
@@ -209,6 +217,10 @@ func runsShowAction(c *cli.Context) error {
 	}
 	if m.Error != "" {
 		fmt.Fprintf(w, "error:    %s\n", m.Error)
+	}
+	switch st := runStatus(run); st {
+	case "crashed", string(machine.StatusInterrupted), string(machine.StatusFailed):
+		fmt.Fprintf(w, "continue: %s\n", resumeHint(storeFrom(c), m.ID))
 	}
 	fmt.Fprintln(w, "\ncontext:")
 	names := make([]string, 0, len(snap.Vars))
@@ -293,12 +305,7 @@ func runsTraceAction(c *cli.Context) error {
 		return nil
 	}
 	t0 := run.Meta.Start
-	offset := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return "+" + t.Sub(t0).Round(time.Millisecond).String()
-	}
+	offset := func(t time.Time) string { return traceOffset(t0, t) }
 	const row = "%-5s %-9s %-10s %s\n"
 	fmt.Fprintf(w, row, "STEP", "AT", "TOOK", "TRANSITION")
 	for _, e := range l.Entries {
@@ -356,7 +363,23 @@ func runsTraceAction(c *cli.Context) error {
 			fmt.Fprintf(w, row, "", "", "", "  "+shorten(x, 120))
 		}
 	}
+	if runStatus(run) == "crashed" {
+		fmt.Fprintf(w, row, "--", "", "", "crashed: the process stopped without a word (killed?); continue with: "+resumeHint(storeFrom(c), run.Meta.ID))
+	}
 	return nil
+}
+
+// traceOffset renders t as an offset from the run's start: +1.5s, or -2s
+// when the clock went back since the run began.
+func traceOffset(t0, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := t.Sub(t0).Round(time.Millisecond)
+	if d < 0 {
+		return d.String()
+	}
+	return "+" + d.String()
 }
 
 func markerText(e *runstore.Entry) string {

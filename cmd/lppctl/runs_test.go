@@ -72,9 +72,9 @@ func TestResumeContinuesFailedRunWithHigherBudget(t *testing.T) {
 	if out != want {
 		t.Errorf("resume output:\n%s\nwant:\n%s", out, want)
 	}
-	code, _, errOut = lppctlCLI(t, "resume", "--run-dir", dir, id)
-	if wantErr := "lppctl: cannot resume run " + id + ": it has already completed (5 steps)\n"; code != exitFailed || errOut != wantErr {
-		t.Errorf("second resume: exit %d, %q; want %q", code, errOut, wantErr)
+	code, out, errOut = lppctlCLI(t, "resume", "--run-dir", dir, id)
+	if want := "run " + id + " has already completed in done after 5 steps; nothing left to run\n"; code != exitOK || out != want || errOut != "" {
+		t.Errorf("second resume: exit %d, %q %q; want 0, %q", code, out, errOut, want)
 	}
 }
 
@@ -147,7 +147,7 @@ func TestResumeIgnoresTornLastJournalLine(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	if want := "note: journal.jsonl:5: ignored a torn last line (34 bytes) left by an interrupted write\n"; !strings.HasPrefix(errOut, want) {
+	if want := "note: " + journal + ":5: ignored a torn last line (34 bytes) left by an interrupted write\n"; !strings.HasPrefix(errOut, want) {
 		t.Errorf("stderr = %q, want it to start with %q", errOut, want)
 	}
 	b, _ := os.ReadFile(journal)
@@ -165,7 +165,7 @@ func TestResumeRejectsCorruptJournalLine(t *testing.T) {
 	lines[1] = "{oops\n"
 	os.WriteFile(journal, []byte(strings.Join(lines, "")), 0o644)
 	code, _, errOut := lppctlCLI(t, "resume", "--run-dir", dir, id)
-	want := "lppctl: cannot resume run " + id + ": cannot read journal: journal.jsonl:2: invalid JSON: invalid character 'o' looking for beginning of object key string\n"
+	want := "lppctl: cannot resume run " + id + ": cannot read journal: " + journal + ":2: invalid JSON: invalid character 'o' looking for beginning of object key string\n"
 	if code != exitFailed || errOut != want {
 		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
 	}
@@ -211,7 +211,7 @@ func TestRunsPauseApproveInspect(t *testing.T) {
 		t.Fatalf("run: exit %d, want %d\n%s%s", code, exitPaused, out, errOut)
 	}
 	id := onlyRun(t, dir)
-	if want := "lppctl resume " + id + " --approve"; !strings.Contains(out, want) {
+	if want := "lppctl resume " + id + " --run-dir " + dir + " --approve"; !strings.Contains(out, want) { // the runs are not in .lppctl/runs
 		t.Errorf("the pause does not say %q:\n%s", want, out)
 	}
 	code, out, _ = lppctlCLI(t, "runs", "--run-dir", dir)

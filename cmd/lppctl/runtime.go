@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,6 +40,71 @@ func runStoreFlags() []cli.Flag {
 	}
 }
 
+// earlySignals catches SIGINT and SIGTERM from the start of a run or resume
+// process (package init), so that a Ctrl-C while lppctl loads the spec is
+// not lost to the default handling (death by signal) but cancels the
+// command's context (interruptContext) like a later one.
+var earlySignals struct {
+	sync.Mutex
+	ch chan os.Signal
+}
+
+func init() {
+	if len(os.Args) > 1 && (os.Args[1] == "run" || os.Args[1] == "resume") {
+		earlySignals.ch = make(chan os.Signal, 1)
+		signal.Notify(earlySignals.ch, os.Interrupt, syscall.SIGTERM)
+	}
+}
+
+// interruptContext returns a context that the first SIGINT or SIGTERM
+// cancels (also one received before, see earlySignals); the default handling
+// then comes back, so that a second one kills the process. run and resume
+// take it before they create or touch the run, so that a Ctrl-C at any
+// moment stops at a clean point.
+func interruptContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	earlySignals.Lock()
+	ch := earlySignals.ch
+	earlySignals.ch = nil
+	earlySignals.Unlock()
+	if ch == nil {
+		ch = make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+			signal.Stop(ch) // a second Ctrl-C kills the process
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		cancel()
+		signal.Stop(ch)
+	}
+}
+
+// resumeHint is the command that continues run id: with --run-dir when the
+// runs are not in the default place (.lppctl/runs of the current directory).
+func resumeHint(store *runstore.Store, id string) string {
+	cmd := "lppctl resume " + id
+	if filepath.Clean(store.Dir) != filepath.Clean(runstore.DefaultDir) {
+		cmd += " --run-dir " + shellQuote(store.Dir)
+	}
+	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // storeFrom returns the run store chosen by --run-dir, $LPPCTL_RUN_DIR or --root.
 func storeFrom(c *cli.Context) *runstore.Store {
 	if dir := c.String("run-dir"); dir != "" {
@@ -52,6 +119,7 @@ func storeFrom(c *cli.Context) *runstore.Store {
 // session is a durable run in progress: its directory, journal and logs.
 type session struct {
 	run     *runstore.Run
+	store   *runstore.Store
 	journal *runstore.Journal
 	audit   *os.File
 	llm     *os.File
@@ -78,8 +146,8 @@ func (s *session) compile(cfg agentConfig, spec *machine.Spec) (*machine.Machine
 
 // openSession opens the run's journal and logs for appending and prepares the
 // actions' I/O: a person is asked on a terminal unless noInput.
-func openSession(c *cli.Context, run *runstore.Run, noInput bool) (*session, error) {
-	s := &session{run: run}
+func openSession(c *cli.Context, store *runstore.Store, run *runstore.Run, noInput bool) (*session, error) {
+	s := &session{run: run, store: store}
 	var err error
 	if s.journal, err = run.OpenJournal(run.Meta.Fsync); err != nil {
 		return nil, err
@@ -108,18 +176,14 @@ func (s *session) close() {
 	if s.journal != nil {
 		s.journal.Close()
 	}
+	s.run.Unlock()
 }
 
 // drive runs r to its end, journals how it stopped, updates run.json, prints
 // the summary (with how to continue) and maps the outcome to an exit code.
-func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
+// ctx is interruptContext's.
+func (s *session) drive(ctx context.Context, c *cli.Context, r *machine.Run, prog *progress) error {
 	defer s.close()
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills the process
-	}()
 	err := r.Run(ctx)
 	if errors.Is(err, machine.ErrFinished) {
 		err = nil
@@ -127,6 +191,20 @@ func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
 	meta := &s.run.Meta
 	meta.Status, meta.State, meta.Steps, meta.PID = r.Status(), r.State(), r.Seq(), 0
 	meta.Pause, meta.Error = nil, ""
+	id := meta.ID
+	hint := resumeHint(s.store, id)
+	if jerr := s.journal.Err(); jerr != nil {
+		// The journal cannot be written (a full disk, an I/O error): the
+		// run stopped before the step it could not record; run.json says
+		// what the journal holds.
+		steps, state := s.journal.Committed()
+		meta.Status, meta.State, meta.Steps, meta.Error = machine.StatusFailed, state, steps, err.Error()
+		meta.Tokens = s.run.Tokens()
+		if merr := s.run.SaveMeta(); merr != nil {
+			fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", merr)
+		}
+		return fmt.Errorf("run %s stopped: %w\nthe journal holds %d steps (the run stands in %s); once the cause is fixed, continue with: %s", id, err, steps, state, hint)
+	}
 	now := time.Now()
 	marker := &runstore.Entry{State: r.State()}
 	pause, paused := machine.AsPause(err)
@@ -136,6 +214,9 @@ func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
 		meta.End = &now
 		marker = nil // the last step record says End
 	case paused:
+		if hint != "lppctl resume "+id {
+			pause.Prompt = strings.ReplaceAll(pause.Prompt, "lppctl resume "+id, hint)
+		}
 		meta.Status, meta.Pause = machine.StatusPaused, pause
 		marker.Type, marker.Pause = runstore.EntryPause, pause
 	case errors.Is(err, machine.ErrInterrupted):
@@ -146,15 +227,17 @@ func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
 		marker.Type, marker.Message = runstore.EntryFail, err.Error()
 	}
 	if marker != nil {
-		if jerr := s.journal.Mark(marker); jerr != nil && err == nil {
-			err = jerr
+		if jerr := s.journal.Mark(marker); jerr != nil {
+			fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", jerr)
 		}
+	}
+	if jerr := s.journal.Sync(); jerr != nil {
+		fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", jerr)
 	}
 	meta.Tokens = s.run.Tokens()
 	if merr := s.run.SaveMeta(); merr != nil {
 		fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", merr)
 	}
-	id := meta.ID
 	switch {
 	case err == nil:
 		prog.summary(r, nil)
@@ -162,7 +245,7 @@ func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
 	case paused:
 		prog.summary(r, err)
 		if !strings.Contains(pause.Prompt, "lppctl resume") {
-			fmt.Fprintf(c.App.ErrWriter, "continue with: lppctl resume %s %s\n", id, answerFlags(pause.Options))
+			fmt.Fprintf(c.App.ErrWriter, "continue with: %s %s\n", hint, answerFlags(pause.Options))
 		}
 		if pause.Kind == "approval" && prog.kind == progressText {
 			fmt.Fprintln(c.App.Writer, "(lppctl run --yes approves plans without asking)")
@@ -172,7 +255,7 @@ func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
 		if prog.kind == progressJSON {
 			prog.summary(r, err)
 		}
-		fmt.Fprintf(c.App.ErrWriter, "interrupted in %s after %d steps; continue with: lppctl resume %s\n", r.State(), r.Seq(), id)
+		fmt.Fprintf(c.App.ErrWriter, "interrupted in %s after %d steps; continue with: %s\n", r.State(), r.Seq(), hint)
 		return withCode(exitInterrupted, errors.New(""))
 	}
 	prog.summary(r, err)
@@ -180,7 +263,7 @@ func (s *session) drive(c *cli.Context, r *machine.Run, prog *progress) error {
 		// A final state whose action fails ends the run on purpose (e.g. an abort).
 		fmt.Fprintf(c.App.ErrWriter, "run %s ended in %s\n", id, r.State())
 	} else {
-		fmt.Fprintf(c.App.ErrWriter, "run %s stopped in %s; after fixing the cause, retry the state with: lppctl resume %s\n", id, r.State(), id)
+		fmt.Fprintf(c.App.ErrWriter, "run %s stopped in %s; after fixing the cause, retry the state with: %s\n", id, r.State(), hint)
 	}
 	return withCode(exitFailed, err)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
@@ -98,4 +99,54 @@ func lineTokens(m map[string]any) int {
 	}
 	return num("input_tokens", "prompt_tokens", "PromptTokens", "InputTokens") +
 		num("output_tokens", "completion_tokens", "CompletionTokens", "OutputTokens")
+}
+
+// RebuildMeta rebuilds the run's metadata when run.json cannot be read
+// (cause: why): from the copy in the journal's last start or resume marker,
+// brought up to date with what the journal says since (steps, state, how the
+// run stopped). It sets r.Meta and r.Rebuilt; run.json is not written.
+func (r *Run) RebuildMeta(cause error) error {
+	l, err := r.ReadJournal()
+	if err != nil {
+		return fmt.Errorf("%w; it cannot be rebuilt from the journal either: %w", cause, err)
+	}
+	var base *Meta
+	for _, e := range l.Entries {
+		if e.Meta != nil {
+			base = e.Meta
+		}
+	}
+	if base == nil {
+		return fmt.Errorf("%w; the journal holds no copy of it to rebuild it from", cause)
+	}
+	m := *base
+	if m.ID == "" {
+		m.ID = filepath.Base(r.Dir)
+	}
+	m.Vars = normalizeMap(m.Vars)
+	m.PID, m.Pause, m.Error, m.End = 0, nil, "", nil
+	m.Status, m.Steps = machine.StatusRunning, l.Steps()
+	if last := l.Last(); last != nil {
+		if last.State != "" {
+			m.State = last.State
+		}
+		m.Updated = last.At
+		switch last.Type {
+		case EntryStep:
+			rec := last.Record
+			m.State, m.Updated = rec.To, rec.Start.Add(rec.Duration)
+			if rec.End {
+				m.State, m.Status, m.End = rec.From, machine.StatusCompleted, &m.Updated
+			}
+		case EntryPause:
+			m.Status, m.Pause = machine.StatusPaused, last.Pause
+		case EntryInterrupt:
+			m.Status = machine.StatusInterrupted
+		case EntryFail:
+			m.Status, m.Error = machine.StatusFailed, last.Message
+		}
+	}
+	m.Tokens = r.Tokens()
+	r.Meta, r.Rebuilt = m, cause
+	return nil
 }

@@ -57,17 +57,41 @@ type Entry struct {
 	Answer  *machine.Input      `json:"answer,omitempty"` // resume: the person's answer
 	State   string              `json:"state,omitempty"`  // markers: the state the run stands in
 	Message string              `json:"message,omitempty"`
+	// Meta is a copy of run.json as it was when the run started or was
+	// resumed (start and resume markers), from which a lost or corrupt
+	// run.json is rebuilt.
+	Meta *Meta `json:"meta,omitempty"`
+}
+
+// encodeEntry renders e as one journal line (with its newline).
+func encodeEntry(e *Entry) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil, fmt.Errorf("cannot write journal: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // Journal appends entries to a run's journal.jsonl. It is a machine.Observer:
 // each step is written (and synced under FsyncAlways) before OnStep returns,
 // so before the next action starts.
+//
+// A write or sync that fails cuts the file back to where the line began (a
+// half-written line must not stay in the middle of the journal) and leaves
+// the journal unusable: every later Append fails, so that nothing runs
+// unjournaled.
 type Journal struct {
 	f      *os.File
 	policy Fsync
 	buf    bytes.Buffer
 	enc    *json.Encoder
 	now    func() time.Time
+	size   int64 // the file's length: where the next line starts
+	err    error // the write error that made the journal unusable
+	steps  int   // the last step committed (its seq)
+	state  string
 }
 
 // OpenJournal opens the run's journal for appending with the given policy.
@@ -77,7 +101,11 @@ func (r *Run) OpenJournal(policy Fsync) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open journal: %w", err)
 	}
-	return newJournal(f, policy), nil
+	j := newJournal(f, policy)
+	if fi, err := f.Stat(); err == nil {
+		j.size = fi.Size()
+	}
+	return j, nil
 }
 
 func newJournal(f *os.File, policy Fsync) *Journal {
@@ -87,9 +115,28 @@ func newJournal(f *os.File, policy Fsync) *Journal {
 	return j
 }
 
+// SetCommitted tells the journal the last step already in it (a resumed
+// run's), for Committed.
+func (j *Journal) SetCommitted(seq int, state string) { j.steps, j.state = seq, state }
+
+// Committed returns the seq of the last step the journal holds and the state
+// the run stands in after it, as far as this process knows (SetCommitted and
+// the steps written since).
+func (j *Journal) Committed() (int, string) { return j.steps, j.state }
+
+// Err returns the write error that made the journal unusable, or nil.
+func (j *Journal) Err() error { return j.err }
+
 // OnStep appends the step's record.
 func (j *Journal) OnStep(_ context.Context, rec *machine.Record) error {
-	return j.Append(&Entry{Type: EntryStep, Record: rec})
+	if err := j.Append(&Entry{Type: EntryStep, Record: rec}); err != nil {
+		return err
+	}
+	j.steps, j.state = rec.Seq, rec.To
+	if rec.End {
+		j.state = rec.From
+	}
+	return nil
 }
 
 // Mark appends a marker entry (its At is set when zero).
@@ -102,6 +149,9 @@ func (j *Journal) Mark(e *Entry) error {
 
 // Append writes one entry as one line, in one write call, and syncs it under FsyncAlways.
 func (j *Journal) Append(e *Entry) error {
+	if j.err != nil {
+		return fmt.Errorf("cannot write journal: it is unusable after an earlier error: %w", j.err)
+	}
 	j.buf.Reset()
 	if err := j.enc.Encode(e); err != nil {
 		return fmt.Errorf("cannot write journal: %w", err)
@@ -114,14 +164,36 @@ func (j *Journal) Append(e *Entry) error {
 		killSelf()
 	}
 	if _, err := j.f.Write(line); err != nil {
-		return fmt.Errorf("cannot write journal: %w", err)
+		return j.fail(fmt.Errorf("cannot write journal: %w", err))
 	}
 	if j.policy != FsyncNever {
 		if err := j.f.Sync(); err != nil {
-			return fmt.Errorf("cannot sync journal: %w", err)
+			return j.fail(fmt.Errorf("cannot sync journal: %w", err))
 		}
 	}
+	j.size += int64(len(line))
 	CrashPoint("journal-after-write")
+	return nil
+}
+
+// fail records a write error: the line, or what was written of it, is cut
+// off and the journal refuses further lines.
+func (j *Journal) fail(err error) error {
+	j.err = err
+	_ = j.f.Truncate(j.size)
+	_ = j.f.Sync()
+	return err
+}
+
+// Sync flushes the journal to disk (for FsyncNever, before run.json says
+// how many steps it holds).
+func (j *Journal) Sync() error {
+	if j.err != nil || j.policy != FsyncNever {
+		return nil
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("cannot sync journal: %w", err)
+	}
 	return nil
 }
 
@@ -137,6 +209,7 @@ type Log struct {
 	Torn     int
 	TornLine int // its line number
 	good     int64
+	name     string // the journal's path, for messages
 }
 
 // TornNote describes the ignored torn line, or returns "".
@@ -144,7 +217,7 @@ func (l *Log) TornNote() string {
 	if l.Torn == 0 {
 		return ""
 	}
-	return fmt.Sprintf("journal.jsonl:%d: ignored a torn last line (%d bytes) left by an interrupted write", l.TornLine, l.Torn)
+	return fmt.Sprintf("%s:%d: ignored a torn last line (%d bytes) left by an interrupted write", l.name, l.TornLine, l.Torn)
 }
 
 // ReadJournal reads the run's journal. A torn last line (no trailing newline,
@@ -155,12 +228,14 @@ func (r *Run) ReadJournal() (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read journal: %w", err)
 	}
-	return ParseJournal(b)
+	return parseJournal(b, r.Path(JournalFile))
 }
 
 // ParseJournal reads journal lines from b (see ReadJournal).
-func ParseJournal(b []byte) (*Log, error) {
-	l := &Log{}
+func ParseJournal(b []byte) (*Log, error) { return parseJournal(b, JournalFile) }
+
+func parseJournal(b []byte, name string) (*Log, error) {
+	l := &Log{name: name}
 	line := 0
 	for off := 0; off < len(b); {
 		line++
@@ -185,7 +260,7 @@ func ParseJournal(b []byte) (*Log, error) {
 				l.Torn, l.TornLine = len(b)-off, line
 				break
 			}
-			return nil, fmt.Errorf("cannot read journal: journal.jsonl:%d: %w", line, err)
+			return nil, fmt.Errorf("cannot read journal: %s:%d: %w", name, line, err)
 		}
 		off = next
 		l.good = int64(off)

@@ -201,7 +201,7 @@ func TestRepairCutsTornLineBeforeAppending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := l.TornNote(), "journal.jsonl:2: ignored a torn last line (26 bytes) left by an interrupted write"; got != want {
+	if got, want := l.TornNote(), run.Path(JournalFile)+":3: ignored a torn last line (26 bytes) left by an interrupted write"; got != want {
 		t.Errorf("note = %q, want %q", got, want)
 	}
 	if err := run.Repair(l); err != nil {

@@ -108,13 +108,19 @@ func SpecHash(src []byte) string {
 type Run struct {
 	Dir  string
 	Meta Meta
+	// Rebuilt is set when run.json could not be read and Meta was rebuilt
+	// from the journal's markers (RebuildMeta): why it could not be read.
+	Rebuilt error
+	lock    *os.File // the run's lock, while this process holds it
 }
 
 // Path returns the path of one of the run's files.
 func (r *Run) Path(name string) string { return filepath.Join(r.Dir, name) }
 
 // Create makes a new run directory for meta (its ID is chosen when empty),
-// holding run.json and spec.yaml (specSrc), and an empty journal.
+// holding run.json, spec.yaml (specSrc) and a journal whose first line is the
+// start marker (in meta.State, with a copy of meta). The run is locked for
+// the calling process (Lock) before it becomes visible.
 func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create run directory: %w", err)
@@ -131,6 +137,7 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 	if meta.SpecSHA256 == "" {
 		meta.SpecSHA256 = SpecHash(specSrc)
 	}
+	s.removeStale()
 	// The directory is filled under a hidden name and renamed into place, so
 	// a crash while creating it leaves no half-made run behind.
 	tmp, err := os.MkdirTemp(s.Dir, ".new-")
@@ -138,11 +145,23 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 		return nil, fmt.Errorf("cannot create run directory: %w", err)
 	}
 	defer os.RemoveAll(tmp) // after the rename, nothing is left there
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create run directory: %w", err)
+	}
 	r := &Run{Dir: tmp, Meta: meta}
+	if err := r.Lock("run"); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			r.Unlock()
+		}
+	}()
 	if err := writeFileSync(r.Path(SpecFile), specSrc); err != nil {
 		return nil, fmt.Errorf("cannot save spec copy: %w", err)
 	}
-	for _, name := range []string{JournalFile, AuditFile, LLMFile} {
+	for _, name := range []string{AuditFile, LLMFile} {
 		if err := os.WriteFile(r.Path(name), nil, 0o644); err != nil {
 			return nil, fmt.Errorf("cannot create %s: %w", name, err)
 		}
@@ -152,6 +171,9 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 			r.Meta.ID = NewID(r.Meta.Start)
 		}
 		r.Dir = tmp
+		if err := r.writeStart(); err != nil {
+			return nil, err
+		}
 		if err := r.SaveMeta(); err != nil {
 			return nil, err
 		}
@@ -167,7 +189,50 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 	if err := syncDir(s.Dir); err != nil {
 		return nil, fmt.Errorf("cannot create run directory: %w", err)
 	}
+	ok = true
 	return r, nil
+}
+
+// staleAge is how old a hidden directory of a run being created must be
+// before Create removes it as left by a killed process.
+const staleAge = time.Minute
+
+// removeStale removes the hidden directories that runs killed while being
+// created left behind: older than staleAge, and not locked by a process.
+func (s *Store) removeStale() {
+	ents, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), ".new-") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < staleAge {
+			continue
+		}
+		r := &Run{Dir: filepath.Join(s.Dir, e.Name())}
+		if _, _, held, _ := r.Holder(); held {
+			continue
+		}
+		_ = os.RemoveAll(r.Dir)
+	}
+}
+
+// writeStart (re)writes the journal of a run being created: its start marker,
+// holding a copy of the metadata (so that a lost run.json can be rebuilt).
+func (r *Run) writeStart() error {
+	meta := r.Meta
+	b, err := encodeEntry(&Entry{Type: EntryStart, At: meta.Start, State: meta.State, Meta: &meta})
+	if err != nil {
+		return err
+	}
+	os.Remove(r.Path(JournalFile))
+	if err := writeFileSync(r.Path(JournalFile), b); err != nil {
+		return fmt.Errorf("cannot create %s: %w", JournalFile, err)
+	}
+	return nil
 }
 
 // Open returns the run with the given ID (a unique prefix of it is enough).
@@ -176,7 +241,7 @@ func (s *Store) Open(id string) (*Run, error) {
 		return nil, fmt.Errorf("cannot open run %q: %w", id, ErrNotFound)
 	}
 	dir := filepath.Join(s.Dir, id)
-	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err != nil {
+	if !isRunDir(dir) {
 		ids, lerr := s.ids()
 		if lerr != nil && !errors.Is(lerr, fs.ErrNotExist) {
 			return nil, fmt.Errorf("cannot open run %q: %w", id, lerr)
@@ -198,9 +263,21 @@ func (s *Store) Open(id string) (*Run, error) {
 	}
 	r := &Run{Dir: dir}
 	if err := r.LoadMeta(); err != nil {
-		return nil, err
+		if rerr := r.RebuildMeta(err); rerr != nil {
+			return nil, rerr
+		}
 	}
 	return r, nil
+}
+
+// isRunDir reports whether dir holds a run: its run.json or its journal.
+func isRunDir(dir string) bool {
+	for _, name := range []string{MetaFile, JournalFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // ids returns the names of the store's run directories, sorted.
@@ -219,8 +296,9 @@ func (s *Store) ids() ([]string, error) {
 	return out, nil
 }
 
-// List returns every run of the store, oldest first. A directory whose
-// run.json cannot be read is listed with status "unreadable" and the error.
+// List returns every run of the store, oldest first. A run whose run.json
+// cannot be read has its metadata rebuilt from the journal (Run.Rebuilt says
+// why); when that fails too, it is listed with status "unreadable" and the error.
 func (s *Store) List() ([]*Run, error) {
 	ids, err := s.ids()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -232,11 +310,13 @@ func (s *Store) List() ([]*Run, error) {
 	out := make([]*Run, 0, len(ids))
 	for _, id := range ids {
 		r := &Run{Dir: filepath.Join(s.Dir, id)}
-		if _, err := os.Stat(r.Path(MetaFile)); err != nil {
+		if !isRunDir(r.Dir) {
 			continue // not a run directory
 		}
 		if err := r.LoadMeta(); err != nil {
-			r.Meta = Meta{ID: id, Status: "unreadable", Error: err.Error()}
+			if rerr := r.RebuildMeta(err); rerr != nil {
+				r.Meta = Meta{ID: id, Status: "unreadable", Error: rerr.Error()}
+			}
 		}
 		out = append(out, r)
 	}
@@ -284,13 +364,47 @@ func (r *Run) SpecCopy() ([]byte, error) {
 	return b, nil
 }
 
-// OpenLog opens one of the run's logs (AuditFile, LLMFile) for appending.
+// OpenLog opens one of the run's logs (AuditFile, LLMFile) for appending. A
+// torn last line that a killed process left (no newline) is cut off first,
+// so that the new lines do not continue it.
 func (r *Run) OpenLog(name string) (*os.File, error) {
-	f, err := os.OpenFile(r.Path(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(r.Path(name), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open %s: %w", name, err)
 	}
+	if err := cutTornLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot open %s: %w", name, err)
+	}
 	return f, nil
+}
+
+// cutTornLine truncates f after its last newline when it does not end with one.
+func cutTornLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	const chunk = 4096
+	end := fi.Size()
+	buf := make([]byte, chunk)
+	for pos := end; pos > 0; {
+		n := int64(chunk)
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil {
+			return err
+		}
+		if pos+n == end && buf[n-1] == '\n' {
+			return nil // whole
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return f.Truncate(pos + int64(i) + 1)
+		}
+	}
+	return f.Truncate(0)
 }
 
 // writeFileAtomic replaces path with data through a synced temporary file
@@ -365,4 +479,16 @@ func writeFileSync(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// Writable checks that new files can be made in the run's directory (run.json
+// is rewritten through a temporary file), so that resume refuses a read-only
+// run before it changes anything.
+func (r *Run) Writable() error {
+	f, err := os.CreateTemp(r.Dir, ".probe-*")
+	if err != nil {
+		return fmt.Errorf("its directory %s is not writable: %w", r.Dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
