@@ -14,6 +14,7 @@ const openNonblock = syscall.O_NONBLOCK
 // the script and every process it started.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(cmd.SysProcAttr)
 }
 
 // killProcessGroup kills the child's whole process group.

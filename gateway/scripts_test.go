@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // scriptSandbox is a sandbox holding the project's real scripts/.
@@ -163,5 +164,30 @@ func TestProtectedPathsWithColonsReachTheScripts(t *testing.T) {
 	}
 	if res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{"data/x.txt"}, "stdin_text": "x"}); res.Decision != DecisionAllow {
 		t.Errorf("data/x.txt: %+v", res)
+	}
+}
+
+// TestWriteScriptsRemoveStaleTemporaries: a writer killed mid-write (a
+// timeout or a crash of the run kills it with SIGKILL) leaves a temporary
+// file; the next write into that folder removes it once it is a minute old.
+func TestWriteScriptsRemoveStaleTemporaries(t *testing.T) {
+	sb := scriptSandbox(t)
+	sb.write(t, "out/.lpp-old.tmp", "half")
+	sb.write(t, "out/.lpp-fresh.tmp", "half, still being written")
+	sb.write(t, "out/.lpp-notes.txt", "not a temporary file")
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(filepath.Join(sb.root, "out/.lpp-old.tmp"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{"out/x.md"}, "stdin_text": "x\n"}); !strings.HasPrefix(res.Text, "wrote 2 bytes") {
+		t.Fatal(res.Text)
+	}
+	entries, _ := os.ReadDir(filepath.Join(sb.root, "out"))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != ".lpp-fresh.tmp .lpp-notes.txt x.md" {
+		t.Errorf("out/ holds %s", got)
 	}
 }

@@ -7,8 +7,10 @@ or onto a protected path.
 """
 
 import os
+import stat
 import sys
 import tempfile
+import time
 import unicodedata
 
 
@@ -78,6 +80,7 @@ def atomic_write(real, text):
     if os.path.isdir(real):
         raise ScriptError(f"{real_rel(real)!r} is a directory")
     os.makedirs(parent, exist_ok=True)
+    remove_stale_temps(parent)
     data = text.encode("utf-8")
     fd, tmp = tempfile.mkstemp(prefix=".lpp-", suffix=".tmp", dir=parent)
     try:
@@ -94,6 +97,29 @@ def atomic_write(real, text):
             pass
         raise
     return len(data)
+
+
+STALE_TEMP_SECONDS = 60
+
+
+def remove_stale_temps(directory):
+    """Remove temporary files that a writer killed mid-write (a timeout, a
+    Ctrl-C or a crash of the run) left in directory more than a minute ago."""
+    now = time.time()
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(".lpp-") and name.endswith(".tmp")):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            st = os.lstat(path)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMP_SECONDS:
+                os.unlink(path)
+        except OSError:
+            pass
 
 
 def real_rel(real):
