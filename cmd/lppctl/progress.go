@@ -112,12 +112,20 @@ func (p *progress) summary(r *machine.Run, err error) {
 		return
 	}
 	if pe, ok := machine.AsPause(err); ok {
-		fmt.Fprintf(p.w, "paused in %s after %d steps: %s\n", pe.State, r.Seq(), pe.Prompt)
+		fmt.Fprintf(p.w, "paused in %s after %s: %s\n", pe.State, countSteps(r.Seq()), pe.Prompt)
 		return
 	}
 	if err == nil {
-		fmt.Fprintf(p.w, "completed in %s after %d steps\n", r.State(), r.Seq())
+		fmt.Fprintf(p.w, "completed in %s after %s\n", r.State(), countSteps(r.Seq()))
 		return
 	}
-	fmt.Fprintf(p.w, "%s in %s after %d steps\n", r.Status(), r.State(), r.Seq())
+	fmt.Fprintf(p.w, "%s in %s after %s\n", r.Status(), r.State(), countSteps(r.Seq()))
+}
+
+// countSteps says "1 step" or "N steps".
+func countSteps[N int | int64](n N) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }

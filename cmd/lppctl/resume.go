@@ -111,7 +111,7 @@ func resumeAction(c *cli.Context) error {
 					return err
 				}
 			}
-			fmt.Fprintf(c.App.Writer, "run %s has already completed in %s after %d steps; nothing left to run\n", id, meta.State, n)
+			fmt.Fprintf(c.App.Writer, "run %s has already completed in %s after %s; nothing left to run\n", id, meta.State, countSteps(n))
 			return nil
 		}
 		// It stopped after committing its last step, before saying so in run.json.
@@ -121,7 +121,7 @@ func resumeAction(c *cli.Context) error {
 		if err := run.SaveMeta(); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.App.Writer, "run %s had completed in %s after %d steps before it stopped; nothing left to run\n", id, meta.State, n)
+		fmt.Fprintf(c.App.Writer, "run %s had completed in %s after %s before it stopped; nothing left to run\n", id, meta.State, countSteps(n))
 		return nil
 	}
 	pause := waitingFor(l)
@@ -233,7 +233,7 @@ func resumeAction(c *cli.Context) error {
 	sess.journal.SetCommitted(r.Seq(), r.State())
 	runstore.CrashPoint("resume-started")
 	if prog.kind == progressText {
-		fmt.Fprintf(c.App.ErrWriter, "resuming run %s in %s after %d steps\n", id, r.State(), r.Seq())
+		fmt.Fprintf(c.App.ErrWriter, "resuming run %s in %s after %s\n", id, r.State(), countSteps(r.Seq()))
 	}
 	if event != "" {
 		if err := r.Fire(ctx, event); err != nil {

@@ -255,7 +255,7 @@ func (s *session) drive(ctx context.Context, c *cli.Context, r *machine.Run, pro
 		if prog.kind == progressJSON {
 			prog.summary(r, err)
 		}
-		fmt.Fprintf(c.App.ErrWriter, "interrupted in %s after %d steps; continue with: %s\n", r.State(), r.Seq(), hint)
+		fmt.Fprintf(c.App.ErrWriter, "interrupted in %s after %s; continue with: %s\n", r.State(), countSteps(r.Seq()), hint)
 		return withCode(exitInterrupted, errors.New(""))
 	}
 	prog.summary(r, err)
