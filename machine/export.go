@@ -240,6 +240,11 @@ var mermaidReserved = map[string]bool{
 	"call": true, "href": true, "callback": true, "accdescr": true, "acctitle": true,
 	"statediagram": true, "root": true, "start": true, "stop": true, "td": true, "tb": true,
 	"bt": true, "lr": true, "rl": true,
+	// Members of JavaScript's Object.prototype: Mermaid keeps states in
+	// plain objects, and a state with one of these ids breaks its layout.
+	"__proto__": true, "constructor": true, "hasownproperty": true, "isprototypeof": true,
+	"propertyisenumerable": true, "tolocalestring": true, "tostring": true, "valueof": true,
+	"__definegetter__": true, "__definesetter__": true, "__lookupgetter__": true, "__lookupsetter__": true,
 }
 
 // mermaidIDs maps each state to a Mermaid id: its own name when safe, else
@@ -288,12 +293,29 @@ func sanitizeID(s string) string {
 //   - `%%` starts a comment or an %%{init}%% directive anywhere: `% %`.
 //   - `<` right before a letter, `/`, `!` or `?` looks like an HTML tag and is
 //     stripped by the sanitizer: a space goes after it.
-//   - inside a quoted flowchart label `"` `<` `>` `&` are HTML entities, and a
-//     backtick (a Markdown string) becomes `ˋ` (U+02CB).
+//   - a line holding `direction` then a space then TB, LR... is read as a
+//     direction statement, whatever else is on it (the diagram comes out
+//     empty): a zero-width space (U+200B) goes after `direction`.
+//   - in a state diagram, labels, notes and state names are Markdown: a
+//     backslash before ASCII punctuation is doubled, and a `*` or `_` that
+//     could start or end emphasis (not between two spaces, for `*`; not
+//     between two letters or digits, for `_`) gets a backslash, so
+//     `__init__` and `x*2 > y*3` show as written. `&` right before a letter
+//     or `#` would start an HTML entity, which the browser decodes even
+//     without its `;` (`&lt` is drawn `<`): a space goes after it. `::` is a
+//     parse error: it becomes `:∶` (U+2236).
+//   - inside a quoted flowchart label `"` `<` `>` `&` are HTML entities, a
+//     backtick (a Markdown string) becomes `ˋ` (U+02CB), and the backslash of
+//     `\n` (which Mermaid draws as a line break) becomes `＼` (U+FF3C).
+//
+// A node's self-loops are drawn as one edge with one label per line: Mermaid
+// draws only the last label of several loops on one node.
 
 var (
-	tagStartRE   = regexp.MustCompile(`<([A-Za-z/!?])`)
-	entityCodeRE = regexp.MustCompile(`#(\w+);`)
+	tagStartRE    = regexp.MustCompile(`<([A-Za-z/!?])`)
+	entityStartRE = regexp.MustCompile(`&([A-Za-z#])`)
+	entityCodeRE  = regexp.MustCompile(`#(\w+);`)
+	directionRE   = regexp.MustCompile(`direction(\s)`)
 )
 
 // mermaidCommon applies the rules shared by every Mermaid label.
@@ -302,14 +324,69 @@ func mermaidCommon(s string) string {
 	for strings.Contains(s, "%%") {
 		s = strings.ReplaceAll(s, "%%", "% %")
 	}
-	return s
+	return directionRE.ReplaceAllString(s, "direction\u200b$1")
 }
 
 // mermaidText escapes text for a state diagram label, note or comment.
 func mermaidText(s string) string {
 	s = mermaidCommon(s)
+	s = markdownEscape(s)
 	s = strings.ReplaceAll(s, ";", "；")
+	for strings.Contains(s, "::") {
+		s = strings.ReplaceAll(s, "::", ":∶")
+	}
+	s = entityStartRE.ReplaceAllString(s, "& $1")
 	return tagStartRE.ReplaceAllString(s, "< $1")
+}
+
+// markdownEscape escapes s for a state diagram's Markdown (see above).
+func markdownEscape(s string) string {
+	if !strings.ContainsAny(s, `\*_`) {
+		return s
+	}
+	isSpace := func(i int) bool { return i < 0 || i >= len(s) || s[i] == ' ' }
+	isAlnum := func(i int) bool {
+		if i < 0 || i >= len(s) {
+			return false
+		}
+		if c := s[i]; c >= utf8.RuneSelf {
+			return true // a letter of another script, most likely
+		}
+		return isIdentByte(s[i]) && s[i] != '_'
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
+			b.WriteString(`\\`)
+			continue
+		case c == '*' && !(isSpace(i-1) && isSpace(i+1)):
+			b.WriteByte('\\')
+		case c == '_' && !(isAlnumRun(s, i, isAlnum)):
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// isAlnumRun reports whether the run of underscores around s[i] sits
+// between two letters or digits (`max_retries`, `a__b`), where it cannot
+// delimit emphasis.
+func isAlnumRun(s string, i int, isAlnum func(int) bool) bool {
+	j, k := i, i
+	for j > 0 && s[j-1] == '_' {
+		j--
+	}
+	for k+1 < len(s) && s[k+1] == '_' {
+		k++
+	}
+	return isAlnum(j-1) && isAlnum(k+1)
+}
+
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 }
 
 // mermaidNote escapes text for a state diagram note, where a colon after the
@@ -324,7 +401,54 @@ func mermaidQuoted(s string) string {
 	s = strings.ReplaceAll(s, `"`, "&quot;")
 	s = strings.ReplaceAll(s, "<", "&lt;")
 	s = strings.ReplaceAll(s, ">", "&gt;")
+	s = strings.ReplaceAll(s, `\n`, "＼n")
 	return strings.ReplaceAll(s, "`", "ˋ")
+}
+
+// medge is an edge of a Mermaid diagram: a dedge, or a node's self-loops
+// merged into one (Mermaid draws only the last label of several loops on one
+// node).
+type medge struct {
+	from, to string
+	kind     edgeKind
+	labels   []string // plain text, not yet escaped; drawn one per line
+	taken    bool
+}
+
+// mermaidEdges returns the edges to draw in a Mermaid diagram, in order: a
+// node's self-loops become one edge where the first of them is.
+func (g *diagram) mermaidEdges() []*medge {
+	var out []*medge
+	loops := map[string]*medge{}
+	for _, e := range g.edges {
+		if e.from == e.to {
+			if m := loops[e.from]; m != nil {
+				if e.label != "" {
+					m.labels = append(m.labels, e.label)
+				}
+				m.taken = m.taken || e.taken
+				continue
+			}
+		}
+		m := &medge{from: e.from, to: e.to, kind: e.kind, taken: e.taken}
+		if e.label != "" {
+			m.labels = []string{e.label}
+		}
+		if e.from == e.to {
+			loops[e.from] = m
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// mermaidLabel escapes each label with esc and puts them one per line.
+func mermaidLabel(labels []string, esc func(string) string) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = esc(l)
+	}
+	return strings.Join(parts, "<br/>")
 }
 
 // mermaidState renders a Mermaid stateDiagram-v2.
@@ -350,10 +474,10 @@ func (g *diagram) mermaidState() []byte {
 	if spec.Initial != "" {
 		fmt.Fprintf(&b, "    [*] --> %s\n", id(spec.Initial))
 	}
-	for _, e := range g.edges {
+	for _, e := range g.mermaidEdges() {
 		fmt.Fprintf(&b, "    %s --> %s", id(e.from), id(e.to))
-		if e.label != "" {
-			fmt.Fprintf(&b, " : %s", mermaidText(e.label))
+		if len(e.labels) > 0 {
+			fmt.Fprintf(&b, " : %s", mermaidLabel(e.labels, mermaidText))
 		}
 		b.WriteByte('\n')
 	}
@@ -431,7 +555,7 @@ func (g *diagram) mermaidFlowchart() []byte {
 		}
 		link++
 	}
-	for _, e := range g.edges {
+	for _, e := range g.mermaidEdges() {
 		arrow := "-->"
 		switch e.kind {
 		case edgeError:
@@ -439,8 +563,8 @@ func (g *diagram) mermaidFlowchart() []byte {
 		case edgeEvent:
 			arrow = "==>"
 		}
-		if e.label != "" {
-			fmt.Fprintf(&b, "    %s %s|\"%s\"| %s\n", id(e.from), arrow, mermaidQuoted(e.label), id(e.to))
+		if len(e.labels) > 0 {
+			fmt.Fprintf(&b, "    %s %s|\"%s\"| %s\n", id(e.from), arrow, mermaidLabel(e.labels, mermaidQuoted), id(e.to))
 		} else {
 			fmt.Fprintf(&b, "    %s %s %s\n", id(e.from), arrow, id(e.to))
 		}
@@ -480,11 +604,14 @@ func (g *diagram) mermaidFlowchart() []byte {
 	return b.Bytes()
 }
 
+var dotEntityRE = regexp.MustCompile(`&(#?[A-Za-z0-9]+;)`)
+
 // dotString quotes s as a Graphviz string.
 func dotString(s string) string {
 	s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	s = strings.ReplaceAll(s, `"`, `\"`)
+	s = dotEntityRE.ReplaceAllString(s, "&amp;$1") // Graphviz decodes HTML entities (&lt; &#35;) in every string
 	return `"` + s + `"`
 }
 
