@@ -3,6 +3,7 @@ package machine
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -35,6 +36,15 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 			spec, diags = nil, d.diags
 		}
 	}()
+	if p, bad, ok := firstInvalidUTF8(src); !ok {
+		d.errorf(p, 1, "the spec is not UTF-8 text: invalid byte 0x%02x", bad)
+		if bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
+			d.hintLast("the file is UTF-16: save it as UTF-8")
+		} else {
+			d.hintLast("save the file as UTF-8")
+		}
+		return nil, d.diags
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil {
@@ -45,6 +55,14 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 		}
 		d.yamlError(err, src)
 		return nil, d.diags
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil && len(more.Content) > 0 && more.Content[0].Tag != "!!null" {
+		p := documentStart(src, more.Content[0].Line)
+		d.errorf(p, 3, "the file holds more than one YAML document: a spec is one document")
+		d.hintLast("remove this `---` and what follows it, or put each spec in a file of its own")
+	} else if err != nil && err != io.EOF {
+		d.yamlError(err, src)
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -60,10 +78,44 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 	return spec, d.diags
 }
 
+// firstInvalidUTF8 returns the position and value of the first byte of src
+// that is not UTF-8 (ok is false), or ok true when src is UTF-8.
+func firstInvalidUTF8(src []byte) (p Pos, bad byte, ok bool) {
+	if utf8.Valid(src) {
+		return Pos{}, 0, true
+	}
+	p = Pos{Line: 1, Col: 1}
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return p, src[i], false
+		}
+		if r == '\n' {
+			p.Line++
+			p.Col = 1
+		} else {
+			p.Col++
+		}
+		i += size
+	}
+	return p, 0, true
+}
+
+// documentStart returns the position of the `---` that starts the document
+// whose first node is on line (the line itself when there is none).
+func documentStart(src []byte, line int) Pos {
+	for l := line; l >= 1; l-- {
+		if t := sourceLine(src, l); t == "---" || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "---\t") {
+			return Pos{Line: l, Col: 1}
+		}
+	}
+	return Pos{Line: line, Col: 1}
+}
+
 type decoder struct {
 	file  string
 	diags Diagnostics
-	nodes int // value nodes decoded so far (see maxValueNodes)
+	nodes int // value nodes decoded through aliases so far (see maxValueNodes)
 }
 
 func (d *decoder) errorf(p Pos, span int, format string, args ...any) {
@@ -129,6 +181,28 @@ func kindName(n *yaml.Node) string {
 	return "an empty document"
 }
 
+// badKey reports a mapping key that cannot name anything: a YAML merge key
+// (`<<: *anchor`) or a key that is not a scalar. It returns true when k was
+// reported (the caller skips the entry).
+func (d *decoder) badKey(k *yaml.Node, what string) bool {
+	if k.Kind == yaml.AliasNode && k.Alias != nil && k.Alias.Kind == yaml.ScalarNode {
+		// An alias of a name stands for the name, where the alias is written.
+		line, col := k.Line, k.Column
+		*k = *k.Alias
+		k.Line, k.Column, k.Anchor = line, col, ""
+	}
+	switch {
+	case k.Kind == yaml.ScalarNode && (k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0):
+		d.errorf(pos(k), 2, "YAML merge keys (<<) are not supported in %s", what)
+		d.hintLast("write the keys out; an alias (*name) may stand for a whole value, not for keys")
+		return true
+	case k.Kind != yaml.ScalarNode:
+		d.errorf(pos(k), span(k), "a key of %s must be a name, not %s", what, kindName(k))
+		return true
+	}
+	return false
+}
+
 // field is one key of a mapping being decoded.
 type field struct {
 	key *yaml.Node
@@ -143,6 +217,9 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 		k, v := n.Content[i], n.Content[i+1]
 		if v.Kind == yaml.AliasNode && v.Alias != nil {
 			v = v.Alias
+		}
+		if d.badKey(k, what) {
+			continue
 		}
 		name := k.Value
 		if _, dup := out[name]; dup {
@@ -260,7 +337,7 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			lf := d.fields(v.val, "limits", "max_transitions")
 			if m, ok := lf["max_transitions"]; ok {
 				n, err := strconv.Atoi(m.val.Value)
-				if m.val.Kind != yaml.ScalarNode || err != nil || n <= 0 {
+				if m.val.Kind != yaml.ScalarNode || m.val.Tag != "!!int" || err != nil || n <= 0 {
 					d.errorf(pos(m.val), span(m.val), "max_transitions must be a positive integer, not %s", kindName(m.val))
 				} else {
 					s.Limits.MaxTransitions = n
@@ -279,6 +356,9 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if d.badKey(k, "context") {
+			continue
+		}
 		name := k.Value
 		if seen[name] {
 			d.errorf(pos(k), span(k), "duplicate context variable %q", name)
@@ -294,16 +374,31 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			d.errorf(pos(k), span(k), "context variable %q is reserved (the interpreter sets it)", name)
 			continue
 		}
+		if why := exprReserved(name); why != "" {
+			d.errorf(pos(k), span(k), "context variable %q %s", name, why)
+			d.hintLast("rename it, e.g. " + name + "_value")
+			continue
+		}
 		cv := &Var{Name: name, Pos: pos(k), TypePos: pos(v), DefPos: pos(k)}
 		var defNode *yaml.Node
 		switch v.Kind {
 		case yaml.ScalarNode: // short form: `retries: int`
+			if v.Tag == "!!null" {
+				d.errorf(pos(k), span(k), "context variable %q has no type", name)
+				d.hintLast("write `" + name + ": TYPE` (one of " + typeList() + ")")
+				continue
+			}
 			cv.Type = Type(v.Value)
 		case yaml.MappingNode:
 			f := d.fields(v, fmt.Sprintf("context variable %q", name), varKeys...)
 			if t, ok := f["type"]; ok {
-				cv.Type = Type(t.val.Value)
 				cv.TypePos = pos(t.val)
+				if t.val.Kind != yaml.ScalarNode || t.val.Tag == "!!null" {
+					d.errorf(pos(t.val), span(t.val), "type of %q must be a type name, not %s", name, kindName(t.val))
+					d.hintLast("use one of " + typeList())
+					continue
+				}
+				cv.Type = Type(t.val.Value)
 			} else {
 				d.errorf(pos(k), span(k), "context variable %q has no type", name)
 				d.hintLast("add `type:` (one of " + typeList() + ")")
@@ -319,8 +414,12 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 					d.errorf(pos(e.val), span(e.val), "enum of %q must be a list of strings", name)
 				} else {
 					for _, item := range e.val.Content {
-						if item.Kind != yaml.ScalarNode {
+						if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
 							d.errorf(pos(item), span(item), "enum of %q must be a list of strings", name)
+							continue
+						}
+						if contains(cv.Enum, item.Value) {
+							d.errorf(pos(item), span(item), "duplicate value %q in the enum of %q", item.Value, name)
 							continue
 						}
 						cv.Enum = append(cv.Enum, item.Value)
@@ -347,6 +446,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			d.errorf(cv.EnumPos, 1, "enum is only allowed on string variables, and %q is %s", name, cv.Type)
 		}
 		cv.Default = cv.Type.Zero()
+		defOK := true
 		if defNode != nil && cv.Type != TypeAny {
 			val, err := d.nodeValue(defNode)
 			if err == nil {
@@ -354,11 +454,12 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			}
 			if err != nil {
 				d.errorf(pos(defNode), span(defNode), "default of %q: %v", name, err)
+				defOK = false
 			} else {
 				cv.Default = val
 			}
 		}
-		if len(cv.Enum) > 0 {
+		if len(cv.Enum) > 0 && defOK {
 			if sv, ok := cv.Default.(string); ok && !contains(cv.Enum, sv) {
 				d.errorf(cv.DefPos, span(orNode(defNode, k)), "default %q of %q is not one of its enum values %s", sv, name, quoteList(cv.Enum))
 				if h := DidYouMean(sv, cv.Enum); h != "" {
@@ -406,23 +507,32 @@ const (
 // nodeValue converts a YAML node to a plain Go value (int, float64, bool,
 // string, []any, map[string]any, nil).
 func (d *decoder) nodeValue(n *yaml.Node) (any, error) {
-	return d.value(n, 0)
+	return d.value(n, 0, false)
 }
 
-func (d *decoder) value(n *yaml.Node, depth int) (any, error) {
+// value converts n; aliased tells that n is reached through an alias: only
+// those nodes count against maxValueNodes (the others are bounded by the
+// file's size), so an alias bomb in one value does not make every later value
+// an error.
+func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 	if depth > maxValueDepth {
-		return nil, fmt.Errorf("the value nests deeper than %d levels (is an alias inside itself?)", maxValueDepth)
+		if aliased {
+			return nil, fmt.Errorf("the value nests deeper than %d levels (is an alias inside itself?)", maxValueDepth)
+		}
+		return nil, fmt.Errorf("the value nests deeper than %d levels", maxValueDepth)
 	}
-	d.nodes++
-	if d.nodes > maxValueNodes {
-		return nil, fmt.Errorf("the spec's values expand to more than %d nodes (aliases of aliases?)", maxValueNodes)
+	if aliased {
+		d.nodes++
+		if d.nodes > maxValueNodes {
+			return nil, fmt.Errorf("the spec's aliases expand to more than %d nodes (aliases of aliases?)", maxValueNodes)
+		}
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, fmt.Errorf("unknown alias")
 		}
-		return d.value(n.Alias, depth+1)
+		return d.value(n.Alias, depth+1, true)
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!null":
@@ -450,7 +560,7 @@ func (d *decoder) value(n *yaml.Node, depth int) (any, error) {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := d.value(c, depth+1)
+			v, err := d.value(c, depth+1, aliased)
 			if err != nil {
 				return nil, err
 			}
@@ -460,7 +570,7 @@ func (d *decoder) value(n *yaml.Node, depth int) (any, error) {
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			v, err := d.value(n.Content[i+1], depth+1)
+			v, err := d.value(n.Content[i+1], depth+1, aliased)
 			if err != nil {
 				return nil, err
 			}
@@ -477,6 +587,9 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if d.badKey(k, "states") {
+			continue
+		}
 		name := k.Value
 		if seen[name] {
 			d.errorf(pos(k), span(k), "duplicate state %q", name)
@@ -504,8 +617,18 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 		if x, ok := f["with"]; ok {
 			st.WithPos = pos(x.key)
 			if d.wantMapping(x.val, "with") {
+				given := map[string]bool{}
 				for j := 0; j+1 < len(x.val.Content); j += 2 {
 					pk, pv := x.val.Content[j], x.val.Content[j+1]
+					if d.badKey(pk, "with") {
+						continue
+					}
+					if given[pk.Value] {
+						d.errorf(pos(pk), span(pk), "duplicate parameter %q in with", pk.Value)
+						d.hintLast("remove one of them")
+						continue
+					}
+					given[pk.Value] = true
 					val, err := d.nodeValue(pv)
 					if err != nil {
 						d.errorf(pos(pv), span(pv), "parameter %q: %v", pk.Value, err)
@@ -528,6 +651,9 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 			b, err := d.nodeValue(x.val)
 			if bv, isBool := b.(bool); err != nil || !isBool {
 				d.errorf(pos(x.val), span(x.val), "final must be true or false, not %s", kindName(x.val))
+				if v := strings.ToLower(x.val.Value); x.val.Kind == yaml.ScalarNode && (v == "true" || v == "false") {
+					d.hintLast("write " + v + " without quotes")
+				}
 			} else {
 				st.Final = bv
 			}
@@ -550,6 +676,9 @@ func (d *decoder) assigns(n *yaml.Node) []*Assign {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if d.badKey(k, "set") {
+			continue
+		}
 		if seen[k.Value] {
 			d.errorf(pos(k), span(k), "duplicate key %q in set", k.Value)
 			continue
@@ -639,6 +768,9 @@ func (d *decoder) events(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if d.badKey(k, "events") {
+			continue
+		}
 		if seen[k.Value] {
 			d.errorf(pos(k), span(k), "duplicate event %q", k.Value)
 			continue
@@ -657,13 +789,21 @@ func (d *decoder) events(n *yaml.Node, s *Spec) {
 			ev.FromPos = pos(x.val)
 			switch x.val.Kind {
 			case yaml.ScalarNode:
-				if x.val.Value != "*" {
+				switch {
+				case x.val.Tag == "!!null" || strings.TrimSpace(x.val.Value) == "":
+					d.errorf(pos(x.val), span(x.val), "from of event %q is empty", k.Value)
+					d.hintLast(`name the states it applies in, or write "*" (every non-final state, the default)`)
+				case x.val.Value != "*":
 					ev.From = []string{x.val.Value}
 				}
 			case yaml.SequenceNode:
 				for _, item := range x.val.Content {
-					if item.Kind != yaml.ScalarNode {
+					if item.Kind != yaml.ScalarNode || item.Tag == "!!null" || item.Value == "" {
 						d.errorf(pos(item), span(item), "from of event %q must list state names", k.Value)
+						continue
+					}
+					if contains(ev.From, item.Value) {
+						d.errorf(pos(item), span(item), "event %q lists state %q twice in from", k.Value, item.Value)
 						continue
 					}
 					if item.Value == "*" {

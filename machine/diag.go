@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // ErrInvalidSpec is wrapped by every error that reports spec diagnostics.
@@ -190,22 +191,47 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// sourceLine returns line number line (1-based) of src, without its line
+// break ("" when there is no such line).
 func sourceLine(src []byte, line int) string {
 	if line <= 0 || len(src) == 0 {
 		return ""
 	}
-	s := string(src)
-	for i := 1; i < line; i++ {
-		nl := strings.IndexByte(s, '\n')
-		if nl < 0 {
-			return ""
+	starts := lineStarts(src)
+	if line > len(starts) {
+		return ""
+	}
+	start, end := starts[line-1], len(src)
+	if line < len(starts) {
+		end = starts[line] - 1
+	}
+	return strings.TrimRight(string(src[start:end]), "\r")
+}
+
+// lineCache holds the line starts of the last source sourceLine read: a
+// report on a large spec reads many of its lines.
+var lineCache struct {
+	sync.Mutex
+	data   *byte
+	n      int
+	starts []int
+}
+
+// lineStarts returns the offset of each line of src.
+func lineStarts(src []byte) []int {
+	lineCache.Lock()
+	defer lineCache.Unlock()
+	if lineCache.data == &src[0] && lineCache.n == len(src) {
+		return lineCache.starts
+	}
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
 		}
-		s = s[nl+1:]
 	}
-	if nl := strings.IndexByte(s, '\n'); nl >= 0 {
-		s = s[:nl]
-	}
-	return strings.TrimRight(s, "\r")
+	lineCache.data, lineCache.n, lineCache.starts = &src[0], len(src), starts
+	return starts
 }
 
 // snippetWidth is the most of a source line a diagnostic shows.
@@ -240,11 +266,14 @@ func snippet(line string, col, span int) (shown string, indent, width int) {
 	}
 	for i := start; i < end; i++ {
 		w := 1
-		if runes[i] == '\t' {
+		switch r := runes[i]; {
+		case r == '\t':
 			b.WriteString("    ")
 			w = 4
-		} else {
-			b.WriteRune(runes[i])
+		case r < 0x20 || r == 0x7f:
+			b.WriteRune('\uFFFD') // a control character would garble the terminal
+		default:
+			b.WriteRune(r)
 		}
 		if i < col {
 			indent += w

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,13 +245,16 @@ func (g *specGen) spec(i int) ([]byte, []string) {
 	for j := 0; j < g.r.IntN(3); j++ {
 		from := seq()
 		for f := 0; f < 1+g.r.IntN(3); f++ {
-			from.Content = append(from.Content, plain(names[g.r.IntN(k-1)]))
+			name := names[g.r.IntN(k-1)]
+			if !slices.ContainsFunc(from.Content, func(n *yaml.Node) bool { return n.Value == name }) {
+				from.Content = append(from.Content, plain(name))
+			}
 		}
 		events.Content = append(events.Content, plain(fmt.Sprintf("LIST_%d", j)), mapping(plain("from"), from, plain("to"), plain(names[g.r.IntN(k)]), plain("when"), g.scalar(g.guard())))
 	}
 	doc := mapping(
 		plain("lpp"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1"},
-		plain("name"), g.scalar(g.text(4)),
+		plain("name"), g.scalar("spec "+g.text(4)),
 		plain("context"), mapping(plain("msg"), plain("string"), plain("n"), plain("int")),
 		plain("initial"), plain(names[0]),
 		plain("states"), states,
