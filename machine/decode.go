@@ -280,6 +280,8 @@ func (d *decoder) exprText(n *yaml.Node, what string) (string, bool) {
 	return n.Value, true
 }
 
+var limitKeys = []string{"max_transitions"}
+
 var topKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits"}
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
@@ -288,7 +290,7 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 		s.VersionPos = pos(v.val)
 		ver, err := strconv.Atoi(v.val.Value)
 		switch {
-		case v.val.Kind != yaml.ScalarNode || err != nil:
+		case v.val.Kind != yaml.ScalarNode || v.val.Tag != "!!int" || err != nil:
 			d.errorf(pos(v.val), span(v.val), "lpp must be the format version number, not %s", kindName(v.val))
 			d.hintLast(fmt.Sprintf("write `lpp: %d`", FormatVersion))
 		case ver != FormatVersion:
@@ -334,7 +336,7 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 	}
 	if v, ok := f["limits"]; ok {
 		if d.wantMapping(v.val, "limits") {
-			lf := d.fields(v.val, "limits", "max_transitions")
+			lf := d.fields(v.val, "limits", limitKeys...)
 			if m, ok := lf["max_transitions"]; ok {
 				n, err := strconv.Atoi(m.val.Value)
 				if m.val.Kind != yaml.ScalarNode || m.val.Tag != "!!int" || err != nil || n <= 0 {
