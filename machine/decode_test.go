@@ -154,3 +154,20 @@ func TestExprPosFollowsBlockScalarsAndContinuationLines(t *testing.T) {
 		}
 	}
 }
+
+func TestVarParseOverrideChecksTypeAndEnum(t *testing.T) {
+	v := &Var{Name: "verdict", Type: TypeString, Enum: []string{"", "PASS", "FAIL"}}
+	if got, err := v.ParseOverride("PASS"); err != nil || got != "PASS" {
+		t.Errorf("PASS: %v %v", got, err)
+	}
+	if _, err := v.ParseOverride("PAS"); err == nil || err.Error() != `"PAS" is not one of ["", "PASS", "FAIL"]; did you mean "PASS"?` {
+		t.Errorf("PAS: %v", err)
+	}
+	l := &Var{Name: "items", Type: TypeList}
+	if _, err := l.ParseOverride("[1] [2]"); err == nil || err.Error() != `"[1] [2]" is not a JSON list` {
+		t.Errorf("trailing text: %v", err)
+	}
+	if got, err := l.ParseOverride(` [1, "a"] `); err != nil || !reflect.DeepEqual(got, []any{1, "a"}) {
+		t.Errorf("list: %v %v", got, err)
+	}
+}
