@@ -120,8 +120,8 @@ func TestParseReportsDecodingProblems(t *testing.T) {
 }
 
 func TestSourceLineReadsEveryLine(t *testing.T) {
-	src := []byte("one\r\ntwo\n\nfour")
-	for i, want := range []string{"", "one", "two", "", "four", ""} {
+	src := []byte("one\r\ntwo\n\nfour\rfive\u2028six\u0085seven")
+	for i, want := range []string{"", "one", "two", "", "four", "five", "six", "seven", ""} {
 		if got := sourceLine(src, i); got != want {
 			t.Errorf("sourceLine(%d) = %q, want %q", i, got, want)
 		}

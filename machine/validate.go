@@ -204,7 +204,8 @@ func isQuotedAt(src []byte, p Pos) bool {
 // start returns the position of the spec's first key (its first line that is
 // neither blank, a comment nor a document marker).
 func (v *validator) start() Pos {
-	for i, line := range strings.Split(string(v.spec.Source), "\n") {
+	for i := 0; i < lineCount(v.spec.Source); i++ {
+		line := sourceLine(v.spec.Source, i+1)
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "#") || t == "---" || strings.HasPrefix(t, "%") {
 			continue
@@ -988,7 +989,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 		d.total = true
 		return d
 	}
-	eof := Pos{Line: strings.Count(string(spec.Source), "\n") + 2, Col: 1}
+	eof := Pos{Line: lineCount(spec.Source) + 2, Col: 1}
 	top := regionsOf(doc.Content[0], eof)
 	names := func(r *region) []string { return stateNamesIn(spec, r.start, r.end) }
 	dropped := func(r *region) {
@@ -1156,7 +1157,8 @@ func reach(roots []string, succ map[string][]string) map[string]bool {
 
 // topKey finds a top-level key in src, returning its position and the text after its colon.
 func topKey(src []byte, key string) (Pos, string, bool) {
-	for i, line := range strings.Split(string(src), "\n") {
+	for i := 0; i < lineCount(src); i++ {
+		line := sourceLine(src, i+1)
 		if strings.HasPrefix(line, key+":") {
 			return Pos{Line: i + 1, Col: 1}, strings.TrimSpace(line[len(key)+1:]), true
 		}
