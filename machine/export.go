@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -30,6 +31,7 @@ const (
 	maxGuardLen  = 64
 	maxAssignLen = 30
 	maxNoteLen   = 60
+	maxNameLen   = 64 // state and event names (Mermaid formats; DOT keeps them whole)
 )
 
 // Export draws the spec as a diagram: "mermaid" (a Mermaid stateDiagram-v2
@@ -101,7 +103,7 @@ func newDiagram(spec *Spec, opts ExportOptions) *diagram {
 		}
 	}
 	for _, ev := range spec.Events {
-		label := ev.Name
+		label := shorten(ev.Name, maxNameLen)
 		if l := g.transitionLabel(ev.When, ev.Set); l != "" {
 			label += " " + l
 		}
@@ -247,8 +249,13 @@ var mermaidReserved = map[string]bool{
 	"__definegetter__": true, "__definesetter__": true, "__lookupgetter__": true, "__lookupsetter__": true,
 }
 
+// maxIDLen bounds the ids of Mermaid diagrams: a state with a longer name
+// gets a short id (the name stays its label), so that a diagram of long names
+// stays under Mermaid's limit on a diagram's text (50000 characters).
+const maxIDLen = 32
+
 // mermaidIDs maps each state to a Mermaid id: its own name when safe, else
-// "s_" + name (made unique).
+// "s_" + name (made unique), shortened when long.
 func mermaidIDs(spec *Spec) map[string]string {
 	ids := map[string]string{}
 	taken := map[string]bool{}
@@ -256,18 +263,50 @@ func mermaidIDs(spec *Spec) map[string]string {
 		taken[st.Name] = true
 	}
 	for _, st := range spec.States {
-		if !mermaidReserved[strings.ToLower(st.Name)] && identRE.MatchString(st.Name) {
+		if !mermaidReserved[strings.ToLower(st.Name)] && identRE.MatchString(st.Name) && len(st.Name) <= maxIDLen {
 			ids[st.Name] = st.Name
 			continue
 		}
-		id := "s_" + sanitizeID(st.Name)
-		for taken[id] {
-			id += "_"
-		}
-		taken[id] = true
-		ids[st.Name] = id
+		ids[st.Name] = uniqueID("s_", st.Name, taken)
 	}
 	return ids
+}
+
+// flowchartIDs maps each state to a flowchart id: "n_" + name, shortened
+// when long.
+func flowchartIDs(spec *Spec) map[string]string {
+	ids := map[string]string{}
+	taken := map[string]bool{}
+	for _, st := range spec.States {
+		if id := "n_" + sanitizeID(st.Name); len(id) <= maxIDLen {
+			ids[st.Name] = id
+			taken[id] = true
+		}
+	}
+	for _, st := range spec.States {
+		if _, ok := ids[st.Name]; !ok {
+			ids[st.Name] = uniqueID("n_", st.Name, taken)
+		}
+	}
+	return ids
+}
+
+// uniqueID returns prefix + name, cut to maxIDLen, that taken does not hold
+// (and takes it).
+func uniqueID(prefix, name string, taken map[string]bool) string {
+	id := prefix + sanitizeID(name)
+	if len(id) > maxIDLen {
+		base := id[:maxIDLen-4] + "_"
+		id = base + "1"
+		for n := 2; taken[id]; n++ {
+			id = base + strconv.Itoa(n)
+		}
+	}
+	for taken[id] {
+		id += "_"
+	}
+	taken[id] = true
+	return id
 }
 
 func sanitizeID(s string) string {
@@ -468,7 +507,7 @@ func (g *diagram) mermaidState() []byte {
 	}
 	for _, st := range spec.States {
 		if ids[st.Name] != st.Name {
-			fmt.Fprintf(&b, "    state \"%s\" as %s\n", mermaidText(st.Name), ids[st.Name])
+			fmt.Fprintf(&b, "    state \"%s\" as %s\n", mermaidText(shorten(st.Name, maxNameLen)), ids[st.Name])
 		}
 	}
 	if spec.Initial != "" {
@@ -525,7 +564,13 @@ func (g *diagram) mermaidClasses(b *bytes.Buffer, id func(string) string) {
 // mermaidFlowchart renders a Mermaid flowchart.
 func (g *diagram) mermaidFlowchart() []byte {
 	spec := g.spec
-	id := func(name string) string { return "n_" + sanitizeID(name) }
+	ids := flowchartIDs(spec)
+	id := func(name string) string {
+		if x, ok := ids[name]; ok {
+			return x
+		}
+		return "n_" + sanitizeID(name) + "_undefined"
+	}
 	var b bytes.Buffer
 	b.WriteString("flowchart TD\n")
 	if spec.Name != "" {
@@ -533,7 +578,7 @@ func (g *diagram) mermaidFlowchart() []byte {
 	}
 	b.WriteString("    start_((\" \"))\n")
 	for _, st := range spec.States {
-		label := mermaidQuoted(st.Name)
+		label := mermaidQuoted(shorten(st.Name, maxNameLen))
 		if st.Note != "" {
 			label += "<br/><small>" + mermaidQuoted(shorten(st.Note, maxNoteLen)) + "</small>"
 		}

@@ -273,6 +273,44 @@ func (g *specGen) spec(i int) ([]byte, []string) {
 	return src, append(path, final)
 }
 
+// longNamesCase is a spec of 40 states with 1000-character names (about the most YAML allows in a key), each with
+// four guarded transitions, and events with names almost as long from many
+// states: its Mermaid diagrams must stay under Mermaid's limits (50000
+// characters of text, 500 edges in a flowchart) and render.
+func longNamesCase(t *testing.T) exportCase {
+	t.Helper()
+	const n = 40
+	name := func(i int) string { return strings.Repeat("long_", 198) + strconv.Itoa(i) }
+	var b strings.Builder
+	b.WriteString("lpp: 1\nname: long names\ncontext: {n: int}\ninitial: " + name(0) + "\nstates:\n")
+	for i := 0; i < n-1; i++ {
+		fmt.Fprintf(&b, "  %s:\n    do: noop\n    next:\n", name(i))
+		for j := 1; j <= 4; j++ {
+			fmt.Fprintf(&b, "      - {to: %s, when: n > %d}\n", name((i+j*7)%(n-1)), j)
+		}
+		fmt.Fprintf(&b, "      - %s\n", name(i+1))
+	}
+	fmt.Fprintf(&b, "  %s: {final: true}\nevents:\n", name(n-1))
+	for e := 0; e < 3; e++ {
+		from := make([]string, 10)
+		for j := range from {
+			from[j] = name(e*10 + j)
+		}
+		fmt.Fprintf(&b, "  %s_%d: {from: [%s], to: %s}\n", strings.Repeat("EVENT_", 160), e, strings.Join(from, ", "), name(n-1))
+	}
+	fmt.Fprintf(&b, "  %s: {to: %s}\n", strings.Repeat("ANY_", 240), name(0))
+	src := []byte(b.String())
+	spec, diags := Check("long.yaml", src, NewBuiltinRegistry())
+	if diags.HasErrors() {
+		t.Fatalf("the long-names spec is invalid:\n%s", diags.PrettyAll(src))
+	}
+	var path []string
+	for i := 0; i < n; i++ {
+		path = append(path, name(i))
+	}
+	return exportCase{name: "long-names", src: src, spec: spec, opts: ExportOptions{ShowSet: true, Path: path}}
+}
+
 type exportCase struct {
 	name string
 	src  []byte
@@ -319,7 +357,7 @@ func TestExportHostileSpecsRender(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("LPPCTL_HOSTILE_CASES")); err == nil {
 		n = v
 	}
-	cases := hostileExportCases(t, n)
+	cases := append(hostileExportCases(t, n), longNamesCase(t))
 	dir := t.TempDir()
 	type out struct {
 		c      exportCase
@@ -336,6 +374,9 @@ func TestExportHostileSpecsRender(t *testing.T) {
 			}
 			if !strings.HasSuffix(string(b), "\n") || strings.Contains(string(b), "\r") || strings.Contains(string(b), "\t") {
 				t.Errorf("%s (%s): the output has a tab, a carriage return or no final newline", c.name, format)
+			}
+			if format != "dot" && len(b) > 50000 {
+				t.Errorf("%s (%s): %d characters: over Mermaid's limit of 50000", c.name, format, len(b))
 			}
 			f := filepath.Join(dir, c.name+formatExt[format])
 			if err := os.WriteFile(f, b, 0o644); err != nil {
@@ -413,7 +454,7 @@ func TestExportHostileSpecsRender(t *testing.T) {
 			}
 			nodes := strings.Join(r.Nodes, "\n")
 			for _, st := range o.c.spec.States {
-				if !strings.Contains(nodes, st.Name) {
+				if name := strings.TrimSuffix(shorten(st.Name, maxNameLen), "…"); !strings.Contains(nodes, name) {
 					t.Errorf("%s (%s): state %q is not drawn; nodes: %q", o.c.name, o.format, st.Name, r.Nodes)
 				}
 			}
