@@ -36,12 +36,15 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 			spec, diags = nil, d.diags
 		}
 	}()
-	if p, bad, ok := firstInvalidUTF8(src); !ok {
-		d.errorf(p, 1, "the spec is not UTF-8 text: invalid byte 0x%02x", bad)
-		if bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
+	if p, what, ok := badText(src); !ok {
+		d.errorf(p, 1, "%s", what)
+		switch {
+		case bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}):
 			d.hintLast("the file is UTF-16: save it as UTF-8")
-		} else {
+		case strings.HasPrefix(what, "the spec is not UTF-8"):
 			d.hintLast("save the file as UTF-8")
+		default:
+			d.hintLast("remove it; write it in a double-quoted string as an escape (\\t, \\u0007) if it is meant")
 		}
 		return nil, d.diags
 	}
@@ -78,27 +81,32 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 	return spec, d.diags
 }
 
-// firstInvalidUTF8 returns the position and value of the first byte of src
-// that is not UTF-8 (ok is false), or ok true when src is UTF-8.
-func firstInvalidUTF8(src []byte) (p Pos, bad byte, ok bool) {
-	if utf8.Valid(src) {
-		return Pos{}, 0, true
-	}
+// badText finds the first thing in src that YAML cannot read as text: a
+// byte that is not UTF-8, or a control character (C0 but tab, LF and CR;
+// DEL; C1 but NEL). It returns its position (lines counted as YAML counts
+// them) and a description; ok is true when there is none.
+func badText(src []byte) (p Pos, what string, ok bool) {
 	p = Pos{Line: 1, Col: 1}
 	for i := 0; i < len(src); {
 		r, size := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError && size <= 1 {
-			return p, src[i], false
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return p, fmt.Sprintf("the spec is not UTF-8 text: invalid byte 0x%02x", src[i]), false
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f || r >= 0x80 && r < 0xa0 && r != 0x85:
+			return p, fmt.Sprintf("the spec holds a control character (U+%04X), which YAML does not allow", r), false
 		}
-		if r == '\n' {
+		switch {
+		case r == '\r' && i+1 < len(src) && src[i+1] == '\n':
+			p.Col++ // the LF ends the line
+		case r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029:
 			p.Line++
 			p.Col = 1
-		} else {
+		default:
 			p.Col++
 		}
 		i += size
 	}
-	return p, 0, true
+	return p, "", true
 }
 
 // documentStart returns the position of the `---` that starts the document
