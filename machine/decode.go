@@ -146,6 +146,18 @@ func (d *decoder) yamlError(err error, src []byte) {
 			p.Line = n
 		}
 		msg = m[2]
+		switch {
+		case strings.HasPrefix(msg, "did not find expected"):
+			p = problemLine(src, p.Line, msg)
+		case msg == "mapping values are not allowed in this context":
+			// The colon that cannot start a value: the second ": " on the line.
+			text := sourceLine(src, p.Line)
+			if i := strings.Index(text, ": "); i >= 0 {
+				if j := strings.Index(text[i+2:], ": "); j >= 0 {
+					p.Col = len([]rune(text[:i+2+j])) + 1
+				}
+			}
+		}
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
@@ -155,7 +167,50 @@ func (d *decoder) yamlError(err error, src []byte) {
 		d.hintLast("this line is indented with a tab; YAML allows only spaces for indentation")
 		return
 	}
-	d.hintLast("check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)")
+	switch {
+	case strings.HasPrefix(msg, "did not find expected ',' or"):
+		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
+	case msg == "did not find expected key":
+		d.hintLast("check the indentation: the keys of one mapping line up, and a list item (- ) does not belong in a mapping")
+	default:
+		d.hintLast("check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)")
+	}
+}
+
+// problemLine finds the line of a YAML parser error. yaml.v3 reports such
+// errors ("did not find expected key", "... ',' or '}'") at the line where
+// the enclosing mapping or list starts, not where the problem is: the
+// problem is on the last line of the shortest prefix of src (from line
+// on) that fails with the same message. The column is the line's first
+// character that is not a space.
+func problemLine(src []byte, line int, msg string) Pos {
+	lines := lineIndex(src)
+	fails := func(k int) bool {
+		dec := yaml.NewDecoder(bytes.NewReader(src[:lines[k-1][1]]))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if err == nil {
+				continue
+			}
+			m := yamlLineRE.FindStringSubmatch(err.Error())
+			return m != nil && m[2] == msg
+		}
+	}
+	lo, hi := max(line, 1), len(lines)
+	if lo > hi || !fails(hi) {
+		return Pos{Line: line, Col: 1}
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	text := sourceLine(src, lo)
+	return Pos{Line: lo, Col: len([]rune(text)) - len([]rune(strings.TrimLeft(text, " "))) + 1}
 }
 
 func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
