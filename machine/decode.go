@@ -635,6 +635,9 @@ func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			if _, dup := out[n.Content[i].Value]; dup {
+				return nil, fmt.Errorf("duplicate key %q at line %d", n.Content[i].Value, n.Content[i].Line)
+			}
 			v, err := d.value(n.Content[i+1], depth+1, aliased)
 			if err != nil {
 				return nil, err

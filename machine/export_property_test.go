@@ -38,6 +38,8 @@ var hostileNames = []string{
 	"img", "svg", "div", "amp", "quot", "lt", "gt", "nbsp", "NaN", "Infinity", "null",
 	"true", "false", "constructor", "__proto__", "prototype", "toString", "hasOwnProperty",
 	strings.Repeat("very_long_state_name_", 12) + "end",
+	"visited", "errorRoute", "initial", "final", "event", "ev_1", "n_visited", "s_visited", "fill",
+	"stroke", "linkStyle_0", "classDef_visited", "d0", "d1", "id", "SPACE", "NL", "EDGE_STATE",
 }
 
 // hostileFragments are texts put inside guards' string literals, notes,
