@@ -675,6 +675,9 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 			continue
 		}
 		if !d.wantMapping(v, fmt.Sprintf("state %q", name)) {
+			if v.Kind == yaml.ScalarNode {
+				d.hintLast(fmt.Sprintf("a state is a mapping: `%s: {next: %s}` goes on to %s, `%s: {final: true}` ends the run", name, v.Value, v.Value, name))
+			}
 			continue
 		}
 		f := d.fields(v, fmt.Sprintf("state %q", name), stateKeys...)

@@ -413,6 +413,18 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		v.file(a, ps, p, val.(string))
 		return
 	}
+	if s, ok := val.(string); ok && ps.Event && v.spec.Event(s) == nil {
+		var names []string
+		for _, ev := range v.spec.Events {
+			names = append(names, ev.Name)
+		}
+		hint := DidYouMean(s, names)
+		if hint == "" {
+			hint = "events are: " + listNames(names, 12)
+		}
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events:", ps.Name, a.Name, s)
+		return
+	}
 	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !contains(ps.Enum, s) {
 		hint := DidYouMean(s, ps.Enum)
 		if hint == "" {
