@@ -585,6 +585,11 @@ func (v *validator) guard(src string, at Pos) {
 	}
 	for _, c := range enumComparisons(tree.Node, v.spec) {
 		p := exprPos(v.spec.Source, at, src, c.lit.Location().From)
+		if c.v.Name == VarState {
+			v.errorf(p, len(strconv.Quote(c.lit.Value)), v.stateHint(c.lit.Value),
+				"guard: state is never %q: no state has that name", c.lit.Value)
+			continue
+		}
 		v.errorf(p, len(strconv.Quote(c.lit.Value)), enumHint(c.lit.Value, c.v.Enum),
 			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, quoteList(c.v.Enum))
 	}
@@ -692,6 +697,9 @@ func enumComparisons(root ast.Node, spec *Spec) []enumCmp {
 		id, ok := n.(*ast.IdentifierNode)
 		if !ok {
 			return nil
+		}
+		if id.Value == VarState && len(spec.States) > 0 {
+			return &Var{Name: VarState, Type: TypeString, Enum: spec.StateNames()} // state holds a state's name
 		}
 		cv := spec.Var(id.Value)
 		if cv == nil || len(cv.Enum) == 0 {
