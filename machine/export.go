@@ -263,7 +263,9 @@ func mermaidIDs(spec *Spec) map[string]string {
 		taken[st.Name] = true
 	}
 	for _, st := range spec.States {
-		if !mermaidReserved[strings.ToLower(st.Name)] && identRE.MatchString(st.Name) && len(st.Name) <= maxIDLen {
+		// A name Markdown would change (__init__ is drawn as a bold "init")
+		// gets an id and an escaped label too.
+		if !mermaidReserved[strings.ToLower(st.Name)] && identRE.MatchString(st.Name) && len(st.Name) <= maxIDLen && markdownEscape(st.Name) == st.Name {
 			ids[st.Name] = st.Name
 			continue
 		}
@@ -335,13 +337,17 @@ func sanitizeID(s string) string {
 //   - a line holding `direction` then a space then TB, LR... is read as a
 //     direction statement, whatever else is on it (the diagram comes out
 //     empty): a zero-width space (U+200B) goes after `direction`.
-//   - in a state diagram, labels, notes and state names are Markdown: a
-//     backslash before ASCII punctuation is doubled, and a `*` or `_` that
-//     could start or end emphasis (not between two spaces, for `*`; not
-//     between two letters or digits, for `_`) gets a backslash, so
-//     `__init__` and `x*2 > y*3` show as written. `&` right before a letter
-//     or `#` would start an HTML entity, which the browser decodes even
-//     without its `;` (`&lt` is drawn `<`): a space goes after it. `::` is a
+//   - in a state diagram, labels, notes and state names are Markdown, and
+//     Mermaid does not read its escapes the same way in every diagram (a
+//     long or multi-line label is not Markdown; "\\\ " lost one more
+//     backslash in a diagram rendered after another): so nothing is escaped
+//     with a backslash; a `*` or `_` that could start or end emphasis (not
+//     between two spaces, for `*`; not between two letters or digits, for
+//     `_`) becomes `＊` or `＿` (U+FF0A, U+FF3F), so `__init__` and
+//     `x*2 > y*3` are not drawn bold or italic, and a backslash becomes `＼`
+//     (U+FF3C). `&` right before a letter or `#` would start an HTML entity,
+//     which the browser decodes even without
+//     its `;` (`&lt` is drawn `<`): a space goes after it. `::` is a
 //     parse error: it becomes `:∶` (U+2236).
 //   - inside a quoted flowchart label `"` `<` `>` `&` are HTML entities, a
 //     backtick (a Markdown string) becomes `ˋ` (U+02CB), and the backslash of
@@ -397,13 +403,15 @@ func markdownEscape(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
-			b.WriteString(`\\`)
+		case c == '\\':
+			b.WriteString("＼")
 			continue
 		case c == '*' && !(isSpace(i-1) && isSpace(i+1)):
-			b.WriteByte('\\')
+			b.WriteString("＊")
+			continue
 		case c == '_' && !(isAlnumRun(s, i, isAlnum)):
-			b.WriteByte('\\')
+			b.WriteString("＿")
+			continue
 		}
 		b.WriteByte(c)
 	}
@@ -422,10 +430,6 @@ func isAlnumRun(s string, i int, isAlnum func(int) bool) bool {
 		k++
 	}
 	return isAlnum(j-1) && isAlnum(k+1)
-}
-
-func isASCIIPunct(c byte) bool {
-	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 }
 
 // mermaidNote escapes text for a state diagram note, where a colon after the

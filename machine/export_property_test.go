@@ -40,6 +40,7 @@ var hostileNames = []string{
 	strings.Repeat("very_long_state_name_", 12) + "end",
 	"visited", "errorRoute", "initial", "final", "event", "ev_1", "n_visited", "s_visited", "fill",
 	"stroke", "linkStyle_0", "classDef_visited", "d0", "d1", "id", "SPACE", "NL", "EDGE_STATE",
+	"__init__", "_x_", "__a__b", "a__b__c_", "_private", "x__", "__x",
 }
 
 // hostileFragments are texts put inside guards' string literals, notes,
@@ -454,7 +455,7 @@ func TestExportHostileSpecsRender(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("%s (%s): rendered edge labels differ from the spec's:\n%s", o.c.name, o.format, labelDiff(got, want))
 			}
-			nodes := strings.Join(r.Nodes, "\n")
+			nodes := undoMermaidSubstitutions(strings.Join(r.Nodes, "\n"))
 			for _, st := range o.c.spec.States {
 				if name := strings.TrimSuffix(shorten(st.Name, maxNameLen), "…"); !strings.Contains(nodes, name) {
 					t.Errorf("%s (%s): state %q is not drawn; nodes: %q", o.c.name, o.format, st.Name, r.Nodes)
@@ -527,7 +528,7 @@ func mermaidPlainLabels(c exportCase) []string {
 // labels replace back to the spec's, and collapses whitespace.
 func undoMermaidSubstitutions(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	s = strings.NewReplacer("；", ";", "ˋ", "`", "∶", ":", "＼", `\`, "& ", "&", "direction\u200b", "direction").Replace(s)
+	s = strings.NewReplacer("；", ";", "ˋ", "`", "∶", ":", "＼", `\`, "＊", "*", "＿", "_", "& ", "&", "direction\u200b", "direction").Replace(s)
 	for strings.Contains(s, "% %") {
 		s = strings.ReplaceAll(s, "% %", "%%")
 	}

@@ -191,10 +191,10 @@ func TestMermaidEscapesWhatTheRendererMisreads(t *testing.T) {
 		{`a :: b`, `a :∶ b`, `a :: b`, `"a :: b"`},
 		{`msg == ":::"`, `msg == ":∶:"`, `msg == &quot;:::&quot;`, `"msg == \":::\""`},
 		{`x &lt y &amp; z && w`, `x & lt y & amp； z && w`, `x &amp;lt y &amp;amp; z &amp;&amp; w`, `"x &lt y &amp;amp; z && w"`},
-		{`__init__ and max_retries`, `\_\_init\_\_ and max_retries`, `__init__ and max_retries`, `"__init__ and max_retries"`},
-		{`x*2 > y*3 || a * b`, `x\*2 > y\*3 || a * b`, `x*2 &gt; y*3 || a * b`, `"x*2 > y*3 || a * b"`},
-		{`msg == "a\\" || msg == "\""`, `msg == "a\\\\" || msg == "\\""`, `msg == &quot;a\\&quot; || msg == &quot;\&quot;&quot;`, `"msg == \"a\\\\\" || msg == \"\\\"\""`},
-		{`msg contains "x\ny"`, `msg contains "x\ny"`, `msg contains &quot;x＼ny&quot;`, `"msg contains \"x\\ny\""`},
+		{`__init__ and max_retries`, `＿＿init＿＿ and max_retries`, `__init__ and max_retries`, `"__init__ and max_retries"`},
+		{`x*2 > y*3 || a * b`, `x＊2 > y＊3 || a * b`, `x*2 &gt; y*3 || a * b`, `"x*2 > y*3 || a * b"`},
+		{`msg == "a\\" || msg == "\""`, `msg == "a＼＼" || msg == "＼""`, `msg == &quot;a\\&quot; || msg == &quot;\&quot;&quot;`, `"msg == \"a\\\\\" || msg == \"\\\"\""`},
+		{`msg contains "x\ny"`, `msg contains "x＼ny"`, `msg contains &quot;x＼ny&quot;`, `"msg contains \"x\\ny\""`},
 		{`msg == "direction LR"`, "msg == \"direction\u200b LR\"", "msg == &quot;direction\u200b LR&quot;", `"msg == \"direction LR\""`},
 		{`msg == "&#35;"`, `msg == "& #35；"`, `msg == &quot;&amp;#35；&quot;`, `"msg == \"&amp;#35;\""`},
 	}
@@ -222,8 +222,9 @@ states:
       - {to: __proto__, when: n < 1}
       - {to: __proto__, when: n < 2}
       - {to: constructor, when: n < 3}
-      - __proto__
+      - __init__
     on_error: __proto__
+  __init__: {next: constructor}
   constructor: {final: true}
 `))
 	if len(diags) > 0 {
@@ -231,7 +232,8 @@ states:
 	}
 	for format, want := range map[string][]string{
 		"mermaid": {
-			"    state \"\\_\\_proto\\_\\_\" as s___proto__\n",
+			"    state \"＿＿proto＿＿\" as s___proto__\n",
+			"    state \"＿＿init＿＿\" as s___init__\n",
 			"    state \"constructor\" as s_constructor\n",
 			"    s___proto__ --> s___proto__ : [n < 1]<br/>[n < 2]<br/>on_error\n",
 			"    s___proto__ --> s_constructor : [n < 3]\n",
