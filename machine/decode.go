@@ -75,6 +75,7 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 		d.errorf(pos(root), 0, "the spec must be a mapping of keys (lpp, name, context, initial, states, ...), not %s", kindName(root))
 		return nil, d.diags
 	}
+	d.customTags(root)
 	spec = &Spec{File: file, Source: src}
 	d.spec(root, spec)
 	spec.index()
@@ -242,6 +243,19 @@ func kindName(n *yaml.Node) string {
 		return "an alias"
 	}
 	return "an empty document"
+}
+
+// customTags reports the YAML tags of n and its children that are not
+// YAML's own (`!foo`, `!000`): a spec has no use for them, and yaml.v3
+// keeps their values as written, so `initial: !x` would name the state "".
+func (d *decoder) customTags(n *yaml.Node) {
+	if n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") && n.Kind != yaml.AliasNode {
+		d.errorf(pos(n), 1, "YAML tag %q is not supported", n.Tag)
+		d.hintLast("remove it: a spec uses plain YAML values")
+	}
+	for _, c := range n.Content {
+		d.customTags(c)
+	}
 }
 
 // badKey reports a mapping key that cannot name anything: a YAML merge key
