@@ -162,6 +162,10 @@ func (d *decoder) yamlError(err error, src []byte) {
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
+	// An error at the end of the file is on its last line with text.
+	for p.Line > 1 && strings.TrimSpace(sourceLine(src, p.Line)) == "" {
+		p = Pos{Line: p.Line - 1, Col: 1}
+	}
 	d.errorf(p, 0, "invalid YAML: %s", msg)
 	line := sourceLine(src, p.Line)
 	if indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]; strings.Contains(indent, "\t") {
