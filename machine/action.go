@@ -35,6 +35,9 @@ type ParamSpec struct {
 	Default  any // used when the spec leaves the parameter out
 	Doc      string
 	Enum     []string // allowed values of a string parameter
+	// Event marks a string parameter that names one of the spec's events
+	// (emit's event): validate checks that the event is defined.
+	Event bool
 }
 
 // VarSpec declares a context variable an action writes.

@@ -89,7 +89,7 @@ func builtinActions() []Action {
 			Name: "emit",
 			Doc:  "sends a named external event (defined under events:) to the run",
 			Params: []ParamSpec{
-				{Name: "event", Type: TypeString, Required: true, Doc: "the event's name"},
+				{Name: "event", Type: TypeString, Required: true, Event: true, Doc: "the event's name"},
 			},
 			Run: func(_ context.Context, c *Call) error {
 				c.Emit(c.String("event"))

@@ -3,6 +3,7 @@ package machine
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -35,6 +36,18 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 			spec, diags = nil, d.diags
 		}
 	}()
+	if p, what, ok := badText(src); !ok {
+		d.errorf(p, 1, "%s", what)
+		switch {
+		case bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}):
+			d.hintLast("the file is UTF-16: save it as UTF-8")
+		case strings.HasPrefix(what, "the spec is not UTF-8"):
+			d.hintLast("save the file as UTF-8")
+		default:
+			d.hintLast("remove it; write it in a double-quoted string as an escape (\\t, \\u0007) if it is meant")
+		}
+		return nil, d.diags
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil {
@@ -46,6 +59,14 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 		d.yamlError(err, src)
 		return nil, d.diags
 	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil && len(more.Content) > 0 && more.Content[0].Tag != "!!null" {
+		p := documentStart(src, more.Content[0].Line)
+		d.errorf(p, 3, "the file holds more than one YAML document: a spec is one document")
+		d.hintLast("remove this `---` and what follows it, or put each spec in a file of its own")
+	} else if err != nil && err != io.EOF {
+		d.yamlError(err, src)
+	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
@@ -54,16 +75,56 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 		d.errorf(pos(root), 0, "the spec must be a mapping of keys (lpp, name, context, initial, states, ...), not %s", kindName(root))
 		return nil, d.diags
 	}
+	d.customTags(root)
 	spec = &Spec{File: file, Source: src}
 	d.spec(root, spec)
 	spec.index()
 	return spec, d.diags
 }
 
+// badText finds the first thing in src that YAML cannot read as text: a
+// byte that is not UTF-8, or a control character (C0 but tab, LF and CR;
+// DEL; C1 but NEL). It returns its position (lines counted as YAML counts
+// them) and a description; ok is true when there is none.
+func badText(src []byte) (p Pos, what string, ok bool) {
+	p = Pos{Line: 1, Col: 1}
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return p, fmt.Sprintf("the spec is not UTF-8 text: invalid byte 0x%02x", src[i]), false
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f || r >= 0x80 && r < 0xa0 && r != 0x85:
+			return p, fmt.Sprintf("the spec holds a control character (U+%04X), which YAML does not allow", r), false
+		}
+		switch {
+		case r == '\r' && i+1 < len(src) && src[i+1] == '\n':
+			p.Col++ // the LF ends the line
+		case r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029:
+			p.Line++
+			p.Col = 1
+		default:
+			p.Col++
+		}
+		i += size
+	}
+	return p, "", true
+}
+
+// documentStart returns the position of the `---` that starts the document
+// whose first node is on line (the line itself when there is none).
+func documentStart(src []byte, line int) Pos {
+	for l := line; l >= 1; l-- {
+		if t := sourceLine(src, l); t == "---" || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "---\t") {
+			return Pos{Line: l, Col: 1}
+		}
+	}
+	return Pos{Line: line, Col: 1}
+}
+
 type decoder struct {
 	file  string
 	diags Diagnostics
-	nodes int // value nodes decoded so far (see maxValueNodes)
+	nodes int // value nodes decoded through aliases so far (see maxValueNodes)
 }
 
 func (d *decoder) errorf(p Pos, span int, format string, args ...any) {
@@ -86,8 +147,24 @@ func (d *decoder) yamlError(err error, src []byte) {
 			p.Line = n
 		}
 		msg = m[2]
+		switch {
+		case strings.HasPrefix(msg, "did not find expected"):
+			p = problemLine(src, p.Line, msg)
+		case msg == "mapping values are not allowed in this context":
+			// The colon that cannot start a value: the second ": " on the line.
+			text := sourceLine(src, p.Line)
+			if i := strings.Index(text, ": "); i >= 0 {
+				if j := strings.Index(text[i+2:], ": "); j >= 0 {
+					p.Col = len([]rune(text[:i+2+j])) + 1
+				}
+			}
+		}
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	// An error at the end of the file is on its last line with text.
+	for p.Line > 1 && strings.TrimSpace(sourceLine(src, p.Line)) == "" {
+		p = Pos{Line: p.Line - 1, Col: 1}
 	}
 	d.errorf(p, 0, "invalid YAML: %s", msg)
 	line := sourceLine(src, p.Line)
@@ -95,7 +172,50 @@ func (d *decoder) yamlError(err error, src []byte) {
 		d.hintLast("this line is indented with a tab; YAML allows only spaces for indentation")
 		return
 	}
-	d.hintLast("check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)")
+	switch {
+	case strings.HasPrefix(msg, "did not find expected ',' or"):
+		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
+	case msg == "did not find expected key":
+		d.hintLast("check the indentation: the keys of one mapping line up, and a list item (- ) does not belong in a mapping")
+	default:
+		d.hintLast("check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)")
+	}
+}
+
+// problemLine finds the line of a YAML parser error. yaml.v3 reports such
+// errors ("did not find expected key", "... ',' or '}'") at the line where
+// the enclosing mapping or list starts, not where the problem is: the
+// problem is on the last line of the shortest prefix of src (from line
+// on) that fails with the same message. The column is the line's first
+// character that is not a space.
+func problemLine(src []byte, line int, msg string) Pos {
+	lines := lineIndex(src)
+	fails := func(k int) bool {
+		dec := yaml.NewDecoder(bytes.NewReader(src[:lines[k-1][1]]))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if err == nil {
+				continue
+			}
+			m := yamlLineRE.FindStringSubmatch(err.Error())
+			return m != nil && m[2] == msg
+		}
+	}
+	lo, hi := max(line, 1), len(lines)
+	if lo > hi || !fails(hi) {
+		return Pos{Line: line, Col: 1}
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	text := sourceLine(src, lo)
+	return Pos{Line: lo, Col: len([]rune(text)) - len([]rune(strings.TrimLeft(text, " "))) + 1}
 }
 
 func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
@@ -129,6 +249,41 @@ func kindName(n *yaml.Node) string {
 	return "an empty document"
 }
 
+// customTags reports the YAML tags of n and its children that are not
+// YAML's own (`!foo`, `!000`): a spec has no use for them, and yaml.v3
+// keeps their values as written, so `initial: !x` would name the state "".
+func (d *decoder) customTags(n *yaml.Node) {
+	if n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") && n.Kind != yaml.AliasNode {
+		d.errorf(pos(n), 1, "YAML tag %q is not supported", n.Tag)
+		d.hintLast("remove it: a spec uses plain YAML values")
+	}
+	for _, c := range n.Content {
+		d.customTags(c)
+	}
+}
+
+// badKey reports a mapping key that cannot name anything: a YAML merge key
+// (`<<: *anchor`) or a key that is not a scalar. It returns true when k was
+// reported (the caller skips the entry).
+func (d *decoder) badKey(k *yaml.Node, what string) bool {
+	if k.Kind == yaml.AliasNode && k.Alias != nil && k.Alias.Kind == yaml.ScalarNode {
+		// An alias of a name stands for the name, where the alias is written.
+		line, col := k.Line, k.Column
+		*k = *k.Alias
+		k.Line, k.Column, k.Anchor = line, col, ""
+	}
+	switch {
+	case k.Kind == yaml.ScalarNode && (k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0):
+		d.errorf(pos(k), 2, "YAML merge keys (<<) are not supported in %s", what)
+		d.hintLast("write the keys out; an alias (*name) may stand for a whole value, not for keys")
+		return true
+	case k.Kind != yaml.ScalarNode:
+		d.errorf(pos(k), span(k), "a key of %s must be a name, not %s", what, kindName(k))
+		return true
+	}
+	return false
+}
+
 // field is one key of a mapping being decoded.
 type field struct {
 	key *yaml.Node
@@ -143,6 +298,9 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 		k, v := n.Content[i], n.Content[i+1]
 		if v.Kind == yaml.AliasNode && v.Alias != nil {
 			v = v.Alias
+		}
+		if d.badKey(k, what) {
+			continue
 		}
 		name := k.Value
 		if _, dup := out[name]; dup {
@@ -203,6 +361,8 @@ func (d *decoder) exprText(n *yaml.Node, what string) (string, bool) {
 	return n.Value, true
 }
 
+var limitKeys = []string{"max_transitions"}
+
 var topKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits"}
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
@@ -211,7 +371,7 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 		s.VersionPos = pos(v.val)
 		ver, err := strconv.Atoi(v.val.Value)
 		switch {
-		case v.val.Kind != yaml.ScalarNode || err != nil:
+		case v.val.Kind != yaml.ScalarNode || v.val.Tag != "!!int" || err != nil:
 			d.errorf(pos(v.val), span(v.val), "lpp must be the format version number, not %s", kindName(v.val))
 			d.hintLast(fmt.Sprintf("write `lpp: %d`", FormatVersion))
 		case ver != FormatVersion:
@@ -257,10 +417,10 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 	}
 	if v, ok := f["limits"]; ok {
 		if d.wantMapping(v.val, "limits") {
-			lf := d.fields(v.val, "limits", "max_transitions")
+			lf := d.fields(v.val, "limits", limitKeys...)
 			if m, ok := lf["max_transitions"]; ok {
 				n, err := strconv.Atoi(m.val.Value)
-				if m.val.Kind != yaml.ScalarNode || err != nil || n <= 0 {
+				if m.val.Kind != yaml.ScalarNode || m.val.Tag != "!!int" || err != nil || n <= 0 {
 					d.errorf(pos(m.val), span(m.val), "max_transitions must be a positive integer, not %s", kindName(m.val))
 				} else {
 					s.Limits.MaxTransitions = n
@@ -279,6 +439,9 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if d.badKey(k, "context") {
+			continue
+		}
 		name := k.Value
 		if seen[name] {
 			d.errorf(pos(k), span(k), "duplicate context variable %q", name)
@@ -294,16 +457,31 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			d.errorf(pos(k), span(k), "context variable %q is reserved (the interpreter sets it)", name)
 			continue
 		}
+		if why := exprReserved(name); why != "" {
+			d.errorf(pos(k), span(k), "context variable %q %s", name, why)
+			d.hintLast("rename it, e.g. " + name + "_value")
+			continue
+		}
 		cv := &Var{Name: name, Pos: pos(k), TypePos: pos(v), DefPos: pos(k)}
 		var defNode *yaml.Node
 		switch v.Kind {
 		case yaml.ScalarNode: // short form: `retries: int`
+			if v.Tag == "!!null" {
+				d.errorf(pos(k), span(k), "context variable %q has no type", name)
+				d.hintLast("write `" + name + ": TYPE` (one of " + typeList() + ")")
+				continue
+			}
 			cv.Type = Type(v.Value)
 		case yaml.MappingNode:
 			f := d.fields(v, fmt.Sprintf("context variable %q", name), varKeys...)
 			if t, ok := f["type"]; ok {
-				cv.Type = Type(t.val.Value)
 				cv.TypePos = pos(t.val)
+				if t.val.Kind != yaml.ScalarNode || t.val.Tag == "!!null" {
+					d.errorf(pos(t.val), span(t.val), "type of %q must be a type name, not %s", name, kindName(t.val))
+					d.hintLast("use one of " + typeList())
+					continue
+				}
+				cv.Type = Type(t.val.Value)
 			} else {
 				d.errorf(pos(k), span(k), "context variable %q has no type", name)
 				d.hintLast("add `type:` (one of " + typeList() + ")")
@@ -319,8 +497,12 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 					d.errorf(pos(e.val), span(e.val), "enum of %q must be a list of strings", name)
 				} else {
 					for _, item := range e.val.Content {
-						if item.Kind != yaml.ScalarNode {
+						if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
 							d.errorf(pos(item), span(item), "enum of %q must be a list of strings", name)
+							continue
+						}
+						if contains(cv.Enum, item.Value) {
+							d.errorf(pos(item), span(item), "duplicate value %q in the enum of %q", item.Value, name)
 							continue
 						}
 						cv.Enum = append(cv.Enum, item.Value)
@@ -347,6 +529,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			d.errorf(cv.EnumPos, 1, "enum is only allowed on string variables, and %q is %s", name, cv.Type)
 		}
 		cv.Default = cv.Type.Zero()
+		defOK := true
 		if defNode != nil && cv.Type != TypeAny {
 			val, err := d.nodeValue(defNode)
 			if err == nil {
@@ -354,11 +537,12 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			}
 			if err != nil {
 				d.errorf(pos(defNode), span(defNode), "default of %q: %v", name, err)
+				defOK = false
 			} else {
 				cv.Default = val
 			}
 		}
-		if len(cv.Enum) > 0 {
+		if len(cv.Enum) > 0 && defOK {
 			if sv, ok := cv.Default.(string); ok && !contains(cv.Enum, sv) {
 				d.errorf(cv.DefPos, span(orNode(defNode, k)), "default %q of %q is not one of its enum values %s", sv, name, quoteList(cv.Enum))
 				if h := DidYouMean(sv, cv.Enum); h != "" {
@@ -406,23 +590,32 @@ const (
 // nodeValue converts a YAML node to a plain Go value (int, float64, bool,
 // string, []any, map[string]any, nil).
 func (d *decoder) nodeValue(n *yaml.Node) (any, error) {
-	return d.value(n, 0)
+	return d.value(n, 0, false)
 }
 
-func (d *decoder) value(n *yaml.Node, depth int) (any, error) {
+// value converts n; aliased tells that n is reached through an alias: only
+// those nodes count against maxValueNodes (the others are bounded by the
+// file's size), so an alias bomb in one value does not make every later value
+// an error.
+func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 	if depth > maxValueDepth {
-		return nil, fmt.Errorf("the value nests deeper than %d levels (is an alias inside itself?)", maxValueDepth)
+		if aliased {
+			return nil, fmt.Errorf("the value nests deeper than %d levels (is an alias inside itself?)", maxValueDepth)
+		}
+		return nil, fmt.Errorf("the value nests deeper than %d levels", maxValueDepth)
 	}
-	d.nodes++
-	if d.nodes > maxValueNodes {
-		return nil, fmt.Errorf("the spec's values expand to more than %d nodes (aliases of aliases?)", maxValueNodes)
+	if aliased {
+		d.nodes++
+		if d.nodes > maxValueNodes {
+			return nil, fmt.Errorf("the spec's aliases expand to more than %d nodes (aliases of aliases?)", maxValueNodes)
+		}
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, fmt.Errorf("unknown alias")
 		}
-		return d.value(n.Alias, depth+1)
+		return d.value(n.Alias, depth+1, true)
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!null":
@@ -450,7 +643,7 @@ func (d *decoder) value(n *yaml.Node, depth int) (any, error) {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := d.value(c, depth+1)
+			v, err := d.value(c, depth+1, aliased)
 			if err != nil {
 				return nil, err
 			}
@@ -460,7 +653,10 @@ func (d *decoder) value(n *yaml.Node, depth int) (any, error) {
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			v, err := d.value(n.Content[i+1], depth+1)
+			if _, dup := out[n.Content[i].Value]; dup {
+				return nil, fmt.Errorf("duplicate key %q at line %d", n.Content[i].Value, n.Content[i].Line)
+			}
+			v, err := d.value(n.Content[i+1], depth+1, aliased)
 			if err != nil {
 				return nil, err
 			}
@@ -477,6 +673,9 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if d.badKey(k, "states") {
+			continue
+		}
 		name := k.Value
 		if seen[name] {
 			d.errorf(pos(k), span(k), "duplicate state %q", name)
@@ -494,6 +693,9 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 			continue
 		}
 		if !d.wantMapping(v, fmt.Sprintf("state %q", name)) {
+			if v.Kind == yaml.ScalarNode {
+				d.hintLast(fmt.Sprintf("a state is a mapping: `%s: {next: %s}` goes on to %s, `%s: {final: true}` ends the run", name, v.Value, v.Value, name))
+			}
 			continue
 		}
 		f := d.fields(v, fmt.Sprintf("state %q", name), stateKeys...)
@@ -504,8 +706,18 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 		if x, ok := f["with"]; ok {
 			st.WithPos = pos(x.key)
 			if d.wantMapping(x.val, "with") {
+				given := map[string]bool{}
 				for j := 0; j+1 < len(x.val.Content); j += 2 {
 					pk, pv := x.val.Content[j], x.val.Content[j+1]
+					if d.badKey(pk, "with") {
+						continue
+					}
+					if given[pk.Value] {
+						d.errorf(pos(pk), span(pk), "duplicate parameter %q in with", pk.Value)
+						d.hintLast("remove one of them")
+						continue
+					}
+					given[pk.Value] = true
 					val, err := d.nodeValue(pv)
 					if err != nil {
 						d.errorf(pos(pv), span(pv), "parameter %q: %v", pk.Value, err)
@@ -528,6 +740,9 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 			b, err := d.nodeValue(x.val)
 			if bv, isBool := b.(bool); err != nil || !isBool {
 				d.errorf(pos(x.val), span(x.val), "final must be true or false, not %s", kindName(x.val))
+				if v := strings.ToLower(x.val.Value); x.val.Kind == yaml.ScalarNode && (v == "true" || v == "false") {
+					d.hintLast("write " + v + " without quotes")
+				}
 			} else {
 				st.Final = bv
 			}
@@ -550,6 +765,9 @@ func (d *decoder) assigns(n *yaml.Node) []*Assign {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if d.badKey(k, "set") {
+			continue
+		}
 		if seen[k.Value] {
 			d.errorf(pos(k), span(k), "duplicate key %q in set", k.Value)
 			continue
@@ -639,6 +857,9 @@ func (d *decoder) events(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if d.badKey(k, "events") {
+			continue
+		}
 		if seen[k.Value] {
 			d.errorf(pos(k), span(k), "duplicate event %q", k.Value)
 			continue
@@ -657,13 +878,21 @@ func (d *decoder) events(n *yaml.Node, s *Spec) {
 			ev.FromPos = pos(x.val)
 			switch x.val.Kind {
 			case yaml.ScalarNode:
-				if x.val.Value != "*" {
+				switch {
+				case x.val.Tag == "!!null" || strings.TrimSpace(x.val.Value) == "":
+					d.errorf(pos(x.val), span(x.val), "from of event %q is empty", k.Value)
+					d.hintLast(`name the states it applies in, or write "*" (every non-final state, the default)`)
+				case x.val.Value != "*":
 					ev.From = []string{x.val.Value}
 				}
 			case yaml.SequenceNode:
 				for _, item := range x.val.Content {
-					if item.Kind != yaml.ScalarNode {
+					if item.Kind != yaml.ScalarNode || item.Tag == "!!null" || item.Value == "" {
 						d.errorf(pos(item), span(item), "from of event %q must list state names", k.Value)
+						continue
+					}
+					if contains(ev.From, item.Value) {
+						d.errorf(pos(item), span(item), "event %q lists state %q twice in from", k.Value, item.Value)
 						continue
 					}
 					if item.Value == "*" {

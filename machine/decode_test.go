@@ -118,3 +118,56 @@ func TestParseReportsDecodingProblems(t *testing.T) {
 		})
 	}
 }
+
+func TestSourceLineReadsEveryLine(t *testing.T) {
+	src := []byte("one\r\ntwo\n\nfour\rfive\u2028six\u0085seven")
+	for i, want := range []string{"", "one", "two", "", "four", "five", "six", "seven", ""} {
+		if got := sourceLine(src, i); got != want {
+			t.Errorf("sourceLine(%d) = %q, want %q", i, got, want)
+		}
+	}
+	other := []byte("x\ny\n")
+	if got := sourceLine(other, 2); got != "y" {
+		t.Errorf("a second source: got %q", got)
+	}
+	if got := sourceLine(src, 2); got != "two" {
+		t.Errorf("back to the first source: got %q", got)
+	}
+}
+
+func TestExprPosFollowsBlockScalarsAndContinuationLines(t *testing.T) {
+	src := []byte("a:\n  when: |\n    x > 0 &&\n      yy < 3\n  b: x > 0\n    && yy < 3\n")
+	tests := []struct {
+		start Pos
+		text  string
+		off   int
+		want  Pos
+	}{
+		{Pos{2, 9}, "x > 0 &&\n  yy < 3\n", 11, Pos{4, 7}},
+		{Pos{2, 9}, "x > 0 &&\n  yy < 3\n", 0, Pos{3, 5}},
+		{Pos{5, 6}, "x > 0 && yy < 3", 9, Pos{6, 8}},
+		{Pos{5, 6}, "x > 0 && yy < 3", 2, Pos{5, 8}},
+	}
+	for _, tt := range tests {
+		if got := exprPos(src, tt.start, tt.text, tt.off); got != tt.want {
+			t.Errorf("exprPos(%v, %q, %d) = %v, want %v", tt.start, tt.text, tt.off, got, tt.want)
+		}
+	}
+}
+
+func TestVarParseOverrideChecksTypeAndEnum(t *testing.T) {
+	v := &Var{Name: "verdict", Type: TypeString, Enum: []string{"", "PASS", "FAIL"}}
+	if got, err := v.ParseOverride("PASS"); err != nil || got != "PASS" {
+		t.Errorf("PASS: %v %v", got, err)
+	}
+	if _, err := v.ParseOverride("PAS"); err == nil || err.Error() != `"PAS" is not one of ["", "PASS", "FAIL"]; did you mean "PASS"?` {
+		t.Errorf("PAS: %v", err)
+	}
+	l := &Var{Name: "items", Type: TypeList}
+	if _, err := l.ParseOverride("[1] [2]"); err == nil || err.Error() != `"[1] [2]" is not a JSON list` {
+		t.Errorf("trailing text: %v", err)
+	}
+	if got, err := l.ParseOverride(` [1, "a"] `); err != nil || !reflect.DeepEqual(got, []any{1, "a"}) {
+		t.Errorf("list: %v %v", got, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // ErrInvalidSpec is wrapped by every error that reports spec diagnostics.
@@ -190,22 +191,71 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// sourceLine returns line number line (1-based) of src, without its line
+// break ("" when there is no such line). Lines are counted as YAML counts
+// them (so positions from the decoder match): a line ends at LF, CRLF, a
+// lone CR, NEL (U+0085), LS (U+2028) or PS (U+2029).
 func sourceLine(src []byte, line int) string {
 	if line <= 0 || len(src) == 0 {
 		return ""
 	}
-	s := string(src)
-	for i := 1; i < line; i++ {
-		nl := strings.IndexByte(s, '\n')
-		if nl < 0 {
-			return ""
+	lines := lineIndex(src)
+	if line > len(lines) {
+		return ""
+	}
+	return string(src[lines[line-1][0]:lines[line-1][1]])
+}
+
+// lineCount returns the number of lines of src, counted as sourceLine does.
+func lineCount(src []byte) int {
+	if len(src) == 0 {
+		return 0
+	}
+	return len(lineIndex(src))
+}
+
+// lineCache holds the line index of the last source sourceLine read: a
+// report on a large spec reads many of its lines.
+var lineCache struct {
+	sync.Mutex
+	data  *byte
+	n     int
+	lines [][2]int
+}
+
+// lineIndex returns the [start, end) offsets of each line of src (not empty).
+func lineIndex(src []byte) [][2]int {
+	lineCache.Lock()
+	defer lineCache.Unlock()
+	if lineCache.data == &src[0] && lineCache.n == len(src) {
+		return lineCache.lines
+	}
+	var lines [][2]int
+	start := 0
+	for i := 0; i < len(src); i++ {
+		brk := 0
+		switch c := src[i]; {
+		case c == '\n':
+			brk = 1
+		case c == '\r':
+			brk = 1
+			if i+1 < len(src) && src[i+1] == '\n' {
+				brk = 2
+			}
+		case c == 0xc2 && i+1 < len(src) && src[i+1] == 0x85:
+			brk = 2
+		case c == 0xe2 && i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xa8 || src[i+2] == 0xa9):
+			brk = 3
 		}
-		s = s[nl+1:]
+		if brk > 0 {
+			lines = append(lines, [2]int{start, i})
+			i += brk - 1
+			start = i + 1
+		}
 	}
-	if nl := strings.IndexByte(s, '\n'); nl >= 0 {
-		s = s[:nl]
-	}
-	return strings.TrimRight(s, "\r")
+	lines = append(lines, [2]int{start, len(src)})
+	lineCache.data, lineCache.n, lineCache.lines = &src[0], len(src), lines
+	return lines
 }
 
 // snippetWidth is the most of a source line a diagnostic shows.
@@ -240,11 +290,14 @@ func snippet(line string, col, span int) (shown string, indent, width int) {
 	}
 	for i := start; i < end; i++ {
 		w := 1
-		if runes[i] == '\t' {
+		switch r := runes[i]; {
+		case r == '\t':
 			b.WriteString("    ")
 			w = 4
-		} else {
-			b.WriteRune(runes[i])
+		case r < 0x20 || r == 0x7f:
+			b.WriteRune('\uFFFD') // a control character would garble the terminal
+		default:
+			b.WriteRune(r)
 		}
 		if i < col {
 			indent += w

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -30,6 +31,7 @@ const (
 	maxGuardLen  = 64
 	maxAssignLen = 30
 	maxNoteLen   = 60
+	maxNameLen   = 64 // state and event names (Mermaid formats; DOT keeps them whole)
 )
 
 // Export draws the spec as a diagram: "mermaid" (a Mermaid stateDiagram-v2
@@ -101,7 +103,7 @@ func newDiagram(spec *Spec, opts ExportOptions) *diagram {
 		}
 	}
 	for _, ev := range spec.Events {
-		label := ev.Name
+		label := shorten(ev.Name, maxNameLen)
 		if l := g.transitionLabel(ev.When, ev.Set); l != "" {
 			label += " " + l
 		}
@@ -240,10 +242,20 @@ var mermaidReserved = map[string]bool{
 	"call": true, "href": true, "callback": true, "accdescr": true, "acctitle": true,
 	"statediagram": true, "root": true, "start": true, "stop": true, "td": true, "tb": true,
 	"bt": true, "lr": true, "rl": true,
+	// Members of JavaScript's Object.prototype: Mermaid keeps states in
+	// plain objects, and a state with one of these ids breaks its layout.
+	"__proto__": true, "constructor": true, "hasownproperty": true, "isprototypeof": true,
+	"propertyisenumerable": true, "tolocalestring": true, "tostring": true, "valueof": true,
+	"__definegetter__": true, "__definesetter__": true, "__lookupgetter__": true, "__lookupsetter__": true,
 }
 
+// maxIDLen bounds the ids of Mermaid diagrams: a state with a longer name
+// gets a short id (the name stays its label), so that a diagram of long names
+// stays under Mermaid's limit on a diagram's text (50000 characters).
+const maxIDLen = 32
+
 // mermaidIDs maps each state to a Mermaid id: its own name when safe, else
-// "s_" + name (made unique).
+// "s_" + name (made unique), shortened when long.
 func mermaidIDs(spec *Spec) map[string]string {
 	ids := map[string]string{}
 	taken := map[string]bool{}
@@ -251,18 +263,52 @@ func mermaidIDs(spec *Spec) map[string]string {
 		taken[st.Name] = true
 	}
 	for _, st := range spec.States {
-		if !mermaidReserved[strings.ToLower(st.Name)] && identRE.MatchString(st.Name) {
+		// A name Markdown would change (__init__ is drawn as a bold "init")
+		// gets an id and an escaped label too.
+		if !mermaidReserved[strings.ToLower(st.Name)] && identRE.MatchString(st.Name) && len(st.Name) <= maxIDLen && markdownEscape(st.Name) == st.Name {
 			ids[st.Name] = st.Name
 			continue
 		}
-		id := "s_" + sanitizeID(st.Name)
-		for taken[id] {
-			id += "_"
-		}
-		taken[id] = true
-		ids[st.Name] = id
+		ids[st.Name] = uniqueID("s_", st.Name, taken)
 	}
 	return ids
+}
+
+// flowchartIDs maps each state to a flowchart id: "n_" + name, shortened
+// when long.
+func flowchartIDs(spec *Spec) map[string]string {
+	ids := map[string]string{}
+	taken := map[string]bool{}
+	for _, st := range spec.States {
+		if id := "n_" + sanitizeID(st.Name); len(id) <= maxIDLen {
+			ids[st.Name] = id
+			taken[id] = true
+		}
+	}
+	for _, st := range spec.States {
+		if _, ok := ids[st.Name]; !ok {
+			ids[st.Name] = uniqueID("n_", st.Name, taken)
+		}
+	}
+	return ids
+}
+
+// uniqueID returns prefix + name, cut to maxIDLen, that taken does not hold
+// (and takes it).
+func uniqueID(prefix, name string, taken map[string]bool) string {
+	id := prefix + sanitizeID(name)
+	if len(id) > maxIDLen {
+		base := id[:maxIDLen-4] + "_"
+		id = base + "1"
+		for n := 2; taken[id]; n++ {
+			id = base + strconv.Itoa(n)
+		}
+	}
+	for taken[id] {
+		id += "_"
+	}
+	taken[id] = true
+	return id
 }
 
 func sanitizeID(s string) string {
@@ -288,12 +334,33 @@ func sanitizeID(s string) string {
 //   - `%%` starts a comment or an %%{init}%% directive anywhere: `% %`.
 //   - `<` right before a letter, `/`, `!` or `?` looks like an HTML tag and is
 //     stripped by the sanitizer: a space goes after it.
-//   - inside a quoted flowchart label `"` `<` `>` `&` are HTML entities, and a
-//     backtick (a Markdown string) becomes `ˋ` (U+02CB).
+//   - a line holding `direction` then a space then TB, LR... is read as a
+//     direction statement, whatever else is on it (the diagram comes out
+//     empty): a zero-width space (U+200B) goes after `direction`.
+//   - in a state diagram, labels, notes and state names are Markdown, and
+//     Mermaid does not read its escapes the same way in every diagram (a
+//     long or multi-line label is not Markdown; "\\\ " lost one more
+//     backslash in a diagram rendered after another): so nothing is escaped
+//     with a backslash; a `*` or `_` that could start or end emphasis (not
+//     between two spaces, for `*`; not between two letters or digits, for
+//     `_`) becomes `＊` or `＿` (U+FF0A, U+FF3F), so `__init__` and
+//     `x*2 > y*3` are not drawn bold or italic, and a backslash becomes `＼`
+//     (U+FF3C). `&` right before a letter or `#` would start an HTML entity,
+//     which the browser decodes even without
+//     its `;` (`&lt` is drawn `<`): a space goes after it. `::` is a
+//     parse error: it becomes `:∶` (U+2236).
+//   - inside a quoted flowchart label `"` `<` `>` `&` are HTML entities, a
+//     backtick (a Markdown string) becomes `ˋ` (U+02CB), and the backslash of
+//     `\n` (which Mermaid draws as a line break) becomes `＼` (U+FF3C).
+//
+// A node's self-loops are drawn as one edge with one label per line: Mermaid
+// draws only the last label of several loops on one node.
 
 var (
-	tagStartRE   = regexp.MustCompile(`<([A-Za-z/!?])`)
-	entityCodeRE = regexp.MustCompile(`#(\w+);`)
+	tagStartRE    = regexp.MustCompile(`<([A-Za-z/!?])`)
+	entityStartRE = regexp.MustCompile(`&([A-Za-z#])`)
+	entityCodeRE  = regexp.MustCompile(`#(\w+);`)
+	directionRE   = regexp.MustCompile(`direction(\s)`)
 )
 
 // mermaidCommon applies the rules shared by every Mermaid label.
@@ -302,14 +369,67 @@ func mermaidCommon(s string) string {
 	for strings.Contains(s, "%%") {
 		s = strings.ReplaceAll(s, "%%", "% %")
 	}
-	return s
+	return directionRE.ReplaceAllString(s, "direction\u200b$1")
 }
 
 // mermaidText escapes text for a state diagram label, note or comment.
 func mermaidText(s string) string {
 	s = mermaidCommon(s)
+	s = markdownEscape(s)
 	s = strings.ReplaceAll(s, ";", "；")
+	for strings.Contains(s, "::") {
+		s = strings.ReplaceAll(s, "::", ":∶")
+	}
+	s = entityStartRE.ReplaceAllString(s, "& $1")
 	return tagStartRE.ReplaceAllString(s, "< $1")
+}
+
+// markdownEscape escapes s for a state diagram's Markdown (see above).
+func markdownEscape(s string) string {
+	if !strings.ContainsAny(s, `\*_`) {
+		return s
+	}
+	isSpace := func(i int) bool { return i < 0 || i >= len(s) || s[i] == ' ' }
+	isAlnum := func(i int) bool {
+		if i < 0 || i >= len(s) {
+			return false
+		}
+		if c := s[i]; c >= utf8.RuneSelf {
+			return true // a letter of another script, most likely
+		}
+		return isIdentByte(s[i]) && s[i] != '_'
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			b.WriteString("＼")
+			continue
+		case c == '*' && !(isSpace(i-1) && isSpace(i+1)):
+			b.WriteString("＊")
+			continue
+		case c == '_' && !(isAlnumRun(s, i, isAlnum)):
+			b.WriteString("＿")
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// isAlnumRun reports whether the run of underscores around s[i] sits
+// between two letters or digits (`max_retries`, `a__b`), where it cannot
+// delimit emphasis.
+func isAlnumRun(s string, i int, isAlnum func(int) bool) bool {
+	j, k := i, i
+	for j > 0 && s[j-1] == '_' {
+		j--
+	}
+	for k+1 < len(s) && s[k+1] == '_' {
+		k++
+	}
+	return isAlnum(j-1) && isAlnum(k+1)
 }
 
 // mermaidNote escapes text for a state diagram note, where a colon after the
@@ -324,7 +444,54 @@ func mermaidQuoted(s string) string {
 	s = strings.ReplaceAll(s, `"`, "&quot;")
 	s = strings.ReplaceAll(s, "<", "&lt;")
 	s = strings.ReplaceAll(s, ">", "&gt;")
+	s = strings.ReplaceAll(s, `\n`, "＼n")
 	return strings.ReplaceAll(s, "`", "ˋ")
+}
+
+// medge is an edge of a Mermaid diagram: a dedge, or a node's self-loops
+// merged into one (Mermaid draws only the last label of several loops on one
+// node).
+type medge struct {
+	from, to string
+	kind     edgeKind
+	labels   []string // plain text, not yet escaped; drawn one per line
+	taken    bool
+}
+
+// mermaidEdges returns the edges to draw in a Mermaid diagram, in order: a
+// node's self-loops become one edge where the first of them is.
+func (g *diagram) mermaidEdges() []*medge {
+	var out []*medge
+	loops := map[string]*medge{}
+	for _, e := range g.edges {
+		if e.from == e.to {
+			if m := loops[e.from]; m != nil {
+				if e.label != "" {
+					m.labels = append(m.labels, e.label)
+				}
+				m.taken = m.taken || e.taken
+				continue
+			}
+		}
+		m := &medge{from: e.from, to: e.to, kind: e.kind, taken: e.taken}
+		if e.label != "" {
+			m.labels = []string{e.label}
+		}
+		if e.from == e.to {
+			loops[e.from] = m
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// mermaidLabel escapes each label with esc and puts them one per line.
+func mermaidLabel(labels []string, esc func(string) string) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = esc(l)
+	}
+	return strings.Join(parts, "<br/>")
 }
 
 // mermaidState renders a Mermaid stateDiagram-v2.
@@ -344,16 +511,16 @@ func (g *diagram) mermaidState() []byte {
 	}
 	for _, st := range spec.States {
 		if ids[st.Name] != st.Name {
-			fmt.Fprintf(&b, "    state \"%s\" as %s\n", mermaidText(st.Name), ids[st.Name])
+			fmt.Fprintf(&b, "    state \"%s\" as %s\n", mermaidText(shorten(st.Name, maxNameLen)), ids[st.Name])
 		}
 	}
 	if spec.Initial != "" {
 		fmt.Fprintf(&b, "    [*] --> %s\n", id(spec.Initial))
 	}
-	for _, e := range g.edges {
+	for _, e := range g.mermaidEdges() {
 		fmt.Fprintf(&b, "    %s --> %s", id(e.from), id(e.to))
-		if e.label != "" {
-			fmt.Fprintf(&b, " : %s", mermaidText(e.label))
+		if len(e.labels) > 0 {
+			fmt.Fprintf(&b, " : %s", mermaidLabel(e.labels, mermaidText))
 		}
 		b.WriteByte('\n')
 	}
@@ -401,7 +568,13 @@ func (g *diagram) mermaidClasses(b *bytes.Buffer, id func(string) string) {
 // mermaidFlowchart renders a Mermaid flowchart.
 func (g *diagram) mermaidFlowchart() []byte {
 	spec := g.spec
-	id := func(name string) string { return "n_" + sanitizeID(name) }
+	ids := flowchartIDs(spec)
+	id := func(name string) string {
+		if x, ok := ids[name]; ok {
+			return x
+		}
+		return "n_" + sanitizeID(name) + "_undefined"
+	}
 	var b bytes.Buffer
 	b.WriteString("flowchart TD\n")
 	if spec.Name != "" {
@@ -409,7 +582,7 @@ func (g *diagram) mermaidFlowchart() []byte {
 	}
 	b.WriteString("    start_((\" \"))\n")
 	for _, st := range spec.States {
-		label := mermaidQuoted(st.Name)
+		label := mermaidQuoted(shorten(st.Name, maxNameLen))
 		if st.Note != "" {
 			label += "<br/><small>" + mermaidQuoted(shorten(st.Note, maxNoteLen)) + "</small>"
 		}
@@ -431,7 +604,7 @@ func (g *diagram) mermaidFlowchart() []byte {
 		}
 		link++
 	}
-	for _, e := range g.edges {
+	for _, e := range g.mermaidEdges() {
 		arrow := "-->"
 		switch e.kind {
 		case edgeError:
@@ -439,8 +612,8 @@ func (g *diagram) mermaidFlowchart() []byte {
 		case edgeEvent:
 			arrow = "==>"
 		}
-		if e.label != "" {
-			fmt.Fprintf(&b, "    %s %s|\"%s\"| %s\n", id(e.from), arrow, mermaidQuoted(e.label), id(e.to))
+		if len(e.labels) > 0 {
+			fmt.Fprintf(&b, "    %s %s|\"%s\"| %s\n", id(e.from), arrow, mermaidLabel(e.labels, mermaidQuoted), id(e.to))
 		} else {
 			fmt.Fprintf(&b, "    %s %s %s\n", id(e.from), arrow, id(e.to))
 		}
@@ -480,11 +653,14 @@ func (g *diagram) mermaidFlowchart() []byte {
 	return b.Bytes()
 }
 
+var dotEntityRE = regexp.MustCompile(`&(#?[A-Za-z0-9]+;)`)
+
 // dotString quotes s as a Graphviz string.
 func dotString(s string) string {
 	s = strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	s = strings.ReplaceAll(s, `"`, `\"`)
+	s = dotEntityRE.ReplaceAllString(s, "&amp;$1") // Graphviz decodes HTML entities (&lt; &#35;) in every string
 	return `"` + s + `"`
 }
 

@@ -182,3 +182,77 @@ func skipRenderer(t *testing.T, why string) {
 	}
 	t.Skip(why)
 }
+
+// TestMermaidEscapesWhatTheRendererMisreads pins each escaping rule that
+// rendering in real Mermaid showed to be needed (TestExportHostileSpecsRender
+// finds them).
+func TestMermaidEscapesWhatTheRendererMisreads(t *testing.T) {
+	tests := []struct{ in, state, flow, dot string }{
+		{`a :: b`, `a :∶ b`, `a :: b`, `"a :: b"`},
+		{`msg == ":::"`, `msg == ":∶:"`, `msg == &quot;:::&quot;`, `"msg == \":::\""`},
+		{`x &lt y &amp; z && w`, `x & lt y & amp； z && w`, `x &amp;lt y &amp;amp; z &amp;&amp; w`, `"x &lt y &amp;amp; z && w"`},
+		{`__init__ and max_retries`, `＿＿init＿＿ and max_retries`, `__init__ and max_retries`, `"__init__ and max_retries"`},
+		{`x*2 > y*3 || a * b`, `x＊2 > y＊3 || a * b`, `x*2 &gt; y*3 || a * b`, `"x*2 > y*3 || a * b"`},
+		{`msg == "a\\" || msg == "\""`, `msg == "a＼＼" || msg == "＼""`, `msg == &quot;a\\&quot; || msg == &quot;\&quot;&quot;`, `"msg == \"a\\\\\" || msg == \"\\\"\""`},
+		{`msg contains "x\ny"`, `msg contains "x＼ny"`, `msg contains &quot;x＼ny&quot;`, `"msg contains \"x\\ny\""`},
+		{`msg == "direction LR"`, "msg == \"direction\u200b LR\"", "msg == &quot;direction\u200b LR&quot;", `"msg == \"direction LR\""`},
+		{`msg == "&#35;"`, `msg == "& #35；"`, `msg == &quot;&amp;#35；&quot;`, `"msg == \"&amp;#35;\""`},
+	}
+	for _, tt := range tests {
+		if got := mermaidText(tt.in); got != tt.state {
+			t.Errorf("mermaidText(%q) = %q, want %q", tt.in, got, tt.state)
+		}
+		if got := mermaidQuoted(tt.in); got != tt.flow {
+			t.Errorf("mermaidQuoted(%q) = %q, want %q", tt.in, got, tt.flow)
+		}
+		if got := dotString(tt.in); got != tt.dot {
+			t.Errorf("dotString(%q) = %q, want %q", tt.in, got, tt.dot)
+		}
+	}
+}
+
+func TestMermaidDrawsSelfLoopsAsOneEdgeAndRenamesPrototypeNames(t *testing.T) {
+	spec, diags := Parse("t.yaml", []byte(`lpp: 1
+name: t
+context: {n: int}
+initial: __proto__
+states:
+  __proto__:
+    next:
+      - {to: __proto__, when: n < 1}
+      - {to: __proto__, when: n < 2}
+      - {to: constructor, when: n < 3}
+      - __init__
+    on_error: __proto__
+  __init__: {next: constructor}
+  constructor: {final: true}
+`))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	for format, want := range map[string][]string{
+		"mermaid": {
+			"    state \"＿＿proto＿＿\" as s___proto__\n",
+			"    state \"＿＿init＿＿\" as s___init__\n",
+			"    state \"constructor\" as s_constructor\n",
+			"    s___proto__ --> s___proto__ : [n < 1]<br/>[n < 2]<br/>on_error\n",
+			"    s___proto__ --> s_constructor : [n < 3]\n",
+		},
+		"mermaid-flowchart": {
+			"    n___proto__ -->|\"[n &lt; 1]<br/>[n &lt; 2]<br/>on_error\"| n___proto__\n",
+		},
+	} {
+		out, err := Export(spec, format, ExportOptions{Path: []string{"__proto__", "__proto__", "constructor"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("%s: missing %q in:\n%s", format, w, out)
+			}
+		}
+		if n := strings.Count(string(out), "__proto__ --> s___proto__") + strings.Count(string(out), "| n___proto__\n"); n != 1 {
+			t.Errorf("%s: want one self-loop edge, got %d:\n%s", format, n, out)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 )
@@ -26,6 +27,30 @@ func TypeEnv(spec *Spec) map[string]any {
 	env[VarState] = ""
 	env[VarLastError] = ""
 	return env
+}
+
+// exprKeywords are the words expr reads as operators or literals: a context
+// variable with one of these names could never be read.
+var exprKeywords = []string{"in", "not", "and", "or", "matches", "contains", "startsWith", "endsWith",
+	"let", "if", "else", "true", "false", "nil"}
+
+// exprReserved tells why name cannot be a context variable ("" when it can):
+// expr reads it as a keyword or a literal, so the variable could never be read.
+func exprReserved(name string) string {
+	if contains(exprKeywords, name) {
+		return "is a keyword of expressions: no expression could read it"
+	}
+	return ""
+}
+
+// isBuiltin reports whether name is an expression function (len, hasPrefix, ...).
+func isBuiltin(name string) bool {
+	for _, f := range builtin.Names {
+		if f == name {
+			return true
+		}
+	}
+	return false
 }
 
 // exprOptions are the options every spec expression is compiled with.
@@ -57,8 +82,22 @@ func CompileValue(src string, t Type, env map[string]any) (*vm.Program, error) {
 	default:
 		opts = append(opts, expr.AsAny())
 	}
-	return expr.Compile(src, opts...)
+	p, err := expr.Compile(src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	// expr.AsInt accepts a float and truncates it at run time; a set must
+	// not lose the fraction silently.
+	if t == TypeInt {
+		if rt := p.Node().Type(); rt != nil && (rt.Kind() == reflect.Float64 || rt.Kind() == reflect.Float32) {
+			return nil, ErrFloatToInt
+		}
+	}
+	return p, nil
 }
+
+// ErrFloatToInt is CompileValue's error for a float expression given to an int.
+var ErrFloatToInt = errors.New("expected int, but got float64")
 
 // ExprError is an expression compile error located in the spec file.
 type ExprError struct {

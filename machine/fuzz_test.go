@@ -3,8 +3,12 @@ package machine
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
+
+var directionLineRE = regexp.MustCompile(`direction\s+(TB|BT|LR|RL|TD)`) // Mermaid's lexer: /.*direction\s+LR[^\n]*/
 
 // FuzzParse feeds arbitrary bytes through Parse, Validate and Export: none may
 // panic, and a spec without errors must compile.
@@ -21,16 +25,31 @@ func FuzzParse(f *testing.F) {
 	reg := NewBuiltinRegistry()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		spec, diags := Check("fuzz.yaml", src, reg)
+		lines := lineCount(src)
 		for _, d := range diags {
 			_ = d.Pretty(src)
+			if d.Pos.Line > lines+1 || d.Pos.Line < 0 || d.Pos.Col < 0 {
+				t.Fatalf("a diagnostic points outside the file (%d lines): %s\n%s", lines, d, src)
+			}
 		}
 		if spec == nil {
 			return
 		}
 		_ = Validate(spec, reg)
 		for _, format := range ExportFormats {
-			if _, err := Export(spec, format, ExportOptions{ShowSet: true, Path: spec.StateNames()}); err != nil {
+			out, err := Export(spec, format, ExportOptions{ShowSet: true, Path: spec.StateNames()})
+			if err != nil {
 				t.Fatalf("export %s: %v", format, err)
+			}
+			if format == "dot" {
+				continue
+			}
+			// What real Mermaid misreads must never reach its input (see mermaidText).
+			for i, line := range strings.Split(string(out), "\n") {
+				if directionLineRE.MatchString(line) || i > 0 && strings.Contains(line, "%%") && !strings.HasPrefix(line, "    %% spec ") ||
+					format == "mermaid" && (strings.Contains(line, "::") || strings.Contains(line, ";")) {
+					t.Fatalf("export %s: line %d would be misread by Mermaid: %q", format, i+1, line)
+				}
 			}
 		}
 		if !diags.HasErrors() {

@@ -20,6 +20,8 @@ import (
 type renderResult struct {
 	Error  string   `json:"error"`
 	Labels []string `json:"labels"` // text of every rendered edge label
+	Nodes  []string `json:"nodes"`  // text of every rendered node (state, note)
+	Text   string   `json:"text"`   // all the text of the diagram
 }
 
 // TestExportedMermaidRendersInChromium renders every exported diagram with
@@ -28,6 +30,34 @@ type renderResult struct {
 // its source asks for. Parsing alone does not catch a label cut short (a raw
 // ";" ends a state-diagram statement) or entity placeholders ("ﬂ°quot¶ß").
 func TestExportedMermaidRendersInChromium(t *testing.T) {
+	names, diagrams := renderCorpus(t)
+	results := renderMermaid(t, diagrams)
+	for i, r := range results {
+		if r.Error != "" {
+			t.Errorf("%s: Mermaid cannot render it: %s", names[i], r.Error)
+			continue
+		}
+		want := expectedLabels(diagrams[i])
+		got := append([]string(nil), r.Labels...)
+		sort.Strings(want)
+		sort.Strings(got)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: rendered edge labels differ from the source\n got: %q\nwant: %q", names[i], got, want)
+		}
+		for _, l := range r.Labels {
+			if strings.ContainsAny(l, "ﬂ¶") {
+				t.Errorf("%s: label rendered with entity placeholders: %q", names[i], l)
+			}
+		}
+	}
+}
+
+// renderMermaid renders diagrams with the real Mermaid library in headless
+// Chromium and returns one result per diagram. It skips the test when
+// Chromium or Mermaid is not installed (fails instead when
+// LPPCTL_REQUIRE_BROWSER or LPPCTL_REQUIRE_RENDERERS says they must be).
+func renderMermaid(t *testing.T, diagrams []string) []renderResult {
+	t.Helper()
 	browser := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -48,7 +78,6 @@ func TestExportedMermaidRendersInChromium(t *testing.T) {
 	if _, err := os.Stat(lib); err != nil {
 		skipRenderer(t, "mermaid is not installed: cd machine/testdata/mermaid && npm ci")
 	}
-	names, diagrams := renderCorpus(t)
 	page := filepath.Join(t.TempDir(), "render.html")
 	src, _ := json.Marshal(diagrams)
 	html := `<!DOCTYPE html><html><head><meta charset="utf-8"><script src="file://` + lib + `"></script></head>
@@ -57,14 +86,16 @@ const diagrams = ` + string(src) + `;
 mermaid.initialize({startOnLoad: false, securityLevel: "strict"});
 (async () => {
   const res = [];
+  const text = e => e.textContent.replace(/\s+/g, " ").trim();
   for (let i = 0; i < diagrams.length; i++) {
     try {
       const {svg} = await mermaid.render("d" + i, diagrams[i]);
       const div = document.createElement("div");
       div.innerHTML = svg;
       document.body.appendChild(div);
-      const labels = Array.from(div.querySelectorAll("g.edgeLabel")).map(e => e.textContent.replace(/\s+/g, " ").trim()).filter(t => t);
-      res.push({error: "", labels});
+      const labels = Array.from(div.querySelectorAll("g.edgeLabel")).map(text).filter(t => t);
+      const nodes = Array.from(div.querySelectorAll("g.node")).map(text).filter(t => t);
+      res.push({error: "", labels, nodes, text: text(div)});
       div.remove();
     } catch (e) {
       res.push({error: String(e.message || e), labels: []});
@@ -76,11 +107,11 @@ mermaid.initialize({startOnLoad: false, securityLevel: "strict"});
 	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--allow-file-access-from-files", "--virtual-time-budget=30000",
+		"--user-data-dir="+t.TempDir(), "--allow-file-access-from-files", "--virtual-time-budget=120000",
 		"--dump-dom", "file://"+page)
 	out, err := cmd.Output()
 	if err != nil {
@@ -98,24 +129,7 @@ mermaid.initialize({startOnLoad: false, securityLevel: "strict"});
 	if err := json.Unmarshal(raw, &results); err != nil || len(results) != len(diagrams) {
 		t.Fatalf("cannot read results (%v): %s", err, raw)
 	}
-	for i, r := range results {
-		if r.Error != "" {
-			t.Errorf("%s: Mermaid cannot render it: %s", names[i], r.Error)
-			continue
-		}
-		want := expectedLabels(diagrams[i])
-		got := append([]string(nil), r.Labels...)
-		sort.Strings(want)
-		sort.Strings(got)
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s: rendered edge labels differ from the source\n got: %q\nwant: %q", names[i], got, want)
-		}
-		for _, l := range r.Labels {
-			if strings.ContainsAny(l, "ﬂ¶") {
-				t.Errorf("%s: label rendered with entity placeholders: %q", names[i], l)
-			}
-		}
-	}
+	return results
 }
 
 var (

@@ -142,17 +142,18 @@ func JSONSchema() []byte {
 		Required:             []string{"lpp", "name", "initial", "states"},
 		Properties: props{
 			{"lpp", &schema{Type: "integer", Const: FormatVersion, Description: fmt.Sprintf("The spec format version: %d.", FormatVersion)}},
-			{"name", &schema{Type: "string", MinLength: ptr(1), Description: "The spec's name, shown by runs and diagrams."}},
+			{"name", &schema{Type: "string", MinLength: ptr(1), Pattern: `\S`, Description: "The spec's name, shown by runs and diagrams."}},
 			{"description", str("What the machine does.")},
 			{"context", &schema{
 				Type:                 []string{"object", "null"},
 				Description:          "The typed run variables that guards and set read and write. `state` and `last_error` are reserved.",
-				PropertyNames:        &schema{Pattern: ident, Not: &schema{Enum: []any{VarState, VarLastError}}},
+				PropertyNames:        &schema{Pattern: ident, Not: &schema{Enum: reservedVarNames()}},
 				AdditionalProperties: ref("variable"),
 			}},
 			{"initial", stateName("The state a run starts in.")},
 			{"states", &schema{
 				Type:                 "object",
+				MinProperties:        ptr(1),
 				Description:          "The states, by name. Names are identifiers.",
 				PropertyNames:        &schema{Pattern: ident},
 				AdditionalProperties: ref("state"),
@@ -186,6 +187,16 @@ func JSONSchema() []byte {
 
 func ptr(n int) *int { return &n }
 
+// reservedVarNames are the names no context variable may have: the
+// interpreter's and the expression keywords.
+func reservedVarNames() []any {
+	out := []any{VarState, VarLastError}
+	for _, k := range exprKeywords {
+		out = append(out, k)
+	}
+	return out
+}
+
 // schema is the subset of JSON Schema draft-07 the spec schema uses, with
 // properties kept in order.
 type schema struct {
@@ -198,6 +209,7 @@ type schema struct {
 	Enum                 []any     `json:"enum,omitempty"`
 	Pattern              string    `json:"pattern,omitempty"`
 	MinLength            *int      `json:"minLength,omitempty"`
+	MinProperties        *int      `json:"minProperties,omitempty"`
 	Minimum              *int      `json:"minimum,omitempty"`
 	Required             []string  `json:"required,omitempty"`
 	Properties           props     `json:"properties,omitempty"`

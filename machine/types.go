@@ -3,6 +3,7 @@ package machine
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -161,7 +162,13 @@ func (t Type) ParseValue(s string) (any, error) {
 		var v any
 		dec := json.NewDecoder(strings.NewReader(s))
 		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
+		err := dec.Decode(&v)
+		if err == nil {
+			if _, extra := dec.Token(); extra != io.EOF {
+				err = fmt.Errorf("text after the value")
+			}
+		}
+		if err != nil {
 			if t == TypeAny {
 				return s, nil
 			}
@@ -171,6 +178,19 @@ func (t Type) ParseValue(s string) (any, error) {
 		return t.Coerce(v)
 	}
 	return nil, fmt.Errorf("unknown type %q", t)
+}
+
+// ParseOverride parses s (a --var value) as a value of the variable: of its
+// type, and among its enum values when it has some.
+func (v *Var) ParseOverride(s string) (any, error) {
+	val, err := v.Type.ParseValue(s)
+	if err != nil {
+		return nil, err
+	}
+	if str, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, str) {
+		return nil, fmt.Errorf("%q is not one of %s%s", str, quoteList(v.Enum), hintSuffix(DidYouMean(str, v.Enum)))
+	}
+	return val, nil
 }
 
 // NormalizeJSON turns the json.Numbers of a value decoded with UseNumber into

@@ -177,6 +177,15 @@ func (v *validator) header() {
 		// null: Parse reported it
 	case s.State(s.Initial) == nil:
 		v.errorf(s.InitialPos, len(s.Initial), v.stateHint(s.Initial), "initial state %q is not defined", s.Initial)
+	case s.State(s.Initial).Final && len(s.States) > 1:
+		hint := "start in the state that does the first step"
+		for _, st := range s.States {
+			if !st.Final {
+				hint = fmt.Sprintf("start in the state that does the first step, e.g. `initial: %s`", st.Name)
+				break
+			}
+		}
+		v.errorf(s.InitialPos, len(s.Initial), hint, "initial state %q is final: a run would end there, and no other state could run", s.Initial)
 	}
 }
 
@@ -195,7 +204,8 @@ func isQuotedAt(src []byte, p Pos) bool {
 // start returns the position of the spec's first key (its first line that is
 // neither blank, a comment nor a document marker).
 func (v *validator) start() Pos {
-	for i, line := range strings.Split(string(v.spec.Source), "\n") {
+	for i := 0; i < lineCount(v.spec.Source); i++ {
+		line := sourceLine(v.spec.Source, i+1)
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "#") || t == "---" || strings.HasPrefix(t, "%") {
 			continue
@@ -251,7 +261,7 @@ func (v *validator) state(st *State) {
 	}
 	for i, t := range st.Next {
 		v.transition(t)
-		if t.When == "" && i+1 < len(st.Next) && i == firstUnguarded(st.Next) {
+		if i+1 < len(st.Next) && i == firstUnguarded(st.Next) && t.To != "" && st.Next[i+1].To != "" {
 			dead := st.Next[i+1]
 			v.errorf(dead.Pos, transitionSpan(dead),
 				fmt.Sprintf("give the transition to %q a when:, or move it to the end of next", t.To),
@@ -263,9 +273,12 @@ func (v *validator) state(st *State) {
 	}
 }
 
+// firstUnguarded returns the index of the first transition without a when
+// (one whose when was given but could not be read, an error already, is not
+// taken as unguarded), or -1.
 func firstUnguarded(ts []*Transition) int {
 	for i, t := range ts {
-		if t.When == "" {
+		if t.When == "" && !t.WhenPos.IsValid() {
 			return i
 		}
 	}
@@ -386,7 +399,7 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		}
 		at := exprStart(v.spec.Source, p.VPos)
 		if _, err := CompileValue(src, TypeAny, v.env); err != nil {
-			e := locateExprError(err, at)
+			e := locateExpr(err, v.spec.Source, at, src)
 			v.exprError(e, fmt.Sprintf("parameter %q", ps.Name))
 		}
 		return
@@ -398,6 +411,18 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 	}
 	if ps.Type == TypeFile {
 		v.file(a, ps, p, val.(string))
+		return
+	}
+	if s, ok := val.(string); ok && ps.Event && v.spec.Event(s) == nil {
+		var names []string
+		for _, ev := range v.spec.Events {
+			names = append(names, ev.Name)
+		}
+		hint := DidYouMean(s, names)
+		if hint == "" {
+			hint = "events are: " + listNames(names, 12)
+		}
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events:", ps.Name, a.Name, s)
 		return
 	}
 	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !contains(ps.Enum, s) {
@@ -525,7 +550,7 @@ func (v *validator) assign(a *Assign) {
 		return
 	}
 	if _, err := CompileValue(a.Expr, cv.Type, v.env); err != nil {
-		v.exprError(locateExprError(err, a.ExprPos), "set "+a.Var)
+		v.exprError(locateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
 	}
 	if len(cv.Enum) == 0 {
@@ -537,7 +562,7 @@ func (v *validator) assign(a *Assign) {
 	}
 	for _, lit := range resultLiterals(tree.Node) {
 		if !contains(cv.Enum, lit.Value) {
-			p := exprOffsetPos(a.Expr, a.ExprPos, lit.Location().From)
+			p := exprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
 			v.errorf(p, len(strconv.Quote(lit.Value)), enumHint(lit.Value, cv.Enum),
 				"set %s: %q is not one of %s", a.Var, lit.Value, quoteList(cv.Enum))
 		}
@@ -551,7 +576,7 @@ func (v *validator) guard(src string, at Pos) {
 			v.badGuards = map[Pos]bool{}
 		}
 		v.badGuards[at] = true
-		v.exprError(locateExprError(err, at), "guard")
+		v.exprError(locateExpr(err, v.spec.Source, at, src), "guard")
 		return
 	}
 	tree, err := parser.Parse(src)
@@ -559,7 +584,12 @@ func (v *validator) guard(src string, at Pos) {
 		return
 	}
 	for _, c := range enumComparisons(tree.Node, v.spec) {
-		p := exprOffsetPos(src, at, c.lit.Location().From)
+		p := exprPos(v.spec.Source, at, src, c.lit.Location().From)
+		if c.v.Name == VarState {
+			v.errorf(p, len(strconv.Quote(c.lit.Value)), v.stateHint(c.lit.Value),
+				"guard: state is never %q: no state has that name", c.lit.Value)
+			continue
+		}
 		v.errorf(p, len(strconv.Quote(c.lit.Value)), enumHint(c.lit.Value, c.v.Enum),
 			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, quoteList(c.v.Enum))
 	}
@@ -572,7 +602,26 @@ func enumHint(s string, enum []string) string {
 	return "use one of " + quoteList(enum)
 }
 
-var unknownNameRE = regexp.MustCompile(`^unknown name ([A-Za-z_][A-Za-z0-9_]*)`)
+var (
+	unknownNameRE = regexp.MustCompile(`^unknown name ([A-Za-z_][A-Za-z0-9_]*)`)
+	notCallableRE = regexp.MustCompile(`is not callable$`)
+)
+
+// hidesBuiltin returns the context variable named like an expression
+// function that the expression of e calls (the cause of "is not callable"),
+// or "".
+func (v *validator) hidesBuiltin(e *ExprError) string {
+	line := sourceLine(v.spec.Source, e.Pos.Line)
+	runes := []rune(line)
+	if e.Pos.Col < 1 || e.Pos.Col > len(runes) {
+		return ""
+	}
+	m := identWordRE.FindString(string(runes[e.Pos.Col-1:]))
+	if m != "" && isBuiltin(m) && v.spec.Var(m) != nil {
+		return m
+	}
+	return ""
+}
 
 // exprError reports an expression compile error, with a "did you mean" for unknown names.
 func (v *validator) exprError(e *ExprError, what string) {
@@ -584,13 +633,39 @@ func (v *validator) exprError(e *ExprError, what string) {
 			cands = append(cands, f.Name)
 		}
 		hint = DidYouMean(m[1], cands)
-		if hint == "" {
+		if v.calledAt(e.Pos, m[1]) {
+			var funcs []string
+			for _, f := range builtin.Builtins {
+				funcs = append(funcs, f.Name)
+			}
+			if hint = DidYouMean(m[1], funcs); hint == "" {
+				hint = fmt.Sprintf("expressions have no function %s(); see https://expr-lang.org/docs/language-definition for the ones they have", m[1])
+			}
+		} else if hint == "" {
 			hint = "context variables: " + listNames(v.varNames(), 12)
 		}
+	} else if m := notCallableRE.FindStringSubmatch(e.Msg); m != nil && v.hidesBuiltin(e) != "" {
+		hint = fmt.Sprintf("the context variable %q hides the expression function %s(): rename the variable", v.hidesBuiltin(e), v.hidesBuiltin(e))
+	} else if e.Msg == ErrFloatToInt.Error() {
+		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
 	}
-	v.errorf(e.Pos, span, hint, "%s: %s", what, e.Msg)
+	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
+}
+
+// exprTypeNames renames the Go types in expr's messages to the spec's types.
+var exprTypeNames = strings.NewReplacer("[]interface {}", "list", "map[string]interface {}", "map",
+	"interface {}", "any", "float64", "float")
+
+// calledAt reports whether the name written at p is called: `name(`.
+func (v *validator) calledAt(p Pos, name string) bool {
+	runes := []rune(sourceLine(v.spec.Source, p.Line))
+	if p.Col < 1 || p.Col > len(runes) {
+		return false
+	}
+	rest := strings.TrimPrefix(string(runes[p.Col-1:]), name)
+	return strings.HasPrefix(strings.TrimLeft(rest, " "), "(")
 }
 
 // resultLiterals returns the string literals an expression can evaluate to:
@@ -622,6 +697,9 @@ func enumComparisons(root ast.Node, spec *Spec) []enumCmp {
 		id, ok := n.(*ast.IdentifierNode)
 		if !ok {
 			return nil
+		}
+		if id.Value == VarState && len(spec.States) > 0 {
+			return &Var{Name: VarState, Type: TypeString, Enum: spec.StateNames()} // state holds a state's name
 		}
 		cv := spec.Var(id.Value)
 		if cv == nil || len(cv.Enum) == 0 {
@@ -661,20 +739,6 @@ func enumComparisons(root ast.Node, spec *Spec) []enumCmp {
 	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].lit.Location().From < out[j].lit.Location().From })
 	return out
-}
-
-// exprOffsetPos maps a byte offset in an expression to a file position,
-// given where the expression starts.
-func exprOffsetPos(src string, start Pos, off int) Pos {
-	if off < 0 || off > len(src) {
-		return start
-	}
-	before := src[:off]
-	nl := strings.LastIndexByte(before, '\n')
-	if nl < 0 {
-		return Pos{Line: start.Line, Col: start.Col + off}
-	}
-	return Pos{Line: start.Line + strings.Count(before, "\n"), Col: off - nl}
 }
 
 // exprStart returns where an expression value written at p starts: inside
@@ -945,7 +1009,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 		d.total = true
 		return d
 	}
-	eof := Pos{Line: strings.Count(string(spec.Source), "\n") + 2, Col: 1}
+	eof := Pos{Line: lineCount(spec.Source) + 2, Col: 1}
 	top := regionsOf(doc.Content[0], eof)
 	names := func(r *region) []string { return stateNamesIn(spec, r.start, r.end) }
 	dropped := func(r *region) {
@@ -1113,7 +1177,8 @@ func reach(roots []string, succ map[string][]string) map[string]bool {
 
 // topKey finds a top-level key in src, returning its position and the text after its colon.
 func topKey(src []byte, key string) (Pos, string, bool) {
-	for i, line := range strings.Split(string(src), "\n") {
+	for i := 0; i < lineCount(src); i++ {
+		line := sourceLine(src, i+1)
 		if strings.HasPrefix(line, key+":") {
 			return Pos{Line: i + 1, Col: 1}, strings.TrimSpace(line[len(key)+1:]), true
 		}

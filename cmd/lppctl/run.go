@@ -160,6 +160,9 @@ func parseVars(spec *machine.Spec, pairs []string) (map[string]any, error) {
 			return nil, usageErrorf("--var %q: write NAME=VALUE", pair)
 		}
 		v := spec.Var(name)
+		if v == nil && (name == machine.VarState || name == machine.VarLastError) {
+			return nil, usageErrorf("--var %s: %q is reserved: the interpreter sets it", pair, name)
+		}
 		if v == nil {
 			names := make([]string, len(spec.Context))
 			for i, cv := range spec.Context {
@@ -171,7 +174,7 @@ func parseVars(spec *machine.Spec, pairs []string) (map[string]any, error) {
 			}
 			return nil, usageErrorf("--var %s: the spec has no context variable %q%s", pair, name, hint)
 		}
-		typed, err := v.Type.ParseValue(val)
+		typed, err := v.ParseOverride(val)
 		if err != nil {
 			return nil, usageErrorf("--var %s: %v", pair, err)
 		}

@@ -30,7 +30,7 @@ func writeSpec(t *testing.T, text string) string {
 
 func TestValidateCommand(t *testing.T) {
 	broken := writeSpec(t, "lpp: 1\nname: b\ninitial: a\nstates:\n  a:\n    next: dne\n  done: {final: true}\n")
-	warn := writeSpec(t, "lpp: 1\nname: w\ninitial: a\nstates:\n  a:\n    next: [{to: done, when: state == \"x\"}, b]\n  b: {next: a}\n  done: {final: true}\n")
+	warn := writeSpec(t, "lpp: 1\nname: w\ninitial: a\nstates:\n  a:\n    next: [{to: done, when: state == \"b\"}, b]\n  b: {next: a}\n  done: {final: true}\n")
 	tests := []struct {
 		name     string
 		args     []string
