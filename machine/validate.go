@@ -250,6 +250,10 @@ func (v *validator) state(st *State) {
 	for _, a := range st.Set {
 		v.assign(a)
 	}
+	if st.OnError != nil && st.Do == "" && !st.Final {
+		v.errorf(st.OnError.Pos, transitionSpan(st.OnError), "on_error routes the errors of the state's action: add `do: ACTION`, or remove on_error",
+			"on_error of state %q can never fire: the state has no action (do:)", st.Name)
+	}
 	if st.Final {
 		if len(st.Next) > 0 {
 			t := st.Next[0]
