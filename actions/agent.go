@@ -72,7 +72,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	}
 	tx.Delete(MemPlanChat)
 	tx.Delete(MemPlanFeedback)
-	c.Notef("plan: %d steps for %q", len(plan.Steps), clip(oneLine(plan.Goal), 80))
+	c.Notef("plan: %s for %q", countSteps(len(plan.Steps)), clip(oneLine(plan.Goal), 80))
 	if err := c.SetVar("step_count", len(plan.Steps)); err != nil {
 		return err
 	}
@@ -138,6 +138,9 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	}
 	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
 		c.Notef("the optimizer's reply was empty")
+	}
+	if len(reply.ToolCalls) > 0 && strings.HasPrefix(strings.TrimSpace(reply.Text), CompleteMark) {
+		c.Notef("the optimizer's reply starts with %s but also has %d tool call(s): the tools run first, and the step is complete only when a reply without tool calls says so", CompleteMark, len(reply.ToolCalls))
 	}
 	if len(reply.ToolCalls) == 0 {
 		if name := toolCallInText(reply.Text, tools); name != "" {
@@ -288,7 +291,11 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	if err := tx.Put(MemEval, ev); err != nil {
 		return err
 	}
-	c.Notef("verdict %s: %s", ev.Verdict, clip(oneLine(ev.Feedback), 120))
+	fb := clip(oneLine(ev.Feedback), 120)
+	if fb == "" {
+		fb = "(no feedback)"
+	}
+	c.Notef("verdict %s: %s", ev.Verdict, fb)
 	if ev.Verdict == "FAIL" {
 		text, err := d.render(c.String("retry_prompt"), &promptData{Feedback: ev.Feedback, Step: step.Index, Instruction: step.OptimizerInstruction})
 		if err != nil {

@@ -52,26 +52,14 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	return nil
 }
 
-// l2Item renders one L2 line. Keys are upper-cased identifiers; newlines in
-// values are escaped so that one output stays one line.
+// l2Item renders one L2 line, KEY=VALUE on one line: the key as L2Key
+// makes it; in the value (trimmed) a backslash is written \\, a newline \n
+// and a carriage return \r, so that one output stays one line and the
+// escaping can be undone.
 func l2Item(k, v string) string {
-	var b strings.Builder
-	for _, r := range strings.TrimSpace(k) {
-		switch {
-		case r >= 'a' && r <= 'z':
-			b.WriteRune(r - 'a' + 'A')
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteRune('_')
-		}
-	}
-	key := b.String()
-	if key == "" {
-		key = "OUTPUT"
-	}
 	v = strings.ReplaceAll(strings.TrimSpace(v), "\r\n", "\n")
-	return key + "=" + strings.ReplaceAll(v, "\n", `\n`)
+	v = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`).Replace(v)
+	return L2Key(k) + "=" + v
 }
 
 func (d *Deps) recordFailure(_ context.Context, c *machine.Call) error {

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAgentEvaluatorRepliesAsModelsWrite: verdicts in prose with braces, in
+// a fenced block after another block, as "Passed"; key_outputs of every
+// JSON type, with keys that are not identifiers, values with "=", newlines
+// and backslashes. The next step sees exactly one L2 line per output, the
+// same keys as skills.md records.
+func TestAgentEvaluatorRepliesAsModelsWrite(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	before := readSkillsMD(t, root)
+	f := newFakeLLM(t, "replies:\n"+planner("one", "two", "three")+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] one"))+
+		reply("evaluator", 1, text("My verdict {as asked}: {\"verdict\": \"Passed\", \"feedback\": \"ok {fine}\", \"key_outputs\": {\"count\": 3, \"big\": 12345678901234567890, \"obj\": {\"a\": [1, 2]}, \"multi\": \"line1\\nline2\", \"eq\": \"a=b=c\", \"bad key!\": \"x\", \"bad-key?\": \"y\", \"\": \"e\", \"win\": \"C:\\\\new\"}} Anything {else}?"))+
+		reply("optimizer", 2, text("[ATTEMPTS_COMPLETE] two"))+
+		reply("evaluator", 2, text("I ran:\n```sh\ncat x\n```\n```json\n{\"verdict\": \"pass\", \"feedback\": \"fine\", \"key_outputs\": {\"Count\": \"4\"}}\n```"))+
+		reply("optimizer", 3, text("[ATTEMPTS_COMPLETE] three"))+
+		reply("evaluator", 3, pass("")))
+	res := runAgent(t, root, f, "--yes")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	wantL2 := "<skill_memory>\n" +
+		"BAD_KEY_=x\n" +
+		"BAD_KEY__2=y\n" +
+		"BIG=12345678901234567890\n" +
+		"COUNT=3\n" +
+		"EQ=a=b=c\n" +
+		"MULTI=line1\\nline2\n" +
+		"OBJ={\"a\":[1,2]}\n" +
+		"OUTPUT=e\n" +
+		"WIN=C:\\\\new\n" +
+		"</skill_memory>"
+	step2 := f.requests("optimizer", 2)[0].Messages[1].Content
+	if !strings.Contains(step2, wantL2) {
+		t.Fatalf("step 2's L2:\n%s\nwant:\n%s", step2, wantL2)
+	}
+	if eval2 := f.requests("evaluator", 2)[0].Messages[1].Content; !strings.Contains(eval2, wantL2) {
+		t.Fatalf("the evaluator's L2:\n%s", eval2)
+	}
+	step3 := f.requests("optimizer", 3)[0].Messages[1].Content
+	if !strings.Contains(step3, "WIN=C:\\\\new\nCOUNT=4\n</skill_memory>") {
+		t.Fatalf("step 3's L2:\n%s", step3)
+	}
+	added := readSkillsMD(t, root)[len(before):]
+	for _, want := range []string{"  - `BAD_KEY_` = x\n  - `BAD_KEY__2` = y\n", "  - `MULTI` = line1\n    line2\n", "  - `OUTPUT` = e\n", "  - `COUNT` = 4\n"} {
+		if !strings.Contains(added, want) {
+			t.Errorf("skills.md lacks %q:\n%s", want, added)
+		}
+	}
+	if strings.Contains(added, "## Failure Cases") {
+		t.Errorf("a readable verdict was taken as a failure:\n%s", added)
+	}
+	for _, want := range []string{"verdict PASS: ok {fine}", "verdict PASS: fine", "verdict PASS: looks right", "plan: 3 steps for"} {
+		if !strings.Contains(res.out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// TestAgentOptimizerReplyOddities: three tool calls in one reply count as
+// three (the reminder follows that round), and a reply with tool calls that
+// also starts with [ATTEMPTS_COMPLETE] runs the tools first, with a note.
+func TestAgentOptimizerReplyOddities(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	three := `
+    tool_calls:
+      - name: safe_cli_executor
+        arguments: {tool_name: list_files, params: {path: skills/hello_skill}}
+      - name: no_such_tool
+        arguments: {x: 1}
+      - name: safe_cli_executor
+        arguments: 'not json'`
+	f := newFakeLLM(t, "replies:\n"+planner("list")+
+		reply("optimizer", 1, three)+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] early")+listCall)+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] done"))+
+		reply("evaluator", 1, pass(`"N": "3"`)))
+	res := runAgent(t, root, f, "--yes")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	reqs := f.requests("optimizer", 1)
+	if len(reqs) != 3 {
+		t.Fatalf("optimizer calls = %d, want 3", len(reqs))
+	}
+	second := reqs[1]
+	if got := second.last(); got.Role != "user" || !strings.Contains(got.Content, "<primary_directive>\nReminder — you are on step 1 of 1: list") {
+		t.Fatalf("no reminder after 3 tool calls in one reply: %+v", got)
+	}
+	for _, want := range []string{`[SECURITY BLOCKED] unknown-tool: "no_such_tool"`, "[ERROR] cannot parse the arguments as JSON"} {
+		if !strings.Contains(second.text(), want) {
+			t.Errorf("the model never saw %q", want)
+		}
+	}
+	if strings.Count(reqs[2].text(), "Reminder — you are on step 1") != 1 {
+		t.Errorf("4 tool calls: one reminder")
+	}
+	if !strings.Contains(res.out, "the optimizer's reply starts with [ATTEMPTS_COMPLETE] but also has 1 tool call(s): the tools run first, and the step is complete only when a reply without tool calls says so") {
+		t.Fatalf("no note:\n%s", res.out)
+	}
+	if n := len(f.requests("evaluator", 1)); n != 1 {
+		t.Fatalf("evaluations = %d", n)
+	}
+}
+
+// TestAgentEvaluatorPastItsRounds: an evaluator that keeps calling tools gets
+// max_eval_rounds rounds, is then asked without tools, and a reply that is
+// still no verdict is a FAIL with a clear feedback; the retry follows.
+func TestAgentEvaluatorPastItsRounds(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	evalList := strings.Replace(listCall, "\n    tool_calls:", "\n    tool_calls:", 1)
+	f := newFakeLLM(t, "replies:\n"+planner("list")+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] done")+"\n    repeat: true")+
+		reply("evaluator", 1, evalList)+reply("evaluator", 1, evalList)+
+		reply("evaluator", 1, text("still checking"))+
+		reply("evaluator", 1, pass(`"OK": "yes"`)))
+	res := runAgent(t, root, f, "--yes", "--var", "max_eval_rounds=2")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	ev := f.requests("evaluator", 1)
+	if len(ev) != 4 || ev[2].Tools != 0 || !strings.Contains(ev[2].last().Content, "You have used your 2 rounds of tool calls") {
+		t.Fatalf("evaluator calls = %d; the third must come without tools and with the final prompt", len(ev))
+	}
+	if !strings.Contains(res.out, "verdict FAIL: the evaluator gave no valid verdict: the reply holds no JSON object; answer with one JSON object and nothing else") {
+		t.Fatalf("output:\n%s", res.out)
+	}
+	if ev[3].Tools == 0 {
+		t.Fatal("the next evaluation must start with its tools again")
+	}
+}
