@@ -10,17 +10,28 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
+// defaultMaxSteps bounds a plan when llm.planner gets no max_steps.
+const defaultMaxSteps = 12
+
 func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	tx := c.Memory()
 	chat, err := messages(tx, MemPlanChat)
 	if err != nil {
 		return err
 	}
+	maxSteps, err := exprInt(c, "max_steps")
+	if err != nil {
+		return err
+	}
+	if maxSteps <= 0 {
+		maxSteps = defaultMaxSteps
+	}
 	if len(chat) == 0 {
 		data, err := d.baseData()
 		if err != nil {
 			return err
 		}
+		data.MaxSteps = maxSteps
 		var fb string
 		if _, err := tx.Get(MemPlanFeedback, &fb); err != nil {
 			return err
@@ -52,7 +63,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	plan, perr := ParsePlan(reply.Text, c.Int("max_steps"))
+	plan, perr := ParsePlan(reply.Text, maxSteps)
 	if perr != nil {
 		retry, err := d.render(c.String("retry_prompt"), &promptData{Error: perr.Error()})
 		if err != nil {

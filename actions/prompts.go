@@ -35,6 +35,7 @@ type promptData struct {
 	Rounds         int
 	MaxRounds      int
 	Plan           string // the current plan as JSON (planner re-prompts)
+	MaxSteps       int    // the most steps a plan may have (the planner's max_steps)
 	CompleteMark   string // the optimizer's completion prefix
 }
 

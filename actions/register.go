@@ -22,7 +22,7 @@ func Actions(d *Deps) []machine.Action {
 				templateFile("system_prompt", "template file of the planner's system prompt"),
 				templateFile("user_prompt", "template file of the planner's request"),
 				templateFile("retry_prompt", "template file of the re-prompt after an invalid plan (gets .Error)"),
-				{Name: "max_steps", Type: machine.TypeInt, Default: 12, Doc: "most steps a plan may have"},
+				{Name: "max_steps", Type: machine.TypeExpr, Doc: "most steps a plan may have: an int expression, e.g. 12 or a context variable (absent or 0: 12)"},
 				relevantParam("the skill's text"),
 			},
 			Writes: []machine.VarSpec{

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -132,5 +134,51 @@ func TestAgentEvaluatorPastItsRounds(t *testing.T) {
 	}
 	if ev[3].Tools == 0 {
 		t.Fatal("the next evaluation must start with its tools again")
+	}
+}
+
+// TestAgentGuidanceRestartsTheStepWithAFreshL3: retries exhausted → the run
+// pauses for a person; their guidance (given on resume) restarts the step
+// from a cleared L3 whose prompt carries it, with L2 kept, and the run ends.
+func TestAgentGuidanceRestartsTheStepWithAFreshL3(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	f := newFakeLLM(t, "replies:\n"+planner("greet Ada", "write it")+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] one"))+
+		reply("evaluator", 1, pass(`"GREETING": "Hello"`))+
+		reply("optimizer", 2, text("[ATTEMPTS_COMPLETE] nothing"))+
+		reply("optimizer", 2, text("[ATTEMPTS_COMPLETE] still nothing"))+
+		reply("optimizer", 2, text("[ATTEMPTS_COMPLETE] done as told"))+
+		reply("evaluator", 2, fail("no file"))+
+		reply("evaluator", 2, fail("still no file"))+
+		reply("evaluator", 2, pass(`"FILE": "out.txt"`)))
+	res := runAgent(t, root, f, "--yes", "--var", "max_retries=1")
+	if res.code != exitPaused || !strings.Contains(res.out, "paused in human_intervention") {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	m := regexp.MustCompile(`lppctl resume (\S+) .*--answer 'GUIDANCE'`).FindStringSubmatch(res.out)
+	if m == nil {
+		t.Fatalf("no resume hint:\n%s", res.out)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"lppctl", "resume", "--root", root, m[1], "--answer", "write out.txt with write_file.py"}, strings.NewReader(""), &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "completed in done") {
+		t.Fatalf("resume: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	reqs := f.requests("optimizer", 2)
+	if len(reqs) != 3 {
+		t.Fatalf("optimizer calls in step 2 = %d", len(reqs))
+	}
+	after := reqs[2]
+	if len(after.Messages) != 2 {
+		t.Fatalf("after guidance the step must start from a cleared L3, got %d messages", len(after.Messages))
+	}
+	user := after.Messages[1].Content
+	for _, want := range []string{"<human_guidance>\nwrite out.txt with write_file.py\n</human_guidance>", "<skill_memory>\nGREETING=Hello\n</skill_memory>", "Step 2 of 2: write it"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("the restarted step's prompt lacks %q:\n%s", want, user)
+		}
+	}
+	if strings.Contains(after.text(), "still nothing") || strings.Contains(after.text(), "still no file") {
+		t.Error("the failed attempts leaked into the restarted step")
 	}
 }
