@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -198,7 +199,15 @@ func (d *Deps) executeTools(ctx context.Context, c *machine.Call) error {
 			return err
 		}
 		if c.Bool("record") {
-			if err := tx.Append(MemStepTools, stepTool{Tool: tc.Name, Args: tc.Arguments}); err != nil {
+			st := stepTool{Tool: tc.Name, Args: tc.Arguments}
+			switch res.Decision {
+			case gateway.DecisionAllow:
+			case gateway.DecisionBlock:
+				st.Outcome = "blocked"
+			default:
+				st.Outcome = "failed"
+			}
+			if err := tx.Append(MemStepTools, st); err != nil {
 				return err
 			}
 		}

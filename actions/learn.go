@@ -38,7 +38,7 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	for _, raw := range tx.Items(MemStepTools) {
 		var st stepTool
 		if err := jsonUnmarshal(raw, &st); err == nil {
-			calls = append(calls, skills.ToolCallSummary{Tool: st.Tool, Args: st.Args})
+			calls = append(calls, skills.ToolCallSummary{Tool: st.Tool, Args: st.Args, Outcome: st.Outcome})
 		}
 	}
 	id := d.entryID(c.RunID, c.Seq+1)

@@ -94,6 +94,9 @@ type SuccessCase struct {
 type ToolCallSummary struct {
 	Tool string
 	Args string
+	// Outcome is "" for a call that ran, else a word for what happened
+	// ("blocked", "failed"), written after the call.
+	Outcome string
 }
 
 // FailureCase is what the Skills Agent records when a step fails evaluation.
@@ -114,12 +117,14 @@ func AppendSuccess(path, id string, at time.Time, c SuccessCase) error {
 	} else {
 		b.WriteString("- **Tool calls:**\n")
 		for _, tc := range c.ToolCalls {
-			args := ShortenArgs(tc.Args)
-			if args == "" {
-				fmt.Fprintf(&b, "  - %s\n", codeSpan(tc.Tool))
-			} else {
-				fmt.Fprintf(&b, "  - %s %s\n", codeSpan(tc.Tool), args)
+			line := "  - " + codeSpan(tc.Tool)
+			if args := ShortenArgs(tc.Args); args != "" {
+				line += " " + args
 			}
+			if o := oneLine(tc.Outcome); o != "" {
+				line += " → " + o
+			}
+			b.WriteString(line + "\n")
 		}
 	}
 	if len(c.KeyOutputs) == 0 {

@@ -108,6 +108,16 @@ func TestAgentOptimizerReplyOddities(t *testing.T) {
 	if n := len(f.requests("evaluator", 1)); n != 1 {
 		t.Fatalf("evaluations = %d", n)
 	}
+	// The Success Case lists every call, saying which did not run.
+	md := readSkillsMD(t, root)
+	want := "- **Tool calls:**\n" +
+		"  - `safe_cli_executor` {\"params\":{\"path\":\"skills/hello_skill\"},\"tool_name\":\"list_files\"}\n" +
+		"  - `no_such_tool` {\"x\":1} → blocked\n" +
+		"  - `safe_cli_executor` not json → failed\n" +
+		"  - `safe_cli_executor` {\"params\":{\"path\":\"skills/hello_skill\"},\"tool_name\":\"list_files\"}\n"
+	if !strings.Contains(md, want) {
+		t.Fatalf("skills.md lacks\n%s\n%s", want, md)
+	}
 }
 
 // TestAgentEvaluatorPastItsRounds: an evaluator that keeps calling tools gets
