@@ -188,6 +188,9 @@ func TestAgentStuckLoopReplansThenAsksHuman(t *testing.T) {
 	if !strings.Contains(res.out, "paused in human_intervention") {
 		t.Fatalf("no intervention:\n%s", res.out)
 	}
+	if want := "step 1 needs help (retries 0 of 3, replans 2 of 2); stuck: still calling tools after 9 rounds (max_loop_count 8); last feedback: (no evaluator feedback)"; !strings.Contains(res.out, want) {
+		t.Fatalf("the pause does not say why:\n%s", res.out)
+	}
 }
 
 func TestAgentMissingPrefixWarnsAndEvaluates(t *testing.T) {
