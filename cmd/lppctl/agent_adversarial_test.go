@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -190,5 +191,41 @@ func TestAgentGuidanceRestartsTheStepWithAFreshL3(t *testing.T) {
 	}
 	if strings.Contains(after.text(), "still nothing") || strings.Contains(after.text(), "still no file") {
 		t.Error("the failed attempts leaked into the restarted step")
+	}
+}
+
+// TestAgentBadPlansEndClearly: each bad plan is refused with the exact
+// problem, and with max_plan_attempts=1 the run ends in no_plan saying so.
+func TestAgentBadPlansEndClearly(t *testing.T) {
+	step := func(i int, deps string) string {
+		return fmt.Sprintf(`{"index": %d, "optimizer_instruction": "o%d", "evaluator_instruction": "e", "depends_on": [%s]}`, i, i, deps)
+	}
+	var hundred []string
+	for i := 1; i <= 100; i++ {
+		hundred = append(hundred, step(i, ""))
+	}
+	tests := []struct{ name, reply, want string }{
+		{"no steps", `{"goal": "g", "steps": []}`, `the plan is invalid: "steps" is missing or empty: give at least one step`},
+		{"more than max_steps", `{"goal": "g", "steps": [` + strings.Join(hundred, ",") + `]}`, `the plan is invalid: "steps" has 100 steps; the limit is 12`},
+		{"depends_on itself, forward, missing", `{"goal": "g", "steps": [` + step(1, "1") + "," + step(2, "2,3") + `]}`,
+			`the plan is invalid: steps[0].depends_on has 1; the first step cannot depend on any step; steps[1].depends_on has 2, the step itself; a step may depend only on earlier steps (1..1); steps[1].depends_on has 3; a step may depend only on earlier steps (1..1)`},
+		{"duplicate indexes", `{"goal": "g", "steps": [` + step(1, "") + "," + step(1, "") + `]}`, `the plan is invalid: steps[1].index is 1; steps are numbered 1, 2, 3... in order, so it must be 2`},
+		{"missing evaluator_instruction", `{"goal": "g", "steps": [{"optimizer_instruction": "a"}]}`, `the plan is invalid: steps[0].evaluator_instruction is missing or empty`},
+		{"a step that is not an object", `{"goal": "g", "steps": [null, 5]}`, `the plan is not valid JSON for the SkillPlan schema: "steps" is a number; it must be an object`},
+		{"empty reply", ``, `the reply is empty; answer with one JSON object`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := newProject(t, "hello_skill")
+			f := newFakeLLM(t, "replies:\n  - role: planner\n    text: "+yamlQuote(tt.reply)+"\n")
+			res := runAgent(t, root, f, "--yes", "--var", "max_plan_attempts=1")
+			if res.code != exitFailed {
+				t.Fatalf("exit %d\n%s", res.code, res.all())
+			}
+			want := `action failed: agent.abort in state "no_plan": the planner gave no valid plan in 1 attempt; the last problem: ` + tt.want + "\n"
+			if !strings.Contains(res.err, want) {
+				t.Fatalf("stderr:\n%s\nwant:\n%s", res.err, want)
+			}
+		})
 	}
 }
