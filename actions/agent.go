@@ -289,6 +289,9 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	if !forced && len(reply.ToolCalls) > 0 {
+		if _, perr := ParseEvaluation(reply.Text); perr == nil {
+			c.Notef("the evaluator's reply holds a verdict but also %d tool call(s): the tools run first, and the verdict counts only in a reply without tool calls", len(reply.ToolCalls))
+		}
 		if err := appendMessages(tx, MemL3Eval, llm.Message{Role: llm.RoleAssistant, Text: reply.Text, ToolCalls: reply.ToolCalls}); err != nil {
 			return err
 		}

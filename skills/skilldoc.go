@@ -56,7 +56,7 @@ func (d *SkillDoc) Section(name string) string {
 	if !ok {
 		return ""
 	}
-	return strings.Trim(d.Text[s.bodyStart:s.bodyEnd], "\n")
+	return strings.Trim(d.Text[s.bodyStart:s.bodyEnd], "\r\n")
 }
 
 // HasEntry reports whether an entry with the given ID was already appended.

@@ -129,7 +129,7 @@ func TestAgentEvaluatorPastItsRounds(t *testing.T) {
 	evalList := strings.Replace(listCall, "\n    tool_calls:", "\n    tool_calls:", 1)
 	f := newFakeLLM(t, "replies:\n"+planner("list")+
 		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] done")+"\n    repeat: true")+
-		reply("evaluator", 1, evalList)+reply("evaluator", 1, evalList)+
+		reply("evaluator", 1, pass(`"EARLY": "1"`)+evalList)+reply("evaluator", 1, evalList)+
 		reply("evaluator", 1, text("still checking"))+
 		reply("evaluator", 1, pass(`"OK": "yes"`)))
 	res := runAgent(t, root, f, "--yes", "--var", "max_eval_rounds=2")
@@ -142,6 +142,9 @@ func TestAgentEvaluatorPastItsRounds(t *testing.T) {
 	}
 	if !strings.Contains(res.out, "verdict FAIL: the evaluator gave no valid verdict: the reply holds no JSON object; answer with one JSON object and nothing else") {
 		t.Fatalf("output:\n%s", res.out)
+	}
+	if !strings.Contains(res.out, "the evaluator's reply holds a verdict but also 1 tool call(s): the tools run first, and the verdict counts only in a reply without tool calls") {
+		t.Fatalf("no note for a verdict with tool calls:\n%s", res.out)
 	}
 	if ev[3].Tools == 0 {
 		t.Fatal("the next evaluation must start with its tools again")
