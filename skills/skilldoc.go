@@ -251,18 +251,22 @@ func appendEntry(path, sec, id string, at time.Time, body string) error {
 	if err := checkEntryID(id); err != nil {
 		return fmt.Errorf("cannot append to %s: %w", path, err)
 	}
+	shown := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // a linked skills.md: replace the file, keep the link
+	}
 	unlock, err := lockDir(filepath.Dir(path))
 	if err != nil {
-		return fmt.Errorf("cannot append to %s: %w", path, err)
+		return fmt.Errorf("cannot append to %s: %w", shown, err)
 	}
 	defer unlock()
 	removeStaleTemps(path) // a writer killed before its rename left one
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot append to %s: %w", path, ErrNotFound)
+		return fmt.Errorf("cannot append to %s: %w", shown, ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("cannot append to %s: %w", path, err)
+		return fmt.Errorf("cannot append to %s: %w", shown, err)
 	}
 	text := string(data)
 	if hasEntry(text, id) {
@@ -271,7 +275,7 @@ func appendEntry(path, sec, id string, at time.Time, body string) error {
 	entry := "### [" + at.UTC().Format("2006-01-02 15:04") + " UTC]\n" + entryMarker(id) + "\n" + body
 	out := insertEntry(text, sec, entry)
 	if err := writeFileAtomic(path, []byte(out), 0o644); err != nil {
-		return fmt.Errorf("cannot append to %s: %w", path, err)
+		return fmt.Errorf("cannot append to %s: %w", shown, err)
 	}
 	return nil
 }

@@ -167,3 +167,26 @@ func TestEntryTextCannotFakeStructure(t *testing.T) {
 		t.Errorf("Human Feedback:\n%s", doc.Section(SectionFeedback))
 	}
 }
+
+// TestAppendThroughASymlink: a skills.md that is a link stays a link; the
+// file it points to gets the entry.
+func TestAppendThroughASymlink(t *testing.T) {
+	target := writeSkill(t, "# S\n")
+	dir := filepath.Join(t.TempDir(), "linked_skill")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, DocFile)
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	if err := AppendFeedback(link, "r/1", t0, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v", err)
+	}
+	if got := readFile(t, target); !strings.Contains(got, "## Human Feedback\n\n### [2025-03-14 14:09 UTC]\n<!-- lppctl:entry r/1 -->\n- hi\n") {
+		t.Fatalf("target:\n%s", got)
+	}
+}
