@@ -30,8 +30,12 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if err := tx.Append(MemL2, l2Item(k, ev.KeyOutputs[k])); err != nil {
+		item := l2Item(k, ev.KeyOutputs[k])
+		if err := tx.Append(MemL2, item); err != nil {
 			return err
+		}
+		if n := len(item); n > l2WarnBytes {
+			c.Notef("warning: L2 line %s is %d bytes: it goes whole into every later prompt of the optimizer and the evaluator (a file path is cheaper than the file's content)", L2Key(k), n)
 		}
 	}
 	var calls []skills.ToolCallSummary
@@ -51,6 +55,9 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	c.Notef("step %d committed: %d key output(s) → L2; success case → %s", step.Index, len(keys), d.relToRoot(d.skillsMD()))
 	return nil
 }
+
+// l2WarnBytes is the size of an L2 line above which commit_step warns.
+const l2WarnBytes = 2000
 
 // l2Item renders one L2 line, KEY=VALUE on one line: the key as L2Key
 // makes it; in the value (trimmed) a backslash is written \\, a newline \n

@@ -137,7 +137,7 @@ func AppendSuccess(path, id string, at time.Time, c SuccessCase) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "  - %s = %s\n", codeSpan(k), entryText(c.KeyOutputs[k], "    "))
+			fmt.Fprintf(&b, "  - %s = %s\n", codeSpan(k), entryText(shortenValue(strings.TrimSpace(c.KeyOutputs[k]), keyOutputMax), "    "))
 		}
 	}
 	return appendEntry(path, SectionSuccess, id, at, b.String())
@@ -549,6 +549,11 @@ func atxHeading(line string) (int, string) {
 	return level, strings.TrimSpace(title)
 }
 
+// keyOutputMax bounds a key output's value in a Success Case: a longer one
+// keeps its first keyOutputMax characters followed by "…(+N chars)" (the
+// run's L2 keeps it whole).
+const keyOutputMax = 300
+
 // Limits used by ShortenArgs.
 const (
 	argStringMax  = 80  // longer JSON strings are cut ...
@@ -579,18 +584,26 @@ func ShortenArgs(args string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(shortenValue(v)); err != nil {
+	if err := enc.Encode(shortenJSON(v)); err != nil {
 		return cutRunes(oneLine(args), argsTotalMax)
 	}
 	return cutRunes(strings.TrimSpace(buf.String()), argsTotalMax)
 }
 
-func shortenValue(v any) any {
+// shortenValue cuts a string longer than most runes to keep runes and a
+// "…(+N chars)" marker.
+func shortenValue(v string, keep int) string {
+	if n := utf8.RuneCountInString(v); n > keep {
+		return string([]rune(v)[:keep]) + "…(+" + strconv.Itoa(n-keep) + " chars)"
+	}
+	return v
+}
+
+func shortenJSON(v any) any {
 	switch v := v.(type) {
 	case string:
-		if n := utf8.RuneCountInString(v); n > argStringMax {
-			r := []rune(v)
-			return string(r[:argStringKeep]) + "…(+" + strconv.Itoa(n-argStringKeep) + " chars)"
+		if utf8.RuneCountInString(v) > argStringMax {
+			return shortenValue(v, argStringKeep)
 		}
 		return v
 	case []any:
@@ -600,13 +613,13 @@ func shortenValue(v any) any {
 				out = append(out, "…(+"+strconv.Itoa(len(v)-argArrayMax)+" more)")
 				break
 			}
-			out = append(out, shortenValue(e))
+			out = append(out, shortenJSON(e))
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			out[k] = shortenValue(e)
+			out[k] = shortenJSON(e)
 		}
 		return out
 	default:

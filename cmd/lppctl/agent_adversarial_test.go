@@ -303,3 +303,34 @@ func TestAgentFeedbackCannotFakeSkillsMDStructure(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestAgentManyAndLargeKeyOutputs: 200 outputs and a 50 kB one all reach L2
+// whole (with a warning for the large one); the Success Case shortens it.
+func TestAgentManyAndLargeKeyOutputs(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	ko := map[string]string{"HUGE": strings.Repeat("x", 50000)}
+	for i := 0; i < 200; i++ {
+		ko[fmt.Sprintf("K%03d", i)] = fmt.Sprintf("v%d", i)
+	}
+	verdict, _ := json.Marshal(map[string]any{"verdict": "PASS", "feedback": "ok", "key_outputs": ko})
+	f := newFakeLLM(t, "replies:\n"+planner("one", "two")+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] one"))+
+		reply("evaluator", 1, text(string(verdict)))+
+		reply("optimizer", 2, text("[ATTEMPTS_COMPLETE] two"))+
+		reply("evaluator", 2, pass("")))
+	res := runAgent(t, root, f, "--yes")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	if !strings.Contains(res.out, "step 1 committed: 201 key output(s) → L2") || !strings.Contains(res.out, "warning: L2 line HUGE is 50005 bytes: it goes whole into every later prompt") {
+		t.Fatalf("output:\n%s", res.out)
+	}
+	user := f.requests("optimizer", 2)[0].Messages[1].Content
+	if !strings.Contains(user, "\nHUGE="+strings.Repeat("x", 50000)+"\nK000=v0\n") || !strings.Contains(user, "\nK199=v199\n</skill_memory>") {
+		t.Fatal("L2 did not carry every output whole")
+	}
+	md := readSkillsMD(t, root)
+	if !strings.Contains(md, "  - `HUGE` = "+strings.Repeat("x", 300)+"…(+49700 chars)\n") || strings.Contains(md, strings.Repeat("x", 301)) {
+		t.Fatal("the Success Case does not shorten the large output")
+	}
+}
