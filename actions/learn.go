@@ -121,6 +121,11 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		success, failure = runEntries(success, prefix), runEntries(failure, prefix)
 	}
 	prompt := skills.TeacherPrompt(success, failure, existing)
+	if tmpl := c.String("prompt"); tmpl != "" {
+		if prompt, err = d.render(tmpl, &promptData{SuccessCases: success, FailureCases: failure, ExistingSkills: existingSkills(existing)}); err != nil {
+			return err
+		}
+	}
 	reply, err := d.generate(ctx, c, "teacher", 0, []llm.Message{{Role: llm.RoleUser, Text: prompt}}, nil)
 	if err != nil {
 		return err
@@ -150,6 +155,19 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		c.Notef("rejected: %s", r.Problem)
 	}
 	return nil
+}
+
+// existingSkills lists library skills for the teacher's prompt, as
+// skills.TeacherPrompt does.
+func existingSkills(existing []skills.Skill) string {
+	if len(existing) == 0 {
+		return "(none)"
+	}
+	var b strings.Builder
+	for _, s := range existing {
+		fmt.Fprintf(&b, "- %s: %s (when to apply: %s)\n", s.Name, oneLine(s.Principle), oneLine(s.WhenToApply))
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func (d *Deps) abort(_ context.Context, c *machine.Call) error {

@@ -36,6 +36,9 @@ type promptData struct {
 	MaxRounds      int
 	Plan           string // the current plan as JSON (planner re-prompts)
 	MaxSteps       int    // the most steps a plan may have (the planner's max_steps)
+	SuccessCases   string // the teacher's Success Cases entries
+	FailureCases   string // the teacher's Failure Cases entries
+	ExistingSkills string // the teacher's list of library skills, "(none)" when empty
 	CompleteMark   string // the optimizer's completion prefix
 }
 

@@ -122,6 +122,7 @@ func Actions(d *Deps) []machine.Action {
 				{Name: "enabled", Type: machine.TypeExpr, Doc: "run the teacher: an expression giving true or false, e.g. true or a bool context variable (absent: off)"},
 				{Name: "library", Type: machine.TypeString, Default: "", Doc: "library file (default --skills-library, else ROOT/.lppctl/skills.json)"},
 				{Name: "cases", Type: machine.TypeString, Default: "run", Enum: []string{"run", "all"}, Doc: "the skills.md cases the teacher learns from: this run's, or all"},
+				{Name: "prompt", Type: machine.TypeFile, Doc: "template file of the teacher's prompt (.SuccessCases, .FailureCases, .ExistingSkills); absent: the built-in skills.TeacherPrompt"},
 			},
 			Run: d.teacher,
 		},
