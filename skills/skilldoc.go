@@ -384,6 +384,8 @@ func scanDoc(text string) docScan {
 		inComment bool
 		paraStart = -1 // offset of the current paragraph's first line
 		paraList  bool // the paragraph is a list item or quote: no Setext heading
+		inList    bool // inside a list item: its indented lines are its content
+		prevBlank = true
 	)
 	for off := 0; off < len(text); {
 		next := len(text)
@@ -396,6 +398,7 @@ func scanDoc(text string) docScan {
 		}
 		indent := len(line) - len(strings.TrimLeft(line, " "))
 		trimmed := strings.TrimSpace(line)
+		blank := trimmed == ""
 		switch {
 		case fenceCh != 0:
 			if indent <= 3 && isFenceCloser(trimmed, fenceCh, fenceLen) {
@@ -405,30 +408,47 @@ func scanDoc(text string) docScan {
 			if strings.Contains(line, "-->") {
 				inComment = false
 			}
-		case trimmed == "":
+		case blank:
 			paraStart = -1
-		case indent <= 3 && fenceOpen(trimmed) != 0:
-			fenceCh = trimmed[0]
-			fenceLen = len(trimmed) - len(strings.TrimLeft(trimmed, string(fenceCh)))
-			paraStart = -1
-		case indent <= 3 && strings.HasPrefix(trimmed, "<!--") && !strings.Contains(trimmed[4:], "-->"):
-			inComment = true
-			paraStart = -1
+		case inList && (indent >= 2 || strings.HasPrefix(line, "\t")):
+			// A list item's content ("- **Feedback:** a\n  ## b" as older
+			// versions wrote entries): never a top-level heading or fence.
+		case indent <= 3 && isListMarker(trimmed):
+			inList, paraStart = true, -1
+		case inList && !prevBlank && !startsBlock(line, indent, trimmed):
+			// a lazy continuation of the list item's paragraph
 		default:
-			if level, title := atxHeading(line[indent:]); indent <= 3 && level > 0 {
-				sc.headings = append(sc.headings, heading{level: level, title: title, start: off, body: next, entry: entryHeadingRE.MatchString(line)})
+			wasList := inList && !prevBlank
+			inList = false
+			switch {
+			case indent <= 3 && fenceOpen(trimmed) != 0:
+				fenceCh = trimmed[0]
+				fenceLen = len(trimmed) - len(strings.TrimLeft(trimmed, string(fenceCh)))
 				paraStart = -1
-				break
-			}
-			if level := setextLevel(trimmed); indent <= 3 && level > 0 && paraStart >= 0 && !paraList {
-				title := oneLine(strings.TrimPrefix(text[paraStart:off], bom))
-				sc.headings = append(sc.headings, heading{level: level, title: title, start: paraStart, body: next})
+			case indent <= 3 && strings.HasPrefix(trimmed, "<!--") && !strings.Contains(trimmed[4:], "-->"):
+				inComment = true
 				paraStart = -1
-				break
+			case wasList && setextLevel(trimmed) > 0:
+				paraStart = -1 // a thematic break or text after a list: no heading
+			default:
+				if level, title := atxHeading(line[indent:]); indent <= 3 && level > 0 {
+					sc.headings = append(sc.headings, heading{level: level, title: title, start: off, body: next, entry: entryHeadingRE.MatchString(line)})
+					paraStart = -1
+					break
+				}
+				if level := setextLevel(trimmed); indent <= 3 && level > 0 && paraStart >= 0 && !paraList {
+					title := oneLine(strings.TrimPrefix(text[paraStart:off], bom))
+					sc.headings = append(sc.headings, heading{level: level, title: title, start: paraStart, body: next})
+					paraStart = -1
+					break
+				}
+				if paraStart < 0 {
+					paraStart, paraList = off, indent > 3 || strings.HasPrefix(trimmed, ">")
+				}
 			}
-			if paraStart < 0 {
-				paraStart, paraList = off, indent > 3 || isListOrQuote(trimmed)
-			}
+		}
+		if fenceCh == 0 && !inComment {
+			prevBlank = blank
 		}
 		off = next
 	}
@@ -518,18 +538,30 @@ func setextLevel(trimmed string) int {
 	return 0
 }
 
-// isListOrQuote reports whether a line starts a list item or a block quote.
-func isListOrQuote(trimmed string) bool {
-	if strings.HasPrefix(trimmed, ">") {
-		return true
-	}
-	for _, m := range []string{"- ", "* ", "+ "} {
-		if strings.HasPrefix(trimmed, m) || trimmed == strings.TrimSpace(m) {
-			return true
+// isListMarker reports whether a line starts a list item ("- ", "* ", "+ ",
+// "1. ", "1) ", or the marker alone).
+func isListMarker(trimmed string) bool {
+	for _, m := range []string{"-", "*", "+"} {
+		if trimmed == m || strings.HasPrefix(trimmed, m+" ") || strings.HasPrefix(trimmed, m+"\t") {
+			return setextLevel(trimmed) == 0 && strings.Trim(trimmed, "* ") != "" // not "---" or "* * *"
 		}
 	}
 	digits := len(trimmed) - len(strings.TrimLeft(trimmed, "0123456789"))
-	return digits > 0 && digits < 10 && len(trimmed) > digits && (trimmed[digits] == '.' || trimmed[digits] == ')')
+	if digits == 0 || digits > 9 || digits == len(trimmed) || (trimmed[digits] != '.' && trimmed[digits] != ')') {
+		return false
+	}
+	rest := trimmed[digits+1:]
+	return rest == "" || rest[0] == ' ' || rest[0] == '\t'
+}
+
+// startsBlock reports whether a line starts a block that ends a paragraph:
+// an ATX heading, a fence, an HTML comment or a thematic break.
+func startsBlock(line string, indent int, trimmed string) bool {
+	if indent > 3 {
+		return false
+	}
+	level, _ := atxHeading(line[indent:])
+	return level > 0 || fenceOpen(trimmed) != 0 || strings.HasPrefix(trimmed, "<!--") || setextLevel(trimmed) > 0
 }
 
 // atxHeading returns the level and title of an ATX heading ("## Title ##" →

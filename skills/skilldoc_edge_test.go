@@ -72,6 +72,12 @@ func TestAppendIntoOddFiles(t *testing.T) {
 			"# S\n\n## Human Feedback\n\nold\n⟂\n## Failure Cases\n\n## Success Cases\n", "\n" + e},
 		{"text after the sections is kept after the entry",
 			"# S\n\n## Success Cases\n\n## Human Feedback\n\nold\n⟂\n## Appendix\n\nmore text\n", "\n" + e},
+		{"entries written by older versions: indented headings, fences and underlines in list items are content",
+			"# S\n\n## Human Feedback\n\n### [2025-01-01 00:00 UTC]\n<!-- lppctl:entry old/1 -->\n- a\n  ## Failure Cases\n  ```\n  code\n\n  b\n  ---\n  ### [2020-01-01 00:00 UTC]\n⟂\n## Notes\n", "\n" + e},
+		{"a lazy continuation of a list item is no Setext title",
+			"# S\n\n## Human Feedback\n\n- a\nlazy\n---\n\nmore\n⟂", "\n" + e},
+		{"a heading right after a list item ends the section",
+			"# S\n\n## Human Feedback\n\n- a\n⟂## Notes\n", "\n" + e + "\n"},
 		{"empty section followed by another",
 			"# S\n\n## Human Feedback\n⟂\n## Notes\n", "\n" + e},
 	}
