@@ -133,10 +133,10 @@ func runIDOr(id string) string {
 
 // editPlan opens the plan as JSON in $VISUAL/$EDITOR and reads it back.
 func (d *Deps) editPlan(p *SkillPlan) (*SkillPlan, error) {
-	editor := d.Editor
+	editor := strings.TrimSpace(d.Editor)
 	for _, k := range []string{"VISUAL", "EDITOR"} {
 		if editor == "" {
-			editor = d.getenv(k)
+			editor = strings.TrimSpace(d.getenv(k))
 		}
 	}
 	if editor == "" {
