@@ -196,3 +196,25 @@ func TestAppendThroughASymlink(t *testing.T) {
 		t.Fatalf("target:\n%s", got)
 	}
 }
+
+// FuzzInsertEntry: whatever the file, the entry is one insertion (every
+// other byte kept) and is found again in its section.
+func FuzzInsertEntry(f *testing.F) {
+	for _, s := range []string{"", "# S\n", "## Human Feedback\n\nold\n", "```\n## Human Feedback\n", "- a\n  ## Human Feedback\n",
+		"Human Feedback\n---\n", "\ufeff## human feedback:\r\n", "<!--\n", "~~~~\n```\n", "# Human Feedback\n## x\n"} {
+		f.Add(s)
+	}
+	entry := "### [2025-03-14 14:09 UTC]\n<!-- lppctl:entry r/1 -->\n- hi\n"
+	f.Fuzz(func(t *testing.T, text string) {
+		if strings.Contains(text, "lppctl:entry r/1") {
+			return
+		}
+		out := insertEntry(text, SectionFeedback, entry)
+		if !isInsertion(text, out) {
+			t.Fatalf("not one insertion:\n%q\n%q", text, out)
+		}
+		if sec := (&SkillDoc{Text: out}).Section(SectionFeedback); !hasEntry(sec, "r/1") && !hasEntry(strings.ReplaceAll(sec, "\r\n", "\n"), "r/1") {
+			t.Fatalf("the entry is not in its section:\n%q\nsection %q", out, sec)
+		}
+	})
+}
