@@ -109,6 +109,7 @@ func (d *Deps) prepareStep(ctx context.Context, c *machine.Call) error {
 	data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
 	data.ToolsHint, data.DependsOn = step.ToolsHint, step.DependsOn
 	data.Guidance = guidanceFor(tx, step.Index)
+	data.Replans, data.MaxLoopCount = intVar(c, "replans"), intVar(c, "max_loop_count")
 	if data.RelevantSkills, err = d.relevantSkills(ctx, c, plan.Goal+"\n"+step.OptimizerInstruction); err != nil {
 		return err
 	}

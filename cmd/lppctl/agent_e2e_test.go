@@ -175,6 +175,10 @@ func TestAgentStuckLoopReplansThenAsksHuman(t *testing.T) {
 	fresh := 0
 	for _, r := range f.requests("optimizer", 1) {
 		if len(r.Messages) == 2 {
+			restarted := fmt.Sprintf("This step was restarted (%d time(s)): an earlier attempt made more\nthan 8 rounds of tool calls without finishing.", fresh)
+			if got := strings.Contains(r.Messages[1].Content, restarted); got != (fresh > 0) {
+				t.Errorf("start %d: restart notice = %v:\n%s", fresh, got, r.Messages[1].Content)
+			}
 			fresh++
 		}
 	}
