@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -23,6 +24,70 @@ type PlanStep struct {
 	EvaluatorInstruction string   `json:"evaluator_instruction"`
 	ToolsHint            []string `json:"tools_hint"`
 	DependsOn            []int    `json:"depends_on"`
+}
+
+// UnmarshalJSON reads a step the way models write it: index as a number or
+// a numeric string, tools_hint as a list or one string, depends_on as a
+// list or one number (numbers may be numeric strings). Anything else is an
+// error naming the field.
+func (s *PlanStep) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Index                json.RawMessage `json:"index"`
+		OptimizerInstruction string          `json:"optimizer_instruction"`
+		EvaluatorInstruction string          `json:"evaluator_instruction"`
+		ToolsHint            json.RawMessage `json:"tools_hint"`
+		DependsOn            json.RawMessage `json:"depends_on"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*s = PlanStep{OptimizerInstruction: raw.OptimizerInstruction, EvaluatorInstruction: raw.EvaluatorInstruction}
+	var err error
+	if s.Index, err = lenientInt(raw.Index); err != nil {
+		return fmt.Errorf(`"index" must be an integer, not %s`, clip(string(raw.Index), 40))
+	}
+	if len(raw.ToolsHint) > 0 && string(raw.ToolsHint) != "null" {
+		var one string
+		if json.Unmarshal(raw.ToolsHint, &one) == nil {
+			if strings.TrimSpace(one) != "" {
+				s.ToolsHint = []string{one}
+			}
+		} else if err := json.Unmarshal(raw.ToolsHint, &s.ToolsHint); err != nil {
+			return fmt.Errorf(`"tools_hint" must be a list of strings`)
+		}
+	}
+	if len(raw.DependsOn) > 0 && string(raw.DependsOn) != "null" {
+		var list []json.RawMessage
+		if json.Unmarshal(raw.DependsOn, &list) != nil {
+			list = []json.RawMessage{raw.DependsOn}
+		}
+		for _, e := range list {
+			n, err := lenientInt(e)
+			if err != nil {
+				return fmt.Errorf(`"depends_on" must be a list of step numbers, not %s`, clip(string(raw.DependsOn), 40))
+			}
+			s.DependsOn = append(s.DependsOn, n)
+		}
+	}
+	return nil
+}
+
+// lenientInt reads an integer written as a number or a numeric string.
+func lenientInt(b json.RawMessage) (int, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return 0, nil
+	}
+	var n int
+	if json.Unmarshal(b, &n) == nil {
+		return n, nil
+	}
+	var str string
+	if json.Unmarshal(b, &str) == nil {
+		if _, err := fmt.Sscanf(strings.TrimSpace(str), "%d", &n); err == nil && fmt.Sprint(n) == strings.TrimSpace(str) {
+			return n, nil
+		}
+	}
+	return 0, errors.New("not an integer")
 }
 
 // EvaluationOutput is the evaluator's structured verdict.
@@ -230,16 +295,16 @@ func jsonProblem(err error) string {
 		if field == "" {
 			field = "the reply"
 		}
-		want := te.Type.String()
-		switch {
-		case strings.Contains(want, "[]"):
+		want := "an object"
+		switch te.Type.Kind() {
+		case reflect.Slice, reflect.Array:
 			want = "an array"
-		case strings.Contains(want, "int"):
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 			want = "an integer"
-		case strings.Contains(want, "string"):
+		case reflect.String:
 			want = "a string"
-		default:
-			want = "an object"
+		case reflect.Bool:
+			want = "true or false"
 		}
 		return fmt.Sprintf("%q is %s; it must be %s", field, article(te.Value), want)
 	}

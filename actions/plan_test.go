@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,10 @@ func TestParsePlan(t *testing.T) {
 			`the plan is invalid: "goal" is missing or empty; steps[0].index is 2; steps are numbered 1, 2, 3... in order, so it must be 1; steps[0].optimizer_instruction is missing or empty; steps[0].depends_on has 1; the first step cannot depend on any step`},
 		{"depends on itself, later, missing", `{"goal": "g", "steps": [{"optimizer_instruction": "a", "evaluator_instruction": "b"}, {"optimizer_instruction": "a", "evaluator_instruction": "b", "depends_on": [2, 3, 0]}]}`,
 			`the plan is invalid: steps[1].depends_on has 2, the step itself; a step may depend only on earlier steps (1..1); steps[1].depends_on has 3; a step may depend only on earlier steps (1..1); steps[1].depends_on has 0; a step may depend only on earlier steps (1..1)`},
-		{"wrong types named in the model's terms", `{"goal": "g", "steps": [{"index": "1"}]}`, `the plan is not valid JSON for the SkillPlan schema: "steps.index" is a string; it must be an integer`},
+		{"wrong types named in the model's terms", `{"goal": ["g"], "steps": []}`, `the plan is not valid JSON for the SkillPlan schema: "goal" is an array; it must be a string`},
+		{"an index that is no number", `{"goal": "g", "steps": [{"index": "one"}]}`, `the plan is not valid JSON for the SkillPlan schema: "index" must be an integer, not "one"`},
+		{"depends_on that is no list of numbers", `{"goal": "g", "steps": [{"depends_on": ["a"]}]}`, `the plan is not valid JSON for the SkillPlan schema: "depends_on" must be a list of step numbers, not ["a"]`},
+		{"tools_hint that is no list of strings", `{"goal": "g", "steps": [{"tools_hint": [1]}]}`, `the plan is not valid JSON for the SkillPlan schema: "tools_hint" must be a list of strings`},
 		{"a step that is not an object", `{"goal": "g", "steps": [5]}`, `the plan is not valid JSON for the SkillPlan schema: "steps" is a number; it must be an object`},
 		{"a draft object before the plan", "Draft: {\"goal\": \"x\"} Final: " + good, ""},
 		{"prose with braces around the plan", "Plan {v2}: " + good + " {end}", ""},
@@ -68,6 +72,20 @@ func TestParseEvaluation(t *testing.T) {
 		if _, err := ParseEvaluation(reply); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err = %v, want %q", reply, err, want)
 		}
+	}
+}
+
+func TestParsePlanLenientFields(t *testing.T) {
+	p, err := ParsePlan(`{"goal": "g", "steps": [{"index": "1", "optimizer_instruction": "a", "evaluator_instruction": "b", "tools_hint": "safe_py_runner", "depends_on": null},
+		{"index": 2, "optimizer_instruction": "c", "evaluator_instruction": "d", "tools_hint": null, "depends_on": "1"},
+		{"optimizer_instruction": "e", "evaluator_instruction": "f", "depends_on": 2}]}`, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(p)
+	want := `{"goal":"g","steps":[{"index":1,"optimizer_instruction":"a","evaluator_instruction":"b","tools_hint":["safe_py_runner"],"depends_on":[]},{"index":2,"optimizer_instruction":"c","evaluator_instruction":"d","tools_hint":[],"depends_on":[1]},{"index":3,"optimizer_instruction":"e","evaluator_instruction":"f","tools_hint":[],"depends_on":[2]}]}`
+	if string(got) != want {
+		t.Fatalf("plan = %s\nwant %s", got, want)
 	}
 }
 
