@@ -47,7 +47,7 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	}
 	id := d.entryID(c.RunID, c.Seq+1)
 	if err := skills.AppendSuccess(d.skillsMD(), id, d.now(), skills.SuccessCase{
-		Step: step.Index, Instruction: step.OptimizerInstruction, ToolCalls: calls, KeyOutputs: ev.KeyOutputs,
+		Step: step.Index, Instruction: step.OptimizerInstruction, ToolCalls: calls, KeyOutputs: ev.KeyOutputs, KeyNames: ev.KeyNames,
 	}); err != nil {
 		return fmt.Errorf("cannot record the success case: %w", err)
 	}

@@ -95,6 +95,9 @@ type EvaluationOutput struct {
 	Verdict    string            `json:"verdict"`
 	Feedback   string            `json:"feedback"`
 	KeyOutputs map[string]string `json:"key_outputs"`
+	// KeyNames maps a key of KeyOutputs to the name the evaluator gave it,
+	// for the keys that L2Key changed.
+	KeyNames map[string]string `json:"key_names,omitempty"`
 }
 
 // ParsePlan extracts and validates a plan from a model reply: the reply
@@ -228,6 +231,12 @@ func ParseEvaluation(reply string) (*EvaluationOutput, error) {
 			name = fmt.Sprintf("%s_%d", L2Key(k), n)
 		}
 		out.KeyOutputs[name] = jsonText(kv[k])
+		if name != k {
+			if out.KeyNames == nil {
+				out.KeyNames = map[string]string{}
+			}
+			out.KeyNames[name] = k
+		}
 	}
 	return out, nil
 }

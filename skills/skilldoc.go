@@ -87,6 +87,9 @@ type SuccessCase struct {
 	Instruction string
 	ToolCalls   []ToolCallSummary
 	KeyOutputs  map[string]string
+	// KeyNames maps a key of KeyOutputs to the name the evaluator gave it
+	// when they differ; it is shown after the key.
+	KeyNames map[string]string
 }
 
 // ToolCallSummary is one tool call of a step. Args is the call's arguments as
@@ -137,7 +140,15 @@ func AppendSuccess(path, id string, at time.Time, c SuccessCase) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "  - %s = %s\n", codeSpan(k), entryText(shortenValue(strings.TrimSpace(c.KeyOutputs[k]), keyOutputMax), "    "))
+			name := codeSpan(k)
+			if orig, ok := c.KeyNames[k]; ok && orig != k {
+				from := codeSpan(orig)
+				if oneLine(orig) == "" {
+					from = "an empty name"
+				}
+				name += " (from " + from + ")"
+			}
+			fmt.Fprintf(&b, "  - %s = %s\n", name, entryText(shortenValue(strings.TrimSpace(c.KeyOutputs[k]), keyOutputMax), "    "))
 		}
 	}
 	return appendEntry(path, SectionSuccess, id, at, b.String())

@@ -51,7 +51,7 @@ func TestAgentEvaluatorRepliesAsModelsWrite(t *testing.T) {
 		t.Fatalf("step 3's L2:\n%s", step3)
 	}
 	added := readSkillsMD(t, root)[len(before):]
-	for _, want := range []string{"  - `BAD_KEY_` = x\n  - `BAD_KEY__2` = y\n", "  - `MULTI` = line1\n    line2\n", "  - `OUTPUT` = e\n", "  - `COUNT` = 4\n"} {
+	for _, want := range []string{"  - `BAD_KEY_` (from `bad key!`) = x\n  - `BAD_KEY__2` (from `bad-key?`) = y\n", "  - `MULTI` (from `multi`) = line1\n    line2\n", "  - `OUTPUT` (from an empty name) = e\n", "  - `COUNT` (from `Count`) = 4\n"} {
 		if !strings.Contains(added, want) {
 			t.Errorf("skills.md lacks %q:\n%s", want, added)
 		}
