@@ -340,8 +340,18 @@ func extractObject(reply, want string) (string, error) {
 		return "", errors.New("the reply is empty; answer with one JSON object")
 	}
 	var cands []string
-	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) {
-		cands = append(cands, s)
+	// add records a candidate and reports whether it is the answer.
+	add := func(c string) bool {
+		cands = append(cands, c)
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(c), &m) != nil {
+			return false
+		}
+		_, ok := m[want]
+		return ok || want == ""
+	}
+	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) && add(s) {
+		return s, nil
 	}
 	for rest := s; ; {
 		i := strings.Index(rest, "```")
@@ -358,8 +368,8 @@ func extractObject(reply, want string) (string, error) {
 		if j < 0 {
 			j = len(body)
 		}
-		if block := strings.TrimSpace(body[:j]); strings.HasPrefix(block, "{") && json.Valid([]byte(block)) {
-			cands = append(cands, block)
+		if block := strings.TrimSpace(body[:j]); strings.HasPrefix(block, "{") && json.Valid([]byte(block)) && add(block) {
+			return block, nil
 		}
 		if j == len(body) {
 			break
@@ -373,16 +383,8 @@ func extractObject(reply, want string) (string, error) {
 		tries++
 		dec := json.NewDecoder(strings.NewReader(s[i:]))
 		var v json.RawMessage
-		if dec.Decode(&v) == nil {
-			cands = append(cands, string(v))
-		}
-	}
-	for _, c := range cands {
-		var m map[string]json.RawMessage
-		if json.Unmarshal([]byte(c), &m) == nil {
-			if _, ok := m[want]; ok || want == "" {
-				return c, nil
-			}
+		if dec.Decode(&v) == nil && add(string(v)) {
+			return string(v), nil
 		}
 	}
 	if len(cands) > 0 {
