@@ -197,6 +197,7 @@ func indentContinuation(text, indent string) string {
 // entry marker), a Setext underline (=== or ---) — is escaped with a
 // backslash, so no text can end a section, open a fence or fake an entry.
 func entryText(text, indent string) string {
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n") // a lone CR ends a line in Markdown too
 	lines := strings.Split(indentContinuation(text, ""), "\n")
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " \t")

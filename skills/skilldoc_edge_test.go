@@ -123,7 +123,7 @@ func TestEntryTextCannotFakeStructure(t *testing.T) {
 	if err := AppendSuccess(path, "r/2", t0, SuccessCase{Step: 1, Instruction: "x", KeyOutputs: map[string]string{"NOTE": "a\n## Failure Cases\n```", "": "empty key", "A`B": "tick"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := AppendFeedback(path, "r/3", t0, "## Failure Cases\n<!-- lppctl:entry r/9 -->"); err != nil {
+	if err := AppendFeedback(path, "r/3", t0, "## Failure Cases\n<!-- lppctl:entry r/9 -->\r## Success Cases"); err != nil {
 		t.Fatal(err)
 	}
 	// r/9 only appears quoted: it is not an entry, and can still be written.
@@ -169,7 +169,7 @@ func TestEntryTextCannotFakeStructure(t *testing.T) {
 			t.Errorf("Success Cases lacks %q:\n%s", want, succ)
 		}
 	}
-	if !strings.Contains(doc.Section(SectionFeedback), "- \\## Failure Cases\n  \\<!-- lppctl:entry r/9 -->") {
+	if !strings.Contains(doc.Section(SectionFeedback), "- \\## Failure Cases\n  \\<!-- lppctl:entry r/9 -->\n  \\## Success Cases\n") {
 		t.Errorf("Human Feedback:\n%s", doc.Section(SectionFeedback))
 	}
 }
