@@ -163,7 +163,12 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	if err := appendMessages(tx, MemL3, llm.Message{Role: llm.RoleAssistant, Text: reply.Text, ToolCalls: reply.ToolCalls}); err != nil {
 		return err
 	}
-	if err := c.SetVar("reply", strings.TrimSpace(reply.Text)); err != nil {
+	text := strings.TrimSpace(reply.Text)
+	if bare := strings.TrimLeft(text, "*_`> \t\n"); bare != text && strings.HasPrefix(bare, CompleteMark) {
+		c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, clip(oneLine(text), 30))
+		text = bare
+	}
+	if err := c.SetVar("reply", text); err != nil {
 		return err
 	}
 	return c.SetVar("pending_tools", len(reply.ToolCalls))

@@ -334,3 +334,24 @@ func TestAgentManyAndLargeKeyOutputs(t *testing.T) {
 		t.Fatal("the Success Case does not shorten the large output")
 	}
 }
+
+// TestAgentCompleteMarkWrappedInMarkdown: "**[ATTEMPTS_COMPLETE]**" counts as
+// the prefix (with a note, no warning); the marker later in the text does not.
+func TestAgentCompleteMarkWrappedInMarkdown(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	f := newFakeLLM(t, "replies:\n"+planner("one", "two")+
+		reply("optimizer", 1, text("**[ATTEMPTS_COMPLETE]** done"))+
+		reply("evaluator", 1, pass(""))+
+		reply("optimizer", 2, text("Done. [ATTEMPTS_COMPLETE]"))+
+		reply("evaluator", 2, pass("")))
+	res := runAgent(t, root, f, "--yes")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	if !strings.Contains(res.out, `optimizer: the reply's [ATTEMPTS_COMPLETE] is wrapped in Markdown ("**[ATTEMPTS_COMPLETE]** done"); taken as the prefix`) {
+		t.Fatalf("no note:\n%s", res.out)
+	}
+	if n := strings.Count(res.out, "warning: optimizer replied without [ATTEMPTS_COMPLETE]; evaluating anyway"); n != 1 {
+		t.Fatalf("warnings = %d, want 1 (step 2 only):\n%s", n, res.out)
+	}
+}
