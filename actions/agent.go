@@ -7,8 +7,12 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 )
+
+// defaultMaxSteps bounds a plan when llm.planner gets no max_steps.
+const defaultMaxSteps = 12
 
 func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	tx := c.Memory()
@@ -16,11 +20,19 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
+	maxSteps, err := exprInt(c, "max_steps")
+	if err != nil {
+		return err
+	}
+	if maxSteps <= 0 {
+		maxSteps = defaultMaxSteps
+	}
 	if len(chat) == 0 {
 		data, err := d.baseData()
 		if err != nil {
 			return err
 		}
+		data.MaxSteps = maxSteps
 		var fb string
 		if _, err := tx.Get(MemPlanFeedback, &fb); err != nil {
 			return err
@@ -52,7 +64,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	plan, perr := ParsePlan(reply.Text, c.Int("max_steps"))
+	plan, perr := ParsePlan(reply.Text, maxSteps)
 	if perr != nil {
 		retry, err := d.render(c.String("retry_prompt"), &promptData{Error: perr.Error()})
 		if err != nil {
@@ -72,7 +84,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	}
 	tx.Delete(MemPlanChat)
 	tx.Delete(MemPlanFeedback)
-	c.Notef("plan: %d steps for %q", len(plan.Steps), clip(oneLine(plan.Goal), 80))
+	c.Notef("plan: %s for %q", countSteps(len(plan.Steps)), clip(oneLine(plan.Goal), 80))
 	if err := c.SetVar("step_count", len(plan.Steps)); err != nil {
 		return err
 	}
@@ -97,6 +109,7 @@ func (d *Deps) prepareStep(ctx context.Context, c *machine.Call) error {
 	data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
 	data.ToolsHint, data.DependsOn = step.ToolsHint, step.DependsOn
 	data.Guidance = guidanceFor(tx, step.Index)
+	data.Replans, data.MaxLoopCount = intVar(c, "replans"), intVar(c, "max_loop_count")
 	if data.RelevantSkills, err = d.relevantSkills(ctx, c, plan.Goal+"\n"+step.OptimizerInstruction); err != nil {
 		return err
 	}
@@ -139,6 +152,9 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
 		c.Notef("the optimizer's reply was empty")
 	}
+	if len(reply.ToolCalls) > 0 && strings.HasPrefix(strings.TrimSpace(reply.Text), CompleteMark) {
+		c.Notef("the optimizer's reply starts with %s but also has %d tool call(s): the tools run first, and the step is complete only when a reply without tool calls says so", CompleteMark, len(reply.ToolCalls))
+	}
 	if len(reply.ToolCalls) == 0 {
 		if name := toolCallInText(reply.Text, tools); name != "" {
 			c.Notef("the optimizer wrote a call of %s as text instead of calling the tool (does the server support tool calling for this model?); it is taken as a plain reply", name)
@@ -147,7 +163,12 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	if err := appendMessages(tx, MemL3, llm.Message{Role: llm.RoleAssistant, Text: reply.Text, ToolCalls: reply.ToolCalls}); err != nil {
 		return err
 	}
-	if err := c.SetVar("reply", strings.TrimSpace(reply.Text)); err != nil {
+	text := strings.TrimSpace(reply.Text)
+	if bare := strings.TrimLeft(text, "*_`> \t\n"); bare != text && strings.HasPrefix(bare, CompleteMark) {
+		c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, clip(oneLine(text), 30))
+		text = bare
+	}
+	if err := c.SetVar("reply", text); err != nil {
 		return err
 	}
 	return c.SetVar("pending_tools", len(reply.ToolCalls))
@@ -184,7 +205,15 @@ func (d *Deps) executeTools(ctx context.Context, c *machine.Call) error {
 			return err
 		}
 		if c.Bool("record") {
-			if err := tx.Append(MemStepTools, stepTool{Tool: tc.Name, Args: tc.Arguments}); err != nil {
+			st := stepTool{Tool: tc.Name, Args: tc.Arguments}
+			switch res.Decision {
+			case gateway.DecisionAllow:
+			case gateway.DecisionBlock:
+				st.Outcome = "blocked"
+			default:
+				st.Outcome = "failed"
+			}
+			if err := tx.Append(MemStepTools, st); err != nil {
 				return err
 			}
 		}
@@ -266,6 +295,9 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	if !forced && len(reply.ToolCalls) > 0 {
+		if _, perr := ParseEvaluation(reply.Text); perr == nil {
+			c.Notef("the evaluator's reply holds a verdict but also %d tool call(s): the tools run first, and the verdict counts only in a reply without tool calls", len(reply.ToolCalls))
+		}
 		if err := appendMessages(tx, MemL3Eval, llm.Message{Role: llm.RoleAssistant, Text: reply.Text, ToolCalls: reply.ToolCalls}); err != nil {
 			return err
 		}
@@ -288,7 +320,11 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	if err := tx.Put(MemEval, ev); err != nil {
 		return err
 	}
-	c.Notef("verdict %s: %s", ev.Verdict, clip(oneLine(ev.Feedback), 120))
+	fb := clip(oneLine(ev.Feedback), 120)
+	if fb == "" {
+		fb = "(no feedback)"
+	}
+	c.Notef("verdict %s: %s", ev.Verdict, fb)
 	if ev.Verdict == "FAIL" {
 		text, err := d.render(c.String("retry_prompt"), &promptData{Feedback: ev.Feedback, Step: step.Index, Instruction: step.OptimizerInstruction})
 		if err != nil {

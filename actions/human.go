@@ -133,10 +133,10 @@ func runIDOr(id string) string {
 
 // editPlan opens the plan as JSON in $VISUAL/$EDITOR and reads it back.
 func (d *Deps) editPlan(p *SkillPlan) (*SkillPlan, error) {
-	editor := d.Editor
+	editor := strings.TrimSpace(d.Editor)
 	for _, k := range []string{"VISUAL", "EDITOR"} {
 		if editor == "" {
-			editor = d.getenv(k)
+			editor = strings.TrimSpace(d.getenv(k))
 		}
 	}
 	if editor == "" {
@@ -179,8 +179,12 @@ func (d *Deps) intervene(_ context.Context, c *machine.Call) error {
 	if why == "" {
 		why = "(no evaluator feedback)"
 	}
-	reason := fmt.Sprintf("step %d needs help (retries %d of %d, replans %d of %d); last feedback: %s",
-		step.Index, intVar(c, "retries"), intVar(c, "max_retries"), intVar(c, "replans"), intVar(c, "max_replans"), clip(oneLine(why), 300))
+	reason := fmt.Sprintf("step %d needs help (retries %d of %d, replans %d of %d)",
+		step.Index, intVar(c, "retries"), intVar(c, "max_retries"), intVar(c, "replans"), intVar(c, "max_replans"))
+	if n, most := intVar(c, "loop_count"), intVar(c, "max_loop_count"); most > 0 && n > most {
+		reason += fmt.Sprintf("; stuck: still calling tools after %d rounds (max_loop_count %d)", n, most)
+	}
+	reason += "; last feedback: " + clip(oneLine(why), 300)
 	decide := func(kind, text string) error {
 		if kind == "guidance" {
 			if err := tx.Append(MemGuidance, guidance{Step: step.Index, Text: text}); err != nil {

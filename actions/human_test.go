@@ -179,3 +179,15 @@ func planOps(t *testing.T, r *machine.Run) []machine.MemOp {
 	raw, _ := jsonMarshal(p)
 	return []machine.MemOp{{Op: machine.OpPut, Key: MemPlan, Value: raw}}
 }
+
+// A blank $VISUAL (or Editor) is no editor: the next one is used, no panic.
+func TestEditPlanSkipsBlankEditors(t *testing.T) {
+	d := &Deps{Editor: "  ", Getenv: func(k string) string {
+		return map[string]string{"VISUAL": " \t", "EDITOR": "true"}[k]
+	}}
+	p := &SkillPlan{Goal: "g", Steps: []*PlanStep{{Index: 1, OptimizerInstruction: "o", EvaluatorInstruction: "e"}}}
+	got, err := d.editPlan(p)
+	if err != nil || got.Goal != "g" || len(got.Steps) != 1 {
+		t.Fatalf("editPlan = %+v, %v", got, err)
+	}
+}

@@ -30,20 +30,24 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if err := tx.Append(MemL2, l2Item(k, ev.KeyOutputs[k])); err != nil {
+		item := l2Item(k, ev.KeyOutputs[k])
+		if err := tx.Append(MemL2, item); err != nil {
 			return err
+		}
+		if n := len(item); n > l2WarnBytes {
+			c.Notef("warning: L2 line %s is %d bytes: it goes whole into every later prompt of the optimizer and the evaluator (a file path is cheaper than the file's content)", L2Key(k), n)
 		}
 	}
 	var calls []skills.ToolCallSummary
 	for _, raw := range tx.Items(MemStepTools) {
 		var st stepTool
 		if err := jsonUnmarshal(raw, &st); err == nil {
-			calls = append(calls, skills.ToolCallSummary{Tool: st.Tool, Args: st.Args})
+			calls = append(calls, skills.ToolCallSummary{Tool: st.Tool, Args: st.Args, Outcome: st.Outcome})
 		}
 	}
 	id := d.entryID(c.RunID, c.Seq+1)
 	if err := skills.AppendSuccess(d.skillsMD(), id, d.now(), skills.SuccessCase{
-		Step: step.Index, Instruction: step.OptimizerInstruction, ToolCalls: calls, KeyOutputs: ev.KeyOutputs,
+		Step: step.Index, Instruction: step.OptimizerInstruction, ToolCalls: calls, KeyOutputs: ev.KeyOutputs, KeyNames: ev.KeyNames,
 	}); err != nil {
 		return fmt.Errorf("cannot record the success case: %w", err)
 	}
@@ -52,26 +56,17 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	return nil
 }
 
-// l2Item renders one L2 line. Keys are upper-cased identifiers; newlines in
-// values are escaped so that one output stays one line.
+// l2WarnBytes is the size of an L2 line above which commit_step warns.
+const l2WarnBytes = 2000
+
+// l2Item renders one L2 line, KEY=VALUE on one line: the key as L2Key
+// makes it; in the value (trimmed) a backslash is written \\, a newline \n
+// and a carriage return \r, so that one output stays one line and the
+// escaping can be undone.
 func l2Item(k, v string) string {
-	var b strings.Builder
-	for _, r := range strings.TrimSpace(k) {
-		switch {
-		case r >= 'a' && r <= 'z':
-			b.WriteRune(r - 'a' + 'A')
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteRune('_')
-		}
-	}
-	key := b.String()
-	if key == "" {
-		key = "OUTPUT"
-	}
 	v = strings.ReplaceAll(strings.TrimSpace(v), "\r\n", "\n")
-	return key + "=" + strings.ReplaceAll(v, "\n", `\n`)
+	v = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`).Replace(v)
+	return L2Key(k) + "=" + v
 }
 
 func (d *Deps) recordFailure(_ context.Context, c *machine.Call) error {
@@ -126,6 +121,11 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		success, failure = runEntries(success, prefix), runEntries(failure, prefix)
 	}
 	prompt := skills.TeacherPrompt(success, failure, existing)
+	if tmpl := c.String("prompt"); tmpl != "" {
+		if prompt, err = d.render(tmpl, &promptData{SuccessCases: success, FailureCases: failure, ExistingSkills: existingSkills(existing)}); err != nil {
+			return err
+		}
+	}
 	reply, err := d.generate(ctx, c, "teacher", 0, []llm.Message{{Role: llm.RoleUser, Text: prompt}}, nil)
 	if err != nil {
 		return err
@@ -155,6 +155,19 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		c.Notef("rejected: %s", r.Problem)
 	}
 	return nil
+}
+
+// existingSkills lists library skills for the teacher's prompt, as
+// skills.TeacherPrompt does.
+func existingSkills(existing []skills.Skill) string {
+	if len(existing) == 0 {
+		return "(none)"
+	}
+	var b strings.Builder
+	for _, s := range existing {
+		fmt.Fprintf(&b, "- %s: %s (when to apply: %s)\n", s.Name, oneLine(s.Principle), oneLine(s.WhenToApply))
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func (d *Deps) abort(_ context.Context, c *machine.Call) error {

@@ -139,7 +139,7 @@ func scored(hits []skills.Hit) int {
 func runEntries(section, prefix string) string {
 	var out []string
 	for _, e := range splitEntries(section) {
-		if strings.Contains(e, "<!-- lppctl:entry "+prefix) {
+		if strings.Contains("\n"+e, "\n<!-- lppctl:entry "+prefix) { // the marker line, not a quote of it
 			out = append(out, e)
 		}
 	}

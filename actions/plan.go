@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -24,24 +26,91 @@ type PlanStep struct {
 	DependsOn            []int    `json:"depends_on"`
 }
 
+// UnmarshalJSON reads a step the way models write it: index as a number or
+// a numeric string, tools_hint as a list or one string, depends_on as a
+// list or one number (numbers may be numeric strings). Anything else is an
+// error naming the field.
+func (s *PlanStep) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Index                json.RawMessage `json:"index"`
+		OptimizerInstruction string          `json:"optimizer_instruction"`
+		EvaluatorInstruction string          `json:"evaluator_instruction"`
+		ToolsHint            json.RawMessage `json:"tools_hint"`
+		DependsOn            json.RawMessage `json:"depends_on"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*s = PlanStep{OptimizerInstruction: raw.OptimizerInstruction, EvaluatorInstruction: raw.EvaluatorInstruction}
+	var err error
+	if s.Index, err = lenientInt(raw.Index); err != nil {
+		return fmt.Errorf(`"index" must be an integer, not %s`, clip(string(raw.Index), 40))
+	}
+	if len(raw.ToolsHint) > 0 && string(raw.ToolsHint) != "null" {
+		var one string
+		if json.Unmarshal(raw.ToolsHint, &one) == nil {
+			if strings.TrimSpace(one) != "" {
+				s.ToolsHint = []string{one}
+			}
+		} else if err := json.Unmarshal(raw.ToolsHint, &s.ToolsHint); err != nil {
+			return fmt.Errorf(`"tools_hint" must be a list of strings`)
+		}
+	}
+	if len(raw.DependsOn) > 0 && string(raw.DependsOn) != "null" {
+		var list []json.RawMessage
+		if json.Unmarshal(raw.DependsOn, &list) != nil {
+			list = []json.RawMessage{raw.DependsOn}
+		}
+		for _, e := range list {
+			n, err := lenientInt(e)
+			if err != nil {
+				return fmt.Errorf(`"depends_on" must be a list of step numbers, not %s`, clip(string(raw.DependsOn), 40))
+			}
+			s.DependsOn = append(s.DependsOn, n)
+		}
+	}
+	return nil
+}
+
+// lenientInt reads an integer written as a number or a numeric string.
+func lenientInt(b json.RawMessage) (int, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return 0, nil
+	}
+	var n int
+	if json.Unmarshal(b, &n) == nil {
+		return n, nil
+	}
+	var str string
+	if json.Unmarshal(b, &str) == nil {
+		if _, err := fmt.Sscanf(strings.TrimSpace(str), "%d", &n); err == nil && fmt.Sprint(n) == strings.TrimSpace(str) {
+			return n, nil
+		}
+	}
+	return 0, errors.New("not an integer")
+}
+
 // EvaluationOutput is the evaluator's structured verdict.
 type EvaluationOutput struct {
 	Verdict    string            `json:"verdict"`
 	Feedback   string            `json:"feedback"`
 	KeyOutputs map[string]string `json:"key_outputs"`
+	// KeyNames maps a key of KeyOutputs to the name the evaluator gave it,
+	// for the keys that L2Key changed.
+	KeyNames map[string]string `json:"key_names,omitempty"`
 }
 
 // ParsePlan extracts and validates a plan from a model reply: the reply
 // itself, or the first fenced block, or the outermost {...} in it.
 func ParsePlan(reply string, maxSteps int) (*SkillPlan, error) {
-	obj, err := extractObject(reply)
+	obj, err := extractObject(reply, "steps")
 	if err != nil {
 		return nil, err
 	}
 	var p SkillPlan
 	dec := json.NewDecoder(strings.NewReader(obj))
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("the plan is not valid JSON for the SkillPlan schema: %v", err)
+		return nil, fmt.Errorf("the plan is not valid JSON for the SkillPlan schema: %s", jsonProblem(err))
 	}
 	if err := p.Validate(maxSteps); err != nil {
 		return nil, err
@@ -80,7 +149,13 @@ func (p *SkillPlan) Validate(maxSteps int) error {
 			probs = append(probs, at+`.evaluator_instruction is missing or empty`)
 		}
 		for _, d := range s.DependsOn {
-			if d < 1 || d >= i+1 {
+			switch {
+			case d >= 1 && d < i+1:
+			case i == 0:
+				probs = append(probs, fmt.Sprintf("%s.depends_on has %d; the first step cannot depend on any step", at, d))
+			case d == i+1:
+				probs = append(probs, fmt.Sprintf("%s.depends_on has %d, the step itself; a step may depend only on earlier steps (1..%d)", at, d, i))
+			default:
 				probs = append(probs, fmt.Sprintf("%s.depends_on has %d; a step may depend only on earlier steps (1..%d)", at, d, i))
 			}
 		}
@@ -97,59 +172,223 @@ func (p *SkillPlan) Validate(maxSteps int) error {
 	return nil
 }
 
-// ParseEvaluation extracts the evaluator's verdict from its reply.
+// ParseEvaluation extracts the evaluator's verdict from its reply: the
+// reply itself, a fenced block, or the first JSON object in it that has a
+// "verdict". The verdict is matched case-insensitively, and PASSED or FAILED
+// (with a trailing "." or "!") are taken as PASS or FAIL. key_outputs values
+// that are not strings are kept as their JSON text (numbers exactly); keys
+// are normalised as L2 keys (see L2Key), a clash getting a _2, _3... suffix.
 func ParseEvaluation(reply string) (*EvaluationOutput, error) {
-	obj, err := extractObject(reply)
+	obj, err := extractObject(reply, "verdict")
 	if err != nil {
 		return nil, err
 	}
 	var raw struct {
-		Verdict    string         `json:"verdict"`
-		Feedback   string         `json:"feedback"`
-		KeyOutputs map[string]any `json:"key_outputs"`
+		Verdict    any             `json:"verdict"`
+		Feedback   any             `json:"feedback"`
+		KeyOutputs json.RawMessage `json:"key_outputs"`
 	}
-	if err := json.Unmarshal([]byte(obj), &raw); err != nil {
-		return nil, fmt.Errorf("the verdict is not valid JSON for the EvaluationOutput schema: %v", err)
+	dec := json.NewDecoder(strings.NewReader(obj))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("the verdict is not valid JSON for the EvaluationOutput schema: %s", jsonProblem(err))
 	}
-	v := strings.ToUpper(strings.TrimSpace(raw.Verdict))
+	verdict, _ := raw.Verdict.(string)
+	v := strings.ToUpper(strings.TrimRight(strings.TrimSpace(verdict), ".! "))
+	switch v {
+	case "PASSED":
+		v = "PASS"
+	case "FAILED":
+		v = "FAIL"
+	}
 	if v != "PASS" && v != "FAIL" {
-		return nil, fmt.Errorf(`"verdict" is %q; it must be "PASS" or "FAIL"`, raw.Verdict)
+		if raw.Verdict == nil {
+			return nil, errors.New(`"verdict" is missing; it must be "PASS" or "FAIL"`)
+		}
+		b, _ := json.Marshal(raw.Verdict)
+		return nil, fmt.Errorf(`"verdict" is %s; it must be "PASS" or "FAIL"`, clip(string(b), 60))
 	}
-	out := &EvaluationOutput{Verdict: v, Feedback: strings.TrimSpace(raw.Feedback), KeyOutputs: map[string]string{}}
-	for k, val := range raw.KeyOutputs {
-		switch x := val.(type) {
-		case string:
-			out.KeyOutputs[k] = x
-		case nil:
-			out.KeyOutputs[k] = ""
-		default:
-			b, _ := json.Marshal(x)
-			out.KeyOutputs[k] = string(b)
+	out := &EvaluationOutput{Verdict: v, Feedback: strings.TrimSpace(jsonText(raw.Feedback)), KeyOutputs: map[string]string{}}
+	kv := map[string]any{}
+	if ko := bytes.TrimSpace(raw.KeyOutputs); len(ko) > 0 && string(ko) != "null" {
+		d := json.NewDecoder(bytes.NewReader(ko))
+		d.UseNumber()
+		if err := d.Decode(&kv); err != nil {
+			return nil, fmt.Errorf(`"key_outputs" must be an object of NAME: value, not %s`, jsonKind(ko))
+		}
+	}
+	keys := make([]string, 0, len(kv))
+	for k := range kv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		name := L2Key(k)
+		for n := 2; ; n++ {
+			if _, taken := out.KeyOutputs[name]; !taken {
+				break
+			}
+			name = fmt.Sprintf("%s_%d", L2Key(k), n)
+		}
+		out.KeyOutputs[name] = jsonText(kv[k])
+		if name != k {
+			if out.KeyNames == nil {
+				out.KeyNames = map[string]string{}
+			}
+			out.KeyNames[name] = k
 		}
 	}
 	return out, nil
 }
 
-// extractObject finds the JSON object in a reply.
-func extractObject(reply string) (string, error) {
+// L2Key turns a key_outputs name into an L2 key: an upper-case identifier
+// (letters, digits, _; anything else becomes _; a leading digit gets a _
+// before it; an empty name is OUTPUT).
+func L2Key(k string) string {
+	var b strings.Builder
+	for _, r := range strings.TrimSpace(k) {
+		switch {
+		case r >= 'a' && r <= 'z':
+			b.WriteRune(r - 'a' + 'A')
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	key := b.String()
+	switch {
+	case key == "":
+		return "OUTPUT"
+	case key[0] >= '0' && key[0] <= '9':
+		return "_" + key
+	}
+	return key
+}
+
+// jsonText renders a decoded JSON value as text: a string as it is, null as
+// "", anything else as its compact JSON.
+func jsonText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	case json.Number:
+		return x.String()
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(b.String())
+}
+
+func jsonKind(b []byte) string {
+	switch b[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// jsonProblem says what is wrong with a JSON value in the model's terms.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "the reply"
+		}
+		want := "an object"
+		switch te.Type.Kind() {
+		case reflect.Slice, reflect.Array:
+			want = "an array"
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			want = "an integer"
+		case reflect.String:
+			want = "a string"
+		case reflect.Bool:
+			want = "true or false"
+		}
+		return fmt.Sprintf("%q is %s; it must be %s", field, article(te.Value), want)
+	}
+	return err.Error()
+}
+
+func article(kind string) string {
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "number", "string", "bool":
+		return "a " + kind
+	}
+	return kind
+}
+
+// extractObject finds the JSON object in a reply: the whole reply, else a
+// fenced block holding an object, else the first {...} in the text that is
+// a JSON object — those having the key want first, so prose with braces
+// around the answer, or a draft before it, does not hide it.
+func extractObject(reply, want string) (string, error) {
 	s := strings.TrimSpace(reply)
 	if s == "" {
 		return "", errors.New("the reply is empty; answer with one JSON object")
 	}
-	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) {
+	var cands []string
+	// add records a candidate and reports whether it is the answer.
+	add := func(c string) bool {
+		cands = append(cands, c)
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(c), &m) != nil {
+			return false
+		}
+		_, ok := m[want]
+		return ok || want == ""
+	}
+	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) && add(s) {
 		return s, nil
 	}
-	if i := strings.Index(s, "```"); i >= 0 {
-		rest := s[i+3:]
-		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
-			rest = rest[nl+1:]
+	for rest := s; ; {
+		i := strings.Index(rest, "```")
+		if i < 0 {
+			break
 		}
-		if j := strings.Index(rest, "```"); j >= 0 {
-			block := strings.TrimSpace(rest[:j])
-			if strings.HasPrefix(block, "{") {
-				return block, nil
-			}
+		rest = rest[i+3:]
+		nl := strings.IndexByte(rest, '\n')
+		if nl < 0 {
+			break
 		}
+		body := rest[nl+1:]
+		j := strings.Index(body, "```")
+		if j < 0 {
+			j = len(body)
+		}
+		if block := strings.TrimSpace(body[:j]); strings.HasPrefix(block, "{") && json.Valid([]byte(block)) && add(block) {
+			return block, nil
+		}
+		if j == len(body) {
+			break
+		}
+		rest = body[j+3:]
+	}
+	for i, tries := 0, 0; i < len(s) && tries < 500; i++ {
+		if s[i] != '{' {
+			continue
+		}
+		tries++
+		dec := json.NewDecoder(strings.NewReader(s[i:]))
+		var v json.RawMessage
+		if dec.Decode(&v) == nil && add(string(v)) {
+			return string(v), nil
+		}
+	}
+	if len(cands) > 0 {
+		return cands[0], nil
 	}
 	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
 	if i < 0 || j < i {

@@ -35,6 +35,12 @@ type promptData struct {
 	Rounds         int
 	MaxRounds      int
 	Plan           string // the current plan as JSON (planner re-prompts)
+	MaxSteps       int    // the most steps a plan may have (the planner's max_steps)
+	Replans        int    // stuck-loop restarts of this step so far (context variable replans)
+	MaxLoopCount   int    // tool-call rounds after which a step counts as stuck (max_loop_count)
+	SuccessCases   string // the teacher's Success Cases entries
+	FailureCases   string // the teacher's Failure Cases entries
+	ExistingSkills string // the teacher's list of library skills, "(none)" when empty
 	CompleteMark   string // the optimizer's completion prefix
 }
 

@@ -22,7 +22,7 @@ func Actions(d *Deps) []machine.Action {
 				templateFile("system_prompt", "template file of the planner's system prompt"),
 				templateFile("user_prompt", "template file of the planner's request"),
 				templateFile("retry_prompt", "template file of the re-prompt after an invalid plan (gets .Error)"),
-				{Name: "max_steps", Type: machine.TypeInt, Default: 12, Doc: "most steps a plan may have"},
+				{Name: "max_steps", Type: machine.TypeExpr, Doc: "most steps a plan may have: an int expression, e.g. 12 or a context variable (absent or 0: 12)"},
 				relevantParam("the skill's text"),
 			},
 			Writes: []machine.VarSpec{
@@ -122,6 +122,7 @@ func Actions(d *Deps) []machine.Action {
 				{Name: "enabled", Type: machine.TypeExpr, Doc: "run the teacher: an expression giving true or false, e.g. true or a bool context variable (absent: off)"},
 				{Name: "library", Type: machine.TypeString, Default: "", Doc: "library file (default --skills-library, else ROOT/.lppctl/skills.json)"},
 				{Name: "cases", Type: machine.TypeString, Default: "run", Enum: []string{"run", "all"}, Doc: "the skills.md cases the teacher learns from: this run's, or all"},
+				{Name: "prompt", Type: machine.TypeFile, Doc: "template file of the teacher's prompt (.SuccessCases, .FailureCases, .ExistingSkills); absent: the built-in skills.TeacherPrompt"},
 			},
 			Run: d.teacher,
 		},

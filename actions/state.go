@@ -25,8 +25,9 @@ const (
 )
 
 type stepTool struct {
-	Tool string `json:"tool"`
-	Args string `json:"args"`
+	Tool    string `json:"tool"`
+	Args    string `json:"args"`
+	Outcome string `json:"outcome,omitempty"` // "" when the gateway allowed and ran the call
 }
 
 type guidance struct {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,12 +56,29 @@ func (d *SkillDoc) Section(name string) string {
 	if !ok {
 		return ""
 	}
-	return strings.Trim(d.Text[s.bodyStart:s.bodyEnd], "\n")
+	return strings.Trim(d.Text[s.bodyStart:s.bodyEnd], "\r\n")
 }
 
 // HasEntry reports whether an entry with the given ID was already appended.
-func (d *SkillDoc) HasEntry(id string) bool {
-	return strings.Contains(d.Text, entryMarker(id))
+func (d *SkillDoc) HasEntry(id string) bool { return hasEntry(d.Text, id) }
+
+// hasEntry reports whether text holds the marker line of entry id. Only a
+// whole line counts: text an entry quotes can never hide a later entry.
+func hasEntry(text, id string) bool {
+	m := entryMarker(id)
+	for off := 0; off < len(text); {
+		i := strings.Index(text[off:], m)
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		end := at + len(m)
+		if (at == 0 || text[at-1] == '\n') && (end == len(text) || text[end] == '\n' || strings.HasPrefix(text[end:], "\r\n")) {
+			return true
+		}
+		off = end
+	}
+	return false
 }
 
 // SuccessCase is what the Skills Agent records when a step passes evaluation.
@@ -69,6 +87,9 @@ type SuccessCase struct {
 	Instruction string
 	ToolCalls   []ToolCallSummary
 	KeyOutputs  map[string]string
+	// KeyNames maps a key of KeyOutputs to the name the evaluator gave it
+	// when they differ; it is shown after the key.
+	KeyNames map[string]string
 }
 
 // ToolCallSummary is one tool call of a step. Args is the call's arguments as
@@ -76,6 +97,9 @@ type SuccessCase struct {
 type ToolCallSummary struct {
 	Tool string
 	Args string
+	// Outcome is "" for a call that ran, else a word for what happened
+	// ("blocked", "failed"), written after the call.
+	Outcome string
 }
 
 // FailureCase is what the Skills Agent records when a step fails evaluation.
@@ -96,12 +120,14 @@ func AppendSuccess(path, id string, at time.Time, c SuccessCase) error {
 	} else {
 		b.WriteString("- **Tool calls:**\n")
 		for _, tc := range c.ToolCalls {
-			args := ShortenArgs(tc.Args)
-			if args == "" {
-				fmt.Fprintf(&b, "  - `%s`\n", oneLine(tc.Tool))
-			} else {
-				fmt.Fprintf(&b, "  - `%s` %s\n", oneLine(tc.Tool), args)
+			line := "  - " + codeSpan(tc.Tool)
+			if args := ShortenArgs(tc.Args); args != "" {
+				line += " " + args
 			}
+			if o := oneLine(tc.Outcome); o != "" {
+				line += " → " + o
+			}
+			b.WriteString(line + "\n")
 		}
 	}
 	if len(c.KeyOutputs) == 0 {
@@ -114,7 +140,15 @@ func AppendSuccess(path, id string, at time.Time, c SuccessCase) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "  - `%s` = %s\n", oneLine(k), indentContinuation(c.KeyOutputs[k], "    "))
+			name := codeSpan(k)
+			if orig, ok := c.KeyNames[k]; ok && orig != k {
+				from := codeSpan(orig)
+				if oneLine(orig) == "" {
+					from = "an empty name"
+				}
+				name += " (from " + from + ")"
+			}
+			fmt.Fprintf(&b, "  - %s = %s\n", name, entryText(shortenValue(strings.TrimSpace(c.KeyOutputs[k]), keyOutputMax), "    "))
 		}
 	}
 	return appendEntry(path, SectionSuccess, id, at, b.String())
@@ -133,7 +167,7 @@ func AppendFailure(path, id string, at time.Time, c FailureCase) error {
 // AppendFeedback appends what a person typed to the "## Human Feedback"
 // section of the skills.md at path. See appendEntry for the guarantees.
 func AppendFeedback(path, id string, at time.Time, text string) error {
-	body := indentContinuation(text, "  ")
+	body := entryText(text, "  ")
 	if body == "" {
 		body = "(empty)"
 	}
@@ -141,7 +175,7 @@ func AppendFeedback(path, id string, at time.Time, text string) error {
 }
 
 func writeField(b *strings.Builder, label, text string) {
-	text = indentContinuation(text, "  ")
+	text = entryText(text, "  ")
 	if text == "" {
 		text = "(none)"
 	}
@@ -154,6 +188,45 @@ func writeField(b *strings.Builder, label, text string) {
 func indentContinuation(text, indent string) string {
 	text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
 	return strings.ReplaceAll(text, "\n", "\n"+indent)
+}
+
+// entryText is indentContinuation for the text of an entry (an instruction,
+// feedback, a key output): besides the indentation, a line that Markdown (or
+// a model reading the file) could take for structure — a heading ("## Failure
+// Cases", "### [2025-01-02 03:04 UTC]"), a code fence, an HTML comment (an
+// entry marker), a Setext underline (=== or ---) — is escaped with a
+// backslash, so no text can end a section, open a fence or fake an entry.
+func entryText(text, indent string) string {
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n") // a lone CR ends a line in Markdown too
+	lines := strings.Split(indentContinuation(text, ""), "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || strings.HasPrefix(t, "<!--") || setextLevel(strings.TrimSpace(t)) > 0 {
+			l = l[:len(l)-len(t)] + "\\" + t
+		}
+		if i > 0 {
+			l = indent + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// codeSpan renders s on one line as inline code, with a fence of backticks
+// longer than any run inside it; an empty s is "(empty)".
+func codeSpan(s string) string {
+	s = oneLine(s)
+	if s == "" {
+		return "(empty)"
+	}
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 // oneLine collapses all whitespace runs (newlines included) into single spaces.
@@ -190,48 +263,63 @@ func appendEntry(path, sec, id string, at time.Time, body string) error {
 	if err := checkEntryID(id); err != nil {
 		return fmt.Errorf("cannot append to %s: %w", path, err)
 	}
+	shown := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // a linked skills.md: replace the file, keep the link
+	}
 	unlock, err := lockDir(filepath.Dir(path))
 	if err != nil {
-		return fmt.Errorf("cannot append to %s: %w", path, err)
+		return fmt.Errorf("cannot append to %s: %w", shown, err)
 	}
 	defer unlock()
 	removeStaleTemps(path) // a writer killed before its rename left one
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot append to %s: %w", path, ErrNotFound)
+		return fmt.Errorf("cannot append to %s: %w", shown, ErrNotFound)
 	}
 	if err != nil {
-		return fmt.Errorf("cannot append to %s: %w", path, err)
+		return fmt.Errorf("cannot append to %s: %w", shown, err)
 	}
 	text := string(data)
-	if strings.Contains(text, entryMarker(id)) {
+	if hasEntry(text, id) {
 		return nil
 	}
 	entry := "### [" + at.UTC().Format("2006-01-02 15:04") + " UTC]\n" + entryMarker(id) + "\n" + body
 	out := insertEntry(text, sec, entry)
 	if err := writeFileAtomic(path, []byte(out), 0o644); err != nil {
-		return fmt.Errorf("cannot append to %s: %w", path, err)
+		return fmt.Errorf("cannot append to %s: %w", shown, err)
 	}
 	return nil
 }
 
-// insertEntry returns text with entry (ending in "\n") placed after the last
-// non-blank line of section sec, separated by blank lines from its
-// neighbours, creating the section at the end when missing.
+// insertEntry returns text with entry (its lines ending in "\n") placed
+// after the last non-blank line of section sec, separated by blank lines from
+// its neighbours, creating the section at the end when missing. The inserted
+// bytes use the file's line ending (CRLF when its first line ends so); a code
+// fence or HTML comment left open at the end of the file is closed first, so
+// the entry is never swallowed by it.
 func insertEntry(text, sec, entry string) string {
-	s, ok := findSection(text, sec)
+	nl := "\n"
+	if i := strings.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
+		nl = "\r\n"
+	}
+	sc := scanDoc(text)
+	s, ok := sc.section(sec)
+	var b strings.Builder
 	if !ok {
-		var b strings.Builder
 		b.WriteString(text)
 		switch {
-		case text == "":
-		case strings.HasSuffix(text, "\n\n"):
+		case strings.TrimPrefix(text, bom) == "":
+		case strings.HasSuffix(text, "\n\n") || strings.HasSuffix(text, "\n\r\n"):
 		case strings.HasSuffix(text, "\n"):
-			b.WriteString("\n")
+			b.WriteString(nl)
 		default:
-			b.WriteString("\n\n")
+			b.WriteString(nl + nl)
 		}
-		b.WriteString("## " + sec + "\n\n" + entry)
+		if c := sc.closer; c != "" {
+			b.WriteString(c + nl + nl)
+		}
+		b.WriteString(strings.ReplaceAll("## "+sec+"\n\n"+entry, "\n", nl))
 		return b.String()
 	}
 	// Insert after the last non-blank line of the section (or its heading).
@@ -239,16 +327,18 @@ func insertEntry(text, sec, entry string) string {
 	for at > s.bodyStart && isBlankLineBefore(text, at) {
 		at = lineStartBefore(text, at)
 	}
-	var b strings.Builder
 	b.WriteString(text[:at])
 	if at > 0 && text[at-1] != '\n' {
-		b.WriteString("\n")
+		b.WriteString(nl)
 	}
-	b.WriteString("\n")
-	b.WriteString(entry)
+	if s.bodyEnd == len(text) && sc.closer != "" {
+		b.WriteString(sc.closer + nl)
+	}
+	b.WriteString(nl)
+	b.WriteString(strings.ReplaceAll(entry, "\n", nl))
 	rest := text[at:]
-	if rest != "" && !strings.HasPrefix(rest, "\n") {
-		b.WriteString("\n")
+	if rest != "" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
+		b.WriteString(nl)
 	}
 	b.WriteString(rest)
 	return b.String()
@@ -270,64 +360,224 @@ func lineStartBefore(text string, at int) int {
 	return strings.LastIndexByte(text[:end], '\n') + 1
 }
 
+const bom = "\ufeff"
+
 type section struct{ bodyStart, bodyEnd int }
 
-// findSection locates "## name" outside code fences. The body runs from the
-// line after the heading to the next level-1 or level-2 heading (or the end).
-func findSection(text, name string) (section, bool) {
-	var s section
-	found := false
-	inFence := false
-	fence := ""
+// heading is a Markdown heading outside code fences and HTML comments.
+type heading struct {
+	level int    // 1-6
+	title string // the heading's text
+	start int    // offset of its first line (a Setext title's first line)
+	body  int    // offset of the line after it
+	entry bool   // an entry heading: "### [YYYY-MM-DD HH:MM UTC]"
+}
+
+// docScan is the heading structure of a skills.md.
+type docScan struct {
+	headings []heading
+	closer   string // what closes a fence or comment still open at the end ("" if none)
+	size     int    // the text's length
+}
+
+// entryHeadingRE matches the heading of an entry appended by appendEntry.
+var entryHeadingRE = regexp.MustCompile(`^### \[\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\][ \t]*$`)
+
+// scanDoc finds the headings of text the way CommonMark reads them at the
+// top level: ATX headings ("## Title", up to 3 spaces of indentation) and
+// Setext headings (a paragraph underlined with === or ---), not inside
+// fenced code blocks (``` or ~~~, closed by a fence at least as long) or
+// multi-line HTML comments. A byte order mark is ignored.
+func scanDoc(text string) docScan {
+	sc := docScan{size: len(text)}
+	var (
+		fenceCh   byte // the open fence's character, 0 when none
+		fenceLen  int
+		inComment bool
+		paraStart = -1 // offset of the current paragraph's first line
+		paraList  bool // the paragraph is a list item or quote: no Setext heading
+		inList    bool // inside a list item: its indented lines are its content
+		prevBlank = true
+	)
 	for off := 0; off < len(text); {
-		end := strings.IndexByte(text[off:], '\n')
 		next := len(text)
-		if end >= 0 {
+		if end := strings.IndexByte(text[off:], '\n'); end >= 0 {
 			next = off + end + 1
 		}
 		line := strings.TrimRight(text[off:next], "\r\n")
-		if f := fenceOpener(line); f != "" {
-			if !inFence {
-				inFence, fence = true, f
-			} else if strings.HasPrefix(strings.TrimLeft(line, " "), fence) {
-				inFence = false
+		if off == 0 {
+			line = strings.TrimPrefix(line, bom)
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		trimmed := strings.TrimSpace(line)
+		blank := trimmed == ""
+		switch {
+		case fenceCh != 0:
+			if indent <= 3 && isFenceCloser(trimmed, fenceCh, fenceLen) {
+				fenceCh = 0
 			}
-		} else if !inFence {
-			if level, title := atxHeading(line); level == 1 || level == 2 {
-				if found {
-					s.bodyEnd = off
-					return s, true
+		case inComment:
+			if strings.Contains(line, "-->") {
+				inComment = false
+			}
+		case blank:
+			paraStart = -1
+		case inList && (indent >= 2 || strings.HasPrefix(line, "\t")):
+			// A list item's content ("- **Feedback:** a\n  ## b" as older
+			// versions wrote entries): never a top-level heading or fence.
+		case indent <= 3 && isListMarker(trimmed):
+			inList, paraStart = true, -1
+		case inList && !prevBlank && !startsBlock(line, indent, trimmed):
+			// a lazy continuation of the list item's paragraph
+		default:
+			wasList := inList && !prevBlank
+			inList = false
+			switch {
+			case indent <= 3 && fenceOpen(trimmed) != 0:
+				fenceCh = trimmed[0]
+				fenceLen = len(trimmed) - len(strings.TrimLeft(trimmed, string(fenceCh)))
+				paraStart = -1
+			case indent <= 3 && strings.HasPrefix(trimmed, "<!--") && !strings.Contains(trimmed[4:], "-->"):
+				inComment = true
+				paraStart = -1
+			case wasList && setextLevel(trimmed) > 0:
+				paraStart = -1 // a thematic break or text after a list: no heading
+			default:
+				if level, title := atxHeading(line[indent:]); indent <= 3 && level > 0 {
+					sc.headings = append(sc.headings, heading{level: level, title: title, start: off, body: next, entry: entryHeadingRE.MatchString(line)})
+					paraStart = -1
+					break
 				}
-				if level == 2 && strings.EqualFold(title, name) {
-					found = true
-					s.bodyStart = next
+				if level := setextLevel(trimmed); indent <= 3 && level > 0 && paraStart >= 0 && !paraList {
+					title := oneLine(strings.TrimPrefix(text[paraStart:off], bom))
+					sc.headings = append(sc.headings, heading{level: level, title: title, start: paraStart, body: next})
+					paraStart = -1
+					break
+				}
+				if paraStart < 0 {
+					paraStart, paraList = off, indent > 3 || strings.HasPrefix(trimmed, ">")
 				}
 			}
+		}
+		if fenceCh == 0 && !inComment {
+			prevBlank = blank
 		}
 		off = next
 	}
-	if found {
-		s.bodyEnd = len(text)
+	switch {
+	case fenceCh != 0:
+		sc.closer = strings.Repeat(string(fenceCh), fenceLen)
+	case inComment:
+		sc.closer = "-->"
 	}
-	return s, found
+	return sc
 }
 
-// fenceOpener returns "```" or "~~~" when line opens or closes a code fence.
-func fenceOpener(line string) string {
-	trimmed := strings.TrimLeft(line, " ")
-	if len(line)-len(trimmed) > 3 {
-		return ""
-	}
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(trimmed, f) {
-			return f
+// section locates the section titled name (case-insensitively; a trailing
+// colon is ignored): a level-2 heading if there is one, else a heading of
+// any other level. Its body runs from the line after the heading to the
+// next heading of its level or above (level 2 or above for a level-1
+// section), entry headings excepted.
+func (sc docScan) section(name string) (section, bool) {
+	want := sectionKey(name)
+	found := -1
+	for i, h := range sc.headings {
+		if h.entry || sectionKey(h.title) != want {
+			continue
+		}
+		if h.level == 2 {
+			found = i
+			break
+		}
+		if found < 0 {
+			found = i
 		}
 	}
-	return ""
+	if found < 0 {
+		return section{}, false
+	}
+	h := sc.headings[found]
+	limit := max(h.level, 2)
+	s := section{bodyStart: h.body, bodyEnd: -1}
+	for _, o := range sc.headings[found+1:] {
+		if !o.entry && o.level <= limit {
+			s.bodyEnd = o.start
+			break
+		}
+	}
+	if s.bodyEnd < 0 {
+		s.bodyEnd = sc.size
+	}
+	return s, true
 }
 
-// atxHeading returns the level and title of an ATX heading starting at
-// column 0 ("## Title ##" → 2, "Title"), or 0.
+func sectionKey(title string) string {
+	return strings.ToLower(strings.TrimSpace(strings.TrimSuffix(oneLine(title), ":")))
+}
+
+// findSection locates section name in text (see docScan.section).
+func findSection(text, name string) (section, bool) { return scanDoc(text).section(name) }
+
+// fenceOpen returns the fence character when trimmed opens a code fence
+// (three or more backticks or tildes; a backtick fence's info string holds
+// no backtick), else 0.
+func fenceOpen(trimmed string) byte {
+	for _, ch := range []byte{'`', '~'} {
+		n := len(trimmed) - len(strings.TrimLeft(trimmed, string(ch)))
+		if n >= 3 && (ch == '~' || !strings.ContainsRune(trimmed[n:], '`')) {
+			return ch
+		}
+	}
+	return 0
+}
+
+// isFenceCloser reports whether trimmed closes a fence opened with n ch's.
+func isFenceCloser(trimmed string, ch byte, n int) bool {
+	rest := strings.TrimLeft(trimmed, string(ch))
+	return len(trimmed)-len(rest) >= n && strings.TrimSpace(rest) == ""
+}
+
+// setextLevel returns 1 for a "===" underline, 2 for "---", else 0.
+func setextLevel(trimmed string) int {
+	switch {
+	case trimmed == "":
+		return 0
+	case strings.Trim(trimmed, "=") == "":
+		return 1
+	case strings.Trim(trimmed, "-") == "":
+		return 2
+	}
+	return 0
+}
+
+// isListMarker reports whether a line starts a list item ("- ", "* ", "+ ",
+// "1. ", "1) ", or the marker alone).
+func isListMarker(trimmed string) bool {
+	for _, m := range []string{"-", "*", "+"} {
+		if trimmed == m || strings.HasPrefix(trimmed, m+" ") || strings.HasPrefix(trimmed, m+"\t") {
+			return setextLevel(trimmed) == 0 && strings.Trim(trimmed, "* ") != "" // not "---" or "* * *"
+		}
+	}
+	digits := len(trimmed) - len(strings.TrimLeft(trimmed, "0123456789"))
+	if digits == 0 || digits > 9 || digits == len(trimmed) || (trimmed[digits] != '.' && trimmed[digits] != ')') {
+		return false
+	}
+	rest := trimmed[digits+1:]
+	return rest == "" || rest[0] == ' ' || rest[0] == '\t'
+}
+
+// startsBlock reports whether a line starts a block that ends a paragraph:
+// an ATX heading, a fence, an HTML comment or a thematic break.
+func startsBlock(line string, indent int, trimmed string) bool {
+	if indent > 3 {
+		return false
+	}
+	level, _ := atxHeading(line[indent:])
+	return level > 0 || fenceOpen(trimmed) != 0 || strings.HasPrefix(trimmed, "<!--") || setextLevel(trimmed) > 0
+}
+
+// atxHeading returns the level and title of an ATX heading ("## Title ##" →
+// 2, "Title"), or 0; line starts at the heading's first '#'.
 func atxHeading(line string) (int, string) {
 	level := 0
 	for level < len(line) && line[level] == '#' {
@@ -337,9 +587,16 @@ func atxHeading(line string) (int, string) {
 		return 0, ""
 	}
 	title := strings.TrimSpace(line[level:])
-	title = strings.TrimSpace(strings.TrimRight(title, "#"))
-	return level, title
+	if t := strings.TrimRight(title, "#"); t == "" || strings.HasSuffix(t, " ") || strings.HasSuffix(t, "\t") {
+		title = t
+	}
+	return level, strings.TrimSpace(title)
 }
+
+// keyOutputMax bounds a key output's value in a Success Case: a longer one
+// keeps its first keyOutputMax characters followed by "…(+N chars)" (the
+// run's L2 keeps it whole).
+const keyOutputMax = 300
 
 // Limits used by ShortenArgs.
 const (
@@ -371,18 +628,26 @@ func ShortenArgs(args string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(shortenValue(v)); err != nil {
+	if err := enc.Encode(shortenJSON(v)); err != nil {
 		return cutRunes(oneLine(args), argsTotalMax)
 	}
 	return cutRunes(strings.TrimSpace(buf.String()), argsTotalMax)
 }
 
-func shortenValue(v any) any {
+// shortenValue cuts a string longer than most runes to keep runes and a
+// "…(+N chars)" marker.
+func shortenValue(v string, keep int) string {
+	if n := utf8.RuneCountInString(v); n > keep {
+		return string([]rune(v)[:keep]) + "…(+" + strconv.Itoa(n-keep) + " chars)"
+	}
+	return v
+}
+
+func shortenJSON(v any) any {
 	switch v := v.(type) {
 	case string:
-		if n := utf8.RuneCountInString(v); n > argStringMax {
-			r := []rune(v)
-			return string(r[:argStringKeep]) + "…(+" + strconv.Itoa(n-argStringKeep) + " chars)"
+		if utf8.RuneCountInString(v) > argStringMax {
+			return shortenValue(v, argStringKeep)
 		}
 		return v
 	case []any:
@@ -392,13 +657,13 @@ func shortenValue(v any) any {
 				out = append(out, "…(+"+strconv.Itoa(len(v)-argArrayMax)+" more)")
 				break
 			}
-			out = append(out, shortenValue(e))
+			out = append(out, shortenJSON(e))
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			out[k] = shortenValue(e)
+			out[k] = shortenJSON(e)
 		}
 		return out
 	default:

@@ -175,6 +175,10 @@ func TestAgentStuckLoopReplansThenAsksHuman(t *testing.T) {
 	fresh := 0
 	for _, r := range f.requests("optimizer", 1) {
 		if len(r.Messages) == 2 {
+			restarted := fmt.Sprintf("This step was restarted (%d time(s)): an earlier attempt made more\nthan 8 rounds of tool calls without finishing.", fresh)
+			if got := strings.Contains(r.Messages[1].Content, restarted); got != (fresh > 0) {
+				t.Errorf("start %d: restart notice = %v:\n%s", fresh, got, r.Messages[1].Content)
+			}
 			fresh++
 		}
 	}
@@ -187,6 +191,9 @@ func TestAgentStuckLoopReplansThenAsksHuman(t *testing.T) {
 	}
 	if !strings.Contains(res.out, "paused in human_intervention") {
 		t.Fatalf("no intervention:\n%s", res.out)
+	}
+	if want := "step 1 needs help (retries 0 of 3, replans 2 of 2); stuck: still calling tools after 9 rounds (max_loop_count 8); last feedback: (no evaluator feedback)"; !strings.Contains(res.out, want) {
+		t.Fatalf("the pause does not say why:\n%s", res.out)
 	}
 }
 

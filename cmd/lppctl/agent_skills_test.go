@@ -279,7 +279,7 @@ const teacherProposals = "Here is what I learned:\n\n```json\n" + `[
 func TestAgentTeacherUpdatesLibrary(t *testing.T) {
 	t.Run("proposals applied and rejected", func(t *testing.T) {
 		root := newProject(t, "hello_skill")
-		editSpec(t, root, "with: {enabled: run_teacher}", "with: {enabled: true}")
+		editSpec(t, root, "with: {enabled: run_teacher,", "with: {enabled: true,")
 		// an older run's case, which the teacher must not see (cases: run)
 		md := filepath.Join(root, "skills", "hello_skill", "skills.md")
 		if err := skills.AppendSuccess(md, "older-run/7", mustTime(t, "2024-05-06T07:08:00Z"), skills.SuccessCase{Step: 1, Instruction: "an old instruction"}); err != nil {
