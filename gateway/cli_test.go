@@ -307,7 +307,9 @@ func TestCallJSON(t *testing.T) {
 	tests := []struct{ name, args, want string }{
 		{"valid arguments", `{"tool_name":"read_file","params":{"path":"docs/readme.md"}}`, "# Readme\nhello\n"},
 		{"malformed JSON", `{"tool_name":`, "[ERROR] cannot parse the arguments as JSON: unexpected end of JSON input"},
-		{"a JSON array", `["read_file"]`, "[ERROR] cannot parse the arguments as JSON: json: cannot unmarshal array into Go value of type map[string]interface {}"},
+		{"a JSON array", `["read_file"]`, "[ERROR] the arguments must be a JSON object of named parameters, not an array"},
+		{"a JSON string", `"read_file"`, "[ERROR] the arguments must be a JSON object of named parameters, not a string"},
+		{"a JSON number", `42`, "[ERROR] the arguments must be a JSON object of named parameters, not a number"},
 		{"JSON null", `null`, "[ERROR] the arguments must be a JSON object"},
 		{"params that are not an object", `{"tool_name":"read_file","params":"x"}`, `[ERROR] read_file: "params" must be an object (or a JSON string holding one)`},
 		{"a non-string tool_name", `{"tool_name":7}`, `[ERROR] safe_cli_executor: "tool_name" must be a string`},

@@ -268,7 +268,11 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil || args == nil {
 		start := g.now()
 		msg := "the arguments must be a JSON object"
-		if err != nil {
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typeErr):
+			msg = fmt.Sprintf("the arguments must be a JSON object of named parameters, not %s %s", article(typeErr.Value), typeErr.Value)
+		case err != nil:
 			msg = "cannot parse the arguments as JSON: " + err.Error()
 		}
 		res := failed("%s", msg)
@@ -646,3 +650,11 @@ func quoteList(names []string) string {
 
 // sortStrings is sort.Strings returning its argument.
 func sortStrings(s []string) []string { sort.Strings(s); return s }
+
+// article returns "an" before a word starting with a vowel, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
