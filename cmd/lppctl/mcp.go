@@ -61,7 +61,8 @@ func mcpServe(c *cli.Context) error {
 		})
 	}
 	f := newInFlight()
-	t := &mcp.IOTransport{Reader: &countingReader{r: c.App.Reader, f: f}, Writer: &countingWriter{w: c.App.Writer, f: f}}
+	out := &syncWriter{w: c.App.Writer}
+	t := &mcp.IOTransport{Reader: newStdioFilter(c.App.Reader, out, c.App.ErrWriter, f), Writer: &countingWriter{w: out, f: f}}
 	err = srv.Run(ctx, t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil // the client went away: a normal end

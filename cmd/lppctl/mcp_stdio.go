@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // drainTimeout bounds how long the end of stdin waits for the answers to
@@ -49,29 +56,6 @@ func (f *inFlight) wait(timeout time.Duration) {
 	case <-time.After(timeout):
 	}
 }
-
-// countingReader counts the requests in the client's lines and, at the end
-// of the input, waits for their answers before reporting it.
-type countingReader struct {
-	r    io.Reader
-	f    *inFlight
-	line []byte
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.line = scanMessages(append(c.line, p[:n]...), func(m rpcShape) {
-		if m.Method != "" && m.ID != nil {
-			c.f.add(1)
-		}
-	})
-	if err == io.EOF {
-		c.f.wait(drainTimeout)
-	}
-	return n, err
-}
-
-func (c *countingReader) Close() error { return nil }
 
 // countingWriter counts the answers the server writes.
 type countingWriter struct {
@@ -128,4 +112,303 @@ func scanMessages(buf []byte, fn func(rpcShape)) []byte {
 			fn(m)
 		}
 	}
+}
+
+// maxMessage bounds one message from the client; a longer line is answered
+// with an error and skipped. (The SDK's own bound is 16 MiB and ends the
+// session; every tool's arguments fit in far less.)
+const maxMessage = 4 << 20
+
+// JSON-RPC error codes the filter answers with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
+
+// syncWriter serialises whole writes to the client: the SDK writes one
+// message per Write, and the filter writes its own error answers.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// stdioFilter sits between the client's stdin and the SDK's transport,
+// which ends the whole session at the first line it cannot decode. The
+// filter hands the SDK only well-formed JSON-RPC messages, one per line,
+// and answers everything else itself, as JSON-RPC asks:
+//
+//   - a line that is not JSON: a -32700 parse error (id null);
+//   - JSON that is not a JSON-RPC message (no "jsonrpc":"2.0", an empty
+//     batch, a bare string, ...): -32600 invalid request, with the
+//     message's id when it has a usable one;
+//   - a line over maxMessage: -32600, the line skipped;
+//   - a message framed with Content-Length headers (as LSP does; some
+//     clients send them by mistake): the headers are dropped and the body
+//     read as one message, answered on a line like every other;
+//   - a message spread over several lines (pretty-printed): joined;
+//   - the end of input in the middle of a message: a parse error, then
+//     the end.
+//
+// It also counts the requests it passes on and, at the end of the input,
+// waits for their answers before reporting EOF (see inFlight).
+type stdioFilter struct {
+	r       *bufio.Reader
+	out     io.Writer // the client's stdout (a syncWriter)
+	log     io.Writer // stderr
+	f       *inFlight
+	pending []byte // the next message(s) for the SDK
+	back    []byte // a line read ahead, to process next
+	hasBack bool
+	eof     bool
+	warned  bool // the Content-Length warning was logged
+}
+
+func newStdioFilter(r io.Reader, out, log io.Writer, f *inFlight) *stdioFilter {
+	return &stdioFilter{r: bufio.NewReaderSize(r, 64<<10), out: out, log: log, f: f}
+}
+
+func (s *stdioFilter) Read(p []byte) (int, error) {
+	for len(s.pending) == 0 {
+		if s.eof {
+			s.f.wait(drainTimeout)
+			return 0, io.EOF
+		}
+		s.next()
+	}
+	n := copy(p, s.pending)
+	s.pending = s.pending[n:]
+	return n, nil
+}
+
+func (s *stdioFilter) Close() error { return nil }
+
+// readLine returns the next line without its newline; tooLong reports a
+// line over maxMessage, which is consumed but not returned. At the end of
+// input it sets s.eof; the last line may lack its newline.
+func (s *stdioFilter) readLine() (line []byte, tooLong bool) {
+	if s.hasBack {
+		s.hasBack = false
+		return s.back, false
+	}
+	var buf []byte
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > maxMessage+2 {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			s.eof = true
+		}
+		return bytes.TrimRight(buf, "\r\n"), tooLong
+	}
+}
+
+// next reads the next message and either queues it for the SDK or answers it.
+func (s *stdioFilter) next() {
+	line, tooLong := s.readLine()
+	if tooLong {
+		s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: message longer than %d bytes", maxMessage))
+		return
+	}
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if n, ok := contentLength(line); ok {
+		s.readFramed(n)
+		return
+	}
+	msg := line
+	for !json.Valid(msg) && incompleteJSON(msg) && !s.eof {
+		more, tooLong := s.readLine()
+		trimmed := bytes.TrimSpace(more)
+		if tooLong || len(msg)+len(more) > maxMessage {
+			break
+		}
+		if json.Valid(trimmed) && len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+			// A whole message of its own: msg was cut short.
+			s.back, s.hasBack = trimmed, true
+			break
+		}
+		msg = append(append(msg, '\n'), more...)
+	}
+	s.handle(msg)
+}
+
+// readFramed reads the rest of a Content-Length framed message (the header
+// lines up to the blank one, then n bytes) and handles its body.
+func (s *stdioFilter) readFramed(n int) {
+	if !s.warned {
+		s.warned = true
+		fmt.Fprintln(s.log, "lppctl: the client frames messages with Content-Length headers; MCP over stdio is one JSON message per line (reading the body, answering on lines)")
+	}
+	for !s.eof {
+		h, _ := s.readLine()
+		if len(bytes.TrimSpace(h)) == 0 {
+			break
+		}
+	}
+	if n > maxMessage {
+		s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: message longer than %d bytes", maxMessage))
+		io.CopyN(io.Discard, s.r, int64(n))
+		return
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(s.r, body); err != nil {
+		s.eof = true
+		s.answer(nil, codeParseError, "Parse error: the input ended inside a message")
+		return
+	}
+	s.handle(bytes.TrimSpace(body))
+}
+
+// contentLength recognises a "Content-Length: N" header line.
+func contentLength(line []byte) (int, bool) {
+	const h = "content-length:"
+	if len(line) < len(h) || !strings.EqualFold(string(line[:len(h)]), h) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(line[len(h):])))
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// incompleteJSON reports whether data is the beginning of a JSON value.
+func incompleteJSON(data []byte) bool {
+	var v json.RawMessage
+	return errors.Is(json.NewDecoder(bytes.NewReader(data)).Decode(&v), io.ErrUnexpectedEOF)
+}
+
+// handle checks one message and queues it for the SDK, or answers it.
+func (s *stdioFilter) handle(msg []byte) {
+	if !json.Valid(msg) {
+		if incompleteJSON(msg) {
+			s.answer(nil, codeParseError, "Parse error: the input ended inside a message")
+			return
+		}
+		var v any
+		err := json.Unmarshal(msg, &v)
+		s.answer(nil, codeParseError, "Parse error: "+err.Error())
+		return
+	}
+	calls := 0
+	if msg[0] == '[' {
+		var batch []json.RawMessage
+		json.Unmarshal(msg, &batch)
+		if len(batch) == 0 {
+			s.answer(nil, codeInvalidRequest, "Invalid Request: empty batch")
+			return
+		}
+		for i, raw := range batch {
+			n, err := checkMessage(raw)
+			if err != nil {
+				s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d: %v", i+1, err))
+				return
+			}
+			calls += n
+		}
+	} else {
+		n, err := checkMessage(msg)
+		if err != nil {
+			s.answer(messageID(msg), codeInvalidRequest, "Invalid Request: "+err.Error())
+			return
+		}
+		calls += n
+	}
+	if calls > 0 {
+		s.f.add(calls)
+	}
+	s.pending = append(append(s.pending, msg...), '\n')
+}
+
+// checkMessage checks that raw (valid JSON) is a JSON-RPC 2.0 message the
+// SDK accepts, and returns 1 for a request that expects an answer, else 0.
+func checkMessage(raw json.RawMessage) (calls int, err error) {
+	raw = bytes.TrimSpace(raw)
+	if raw[0] != '{' {
+		return 0, fmt.Errorf("a message is a JSON object, not %s", jsonKind(raw))
+	}
+	var head struct {
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+	}
+	json.Unmarshal(raw, &head)
+	if string(head.JSONRPC) != `"2.0"` {
+		if len(head.JSONRPC) == 0 {
+			return 0, errors.New(`"jsonrpc": "2.0" is missing`)
+		}
+		return 0, fmt.Errorf(`"jsonrpc" must be "2.0", not %s`, head.JSONRPC)
+	}
+	m, err := jsonrpc.DecodeMessage(raw)
+	if err != nil {
+		return 0, err
+	}
+	if r, ok := m.(*jsonrpc.Request); ok && r.ID.IsValid() {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// jsonKind names the kind of a JSON value.
+func jsonKind(raw []byte) string {
+	switch raw[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// messageID returns the id of an object with a string or number "id", or nil.
+func messageID(msg []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	switch m.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return m.ID
+	}
+	return nil
+}
+
+// answer writes a JSON-RPC error response to the client, and says why on stderr.
+func (s *stdioFilter) answer(id json.RawMessage, code int, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	data, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, message}})
+	s.out.Write(append(data, '\n'))
+	fmt.Fprintf(s.log, "lppctl: answered a malformed message from the client: %s\n", message)
 }

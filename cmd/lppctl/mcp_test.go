@@ -170,3 +170,68 @@ func TestMCPServeAnswersAPipedSession(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPServeAnswersMalformedInput: the SDK's stdio transport ends the
+// session at the first line it cannot decode (lppctl exited 1 with "cannot
+// serve MCP: invalid character ..."). Every malformed message now gets its
+// JSON-RPC error answer, the session goes on, and the server exits 0.
+func TestMCPServeAnswersMalformedInput(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "skills.json")
+	initReq := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	in := strings.Join([]string{
+		initReq,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{not json`,
+		`[]`,
+		`[1]`,
+		`{}`,
+		`"str"`,
+		`{"jsonrpc":"1.0","id":7,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":8,"method":"ping"} {"x":1}`,
+		`{"jsonrpc":"2.0","id":9,`, // cut short, followed by a whole message
+		`{"jsonrpc":"2.0","id":10,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":11,`, // pretty-printed over two lines
+		`"method":"ping"}`,
+		fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(`{"jsonrpc":"2.0","id":12,"method":"ping"}`), `{"jsonrpc":"2.0","id":12,"method":"ping"}`),
+		`[{"jsonrpc":"2.0","id":13,"method":"ping"},{"jsonrpc":"2.0","id":14,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":16,"method":"pi`, // stdin closes mid-request
+	}, "\n")
+	code, out, errOut := lppctl(t, in, "mcp", "serve", "--library", lib)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("stdout line is not JSON: %q", line)
+		}
+		got[line] = true
+	}
+	for _, want := range []string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid character 'n' looking for beginning of object key string"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: empty batch"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batch element 1: a message is a JSON object, not a number"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"jsonrpc\": \"2.0\" is missing"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a message is a JSON object, not a string"}}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: \"jsonrpc\" must be \"2.0\", not \"1.0\""}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid character '{' after top-level value"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the input ended inside a message"}}`,
+		`{"jsonrpc":"2.0","id":10,"result":{}}`,
+		`{"jsonrpc":"2.0","id":11,"result":{}}`,
+		`{"jsonrpc":"2.0","id":12,"result":{}}`,
+		`[{"jsonrpc":"2.0","id":13,"result":{}},{"jsonrpc":"2.0","id":14,"result":{}}]`,
+		`{"jsonrpc":"2.0","id":15,"result":{"content":[{"type":"text","text":"{\"skills\":[]}"}],"structuredContent":{"skills":[]}}}`,
+	} {
+		if !got[want] {
+			t.Errorf("no answer %s in\n%s", want, out)
+		}
+	}
+	// {not json; the two values on id 8's line; id 9 cut short; id 16 at EOF.
+	if n := strings.Count(out, `"error":{"code":-32700`); n != 4 {
+		t.Errorf("%d parse errors, want 4:\n%s", n, out)
+	}
+	if !strings.Contains(errOut, "lppctl: the client frames messages with Content-Length headers; MCP over stdio is one JSON message per line (reading the body, answering on lines)\n") {
+		t.Errorf("stderr lacks the Content-Length warning:\n%s", errOut)
+	}
+}
