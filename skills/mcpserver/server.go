@@ -62,7 +62,7 @@ type RemoveInput struct {
 // SearchInput is search_skills' input.
 type SearchInput struct {
 	Query string `json:"query" jsonschema:"what the task is about"`
-	TopK  int    `json:"top_k,omitempty" jsonschema:"how many skills to return (default 5)"`
+	TopK  *int   `json:"top_k,omitempty" jsonschema:"how many skills to return, at least 1 (default 5)"`
 }
 
 // ListInput is list_skills' (empty) input.
@@ -148,9 +148,9 @@ func New(lib *skills.Library, version string) *mcp.Server {
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "search_skills", Description: "Return the skills most relevant to a query, best first, and record their use."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SkillsOutput, error) {
-			k := in.TopK
-			if k == 0 {
-				k = DefaultTopK
+			k := DefaultTopK // top_k omitted or null
+			if in.TopK != nil {
+				k = *in.TopK // 0 or less is an error, not the default
 			}
 			hits, err := lib.SearchHits(ctx, in.Query, k)
 			if err != nil {

@@ -117,6 +117,8 @@ func TestToolsRoundTrip(t *testing.T) {
 		{"update nothing", "update_skill", map[string]any{"name": "verify_output_paths"}, `cannot update skill "verify_output_paths": no field to change: invalid`, true},
 		{"add invalid name", "add_skill", map[string]any{"name": "bad\u0007name", "principle": "p", "when_to_apply": "w"}, `cannot add skill: skill name "bad\aname" contains the control character U+0007: invalid`, true},
 		{"add missing field", "add_skill", map[string]any{"name": "x", "principle": "p"}, `when_to_apply`, true},
+		{"search top_k 0", "search_skills", map[string]any{"query": "output", "top_k": 0}, `cannot search skills: top_k must be at least 1, got 0: invalid`, true},
+		{"search top_k null", "search_skills", map[string]any{"query": "output", "top_k": nil}, `"name":"verify_output_paths"`, false},
 		{"search empty query", "search_skills", map[string]any{"query": " "}, `cannot search skills: query is empty: invalid`, true},
 		{"remove", "remove_skill", map[string]any{"name": "retry_with_backoff"}, `removed skill "retry_with_backoff"`, false},
 		{"remove blank name", "remove_skill", map[string]any{"name": " "}, `cannot remove skill: skill name is empty: invalid`, true},
@@ -129,7 +131,7 @@ func TestToolsRoundTrip(t *testing.T) {
 		}
 	}
 	s, err := lib.Get("verify_output_paths")
-	if err != nil || s.WhenToApply != "At the end of every step." || s.UsageCount != 1 {
+	if err != nil || s.WhenToApply != "At the end of every step." || s.UsageCount != 2 {
 		t.Errorf("library holds %+v, %v", s, err)
 	}
 	if n, _ := lib.Count(); n != 1 {
