@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -396,23 +397,169 @@ func (l *Library) loadFile() (*snapshot, error) {
 
 // decodeLibrary parses the library format: a JSON object keyed by skill
 // name. The key wins over a missing or different "name" inside; an empty
-// file or "null" is an empty library.
+// file or "null" is an empty library; a UTF-8 byte order mark is skipped.
+// It is lenient the way files written by other tools need: fields may come
+// in any order or be missing, null is the zero value, unknown fields are
+// ignored (and not written back), and counters may be written as floats
+// with no fraction (3.0, 1e2). Anything else is an error naming the line
+// and column, and the skill and field when there is one.
 func decodeLibrary(data []byte) (map[string]Skill, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	m := map[string]Skill{}
-	if len(bytes.TrimSpace(data)) == 0 {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return m, nil
 	}
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := checkSyntax(data); err != nil {
 		return nil, err
 	}
-	if m == nil {
-		m = map[string]Skill{}
+	start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+	if data[start] != '{' {
+		return nil, fmt.Errorf("%s: the library must be a JSON object keyed by skill name, not %s", position(data, start), kindOf(data[start]))
 	}
-	for k, s := range m {
-		s.Name = k
-		m[k] = s
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.Token() // {
+	for dec.More() {
+		tok, _ := dec.Token()
+		name := tok.(string)
+		var raw json.RawMessage
+		dec.Decode(&raw)
+		off := int(dec.InputOffset()) - len(raw)
+		sk, err := decodeSkill(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: skill %q: %w", position(data, off+err.off), name, err.err)
+		}
+		sk.Name = name
+		m[name] = sk
 	}
 	return m, nil
+}
+
+// checkSyntax reports a JSON syntax error with its line and column.
+func checkSyntax(data []byte) error {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		off := int(se.Offset)
+		if off > 0 {
+			off-- // Offset counts the offending byte
+		}
+		if se.Error() == "unexpected end of JSON input" {
+			off = len(data)
+		}
+		return fmt.Errorf("%s: %w", position(data, off), err)
+	default:
+		return err
+	}
+}
+
+// position renders a byte offset of data as "line L, column C" (both from 1,
+// columns in bytes).
+func position(data []byte, off int) string {
+	off = min(max(off, 0), len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+func kindOf(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// fieldError is an error at an offset of a skill's JSON.
+type fieldError struct {
+	off int
+	err error
+}
+
+// decodeSkill decodes one skill's JSON object (valid JSON) leniently (see decodeLibrary).
+func decodeSkill(raw json.RawMessage) (Skill, *fieldError) {
+	var sk Skill
+	if raw[0] == 'n' { // null: a skill with nothing set
+		return sk, nil
+	}
+	if raw[0] != '{' {
+		return sk, &fieldError{0, fmt.Errorf("a skill must be a JSON object, not %s", kindOf(raw[0]))}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	dec.Token() // {
+	for dec.More() {
+		tok, _ := dec.Token()
+		key := tok.(string)
+		var v json.RawMessage
+		dec.Decode(&v)
+		off := int(dec.InputOffset()) - len(v)
+		var err error
+		switch key {
+		case "principle":
+			err = decodeText(v, &sk.Principle)
+		case "when_to_apply":
+			err = decodeText(v, &sk.WhenToApply)
+		case "created_iteration":
+			err = decodeCount(v, &sk.CreatedIteration)
+		case "last_used_iteration":
+			err = decodeCount(v, &sk.LastUsedIteration)
+		case "usage_count":
+			err = decodeCount(v, &sk.UsageCount)
+		default:
+			continue // "name" (the key wins) and unknown fields
+		}
+		if err != nil {
+			return sk, &fieldError{off, fmt.Errorf("%s: %w", key, err)}
+		}
+	}
+	return sk, nil
+}
+
+func decodeText(v json.RawMessage, dst *string) error {
+	switch v[0] {
+	case 'n':
+		*dst = ""
+		return nil
+	case '"':
+		return json.Unmarshal(v, dst)
+	}
+	return fmt.Errorf("%s is %s, not a string", v, kindOf(v[0]))
+}
+
+func decodeCount(v json.RawMessage, dst *int) error {
+	switch {
+	case v[0] == 'n':
+		*dst = 0
+		return nil
+	case v[0] != '-' && (v[0] < '0' || v[0] > '9'):
+		return fmt.Errorf("%s is %s, not a whole number", v, kindOf(v[0]))
+	}
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n == int64(int(n)) {
+		*dst = int(n)
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err == nil && f != math.Trunc(f) {
+		return fmt.Errorf("%s is not a whole number", v)
+	}
+	if err != nil || math.Abs(f) > 1<<53 {
+		return fmt.Errorf("%s is out of range", v)
+	}
+	*dst = int(f)
+	return nil
 }
 
 // encodeLibrary renders the library: indented JSON, keys sorted, fields in
