@@ -28,9 +28,12 @@ func mcpCommand() *cli.Command {
 				Description: `Exposes the tools add_skill, update_skill, remove_skill, search_skills and
 list_skills over the skill library. By default it speaks MCP on stdin/stdout
 and exits when stdin closes. With --http it serves streamable HTTP on a
-loopback address (127.0.0.1, ::1 or localhost only) until interrupted.`,
+loopback address (127.0.0.1, ::1 or localhost) until interrupted; another
+address needs --allow-non-loopback (the server has no authentication: anyone
+who can connect can change the library).`,
 				Flags: append(libraryFlags(),
 					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio"},
+					&cli.BoolFlag{Name: "allow-non-loopback", Usage: "let --http listen on an address other than loopback (no authentication: anyone who can connect can change the library)"},
 				),
 				Action: mcpServe,
 			},
@@ -43,8 +46,14 @@ func mcpServe(c *cli.Context) error {
 		return usageErrorf("mcp serve takes no arguments")
 	}
 	addr := c.String("http")
-	if addr != "" {
-		if err := mcpserver.CheckLoopback(addr); err != nil {
+	anyAddr := c.Bool("allow-non-loopback")
+	if anyAddr && addr == "" {
+		return usageErrorf("--allow-non-loopback goes with --http ADDR")
+	}
+	if addr != "" && !anyAddr {
+		if err := mcpserver.CheckLoopback(addr); errors.Is(err, mcpserver.ErrNotLoopback) {
+			return withCode(exitUsage, fmt.Errorf("%w; to listen there anyway, add --allow-non-loopback (the server has no authentication: anyone who can connect can change the library)", err))
+		} else if err != nil {
 			return withCode(exitUsage, err)
 		}
 	}
@@ -56,7 +65,7 @@ func mcpServe(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if addr != "" {
-		return mcpserver.ServeHTTP(ctx, srv, addr, func(a net.Addr) {
+		return mcpserver.ServeHTTPAnyAddress(ctx, srv, addr, func(a net.Addr) {
 			fmt.Fprintf(c.App.ErrWriter, "lppctl: MCP server on http://%s (library %s)\n", a, lib.Path())
 		})
 	}

@@ -94,8 +94,17 @@ func TestMCPServeWithoutStdinExitsCleanly(t *testing.T) {
 
 func TestMCPServeRefusesNonLoopbackHTTP(t *testing.T) {
 	code, _, stderr := lppctl(t, "", "mcp", "serve", "--http", "0.0.0.0:8765")
-	want := "lppctl: cannot listen on \"0.0.0.0:8765\": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)\n"
+	want := "lppctl: cannot listen on \"0.0.0.0:8765\": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost); to listen there anyway, add --allow-non-loopback (the server has no authentication: anyone who can connect can change the library)\n"
 	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2, %q", code, stderr, want)
+	}
+	// Allowed, the address reaches net.Listen (which refuses this port).
+	code, _, stderr = lppctl(t, "", "mcp", "serve", "--library", filepath.Join(t.TempDir(), "s.json"), "--http", "0.0.0.0:99999", "--allow-non-loopback")
+	if want := "lppctl: cannot listen on \"0.0.0.0:99999\": listen tcp: address 99999: invalid port\n"; code != 1 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, stderr, want)
+	}
+	code, _, stderr = lppctl(t, "", "mcp", "serve", "--allow-non-loopback")
+	if want := "lppctl: --allow-non-loopback goes with --http ADDR\n"; code != 2 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("exit %d, stderr %q; want 2, %q", code, stderr, want)
 	}
 }

@@ -207,11 +207,20 @@ func ServeHTTP(ctx context.Context, srv *mcp.Server, addr string, ready func(net
 	if err := CheckLoopback(addr); err != nil {
 		return err
 	}
+	return ServeHTTPAnyAddress(ctx, srv, addr, ready)
+}
+
+// ServeHTTPAnyAddress is ServeHTTP without the loopback check: the server
+// has no authentication, so anyone who can connect to addr can change the
+// library. Requests on a loopback address still need a loopback Host
+// header (DNS rebinding), and cross-origin browser requests are refused.
+func ServeHTTPAnyAddress(ctx context.Context, srv *mcp.Server, addr string, ready func(net.Addr)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %q: %w", addr, err)
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{CrossOriginProtection: http.NewCrossOriginProtection()})
 	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if ready != nil {
 		ready(ln.Addr())

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -224,5 +226,53 @@ func TestServeHTTP(t *testing.T) {
 	}
 	if err := ServeHTTP(context.Background(), nil, "0.0.0.0:0", nil); !errors.Is(err, ErrNotLoopback) {
 		t.Errorf("non-loopback: %v", err)
+	}
+}
+
+// TestServeHTTPAnyAddress: a non-loopback address can be allowed
+// (lppctl mcp serve --allow-non-loopback), and a cross-origin browser
+// request is refused.
+func TestServeHTTPAnyAddress(t *testing.T) {
+	lib := newLibrary(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- ServeHTTPAnyAddress(ctx, New(lib, "test"), "0.0.0.0:0", func(a net.Addr) { addrc <- a })
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatal(err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	endpoint := fmt.Sprintf("http://127.0.0.1:%d", addr.(*net.TCPAddr).Port)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, isErr, _ := call(t, cs, "list_skills", nil); isErr || got != `{"skills":[]}` {
+		t.Errorf("list over HTTP: %q, %v", got, isErr)
+	}
+	cs.Close()
+	req, _ := http.NewRequest("POST", endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Origin", "http://evil.example")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-origin request: %s", resp.Status)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ServeHTTPAnyAddress returned %v", err)
 	}
 }
