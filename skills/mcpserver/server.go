@@ -7,9 +7,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -219,9 +222,14 @@ func ServeHTTPAnyAddress(ctx context.Context, srv *mcp.Server, addr string, read
 	if err != nil {
 		return fmt.Errorf("cannot listen on %q: %w", addr, err)
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{CrossOriginProtection: http.NewCrossOriginProtection()})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	// Shutting down waits for open requests; a client's GET stream stays
+	// open until the server ends it, so shutdown ends the streams first.
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
+	handler := http.NewCrossOriginProtection().Handler(requireSession(endOnShutdown(streams, sdk)))
 	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	hs.RegisterOnShutdown(endStreams)
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -236,4 +244,73 @@ func ServeHTTPAnyAddress(ctx context.Context, srv *mcp.Server, addr string, read
 		hs.Shutdown(shutdownCtx)
 		return nil
 	}
+}
+
+// endOnShutdown ends GET (SSE) requests when streams is done.
+func endOnShutdown(streams context.Context, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			stop := context.AfterFunc(streams, cancel)
+			defer stop()
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// maxHTTPBody bounds the body of a POST that requireSession reads.
+const maxHTTPBody = 4 << 20
+
+// requireSession answers a POST without an Mcp-Session-Id header that is
+// not an initialize request with 400 Bad Request, as the MCP transport
+// specification asks of servers that use sessions. (The SDK would start a
+// new session for it and answer a JSON-RPC error with code 0: "method ...
+// is invalid during session initialization".)
+func requireSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
+		if err != nil {
+			http.Error(w, "Bad Request: cannot read the body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if len(body) > maxHTTPBody {
+			http.Error(w, fmt.Sprintf("Request Entity Too Large: the body is over %d bytes", maxHTTPBody), http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !initializes(body) {
+			http.Error(w, "Bad Request: the Mcp-Session-Id header is missing; start a session with an initialize request and send the Mcp-Session-Id it returns with every later request", http.StatusBadRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// initializes reports whether body is an initialize request, or a batch
+// holding one, or not JSON-RPC at all (the SDK answers that itself).
+func initializes(body []byte) bool {
+	var one struct {
+		Method *string `json:"method"`
+	}
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method == nil || *one.Method == "initialize"
+	}
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &batch) != nil {
+		return true
+	}
+	for _, m := range batch {
+		if m.Method == "initialize" {
+			return true
+		}
+	}
+	return false
 }

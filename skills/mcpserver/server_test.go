@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -274,5 +275,64 @@ func TestServeHTTPAnyAddress(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("ServeHTTPAnyAddress returned %v", err)
+	}
+}
+
+// TestServeHTTPSessions: a request without Mcp-Session-Id that is not an
+// initialize is a 400 (the SDK answered 200 with a JSON-RPC error of code
+// 0), and a client's open GET stream does not hold up the shutdown.
+func TestServeHTTPSessions(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- ServeHTTP(ctx, New(newLibrary(t), "test"), "127.0.0.1:0", func(a net.Addr) { addrc <- a })
+	}()
+	endpoint := "http://" + (<-addrc).String()
+	post := func(session, body string) (*http.Response, string) {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp, string(data)
+	}
+	resp, body := post("", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if want := "Bad Request: the Mcp-Session-Id header is missing; start a session with an initialize request and send the Mcp-Session-Id it returns with every later request\n"; resp.StatusCode != 400 || body != want {
+		t.Errorf("no session: %s %q", resp.Status, body)
+	}
+	resp, body = post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || session == "" || !strings.Contains(body, `"serverInfo":{"name":"lppctl-skills"`) {
+		t.Fatalf("initialize: %s %q session %q", resp.Status, body, session)
+	}
+	if resp, _ := post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("initialized: %s", resp.Status)
+	}
+	if resp, body := post(session, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`); resp.StatusCode != 200 || !strings.Contains(body, `"structuredContent":{"skills":[]}`) {
+		t.Errorf("list_skills: %s %q", resp.Status, body)
+	}
+	req, _ := http.NewRequest("GET", endpoint, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != 200 {
+		t.Fatalf("GET: %v %v", stream, err)
+	}
+	defer stream.Body.Close()
+	start := time.Now()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ServeHTTP returned %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("shutdown with an open GET stream took %v", d)
 	}
 }
