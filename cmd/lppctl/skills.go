@@ -22,7 +22,8 @@ func skillsCommand() *cli.Command {
 as one JSON object keyed by skill name (default .lppctl/skills.json, or
 $LPPCTL_SKILLS, or --library). Search ranks lexically (BM25) unless
 --embeddings names a provider: openai[:model] (OPENAI_API_KEY, OPENAI_API_BASE)
-or ollama[:model] (OLLAMA_HOST). Flags go before the arguments.`,
+or ollama[:model] (OLLAMA_HOST). Flags may come before or after the
+arguments; "--" ends them, for a NAME or QUERY starting with "-".`,
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",
@@ -106,24 +107,10 @@ func skillErr(err error) error {
 
 // oneArg returns the single positional argument, refusing flags placed after it.
 func oneArg(c *cli.Context, what string) (string, error) {
-	if err := noLateFlags(c); err != nil {
-		return "", err
-	}
 	if c.NArg() != 1 {
 		return "", usageErrorf("%s takes one %s, got %d arguments", "skills "+c.Command.Name, what, c.NArg())
 	}
 	return c.Args().First(), nil
-}
-
-// noLateFlags reports flags given after the arguments, which urfave/cli
-// would otherwise take as arguments.
-func noLateFlags(c *cli.Context) error {
-	for _, a := range c.Args().Slice() {
-		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			return usageErrorf("flag %s after the arguments: put flags first (lppctl %s [flags] %s)", a, "skills "+c.Command.Name, c.Command.ArgsUsage)
-		}
-	}
-	return nil
 }
 
 func printJSON(w io.Writer, v any) error {
@@ -134,9 +121,6 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func skillsList(c *cli.Context) error {
-	if err := noLateFlags(c); err != nil {
-		return err
-	}
 	if c.NArg() > 0 {
 		return usageErrorf("skills list takes no arguments")
 	}
@@ -251,9 +235,6 @@ func skillsRemove(c *cli.Context) error {
 }
 
 func skillsSearch(c *cli.Context) error {
-	if err := noLateFlags(c); err != nil {
-		return err
-	}
 	query := strings.Join(c.Args().Slice(), " ")
 	if strings.TrimSpace(query) == "" {
 		return usageErrorf("skills search needs a QUERY")
