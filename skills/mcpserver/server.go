@@ -15,9 +15,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lppctl/lppctl/skills"
@@ -65,7 +67,7 @@ type RemoveInput struct {
 // SearchInput is search_skills' input.
 type SearchInput struct {
 	Query string `json:"query" jsonschema:"what the task is about"`
-	TopK  *int   `json:"top_k,omitempty" jsonschema:"how many skills to return, at least 1 (default 5)"`
+	TopK  int    `json:"top_k,omitempty" jsonschema:"how many skills to return, at least 1 (default 5)"`
 }
 
 // ListInput is list_skills' (empty) input.
@@ -99,6 +101,19 @@ func checkNameGiven(name string) error {
 		return skills.ValidateName(name)
 	}
 	return nil
+}
+
+// searchSchema is search_skills' input schema: the one derived from
+// SearchInput, with top_k's default. top_k stays {"type": "integer"}: clients
+// such as the MCP Inspector convert command-line arguments by that type (a
+// ["null", "integer"] type made them send "2" as a string).
+func searchSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[SearchInput](nil)
+	if err != nil {
+		panic(err)
+	}
+	s.Properties["top_k"].Default = json.RawMessage(strconv.Itoa(DefaultTopK))
+	return s
 }
 
 // New returns an MCP server named "lppctl-skills" serving lib.
@@ -149,13 +164,11 @@ func New(lib *skills.Library, version string) *mcp.Server {
 			}
 			return text("removed skill %q", in.Name), RemoveOutput{Removed: in.Name}, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "search_skills", Description: "Return the skills most relevant to a query, best first, and record their use."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "search_skills", Description: "Return the skills most relevant to a query, best first, and record their use.", InputSchema: searchSchema()},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SkillsOutput, error) {
-			k := DefaultTopK // top_k omitted or null
-			if in.TopK != nil {
-				k = *in.TopK // 0 or less is an error, not the default
-			}
-			hits, err := lib.SearchHits(ctx, in.Query, k)
+			// An omitted top_k is DefaultTopK (the schema's default, applied
+			// by the SDK); 0 or less is an error, not the default.
+			hits, err := lib.SearchHits(ctx, in.Query, in.TopK)
 			if err != nil {
 				return nil, SkillsOutput{}, err
 			}

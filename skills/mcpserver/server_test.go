@@ -98,6 +98,21 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 	if len(required) != len(want) {
 		t.Errorf("tools = %v", required)
 	}
+	// Clients convert arguments by a property's "type" (the MCP Inspector's
+	// --tool-arg top_k=2 sent "2" for ["null","integer"]).
+	for _, tool := range res.Tools {
+		if tool.Name != "search_skills" {
+			continue
+		}
+		data, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		json.Unmarshal(data, &schema)
+		if got, want := string(schema.Properties["top_k"]), `{"default":5,"description":"how many skills to return, at least 1 (default 5)","type":"integer"}`; got != want {
+			t.Errorf("top_k schema = %s, want %s", got, want)
+		}
+	}
 }
 
 func TestToolsRoundTrip(t *testing.T) {
@@ -121,7 +136,7 @@ func TestToolsRoundTrip(t *testing.T) {
 		{"add invalid name", "add_skill", map[string]any{"name": "bad\u0007name", "principle": "p", "when_to_apply": "w"}, `cannot add skill: skill name "bad\aname" contains the control character U+0007: invalid`, true},
 		{"add missing field", "add_skill", map[string]any{"name": "x", "principle": "p"}, `when_to_apply`, true},
 		{"search top_k 0", "search_skills", map[string]any{"query": "output", "top_k": 0}, `cannot search skills: top_k must be at least 1, got 0: invalid`, true},
-		{"search top_k null", "search_skills", map[string]any{"query": "output", "top_k": nil}, `"name":"verify_output_paths"`, false},
+		{"search top_k omitted", "search_skills", map[string]any{"query": "output"}, `"name":"verify_output_paths"`, false},
 		{"search empty query", "search_skills", map[string]any{"query": " "}, `cannot search skills: query is empty: invalid`, true},
 		{"remove", "remove_skill", map[string]any{"name": "retry_with_backoff"}, `removed skill "retry_with_backoff"`, false},
 		{"remove blank name", "remove_skill", map[string]any{"name": " "}, `cannot remove skill: skill name is empty: invalid`, true},
