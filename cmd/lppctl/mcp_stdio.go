@@ -345,6 +345,8 @@ func checkMessage(raw json.RawMessage) (calls int, err error) {
 	}
 	var head struct {
 		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
 	}
 	json.Unmarshal(raw, &head)
 	if string(head.JSONRPC) != `"2.0"` {
@@ -352,6 +354,13 @@ func checkMessage(raw json.RawMessage) (calls int, err error) {
 			return 0, errors.New(`"jsonrpc": "2.0" is missing`)
 		}
 		return 0, fmt.Errorf(`"jsonrpc" must be "2.0", not %s`, head.JSONRPC)
+	}
+	// MCP ids are strings or integers; the SDK takes a null id for a
+	// notification and never answers a fractional one.
+	if len(head.ID) > 0 && head.ID[0] != '"' {
+		if _, err := strconv.ParseInt(string(head.ID), 10, 64); err != nil {
+			return 0, fmt.Errorf("id must be a string or an integer, not %s", head.ID)
+		}
 	}
 	m, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {

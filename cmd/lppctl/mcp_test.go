@@ -204,6 +204,8 @@ func TestMCPServeAnswersMalformedInput(t *testing.T) {
 		fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(`{"jsonrpc":"2.0","id":12,"method":"ping"}`), `{"jsonrpc":"2.0","id":12,"method":"ping"}`),
 		`[{"jsonrpc":"2.0","id":13,"method":"ping"},{"jsonrpc":"2.0","id":14,"method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":16,"method":"pi`, // stdin closes mid-request
 	}, "\n")
 	code, out, errOut := lppctl(t, in, "mcp", "serve", "--library", lib)
@@ -226,6 +228,8 @@ func TestMCPServeAnswersMalformedInput(t *testing.T) {
 		`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: \"jsonrpc\" must be \"2.0\", not \"1.0\""}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid character '{' after top-level value"}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the input ended inside a message"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer, not null"}}`,
+		`{"jsonrpc":"2.0","id":1.5,"error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer, not 1.5"}}`,
 		`{"jsonrpc":"2.0","id":10,"result":{}}`,
 		`{"jsonrpc":"2.0","id":11,"result":{}}`,
 		`{"jsonrpc":"2.0","id":12,"result":{}}`,
