@@ -420,7 +420,8 @@ func (c *proposalChecker) commit(p Proposal) {
 var (
 	reDate     = regexp.MustCompile(`(19|20)\d\d[-_./]?(0[1-9]|1[0-2])[-_./]?(0[1-9]|[12]\d|3[01])`)
 	reFileName = regexp.MustCompile(`[A-Za-z0-9_-]\.[A-Za-z][A-Za-z0-9]{0,4}($|[^A-Za-z0-9])`)
-	reRunID    = regexp.MustCompile(`(?i)(^|[^a-z])(run|job|task|ticket|issue|pr|build|id|step|session|iter|iteration|attempt|commit)[_\-\s#]?\d+`)
+	reRunID    = regexp.MustCompile(`(?i)(^|[^a-z])(run|job|task|ticket|issue|bug|pr|build|id|step|session|iter|iteration|attempt|commit)[_\-\s#]?\d+`)
+	reHTTPCode = regexp.MustCompile(`(^|[_\-])[1-5]\d\d($|[_\-])`)
 	reUUID     = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}`)
 	reDigits   = regexp.MustCompile(`\d{3,}`)
 	reSnake    = regexp.MustCompile(`^[a-z][a-z0-9]*([_-][a-z0-9]+)*$`)
@@ -429,8 +430,9 @@ var (
 // InstanceSpecific reports why a skill name looks tied to one task instance
 // rather than a general technique ("" when it does not): a date, a file
 // name with an extension, a run/job/issue/step number, a UUID or long hex
-// id, a run of three or more digits, or digits making up more than a
-// quarter of its letters and digits.
+// id, a run of three or more digits (but a word that is an HTTP status
+// code, 100 to 599, is general), or digits making up more than a quarter of
+// its letters and digits.
 func InstanceSpecific(name string) string {
 	switch {
 	case reDate.MatchString(name):
@@ -441,11 +443,15 @@ func InstanceSpecific(name string) string {
 		return "contains a run, job, issue or step number"
 	case reUUID.MatchString(name) || hasHexID(name):
 		return "contains an ID"
-	case reDigits.MatchString(name):
+	}
+	// An HTTP status code (retry_on_429, handle_http_404) names a class of
+	// responses, not an instance.
+	general := reHTTPCode.ReplaceAllString(name, "${1}status${2}")
+	if reDigits.MatchString(general) {
 		return "contains a long number"
 	}
 	digits, alnum := 0, 0
-	for _, r := range name {
+	for _, r := range general {
 		if unicode.IsDigit(r) {
 			digits++
 		}

@@ -103,6 +103,15 @@ func TestInstanceSpecificNames(t *testing.T) {
 		{"deploy_7f3e9a2b-1c4d", "contains an ID"},
 		{"use_port_8080", "contains a long number"},
 		{"x1_y2", "is mostly digits"},
+		// HTTP status codes name a class of responses (they were "a long
+		// number" or "mostly digits").
+		{"retry_on_429", ""},
+		{"handle_http_404_as_missing", ""},
+		{"retry_503-errors", ""},
+		{"fix_bug_123", "contains a run, job, issue or step number"},
+		{"use_port_8080", "contains a long number"},
+		{"error_1234", "contains a long number"},
+		{"code_600", "contains a long number"},
 	}
 	for _, tt := range tests {
 		if got := InstanceSpecific(tt.name); got != tt.want {
