@@ -153,7 +153,8 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 //     read as one message, answered on a line like every other;
 //   - a message spread over several lines (pretty-printed): joined;
 //   - the end of input in the middle of a message: a parse error, then
-//     the end.
+//     the end;
+//   - a UTF-8 byte order mark before a message: dropped.
 //
 // It also counts the requests it passes on and, at the end of the input,
 // waits for their answers before reporting EOF (see inFlight).
@@ -223,7 +224,9 @@ func (s *stdioFilter) next() {
 		s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: message longer than %d bytes", maxMessage))
 		return
 	}
-	line = bytes.TrimSpace(line)
+	// A byte order mark (Windows shells put one before piped text) is not
+	// part of the message.
+	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff")))
 	if len(line) == 0 {
 		return
 	}

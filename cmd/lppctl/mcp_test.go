@@ -188,7 +188,7 @@ func TestMCPServeAnswersMalformedInput(t *testing.T) {
 	lib := filepath.Join(t.TempDir(), "skills.json")
 	initReq := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 	in := strings.Join([]string{
-		initReq,
+		"\ufeff" + initReq, // as piped by a Windows shell
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{not json`,
 		`[]`,
