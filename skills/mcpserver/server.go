@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -66,8 +67,8 @@ type RemoveInput struct {
 
 // SearchInput is search_skills' input.
 type SearchInput struct {
-	Query string `json:"query" jsonschema:"what the task is about"`
-	TopK  int    `json:"top_k,omitempty" jsonschema:"how many skills to return, at least 1 (default 5)"`
+	Query string  `json:"query" jsonschema:"what the task is about"`
+	TopK  float64 `json:"top_k,omitempty" jsonschema:"how many skills to return, at least 1 (default 5)"` // an integer (see searchSchema)
 }
 
 // ListInput is list_skills' (empty) input.
@@ -112,6 +113,7 @@ func searchSchema() *jsonschema.Schema {
 	if err != nil {
 		panic(err)
 	}
+	s.Properties["top_k"].Type = "integer" // TopK is a float64 only to take 1e30
 	s.Properties["top_k"].Default = json.RawMessage(strconv.Itoa(DefaultTopK))
 	return s
 }
@@ -167,8 +169,13 @@ func New(lib *skills.Library, version string) *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "search_skills", Description: "Return the skills most relevant to a query, best first, and record their use.", InputSchema: searchSchema()},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SkillsOutput, error) {
 			// An omitted top_k is DefaultTopK (the schema's default, applied
-			// by the SDK); 0 or less is an error, not the default.
-			hits, err := lib.SearchHits(ctx, in.Query, in.TopK)
+			// by the SDK); 0 or less is an error, not the default; a huge
+			// one (1e30 is a JSON integer too) is capped, as any top_k over
+			// the library's size is.
+			if in.TopK < 1 {
+				return nil, SkillsOutput{}, fmt.Errorf("cannot search skills: top_k must be at least 1, got %s: %w", strconv.FormatFloat(in.TopK, 'f', -1, 64), skills.ErrInvalid)
+			}
+			hits, err := lib.SearchHits(ctx, in.Query, int(min(in.TopK, math.MaxInt32)))
 			if err != nil {
 				return nil, SkillsOutput{}, err
 			}

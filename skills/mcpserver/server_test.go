@@ -136,6 +136,9 @@ func TestToolsRoundTrip(t *testing.T) {
 		{"add invalid name", "add_skill", map[string]any{"name": "bad\u0007name", "principle": "p", "when_to_apply": "w"}, `cannot add skill: skill name "bad\aname" contains the control character U+0007: invalid`, true},
 		{"add missing field", "add_skill", map[string]any{"name": "x", "principle": "p"}, `when_to_apply`, true},
 		{"search top_k 0", "search_skills", map[string]any{"query": "output", "top_k": 0}, `cannot search skills: top_k must be at least 1, got 0: invalid`, true},
+		{"search top_k -1", "search_skills", map[string]any{"query": "output", "top_k": -1}, `cannot search skills: top_k must be at least 1, got -1: invalid`, true},
+		{"search top_k 2.5", "search_skills", map[string]any{"query": "output", "top_k": 2.5}, `validating "arguments": validating root: validating /properties/top_k: type: 2.5 has type "number", want "integer"`, true},
+		{"search top_k 1e30", "search_skills", map[string]any{"query": "output", "top_k": 1e30}, `"name":"verify_output_paths"`, false},
 		{"search top_k omitted", "search_skills", map[string]any{"query": "output"}, `"name":"verify_output_paths"`, false},
 		{"search empty query", "search_skills", map[string]any{"query": " "}, `cannot search skills: query is empty: invalid`, true},
 		{"remove", "remove_skill", map[string]any{"name": "retry_with_backoff"}, `removed skill "retry_with_backoff"`, false},
@@ -149,7 +152,7 @@ func TestToolsRoundTrip(t *testing.T) {
 		}
 	}
 	s, err := lib.Get("verify_output_paths")
-	if err != nil || s.WhenToApply != "At the end of every step." || s.UsageCount != 2 {
+	if err != nil || s.WhenToApply != "At the end of every step." || s.UsageCount != 3 {
 		t.Errorf("library holds %+v, %v", s, err)
 	}
 	if n, _ := lib.Count(); n != 1 {
