@@ -204,7 +204,7 @@ func (l *Library) Update(name string, u Update) (Skill, error) {
 		return Skill{}, fmt.Errorf("cannot update skill %q: no field to change: %w", name, ErrInvalid)
 	}
 	var out Skill
-	err := l.mutate(func(m map[string]Skill) error {
+	err := l.mutateExtra(func(m map[string]Skill, extra map[string]string) error {
 		s, ok := m[name]
 		if !ok {
 			return ErrNotFound
@@ -218,6 +218,10 @@ func (l *Library) Update(name string, u Update) (Skill, error) {
 				return fmt.Errorf("a skill named %q already exists: %w", s.Name, ErrInvalid)
 			}
 			delete(m, name)
+			if e, ok := extra[name]; ok {
+				extra[s.Name] = e
+				delete(extra, name)
+			}
 		}
 		m[s.Name] = s
 		out = s
@@ -271,6 +275,8 @@ type snapshot struct {
 	logLines int         // lines in those bytes
 
 	ix *textIndexes // shared by the snapshots that hold the same texts
+
+	extra map[string]string // name → its unknown fields, rendered (see decodeSkill)
 }
 
 // textIndexes are the search indexes of one list of skill texts.
@@ -280,8 +286,8 @@ type textIndexes struct {
 	emb *embIndex
 }
 
-func newSnapshot(info os.FileInfo, base string, m map[string]Skill) *snapshot {
-	s := &snapshot{info: info, base: base, main: make([]Skill, 0, len(m)), index: make(map[string]int, len(m)), ix: &textIndexes{}}
+func newSnapshot(info os.FileInfo, base string, m map[string]Skill, extra map[string]string) *snapshot {
+	s := &snapshot{info: info, base: base, main: make([]Skill, 0, len(m)), index: make(map[string]int, len(m)), ix: &textIndexes{}, extra: extra}
 	for i, name := range slices.Sorted(maps.Keys(m)) {
 		sk := m[name]
 		s.main = append(s.main, sk)
@@ -365,7 +371,7 @@ func (l *Library) loadFile() (*snapshot, error) {
 	f, err := os.Open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if l.snap == nil || l.snap.info != nil {
-			return newSnapshot(nil, "", map[string]Skill{}), nil
+			return newSnapshot(nil, "", map[string]Skill{}, nil), nil
 		}
 		return l.snap, nil
 	}
@@ -384,11 +390,11 @@ func (l *Library) loadFile() (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
 	}
-	m, err := decodeLibrary(data)
+	m, extra, err := decodeLibrary(data)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library %s: %w", l.path, err)
 	}
-	s := newSnapshot(fi, contentID(data), m)
+	s := newSnapshot(fi, contentID(data), m, extra)
 	if l.snap != nil && sameText(l.snap, s) {
 		s.ix = l.snap.ix
 	}
@@ -400,22 +406,23 @@ func (l *Library) loadFile() (*snapshot, error) {
 // file or "null" is an empty library; a UTF-8 byte order mark is skipped.
 // It is lenient the way files written by other tools need: fields may come
 // in any order or be missing, null is the zero value, unknown fields are
-// ignored (and not written back), and counters may be written as floats
+// kept (see decodeSkill), and counters may be written as floats
 // with no fraction (3.0, 1e2). Anything else is an error naming the line
 // and column, and the skill and field when there is one.
-func decodeLibrary(data []byte) (map[string]Skill, error) {
+func decodeLibrary(data []byte) (map[string]Skill, map[string]string, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	m := map[string]Skill{}
+	extra := map[string]string{}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return m, nil
+		return m, extra, nil
 	}
 	if err := checkSyntax(data); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
 	if data[start] != '{' {
-		return nil, fmt.Errorf("%s: the library must be a JSON object keyed by skill name, not %s", position(data, start), kindOf(data[start]))
+		return nil, nil, fmt.Errorf("%s: the library must be a JSON object keyed by skill name, not %s", position(data, start), kindOf(data[start]))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.Token() // {
@@ -425,14 +432,19 @@ func decodeLibrary(data []byte) (map[string]Skill, error) {
 		var raw json.RawMessage
 		dec.Decode(&raw)
 		off := int(dec.InputOffset()) - len(raw)
-		sk, err := decodeSkill(raw)
+		sk, more, err := decodeSkill(raw)
 		if err != nil {
-			return nil, fmt.Errorf("%s: skill %q: %w", position(data, off+err.off), name, err.err)
+			return nil, nil, fmt.Errorf("%s: skill %q: %w", position(data, off+err.off), name, err.err)
 		}
 		sk.Name = name
 		m[name] = sk
+		if more != "" {
+			extra[name] = more
+		} else {
+			delete(extra, name) // a repeated key: the last one wins
+		}
 	}
-	return m, nil
+	return m, extra, nil
 }
 
 // checkSyntax reports a JSON syntax error with its line and column.
@@ -491,14 +503,18 @@ type fieldError struct {
 	err error
 }
 
-// decodeSkill decodes one skill's JSON object (valid JSON) leniently (see decodeLibrary).
-func decodeSkill(raw json.RawMessage) (Skill, *fieldError) {
+// decodeSkill decodes one skill's JSON object (valid JSON) leniently (see
+// decodeLibrary). Fields it does not know (other tools') come back rendered
+// as they will be written after the known ones: `,\n    "key": value` each,
+// in their order, values compacted, so that saving keeps them.
+func decodeSkill(raw json.RawMessage) (Skill, string, *fieldError) {
 	var sk Skill
+	var extra []byte
 	if raw[0] == 'n' { // null: a skill with nothing set
-		return sk, nil
+		return sk, "", nil
 	}
 	if raw[0] != '{' {
-		return sk, &fieldError{0, fmt.Errorf("a skill must be a JSON object, not %s", kindOf(raw[0]))}
+		return sk, "", &fieldError{0, fmt.Errorf("a skill must be a JSON object, not %s", kindOf(raw[0]))}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -521,14 +537,22 @@ func decodeSkill(raw json.RawMessage) (Skill, *fieldError) {
 			err = decodeCount(v, &sk.LastUsedIteration)
 		case "usage_count":
 			err = decodeCount(v, &sk.UsageCount)
+		case "name":
+			continue // the key wins
 		default:
-			continue // "name" (the key wins) and unknown fields
+			var b bytes.Buffer
+			json.Compact(&b, v)
+			extra = append(extra, ",\n    "...)
+			extra = appendJSONString(extra, key)
+			extra = append(extra, ": "...)
+			extra = append(extra, b.Bytes()...)
+			continue
 		}
 		if err != nil {
-			return sk, &fieldError{off, fmt.Errorf("%s: %w", key, err)}
+			return sk, "", &fieldError{off, fmt.Errorf("%s: %w", key, err)}
 		}
 	}
-	return sk, nil
+	return sk, string(extra), nil
 }
 
 func decodeText(v json.RawMessage, dst *string) error {
@@ -566,9 +590,10 @@ func decodeCount(v json.RawMessage, dst *int) error {
 }
 
 // encodeLibrary renders the library: indented JSON, keys sorted, fields in
-// declaration order, no HTML escaping. It writes the bytes by hand because
+// declaration order followed by the skill's unknown fields from extra (see
+// decodeSkill), no HTML escaping. It writes the bytes by hand because
 // encoding/json's indentation dominated the cost of saving large libraries.
-func encodeLibrary(m map[string]Skill) ([]byte, error) {
+func encodeLibrary(m map[string]Skill, extra map[string]string) ([]byte, error) {
 	if len(m) == 0 {
 		return []byte("{}\n"), nil
 	}
@@ -591,6 +616,7 @@ func encodeLibrary(m map[string]Skill) ([]byte, error) {
 		buf = strconv.AppendInt(buf, int64(s.LastUsedIteration), 10)
 		buf = append(buf, ",\n    \"usage_count\": "...)
 		buf = strconv.AppendInt(buf, int64(s.UsageCount), 10)
+		buf = append(buf, extra[name]...)
 		buf = append(buf, "\n  }"...)
 		if i < len(names)-1 {
 			buf = append(buf, ',')
@@ -670,7 +696,15 @@ func (l *Library) withLock(fn func() error) error {
 // the result atomically; when fn fails (or returns errNoChange) nothing is
 // written.
 func (l *Library) mutate(fn func(m map[string]Skill) error) error {
-	return l.withLock(func() error { return l.mutateLocked(fn) })
+	return l.withLock(func() error {
+		return l.mutateExtraLocked(func(m map[string]Skill, _ map[string]string) error { return fn(m) })
+	})
+}
+
+// mutateExtra is mutate for changes that rename skills: fn also gets the
+// skills' unknown fields (name → rendered fields), to move them along.
+func (l *Library) mutateExtra(fn func(m map[string]Skill, extra map[string]string) error) error {
+	return l.withLock(func() error { return l.mutateExtraLocked(fn) })
 }
 
 // mutateLocked is mutate for a caller holding the lock. The copy fn gets
@@ -678,6 +712,10 @@ func (l *Library) mutate(fn func(m map[string]Skill) error) error {
 // then removed. A crash between the two leaves a log whose lines name the
 // previous content id: they are ignored, not counted twice.
 func (l *Library) mutateLocked(fn func(m map[string]Skill) error) error {
+	return l.mutateExtraLocked(func(m map[string]Skill, _ map[string]string) error { return fn(m) })
+}
+
+func (l *Library) mutateExtraLocked(fn func(m map[string]Skill, extra map[string]string) error) error {
 	old, err := l.load()
 	if err != nil {
 		return err
@@ -686,12 +724,21 @@ func (l *Library) mutateLocked(fn func(m map[string]Skill) error) error {
 	for _, s := range old.list {
 		m[s.Name] = s
 	}
-	if err := fn(m); errors.Is(err, errNoChange) {
+	extra := maps.Clone(old.extra)
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	if err := fn(m, extra); errors.Is(err, errNoChange) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	data, err := encodeLibrary(m)
+	for name := range extra {
+		if _, ok := m[name]; !ok {
+			delete(extra, name) // removed
+		}
+	}
+	data, err := encodeLibrary(m, extra)
 	if err != nil {
 		return err
 	}
@@ -703,7 +750,7 @@ func (l *Library) mutateLocked(fn func(m map[string]Skill) error) error {
 	if err != nil {
 		return err
 	}
-	s := newSnapshot(fi, contentID(data), m)
+	s := newSnapshot(fi, contentID(data), m, extra)
 	if sameText(old, s) {
 		s.ix = old.ix
 	}

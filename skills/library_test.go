@@ -407,7 +407,7 @@ func TestEncodeLibraryMatchesEncodingJSON(t *testing.T) {
 		"b": {Name: "b", Principle: tricky, WhenToApply: "w", CreatedIteration: 3, LastUsedIteration: -1, UsageCount: 12345},
 		"a": {Name: "a", Principle: "p", WhenToApply: tricky},
 	}
-	got, err := encodeLibrary(m)
+	got, err := encodeLibrary(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,83 @@ func TestEncodeLibraryMatchesEncodingJSON(t *testing.T) {
 	if string(got) != want.String() {
 		t.Errorf("encodeLibrary =\n%s\nencoding/json =\n%s", got, want.String())
 	}
-	if got, _ := encodeLibrary(map[string]Skill{}); string(got) != "{}\n" {
+	if got, _ := encodeLibrary(map[string]Skill{}, nil); string(got) != "{}\n" {
 		t.Errorf("empty = %q", got)
+	}
+}
+
+// TestSavingKeepsUnknownFields: fields lppctl does not know (written by
+// other tools) survive adds, updates, renames and searches; they go with
+// their skill when it is renamed and away when it is removed.
+func TestSavingKeepsUnknownFields(t *testing.T) {
+	path := libPath(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{
+  "retry_backoff": {"tags": ["net", "http"], "principle": "Retry with backoff.", "when_to_apply": "On 429.", "usage_count": 2.0, "meta": {"source":  "other-tool"}},
+  "verify_outputs": {"principle": "Check outputs.", "when_to_apply": "Before success.", "embedding": null}
+}`), 0o644)
+	lib := mustOpen(t, path)
+	mustAdd(t, lib, Skill{Name: "new_skill", Principle: "p", WhenToApply: "w"})
+	if _, err := lib.Update("retry_backoff", Update{Principle: ptr("Retry transient errors with backoff.")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.Search(context.Background(), "outputs", 1); err != nil { // a small library: rewritten with the counts
+		t.Fatal(err)
+	}
+	want := `{
+  "new_skill": {
+    "name": "new_skill",
+    "principle": "p",
+    "when_to_apply": "w",
+    "created_iteration": 0,
+    "last_used_iteration": 0,
+    "usage_count": 0
+  },
+  "retry_backoff": {
+    "name": "retry_backoff",
+    "principle": "Retry transient errors with backoff.",
+    "when_to_apply": "On 429.",
+    "created_iteration": 0,
+    "last_used_iteration": 0,
+    "usage_count": 2,
+    "tags": ["net","http"],
+    "meta": {"source":"other-tool"}
+  },
+  "verify_outputs": {
+    "name": "verify_outputs",
+    "principle": "Check outputs.",
+    "when_to_apply": "Before success.",
+    "created_iteration": 0,
+    "last_used_iteration": 0,
+    "usage_count": 1,
+    "embedding": null
+  }
+}
+`
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("file:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := lib.Update("retry_backoff", Update{Name: ptr("retry_with_backoff")}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lib.Apply([]Proposal{{Action: ActionUpdate, OldSkillName: "verify_outputs", SkillName: "check_outputs"}}, 1)
+	if err != nil || len(rep.Applied) != 1 {
+		t.Fatalf("Apply: %v %v", rep, err)
+	}
+	got, _ := os.ReadFile(path)
+	if !strings.Contains(string(got), "\"usage_count\": 2,\n    \"tags\": [\"net\",\"http\"],\n    \"meta\": {\"source\":\"other-tool\"}\n  }") ||
+		!strings.Contains(string(got), "\"check_outputs\": {") || strings.Count(string(got), `"embedding": null`) != 1 {
+		t.Errorf("after renames:\n%s", got)
+	}
+	if err := lib.Remove("retry_with_backoff"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); strings.Contains(string(got), "tags") {
+		t.Errorf("a removed skill's fields stayed:\n%s", got)
+	}
+	// What lppctl writes is still valid JSON of the plain format.
+	var m map[string]map[string]any
+	if got, _ := os.ReadFile(path); json.Unmarshal(got, &m) != nil || len(m) != 2 {
+		t.Errorf("not the plain format:\n%s", got)
 	}
 }

@@ -551,7 +551,7 @@ var errNoChange = errors.New("no change")
 // error is for failures to load or save the library.
 func (l *Library) Apply(ps []Proposal, iteration int) (Report, error) {
 	rep := Report{Applied: []Applied{}, Rejected: []Rejected{}}
-	err := l.mutate(func(m map[string]Skill) error {
+	err := l.mutateExtra(func(m map[string]Skill, extra map[string]string) error {
 		rep = Report{Applied: []Applied{}, Rejected: []Rejected{}}
 		existing := make([]Skill, 0, len(m))
 		for _, s := range m {
@@ -571,6 +571,10 @@ func (l *Library) Apply(ps []Proposal, iteration int) (Report, error) {
 			case ActionUpdate:
 				s := m[p.target()]
 				delete(m, p.target())
+				if e, ok := extra[p.target()]; ok && p.target() != p.SkillName {
+					extra[p.SkillName] = e
+					delete(extra, p.target())
+				}
 				s.Name = p.SkillName
 				if p.Principle != "" {
 					s.Principle = p.Principle
