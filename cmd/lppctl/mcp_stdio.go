@@ -176,7 +176,7 @@ func newStdioFilter(r io.Reader, out, log io.Writer, f *inFlight) *stdioFilter {
 
 func (s *stdioFilter) Read(p []byte) (int, error) {
 	for len(s.pending) == 0 {
-		if s.eof {
+		if s.eof && !s.hasBack {
 			s.f.wait(drainTimeout)
 			return 0, io.EOF
 		}
@@ -244,7 +244,8 @@ func (s *stdioFilter) next() {
 		if json.Valid(trimmed) && len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 			// A whole message of its own: msg was cut short.
 			s.back, s.hasBack = trimmed, true
-			break
+			s.answer(nil, codeParseError, "Parse error: a message is cut short (the next line is a message of its own)")
+			return
 		}
 		msg = append(append(msg, '\n'), more...)
 	}

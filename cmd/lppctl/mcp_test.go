@@ -180,6 +180,19 @@ func TestMCPServeAnswersAPipedSession(t *testing.T) {
 	}
 }
 
+// TestMCPServeAnswersACutMessageBeforeTheLast: a message cut short before
+// the last line, which has no newline, gets its parse error and the last
+// line its answer (the last line was lost).
+func TestMCPServeAnswersACutMessageBeforeTheLast(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,` + "\n" + `{"jsonrpc":"2.0","id":3,"method":"ping"}`
+	code, out, errOut := lppctl(t, in, "mcp", "serve", "--library", filepath.Join(t.TempDir(), "s.json"))
+	if code != 0 || !strings.Contains(out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: a message is cut short (the next line is a message of its own)"}}`) ||
+		!strings.Contains(out, `{"jsonrpc":"2.0","id":3,"result":{}}`) {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
 // TestMCPServeAnswersMalformedInput: the SDK's stdio transport ends the
 // session at the first line it cannot decode (lppctl exited 1 with "cannot
 // serve MCP: invalid character ..."). Every malformed message now gets its
@@ -228,6 +241,7 @@ func TestMCPServeAnswersMalformedInput(t *testing.T) {
 		`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: \"jsonrpc\" must be \"2.0\", not \"1.0\""}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid character '{' after top-level value"}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the input ended inside a message"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: a message is cut short (the next line is a message of its own)"}}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer, not null"}}`,
 		`{"jsonrpc":"2.0","id":1.5,"error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer, not 1.5"}}`,
 		`{"jsonrpc":"2.0","id":10,"result":{}}`,
