@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // drainTimeout bounds how long the end of stdin waits for the answers to
@@ -168,6 +170,7 @@ type stdioFilter struct {
 	hasBack bool
 	eof     bool
 	warned  bool // the Content-Length warning was logged
+	noBatch bool // the protocol version asked for has no JSON-RPC batches
 }
 
 func newStdioFilter(r io.Reader, out, log io.Writer, f *inFlight) *stdioFilter {
@@ -318,11 +321,25 @@ func (s *stdioFilter) handle(msg []byte) {
 			s.answer(nil, codeInvalidRequest, "Invalid Request: empty batch")
 			return
 		}
+		// The SDK ends the session for a batch in 2025-06-18 or later, or
+		// for one that repeats an id.
+		if s.noBatch {
+			s.answer(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one")
+			return
+		}
+		ids := map[string]bool{}
 		for i, raw := range batch {
 			n, err := checkMessage(raw)
 			if err != nil {
 				s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d: %v", i+1, err))
 				return
+			}
+			if id := messageID(raw); n > 0 && id != nil {
+				if ids[string(id)] {
+					s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d: id %s is used twice", i+1, id))
+					return
+				}
+				ids[string(id)] = true
 			}
 			calls += n
 		}
@@ -333,11 +350,29 @@ func (s *stdioFilter) handle(msg []byte) {
 			return
 		}
 		calls += n
+		s.noticeInitialize(msg)
 	}
 	if calls > 0 {
 		s.f.add(calls)
 	}
 	s.pending = append(append(s.pending, msg...), '\n')
+}
+
+// noticeInitialize records from an initialize request whether the session
+// will have JSON-RPC batches: only the versions before 2025-06-18 have them
+// (the SDK answers any version it does not support with a later one).
+func (s *stdioFilter) noticeInitialize(msg []byte) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "initialize" {
+		return
+	}
+	v := m.Params.ProtocolVersion
+	s.noBatch = !(slices.Contains(mcp.SupportedProtocolVersions(), v) && v < "2025-06-18")
 }
 
 // checkMessage checks that raw (valid JSON) is a JSON-RPC 2.0 message the

@@ -180,6 +180,34 @@ func TestMCPServeAnswersAPipedSession(t *testing.T) {
 	}
 }
 
+// TestMCPServeAnswersBadBatches: the SDK ended the session (exit 1) for a
+// batch repeating an id, and for any batch once 2025-06-18 or later was
+// negotiated ("JSON-RPC batching is not supported ..."): both are answered
+// with -32600 now, and 2025-03-26 keeps its batches.
+func TestMCPServeAnswersBadBatches(t *testing.T) {
+	initFor := func(v string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + v + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	}
+	batch := `[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]` + "\n"
+	after := `{"jsonrpc":"2.0","id":9,"method":"ping"}` + "\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"duplicate id", initFor("2025-03-26") + `[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n" + after,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: batch element 2: id 2 is used twice"}}`},
+		{"2025-06-18", initFor("2025-06-18") + batch + after,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one"}}`},
+		{"unknown version", initFor("2099-01-01") + `[{"jsonrpc":"2.0","method":"notifications/initialized"}]` + "\n" + after,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one"}}`},
+		{"2025-03-26", initFor("2025-03-26") + batch + after,
+			`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}}]`},
+	} {
+		code, out, errOut := lppctl(t, c.in, "mcp", "serve", "--library", filepath.Join(t.TempDir(), "s.json"))
+		if code != 0 || !strings.Contains(out, c.want+"\n") || !strings.Contains(out, `{"jsonrpc":"2.0","id":9,"result":{}}`) {
+			t.Errorf("%s: exit %d, stdout:\n%s\nstderr:\n%s", c.name, code, out, errOut)
+		}
+	}
+}
+
 // TestMCPServeAnswersACutMessageBeforeTheLast: a message cut short before
 // the last line, which has no newline, gets its parse error and the last
 // line its answer (the last line was lost).
