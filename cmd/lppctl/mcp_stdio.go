@@ -21,24 +21,62 @@ import (
 // requests still being handled.
 const drainTimeout = time.Minute
 
-// inFlight counts the JSON-RPC requests read from an MCP client and not yet
-// answered. A client may pipe a whole session and close its end at once
-// (printf ... | lppctl mcp serve); the end of stdin then waits until every
-// request has its answer, instead of dropping the answers still in progress.
+// inFlight holds the ids of the JSON-RPC requests read from an MCP client
+// and not yet answered. A client may pipe a whole session and close its end
+// at once (printf ... | lppctl mcp serve); the end of stdin then waits until
+// every request has its answer, instead of dropping the answers still in
+// progress. The ids also let the filter refuse a request that reuses the id
+// of one in progress, which the SDK would silently never answer.
 type inFlight struct {
 	mu   sync.Mutex
-	n    int
-	done chan struct{} // closed and replaced whenever n drops to 0
+	ids  map[string]bool
+	done chan struct{} // closed and replaced whenever ids becomes empty
 }
 
-func newInFlight() *inFlight { return &inFlight{done: make(chan struct{})} }
+func newInFlight() *inFlight { return &inFlight{ids: map[string]bool{}, done: make(chan struct{})} }
 
-func (f *inFlight) add(d int) {
+// idKey identifies a request id (raw JSON) however it is spelled: "2" and
+// 2 differ, "\u0041" and "A" do not. "" for no usable id.
+func idKey(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return "s:" + v
+	case float64:
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64); err == nil {
+			return "n:" + strconv.FormatInt(n, 10)
+		}
+		return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return ""
+}
+
+func (f *inFlight) busy(key string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.n += d
-	if f.n <= 0 {
-		f.n = 0
+	return f.ids[key]
+}
+
+func (f *inFlight) add(keys []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, k := range keys {
+		f.ids[k] = true
+	}
+}
+
+// remove forgets an answered (or cancelled) request.
+func (f *inFlight) remove(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.ids[key] {
+		return
+	}
+	delete(f.ids, key)
+	if len(f.ids) == 0 {
 		close(f.done)
 		f.done = make(chan struct{})
 	}
@@ -47,7 +85,7 @@ func (f *inFlight) add(d int) {
 // wait returns when no request is in flight, or after timeout.
 func (f *inFlight) wait(timeout time.Duration) {
 	f.mu.Lock()
-	if f.n == 0 {
+	if len(f.ids) == 0 {
 		f.mu.Unlock()
 		return
 	}
@@ -70,7 +108,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.line = scanMessages(append(c.line, p[:n]...), func(m rpcShape) {
 		if m.Method == "" && m.ID != nil {
-			c.f.add(-1)
+			c.f.remove(idKey(m.ID))
 		}
 	})
 	return n, err
@@ -313,7 +351,7 @@ func (s *stdioFilter) handle(msg []byte) {
 		s.answer(nil, codeParseError, "Parse error: "+err.Error())
 		return
 	}
-	calls := 0
+	var calls []string // ids of the requests that expect an answer
 	if msg[0] == '[' {
 		var batch []json.RawMessage
 		json.Unmarshal(msg, &batch)
@@ -327,21 +365,27 @@ func (s *stdioFilter) handle(msg []byte) {
 			s.answer(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one")
 			return
 		}
-		ids := map[string]bool{}
 		for i, raw := range batch {
 			n, err := checkMessage(raw)
 			if err != nil {
 				s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d: %v", i+1, err))
 				return
 			}
-			if id := messageID(raw); n > 0 && id != nil {
-				if ids[string(id)] {
-					s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d: id %s is used twice", i+1, id))
-					return
-				}
-				ids[string(id)] = true
+			if n == 0 {
+				s.noticeCancel(raw)
+				continue
 			}
-			calls += n
+			id := messageID(raw)
+			key := idKey(id)
+			if slices.Contains(calls, key) {
+				s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d: id %s is used twice", i+1, id))
+				return
+			}
+			if s.f.busy(key) {
+				s.answer(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d: id %s is the id of a request in progress", i+1, id))
+				return
+			}
+			calls = append(calls, key)
 		}
 	} else {
 		n, err := checkMessage(msg)
@@ -349,13 +393,36 @@ func (s *stdioFilter) handle(msg []byte) {
 			s.answer(messageID(msg), codeInvalidRequest, "Invalid Request: "+err.Error())
 			return
 		}
-		calls += n
+		if n > 0 {
+			id := messageID(msg)
+			key := idKey(id)
+			if s.f.busy(key) {
+				// The SDK would drop it silently.
+				s.answer(id, codeInvalidRequest, fmt.Sprintf("Invalid Request: id %s is the id of a request in progress", id))
+				return
+			}
+			calls = append(calls, key)
+		} else {
+			s.noticeCancel(msg)
+		}
 		s.noticeInitialize(msg)
 	}
-	if calls > 0 {
-		s.f.add(calls)
-	}
+	s.f.add(calls)
 	s.pending = append(append(s.pending, msg...), '\n')
+}
+
+// noticeCancel forgets a request the client cancels: the SDK may never
+// answer it (MCP asks servers not to).
+func (s *stdioFilter) noticeCancel(msg []byte) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &m) == nil && m.Method == "notifications/cancelled" {
+		s.f.remove(idKey(m.Params.RequestID))
+	}
 }
 
 // noticeInitialize records from an initialize request whether the session

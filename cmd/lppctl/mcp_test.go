@@ -208,6 +208,52 @@ func TestMCPServeAnswersBadBatches(t *testing.T) {
 	}
 }
 
+// TestMCPServeAnswersReusedIDs: a request reusing the id of a request in
+// progress was dropped by the SDK without an answer, and the end of stdin
+// then waited a minute for it; a batch doing so ended the session. Every
+// request gets an answer now, and the server exits at once.
+func TestMCPServeAnswersReusedIDs(t *testing.T) {
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 0; i < 3; i++ {
+		in.WriteString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}` + "\n")
+		in.WriteString(`[{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"list_skills","arguments":{}}}]` + "\n")
+	}
+	in.WriteString(`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n")
+	start := time.Now()
+	code, out, errOut := lppctl(t, in.String(), "mcp", "serve", "--library", filepath.Join(t.TempDir(), "s.json"))
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	answers := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var batch []struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal([]byte(line), &batch) != nil {
+			var one struct {
+				ID json.RawMessage `json:"id"`
+			}
+			json.Unmarshal([]byte(line), &one)
+			batch = append(batch, one)
+		}
+		for _, m := range batch {
+			answers[string(m.ID)]++
+		}
+	}
+	// A batch refused for its reused id is answered with id null.
+	if answers["2"] != 3 || answers[`"b"`]+answers["null"] != 3 || answers["3"] != 1 {
+		t.Errorf("answers by id %v:\n%s", answers, out)
+	}
+	if strings.Contains(out, "is the id of a request in progress") != strings.Contains(errOut, "is the id of a request in progress") {
+		t.Errorf("stdout and stderr disagree:\n%s\n%s", out, errOut)
+	}
+}
+
 // TestMCPServeAnswersACutMessageBeforeTheLast: a message cut short before
 // the last line, which has no newline, gets its parse error and the last
 // line its answer (the last line was lost).
