@@ -101,16 +101,7 @@ func WithRun(id string) Option {
 // A missing file is an empty library; a file that is not a JSON object of
 // skills is an error.
 func Open(path string, opts ...Option) (*Library, error) {
-	if path == "" {
-		path = DefaultLibraryPath
-	}
-	l := &Library{path: path, lockPath: path + ".lock", logPath: path + ".usage.jsonl", runsPath: path + ".runs.json"}
-	for _, o := range opts {
-		o(l)
-	}
-	if l.cachePath == "" {
-		l.cachePath = strings.TrimSuffix(path, ".json") + ".embeddings.bin"
-	}
+	l := OpenUnchecked(path, opts...)
 	if _, err := l.load(); err != nil {
 		return nil, err
 	}
@@ -122,6 +113,24 @@ func Open(path string, opts ...Option) (*Library, error) {
 		l.iteration = it
 	}
 	return l, nil
+}
+
+// OpenUnchecked is Open without reading the file: a missing or broken file
+// is reported by every method that needs the skills, until it is fixed.
+// For long-running servers (lppctl mcp serve), which should start and say
+// what is wrong rather than exit. WithRun is not applied (it needs the file).
+func OpenUnchecked(path string, opts ...Option) *Library {
+	if path == "" {
+		path = DefaultLibraryPath
+	}
+	l := &Library{path: path, lockPath: path + ".lock", logPath: path + ".usage.jsonl", runsPath: path + ".runs.json"}
+	for _, o := range opts {
+		o(l)
+	}
+	if l.cachePath == "" {
+		l.cachePath = strings.TrimSuffix(path, ".json") + ".embeddings.bin"
+	}
+	return l
 }
 
 // Path returns the library file's path.

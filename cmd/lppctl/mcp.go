@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/skills"
 	"github.com/lppctl/lppctl/skills/mcpserver"
 )
 
@@ -57,9 +58,15 @@ func mcpServe(c *cli.Context) error {
 			return withCode(exitUsage, err)
 		}
 	}
-	lib, err := openLibrary(c)
+	opts, err := libraryOptions(c)
 	if err != nil {
 		return err
+	}
+	// A broken library file does not stop the server: it says so here, and
+	// every tool says so until the file is fixed (by hand, while it runs).
+	lib := skills.OpenUnchecked(c.String("library"), opts...)
+	if _, err := lib.Count(); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "lppctl: warning: %v (the tools report this until the file is fixed)\n", err)
 	}
 	srv := mcpserver.New(lib, version)
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,6 +252,37 @@ func TestMCPServeAnswersReusedIDs(t *testing.T) {
 	}
 	if strings.Contains(out, "is the id of a request in progress") != strings.Contains(errOut, "is the id of a request in progress") {
 		t.Errorf("stdout and stderr disagree:\n%s\n%s", out, errOut)
+	}
+}
+
+// TestMCPServeStartsWithABrokenLibrary: a broken library file made the
+// server exit 1 at start (an MCP client shows only "server disconnected").
+// It starts, warns on stderr, reports the error (file, line, column) in
+// every tool result, and serves the file once it is fixed.
+func TestMCPServeStartsWithABrokenLibrary(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "skills.json")
+	os.WriteFile(lib, []byte(`{"a": {"principle": "p",}}`), 0o644)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add_skill","arguments":{"name":"b","principle":"p","when_to_apply":"w"}}}` + "\n"
+	code, out, errOut := lppctl(t, in, "mcp", "serve", "--library", lib)
+	loadErr := "cannot load skill library " + lib + ": line 1, column 25: invalid character '}' looking for beginning of object key string"
+	if code != 0 || errOut != "lppctl: warning: "+loadErr+" (the tools report this until the file is fixed)\n" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	for _, id := range []string{"2", "3"} {
+		if want := `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":` + strconv.Quote(loadErr); !strings.Contains(out, want) {
+			t.Errorf("no tool error for id %s:\n%s", id, out)
+		}
+	}
+	if data, _ := os.ReadFile(lib); string(data) != `{"a": {"principle": "p",}}` {
+		t.Errorf("the broken file was rewritten: %s", data)
+	}
+	os.WriteFile(lib, []byte(`{"a": {"principle": "p", "when_to_apply": "w"}}`), 0o644)
+	code, out, errOut = lppctl(t, in, "mcp", "serve", "--library", lib)
+	if code != 0 || errOut != "" || !strings.Contains(out, `added skill \"b\"`) {
+		t.Errorf("fixed: exit %d, stderr %q\n%s", code, errOut, out)
 	}
 }
 

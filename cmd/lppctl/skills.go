@@ -83,6 +83,15 @@ func libraryFlags() []cli.Flag {
 
 // openLibrary opens the library named by the flags, with its embedder.
 func openLibrary(c *cli.Context) (*skills.Library, error) {
+	opts, err := libraryOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	return skills.Open(c.String("library"), opts...)
+}
+
+// libraryOptions are the library options the flags ask for (the embedder).
+func libraryOptions(c *cli.Context) ([]skills.Option, error) {
 	e, model, err := skills.NewEmbedder(c.String("embeddings"), os.Getenv)
 	if errors.Is(err, skills.ErrInvalid) {
 		return nil, withCode(exitUsage, err)
@@ -94,7 +103,7 @@ func openLibrary(c *cli.Context) (*skills.Library, error) {
 	if e != nil {
 		opts = append(opts, skills.WithEmbedder(e, model))
 	}
-	return skills.Open(c.String("library"), opts...)
+	return opts, nil
 }
 
 // skillErr maps library errors to exit codes: invalid input is a usage error.
