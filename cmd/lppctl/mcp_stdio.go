@@ -209,6 +209,8 @@ type stdioFilter struct {
 	eof     bool
 	warned  bool // the Content-Length warning was logged
 	noBatch bool // the protocol version asked for has no JSON-RPC batches
+	// initialized: an initialize was passed on (noBatch is its version's)
+	initialized bool
 }
 
 func newStdioFilter(r io.Reader, out, log io.Writer, f *inFlight) *stdioFilter {
@@ -435,9 +437,10 @@ func (s *stdioFilter) noticeInitialize(msg []byte) {
 			ProtocolVersion string `json:"protocolVersion"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != "initialize" {
+	if s.initialized || json.Unmarshal(msg, &m) != nil || m.Method != "initialize" {
 		return
 	}
+	s.initialized = true // the SDK refuses a second initialize
 	v := m.Params.ProtocolVersion
 	s.noBatch = !(slices.Contains(mcp.SupportedProtocolVersions(), v) && v < "2025-06-18")
 }
