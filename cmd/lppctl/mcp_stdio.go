@@ -437,8 +437,8 @@ func (s *stdioFilter) noticeInitialize(msg []byte) {
 			ProtocolVersion string `json:"protocolVersion"`
 		} `json:"params"`
 	}
-	if s.initialized || json.Unmarshal(msg, &m) != nil || m.Method != "initialize" {
-		return
+	if s.initialized || json.Unmarshal(msg, &m) != nil || m.Method != "initialize" || m.Params.ProtocolVersion == "" {
+		return // (without a version the SDK refuses the initialize)
 	}
 	s.initialized = true // the SDK refuses a second initialize
 	v := m.Params.ProtocolVersion
