@@ -433,14 +433,15 @@ func (s *stdioFilter) noticeCancel(msg []byte) {
 func (s *stdioFilter) noticeInitialize(msg []byte) {
 	var m struct {
 		Method string `json:"method"`
-		Params struct {
+		Params *struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		} `json:"params"`
 	}
-	if s.initialized || json.Unmarshal(msg, &m) != nil || m.Method != "initialize" || m.Params.ProtocolVersion == "" {
-		return // (without a version the SDK refuses the initialize)
+	if s.initialized || json.Unmarshal(msg, &m) != nil || m.Method != "initialize" || m.Params == nil {
+		return // (without params the SDK refuses the initialize)
 	}
 	s.initialized = true // the SDK refuses a second initialize
+	// A missing or unknown version gets the SDK's latest.
 	v := m.Params.ProtocolVersion
 	s.noBatch = !(slices.Contains(mcp.SupportedProtocolVersions(), v) && v < "2025-06-18")
 }

@@ -199,6 +199,10 @@ func TestMCPServeAnswersBadBatches(t *testing.T) {
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one"}}`},
 		{"unknown version", initFor("2099-01-01") + `[{"jsonrpc":"2.0","method":"notifications/initialized"}]` + "\n" + after,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one"}}`},
+		{"no version", strings.Replace(initFor(""), `"protocolVersion":"",`, "", 1) + batch + after,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one"}}`},
+		{"refused initialize first", `{"jsonrpc":"2.0","id":7,"method":"initialize","params":null}` + "\n" + initFor("2025-06-18") + batch + after,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one"}}`},
 		{"2025-03-26", initFor("2025-03-26") + batch + after,
 			`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}}]`},
 	} {
