@@ -49,7 +49,7 @@ func benchLibrary(b *testing.B, n int) string {
 		name := fmt.Sprintf("%s_%s_%d", vocab[r.IntN(len(vocab))], vocab[r.IntN(len(vocab))], i)
 		m[name] = Skill{Name: name, Principle: words(20), WhenToApply: words(10)}
 	}
-	data, err := encodeLibrary(m)
+	data, err := encodeLibrary(m, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

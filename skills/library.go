@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,16 +101,7 @@ func WithRun(id string) Option {
 // A missing file is an empty library; a file that is not a JSON object of
 // skills is an error.
 func Open(path string, opts ...Option) (*Library, error) {
-	if path == "" {
-		path = DefaultLibraryPath
-	}
-	l := &Library{path: path, lockPath: path + ".lock", logPath: path + ".usage.jsonl", runsPath: path + ".runs.json"}
-	for _, o := range opts {
-		o(l)
-	}
-	if l.cachePath == "" {
-		l.cachePath = strings.TrimSuffix(path, ".json") + ".embeddings.bin"
-	}
+	l := OpenUnchecked(path, opts...)
 	if _, err := l.load(); err != nil {
 		return nil, err
 	}
@@ -121,6 +113,24 @@ func Open(path string, opts ...Option) (*Library, error) {
 		l.iteration = it
 	}
 	return l, nil
+}
+
+// OpenUnchecked is Open without reading the file: a missing or broken file
+// is reported by every method that needs the skills, until it is fixed.
+// For long-running servers (lppctl mcp serve), which should start and say
+// what is wrong rather than exit. WithRun is not applied (it needs the file).
+func OpenUnchecked(path string, opts ...Option) *Library {
+	if path == "" {
+		path = DefaultLibraryPath
+	}
+	l := &Library{path: path, lockPath: path + ".lock", logPath: path + ".usage.jsonl", runsPath: path + ".runs.json"}
+	for _, o := range opts {
+		o(l)
+	}
+	if l.cachePath == "" {
+		l.cachePath = strings.TrimSuffix(path, ".json") + ".embeddings.bin"
+	}
+	return l
 }
 
 // Path returns the library file's path.
@@ -203,7 +213,7 @@ func (l *Library) Update(name string, u Update) (Skill, error) {
 		return Skill{}, fmt.Errorf("cannot update skill %q: no field to change: %w", name, ErrInvalid)
 	}
 	var out Skill
-	err := l.mutate(func(m map[string]Skill) error {
+	err := l.mutateExtra(func(m map[string]Skill, extra map[string]string) error {
 		s, ok := m[name]
 		if !ok {
 			return ErrNotFound
@@ -217,6 +227,10 @@ func (l *Library) Update(name string, u Update) (Skill, error) {
 				return fmt.Errorf("a skill named %q already exists: %w", s.Name, ErrInvalid)
 			}
 			delete(m, name)
+			if e, ok := extra[name]; ok {
+				extra[s.Name] = e
+				delete(extra, name)
+			}
 		}
 		m[s.Name] = s
 		out = s
@@ -270,6 +284,8 @@ type snapshot struct {
 	logLines int         // lines in those bytes
 
 	ix *textIndexes // shared by the snapshots that hold the same texts
+
+	extra map[string]string // name → its unknown fields, rendered (see decodeSkill)
 }
 
 // textIndexes are the search indexes of one list of skill texts.
@@ -279,8 +295,8 @@ type textIndexes struct {
 	emb *embIndex
 }
 
-func newSnapshot(info os.FileInfo, base string, m map[string]Skill) *snapshot {
-	s := &snapshot{info: info, base: base, main: make([]Skill, 0, len(m)), index: make(map[string]int, len(m)), ix: &textIndexes{}}
+func newSnapshot(info os.FileInfo, base string, m map[string]Skill, extra map[string]string) *snapshot {
+	s := &snapshot{info: info, base: base, main: make([]Skill, 0, len(m)), index: make(map[string]int, len(m)), ix: &textIndexes{}, extra: extra}
 	for i, name := range slices.Sorted(maps.Keys(m)) {
 		sk := m[name]
 		s.main = append(s.main, sk)
@@ -364,7 +380,7 @@ func (l *Library) loadFile() (*snapshot, error) {
 	f, err := os.Open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if l.snap == nil || l.snap.info != nil {
-			return newSnapshot(nil, "", map[string]Skill{}), nil
+			return newSnapshot(nil, "", map[string]Skill{}, nil), nil
 		}
 		return l.snap, nil
 	}
@@ -383,11 +399,11 @@ func (l *Library) loadFile() (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
 	}
-	m, err := decodeLibrary(data)
+	m, extra, err := decodeLibrary(data)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library %s: %w", l.path, err)
 	}
-	s := newSnapshot(fi, contentID(data), m)
+	s := newSnapshot(fi, contentID(data), m, extra)
 	if l.snap != nil && sameText(l.snap, s) {
 		s.ix = l.snap.ix
 	}
@@ -396,29 +412,197 @@ func (l *Library) loadFile() (*snapshot, error) {
 
 // decodeLibrary parses the library format: a JSON object keyed by skill
 // name. The key wins over a missing or different "name" inside; an empty
-// file or "null" is an empty library.
-func decodeLibrary(data []byte) (map[string]Skill, error) {
+// file or "null" is an empty library; a UTF-8 byte order mark is skipped.
+// It is lenient the way files written by other tools need: fields may come
+// in any order or be missing, null is the zero value, unknown fields are
+// kept (see decodeSkill), and counters may be written as floats
+// with no fraction (3.0, 1e2). Anything else is an error naming the line
+// and column, and the skill and field when there is one.
+func decodeLibrary(data []byte) (map[string]Skill, map[string]string, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	m := map[string]Skill{}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return m, nil
+	extra := map[string]string{}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return m, extra, nil
 	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
+	if err := checkSyntax(data); err != nil {
+		return nil, nil, err
 	}
-	if m == nil {
-		m = map[string]Skill{}
+	start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+	if data[start] != '{' {
+		return nil, nil, fmt.Errorf("%s: the library must be a JSON object keyed by skill name, not %s", position(data, start), kindOf(data[start]))
 	}
-	for k, s := range m {
-		s.Name = k
-		m[k] = s
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.Token() // {
+	for dec.More() {
+		tok, _ := dec.Token()
+		name := tok.(string)
+		var raw json.RawMessage
+		dec.Decode(&raw)
+		off := int(dec.InputOffset()) - len(raw)
+		sk, more, err := decodeSkill(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: skill %q: %w", position(data, off+err.off), name, err.err)
+		}
+		sk.Name = name
+		m[name] = sk
+		if more != "" {
+			extra[name] = more
+		} else {
+			delete(extra, name) // a repeated key: the last one wins
+		}
 	}
-	return m, nil
+	return m, extra, nil
+}
+
+// checkSyntax reports a JSON syntax error with its line and column.
+func checkSyntax(data []byte) error {
+	if json.Valid(data) {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		off := int(se.Offset)
+		if off > 0 {
+			off-- // Offset counts the offending byte
+		}
+		if se.Error() == "unexpected end of JSON input" {
+			off = len(data)
+		}
+		return fmt.Errorf("%s: %w", position(data, off), err)
+	default:
+		return err
+	}
+}
+
+// position renders a byte offset of data as "line L, column C" (both from 1,
+// columns in bytes).
+func position(data []byte, off int) string {
+	off = min(max(off, 0), len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+func kindOf(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// fieldError is an error at an offset of a skill's JSON.
+type fieldError struct {
+	off int
+	err error
+}
+
+// decodeSkill decodes one skill's JSON object (valid JSON) leniently (see
+// decodeLibrary). Fields it does not know (other tools') come back rendered
+// as they will be written after the known ones: `,\n    "key": value` each,
+// in their order, values compacted, so that saving keeps them.
+func decodeSkill(raw json.RawMessage) (Skill, string, *fieldError) {
+	var sk Skill
+	var extra []byte
+	if raw[0] == 'n' { // null: a skill with nothing set
+		return sk, "", nil
+	}
+	if raw[0] != '{' {
+		return sk, "", &fieldError{0, fmt.Errorf("a skill must be a JSON object, not %s", kindOf(raw[0]))}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	dec.Token() // {
+	for dec.More() {
+		tok, _ := dec.Token()
+		key := tok.(string)
+		var v json.RawMessage
+		dec.Decode(&v)
+		off := int(dec.InputOffset()) - len(v)
+		var err error
+		switch key {
+		case "principle":
+			err = decodeText(v, &sk.Principle)
+		case "when_to_apply":
+			err = decodeText(v, &sk.WhenToApply)
+		case "created_iteration":
+			err = decodeCount(v, &sk.CreatedIteration)
+		case "last_used_iteration":
+			err = decodeCount(v, &sk.LastUsedIteration)
+		case "usage_count":
+			err = decodeCount(v, &sk.UsageCount)
+		case "name":
+			continue // the key wins
+		default:
+			var b bytes.Buffer
+			json.Compact(&b, v)
+			extra = append(extra, ",\n    "...)
+			extra = appendJSONString(extra, key)
+			extra = append(extra, ": "...)
+			extra = append(extra, b.Bytes()...)
+			continue
+		}
+		if err != nil {
+			return sk, "", &fieldError{off, fmt.Errorf("%s: %w", key, err)}
+		}
+	}
+	return sk, string(extra), nil
+}
+
+func decodeText(v json.RawMessage, dst *string) error {
+	switch v[0] {
+	case 'n':
+		*dst = ""
+		return nil
+	case '"':
+		return json.Unmarshal(v, dst)
+	}
+	return fmt.Errorf("%s is %s, not a string", v, kindOf(v[0]))
+}
+
+func decodeCount(v json.RawMessage, dst *int) error {
+	switch {
+	case v[0] == 'n':
+		*dst = 0
+		return nil
+	case v[0] != '-' && (v[0] < '0' || v[0] > '9'):
+		return fmt.Errorf("%s is %s, not a whole number", v, kindOf(v[0]))
+	}
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n == int64(int(n)) {
+		*dst = int(n)
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err == nil && f != math.Trunc(f) {
+		return fmt.Errorf("%s is not a whole number", v)
+	}
+	if err != nil || math.Abs(f) > 1<<53 {
+		return fmt.Errorf("%s is out of range", v)
+	}
+	*dst = int(f)
+	return nil
 }
 
 // encodeLibrary renders the library: indented JSON, keys sorted, fields in
-// declaration order, no HTML escaping. It writes the bytes by hand because
+// declaration order followed by the skill's unknown fields from extra (see
+// decodeSkill), no HTML escaping. It writes the bytes by hand because
 // encoding/json's indentation dominated the cost of saving large libraries.
-func encodeLibrary(m map[string]Skill) ([]byte, error) {
+func encodeLibrary(m map[string]Skill, extra map[string]string) ([]byte, error) {
 	if len(m) == 0 {
 		return []byte("{}\n"), nil
 	}
@@ -441,6 +625,7 @@ func encodeLibrary(m map[string]Skill) ([]byte, error) {
 		buf = strconv.AppendInt(buf, int64(s.LastUsedIteration), 10)
 		buf = append(buf, ",\n    \"usage_count\": "...)
 		buf = strconv.AppendInt(buf, int64(s.UsageCount), 10)
+		buf = append(buf, extra[name]...)
 		buf = append(buf, "\n  }"...)
 		if i < len(names)-1 {
 			buf = append(buf, ',')
@@ -520,7 +705,15 @@ func (l *Library) withLock(fn func() error) error {
 // the result atomically; when fn fails (or returns errNoChange) nothing is
 // written.
 func (l *Library) mutate(fn func(m map[string]Skill) error) error {
-	return l.withLock(func() error { return l.mutateLocked(fn) })
+	return l.withLock(func() error {
+		return l.mutateExtraLocked(func(m map[string]Skill, _ map[string]string) error { return fn(m) })
+	})
+}
+
+// mutateExtra is mutate for changes that rename skills: fn also gets the
+// skills' unknown fields (name → rendered fields), to move them along.
+func (l *Library) mutateExtra(fn func(m map[string]Skill, extra map[string]string) error) error {
+	return l.withLock(func() error { return l.mutateExtraLocked(fn) })
 }
 
 // mutateLocked is mutate for a caller holding the lock. The copy fn gets
@@ -528,6 +721,10 @@ func (l *Library) mutate(fn func(m map[string]Skill) error) error {
 // then removed. A crash between the two leaves a log whose lines name the
 // previous content id: they are ignored, not counted twice.
 func (l *Library) mutateLocked(fn func(m map[string]Skill) error) error {
+	return l.mutateExtraLocked(func(m map[string]Skill, _ map[string]string) error { return fn(m) })
+}
+
+func (l *Library) mutateExtraLocked(fn func(m map[string]Skill, extra map[string]string) error) error {
 	old, err := l.load()
 	if err != nil {
 		return err
@@ -536,12 +733,21 @@ func (l *Library) mutateLocked(fn func(m map[string]Skill) error) error {
 	for _, s := range old.list {
 		m[s.Name] = s
 	}
-	if err := fn(m); errors.Is(err, errNoChange) {
+	extra := maps.Clone(old.extra)
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	if err := fn(m, extra); errors.Is(err, errNoChange) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	data, err := encodeLibrary(m)
+	for name := range extra {
+		if _, ok := m[name]; !ok {
+			delete(extra, name) // removed
+		}
+	}
+	data, err := encodeLibrary(m, extra)
 	if err != nil {
 		return err
 	}
@@ -553,7 +759,7 @@ func (l *Library) mutateLocked(fn func(m map[string]Skill) error) error {
 	if err != nil {
 		return err
 	}
-	s := newSnapshot(fi, contentID(data), m)
+	s := newSnapshot(fi, contentID(data), m, extra)
 	if sameText(old, s) {
 		s.ix = old.ix
 	}

@@ -138,13 +138,52 @@ func TestOpenLoadsThePlainFormat(t *testing.T) {
 }
 
 func TestOpenRejectsABrokenFile(t *testing.T) {
+	// Every error names the file, the line and column, and the skill and
+	// field when there is one; the file is left as it is.
 	path := libPath(t)
 	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.WriteFile(path, []byte(`["not", "an object"]`), 0o644)
-	_, err := Open(path)
-	want := "cannot load skill library " + path + ": json: cannot unmarshal array into Go value of type map[string]skills.Skill"
-	if err == nil || err.Error() != want {
-		t.Errorf("err = %v\nwant %s", err, want)
+	for _, c := range []struct{ data, want string }{
+		{`["not", "an object"]`, "line 1, column 1: the library must be a JSON object keyed by skill name, not an array"},
+		{`{"a": {"principle": "p"`, "line 1, column 24: unexpected end of JSON input"},
+		{"{\n  \"a\": {\"principle\": \"p\"},\n}", "line 3, column 1: invalid character '}' looking for beginning of object key string"},
+		{`{"a": {"principle": "p"}} trailing`, "line 1, column 27: invalid character 't' after top-level value"},
+		{`{"a": "text"}`, `line 1, column 7: skill "a": a skill must be a JSON object, not a string`},
+		{"{\"a\": {\"principle\": \"p\",\n  \"usage_count\": 3.5}}", `line 2, column 18: skill "a": usage_count: 3.5 is not a whole number`},
+		{`{"a": {"usage_count": 1e20}}`, `line 1, column 23: skill "a": usage_count: 1e20 is out of range`},
+		{`{"a": {"created_iteration": "3"}}`, `line 1, column 29: skill "a": created_iteration: "3" is a string, not a whole number`},
+		{`{"a": {"principle": 5}}`, `line 1, column 21: skill "a": principle: 5 is a number, not a string`},
+	} {
+		os.WriteFile(path, []byte(c.data), 0o644)
+		_, err := Open(path)
+		want := "cannot load skill library " + path + ": " + c.want
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\nerr = %v\nwant %s", c.data, err, want)
+		}
+		if err := (&Library{path: path, lockPath: path + ".lock", logPath: path + ".usage.jsonl", runsPath: path + ".runs.json"}).Add(Skill{Name: "b", Principle: "p", WhenToApply: "w"}); err == nil {
+			t.Errorf("%s: Add succeeded on a broken file", c.data)
+		}
+		if got, _ := os.ReadFile(path); string(got) != c.data {
+			t.Errorf("%s: the file was rewritten: %s", c.data, got)
+		}
+	}
+}
+
+func TestOpenLoadsFilesOfOtherTools(t *testing.T) {
+	// Written by other tools: a byte order mark, keys in any order, counters
+	// as floats, nulls, missing fields, an inner name differing from the key.
+	path := libPath(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	data := "\ufeff" + `{"b": {"usage_count": 3.0, "when_to_apply": null, "tags": ["x"], "principle": "P", "name": "other", "created_iteration": 1e0, "last_used_iteration": null},
+"a": null, "c": {"principle": "Q", "when_to_apply": "W", "usage_count": 2}}`
+	os.WriteFile(path, []byte(data), 0o644)
+	lib := mustOpen(t, path)
+	list, err := lib.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Skill{{Name: "a"}, {Name: "b", Principle: "P", UsageCount: 3, CreatedIteration: 1}, {Name: "c", Principle: "Q", WhenToApply: "W", UsageCount: 2}}
+	if fmt.Sprint(list) != fmt.Sprint(want) {
+		t.Errorf("List = %+v\nwant   %+v", list, want)
 	}
 }
 
@@ -368,7 +407,7 @@ func TestEncodeLibraryMatchesEncodingJSON(t *testing.T) {
 		"b": {Name: "b", Principle: tricky, WhenToApply: "w", CreatedIteration: 3, LastUsedIteration: -1, UsageCount: 12345},
 		"a": {Name: "a", Principle: "p", WhenToApply: tricky},
 	}
-	got, err := encodeLibrary(m)
+	got, err := encodeLibrary(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +421,83 @@ func TestEncodeLibraryMatchesEncodingJSON(t *testing.T) {
 	if string(got) != want.String() {
 		t.Errorf("encodeLibrary =\n%s\nencoding/json =\n%s", got, want.String())
 	}
-	if got, _ := encodeLibrary(map[string]Skill{}); string(got) != "{}\n" {
+	if got, _ := encodeLibrary(map[string]Skill{}, nil); string(got) != "{}\n" {
 		t.Errorf("empty = %q", got)
+	}
+}
+
+// TestSavingKeepsUnknownFields: fields lppctl does not know (written by
+// other tools) survive adds, updates, renames and searches; they go with
+// their skill when it is renamed and away when it is removed.
+func TestSavingKeepsUnknownFields(t *testing.T) {
+	path := libPath(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{
+  "retry_backoff": {"tags": ["net", "http"], "principle": "Retry with backoff.", "when_to_apply": "On 429.", "usage_count": 2.0, "meta": {"source":  "other-tool"}},
+  "verify_outputs": {"principle": "Check outputs.", "when_to_apply": "Before success.", "embedding": null}
+}`), 0o644)
+	lib := mustOpen(t, path)
+	mustAdd(t, lib, Skill{Name: "new_skill", Principle: "p", WhenToApply: "w"})
+	if _, err := lib.Update("retry_backoff", Update{Principle: ptr("Retry transient errors with backoff.")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.Search(context.Background(), "outputs", 1); err != nil { // a small library: rewritten with the counts
+		t.Fatal(err)
+	}
+	want := `{
+  "new_skill": {
+    "name": "new_skill",
+    "principle": "p",
+    "when_to_apply": "w",
+    "created_iteration": 0,
+    "last_used_iteration": 0,
+    "usage_count": 0
+  },
+  "retry_backoff": {
+    "name": "retry_backoff",
+    "principle": "Retry transient errors with backoff.",
+    "when_to_apply": "On 429.",
+    "created_iteration": 0,
+    "last_used_iteration": 0,
+    "usage_count": 2,
+    "tags": ["net","http"],
+    "meta": {"source":"other-tool"}
+  },
+  "verify_outputs": {
+    "name": "verify_outputs",
+    "principle": "Check outputs.",
+    "when_to_apply": "Before success.",
+    "created_iteration": 0,
+    "last_used_iteration": 0,
+    "usage_count": 1,
+    "embedding": null
+  }
+}
+`
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("file:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := lib.Update("retry_backoff", Update{Name: ptr("retry_with_backoff")}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lib.Apply([]Proposal{{Action: ActionUpdate, OldSkillName: "verify_outputs", SkillName: "check_outputs"}}, 1)
+	if err != nil || len(rep.Applied) != 1 {
+		t.Fatalf("Apply: %v %v", rep, err)
+	}
+	got, _ := os.ReadFile(path)
+	if !strings.Contains(string(got), "\"usage_count\": 2,\n    \"tags\": [\"net\",\"http\"],\n    \"meta\": {\"source\":\"other-tool\"}\n  }") ||
+		!strings.Contains(string(got), "\"check_outputs\": {") || strings.Count(string(got), `"embedding": null`) != 1 {
+		t.Errorf("after renames:\n%s", got)
+	}
+	if err := lib.Remove("retry_with_backoff"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); strings.Contains(string(got), "tags") {
+		t.Errorf("a removed skill's fields stayed:\n%s", got)
+	}
+	// What lppctl writes is still valid JSON of the plain format.
+	var m map[string]map[string]any
+	if got, _ := os.ReadFile(path); json.Unmarshal(got, &m) != nil || len(m) != 2 {
+		t.Errorf("not the plain format:\n%s", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,7 +31,13 @@ type Proposal struct {
 	Principle    string `json:"principle,omitempty"`
 	WhenToApply  string `json:"when_to_apply,omitempty"`
 	Reason       string `json:"reason,omitempty"`
+
+	typeErrs  []error  // fields of the wrong type in the reply (see ParseProposals)
+	badFields []string // their names
 }
+
+// bad reports whether the reply gave field a value of the wrong type.
+func (p Proposal) bad(field string) bool { return slices.Contains(p.badFields, field) }
 
 // target is the existing skill an update or remove acts on.
 func (p Proposal) target() string {
@@ -92,33 +99,59 @@ func writeOrNone(b *strings.Builder, text string) {
 var fencedBlock = regexp.MustCompile("(?s)```[A-Za-z]*[ \t]*\r?\n(.*?)```")
 
 // ParseProposals extracts the teacher's proposals from its reply: the reply
-// itself as a JSON array (or an object with a "proposals" array), else the
-// first fenced code block holding one, else the first JSON array of objects
-// anywhere in the text. Fields are trimmed and actions lowercased. "[]" gives
-// no proposals and no error; a reply without any array is an error wrapping
-// ErrNoProposals.
+// itself as a JSON array (or an object with a "proposals" array, or a
+// single proposal object), else the first fenced code block holding one,
+// else the first JSON array of objects anywhere in the text (a non-empty one
+// before an empty one). Trailing commas before a closing bracket or brace
+// are forgiven. Fields are trimmed and actions lowercased; a field of the
+// wrong type (a number for a string, ...) does not spoil the other
+// proposals: ValidateProposals rejects that proposal with the reason. "[]"
+// gives no proposals and no error; a reply without any array is an error
+// wrapping ErrNoProposals.
 func ParseProposals(reply string) ([]Proposal, error) {
 	var lastErr error
 	try := func(text string) ([]Proposal, bool) {
 		text = strings.TrimSpace(text)
-		var ps []Proposal
-		switch {
-		case strings.HasPrefix(text, "["):
-			dec := json.NewDecoder(strings.NewReader(text))
-			if err := dec.Decode(&ps); err != nil {
+		if !strings.HasPrefix(text, "[") && !strings.HasPrefix(text, "{") {
+			return nil, false
+		}
+		var v json.RawMessage
+		dec := json.NewDecoder(strings.NewReader(text))
+		if err := dec.Decode(&v); err != nil {
+			// Forgive trailing commas, the commonest slip of models.
+			text = string(withoutTrailingCommas([]byte(text)))
+			dec = json.NewDecoder(strings.NewReader(text))
+			if err2 := dec.Decode(&v); err2 != nil {
 				lastErr = err
 				return nil, false
 			}
-		case strings.HasPrefix(text, "{"):
-			var obj struct {
-				Proposals *[]Proposal `json:"proposals"`
-			}
-			if err := json.Unmarshal([]byte(text), &obj); err != nil || obj.Proposals == nil {
+		}
+		var elems []json.RawMessage
+		if v[0] == '{' {
+			var obj map[string]json.RawMessage
+			json.Unmarshal(v, &obj)
+			if list, ok := obj["proposals"]; ok {
+				if json.Unmarshal(list, &elems) != nil {
+					lastErr = errors.New(`"proposals" is not an array`)
+					return nil, false
+				}
+			} else if _, ok := obj["action"]; ok {
+				elems = []json.RawMessage{v} // one proposal, not in an array
+			} else {
 				return nil, false
 			}
-			ps = *obj.Proposals
-		default:
+		} else if err := json.Unmarshal(v, &elems); err != nil {
+			lastErr = err
 			return nil, false
+		}
+		ps := make([]Proposal, 0, len(elems))
+		for i, e := range elems {
+			e = json.RawMessage(strings.TrimSpace(string(e)))
+			if len(e) == 0 || e[0] != '{' {
+				lastErr = fmt.Errorf("element %d of the array is not an object", i+1)
+				return nil, false
+			}
+			ps = append(ps, decodeProposal(e))
 		}
 		return normalizeProposals(ps), true
 	}
@@ -130,18 +163,87 @@ func ParseProposals(reply string) ([]Proposal, error) {
 			return ps, nil
 		}
 	}
+	var empty []Proposal
 	for i := 0; i < len(reply); i++ {
 		if reply[i] != '[' {
 			continue
 		}
 		if ps, ok := try(reply[i:]); ok {
-			return ps, nil
+			if len(ps) > 0 {
+				return ps, nil
+			}
+			if empty == nil {
+				empty = ps // "[]" in prose: go on looking for proposals
+			}
 		}
+	}
+	if empty != nil {
+		return empty, nil
 	}
 	if lastErr != nil {
 		return nil, fmt.Errorf("cannot parse skill proposals: %w (last attempt: %v)", ErrNoProposals, lastErr)
 	}
 	return nil, fmt.Errorf("cannot parse skill proposals: %w", ErrNoProposals)
+}
+
+// decodeProposal decodes one proposal object leniently: null is an empty
+// field, unknown fields are ignored, and a field of another type is noted
+// in typeErrs for ValidateProposals to report.
+func decodeProposal(raw json.RawMessage) Proposal {
+	var p Proposal
+	var fields map[string]json.RawMessage
+	json.Unmarshal(raw, &fields)
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"action", &p.Action}, {"skill_name", &p.SkillName}, {"old_skill_name", &p.OldSkillName},
+		{"principle", &p.Principle}, {"when_to_apply", &p.WhenToApply}, {"reason", &p.Reason}} {
+		v, ok := fields[f.key]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		if json.Unmarshal(v, f.dst) != nil {
+			p.typeErrs = append(p.typeErrs, fmt.Errorf("%s is %s, not a string: %w", f.key, v, ErrInvalid))
+			p.badFields = append(p.badFields, f.key)
+		}
+	}
+	return p
+}
+
+// withoutTrailingCommas drops the commas that directly precede a closing
+// ] or } (outside strings).
+func withoutTrailingCommas(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+		}
+		if c == ',' {
+			j := i + 1
+			for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+				j++
+			}
+			if j < len(data) && (data[j] == ']' || data[j] == '}') {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func normalizeProposals(ps []Proposal) []Proposal {
@@ -221,6 +323,7 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 	invalid := func(format string, args ...any) {
 		add(fmt.Errorf(format+": %w", append(args, ErrInvalid)...))
 	}
+	probs = append(probs, p.typeErrs...)
 	// Duplicates: a skill named by an earlier proposal.
 	for _, n := range []string{p.SkillName, p.OldSkillName} {
 		if n == "" {
@@ -237,12 +340,14 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 	}
 	switch p.Action {
 	case "":
-		invalid("action is missing")
+		if !p.bad("action") {
+			invalid("action is missing")
+		}
 	case ActionAdd, ActionUpdate, ActionRemove:
 	default:
 		invalid("action %q is not add, update or remove", p.Action)
 	}
-	if p.SkillName == "" {
+	if p.SkillName == "" && !p.bad("skill_name") {
 		invalid("skill_name is missing")
 	}
 	checkNewName := func(name string) {
@@ -258,10 +363,10 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 				invalid("skill %q already exists; propose an update instead", p.SkillName)
 			}
 		}
-		if p.Principle == "" {
+		if p.Principle == "" && !p.bad("principle") {
 			invalid("principle is missing")
 		}
-		if p.WhenToApply == "" {
+		if p.WhenToApply == "" && !p.bad("when_to_apply") {
 			invalid("when_to_apply is missing")
 		}
 	case ActionUpdate:
@@ -276,7 +381,7 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 				invalid("cannot rename to %q: a skill of that name exists", p.SkillName)
 			}
 		}
-		if !rename && p.Principle == "" && p.WhenToApply == "" {
+		if !rename && p.Principle == "" && p.WhenToApply == "" && !p.bad("principle") && !p.bad("when_to_apply") {
 			invalid("nothing to change: principle and when_to_apply are missing")
 		}
 	case ActionRemove:
@@ -315,7 +420,8 @@ func (c *proposalChecker) commit(p Proposal) {
 var (
 	reDate     = regexp.MustCompile(`(19|20)\d\d[-_./]?(0[1-9]|1[0-2])[-_./]?(0[1-9]|[12]\d|3[01])`)
 	reFileName = regexp.MustCompile(`[A-Za-z0-9_-]\.[A-Za-z][A-Za-z0-9]{0,4}($|[^A-Za-z0-9])`)
-	reRunID    = regexp.MustCompile(`(?i)(^|[^a-z])(run|job|task|ticket|issue|pr|build|id|step|session|iter|iteration|attempt|commit)[_\-\s#]?\d+`)
+	reRunID    = regexp.MustCompile(`(?i)(^|[^a-z])(run|job|task|ticket|issue|bug|pr|build|id|step|session|iter|iteration|attempt|commit)[_\-\s#]?\d+`)
+	reHTTPCode = regexp.MustCompile(`(^|[_\-])[1-5]\d\d($|[_\-])`)
 	reUUID     = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}`)
 	reDigits   = regexp.MustCompile(`\d{3,}`)
 	reSnake    = regexp.MustCompile(`^[a-z][a-z0-9]*([_-][a-z0-9]+)*$`)
@@ -324,8 +430,9 @@ var (
 // InstanceSpecific reports why a skill name looks tied to one task instance
 // rather than a general technique ("" when it does not): a date, a file
 // name with an extension, a run/job/issue/step number, a UUID or long hex
-// id, a run of three or more digits, or digits making up more than a
-// quarter of its letters and digits.
+// id, a run of three or more digits (but a word that is an HTTP status
+// code, 100 to 599, is general), or digits making up more than a quarter of
+// its letters and digits.
 func InstanceSpecific(name string) string {
 	switch {
 	case reDate.MatchString(name):
@@ -336,11 +443,15 @@ func InstanceSpecific(name string) string {
 		return "contains a run, job, issue or step number"
 	case reUUID.MatchString(name) || hasHexID(name):
 		return "contains an ID"
-	case reDigits.MatchString(name):
+	}
+	// An HTTP status code (retry_on_429, handle_http_404) names a class of
+	// responses, not an instance.
+	general := reHTTPCode.ReplaceAllString(name, "${1}status${2}")
+	if reDigits.MatchString(general) {
 		return "contains a long number"
 	}
 	digits, alnum := 0, 0
-	for _, r := range name {
+	for _, r := range general {
 		if unicode.IsDigit(r) {
 			digits++
 		}
@@ -440,7 +551,7 @@ var errNoChange = errors.New("no change")
 // error is for failures to load or save the library.
 func (l *Library) Apply(ps []Proposal, iteration int) (Report, error) {
 	rep := Report{Applied: []Applied{}, Rejected: []Rejected{}}
-	err := l.mutate(func(m map[string]Skill) error {
+	err := l.mutateExtra(func(m map[string]Skill, extra map[string]string) error {
 		rep = Report{Applied: []Applied{}, Rejected: []Rejected{}}
 		existing := make([]Skill, 0, len(m))
 		for _, s := range m {
@@ -460,6 +571,10 @@ func (l *Library) Apply(ps []Proposal, iteration int) (Report, error) {
 			case ActionUpdate:
 				s := m[p.target()]
 				delete(m, p.target())
+				if e, ok := extra[p.target()]; ok && p.target() != p.SkillName {
+					extra[p.SkillName] = e
+					delete(extra, p.target())
+				}
 				s.Name = p.SkillName
 				if p.Principle != "" {
 					s.Principle = p.Principle

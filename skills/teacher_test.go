@@ -56,7 +56,12 @@ func TestParseProposals(t *testing.T) {
 		{"object with proposals", `{"proposals": ` + one + `}`, "add check_units"},
 		{"two proposals", `[{"action":"remove","skill_name":"a"},{"action":"update","skill_name":"b","old_skill_name":"c","principle":"p"}]`, "remove a,update b"},
 		{"no array", "Nothing to learn today.", "error: cannot parse skill proposals: no JSON array of proposals in the reply"},
-		{"wrong types", `[{"action": 1}]`, "error: cannot parse skill proposals: no JSON array of proposals in the reply (last attempt: json: cannot unmarshal number into Go struct field Proposal.action of type string)"},
+		{"wrong types", `[{"action": 1, "skill_name": "a"}, {"action": "remove", "skill_name": "b"}]`, " a,remove b"}, // the first is rejected by ValidateProposals
+		{"not objects", `["add a"]`, "error: cannot parse skill proposals: no JSON array of proposals in the reply (last attempt: element 1 of the array is not an object)"},
+		{"one object, no array", `{"action":"add","skill_name":"check_units","principle":"p","when_to_apply":"w"}`, "add check_units"},
+		{"trailing commas", "```JSON\n[{\"action\":\"add\",\"skill_name\":\"check_units\",\"principle\":\"p, ]\",},\n]\n```", "add check_units"},
+		{"empty array in prose first", "Before, the list [] was empty. Now: " + one, "add check_units"},
+		{"empty array in prose only", "No change: [] (see [1]).", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,6 +103,15 @@ func TestInstanceSpecificNames(t *testing.T) {
 		{"deploy_7f3e9a2b-1c4d", "contains an ID"},
 		{"use_port_8080", "contains a long number"},
 		{"x1_y2", "is mostly digits"},
+		// HTTP status codes name a class of responses (they were "a long
+		// number" or "mostly digits").
+		{"retry_on_429", ""},
+		{"handle_http_404_as_missing", ""},
+		{"retry_503-errors", ""},
+		{"fix_bug_123", "contains a run, job, issue or step number"},
+		{"use_port_8080", "contains a long number"},
+		{"error_1234", "contains a long number"},
+		{"code_600", "contains a long number"},
 	}
 	for _, tt := range tests {
 		if got := InstanceSpecific(tt.name); got != tt.want {
@@ -206,5 +220,55 @@ rejected: proposal 5 (remove "ghost"): skill "ghost" does not exist: not found
 	}
 	if readFile(t, path) != before {
 		t.Errorf("a fully rejected Apply rewrote the file")
+	}
+}
+
+// TestApplyMalformedProposals: a teacher reply full of mistakes applies the
+// valid proposals only, and says exactly why each other one was rejected.
+func TestApplyMalformedProposals(t *testing.T) {
+	lib := mustOpen(t, libPath(t))
+	mustAdd(t, lib, Skill{Name: "verify_outputs", Principle: "p", WhenToApply: "w"}, Skill{Name: "retry_backoff", Principle: "p", WhenToApply: "w"})
+	reply := "Here are my proposals:\n```JSON\n[\n" + strings.Join([]string{
+		`{"action": "add", "skill_name": "check_inputs", "principle": "Validate inputs first.", "when_to_apply": "Before processing.",}`,
+		`{"action": "update", "skill_name": "check_inputs", "principle": "Again."}`,
+		`{"action": "update", "skill_name": "ghost", "principle": "x"}`,
+		`{"action": "remove", "skill_name": "ghost"}`,
+		`{"action": "update", "old_skill_name": "verify_outputs", "skill_name": "retry_backoff"}`,
+		`{"action": "add", "skill_name": "fix_bug_in_file_report_2025_q3.txt", "principle": "p", "when_to_apply": "w"}`,
+		`{"action": "add", "skill_name": "log_errors", "principle": 5, "when_to_apply": "w"}`,
+		`{"action": "rename", "skill_name": "x_y"}`,
+		`{"skill_name": "missing_action"}`,
+		`{"action": "remove", "skill_name": "retry_backoff", "reason": "wrong"}`, // named by the rejected proposal 5 already
+	}, ",\n") + ",\n]\n```\nI hope this helps."
+	ps, err := ParseProposals(reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lib.Apply(ps, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `1 applied, 9 rejected
+applied: add "check_inputs"
+rejected: proposal 2 (update "check_inputs"): skill "check_inputs" is already named by proposal 1: invalid
+rejected: proposal 3 (update "ghost"): skill "ghost" does not exist: not found
+rejected: proposal 4 (remove "ghost"): skill "ghost" is already named by proposal 3: invalid; skill "ghost" does not exist: not found
+rejected: proposal 5 (update "retry_backoff"): cannot rename to "retry_backoff": a skill of that name exists: invalid
+rejected: proposal 6 (add "fix_bug_in_file_report_2025_q3.txt"): skill name "fix_bug_in_file_report_2025_q3.txt" contains a file name; name the general technique instead: invalid; skill name "fix_bug_in_file_report_2025_q3.txt" is not lowercase words joined by _ (e.g. verify_output_paths): invalid
+rejected: proposal 7 (add "log_errors"): principle is 5, not a string: invalid
+rejected: proposal 8 (rename "x_y"): action "rename" is not add, update or remove: invalid
+rejected: proposal 9 (? "missing_action"): action is missing: invalid
+rejected: proposal 10 (remove "retry_backoff"): skill "retry_backoff" is already named by proposal 5: invalid
+`
+	if got := rep.String(); got != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
+	}
+	list, _ := lib.List()
+	var names []string
+	for _, s := range list {
+		names = append(names, s.Name+"@"+s.Principle)
+	}
+	if got := strings.Join(names, ","); got != "check_inputs@Validate inputs first.,retry_backoff@p,verify_outputs@p" {
+		t.Errorf("library: %s", got)
 	}
 }

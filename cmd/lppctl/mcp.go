@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/skills"
 	"github.com/lppctl/lppctl/skills/mcpserver"
 )
 
@@ -28,9 +29,12 @@ func mcpCommand() *cli.Command {
 				Description: `Exposes the tools add_skill, update_skill, remove_skill, search_skills and
 list_skills over the skill library. By default it speaks MCP on stdin/stdout
 and exits when stdin closes. With --http it serves streamable HTTP on a
-loopback address (127.0.0.1, ::1 or localhost only) until interrupted.`,
+loopback address (127.0.0.1, ::1 or localhost) until interrupted; another
+address needs --allow-non-loopback (the server has no authentication: anyone
+who can connect can change the library).`,
 				Flags: append(libraryFlags(),
 					&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8765) instead of stdio"},
+					&cli.BoolFlag{Name: "allow-non-loopback", Usage: "let --http listen on an address other than loopback (no authentication: anyone who can connect can change the library)"},
 				),
 				Action: mcpServe,
 			},
@@ -43,25 +47,38 @@ func mcpServe(c *cli.Context) error {
 		return usageErrorf("mcp serve takes no arguments")
 	}
 	addr := c.String("http")
-	if addr != "" {
-		if err := mcpserver.CheckLoopback(addr); err != nil {
+	anyAddr := c.Bool("allow-non-loopback")
+	if anyAddr && addr == "" {
+		return usageErrorf("--allow-non-loopback goes with --http ADDR")
+	}
+	if addr != "" && !anyAddr {
+		if err := mcpserver.CheckLoopback(addr); errors.Is(err, mcpserver.ErrNotLoopback) {
+			return withCode(exitUsage, fmt.Errorf("%w; to listen there anyway, add --allow-non-loopback (the server has no authentication: anyone who can connect can change the library)", err))
+		} else if err != nil {
 			return withCode(exitUsage, err)
 		}
 	}
-	lib, err := openLibrary(c)
+	opts, err := libraryOptions(c)
 	if err != nil {
 		return err
+	}
+	// A broken library file does not stop the server: it says so here, and
+	// every tool says so until the file is fixed (by hand, while it runs).
+	lib := skills.OpenUnchecked(c.String("library"), opts...)
+	if _, err := lib.Count(); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "lppctl: warning: %v (the tools report this until the file is fixed)\n", err)
 	}
 	srv := mcpserver.New(lib, version)
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if addr != "" {
-		return mcpserver.ServeHTTP(ctx, srv, addr, func(a net.Addr) {
+		return mcpserver.ServeHTTPAnyAddress(ctx, srv, addr, func(a net.Addr) {
 			fmt.Fprintf(c.App.ErrWriter, "lppctl: MCP server on http://%s (library %s)\n", a, lib.Path())
 		})
 	}
 	f := newInFlight()
-	t := &mcp.IOTransport{Reader: &countingReader{r: c.App.Reader, f: f}, Writer: &countingWriter{w: c.App.Writer, f: f}}
+	out := &syncWriter{w: c.App.Writer}
+	t := &mcp.IOTransport{Reader: newStdioFilter(c.App.Reader, out, c.App.ErrWriter, f), Writer: &countingWriter{w: out, f: f}}
 	err = srv.Run(ctx, t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil // the client went away: a normal end

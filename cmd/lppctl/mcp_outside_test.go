@@ -367,3 +367,63 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestMCPServeInspectorCLI drives `lppctl mcp serve` with the MCP Inspector
+// in its --cli mode, which converts --tool-arg values by the schema's
+// "type" (top_k=2 was sent as the string "2" when top_k's type was
+// ["null","integer"]). It runs when LPPCTL_MCP_INSPECTOR names the
+// mcp-inspector executable (npm install @modelcontextprotocol/inspector
+// somewhere outside the repository) and skips otherwise.
+func TestMCPServeInspectorCLI(t *testing.T) {
+	inspector := os.Getenv("LPPCTL_MCP_INSPECTOR")
+	if inspector == "" || testing.Short() {
+		t.Skip("LPPCTL_MCP_INSPECTOR is not set")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "lppctl")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	lib := filepath.Join(dir, "skills.json")
+	call := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, inspector, append([]string{"--cli", bin, "mcp", "serve", "--library", lib, "--method", "tools/call"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("mcp-inspector %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		var res struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 {
+			t.Fatalf("mcp-inspector output: %v\n%s", err, out)
+		}
+		if res.IsError {
+			return "error: " + res.Content[0].Text
+		}
+		return res.Content[0].Text
+	}
+	if got := call("--tool-name", "add_skill", "--tool-arg", "name=check_inputs", "--tool-arg", "principle=Validate inputs first.", "--tool-arg", "when_to_apply=Before processing."); got != `added skill "check_inputs"` {
+		t.Errorf("add_skill: %s", got)
+	}
+	if got := call("--tool-name", "search_skills", "--tool-arg", "query=inputs", "--tool-arg", "top_k=2"); !strings.Contains(got, `"name":"check_inputs"`) {
+		t.Errorf("search_skills top_k=2: %s", got)
+	}
+	if got := call("--tool-name", "search_skills", "--tool-arg", "query=inputs", "--tool-arg", "top_k=0"); got != "error: cannot search skills: top_k must be at least 1, got 0: invalid" {
+		t.Errorf("search_skills top_k=0: %s", got)
+	}
+	if got := call("--tool-name", "remove_skill", "--tool-arg", "name=ghost"); got != `error: cannot remove skill "ghost": not found` {
+		t.Errorf("remove_skill ghost: %s", got)
+	}
+}

@@ -22,7 +22,8 @@ func skillsCommand() *cli.Command {
 as one JSON object keyed by skill name (default .lppctl/skills.json, or
 $LPPCTL_SKILLS, or --library). Search ranks lexically (BM25) unless
 --embeddings names a provider: openai[:model] (OPENAI_API_KEY, OPENAI_API_BASE)
-or ollama[:model] (OLLAMA_HOST). Flags go before the arguments.`,
+or ollama[:model] (OLLAMA_HOST). Flags may come before or after the
+arguments; "--" ends them, for a NAME or QUERY starting with "-".`,
 		Subcommands: []*cli.Command{
 			{
 				Name:   "list",
@@ -82,6 +83,15 @@ func libraryFlags() []cli.Flag {
 
 // openLibrary opens the library named by the flags, with its embedder.
 func openLibrary(c *cli.Context) (*skills.Library, error) {
+	opts, err := libraryOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	return skills.Open(c.String("library"), opts...)
+}
+
+// libraryOptions are the library options the flags ask for (the embedder).
+func libraryOptions(c *cli.Context) ([]skills.Option, error) {
 	e, model, err := skills.NewEmbedder(c.String("embeddings"), os.Getenv)
 	if errors.Is(err, skills.ErrInvalid) {
 		return nil, withCode(exitUsage, err)
@@ -93,7 +103,7 @@ func openLibrary(c *cli.Context) (*skills.Library, error) {
 	if e != nil {
 		opts = append(opts, skills.WithEmbedder(e, model))
 	}
-	return skills.Open(c.String("library"), opts...)
+	return opts, nil
 }
 
 // skillErr maps library errors to exit codes: invalid input is a usage error.
@@ -106,24 +116,10 @@ func skillErr(err error) error {
 
 // oneArg returns the single positional argument, refusing flags placed after it.
 func oneArg(c *cli.Context, what string) (string, error) {
-	if err := noLateFlags(c); err != nil {
-		return "", err
-	}
 	if c.NArg() != 1 {
 		return "", usageErrorf("%s takes one %s, got %d arguments", "skills "+c.Command.Name, what, c.NArg())
 	}
 	return c.Args().First(), nil
-}
-
-// noLateFlags reports flags given after the arguments, which urfave/cli
-// would otherwise take as arguments.
-func noLateFlags(c *cli.Context) error {
-	for _, a := range c.Args().Slice() {
-		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			return usageErrorf("flag %s after the arguments: put flags first (lppctl %s [flags] %s)", a, "skills "+c.Command.Name, c.Command.ArgsUsage)
-		}
-	}
-	return nil
 }
 
 func printJSON(w io.Writer, v any) error {
@@ -134,9 +130,6 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func skillsList(c *cli.Context) error {
-	if err := noLateFlags(c); err != nil {
-		return err
-	}
 	if c.NArg() > 0 {
 		return usageErrorf("skills list takes no arguments")
 	}
@@ -251,9 +244,6 @@ func skillsRemove(c *cli.Context) error {
 }
 
 func skillsSearch(c *cli.Context) error {
-	if err := noLateFlags(c); err != nil {
-		return err
-	}
 	query := strings.Join(c.Args().Slice(), " ")
 	if strings.TrimSpace(query) == "" {
 		return usageErrorf("skills search needs a QUERY")

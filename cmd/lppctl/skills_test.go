@@ -76,8 +76,12 @@ verify_output_paths
 		{name: "add without principle", args: []string{"skills", "add", "--library", lib, "-w", "w", "x"}, code: 2,
 			stderr: "lppctl: Required flag \"principle\" not set\n"},
 		{name: "flag after arguments", args: []string{"skills", "search", "--library", lib, "backoff", "-k", "2"}, code: 0},
-		{name: "flag-like argument after --", args: []string{"skills", "search", "--library", lib, "--", "-k"}, code: 2,
-			stderr: "lppctl: flag -k after the arguments: put flags first (lppctl skills search [flags] QUERY...)\n"},
+		// After "--", "-k" is the query (it was refused as "flag -k after
+		// the arguments"), and a name starting with "-" (valid, e.g. added
+		// over MCP) can be added and removed.
+		{name: "flag-like argument after --", args: []string{"skills", "search", "--library", lib, "--json", "--", "-k"}, code: 0, stdout: "[]\n"},
+		{name: "add a name starting with -", args: []string{"skills", "add", "--library", lib, "-p", "p", "-w", "w", "--", "-dash"}, code: 0},
+		{name: "remove a name starting with -", args: []string{"skills", "remove", "--library", lib, "--", "-dash"}, code: 0},
 		{name: "two names", args: []string{"skills", "remove", "--library", lib, "a", "b"}, code: 2,
 			stderr: "lppctl: skills remove takes one NAME, got 2 arguments\n"},
 		{name: "search without query", args: []string{"skills", "search", "--library", lib}, code: 2,

@@ -7,14 +7,20 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lppctl/lppctl/skills"
@@ -61,8 +67,8 @@ type RemoveInput struct {
 
 // SearchInput is search_skills' input.
 type SearchInput struct {
-	Query string `json:"query" jsonschema:"what the task is about"`
-	TopK  int    `json:"top_k,omitempty" jsonschema:"how many skills to return (default 5)"`
+	Query string  `json:"query" jsonschema:"what the task is about"`
+	TopK  float64 `json:"top_k,omitempty" jsonschema:"how many skills to return, at least 1 (default 5)"` // an integer (see searchSchema)
 }
 
 // ListInput is list_skills' (empty) input.
@@ -96,6 +102,20 @@ func checkNameGiven(name string) error {
 		return skills.ValidateName(name)
 	}
 	return nil
+}
+
+// searchSchema is search_skills' input schema: the one derived from
+// SearchInput, with top_k's default. top_k stays {"type": "integer"}: clients
+// such as the MCP Inspector convert command-line arguments by that type (a
+// ["null", "integer"] type made them send "2" as a string).
+func searchSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[SearchInput](nil)
+	if err != nil {
+		panic(err)
+	}
+	s.Properties["top_k"].Type = "integer" // TopK is a float64 only to take 1e30
+	s.Properties["top_k"].Default = json.RawMessage(strconv.Itoa(DefaultTopK))
+	return s
 }
 
 // New returns an MCP server named "lppctl-skills" serving lib.
@@ -146,13 +166,16 @@ func New(lib *skills.Library, version string) *mcp.Server {
 			}
 			return text("removed skill %q", in.Name), RemoveOutput{Removed: in.Name}, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "search_skills", Description: "Return the skills most relevant to a query, best first, and record their use."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "search_skills", Description: "Return the skills most relevant to a query, best first, and record their use.", InputSchema: searchSchema()},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SkillsOutput, error) {
-			k := in.TopK
-			if k == 0 {
-				k = DefaultTopK
+			// An omitted top_k is DefaultTopK (the schema's default, applied
+			// by the SDK); 0 or less is an error, not the default; a huge
+			// one (1e30 is a JSON integer too) is capped, as any top_k over
+			// the library's size is.
+			if in.TopK < 1 {
+				return nil, SkillsOutput{}, fmt.Errorf("cannot search skills: top_k must be at least 1, got %s: %w", strconv.FormatFloat(in.TopK, 'f', -1, 64), skills.ErrInvalid)
 			}
-			hits, err := lib.SearchHits(ctx, in.Query, k)
+			hits, err := lib.SearchHits(ctx, in.Query, int(min(in.TopK, math.MaxInt32)))
 			if err != nil {
 				return nil, SkillsOutput{}, err
 			}
@@ -207,12 +230,26 @@ func ServeHTTP(ctx context.Context, srv *mcp.Server, addr string, ready func(net
 	if err := CheckLoopback(addr); err != nil {
 		return err
 	}
+	return ServeHTTPAnyAddress(ctx, srv, addr, ready)
+}
+
+// ServeHTTPAnyAddress is ServeHTTP without the loopback check: the server
+// has no authentication, so anyone who can connect to addr can change the
+// library. Requests on a loopback address still need a loopback Host
+// header (DNS rebinding), and cross-origin browser requests are refused.
+func ServeHTTPAnyAddress(ctx context.Context, srv *mcp.Server, addr string, ready func(net.Addr)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %q: %w", addr, err)
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	// Shutting down waits for open requests; a client's GET stream stays
+	// open until the server ends it, so shutdown ends the streams first.
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
+	handler := http.NewCrossOriginProtection().Handler(requireSession(endOnShutdown(streams, sdk)))
 	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	hs.RegisterOnShutdown(endStreams)
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -227,4 +264,73 @@ func ServeHTTP(ctx context.Context, srv *mcp.Server, addr string, ready func(net
 		hs.Shutdown(shutdownCtx)
 		return nil
 	}
+}
+
+// endOnShutdown ends GET (SSE) requests when streams is done.
+func endOnShutdown(streams context.Context, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			stop := context.AfterFunc(streams, cancel)
+			defer stop()
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// maxHTTPBody bounds the body of a POST that requireSession reads.
+const maxHTTPBody = 4 << 20
+
+// requireSession answers a POST without an Mcp-Session-Id header that is
+// not an initialize request with 400 Bad Request, as the MCP transport
+// specification asks of servers that use sessions. (The SDK would start a
+// new session for it and answer a JSON-RPC error with code 0: "method ...
+// is invalid during session initialization".)
+func requireSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
+		if err != nil {
+			http.Error(w, "Bad Request: cannot read the body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if len(body) > maxHTTPBody {
+			http.Error(w, fmt.Sprintf("Request Entity Too Large: the body is over %d bytes", maxHTTPBody), http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !initializes(body) {
+			http.Error(w, "Bad Request: the Mcp-Session-Id header is missing; start a session with an initialize request and send the Mcp-Session-Id it returns with every later request", http.StatusBadRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// initializes reports whether body is an initialize request, or a batch
+// holding one, or not JSON-RPC at all (the SDK answers that itself).
+func initializes(body []byte) bool {
+	var one struct {
+		Method *string `json:"method"`
+	}
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method == nil || *one.Method == "initialize"
+	}
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &batch) != nil {
+		return true
+	}
+	for _, m := range batch {
+		if m.Method == "initialize" {
+			return true
+		}
+	}
+	return false
 }

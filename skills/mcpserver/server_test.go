@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,6 +98,21 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 	if len(required) != len(want) {
 		t.Errorf("tools = %v", required)
 	}
+	// Clients convert arguments by a property's "type" (the MCP Inspector's
+	// --tool-arg top_k=2 sent "2" for ["null","integer"]).
+	for _, tool := range res.Tools {
+		if tool.Name != "search_skills" {
+			continue
+		}
+		data, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		json.Unmarshal(data, &schema)
+		if got, want := string(schema.Properties["top_k"]), `{"default":5,"description":"how many skills to return, at least 1 (default 5)","type":"integer"}`; got != want {
+			t.Errorf("top_k schema = %s, want %s", got, want)
+		}
+	}
 }
 
 func TestToolsRoundTrip(t *testing.T) {
@@ -117,6 +135,11 @@ func TestToolsRoundTrip(t *testing.T) {
 		{"update nothing", "update_skill", map[string]any{"name": "verify_output_paths"}, `cannot update skill "verify_output_paths": no field to change: invalid`, true},
 		{"add invalid name", "add_skill", map[string]any{"name": "bad\u0007name", "principle": "p", "when_to_apply": "w"}, `cannot add skill: skill name "bad\aname" contains the control character U+0007: invalid`, true},
 		{"add missing field", "add_skill", map[string]any{"name": "x", "principle": "p"}, `when_to_apply`, true},
+		{"search top_k 0", "search_skills", map[string]any{"query": "output", "top_k": 0}, `cannot search skills: top_k must be at least 1, got 0: invalid`, true},
+		{"search top_k -1", "search_skills", map[string]any{"query": "output", "top_k": -1}, `cannot search skills: top_k must be at least 1, got -1: invalid`, true},
+		{"search top_k 2.5", "search_skills", map[string]any{"query": "output", "top_k": 2.5}, `validating "arguments": validating root: validating /properties/top_k: type: 2.5 has type "number", want "integer"`, true},
+		{"search top_k 1e30", "search_skills", map[string]any{"query": "output", "top_k": 1e30}, `"name":"verify_output_paths"`, false},
+		{"search top_k omitted", "search_skills", map[string]any{"query": "output"}, `"name":"verify_output_paths"`, false},
 		{"search empty query", "search_skills", map[string]any{"query": " "}, `cannot search skills: query is empty: invalid`, true},
 		{"remove", "remove_skill", map[string]any{"name": "retry_with_backoff"}, `removed skill "retry_with_backoff"`, false},
 		{"remove blank name", "remove_skill", map[string]any{"name": " "}, `cannot remove skill: skill name is empty: invalid`, true},
@@ -129,7 +152,7 @@ func TestToolsRoundTrip(t *testing.T) {
 		}
 	}
 	s, err := lib.Get("verify_output_paths")
-	if err != nil || s.WhenToApply != "At the end of every step." || s.UsageCount != 1 {
+	if err != nil || s.WhenToApply != "At the end of every step." || s.UsageCount != 3 {
 		t.Errorf("library holds %+v, %v", s, err)
 	}
 	if n, _ := lib.Count(); n != 1 {
@@ -222,5 +245,112 @@ func TestServeHTTP(t *testing.T) {
 	}
 	if err := ServeHTTP(context.Background(), nil, "0.0.0.0:0", nil); !errors.Is(err, ErrNotLoopback) {
 		t.Errorf("non-loopback: %v", err)
+	}
+}
+
+// TestServeHTTPAnyAddress: a non-loopback address can be allowed
+// (lppctl mcp serve --allow-non-loopback), and a cross-origin browser
+// request is refused.
+func TestServeHTTPAnyAddress(t *testing.T) {
+	lib := newLibrary(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- ServeHTTPAnyAddress(ctx, New(lib, "test"), "0.0.0.0:0", func(a net.Addr) { addrc <- a })
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatal(err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	endpoint := fmt.Sprintf("http://127.0.0.1:%d", addr.(*net.TCPAddr).Port)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, isErr, _ := call(t, cs, "list_skills", nil); isErr || got != `{"skills":[]}` {
+		t.Errorf("list over HTTP: %q, %v", got, isErr)
+	}
+	cs.Close()
+	req, _ := http.NewRequest("POST", endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Origin", "http://evil.example")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-origin request: %s", resp.Status)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ServeHTTPAnyAddress returned %v", err)
+	}
+}
+
+// TestServeHTTPSessions: a request without Mcp-Session-Id that is not an
+// initialize is a 400 (the SDK answered 200 with a JSON-RPC error of code
+// 0), and a client's open GET stream does not hold up the shutdown.
+func TestServeHTTPSessions(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- ServeHTTP(ctx, New(newLibrary(t), "test"), "127.0.0.1:0", func(a net.Addr) { addrc <- a })
+	}()
+	endpoint := "http://" + (<-addrc).String()
+	post := func(session, body string) (*http.Response, string) {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp, string(data)
+	}
+	resp, body := post("", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if want := "Bad Request: the Mcp-Session-Id header is missing; start a session with an initialize request and send the Mcp-Session-Id it returns with every later request\n"; resp.StatusCode != 400 || body != want {
+		t.Errorf("no session: %s %q", resp.Status, body)
+	}
+	resp, body = post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || session == "" || !strings.Contains(body, `"serverInfo":{"name":"lppctl-skills"`) {
+		t.Fatalf("initialize: %s %q session %q", resp.Status, body, session)
+	}
+	if resp, _ := post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("initialized: %s", resp.Status)
+	}
+	if resp, body := post(session, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}`); resp.StatusCode != 200 || !strings.Contains(body, `"structuredContent":{"skills":[]}`) {
+		t.Errorf("list_skills: %s %q", resp.Status, body)
+	}
+	req, _ := http.NewRequest("GET", endpoint, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != 200 {
+		t.Fatalf("GET: %v %v", stream, err)
+	}
+	defer stream.Body.Close()
+	start := time.Now()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("ServeHTTP returned %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("shutdown with an open GET stream took %v", d)
 	}
 }
