@@ -27,12 +27,17 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	if maxSteps <= 0 {
 		maxSteps = defaultMaxSteps
 	}
+	maxCases, err := exprInt(c, "max_cases")
+	if err != nil {
+		return err
+	}
 	if len(chat) == 0 {
 		data, err := d.baseData()
 		if err != nil {
 			return err
 		}
 		data.MaxSteps = maxSteps
+		data.Skill = data.doc.Recent(maxCases)
 		var fb string
 		if _, err := tx.Get(MemPlanFeedback, &fb); err != nil {
 			return err

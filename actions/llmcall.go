@@ -116,7 +116,7 @@ func (d *Deps) baseData() (*promptData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the skill: %w", err)
 	}
-	data.Skill, data.SkillName = doc.Text, doc.Name
+	data.Skill, data.SkillName, data.doc = doc.Text, doc.Name, doc
 	data.SkillDir = d.relToRoot(d.skillDir())
 	return data, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/template"
+
+	"github.com/lppctl/lppctl/skills"
 )
 
 // promptData is what prompt templates can use.
@@ -16,7 +18,8 @@ type promptData struct {
 	Scripts   []string // the scripts safe_py_runner accepts
 	SkillName string
 	SkillDir  string
-	Skill     string // the whole skills.md (with its Success/Failure Cases and Human Feedback)
+	Skill     string // skills.md (with its Success/Failure Cases and Human Feedback; for the planner the max_cases most recent of each)
+	doc       *skills.SkillDoc
 	// RelevantSkills is the "Relevant Skills" section from the skill library
 	// (see relevant_skills); "" when none, so templates render it with {{if}}.
 	RelevantSkills string

@@ -23,6 +23,7 @@ func Actions(d *Deps) []machine.Action {
 				templateFile("user_prompt", "template file of the planner's request"),
 				templateFile("retry_prompt", "template file of the re-prompt after an invalid plan (gets .Error)"),
 				{Name: "max_steps", Type: machine.TypeExpr, Doc: "most steps a plan may have: an int expression, e.g. 12 or a context variable (absent or 0: 12)"},
+				{Name: "max_cases", Type: machine.TypeExpr, Doc: "how many of the most recent entries of each of skills.md's Success Cases, Failure Cases and Human Feedback the planner reads, so its prompt stops growing with every run: an int expression (absent or 0: all)"},
 				relevantParam("the skill's text"),
 			},
 			Writes: []machine.VarSpec{

@@ -678,3 +678,48 @@ func cutRunes(s string, n int) string {
 	}
 	return string([]rune(s)[:n-1]) + "…"
 }
+
+// Recent returns the skill's text with each learning section (Success
+// Cases, Failure Cases, Human Feedback) cut to its n most recent entries;
+// in place of the older ones a line says how many were left out. Everything
+// else is kept as it is. n <= 0 returns the whole text.
+func (d *SkillDoc) Recent(n int) string {
+	if n <= 0 {
+		return d.Text
+	}
+	sc := scanDoc(d.Text)
+	type cut struct{ from, to, dropped int }
+	var cuts []cut
+	for _, name := range []string{SectionSuccess, SectionFailure, SectionFeedback} {
+		sec, ok := sc.section(name)
+		if !ok {
+			continue
+		}
+		var starts []int
+		for _, h := range sc.headings {
+			if h.entry && h.start >= sec.bodyStart && h.start < sec.bodyEnd {
+				starts = append(starts, h.start)
+			}
+		}
+		if len(starts) > n {
+			cuts = append(cuts, cut{from: starts[0], to: starts[len(starts)-n], dropped: len(starts) - n})
+		}
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i].from < cuts[j].from })
+	var b strings.Builder
+	last := 0
+	for _, c := range cuts {
+		b.WriteString(d.Text[last:c.from])
+		fmt.Fprintf(&b, "(%d older %s left out; the %d most recent follow)\n\n", c.dropped, plural(c.dropped, "entry", "entries"), n)
+		last = c.to
+	}
+	b.WriteString(d.Text[last:])
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -350,4 +351,50 @@ func mustTime(t *testing.T, s string) time.Time {
 		t.Fatal(err)
 	}
 	return tm
+}
+
+// The planner reads the max_cases most recent entries of each learning
+// section of skills.md, so its prompt stops growing with every run; the
+// file itself keeps them all.
+func TestAgentPlannerReadsTheMostRecentCases(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\n## Success Cases\n\n")
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&b, "### [2025-01-%02d 10:00 UTC]\n<!-- lppctl:entry old/%d -->\n- **Step:** 1\n- case number %d\n\n", i, i, i)
+	}
+	for _, tc := range []struct {
+		vars       []string
+		first      int
+		leftOutMsg string
+	}{
+		{nil, 3, "(2 older entries left out; the 10 most recent follow)"},
+		{[]string{"--var", "max_cases=4"}, 9, "(8 older entries left out; the 4 most recent follow)"},
+		{[]string{"--var", "max_cases=0"}, 1, ""},
+	} {
+		root := newProject(t, "hello_skill")
+		md := filepath.Join(root, "skills", "hello_skill", "skills.md")
+		orig, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, md, string(orig)+b.String())
+		f := newFakeLLM(t, oneStepScript())
+		res := runAgent(t, root, f, append([]string{"--yes"}, tc.vars...)...)
+		if res.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", tc.vars, res.code, res.all())
+		}
+		p := f.requests("planner", 0)[0].Messages[1].Content
+		if strings.Contains(p, fmt.Sprintf("case number %d\n", tc.first-1)) || !strings.Contains(p, fmt.Sprintf("case number %d\n", tc.first)) || !strings.Contains(p, "case number 12\n") {
+			t.Errorf("%v: want cases %d to 12 in the planner's prompt:\n%s", tc.vars, tc.first, p)
+		}
+		if tc.leftOutMsg != "" && !strings.Contains(p, tc.leftOutMsg) {
+			t.Errorf("%v: the prompt does not say %q:\n%s", tc.vars, tc.leftOutMsg, p)
+		}
+		if tc.leftOutMsg == "" && strings.Contains(p, "older entries left out") {
+			t.Errorf("%v: entries were left out:\n%s", tc.vars, p)
+		}
+		if after, _ := os.ReadFile(md); !strings.Contains(string(after), "case number 1\n") {
+			t.Errorf("%v: skills.md lost its old entries", tc.vars)
+		}
+	}
 }
