@@ -201,8 +201,12 @@ func (d *Deps) executeTools(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
+	callCtx := ctx
+	if c.Bool("read_only") {
+		callCtx = gateway.ReadOnly(ctx)
+	}
 	for _, tc := range last.ToolCalls {
-		res := gw.CallJSON(ctx, tc.Name, tc.Arguments)
+		res := gw.CallJSON(callCtx, tc.Name, tc.Arguments)
 		if ctx.Err() != nil {
 			return ctx.Err() // re-run from the start on resume
 		}

@@ -66,6 +66,7 @@ func Actions(d *Deps) []machine.Action {
 			Params: []machine.ParamSpec{
 				{Name: "memory", Type: machine.TypeString, Default: MemL3, Enum: []string{MemL3, MemL3Eval}, Doc: "the chat whose last reply is executed"},
 				{Name: "record", Type: machine.TypeBool, Default: true, Doc: "log the calls for the step's Success Case"},
+				{Name: "read_only", Type: machine.TypeBool, Default: false, Doc: "refuse every call that changes files (copy, move, make_directory, the write scripts): for a checker such as the evaluator"},
 			},
 			Run: d.executeTools,
 		},

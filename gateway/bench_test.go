@@ -66,7 +66,7 @@ func BenchmarkRunnerChecks(b *testing.B) {
 		if _, res, ok := sb.g.checkRun(req, ToolRunner); !ok {
 			b.Fatal(res.Text)
 		}
-		_ = sb.g.environ(req.script, req.env)
+		_ = sb.g.environ(req.script, req.env, false)
 	}
 }
 

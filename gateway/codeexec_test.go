@@ -182,7 +182,7 @@ func TestScriptDirectoriesAreProtectedFromThePolicy(t *testing.T) {
 		}
 	}
 	sb := newSandbox(t)
-	env := strings.Join(sb.g.environ("", nil), "\n")
+	env := strings.Join(sb.g.environ("", nil, false), "\n")
 	for _, want := range []string{"scripts", "skills", "config", "specs", "claude.md", ".git", "config/tools_config.yaml"} {
 		if !strings.Contains(":"+strings.SplitN(env[strings.Index(env, "LPPCTL_PROTECTED="):], "\n", 2)[0][len("LPPCTL_PROTECTED="):]+":", ":"+want+":") {
 			t.Errorf("LPPCTL_PROTECTED lacks %s: %s", want, env)

@@ -283,6 +283,25 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 	return g.Call(ctx, tool, args)
 }
 
+// readOnlyKey marks a context whose tool calls may not change files.
+type readOnlyKey struct{}
+
+// ReadOnly returns a context in which the gateway refuses every tool call
+// that changes files: make_directory, copy_file and move_file, and the
+// writes of the project's scripts (they get LPPCTL_READ_ONLY=1 and refuse
+// through _lpp_common.safe_path). For a checker such as the evaluator.
+func ReadOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readOnlyKey{}, true)
+}
+
+func isReadOnly(ctx context.Context) bool {
+	ro, _ := ctx.Value(readOnlyKey{}).(bool)
+	return ro
+}
+
+// writeSubCommands are the native sub-commands that change files.
+var writeSubCommands = map[string]bool{"make_directory": true, "copy_file": true, "move_file": true}
+
 // Call runs one tool call as the model sent it; args is the decoded JSON object.
 // Model mistakes never come back as Go errors: they are [ERROR] or
 // [SECURITY BLOCKED] results. Call never panics.
@@ -336,6 +355,9 @@ func (g *Gateway) callCLI(ctx context.Context, args map[string]any, sub *string)
 	}
 	if name == "python_run" {
 		return g.callRunner(ctx, params, "python_run")
+	}
+	if writeSubCommands[name] && isReadOnly(ctx) {
+		return blocked(refuse(ruleReadOnly, "%s changes files, and this tool call may only look (a checker such as the evaluator verifies the work, it does not change it); use read_file, list_files or tree", name))
 	}
 	vals, res, ok := g.checkParams(sc, params)
 	if !ok {

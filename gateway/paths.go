@@ -32,6 +32,7 @@ const (
 	rulePathOption     = "path-option"
 	ruleSymlinkEscape  = "symlink-escape"
 	ruleProtected      = "protected-path"
+	ruleReadOnly       = "read-only"
 	ruleLinkMove       = "symlink-move"
 	ruleParamPattern   = "param-pattern"
 	ruleParamTooLong   = "param-too-long"

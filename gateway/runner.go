@@ -362,8 +362,8 @@ func (g *Gateway) scriptHint(shown string) string {
 // environ builds the child's environment for script (root-relative): the
 // inherited allowlist, the variables inherited by the script's directory
 // (inherit_for), the model's checked extras, then the gateway's own
-// settings, which win.
-func (g *Gateway) environ(script string, extra [][2]string) []string {
+// settings, which win; with readOnly, LPPCTL_READ_ONLY=1 as well.
+func (g *Gateway) environ(script string, extra [][2]string, readOnly bool) []string {
 	pol := g.policy.Runner.Env
 	vals := map[string]string{}
 	var order []string
@@ -396,6 +396,9 @@ func (g *Gateway) environ(script string, extra [][2]string) []string {
 		put(k, pol.Set[k])
 	}
 	put("LPPCTL_PROTECTED", protectedEnv(g.protected))
+	if readOnly {
+		put("LPPCTL_READ_ONLY", "1")
+	}
 	env := make([]string, 0, len(order))
 	for _, k := range order {
 		env = append(env, k+"="+vals[k])
@@ -428,7 +431,7 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 	argv := append([]string{"./" + script}, req.args...)
 	cmd := exec.CommandContext(runCtx, g.python, argv...)
 	cmd.Dir = g.rootPath
-	cmd.Env = g.environ(script, req.env)
+	cmd.Env = g.environ(script, req.env, isReadOnly(ctx))
 	cmd.Stdin = strings.NewReader(req.stdin)
 	max := g.policy.Limits.MaxOutputBytes
 	stdout, stderr := &cappedBuffer{max: max}, &cappedBuffer{max: max}
@@ -504,7 +507,7 @@ func (g *Gateway) resolveInterpreter() {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, g.python, "-c", "import sys; print(sys.executable)")
 	cmd.Dir = g.rootPath
-	cmd.Env = g.environ("", nil)
+	cmd.Env = g.environ("", nil, false)
 	out, err := cmd.Output()
 	if err != nil {
 		return

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,5 +190,42 @@ func TestWriteScriptsRemoveStaleTemporaries(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != ".lpp-fresh.tmp .lpp-notes.txt x.md" {
 		t.Errorf("out/ holds %s", got)
+	}
+}
+
+// TestReadOnlyCallsCannotWrite: in a gateway.ReadOnly context (the
+// evaluator's tool loop) the native sub-commands that change files and the
+// write scripts are refused; reading and checking scripts still work.
+func TestReadOnlyCallsCannotWrite(t *testing.T) {
+	sb := scriptSandbox(t)
+	sb.write(t, "out/a.md", "# A\n")
+	ro := ReadOnly(context.Background())
+	before := sb.snapshot(t)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{ToolCLI, map[string]any{"tool_name": "copy_file", "params": map[string]any{"src": "out/a.md", "dst": "out/b.md"}},
+			"[SECURITY BLOCKED] read-only: copy_file changes files, and this tool call may only look (a checker such as the evaluator verifies the work, it does not change it); use read_file, list_files or tree"},
+		{ToolCLI, map[string]any{"tool_name": "move_file", "params": map[string]any{"src": "out/a.md", "dst": "out/c.md"}}, "[SECURITY BLOCKED] read-only: move_file changes files"},
+		{ToolCLI, map[string]any{"tool_name": "make_directory", "params": map[string]any{"path": "out/d"}}, "[SECURITY BLOCKED] read-only: make_directory changes files"},
+		{ToolRunner, map[string]any{"script_name": "scripts/write_file.py", "args": []any{"out/a.md"}, "stdin_text": "changed"},
+			"[SECURITY BLOCKED] read-only: 'out/a.md': this tool call may only look, not write (a checker such as the evaluator verifies the work, it does not change it)"},
+		{ToolCLI, map[string]any{"tool_name": "python_run", "params": map[string]any{"script_name": "scripts/write_md.py", "args": []any{"out/e.md"}, "stdin_text": "# E\n"}}, "[SECURITY BLOCKED] read-only: 'out/e.md'"},
+		{ToolCLI, map[string]any{"tool_name": "read_file", "params": map[string]any{"path": "out/a.md"}}, "# A"},
+		{ToolRunner, map[string]any{"script_name": "scripts/format_check.py", "args": []any{"out/a.md", "out/a.md"}}, "OK"},
+	} {
+		res := sb.g.Call(ro, tc.tool, tc.args)
+		if !strings.HasPrefix(res.Text, tc.want) {
+			t.Errorf("%s %v = %q, want it to start with %q", tc.tool, tc.args, res.Text, tc.want)
+		}
+	}
+	if after := sb.snapshot(t); after != before {
+		t.Errorf("a read-only call changed the project:\nbefore %s\nafter  %s", before, after)
+	}
+	// The same write outside a read-only context works.
+	if res := sb.g.Call(context.Background(), ToolCLI, map[string]any{"tool_name": "copy_file", "params": map[string]any{"src": "out/a.md", "dst": "out/b.md"}}); strings.HasPrefix(res.Text, "[") {
+		t.Errorf("copy_file outside read-only: %q", res.Text)
 	}
 }

@@ -2,8 +2,10 @@
 
 The gateway runs every script with the project root as the working directory
 and lists the paths no tool may change in LPPCTL_PROTECTED (colon-separated,
-root-relative; a "%" or ":" inside a path is written %25 or %3A). These helpers refuse any path that resolves outside the root
-or onto a protected path.
+root-relative; a "%" or ":" inside a path is written %25 or %3A), and sets
+LPPCTL_READ_ONLY=1 for a call that may only look (the evaluator's). These
+helpers refuse any path that resolves outside the root, onto a protected
+path, or any write at all in a read-only call.
 """
 
 import os
@@ -55,6 +57,8 @@ def safe_path(arg, for_write):
     real = os.path.realpath(os.path.join(root, norm))
     if not _inside(real, root) or real == root:
         raise Refusal("symlink-escape", f"{arg!r} resolves outside the project root; give a path inside it")
+    if for_write and os.environ.get("LPPCTL_READ_ONLY") == "1":
+        raise Refusal("read-only", f"{arg!r}: this tool call may only look, not write (a checker such as the evaluator verifies the work, it does not change it)")
     if for_write:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         for prot in filter(None, os.environ.get("LPPCTL_PROTECTED", ".git").split(":")):

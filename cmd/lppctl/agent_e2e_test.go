@@ -382,3 +382,46 @@ func TestAgentNoTerminalNoYesPausesForApproval(t *testing.T) {
 		}
 	}
 }
+
+// The evaluator's tool loop is read-only: it checks the step's work and
+// cannot change it, while the optimizer's writes go through.
+func TestAgentEvaluatorCannotWrite(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	f := newFakeLLM(t, "replies:\n"+planner("write the greeting")+
+		reply("optimizer", 1, writeCall)+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] wrote it"))+
+		reply("evaluator", 1, `
+    tool_calls:
+      - name: safe_py_runner
+        arguments: {script_name: scripts/write_file.py, args: [output/hello_skill/greeting.txt], stdin_text: "forged by the evaluator\n"}
+      - name: safe_cli_executor
+        arguments: {tool_name: copy_file, params: {src: output/hello_skill/greeting.txt, dst: output/hello_skill/copy.txt}}`)+
+		reply("evaluator", 1, pass(`"GREETING_FILE": "output/hello_skill/greeting.txt"`)))
+	res := runAgent(t, root, f, "--yes")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "output", "hello_skill", "greeting.txt")); err != nil || string(b) != "Hello, Ada! Welcome to lppctl.\n" {
+		t.Errorf("greeting.txt = %q, %v; the evaluator changed it", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "output", "hello_skill", "copy.txt")); !os.IsNotExist(err) {
+		t.Errorf("the evaluator's copy_file ran: %v", err)
+	}
+	evals := f.requests("evaluator", 1)
+	if len(evals) != 2 {
+		t.Fatalf("evaluator calls = %d", len(evals))
+	}
+	var results []string
+	for _, m := range evals[1].Messages {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	want := []string{
+		"[SECURITY BLOCKED] read-only: 'output/hello_skill/greeting.txt': this tool call may only look, not write (a checker such as the evaluator verifies the work, it does not change it)",
+		"[SECURITY BLOCKED] read-only: copy_file changes files, and this tool call may only look (a checker such as the evaluator verifies the work, it does not change it); use read_file, list_files or tree",
+	}
+	if strings.Join(results, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the evaluator's tool results =\n%s\nwant\n%s", strings.Join(results, "\n"), strings.Join(want, "\n"))
+	}
+}
