@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/lppctl/lppctl/skills"
 )
 
 // SkillPlan is the planner's output, approved by a person before it runs.
@@ -214,7 +216,7 @@ func ParseEvaluation(reply string) (*EvaluationOutput, error) {
 		d := json.NewDecoder(bytes.NewReader(ko))
 		d.UseNumber()
 		if err := d.Decode(&kv); err != nil {
-			return nil, fmt.Errorf(`"key_outputs" must be an object of NAME: value, not %s`, jsonKind(ko))
+			return nil, fmt.Errorf(`"key_outputs" must be an object of NAME: value, not %s`, skills.JSONKind(ko[0]))
 		}
 	}
 	keys := make([]string, 0, len(kv))
@@ -282,18 +284,6 @@ func jsonText(v any) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	return strings.TrimSpace(b.String())
-}
-
-func jsonKind(b []byte) string {
-	switch b[0] {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return "a number"
 }
 
 // jsonProblem says what is wrong with a JSON value in the model's terms.

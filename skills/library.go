@@ -431,7 +431,7 @@ func decodeLibrary(data []byte) (map[string]Skill, map[string]string, error) {
 	}
 	start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
 	if data[start] != '{' {
-		return nil, nil, fmt.Errorf("%s: the library must be a JSON object keyed by skill name, not %s", position(data, start), kindOf(data[start]))
+		return nil, nil, fmt.Errorf("%s: the library must be a JSON object keyed by skill name, not %s", position(data, start), JSONKind(data[start]))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.Token() // {
@@ -490,7 +490,10 @@ func position(data []byte, off int) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-func kindOf(c byte) string {
+// JSONKind names the kind of JSON value that starts with byte c ("an
+// object", "an array", "a string", "a boolean", "null", else "a number"),
+// for messages.
+func JSONKind(c byte) string {
 	switch c {
 	case '{':
 		return "an object"
@@ -523,7 +526,7 @@ func decodeSkill(raw json.RawMessage) (Skill, string, *fieldError) {
 		return sk, "", nil
 	}
 	if raw[0] != '{' {
-		return sk, "", &fieldError{0, fmt.Errorf("a skill must be a JSON object, not %s", kindOf(raw[0]))}
+		return sk, "", &fieldError{0, fmt.Errorf("a skill must be a JSON object, not %s", JSONKind(raw[0]))}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -572,7 +575,7 @@ func decodeText(v json.RawMessage, dst *string) error {
 	case '"':
 		return json.Unmarshal(v, dst)
 	}
-	return fmt.Errorf("%s is %s, not a string", v, kindOf(v[0]))
+	return fmt.Errorf("%s is %s, not a string", v, JSONKind(v[0]))
 }
 
 func decodeCount(v json.RawMessage, dst *int) error {
@@ -581,7 +584,7 @@ func decodeCount(v json.RawMessage, dst *int) error {
 		*dst = 0
 		return nil
 	case v[0] != '-' && (v[0] < '0' || v[0] > '9'):
-		return fmt.Errorf("%s is %s, not a whole number", v, kindOf(v[0]))
+		return fmt.Errorf("%s is %s, not a whole number", v, JSONKind(v[0]))
 	}
 	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n == int64(int(n)) {
 		*dst = int(n)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/lppctl/lppctl/skills"
 )
 
 // drainTimeout bounds how long the end of stdin waits for the answers to
@@ -451,7 +453,7 @@ func (s *stdioFilter) noticeInitialize(msg []byte) {
 func checkMessage(raw json.RawMessage) (calls int, err error) {
 	raw = bytes.TrimSpace(raw)
 	if raw[0] != '{' {
-		return 0, fmt.Errorf("a message is a JSON object, not %s", jsonKind(raw))
+		return 0, fmt.Errorf("a message is a JSON object, not %s", skills.JSONKind(raw[0]))
 	}
 	var head struct {
 		JSONRPC json.RawMessage `json:"jsonrpc"`
@@ -480,21 +482,6 @@ func checkMessage(raw json.RawMessage) (calls int, err error) {
 		return 1, nil
 	}
 	return 0, nil
-}
-
-// jsonKind names the kind of a JSON value.
-func jsonKind(raw []byte) string {
-	switch raw[0] {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // messageID returns the id of an object with a string or number "id", or nil.
