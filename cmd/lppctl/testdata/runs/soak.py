@@ -144,7 +144,10 @@ def final(root, skill):
             json.dumps(s.get("memory"), sort_keys=True).replace(rid, "RUN_ID")) for s in steps]
     lib = os.path.join(root, ".lppctl/skills.json")
     outs["LIBRARY"] = open(lib, "rb").read() if os.path.exists(lib) else b""
-    return dict(rid=rid, problems=problems, l2=(show.get("memory") or {}), smd=smd, outs=outs,
+    # The model's name holds the project's path (script:ROOT/skills/.../demo.yaml).
+    memory = json.loads(json.dumps(show.get("memory") or {}).replace(root, "ROOT"))
+    sig = [tuple(x.replace(root, "ROOT") for x in s) if isinstance(s, tuple) else s for s in sig]
+    return dict(rid=rid, problems=problems, l2=memory, smd=smd, outs=outs,
                 leftovers=leftovers, hidden=hidden, sig=sig, nsteps=len(steps))
 
 
