@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,10 +17,11 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check spec files and report every problem with its position",
-		ArgsUsage: "SPEC...",
+		ArgsUsage: "SPEC|DIR...",
 		Description: "Decodes and validates each spec against the registered actions and prints every\n" +
-			"error and warning with the offending line and a caret. Exits 3 when any spec has\n" +
-			"errors, 0 when there are only warnings.",
+			"error and warning with the offending line and a caret. A directory stands for the\n" +
+			".yaml and .yml files below it. Exits 3 when any spec has errors, 0 when there are\n" +
+			"only warnings.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the diagnostics as JSON"},
 		},
@@ -52,10 +56,14 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	paths, err := expandSpecDirs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
 	out := c.App.Writer
 	var errs []error
 	var reports []jsonSpecReport
-	for _, path := range c.Args().Slice() {
+	for _, path := range paths {
 		rep := jsonSpecReport{File: path, Diagnostics: []jsonDiagnostic{}}
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -109,4 +117,42 @@ func countDiags(ds machine.Diagnostics) string {
 		return "1 error"
 	}
 	return fmt.Sprintf("%d errors", n)
+}
+
+// expandSpecDirs replaces each directory among paths with the .yaml and .yml
+// files below it (hidden directories and node_modules skipped), in lexical
+// order; a directory without any is a usage error.
+func expandSpecDirs(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil || !fi.IsDir() {
+			out = append(out, p) // the read reports it
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if path != p && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "testdata") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if ext := filepath.Ext(name); ext == ".yaml" || ext == ".yml" {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot list specs in %s: %w", p, err)
+		}
+		if len(out) == n {
+			return nil, usageErrorf("%s holds no .yaml or .yml spec files", p)
+		}
+	}
+	return out, nil
 }
