@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -158,5 +159,49 @@ func TestAgentLLMChoiceErrorsBeforeTheRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With --json, stdout carries only JSON lines (one per step, then the end),
+// for run and resume; what the actions say to a person (the scripted-replies
+// banner, the plan table) goes to stderr.
+func TestAgentJSONProgressIsOnlyJSON(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM"} {
+		t.Setenv(k, "")
+	}
+	t.Chdir(root)
+	lines := func(what, out string) (last map[string]any) {
+		t.Helper()
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			last = nil
+			if err := json.Unmarshal([]byte(l), &last); err != nil {
+				t.Fatalf("%s: a stdout line is not JSON: %q\n%s", what, l, out)
+			}
+		}
+		return last
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"lppctl", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--json"}, strings.NewReader(""), &out, &errb)
+	if code != exitPaused {
+		t.Fatalf("run: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if end := lines("run", out.String()); end["type"] != "end" || end["status"] != "paused" {
+		t.Fatalf("run: last line %v", end)
+	}
+	if !strings.Contains(errb.String(), "Proposed plan (3 steps)") || !strings.Contains(errb.String(), "no LLM configured") {
+		t.Errorf("the person's messages are not on stderr:\n%s", errb.String())
+	}
+	m := regexp.MustCompile(`"run_id":"([^"]+)"`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no run id:\n%s", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"lppctl", "resume", m[1], "--approve", "--json"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if end := lines("resume", out.String()); end["type"] != "end" || end["status"] != "completed" {
+		t.Fatalf("resume: last line %v", end)
 	}
 }

@@ -160,7 +160,11 @@ func openSession(c *cli.Context, store *runstore.Store, run *runstore.Run, noInp
 		s.close()
 		return nil, err
 	}
-	s.rt = &runtimeIO{RunID: run.Meta.ID, RunDir: run.Dir, Audit: s.audit, LLMLog: s.llm, Out: c.App.Writer, NoInput: true}
+	out := c.App.Writer
+	if c.Bool("json") {
+		out = c.App.ErrWriter // stdout carries only the JSON lines; what actions say to the person goes to stderr
+	}
+	s.rt = &runtimeIO{RunID: run.Meta.ID, RunDir: run.Dir, Audit: s.audit, LLMLog: s.llm, Out: out, NoInput: true}
 	if f, ok := c.App.Reader.(*os.File); ok && !noInput && term.IsTerminal(int(f.Fd())) {
 		s.rt.In, s.rt.NoInput = f, false
 	}
