@@ -350,6 +350,31 @@ func TestConcurrentWritersLoseNoUpdates(t *testing.T) {
 	checkCounts(t, path, writers*each, writers*each)
 }
 
+// runHelperProcesses runs procs helper processes (see helperProcess) on the
+// library at path, each adding each skills named p<N>_<i>, and waits for them.
+func runHelperProcesses(t *testing.T, path string, procs, each int, env ...string) {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for p := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(),
+			"LPPCTL_SKILLS_HELPER_LIB="+path,
+			"LPPCTL_SKILLS_HELPER_N="+strconv.Itoa(each),
+			"LPPCTL_SKILLS_HELPER_PREFIX=p"+strconv.Itoa(p))
+		cmd.Env = append(cmd.Env, env...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // checkCounts asserts the number of skills and the sum of usage counts.
 func checkCounts(t *testing.T, path string, skills, uses int) {
 	t.Helper()
@@ -377,25 +402,7 @@ func TestConcurrentProcessesLoseNoUpdates(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			path := libPath(t)
 			const procs, each = 4, 15
-			var cmds []*exec.Cmd
-			for p := range procs {
-				cmd := exec.Command(os.Args[0], "-test.run=^$")
-				cmd.Env = append(os.Environ(),
-					"LPPCTL_SKILLS_HELPER_LIB="+path,
-					"LPPCTL_SKILLS_HELPER_N="+strconv.Itoa(each),
-					"LPPCTL_SKILLS_HELPER_PREFIX=p"+strconv.Itoa(p),
-					"LPPCTL_SKILLS_HELPER_DIRECT="+mode.direct)
-				cmd.Stderr = os.Stderr
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				cmds = append(cmds, cmd)
-			}
-			for _, cmd := range cmds {
-				if err := cmd.Wait(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			runHelperProcesses(t, path, procs, each, "LPPCTL_SKILLS_HELPER_DIRECT="+mode.direct)
 			checkCounts(t, path, procs*each, procs*each)
 		})
 	}

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -315,26 +313,8 @@ func TestConcurrentProcessesSearchingAndAdding(t *testing.T) {
 		mustAdd(t, mustOpen(t, path), Skill{Name: fmt.Sprintf("shared_seed_%d", i), Principle: "shared principle", WhenToApply: "always"})
 	}
 	const procs, each = 4, 15
-	var cmds []*exec.Cmd
-	for p := range procs {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(),
-			"LPPCTL_SKILLS_HELPER_LIB="+path,
-			"LPPCTL_SKILLS_HELPER_N="+strconv.Itoa(each),
-			"LPPCTL_SKILLS_HELPER_PREFIX=p"+strconv.Itoa(p),
-			"LPPCTL_SKILLS_HELPER_COMPACT=5",
-			"LPPCTL_SKILLS_HELPER_K=3")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds = append(cmds, cmd)
-	}
-	for _, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// The usage log, compacted every 5 lines, whatever the library's size.
+	runHelperProcesses(t, path, procs, each, "LPPCTL_SKILLS_HELPER_COMPACT=5", "LPPCTL_SKILLS_HELPER_K=3", "LPPCTL_SKILLS_HELPER_DIRECT=-1")
 	// Every search finds at least three skills (the seeds), so each records
 	// exactly three uses.
 	checkCounts(t, path, 3+procs*each, procs*each*3)

@@ -140,14 +140,7 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 	})
 
 	t.Run("Ctrl-C stops at a clean point and says how to resume", func(t *testing.T) {
-		root := t.TempDir()
-		spec, err := os.ReadFile("testdata/runs/slow.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, "slow.yaml"), spec, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		root := slowProject(t)
 		cmd := exec.Command(bin, "run", "slow.yaml")
 		cmd.Dir, cmd.Env = root, childEnv("")
 		var out bytes.Buffer
@@ -199,6 +192,20 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 }
 
 // buildLppctl builds the lppctl binary (without -race, to keep the children fast).
+// slowProject returns a fresh project holding testdata/runs/slow.yaml.
+func slowProject(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	spec, err := os.ReadFile("testdata/runs/slow.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "slow.yaml"), spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
 func buildLppctl(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "lppctl")

@@ -303,14 +303,7 @@ func finalStateIn(t *testing.T, dir, id string) finalRun {
 // (exit 130, the resume hint) and the run completes on resume.
 func TestCtrlCBeforeTheFirstStep(t *testing.T) {
 	bin := buildLppctl(t)
-	root := t.TempDir()
-	spec, err := os.ReadFile("testdata/runs/slow.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "slow.yaml"), spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := slowProject(t)
 	res := runChild(t, bin, root, "run-loaded:1:INT", "run", "-q", "slow.yaml")
 	if want := "lppctl: interrupted before the run started; nothing was recorded\n"; res.code != exitInterrupted || res.out != want || hasRun(t, root) {
 		t.Fatalf("run interrupted while it loads the spec: exit %d (killed %v), %q; want %d, %q and no run", res.code, res.killed, res.out, exitInterrupted, want)
@@ -341,14 +334,7 @@ func TestCtrlCBeforeTheFirstStep(t *testing.T) {
 // once it is killed -9, runs says crashed and resume completes it.
 func TestRunsTellsARunningRunFromACrashedOne(t *testing.T) {
 	bin := buildLppctl(t)
-	root := t.TempDir()
-	spec, err := os.ReadFile("testdata/runs/slow.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "slow.yaml"), spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := slowProject(t)
 	cmd := exec.Command(bin, "run", "slow.yaml")
 	cmd.Dir, cmd.Env = root, childEnv("")
 	stderr, err := cmd.StderrPipe()

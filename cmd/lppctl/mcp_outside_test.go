@@ -99,21 +99,14 @@ func TestMCPServeOutsideClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(nodeClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		skipMCPClient(t, "the MCP TypeScript SDK is not installed (run npm ci in skills/mcpserver/testdata/node-client)")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool")
 	}
 	script, err := filepath.Abs(filepath.Join(nodeClientDir, "client.mjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "lppctl")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
+	bin := buildLppctl(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -379,17 +372,11 @@ func TestMCPServeInspectorCLI(t *testing.T) {
 	if inspector == "" || testing.Short() {
 		t.Skip("LPPCTL_MCP_INSPECTOR is not set")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "lppctl")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
+	bin := buildLppctl(t)
 	lib := filepath.Join(dir, "skills.json")
 	call := func(args ...string) string {
 		t.Helper()

@@ -116,17 +116,11 @@ func TestMCPServeSubprocess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "lppctl")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
+	bin := buildLppctl(t)
 	lib := filepath.Join(dir, "skills.json")
 	cmd := exec.Command(bin, "mcp", "serve", "--library", lib)
 	cmd.Env = append(os.Environ(), "CI=true")
