@@ -24,7 +24,39 @@ type Action struct {
 	Doc    string      // one line
 	Params []ParamSpec // the `with:` parameters it accepts
 	Writes []VarSpec   // the context variables it writes; a spec using it must declare them
-	Run    Handler
+	// WritesFor, when set, names the context variables one use of the action
+	// writes beyond Writes, from the state's `with:` parameters as decoded
+	// from YAML (e.g. a general action's `output: summary`). Validation checks
+	// that the spec declares them, and the model checker treats them as Writes.
+	// It must not fail: a malformed parameter is reported by Validate and
+	// contributes no variable here.
+	WritesFor func(params map[string]any) []VarSpec
+	Run       Handler
+}
+
+// WritesOf returns every context variable a state's use of the action
+// writes: its static Writes followed by what WritesFor derives from the
+// state's `with:` parameters, without duplicates (the first one wins).
+func (a *Action) WritesOf(st *State) []VarSpec {
+	if a.WritesFor == nil {
+		return a.Writes
+	}
+	params := make(map[string]any, len(st.With))
+	for _, p := range st.With {
+		params[p.Name] = p.Value
+	}
+	out := append([]VarSpec(nil), a.Writes...)
+	seen := make(map[string]bool, len(out))
+	for _, w := range out {
+		seen[w.Name] = true
+	}
+	for _, w := range a.WritesFor(params) {
+		if !seen[w.Name] {
+			seen[w.Name] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // ParamSpec declares one parameter of an action.

@@ -376,11 +376,13 @@ func (v *validator) action(st *State) {
 			v.file(a, &ps, &Param{Name: ps.Name, Value: name, Pos: st.DoPos, VPos: st.DoPos}, name)
 		}
 	}
-	if v.writesSeen[a.Name] {
-		return
+	if a.WritesFor == nil {
+		if v.writesSeen[a.Name] {
+			return
+		}
+		v.writesSeen[a.Name] = true
 	}
-	v.writesSeen[a.Name] = true
-	for _, w := range a.Writes {
+	for _, w := range a.WritesOf(st) {
 		cv := v.spec.Var(w.Name)
 		switch {
 		case cv == nil:
@@ -1288,7 +1290,7 @@ func (v *validator) cycleBounded(in map[string]bool) bool {
 		if a == nil {
 			return true // an unknown action is an error already
 		}
-		for _, w := range a.Writes {
+		for _, w := range a.WritesOf(st) {
 			if reads[w.Name] {
 				return true
 			}
