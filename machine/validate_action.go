@@ -1,0 +1,213 @@
+package machine
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// action checks a state's `do:` and `with:` against the registry.
+func (v *validator) action(st *State) {
+	a := v.reg.Lookup(st.Do)
+	if a == nil {
+		hint := DidYouMean(st.Do, v.reg.Names())
+		if hint == "" {
+			hint = "registered actions: " + listNames(v.reg.Names(), 12)
+		}
+		v.errorf(st.DoPos, len(st.Do), hint, "unknown action %q", st.Do)
+		return
+	}
+	sig := fmt.Sprintf("%s takes no parameters", a.Name)
+	if len(a.Params) > 0 {
+		sig = fmt.Sprintf("%s takes %s", a.Name, a.Signature())
+	}
+	given := map[string]bool{}
+	for _, p := range st.With {
+		given[p.Name] = true
+		ps := a.Param(p.Name)
+		if ps == nil {
+			hint := sig
+			if h := DidYouMean(p.Name, a.paramNames()); h != "" {
+				hint = h + " " + sig
+			}
+			v.errorf(p.Pos, len(p.Name), hint, "action %q has no parameter %q", a.Name, p.Name)
+			continue
+		}
+		v.param(a, ps, p)
+	}
+	for _, ps := range a.Params {
+		switch {
+		case ps.Required && !given[ps.Name]:
+			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("add it under with:; %s", sig), "action %q needs parameter %q", a.Name, ps.Name)
+		case ps.Type == TypeFile && !given[ps.Name] && ps.Default != nil:
+			// The default file must be there too; the run reads it.
+			name, _ := ps.Default.(string)
+			v.file(a, &ps, &Param{Name: ps.Name, Value: name, Pos: st.DoPos, VPos: st.DoPos}, name)
+		}
+	}
+	if a.WritesFor == nil {
+		if v.writesSeen[a.Name] {
+			return
+		}
+		v.writesSeen[a.Name] = true
+	}
+	for _, w := range a.WritesOf(st) {
+		cv := v.spec.Var(w.Name)
+		switch {
+		case cv == nil:
+			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("declare it under context: `%s: %s`", w.Name, w.Type),
+				"action %q writes context variable %q, which the spec does not declare", a.Name, w.Name)
+		case w.Type != TypeAny && cv.Type != TypeAny && cv.Type != w.Type:
+			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("declare it as `%s: %s`", w.Name, w.Type),
+				"action %q writes %q as %s, but the spec declares it as %s", a.Name, w.Name, w.Type, cv.Type)
+		}
+	}
+}
+
+func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
+	if ps.Type == TypeExpr {
+		src, ok := exprSource(p.Value)
+		if !ok {
+			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), "write the expression as text, e.g. retries + 1 or '[1, 2]'",
+				"parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, describeValue(p.Value))
+			return
+		}
+		at := exprStart(v.spec.Source, p.VPos)
+		if _, err := CompileValue(src, TypeAny, v.env); err != nil {
+			e := locateExpr(err, v.spec.Source, at, src)
+			v.exprError(e, fmt.Sprintf("parameter %q", ps.Name))
+		}
+		return
+	}
+	val, err := ps.Type.Coerce(p.Value)
+	if err != nil {
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), fmt.Sprintf("%s takes %s", a.Name, a.Signature()), "parameter %q of action %q: %v", ps.Name, a.Name, err)
+		return
+	}
+	if ps.Type == TypeFile {
+		v.file(a, ps, p, val.(string))
+		return
+	}
+	if s, ok := val.(string); ok && ps.Event && v.spec.Event(s) == nil {
+		var names []string
+		for _, ev := range v.spec.Events {
+			names = append(names, ev.Name)
+		}
+		hint := DidYouMean(s, names)
+		if hint == "" {
+			hint = "events are: " + listNames(names, 12)
+		}
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events:", ps.Name, a.Name, s)
+		return
+	}
+	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !contains(ps.Enum, s) {
+		hint := DidYouMean(s, ps.Enum)
+		if hint == "" {
+			hint = "use one of " + quoteList(ps.Enum)
+		}
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: %q is not one of %s", ps.Name, a.Name, s, quoteList(ps.Enum))
+	}
+}
+
+// file checks that a file parameter names a readable file, found where the
+// actions look for it at run time (ResolveFile).
+func (v *validator) file(a *Action, ps *ParamSpec, p *Param, name string) {
+	if v.opts.noFiles {
+		return
+	}
+	at, span := p.VPos, valueSpan(v.spec.Source, p.VPos)
+	specDir, root := v.opts.specDir, v.opts.root
+	if strings.TrimSpace(name) == "" {
+		v.errorf(at, span, "give the file's path, relative to the spec's folder", "parameter %q of action %q: the file name is empty", ps.Name, a.Name)
+		return
+	}
+	found, tried := ResolveFile(name, specDir, root)
+	if found == "" {
+		v.errorf(at, span, fileHint(name, tried, specDir, root), "parameter %q of action %q: file %q not found (looked for %s)", ps.Name, a.Name, name, strings.Join(tried, ", "))
+		return
+	}
+	if err := readable(found); err != nil {
+		v.errorf(at, span, "the action reads it when the run gets there", "parameter %q of action %q: cannot read file %s: %v", ps.Name, a.Name, found, err)
+	}
+}
+
+// readable reports why the file at path cannot be read (nil when it can).
+func readable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			return pe.Err
+		}
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if info.IsDir() {
+		return fmt.Errorf("it is a directory")
+	}
+	if _, err := f.Read(make([]byte, 1)); err != nil && err != io.EOF {
+		if pe, ok := err.(*os.PathError); ok {
+			return pe.Err
+		}
+		return err
+	}
+	return nil
+}
+
+// fileHint suggests, for a file that was not found, the closest file in the
+// folders it was looked for in, else lists the files of the first of them
+// that exists.
+func fileHint(name string, tried []string, specDir, root string) string {
+	var first string
+	var firstFiles []string
+	for _, cand := range tried {
+		dir := filepath.Dir(cand)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		var files []string
+		for _, e := range ents {
+			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				files = append(files, e.Name())
+			}
+		}
+		if h := DidYouMean(filepath.Base(name), files); h != "" {
+			best, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(h, "did you mean "), "?"))
+			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(name), best)))
+		}
+		if first == "" {
+			first, firstFiles = dir, files
+		}
+	}
+	if first != "" {
+		return fmt.Sprintf("files in %s: %s", first, listNames(firstFiles, 12))
+	}
+	if filepath.IsAbs(name) {
+		return fmt.Sprintf("no folder %s", filepath.Dir(name))
+	}
+	// A misspelt folder: a sibling of the first folder it names.
+	for _, base := range []string{specDir, root} {
+		ents, err := os.ReadDir(filepath.Join(base, filepath.Dir(filepath.Dir(name))))
+		if err != nil {
+			continue
+		}
+		var dirs []string
+		for _, e := range ents {
+			if e.IsDir() {
+				dirs = append(dirs, e.Name())
+			}
+		}
+		if h := DidYouMean(filepath.Base(filepath.Dir(name)), dirs); h != "" {
+			d, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(h, "did you mean "), "?"))
+			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(filepath.Dir(name)), d, filepath.Base(name))))
+		}
+	}
+	return fmt.Sprintf("paths are relative to the spec's folder (%s), then the project root (%s); neither has a folder %s", specDir, root, filepath.Dir(name))
+}

@@ -1,0 +1,286 @@
+package machine
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
+	"github.com/expr-lang/expr/parser"
+)
+
+// assign checks one `set:` entry.
+func (v *validator) assign(a *Assign) {
+	if a.Var == VarState || a.Var == VarLastError {
+		v.errorf(a.Pos, len(a.Var), "the interpreter sets it; set a context variable of your own instead", "set: %q is reserved", a.Var)
+		return
+	}
+	cv := v.spec.Var(a.Var)
+	if cv == nil {
+		hint := DidYouMean(a.Var, v.varNames())
+		if hint == "" {
+			hint = fmt.Sprintf("declare it under context:, e.g. `%s: int`", a.Var)
+		}
+		v.errorf(a.Pos, len(a.Var), hint, "set: unknown context variable %q", a.Var)
+		return
+	}
+	if _, err := CompileValue(a.Expr, cv.Type, v.env); err != nil {
+		v.exprError(locateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
+		return
+	}
+	if len(cv.Enum) == 0 {
+		return
+	}
+	tree, err := parser.Parse(a.Expr)
+	if err != nil {
+		return
+	}
+	for _, lit := range resultLiterals(tree.Node) {
+		if !contains(cv.Enum, lit.Value) {
+			p := exprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
+			v.errorf(p, len(strconv.Quote(lit.Value)), enumHint(lit.Value, cv.Enum),
+				"set %s: %q is not one of %s", a.Var, lit.Value, quoteList(cv.Enum))
+		}
+	}
+}
+
+// guard checks one `when:` expression.
+func (v *validator) guard(src string, at Pos) {
+	if _, err := CompileGuard(src, v.env); err != nil {
+		if v.badGuards == nil {
+			v.badGuards = map[Pos]bool{}
+		}
+		v.badGuards[at] = true
+		v.exprError(locateExpr(err, v.spec.Source, at, src), "guard")
+		return
+	}
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return
+	}
+	for _, c := range enumComparisons(tree.Node, v.spec) {
+		p := exprPos(v.spec.Source, at, src, c.lit.Location().From)
+		if c.v.Name == VarState {
+			v.errorf(p, len(strconv.Quote(c.lit.Value)), v.stateHint(c.lit.Value),
+				"guard: state is never %q: no state has that name", c.lit.Value)
+			continue
+		}
+		v.errorf(p, len(strconv.Quote(c.lit.Value)), enumHint(c.lit.Value, c.v.Enum),
+			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, quoteList(c.v.Enum))
+	}
+}
+
+func enumHint(s string, enum []string) string {
+	if h := DidYouMean(s, enum); h != "" {
+		return h
+	}
+	return "use one of " + quoteList(enum)
+}
+
+var (
+	unknownNameRE = regexp.MustCompile(`^unknown name ([A-Za-z_][A-Za-z0-9_]*)`)
+	notCallableRE = regexp.MustCompile(`is not callable$`)
+)
+
+// hidesBuiltin returns the context variable named like an expression
+// function that the expression of e calls (the cause of "is not callable"),
+// or "".
+func (v *validator) hidesBuiltin(e *ExprError) string {
+	line := sourceLine(v.spec.Source, e.Pos.Line)
+	runes := []rune(line)
+	if e.Pos.Col < 1 || e.Pos.Col > len(runes) {
+		return ""
+	}
+	m := identWordRE.FindString(string(runes[e.Pos.Col-1:]))
+	if m != "" && isBuiltin(m) && v.spec.Var(m) != nil {
+		return m
+	}
+	return ""
+}
+
+// exprError reports an expression compile error, with a "did you mean" for unknown names.
+func (v *validator) exprError(e *ExprError, what string) {
+	span, hint := 1, ""
+	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil {
+		span = len(m[1])
+		cands := append(v.varNames(), VarState, VarLastError)
+		for _, f := range builtin.Builtins {
+			cands = append(cands, f.Name)
+		}
+		hint = DidYouMean(m[1], cands)
+		if v.calledAt(e.Pos, m[1]) {
+			var funcs []string
+			for _, f := range builtin.Builtins {
+				funcs = append(funcs, f.Name)
+			}
+			if hint = DidYouMean(m[1], funcs); hint == "" {
+				hint = fmt.Sprintf("expressions have no function %s(); see https://expr-lang.org/docs/language-definition for the ones they have", m[1])
+			}
+		} else if hint == "" {
+			hint = "context variables: " + listNames(v.varNames(), 12)
+		}
+	} else if m := notCallableRE.FindStringSubmatch(e.Msg); m != nil && v.hidesBuiltin(e) != "" {
+		hint = fmt.Sprintf("the context variable %q hides the expression function %s(): rename the variable", v.hidesBuiltin(e), v.hidesBuiltin(e))
+	} else if e.Msg == ErrFloatToInt.Error() {
+		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
+	} else if strings.Contains(e.Msg, "mismatched types") {
+		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
+	}
+	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
+}
+
+// exprTypeNames renames the Go types in expr's messages to the spec's types.
+var exprTypeNames = strings.NewReplacer("[]interface {}", "list", "map[string]interface {}", "map",
+	"interface {}", "any", "float64", "float")
+
+// calledAt reports whether the name written at p is called: `name(`.
+func (v *validator) calledAt(p Pos, name string) bool {
+	runes := []rune(sourceLine(v.spec.Source, p.Line))
+	if p.Col < 1 || p.Col > len(runes) {
+		return false
+	}
+	rest := strings.TrimPrefix(string(runes[p.Col-1:]), name)
+	return strings.HasPrefix(strings.TrimLeft(rest, " "), "(")
+}
+
+// resultLiterals returns the string literals an expression can evaluate to:
+// the expression itself, or the branches of its conditionals.
+func resultLiterals(n ast.Node) []*ast.StringNode {
+	switch x := n.(type) {
+	case *ast.StringNode:
+		return []*ast.StringNode{x}
+	case *ast.ConditionalNode:
+		return append(resultLiterals(x.Exp1), resultLiterals(x.Exp2)...)
+	case *ast.BinaryNode:
+		if x.Operator == "??" {
+			return append(resultLiterals(x.Left), resultLiterals(x.Right)...)
+		}
+	}
+	return nil
+}
+
+type enumCmp struct {
+	v   *Var
+	lit *ast.StringNode
+}
+
+// enumComparisons finds string literals compared with ==, != or in against an
+// enum variable that are not among its values.
+func enumComparisons(root ast.Node, spec *Spec) []enumCmp {
+	var out []enumCmp
+	enumVar := func(n ast.Node) *Var {
+		id, ok := n.(*ast.IdentifierNode)
+		if !ok {
+			return nil
+		}
+		if id.Value == VarState && len(spec.States) > 0 {
+			return &Var{Name: VarState, Type: TypeString, Enum: spec.StateNames()} // state holds a state's name
+		}
+		cv := spec.Var(id.Value)
+		if cv == nil || len(cv.Enum) == 0 {
+			return nil
+		}
+		return cv
+	}
+	check := func(cv *Var, n ast.Node) {
+		for _, lit := range resultLiterals(n) {
+			if !contains(cv.Enum, lit.Value) {
+				out = append(out, enumCmp{cv, lit})
+			}
+		}
+	}
+	ast.Find(root, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok {
+			return false
+		}
+		switch b.Operator {
+		case "==", "!=":
+			if cv := enumVar(b.Left); cv != nil {
+				check(cv, b.Right)
+			} else if cv := enumVar(b.Right); cv != nil {
+				check(cv, b.Left)
+			}
+		case "in", "not in":
+			if cv := enumVar(b.Left); cv != nil {
+				if arr, ok := b.Right.(*ast.ArrayNode); ok {
+					for _, item := range arr.Nodes {
+						check(cv, item)
+					}
+				}
+			}
+		}
+		return false
+	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].lit.Location().From < out[j].lit.Location().From })
+	return out
+}
+
+// exprStart returns where an expression value written at p starts: inside
+// its quotes when it is quoted.
+func exprStart(src []byte, p Pos) Pos {
+	line := sourceLine(src, p.Line)
+	if p.Col >= 1 && p.Col <= len(line) && (line[p.Col-1] == '"' || line[p.Col-1] == '\'') {
+		p.Col++
+	}
+	return p
+}
+
+// valueSpan measures the scalar written at p (quotes included), up to the end of the line or a comment.
+func valueSpan(src []byte, p Pos) int {
+	line := sourceLine(src, p.Line)
+	if p.Col < 1 || p.Col > len(line) {
+		return 1
+	}
+	rest := line[p.Col-1:]
+	if q := rest[0]; q == '"' || q == '\'' {
+		if end := strings.IndexByte(rest[1:], q); end >= 0 {
+			return end + 2
+		}
+		return len(rest)
+	}
+	for _, stop := range []string{" #", ", ", "}", "]"} {
+		if i := strings.Index(rest, stop); i >= 0 {
+			rest = rest[:i]
+		}
+	}
+	if n := len(strings.TrimRight(rest, " ")); n > 0 {
+		return n
+	}
+	return 1
+}
+
+// findWord finds the identifier word in src at or after p (within a few
+// lines), returning p when it is not found.
+func findWord(src []byte, p Pos, word string) Pos {
+	if !p.IsValid() || word == "" {
+		return p
+	}
+	for l := p.Line; l < p.Line+20; l++ {
+		line := sourceLine(src, l)
+		from := 0
+		if l == p.Line {
+			from = p.Col - 1
+		}
+		for from >= 0 && from < len(line) {
+			i := strings.Index(line[from:], word)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			end := at + len(word)
+			if (at == 0 || !isIdentByte(line[at-1])) && (end >= len(line) || !isIdentByte(line[end])) {
+				return Pos{Line: l, Col: at + 1}
+			}
+			from = end
+		}
+	}
+	return p
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
