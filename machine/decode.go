@@ -363,7 +363,7 @@ func (d *decoder) exprText(n *yaml.Node, what string) (string, bool) {
 
 var limitKeys = []string{"max_transitions"}
 
-var topKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits"}
+var topKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits", "invariants"}
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
 	f := d.fields(n, "the spec", topKeys...)
@@ -429,11 +429,14 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			}
 		}
 	}
+	if v, ok := f["invariants"]; ok {
+		s.Invariants = d.invariants(v.val)
+	}
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var varKeys = []string{"type", "default", "enum", "doc"}
+var varKeys = []string{"type", "default", "enum", "doc", "range"}
 
 func (d *decoder) context(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
@@ -511,6 +514,9 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			}
 			if doc, ok := f["doc"]; ok {
 				cv.Doc, _ = d.str(doc.val, "doc")
+			}
+			if r, ok := f["range"]; ok {
+				cv.Range = d.varRange(r.val, name)
 			}
 		default:
 			d.errorf(pos(v), span(v), "context variable %q must be a type name or a mapping with type and default, not %s", name, kindName(v))
@@ -667,7 +673,7 @@ func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 	return nil, fmt.Errorf("unsupported YAML node")
 }
 
-var stateKeys = []string{"do", "with", "set", "next", "on_error", "final", "note"}
+var stateKeys = []string{"do", "with", "set", "next", "on_error", "final", "note", "final_requires"}
 
 func (d *decoder) states(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
@@ -749,6 +755,9 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 		}
 		if x, ok := f["note"]; ok {
 			st.Note, _ = d.str(x.val, "note")
+		}
+		if x, ok := f["final_requires"]; ok {
+			st.FinalRequires = d.finalRequires(x.val, name)
 		}
 	}
 }

@@ -53,6 +53,7 @@ func JSONSchema() []byte {
 						{"default", &schema{Description: "The value the variable starts with (default: the type's zero value: 0, 0.0, false, \"\", [], {}). `--var name=value` overrides it for one run."}},
 						{"enum", &schema{Type: "array", Items: &schema{Type: "string"}, Description: "The values a string variable may take; guards and set are checked against them."}},
 						{"doc", str("What the variable means.")},
+						{"range", &schema{Type: "array", Items: &schema{Type: "integer"}, MinItems: ptr(2), MaxItems: ptr(2), Description: "[lo, hi]: the values an int variable can hold, for `lppctl check`: the values it tries when an action writes the variable, and bounds every set must respect (see docs/check.md)."}},
 					},
 				},
 			},
@@ -110,6 +111,13 @@ func JSONSchema() []byte {
 				{"on_error", ref("errorRoute")},
 				{"final", &schema{Type: "boolean", Description: "The run completes when this state's action (if any) and set are done. A final state has no next and no on_error."}},
 				{"note", str("A comment shown on diagrams.")},
+				{"final_requires", &schema{
+					Description: "Final states only: conditions a run must meet when it ends here, checked by `lppctl check`: a list of bool expressions, or a mapping of name → expression.",
+					OneOf: []*schema{
+						{Type: "array", Items: ref("expression")},
+						{Type: "object", AdditionalProperties: ref("expression")},
+					},
+				}},
 			},
 		}},
 		{"event", &schema{
@@ -172,6 +180,29 @@ func JSONSchema() []byte {
 					{"max_transitions", &schema{Type: "integer", Minimum: ptr(1), Description: fmt.Sprintf("Transitions per run (counted across resumes) before it fails; default %d. --max-transitions overrides it.", DefaultMaxTransitions)}},
 				},
 			}},
+			{"invariants", &schema{
+				Type:          []string{"object", "null"},
+				Description:   "Named conditions that must hold in every reachable state, checked by `lppctl check`: name → bool expression, or name → {expr, in: [states]} to check it only in those states.",
+				PropertyNames: &schema{Pattern: ident},
+				AdditionalProperties: &schema{OneOf: []*schema{
+					ref("expression"),
+					{
+						Type:                 "object",
+						AdditionalProperties: false,
+						Required:             []string{"expr"},
+						Properties: props{
+							{"expr", ref("expression")},
+							{"in", &schema{
+								Description: "The states the invariant must hold in: a state name or a list of them (default: every state).",
+								OneOf: []*schema{
+									{Type: "string"},
+									{Type: "array", Items: &schema{Type: "string"}},
+								},
+							}},
+						},
+					},
+				}},
+			}},
 		},
 		Definitions: defs,
 	}
@@ -210,6 +241,8 @@ type schema struct {
 	Pattern              string    `json:"pattern,omitempty"`
 	MinLength            *int      `json:"minLength,omitempty"`
 	MinProperties        *int      `json:"minProperties,omitempty"`
+	MinItems             *int      `json:"minItems,omitempty"`
+	MaxItems             *int      `json:"maxItems,omitempty"`
 	Minimum              *int      `json:"minimum,omitempty"`
 	Required             []string  `json:"required,omitempty"`
 	Properties           props     `json:"properties,omitempty"`

@@ -35,6 +35,7 @@ type Spec struct {
 	States      []*State // in file order
 	Events      []*Event // in file order
 	Limits      Limits
+	Invariants  []*Condition // `invariants:`, in file order (see check_spec.go)
 
 	vars   map[string]*Var
 	states map[string]*State
@@ -57,6 +58,7 @@ type Var struct {
 	TypePos Pos
 	DefPos  Pos // position of the default value (or of the key)
 	EnumPos Pos
+	Range   *Range // `range: [lo, hi]` of an int variable, for the model checker (nil: none)
 }
 
 // State is one state of the machine.
@@ -72,6 +74,9 @@ type State struct {
 	OnError *Transition // route taken when the action fails (nil: the run fails)
 	Final   bool
 	Note    string
+	// FinalRequires are the conditions a run must meet when it ends in this
+	// final state (`final_requires:`), checked by the model checker.
+	FinalRequires []*Condition
 }
 
 // Param is one `with:` parameter given to a state's action.

@@ -106,6 +106,7 @@ func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOpti
 	for _, ev := range spec.Events {
 		v.event(ev)
 	}
+	v.checkKeys()
 	partial := parsed.HasErrors()
 	if partial {
 		v.damage = findDamage(spec, parsed)
