@@ -36,6 +36,7 @@ type cparam struct {
 type cassign struct {
 	v    *Var
 	prog *vm.Program
+	at   *Assign // where it is written
 }
 
 type ctrans struct {
@@ -194,7 +195,7 @@ func (c *compiler) assigns(as []*Assign) []cassign {
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		out = append(out, cassign{v: v, prog: p})
+		out = append(out, cassign{v: v, prog: p, at: a})
 	}
 	return out
 }

@@ -20,6 +20,7 @@ func commands() []*cli.Command {
 		skillsCommand(),
 		mcpCommand(),
 		validateCommand(),
+		checkCommand(),
 		exportCommand(),
 		schemaCommand(),
 		actionsCommand(),

@@ -1,0 +1,296 @@
+package machine
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+type moveKind int
+
+const (
+	moveNext  moveKind = iota // a next transition
+	moveError                 // the on_error route of a failed action
+	moveEvent                 // an external event
+	moveEnd                   // the run ends (final state) or stops (a violation)
+)
+
+// move is one way out of a (state, values) pair: an outcome of the state's
+// action followed by a transition, or the end of the run there.
+type move struct {
+	kind    moveKind
+	outcome []any  // values the action wrote (aligned with the state's writes); nil when it failed or writes nothing
+	errVal  string // the failure's last_error (moveError)
+	trans   *ctrans
+	ev      *xevent
+	to      *xstate // nil for moveEnd
+	vals    []any   // the values entering to (scratch: valid during the callback)
+	changed []int   // slots a set changed (for traces)
+	prop    string  // moveEnd: the property it violates ("" for a clean end)
+	msg     string
+	pos     Pos
+}
+
+// expand calls visit for every move out of (st, vals), in a fixed order (the
+// order a trace's ordinals refer to): for each outcome of the action (each
+// combination of the values its writes take, then each failure when the
+// state has on_error), the moves enabled after it. visit returns false to
+// stop.
+func (x *explorer) expand(st *xstate, vals []any, visit func(ord int32, mv *move) bool) {
+	var ord int32
+	emit := func(mv *move) bool {
+		ok := visit(ord, mv)
+		ord++
+		return ok
+	}
+	// The writes whose value matters after the action; the others keep one value.
+	doms := make([][]any, len(st.writes))
+	for i, s := range st.writes {
+		if st.afterAction[s] {
+			doms[i] = st.domains[i]
+		} else {
+			doms[i] = []any{x.defaults[s]}
+		}
+	}
+	idx := make([]int, len(doms))
+	outcome := make([]any, len(doms))
+	for {
+		for i := range doms {
+			outcome[i] = doms[i][idx[i]]
+		}
+		if !x.outcome(st, vals, outcome, emit) {
+			return
+		}
+		i := 0
+		for ; i < len(idx); i++ {
+			idx[i]++
+			if idx[i] < len(doms[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i == len(idx) {
+			break
+		}
+	}
+	for _, ev := range st.errVals {
+		if !x.failure(st, vals, ev.(string), emit) {
+			return
+		}
+	}
+}
+
+// outcome explores one successful outcome of st's action.
+func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) bool) bool {
+	cur := x.scratchFrom(vals)
+	for i, s := range st.writes {
+		cur[s] = outcome[i]
+	}
+	var wrote []any
+	if len(outcome) > 0 {
+		wrote = slices.Clone(outcome)
+	}
+	x.load(st, cur)
+	what := fmt.Sprintf("set of state %q", st.cs.st.Name)
+	changed, bad := x.assign(st.cs.set, cur, what)
+	if bad != nil {
+		bad.outcome = wrote
+		return emit(bad)
+	}
+	if st.final {
+		mv := &move{kind: moveEnd, outcome: wrote, changed: changed, vals: cur}
+		for _, c := range st.reqs {
+			if c.prog == nil {
+				continue
+			}
+			ok, err := x.vm.Run(c.prog, x.env)
+			if err != nil {
+				mv.prop, mv.msg, mv.pos = PropEvaluation, fmt.Sprintf("%s cannot be evaluated: %v", c.label, err), c.c.ExprPos
+				break
+			}
+			if ok != true {
+				mv.prop, mv.msg, mv.pos = PropFinalRequires, fmt.Sprintf("the run ends in %q but %s (%s) is false: %s", st.cs.st.Name, c.label, c.c.Expr, x.saw(c.prog)), c.c.Pos
+				break
+			}
+		}
+		return emit(mv)
+	}
+	moves, err := x.enabled(st)
+	if err != nil {
+		return emit(&move{kind: moveEnd, outcome: wrote, changed: changed, vals: cur, prop: PropEvaluation, msg: err.msg, pos: err.pos})
+	}
+	if len(moves) == 0 {
+		return emit(&move{kind: moveEnd, outcome: wrote, changed: changed, vals: cur, prop: PropDeadlock,
+			msg: x.stuckMessage(st), pos: st.cs.st.Pos})
+	}
+	base := slices.Clone(cur)
+	for _, mv := range moves {
+		next := x.scratchFrom(base)
+		x.load(st, next)
+		var set []cassign
+		what := ""
+		if mv.ev != nil {
+			set, what = mv.ev.ce.set, fmt.Sprintf("set of event %q", mv.ev.ce.ev.Name)
+			mv.ev.taken = true
+		} else {
+			set, what = mv.trans.set, fmt.Sprintf("set of transition %s of state %q", mv.trans.via, st.cs.st.Name)
+			st.nextTaken[mv.trans.index] = true
+		}
+		more, bad := x.assign(set, next, what)
+		if bad != nil {
+			bad.outcome = wrote
+			if !emit(bad) {
+				return false
+			}
+			continue
+		}
+		next[x.lastErr] = "" // a handled error is cleared by the next normal step
+		mv.outcome, mv.vals, mv.changed = wrote, next, append(slices.Clone(changed), more...)
+		if !emit(mv) {
+			return false
+		}
+	}
+	return true
+}
+
+// failure explores st's action failing with last_error errVal.
+func (x *explorer) failure(st *xstate, vals []any, errVal string, emit func(*move) bool) bool {
+	cur := x.scratchFrom(vals)
+	cur[x.lastErr] = errVal
+	x.load(st, cur)
+	oe := st.cs.onError
+	st.errTaken = true
+	changed, bad := x.assign(oe.set, cur, fmt.Sprintf("set of on_error of state %q", st.cs.st.Name))
+	if bad != nil {
+		bad.errVal = errVal
+		return emit(bad)
+	}
+	return emit(&move{kind: moveError, errVal: errVal, trans: oe, to: x.states[x.stateIdx[oe.target]], vals: cur, changed: changed})
+}
+
+// stopErr is a guard that could not be evaluated.
+type stopErr struct {
+	msg string
+	pos Pos
+}
+
+// enabled returns the moves that can fire in st with the values in env, after
+// the action and the state's set: every event that applies (its guard
+// holds), then the first next transition whose guard holds. It is the one
+// place that knows how a state is left; a new kind of edge goes here.
+func (x *explorer) enabled(st *xstate) ([]*move, *stopErr) {
+	var out []*move
+	for _, ev := range st.events {
+		if ev.ce.guard != nil {
+			ok, err := x.vm.Run(ev.ce.guard, x.env)
+			if err != nil {
+				return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ev.ce.ev.When, ev.ce.ev.Name, st.cs.st.Name, err), ev.ce.ev.WhenPos}
+			}
+			if ok != true {
+				continue
+			}
+		}
+		out = append(out, &move{kind: moveEvent, ev: ev, to: ev.to})
+	}
+	for _, ct := range st.cs.next {
+		if ct.guard != nil {
+			ok, err := x.vm.Run(ct.guard, x.env)
+			if err != nil {
+				return nil, &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", ct.t.When, st.cs.st.Name, err), ct.t.WhenPos}
+			}
+			if ok != true {
+				continue
+			}
+		}
+		out = append(out, &move{kind: moveNext, trans: ct, to: x.states[x.stateIdx[ct.target]]})
+		break
+	}
+	return out, nil
+}
+
+func (x *explorer) stuckMessage(st *xstate) string {
+	var why string
+	switch {
+	case len(st.cs.next) == 0:
+		why = "it has no next transition"
+	default:
+		why = "every guard is false: " + guardsSaw(st.cs, x.env)
+	}
+	if len(st.events) == 0 {
+		return fmt.Sprintf("state %q is stuck: %s, and no event applies", st.cs.st.Name, why)
+	}
+	return fmt.Sprintf("state %q is stuck: %s, and no event's guard holds", st.cs.st.Name, why)
+}
+
+// assign applies a set to vals as the interpreter does: every expression is
+// evaluated against env as it was before the set, converted to the
+// variable's type and checked against its enum; the check also holds ranges.
+// It updates env. A failure is returned as an end move.
+func (x *explorer) assign(set []cassign, vals []any, what string) ([]int, *move) {
+	if len(set) == 0 {
+		return nil, nil
+	}
+	var buf [8]any
+	news := buf[:0]
+	for _, a := range set {
+		v, err := x.vm.Run(a.prog, x.env)
+		if err == nil {
+			v, err = a.v.Type.Coerce(v)
+		}
+		if err == nil {
+			if s, ok := v.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
+				err = fmt.Errorf("%q is not one of %s", s, quoteList(a.v.Enum))
+			}
+		}
+		if err != nil {
+			return nil, &move{kind: moveEnd, vals: vals, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", what, a.v.Name, err), pos: x.assignPos(a)}
+		}
+		if n, ok := v.(int); ok && a.v.Range != nil && !a.v.Range.Contains(n) {
+			return nil, &move{kind: moveEnd, vals: vals, prop: PropBounds, pos: x.assignPos(a),
+				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", what, a.v.Name, n, a.v.Range.Lo, a.v.Range.Hi)}
+		}
+		news = append(news, v)
+	}
+	changed := make([]int, 0, len(set))
+	for i, a := range set {
+		s := x.slot[a.v.Name]
+		if !sameValue(vals[s], news[i]) {
+			changed = append(changed, s)
+		}
+		vals[s] = news[i]
+		x.env[a.v.Name] = news[i]
+	}
+	return changed, nil
+}
+
+// assignPos finds where a compiled assignment is written.
+func (x *explorer) assignPos(a cassign) Pos {
+	if a.at != nil {
+		return a.at.ExprPos
+	}
+	return a.v.Pos
+}
+
+// scratchFrom returns a scratch copy of vals (valid until the next call).
+func (x *explorer) scratchFrom(vals []any) []any {
+	x.scratch = append(x.scratch[:0], vals...)
+	return x.scratch
+}
+
+// describeVia names a move as traces and messages do.
+func (mv *move) via() string {
+	switch mv.kind {
+	case moveEvent:
+		return "event " + mv.ev.ce.ev.Name
+	case moveError, moveNext:
+		return mv.trans.via
+	}
+	return ""
+}
+
+func quoteValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return formatValue(v)
+}
