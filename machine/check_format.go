@@ -76,7 +76,7 @@ func (r *CheckReport) where(p Pos) string {
 
 // formatTrace writes a counterexample, one step a line:
 //
-//	1. plan → approve_plan  next[0] at spec.yaml:54:9 when plan_error == ""; wrote step_count=0; set plan_attempts=1
+//  1. plan → approve_plan  next[0] at spec.yaml:54:9 when plan_error == ""; wrote step_count=0; set plan_attempts=1
 func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
 	fmt.Fprintf(b, "          shortest counterexample (%s):\n", plural(len(t.Steps), "step"))
 	width := 0
