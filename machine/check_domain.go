@@ -105,14 +105,22 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 		if id, ok := n.Right.(*ast.IdentifierNode); ok && n.Operator != "in" {
 			c.record(id.Value, n.Left, false)
 		}
+	case *ast.BuiltinNode:
+		c.call(n.Name, n.Arguments)
 	case *ast.CallNode:
-		callee, ok := n.Callee.(*ast.IdentifierNode)
-		if !ok || len(n.Arguments) != 2 || (callee.Value != "hasPrefix" && callee.Value != "hasSuffix") {
-			return
+		if callee, ok := n.Callee.(*ast.IdentifierNode); ok {
+			c.call(callee.Value, n.Arguments)
 		}
-		if id, ok := n.Arguments[0].(*ast.IdentifierNode); ok {
-			c.record(id.Value, n.Arguments[1], false)
-		}
+	}
+}
+
+// call records hasPrefix(VAR, OTHER) and hasSuffix(VAR, OTHER).
+func (c *compareVisitor) call(name string, args []ast.Node) {
+	if len(args) != 2 || (name != "hasPrefix" && name != "hasSuffix") {
+		return
+	}
+	if id, ok := args[0].(*ast.IdentifierNode); ok {
+		c.record(id.Value, args[1], false)
 	}
 }
 

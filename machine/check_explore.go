@@ -45,7 +45,18 @@ type explorer struct {
 	expanded  int // nodes expanded so far
 
 	findings map[string]*finding
-	scratch  []any
+	tracing  bool // computing a trace: moves note what changed
+
+	// Buffers reused by expand.
+	names      []string // slot → name in env
+	dirty      []int    // slots of env set since the last load
+	cur, next  []any
+	news       []any
+	odometer   []int
+	outcomeBuf []any
+	moveBuf    []move
+	end        move
+	errMove    move
 }
 
 // Node flags.
@@ -73,6 +84,8 @@ type xstate struct {
 	events       []*xevent
 	invs         []*xcond
 	reqs         []*xcond
+	nextTo       []*xstate // target of each next transition
+	outcomes     [][]any   // per write: its domain when read later, else its default alone
 	live         slotSet
 	afterAction  slotSet
 	actionWrites slotSet
@@ -172,7 +185,25 @@ func newExplorer(m *Machine, opts CheckOptions) *explorer {
 			}
 		}
 	}
+	for _, st := range x.states {
+		for _, ct := range st.cs.next {
+			st.nextTo = append(st.nextTo, x.states[x.stateIdx[ct.target]])
+		}
+	}
 	x.liveness()
+	for _, st := range x.states {
+		for i, s := range st.writes {
+			if st.afterAction[s] {
+				st.outcomes = append(st.outcomes, st.domains[i])
+			} else {
+				st.outcomes = append(st.outcomes, []any{x.defaults[s]})
+			}
+		}
+	}
+	for _, v := range x.vars {
+		x.names = append(x.names, v.Name)
+	}
+	x.names = append(x.names, VarLastError)
 	return x
 }
 
@@ -319,11 +350,11 @@ func (x *explorer) note(prop string, node, ord int32, msg string, p Pos) {
 
 // load makes env hold the values of a pair in st.
 func (x *explorer) load(st *xstate, vals []any) {
-	for i, v := range x.vars {
-		x.env[v.Name] = vals[i]
+	for i, name := range x.names {
+		x.env[name] = vals[i]
 	}
-	x.env[VarLastError] = vals[x.lastErr]
 	x.env[VarState] = st.cs.st.Name
+	x.dirty = x.dirty[:0]
 }
 
 // saw renders the values an expression reads, for messages: "n=3, done=false".

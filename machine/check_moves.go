@@ -35,7 +35,7 @@ type move struct {
 // order a trace's ordinals refer to): for each outcome of the action (each
 // combination of the values its writes take, then each failure when the
 // state has on_error), the moves enabled after it. visit returns false to
-// stop.
+// stop. The move and its values are valid only during the call.
 func (x *explorer) expand(st *xstate, vals []any, visit func(ord int32, mv *move) bool) {
 	var ord int32
 	emit := func(mv *move) bool {
@@ -43,17 +43,18 @@ func (x *explorer) expand(st *xstate, vals []any, visit func(ord int32, mv *move
 		ord++
 		return ok
 	}
-	// The writes whose value matters after the action; the others keep one value.
-	doms := make([][]any, len(st.writes))
-	for i, s := range st.writes {
-		if st.afterAction[s] {
-			doms[i] = st.domains[i]
-		} else {
-			doms[i] = []any{x.defaults[s]}
-		}
+	x.load(st, vals)
+	doms := st.outcomes
+	idx := x.odometer[:0]
+	for range doms {
+		idx = append(idx, 0)
 	}
-	idx := make([]int, len(doms))
-	outcome := make([]any, len(doms))
+	x.odometer = idx
+	outcome := x.outcomeBuf[:0]
+	for range doms {
+		outcome = append(outcome, nil)
+	}
+	x.outcomeBuf = outcome
 	for {
 		for i := range doms {
 			outcome[i] = doms[i][idx[i]]
@@ -82,23 +83,21 @@ func (x *explorer) expand(st *xstate, vals []any, visit func(ord int32, mv *move
 
 // outcome explores one successful outcome of st's action.
 func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) bool) bool {
-	cur := x.scratchFrom(vals)
+	x.restoreEnv(vals, 0)
+	cur := append(x.cur[:0], vals...)
+	x.cur = cur
 	for i, s := range st.writes {
 		cur[s] = outcome[i]
+		x.setEnv(s, outcome[i])
 	}
-	var wrote []any
-	if len(outcome) > 0 {
-		wrote = slices.Clone(outcome)
-	}
-	x.load(st, cur)
-	what := fmt.Sprintf("set of state %q", st.cs.st.Name)
-	changed, bad := x.assign(st.cs.set, cur, what)
+	changed, bad := x.assign(st.cs.set, cur, assignState, st, nil)
 	if bad != nil {
-		bad.outcome = wrote
+		bad.outcome = outcome
 		return emit(bad)
 	}
 	if st.final {
-		mv := &move{kind: moveEnd, outcome: wrote, changed: changed, vals: cur}
+		mv := &x.end
+		*mv = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur}
 		for _, c := range st.reqs {
 			if c.prog == nil {
 				continue
@@ -117,35 +116,40 @@ func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) boo
 	}
 	moves, err := x.enabled(st)
 	if err != nil {
-		return emit(&move{kind: moveEnd, outcome: wrote, changed: changed, vals: cur, prop: PropEvaluation, msg: err.msg, pos: err.pos})
+		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur, prop: PropEvaluation, msg: err.msg, pos: err.pos}
+		return emit(&x.end)
 	}
 	if len(moves) == 0 {
-		return emit(&move{kind: moveEnd, outcome: wrote, changed: changed, vals: cur, prop: PropDeadlock,
-			msg: x.stuckMessage(st), pos: st.cs.st.Pos})
+		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur, prop: PropDeadlock, msg: x.stuckMessage(st), pos: st.cs.st.Pos}
+		return emit(&x.end)
 	}
-	base := slices.Clone(cur)
-	for _, mv := range moves {
-		next := x.scratchFrom(base)
-		x.load(st, next)
-		var set []cassign
-		what := ""
+	mark := len(x.dirty)
+	for i := range moves {
+		mv := &moves[i]
+		x.restoreEnv(cur, mark)
+		next := append(x.next[:0], cur...)
+		x.next = next
+		var more []int
+		var bad *move
 		if mv.ev != nil {
-			set, what = mv.ev.ce.set, fmt.Sprintf("set of event %q", mv.ev.ce.ev.Name)
 			mv.ev.taken = true
+			more, bad = x.assign(mv.ev.ce.set, next, assignEvent, st, mv)
 		} else {
-			set, what = mv.trans.set, fmt.Sprintf("set of transition %s of state %q", mv.trans.via, st.cs.st.Name)
 			st.nextTaken[mv.trans.index] = true
+			more, bad = x.assign(mv.trans.set, next, assignTransition, st, mv)
 		}
-		more, bad := x.assign(set, next, what)
 		if bad != nil {
-			bad.outcome = wrote
+			bad.outcome = outcome
 			if !emit(bad) {
 				return false
 			}
 			continue
 		}
 		next[x.lastErr] = "" // a handled error is cleared by the next normal step
-		mv.outcome, mv.vals, mv.changed = wrote, next, append(slices.Clone(changed), more...)
+		mv.outcome, mv.vals = outcome, next
+		if x.tracing {
+			mv.changed = append(slices.Clone(changed), more...)
+		}
 		if !emit(mv) {
 			return false
 		}
@@ -155,17 +159,36 @@ func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) boo
 
 // failure explores st's action failing with last_error errVal.
 func (x *explorer) failure(st *xstate, vals []any, errVal string, emit func(*move) bool) bool {
-	cur := x.scratchFrom(vals)
+	x.restoreEnv(vals, 0)
+	cur := append(x.cur[:0], vals...)
+	x.cur = cur
 	cur[x.lastErr] = errVal
-	x.load(st, cur)
+	x.setEnv(x.lastErr, errVal)
 	oe := st.cs.onError
 	st.errTaken = true
-	changed, bad := x.assign(oe.set, cur, fmt.Sprintf("set of on_error of state %q", st.cs.st.Name))
+	errMove := &x.errMove
+	*errMove = move{kind: moveError, errVal: errVal, trans: oe}
+	changed, bad := x.assign(oe.set, cur, assignTransition, st, errMove)
 	if bad != nil {
 		bad.errVal = errVal
 		return emit(bad)
 	}
-	return emit(&move{kind: moveError, errVal: errVal, trans: oe, to: x.states[x.stateIdx[oe.target]], vals: cur, changed: changed})
+	errMove.to, errMove.vals, errMove.changed = x.states[x.stateIdx[oe.target]], cur, changed
+	return emit(errMove)
+}
+
+// setEnv sets a slot's value in env, remembering it for restoreEnv.
+func (x *explorer) setEnv(slot int, v any) {
+	x.env[x.names[slot]] = v
+	x.dirty = append(x.dirty, slot)
+}
+
+// restoreEnv puts back the values of vals for the slots set since mark.
+func (x *explorer) restoreEnv(vals []any, mark int) {
+	for _, s := range x.dirty[mark:] {
+		x.env[x.names[s]] = vals[s]
+	}
+	x.dirty = x.dirty[:mark]
 }
 
 // stopErr is a guard that could not be evaluated.
@@ -178,8 +201,9 @@ type stopErr struct {
 // the action and the state's set: every event that applies (its guard
 // holds), then the first next transition whose guard holds. It is the one
 // place that knows how a state is left; a new kind of edge goes here.
-func (x *explorer) enabled(st *xstate) ([]*move, *stopErr) {
-	var out []*move
+func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
+	out := x.moveBuf[:0]
+	defer func() { x.moveBuf = out[:0] }()
 	for _, ev := range st.events {
 		if ev.ce.guard != nil {
 			ok, err := x.vm.Run(ev.ce.guard, x.env)
@@ -190,9 +214,9 @@ func (x *explorer) enabled(st *xstate) ([]*move, *stopErr) {
 				continue
 			}
 		}
-		out = append(out, &move{kind: moveEvent, ev: ev, to: ev.to})
+		out = append(out, move{kind: moveEvent, ev: ev, to: ev.to})
 	}
-	for _, ct := range st.cs.next {
+	for i, ct := range st.cs.next {
 		if ct.guard != nil {
 			ok, err := x.vm.Run(ct.guard, x.env)
 			if err != nil {
@@ -202,7 +226,7 @@ func (x *explorer) enabled(st *xstate) ([]*move, *stopErr) {
 				continue
 			}
 		}
-		out = append(out, &move{kind: moveNext, trans: ct, to: x.states[x.stateIdx[ct.target]]})
+		out = append(out, move{kind: moveNext, trans: ct, to: st.nextTo[i]})
 		break
 	}
 	return out, nil
@@ -222,16 +246,35 @@ func (x *explorer) stuckMessage(st *xstate) string {
 	return fmt.Sprintf("state %q is stuck: %s, and no event's guard holds", st.cs.st.Name, why)
 }
 
+type assignKind int
+
+const (
+	assignState assignKind = iota
+	assignTransition
+	assignEvent
+)
+
+// assignWhat names a set in messages: "set of state \"a\"".
+func assignWhat(kind assignKind, st *xstate, mv *move) string {
+	switch kind {
+	case assignEvent:
+		return fmt.Sprintf("set of event %q", mv.ev.ce.ev.Name)
+	case assignTransition:
+		return fmt.Sprintf("set of %s of state %q", mv.trans.via, st.cs.st.Name)
+	}
+	return fmt.Sprintf("set of state %q", st.cs.st.Name)
+}
+
 // assign applies a set to vals as the interpreter does: every expression is
 // evaluated against env as it was before the set, converted to the
 // variable's type and checked against its enum; the check also holds ranges.
-// It updates env. A failure is returned as an end move.
-func (x *explorer) assign(set []cassign, vals []any, what string) ([]int, *move) {
+// It updates env, and returns the slots that changed (only when tracing). A
+// failure is returned as an end move.
+func (x *explorer) assign(set []cassign, vals []any, kind assignKind, st *xstate, mv *move) ([]int, *move) {
 	if len(set) == 0 {
 		return nil, nil
 	}
-	var buf [8]any
-	news := buf[:0]
+	news := x.news[:0]
 	for _, a := range set {
 		v, err := x.vm.Run(a.prog, x.env)
 		if err == nil {
@@ -243,22 +286,25 @@ func (x *explorer) assign(set []cassign, vals []any, what string) ([]int, *move)
 			}
 		}
 		if err != nil {
-			return nil, &move{kind: moveEnd, vals: vals, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", what, a.v.Name, err), pos: x.assignPos(a)}
+			x.end = move{kind: moveEnd, vals: vals, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", assignWhat(kind, st, mv), a.v.Name, err), pos: x.assignPos(a)}
+			return nil, &x.end
 		}
 		if n, ok := v.(int); ok && a.v.Range != nil && !a.v.Range.Contains(n) {
-			return nil, &move{kind: moveEnd, vals: vals, prop: PropBounds, pos: x.assignPos(a),
-				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", what, a.v.Name, n, a.v.Range.Lo, a.v.Range.Hi)}
+			x.end = move{kind: moveEnd, vals: vals, prop: PropBounds, pos: x.assignPos(a),
+				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", assignWhat(kind, st, mv), a.v.Name, n, a.v.Range.Lo, a.v.Range.Hi)}
+			return nil, &x.end
 		}
 		news = append(news, v)
 	}
-	changed := make([]int, 0, len(set))
+	x.news = news[:0]
+	var changed []int
 	for i, a := range set {
 		s := x.slot[a.v.Name]
-		if !sameValue(vals[s], news[i]) {
+		if x.tracing && !sameValue(vals[s], news[i]) {
 			changed = append(changed, s)
 		}
 		vals[s] = news[i]
-		x.env[a.v.Name] = news[i]
+		x.setEnv(s, news[i])
 	}
 	return changed, nil
 }
@@ -269,12 +315,6 @@ func (x *explorer) assignPos(a cassign) Pos {
 		return a.at.ExprPos
 	}
 	return a.v.Pos
-}
-
-// scratchFrom returns a scratch copy of vals (valid until the next call).
-func (x *explorer) scratchFrom(vals []any) []any {
-	x.scratch = append(x.scratch[:0], vals...)
-	return x.scratch
 }
 
 // describeVia names a move as traces and messages do.

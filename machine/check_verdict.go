@@ -187,6 +187,8 @@ func (x *explorer) trace(f *finding) *Trace {
 	vals := slices.Clone(x.defaults)
 	x.canon(st, vals)
 	tr := &Trace{Steps: []TraceStep{}}
+	x.tracing = true
+	defer func() { x.tracing = false }()
 	for _, ord := range ords {
 		var step TraceStep
 		var to *xstate
