@@ -29,6 +29,7 @@ type explorer struct {
 	stateIdx map[string]int
 	events   []*xevent
 	cmp      compared
+	relevant slotSet // slots whose value can change a verdict (see relevance)
 
 	env  map[string]any
 	vm   vm.VM

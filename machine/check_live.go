@@ -1,6 +1,10 @@
 package machine
 
-import "github.com/expr-lang/expr/vm"
+import (
+	"slices"
+
+	"github.com/expr-lang/expr/vm"
+)
 
 // slotSet is a set of value slots (context variables, then last_error).
 type slotSet []bool
@@ -13,9 +17,55 @@ func (s slotSet) addReads(x *explorer, p *vm.Program) {
 	}
 }
 
+// addSets adds the reads of a set's expressions whose variable is relevant.
 func (s slotSet) addSets(x *explorer, set []cassign) {
 	for _, a := range set {
-		s.addReads(x, a.prog)
+		if x.relevant[x.slot[a.v.Name]] {
+			s.addReads(x, a.prog)
+		}
+	}
+}
+
+// relevance computes the slots whose value can change a verdict (cone of
+// influence): those a guard, an invariant or a final_requires reads, those
+// with a range or an enum (a set can break it), and, to a fixed point, those
+// a set of a relevant slot reads. Any other slot (a counter only its own set
+// reads, such as eval_rounds: eval_rounds + 1) is kept at its default: its
+// value cannot decide a guard, so keeping it would only multiply the states.
+func (x *explorer) relevance() {
+	r := make(slotSet, x.nslots)
+	for i, v := range x.vars {
+		r[i] = v.Range != nil || len(v.Enum) > 0
+	}
+	var sets [][]cassign
+	for _, st := range x.states {
+		for _, c := range slices.Concat(st.invs, st.reqs) {
+			r.addReads(x, c.prog)
+		}
+		for _, mv := range x.staticMoves(st) {
+			r.addReads(x, mv.guard)
+			sets = append(sets, mv.set)
+		}
+		sets = append(sets, st.cs.set)
+		if oe := st.cs.onError; oe != nil {
+			sets = append(sets, oe.set)
+		}
+	}
+	x.relevant = r
+	for changed := true; changed; {
+		changed = false
+		for _, set := range sets {
+			for _, a := range set {
+				if !r[x.slot[a.v.Name]] {
+					continue
+				}
+				for _, name := range identifiers(a.prog) {
+					if i, ok := x.slot[name]; ok && !r[i] {
+						r[i], changed = true, true
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -55,6 +105,7 @@ func (x *explorer) writesOf(set []cassign) slotSet {
 // invariants and final_requires (action parameters are not evaluated by the
 // check); an action's writes overwrite, its failure does not.
 func (x *explorer) liveness() {
+	x.relevance()
 	n := x.nslots
 	lastErr := make(slotSet, n)
 	lastErr[x.lastErr] = true
