@@ -1,0 +1,105 @@
+package machine_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// checkSpecFile validates and compiles a spec file against the check
+// registry, failing the test on any diagnostic.
+func checkSpecFile(t testing.TB, file string) *machine.Machine {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := checkRegistry()
+	spec, diags := machine.Check(filepath.Base(file), src, reg, machine.WithoutFiles())
+	if diags.HasErrors() {
+		t.Fatalf("%s is invalid:\n%s", file, diags.PrettyAll(src))
+	}
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		t.Fatalf("compile %s: %v", file, err)
+	}
+	return m
+}
+
+// declaredFailures reads the "# fails: a, b" header line of a corpus spec.
+func declaredFailures(t *testing.T, file string) []string {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(src)) {
+		if rest, ok := strings.CutPrefix(line, "# fails:"); ok {
+			var out []string
+			for p := range strings.SplitSeq(rest, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+			slices.Sort(out)
+			return out
+		}
+	}
+	t.Fatalf("%s has no \"# fails: PROPERTY\" header", file)
+	return nil
+}
+
+// TestCheckCorpusFindsSeededDefects checks every spec of the seeded-defect
+// corpus: exactly the properties its header names fail, and the whole report
+// (shortest counterexamples with positions) matches its golden file.
+func TestCheckCorpusFindsSeededDefects(t *testing.T) {
+	files, err := filepath.Glob("testdata/check/*.yaml")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("want at least 20 seeded-defect specs, got %d (%v)", len(files), err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			m := checkSpecFile(t, file)
+			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			var failed []string
+			for _, p := range r.Properties {
+				if p.Verdict == machine.Fail {
+					failed = append(failed, p.Property)
+				}
+			}
+			slices.Sort(failed)
+			if want := declaredFailures(t, file); !slices.Equal(failed, want) {
+				t.Errorf("failed properties = %v, want %v\n%s", failed, want, r.Format(machine.FormatOptions{NoTimes: true}))
+			}
+			if !r.Complete || r.Unknowns() > 0 {
+				t.Errorf("the check did not complete: %s", r.Stopped)
+			}
+			checkGoldenFile(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(r.Format(machine.FormatOptions{NoTimes: true})))
+		})
+	}
+}
+
+// checkGoldenFile compares got with a golden file, or rewrites it with -update.
+func checkGoldenFile(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("cannot read golden file (run with -update to create it): %v", err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
