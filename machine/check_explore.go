@@ -265,6 +265,7 @@ func (x *explorer) run(ctx context.Context, start time.Time) {
 		x.expanded++
 		x.succStart = append(x.succStart, int32(len(x.succ)))
 		if x.stopped != "" {
+			x.flags[id] |= flagHorizon // its successors are only partly known
 			break
 		}
 	}

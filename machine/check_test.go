@@ -103,3 +103,65 @@ func checkGoldenFile(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
+
+// TestModelCheckStoppedEarlyDecidesNothingItDidNotSee: a check stopped by
+// MaxStates reports UNKNOWN, never a trap at the pair it was expanding.
+func TestModelCheckStoppedEarlyDecidesNothingItDidNotSee(t *testing.T) {
+	m := compileSpec(t, `lpp: 1
+name: long
+limits: {max_transitions: 1000}
+context:
+  i: {type: int, default: 0}
+initial: a
+states:
+  a:
+    set: {i: i + 1}
+    next:
+      - {to: done, when: i >= 500}
+      - {to: a}
+  done: {final: true}
+`, nil)
+	tests := []struct {
+		name      string
+		maxStates int
+		want      machine.Verdict
+		stopped   string
+	}{
+		{"stopped at max-states", 10, machine.Unknown, "max-states: 10 distinct states explored; raise --max-states"},
+		{"complete", 0, machine.Pass, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{MaxStates: tt.maxStates})
+			if r.Stopped != tt.stopped {
+				t.Errorf("stopped = %q, want %q", r.Stopped, tt.stopped)
+			}
+			for _, p := range r.Properties {
+				if p.Verdict != tt.want {
+					t.Errorf("%s: %s %s, want %s", p.Property, p.Verdict, p.Message, tt.want)
+				}
+			}
+			if tt.maxStates > 0 && r.Stats.States > tt.maxStates {
+				t.Errorf("explored %d states, more than the bound %d", r.Stats.States, tt.maxStates)
+			}
+		})
+	}
+}
+
+// TestModelCheckInterruptedIsPartial: a cancelled context stops the check
+// with UNKNOWN verdicts and statistics of what was explored.
+func TestModelCheckInterruptedIsPartial(t *testing.T) {
+	m := compileSpec(t, genCheckSpec(20, 4, 3), checkRegistry())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := machine.ModelCheck(ctx, m, machine.CheckOptions{})
+	if r.Stopped != "interrupted" || r.Complete || r.Unknowns() == 0 {
+		t.Fatalf("stopped = %q, complete = %v, unknowns = %d", r.Stopped, r.Complete, r.Unknowns())
+	}
+	if r.Stats.States < 1 {
+		t.Errorf("no partial statistics: %+v", r.Stats)
+	}
+	if !r.Passed() {
+		t.Errorf("an interrupted check failed a property:\n%s", r.Format(machine.FormatOptions{NoTimes: true}))
+	}
+}
