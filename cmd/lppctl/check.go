@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +69,7 @@ func runCheck(c *cli.Context) error {
 	defer stop()
 	out := c.App.Writer
 	var invalid, failed, warned []string
+	firstInvalid := "" // the error of the first invalid spec
 	interrupted := false
 	var reports []jsonCheckReport
 	for _, path := range paths {
@@ -76,10 +78,11 @@ func runCheck(c *cli.Context) error {
 		if err != nil {
 			rep.Error = fmt.Sprintf("cannot read spec: %v", err)
 			invalid = append(invalid, path)
-			reports = append(reports, rep)
-			if !c.Bool("json") {
+			if firstInvalid != "" && !c.Bool("json") { // the first one ends the output
 				fmt.Fprintf(c.App.ErrWriter, "lppctl: %s\n", rep.Error)
 			}
+			firstInvalid = cmp.Or(firstInvalid, rep.Error)
+			reports = append(reports, rep)
 			continue
 		}
 		spec, diags := machine.Check(path, src, reg, machine.WithoutFiles()) // the check reads no prompt template
@@ -92,7 +95,11 @@ func runCheck(c *cli.Context) error {
 		}
 		if diags.HasErrors() || err != nil {
 			rep.Error = fmt.Sprintf("%s is invalid: %s", path, countDiags(diags))
+			if err != nil && !diags.HasErrors() {
+				rep.Error = fmt.Sprintf("cannot compile %s: %v", path, err)
+			}
 			invalid = append(invalid, path)
+			firstInvalid = cmp.Or(firstInvalid, rep.Error)
 			reports = append(reports, rep)
 			if !c.Bool("json") {
 				fmt.Fprintf(out, "%s\n\n", diags.PrettyAll(src))
@@ -141,7 +148,10 @@ func runCheck(c *cli.Context) error {
 	case interrupted:
 		return withCode(exitInterrupted, errors.New("check interrupted: the statistics above are partial"))
 	case len(invalid) > 0:
-		return withCode(exitInvalidSpec, fmt.Errorf("cannot check %s: %s", invalid[0], describeMore("invalid spec", invalid)))
+		if len(invalid) > 1 {
+			firstInvalid += fmt.Sprintf(" (and %d more invalid specs)", len(invalid)-1)
+		}
+		return withCode(exitInvalidSpec, errors.New(firstInvalid))
 	case len(failed) > 0:
 		return withCode(exitFailed, fmt.Errorf("%s: a property fails (see the counterexample above)", describeMore("spec", failed)))
 	case c.Bool("strict") && len(warned) > 0:

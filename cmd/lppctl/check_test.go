@@ -86,7 +86,9 @@ func TestCheckCommand(t *testing.T) {
 			"           1. gate  stops here\n",
 		}, "lppctl: " + stuck + ": a property fails (see the counterexample above)\n"},
 		{"an invalid spec exits 3", []string{"check", broken}, 3, []string{"transition to unknown state \"dne\""},
-			"lppctl: cannot check " + broken + ": " + broken + "\n"},
+			"lppctl: " + broken + " is invalid: 1 error\n"},
+		{"an unreadable file exits 3", []string{"check", "nope.yaml", broken}, 3, nil,
+			"lppctl: cannot read spec: open nope.yaml: no such file or directory (and 1 more invalid specs)\n"},
 		{"a dead guard only warns", []string{"check", dead}, 0, []string{
 			"  1 transition no explored path took:\n          " + dead + ":9:9: state \"a\" next[0] → b, when n > 5\n",
 		}, ""},
