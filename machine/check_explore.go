@@ -31,9 +31,10 @@ type explorer struct {
 	cmp      compared
 	relevant slotSet // slots whose value can change a verdict (see relevance)
 
-	env  map[string]any
-	vm   vm.VM
-	hash *hasher
+	env    map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
+	invEnv map[string]any // a pair being added, for its invariants
+	vm     vm.VM
+	hash   *hasher
 
 	seen      map[stateKey]int32
 	nodes     []xnode
@@ -139,6 +140,7 @@ func newExplorer(m *Machine, opts CheckOptions) *explorer {
 	x.defaults = append(x.defaults, "")
 	x.nslots = len(x.defaults)
 	x.env = make(map[string]any, x.nslots+1)
+	x.invEnv = make(map[string]any, x.nslots+1)
 	x.cmp = comparedValues(spec)
 	env := TypeEnv(spec)
 	for i, st := range spec.States {
@@ -298,17 +300,23 @@ func (x *explorer) add(st *xstate, vals []any, parent, ord, depth int32) int32 {
 		x.flags[id] |= flagFinal
 	}
 	if len(st.invs) > 0 {
-		x.load(st, vals)
+		// add runs while a move is being expanded: env is in use, so the
+		// invariants see the new pair in an env of their own.
+		env := x.invEnv
+		for i, name := range x.names {
+			env[name] = vals[i]
+		}
+		env[VarState] = st.cs.st.Name
 		for _, c := range st.invs {
 			if c.prog == nil {
 				continue
 			}
-			ok, err := x.vm.Run(c.prog, x.env)
+			ok, err := x.vm.Run(c.prog, env)
 			switch {
 			case err != nil:
 				x.note(PropEvaluation, id, -1, fmt.Sprintf("%s cannot be evaluated in state %q: %v", c.label, st.cs.st.Name, err), c.c.ExprPos)
 			case ok != true:
-				x.note(PropInvariants, id, -1, fmt.Sprintf("%s (%s) is false in state %q: %s", c.label, c.c.Expr, st.cs.st.Name, x.saw(c.prog)), c.c.Pos)
+				x.note(PropInvariants, id, -1, fmt.Sprintf("%s (%s) is false in state %q: %s", c.label, c.c.Expr, st.cs.st.Name, saw(env, c.prog)), c.c.Pos)
 			}
 		}
 	}
@@ -359,11 +367,11 @@ func (x *explorer) load(st *xstate, vals []any) {
 	x.dirty = x.dirty[:0]
 }
 
-// saw renders the values an expression reads, for messages: "n=3, done=false".
-func (x *explorer) saw(p *vm.Program) string {
+// saw renders the values an expression reads in env, for messages: "n=3, done=false".
+func saw(env map[string]any, p *vm.Program) string {
 	var parts []string
 	for _, name := range identifiers(p) {
-		if v, ok := x.env[name]; ok && name != VarState {
+		if v, ok := env[name]; ok && name != VarState {
 			parts = append(parts, name+"="+formatValue(v))
 		}
 	}

@@ -108,7 +108,7 @@ func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) boo
 				break
 			}
 			if ok != true {
-				mv.prop, mv.msg, mv.pos = PropFinalRequires, fmt.Sprintf("the run ends in %q but %s (%s) is false: %s", st.cs.st.Name, c.label, c.c.Expr, x.saw(c.prog)), c.c.Pos
+				mv.prop, mv.msg, mv.pos = PropFinalRequires, fmt.Sprintf("the run ends in %q but %s (%s) is false: %s", st.cs.st.Name, c.label, c.c.Expr, saw(x.env, c.prog)), c.c.Pos
 				break
 			}
 		}
