@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lppctl/lppctl/machine"
 )
@@ -176,4 +180,58 @@ func BenchmarkCheckSkillsAgent(b *testing.B) {
 		states = r.Stats.States
 	}
 	b.ReportMetric(float64(states), "states")
+}
+
+// checkSlowSpec has about a million pairs: long enough to interrupt.
+const checkSlowSpec = `lpp: 1
+name: slow
+limits: {max_transitions: 100000000}
+context:
+  approval: {type: string, enum: ["", approved, rejected, replan], default: ""}
+  step_count: {type: int, default: 0, range: [0, 999]}
+  a: {type: int, default: 0, range: [0, 999]}
+  b: {type: int, default: 0, range: [0, 999]}
+initial: s
+states:
+  s:
+    do: human.approve
+    set: {a: (a + step_count) % 1000}
+    next:
+      - {to: done, when: a == 999 && b == 7}
+      - {to: s, set: {b: (b + a) % 1000}}
+  done: {final: true}
+`
+
+// TestCheckCtrlCPrintsPartialStatistics interrupts a long check: it prints
+// what it explored so far, the undecided properties UNKNOWN, and exits 130.
+func TestCheckCtrlCPrintsPartialStatistics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildLppctl(t)
+	spec := writeSpec(t, checkSlowSpec)
+	cmd := exec.Command(bin, "check", "--max-states", "100000000", spec)
+	cmd.Env = childEnv("")
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // well after the signal handler is installed
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit = %v, want %d\nstdout:\n%s\nstderr:\n%s", err, exitInterrupted, out.String(), errOut.String())
+	}
+	for _, want := range []string{spec + ": ", "  stopped early: interrupted\n", "  UNKNOWN no deadlock\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	if got, want := errOut.String(), "lppctl: check interrupted: the statistics above are partial\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
 }
