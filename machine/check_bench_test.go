@@ -52,7 +52,7 @@ func genCheckSpec(states, counters, top int) string {
 }
 
 // BenchmarkCheckGenerated explores a generated spec of 50 states and 6
-// counters in [0, 3] (49 × 4⁶ = 200,704 distinct states) and reports the
+// counters in [0, 3] (49 × 4⁶ = 200,704 pairs, plus the final one) and reports the
 // rate in distinct states per second of wall time (states/s, which other
 // processes on a shared machine lower) and of the process's CPU time
 // (states/cpu-s):

@@ -239,7 +239,7 @@ func (x *explorer) run(ctx context.Context, start time.Time) {
 	init := x.states[x.stateIdx[x.spec.Initial]]
 	vals := slices.Clone(x.defaults)
 	x.canon(init, vals)
-	x.add(init, vals, -1, -1, 0)
+	x.seen[x.hash.key(init.idx, vals)] = x.add(init, vals, -1, -1, 0)
 	lastReport := start
 	x.succStart = append(x.succStart, 0)
 	for x.expanded < len(x.nodes) {

@@ -165,3 +165,51 @@ func TestModelCheckInterruptedIsPartial(t *testing.T) {
 		t.Errorf("an interrupted check failed a property:\n%s", r.Format(machine.FormatOptions{NoTimes: true}))
 	}
 }
+
+// TestModelCheckIgnoresCountersNoVerdictReads: a counter only its own set
+// reads does not multiply the pairs (cone of influence), but one a guard
+// reads, or one with a range, is tracked.
+func TestModelCheckIgnoresCountersNoVerdictReads(t *testing.T) {
+	spec := func(counter, guard string) string {
+		return `lpp: 1
+name: loop
+limits: {max_transitions: 200}
+context:
+  ok: {type: bool, default: false}
+  calls: ` + counter + `
+initial: work
+states:
+  work:
+    do: flag
+    set: {calls: calls + 1}
+    next:
+      - {to: done, when: ` + guard + `}
+      - {to: work}
+  done: {final: true}
+`
+	}
+	tests := []struct {
+		name    string
+		src     string
+		states  int
+		failing string // a property that must fail, or ""
+	}{
+		{"only its own set reads it", spec("{type: int, default: 0}", "ok"), 2, ""},
+		{"a guard reads it", spec("{type: int, default: 0}", "ok || calls >= 5"), 6, ""},
+		{"it has a range", spec("{type: int, default: 0, range: [0, 3]}", "ok"), 5, machine.PropBounds},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := compileSpec(t, tt.src, checkRegistry())
+			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			if r.Stats.States != tt.states {
+				t.Errorf("explored %d states, want %d\n%s", r.Stats.States, tt.states, r.Format(machine.FormatOptions{NoTimes: true}))
+			}
+			for _, p := range r.Properties {
+				if want := p.Property == tt.failing; (p.Verdict == machine.Fail) != want {
+					t.Errorf("%s: %s %s", p.Property, p.Verdict, p.Message)
+				}
+			}
+		})
+	}
+}
