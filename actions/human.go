@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
@@ -68,7 +69,7 @@ func (d *Deps) approve(_ context.Context, c *machine.Call) error {
 		if err := tx.Put(MemPlanFeedback, text); err != nil {
 			return err
 		}
-		c.Notef("the person asked for a new plan: %s", clip(oneLine(text), 100))
+		c.Notef("the person asked for a new plan: %s", clip(textx.OneLine(text), 100))
 		return decide("replan")
 	}
 	if in := c.Input; in != nil {
@@ -184,13 +185,13 @@ func (d *Deps) intervene(_ context.Context, c *machine.Call) error {
 	if n, most := intVar(c, "loop_count"), intVar(c, "max_loop_count"); most > 0 && n > most {
 		reason += fmt.Sprintf("; stuck: still calling tools after %d rounds (max_loop_count %d)", n, most)
 	}
-	reason += "; last feedback: " + clip(oneLine(why), 300)
+	reason += "; last feedback: " + clip(textx.OneLine(why), 300)
 	decide := func(kind, text string) error {
 		if kind == "guidance" {
 			if err := tx.Append(MemGuidance, guidance{Step: step.Index, Text: text}); err != nil {
 				return err
 			}
-			c.Notef("guidance for step %d: %s", step.Index, clip(oneLine(text), 100))
+			c.Notef("guidance for step %d: %s", step.Index, clip(textx.OneLine(text), 100))
 		} else {
 			c.Notef("step %d: %s", step.Index, kind)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
@@ -55,7 +56,7 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	d.logCall(rec)
 	what := fmt.Sprintf("%d tool call(s)", len(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
-		what = fmt.Sprintf("reply %q", clip(oneLine(reply.Text), 70))
+		what = fmt.Sprintf("reply %q", clip(textx.OneLine(reply.Text), 70))
 	}
 	retries := ""
 	if reply.Attempts > 1 {

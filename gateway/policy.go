@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/textx"
 	"gopkg.in/yaml.v3"
 )
 
@@ -613,7 +614,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func didYouMean(s string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		if d := levenshtein(s, c); d < bestD {
+		if d := textx.Levenshtein(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -621,27 +622,6 @@ func didYouMean(s string, candidates []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // rawSections names the policy section each raw type decodes, for messages.

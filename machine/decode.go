@@ -310,7 +310,7 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 		}
 		if !contains(known, name) {
 			d.errorf(pos(k), span(k), "unknown key %q in %s", name, what)
-			if h := DidYouMean(name, known); h != "" {
+			if h := didYouMean(name, known); h != "" {
 				d.hintLast(h)
 			} else {
 				d.hintLast("known keys: " + strings.Join(known, ", "))
@@ -518,7 +518,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 		}
 		if !isValidVarType(cv.Type) {
 			d.errorf(cv.TypePos, len(cv.Type), "unknown type %q for context variable %q", cv.Type, name)
-			if h := DidYouMean(string(cv.Type), typeNames()); h != "" {
+			if h := didYouMean(string(cv.Type), typeNames()); h != "" {
 				d.hintLast(h)
 			} else {
 				d.hintLast("use one of " + typeList())
@@ -545,7 +545,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 		if len(cv.Enum) > 0 && defOK {
 			if sv, ok := cv.Default.(string); ok && !contains(cv.Enum, sv) {
 				d.errorf(cv.DefPos, span(orNode(defNode, k)), "default %q of %q is not one of its enum values %s", sv, name, quoteList(cv.Enum))
-				if h := DidYouMean(sv, cv.Enum); h != "" {
+				if h := didYouMean(sv, cv.Enum); h != "" {
 					d.hintLast(h)
 				}
 			}

@@ -221,7 +221,7 @@ func (r *Run) Replay(rec *Record) error {
 func (r *Run) setVar(name string, val any) error {
 	v := r.m.spec.Var(name)
 	if v == nil {
-		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(DidYouMean(name, r.varNames())))
+		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(didYouMean(name, r.varNames())))
 	}
 	cv, err := v.Type.Coerce(val)
 	if err != nil {
@@ -286,7 +286,7 @@ func (r *Run) Machine() *Machine { return r.m }
 // goroutine; the event is considered after the current step's action.
 func (r *Run) Send(event string) error {
 	if r.m.events[event] == nil {
-		return fmt.Errorf("cannot send event %q: the spec defines no such event%s", event, hintSuffix(DidYouMean(event, r.m.eventNames())))
+		return fmt.Errorf("cannot send event %q: the spec defines no such event%s", event, hintSuffix(didYouMean(event, r.m.eventNames())))
 	}
 	select {
 	case r.pending <- event:
@@ -594,7 +594,7 @@ func (r *Run) canFire(event string) (*cevent, error) {
 	ce := r.m.events[event]
 	switch {
 	case ce == nil:
-		return nil, fmt.Errorf("cannot fire event %q: the spec defines no such event%s", event, hintSuffix(DidYouMean(event, r.m.eventNames())))
+		return nil, fmt.Errorf("cannot fire event %q: the spec defines no such event%s", event, hintSuffix(didYouMean(event, r.m.eventNames())))
 	case r.status == StatusCompleted:
 		return nil, fmt.Errorf("cannot fire event %q: %w", event, ErrFinished)
 	case ce.from != nil && !ce.from[r.state]:

@@ -188,7 +188,7 @@ func (v *Var) ParseOverride(s string) (any, error) {
 		return nil, err
 	}
 	if str, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, str) {
-		return nil, fmt.Errorf("%q is not one of %s%s", str, quoteList(v.Enum), hintSuffix(DidYouMean(str, v.Enum)))
+		return nil, fmt.Errorf("%q is not one of %s%s", str, quoteList(v.Enum), hintSuffix(didYouMean(str, v.Enum)))
 	}
 	return val, nil
 }

@@ -207,7 +207,7 @@ func (v *validator) start() Pos {
 }
 
 func (v *validator) stateHint(name string) string {
-	if h := DidYouMean(name, v.spec.StateNames()); h != "" {
+	if h := didYouMean(name, v.spec.StateNames()); h != "" {
 		return h
 	}
 	return "states are: " + listNames(v.spec.StateNames(), 12)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -13,7 +12,7 @@ import (
 func (v *validator) action(st *State) {
 	a := v.reg.Lookup(st.Do)
 	if a == nil {
-		hint := DidYouMean(st.Do, v.reg.Names())
+		hint := didYouMean(st.Do, v.reg.Names())
 		if hint == "" {
 			hint = "registered actions: " + listNames(v.reg.Names(), 12)
 		}
@@ -30,7 +29,7 @@ func (v *validator) action(st *State) {
 		ps := a.Param(p.Name)
 		if ps == nil {
 			hint := sig
-			if h := DidYouMean(p.Name, a.paramNames()); h != "" {
+			if h := didYouMean(p.Name, a.paramNames()); h != "" {
 				hint = h + " " + sig
 			}
 			v.errorf(p.Pos, len(p.Name), hint, "action %q has no parameter %q", a.Name, p.Name)
@@ -96,7 +95,7 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		for _, ev := range v.spec.Events {
 			names = append(names, ev.Name)
 		}
-		hint := DidYouMean(s, names)
+		hint := didYouMean(s, names)
 		if hint == "" {
 			hint = "events are: " + listNames(names, 12)
 		}
@@ -104,7 +103,7 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		return
 	}
 	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !contains(ps.Enum, s) {
-		hint := DidYouMean(s, ps.Enum)
+		hint := didYouMean(s, ps.Enum)
 		if hint == "" {
 			hint = "use one of " + quoteList(ps.Enum)
 		}
@@ -178,8 +177,7 @@ func fileHint(name string, tried []string, specDir, root string) string {
 				files = append(files, e.Name())
 			}
 		}
-		if h := DidYouMean(filepath.Base(name), files); h != "" {
-			best, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(h, "did you mean "), "?"))
+		if best, ok := DidYouMean(filepath.Base(name), files); ok {
 			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(name), best)))
 		}
 		if first == "" {
@@ -204,8 +202,7 @@ func fileHint(name string, tried []string, specDir, root string) string {
 				dirs = append(dirs, e.Name())
 			}
 		}
-		if h := DidYouMean(filepath.Base(filepath.Dir(name)), dirs); h != "" {
-			d, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(h, "did you mean "), "?"))
+		if d, ok := DidYouMean(filepath.Base(filepath.Dir(name)), dirs); ok {
 			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(filepath.Dir(name)), d, filepath.Base(name))))
 		}
 	}

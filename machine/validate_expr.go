@@ -20,7 +20,7 @@ func (v *validator) assign(a *Assign) {
 	}
 	cv := v.spec.Var(a.Var)
 	if cv == nil {
-		hint := DidYouMean(a.Var, v.varNames())
+		hint := didYouMean(a.Var, v.varNames())
 		if hint == "" {
 			hint = fmt.Sprintf("declare it under context:, e.g. `%s: int`", a.Var)
 		}
@@ -74,7 +74,7 @@ func (v *validator) guard(src string, at Pos) {
 }
 
 func enumHint(s string, enum []string) string {
-	if h := DidYouMean(s, enum); h != "" {
+	if h := didYouMean(s, enum); h != "" {
 		return h
 	}
 	return "use one of " + quoteList(enum)
@@ -110,13 +110,13 @@ func (v *validator) exprError(e *ExprError, what string) {
 		for _, f := range builtin.Builtins {
 			cands = append(cands, f.Name)
 		}
-		hint = DidYouMean(m[1], cands)
+		hint = didYouMean(m[1], cands)
 		if v.calledAt(e.Pos, m[1]) {
 			var funcs []string
 			for _, f := range builtin.Builtins {
 				funcs = append(funcs, f.Name)
 			}
-			if hint = DidYouMean(m[1], funcs); hint == "" {
+			if hint = didYouMean(m[1], funcs); hint == "" {
 				hint = fmt.Sprintf("expressions have no function %s(); see https://expr-lang.org/docs/language-definition for the ones they have", m[1])
 			}
 		} else if hint == "" {

@@ -113,7 +113,7 @@ func (v *validator) meantState(name string) string {
 	if name == "" {
 		return ""
 	}
-	h := DidYouMean(name, v.spec.StateNames())
+	h := didYouMean(name, v.spec.StateNames())
 	if m, ok := strings.CutPrefix(h, "did you mean "); ok {
 		if q, err := strconv.Unquote(strings.TrimSuffix(m, "?")); err == nil && v.spec.State(q) != nil {
 			return q

@@ -59,9 +59,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, c := range app.Commands {
 			names = append(names, c.Name)
 		}
-		hint := machine.DidYouMean(args[1], names)
-		if hint != "" {
-			hint = "; " + hint
+		hint := ""
+		if best, ok := machine.DidYouMean(args[1], names); ok {
+			hint = fmt.Sprintf("; did you mean %q?", best)
 		}
 		fmt.Fprintf(stderr, "lppctl: unknown command %q%s (lppctl --help lists them)\n", args[1], hint)
 		return exitUsage

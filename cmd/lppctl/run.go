@@ -168,9 +168,9 @@ func parseVars(spec *machine.Spec, pairs []string) (map[string]any, error) {
 			for i, cv := range spec.Context {
 				names[i] = cv.Name
 			}
-			hint := machine.DidYouMean(name, names)
-			if hint != "" {
-				hint = "; " + hint
+			hint := ""
+			if best, ok := machine.DidYouMean(name, names); ok {
+				hint = fmt.Sprintf("; did you mean %q?", best)
 			}
 			return nil, usageErrorf("--var %s: the spec has no context variable %q%s", pair, name, hint)
 		}
