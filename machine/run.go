@@ -330,15 +330,15 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 		r.status = StatusInterrupted
 		return false, fmt.Errorf("%w in state %q: %w", ErrInterrupted, r.state, err)
 	}
-	if r.seq >= r.budget {
-		r.status = StatusFailed
-		return false, fmt.Errorf("%w: %d transitions without reaching a final state; the run kept cycling %s (raise limits.max_transitions or --max-transitions if the loop is meant to run this long)", ErrBudget, r.seq, r.cycle())
-	}
 	r.status = StatusRunning
 	cs := r.m.states[r.state]
 	if cs == nil {
 		r.status = StatusFailed
 		return false, fmt.Errorf("cannot step: unknown state %q", r.state)
+	}
+	if err := r.checkBudget(cs); err != nil {
+		r.status = StatusFailed
+		return false, err
 	}
 	for _, o := range r.observers {
 		if eo, ok := o.(EnterObserver); ok {
