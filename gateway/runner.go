@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -313,21 +314,6 @@ func (g *Gateway) inScriptDir(p string) bool {
 
 func (g *Gateway) checkEnvKey(k string) *refusal {
 	pol := g.policy.Runner.Env
-	allowed := false
-	for _, re := range pol.AllowKeys {
-		if re.MatchString(k) {
-			allowed = true
-			break
-		}
-	}
-	if !allowed {
-		return refuse(ruleEnvKey, "env_vars key %s is not allowed (keys must match %s)", quote(k), pol.AllowKeys[0])
-	}
-	for _, re := range pol.DenyKeys {
-		if re.MatchString(k) {
-			return refuse(ruleEnvKey, "env_vars key %s is reserved (matches %s); scripts cannot receive it from the model", quote(k), re)
-		}
-	}
 	if _, set := pol.Set[k]; set {
 		return refuse(ruleEnvKey, "env_vars key %s is set by the gateway", quote(k))
 	}
@@ -340,6 +326,14 @@ func (g *Gateway) checkEnvKey(k string) *refusal {
 		if contains(pol.InheritFor[dir], k) {
 			return refuse(ruleEnvKey, "env_vars key %s comes from lppctl's own environment for the scripts under %s (safe_py_runner.env.inherit_for); the model cannot override it", quote(k), dir)
 		}
+	}
+	// An allow-list: names no one thought of (SSLKEYLOGFILE, PYTHONSTARTUP,
+	// a library's own hook) are refused without anyone having to list them.
+	if !slices.Contains(pol.AllowKeys, k) {
+		if len(pol.AllowKeys) == 0 {
+			return refuse(ruleEnvKey, "env_vars key %s is not allowed; the model may set no env_vars (safe_py_runner.env.allow_keys is empty); pass values as script args", quote(k))
+		}
+		return refuse(ruleEnvKey, "env_vars key %s is not allowed; the model may set only %s (safe_py_runner.env.allow_keys); pass other values as script args", quote(k), strings.Join(pol.AllowKeys, ", "))
 	}
 	return nil
 }

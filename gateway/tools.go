@@ -72,7 +72,7 @@ func (g *Gateway) Tools() []ToolDef {
 					"type":                 "object",
 					"additionalProperties": map[string]any{"type": "string"},
 					"maxProperties":        p.Runner.Env.MaxVars,
-					"description":          "extra environment variables (UPPER_CASE names; credentials, PYTHON* and LD_* are refused)",
+					"description":          envVarsDescription(p.Runner.Env.AllowKeys),
 				},
 				"stdin_text": map[string]any{
 					"type":        "string",
@@ -84,6 +84,14 @@ func (g *Gateway) Tools() []ToolDef {
 		},
 	}
 	return []ToolDef{cli, runner}
+}
+
+// envVarsDescription tells the model which env_vars keys it may set.
+func envVarsDescription(allow []string) string {
+	if len(allow) == 0 {
+		return "extra environment variables: none may be set (pass values as args)"
+	}
+	return "extra environment variables; only these names may be set: " + strings.Join(allow, ", ") + " (any other name is refused; pass other values as args)"
 }
 
 // paramSchema merges the parameters of every sub-command into one object schema.
