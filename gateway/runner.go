@@ -372,9 +372,8 @@ func (g *Gateway) environ(script string, extra [][2]string, readOnly bool) []str
 			put(k, v)
 		}
 	}
-	lower := strings.ToLower(script)
 	for _, dir := range sortedKeys(pol.InheritFor) {
-		if d := strings.ToLower(dir); !strings.HasPrefix(lower, d+"/") {
+		if !g.under(script, dir) {
 			continue
 		}
 		for _, k := range pol.InheritFor[dir] {
@@ -398,6 +397,25 @@ func (g *Gateway) environ(script string, extra [][2]string, readOnly bool) []str
 		env = append(env, k+"="+vals[k])
 	}
 	return env
+}
+
+// under reports whether the root-relative path p lies below dir. Names are
+// compared as the file system compares them: exactly, or, where a spelling
+// differs only in case, by asking whether both name the same directory (so
+// skills/Feed is skills/feed on a case-insensitive file system only).
+func (g *Gateway) under(p, dir string) bool {
+	if strings.HasPrefix(p, dir+"/") {
+		return true
+	}
+	if len(p) <= len(dir) || p[len(dir)] != '/' || !strings.EqualFold(p[:len(dir)], dir) {
+		return false
+	}
+	a, err := g.root.Stat(dir)
+	if err != nil {
+		return false
+	}
+	b, err := g.root.Stat(p[:len(dir)])
+	return err == nil && os.SameFile(a, b)
 }
 
 // protectedEnv joins the protected paths for LPPCTL_PROTECTED: colon-separated,

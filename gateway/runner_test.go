@@ -459,3 +459,34 @@ func TestInheritForReachesOnlyThatDirectorysScripts(t *testing.T) {
 		t.Errorf("override: got  %s\nwant %s", res.Text, want)
 	}
 }
+
+// TestInheritForComparesSkillFoldersLikeTheFileSystem: on a case-sensitive
+// file system skills/Feed is another skill, which must not get skills/feed's
+// credentials; on a case-insensitive one it is the same folder.
+func TestInheritForComparesSkillFoldersLikeTheFileSystem(t *testing.T) {
+	needPython(t)
+	t.Setenv("SKILL_FEED_TOKEN", "tok-for-the-skill")
+	sb := newSandbox(t)
+	p := *sb.g.policy
+	p.Runner.Env.InheritFor = map[string][]string{"skills/feed": {"SKILL_FEED_TOKEN"}}
+	g, err := New(sb.root, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	show := "import os\nprint(os.environ.get('SKILL_FEED_TOKEN', '-'))\n"
+	sb.write(t, "skills/feed/show.py", show)
+	sb.write(t, "skills/Feed/show.py", show)
+	caseSensitive := true
+	if b, err := os.ReadFile(filepath.Join(sb.root, "skills", "FEED", "show.py")); err == nil && string(b) == show {
+		caseSensitive = false
+	}
+	want := map[bool]string{true: "-", false: "tok-for-the-skill"}[caseSensitive]
+	ctx := context.Background()
+	if res := g.Call(ctx, ToolRunner, map[string]any{"script_name": "skills/feed/show.py"}); strings.TrimSpace(res.Text) != "tok-for-the-skill" {
+		t.Errorf("skills/feed/show.py printed %q", res.Text)
+	}
+	if res := g.Call(ctx, ToolRunner, map[string]any{"script_name": "skills/Feed/show.py"}); strings.TrimSpace(res.Text) != want {
+		t.Errorf("skills/Feed/show.py (case-sensitive file system: %v) printed %q, want %q", caseSensitive, res.Text, want)
+	}
+}
