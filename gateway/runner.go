@@ -511,25 +511,6 @@ func scriptRefusal(stderr *cappedBuffer) (Result, bool) {
 	return Result{Text: text, Decision: DecisionBlock, Rule: m[1]}, true
 }
 
-// resolveInterpreter replaces the interpreter path with the real executable
-// when it is a wrapper (a pyenv shim is a shell script), so scripts start
-// without a shell in between. On any failure the looked-up path is kept.
-func (g *Gateway) resolveInterpreter() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, g.python, "-c", "import sys; print(sys.executable)")
-	cmd.Dir = g.rootPath
-	cmd.Env = g.environ("", nil, false)
-	out, err := cmd.Output()
-	if err != nil {
-		return
-	}
-	real := strings.TrimSpace(string(out))
-	if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && strings.HasPrefix(real, "/") {
-		g.python = real
-	}
-}
-
 // formatStreams shows stdout alone when stderr is empty, both labelled otherwise.
 func formatStreams(stdout, stderr *cappedBuffer) string {
 	o, e := stdout.String("stdout"), stderr.String("stderr")
