@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -488,5 +489,38 @@ func TestInheritForComparesSkillFoldersLikeTheFileSystem(t *testing.T) {
 	}
 	if res := g.Call(ctx, ToolRunner, map[string]any{"script_name": "skills/Feed/show.py"}); strings.TrimSpace(res.Text) != want {
 		t.Errorf("skills/Feed/show.py (case-sensitive file system: %v) printed %q, want %q", caseSensitive, res.Text, want)
+	}
+}
+
+// A read-only caller (the evaluator) is offered only the sub-commands that
+// look: the others would always be refused as read-only.
+func TestReadOnlyToolsOfferOnlyReadCommands(t *testing.T) {
+	sb := newSandbox(t)
+	tools := sb.g.ReadOnlyTools()
+	if len(tools) != 2 || tools[0].Name != ToolCLI || tools[1].Name != ToolRunner {
+		t.Fatalf("tools = %+v", tools)
+	}
+	params := tools[0].Parameters["properties"].(map[string]any)
+	enum := params["tool_name"].(map[string]any)["enum"].([]any)
+	if got := fmt.Sprint(enum); got != "[list_files python_run read_file tree]" {
+		t.Errorf("enum = %s", got)
+	}
+	props := params["params"].(map[string]any)["properties"].(map[string]any)
+	for _, p := range []string{"src", "dst"} {
+		if _, ok := props[p]; ok {
+			t.Errorf("params offer %s, which only copy_file and move_file take", p)
+		}
+	}
+	for _, w := range []string{"copy_file", "move_file", "make_directory"} {
+		if strings.Contains(tools[0].Description, w) {
+			t.Errorf("description offers %s:\n%s", w, tools[0].Description)
+		}
+	}
+	if !strings.Contains(tools[0].Description, "- read_file(path):") {
+		t.Errorf("description lacks read_file:\n%s", tools[0].Description)
+	}
+	// The full set is unchanged.
+	if enum := sb.g.Tools()[0].Parameters["properties"].(map[string]any)["tool_name"].(map[string]any)["enum"].([]any); len(enum) != 7 {
+		t.Errorf("Tools() enum = %v", enum)
 	}
 }
