@@ -147,7 +147,7 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	if len(msgs) == 0 {
 		return fmt.Errorf("cannot run the optimizer: L3 is empty (the spec must enter memory.prepare_step first)")
 	}
-	tools, err := d.toolDefs()
+	tools, err := d.toolDefs(false)
 	if err != nil {
 		return err
 	}
@@ -296,7 +296,9 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	}
 	var tools []llm.Tool
 	if !forced {
-		if tools, err = d.toolDefs(); err != nil {
+		// The evaluator checks; its tool calls run read-only (tools.execute
+		// read_only: true), so it is offered only the commands that look.
+		if tools, err = d.toolDefs(true); err != nil {
 			return err
 		}
 	}

@@ -87,13 +87,18 @@ func configHint(model string) string {
 	return "LPPCTL_LLM=" + model
 }
 
-// toolDefs returns the gateway's tools for native tool calling.
-func (d *Deps) toolDefs() ([]llm.Tool, error) {
+// toolDefs returns the gateway's tools for native tool calling; with
+// readOnly, only the sub-commands that look (for a checker such as the
+// evaluator, whose calls run read-only: anything else would be refused).
+func (d *Deps) toolDefs(readOnly bool) ([]llm.Tool, error) {
 	gw, err := d.gateway()
 	if err != nil {
 		return nil, err
 	}
 	defs := gw.Tools()
+	if readOnly {
+		defs = gw.ReadOnlyTools()
+	}
 	out := make([]llm.Tool, len(defs))
 	for i, t := range defs {
 		out[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}

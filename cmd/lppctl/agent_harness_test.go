@@ -82,11 +82,12 @@ type chatMsg struct {
 }
 
 type fakeRequest struct {
-	Agent    string
-	Step     int
-	Turn     int
-	Messages []chatMsg
-	Tools    int
+	Agent       string
+	Step        int
+	Turn        int
+	Messages    []chatMsg
+	Tools       int
+	SubCommands string // the safe_cli_executor sub-commands offered (its tool_name enum), comma-separated
 }
 
 // chars is the size of the request's message texts.
@@ -133,6 +134,31 @@ type fakeLLM struct {
 
 var stepRE = regexp.MustCompile(`Step (\d+) of \d+`)
 
+// subCommandsOffered reads the tool_name enum of safe_cli_executor from a
+// request's tools.
+func subCommandsOffered(tools []any) string {
+	b, _ := json.Marshal(tools)
+	var defs []struct {
+		Function struct {
+			Name       string `json:"name"`
+			Parameters struct {
+				Properties struct {
+					ToolName struct {
+						Enum []string `json:"enum"`
+					} `json:"tool_name"`
+				} `json:"properties"`
+			} `json:"parameters"`
+		} `json:"function"`
+	}
+	_ = json.Unmarshal(b, &defs)
+	for _, d := range defs {
+		if d.Function.Name == "safe_cli_executor" {
+			return strings.Join(d.Function.Parameters.Properties.ToolName.Enum, ",")
+		}
+	}
+	return ""
+}
+
 func newFakeLLM(t *testing.T, scriptYAML string) *fakeLLM {
 	t.Helper()
 	s, err := llm.ParseScript("test-script.yaml", []byte(scriptYAML))
@@ -178,7 +204,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	req := fakeRequest{Tools: len(body.Tools)}
+	req := fakeRequest{Tools: len(body.Tools), SubCommands: subCommandsOffered(body.Tools)}
 	for _, m := range body.Messages {
 		cm := chatMsg{Role: m.Role, ToolCalls: len(m.ToolCalls), ToolCallID: m.ToolCallID}
 		var s string

@@ -1,8 +1,9 @@
-package main
+package mcpserver
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,38 @@ import (
 
 	"github.com/lppctl/lppctl/skills"
 )
+
+// ServeStdio serves srv over stdio (one JSON-RPC message per line on in and
+// out, diagnostics on log) until the client closes in or ctx ends. A client
+// that goes away is a normal end (nil).
+//
+// Between in and the SDK's transport sits a filter (stdioFilter) that answers
+// what the SDK would otherwise end the session on, or silently drop:
+//
+//   - the SDK's IOTransport decodes stdin with one streaming json.Decoder
+//     and ends the whole session at the first syntax error, without the
+//     -32700 answer JSON-RPC asks for (upstream issue
+//     https://github.com/modelcontextprotocol/go-sdk/issues/1209, fix
+//     proposed in https://github.com/modelcontextprotocol/go-sdk/pull/1210);
+//     it also ends the session for a JSON value that is no JSON-RPC message,
+//     for a batch under protocol 2025-06-18 or later, and for a batch that
+//     repeats an id;
+//   - it never answers a request that reuses the id of one in progress;
+//   - at the end of stdin it stops, dropping the answers still being worked
+//     out (printf ... | lppctl mcp serve).
+//
+// When the SDK handles these itself, the filter can shrink to the framing
+// conveniences (Content-Length headers, pretty-printed messages, a BOM).
+func ServeStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out, log io.Writer) error {
+	f := newInFlight()
+	w := &syncWriter{w: out}
+	t := &mcp.IOTransport{Reader: newStdioFilter(in, w, log, f), Writer: &countingWriter{w: w, f: f}}
+	err := srv.Run(ctx, t)
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil // the client went away: a normal end
+	}
+	return fmt.Errorf("cannot serve MCP: %w", err)
+}
 
 // drainTimeout bounds how long the end of stdin waits for the answers to
 // requests still being handled.
