@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -186,7 +187,7 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 			return nil, fmt.Errorf("cannot create run directory: %w", err)
 		}
 	}
-	if err := syncDir(s.Dir); err != nil {
+	if err := fsx.SyncDir(s.Dir); err != nil {
 		return nil, fmt.Errorf("cannot create run directory: %w", err)
 	}
 	ok = true
@@ -407,51 +408,16 @@ func cutTornLine(f *os.File) error {
 	return f.Truncate(0)
 }
 
-// writeFileAtomic replaces path with data through a synced temporary file
-// renamed over it, then syncs the directory.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode, point string) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
+// writeFileAtomic replaces path with data (fsx.WriteFileAtomic); point,
+// when not "", is the crash point armed just before the rename.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode, point string) error {
+	if point == "" {
+		return fsx.WriteFileAtomic(path, data, perm)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if point != "" {
+	return fsx.WriteFileAtomic(path, data, perm, fsx.BeforeRename(func(string) error {
 		CrashPoint(point)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return err
-	}
-	return nil
+		return nil
+	}))
 }
 
 // UpdateSpec records that the run continues with a changed spec (resume
