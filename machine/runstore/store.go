@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ const EnvDir = "LPPCTL_RUN_DIR"
 const (
 	MetaFile    = "run.json"      // metadata and status (a cache of the journal)
 	SpecFile    = "spec.yaml"     // the spec's content when the run started
-	JournalFile = "journal.jsonl" // one JSON line per step, plus markers
+	JournalFile = "journal.jsonl" // one JSON line per step, plus markers (see CommitFile)
 	AuditFile   = "audit.jsonl"   // the gateway's audit log
 	LLMFile     = "llm.jsonl"     // the LLM calls with token usage
 )
@@ -225,13 +226,19 @@ func (s *Store) removeStale() {
 // holding a copy of the metadata (so that a lost run.json can be rebuilt).
 func (r *Run) writeStart() error {
 	meta := r.Meta
-	b, err := encodeEntry(&Entry{Type: EntryStart, At: meta.Start, State: meta.State, Meta: &meta})
+	b, done, err := newEncoder().encode(&Entry{Type: EntryStart, At: meta.Start, State: meta.State, Meta: &meta})
 	if err != nil {
 		return err
 	}
+	done()
 	os.Remove(r.Path(JournalFile))
+	os.Remove(r.Path(CommitFile))
 	if err := writeFileSync(r.Path(JournalFile), b); err != nil {
 		return fmt.Errorf("cannot create %s: %w", JournalFile, err)
+	}
+	c := commit{Lines: 1, Size: int64(len(b)), Chain: crc32.Checksum(b, crcTable)}
+	if err := writeCommit(r.Path(CommitFile), c); err != nil {
+		return fmt.Errorf("cannot create %s: %w", CommitFile, err)
 	}
 	return nil
 }
