@@ -433,6 +433,9 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		}
 	}
 	for name, ref := range w.Refs {
+		if ref == nil {
+			return fmt.Errorf("variable %s refers to nothing", name)
+		}
 		if ref.Op < 0 || ref.Op >= len(rec.Memory) || ref.At < 0 || ref.Len < 0 || ref.At+ref.Len > len(rec.Memory[ref.Op].Value) {
 			return fmt.Errorf("variable %s refers to bytes outside memory operation %d", name, ref.Op)
 		}
@@ -462,7 +465,7 @@ func (d *decoder) rebuild(w *wireEntry) error {
 	}
 	for name, p := range w.Patch {
 		prev, ok := d.maps[name]
-		if !ok {
+		if !ok || p == nil {
 			return fmt.Errorf("keys changed in map %s, which no earlier line wrote", name)
 		}
 		cur := maps.Clone(prev)

@@ -131,9 +131,10 @@ func (r *Run) journalEnd(f *os.File) (commit, error) {
 	cur := from
 	for {
 		line, err := rd.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		if err == bufio.ErrBufferFull { // a long line: ReadSlice's buffer is reused by the next read
+			head := append([]byte(nil), line...)
 			rest, rerr := rd.ReadBytes('\n')
-			line, err = append(append([]byte(nil), line...), rest...), rerr
+			line, err = append(head, rest...), rerr
 		}
 		if err == io.EOF {
 			return cur, nil // a torn tail (none after Repair) is not counted

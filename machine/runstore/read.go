@@ -122,9 +122,10 @@ func (s *scanner) read(rd io.Reader) error {
 	var off int64
 	for {
 		raw, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		if err == bufio.ErrBufferFull { // a long line: ReadSlice's buffer is reused by the next read
+			head := append([]byte(nil), raw...)
 			rest, rerr := br.ReadBytes('\n')
-			raw, err = append(append([]byte(nil), raw...), rest...), rerr
+			raw, err = append(head, rest...), rerr
 		}
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("cannot read journal: %w", err)
