@@ -106,7 +106,7 @@ func lineTokens(m map[string]any) int {
 // brought up to date with what the journal says since (steps, state, how the
 // run stopped). It sets r.Meta and r.Rebuilt; run.json is not written.
 func (r *Run) RebuildMeta(cause error) error {
-	l, err := r.ReadJournal()
+	l, err := r.ScanJournal(nil)
 	if err != nil {
 		return fmt.Errorf("%w; it cannot be rebuilt from the journal either: %w", cause, err)
 	}
