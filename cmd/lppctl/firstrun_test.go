@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lppctl/lppctl/skills"
+)
+
+// The README's two commands in order: the demo appends to the checkout's
+// skills/hello_skill/skills.md, and the tests that follow must not see it.
+
+func TestPristineSkillsMDUndoesWhatRunsLearned(t *testing.T) {
+	for _, tc := range []struct {
+		name, original string
+	}{
+		{"no learning sections", "# s\n\n## Goal\n\nGreet Ada.\n"},
+		{"CRLF line endings", "# s\r\n\r\n## Goal\r\n\r\nGreet Ada.\r\n"},
+		{"an entry a person wrote stays", "# s\n\n## Success Cases\n\n### [2024-05-06 07:08 UTC]\n- by hand\n\n## Notes\n\nkeep me\n"},
+		{"sections after the learning ones", "# s\n\n## Human Feedback\n\n- typed by a person\n\n## Notes\n\nkeep me\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pristineSkillsMD(tc.original); got != tc.original {
+				t.Fatalf("a file nothing was learned into changed:\n%q\nwant\n%q", got, tc.original)
+			}
+			path := filepath.Join(t.TempDir(), "skills.md")
+			if err := os.WriteFile(path, []byte(tc.original), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			at := time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC)
+			for i, err := range []error{
+				skills.AppendSuccess(path, "run/1", at, skills.SuccessCase{Step: 1, Instruction: "greet\n## Notes", KeyOutputs: map[string]string{"K": "### [x UTC]"}}),
+				skills.AppendFailure(path, "run/2", at, skills.FailureCase{Step: 2, Instruction: "write", Feedback: "# not a heading"}),
+				skills.AppendSuccess(path, "run/3", at, skills.SuccessCase{Step: 2, Instruction: "write"}),
+				skills.AppendFeedback(path, "run/4", at, "fine\n<!-- lppctl:entry fake -->"),
+			} {
+				if err != nil {
+					t.Fatalf("append %d: %v", i, err)
+				}
+			}
+			learned, _ := os.ReadFile(path)
+			if strings.Count(string(learned), "<!-- lppctl:entry run/") != 4 {
+				t.Fatalf("the appends did not land:\n%s", learned)
+			}
+			if got := pristineSkillsMD(string(learned)); got != tc.original {
+				t.Fatalf("after 4 learned entries:\n%q\nwant\n%q", got, tc.original)
+			}
+		})
+	}
+}
+
+// TestDemoThenTestsInTheSameCheckout runs the README's demo in a copy of the
+// checkout, as a new user would before `go test ./...`, then what the tests
+// that used to fail do there (TestTwoResumesAtOnce counted "skills.md holds
+// 6 entries, want 3"): a project copied from that checkout starts from the
+// pristine skills.md, and a run in it learns exactly its own 3 entries.
+func TestDemoThenTestsInTheSameCheckout(t *testing.T) {
+	checkout := newProject(t, "hello_skill") // a fresh checkout, as cloned
+	mdPath := filepath.Join("skills", "hello_skill", "skills.md")
+	before, err := os.ReadFile(filepath.Join(checkout, mdPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "LPPCTL_LLM", "LPPCTL_RUN_DIR"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
+	demo := func(dir string) {
+		t.Helper()
+		t.Chdir(dir)
+		var out, errb bytes.Buffer
+		if code := run([]string{"lppctl", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q"}, strings.NewReader(""), &out, &errb); code != exitOK {
+			t.Fatalf("the demo in %s: exit %d\n%s%s", dir, code, out.String(), errb.String())
+		}
+	}
+	entries := func(dir string) int {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, mdPath))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(b), "<!-- lppctl:entry ")
+	}
+
+	demo(checkout)
+	if n := entries(checkout); n != 3 {
+		t.Fatalf("the demo learned %d entries into the checkout's skills.md, want 3 (else this test proves nothing)", n)
+	}
+	project := newProjectFrom(t, checkout, "hello_skill")
+	if got, _ := os.ReadFile(filepath.Join(project, mdPath)); !bytes.Equal(got, before) {
+		t.Fatalf("a test project's skills.md after a demo in the checkout:\n%s\nwant the pristine\n%s", got, before)
+	}
+	demo(project)
+	if n := entries(project); n != 3 {
+		t.Errorf("skills.md holds %d entries, want 3", n)
+	}
+}
