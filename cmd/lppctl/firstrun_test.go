@@ -99,3 +99,51 @@ func TestDemoThenTestsInTheSameCheckout(t *testing.T) {
 		t.Errorf("skills.md holds %d entries, want 3", n)
 	}
 }
+
+// TestQuietShowsNoPlanTable: with --yes nobody is asked about the plan, so
+// -q leaves its table out (without -q it is shown).
+func TestQuietShowsNoPlanTable(t *testing.T) {
+	for _, tc := range []struct {
+		flag  string
+		table bool
+	}{{"-q", false}, {"--quiet", false}, {"--no-input", true}} {
+		t.Run(tc.flag, func(t *testing.T) {
+			root := newProject(t, "hello_skill")
+			t.Setenv("LPPCTL_LLM", "")
+			t.Setenv("OPENAI_API_KEY", "")
+			t.Chdir(root)
+			code, out, errOut := runCLI(t, "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", tc.flag)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+			}
+			if got := strings.Contains(out+errOut, "Proposed plan (3 steps):"); got != tc.table {
+				t.Errorf("%s: plan table shown %v, want %v:\n%s%s", tc.flag, got, tc.table, out, errOut)
+			}
+		})
+	}
+}
+
+// TestRootFindsACopiedSpecsTemplates: a copy of the Skills Agent's spec away
+// from specs/ finds its prompt templates under --root (the run's project),
+// in run as in validate.
+func TestRootFindsACopiedSpecsTemplates(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	spec := filepath.Join(t.TempDir(), "agent.yaml")
+	copyTree(t, filepath.Join(root, "specs", "skills_agent.yaml"), spec)
+	t.Setenv("LPPCTL_LLM", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Chdir(t.TempDir())
+	code, out, _ := runCLI(t, "validate", spec)
+	if code != exitInvalidSpec || !strings.Contains(out, "the project root (.); neither has a folder prompts") {
+		t.Fatalf("validate without --root: exit %d, want %d and the templates not found:\n%s", code, exitInvalidSpec, out)
+	}
+	if code, out, errOut := runCLI(t, "validate", "--root", root, spec); code != exitOK || out != spec+": ok\n" {
+		t.Errorf("validate --root: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "run", spec, "--root", root, "--skill", filepath.Join(root, "skills", "hello_skill"), "--yes", "-q"); code != exitOK {
+		t.Errorf("run --root: exit %d\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "output", "hello_skill", "greeting.txt")); err != nil || string(b) != "Hello, Ada! Welcome to lppctl.\n" {
+		t.Errorf("the run's output: %q, %v", b, err)
+	}
+}

@@ -29,6 +29,7 @@ type runtimeIO struct {
 	Audit   io.Writer // the gateway's audit log (JSON lines)
 	LLMLog  io.Writer // the LLM call log with token usage (JSON lines)
 	NoInput bool      // never prompt: pause instead
+	Quiet   bool      // -q: the actions show only what a person is asked about
 	In      io.Reader // the person's terminal, when interactive
 	Out     io.Writer
 }
@@ -164,7 +165,7 @@ func openSession(c *cli.Context, store *runstore.Store, run *runstore.Run, noInp
 	if c.Bool("json") {
 		out = c.App.ErrWriter // stdout carries only the JSON lines; what actions say to the person goes to stderr
 	}
-	s.rt = &runtimeIO{RunID: run.Meta.ID, RunDir: run.Dir, Audit: s.audit, LLMLog: s.llm, Out: out, NoInput: true}
+	s.rt = &runtimeIO{RunID: run.Meta.ID, RunDir: run.Dir, Audit: s.audit, LLMLog: s.llm, Out: out, NoInput: true, Quiet: c.Bool("quiet")}
 	if f, ok := c.App.Reader.(*os.File); ok && !noInput && term.IsTerminal(int(f.Fd())) {
 		s.rt.In, s.rt.NoInput = f, false
 	}
