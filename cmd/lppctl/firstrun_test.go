@@ -147,3 +147,38 @@ func TestRootFindsACopiedSpecsTemplates(t *testing.T) {
 		t.Errorf("the run's output: %q, %v", b, err)
 	}
 }
+
+// TestSkillFlagTakesTheSkillsMD: --skill names the skill's folder or its
+// skills.md, relative to the current directory or to --root.
+func TestSkillFlagTakesTheSkillsMD(t *testing.T) {
+	for _, tc := range []struct{ name, skill string }{
+		{"from the current directory", "skills/hello_skill/skills.md"},
+		{"from --root", "ROOT_RELATIVE"},
+		{"absolute", "ABS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := newProject(t, "hello_skill")
+			t.Setenv("LPPCTL_LLM", "")
+			t.Setenv("OPENAI_API_KEY", "")
+			args := []string{"run", "--spec", filepath.Join(root, "specs", "skills_agent.yaml"), "--yes", "-q"}
+			switch tc.skill {
+			case "ROOT_RELATIVE":
+				t.Chdir(t.TempDir())
+				args = append(args, "--root", root, "--skill", "skills/hello_skill/skills.md")
+			case "ABS":
+				t.Chdir(root)
+				args = append(args, "--skill", filepath.Join(root, "skills", "hello_skill", "skills.md"))
+			default:
+				t.Chdir(root)
+				args = append(args, "--skill", tc.skill)
+			}
+			if code, out, errOut := runCLI(t, args...); code != exitOK {
+				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+			}
+			b, _ := os.ReadFile(filepath.Join(root, "skills", "hello_skill", "skills.md"))
+			if n := strings.Count(string(b), "<!-- lppctl:entry "); n != 3 {
+				t.Errorf("skills.md learned %d entries, want 3", n)
+			}
+		})
+	}
+}
