@@ -182,3 +182,23 @@ func TestSkillFlagTakesTheSkillsMD(t *testing.T) {
 		})
 	}
 }
+
+// TestPlannerPromptStatesOneActionPerStep: the planner is told, in the
+// system prompt it is sent, that a step is one action.
+func TestPlannerPromptStatesOneActionPerStep(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	f := newFakeLLM(t, "replies:\n"+planner("greet Ada")+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] done"))+
+		reply("evaluator", 1, pass(`"GREETING": "hi"`)))
+	if res := runAgent(t, root, f, "--yes"); res.code != exitOK {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	reqs := f.requests("planner", -1)
+	if len(reqs) == 0 || reqs[0].Messages[0].Role != "system" {
+		t.Fatalf("no planner request with a system prompt: %+v", reqs)
+	}
+	sys := strings.Join(strings.Fields(reqs[0].Messages[0].Content), " ")
+	if want := "One action per step: each step makes ONE tool call or runs ONE script"; !strings.Contains(sys, want) {
+		t.Errorf("the planner's system prompt lacks %q:\n%s", want, sys)
+	}
+}
