@@ -45,6 +45,7 @@ type Deps struct {
 	Yes         bool      // approve the plan without asking
 	Feedback    string    // final human feedback given up front (non-interactive runs)
 	Interactive bool      // a person is at In/Out
+	Quiet       bool      // -q: show the person only what they are asked about (no plan table when --yes approves it)
 	In          io.Reader // the person's terminal
 	Out         io.Writer // messages for the person (the run's output)
 	Editor      string    // editor for plan editing (default $VISUAL, $EDITOR, vi)
@@ -66,6 +67,7 @@ type Deps struct {
 	gw        *gateway.Gateway
 	gwErr     error
 	reader    *bufio.Reader
+	pending   chan lineRead // a read of the terminal still going on (see readLine)
 	localID   string
 	logMu     sync.Mutex
 	announced bool

@@ -33,8 +33,8 @@ type agentConfig struct {
 // agentFlags are the run flags that configure the agent actions.
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "llm", Usage: "the model: `openai[:MODEL] | anthropic[:MODEL] | ollama[:MODEL] | script:FILE` (default: $LPPCTL_LLM, else the first of OPENAI_API_KEY/OPENAI_API_BASE, ANTHROPIC_API_KEY, OLLAMA_HOST that is set; with none, the skill's demo.yaml is replayed)"},
-		&cli.StringFlag{Name: "skill", Usage: "the skill's `DIR` (holding skills.md)", Value: filepath.Join("skills", "hello_skill")},
+		&cli.StringFlag{Name: "llm", Usage: "the model: `PROVIDER[:MODEL]` (PROVIDER: openai, anthropic or ollama) or script:FILE (default: $LPPCTL_LLM, else the first of OPENAI_API_KEY/OPENAI_API_BASE, ANTHROPIC_API_KEY, OLLAMA_HOST that is set; with none, the skill's demo.yaml is replayed)"},
+		&cli.StringFlag{Name: "skill", Usage: "the skill's `DIR` (holding skills.md), or its skills.md", Value: filepath.Join("skills", "hello_skill")},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve the plan without asking"},
 		&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the tools are confined to (default: the current directory)"},
 		&cli.StringFlag{Name: "policy", Usage: "the tool gateway policy `FILE` (default: ROOT/config/tools_config.yaml)"},
@@ -60,6 +60,7 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 	if cfg.Root == "" {
 		cfg.Root = "."
 	}
+	cfg.Skill = skillFolder(cfg.Skill, cfg.Root)
 	for _, p := range []*string{&cfg.Root, &cfg.Skill, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary} {
 		if *p == "" {
 			continue
@@ -83,6 +84,24 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// skillFolder is the skill folder --skill names: the folder itself, or the
+// folder of the skills.md it names (relative paths as --skill takes them:
+// from the current directory, else from the root).
+func skillFolder(skill, root string) string {
+	if filepath.Base(skill) != skills.DocFile {
+		return skill
+	}
+	for _, p := range []string{skill, filepath.Join(root, skill)} {
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return skill // a folder that happens to be called skills.md
+			}
+			return filepath.Dir(skill)
+		}
+	}
+	return skill
 }
 
 // preflightAgent checks, before a run directory is created, what would

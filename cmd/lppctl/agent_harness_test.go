@@ -35,12 +35,28 @@ func repoRoot(t *testing.T) string {
 	return abs
 }
 
-// newProject copies what a run needs into a fresh project root.
+// newProject copies what a run needs into a fresh project root, the skill
+// as it was before any run learned into it (see pristineSkillsMD), so that no
+// test depends on what a demo run left in the checkout.
 func newProject(t *testing.T, skill string) string {
 	t.Helper()
-	src, dst := repoRoot(t), t.TempDir()
+	return newProjectFrom(t, repoRoot(t), skill)
+}
+
+// newProjectFrom is newProject copying from the checkout at src.
+func newProjectFrom(t *testing.T, src, skill string) string {
+	t.Helper()
+	dst := t.TempDir()
 	for _, p := range []string{"config/tools_config.yaml", "scripts", "claude.md", "specs/skills_agent.yaml", "specs/prompts", "skills/" + skill} {
 		copyTree(t, filepath.Join(src, p), filepath.Join(dst, p))
+	}
+	md := filepath.Join(dst, "skills", skill, "skills.md")
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(md, []byte(pristineSkillsMD(string(b))), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return dst
 }

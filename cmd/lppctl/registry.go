@@ -59,6 +59,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 		d.Out = rt.Out
 		d.In = rt.In
 		d.Interactive = rt.In != nil && !rt.NoInput
+		d.Quiet = rt.Quiet
 	}
 	if err := actions.Register(reg, d); err != nil {
 		return nil, nil, err

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -29,7 +31,7 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"f"}, Usage: "the spec `FILE` (or give it as the argument)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "override a context variable's default: `NAME=VALUE` (repeatable; lists and maps as JSON)"},
-			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)"},
+			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)", DefaultText: "limits.max_transitions", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
@@ -58,7 +60,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, err := loadSpec(path, reg, c.App.ErrWriter)
+	spec, err := loadSpec(path, reg, c.App.ErrWriter, machine.WithRoot(cfg.Root))
 	if err != nil {
 		return err
 	}
@@ -192,15 +194,29 @@ func cutEq(s string) (string, string, bool) {
 	return "", "", false
 }
 
-// loadSpec reads, decodes and validates a spec, printing diagnostics (errors
-// and warnings) to w. An invalid spec returns an error with exit code 3.
-func loadSpec(path string, reg *machine.Registry, w interface{ Write([]byte) (int, error) }) (*machine.Spec, error) {
+// checkMaxTransitions refuses a --max-transitions below 0 (0 leaves the
+// budget to the spec).
+func checkMaxTransitions(_ *cli.Context, n int) error {
+	if n < 0 {
+		return usageErrorf("--max-transitions %d: give a number of transitions above 0 (leave it out for the spec's limits.max_transitions, else 10000)", n)
+	}
+	return nil
+}
+
+// loadSpec reads, decodes and validates a spec (prompt templates looked up as
+// opts say), printing diagnostics (errors and warnings) to w. A spec file
+// that does not exist is a usage error (exit code 2); an invalid spec
+// returns an error with exit code 3.
+func loadSpec(path string, reg *machine.Registry, w io.Writer, opts ...machine.ValidateOption) (*machine.Spec, error) {
 	spec, diags, err := machine.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, withCode(exitUsage, err)
+	}
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)
 	}
 	if spec != nil && !diags.HasErrors() {
-		diags = append(diags, machine.Validate(spec, reg)...)
+		diags = append(diags, machine.Validate(spec, reg, opts...)...)
 	}
 	diags.Sort()
 	var src []byte

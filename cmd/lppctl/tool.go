@@ -15,7 +15,8 @@ import (
 
 const toolUsage = `usage:
   lppctl tool safe_cli_executor SUB_COMMAND [NAME=VALUE ...] [flags]
-  lppctl tool safe_py_runner SCRIPT [--arg A ...] [--env K=V ...] [--stdin TEXT | --stdin-file FILE] [flags]
+  lppctl tool safe_py_runner SCRIPT [--arg A ...] [--env K=V ...]
+         [--stdin TEXT | --stdin-file FILE] [flags]
   lppctl tool NAME --args-json '{...}' [flags]
   lppctl tool --docs [flags]
   lppctl tool --policy-check [flags]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -20,10 +21,12 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "SPEC|DIR...",
 		Description: "Decodes and validates each spec against the registered actions and prints every\n" +
 			"error and warning with the offending line and a caret. A directory stands for the\n" +
-			".yaml and .yml files below it. Exits 3 when any spec has errors, 0 when there are\n" +
-			"only warnings.",
+			".yaml and .yml files below it. Exits 3 when any spec has errors, 2 when a spec file\n" +
+			"does not exist, 0 when there are only warnings. Prompt templates are looked up in\n" +
+			"the spec's folder, then in --root.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the diagnostics as JSON"},
+			&cli.StringFlag{Name: "root", Usage: "look for prompt templates in the project root `DIR` after the spec's folder, as run --root does (default: the current directory)"},
 		},
 		Action: runValidate,
 	}
@@ -60,20 +63,26 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var opts []machine.ValidateOption
+	if root := c.String("root"); root != "" {
+		opts = append(opts, machine.WithRoot(root))
+	}
 	out := c.App.Writer
+	missing := false
 	var errs []error
 	var reports []jsonSpecReport
 	for _, path := range paths {
 		rep := jsonSpecReport{File: path, Diagnostics: []jsonDiagnostic{}}
 		src, err := os.ReadFile(path)
 		if err != nil {
+			missing = missing || errors.Is(err, fs.ErrNotExist)
 			err = fmt.Errorf("cannot read spec: %w", err)
 			errs = append(errs, err)
 			rep.Error = err.Error()
 			reports = append(reports, rep)
 			continue
 		}
-		_, diags := machine.Check(path, src, reg)
+		_, diags := machine.Check(path, src, reg, opts...)
 		rep.OK = !diags.HasErrors()
 		for _, d := range diags {
 			rep.Diagnostics = append(rep.Diagnostics, jsonDiagnostic{
@@ -107,6 +116,9 @@ func runValidate(c *cli.Context) error {
 	}
 	for _, err := range errs[:len(errs)-1] {
 		fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", err)
+	}
+	if missing { // a spec file that does not exist is a usage error, like in run
+		return withCode(exitUsage, errs[len(errs)-1])
 	}
 	return withCode(exitInvalidSpec, errs[len(errs)-1])
 }
