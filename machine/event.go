@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -238,4 +239,17 @@ func describePayload(decl *EventDecl) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// FormatPayload renders a payload as compact JSON with sorted keys ("" for
+// none), for journals and progress output.
+func FormatPayload(payload map[string]any) string {
+	if len(payload) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Sprint(payload)
+	}
+	return string(b)
 }

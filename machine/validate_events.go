@@ -16,6 +16,11 @@ func (v *validator) events() {
 		v.event(ev)
 	}
 	v.deadEventTransitions()
+}
+
+// unhandledEvents reports the declared events that nothing can make fire.
+// It runs only on a spec that decoded whole (a dropped part may handle them).
+func (v *validator) unhandledEvents() {
 	for _, d := range v.spec.EventDecls {
 		if v.handled(d.Name) {
 			continue
@@ -81,7 +86,7 @@ func (v *validator) deadEventTransitions() {
 			}
 			for _, later := range evs[i+1:] {
 				if len(ev.From) == 0 || len(later.From) > 0 && !slices.ContainsFunc(later.From, func(f string) bool { return !contains(ev.From, f) }) {
-					v.errorf(later.Pos, len(later.Name), fmt.Sprintf("give the transition to %q a when:, or list it before", ev.To),
+					v.errorf(later.ToPos, len(later.To), fmt.Sprintf("give the transition to %q a when:, or list it before", ev.To),
 						"transition of event %q to %q can never fire: the unguarded transition to %q above always fires first", later.Name, later.To, ev.To)
 				}
 			}
@@ -97,8 +102,8 @@ func (v *validator) stateOn(st *State) {
 	}
 	if st.Final {
 		v.errorf(st.OnPos, len("on"), "a final state ends the run before events are considered: remove on:, or remove final: true", "final state %q has on: events", st.Name)
-	} else if len(st.On) == 0 && len(st.Next) == 0 {
-		v.errorf(st.OnPos, len("on"), "name the events it waits for: `on: {EVENT: STATE}`, or give it next:", "state %q waits for an event, but its on: names none: no event leaves it", st.Name)
+	} else if len(st.On) == 0 && len(st.Next) == 0 && !slices.ContainsFunc(v.spec.Events, func(ev *Event) bool { return len(ev.From) == 0 || contains(ev.From, st.Name) }) {
+		v.errorf(st.OnPos, len("on"), "name the events it waits for: `on: {EVENT: STATE}`, or give it next:", "state %q waits for an event, but no event leaves it: its on: names none, and no event of events: applies in it", st.Name)
 	}
 	for _, on := range st.On {
 		v.withEvent(on.Event, func() {
