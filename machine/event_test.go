@@ -360,3 +360,23 @@ func TestFireExplainsWhyAnEventDoesNotApply(t *testing.T) {
 		t.Error("RESET applies")
 	}
 }
+
+func TestDiagramsDrawOnEdgesLikeLpp(t *testing.T) {
+	spec, diags := machine.Parse("wait.yaml", []byte(waitSpec))
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	out, err := machine.Export(spec, "mermaid", machine.ExportOptions{Path: []string{"start", "ask", "ask", "accepted", "done"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"ask --> accepted : SUBMIT [event.payload.score >= 5]",
+		"ask --> rejected : CANCEL",
+		"ask --> ask : SUBMIT",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the diagram lacks %q:\n%s", want, out)
+		}
+	}
+}
