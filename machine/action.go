@@ -70,6 +70,10 @@ type ParamSpec struct {
 	// Event marks a string parameter that names one of the spec's events
 	// (emit's event): validate checks that the event is defined.
 	Event bool
+	// PayloadOf, on an expr_map parameter, names the Event parameter whose
+	// event the map is the payload of (emit's payload): validate checks its
+	// keys and the types of its expressions against the event's payload.
+	PayloadOf string
 }
 
 // VarSpec declares a context variable an action writes.
@@ -183,7 +187,13 @@ type Call struct {
 	vars   map[string]any // staged variable writes
 	mem    *memTx
 	notes  []string
-	events []string
+	events []emitted
+}
+
+// emitted is an event an action sends to its own run.
+type emitted struct {
+	name    string
+	payload map[string]any
 }
 
 // Param returns a parameter's value (after defaults and expression evaluation).
@@ -261,9 +271,28 @@ func (c *Call) Notef(format string, args ...any) {
 	c.notes = append(c.notes, fmt.Sprintf(format, args...))
 }
 
-// Emit queues a named external event; it fires (if the spec defines it and it
-// applies from the current state) instead of the state's `next` list.
-func (c *Call) Emit(event string) { c.events = append(c.events, event) }
+// Emit sends a named event to the run; it fires (when it applies in the
+// current state) instead of the state's `next` list, and is dropped when it
+// does not. It is checked when the action returns: an event the spec does
+// not know fails the action.
+func (c *Call) Emit(event string) { c.EmitEvent(event, nil) }
+
+// EmitEvent is Emit with a payload (e.g. an action's result), checked
+// against the event's declared payload fields when the action returns: a
+// payload that fails them fails the action.
+func (c *Call) EmitEvent(event string, payload map[string]any) {
+	c.events = append(c.events, emitted{name: event, payload: payload})
+}
+
+// Event returns the event that moved the run into the state whose action
+// runs, and its payload (defaults filled in); "" when the state was entered
+// otherwise (the start, next, on_error).
+func (c *Call) Event() (name string, payload map[string]any) {
+	if t := c.run.trigger; t != nil {
+		return t.name, t.payload
+	}
+	return "", nil
+}
 
 // Input is a person's answer to a pause.
 type Input struct {
@@ -278,7 +307,10 @@ type PauseError struct {
 	State   string   `json:"state"`
 	Kind    string   `json:"kind"`    // e.g. "approval", "intervention", "feedback"
 	Prompt  string   `json:"prompt"`  // what the person is asked
-	Options []string `json:"options"` // the answers the action accepts (e.g. approve, reject, answer)
+	Options []string `json:"options"` // the answers the action accepts (e.g. approve, reject, answer); the events, for Kind "event"
+	// Events describes, for a run that waits for an event (Kind "event"),
+	// each event it accepts and its payload fields.
+	Events []EventInfo `json:"events,omitempty"`
 }
 
 func (e *PauseError) Error() string {

@@ -17,7 +17,7 @@ func (r *Run) checkBudget(cs *cstate) error {
 		how = "it kept cycling " + c
 	}
 	return fmt.Errorf("%w: the run made %d transitions (its budget) and stands in state %q, which is not final; %s (raise limits.max_transitions or --max-transitions if the run is meant to go on this long)",
-		ErrBudget, r.seq, r.state, how)
+		ErrBudget, r.seq, r.State(), how)
 }
 
 // inCycle reports whether the run's recent path comes back to its last state.

@@ -87,12 +87,14 @@ func builtinActions() []Action {
 		},
 		{
 			Name: "emit",
-			Doc:  "sends a named external event (defined under events:) to the run",
+			Doc:  "sends a named event to the run, optionally with a payload; it is considered before the state's next",
 			Params: []ParamSpec{
 				{Name: "event", Type: TypeString, Required: true, Event: true, Doc: "the event's name"},
+				{Name: "payload", Type: TypeExprMap, PayloadOf: "event", Doc: "the event's payload: field → expression, e.g. {score: retries + 1}"},
 			},
 			Run: func(_ context.Context, c *Call) error {
-				c.Emit(c.String("event"))
+				payload, _ := c.Params["payload"].(map[string]any)
+				c.EmitEvent(c.String("event"), payload)
 				return nil
 			},
 		},

@@ -667,7 +667,7 @@ func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 	return nil, fmt.Errorf("unsupported YAML node")
 }
 
-var stateKeys = []string{"do", "with", "set", "next", "on_error", "final", "note"}
+var stateKeys = []string{"do", "with", "set", "next", "on_error", "on", "final", "note"}
 
 func (d *decoder) states(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
@@ -735,6 +735,10 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 		}
 		if x, ok := f["on_error"]; ok {
 			st.OnError = d.transition(x.val, fmt.Sprintf("on_error of state %q", name), false)
+		}
+		if x, ok := f["on"]; ok {
+			st.OnPos = pos(x.key)
+			st.On = d.on(x.val, name)
 		}
 		if x, ok := f["final"]; ok {
 			b, err := d.nodeValue(x.val)
@@ -849,82 +853,4 @@ func (d *decoder) transition(n *yaml.Node, what string, guarded bool) *Transitio
 		t.Warn, _ = d.str(x.val, "warn")
 	}
 	return t
-}
-
-var eventKeys = []string{"from", "to", "when", "set", "note"}
-
-func (d *decoder) events(n *yaml.Node, s *Spec) {
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if d.badKey(k, "events") {
-			continue
-		}
-		if seen[k.Value] {
-			d.errorf(pos(k), span(k), "duplicate event %q", k.Value)
-			continue
-		}
-		seen[k.Value] = true
-		if !identRE.MatchString(k.Value) {
-			d.errorf(pos(k), span(k), "event name %q is not an identifier", k.Value)
-			continue
-		}
-		if !d.wantMapping(v, fmt.Sprintf("event %q", k.Value)) {
-			continue
-		}
-		ev := &Event{Name: k.Value, Pos: pos(k)}
-		f := d.fields(v, fmt.Sprintf("event %q", k.Value), eventKeys...)
-		if x, ok := f["from"]; ok {
-			ev.FromPos = pos(x.val)
-			switch x.val.Kind {
-			case yaml.ScalarNode:
-				switch {
-				case x.val.Tag == "!!null" || strings.TrimSpace(x.val.Value) == "":
-					d.errorf(pos(x.val), span(x.val), "from of event %q is empty", k.Value)
-					d.hintLast(`name the states it applies in, or write "*" (every non-final state, the default)`)
-				case x.val.Value != "*":
-					ev.From = []string{x.val.Value}
-				}
-			case yaml.SequenceNode:
-				for _, item := range x.val.Content {
-					if item.Kind != yaml.ScalarNode || item.Tag == "!!null" || item.Value == "" {
-						d.errorf(pos(item), span(item), "from of event %q must list state names", k.Value)
-						continue
-					}
-					if contains(ev.From, item.Value) {
-						d.errorf(pos(item), span(item), "event %q lists state %q twice in from", k.Value, item.Value)
-						continue
-					}
-					if item.Value == "*" {
-						ev.From = nil
-						break
-					}
-					ev.From = append(ev.From, item.Value)
-				}
-			default:
-				d.errorf(pos(x.val), span(x.val), "from of event %q must be a state name, a list of them, or \"*\"", k.Value)
-			}
-		}
-		if x, ok := f["to"]; ok {
-			ev.To, _ = d.str(x.val, "to")
-			ev.ToPos = pos(x.val)
-		} else {
-			d.errorf(pos(k), span(k), "event %q has no \"to\"", k.Value)
-			d.hintLast("add `to: STATE`")
-		}
-		if x, ok := f["when"]; ok {
-			ev.When, _ = d.exprText(x.val, "when")
-			ev.WhenPos = pos(x.val)
-			if x.val.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-				ev.WhenPos.Col++ // point inside the quotes, as for transitions
-			}
-		}
-		if x, ok := f["set"]; ok {
-			ev.Set = d.assigns(x.val)
-		}
-		if x, ok := f["note"]; ok {
-			ev.Note, _ = d.str(x.val, "note")
-		}
-		s.Events = append(s.Events, ev)
-	}
 }

@@ -139,7 +139,9 @@ func TestSchemaKeysMatchTheDecoder(t *testing.T) {
 		{"a state", stateKeys, append(defs, "state", "properties")},
 		{"a transition", transitionKeys, append(defs, "transition", "oneOf", 1, "properties")},
 		{"an on_error route", errorRouteKeys, append(defs, "errorRoute", "oneOf", 1, "properties")},
-		{"an event", eventKeys, append(defs, "event", "properties")},
+		{"an event transition", eventKeys, append(defs, "eventTransition", "properties")},
+		{"an event", eventDeclKeys, append(defs, "event", "oneOf", 2, "properties")},
+		{"a payload field", payloadFieldKeys, append(defs, "payloadField", "oneOf", 1, "properties")},
 		{"limits", limitKeys, []any{"properties", "limits", "properties"}},
 	}
 	for _, tt := range tests {
@@ -179,8 +181,14 @@ states:
     on_error: {to: b, set: {n: "1"}, note: x, warn: y}
     note: x
   b: {final: true}
+    on:
+      GO: [{to: b, when: event.payload.k > 0, set: {n: event.payload.k}, note: x, warn: y}]
 events:
   E: {from: a, to: b, when: n > 0, set: {n: "2"}, note: x}
+  GO:
+    payload: {k: int, j: {type: string, required: false, default: "", enum: [""], doc: d}}
+    note: x
+    transitions: [{from: a, to: b, when: n > 0, set: {n: "2"}, note: x}]
 limits: {max_transitions: 5}
 `)
 	_, diags := Parse("all.yaml", src)

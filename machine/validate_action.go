@@ -36,7 +36,11 @@ func (v *validator) action(st *State) {
 			continue
 		}
 		v.param(a, ps, p)
+		if ps.PayloadOf != "" {
+			v.payloadParam(st, a, ps, p)
+		}
 	}
+	v.missingPayload(st, a, given)
 	for _, ps := range a.Params {
 		switch {
 		case ps.Required && !given[ps.Name]:
@@ -67,6 +71,15 @@ func (v *validator) action(st *State) {
 }
 
 func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
+	if ps.Type == TypeExprMap {
+		if _, ok := p.Value.(map[string]any); !ok {
+			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), "write a mapping of names to expressions, e.g. {score: retries + 1}",
+				"parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, describeValue(p.Value))
+		} else if ps.PayloadOf == "" {
+			v.exprMap(ps, p, nil)
+		}
+		return
+	}
 	if ps.Type == TypeExpr {
 		src, ok := exprSource(p.Value)
 		if !ok {
@@ -90,16 +103,13 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		v.file(a, ps, p, val.(string))
 		return
 	}
-	if s, ok := val.(string); ok && ps.Event && v.spec.Event(s) == nil {
-		var names []string
-		for _, ev := range v.spec.Events {
-			names = append(names, ev.Name)
-		}
+	if s, ok := val.(string); ok && ps.Event && !contains(v.spec.EventNames(), s) {
+		names := v.spec.EventNames()
 		hint := didYouMean(s, names)
 		if hint == "" {
 			hint = "events are: " + listNames(names, 12)
 		}
-		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events:", ps.Name, a.Name, s)
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events: or in a state's on:", ps.Name, a.Name, s)
 		return
 	}
 	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !contains(ps.Enum, s) {

@@ -103,6 +103,9 @@ func (v *validator) hidesBuiltin(e *ExprError) string {
 
 // exprError reports an expression compile error, with a "did you mean" for unknown names.
 func (v *validator) exprError(e *ExprError, what string) {
+	if v.eventExprError(e, what) {
+		return
+	}
 	span, hint := 1, ""
 	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil {
 		span = len(m[1])

@@ -52,6 +52,9 @@ func Fold(spec *machine.Spec, start map[string]any, l *Log) (*Snapshot, error) {
 			s.Done = true
 			continue
 		}
+		if rec.Via == machine.ViaWait { // the state's action ran; it stays, waiting for an event
+			continue
+		}
 		s.State = rec.To
 		s.Path = append(s.Path, rec.To)
 	}
