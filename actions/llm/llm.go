@@ -85,6 +85,7 @@ type CallRecord struct {
 	Time       time.Time `json:"time"`
 	Model      string    `json:"model"`
 	Agent      string    `json:"agent"`
+	State      string    `json:"state,omitempty"` // the spec state of an llm.generate call
 	Step       int       `json:"step"`
 	Turn       int       `json:"turn"`
 	Messages   int       `json:"messages"`

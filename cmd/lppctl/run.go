@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -58,7 +59,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, err := loadSpec(path, reg, c.App.ErrWriter)
+	spec, err := loadSpec(path, reg, cfg.Root, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -194,13 +195,15 @@ func cutEq(s string) (string, string, bool) {
 
 // loadSpec reads, decodes and validates a spec, printing diagnostics (errors
 // and warnings) to w. An invalid spec returns an error with exit code 3.
-func loadSpec(path string, reg *machine.Registry, w interface{ Write([]byte) (int, error) }) (*machine.Spec, error) {
+// root is the project root the general actions' files are looked for in.
+func loadSpec(path string, reg *machine.Registry, root string, w interface{ Write([]byte) (int, error) }) (*machine.Spec, error) {
 	spec, diags, err := machine.Load(path)
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)
 	}
 	if spec != nil && !diags.HasErrors() {
 		diags = append(diags, machine.Validate(spec, reg)...)
+		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
 	}
 	diags.Sort()
 	var src []byte

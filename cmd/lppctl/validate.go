@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -73,7 +74,11 @@ func runValidate(c *cli.Context) error {
 			reports = append(reports, rep)
 			continue
 		}
-		_, diags := machine.Check(path, src, reg)
+		spec, diags := machine.Check(path, src, reg)
+		if spec != nil {
+			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{})...)
+			diags.Sort()
+		}
 		rep.OK = !diags.HasErrors()
 		for _, d := range diags {
 			rep.Diagnostics = append(rep.Diagnostics, jsonDiagnostic{
