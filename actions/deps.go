@@ -23,6 +23,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/machine"
 	"gopkg.in/yaml.v3"
 )
 
@@ -51,6 +52,7 @@ type Deps struct {
 	Editor      string    // editor for plan editing (default $VISUAL, $EDITOR, vi)
 
 	RunID  string    // run id for skills.md entry ids (default: Call.RunID, else a random one)
+	RunDir string    // the run's directory: spec.run journals its child machines below it ("" = children are not journaled)
 	Audit  io.Writer // gateway audit log (JSON lines)
 	LLMLog io.Writer // LLM call log (JSON lines)
 
@@ -72,6 +74,9 @@ type Deps struct {
 	logMu     sync.Mutex
 	announced bool
 	demo      bool // the model is the skill's demo script, for want of a configured one
+
+	registry *machine.Registry // the registry the actions are in (Register), for spec.validate and spec.run
+	chain    []string          // spec.run: the spec files of the parent runs, outermost first (empty at the top)
 }
 
 func (d *Deps) getenv(k string) string {
@@ -166,6 +171,19 @@ func (d *Deps) demoFallback() bool {
 	return d.demo && d.Model == nil
 }
 
+// demoFile is the script of scripted replies used when no LLM is
+// configured: the demo.yaml next to the spec (a general agent's, whose
+// replies name its states) when there is one, else the skill's.
+func (d *Deps) demoFile() string {
+	if d.SpecDir != "" {
+		p := filepath.Join(d.SpecDir, "demo.yaml")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(d.skillDir(), "demo.yaml")
+}
+
 // Client returns the model, resolving the provider at first use.
 func (d *Deps) Client() (llm.Client, error) {
 	d.mu.Lock()
@@ -193,7 +211,7 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 	}
 	ch, err := llm.Choose(spec, src, d.getenv)
 	if errors.Is(err, llm.ErrNoProvider) {
-		demo := filepath.Join(d.skillDir(), "demo.yaml")
+		demo := d.demoFile()
 		if _, serr := os.Stat(demo); serr != nil {
 			return nil, fmt.Errorf("cannot start the agent: %w", err)
 		}

@@ -16,6 +16,15 @@ import (
 
 // generate calls the model for agent at step and records the call.
 func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step int, msgs []llm.Message, tools []llm.Tool) (llm.Reply, error) {
+	return d.send(ctx, c, llm.Request{Agent: agent, Step: step, Messages: msgs, Tools: tools}, agent)
+}
+
+// send makes one model call: it records the run's model at its first call,
+// takes the next turn of req's caller from run memory (the scripted model's
+// cursor; turnKey names the caller), logs the call with its token usage and
+// notes it on the step.
+func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnKey string) (llm.Reply, error) {
+	agent, step, msgs := req.Agent, req.Step, req.Messages
 	client, err := d.Client()
 	if err != nil {
 		return llm.Reply{}, err
@@ -35,14 +44,15 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 			return llm.Reply{}, err
 		}
 	}
-	turn, err := nextTurn(tx, agent, step)
+	turn, err := nextTurn(tx, turnKey, step)
 	if err != nil {
 		return llm.Reply{}, err
 	}
+	req.Turn = turn
 	start := time.Now()
-	reply, err := client.Generate(ctx, llm.Request{Agent: agent, Step: step, Turn: turn, Messages: msgs, Tools: tools})
+	reply, err := client.Generate(ctx, req)
 	rec := llm.CallRecord{
-		Time: start.UTC(), Model: client.Name(), Agent: agent, Step: step, Turn: turn,
+		Time: start.UTC(), Model: client.Name(), Agent: agent, State: req.State, Step: step, Turn: turn,
 		Messages: len(msgs), PromptChar: llm.PromptChars(msgs), Usage: reply.Usage,
 		NoUsage: err == nil && reply.UsageMissing, StopReason: reply.StopReason,
 		ToolCalls: len(reply.ToolCalls), ReplyChars: len(reply.Text), Attempts: reply.Attempts,
@@ -51,6 +61,9 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	if err != nil {
 		rec.Error = err.Error()
 		d.logCall(rec)
+		if req.State != "" {
+			return llm.Reply{}, fmt.Errorf("cannot get the model's reply in state %q: %w", req.State, err)
+		}
 		return llm.Reply{}, fmt.Errorf("cannot get the %s's reply: %w", agent, err)
 	}
 	d.logCall(rec)

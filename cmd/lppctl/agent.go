@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
@@ -115,7 +116,7 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 	for _, st := range spec.States {
 		if st.Do != "" && builtins.Lookup(st.Do) == nil {
 			agent = true
-			needSkill = needSkill || (st.Do != "tools.execute" && st.Do != "agent.abort")
+			needSkill = needSkill || (st.Do != "tools.execute" && st.Do != "agent.abort" && !actions.IsGeneral(st.Do))
 		}
 	}
 	if !agent {

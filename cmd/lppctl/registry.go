@@ -54,6 +54,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 	}
 	if rt != nil {
 		d.RunID = rt.RunID
+		d.RunDir = rt.RunDir
 		d.Audit = rt.Audit
 		d.LLMLog = rt.LLMLog
 		d.Out = rt.Out

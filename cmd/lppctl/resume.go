@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -322,6 +323,7 @@ func loadResumeSpec(path string, reg *machine.Registry, cfg agentConfig, w io.Wr
 	}
 	if spec != nil && !diags.HasErrors() {
 		diags = append(diags, machine.Validate(spec, reg, resumeFileOptions(cfg)...)...)
+		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir})...)
 	}
 	diags.Sort()
 	var src []byte

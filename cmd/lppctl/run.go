@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -60,7 +61,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, err := loadSpec(path, reg, c.App.ErrWriter, machine.WithRoot(cfg.Root))
+	spec, err := loadSpec(path, reg, c.App.ErrWriter, cfg.Root, machine.WithRoot(cfg.Root))
 	if err != nil {
 		return err
 	}
@@ -204,10 +205,10 @@ func checkMaxTransitions(_ *cli.Context, n int) error {
 }
 
 // loadSpec reads, decodes and validates a spec (prompt templates looked up as
-// opts say), printing diagnostics (errors and warnings) to w. A spec file
-// that does not exist is a usage error (exit code 2); an invalid spec
-// returns an error with exit code 3.
-func loadSpec(path string, reg *machine.Registry, w io.Writer, opts ...machine.ValidateOption) (*machine.Spec, error) {
+// opts say; the general actions' files in root), printing diagnostics
+// (errors and warnings) to w. A spec file that does not exist is a usage
+// error (exit code 2); an invalid spec returns an error with exit code 3.
+func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts ...machine.ValidateOption) (*machine.Spec, error) {
 	spec, diags, err := machine.Load(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, withCode(exitUsage, err)
@@ -217,6 +218,7 @@ func loadSpec(path string, reg *machine.Registry, w io.Writer, opts ...machine.V
 	}
 	if spec != nil && !diags.HasErrors() {
 		diags = append(diags, machine.Validate(spec, reg, opts...)...)
+		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
 	}
 	diags.Sort()
 	var src []byte

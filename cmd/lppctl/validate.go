@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -82,7 +83,11 @@ func runValidate(c *cli.Context) error {
 			reports = append(reports, rep)
 			continue
 		}
-		_, diags := machine.Check(path, src, reg, opts...)
+		spec, diags := machine.Check(path, src, reg, opts...)
+		if spec != nil {
+			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: c.String("root")})...)
+			diags.Sort()
+		}
 		rep.OK = !diags.HasErrors()
 		for _, d := range diags {
 			rep.Diagnostics = append(rep.Diagnostics, jsonDiagnostic{
