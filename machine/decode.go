@@ -433,7 +433,7 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var varKeys = []string{"type", "default", "enum", "doc"}
+var varKeys = []string{"type", "default", "enum", "doc", "nullable"}
 
 func (d *decoder) context(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
@@ -512,6 +512,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			if doc, ok := f["doc"]; ok {
 				cv.Doc, _ = d.str(doc.val, "doc")
 			}
+			d.nullable(f, cv)
 		default:
 			d.errorf(pos(v), span(v), "context variable %q must be a type name or a mapping with type and default, not %s", name, kindName(v))
 			continue
@@ -528,15 +529,16 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 		if len(cv.Enum) > 0 && cv.Type != TypeString && cv.Type != TypeAny {
 			d.errorf(cv.EnumPos, 1, "enum is only allowed on string variables, and %q is %s", name, cv.Type)
 		}
-		cv.Default = cv.Type.Zero()
+		cv.Default = cv.initial()
 		defOK := true
-		if defNode != nil && cv.Type != TypeAny {
+		if defNode != nil && cv.Type != TypeAny && !cv.nullDefault(defNode) {
 			val, err := d.nodeValue(defNode)
 			if err == nil {
 				val, err = cv.Type.Coerce(val)
 			}
 			if err != nil {
 				d.errorf(pos(defNode), span(defNode), "default of %q: %v", name, err)
+				d.hintLast(nullHint(cv, defNode))
 				defOK = false
 			} else {
 				cv.Default = val

@@ -53,6 +53,7 @@ func JSONSchema() []byte {
 						{"default", &schema{Description: "The value the variable starts with (default: the type's zero value: 0, 0.0, false, \"\", [], {}). `--var name=value` overrides it for one run."}},
 						{"enum", &schema{Type: "array", Items: &schema{Type: "string"}, Description: "The values a string variable may take; guards and set are checked against them."}},
 						{"doc", str("What the variable means.")},
+						{"nullable", &schema{Type: "boolean", Description: "The variable may hold null, \"no value yet\": it starts as null unless it has a default, and expressions test it with `x == nil`."}},
 					},
 				},
 			},

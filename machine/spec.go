@@ -56,12 +56,15 @@ type Var struct {
 	Name    string
 	Type    Type
 	Enum    []string // allowed values of a string variable (empty: any)
-	Default any      // typed default (see Type.Zero)
+	Default any      // typed default (see Type.Zero); nil for a nullable variable with no value yet
 	Doc     string
-	Pos     Pos // position of the variable's key
-	TypePos Pos
-	DefPos  Pos // position of the default value (or of the key)
-	EnumPos Pos
+	// Nullable variables may hold null, "no value yet" (see nullable.go).
+	Nullable    bool
+	NullablePos Pos
+	Pos         Pos // position of the variable's key
+	TypePos     Pos
+	DefPos      Pos // position of the default value (or of the key)
+	EnumPos     Pos
 }
 
 // State is one state of the machine.
