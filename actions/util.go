@@ -2,7 +2,6 @@ package actions
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/lppctl/lppctl/machine"
 )
@@ -13,8 +12,5 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // didYouMean renders machine.DidYouMean as a hint, `did you mean "x"?`, or "".
 func didYouMean(name string, candidates []string) string {
-	if best, ok := machine.DidYouMean(name, candidates); ok {
-		return fmt.Sprintf("did you mean %q?", best)
-	}
-	return ""
+	return machine.DidYouMeanHint(name, candidates)
 }

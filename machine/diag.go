@@ -336,3 +336,6 @@ func didYouMean(name string, candidates []string) string {
 	}
 	return ""
 }
+
+// DidYouMeanHint renders DidYouMean as a hint, `did you mean "x"?`, or "".
+func DidYouMeanHint(name string, candidates []string) string { return didYouMean(name, candidates) }

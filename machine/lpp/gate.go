@@ -166,7 +166,7 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 				names = append(names, k)
 			}
 			slices.Sort(names)
-			return gout{}, gateErr(n.col, n.span, cmp.Or(machine.DidYouMean(n.text, append(names, "event")), "declare it in context_schema.properties"),
+			return gout{}, gateErr(n.col, n.span, cmp.Or(machine.DidYouMeanHint(n.text, append(names, "event")), "declare it in context_schema.properties"),
 				"unknown name %q: it is not a context property", n.text)
 		}
 		return gout{s: n.text, prec: precAtom, typ: t}, nil
@@ -490,7 +490,7 @@ func (env *gateEnv) call(n *gnode) (gout, error) {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		return gout{}, gateErr(fn.col, fn.span, cmp.Or(machine.DidYouMean(fn.text, names), "use a compute gate for anything else"),
+		return gout{}, gateErr(fn.col, fn.span, cmp.Or(machine.DidYouMeanHint(fn.text, names), "use a compute gate for anything else"),
 			"function %s() is not supported in a gate (supported: %s)", fn.text, strings.Join(names, ", "))
 	}
 	args := n.kids[1:]
@@ -561,7 +561,7 @@ func (env *gateEnv) method(n *gnode) (gout, error) {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		return gout{}, gateErr(col, len([]rune(n.text)), cmp.Or(machine.DidYouMean(n.text, names), "use a compute gate for anything else"),
+		return gout{}, gateErr(col, len([]rune(n.text)), cmp.Or(machine.DidYouMeanHint(n.text, names), "use a compute gate for anything else"),
 			"method %s() is not supported in a gate (supported: %s)", n.text, strings.Join(names, ", "))
 	}
 	if len(args) != m.args {

@@ -224,7 +224,7 @@ func (d *decoder) duplicates(n *node, what string) {
 func (d *decoder) unknownKeys(n *node, what string, known ...string) {
 	for _, m := range n.members {
 		if !contains(known, m.key) {
-			hint := machine.DidYouMean(m.key, known)
+			hint := machine.DidYouMeanHint(m.key, known)
 			if hint == "" {
 				hint = "known keys: " + strings.Join(known, ", ")
 			}
@@ -301,7 +301,7 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 		} else if t.kind != kString || !contains(propertyTypes, t.str) {
 			hint := "use one of " + strings.Join(propertyTypes, ", ")
 			if t.kind == kString {
-				hint = cmpOr(machine.DidYouMean(t.str, propertyTypes), hint)
+				hint = cmpOr(machine.DidYouMeanHint(t.str, propertyTypes), hint)
 			}
 			d.errorf(t.pos, 1, hint, "type of %s must be one of %s, not %s", what, strings.Join(propertyTypes, ", "), t.describe())
 			continue
@@ -462,7 +462,7 @@ func (d *decoder) stateHint(bp *Blueprint, id string) string {
 	for i, s := range bp.States {
 		names[i] = s.ID
 	}
-	return cmpOr(machine.DidYouMean(id, names), "states: "+strings.Join(names, ", "))
+	return cmpOr(machine.DidYouMeanHint(id, names), "states: "+strings.Join(names, ", "))
 }
 
 func cmpOr(a, b string) string {

@@ -35,7 +35,7 @@ func (d *decoder) gates(n *node, bp *Blueprint) {
 		case "":
 			continue
 		default:
-			d.errorf(tn.pos, len([]rune(typ))+2, cmp.Or(machine.DidYouMean(typ, []string{GateExpression, GateCompute}), `use "expression" or "compute"`),
+			d.errorf(tn.pos, len([]rune(typ))+2, cmp.Or(machine.DidYouMeanHint(typ, []string{GateExpression, GateCompute}), `use "expression" or "compute"`),
 				"unknown type %q of %s", typ, what)
 			continue
 		}
@@ -114,7 +114,7 @@ func (d *decoder) actions(n *node, bp *Blueprint) {
 		case "":
 			continue
 		default:
-			d.errorf(tn.pos, len([]rune(typ))+2, cmp.Or(machine.DidYouMean(typ, []string{ActionSet, ActionCompute, ActionEmit}), `use "set", "compute" or "emit"`),
+			d.errorf(tn.pos, len([]rune(typ))+2, cmp.Or(machine.DidYouMeanHint(typ, []string{ActionSet, ActionCompute, ActionEmit}), `use "set", "compute" or "emit"`),
 				"unknown type %q of %s", typ, what)
 			continue
 		}
@@ -171,7 +171,7 @@ func (d *decoder) propHint(bp *Blueprint, name string) string {
 	for i, p := range bp.Context {
 		names[i] = p.Name
 	}
-	return cmp.Or(machine.DidYouMean(name, names), "declare it in context_schema.properties, or read event.payload.NAME")
+	return cmp.Or(machine.DidYouMeanHint(name, names), "declare it in context_schema.properties, or read event.payload.NAME")
 }
 
 var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions", "description"}
@@ -234,7 +234,7 @@ func (d *decoder) refs(obj *node, key, what string, known func(string) bool, all
 			continue
 		}
 		if !known(it.str) {
-			d.errorf(it.pos, len([]rune(it.str))+2, cmp.Or(machine.DidYouMean(it.str, all), fmt.Sprintf("declare it under %q", key)),
+			d.errorf(it.pos, len([]rune(it.str))+2, cmp.Or(machine.DidYouMeanHint(it.str, all), fmt.Sprintf("declare it under %q", key)),
 				"%s of %s names %q, which is not declared in %s", key, what, it.str, key)
 			continue
 		}
