@@ -102,11 +102,7 @@ func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 			fmt.Fprintf(p.w, "[%d] %s (final)\n", rec.Seq, rec.From)
 			return nil
 		}
-		via := rec.Via
-		if rec.Guard != "" {
-			via = "[" + rec.Guard + "]"
-		}
-		fmt.Fprintf(p.w, "[%d] %s → %s  %s\n", rec.Seq, rec.From, rec.To, via)
+		fmt.Fprintf(p.w, "[%d] %s → %s  %s\n", rec.Seq, rec.From, rec.To, viaText(rec))
 	}
 	return nil
 }

@@ -40,7 +40,8 @@ prefix.`,
 			&cli.BoolFlag{Name: "reject", Usage: "answer the pause: reject"},
 			&cli.StringFlag{Name: "answer", Usage: "answer the pause with `TEXT` (feedback, guidance, an edited plan)"},
 			&cli.BoolFlag{Name: "force", Usage: "continue even though the spec or its prompt templates changed since the run began"},
-			&cli.StringFlag{Name: "event", Usage: "fire the spec's event `NAME` (e.g. RESET) from the state the run stopped in, without re-running that state's action"},
+			&cli.StringFlag{Name: "event", Usage: "fire event `NAME` from the state the run stopped in (its action is not re-run)"},
+			&cli.StringFlag{Name: "payload", Usage: "the `JSON` object the --event carries (checked against its payload fields)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
@@ -61,6 +62,10 @@ func resumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	event, payload, err := resumeEvent(c)
+	if err != nil {
+		return err
+	}
 	store := storeFrom(c)
 	rc, err := store.Recover(c.Args().First())
 	if err != nil {
@@ -74,9 +79,15 @@ func resumeAction(c *cli.Context) error {
 	}
 	switch rc.Done {
 	case runstore.DoneBefore:
+		if event != "" {
+			return usageErrorf("cannot fire event %q: run %s has already completed in %s; a completed run takes no events", event, id, meta.State)
+		}
 		fmt.Fprintf(c.App.Writer, "run %s has already completed in %s after %s; nothing left to run\n", id, meta.State, countSteps(rc.Log.Steps()))
 		return nil
 	case runstore.DoneNow:
+		if event != "" {
+			return usageErrorf("cannot fire event %q: run %s had completed in %s before it stopped; a completed run takes no events", event, id, meta.State)
+		}
 		fmt.Fprintf(c.App.Writer, "run %s had completed in %s after %s before it stopped; nothing left to run\n", id, meta.State, countSteps(rc.Log.Steps()))
 		return nil
 	}
@@ -92,6 +103,8 @@ func resumeAction(c *cli.Context) error {
 	switch {
 	case in != nil && pause == nil:
 		return usageErrorf("run %s is not waiting for a person (it is %s): resume it without --approve, --reject or --answer", id, meta.Status)
+	case in != nil && pause.Kind == machine.PauseEvent:
+		return usageErrorf("run %s waits in %s for an event, not an answer: deliver one with --event NAME (it accepts %s)", id, pause.State, strings.Join(pause.Options, ", "))
 	case in != nil && len(pause.Options) > 0 && !slices.Contains(pause.Options, in.Kind):
 		return usageErrorf("run %s paused for %s, which does not take --%s: answer with %s", id, pause.Kind, in.Kind, answerFlags(pause.Options))
 	}
@@ -167,12 +180,11 @@ func resumeAction(c *cli.Context) error {
 			return err
 		}
 	}
-	event := c.String("event")
 	if event != "" {
 		if in != nil {
 			return usageErrorf("give either --event or an answer (--approve, --reject, --answer), not both")
 		}
-		if err := r.CanFire(event); err != nil {
+		if err := r.CanFireEvent(event, payload); err != nil {
 			return withCode(exitUsage, err)
 		}
 	}
@@ -192,7 +204,7 @@ func resumeAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "resuming run %s in %s after %s\n", id, r.State(), countSteps(r.Seq()))
 	}
 	if event != "" {
-		if err := r.Fire(ctx, event); err != nil {
+		if err := r.FireEvent(ctx, event, payload); err != nil {
 			return err
 		}
 	}
@@ -219,6 +231,19 @@ func resumeInput(c *cli.Context) (*machine.Input, error) {
 		return in[0], nil
 	}
 	return nil, usageErrorf("give one answer: --approve, --reject or --answer TEXT")
+}
+
+// resumeEvent reads --event NAME and its --payload JSON.
+func resumeEvent(c *cli.Context) (string, map[string]any, error) {
+	event := c.String("event")
+	if !c.IsSet("payload") {
+		return event, nil, nil
+	}
+	if event == "" {
+		return "", nil, usageErrorf("--payload goes with an event: lppctl resume RUN_ID --event NAME --payload JSON")
+	}
+	payload, err := parsePayload(event, c.String("payload"))
+	return event, payload, err
 }
 
 // resumeSpecPath returns the spec file to continue the run with: the file it

@@ -35,6 +35,8 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)", DefaultText: "limits.max_transitions", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
+			&cli.StringSliceFlag{Name: "event", Usage: "queue event `NAME` up front: the first state it applies in takes it (repeatable)"},
+			&cli.StringSliceFlag{Name: "payload", Usage: "the `JSON` object of the --event of the same rank (repeatable)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.StringFlag{Name: "fsync", Value: string(runstore.FsyncAlways), Usage: "journal durability: `always` (sync every step) or never (leave it to the OS)"},
 		}, append(runStoreFlags(), agentFlags()...)...),
@@ -77,8 +79,18 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitInvalidSpec, err)
 	}
-	if _, err := pre.NewRun(vars); err != nil { // before a run directory is made for nothing
+	events, err := eventArgs(c)
+	if err != nil {
+		return err
+	}
+	check, err := pre.NewRun(vars) // before a run directory is made for nothing
+	if err != nil {
 		return withCode(exitUsage, err)
+	}
+	for _, e := range events {
+		if err := check.SendEvent(e.name, e.payload); err != nil {
+			return withCode(exitUsage, fmt.Errorf("--event %s: %w", e.name, err))
+		}
 	}
 	agentJSON, err := saveAgentConfig(cfg)
 	if err != nil {
@@ -117,6 +129,12 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		sess.close()
 		return withCode(exitUsage, err)
+	}
+	for _, e := range events {
+		if err := r.SendEvent(e.name, e.payload); err != nil {
+			sess.close()
+			return withCode(exitUsage, fmt.Errorf("--event %s: %w", e.name, err))
+		}
 	}
 	sess.journal.SetCommitted(0, r.State())
 	return sess.drive(ctx, c, r, prog)

@@ -345,10 +345,7 @@ func runsTraceAction(c *cli.Context) error {
 		}
 		rec := e.Record
 		move := rec.From + " → " + rec.To
-		via := rec.Via
-		if rec.Guard != "" {
-			via = "[" + rec.Guard + "]"
-		}
+		via := viaText(rec)
 		if rec.End {
 			move, via = rec.From+" (final)", ""
 		}
@@ -422,6 +419,9 @@ func markerText(e *runstore.Entry) string {
 		}
 		return "resumed in " + e.State
 	case runstore.EntryPause:
+		if e.Pause != nil && e.Pause.Kind == machine.PauseEvent {
+			return fmt.Sprintf("paused in %s waiting for an event: %s", e.State, strings.Join(e.Pause.Options, ", "))
+		}
 		if e.Pause != nil {
 			return fmt.Sprintf("paused in %s for %s", e.State, e.Pause.Kind)
 		}

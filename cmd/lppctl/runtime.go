@@ -259,6 +259,9 @@ func (s *session) drive(ctx context.Context, c *cli.Context, r *machine.Run, pro
 	if merr := s.run.SaveMeta(); merr != nil {
 		fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", merr)
 	}
+	if note := pendingNote(r, hint); note != "" {
+		fmt.Fprintln(c.App.ErrWriter, note)
+	}
 	switch {
 	case err == nil:
 		prog.summary(r, nil)
