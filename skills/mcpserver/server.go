@@ -247,8 +247,11 @@ func ServeHTTPAnyAddress(ctx context.Context, srv *mcp.Server, addr string, read
 	// open until the server ends it, so shutdown ends the streams first.
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
-	handler := http.NewCrossOriginProtection().Handler(requireSession(endOnShutdown(streams, sdk)))
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	handler := http.NewCrossOriginProtection().Handler(readBody(requireSession(endOnShutdown(streams, sdk))))
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		handler = loopbackHostOnly(handler) // DNS rebinding: see loopbackHostOnly
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10}
 	hs.RegisterOnShutdown(endStreams)
 	if ready != nil {
 		ready(ln.Addr())
@@ -280,7 +283,7 @@ func endOnShutdown(streams context.Context, next http.Handler) http.Handler {
 	})
 }
 
-// maxHTTPBody bounds the body of a POST that requireSession reads.
+// maxHTTPBody bounds the body of a POST (readBody).
 const maxHTTPBody = 4 << 20
 
 // requireSession answers a POST without an Mcp-Session-Id header that is
@@ -294,15 +297,7 @@ func requireSession(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
-		if err != nil {
-			http.Error(w, "Bad Request: cannot read the body: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		if len(body) > maxHTTPBody {
-			http.Error(w, fmt.Sprintf("Request Entity Too Large: the body is over %d bytes", maxHTTPBody), http.StatusRequestEntityTooLarge)
-			return
-		}
+		body, _ := io.ReadAll(r.Body) // already in memory (readBody)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if !initializes(body) {
 			http.Error(w, "Bad Request: the Mcp-Session-Id header is missing; start a session with an initialize request and send the Mcp-Session-Id it returns with every later request", http.StatusBadRequest)
