@@ -226,7 +226,7 @@ func TestEnvExampleListsTheConfiguration(t *testing.T) {
 		table = table[:end]
 	}
 	inReadme := map[string]bool{}
-	for _, row := range regexp.MustCompile("(?m)^\\| (.*?) \\|").FindAllStringSubmatch(table, -1) {
+	for _, row := range regexp.MustCompile(`(?m)^\| (.*?) \|`).FindAllStringSubmatch(table, -1) {
 		for _, m := range regexp.MustCompile("`([A-Z][A-Z0-9_]+)`").FindAllStringSubmatch(row[1], -1) {
 			inReadme[m[1]] = true
 		}
