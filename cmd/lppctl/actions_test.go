@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,10 +27,7 @@ func TestActionsCommandJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit code %d: %s", code, errOut)
 	}
-	var acts []jsonAction
-	if err := json.Unmarshal([]byte(out), &acts); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, out)
-	}
+	acts := decodeJSONLines[jsonAction](t, out)
 	byName := map[string]jsonAction{}
 	for _, a := range acts {
 		byName[a.Name] = a

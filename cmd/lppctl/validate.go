@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -110,10 +109,8 @@ func runValidate(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
-			return fmt.Errorf("cannot write report: %w", err)
+		if err := printJSONLines(out, reports); err != nil {
+			return err
 		}
 	}
 	if len(errs) == 0 {
