@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -685,9 +684,6 @@ func quoteList(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
-
-// sortStrings is sort.Strings returning its argument.
-func sortStrings(s []string) []string { sort.Strings(s); return s }
 
 // article returns "an" before a word starting with a vowel, else "a".
 func article(word string) string {

@@ -234,9 +234,6 @@ func (m *Machine) Spec() *Spec { return m.spec }
 // Registry returns the registry the machine was compiled against.
 func (m *Machine) Registry() *Registry { return m.reg }
 
-// describeTransition names a transition for messages and journals: "next[2]", "on_error", "event RESET".
-func (ct *ctrans) describe() string { return ct.via }
-
 // guardsSaw renders the values the guards of a state read, for the "no
 // transition holds" error.
 func guardsSaw(cs *cstate, env map[string]any) string {
