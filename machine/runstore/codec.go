@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,10 +77,11 @@ type encoder struct {
 	enc   *json.Encoder
 	lists map[string][]byte                     // list var → its JSON as last written
 	maps  map[string]map[string]json.RawMessage // map var → its keys' JSON as last written
+	vals  map[string][]any                      // list var → its items as last written (for grownBy)
 }
 
 func newEncoder() *encoder {
-	e := &encoder{lists: map[string][]byte{}, maps: map[string]map[string]json.RawMessage{}}
+	e := &encoder{lists: map[string][]byte{}, maps: map[string]map[string]json.RawMessage{}, vals: map[string][]any{}}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
 	return e
@@ -91,15 +93,18 @@ func (c *encoder) encode(e *Entry) (line []byte, commit func(), err error) {
 	w := &wireEntry{Entry: e}
 	commit = func() {}
 	if e.Record != nil {
-		if err := checkFinite(e.Record); err != nil {
-			return nil, nil, err
-		}
 		if w, commit, err = c.deltas(e); err != nil {
-			return nil, nil, err
+			return nil, nil, cmp.Or(checkFinite(e.Record), err)
 		}
 	}
 	c.buf.Reset()
 	if err := c.enc.Encode(w); err != nil {
+		if e.Record != nil {
+			// Walked only on failure: a walk per step costs O(size of the vars).
+			if ferr := checkFinite(e.Record); ferr != nil {
+				return nil, nil, ferr
+			}
+		}
 		return nil, nil, fmt.Errorf("cannot write journal: %w", err)
 	}
 	return withCRC(c.buf.Bytes()), commit, nil
@@ -196,12 +201,26 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 	rec.Vars = make(map[string]any, len(e.Record.Vars))
 	newLists := map[string][]byte{}
 	newMaps := map[string]map[string]json.RawMessage{}
+	newVals := map[string][]any{}
 	var drop []string
 	for name, v := range e.Record.Vars {
 		if s, ok := v.(string); ok && len(s) >= refMin {
 			if ref := findRef(s, rec.Memory); ref != nil {
 				w.Refs = setKey(w.Refs, name, ref)
 				drop = append(drop, name)
+				continue
+			}
+		}
+		if xs, ok := v.([]any); ok {
+			newVals[name] = slices.Clone(xs) // the machine may reuse the array of xs
+			if tail, ok := grownBy(c.vals[name], xs); ok {
+				b, err := marshal(tail)
+				if err != nil {
+					return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
+				}
+				w.Append = setKey(w.Append, name, json.RawMessage(b))
+				prev := c.lists[name]
+				newLists[name] = slices.Concat(prev[:len(prev)-1], []byte{','}, b[1:])
 				continue
 			}
 		}
@@ -244,14 +263,21 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 		for name, b := range newLists {
 			c.lists[name] = b
 			delete(c.maps, name)
+			if xs, ok := newVals[name]; ok {
+				c.vals[name] = xs
+			} else {
+				delete(c.vals, name)
+			}
 		}
 		for name, keys := range newMaps {
 			c.maps[name] = keys
 			delete(c.lists, name)
+			delete(c.vals, name)
 		}
 		for _, name := range drop { // no longer a list or a map as far as deltas go
 			delete(c.lists, name)
 			delete(c.maps, name)
+			delete(c.vals, name)
 		}
 	}
 	return w, commit, nil
@@ -290,6 +316,46 @@ func appended(prev, cur []byte) []byte {
 	tail := make([]byte, 0, len(cur)-len(head))
 	tail = append(tail, '[')
 	return append(tail, cur[len(head)+1:]...)
+}
+
+// grownBy returns the items xs has after those of prev, when prev (the list
+// as last written, not empty) is a prefix of xs item for item, compared as
+// scalars: a check in nanoseconds per item that spares marshalling a long
+// list at every step. Anything else (a nested item, a change) says false,
+// and appended decides on the list's JSON.
+func grownBy(prev, xs []any) ([]any, bool) {
+	if len(prev) == 0 || len(xs) <= len(prev) {
+		return nil, false
+	}
+	for i, p := range prev {
+		if !sameScalar(p, xs[i]) {
+			return nil, false
+		}
+	}
+	return xs[len(prev):], true
+}
+
+// sameScalar reports whether a and b are the same string, bool or number of
+// the same type (floats bit for bit: 0 and -0 are written differently).
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	}
+	return false
 }
 
 // patch returns the keys of cur that differ from prev, when writing them is
