@@ -74,6 +74,7 @@ type wireEntry struct {
 // and map variable, to write the next change as a delta.
 type encoder struct {
 	buf   bytes.Buffer
+	line  []byte // the last line encoded (reused: valid until the next encode)
 	enc   *json.Encoder
 	lists map[string][]byte                     // list var → its JSON as last written
 	maps  map[string]map[string]json.RawMessage // map var → its keys' JSON as last written
@@ -89,9 +90,10 @@ func newEncoder() *encoder {
 
 // encode renders entry as one line with its checksum and newline. Nothing
 // changes in the encoder until commit is called (once the line is written).
+// The line is valid until the next call.
 func (c *encoder) encode(e *Entry) (line []byte, commit func(), err error) {
 	w := &wireEntry{Entry: e}
-	commit = func() {}
+	commit = noCommit
 	if e.Record != nil {
 		if w, commit, err = c.deltas(e); err != nil {
 			return nil, nil, cmp.Or(checkFinite(e.Record), err)
@@ -107,14 +109,18 @@ func (c *encoder) encode(e *Entry) (line []byte, commit func(), err error) {
 		}
 		return nil, nil, fmt.Errorf("cannot write journal: %w", err)
 	}
-	return withCRC(c.buf.Bytes()), commit, nil
+	c.line = appendCRC(c.line[:0], c.buf.Bytes())
+	return c.line, commit, nil
 }
 
 // withCRC turns `{...}\n` into `{...,"crc":"xxxxxxxx"}\n` (a new slice).
-func withCRC(b []byte) []byte {
+func withCRC(b []byte) []byte { return appendCRC(nil, b) }
+
+// appendCRC appends `{...}\n` with its checksum, as withCRC, to out.
+func appendCRC(out, b []byte) []byte {
 	b = bytes.TrimRight(b, "\n")
 	sum := crc32.Checksum(b, crcTable)
-	out := make([]byte, 0, len(b)+crcSuffixLen+1)
+	out = slices.Grow(out, len(b)+crcSuffixLen+1)
 	out = append(out, b[:len(b)-1]...)
 	out = append(out, `,"crc":"`...)
 	out = fmt.Appendf(out, "%08x", sum)
@@ -191,19 +197,40 @@ func nonFinite(path string, v any) (string, float64, bool) {
 // deltas splits a step's vars into those written in full and those written
 // as deltas or references; commit records what was written.
 func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
+	if !c.needsDeltas(e.Record.Vars) { // the common case: nothing to copy
+		return &wireEntry{Entry: e}, noCommit, nil
+	}
 	rec := *e.Record
 	out := *e
 	out.Record = &rec
 	w := &wireEntry{Entry: &out}
 	if len(rec.Vars) == 0 {
-		return w, func() {}, nil
+		return w, noCommit, nil
 	}
 	rec.Vars = make(map[string]any, len(e.Record.Vars))
-	newLists := map[string][]byte{}
-	newMaps := map[string]map[string]json.RawMessage{}
-	newVals := map[string][]any{}
-	var drop []string
+	var (
+		newLists map[string][]byte
+		newMaps  map[string]map[string]json.RawMessage
+		newVals  map[string][]any
+		drop     []string
+	)
 	for name, v := range e.Record.Vars {
+		switch x := v.(type) {
+		case nil, bool, int, int64, float64: // the common case, written as is
+			rec.Vars[name] = v
+			if c.tracked(name) {
+				drop = append(drop, name)
+			}
+			continue
+		case string:
+			if len(x) < refMin {
+				rec.Vars[name] = v
+				if c.tracked(name) {
+					drop = append(drop, name)
+				}
+				continue
+			}
+		}
 		if s, ok := v.(string); ok && len(s) >= refMin {
 			if ref := findRef(s, rec.Memory); ref != nil {
 				w.Refs = setKey(w.Refs, name, ref)
@@ -212,7 +239,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 			}
 		}
 		if xs, ok := v.([]any); ok {
-			newVals[name] = slices.Clone(xs) // the machine may reuse the array of xs
+			newVals = setKey(newVals, name, slices.Clone(xs)) // the machine may reuse the array of xs
 			if tail, ok := grownBy(c.vals[name], xs); ok {
 				b, err := marshal(tail)
 				if err != nil {
@@ -220,7 +247,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 				}
 				w.Append = setKey(w.Append, name, json.RawMessage(b))
 				prev := c.lists[name]
-				newLists[name] = slices.Concat(prev[:len(prev)-1], []byte{','}, b[1:])
+				newLists = setKey(newLists, name, slices.Concat(prev[:len(prev)-1], []byte{','}, b[1:]))
 				continue
 			}
 		}
@@ -230,7 +257,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 		}
 		switch {
 		case len(full) > 0 && full[0] == '[':
-			newLists[name] = full
+			newLists = setKey(newLists, name, full)
 			if tail := appended(c.lists[name], full); tail != nil {
 				w.Append = setKey(w.Append, name, json.RawMessage(tail))
 				continue
@@ -249,7 +276,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 				}
 				keys[k] = b
 			}
-			newMaps[name] = keys
+			newMaps = setKey(newMaps, name, keys)
 			if p := patch(c.maps[name], keys, len(full)); p != nil {
 				w.Patch = setKey(w.Patch, name, p)
 				continue
@@ -281,6 +308,35 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 		}
 	}
 	return w, commit, nil
+}
+
+func noCommit() {}
+
+// needsDeltas reports whether any of vars may be written otherwise than as
+// is: a list, a map, a long string, or a name last written as a list or map.
+func (c *encoder) needsDeltas(vars map[string]any) bool {
+	for name, v := range vars {
+		switch x := v.(type) {
+		case nil, bool, int, int64, float64:
+		case string:
+			if len(x) >= refMin {
+				return true
+			}
+		default:
+			return true
+		}
+		if c.tracked(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// tracked reports whether name's last value was written as a list or a map.
+func (c *encoder) tracked(name string) bool {
+	_, l := c.lists[name]
+	_, m := c.maps[name]
+	return l || m
 }
 
 func setKey[V any](m map[string]V, k string, v V) map[string]V {

@@ -140,8 +140,10 @@ func TestListAndMapChangesAreWrittenAsDeltas(t *testing.T) {
 		{"xs": []any{1, map[string]any{"k": big}, 3.5}},                        // an append after a nested item
 		{"xs": []any{1, map[string]any{"k": 1}, 3.5, 4}},                       // a nested item changed: in full
 		{"xs": []any{1, map[string]any{"k": 1}, 3.5, 4, 5}},                    // an append, found on the JSON
+		{"xs": 7}, // no longer a list
+		{"xs": []any{1, map[string]any{"k": 1}, 3.5, 4, 5, 6}}, // a list again: in full
 	}
-	wantKind := []string{"vars", "vars_append vars_patch", "vars_append vars_patch", "vars", "vars_append", "vars", "vars", "vars_append", "vars_append", "vars", "vars_append"}
+	wantKind := []string{"vars", "vars_append vars_patch", "vars_append vars_patch", "vars", "vars_append", "vars", "vars", "vars_append", "vars_append", "vars", "vars_append", "vars", "vars"}
 	for i, vars := range steps {
 		if err := j.OnStep(context.Background(), &machine.Record{Seq: i + 1, From: "a", To: "a", Vars: vars}); err != nil {
 			t.Fatal(err)
