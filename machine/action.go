@@ -238,6 +238,9 @@ func (c *Call) SetVar(name string, value any) error {
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
+	if f, bad := notFinite(val); bad {
+		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
+	}
 	if s, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
 	}

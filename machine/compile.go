@@ -31,11 +31,14 @@ type cparam struct {
 	name  string
 	value any         // literal value, or nil when prog is set
 	prog  *vm.Program // for expr parameters
+	src   string      // the expression's text, for run-time errors
+	at    Pos         // where it starts in the spec
 }
 
 type cassign struct {
 	v    *Var
 	prog *vm.Program
+	a    *Assign // the set entry, for run-time errors
 }
 
 type ctrans struct {
@@ -194,7 +197,7 @@ func (c *compiler) assigns(as []*Assign) []cassign {
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		out = append(out, cassign{v: v, prog: p})
+		out = append(out, cassign{v: v, prog: p, a: a})
 	}
 	return out
 }
@@ -229,7 +232,7 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 				c.errorf(e.Pos, "parameter %q: %s", ps.Name, e.Msg)
 				continue
 			}
-			out = append(out, cparam{name: ps.Name, prog: prog})
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: exprStart(c.spec.Source, p.VPos)})
 			continue
 		}
 		v, err := ps.Type.Coerce(p.Value)

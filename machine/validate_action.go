@@ -78,7 +78,9 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		if _, err := CompileValue(src, TypeAny, v.env); err != nil {
 			e := locateExpr(err, v.spec.Source, at, src)
 			v.exprError(e, fmt.Sprintf("parameter %q", ps.Name))
+			return
 		}
+		v.constants(src, at, fmt.Sprintf("parameter %q", ps.Name), true)
 		return
 	}
 	val, err := ps.Type.Coerce(p.Value)

@@ -31,6 +31,7 @@ func (v *validator) assign(a *Assign) {
 		v.exprError(locateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
 	}
+	v.constants(a.Expr, a.ExprPos, "set "+a.Var, true)
 	if len(cv.Enum) == 0 {
 		return
 	}
@@ -57,6 +58,7 @@ func (v *validator) guard(src string, at Pos) {
 		v.exprError(locateExpr(err, v.spec.Source, at, src), "guard")
 		return
 	}
+	v.constants(src, at, "guard", false)
 	tree, err := parser.Parse(src)
 	if err != nil {
 		return
