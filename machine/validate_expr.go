@@ -130,6 +130,8 @@ func (v *validator) exprError(e *ExprError, what string) {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
+	} else {
+		hint = exprHint(e.Msg, sourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
 	}
 	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
 }
