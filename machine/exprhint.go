@@ -20,7 +20,7 @@ var builtinUsage = map[string]string{
 	"count": "count(list) or count(list, predicate)", "sum": "sum(list) or sum(list, expression)",
 	"groupBy": "groupBy(list, expression)", "sortBy": "sortBy(list, expression) or sortBy(list, expression, \"desc\")",
 	"reduce": "reduce(list, expression) or reduce(list, expression, initial)",
-	"len": "len(v), v a string, list or map", "type": "type(v)",
+	"len":    "len(v), v a string, list or map", "type": "type(v)",
 	"abs": "abs(n)", "ceil": "ceil(n)", "floor": "floor(n)", "round": "round(n)",
 	"int": "int(v)", "float": "float(v)", "string": "string(v)",
 	"trim": "trim(s) or trim(s, chars)", "trimPrefix": "trimPrefix(s, prefix)", "trimSuffix": "trimSuffix(s, suffix)",
@@ -38,7 +38,7 @@ var builtinUsage = map[string]string{
 	"take": "take(list, n)", "keys": "keys(map)", "values": "values(map)",
 	"toPairs": "toPairs(map)", "fromPairs": "fromPairs(list)", "reverse": "reverse(list)",
 	"uniq": "uniq(list)", "concat": "concat(list, list, ...)", "flatten": "flatten(list)",
-	"sort": "sort(list) or sort(list, \"desc\")",
+	"sort":   "sort(list) or sort(list, \"desc\")",
 	"bitand": "bitand(a, b)", "bitor": "bitor(a, b)", "bitxor": "bitxor(a, b)", "bitnand": "bitnand(a, b)",
 	"bitshl": "bitshl(a, n)", "bitshr": "bitshr(a, n)", "bitushr": "bitushr(a, n)", "bitnot": "bitnot(a)",
 }
