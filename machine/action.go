@@ -70,6 +70,9 @@ type ParamSpec struct {
 	// Event marks a string parameter that names one of the spec's events
 	// (emit's event): validate checks that the event is defined.
 	Event bool
+	// Format is what a string parameter's text must look like (a duration);
+	// such a parameter may also be written as an expression (see Format).
+	Format Format
 }
 
 // VarSpec declares a context variable an action writes.
@@ -99,6 +102,14 @@ func (r *Registry) Register(a Action) error {
 			return fmt.Errorf("cannot register action %q: duplicate parameter %q", a.Name, p.Name)
 		}
 		seen[p.Name] = true
+		if p.Format != "" {
+			if p.Type != TypeString {
+				return fmt.Errorf("cannot register action %q: parameter %q has a format but its type is %s, not string", a.Name, p.Name, p.Type)
+			}
+			if _, err := p.Format.Value(""); err != nil && !errors.Is(err, ErrFormat) {
+				return fmt.Errorf("cannot register action %q: parameter %q: %w", a.Name, p.Name, err)
+			}
+		}
 		if p.Default != nil {
 			if _, err := p.Type.Coerce(p.Default); err != nil {
 				return fmt.Errorf("cannot register action %q: default of %q: %w", a.Name, p.Name, err)
@@ -314,6 +325,9 @@ func (a *Action) Signature() string {
 	parts := make([]string, 0, len(a.Params))
 	for _, p := range a.Params {
 		s := p.Name + ": " + string(p.Type)
+		if p.Format != "" {
+			s += " (" + string(p.Format) + ")"
+		}
 		if p.Required {
 			s += " (required)"
 		} else if p.Default != nil {

@@ -33,6 +33,9 @@ type cparam struct {
 	prog  *vm.Program // for expr parameters
 	src   string      // the expression's text, for run-time errors
 	at    Pos         // where it starts in the spec
+	// format the expression's value must have (a string parameter with a
+	// format written as an expression); the action receives its canonical text
+	format Format
 }
 
 type cassign struct {
@@ -218,6 +221,15 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 				v, _ := ps.Type.Coerce(ps.Default)
 				out = append(out, cparam{name: ps.Name, value: v})
 			}
+			continue
+		}
+		if src, ok := exprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+			prog, err := CompileValue(src, TypeAny, c.env)
+			if err != nil {
+				c.errorf(p.VPos, "parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
+				continue
+			}
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: exprStart(c.spec.Source, p.VPos), format: ps.Format})
 			continue
 		}
 		if ps.Type == TypeExpr {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
 
@@ -92,4 +93,19 @@ func (m *Machine) checkFinite(what, src string, start Pos, v any) error {
 		msg = fmt.Sprintf("the value holds %v, %s", f, ErrNotFinite)
 	}
 	return &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Msg: msg + "; a division by zero or an overflow gives one: guard the operation, e.g. `d == 0 ? 0.0 : x / d`", Err: ErrNotFinite}
+}
+
+// checkParam checks the value v of the expression of parameter p: a finite
+// number, and the parameter's format if it has one (then v becomes the
+// format's canonical text).
+func (m *Machine) checkParam(p cparam, v any) (any, error) {
+	what := fmt.Sprintf("parameter %q", p.name)
+	if err := m.checkFinite(what, p.src, p.at, v); err != nil || p.format == "" {
+		return v, err
+	}
+	s, err := p.format.Value(v)
+	if err != nil {
+		return nil, &EvalError{File: m.spec.File, Pos: p.at, What: what, Expr: p.src, Msg: strings.TrimPrefix(err.Error(), ErrFormat.Error()+": "), Err: err}
+	}
+	return s, nil
 }

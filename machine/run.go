@@ -518,7 +518,7 @@ func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error)
 		}
 		v, err := r.vm.Run(p.prog, r.env)
 		if err == nil {
-			err = r.m.checkFinite(fmt.Sprintf("parameter %q", p.name), p.src, p.at, v)
+			v, err = r.m.checkParam(p, v)
 		} else {
 			err = r.m.evalError(fmt.Sprintf("parameter %q", p.name), p.src, p.at, err)
 		}

@@ -67,6 +67,10 @@ func (v *validator) action(st *State) {
 }
 
 func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
+	if src, ok := exprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+		v.formatParam(a, ps, p, src)
+		return
+	}
 	if ps.Type == TypeExpr {
 		src, ok := exprSource(p.Value)
 		if !ok {

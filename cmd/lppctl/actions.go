@@ -26,6 +26,7 @@ type jsonParam struct {
 	Default  any      `json:"default,omitempty"`
 	Doc      string   `json:"doc,omitempty"`
 	Enum     []string `json:"enum,omitempty"`
+	Format   string   `json:"format,omitempty"`
 }
 
 type jsonVar struct {
@@ -57,7 +58,7 @@ func runActions(c *cli.Context) error {
 		for _, a := range acts {
 			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}}
 			for _, p := range a.Params {
-				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum})
+				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum, Format: string(p.Format)})
 			}
 			for _, w := range a.Writes {
 				ja.Writes = append(ja.Writes, jsonVar{Name: w.Name, Type: string(w.Type), Doc: w.Doc})
