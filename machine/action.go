@@ -31,7 +31,13 @@ type Action struct {
 	// It must not fail: a malformed parameter is reported by Validate and
 	// contributes no variable here.
 	WritesFor func(params map[string]any) []VarSpec
-	Run       Handler
+	// Needs names the run memory entries the action reads and cannot do
+	// without (e.g. "plan"); Provides, those it puts there when it succeeds.
+	// Validation checks that every path from the initial state to a state
+	// whose action needs an entry passes a state whose action provides it.
+	Needs    []string
+	Provides []string
+	Run      Handler
 }
 
 // WritesOf returns every context variable a state's use of the action

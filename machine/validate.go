@@ -111,6 +111,9 @@ func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOpti
 		v.damage = findDamage(spec, parsed)
 	}
 	v.graph()
+	if !partial {
+		v.needs()
+	}
 	if !partial && !v.diags.HasErrors() {
 		v.cycles()
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -41,6 +42,8 @@ type jsonAction struct {
 	Signature string      `json:"signature"`
 	Params    []jsonParam `json:"params"`
 	Writes    []jsonVar   `json:"writes"`
+	Needs     []string    `json:"needs,omitempty"`
+	Provides  []string    `json:"provides,omitempty"`
 }
 
 func runActions(c *cli.Context) error {
@@ -56,7 +59,7 @@ func runActions(c *cli.Context) error {
 	if c.Bool("json") {
 		list := make([]jsonAction, 0, len(acts))
 		for _, a := range acts {
-			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}}
+			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}, Needs: a.Needs, Provides: a.Provides}
 			for _, p := range a.Params {
 				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum, Format: string(p.Format)})
 			}
@@ -84,6 +87,12 @@ func runActions(c *cli.Context) error {
 				ws += w.Name + ": " + string(w.Type)
 			}
 			fmt.Fprintf(tw, "\twrites: %s\n", ws)
+		}
+		if len(a.Needs) > 0 {
+			fmt.Fprintf(tw, "\tneeds in run memory: %s\n", strings.Join(a.Needs, ", "))
+		}
+		if len(a.Provides) > 0 {
+			fmt.Fprintf(tw, "\tprovides in run memory: %s\n", strings.Join(a.Provides, ", "))
 		}
 	}
 	return tw.Flush()

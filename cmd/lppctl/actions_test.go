@@ -16,6 +16,7 @@ func TestActionsCommandListsBuiltins(t *testing.T) {
 		"log ", "records a message, optionally with the value of an expression\n",
 		"with: message: string (required), value: expr\n",
 		"wait ", "with: duration: string (duration) (required)\n",
+		"needs in run memory: plan, l3\n", "provides in run memory: plan\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
