@@ -142,6 +142,7 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func (d *decoder) yamlError(err error, src []byte) {
 	msg := err.Error()
 	p := Pos{Line: 1, Col: 1}
+	splitHint := "" // how to quote a value YAML split (decode_flow.go)
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
 			p.Line = n
@@ -150,6 +151,9 @@ func (d *decoder) yamlError(err error, src []byte) {
 		switch {
 		case strings.HasPrefix(msg, "did not find expected"):
 			p = problemLine(src, p.Line, msg)
+			if col, key, value := flowSplit(sourceLine(src, p.Line)); col > 0 {
+				p.Col, splitHint = col, flowSplitHint(key, value)
+			}
 		case msg == "mapping values are not allowed in this context":
 			// The colon that cannot start a value: the second ": " on the line.
 			text := sourceLine(src, p.Line)
@@ -173,6 +177,8 @@ func (d *decoder) yamlError(err error, src []byte) {
 		return
 	}
 	switch {
+	case splitHint != "":
+		d.hintLast(splitHint)
 	case strings.HasPrefix(msg, "did not find expected ',' or"):
 		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
 	case msg == "did not find expected key":
