@@ -542,7 +542,8 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 				val, err = cv.Type.Coerce(val)
 			}
 			if err != nil {
-				d.errorf(pos(defNode), span(defNode), "default of %q: %v", name, err)
+				at, n := valueErrorAt(defNode, err)
+				d.errorf(at, n, "default of %q: %v", name, err)
 				defOK = false
 			} else {
 				cv.Default = val
@@ -621,7 +622,11 @@ func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 		if n.Alias == nil {
 			return nil, fmt.Errorf("unknown alias")
 		}
-		return d.value(n.Alias, depth+1, true)
+		v, err := d.value(n.Alias, depth+1, true)
+		if err != nil && !aliased {
+			err = &aliasError{use: n, err: err} // the alias written in the value
+		}
+		return v, err
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!null":
@@ -726,7 +731,8 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 					given[pk.Value] = true
 					val, err := d.nodeValue(pv)
 					if err != nil {
-						d.errorf(pos(pv), span(pv), "parameter %q: %v", pk.Value, err)
+						at, n := valueErrorAt(pv, err)
+						d.errorf(at, n, "parameter %q: %v", pk.Value, err)
 						continue
 					}
 					st.With = append(st.With, &Param{Name: pk.Value, Value: val, Pos: pos(pk), VPos: pos(pv)})

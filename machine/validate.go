@@ -17,7 +17,7 @@ func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spe
 	spec, diags := Parse(file, src)
 	if spec == nil {
 		diags.Sort()
-		return nil, diags
+		return nil, diags.capAlike()
 	}
 	seen := map[string]bool{}
 	for _, d := range diags {
@@ -29,7 +29,7 @@ func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spe
 		}
 	}
 	diags.Sort()
-	return spec, diags
+	return spec, diags.capAlike()
 }
 
 // Validate checks a decoded spec against the actions of reg and returns every
