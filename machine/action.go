@@ -31,7 +31,13 @@ type Action struct {
 	// It must not fail: a malformed parameter is reported by Validate and
 	// contributes no variable here.
 	WritesFor func(params map[string]any) []VarSpec
-	Run       Handler
+	// Needs names the run memory entries the action reads and cannot do
+	// without (e.g. "plan"); Provides, those it puts there when it succeeds.
+	// Validation checks that every path from the initial state to a state
+	// whose action needs an entry passes a state whose action provides it.
+	Needs    []string
+	Provides []string
+	Run      Handler
 }
 
 // WritesOf returns every context variable a state's use of the action
@@ -74,6 +80,9 @@ type ParamSpec struct {
 	// event the map is the payload of (emit's payload): validate checks its
 	// keys and the types of its expressions against the event's payload.
 	PayloadOf string
+	// Format is what a string parameter's text must look like (a duration);
+	// such a parameter may also be written as an expression (see Format).
+	Format Format
 }
 
 // VarSpec declares a context variable an action writes.
@@ -103,6 +112,14 @@ func (r *Registry) Register(a Action) error {
 			return fmt.Errorf("cannot register action %q: duplicate parameter %q", a.Name, p.Name)
 		}
 		seen[p.Name] = true
+		if p.Format != "" {
+			if p.Type != TypeString {
+				return fmt.Errorf("cannot register action %q: parameter %q has a format but its type is %s, not string", a.Name, p.Name, p.Type)
+			}
+			if _, err := p.Format.Value(""); err != nil && !errors.Is(err, ErrFormat) {
+				return fmt.Errorf("cannot register action %q: parameter %q: %w", a.Name, p.Name, err)
+			}
+		}
 		if p.Default != nil {
 			if _, err := p.Type.Coerce(p.Default); err != nil {
 				return fmt.Errorf("cannot register action %q: default of %q: %w", a.Name, p.Name, err)
@@ -248,6 +265,9 @@ func (c *Call) SetVar(name string, value any) error {
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
+	if f, bad := notFinite(val); bad {
+		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
+	}
 	if s, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
 	}
@@ -343,6 +363,9 @@ func (a *Action) Signature() string {
 	parts := make([]string, 0, len(a.Params))
 	for _, p := range a.Params {
 		s := p.Name + ": " + string(p.Type)
+		if p.Format != "" {
+			s += " (" + string(p.Format) + ")"
+		}
 		if p.Required {
 			s += " (required)"
 		} else if p.Default != nil {

@@ -60,7 +60,8 @@ func builtinActions() []Action {
 			Name: "wait",
 			Doc:  "sleeps for a duration such as 500ms or 2s; Ctrl-C interrupts it",
 			Params: []ParamSpec{
-				{Name: "duration", Type: TypeString, Required: true, Doc: "a Go duration: 250ms, 2s, 1m"},
+				{Name: "duration", Type: TypeString, Format: FormatDuration, Required: true,
+					Doc: "a Go duration: 250ms, 2s, 1m; or an expression giving one, e.g. 'string(2 * retries) + \"s\"'"},
 			},
 			Run: func(ctx context.Context, c *Call) error {
 				d, err := time.ParseDuration(c.String("duration"))

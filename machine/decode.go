@@ -142,6 +142,7 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func (d *decoder) yamlError(err error, src []byte) {
 	msg := err.Error()
 	p := Pos{Line: 1, Col: 1}
+	splitHint := "" // how to quote a value YAML split (decode_flow.go)
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
 			p.Line = n
@@ -150,6 +151,9 @@ func (d *decoder) yamlError(err error, src []byte) {
 		switch {
 		case strings.HasPrefix(msg, "did not find expected"):
 			p = problemLine(src, p.Line, msg)
+			if col, key, value := flowSplit(sourceLine(src, p.Line)); col > 0 {
+				p.Col, splitHint = col, flowSplitHint(key, value)
+			}
 		case msg == "mapping values are not allowed in this context":
 			// The colon that cannot start a value: the second ": " on the line.
 			text := sourceLine(src, p.Line)
@@ -173,6 +177,8 @@ func (d *decoder) yamlError(err error, src []byte) {
 		return
 	}
 	switch {
+	case splitHint != "":
+		d.hintLast(splitHint)
 	case strings.HasPrefix(msg, "did not find expected ',' or"):
 		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
 	case msg == "did not find expected key":
@@ -537,7 +543,8 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 				val, err = cv.Type.Coerce(val)
 			}
 			if err != nil {
-				d.errorf(pos(defNode), span(defNode), "default of %q: %v", name, err)
+				at, n := valueErrorAt(defNode, err)
+				d.errorf(at, n, "default of %q: %v", name, err)
 				d.hintLast(nullHint(cv, defNode))
 				defOK = false
 			} else {
@@ -617,7 +624,11 @@ func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 		if n.Alias == nil {
 			return nil, fmt.Errorf("unknown alias")
 		}
-		return d.value(n.Alias, depth+1, true)
+		v, err := d.value(n.Alias, depth+1, true)
+		if err != nil && !aliased {
+			err = &aliasError{use: n, err: err} // the alias written in the value
+		}
+		return v, err
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!null":
@@ -722,7 +733,8 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 					given[pk.Value] = true
 					val, err := d.nodeValue(pv)
 					if err != nil {
-						d.errorf(pos(pv), span(pv), "parameter %q: %v", pk.Value, err)
+						at, n := valueErrorAt(pv, err)
+						d.errorf(at, n, "parameter %q: %v", pk.Value, err)
 						continue
 					}
 					st.With = append(st.With, &Param{Name: pk.Value, Value: val, Pos: pos(pk), VPos: pos(pv)})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -11,8 +12,22 @@ import (
 // editors: with `# yaml-language-server: $schema=PATH` at the top of a spec,
 // yaml-language-server completes and checks keys as you type. The schema
 // checks shapes only; Validate checks meaning (states, actions, types).
-// docs/spec.schema.json holds a copy (`lppctl schema` prints it).
-func JSONSchema() []byte {
+// docs/spec.schema.json holds the schema of lppctl's registry (`lppctl
+// schema` prints it, see JSONSchemaFor).
+func JSONSchema() []byte { return JSONSchemaFor(nil) }
+
+// JSONSchemaFor is JSONSchema with the names of reg's actions enumerated
+// under `do`, so that editors complete them and flag unknown ones; with a nil
+// registry `do` takes any string.
+func JSONSchemaFor(reg *Registry) []byte {
+	doSchema := &schema{Type: "string", Description: "The action to run on entry: a registered name such as `log` (`lppctl actions` lists them)."}
+	if names := reg.Names(); len(names) > 0 {
+		sort.Strings(names)
+		doSchema.Enum = make([]any, len(names))
+		for i, n := range names {
+			doSchema.Enum[i] = n
+		}
+	}
 	ident := `^[A-Za-z_][A-Za-z0-9_]*$`
 	ref := func(name string) *schema { return &schema{Ref: "#/definitions/" + name} }
 	str := func(desc string) *schema { return &schema{Type: "string", Description: desc} }
@@ -98,7 +113,7 @@ func JSONSchema() []byte {
 			AdditionalProperties: false,
 			Description:          "A state. On entry it runs its action (`do`), then applies its `set`, then takes the first transition of `next` whose guard holds.",
 			Properties: props{
-				{"do", str("The action to run on entry: a registered name such as `log` (`lppctl actions` lists them).")},
+				{"do", doSchema},
 				{"with", &schema{Type: "object", Description: "The action's parameters: name → value. Parameters of type expr take an expression evaluated when the action runs."}},
 				{"set", &schema{Ref: "#/definitions/set", Description: "Context variables to update after the action, before the guards."}},
 				{"next", &schema{

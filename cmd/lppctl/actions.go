@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -25,6 +26,7 @@ type jsonParam struct {
 	Default  any      `json:"default,omitempty"`
 	Doc      string   `json:"doc,omitempty"`
 	Enum     []string `json:"enum,omitempty"`
+	Format   string   `json:"format,omitempty"`
 }
 
 type jsonVar struct {
@@ -39,6 +41,8 @@ type jsonAction struct {
 	Signature string      `json:"signature"`
 	Params    []jsonParam `json:"params"`
 	Writes    []jsonVar   `json:"writes"`
+	Needs     []string    `json:"needs,omitempty"`
+	Provides  []string    `json:"provides,omitempty"`
 }
 
 func runActions(c *cli.Context) error {
@@ -54,9 +58,9 @@ func runActions(c *cli.Context) error {
 	if c.Bool("json") {
 		list := make([]jsonAction, 0, len(acts))
 		for _, a := range acts {
-			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}}
+			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}, Needs: a.Needs, Provides: a.Provides}
 			for _, p := range a.Params {
-				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum})
+				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum, Format: string(p.Format)})
 			}
 			for _, w := range a.Writes {
 				ja.Writes = append(ja.Writes, jsonVar{Name: w.Name, Type: string(w.Type), Doc: w.Doc})
@@ -80,6 +84,12 @@ func runActions(c *cli.Context) error {
 				ws += w.Name + ": " + string(w.Type)
 			}
 			fmt.Fprintf(tw, "\twrites: %s\n", ws)
+		}
+		if len(a.Needs) > 0 {
+			fmt.Fprintf(tw, "\tneeds in run memory: %s\n", strings.Join(a.Needs, ", "))
+		}
+		if len(a.Provides) > 0 {
+			fmt.Fprintf(tw, "\tprovides in run memory: %s\n", strings.Join(a.Provides, ", "))
 		}
 	}
 	return tw.Flush()

@@ -14,7 +14,8 @@ func TestActionsCommandListsBuiltins(t *testing.T) {
 	for _, want := range []string{
 		"log ", "records a message, optionally with the value of an expression\n",
 		"with: message: string (required), value: expr\n",
-		"wait ", "with: duration: string (required)\n",
+		"wait ", "with: duration: string (duration) (required)\n",
+		"needs in run memory: plan, l3\n", "provides in run memory: plan\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -41,5 +42,8 @@ func TestActionsCommandJSON(t *testing.T) {
 	}
 	if log.Signature != "message: string (required), value: expr" {
 		t.Errorf("signature = %q", log.Signature)
+	}
+	if wait := byName["wait"]; len(wait.Params) != 1 || wait.Params[0].Format != "duration" {
+		t.Errorf("wait's duration has no format \"duration\": %+v", wait.Params)
 	}
 }

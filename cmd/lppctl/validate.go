@@ -126,7 +126,7 @@ func runValidate(c *cli.Context) error {
 }
 
 func countDiags(ds machine.Diagnostics) string {
-	n := len(ds.Errors())
+	n := ds.Count(machine.SevError)
 	if n == 1 {
 		return "1 error"
 	}
