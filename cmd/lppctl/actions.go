@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -40,6 +41,9 @@ type jsonAction struct {
 	Signature string      `json:"signature"`
 	Params    []jsonParam `json:"params"`
 	Writes    []jsonVar   `json:"writes"`
+	// WritesFrom says which variables an action whose writes depend on its
+	// parameters writes (e.g. the one named by output).
+	WritesFrom string `json:"writes_from,omitempty"`
 }
 
 func runActions(c *cli.Context) error {
@@ -55,7 +59,7 @@ func runActions(c *cli.Context) error {
 	if c.Bool("json") {
 		list := make([]jsonAction, 0, len(acts))
 		for _, a := range acts {
-			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}}
+			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}, WritesFrom: actions.WritesDoc(a.Name)}
 			for _, p := range a.Params {
 				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum})
 			}
@@ -83,6 +87,9 @@ func runActions(c *cli.Context) error {
 				ws += w.Name + ": " + string(w.Type)
 			}
 			fmt.Fprintf(tw, "\twrites: %s\n", ws)
+		}
+		if w := actions.WritesDoc(a.Name); w != "" {
+			fmt.Fprintf(tw, "\twrites: %s\n", w)
 		}
 	}
 	return tw.Flush()
