@@ -14,14 +14,14 @@ import (
 // project is a temporary project root for the general actions: the repo's
 // gateway policy, and files written by the test.
 type project struct {
-	t     *testing.T
+	t     testing.TB
 	root  string
 	audit strings.Builder
 	llm   strings.Builder
 	out   strings.Builder
 }
 
-func newProject(t *testing.T, files map[string]string) *project {
+func newProject(t testing.TB, files map[string]string) *project {
 	t.Helper()
 	p := &project{t: t, root: t.TempDir()}
 	repo, _ := filepath.Abs("..")
