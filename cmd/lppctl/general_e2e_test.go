@@ -226,3 +226,34 @@ func TestSummariseExampleRunsOffline(t *testing.T) {
 		t.Errorf("summary %q after %v attempts", vars["summary"], vars["attempts"])
 	}
 }
+
+// The triage example classifies its ticket in a child machine and resolves
+// it, or escalates it when the urgency is above the bound it is given.
+func TestTriageExampleRunsItsSubMachineOffline(t *testing.T) {
+	bin := buildLppctl(t)
+	for _, c := range []struct {
+		name, outcome string
+		args          []string
+	}{
+		{"resolved", "resolved", nil},
+		{"escalated when urgency 2 is above the bound", "escalated", []string{"--var", "max_auto_urgency=1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src, root := repoRoot(t), t.TempDir()
+			for _, p := range []string{"config/tools_config.yaml", "scripts/triage", "specs/examples/triage"} {
+				copyTree(t, filepath.Join(src, p), filepath.Join(root, p))
+			}
+			res := runChild(t, bin, root, "", append([]string{"run", "specs/examples/triage/triage.yaml"}, c.args...)...)
+			if res.code != 0 {
+				t.Fatalf("run: exit %d\n%s", res.code, res.out)
+			}
+			if !strings.Contains(res.out, "classify: child spec classify.yaml completed in state done after 3 step(s)") {
+				t.Errorf("output:\n%s", res.out)
+			}
+			_, vars := runVars(t, root)
+			if vars["outcome"] != c.outcome || vars["category"] != "billing" || vars["urgency"] != 2 {
+				t.Errorf("outcome %v, category %v, urgency %v", vars["outcome"], vars["category"], vars["urgency"])
+			}
+		})
+	}
+}
