@@ -219,6 +219,9 @@ func TestExtractJSON(t *testing.T) {
 	if _, err := extractJSON("no json here"); err == nil || err.Error() != "the reply holds no JSON object; answer with one JSON object and nothing else" {
 		t.Errorf("got %v", err)
 	}
+	if _, err := extractJSON("{0}"); err == nil || err.Error() != "the reply's JSON object does not parse (invalid character '0' looking for beginning of object key string); answer with one valid JSON object and nothing else" {
+		t.Errorf("got %v", err)
+	}
 }
 
 func TestPointerGet(t *testing.T) {
