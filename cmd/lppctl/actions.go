@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -43,6 +44,9 @@ type jsonAction struct {
 	Writes    []jsonVar   `json:"writes"`
 	Needs     []string    `json:"needs,omitempty"`
 	Provides  []string    `json:"provides,omitempty"`
+	// WritesFrom says which variables an action whose writes depend on its
+	// parameters writes (e.g. the one named by output).
+	WritesFrom string `json:"writes_from,omitempty"`
 }
 
 func runActions(c *cli.Context) error {
@@ -58,7 +62,7 @@ func runActions(c *cli.Context) error {
 	if c.Bool("json") {
 		list := make([]jsonAction, 0, len(acts))
 		for _, a := range acts {
-			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}, Needs: a.Needs, Provides: a.Provides}
+			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}, Needs: a.Needs, Provides: a.Provides, WritesFrom: actions.WritesDoc(a.Name)}
 			for _, p := range a.Params {
 				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum, Format: string(p.Format)})
 			}
@@ -84,6 +88,9 @@ func runActions(c *cli.Context) error {
 				ws += w.Name + ": " + string(w.Type)
 			}
 			fmt.Fprintf(tw, "\twrites: %s\n", ws)
+		}
+		if w := actions.WritesDoc(a.Name); w != "" {
+			fmt.Fprintf(tw, "\twrites: %s\n", w)
 		}
 		if len(a.Needs) > 0 {
 			fmt.Fprintf(tw, "\tneeds in run memory: %s\n", strings.Join(a.Needs, ", "))

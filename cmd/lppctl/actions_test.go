@@ -47,3 +47,25 @@ func TestActionsCommandJSON(t *testing.T) {
 		t.Errorf("wait's duration has no format \"duration\": %+v", wait.Params)
 	}
 }
+
+func TestActionsCommandListsGeneralActionsAndTheirWrites(t *testing.T) {
+	code, out, errOut := runCLI(t, "actions")
+	if code != 0 {
+		t.Fatalf("exit code %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"with: prompt: file (required), system: file, output: string, schema: any, map: map, repairs: int = 2, tools: list, max_rounds: int = 4\n",
+		"writes: the variable named by output (string) and map's keys (typed by the schema)\n",
+		"with: tool: string (required), command: string, args: map, result: string, status: string\n",
+		"with: script: string (required), input: map, output: map\n",
+		"writes: output's keys (each checked against its variable's type)\n",
+		"with: path: expr (required), ok: string, errors: string, report: string\n",
+		"writes: the variables named by ok (bool), errors (int) and report (string)\n",
+		"with: spec: file (required), input: map, output: map, max_depth: int = 4\n",
+		"writes: output's keys (copied from the child's variables when it completes)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
