@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -283,6 +284,16 @@ func (tr *translator) waitingState(s *State) {
 	for _, e := range tr.waitingEvents(s.ID) {
 		waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.ownList(s.ID, e), waiting.name, false)})
 	}
+	if len(waiting.on) > 0 {
+		return
+	}
+	// Only "*" transitions apply here: a waiting state needs an on: of its
+	// own, so they are written into it (and stay top-level for the others).
+	for _, e := range tr.events[s.ID] {
+		if !tr.isAuto(e) {
+			waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.lists[s.ID][e], waiting.name, false)})
+		}
+	}
 }
 
 func (tr *translator) anyTopLevel() bool { return len(tr.topLevel) > 0 }
@@ -527,9 +538,27 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 
 // payloadFields records the payload fields an expression reads.
 func (tr *translator) payloadFields(e, x, typ string) {
-	for _, m := range payloadRefRE.FindAllStringSubmatch(x, -1) {
-		tr.addField(e, m[1], cmpOr(typ, tr.types[m[1]]))
+	for _, m := range payloadRefRE.FindAllStringSubmatchIndex(x, -1) {
+		f := x[m[2]:m[3]]
+		tr.addField(e, f, cmp.Or(typ, tr.types[f], usedAs(x[m[1]:])))
 	}
+}
+
+var (
+	usedAsBool   = regexp.MustCompile(`^ ?[!=]= ?(true|false)\b`)
+	usedAsNumber = regexp.MustCompile(`^ ?([<>]=?|[-+*/%]) ?[-0-9(]`)
+)
+
+// usedAs guesses the L++ type of a payload field no property names from
+// what follows it in a guard ("" when nothing tells).
+func usedAs(after string) string {
+	switch {
+	case usedAsBool.MatchString(after):
+		return "boolean"
+	case usedAsNumber.MatchString(after):
+		return "number"
+	}
+	return ""
 }
 
 func (tr *translator) addField(e, f, lppType string) {
