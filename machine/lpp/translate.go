@@ -562,6 +562,9 @@ func usedAs(after string) string {
 }
 
 func (tr *translator) addField(e, f, lppType string) {
+	if len(f) > maxName { // too long for a YAML key: validation names it
+		return
+	}
 	if slices.ContainsFunc(tr.fields[e], func(kv kvExpr) bool { return kv.k == f }) {
 		return
 	}
