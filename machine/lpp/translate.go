@@ -83,12 +83,13 @@ type translator struct {
 	fields     map[string][]kvExpr // event → payload field → lppctl type
 	emitted    []string
 	emitTarget map[string]bool
+	gateMemo   map[[3]string]string // expression gate translated in a context
 }
 
 func newTranslator(bp *Blueprint, m *Mapping) *translator {
 	tr := &translator{bp: bp, m: m, types: propertyTypesOf(bp), taken: map[string]bool{startState: true},
 		lists: map[string]map[string][]*Transition{}, events: map[string][]string{}, topLevel: map[*Transition]bool{},
-		fields: map[string][]kvExpr{}, emitTarget: map[string]bool{}}
+		fields: map[string][]kvExpr{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{}}
 	for _, s := range bp.States {
 		tr.taken[s.ID] = true
 	}
@@ -387,7 +388,7 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 		if g.Type == GateCompute {
 			x = gateVarPre + sanitize(id) + " == true"
 		} else {
-			x, _ = translateGate(g.Expression, ctx) // it translated at load: same dialect
+			x = tr.gateIn(g, ctx)
 		}
 		if len(t.Gates) > 1 && strings.ContainsAny(x, "|") {
 			x = "(" + x + ")"
@@ -496,6 +497,21 @@ func resetPayload(next []sTrans) []kvExpr {
 		}
 	}
 	return nil
+}
+
+// gateIn translates an expression gate where ctx says the event is (it
+// translated at load, so it translates here too), once per context.
+func (tr *translator) gateIn(g *Gate, ctx *gateEnv) string {
+	if ctx.payload == "event.payload" && ctx.eventName == "" {
+		return g.Expr
+	}
+	k := [3]string{ctx.payload, ctx.eventName, g.ID}
+	if x, ok := tr.gateMemo[k]; ok {
+		return x
+	}
+	x, _ := translateGate(g.Expression, ctx)
+	tr.gateMemo[k] = x
+	return x
 }
 
 func readsPayload(a *Action) bool {
