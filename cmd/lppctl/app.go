@@ -21,6 +21,7 @@ func commands() []*cli.Command {
 		mcpCommand(),
 		validateCommand(),
 		exportCommand(),
+		importCommand(),
 		schemaCommand(),
 		actionsCommand(),
 		runCommand(),

@@ -58,7 +58,9 @@ func MappingPath(blueprint string) string {
 func LoadMapping(path string) (*Mapping, error) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return DefaultMapping(), nil
+		m := DefaultMapping()
+		m.File = path // named by a missing-unit error: where to add them
+		return m, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read compute mapping: %w", err)
