@@ -256,16 +256,11 @@ func (tr *translator) yaml() []byte {
 func (tr *translator) eventsYAML(w func(string, ...any)) {
 	var names []string
 	byEvent := map[string][]sTrans{}
-	for _, t := range tr.bp.Transitions {
-		if !tr.topLevel[t] {
-			continue
+	for _, tt := range tr.top {
+		if !contains(names, tt.event) {
+			names = append(names, tt.event)
 		}
-		st := tr.transition(t, &gateEnv{types: tr.types, payload: "event.payload"}, t.Event)
-		st.from = Any
-		if !contains(names, t.Event) {
-			names = append(names, t.Event)
-		}
-		byEvent[t.Event] = append(byEvent[t.Event], st)
+		byEvent[tt.event] = append(byEvent[tt.event], tt.t)
 	}
 	for _, e := range tr.emitted {
 		if !contains(names, e) {

@@ -83,7 +83,8 @@ type translator struct {
 	fields     map[string][]kvExpr // event → payload field → lppctl type
 	emitted    []string
 	emitTarget map[string]bool
-	gateMemo   map[[3]string]string // expression gate translated in a context
+	gateMemo   map[[3]string]string
+	top        []topTrans // top-level "*" transitions, in array order // expression gate translated in a context
 }
 
 func newTranslator(bp *Blueprint, m *Mapping) *translator {
@@ -254,6 +255,21 @@ func (tr *translator) build() {
 		}
 		tr.waitingState(s)
 	}
+	// "*" transitions kept top-level (their helper states, if any, are
+	// states of the spec like the others).
+	for _, t := range bp.Transitions {
+		if tr.topLevel[t] {
+			st := tr.transition(t, &gateEnv{types: tr.types, payload: "event.payload"}, t.Event)
+			st.from = Any
+			tr.top = append(tr.top, topTrans{event: t.Event, t: st})
+		}
+	}
+}
+
+// topTrans is a transition of a top-level event.
+type topTrans struct {
+	event string
+	t     sTrans
 }
 
 // waitingState writes a blueprint state: a waiting state with on: lists,
