@@ -108,7 +108,7 @@ func TestTranslationRules(t *testing.T) {
 			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]}`, nil,
 			[]any{"states", "s__wait", "with"}, `{"message":"no DONE transition of state s passed and it accepts no other event"}`},
 		{"a top-level * transition's helper states are written",
-			`{"id":"own","from":"s","to":"u","on_event":"GO"},{"id":"any","from":"*","to":"end","on_event":"GO","actions":["calc"]}`, mapping,
+			`{"id":"own","from":"s","to":"u","on_event":"GO"},{"id":"own2","from":"u","to":"end","on_event":"GO"},{"id":"any","from":"*","to":"end","on_event":"GO","actions":["calc"]}`, mapping,
 			[]any{"states", "any__any_1", "next"}, `[{"to":"end"}]`},
 		{"START fires when the run starts",
 			`{"id":"b","from":"s","to":"u","on_event":"START"}`, nil,
