@@ -200,7 +200,7 @@ func (tr *translator) yaml() []byte {
 		w("  %s: {type: bool, nullable: true, doc: %s}", v, yq(genDoc+"the result of compute gate "+strings.TrimPrefix(v, gateVarPre)))
 	}
 	initial := bp.Entry
-	if tr.startEvent() != "" {
+	if tr.startEvent() != "" && tr.reentered() {
 		initial = startState
 	}
 	w("initial: %s", yk(initial))
@@ -263,7 +263,7 @@ func (tr *translator) eventsYAML(w func(string, ...any)) {
 		byEvent[tt.event] = append(byEvent[tt.event], tt.t)
 	}
 	for _, e := range tr.emitted {
-		if !contains(names, e) {
+		if tr.handled(e) && !contains(names, e) {
 			names = append(names, e)
 		}
 	}

@@ -134,8 +134,15 @@ func sanitize(s string) string {
 // isAuto reports whether the driver fires e by itself on entering a state.
 func (tr *translator) isAuto(e string) bool { return slices.Contains(tr.m.Auto, e) }
 
-// autoEvent returns the event the run fires on entering s ("" for none).
+// autoEvent returns the event the run fires on entering s ("" for none):
+// the start event for an entry state no transition enters again (it is
+// entered once, at the start), else the first auto event s accepts.
 func (tr *translator) autoEvent(s string) string {
+	if s == tr.bp.Entry && !tr.reentered() {
+		if e := tr.startEvent(); e != "" {
+			return e
+		}
+	}
 	for _, e := range tr.m.Auto {
 		if len(tr.lists[s][e]) > 0 {
 			return e
@@ -194,6 +201,11 @@ func (tr *translator) route() {
 	}
 }
 
+// reentered reports whether a transition goes (back) to the entry state.
+func (tr *translator) reentered() bool {
+	return slices.ContainsFunc(tr.bp.Transitions, func(t *Transition) bool { return t.To == tr.bp.Entry })
+}
+
 // startEvent is the event fired when the run starts ("" when the entry
 // state accepts none of the mapping's start events).
 func (tr *translator) startEvent() string {
@@ -223,7 +235,7 @@ func (tr *translator) ownList(s, e string) []*Transition {
 func (tr *translator) waitingEvents(s string) []string {
 	var out []string
 	for _, e := range tr.events[s] {
-		if !tr.isAuto(e) && len(tr.ownList(s, e)) > 0 {
+		if !tr.isAuto(e) && e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
 			out = append(out, e)
 		}
 	}
@@ -234,12 +246,14 @@ func (tr *translator) build() {
 	tr.route()
 	bp := tr.bp
 	start := tr.startEvent()
-	if start != "" {
+	if start != "" && tr.reentered() {
 		st := &sState{name: startState, comment: fmt.Sprintf("the run starts by firing %s in the entry state %s", start, bp.Entry),
 			note: genDoc + "fires " + start, do: "noop"}
 		st.next = tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)
-		st.set = resetPayload(st.next)
-		st.next = append(st.next, sTrans{to: bp.Entry, note: "no " + start + " transition passed: enter " + bp.Entry})
+		st.set = tr.resetPayload(st.next)
+		if needsFallback(st.next) {
+			st.next = append(st.next, sTrans{to: bp.Entry, note: "no " + start + " transition passed: enter " + bp.Entry})
+		}
 		tr.states = append(tr.states, st)
 	}
 	for _, s := range bp.States {
@@ -284,9 +298,11 @@ func (tr *translator) waitingState(s *State) {
 		st.comment = fmt.Sprintf("the driver fires %s on entering %s", auto, s.ID)
 		st.do = "noop"
 		st.next = tr.dispatch(s.ID, auto, tr.lists[s.ID][auto], s.ID, true)
-		st.set = resetPayload(st.next)
+		st.set = tr.resetPayload(st.next)
 		name := tr.waitName(s.ID)
 		switch {
+		case !needsFallback(st.next):
+			return // a transition of the driver's event always fires: the state never waits
 		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel():
 			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)"}
 			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
@@ -294,7 +310,8 @@ func (tr *translator) waitingState(s *State) {
 		default:
 			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed"})
 			tr.states = append(tr.states, &sState{name: name, do: "fail", note: genDoc + s.ID + " accepts no other event",
-				with: []string{"message: " + yq(fmt.Sprintf("no %s transition of state %s passed and it accepts no other event", auto, s.ID))}})
+				with: []string{"message: " + yq(fmt.Sprintf("no %s transition of state %s passed and it accepts no other event", auto, s.ID))},
+				next: []sTrans{{to: s.ID, note: "never taken: fail always fails"}}})
 			return
 		}
 	}
@@ -307,7 +324,7 @@ func (tr *translator) waitingState(s *State) {
 	// Only "*" transitions apply here: a waiting state needs an on: of its
 	// own, so they are written into it (and stay top-level for the others).
 	for _, e := range tr.events[s.ID] {
-		if !tr.isAuto(e) {
+		if !tr.isAuto(e) && e != tr.autoEvent(s.ID) {
 			waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.lists[s.ID][e], waiting.name, false)})
 		}
 	}
@@ -381,12 +398,14 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 	for _, t := range list {
 		choose.next = append(choose.next, tr.transition(t, hctx, e))
 	}
-	choose.next = append(choose.next, sTrans{to: tr.waitName(s), note: "no " + e + " transition passed"})
+	if needsFallback(choose.next) {
+		choose.next = append(choose.next, sTrans{to: tr.waitName(s), note: "no " + e + " transition passed"})
+	}
 	tr.states = append(tr.states, choose)
 	tr.usesPay = true
-	pay := "event.payload"
-	if inNext {
-		pay = "nil"
+	pay := "{}"
+	if !inNext {
+		pay = tr.capture(e)
 	}
 	return []sTrans{{to: names[0], set: []kvExpr{{payloadVar, pay}}, note: "evaluate the compute gates of " + e}}
 }
@@ -434,10 +453,7 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 	if len(rest) == 0 {
 		return out
 	}
-	if ctx.payload == "event.payload" && slices.ContainsFunc(rest, readsPayload) {
-		out.set = append(out.set, kvExpr{payloadVar, "event.payload"})
-		tr.usesPay = true
-	}
+	capture := ctx.payload == "event.payload" && slices.ContainsFunc(rest, readsPayload)
 	// helper states, one per step, then the target.
 	from := t.From
 	if from == Any {
@@ -454,6 +470,7 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 			in := []kvExpr{{functionIn, strconv.Quote(u.Function)}}
 			for _, kv := range a.InputMap {
 				in = append(in, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar)})
+				tr.readField(e, kv.Value, "")
 			}
 			st.do, st.note = "script.run", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+")"
 			st.with = []string{"script: " + yq(u.Script), "input: " + flowMap(in)}
@@ -466,15 +483,30 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 			}
 			i++
 		case ActionEmit:
-			st.do, st.note = "emit", genDoc+"action "+a.ID+" (emit "+a.Event+")"
-			st.with = []string{"event: " + a.Event}
-			if len(a.PayloadMap) > 0 {
-				var pm []kvExpr
-				for _, kv := range a.PayloadMap {
-					pm = append(pm, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar)})
-					tr.addField(a.Event, kv.Key, tr.types[kv.Value])
+			var pm []kvExpr
+			for _, kv := range a.PayloadMap {
+				pm = append(pm, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar)})
+				tr.readField(e, kv.Value, "")
+			}
+			if tr.handled(a.Event) {
+				st.do, st.note = "emit", genDoc+"action "+a.ID+" (emit "+a.Event+")"
+				st.with = []string{"event: " + a.Event}
+				if len(pm) > 0 {
+					st.with = append(st.with, "payload: "+flowMap(pm))
+					for _, kv := range a.PayloadMap {
+						tr.addField(a.Event, kv.Key, tr.types[kv.Value])
+					}
 				}
-				st.with = append(st.with, "payload: "+flowMap(pm))
+			} else { // for the environment: the run records it
+				st.do, st.note = "log", genDoc+"action "+a.ID+" (emit "+a.Event+" to the environment: no transition of the blueprint takes it)"
+				st.with = []string{"message: " + yq("emit "+a.Event)}
+				if len(pm) > 0 {
+					parts := make([]string, len(pm))
+					for i, kv := range pm {
+						parts[i] = strconv.Quote(kv.k) + ": " + kv.v
+					}
+					st.with = append(st.with, "value: "+yq("{"+strings.Join(parts, ", ")+"}"))
+				}
 			}
 			i++
 		default: // a run of sets that read nothing written in the run
@@ -484,6 +516,7 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 			for ; i < len(rest) && rest[i].Type == ActionSet && !w[rest[i].Target] && !w[rest[i].ValueFrom]; i++ {
 				w[rest[i].Target] = true
 				st.set = append(st.set, kvExpr{rest[i].Target, tr.setValue(rest[i], payloadVar, e)})
+				tr.readField(e, rest[i].ValueFrom, tr.types[rest[i].Target])
 				ids = append(ids, rest[i].ID)
 			}
 			st.note = genDoc + "action " + strings.Join(ids, ", ") + " (set)"
@@ -499,20 +532,39 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 		st.comment = fmt.Sprintf("step %d of %d of transition %s", i+1, len(steps), t.ID)
 	}
 	tr.states = append(tr.states, steps...)
+	if capture {
+		out.set = append(out.set, kvExpr{payloadVar, tr.capture(e)})
+		tr.usesPay = true
+	}
 	out.note = t.ID + " (then " + steps[0].name + ")"
 	out.to = steps[0].name
 	return out
 }
 
 // resetPayload is the set of a state whose next list the driver fires
-// (no payload): lpp_payload reads as nil there.
-func resetPayload(next []sTrans) []kvExpr {
+// (no payload): lpp_payload is empty there.
+func (tr *translator) resetPayload(next []sTrans) []kvExpr {
 	for _, t := range next {
 		if strings.Contains(t.when, payloadVar) || slices.ContainsFunc(t.set, func(kv kvExpr) bool { return strings.Contains(kv.v, payloadVar) }) {
-			return []kvExpr{{payloadVar, "nil"}}
+			tr.usesPay = true
+			return []kvExpr{{payloadVar, "{}"}}
 		}
 	}
 	return nil
+}
+
+// needsFallback reports whether a next list can find no transition (its
+// last one is guarded), so that a fallback after it can fire.
+func needsFallback(next []sTrans) bool { return len(next) == 0 || next[len(next)-1].when != "" }
+
+// capture is the map of the event's payload fields the helper states after
+// it read (lppctl's payloads are typed records: each field is copied).
+func (tr *translator) capture(e string) string {
+	parts := make([]string, len(tr.fields[e]))
+	for i, f := range tr.fields[e] {
+		parts[i] = strconv.Quote(f.k) + ": event.payload." + f.k
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // gateIn translates an expression gate where ctx says the event is (it
@@ -528,6 +580,19 @@ func (tr *translator) gateIn(g *Gate, ctx *gateEnv) string {
 	x, _ := translateGate(g.Expression, ctx)
 	tr.gateMemo[k] = x
 	return x
+}
+
+// handled reports whether some transition of the blueprint takes event e.
+func (tr *translator) handled(e string) bool {
+	return slices.ContainsFunc(tr.bp.Transitions, func(t *Transition) bool { return t.Event == e })
+}
+
+// readField records a payload field a helper state reads (src is a
+// value_from or map source), to be captured and declared.
+func (tr *translator) readField(e, src, lppType string) {
+	if f, ok := strings.CutPrefix(src, "event.payload."); ok {
+		tr.addField(e, f, cmp.Or(lppType, tr.types[f]))
+	}
 }
 
 func readsPayload(a *Action) bool {
