@@ -188,7 +188,7 @@ func (c *compiler) assigns(as []*Assign) []cassign {
 			c.errorf(a.Pos, "set: unknown context variable %q", a.Var)
 			continue
 		}
-		p, err := CompileValue(a.Expr, v.Type, c.env)
+		p, err := CompileVarValue(a.Expr, v, c.env)
 		if err != nil {
 			e := locateExprError(err, a.ExprPos)
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
