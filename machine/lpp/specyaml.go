@@ -11,7 +11,8 @@ import (
 )
 
 // metaPrefix starts the comment line that keeps what of the blueprint the
-// spec does not hold (identity, schema, display, other keys), for export.
+// spec does not hold (identity, schema, display, other keys, terminal
+// contracts), for writing the blueprint back.
 const metaPrefix = "# lpp-blueprint: "
 
 // meta is what the spec keeps of the blueprint for writing it back.
@@ -172,7 +173,7 @@ func (tr *translator) yaml() []byte {
 	w("# that run one transition's steps in order (see docs/lpp.md).")
 	w("# Driver rule: %s", tr.driverRule())
 	w("#")
-	w("# The line below keeps the blueprint's identity and structure for `lppctl export --format lpp`.")
+	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	w("%s%s", metaPrefix, metaOf(bp))
 	w("lpp: 1")
 	w("name: %s", specName(bp))
