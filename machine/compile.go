@@ -169,7 +169,7 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []cassign {
 			c.errorf(a.Pos, "set: unknown context variable %q", a.Var)
 			continue
 		}
-		p, err := CompileValue(a.Expr, v.Type, env)
+		p, err := CompileVarValue(a.Expr, v, env)
 		if err != nil {
 			e := locateExprError(err, a.ExprPos)
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)

@@ -247,7 +247,7 @@ func (r *Run) setVar(name string, val any) error {
 	if v == nil {
 		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(didYouMean(name, r.varNames())))
 	}
-	cv, err := v.Type.Coerce(val)
+	cv, err := v.Coerce(val)
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
@@ -598,7 +598,7 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, r.m.evalError("set "+a.v.Name, a.a.Expr, a.a.ExprPos, err)
 		}
-		cv, err := a.v.Type.Coerce(v)
+		cv, err := a.v.Coerce(v)
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
 		}

@@ -27,7 +27,7 @@ func (v *validator) assign(a *Assign) {
 		v.errorf(a.Pos, len(a.Var), hint, "set: unknown context variable %q", a.Var)
 		return
 	}
-	if _, err := CompileValue(a.Expr, cv.Type, v.env); err != nil {
+	if _, err := CompileVarValue(a.Expr, cv, v.env); err != nil {
 		v.exprError(locateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
 	}

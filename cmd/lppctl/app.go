@@ -22,6 +22,7 @@ func commands() []*cli.Command {
 		mcpCommand(),
 		validateCommand(),
 		exportCommand(),
+		importCommand(),
 		schemaCommand(),
 		actionsCommand(),
 		runCommand(),
