@@ -8,6 +8,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -89,7 +90,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	}
 	tx.Delete(MemPlanChat)
 	tx.Delete(MemPlanFeedback)
-	c.Notef("plan: %s for %q", countSteps(len(plan.Steps)), clip(oneLine(plan.Goal), 80))
+	c.Notef("plan: %s for %q", countSteps(len(plan.Steps)), clip(textx.OneLine(plan.Goal), 80))
 	if err := c.SetVar("step_count", len(plan.Steps)); err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func (d *Deps) prepareStep(ctx context.Context, c *machine.Call) error {
 	if err := appendMessages(tx, MemL3, llm.Message{Role: llm.RoleSystem, Text: sys}, llm.Message{Role: llm.RoleUser, Text: user}); err != nil {
 		return err
 	}
-	c.Notef("step %d/%d: %s", step.Index, len(plan.Steps), clip(oneLine(step.OptimizerInstruction), 90))
+	c.Notef("step %d/%d: %s", step.Index, len(plan.Steps), clip(textx.OneLine(step.OptimizerInstruction), 90))
 	return nil
 }
 
@@ -146,7 +147,7 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	if len(msgs) == 0 {
 		return fmt.Errorf("cannot run the optimizer: L3 is empty (the spec must enter memory.prepare_step first)")
 	}
-	tools, err := d.toolDefs()
+	tools, err := d.toolDefs(false)
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	}
 	text := strings.TrimSpace(reply.Text)
 	if bare := strings.TrimLeft(text, "*_`> \t\n"); bare != text && strings.HasPrefix(bare, CompleteMark) {
-		c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, clip(oneLine(text), 30))
+		c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, clip(textx.OneLine(text), 30))
 		text = bare
 	}
 	if err := c.SetVar("reply", text); err != nil {
@@ -226,7 +227,7 @@ func (d *Deps) executeTools(ctx context.Context, c *machine.Call) error {
 				return err
 			}
 		}
-		c.Notef("%s %s → %s: %s", tc.Name, clip(oneLine(tc.Arguments), 100), res.Decision, clip(oneLine(res.Text), 100))
+		c.Notef("%s %s → %s: %s", tc.Name, clip(textx.OneLine(tc.Arguments), 100), res.Decision, clip(textx.OneLine(res.Text), 100))
 	}
 	return nil
 }
@@ -295,7 +296,9 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	}
 	var tools []llm.Tool
 	if !forced {
-		if tools, err = d.toolDefs(); err != nil {
+		// The evaluator checks; its tool calls run read-only (tools.execute
+		// read_only: true), so it is offered only the commands that look.
+		if tools, err = d.toolDefs(true); err != nil {
 			return err
 		}
 	}
@@ -329,7 +332,7 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	if err := tx.Put(MemEval, ev); err != nil {
 		return err
 	}
-	fb := clip(oneLine(ev.Feedback), 120)
+	fb := clip(textx.OneLine(ev.Feedback), 120)
 	if fb == "" {
 		fb = "(no feedback)"
 	}
@@ -359,7 +362,7 @@ func transcript(l3 []llm.Message) string {
 		switch m.Role {
 		case llm.RoleAssistant:
 			for _, tc := range m.ToolCalls {
-				fmt.Fprintf(&b, "- optimizer called %s %s\n", tc.Name, clip(oneLine(tc.Arguments), 600))
+				fmt.Fprintf(&b, "- optimizer called %s %s\n", tc.Name, clip(textx.OneLine(tc.Arguments), 600))
 			}
 			if t := strings.TrimSpace(m.Text); t != "" {
 				fmt.Fprintf(&b, "- optimizer said: %s\n", indent(clip(t, 2000)))

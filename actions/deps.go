@@ -23,6 +23,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/machine"
 	"gopkg.in/yaml.v3"
 )
 
@@ -45,11 +46,13 @@ type Deps struct {
 	Yes         bool      // approve the plan without asking
 	Feedback    string    // final human feedback given up front (non-interactive runs)
 	Interactive bool      // a person is at In/Out
+	Quiet       bool      // -q: show the person only what they are asked about (no plan table when --yes approves it)
 	In          io.Reader // the person's terminal
 	Out         io.Writer // messages for the person (the run's output)
 	Editor      string    // editor for plan editing (default $VISUAL, $EDITOR, vi)
 
 	RunID  string    // run id for skills.md entry ids (default: Call.RunID, else a random one)
+	RunDir string    // the run's directory: spec.run journals its child machines below it ("" = children are not journaled)
 	Audit  io.Writer // gateway audit log (JSON lines)
 	LLMLog io.Writer // LLM call log (JSON lines)
 
@@ -66,10 +69,14 @@ type Deps struct {
 	gw        *gateway.Gateway
 	gwErr     error
 	reader    *bufio.Reader
+	pending   chan lineRead // a read of the terminal still going on (see readLine)
 	localID   string
 	logMu     sync.Mutex
 	announced bool
 	demo      bool // the model is the skill's demo script, for want of a configured one
+
+	registry *machine.Registry // the registry the actions are in (Register), for spec.validate and spec.run
+	chain    []string          // spec.run: the spec files of the parent runs, outermost first (empty at the top)
 }
 
 func (d *Deps) getenv(k string) string {
@@ -164,6 +171,19 @@ func (d *Deps) demoFallback() bool {
 	return d.demo && d.Model == nil
 }
 
+// demoFile is the script of scripted replies used when no LLM is
+// configured: the demo.yaml next to the spec (a general agent's, whose
+// replies name its states) when there is one, else the skill's.
+func (d *Deps) demoFile() string {
+	if d.SpecDir != "" {
+		p := filepath.Join(d.SpecDir, "demo.yaml")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(d.skillDir(), "demo.yaml")
+}
+
 // Client returns the model, resolving the provider at first use.
 func (d *Deps) Client() (llm.Client, error) {
 	d.mu.Lock()
@@ -191,7 +211,7 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 	}
 	ch, err := llm.Choose(spec, src, d.getenv)
 	if errors.Is(err, llm.ErrNoProvider) {
-		demo := filepath.Join(d.skillDir(), "demo.yaml")
+		demo := d.demoFile()
 		if _, serr := os.Stat(demo); serr != nil {
 			return nil, fmt.Errorf("cannot start the agent: %w", err)
 		}

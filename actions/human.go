@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,26 +11,65 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
 
 // ask prints prompt and reads one line; ok is false when there is no
-// terminal or it is closed.
-func (d *Deps) ask(prompt string) (string, bool) {
+// terminal or it is closed. A Ctrl-C (ctx cancelled) ends the wait with
+// ctx's error, which the action returns: the run stops as interrupted in the
+// state that asked, and a resume asks again.
+func (d *Deps) ask(ctx context.Context, prompt string) (line string, ok bool, err error) {
 	if !d.Interactive {
-		return "", false
+		return "", false, nil
 	}
 	r := d.lineReader()
 	if r == nil {
-		return "", false
+		return "", false, nil
 	}
 	fmt.Fprint(d.out(), prompt)
-	line, err := r.ReadString('\n')
-	if err != nil && (err != io.EOF || line == "") {
-		return "", false
+	line, err = d.readLine(ctx, r)
+	if cerr := ctx.Err(); cerr != nil {
+		fmt.Fprintln(d.out()) // end the prompt's line
+		return "", false, cerr
 	}
-	return strings.TrimSpace(line), true
+	if err != nil && (err != io.EOF || line == "") {
+		return "", false, nil
+	}
+	return strings.TrimSpace(line), true, nil
+}
+
+// lineRead is one line read from the person's terminal.
+type lineRead struct {
+	line string
+	err  error
+}
+
+// readLine reads a line from r, the terminal's reader, unless ctx ends
+// first. The read itself cannot be interrupted: it goes on, and the next
+// readLine takes its line rather than start a second read.
+func (d *Deps) readLine(ctx context.Context, r *bufio.Reader) (string, error) {
+	d.mu.Lock()
+	ch := d.pending
+	if ch == nil {
+		ch = make(chan lineRead, 1)
+		d.pending = ch
+		go func() {
+			line, err := r.ReadString('\n')
+			ch <- lineRead{line, err}
+		}()
+	}
+	d.mu.Unlock()
+	select {
+	case res := <-ch:
+		d.mu.Lock()
+		d.pending = nil
+		d.mu.Unlock()
+		return res.line, res.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 func resumeHint(runID, what string) string {
@@ -39,13 +79,18 @@ func resumeHint(runID, what string) string {
 	return what
 }
 
-func (d *Deps) approve(_ context.Context, c *machine.Call) error {
+func (d *Deps) approve(ctx context.Context, c *machine.Call) error {
 	tx := c.Memory()
 	plan, err := loadPlan(tx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out(), "\nProposed plan (%s):\n%s\n", countSteps(len(plan.Steps)), plan.Table())
+	showPlan := func() {
+		fmt.Fprintf(d.out(), "\nProposed plan (%s):\n%s\n", countSteps(len(plan.Steps)), plan.Table())
+	}
+	if !d.Quiet {
+		showPlan()
+	}
 	decide := func(kind string) error {
 		c.Notef("plan %s", kind)
 		return c.SetVar("approval", kind)
@@ -68,7 +113,7 @@ func (d *Deps) approve(_ context.Context, c *machine.Call) error {
 		if err := tx.Put(MemPlanFeedback, text); err != nil {
 			return err
 		}
-		c.Notef("the person asked for a new plan: %s", clip(oneLine(text), 100))
+		c.Notef("the person asked for a new plan: %s", clip(textx.OneLine(text), 100))
 		return decide("replan")
 	}
 	if in := c.Input; in != nil {
@@ -89,8 +134,14 @@ func (d *Deps) approve(_ context.Context, c *machine.Call) error {
 		c.Notef("approved by --yes")
 		return c.SetVar("approval", "approved")
 	}
+	if d.Quiet && d.Interactive {
+		showPlan() // the person is asked about it
+	}
 	for {
-		line, ok := d.ask("Approve this plan? [a]pprove, [r]eject, [e]dit the JSON in your editor, or type feedback for a new plan: ")
+		line, ok, err := d.ask(ctx, "Approve this plan? [a]pprove, [r]eject, [e]dit the JSON in your editor, or type feedback for a new plan: ")
+		if err != nil {
+			return err
+		}
 		if !ok {
 			break
 		}
@@ -169,7 +220,7 @@ func (d *Deps) editPlan(p *SkillPlan) (*SkillPlan, error) {
 	return edited, nil
 }
 
-func (d *Deps) intervene(_ context.Context, c *machine.Call) error {
+func (d *Deps) intervene(ctx context.Context, c *machine.Call) error {
 	_, step, err := currentStep(c)
 	if err != nil {
 		return err
@@ -184,13 +235,13 @@ func (d *Deps) intervene(_ context.Context, c *machine.Call) error {
 	if n, most := intVar(c, "loop_count"), intVar(c, "max_loop_count"); most > 0 && n > most {
 		reason += fmt.Sprintf("; stuck: still calling tools after %d rounds (max_loop_count %d)", n, most)
 	}
-	reason += "; last feedback: " + clip(oneLine(why), 300)
+	reason += "; last feedback: " + clip(textx.OneLine(why), 300)
 	decide := func(kind, text string) error {
 		if kind == "guidance" {
 			if err := tx.Append(MemGuidance, guidance{Step: step.Index, Text: text}); err != nil {
 				return err
 			}
-			c.Notef("guidance for step %d: %s", step.Index, clip(oneLine(text), 100))
+			c.Notef("guidance for step %d: %s", step.Index, clip(textx.OneLine(text), 100))
 		} else {
 			c.Notef("step %d: %s", step.Index, kind)
 		}
@@ -221,13 +272,19 @@ func (d *Deps) intervene(_ context.Context, c *machine.Call) error {
 	}
 	fmt.Fprintf(d.out(), "\nHuman intervention: %s\n", reason)
 	for {
-		line, ok := d.ask("[g]ive guidance and retry the step, [s]kip the step, or [a]bort the run: ")
+		line, ok, err := d.ask(ctx, "[g]ive guidance and retry the step, [s]kip the step, or [a]bort the run: ")
+		if err != nil {
+			return err
+		}
 		if !ok {
 			break
 		}
 		switch strings.ToLower(line) {
 		case "g", "guidance":
-			text, ok := d.ask("Guidance for the step: ")
+			text, ok, err := d.ask(ctx, "Guidance for the step: ")
+			if err != nil {
+				return err
+			}
 			if !ok {
 				break
 			}
@@ -250,7 +307,7 @@ func (d *Deps) intervene(_ context.Context, c *machine.Call) error {
 	return machine.Pause("intervention", resumeHint(c.RunID, hint), "answer", "approve", "reject")
 }
 
-func (d *Deps) feedback(_ context.Context, c *machine.Call) error {
+func (d *Deps) feedback(ctx context.Context, c *machine.Call) error {
 	var text string
 	switch {
 	case c.Input != nil && c.Input.Kind == "answer":
@@ -258,7 +315,10 @@ func (d *Deps) feedback(_ context.Context, c *machine.Call) error {
 	case d.Feedback != "":
 		text = d.Feedback
 	default:
-		line, ok := d.ask("\nFeedback on this run for the skill's Human Feedback (empty line to skip): ")
+		line, ok, err := d.ask(ctx, "\nFeedback on this run for the skill's Human Feedback (empty line to skip): ")
+		if err != nil {
+			return err
+		}
 		if !ok {
 			c.Notef("no feedback asked (no terminal; give it with --feedback TEXT)")
 			return nil

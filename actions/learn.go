@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/skills"
@@ -147,7 +148,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	for _, a := range rep.Applied {
 		why := ""
 		if r := strings.TrimSpace(a.Proposal.Reason); r != "" {
-			why = " — " + clip(oneLine(r), 160)
+			why = " — " + clip(textx.OneLine(r), 160)
 		}
 		c.Notef("applied: %s %q%s", a.Proposal.Action, a.Proposal.SkillName, why)
 	}
@@ -165,7 +166,7 @@ func existingSkills(existing []skills.Skill) string {
 	}
 	var b strings.Builder
 	for _, s := range existing {
-		fmt.Fprintf(&b, "- %s: %s (when to apply: %s)\n", s.Name, oneLine(s.Principle), oneLine(s.WhenToApply))
+		fmt.Fprintf(&b, "- %s: %s (when to apply: %s)\n", s.Name, textx.OneLine(s.Principle), textx.OneLine(s.WhenToApply))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

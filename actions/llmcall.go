@@ -9,12 +9,22 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
 
 // generate calls the model for agent at step and records the call.
 func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step int, msgs []llm.Message, tools []llm.Tool) (llm.Reply, error) {
+	return d.send(ctx, c, llm.Request{Agent: agent, Step: step, Messages: msgs, Tools: tools}, agent)
+}
+
+// send makes one model call: it records the run's model at its first call,
+// takes the next turn of req's caller from run memory (the scripted model's
+// cursor; turnKey names the caller), logs the call with its token usage and
+// notes it on the step.
+func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnKey string) (llm.Reply, error) {
+	agent, step, msgs := req.Agent, req.Step, req.Messages
 	client, err := d.Client()
 	if err != nil {
 		return llm.Reply{}, err
@@ -34,14 +44,15 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 			return llm.Reply{}, err
 		}
 	}
-	turn, err := nextTurn(tx, agent, step)
+	turn, err := nextTurn(tx, turnKey, step)
 	if err != nil {
 		return llm.Reply{}, err
 	}
+	req.Turn = turn
 	start := time.Now()
-	reply, err := client.Generate(ctx, llm.Request{Agent: agent, Step: step, Turn: turn, Messages: msgs, Tools: tools})
+	reply, err := client.Generate(ctx, req)
 	rec := llm.CallRecord{
-		Time: start.UTC(), Model: client.Name(), Agent: agent, Step: step, Turn: turn,
+		Time: start.UTC(), Model: client.Name(), Agent: agent, State: req.State, Step: step, Turn: turn,
 		Messages: len(msgs), PromptChar: llm.PromptChars(msgs), Usage: reply.Usage,
 		NoUsage: err == nil && reply.UsageMissing, StopReason: reply.StopReason,
 		ToolCalls: len(reply.ToolCalls), ReplyChars: len(reply.Text), Attempts: reply.Attempts,
@@ -50,12 +61,15 @@ func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step
 	if err != nil {
 		rec.Error = err.Error()
 		d.logCall(rec)
+		if req.State != "" {
+			return llm.Reply{}, fmt.Errorf("cannot get the model's reply in state %q: %w", req.State, err)
+		}
 		return llm.Reply{}, fmt.Errorf("cannot get the %s's reply: %w", agent, err)
 	}
 	d.logCall(rec)
 	what := fmt.Sprintf("%d tool call(s)", len(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
-		what = fmt.Sprintf("reply %q", clip(oneLine(reply.Text), 70))
+		what = fmt.Sprintf("reply %q", clip(textx.OneLine(reply.Text), 70))
 	}
 	retries := ""
 	if reply.Attempts > 1 {
@@ -86,13 +100,18 @@ func configHint(model string) string {
 	return "LPPCTL_LLM=" + model
 }
 
-// toolDefs returns the gateway's tools for native tool calling.
-func (d *Deps) toolDefs() ([]llm.Tool, error) {
+// toolDefs returns the gateway's tools for native tool calling; with
+// readOnly, only the sub-commands that look (for a checker such as the
+// evaluator, whose calls run read-only: anything else would be refused).
+func (d *Deps) toolDefs(readOnly bool) ([]llm.Tool, error) {
 	gw, err := d.gateway()
 	if err != nil {
 		return nil, err
 	}
 	defs := gw.Tools()
+	if readOnly {
+		defs = gw.ReadOnlyTools()
+	}
 	out := make([]llm.Tool, len(defs))
 	for i, t := range defs {
 		out[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -390,7 +391,7 @@ func extractObject(reply, want string) (string, error) {
 // Table renders the plan for a person.
 func (p *SkillPlan) Table() string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "Goal: %s\n\n", oneLine(p.Goal))
+	fmt.Fprintf(&b, "Goal: %s\n\n", textx.OneLine(p.Goal))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tOPTIMIZER INSTRUCTION\tEVALUATOR INSTRUCTION\tTOOLS\tAFTER")
 	for _, s := range p.Steps {
@@ -402,13 +403,11 @@ func (p *SkillPlan) Table() string {
 		if len(s.ToolsHint) > 0 {
 			tools = strings.Join(s.ToolsHint, ", ")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Index, clip(oneLine(s.OptimizerInstruction), 60), clip(oneLine(s.EvaluatorInstruction), 50), clip(tools, 40), after)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Index, clip(textx.OneLine(s.OptimizerInstruction), 60), clip(textx.OneLine(s.EvaluatorInstruction), 50), clip(tools, 40), after)
 	}
 	tw.Flush()
 	return b.String()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func clip(s string, n int) string {
 	r := []rune(s)

@@ -104,3 +104,36 @@ func BenchmarkRunnerOverhead(b *testing.B) {
 	b.ReportMetric(float64(runner.Microseconds())/1000/float64(n), "runner-ms/op")
 	b.ReportMetric(float64((runner-bare).Microseconds())/1000/float64(n), "overhead-ms/op")
 }
+
+// BenchmarkResolveInterpreter measures finding the real interpreter behind
+// python3 (a pyenv shim on a typical developer machine) with the per-process
+// cache cleared each time: the file-based resolution, or, where the files
+// cannot tell, one `python3 -c` start. The sub-benchmark "asking python"
+// is the old way, for comparison.
+func BenchmarkResolveInterpreter(b *testing.B) {
+	needPython(b)
+	sb := newSandbox(b)
+	found := sb.g.python
+	b.Run("from files", func(b *testing.B) {
+		for b.Loop() {
+			resolvedInterpreters.Clear()
+			sb.g.python = found
+			sb.g.resolveInterpreter()
+		}
+		b.Logf("%s -> %s", found, sb.g.python)
+	})
+	b.Run("asking python", func(b *testing.B) {
+		for b.Loop() {
+			sb.g.python = found
+			if _, ok := sb.g.interpreterFromPython(); !ok {
+				b.Fatal("python did not answer")
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			sb.g.python = found
+			sb.g.resolveInterpreter()
+		}
+	})
+}

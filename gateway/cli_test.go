@@ -304,13 +304,17 @@ func TestParamsAreDecodedLeniently(t *testing.T) {
 func TestCallJSON(t *testing.T) {
 	sb := newSandbox(t)
 	ctx := context.Background()
+	const example = `; send one JSON object, e.g. {"tool_name": "list_files", "params": {"path": "."}}`
 	tests := []struct{ name, args, want string }{
 		{"valid arguments", `{"tool_name":"read_file","params":{"path":"docs/readme.md"}}`, "# Readme\nhello\n"},
-		{"malformed JSON", `{"tool_name":`, "[ERROR] cannot parse the arguments as JSON: unexpected end of JSON input"},
-		{"a JSON array", `["read_file"]`, "[ERROR] the arguments must be a JSON object of named parameters, not an array"},
-		{"a JSON string", `"read_file"`, "[ERROR] the arguments must be a JSON object of named parameters, not a string"},
-		{"a JSON number", `42`, "[ERROR] the arguments must be a JSON object of named parameters, not a number"},
-		{"JSON null", `null`, "[ERROR] the arguments must be a JSON object"},
+		{"malformed JSON", `{"tool_name":`, `[ERROR] cannot parse the arguments as JSON: unexpected end of JSON input; the arguments sent were "{\"tool_name\":"` + example},
+		{"single quotes", `{'tool_name': 'list_files'}`, `[ERROR] cannot parse the arguments as JSON: invalid character '\'' looking for beginning of object key string; the arguments sent were "{'tool_name': 'list_files'}"` + example},
+		{"long arguments are shortened", `{"tool_name": "read_file", "params": {"path": "` + strings.Repeat("a", 200) + `"`,
+			`[ERROR] cannot parse the arguments as JSON: unexpected end of JSON input; the arguments sent were "{\"tool_name\": \"read_file\", \"params\": {\"path\": \"` + strings.Repeat("a", 120-len(`{"tool_name": "read_file", "params": {"path": "`)) + `"… (248 bytes)` + example},
+		{"a JSON array", `["read_file"]`, `[ERROR] the arguments must be a JSON object of named parameters, not an array; the arguments sent were "[\"read_file\"]"` + example},
+		{"a JSON string", `"read_file"`, `[ERROR] the arguments must be a JSON object of named parameters, not a string; the arguments sent were "\"read_file\""` + example},
+		{"a JSON number", `42`, `[ERROR] the arguments must be a JSON object of named parameters, not a number; the arguments sent were "42"` + example},
+		{"JSON null", `null`, `[ERROR] the arguments must be a JSON object; the arguments sent were "null"` + example},
 		{"params that are not an object", `{"tool_name":"read_file","params":"x"}`, `[ERROR] read_file: "params" must be an object (or a JSON string holding one)`},
 		{"a non-string tool_name", `{"tool_name":7}`, `[ERROR] safe_cli_executor: "tool_name" must be a string`},
 		{"a missing tool_name", `{}`, `[ERROR] safe_cli_executor: missing "tool_name" (one of: copy_file, list_files, make_directory, move_file, python_run, read_file, tree)`},

@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -275,12 +274,28 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 		case err != nil:
 			msg = "cannot parse the arguments as JSON: " + err.Error()
 		}
+		// The model sees its own malformed call as {} in the history (providers
+		// refuse anything else there), so the error says what it sent.
+		sent := quote(argsJSON)
+		if len(argsJSON) > 120 {
+			sent += fmt.Sprintf(" (%d bytes)", len(argsJSON))
+		}
+		msg += "; the arguments sent were " + sent
+		if ex := argsExample[tool]; ex != "" {
+			msg += "; send one JSON object, e.g. " + ex
+		}
 		res := failed("%s", msg)
 		res.Duration = g.now().Sub(start)
 		g.writeAudit(start, tool, "", map[string]any{"raw": truncate(argsJSON, 512)}, res, 0)
 		return res
 	}
 	return g.Call(ctx, tool, args)
+}
+
+// argsExample shows each tool's arguments, for a call whose arguments are not a JSON object.
+var argsExample = map[string]string{
+	ToolCLI:    `{"tool_name": "list_files", "params": {"path": "."}}`,
+	ToolRunner: `{"script_name": "scripts/write_file.py", "args": ["out.md"], "stdin_text": "..."}`,
 }
 
 // readOnlyKey marks a context whose tool calls may not change files.
@@ -669,9 +684,6 @@ func quoteList(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
-
-// sortStrings is sort.Strings returning its argument.
-func sortStrings(s []string) []string { sort.Strings(s); return s }
 
 // article returns "an" before a word starting with a vowel, else "a".
 func article(word string) string {

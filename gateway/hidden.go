@@ -229,9 +229,35 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 					return hiddenRefusal(what, a, pat, true)
 				}
 			}
+			if err == nil {
+				if kind := g.specialFile(res); kind != "" {
+					return refuse(ruleArgSpecial, "%s %s names %s inside the project; scripts are given regular files and directories only (a script opening it could wait until the timeout)", what, quote(a), kind)
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// specialFile names the kind of the root-relative path p when it is neither
+// a regular file nor a directory (a FIFO, a socket, a device), else "".
+// Stat does not open the file, so it cannot block on a FIFO.
+func (g *Gateway) specialFile(p string) string {
+	fi, err := g.root.Stat(p)
+	if err != nil {
+		return ""
+	}
+	switch m := fi.Mode(); {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		return "a device"
+	case m&fs.ModeIrregular != 0:
+		return "a special file"
+	}
+	return ""
 }
 
 // hiddenNote is the listing footer counting the entries left out.

@@ -44,6 +44,7 @@ const (
 	ruleScriptTooLarge = "script-too-large"
 	ruleArgPattern     = "arg-pattern"
 	ruleArgPath        = "arg-path"
+	ruleArgSpecial     = "arg-special-file"
 	ruleTooManyArgs    = "too-many-args"
 	ruleEnvKey         = "env-key"
 	ruleEnvValue       = "env-value"

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/textx"
 	"gopkg.in/yaml.v3"
 )
 
@@ -57,7 +59,8 @@ type Limits struct {
 type BlockedPattern struct {
 	Name        string
 	Description string
-	Re          *regexp.Regexp
+	Pattern     string         // as written in the policy
+	Re          *regexp.Regexp // Pattern, case-insensitive
 }
 
 // CLIPolicy describes safe_cli_executor.
@@ -98,8 +101,8 @@ type EnvPolicy struct {
 	Inherit      []string
 	InheritFor   map[string][]string // script directory → variables only its scripts inherit (a skill's own credentials)
 	Set          map[string]string
-	AllowKeys    []*regexp.Regexp
-	DenyKeys     []*regexp.Regexp
+	AllowKeys    []string         // the exact env_vars keys the model may set
+	DenyKeys     []*regexp.Regexp // no AllowKeys entry may match one (checked at load)
 	ValuePattern *regexp.Regexp
 	MaxVars      int
 }
@@ -142,13 +145,13 @@ func implementedSubCommands() []string {
 
 // Raw YAML shapes, decoded strictly.
 type rawPolicy struct {
-	Version         int          `yaml:"version"`
-	ProtectedPaths  []string     `yaml:"protected_paths"`
-	HiddenPaths     []string     `yaml:"hidden_paths"`
-	Limits          rawLimits    `yaml:"limits"`
-	BlockedPatterns []rawBlocked `yaml:"blocked_patterns"`
-	CLI             *rawCLI      `yaml:"safe_cli_executor"`
-	Runner          *rawRunner   `yaml:"safe_py_runner"`
+	Version         int           `yaml:"version"`
+	ProtectedPaths  *[]string     `yaml:"protected_paths"` // nil: omitted, the default list
+	HiddenPaths     *[]string     `yaml:"hidden_paths"`
+	Limits          rawLimits     `yaml:"limits"`
+	BlockedPatterns *[]rawBlocked `yaml:"blocked_patterns"`
+	CLI             *rawCLI       `yaml:"safe_cli_executor"`
+	Runner          *rawRunner    `yaml:"safe_py_runner"`
 }
 
 type rawLimits struct {
@@ -197,11 +200,11 @@ type rawRunner struct {
 }
 
 type rawEnv struct {
-	Inherit      []string            `yaml:"inherit"`
+	Inherit      *[]string           `yaml:"inherit"` // nil: omitted, the default list
 	InheritFor   map[string][]string `yaml:"inherit_for"`
-	Set          map[string]string   `yaml:"set"`
-	AllowKeys    []string            `yaml:"allow_keys"`
-	DenyKeys     []string            `yaml:"deny_keys"`
+	Set          *map[string]string  `yaml:"set"`
+	AllowKeys    *[]string           `yaml:"allow_keys"`
+	DenyKeys     *[]string           `yaml:"deny_keys"`
 	ValuePattern string              `yaml:"value_pattern"`
 	MaxVars      *int                `yaml:"max_vars"`
 }
@@ -318,7 +321,7 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 		probs.addf("version: must be 1, got %d", raw.Version)
 	}
 
-	for i, pp := range raw.ProtectedPaths {
+	for i, pp := range orDefault(raw.ProtectedPaths, defaultProtectedPaths) {
 		c, err := cleanPolicyPath(pp)
 		if err != nil {
 			probs.addf("protected_paths[%d]: %v", i, err)
@@ -328,7 +331,7 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 	}
 
 	hidden := map[string]bool{}
-	for i, hp := range raw.HiddenPaths {
+	for i, hp := range orDefault(raw.HiddenPaths, defaultHiddenPaths) {
 		h, err := compileHidden(hp)
 		if err != nil {
 			probs.addf("hidden_paths[%d]: %v", i, err)
@@ -363,7 +366,7 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 	}
 
 	seen := map[string]bool{}
-	for i, b := range raw.BlockedPatterns {
+	for i, b := range orDefault(raw.BlockedPatterns, defaultBlockedPatterns) {
 		field := fmt.Sprintf("blocked_patterns[%d]", i)
 		if !ruleName.MatchString(b.Name) {
 			probs.addf("%s.name: %q must match %s", field, b.Name, ruleName)
@@ -375,7 +378,7 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 		if re != nil {
 			// Scanning is case-insensitive.
 			re = regexp.MustCompile("(?i)" + b.Pattern)
-			p.Blocked = append(p.Blocked, BlockedPattern{Name: b.Name, Description: b.Description, Re: re})
+			p.Blocked = append(p.Blocked, BlockedPattern{Name: b.Name, Description: b.Description, Pattern: b.Pattern, Re: re})
 		}
 	}
 
@@ -469,7 +472,7 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 	} else if strings.ContainsAny(r.Python, " \t;|&$`") {
 		probs.addf("safe_py_runner.python: %q must be a program name or path, not a command line", r.Python)
 	}
-	r.Timeout = probs.duration("safe_py_runner.timeout", raw.Timeout)
+	r.Timeout = probs.duration("safe_py_runner.timeout", cmp.Or(raw.Timeout, defaultRunnerTimeout))
 	if len(raw.ScriptDirs) == 0 {
 		probs.addf("safe_py_runner.script_dirs: missing (e.g. [scripts, skills/*])")
 	}
@@ -494,22 +497,30 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 	}
 	e := raw.Env
 	r.Env.Set = map[string]string{}
-	for i, re := range e.AllowKeys {
-		if x := probs.regex(fmt.Sprintf("safe_py_runner.env.allow_keys[%d]", i), re, true); x != nil {
-			r.Env.AllowKeys = append(r.Env.AllowKeys, x)
-		}
-	}
-	if len(e.AllowKeys) == 0 {
-		probs.addf("safe_py_runner.env.allow_keys: missing")
-	}
-	for i, re := range e.DenyKeys {
+	for i, re := range orDefault(e.DenyKeys, defaultEnvDenyKeys) {
 		if x := probs.regex(fmt.Sprintf("safe_py_runner.env.deny_keys[%d]", i), re, true); x != nil {
 			r.Env.DenyKeys = append(r.Env.DenyKeys, x)
 		}
 	}
+	for i, k := range orDefault(e.AllowKeys, defaultEnvAllowKeys) {
+		field := fmt.Sprintf("safe_py_runner.env.allow_keys[%d]", i)
+		if !envKeyShape.MatchString(k) {
+			probs.addf("%s: %q is not a variable name (allow_keys lists the exact names the model may set, e.g. NAME)", field, k)
+			continue
+		}
+		if reason := neverFromModel(k, r.Env.DenyKeys); reason != "" {
+			probs.addf("%s: %s must never be set by the model (%s)", field, k, reason)
+			continue
+		}
+		if slices.Contains(r.Env.AllowKeys, k) {
+			probs.addf("%s: duplicate %s", field, k)
+			continue
+		}
+		r.Env.AllowKeys = append(r.Env.AllowKeys, k)
+	}
 	r.Env.ValuePattern = probs.regex("safe_py_runner.env.value_pattern", e.ValuePattern, true)
 	r.Env.MaxVars = probs.positive("safe_py_runner.env.max_vars", e.MaxVars, 1024)
-	for i, k := range e.Inherit {
+	for i, k := range orDefault(e.Inherit, defaultEnvInherit) {
 		switch {
 		case !envKeyShape.MatchString(k):
 			probs.addf("safe_py_runner.env.inherit[%d]: %q is not a variable name", i, k)
@@ -542,16 +553,17 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 			}
 		}
 	}
-	for _, k := range sortedKeys(e.Set) {
+	set := orDefault(e.Set, defaultEnvSet)
+	for _, k := range sortedKeys(set) {
 		if !envKeyShape.MatchString(k) {
 			probs.addf("safe_py_runner.env.set: %q is not a variable name", k)
 			continue
 		}
-		if strings.ContainsAny(e.Set[k], "\x00\n") {
+		if strings.ContainsAny(set[k], "\x00\n") {
 			probs.addf("safe_py_runner.env.set.%s: value contains NUL or a newline", k)
 			continue
 		}
-		r.Env.Set[k] = e.Set[k]
+		r.Env.Set[k] = set[k]
 	}
 	return r
 }
@@ -580,6 +592,24 @@ var secretKey = regexp.MustCompile(`(?i)(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD
 // llmKey matches the variables of lppctl's own model providers and of
 // lppctl itself: no script receives them, not even through inherit_for.
 var llmKey = regexp.MustCompile(`^(OPENAI|ANTHROPIC|OLLAMA|LPPCTL)_`)
+
+// neverFromModel says why the model may never set k through env_vars, or "":
+// the names that load code (PYTHON*, LD_*, DYLD_*), lppctl's own provider
+// variables, and whatever a deny_keys pattern matches.
+func neverFromModel(k string, deny []*regexp.Regexp) string {
+	switch {
+	case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_"):
+		return "it changes what code runs"
+	case llmKey.MatchString(k):
+		return "lppctl's own provider variables never reach scripts"
+	}
+	for _, re := range deny {
+		if re.MatchString(k) {
+			return "matches deny_keys " + re.String()
+		}
+	}
+	return ""
+}
 
 // looksSecret reports whether an environment variable name looks like it holds a credential.
 func looksSecret(k string) bool { return secretKey.MatchString(k) }
@@ -613,7 +643,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func didYouMean(s string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		if d := levenshtein(s, c); d < bestD {
+		if d := textx.Levenshtein(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -621,27 +651,6 @@ func didYouMean(s string, candidates []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // rawSections names the policy section each raw type decodes, for messages.

@@ -15,7 +15,7 @@ func TestLoadPolicyAcceptsTheProjectPolicy(t *testing.T) {
 	if got := len(p.CLI.SubCommands); got != 7 {
 		t.Errorf("sub-commands = %d, want 7", got)
 	}
-	if p.Runner.Timeout != time.Minute {
+	if p.Runner.Timeout != 2*time.Minute {
 		t.Errorf("runner timeout = %s", p.Runner.Timeout)
 	}
 	if p.CLI.SubCommands["read_file"].Timeout != 10*time.Second {
@@ -78,7 +78,7 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 			return strings.Replace(s, `pattern: '__import__'`, `pattern: '(__import__'`, 1)
 		}, "blocked_patterns[6].pattern: invalid regex: missing closing ): `(__import__`"},
 		{"a bad duration", func(s string) string {
-			return strings.Replace(s, "  timeout: 60s\n  # Where", "  timeout: soon\n  # Where", 1)
+			return strings.Replace(s, "  timeout: 120s     # the default when omitted", "  timeout: soon", 1)
 		}, `safe_py_runner.timeout: invalid duration "soon" (e.g. 30s, 2m)`},
 		{"an unknown sub-command", func(s string) string {
 			return strings.Replace(s, "    read_file:\n", "    read_fil:\n", 1)
@@ -146,6 +146,21 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		{"a bad name in inherit_for", func(s string) string {
 			return strings.Replace(s, "[TRANSCRIPT_API_URL, TRANSCRIPT_API_TOKEN]", "[TRANSCRIPT-URL]", 1)
 		}, `safe_py_runner.env.inherit_for.skills/ects_skill[0]: "TRANSCRIPT-URL" is not a variable name`},
+		{"a regex in allow_keys", func(s string) string {
+			return strings.Replace(s, "allow_keys: [NAME, VERBOSE]", "allow_keys: ['^[A-Z]+$']", 1)
+		}, `safe_py_runner.env.allow_keys[0]: "^[A-Z]+$" is not a variable name (allow_keys lists the exact names the model may set, e.g. NAME)`},
+		{"LD_PRELOAD in allow_keys", func(s string) string {
+			return strings.Replace(s, "allow_keys: [NAME, VERBOSE]", "allow_keys: [NAME, LD_PRELOAD]", 1)
+		}, "safe_py_runner.env.allow_keys[1]: LD_PRELOAD must never be set by the model (it changes what code runs)"},
+		{"SSLKEYLOGFILE in allow_keys", func(s string) string {
+			return strings.Replace(s, "allow_keys: [NAME, VERBOSE]", "allow_keys: [SSLKEYLOGFILE]", 1)
+		}, "safe_py_runner.env.allow_keys[0]: SSLKEYLOGFILE must never be set by the model (matches deny_keys ^(GCONV_PATH|"},
+		{"a provider key in allow_keys", func(s string) string {
+			return strings.Replace(s, "allow_keys: [NAME, VERBOSE]", "allow_keys: [OPENAI_BASE]", 1)
+		}, "safe_py_runner.env.allow_keys[0]: OPENAI_BASE must never be set by the model (lppctl's own provider variables never reach scripts)"},
+		{"a duplicate in allow_keys", func(s string) string {
+			return strings.Replace(s, "allow_keys: [NAME, VERBOSE]", "allow_keys: [NAME, NAME]", 1)
+		}, "safe_py_runner.env.allow_keys[1]: duplicate NAME"},
 		{"a script directory at the root", func(s string) string {
 			return strings.Replace(s, "    - skills/*\n", "    - '*'\n", 1)
 		}, `safe_py_runner.script_dirs[1]: "*" must start with a fixed directory such as scripts (script directories are write-protected)`},

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -313,21 +314,6 @@ func (g *Gateway) inScriptDir(p string) bool {
 
 func (g *Gateway) checkEnvKey(k string) *refusal {
 	pol := g.policy.Runner.Env
-	allowed := false
-	for _, re := range pol.AllowKeys {
-		if re.MatchString(k) {
-			allowed = true
-			break
-		}
-	}
-	if !allowed {
-		return refuse(ruleEnvKey, "env_vars key %s is not allowed (keys must match %s)", quote(k), pol.AllowKeys[0])
-	}
-	for _, re := range pol.DenyKeys {
-		if re.MatchString(k) {
-			return refuse(ruleEnvKey, "env_vars key %s is reserved (matches %s); scripts cannot receive it from the model", quote(k), re)
-		}
-	}
 	if _, set := pol.Set[k]; set {
 		return refuse(ruleEnvKey, "env_vars key %s is set by the gateway", quote(k))
 	}
@@ -340,6 +326,14 @@ func (g *Gateway) checkEnvKey(k string) *refusal {
 		if contains(pol.InheritFor[dir], k) {
 			return refuse(ruleEnvKey, "env_vars key %s comes from lppctl's own environment for the scripts under %s (safe_py_runner.env.inherit_for); the model cannot override it", quote(k), dir)
 		}
+	}
+	// An allow-list: names no one thought of (SSLKEYLOGFILE, PYTHONSTARTUP,
+	// a library's own hook) are refused without anyone having to list them.
+	if !slices.Contains(pol.AllowKeys, k) {
+		if len(pol.AllowKeys) == 0 {
+			return refuse(ruleEnvKey, "env_vars key %s is not allowed; the model may set no env_vars (safe_py_runner.env.allow_keys is empty); pass values as script args", quote(k))
+		}
+		return refuse(ruleEnvKey, "env_vars key %s is not allowed; the model may set only %s (safe_py_runner.env.allow_keys); pass other values as script args", quote(k), strings.Join(pol.AllowKeys, ", "))
 	}
 	return nil
 }
@@ -378,9 +372,8 @@ func (g *Gateway) environ(script string, extra [][2]string, readOnly bool) []str
 			put(k, v)
 		}
 	}
-	lower := strings.ToLower(script)
 	for _, dir := range sortedKeys(pol.InheritFor) {
-		if d := strings.ToLower(dir); !strings.HasPrefix(lower, d+"/") {
+		if !g.under(script, dir) {
 			continue
 		}
 		for _, k := range pol.InheritFor[dir] {
@@ -404,6 +397,25 @@ func (g *Gateway) environ(script string, extra [][2]string, readOnly bool) []str
 		env = append(env, k+"="+vals[k])
 	}
 	return env
+}
+
+// under reports whether the root-relative path p lies below dir. Names are
+// compared as the file system compares them: exactly, or, where a spelling
+// differs only in case, by asking whether both name the same directory (so
+// skills/Feed is skills/feed on a case-insensitive file system only).
+func (g *Gateway) under(p, dir string) bool {
+	if strings.HasPrefix(p, dir+"/") {
+		return true
+	}
+	if len(p) <= len(dir) || p[len(dir)] != '/' || !strings.EqualFold(p[:len(dir)], dir) {
+		return false
+	}
+	a, err := g.root.Stat(dir)
+	if err != nil {
+		return false
+	}
+	b, err := g.root.Stat(p[:len(dir)])
+	return err == nil && os.SameFile(a, b)
 }
 
 // protectedEnv joins the protected paths for LPPCTL_PROTECTED: colon-separated,
@@ -497,25 +509,6 @@ func scriptRefusal(stderr *cappedBuffer) (Result, bool) {
 		return Result{}, false
 	}
 	return Result{Text: text, Decision: DecisionBlock, Rule: m[1]}, true
-}
-
-// resolveInterpreter replaces the interpreter path with the real executable
-// when it is a wrapper (a pyenv shim is a shell script), so scripts start
-// without a shell in between. On any failure the looked-up path is kept.
-func (g *Gateway) resolveInterpreter() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, g.python, "-c", "import sys; print(sys.executable)")
-	cmd.Dir = g.rootPath
-	cmd.Env = g.environ("", nil, false)
-	out, err := cmd.Output()
-	if err != nil {
-		return
-	}
-	real := strings.TrimSpace(string(out))
-	if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && strings.HasPrefix(real, "/") {
-		g.python = real
-	}
 }
 
 // formatStreams shows stdout alone when stderr is empty, both labelled otherwise.

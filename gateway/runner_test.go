@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,25 +40,32 @@ func TestRunnerSeedCases(t *testing.T) {
 			`[SECURITY BLOCKED] too-many-args: 33 args given (limit 32)`},
 		{"an API key as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"OPENAI_API_KEY": "x"}}, ruleEnvKey, ""},
 		{"PYTHONPATH as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"PYTHONPATH": "/tmp"}}, ruleEnvKey,
-			`[SECURITY BLOCKED] env-key: env_vars key "PYTHONPATH" is reserved (matches ^PYTHON); scripts cannot receive it from the model`},
+			`[SECURITY BLOCKED] env-key: env_vars key "PYTHONPATH" is not allowed; the model may set only NAME, VERBOSE (safe_py_runner.env.allow_keys); pass other values as script args`},
 		{"LD_PRELOAD as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"LD_PRELOAD": "/tmp/x.so"}}, ruleEnvKey, ""},
 		{"PATH as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"PATH": "/tmp"}}, ruleEnvKey, ""},
 		{"a lower-case env key", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"name": "x"}}, ruleEnvKey,
-			`[SECURITY BLOCKED] env-key: env_vars key "name" is not allowed (keys must match ^[A-Z][A-Z0-9_]{0,63}$)`},
+			`[SECURITY BLOCKED] env-key: env_vars key "name" is not allowed; the model may set only NAME, VERBOSE (safe_py_runner.env.allow_keys); pass other values as script args`},
 		{"an env key with a space", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"A B": "x"}}, ruleEnvKey, ""},
-		{"an env key with =", map[string]any{"script_name": "scripts/echo.py", "env_vars": []any{"A=B=C"}}, "", ""},
+		{"an env key with =", map[string]any{"script_name": "scripts/echo.py", "env_vars": []any{"NAME=B=C"}}, "", ""},
 		{"a token as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GITHUB_TOKEN": "x"}}, ruleEnvKey, ""},
 		{"an env value with a newline", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NAME": "a\nb"}}, ruleEnvValue, ""},
 		{"an env value with a blocked pattern", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NAME": "x; mkfs /dev/sda"}}, "blocked-pattern:mkfs", ""},
 		{"GCONV_PATH as env (glibc loads modules from it)", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GCONV_PATH": "out"}}, ruleEnvKey,
-			`[SECURITY BLOCKED] env-key: env_vars key "GCONV_PATH" is reserved (matches ^(GCONV_PATH|LOCPATH|NLSPATH|GLIBC_TUNABLES|MALLOC_.*|HOSTALIASES|RES_OPTIONS|LOCALDOMAIN|TZDIR|TMP|TEMP|TERMINFO|TERMINFO_DIRS|OPENSSL_.*|SSL_CERT_.*)$); scripts cannot receive it from the model`},
+			`[SECURITY BLOCKED] env-key: env_vars key "GCONV_PATH" is not allowed; the model may set only NAME, VERBOSE (safe_py_runner.env.allow_keys); pass other values as script args`},
 		{"OPENSSL_CONF as env (can load engines)", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"OPENSSL_CONF": "out/x.cnf"}}, ruleEnvKey, ""},
 		{"GLIBC_TUNABLES as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GLIBC_TUNABLES": "x"}}, ruleEnvKey, ""},
 		{"TEMP as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"TEMP": "scripts"}}, ruleEnvKey, ""},
 		{"an endpoint a script sends its token to", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"TRANSCRIPT_API_URL": "http://e.vil/"}}, ruleEnvKey,
-			`[SECURITY BLOCKED] env-key: env_vars key "TRANSCRIPT_API_URL" is reserved (matches (^|_)(URLS?|URIS?|ENDPOINTS?|HOSTS?|HOSTNAME|PROXY|SERVER|ADDR|ADDRESS)(_|$)); scripts cannot receive it from the model`},
+			`[SECURITY BLOCKED] env-key: env_vars key "TRANSCRIPT_API_URL" comes from lppctl's own environment for the scripts under skills/ects_skill (safe_py_runner.env.inherit_for); the model cannot override it`},
 		{"a proxy", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"HTTPS_PROXY": "http://e.vil:8080"}}, ruleEnvKey, ""},
 		{"a host", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"DB_HOST": "e.vil"}}, ruleEnvKey, ""},
+		// Names no deny pattern ever listed: refused because they are not on the allow-list.
+		{"SSLKEYLOGFILE as env (Python appends TLS secrets to that file)", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"SSLKEYLOGFILE": "config/tools_config.yaml"}}, ruleEnvKey,
+			`[SECURITY BLOCKED] env-key: env_vars key "SSLKEYLOGFILE" is not allowed; the model may set only NAME, VERBOSE (safe_py_runner.env.allow_keys); pass other values as script args`},
+		{"PYTHONSTARTUP as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"PYTHONSTARTUP": "output/x.py"}}, ruleEnvKey, ""},
+		{"a library hook no one listed", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NODE_OPTIONS": "--require x"}}, ruleEnvKey, ""},
+		{"an unremarkable name not on the allow-list", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"GREETING": "hi"}}, ruleEnvKey, ""},
+		{"a name on the allow-list", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"VERBOSE": "1"}}, "", ""},
 		{"a gateway-set env key", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"PYTHONIOENCODING": "latin1"}}, ruleEnvKey, ""},
 	}
 	for _, tt := range tests {
@@ -249,8 +257,10 @@ func spawnerSandbox(t *testing.T, timeout time.Duration) *sandbox {
 	return sb
 }
 
-const spawner = `import subprocess, sys, time
-subprocess.Popen([sys.executable, "-c", "import os, time; open('child.pid', 'w').write(str(os.getpid())); time.sleep(60)"])
+const spawner = `import os, subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import os, time; open('child.pid.tmp', 'w').write(str(os.getpid())); os.rename('child.pid.tmp', 'child.pid'); time.sleep(60)"])
+while not os.path.exists('child.pid'):
+    time.sleep(0.01)
 print("started", flush=True)
 while True:
     time.sleep(0.05)
@@ -286,14 +296,14 @@ func assertGone(t *testing.T, pid int) {
 
 func TestRunnerTimeoutKillsTheProcessGroup(t *testing.T) {
 	needPython(t)
-	sb := spawnerSandbox(t, 1500*time.Millisecond)
+	sb := spawnerSandbox(t, 3*time.Second)
 	sb.write(t, "scripts/spawner.py", spawner)
 	start := time.Now()
 	res := sb.run(map[string]any{"script_name": "scripts/spawner.py"})
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 8*time.Second {
 		t.Errorf("call took %s", d)
 	}
-	want := "[ERROR] timed out after 1.5s: scripts/spawner.py was killed, with every process of its process group\nstarted"
+	want := "[ERROR] timed out after 3s: scripts/spawner.py was killed, with every process of its process group\nstarted"
 	if res.Text != want || !res.TimedOut || res.Rule != "timeout" || res.Decision != DecisionError || res.ExitCode != -1 {
 		t.Fatalf("res = %+v", res)
 	}
@@ -325,8 +335,19 @@ func TestRunnerStopsWhenTheCallerCancels(t *testing.T) {
 	needPython(t)
 	sb := spawnerSandbox(t, 30*time.Second)
 	sb.write(t, "scripts/spawner.py", spawner)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// Cancel once the grandchild runs (a fixed delay lost that race on a
+	// loaded machine), so the test always has a process group to stop.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(sb.root, "child.pid")); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	res := sb.g.Call(ctx, ToolRunner, map[string]any{"script_name": "scripts/spawner.py"})
 	if !strings.HasPrefix(res.Text, "[ERROR] cancelled: scripts/spawner.py was stopped") || res.TimedOut {
 		t.Fatalf("res = %+v", res)
@@ -450,5 +471,69 @@ func TestInheritForReachesOnlyThatDirectorysScripts(t *testing.T) {
 	want := `[SECURITY BLOCKED] env-key: env_vars key "SKILL_FEED_CHANNEL" comes from lppctl's own environment for the scripts under skills/feed (safe_py_runner.env.inherit_for); the model cannot override it`
 	if res.Text != want {
 		t.Errorf("override: got  %s\nwant %s", res.Text, want)
+	}
+}
+
+// TestInheritForComparesSkillFoldersLikeTheFileSystem: on a case-sensitive
+// file system skills/Feed is another skill, which must not get skills/feed's
+// credentials; on a case-insensitive one it is the same folder.
+func TestInheritForComparesSkillFoldersLikeTheFileSystem(t *testing.T) {
+	needPython(t)
+	t.Setenv("SKILL_FEED_TOKEN", "tok-for-the-skill")
+	sb := newSandbox(t)
+	p := *sb.g.policy
+	p.Runner.Env.InheritFor = map[string][]string{"skills/feed": {"SKILL_FEED_TOKEN"}}
+	g, err := New(sb.root, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	show := "import os\nprint(os.environ.get('SKILL_FEED_TOKEN', '-'))\n"
+	sb.write(t, "skills/feed/show.py", show)
+	sb.write(t, "skills/Feed/show.py", show)
+	caseSensitive := true
+	if b, err := os.ReadFile(filepath.Join(sb.root, "skills", "FEED", "show.py")); err == nil && string(b) == show {
+		caseSensitive = false
+	}
+	want := map[bool]string{true: "-", false: "tok-for-the-skill"}[caseSensitive]
+	ctx := context.Background()
+	if res := g.Call(ctx, ToolRunner, map[string]any{"script_name": "skills/feed/show.py"}); strings.TrimSpace(res.Text) != "tok-for-the-skill" {
+		t.Errorf("skills/feed/show.py printed %q", res.Text)
+	}
+	if res := g.Call(ctx, ToolRunner, map[string]any{"script_name": "skills/Feed/show.py"}); strings.TrimSpace(res.Text) != want {
+		t.Errorf("skills/Feed/show.py (case-sensitive file system: %v) printed %q, want %q", caseSensitive, res.Text, want)
+	}
+}
+
+// A read-only caller (the evaluator) is offered only the sub-commands that
+// look: the others would always be refused as read-only.
+func TestReadOnlyToolsOfferOnlyReadCommands(t *testing.T) {
+	sb := newSandbox(t)
+	tools := sb.g.ReadOnlyTools()
+	if len(tools) != 2 || tools[0].Name != ToolCLI || tools[1].Name != ToolRunner {
+		t.Fatalf("tools = %+v", tools)
+	}
+	params := tools[0].Parameters["properties"].(map[string]any)
+	enum := params["tool_name"].(map[string]any)["enum"].([]any)
+	if got := fmt.Sprint(enum); got != "[list_files python_run read_file tree]" {
+		t.Errorf("enum = %s", got)
+	}
+	props := params["params"].(map[string]any)["properties"].(map[string]any)
+	for _, p := range []string{"src", "dst"} {
+		if _, ok := props[p]; ok {
+			t.Errorf("params offer %s, which only copy_file and move_file take", p)
+		}
+	}
+	for _, w := range []string{"copy_file", "move_file", "make_directory"} {
+		if strings.Contains(tools[0].Description, w) {
+			t.Errorf("description offers %s:\n%s", w, tools[0].Description)
+		}
+	}
+	if !strings.Contains(tools[0].Description, "- read_file(path):") {
+		t.Errorf("description lacks read_file:\n%s", tools[0].Description)
+	}
+	// The full set is unchanged.
+	if enum := sb.g.Tools()[0].Parameters["properties"].(map[string]any)["tool_name"].(map[string]any)["enum"].([]any); len(enum) != 7 {
+		t.Errorf("Tools() enum = %v", enum)
 	}
 }

@@ -3,6 +3,7 @@
 package gateway
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,51 @@ func TestFIFOsNeverHang(t *testing.T) {
 	// Listings show a FIFO as a plain entry and never open it.
 	if res := sb.cli("list_files", map[string]any{"path": "docs"}); res.Text != "fifo\nreadme.md" {
 		t.Errorf("list_files docs: %q", res.Text)
+	}
+}
+
+// A script given a FIFO, a socket or a device inside the root as an argument
+// would block on it until the timeout (project scripts open their args): the
+// runner refuses such arguments before anything starts.
+func TestRunnerRefusesArgsNamingSpecialFiles(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	sb.write(t, "scripts/cat.py", "import sys\nfor a in sys.argv[1:]:\n    print(open(a.split('=')[-1]).read())\n")
+	if err := syscall.Mkfifo(filepath.Join(sb.root, "docs", "fifo"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ln, err := net.Listen("unix", filepath.Join(sb.root, "docs", "sock"))
+	if err != nil {
+		t.Skipf("unix socket: %v", err)
+	}
+	defer ln.Close()
+	sb.symlink(t, "docs/fifo", "fifolink")
+	tests := []struct {
+		name, arg, want string
+	}{
+		{"a FIFO", "docs/fifo",
+			`[SECURITY BLOCKED] arg-special-file: args[0] "docs/fifo" names a named pipe (FIFO) inside the project; scripts are given regular files and directories only (a script opening it could wait until the timeout)`},
+		{"a FIFO inside an option", "--in=docs/fifo",
+			`[SECURITY BLOCKED] arg-special-file: args[0] "--in=docs/fifo" names a named pipe (FIFO) inside the project; scripts are given regular files and directories only (a script opening it could wait until the timeout)`},
+		{"a link to a FIFO", "fifolink",
+			`[SECURITY BLOCKED] arg-special-file: args[0] "fifolink" names a named pipe (FIFO) inside the project; scripts are given regular files and directories only (a script opening it could wait until the timeout)`},
+		{"a socket", "docs/sock",
+			`[SECURITY BLOCKED] arg-special-file: args[0] "docs/sock" names a socket inside the project; scripts are given regular files and directories only (a script opening it could wait until the timeout)`},
+		{"a regular file still runs", "docs/readme.md", "# Readme\nhello"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan Result, 1)
+			go func() { done <- sb.run(map[string]any{"script_name": "scripts/cat.py", "args": []any{tt.arg}}) }()
+			select {
+			case res := <-done:
+				if strings.TrimSpace(res.Text) != tt.want {
+					t.Fatalf("got  %q\nwant %q", res.Text, tt.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the script hangs on the argument")
+			}
+		})
 	}
 }
 

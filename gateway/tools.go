@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -17,7 +18,16 @@ type ToolDef struct {
 
 // Tools returns the definitions of safe_cli_executor and safe_py_runner,
 // generated from the policy.
-func (g *Gateway) Tools() []ToolDef {
+func (g *Gateway) Tools() []ToolDef { return g.tools(false) }
+
+// ReadOnlyTools returns the tools for a caller whose calls run in a ReadOnly
+// context (a checker such as the evaluator): safe_cli_executor offers only
+// the sub-commands that look (list_files, read_file, tree), since the others
+// would always be refused; safe_py_runner stays (scripts run with
+// LPPCTL_READ_ONLY=1, so the project's write scripts refuse to write).
+func (g *Gateway) ReadOnlyTools() []ToolDef { return g.tools(true) }
+
+func (g *Gateway) tools(readOnly bool) []ToolDef {
 	if g.policy == nil {
 		return []ToolDef{
 			{Name: ToolCLI, Description: "Unavailable: no valid tool policy is loaded.", Parameters: map[string]any{"type": "object", "properties": map[string]any{}}},
@@ -25,8 +35,12 @@ func (g *Gateway) Tools() []ToolDef {
 		}
 	}
 	p := g.policy
+	names := g.subCommandNames()
+	if readOnly {
+		names = slices.DeleteFunc(names, func(n string) bool { return writeSubCommands[n] })
+	}
 	var sub strings.Builder
-	for _, name := range g.subCommandNames() {
+	for _, name := range names {
 		sc := p.CLI.SubCommands[name]
 		fmt.Fprintf(&sub, "\n- %s(%s): %s", name, g.paramSignature(sc), sc.Description)
 	}
@@ -38,13 +52,13 @@ func (g *Gateway) Tools() []ToolDef {
 			"properties": map[string]any{
 				"tool_name": map[string]any{
 					"type":        "string",
-					"enum":        toAnySlice(g.subCommandNames()),
+					"enum":        toAnySlice(names),
 					"description": "the sub-command to run",
 				},
 				"params": map[string]any{
 					"type":                 "object",
 					"description":          "the sub-command's parameters, e.g. {\"path\": \"skills/x/skills.md\"}",
-					"properties":           g.paramSchema(),
+					"properties":           g.paramSchema(names),
 					"additionalProperties": false,
 				},
 			},
@@ -72,7 +86,7 @@ func (g *Gateway) Tools() []ToolDef {
 					"type":                 "object",
 					"additionalProperties": map[string]any{"type": "string"},
 					"maxProperties":        p.Runner.Env.MaxVars,
-					"description":          "extra environment variables (UPPER_CASE names; credentials, PYTHON* and LD_* are refused)",
+					"description":          envVarsDescription(p.Runner.Env.AllowKeys),
 				},
 				"stdin_text": map[string]any{
 					"type":        "string",
@@ -86,10 +100,18 @@ func (g *Gateway) Tools() []ToolDef {
 	return []ToolDef{cli, runner}
 }
 
-// paramSchema merges the parameters of every sub-command into one object schema.
-func (g *Gateway) paramSchema() map[string]any {
+// envVarsDescription tells the model which env_vars keys it may set.
+func envVarsDescription(allow []string) string {
+	if len(allow) == 0 {
+		return "extra environment variables: none may be set (pass values as args)"
+	}
+	return "extra environment variables; only these names may be set: " + strings.Join(allow, ", ") + " (any other name is refused; pass other values as args)"
+}
+
+// paramSchema merges the parameters of the named sub-commands into one object schema.
+func (g *Gateway) paramSchema(names []string) map[string]any {
 	props := map[string]any{}
-	for _, name := range g.subCommandNames() {
+	for _, name := range names {
 		sc := g.policy.CLI.SubCommands[name]
 		if name == "python_run" {
 			for _, k := range []string{"script_name", "stdin_text"} {

@@ -31,7 +31,13 @@ type Action struct {
 	// It must not fail: a malformed parameter is reported by Validate and
 	// contributes no variable here.
 	WritesFor func(params map[string]any) []VarSpec
-	Run       Handler
+	// Needs names the run memory entries the action reads and cannot do
+	// without (e.g. "plan"); Provides, those it puts there when it succeeds.
+	// Validation checks that every path from the initial state to a state
+	// whose action needs an entry passes a state whose action provides it.
+	Needs    []string
+	Provides []string
+	Run      Handler
 }
 
 // WritesOf returns every context variable a state's use of the action
@@ -70,6 +76,13 @@ type ParamSpec struct {
 	// Event marks a string parameter that names one of the spec's events
 	// (emit's event): validate checks that the event is defined.
 	Event bool
+	// PayloadOf, on an expr_map parameter, names the Event parameter whose
+	// event the map is the payload of (emit's payload): validate checks its
+	// keys and the types of its expressions against the event's payload.
+	PayloadOf string
+	// Format is what a string parameter's text must look like (a duration);
+	// such a parameter may also be written as an expression (see Format).
+	Format Format
 }
 
 // VarSpec declares a context variable an action writes.
@@ -99,6 +112,14 @@ func (r *Registry) Register(a Action) error {
 			return fmt.Errorf("cannot register action %q: duplicate parameter %q", a.Name, p.Name)
 		}
 		seen[p.Name] = true
+		if p.Format != "" {
+			if p.Type != TypeString {
+				return fmt.Errorf("cannot register action %q: parameter %q has a format but its type is %s, not string", a.Name, p.Name, p.Type)
+			}
+			if _, err := p.Format.Value(""); err != nil && !errors.Is(err, ErrFormat) {
+				return fmt.Errorf("cannot register action %q: parameter %q: %w", a.Name, p.Name, err)
+			}
+		}
 		if p.Default != nil {
 			if _, err := p.Type.Coerce(p.Default); err != nil {
 				return fmt.Errorf("cannot register action %q: default of %q: %w", a.Name, p.Name, err)
@@ -183,7 +204,13 @@ type Call struct {
 	vars   map[string]any // staged variable writes
 	mem    *memTx
 	notes  []string
-	events []string
+	events []emitted
+}
+
+// emitted is an event an action sends to its own run.
+type emitted struct {
+	name    string
+	payload map[string]any
 }
 
 // Param returns a parameter's value (after defaults and expression evaluation).
@@ -238,6 +265,9 @@ func (c *Call) SetVar(name string, value any) error {
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
+	if f, bad := notFinite(val); bad {
+		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
+	}
 	if s, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
 	}
@@ -261,9 +291,28 @@ func (c *Call) Notef(format string, args ...any) {
 	c.notes = append(c.notes, fmt.Sprintf(format, args...))
 }
 
-// Emit queues a named external event; it fires (if the spec defines it and it
-// applies from the current state) instead of the state's `next` list.
-func (c *Call) Emit(event string) { c.events = append(c.events, event) }
+// Emit sends a named event to the run; it fires (when it applies in the
+// current state) instead of the state's `next` list, and is dropped when it
+// does not. It is checked when the action returns: an event the spec does
+// not know fails the action.
+func (c *Call) Emit(event string) { c.EmitEvent(event, nil) }
+
+// EmitEvent is Emit with a payload (e.g. an action's result), checked
+// against the event's declared payload fields when the action returns: a
+// payload that fails them fails the action.
+func (c *Call) EmitEvent(event string, payload map[string]any) {
+	c.events = append(c.events, emitted{name: event, payload: payload})
+}
+
+// Event returns the event that moved the run into the state whose action
+// runs, and its payload (defaults filled in); "" when the state was entered
+// otherwise (the start, next, on_error).
+func (c *Call) Event() (name string, payload map[string]any) {
+	if t := c.run.trigger; t != nil {
+		return t.name, t.payload
+	}
+	return "", nil
+}
 
 // Input is a person's answer to a pause.
 type Input struct {
@@ -278,7 +327,10 @@ type PauseError struct {
 	State   string   `json:"state"`
 	Kind    string   `json:"kind"`    // e.g. "approval", "intervention", "feedback"
 	Prompt  string   `json:"prompt"`  // what the person is asked
-	Options []string `json:"options"` // the answers the action accepts (e.g. approve, reject, answer)
+	Options []string `json:"options"` // the answers the action accepts (e.g. approve, reject, answer); the events, for Kind "event"
+	// Events describes, for a run that waits for an event (Kind "event"),
+	// each event it accepts and its payload fields.
+	Events []EventInfo `json:"events,omitempty"`
 }
 
 func (e *PauseError) Error() string {
@@ -311,6 +363,9 @@ func (a *Action) Signature() string {
 	parts := make([]string, 0, len(a.Params))
 	for _, p := range a.Params {
 		s := p.Name + ": " + string(p.Type)
+		if p.Format != "" {
+			s += " (" + string(p.Format) + ")"
+		}
 		if p.Required {
 			s += " (required)"
 		} else if p.Default != nil {

@@ -60,7 +60,8 @@ func builtinActions() []Action {
 			Name: "wait",
 			Doc:  "sleeps for a duration such as 500ms or 2s; Ctrl-C interrupts it",
 			Params: []ParamSpec{
-				{Name: "duration", Type: TypeString, Required: true, Doc: "a Go duration: 250ms, 2s, 1m"},
+				{Name: "duration", Type: TypeString, Format: FormatDuration, Required: true,
+					Doc: "a Go duration: 250ms, 2s, 1m; or an expression giving one, e.g. 'string(2 * retries) + \"s\"'"},
 			},
 			Run: func(ctx context.Context, c *Call) error {
 				d, err := time.ParseDuration(c.String("duration"))
@@ -87,12 +88,14 @@ func builtinActions() []Action {
 		},
 		{
 			Name: "emit",
-			Doc:  "sends a named external event (defined under events:) to the run",
+			Doc:  "sends a named event to the run, optionally with a payload; it is considered before the state's next",
 			Params: []ParamSpec{
 				{Name: "event", Type: TypeString, Required: true, Event: true, Doc: "the event's name"},
+				{Name: "payload", Type: TypeExprMap, PayloadOf: "event", Doc: "the event's payload: field → expression, e.g. {score: retries + 1}"},
 			},
 			Run: func(_ context.Context, c *Call) error {
-				c.Emit(c.String("event"))
+				payload, _ := c.Params["payload"].(map[string]any)
+				c.EmitEvent(c.String("event"), payload)
 				return nil
 			},
 		},

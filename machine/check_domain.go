@@ -41,6 +41,13 @@ func comparedValues(spec *Spec) compared {
 	for _, v := range spec.Context {
 		env[v.Name] = cloneValue(v.Default)
 	}
+	// Payload fields are compared as event.payload.FIELD; they are known
+	// under that name (not an identifier, so no expression can read it).
+	for _, d := range spec.EventDecls {
+		for _, f := range d.Payload {
+			env[payloadKey(f.Name)] = f.Type.Zero()
+		}
+	}
 	out := compared{}
 	for _, src := range specExpressions(spec) {
 		tree, err := parser.Parse(src)
@@ -99,11 +106,11 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 		if !slices.Contains(comparisonOps, n.Operator) {
 			return
 		}
-		if id, ok := n.Left.(*ast.IdentifierNode); ok {
-			c.record(id.Value, n.Right, n.Operator == "in")
+		if name, ok := comparedName(n.Left); ok {
+			c.record(name, n.Right, n.Operator == "in")
 		}
-		if id, ok := n.Right.(*ast.IdentifierNode); ok && n.Operator != "in" {
-			c.record(id.Value, n.Left, false)
+		if name, ok := comparedName(n.Right); ok && n.Operator != "in" {
+			c.record(name, n.Left, false)
 		}
 	case *ast.BuiltinNode:
 		c.call(n.Name, n.Arguments)
@@ -119,9 +126,34 @@ func (c *compareVisitor) call(name string, args []ast.Node) {
 	if len(args) != 2 || (name != "hasPrefix" && name != "hasSuffix") {
 		return
 	}
-	if id, ok := args[0].(*ast.IdentifierNode); ok {
-		c.record(id.Value, args[1], false)
+	if name, ok := comparedName(args[0]); ok {
+		c.record(name, args[1], false)
 	}
+}
+
+// comparedName names what a comparison compares: a variable, or an event's
+// payload field (event.payload.FIELD, with . or ["FIELD"]).
+func comparedName(n ast.Node) (string, bool) {
+	switch n := n.(type) {
+	case *ast.IdentifierNode:
+		return n.Value, true
+	case *ast.MemberNode:
+		field, ok := n.Property.(*ast.StringNode)
+		if !ok {
+			return "", false
+		}
+		payload, ok := n.Node.(*ast.MemberNode)
+		if !ok {
+			return "", false
+		}
+		if p, ok := payload.Property.(*ast.StringNode); !ok || p.Value != "payload" {
+			return "", false
+		}
+		if ev, ok := payload.Node.(*ast.IdentifierNode); ok && ev.Value == VarEvent {
+			return payloadKey(field.Value), true
+		}
+	}
+	return "", false
 }
 
 // record evaluates other at the defaults and notes its value (each element

@@ -20,16 +20,18 @@ type explorer struct {
 	maxDepth int
 	progress func(CheckStats)
 
-	vars     []*Var
-	nslots   int
-	lastErr  int // slot of last_error
-	slot     map[string]int
-	defaults []any
-	states   []*xstate
-	stateIdx map[string]int
-	events   []*xevent
-	cmp      compared
-	relevant slotSet // slots whose value can change a verdict (see relevance)
+	vars        []*Var
+	nslots      int
+	lastErr     int // slot of last_error
+	slot        map[string]int
+	defaults    []any
+	states      []*xstate
+	stateIdx    map[string]int
+	events      []*xevent
+	globalTaken map[*ctrans]bool // top-level event transitions some path took
+	sampled     []string         // events whose payload values were cut at maxPayloads
+	cmp         compared
+	relevant    slotSet // slots whose value can change a verdict (see relevance)
 
 	env    map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
 	invEnv map[string]any // a pair being added, for its invariants
@@ -96,10 +98,17 @@ type xstate struct {
 	errTaken     bool
 }
 
+// xevent is one event as it may arrive in a state: the transitions it can
+// take there, in the order the run tries them (the state's on: first, then
+// the top-level ones that apply), and the values `event` takes (one per
+// payload the check tries).
 type xevent struct {
-	ce    *cevent
-	to    *xstate
-	taken bool
+	name     string
+	trans    []*ctrans
+	to       []*xstate // aligned with trans
+	taken    []bool    // aligned with trans (top-level ones are also in explorer.globalTaken)
+	payloads []any     // values of `event` to try, each a typed struct
+	labels   []string  // aligned with payloads: how traces show each ("" for no payload)
 }
 
 type xcond struct {
@@ -170,14 +179,35 @@ func newExplorer(m *Machine, opts CheckOptions) *explorer {
 			st.reqs = append(st.reqs, x.condition(c, requirementLabel(c, st.cs.st.Name), env))
 		}
 	}
-	for _, ev := range spec.Events {
-		ce := m.events[ev.Name]
-		xe := &xevent{ce: ce, to: x.states[x.stateIdx[ev.To]]}
-		x.events = append(x.events, xe)
-		for _, st := range x.states {
-			if !st.final && (ce.from == nil || ce.from[st.cs.st.Name]) {
-				st.events = append(st.events, xe)
+	x.globalTaken = map[*ctrans]bool{}
+	payloads := map[string]*xevent{} // by event: its payload values, computed once
+	for _, st := range x.states {
+		if st.final {
+			continue
+		}
+		for _, name := range m.Accepts(st.cs.st.Name) {
+			ce := m.events[name]
+			pv := payloads[name]
+			if pv == nil {
+				pv = &xevent{}
+				pv.payloads, pv.labels = x.payloadValues(ce)
+				payloads[name] = pv
 			}
+			xe := &xevent{name: name, payloads: pv.payloads, labels: pv.labels}
+			for _, ct := range st.cs.on[name] {
+				xe.trans = append(xe.trans, ct)
+			}
+			for _, ct := range ce.global {
+				if ct.appliesIn(st.cs.st) {
+					xe.trans = append(xe.trans, ct)
+				}
+			}
+			for _, ct := range xe.trans {
+				xe.to = append(xe.to, x.states[x.stateIdx[ct.target]])
+			}
+			xe.taken = make([]bool, len(xe.trans))
+			st.events = append(st.events, xe)
+			x.events = append(x.events, xe)
 		}
 	}
 	for _, c := range spec.Invariants {

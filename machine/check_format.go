@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/lppctl/lppctl/internal/textx"
 )
 
 // FormatOptions tune CheckReport.Format.
@@ -18,7 +20,7 @@ type FormatOptions struct {
 func (r *CheckReport) Format(opts FormatOptions) string {
 	var b strings.Builder
 	s := r.Stats
-	fmt.Fprintf(&b, "%s: %s, %s, depth %d", r.File, plural(s.States, "state"), plural(s.Transitions, "transition"), s.Depth)
+	fmt.Fprintf(&b, "%s: %s, %s, depth %d", r.File, textx.Count(s.States, "state", "states"), textx.Count(s.Transitions, "transition", "transitions"), s.Depth)
 	if !opts.NoTimes {
 		fmt.Fprintf(&b, ", %s (%.0f states/s)", s.Duration.Round(time.Millisecond), s.StatesPerSecond())
 	}
@@ -41,7 +43,7 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 		}
 	}
 	if len(r.Dead) > 0 {
-		fmt.Fprintf(&b, "  %s no explored path took:\n", plural(len(r.Dead), "transition"))
+		fmt.Fprintf(&b, "  %s no explored path took:\n", textx.Count(len(r.Dead), "transition", "transitions"))
 		for _, d := range r.Dead {
 			what := d.Via
 			if d.State != "" {
@@ -78,7 +80,7 @@ func (r *CheckReport) where(p Pos) string {
 //
 //  1. plan → approve_plan  next[0] at spec.yaml:54:9 when plan_error == ""; wrote step_count=0; set plan_attempts=1
 func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
-	fmt.Fprintf(b, "          shortest counterexample (%s):\n", plural(len(t.Steps), "step"))
+	fmt.Fprintf(b, "          shortest counterexample (%s):\n", textx.Count(len(t.Steps), "step", "steps"))
 	width := 0
 	for _, s := range t.Steps {
 		width = max(width, len(s.head()))

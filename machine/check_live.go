@@ -169,7 +169,9 @@ type staticMove struct {
 func (x *explorer) staticMoves(st *xstate) []staticMove {
 	var out []staticMove
 	for _, ev := range st.events {
-		out = append(out, staticMove{guard: ev.ce.guard, set: ev.ce.set, to: ev.to})
+		for i, ct := range ev.trans {
+			out = append(out, staticMove{guard: ct.guard, set: ct.set, to: ev.to[i]})
+		}
 	}
 	for _, ct := range st.cs.next {
 		out = append(out, staticMove{guard: ct.guard, set: ct.set, to: x.states[x.stateIdx[ct.target]]})

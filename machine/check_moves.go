@@ -22,7 +22,9 @@ type move struct {
 	outcome []any  // values the action wrote (aligned with the state's writes); nil when it failed or writes nothing
 	errVal  string // the failure's last_error (moveError)
 	trans   *ctrans
-	ev      *xevent
+	ev      *xevent // an event's move: trans is the transition it takes
+	evTrans int     // index of trans in ev.trans
+	payload int     // index of the event's value in ev.payloads
 	to      *xstate // nil for moveEnd
 	vals    []any   // the values entering to (scratch: valid during the callback)
 	changed []int   // slots a set changed (for traces)
@@ -132,8 +134,13 @@ func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) boo
 		var more []int
 		var bad *move
 		if mv.ev != nil {
-			mv.ev.taken = true
-			more, bad = x.assign(mv.ev.ce.set, next, assignEvent, st, mv)
+			mv.ev.taken[mv.evTrans] = true
+			if mv.trans.global {
+				x.globalTaken[mv.trans] = true
+			}
+			x.env[VarEvent] = mv.ev.payloads[mv.payload]
+			more, bad = x.assign(mv.trans.set, next, assignEvent, st, mv)
+			delete(x.env, VarEvent)
 		} else {
 			st.nextTaken[mv.trans.index] = true
 			more, bad = x.assign(mv.trans.set, next, assignTransition, st, mv)
@@ -205,16 +212,25 @@ func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
 	out := x.moveBuf[:0]
 	defer func() { x.moveBuf = out[:0] }()
 	for _, ev := range st.events {
-		if ev.ce.guard != nil {
-			ok, err := x.vm.Run(ev.ce.guard, x.env)
-			if err != nil {
-				return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ev.ce.ev.When, ev.ce.ev.Name, st.cs.st.Name, err), ev.ce.ev.WhenPos}
-			}
-			if ok != true {
-				continue
+		for p, val := range ev.payloads {
+			x.env[VarEvent] = val
+			for i, ct := range ev.trans {
+				if ct.guard != nil {
+					ok, err := x.vm.Run(ct.guard, x.env)
+					if err != nil {
+						delete(x.env, VarEvent)
+						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.t.When, ev.name, st.cs.st.Name, err), ct.t.WhenPos}
+					}
+					if ok != true {
+						continue
+					}
+				}
+				// The first transition whose guard holds takes the event.
+				out = append(out, move{kind: moveEvent, ev: ev, trans: ct, evTrans: i, payload: p, to: ev.to[i]})
+				break
 			}
 		}
-		out = append(out, move{kind: moveEvent, ev: ev, to: ev.to})
+		delete(x.env, VarEvent)
 	}
 	for i, ct := range st.cs.next {
 		if ct.guard != nil {
@@ -235,6 +251,8 @@ func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
 func (x *explorer) stuckMessage(st *xstate) string {
 	var why string
 	switch {
+	case len(st.cs.next) == 0 && st.cs.st.Waits():
+		why = "it waits for an event"
 	case len(st.cs.next) == 0:
 		why = "it has no next transition"
 	default:
@@ -258,7 +276,7 @@ const (
 func assignWhat(kind assignKind, st *xstate, mv *move) string {
 	switch kind {
 	case assignEvent:
-		return fmt.Sprintf("set of event %q", mv.ev.ce.ev.Name)
+		return fmt.Sprintf("set of event %q", mv.ev.name)
 	case assignTransition:
 		return fmt.Sprintf("set of %s of state %q", mv.trans.via, st.cs.st.Name)
 	}
@@ -311,8 +329,8 @@ func (x *explorer) assign(set []cassign, vals []any, kind assignKind, st *xstate
 
 // assignPos finds where a compiled assignment is written.
 func (x *explorer) assignPos(a cassign) Pos {
-	if a.at != nil {
-		return a.at.ExprPos
+	if a.a != nil {
+		return a.a.ExprPos
 	}
 	return a.v.Pos
 }
@@ -321,7 +339,10 @@ func (x *explorer) assignPos(a cassign) Pos {
 func (mv *move) via() string {
 	switch mv.kind {
 	case moveEvent:
-		return "event " + mv.ev.ce.ev.Name
+		if l := mv.ev.labels[mv.payload]; l != "" {
+			return "event " + mv.ev.name + " " + l
+		}
+		return "event " + mv.ev.name
 	case moveError, moveNext:
 		return mv.trans.via
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/lppctl/lppctl/internal/textx"
 )
 
 // verdicts decides every property from what the exploration found.
@@ -39,7 +41,7 @@ func (x *explorer) passNote(prop string) string {
 		if len(x.spec.Invariants) == 0 {
 			return "none declared"
 		}
-		return plural(len(x.spec.Invariants), "invariant") + " hold"
+		return textx.Count(len(x.spec.Invariants), "invariant", "invariants") + " " + textx.Plural(len(x.spec.Invariants), "holds", "hold")
 	case PropFinalRequires:
 		n := 0
 		for _, st := range x.spec.States {
@@ -48,7 +50,7 @@ func (x *explorer) passNote(prop string) string {
 		if n == 0 {
 			return "none declared"
 		}
-		return plural(n, "condition") + " hold"
+		return textx.Count(n, "condition", "conditions") + " " + textx.Plural(n, "holds", "hold")
 	}
 	return ""
 }
@@ -217,8 +219,6 @@ func (x *explorer) traceStep(st *xstate, mv *move) TraceStep {
 		s.To = mv.to.cs.st.Name
 	}
 	switch {
-	case mv.ev != nil:
-		s.Guard, s.Pos = mv.ev.ce.ev.When, mv.ev.ce.ev.Pos
 	case mv.trans != nil:
 		s.Guard, s.Pos = mv.trans.t.When, mv.trans.t.Pos
 	}
@@ -271,9 +271,22 @@ func (x *explorer) deadTransitions() []DeadTransition {
 			out = append(out, DeadTransition{State: st.cs.st.Name, Via: "on_error", To: oe.target, Pos: oe.t.Pos})
 		}
 	}
-	for _, ev := range x.events {
-		if !ev.taken {
-			out = append(out, DeadTransition{Via: "event " + ev.ce.ev.Name, To: ev.ce.ev.To, Guard: ev.ce.ev.When, Pos: ev.ce.ev.Pos})
+	reported := map[*ctrans]bool{}
+	for _, st := range x.states {
+		if !st.reached {
+			continue
+		}
+		for _, ev := range st.events {
+			for i, ct := range ev.trans {
+				switch {
+				case ct.global && (x.globalTaken[ct] || reported[ct]):
+				case ct.global:
+					reported[ct] = true
+					out = append(out, DeadTransition{Via: "event " + ev.name, To: ct.target, Guard: ct.t.When, Pos: ct.t.Pos})
+				case !ev.taken[i]:
+					out = append(out, DeadTransition{State: st.cs.st.Name, Via: ct.via, To: ct.target, Guard: ct.t.When, Pos: ct.t.Pos})
+				}
+			}
 		}
 	}
 	return out

@@ -14,7 +14,7 @@ type Machine struct {
 	spec   *Spec
 	reg    *Registry
 	states map[string]*cstate
-	events map[string]*cevent
+	events map[string]*cevent // every event the spec knows, by name
 	fsmEvs []fsm.EventDesc
 }
 
@@ -25,37 +25,41 @@ type cstate struct {
 	set     []cassign
 	next    []*ctrans
 	onError *ctrans
+	on      map[string][]*ctrans // the state's own transitions per event, in order
 }
 
 type cparam struct {
 	name  string
-	value any         // literal value, or nil when prog is set
-	prog  *vm.Program // for expr parameters
+	value any                    // literal value, or nil when prog or progs is set
+	prog  *vm.Program            // for expr parameters
+	progs map[string]*vm.Program // for expr_map parameters
+	src   string                 // the expression's text, for run-time errors
+	at    Pos                    // where it starts in the spec
+	// format the expression's value must have (a string parameter with a
+	// format written as an expression); the action receives its canonical text
+	format Format
 }
 
 type cassign struct {
 	v    *Var
 	prog *vm.Program
-	at   *Assign // where it is written
+	a    *Assign // the set entry, for run-time errors
 }
 
+// ctrans is a compiled transition: of a state's next (index ≥ 0), its
+// on_error route (index -1), its on: or a top-level event (event set).
 type ctrans struct {
 	t      *Transition
-	index  int    // position in next (-1 for on_error)
-	via    string // "next[i]" or "on_error", for records
+	index  int    // position in next or in the event's list (-1 for on_error)
+	via    string // "next[i]", "on_error", "on NAME[i]" or "event NAME", for records
 	guard  *vm.Program
 	set    []cassign
-	fsmEv  string
+	fsmEv  string   // the looplab/fsm event that makes this move
 	reads  []string // context names the guard reads, for "no transition" messages
 	target string
-}
-
-type cevent struct {
-	ev    *Event
-	from  map[string]bool // nil: every non-final state
-	guard *vm.Program
-	set   []cassign
-	fsmEv string
+	event  string          // the event it answers ("" for next and on_error)
+	from   map[string]bool // a top-level event's transition: the states it applies in (nil: every non-final state)
+	global bool            // a top-level event's transition (from events:)
 }
 
 // Compile resolves a spec's actions and compiles its expressions. The spec
@@ -87,7 +91,7 @@ func (c *compiler) compile() *Machine {
 	if spec.State(spec.Initial) == nil {
 		c.errorf(spec.InitialPos, "initial state %q is not defined", spec.Initial)
 	}
-	sources := map[string][]string{} // fsm event → source states
+	c.declareEvents(m)
 	for _, st := range spec.States {
 		cs := &cstate{st: st}
 		m.states[st.Name] = cs
@@ -99,52 +103,27 @@ func (c *compiler) compile() *Machine {
 				cs.params = c.params(st, cs.action)
 			}
 		}
-		cs.set = c.assigns(st.Set)
+		cs.set = c.assigns(st.Set, c.env)
 		for i, t := range st.Next {
-			ct := c.transition(t, i)
+			ct := c.transition(t, i, c.env)
 			cs.next = append(cs.next, ct)
-			sources[ct.fsmEv] = appendUnique(sources[ct.fsmEv], st.Name)
+			m.addMove(ct, st.Name)
 		}
 		if st.OnError != nil {
-			cs.onError = c.transition(st.OnError, -1)
-			sources[cs.onError.fsmEv] = appendUnique(sources[cs.onError.fsmEv], st.Name)
+			cs.onError = c.transition(st.OnError, -1, c.env)
+			m.addMove(cs.onError, st.Name)
 		}
+		c.stateEvents(m, cs)
 	}
-	for _, ev := range spec.Events {
-		ce := &cevent{ev: ev, fsmEv: "event:" + ev.Name, set: c.assigns(ev.Set)}
-		if spec.State(ev.To) == nil {
-			c.errorf(ev.ToPos, "event %q goes to undefined state %q", ev.Name, ev.To)
-		}
-		if ev.When != "" {
-			ce.guard = c.guard(ev.When, ev.WhenPos)
-		}
-		var src []string
-		if len(ev.From) > 0 {
-			ce.from = map[string]bool{}
-			for _, f := range ev.From {
-				ce.from[f] = true
-				src = append(src, f)
-			}
-		} else {
-			for _, st := range spec.States {
-				if !st.Final {
-					src = append(src, st.Name)
-				}
-			}
-		}
-		m.events[ev.Name] = ce
-		if len(src) > 0 {
-			m.fsmEvs = append(m.fsmEvs, fsm.EventDesc{Name: ce.fsmEv, Src: src, Dst: ev.To})
-		}
-	}
-	for _, st := range spec.States { // file order keeps fsm's tables deterministic
-		for _, ev := range []string{"to:" + st.Name} {
-			if src := sources[ev]; len(src) > 0 {
-				m.fsmEvs = append(m.fsmEvs, fsm.EventDesc{Name: ev, Src: src, Dst: st.Name})
-			}
-		}
-	}
+	c.globalEvents(m)
 	return m
+}
+
+// addMove declares the looplab/fsm event that moves from state along ct.
+func (m *Machine) addMove(ct *ctrans, from ...string) {
+	if len(from) > 0 {
+		m.fsmEvs = append(m.fsmEvs, fsm.EventDesc{Name: ct.fsmEv, Src: from, Dst: ct.target})
+	}
 }
 
 func appendUnique(list []string, s string) []string {
@@ -156,23 +135,24 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-func (c *compiler) transition(t *Transition, index int) *ctrans {
-	ct := &ctrans{t: t, index: index, via: fmt.Sprintf("next[%d]", index), fsmEv: "to:" + t.To, target: t.To, set: c.assigns(t.Set)}
+func (c *compiler) transition(t *Transition, index int, env map[string]any) *ctrans {
+	ct := &ctrans{t: t, index: index, via: fmt.Sprintf("next[%d]", index), target: t.To, set: c.assigns(t.Set, env)}
 	if index < 0 {
 		ct.via = "on_error"
 	}
+	ct.fsmEv = ct.via
 	if c.spec.State(t.To) == nil {
 		c.errorf(t.ToPos, "transition to undefined state %q", t.To)
 	}
 	if t.When != "" {
-		ct.guard = c.guard(t.When, t.WhenPos)
+		ct.guard = c.guard(t.When, t.WhenPos, env)
 		ct.reads = identifiers(ct.guard)
 	}
 	return ct
 }
 
-func (c *compiler) guard(src string, at Pos) *vm.Program {
-	p, err := CompileGuard(src, c.env)
+func (c *compiler) guard(src string, at Pos, env map[string]any) *vm.Program {
+	p, err := CompileGuard(src, env)
 	if err != nil {
 		e := locateExprError(err, at)
 		c.errorf(e.Pos, "guard %q: %s", src, e.Msg)
@@ -181,7 +161,7 @@ func (c *compiler) guard(src string, at Pos) *vm.Program {
 	return p
 }
 
-func (c *compiler) assigns(as []*Assign) []cassign {
+func (c *compiler) assigns(as []*Assign, env map[string]any) []cassign {
 	out := make([]cassign, 0, len(as))
 	for _, a := range as {
 		v := c.spec.Var(a.Var)
@@ -189,13 +169,13 @@ func (c *compiler) assigns(as []*Assign) []cassign {
 			c.errorf(a.Pos, "set: unknown context variable %q", a.Var)
 			continue
 		}
-		p, err := CompileValue(a.Expr, v.Type, c.env)
+		p, err := CompileVarValue(a.Expr, v, env)
 		if err != nil {
 			e := locateExprError(err, a.ExprPos)
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		out = append(out, cassign{v: v, prog: p, at: a})
+		out = append(out, cassign{v: v, prog: p, a: a})
 	}
 	return out
 }
@@ -218,6 +198,21 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 			}
 			continue
 		}
+		if ps.Type == TypeExprMap {
+			if progs := c.exprMap(a, ps, p); progs != nil {
+				out = append(out, cparam{name: ps.Name, progs: progs})
+			}
+			continue
+		}
+		if src, ok := exprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+			prog, err := CompileValue(src, TypeAny, c.env)
+			if err != nil {
+				c.errorf(p.VPos, "parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
+				continue
+			}
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: exprStart(c.spec.Source, p.VPos), format: ps.Format})
+			continue
+		}
 		if ps.Type == TypeExpr {
 			src, ok := exprSource(p.Value)
 			if !ok {
@@ -230,7 +225,7 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 				c.errorf(e.Pos, "parameter %q: %s", ps.Name, e.Msg)
 				continue
 			}
-			out = append(out, cparam{name: ps.Name, prog: prog})
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: exprStart(c.spec.Source, p.VPos)})
 			continue
 		}
 		v, err := ps.Type.Coerce(p.Value)
@@ -254,9 +249,6 @@ func (m *Machine) Spec() *Spec { return m.spec }
 // Registry returns the registry the machine was compiled against.
 func (m *Machine) Registry() *Registry { return m.reg }
 
-// describeTransition names a transition for messages and journals: "next[2]", "on_error", "event RESET".
-func (ct *ctrans) describe() string { return ct.via }
-
 // guardsSaw renders the values the guards of a state read, for the "no
 // transition holds" error.
 func guardsSaw(cs *cstate, env map[string]any) string {
@@ -274,4 +266,28 @@ func guardsSaw(cs *cstate, env map[string]any) string {
 		parts = append(parts, fmt.Sprintf("%s (%s)", ct.t.When, strings.Join(vals, ", ")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// exprMap compiles an expr_map parameter: each value an expression.
+func (c *compiler) exprMap(a *Action, ps ParamSpec, p *Param) map[string]*vm.Program {
+	m, ok := p.Value.(map[string]any)
+	if !ok {
+		c.errorf(p.VPos, "parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, describeValue(p.Value))
+		return nil
+	}
+	progs := make(map[string]*vm.Program, len(m))
+	for k, v := range m {
+		src, ok := exprSource(v)
+		if !ok {
+			c.errorf(p.VPos, "parameter %q of action %q, key %q: must be an expression, not %s", ps.Name, a.Name, k, describeValue(v))
+			continue
+		}
+		prog, err := CompileValue(src, TypeAny, c.env)
+		if err != nil {
+			c.errorf(p.VPos, "parameter %q, key %q: %s", ps.Name, k, locateExprError(err, p.VPos).Msg)
+			continue
+		}
+		progs[k] = prog
+	}
+	return progs
 }

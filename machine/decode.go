@@ -142,6 +142,7 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func (d *decoder) yamlError(err error, src []byte) {
 	msg := err.Error()
 	p := Pos{Line: 1, Col: 1}
+	splitHint := "" // how to quote a value YAML split (decode_flow.go)
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
 			p.Line = n
@@ -150,6 +151,9 @@ func (d *decoder) yamlError(err error, src []byte) {
 		switch {
 		case strings.HasPrefix(msg, "did not find expected"):
 			p = problemLine(src, p.Line, msg)
+			if col, key, value := flowSplit(sourceLine(src, p.Line)); col > 0 {
+				p.Col, splitHint = col, flowSplitHint(key, value)
+			}
 		case msg == "mapping values are not allowed in this context":
 			// The colon that cannot start a value: the second ": " on the line.
 			text := sourceLine(src, p.Line)
@@ -173,6 +177,8 @@ func (d *decoder) yamlError(err error, src []byte) {
 		return
 	}
 	switch {
+	case splitHint != "":
+		d.hintLast(splitHint)
 	case strings.HasPrefix(msg, "did not find expected ',' or"):
 		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
 	case msg == "did not find expected key":
@@ -310,7 +316,7 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 		}
 		if !contains(known, name) {
 			d.errorf(pos(k), span(k), "unknown key %q in %s", name, what)
-			if h := DidYouMean(name, known); h != "" {
+			if h := didYouMean(name, known); h != "" {
 				d.hintLast(h)
 			} else {
 				d.hintLast("known keys: " + strings.Join(known, ", "))
@@ -436,7 +442,7 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var varKeys = []string{"type", "default", "enum", "doc", "range"}
+var varKeys = []string{"type", "default", "enum", "doc", "nullable", "range"}
 
 func (d *decoder) context(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
@@ -518,13 +524,14 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			if r, ok := f["range"]; ok {
 				cv.Range = d.varRange(r.val, name)
 			}
+			d.nullable(f, cv)
 		default:
 			d.errorf(pos(v), span(v), "context variable %q must be a type name or a mapping with type and default, not %s", name, kindName(v))
 			continue
 		}
 		if !isValidVarType(cv.Type) {
 			d.errorf(cv.TypePos, len(cv.Type), "unknown type %q for context variable %q", cv.Type, name)
-			if h := DidYouMean(string(cv.Type), typeNames()); h != "" {
+			if h := didYouMean(string(cv.Type), typeNames()); h != "" {
 				d.hintLast(h)
 			} else {
 				d.hintLast("use one of " + typeList())
@@ -534,15 +541,17 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 		if len(cv.Enum) > 0 && cv.Type != TypeString && cv.Type != TypeAny {
 			d.errorf(cv.EnumPos, 1, "enum is only allowed on string variables, and %q is %s", name, cv.Type)
 		}
-		cv.Default = cv.Type.Zero()
+		cv.Default = cv.initial()
 		defOK := true
-		if defNode != nil && cv.Type != TypeAny {
+		if defNode != nil && cv.Type != TypeAny && !cv.nullDefault(defNode) {
 			val, err := d.nodeValue(defNode)
 			if err == nil {
 				val, err = cv.Type.Coerce(val)
 			}
 			if err != nil {
-				d.errorf(pos(defNode), span(defNode), "default of %q: %v", name, err)
+				at, n := valueErrorAt(defNode, err)
+				d.errorf(at, n, "default of %q: %v", name, err)
+				d.hintLast(nullHint(cv, defNode))
 				defOK = false
 			} else {
 				cv.Default = val
@@ -551,7 +560,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 		if len(cv.Enum) > 0 && defOK {
 			if sv, ok := cv.Default.(string); ok && !contains(cv.Enum, sv) {
 				d.errorf(cv.DefPos, span(orNode(defNode, k)), "default %q of %q is not one of its enum values %s", sv, name, quoteList(cv.Enum))
-				if h := DidYouMean(sv, cv.Enum); h != "" {
+				if h := didYouMean(sv, cv.Enum); h != "" {
 					d.hintLast(h)
 				}
 			}
@@ -621,7 +630,11 @@ func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 		if n.Alias == nil {
 			return nil, fmt.Errorf("unknown alias")
 		}
-		return d.value(n.Alias, depth+1, true)
+		v, err := d.value(n.Alias, depth+1, true)
+		if err != nil && !aliased {
+			err = &aliasError{use: n, err: err} // the alias written in the value
+		}
+		return v, err
 	case yaml.ScalarNode:
 		switch n.Tag {
 		case "!!null":
@@ -673,7 +686,7 @@ func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 	return nil, fmt.Errorf("unsupported YAML node")
 }
 
-var stateKeys = []string{"do", "with", "set", "next", "on_error", "final", "note", "final_requires"}
+var stateKeys = []string{"do", "with", "set", "next", "on_error", "on", "final", "note", "final_requires"}
 
 func (d *decoder) states(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
@@ -726,7 +739,8 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 					given[pk.Value] = true
 					val, err := d.nodeValue(pv)
 					if err != nil {
-						d.errorf(pos(pv), span(pv), "parameter %q: %v", pk.Value, err)
+						at, n := valueErrorAt(pv, err)
+						d.errorf(at, n, "parameter %q: %v", pk.Value, err)
 						continue
 					}
 					st.With = append(st.With, &Param{Name: pk.Value, Value: val, Pos: pos(pk), VPos: pos(pv)})
@@ -741,6 +755,10 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 		}
 		if x, ok := f["on_error"]; ok {
 			st.OnError = d.transition(x.val, fmt.Sprintf("on_error of state %q", name), false)
+		}
+		if x, ok := f["on"]; ok {
+			st.OnPos = pos(x.key)
+			st.On = d.on(x.val, name)
 		}
 		if x, ok := f["final"]; ok {
 			b, err := d.nodeValue(x.val)
@@ -858,82 +876,4 @@ func (d *decoder) transition(n *yaml.Node, what string, guarded bool) *Transitio
 		t.Warn, _ = d.str(x.val, "warn")
 	}
 	return t
-}
-
-var eventKeys = []string{"from", "to", "when", "set", "note"}
-
-func (d *decoder) events(n *yaml.Node, s *Spec) {
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if d.badKey(k, "events") {
-			continue
-		}
-		if seen[k.Value] {
-			d.errorf(pos(k), span(k), "duplicate event %q", k.Value)
-			continue
-		}
-		seen[k.Value] = true
-		if !identRE.MatchString(k.Value) {
-			d.errorf(pos(k), span(k), "event name %q is not an identifier", k.Value)
-			continue
-		}
-		if !d.wantMapping(v, fmt.Sprintf("event %q", k.Value)) {
-			continue
-		}
-		ev := &Event{Name: k.Value, Pos: pos(k)}
-		f := d.fields(v, fmt.Sprintf("event %q", k.Value), eventKeys...)
-		if x, ok := f["from"]; ok {
-			ev.FromPos = pos(x.val)
-			switch x.val.Kind {
-			case yaml.ScalarNode:
-				switch {
-				case x.val.Tag == "!!null" || strings.TrimSpace(x.val.Value) == "":
-					d.errorf(pos(x.val), span(x.val), "from of event %q is empty", k.Value)
-					d.hintLast(`name the states it applies in, or write "*" (every non-final state, the default)`)
-				case x.val.Value != "*":
-					ev.From = []string{x.val.Value}
-				}
-			case yaml.SequenceNode:
-				for _, item := range x.val.Content {
-					if item.Kind != yaml.ScalarNode || item.Tag == "!!null" || item.Value == "" {
-						d.errorf(pos(item), span(item), "from of event %q must list state names", k.Value)
-						continue
-					}
-					if contains(ev.From, item.Value) {
-						d.errorf(pos(item), span(item), "event %q lists state %q twice in from", k.Value, item.Value)
-						continue
-					}
-					if item.Value == "*" {
-						ev.From = nil
-						break
-					}
-					ev.From = append(ev.From, item.Value)
-				}
-			default:
-				d.errorf(pos(x.val), span(x.val), "from of event %q must be a state name, a list of them, or \"*\"", k.Value)
-			}
-		}
-		if x, ok := f["to"]; ok {
-			ev.To, _ = d.str(x.val, "to")
-			ev.ToPos = pos(x.val)
-		} else {
-			d.errorf(pos(k), span(k), "event %q has no \"to\"", k.Value)
-			d.hintLast("add `to: STATE`")
-		}
-		if x, ok := f["when"]; ok {
-			ev.When, _ = d.exprText(x.val, "when")
-			ev.WhenPos = pos(x.val)
-			if x.val.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-				ev.WhenPos.Col++ // point inside the quotes, as for transitions
-			}
-		}
-		if x, ok := f["set"]; ok {
-			ev.Set = d.assigns(x.val)
-		}
-		if x, ok := f["note"]; ok {
-			ev.Note, _ = d.str(x.val, "note")
-		}
-		s.Events = append(s.Events, ev)
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/lppctl/lppctl/internal/textx"
 )
 
 // ErrInvalidSpec is wrapped by every error that reports spec diagnostics.
@@ -35,6 +37,7 @@ type Diagnostic struct {
 	Span     int    // length of the offending text in bytes (0: one caret)
 	Msg      string // what is wrong
 	Hint     string // how to fix it (e.g. `did you mean "optimizer"?`)
+	More     int    // diagnostics like this one left out of the report (capAlike)
 }
 
 // Diagnostics is a list of problems, in file order once sorted.
@@ -93,7 +96,7 @@ type DiagnosticsError struct {
 }
 
 func (e *DiagnosticsError) Error() string {
-	n := len(e.Diags.Errors())
+	n := e.Diags.Count(SevError)
 	var b strings.Builder
 	for i, d := range e.Diags {
 		if i > 0 {
@@ -177,18 +180,11 @@ func (ds Diagnostics) PrettyAll(src []byte) string {
 		}
 		b.WriteString(d.Pretty(src))
 	}
-	ne, nw := len(ds.Errors()), len(ds.Warnings())
+	ne, nw := ds.Count(SevError), ds.Count(SevWarning)
 	if ne+nw > 0 {
-		fmt.Fprintf(&b, "\n\n%s, %s", plural(ne, "error"), plural(nw, "warning"))
+		fmt.Fprintf(&b, "\n\n%s, %s", textx.Count(ne, "error", "errors"), textx.Count(nw, "warning", "warnings"))
 	}
 	return b.String()
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // sourceLine returns line number line (1-based) of src, without its line
@@ -311,49 +307,36 @@ func snippet(line string, col, span int) (shown string, indent, width int) {
 	return b.String(), indent, max(width, 1)
 }
 
-// DidYouMean returns `did you mean "x"?` for the candidate closest to name,
-// or "" when none is close enough.
-func DidYouMean(name string, candidates []string) string {
+// DidYouMean returns the candidate closest to name (ignoring case) and
+// true, or "" and false when none is close enough to be what was meant.
+func DidYouMean(name string, candidates []string) (string, bool) {
 	best, bestDist := "", 0
 	for _, c := range candidates {
 		if c == name {
 			continue
 		}
-		d := levenshtein(strings.ToLower(name), strings.ToLower(c))
+		d := textx.Levenshtein(strings.ToLower(name), strings.ToLower(c))
 		if best == "" || d < bestDist {
 			best, bestDist = c, d
 		}
 	}
 	if best == "" {
-		return ""
+		return "", false
 	}
-	limit := len(name) / 3
-	if limit < 2 {
-		limit = 2
-	}
+	limit := max(len(name)/3, 2)
 	if bestDist > limit && !strings.HasPrefix(strings.ToLower(best), strings.ToLower(name)) {
-		return ""
+		return "", false
 	}
-	return fmt.Sprintf("did you mean %q?", best)
+	return best, true
 }
 
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+// didYouMean renders DidYouMean as a hint, `did you mean "x"?`, or "".
+func didYouMean(name string, candidates []string) string {
+	if best, ok := DidYouMean(name, candidates); ok {
+		return fmt.Sprintf("did you mean %q?", best)
 	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return ""
 }
+
+// DidYouMeanHint renders DidYouMean as a hint, `did you mean "x"?`, or "".
+func DidYouMeanHint(name string, candidates []string) string { return didYouMean(name, candidates) }

@@ -101,6 +101,15 @@ func newDiagram(spec *Spec, opts ExportOptions) *diagram {
 			}
 			g.edges = append(g.edges, &dedge{from: st.Name, to: t.To, kind: edgeError, label: label})
 		}
+		for _, on := range st.On {
+			for _, t := range on.Transitions {
+				label := shorten(on.Event, maxNameLen)
+				if l := g.transitionLabel(t.When, t.Set); l != "" {
+					label += " " + l
+				}
+				g.edges = append(g.edges, &dedge{from: st.Name, to: t.To, kind: edgeEvent, label: label})
+			}
+		}
 	}
 	for _, ev := range spec.Events {
 		label := shorten(ev.Name, maxNameLen)

@@ -43,8 +43,10 @@ type Record struct {
 	Seq      int            `json:"seq"`             // 1-based number of this step
 	From     string         `json:"from"`            // the state whose action ran
 	To       string         `json:"to"`              // the state entered ("" when the run ended in From)
-	Via      string         `json:"via"`             // "next[i]", "on_error", "event NAME", or "final"
+	Via      string         `json:"via"`             // "next[i]", "on_error", "on NAME[i]", "event NAME", "wait" or "final"
 	Guard    string         `json:"guard,omitempty"` // the `when` that held
+	Event    string         `json:"event,omitempty"` // the event that made the move
+	Payload  map[string]any `json:"payload,omitempty"`
 	Action   string         `json:"action,omitempty"`
 	Error    string         `json:"error,omitempty"` // the action error routed through on_error
 	Vars     map[string]any `json:"vars,omitempty"`  // context variables changed by this step (new values)
@@ -56,6 +58,10 @@ type Record struct {
 	Duration time.Duration  `json:"duration"`      // of the action
 	End      bool           `json:"end,omitempty"` // the run completed with this step
 }
+
+// ViaWait is the Via of a step that ran a waiting state's action and stays
+// there, waiting for an event (From and To are the state).
+const ViaWait = "wait"
 
 // Observer receives every step of a run. An error from OnStep stops the run
 // (a journal that cannot write must not let the run go on).
@@ -80,8 +86,7 @@ func (f ObserverFunc) OnStep(ctx context.Context, rec *Record) error { return f(
 type Run struct {
 	m         *Machine
 	id        string
-	fsm       *fsm.FSM
-	state     string
+	fsm       *fsm.FSM // the current state: the single source of truth
 	seq       int
 	env       map[string]any // context variables + state + last_error; guards read it directly
 	mem       *Memory
@@ -91,8 +96,12 @@ type Run struct {
 	budget    int
 	now       func() time.Time
 	vm        vm.VM
-	path      []string // recent states, for naming cycles
-	pending   chan string
+	path      []string       // recent states, for naming cycles
+	inbox     chan *delivery // events sent from outside the run (Send), from any goroutine
+	queue     []*delivery    // events from outside not yet delivered, oldest first
+	internal  []*delivery    // events emitted by an action, left after the one taken
+	waiting   bool           // the current state's action ran: it waits for an event
+	trigger   *delivery      // the event that entered the current state (nil: none)
 	pause     *PauseError
 	obsFrom   context.Context
 	obsCtx    context.Context
@@ -139,14 +148,13 @@ func (m *Machine) NewRun(vars map[string]any, opts ...RunOption) (*Run, error) {
 
 func (m *Machine) newRun(state string, opts []RunOption) *Run {
 	r := &Run{
-		m:       m,
-		state:   state,
-		env:     make(map[string]any, len(m.spec.Context)+2),
-		mem:     NewMemory(),
-		status:  StatusRunning,
-		budget:  m.spec.Limits.MaxTransitions,
-		now:     time.Now,
-		pending: make(chan string, 16),
+		m:      m,
+		env:    make(map[string]any, len(m.spec.Context)+3),
+		mem:    NewMemory(),
+		status: StatusRunning,
+		budget: m.spec.Limits.MaxTransitions,
+		now:    time.Now,
+		inbox:  make(chan *delivery, 64),
 	}
 	if r.budget <= 0 {
 		r.budget = DefaultMaxTransitions
@@ -159,7 +167,12 @@ func (m *Machine) newRun(state string, opts []RunOption) *Run {
 	for _, o := range opts {
 		o(r)
 	}
-	r.fsm = fsm.NewFSM(state, m.fsmEvs, nil)
+	// The fsm holds the current state; its after_event callback (called for
+	// every move, self-transitions included, which enter_state skips) is
+	// where the run observes that a state was entered.
+	r.fsm = fsm.NewFSM(state, m.fsmEvs, fsm.Callbacks{
+		"after_event": func(_ context.Context, e *fsm.Event) { r.entered(e.Dst) },
+	})
 	return r
 }
 
@@ -184,8 +197,8 @@ func (r *Run) Replay(rec *Record) error {
 	if rec.Seq != r.seq+1 {
 		return fmt.Errorf("cannot replay step %d: the run is at step %d", rec.Seq, r.seq)
 	}
-	if rec.From != r.state {
-		return fmt.Errorf("cannot replay step %d: it starts in %q but the run is in %q", rec.Seq, rec.From, r.state)
+	if rec.From != r.State() {
+		return fmt.Errorf("cannot replay step %d: it starts in %q but the run is in %q", rec.Seq, rec.From, r.State())
 	}
 	names := make([]string, 0, len(rec.Vars))
 	for name := range rec.Vars {
@@ -210,22 +223,36 @@ func (r *Run) Replay(rec *Record) error {
 		r.status = StatusCompleted
 		return nil
 	}
+	if rec.Via == ViaWait {
+		r.waiting = true // the action ran; the state waits for an event
+		return nil
+	}
 	if r.m.spec.State(rec.To) == nil {
 		return fmt.Errorf("cannot replay step %d: the spec has no state %q", rec.Seq, rec.To)
 	}
-	r.moveTo(rec.To)
+	// A journaled move is restored, not re-decided: the spec may have changed
+	// since (resume --force). SetState bypasses the fsm's callbacks, so the
+	// entry is observed here as the callback would.
 	r.fsm.SetState(rec.To)
+	r.entered(rec.To)
+	r.trigger = nil
+	if rec.Event != "" {
+		r.trigger = &delivery{name: rec.Event, payload: rec.Payload}
+	}
 	return nil
 }
 
 func (r *Run) setVar(name string, val any) error {
 	v := r.m.spec.Var(name)
 	if v == nil {
-		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(DidYouMean(name, r.varNames())))
+		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(didYouMean(name, r.varNames())))
 	}
-	cv, err := v.Type.Coerce(val)
+	cv, err := v.Coerce(val)
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
+	}
+	if f, bad := notFinite(cv); bad {
+		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
 	}
 	if s, ok := cv.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
@@ -252,8 +279,12 @@ func (r *Run) varNames() []string {
 // ID returns the run's ID ("" unless WithRunID).
 func (r *Run) ID() string { return r.id }
 
-// State returns the current state.
-func (r *Run) State() string { return r.state }
+// State returns the current state (the fsm's).
+func (r *Run) State() string { return r.fsm.Current() }
+
+// Waiting reports whether the run waits for an event in its current state
+// (the state's action ran).
+func (r *Run) Waiting() bool { return r.waiting }
 
 // Seq returns the number of steps taken.
 func (r *Run) Seq() int { return r.seq }
@@ -282,29 +313,6 @@ func (r *Run) Var(name string) any { return r.env[name] }
 // Machine returns the machine the run executes.
 func (r *Run) Machine() *Machine { return r.m }
 
-// Send queues a named external event (e.g. "RESET"). Safe to call from any
-// goroutine; the event is considered after the current step's action.
-func (r *Run) Send(event string) error {
-	if r.m.events[event] == nil {
-		return fmt.Errorf("cannot send event %q: the spec defines no such event%s", event, hintSuffix(DidYouMean(event, r.m.eventNames())))
-	}
-	select {
-	case r.pending <- event:
-		return nil
-	default:
-		return fmt.Errorf("cannot send event %q: too many pending events", event)
-	}
-}
-
-func (m *Machine) eventNames() []string {
-	out := make([]string, 0, len(m.events))
-	for name := range m.events {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Run steps until the run completes (nil), pauses (*PauseError), is
 // interrupted (ErrInterrupted, wrapping the context's error) or fails.
 func (r *Run) Run(ctx context.Context) error {
@@ -318,6 +326,8 @@ func (r *Run) Run(ctx context.Context) error {
 
 // Step runs the current state's action, applies its `set`, picks the first
 // transition whose guard holds (an applicable pending event first) and moves.
+// In a state that waits, it records that the action ran instead of moving;
+// the next Step delivers a pending event or pauses (see waitStep).
 // It reports done when the run has completed.
 func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	switch r.status {
@@ -326,35 +336,43 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	case StatusFailed:
 		return true, fmt.Errorf("cannot step: the run failed")
 	}
+	state := r.State()
 	if err := ctx.Err(); err != nil {
 		r.status = StatusInterrupted
-		return false, fmt.Errorf("%w in state %q: %w", ErrInterrupted, r.state, err)
-	}
-	if r.seq >= r.budget {
-		r.status = StatusFailed
-		return false, fmt.Errorf("%w: %d transitions without reaching a final state; the run kept cycling %s (raise limits.max_transitions or --max-transitions if the loop is meant to run this long)", ErrBudget, r.seq, r.cycle())
+		return false, fmt.Errorf("%w in state %q: %w", ErrInterrupted, state, err)
 	}
 	r.status = StatusRunning
-	cs := r.m.states[r.state]
+	cs := r.m.states[state]
 	if cs == nil {
 		r.status = StatusFailed
-		return false, fmt.Errorf("cannot step: unknown state %q", r.state)
+		return false, fmt.Errorf("cannot step: unknown state %q", state)
+	}
+	if r.waiting {
+		return false, r.waitStep(ctx, cs)
+	}
+	if err := r.checkBudget(cs); err != nil {
+		r.status = StatusFailed
+		return false, err
 	}
 	for _, o := range r.observers {
 		if eo, ok := o.(EnterObserver); ok {
-			eo.OnEnter(r.state, r.seq+1)
+			eo.OnEnter(state, r.seq+1)
 		}
 	}
-	rec := &Record{Seq: r.seq + 1, From: r.state, Start: r.now()}
+	rec := &Record{Seq: r.seq + 1, From: state, Start: r.now()}
 	var call *Call
 	var actErr error
+	var emitted []*delivery
 	if cs.action != nil {
 		rec.Action = cs.action.Name
 		call, actErr = r.runAction(ctx, cs)
 		rec.Duration = r.now().Sub(rec.Start)
+		if actErr == nil {
+			emitted, actErr = r.emitted(call)
+		}
 		if actErr != nil {
 			if p, ok := AsPause(actErr); ok {
-				p.State = r.state
+				p.State = state
 				r.pause = p
 				r.input = nil // an answer the action did not accept is not offered again
 				r.status = StatusPaused
@@ -362,11 +380,11 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 			}
 			if ctx.Err() != nil {
 				r.status = StatusInterrupted
-				return false, fmt.Errorf("%w during action %q of state %q (it will re-run from its start on resume): %w", ErrInterrupted, cs.action.Name, r.state, ctx.Err())
+				return false, fmt.Errorf("%w during action %q of state %q (it will re-run from its start on resume): %w", ErrInterrupted, cs.action.Name, state, ctx.Err())
 			}
 			if cs.onError == nil {
 				r.status = StatusFailed
-				return false, fmt.Errorf("%w: %s in state %q: %w", ErrActionFailed, cs.action.Name, r.state, actErr)
+				return false, fmt.Errorf("%w: %s in state %q: %w", ErrActionFailed, cs.action.Name, state, actErr)
 			}
 			call = nil // a failed action's changes are dropped
 		}
@@ -387,15 +405,10 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 		}
 		rec.Notes = call.notes
 		rec.Input = call.Input
-		for _, ev := range call.events {
-			if err := r.Send(ev); err != nil {
-				rec.Notes = append(rec.Notes, err.Error())
-			}
-		}
 		r.input = nil // consumed
 	}
 	var chosen *ctrans
-	var chosenEv *cevent
+	var ev *delivery
 	if actErr != nil {
 		rec.Error = actErr.Error()
 		r.env[VarLastError] = rec.Error
@@ -404,7 +417,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	} else {
 		if changed, err = r.assign(cs.set, changed); err != nil {
 			r.status = StatusFailed
-			return false, fmt.Errorf("cannot apply set of state %q: %w", r.state, err)
+			return false, fmt.Errorf("cannot apply set of state %q: %w", state, err)
 		}
 		if cs.st.Final {
 			rec.Via, rec.End = "final", true
@@ -413,12 +426,21 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 			r.seq = rec.Seq
 			return true, r.notify(ctx, rec)
 		}
-		chosenEv, err = r.pendingEvent()
+		chosen, ev, err = r.pickEvent(cs, emitted, rec)
 		if err != nil {
 			r.status = StatusFailed
 			return false, err
 		}
-		if chosenEv == nil {
+		if chosen == nil && cs.st.Waits() {
+			// The action and the set are done and journaled; the state now
+			// waits for an event, without running its action again.
+			rec.To, rec.Via = state, ViaWait
+			rec.Vars, rec.Memory = changed, memOps
+			r.seq = rec.Seq
+			r.waiting = true
+			return false, r.notify(ctx, rec)
+		}
+		if chosen == nil {
 			chosen, err = r.choose(cs)
 			if err != nil {
 				r.status = StatusFailed
@@ -426,37 +448,49 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 			}
 		}
 	}
-	var to string
-	if chosenEv != nil {
-		rec.Via, rec.Guard, rec.Warn = "event "+chosenEv.ev.Name, chosenEv.ev.When, ""
-		if changed, err = r.assign(chosenEv.set, changed); err != nil {
-			r.status = StatusFailed
-			return false, fmt.Errorf("cannot apply set of event %q: %w", chosenEv.ev.Name, err)
-		}
-		to = chosenEv.ev.To
-		if err := r.fire(chosenEv.fsmEv); err != nil {
-			return false, err
-		}
-	} else {
-		rec.Via, rec.Guard, rec.Warn = chosen.describe(), chosen.t.When, chosen.t.Warn
-		if changed, err = r.assign(chosen.set, changed); err != nil {
-			r.status = StatusFailed
-			return false, fmt.Errorf("cannot apply set of transition %s of state %q: %w", chosen.describe(), r.state, err)
-		}
-		to = chosen.target
-		if err := r.fire(chosen.fsmEv); err != nil {
-			return false, err
-		}
+	if err := r.take(rec, chosen, ev, changed, actErr == nil); err != nil {
+		return false, err
 	}
-	if actErr == nil && r.env[VarLastError] != "" {
+	rec.Memory = memOps
+	return false, r.notify(ctx, rec)
+}
+
+// take applies chosen (its set, then the move) as the step rec, delivering
+// ev when the transition answers an event. clearErr clears last_error once
+// it was visible to the state an error route led to.
+func (r *Run) take(rec *Record, chosen *ctrans, ev *delivery, changed map[string]any, clearErr bool) error {
+	state := rec.From
+	rec.Via, rec.Guard, rec.Warn = chosen.via, chosen.t.When, chosen.t.Warn
+	if chosen.global {
+		rec.Via = "event " + chosen.event
+	}
+	var err error
+	if ev != nil {
+		rec.Event, rec.Payload = ev.name, ev.payload
+		r.env[VarEvent] = ev.value
+		changed, err = r.assign(chosen.set, changed)
+		delete(r.env, VarEvent)
+	} else {
+		changed, err = r.assign(chosen.set, changed)
+	}
+	if err != nil {
+		r.status = StatusFailed
+		if chosen.event != "" {
+			return fmt.Errorf("cannot apply set of event %q in state %q: %w", chosen.event, state, err)
+		}
+		return fmt.Errorf("cannot apply set of transition %s of state %q: %w", chosen.via, state, err)
+	}
+	if clearErr && r.env[VarLastError] != "" {
 		r.env[VarLastError] = "" // the error was visible to the error route's target state; it is handled now
 		changed = setChanged(changed, VarLastError, "")
 	}
-	rec.To = to
-	rec.Vars, rec.Memory = changed, memOps
-	r.moveTo(to)
+	if err := r.fire(state, chosen.fsmEv); err != nil {
+		return err
+	}
+	r.trigger = ev
+	rec.To, rec.Vars = chosen.target, changed
 	r.seq = rec.Seq
-	return false, r.notify(ctx, rec)
+	return nil
 }
 
 func (r *Run) notify(ctx context.Context, rec *Record) error {
@@ -475,22 +509,26 @@ func (r *Run) notify(ctx context.Context, rec *Record) error {
 	return nil
 }
 
-func (r *Run) moveTo(state string) {
-	r.state = state
+// entered observes that the fsm entered state: expressions read it as
+// `state`, and the recent path names cycles. It is the fsm's after_event
+// callback (and Replay's, which restores a state without an fsm event).
+func (r *Run) entered(state string) {
 	r.env[VarState] = state
+	r.waiting = false
 	r.path = append(r.path, state)
 	if len(r.path) > 256 {
 		r.path = append(r.path[:0], r.path[128:]...)
 	}
 }
 
-// fire moves the underlying looplab/fsm machine, outside any of its callbacks.
-func (r *Run) fire(ev string) error {
+// fire moves the underlying looplab/fsm machine along a compiled transition;
+// its callback observes the state entered.
+func (r *Run) fire(from, ev string) error {
 	err := r.fsm.Event(context.Background(), ev) // never cancelled half-way: the move is atomic
 	var noTr fsm.NoTransitionError
 	if err != nil && !errors.As(err, &noTr) { // a self-transition is not an error
 		r.status = StatusFailed
-		return fmt.Errorf("cannot move from %q with %s: %w", r.state, ev, err)
+		return fmt.Errorf("cannot move from %q with %s: %w", from, ev, err)
 	}
 	return nil
 }
@@ -499,7 +537,7 @@ func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error)
 	call = &r.call // reused between steps: a Call is valid only while its handler runs
 	*call = Call{
 		RunID:  r.id,
-		State:  r.state,
+		State:  cs.st.Name,
 		Action: cs.action.Name,
 		Seq:    r.seq,
 		Input:  r.input,
@@ -509,11 +547,28 @@ func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error)
 		call.Params = make(map[string]any, len(cs.params))
 	}
 	for _, p := range cs.params {
+		if p.progs != nil {
+			vals := make(map[string]any, len(p.progs))
+			for k, prog := range p.progs {
+				v, err := r.vm.Run(prog, r.env)
+				if err != nil {
+					return nil, fmt.Errorf("cannot evaluate parameter %q, key %q: %w", p.name, k, err)
+				}
+				vals[k] = v
+			}
+			call.Params[p.name] = vals
+			continue
+		}
 		if p.prog == nil {
 			call.Params[p.name] = p.value
 			continue
 		}
 		v, err := r.vm.Run(p.prog, r.env)
+		if err == nil {
+			v, err = r.m.checkParam(p, v)
+		} else {
+			err = r.m.evalError(fmt.Sprintf("parameter %q", p.name), p.src, p.at, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot evaluate parameter %q: %w", p.name, err)
 		}
@@ -541,11 +596,14 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 	for _, a := range set {
 		v, err := r.vm.Run(a.prog, r.env)
 		if err != nil {
-			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
+			return changed, r.m.evalError("set "+a.v.Name, a.a.Expr, a.a.ExprPos, err)
 		}
-		cv, err := a.v.Type.Coerce(v)
+		cv, err := a.v.Coerce(v)
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
+		}
+		if err := r.m.checkFinite("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv); err != nil {
+			return changed, err
 		}
 		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
 			return changed, fmt.Errorf("%s: %q is not one of %s", a.v.Name, s, quoteList(a.v.Enum))
@@ -575,109 +633,20 @@ func (r *Run) choose(cs *cstate) (*ctrans, error) {
 		}
 		ok, err := r.vm.Run(ct.guard, r.env)
 		if err != nil {
-			return nil, fmt.Errorf("cannot evaluate guard %q of state %q: %w", ct.t.When, r.state, err)
+			return nil, fmt.Errorf("cannot evaluate a guard of state %q: %w", cs.st.Name, r.m.evalError("guard", ct.t.When, ct.t.WhenPos, err))
 		}
 		if ok == true {
 			return ct, nil
 		}
 	}
-	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, r.state, guardsSaw(cs, r.env))
-}
-
-// CanFire reports why Fire(event) would fail now, or nil.
-func (r *Run) CanFire(event string) error {
-	_, err := r.canFire(event)
-	return err
-}
-
-func (r *Run) canFire(event string) (*cevent, error) {
-	ce := r.m.events[event]
-	switch {
-	case ce == nil:
-		return nil, fmt.Errorf("cannot fire event %q: the spec defines no such event%s", event, hintSuffix(DidYouMean(event, r.m.eventNames())))
-	case r.status == StatusCompleted:
-		return nil, fmt.Errorf("cannot fire event %q: %w", event, ErrFinished)
-	case ce.from != nil && !ce.from[r.state]:
-		return nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, r.state, quoteList(ce.ev.From))
-	case ce.from == nil && r.m.spec.State(r.state).Final:
-		return nil, fmt.Errorf("cannot fire event %q in final state %q", event, r.state)
-	}
-	if ce.guard != nil {
-		ok, err := r.vm.Run(ce.guard, r.env)
-		if err != nil {
-			return nil, fmt.Errorf("cannot evaluate guard %q of event %q: %w", ce.ev.When, event, err)
-		}
-		if ok != true {
-			return nil, fmt.Errorf("cannot fire event %q in state %q: its guard %q is false", event, r.state, ce.ev.When)
-		}
-	}
-	return ce, nil
-}
-
-// Fire applies a named external event now, from the current state, without
-// running the state's action (it is how a person redirects a stopped run,
-// e.g. `lppctl resume ID --event RESET`). The event must apply in the current
-// state and its guard must hold. Like every step, it reaches the observers.
-func (r *Run) Fire(ctx context.Context, event string) error {
-	ce, err := r.canFire(event)
-	if err != nil {
-		return err
-	}
-	rec := &Record{Seq: r.seq + 1, From: r.state, Via: "event " + event, Guard: ce.ev.When, Start: r.now()}
-	changed, err := r.assign(ce.set, nil)
-	if err != nil {
-		return fmt.Errorf("cannot apply set of event %q: %w", event, err)
-	}
-	if err := r.fire(ce.fsmEv); err != nil {
-		return err
-	}
-	if r.env[VarLastError] != "" {
-		r.env[VarLastError] = ""
-		changed = setChanged(changed, VarLastError, "")
-	}
-	rec.To, rec.Vars = ce.ev.To, changed
-	r.moveTo(ce.ev.To)
-	r.seq = rec.Seq
-	r.status, r.pause, r.input = StatusRunning, nil, nil
-	return r.notify(ctx, rec)
-}
-
-// pendingEvent returns the first queued event that applies in the current state.
-func (r *Run) pendingEvent() (*cevent, error) {
-	for {
-		select {
-		case name := <-r.pending:
-			ce := r.m.events[name]
-			if ce == nil {
-				continue
-			}
-			if ce.from != nil && !ce.from[r.state] {
-				continue
-			}
-			if ce.from == nil && r.m.spec.State(r.state).Final {
-				continue
-			}
-			if ce.guard != nil {
-				ok, err := r.vm.Run(ce.guard, r.env)
-				if err != nil {
-					return nil, fmt.Errorf("cannot evaluate guard %q of event %q: %w", ce.ev.When, name, err)
-				}
-				if ok != true {
-					continue
-				}
-			}
-			return ce, nil
-		default:
-			return nil, nil
-		}
-	}
+	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, cs.st.Name, guardsSaw(cs, r.env))
 }
 
 // cycle names the loop a run was caught in, from its recent path: "a → b → a".
 func (r *Run) cycle() string {
 	p := r.path
 	if len(p) == 0 {
-		return "in state " + r.state
+		return "in state " + r.State()
 	}
 	last := p[len(p)-1]
 	for i := len(p) - 2; i >= 0; i-- {

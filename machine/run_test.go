@@ -174,7 +174,7 @@ states:
 	if !errors.Is(err, machine.ErrBudget) {
 		t.Fatalf("err = %v, want ErrBudget", err)
 	}
-	if !strings.Contains(err.Error(), "7 transitions without reaching a final state; the run kept cycling b → c → a → b") {
+	if !strings.Contains(err.Error(), `transition budget exhausted: the run made 7 transitions (its budget) and stands in state "b", which is not final; it kept cycling b → c → a → b (raise limits.max_transitions or --max-transitions if the run is meant to go on this long)`) {
 		t.Errorf("err = %v, want it to name the cycle", err)
 	}
 	r2, _ := m.NewRun(nil, machine.WithMaxTransitions(2))

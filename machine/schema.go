@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -11,8 +12,22 @@ import (
 // editors: with `# yaml-language-server: $schema=PATH` at the top of a spec,
 // yaml-language-server completes and checks keys as you type. The schema
 // checks shapes only; Validate checks meaning (states, actions, types).
-// docs/spec.schema.json holds a copy (`lppctl schema` prints it).
-func JSONSchema() []byte {
+// docs/spec.schema.json holds the schema of lppctl's registry (`lppctl
+// schema` prints it, see JSONSchemaFor).
+func JSONSchema() []byte { return JSONSchemaFor(nil) }
+
+// JSONSchemaFor is JSONSchema with the names of reg's actions enumerated
+// under `do`, so that editors complete them and flag unknown ones; with a nil
+// registry `do` takes any string.
+func JSONSchemaFor(reg *Registry) []byte {
+	doSchema := &schema{Type: "string", Description: "The action to run on entry: a registered name such as `log` (`lppctl actions` lists them)."}
+	if names := reg.Names(); len(names) > 0 {
+		sort.Strings(names)
+		doSchema.Enum = make([]any, len(names))
+		for i, n := range names {
+			doSchema.Enum[i] = n
+		}
+	}
 	ident := `^[A-Za-z_][A-Za-z0-9_]*$`
 	ref := func(name string) *schema { return &schema{Ref: "#/definitions/" + name} }
 	str := func(desc string) *schema { return &schema{Type: "string", Description: desc} }
@@ -27,7 +42,7 @@ func JSONSchema() []byte {
 	defs := props{
 		{"expression", &schema{
 			Type:        []string{"string", "number", "boolean"},
-			Description: "An expr-lang expression (https://expr-lang.org) over the context variables, `state` and `last_error`, e.g. `retries < max_retries` or `hasPrefix(reply, \"[DONE]\")`. A string value must be quoted inside the expression: '\"PASS\"'.",
+			Description: "An expr-lang expression (https://expr-lang.org) over the context variables, `state`, `last_error` and, in an event's transitions, `event` (`event.name`, `event.payload.FIELD`), e.g. `retries < max_retries` or `hasPrefix(reply, \"[DONE]\")`. A string value must be quoted inside the expression: '\"PASS\"'.",
 		}},
 		{"set", &schema{
 			Type:                 "object",
@@ -54,6 +69,7 @@ func JSONSchema() []byte {
 						{"enum", &schema{Type: "array", Items: &schema{Type: "string"}, Description: "The values a string variable may take; guards and set are checked against them."}},
 						{"doc", str("What the variable means.")},
 						{"range", &schema{Type: "array", Items: &schema{Type: "integer"}, MinItems: ptr(2), MaxItems: ptr(2), Description: "[lo, hi]: the values an int variable can hold, for `lppctl check`: the values it tries when an action writes the variable, and bounds every set must respect (see docs/check.md)."}},
+						{"nullable", &schema{Type: "boolean", Description: "The variable may hold null, \"no value yet\": it starts as null unless it has a default, and expressions test it with `x == nil`."}},
 					},
 				},
 			},
@@ -98,7 +114,7 @@ func JSONSchema() []byte {
 			AdditionalProperties: false,
 			Description:          "A state. On entry it runs its action (`do`), then applies its `set`, then takes the first transition of `next` whose guard holds.",
 			Properties: props{
-				{"do", str("The action to run on entry: a registered name such as `log` (`lppctl actions` lists them).")},
+				{"do", doSchema},
 				{"with", &schema{Type: "object", Description: "The action's parameters: name → value. Parameters of type expr take an expression evaluated when the action runs."}},
 				{"set", &schema{Ref: "#/definitions/set", Description: "Context variables to update after the action, before the guards."}},
 				{"next", &schema{
@@ -109,6 +125,12 @@ func JSONSchema() []byte {
 					},
 				}},
 				{"on_error", ref("errorRoute")},
+				{"on", &schema{
+					Type:                 []string{"object", "null"},
+					Description:          "The state's own transitions per event: event name → a state name, one transition or a list of them, tried in order. A state with on: and no next waits: after its action and set, the run pauses there until one of its events is delivered (lppctl resume RUN_ID --event NAME). A state's on: is tried before the top-level events.",
+					PropertyNames:        &schema{Pattern: ident},
+					AdditionalProperties: ref("onEvent"),
+				}},
 				{"final", &schema{Type: "boolean", Description: "The run completes when this state's action (if any) and set are done. A final state has no next and no on_error."}},
 				{"note", str("A comment shown on diagrams.")},
 				{"final_requires", &schema{
@@ -120,23 +142,80 @@ func JSONSchema() []byte {
 				}},
 			},
 		}},
-		{"event", &schema{
+		{"onEvent", &schema{
+			Description: "Where an event goes from this state: a state name, one transition, or a list of transitions tried in order (the first whose `when` holds fires). Their `when` and `set` may read `event.payload`.",
+			OneOf: []*schema{
+				stateName("The state the event goes to, unconditionally."),
+				ref("transition"),
+				{Type: "array", Items: ref("transition")},
+			},
+		}},
+		{"eventTransition", &schema{
 			Type:                 "object",
 			AdditionalProperties: false,
 			Required:             []string{"to"},
-			Description:          "A named event (queued by the `emit` action or sent from outside) that moves the machine from any of its `from` states. Pending events are considered after a state's action and set, before its `next`.",
+			Description:          "A transition of a named event: it moves the machine from any of its `from` states. Its `when` and `set` may read `event.payload`.",
 			Properties: props{
 				{"from", &schema{
-					Description: "The states the event applies in: a state name, a list of them, or \"*\" (the default) for every non-final state.",
+					Description: "The states the transition applies in: a state name, a list of them, or \"*\" (the default) for every non-final state.",
 					OneOf: []*schema{
 						{Type: "string"},
 						{Type: "array", Items: &schema{Type: "string"}},
 					},
 				}},
 				{"to", stateName("The state the event moves to.")},
-				{"when", &schema{Ref: "#/definitions/expression", Description: "A guard: the event is dropped when it does not hold."}},
+				{"when", &schema{Ref: "#/definitions/expression", Description: "A guard: the transition is skipped when it does not hold."}},
 				{"set", ref("set")},
 				{"note", str("A comment shown on diagrams.")},
+			},
+		}},
+		{"payloadField", &schema{
+			Description: "A typed payload field: a type name (`text: string`, required) or a mapping with its type, required, default, enum and doc.",
+			OneOf: []*schema{
+				ref("typeName"),
+				{
+					Type:                 "object",
+					AdditionalProperties: false,
+					Required:             []string{"type"},
+					Properties: props{
+						{"type", ref("typeName")},
+						{"required", &schema{Type: "boolean", Description: "Whether the payload must give the field (default: true, false when it has a default)."}},
+						{"default", &schema{Description: "The value an optional field takes when the payload leaves it out (default: the type's zero value)."}},
+						{"enum", &schema{Type: "array", Items: &schema{Type: "string"}, Description: "The values a string field may take."}},
+						{"doc", str("What the field means.")},
+					},
+				},
+			},
+		}},
+		{"event", &schema{
+			Description: "A named event (sent by an action with `emit`, from outside with lppctl run/resume --event): one transition, a list of them tried in order, or a declaration of its payload (with its transitions under `transitions`, or in the states' `on:`). A state's own `on:` is tried first.",
+			OneOf: []*schema{
+				{Type: "null"},
+				{Type: "array", Items: ref("eventTransition")},
+				{
+					Type:                 "object",
+					AdditionalProperties: false,
+					Properties: props{
+						{"from", &schema{
+							Description: "The states the transition applies in: a state name, a list of them, or \"*\" (the default) for every non-final state.",
+							OneOf: []*schema{
+								{Type: "string"},
+								{Type: "array", Items: &schema{Type: "string"}},
+							},
+						}},
+						{"to", stateName("The state the event moves to.")},
+						{"when", &schema{Ref: "#/definitions/expression", Description: "A guard: the transition is skipped when it does not hold."}},
+						{"set", ref("set")},
+						{"note", str("A comment shown on diagrams.")},
+						{"payload", &schema{
+							Type:                 []string{"object", "null"},
+							Description:          "The event's payload fields: name → type. A payload given with --payload or by an action is checked against them; `event.payload.FIELD` is type-checked.",
+							PropertyNames:        &schema{Pattern: ident},
+							AdditionalProperties: ref("payloadField"),
+						}},
+						{"transitions", &schema{Type: "array", Items: ref("eventTransition"), Description: "The event's transitions, tried in order (instead of from/to/when/set)."}},
+					},
+				},
 			},
 		}},
 	}

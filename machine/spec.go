@@ -8,6 +8,8 @@
 // packages register.
 package machine
 
+import "slices"
+
 // FormatVersion is the spec format version this package reads (the `lpp` key).
 const FormatVersion = 1
 
@@ -33,9 +35,12 @@ type Spec struct {
 	Initial     string   // name of the initial state
 	InitialPos  Pos      // position of the initial value (or of the spec when missing)
 	States      []*State // in file order
-	Events      []*Event // in file order
-	Limits      Limits
-	Invariants  []*Condition // `invariants:`, in file order (see check_spec.go)
+	Events      []*Event // the transitions of top-level events, in file order (several may share a name)
+	// EventDecls holds one declaration per top-level `events:` key, in file
+	// order: the event's name and its payload schema.
+	EventDecls []*EventDecl
+	Limits     Limits
+	Invariants []*Condition // `invariants:`, in file order (see check_spec.go)
 
 	vars   map[string]*Var
 	states map[string]*State
@@ -52,13 +57,16 @@ type Var struct {
 	Name    string
 	Type    Type
 	Enum    []string // allowed values of a string variable (empty: any)
-	Default any      // typed default (see Type.Zero)
+	Default any      // typed default (see Type.Zero); nil for a nullable variable with no value yet
 	Doc     string
-	Pos     Pos // position of the variable's key
-	TypePos Pos
-	DefPos  Pos // position of the default value (or of the key)
-	EnumPos Pos
-	Range   *Range // `range: [lo, hi]` of an int variable, for the model checker (nil: none)
+	// Nullable variables may hold null, "no value yet" (see nullable.go).
+	Nullable    bool
+	NullablePos Pos
+	Pos         Pos // position of the variable's key
+	TypePos     Pos
+	DefPos      Pos // position of the default value (or of the key)
+	EnumPos     Pos
+	Range       *Range // `range: [lo, hi]` of an int variable, for the model checker (nil: none)
 }
 
 // State is one state of the machine.
@@ -72,12 +80,29 @@ type State struct {
 	Set     []*Assign // applied after the action, before the guards
 	Next    []*Transition
 	OnError *Transition // route taken when the action fails (nil: the run fails)
-	Final   bool
-	Note    string
+	// On maps event names to the state's own transitions for them, in file
+	// order. A state with On and no Next waits for an event (see Waits).
+	On    []*OnEvent
+	OnPos Pos // position of the `on` key (invalid when not given)
+	Final bool
+	Note  string
 	// FinalRequires are the conditions a run must meet when it ends in this
 	// final state (`final_requires:`), checked by the model checker.
 	FinalRequires []*Condition
 }
+
+// OnEvent is one entry of a state's `on:`: an event and the transitions it
+// may take from the state, tried in order (the first whose `when` holds fires).
+type OnEvent struct {
+	Event       string
+	Pos         Pos // position of the event's name
+	Transitions []*Transition
+}
+
+// Waits reports whether the state waits for an event: it is not final, has
+// no `next`, and has `on:`. After its action and `set`, a waiting state
+// whose pending events do not apply pauses the run until one is delivered.
+func (st *State) Waits() bool { return !st.Final && len(st.Next) == 0 && st.OnPos.IsValid() }
 
 // Param is one `with:` parameter given to a state's action.
 type Param struct {
@@ -107,8 +132,9 @@ type Transition struct {
 	Pos     Pos    // position of the transition itself
 }
 
-// Event is a named external event (e.g. RESET) that moves the machine from
-// any of its From states (all non-final states when From is empty).
+// Event is one transition of a top-level event (e.g. RESET) that moves the
+// machine from any of its From states (all non-final states when From is
+// empty). An event may have several, tried in file order.
 type Event struct {
 	Name    string
 	Pos     Pos
@@ -120,6 +146,40 @@ type Event struct {
 	WhenPos Pos
 	Set     []*Assign
 	Note    string
+}
+
+// EventDecl declares a top-level event: its name and the fields of its
+// payload.
+type EventDecl struct {
+	Name       string
+	Pos        Pos
+	Payload    []*PayloadField // in file order
+	PayloadPos Pos             // position of the `payload` key (invalid: the event declares no payload)
+	Note       string
+}
+
+// HasPayload reports whether the event declares a payload schema.
+func (d *EventDecl) HasPayload() bool { return d != nil && d.PayloadPos.IsValid() }
+
+// Field returns the named payload field, or nil.
+func (d *EventDecl) Field(name string) *PayloadField {
+	if d == nil {
+		return nil
+	}
+	for _, f := range d.Payload {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// PayloadField is one field of an event's payload: typed like a context
+// variable. A required field must be given; an optional one that is not
+// reads as its default (or its type's zero value).
+type PayloadField struct {
+	Var
+	Required bool
 }
 
 // State returns the named state, or nil.
@@ -148,6 +208,32 @@ func (s *Spec) Event(name string) *Event {
 	return nil
 }
 
+// EventDecl returns the declaration of a top-level event, or nil.
+func (s *Spec) EventDecl(name string) *EventDecl {
+	for _, d := range s.EventDecls {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// EventNames returns every event name the spec knows, sorted: those declared
+// under `events:` and those of the states' `on:`.
+func (s *Spec) EventNames() []string {
+	var out []string
+	for _, d := range s.EventDecls {
+		out = appendUnique(out, d.Name)
+	}
+	for _, st := range s.States {
+		for _, on := range st.On {
+			out = appendUnique(out, on.Event)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // StateNames returns the state names in file order.
 func (s *Spec) StateNames() []string {
 	out := make([]string, len(s.States))
@@ -173,18 +259,28 @@ func (s *Spec) index() {
 }
 
 // Transitions returns the state's transitions in evaluation order,
-// followed by its on_error route when it has one.
+// followed by its on_error route when it has one, then the transitions of
+// its `on:` events.
 func (st *State) Transitions() []*Transition {
-	if st.OnError == nil {
+	if st.OnError == nil && len(st.On) == 0 {
 		return st.Next
 	}
 	out := make([]*Transition, 0, len(st.Next)+1)
 	out = append(out, st.Next...)
-	return append(out, st.OnError)
+	if st.OnError != nil {
+		out = append(out, st.OnError)
+	}
+	for _, on := range st.On {
+		out = append(out, on.Transitions...)
+	}
+	return out
 }
 
 // Reserved names that every spec's expressions can read.
 const (
 	VarState     = "state"      // the current state's name
 	VarLastError = "last_error" // text of the last action error ("" when none)
+	// VarEvent is the event being delivered (`event.name`, `event.payload.x`),
+	// readable in the `when` and `set` of an event's transitions only.
+	VarEvent = "event"
 )

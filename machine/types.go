@@ -27,6 +27,10 @@ const (
 	// root (see ResolveFile). Validate checks that it names a readable file;
 	// runs record its content's hash so that resume notices a change.
 	TypeFile Type = "file"
+	// TypeExprMap is for parameters only: a mapping of names to expressions,
+	// each evaluated against the context when the action runs (the action
+	// gets a map of the values), e.g. emit's payload.
+	TypeExprMap Type = "expr_map"
 )
 
 // VarTypes lists the types a context variable may have, in documentation order.
@@ -45,7 +49,7 @@ func (t Type) Zero() any {
 		return ""
 	case TypeList:
 		return []any{}
-	case TypeMap:
+	case TypeMap, TypeExprMap:
 		return map[string]any{}
 	}
 	return nil
@@ -115,7 +119,7 @@ func (t Type) Coerce(v any) (any, error) {
 		case nil:
 			return []any{}, nil
 		}
-	case TypeMap:
+	case TypeMap, TypeExprMap:
 		switch m := v.(type) {
 		case map[string]any:
 			return m, nil
@@ -188,7 +192,7 @@ func (v *Var) ParseOverride(s string) (any, error) {
 		return nil, err
 	}
 	if str, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, str) {
-		return nil, fmt.Errorf("%q is not one of %s%s", str, quoteList(v.Enum), hintSuffix(DidYouMean(str, v.Enum)))
+		return nil, fmt.Errorf("%q is not one of %s%s", str, quoteList(v.Enum), hintSuffix(didYouMean(str, v.Enum)))
 	}
 	return val, nil
 }
@@ -223,6 +227,8 @@ func (t Type) article() string {
 		return "an expression (string)"
 	case TypeFile:
 		return "a file path (string)"
+	case TypeExprMap:
+		return "a mapping of names to expressions"
 	}
 	return "a " + string(t)
 }
@@ -246,25 +252,6 @@ func describeValue(v any) string {
 		return "a map"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// typeOf returns the Type of a canonical value.
-func typeOf(v any) Type {
-	switch v.(type) {
-	case int:
-		return TypeInt
-	case float64:
-		return TypeFloat
-	case bool:
-		return TypeBool
-	case string:
-		return TypeString
-	case []any:
-		return TypeList
-	case map[string]any:
-		return TypeMap
-	}
-	return TypeAny
 }
 
 // isValidVarType reports whether t may be a context variable's type.

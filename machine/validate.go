@@ -17,7 +17,7 @@ func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spe
 	spec, diags := Parse(file, src)
 	if spec == nil {
 		diags.Sort()
-		return nil, diags
+		return nil, diags.capAlike()
 	}
 	seen := map[string]bool{}
 	for _, d := range diags {
@@ -29,7 +29,7 @@ func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spe
 		}
 	}
 	diags.Sort()
-	return spec, diags
+	return spec, diags.capAlike()
 }
 
 // Validate checks a decoded spec against the actions of reg and returns every
@@ -103,15 +103,17 @@ func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOpti
 	for _, st := range spec.States {
 		v.state(st)
 	}
-	for _, ev := range spec.Events {
-		v.event(ev)
-	}
+	v.events()
 	v.checkKeys()
 	partial := parsed.HasErrors()
 	if partial {
 		v.damage = findDamage(spec, parsed)
 	}
 	v.graph()
+	if !partial {
+		v.unhandledEvents()
+		v.needs()
+	}
 	if !partial && !v.diags.HasErrors() {
 		v.cycles()
 	}
@@ -127,6 +129,7 @@ type validator struct {
 	writesSeen map[string]bool // actions whose Writes were checked
 	canFinish  map[string]bool // states from which a final state can be reached (nil: not computed)
 	badGuards  map[Pos]bool    // guards that did not compile (already errors)
+	inEvent    string          // the event whose transition is being checked ("" when none)
 	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
 	opts       validateOptions
 }
@@ -208,7 +211,7 @@ func (v *validator) start() Pos {
 }
 
 func (v *validator) stateHint(name string) string {
-	if h := DidYouMean(name, v.spec.StateNames()); h != "" {
+	if h := didYouMean(name, v.spec.StateNames()); h != "" {
 		return h
 	}
 	return "states are: " + listNames(v.spec.StateNames(), 12)
@@ -267,6 +270,7 @@ func (v *validator) state(st *State) {
 	if st.OnError != nil {
 		v.transition(st.OnError)
 	}
+	v.stateOn(st)
 }
 
 // firstUnguarded returns the index of the first transition without a when
@@ -300,31 +304,6 @@ func (v *validator) transition(t *Transition) {
 		v.guard(t.When, t.WhenPos)
 	}
 	for _, a := range t.Set {
-		v.assign(a)
-	}
-}
-
-func (v *validator) event(ev *Event) {
-	switch {
-	case ev.To == "" && isQuotedAt(v.spec.Source, ev.ToPos):
-		v.errorf(ev.ToPos, 2, "states are: "+listNames(v.spec.StateNames(), 12), "event %q goes to an empty state name", ev.Name)
-	case ev.To != "" && v.spec.State(ev.To) == nil:
-		v.errorf(ev.ToPos, len(ev.To), v.stateHint(ev.To), "event %q goes to unknown state %q", ev.Name, ev.To)
-	}
-	for _, from := range ev.From {
-		p := findWord(v.spec.Source, ev.FromPos, from)
-		st := v.spec.State(from)
-		switch {
-		case st == nil:
-			v.errorf(p, len(from), v.stateHint(from), "event %q comes from unknown state %q", ev.Name, from)
-		case st.Final:
-			v.errorf(p, len(from), "a final state ends the run before events are considered; remove it from from:", "event %q can never fire from final state %q", ev.Name, from)
-		}
-	}
-	if ev.When != "" {
-		v.guard(ev.When, ev.WhenPos)
-	}
-	for _, a := range ev.Set {
 		v.assign(a)
 	}
 }

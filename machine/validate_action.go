@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -13,7 +12,7 @@ import (
 func (v *validator) action(st *State) {
 	a := v.reg.Lookup(st.Do)
 	if a == nil {
-		hint := DidYouMean(st.Do, v.reg.Names())
+		hint := didYouMean(st.Do, v.reg.Names())
 		if hint == "" {
 			hint = "registered actions: " + listNames(v.reg.Names(), 12)
 		}
@@ -30,14 +29,18 @@ func (v *validator) action(st *State) {
 		ps := a.Param(p.Name)
 		if ps == nil {
 			hint := sig
-			if h := DidYouMean(p.Name, a.paramNames()); h != "" {
+			if h := didYouMean(p.Name, a.paramNames()); h != "" {
 				hint = h + " " + sig
 			}
 			v.errorf(p.Pos, len(p.Name), hint, "action %q has no parameter %q", a.Name, p.Name)
 			continue
 		}
 		v.param(a, ps, p)
+		if ps.PayloadOf != "" {
+			v.payloadParam(st, a, ps, p)
+		}
 	}
+	v.missingPayload(st, a, given)
 	for _, ps := range a.Params {
 		switch {
 		case ps.Required && !given[ps.Name]:
@@ -68,6 +71,19 @@ func (v *validator) action(st *State) {
 }
 
 func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
+	if ps.Type == TypeExprMap {
+		if _, ok := p.Value.(map[string]any); !ok {
+			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), "write a mapping of names to expressions, e.g. {score: retries + 1}",
+				"parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, describeValue(p.Value))
+		} else if ps.PayloadOf == "" {
+			v.exprMap(ps, p, nil)
+		}
+		return
+	}
+	if src, ok := exprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+		v.formatParam(a, ps, p, src)
+		return
+	}
 	if ps.Type == TypeExpr {
 		src, ok := exprSource(p.Value)
 		if !ok {
@@ -79,7 +95,9 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		if _, err := CompileValue(src, TypeAny, v.env); err != nil {
 			e := locateExpr(err, v.spec.Source, at, src)
 			v.exprError(e, fmt.Sprintf("parameter %q", ps.Name))
+			return
 		}
+		v.constants(src, at, fmt.Sprintf("parameter %q", ps.Name), true)
 		return
 	}
 	val, err := ps.Type.Coerce(p.Value)
@@ -91,20 +109,17 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		v.file(a, ps, p, val.(string))
 		return
 	}
-	if s, ok := val.(string); ok && ps.Event && v.spec.Event(s) == nil {
-		var names []string
-		for _, ev := range v.spec.Events {
-			names = append(names, ev.Name)
-		}
-		hint := DidYouMean(s, names)
+	if s, ok := val.(string); ok && ps.Event && !contains(v.spec.EventNames(), s) {
+		names := v.spec.EventNames()
+		hint := didYouMean(s, names)
 		if hint == "" {
 			hint = "events are: " + listNames(names, 12)
 		}
-		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events:", ps.Name, a.Name, s)
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events: or in a state's on:", ps.Name, a.Name, s)
 		return
 	}
 	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !contains(ps.Enum, s) {
-		hint := DidYouMean(s, ps.Enum)
+		hint := didYouMean(s, ps.Enum)
 		if hint == "" {
 			hint = "use one of " + quoteList(ps.Enum)
 		}
@@ -178,8 +193,7 @@ func fileHint(name string, tried []string, specDir, root string) string {
 				files = append(files, e.Name())
 			}
 		}
-		if h := DidYouMean(filepath.Base(name), files); h != "" {
-			best, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(h, "did you mean "), "?"))
+		if best, ok := DidYouMean(filepath.Base(name), files); ok {
 			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(name), best)))
 		}
 		if first == "" {
@@ -204,8 +218,7 @@ func fileHint(name string, tried []string, specDir, root string) string {
 				dirs = append(dirs, e.Name())
 			}
 		}
-		if h := DidYouMean(filepath.Base(filepath.Dir(name)), dirs); h != "" {
-			d, _ := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(h, "did you mean "), "?"))
+		if d, ok := DidYouMean(filepath.Base(filepath.Dir(name)), dirs); ok {
 			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(filepath.Dir(name)), d, filepath.Base(name))))
 		}
 	}

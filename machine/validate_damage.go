@@ -94,7 +94,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 		if e.Pos == t.start && !contains(topKeys, t.name) || t.name == "" {
 			// An unknown (or duplicate) top-level key: its text is dropped.
 			dropped(t)
-			if DidYouMean(t.name, []string{"events"}) != "" || t.name == "events" {
+			if _, near := DidYouMean(t.name, []string{"events"}); near || t.name == "events" {
 				d.events = true
 			}
 			continue

@@ -20,17 +20,18 @@ func (v *validator) assign(a *Assign) {
 	}
 	cv := v.spec.Var(a.Var)
 	if cv == nil {
-		hint := DidYouMean(a.Var, v.varNames())
+		hint := didYouMean(a.Var, v.varNames())
 		if hint == "" {
 			hint = fmt.Sprintf("declare it under context:, e.g. `%s: int`", a.Var)
 		}
 		v.errorf(a.Pos, len(a.Var), hint, "set: unknown context variable %q", a.Var)
 		return
 	}
-	if _, err := CompileValue(a.Expr, cv.Type, v.env); err != nil {
+	if _, err := CompileVarValue(a.Expr, cv, v.env); err != nil {
 		v.exprError(locateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
 	}
+	v.constants(a.Expr, a.ExprPos, "set "+a.Var, true)
 	if len(cv.Enum) == 0 {
 		return
 	}
@@ -57,6 +58,7 @@ func (v *validator) guard(src string, at Pos) {
 		v.exprError(locateExpr(err, v.spec.Source, at, src), "guard")
 		return
 	}
+	v.constants(src, at, "guard", false)
 	tree, err := parser.Parse(src)
 	if err != nil {
 		return
@@ -74,7 +76,7 @@ func (v *validator) guard(src string, at Pos) {
 }
 
 func enumHint(s string, enum []string) string {
-	if h := DidYouMean(s, enum); h != "" {
+	if h := didYouMean(s, enum); h != "" {
 		return h
 	}
 	return "use one of " + quoteList(enum)
@@ -103,6 +105,9 @@ func (v *validator) hidesBuiltin(e *ExprError) string {
 
 // exprError reports an expression compile error, with a "did you mean" for unknown names.
 func (v *validator) exprError(e *ExprError, what string) {
+	if v.eventExprError(e, what) {
+		return
+	}
 	span, hint := 1, ""
 	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil {
 		span = len(m[1])
@@ -110,13 +115,13 @@ func (v *validator) exprError(e *ExprError, what string) {
 		for _, f := range builtin.Builtins {
 			cands = append(cands, f.Name)
 		}
-		hint = DidYouMean(m[1], cands)
+		hint = didYouMean(m[1], cands)
 		if v.calledAt(e.Pos, m[1]) {
 			var funcs []string
 			for _, f := range builtin.Builtins {
 				funcs = append(funcs, f.Name)
 			}
-			if hint = DidYouMean(m[1], funcs); hint == "" {
+			if hint = didYouMean(m[1], funcs); hint == "" {
 				hint = fmt.Sprintf("expressions have no function %s(); see https://expr-lang.org/docs/language-definition for the ones they have", m[1])
 			}
 		} else if hint == "" {
@@ -128,6 +133,8 @@ func (v *validator) exprError(e *ExprError, what string) {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
+	} else {
+		hint = exprHint(e.Msg, sourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
 	}
 	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
 }

@@ -77,7 +77,7 @@ func (v *validator) graph() {
 		switch {
 		case st.Final:
 			finals = append(finals, st.Name)
-		case len(st.Next) == 0 && !d.hasState(st.Name):
+		case len(st.Next) == 0 && !st.OnPos.IsValid() && !d.hasState(st.Name):
 			v.errorf(st.Pos, len(st.Name), "add `next: STATE`, or `final: true` if the run ends here",
 				"state %q has no way out: it is not final and has no next transitions", st.Name)
 		}
@@ -100,7 +100,7 @@ func (v *validator) graph() {
 		return // a lost event may lead anywhere
 	}
 	for _, st := range s.States {
-		if !v.canFinish[st.Name] && len(st.Next) > 0 {
+		if !v.canFinish[st.Name] && (len(st.Next) > 0 || len(st.On) > 0) {
 			v.errorf(st.Pos, len(st.Name), "every path from here runs until limits.max_transitions: add a transition that leads to a final state",
 				"no final state can be reached from state %q", st.Name)
 		}
@@ -113,7 +113,7 @@ func (v *validator) meantState(name string) string {
 	if name == "" {
 		return ""
 	}
-	h := DidYouMean(name, v.spec.StateNames())
+	h := didYouMean(name, v.spec.StateNames())
 	if m, ok := strings.CutPrefix(h, "did you mean "); ok {
 		if q, err := strconv.Unquote(strings.TrimSuffix(m, "?")); err == nil && v.spec.State(q) != nil {
 			return q

@@ -1,10 +1,11 @@
 package skills
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/lppctl/lppctl/internal/fsx"
 )
 
 // testHookBeforeRename, when set by tests, runs after the temporary file is
@@ -21,67 +22,31 @@ var BeforeReplace func(path string)
 // of path left behind. Call it only while holding the lock that serialises
 // writers of path: then no other writer's temporary file can exist.
 func removeStaleTemps(path string) {
-	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), fsx.TempPattern(path)))
 	for _, f := range stale {
 		os.Remove(f)
 	}
 }
 
-// writeFileAtomic replaces path with data: it writes a temporary file in the
-// same directory, syncs it, renames it over path and syncs the directory.
-// On failure the temporary file is removed and path is left untouched.
-// The file keeps path's permissions when it exists, else gets perm.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if fi, statErr := os.Stat(path); statErr == nil {
-		perm = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmpName := tmp.Name()
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmpName)
+// writeFileAtomic replaces path with data (fsx.WriteFileAtomic). The file
+// keeps path's permissions when it exists, else gets perm.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	return fsx.WriteFileAtomic(path, data, perm, fsx.KeepMode(), fsx.BeforeRename(func(tmp string) error {
+		if testHookBeforeRename != nil {
+			if err := testHookBeforeRename(tmp); err != nil {
+				return err
+			}
 		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if testHookBeforeRename != nil {
-		if err = testHookBeforeRename(tmpName); err != nil {
-			return err
+		if BeforeReplace != nil {
+			BeforeReplace(path)
 		}
-	}
-	if BeforeReplace != nil {
-		BeforeReplace(path)
-	}
-	if err = os.Rename(tmpName, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
+		return nil
+	}))
 }
 
-// syncDir fsyncs a directory so that a rename inside it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
+// lockFile takes an exclusive advisory lock on path (fsx.LockFile).
+func lockFile(path string) (unlock func(), err error) { return fsx.LockFile(path) }
+
+// lockDir takes an exclusive advisory lock on a directory itself, so that a
+// skill folder gets no lock file next to its skills.md (fsx.LockDir).
+func lockDir(dir string) (unlock func(), err error) { return fsx.LockDir(dir) }

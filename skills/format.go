@@ -3,6 +3,8 @@ package skills
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lppctl/lppctl/internal/textx"
 )
 
 // RelevantHeading opens the section FormatRelevant produces.
@@ -19,7 +21,7 @@ func FormatRelevant(skills []Skill) string {
 	var b strings.Builder
 	b.WriteString(RelevantHeading + "\n\n")
 	for i, s := range skills {
-		fmt.Fprintf(&b, "%d. **%s**\n", i+1, oneLine(s.Name))
+		fmt.Fprintf(&b, "%d. **%s**\n", i+1, textx.OneLine(s.Name))
 		fmt.Fprintf(&b, "   - Principle: %s\n", indentContinuation(s.Principle, "     "))
 		fmt.Fprintf(&b, "   - When to apply: %s\n", indentContinuation(s.WhenToApply, "     "))
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/internal/textx"
 )
 
 // DocFile is the name of a skill's prose file inside its folder.
@@ -124,7 +126,7 @@ func AppendSuccess(path, id string, at time.Time, c SuccessCase) error {
 			if args := ShortenArgs(tc.Args); args != "" {
 				line += " " + args
 			}
-			if o := oneLine(tc.Outcome); o != "" {
+			if o := textx.OneLine(tc.Outcome); o != "" {
 				line += " → " + o
 			}
 			b.WriteString(line + "\n")
@@ -143,7 +145,7 @@ func AppendSuccess(path, id string, at time.Time, c SuccessCase) error {
 			name := codeSpan(k)
 			if orig, ok := c.KeyNames[k]; ok && orig != k {
 				from := codeSpan(orig)
-				if oneLine(orig) == "" {
+				if textx.OneLine(orig) == "" {
 					from = "an empty name"
 				}
 				name += " (from " + from + ")"
@@ -215,7 +217,7 @@ func entryText(text, indent string) string {
 // codeSpan renders s on one line as inline code, with a fence of backticks
 // longer than any run inside it; an empty s is "(empty)".
 func codeSpan(s string) string {
-	s = oneLine(s)
+	s = textx.OneLine(s)
 	if s == "" {
 		return "(empty)"
 	}
@@ -228,9 +230,6 @@ func codeSpan(s string) string {
 	}
 	return fence + s + fence
 }
-
-// oneLine collapses all whitespace runs (newlines included) into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // entryMarker is the HTML comment that carries an entry's ID.
 func entryMarker(id string) string { return "<!-- lppctl:entry " + id + " -->" }
@@ -449,7 +448,7 @@ func scanDoc(text string) docScan {
 					break
 				}
 				if level := setextLevel(trimmed); indent <= 3 && level > 0 && paraStart >= 0 && !paraList {
-					title := oneLine(strings.TrimPrefix(text[paraStart:off], bom))
+					title := textx.OneLine(strings.TrimPrefix(text[paraStart:off], bom))
 					sc.headings = append(sc.headings, heading{level: level, title: title, start: paraStart, body: next})
 					paraStart = -1
 					break
@@ -512,7 +511,7 @@ func (sc docScan) section(name string) (section, bool) {
 }
 
 func sectionKey(title string) string {
-	return strings.ToLower(strings.TrimSpace(strings.TrimSuffix(oneLine(title), ":")))
+	return strings.ToLower(strings.TrimSpace(strings.TrimSuffix(textx.OneLine(title), ":")))
 }
 
 // findSection locates section name in text (see docScan.section).
@@ -623,13 +622,13 @@ func ShortenArgs(args string) string {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil || dec.More() {
-		return cutRunes(oneLine(args), argsTotalMax)
+		return cutRunes(textx.OneLine(args), argsTotalMax)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(shortenJSON(v)); err != nil {
-		return cutRunes(oneLine(args), argsTotalMax)
+		return cutRunes(textx.OneLine(args), argsTotalMax)
 	}
 	return cutRunes(strings.TrimSpace(buf.String()), argsTotalMax)
 }
@@ -710,16 +709,9 @@ func (d *SkillDoc) Recent(n int) string {
 	last := 0
 	for _, c := range cuts {
 		b.WriteString(d.Text[last:c.from])
-		fmt.Fprintf(&b, "(%d older %s left out; the %d most recent follow)\n\n", c.dropped, plural(c.dropped, "entry", "entries"), n)
+		fmt.Fprintf(&b, "(%d older %s left out; the %d most recent follow)\n\n", c.dropped, textx.Plural(c.dropped, "entry", "entries"), n)
 		last = c.to
 	}
 	b.WriteString(d.Text[last:])
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/internal/textx"
 )
 
 // Proposal actions.
@@ -75,7 +77,7 @@ Rules for skills:
 		b.WriteString("(none)\n\n")
 	}
 	for _, s := range existing {
-		fmt.Fprintf(&b, "- %s: %s (when to apply: %s)\n", s.Name, oneLine(s.Principle), oneLine(s.WhenToApply))
+		fmt.Fprintf(&b, "- %s: %s (when to apply: %s)\n", s.Name, textx.OneLine(s.Principle), textx.OneLine(s.WhenToApply))
 	}
 	if len(existing) > 0 {
 		b.WriteString("\n")

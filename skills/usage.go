@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/lppctl/lppctl/internal/fsx"
 )
 
 // The usage log "<library>.usage.jsonl" records what searches used, so that
@@ -205,7 +207,7 @@ func appendLine(path string, line []byte) (err error) {
 		return err
 	}
 	if size == 0 { // a new log: make its directory entry durable too
-		return syncDir(filepath.Dir(path))
+		return fsx.SyncDir(filepath.Dir(path))
 	}
 	return nil
 }

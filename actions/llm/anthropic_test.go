@@ -99,6 +99,7 @@ type panicModel struct{ llms.Model }
 
 func (panicModel) GenerateContent(context.Context, []llms.MessageContent, ...llms.CallOption) (*llms.ContentResponse, error) {
 	var m map[string]int
+	//lint:ignore SA5000 the panic is the point: a client that fails on a reply it did not expect
 	m["x"]++ // a nil map: what a client does with a reply it did not expect
 	return nil, nil
 }
@@ -109,4 +110,95 @@ func TestAProviderClientPanicIsAnError(t *testing.T) {
 	if want := "cannot call openai:m at http://h/v1: the openai client failed on the server's reply: assignment to entry in nil map"; err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %s", err, want)
 	}
+}
+
+// bedrockLikeServer answers the Messages API as Anthropic-compatible
+// endpoints such as Bedrock do: a request holding tool_use or tool_result
+// blocks must define tools (HTTP 400 otherwise).
+func bedrockLikeServer(t *testing.T, sent *map[string]any) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		*sent = body
+		msgs, _ := body["messages"].([]any)
+		_, hasTools := body["tools"]
+		for _, m := range msgs {
+			blocks, _ := m.(map[string]any)["content"].([]any)
+			for _, b := range blocks {
+				typ, _ := b.(map[string]any)["type"].(string)
+				if (typ == "tool_use" || typ == "tool_result") && !hasTools {
+					w.WriteHeader(http.StatusBadRequest)
+					fmt.Fprint(w, `{"type":"error","error":{"type":"invalid_request_error","message":"Requests which include `+"`tool_use` or `tool_result`"+` blocks must define tools."}}`)
+					return
+				}
+			}
+		}
+		fmt.Fprint(w, `{"id":"m1","type":"message","role":"assistant","model":"claude-x","stop_reason":"end_turn",
+			"content":[{"type":"text","text":"{\"verdict\": \"PASS\"}"}],"usage":{"input_tokens":5,"output_tokens":3}}`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// The evaluator's last request offers no tools, but its history holds the
+// tool calls it made: sent as tool_use/tool_result blocks with tools defined,
+// and as text without them.
+func TestAnthropicRequestWithoutToolsCarriesNoToolBlocks(t *testing.T) {
+	var sent map[string]any
+	srv := bedrockLikeServer(t, &sent)
+	env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL + "/v1"}
+	c, err := New(Choice{Provider: "anthropic", Model: "claude-x"}, Options{Getenv: func(k string) string { return env[k] }, Retry: RetryPolicy{Attempts: 1, Sleep: noSleep, Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := []Message{
+		{Role: RoleSystem, Text: "sys"}, {Role: RoleUser, Text: "check the greeting"},
+		{Role: RoleAssistant, Text: "Reading it.", ToolCalls: []ToolCall{{ID: "a", Name: "safe_cli_executor", Arguments: `{"tool_name":"read_file","params":{"path":"out.txt"}}`}}},
+		{Role: RoleTool, ToolCallID: "a", Name: "safe_cli_executor", Text: "Hello, Ada!"},
+		{Role: RoleUser, Text: "Give your verdict now."},
+	}
+	blockTypes := func() []string {
+		var types []string
+		for _, m := range sent["messages"].([]any) {
+			for _, b := range m.(map[string]any)["content"].([]any) {
+				types = append(types, m.(map[string]any)["role"].(string)+":"+b.(map[string]any)["type"].(string))
+			}
+		}
+		return types
+	}
+
+	t.Run("with tools: tool blocks", func(t *testing.T) {
+		if _, err := c.Generate(context.Background(), Request{Messages: history, Tools: []Tool{{Name: "safe_cli_executor", Description: "d", Parameters: map[string]any{"type": "object"}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(blockTypes()); got != "[user:text assistant:text assistant:tool_use user:tool_result user:text]" {
+			t.Errorf("blocks = %s", got)
+		}
+	})
+	t.Run("without tools: text only", func(t *testing.T) {
+		reply, err := c.Generate(context.Background(), Request{Messages: history})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reply.Text != `{"verdict": "PASS"}` {
+			t.Errorf("reply = %+v", reply)
+		}
+		if got := fmt.Sprint(blockTypes()); got != "[user:text assistant:text user:text]" {
+			t.Fatalf("blocks = %s", got)
+		}
+		msgs := sent["messages"].([]any)
+		text := func(i int) string {
+			return msgs[i].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+		}
+		if got, want := text(1), "Reading it.\n[tool call a] safe_cli_executor {\"tool_name\":\"read_file\",\"params\":{\"path\":\"out.txt\"}}"; got != want {
+			t.Errorf("assistant text = %q, want %q", got, want)
+		}
+		if got, want := text(2), "[tool result a (safe_cli_executor)]\nHello, Ada!\n\nGive your verdict now."; got != want {
+			t.Errorf("user text = %q, want %q", got, want)
+		}
+		if _, ok := sent["tools"]; ok {
+			t.Error("tools sent")
+		}
+	})
 }

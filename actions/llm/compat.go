@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -168,6 +169,11 @@ func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
 		return nil, &replyError{msg: "the server answered HTTP 200 with an empty body", transient: true}
 	}
 	if err := dec.Decode(&body); err != nil || body == nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) && bytes.HasPrefix(trimmed, []byte("{")) {
+			// JSON that starts well and stops: the body was cut short (a
+			// dropped connection behind a proxy, a server that died mid-reply).
+			return nil, &replyError{msg: fmt.Sprintf("the server's reply was cut short: its JSON ends after %d bytes, before it is complete (%s)", len(raw), snippetEnd(trimmed)), transient: true}
+		}
 		what := "a body that is not a JSON object"
 		if ct := strings.TrimSpace(strings.Split(contentType, ";")[0]); ct != "" && ct != "application/json" {
 			what = ct + ", not JSON"
@@ -370,6 +376,19 @@ func snippet(b []byte) string {
 	}
 	if s == "" {
 		return "empty"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// snippetEnd is the end of a body, on one line, for error messages.
+func snippetEnd(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 80 {
+		cut := len(s) - 80
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++
+		}
+		return fmt.Sprintf("%q", "…"+s[cut:])
 	}
 	return fmt.Sprintf("%q", s)
 }

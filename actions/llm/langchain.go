@@ -23,6 +23,9 @@ type lcClient struct {
 	// oneToolCallPerMessage splits an assistant message with several parts into
 	// one message per part (langchaingo's anthropic adapter reads only the first part).
 	oneToolCallPerMessage bool
+	// flattenWithoutTools sends tool calls and results as text in a request
+	// that offers no tools (see flattenToolBlocks).
+	flattenWithoutTools bool
 	// native, for ollama, is Ollama's own chat API: used from the first call
 	// whose /v1 path the server does not have (useNative).
 	native    llms.Model
@@ -41,6 +44,9 @@ func (c *lcClient) where() string {
 
 func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 	msgs := c.convert(req.Messages)
+	if c.flattenWithoutTools && len(req.Tools) == 0 {
+		msgs = flattenToolBlocks(req.Messages)
+	}
 	var opts []llms.CallOption
 	if len(req.Tools) > 0 {
 		tools := make([]llms.Tool, len(req.Tools))

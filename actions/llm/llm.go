@@ -47,6 +47,7 @@ type Tool struct {
 // Request is one model call.
 type Request struct {
 	Agent    string    // planner, optimizer, evaluator or teacher (the scripted model matches on it)
+	State    string    // the spec state of an llm.generate call ("" for the agent's roles); the scripted model matches on it
 	Step     int       // 1-based plan step (0 outside steps)
 	Turn     int       // how many calls this agent already made in this step (the scripted model's cursor)
 	Messages []Message // system prompt first
@@ -84,6 +85,7 @@ type CallRecord struct {
 	Time       time.Time `json:"time"`
 	Model      string    `json:"model"`
 	Agent      string    `json:"agent"`
+	State      string    `json:"state,omitempty"` // the spec state of an llm.generate call
 	Step       int       `json:"step"`
 	Turn       int       `json:"turn"`
 	Messages   int       `json:"messages"`

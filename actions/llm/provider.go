@@ -162,7 +162,7 @@ func New(ch Choice, o Options) (Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot use anthropic: %w", err)
 		}
-		return &lcClient{model: m, provider: "anthropic", name: model, base: base, retry: o.Retry, secrets: secrets(key), oneToolCallPerMessage: true}, nil
+		return &lcClient{model: m, provider: "anthropic", name: model, base: base, retry: o.Retry, secrets: secrets(key), oneToolCallPerMessage: true, flattenWithoutTools: true}, nil
 	case "ollama":
 		if model == "" {
 			model = firstSet(getenv("OLLAMA_MODEL"), DefaultOllamaModel)

@@ -39,6 +39,7 @@ type Script struct {
 // ScriptReply is one scripted reply.
 type ScriptReply struct {
 	Role      string           `yaml:"role"`
+	State     string           `yaml:"state"` // answers the llm.generate calls of this spec state (instead of a role)
 	Step      int              `yaml:"step"`
 	Text      string           `yaml:"text"`
 	ToolCalls []ScriptToolCall `yaml:"tool_calls"`
@@ -91,6 +92,12 @@ func ParseScript(path string, data []byte) (*Script, error) {
 		}
 	}
 	for i, r := range s.Replies {
+		if err := r.checkState(); err != nil {
+			return nil, fmt.Errorf("cannot load LLM script %s: reply %d (line %d): %w", path, i+1, r.Line, err)
+		}
+		if r.State != "" {
+			continue
+		}
 		switch r.Role {
 		case "planner", "optimizer", "evaluator", "teacher":
 		default:
@@ -116,14 +123,11 @@ func (s *Script) Generate(_ context.Context, req Request) (Reply, error) {
 	var cands []*ScriptReply
 	for i := range s.Replies {
 		r := &s.Replies[i]
-		if r.Role == req.Agent && (r.Step == 0 || r.Step == req.Step) {
+		if r.answers(req) {
 			cands = append(cands, r)
 		}
 	}
-	where := req.Agent
-	if req.Step > 0 {
-		where = fmt.Sprintf("%s at step %d", req.Agent, req.Step)
-	}
+	where := req.where()
 	if len(cands) == 0 {
 		return Reply{}, fmt.Errorf("cannot reply from script %s: it has no reply for the %s", s.File, where)
 	}

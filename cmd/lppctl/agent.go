@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
@@ -33,8 +34,8 @@ type agentConfig struct {
 // agentFlags are the run flags that configure the agent actions.
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "llm", Usage: "the model: `openai[:MODEL] | anthropic[:MODEL] | ollama[:MODEL] | script:FILE` (default: $LPPCTL_LLM, else the first of OPENAI_API_KEY/OPENAI_API_BASE, ANTHROPIC_API_KEY, OLLAMA_HOST that is set; with none, the skill's demo.yaml is replayed)"},
-		&cli.StringFlag{Name: "skill", Usage: "the skill's `DIR` (holding skills.md)", Value: filepath.Join("skills", "hello_skill")},
+		&cli.StringFlag{Name: "llm", Usage: "the model: `PROVIDER[:MODEL]` (PROVIDER: openai, anthropic or ollama) or script:FILE (default: $LPPCTL_LLM, else the first of OPENAI_API_KEY/OPENAI_API_BASE, ANTHROPIC_API_KEY, OLLAMA_HOST that is set; with none, the skill's demo.yaml is replayed)"},
+		&cli.StringFlag{Name: "skill", Usage: "the skill's `DIR` (holding skills.md), or its skills.md", Value: filepath.Join("skills", "hello_skill")},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve the plan without asking"},
 		&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the tools are confined to (default: the current directory)"},
 		&cli.StringFlag{Name: "policy", Usage: "the tool gateway policy `FILE` (default: ROOT/config/tools_config.yaml)"},
@@ -60,6 +61,7 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 	if cfg.Root == "" {
 		cfg.Root = "."
 	}
+	cfg.Skill = skillFolder(cfg.Skill, cfg.Root)
 	for _, p := range []*string{&cfg.Root, &cfg.Skill, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary} {
 		if *p == "" {
 			continue
@@ -85,6 +87,24 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 	return cfg, nil
 }
 
+// skillFolder is the skill folder --skill names: the folder itself, or the
+// folder of the skills.md it names (relative paths as --skill takes them:
+// from the current directory, else from the root).
+func skillFolder(skill, root string) string {
+	if filepath.Base(skill) != skills.DocFile {
+		return skill
+	}
+	for _, p := range []string{skill, filepath.Join(root, skill)} {
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return skill // a folder that happens to be called skills.md
+			}
+			return filepath.Dir(skill)
+		}
+	}
+	return skill
+}
+
 // preflightAgent checks, before a run directory is created, what would
 // otherwise fail at the agent's first model or tool call: a malformed
 // --llm (or $LPPCTL_LLM), or one whose key, base URL or script file is
@@ -96,7 +116,7 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 	for _, st := range spec.States {
 		if st.Do != "" && builtins.Lookup(st.Do) == nil {
 			agent = true
-			needSkill = needSkill || (st.Do != "tools.execute" && st.Do != "agent.abort")
+			needSkill = needSkill || (st.Do != "tools.execute" && st.Do != "agent.abort" && !actions.IsGeneral(st.Do))
 		}
 	}
 	if !agent {

@@ -92,6 +92,13 @@ func TestAgentPassPathCarriesL2AndClearsL3(t *testing.T) {
 	if ev := f.requests("evaluator", 2); len(ev) != 2 || !strings.Contains(ev[1].last().Content, "Hello, Ada!") {
 		t.Fatalf("evaluator tool loop: %+v", ev)
 	}
+	// the optimizer may change files; the evaluator, whose calls run read-only, is offered only the commands that look
+	if got, want := first.SubCommands, "copy_file,list_files,make_directory,move_file,python_run,read_file,tree"; got != want {
+		t.Errorf("optimizer offered %s, want %s", got, want)
+	}
+	if got, want := f.requests("evaluator", 2)[0].SubCommands, "list_files,python_run,read_file,tree"; got != want {
+		t.Errorf("evaluator offered %s, want %s", got, want)
+	}
 	if b, err := os.ReadFile(filepath.Join(root, "output", "hello_skill", "greeting.txt")); err != nil || string(b) != "Hello, Ada! Welcome to lppctl.\n" {
 		t.Fatalf("greeting file: %q %v", b, err)
 	}

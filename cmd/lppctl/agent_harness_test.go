@@ -35,12 +35,28 @@ func repoRoot(t *testing.T) string {
 	return abs
 }
 
-// newProject copies what a run needs into a fresh project root.
+// newProject copies what a run needs into a fresh project root, the skill
+// as it was before any run learned into it (see pristineSkillsMD), so that no
+// test depends on what a demo run left in the checkout.
 func newProject(t *testing.T, skill string) string {
 	t.Helper()
-	src, dst := repoRoot(t), t.TempDir()
+	return newProjectFrom(t, repoRoot(t), skill)
+}
+
+// newProjectFrom is newProject copying from the checkout at src.
+func newProjectFrom(t *testing.T, src, skill string) string {
+	t.Helper()
+	dst := t.TempDir()
 	for _, p := range []string{"config/tools_config.yaml", "scripts", "claude.md", "specs/skills_agent.yaml", "specs/prompts", "skills/" + skill} {
 		copyTree(t, filepath.Join(src, p), filepath.Join(dst, p))
+	}
+	md := filepath.Join(dst, "skills", skill, "skills.md")
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(md, []byte(pristineSkillsMD(string(b))), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return dst
 }
@@ -82,11 +98,12 @@ type chatMsg struct {
 }
 
 type fakeRequest struct {
-	Agent    string
-	Step     int
-	Turn     int
-	Messages []chatMsg
-	Tools    int
+	Agent       string
+	Step        int
+	Turn        int
+	Messages    []chatMsg
+	Tools       int
+	SubCommands string // the safe_cli_executor sub-commands offered (its tool_name enum), comma-separated
 }
 
 // chars is the size of the request's message texts.
@@ -133,6 +150,31 @@ type fakeLLM struct {
 
 var stepRE = regexp.MustCompile(`Step (\d+) of \d+`)
 
+// subCommandsOffered reads the tool_name enum of safe_cli_executor from a
+// request's tools.
+func subCommandsOffered(tools []any) string {
+	b, _ := json.Marshal(tools)
+	var defs []struct {
+		Function struct {
+			Name       string `json:"name"`
+			Parameters struct {
+				Properties struct {
+					ToolName struct {
+						Enum []string `json:"enum"`
+					} `json:"tool_name"`
+				} `json:"properties"`
+			} `json:"parameters"`
+		} `json:"function"`
+	}
+	_ = json.Unmarshal(b, &defs)
+	for _, d := range defs {
+		if d.Function.Name == "safe_cli_executor" {
+			return strings.Join(d.Function.Parameters.Properties.ToolName.Enum, ",")
+		}
+	}
+	return ""
+}
+
 func newFakeLLM(t *testing.T, scriptYAML string) *fakeLLM {
 	t.Helper()
 	s, err := llm.ParseScript("test-script.yaml", []byte(scriptYAML))
@@ -178,7 +220,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	req := fakeRequest{Tools: len(body.Tools)}
+	req := fakeRequest{Tools: len(body.Tools), SubCommands: subCommandsOffered(body.Tools)}
 	for _, m := range body.Messages {
 		cm := chatMsg{Role: m.Role, ToolCalls: len(m.ToolCalls), ToolCallID: m.ToolCallID}
 		var s string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -22,17 +23,22 @@ func commands() []*cli.Command {
 		validateCommand(),
 		checkCommand(),
 		exportCommand(),
+		importCommand(),
 		schemaCommand(),
 		actionsCommand(),
 		runCommand(),
 		resumeCommand(),
 		runsCommand(),
 		toolCommand(),
+		completionCommand(),
+		manCommand(),
 	}
 }
 
 // newApp builds the CLI application writing to the given streams.
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	cmds := commands()
+	setUsageErrors(cmds)
 	return &cli.App{
 		Name:                 "lppctl",
 		Usage:                "run LLM agents described as declarative YAML state machines",
@@ -40,16 +46,31 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
-		Commands:             commands(),
+		Commands:             cmds,
 		EnableBashCompletion: true,
 		// --var errors='["a","b"]' is one value: repeat the flag for several.
 		DisableSliceFlagSeparator: true,
-		HideVersion:               true,
-		ExitErrHandler:            func(*cli.Context, error) {}, // run() reports errors and picks the exit code
+		HideVersion:               true, // our --version prints what `lppctl version` does
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "version", Usage: "print lppctl's version (as lppctl version does)"},
+		},
+		Action:         appAction,
+		ExitErrHandler: func(*cli.Context, error) {}, // run() reports errors and picks the exit code
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return withCode(exitUsage, err)
+			return usageError(err, "lppctl [global options] command [command options]", "lppctl")
 		},
 	}
+}
+
+// appAction runs for `lppctl` without a command: --version prints the
+// version; nothing at all prints the help on stderr and exits 2.
+func appAction(c *cli.Context) error {
+	if c.Bool("version") {
+		printVersion(c.App.Writer)
+		return nil
+	}
+	cli.HelpPrinter(c.App.ErrWriter, cli.AppHelpTemplate, c.App)
+	return withCode(exitUsage, errors.New(""))
 }
 
 // run executes the CLI and returns the process exit code.
@@ -60,9 +81,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, c := range app.Commands {
 			names = append(names, c.Name)
 		}
-		hint := machine.DidYouMean(args[1], names)
-		if hint != "" {
-			hint = "; " + hint
+		hint := ""
+		if best, ok := machine.DidYouMean(args[1], names); ok {
+			hint = fmt.Sprintf("; did you mean %q?", best)
 		}
 		fmt.Fprintf(stderr, "lppctl: unknown command %q%s (lppctl --help lists them)\n", args[1], hint)
 		return exitUsage

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,42 +148,86 @@ func TestResumeRebuildsALostOrTornRunJSON(t *testing.T) {
 
 func TestResumeRefusesAJournalThatLostLines(t *testing.T) {
 	tests := []struct {
-		name string
-		edit func([]string) []string // the journal's lines
-		want string                  // after "lppctl: cannot resume run ID: "; JOURNAL is its path
+		name   string
+		legacy bool                    // a run of a version without journal.commit
+		edit   func([]string) []string // the journal's lines
+		want   string                  // after "lppctl: cannot resume run ID: "; JOURNAL is its path
 	}{
 		{
 			name: "truncated to zero",
 			edit: func([]string) []string { return nil },
-			want: "its journal JOURNAL is empty (run.json records 2 steps): it was truncated or replaced, and the run cannot be rebuilt without it",
+			want: "cannot read journal: JOURNAL holds 0 complete lines (0 steps), but 4 lines (2 steps) were committed (journal.commit): lines 1–4 (steps 1–2) are lost (the file was cut short or lines were deleted), and the run cannot be rebuilt without them",
 		},
 		{
 			name: "its beginning lost",
 			edit: func(ls []string) []string { return ls[1:] },
-			want: "JOURNAL:1: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it",
+			want: "cannot read journal: JOURNAL:1: journal lines are lost: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it",
 		},
 		{
 			name: "its last step lost",
 			edit: func(ls []string) []string { return ls[:2] },
-			want: "run.json records 2 committed steps, but its journal JOURNAL holds 1: lines are lost (truncated or replaced), and the run cannot be rebuilt without them",
+			want: "cannot read journal: JOURNAL holds 2 complete lines (1 step), but 4 lines (2 steps) were committed (journal.commit): lines 3–4 (step 2) are lost (the file was cut short or lines were deleted), and the run cannot be rebuilt without them",
 		},
 		{
-			name: "another run's journal",
+			name: "cut in the middle of a line",
+			edit: func(ls []string) []string { return []string{ls[0], ls[1][:len(ls[1])/2]} },
+			want: "cannot read journal: JOURNAL holds 1 complete line (0 steps) and a line cut short, but 4 lines (2 steps) were committed (journal.commit): lines 2–4 (steps 1–2) are lost (the file was cut short or lines were deleted), and the run cannot be rebuilt without them",
+		},
+		{
+			name: "a line replaced by one with a valid checksum",
 			edit: func(ls []string) []string {
-				return append([]string{strings.Replace(ls[0], `"meta":{"id":"`, `"meta":{"id":"X`, 1)}, ls[1:]...)
+				return []string{ls[0], rechecksum(strings.Replace(ls[1], `"seq":1`, `"seq":1,"x":1`, 1)), ls[2], ls[3]}
+			},
+			want: "cannot read journal: JOURNAL: its first 1234 bytes are not the 4 lines that were committed (journal.commit): lines were changed, replaced or reordered, and the run cannot be rebuilt from them",
+		},
+		{
+			name:   "another run's journal",
+			legacy: true, // copied over without its own journal.commit
+			edit: func(ls []string) []string {
+				return append([]string{rechecksum(strings.Replace(ls[0], `"meta":{"id":"`, `"meta":{"id":"X`, 1))}, ls[1:]...)
 			},
 			want: "JOURNAL:1: the journal is run XID's, not this run's (copied over?)",
+		},
+		{
+			name: "a flipped byte in the middle",
+			edit: func(ls []string) []string {
+				return []string{ls[0], strings.Replace(ls[1], `"from":"start"`, `"from":"starT"`, 1), ls[2], ls[3]}
+			},
+			want: "cannot read journal: JOURNAL:2: damaged line: the line's checksum is CRC but it was written with CRC: it was changed after it was written (a flipped byte, an edit), and the run cannot be rebuilt from it",
 		},
 		{
 			name: "garbage in the middle",
 			edit: func(ls []string) []string { return append([]string{ls[0], "\x00\x00garbage\n"}, ls[1:]...) },
 			want: "cannot read journal: JOURNAL:2: invalid JSON: invalid character '\\x00' looking for beginning of value",
 		},
+		{
+			name:   "without a commit record: truncated to zero",
+			legacy: true,
+			edit:   func([]string) []string { return nil },
+			want:   "its journal JOURNAL is empty (run.json records 2 steps): it was truncated or replaced, and the run cannot be rebuilt without it",
+		},
+		{
+			name:   "without a commit record: its beginning lost",
+			legacy: true,
+			edit:   func(ls []string) []string { return ls[1:] },
+			want:   "JOURNAL:1: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it",
+		},
+		{
+			name:   "without a commit record: its last step lost",
+			legacy: true,
+			edit:   func(ls []string) []string { return ls[:2] },
+			want:   "run.json records 2 committed steps, but its journal JOURNAL holds 1: lines are lost (truncated or replaced), and the run cannot be rebuilt without them",
+		},
 	}
+	crc := regexp.MustCompile(`[0-9a-f]{8} but it was written with [0-9a-f]{8}`)
+	size := regexp.MustCompile(`its first [0-9]+ bytes`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, dir, id := failedCountRun(t)
 			journal := filepath.Join(dir, id, runstore.JournalFile)
+			if tt.legacy {
+				os.Remove(filepath.Join(dir, id, runstore.CommitFile))
+			}
 			b, _ := os.ReadFile(journal)
 			lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
 			lines[len(lines)-1] += "\n"
@@ -192,6 +237,7 @@ func TestResumeRefusesAJournalThatLostLines(t *testing.T) {
 			os.WriteFile(journal, []byte(strings.Join(tt.edit(lines), "")), 0o644)
 			before, _ := os.ReadFile(journal)
 			code, _, errOut := lppctlCLI(t, "resume", "--run-dir", dir, "--max-transitions", "10", id)
+			errOut = size.ReplaceAllString(crc.ReplaceAllString(errOut, "CRC but it was written with CRC"), "its first 1234 bytes")
 			want := "lppctl: cannot resume run " + id + ": " + strings.ReplaceAll(strings.ReplaceAll(tt.want, "JOURNAL", journal), "XID", "X"+id) + "\n"
 			if code != exitFailed || errOut != want {
 				t.Errorf("exit %d, stderr %q\nwant %d, %q", code, errOut, exitFailed, want)
@@ -201,6 +247,16 @@ func TestResumeRefusesAJournalThatLostLines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rechecksum gives an edited journal line (with its newline) the checksum
+// of its new content, as a line written so would have.
+func rechecksum(line string) string {
+	body := strings.TrimSuffix(line, "\n")
+	i := strings.LastIndex(body, `,"crc":"`)
+	body = body[:i] + "}"
+	sum := crc32.Checksum([]byte(body), crc32.MakeTable(crc32.Castagnoli))
+	return fmt.Sprintf(`%s,"crc":"%08x"}`+"\n", body[:len(body)-1], sum)
 }
 
 func TestResumeForceWithASpecTheJournalDoesNotFitKeepsTheCopy(t *testing.T) {

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/skills"
@@ -76,12 +73,5 @@ func mcpServe(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "lppctl: MCP server on http://%s (library %s)\n", a, lib.Path())
 		})
 	}
-	f := newInFlight()
-	out := &syncWriter{w: c.App.Writer}
-	t := &mcp.IOTransport{Reader: newStdioFilter(c.App.Reader, out, c.App.ErrWriter, f), Writer: &countingWriter{w: out, f: f}}
-	err = srv.Run(ctx, t)
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
-		return nil // the client went away: a normal end
-	}
-	return fmt.Errorf("cannot serve MCP: %w", err)
+	return mcpserver.ServeStdio(ctx, srv, c.App.Reader, c.App.Writer, c.App.ErrWriter)
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -42,9 +44,30 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, kind progressKind) *progress {
+	w = &closedOK{w: w}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // guards like n >= max stay readable
 	return &progress{w: w, kind: kind, start: time.Now(), enc: enc}
+}
+
+// closedOK writes to w until w is a closed pipe (lppctl run | head), then
+// drops what it is given: a reader that went away does not stop the run
+// (the journal records every step; lppctl runs trace shows them).
+type closedOK struct {
+	w      io.Writer
+	closed bool
+}
+
+func (c *closedOK) Write(p []byte) (int, error) {
+	if c.closed {
+		return len(p), nil
+	}
+	n, err := c.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		c.closed = true
+		return len(p), nil
+	}
+	return n, err
 }
 
 func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
@@ -79,11 +102,7 @@ func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 			fmt.Fprintf(p.w, "[%d] %s (final)\n", rec.Seq, rec.From)
 			return nil
 		}
-		via := rec.Via
-		if rec.Guard != "" {
-			via = "[" + rec.Guard + "]"
-		}
-		fmt.Fprintf(p.w, "[%d] %s → %s  %s\n", rec.Seq, rec.From, rec.To, via)
+		fmt.Fprintf(p.w, "[%d] %s → %s  %s\n", rec.Seq, rec.From, rec.To, viaText(rec))
 	}
 	return nil
 }

@@ -54,11 +54,13 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 	}
 	if rt != nil {
 		d.RunID = rt.RunID
+		d.RunDir = rt.RunDir
 		d.Audit = rt.Audit
 		d.LLMLog = rt.LLMLog
 		d.Out = rt.Out
 		d.In = rt.In
 		d.Interactive = rt.In != nil && !rt.NoInput
+		d.Quiet = rt.Quiet
 	}
 	if err := actions.Register(reg, d); err != nil {
 		return nil, nil, err

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -40,9 +40,10 @@ prefix.`,
 			&cli.BoolFlag{Name: "reject", Usage: "answer the pause: reject"},
 			&cli.StringFlag{Name: "answer", Usage: "answer the pause with `TEXT` (feedback, guidance, an edited plan)"},
 			&cli.BoolFlag{Name: "force", Usage: "continue even though the spec or its prompt templates changed since the run began"},
-			&cli.StringFlag{Name: "event", Usage: "fire the spec's event `NAME` (e.g. RESET) from the state the run stopped in, without re-running that state's action"},
+			&cli.StringFlag{Name: "event", Usage: "fire event `NAME` from the state the run stopped in (its action is not re-run)"},
+			&cli.StringFlag{Name: "payload", Usage: "the `JSON` object the --event carries (checked against its payload fields)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
-			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)"},
+			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs holds the run (default: the current directory)"},
@@ -61,75 +62,38 @@ func resumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	store := storeFrom(c)
-	run, err := store.Open(c.Args().First())
+	event, payload, err := resumeEvent(c)
 	if err != nil {
 		return err
 	}
-	// One process at a time: the lock is held by the process that runs or
-	// resumes the run, and the kernel drops it when that process dies.
-	if err := run.Lock("resume"); err != nil {
-		var locked *runstore.LockedError
-		if errors.As(err, &locked) {
-			return err
-		}
-		return fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, err)
-	}
-	defer run.Unlock()
-	if err := run.Writable(); err != nil {
-		return fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, err)
-	}
-	if err := run.LoadMeta(); err != nil { // it may have changed before we got the lock
-		if rerr := run.RebuildMeta(err); rerr != nil {
-			return fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, rerr)
-		}
-	}
-	meta := &run.Meta
-	id := meta.ID
-	if run.Rebuilt != nil {
-		fmt.Fprintf(c.App.ErrWriter, "note: %v; rebuilt it from the journal (%s, %d steps)\n", run.Rebuilt, meta.Status, meta.Steps)
-	}
-	l, err := run.ReadJournal()
+	store := storeFrom(c)
+	rc, err := store.Recover(c.Args().First())
 	if err != nil {
-		return fmt.Errorf("cannot resume run %s: %w", id, err)
+		return err
 	}
-	if note := l.TornNote(); note != "" {
+	defer rc.Release() // the one cleanup: the session, once open, closes its files in drive
+	run, meta := rc.Run, &rc.Run.Meta
+	id := meta.ID
+	for _, note := range rc.Notes {
 		fmt.Fprintf(c.App.ErrWriter, "note: %s\n", note)
-		if err := run.Repair(l); err != nil {
-			return err
-		}
 	}
-	if err := checkJournal(run, l); err != nil {
-		return fmt.Errorf("cannot resume run %s: %w", id, err)
-	}
-	if n := len(l.Records); n > 0 && l.Records[n-1].End {
-		if meta.Status == machine.StatusCompleted {
-			// Nothing to do, and nothing wrong: a resume killed after it
-			// finished the run is repeated in kill/resume loops.
-			if run.Rebuilt != nil {
-				if err := run.SaveMeta(); err != nil {
-					return err
-				}
-			}
-			fmt.Fprintf(c.App.Writer, "run %s has already completed in %s after %s; nothing left to run\n", id, meta.State, countSteps(n))
-			return nil
+	switch rc.Done {
+	case runstore.DoneBefore:
+		if event != "" {
+			return usageErrorf("cannot fire event %q: run %s has already completed in %s; a completed run takes no events", event, id, meta.State)
 		}
-		// It stopped after committing its last step, before saying so in run.json.
-		now := time.Now()
-		meta.Status, meta.State, meta.Steps, meta.PID, meta.Pause, meta.End = machine.StatusCompleted, l.Records[n-1].From, n, 0, nil, &now
-		meta.Tokens = run.Tokens()
-		if err := run.SaveMeta(); err != nil {
-			return err
+		fmt.Fprintf(c.App.Writer, "run %s has already completed in %s after %s; nothing left to run\n", id, meta.State, countSteps(rc.Log.Steps()))
+		return nil
+	case runstore.DoneNow:
+		if event != "" {
+			return usageErrorf("cannot fire event %q: run %s had completed in %s before it stopped; a completed run takes no events", event, id, meta.State)
 		}
-		fmt.Fprintf(c.App.Writer, "run %s had completed in %s after %s before it stopped; nothing left to run\n", id, meta.State, countSteps(n))
+		fmt.Fprintf(c.App.Writer, "run %s had completed in %s after %s before it stopped; nothing left to run\n", id, meta.State, countSteps(rc.Log.Steps()))
 		return nil
 	}
-	pause := waitingFor(l)
-	if pause == nil && meta.Status == machine.StatusPaused {
-		pause = meta.Pause
-	}
+	pause := rc.Pause()
 	if in != nil && pause == nil {
-		if seq := answeredWith(l, in); seq > 0 {
+		if seq := rc.Log.AnsweredWith(in); seq > 0 {
 			// The same command again, after a resume that took the answer
 			// was killed: the answer is committed; go on without it.
 			fmt.Fprintf(c.App.ErrWriter, "note: run %s already took this answer (step %d); continuing without it\n", id, seq)
@@ -139,6 +103,8 @@ func resumeAction(c *cli.Context) error {
 	switch {
 	case in != nil && pause == nil:
 		return usageErrorf("run %s is not waiting for a person (it is %s): resume it without --approve, --reject or --answer", id, meta.Status)
+	case in != nil && pause.Kind == machine.PauseEvent:
+		return usageErrorf("run %s waits in %s for an event, not an answer: deliver one with --event NAME (it accepts %s)", id, pause.State, strings.Join(pause.Options, ", "))
 	case in != nil && len(pause.Options) > 0 && !slices.Contains(pause.Options, in.Kind):
 		return usageErrorf("run %s paused for %s, which does not take --%s: answer with %s", id, pause.Kind, in.Kind, answerFlags(pause.Options))
 	}
@@ -180,6 +146,12 @@ func resumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	handed := false // to drive, which closes the session however the run ends
+	defer func() {
+		if !handed {
+			sess.close()
+		}
+	}()
 	m, err := sess.compile(cfg, spec)
 	if err != nil {
 		return err
@@ -193,9 +165,11 @@ func resumeAction(c *cli.Context) error {
 	if in != nil {
 		opts = append(opts, machine.WithInput(in))
 	}
-	r, err := m.Resume(meta.Vars, l.Records, opts...)
+	r, err := m.NewRun(meta.Vars, opts...)
+	if err == nil {
+		err = rc.Replay(r) // streamed: one step in memory at a time
+	}
 	if err != nil {
-		sess.close()
 		if forced != nil {
 			return fmt.Errorf("cannot resume run %s with the new spec: %w", id, err)
 		}
@@ -203,18 +177,14 @@ func resumeAction(c *cli.Context) error {
 	}
 	if forced != nil { // only once the journal replays on it: else the copy stays the old spec
 		if err := run.UpdateSpec(forced); err != nil {
-			sess.close()
 			return err
 		}
 	}
-	event := c.String("event")
 	if event != "" {
 		if in != nil {
-			sess.close()
 			return usageErrorf("give either --event or an answer (--approve, --reject, --answer), not both")
 		}
-		if err := r.CanFire(event); err != nil {
-			sess.close()
+		if err := r.CanFireEvent(event, payload); err != nil {
 			return withCode(exitUsage, err)
 		}
 	}
@@ -222,12 +192,10 @@ func resumeAction(c *cli.Context) error {
 	meta.End = nil
 	meta.Resumes++
 	if err := run.SaveMeta(); err != nil {
-		sess.close()
 		return err
 	}
 	copyMeta := *meta
 	if err := sess.journal.Mark(&runstore.Entry{Type: runstore.EntryResume, State: r.State(), Answer: in, Meta: &copyMeta}); err != nil {
-		sess.close()
 		return err
 	}
 	sess.journal.SetCommitted(r.Seq(), r.State())
@@ -236,31 +204,12 @@ func resumeAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "resuming run %s in %s after %s\n", id, r.State(), countSteps(r.Seq()))
 	}
 	if event != "" {
-		if err := r.Fire(ctx, event); err != nil {
-			sess.close()
+		if err := r.FireEvent(ctx, event, payload); err != nil {
 			return err
 		}
 	}
+	handed = true
 	return sess.drive(ctx, c, r, prog)
-}
-
-// checkJournal refuses a journal that lost lines: one that does not begin
-// with the run's start marker (an empty one included), or that holds fewer
-// steps than run.json says were committed.
-func checkJournal(run *runstore.Run, l *runstore.Log) error {
-	path := run.Path(runstore.JournalFile)
-	meta := &run.Meta
-	switch {
-	case len(l.Entries) == 0:
-		return fmt.Errorf("its journal %s is empty (run.json records %d steps): it was truncated or replaced, and the run cannot be rebuilt without it", path, meta.Steps)
-	case len(l.Entries) > 0 && l.Entries[0].Type != runstore.EntryStart:
-		return fmt.Errorf("%s:1: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it", path)
-	case l.Entries[0].Meta != nil && l.Entries[0].Meta.ID != "" && l.Entries[0].Meta.ID != meta.ID:
-		return fmt.Errorf("%s:1: the journal is run %s's, not this run's (copied over?)", path, l.Entries[0].Meta.ID)
-	case meta.Steps > l.Steps():
-		return fmt.Errorf("run.json records %d committed steps, but its journal %s holds %d: lines are lost (truncated or replaced), and the run cannot be rebuilt without them", meta.Steps, path, l.Steps())
-	}
-	return nil
 }
 
 // resumeInput reads --approve, --reject and --answer (at most one).
@@ -282,6 +231,19 @@ func resumeInput(c *cli.Context) (*machine.Input, error) {
 		return in[0], nil
 	}
 	return nil, usageErrorf("give one answer: --approve, --reject or --answer TEXT")
+}
+
+// resumeEvent reads --event NAME and its --payload JSON.
+func resumeEvent(c *cli.Context) (string, map[string]any, error) {
+	event := c.String("event")
+	if !c.IsSet("payload") {
+		return event, nil, nil
+	}
+	if event == "" {
+		return "", nil, usageErrorf("--payload goes with an event: lppctl resume RUN_ID --event NAME --payload JSON")
+	}
+	payload, err := parsePayload(event, c.String("payload"))
+	return event, payload, err
 }
 
 // resumeSpecPath returns the spec file to continue the run with: the file it
@@ -328,38 +290,6 @@ func resumeSpecPath(c *cli.Context, run *runstore.Run) (path string, forced []by
 	}
 	fmt.Fprintf(c.App.ErrWriter, "warning: %s changed since the run began (continuing, --force):\n%s\n", meta.Spec, list)
 	return path, src, nil
-}
-
-// waitingFor returns the pause the journal says the run waits in: the last
-// pause marker, when no step was committed after it (even if a resume that
-// was given an answer died before its step was committed); nil otherwise.
-func waitingFor(l *runstore.Log) *machine.PauseError {
-	for i := len(l.Entries) - 1; i >= 0; i-- {
-		switch e := l.Entries[i]; e.Type {
-		case runstore.EntryStep:
-			return nil
-		case runstore.EntryPause:
-			return e.Pause
-		}
-	}
-	return nil
-}
-
-// answeredWith returns the step that consumed answer in after the run's last
-// pause, or 0 when none did.
-func answeredWith(l *runstore.Log, in *machine.Input) int {
-	after := 0
-	for i, e := range l.Entries {
-		if e.Type == runstore.EntryPause {
-			after = i
-		}
-	}
-	for _, e := range l.Entries[after:] {
-		if e.Type == runstore.EntryStep && e.Record.Input != nil && e.Record.Input.Kind == in.Kind && e.Record.Input.Text == in.Text {
-			return e.Record.Seq
-		}
-	}
-	return 0
 }
 
 // resumeTemplates compares the prompt templates (the files the spec's file
@@ -418,6 +348,7 @@ func loadResumeSpec(path string, reg *machine.Registry, cfg agentConfig, w io.Wr
 	}
 	if spec != nil && !diags.HasErrors() {
 		diags = append(diags, machine.Validate(spec, reg, resumeFileOptions(cfg)...)...)
+		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir})...)
 	}
 	diags.Sort()
 	var src []byte

@@ -3,12 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -29,9 +32,11 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"f"}, Usage: "the spec `FILE` (or give it as the argument)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "override a context variable's default: `NAME=VALUE` (repeatable; lists and maps as JSON)"},
-			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)"},
+			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)", DefaultText: "limits.max_transitions", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
+			&cli.StringSliceFlag{Name: "event", Usage: "queue event `NAME` up front: the first state it applies in takes it (repeatable)"},
+			&cli.StringSliceFlag{Name: "payload", Usage: "the `JSON` object of the --event of the same rank (repeatable)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.StringFlag{Name: "fsync", Value: string(runstore.FsyncAlways), Usage: "journal durability: `always` (sync every step) or never (leave it to the OS)"},
 		}, append(runStoreFlags(), agentFlags()...)...),
@@ -58,7 +63,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, err := loadSpec(path, reg, c.App.ErrWriter)
+	spec, err := loadSpec(path, reg, c.App.ErrWriter, cfg.Root, machine.WithRoot(cfg.Root))
 	if err != nil {
 		return err
 	}
@@ -74,8 +79,18 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitInvalidSpec, err)
 	}
-	if _, err := pre.NewRun(vars); err != nil { // before a run directory is made for nothing
+	events, err := eventArgs(c)
+	if err != nil {
+		return err
+	}
+	check, err := pre.NewRun(vars) // before a run directory is made for nothing
+	if err != nil {
 		return withCode(exitUsage, err)
+	}
+	for _, e := range events {
+		if err := check.SendEvent(e.name, e.payload); err != nil {
+			return withCode(exitUsage, fmt.Errorf("--event %s: %w", e.name, err))
+		}
 	}
 	agentJSON, err := saveAgentConfig(cfg)
 	if err != nil {
@@ -114,6 +129,12 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		sess.close()
 		return withCode(exitUsage, err)
+	}
+	for _, e := range events {
+		if err := r.SendEvent(e.name, e.payload); err != nil {
+			sess.close()
+			return withCode(exitUsage, fmt.Errorf("--event %s: %w", e.name, err))
+		}
 	}
 	sess.journal.SetCommitted(0, r.State())
 	return sess.drive(ctx, c, r, prog)
@@ -168,9 +189,9 @@ func parseVars(spec *machine.Spec, pairs []string) (map[string]any, error) {
 			for i, cv := range spec.Context {
 				names[i] = cv.Name
 			}
-			hint := machine.DidYouMean(name, names)
-			if hint != "" {
-				hint = "; " + hint
+			hint := ""
+			if best, ok := machine.DidYouMean(name, names); ok {
+				hint = fmt.Sprintf("; did you mean %q?", best)
 			}
 			return nil, usageErrorf("--var %s: the spec has no context variable %q%s", pair, name, hint)
 		}
@@ -192,15 +213,30 @@ func cutEq(s string) (string, string, bool) {
 	return "", "", false
 }
 
-// loadSpec reads, decodes and validates a spec, printing diagnostics (errors
-// and warnings) to w. An invalid spec returns an error with exit code 3.
-func loadSpec(path string, reg *machine.Registry, w interface{ Write([]byte) (int, error) }) (*machine.Spec, error) {
+// checkMaxTransitions refuses a --max-transitions below 0 (0 leaves the
+// budget to the spec).
+func checkMaxTransitions(_ *cli.Context, n int) error {
+	if n < 0 {
+		return usageErrorf("--max-transitions %d: give a number of transitions above 0 (leave it out for the spec's limits.max_transitions, else 10000)", n)
+	}
+	return nil
+}
+
+// loadSpec reads, decodes and validates a spec (prompt templates looked up as
+// opts say; the general actions' files in root), printing diagnostics
+// (errors and warnings) to w. A spec file that does not exist is a usage
+// error (exit code 2); an invalid spec returns an error with exit code 3.
+func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts ...machine.ValidateOption) (*machine.Spec, error) {
 	spec, diags, err := machine.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, withCode(exitUsage, err)
+	}
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)
 	}
 	if spec != nil && !diags.HasErrors() {
-		diags = append(diags, machine.Validate(spec, reg)...)
+		diags = append(diags, machine.Validate(spec, reg, opts...)...)
+		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
 	}
 	diags.Sort()
 	var src []byte

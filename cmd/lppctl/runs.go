@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,12 +64,16 @@ func runStatus(r *runstore.Run) string {
 
 // refresh brings a run's step count up to date from its journal when its
 // run.json may lag (running or crashed runs), and sums its tokens.
-func refresh(r *runstore.Run) {
-	if r.Meta.Status == machine.StatusRunning {
-		if l, err := r.ReadJournal(); err == nil {
+// It returns what is wrong with the run's journal (runstore.Run.CheckJournal,
+// or ReadJournal for a running run), nil when nothing is.
+func refresh(r *runstore.Run) (damage error) {
+	damage = r.CheckJournal()
+	if r.Meta.Status == machine.StatusRunning && damage == nil {
+		l, err := r.ScanJournal(nil)
+		damage = err
+		if err == nil {
 			r.Meta.Steps = l.Steps()
-			if n := len(l.Records); n > 0 {
-				last := l.Records[n-1]
+			if last := l.LastStep(); last != nil {
 				r.Meta.State = last.To
 				if last.End {
 					r.Meta.State = last.From
@@ -81,6 +86,15 @@ func refresh(r *runstore.Run) {
 		}
 	}
 	r.Meta.Tokens = r.Tokens()
+	return damage
+}
+
+// listedStatus is runStatus, or "damaged" when the run's journal is.
+func listedStatus(r *runstore.Run, damage error) string {
+	if damage != nil {
+		return "damaged"
+	}
+	return runStatus(r)
 }
 
 func runDuration(r *runstore.Run) time.Duration {
@@ -111,9 +125,12 @@ func runsListAction(c *cli.Context) error {
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
 		for _, r := range runs {
-			refresh(r)
+			damage := refresh(r)
 			m := r.Meta
-			m.Status = machine.Status(runStatus(r))
+			m.Status = machine.Status(listedStatus(r, damage))
+			if damage != nil {
+				m.Error = damage.Error()
+			}
 			if err := enc.Encode(m); err != nil {
 				return err
 			}
@@ -126,13 +143,23 @@ func runsListAction(c *cli.Context) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tSTATUS\tSPEC\tSTARTED\tDURATION\tSTEPS\tTOKENS\tSTATE")
+	var damaged []string
 	for _, r := range runs {
-		refresh(r)
+		damage := refresh(r)
+		if damage != nil {
+			damaged = append(damaged, fmt.Sprintf("%s: %v", r.Meta.ID, damage))
+		}
 		m := &r.Meta
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, runStatus(r), m.Spec,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, listedStatus(r, damage), m.Spec,
 			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, m.State)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, d := range damaged {
+		fmt.Fprintf(c.App.ErrWriter, "warning: the journal of run %s\n", d)
+	}
+	return nil
 }
 
 // openRunArg opens the run named by the command's single argument.
@@ -149,7 +176,7 @@ func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
 	}
 	l, err := run.ReadJournal()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &journalError{run, err}
 	}
 	if note := l.TornNote(); note != "" {
 		fmt.Fprintf(c.App.ErrWriter, "note: %s\n", note)
@@ -169,6 +196,9 @@ func snapshot(run *runstore.Run, l *runstore.Log) (*runstore.Snapshot, error) {
 
 func runsShowAction(c *cli.Context) error {
 	run, l, err := openRunArg(c)
+	if jerr, ok := errors.AsType[*journalError](err); ok {
+		return showDamaged(c, jerr.run, jerr.err)
+	}
 	if err != nil {
 		return err
 	}
@@ -315,10 +345,7 @@ func runsTraceAction(c *cli.Context) error {
 		}
 		rec := e.Record
 		move := rec.From + " → " + rec.To
-		via := rec.Via
-		if rec.Guard != "" {
-			via = "[" + rec.Guard + "]"
-		}
+		via := viaText(rec)
 		if rec.End {
 			move, via = rec.From+" (final)", ""
 		}
@@ -392,6 +419,9 @@ func markerText(e *runstore.Entry) string {
 		}
 		return "resumed in " + e.State
 	case runstore.EntryPause:
+		if e.Pause != nil && e.Pause.Kind == machine.PauseEvent {
+			return fmt.Sprintf("paused in %s waiting for an event: %s", e.State, strings.Join(e.Pause.Options, ", "))
+		}
 		if e.Pause != nil {
 			return fmt.Sprintf("paused in %s for %s", e.State, e.Pause.Kind)
 		}
@@ -423,4 +453,38 @@ func runSpecAndPath(c *cli.Context, id, path string) (string, []string, error) {
 		path = run.Path(runstore.SpecFile)
 	}
 	return path, snap.Path, nil
+}
+
+// journalError is openRunArg's error for a run whose journal cannot be read.
+type journalError struct {
+	run *runstore.Run
+	err error
+}
+
+func (e *journalError) Error() string { return e.err.Error() }
+func (e *journalError) Unwrap() error { return e.err }
+
+// showDamaged is runs show of a run whose journal cannot be read: what
+// run.json says, and that the journal is damaged (exit 1).
+func showDamaged(c *cli.Context, run *runstore.Run, err error) error {
+	m := &run.Meta
+	w := c.App.Writer
+	if c.Bool("json") {
+		out := struct {
+			runstore.Meta
+			Status  string `json:"status"`
+			Journal string `json:"journal_error"`
+		}{*m, "damaged", err.Error()}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if eerr := enc.Encode(out); eerr != nil {
+			return eerr
+		}
+	} else {
+		fmt.Fprintf(w, "run:      %s\n", m.ID)
+		fmt.Fprintf(w, "status:   damaged (run.json says %s, in %s after %s)\n", runStatus(run), m.State, countSteps(m.Steps))
+		fmt.Fprintf(w, "spec:     %s\n", m.Spec)
+		fmt.Fprintf(w, "dir:      %s\n", run.Dir)
+	}
+	return fmt.Errorf("run %s's journal is damaged, and resume refuses it: %w", m.ID, err)
 }

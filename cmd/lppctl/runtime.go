@@ -29,6 +29,7 @@ type runtimeIO struct {
 	Audit   io.Writer // the gateway's audit log (JSON lines)
 	LLMLog  io.Writer // the LLM call log with token usage (JSON lines)
 	NoInput bool      // never prompt: pause instead
+	Quiet   bool      // -q: the actions show only what a person is asked about
 	In      io.Reader // the person's terminal, when interactive
 	Out     io.Writer
 }
@@ -60,29 +61,45 @@ func init() {
 // cancels (also one received before, see earlySignals); the default handling
 // then comes back, so that a second one kills the process. run and resume
 // take it before they create or touch the run, so that a Ctrl-C at any
-// moment stops at a clean point.
+// moment stops at a clean point. A closed stdout (lppctl run | head) no
+// longer kills the process with SIGPIPE from then on: writes to it fail, and
+// the run goes on without showing its progress (see keepRunningWithoutStdout).
 func interruptContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	keepRunningWithoutStdout()
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	earlySignals.Lock()
-	ch := earlySignals.ch
+	early := earlySignals.ch
 	earlySignals.ch = nil
 	earlySignals.Unlock()
-	if ch == nil {
-		ch = make(chan os.Signal, 1)
-		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	}
-	ctx, cancel := context.WithCancel(c.Context)
-	go func() {
+	ctx, cancel := context.WithCancel(ctx)
+	if early != nil {
+		signal.Stop(early) // NotifyContext has the signals now
 		select {
-		case <-ch:
+		case <-early:
 			cancel()
-			signal.Stop(ch) // a second Ctrl-C kills the process
-		case <-ctx.Done():
+		default:
 		}
+	}
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process
 	}()
 	return ctx, func() {
 		cancel()
-		signal.Stop(ch)
+		stop()
 	}
+}
+
+var sigpipe sync.Once
+
+// keepRunningWithoutStdout catches SIGPIPE, so that a write to a closed
+// stdout or stderr returns EPIPE instead of killing the process (Go's
+// default for those two descriptors): a run whose reader went away must not
+// be left "crashed". Processes lppctl starts get the default handling back.
+func keepRunningWithoutStdout() {
+	sigpipe.Do(func() {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	})
 }
 
 // resumeHint is the command that continues run id: with --run-dir when the
@@ -164,7 +181,7 @@ func openSession(c *cli.Context, store *runstore.Store, run *runstore.Run, noInp
 	if c.Bool("json") {
 		out = c.App.ErrWriter // stdout carries only the JSON lines; what actions say to the person goes to stderr
 	}
-	s.rt = &runtimeIO{RunID: run.Meta.ID, RunDir: run.Dir, Audit: s.audit, LLMLog: s.llm, Out: out, NoInput: true}
+	s.rt = &runtimeIO{RunID: run.Meta.ID, RunDir: run.Dir, Audit: s.audit, LLMLog: s.llm, Out: out, NoInput: true, Quiet: c.Bool("quiet")}
 	if f, ok := c.App.Reader.(*os.File); ok && !noInput && term.IsTerminal(int(f.Fd())) {
 		s.rt.In, s.rt.NoInput = f, false
 	}
@@ -241,6 +258,9 @@ func (s *session) drive(ctx context.Context, c *cli.Context, r *machine.Run, pro
 	meta.Tokens = s.run.Tokens()
 	if merr := s.run.SaveMeta(); merr != nil {
 		fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", merr)
+	}
+	if note := pendingNote(r, hint); note != "" {
+		fmt.Fprintln(c.App.ErrWriter, note)
 	}
 	switch {
 	case err == nil:

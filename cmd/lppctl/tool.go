@@ -15,9 +15,11 @@ import (
 
 const toolUsage = `usage:
   lppctl tool safe_cli_executor SUB_COMMAND [NAME=VALUE ...] [flags]
-  lppctl tool safe_py_runner SCRIPT [--arg A ...] [--env K=V ...] [--stdin TEXT | --stdin-file FILE] [flags]
+  lppctl tool safe_py_runner SCRIPT [--arg A ...] [--env K=V ...]
+         [--stdin TEXT | --stdin-file FILE] [flags]
   lppctl tool NAME --args-json '{...}' [flags]
   lppctl tool --docs [flags]
+  lppctl tool --policy-check [flags]
 
 Runs one tool call through the security gateway, exactly as the model would
 make it, and prints what the model would get back. Exit code 0 when the gateway
@@ -34,12 +36,14 @@ flags:
   --stdin-file FILE   file whose content is piped to the script ("-" for lppctl's stdin)
   --args-json JSON    the raw JSON arguments object, as the model sends it
   --docs              print the tool documentation the model is given
+  --policy-check      check the policy and print it as the gateway enforces it
+                      (every omitted key with its default filled in)
 `
 
 // toolArgs is the parsed command line of `lppctl tool`.
 type toolArgs struct {
 	root, policy          string
-	json, docs            bool
+	json, docs, check     bool
 	positional            []string
 	scriptArgs, env       []string
 	stdin, stdinFile      string
@@ -99,6 +103,8 @@ func parseToolArgs(args []string) (toolArgs, bool, error) {
 			ta.json = true
 		case "docs":
 			ta.docs = true
+		case "policy-check":
+			ta.check = true
 		case "root":
 			ta.root, err = value()
 		case "policy":
@@ -145,12 +151,23 @@ func runTool(c *cli.Context, ta toolArgs) error {
 	if policyPath == "" {
 		policyPath = filepath.Join(root, "config", "tools_config.yaml")
 	}
-	if !ta.docs && len(ta.positional) == 0 {
+	if ta.check && (ta.docs || len(ta.positional) > 0) {
+		return usageErrorf("tool: --policy-check takes no tool call\n\n%s", toolUsage)
+	}
+	if !ta.docs && !ta.check && len(ta.positional) == 0 {
 		return usageErrorf("tool: name a tool (safe_cli_executor or safe_py_runner)\n\n%s", toolUsage)
 	}
 	p, err := gateway.LoadPolicy(policyPath)
 	if err != nil {
 		return withCode(exitInvalidSpec, err)
+	}
+	if ta.check {
+		out, err := p.Effective()
+		if err != nil {
+			return err
+		}
+		_, err = c.App.Writer.Write(out)
+		return err
 	}
 	g, err := gateway.New(root, p)
 	if err != nil {

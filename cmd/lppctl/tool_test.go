@@ -64,7 +64,7 @@ func TestToolCommand(t *testing.T) {
 		{name: "stdin from lppctl's stdin", args: []string{"safe_py_runner", "scripts/write_txt.py", "--arg", "out/z.txt", "--stdin-file", "-"}, stdin: "abc",
 			stdout: "wrote 4 bytes (1 lines) to out/z.txt\n", needsPy: true},
 		{name: "raw JSON arguments", args: []string{"safe_cli_executor", "--args-json", `{"tool_name":"read_file","params":"{\"path\":\"in.md\"}"}`}, stdout: "# Hi\n"},
-		{name: "malformed raw JSON", args: []string{"safe_cli_executor", "--args-json", `{`}, stdout: "[ERROR] cannot parse the arguments as JSON: unexpected end of JSON input\n"},
+		{name: "malformed raw JSON", args: []string{"safe_cli_executor", "--args-json", `{`}, stdout: `[ERROR] cannot parse the arguments as JSON: unexpected end of JSON input; the arguments sent were "{"; send one JSON object, e.g. {"tool_name": "list_files", "params": {"path": "."}}` + "\n"},
 		{name: "--json prints the result", args: []string{"safe_cli_executor", "read_file", "path=in.md", "--json"}, stdout: "{\n  \"text\": \"# Hi\\n\",\n  \"decision\": \"allow\",\n", prefix: true},
 		{name: "--docs", args: []string{"--docs"}, stdout: "## safe_cli_executor\n", prefix: true},
 		{name: "--help", args: []string{"--help"}, stdout: "usage:\n", prefix: true},

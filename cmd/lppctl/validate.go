@@ -1,15 +1,18 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -20,10 +23,12 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "SPEC|DIR...",
 		Description: "Decodes and validates each spec against the registered actions and prints every\n" +
 			"error and warning with the offending line and a caret. A directory stands for the\n" +
-			".yaml and .yml files below it. Exits 3 when any spec has errors, 0 when there are\n" +
-			"only warnings.",
+			".yaml and .yml files below it. Exits 3 when any spec has errors, 2 when a spec file\n" +
+			"does not exist, 0 when there are only warnings. Prompt templates are looked up in\n" +
+			"the spec's folder, then in --root.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the diagnostics as JSON"},
+			&cli.StringFlag{Name: "root", Usage: "look for prompt templates in the project root `DIR` after the spec's folder, as run --root does (default: the current directory)"},
 		},
 		Action: runValidate,
 	}
@@ -60,20 +65,30 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var opts []machine.ValidateOption
+	if root := c.String("root"); root != "" {
+		opts = append(opts, machine.WithRoot(root))
+	}
 	out := c.App.Writer
+	missing := false
 	var errs []error
 	var reports []jsonSpecReport
 	for _, path := range paths {
 		rep := jsonSpecReport{File: path, Diagnostics: []jsonDiagnostic{}}
 		src, err := os.ReadFile(path)
 		if err != nil {
+			missing = missing || errors.Is(err, fs.ErrNotExist)
 			err = fmt.Errorf("cannot read spec: %w", err)
 			errs = append(errs, err)
 			rep.Error = err.Error()
 			reports = append(reports, rep)
 			continue
 		}
-		_, diags := machine.Check(path, src, reg)
+		spec, diags := machine.Check(path, src, reg, opts...)
+		if spec != nil {
+			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: c.String("root")})...)
+			diags.Sort()
+		}
 		rep.OK = !diags.HasErrors()
 		for _, d := range diags {
 			rep.Diagnostics = append(rep.Diagnostics, jsonDiagnostic{
@@ -96,10 +111,8 @@ func runValidate(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
-			return fmt.Errorf("cannot write report: %w", err)
+		if err := printJSONLines(out, reports); err != nil {
+			return err
 		}
 	}
 	if len(errs) == 0 {
@@ -108,11 +121,14 @@ func runValidate(c *cli.Context) error {
 	for _, err := range errs[:len(errs)-1] {
 		fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", err)
 	}
+	if missing { // a spec file that does not exist is a usage error, like in run
+		return withCode(exitUsage, errs[len(errs)-1])
+	}
 	return withCode(exitInvalidSpec, errs[len(errs)-1])
 }
 
 func countDiags(ds machine.Diagnostics) string {
-	n := len(ds.Errors())
+	n := ds.Count(machine.SevError)
 	if n == 1 {
 		return "1 error"
 	}
@@ -142,7 +158,7 @@ func expandSpecDirs(paths []string) ([]string, error) {
 				}
 				return nil
 			}
-			if ext := filepath.Ext(name); ext == ".yaml" || ext == ".yml" {
+			if ext := filepath.Ext(name); (ext == ".yaml" || ext == ".yml") && looksLikeSpec(path) {
 				out = append(out, path)
 			}
 			return nil
@@ -151,8 +167,26 @@ func expandSpecDirs(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("cannot list specs in %s: %w", p, err)
 		}
 		if len(out) == n {
-			return nil, usageErrorf("%s holds no .yaml or .yml spec files", p)
+			return nil, usageErrorf("%s holds no spec files (.yaml or .yml files with states:)", p)
 		}
 	}
 	return out, nil
+}
+
+// looksLikeSpec tells a spec from the other YAML files a directory of specs
+// holds (a demo.yaml of scripted replies, a policy): a spec is a mapping
+// with states: or lpp:. A file that does not parse as YAML is taken as a
+// spec, so that validating the directory reports it.
+func looksLikeSpec(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return true
+	}
+	var top map[string]yaml.Node
+	if err := yaml.Unmarshal(data, &top); err != nil {
+		return true
+	}
+	_, states := top["states"]
+	_, lpp := top["lpp"]
+	return states || lpp || len(top) == 0
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +44,7 @@ func TestValidateCommand(t *testing.T) {
 			"1 error, 0 warnings",
 		}, "lppctl: " + broken + " is invalid: 1 error\n", false},
 		{"warnings only exit 0", []string{"validate", warn}, 0, []string{"warning: cycle a → b → a is not bounded", warn + ": ok\n"}, "", false},
-		{"unreadable file exits 3", []string{"validate", "nope.yaml"}, 3, nil, "lppctl: cannot read spec: open nope.yaml: no such file or directory\n", true},
+		{"a file that does not exist exits 2", []string{"validate", "nope.yaml"}, 2, nil, "lppctl: cannot read spec: open nope.yaml: no such file or directory\n", true},
 		{"no arguments is a usage error", []string{"validate"}, 2, nil, "lppctl: validate needs at least one spec file: lppctl validate SPEC...\n", true},
 		{"several specs report each", []string{"validate", goodSpec, broken}, 3, []string{goodSpec + ": ok\n", "transition to unknown state"}, "lppctl: " + broken + " is invalid: 1 error\n", false},
 	}
@@ -76,10 +75,7 @@ func TestValidateCommandJSON(t *testing.T) {
 	if code != exitInvalidSpec {
 		t.Fatalf("exit code %d, want %d", code, exitInvalidSpec)
 	}
-	var reports []jsonSpecReport
-	if err := json.Unmarshal([]byte(out), &reports); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, out)
-	}
+	reports := decodeJSONLines[jsonSpecReport](t, out)
 	if len(reports) != 2 || !reports[0].OK || reports[1].OK {
 		t.Fatalf("unexpected reports: %+v", reports)
 	}

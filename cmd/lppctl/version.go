@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -13,22 +14,34 @@ func versionCommand() *cli.Command {
 		Name:  "version",
 		Usage: "print lppctl's version",
 		Action: func(c *cli.Context) error {
-			fmt.Fprintf(c.App.Writer, "lppctl %s (%s%s, %s/%s)\n", versionString(), vcsRevision(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			printVersion(c.App.Writer)
 			return nil
 		},
 	}
 }
 
+// printVersion prints lppctl's version line.
+func printVersion(w io.Writer) {
+	fmt.Fprintf(w, "lppctl %s (%s%s, %s/%s)\n", versionString(), vcsRevision(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
 // versionString is the version set at link time (-ldflags "-X main.version=v1.2.3"),
 // else the module version of a `go install`ed binary, else "dev".
 func versionString() string {
-	if version != "dev" {
-		return version
+	bi, _ := debug.ReadBuildInfo()
+	return versionFrom(version, bi)
+}
+
+// versionFrom is versionString given the linked version and the build
+// information (nil when there is none).
+func versionFrom(linked string, bi *debug.BuildInfo) string {
+	if linked != "dev" {
+		return linked
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return version
+	return linked
 }
 
 // vcsRevision returns "commit 1a2b3c4d5e6f[, modified], " for a binary built

@@ -54,6 +54,9 @@ func DiffSpecs(old, new *machine.Spec) []string {
 		if renderTransitions([]*machine.Transition{a.OnError}) != renderTransitions([]*machine.Transition{b.OnError}) {
 			parts = append(parts, "on_error")
 		}
+		if renderOn(a.On) != renderOn(b.On) {
+			parts = append(parts, "on")
+		}
 		if a.Final != b.Final {
 			parts = append(parts, "final")
 		}
@@ -70,10 +73,16 @@ func DiffSpecs(old, new *machine.Spec) []string {
 
 	oldEv, newEv := map[string]string{}, map[string]string{}
 	for _, e := range old.Events {
-		oldEv[e.Name] = fmt.Sprintf("%q %s %s %s", e.From, e.To, e.When, renderAssigns(e.Set))
+		oldEv[e.Name] += fmt.Sprintf("%q %s %s %s;", e.From, e.To, e.When, renderAssigns(e.Set))
 	}
 	for _, e := range new.Events {
-		newEv[e.Name] = fmt.Sprintf("%q %s %s %s", e.From, e.To, e.When, renderAssigns(e.Set))
+		newEv[e.Name] += fmt.Sprintf("%q %s %s %s;", e.From, e.To, e.When, renderAssigns(e.Set))
+	}
+	for _, d := range old.EventDecls {
+		oldEv[d.Name] += renderPayload(d)
+	}
+	for _, d := range new.EventDecls {
+		newEv[d.Name] += renderPayload(d)
 	}
 	out = append(out, diffMaps("event", oldEv, newEv, nil)...)
 	return out
@@ -138,6 +147,28 @@ func renderTransitions(ts []*machine.Transition) string {
 			continue
 		}
 		fmt.Fprintf(&b, "%s|%s|%s|%s;", t.To, t.When, renderAssigns(t.Set), t.Warn)
+	}
+	return b.String()
+}
+
+// renderOn renders a state's on: for comparison.
+func renderOn(on []*machine.OnEvent) string {
+	var b strings.Builder
+	for _, o := range on {
+		fmt.Fprintf(&b, "%s:%s", o.Event, renderTransitions(o.Transitions))
+	}
+	return b.String()
+}
+
+// renderPayload renders an event's payload schema for comparison.
+func renderPayload(d *machine.EventDecl) string {
+	if !d.HasPayload() {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("payload:")
+	for _, f := range d.Payload {
+		fmt.Fprintf(&b, "%s %s %v %v %q;", f.Name, f.Type, f.Required, f.Default, f.Enum)
 	}
 	return b.String()
 }

@@ -213,8 +213,13 @@ func TestRebuildMetaFromJournal(t *testing.T) {
 	os.Remove(run.Path(MetaFile))
 	os.Truncate(run.Path(JournalFile), 0)
 	_, err = s.Open(run.Meta.ID)
-	if err == nil || !strings.HasSuffix(err.Error(), "; the journal holds no copy of it to rebuild it from") {
+	if err == nil || !errors.Is(err, ErrLost) || !strings.HasSuffix(err.Error(), "journal.jsonl holds 0 complete lines (0 steps), but 3 lines (1 step) were committed (journal.commit): lines 1–3 (step 1) are lost (the file was cut short or lines were deleted), and the run cannot be rebuilt without them") {
 		t.Errorf("Open with neither run.json nor journal = %v", err)
+	}
+	os.Remove(run.Path(CommitFile)) // a run of a version without commit records
+	_, err = s.Open(run.Meta.ID)
+	if err == nil || !strings.HasSuffix(err.Error(), "; the journal holds no copy of it to rebuild it from") {
+		t.Errorf("Open with neither run.json nor journal nor commit record = %v", err)
 	}
 }
 

@@ -52,6 +52,9 @@ func Fold(spec *machine.Spec, start map[string]any, l *Log) (*Snapshot, error) {
 			s.Done = true
 			continue
 		}
+		if rec.Via == machine.ViaWait { // the state's action ran; it stays, waiting for an event
+			continue
+		}
 		s.State = rec.To
 		s.Path = append(s.Path, rec.To)
 	}
@@ -106,7 +109,7 @@ func lineTokens(m map[string]any) int {
 // brought up to date with what the journal says since (steps, state, how the
 // run stopped). It sets r.Meta and r.Rebuilt; run.json is not written.
 func (r *Run) RebuildMeta(cause error) error {
-	l, err := r.ReadJournal()
+	l, err := r.ScanJournal(nil)
 	if err != nil {
 		return fmt.Errorf("%w; it cannot be rebuilt from the journal either: %w", cause, err)
 	}

@@ -1,13 +1,15 @@
 package runstore
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
@@ -63,57 +65,95 @@ type Entry struct {
 	Meta *Meta `json:"meta,omitempty"`
 }
 
-// encodeEntry renders e as one journal line (with its newline).
-func encodeEntry(e *Entry) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		return nil, fmt.Errorf("cannot write journal: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
 // Journal appends entries to a run's journal.jsonl. It is a machine.Observer:
 // each step is written (and synced under FsyncAlways) before OnStep returns,
-// so before the next action starts.
+// so before the next action starts, and CommitFile then records it.
+//
+// Under FsyncAlways a routing-only step (routingOnly: a state without an
+// action, no memory change, no answer, no event) is written but not synced
+// on its own: the next synced line covers it, and a crash before that loses
+// only a step that resume recomputes from the lines before it.
 //
 // A write or sync that fails cuts the file back to where the line began (a
 // half-written line must not stay in the middle of the journal) and leaves
 // the journal unusable: every later Append fails, so that nothing runs
-// unjournaled.
+// unjournaled. So does an entry that cannot be encoded (ErrUnencodable),
+// though nothing of it was written.
 type Journal struct {
 	f      *os.File
 	policy Fsync
-	buf    bytes.Buffer
-	enc    *json.Encoder
+	codec  *encoder
+	commit *committer
 	now    func() time.Time
-	size   int64 // the file's length: where the next line starts
-	err    error // the write error that made the journal unusable
-	steps  int   // the last step committed (its seq)
+	cur    commit // what the file holds (Size: where the next line starts)
+	dirty  bool   // lines written since the last sync
+	err    error  // the error that made the journal unusable
+	steps  int    // the last step committed (its seq)
 	state  string
 }
 
 // OpenJournal opens the run's journal for appending with the given policy.
 // Call it after ReadJournal, which cuts a torn last line off.
 func (r *Run) OpenJournal(policy Fsync) (*Journal, error) {
-	f, err := os.OpenFile(r.Path(JournalFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(r.Path(JournalFile), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open journal: %w", err)
 	}
-	j := newJournal(f, policy)
-	if fi, err := f.Stat(); err == nil {
-		j.size = fi.Size()
+	cur, err := r.journalEnd(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot open journal: %w", err)
 	}
-	return j, nil
+	k, err := r.openCommitter(cur)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Journal{f: f, policy: policy, codec: newEncoder(), commit: k, now: time.Now, cur: cur}, nil
 }
 
-func newJournal(f *os.File, policy Fsync) *Journal {
-	j := &Journal{f: f, policy: policy, now: time.Now}
-	j.enc = json.NewEncoder(&j.buf)
-	j.enc.SetEscapeHTML(false)
-	return j
+// journalEnd measures the journal's complete lines: from the commit record
+// on when the file holds all it records (only what was written after it is
+// read), else from the start.
+func (r *Run) journalEnd(f *os.File) (commit, error) {
+	from, _, err := r.readCommit()
+	if err != nil {
+		from = commit{}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return commit{}, err
+	}
+	if from.Size > fi.Size() {
+		from = commit{}
+	}
+	rd := bufio.NewReaderSize(io.NewSectionReader(f, from.Size, fi.Size()-from.Size), 64<<10)
+	cur := from
+	for {
+		line, err := rd.ReadSlice('\n')
+		if err == bufio.ErrBufferFull { // a long line: ReadSlice's buffer is reused by the next read
+			head := append([]byte(nil), line...)
+			rest, rerr := rd.ReadBytes('\n')
+			line, err = append(head, rest...), rerr
+		}
+		if err == io.EOF {
+			return cur, nil // a torn tail (none after Repair) is not counted
+		}
+		if err != nil {
+			return commit{}, err
+		}
+		cur.Lines++
+		if isStepLine(line) {
+			cur.Steps++
+		}
+		cur.Size += int64(len(line))
+		cur.Chain = crc32.Update(cur.Chain, crcTable, line)
+	}
 }
+
+// isStepLine tells a step's line from a marker's without decoding it: an
+// Entry's first member is its type.
+func isStepLine(line []byte) bool { return bytes.HasPrefix(line, []byte(`{"type":"step"`)) }
 
 // SetCommitted tells the journal the last step already in it (a resumed
 // run's), for Committed.
@@ -124,12 +164,12 @@ func (j *Journal) SetCommitted(seq int, state string) { j.steps, j.state = seq, 
 // the steps written since).
 func (j *Journal) Committed() (int, string) { return j.steps, j.state }
 
-// Err returns the write error that made the journal unusable, or nil.
+// Err returns the error that made the journal unusable, or nil.
 func (j *Journal) Err() error { return j.err }
 
 // OnStep appends the step's record.
 func (j *Journal) OnStep(_ context.Context, rec *machine.Record) error {
-	if err := j.Append(&Entry{Type: EntryStep, Record: rec}); err != nil {
+	if err := j.append(&Entry{Type: EntryStep, Record: rec}, routingOnly(rec)); err != nil {
 		return err
 	}
 	j.steps, j.state = rec.Seq, rec.To
@@ -137,6 +177,14 @@ func (j *Journal) OnStep(_ context.Context, rec *machine.Record) error {
 		j.state = rec.From
 	}
 	return nil
+}
+
+// routingOnly reports whether a step only routed: no action ran (so nothing
+// outside the run changed), no memory changed, no answer or event came from
+// outside, and the run did not end. Replaying the lines before it computes
+// it again, so it need not be synced on its own.
+func routingOnly(rec *machine.Record) bool {
+	return rec.Action == "" && len(rec.Memory) == 0 && rec.Input == nil && !rec.End && !strings.HasPrefix(rec.Via, "event ")
 }
 
 // Mark appends a marker entry (its At is set when zero).
@@ -148,15 +196,17 @@ func (j *Journal) Mark(e *Entry) error {
 }
 
 // Append writes one entry as one line, in one write call, and syncs it under FsyncAlways.
-func (j *Journal) Append(e *Entry) error {
+func (j *Journal) Append(e *Entry) error { return j.append(e, false) }
+
+func (j *Journal) append(e *Entry, lazy bool) error {
 	if j.err != nil {
 		return fmt.Errorf("cannot write journal: it is unusable after an earlier error: %w", j.err)
 	}
-	j.buf.Reset()
-	if err := j.enc.Encode(e); err != nil {
-		return fmt.Errorf("cannot write journal: %w", err)
+	line, done, err := j.codec.encode(e)
+	if err != nil {
+		j.err = err // nothing was written; the run must not go on unjournaled
+		return err
 	}
-	line := j.buf.Bytes()
 	CrashPoint("journal-before-write")
 	if crashArmed("journal-mid-write") {
 		_, _ = j.f.Write(line[:len(line)/2])
@@ -166,12 +216,27 @@ func (j *Journal) Append(e *Entry) error {
 	if _, err := j.f.Write(line); err != nil {
 		return j.fail(fmt.Errorf("cannot write journal: %w", err))
 	}
-	if j.policy != FsyncNever {
+	sync := j.policy != FsyncNever && !lazy
+	if sync {
 		if err := j.f.Sync(); err != nil {
 			return j.fail(fmt.Errorf("cannot sync journal: %w", err))
 		}
 	}
-	j.size += int64(len(line))
+	done()
+	j.cur.Lines++
+	if e.Type == EntryStep {
+		j.cur.Steps++
+	}
+	j.cur.Size += int64(len(line))
+	j.cur.Chain = crc32.Update(j.cur.Chain, crcTable, line)
+	j.dirty = !sync
+	CrashPoint("journal-before-commit")
+	if sync {
+		if err := j.commit.write(j.cur, true); err != nil {
+			j.err = err // the line is whole and synced: it stays
+			return err
+		}
+	}
 	CrashPoint("journal-after-write")
 	return nil
 }
@@ -180,161 +245,30 @@ func (j *Journal) Append(e *Entry) error {
 // off and the journal refuses further lines.
 func (j *Journal) fail(err error) error {
 	j.err = err
-	_ = j.f.Truncate(j.size)
+	_ = j.f.Truncate(j.cur.Size)
 	_ = j.f.Sync()
 	return err
 }
 
-// Sync flushes the journal to disk (for FsyncNever, before run.json says
-// how many steps it holds).
+// Sync flushes the lines not yet synced (all of them under FsyncNever, the
+// routing-only steps since the last synced line under FsyncAlways) and
+// records them in CommitFile: call it before run.json says how many steps
+// the journal holds.
 func (j *Journal) Sync() error {
-	if j.err != nil || j.policy != FsyncNever {
+	if j.err != nil || !j.dirty {
 		return nil
 	}
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("cannot sync journal: %w", err)
 	}
-	return nil
+	j.dirty = false
+	return j.commit.write(j.cur, true)
 }
 
-// Close closes the journal file.
-func (j *Journal) Close() error { return j.f.Close() }
-
-// Log is a journal as read back.
-type Log struct {
-	Entries []*Entry
-	Records []*machine.Record // the steps, in order
-	// Torn is the byte length of an incomplete or unreadable last line that
-	// was ignored (a crash in the middle of a write); 0 when none.
-	Torn     int
-	TornLine int // its line number
-	good     int64
-	name     string // the journal's path, for messages
-}
-
-// TornNote describes the ignored torn line, or returns "".
-func (l *Log) TornNote() string {
-	if l.Torn == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d: ignored a torn last line (%d bytes) left by an interrupted write", l.name, l.TornLine, l.Torn)
-}
-
-// ReadJournal reads the run's journal. A torn last line (no trailing newline,
-// or not valid JSON) is ignored and reported in Log.Torn; a bad line anywhere
-// else is an error naming the line.
-func (r *Run) ReadJournal() (*Log, error) {
-	b, err := os.ReadFile(r.Path(JournalFile))
-	if err != nil {
-		return nil, fmt.Errorf("cannot read journal: %w", err)
-	}
-	return parseJournal(b, r.Path(JournalFile))
-}
-
-// ParseJournal reads journal lines from b (see ReadJournal).
-func ParseJournal(b []byte) (*Log, error) { return parseJournal(b, JournalFile) }
-
-func parseJournal(b []byte, name string) (*Log, error) {
-	l := &Log{name: name}
-	line := 0
-	for off := 0; off < len(b); {
-		line++
-		end := bytes.IndexByte(b[off:], '\n')
-		if end < 0 { // no newline: a write that did not finish
-			l.Torn, l.TornLine = len(b)-off, line
-			break
-		}
-		text := b[off : off+end]
-		next := off + end + 1
-		if len(bytes.TrimSpace(text)) == 0 {
-			off = next
-			l.good = int64(off)
-			continue
-		}
-		e, err := decodeEntry(text)
-		if err == nil {
-			err = l.add(e)
-		}
-		if err != nil {
-			if next == len(b) && errors.Is(err, errBadJSON) { // the last line: torn
-				l.Torn, l.TornLine = len(b)-off, line
-				break
-			}
-			return nil, fmt.Errorf("cannot read journal: %s:%d: %w", name, line, err)
-		}
-		off = next
-		l.good = int64(off)
-	}
-	return l, nil
-}
-
-var errBadJSON = errors.New("invalid JSON")
-
-func decodeEntry(text []byte) (*Entry, error) {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	e := &Entry{}
-	if err := dec.Decode(e); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadJSON, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: more than one value on the line", errBadJSON)
-	}
-	if e.Type == "" {
-		return nil, fmt.Errorf("%w: no type", errBadJSON)
-	}
-	if e.Record != nil {
-		e.Record.Vars = normalizeMap(e.Record.Vars)
-	}
-	return e, nil
-}
-
-func (l *Log) add(e *Entry) error {
-	if e.Type == EntryStep {
-		if e.Record == nil {
-			return errors.New("a step without a record")
-		}
-		want := len(l.Records) + 1
-		if e.Seq != want {
-			return fmt.Errorf("step %d where step %d was expected (a step committed twice or lost)", e.Seq, want)
-		}
-		l.Records = append(l.Records, e.Record)
-	} else {
-		e.Record = nil // markers carry no step
-	}
-	l.Entries = append(l.Entries, e)
-	return nil
-}
-
-// Repair cuts a torn last line off the run's journal so that new lines start
-// on a line of their own. It does nothing when the log has no torn line.
-func (r *Run) Repair(l *Log) error {
-	if l.Torn == 0 {
-		return nil
-	}
-	f, err := os.OpenFile(r.Path(JournalFile), os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("cannot repair journal: %w", err)
-	}
-	defer f.Close()
-	if err := f.Truncate(l.good); err != nil {
-		return fmt.Errorf("cannot repair journal: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("cannot repair journal: %w", err)
-	}
-	return nil
-}
-
-// Steps returns the number of committed steps.
-func (l *Log) Steps() int { return len(l.Records) }
-
-// Last returns the last marker or step entry, or nil.
-func (l *Log) Last() *Entry {
-	if len(l.Entries) == 0 {
-		return nil
-	}
-	return l.Entries[len(l.Entries)-1]
+// Close syncs what is not synced yet (Sync) and closes the journal.
+func (j *Journal) Close() error {
+	err := j.Sync()
+	return errors.Join(err, j.f.Close(), j.commit.close())
 }
 
 // normalizeMap turns json.Numbers into int when integral, else float64,

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lppctl/lppctl/internal/fsx"
 )
 
 // The run's lock: the process that runs or resumes a run holds an exclusive
@@ -58,7 +60,7 @@ func (r *Run) Lock(cmd string) error {
 	}
 	deadline := time.Now().Add(lockWait)
 	for {
-		held, err := tryLock(d, true)
+		held, err := fsx.TryLock(d, true)
 		if err != nil {
 			d.Close()
 			return fmt.Errorf("cannot take the run's lock: %w", err)
@@ -88,7 +90,7 @@ func (r *Run) Lock(cmd string) error {
 // Unlock releases the run's lock (if this process holds it).
 func (r *Run) Unlock() {
 	if r.lock != nil {
-		unlockFile(r.lock)
+		fsx.Unlock(r.lock)
 		r.lock.Close()
 		r.lock = nil
 	}
@@ -101,7 +103,7 @@ func (r *Run) Holder() (pid int, cmd string, held, known bool) {
 	if r.lock != nil {
 		return os.Getpid(), "", true, true
 	}
-	if !haveLocks {
+	if !fsx.HaveLocks {
 		return 0, "", false, false
 	}
 	d, err := os.Open(r.Dir)
@@ -109,12 +111,12 @@ func (r *Run) Holder() (pid int, cmd string, held, known bool) {
 		return 0, "", false, false
 	}
 	defer d.Close()
-	busy, err := tryLock(d, false)
+	busy, err := fsx.TryLock(d, false)
 	if err != nil {
 		return 0, "", false, false
 	}
 	if !busy {
-		unlockFile(d)
+		fsx.Unlock(d)
 		return 0, "", false, true
 	}
 	pid, cmd = r.readLockFile()

@@ -318,6 +318,12 @@ states:
 			return strings.Replace(s, "b: {do: noop, next: [{to: c}]}", "b: {do: log, with: {message: x}, next: [{to: d}]}\n  d: {do: noop, next: [{to: c}]}", 1)
 		}, want: []string{`state "b": changed (do, with, next)`, `state "d": added`}},
 		{name: "default changed", edit: func(s string) string { return strings.Replace(s, "default: 0", "default: 1", 1) }, want: []string{`context variable "n": changed`}},
+		{name: "on added", edit: func(s string) string {
+			return strings.Replace(s, "b: {do: noop, next: [{to: c}]}", "b: {do: noop, on: {GO: c}, next: [{to: c}]}", 1)
+		}, want: []string{`state "b": changed (on)`}},
+		{name: "event added", edit: func(s string) string {
+			return s + "events:\n  GO: {from: a, to: c}\n"
+		}, want: []string{`event "GO": added`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -38,7 +40,7 @@ const EnvDir = "LPPCTL_RUN_DIR"
 const (
 	MetaFile    = "run.json"      // metadata and status (a cache of the journal)
 	SpecFile    = "spec.yaml"     // the spec's content when the run started
-	JournalFile = "journal.jsonl" // one JSON line per step, plus markers
+	JournalFile = "journal.jsonl" // one JSON line per step, plus markers (see CommitFile)
 	AuditFile   = "audit.jsonl"   // the gateway's audit log
 	LLMFile     = "llm.jsonl"     // the LLM calls with token usage
 )
@@ -186,7 +188,7 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 			return nil, fmt.Errorf("cannot create run directory: %w", err)
 		}
 	}
-	if err := syncDir(s.Dir); err != nil {
+	if err := fsx.SyncDir(s.Dir); err != nil {
 		return nil, fmt.Errorf("cannot create run directory: %w", err)
 	}
 	ok = true
@@ -224,13 +226,19 @@ func (s *Store) removeStale() {
 // holding a copy of the metadata (so that a lost run.json can be rebuilt).
 func (r *Run) writeStart() error {
 	meta := r.Meta
-	b, err := encodeEntry(&Entry{Type: EntryStart, At: meta.Start, State: meta.State, Meta: &meta})
+	b, done, err := newEncoder().encode(&Entry{Type: EntryStart, At: meta.Start, State: meta.State, Meta: &meta})
 	if err != nil {
 		return err
 	}
+	done()
 	os.Remove(r.Path(JournalFile))
+	os.Remove(r.Path(CommitFile))
 	if err := writeFileSync(r.Path(JournalFile), b); err != nil {
 		return fmt.Errorf("cannot create %s: %w", JournalFile, err)
+	}
+	c := commit{Lines: 1, Size: int64(len(b)), Chain: crc32.Checksum(b, crcTable)}
+	if err := writeCommit(r.Path(CommitFile), c); err != nil {
+		return fmt.Errorf("cannot create %s: %w", CommitFile, err)
 	}
 	return nil
 }
@@ -407,51 +415,16 @@ func cutTornLine(f *os.File) error {
 	return f.Truncate(0)
 }
 
-// writeFileAtomic replaces path with data through a synced temporary file
-// renamed over it, then syncs the directory.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode, point string) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
+// writeFileAtomic replaces path with data (fsx.WriteFileAtomic); point,
+// when not "", is the crash point armed just before the rename.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode, point string) error {
+	if point == "" {
+		return fsx.WriteFileAtomic(path, data, perm)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if point != "" {
+	return fsx.WriteFileAtomic(path, data, perm, fsx.BeforeRename(func(string) error {
 		CrashPoint(point)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return err
-	}
-	return nil
+		return nil
+	}))
 }
 
 // UpdateSpec records that the run continues with a changed spec (resume

@@ -1,0 +1,242 @@
+package actions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/template"
+
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/internal/textx"
+	"github.com/lppctl/lppctl/machine"
+)
+
+// llmGenerate is llm.generate: render the prompts, call the model (running
+// the tool calls it makes, at most max_rounds rounds), and, with a schema or
+// a map, re-prompt with what is wrong until the reply is JSON that fits, at
+// most repairs times.
+func (d *Deps) llmGenerate(ctx context.Context, c *machine.Call) error {
+	var msgs []llm.Message
+	if name := c.String("system"); name != "" {
+		sys, err := d.renderGeneral(c, name)
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Text: sys})
+	}
+	prompt, err := d.renderGeneral(c, c.String("prompt"))
+	if err != nil {
+		return err
+	}
+	var schema *replySchema
+	if v := c.Param("schema"); v != nil {
+		if schema, err = loadSchema(v, d.SpecDir, d.root()); err != nil {
+			return fmt.Errorf("cannot use the schema of state %q: %w", c.State, err)
+		}
+		prompt += "\nAnswer with one JSON value valid against this JSON Schema, and nothing else:\n" + schema.text + "\n"
+	}
+	mapping, err := stringMap(c, "map")
+	if err != nil {
+		return err
+	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Text: prompt})
+	tools, err := d.offeredTools(c)
+	if err != nil {
+		return err
+	}
+	wantJSON := schema != nil || len(mapping) > 0
+	repairs, rounds := c.Int("repairs"), 0
+	for {
+		reply, err := d.send(ctx, c, llm.Request{Agent: "llm.generate", State: c.State, Messages: msgs, Tools: tools, JSON: wantJSON}, "state:"+c.State)
+		if err != nil {
+			return err
+		}
+		if len(reply.ToolCalls) > 0 && len(tools) > 0 {
+			if rounds >= c.Int("max_rounds") {
+				return fmt.Errorf("the model still asks for tools after %d rounds (max_rounds %d) in state %q", rounds, c.Int("max_rounds"), c.State)
+			}
+			rounds++
+			results, err := d.runToolCalls(ctx, c, reply.ToolCalls, tools)
+			if err != nil {
+				return err
+			}
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Text: reply.Text, ToolCalls: reply.ToolCalls})
+			msgs = append(msgs, results...)
+			continue
+		}
+		text := strings.TrimSpace(reply.Text)
+		if !wantJSON {
+			return setOutput(c, text)
+		}
+		out, problem := applyReply(c, text, schema, mapping)
+		if problem == "" {
+			return setOutput(c, out)
+		}
+		if repairs <= 0 {
+			return fmt.Errorf("the model's reply in state %q is still invalid after %d repair(s): %s", c.State, c.Int("repairs"), problem)
+		}
+		repairs--
+		c.Notef("the reply was invalid (%s); asking again", clip(problem, 160))
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleAssistant, Text: reply.Text},
+			llm.Message{Role: llm.RoleUser, Text: "Your reply was invalid: " + problem + "\nAnswer again with the corrected JSON only."})
+	}
+}
+
+// setOutput writes the reply to the output variable, when one is named.
+func setOutput(c *machine.Call, text string) error {
+	if name := c.String("output"); name != "" {
+		return c.SetVar(name, text)
+	}
+	return nil
+}
+
+// applyReply extracts the JSON of a reply, checks it against the schema and
+// stages the map's variables; problem says what is wrong, in words the model
+// can act on ("" when the reply fits). out is the JSON found in the reply.
+func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[string]string) (out, problem string) {
+	raw, err := extractJSON(text)
+	if err != nil {
+		return "", err.Error()
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return "", "the reply is not valid JSON: " + err.Error()
+	}
+	if schema != nil {
+		if err := schema.validate(v); err != nil {
+			return "", "it does not satisfy the schema: " + err.Error()
+		}
+	}
+	for _, name := range sortedKeys(mapping) {
+		field, err := pointerGet(v, mapping[name])
+		if err != nil {
+			return "", err.Error()
+		}
+		if err := c.SetVar(name, machine.NormalizeJSON(field)); err != nil {
+			return "", fmt.Sprintf("%s: %v", mapping[name], strings.TrimPrefix(err.Error(), "cannot set "))
+		}
+	}
+	return raw, ""
+}
+
+// offeredTools returns the gateway tools the tools parameter names (nil when
+// none).
+func (d *Deps) offeredTools(c *machine.Call) ([]llm.Tool, error) {
+	names, _ := c.Param("tools").([]any)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	all, err := d.toolDefs(false)
+	if err != nil {
+		return nil, err
+	}
+	var out []llm.Tool
+	for _, n := range names {
+		name, _ := n.(string)
+		i := slices.IndexFunc(all, func(t llm.Tool) bool { return t.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("tools of state %q: %q is not a gateway tool (tools are %s, %s)", c.State, fmt.Sprint(n), gateway.ToolCLI, gateway.ToolRunner)
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// runToolCalls runs a reply's tool calls through the gateway, as the agent's
+// tools.execute does, and returns their results as tool messages. A call of
+// a tool the state does not offer is refused without reaching the gateway.
+func (d *Deps) runToolCalls(ctx context.Context, c *machine.Call, calls []llm.ToolCall, offered []llm.Tool) ([]llm.Message, error) {
+	gw, err := d.gateway()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]llm.Message, 0, len(calls))
+	for _, tc := range calls {
+		var text, decision string
+		if !slices.ContainsFunc(offered, func(t llm.Tool) bool { return t.Name == tc.Name }) {
+			text, decision = fmt.Sprintf("%s tool-not-offered: state %q offers only %s", gateway.PrefixBlocked, c.State, toolNames(offered)), gateway.DecisionBlock
+		} else {
+			res := gw.CallJSON(ctx, tc.Name, tc.Arguments)
+			text, decision = res.Text, res.Decision
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Text: text})
+		c.Notef("%s %s → %s: %s", tc.Name, clip(textx.OneLine(tc.Arguments), 100), decision, clip(textx.OneLine(text), 100))
+	}
+	return out, nil
+}
+
+func toolNames(tools []llm.Tool) string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// renderGeneral renders a general action's template file with the run's
+// context variables as its data ({{.summary}}) and {{memory "key"}} reading
+// run memory.
+func (d *Deps) renderGeneral(c *machine.Call, name string) (string, error) {
+	path, err := d.findTemplate(name)
+	if err != nil {
+		return "", err
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read prompt template: %w", err)
+	}
+	tx := c.Memory()
+	t, err := parseGeneralTemplate(filepath.Base(path), string(src), func(key string) (any, error) { return memoryValue(tx, key) })
+	if err != nil {
+		return "", fmt.Errorf("cannot parse prompt template %s: %w", path, err)
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, c.Vars()); err != nil {
+		return "", fmt.Errorf("cannot render prompt template %s: %w", path, err)
+	}
+	return strings.TrimSpace(b.String()) + "\n", nil
+}
+
+// parseGeneralTemplate parses a general action's template: the agent's
+// template functions, json, and memory (reading run memory through mem).
+func parseGeneralTemplate(name, src string, mem func(string) (any, error)) (*template.Template, error) {
+	funcs := template.FuncMap{
+		"json": func(v any) (string, error) {
+			b, err := json.Marshal(v)
+			return string(b), err
+		},
+		"memory": mem,
+	}
+	return template.New(name).Funcs(tmplFuncs).Funcs(funcs).Option("missingkey=error").Parse(src)
+}
+
+// memoryValue returns a memory slot's value, else its list of items (nil
+// when the slot is empty).
+func memoryValue(tx machine.MemoryTx, key string) (any, error) {
+	var v any
+	ok, err := tx.Get(key, &v)
+	if err != nil || ok {
+		return v, err
+	}
+	items := tx.Items(key)
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := make([]any, len(items))
+	for i, raw := range items {
+		if err := json.Unmarshal(raw, &out[i]); err != nil {
+			return nil, fmt.Errorf("cannot read memory %s[%d]: %w", key, i, err)
+		}
+	}
+	return out, nil
+}

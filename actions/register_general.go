@@ -1,0 +1,152 @@
+package actions
+
+import (
+	"sort"
+
+	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Defaults of the general actions' parameters.
+const (
+	defaultRepairs   = 2 // llm.generate: re-prompts after a reply that fails its schema
+	defaultMaxRounds = 4 // llm.generate: tool-call rounds before the model must answer
+	defaultMaxDepth  = 4 // spec.run: how deep child machines may nest
+)
+
+// GeneralActions returns the actions any agent is built from, bound to d:
+// llm.generate, tools.call, script.run, spec.validate and spec.run. Unlike
+// the Skills Agent's actions they need no skill: their prompts, schemas,
+// scripts and child specs are files the spec names.
+func GeneralActions(d *Deps) []machine.Action {
+	return []machine.Action{
+		{
+			Name: "llm.generate",
+			Doc:  "one model call from prompt templates (or a bounded tool loop): the reply's text goes to output; with schema it must be JSON valid against it (re-prompted with the errors up to repairs times, then the action fails) and map copies its fields into typed variables",
+			Params: []machine.ParamSpec{
+				{Name: "prompt", Type: machine.TypeFile, Required: true, Doc: "template file of the request (Go text/template over the context variables, e.g. {{.text}}; {{memory \"key\"}} reads run memory)"},
+				{Name: "system", Type: machine.TypeFile, Doc: "template file of the system prompt"},
+				{Name: "output", Type: machine.TypeString, Doc: "the string variable that gets the reply's text (with schema: the JSON found in it)"},
+				{Name: "schema", Type: machine.TypeAny, Doc: "a JSON Schema the reply must satisfy: inline as a YAML map, or the path of a .json or .yaml file"},
+				{Name: "map", Type: machine.TypeMap, Doc: "context variable → JSON pointer into the reply, e.g. {words: /count}; the values are type-checked against the variables"},
+				{Name: "repairs", Type: machine.TypeInt, Default: defaultRepairs, Doc: "re-prompts with the validation errors after an invalid reply, before the action fails"},
+				{Name: "tools", Type: machine.TypeList, Doc: "gateway tools the model may call, e.g. [safe_cli_executor]"},
+				{Name: "max_rounds", Type: machine.TypeInt, Default: defaultMaxRounds, Doc: "tool-call rounds before the action fails (with tools)"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				out := varParam(p, "output", machine.TypeString, "the model's reply")
+				return append(out, mapKeys(p, "map", "a field of the model's JSON reply")...)
+			},
+			Run: d.llmGenerate,
+		},
+		{
+			Name: "tools.call",
+			Doc:  "runs one gateway command the spec chooses (same policy, audit log and [SECURITY BLOCKED] rules as the model's calls); without status:, a refused or failed call fails the action",
+			Params: []machine.ParamSpec{
+				{Name: "tool", Type: machine.TypeString, Required: true, Enum: []string{gateway.ToolCLI, gateway.ToolRunner}, Doc: "the gateway tool"},
+				{Name: "command", Type: machine.TypeString, Doc: "safe_cli_executor's sub-command, e.g. read_file"},
+				{Name: "args", Type: machine.TypeMap, Doc: "the command's parameters: name → expression over the context, e.g. {path: 'out_dir + \"/a.txt\"'}"},
+				{Name: "result", Type: machine.TypeString, Doc: "the string variable that gets the result text"},
+				{Name: "status", Type: machine.TypeString, Doc: "the string variable that gets ok, error or blocked"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				out := varParam(p, "result", machine.TypeString, "the tool's result text")
+				return append(out, varParam(p, "status", machine.TypeString, "ok, error or blocked")...)
+			},
+			Run: d.toolsCall,
+		},
+		{
+			Name: "script.run",
+			Doc:  "runs a Python compute script through the gateway's runner: input goes as one JSON object on stdin, the script prints one JSON object, output copies its keys into typed variables",
+			Params: []machine.ParamSpec{
+				{Name: "script", Type: machine.TypeString, Required: true, Doc: "the .py file, relative to the project root, under one of the policy's script directories (scripts/, skills/NAME/)"},
+				{Name: "input", Type: machine.TypeMap, Doc: "name → expression over the context; sent as one JSON object on stdin"},
+				{Name: "output", Type: machine.TypeMap, Doc: "context variable → key of the script's JSON object"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				return mapKeys(p, "output", "a key of the script's JSON output")
+			},
+			Run: d.scriptRun,
+		},
+		{
+			Name: "spec.validate",
+			Doc:  "validates a spec file inside the project root (its path through the gateway's path rules) and writes whether it is valid, its error count and the diagnostics",
+			Params: []machine.ParamSpec{
+				{Name: "path", Type: machine.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression, e.g. '\"output/agent.yaml\"' or a context variable"},
+				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether the spec is valid"},
+				{Name: "errors", Type: machine.TypeString, Doc: "the int variable that gets the number of errors"},
+				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the diagnostics, with positions and carets"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				out := varParam(p, "ok", machine.TypeBool, "whether the spec is valid")
+				out = append(out, varParam(p, "errors", machine.TypeInt, "the spec's error count")...)
+				return append(out, varParam(p, "report", machine.TypeString, "the spec's diagnostics")...)
+			},
+			Run: d.specValidate,
+		},
+		{
+			Name: "spec.run",
+			Doc:  "runs another spec as a child machine, journaled inside this run's directory (a crash resumes both); fails when the child fails or ends in a final state whose action fails (e.g. do: fail)",
+			Params: []machine.ParamSpec{
+				{Name: "spec", Type: machine.TypeFile, Required: true, Doc: "the child spec file"},
+				{Name: "input", Type: machine.TypeMap, Doc: "child variable → expression over this run's context"},
+				{Name: "output", Type: machine.TypeMap, Doc: "context variable → child variable, copied when the child completes"},
+				{Name: "max_depth", Type: machine.TypeInt, Default: defaultMaxDepth, Doc: "how deep child machines may nest below the top run"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				return mapKeys(p, "output", "a variable of the child's final context")
+			},
+			Run: d.specRun,
+		},
+	}
+}
+
+// writesDocs says, for lppctl actions, which variables each general action
+// writes: those its parameters name.
+var writesDocs = map[string]string{
+	"llm.generate":  "the variable named by output (string) and map's keys (typed by the schema)",
+	"tools.call":    "the variables named by result (string) and status (string: ok, error or blocked)",
+	"script.run":    "output's keys (each checked against its variable's type)",
+	"spec.validate": "the variables named by ok (bool), errors (int) and report (string)",
+	"spec.run":      "output's keys (copied from the child's variables when it completes)",
+}
+
+// WritesDoc describes the variables an action whose writes depend on its
+// parameters writes ("" for the other actions).
+func WritesDoc(name string) string { return writesDocs[name] }
+
+// IsGeneral reports whether name is one of the general actions, which need
+// no skill folder.
+func IsGeneral(name string) bool {
+	switch name {
+	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run":
+		return true
+	}
+	return false
+}
+
+// varParam declares the variable a parameter names (none when absent or not
+// a name).
+func varParam(p map[string]any, param string, t machine.Type, doc string) []machine.VarSpec {
+	name, _ := p[param].(string)
+	if name == "" {
+		return nil
+	}
+	return []machine.VarSpec{{Name: name, Type: t, Doc: doc}}
+}
+
+// mapKeys declares the keys of a map parameter as variables of any type (the
+// type checks that need files are CheckSpec's), in sorted order.
+func mapKeys(p map[string]any, param, doc string) []machine.VarSpec {
+	m, _ := p[param].(map[string]any)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]machine.VarSpec, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, machine.VarSpec{Name: k, Type: machine.TypeAny, Doc: doc})
+	}
+	return out
+}

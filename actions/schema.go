@@ -1,0 +1,249 @@
+package actions
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"gopkg.in/yaml.v3"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// replySchema is a JSON Schema an llm.generate reply must satisfy.
+type replySchema struct {
+	raw      *jsonschema.Schema
+	resolved *jsonschema.Resolved
+	text     string // the schema as JSON, for the prompt
+}
+
+// loadSchema reads llm.generate's schema parameter: an inline map, or the
+// path of a JSON or YAML file found like a prompt template (the spec's
+// folder, then the project root). It fails on a value that is not a JSON
+// Schema, including one with keywords JSON Schema does not have.
+func loadSchema(v any, specDir, root string) (*replySchema, error) {
+	var data []byte
+	switch x := v.(type) {
+	case map[string]any:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return nil, fmt.Errorf("the schema cannot be written as JSON: %w", err)
+		}
+		data = b
+	case string:
+		found, tried := machine.ResolveFile(x, specDir, root)
+		if found == "" {
+			return nil, fmt.Errorf("schema file %q not found (looked for %s)", x, strings.Join(tried, ", "))
+		}
+		src, err := os.ReadFile(found)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read schema file: %w", err)
+		}
+		var doc any
+		if err := yaml.Unmarshal(src, &doc); err != nil { // YAML reads JSON too
+			return nil, fmt.Errorf("schema file %s is neither JSON nor YAML: %w", filepath.Base(found), err)
+		}
+		m, ok := doc.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("schema file %s must hold a JSON Schema object, not %s", filepath.Base(found), describe(doc))
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, fmt.Errorf("schema file %s cannot be written as JSON: %w", filepath.Base(found), err)
+		}
+		data = b
+	default:
+		return nil, fmt.Errorf("schema must be a JSON Schema written as a YAML map, or a file name, not %s", describe(v))
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("not a JSON Schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
+	}
+	if err := unknownKeywords(&s, ""); err != nil {
+		return nil, err
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON Schema: %s", strings.TrimPrefix(err.Error(), "jsonschema.Schema: "))
+	}
+	return &replySchema{raw: &s, resolved: rs, text: string(data)}, nil
+}
+
+// schemaKeywords are the keywords the schema library knows (for "did you mean").
+var schemaKeywords = []string{"$id", "$schema", "$ref", "$comment", "$defs", "definitions", "$anchor", "title", "description",
+	"default", "examples", "type", "enum", "const", "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+	"minLength", "maxLength", "pattern", "prefixItems", "items", "minItems", "maxItems", "additionalItems", "uniqueItems",
+	"contains", "minContains", "maxContains", "minProperties", "maxProperties", "required", "dependentRequired", "properties",
+	"patternProperties", "additionalProperties", "propertyNames", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+	"dependentSchemas", "format"}
+
+// schemaTypes are JSON Schema's type names.
+var schemaTypes = []string{"string", "integer", "number", "boolean", "object", "array", "null"}
+
+// unknownKeywords reports the first keyword (or type name) of s or a subschema
+// that JSON Schema does not define (the library keeps those in Extra): a schema written
+// as {summary: string} is a mistake, not a schema that accepts everything.
+func unknownKeywords(s *jsonschema.Schema, at string) error {
+	if s == nil {
+		return nil
+	}
+	if len(s.Extra) > 0 {
+		k := sortedKeys(s.Extra)[0]
+		where := "at the top"
+		if at != "" {
+			where = "at " + at
+		}
+		hint := didYouMean(k, schemaKeywords)
+		if hint == "" {
+			hint = "a property goes under properties:, e.g. {type: object, properties: {" + k + ": {type: string}}}"
+		}
+		return fmt.Errorf("not a JSON Schema: %q %s is not a JSON Schema keyword; %s", k, where, hint)
+	}
+	for _, t := range append([]string{s.Type}, s.Types...) {
+		if t != "" && !slices.Contains(schemaTypes, t) {
+			where := "at the top"
+			if at != "" {
+				where = "at " + at
+			}
+			hint := didYouMean(t, schemaTypes)
+			if hint == "" {
+				hint = "types are " + strings.Join(schemaTypes, ", ")
+			}
+			return fmt.Errorf("not a JSON Schema: type %q %s is not a JSON Schema type; %s", t, where, hint)
+		}
+	}
+	for _, k := range sortedKeys(s.Properties) {
+		if err := unknownKeywords(s.Properties[k], at+"/properties/"+k); err != nil {
+			return err
+		}
+	}
+	for name, m := range map[string]map[string]*jsonschema.Schema{"patternProperties": s.PatternProperties, "$defs": s.Defs, "definitions": s.Definitions, "dependentSchemas": s.DependentSchemas} {
+		for _, k := range sortedKeys(m) {
+			if err := unknownKeywords(m[k], at+"/"+name+"/"+k); err != nil {
+				return err
+			}
+		}
+	}
+	for name, sub := range map[string]*jsonschema.Schema{"items": s.Items, "additionalItems": s.AdditionalItems, "contains": s.Contains,
+		"additionalProperties": s.AdditionalProperties, "propertyNames": s.PropertyNames, "not": s.Not, "if": s.If, "then": s.Then, "else": s.Else} {
+		if err := unknownKeywords(sub, at+"/"+name); err != nil {
+			return err
+		}
+	}
+	for name, list := range map[string][]*jsonschema.Schema{"prefixItems": s.PrefixItems, "items": s.ItemsArray, "allOf": s.AllOf, "anyOf": s.AnyOf, "oneOf": s.OneOf} {
+		for i, sub := range list {
+			if err := unknownKeywords(sub, fmt.Sprintf("%s/%s/%d", at, name, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validate checks a decoded reply (from decodeJSON) against the schema.
+func (rs *replySchema) validate(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var inst any
+	if err := json.Unmarshal(b, &inst); err != nil { // the library wants float64 numbers
+		return err
+	}
+	if err := rs.resolved.Validate(inst); err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "validating root: "))
+	}
+	return nil
+}
+
+// typeAt returns the JSON type the schema gives the value at a JSON pointer
+// ("" when the schema does not say, or allows several); it fails when the
+// schema allows nothing there.
+func (rs *replySchema) typeAt(ptr string) (string, error) {
+	segs, err := pointerSegments(ptr)
+	if err != nil {
+		return "", err
+	}
+	s := rs.raw
+	for i, seg := range segs {
+		at := "/" + strings.Join(segs[:i], "/")
+		switch {
+		case s.Properties[seg] != nil:
+			s = s.Properties[seg]
+		case s.Items != nil && isIndex(seg):
+			s = s.Items
+		case s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties):
+			s = s.AdditionalProperties
+		case s.AdditionalProperties != nil || s.Type != "" && s.Type != "object" && s.Type != "array":
+			return "", fmt.Errorf("the schema allows no %s: the value at %s has %s", ptr, at, schemaShape(s))
+		default:
+			return "", nil
+		}
+	}
+	if s.Type != "" {
+		return s.Type, nil
+	}
+	var types []string
+	for _, t := range s.Types {
+		if t != "null" {
+			types = append(types, t)
+		}
+	}
+	if len(types) == 1 {
+		return types[0], nil
+	}
+	return "", nil
+}
+
+func isIndex(seg string) bool {
+	if seg == "" {
+		return false
+	}
+	for _, r := range seg {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isFalse reports whether s is the schema that allows nothing (false).
+func isFalse(s *jsonschema.Schema) bool {
+	return s.Not != nil && s.Not.Type == "" && len(s.Not.Types) == 0 && len(s.Not.Properties) == 0 && s.Not.Not == nil && len(s.Not.Extra) == 0
+}
+
+func schemaShape(s *jsonschema.Schema) string {
+	if len(s.Properties) > 0 {
+		return "properties " + strings.Join(sortedKeys(s.Properties), ", ")
+	}
+	if s.Type != "" {
+		return "type " + s.Type
+	}
+	return "no properties"
+}
+
+// fitsVar reports whether a value of JSON Schema type jt can go into a
+// context variable of type t.
+func fitsVar(jt string, t machine.Type) bool {
+	switch t {
+	case machine.TypeAny:
+		return true
+	case machine.TypeInt:
+		return jt == "integer"
+	case machine.TypeFloat:
+		return jt == "number" || jt == "integer"
+	case machine.TypeString:
+		return jt == "string"
+	case machine.TypeBool:
+		return jt == "boolean"
+	case machine.TypeList:
+		return jt == "array"
+	case machine.TypeMap:
+		return jt == "object"
+	}
+	return false
+}

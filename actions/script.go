@@ -1,0 +1,112 @@
+package actions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/internal/textx"
+	"github.com/lppctl/lppctl/machine"
+)
+
+// stderrTail is how much of a failing script's stderr an error carries.
+const stderrTail = 600
+
+// scriptRun is script.run, the COMPUTE model: input (evaluated against the
+// context) goes to the script as one JSON object on stdin, through the
+// gateway's runner (argv, minimal environment, timeout, process-group kill);
+// the script prints one JSON object whose keys output copies into typed
+// context variables.
+func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
+	script := c.String("script")
+	input, err := evalMap(c, "input")
+	if err != nil {
+		return err
+	}
+	output, err := stringMap(c, "output")
+	if err != nil {
+		return err
+	}
+	stdin, err := json.Marshal(input)
+	if err != nil {
+		return fmt.Errorf("cannot send the input of script %s as JSON: %w", script, err)
+	}
+	gw, err := d.gateway()
+	if err != nil {
+		return err
+	}
+	res := gw.Call(ctx, gateway.ToolRunner, map[string]any{"script_name": script, "stdin_text": string(stdin)})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	stdout, stderr := splitStreams(res.Text)
+	switch res.Decision {
+	case gateway.DecisionBlock:
+		return fmt.Errorf("script %s: %s", script, res.Text)
+	case gateway.DecisionError:
+		return fmt.Errorf("script %s failed: %s", script, tail(res.Text, stderrTail+200))
+	}
+	v, err := decodeJSON(stdout)
+	obj, isObj := v.(map[string]any)
+	if err != nil || !isObj {
+		what := "no JSON object"
+		if err == nil {
+			what = describeJSON(v) + " instead of a JSON object"
+		}
+		return fmt.Errorf("script %s printed %s on stdout (%q)%s", script, what, clip(textx.OneLine(stdout), 120), stderrNote(stderr))
+	}
+	for _, name := range sortedKeys(output) {
+		key := output[name]
+		val, ok := obj[key]
+		if !ok {
+			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s", script, key, name, keyList(obj), stderrNote(stderr))
+		}
+		if err := c.SetVar(name, machine.NormalizeJSON(val)); err != nil {
+			return fmt.Errorf("script %s: key %q: %w", script, key, err)
+		}
+	}
+	c.Notef("script %s → %s", script, clip(textx.OneLine(stdout), 100))
+	return nil
+}
+
+// splitStreams separates what the gateway's runner shows of a script's
+// output into stdout and stderr: both are labelled when both were written.
+// A JSON object cannot hold the "\n[stderr]\n" that ends stdout's part, so
+// the split is exact for the output script.run accepts.
+func splitStreams(text string) (stdout, stderr string) {
+	switch {
+	case text == gateway.NoOutput:
+		return "", ""
+	case strings.HasPrefix(text, "[stderr]\n"):
+		return "", strings.TrimPrefix(text, "[stderr]\n")
+	case strings.HasPrefix(text, "[stdout]\n"):
+		body := strings.TrimPrefix(text, "[stdout]\n")
+		if i := strings.Index(body, "\n[stderr]\n"); i >= 0 {
+			return body[:i], body[i+len("\n[stderr]\n"):]
+		}
+		return body, ""
+	}
+	return text, ""
+}
+
+// stderrNote is "; stderr: ..." with the tail of stderr, or "".
+func stderrNote(stderr string) string {
+	if strings.TrimSpace(stderr) == "" {
+		return ""
+	}
+	return "; stderr: " + tail(strings.TrimSpace(stderr), stderrTail)
+}
+
+// tail returns the last n bytes of s (at a rune start), marked when cut.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return "…" + s[i:]
+}

@@ -1,0 +1,213 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/machine"
+)
+
+// specValidate is spec.validate: it reads a spec through the gateway (so the
+// path obeys the gateway's rules: inside the project root, not hidden, and
+// the read is audited), validates it as lppctl validate does, and writes
+// whether it is valid, its error count and its diagnostics. A spec that
+// cannot be read counts as one error, the gateway's message its report.
+func (d *Deps) specValidate(ctx context.Context, c *machine.Call) error {
+	path, ok := c.Param("path").(string)
+	if !ok {
+		return fmt.Errorf("path of spec.validate must give a string, not %s", describe(c.Param("path")))
+	}
+	reg := d.reg()
+	if reg == nil {
+		return errors.New("cannot validate a spec: the actions are not in a registry (Register was not called)")
+	}
+	gw, err := d.gateway()
+	if err != nil {
+		return err
+	}
+	res := gw.Call(ctx, gateway.ToolCLI, map[string]any{"tool_name": "read_file", "params": map[string]any{"path": path}})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	valid, count, report := false, 1, res.Text
+	if res.Decision == gateway.DecisionAllow {
+		src := res.Text
+		if src == gateway.NoOutput {
+			src = ""
+		}
+		if strings.Contains(src, "\n[TRUNCATED: showing the first ") {
+			report = fmt.Sprintf("%s is too large to validate: read_file shows only part of it", path)
+		} else {
+			valid, count, report = checkSource(reg, gw.Root(), path, []byte(src))
+		}
+	}
+	c.Notef("spec %s: %s", path, map[bool]string{true: "valid", false: fmt.Sprintf("%d error(s)", count)}[valid])
+	for _, w := range []struct {
+		param string
+		value any
+	}{{"ok", valid}, {"errors", count}, {"report", report}} {
+		if name := c.String(w.param); name != "" {
+			if err := c.SetVar(name, w.value); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkSource validates the spec text src found at path (relative to root)
+// as lppctl validate does, general actions included.
+func checkSource(reg *machine.Registry, root, path string, src []byte) (valid bool, errs int, report string) {
+	dir := filepath.Join(root, filepath.Dir(filepath.FromSlash(path)))
+	spec, diags := machine.Check(path, src, reg, machine.WithRoot(root), machine.WithSpecDir(dir))
+	if spec != nil {
+		diags = append(diags, CheckSpec(spec, reg, CheckOptions{Root: root, SpecDir: dir})...)
+		diags.Sort()
+	}
+	errs = len(diags.Errors())
+	if len(diags) == 0 {
+		return true, 0, path + ": ok"
+	}
+	return errs == 0, errs, diags.PrettyAll(src)
+}
+
+// reg returns the registry the actions were registered in.
+func (d *Deps) reg() *machine.Registry {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.registry
+}
+
+// specRun is spec.run: it runs the child spec as a machine of its own, with
+// its own actions (whose files are relative to the child's folder), journaled
+// under this run's directory (children/STATE-SEQ), so that when this action
+// runs again after a crash the child resumes where it stopped. The child's
+// pause pauses this run; answering it on resume goes to the child.
+func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
+	name := c.String("spec")
+	path, tried := machine.ResolveFile(name, d.SpecDir, d.root())
+	if path == "" {
+		return fmt.Errorf("cannot run child spec %q: not found (looked for %s)", name, strings.Join(tried, ", "))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("cannot run child spec %s: %w", name, err)
+	}
+	chain := append(append([]string(nil), d.chain...), abs)
+	if max := c.Int("max_depth"); len(chain) > max {
+		return fmt.Errorf("cannot run child spec %s: it would be nested %d deep, and max_depth is %d (%s); a spec that runs itself through others never ends", name, len(chain), max, stackNames(chain))
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot run child spec: %w", err)
+	}
+	id := fmt.Sprintf("%s-%d", c.State, c.Seq+1)
+	runDir := ""
+	if d.RunDir != "" {
+		runDir = filepath.Join(d.RunDir, childrenDir, id)
+	}
+	cd := d.child(abs, runDir, c.RunID+"/"+id, chain)
+	defer cd.Close()
+	creg := machine.NewBuiltinRegistry()
+	if err := Register(creg, cd); err != nil {
+		return err
+	}
+	spec, diags := machine.Check(path, src, creg, machine.WithRoot(d.root()))
+	if spec != nil {
+		diags = append(diags, CheckSpec(spec, creg, CheckOptions{Root: d.root()})...)
+	}
+	if diags.HasErrors() {
+		return fmt.Errorf("cannot run child spec %s: it is invalid:\n%s", name, diags.Errors().PrettyAll(src))
+	}
+	for _, p := range machine.FileParamCandidates(spec, creg, d.root()) {
+		if a, err := filepath.Abs(p); err == nil {
+			cd.Protected = append(cd.Protected, a)
+		}
+	}
+	m, err := machine.Compile(spec, creg)
+	if err != nil {
+		return fmt.Errorf("cannot run child spec %s: %w", name, err)
+	}
+	in, err := evalMap(c, "input")
+	if err != nil {
+		return err
+	}
+	vars := make(map[string]any, len(in))
+	for k, v := range in {
+		cv := spec.Var(k)
+		if cv == nil {
+			return fmt.Errorf("input.%s of spec.run: child spec %s has no context variable %q", k, name, k)
+		}
+		if vars[k], err = cv.Type.Coerce(machine.NormalizeJSON(v)); err != nil {
+			return fmt.Errorf("input.%s of spec.run: %w", k, err)
+		}
+	}
+	output, err := stringMap(c, "output")
+	if err != nil {
+		return err
+	}
+	ch, err := startChild(m, spec, src, abs, runDir, cd.RunID, vars, c.Input)
+	if err != nil {
+		return fmt.Errorf("cannot run child spec %s: %w", name, err)
+	}
+	runErr := ch.run.Run(ctx)
+	if errors.Is(runErr, machine.ErrFinished) {
+		runErr = nil
+	}
+	if err := ch.finish(runErr); err != nil && runErr == nil {
+		runErr = err
+	}
+	r := ch.run
+	where := ""
+	if runDir != "" {
+		where = " (journal in " + runDir + ")"
+	}
+	if p, ok := machine.AsPause(runErr); ok {
+		prompt := strings.ReplaceAll(p.Prompt, cd.RunID, c.RunID)
+		return &machine.PauseError{Kind: p.Kind, Prompt: fmt.Sprintf("child spec %s, in state %s: %s", name, p.State, prompt), Options: p.Options}
+	}
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return runErr
+		}
+		return fmt.Errorf("child spec %s failed in state %s after %d step(s)%s: %w", name, r.State(), r.Seq(), where, runErr)
+	}
+	for _, pv := range sortedKeys(output) {
+		if err := c.SetVar(pv, r.Var(output[pv])); err != nil {
+			return fmt.Errorf("output.%s of spec.run (child variable %s): %w", pv, output[pv], err)
+		}
+	}
+	c.Notef("child spec %s completed in state %s after %d step(s)%s", name, r.State(), r.Seq(), where)
+	return nil
+}
+
+// child returns the dependencies of a child machine's actions: this run's
+// configuration, logs and terminal, with the child's folder for its files,
+// its own run id and directory, and its own gateway (protecting its spec and
+// run directory too), sharing the model when one is configured.
+func (d *Deps) child(spec, runDir, runID string, chain []string) *Deps {
+	cd := &Deps{
+		LLM: d.LLM, LLMSource: d.LLMSource, Root: d.Root, SkillDir: d.SkillDir, Policy: d.Policy, ClaudeMD: d.ClaudeMD,
+		SkillsLibrary: d.SkillsLibrary, SpecDir: filepath.Dir(spec),
+		Protected: append(append([]string(nil), d.Protected...), spec),
+		Yes:       d.Yes, Feedback: d.Feedback, Interactive: d.Interactive, In: d.In, Out: d.Out, Editor: d.Editor,
+		RunID: runID, RunDir: runDir, Audit: d.Audit, LLMLog: d.LLMLog,
+		Getenv: d.Getenv, Now: d.Now, HTTPClient: d.HTTPClient, Retry: d.Retry, Model: d.Model, Gateway: d.Gateway,
+		chain: chain,
+	}
+	if runDir != "" {
+		cd.Protected = append(cd.Protected, runDir)
+	}
+	d.mu.Lock()
+	if d.model != nil && !d.demo { // a configured model serves the child too; a demo script is the child's own
+		cd.model = d.model
+	}
+	cd.announced = d.announced && !d.demo
+	d.mu.Unlock()
+	return cd
+}

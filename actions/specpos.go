@@ -1,0 +1,117 @@
+package actions
+
+import (
+	"gopkg.in/yaml.v3"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// specNodes finds the YAML nodes of the states' `with:` parameters in a
+// spec's source, for diagnostics that point inside a parameter's value (a
+// key of a map parameter). machine.Param has the positions of the parameter
+// itself only.
+type specNodes struct {
+	with map[string]*yaml.Node // state name → its `with:` mapping
+}
+
+func parseSpecNodes(src []byte) *specNodes {
+	n := &specNodes{with: map[string]*yaml.Node{}}
+	var doc yaml.Node
+	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return n
+	}
+	states := mapValue(doc.Content[0], "states")
+	if states == nil || states.Kind != yaml.MappingNode {
+		return n
+	}
+	for i := 0; i+1 < len(states.Content); i += 2 {
+		if w := mapValue(states.Content[i+1], "with"); w != nil && w.Kind == yaml.MappingNode {
+			n.with[states.Content[i].Value] = w
+		}
+	}
+	return n
+}
+
+// mapValue returns the value of key in mapping node m, or nil.
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// entry is one key of a map parameter with the positions of key and value.
+type entry struct {
+	Key   string
+	Value any
+	KPos  machine.Pos
+	VPos  machine.Pos
+	VSpan int
+	// Quoted tells that the value is written in quotes, so an expression in
+	// it starts one column further.
+	Quoted bool
+}
+
+// entries returns the keys of state st's map parameter param, in file
+// order, with their positions (the parameter's own position when the source
+// cannot be read).
+func (n *specNodes) entries(st *machine.State, param string) []entry {
+	p := findParam(st, param)
+	if p == nil {
+		return nil
+	}
+	m, _ := p.Value.(map[string]any)
+	node := mapValue(n.with[st.Name], param)
+	var out []entry
+	if node != nil && node.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			k, v := node.Content[i], node.Content[i+1]
+			val, ok := m[k.Value]
+			if !ok {
+				continue
+			}
+			out = append(out, entry{Key: k.Value, Value: val, KPos: nodePos(k), VPos: nodePos(v), VSpan: nodeSpan(v),
+				Quoted: v.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0})
+		}
+		return out
+	}
+	for _, k := range sortedKeys(m) {
+		out = append(out, entry{Key: k, Value: m[k], KPos: p.VPos, VPos: p.VPos, VSpan: 1})
+	}
+	return out
+}
+
+// valuePos returns the position and span of a parameter's value.
+func (n *specNodes) valuePos(st *machine.State, p *machine.Param) (machine.Pos, int) {
+	if v := mapValue(n.with[st.Name], p.Name); v != nil {
+		return nodePos(v), nodeSpan(v)
+	}
+	return p.VPos, 1
+}
+
+func nodePos(n *yaml.Node) machine.Pos { return machine.Pos{Line: n.Line, Col: n.Column} }
+
+func nodeSpan(n *yaml.Node) int {
+	if n.Kind == yaml.ScalarNode && n.Value != "" {
+		if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+			return len(n.Value) + 2
+		}
+		return len(n.Value)
+	}
+	return 1
+}
+
+// findParam returns the state's `with:` parameter name, or nil.
+func findParam(st *machine.State, name string) *machine.Param {
+	for _, p := range st.With {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// queuedEvent is one event given on the command line (--event NAME, with
+// the --payload JSON of the same rank).
+type queuedEvent struct {
+	name    string
+	payload map[string]any
+}
+
+// eventArgs pairs `run`'s --event and --payload flags: the i-th --payload
+// goes with the i-th --event; an event without one carries no payload.
+func eventArgs(c *cli.Context) ([]queuedEvent, error) {
+	names, payloads := c.StringSlice("event"), c.StringSlice("payload")
+	if len(payloads) > len(names) {
+		return nil, usageErrorf("%d --payload for %d --event: the i-th --payload goes with the i-th --event", len(payloads), len(names))
+	}
+	out := make([]queuedEvent, len(names))
+	for i, name := range names {
+		if name == "" {
+			return nil, usageErrorf("--event needs an event NAME")
+		}
+		out[i].name = name
+		if i < len(payloads) {
+			p, err := parsePayload(name, payloads[i])
+			if err != nil {
+				return nil, err
+			}
+			out[i].payload = p
+		}
+	}
+	return out, nil
+}
+
+// parsePayload decodes a --payload: one JSON object.
+func parsePayload(event, text string) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	var p map[string]any
+	err := dec.Decode(&p)
+	if err == nil && dec.More() {
+		err = fmt.Errorf("text after the object")
+	}
+	if err == nil && p == nil {
+		err = fmt.Errorf("not an object")
+	}
+	if err != nil {
+		return nil, usageErrorf("--payload %s for event %s: %v; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'", shorten(text, 60), event, err)
+	}
+	return p, nil
+}
+
+// payloadText renders an event's payload for progress output and traces:
+// compact JSON, cut to n characters.
+func payloadText(payload map[string]any, n int) string {
+	s := machine.FormatPayload(payload)
+	if s == "" {
+		return ""
+	}
+	return shorten(s, n)
+}
+
+// viaText says how a step moved on: the event (and its payload, cut short)
+// that moved it, the guard that held, or its Via.
+func viaText(rec *machine.Record) string {
+	var b bytes.Buffer
+	if rec.Event != "" {
+		b.WriteString("event " + rec.Event)
+		if p := payloadText(rec.Payload, 60); p != "" {
+			b.WriteString(" " + p)
+		}
+	}
+	switch {
+	case rec.Guard != "":
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("[" + rec.Guard + "]")
+	case b.Len() == 0:
+		b.WriteString(rec.Via)
+	}
+	return b.String()
+}
+
+// pendingNote says which events queued with `run --event` no state took
+// before the run stopped: they are not kept (a stopped run that is not
+// completed takes them with resume --event, hint being that command).
+func pendingNote(r *machine.Run, hint string) string {
+	pending := r.Pending()
+	if len(pending) == 0 {
+		return ""
+	}
+	note := fmt.Sprintf("note: no state took the queued event(s) %s before the run stopped; they are dropped", strings.Join(pending, ", "))
+	if r.Status() != machine.StatusCompleted {
+		note += fmt.Sprintf(" (deliver one with %s --event NAME)", hint)
+	}
+	return note
+}

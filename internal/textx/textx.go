@@ -1,0 +1,51 @@
+// Package textx holds the small text helpers that machine, gateway, skills
+// and actions share: edit distance for "did you mean" hints, one-line
+// rendering and plurals. It imports nothing of the project, so any package
+// may import it.
+package textx
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Levenshtein returns the edit distance between a and b, counted in runes
+// (insertions, deletions and substitutions each cost 1).
+func Levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// OneLine collapses every run of white space (line breaks included) into one
+// space and trims both ends.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Plural returns one when n is 1, else many: Plural(n, "entry", "entries").
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Count returns n followed by the word in the right number: "1 error",
+// "3 errors", "0 entries".
+func Count(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + Plural(n, one, many)
+}

@@ -1,0 +1,246 @@
+package machine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// How events reach a run (docs/spec.md, "Events"):
+//
+//   - An action emits one (Call.Emit, Call.EmitEvent; the built-in emit): it
+//     is checked when the action returns (an unknown event or a payload that
+//     fails its schema fails the action), then considered right after the
+//     state's `set`, before `next`; one that does not apply there is dropped,
+//     with a note in the step's record.
+//   - Someone outside sends one (Send, SendEvent; `lppctl run --event`): it
+//     waits in the run's queue, oldest first, until a state it applies in
+//     takes it.
+//   - A person delivers one to a stopped run (Fire, FireEvent; `lppctl resume
+//     --event`): it applies now, from the state the run stopped in, or is
+//     refused with the reason.
+//
+// An event applies in a state when one of its transitions holds there: the
+// state's own (`on:`) first, in order, then the top-level ones (`events:`)
+// whose from includes the state, in file order; the first whose `when`
+// holds is taken.
+
+// Send queues a named event from outside the run (e.g. "RESET"). Safe to
+// call from any goroutine; the event is considered after the current step's
+// action, and waits in the queue until a state it applies in is reached.
+func (r *Run) Send(event string) error { return r.SendEvent(event, nil) }
+
+// SendEvent is Send with a payload, checked against the event's declared
+// payload fields.
+func (r *Run) SendEvent(event string, payload map[string]any) error {
+	d, err := r.m.prepare(event, payload)
+	if err != nil {
+		return fmt.Errorf("cannot send event %q: %w", event, err)
+	}
+	select {
+	case r.inbox <- d:
+		return nil
+	default:
+		return fmt.Errorf("cannot send event %q: too many pending events", event)
+	}
+}
+
+// Pending returns the names of the events sent from outside that no state
+// has taken yet, oldest first.
+func (r *Run) Pending() []string {
+	r.drain()
+	out := make([]string, len(r.queue))
+	for i, d := range r.queue {
+		out[i] = d.name
+	}
+	return out
+}
+
+// drain moves the events sent from outside into the queue.
+func (r *Run) drain() {
+	for {
+		select {
+		case d := <-r.inbox:
+			r.queue = append(r.queue, d)
+		default:
+			return
+		}
+	}
+}
+
+// emitted checks the events an action emitted; they are delivered by the
+// next pickEvent.
+func (r *Run) emitted(call *Call) ([]*delivery, error) {
+	if len(call.events) == 0 {
+		return nil, nil
+	}
+	out := make([]*delivery, 0, len(call.events))
+	for _, e := range call.events {
+		d, err := r.m.prepare(e.name, e.payload)
+		if err != nil {
+			return nil, fmt.Errorf("cannot emit event %q: %w", e.name, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// pickEvent returns the transition of the first pending event that applies
+// in cs, and the event: those emitted by the state's action first (one that
+// does not apply is dropped, with a note in rec; those after the one taken
+// wait for the next state), then those sent from outside, oldest first
+// (they stay queued when they do not apply).
+func (r *Run) pickEvent(cs *cstate, emitted []*delivery, rec *Record) (*ctrans, *delivery, error) {
+	internal := append(r.internal, emitted...)
+	r.internal = nil
+	for i, d := range internal {
+		ct, err := r.match(cs, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ct != nil {
+			r.internal = slices.Clone(internal[i+1:])
+			return ct, d, nil
+		}
+		rec.Notes = append(rec.Notes, fmt.Sprintf("event %s dropped: no transition for it holds in state %s", d.name, cs.st.Name))
+	}
+	r.drain()
+	for i, d := range r.queue {
+		ct, err := r.match(cs, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ct != nil {
+			r.queue = slices.Delete(r.queue, i, i+1)
+			return ct, d, nil
+		}
+	}
+	return nil, nil, nil
+}
+
+// match returns the first transition of event d that holds in cs (nil when none).
+func (r *Run) match(cs *cstate, d *delivery) (*ctrans, error) {
+	ce := r.m.events[d.name]
+	if ce == nil {
+		return nil, nil
+	}
+	own := cs.on[d.name]
+	if len(own) == 0 && len(ce.global) == 0 {
+		return nil, nil
+	}
+	r.env[VarEvent] = d.value
+	defer delete(r.env, VarEvent)
+	for _, ct := range own {
+		if ok, err := r.holds(ct, cs); ok || err != nil {
+			return ct, err
+		}
+	}
+	for _, ct := range ce.global {
+		if !ct.appliesIn(cs.st) {
+			continue
+		}
+		if ok, err := r.holds(ct, cs); ok || err != nil {
+			return ct, err
+		}
+	}
+	return nil, nil
+}
+
+// holds evaluates an event transition's guard.
+func (r *Run) holds(ct *ctrans, cs *cstate) (bool, error) {
+	if ct.guard == nil {
+		return true, nil
+	}
+	ok, err := r.vm.Run(ct.guard, r.env)
+	if err != nil {
+		r.status = StatusFailed
+		return false, fmt.Errorf("cannot evaluate guard %q of event %q in state %q: %w", ct.t.When, ct.event, cs.st.Name, err)
+	}
+	return ok == true, nil
+}
+
+// CanFire reports why Fire(event) would fail now, or nil.
+func (r *Run) CanFire(event string) error { return r.CanFireEvent(event, nil) }
+
+// CanFireEvent reports why FireEvent(event, payload) would fail now, or nil.
+func (r *Run) CanFireEvent(event string, payload map[string]any) error {
+	_, _, err := r.canFire(event, payload)
+	return err
+}
+
+func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery, error) {
+	d, err := r.m.prepare(event, payload)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot fire event %q: %w", event, err)
+	}
+	if r.status == StatusCompleted {
+		return nil, nil, fmt.Errorf("cannot fire event %q: %w", event, ErrFinished)
+	}
+	state := r.State()
+	cs := r.m.states[state]
+	ct, err := r.match(cs, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ct != nil {
+		return ct, d, nil
+	}
+	var guards []string
+	for _, ct := range cs.on[event] {
+		guards = append(guards, ct.t.When)
+	}
+	for _, ct := range r.m.events[event].global {
+		if ct.appliesIn(cs.st) {
+			guards = append(guards, ct.t.When)
+		}
+	}
+	switch {
+	case len(guards) == 0 && cs.st.Final:
+		return nil, nil, fmt.Errorf("cannot fire event %q in final state %q", event, state)
+	case len(guards) == 0:
+		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, state, quoteList(r.m.sources(event)))
+	case len(guards) == 1:
+		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: its guard %q is false", event, state, guards[0])
+	}
+	q := make([]string, len(guards))
+	for i, g := range guards {
+		q[i] = strconv.Quote(g)
+	}
+	return nil, nil, fmt.Errorf("cannot fire event %q in state %q: none of its guards holds (%s)", event, state, strings.Join(q, ", "))
+}
+
+// sources returns the states an event applies in, in file order.
+func (m *Machine) sources(event string) []string {
+	var out []string
+	for _, st := range m.spec.States {
+		cs := m.states[st.Name]
+		if len(cs.on[event]) > 0 || slices.ContainsFunc(m.events[event].global, func(ct *ctrans) bool { return ct.appliesIn(st) }) {
+			out = append(out, st.Name)
+		}
+	}
+	return out
+}
+
+// Fire applies a named event now, from the current state, without running
+// the state's action (it is how a person redirects a stopped run, e.g.
+// `lppctl resume ID --event RESET`, or answers a state that waits). One of
+// the event's transitions must hold in the current state. Like every step,
+// it reaches the observers.
+func (r *Run) Fire(ctx context.Context, event string) error { return r.FireEvent(ctx, event, nil) }
+
+// FireEvent is Fire with a payload, checked against the event's declared
+// payload fields; the event is not delivered when it fails.
+func (r *Run) FireEvent(ctx context.Context, event string, payload map[string]any) error {
+	ct, d, err := r.canFire(event, payload)
+	if err != nil {
+		return err
+	}
+	rec := &Record{Seq: r.seq + 1, From: r.State(), Start: r.now()}
+	if err := r.take(rec, ct, d, nil, true); err != nil {
+		return err
+	}
+	r.status, r.pause, r.input = StatusRunning, nil, nil
+	return r.notify(ctx, rec)
+}

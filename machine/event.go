@@ -1,0 +1,255 @@
+package machine
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// cevent is a compiled event: every name the spec knows (declared under
+// events:, or named by a state's on:).
+type cevent struct {
+	name   string
+	decl   *EventDecl // nil: the event is only named by states' on:
+	global []*ctrans  // its top-level transitions, in file order
+	typ    reflect.Type
+	env    map[string]any // the expression environment of its transitions
+}
+
+// delivery is an event on its way into a run: its name, its payload as
+// checked (defaults filled in) and the value expressions read as `event`.
+type delivery struct {
+	name    string
+	payload map[string]any
+	value   any
+}
+
+// eventFieldTag names the Go struct fields of an event's expression type
+// for expr (`event.name`, `event.payload.x`).
+const eventFieldTag = "expr"
+
+// eventType builds the type expressions see as `event` for an event: a
+// struct {name string; payload struct{...}} whose payload fields have the
+// declared types, so that `event.payload.x` type-checks (and a field that is
+// not declared is an error).
+func eventType(decl *EventDecl) reflect.Type {
+	var fields []reflect.StructField
+	if decl != nil {
+		for i, f := range decl.Payload {
+			fields = append(fields, reflect.StructField{
+				Name: fmt.Sprintf("F%d", i),
+				Type: reflect.TypeOf(f.Type.Zero()),
+				Tag:  reflect.StructTag(fmt.Sprintf(`%s:%q`, eventFieldTag, f.Name)),
+			})
+		}
+	}
+	return reflect.StructOf([]reflect.StructField{
+		{Name: "Name", Type: reflect.TypeOf(""), Tag: `expr:"name"`},
+		{Name: "Payload", Type: reflect.StructOf(fields), Tag: `expr:"payload"`},
+	})
+}
+
+// EventEnv returns the typed environment the `when` and `set` of the
+// transitions of event name are compiled against: TypeEnv(spec) and `event`.
+func EventEnv(spec *Spec, name string) map[string]any {
+	env := TypeEnv(spec)
+	env[VarEvent] = reflect.Zero(eventType(spec.EventDecl(name))).Interface()
+	return env
+}
+
+// declareEvents makes a cevent for every event the spec knows.
+func (c *compiler) declareEvents(m *Machine) {
+	for _, name := range c.spec.EventNames() {
+		ce := &cevent{name: name, decl: c.spec.EventDecl(name)}
+		ce.typ = eventType(ce.decl)
+		ce.env = maps.Clone(c.env)
+		ce.env[VarEvent] = reflect.Zero(ce.typ).Interface()
+		m.events[name] = ce
+	}
+}
+
+// stateEvents compiles a state's on: transitions.
+func (c *compiler) stateEvents(m *Machine, cs *cstate) {
+	for _, on := range cs.st.On {
+		ce := m.events[on.Event]
+		for i, t := range on.Transitions {
+			ct := c.transition(t, i, ce.env)
+			ct.event = on.Event
+			ct.via = fmt.Sprintf("on %s[%d]", on.Event, i)
+			ct.fsmEv = ct.via
+			if cs.on == nil {
+				cs.on = map[string][]*ctrans{}
+			}
+			cs.on[on.Event] = append(cs.on[on.Event], ct)
+			m.addMove(ct, cs.st.Name)
+		}
+	}
+}
+
+// globalEvents compiles the transitions of the top-level events.
+func (c *compiler) globalEvents(m *Machine) {
+	spec := c.spec
+	for i, ev := range spec.Events {
+		ce := m.events[ev.Name]
+		t := &Transition{To: ev.To, ToPos: ev.ToPos, When: ev.When, WhenPos: ev.WhenPos, Set: ev.Set, Note: ev.Note, Pos: ev.Pos}
+		ct := &ctrans{t: t, index: len(ce.global), via: "event " + ev.Name, target: ev.To, event: ev.Name, global: true,
+			fsmEv: fmt.Sprintf("event %s#%d", ev.Name, i), set: c.assigns(ev.Set, ce.env)}
+		if spec.State(ev.To) == nil {
+			c.errorf(ev.ToPos, "event %q goes to undefined state %q", ev.Name, ev.To)
+		}
+		if ev.When != "" {
+			ct.guard = c.guard(ev.When, ev.WhenPos, ce.env)
+			ct.reads = identifiers(ct.guard)
+		}
+		var src []string
+		if len(ev.From) > 0 {
+			ct.from = map[string]bool{}
+			for _, f := range ev.From {
+				ct.from[f] = true
+				src = append(src, f)
+			}
+		} else {
+			for _, st := range spec.States {
+				if !st.Final {
+					src = append(src, st.Name)
+				}
+			}
+		}
+		ce.global = append(ce.global, ct)
+		m.addMove(ct, src...)
+	}
+}
+
+// appliesIn reports whether a top-level event's transition applies in state.
+func (ct *ctrans) appliesIn(st *State) bool {
+	if ct.from != nil {
+		return ct.from[st.Name]
+	}
+	return !st.Final
+}
+
+// EventNames returns the names of the events the machine knows, sorted.
+func (m *Machine) EventNames() []string {
+	return slices.Sorted(maps.Keys(m.events))
+}
+
+// Accepts returns the events that can move the run out of state, in order:
+// those of its on:, then the top-level events that apply in it.
+func (m *Machine) Accepts(state string) []string {
+	cs := m.states[state]
+	if cs == nil {
+		return nil
+	}
+	var out []string
+	for _, on := range cs.st.On {
+		out = appendUnique(out, on.Event)
+	}
+	for _, ev := range m.spec.Events {
+		if ce := m.events[ev.Name]; ce != nil && slices.ContainsFunc(ce.global, func(ct *ctrans) bool { return ct.appliesIn(cs.st) }) {
+			out = appendUnique(out, ev.Name)
+		}
+	}
+	return out
+}
+
+// prepare checks an event and its payload against the spec and returns it
+// ready for delivery. Its errors read "the spec defines no such event...",
+// "its payload ...".
+func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error) {
+	ce := m.events[name]
+	if ce == nil {
+		return nil, fmt.Errorf("the spec defines no such event%s", hintSuffix(didYouMean(name, m.EventNames())))
+	}
+	full, err := ce.checkPayload(payload)
+	if err != nil {
+		return nil, err
+	}
+	v := reflect.New(ce.typ).Elem()
+	v.Field(0).SetString(name)
+	if ce.decl != nil {
+		pv := v.Field(1)
+		for i, f := range ce.decl.Payload {
+			if x := full[f.Name]; x != nil {
+				pv.Field(i).Set(reflect.ValueOf(x))
+			}
+		}
+	}
+	return &delivery{name: name, payload: full, value: v.Interface()}, nil
+}
+
+// checkPayload checks a payload against the event's declared fields and
+// returns it with its values converted to the fields' types and the
+// defaults of the optional fields it leaves out.
+func (ce *cevent) checkPayload(payload map[string]any) (map[string]any, error) {
+	if !ce.decl.HasPayload() {
+		if len(payload) > 0 {
+			return nil, fmt.Errorf("it takes no payload (declare its fields under events: %s: payload:)", ce.name)
+		}
+		return nil, nil
+	}
+	names := make([]string, len(ce.decl.Payload))
+	for i, f := range ce.decl.Payload {
+		names[i] = f.Name
+	}
+	for _, k := range slices.Sorted(maps.Keys(payload)) {
+		if ce.decl.Field(k) == nil {
+			hint := didYouMean(k, names)
+			if hint == "" {
+				hint = "its fields are " + listNames(names, 12)
+			}
+			return nil, fmt.Errorf("its payload has no field %q; %s", k, hint)
+		}
+	}
+	full := make(map[string]any, len(ce.decl.Payload))
+	for _, f := range ce.decl.Payload {
+		x, given := payload[f.Name]
+		if !given || x == nil {
+			if f.Required {
+				return nil, fmt.Errorf("its payload lacks the required field %q (%s)", f.Name, f.Type)
+			}
+			full[f.Name] = cloneValue(f.Default)
+			continue
+		}
+		cv, err := f.Type.Coerce(x)
+		if err != nil {
+			return nil, fmt.Errorf("payload field %q: %w", f.Name, err)
+		}
+		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !contains(f.Enum, s) {
+			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, quoteList(f.Enum), hintSuffix(didYouMean(s, f.Enum)))
+		}
+		full[f.Name] = cv
+	}
+	return full, nil
+}
+
+// describePayload renders an event's payload fields for messages:
+// "text: string, score: int (optional)".
+func describePayload(decl *EventDecl) string {
+	if !decl.HasPayload() {
+		return ""
+	}
+	parts := make([]string, len(decl.Payload))
+	for i, f := range decl.Payload {
+		parts[i] = f.Name + ": " + string(f.Type)
+		if !f.Required {
+			parts[i] += " (optional)"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// FormatPayload renders a payload as compact JSON with sorted keys ("" for
+// none), for journals and progress output.
+func FormatPayload(payload map[string]any) string {
+	if len(payload) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Sprint(payload)
+	}
+	return string(b)
+}

@@ -1,0 +1,228 @@
+// Package lpp reads, checks, translates, draws and writes L++ blueprints:
+// the JSON state machines of the L++ tool family (transitions, gates and
+// actions over a typed context; see docs/lpp.md).
+//
+// Load and Parse decode a blueprint with the position of every key and
+// value, and report every problem as a positioned diagnostic (never a
+// panic). ToSpecYAML translates a blueprint into an lppctl spec (YAML with
+// comments), TranslateGate translates one gate expression from L++'s
+// Python-like dialect into expr, and Mermaid draws a blueprint.
+//
+// The package is format translation only: it knows the machine package's
+// spec model, nothing of LLMs, tools or skills.
+package lpp
+
+import (
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Schema versions this package reads.
+const (
+	SchemaV01Prefix = "lpp/v0.1." // lpp/v0.1.x: terminal_states is a list of ids
+	SchemaV02       = "lpp/v0.2.0"
+)
+
+// Blueprint is a decoded L++ blueprint. Lists keep file order.
+type Blueprint struct {
+	File   string // path as given to Load, used in diagnostics
+	Source []byte // the file's bytes, for snippets
+
+	Schema      string
+	SchemaPos   machine.Pos
+	ID          string
+	Name        string
+	Version     string
+	Description string
+
+	Context     []*Property
+	States      []*State
+	Entry       string
+	EntryPos    machine.Pos
+	Terminals   []*Terminal
+	TerminalMap bool // terminal_states is an object of contracts (v0.2.0), not a list of ids (v0.1.x)
+	Gates       []*Gate
+	Actions     []*Action
+	Transitions []*Transition
+
+	// Display is the `display` value as written (their UI's presentation
+	// rules): kept, never interpreted, written back unchanged.
+	Display string
+	// Extra holds the other top-level keys, as written, in file order:
+	// kept and written back, never interpreted.
+	Extra []RawMember
+
+	// Warnings holds what Parse found odd but could translate.
+	Warnings machine.Diagnostics
+}
+
+// RawMember is a key and its JSON value as written.
+type RawMember struct {
+	Key  string
+	JSON string
+}
+
+// Property is one variable of the context_schema. Every property is
+// nullable in lppctl (L++ context values are Python values): it starts as
+// null unless it has a default.
+type Property struct {
+	Name        string
+	Type        string // string, number, integer, boolean, array, object
+	Description string
+	Enum        []any
+	Default     any
+	HasDefault  bool
+	Pos         machine.Pos // position of the key
+	TypePos     machine.Pos
+}
+
+// State is one state of a blueprint.
+type State struct {
+	ID          string
+	Description string
+	Pos         machine.Pos
+}
+
+// Terminal is one terminal state and its contract (v0.2.0).
+type Terminal struct {
+	ID          string
+	Description string
+	Outputs     []*OutputField // output_schema, in file order
+	Invariants  []string       // invariants_guaranteed
+	Pos         machine.Pos
+	Raw         string // the contract as written ("" for the v0.1.x list form)
+}
+
+// OutputField is one field of a terminal's output_schema.
+type OutputField struct {
+	Name    string
+	Type    string
+	NonNull bool
+	Pos     machine.Pos
+}
+
+// Gate types.
+const (
+	GateExpression = "expression"
+	GateCompute    = "compute"
+)
+
+// Gate is a named condition a transition requires.
+type Gate struct {
+	ID          string
+	Type        string // GateExpression or GateCompute
+	Expression  string // the Python-like source (expression gates)
+	ComputeUnit string // "ns:op" (compute gates)
+	Pos         machine.Pos
+
+	// Expr is the expression translated to expr (expression gates), in
+	// terms of the context and `event`.
+	Expr string
+
+	exprNode *node // the expression's JSON string, for positions inside it
+}
+
+// Action types.
+const (
+	ActionSet     = "set"
+	ActionCompute = "compute"
+	ActionEmit    = "emit"
+)
+
+// Action is a named effect a transition runs, in order.
+type Action struct {
+	ID   string
+	Type string // ActionSet, ActionCompute or ActionEmit
+	Pos  machine.Pos
+
+	// set
+	Target    string
+	Value     any  // a literal (HasValue)
+	HasValue  bool // value given (it may be null)
+	ValueFrom string
+
+	// compute
+	ComputeUnit string
+	InputMap    []KV // parameter → context name or event.payload.X
+	OutputMap   []KV // context variable → result key
+
+	// emit
+	Event      string
+	PayloadMap []KV
+}
+
+// KV is one entry of an ordered string map.
+type KV struct {
+	Key   string
+	Value string
+}
+
+// Transition is one entry of `transitions`, in array order.
+type Transition struct {
+	ID       string
+	From     string // a state id or "*"
+	To       string
+	Event    string // on_event
+	Gates    []string
+	Actions  []string
+	Pos      machine.Pos
+	FromPos  machine.Pos
+	ToPos    machine.Pos
+	EventPos machine.Pos
+}
+
+// Any is the `from` of a transition that applies in every state.
+const Any = "*"
+
+// Property returns the named property, or nil.
+func (bp *Blueprint) Property(name string) *Property {
+	for _, p := range bp.Context {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// State returns the named state, or nil.
+func (bp *Blueprint) State(id string) *State {
+	for _, s := range bp.States {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// Gate returns the named gate, or nil.
+func (bp *Blueprint) Gate(id string) *Gate {
+	for _, g := range bp.Gates {
+		if g.ID == id {
+			return g
+		}
+	}
+	return nil
+}
+
+// Action returns the named action, or nil.
+func (bp *Blueprint) Action(id string) *Action {
+	for _, a := range bp.Actions {
+		if a.ID == id {
+			return a
+		}
+	}
+	return nil
+}
+
+// Terminal returns the terminal contract of a state, or nil when the state
+// is not terminal.
+func (bp *Blueprint) Terminal(id string) *Terminal {
+	for _, t := range bp.Terminals {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// IsTerminal reports whether the state ends a run.
+func (bp *Blueprint) IsTerminal(id string) bool { return bp.Terminal(id) != nil }

@@ -1,0 +1,613 @@
+package lpp
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// TranslateGate translates a gate expression from L++'s Python-like dialect
+// into an expr guard. types maps each context property to its L++ type
+// (string, number, integer, boolean, array, object): the translation of
+// `in` and of truth values depends on them. The expression may read
+// `event.payload.NAME` and `event.name`. Every context value may be None
+// (see docs/lpp.md, "No value yet"), and the translation keeps Python's
+// meaning for it: `x is None` is `x == nil`, and the truth value of a
+// string x is `(x ?? "") != ""`.
+//
+// A construct the translator cannot express is a *GateError with its column.
+func TranslateGate(src string, types map[string]string) (string, error) {
+	return translateGate(src, &gateEnv{types: types, payload: "event.payload"})
+}
+
+// gateEnv is what a translation knows besides the expression.
+type gateEnv struct {
+	types map[string]string
+	// payload is the expr text that stands for event.payload: the event
+	// itself in a state's `on:` list, a captured copy in a helper state
+	// after it (see translate.go).
+	payload string
+	// eventName, when set, is the event's name known statically (in a
+	// helper state, where `event` is gone).
+	eventName string
+}
+
+func translateGate(src string, env *gateEnv) (string, error) {
+	tree, err := parseGate(src)
+	if err != nil {
+		return "", err
+	}
+	o, err := env.emit(tree)
+	if err != nil {
+		return "", err
+	}
+	c, err := env.truth(o, tree)
+	if err != nil {
+		return "", err
+	}
+	return c.s, nil
+}
+
+// Precedences of expr's operators (github.com/expr-lang/expr/parser/operator).
+const (
+	precCond = 0 // a ? b : c, always parenthesized when nested
+	precOr   = 10
+	precAnd  = 15
+	precCmp  = 20
+	precAdd  = 30
+	precNot  = 50
+	precMul  = 60
+	precNeg  = 90
+	precPow  = 100
+	precAtom = 1000
+	tAny     = "any"
+	tNone    = "none"
+	tBool    = "boolean"
+	tString  = "string"
+	tNumber  = "number"
+	tInteger = "integer"
+	tArray   = "array"
+	tObject  = "object"
+	tEvent   = "event"   // the name `event`
+	tEvPay   = "payload" // event.payload
+)
+
+// gout is an emitted expression.
+type gout struct {
+	s     string
+	prec  int
+	typ   string
+	bool  bool // a bool that is never None (a comparison, not, and, or, True, False)
+	logic bool // the result of and/or: a condition only
+}
+
+func (o gout) at(min int) string {
+	if o.prec < min {
+		return "(" + o.s + ")"
+	}
+	return o.s
+}
+
+// value refuses the results of and/or where a value is needed: in Python
+// they give one of their operands, not a bool.
+func value(o gout, n *gnode) (gout, error) {
+	if o.logic {
+		return o, gateErr(n.col, 1, "compare each side on its own, e.g. (a == 1) and (b == 2)",
+			"and/or give one of their operands in Python, not a bool: only a condition may use them here")
+	}
+	return o, nil
+}
+
+// truth returns the condition "o is true" in Python's sense.
+func (env *gateEnv) truth(o gout, n *gnode) (gout, error) {
+	if o.bool {
+		return o, nil
+	}
+	switch o.typ {
+	case tBool:
+		return gout{s: o.at(precCmp+1) + " == true", prec: precCmp, typ: tBool, bool: true}, nil
+	case tString:
+		return gout{s: "(" + o.at(precAtom) + ` ?? "") != ""`, prec: precCmp, typ: tBool, bool: true}, nil
+	case tNumber, tInteger:
+		return gout{s: "(" + o.at(precAtom) + " ?? 0) != 0", prec: precCmp, typ: tBool, bool: true}, nil
+	case tArray:
+		return gout{s: "len(" + o.at(precAtom) + " ?? []) > 0", prec: precCmp, typ: tBool, bool: true}, nil
+	case tObject, tEvPay:
+		return gout{s: "len(" + o.at(precAtom) + " ?? {}) > 0", prec: precCmp, typ: tBool, bool: true}, nil
+	case tNone:
+		return gout{s: "false", prec: precAtom, typ: tBool, bool: true}, nil
+	case tEvent:
+		return o, gateErr(n.col, n.span, "read event.payload.NAME or event.name", "event is not a value")
+	}
+	return o, gateErr(n.col, max(n.span, 1), "compare it explicitly: `x is not None`, `x == True`, `len(x) > 0`",
+		"the truth value of this %s depends on its type, which the blueprint does not declare", describeNode(n))
+}
+
+func describeNode(n *gnode) string {
+	switch n.op {
+	case "name":
+		return "name"
+	case "method", "call":
+		return "call's result"
+	case "index", "slice":
+		return "item"
+	case "attr":
+		return "field"
+	}
+	return "value"
+}
+
+func (env *gateEnv) emit(n *gnode) (gout, error) {
+	switch n.op {
+	case "num":
+		return emitNumber(n)
+	case "str":
+		return gout{s: strconv.Quote(n.text), prec: precAtom, typ: tString}, nil
+	case "const":
+		switch n.text {
+		case "None":
+			return gout{s: "nil", prec: precAtom, typ: tNone}, nil
+		case "True":
+			return gout{s: "true", prec: precAtom, typ: tBool, bool: true}, nil
+		}
+		return gout{s: "false", prec: precAtom, typ: tBool, bool: true}, nil
+	case "name":
+		if n.text == "event" {
+			return gout{s: "event", prec: precAtom, typ: tEvent}, nil
+		}
+		t, ok := env.types[n.text]
+		if !ok {
+			names := make([]string, 0, len(env.types)+1)
+			for k := range env.types {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			return gout{}, gateErr(n.col, n.span, cmp.Or(machine.DidYouMeanHint(n.text, append(names, "event")), "declare it in context_schema.properties"),
+				"unknown name %q: it is not a context property", n.text)
+		}
+		return gout{s: n.text, prec: precAtom, typ: t}, nil
+	case "list":
+		parts := make([]string, len(n.kids))
+		for i, k := range n.kids {
+			o, err := env.valueOf(k)
+			if err != nil {
+				return gout{}, err
+			}
+			parts[i] = o.s
+		}
+		return gout{s: "[" + strings.Join(parts, ", ") + "]", prec: precAtom, typ: tArray}, nil
+	case "and", "or":
+		l, err := env.cond(n.kids[0])
+		if err != nil {
+			return gout{}, err
+		}
+		r, err := env.cond(n.kids[1])
+		if err != nil {
+			return gout{}, err
+		}
+		op, prec := " && ", precAnd
+		if n.op == "or" {
+			op, prec = " || ", precOr
+		}
+		return gout{s: l.at(prec) + op + r.at(prec+1), prec: prec, typ: tBool, bool: true, logic: true}, nil
+	case "not":
+		return env.not(n)
+	case "neg", "pos":
+		x, err := env.valueOf(n.kids[0])
+		if err != nil {
+			return gout{}, err
+		}
+		if n.op == "pos" {
+			return x, nil
+		}
+		return gout{s: "-" + x.at(precNeg), prec: precNeg, typ: x.typ}, nil
+	case "bin":
+		return env.binary(n)
+	case "cmp":
+		return env.comparison(n)
+	case "cond":
+		c, err := env.cond(n.kids[0])
+		if err != nil {
+			return gout{}, err
+		}
+		a, err := env.valueOf(n.kids[1])
+		if err != nil {
+			return gout{}, err
+		}
+		b, err := env.valueOf(n.kids[2])
+		if err != nil {
+			return gout{}, err
+		}
+		typ := tAny
+		if a.typ == b.typ {
+			typ = a.typ
+		}
+		return gout{s: "(" + c.at(precOr) + " ? " + a.at(precOr) + " : " + b.at(precOr) + ")", prec: precAtom, typ: typ, bool: a.bool && b.bool}, nil
+	case "attr":
+		return env.attr(n)
+	case "index", "slice":
+		return env.subscript(n)
+	case "call":
+		return env.call(n)
+	case "method":
+		return env.method(n)
+	}
+	return gout{}, gateErr(n.col, 1, "", "unsupported expression")
+}
+
+// valueOf emits n where a value is needed.
+func (env *gateEnv) valueOf(n *gnode) (gout, error) {
+	o, err := env.emit(n)
+	if err != nil {
+		return o, err
+	}
+	if o.typ == tEvent {
+		return o, gateErr(n.col, n.span, "read event.payload.NAME or event.name", "event is not a value")
+	}
+	return value(o, n)
+}
+
+// cond emits n where a condition is needed.
+func (env *gateEnv) cond(n *gnode) (gout, error) {
+	o, err := env.emit(n)
+	if err != nil {
+		return o, err
+	}
+	return env.truth(o, n)
+}
+
+func emitNumber(n *gnode) (gout, error) {
+	s := strings.ReplaceAll(n.text, "_", "")
+	if strings.HasSuffix(strings.ToLower(s), "j") {
+		return gout{}, gateErr(n.col, n.span, "", "complex numbers are not supported")
+	}
+	lower := strings.ToLower(s)
+	prefixed := strings.HasPrefix(lower, "0x") || strings.HasPrefix(lower, "0o") || strings.HasPrefix(lower, "0b")
+	if !prefixed && len(s) > 1 && s[0] == '0' && strings.Trim(s, "0123456789") == "" && strings.Trim(s, "0") != "" {
+		return gout{}, gateErr(n.col, n.span, "write 0o"+s[1:]+" for an octal number, or remove the leading zeros", "invalid number %q: leading zeros are not allowed", n.text)
+	}
+	if i, err := strconv.ParseInt(s, 0, 64); err == nil && (prefixed || !strings.ContainsAny(s, ".eE")) {
+		return gout{s: strconv.FormatInt(i, 10), prec: precAtom, typ: tInteger}, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || strings.ContainsAny(s, "xXpP") {
+		return gout{}, gateErr(n.col, n.span, "", "invalid number %q", n.text)
+	}
+	out := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(out, ".eIN") {
+		out += ".0"
+	}
+	return gout{s: out, prec: precAtom, typ: tNumber}, nil
+}
+
+func (env *gateEnv) not(n *gnode) (gout, error) {
+	// not x in y, not x is None, not a == b: the inverse comparison reads better.
+	if c := n.kids[0]; c.op == "cmp" && len(c.cmpOp) == 1 {
+		inv := map[string]string{"==": "!=", "!=": "==", "in": "not in", "not in": "in", "is": "is not", "is not": "is"}
+		if op, ok := inv[c.cmpOp[0]]; ok {
+			flipped := *c
+			flipped.cmpOp = []string{op}
+			return env.comparison(&flipped)
+		}
+	}
+	x, err := env.cond(n.kids[0])
+	if err != nil {
+		return gout{}, err
+	}
+	return gout{s: "!" + x.at(precNot+1), prec: precNot, typ: tBool, bool: true}, nil
+}
+
+var arithOps = map[string]int{"+": precAdd, "-": precAdd, "*": precMul, "/": precMul, "%": precMul, "//": precMul, "**": precPow}
+
+func (env *gateEnv) binary(n *gnode) (gout, error) {
+	l, err := env.valueOf(n.kids[0])
+	if err != nil {
+		return gout{}, err
+	}
+	r, err := env.valueOf(n.kids[1])
+	if err != nil {
+		return gout{}, err
+	}
+	for i, o := range []gout{l, r} {
+		if o.typ == tNone {
+			return gout{}, gateErr(n.kids[i].col, n.kids[i].span, "", "None cannot take part in arithmetic")
+		}
+	}
+	typ := tNumber
+	switch {
+	case n.text == "+" && l.typ == tString && r.typ == tString:
+		typ = tString
+	case n.text == "+" && l.typ == tArray && r.typ == tArray:
+		typ = tArray
+	case l.typ == tInteger && r.typ == tInteger && n.text != "/" && n.text != "**":
+		typ = tInteger
+	case l.typ == tAny || r.typ == tAny:
+		typ = tAny
+	}
+	prec := arithOps[n.text]
+	switch n.text {
+	case "//":
+		return gout{s: "floor(" + l.s + " / " + r.at(precMul+1) + ")", prec: precAtom, typ: typ}, nil
+	case "**":
+		return gout{s: l.at(precPow+1) + " ** " + r.at(precNeg), prec: precPow, typ: tNumber}, nil
+	}
+	return gout{s: l.at(prec) + " " + n.text + " " + r.at(prec+1), prec: prec, typ: typ}, nil
+}
+
+// comparison emits a comparison chain: a < b < c is (a < b) && (b < c).
+func (env *gateEnv) comparison(n *gnode) (gout, error) {
+	ops := make([]gout, len(n.kids))
+	for i, k := range n.kids {
+		o, err := env.valueOf(k)
+		if err != nil {
+			return gout{}, err
+		}
+		ops[i] = o
+	}
+	parts := make([]string, len(n.cmpOp))
+	for i, op := range n.cmpOp {
+		l, r := ops[i], ops[i+1]
+		s, err := compare(op, l, r, n.kids[i], n.kids[i+1], n.opCol[i])
+		if err != nil {
+			return gout{}, err
+		}
+		parts[i] = s
+	}
+	if len(parts) == 1 {
+		return gout{s: parts[0], prec: precCmp, typ: tBool, bool: true}, nil
+	}
+	return gout{s: strings.Join(parts, " && "), prec: precAnd, typ: tBool, bool: true}, nil
+}
+
+func compare(op string, l, r gout, ln, rn *gnode, col int) (string, error) {
+	ls, rs := l.at(precCmp+1), r.at(precCmp+1)
+	switch op {
+	case "is", "is not":
+		if rn.op != "const" && ln.op != "const" {
+			return "", gateErr(col, len(op), "compare values with == or !=",
+				"%q compares identity: only `is None`, `is not None`, `is True` and `is False` are supported", op)
+		}
+		if op == "is" {
+			return ls + " == " + rs, nil
+		}
+		return ls + " != " + rs, nil
+	case "in", "not in":
+		neg := ""
+		if op == "not in" {
+			neg = "not "
+		}
+		switch r.typ {
+		case tString:
+			return rs + " " + neg + "contains " + ls, nil
+		case tArray, tObject, tEvPay, tAny:
+			return ls + " " + neg + "in " + rs, nil
+		}
+		return "", gateErr(col, len(op), "", "%q needs a string, a list or a dict on its right, and this is %s", op, typeArticle(r.typ))
+	}
+	return ls + " " + op + " " + rs, nil
+}
+
+func (env *gateEnv) attr(n *gnode) (gout, error) {
+	base, err := env.emit(n.kids[0])
+	if err != nil {
+		return gout{}, err
+	}
+	col := n.opCol[0]
+	switch base.typ {
+	case tEvent:
+		switch n.text {
+		case "payload":
+			return gout{s: env.payload, prec: precAtom, typ: tEvPay}, nil
+		case "name", "type":
+			if env.eventName != "" {
+				return gout{s: strconv.Quote(env.eventName), prec: precAtom, typ: tString}, nil
+			}
+			return gout{s: "event.name", prec: precAtom, typ: tString}, nil
+		}
+		return gout{}, gateErr(col, len([]rune(n.text)), "read event.payload or event.name", "event has no field %q", n.text)
+	case tEvPay:
+		if identRE.MatchString(n.text) && !reservedName(n.text) {
+			return gout{s: base.s + "." + n.text, prec: precAtom, typ: tAny}, nil
+		}
+		return gout{s: base.s + "[" + strconv.Quote(n.text) + "]", prec: precAtom, typ: tAny}, nil
+	}
+	return gout{}, gateErr(col, len([]rune(n.text)), fmt.Sprintf("read a key with x['%s'] or x.get('%s')", n.text, n.text),
+		"attribute access (.%s) is not supported in a gate", n.text)
+}
+
+func (env *gateEnv) subscript(n *gnode) (gout, error) {
+	base, err := env.valueOf(n.kids[0])
+	if err != nil {
+		return gout{}, err
+	}
+	typ := tAny
+	if base.typ == tString {
+		typ = tString
+	}
+	if n.op == "slice" {
+		if base.typ != tString && base.typ != tArray && base.typ != tAny {
+			return gout{}, gateErr(n.opCol[0], 1, "", "only a string or a list can be sliced, and this is %s", typeArticle(base.typ))
+		}
+		var lo, hi string
+		for i, k := range n.kids[1:] {
+			if k == nil {
+				continue
+			}
+			o, err := env.valueOf(k)
+			if err != nil {
+				return gout{}, err
+			}
+			if i == 0 {
+				lo = o.at(precCond + 1)
+			} else {
+				hi = o.at(precCond + 1)
+			}
+		}
+		if base.typ == tArray {
+			typ = tArray
+		}
+		return gout{s: base.at(precAtom) + "[" + lo + ":" + hi + "]", prec: precAtom, typ: typ}, nil
+	}
+	idx, err := env.valueOf(n.kids[1])
+	if err != nil {
+		return gout{}, err
+	}
+	if idx.typ == tNone {
+		return gout{}, gateErr(n.kids[1].col, n.kids[1].span, "", "None is not a valid index")
+	}
+	return gout{s: base.at(precAtom) + "[" + idx.s + "]", prec: precAtom, typ: typ}, nil
+}
+
+// functions maps the Python builtins a gate may call to expr's, with their
+// result type and number of arguments (-1: one or more).
+var functions = map[string]struct {
+	expr string
+	typ  string
+	args int
+}{
+	"len":   {"len", tInteger, 1},
+	"abs":   {"abs", tNumber, 1},
+	"min":   {"min", tNumber, -1},
+	"max":   {"max", tNumber, -1},
+	"str":   {"string", tString, 1},
+	"int":   {"int", tInteger, 1},
+	"float": {"float", tNumber, 1},
+}
+
+func (env *gateEnv) call(n *gnode) (gout, error) {
+	fn := n.kids[0]
+	if fn.op != "name" {
+		return gout{}, gateErr(n.opCol[0], 1, "", "only functions can be called")
+	}
+	f, ok := functions[fn.text]
+	if !ok {
+		names := make([]string, 0, len(functions))
+		for k := range functions {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return gout{}, gateErr(fn.col, fn.span, cmp.Or(machine.DidYouMeanHint(fn.text, names), "use a compute gate for anything else"),
+			"function %s() is not supported in a gate (supported: %s)", fn.text, strings.Join(names, ", "))
+	}
+	args := n.kids[1:]
+	if f.args >= 0 && len(args) != f.args || f.args < 0 && len(args) == 0 {
+		return gout{}, gateErr(fn.col, fn.span, "", "%s() takes %s, not %d", fn.text, plural(max(f.args, 1), "argument"), len(args))
+	}
+	parts := make([]string, len(args))
+	typ := f.typ
+	for i, a := range args {
+		o, err := env.valueOf(a)
+		if err != nil {
+			return gout{}, err
+		}
+		if fn.text == "len" && o.typ != tString && o.typ != tArray && o.typ != tObject && o.typ != tAny && o.typ != tEvPay {
+			return gout{}, gateErr(a.col, max(a.span, 1), "", "len() needs a string, a list or a dict, and this is %s", typeArticle(o.typ))
+		}
+		if (fn.text == "min" || fn.text == "max" || fn.text == "abs") && len(args) == 1 && o.typ == tInteger {
+			typ = tInteger
+		}
+		parts[i] = o.s
+	}
+	return gout{s: f.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: typ}, nil
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+// methods maps the Python methods a gate may call to expr functions:
+// name → function, result type, arguments after the receiver.
+var methods = map[string]struct {
+	expr string
+	typ  string
+	args int
+}{
+	"startswith": {"hasPrefix", tBool, 1},
+	"endswith":   {"hasSuffix", tBool, 1},
+	"lower":      {"lower", tString, 0},
+	"upper":      {"upper", tString, 0},
+	"strip":      {"trim", tString, 0},
+	"keys":       {"keys", tArray, 0},
+	"values":     {"values", tArray, 0},
+}
+
+func (env *gateEnv) method(n *gnode) (gout, error) {
+	recv, err := env.emit(n.kids[0])
+	if err != nil {
+		return gout{}, err
+	}
+	if recv.typ == tEvent {
+		return gout{}, gateErr(n.kids[0].col, 5, "read event.payload.NAME or event.payload.get('NAME')", "event has no method %s()", n.text)
+	}
+	if recv, err = value(recv, n.kids[0]); err != nil {
+		return gout{}, err
+	}
+	args := n.kids[1:]
+	col := n.opCol[0] - len([]rune(n.text))
+	if n.text == "get" {
+		return env.get(recv, args, n, col)
+	}
+	m, ok := methods[n.text]
+	if !ok {
+		names := []string{"get"}
+		for k := range methods {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return gout{}, gateErr(col, len([]rune(n.text)), cmp.Or(machine.DidYouMeanHint(n.text, names), "use a compute gate for anything else"),
+			"method %s() is not supported in a gate (supported: %s)", n.text, strings.Join(names, ", "))
+	}
+	if len(args) != m.args {
+		return gout{}, gateErr(col, len([]rune(n.text)), "", "%s() takes %s here, not %d", n.text, plural(m.args, "argument"), len(args))
+	}
+	parts := []string{recv.s}
+	for _, a := range args {
+		o, err := env.valueOf(a)
+		if err != nil {
+			return gout{}, err
+		}
+		parts = append(parts, o.s)
+	}
+	return gout{s: m.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: m.typ, bool: m.typ == tBool}, nil
+}
+
+// get translates d.get(k) to d?.k (nil when the key is missing or d is
+// None) and d.get(k, default) to (d?.k ?? default).
+func (env *gateEnv) get(recv gout, args []*gnode, n *gnode, col int) (gout, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return gout{}, gateErr(col, 3, "", "get() takes 1 or 2 arguments, not %d", len(args))
+	}
+	switch recv.typ {
+	case tString, tArray, tNumber, tInteger, tBool, tNone:
+		return gout{}, gateErr(col, 3, "", "get() is a dict method, and this is %s", typeArticle(recv.typ))
+	}
+	key, err := env.valueOf(args[0])
+	if err != nil {
+		return gout{}, err
+	}
+	var s string
+	if args[0].op == "str" && identRE.MatchString(args[0].text) && !reservedName(args[0].text) {
+		s = recv.at(precAtom) + "?." + args[0].text
+	} else {
+		s = recv.at(precAtom) + "?.[" + key.s + "]"
+	}
+	if len(args) == 1 {
+		return gout{s: s, prec: precAtom, typ: tAny}, nil
+	}
+	def, err := env.valueOf(args[1])
+	if err != nil {
+		return gout{}, err
+	}
+	typ := tAny
+	if def.typ != tNone {
+		typ = def.typ
+	}
+	return gout{s: "(" + s + " ?? " + def.at(precAtom) + ")", prec: precAtom, typ: typ}, nil
+}

@@ -1,0 +1,623 @@
+package lpp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file reads L++'s Python-like gate dialect into a small syntax tree
+// (gnode); gate.go turns the tree into expr. Columns count characters from 1.
+
+// GateError is a gate expression the translator cannot read or express.
+type GateError struct {
+	Col  int    // 1-based character column in the expression
+	Span int    // characters of the offending text (at least 1)
+	Msg  string // why
+	Hint string // how to fix it ("" when there is nothing to add)
+}
+
+func (e *GateError) Error() string { return fmt.Sprintf("column %d: %s", e.Col, e.Msg) }
+
+func gateErr(col, span int, hint, format string, args ...any) *GateError {
+	return &GateError{Col: col, Span: max(span, 1), Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+type tokKind int
+
+const (
+	tEOF tokKind = iota
+	tName
+	tNum
+	tStr
+	tOp
+)
+
+type token struct {
+	kind tokKind
+	text string // the source text (a string's decoded value for tStr)
+	col  int
+	span int
+}
+
+// maxGateLen bounds a gate expression (characters), and maxGateDepth its
+// nesting, so that a hostile blueprint is an error, not a stack overflow.
+const (
+	maxGateLen   = 10_000
+	maxGateDepth = 100
+)
+
+// lex splits a gate expression into tokens.
+func lex(src string) ([]token, error) {
+	rs := []rune(src)
+	if len(rs) > maxGateLen {
+		return nil, gateErr(1, 1, "split it into several gates", "the expression is longer than %d characters", maxGateLen)
+	}
+	var out []token
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		col := i + 1
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			i++
+		case r == '#':
+			return nil, gateErr(col, len(rs)-i, "remove the comment", "comments (#) are not supported in a gate")
+		case r == '_' || unicode.IsLetter(r):
+			j := i
+			for j < len(rs) && (rs[j] == '_' || unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j])) {
+				j++
+			}
+			word := string(rs[i:j])
+			if j < len(rs) && (rs[j] == '\'' || rs[j] == '"') && len(word) <= 2 {
+				switch strings.ToLower(word) {
+				case "r", "u":
+					tok, n, err := lexString(rs, j, strings.ToLower(word) == "r")
+					if err != nil {
+						return nil, err
+					}
+					tok.col, tok.span = col, n+j-i
+					out = append(out, tok)
+					i = j + n
+					continue
+				case "f", "b", "rb", "br", "fr", "rf":
+					return nil, gateErr(col, j-i+1, "write a plain string literal", "%s-strings are not supported", word)
+				}
+			}
+			out = append(out, token{kind: tName, text: word, col: col, span: j - i})
+			i = j
+		case r >= '0' && r <= '9' || r == '.' && i+1 < len(rs) && rs[i+1] >= '0' && rs[i+1] <= '9':
+			j := i
+			for j < len(rs) && (rs[j] == '_' || rs[j] == '.' || unicode.IsDigit(rs[j]) || unicode.IsLetter(rs[j]) ||
+				(rs[j] == '+' || rs[j] == '-') && (rs[j-1] == 'e' || rs[j-1] == 'E') && !strings.HasPrefix(strings.ToLower(string(rs[i:j])), "0x")) {
+				j++
+			}
+			out = append(out, token{kind: tNum, text: string(rs[i:j]), col: col, span: j - i})
+			i = j
+		case r == '\'' || r == '"':
+			tok, n, err := lexString(rs, i, false)
+			if err != nil {
+				return nil, err
+			}
+			tok.col, tok.span = col, n
+			out = append(out, tok)
+			i += n
+		default:
+			op := ""
+			for _, o := range []string{"**", "//", "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "->", ":=", "(", ")", "[", "]", "{", "}", ",", ".", ":",
+				"<", ">", "+", "-", "*", "/", "%", "|", "&", "^", "~", "@", "!", ";", "=", "?", "$", "`", "\\"} {
+				if strings.HasPrefix(string(rs[i:min(len(rs), i+len(o))]), o) {
+					op = o
+					break
+				}
+			}
+			if op == "" {
+				return nil, gateErr(col, 1, "", "unexpected character %q", r)
+			}
+			out = append(out, token{kind: tOp, text: op, col: col, span: utf8.RuneCountInString(op)})
+			i += utf8.RuneCountInString(op)
+		}
+	}
+	return append(out, token{kind: tEOF, col: len(rs) + 1, span: 1}), nil
+}
+
+// lexString reads a string literal starting at rs[i] (the quote) and returns
+// it with its decoded value and its length in characters.
+func lexString(rs []rune, i int, raw bool) (token, int, error) {
+	q := rs[i]
+	if i+2 < len(rs) && rs[i+1] == q && rs[i+2] == q {
+		return token{}, 0, gateErr(i+1, 3, "write the string on one line in single or double quotes", "triple-quoted strings are not supported")
+	}
+	var b strings.Builder
+	for j := i + 1; j < len(rs); j++ {
+		c := rs[j]
+		switch {
+		case c == q:
+			return token{kind: tStr, text: b.String()}, j - i + 1, nil
+		case c == '\n':
+			return token{}, 0, gateErr(i+1, j-i, "close the string on the same line", "the string is not closed")
+		case c == '\\' && !raw && j+1 < len(rs):
+			j++
+			switch e := rs[j]; e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case '0':
+				b.WriteByte(0)
+			case '\\', '\'', '"':
+				b.WriteRune(e)
+			case 'x', 'u':
+				n := map[rune]int{'x': 2, 'u': 4}[e]
+				if j+n >= len(rs) {
+					return token{}, 0, gateErr(j, n+2, "", "incomplete \\%c escape", e)
+				}
+				v, err := strconv.ParseUint(string(rs[j+1:j+1+n]), 16, 32)
+				if err != nil {
+					return token{}, 0, gateErr(j, n+2, "", "invalid \\%c escape", e)
+				}
+				b.WriteRune(rune(v))
+				j += n
+			default: // Python keeps an unknown escape as written
+				b.WriteRune('\\')
+				b.WriteRune(e)
+			}
+		case c == '\\' && raw && j+1 < len(rs) && rs[j+1] == q:
+			b.WriteRune('\\')
+			b.WriteRune(q)
+			j++
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return token{}, 0, gateErr(i+1, len(rs)-i, "close it with "+string(q), "the string is not closed")
+}
+
+// gnode is a node of a gate's syntax tree.
+type gnode struct {
+	op    string // see the parse functions: "name", "num", "str", "const", "list", "bin", "cmp", "and", "or", "not", "neg", "pos", "cond", "call", "method", "attr", "index", "slice"
+	text  string // name, number text, string value, constant (None/True/False), operator
+	col   int
+	span  int
+	kids  []*gnode
+	cmpOp []string // "cmp": the operators between kids (chained)
+	opCol []int    // "cmp": their columns
+}
+
+type parser struct {
+	toks  []token
+	i     int
+	depth int
+}
+
+// parseGate reads a whole gate expression.
+func parseGate(src string) (*gnode, error) {
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	if toks[0].kind == tEOF {
+		return nil, gateErr(1, 1, "", "the expression is empty")
+	}
+	p := &parser{toks: toks}
+	n, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tEOF {
+		return nil, p.unexpected(t, "the end of the expression")
+	}
+	return n, nil
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) isOp(s string) bool   { t := p.peek(); return t.kind == tOp && t.text == s }
+func (p *parser) isWord(s string) bool { t := p.peek(); return t.kind == tName && t.text == s }
+
+func (p *parser) unexpected(t token, want string) error {
+	if t.kind == tEOF {
+		return gateErr(t.col, 1, "", "the expression ends too early: expected %s", want)
+	}
+	what := fmt.Sprintf("%q", t.text)
+	if t.kind == tStr {
+		what = "a string"
+	}
+	switch t.text {
+	case "=":
+		return gateErr(t.col, 1, "compare with ==", "%s is an assignment; a gate only compares", what)
+	case "&&", "&":
+		return gateErr(t.col, t.span, "write and", "unexpected %s: expected %s", what, want)
+	case "||", "|":
+		return gateErr(t.col, t.span, "write or", "unexpected %s: expected %s", what, want)
+	case "!":
+		return gateErr(t.col, t.span, "write not, or != to compare", "unexpected %s: expected %s", what, want)
+	}
+	return gateErr(t.col, t.span, "", "unexpected %s: expected %s", what, want)
+}
+
+func (p *parser) expect(op string) (token, error) {
+	if !p.isOp(op) {
+		return token{}, p.unexpected(p.peek(), fmt.Sprintf("%q", op))
+	}
+	return p.next(), nil
+}
+
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxGateDepth {
+		t := p.peek()
+		return gateErr(t.col, 1, "split it into several gates", "the expression nests deeper than %d levels", maxGateDepth)
+	}
+	return nil
+}
+
+// expr: conditional expressions (`a if c else b`), the lowest precedence.
+func (p *parser) expr() (*gnode, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	if t := p.peek(); t.kind == tName && t.text == "lambda" {
+		return nil, gateErr(t.col, t.span, "write the condition directly", "lambda is not supported in a gate")
+	}
+	n, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if p.isWord("if") {
+		p.next()
+		c, err := p.or()
+		if err != nil {
+			return nil, err
+		}
+		if !p.isWord("else") {
+			return nil, p.unexpected(p.peek(), `"else"`)
+		}
+		p.next()
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		return &gnode{op: "cond", col: n.col, kids: []*gnode{c, n, e}}, nil
+	}
+	if t := p.peek(); t.kind == tName && t.text == "for" {
+		return nil, gateErr(t.col, t.span, "use len(), in, or a compute gate", "comprehensions and generators are not supported in a gate")
+	}
+	return n, nil
+}
+
+func (p *parser) or() (*gnode, error) {
+	n, err := p.and()
+	if err != nil {
+		return nil, err
+	}
+	for p.isWord("or") {
+		t := p.next()
+		r, err := p.and()
+		if err != nil {
+			return nil, err
+		}
+		n = &gnode{op: "or", text: "or", col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}
+	}
+	return n, nil
+}
+
+func (p *parser) and() (*gnode, error) {
+	n, err := p.not()
+	if err != nil {
+		return nil, err
+	}
+	for p.isWord("and") {
+		t := p.next()
+		r, err := p.not()
+		if err != nil {
+			return nil, err
+		}
+		n = &gnode{op: "and", text: "and", col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}
+	}
+	return n, nil
+}
+
+func (p *parser) not() (*gnode, error) {
+	if p.isWord("not") {
+		t := p.next()
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer func() { p.depth-- }()
+		x, err := p.not()
+		if err != nil {
+			return nil, err
+		}
+		return &gnode{op: "not", col: t.col, span: t.span, kids: []*gnode{x}}, nil
+	}
+	return p.comparison()
+}
+
+// comparison reads a chain: a < b <= c, x in y, x is not None, ...
+func (p *parser) comparison() (*gnode, error) {
+	first, err := p.arith()
+	if err != nil {
+		return nil, err
+	}
+	n := &gnode{op: "cmp", col: first.col, kids: []*gnode{first}}
+	for {
+		t := p.peek()
+		op := ""
+		switch {
+		case t.kind == tOp && (t.text == "==" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" || t.text == ">="):
+			op = t.text
+			p.next()
+		case t.kind == tName && t.text == "in":
+			op = "in"
+			p.next()
+		case t.kind == tName && t.text == "not" && p.toks[p.i+1].kind == tName && p.toks[p.i+1].text == "in":
+			op = "not in"
+			p.next()
+			p.next()
+		case t.kind == tName && t.text == "is":
+			p.next()
+			op = "is"
+			if p.isWord("not") {
+				p.next()
+				op = "is not"
+			}
+		}
+		if op == "" {
+			break
+		}
+		r, err := p.arith()
+		if err != nil {
+			return nil, err
+		}
+		n.kids = append(n.kids, r)
+		n.cmpOp = append(n.cmpOp, op)
+		n.opCol = append(n.opCol, t.col)
+	}
+	if len(n.kids) == 1 {
+		return first, nil
+	}
+	return n, nil
+}
+
+// bitwise and shift operators, which gates have no use for.
+var refusedOps = map[string]string{"|": "or", "&": "and", "^": "!=", "<<": "", ">>": "", "~": "not", "@": ""}
+
+func (p *parser) arith() (*gnode, error) {
+	n, err := p.term()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp("+") || p.isOp("-") {
+		t := p.next()
+		r, err := p.term()
+		if err != nil {
+			return nil, err
+		}
+		n = &gnode{op: "bin", text: t.text, col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}
+	}
+	if t := p.peek(); t.kind == tOp {
+		if alt, ok := refusedOps[t.text]; ok {
+			hint := ""
+			if alt != "" {
+				hint = "for a condition write " + alt
+			}
+			return nil, gateErr(t.col, t.span, hint, "the bitwise operator %s is not supported in a gate", t.text)
+		}
+	}
+	return n, nil
+}
+
+func (p *parser) term() (*gnode, error) {
+	n, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp("*") || p.isOp("/") || p.isOp("//") || p.isOp("%") {
+		t := p.next()
+		r, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		n = &gnode{op: "bin", text: t.text, col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}
+	}
+	return n, nil
+}
+
+func (p *parser) unary() (*gnode, error) {
+	if p.isOp("-") || p.isOp("+") {
+		t := p.next()
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer func() { p.depth-- }()
+		x, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		op := "neg"
+		if t.text == "+" {
+			op = "pos"
+		}
+		return &gnode{op: op, col: t.col, span: 1, kids: []*gnode{x}}, nil
+	}
+	if t := p.peek(); t.kind == tOp && t.text == "~" {
+		return nil, gateErr(t.col, 1, "for a condition write not", "the bitwise operator ~ is not supported in a gate")
+	}
+	return p.power()
+}
+
+func (p *parser) power() (*gnode, error) {
+	n, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	if p.isOp("**") {
+		t := p.next()
+		r, err := p.unary() // right-associative; binds a unary minus on its right: 2 ** -1
+		if err != nil {
+			return nil, err
+		}
+		return &gnode{op: "bin", text: "**", col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}, nil
+	}
+	return n, nil
+}
+
+// primary reads an atom and its trailers: calls, subscripts, attributes.
+func (p *parser) primary() (*gnode, error) {
+	n, err := p.atom()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		switch {
+		case p.isOp("("):
+			open := p.next()
+			args, err := p.list(")")
+			if err != nil {
+				return nil, err
+			}
+			if n.op == "attr" {
+				n = &gnode{op: "method", text: n.text, col: n.col, span: n.span, kids: append([]*gnode{n.kids[0]}, args...), opCol: []int{open.col}}
+			} else {
+				n = &gnode{op: "call", text: n.text, col: n.col, span: n.span, kids: append([]*gnode{n}, args...), opCol: []int{open.col}}
+			}
+		case p.isOp("["):
+			open := p.next()
+			idx, err := p.subscript()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := p.expect("]"); err != nil {
+				return nil, err
+			}
+			idx.kids = append([]*gnode{n}, idx.kids...)
+			idx.col, idx.opCol = n.col, []int{open.col}
+			n = idx
+		case p.isOp("."):
+			p.next()
+			t := p.next()
+			if t.kind != tName {
+				return nil, p.unexpected(t, "a name after '.'")
+			}
+			n = &gnode{op: "attr", text: t.text, col: n.col, span: t.col + t.span - n.col, kids: []*gnode{n}, opCol: []int{t.col}}
+		default:
+			return n, nil
+		}
+	}
+}
+
+// subscript reads what is between [ and ]: an index or a slice.
+func (p *parser) subscript() (*gnode, error) {
+	var parts [2]*gnode
+	slice := false
+	for k := 0; k < 2; k++ {
+		if !p.isOp(":") && !p.isOp("]") {
+			x, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			parts[k] = x
+		}
+		if k == 0 && p.isOp(":") {
+			p.next()
+			slice = true
+			continue
+		}
+		break
+	}
+	if t := p.peek(); slice && t.kind == tOp && t.text == ":" {
+		return nil, gateErr(t.col, 1, "", "a slice step (x[a:b:c]) is not supported in a gate")
+	}
+	if !slice {
+		if parts[0] == nil {
+			return nil, p.unexpected(p.peek(), "an index")
+		}
+		return &gnode{op: "index", kids: []*gnode{parts[0]}}, nil
+	}
+	n := &gnode{op: "slice", kids: []*gnode{parts[0], parts[1]}}
+	return n, nil
+}
+
+// list reads comma-separated expressions up to close (consumed).
+func (p *parser) list(close string) ([]*gnode, error) {
+	var out []*gnode
+	for !p.isOp(close) {
+		if t := p.peek(); t.kind == tOp && t.text == "*" || t.kind == tOp && t.text == "**" {
+			return nil, gateErr(t.col, t.span, "", "unpacking (*x) is not supported in a gate")
+		}
+		x, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if t := p.peek(); t.kind == tOp && t.text == "=" {
+			return nil, gateErr(x.col, t.col-x.col+1, "pass the value by position", "keyword arguments are not supported in a gate")
+		}
+		out = append(out, x)
+		if !p.isOp(",") {
+			break
+		}
+		p.next()
+	}
+	if _, err := p.expect(close); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (p *parser) atom() (*gnode, error) {
+	t := p.next()
+	switch t.kind {
+	case tNum:
+		return &gnode{op: "num", text: t.text, col: t.col, span: t.span}, nil
+	case tStr:
+		if p.peek().kind == tStr {
+			u := p.peek()
+			return nil, gateErr(u.col, u.span, "join them into one string", "adjacent string literals are not supported in a gate")
+		}
+		return &gnode{op: "str", text: t.text, col: t.col, span: t.span}, nil
+	case tName:
+		switch t.text {
+		case "None", "True", "False":
+			return &gnode{op: "const", text: t.text, col: t.col, span: t.span}, nil
+		case "and", "or", "not", "in", "is", "if", "else", "for", "lambda", "await", "yield", "import", "del", "pass", "return", "def", "class":
+			return nil, p.unexpected(t, "a value")
+		case "null", "nil", "true", "false", "none":
+			fix := map[string]string{"null": "None", "nil": "None", "none": "None", "true": "True", "false": "False"}[t.text]
+			return nil, gateErr(t.col, t.span, "write "+fix, "%s is not a Python constant", t.text)
+		}
+		return &gnode{op: "name", text: t.text, col: t.col, span: t.span}, nil
+	case tOp:
+		switch t.text {
+		case "(":
+			items, err := p.list(")")
+			if err != nil {
+				return nil, err
+			}
+			if len(items) == 1 && p.toks[p.i-2].text != "," {
+				return items[0], nil // parentheses
+			}
+			return &gnode{op: "list", col: t.col, span: 1, kids: items}, nil // a tuple
+		case "[":
+			items, err := p.list("]")
+			if err != nil {
+				return nil, err
+			}
+			return &gnode{op: "list", col: t.col, span: 1, kids: items}, nil
+		case "{":
+			return nil, gateErr(t.col, 1, "compare the values one by one, or use a compute gate", "dict and set literals are not supported in a gate")
+		}
+	}
+	return nil, p.unexpected(t, "a value")
+}

@@ -1,0 +1,487 @@
+package lpp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// kind is the kind of a JSON value.
+type kind int
+
+const (
+	kNull kind = iota
+	kBool
+	kNumber
+	kString
+	kArray
+	kObject
+)
+
+func (k kind) String() string {
+	return [...]string{"null", "a bool", "a number", "a string", "an array", "an object"}[k]
+}
+
+// node is a decoded JSON value with the position of its first character.
+// Objects keep their members in file order (a blueprint's states are drawn
+// and translated in the order they are written).
+type node struct {
+	kind    kind
+	pos     machine.Pos
+	str     string // a string's decoded text; a number's source text
+	b       bool
+	items   []*node
+	members []*member
+	// runeCols holds, for a string on one line, the file column of each
+	// character of str and one past its end (for positions inside a gate's
+	// expression); nil when the string spans lines.
+	runeCols []int
+	off, end int // the value's text is src[off:end]
+}
+
+// member is one key of an object.
+type member struct {
+	key    string
+	keyPos machine.Pos
+	val    *node
+}
+
+// get returns the value of key, or nil.
+func (n *node) get(key string) *node {
+	if n == nil {
+		return nil
+	}
+	for _, m := range n.members {
+		if m.key == key {
+			return m.val
+		}
+	}
+	return nil
+}
+
+// member returns the member named key, or nil.
+func (n *node) member(key string) *member {
+	if n == nil {
+		return nil
+	}
+	for _, m := range n.members {
+		if m.key == key {
+			return m
+		}
+	}
+	return nil
+}
+
+// describe names a value's kind for messages: "a number", "the string \"x\"".
+func (n *node) describe() string {
+	if n.kind == kString {
+		s := n.str
+		if utf8.RuneCountInString(s) > 40 {
+			s = string([]rune(s)[:37]) + "..."
+		}
+		return fmt.Sprintf("the string %q", s)
+	}
+	return n.kind.String()
+}
+
+// colOf returns the file position of character i of a string value (i may be
+// len: one past the end). A string that spans lines gives its own position.
+func (n *node) colOf(i int) machine.Pos {
+	if n.kind != kString || n.runeCols == nil || i < 0 || i >= len(n.runeCols) {
+		return n.pos
+	}
+	return machine.Pos{Line: n.pos.Line, Col: n.runeCols[i]}
+}
+
+// value converts n to a plain Go value: nil, bool, int, float64, string,
+// []any, map[string]any.
+func (n *node) value() any {
+	switch n.kind {
+	case kBool:
+		return n.b
+	case kNumber:
+		if i, err := strconv.ParseInt(n.str, 10, 64); err == nil && i >= -1<<53 && i <= 1<<53 {
+			return int(i)
+		}
+		f, _ := strconv.ParseFloat(n.str, 64)
+		return f
+	case kString:
+		return n.str
+	case kArray:
+		out := make([]any, len(n.items))
+		for i, it := range n.items {
+			out[i] = it.value()
+		}
+		return out
+	case kObject:
+		out := make(map[string]any, len(n.members))
+		for _, m := range n.members {
+			out[m.key] = m.val.value()
+		}
+		return out
+	}
+	return nil
+}
+
+// jsonError is a JSON syntax error at a position.
+type jsonError struct {
+	pos machine.Pos
+	msg string
+}
+
+func (e *jsonError) Error() string { return fmt.Sprintf("%d:%d: %s", e.pos.Line, e.pos.Col, e.msg) }
+
+// maxDepth bounds the nesting of arrays and objects, so that a hostile
+// file is an error rather than a stack overflow.
+const maxDepth = 200
+
+// scanner reads JSON text, counting lines and columns as lppctl's
+// diagnostics do (characters, not bytes; a line ends at LF, CRLF, CR, NEL,
+// LS or PS).
+type scanner struct {
+	src  []byte
+	off  int
+	line int
+	col  int
+}
+
+// parseJSON decodes one JSON value from src (RFC 8259: no comments, no
+// trailing commas, nothing after the value), never panicking.
+func parseJSON(src []byte) (*node, error) {
+	s := &scanner{src: src, line: 1, col: 1}
+	if len(src) >= 3 && src[0] == 0xef && src[1] == 0xbb && src[2] == 0xbf {
+		s.off = 3 // a UTF-8 byte order mark
+	}
+	s.space()
+	if s.off >= len(s.src) {
+		return nil, s.errf("the file is empty: a blueprint is a JSON object")
+	}
+	n, err := s.value(0)
+	if err != nil {
+		return nil, err
+	}
+	s.space()
+	if s.off < len(s.src) {
+		return nil, s.errf("unexpected %s after the JSON value", s.what())
+	}
+	return n, nil
+}
+
+func (s *scanner) pos() machine.Pos { return machine.Pos{Line: s.line, Col: s.col} }
+
+func (s *scanner) errf(format string, args ...any) error {
+	return &jsonError{pos: s.pos(), msg: fmt.Sprintf(format, args...)}
+}
+
+// what names the character at the current offset for messages.
+func (s *scanner) what() string {
+	if s.off >= len(s.src) {
+		return "end of file"
+	}
+	r, _ := utf8.DecodeRune(s.src[s.off:])
+	if r == utf8.RuneError {
+		return fmt.Sprintf("byte 0x%02x", s.src[s.off])
+	}
+	if r < 0x20 || r == 0x7f {
+		return fmt.Sprintf("control character U+%04X", r)
+	}
+	return fmt.Sprintf("%q", r)
+}
+
+// advance moves past one character, keeping line and column.
+func (s *scanner) advance() rune {
+	r, size := utf8.DecodeRune(s.src[s.off:])
+	s.off += size
+	switch {
+	case r == '\r' && s.off < len(s.src) && s.src[s.off] == '\n':
+		s.col++ // the LF ends the line
+	case r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029:
+		s.line++
+		s.col = 1
+	default:
+		s.col++
+	}
+	return r
+}
+
+func (s *scanner) space() {
+	for s.off < len(s.src) {
+		switch s.src[s.off] {
+		case ' ', '\t', '\n', '\r':
+			s.advance()
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value and records where its text starts and ends.
+func (s *scanner) value(depth int) (*node, error) {
+	start := s.off
+	n, err := s.value1(depth)
+	if n != nil {
+		n.off, n.end = start, s.off
+	}
+	return n, err
+}
+
+func (s *scanner) value1(depth int) (*node, error) {
+	if depth > maxDepth {
+		return nil, s.errf("the JSON nests deeper than %d levels", maxDepth)
+	}
+	if s.off >= len(s.src) {
+		return nil, s.errf("unexpected end of file: a value is missing")
+	}
+	p := s.pos()
+	switch c := s.src[s.off]; {
+	case c == '{':
+		return s.object(depth)
+	case c == '[':
+		return s.array(depth)
+	case c == '"':
+		return s.string()
+	case c == '-' || c >= '0' && c <= '9':
+		return s.number()
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if strings.HasPrefix(string(s.src[s.off:min(len(s.src), s.off+len(lit))]), lit) {
+				for range lit {
+					s.advance()
+				}
+				switch lit {
+				case "null":
+					return &node{kind: kNull, pos: p}, nil
+				default:
+					return &node{kind: kBool, pos: p, b: lit == "true"}, nil
+				}
+			}
+		}
+	case c == '\'':
+		return nil, s.errf("JSON strings use double quotes, not single quotes")
+	}
+	return nil, s.errf("unexpected %s: expected a JSON value", s.what())
+}
+
+func (s *scanner) object(depth int) (*node, error) {
+	n := &node{kind: kObject, pos: s.pos()}
+	s.advance() // {
+	s.space()
+	if s.off < len(s.src) && s.src[s.off] == '}' {
+		s.advance()
+		return n, nil
+	}
+	for {
+		s.space()
+		if s.off >= len(s.src) {
+			return nil, s.errf("unexpected end of file: the object opened at %d:%d is not closed", n.pos.Line, n.pos.Col)
+		}
+		if s.src[s.off] != '"' {
+			if s.src[s.off] == '}' {
+				return nil, s.errf("a trailing comma before } is not allowed in JSON")
+			}
+			return nil, s.errf("unexpected %s: expected a key in double quotes", s.what())
+		}
+		kp := s.pos()
+		k, err := s.string()
+		if err != nil {
+			return nil, err
+		}
+		s.space()
+		if s.off >= len(s.src) || s.src[s.off] != ':' {
+			return nil, s.errf("unexpected %s: expected ':' after the key %q", s.what(), k.str)
+		}
+		s.advance()
+		s.space()
+		v, err := s.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		n.members = append(n.members, &member{key: k.str, keyPos: kp, val: v})
+		s.space()
+		if s.off >= len(s.src) {
+			return nil, s.errf("unexpected end of file: the object opened at %d:%d is not closed", n.pos.Line, n.pos.Col)
+		}
+		switch s.src[s.off] {
+		case ',':
+			s.advance()
+		case '}':
+			s.advance()
+			return n, nil
+		default:
+			return nil, s.errf("unexpected %s: expected ',' or '}' after an object member", s.what())
+		}
+	}
+}
+
+func (s *scanner) array(depth int) (*node, error) {
+	n := &node{kind: kArray, pos: s.pos()}
+	s.advance() // [
+	s.space()
+	if s.off < len(s.src) && s.src[s.off] == ']' {
+		s.advance()
+		return n, nil
+	}
+	for {
+		s.space()
+		if s.off < len(s.src) && s.src[s.off] == ']' {
+			return nil, s.errf("a trailing comma before ] is not allowed in JSON")
+		}
+		v, err := s.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		n.items = append(n.items, v)
+		s.space()
+		if s.off >= len(s.src) {
+			return nil, s.errf("unexpected end of file: the array opened at %d:%d is not closed", n.pos.Line, n.pos.Col)
+		}
+		switch s.src[s.off] {
+		case ',':
+			s.advance()
+		case ']':
+			s.advance()
+			return n, nil
+		default:
+			return nil, s.errf("unexpected %s: expected ',' or ']' after an array item", s.what())
+		}
+	}
+}
+
+func (s *scanner) string() (*node, error) {
+	n := &node{kind: kString, pos: s.pos()}
+	s.advance() // "
+	var b strings.Builder
+	cols := []int{}
+	startLine := s.line
+	for {
+		if s.off >= len(s.src) {
+			return nil, &jsonError{pos: n.pos, msg: "unexpected end of file: the string is not closed"}
+		}
+		c := s.src[s.off]
+		switch {
+		case c == '"':
+			cols = append(cols, s.col)
+			s.advance()
+			n.str = b.String()
+			if s.line == startLine {
+				n.runeCols = cols
+			}
+			return n, nil
+		case c == '\\':
+			cols = append(cols, s.col)
+			r, err := s.escape()
+			if err != nil {
+				return nil, err
+			}
+			b.WriteRune(r)
+		case c < 0x20:
+			return nil, s.errf("a control character (U+%04X) inside a string must be escaped (\\n, \\t, \\u00XX)", c)
+		default:
+			r, size := utf8.DecodeRune(s.src[s.off:])
+			if r == utf8.RuneError && size <= 1 {
+				return nil, s.errf("the file is not UTF-8 text: invalid byte 0x%02x", c)
+			}
+			cols = append(cols, s.col)
+			s.advance()
+			b.WriteRune(r)
+		}
+	}
+}
+
+// escape reads one escape sequence (after the backslash) and returns its
+// character; a surrogate pair counts as one character.
+func (s *scanner) escape() (rune, error) {
+	p := s.pos()
+	s.advance() // backslash
+	if s.off >= len(s.src) {
+		return 0, &jsonError{pos: p, msg: "unexpected end of file in an escape sequence"}
+	}
+	c := s.src[s.off]
+	if r, ok := simpleEscapes[c]; ok {
+		s.advance()
+		return r, nil
+	}
+	if c != 'u' {
+		return 0, &jsonError{pos: p, msg: fmt.Sprintf("invalid escape sequence \\%s in a string", s.what())}
+	}
+	s.advance()
+	r, ok := s.hex4()
+	if !ok {
+		return 0, &jsonError{pos: p, msg: "invalid \\u escape: it needs four hex digits"}
+	}
+	if utf16.IsSurrogate(r) && s.off+1 < len(s.src) && s.src[s.off] == '\\' && s.src[s.off+1] == 'u' {
+		save := *s
+		s.advance()
+		s.advance()
+		if r2, ok := s.hex4(); ok {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, nil
+			}
+		}
+		*s = save
+	}
+	if utf16.IsSurrogate(r) {
+		return utf8.RuneError, nil
+	}
+	return r, nil
+}
+
+var simpleEscapes = map[byte]rune{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+func (s *scanner) hex4() (rune, bool) {
+	if s.off+4 > len(s.src) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(s.src[s.off:s.off+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	for range 4 {
+		s.advance()
+	}
+	return rune(v), true
+}
+
+func (s *scanner) number() (*node, error) {
+	n := &node{kind: kNumber, pos: s.pos()}
+	start := s.off
+	digits := func() int {
+		k := 0
+		for s.off < len(s.src) && s.src[s.off] >= '0' && s.src[s.off] <= '9' {
+			s.advance()
+			k++
+		}
+		return k
+	}
+	if s.src[s.off] == '-' {
+		s.advance()
+	}
+	first := s.off
+	if digits() == 0 {
+		return nil, s.errf("invalid number: a digit must follow '-'")
+	}
+	if s.src[first] == '0' && s.off-first > 1 {
+		return nil, &jsonError{pos: n.pos, msg: "invalid number: JSON numbers have no leading zeros"}
+	}
+	if s.off < len(s.src) && s.src[s.off] == '.' {
+		s.advance()
+		if digits() == 0 {
+			return nil, s.errf("invalid number: a digit must follow '.'")
+		}
+	}
+	if s.off < len(s.src) && (s.src[s.off] == 'e' || s.src[s.off] == 'E') {
+		s.advance()
+		if s.off < len(s.src) && (s.src[s.off] == '+' || s.src[s.off] == '-') {
+			s.advance()
+		}
+		if digits() == 0 {
+			return nil, s.errf("invalid number: a digit must follow the exponent")
+		}
+	}
+	n.str = string(s.src[start:s.off])
+	return n, nil
+}

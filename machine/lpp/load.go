@@ -1,0 +1,517 @@
+package lpp
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Load reads and decodes the blueprint at path. The error is a
+// *machine.DiagnosticsError (wrapping machine.ErrInvalidSpec) listing every
+// problem with its position when the blueprint is malformed; warnings are in
+// the blueprint's Warnings.
+func Load(path string) (*Blueprint, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read blueprint: %w", err)
+	}
+	bp, diags := Parse(path, src)
+	if diags.HasErrors() {
+		return nil, &machine.DiagnosticsError{Diags: diags, Source: src}
+	}
+	return bp, nil
+}
+
+// IsBlueprint reports whether src is a JSON object whose `$schema` names an
+// L++ blueprint version this package reads (lpp/v0.1.x, lpp/v0.2.0).
+func IsBlueprint(src []byte) bool {
+	s, ok := schemaOf(src)
+	return ok && blueprintSchema(s)
+}
+
+// IsLPP reports whether src is a JSON object whose `$schema` names any L++
+// document ("lpp/..."): a blueprint, or an assembly or policy that Parse
+// refuses with a message naming what the file is.
+func IsLPP(src []byte) bool {
+	s, ok := schemaOf(src)
+	return ok && strings.HasPrefix(s, "lpp/")
+}
+
+func schemaOf(src []byte) (string, bool) {
+	root, err := parseJSON(src)
+	if err != nil || root.kind != kObject {
+		return "", false
+	}
+	v := root.get("$schema")
+	if v == nil || v.kind != kString {
+		return "", false
+	}
+	return v.str, true
+}
+
+var v01RE = regexp.MustCompile(`^lpp/v0\.1\.[0-9]+$`)
+
+func blueprintSchema(s string) bool { return s == SchemaV02 || v01RE.MatchString(s) }
+
+// identRE is what lppctl accepts as a state, variable or event name.
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// unitRE is the form of a compute unit name: "namespace:operation".
+var unitRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$`)
+
+// decoder collects diagnostics while decoding one blueprint.
+type decoder struct {
+	file  string
+	src   []byte
+	diags machine.Diagnostics
+}
+
+func (d *decoder) errorf(p machine.Pos, span int, hint, format string, args ...any) {
+	d.diags = append(d.diags, machine.Diagnostic{Severity: machine.SevError, File: d.file, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+func (d *decoder) warnf(p machine.Pos, span int, hint, format string, args ...any) {
+	d.diags = append(d.diags, machine.Diagnostic{Severity: machine.SevWarning, File: d.file, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+// Parse decodes a blueprint from src; file names it in diagnostics. It
+// never panics: every problem becomes a positioned diagnostic, and the
+// blueprint is nil only when src is not a JSON object of an L++ blueprint
+// schema. Gate expressions are translated (Gate.Expr) and the ones the
+// translator refuses are errors too.
+func Parse(file string, src []byte) (bp *Blueprint, diags machine.Diagnostics) {
+	d := &decoder{file: file, src: src}
+	defer func() {
+		if r := recover(); r != nil { // a bug, not the input's fault: still never let it out
+			d.errorf(machine.Pos{}, 0, "", "cannot decode blueprint: internal error: %v", r)
+			bp, diags = nil, d.diags
+		}
+	}()
+	root, err := parseJSON(src)
+	if err != nil {
+		je := err.(*jsonError)
+		d.errorf(je.pos, 1, "a blueprint is one JSON object (RFC 8259: no comments, no trailing commas)", "invalid JSON: %s", je.msg)
+		return nil, d.diags
+	}
+	if root.kind != kObject {
+		d.errorf(root.pos, 1, "", "a blueprint must be a JSON object, not %s", root.describe())
+		return nil, d.diags
+	}
+	if !d.schema(root) {
+		return nil, d.diags
+	}
+	bp = &Blueprint{File: file, Source: src, Schema: root.get("$schema").str, SchemaPos: root.get("$schema").pos}
+	d.longNames(root, true)
+	d.blueprint(root, bp)
+	d.diags.Sort()
+	bp.Warnings = d.diags.Warnings()
+	return bp, d.diags
+}
+
+// schema checks `$schema` and reports, for an L++ document that is not a
+// blueprint, what it is.
+func (d *decoder) schema(root *node) bool {
+	m := root.member("$schema")
+	if m == nil {
+		d.errorf(root.pos, 1, `add "$schema": "lpp/v0.2.0" at the top`, "missing \"$schema\": an L++ blueprint names its format version")
+		return false
+	}
+	v := m.val
+	if v.kind != kString {
+		d.errorf(v.pos, 1, `write "$schema": "lpp/v0.2.0"`, "$schema must be a string, not %s", v.describe())
+		return false
+	}
+	s := v.str
+	if blueprintSchema(s) {
+		return true
+	}
+	span := len([]rune(s)) + 2
+	parts := strings.Split(s, "/")
+	switch {
+	case len(parts) == 3 && parts[0] == "lpp" && parts[1] != "":
+		d.errorf(v.pos, span, "lppctl reads L++ blueprints (lpp/v0.1.x, lpp/v0.2.0); give it the blueprint file instead",
+			"%s is %s, not a blueprint", s, lppKind(parts[1]))
+	case len(parts) == 2 && parts[0] == "lpp" && strings.HasPrefix(parts[1], "v"):
+		d.errorf(v.pos, span, "lppctl reads lpp/v0.1.x and lpp/v0.2.0",
+			"unsupported L++ blueprint version %s", s)
+	default:
+		d.errorf(v.pos, span, `an L++ blueprint has "$schema": "lpp/v0.2.0" (or "lpp/v0.1.x")`,
+			"%s is not an L++ blueprint schema", s)
+	}
+	return false
+}
+
+// lppKind names the document kind of an "lpp/KIND/vX" schema.
+func lppKind(k string) string {
+	switch k {
+	case "assembly":
+		return "an L++ assembly"
+	case "policy":
+		return "an L++ policy"
+	}
+	if strings.ContainsAny(k[:1], "aeiou") {
+		return "an L++ " + k + " document"
+	}
+	return "a L++ " + k + " document"
+}
+
+var topKeys = []string{"$schema", "id", "name", "version", "description", "context_schema", "states",
+	"entry_state", "terminal_states", "gates", "actions", "transitions", "display"}
+
+func (d *decoder) blueprint(root *node, bp *Blueprint) {
+	for _, m := range root.members {
+		if !contains(topKeys, m.key) {
+			bp.Extra = append(bp.Extra, RawMember{Key: m.key, JSON: string(d.src[m.val.off:m.val.end])})
+		}
+	}
+	d.duplicates(root, "the blueprint")
+	bp.ID = d.optString(root, "id")
+	bp.Name = d.optString(root, "name")
+	bp.Version = d.optString(root, "version")
+	bp.Description = d.optString(root, "description")
+	if v := root.get("display"); v != nil {
+		bp.Display = string(d.src[v.off:v.end])
+	}
+	if v := root.get("context_schema"); v != nil {
+		d.context(v, bp)
+	}
+	if m := root.member("states"); m == nil {
+		d.errorf(root.pos, 1, `add "states": {"STATE": {"description": "..."}}`, "missing \"states\"")
+	} else if d.want(m.val, kObject, "states") {
+		d.states(m.val, bp)
+	}
+	if m := root.member("entry_state"); m == nil {
+		d.errorf(root.pos, 1, `add "entry_state": "STATE"`, "missing \"entry_state\": the state a run starts in")
+	} else if d.want(m.val, kString, "entry_state") {
+		bp.Entry, bp.EntryPos = m.val.str, m.val.pos
+		if bp.State(bp.Entry) == nil && len(bp.States) > 0 {
+			d.errorf(m.val.pos, len([]rune(bp.Entry))+2, d.stateHint(bp, bp.Entry), "entry_state %q is not a state", bp.Entry)
+		}
+	}
+	if v := root.get("terminal_states"); v != nil {
+		d.terminals(v, bp)
+	}
+	if v := root.get("gates"); v != nil && d.want(v, kObject, "gates") {
+		d.gates(v, bp)
+	}
+	if v := root.get("actions"); v != nil && d.want(v, kObject, "actions") {
+		d.actions(v, bp)
+	}
+	if m := root.member("transitions"); m == nil {
+		d.errorf(root.pos, 1, `add "transitions": [{"id": "t1", "from": "...", "to": "...", "on_event": "..."}]`, "missing \"transitions\"")
+	} else if d.want(m.val, kArray, "transitions") {
+		d.transitions(m.val, bp)
+	}
+	d.translateGates(bp)
+	d.checkGraph(bp)
+}
+
+// duplicates reports keys written twice in one object (JSON allows them;
+// a blueprint with two states of one name is ambiguous).
+func (d *decoder) duplicates(n *node, what string) {
+	seen := make(map[string]bool, len(n.members))
+	for _, m := range n.members {
+		if seen[m.key] {
+			d.errorf(m.keyPos, len([]rune(m.key))+2, "remove one of them", "duplicate key %q in %s", m.key, what)
+		}
+		seen[m.key] = true
+	}
+}
+
+// unknownKeys warns about keys this package ignores.
+func (d *decoder) unknownKeys(n *node, what string, known ...string) {
+	for _, m := range n.members {
+		if !contains(known, m.key) {
+			hint := machine.DidYouMeanHint(m.key, known)
+			if hint == "" {
+				hint = "known keys: " + strings.Join(known, ", ")
+			}
+			d.warnf(m.keyPos, len([]rune(m.key))+2, hint, "unknown key %q in %s is ignored", m.key, what)
+		}
+	}
+}
+
+func (d *decoder) want(n *node, k kind, what string) bool {
+	if n.kind == k {
+		return true
+	}
+	d.errorf(n.pos, 1, "", "%s must be %s, not %s", what, k, n.describe())
+	return false
+}
+
+// optString reads an optional string member ("" when absent or not a string).
+func (d *decoder) optString(obj *node, key string) string {
+	v := obj.get(key)
+	if v == nil || v.kind == kNull {
+		return ""
+	}
+	if v.kind != kString {
+		d.errorf(v.pos, 1, "", "%s must be a string, not %s", key, v.describe())
+		return ""
+	}
+	return v.str
+}
+
+// reqString reads a required string member of obj; what names obj.
+func (d *decoder) reqString(obj *node, key, what, hint string) (string, *node) {
+	v := obj.get(key)
+	if v == nil {
+		d.errorf(obj.pos, 1, hint, "%s has no %q", what, key)
+		return "", nil
+	}
+	if v.kind != kString || strings.TrimSpace(v.str) == "" {
+		d.errorf(v.pos, 1, hint, "%q of %s must be a non-empty string, not %s", key, what, v.describe())
+		return "", nil
+	}
+	return v.str, v
+}
+
+var propertyTypes = []string{"string", "number", "integer", "boolean", "array", "object"}
+
+func (d *decoder) context(n *node, bp *Blueprint) {
+	if !d.want(n, kObject, "context_schema") {
+		return
+	}
+	d.unknownKeys(n, "context_schema", "properties", "type", "required", "description")
+	props := n.get("properties")
+	if props == nil || !d.want(props, kObject, "context_schema.properties") {
+		return
+	}
+	d.duplicates(props, "context_schema.properties")
+	for _, m := range props.members {
+		what := fmt.Sprintf("property %q", m.key)
+		if !identRE.MatchString(m.key) {
+			d.errorf(m.keyPos, len([]rune(m.key))+2, "use letters, digits and underscores, starting with a letter", "property name %q is not an identifier", m.key)
+			continue
+		}
+		if reservedName(m.key) {
+			d.errorf(m.keyPos, len([]rune(m.key))+2, "rename it, e.g. "+m.key+"_value", "property name %q is reserved in lppctl expressions", m.key)
+			continue
+		}
+		p := &Property{Name: m.key, Pos: m.keyPos, TypePos: m.keyPos}
+		if !d.want(m.val, kObject, what) {
+			continue
+		}
+		d.unknownKeys(m.val, what, "type", "description", "enum", "default", "items", "format", "properties")
+		if t := m.val.get("type"); t == nil {
+			d.errorf(m.keyPos, len([]rune(m.key))+2, "add \"type\": one of "+strings.Join(propertyTypes, ", "), "%s has no type", what)
+			continue
+		} else if t.kind != kString || !contains(propertyTypes, t.str) {
+			hint := "use one of " + strings.Join(propertyTypes, ", ")
+			if t.kind == kString {
+				hint = cmpOr(machine.DidYouMeanHint(t.str, propertyTypes), hint)
+			}
+			d.errorf(t.pos, 1, hint, "type of %s must be one of %s, not %s", what, strings.Join(propertyTypes, ", "), t.describe())
+			continue
+		} else {
+			p.Type, p.TypePos = t.str, t.pos
+		}
+		p.Description = d.optString(m.val, "description")
+		if e := m.val.get("enum"); e != nil && d.want(e, kArray, "enum of "+what) {
+			for _, it := range e.items {
+				p.Enum = append(p.Enum, it.value())
+			}
+		}
+		if dv := m.val.get("default"); dv != nil {
+			p.Default, p.HasDefault = dv.value(), true
+			if dv.kind != kNull && !typeAccepts(p.Type, dv) {
+				d.errorf(dv.pos, 1, "", "default of %s must be %s, not %s", what, typeArticle(p.Type), dv.describe())
+			}
+		}
+		bp.Context = append(bp.Context, p)
+	}
+}
+
+// reservedName reports names lppctl expressions read as keywords or that
+// the interpreter sets itself.
+func reservedName(s string) bool {
+	return contains([]string{"in", "not", "and", "or", "matches", "contains", "startsWith", "endsWith",
+		"let", "if", "else", "true", "false", "nil", "state", "last_error", "event"}, s)
+}
+
+func typeAccepts(t string, v *node) bool {
+	switch t {
+	case "string":
+		return v.kind == kString
+	case "number":
+		return v.kind == kNumber
+	case "integer":
+		_, ok := v.value().(int)
+		return v.kind == kNumber && ok
+	case "boolean":
+		return v.kind == kBool
+	case "array":
+		return v.kind == kArray
+	case "object":
+		return v.kind == kObject
+	}
+	return true
+}
+
+func typeArticle(t string) string {
+	switch t {
+	case "integer":
+		return "an integer"
+	case "array", "object":
+		return "an " + t
+	}
+	return "a " + t
+}
+
+func (d *decoder) states(n *node, bp *Blueprint) {
+	d.duplicates(n, "states")
+	for _, m := range n.members {
+		if !identRE.MatchString(m.key) {
+			d.errorf(m.keyPos, len([]rune(m.key))+2, "use letters, digits and underscores, starting with a letter (lppctl state names are identifiers)", "state id %q is not an identifier", m.key)
+			continue
+		}
+		if bp.State(m.key) != nil {
+			continue // reported as a duplicate
+		}
+		st := &State{ID: m.key, Pos: m.keyPos}
+		if m.val.kind == kObject {
+			d.unknownKeys(m.val, fmt.Sprintf("state %q", m.key), "description")
+			st.Description = d.optString(m.val, "description")
+		} else if m.val.kind != kNull {
+			d.errorf(m.val.pos, 1, `write {"description": "..."}`, "state %q must be an object, not %s", m.key, m.val.describe())
+		}
+		bp.States = append(bp.States, st)
+	}
+	if len(n.members) == 0 {
+		d.errorf(n.pos, 1, "", "states is empty: a blueprint needs at least one state")
+	}
+}
+
+func (d *decoder) terminals(n *node, bp *Blueprint) {
+	add := func(id string, p machine.Pos) *Terminal {
+		if bp.State(id) == nil && len(bp.States) > 0 {
+			d.errorf(p, len([]rune(id))+2, d.stateHint(bp, id), "terminal state %q is not a state", id)
+			return nil
+		}
+		if bp.Terminal(id) != nil {
+			d.errorf(p, len([]rune(id))+2, "remove one of them", "terminal state %q is listed twice", id)
+			return nil
+		}
+		t := &Terminal{ID: id, Pos: p}
+		bp.Terminals = append(bp.Terminals, t)
+		return t
+	}
+	switch n.kind {
+	case kArray: // v0.1.x
+		for _, it := range n.items {
+			if it.kind != kString {
+				d.errorf(it.pos, 1, "", "terminal_states must list state ids, not %s", it.describe())
+				continue
+			}
+			add(it.str, it.pos)
+		}
+	case kObject: // v0.2.0
+		bp.TerminalMap = true
+		d.duplicates(n, "terminal_states")
+		for _, m := range n.members {
+			t := add(m.key, m.keyPos)
+			if t == nil {
+				continue
+			}
+			t.Raw = string(d.src[m.val.off:m.val.end])
+			if m.val.kind == kNull {
+				continue
+			}
+			if !d.want(m.val, kObject, fmt.Sprintf("the contract of terminal state %q", m.key)) {
+				continue
+			}
+			what := fmt.Sprintf("terminal state %q", m.key)
+			d.unknownKeys(m.val, what, "description", "output_schema", "invariants_guaranteed")
+			t.Description = d.optString(m.val, "description")
+			if os := m.val.get("output_schema"); os != nil && d.want(os, kObject, "output_schema of "+what) {
+				for _, f := range os.members {
+					of := &OutputField{Name: f.key, Pos: f.keyPos}
+					if f.val.kind == kObject {
+						of.Type = d.optString(f.val, "type")
+						if nn := f.val.get("non_null"); nn != nil {
+							if nn.kind != kBool {
+								d.errorf(nn.pos, 1, "write true or false", "non_null of output %q must be true or false, not %s", f.key, nn.describe())
+							}
+							of.NonNull = nn.kind == kBool && nn.b
+						}
+					} else {
+						d.errorf(f.val.pos, 1, `write {"type": "...", "non_null": true}`, "output %q of %s must be an object, not %s", f.key, what, f.val.describe())
+					}
+					t.Outputs = append(t.Outputs, of)
+				}
+			}
+			if iv := m.val.get("invariants_guaranteed"); iv != nil && d.want(iv, kArray, "invariants_guaranteed of "+what) {
+				for _, it := range iv.items {
+					if it.kind == kString {
+						t.Invariants = append(t.Invariants, it.str)
+					} else {
+						d.errorf(it.pos, 1, "", "invariants_guaranteed must list invariant ids, not %s", it.describe())
+					}
+				}
+			}
+		}
+	default:
+		d.errorf(n.pos, 1, `v0.2.0: {"done": {"output_schema": {...}}}; v0.1.x: ["done"]`, "terminal_states must be an object of contracts or a list of state ids, not %s", n.describe())
+	}
+}
+
+func (d *decoder) stateHint(bp *Blueprint, id string) string {
+	names := make([]string, len(bp.States))
+	for i, s := range bp.States {
+		names[i] = s.ID
+	}
+	return cmpOr(machine.DidYouMeanHint(id, names), "states: "+strings.Join(names, ", "))
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// maxName is the longest name (key, id, event) a blueprint may use: the
+// names become YAML keys, which YAML limits to 1024 characters.
+const maxName = 256
+
+// nameFields are the string values that name something (and may become a
+// YAML key in a translation).
+var nameFields = []string{"id", "value_from", "from", "to", "on_event", "event", "target", "entry_state", "compute_unit"}
+
+// longNames reports every name longer than maxName, outside the parts
+// kept as written (display, unknown top-level keys).
+func (d *decoder) longNames(n *node, top bool) {
+	if n == nil {
+		return
+	}
+	for _, it := range n.items {
+		d.longNames(it, false)
+	}
+	for _, m := range n.members {
+		if top && (m.key == "display" || !slices.Contains(topKeys, m.key)) {
+			continue
+		}
+		if l := len([]rune(m.key)); l > maxName {
+			d.errorf(m.keyPos, 1, "shorten it", "name is %d characters long: lppctl takes names of at most %d characters", l, maxName)
+		}
+		if m.val != nil && m.val.kind == kString && slices.Contains(nameFields, m.key) {
+			if l := len([]rune(m.val.str)); l > maxName {
+				d.errorf(m.val.pos, 1, "shorten it", "%s is %d characters long: lppctl takes names of at most %d characters", m.key, l, maxName)
+			}
+		}
+		d.longNames(m.val, false)
+	}
+}

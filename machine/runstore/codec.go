@@ -1,0 +1,625 @@
+package runstore
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// The journal's line format. Every line is one JSON object, an Entry, whose
+// last member is "crc": the CRC-32C (Castagnoli) of the line as it would be
+// without that member, in 8 hex digits:
+//
+//	{"type":"step","seq":3,...,"crc":"1a2b3c4d"}
+//
+// A step's changed context variables are in "vars", except three kinds that
+// would make the journal grow faster than the run:
+//
+//   - "vars_append": a list variable that grew by appending, as the items
+//     appended to its value in the last line that wrote it;
+//   - "vars_patch": a map variable that changed in a few keys, as the keys
+//     set ("set") and removed ("del") since the last line that wrote it;
+//   - "vars_ref": a long string variable that a memory operation of the same
+//     step holds too (the model's reply is both the reply variable and an
+//     L3 message), as the place in that operation's value where its JSON
+//     text is ("op": the index in "memory", "at" and "len": the bytes).
+//
+// A list or map written in one process is written in full the first time,
+// so a reader can always rebuild a value from the lines before it. Journals
+// written before checksums existed have no "crc" members and still load.
+
+// crcTable is CRC-32C's table.
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// crcSuffixLen is the length of `,"crc":"xxxxxxxx"}`.
+const crcSuffixLen = len(`,"crc":"`) + 8 + len(`"}`)
+
+// refMin is the length from which a string variable is looked for in the
+// step's memory operations (shorter ones are cheaper to write again).
+const refMin = 1024
+
+// MapPatch is how a map variable changed since the line that last wrote it.
+type MapPatch struct {
+	Set map[string]json.RawMessage `json:"set,omitempty"`
+	Del []string                   `json:"del,omitempty"`
+}
+
+// MemRef places a string variable's JSON text (without its quotes) in a
+// memory operation's value of the same step.
+type MemRef struct {
+	Op  int `json:"op"`
+	At  int `json:"at"`
+	Len int `json:"len"`
+}
+
+// wireEntry is an Entry as written: the step's vars that are not in Vars.
+type wireEntry struct {
+	*Entry
+	Append map[string]json.RawMessage `json:"vars_append,omitempty"`
+	Patch  map[string]*MapPatch       `json:"vars_patch,omitempty"`
+	Refs   map[string]*MemRef         `json:"vars_ref,omitempty"`
+}
+
+// encoder renders entries as lines. It remembers how it last wrote each list
+// and map variable, to write the next change as a delta.
+type encoder struct {
+	buf   bytes.Buffer
+	line  []byte // the last line encoded (reused: valid until the next encode)
+	enc   *json.Encoder
+	lists map[string][]byte                     // list var → its JSON as last written
+	maps  map[string]map[string]json.RawMessage // map var → its keys' JSON as last written
+	vals  map[string][]any                      // list var → its items as last written (for grownBy)
+}
+
+func newEncoder() *encoder {
+	e := &encoder{lists: map[string][]byte{}, maps: map[string]map[string]json.RawMessage{}, vals: map[string][]any{}}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}
+
+// encode renders entry as one line with its checksum and newline. Nothing
+// changes in the encoder until commit is called (once the line is written).
+// The line is valid until the next call.
+func (c *encoder) encode(e *Entry) (line []byte, commit func(), err error) {
+	w := &wireEntry{Entry: e}
+	commit = noCommit
+	if e.Record != nil {
+		if w, commit, err = c.deltas(e); err != nil {
+			return nil, nil, cmp.Or(checkFinite(e.Record), err)
+		}
+	}
+	c.buf.Reset()
+	if err := c.enc.Encode(w); err != nil {
+		if e.Record != nil {
+			// Walked only on failure: a walk per step costs O(size of the vars).
+			if ferr := checkFinite(e.Record); ferr != nil {
+				return nil, nil, ferr
+			}
+		}
+		return nil, nil, fmt.Errorf("cannot write journal: %w", err)
+	}
+	c.line = appendCRC(c.line[:0], c.buf.Bytes())
+	return c.line, commit, nil
+}
+
+// withCRC turns `{...}\n` into `{...,"crc":"xxxxxxxx"}\n` (a new slice).
+func withCRC(b []byte) []byte { return appendCRC(nil, b) }
+
+// appendCRC appends `{...}\n` with its checksum, as withCRC, to out.
+func appendCRC(out, b []byte) []byte {
+	b = bytes.TrimRight(b, "\n")
+	sum := crc32.Checksum(b, crcTable)
+	out = slices.Grow(out, len(b)+crcSuffixLen+1)
+	out = append(out, b[:len(b)-1]...)
+	out = append(out, `,"crc":"`...)
+	out = fmt.Appendf(out, "%08x", sum)
+	return append(out, "\"}\n"...)
+}
+
+// checkLineCRC verifies a line's checksum. has reports whether it carries one.
+func checkLineCRC(text []byte) (has bool, err error) {
+	n := len(text)
+	if n < crcSuffixLen+2 || !bytes.HasPrefix(text[n-crcSuffixLen:], []byte(`,"crc":"`)) || !bytes.HasSuffix(text, []byte(`"}`)) {
+		return false, nil
+	}
+	want, perr := strconv.ParseUint(string(text[n-10:n-2]), 16, 32)
+	if perr != nil {
+		return true, fmt.Errorf("its checksum %q is not 8 hex digits", text[n-10:n-2])
+	}
+	body := make([]byte, 0, n-crcSuffixLen+1)
+	body = append(append(body, text[:n-crcSuffixLen]...), '}')
+	if got := crc32.Checksum(body, crcTable); got != uint32(want) {
+		return true, fmt.Errorf("%w: the line's checksum is %08x but it was written with %08x: it was changed after it was written (a flipped byte, an edit), and the run cannot be rebuilt from it", errDamaged, got, want)
+	}
+	return true, nil
+}
+
+var errDamaged = errors.New("damaged line")
+
+// checkFinite refuses a record holding a NaN or an infinity, which JSON
+// cannot hold: the step is then not written at all.
+func checkFinite(rec *machine.Record) error {
+	for _, name := range slices.Sorted(maps.Keys(rec.Vars)) {
+		if where, f, ok := nonFinite(name, rec.Vars[name]); ok {
+			return fmt.Errorf("%w: step %d sets %s to %v, which the journal (JSON) cannot hold; the step is not recorded (was it a division by zero?)", ErrUnencodable, rec.Seq, where, f)
+		}
+	}
+	return nil
+}
+
+// ErrUnencodable is wrapped by the error Append returns for an entry that
+// cannot be written as JSON (a NaN or an infinity): nothing was written.
+var ErrUnencodable = errors.New("cannot write journal")
+
+func nonFinite(path string, v any) (string, float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return path, x, true
+		}
+	case float32:
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			return path, f, true
+		}
+	case []any:
+		for i, it := range x {
+			if p, f, ok := nonFinite(fmt.Sprintf("%s[%d]", path, i), it); ok {
+				return p, f, true
+			}
+		}
+	case []float64:
+		for i, it := range x {
+			if math.IsNaN(it) || math.IsInf(it, 0) {
+				return fmt.Sprintf("%s[%d]", path, i), it, true
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if p, f, ok := nonFinite(path+"."+k, x[k]); ok {
+				return p, f, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// deltas splits a step's vars into those written in full and those written
+// as deltas or references; commit records what was written.
+func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
+	if !c.needsDeltas(e.Record.Vars) { // the common case: nothing to copy
+		return &wireEntry{Entry: e}, noCommit, nil
+	}
+	rec := *e.Record
+	out := *e
+	out.Record = &rec
+	w := &wireEntry{Entry: &out}
+	if len(rec.Vars) == 0 {
+		return w, noCommit, nil
+	}
+	rec.Vars = make(map[string]any, len(e.Record.Vars))
+	var (
+		newLists map[string][]byte
+		newMaps  map[string]map[string]json.RawMessage
+		newVals  map[string][]any
+		drop     []string
+	)
+	for name, v := range e.Record.Vars {
+		switch x := v.(type) {
+		case nil, bool, int, int64, float64: // the common case, written as is
+			rec.Vars[name] = v
+			if c.tracked(name) {
+				drop = append(drop, name)
+			}
+			continue
+		case string:
+			if len(x) < refMin {
+				rec.Vars[name] = v
+				if c.tracked(name) {
+					drop = append(drop, name)
+				}
+				continue
+			}
+		}
+		if s, ok := v.(string); ok && len(s) >= refMin {
+			if ref := findRef(s, rec.Memory); ref != nil {
+				w.Refs = setKey(w.Refs, name, ref)
+				drop = append(drop, name)
+				continue
+			}
+		}
+		if xs, ok := v.([]any); ok {
+			newVals = setKey(newVals, name, slices.Clone(xs)) // the machine may reuse the array of xs
+			if tail, ok := grownBy(c.vals[name], xs); ok {
+				b, err := marshal(tail)
+				if err != nil {
+					return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
+				}
+				w.Append = setKey(w.Append, name, json.RawMessage(b))
+				prev := c.lists[name]
+				newLists = setKey(newLists, name, slices.Concat(prev[:len(prev)-1], []byte{','}, b[1:]))
+				continue
+			}
+		}
+		full, err := marshal(v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
+		}
+		switch {
+		case len(full) > 0 && full[0] == '[':
+			newLists = setKey(newLists, name, full)
+			if tail := appended(c.lists[name], full); tail != nil {
+				w.Append = setKey(w.Append, name, json.RawMessage(tail))
+				continue
+			}
+		case len(full) > 0 && full[0] == '{':
+			m, ok := v.(map[string]any)
+			if !ok {
+				drop = append(drop, name)
+				break
+			}
+			keys := make(map[string]json.RawMessage, len(m))
+			for k, kv := range m {
+				b, err := marshal(kv)
+				if err != nil {
+					return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
+				}
+				keys[k] = b
+			}
+			newMaps = setKey(newMaps, name, keys)
+			if p := patch(c.maps[name], keys, len(full)); p != nil {
+				w.Patch = setKey(w.Patch, name, p)
+				continue
+			}
+		default:
+			drop = append(drop, name)
+		}
+		rec.Vars[name] = v
+	}
+	commit := func() {
+		for name, b := range newLists {
+			c.lists[name] = b
+			delete(c.maps, name)
+			if xs, ok := newVals[name]; ok {
+				c.vals[name] = xs
+			} else {
+				delete(c.vals, name)
+			}
+		}
+		for name, keys := range newMaps {
+			c.maps[name] = keys
+			delete(c.lists, name)
+			delete(c.vals, name)
+		}
+		for _, name := range drop { // no longer a list or a map as far as deltas go
+			delete(c.lists, name)
+			delete(c.maps, name)
+			delete(c.vals, name)
+		}
+	}
+	return w, commit, nil
+}
+
+func noCommit() {}
+
+// needsDeltas reports whether any of vars may be written otherwise than as
+// is: a list, a map, a long string, or a name last written as a list or map.
+func (c *encoder) needsDeltas(vars map[string]any) bool {
+	for name, v := range vars {
+		switch x := v.(type) {
+		case nil, bool, int, int64, float64:
+		case string:
+			if len(x) >= refMin {
+				return true
+			}
+		default:
+			return true
+		}
+		if c.tracked(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// tracked reports whether name's last value was written as a list or a map.
+func (c *encoder) tracked(name string) bool {
+	_, l := c.lists[name]
+	_, m := c.maps[name]
+	return l || m
+}
+
+func setKey[V any](m map[string]V, k string, v V) map[string]V {
+	if m == nil {
+		m = map[string]V{}
+	}
+	m[k] = v
+	return m
+}
+
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// appended returns the items cur has after those of prev, as a JSON array,
+// when cur is prev with items appended (and prev was not empty); else nil.
+// prev's last item is a complete JSON value, so a byte prefix followed by a
+// comma is an item boundary in cur.
+func appended(prev, cur []byte) []byte {
+	if len(prev) < 3 || len(cur) <= len(prev) { // "[]" or nothing
+		return nil
+	}
+	head := prev[:len(prev)-1] // without its "]"
+	if !bytes.HasPrefix(cur, head) || cur[len(head)] != ',' {
+		return nil
+	}
+	tail := make([]byte, 0, len(cur)-len(head))
+	tail = append(tail, '[')
+	return append(tail, cur[len(head)+1:]...)
+}
+
+// grownBy returns the items xs has after those of prev, when prev (the list
+// as last written, not empty) is a prefix of xs item for item, compared as
+// scalars: a check in nanoseconds per item that spares marshalling a long
+// list at every step. Anything else (a nested item, a change) says false,
+// and appended decides on the list's JSON.
+func grownBy(prev, xs []any) ([]any, bool) {
+	if len(prev) == 0 || len(xs) <= len(prev) {
+		return nil, false
+	}
+	for i, p := range prev {
+		if !sameScalar(p, xs[i]) {
+			return nil, false
+		}
+	}
+	return xs[len(prev):], true
+}
+
+// sameScalar reports whether a and b are the same string, bool or number of
+// the same type (floats bit for bit: 0 and -0 are written differently).
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	}
+	return false
+}
+
+// patch returns the keys of cur that differ from prev, when writing them is
+// shorter than the whole map (fullLen bytes); else nil.
+func patch(prev, cur map[string]json.RawMessage, fullLen int) *MapPatch {
+	if prev == nil {
+		return nil
+	}
+	p := &MapPatch{}
+	size := 0
+	for k, v := range cur {
+		if old, ok := prev[k]; !ok || !bytes.Equal(old, v) {
+			p.Set = setKey(p.Set, k, v)
+			size += len(k) + len(v) + 4
+		}
+	}
+	for k := range prev {
+		if _, ok := cur[k]; !ok {
+			p.Del = append(p.Del, k)
+			size += len(k) + 3
+		}
+	}
+	sort.Strings(p.Del)
+	if size+20 >= fullLen {
+		return nil
+	}
+	return p
+}
+
+// findRef looks for s's JSON text in the values of ops.
+func findRef(s string, ops []machine.MemOp) *MemRef {
+	var bodies [][]byte
+	for _, html := range []bool{false, true} { // values may come from json.Marshal, which escapes <, > and &
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		if enc.Encode(s) != nil {
+			return nil
+		}
+		body := bytes.TrimRight(b.Bytes(), "\n")
+		bodies = append(bodies, body[1:len(body)-1])
+	}
+	for i, op := range ops {
+		for _, body := range bodies {
+			if at := bytes.Index(op.Value, body); at >= 0 && isCompact(op.Value) {
+				return &MemRef{Op: i, At: at, Len: len(body)}
+			}
+		}
+	}
+	return nil
+}
+
+// isCompact reports whether a raw value is written as it is (encoding/json
+// compacts a RawMessage, which would move the bytes a MemRef points at).
+func isCompact(raw []byte) bool {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return false
+	}
+	return bytes.Equal(b.Bytes(), raw)
+}
+
+// decoder reads lines back, rebuilding the variables written as deltas.
+type decoder struct {
+	sawCRC bool
+	lists  map[string][]any          // list var → its value, as of the last line that wrote it
+	maps   map[string]map[string]any // map var → its value, likewise
+}
+
+func newDecoder() *decoder {
+	return &decoder{lists: map[string][]any{}, maps: map[string]map[string]any{}}
+}
+
+// decode reads one line (without its newline).
+func (d *decoder) decode(text []byte) (*Entry, error) {
+	has, err := checkLineCRC(text)
+	if err != nil {
+		return nil, err
+	}
+	if !has && d.sawCRC {
+		// A line of an older version has none; but once lines have one,
+		// every later line has it.
+		if _, jerr := decodeJSON(text); jerr != nil {
+			return nil, jerr
+		}
+		return nil, fmt.Errorf("%w: the line has no checksum but the lines before it have one: it was changed or inserted after it was written, and the run cannot be rebuilt from it", errDamaged)
+	}
+	d.sawCRC = d.sawCRC || has
+	w, err := decodeJSON(text)
+	if err != nil {
+		return nil, err
+	}
+	e := w.Entry
+	if e.Record == nil {
+		if w.Append != nil || w.Patch != nil || w.Refs != nil {
+			return nil, errors.New("variables without a step")
+		}
+		return e, nil
+	}
+	if err := d.rebuild(w); err != nil {
+		return nil, fmt.Errorf("step %d: %w", e.Seq, err)
+	}
+	return e, nil
+}
+
+func decodeJSON(text []byte) (*wireEntry, error) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	w := &wireEntry{Entry: &Entry{}}
+	if err := dec.Decode(w); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadJSON, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: more than one value on the line", errBadJSON)
+	}
+	if w.Type == "" {
+		return nil, fmt.Errorf("%w: no type", errBadJSON)
+	}
+	return w, nil
+}
+
+// rebuild completes a step's Vars from its deltas and references and
+// remembers the lists and maps it holds.
+func (d *decoder) rebuild(w *wireEntry) error {
+	rec := w.Record
+	rec.Vars = normalizeMap(rec.Vars)
+	set := func(name string, v any) {
+		if rec.Vars == nil {
+			rec.Vars = map[string]any{}
+		}
+		rec.Vars[name] = v
+	}
+	for name, v := range rec.Vars { // written in full
+		delete(d.lists, name)
+		delete(d.maps, name)
+		switch x := v.(type) {
+		case []any:
+			d.lists[name] = x[:len(x):len(x)]
+		case map[string]any:
+			d.maps[name] = x
+		}
+	}
+	for name, ref := range w.Refs {
+		if ref == nil {
+			return fmt.Errorf("variable %s refers to nothing", name)
+		}
+		if ref.Op < 0 || ref.Op >= len(rec.Memory) || ref.At < 0 || ref.Len < 0 || ref.At+ref.Len > len(rec.Memory[ref.Op].Value) {
+			return fmt.Errorf("variable %s refers to bytes outside memory operation %d", name, ref.Op)
+		}
+		raw := rec.Memory[ref.Op].Value[ref.At : ref.At+ref.Len]
+		var s string
+		if err := json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s); err != nil {
+			return fmt.Errorf("variable %s refers to bytes of memory operation %d that are not a string: %v", name, ref.Op, err)
+		}
+		set(name, s)
+		delete(d.lists, name)
+		delete(d.maps, name)
+	}
+	for name, tail := range w.Append {
+		prev, ok := d.lists[name]
+		if !ok {
+			return fmt.Errorf("items appended to list %s, which no earlier line wrote", name)
+		}
+		var items []any
+		if err := decodeNumbers(tail, &items); err != nil {
+			return fmt.Errorf("items appended to list %s: %v", name, err)
+		}
+		// prev's spare capacity is this decoder's own: values handed out
+		// are capped at their length, so appending here changes none of them.
+		cur := append(prev, items...)
+		d.lists[name] = cur
+		set(name, cur[:len(cur):len(cur)])
+	}
+	for name, p := range w.Patch {
+		prev, ok := d.maps[name]
+		if !ok || p == nil {
+			return fmt.Errorf("keys changed in map %s, which no earlier line wrote", name)
+		}
+		cur := maps.Clone(prev)
+		for _, k := range p.Del {
+			delete(cur, k)
+		}
+		for k, raw := range p.Set {
+			var v any
+			if err := decodeNumbers(raw, &v); err != nil {
+				return fmt.Errorf("key %q of map %s: %v", k, name, err)
+			}
+			cur[k] = v
+		}
+		d.maps[name] = cur
+		set(name, cur)
+	}
+	return nil
+}
+
+func decodeNumbers(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	switch x := v.(type) {
+	case *[]any:
+		for i := range *x {
+			(*x)[i] = machine.NormalizeJSON((*x)[i])
+		}
+	case *any:
+		*x = machine.NormalizeJSON(*x)
+	}
+	return nil
+}

@@ -1,0 +1,315 @@
+package runstore
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Log is a journal as read back.
+type Log struct {
+	// Entries holds the journal's lines in order: every line when read with
+	// ReadJournal; with ScanJournal, the markers, the steps that took a
+	// person's answer and the last step (what resume decides on).
+	Entries []*Entry
+	// Records holds every step, in order (ReadJournal only).
+	Records []*machine.Record
+	// Torn is the byte length of an incomplete or unreadable last line that
+	// was ignored (a crash in the middle of a write); 0 when none.
+	Torn     int
+	TornLine int // its line number
+	steps    int
+	last     *machine.Record
+	good     int64
+	name     string // the journal's path, for messages
+}
+
+// TornNote describes the ignored torn line, or returns "".
+func (l *Log) TornNote() string {
+	if l.Torn == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d: ignored a torn last line (%d bytes) left by an interrupted write", l.name, l.TornLine, l.Torn)
+}
+
+// Steps returns the number of committed steps.
+func (l *Log) Steps() int { return l.steps }
+
+// LastStep returns the last committed step, or nil.
+func (l *Log) LastStep() *machine.Record { return l.last }
+
+// Last returns the last marker or step entry, or nil.
+func (l *Log) Last() *Entry {
+	if len(l.Entries) == 0 {
+		return nil
+	}
+	return l.Entries[len(l.Entries)-1]
+}
+
+// ReadJournal reads the run's journal, every line of it. A torn last line
+// (no trailing newline, or not valid JSON) is ignored and reported in
+// Log.Torn; a bad line anywhere else is an error naming the line, and so is
+// a journal that holds less than its CommitFile says was committed.
+func (r *Run) ReadJournal() (*Log, error) { return r.scan(true, nil) }
+
+// ScanJournal reads the run's journal as ReadJournal does, but streams it:
+// each step goes to each (when not nil) as it is read, and the Log keeps
+// only what resume decides on (see Log.Entries), so that reading a long run
+// holds one step at a time.
+func (r *Run) ScanJournal(each func(*machine.Record) error) (*Log, error) {
+	return r.scan(false, each)
+}
+
+func (r *Run) scan(keep bool, each func(*machine.Record) error) (*Log, error) {
+	path := r.Path(JournalFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read journal: %w", err)
+	}
+	defer f.Close()
+	c, hasCommit, err := r.readCommit()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read journal: %w", err)
+	}
+	s := &scanner{log: &Log{name: path}, dec: newDecoder(), keep: keep, each: each, at: -1}
+	if hasCommit {
+		s.at = c.Size
+	}
+	if err := s.read(f); err != nil {
+		return nil, err
+	}
+	if hasCommit {
+		if err := s.check(c); err != nil {
+			return nil, fmt.Errorf("cannot read journal: %w", err)
+		}
+	}
+	return s.log, nil
+}
+
+// ParseJournal reads journal lines from b (see ReadJournal; there is no
+// commit record to compare with).
+func ParseJournal(b []byte) (*Log, error) {
+	s := &scanner{log: &Log{name: JournalFile}, dec: newDecoder(), keep: true, at: -1}
+	if err := s.read(bytes.NewReader(b)); err != nil {
+		return nil, err
+	}
+	return s.log, nil
+}
+
+// scanner reads a journal line by line.
+type scanner struct {
+	log   *Log
+	dec   *decoder
+	keep  bool
+	each  func(*machine.Record) error
+	lines int    // complete lines read
+	chain uint32 // CRC-32C of the complete lines read
+	at    int64  // where the commit record says the committed lines end (-1: none)
+	atCRC uint32 // the chain there
+	atOK  bool   // a line ended there
+	first string // the type of the first entry
+}
+
+func (s *scanner) read(rd io.Reader) error {
+	l := s.log
+	br := bufio.NewReaderSize(rd, 64<<10)
+	var off int64
+	for {
+		raw, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull { // a long line: ReadSlice's buffer is reused by the next read
+			head := append([]byte(nil), raw...)
+			rest, rerr := br.ReadBytes('\n')
+			raw, err = append(head, rest...), rerr
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("cannot read journal: %w", err)
+		}
+		if len(raw) == 0 {
+			return nil
+		}
+		line := s.lines + 1
+		if err == io.EOF { // no newline: a write that did not finish
+			l.Torn, l.TornLine = len(raw), line
+			return nil
+		}
+		text := raw[:len(raw)-1]
+		if len(bytes.TrimSpace(text)) > 0 {
+			e, derr := s.dec.decode(text)
+			if derr == nil {
+				derr = s.add(e)
+			}
+			if derr != nil {
+				if errors.Is(derr, errBadJSON) && s.atEnd(br) { // the last line: torn
+					l.Torn, l.TornLine = len(raw), line
+					return nil
+				}
+				return fmt.Errorf("cannot read journal: %s:%d: %w", l.name, line, derr)
+			}
+		}
+		s.lines++
+		s.chain = crc32.Update(s.chain, crcTable, raw)
+		off += int64(len(raw))
+		l.good = off
+		if off == s.at {
+			s.atCRC, s.atOK = s.chain, true
+		}
+	}
+}
+
+// atEnd reports whether nothing follows in br.
+func (s *scanner) atEnd(br *bufio.Reader) bool {
+	_, err := br.Peek(1)
+	return err == io.EOF
+}
+
+var errBadJSON = errors.New("invalid JSON")
+
+func (s *scanner) add(e *Entry) error {
+	l := s.log
+	if s.first == "" {
+		s.first = e.Type
+	}
+	if e.Type != EntryStep {
+		e.Record = nil // markers carry no step
+		l.Entries = append(l.Entries, e)
+		return nil
+	}
+	if e.Record == nil {
+		return errors.New("a step without a record")
+	}
+	if want := l.steps + 1; e.Seq != want {
+		return fmt.Errorf("step %d where step %d was expected (a step committed twice or lost)", e.Seq, want)
+	}
+	if s.each != nil {
+		if err := s.each(e.Record); err != nil {
+			return &replayError{err}
+		}
+	}
+	l.steps, l.last = e.Seq, e.Record
+	if s.keep {
+		l.Records = append(l.Records, e.Record)
+		l.Entries = append(l.Entries, e)
+		return nil
+	}
+	// Only the last of a run of plain steps is kept: what matters to resume
+	// is whether a step follows a marker, and which steps took an answer.
+	if n := len(l.Entries); n > 0 && l.Entries[n-1].Type == EntryStep && l.Entries[n-1].Input == nil {
+		l.Entries[n-1] = e
+	} else {
+		l.Entries = append(l.Entries, e)
+	}
+	if e.Input == nil { // the kept entry needs no more than the record's routing
+		e.Record = &machine.Record{Seq: e.Seq, From: e.From, To: e.To, Via: e.Via, Action: e.Action, Start: e.Start, Duration: e.Duration, End: e.End}
+		l.last = e.Record
+	}
+	return nil
+}
+
+// check compares what was read with the commit record.
+func (s *scanner) check(c commit) error {
+	l := s.log
+	if l.good < c.Size {
+		if s.first != "" && s.first != EntryStart {
+			return fmt.Errorf("%s:1: %w: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it", l.name, ErrLost)
+		}
+		return &LostError{Path: l.name, Lines: s.lines, Steps: l.steps, Cut: l.Torn > 0, Committed: c}
+	}
+	if !s.atOK || s.atCRC != c.Chain {
+		return fmt.Errorf("%s: its first %d bytes are not the %d lines that were committed (%s): lines were changed, replaced or reordered, and the run cannot be rebuilt from them", l.name, c.Size, c.Lines, CommitFile)
+	}
+	return nil
+}
+
+// Repair cuts a torn last line off the run's journal so that new lines start
+// on a line of their own. It does nothing when the log has no torn line.
+func (r *Run) Repair(l *Log) error {
+	if l.Torn == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(r.Path(JournalFile), os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("cannot repair journal: %w", err)
+	}
+	defer f.Close()
+	if err := f.Truncate(l.good); err != nil {
+		return fmt.Errorf("cannot repair journal: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("cannot repair journal: %w", err)
+	}
+	return nil
+}
+
+// LostError says that the journal holds fewer lines than its CommitFile
+// records as committed: lines were lost from its end.
+type LostError struct {
+	Path         string // the journal
+	Lines, Steps int    // the complete lines and steps it holds
+	Cut          bool   // it ends with a line cut short
+	Committed    commit
+}
+
+func (e *LostError) Error() string {
+	c := e.Committed
+	what := fmt.Sprintf("%s (%s)", count(e.Lines, "complete line"), count(e.Steps, "step"))
+	if e.Cut {
+		what += " and a line cut short"
+	}
+	lost := fmt.Sprintf("lines %d–%d", e.Lines+1, c.Lines)
+	if e.Lines+1 == c.Lines {
+		lost = fmt.Sprintf("line %d", c.Lines)
+	}
+	switch {
+	case c.Steps == e.Steps+1:
+		lost += fmt.Sprintf(" (step %d)", c.Steps)
+	case c.Steps > e.Steps:
+		lost += fmt.Sprintf(" (steps %d–%d)", e.Steps+1, c.Steps)
+	}
+	verb := "are"
+	if e.Lines+1 == c.Lines {
+		verb = "is"
+	}
+	return fmt.Sprintf("%s holds %s, but %s (%s) were committed (%s): %s %s lost (the file was cut short or lines were deleted), and the run cannot be rebuilt without them", e.Path, what, count(c.Lines, "line"), count(c.Steps, "step"), CommitFile, lost, verb)
+}
+
+// count renders "1 step", "2 steps".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Is makes errors.Is(err, ErrLost) hold.
+func (e *LostError) Is(target error) bool { return target == ErrLost }
+
+// replayError is an error of ScanJournal's callback, returned as it is by
+// Recovery.Replay.
+type replayError struct{ err error }
+
+func (e *replayError) Error() string { return e.err.Error() }
+func (e *replayError) Unwrap() error { return e.err }
+
+// CheckJournal checks the run's journal against its commit record without
+// reading it (for listings): an error wrapping ErrLost when the file is
+// shorter than the lines that were committed. ReadJournal checks every line.
+func (r *Run) CheckJournal() error {
+	c, ok, err := r.readCommit()
+	if err != nil || !ok {
+		return err
+	}
+	fi, err := os.Stat(r.Path(JournalFile))
+	if err != nil {
+		return fmt.Errorf("cannot read journal: %w", err)
+	}
+	if fi.Size() < c.Size {
+		return fmt.Errorf("%w: %s is %d bytes long, but %s (%s, %d bytes) were committed (%s)", ErrLost, r.Path(JournalFile), fi.Size(), count(c.Lines, "line"), count(c.Steps, "step"), c.Size, CommitFile)
+	}
+	return nil
+}

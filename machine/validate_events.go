@@ -1,0 +1,263 @@
+package machine
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// events checks the top-level events: each transition (its target, from
+// states, and its when and set against the event's payload), transitions
+// that can never fire, and events that nothing can make fire.
+func (v *validator) events() {
+	for _, ev := range v.spec.Events {
+		v.event(ev)
+	}
+	v.deadEventTransitions()
+}
+
+// unhandledEvents reports the declared events that nothing can make fire.
+// It runs only on a spec that decoded whole (a dropped part may handle them).
+func (v *validator) unhandledEvents() {
+	for _, d := range v.spec.EventDecls {
+		if v.handled(d.Name) {
+			continue
+		}
+		v.errorf(d.Pos, len(d.Name), fmt.Sprintf("give it a transition (`%s: {from: STATE, to: STATE}`), or handle it in a state's on: (`on: {%s: STATE}`)", d.Name, d.Name),
+			"event %q can never fire: it has no transition, and no state's on: handles it", d.Name)
+	}
+}
+
+// handled reports whether an event has a transition somewhere.
+func (v *validator) handled(name string) bool {
+	if v.spec.Event(name) != nil {
+		return true
+	}
+	for _, st := range v.spec.States {
+		for _, on := range st.On {
+			if on.Event == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (v *validator) event(ev *Event) {
+	switch {
+	case ev.To == "" && isQuotedAt(v.spec.Source, ev.ToPos):
+		v.errorf(ev.ToPos, 2, "states are: "+listNames(v.spec.StateNames(), 12), "event %q goes to an empty state name", ev.Name)
+	case ev.To != "" && v.spec.State(ev.To) == nil:
+		v.errorf(ev.ToPos, len(ev.To), v.stateHint(ev.To), "event %q goes to unknown state %q", ev.Name, ev.To)
+	}
+	for _, from := range ev.From {
+		p := findWord(v.spec.Source, ev.FromPos, from)
+		st := v.spec.State(from)
+		switch {
+		case st == nil:
+			v.errorf(p, len(from), v.stateHint(from), "event %q comes from unknown state %q", ev.Name, from)
+		case st.Final:
+			v.errorf(p, len(from), "a final state ends the run before events are considered; remove it from from:", "event %q can never fire from final state %q", ev.Name, from)
+		}
+	}
+	v.withEvent(ev.Name, func() {
+		if ev.When != "" {
+			v.guard(ev.When, ev.WhenPos)
+		}
+		for _, a := range ev.Set {
+			v.assign(a)
+		}
+	})
+}
+
+// deadEventTransitions reports a top-level event's transition listed after
+// an unguarded one of the same event that applies in all of its states.
+func (v *validator) deadEventTransitions() {
+	byName := map[string][]*Event{}
+	for _, ev := range v.spec.Events {
+		byName[ev.Name] = append(byName[ev.Name], ev)
+	}
+	for _, evs := range byName {
+		for i, ev := range evs {
+			if ev.When != "" || ev.WhenPos.IsValid() {
+				continue
+			}
+			for _, later := range evs[i+1:] {
+				if len(ev.From) == 0 || len(later.From) > 0 && !slices.ContainsFunc(later.From, func(f string) bool { return !contains(ev.From, f) }) {
+					v.errorf(later.ToPos, len(later.To), fmt.Sprintf("give the transition to %q a when:, or list it before", ev.To),
+						"transition of event %q to %q can never fire: the unguarded transition to %q above always fires first", later.Name, later.To, ev.To)
+				}
+			}
+			break
+		}
+	}
+}
+
+// stateOn checks a state's on: transitions.
+func (v *validator) stateOn(st *State) {
+	if !st.OnPos.IsValid() {
+		return
+	}
+	if st.Final {
+		v.errorf(st.OnPos, len("on"), "a final state ends the run before events are considered: remove on:, or remove final: true", "final state %q has on: events", st.Name)
+	} else if len(st.On) == 0 && len(st.Next) == 0 && !slices.ContainsFunc(v.spec.Events, func(ev *Event) bool { return len(ev.From) == 0 || contains(ev.From, st.Name) }) {
+		v.errorf(st.OnPos, len("on"), "name the events it waits for: `on: {EVENT: STATE}`, or give it next:", "state %q waits for an event, but no event leaves it: its on: names none, and no event of events: applies in it", st.Name)
+	}
+	for _, on := range st.On {
+		v.withEvent(on.Event, func() {
+			for i, t := range on.Transitions {
+				v.transition(t)
+				if i+1 < len(on.Transitions) && i == firstUnguarded(on.Transitions) && t.To != "" && on.Transitions[i+1].To != "" {
+					dead := on.Transitions[i+1]
+					v.errorf(dead.Pos, transitionSpan(dead),
+						fmt.Sprintf("give the transition to %q a when:, or move it to the end of the list", t.To),
+						"transition of event %q to %q can never fire: the unguarded transition to %q above always fires first", on.Event, dead.To, t.To)
+				}
+			}
+		})
+	}
+}
+
+// withEvent runs check with `event` typed as event name's in expressions.
+func (v *validator) withEvent(name string, check func()) {
+	env, prev := v.env, v.inEvent
+	v.env, v.inEvent = EventEnv(v.spec, name), name
+	defer func() { v.env, v.inEvent = env, prev }()
+	check()
+}
+
+var noFieldRE = regexp.MustCompile(`^type struct \{.*\} has no field ([A-Za-z_][A-Za-z0-9_]*)$`)
+
+// eventExprError rewrites expr's messages about `event` in the spec's terms:
+// a payload field that is not declared, `event` read outside an event's
+// transitions. ok is false when the message is about something else.
+func (v *validator) eventExprError(e *ExprError, what string) (ok bool) {
+	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil && m[1] == VarEvent && v.inEvent == "" {
+		v.errorf(e.Pos, len(VarEvent), "it is readable only in the when and set of an event's transitions (a state's on:, or events:); an action reads the event that entered its state from its call",
+			"%s: unknown name event", what)
+		return true
+	}
+	m := noFieldRE.FindStringSubmatch(e.Msg)
+	if m == nil || v.inEvent == "" {
+		return false
+	}
+	field := m[1]
+	if strings.HasPrefix(e.Msg, "type struct { Name string") {
+		v.errorf(e.Pos, len(field), "an event has name and payload: event.name, event.payload.FIELD", "%s: event has no field %q", what, field)
+		return true
+	}
+	decl := v.spec.EventDecl(v.inEvent)
+	if !decl.HasPayload() {
+		v.errorf(e.Pos, len(field), fmt.Sprintf("declare its payload under events: `%s: {payload: {%s: TYPE}}`", v.inEvent, field),
+			"%s: event %q declares no payload, so event.payload has no field %q", what, v.inEvent, field)
+		return true
+	}
+	names := make([]string, len(decl.Payload))
+	for i, f := range decl.Payload {
+		names[i] = f.Name
+	}
+	hint := didYouMean(field, names)
+	if hint == "" {
+		hint = "its payload fields are " + listNames(names, 12)
+	}
+	v.errorf(e.Pos, len(field), hint, "%s: the payload of event %q has no field %q", what, v.inEvent, field)
+	return true
+}
+
+// payloadParam checks an expr_map parameter that is the payload of the
+// event another parameter names (emit's payload): its keys against the
+// event's payload fields, its expressions against their types.
+func (v *validator) payloadParam(st *State, a *Action, ps *ParamSpec, p *Param) {
+	m, ok := p.Value.(map[string]any)
+	if !ok {
+		return // param reported it
+	}
+	event := ""
+	for _, q := range st.With {
+		if q.Name == ps.PayloadOf {
+			event, _ = q.Value.(string)
+		}
+	}
+	if !contains(v.spec.EventNames(), event) {
+		v.exprMap(ps, p, nil) // the event is reported; still check the expressions
+		return
+	}
+	decl := v.spec.EventDecl(event)
+	if !decl.HasPayload() {
+		v.errorf(p.Pos, len(p.Name), fmt.Sprintf("declare its payload under events: `%s: {payload: {FIELD: TYPE}}`, or remove %s", event, p.Name),
+			"parameter %q of action %q: event %q takes no payload", ps.Name, a.Name, event)
+		return
+	}
+	var names []string
+	for _, f := range decl.Payload {
+		names = append(names, f.Name)
+		if _, given := m[f.Name]; !given && f.Required {
+			v.errorf(p.Pos, len(p.Name), fmt.Sprintf("add `%s: EXPRESSION` to %s", f.Name, p.Name),
+				"parameter %q of action %q: the payload of event %q lacks the required field %q", ps.Name, a.Name, event, f.Name)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if decl.Field(k) == nil {
+			hint := didYouMean(k, names)
+			if hint == "" {
+				hint = "its payload fields are " + listNames(names, 12)
+			}
+			v.errorf(findWord(v.spec.Source, p.VPos, k), len(k), hint, "parameter %q of action %q: event %q has no payload field %q", ps.Name, a.Name, event, k)
+		}
+	}
+	v.exprMap(ps, p, decl)
+}
+
+// missingPayload reports an action whose payload parameter is left out
+// while the event it emits has required payload fields.
+func (v *validator) missingPayload(st *State, a *Action, given map[string]bool) {
+	for _, ps := range a.Params {
+		if ps.PayloadOf == "" || given[ps.Name] {
+			continue
+		}
+		event := ""
+		for _, q := range st.With {
+			if q.Name == ps.PayloadOf {
+				event, _ = q.Value.(string)
+			}
+		}
+		decl := v.spec.EventDecl(event)
+		for _, f := range decl.payloadFields() {
+			if f.Required {
+				v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("add `%s: {%s: EXPRESSION}` under with:", ps.Name, f.Name),
+					"action %q: the payload of event %q lacks the required field %q", a.Name, event, f.Name)
+			}
+		}
+	}
+}
+
+func (d *EventDecl) payloadFields() []*PayloadField {
+	if d == nil {
+		return nil
+	}
+	return d.Payload
+}
+
+// exprMap checks the expressions of an expr_map parameter; with decl, each
+// against the type of the payload field it gives.
+func (v *validator) exprMap(ps *ParamSpec, p *Param, decl *EventDecl) {
+	m, _ := p.Value.(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		at := findWord(v.spec.Source, p.VPos, k)
+		what := fmt.Sprintf("parameter %q, key %q", ps.Name, k)
+		src, ok := exprSource(m[k])
+		if !ok {
+			v.errorf(at, len(k), "write the expression as text, e.g. retries + 1 or '\"PASS\"'", "%s must be an expression, not %s", what, describeValue(m[k]))
+			continue
+		}
+		t := TypeAny
+		if f := decl.Field(k); f != nil {
+			t = f.Type
+		}
+		if _, err := CompileValue(src, t, v.env); err != nil {
+			v.exprError(&ExprError{Pos: at, Msg: locateExprError(err, at).Msg}, what)
+		}
+	}
+}
