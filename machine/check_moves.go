@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/expr-lang/expr/vm"
 )
 
 type moveKind int
@@ -197,39 +199,66 @@ type stopErr struct {
 	pos Pos
 }
 
+// edge is a way out of a state as the spec writes it: an event (ev set) or
+// a next transition (trans set). newExplorer lists a state's edges once, in
+// the order they are tried; enabled decides which fire, and the liveness and
+// relevance analyses read their guards and sets. A new kind of edge (such as
+// a waiting state's on: list) is a new case here and in enabled.
+type edge struct {
+	guard *vm.Program
+	set   []cassign
+	to    *xstate
+	ev    *xevent // an event: every one that applies may fire
+	trans *ctrans // a next transition: only the first whose guard holds fires
+}
+
+// edgesOf lists the edges out of st: its events, then its next transitions.
+func (x *explorer) edgesOf(st *xstate) []edge {
+	var out []edge
+	for _, ev := range st.events {
+		out = append(out, edge{guard: ev.ce.guard, set: ev.ce.set, to: ev.to, ev: ev})
+	}
+	for _, ct := range st.cs.next {
+		out = append(out, edge{guard: ct.guard, set: ct.set, to: x.states[x.stateIdx[ct.target]], trans: ct})
+	}
+	return out
+}
+
 // enabled returns the moves that can fire in st with the values in env, after
 // the action and the state's set: every event that applies (its guard
 // holds), then the first next transition whose guard holds. It is the one
-// place that knows how a state is left; a new kind of edge goes here.
+// place that decides how a state is left.
 func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
 	out := x.moveBuf[:0]
 	defer func() { x.moveBuf = out[:0] }()
-	for _, ev := range st.events {
-		if ev.ce.guard != nil {
-			ok, err := x.vm.Run(ev.ce.guard, x.env)
+	for i := range st.edges {
+		e := &st.edges[i]
+		if e.guard != nil {
+			ok, err := x.vm.Run(e.guard, x.env)
 			if err != nil {
-				return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ev.ce.ev.When, ev.ce.ev.Name, st.cs.st.Name, err), ev.ce.ev.WhenPos}
+				return nil, x.guardError(st, e, err)
 			}
 			if ok != true {
 				continue
 			}
 		}
-		out = append(out, move{kind: moveEvent, ev: ev, to: ev.to})
-	}
-	for i, ct := range st.cs.next {
-		if ct.guard != nil {
-			ok, err := x.vm.Run(ct.guard, x.env)
-			if err != nil {
-				return nil, &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", ct.t.When, st.cs.st.Name, err), ct.t.WhenPos}
-			}
-			if ok != true {
-				continue
-			}
+		if e.ev != nil {
+			out = append(out, move{kind: moveEvent, ev: e.ev, to: e.to})
+			continue
 		}
-		out = append(out, move{kind: moveNext, trans: ct, to: st.nextTo[i]})
+		out = append(out, move{kind: moveNext, trans: e.trans, to: e.to})
 		break
 	}
 	return out, nil
+}
+
+// guardError describes an edge's guard that could not be evaluated.
+func (x *explorer) guardError(st *xstate, e *edge, err error) *stopErr {
+	if e.ev != nil {
+		ev := e.ev.ce.ev
+		return &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ev.When, ev.Name, st.cs.st.Name, err), ev.WhenPos}
+	}
+	return &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", e.trans.t.When, st.cs.st.Name, err), e.trans.t.WhenPos}
 }
 
 func (x *explorer) stuckMessage(st *xstate) string {
@@ -317,7 +346,7 @@ func (x *explorer) assignPos(a cassign) Pos {
 	return a.v.Pos
 }
 
-// describeVia names a move as traces and messages do.
+// via names a move as traces and messages do.
 func (mv *move) via() string {
 	switch mv.kind {
 	case moveEvent:
