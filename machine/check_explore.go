@@ -88,8 +88,8 @@ type xstate struct {
 	events       []*xevent
 	invs         []*xcond
 	reqs         []*xcond
-	nextTo       []*xstate // target of each next transition
-	outcomes     [][]any   // per write: its domain when read later, else its default alone
+	edges        []edge  // the ways out, in the order they are tried (see edgesOf)
+	outcomes     [][]any // per write: its domain when read later, else its default alone
 	live         slotSet
 	afterAction  slotSet
 	actionWrites slotSet
@@ -219,9 +219,7 @@ func newExplorer(m *Machine, opts CheckOptions) *explorer {
 		}
 	}
 	for _, st := range x.states {
-		for _, ct := range st.cs.next {
-			st.nextTo = append(st.nextTo, x.states[x.stateIdx[ct.target]])
-		}
+		st.edges = x.edgesOf(st)
 	}
 	x.liveness()
 	for _, st := range x.states {

@@ -42,7 +42,7 @@ func (x *explorer) relevance() {
 		for _, c := range slices.Concat(st.invs, st.reqs) {
 			r.addReads(x, c.prog)
 		}
-		for _, mv := range x.staticMoves(st) {
+		for _, mv := range st.edges {
 			r.addReads(x, mv.guard)
 			sets = append(sets, mv.set)
 		}
@@ -126,7 +126,7 @@ func (x *explorer) liveness() {
 					normal.addReads(x, c.prog)
 				}
 			} else {
-				for _, mv := range x.staticMoves(st) {
+				for _, mv := range st.edges {
 					normal.addReads(x, mv.guard)
 					normal.addSets(x, mv.set)
 					normal.union(mv.to.live, x.writesOf(mv.set), lastErr)
@@ -155,26 +155,4 @@ func (x *explorer) liveness() {
 			}
 		}
 	}
-}
-
-// staticMove is a move out of a state as the spec writes it, for liveness.
-type staticMove struct {
-	guard *vm.Program
-	set   []cassign
-	to    *xstate
-}
-
-// staticMoves lists every move the spec allows out of st after its action:
-// its events and its next transitions.
-func (x *explorer) staticMoves(st *xstate) []staticMove {
-	var out []staticMove
-	for _, ev := range st.events {
-		for i, ct := range ev.trans {
-			out = append(out, staticMove{guard: ct.guard, set: ct.set, to: ev.to[i]})
-		}
-	}
-	for _, ct := range st.cs.next {
-		out = append(out, staticMove{guard: ct.guard, set: ct.set, to: x.states[x.stateIdx[ct.target]]})
-	}
-	return out
 }

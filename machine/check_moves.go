@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/expr-lang/expr/vm"
 )
 
 type moveKind int
@@ -204,10 +206,37 @@ type stopErr struct {
 	pos Pos
 }
 
+// edge is a way out of a state as the spec writes it: an event (ev set) or
+// a next transition (trans set). newExplorer lists a state's edges once, in
+// the order they are tried; enabled decides which fire, and the liveness and
+// relevance analyses read their guards and sets. A new kind of edge (such as
+// a waiting state's on: list) is a new case here and in enabled.
+type edge struct {
+	guard *vm.Program
+	set   []cassign
+	to    *xstate
+	ev    *xevent // an event's transition (trans is it): per event and payload, the first whose guard holds fires
+	trans *ctrans // else a next transition: only the first whose guard holds fires
+}
+
+// edgesOf lists the edges out of st: its events, then its next transitions.
+func (x *explorer) edgesOf(st *xstate) []edge {
+	var out []edge
+	for _, ev := range st.events {
+		for i, ct := range ev.trans {
+			out = append(out, edge{guard: ct.guard, set: ct.set, to: ev.to[i], ev: ev, trans: ct})
+		}
+	}
+	for _, ct := range st.cs.next {
+		out = append(out, edge{guard: ct.guard, set: ct.set, to: x.states[x.stateIdx[ct.target]], trans: ct})
+	}
+	return out
+}
+
 // enabled returns the moves that can fire in st with the values in env, after
 // the action and the state's set: every event that applies (its guard
 // holds), then the first next transition whose guard holds. It is the one
-// place that knows how a state is left; a new kind of edge goes here.
+// place that decides how a state is left.
 func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
 	out := x.moveBuf[:0]
 	defer func() { x.moveBuf = out[:0] }()
@@ -232,20 +261,32 @@ func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
 		}
 		delete(x.env, VarEvent)
 	}
-	for i, ct := range st.cs.next {
-		if ct.guard != nil {
-			ok, err := x.vm.Run(ct.guard, x.env)
+	for i := range st.edges {
+		e := &st.edges[i]
+		if e.trans == nil || e.ev != nil {
+			continue // events were tried above
+		}
+		if e.guard != nil {
+			ok, err := x.vm.Run(e.guard, x.env)
 			if err != nil {
-				return nil, &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", ct.t.When, st.cs.st.Name, err), ct.t.WhenPos}
+				return nil, x.guardError(st, e, err)
 			}
 			if ok != true {
 				continue
 			}
 		}
-		out = append(out, move{kind: moveNext, trans: ct, to: st.nextTo[i]})
+		out = append(out, move{kind: moveNext, trans: e.trans, to: e.to})
 		break
 	}
 	return out, nil
+}
+
+// guardError describes an edge's guard that could not be evaluated.
+func (x *explorer) guardError(st *xstate, e *edge, err error) *stopErr {
+	if e.ev != nil {
+		return &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", e.trans.t.When, e.ev.name, st.cs.st.Name, err), e.trans.t.WhenPos}
+	}
+	return &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", e.trans.t.When, st.cs.st.Name, err), e.trans.t.WhenPos}
 }
 
 func (x *explorer) stuckMessage(st *xstate) string {
@@ -335,7 +376,7 @@ func (x *explorer) assignPos(a cassign) Pos {
 	return a.v.Pos
 }
 
-// describeVia names a move as traces and messages do.
+// via names a move as traces and messages do.
 func (mv *move) via() string {
 	switch mv.kind {
 	case moveEvent:

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/lppctl/lppctl/machine"
 )
@@ -112,7 +115,17 @@ func runCheck(c *cli.Context) error {
 				fmt.Fprintf(out, "%s\n\n", diags.PrettyAll(src))
 			}
 		}
-		r := machine.ModelCheck(ctx, m, machine.CheckOptions{MaxStates: c.Int("max-states")})
+		opts := machine.CheckOptions{MaxStates: c.Int("max-states")}
+		progress := !c.Bool("json") && isTerminal(c.App.ErrWriter)
+		if progress {
+			opts.Progress = func(s machine.CheckStats) {
+				fmt.Fprintf(c.App.ErrWriter, "\rchecking %s: %d states, depth %d, %s ", path, s.States, s.Depth, s.Duration.Round(time.Second))
+			}
+		}
+		r := machine.ModelCheck(ctx, m, opts)
+		if progress && r.Stats.Duration >= time.Second {
+			fmt.Fprint(c.App.ErrWriter, "\r\033[K") // clear the progress line
+		}
 		rep.Report, rep.OK = r, r.Passed()
 		if !r.Passed() {
 			failed = append(failed, path)
@@ -158,6 +171,12 @@ func runCheck(c *cli.Context) error {
 		return withCode(exitFailed, fmt.Errorf("%s: warnings fail with --strict (UNKNOWN verdicts, transitions no path takes, validation warnings)", describeMore("spec", warned)))
 	}
 	return nil
+}
+
+// isTerminal reports whether w is a terminal, where progress lines go.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // describeMore names the first of paths and counts the others: "a.yaml (and 2 more specs)".

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +234,47 @@ func TestCheckCtrlCPrintsPartialStatistics(t *testing.T) {
 	}
 	if got, want := errOut.String(), "lppctl: check interrupted: the statistics above are partial\n"; got != want {
 		t.Errorf("stderr = %q, want %q", got, want)
+	}
+}
+
+// TestCheckDocsWorkedCounterexampleIsCurrent runs the worked example of
+// docs/check.md and finds every line of the output the doc shows (the first
+// line's timing and the elided steps aside).
+func TestCheckDocsWorkedCounterexampleIsCurrent(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section, ok := strings.CutPrefix(string(doc)[strings.Index(string(doc), "## A worked counterexample"):], "## A worked counterexample")
+	if !ok {
+		t.Fatal("docs/check.md has no worked counterexample")
+	}
+	block := func(lang string) string {
+		_, rest, ok := strings.Cut(section, "```"+lang+"\n")
+		if !ok {
+			t.Fatalf("the worked counterexample has no %s block", lang)
+		}
+		body, _, _ := strings.Cut(rest, "```")
+		return body
+	}
+	spec := filepath.Join(t.TempDir(), "review.yaml")
+	if err := os.WriteFile(spec, []byte(block("yaml")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "check", spec)
+	if code != exitFailed {
+		t.Fatalf("exit code %d, want %d\n%s", code, exitFailed, out)
+	}
+	out = strings.ReplaceAll(out, spec, "review.yaml")
+	for i, line := range strings.Split(strings.TrimSpace(block("text")), "\n") {
+		if i < 2 || strings.TrimSpace(line) == "..." || strings.HasPrefix(line, "lppctl: ") {
+			continue // the command, the timing line, elided steps, stderr
+		}
+		if !strings.Contains(out, line+"\n") {
+			t.Errorf("docs/check.md shows a line the check no longer prints:\n%s\noutput:\n%s", line, out)
+		}
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "review.yaml: 16 states, 34 transitions, depth 5, ") {
+		t.Errorf("first line = %q, docs/check.md says 16 states, 34 transitions, depth 5", first)
 	}
 }
