@@ -195,7 +195,8 @@ context:
 initial: s
 states:
   s:
-    do: human.approve
+    do: llm.generate
+    with: {prompt: p.md, map: {step_count: /n}}
     set: {a: (a + step_count) % 1000}
     next:
       - {to: done, when: a == 999 && b == 7}
