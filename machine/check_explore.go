@@ -194,9 +194,7 @@ func newExplorer(m *Machine, opts CheckOptions) *explorer {
 				payloads[name] = pv
 			}
 			xe := &xevent{name: name, payloads: pv.payloads, labels: pv.labels}
-			for _, ct := range st.cs.on[name] {
-				xe.trans = append(xe.trans, ct)
-			}
+			xe.trans = append(xe.trans, st.cs.on[name]...)
 			for _, ct := range ce.global {
 				if ct.appliesIn(st.cs.st) {
 					xe.trans = append(xe.trans, ct)
