@@ -314,6 +314,9 @@ func (c *Call) Event() (name string, payload map[string]any) {
 	return "", nil
 }
 
+// Spec returns the spec of the run the action belongs to.
+func (c *Call) Spec() *Spec { return c.run.m.spec }
+
 // Input is a person's answer to a pause.
 type Input struct {
 	Kind string `json:"kind"`           // "approve", "reject", "answer", or an action-defined kind
