@@ -3,8 +3,8 @@ package actions
 import (
 	"errors"
 	"fmt"
-	"os"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
