@@ -203,7 +203,7 @@ type Call struct {
 	run    *Run
 	vars   map[string]any // staged variable writes
 	mem    *memTx
-	notes  []string
+	notes  []Note
 	events []emitted
 }
 
@@ -288,7 +288,14 @@ func (c *Call) Memory() MemoryTx {
 
 // Notef records a note about what the action did; observers see it with the transition.
 func (c *Call) Notef(format string, args ...any) {
-	c.notes = append(c.notes, fmt.Sprintf(format, args...))
+	c.notes = append(c.notes, Note{Text: fmt.Sprintf(format, args...)})
+}
+
+// Warnf records a warning: something is wrong but the action goes on (a
+// note of severity NoteWarning; observers see it with the transition, and
+// quiet progress output shows it).
+func (c *Call) Warnf(format string, args ...any) {
+	c.notes = append(c.notes, Note{Text: fmt.Sprintf(format, args...), Severity: NoteWarning})
 }
 
 // Emit sends a named event to the run; it fires (when it applies in the

@@ -51,7 +51,7 @@ type Record struct {
 	Error    string         `json:"error,omitempty"` // the action error routed through on_error
 	Vars     map[string]any `json:"vars,omitempty"`  // context variables changed by this step (new values)
 	Memory   []MemOp        `json:"memory,omitempty"`
-	Notes    []string       `json:"notes,omitempty"`
+	Notes    []Note         `json:"notes,omitempty"` // what the action said: strings, or objects with a severity (warnings)
 	Warn     string         `json:"warn,omitempty"`
 	Input    *Input         `json:"input,omitempty"` // the person's answer the action consumed
 	Start    time.Time      `json:"start"`
