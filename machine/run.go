@@ -602,7 +602,7 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
 		}
-		if err := r.m.checkFinite("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv); err != nil {
+		if err := r.m.checkStorable("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv); err != nil {
 			return changed, err
 		}
 		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
