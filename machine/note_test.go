@@ -80,3 +80,27 @@ states:
 		t.Errorf("journaled as %s", b)
 	}
 }
+
+func TestLogWithLevelWarningRecordsAWarning(t *testing.T) {
+	m := compileSpec(t, `
+lpp: 1
+name: warn
+context: {n: {type: int, default: 3}}
+initial: a
+states:
+  a: {do: log, with: {message: disk almost full, value: n, level: warning}, next: b}
+  b: {do: log, with: {message: "warning: only a note"}, next: done}
+  done: {final: true}
+`, nil)
+	rec := &recorder{}
+	r, _ := m.NewRun(nil, machine.WithObserver(rec))
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []machine.Note{{Text: "disk almost full 3", Severity: machine.NoteWarning}, {Text: "warning: only a note"}}
+	for i, w := range want {
+		if got := rec.recs[i].Notes; len(got) != 1 || got[0] != w {
+			t.Errorf("step %d notes = %+v, want [%+v]", i+1, got, w)
+		}
+	}
+}
