@@ -110,7 +110,7 @@ func notes(recs []*machine.Record) string {
 	var b strings.Builder
 	for _, r := range recs {
 		for _, n := range r.Notes {
-			b.WriteString(n + "\n")
+			b.WriteString(n.String() + "\n")
 		}
 	}
 	return b.String()

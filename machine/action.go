@@ -203,7 +203,7 @@ type Call struct {
 	run    *Run
 	vars   map[string]any // staged variable writes
 	mem    *memTx
-	notes  []string
+	notes  []Note
 	events []emitted
 }
 
@@ -268,6 +268,9 @@ func (c *Call) SetVar(name string, value any) error {
 	if f, bad := notFinite(val); bad {
 		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
 	}
+	if where, k, bad := timeInside(val); bad {
+		return fmt.Errorf("cannot set %q: it holds %s at %s (%w), which the run's journal would store %s", name, k.what, where, ErrTimeInValue, k.journaled)
+	}
 	if s, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
 	}
@@ -288,7 +291,14 @@ func (c *Call) Memory() MemoryTx {
 
 // Notef records a note about what the action did; observers see it with the transition.
 func (c *Call) Notef(format string, args ...any) {
-	c.notes = append(c.notes, fmt.Sprintf(format, args...))
+	c.notes = append(c.notes, Note{Text: fmt.Sprintf(format, args...)})
+}
+
+// Warnf records a warning: something is wrong but the action goes on (a
+// note of severity NoteWarning; observers see it with the transition, and
+// quiet progress output shows it).
+func (c *Call) Warnf(format string, args ...any) {
+	c.notes = append(c.notes, Note{Text: fmt.Sprintf(format, args...), Severity: NoteWarning})
 }
 
 // Emit sends a named event to the run; it fires (when it applies in the
@@ -313,6 +323,9 @@ func (c *Call) Event() (name string, payload map[string]any) {
 	}
 	return "", nil
 }
+
+// Spec returns the spec of the run the action belongs to.
+func (c *Call) Spec() *Spec { return c.run.m.spec }
 
 // Input is a person's answer to a pause.
 type Input struct {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/lppctl/lppctl/machine"
 )
@@ -139,6 +141,34 @@ states:
 			wantIs: machine.ErrNotFinite, wantVar: "l",
 		},
 		{
+			name: "a time inside a list, its type known only at run time",
+			spec: `
+lpp: 1
+name: t
+context: {l: list}
+initial: s
+states:
+  s: {do: noop, set: {l: "map([1, 2], now())"}, next: done}
+  done: {final: true}
+`,
+			want:   "cannot apply set of state \"s\": test.yaml:7:27: set l: the value holds a time at [0], which the run's journal would store as text, so a resumed run would read a string; store it converted, e.g. now().Format(\"2006-01-02T15:04:05Z07:00\") or now().Unix() (in map([1, 2], now()))",
+			wantIs: machine.ErrTimeInValue, wantVar: "l",
+		},
+		{
+			name: "a duration deep inside a map",
+			spec: `
+lpp: 1
+name: t
+context: {m: map}
+initial: s
+states:
+  s: {do: noop, set: {m: '{a: 1, b: [2, duration("1s")]}'}, next: done}
+  done: {final: true}
+`,
+			want:   "cannot apply set of state \"s\": test.yaml:7:27: set m: the value holds a duration at .b[1], which the run's journal would store as a number of nanoseconds, so a resumed run would read an int; store it converted, e.g. string(d) or d.Seconds() (in {a: 1, b: [2, duration(\"1s\")]})",
+			wantIs: machine.ErrTimeInValue, wantVar: "m",
+		},
+		{
 			name: "an overflow in a list item of unknown type",
 			spec: `
 lpp: 1
@@ -220,22 +250,7 @@ states:
 	}
 }
 
-func equalValues(a, b any) bool {
-	la, aok := a.([]any)
-	lb, bok := b.([]any)
-	if aok && bok {
-		if len(la) != len(lb) {
-			return false
-		}
-		for i := range la {
-			if la[i] != lb[i] {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
-}
+func equalValues(a, b any) bool { return reflect.DeepEqual(a, b) }
 
 // TestRunStoppedByANonFiniteValueResumesAfterTheSpecIsFixed: the journal
 // (the records) holds only the steps before the failing one, so a run
@@ -299,6 +314,32 @@ states:
 	}
 	if _, err := m.NewRun(map[string]any{"f": math.Inf(-1)}); err == nil || err.Error() != `cannot set "f": -Inf is not a finite number` {
 		t.Errorf("NewRun with f = -Inf: err = %v", err)
+	}
+}
+
+// TestTimesInsideListsAreRefusedWhereVariablesAreSet: an action's SetVar
+// cannot store a time inside a list either.
+func TestTimesInsideListsAreRefusedWhereVariablesAreSet(t *testing.T) {
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{
+		Name:   "stamp",
+		Writes: []machine.VarSpec{{Name: "l", Type: machine.TypeList}},
+		Run:    func(_ context.Context, c *machine.Call) error { return c.SetVar("l", []any{"a", time.Unix(0, 0)}) },
+	})
+	m := compileSpec(t, `
+lpp: 1
+name: t
+context: {l: list}
+initial: s
+states:
+  s: {do: stamp, next: done}
+  done: {final: true}
+`, reg)
+	r, _ := m.NewRun(nil)
+	err := r.Run(context.Background())
+	want := `action failed: stamp in state "s": cannot set "l": it holds a time at [1] (a time value inside a list or map), which the run's journal would store as text`
+	if err == nil || err.Error() != want || !errors.Is(err, machine.ErrTimeInValue) {
+		t.Errorf("err = %v, want %s", err, want)
 	}
 }
 

@@ -51,7 +51,7 @@ type Record struct {
 	Error    string         `json:"error,omitempty"` // the action error routed through on_error
 	Vars     map[string]any `json:"vars,omitempty"`  // context variables changed by this step (new values)
 	Memory   []MemOp        `json:"memory,omitempty"`
-	Notes    []string       `json:"notes,omitempty"`
+	Notes    []Note         `json:"notes,omitempty"` // what the action said: strings, or objects with a severity (warnings)
 	Warn     string         `json:"warn,omitempty"`
 	Input    *Input         `json:"input,omitempty"` // the person's answer the action consumed
 	Start    time.Time      `json:"start"`
@@ -602,7 +602,7 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
 		}
-		if err := r.m.checkFinite("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv); err != nil {
+		if err := r.m.checkStorable("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv); err != nil {
 			return changed, err
 		}
 		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {

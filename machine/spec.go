@@ -234,6 +234,28 @@ func (s *Spec) EventNames() []string {
 	return out
 }
 
+// EventsInto returns, sorted, the events that can move a run into state:
+// those with a transition to it in some state's `on:` or under `events:`.
+func (s *Spec) EventsInto(state string) []string {
+	var out []string
+	for _, st := range s.States {
+		for _, on := range st.On {
+			for _, t := range on.Transitions {
+				if t.To == state {
+					out = appendUnique(out, on.Event)
+				}
+			}
+		}
+	}
+	for _, e := range s.Events {
+		if e.To == state {
+			out = appendUnique(out, e.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // StateNames returns the state names in file order.
 func (s *Spec) StateNames() []string {
 	out := make([]string, len(s.States))

@@ -32,6 +32,9 @@ func (v *validator) assign(a *Assign) {
 		return
 	}
 	v.constants(a.Expr, a.ExprPos, "set "+a.Var, true)
+	if cv.Type == TypeList || cv.Type == TypeMap {
+		v.timesInSet(a)
+	}
 	if len(cv.Enum) == 0 {
 		return
 	}

@@ -13,7 +13,7 @@ func TestActionsCommandListsBuiltins(t *testing.T) {
 	}
 	for _, want := range []string{
 		"log ", "records a message, optionally with the value of an expression\n",
-		"with: message: string (required), value: expr\n",
+		"with: message: string (required), value: expr, level: string = info\n",
 		"wait ", "with: duration: string (duration) (required)\n",
 		"needs in run memory: plan, l3\n", "provides in run memory: plan\n",
 	} {
@@ -37,10 +37,10 @@ func TestActionsCommandJSON(t *testing.T) {
 	if !ok {
 		t.Fatalf("no log action in %s", out)
 	}
-	if len(log.Params) != 2 || !reflect.DeepEqual(log.Params[0], jsonParam{Name: "message", Type: "string", Required: true, Doc: "the text to record"}) {
+	if len(log.Params) != 3 || !reflect.DeepEqual(log.Params[0], jsonParam{Name: "message", Type: "string", Required: true, Doc: "the text to record"}) {
 		t.Errorf("unexpected log params: %+v", log.Params)
 	}
-	if log.Signature != "message: string (required), value: expr" {
+	if log.Signature != "message: string (required), value: expr, level: string = info" {
 		t.Errorf("signature = %q", log.Signature)
 	}
 	if wait := byName["wait"]; len(wait.Params) != 1 || wait.Params[0].Format != "duration" {

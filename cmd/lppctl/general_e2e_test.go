@@ -228,15 +228,30 @@ func TestSummariseExampleRunsOffline(t *testing.T) {
 }
 
 // The triage example classifies its ticket in a child machine and resolves
-// it, or escalates it when the urgency is above the bound it is given.
+// it; a ticket more urgent than the bound it is given waits for a person
+// (exit 4), whose RESOLVE or ESCALATE, delivered with its payload by resume,
+// finishes the run: the payload's reply is sent, or its team gets the
+// model's handover note (a template reading event.payload).
 func TestTriageExampleRunsItsSubMachineOffline(t *testing.T) {
 	bin := buildLppctl(t)
+	const handover = "Reviewer: the refund is approved; check why INV-0312 was charged twice. Customer: Dana was charged twice for the March invoice and wants the duplicate payment refunded."
 	for _, c := range []struct {
-		name, outcome string
-		args          []string
+		name    string
+		args    []string
+		resume  []string // resume's arguments after the run id; nil: the run completes at once
+		outcome string
+		vars    map[string]any // more variables the run ends with
+		out     string         // in the output of the last command
 	}{
-		{"resolved", "resolved", nil},
-		{"escalated when urgency 2 is above the bound", "escalated", []string{"--var", "max_auto_urgency=1"}},
+		{name: "resolved", outcome: "resolved", out: "  resolve: resolved \"Hello Dana, sorry about the duplicate charge"},
+		{name: "escalated by a person with a note for a team", args: []string{"--var", "max_auto_urgency=1"},
+			resume:  []string{"--event", "ESCALATE", "--payload", `{"team": "billing", "note": "Refund approved; find why INV-0312 was charged twice."}`},
+			outcome: "escalated", vars: map[string]any{"team": "billing", "handover": handover},
+			out: `[4] review → handover  event ESCALATE {"note":"Refund approved; find why INV-0312 was charged twi…`},
+		{name: "resolved by a person with their own reply", args: []string{"--var", "max_auto_urgency=1"},
+			resume:  []string{"--event", "RESOLVE", "--payload", `{"reply": "Hello Dana, refunded today."}`},
+			outcome: "resolved", vars: map[string]any{"reply": "Hello Dana, refunded today."},
+			out: "  resolve: resolved \"Hello Dana, refunded today.\""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src, root := repoRoot(t), t.TempDir()
@@ -244,15 +259,28 @@ func TestTriageExampleRunsItsSubMachineOffline(t *testing.T) {
 				copyTree(t, filepath.Join(src, p), filepath.Join(root, p))
 			}
 			res := runChild(t, bin, root, "", append([]string{"run", "specs/examples/triage/triage.yaml"}, c.args...)...)
-			if res.code != 0 {
-				t.Fatalf("run: exit %d\n%s", res.code, res.out)
-			}
 			if !strings.Contains(res.out, "classify: child spec classify.yaml completed in state done after 3 step(s)") {
 				t.Errorf("output:\n%s", res.out)
+			}
+			if c.resume != nil {
+				id := runIDIn(t, root)
+				want := "paused in review after 3 steps: waiting for an event: RESOLVE {reply: string (optional)}, ESCALATE {team: string, note: string}; deliver one with: lppctl resume " + id + " --event NAME [--payload JSON]"
+				if res.code != exitPaused || !strings.Contains(res.out, want) {
+					t.Fatalf("run: exit %d, want %d and %q:\n%s", res.code, exitPaused, want, res.out)
+				}
+				res = runChild(t, bin, root, "", append([]string{"resume", id}, c.resume...)...)
+			}
+			if res.code != 0 || !strings.Contains(res.out, "completed in done after") || !strings.Contains(res.out, c.out) {
+				t.Fatalf("exit %d, want 0 and %q:\n%s", res.code, c.out, res.out)
 			}
 			_, vars := runVars(t, root)
 			if vars["outcome"] != c.outcome || vars["category"] != "billing" || vars["urgency"] != 2 {
 				t.Errorf("outcome %v, category %v, urgency %v", vars["outcome"], vars["category"], vars["urgency"])
+			}
+			for k, want := range c.vars {
+				if vars[k] != want {
+					t.Errorf("%s = %q, want %q", k, vars[k], want)
+				}
 			}
 		})
 	}
