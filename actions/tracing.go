@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,8 +49,8 @@ func splitModel(name string) (provider, model string) {
 	if !ok {
 		return "", name
 	}
-	if provider == "script" {
-		provider = "lppctl.script"
+	if provider == "script" { // the scripted model: its reply file, without the path
+		provider, model = "lppctl.script", filepath.Base(model)
 	}
 	return provider, model
 }
