@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -27,6 +28,8 @@ const (
 	DefaultExportTimeout = 2 * time.Second
 	DefaultBatchTimeout  = time.Second
 )
+
+var quietOnce sync.Once
 
 // Options says where spans go.
 type Options struct {
@@ -79,6 +82,11 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
+	quietOnce.Do(func() {
+		// The SDK prints export errors through the standard logger by
+		// default; the counting exporters keep them for the end-of-run report.
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
+	})
 	p := &Provider{}
 	if opts.File != "" {
 		fe, err := NewFileExporter(opts.File)
