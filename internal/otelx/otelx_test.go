@@ -3,9 +3,9 @@ package otelx
 import (
 	"bufio"
 	"bytes"
-	"log"
 	"context"
 	"errors"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
