@@ -66,6 +66,9 @@ func resumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := preflightTrace(c); err != nil {
+		return err
+	}
 	store := storeFrom(c)
 	rc, err := store.Recover(c.Args().First())
 	if err != nil {

@@ -103,6 +103,9 @@ func runAction(c *cli.Context) error {
 	if ctx.Err() != nil {
 		return withCode(exitInterrupted, errors.New("interrupted before the run started; nothing was recorded"))
 	}
+	if err := preflightTrace(c); err != nil {
+		return err
+	}
 	store := storeFrom(c)
 	run, err := store.Create(runstore.Meta{
 		Spec: path, SpecAbs: abs, SpecName: spec.Name, Start: time.Now(), State: spec.Initial,

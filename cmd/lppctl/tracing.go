@@ -29,7 +29,7 @@ import (
 const TraceFile = "trace.json"
 
 // traceShutdownTimeout bounds the flush at the end of a run.
-const traceShutdownTimeout = 3 * time.Second
+const traceShutdownTimeout = 2 * time.Second
 
 // traceTestExporter, when set by a test, receives every span (synchronously).
 var traceTestExporter sdktrace.SpanExporter
@@ -40,6 +40,22 @@ func traceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "trace", Usage: "write the run's OpenTelemetry spans to `FILE` as JSON lines (appended; no collector needed). OTEL_EXPORTER_OTLP_ENDPOINT sends them over OTLP/HTTP"},
 		&cli.BoolFlag{Name: "trace-content", EnvVars: []string{"LPPCTL_TRACE_CONTENT"}, Usage: "put prompts, replies, tool arguments and results in the spans (off by default: they may hold secrets)"},
 	}
+}
+
+// preflightTrace refuses, before a run is created or touched, a --trace
+// file that cannot be written and OTEL_* settings that cannot work.
+func preflightTrace(c *cli.Context) error {
+	if err := otelx.CheckEnv(os.Getenv); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if path := c.String("trace"); path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return withCode(exitUsage, fmt.Errorf("cannot open the trace file: %w", err))
+		}
+		return f.Close()
+	}
+	return nil
 }
 
 // tracedRun is a run's tracing: its run span, under which every state visit

@@ -58,6 +58,19 @@ func OTLPEnabled(getenv func(string) string) bool {
 	return firstSet(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) != ""
 }
 
+// CheckEnv refuses OTEL_* settings lppctl cannot honour (an OTLP protocol
+// other than HTTP with protobuf) when they ask for OTLP export.
+func CheckEnv(getenv func(string) string) error {
+	if !OTLPEnabled(getenv) {
+		return nil
+	}
+	proto := firstSet(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))
+	if proto != "" && proto != "http/protobuf" {
+		return fmt.Errorf("cannot export traces: OTEL_EXPORTER_OTLP_PROTOCOL=%s is not supported; lppctl speaks OTLP over HTTP: set it to http/protobuf (or unset it) and point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP port (usually 4318)", proto)
+	}
+	return nil
+}
+
 // Provider is a tracer provider with its exporters' bookkeeping.
 type Provider struct {
 	tp        *sdktrace.TracerProvider
@@ -97,10 +110,9 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 	}
 	timeout := cmp.Or(opts.ExportTimeout, DefaultExportTimeout)
 	if OTLPEnabled(getenv) {
-		proto := strings.TrimSpace(firstSet(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))
-		if proto != "" && proto != "http/protobuf" {
+		if err := CheckEnv(getenv); err != nil {
 			p.shutdownExporters(ctx)
-			return nil, fmt.Errorf("cannot export traces: OTEL_EXPORTER_OTLP_PROTOCOL=%s is not supported; lppctl speaks OTLP over HTTP: set it to http/protobuf (or unset it) and point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's HTTP port (usually 4318)", proto)
+			return nil, err
 		}
 		xopts := []otlptracehttp.Option{otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
 		if firstSet(getenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT"), getenv("OTEL_EXPORTER_OTLP_TIMEOUT")) == "" {
