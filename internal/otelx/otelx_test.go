@@ -217,6 +217,9 @@ func TestAFullQueueDropsSpansWithoutBlocking(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := int64(len(ex.mem.GetSpans()))
+	if len(rep.Errors) != 1 || rep.Errors[0] != "test: no answer within the time limit" {
+		t.Fatalf("errors %q", rep.Errors)
+	}
 	if rep.Ended != 200 || rep.Dropped == 0 || rep.Dropped != 200-got {
 		t.Fatalf("report %+v with %d exported; want 200 ended and the rest dropped", rep, got)
 	}

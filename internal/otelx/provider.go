@@ -187,9 +187,13 @@ func (p *Provider) Shutdown(ctx context.Context) (Report, error) {
 		ended := p.ended.Load()
 		rep := Report{Ended: ended}
 		for _, e := range p.exporters {
-			rep.Dropped += max(0, ended-e.exported.Load())
-			if msg := e.lastErr(); msg != "" {
+			lost := max(0, ended-e.exported.Load())
+			rep.Dropped += lost
+			switch msg := e.lastErr(); {
+			case msg != "":
 				rep.Errors = append(rep.Errors, e.name+": "+msg)
+			case lost > 0:
+				rep.Errors = append(rep.Errors, e.name+": no answer within the time limit")
 			}
 		}
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
