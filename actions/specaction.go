@@ -44,6 +44,9 @@ func (d *Deps) specValidate(ctx context.Context, c *machine.Call) error {
 			report = fmt.Sprintf("%s is too large to validate: read_file shows only part of it", path)
 		} else {
 			valid, count, report = checkSource(reg, gw.Root(), path, []byte(src))
+			if valid && c.Bool("check") {
+				valid, count, report = modelCheckSource(ctx, reg, gw.Root(), path, []byte(src), c.Int("max_states"), report)
+			}
 		}
 	}
 	c.Notef("spec %s: %s", path, map[bool]string{true: "valid", false: fmt.Sprintf("%d error(s)", count)}[valid])
@@ -74,6 +77,37 @@ func checkSource(reg *machine.Registry, root, path string, src []byte) (valid bo
 		return true, 0, path + ": ok"
 	}
 	return errs == 0, errs, diags.PrettyAll(src)
+}
+
+// defaultCheckStates bounds spec.validate's model check: a spec an agent
+// writes is small, and a run should not wait on a million pairs.
+const defaultCheckStates = 200_000
+
+// modelCheckSource model-checks the valid spec src (its validation report
+// was valid): it stays valid when no property fails; else the failures count
+// as errors and the report is the check's, with its counterexamples.
+func modelCheckSource(ctx context.Context, reg *machine.Registry, root, path string, src []byte, maxStates int, validReport string) (valid bool, errs int, report string) {
+	dir := filepath.Join(root, filepath.Dir(filepath.FromSlash(path)))
+	spec, diags := machine.Check(path, src, reg, machine.WithRoot(root), machine.WithSpecDir(dir))
+	if spec == nil || diags.HasErrors() {
+		return false, max(len(diags.Errors()), 1), diags.PrettyAll(src)
+	}
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		return false, 1, fmt.Sprintf("%s: cannot compile: %v", path, err)
+	}
+	r := machine.ModelCheck(ctx, m, machine.CheckOptions{MaxStates: maxStates})
+	failed := 0
+	for _, p := range r.Properties {
+		if p.Verdict == machine.Fail {
+			failed++
+		}
+	}
+	text := r.Format(machine.FormatOptions{NoTimes: true})
+	if failed == 0 {
+		return true, 0, strings.TrimRight(validReport, "\n") + "\n" + text
+	}
+	return false, failed, text
 }
 
 // reg returns the registry the actions were registered in.

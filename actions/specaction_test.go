@@ -202,3 +202,75 @@ states:
 		})
 	}
 }
+
+func TestSpecValidateCheckModelChecksAValidSpec(t *testing.T) {
+	const validator = `
+lpp: 1
+name: validator
+context:
+  target: {type: string, default: ""}
+  ok:     {type: bool, default: false}
+  count:  {type: int, default: -1}
+  report: {type: string, default: ""}
+initial: check
+states:
+  check:
+    do: spec.validate
+    with: {path: target, ok: ok, errors: count, report: report, check: true}
+    next: [{to: done}]
+  done: {final: true}
+`
+	// Valid, but stuck in wait when n is 1: only the model check sees it.
+	const deadlock = `
+lpp: 1
+name: stuck
+context:
+  n: {type: int, default: 0, range: [0, 1]}
+initial: start
+states:
+  start:
+    do: llm.generate
+    with: {prompt: p.md, map: {n: /n}}
+    next: [{to: wait}]
+  wait:
+    next:
+      - {to: done, when: n == 0}
+  done: {final: true}
+`
+	for _, c := range []struct {
+		name, target string
+		ok           bool
+		count        int
+		report       []string
+	}{
+		{"a spec that checks clean", "a/child.yaml", true, 0, []string{"a/child.yaml: ok\n", "PASS    no deadlock"}},
+		{"a valid spec that deadlocks", "a/stuck.yaml", false, 1, []string{"FAIL    no deadlock", `state "wait" is stuck`, "shortest counterexample"}},
+		{"an invalid spec is not checked", "a/broken.yaml", false, 2, []string{`unknown state "nowhere"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newProject(t, map[string]string{
+				"a/v.yaml":      validator,
+				"a/child.yaml":  childSpec,
+				"a/stuck.yaml":  deadlock,
+				"a/p.md":        "give n\n",
+				"a/broken.yaml": strings.Replace(childSpec, "to: done", "to: nowhere", 1),
+			})
+			r, err := p.run("a/v.yaml", p.deps("a", ""), map[string]any{"target": c.target})
+			if err != nil {
+				t.Fatal(err)
+			}
+			report := r.Var("report").(string)
+			if r.Var("ok") != c.ok || r.Var("count") != c.count {
+				t.Fatalf("ok %v count %v report:\n%s", r.Var("ok"), r.Var("count"), report)
+			}
+			for _, want := range c.report {
+				if !strings.Contains(report, want) {
+					t.Errorf("report lacks %q:\n%s", want, report)
+				}
+			}
+			if c.count == 0 && strings.Contains(report, "FAIL") {
+				t.Errorf("a clean spec's report shows a FAIL:\n%s", report)
+			}
+		})
+	}
+}

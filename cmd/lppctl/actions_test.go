@@ -59,7 +59,7 @@ func TestActionsCommandListsGeneralActionsAndTheirWrites(t *testing.T) {
 		"with: tool: string (required), command: string, args: map, result: string, status: string\n",
 		"with: script: string (required), input: map, output: map\n",
 		"writes: output's keys (each checked against its variable's type)\n",
-		"with: path: expr (required), ok: string, errors: string, report: string\n",
+		"with: path: expr (required), ok: string, errors: string, report: string, check: bool = false, max_states: int = 200000\n",
 		"writes: the variables named by ok (bool), errors (int) and report (string)\n",
 		"with: spec: file (required), input: map, output: map, max_depth: int = 4\n",
 		"writes: output's keys (copied from the child's variables when it completes)\n",
