@@ -30,6 +30,7 @@ func commands() []*cli.Command {
 		toolCommand(),
 		completionCommand(),
 		manCommand(),
+		uiCommand(),
 	}
 }
 
