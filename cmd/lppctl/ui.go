@@ -134,7 +134,9 @@ func uiDecide(runDir string) func(context.Context, ui.Decision) (string, error) 
 		var out, errb bytes.Buffer
 		app := newApp(strings.NewReader(""), &out, &errb)
 		err := app.RunContext(ctx, args)
+		// The summary: the last line -q prints (a banner may come first).
 		msg := strings.TrimSpace(out.String())
+		msg = msg[strings.LastIndexByte(msg, '\n')+1:]
 		if err == nil {
 			return msg, nil
 		}
