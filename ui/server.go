@@ -53,7 +53,8 @@ type Options struct {
 	// Decide carries out a decision (lppctl resume) and returns what it
 	// printed; a *Refusal when it was refused.
 	Decide func(ctx context.Context, d Decision) (string, error)
-	// Check decodes and validates a spec file as lppctl validate does.
+	// Check decodes and validates a spec file as lppctl validate does
+	// (nil: against the built-in actions only).
 	Check func(path string, src []byte) (*machine.Spec, machine.Diagnostics)
 	// Dot is Graphviz's dot, used when Mermaid is not embedded: "" looks it
 	// up on PATH, "-" never uses it.

@@ -98,8 +98,13 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 	var diags machine.Diagnostics
 	if s.opts.Check != nil {
 		spec, diags = s.opts.Check(path, src)
-	} else {
-		spec, diags = machine.Parse(path, src)
+	} else { // the built-in actions only
+		reg := machine.NewRegistry()
+		if err := machine.RegisterBuiltins(reg); err != nil {
+			s.fail(w, http.StatusInternalServerError, err)
+			return
+		}
+		spec, diags = machine.Check(path, src, reg, machine.WithRoot(s.opts.Root))
 	}
 	d := specData{page: page{Title: "Spec " + rel, Nav: "specs"}, Path: rel}
 	for _, dg := range diags {
