@@ -121,11 +121,12 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "ui-runs.png")
 
-	// Its page draws the diagram as SVG, approve_plan lit as current.
+	// Its page draws the diagram as SVG (Mermaid's, or Graphviz's in a
+	// build without Mermaid), approve_plan lit as current.
 	if err := chromedp.Do(ctx, chromedp.Click(`a[href="/runs/`+id+`"]`), chromedp.WaitVisible(`#diagram[data-rendered] svg`)); err != nil {
 		t.Fatal(err)
 	}
-	current, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#diagram svg .current")).map(e => e.textContent.trim())`))
+	current, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#diagram svg .current")).map(e => (e.querySelector("title") || e).textContent.trim())`))
 	if err != nil {
 		t.Fatal(err)
 	}

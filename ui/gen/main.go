@@ -21,6 +21,11 @@ func main() {
 
 func run() error {
 	// go generate runs in the package's directory, ui/.
+	src := filepath.Join("assets", "node_modules", "mermaid", "dist", "mermaid.min.js")
+	dst := filepath.Join("static", "vendor", "mermaid.min.js")
+	if newer(dst, filepath.Join("assets", "package-lock.json")) {
+		return nil // installed from the lock file as it is
+	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return fmt.Errorf("cannot install Mermaid: npm is not installed")
@@ -31,13 +36,21 @@ func run() error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("cannot install Mermaid: npm ci in ui/assets: %w", err)
 	}
-	src := filepath.Join("assets", "node_modules", "mermaid", "dist", "mermaid.min.js")
-	dst := filepath.Join("static", "vendor", "mermaid.min.js")
 	if err := copyFile(src, dst); err != nil {
 		return fmt.Errorf("cannot install Mermaid: %w", err)
 	}
 	fmt.Fprintf(os.Stderr, "ui: embedded %s\n", dst)
 	return nil
+}
+
+// newer reports whether file exists and was written after ref.
+func newer(file, ref string) bool {
+	a, err := os.Stat(file)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(ref)
+	return err == nil && a.ModTime().After(b.ModTime())
 }
 
 func copyFile(src, dst string) error {
