@@ -10,8 +10,8 @@ import (
 )
 
 // go generate ./ui installs the pinned Mermaid (ui/assets/package-lock.json)
-// with npm ci and copies its dist file to static/vendor (git-ignored), to be
-// embedded. Without npm or the network it says so and leaves the UI without
+// with npm ci in a temporary folder and copies its dist file to static/vendor
+// (git-ignored), to be embedded. Without npm or the network it says so and leaves the UI without
 // Mermaid: diagrams then come from Graphviz or as source.
 //go:generate go run ./gen
 

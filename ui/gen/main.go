@@ -1,6 +1,7 @@
 // Command gen installs the UI's third-party code for embedding (go generate
-// ./ui): npm ci in ui/assets (the pinned Mermaid of its package-lock.json),
-// then a copy of mermaid.min.js into ui/static/vendor, which is git-ignored.
+// ./ui): npm ci of ui/assets/package-lock.json (the pinned Mermaid) in a
+// temporary folder, then a copy of mermaid.min.js into ui/static/vendor,
+// which is git-ignored. It does nothing when that copy is newer than the lock.
 // When npm is missing or fails (no network), it says so and exits 0: the
 // build goes on, and the UI draws diagrams with Graphviz or shows their source.
 package main
@@ -21,25 +22,37 @@ func main() {
 
 func run() error {
 	// go generate runs in the package's directory, ui/.
-	src := filepath.Join("assets", "node_modules", "mermaid", "dist", "mermaid.min.js")
 	dst := filepath.Join("static", "vendor", "mermaid.min.js")
-	if newer(dst, filepath.Join("assets", "package-lock.json")) {
+	lock := filepath.Join("assets", "package-lock.json")
+	if newer(dst, lock) {
 		return nil // installed from the lock file as it is
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return fmt.Errorf("cannot install Mermaid: npm is not installed")
 	}
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = "assets"
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("cannot install Mermaid: npm ci in ui/assets: %w", err)
-	}
-	if err := copyFile(src, dst); err != nil {
+	// npm works in a temporary folder: a node_modules inside the module
+	// would be walked by every go ./... pattern.
+	tmp, err := os.MkdirTemp("", "lppctl-ui-npm-")
+	if err != nil {
 		return fmt.Errorf("cannot install Mermaid: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "ui: embedded %s\n", dst)
+	defer os.RemoveAll(tmp)
+	for _, name := range []string{"package.json", "package-lock.json"} {
+		if err := copyFile(filepath.Join("assets", name), filepath.Join(tmp, name)); err != nil {
+			return fmt.Errorf("cannot install Mermaid: %w", err)
+		}
+	}
+	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = tmp
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("cannot install Mermaid: npm ci with ui/assets/package-lock.json: %w", err)
+	}
+	if err := copyFile(filepath.Join(tmp, "node_modules", "mermaid", "dist", "mermaid.min.js"), dst); err != nil {
+		return fmt.Errorf("cannot install Mermaid: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "ui: embedded %s\n", filepath.Join("ui", dst))
 	return nil
 }
 
