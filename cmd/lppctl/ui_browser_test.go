@@ -25,18 +25,25 @@ func pausedRun(t *testing.T) (root, id string) {
 	t.Helper()
 	t.Setenv(runstore.EnvDir, "")
 	root = newProject(t, "hello_skill")
-	demo := filepath.Join(root, "skills", "hello_skill", "demo.yaml")
-	var out, errb bytes.Buffer
-	code := run([]string{"lppctl", "run", "--spec", filepath.Join(root, "specs", "skills_agent.yaml"), "--skill", filepath.Join(root, "skills", "hello_skill"),
-		"--root", root, "--llm", "script:" + demo, "-q"}, strings.NewReader(""), &out, &errb)
-	if code != exitPaused {
-		t.Fatalf("run: exit %d, want %d (paused)\n%s%s", code, exitPaused, out.String(), errb.String())
-	}
+	t.Chdir(root) // the run records the spec's path as given: specs/skills_agent.yaml
+	scriptedRun(t, root, exitPaused)
 	runs, err := runstore.New(filepath.Join(root, runstore.DefaultDir)).List()
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("want one run, got %d (%v)", len(runs), err)
 	}
 	return root, runs[0].Meta.ID
+}
+
+// scriptedRun runs the Skills Agent in root (the current directory) on
+// hello_skill with its scripted replies and wants exit code want.
+func scriptedRun(t *testing.T, root string, want int, extra ...string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	args := append([]string{"lppctl", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill",
+		"--root", root, "--llm", "script:skills/hello_skill/demo.yaml", "-q"}, extra...)
+	if code := run(args, strings.NewReader(""), &out, &errb); code != want {
+		t.Fatalf("run: exit %d, want %d\n%s%s", code, want, out.String(), errb.String())
+	}
 }
 
 // startUI serves the UI of root on a free loopback port, as lppctl ui does,
@@ -86,7 +93,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1600),
+		chromedp.WindowSize(1280, 800),
 		// rebind.test resolves to loopback, as a DNS rebinding attack's name would.
 		chromedp.Flag("host-resolver-rules", "MAP rebind.test 127.0.0.1"),
 	)
@@ -108,18 +115,22 @@ func browser(t *testing.T) context.Context {
 // screenshots (docs/img/ui-runs.png, docs/img/ui-run.png).
 func TestUIInBrowser(t *testing.T) {
 	ctx := browser(t)
+	img := filepath.Join(repoRoot(t), "docs", "img") // before pausedRun changes directory
 	root, id := pausedRun(t)
+	scriptedRun(t, root, exitOK, "--yes") // a completed run beside it
 	base := startUI(t, root)
 
-	// The runs page lists the paused run.
+	// The runs page lists the paused run, and the completed one.
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(`tr[data-run="`+id+`"]`)); err != nil {
 		t.Fatal(err)
 	}
-	status := pageText(t, ctx, `tr[data-run="`+id+`"] .badge`)
-	if status != "paused" {
+	if status := pageText(t, ctx, `tr[data-run="`+id+`"] .badge`); status != "paused" {
 		t.Errorf("the runs page lists run %s as %q, want paused", id, status)
 	}
-	screenshot(t, ctx, "ui-runs.png")
+	if rows := pageText(t, ctx, `table.runs tbody`); strings.Count(rows, "completed") != 1 || strings.Count(rows, "specs/skills_agent.yaml") != 2 {
+		t.Errorf("the runs page should list the paused and the completed run:\n%s", rows)
+	}
+	screenshot(t, ctx, filepath.Join(img, "ui-runs.png"))
 
 	// Its page draws the diagram as SVG (Mermaid's, or Graphviz's in a
 	// build without Mermaid), approve_plan lit as current.
@@ -133,7 +144,7 @@ func TestUIInBrowser(t *testing.T) {
 	if len(current) != 1 || current[0] != "approve_plan" {
 		t.Errorf("the diagram lights %q as current, want [approve_plan]", current)
 	}
-	screenshot(t, ctx, "ui-run.png")
+	screenshot(t, ctx, filepath.Join(img, "ui-run.png"))
 
 	// Another site's page posting the decision form is refused, and so is
 	// the UI under another host name (DNS rebinding).
@@ -207,8 +218,8 @@ func runStatusOf(t *testing.T, root, id string) string {
 	return string(r.Meta.Status)
 }
 
-// screenshot writes the page to docs/img/NAME with -update.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+// screenshot writes the page to the PNG file path with -update.
+func screenshot(t *testing.T, ctx context.Context, path string) {
 	t.Helper()
 	if !*updateScripts {
 		return
@@ -217,7 +228,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("..", "..", "docs", "img", name), png, 0o644); err != nil {
+	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
