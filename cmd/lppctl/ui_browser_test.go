@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/ui"
 )
@@ -111,7 +112,7 @@ func browser(t *testing.T) context.Context {
 // paused scripted run; its page draws the spec as SVG with the current
 // state lit; another site's form posting the decision and a rebinding Host
 // are refused; clicking Approve completes the run through resume's code
-// (its journal holds the approval). With -update it rewrites the README's
+// (its journal holds the approval); an open page follows a run live. With -update it rewrites the README's
 // screenshots (docs/img/ui-runs.png, docs/img/ui-run.png).
 func TestUIInBrowser(t *testing.T) {
 	ctx := browser(t)
@@ -189,6 +190,33 @@ func TestUIInBrowser(t *testing.T) {
 	if final != "completed" || !strings.Contains(notice, "completed in done") {
 		t.Errorf("after Approve the page says %q with notice %q, want completed", final, notice)
 	}
+	// A page follows a run live: another run, paused, approved on the
+	// command line while its page is open, shows completed with its path
+	// drawn to done, without a reload.
+	scriptedRun(t, root, exitPaused)
+	runs, err := runstore.New(filepath.Join(root, runstore.DefaultDir)).List()
+	if err != nil || len(runs) != 3 {
+		t.Fatalf("want 3 runs, got %d (%v)", len(runs), err)
+	}
+	other := "" // the new paused one (the first was approved above)
+	for _, r := range runs {
+		if r.Meta.Status == machine.StatusPaused {
+			other = r.Meta.ID
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+other), chromedp.WaitVisible(`#diagram[data-rendered] svg`), chromedp.WaitVisible(`#live-dot.on`)); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"lppctl", "resume", other, "--approve", "-q", "--run-dir", filepath.Join(root, runstore.DefaultDir)}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errb.String())
+	}
+	live, cancelLive := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelLive()
+	if err := chromedp.Do(live, chromedp.WaitVisible(`//span[@id="run-status" and text()="completed"]`), chromedp.WaitVisible(`#step-28`)); err != nil {
+		t.Fatalf("the open page did not follow the run (%v):\n%s", err, pageText(t, ctx, "#summary"))
+	}
+
 	journal, err := os.ReadFile(filepath.Join(root, runstore.DefaultDir, id, runstore.JournalFile))
 	if err != nil {
 		t.Fatal(err)
