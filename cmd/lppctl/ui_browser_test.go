@@ -204,15 +204,15 @@ func TestUIInBrowser(t *testing.T) {
 			other = r.Meta.ID
 		}
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+other), chromedp.WaitVisible(`#diagram[data-rendered] svg`), chromedp.WaitVisible(`#live-dot.on`)); err != nil {
-		t.Fatal(err)
+	live, cancelLive := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelLive()
+	if err := chromedp.Do(live, chromedp.Navigate(base+"/runs/"+other), chromedp.WaitVisible(`#diagram[data-rendered] svg`), chromedp.WaitVisible(`#live-dot.on`)); err != nil {
+		t.Fatalf("the run page does not open its live stream: %v", err)
 	}
 	var out, errb bytes.Buffer
 	if code := run([]string{"lppctl", "resume", other, "--approve", "-q", "--run-dir", filepath.Join(root, runstore.DefaultDir)}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("resume: exit %d: %s", code, errb.String())
 	}
-	live, cancelLive := context.WithTimeout(ctx, 30*time.Second)
-	defer cancelLive()
 	if err := chromedp.Do(live, chromedp.WaitVisible(`//span[@id="run-status" and text()="completed"]`), chromedp.WaitVisible(`#step-28`)); err != nil {
 		t.Fatalf("the open page did not follow the run (%v):\n%s", err, pageText(t, ctx, "#summary"))
 	}
