@@ -44,6 +44,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-s.end:
+			return
 		case <-tick.C:
 		}
 		fp := s.fingerprint(id)

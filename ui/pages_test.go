@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -303,5 +304,27 @@ func TestMermaidCurrent(t *testing.T) {
 		if got := mermaidCurrent(tt.src, tt.current); got != tt.want {
 			t.Errorf("mermaidCurrent(%q, %q) = %q, want %q", tt.src, tt.current, got, tt.want)
 		}
+	}
+}
+
+func TestEndStreamsEndsTheEventStreams(t *testing.T) {
+	f := newFixture(t, Options{Poll: 10 * time.Millisecond})
+	ts := httptest.NewServer(f.h)
+	defer ts.Close()
+	res, err := http.Get(ts.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	done := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, res.Body)
+		close(done)
+	}()
+	f.srv.EndStreams()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream did not end")
 	}
 }

@@ -80,6 +80,8 @@ type Server struct {
 	mu      sync.Mutex
 	notices map[string]notice // a decision's outcome, shown once on the run page
 	bg      sync.WaitGroup    // decisions still running
+	end     chan struct{}     // closed by EndStreams
+	endOnce sync.Once
 }
 
 type notice struct {
@@ -109,7 +111,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}}
+	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}, end: make(chan struct{})}
 	_, err = fs.Stat(static, MermaidFile)
 	s.mermaid = err == nil
 	switch opts.Dot {
@@ -136,6 +138,10 @@ func (s *Server) Handler() http.Handler {
 	cop := http.NewCrossOriginProtection()
 	return s.guard(cop.Handler(mux))
 }
+
+// EndStreams ends the live-update streams (they never go idle on their
+// own): call it when the server shuts down (http.Server.RegisterOnShutdown).
+func (s *Server) EndStreams() { s.endOnce.Do(func() { close(s.end) }) }
 
 // Wait waits for the decisions still running (their runs keep going after
 // the request that made them has been answered).

@@ -96,6 +96,7 @@ func uiAction(c *cli.Context) error {
 // clean stop (their runs take the same signal) before returning.
 func serveUI(ctx context.Context, ln net.Listener, srv *ui.Server) error {
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	hs.RegisterOnShutdown(srv.EndStreams)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
