@@ -108,6 +108,22 @@ func TestRunPageShowsTheDecisionForms(t *testing.T) {
 			t.Errorf("the run page lacks %s", want)
 		}
 	}
+	wait := f.addRun(2, &machine.PauseError{Kind: machine.PauseEvent, Prompt: "waits for GO or STOP", Options: []string{"GO", "STOP"},
+		Events: []machine.EventInfo{{Name: "GO", Payload: []machine.FieldInfo{{Name: "speed", Type: "int", Required: true}}}, {Name: "STOP"}}})
+	body = f.do("GET", "/runs/"+wait, "").Body.String()
+	for _, want := range []string{
+		`<input type="hidden" name="pause_step" value="2"><input type="hidden" name="kind" value="event">`,
+		`<select name="event"><option>GO</option><option>STOP</option></select>`,
+		`<p class="hint">GO: speed (int, required) </p>`,
+		`--event NAME --payload JSON`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the waiting run's page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `id="approve"`) {
+		t.Errorf("a run waiting for an event offers Approve")
+	}
 	done := f.addRun(2, nil)
 	if body := f.do("GET", "/runs/"+done, "").Body.String(); strings.Contains(body, "Waiting for a decision") {
 		t.Errorf("a run that does not wait shows a decision")
