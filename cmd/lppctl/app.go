@@ -32,6 +32,7 @@ func commands() []*cli.Command {
 		toolCommand(),
 		completionCommand(),
 		manCommand(),
+		uiCommand(),
 	}
 }
 

@@ -47,6 +47,8 @@ prefix.`,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs holds the run (default: the current directory)"},
+			// lppctl ui answers the pause its page showed, never a later one.
+			&cli.IntFlag{Name: "pause-step", Hidden: true, Usage: "answer only the pause the run stood in after step `N`"},
 		}, append(runStoreFlags(), traceFlags()...)...),
 		Action: resumeAction,
 	}
@@ -79,6 +81,9 @@ func resumeAction(c *cli.Context) error {
 	id := meta.ID
 	for _, note := range rc.Notes {
 		fmt.Fprintf(c.App.ErrWriter, "note: %s\n", note)
+	}
+	if err := checkPauseStep(c, rc); err != nil {
+		return err
 	}
 	switch rc.Done {
 	case runstore.DoneBefore:
@@ -216,6 +221,22 @@ func resumeAction(c *cli.Context) error {
 	}
 	handed = true
 	return sess.drive(ctx, c, r, prog)
+}
+
+// checkPauseStep refuses a decision meant for a pause the run no longer
+// stands in (--pause-step N: the pause after step N), under the run's lock,
+// so that a second decision for the same pause is refused, not applied to
+// whatever the run asks next.
+func checkPauseStep(c *cli.Context, rc *runstore.Recovery) error {
+	if !c.IsSet("pause-step") {
+		return nil
+	}
+	want, steps := c.Int("pause-step"), rc.Log.Steps()
+	if p := rc.Pause(); p != nil && steps == want {
+		return nil
+	}
+	meta := &rc.Run.Meta
+	return usageErrorf("run %s no longer waits for this decision (it paused after step %d; it is %s in %s after %s now): the decision was already taken; reload to see what it waits for", meta.ID, want, meta.Status, meta.State, countSteps(steps))
 }
 
 // resumeInput reads --approve, --reject and --answer (at most one).

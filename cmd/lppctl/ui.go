@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+	"github.com/lppctl/lppctl/ui"
+)
+
+func uiCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ui",
+		Usage:     "serve a local web UI: runs, their diagrams and timelines, decisions, specs",
+		ArgsUsage: " ",
+		Description: `Serves a web app embedded in lppctl: the runs (live), one run's diagram with
+its path and current state lit, its timeline, context, L2 and skills.md
+entries; the decision a paused run waits for (the same as lppctl resume
+--approve, --reject, --answer or --event); every spec under the root with its
+validate diagnostics. It needs no network.
+
+It listens on loopback only unless --allow-non-loopback, which then requires
+a token (printed in the URL). Requests with another Host (DNS rebinding) or
+another site's Origin are refused.`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8780", Usage: "listen on `HOST:PORT` (port 0: any free one)"},
+			&cli.StringFlag{Name: "root", Usage: "the project `DIR`: its .lppctl/runs and the specs under it (default: the current directory)"},
+			&cli.BoolFlag{Name: "allow-non-loopback", Usage: "listen on a non-loopback address too (a token is then required)"},
+		}, runStoreFlags()...),
+		Action: uiAction,
+	}
+}
+
+func uiAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrorf("lppctl ui takes no arguments (got %q): use --addr and --root", c.Args().First())
+	}
+	addr, allow := c.String("addr"), c.Bool("allow-non-loopback")
+	if err := ui.CheckAddr(addr, allow); err != nil {
+		return withCode(exitUsage, err)
+	}
+	root, err := filepath.Abs(cmp.Or(c.String("root"), "."))
+	if err != nil {
+		return err
+	}
+	runDir := storeFrom(c).Dir
+	if abs, err := filepath.Abs(runDir); err == nil {
+		runDir = abs
+	}
+	token := ""
+	if allow {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		token = hex.EncodeToString(b[:])
+	}
+	srv, err := ui.New(ui.Options{
+		Root: root, RunDir: runDir, Token: token, AllowNonLoopback: allow,
+		Decide: uiDecide(runDir), Check: uiCheck(root),
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot serve the UI: %w", err)
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	if token != "" {
+		url += "?token=" + token
+	}
+	fmt.Fprintf(c.App.Writer, "lppctl ui: serving %s on %s (runs in %s); Ctrl-C stops it\n", root, url, runDir)
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveUI(ctx, ln, srv)
+}
+
+// serveUI serves until ctx ends, then lets decisions in flight reach a
+// clean stop (their runs take the same signal) before returning.
+func serveUI(ctx context.Context, ln net.Listener, srv *ui.Server) error {
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	hs.RegisterOnShutdown(srv.EndStreams)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("cannot serve the UI: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shut)
+	srv.Wait()
+	return nil
+}
+
+// uiDecide carries out a decision from the UI with the resume command
+// itself: the same checks, the same run lock, the same journal entries as
+// lppctl resume RUN_ID --approve|--reject|--answer TEXT|--event NAME, with
+// --pause-step so that only the pause the page showed is answered.
+func uiDecide(runDir string) func(context.Context, ui.Decision) (string, error) {
+	return func(ctx context.Context, d ui.Decision) (string, error) {
+		args := []string{"lppctl", "resume", "--no-input", "-q", "--run-dir", runDir, "--pause-step", strconv.Itoa(d.PauseStep)}
+		switch d.Kind {
+		case "approve", "reject":
+			args = append(args, "--"+d.Kind)
+		case "answer":
+			args = append(args, "--answer="+d.Text)
+		case "event":
+			args = append(args, "--event="+d.Event)
+			if d.Payload != "" {
+				args = append(args, "--payload="+d.Payload)
+			}
+		default:
+			return "", &ui.Refusal{Msg: fmt.Sprintf("unknown decision %q", d.Kind)}
+		}
+		args = append(args, "--", d.Run)
+		var out, errb bytes.Buffer
+		app := newApp(strings.NewReader(""), &out, &errb)
+		err := app.RunContext(ctx, args)
+		// The summary: the last line -q prints (a banner may come first).
+		msg := strings.TrimSpace(out.String())
+		msg = msg[strings.LastIndexByte(msg, '\n')+1:]
+		if err == nil {
+			return msg, nil
+		}
+		var locked *runstore.LockedError
+		switch code := exitCode(err); {
+		case code == exitPaused: // answered; the run paused again further on
+			return err.Error(), nil
+		case code == exitUsage, errors.As(err, &locked):
+			return "", &ui.Refusal{Msg: err.Error()}
+		}
+		return "", fmt.Errorf("the run stopped: %w", err)
+	}
+}
+
+// uiCheck decodes and validates a spec as lppctl validate --root does.
+func uiCheck(root string) func(string, []byte) (*machine.Spec, machine.Diagnostics) {
+	return func(path string, src []byte) (*machine.Spec, machine.Diagnostics) {
+		reg, err := buildRegistry(agentConfig{Root: root}, nil)
+		if err != nil {
+			return machine.Parse(path, src)
+		}
+		spec, diags := machine.Check(path, src, reg, machine.WithRoot(root))
+		if spec != nil {
+			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
+			diags.Sort()
+		}
+		return spec, diags
+	}
+}

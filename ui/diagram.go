@@ -1,0 +1,126 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"html/template"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// diagram is a spec's diagram as the page draws it: Mermaid source that the
+// page renders with the embedded library (strict security level), else an
+// SVG that Graphviz drew on the server, else the source and a hint.
+type diagram struct {
+	Mermaid string        // Mermaid source, rendered by the page
+	SVG     template.HTML // Graphviz's SVG
+	Source  string        // shown as text when neither renders it
+	Hint    string
+	Current string // the state lit as current ("" for none)
+	Error   string
+}
+
+// Colours of the current state (the path's are machine.Export's green).
+const (
+	currentFill   = "#ffe08a"
+	currentStroke = "#d35400"
+)
+
+// drawSpec draws spec with path highlighted and current lit.
+func (s *Server) drawSpec(ctx context.Context, spec *machine.Spec, path []string, current string) diagram {
+	d := diagram{Current: current}
+	if spec == nil {
+		d.Error = "no spec to draw"
+		return d
+	}
+	opts := machine.ExportOptions{Path: path}
+	if s.mermaid {
+		src, err := machine.Export(spec, "mermaid", opts)
+		if err != nil {
+			d.Error = err.Error()
+			return d
+		}
+		d.Mermaid = string(src) + mermaidCurrent(string(src), current)
+		return d
+	}
+	src, err := machine.Export(spec, "dot", opts)
+	if err != nil {
+		d.Error = err.Error()
+		return d
+	}
+	dot := dotCurrent(src, current)
+	if s.dot != "" {
+		svg, err := s.runDot(ctx, dot)
+		if err == nil {
+			d.SVG = template.HTML(svg) // #nosec: Graphviz's own output; labels are escaped by dot
+			return d
+		}
+		d.Hint = fmt.Sprintf("Graphviz could not draw it (%v); its DOT source:", err)
+	} else {
+		d.Hint = "This lppctl was built without the Mermaid library (go generate ./ui embeds it; it needs npm) and Graphviz's dot is not installed: here is the diagram's DOT source (lppctl export --format mermaid gives Mermaid)."
+	}
+	d.Source = string(dot)
+	return d
+}
+
+var stateAliasRE = regexp.MustCompile(`(?m)^    state "(.*)" as (\S+)$`)
+
+// mermaidCurrent returns the lines that light the current state in a
+// stateDiagram-v2 that machine.Export wrote: its id is the state's name,
+// or the alias of a `state "name" as id` line.
+func mermaidCurrent(src, current string) string {
+	if current == "" {
+		return ""
+	}
+	id := current
+	for _, m := range stateAliasRE.FindAllStringSubmatch(src, -1) {
+		if m[1] == current {
+			id = m[2]
+		}
+	}
+	if !strings.Contains(src, " "+id+" ") && !strings.Contains(src, " "+id+"\n") {
+		return "" // a name the export shortened or escaped: not lit rather than wrong
+	}
+	return fmt.Sprintf("    classDef current fill:%s,stroke:%s,stroke-width:4px\n    class %s current\n", currentFill, currentStroke, id)
+}
+
+// dotCurrent adds the current state's style to a Graphviz digraph: a later
+// node statement adds to the node's attributes.
+func dotCurrent(src []byte, current string) []byte {
+	if current == "" {
+		return src
+	}
+	end := bytes.LastIndexByte(src, '}')
+	if end < 0 {
+		return src
+	}
+	name := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(current)
+	line := fmt.Sprintf("    \"%s\" [class=\"current\", style=\"rounded,filled,bold\", fillcolor=%q, color=%q, penwidth=4];\n", name, currentFill, currentStroke)
+	out := append([]byte{}, src[:end]...)
+	out = append(out, line...)
+	return append(out, src[end:]...)
+}
+
+// runDot renders DOT as SVG with Graphviz, within 10 s, and drops the XML
+// prolog so that the SVG can sit inside the page.
+func (s *Server) runDot(ctx context.Context, dot []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.dot, "-Tsvg")
+	cmd.Stdin = bytes.NewReader(dot)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("dot: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	svg := out.Bytes()
+	if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+		svg = svg[i:]
+	}
+	return svg, nil
+}

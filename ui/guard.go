@@ -1,0 +1,145 @@
+package ui
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// TokenCookie holds the access token once a browser opened the URL with
+// ?token= (--allow-non-loopback only).
+const TokenCookie = "lppctl_ui_token"
+
+// guard refuses, before anything else runs:
+//   - a Host header that is not a loopback host (DNS rebinding: a page at
+//     evil.example resolving to 127.0.0.1 sends Host evil.example), unless the
+//     server was started with --allow-non-loopback;
+//   - a request without the token, when the server has one;
+//   - a request whose Origin is not this server's own (another site's page
+//     calling the UI, whatever the method).
+//
+// Writes are also behind http.CrossOriginProtection (see Server.Handler).
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.opts.AllowNonLoopback && !loopbackHost(r.Host) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q (lppctl ui answers only Host 127.0.0.1, [::1] or localhost, optionally with :PORT; start it with --allow-non-loopback to serve other names)", r.Host), http.StatusForbidden)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r.Host) {
+			http.Error(w, fmt.Sprintf("Forbidden: cross-origin request from Origin %q (lppctl ui answers only its own pages, at http://%s)", origin, r.Host), http.StatusForbidden)
+			return
+		}
+		if s.opts.Token != "" && !s.tokenOK(w, r) {
+			http.Error(w, "Unauthorized: this lppctl ui needs its token: open the URL it printed when it started (it ends with ?token=...)", http.StatusUnauthorized)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin") // no-referrer would make the browser send Origin: null with our own forms
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tokenOK accepts the token from the cookie, an Authorization: Bearer
+// header or ?token= (which then sets the cookie).
+func (s *Server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
+	want := []byte(s.opts.Token)
+	eq := func(got string) bool { return got != "" && subtle.ConstantTimeCompare([]byte(got), want) == 1 }
+	if c, err := r.Cookie(TokenCookie); err == nil && eq(c.Value) {
+		return true
+	}
+	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && eq(auth) {
+		return true
+	}
+	if eq(r.URL.Query().Get("token")) {
+		http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: s.opts.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		return true
+	}
+	return false
+}
+
+// sameOrigin reports whether an Origin header names the host the request
+// was sent to (scheme http or https, the same host and port).
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Path != "" || u.RawQuery != "" {
+		return false
+	}
+	return strings.EqualFold(u.Host, host)
+}
+
+// loopbackHost parses a Host header strictly: a loopback IPv4 address or
+// localhost, or a bracketed IPv6 loopback address, then nothing or ":" and
+// a port number (1-65535, digits only). The same rule as lppctl mcp serve
+// --http (skills/mcpserver/httpguard.go): "127.0.0.1:8780.evil.example" fails.
+func loopbackHost(h string) bool {
+	host, port := h, ""
+	if strings.HasPrefix(h, "[") {
+		end := strings.IndexByte(h, ']')
+		if end < 0 {
+			return false
+		}
+		host, port = h[1:end], h[end+1:]
+		if port != "" && !strings.HasPrefix(port, ":") {
+			return false
+		}
+		port = strings.TrimPrefix(port, ":")
+		if port == "" && strings.HasSuffix(h, ":") || port != "" && !validPort(port) {
+			return false
+		}
+		ip, err := netip.ParseAddr(host)
+		return err == nil && ip.Is6() && !ip.Is4In6() && ip.Zone() == "" && ip.IsLoopback()
+	}
+	if i := strings.IndexByte(h, ':'); i >= 0 {
+		host, port = h[:i], h[i+1:]
+		if !validPort(port) {
+			return false
+		}
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Is4() && ip.IsLoopback()
+}
+
+// validPort accepts a decimal port number 1-65535 without sign or spaces.
+func validPort(p string) bool {
+	if p == "" || len(p) > 5 {
+		return false
+	}
+	n := 0
+	for _, c := range p {
+		if c < '0' || c > '9' {
+			return false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n >= 1 && n <= 65535
+}
+
+// CheckAddr refuses a listen address that is not loopback unless
+// allowNonLoopback (then a token is required: the caller makes one).
+func CheckAddr(addr string, allowNonLoopback bool) error {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err == nil && ip.IsLoopback() {
+		return nil
+	}
+	if allowNonLoopback {
+		return nil
+	}
+	return fmt.Errorf("cannot serve the UI on %s: not a loopback address; use 127.0.0.1:PORT, or --allow-non-loopback to serve other machines (a token is then required, printed in the URL)", addr)
+}

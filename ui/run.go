@@ -1,0 +1,269 @@
+package ui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+)
+
+// stepView is one row of a run's timeline.
+type stepView struct {
+	*machine.Record
+	Tokens   int
+	Calls    []logLine // the LLM calls made during the step
+	Tools    []logLine // the tool calls, with the gateway's verdict
+	Messages []message // what the step added to memory (the model's messages among them)
+	Vars     string    // the context variables it changed, as JSON
+}
+
+// message is one memory change of a step, shown expandable.
+type message struct {
+	Key, Op, Role, Text string
+}
+
+type kv struct{ Key, Value string }
+
+type runData struct {
+	page
+	Run       runRow
+	Dir       string
+	Spec      string
+	Diagram   diagram
+	Steps     []stepView
+	PageNo    int // 1-based
+	Pages     int
+	Total     int
+	Context   []kv
+	L2        []string
+	Memory    []kv
+	Pause     *machine.PauseError
+	PauseStep int
+	Plan      *planTable
+	Skills    *skillsDiff
+	Notice    *notice
+}
+
+// pageParam reads ?page=N (1-based; 0 or missing: the last page).
+func pageParam(r *http.Request) int {
+	n, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	return max(n, 0)
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	d, status, err := s.loadRun(r, r.PathValue("id"), pageParam(r))
+	if err != nil {
+		s.fail(w, status, err)
+		return
+	}
+	if key := r.URL.Query().Get("n"); key != "" {
+		s.mu.Lock()
+		if n, ok := s.notices[key]; ok {
+			d.Notice = &n
+			delete(s.notices, key)
+		}
+		s.mu.Unlock()
+	}
+	s.render(w, http.StatusOK, "run.html", d)
+}
+
+// loadRun reads everything the run page shows; the timeline holds one page.
+func (s *Server) loadRun(r *http.Request, id string, pageNo int) (*runData, int, error) {
+	run, err := s.store.Open(id)
+	if errors.Is(err, runstore.ErrNotFound) {
+		return nil, http.StatusNotFound, err
+	}
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	row := summarize(run)
+	l, err := run.ReadJournal()
+	if err != nil {
+		return nil, http.StatusInternalServerError, fmt.Errorf("cannot read run %s: %w", run.Meta.ID, err)
+	}
+	var spec *machine.Spec
+	src, _ := run.SpecCopy()
+	if src != nil {
+		spec, _ = machine.Parse(run.Path(runstore.SpecFile), src)
+	}
+	snap, err := runstore.Fold(spec, run.Meta.Vars, l)
+	if err != nil {
+		return nil, http.StatusInternalServerError, fmt.Errorf("cannot rebuild run %s: %w", run.Meta.ID, err)
+	}
+	d := &runData{
+		page: page{Title: "Run " + row.ID, Nav: "runs", Live: "/events?run=" + row.ID, RunID: row.ID},
+		Run:  row, Dir: run.Dir, Spec: string(src), Total: len(l.Records),
+	}
+	current := snap.State
+	if snap.Done {
+		current = ""
+	}
+	d.Diagram = s.drawSpec(r.Context(), spec, snap.Path, current)
+
+	// One page of the timeline.
+	size := s.opts.PageSize
+	d.Pages = max(1, (len(l.Records)+size-1)/size)
+	d.PageNo = pageNo
+	if d.PageNo == 0 || d.PageNo > d.Pages {
+		d.PageNo = d.Pages
+	}
+	recs := l.Records[min((d.PageNo-1)*size, len(l.Records)):min(d.PageNo*size, len(l.Records))]
+	var calls, tools []logLine
+	if len(recs) > 0 {
+		calls, tools = readLog(run.Path(runstore.LLMFile), false), readLog(run.Path(runstore.AuditFile), true)
+	}
+	for _, rec := range recs {
+		sv := stepView{Record: rec}
+		end := rec.Start.Add(rec.Duration)
+		sv.Calls, sv.Tools = within(calls, rec.Start, end), within(tools, rec.Start, end)
+		for _, c := range sv.Calls {
+			sv.Tokens += c.Tokens
+		}
+		sv.Messages = messages(rec.Memory)
+		if len(rec.Vars) > 0 {
+			b, _ := json.Marshal(rec.Vars)
+			sv.Vars = string(b)
+		}
+		d.Steps = append(d.Steps, sv)
+	}
+
+	// Context and memory.
+	names := make([]string, 0, len(snap.Vars))
+	for k := range snap.Vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		b, _ := json.Marshal(snap.Vars[k])
+		d.Context = append(d.Context, kv{k, string(b)})
+	}
+	for _, it := range snap.Memory.Items("l2") {
+		d.L2 = append(d.L2, textOf(it))
+	}
+	for _, k := range snap.Memory.Keys() {
+		if k == "l2" {
+			continue
+		}
+		var v json.RawMessage
+		set, _ := snap.Memory.Get(k, &v)
+		items := snap.Memory.Items(k)
+		switch {
+		case set && len(items) > 0:
+			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%s (+%d items)", v, len(items))})
+		case set:
+			d.Memory = append(d.Memory, kv{k, string(v)})
+		default:
+			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%d items", len(items))})
+		}
+	}
+
+	// The decision the run waits for: the journal's pause, while no step
+	// was committed after it.
+	if row.Status == string(machine.StatusPaused) {
+		d.Pause = l.WaitingFor()
+		if d.Pause == nil {
+			d.Pause = run.Meta.Pause
+		}
+		d.PauseStep = l.Steps()
+		if d.Pause != nil && d.Pause.Kind == "approval" {
+			d.Plan = planOf(snap.Memory)
+		}
+	}
+	d.Skills = skillsEntries(run, row)
+	return d, http.StatusOK, nil
+}
+
+// messages turns a step's memory changes into rows: a chat message
+// ({"role", "text"|"content"}) shows its role and text, anything else its JSON.
+func messages(ops []machine.MemOp) []message {
+	var out []message
+	for _, op := range ops {
+		m := message{Key: op.Key, Op: op.Op}
+		var obj map[string]any
+		if json.Unmarshal(op.Value, &obj) == nil && obj != nil {
+			m.Role = str(obj["role"])
+			m.Text = firstStr(obj, "text", "content")
+		}
+		if m.Text == "" {
+			m.Text = textOf(op.Value)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// textOf shows a JSON value: a string as itself, anything else as JSON.
+func textOf(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// planTable is a plan (memory slot "plan": {goal, steps: [...]}) as a table
+// whose columns are the steps' fields.
+type planTable struct {
+	Goal    string
+	Columns []string
+	Rows    [][]string
+}
+
+func planOf(mem *machine.Memory) *planTable {
+	var plan struct {
+		Goal  string           `json:"goal"`
+		Steps []map[string]any `json:"steps"`
+	}
+	if set, err := mem.Get("plan", &plan); !set || err != nil || len(plan.Steps) == 0 {
+		return nil
+	}
+	t := &planTable{Goal: plan.Goal}
+	for _, st := range plan.Steps {
+		for k := range st {
+			if !slices.Contains(t.Columns, k) {
+				t.Columns = append(t.Columns, k)
+			}
+		}
+	}
+	order := []string{"index", "optimizer_instruction", "evaluator_instruction", "tools_hint", "depends_on"}
+	rank := func(c string) int {
+		if i := slices.Index(order, c); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	sort.SliceStable(t.Columns, func(i, j int) bool {
+		if a, b := rank(t.Columns[i]), rank(t.Columns[j]); a != b {
+			return a < b
+		}
+		return t.Columns[i] < t.Columns[j]
+	})
+	for _, st := range plan.Steps {
+		row := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			switch v := st[c].(type) {
+			case nil:
+			case string:
+				row[i] = v
+			case []any:
+				parts := make([]string, len(v))
+				for k, x := range v {
+					parts[k] = fmt.Sprint(x)
+				}
+				row[i] = strings.Join(parts, ", ")
+			default:
+				b, _ := json.Marshal(v)
+				row[i] = strings.Trim(string(b), "[]")
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

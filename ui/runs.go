@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+)
+
+// runRow is one run as the runs page lists it (the columns of lppctl runs).
+type runRow struct {
+	ID       string
+	Status   string
+	Spec     string
+	State    string
+	Start    time.Time
+	Duration time.Duration
+	Steps    int
+	Tokens   int
+	Error    string
+	Pause    *machine.PauseError
+}
+
+// statuses a run may be listed with, for the filter.
+var statuses = []string{"running", "paused", "completed", "failed", "interrupted", "crashed", "damaged"}
+
+// summarize reads what the runs page shows of a run. As in lppctl runs: a
+// run marked running that no process works on is "crashed"; a run whose
+// journal is damaged is "damaged"; a running or crashed run's steps and
+// state come from its journal (run.json may lag).
+func summarize(r *runstore.Run) runRow {
+	m := &r.Meta
+	row := runRow{ID: m.ID, Status: string(m.Status), Spec: m.Spec, State: m.State, Start: m.Start, Steps: m.Steps, Error: m.Error, Pause: m.Pause}
+	if m.Status == "unreadable" {
+		return row
+	}
+	working := m.Status == machine.StatusRunning && r.Working()
+	if m.Status == machine.StatusRunning && !working {
+		row.Status = "crashed"
+	}
+	damage := r.CheckJournal()
+	end := m.Updated
+	if m.Status == machine.StatusRunning && damage == nil {
+		l, err := r.ScanJournal(nil)
+		damage = err
+		if last := l.LastStep(); err == nil && last != nil {
+			row.Steps, row.State = l.Steps(), last.To
+			if last.End || last.To == "" {
+				row.State = last.From
+			}
+			if e := last.Start.Add(last.Duration); e.After(end) {
+				end = e
+			}
+		}
+	}
+	if damage != nil {
+		row.Status, row.Error = "damaged", damage.Error()
+	}
+	if m.End != nil {
+		end = *m.End
+	}
+	if working {
+		end = time.Now()
+	}
+	if end.After(m.Start) {
+		row.Duration = end.Sub(m.Start)
+	}
+	row.Tokens = r.Tokens()
+	return row
+}
+
+type runsData struct {
+	page
+	Runs     []runRow
+	Filter   string
+	Statuses []string
+	Counts   map[string]int
+}
+
+func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
+	runs, err := s.store.List()
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	filter := r.URL.Query().Get("status")
+	d := runsData{page: page{Title: "Runs", Nav: "runs", Live: "/events"}, Filter: filter, Statuses: statuses, Counts: map[string]int{}}
+	for _, run := range slices.Backward(runs) { // newest first
+		row := summarize(run)
+		d.Counts[row.Status]++
+		if filter == "" || row.Status == filter {
+			d.Runs = append(d.Runs, row)
+		}
+	}
+	s.render(w, http.StatusOK, "runs.html", d)
+}
