@@ -54,6 +54,7 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	}
 	crashPoint("skillsmd-after-append")
 	c.Notef("step %d committed: %d key output(s) → L2; success case → %s", step.Index, len(keys), d.relToRoot(d.skillsMD()))
+	d.closeStep(c, skills.OutcomePass)
 	return nil
 }
 
@@ -87,7 +88,7 @@ func (d *Deps) recordFailure(_ context.Context, c *machine.Call) error {
 	}
 	crashPoint("skillsmd-after-append")
 	c.Notef("failure case of step %d → %s", step.Index, d.relToRoot(d.skillsMD()))
-	return nil
+	return updateStep(c, step.Index, func(o *skills.Outcome) { o.Retries++ })
 }
 
 func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
@@ -176,6 +177,7 @@ func (d *Deps) abort(_ context.Context, c *machine.Call) error {
 	if strings.TrimSpace(msg) == "" {
 		msg = "the agent stopped"
 	}
+	d.closeStep(c, skills.OutcomeFail)
 	return errors.New(msg)
 }
 
