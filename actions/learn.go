@@ -122,9 +122,11 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		prefix := d.runID(c.RunID) + "/"
 		success, failure = runEntries(success, prefix), runEntries(failure, prefix)
 	}
-	prompt := skills.TeacherPrompt(success, failure, existing)
+	stats := d.teacherStats(c, lib, existing)
+	summary := skills.StatsSummary(stats)
+	prompt := skills.TeacherPromptWithStats(success, failure, existing, summary)
 	if tmpl := c.String("prompt"); tmpl != "" {
-		if prompt, err = d.render(tmpl, &promptData{SuccessCases: success, FailureCases: failure, ExistingSkills: existingSkills(existing)}); err != nil {
+		if prompt, err = d.render(tmpl, &promptData{SuccessCases: success, FailureCases: failure, ExistingSkills: existingSkills(existing), SkillStats: summary}); err != nil {
 			return err
 		}
 	}
@@ -151,7 +153,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		if r := strings.TrimSpace(a.Proposal.Reason); r != "" {
 			why = " — " + clip(textx.OneLine(r), 160)
 		}
-		c.Notef("applied: %s %q%s", a.Proposal.Action, a.Proposal.SkillName, why)
+		c.Notef("applied: %s %q%s%s", a.Proposal.Action, a.Proposal.SkillName, why, statsNote(stats, a.Proposal))
 	}
 	for _, r := range rep.Rejected {
 		c.Notef("rejected: %s", r.Problem)

@@ -168,3 +168,10 @@ func StatsSummary(stats []SkillStats) string {
 
 // pct renders a share as a whole percentage.
 func pct(r float64) string { return fmt.Sprintf("%.0f%%", r*100) }
+
+// StatsHeading introduces the statistics in the teacher's prompt.
+const StatsHeading = `## How the existing skills did
+
+Each line compares the steps of past runs a skill was injected into with the steps of the same skill folders that ran without it. Propose "remove" for a skill that hurts, or "update" to rewrite one that does not help; keep the skills that help.
+
+`
