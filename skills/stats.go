@@ -2,7 +2,9 @@ package skills
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -175,3 +177,17 @@ const StatsHeading = `## How the existing skills did
 Each line compares the steps of past runs a skill was injected into with the steps of the same skill folders that ran without it. Propose "remove" for a skill that hurts, or "update" to rewrite one that does not help; keep the skills that help.
 
 `
+
+// MarshalJSON adds the rates to the counts.
+func (g StepGroup) MarshalJSON() ([]byte, error) {
+	type counts StepGroup
+	return json.Marshal(struct {
+		counts
+		PassRate     float64 `json:"pass_rate"`
+		FirstTryRate float64 `json:"first_try_rate"`
+		MeanRetries  float64 `json:"mean_retries"`
+		MeanTokens   float64 `json:"mean_tokens"`
+	}{counts(g), round3(g.PassRate()), round3(g.FirstTryRate()), round3(g.MeanRetries()), round3(g.MeanTokens())})
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

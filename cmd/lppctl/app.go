@@ -27,6 +27,7 @@ func commands() []*cli.Command {
 		runCommand(),
 		resumeCommand(),
 		runsCommand(),
+		evalCommand(),
 		toolCommand(),
 		completionCommand(),
 		manCommand(),
