@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -67,9 +69,10 @@ func skillsStats(c *cli.Context) error {
 
 // printStats writes the statistics as a table, "with / without" per column.
 func printStats(w io.Writer, stats []skills.SkillStats) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SKILL\tINJECTED\tPASS\tFIRST TRY\tRETRIES\tTOKENS\tVERDICT")
-	fmt.Fprintln(tw, "\t\twith / without\twith / without\twith / without\twith / without")
+	fmt.Fprintln(tw, "\t\twith / without\twith / without\twith / without\twith / without\t")
 	for _, s := range stats {
 		if s.Injected == 0 {
 			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t%s\n", s.Name, s.Verdict)
@@ -83,7 +86,15 @@ func printStats(w io.Writer, stats []skills.SkillStats) error {
 			pair(fmt.Sprintf("%.0f", w.MeanTokens()), fmt.Sprintf("%.0f", wo.MeanTokens()), wo.Steps),
 			s.Verdict)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+strings.Repeat("\n", strings.Count(line, "\n"))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pair renders "with / without", the without part "-" when no step ran without.
