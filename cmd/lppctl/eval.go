@@ -41,13 +41,13 @@ as such and ends the run. The working tree is left as it was.
 Prints per arm: the share of runs that ended with every step passed, the
 share of steps passed at the first try, and per run the evaluator FAILs
 (retries), the steps that needed a person, the tokens and the wall time,
-each as the mean with the min–max spread. --json writes every run and the
+each as the mean with the min-max spread. --json writes every run and the
 summaries; --chart draws the summaries as an SVG bar chart (one panel per
-measure, one bar per arm, the min–max spread as a whisker).`,
+measure, one bar per arm, the min-max spread as a whisker).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"f"}, Usage: "the spec `FILE` (e.g. specs/skills_agent.yaml)", Required: true},
 			&cli.StringFlag{Name: "skill", Usage: "the skill's `DIR` (holding skills.md)", Required: true},
-			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Value: 3, Usage: "runs per arm (`N` ≥ 1)"},
+			&cli.IntFlag{Name: "runs", Aliases: []string{"n"}, Value: 3, Usage: "runs per arm (`N`, at least 1)"},
 			&cli.StringFlag{Name: "library", Value: "both", Usage: "the arms to run: `on` (with the library), off (without) or both"},
 			&cli.StringFlag{Name: "json", Usage: "write every run and the summaries as JSON to `FILE`"},
 			&cli.StringFlag{Name: "chart", Usage: "draw the summaries as an SVG chart in `FILE.svg`"},

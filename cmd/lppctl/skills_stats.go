@@ -17,7 +17,7 @@ import (
 func skillsStatsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "stats",
-		Usage: "show, per skill, how the steps it was injected into did against those without it",
+		Usage: "compare the steps each skill was injected into with those without it",
 		Description: `Reads the library's step outcomes (FILE.outcomes.jsonl, written by agent runs
 whose prompts draw on the library: one line per plan step with the skills
 injected and what became of the step) and shows per skill: the steps it was
