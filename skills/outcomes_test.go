@@ -87,3 +87,37 @@ func TestOutcomeLabels(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadOutcomes: any log reads without panicking, ids come out unique
+// and non-empty, and a log that reads is read the same after a torn line
+// is appended to it.
+func FuzzReadOutcomes(f *testing.F) {
+	f.Add([]byte(`{"id":"a","outcome":"pass","skills":[{"name":"x","score":1}]}` + "\n"))
+	f.Add([]byte(`{"id":"a","outcome":"waiting"}` + "\n" + `{"id":"a","outcome":"pass"}` + "\n"))
+	f.Add([]byte("{\"id\":\"\"}\n"))
+	f.Add([]byte("\n\n{\"id\":\"b\",\"retries\":-1}\n{\"id"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "log.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadOutcomes(path)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, o := range got {
+			if o.ID == "" || seen[o.ID] {
+				t.Fatalf("id %q empty or repeated in %+v", o.ID, got)
+			}
+			seen[o.ID] = true
+		}
+		if err := os.WriteFile(path, append(append([]byte{}, data...), `{"id":"torn`...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ReadOutcomes(path)
+		if err != nil || !reflect.DeepEqual(again, got) {
+			t.Fatalf("a torn line changed the result: %+v, %v; was %+v", again, err, got)
+		}
+	})
+}
