@@ -187,7 +187,8 @@ func (d *Deps) abort(_ context.Context, c *machine.Call) error {
 // runstore.EnvCrashPoint), for the crash-safety tests of durable runs. The
 // agent's points: skillsmd-mid-write (a skills.md temporary file is written,
 // not yet renamed over skills.md) and skillsmd-after-append (the entry is in
-// skills.md, the action has not returned).
+// skills.md, the action has not returned); outcome-after-append (a step's
+// outcome line is in the library's outcome log, the action has not returned).
 func crashPoint(name string) { runstore.CrashPoint(name) }
 
 func init() {

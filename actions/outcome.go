@@ -112,5 +112,8 @@ func (d *Deps) endStep(c *machine.Call, o *skills.Outcome, outcome string) {
 	}
 	if err := skills.OpenUnchecked(path).RecordOutcome(*o); err != nil {
 		c.Notef("warning: the outcome of step %d is not in the skill statistics: %v", o.Step, err)
+		return
 	}
+	crashPoint("outcome-after-append") // the line is in the log, the transition not yet journaled
+
 }

@@ -385,3 +385,58 @@ func TestEvalUsageErrors(t *testing.T) {
 		t.Errorf("a skill folder that does not exist: exit %d: %s", r.code, r.err)
 	}
 }
+
+// A run of the scenario killed after a step's outcome line was appended, or
+// in the middle of a journal write, and resumed, leaves the same outcomes as
+// an uninterrupted run: no FAIL, token or step counted twice.
+func TestStepOutcomesSurviveACrash(t *testing.T) {
+	bin := buildLppctl(t)
+	model := evalModel(t)
+	args := []string{"run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/report", "--llm", model, "--yes", "--no-input", "--feedback", "fine", "-q", "--var", "relevant_skills=1"}
+	outcomes := func(root string) []string {
+		t.Helper()
+		outs, err := skills.ReadOutcomes(skills.OutcomesPath(libraryFile(root)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, o := range outs {
+			o.ID, o.Run = "", ""
+			b, _ := json.Marshal(o)
+			s = append(s, string(b))
+		}
+		return s
+	}
+	ref := newEvalProject(t)
+	if r := runChild(t, bin, ref, "", args...); r.code != 0 {
+		t.Fatalf("reference run: exit %d\n%s", r.code, r.out)
+	}
+	want := outcomes(ref)
+	if len(want) != 2 {
+		t.Fatalf("reference run: outcomes %q", want)
+	}
+	for _, point := range []string{"outcome-after-append:1", "outcome-after-append:2", "journal-mid-write:12", "journal-after-write:11"} {
+		t.Run(point, func(t *testing.T) {
+			root := newEvalProject(t)
+			if r := runChild(t, bin, root, point, args...); !r.killed {
+				t.Fatalf("not killed at %s: exit %d\n%s", point, r.code, r.out)
+			}
+			id := onlyRun(t, filepath.Join(root, ".lppctl", "runs"))
+			if r := runChild(t, bin, root, "", "resume", "-q", "--no-input", id); r.code != 0 {
+				t.Fatalf("resume: exit %d\n%s", r.code, r.out)
+			}
+			if strings.HasPrefix(point, "outcome-after-append") {
+				raw, err := os.ReadFile(skills.OutcomesPath(libraryFile(root)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := strings.Count(string(raw), "\n"); n != 3 {
+					t.Errorf("the log has %d lines, want 3 (the step's line written again on resume)", n)
+				}
+			}
+			if got := outcomes(root); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("outcomes after the crash:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
