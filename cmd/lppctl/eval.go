@@ -223,6 +223,15 @@ func (s *evalSetup) runOnce(arm string, i int) (evalRun, error) {
 			return evalRun{}, fmt.Errorf("cannot make a copy of the project: %w", err)
 		}
 	}
+	if _, err := os.Stat(lib); errors.Is(err, fs.ErrNotExist) {
+		// an empty library, so that the steps' outcomes are recorded
+		if err := os.MkdirAll(filepath.Dir(lib), 0o755); err != nil {
+			return evalRun{}, fmt.Errorf("cannot make a copy of the project: %w", err)
+		}
+		if err := os.WriteFile(lib, []byte("{}\n"), 0o644); err != nil {
+			return evalRun{}, fmt.Errorf("cannot make a copy of the project: %w", err)
+		}
+	}
 	runs := filepath.Join(tmp, runstore.DefaultDir)
 	args := []string{"lppctl", "run", filepath.Join(tmp, s.spec), "--root", tmp, "--skill", filepath.Join(tmp, s.skill),
 		"--skills-library", lib, "--run-dir", runs, "--yes", "--no-input", "--quiet",

@@ -440,3 +440,46 @@ func TestStepOutcomesSurviveACrash(t *testing.T) {
 		})
 	}
 }
+
+func TestEvalRunAndSummary(t *testing.T) {
+	pass := skills.Outcome{Outcome: skills.OutcomePass}
+	retried := skills.Outcome{Outcome: skills.OutcomePass, Retries: 2}
+	helped := skills.Outcome{Outcome: skills.OutcomePass, Human: true}
+	for _, c := range []struct {
+		name   string
+		status string
+		outs   []skills.Outcome
+		want   string
+	}{
+		{"every step passed", "done", []skills.Outcome{pass, retried}, "passed=true steps=2 first=1 retries=2 human=0"},
+		{"a person helped", "done", []skills.Outcome{helped}, "passed=true steps=1 first=0 retries=0 human=1"},
+		{"a step skipped", "done", []skills.Outcome{pass, {Outcome: skills.OutcomeSkipped, Human: true}}, "passed=false steps=2 first=1 retries=0 human=1"},
+		{"paused for a person", "paused", []skills.Outcome{{Outcome: skills.OutcomeWaiting, Human: true, Retries: 3}}, "passed=false steps=1 first=0 retries=3 human=1"},
+		{"no plan steps, done", "done", nil, "passed=true steps=0 first=0 retries=0 human=0"},
+		{"failed", "failed", []skills.Outcome{pass}, "passed=false steps=1 first=1 retries=0 human=0"},
+	} {
+		r := evalRun{Status: c.status}
+		r.add(c.outs)
+		if got := fmt.Sprintf("passed=%v steps=%d first=%d retries=%d human=%d", r.Passed, r.Steps, r.FirstTry, r.Retries, r.Human); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
+		}
+	}
+	s := summarise([]evalRun{
+		{Passed: true, Steps: 2, FirstTry: 2, Retries: 0, Tokens: 100, WallMS: 1000},
+		{Passed: false, Steps: 2, FirstTry: 1, Retries: 3, Human: 1, Tokens: 300, WallMS: 3000},
+	})
+	if s.PassRate != 0.5 || s.FirstTryRate != 0.75 || s.Retries != (spread{Mean: 1.5, Min: 0, Max: 3, StdDev: 1.5}) || s.Tokens.Mean != 200 {
+		t.Errorf("summary: %+v", s)
+	}
+	for _, c := range []struct {
+		sp   spread
+		want string
+	}{
+		{s.Retries, "1.5 (0–3)"},
+		{spread{Mean: 2, Min: 2, Max: 2}, "2.0"},
+	} {
+		if got := spreadText(c.sp, "%.1f", "%.0f"); got != c.want {
+			t.Errorf("spreadText(%+v) = %q, want %q", c.sp, got, c.want)
+		}
+	}
+}
