@@ -10,6 +10,7 @@ import (
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/skills"
 )
 
 // defaultMaxSteps bounds a plan when llm.planner gets no max_steps.
@@ -50,7 +51,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 				data.Plan = string(b)
 			}
 		}
-		if data.RelevantSkills, err = d.relevantSkills(ctx, c, skillQuery(data.Skill)); err != nil {
+		if data.RelevantSkills, _, err = d.relevantSkills(ctx, c, skillQuery(data.Skill)); err != nil {
 			return err
 		}
 		sys, err := d.render(c.String("system_prompt"), data)
@@ -116,7 +117,11 @@ func (d *Deps) prepareStep(ctx context.Context, c *machine.Call) error {
 	data.ToolsHint, data.DependsOn = step.ToolsHint, step.DependsOn
 	data.Guidance = guidanceFor(tx, step.Index)
 	data.Replans, data.MaxLoopCount = intVar(c, "replans"), intVar(c, "max_loop_count")
-	if data.RelevantSkills, err = d.relevantSkills(ctx, c, plan.Goal+"\n"+step.OptimizerInstruction); err != nil {
+	var hits []skills.Hit
+	if data.RelevantSkills, hits, err = d.relevantSkills(ctx, c, plan.Goal+"\n"+step.OptimizerInstruction); err != nil {
+		return err
+	}
+	if err := d.beginStep(c, step.Index, hits); err != nil {
 		return err
 	}
 	sys, err := d.render(c.String("system_prompt"), data)

@@ -237,6 +237,15 @@ func (d *Deps) intervene(ctx context.Context, c *machine.Call) error {
 	}
 	reason += "; last feedback: " + clip(textx.OneLine(why), 300)
 	decide := func(kind, text string) error {
+		if err := updateStep(c, step.Index, func(o *skills.Outcome) { o.Human = true }); err != nil {
+			return err
+		}
+		switch kind {
+		case "skip":
+			d.closeStep(c, skills.OutcomeSkipped)
+		case "abort":
+			d.closeStep(c, skills.OutcomeFail)
+		}
 		if kind == "guidance" {
 			if err := tx.Append(MemGuidance, guidance{Step: step.Index, Text: text}); err != nil {
 				return err
@@ -303,11 +312,16 @@ func (d *Deps) intervene(ctx context.Context, c *machine.Call) error {
 			return decide("guidance", line)
 		}
 	}
+	if o := stepOutcome(c); o != nil && o.Step == step.Index {
+		o.Human = true
+		d.endStep(c, o, skills.OutcomeWaiting)
+	}
 	hint := fmt.Sprintf("%s — retry with guidance: lppctl resume %s --answer 'GUIDANCE'; skip the step: --answer skip (or --approve); abort: --reject", reason, runIDOr(c.RunID))
 	return machine.Pause("intervention", resumeHint(c.RunID, hint), "answer", "approve", "reject")
 }
 
 func (d *Deps) feedback(ctx context.Context, c *machine.Call) error {
+	d.closeStep(c, skills.OutcomeSkipped) // left open by the SKIP_STEP event on the last step
 	var text string
 	switch {
 	case c.Input != nil && c.Input.Kind == "answer":

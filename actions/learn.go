@@ -54,6 +54,7 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	}
 	crashPoint("skillsmd-after-append")
 	c.Notef("step %d committed: %d key output(s) → L2; success case → %s", step.Index, len(keys), d.relToRoot(d.skillsMD()))
+	d.closeStep(c, skills.OutcomePass)
 	return nil
 }
 
@@ -87,7 +88,7 @@ func (d *Deps) recordFailure(_ context.Context, c *machine.Call) error {
 	}
 	crashPoint("skillsmd-after-append")
 	c.Notef("failure case of step %d → %s", step.Index, d.relToRoot(d.skillsMD()))
-	return nil
+	return updateStep(c, step.Index, func(o *skills.Outcome) { o.Retries++ })
 }
 
 func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
@@ -121,9 +122,11 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		prefix := d.runID(c.RunID) + "/"
 		success, failure = runEntries(success, prefix), runEntries(failure, prefix)
 	}
-	prompt := skills.TeacherPrompt(success, failure, existing)
+	stats := d.teacherStats(c, lib, existing)
+	summary := skills.StatsSummary(stats)
+	prompt := skills.TeacherPromptWithStats(success, failure, existing, summary)
 	if tmpl := c.String("prompt"); tmpl != "" {
-		if prompt, err = d.render(tmpl, &promptData{SuccessCases: success, FailureCases: failure, ExistingSkills: existingSkills(existing)}); err != nil {
+		if prompt, err = d.render(tmpl, &promptData{SuccessCases: success, FailureCases: failure, ExistingSkills: existingSkills(existing), SkillStats: summary}); err != nil {
 			return err
 		}
 	}
@@ -150,7 +153,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 		if r := strings.TrimSpace(a.Proposal.Reason); r != "" {
 			why = " — " + clip(textx.OneLine(r), 160)
 		}
-		c.Notef("applied: %s %q%s", a.Proposal.Action, a.Proposal.SkillName, why)
+		c.Notef("applied: %s %q%s%s", a.Proposal.Action, a.Proposal.SkillName, why, statsNote(stats, a.Proposal))
 	}
 	for _, r := range rep.Rejected {
 		c.Notef("rejected: %s", r.Problem)
@@ -176,6 +179,7 @@ func (d *Deps) abort(_ context.Context, c *machine.Call) error {
 	if strings.TrimSpace(msg) == "" {
 		msg = "the agent stopped"
 	}
+	d.closeStep(c, skills.OutcomeFail)
 	return errors.New(msg)
 }
 
@@ -183,7 +187,8 @@ func (d *Deps) abort(_ context.Context, c *machine.Call) error {
 // runstore.EnvCrashPoint), for the crash-safety tests of durable runs. The
 // agent's points: skillsmd-mid-write (a skills.md temporary file is written,
 // not yet renamed over skills.md) and skillsmd-after-append (the entry is in
-// skills.md, the action has not returned).
+// skills.md, the action has not returned); outcome-after-append (a step's
+// outcome line is in the library's outcome log, the action has not returned).
 func crashPoint(name string) { runstore.CrashPoint(name) }
 
 func init() {

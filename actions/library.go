@@ -69,24 +69,25 @@ func (d *Deps) openLibrary(c *machine.Call, path string) (*skills.Library, error
 // no term with the query (score 0) are never injected, so an unrelated
 // library leaves the prompt as it was. A missing library is empty (and the
 // run is not counted as an iteration); a broken one only adds a warning
-// note. The error is for a bad parameter only.
-func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string) (string, error) {
+// note. The error is for a bad parameter only. The hits are the skills
+// injected, with their scores (for the step's outcome, see outcome.go).
+func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string) (string, []skills.Hit, error) {
 	k, err := exprInt(c, "relevant_skills")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	k = min(k, maxRelevantSkills)
 	if k <= 0 || strings.TrimSpace(query) == "" {
-		return "", nil
+		return "", nil, nil
 	}
 	path := d.libraryPath()
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return "", nil, nil
 	}
 	lib, err := d.openLibrary(c, path)
 	if err != nil {
 		c.Warnf("no relevant skills in the prompt: %v", err)
-		return "", nil
+		return "", nil, nil
 	}
 	// SearchHits leaves out the skills that score 0 and records the use of
 	// exactly the skills that go into the prompt.
@@ -95,20 +96,20 @@ func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string
 		ranked, rerr := lib.Rank(ctx, query, k)
 		if rerr != nil {
 			c.Warnf("no relevant skills in the prompt: %v", rerr)
-			return "", nil
+			return "", nil, nil
 		}
 		c.Warnf("the use of relevant skills was not recorded: %v", err)
 		hits = ranked[:scored(ranked)]
 	}
 	if len(hits) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	names := make([]string, len(hits))
 	for i, h := range hits {
 		names[i] = h.Name
 	}
 	c.Notef("relevant skills from %s: %s", d.relToRoot(path), strings.Join(names, ", "))
-	return skills.FormatRelevant(skills.SkillsOf(hits)), nil
+	return skills.FormatRelevant(skills.SkillsOf(hits)), hits, nil
 }
 
 // skillQuery is what the planner's relevant skills are ranked against: the

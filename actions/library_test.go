@@ -70,7 +70,7 @@ func TestAgentRunsAreLibraryIterations(t *testing.T) {
 	path := d.libraryPath()
 
 	// Run 1: no library yet, so no relevant skills and nothing is created...
-	if got, err := d.relevantSkills(ctx, call("run-1"), "check the outputs"); got != "" || err != nil {
+	if got, _, err := d.relevantSkills(ctx, call("run-1"), "check the outputs"); got != "" || err != nil {
 		t.Fatalf("run 1 prompt = %q, %v", got, err)
 	}
 	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
@@ -90,12 +90,12 @@ func TestAgentRunsAreLibraryIterations(t *testing.T) {
 	}
 
 	// Run 2: the library is consulted but nothing relevant is found.
-	if got, err := d.relevantSkills(ctx, call("run-2"), "greet somebody"); got != "" || err != nil {
+	if got, _, err := d.relevantSkills(ctx, call("run-2"), "greet somebody"); got != "" || err != nil {
 		t.Fatalf("run 2 prompt = %q, %v", got, err)
 	}
 	// Run 3 uses the skill in two prompts (plan and a step).
 	for range 2 {
-		got, err := d.relevantSkills(ctx, call("run-3"), "check the output files")
+		got, _, err := d.relevantSkills(ctx, call("run-3"), "check the output files")
 		if err != nil || !strings.Contains(got, "**check_outputs**") {
 			t.Fatalf("run 3 prompt = %q, %v", got, err)
 		}

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -69,6 +70,9 @@ func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnK
 		return llm.Reply{}, fmt.Errorf("cannot get the %s's reply: %w", agent, err)
 	}
 	d.logCall(rec)
+	if err := stepTokens(c, step, cmp.Or(reply.Usage.TotalTokens, reply.Usage.PromptTokens+reply.Usage.CompletionTokens)); err != nil {
+		return llm.Reply{}, err
+	}
 	what := fmt.Sprintf("%d tool call(s)", len(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
 		what = fmt.Sprintf("reply %q", clip(textx.OneLine(reply.Text), 70))

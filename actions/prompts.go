@@ -44,6 +44,7 @@ type promptData struct {
 	SuccessCases   string // the teacher's Success Cases entries
 	FailureCases   string // the teacher's Failure Cases entries
 	ExistingSkills string // the teacher's list of library skills, "(none)" when empty
+	SkillStats     string // the teacher's statistics of the library skills (skills.StatsSummary), "" when none
 	CompleteMark   string // the optimizer's completion prefix
 }
 

@@ -52,6 +52,13 @@ func (p Proposal) target() string {
 // TeacherPrompt asks an LLM to turn a run's success and failure cases into
 // changes to the skill library, answered as a JSON array of Proposal.
 func TeacherPrompt(successCases, failureCases string, existing []Skill) string {
+	return TeacherPromptWithStats(successCases, failureCases, existing, "")
+}
+
+// TeacherPromptWithStats is TeacherPrompt with the skills' statistics
+// (StatsSummary; "" leaves the section out), so that the teacher can
+// remove or rewrite a skill that does not help.
+func TeacherPromptWithStats(successCases, failureCases string, existing []Skill, stats string) string {
 	var b strings.Builder
 	b.WriteString(`You maintain a library of skills: short, general principles an agent learned from experience and applies to future tasks.
 
@@ -81,6 +88,9 @@ Rules for skills:
 	}
 	if len(existing) > 0 {
 		b.WriteString("\n")
+	}
+	if stats = strings.TrimSpace(stats); stats != "" {
+		b.WriteString(StatsHeading + stats + "\n\n")
 	}
 	b.WriteString(`## Answer
 

@@ -45,7 +45,11 @@ type ScriptReply struct {
 	ToolCalls []ScriptToolCall `yaml:"tool_calls"`
 	Repeat    bool             `yaml:"repeat"`
 	Error     string           `yaml:"error"` // make the call fail with this message (tests)
-	Line      int              `yaml:"-"`
+	// WhenPromptContains and WhenPromptLacks make the reply a candidate only
+	// for a request whose messages hold (lack) the text (see script_when.go).
+	WhenPromptContains string `yaml:"when_prompt_contains"`
+	WhenPromptLacks    string `yaml:"when_prompt_lacks"`
+	Line               int    `yaml:"-"`
 }
 
 // ScriptToolCall is a scripted tool call. Arguments is a mapping (sent as
@@ -123,12 +127,15 @@ func (s *Script) Generate(_ context.Context, req Request) (Reply, error) {
 	var cands []*ScriptReply
 	for i := range s.Replies {
 		r := &s.Replies[i]
-		if r.answers(req) {
+		if r.answers(req) && r.promptMatches(req) {
 			cands = append(cands, r)
 		}
 	}
 	where := req.where()
 	if len(cands) == 0 {
+		if s.conditional(req) {
+			return Reply{}, fmt.Errorf("cannot reply from script %s: no reply for the %s has a when_prompt_contains/when_prompt_lacks that this prompt meets", s.File, where)
+		}
 		return Reply{}, fmt.Errorf("cannot reply from script %s: it has no reply for the %s", s.File, where)
 	}
 	r := cands[len(cands)-1]

@@ -29,6 +29,7 @@ func commands() []*cli.Command {
 		runCommand(),
 		resumeCommand(),
 		runsCommand(),
+		evalCommand(),
 		toolCommand(),
 		completionCommand(),
 		manCommand(),

@@ -16,7 +16,7 @@ import (
 func skillsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "skills",
-		Usage: "list, add, update, remove and search learned skills",
+		Usage: "list, add, update, remove, search learned skills and show how they did",
 		Description: `The skill library holds short, general principles learned from past runs,
 as one JSON object keyed by skill name (default .lppctl/skills.json, or
 $LPPCTL_SKILLS, or --library). Search ranks lexically (BM25) unless
@@ -67,6 +67,7 @@ arguments; "--" ends them, for a NAME or QUERY starting with "-".`,
 				),
 				Action: skillsSearch,
 			},
+			skillsStatsCommand(),
 		},
 	}
 }

@@ -34,7 +34,9 @@ func BenchmarkScriptedRunTracing(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			root := b.TempDir()
 			for _, p := range []string{"config/tools_config.yaml", "scripts", "claude.md", "specs/skills_agent.yaml", "specs/prompts", "skills/hello_skill"} {
-				copyPath(b, filepath.Join(repo, p), filepath.Join(root, p))
+				if err := copyPath(filepath.Join(repo, p), filepath.Join(root, p)); err != nil {
+					b.Fatal(err)
+				}
 			}
 			md := filepath.Join(root, "skills", "hello_skill", "skills.md")
 			raw, err := os.ReadFile(md)
@@ -64,27 +66,6 @@ func BenchmarkScriptedRunTracing(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-func copyPath(b *testing.B, src, dst string) {
-	b.Helper()
-	fi, err := os.Stat(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if fi.IsDir() {
-		err = os.CopyFS(dst, os.DirFS(src))
-	} else {
-		var data []byte
-		if data, err = os.ReadFile(src); err == nil {
-			if err = os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
-				err = os.WriteFile(dst, data, 0o644)
-			}
-		}
-	}
-	if err != nil {
-		b.Fatal(err)
 	}
 }
 

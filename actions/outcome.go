@@ -1,0 +1,119 @@
+package actions
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/skills"
+)
+
+// MemStepOutcome is the run memory slot (value: a skills.Outcome) of the
+// current step: the library skills injected into its prompts, its FAILs,
+// tokens and whether a person was asked. memory.prepare_step opens it;
+// memory.commit_step (PASS), human.intervene (skip, abort) and agent.abort
+// close it, writing it to the skill library's outcome log (see
+// skills.OutcomesPath) when the library file exists. Being run memory, it
+// is journaled with the transition that changed it, so a resumed run
+// neither loses nor double-counts a FAIL or a token; the log line written by
+// an action that re-runs on resume has the same id and replaces itself.
+const MemStepOutcome = "step_outcome"
+
+// stepOutcome returns the open outcome of the current step (nil when none).
+func stepOutcome(c *machine.Call) *skills.Outcome {
+	var o skills.Outcome
+	if ok, err := c.Memory().Get(MemStepOutcome, &o); err != nil || !ok || o.ID == "" {
+		return nil
+	}
+	return &o
+}
+
+// beginStep opens (or, on a replan or after a person's guidance, continues)
+// the outcome of step with the library skills injected into its prompt. An
+// outcome still open for another step (it was left by the SKIP_STEP event)
+// is closed as skipped.
+func (d *Deps) beginStep(c *machine.Call, step int, hits []skills.Hit) error {
+	o := stepOutcome(c)
+	if o != nil && o.Step != step {
+		d.endStep(c, o, skills.OutcomeSkipped)
+		o = nil
+	}
+	if o == nil {
+		o = &skills.Outcome{
+			ID: d.entryID(c.RunID, c.Seq+1), Run: d.runID(c.RunID), Step: step,
+			Folder: d.relToRoot(d.skillDir()), Skills: []skills.Injected{},
+		}
+	}
+	for _, h := range hits {
+		i := -1
+		for j, s := range o.Skills {
+			if s.Name == h.Name {
+				i = j
+			}
+		}
+		if i < 0 {
+			o.Skills = append(o.Skills, skills.Injected{Name: h.Name, Score: h.Score})
+		} else {
+			o.Skills[i].Score = max(o.Skills[i].Score, h.Score)
+		}
+	}
+	o.Replans = intVar(c, "replans")
+	return c.Memory().Put(MemStepOutcome, o)
+}
+
+// updateStep changes the open outcome of step with fn (no outcome open for
+// that step: nothing happens).
+func updateStep(c *machine.Call, step int, fn func(o *skills.Outcome)) error {
+	o := stepOutcome(c)
+	if o == nil || o.Step != step {
+		return nil
+	}
+	fn(o)
+	return c.Memory().Put(MemStepOutcome, o)
+}
+
+// stepTokens adds a model call's tokens to the open outcome of step.
+func stepTokens(c *machine.Call, step, tokens int) error {
+	if step <= 0 || tokens <= 0 {
+		return nil
+	}
+	return updateStep(c, step, func(o *skills.Outcome) { o.Tokens += tokens })
+}
+
+// closeStep ends the open outcome of the current step, if any, as outcome.
+func (d *Deps) closeStep(c *machine.Call, outcome string) {
+	if o := stepOutcome(c); o != nil {
+		d.endStep(c, o, outcome)
+	}
+}
+
+// endStep records o as outcome in the library's outcome log and notes it in
+// the run; a final outcome (not OutcomeWaiting) closes it. A log that cannot
+// be written only warns: the run goes on.
+func (d *Deps) endStep(c *machine.Call, o *skills.Outcome, outcome string) {
+	o.Outcome = outcome
+	if outcome != skills.OutcomeWaiting {
+		c.Memory().Delete(MemStepOutcome)
+	}
+	names := make([]string, len(o.Skills))
+	for i, s := range o.Skills {
+		names[i] = s.Name
+	}
+	with := "no library skills"
+	if len(names) > 0 {
+		with = "library skills " + strings.Join(names, ", ")
+	}
+	c.Notef("step %d outcome: %s (%s; %d tokens)", o.Step, o.Label(), with, o.Tokens)
+	path := d.libraryPath()
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return // no library: the run's notes and memory are the record
+	}
+	if err := skills.OpenUnchecked(path).RecordOutcome(*o); err != nil {
+		c.Warnf("the outcome of step %d is not in the skill statistics: %v", o.Step, err)
+		return
+	}
+	crashPoint("outcome-after-append") // the line is in the log, the transition not yet journaled
+
+}
