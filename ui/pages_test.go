@@ -249,6 +249,9 @@ func TestEventsSignalChanges(t *testing.T) {
 
 func TestSpecPage(t *testing.T) {
 	f := newFixture(t, Options{})
+	// Draw with Mermaid whether or not go generate ./ui embedded it here (the
+	// drawing without it has its own test).
+	f.srv.mermaid = true
 	must := func(err error) {
 		if err != nil {
 			t.Fatal(err)
