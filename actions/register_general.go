@@ -15,7 +15,8 @@ const (
 )
 
 // GeneralActions returns the actions any agent is built from, bound to d:
-// llm.generate, tools.call, script.run, spec.validate and spec.run. Unlike
+// llm.generate, tools.call, script.run, spec.validate, spec.run and
+// spec.sandbox. Unlike
 // the Skills Agent's actions they need no skill: their prompts, schemas,
 // scripts and child specs are files the spec names.
 func GeneralActions(d *Deps) []machine.Action {
@@ -98,6 +99,25 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			Run: d.specRun,
 		},
+		{
+			Name: "spec.sandbox",
+			Doc:  "copies a folder of the project (e.g. a generated skill) into a throw-away root, validates its spec there and, when run holds, runs it offline with the folder's demo.yaml as the model; writes whether it passed and a short report (the project is never written)",
+			Params: []machine.ParamSpec{
+				{Name: "dir", Type: machine.TypeExpr, Required: true, Doc: "the folder to copy, relative to the project root: an expression, e.g. skill_dir"},
+				{Name: "spec", Type: machine.TypeExpr, Required: true, Doc: "the spec file inside the folder, relative to it: an expression, e.g. 'skill + \".yaml\"'"},
+				{Name: "as", Type: machine.TypeExpr, Doc: "where the folder goes in the sandbox root (default: dir), e.g. '\"skills/\" + skill' for a skill whose scripts name their installed place"},
+				{Name: "run", Type: machine.TypeExpr, Doc: "a bool expression: run the spec after validating it (default false: compile-only, said in the report)"},
+				{Name: "placeholders", Type: machine.TypeBool, Default: false, Doc: "create the scripts of script.run states that the folder does not hold yet, empty, so a machine validates before its compute units exist"},
+				{Name: "max_transitions", Type: machine.TypeInt, Default: sandboxMaxTransitions, Doc: "most transitions of the dry run"},
+				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether the spec is valid (and, with run, completed)"},
+				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the diagnostics or how the run ended"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				out := varParam(p, "ok", machine.TypeBool, "whether the spec passed in the sandbox")
+				return append(out, varParam(p, "report", machine.TypeString, "the sandbox's report")...)
+			},
+			Run: d.specSandbox,
+		},
 	}
 }
 
@@ -105,7 +125,7 @@ func GeneralActions(d *Deps) []machine.Action {
 // no skill folder.
 func IsGeneral(name string) bool {
 	switch name {
-	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run":
+	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox":
 		return true
 	}
 	return false
