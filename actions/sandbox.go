@@ -147,7 +147,7 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 	specAbs := filepath.Join(tmp, filepath.FromSlash(specPath))
 	shown := path.Join(dir, specRel)
 	// Positions and paths in the report name the project's files, not the sandbox's.
-	unsandbox := strings.NewReplacer(specAbs, shown, filepath.Join(tmp, filepath.FromSlash(as))+string(filepath.Separator), dir+"/", specPath, shown).Replace
+	unsandbox := strings.NewReplacer(specAbs, shown, filepath.Join(tmp, filepath.FromSlash(as))+string(filepath.Separator), dir+"/", specPath, shown, tmp, "(the sandbox)").Replace
 	src, err := os.ReadFile(specAbs)
 	if err != nil {
 		return sandboxResult{ok: false, report: fmt.Sprintf("%s: cannot read the spec: %s", shown, fs.ErrNotExist), summary: "sandbox: no spec " + shown}, nil

@@ -38,6 +38,8 @@ FENCED_JSON = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n[ \t]*```", re.S)
 def extract(reply):
     """The reply's JSON object, or raise ValueError saying why there is none."""
     text = reply.strip()
+    if "{" not in text:
+        raise ValueError("the reply holds no JSON object")
     candidates = [text] + [m.group(1) for m in FENCED_JSON.finditer(text)]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
@@ -53,7 +55,7 @@ def extract(reply):
             return v
     if first is None:
         raise ValueError("the reply holds no JSON object")
-    raise ValueError(f"the reply is not valid JSON ({first.msg} at line {first.lineno} column {first.colno})")
+    raise ValueError(f"the reply is not valid JSON ({first.msg}: line {first.lineno} column {first.colno})")
 
 
 def yaml_problem(path, text):
@@ -93,7 +95,8 @@ def answer(req):
             out["parse_error"] = f"in the blueprint phase write only the spec file {spec_file!r} (got {', '.join(sorted(files))}); scripts come in the implementation phase"
             return out
         out["parse_error"] = yaml_problem(spec_file, files[spec_file])
-        out["files"], out["blueprint"] = files, files[spec_file]
+        if not out["parse_error"]:
+            out["files"], out["blueprint"] = files, files[spec_file]
         return out
     if req.get("blueprint_validated") and spec_file in files:
         out["parse_error"] = f"{spec_file} passed its checks in the blueprint phase and is never regenerated; leave it out of files"
