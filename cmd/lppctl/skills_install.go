@@ -23,7 +23,7 @@ var skillNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 func skillsInstallCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "install",
-		Usage:     "copy a finished skill (e.g. one the Skill Contractor wrote) into skills/NAME, after validating it",
+		Usage:     "validate a finished skill folder and copy it into skills/NAME",
 		ArgsUsage: "DIR",
 		Description: "Copies the skill folder DIR (inside the project root, e.g. output/contractor/word_stats)\n" +
 			"into skills/NAME, NAME being DIR's last component. The folder must hold skills.md; its\n" +
