@@ -15,8 +15,8 @@ const (
 )
 
 // GeneralActions returns the actions any agent is built from, bound to d:
-// llm.generate, tools.call, script.run, spec.validate, spec.run and
-// spec.sandbox. Unlike
+// llm.generate, tools.call, script.run, spec.validate, spec.run,
+// spec.sandbox and human.input. Unlike
 // the Skills Agent's actions they need no skill: their prompts, schemas,
 // scripts and child specs are files the spec names.
 func GeneralActions(d *Deps) []machine.Action {
@@ -118,6 +118,7 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			Run: d.specSandbox,
 		},
+		d.humanInputAction(),
 	}
 }
 
@@ -125,7 +126,7 @@ func GeneralActions(d *Deps) []machine.Action {
 // no skill folder.
 func IsGeneral(name string) bool {
 	switch name {
-	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox":
+	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox", "human.input":
 		return true
 	}
 	return false
