@@ -3,8 +3,10 @@ package actions
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -134,7 +136,8 @@ func (k *checker) generate(st *machine.State) {
 }
 
 // template checks that a template file parameter parses, and that the
-// context variables it reads exist (rendered with their zero values).
+// context variables and event payload fields it reads exist (rendered with
+// their zero values, .event as templateData gives it).
 func (k *checker) template(st *machine.State, name string) {
 	p := findParam(st, name)
 	if p == nil {
@@ -154,16 +157,41 @@ func (k *checker) template(st *machine.State, name string) {
 		k.paramError(st, p, "see https://pkg.go.dev/text/template for the syntax", "template %s does not parse: %v", fname, err)
 		return
 	}
-	if err := t.Execute(discard{}, k.env); err != nil && strings.Contains(err.Error(), "map has no entry for key") {
-		missing := err.Error()[strings.LastIndex(err.Error(), "key ")+4:]
-		key := strings.Trim(missing, `"`)
+	env := k.env
+	if k.spec.Var(machine.VarEvent) == nil {
+		env = maps.Clone(k.env)
+		env[machine.VarEvent] = eventData(k.spec, st.Name, "", nil)
+	}
+	err = t.Execute(discard{}, env)
+	m := missingKeyRE.FindStringSubmatch(fmt.Sprint(err))
+	if m == nil {
+		return
+	}
+	node, key := m[1], m[2]
+	switch {
+	case node == "."+key:
 		hint := didYouMean(key, varNames(k.spec))
 		if hint == "" {
 			hint = "templates read the context variables: " + strings.Join(varNames(k.spec), ", ")
 		}
 		k.paramError(st, p, hint, "template %s reads .%s, which is not a context variable", fname, key)
+	case node == ".event.payload."+key:
+		hint := describeEntryEvents(k.spec, st.Name)
+		if dym := didYouMean(key, fieldNames(entryFields(k.spec, st.Name))); dym != "" {
+			hint = dym + " " + hint
+		}
+		k.paramError(st, p, hint,
+			"template %s reads %s, but no event that enters state %q declares payload field %q", fname, node, st.Name, key)
+	case node == ".event."+key:
+		k.paramError(st, p, "an event has .event.name and .event.payload.FIELD", "template %s reads %s, which an event does not have", fname, node)
+	default:
+		k.paramError(st, p, "", "template %s reads %s, which has no %q", fname, node, key)
 	}
 }
+
+// missingKeyRE matches text/template's error for a missing map key: the
+// node that read it and the key.
+var missingKeyRE = regexp.MustCompile(`at <([^>]*)>: map has no entry for key "([^"]*)"`)
 
 type discard struct{}
 

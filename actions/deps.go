@@ -326,7 +326,7 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	if d.Audit != nil {
 		opts = append(opts, gateway.WithAudit(d.Audit))
 	}
-	opts = append(opts, gateway.WithProtected(".lppctl"))
+	opts = append(opts, gateway.WithProtected(".lppctl"), gateway.WithObserver(traceToolCall))
 	opts = append(opts, gateway.WithProtected(d.protectedInRoot()...))
 	d.gw, d.gwErr = gateway.New(d.root(), p, opts...)
 	return d.gw, d.gwErr

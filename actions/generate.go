@@ -184,8 +184,8 @@ func toolNames(tools []llm.Tool) string {
 }
 
 // renderGeneral renders a general action's template file with the run's
-// context variables as its data ({{.summary}}) and {{memory "key"}} reading
-// run memory.
+// context variables as its data ({{.summary}}), the event that entered the
+// state ({{.event.payload.text}}) and {{memory "key"}} reading run memory.
 func (d *Deps) renderGeneral(c *machine.Call, name string) (string, error) {
 	path, err := d.findTemplate(name)
 	if err != nil {
@@ -206,7 +206,7 @@ func (d *Deps) renderGeneral(c *machine.Call, name string) (string, error) {
 		return "", fmt.Errorf("cannot parse prompt template %s: %w", path, err)
 	}
 	var b bytes.Buffer
-	if err := t.Execute(&b, c.Vars()); err != nil {
+	if err := t.Execute(&b, templateData(c)); err != nil {
 		return "", fmt.Errorf("cannot render prompt template %s: %w", path, err)
 	}
 	return strings.TrimSpace(b.String()) + "\n", nil

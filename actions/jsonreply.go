@@ -38,7 +38,16 @@ func extractJSON(reply string) (string, error) {
 		}
 		rest = body[j+3:]
 	}
-	return extractObject(s, "")
+	obj, err := extractObject(s, "")
+	if err != nil {
+		return "", err
+	}
+	if !json.Valid([]byte(obj)) { // extractObject's last resort: from the first { to the last }
+		var v any
+		err := json.Unmarshal([]byte(obj), &v)
+		return "", fmt.Errorf("the reply's JSON object does not parse (%v); answer with one valid JSON object and nothing else", err)
+	}
+	return obj, nil
 }
 
 // decodeJSON decodes JSON text with numbers kept exact (json.Number).

@@ -36,7 +36,7 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 			return err
 		}
 		if n := len(item); n > l2WarnBytes {
-			c.Notef("warning: L2 line %s is %d bytes: it goes whole into every later prompt of the optimizer and the evaluator (a file path is cheaper than the file's content)", L2Key(k), n)
+			c.Warnf("L2 line %s is %d bytes: it goes whole into every later prompt of the optimizer and the evaluator (a file path is cheaper than the file's content)", L2Key(k), n)
 		}
 	}
 	var calls []skills.ToolCallSummary
@@ -133,7 +133,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	}
 	ps, err := skills.ParseProposals(reply.Text)
 	if err != nil {
-		c.Notef("warning: the teacher's reply held no usable proposals, %s is unchanged: %v", shown, err)
+		c.Warnf("the teacher's reply held no usable proposals, %s is unchanged: %v", shown, err)
 		return nil
 	}
 	iter, err := lib.Iteration()

@@ -85,7 +85,7 @@ func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string
 	}
 	lib, err := d.openLibrary(c, path)
 	if err != nil {
-		c.Notef("warning: no relevant skills in the prompt: %v", err)
+		c.Warnf("no relevant skills in the prompt: %v", err)
 		return "", nil
 	}
 	// SearchHits leaves out the skills that score 0 and records the use of
@@ -94,10 +94,10 @@ func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string
 	if err != nil {
 		ranked, rerr := lib.Rank(ctx, query, k)
 		if rerr != nil {
-			c.Notef("warning: no relevant skills in the prompt: %v", rerr)
+			c.Warnf("no relevant skills in the prompt: %v", rerr)
 			return "", nil
 		}
-		c.Notef("warning: the use of relevant skills was not recorded: %v", err)
+		c.Warnf("the use of relevant skills was not recorded: %v", err)
 		hits = ranked[:scored(ranked)]
 	}
 	if len(hits) == 0 {

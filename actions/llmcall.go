@@ -50,7 +50,9 @@ func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnK
 	}
 	req.Turn = turn
 	start := time.Now()
-	reply, err := client.Generate(ctx, req)
+	spanCtx, span := startModelSpan(ctx, client.Name(), req)
+	reply, err := client.Generate(spanCtx, req)
+	endModelSpan(ctx, span, reply, err)
 	rec := llm.CallRecord{
 		Time: start.UTC(), Model: client.Name(), Agent: agent, State: req.State, Step: step, Turn: turn,
 		Messages: len(msgs), PromptChar: llm.PromptChars(msgs), Usage: reply.Usage,

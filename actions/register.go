@@ -30,7 +30,8 @@ func Actions(d *Deps) []machine.Action {
 				{Name: "step_count", Type: machine.TypeInt, Doc: "number of steps of the plan"},
 				{Name: "plan_error", Type: machine.TypeString, Doc: `why the plan was refused ("" when valid)`},
 			},
-			Run: d.planner,
+			Provides: []string{MemPlan},
+			Run:      d.planner,
 		},
 		{
 			Name: "human.approve",
@@ -39,7 +40,8 @@ func Actions(d *Deps) []machine.Action {
 				{Name: "approval", Type: machine.TypeString, Doc: "approved, rejected or replan"},
 				{Name: "step_count", Type: machine.TypeInt, Doc: "number of steps of the (edited) plan"},
 			},
-			Run: d.approve,
+			Needs: []string{MemPlan},
+			Run:   d.approve,
 		},
 		{
 			Name: "memory.prepare_step",
@@ -49,7 +51,9 @@ func Actions(d *Deps) []machine.Action {
 				templateFile("user_prompt", "template file of the optimizer's step prompt"),
 				relevantParam("the plan's goal and the step's instruction"),
 			},
-			Run: d.prepareStep,
+			Needs:    []string{MemPlan},
+			Provides: []string{MemL3},
+			Run:      d.prepareStep,
 		},
 		{
 			Name: "llm.optimizer",
@@ -58,7 +62,8 @@ func Actions(d *Deps) []machine.Action {
 				{Name: "reply", Type: machine.TypeString, Doc: "the reply's text, trimmed"},
 				{Name: "pending_tools", Type: machine.TypeInt, Doc: "tool calls in the reply"},
 			},
-			Run: d.optimizer,
+			Needs: []string{MemPlan, MemL3},
+			Run:   d.optimizer,
 		},
 		{
 			Name: "tools.execute",
@@ -76,7 +81,8 @@ func Actions(d *Deps) []machine.Action {
 			Params: []machine.ParamSpec{
 				templateFile("template", "template file of the reminder"),
 			},
-			Run: d.injectDirective,
+			Needs: []string{MemPlan},
+			Run:   d.injectDirective,
 		},
 		{
 			Name: "llm.evaluator",
@@ -92,17 +98,20 @@ func Actions(d *Deps) []machine.Action {
 				{Name: "feedback", Type: machine.TypeString, Doc: "the evaluator's feedback"},
 				{Name: "pending_tools", Type: machine.TypeInt, Doc: "tool calls the evaluator asked for"},
 			},
-			Run: d.evaluator,
+			Needs: []string{MemPlan},
+			Run:   d.evaluator,
 		},
 		{
-			Name: "memory.commit_step",
-			Doc:  "on PASS: the evaluator's key_outputs go to L2 as KEY=VALUE and a Success Case to skills.md (idempotent by run id and step)",
-			Run:  d.commitStep,
+			Name:  "memory.commit_step",
+			Doc:   "on PASS: the evaluator's key_outputs go to L2 as KEY=VALUE and a Success Case to skills.md (idempotent by run id and step)",
+			Needs: []string{MemPlan},
+			Run:   d.commitStep,
 		},
 		{
-			Name: "skill.record_failure",
-			Doc:  "on FAIL: appends a Failure Case (step, instruction, evaluator feedback) to skills.md (idempotent)",
-			Run:  d.recordFailure,
+			Name:  "skill.record_failure",
+			Doc:   "on FAIL: appends a Failure Case (step, instruction, evaluator feedback) to skills.md (idempotent)",
+			Needs: []string{MemPlan},
+			Run:   d.recordFailure,
 		},
 		{
 			Name: "human.intervene",
@@ -110,7 +119,8 @@ func Actions(d *Deps) []machine.Action {
 			Writes: []machine.VarSpec{
 				{Name: "decision", Type: machine.TypeString, Doc: "guidance, skip or abort"},
 			},
-			Run: d.intervene,
+			Needs: []string{MemPlan},
+			Run:   d.intervene,
 		},
 		{
 			Name: "human.feedback",

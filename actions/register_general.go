@@ -122,6 +122,20 @@ func GeneralActions(d *Deps) []machine.Action {
 	}
 }
 
+// writesDocs says, for lppctl actions, which variables each general action
+// writes: those its parameters name.
+var writesDocs = map[string]string{
+	"llm.generate":  "the variable named by output (string) and map's keys (typed by the schema)",
+	"tools.call":    "the variables named by result (string) and status (string: ok, error or blocked)",
+	"script.run":    "output's keys (each checked against its variable's type)",
+	"spec.validate": "the variables named by ok (bool), errors (int) and report (string)",
+	"spec.run":      "output's keys (copied from the child's variables when it completes)",
+}
+
+// WritesDoc describes the variables an action whose writes depend on its
+// parameters writes ("" for the other actions).
+func WritesDoc(name string) string { return writesDocs[name] }
+
 // IsGeneral reports whether name is one of the general actions, which need
 // no skill folder.
 func IsGeneral(name string) bool {

@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,6 +73,7 @@ type options struct {
 	protected []string
 	python    string
 	now       func() time.Time
+	observe   func(context.Context, CallInfo)
 }
 
 // WithAudit writes one JSON line per call to w. Writes are serialised.
@@ -103,6 +103,7 @@ type Gateway struct {
 
 	auditMu sync.Mutex
 	audit   io.Writer
+	observe func(context.Context, CallInfo) // see WithObserver
 }
 
 // New opens the project root and returns a gateway enforcing p there.
@@ -126,7 +127,7 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start gateway: cannot open project root: %w", err)
 	}
-	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now}
+	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now, observe: o.observe}
 	g.python = o.python
 	if g.python == "" {
 		g.python = p.Runner.Python
@@ -241,7 +242,7 @@ func Closed(reason error, opts ...Option) *Gateway {
 	if reason == nil {
 		reason = errors.New("no policy")
 	}
-	return &Gateway{closedErr: reason, audit: o.audit, now: o.now}
+	return &Gateway{closedErr: reason, audit: o.audit, now: o.now, observe: o.observe}
 }
 
 // Root returns the absolute project root.
@@ -288,6 +289,7 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 		res := failed("%s", msg)
 		res.Duration = g.now().Sub(start)
 		g.writeAudit(start, tool, "", map[string]any{"raw": truncate(argsJSON, 512)}, res, 0)
+		g.observeCall(ctx, CallInfo{Tool: tool, Start: start, Result: res})
 		return res
 	}
 	return g.Call(ctx, tool, args)
@@ -333,6 +335,7 @@ func (g *Gateway) Call(ctx context.Context, tool string, args map[string]any) (r
 		}
 		res.Duration = g.now().Sub(start)
 		g.writeAudit(start, tool, sub, args, res, len(res.Text))
+		g.observeCall(ctx, CallInfo{Tool: tool, SubCommand: sub, Args: args, Start: start, Result: res})
 	}()
 	if ctx == nil {
 		ctx = context.Background()
@@ -685,9 +688,6 @@ func quoteList(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
-
-// sortStrings is sort.Strings returning its argument.
-func sortStrings(s []string) []string { sort.Strings(s); return s }
 
 // article returns "an" before a word starting with a vowel, else "a".
 func article(word string) string {

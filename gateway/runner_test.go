@@ -257,8 +257,10 @@ func spawnerSandbox(t *testing.T, timeout time.Duration) *sandbox {
 	return sb
 }
 
-const spawner = `import subprocess, sys, time
-subprocess.Popen([sys.executable, "-c", "import os, time; open('child.pid', 'w').write(str(os.getpid())); time.sleep(60)"])
+const spawner = `import os, subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import os, time; open('child.pid.tmp', 'w').write(str(os.getpid())); os.rename('child.pid.tmp', 'child.pid'); time.sleep(60)"])
+while not os.path.exists('child.pid'):
+    time.sleep(0.01)
 print("started", flush=True)
 while True:
     time.sleep(0.05)
@@ -294,14 +296,14 @@ func assertGone(t *testing.T, pid int) {
 
 func TestRunnerTimeoutKillsTheProcessGroup(t *testing.T) {
 	needPython(t)
-	sb := spawnerSandbox(t, 1500*time.Millisecond)
+	sb := spawnerSandbox(t, 3*time.Second)
 	sb.write(t, "scripts/spawner.py", spawner)
 	start := time.Now()
 	res := sb.run(map[string]any{"script_name": "scripts/spawner.py"})
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 8*time.Second {
 		t.Errorf("call took %s", d)
 	}
-	want := "[ERROR] timed out after 1.5s: scripts/spawner.py was killed, with every process of its process group\nstarted"
+	want := "[ERROR] timed out after 3s: scripts/spawner.py was killed, with every process of its process group\nstarted"
 	if res.Text != want || !res.TimedOut || res.Rule != "timeout" || res.Decision != DecisionError || res.ExitCode != -1 {
 		t.Fatalf("res = %+v", res)
 	}
@@ -333,8 +335,19 @@ func TestRunnerStopsWhenTheCallerCancels(t *testing.T) {
 	needPython(t)
 	sb := spawnerSandbox(t, 30*time.Second)
 	sb.write(t, "scripts/spawner.py", spawner)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// Cancel once the grandchild runs (a fixed delay lost that race on a
+	// loaded machine), so the test always has a process group to stop.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(sb.root, "child.pid")); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	res := sb.g.Call(ctx, ToolRunner, map[string]any{"script_name": "scripts/spawner.py"})
 	if !strings.HasPrefix(res.Text, "[ERROR] cancelled: scripts/spawner.py was stopped") || res.TimedOut {
 		t.Fatalf("res = %+v", res)

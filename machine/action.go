@@ -31,7 +31,13 @@ type Action struct {
 	// It must not fail: a malformed parameter is reported by Validate and
 	// contributes no variable here.
 	WritesFor func(params map[string]any) []VarSpec
-	Run       Handler
+	// Needs names the run memory entries the action reads and cannot do
+	// without (e.g. "plan"); Provides, those it puts there when it succeeds.
+	// Validation checks that every path from the initial state to a state
+	// whose action needs an entry passes a state whose action provides it.
+	Needs    []string
+	Provides []string
+	Run      Handler
 }
 
 // WritesOf returns every context variable a state's use of the action
@@ -74,6 +80,9 @@ type ParamSpec struct {
 	// event the map is the payload of (emit's payload): validate checks its
 	// keys and the types of its expressions against the event's payload.
 	PayloadOf string
+	// Format is what a string parameter's text must look like (a duration);
+	// such a parameter may also be written as an expression (see Format).
+	Format Format
 }
 
 // VarSpec declares a context variable an action writes.
@@ -103,6 +112,14 @@ func (r *Registry) Register(a Action) error {
 			return fmt.Errorf("cannot register action %q: duplicate parameter %q", a.Name, p.Name)
 		}
 		seen[p.Name] = true
+		if p.Format != "" {
+			if p.Type != TypeString {
+				return fmt.Errorf("cannot register action %q: parameter %q has a format but its type is %s, not string", a.Name, p.Name, p.Type)
+			}
+			if _, err := p.Format.Value(""); err != nil && !errors.Is(err, ErrFormat) {
+				return fmt.Errorf("cannot register action %q: parameter %q: %w", a.Name, p.Name, err)
+			}
+		}
 		if p.Default != nil {
 			if _, err := p.Type.Coerce(p.Default); err != nil {
 				return fmt.Errorf("cannot register action %q: default of %q: %w", a.Name, p.Name, err)
@@ -186,7 +203,7 @@ type Call struct {
 	run    *Run
 	vars   map[string]any // staged variable writes
 	mem    *memTx
-	notes  []string
+	notes  []Note
 	events []emitted
 }
 
@@ -248,6 +265,12 @@ func (c *Call) SetVar(name string, value any) error {
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
+	if f, bad := notFinite(val); bad {
+		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
+	}
+	if where, k, bad := timeInside(val); bad {
+		return fmt.Errorf("cannot set %q: it holds %s at %s (%w), which the run's journal would store %s", name, k.what, where, ErrTimeInValue, k.journaled)
+	}
 	if s, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
 	}
@@ -268,7 +291,14 @@ func (c *Call) Memory() MemoryTx {
 
 // Notef records a note about what the action did; observers see it with the transition.
 func (c *Call) Notef(format string, args ...any) {
-	c.notes = append(c.notes, fmt.Sprintf(format, args...))
+	c.notes = append(c.notes, Note{Text: fmt.Sprintf(format, args...)})
+}
+
+// Warnf records a warning: something is wrong but the action goes on (a
+// note of severity NoteWarning; observers see it with the transition, and
+// quiet progress output shows it).
+func (c *Call) Warnf(format string, args ...any) {
+	c.notes = append(c.notes, Note{Text: fmt.Sprintf(format, args...), Severity: NoteWarning})
 }
 
 // Emit sends a named event to the run; it fires (when it applies in the
@@ -293,6 +323,9 @@ func (c *Call) Event() (name string, payload map[string]any) {
 	}
 	return "", nil
 }
+
+// Spec returns the spec of the run the action belongs to.
+func (c *Call) Spec() *Spec { return c.run.m.spec }
 
 // Input is a person's answer to a pause.
 type Input struct {
@@ -343,6 +376,9 @@ func (a *Action) Signature() string {
 	parts := make([]string, 0, len(a.Params))
 	for _, p := range a.Params {
 		s := p.Name + ": " + string(p.Type)
+		if p.Format != "" {
+			s += " (" + string(p.Format) + ")"
+		}
 		if p.Required {
 			s += " (required)"
 		} else if p.Default != nil {

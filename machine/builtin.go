@@ -46,13 +46,19 @@ func builtinActions() []Action {
 			Params: []ParamSpec{
 				{Name: "message", Type: TypeString, Required: true, Doc: "the text to record"},
 				{Name: "value", Type: TypeExpr, Doc: "an expression whose value is appended, e.g. retries + 1"},
+				{Name: "level", Type: TypeString, Default: "info", Enum: []string{"info", "warning"},
+					Doc: "info, or warning: a warning is shown by lppctl run -q too"},
 			},
 			Run: func(_ context.Context, c *Call) error {
+				text := c.String("message")
 				if v, ok := c.Params["value"]; ok {
-					c.Notef("%s %s", c.String("message"), formatValue(v))
-					return nil
+					text += " " + formatValue(v)
 				}
-				c.Notef("%s", c.String("message"))
+				if c.String("level") == "warning" {
+					c.Warnf("%s", text)
+				} else {
+					c.Notef("%s", text)
+				}
 				return nil
 			},
 		},
@@ -60,7 +66,8 @@ func builtinActions() []Action {
 			Name: "wait",
 			Doc:  "sleeps for a duration such as 500ms or 2s; Ctrl-C interrupts it",
 			Params: []ParamSpec{
-				{Name: "duration", Type: TypeString, Required: true, Doc: "a Go duration: 250ms, 2s, 1m"},
+				{Name: "duration", Type: TypeString, Format: FormatDuration, Required: true,
+					Doc: "a Go duration: 250ms, 2s, 1m; or an expression giving one, e.g. 'string(2 * retries) + \"s\"'"},
 			},
 			Run: func(ctx context.Context, c *Call) error {
 				d, err := time.ParseDuration(c.String("duration"))

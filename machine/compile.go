@@ -33,11 +33,17 @@ type cparam struct {
 	value any                    // literal value, or nil when prog or progs is set
 	prog  *vm.Program            // for expr parameters
 	progs map[string]*vm.Program // for expr_map parameters
+	src   string                 // the expression's text, for run-time errors
+	at    Pos                    // where it starts in the spec
+	// format the expression's value must have (a string parameter with a
+	// format written as an expression); the action receives its canonical text
+	format Format
 }
 
 type cassign struct {
 	v    *Var
 	prog *vm.Program
+	a    *Assign // the set entry, for run-time errors
 }
 
 // ctrans is a compiled transition: of a state's next (index ≥ 0), its
@@ -163,13 +169,13 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []cassign {
 			c.errorf(a.Pos, "set: unknown context variable %q", a.Var)
 			continue
 		}
-		p, err := CompileValue(a.Expr, v.Type, env)
+		p, err := CompileVarValue(a.Expr, v, env)
 		if err != nil {
 			e := locateExprError(err, a.ExprPos)
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		out = append(out, cassign{v: v, prog: p})
+		out = append(out, cassign{v: v, prog: p, a: a})
 	}
 	return out
 }
@@ -198,6 +204,15 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 			}
 			continue
 		}
+		if src, ok := exprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+			prog, err := CompileValue(src, TypeAny, c.env)
+			if err != nil {
+				c.errorf(p.VPos, "parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
+				continue
+			}
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: exprStart(c.spec.Source, p.VPos), format: ps.Format})
+			continue
+		}
 		if ps.Type == TypeExpr {
 			src, ok := exprSource(p.Value)
 			if !ok {
@@ -210,7 +225,7 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 				c.errorf(e.Pos, "parameter %q: %s", ps.Name, e.Msg)
 				continue
 			}
-			out = append(out, cparam{name: ps.Name, prog: prog})
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: exprStart(c.spec.Source, p.VPos)})
 			continue
 		}
 		v, err := ps.Type.Coerce(p.Value)
@@ -233,9 +248,6 @@ func (m *Machine) Spec() *Spec { return m.spec }
 
 // Registry returns the registry the machine was compiled against.
 func (m *Machine) Registry() *Registry { return m.reg }
-
-// describeTransition names a transition for messages and journals: "next[2]", "on_error", "event RESET".
-func (ct *ctrans) describe() string { return ct.via }
 
 // guardsSaw renders the values the guards of a state read, for the "no
 // transition holds" error.

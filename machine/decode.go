@@ -142,6 +142,7 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func (d *decoder) yamlError(err error, src []byte) {
 	msg := err.Error()
 	p := Pos{Line: 1, Col: 1}
+	splitHint := "" // how to quote a value YAML split (decode_flow.go)
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
 			p.Line = n
@@ -150,6 +151,9 @@ func (d *decoder) yamlError(err error, src []byte) {
 		switch {
 		case strings.HasPrefix(msg, "did not find expected"):
 			p = problemLine(src, p.Line, msg)
+			if col, key, value := flowSplit(sourceLine(src, p.Line)); col > 0 {
+				p.Col, splitHint = col, flowSplitHint(key, value)
+			}
 		case msg == "mapping values are not allowed in this context":
 			// The colon that cannot start a value: the second ": " on the line.
 			text := sourceLine(src, p.Line)
@@ -173,6 +177,8 @@ func (d *decoder) yamlError(err error, src []byte) {
 		return
 	}
 	switch {
+	case splitHint != "":
+		d.hintLast(splitHint)
 	case strings.HasPrefix(msg, "did not find expected ',' or"):
 		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
 	case msg == "did not find expected key":
@@ -363,7 +369,7 @@ func (d *decoder) exprText(n *yaml.Node, what string) (string, bool) {
 
 var limitKeys = []string{"max_transitions"}
 
-var topKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits"}
+var topKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits", "invariants"}
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
 	f := d.fields(n, "the spec", topKeys...)
@@ -429,149 +435,12 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 			}
 		}
 	}
+	if v, ok := f["invariants"]; ok {
+		s.Invariants = d.invariants(v.val)
+	}
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-var varKeys = []string{"type", "default", "enum", "doc", "nullable"}
-
-func (d *decoder) context(n *yaml.Node, s *Spec) {
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if d.badKey(k, "context") {
-			continue
-		}
-		name := k.Value
-		if seen[name] {
-			d.errorf(pos(k), span(k), "duplicate context variable %q", name)
-			continue
-		}
-		seen[name] = true
-		if !identRE.MatchString(name) {
-			d.errorf(pos(k), span(k), "context variable name %q is not an identifier", name)
-			d.hintLast("use letters, digits and underscores, starting with a letter")
-			continue
-		}
-		if name == VarState || name == VarLastError {
-			d.errorf(pos(k), span(k), "context variable %q is reserved (the interpreter sets it)", name)
-			continue
-		}
-		if why := exprReserved(name); why != "" {
-			d.errorf(pos(k), span(k), "context variable %q %s", name, why)
-			d.hintLast("rename it, e.g. " + name + "_value")
-			continue
-		}
-		cv := &Var{Name: name, Pos: pos(k), TypePos: pos(v), DefPos: pos(k)}
-		var defNode *yaml.Node
-		switch v.Kind {
-		case yaml.ScalarNode: // short form: `retries: int`
-			if v.Tag == "!!null" {
-				d.errorf(pos(k), span(k), "context variable %q has no type", name)
-				d.hintLast("write `" + name + ": TYPE` (one of " + typeList() + ")")
-				continue
-			}
-			cv.Type = Type(v.Value)
-		case yaml.MappingNode:
-			f := d.fields(v, fmt.Sprintf("context variable %q", name), varKeys...)
-			if t, ok := f["type"]; ok {
-				cv.TypePos = pos(t.val)
-				if t.val.Kind != yaml.ScalarNode || t.val.Tag == "!!null" {
-					d.errorf(pos(t.val), span(t.val), "type of %q must be a type name, not %s", name, kindName(t.val))
-					d.hintLast("use one of " + typeList())
-					continue
-				}
-				cv.Type = Type(t.val.Value)
-			} else {
-				d.errorf(pos(k), span(k), "context variable %q has no type", name)
-				d.hintLast("add `type:` (one of " + typeList() + ")")
-				continue
-			}
-			if dv, ok := f["default"]; ok {
-				defNode = dv.val
-				cv.DefPos = pos(dv.val)
-			}
-			if e, ok := f["enum"]; ok {
-				cv.EnumPos = pos(e.val)
-				if e.val.Kind != yaml.SequenceNode {
-					d.errorf(pos(e.val), span(e.val), "enum of %q must be a list of strings", name)
-				} else {
-					for _, item := range e.val.Content {
-						if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
-							d.errorf(pos(item), span(item), "enum of %q must be a list of strings", name)
-							continue
-						}
-						if contains(cv.Enum, item.Value) {
-							d.errorf(pos(item), span(item), "duplicate value %q in the enum of %q", item.Value, name)
-							continue
-						}
-						cv.Enum = append(cv.Enum, item.Value)
-					}
-				}
-			}
-			if doc, ok := f["doc"]; ok {
-				cv.Doc, _ = d.str(doc.val, "doc")
-			}
-			d.nullable(f, cv)
-		default:
-			d.errorf(pos(v), span(v), "context variable %q must be a type name or a mapping with type and default, not %s", name, kindName(v))
-			continue
-		}
-		if !isValidVarType(cv.Type) {
-			d.errorf(cv.TypePos, len(cv.Type), "unknown type %q for context variable %q", cv.Type, name)
-			if h := didYouMean(string(cv.Type), typeNames()); h != "" {
-				d.hintLast(h)
-			} else {
-				d.hintLast("use one of " + typeList())
-			}
-			cv.Type = TypeAny
-		}
-		if len(cv.Enum) > 0 && cv.Type != TypeString && cv.Type != TypeAny {
-			d.errorf(cv.EnumPos, 1, "enum is only allowed on string variables, and %q is %s", name, cv.Type)
-		}
-		cv.Default = cv.initial()
-		defOK := true
-		if defNode != nil && cv.Type != TypeAny && !cv.nullDefault(defNode) {
-			val, err := d.nodeValue(defNode)
-			if err == nil {
-				val, err = cv.Type.Coerce(val)
-			}
-			if err != nil {
-				d.errorf(pos(defNode), span(defNode), "default of %q: %v", name, err)
-				d.hintLast(nullHint(cv, defNode))
-				defOK = false
-			} else {
-				cv.Default = val
-			}
-		}
-		if len(cv.Enum) > 0 && defOK {
-			if sv, ok := cv.Default.(string); ok && !contains(cv.Enum, sv) {
-				d.errorf(cv.DefPos, span(orNode(defNode, k)), "default %q of %q is not one of its enum values %s", sv, name, quoteList(cv.Enum))
-				if h := didYouMean(sv, cv.Enum); h != "" {
-					d.hintLast(h)
-				}
-			}
-		}
-		s.Context = append(s.Context, cv)
-	}
-}
-
-func orNode(a, b *yaml.Node) *yaml.Node {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-func typeNames() []string {
-	out := make([]string, len(VarTypes))
-	for i, t := range VarTypes {
-		out[i] = string(t)
-	}
-	return out
-}
-
-func typeList() string { return strings.Join(typeNames(), ", ") }
 
 func quoteList(l []string) string {
 	q := make([]string, len(l))
@@ -579,280 +448,4 @@ func quoteList(l []string) string {
 		q[i] = strconv.Quote(s)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// Limits on YAML values, so that a hostile spec (an alias that contains
-// itself, a "billion laughs" of nested aliases) is an error, not a hang or a
-// crash.
-const (
-	maxValueDepth = 64      // nesting of lists and maps in one value
-	maxValueNodes = 100_000 // nodes produced by all values of a spec, aliases expanded
-)
-
-// nodeValue converts a YAML node to a plain Go value (int, float64, bool,
-// string, []any, map[string]any, nil).
-func (d *decoder) nodeValue(n *yaml.Node) (any, error) {
-	return d.value(n, 0, false)
-}
-
-// value converts n; aliased tells that n is reached through an alias: only
-// those nodes count against maxValueNodes (the others are bounded by the
-// file's size), so an alias bomb in one value does not make every later value
-// an error.
-func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
-	if depth > maxValueDepth {
-		if aliased {
-			return nil, fmt.Errorf("the value nests deeper than %d levels (is an alias inside itself?)", maxValueDepth)
-		}
-		return nil, fmt.Errorf("the value nests deeper than %d levels", maxValueDepth)
-	}
-	if aliased {
-		d.nodes++
-		if d.nodes > maxValueNodes {
-			return nil, fmt.Errorf("the spec's aliases expand to more than %d nodes (aliases of aliases?)", maxValueNodes)
-		}
-	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		if n.Alias == nil {
-			return nil, fmt.Errorf("unknown alias")
-		}
-		return d.value(n.Alias, depth+1, true)
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!null":
-			return nil, nil
-		case "!!int":
-			i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%q is not a valid int", n.Value)
-			}
-			return int(i), nil
-		case "!!float":
-			var f float64
-			if err := n.Decode(&f); err != nil {
-				return nil, fmt.Errorf("%q is not a valid float", n.Value)
-			}
-			return f, nil
-		case "!!bool":
-			var b bool
-			if err := n.Decode(&b); err != nil {
-				return nil, fmt.Errorf("%q is not a valid bool", n.Value)
-			}
-			return b, nil
-		}
-		return n.Value, nil
-	case yaml.SequenceNode:
-		out := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := d.value(c, depth+1, aliased)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	case yaml.MappingNode:
-		out := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if _, dup := out[n.Content[i].Value]; dup {
-				return nil, fmt.Errorf("duplicate key %q at line %d", n.Content[i].Value, n.Content[i].Line)
-			}
-			v, err := d.value(n.Content[i+1], depth+1, aliased)
-			if err != nil {
-				return nil, err
-			}
-			out[n.Content[i].Value] = v
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unsupported YAML node")
-}
-
-var stateKeys = []string{"do", "with", "set", "next", "on_error", "on", "final", "note"}
-
-func (d *decoder) states(n *yaml.Node, s *Spec) {
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if d.badKey(k, "states") {
-			continue
-		}
-		name := k.Value
-		if seen[name] {
-			d.errorf(pos(k), span(k), "duplicate state %q", name)
-			continue
-		}
-		seen[name] = true
-		if !identRE.MatchString(name) {
-			d.errorf(pos(k), span(k), "state name %q is not an identifier", name)
-			d.hintLast("use letters, digits and underscores, starting with a letter")
-			continue
-		}
-		st := &State{Name: name, Pos: pos(k)}
-		s.States = append(s.States, st)
-		if v.Tag == "!!null" { // `done:` with nothing: a state with no action and no way out
-			continue
-		}
-		if !d.wantMapping(v, fmt.Sprintf("state %q", name)) {
-			if v.Kind == yaml.ScalarNode {
-				d.hintLast(fmt.Sprintf("a state is a mapping: `%s: {next: %s}` goes on to %s, `%s: {final: true}` ends the run", name, v.Value, v.Value, name))
-			}
-			continue
-		}
-		f := d.fields(v, fmt.Sprintf("state %q", name), stateKeys...)
-		if x, ok := f["do"]; ok {
-			st.Do, _ = d.str(x.val, "do")
-			st.DoPos = pos(x.val)
-		}
-		if x, ok := f["with"]; ok {
-			st.WithPos = pos(x.key)
-			if d.wantMapping(x.val, "with") {
-				given := map[string]bool{}
-				for j := 0; j+1 < len(x.val.Content); j += 2 {
-					pk, pv := x.val.Content[j], x.val.Content[j+1]
-					if d.badKey(pk, "with") {
-						continue
-					}
-					if given[pk.Value] {
-						d.errorf(pos(pk), span(pk), "duplicate parameter %q in with", pk.Value)
-						d.hintLast("remove one of them")
-						continue
-					}
-					given[pk.Value] = true
-					val, err := d.nodeValue(pv)
-					if err != nil {
-						d.errorf(pos(pv), span(pv), "parameter %q: %v", pk.Value, err)
-						continue
-					}
-					st.With = append(st.With, &Param{Name: pk.Value, Value: val, Pos: pos(pk), VPos: pos(pv)})
-				}
-			}
-		}
-		if x, ok := f["set"]; ok {
-			st.Set = d.assigns(x.val)
-		}
-		if x, ok := f["next"]; ok {
-			st.Next = d.transitions(x.val, name)
-		}
-		if x, ok := f["on_error"]; ok {
-			st.OnError = d.transition(x.val, fmt.Sprintf("on_error of state %q", name), false)
-		}
-		if x, ok := f["on"]; ok {
-			st.OnPos = pos(x.key)
-			st.On = d.on(x.val, name)
-		}
-		if x, ok := f["final"]; ok {
-			b, err := d.nodeValue(x.val)
-			if bv, isBool := b.(bool); err != nil || !isBool {
-				d.errorf(pos(x.val), span(x.val), "final must be true or false, not %s", kindName(x.val))
-				if v := strings.ToLower(x.val.Value); x.val.Kind == yaml.ScalarNode && (v == "true" || v == "false") {
-					d.hintLast("write " + v + " without quotes")
-				}
-			} else {
-				st.Final = bv
-			}
-		}
-		if x, ok := f["note"]; ok {
-			st.Note, _ = d.str(x.val, "note")
-		}
-	}
-}
-
-// assigns decodes a `set:` mapping of variable → expression, keeping file order.
-func (d *decoder) assigns(n *yaml.Node) []*Assign {
-	if n.Tag == "!!null" {
-		return nil
-	}
-	if !d.wantMapping(n, "set") {
-		return nil
-	}
-	var out []*Assign
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if d.badKey(k, "set") {
-			continue
-		}
-		if seen[k.Value] {
-			d.errorf(pos(k), span(k), "duplicate key %q in set", k.Value)
-			continue
-		}
-		seen[k.Value] = true
-		text, ok := d.exprText(v, fmt.Sprintf("set %s", k.Value))
-		if !ok {
-			continue
-		}
-		a := &Assign{Var: k.Value, Expr: text, Pos: pos(k), ExprPos: pos(v)}
-		if v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			a.ExprPos.Col++ // point inside the quotes, where the expression starts
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-func (d *decoder) transitions(n *yaml.Node, state string) []*Transition {
-	what := fmt.Sprintf("next of state %q", state)
-	switch n.Kind {
-	case yaml.ScalarNode: // `next: optimizer` — one unguarded transition
-		if n.Tag == "!!null" {
-			return nil
-		}
-		return []*Transition{{To: n.Value, ToPos: pos(n), Pos: pos(n)}}
-	case yaml.SequenceNode:
-		out := make([]*Transition, 0, len(n.Content))
-		for _, item := range n.Content {
-			if t := d.transition(item, what, true); t != nil {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
-	d.errorf(pos(n), span(n), "%s must be a list of transitions (or one state name), not %s", what, kindName(n))
-	return nil
-}
-
-var transitionKeys = []string{"to", "when", "set", "note", "warn"}
-var errorRouteKeys = []string{"to", "set", "note", "warn"}
-
-// transition decodes `{to, when, set, note, warn}` or a bare state name.
-func (d *decoder) transition(n *yaml.Node, what string, guarded bool) *Transition {
-	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
-		return &Transition{To: n.Value, ToPos: pos(n), Pos: pos(n)}
-	}
-	if !d.wantMapping(n, "a transition in "+what) {
-		return nil
-	}
-	keys := transitionKeys
-	if !guarded {
-		keys = errorRouteKeys
-	}
-	f := d.fields(n, what, keys...)
-	t := &Transition{Pos: pos(n)}
-	if x, ok := f["to"]; ok {
-		t.To, _ = d.str(x.val, "to")
-		t.ToPos = pos(x.val)
-	} else {
-		d.errorf(pos(n), 1, "a transition in %s has no \"to\"", what)
-		d.hintLast("add `to: STATE`")
-		return nil
-	}
-	if x, ok := f["when"]; ok {
-		t.When, _ = d.exprText(x.val, "when")
-		t.WhenPos = pos(x.val)
-		if x.val.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			t.WhenPos.Col++
-		}
-	}
-	if x, ok := f["set"]; ok {
-		t.Set = d.assigns(x.val)
-	}
-	if x, ok := f["note"]; ok {
-		t.Note, _ = d.str(x.val, "note")
-	}
-	if x, ok := f["warn"]; ok {
-		t.Warn, _ = d.str(x.val, "warn")
-	}
-	return t
 }

@@ -104,7 +104,7 @@ func (r *Run) pickEvent(cs *cstate, emitted []*delivery, rec *Record) (*ctrans, 
 			r.internal = slices.Clone(internal[i+1:])
 			return ct, d, nil
 		}
-		rec.Notes = append(rec.Notes, fmt.Sprintf("event %s dropped: no transition for it holds in state %s", d.name, cs.st.Name))
+		rec.Notes = append(rec.Notes, Note{Text: fmt.Sprintf("event %s dropped: no transition for it holds in state %s", d.name, cs.st.Name)})
 	}
 	r.drain()
 	for i, d := range r.queue {

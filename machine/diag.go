@@ -37,6 +37,7 @@ type Diagnostic struct {
 	Span     int    // length of the offending text in bytes (0: one caret)
 	Msg      string // what is wrong
 	Hint     string // how to fix it (e.g. `did you mean "optimizer"?`)
+	More     int    // diagnostics like this one left out of the report (capAlike)
 }
 
 // Diagnostics is a list of problems, in file order once sorted.
@@ -95,7 +96,7 @@ type DiagnosticsError struct {
 }
 
 func (e *DiagnosticsError) Error() string {
-	n := len(e.Diags.Errors())
+	n := e.Diags.Count(SevError)
 	var b strings.Builder
 	for i, d := range e.Diags {
 		if i > 0 {
@@ -179,7 +180,7 @@ func (ds Diagnostics) PrettyAll(src []byte) string {
 		}
 		b.WriteString(d.Pretty(src))
 	}
-	ne, nw := len(ds.Errors()), len(ds.Warnings())
+	ne, nw := ds.Count(SevError), ds.Count(SevWarning)
 	if ne+nw > 0 {
 		fmt.Fprintf(&b, "\n\n%s, %s", textx.Count(ne, "error", "errors"), textx.Count(nw, "warning", "warnings"))
 	}

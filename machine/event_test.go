@@ -296,7 +296,7 @@ func TestAnActionEmitsAnEventWithAPayloadToItsOwnState(t *testing.T) {
 	if _, ok := machine.AsPause(r2.Run(context.Background())); !ok {
 		t.Fatal("want a pause")
 	}
-	if notes := rec.recs[0].Notes; len(notes) != 1 || notes[0] != "event DONE dropped: no transition for it holds in state work" {
+	if notes := rec.recs[0].Notes; len(notes) != 1 || notes[0].Text != "event DONE dropped: no transition for it holds in state work" {
 		t.Errorf("notes = %q", notes)
 	}
 }

@@ -1,6 +1,9 @@
 package machine
 
 import (
+	"reflect"
+
+	"github.com/expr-lang/expr/vm"
 	"gopkg.in/yaml.v3"
 )
 
@@ -61,4 +64,24 @@ func (v *Var) Coerce(val any) (any, error) {
 		return nil, nil
 	}
 	return v.Type.Coerce(val)
+}
+
+// CompileVarValue compiles a `set:` expression for variable v: as
+// CompileValue does for its type, and, when v is nullable, also an
+// expression whose value expr cannot type (nil, `m?.k`, a payload field):
+// null is then stored as null, any other value is checked against v's type
+// when it is set (Var.Coerce).
+func CompileVarValue(src string, v *Var, env map[string]any) (*vm.Program, error) {
+	p, err := CompileValue(src, v.Type, env)
+	if err == nil || !v.Nullable {
+		return p, err
+	}
+	q, anyErr := CompileValue(src, TypeAny, env)
+	if anyErr != nil {
+		return nil, err
+	}
+	if rt := q.Node().Type(); rt == nil || rt.Kind() == reflect.Interface {
+		return q, nil
+	}
+	return nil, err
 }

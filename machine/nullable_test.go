@@ -114,3 +114,63 @@ func TestVarCoerceLetsNullThroughWhenNullable(t *testing.T) {
 		t.Errorf("Coerce(nil) on a variable that is not nullable: %v; want null is not a string", err)
 	}
 }
+
+func TestNullableSetAcceptsNull(t *testing.T) {
+	tests := []struct {
+		name, set string
+		want      string // "" when valid
+	}{
+		{"nil to a nullable variable", `{target: nil}`, ""},
+		{"a possibly missing map field to a nullable variable", `{target: 'meta?.owner'}`, ""},
+		{"a value of its type", `{target: '"x"'}`, ""},
+		{"a value of another type is still refused", `{target: '1'}`, "set target: expected string, but got int"},
+		{"nil to a variable that is not nullable is refused", `{plain: nil}`, "set plain: expected string, but got unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "lpp: 1\nname: n\ncontext:\n  target: {type: string, nullable: true}\n  plain: string\n  meta: {type: map, nullable: true}\n" +
+				"initial: a\nstates:\n  a:\n    do: noop\n    set: " + tt.set + "\n    next: b\n  b: {final: true}\n"
+			spec, diags := machine.Parse("n.yaml", []byte(src))
+			if diags.HasErrors() {
+				t.Fatal(diags.Err())
+			}
+			diags = machine.Validate(spec, machine.NewBuiltinRegistry())
+			got := ""
+			if diags.HasErrors() {
+				got = diags.Errors()[0].Msg
+			}
+			if got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNullableSetStoresNullWhenTheRunGoesThere(t *testing.T) {
+	const src = `
+lpp: 1
+name: n
+context:
+  target: {type: string, nullable: true, default: "x"}
+initial: a
+states:
+  a:
+    set: {target: nil}
+    next:
+      - {to: cleared, when: target == nil}
+      - to: kept
+  cleared: {final: true}
+  kept: {final: true}
+`
+	m := compileSpec(t, src, nil)
+	run, err := m.NewRun(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Run(context.Background()); err != nil {
+		t.Fatalf("a set of nil to a nullable variable failed the run: %v", err)
+	}
+	if run.State() != "cleared" || run.Var("target") != nil {
+		t.Errorf("state %s, target %v; want cleared with target nil", run.State(), run.Var("target"))
+	}
+}

@@ -51,7 +51,7 @@ type Record struct {
 	Error    string         `json:"error,omitempty"` // the action error routed through on_error
 	Vars     map[string]any `json:"vars,omitempty"`  // context variables changed by this step (new values)
 	Memory   []MemOp        `json:"memory,omitempty"`
-	Notes    []string       `json:"notes,omitempty"`
+	Notes    []Note         `json:"notes,omitempty"` // what the action said: strings, or objects with a severity (warnings)
 	Warn     string         `json:"warn,omitempty"`
 	Input    *Input         `json:"input,omitempty"` // the person's answer the action consumed
 	Start    time.Time      `json:"start"`
@@ -247,9 +247,12 @@ func (r *Run) setVar(name string, val any) error {
 	if v == nil {
 		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(didYouMean(name, r.varNames())))
 	}
-	cv, err := v.Type.Coerce(val)
+	cv, err := v.Coerce(val)
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
+	}
+	if f, bad := notFinite(cv); bad {
+		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
 	}
 	if s, ok := cv.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
@@ -561,6 +564,11 @@ func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error)
 			continue
 		}
 		v, err := r.vm.Run(p.prog, r.env)
+		if err == nil {
+			v, err = r.m.checkParam(p, v)
+		} else {
+			err = r.m.evalError(fmt.Sprintf("parameter %q", p.name), p.src, p.at, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot evaluate parameter %q: %w", p.name, err)
 		}
@@ -588,11 +596,14 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 	for _, a := range set {
 		v, err := r.vm.Run(a.prog, r.env)
 		if err != nil {
-			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
+			return changed, r.m.evalError("set "+a.v.Name, a.a.Expr, a.a.ExprPos, err)
 		}
-		cv, err := a.v.Type.Coerce(v)
+		cv, err := a.v.Coerce(v)
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
+		}
+		if err := r.m.checkStorable("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv); err != nil {
+			return changed, err
 		}
 		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
 			return changed, fmt.Errorf("%s: %q is not one of %s", a.v.Name, s, quoteList(a.v.Enum))
@@ -622,7 +633,7 @@ func (r *Run) choose(cs *cstate) (*ctrans, error) {
 		}
 		ok, err := r.vm.Run(ct.guard, r.env)
 		if err != nil {
-			return nil, fmt.Errorf("cannot evaluate guard %q of state %q: %w", ct.t.When, cs.st.Name, err)
+			return nil, fmt.Errorf("cannot evaluate a guard of state %q: %w", cs.st.Name, r.m.evalError("guard", ct.t.When, ct.t.WhenPos, err))
 		}
 		if ok == true {
 			return ct, nil

@@ -492,7 +492,7 @@ states:
 		t.Fatal(err)
 	}
 	last := rec.recs[len(rec.recs)-1]
-	if !last.End || len(last.Notes) != 1 || last.Notes[0] != "bye" {
+	if !last.End || len(last.Notes) != 1 || last.Notes[0].Text != "bye" {
 		t.Errorf("final record = %+v", last)
 	}
 	if _, err := r.Step(context.Background()); !errors.Is(err, machine.ErrFinished) {
@@ -516,7 +516,7 @@ states:
 	if err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.recs[0].Notes; len(got) != 1 || got[0] != "answer is 42" {
+	if got := rec.recs[0].Notes; len(got) != 1 || got[0].Text != "answer is 42" {
 		t.Errorf("notes = %q", got)
 	}
 }

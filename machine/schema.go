@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -11,8 +12,22 @@ import (
 // editors: with `# yaml-language-server: $schema=PATH` at the top of a spec,
 // yaml-language-server completes and checks keys as you type. The schema
 // checks shapes only; Validate checks meaning (states, actions, types).
-// docs/spec.schema.json holds a copy (`lppctl schema` prints it).
-func JSONSchema() []byte {
+// docs/spec.schema.json holds the schema of lppctl's registry (`lppctl
+// schema` prints it, see JSONSchemaFor).
+func JSONSchema() []byte { return JSONSchemaFor(nil) }
+
+// JSONSchemaFor is JSONSchema with the names of reg's actions enumerated
+// under `do`, so that editors complete them and flag unknown ones; with a nil
+// registry `do` takes any string.
+func JSONSchemaFor(reg *Registry) []byte {
+	doSchema := &schema{Type: "string", Description: "The action to run on entry: a registered name such as `log` (`lppctl actions` lists them)."}
+	if names := reg.Names(); len(names) > 0 {
+		sort.Strings(names)
+		doSchema.Enum = make([]any, len(names))
+		for i, n := range names {
+			doSchema.Enum[i] = n
+		}
+	}
 	ident := `^[A-Za-z_][A-Za-z0-9_]*$`
 	ref := func(name string) *schema { return &schema{Ref: "#/definitions/" + name} }
 	str := func(desc string) *schema { return &schema{Type: "string", Description: desc} }
@@ -53,6 +68,7 @@ func JSONSchema() []byte {
 						{"default", &schema{Description: "The value the variable starts with (default: the type's zero value: 0, 0.0, false, \"\", [], {}). `--var name=value` overrides it for one run."}},
 						{"enum", &schema{Type: "array", Items: &schema{Type: "string"}, Description: "The values a string variable may take; guards and set are checked against them."}},
 						{"doc", str("What the variable means.")},
+						{"range", &schema{Type: "array", Items: &schema{Type: "integer"}, MinItems: ptr(2), MaxItems: ptr(2), Description: "[lo, hi]: the values an int variable can hold, for `lppctl check`: the values it tries when an action writes the variable, and bounds every set must respect (see docs/check.md)."}},
 						{"nullable", &schema{Type: "boolean", Description: "The variable may hold null, \"no value yet\": it starts as null unless it has a default, and expressions test it with `x == nil`."}},
 					},
 				},
@@ -98,7 +114,7 @@ func JSONSchema() []byte {
 			AdditionalProperties: false,
 			Description:          "A state. On entry it runs its action (`do`), then applies its `set`, then takes the first transition of `next` whose guard holds.",
 			Properties: props{
-				{"do", str("The action to run on entry: a registered name such as `log` (`lppctl actions` lists them).")},
+				{"do", doSchema},
 				{"with", &schema{Type: "object", Description: "The action's parameters: name → value. Parameters of type expr take an expression evaluated when the action runs."}},
 				{"set", &schema{Ref: "#/definitions/set", Description: "Context variables to update after the action, before the guards."}},
 				{"next", &schema{
@@ -117,6 +133,13 @@ func JSONSchema() []byte {
 				}},
 				{"final", &schema{Type: "boolean", Description: "The run completes when this state's action (if any) and set are done. A final state has no next and no on_error."}},
 				{"note", str("A comment shown on diagrams.")},
+				{"final_requires", &schema{
+					Description: "Final states only: conditions a run must meet when it ends here, checked by `lppctl check`: a list of bool expressions, or a mapping of name → expression.",
+					OneOf: []*schema{
+						{Type: "array", Items: ref("expression")},
+						{Type: "object", AdditionalProperties: ref("expression")},
+					},
+				}},
 			},
 		}},
 		{"onEvent", &schema{
@@ -236,6 +259,29 @@ func JSONSchema() []byte {
 					{"max_transitions", &schema{Type: "integer", Minimum: ptr(1), Description: fmt.Sprintf("Transitions per run (counted across resumes) before it fails; default %d. --max-transitions overrides it.", DefaultMaxTransitions)}},
 				},
 			}},
+			{"invariants", &schema{
+				Type:          []string{"object", "null"},
+				Description:   "Named conditions that must hold in every reachable state, checked by `lppctl check`: name → bool expression, or name → {expr, in: [states]} to check it only in those states.",
+				PropertyNames: &schema{Pattern: ident},
+				AdditionalProperties: &schema{OneOf: []*schema{
+					ref("expression"),
+					{
+						Type:                 "object",
+						AdditionalProperties: false,
+						Required:             []string{"expr"},
+						Properties: props{
+							{"expr", ref("expression")},
+							{"in", &schema{
+								Description: "The states the invariant must hold in: a state name or a list of them (default: every state).",
+								OneOf: []*schema{
+									{Type: "string"},
+									{Type: "array", Items: &schema{Type: "string"}},
+								},
+							}},
+						},
+					},
+				}},
+			}},
 		},
 		Definitions: defs,
 	}
@@ -274,6 +320,8 @@ type schema struct {
 	Pattern              string    `json:"pattern,omitempty"`
 	MinLength            *int      `json:"minLength,omitempty"`
 	MinProperties        *int      `json:"minProperties,omitempty"`
+	MinItems             *int      `json:"minItems,omitempty"`
+	MaxItems             *int      `json:"maxItems,omitempty"`
 	Minimum              *int      `json:"minimum,omitempty"`
 	Required             []string  `json:"required,omitempty"`
 	Properties           props     `json:"properties,omitempty"`

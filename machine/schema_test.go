@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,11 +14,34 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// schemaFile is the committed schema: that of lppctl's registry.
 const schemaFile = "../docs/spec.schema.json"
 
-// TestCommittedSchemaIsGenerated keeps docs/spec.schema.json equal to JSONSchema() (-update rewrites it).
-func TestCommittedSchemaIsGenerated(t *testing.T) {
-	checkGolden(t, schemaFile, JSONSchema())
+// TestSchemaEnumeratesTheRegisteredActions: with a registry, `do` lists
+// its action names (sorted) so editors complete them; without one it takes
+// any string. (cmd/lppctl keeps docs/spec.schema.json, the schema of
+// lppctl's own registry, generated.)
+func TestSchemaEnumeratesTheRegisteredActions(t *testing.T) {
+	do := func(b []byte) map[string]any {
+		var root struct {
+			Definitions map[string]struct {
+				Properties map[string]map[string]any `json:"properties"`
+			} `json:"definitions"`
+		}
+		if err := json.Unmarshal(b, &root); err != nil {
+			t.Fatal(err)
+		}
+		return root.Definitions["state"].Properties["do"]
+	}
+	reg := NewBuiltinRegistry()
+	reg.MustRegister(Action{Name: "a_first", Run: func(context.Context, *Call) error { return nil }})
+	got := fmt.Sprint(do(JSONSchemaFor(reg))["enum"])
+	if want := "[a_first emit fail log noop wait]"; got != want {
+		t.Errorf("do enumerates %s, want %s", got, want)
+	}
+	if e, ok := do(JSONSchema())["enum"]; ok {
+		t.Errorf("without a registry do enumerates %v, want any string", e)
+	}
 }
 
 func resolvedSchema(t *testing.T) *jsonschema.Resolved {

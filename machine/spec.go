@@ -40,6 +40,7 @@ type Spec struct {
 	// order: the event's name and its payload schema.
 	EventDecls []*EventDecl
 	Limits     Limits
+	Invariants []*Condition // `invariants:`, in file order (see check_spec.go)
 
 	vars   map[string]*Var
 	states map[string]*State
@@ -65,6 +66,7 @@ type Var struct {
 	TypePos     Pos
 	DefPos      Pos // position of the default value (or of the key)
 	EnumPos     Pos
+	Range       *Range // `range: [lo, hi]` of an int variable, for the model checker (nil: none)
 }
 
 // State is one state of the machine.
@@ -84,6 +86,9 @@ type State struct {
 	OnPos Pos // position of the `on` key (invalid when not given)
 	Final bool
 	Note  string
+	// FinalRequires are the conditions a run must meet when it ends in this
+	// final state (`final_requires:`), checked by the model checker.
+	FinalRequires []*Condition
 }
 
 // OnEvent is one entry of a state's `on:`: an event and the transitions it
@@ -223,6 +228,28 @@ func (s *Spec) EventNames() []string {
 	for _, st := range s.States {
 		for _, on := range st.On {
 			out = appendUnique(out, on.Event)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// EventsInto returns, sorted, the events that can move a run into state:
+// those with a transition to it in some state's `on:` or under `events:`.
+func (s *Spec) EventsInto(state string) []string {
+	var out []string
+	for _, st := range s.States {
+		for _, on := range st.On {
+			for _, t := range on.Transitions {
+				if t.To == state {
+					out = appendUnique(out, on.Event)
+				}
+			}
+		}
+	}
+	for _, e := range s.Events {
+		if e.To == state {
+			out = appendUnique(out, e.Name)
 		}
 	}
 	slices.Sort(out)

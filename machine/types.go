@@ -254,25 +254,6 @@ func describeValue(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// typeOf returns the Type of a canonical value.
-func typeOf(v any) Type {
-	switch v.(type) {
-	case int:
-		return TypeInt
-	case float64:
-		return TypeFloat
-	case bool:
-		return TypeBool
-	case string:
-		return TypeString
-	case []any:
-		return TypeList
-	case map[string]any:
-		return TypeMap
-	}
-	return TypeAny
-}
-
 // isValidVarType reports whether t may be a context variable's type.
 func isValidVarType(t Type) bool {
 	for _, v := range VarTypes {

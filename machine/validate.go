@@ -17,7 +17,7 @@ func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spe
 	spec, diags := Parse(file, src)
 	if spec == nil {
 		diags.Sort()
-		return nil, diags
+		return nil, diags.capAlike()
 	}
 	seen := map[string]bool{}
 	for _, d := range diags {
@@ -29,7 +29,7 @@ func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spe
 		}
 	}
 	diags.Sort()
-	return spec, diags
+	return spec, diags.capAlike()
 }
 
 // Validate checks a decoded spec against the actions of reg and returns every
@@ -104,6 +104,7 @@ func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOpti
 		v.state(st)
 	}
 	v.events()
+	v.checkKeys()
 	partial := parsed.HasErrors()
 	if partial {
 		v.damage = findDamage(spec, parsed)
@@ -111,6 +112,7 @@ func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOpti
 	v.graph()
 	if !partial {
 		v.unhandledEvents()
+		v.needs()
 	}
 	if !partial && !v.diags.HasErrors() {
 		v.cycles()

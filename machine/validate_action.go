@@ -80,6 +80,10 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		}
 		return
 	}
+	if src, ok := exprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+		v.formatParam(a, ps, p, src)
+		return
+	}
 	if ps.Type == TypeExpr {
 		src, ok := exprSource(p.Value)
 		if !ok {
@@ -91,7 +95,9 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		if _, err := CompileValue(src, TypeAny, v.env); err != nil {
 			e := locateExpr(err, v.spec.Source, at, src)
 			v.exprError(e, fmt.Sprintf("parameter %q", ps.Name))
+			return
 		}
+		v.constants(src, at, fmt.Sprintf("parameter %q", ps.Name), true)
 		return
 	}
 	val, err := ps.Type.Coerce(p.Value)

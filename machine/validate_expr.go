@@ -27,9 +27,13 @@ func (v *validator) assign(a *Assign) {
 		v.errorf(a.Pos, len(a.Var), hint, "set: unknown context variable %q", a.Var)
 		return
 	}
-	if _, err := CompileValue(a.Expr, cv.Type, v.env); err != nil {
+	if _, err := CompileVarValue(a.Expr, cv, v.env); err != nil {
 		v.exprError(locateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
+	}
+	v.constants(a.Expr, a.ExprPos, "set "+a.Var, true)
+	if cv.Type == TypeList || cv.Type == TypeMap {
+		v.timesInSet(a)
 	}
 	if len(cv.Enum) == 0 {
 		return
@@ -57,6 +61,7 @@ func (v *validator) guard(src string, at Pos) {
 		v.exprError(locateExpr(err, v.spec.Source, at, src), "guard")
 		return
 	}
+	v.constants(src, at, "guard", false)
 	tree, err := parser.Parse(src)
 	if err != nil {
 		return
@@ -131,6 +136,8 @@ func (v *validator) exprError(e *ExprError, what string) {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
+	} else {
+		hint = exprHint(e.Msg, sourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
 	}
 	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
 }

@@ -134,8 +134,8 @@ func TestValidateReportsExactMessages(t *testing.T) {
 			name:    "unknown parameter lists the signature",
 			replace: [2]string{"  b:\n    do: noop", "  b:\n    do: log\n    with: {mesage: hi}"},
 			want: []string{
-				`t.yaml:16:9: error: action "log" needs parameter "message"; add it under with:; log takes message: string (required), value: expr`,
-				`t.yaml:17:12: error: action "log" has no parameter "mesage"; did you mean "message"? log takes message: string (required), value: expr`,
+				`t.yaml:16:9: error: action "log" needs parameter "message"; add it under with:; log takes message: string (required), value: expr, level: string = info`,
+				`t.yaml:17:12: error: action "log" has no parameter "mesage"; did you mean "message"? log takes message: string (required), value: expr, level: string = info`,
 			},
 		},
 		{

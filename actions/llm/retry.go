@@ -191,13 +191,6 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// newHTTPClient returns the client the providers use: it records statuses for
-// the retry loop. Per-attempt timeouts come from the context.
-func newHTTPClient() *http.Client {
-	base := http.DefaultTransport
-	return &http.Client{Transport: statusTransport{base: base}}
-}
-
 var statusInText = regexp.MustCompile(`status code:? (\d{3})`)
 
 // transient reports whether err (with the recorded status) is worth retrying,

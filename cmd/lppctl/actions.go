@@ -1,10 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,6 +27,7 @@ type jsonParam struct {
 	Default  any      `json:"default,omitempty"`
 	Doc      string   `json:"doc,omitempty"`
 	Enum     []string `json:"enum,omitempty"`
+	Format   string   `json:"format,omitempty"`
 }
 
 type jsonVar struct {
@@ -40,6 +42,11 @@ type jsonAction struct {
 	Signature string      `json:"signature"`
 	Params    []jsonParam `json:"params"`
 	Writes    []jsonVar   `json:"writes"`
+	Needs     []string    `json:"needs,omitempty"`
+	Provides  []string    `json:"provides,omitempty"`
+	// WritesFrom says which variables an action whose writes depend on its
+	// parameters writes (e.g. the one named by output).
+	WritesFrom string `json:"writes_from,omitempty"`
 }
 
 func runActions(c *cli.Context) error {
@@ -55,18 +62,16 @@ func runActions(c *cli.Context) error {
 	if c.Bool("json") {
 		list := make([]jsonAction, 0, len(acts))
 		for _, a := range acts {
-			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}}
+			ja := jsonAction{Name: a.Name, Doc: a.Doc, Signature: a.Signature(), Params: []jsonParam{}, Writes: []jsonVar{}, Needs: a.Needs, Provides: a.Provides, WritesFrom: actions.WritesDoc(a.Name)}
 			for _, p := range a.Params {
-				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum})
+				ja.Params = append(ja.Params, jsonParam{Name: p.Name, Type: string(p.Type), Required: p.Required, Default: p.Default, Doc: p.Doc, Enum: p.Enum, Format: string(p.Format)})
 			}
 			for _, w := range a.Writes {
 				ja.Writes = append(ja.Writes, jsonVar{Name: w.Name, Type: string(w.Type), Doc: w.Doc})
 			}
 			list = append(list, ja)
 		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return printJSONLines(out, list)
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	for _, a := range acts {
@@ -83,6 +88,15 @@ func runActions(c *cli.Context) error {
 				ws += w.Name + ": " + string(w.Type)
 			}
 			fmt.Fprintf(tw, "\twrites: %s\n", ws)
+		}
+		if w := actions.WritesDoc(a.Name); w != "" {
+			fmt.Fprintf(tw, "\twrites: %s\n", w)
+		}
+		if len(a.Needs) > 0 {
+			fmt.Fprintf(tw, "\tneeds in run memory: %s\n", strings.Join(a.Needs, ", "))
+		}
+		if len(a.Provides) > 0 {
+			fmt.Fprintf(tw, "\tprovides in run memory: %s\n", strings.Join(a.Provides, ", "))
 		}
 	}
 	return tw.Flush()

@@ -21,7 +21,9 @@ func commands() []*cli.Command {
 		skillsCommand(),
 		mcpCommand(),
 		validateCommand(),
+		checkCommand(),
 		exportCommand(),
+		importCommand(),
 		schemaCommand(),
 		actionsCommand(),
 		runCommand(),
@@ -49,9 +51,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// --var errors='["a","b"]' is one value: repeat the flag for several.
 		DisableSliceFlagSeparator: true,
 		HideVersion:               true, // our --version prints what `lppctl version` does
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "version", Usage: "print lppctl's version (as lppctl version does)"},
-		},
+		}, logFlags()...),
+		Before:         checkLogFlags,
 		Action:         appAction,
 		ExitErrHandler: func(*cli.Context, error) {}, // run() reports errors and picks the exit code
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {

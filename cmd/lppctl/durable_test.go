@@ -161,7 +161,7 @@ func TestResumeRefusesAJournalThatLostLines(t *testing.T) {
 		{
 			name: "its beginning lost",
 			edit: func(ls []string) []string { return ls[1:] },
-			want: "cannot read journal: journal lines are lost: JOURNAL:1: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it",
+			want: "cannot read journal: JOURNAL:1: journal lines are lost: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it",
 		},
 		{
 			name: "its last step lost",
@@ -178,7 +178,7 @@ func TestResumeRefusesAJournalThatLostLines(t *testing.T) {
 			edit: func(ls []string) []string {
 				return []string{ls[0], rechecksum(strings.Replace(ls[1], `"seq":1`, `"seq":1,"x":1`, 1)), ls[2], ls[3]}
 			},
-			want: "cannot read journal: damaged line: JOURNAL: its first 1234 bytes are not the 4 lines that were committed (journal.commit): lines were changed, replaced or reordered, and the run cannot be rebuilt from them",
+			want: "cannot read journal: JOURNAL: its first 1234 bytes are not the 4 lines that were committed (journal.commit): lines were changed, replaced or reordered, and the run cannot be rebuilt from them",
 		},
 		{
 			name:   "another run's journal",

@@ -36,6 +36,9 @@ func runExport(c *cli.Context) error {
 		return usageErrorf("export needs exactly one spec file: lppctl export [--format FORMAT] SPEC")
 	}
 	format := c.String("format")
+	if done, err := exportBlueprint(c, format); done { // an L++ blueprint: see import.go
+		return err
+	}
 	if !slices.Contains(machine.ExportFormats, format) {
 		return usageErrorf("unknown format %q (formats: %s)", format, strings.Join(machine.ExportFormats, ", "))
 	}

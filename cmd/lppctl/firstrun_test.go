@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +201,55 @@ func TestPlannerPromptStatesOneActionPerStep(t *testing.T) {
 	sys := strings.Join(strings.Fields(reqs[0].Messages[0].Content), " ")
 	if want := "One action per step: each step makes ONE tool call or runs ONE script"; !strings.Contains(sys, want) {
 		t.Errorf("the planner's system prompt lacks %q:\n%s", want, sys)
+	}
+}
+
+// TestEnvExampleListsTheConfiguration: .env.example names exactly the
+// variables of the README's Configuration table.
+func TestEnvExampleListsTheConfiguration(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "\n## Configuration\n")
+	if start < 0 {
+		t.Fatal("the README has no Configuration section")
+	}
+	section := text[start+1:]
+	tableStart := strings.Index(section, "\n| variable")
+	if tableStart < 0 {
+		t.Fatal("the README's Configuration section has no table")
+	}
+	table := section[tableStart+1:]
+	if end := strings.Index(table, "\n\n"); end >= 0 {
+		table = table[:end]
+	}
+	inReadme := map[string]bool{}
+	for _, row := range regexp.MustCompile(`(?m)^\| (.*?) \|`).FindAllStringSubmatch(table, -1) {
+		for _, m := range regexp.MustCompile("`([A-Z][A-Z0-9_]+)`").FindAllStringSubmatch(row[1], -1) {
+			inReadme[m[1]] = true
+		}
+	}
+	if len(inReadme) < 10 {
+		t.Fatalf("only %d variables found in the README's table: %v", len(inReadme), inReadme)
+	}
+	example, err := os.ReadFile("../../.env.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inExample := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^# ([A-Z][A-Z0-9_]+)=`).FindAllStringSubmatch(string(example), -1) {
+		inExample[m[1]] = true
+	}
+	for v := range inReadme {
+		if !inExample[v] {
+			t.Errorf(".env.example lacks %s", v)
+		}
+	}
+	for v := range inExample {
+		if !inReadme[v] {
+			t.Errorf(".env.example has %s, which the README's Configuration table does not list", v)
+		}
 	}
 }

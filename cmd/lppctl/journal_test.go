@@ -98,3 +98,68 @@ func TestRunsAndRunsShowSayAJournalIsDamaged(t *testing.T) {
 		t.Errorf("runs show: exit %d\nstdout %q\nstderr %q\nwant %d, stdout beginning %q, stderr beginning %q", code, out, errOut, exitFailed, wantOut, wantErr)
 	}
 }
+
+// TestResumeRefusesACrashedRunThatLostLines is the case of the issue: a run
+// killed (-9) after step 20, then its journal cut short (8 lines deleted, or
+// cut in the middle of line 6). Nothing but the journal recorded how many
+// steps were committed, so resume dropped "a torn last line" and ran
+// committed steps again. Now it refuses, saying what was lost, changes
+// nothing, and runs / runs show list the run as damaged.
+func TestResumeRefusesACrashedRunThatLostLines(t *testing.T) {
+	bin := buildLppctl(t)
+	tests := []struct {
+		name string
+		cut  func(lines []string) []string
+		want string // after "cannot read journal: JOURNAL "
+	}{
+		{
+			name: "8 lines deleted",
+			cut:  func(ls []string) []string { return ls[:len(ls)-8] },
+			want: "holds 13 complete lines (12 steps), but 21 lines (20 steps) were committed (journal.commit): lines 14–21 (steps 13–20) are lost (the file was cut short or lines were deleted), and the run cannot be rebuilt without them",
+		},
+		{
+			name: "cut in the middle of line 6",
+			cut:  func(ls []string) []string { return append(ls[:5:5], ls[5][:len(ls[5])/2]) },
+			want: "holds 5 complete lines (4 steps) and a line cut short, but 21 lines (20 steps) were committed (journal.commit): lines 6–21 (steps 5–20) are lost (the file was cut short or lines were deleted), and the run cannot be rebuilt without them",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := newProject(t, "hello_skill")
+			if r := runChildKillAfter(t, bin, root, "journal-after-write:20", 0, "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q"); !r.killed {
+				t.Fatalf("the run was not killed after step 20: exit %d\n%s", r.code, r.out)
+			}
+			id := runIDIn(t, root)
+			journal := filepath.Join(root, runstore.DefaultDir, id, runstore.JournalFile)
+			b, err := os.ReadFile(journal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+			lines[len(lines)-1] += "\n"
+			if len(lines) != 21 {
+				t.Fatalf("the killed run's journal holds %d lines, want 21 (start and steps 1–20)", len(lines))
+			}
+			if err := os.WriteFile(journal, []byte(strings.Join(tt.cut(lines), "")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			skillsMD, _ := os.ReadFile(filepath.Join(root, "skills/hello_skill/skills.md"))
+			before, _ := os.ReadFile(journal)
+
+			r := runChild(t, bin, root, "", "resume", "-q", id)
+			want := "lppctl: cannot resume run " + id + ": cannot read journal: " + filepath.Join(runstore.DefaultDir, id, runstore.JournalFile) + " " + tt.want + "\n"
+			if r.code != exitFailed || r.out != want {
+				t.Errorf("resume: exit %d, output %q\nwant %d, %q", r.code, r.out, exitFailed, want)
+			}
+			if after, _ := os.ReadFile(journal); string(after) != string(before) {
+				t.Error("resume changed the journal it refused")
+			}
+			if after, _ := os.ReadFile(filepath.Join(root, "skills/hello_skill/skills.md")); string(after) != string(skillsMD) {
+				t.Error("resume ran committed steps again: skills.md changed")
+			}
+			if r := runChild(t, bin, root, "", "runs", "show", id); r.code != exitFailed || !strings.Contains(r.out, "status:   damaged (run.json says crashed") {
+				t.Errorf("runs show: exit %d, want %d and the run shown as damaged\n%s", r.code, exitFailed, r.out)
+			}
+		})
+	}
+}

@@ -215,7 +215,7 @@ func checkOutsideSummary(t *testing.T, s outsideSummary) {
 	// Five tools with object input schemas and the required fields.
 	type schema struct{ properties, required []string }
 	wantTools := map[string]schema{
-		"add_skill":     {[]string{"name", "principle", "when_to_apply"}, []string{"name", "principle", "when_to_apply"}},
+		"add_skill":     {[]string{"iteration", "name", "principle", "when_to_apply"}, []string{"name", "principle", "when_to_apply"}},
 		"update_skill":  {[]string{"name", "new_name", "principle", "when_to_apply"}, []string{"name"}},
 		"remove_skill":  {[]string{"name"}, []string{"name"}},
 		"search_skills": {[]string{"query", "top_k"}, []string{"query"}},

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -76,7 +75,7 @@ func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 	switch p.kind {
 	case progressQuiet: // only what needs attention: warnings, from the spec or from actions
 		for _, n := range rec.Notes {
-			if strings.HasPrefix(n, "warning:") {
+			if n.IsWarning() {
 				fmt.Fprintf(p.w, "%s\n", n)
 			}
 		}

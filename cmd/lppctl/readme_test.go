@@ -58,3 +58,59 @@ func TestReadmeDiagramMatchesTheSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeCLITableListsEveryCommand: each of the app's commands has a row
+// in the README's CLI table.
+func TestReadmeCLITableListsEveryCommand(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "\n## CLI\n")
+	if start < 0 {
+		t.Fatal("the README has no CLI section")
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	for _, cmd := range newApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).Commands {
+		if cmd.Hidden || cmd.Name == "help" {
+			continue
+		}
+		if !strings.Contains(section, "\n| `lppctl "+cmd.Name) && !strings.Contains(section, ", `lppctl "+cmd.Name) {
+			t.Errorf("the README's CLI table has no row for lppctl %s", cmd.Name)
+		}
+	}
+}
+
+// TestReadmeGivesTwoCommands: the README's first code block holds exactly
+// one build-and-run command and one test command.
+func TestReadmeGivesTwoCommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "## The two commands\n")
+	if start < 0 {
+		t.Fatal("the README has no \"The two commands\" section")
+	}
+	block := text[start:]
+	block = block[strings.Index(block, "```sh\n")+len("```sh\n"):]
+	block = block[:strings.Index(block, "```")]
+	var cmds []string
+	for _, line := range strings.Split(block, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			cmds = append(cmds, line)
+		}
+	}
+	want := []string{
+		"go build -o lppctl ./cmd/lppctl && ./lppctl run --spec specs/skills_agent.yaml --skill skills/hello_skill --yes",
+		"go test ./...",
+	}
+	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the two commands are\n%s\nwant\n%s", strings.Join(cmds, "\n"), strings.Join(want, "\n"))
+	}
+}

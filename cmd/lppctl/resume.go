@@ -47,7 +47,7 @@ prefix.`,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs holds the run (default: the current directory)"},
-		}, runStoreFlags()...),
+		}, append(runStoreFlags(), traceFlags()...)...),
 		Action: resumeAction,
 	}
 }
@@ -64,6 +64,9 @@ func resumeAction(c *cli.Context) error {
 	}
 	event, payload, err := resumeEvent(c)
 	if err != nil {
+		return err
+	}
+	if err := preflightTrace(c); err != nil {
 		return err
 	}
 	store := storeFrom(c)
@@ -161,7 +164,7 @@ func resumeAction(c *cli.Context) error {
 		budget, meta.MaxTransitions = n, n
 	}
 	prog := newProgress(c.App.Writer, progressMode(c))
-	opts := sess.runOptions(prog, budget)
+	opts := append(sess.runOptions(prog, budget), traceOptions(c, run)...)
 	if in != nil {
 		opts = append(opts, machine.WithInput(in))
 	}
@@ -207,6 +210,9 @@ func resumeAction(c *cli.Context) error {
 		if err := r.FireEvent(ctx, event, payload); err != nil {
 			return err
 		}
+	}
+	if sess.trace, err = startTrace(ctx, c, run, true); err != nil {
+		return err
 	}
 	handed = true
 	return sess.drive(ctx, c, r, prog)

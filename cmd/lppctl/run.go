@@ -39,7 +39,7 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 			&cli.StringSliceFlag{Name: "payload", Usage: "the `JSON` object of the --event of the same rank (repeatable)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.StringFlag{Name: "fsync", Value: string(runstore.FsyncAlways), Usage: "journal durability: `always` (sync every step) or never (leave it to the OS)"},
-		}, append(runStoreFlags(), agentFlags()...)...),
+		}, append(append(runStoreFlags(), traceFlags()...), agentFlags()...)...),
 		Action: runAction,
 	}
 }
@@ -103,6 +103,9 @@ func runAction(c *cli.Context) error {
 	if ctx.Err() != nil {
 		return withCode(exitInterrupted, errors.New("interrupted before the run started; nothing was recorded"))
 	}
+	if err := preflightTrace(c); err != nil {
+		return err
+	}
 	store := storeFrom(c)
 	run, err := store.Create(runstore.Meta{
 		Spec: path, SpecAbs: abs, SpecName: spec.Name, Start: time.Now(), State: spec.Initial,
@@ -125,7 +128,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := m.NewRun(vars, sess.runOptions(prog, c.Int("max-transitions"))...)
+	r, err := m.NewRun(vars, append(sess.runOptions(prog, c.Int("max-transitions")), traceOptions(c, run)...)...)
 	if err != nil {
 		sess.close()
 		return withCode(exitUsage, err)
@@ -137,6 +140,10 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	sess.journal.SetCommitted(0, r.State())
+	if sess.trace, err = startTrace(ctx, c, run, false); err != nil {
+		sess.close()
+		return err
+	}
 	return sess.drive(ctx, c, r, prog)
 }
 

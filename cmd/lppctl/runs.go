@@ -366,7 +366,9 @@ func runsTraceAction(c *cli.Context) error {
 		if rec.Input != nil {
 			extra = append(extra, "answer: "+rec.Input.Kind+" "+rec.Input.Text)
 		}
-		extra = append(extra, rec.Notes...)
+		for _, n := range rec.Notes {
+			extra = append(extra, n.String())
+		}
 		if len(rec.Vars) > 0 {
 			names := make([]string, 0, len(rec.Vars))
 			for k := range rec.Vars {

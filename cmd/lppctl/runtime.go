@@ -141,6 +141,7 @@ type session struct {
 	audit   *os.File
 	llm     *os.File
 	rt      *runtimeIO
+	trace   *tracedRun // nil: not traced
 }
 
 // compile builds the run's registry (the actions now get the session's
@@ -204,8 +205,9 @@ func (s *session) close() {
 // the summary (with how to continue) and maps the outcome to an exit code.
 // ctx is interruptContext's.
 func (s *session) drive(ctx context.Context, c *cli.Context, r *machine.Run, prog *progress) error {
+	defer s.trace.shutdown() // after the journal: a slow collector never holds it back
 	defer s.close()
-	err := r.Run(ctx)
+	err := s.trace.run(ctx, r)
 	if errors.Is(err, machine.ErrFinished) {
 		err = nil
 	}

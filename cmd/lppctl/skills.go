@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -123,13 +122,6 @@ func oneArg(c *cli.Context, what string) (string, error) {
 	return c.Args().First(), nil
 }
 
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func skillsList(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("skills list takes no arguments")
@@ -144,7 +136,7 @@ func skillsList(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	if c.Bool("json") {
-		return printJSON(w, list)
+		return printJSONLines(w, list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(w, "no skills in %s\n", lib.Path())
@@ -262,10 +254,7 @@ func skillsSearch(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	if c.Bool("json") {
-		if hits == nil {
-			hits = []skills.Hit{}
-		}
-		return printJSON(w, hits)
+		return printJSONLines(w, hits)
 	}
 	if len(hits) == 0 {
 		if n, err := lib.Count(); err == nil && n > 0 {

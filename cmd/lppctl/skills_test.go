@@ -2,10 +2,11 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/skills"
 )
 
 // lppctl runs the CLI in-process and returns its exit code, stdout and stderr.
@@ -23,13 +24,14 @@ func TestSkillsCommands(t *testing.T) {
 		args     []string
 		code     int
 		stdout   string // exact unless empty
+		noStdout bool   // stdout must be empty
 		contains string // substring of stdout
 		stderr   string // exact
 	}{
 		{name: "list empty", args: []string{"skills", "list", "--library", lib}, stdout: "no skills in " + lib + "\n"},
-		{name: "list empty as JSON", args: []string{"skills", "list", "--json", "--library", lib}, stdout: "[]\n"},
+		{name: "list empty as JSON", args: []string{"skills", "list", "--json", "--library", lib}, noStdout: true},
 		{name: "search empty", args: []string{"skills", "search", "--library", lib, "anything"}, stdout: "no skills in " + lib + "\n"},
-		{name: "search empty as JSON", args: []string{"skills", "search", "--json", "--library", lib, "anything"}, stdout: "[]\n"},
+		{name: "search empty as JSON", args: []string{"skills", "search", "--json", "--library", lib, "anything"}, noStdout: true},
 		{name: "add", args: []string{"skills", "add", "--library", lib, "--principle", "Retry transient errors with backoff.", "--when-to-apply", "HTTP 429 or 5xx.", "retry_with_backoff"},
 			stdout: "added skill retry_with_backoff\n"},
 		{name: "add another", args: []string{"skills", "add", "-l", lib, "-p", "Check every output file exists.", "-w", "Before reporting success.", "verify_output_paths"},
@@ -45,23 +47,11 @@ verify_output_paths
 `},
 		{name: "search", args: []string{"skills", "search", "--library", lib, "-k", "1", "output", "file"},
 			stdout: "1. verify_output_paths (score 1.740)\n   principle:     Check every output file exists.\n   when to apply: Before reporting success.\n"},
-		{name: "search as JSON", args: []string{"skills", "search", "--library", lib, "--json", "-k", "5", "backoff"}, contains: `[
-  {
-    "name": "retry_with_backoff",
-    "principle": "Retry transient errors with backoff.",
-    "when_to_apply": "HTTP 429 or 5xx.",
-    "created_iteration": 0,
-    "last_used_iteration": 0,
-    "usage_count": 1,
-    "score": 1.109`}, // the only hit: verify_output_paths shares no word with the query
+		{name: "search as JSON", args: []string{"skills", "search", "--library", lib, "--json", "-k", "5", "backoff"}, contains: `{"name":"retry_with_backoff","principle":"Retry transient errors with backoff.","when_to_apply":"HTTP 429 or 5xx.","created_iteration":0,"last_used_iteration":0,"usage_count":1,"score":1.109`}, // the only hit: verify_output_paths shares no word with the query
 		{name: "search matching nothing", args: []string{"skills", "search", "--library", lib, "kubernetes"}, stdout: "no skill in " + lib + " shares a word with the query\n"},
-		{name: "search matching nothing as JSON", args: []string{"skills", "search", "--library", lib, "--json", "kubernetes"}, stdout: "[]\n"},
-		{name: "usage recorded for hits only", args: []string{"skills", "list", "--json", "--library", lib}, contains: `"name": "verify_output_paths",
-    "principle": "Check every output file exists.",
-    "when_to_apply": "Before reporting success.",
-    "created_iteration": 0,
-    "last_used_iteration": 0,
-    "usage_count": 1`},
+		{name: "search matching nothing as JSON", args: []string{"skills", "search", "--library", lib, "--json", "kubernetes"}, noStdout: true},
+		{name: "usage recorded for hits only", args: []string{"skills", "list", "--json", "--library", lib}, contains: `{"name":"verify_output_paths","principle":"Check every output file exists.","when_to_apply":"Before reporting success.","created_iteration":0,"last_used_iteration":0,"usage_count":1}
+`},
 		{name: "update", args: []string{"skills", "update", "--library", lib, "--rename", "check_outputs", "verify_output_paths"}, stdout: "updated skill check_outputs\n"},
 		{name: "update as JSON", args: []string{"skills", "update", "--library", lib, "--json", "-w", "At the end of every step.", "check_outputs"}, contains: `"when_to_apply": "At the end of every step."`},
 		{name: "remove", args: []string{"skills", "remove", "--library", lib, "retry_with_backoff"}, stdout: "removed skill retry_with_backoff\n"},
@@ -79,7 +69,7 @@ verify_output_paths
 		// After "--", "-k" is the query (it was refused as "flag -k after
 		// the arguments"), and a name starting with "-" (valid, e.g. added
 		// over MCP) can be added and removed.
-		{name: "flag-like argument after --", args: []string{"skills", "search", "--library", lib, "--json", "--", "-k"}, code: 0, stdout: "[]\n"},
+		{name: "flag-like argument after --", args: []string{"skills", "search", "--library", lib, "--json", "--", "-k"}, code: 0, noStdout: true},
 		{name: "add a name starting with -", args: []string{"skills", "add", "--library", lib, "-p", "p", "-w", "w", "--", "-dash"}, code: 0},
 		{name: "remove a name starting with -", args: []string{"skills", "remove", "--library", lib, "--", "-dash"}, code: 0},
 		{name: "two names", args: []string{"skills", "remove", "--library", lib, "a", "b"}, code: 2,
@@ -99,6 +89,9 @@ verify_output_paths
 		if st.stdout != "" && stdout != st.stdout {
 			t.Errorf("%s: stdout\n%s\nwant\n%s", st.name, stdout, st.stdout)
 		}
+		if st.noStdout && stdout != "" {
+			t.Errorf("%s: stdout\n%s\nwant none", st.name, stdout)
+		}
 		if st.contains != "" && !strings.Contains(stdout, st.contains) {
 			t.Errorf("%s: stdout %s lacks %s", st.name, stdout, st.contains)
 		}
@@ -112,8 +105,7 @@ func TestSkillsLibraryFromEnvironment(t *testing.T) {
 		t.Fatalf("add: %d %s", code, stderr)
 	}
 	code, stdout, _ := lppctl(t, "", "skills", "list", "--json", "--library", lib)
-	var list []map[string]any
-	if err := json.Unmarshal([]byte(stdout), &list); code != 0 || err != nil || len(list) != 1 || list[0]["name"] != "from_env" {
-		t.Errorf("list = %d %s %v", code, stdout, err)
+	if list := decodeJSONLines[skills.Skill](t, stdout); code != 0 || len(list) != 1 || list[0].Name != "from_env" {
+		t.Errorf("list = %d %s", code, stdout)
 	}
 }

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/urfave/cli/v2"
 
@@ -110,10 +111,8 @@ func runValidate(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reports); err != nil {
-			return fmt.Errorf("cannot write report: %w", err)
+		if err := printJSONLines(out, reports); err != nil {
+			return err
 		}
 	}
 	if len(errs) == 0 {
@@ -129,7 +128,7 @@ func runValidate(c *cli.Context) error {
 }
 
 func countDiags(ds machine.Diagnostics) string {
-	n := len(ds.Errors())
+	n := ds.Count(machine.SevError)
 	if n == 1 {
 		return "1 error"
 	}
@@ -159,7 +158,7 @@ func expandSpecDirs(paths []string) ([]string, error) {
 				}
 				return nil
 			}
-			if ext := filepath.Ext(name); ext == ".yaml" || ext == ".yml" {
+			if ext := filepath.Ext(name); (ext == ".yaml" || ext == ".yml") && looksLikeSpec(path) {
 				out = append(out, path)
 			}
 			return nil
@@ -168,8 +167,26 @@ func expandSpecDirs(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("cannot list specs in %s: %w", p, err)
 		}
 		if len(out) == n {
-			return nil, usageErrorf("%s holds no .yaml or .yml spec files", p)
+			return nil, usageErrorf("%s holds no spec files (.yaml or .yml files with states:)", p)
 		}
 	}
 	return out, nil
+}
+
+// looksLikeSpec tells a spec from the other YAML files a directory of specs
+// holds (a demo.yaml of scripted replies, a policy): a spec is a mapping
+// with states: or lpp:. A file that does not parse as YAML is taken as a
+// spec, so that validating the directory reports it.
+func looksLikeSpec(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return true
+	}
+	var top map[string]yaml.Node
+	if err := yaml.Unmarshal(data, &top); err != nil {
+		return true
+	}
+	_, states := top["states"]
+	_, lpp := top["lpp"]
+	return states || lpp || len(top) == 0
 }

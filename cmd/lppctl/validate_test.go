@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,10 +75,7 @@ func TestValidateCommandJSON(t *testing.T) {
 	if code != exitInvalidSpec {
 		t.Fatalf("exit code %d, want %d", code, exitInvalidSpec)
 	}
-	var reports []jsonSpecReport
-	if err := json.Unmarshal([]byte(out), &reports); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, out)
-	}
+	reports := decodeJSONLines[jsonSpecReport](t, out)
 	if len(reports) != 2 || !reports[0].OK || reports[1].OK {
 		t.Fatalf("unexpected reports: %+v", reports)
 	}

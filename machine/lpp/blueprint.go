@@ -6,8 +6,7 @@
 // value, and report every problem as a positioned diagnostic (never a
 // panic). ToSpecYAML translates a blueprint into an lppctl spec (YAML with
 // comments), TranslateGate translates one gate expression from L++'s
-// Python-like dialect into expr, Mermaid draws a blueprint, and FromSpecYAML
-// and Marshal write a spec back as a blueprint.
+// Python-like dialect into expr, and Mermaid draws a blueprint.
 //
 // The package is format translation only: it knows the machine package's
 // spec model, nothing of LLMs, tools or skills.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
@@ -104,6 +105,7 @@ func Parse(file string, src []byte) (bp *Blueprint, diags machine.Diagnostics) {
 		return nil, d.diags
 	}
 	bp = &Blueprint{File: file, Source: src, Schema: root.get("$schema").str, SchemaPos: root.get("$schema").pos}
+	d.longNames(root, true)
 	d.blueprint(root, bp)
 	d.diags.Sort()
 	bp.Warnings = d.diags.Warnings()
@@ -479,4 +481,37 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// maxName is the longest name (key, id, event) a blueprint may use: the
+// names become YAML keys, which YAML limits to 1024 characters.
+const maxName = 256
+
+// nameFields are the string values that name something (and may become a
+// YAML key in a translation).
+var nameFields = []string{"id", "value_from", "from", "to", "on_event", "event", "target", "entry_state", "compute_unit"}
+
+// longNames reports every name longer than maxName, outside the parts
+// kept as written (display, unknown top-level keys).
+func (d *decoder) longNames(n *node, top bool) {
+	if n == nil {
+		return
+	}
+	for _, it := range n.items {
+		d.longNames(it, false)
+	}
+	for _, m := range n.members {
+		if top && (m.key == "display" || !slices.Contains(topKeys, m.key)) {
+			continue
+		}
+		if l := len([]rune(m.key)); l > maxName {
+			d.errorf(m.keyPos, 1, "shorten it", "name is %d characters long: lppctl takes names of at most %d characters", l, maxName)
+		}
+		if m.val != nil && m.val.kind == kString && slices.Contains(nameFields, m.key) {
+			if l := len([]rune(m.val.str)); l > maxName {
+				d.errorf(m.val.pos, 1, "shorten it", "%s is %d characters long: lppctl takes names of at most %d characters", m.key, l, maxName)
+			}
+		}
+		d.longNames(m.val, false)
+	}
 }

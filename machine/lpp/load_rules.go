@@ -109,7 +109,11 @@ func (d *decoder) actions(n *node, bp *Blueprint) {
 			}
 		case ActionEmit:
 			d.unknownKeys(m.val, what, "type", "event", "payload_map", "description")
-			a.Event, _ = d.reqString(m.val, "event", what, `add "event": "NAME"`)
+			var en *node
+			a.Event, en = d.reqString(m.val, "event", what, `add "event": "NAME"`)
+			if en != nil && !identRE.MatchString(a.Event) {
+				d.errorf(en.pos, len([]rune(a.Event))+2, "use letters, digits and underscores (lppctl event names are identifiers)", "event name %q of %s is not an identifier", a.Event, what)
+			}
 			a.PayloadMap = d.kvs(m.val, "payload_map", what)
 		case "":
 			continue

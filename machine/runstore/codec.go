@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,13 +74,15 @@ type wireEntry struct {
 // and map variable, to write the next change as a delta.
 type encoder struct {
 	buf   bytes.Buffer
+	line  []byte // the last line encoded (reused: valid until the next encode)
 	enc   *json.Encoder
 	lists map[string][]byte                     // list var → its JSON as last written
 	maps  map[string]map[string]json.RawMessage // map var → its keys' JSON as last written
+	vals  map[string][]any                      // list var → its items as last written (for grownBy)
 }
 
 func newEncoder() *encoder {
-	e := &encoder{lists: map[string][]byte{}, maps: map[string]map[string]json.RawMessage{}}
+	e := &encoder{lists: map[string][]byte{}, maps: map[string]map[string]json.RawMessage{}, vals: map[string][]any{}}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
 	return e
@@ -87,29 +90,37 @@ func newEncoder() *encoder {
 
 // encode renders entry as one line with its checksum and newline. Nothing
 // changes in the encoder until commit is called (once the line is written).
+// The line is valid until the next call.
 func (c *encoder) encode(e *Entry) (line []byte, commit func(), err error) {
 	w := &wireEntry{Entry: e}
-	commit = func() {}
+	commit = noCommit
 	if e.Record != nil {
-		if err := checkFinite(e.Record); err != nil {
-			return nil, nil, err
-		}
 		if w, commit, err = c.deltas(e); err != nil {
-			return nil, nil, err
+			return nil, nil, cmp.Or(checkFinite(e.Record), err)
 		}
 	}
 	c.buf.Reset()
 	if err := c.enc.Encode(w); err != nil {
+		if e.Record != nil {
+			// Walked only on failure: a walk per step costs O(size of the vars).
+			if ferr := checkFinite(e.Record); ferr != nil {
+				return nil, nil, ferr
+			}
+		}
 		return nil, nil, fmt.Errorf("cannot write journal: %w", err)
 	}
-	return withCRC(c.buf.Bytes()), commit, nil
+	c.line = appendCRC(c.line[:0], c.buf.Bytes())
+	return c.line, commit, nil
 }
 
 // withCRC turns `{...}\n` into `{...,"crc":"xxxxxxxx"}\n` (a new slice).
-func withCRC(b []byte) []byte {
+func withCRC(b []byte) []byte { return appendCRC(nil, b) }
+
+// appendCRC appends `{...}\n` with its checksum, as withCRC, to out.
+func appendCRC(out, b []byte) []byte {
 	b = bytes.TrimRight(b, "\n")
 	sum := crc32.Checksum(b, crcTable)
-	out := make([]byte, 0, len(b)+crcSuffixLen+1)
+	out = slices.Grow(out, len(b)+crcSuffixLen+1)
 	out = append(out, b[:len(b)-1]...)
 	out = append(out, `,"crc":"`...)
 	out = fmt.Appendf(out, "%08x", sum)
@@ -186,22 +197,57 @@ func nonFinite(path string, v any) (string, float64, bool) {
 // deltas splits a step's vars into those written in full and those written
 // as deltas or references; commit records what was written.
 func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
+	if !c.needsDeltas(e.Record.Vars) { // the common case: nothing to copy
+		return &wireEntry{Entry: e}, noCommit, nil
+	}
 	rec := *e.Record
 	out := *e
 	out.Record = &rec
 	w := &wireEntry{Entry: &out}
 	if len(rec.Vars) == 0 {
-		return w, func() {}, nil
+		return w, noCommit, nil
 	}
 	rec.Vars = make(map[string]any, len(e.Record.Vars))
-	newLists := map[string][]byte{}
-	newMaps := map[string]map[string]json.RawMessage{}
-	var drop []string
+	var (
+		newLists map[string][]byte
+		newMaps  map[string]map[string]json.RawMessage
+		newVals  map[string][]any
+		drop     []string
+	)
 	for name, v := range e.Record.Vars {
+		switch x := v.(type) {
+		case nil, bool, int, int64, float64: // the common case, written as is
+			rec.Vars[name] = v
+			if c.tracked(name) {
+				drop = append(drop, name)
+			}
+			continue
+		case string:
+			if len(x) < refMin {
+				rec.Vars[name] = v
+				if c.tracked(name) {
+					drop = append(drop, name)
+				}
+				continue
+			}
+		}
 		if s, ok := v.(string); ok && len(s) >= refMin {
 			if ref := findRef(s, rec.Memory); ref != nil {
 				w.Refs = setKey(w.Refs, name, ref)
 				drop = append(drop, name)
+				continue
+			}
+		}
+		if xs, ok := v.([]any); ok {
+			newVals = setKey(newVals, name, slices.Clone(xs)) // the machine may reuse the array of xs
+			if tail, ok := grownBy(c.vals[name], xs); ok {
+				b, err := marshal(tail)
+				if err != nil {
+					return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
+				}
+				w.Append = setKey(w.Append, name, json.RawMessage(b))
+				prev := c.lists[name]
+				newLists = setKey(newLists, name, slices.Concat(prev[:len(prev)-1], []byte{','}, b[1:]))
 				continue
 			}
 		}
@@ -211,7 +257,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 		}
 		switch {
 		case len(full) > 0 && full[0] == '[':
-			newLists[name] = full
+			newLists = setKey(newLists, name, full)
 			if tail := appended(c.lists[name], full); tail != nil {
 				w.Append = setKey(w.Append, name, json.RawMessage(tail))
 				continue
@@ -230,7 +276,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 				}
 				keys[k] = b
 			}
-			newMaps[name] = keys
+			newMaps = setKey(newMaps, name, keys)
 			if p := patch(c.maps[name], keys, len(full)); p != nil {
 				w.Patch = setKey(w.Patch, name, p)
 				continue
@@ -244,17 +290,53 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 		for name, b := range newLists {
 			c.lists[name] = b
 			delete(c.maps, name)
+			if xs, ok := newVals[name]; ok {
+				c.vals[name] = xs
+			} else {
+				delete(c.vals, name)
+			}
 		}
 		for name, keys := range newMaps {
 			c.maps[name] = keys
 			delete(c.lists, name)
+			delete(c.vals, name)
 		}
 		for _, name := range drop { // no longer a list or a map as far as deltas go
 			delete(c.lists, name)
 			delete(c.maps, name)
+			delete(c.vals, name)
 		}
 	}
 	return w, commit, nil
+}
+
+func noCommit() {}
+
+// needsDeltas reports whether any of vars may be written otherwise than as
+// is: a list, a map, a long string, or a name last written as a list or map.
+func (c *encoder) needsDeltas(vars map[string]any) bool {
+	for name, v := range vars {
+		switch x := v.(type) {
+		case nil, bool, int, int64, float64:
+		case string:
+			if len(x) >= refMin {
+				return true
+			}
+		default:
+			return true
+		}
+		if c.tracked(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// tracked reports whether name's last value was written as a list or a map.
+func (c *encoder) tracked(name string) bool {
+	_, l := c.lists[name]
+	_, m := c.maps[name]
+	return l || m
 }
 
 func setKey[V any](m map[string]V, k string, v V) map[string]V {
@@ -290,6 +372,46 @@ func appended(prev, cur []byte) []byte {
 	tail := make([]byte, 0, len(cur)-len(head))
 	tail = append(tail, '[')
 	return append(tail, cur[len(head)+1:]...)
+}
+
+// grownBy returns the items xs has after those of prev, when prev (the list
+// as last written, not empty) is a prefix of xs item for item, compared as
+// scalars: a check in nanoseconds per item that spares marshalling a long
+// list at every step. Anything else (a nested item, a change) says false,
+// and appended decides on the list's JSON.
+func grownBy(prev, xs []any) ([]any, bool) {
+	if len(prev) == 0 || len(xs) <= len(prev) {
+		return nil, false
+	}
+	for i, p := range prev {
+		if !sameScalar(p, xs[i]) {
+			return nil, false
+		}
+	}
+	return xs[len(prev):], true
+}
+
+// sameScalar reports whether a and b are the same string, bool or number of
+// the same type (floats bit for bit: 0 and -0 are written differently).
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	}
+	return false
 }
 
 // patch returns the keys of cur that differ from prev, when writing them is

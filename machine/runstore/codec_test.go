@@ -136,8 +136,14 @@ func TestListAndMapChangesAreWrittenAsDeltas(t *testing.T) {
 		{"xs": []any{2, []any{5}}},                                             // an append again
 		{"xs": []any{}},                                                        // emptied: in full
 		{"xs": []any{1}},                                                       // after an empty list: in full
+		{"xs": []any{1, map[string]any{"k": big}}},                             // an append of a nested item
+		{"xs": []any{1, map[string]any{"k": big}, 3.5}},                        // an append after a nested item
+		{"xs": []any{1, map[string]any{"k": 1}, 3.5, 4}},                       // a nested item changed: in full
+		{"xs": []any{1, map[string]any{"k": 1}, 3.5, 4, 5}},                    // an append, found on the JSON
+		{"xs": 7}, // no longer a list
+		{"xs": []any{1, map[string]any{"k": 1}, 3.5, 4, 5, 6}}, // a list again: in full
 	}
-	wantKind := []string{"vars", "vars_append vars_patch", "vars_append vars_patch", "vars", "vars_append", "vars", "vars"}
+	wantKind := []string{"vars", "vars_append vars_patch", "vars_append vars_patch", "vars", "vars_append", "vars", "vars", "vars_append", "vars_append", "vars", "vars_append", "vars", "vars"}
 	for i, vars := range steps {
 		if err := j.OnStep(context.Background(), &machine.Record{Seq: i + 1, From: "a", To: "a", Vars: vars}); err != nil {
 			t.Fatal(err)
@@ -160,7 +166,7 @@ func TestListAndMapChangesAreWrittenAsDeltas(t *testing.T) {
 			t.Errorf("step %d is written with %q, want %q: %s", i+1, got, wantKind[i], line)
 		}
 	}
-	if strings.Count(strings.Join(lines, ""), big) != 2 { // once in the list, once in the map
+	if strings.Count(strings.Join(lines, ""), big) != 3 { // once in the list, once in the map, once nested
 		t.Errorf("the long item is written more than once:\n%s", strings.Join(lines, ""))
 	}
 	for _, read := range []func() (*Log, error){run.ReadJournal, func() (*Log, error) { return ParseJournal([]byte(strings.Join(journalLines(t, run), ""))) }} {
@@ -173,6 +179,29 @@ func TestListAndMapChangesAreWrittenAsDeltas(t *testing.T) {
 				t.Errorf("step %d read back as %#v, want %#v", i+1, rec.Vars, steps[i])
 			}
 		}
+	}
+}
+
+func TestAListChangedInPlaceIsNotTakenForAnAppend(t *testing.T) {
+	run, j := newTestRun(t, FsyncNever)
+	arr := make([]any, 3, 8)
+	arr[0], arr[1], arr[2] = "a", "b", "c"
+	first := map[string]any{"xs": arr}
+	if err := j.OnStep(context.Background(), &machine.Record{Seq: 1, From: "a", To: "a", Vars: first}); err != nil {
+		t.Fatal(err)
+	}
+	arr[0] = "changed" // the same array, changed, then grown
+	arr = append(arr, "d")
+	if err := j.OnStep(context.Background(), &machine.Record{Seq: 2, From: "a", To: "a", Vars: map[string]any{"xs": arr}}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	l, err := run.ReadJournal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []any{"changed", "b", "c", "d"}; !reflect.DeepEqual(l.Records[1].Vars["xs"], want) {
+		t.Errorf("step 2 read back as %#v, want %#v", l.Records[1].Vars["xs"], want)
 	}
 }
 

@@ -216,12 +216,12 @@ func (s *scanner) check(c commit) error {
 	l := s.log
 	if l.good < c.Size {
 		if s.first != "" && s.first != EntryStart {
-			return fmt.Errorf("%w: %s:1: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it", ErrLost, l.name)
+			return fmt.Errorf("%s:1: %w: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it", l.name, ErrLost)
 		}
 		return &LostError{Path: l.name, Lines: s.lines, Steps: l.steps, Cut: l.Torn > 0, Committed: c}
 	}
 	if !s.atOK || s.atCRC != c.Chain {
-		return fmt.Errorf("%w: %s: its first %d bytes are not the %d lines that were committed (%s): lines were changed, replaced or reordered, and the run cannot be rebuilt from them", errDamaged, l.name, c.Size, c.Lines, CommitFile)
+		return fmt.Errorf("%s: its first %d bytes are not the %d lines that were committed (%s): lines were changed, replaced or reordered, and the run cannot be rebuilt from them", l.name, c.Size, c.Lines, CommitFile)
 	}
 	return nil
 }

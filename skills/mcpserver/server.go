@@ -50,6 +50,25 @@ type AddInput struct {
 	Name        string `json:"name" jsonschema:"the skill's name: lowercase words joined by underscores naming a general technique, e.g. verify_output_paths"`
 	Principle   string `json:"principle" jsonschema:"one or two sentences: what to do and why"`
 	WhenToApply string `json:"when_to_apply" jsonschema:"the situations in which the principle helps"`
+	// Iteration is a pointer to tell an omitted iteration from 0, and a
+	// float64 to take 1e30 (a JSON integer too) and refuse it with a clear
+	// message; the schema says "integer" (see addSchema).
+	Iteration *float64 `json:"iteration,omitempty" jsonschema:"the iteration (agent run) the skill was learned in, recorded as its created_iteration and last_used_iteration; at least 1 (default: the library's current iteration)"`
+}
+
+// maxIteration is the largest iteration add_skill accepts.
+const maxIteration = math.MaxInt32
+
+// addIteration returns the iteration add_skill records: in.Iteration when
+// given (a whole number from 1 to maxIteration), else current().
+func addIteration(in AddInput, current func() (int, error)) (int, error) {
+	if in.Iteration == nil {
+		return current()
+	}
+	if n := *in.Iteration; n < 1 || n > maxIteration || n != math.Trunc(n) {
+		return 0, fmt.Errorf("cannot add skill: iteration must be a whole number from 1 to %d, got %s: %w", maxIteration, strconv.FormatFloat(n, 'f', -1, 64), skills.ErrInvalid)
+	}
+	return int(*in.Iteration), nil
 }
 
 // UpdateInput is update_skill's input; omitted fields stay as they are.
@@ -118,14 +137,27 @@ func searchSchema() *jsonschema.Schema {
 	return s
 }
 
+// addSchema is add_skill's input schema: the one derived from AddInput, with
+// iteration {"type": "integer"} rather than ["null", "number"] (clients
+// convert arguments by a property's type, see searchSchema).
+func addSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[AddInput](nil)
+	if err != nil {
+		panic(err)
+	}
+	it := s.Properties["iteration"]
+	it.Type, it.Types = "integer", nil
+	return s
+}
+
 // New returns an MCP server named "lppctl-skills" serving lib.
 func New(lib *skills.Library, version string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "lppctl-skills", Title: "lppctl skill library", Version: version}, &mcp.ServerOptions{
 		Instructions: "A library of skills (general principles learned from past runs). Search it before planning a task; add or update skills when you learn a general lesson.",
 	})
-	mcp.AddTool(srv, &mcp.Tool{Name: "add_skill", Description: "Add a skill to the library, replacing any skill of the same name."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "add_skill", Description: "Add a skill to the library, replacing any skill of the same name.", InputSchema: addSchema()},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in AddInput) (*mcp.CallToolResult, SkillOutput, error) {
-			it, err := lib.Iteration()
+			it, err := addIteration(in, lib.Iteration)
 			if err != nil {
 				return nil, SkillOutput{}, err
 			}
@@ -247,8 +279,11 @@ func ServeHTTPAnyAddress(ctx context.Context, srv *mcp.Server, addr string, read
 	// open until the server ends it, so shutdown ends the streams first.
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
-	handler := http.NewCrossOriginProtection().Handler(requireSession(endOnShutdown(streams, sdk)))
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	handler := http.NewCrossOriginProtection().Handler(readBody(requireSession(endOnShutdown(streams, sdk))))
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		handler = loopbackHostOnly(handler) // DNS rebinding: see loopbackHostOnly
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, MaxHeaderBytes: 64 << 10}
 	hs.RegisterOnShutdown(endStreams)
 	if ready != nil {
 		ready(ln.Addr())
@@ -280,7 +315,7 @@ func endOnShutdown(streams context.Context, next http.Handler) http.Handler {
 	})
 }
 
-// maxHTTPBody bounds the body of a POST that requireSession reads.
+// maxHTTPBody bounds the body of a POST (readBody).
 const maxHTTPBody = 4 << 20
 
 // requireSession answers a POST without an Mcp-Session-Id header that is
@@ -294,15 +329,7 @@ func requireSession(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
-		if err != nil {
-			http.Error(w, "Bad Request: cannot read the body: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		if len(body) > maxHTTPBody {
-			http.Error(w, fmt.Sprintf("Request Entity Too Large: the body is over %d bytes", maxHTTPBody), http.StatusRequestEntityTooLarge)
-			return
-		}
+		body, _ := io.ReadAll(r.Body) // already in memory (readBody)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if !initializes(body) {
 			http.Error(w, "Bad Request: the Mcp-Session-Id header is missing; start a session with an initialize request and send the Mcp-Session-Id it returns with every later request", http.StatusBadRequest)

@@ -100,8 +100,17 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 	}
 	// Clients convert arguments by a property's "type" (the MCP Inspector's
 	// --tool-arg top_k=2 sent "2" for ["null","integer"]).
+	props := map[string]string{
+		"search_skills": "top_k",
+		"add_skill":     "iteration",
+	}
+	wantProp := map[string]string{
+		"search_skills": `{"default":5,"description":"how many skills to return, at least 1 (default 5)","type":"integer"}`,
+		"add_skill":     `{"description":"the iteration (agent run) the skill was learned in, recorded as its created_iteration and last_used_iteration; at least 1 (default: the library's current iteration)","type":"integer"}`,
+	}
 	for _, tool := range res.Tools {
-		if tool.Name != "search_skills" {
+		prop, ok := props[tool.Name]
+		if !ok {
 			continue
 		}
 		data, _ := json.Marshal(tool.InputSchema)
@@ -109,9 +118,56 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
 		json.Unmarshal(data, &schema)
-		if got, want := string(schema.Properties["top_k"]), `{"default":5,"description":"how many skills to return, at least 1 (default 5)","type":"integer"}`; got != want {
-			t.Errorf("top_k schema = %s, want %s", got, want)
+		if got, want := string(schema.Properties[prop]), wantProp[tool.Name]; got != want {
+			t.Errorf("%s: %s schema = %s, want %s", tool.Name, prop, got, want)
 		}
+	}
+}
+
+// add_skill records the iteration it is given as the skill's created and
+// last used iteration (it always recorded the library's current one).
+func TestAddSkillTakesAnIteration(t *testing.T) {
+	lib := newLibrary(t)
+	cs := connect(t, lib)
+	const bad = `cannot add skill: iteration must be a whole number from 1 to 2147483647, got `
+	tests := []struct {
+		name      string
+		iteration any // nil: omitted
+		want      string
+		isError   bool
+		stored    int
+	}{
+		{"given", 7, `added skill "s"`, false, 7},
+		{"omitted: the current iteration", nil, `added skill "s"`, false, 7}, // the latest in the library
+		{"one", 1, `added skill "s"`, false, 1},
+		{"largest", 2147483647, `added skill "s"`, false, 2147483647},
+		{"zero", 0, bad + `0: invalid`, true, 0},
+		{"negative", -3, bad + `-3: invalid`, true, 0},
+		{"too large", 1e30, bad + `1000000000000000000000000000000: invalid`, true, 0},
+		{"not whole", 2.5, `validating "arguments": validating root: validating /properties/iteration: type: 2.5 has type "number", want "integer"`, true, 0},
+		{"a string", "3", `validating /properties/iteration: type: 3 has type "string", want "integer"`, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := map[string]any{"name": "s", "principle": "p", "when_to_apply": "w"}
+			if tt.iteration != nil {
+				args["iteration"] = tt.iteration
+			}
+			if tt.name == "omitted: the current iteration" {
+				call(t, cs, "add_skill", map[string]any{"name": "other", "principle": "p", "when_to_apply": "w", "iteration": 7})
+			}
+			got, isErr, _ := call(t, cs, "add_skill", args)
+			if isErr != tt.isError || !strings.Contains(got, tt.want) {
+				t.Fatalf("got %q (error %v), want %q (error %v)", got, isErr, tt.want, tt.isError)
+			}
+			if tt.isError {
+				return
+			}
+			s, err := lib.Get("s")
+			if err != nil || s.CreatedIteration != tt.stored || s.LastUsedIteration != tt.stored {
+				t.Errorf("library holds %+v, %v; want iteration %d", s, err, tt.stored)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,98 @@
+package actions
+
+import (
+	"strings"
+	"testing"
+)
+
+const scriptSpec = `
+lpp: 1
+name: compute
+context:
+  text:  {type: string, default: "a b c"}
+  limit: {type: int, default: 2}
+  words: {type: int, default: 0}
+  fits:  {type: bool, default: false}
+  tags:  {type: list, default: []}
+initial: count
+states:
+  count:
+    do: script.run
+    with:
+      script: scripts/count.py
+      input: {text: text, limit: limit * 2}
+      output: {words: words, fits: fits}
+    next: [{to: done}]
+  done: {final: true}
+`
+
+func TestScriptRunMapsOutput(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"a/spec.yaml": scriptSpec,
+		"scripts/count.py": `import json, sys
+d = json.load(sys.stdin)
+n = len(d["text"].split())
+print("counting", file=sys.stderr)
+print(json.dumps({"words": n, "fits": n <= d["limit"], "extra": [1]}))
+`,
+	})
+	r, err := p.run("a/spec.yaml", p.deps("a", ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Var("words") != 3 || r.Var("fits") != true {
+		t.Fatalf("vars %v", r.Vars())
+	}
+}
+
+func TestScriptRunErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, script, output, want string
+	}{
+		{"a non-zero exit carries stderr", "import sys\nprint('bad input', file=sys.stderr)\nsys.exit(3)\n", "{words: words}",
+			"script scripts/count.py failed: [ERROR] scripts/count.py failed (exit code 3)\n[stderr]\nbad input"},
+		{"garbage on stdout", "import sys\nprint('hello')\nprint('warn', file=sys.stderr)\n", "{words: words}",
+			`script scripts/count.py printed no JSON object on stdout ("hello"); stderr: warn`},
+		{"a JSON value that is not an object", "print('[1, 2]')\n", "{words: words}",
+			`script scripts/count.py printed an array instead of a JSON object on stdout ("[1, 2]")`},
+		{"a missing key", "print('{\"n\": 1}')\n", "{words: words}",
+			`script scripts/count.py: its output has no key "words" for words (it has keys n)`},
+		{"a list where an int is mapped", "print('{\"words\": [1, 2]}')\n", "{words: words}",
+			`script scripts/count.py: key "words": cannot set "words": a list is not an int`},
+		{"a float where an int is mapped", "print('{\"words\": 2.5}')\n", "{words: words}",
+			`script scripts/count.py: key "words": cannot set "words": float 2.5 is not an int`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := strings.Replace(scriptSpec, "output: {words: words, fits: fits}", "output: "+c.output, 1)
+			p := newProject(t, map[string]string{"a/spec.yaml": spec, "scripts/count.py": c.script})
+			_, err := p.run("a/spec.yaml", p.deps("a", ""), nil)
+			want := `action failed: script.run in state "count": ` + c.want
+			if err == nil || err.Error() != want {
+				t.Fatalf("got  %v\nwant %s", err, want)
+			}
+		})
+	}
+}
+
+func TestScriptRunOutsideScriptDirsIsBlocked(t *testing.T) {
+	spec := strings.Replace(scriptSpec, "scripts/count.py", "tools/count.py", 1)
+	p := newProject(t, map[string]string{"a/spec.yaml": spec, "tools/count.py": "print('{}')\n"})
+	_, err := p.run("a/spec.yaml", p.deps("a", ""), nil)
+	if err == nil || !strings.Contains(err.Error(), `script.run in state "count": script tools/count.py: [SECURITY BLOCKED] `) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSplitStreams(t *testing.T) {
+	for _, c := range []struct{ in, out, err string }{
+		{"{}", "{}", ""},
+		{"(no output)", "", ""},
+		{"[stderr]\noops", "", "oops"},
+		{"[stdout]\n{\"a\": 1}\n[stderr]\nx\n[stderr]\ny", "{\"a\": 1}", "x\n[stderr]\ny"},
+	} {
+		o, e := splitStreams(c.in)
+		if o != c.out || e != c.err {
+			t.Errorf("splitStreams(%q) = %q, %q", c.in, o, e)
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "model-check spec files: deadlocks, unreachable states, traps, invariants, bounds",
+		ArgsUsage: "SPEC|DIR...",
+		Description: "Explores every reachable (state, context) of each spec breadth first, evaluating\n" +
+			"guards and sets for real; each variable an action writes takes every value of a\n" +
+			"bounded domain (see docs/check.md). Prints PASS, FAIL or UNKNOWN for each property\n" +
+			"and, for a FAIL, the shortest counterexample with the position of each step.\n" +
+			"Exits 0 when nothing fails (UNKNOWN is a warning unless --strict), 1 when a property\n" +
+			"fails, 3 when a spec is invalid, 130 when interrupted (after printing what was\n" +
+			"explored so far).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the reports as JSON"},
+			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on warnings too: UNKNOWN verdicts, transitions no path takes, validation warnings"},
+			&cli.IntFlag{Name: "max-states", Value: machine.DefaultMaxStates, Usage: "distinct states to explore before stopping with UNKNOWN (bounds memory)"},
+			&cli.StringFlag{Name: "counterexample-format", Value: "text", Usage: "text, or mermaid: also draw each counterexample highlighted on the spec's diagram"},
+		},
+		Action: runCheck,
+	}
+}
+
+// jsonCheckReport is one spec's result in `check --json` output.
+type jsonCheckReport struct {
+	File        string               `json:"file"`
+	OK          bool                 `json:"ok"`              // valid, and no property failed
+	Error       string               `json:"error,omitempty"` // the file could not be read or is invalid
+	Diagnostics []jsonDiagnostic     `json:"diagnostics,omitempty"`
+	Report      *machine.CheckReport `json:"report,omitempty"`
+	Mermaid     map[string]string    `json:"mermaid,omitempty"` // property → diagram of its counterexample
+}
+
+func runCheck(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usageErrorf("check needs at least one spec file: lppctl check SPEC...")
+	}
+	cexFormat := c.String("counterexample-format")
+	if cexFormat != "text" && cexFormat != "mermaid" {
+		return usageErrorf("unknown counterexample format %q (formats: text, mermaid)", cexFormat)
+	}
+	if c.Int("max-states") <= 0 {
+		return usageErrorf("--max-states must be positive, not %d", c.Int("max-states"))
+	}
+	reg, err := newRegistry(c)
+	if err != nil {
+		return err
+	}
+	paths, err := expandSpecDirs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out := c.App.Writer
+	var invalid, failed, warned []string
+	firstInvalid := "" // the error of the first invalid spec
+	interrupted := false
+	var reports []jsonCheckReport
+	for _, path := range paths {
+		rep := jsonCheckReport{File: path}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			rep.Error = fmt.Sprintf("cannot read spec: %v", err)
+			invalid = append(invalid, path)
+			if firstInvalid != "" && !c.Bool("json") { // the first one ends the output
+				fmt.Fprintf(c.App.ErrWriter, "lppctl: %s\n", rep.Error)
+			}
+			firstInvalid = cmp.Or(firstInvalid, rep.Error)
+			reports = append(reports, rep)
+			continue
+		}
+		spec, diags := machine.Check(path, src, reg, machine.WithoutFiles()) // the check reads no prompt template
+		for _, d := range diags {
+			rep.Diagnostics = append(rep.Diagnostics, jsonDiagnostic{Severity: d.Severity.String(), File: d.File, Line: d.Pos.Line, Col: d.Pos.Col, Span: d.Span, Message: d.Msg, Hint: d.Hint})
+		}
+		var m *machine.Machine
+		if !diags.HasErrors() {
+			m, err = machine.Compile(spec, reg)
+		}
+		if diags.HasErrors() || err != nil {
+			rep.Error = fmt.Sprintf("%s is invalid: %s", path, countDiags(diags))
+			if err != nil && !diags.HasErrors() {
+				rep.Error = fmt.Sprintf("cannot compile %s: %v", path, err)
+			}
+			invalid = append(invalid, path)
+			firstInvalid = cmp.Or(firstInvalid, rep.Error)
+			reports = append(reports, rep)
+			if !c.Bool("json") {
+				fmt.Fprintf(out, "%s\n\n", diags.PrettyAll(src))
+			}
+			continue
+		}
+		if len(diags) > 0 {
+			warned = append(warned, path)
+			if !c.Bool("json") {
+				fmt.Fprintf(out, "%s\n\n", diags.PrettyAll(src))
+			}
+		}
+		opts := machine.CheckOptions{MaxStates: c.Int("max-states")}
+		progress := !c.Bool("json") && isTerminal(c.App.ErrWriter)
+		if progress {
+			opts.Progress = func(s machine.CheckStats) {
+				fmt.Fprintf(c.App.ErrWriter, "\rchecking %s: %d states, depth %d, %s ", path, s.States, s.Depth, s.Duration.Round(time.Second))
+			}
+		}
+		r := machine.ModelCheck(ctx, m, opts)
+		if progress && r.Stats.Duration >= time.Second {
+			fmt.Fprint(c.App.ErrWriter, "\r\033[K") // clear the progress line
+		}
+		rep.Report, rep.OK = r, r.Passed()
+		if !r.Passed() {
+			failed = append(failed, path)
+		}
+		if r.Unknowns() > 0 || len(r.Dead) > 0 {
+			warned = append(warned, path)
+		}
+		if cexFormat == "mermaid" {
+			rep.Mermaid = counterexampleDiagrams(spec, r)
+		}
+		reports = append(reports, rep)
+		if !c.Bool("json") {
+			fmt.Fprint(out, r.Format(machine.FormatOptions{}))
+			for _, p := range r.Properties {
+				if d, ok := rep.Mermaid[p.Property]; ok {
+					fmt.Fprintf(out, "\n%%%% counterexample of %s\n%s", p.Property, d)
+				}
+			}
+		}
+		if r.Stopped == "interrupted" {
+			interrupted = true
+			break
+		}
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(reports); err != nil {
+			return fmt.Errorf("cannot write report: %w", err)
+		}
+	}
+	switch {
+	case interrupted:
+		return withCode(exitInterrupted, errors.New("check interrupted: the statistics above are partial"))
+	case len(invalid) > 0:
+		if len(invalid) > 1 {
+			firstInvalid += fmt.Sprintf(" (and %d more invalid specs)", len(invalid)-1)
+		}
+		return withCode(exitInvalidSpec, errors.New(firstInvalid))
+	case len(failed) > 0:
+		return withCode(exitFailed, fmt.Errorf("%s: a property fails (see the counterexample above)", describeMore("spec", failed)))
+	case c.Bool("strict") && len(warned) > 0:
+		return withCode(exitFailed, fmt.Errorf("%s: warnings fail with --strict (UNKNOWN verdicts, transitions no path takes, validation warnings)", describeMore("spec", warned)))
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a terminal, where progress lines go.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// describeMore names the first of paths and counts the others: "a.yaml (and 2 more specs)".
+func describeMore(what string, paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	return fmt.Sprintf("%s (and %d more %ss)", paths[0], len(paths)-1, what)
+}
+
+// counterexampleDiagrams draws each counterexample on the spec's Mermaid
+// diagram, its states and transitions highlighted (as export --run does).
+func counterexampleDiagrams(spec *machine.Spec, r *machine.CheckReport) map[string]string {
+	out := map[string]string{}
+	for _, p := range r.Properties {
+		if p.Trace == nil {
+			continue
+		}
+		d, err := machine.Export(spec, "mermaid", machine.ExportOptions{Path: p.Trace.States()})
+		if err == nil {
+			out[p.Property] = string(d)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
+)
+
+func importCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "translate an L++ blueprint into an lppctl spec",
+		ArgsUsage: "lpp BLUEPRINT.json",
+		Description: "Writes an lppctl spec (YAML with comments) that behaves as the L++ blueprint does:\n" +
+			"each blueprint state waits for its events, transitions are tried in the blueprint's order,\n" +
+			"gates become guards, set/compute/emit actions become set, script.run and emit steps.\n" +
+			"Compute units are placed by BLUEPRINT.lppctl.yaml beside the blueprint (see docs/lpp.md).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the spec to `FILE` instead of standard output"},
+			&cli.StringFlag{Name: "mapping", Usage: "the compute-unit mapping `FILE` (default: BLUEPRINT.lppctl.yaml, if it exists)"},
+		},
+		Action: runImport,
+	}
+}
+
+func runImport(c *cli.Context) error {
+	if c.NArg() != 2 || c.Args().First() != "lpp" {
+		return usageErrorf("import needs a format and a file: lppctl import lpp BLUEPRINT.json [-o SPEC.yaml]")
+	}
+	path := c.Args().Get(1)
+	bp, err := loadBlueprint(c, path)
+	if err != nil {
+		return err
+	}
+	mpath := c.String("mapping")
+	if mpath == "" {
+		mpath = lpp.MappingPath(path)
+	} else if _, err := os.Stat(mpath); err != nil {
+		return withCode(exitUsage, fmt.Errorf("cannot read compute mapping: %w", err))
+	}
+	m, err := lpp.LoadMapping(mpath)
+	if err != nil {
+		return reportInvalid(c, "compute mapping "+mpath, err)
+	}
+	out, err := lpp.ToSpecYAML(bp, m)
+	if err != nil {
+		return withCode(exitInvalidSpec, fmt.Errorf("cannot import %s: %w", path, err))
+	}
+	if file := c.String("output"); file != "" {
+		if err := os.WriteFile(file, out, 0o644); err != nil {
+			return fmt.Errorf("cannot write spec: %w", err)
+		}
+		return nil
+	}
+	_, err = c.App.Writer.Write(out)
+	return err
+}
+
+// loadBlueprint reads a blueprint, printing its problems (with carets) and
+// warnings on stderr.
+func loadBlueprint(c *cli.Context, path string) (*lpp.Blueprint, error) {
+	bp, err := lpp.Load(path)
+	if err != nil {
+		return nil, reportInvalid(c, path, err)
+	}
+	if len(bp.Warnings) > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", bp.Warnings.PrettyAll(bp.Source))
+	}
+	return bp, nil
+}
+
+// reportInvalid prints positioned diagnostics and returns the exit-3 error.
+func reportInvalid(c *cli.Context, what string, err error) error {
+	var de *machine.DiagnosticsError
+	if !errors.As(err, &de) {
+		return withCode(exitInvalidSpec, err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "%s\n\n", de.Diags.Errors().PrettyAll(de.Source))
+	return withCode(exitInvalidSpec, fmt.Errorf("%s is invalid (%s)", what, countDiags(de.Diags)))
+}
+
+// exportBlueprint handles what export does with L++: a blueprint given as
+// SPEC is drawn (Mermaid only). It reports whether it handled the call.
+func exportBlueprint(c *cli.Context, format string) (bool, error) {
+	path := c.Args().First()
+	if c.NArg() != 1 || c.String("run") != "" {
+		return false, nil
+	}
+	src, err := os.ReadFile(path)
+	if err != nil || !lpp.IsLPP(src) {
+		return false, nil
+	}
+	if format != "mermaid" {
+		return true, usageErrorf("an L++ blueprint is drawn as mermaid only (got --format %s)", format)
+	}
+	bp, err := loadBlueprint(c, path)
+	if err != nil {
+		return true, err
+	}
+	out := []byte(lpp.Mermaid(bp))
+	if file := c.String("output"); file != "" {
+		if err := os.WriteFile(file, out, 0o644); err != nil {
+			return true, fmt.Errorf("cannot write diagram: %w", err)
+		}
+		return true, nil
+	}
+	_, err = c.App.Writer.Write(out)
+	return true, err
+}

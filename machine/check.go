@@ -1,0 +1,216 @@
+package machine
+
+import (
+	"context"
+	"time"
+)
+
+// DefaultMaxStates bounds a model check when CheckOptions leave MaxStates 0.
+const DefaultMaxStates = 1_000_000
+
+// Verdict is the outcome of one property of a model check.
+type Verdict string
+
+// Verdicts. UNKNOWN means the exploration stopped (a bound, or an
+// interruption) before the property could be decided.
+const (
+	Pass    Verdict = "PASS"
+	Fail    Verdict = "FAIL"
+	Unknown Verdict = "UNKNOWN"
+)
+
+// The properties a model check decides, in report order.
+const (
+	PropDeadlock      = "deadlock"       // no reachable non-final state where nothing can fire
+	PropReachable     = "reachable"      // every state (and so every final state) is reached
+	PropTermination   = "termination"    // from every reachable state a final state stays reachable
+	PropInvariants    = "invariants"     // every invariant holds in every reachable state it applies to
+	PropFinalRequires = "final_requires" // every run that ends meets its final state's final_requires
+	PropBounds        = "bounds"         // ranges hold, and no path exhausts max_transitions
+	PropEvaluation    = "evaluation"     // guards and sets evaluate without error (types, enums)
+)
+
+// propertyTitles are the one-line names reports print.
+var propertyTitles = map[string]string{
+	PropDeadlock:      "no deadlock",
+	PropReachable:     "every state reachable",
+	PropTermination:   "termination (no trap)",
+	PropInvariants:    "invariants",
+	PropFinalRequires: "final_requires",
+	PropBounds:        "bounds (ranges, max_transitions)",
+	PropEvaluation:    "expressions evaluate",
+}
+
+var propertyOrder = []string{PropDeadlock, PropReachable, PropTermination, PropInvariants, PropFinalRequires, PropBounds, PropEvaluation}
+
+// CheckOptions bound a model check.
+type CheckOptions struct {
+	// MaxStates is the number of distinct (state, context) pairs explored
+	// before the check stops with UNKNOWN verdicts (0: DefaultMaxStates). It
+	// bounds the memory used.
+	MaxStates int
+	// MaxDepth is the number of transitions a path may take: the run's
+	// budget. 0 means the spec's limits.max_transitions, else
+	// DefaultMaxTransitions. A path that reaches it without ending fails the
+	// bounds property, as the run would fail with ErrBudget.
+	MaxDepth int
+	// Progress, when set, is called about every second with the statistics
+	// so far.
+	Progress func(CheckStats)
+}
+
+// CheckStats describes an exploration.
+type CheckStats struct {
+	States      int           `json:"states"`      // distinct (state, context) pairs
+	Transitions int           `json:"transitions"` // moves explored, including those to states seen before
+	Depth       int           `json:"depth"`       // the longest shortest path, in transitions
+	Duration    time.Duration `json:"duration_ns"`
+}
+
+// StatesPerSecond is the exploration rate.
+func (s CheckStats) StatesPerSecond() float64 {
+	if s.Duration <= 0 {
+		return 0
+	}
+	return float64(s.States) / s.Duration.Seconds()
+}
+
+// CheckReport is the result of a model check.
+type CheckReport struct {
+	File       string           `json:"file"`
+	Spec       string           `json:"spec"`
+	Complete   bool             `json:"complete"`          // every reachable state was explored
+	Stopped    string           `json:"stopped,omitempty"` // why not: what bound to raise, or "interrupted"
+	Stats      CheckStats       `json:"stats"`
+	Properties []PropertyResult `json:"properties"`
+	// Dead lists the transitions and events of reached states that no
+	// explored path took.
+	Dead []DeadTransition `json:"dead_transitions"`
+	// Domains lists the values the check gave the variables actions write.
+	Domains []VarDomain `json:"domains"`
+}
+
+// PropertyResult is the verdict of one property.
+type PropertyResult struct {
+	Property string  `json:"property"`
+	Title    string  `json:"title"`
+	Verdict  Verdict `json:"verdict"`
+	// Message says what was violated (FAIL) or why it is unknown (UNKNOWN).
+	Message string `json:"message,omitempty"`
+	// Pos points at what the message is about: the stuck state, the
+	// invariant, the unreached state, the range.
+	Pos   Pos    `json:"pos"`
+	Trace *Trace `json:"counterexample,omitempty"`
+}
+
+// Trace is a counterexample: the shortest path from the initial state to the
+// violation.
+type Trace struct {
+	Steps []TraceStep `json:"steps"`
+	// Loop, for a trap, names the states of a cycle the run can no longer leave.
+	Loop []string `json:"loop,omitempty"`
+}
+
+// States returns the states the trace goes through, the initial one first.
+func (t *Trace) States() []string {
+	if t == nil || len(t.Steps) == 0 {
+		return nil
+	}
+	out := []string{t.Steps[0].From}
+	for _, s := range t.Steps {
+		if s.To != "" {
+			out = append(out, s.To)
+		}
+	}
+	return out
+}
+
+// TraceStep is one step of a counterexample: the action of From ran (with
+// the values it wrote, or failing), and the machine moved to To by Via. The
+// last step of a trace may end in From (To ""): the violation happened there.
+type TraceStep struct {
+	From  string         `json:"from"`
+	To    string         `json:"to,omitempty"`
+	Via   string         `json:"via"`             // "next[i]", "on_error", "event NAME", or "" when the trace ends here
+	Guard string         `json:"guard,omitempty"` // the `when` that held
+	Pos   Pos            `json:"pos"`             // of the transition or event taken (of From when none)
+	Wrote map[string]any `json:"wrote,omitempty"` // the values the action wrote
+	Error string         `json:"error,omitempty"` // the action failed with this last_error
+	Vars  map[string]any `json:"vars,omitempty"`  // variables the step's set changed (new values)
+}
+
+// DeadTransition is a transition (or event) that no explored path took.
+type DeadTransition struct {
+	State string `json:"state,omitempty"` // "" for an event
+	Via   string `json:"via"`             // "next[i]", "on_error", "event NAME"
+	To    string `json:"to"`
+	Guard string `json:"guard,omitempty"`
+	Pos   Pos    `json:"pos"`
+}
+
+// VarDomain lists the values a variable takes when an action writes it.
+type VarDomain struct {
+	Var    string `json:"var"`
+	Values []any  `json:"values"`
+	Source string `json:"source"` // "enum", "bool", "range", "default", "compared", ...
+}
+
+// Passed reports whether no property failed.
+func (r *CheckReport) Passed() bool {
+	for _, p := range r.Properties {
+		if p.Verdict == Fail {
+			return false
+		}
+	}
+	return true
+}
+
+// Unknowns counts the properties left undecided.
+func (r *CheckReport) Unknowns() int {
+	n := 0
+	for _, p := range r.Properties {
+		if p.Verdict == Unknown {
+			n++
+		}
+	}
+	return n
+}
+
+// Property returns the result of the named property (PropDeadlock...), or nil.
+func (r *CheckReport) Property(name string) *PropertyResult {
+	for i := range r.Properties {
+		if r.Properties[i].Property == name {
+			return &r.Properties[i]
+		}
+	}
+	return nil
+}
+
+// ModelCheck explores every reachable (state, context) pair of the machine,
+// breadth first, and decides the properties of docs/check.md: no deadlock,
+// every state reachable, termination, invariants, final_requires, bounds and
+// evaluation. Guards and sets are evaluated for real with the compiled
+// expressions; what an action does is unknown, so each variable it writes
+// takes every value of a bounded domain (see VarDomain), and a state with an
+// on_error route also takes its error route. External events may fire in
+// every state they apply in. Counterexamples are shortest paths.
+//
+// Visited pairs are kept as 128-bit hashes of a canonical encoding; two
+// pairs share a hash with probability below n²/2¹²⁹ (about 10⁻²⁷ for a
+// million states), which the check accepts. Variables whose value no later
+// expression reads before it is overwritten are reset to their defaults
+// (dead-variable reduction), which changes no verdict.
+//
+// The check stops early when ctx is done (Stopped "interrupted") or at
+// MaxStates; the properties it could not decide are then UNKNOWN.
+func ModelCheck(ctx context.Context, m *Machine, opts CheckOptions) *CheckReport {
+	x := newExplorer(m, opts)
+	start := time.Now()
+	x.run(ctx, start)
+	rep := &CheckReport{File: m.spec.File, Spec: m.spec.Name, Complete: x.stopped == "", Stopped: x.stopped}
+	rep.Stats = x.stats(time.Since(start))
+	rep.Properties = x.verdicts()
+	rep.Dead = x.deadTransitions()
+	rep.Domains = x.domainReport()
+	return rep
+}

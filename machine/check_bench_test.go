@@ -1,0 +1,88 @@
+package machine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// checkRegistry holds the built-in actions and the actions the check tests
+// use: pick writes dir (an enum), and, for the seeded-defect corpus, count
+// writes n (an int), flag writes ok (a bool), label writes name (a string).
+func checkRegistry() *machine.Registry {
+	reg := machine.NewBuiltinRegistry()
+	noop := func(context.Context, *machine.Call) error { return nil }
+	reg.MustRegister(machine.Action{Name: "pick", Run: noop, Writes: []machine.VarSpec{{Name: "dir", Type: machine.TypeString}}})
+	reg.MustRegister(machine.Action{Name: "count", Run: noop, Writes: []machine.VarSpec{{Name: "n", Type: machine.TypeInt}}})
+	reg.MustRegister(machine.Action{Name: "flag", Run: noop, Writes: []machine.VarSpec{{Name: "ok", Type: machine.TypeBool}}})
+	reg.MustRegister(machine.Action{Name: "label", Run: noop, Writes: []machine.VarSpec{{Name: "name", Type: machine.TypeString}}})
+	return reg
+}
+
+// genCheckSpec generates a spec of states states and counters counters, each
+// counter in [0, top]: in state s_i, the pick action chooses a direction; up
+// increments counter i%counters and moves on, down decrements counter
+// (i+1)%counters and jumps ahead, hold moves on; once every counter is at top
+// the run ends. Every (state, counters) combination is reachable.
+func genCheckSpec(states, counters, top int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lpp: 1\nname: gen_%d_%d\nlimits: {max_transitions: 1000000}\ncontext:\n", states, counters)
+	fmt.Fprintf(&b, "  dir: {type: string, enum: [up, down, hold], default: hold}\n")
+	var sum []string
+	for c := range counters {
+		fmt.Fprintf(&b, "  c%d: {type: int, default: 0, range: [0, %d]}\n", c, top)
+		sum = append(sum, fmt.Sprintf("c%d", c))
+	}
+	fmt.Fprintf(&b, "initial: s0\nstates:\n")
+	for i := range states - 1 {
+		up, down := i%counters, (i+1)%counters
+		fmt.Fprintf(&b, "  s%d:\n    do: pick\n    next:\n", i)
+		fmt.Fprintf(&b, "      - {to: done, when: '%s == %d'}\n", strings.Join(sum, " + "), top*counters)
+		fmt.Fprintf(&b, "      - {to: s%d, when: 'dir == \"up\" && c%d < %d', set: {c%d: c%d + 1}}\n", (i+1)%(states-1), up, top, up, up)
+		fmt.Fprintf(&b, "      - {to: s%d, when: 'dir == \"down\" && c%d > 0', set: {c%d: c%d - 1}}\n", (i+3)%(states-1), down, down, down)
+		fmt.Fprintf(&b, "      - s%d\n", (i+1)%(states-1))
+	}
+	fmt.Fprintf(&b, "  done: {final: true}\n")
+	return b.String()
+}
+
+// BenchmarkCheckGenerated explores a generated spec of 50 states and 6
+// counters in [0, 3] (49 × 4⁶ = 200,704 pairs, plus the final one) and reports the
+// rate in distinct states per second of wall time (states/s, which other
+// processes on a shared machine lower) and of the process's CPU time
+// (states/cpu-s):
+//
+//	go test ./machine -run '^$' -bench BenchmarkCheckGenerated -benchtime 3x
+func BenchmarkCheckGenerated(b *testing.B) {
+	m := compileSpec(b, genCheckSpec(50, 6, 3), checkRegistry())
+	b.ReportAllocs()
+	b.ResetTimer()
+	var states int
+	var secs float64
+	cpu0 := cpuTime(b)
+	for range b.N {
+		r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+		if !r.Passed() || r.Unknowns() > 0 {
+			b.Fatalf("the generated spec does not check clean:\n%s", r.Format(machine.FormatOptions{}))
+		}
+		states += r.Stats.States
+		secs += r.Stats.Duration.Seconds()
+	}
+	b.ReportMetric(float64(states)/secs, "states/s")
+	b.ReportMetric(float64(states)/(cpuTime(b)-cpu0).Seconds(), "states/cpu-s")
+	b.ReportMetric(float64(states)/float64(b.N), "states/op")
+}
+
+// cpuTime is the CPU time (user and system) the process has used so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("cannot read the CPU time: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

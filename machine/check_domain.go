@@ -1,0 +1,310 @@
+package machine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+)
+
+// The values the model checker gives a variable an action writes:
+//
+//	bool             false, true
+//	string with enum its enum values
+//	string           "", its default, every literal an expression compares it with
+//	                 (==, !=, in, contains, startsWith, endsWith, matches,
+//	                 hasPrefix, hasSuffix), and one other value ("other")
+//	int with range   every value of [lo, hi]
+//	int              its default, and c-1, c, c+1 for every value c an
+//	                 expression compares it with (the other side of the
+//	                 comparison, evaluated at the defaults); default+1 when
+//	                 nothing is compared with it
+//	float            as int, with c-1.0, c, c+1.0
+//	list             its default, [] and ["item"]
+//	map              its default, {} and {"key": "value"}
+//
+// The error text of a failed action (last_error on its on_error route) is
+// every literal an expression compares last_error with, and "error".
+const otherValue = "other"
+
+// compared collects, per variable, the values expressions compare it with.
+type compared map[string][]any
+
+// comparedValues walks every expression of the spec and records, for each
+// `VAR op OTHER` (and hasPrefix(VAR, OTHER)...), OTHER evaluated at the
+// variables' defaults.
+func comparedValues(spec *Spec) compared {
+	env := map[string]any{VarState: spec.Initial, VarLastError: ""}
+	for _, v := range spec.Context {
+		env[v.Name] = cloneValue(v.Default)
+	}
+	// Payload fields are compared as event.payload.FIELD; they are known
+	// under that name (not an identifier, so no expression can read it).
+	for _, d := range spec.EventDecls {
+		for _, f := range d.Payload {
+			env[payloadKey(f.Name)] = f.Type.Zero()
+		}
+	}
+	out := compared{}
+	for _, src := range specExpressions(spec) {
+		tree, err := parser.Parse(src)
+		if err != nil {
+			continue
+		}
+		node := tree.Node
+		ast.Walk(&node, &compareVisitor{env: env, out: out})
+	}
+	return out
+}
+
+// specExpressions returns the text of every guard, set, invariant and
+// final_requires of the spec.
+func specExpressions(spec *Spec) []string {
+	var out []string
+	sets := func(as []*Assign) {
+		for _, a := range as {
+			out = append(out, a.Expr)
+		}
+	}
+	for _, st := range spec.States {
+		sets(st.Set)
+		for _, t := range st.Transitions() {
+			if t.When != "" {
+				out = append(out, t.When)
+			}
+			sets(t.Set)
+		}
+		for _, c := range st.FinalRequires {
+			out = append(out, c.Expr)
+		}
+	}
+	for _, ev := range spec.Events {
+		if ev.When != "" {
+			out = append(out, ev.When)
+		}
+		sets(ev.Set)
+	}
+	for _, c := range spec.Invariants {
+		out = append(out, c.Expr)
+	}
+	return out
+}
+
+type compareVisitor struct {
+	env map[string]any
+	out compared
+}
+
+var comparisonOps = []string{"==", "!=", "<", "<=", ">", ">=", "in", "contains", "startsWith", "endsWith", "matches"}
+
+func (c *compareVisitor) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.BinaryNode:
+		if !slices.Contains(comparisonOps, n.Operator) {
+			return
+		}
+		if name, ok := comparedName(n.Left); ok {
+			c.record(name, n.Right, n.Operator == "in")
+		}
+		if name, ok := comparedName(n.Right); ok && n.Operator != "in" {
+			c.record(name, n.Left, false)
+		}
+	case *ast.BuiltinNode:
+		c.call(n.Name, n.Arguments)
+	case *ast.CallNode:
+		if callee, ok := n.Callee.(*ast.IdentifierNode); ok {
+			c.call(callee.Value, n.Arguments)
+		}
+	}
+}
+
+// call records hasPrefix(VAR, OTHER) and hasSuffix(VAR, OTHER).
+func (c *compareVisitor) call(name string, args []ast.Node) {
+	if len(args) != 2 || (name != "hasPrefix" && name != "hasSuffix") {
+		return
+	}
+	if name, ok := comparedName(args[0]); ok {
+		c.record(name, args[1], false)
+	}
+}
+
+// comparedName names what a comparison compares: a variable, or an event's
+// payload field (event.payload.FIELD, with . or ["FIELD"]).
+func comparedName(n ast.Node) (string, bool) {
+	switch n := n.(type) {
+	case *ast.IdentifierNode:
+		return n.Value, true
+	case *ast.MemberNode:
+		field, ok := n.Property.(*ast.StringNode)
+		if !ok {
+			return "", false
+		}
+		payload, ok := n.Node.(*ast.MemberNode)
+		if !ok {
+			return "", false
+		}
+		if p, ok := payload.Property.(*ast.StringNode); !ok || p.Value != "payload" {
+			return "", false
+		}
+		if ev, ok := payload.Node.(*ast.IdentifierNode); ok && ev.Value == VarEvent {
+			return payloadKey(field.Value), true
+		}
+	}
+	return "", false
+}
+
+// record evaluates other at the defaults and notes its value (each element
+// of it, for `in`).
+func (c *compareVisitor) record(name string, other ast.Node, elements bool) {
+	if _, ok := c.env[name]; !ok {
+		return
+	}
+	val, err := expr.Eval(other.String(), c.env)
+	if err != nil {
+		return
+	}
+	if elements {
+		if list, ok := val.([]any); ok {
+			c.out[name] = append(c.out[name], list...)
+		}
+		return
+	}
+	c.out[name] = append(c.out[name], val)
+}
+
+// domain returns the values a write of v takes, and where they come from.
+func (cmp compared) domain(v *Var) ([]any, string) {
+	var vals []any
+	add := func(x any) {
+		for _, y := range vals {
+			if sameValue(x, y) {
+				return
+			}
+		}
+		vals = append(vals, x)
+	}
+	switch v.Type {
+	case TypeBool:
+		return []any{false, true}, "bool"
+	case TypeString:
+		if len(v.Enum) > 0 {
+			for _, e := range v.Enum {
+				add(e)
+			}
+			return vals, "enum"
+		}
+		add("")
+		add(v.Default)
+		for _, c := range cmp[v.Name] {
+			if s, ok := c.(string); ok {
+				add(s)
+			}
+		}
+		add(otherString(vals))
+		return vals, "compared"
+	case TypeInt:
+		if r := v.Range; r != nil {
+			for n := r.Lo; n <= r.Hi && len(vals) < maxRangeValues; n++ {
+				add(n)
+			}
+			return vals, "range"
+		}
+		add(v.Default)
+		for _, c := range cmp[v.Name] {
+			if n, ok := asInt(c); ok {
+				add(n - 1)
+				add(n)
+				add(n + 1)
+			}
+		}
+		if len(vals) == 1 {
+			add(v.Default.(int) + 1)
+			return sortedInts(vals), "default"
+		}
+		return sortedInts(vals), "compared"
+	case TypeFloat:
+		add(v.Default)
+		for _, c := range cmp[v.Name] {
+			if f, ok := asFloat(c); ok {
+				add(f - 1)
+				add(f)
+				add(f + 1)
+			}
+		}
+		if len(vals) == 1 {
+			add(v.Default.(float64) + 1)
+		}
+		return vals, "compared"
+	case TypeList:
+		add(v.Default)
+		add([]any{})
+		add([]any{"item"})
+		return vals, "list"
+	case TypeMap:
+		add(v.Default)
+		add(map[string]any{})
+		add(map[string]any{"key": "value"})
+		return vals, "map"
+	}
+	return []any{v.Default}, "default"
+}
+
+// maxRangeValues caps the values a range gives one write.
+const maxRangeValues = 1024
+
+// errorValues returns the texts a failed action's last_error takes.
+func (cmp compared) errorValues() []any {
+	var vals []any
+	for _, c := range cmp[VarLastError] {
+		if s, ok := c.(string); ok && s != "" && !slices.Contains(vals, any(s)) {
+			vals = append(vals, s)
+		}
+	}
+	if !slices.Contains(vals, any("error")) {
+		vals = append(vals, "error")
+	}
+	return vals
+}
+
+func otherString(vals []any) string {
+	s := otherValue
+	for i := 2; slices.Contains(vals, any(s)); i++ {
+		s = fmt.Sprintf("%s%d", otherValue, i)
+	}
+	return s
+}
+
+func asInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case float64:
+		if n == float64(int(n)) {
+			return int(n), true
+		}
+	}
+	return 0, false
+}
+
+func asFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
+func sortedInts(vals []any) []any {
+	sort.Slice(vals, func(i, j int) bool { return vals[i].(int) < vals[j].(int) })
+	return vals
+}
+
+// sameValue compares two canonical values.
+func sameValue(a, b any) bool {
+	return string(appendValue(nil, a)) == string(appendValue(nil, b))
+}

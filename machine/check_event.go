@@ -1,0 +1,125 @@
+package machine
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// maxPayloads bounds the payload values the check tries per event (the
+// product of its fields' domains); beyond it the first ones are kept and the
+// report says the event's payloads were sampled.
+const maxPayloads = 64
+
+// payloadValues returns the values `event` takes when event ce is delivered:
+// one per combination of its payload fields' domains (each field's domain is
+// chosen as for a context variable an action writes, from the literals the
+// spec compares event.payload.FIELD with), and a label for traces. An event
+// without a payload has one value, with an empty payload.
+func (x *explorer) payloadValues(ce *cevent) ([]any, []string) {
+	var fields []*PayloadField
+	if ce.decl != nil {
+		fields = ce.decl.Payload
+	}
+	doms := make([][]any, len(fields))
+	for i, f := range fields {
+		v := f.Var
+		v.Name = payloadKey(f.Name)
+		doms[i], _ = x.cmp.domain(&v)
+		// A field stored as it is (set: {level: event.payload.level}) also
+		// takes the values the spec compares that variable with.
+		for _, target := range x.storedFrom(ce.name, f.Name) {
+			if tv := x.spec.Var(target); tv != nil && tv.Type == f.Type {
+				more, _ := x.cmp.domain(tv)
+				for _, val := range more {
+					if !containsValue(doms[i], val) {
+						doms[i] = append(doms[i], val)
+					}
+				}
+			}
+		}
+		if !f.Required && f.Default != nil && !containsValue(doms[i], f.Default) {
+			doms[i] = append(doms[i], f.Default)
+		}
+	}
+	var vals []any
+	var labels []string
+	idx := make([]int, len(fields))
+	for {
+		ev := reflect.New(ce.typ).Elem()
+		ev.Field(0).SetString(ce.name)
+		var parts []string
+		for i, f := range fields {
+			val := doms[i][idx[i]]
+			if val != nil {
+				ev.Field(1).Field(i).Set(reflect.ValueOf(val).Convert(ev.Field(1).Field(i).Type()))
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s", f.Name, quoteValue(val)))
+		}
+		vals = append(vals, ev.Interface())
+		if len(parts) > 0 {
+			labels = append(labels, "{"+strings.Join(parts, ", ")+"}")
+		} else {
+			labels = append(labels, "")
+		}
+		if len(vals) == maxPayloads {
+			x.sampled = append(x.sampled, ce.name)
+			sort.Strings(x.sampled)
+			break
+		}
+		i := 0
+		for ; i < len(idx); i++ {
+			idx[i]++
+			if idx[i] < len(doms[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i == len(idx) {
+			break
+		}
+	}
+	return vals, labels
+}
+
+// storedFrom returns the context variables a transition of event sets to
+// exactly event.payload.FIELD.
+func (x *explorer) storedFrom(event, field string) []string {
+	var out []string
+	want := payloadKey(field)
+	add := func(as []*Assign) {
+		for _, a := range as {
+			if strings.Join(strings.Fields(a.Expr), "") == want {
+				out = append(out, a.Var)
+			}
+		}
+	}
+	for _, st := range x.spec.States {
+		for _, on := range st.On {
+			if on.Event == event {
+				for _, t := range on.Transitions {
+					add(t.Set)
+				}
+			}
+		}
+	}
+	for _, ev := range x.spec.Events {
+		if ev.Name == event {
+			add(ev.Set)
+		}
+	}
+	return out
+}
+
+// payloadKey is how comparedValues names a payload field: event.payload.FIELD.
+func payloadKey(field string) string { return VarEvent + ".payload." + field }
+
+func containsValue(vals []any, v any) bool {
+	for _, w := range vals {
+		if sameValue(w, v) {
+			return true
+		}
+	}
+	return false
+}

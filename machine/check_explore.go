@@ -1,0 +1,413 @@
+package machine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/expr-lang/expr/vm"
+)
+
+// explorer is one model check in progress: breadth-first search over
+// (state, values) pairs, where values holds the context variables in spec
+// order followed by last_error.
+type explorer struct {
+	m        *Machine
+	spec     *Spec
+	maxState int
+	maxDepth int
+	progress func(CheckStats)
+
+	vars        []*Var
+	nslots      int
+	lastErr     int // slot of last_error
+	slot        map[string]int
+	defaults    []any
+	states      []*xstate
+	stateIdx    map[string]int
+	events      []*xevent
+	globalTaken map[*ctrans]bool // top-level event transitions some path took
+	sampled     []string         // events whose payload values were cut at maxPayloads
+	cmp         compared
+	relevant    slotSet // slots whose value can change a verdict (see relevance)
+
+	env    map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
+	invEnv map[string]any // a pair being added, for its invariants
+	vm     vm.VM
+	hash   *hasher
+
+	seen      map[stateKey]int32
+	nodes     []xnode
+	vals      [][]any // values of the nodes not yet expanded (nil once expanded)
+	succStart []int32 // node i's successors are succ[succStart[i]:succStart[i+1]]
+	succ      []int32
+	flags     []uint8
+	trans     int
+	stopped   string
+	expanded  int // nodes expanded so far
+
+	findings map[string]*finding
+	tracing  bool // computing a trace: moves note what changed
+
+	// Buffers reused by expand.
+	names      []string // slot → name in env
+	dirty      []int    // slots of env set since the last load
+	cur, next  []any
+	news       []any
+	odometer   []int
+	outcomeBuf []any
+	moveBuf    []move
+	end        move
+	errMove    move
+}
+
+// Node flags.
+const (
+	flagFinal   uint8 = 1 << iota // the run ends here
+	flagStops                     // some outcome stops the run (deadlock, error, bound)
+	flagHorizon                   // not expanded: max_transitions reached, or the check stopped
+)
+
+type xnode struct {
+	parent int32 // -1 for the initial node
+	move   int32 // ordinal of the move of parent that leads here
+	depth  int32
+	state  int32
+}
+
+// xstate is a compiled state with what the check needs of it.
+type xstate struct {
+	idx          int
+	cs           *cstate
+	final        bool
+	writes       []int   // slots its action writes
+	domains      [][]any // values of each write
+	errVals      []any   // last_error values of a failure (nil: no on_error route)
+	events       []*xevent
+	invs         []*xcond
+	reqs         []*xcond
+	edges        []edge  // the ways out, in the order they are tried (see edgesOf)
+	outcomes     [][]any // per write: its domain when read later, else its default alone
+	live         slotSet
+	afterAction  slotSet
+	actionWrites slotSet
+	reached      bool
+	nextTaken    []bool
+	errTaken     bool
+}
+
+// xevent is one event as it may arrive in a state: the transitions it can
+// take there, in the order the run tries them (the state's on: first, then
+// the top-level ones that apply), and the values `event` takes (one per
+// payload the check tries).
+type xevent struct {
+	name     string
+	trans    []*ctrans
+	to       []*xstate // aligned with trans
+	taken    []bool    // aligned with trans (top-level ones are also in explorer.globalTaken)
+	payloads []any     // values of `event` to try, each a typed struct
+	labels   []string  // aligned with payloads: how traces show each ("" for no payload)
+}
+
+type xcond struct {
+	c     *Condition
+	label string
+	prog  *vm.Program
+}
+
+// finding is the first violation of a property: the node it happened at and,
+// when a move of that node caused it, the move's ordinal (-1 otherwise).
+type finding struct {
+	node int32
+	move int32
+	msg  string
+	pos  Pos
+	loop []string
+}
+
+func newExplorer(m *Machine, opts CheckOptions) *explorer {
+	spec := m.spec
+	x := &explorer{
+		m: m, spec: spec, maxState: opts.MaxStates, maxDepth: opts.MaxDepth, progress: opts.Progress,
+		vars: spec.Context, slot: map[string]int{}, stateIdx: map[string]int{},
+		hash: newHasher(), seen: map[stateKey]int32{}, findings: map[string]*finding{},
+	}
+	if x.maxState <= 0 {
+		x.maxState = DefaultMaxStates
+	}
+	if x.maxDepth <= 0 {
+		x.maxDepth = cmp0(spec.Limits.MaxTransitions, DefaultMaxTransitions)
+	}
+	for i, v := range spec.Context {
+		x.slot[v.Name] = i
+		x.defaults = append(x.defaults, cloneValue(v.Default))
+	}
+	x.lastErr = len(spec.Context)
+	x.slot[VarLastError] = x.lastErr
+	x.defaults = append(x.defaults, "")
+	x.nslots = len(x.defaults)
+	x.env = make(map[string]any, x.nslots+1)
+	x.invEnv = make(map[string]any, x.nslots+1)
+	x.cmp = comparedValues(spec)
+	env := TypeEnv(spec)
+	for i, st := range spec.States {
+		x.stateIdx[st.Name] = i
+		x.states = append(x.states, &xstate{idx: i, cs: m.states[st.Name], final: st.Final,
+			nextTaken: make([]bool, len(st.Next))})
+	}
+	domains := map[string][]any{}
+	for _, st := range x.states {
+		if a := st.cs.action; a != nil {
+			for _, w := range a.WritesOf(st.cs.st) {
+				s, ok := x.slot[w.Name]
+				if !ok {
+					continue // Validate reports an undeclared write
+				}
+				if domains[w.Name] == nil {
+					domains[w.Name], _ = x.cmp.domain(x.vars[s])
+				}
+				st.writes = append(st.writes, s)
+				st.domains = append(st.domains, domains[w.Name])
+			}
+			if st.cs.onError != nil {
+				st.errVals = x.cmp.errorValues()
+			}
+		}
+		for _, c := range st.cs.st.FinalRequires {
+			st.reqs = append(st.reqs, x.condition(c, requirementLabel(c, st.cs.st.Name), env))
+		}
+	}
+	x.globalTaken = map[*ctrans]bool{}
+	payloads := map[string]*xevent{} // by event: its payload values, computed once
+	for _, st := range x.states {
+		if st.final {
+			continue
+		}
+		for _, name := range m.Accepts(st.cs.st.Name) {
+			ce := m.events[name]
+			pv := payloads[name]
+			if pv == nil {
+				pv = &xevent{}
+				pv.payloads, pv.labels = x.payloadValues(ce)
+				payloads[name] = pv
+			}
+			xe := &xevent{name: name, payloads: pv.payloads, labels: pv.labels}
+			xe.trans = append(xe.trans, st.cs.on[name]...)
+			for _, ct := range ce.global {
+				if ct.appliesIn(st.cs.st) {
+					xe.trans = append(xe.trans, ct)
+				}
+			}
+			for _, ct := range xe.trans {
+				xe.to = append(xe.to, x.states[x.stateIdx[ct.target]])
+			}
+			xe.taken = make([]bool, len(xe.trans))
+			st.events = append(st.events, xe)
+			x.events = append(x.events, xe)
+		}
+	}
+	for _, c := range spec.Invariants {
+		xc := x.condition(c, fmt.Sprintf("invariant %q", c.Name), env)
+		for _, st := range x.states {
+			if len(c.In) == 0 || slices.Contains(c.In, st.cs.st.Name) {
+				st.invs = append(st.invs, xc)
+			}
+		}
+	}
+	for _, st := range x.states {
+		st.edges = x.edgesOf(st)
+	}
+	x.liveness()
+	for _, st := range x.states {
+		for i, s := range st.writes {
+			if st.afterAction[s] {
+				st.outcomes = append(st.outcomes, st.domains[i])
+			} else {
+				st.outcomes = append(st.outcomes, []any{x.defaults[s]})
+			}
+		}
+	}
+	for _, v := range x.vars {
+		x.names = append(x.names, v.Name)
+	}
+	x.names = append(x.names, VarLastError)
+	return x
+}
+
+func cmp0(a, b int) int {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+func (x *explorer) condition(c *Condition, label string, env map[string]any) *xcond {
+	p, err := CompileGuard(c.Expr, env)
+	if err != nil {
+		p = nil // Validate reports it; a spec that compiled has none
+	}
+	return &xcond{c: c, label: label, prog: p}
+}
+
+// canon resets the slots dead at st's entry to their defaults, in place.
+func (x *explorer) canon(st *xstate, vals []any) {
+	for i, live := range st.live {
+		if !live {
+			vals[i] = x.defaults[i]
+		}
+	}
+}
+
+// run explores breadth first from the initial pair.
+func (x *explorer) run(ctx context.Context, start time.Time) {
+	init := x.states[x.stateIdx[x.spec.Initial]]
+	vals := slices.Clone(x.defaults)
+	x.canon(init, vals)
+	x.seen[x.hash.key(init.idx, vals)] = x.add(init, vals, -1, -1, 0)
+	lastReport := start
+	x.succStart = append(x.succStart, 0)
+	for x.expanded < len(x.nodes) {
+		id := int32(x.expanded)
+		if x.expanded&1023 == 0 {
+			if ctx.Err() != nil {
+				x.stopped = "interrupted"
+				break
+			}
+			if x.progress != nil && time.Since(lastReport) >= time.Second {
+				lastReport = time.Now()
+				x.progress(x.stats(time.Since(start)))
+			}
+		}
+		n := x.nodes[id]
+		st := x.states[n.state]
+		vals := x.vals[id]
+		x.vals[id] = nil
+		if int(n.depth) >= x.maxDepth {
+			x.flags[id] |= flagHorizon
+			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, ErrBudget.Error(), st.cs.st.Name), x.budgetPos())
+		} else {
+			x.expand(st, vals, func(ord int32, mv *move) bool { return x.visit(id, ord, mv) })
+		}
+		x.expanded++
+		x.succStart = append(x.succStart, int32(len(x.succ)))
+		if x.stopped != "" {
+			x.flags[id] |= flagHorizon // its successors are only partly known
+			break
+		}
+	}
+	if x.stopped != "" {
+		for id := x.expanded; id < len(x.nodes); id++ {
+			x.flags[id] |= flagHorizon
+		}
+	}
+}
+
+func (x *explorer) budgetPos() Pos {
+	if x.spec.Limits.Pos.IsValid() {
+		return x.spec.Limits.Pos
+	}
+	return x.states[x.stateIdx[x.spec.Initial]].cs.st.Pos
+}
+
+// add records a new node; it returns its id, or -1 at MaxStates.
+func (x *explorer) add(st *xstate, vals []any, parent, ord, depth int32) int32 {
+	if len(x.nodes) >= x.maxState {
+		x.stopped = fmt.Sprintf("max-states: %d distinct states explored; raise --max-states", x.maxState)
+		return -1
+	}
+	id := int32(len(x.nodes))
+	x.nodes = append(x.nodes, xnode{parent: parent, move: ord, depth: depth, state: int32(st.idx)})
+	x.vals = append(x.vals, vals)
+	x.flags = append(x.flags, 0)
+	st.reached = true
+	if st.final {
+		x.flags[id] |= flagFinal
+	}
+	if len(st.invs) > 0 {
+		// add runs while a move is being expanded: env is in use, so the
+		// invariants see the new pair in an env of their own.
+		env := x.invEnv
+		for i, name := range x.names {
+			env[name] = vals[i]
+		}
+		env[VarState] = st.cs.st.Name
+		for _, c := range st.invs {
+			if c.prog == nil {
+				continue
+			}
+			ok, err := x.vm.Run(c.prog, env)
+			switch {
+			case err != nil:
+				x.note(PropEvaluation, id, -1, fmt.Sprintf("%s cannot be evaluated in state %q: %v", c.label, st.cs.st.Name, err), c.c.ExprPos)
+			case ok != true:
+				x.note(PropInvariants, id, -1, fmt.Sprintf("%s (%s) is false in state %q: %s", c.label, c.c.Expr, st.cs.st.Name, saw(env, c.prog)), c.c.Pos)
+			}
+		}
+	}
+	return id
+}
+
+// visit handles one move out of node id: a pair reached (new or seen), or an
+// end of the run.
+func (x *explorer) visit(id, ord int32, mv *move) bool {
+	x.trans++
+	if mv.to == nil {
+		if mv.kind == moveEnd && mv.prop == "" {
+			return true
+		}
+		x.flags[id] |= flagStops
+		x.note(mv.prop, id, ord, mv.msg, mv.pos)
+		return true
+	}
+	x.canon(mv.to, mv.vals)
+	k := x.hash.key(mv.to.idx, mv.vals)
+	to, ok := x.seen[k]
+	if !ok {
+		to = x.add(mv.to, slices.Clone(mv.vals), id, ord, x.nodes[id].depth+1)
+		if to < 0 {
+			return false
+		}
+		x.seen[k] = to
+	}
+	x.succ = append(x.succ, to)
+	return true
+}
+
+// note keeps the first finding of a property: breadth-first order makes it
+// one with a shortest path.
+func (x *explorer) note(prop string, node, ord int32, msg string, p Pos) {
+	if _, ok := x.findings[prop]; ok {
+		return
+	}
+	x.findings[prop] = &finding{node: node, move: ord, msg: msg, pos: p}
+}
+
+// load makes env hold the values of a pair in st.
+func (x *explorer) load(st *xstate, vals []any) {
+	for i, name := range x.names {
+		x.env[name] = vals[i]
+	}
+	x.env[VarState] = st.cs.st.Name
+	x.dirty = x.dirty[:0]
+}
+
+// saw renders the values an expression reads in env, for messages: "n=3, done=false".
+func saw(env map[string]any, p *vm.Program) string {
+	var parts []string
+	for _, name := range identifiers(p) {
+		if v, ok := env[name]; ok && name != VarState {
+			parts = append(parts, name+"="+formatValue(v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (x *explorer) stats(d time.Duration) CheckStats {
+	s := CheckStats{States: len(x.nodes), Transitions: x.trans, Duration: d}
+	if len(x.nodes) > 0 {
+		s.Depth = int(x.nodes[len(x.nodes)-1].depth)
+	}
+	return s
+}

@@ -1,0 +1,135 @@
+package machine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lppctl/lppctl/internal/textx"
+)
+
+// FormatOptions tune CheckReport.Format.
+type FormatOptions struct {
+	NoTimes bool // leave durations out (for golden files)
+}
+
+// Format renders the report for people and models: a summary line, one line
+// per property, and under each FAIL its message with the position and the
+// shortest counterexample, one numbered step per line.
+func (r *CheckReport) Format(opts FormatOptions) string {
+	var b strings.Builder
+	s := r.Stats
+	fmt.Fprintf(&b, "%s: %s, %s, depth %d", r.File, textx.Count(s.States, "state", "states"), textx.Count(s.Transitions, "transition", "transitions"), s.Depth)
+	if !opts.NoTimes {
+		fmt.Fprintf(&b, ", %s (%.0f states/s)", s.Duration.Round(time.Millisecond), s.StatesPerSecond())
+	}
+	b.WriteByte('\n')
+	if r.Stopped != "" {
+		fmt.Fprintf(&b, "  stopped early: %s\n", r.Stopped)
+	}
+	for _, p := range r.Properties {
+		fmt.Fprintf(&b, "  %-7s %s", p.Verdict, p.Title)
+		if p.Message != "" && p.Verdict == Pass {
+			fmt.Fprintf(&b, " (%s)", p.Message)
+		}
+		b.WriteByte('\n')
+		if p.Verdict == Pass {
+			continue
+		}
+		fmt.Fprintf(&b, "          %s%s\n", r.where(p.Pos), p.Message)
+		if p.Trace != nil {
+			r.formatTrace(&b, p.Trace)
+		}
+	}
+	if len(r.Dead) > 0 {
+		fmt.Fprintf(&b, "  %s no explored path took:\n", textx.Count(len(r.Dead), "transition", "transitions"))
+		for _, d := range r.Dead {
+			what := d.Via
+			if d.State != "" {
+				what = fmt.Sprintf("state %q %s", d.State, d.Via)
+			}
+			guard := ""
+			if d.Guard != "" {
+				guard = ", when " + d.Guard
+			}
+			fmt.Fprintf(&b, "          %s%s → %s%s\n", r.where(d.Pos), what, d.To, guard)
+		}
+	}
+	if !r.Passed() && len(r.Domains) > 0 {
+		b.WriteString("  values given to what actions write:\n")
+		for _, d := range r.Domains {
+			vals := make([]string, len(d.Values))
+			for i, v := range d.Values {
+				vals[i] = quoteValue(v)
+			}
+			fmt.Fprintf(&b, "          %s ∈ {%s} (%s)\n", d.Var, strings.Join(vals, ", "), d.Source)
+		}
+	}
+	return b.String()
+}
+
+func (r *CheckReport) where(p Pos) string {
+	if !p.IsValid() {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d: ", r.File, p.Line, p.Col)
+}
+
+// formatTrace writes a counterexample, one step a line:
+//
+//  1. plan → approve_plan  next[0] at spec.yaml:54:9 when plan_error == ""; wrote step_count=0; set plan_attempts=1
+func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
+	fmt.Fprintf(b, "          shortest counterexample (%s):\n", textx.Count(len(t.Steps), "step", "steps"))
+	width := 0
+	for _, s := range t.Steps {
+		width = max(width, len(s.head()))
+	}
+	for i, s := range t.Steps {
+		var parts []string
+		if s.Via != "" {
+			via := fmt.Sprintf("%s at %s:%d:%d", s.Via, r.File, s.Pos.Line, s.Pos.Col)
+			if s.Guard != "" {
+				via += " when " + s.Guard
+			}
+			parts = append(parts, via)
+		}
+		if len(s.Wrote) > 0 {
+			parts = append(parts, "wrote "+formatVars(s.Wrote))
+		}
+		if s.Error != "" {
+			parts = append(parts, fmt.Sprintf("failed with %q", s.Error))
+		}
+		if len(s.Vars) > 0 {
+			parts = append(parts, "set "+formatVars(s.Vars))
+		}
+		if s.To == "" && s.Via == "" {
+			parts = append(parts, "stops here")
+		}
+		fmt.Fprintf(b, "          %2d. %-*s  %s\n", i+1, width, s.head(), strings.Join(parts, "; "))
+	}
+	if len(t.Loop) > 0 {
+		fmt.Fprintf(b, "          then loops: %s\n", strings.Join(t.Loop, " → "))
+	}
+}
+
+func (s TraceStep) head() string {
+	if s.To == "" {
+		return s.From
+	}
+	return s.From + " → " + s.To
+}
+
+// formatVars renders name=value pairs sorted by name.
+func formatVars(vars map[string]any) string {
+	names := make([]string, 0, len(vars))
+	for name := range vars {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + "=" + quoteValue(vars[name])
+	}
+	return strings.Join(parts, ", ")
+}

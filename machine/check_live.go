@@ -1,0 +1,158 @@
+package machine
+
+import (
+	"slices"
+
+	"github.com/expr-lang/expr/vm"
+)
+
+// slotSet is a set of value slots (context variables, then last_error).
+type slotSet []bool
+
+func (s slotSet) addReads(x *explorer, p *vm.Program) {
+	for _, name := range identifiers(p) {
+		if i, ok := x.slot[name]; ok {
+			s[i] = true
+		}
+	}
+}
+
+// addSets adds the reads of a set's expressions whose variable is relevant.
+func (s slotSet) addSets(x *explorer, set []cassign) {
+	for _, a := range set {
+		if x.relevant[x.slot[a.v.Name]] {
+			s.addReads(x, a.prog)
+		}
+	}
+}
+
+// relevance computes the slots whose value can change a verdict (cone of
+// influence): those a guard, an invariant or a final_requires reads, those
+// with a range or an enum (a set can break it), and, to a fixed point, those
+// a set of a relevant slot reads. Any other slot (a counter only its own set
+// reads, such as eval_rounds: eval_rounds + 1) is kept at its default: its
+// value cannot decide a guard, so keeping it would only multiply the states.
+func (x *explorer) relevance() {
+	r := make(slotSet, x.nslots)
+	for i, v := range x.vars {
+		r[i] = v.Range != nil || len(v.Enum) > 0
+	}
+	var sets [][]cassign
+	for _, st := range x.states {
+		for _, c := range slices.Concat(st.invs, st.reqs) {
+			r.addReads(x, c.prog)
+		}
+		for _, mv := range st.edges {
+			r.addReads(x, mv.guard)
+			sets = append(sets, mv.set)
+		}
+		sets = append(sets, st.cs.set)
+		if oe := st.cs.onError; oe != nil {
+			sets = append(sets, oe.set)
+		}
+	}
+	x.relevant = r
+	for changed := true; changed; {
+		changed = false
+		for _, set := range sets {
+			for _, a := range set {
+				if !r[x.slot[a.v.Name]] {
+					continue
+				}
+				for _, name := range identifiers(a.prog) {
+					if i, ok := x.slot[name]; ok && !r[i] {
+						r[i], changed = true, true
+					}
+				}
+			}
+		}
+	}
+}
+
+// union adds what o holds, except the slots of minus; it reports a change.
+func (s slotSet) union(o slotSet, minus ...slotSet) bool {
+	changed := false
+	for i, in := range o {
+		if !in || s[i] {
+			continue
+		}
+		dropped := false
+		for _, m := range minus {
+			if m != nil && m[i] {
+				dropped = true
+			}
+		}
+		if !dropped {
+			s[i], changed = true, true
+		}
+	}
+	return changed
+}
+
+func (x *explorer) writesOf(set []cassign) slotSet {
+	s := make(slotSet, x.nslots)
+	for _, a := range set {
+		s[x.slot[a.v.Name]] = true
+	}
+	return s
+}
+
+// liveness computes, for every state, the slots whose value at the state's
+// entry some expression may read before an assignment overwrites it (live),
+// and the slots its action writes that are read afterwards (liveWrites).
+// A dead slot is reset to its default in the stored pair: two pairs that
+// differ only in dead slots behave alike. Reads are those of guards, sets,
+// invariants and final_requires (action parameters are not evaluated by the
+// check); an action's writes overwrite, its failure does not.
+func (x *explorer) liveness() {
+	x.relevance()
+	n := x.nslots
+	lastErr := make(slotSet, n)
+	lastErr[x.lastErr] = true
+	for _, st := range x.states {
+		st.live = make(slotSet, n)
+		st.afterAction = make(slotSet, n)
+		st.actionWrites = make(slotSet, n)
+		for _, s := range st.writes {
+			st.actionWrites[s] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, st := range x.states {
+			normal := make(slotSet, n)
+			if st.final {
+				for _, c := range st.reqs {
+					normal.addReads(x, c.prog)
+				}
+			} else {
+				for _, mv := range st.edges {
+					normal.addReads(x, mv.guard)
+					normal.addSets(x, mv.set)
+					normal.union(mv.to.live, x.writesOf(mv.set), lastErr)
+				}
+			}
+			after := make(slotSet, n)
+			after.addSets(x, st.cs.set)
+			after.union(normal, x.writesOf(st.cs.set))
+			if st.afterAction.union(after) {
+				changed = true
+			}
+			live := make(slotSet, n)
+			for _, c := range st.invs {
+				live.addReads(x, c.prog)
+			}
+			live.union(after, st.actionWrites)
+			if oe := st.cs.onError; oe != nil && st.cs.action != nil {
+				to := x.states[x.stateIdx[oe.target]]
+				errPath := make(slotSet, n)
+				errPath.addSets(x, oe.set)
+				errPath.union(to.live, x.writesOf(oe.set))
+				live.union(errPath, lastErr)
+			}
+			if st.live.union(live) {
+				changed = true
+			}
+		}
+	}
+}

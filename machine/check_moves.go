@@ -1,0 +1,398 @@
+package machine
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/expr-lang/expr/vm"
+)
+
+type moveKind int
+
+const (
+	moveNext  moveKind = iota // a next transition
+	moveError                 // the on_error route of a failed action
+	moveEvent                 // an external event
+	moveEnd                   // the run ends (final state) or stops (a violation)
+)
+
+// move is one way out of a (state, values) pair: an outcome of the state's
+// action followed by a transition, or the end of the run there.
+type move struct {
+	kind    moveKind
+	outcome []any  // values the action wrote (aligned with the state's writes); nil when it failed or writes nothing
+	errVal  string // the failure's last_error (moveError)
+	trans   *ctrans
+	ev      *xevent // an event's move: trans is the transition it takes
+	evTrans int     // index of trans in ev.trans
+	payload int     // index of the event's value in ev.payloads
+	to      *xstate // nil for moveEnd
+	vals    []any   // the values entering to (scratch: valid during the callback)
+	changed []int   // slots a set changed (for traces)
+	prop    string  // moveEnd: the property it violates ("" for a clean end)
+	msg     string
+	pos     Pos
+}
+
+// expand calls visit for every move out of (st, vals), in a fixed order (the
+// order a trace's ordinals refer to): for each outcome of the action (each
+// combination of the values its writes take, then each failure when the
+// state has on_error), the moves enabled after it. visit returns false to
+// stop. The move and its values are valid only during the call.
+func (x *explorer) expand(st *xstate, vals []any, visit func(ord int32, mv *move) bool) {
+	var ord int32
+	emit := func(mv *move) bool {
+		ok := visit(ord, mv)
+		ord++
+		return ok
+	}
+	x.load(st, vals)
+	doms := st.outcomes
+	idx := x.odometer[:0]
+	for range doms {
+		idx = append(idx, 0)
+	}
+	x.odometer = idx
+	outcome := x.outcomeBuf[:0]
+	for range doms {
+		outcome = append(outcome, nil)
+	}
+	x.outcomeBuf = outcome
+	for {
+		for i := range doms {
+			outcome[i] = doms[i][idx[i]]
+		}
+		if !x.outcome(st, vals, outcome, emit) {
+			return
+		}
+		i := 0
+		for ; i < len(idx); i++ {
+			idx[i]++
+			if idx[i] < len(doms[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i == len(idx) {
+			break
+		}
+	}
+	for _, ev := range st.errVals {
+		if !x.failure(st, vals, ev.(string), emit) {
+			return
+		}
+	}
+}
+
+// outcome explores one successful outcome of st's action.
+func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) bool) bool {
+	x.restoreEnv(vals, 0)
+	cur := append(x.cur[:0], vals...)
+	x.cur = cur
+	for i, s := range st.writes {
+		cur[s] = outcome[i]
+		x.setEnv(s, outcome[i])
+	}
+	changed, bad := x.assign(st.cs.set, cur, assignState, st, nil)
+	if bad != nil {
+		bad.outcome = outcome
+		return emit(bad)
+	}
+	if st.final {
+		mv := &x.end
+		*mv = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur}
+		for _, c := range st.reqs {
+			if c.prog == nil {
+				continue
+			}
+			ok, err := x.vm.Run(c.prog, x.env)
+			if err != nil {
+				mv.prop, mv.msg, mv.pos = PropEvaluation, fmt.Sprintf("%s cannot be evaluated: %v", c.label, err), c.c.ExprPos
+				break
+			}
+			if ok != true {
+				mv.prop, mv.msg, mv.pos = PropFinalRequires, fmt.Sprintf("the run ends in %q but %s (%s) is false: %s", st.cs.st.Name, c.label, c.c.Expr, saw(x.env, c.prog)), c.c.Pos
+				break
+			}
+		}
+		return emit(mv)
+	}
+	moves, err := x.enabled(st)
+	if err != nil {
+		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur, prop: PropEvaluation, msg: err.msg, pos: err.pos}
+		return emit(&x.end)
+	}
+	if len(moves) == 0 {
+		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur, prop: PropDeadlock, msg: x.stuckMessage(st), pos: st.cs.st.Pos}
+		return emit(&x.end)
+	}
+	mark := len(x.dirty)
+	for i := range moves {
+		mv := &moves[i]
+		x.restoreEnv(cur, mark)
+		next := append(x.next[:0], cur...)
+		x.next = next
+		var more []int
+		var bad *move
+		if mv.ev != nil {
+			mv.ev.taken[mv.evTrans] = true
+			if mv.trans.global {
+				x.globalTaken[mv.trans] = true
+			}
+			x.env[VarEvent] = mv.ev.payloads[mv.payload]
+			more, bad = x.assign(mv.trans.set, next, assignEvent, st, mv)
+			delete(x.env, VarEvent)
+		} else {
+			st.nextTaken[mv.trans.index] = true
+			more, bad = x.assign(mv.trans.set, next, assignTransition, st, mv)
+		}
+		if bad != nil {
+			bad.outcome = outcome
+			if !emit(bad) {
+				return false
+			}
+			continue
+		}
+		next[x.lastErr] = "" // a handled error is cleared by the next normal step
+		mv.outcome, mv.vals = outcome, next
+		if x.tracing {
+			mv.changed = append(slices.Clone(changed), more...)
+		}
+		if !emit(mv) {
+			return false
+		}
+	}
+	return true
+}
+
+// failure explores st's action failing with last_error errVal.
+func (x *explorer) failure(st *xstate, vals []any, errVal string, emit func(*move) bool) bool {
+	x.restoreEnv(vals, 0)
+	cur := append(x.cur[:0], vals...)
+	x.cur = cur
+	cur[x.lastErr] = errVal
+	x.setEnv(x.lastErr, errVal)
+	oe := st.cs.onError
+	st.errTaken = true
+	errMove := &x.errMove
+	*errMove = move{kind: moveError, errVal: errVal, trans: oe}
+	changed, bad := x.assign(oe.set, cur, assignTransition, st, errMove)
+	if bad != nil {
+		bad.errVal = errVal
+		return emit(bad)
+	}
+	errMove.to, errMove.vals, errMove.changed = x.states[x.stateIdx[oe.target]], cur, changed
+	return emit(errMove)
+}
+
+// setEnv sets a slot's value in env, remembering it for restoreEnv.
+func (x *explorer) setEnv(slot int, v any) {
+	x.env[x.names[slot]] = v
+	x.dirty = append(x.dirty, slot)
+}
+
+// restoreEnv puts back the values of vals for the slots set since mark.
+func (x *explorer) restoreEnv(vals []any, mark int) {
+	for _, s := range x.dirty[mark:] {
+		x.env[x.names[s]] = vals[s]
+	}
+	x.dirty = x.dirty[:mark]
+}
+
+// stopErr is a guard that could not be evaluated.
+type stopErr struct {
+	msg string
+	pos Pos
+}
+
+// edge is a way out of a state as the spec writes it: an event (ev set) or
+// a next transition (trans set). newExplorer lists a state's edges once, in
+// the order they are tried; enabled decides which fire, and the liveness and
+// relevance analyses read their guards and sets. A new kind of edge (such as
+// a waiting state's on: list) is a new case here and in enabled.
+type edge struct {
+	guard *vm.Program
+	set   []cassign
+	to    *xstate
+	ev    *xevent // an event's transition (trans is it): per event and payload, the first whose guard holds fires
+	trans *ctrans // else a next transition: only the first whose guard holds fires
+}
+
+// edgesOf lists the edges out of st: its events, then its next transitions.
+func (x *explorer) edgesOf(st *xstate) []edge {
+	var out []edge
+	for _, ev := range st.events {
+		for i, ct := range ev.trans {
+			out = append(out, edge{guard: ct.guard, set: ct.set, to: ev.to[i], ev: ev, trans: ct})
+		}
+	}
+	for _, ct := range st.cs.next {
+		out = append(out, edge{guard: ct.guard, set: ct.set, to: x.states[x.stateIdx[ct.target]], trans: ct})
+	}
+	return out
+}
+
+// enabled returns the moves that can fire in st with the values in env, after
+// the action and the state's set: every event that applies (its guard
+// holds), then the first next transition whose guard holds. It is the one
+// place that decides how a state is left.
+func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
+	out := x.moveBuf[:0]
+	defer func() { x.moveBuf = out[:0] }()
+	for _, ev := range st.events {
+		for p, val := range ev.payloads {
+			x.env[VarEvent] = val
+			for i, ct := range ev.trans {
+				if ct.guard != nil {
+					ok, err := x.vm.Run(ct.guard, x.env)
+					if err != nil {
+						delete(x.env, VarEvent)
+						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.t.When, ev.name, st.cs.st.Name, err), ct.t.WhenPos}
+					}
+					if ok != true {
+						continue
+					}
+				}
+				// The first transition whose guard holds takes the event.
+				out = append(out, move{kind: moveEvent, ev: ev, trans: ct, evTrans: i, payload: p, to: ev.to[i]})
+				break
+			}
+		}
+		delete(x.env, VarEvent)
+	}
+	for i := range st.edges {
+		e := &st.edges[i]
+		if e.trans == nil || e.ev != nil {
+			continue // events were tried above
+		}
+		if e.guard != nil {
+			ok, err := x.vm.Run(e.guard, x.env)
+			if err != nil {
+				return nil, x.guardError(st, e, err)
+			}
+			if ok != true {
+				continue
+			}
+		}
+		out = append(out, move{kind: moveNext, trans: e.trans, to: e.to})
+		break
+	}
+	return out, nil
+}
+
+// guardError describes an edge's guard that could not be evaluated.
+func (x *explorer) guardError(st *xstate, e *edge, err error) *stopErr {
+	if e.ev != nil {
+		return &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", e.trans.t.When, e.ev.name, st.cs.st.Name, err), e.trans.t.WhenPos}
+	}
+	return &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", e.trans.t.When, st.cs.st.Name, err), e.trans.t.WhenPos}
+}
+
+func (x *explorer) stuckMessage(st *xstate) string {
+	var why string
+	switch {
+	case len(st.cs.next) == 0 && st.cs.st.Waits():
+		why = "it waits for an event"
+	case len(st.cs.next) == 0:
+		why = "it has no next transition"
+	default:
+		why = "every guard is false: " + guardsSaw(st.cs, x.env)
+	}
+	if len(st.events) == 0 {
+		return fmt.Sprintf("state %q is stuck: %s, and no event applies", st.cs.st.Name, why)
+	}
+	return fmt.Sprintf("state %q is stuck: %s, and no event's guard holds", st.cs.st.Name, why)
+}
+
+type assignKind int
+
+const (
+	assignState assignKind = iota
+	assignTransition
+	assignEvent
+)
+
+// assignWhat names a set in messages: "set of state \"a\"".
+func assignWhat(kind assignKind, st *xstate, mv *move) string {
+	switch kind {
+	case assignEvent:
+		return fmt.Sprintf("set of event %q", mv.ev.name)
+	case assignTransition:
+		return fmt.Sprintf("set of %s of state %q", mv.trans.via, st.cs.st.Name)
+	}
+	return fmt.Sprintf("set of state %q", st.cs.st.Name)
+}
+
+// assign applies a set to vals as the interpreter does: every expression is
+// evaluated against env as it was before the set, converted to the
+// variable's type and checked against its enum; the check also holds ranges.
+// It updates env, and returns the slots that changed (only when tracing). A
+// failure is returned as an end move.
+func (x *explorer) assign(set []cassign, vals []any, kind assignKind, st *xstate, mv *move) ([]int, *move) {
+	if len(set) == 0 {
+		return nil, nil
+	}
+	news := x.news[:0]
+	for _, a := range set {
+		v, err := x.vm.Run(a.prog, x.env)
+		if err == nil {
+			v, err = a.v.Type.Coerce(v)
+		}
+		if err == nil {
+			if s, ok := v.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
+				err = fmt.Errorf("%q is not one of %s", s, quoteList(a.v.Enum))
+			}
+		}
+		if err != nil {
+			x.end = move{kind: moveEnd, vals: vals, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", assignWhat(kind, st, mv), a.v.Name, err), pos: x.assignPos(a)}
+			return nil, &x.end
+		}
+		if n, ok := v.(int); ok && a.v.Range != nil && !a.v.Range.Contains(n) {
+			x.end = move{kind: moveEnd, vals: vals, prop: PropBounds, pos: x.assignPos(a),
+				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", assignWhat(kind, st, mv), a.v.Name, n, a.v.Range.Lo, a.v.Range.Hi)}
+			return nil, &x.end
+		}
+		news = append(news, v)
+	}
+	x.news = news[:0]
+	var changed []int
+	for i, a := range set {
+		s := x.slot[a.v.Name]
+		if x.tracing && !sameValue(vals[s], news[i]) {
+			changed = append(changed, s)
+		}
+		vals[s] = news[i]
+		x.setEnv(s, news[i])
+	}
+	return changed, nil
+}
+
+// assignPos finds where a compiled assignment is written.
+func (x *explorer) assignPos(a cassign) Pos {
+	if a.a != nil {
+		return a.a.ExprPos
+	}
+	return a.v.Pos
+}
+
+// via names a move as traces and messages do.
+func (mv *move) via() string {
+	switch mv.kind {
+	case moveEvent:
+		if l := mv.ev.labels[mv.payload]; l != "" {
+			return "event " + mv.ev.name + " " + l
+		}
+		return "event " + mv.ev.name
+	case moveError, moveNext:
+		return mv.trans.via
+	}
+	return ""
+}
+
+func quoteValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return formatValue(v)
+}

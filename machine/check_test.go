@@ -1,0 +1,215 @@
+package machine_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// checkSpecFile validates and compiles a spec file against the check
+// registry, failing the test on any diagnostic.
+func checkSpecFile(t testing.TB, file string) *machine.Machine {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := checkRegistry()
+	spec, diags := machine.Check(filepath.Base(file), src, reg, machine.WithoutFiles())
+	if diags.HasErrors() {
+		t.Fatalf("%s is invalid:\n%s", file, diags.PrettyAll(src))
+	}
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		t.Fatalf("compile %s: %v", file, err)
+	}
+	return m
+}
+
+// declaredFailures reads the "# fails: a, b" header line of a corpus spec.
+func declaredFailures(t *testing.T, file string) []string {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(src)) {
+		if rest, ok := strings.CutPrefix(line, "# fails:"); ok {
+			var out []string
+			for p := range strings.SplitSeq(rest, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+			slices.Sort(out)
+			return out
+		}
+	}
+	t.Fatalf("%s has no \"# fails: PROPERTY\" header", file)
+	return nil
+}
+
+// TestCheckCorpusFindsSeededDefects checks every spec of the seeded-defect
+// corpus: exactly the properties its header names fail, and the whole report
+// (shortest counterexamples with positions) matches its golden file.
+func TestCheckCorpusFindsSeededDefects(t *testing.T) {
+	files, err := filepath.Glob("testdata/check/*.yaml")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("want at least 20 seeded-defect specs, got %d (%v)", len(files), err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			m := checkSpecFile(t, file)
+			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			var failed []string
+			for _, p := range r.Properties {
+				if p.Verdict == machine.Fail {
+					failed = append(failed, p.Property)
+				}
+			}
+			slices.Sort(failed)
+			if want := declaredFailures(t, file); !slices.Equal(failed, want) {
+				t.Errorf("failed properties = %v, want %v\n%s", failed, want, r.Format(machine.FormatOptions{NoTimes: true}))
+			}
+			if !r.Complete || r.Unknowns() > 0 {
+				t.Errorf("the check did not complete: %s", r.Stopped)
+			}
+			checkGoldenFile(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(r.Format(machine.FormatOptions{NoTimes: true})))
+		})
+	}
+}
+
+// checkGoldenFile compares got with a golden file, or rewrites it with -update.
+func checkGoldenFile(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("cannot read golden file (run with -update to create it): %v", err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestModelCheckStoppedEarlyDecidesNothingItDidNotSee: a check stopped by
+// MaxStates reports UNKNOWN, never a trap at the pair it was expanding.
+func TestModelCheckStoppedEarlyDecidesNothingItDidNotSee(t *testing.T) {
+	m := compileSpec(t, `lpp: 1
+name: long
+limits: {max_transitions: 1000}
+context:
+  i: {type: int, default: 0}
+initial: a
+states:
+  a:
+    set: {i: i + 1}
+    next:
+      - {to: done, when: i >= 500}
+      - {to: a}
+  done: {final: true}
+`, nil)
+	tests := []struct {
+		name      string
+		maxStates int
+		want      machine.Verdict
+		stopped   string
+	}{
+		{"stopped at max-states", 10, machine.Unknown, "max-states: 10 distinct states explored; raise --max-states"},
+		{"complete", 0, machine.Pass, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{MaxStates: tt.maxStates})
+			if r.Stopped != tt.stopped {
+				t.Errorf("stopped = %q, want %q", r.Stopped, tt.stopped)
+			}
+			for _, p := range r.Properties {
+				if p.Verdict != tt.want {
+					t.Errorf("%s: %s %s, want %s", p.Property, p.Verdict, p.Message, tt.want)
+				}
+			}
+			if tt.maxStates > 0 && r.Stats.States > tt.maxStates {
+				t.Errorf("explored %d states, more than the bound %d", r.Stats.States, tt.maxStates)
+			}
+		})
+	}
+}
+
+// TestModelCheckInterruptedIsPartial: a cancelled context stops the check
+// with UNKNOWN verdicts and statistics of what was explored.
+func TestModelCheckInterruptedIsPartial(t *testing.T) {
+	m := compileSpec(t, genCheckSpec(20, 4, 3), checkRegistry())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := machine.ModelCheck(ctx, m, machine.CheckOptions{})
+	if r.Stopped != "interrupted" || r.Complete || r.Unknowns() == 0 {
+		t.Fatalf("stopped = %q, complete = %v, unknowns = %d", r.Stopped, r.Complete, r.Unknowns())
+	}
+	if r.Stats.States < 1 {
+		t.Errorf("no partial statistics: %+v", r.Stats)
+	}
+	if !r.Passed() {
+		t.Errorf("an interrupted check failed a property:\n%s", r.Format(machine.FormatOptions{NoTimes: true}))
+	}
+}
+
+// TestModelCheckIgnoresCountersNoVerdictReads: a counter only its own set
+// reads does not multiply the pairs (cone of influence), but one a guard
+// reads, or one with a range, is tracked.
+func TestModelCheckIgnoresCountersNoVerdictReads(t *testing.T) {
+	spec := func(counter, guard string) string {
+		return `lpp: 1
+name: loop
+limits: {max_transitions: 200}
+context:
+  ok: {type: bool, default: false}
+  calls: ` + counter + `
+initial: work
+states:
+  work:
+    do: flag
+    set: {calls: calls + 1}
+    next:
+      - {to: done, when: ` + guard + `}
+      - {to: work}
+  done: {final: true}
+`
+	}
+	tests := []struct {
+		name    string
+		src     string
+		states  int
+		failing string // a property that must fail, or ""
+	}{
+		{"only its own set reads it", spec("{type: int, default: 0}", "ok"), 2, ""},
+		{"a guard reads it", spec("{type: int, default: 0}", "ok || calls >= 5"), 6, ""},
+		{"it has a range", spec("{type: int, default: 0, range: [0, 3]}", "ok"), 5, machine.PropBounds},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := compileSpec(t, tt.src, checkRegistry())
+			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			if r.Stats.States != tt.states {
+				t.Errorf("explored %d states, want %d\n%s", r.Stats.States, tt.states, r.Format(machine.FormatOptions{NoTimes: true}))
+			}
+			for _, p := range r.Properties {
+				if want := p.Property == tt.failing; (p.Verdict == machine.Fail) != want {
+					t.Errorf("%s: %s %s", p.Property, p.Verdict, p.Message)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,317 @@
+package machine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lppctl/lppctl/internal/textx"
+)
+
+// verdicts decides every property from what the exploration found.
+func (x *explorer) verdicts() []PropertyResult {
+	if x.findings[PropTermination] == nil {
+		x.findTrap()
+	}
+	complete := x.stopped == ""
+	var out []PropertyResult
+	for _, prop := range propertyOrder {
+		r := PropertyResult{Property: prop, Title: propertyTitles[prop], Verdict: Pass}
+		if prop == PropReachable {
+			x.reachability(&r)
+		} else if f := x.findings[prop]; f != nil {
+			r.Verdict, r.Message, r.Pos = Fail, f.msg, f.pos
+			r.Trace = x.trace(f)
+			r.Trace.Loop = f.loop
+		} else if !complete {
+			r.Verdict, r.Message = Unknown, "the exploration stopped before deciding it ("+x.stopped+")"
+		}
+		if r.Verdict == Pass {
+			r.Message = x.passNote(prop)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// passNote says what a PASS covered, when there is something to say.
+func (x *explorer) passNote(prop string) string {
+	switch prop {
+	case PropInvariants:
+		if len(x.spec.Invariants) == 0 {
+			return "none declared"
+		}
+		return textx.Count(len(x.spec.Invariants), "invariant", "invariants") + " " + textx.Plural(len(x.spec.Invariants), "holds", "hold")
+	case PropFinalRequires:
+		n := 0
+		for _, st := range x.spec.States {
+			n += len(st.FinalRequires)
+		}
+		if n == 0 {
+			return "none declared"
+		}
+		return textx.Count(n, "condition", "conditions") + " " + textx.Plural(n, "holds", "hold")
+	}
+	return ""
+}
+
+// reachability reports the states no explored path reached.
+func (x *explorer) reachability(r *PropertyResult) {
+	var missed []string
+	var first *State
+	finals := 0
+	for _, st := range x.states {
+		if st.reached {
+			if st.final {
+				finals++
+			}
+			continue
+		}
+		missed = append(missed, st.cs.st.Name)
+		if first == nil {
+			first = st.cs.st
+		}
+	}
+	switch {
+	case len(missed) == 0 && finals > 0:
+		return
+	case x.stopped != "":
+		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached yet when the exploration stopped (%s)", quoteList(missed), x.stopped)
+	case len(missed) == 0:
+		r.Verdict, r.Message = Fail, "the spec has no final state"
+	default:
+		r.Verdict, r.Pos = Fail, first.Pos
+		var finalsMissed []string
+		for _, name := range missed {
+			if x.spec.State(name).Final {
+				finalsMissed = append(finalsMissed, name)
+			}
+		}
+		if len(missed) == 1 {
+			r.Message = fmt.Sprintf("no path reaches state %q under the values explored", missed[0])
+		} else {
+			r.Message = fmt.Sprintf("no path reaches states %s under the values explored", quoteList(missed))
+		}
+		if len(finalsMissed) > 0 {
+			r.Message += fmt.Sprintf(" (final: %s)", quoteList(finalsMissed))
+		}
+		if finals == 0 {
+			r.Message += "; no final state is reachable"
+		}
+	}
+}
+
+// findTrap looks for a reached pair from which no final state (nor any stop
+// of the run, already reported by other properties, nor any pair left
+// unexplored) can be reached: the run would loop there for ever.
+func (x *explorer) findTrap() {
+	n := len(x.nodes)
+	good := make([]bool, n)
+	var queue []int32
+	for id := range n {
+		if x.flags[id] != 0 {
+			good[id] = true
+			queue = append(queue, int32(id))
+		}
+	}
+	// Reverse edges, in compressed rows.
+	start := make([]int32, n+1)
+	for _, to := range x.succ {
+		start[to+1]++
+	}
+	for i := range n {
+		start[i+1] += start[i]
+	}
+	pred := make([]int32, len(x.succ))
+	fill := slices.Clone(start[:n])
+	for from := 0; from < x.expanded; from++ {
+		for _, to := range x.succ[x.succStart[from]:x.succStart[from+1]] {
+			pred[fill[to]] = int32(from)
+			fill[to]++
+		}
+	}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		for _, p := range pred[start[id]:start[id+1]] {
+			if !good[p] {
+				good[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	for id := range n {
+		if good[id] {
+			continue
+		}
+		st := x.states[x.nodes[id].state].cs.st
+		loop := x.loopFrom(int32(id))
+		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
+			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
+		return
+	}
+}
+
+// loopFrom follows the first successor of each pair from id until a pair
+// repeats, and names the states of the cycle.
+func (x *explorer) loopFrom(id int32) []string {
+	at := map[int32]int{}
+	var path []int32
+	for {
+		if i, ok := at[id]; ok {
+			var names []string
+			for _, p := range path[i:] {
+				names = append(names, x.states[x.nodes[p].state].cs.st.Name)
+			}
+			return append(names, names[0])
+		}
+		at[id] = len(path)
+		path = append(path, id)
+		if int(id) >= x.expanded || x.succStart[id] == x.succStart[id+1] {
+			return []string{x.states[x.nodes[id].state].cs.st.Name}
+		}
+		id = x.succ[x.succStart[id]]
+	}
+}
+
+// trace rebuilds the shortest path to a finding by replaying the moves from
+// the initial pair (expansion is deterministic, so ordinals identify moves).
+func (x *explorer) trace(f *finding) *Trace {
+	var ords []int32
+	for id := f.node; x.nodes[id].parent >= 0; id = x.nodes[id].parent {
+		ords = append(ords, x.nodes[id].move)
+	}
+	slices.Reverse(ords)
+	if f.move >= 0 {
+		ords = append(ords, f.move)
+	}
+	st := x.states[x.stateIdx[x.spec.Initial]]
+	vals := slices.Clone(x.defaults)
+	x.canon(st, vals)
+	tr := &Trace{Steps: []TraceStep{}}
+	x.tracing = true
+	defer func() { x.tracing = false }()
+	for _, ord := range ords {
+		var step TraceStep
+		var to *xstate
+		var next []any
+		x.expand(st, vals, func(o int32, mv *move) bool {
+			if o != ord {
+				return true
+			}
+			step, to, next = x.traceStep(st, mv), mv.to, slices.Clone(mv.vals)
+			return false
+		})
+		tr.Steps = append(tr.Steps, step)
+		if to == nil {
+			break
+		}
+		x.canon(to, next)
+		st, vals = to, next
+	}
+	return tr
+}
+
+// traceStep describes one move for a trace.
+func (x *explorer) traceStep(st *xstate, mv *move) TraceStep {
+	s := TraceStep{From: st.cs.st.Name, Via: mv.via(), Pos: st.cs.st.Pos}
+	if mv.to != nil {
+		s.To = mv.to.cs.st.Name
+	}
+	switch {
+	case mv.trans != nil:
+		s.Guard, s.Pos = mv.trans.t.When, mv.trans.t.Pos
+	}
+	if mv.kind == moveError || mv.errVal != "" {
+		s.Error = mv.errVal
+	} else {
+		for i, slot := range st.writes {
+			if i < len(mv.outcome) && st.afterAction[slot] {
+				if s.Wrote == nil {
+					s.Wrote = map[string]any{}
+				}
+				s.Wrote[x.slotName(slot)] = mv.outcome[i]
+			}
+		}
+	}
+	for _, slot := range mv.changed {
+		if s.Vars == nil {
+			s.Vars = map[string]any{}
+		}
+		s.Vars[x.slotName(slot)] = mv.vals[slot]
+	}
+	return s
+}
+
+func (x *explorer) slotName(slot int) string {
+	if slot == x.lastErr {
+		return VarLastError
+	}
+	return x.vars[slot].Name
+}
+
+// deadTransitions lists what no explored path took, in reached states (only
+// when the exploration is complete: otherwise a later path might).
+func (x *explorer) deadTransitions() []DeadTransition {
+	out := []DeadTransition{}
+	if x.stopped != "" {
+		return out
+	}
+	for _, st := range x.states {
+		if !st.reached {
+			continue
+		}
+		for i, taken := range st.nextTaken {
+			if !taken {
+				ct := st.cs.next[i]
+				out = append(out, DeadTransition{State: st.cs.st.Name, Via: ct.via, To: ct.target, Guard: ct.t.When, Pos: ct.t.Pos})
+			}
+		}
+		if oe := st.cs.onError; oe != nil && !st.errTaken {
+			out = append(out, DeadTransition{State: st.cs.st.Name, Via: "on_error", To: oe.target, Pos: oe.t.Pos})
+		}
+	}
+	reported := map[*ctrans]bool{}
+	for _, st := range x.states {
+		if !st.reached {
+			continue
+		}
+		for _, ev := range st.events {
+			for i, ct := range ev.trans {
+				switch {
+				case ct.global && (x.globalTaken[ct] || reported[ct]):
+				case ct.global:
+					reported[ct] = true
+					out = append(out, DeadTransition{Via: "event " + ev.name, To: ct.target, Guard: ct.t.When, Pos: ct.t.Pos})
+				case !ev.taken[i]:
+					out = append(out, DeadTransition{State: st.cs.st.Name, Via: ct.via, To: ct.target, Guard: ct.t.When, Pos: ct.t.Pos})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// domainReport lists the values given to every variable an action writes,
+// and to last_error on error routes.
+func (x *explorer) domainReport() []VarDomain {
+	out := []VarDomain{}
+	seen := map[int]bool{}
+	hasErr := false
+	for _, st := range x.states {
+		hasErr = hasErr || st.errVals != nil
+		for i, slot := range st.writes {
+			if seen[slot] {
+				continue
+			}
+			seen[slot] = true
+			_, src := x.cmp.domain(x.vars[slot])
+			out = append(out, VarDomain{Var: x.vars[slot].Name, Values: st.domains[i], Source: src})
+		}
+	}
+	slices.SortFunc(out, func(a, b VarDomain) int { return x.slot[a.Var] - x.slot[b.Var] })
+	if hasErr {
+		out = append(out, VarDomain{Var: VarLastError, Values: x.cmp.errorValues(), Source: "error"})
+	}
+	return out
+}

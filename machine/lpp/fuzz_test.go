@@ -1,0 +1,59 @@
+package lpp
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FuzzImport feeds arbitrary bytes to the whole importer: decoding, the
+// gate translator, translation to a spec and the diagram. It must never
+// panic, every error must have a position, and a blueprint that loads must
+// translate to YAML.
+func FuzzImport(f *testing.F) {
+	for _, glob := range []string{"../testdata/lpp/*.json", "../testdata/lpp/malformed/*.json"} {
+		files, _ := filepath.Glob(glob)
+		for _, file := range files {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(src)
+		}
+	}
+	f.Add([]byte(`{"$schema":"lpp/v0.1.0"}`))
+	f.Add([]byte(`[1,2,{"a":"\u00e9"}]`))
+	m := &Mapping{Units: map[string]Unit{}, Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		bp, diags := Parse("fuzz.json", src)
+		for _, d := range diags {
+			if d.Pos.Line < 1 || d.Pos.Col < 1 {
+				t.Fatalf("diagnostic without a position: %s", d)
+			}
+		}
+		if diags.HasErrors() {
+			return
+		}
+		for _, g := range bp.Gates {
+			if g.ComputeUnit != "" {
+				m.Units[g.ComputeUnit] = Unit{Script: "u.py", Function: "f"}
+			}
+		}
+		for _, a := range bp.Actions {
+			if a.ComputeUnit != "" {
+				m.Units[a.ComputeUnit] = Unit{Script: "u.py", Function: "f"}
+			}
+		}
+		out, err := ToSpecYAML(bp, m)
+		if err != nil {
+			t.Fatalf("a loaded blueprint does not translate: %v", err)
+		}
+		var doc any
+		if err := yaml.Unmarshal(out, &doc); err != nil {
+			t.Fatalf("translation is not YAML: %v\n%s", err, out)
+		}
+		_ = Mermaid(bp)
+	})
+}

@@ -1,0 +1,213 @@
+package lpp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Mapping is the small file next to a blueprint that tells lppctl how to
+// run it (BLUEPRINT.lppctl.yaml for BLUEPRINT.json):
+//
+//	units:                                  # compute units: "ns:op" → a Python script
+//	  pricing:quote: {script: scripts/pricing.py, function: quote}
+//	  pricing:check: scripts/pricing.py     # short form: the function is the operation (check)
+//	driver:
+//	  start: [START]                        # fired once when a run starts, if the entry state accepts it
+//	  auto: [DONE, AUTO]                    # fired when a state that accepts them is entered
+//
+// Every key is optional; DefaultMapping gives the driver defaults.
+type Mapping struct {
+	File  string
+	Units map[string]Unit
+	Start []string // events the run fires once at its start (the first the entry state accepts)
+	Auto  []string // events the run fires on entering a state (the first the state accepts)
+}
+
+// Unit is where a compute unit lives: a script (a path as script.run takes
+// it) and the function in it.
+type Unit struct {
+	Script   string
+	Function string
+	Pos      machine.Pos
+}
+
+// DefaultMapping is the mapping of a blueprint without a mapping file: no
+// compute units, START fired at the start, DONE and AUTO on entering a state.
+func DefaultMapping() *Mapping {
+	return &Mapping{Units: map[string]Unit{}, Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
+}
+
+// MappingPath returns the mapping file of the blueprint at path:
+// BLUEPRINT.lppctl.yaml beside BLUEPRINT.json.
+func MappingPath(blueprint string) string {
+	return strings.TrimSuffix(blueprint, filepath.Ext(blueprint)) + ".lppctl.yaml"
+}
+
+// LoadMapping reads a mapping file; a missing file gives DefaultMapping.
+// Problems are a *machine.DiagnosticsError with positions.
+func LoadMapping(path string) (*Mapping, error) {
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		m := DefaultMapping()
+		m.File = path // named by a missing-unit error: where to add them
+		return m, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read compute mapping: %w", err)
+	}
+	m, diags := ParseMapping(path, src)
+	if diags.HasErrors() {
+		return nil, &machine.DiagnosticsError{Diags: diags, Source: src}
+	}
+	return m, nil
+}
+
+// ParseMapping decodes a mapping file.
+func ParseMapping(file string, src []byte) (*Mapping, machine.Diagnostics) {
+	m := DefaultMapping()
+	m.File = file
+	var diags machine.Diagnostics
+	errorf := func(n *yaml.Node, hint, format string, args ...any) {
+		diags = append(diags, machine.Diagnostic{Severity: machine.SevError, File: file, Pos: machine.Pos{Line: n.Line, Col: n.Column},
+			Span: max(len([]rune(n.Value)), 1), Msg: fmt.Sprintf(format, args...), Hint: hint})
+	}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			return m, nil
+		}
+		diags = append(diags, machine.Diagnostic{Severity: machine.SevError, File: file, Pos: machine.Pos{Line: 1, Col: 1}, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")})
+		return m, diags
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		errorf(root, "write `units:` and `driver:` keys", "a compute mapping must be a mapping")
+		return m, diags
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "units":
+			if v.Kind != yaml.MappingNode {
+				errorf(v, "", "units must map unit names (ns:op) to scripts")
+				continue
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				uk, uv := v.Content[j], v.Content[j+1]
+				if !unitRE.MatchString(uk.Value) {
+					errorf(uk, `write it as "namespace:operation"`, "%q is not a compute unit name (namespace:operation)", uk.Value)
+					continue
+				}
+				op := uk.Value[strings.LastIndex(uk.Value, ":")+1:]
+				u := Unit{Function: op, Pos: machine.Pos{Line: uk.Line, Col: uk.Column}}
+				switch uv.Kind {
+				case yaml.ScalarNode:
+					u.Script = uv.Value
+				case yaml.MappingNode:
+					for x := 0; x+1 < len(uv.Content); x += 2 {
+						switch uv.Content[x].Value {
+						case "script":
+							u.Script = uv.Content[x+1].Value
+						case "function":
+							u.Function = uv.Content[x+1].Value
+						default:
+							errorf(uv.Content[x], "known keys: script, function", "unknown key %q in unit %q", uv.Content[x].Value, uk.Value)
+						}
+					}
+				}
+				if !strings.HasSuffix(u.Script, ".py") {
+					errorf(uv, "give the path of a Python script, e.g. scripts/"+strings.ReplaceAll(uk.Value[:strings.LastIndex(uk.Value, ":")], ".", "_")+".py",
+						"unit %q needs a script (a .py file)", uk.Value)
+					continue
+				}
+				if !identRE.MatchString(u.Function) {
+					errorf(uv, "", "function %q of unit %q is not a Python identifier", u.Function, uk.Value)
+					continue
+				}
+				m.Units[uk.Value] = u
+			}
+		case "driver":
+			if v.Kind != yaml.MappingNode {
+				errorf(v, "", "driver must be a mapping with start and auto")
+				continue
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				dk, dv := v.Content[j], v.Content[j+1]
+				var list []string
+				if dv.Kind != yaml.SequenceNode {
+					errorf(dv, "write a list, e.g. [DONE]", "driver %s must be a list of event names", dk.Value)
+					continue
+				}
+				for _, it := range dv.Content {
+					if !identRE.MatchString(it.Value) {
+						errorf(it, "", "%q is not an event name", it.Value)
+						continue
+					}
+					list = append(list, it.Value)
+				}
+				switch dk.Value {
+				case "start":
+					m.Start = list
+				case "auto":
+					m.Auto = list
+				default:
+					errorf(dk, "known keys: start, auto", "unknown key %q in driver", dk.Value)
+				}
+			}
+		default:
+			errorf(k, "known keys: units, driver", "unknown key %q in the compute mapping", k.Value)
+		}
+	}
+	return m, diags
+}
+
+// MissingUnitsError names every compute unit a blueprint uses that its
+// mapping does not place.
+type MissingUnitsError struct {
+	Units   []string
+	Mapping string // the mapping file's path ("" when unknown)
+}
+
+func (e *MissingUnitsError) Error() string {
+	where := "the compute mapping"
+	if e.Mapping != "" {
+		where = e.Mapping
+	}
+	return fmt.Sprintf("no compute mapping for %s %s: add %s to %s (units: {NS:OP: {script: scripts/NS.py, function: OP}})",
+		map[bool]string{true: "unit", false: "units"}[len(e.Units) == 1], strings.Join(e.Units, ", "), map[bool]string{true: "it", false: "them"}[len(e.Units) == 1], where)
+}
+
+// CheckUnits returns a *MissingUnitsError naming every compute unit the
+// blueprint uses (gates and actions) that m does not map, or nil.
+func CheckUnits(bp *Blueprint, m *Mapping) error {
+	var missing []string
+	add := func(u string) {
+		if _, ok := m.Units[u]; !ok && u != "" && !slices.Contains(missing, u) {
+			missing = append(missing, u)
+		}
+	}
+	for _, g := range bp.Gates {
+		add(g.ComputeUnit)
+	}
+	for _, a := range bp.Actions {
+		add(a.ComputeUnit)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	return &MissingUnitsError{Units: missing, Mapping: m.File}
+}

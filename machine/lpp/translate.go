@@ -1,0 +1,716 @@
+package lpp
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ToSpecYAML translates a blueprint into an lppctl spec, as YAML text with
+// comments (docs/lpp.md describes the mapping). m places the compute units
+// and sets the driver rule (nil: DefaultMapping); a unit the blueprint uses
+// that m does not map is a *MissingUnitsError naming every such unit.
+func ToSpecYAML(bp *Blueprint, m *Mapping) ([]byte, error) {
+	if m == nil {
+		m = DefaultMapping()
+	}
+	if err := CheckUnits(bp, m); err != nil {
+		return nil, err
+	}
+	tr := newTranslator(bp, m)
+	tr.build()
+	return tr.yaml(), nil
+}
+
+// Names the translation adds; every one starts with lpp_ or holds "__".
+const (
+	payloadVar = "lpp_payload"  // the last event's payload, for helper states
+	gateVarPre = "lpp_gate_"    // the result of a compute gate
+	startState = "lpp_start"    // fires the start event when the entry state accepts it
+	functionIn = "lpp_function" // the input key naming a compute unit's function
+	genDoc     = "lppctl import: "
+)
+
+// sTrans is one transition of the output (an on: entry, a next entry or a
+// top-level event transition).
+type sTrans struct {
+	from string // top-level events only
+	to   string
+	when string
+	set  []kvExpr
+	note string
+}
+
+type kvExpr struct{ k, v string }
+
+// sState is one state of the output.
+type sState struct {
+	name    string
+	comment string
+	note    string
+	do      string
+	with    []string // rendered `key: value` flow entries
+	set     []kvExpr
+	on      []onList
+	next    []sTrans
+	final   bool
+	reqs    []string // final_requires
+}
+
+type onList struct {
+	event string
+	list  []sTrans
+}
+
+type translator struct {
+	bp     *Blueprint
+	m      *Mapping
+	types  map[string]string // property → L++ type
+	taken  map[string]bool
+	states []*sState
+	// lists[state][event]: the transitions tried, own and "*", in array order.
+	lists  map[string]map[string][]*Transition
+	events map[string][]string // state → its events, in order of first appearance
+	// topLevel: "*" transitions written as top-level events (not inlined).
+	topLevel   map[*Transition]bool
+	gateVars   []string
+	usesPay    bool
+	fields     map[string][]kvExpr // event → payload field → lppctl type
+	emitted    []string
+	emitTarget map[string]bool
+	gateMemo   map[[3]string]string
+	top        []topTrans // top-level "*" transitions, in array order // expression gate translated in a context
+}
+
+func newTranslator(bp *Blueprint, m *Mapping) *translator {
+	tr := &translator{bp: bp, m: m, types: propertyTypesOf(bp), taken: map[string]bool{startState: true},
+		lists: map[string]map[string][]*Transition{}, events: map[string][]string{}, topLevel: map[*Transition]bool{},
+		fields: map[string][]kvExpr{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{}}
+	for _, s := range bp.States {
+		tr.taken[s.ID] = true
+	}
+	for _, a := range bp.Actions {
+		if a.Type == ActionEmit && !slices.Contains(tr.emitted, a.Event) {
+			tr.emitted = append(tr.emitted, a.Event)
+			tr.emitTarget[a.Event] = true
+		}
+	}
+	return tr
+}
+
+// unique returns an unused state name built from base.
+func (tr *translator) unique(base string) string {
+	base = sanitize(base)
+	name := base
+	for n := 2; tr.taken[name]; n++ {
+		name = base + "_" + strconv.Itoa(n)
+	}
+	tr.taken[name] = true
+	return name
+}
+
+// sanitize makes an identifier of s.
+func sanitize(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' && i > 0:
+			b.WriteRune(r)
+		case r >= '0' && r <= '9':
+			b.WriteString("_")
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// isAuto reports whether the driver fires e by itself on entering a state.
+func (tr *translator) isAuto(e string) bool { return slices.Contains(tr.m.Auto, e) }
+
+// autoEvent returns the event the run fires on entering s ("" for none):
+// the start event for an entry state no transition enters again (it is
+// entered once, at the start), else the first auto event s accepts.
+func (tr *translator) autoEvent(s string) string {
+	if s == tr.bp.Entry && !tr.reentered() {
+		if e := tr.startEvent(); e != "" {
+			return e
+		}
+	}
+	for _, e := range tr.m.Auto {
+		if len(tr.lists[s][e]) > 0 {
+			return e
+		}
+	}
+	return ""
+}
+
+func (tr *translator) hasComputeGate(t *Transition) bool {
+	return slices.ContainsFunc(t.Gates, func(id string) bool { g := tr.bp.Gate(id); return g != nil && g.Type == GateCompute })
+}
+
+// route fills lists and decides which "*" transitions stay top-level: a
+// "*" transition is inlined into a state's on: list when, in that state,
+// it comes before one of the state's own transitions for its event, or
+// the list needs its compute gates evaluated first, or the event is one the
+// driver fires (lppctl tries a state's on: before the top-level events:,
+// so only a "*" transition that comes last can stay top-level).
+func (tr *translator) route() {
+	bp := tr.bp
+	inlined := map[*Transition]bool{}
+	for _, s := range bp.States {
+		if bp.IsTerminal(s.ID) {
+			continue
+		}
+		tr.lists[s.ID] = map[string][]*Transition{}
+		for _, t := range bp.Transitions {
+			if t.From != s.ID && t.From != Any {
+				continue
+			}
+			if len(tr.lists[s.ID][t.Event]) == 0 {
+				tr.events[s.ID] = append(tr.events[s.ID], t.Event)
+			}
+			tr.lists[s.ID][t.Event] = append(tr.lists[s.ID][t.Event], t)
+		}
+		for e, list := range tr.lists[s.ID] {
+			last := -1
+			dispatch := tr.isAuto(e) || (e == tr.startEvent() && s.ID == bp.Entry)
+			for i, t := range list {
+				if t.From != Any {
+					last = i
+				}
+				dispatch = dispatch || tr.hasComputeGate(t)
+			}
+			for i, t := range list {
+				if t.From == Any && (i < last || dispatch) {
+					inlined[t] = true
+				}
+			}
+		}
+	}
+	for _, t := range bp.Transitions {
+		if t.From == Any && !inlined[t] {
+			tr.topLevel[t] = true
+		}
+	}
+}
+
+// reentered reports whether a transition goes (back) to the entry state.
+func (tr *translator) reentered() bool {
+	return slices.ContainsFunc(tr.bp.Transitions, func(t *Transition) bool { return t.To == tr.bp.Entry })
+}
+
+// startEvent is the event fired when the run starts ("" when the entry
+// state accepts none of the mapping's start events).
+func (tr *translator) startEvent() string {
+	for _, e := range tr.m.Start {
+		for _, t := range tr.bp.Transitions {
+			if t.Event == e && (t.From == tr.bp.Entry || t.From == Any) {
+				return e
+			}
+		}
+	}
+	return ""
+}
+
+// ownList is the part of a state's list for e that its on: holds.
+func (tr *translator) ownList(s, e string) []*Transition {
+	var out []*Transition
+	for _, t := range tr.lists[s][e] {
+		if !tr.topLevel[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// waitingEvents are the events a state waits for (those the driver does
+// not fire), in order.
+func (tr *translator) waitingEvents(s string) []string {
+	var out []string
+	for _, e := range tr.events[s] {
+		if !tr.isAuto(e) && e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (tr *translator) build() {
+	tr.route()
+	bp := tr.bp
+	start := tr.startEvent()
+	if start != "" && tr.reentered() {
+		st := &sState{name: startState, comment: fmt.Sprintf("the run starts by firing %s in the entry state %s", start, bp.Entry),
+			note: genDoc + "fires " + start, do: "noop"}
+		st.next = tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)
+		st.set = tr.resetPayload(st.next)
+		if needsFallback(st.next) {
+			st.next = append(st.next, sTrans{to: bp.Entry, note: "no " + start + " transition passed: enter " + bp.Entry})
+		}
+		tr.states = append(tr.states, st)
+	}
+	for _, s := range bp.States {
+		if t := bp.Terminal(s.ID); t != nil {
+			st := &sState{name: s.ID, note: cmpOr(s.Description, t.Description), final: true, comment: "terminal state"}
+			for _, f := range t.Outputs {
+				if f.NonNull {
+					st.reqs = append(st.reqs, f.Name+" != nil")
+				}
+			}
+			tr.states = append(tr.states, st)
+			continue
+		}
+		tr.waitingState(s)
+	}
+	// "*" transitions kept top-level (their helper states, if any, are
+	// states of the spec like the others).
+	for _, t := range bp.Transitions {
+		if tr.topLevel[t] {
+			st := tr.transition(t, &gateEnv{types: tr.types, payload: "event.payload"}, t.Event)
+			st.from = Any
+			tr.top = append(tr.top, topTrans{event: t.Event, t: st})
+		}
+	}
+}
+
+// topTrans is a transition of a top-level event.
+type topTrans struct {
+	event string
+	t     sTrans
+}
+
+// waitingState writes a blueprint state: a waiting state with on: lists,
+// or, when the driver fires an event it accepts, a state that tries that
+// event's transitions and otherwise waits in its twin S__wait.
+func (tr *translator) waitingState(s *State) {
+	auto := tr.autoEvent(s.ID)
+	st := &sState{name: s.ID, note: s.Description}
+	tr.states = append(tr.states, st)
+	waiting := st
+	if auto != "" {
+		st.comment = fmt.Sprintf("the driver fires %s on entering %s", auto, s.ID)
+		st.do = "noop"
+		st.next = tr.dispatch(s.ID, auto, tr.lists[s.ID][auto], s.ID, true)
+		st.set = tr.resetPayload(st.next)
+		name := tr.waitName(s.ID)
+		switch {
+		case !needsFallback(st.next):
+			return // a transition of the driver's event always fires: the state never waits
+		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel():
+			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)"}
+			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
+			tr.states = append(tr.states, waiting)
+		default:
+			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed"})
+			tr.states = append(tr.states, &sState{name: name, do: "fail", note: genDoc + s.ID + " accepts no other event",
+				with: []string{"message: " + yq(fmt.Sprintf("no %s transition of state %s passed and it accepts no other event", auto, s.ID))},
+				next: []sTrans{{to: s.ID, note: "never taken: fail always fails"}}})
+			return
+		}
+	}
+	for _, e := range tr.waitingEvents(s.ID) {
+		waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.ownList(s.ID, e), waiting.name, false)})
+	}
+	if len(waiting.on) > 0 {
+		return
+	}
+	// Only "*" transitions apply here: a waiting state needs an on: of its
+	// own, so they are written into it (and stay top-level for the others).
+	for _, e := range tr.events[s.ID] {
+		if !tr.isAuto(e) && e != tr.autoEvent(s.ID) {
+			waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.lists[s.ID][e], waiting.name, false)})
+		}
+	}
+}
+
+func (tr *translator) anyTopLevel() bool { return len(tr.topLevel) > 0 }
+
+// waitName is the state that waits for s's events after a driver event
+// found no transition.
+func (tr *translator) waitName(s string) string {
+	if tr.autoEvent(s) == "" {
+		return s
+	}
+	name := sanitize(s) + "__wait"
+	tr.taken[name] = true
+	return name
+}
+
+// dispatch returns the transitions for event e of state s: directly when
+// no transition of the list has a compute gate, else one entry to helper
+// states that evaluate the compute gates and then choose. inNext: the
+// entries go in a next list (the driver fired e: there is no event).
+func (tr *translator) dispatch(s, e string, list []*Transition, from string, inNext bool) []sTrans {
+	ctx := &gateEnv{types: tr.types, payload: "event.payload"}
+	if inNext {
+		ctx = &gateEnv{types: tr.types, payload: payloadVar, eventName: e}
+	}
+	if !slices.ContainsFunc(list, tr.hasComputeGate) {
+		out := make([]sTrans, 0, len(list))
+		for _, t := range list {
+			out = append(out, tr.transition(t, ctx, e))
+		}
+		return out
+	}
+	// compute gates: capture the payload, evaluate each gate, then choose.
+	base := sanitize(s) + "__" + sanitize(e)
+	var gates []string
+	for _, t := range list {
+		for _, id := range t.Gates {
+			if g := tr.bp.Gate(id); g.Type == GateCompute && !slices.Contains(gates, id) {
+				gates = append(gates, id)
+			}
+		}
+	}
+	choose := &sState{name: tr.unique(base), do: "noop", note: genDoc + "chooses the " + e + " transition of " + s}
+	names := make([]string, len(gates))
+	for i, id := range gates {
+		names[i] = tr.unique(base + "_gate_" + id)
+	}
+	for i, id := range gates {
+		g := tr.bp.Gate(id)
+		u := tr.m.Units[g.ComputeUnit]
+		v := gateVarPre + sanitize(id)
+		if !slices.Contains(tr.gateVars, v) {
+			tr.gateVars = append(tr.gateVars, v)
+		}
+		next := choose.name
+		if i+1 < len(names) {
+			next = names[i+1]
+		}
+		in := []kvExpr{{functionIn, strconv.Quote(u.Function)}}
+		for _, p := range tr.bp.Context {
+			in = append(in, kvExpr{p.Name, p.Name})
+		}
+		in = append(in, kvExpr{"event", payloadVar})
+		tr.states = append(tr.states, &sState{name: names[i], do: "script.run", note: genDoc + "compute gate " + id + " (" + g.ComputeUnit + ")",
+			with: []string{"script: " + yq(u.Script), "input: " + flowMap(in), "output: " + flowMap([]kvExpr{{v, "result"}})},
+			next: []sTrans{{to: next}}})
+	}
+	hctx := &gateEnv{types: tr.types, payload: payloadVar, eventName: e}
+	for _, t := range list {
+		choose.next = append(choose.next, tr.transition(t, hctx, e))
+	}
+	if needsFallback(choose.next) {
+		choose.next = append(choose.next, sTrans{to: tr.waitName(s), note: "no " + e + " transition passed"})
+	}
+	tr.states = append(tr.states, choose)
+	tr.usesPay = true
+	pay := "{}"
+	if !inNext {
+		pay = tr.capture(e)
+	}
+	return []sTrans{{to: names[0], set: []kvExpr{{payloadVar, pay}}, note: "evaluate the compute gates of " + e}}
+}
+
+var payloadRefRE = regexp.MustCompile(`event\.payload\??\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// transition translates one blueprint transition in ctx: its guard, the
+// sets that can run on it, and helper states for the rest of its actions.
+func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
+	out := sTrans{to: t.To, note: t.ID}
+	var guards []string
+	for _, id := range t.Gates {
+		g := tr.bp.Gate(id)
+		var x string
+		if g.Type == GateCompute {
+			x = gateVarPre + sanitize(id) + " == true"
+		} else {
+			x = tr.gateIn(g, ctx)
+		}
+		if len(t.Gates) > 1 && strings.ContainsAny(x, "|") {
+			x = "(" + x + ")"
+		}
+		guards = append(guards, x)
+		tr.payloadFields(e, x, "")
+	}
+	out.when = strings.Join(guards, " && ")
+	// The longest prefix of set actions that reads nothing an earlier one
+	// of them writes runs on the transition itself (lppctl's set entries
+	// all see the context before the set).
+	acts := make([]*Action, 0, len(t.Actions))
+	for _, id := range t.Actions {
+		acts = append(acts, tr.bp.Action(id))
+	}
+	written := map[string]bool{}
+	n := 0
+	for _, a := range acts {
+		if a.Type != ActionSet || written[a.Target] || written[a.ValueFrom] {
+			break
+		}
+		written[a.Target] = true
+		out.set = append(out.set, kvExpr{a.Target, tr.setValue(a, ctx.payload, e)})
+		n++
+	}
+	rest := acts[n:]
+	if len(rest) == 0 {
+		return out
+	}
+	capture := ctx.payload == "event.payload" && slices.ContainsFunc(rest, readsPayload)
+	// helper states, one per step, then the target.
+	from := t.From
+	if from == Any {
+		from = "any"
+	}
+	base := sanitize(from) + "__" + sanitize(t.ID)
+	var steps []*sState
+	for i := 0; i < len(rest); {
+		a := rest[i]
+		st := &sState{name: tr.unique(fmt.Sprintf("%s_%d", base, len(steps)+1))}
+		switch a.Type {
+		case ActionCompute:
+			u := tr.m.Units[a.ComputeUnit]
+			in := []kvExpr{{functionIn, strconv.Quote(u.Function)}}
+			for _, kv := range a.InputMap {
+				in = append(in, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar)})
+				tr.readField(e, kv.Value, "")
+			}
+			st.do, st.note = "script.run", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+")"
+			st.with = []string{"script: " + yq(u.Script), "input: " + flowMap(in)}
+			if len(a.OutputMap) > 0 {
+				var outm []kvExpr
+				for _, kv := range a.OutputMap {
+					outm = append(outm, kvExpr{kv.Key, kv.Value})
+				}
+				st.with = append(st.with, "output: "+flowMap(outm))
+			}
+			i++
+		case ActionEmit:
+			var pm []kvExpr
+			for _, kv := range a.PayloadMap {
+				pm = append(pm, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar)})
+				tr.readField(e, kv.Value, "")
+			}
+			if tr.handled(a.Event) {
+				st.do, st.note = "emit", genDoc+"action "+a.ID+" (emit "+a.Event+")"
+				st.with = []string{"event: " + a.Event}
+				if len(pm) > 0 {
+					st.with = append(st.with, "payload: "+flowMap(pm))
+					for _, kv := range a.PayloadMap {
+						tr.addField(a.Event, kv.Key, tr.types[kv.Value])
+					}
+				}
+			} else { // for the environment: the run records it
+				st.do, st.note = "log", genDoc+"action "+a.ID+" (emit "+a.Event+" to the environment: no transition of the blueprint takes it)"
+				st.with = []string{"message: " + yq("emit "+a.Event)}
+				if len(pm) > 0 {
+					parts := make([]string, len(pm))
+					for i, kv := range pm {
+						parts[i] = strconv.Quote(kv.k) + ": " + kv.v
+					}
+					st.with = append(st.with, "value: "+yq("{"+strings.Join(parts, ", ")+"}"))
+				}
+			}
+			i++
+		default: // a run of sets that read nothing written in the run
+			st.do = "noop"
+			w := map[string]bool{}
+			var ids []string
+			for ; i < len(rest) && rest[i].Type == ActionSet && !w[rest[i].Target] && !w[rest[i].ValueFrom]; i++ {
+				w[rest[i].Target] = true
+				st.set = append(st.set, kvExpr{rest[i].Target, tr.setValue(rest[i], payloadVar, e)})
+				tr.readField(e, rest[i].ValueFrom, tr.types[rest[i].Target])
+				ids = append(ids, rest[i].ID)
+			}
+			st.note = genDoc + "action " + strings.Join(ids, ", ") + " (set)"
+		}
+		steps = append(steps, st)
+	}
+	for i, st := range steps {
+		to := t.To
+		if i+1 < len(steps) {
+			to = steps[i+1].name
+		}
+		st.next = []sTrans{{to: to}}
+		st.comment = fmt.Sprintf("step %d of %d of transition %s", i+1, len(steps), t.ID)
+	}
+	tr.states = append(tr.states, steps...)
+	if capture {
+		out.set = append(out.set, kvExpr{payloadVar, tr.capture(e)})
+		tr.usesPay = true
+	}
+	out.note = t.ID + " (then " + steps[0].name + ")"
+	out.to = steps[0].name
+	return out
+}
+
+// resetPayload is the set of a state whose next list the driver fires
+// (no payload): lpp_payload is empty there.
+func (tr *translator) resetPayload(next []sTrans) []kvExpr {
+	for _, t := range next {
+		if strings.Contains(t.when, payloadVar) || slices.ContainsFunc(t.set, func(kv kvExpr) bool { return strings.Contains(kv.v, payloadVar) }) {
+			tr.usesPay = true
+			return []kvExpr{{payloadVar, "{}"}}
+		}
+	}
+	return nil
+}
+
+// needsFallback reports whether a next list can find no transition (its
+// last one is guarded), so that a fallback after it can fire.
+func needsFallback(next []sTrans) bool { return len(next) == 0 || next[len(next)-1].when != "" }
+
+// capture is the map of the event's payload fields the helper states after
+// it read (lppctl's payloads are typed records: each field is copied).
+func (tr *translator) capture(e string) string {
+	parts := make([]string, len(tr.fields[e]))
+	for i, f := range tr.fields[e] {
+		parts[i] = strconv.Quote(f.k) + ": event.payload." + f.k
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// gateIn translates an expression gate where ctx says the event is (it
+// translated at load, so it translates here too), once per context.
+func (tr *translator) gateIn(g *Gate, ctx *gateEnv) string {
+	if ctx.payload == "event.payload" && ctx.eventName == "" {
+		return g.Expr
+	}
+	k := [3]string{ctx.payload, ctx.eventName, g.ID}
+	if x, ok := tr.gateMemo[k]; ok {
+		return x
+	}
+	x, _ := translateGate(g.Expression, ctx)
+	tr.gateMemo[k] = x
+	return x
+}
+
+// handled reports whether some transition of the blueprint takes event e.
+func (tr *translator) handled(e string) bool {
+	return slices.ContainsFunc(tr.bp.Transitions, func(t *Transition) bool { return t.Event == e })
+}
+
+// readField records a payload field a helper state reads (src is a
+// value_from or map source), to be captured and declared.
+func (tr *translator) readField(e, src, lppType string) {
+	if f, ok := strings.CutPrefix(src, "event.payload."); ok {
+		tr.addField(e, f, cmp.Or(lppType, tr.types[f]))
+	}
+}
+
+func readsPayload(a *Action) bool {
+	if strings.HasPrefix(a.ValueFrom, "event.") {
+		return true
+	}
+	for _, kv := range append(slices.Clone(a.InputMap), a.PayloadMap...) {
+		if strings.HasPrefix(kv.Value, "event.") {
+			return true
+		}
+	}
+	return false
+}
+
+// ref translates a value_from / input_map reference: a context name or
+// event.payload.X (read from payload).
+func (tr *translator) ref(s, payload string) string {
+	if f, ok := strings.CutPrefix(s, "event.payload."); ok {
+		if payload == "event.payload" {
+			return "event.payload." + f
+		}
+		return payload + "?." + f
+	}
+	if s == "event.payload" {
+		return payload
+	}
+	return s
+}
+
+func (tr *translator) setValue(a *Action, payload, e string) string {
+	if a.ValueFrom != "" {
+		v := tr.ref(a.ValueFrom, payload)
+		if f, ok := strings.CutPrefix(a.ValueFrom, "event.payload."); ok && payload == "event.payload" {
+			tr.addField(e, f, tr.types[a.Target])
+		}
+		return v
+	}
+	return exprLiteral(a.Value)
+}
+
+// payloadFields records the payload fields an expression reads.
+func (tr *translator) payloadFields(e, x, typ string) {
+	for _, m := range payloadRefRE.FindAllStringSubmatchIndex(x, -1) {
+		f := x[m[2]:m[3]]
+		tr.addField(e, f, cmp.Or(typ, tr.types[f], usedAs(x[m[1]:])))
+	}
+}
+
+var (
+	usedAsBool   = regexp.MustCompile(`^ ?[!=]= ?(true|false)\b`)
+	usedAsNumber = regexp.MustCompile(`^ ?([<>]=?|[-+*/%]) ?[-0-9(]`)
+)
+
+// usedAs guesses the L++ type of a payload field no property names from
+// what follows it in a guard ("" when nothing tells).
+func usedAs(after string) string {
+	switch {
+	case usedAsBool.MatchString(after):
+		return "boolean"
+	case usedAsNumber.MatchString(after):
+		return "number"
+	}
+	return ""
+}
+
+func (tr *translator) addField(e, f, lppType string) {
+	if len(f) > maxName { // too long for a YAML key: validation names it
+		return
+	}
+	if slices.ContainsFunc(tr.fields[e], func(kv kvExpr) bool { return kv.k == f }) {
+		return
+	}
+	tr.fields[e] = append(tr.fields[e], kvExpr{f, cmpOr(specTypes[lppType], "string")})
+}
+
+// specTypes maps L++ property types to lppctl's.
+var specTypes = map[string]string{"string": "string", "number": "float", "integer": "int", "boolean": "bool", "array": "list", "object": "map"}
+
+// exprLiteral writes a JSON value as an expr literal.
+func exprLiteral(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "nil"
+	case string:
+		return strconv.Quote(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case json.Number:
+		return x.String()
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = exprLiteral(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = strconv.Quote(k) + ": " + exprLiteral(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// specName is the spec's name: the blueprint's id, else its file name.
+func specName(bp *Blueprint) string {
+	n := sanitize(cmpOr(bp.ID, strings.TrimSuffix(filepath.Base(bp.File), filepath.Ext(bp.File))))
+	if n == "" || n == "_" {
+		return "blueprint"
+	}
+	return n
+}

@@ -1,0 +1,164 @@
+package lpp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// translated imports a blueprint given by its states (all but the last
+// are not terminal), transitions, gates and actions, and returns the spec
+// decoded and as text.
+func translated(t *testing.T, trans, gates, actions string, m *Mapping) (map[string]any, string) {
+	t.Helper()
+	src := fmt.Sprintf(`{"$schema":"lpp/v0.2.0","id":"x",
+"context_schema":{"properties":{"a":{"type":"string"},"b":{"type":"string"},"n":{"type":"integer","default":0}}},
+"states":{"s":{},"u":{},"end":{}},"entry_state":"s","terminal_states":["end"],
+"gates":{%s},"actions":{%s},"transitions":[%s]}`, gates, actions, trans)
+	bp, diags := Parse("x.json", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	out, err := ToSpecYAML(bp, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec map[string]any
+	if err := yaml.Unmarshal(out, &spec); err != nil {
+		t.Fatal(err)
+	}
+	return spec, string(out)
+}
+
+// at follows a path of keys and list indexes through decoded YAML.
+func at(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func js(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestTranslationRules(t *testing.T) {
+	const g = `"big":{"type":"expression","expression":"n > 2"},"chk":{"type":"compute","compute_unit":"q:check"}`
+	const acts = `"setA":{"type":"set","target":"a","value_from":"event.payload.a"},
+"setB":{"type":"set","target":"b","value_from":"a"},"lit":{"type":"set","target":"n","value":5},
+"calc":{"type":"compute","compute_unit":"q:calc","input_map":{"x":"a"},"output_map":{"n":"out"}},
+"tell":{"type":"emit","event":"TOLD"}`
+	mapping := &Mapping{File: "x.lppctl.yaml", Units: map[string]Unit{"q:check": {Script: "q.py", Function: "check"}, "q:calc": {Script: "q.py", Function: "calc"}},
+		Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
+	tests := []struct {
+		name  string
+		trans string
+		m     *Mapping
+		path  []any
+		want  string
+	}{
+		{"own transitions keep array order in on:",
+			`{"id":"t1","from":"s","to":"u","on_event":"GO","gates":["big"]},{"id":"t2","from":"s","to":"end","on_event":"GO"}`, nil,
+			[]any{"states", "s", "on", "GO"}, `[{"note":"t1","to":"u","when":"n \u003e 2"},{"note":"t2","to":"end"}]`},
+		{"a * transition after a state's own stays top-level",
+			`{"id":"own","from":"s","to":"u","on_event":"GO"},{"id":"any","from":"*","to":"end","on_event":"GO"}`, nil,
+			[]any{"events", "GO", "transitions"}, `[{"from":"*","note":"any","to":"end"}]`},
+		{"a * transition before a state's own is written into its list in place",
+			`{"id":"any","from":"*","to":"end","on_event":"GO","gates":["big"]},{"id":"own","from":"s","to":"u","on_event":"GO"}`, nil,
+			[]any{"states", "s", "on", "GO"}, `[{"note":"any","to":"end","when":"n \u003e 2"},{"note":"own","to":"u"}]`},
+		{"independent sets stay on the transition, payload read from the event",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","actions":["setA","lit"]}`, nil,
+			[]any{"states", "s", "on", "GO", 0, "set"}, `{"a":"event.payload.a","n":"5"}`},
+		{"a set reading what an earlier one wrote runs in a helper state after it",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","actions":["setA","setB"]}`, nil,
+			[]any{"states", "s__t_1"}, `{"do":"noop","next":[{"to":"end"}],"note":"lppctl import: action setB (set)","set":{"b":"a"}}`},
+		{"a compute action is a script.run step naming its function",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","actions":["calc"]}`, mapping,
+			[]any{"states", "s__t_1", "with"}, `{"input":{"lpp_function":"\"calc\"","x":"a"},"output":{"n":"out"},"script":"q.py"}`},
+		{"an emit action of an event the blueprint takes is an emit step",
+			`{"id":"t","from":"s","to":"u","on_event":"GO","actions":["tell"]},{"id":"told","from":"u","to":"end","on_event":"TOLD"}`, nil,
+			[]any{"states", "s__t_1", "with"}, `{"event":"TOLD"}`},
+		{"an emit action of an event for the environment is logged",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","actions":["tell"]}`, nil,
+			[]any{"states", "s__t_1"}, `{"do":"log","next":[{"to":"end"}],"note":"lppctl import: action tell (emit TOLD to the environment: no transition of the blueprint takes it)","with":{"message":"emit TOLD"}}`},
+		{"the payload a helper reads is captured on the transition",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","actions":["tell","setA"]}`, nil,
+			[]any{"states", "s", "on", "GO", 0, "set"}, `{"lpp_payload":"{\"a\": event.payload.a}"}`},
+		{"a payload field read is declared with its target's type",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","actions":["setA"]}`, nil,
+			[]any{"events", "GO", "payload"}, `{"a":{"required":false,"type":"string"}}`},
+		{"compute gates are evaluated before the guards",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","gates":["chk","big"]},{"id":"t2","from":"s","to":"u","on_event":"GO","gates":["big"]}`, mapping,
+			[]any{"states", "s__GO", "next"}, `[{"note":"t","to":"end","when":"lpp_gate_chk == true \u0026\u0026 n \u003e 2"},{"note":"t2","to":"u","when":"n \u003e 2"},{"note":"no GO transition passed","to":"s"}]`},
+		{"no fallback after a transition that always fires",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","gates":["chk"]},{"id":"t2","from":"s","to":"u","on_event":"GO"}`, mapping,
+			[]any{"states", "s__GO", "next"}, `[{"note":"t","to":"end","when":"lpp_gate_chk == true"},{"note":"t2","to":"u"}]`},
+		{"a state whose DONE list always fires never waits",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE"},{"id":"go","from":"s","to":"u","on_event":"GO"}`, nil,
+			[]any{"states", "s__wait"}, `null`},
+		{"DONE fires on entering a state that accepts it; it waits in its twin otherwise",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]},{"id":"go","from":"s","to":"u","on_event":"GO"}`, nil,
+			[]any{"states", "s", "next"}, `[{"note":"d","to":"end","when":"n \u003e 2"},{"note":"no DONE transition passed: wait","to":"s__wait"}]`},
+		{"the twin waits for the state's other events",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]},{"id":"go","from":"s","to":"u","on_event":"GO"}`, nil,
+			[]any{"states", "s__wait", "on"}, `{"GO":[{"note":"go","to":"u"}]}`},
+		{"a state with nothing else to wait for fails when no DONE transition passes",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]}`, nil,
+			[]any{"states", "s__wait", "with"}, `{"message":"no DONE transition of state s passed and it accepts no other event"}`},
+		{"a top-level * transition's helper states are written",
+			`{"id":"own","from":"s","to":"u","on_event":"GO"},{"id":"own2","from":"u","to":"end","on_event":"GO"},{"id":"any","from":"*","to":"end","on_event":"GO","actions":["calc"]}`, mapping,
+			[]any{"states", "any__any_1", "next"}, `[{"to":"end"}]`},
+		{"START fires when the run starts, in the entry state when nothing enters it again",
+			`{"id":"b","from":"s","to":"u","on_event":"START"},{"id":"f","from":"u","to":"end","on_event":"GO"}`, nil,
+			[]any{"states", "s", "next"}, `[{"note":"b","to":"u"}]`},
+		{"START fires when the run starts, from lpp_start when a transition enters the entry state",
+			`{"id":"b","from":"s","to":"u","on_event":"START"},{"id":"back","from":"u","to":"s","on_event":"GO"}`, nil,
+			[]any{"states", "lpp_start"}, `{"do":"noop","next":[{"note":"b","to":"u"}],"note":"lppctl import: fires START"}`},
+		{"the entry state entered again waits for START like any event",
+			`{"id":"b","from":"s","to":"u","on_event":"START"},{"id":"back","from":"u","to":"s","on_event":"GO"}`, nil,
+			[]any{"states", "s", "on"}, `{"START":[{"note":"b","to":"u"}]}`},
+		{"the mapping's driver rule overrides the default",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE"}`, &Mapping{Units: mapping.Units, Auto: []string{}},
+			[]any{"states", "s", "on", "DONE"}, `[{"note":"d","to":"end"}]`},
+		{"terminal states are final",
+			`{"id":"t","from":"s","to":"end","on_event":"GO"}`, nil,
+			[]any{"states", "end", "final"}, `true`},
+		{"every property is nullable",
+			`{"id":"t","from":"s","to":"end","on_event":"GO"}`, nil,
+			[]any{"context", "a"}, `{"nullable":true,"type":"string"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := cmpMapping(tt.m, mapping)
+			spec, text := translated(t, tt.trans, g, acts, m)
+			if got := js(at(spec, tt.path...)); got != tt.want {
+				t.Errorf("%v:\n got %s\nwant %s\n%s", tt.path, got, tt.want, text)
+			}
+		})
+	}
+}
+
+func cmpMapping(m, def *Mapping) *Mapping {
+	if m != nil {
+		return m
+	}
+	return def
+}
+
+func TestTranslationDeclaresEmittedEvents(t *testing.T) {
+	_, text := translated(t, `{"id":"t","from":"s","to":"u","on_event":"GO","actions":["tell"]},{"id":"told","from":"u","to":"end","on_event":"TOLD"}`, ``, `"tell":{"type":"emit","event":"TOLD"}`, nil)
+	if !strings.Contains(text, "\n  TOLD: # emitted by the blueprint\n") {
+		t.Fatalf("TOLD is not declared:\n%s", text)
+	}
+}

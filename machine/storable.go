@@ -1,0 +1,76 @@
+package machine
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"time"
+)
+
+// ErrTimeInValue is wrapped by the error of a set whose list or map value
+// holds a time, a duration or a time zone: the run's journal (JSON) would
+// store it as another type, so a resumed run would not read what was set.
+var ErrTimeInValue = errors.New("a time value inside a list or map")
+
+// timeKind describes a time value that a list or map cannot keep across a
+// resume: what it is, what the journal makes of it, and how to store it.
+type timeKind struct {
+	what, journaled, reads, convert string
+}
+
+var timeKinds = map[reflect.Type]timeKind{
+	reflect.TypeFor[time.Time]():      {"a time", "as text", "a string", `now().Format("2006-01-02T15:04:05Z07:00") or now().Unix()`},
+	reflect.TypeFor[time.Duration]():  {"a duration", "as a number of nanoseconds", "an int", `string(d) or d.Seconds()`},
+	reflect.TypeFor[*time.Location](): {"a time zone", "as an empty map", "a map", `timezone("Europe/Paris").String()`},
+}
+
+// timeInside returns the first time value inside the lists and maps of v (at
+// any depth; v itself is not looked at: a variable's type refuses it) and
+// where it is ("[0]", ".at", "[2].when"), with its kind.
+func timeInside(v any) (where string, kind timeKind, found bool) {
+	var walk func(x any, path string, top bool) bool
+	walk = func(x any, path string, top bool) bool {
+		if x == nil {
+			return false
+		}
+		if k, ok := timeKinds[reflect.TypeOf(x)]; ok && !top {
+			where, kind = path, k
+			return true
+		}
+		switch c := x.(type) {
+		case []any:
+			for i, item := range c {
+				if walk(item, fmt.Sprintf("%s[%d]", path, i), false) {
+					return true
+				}
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(c)) {
+				if walk(c[k], path+"."+k, false) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	found = walk(v, "", true)
+	return where, kind, found
+}
+
+// checkStorable fails when the value v of the set expression src (written at
+// start) is one the run's journal cannot keep as it is: a float that is not
+// a finite number, or a time value inside a list or map.
+func (m *Machine) checkStorable(what, src string, start Pos, v any) error {
+	if err := m.checkFinite(what, src, start, v); err != nil {
+		return err
+	}
+	where, k, bad := timeInside(v)
+	if !bad {
+		return nil
+	}
+	return &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Err: ErrTimeInValue,
+		Msg: fmt.Sprintf("the value holds %s at %s, which the run's journal would store %s, so a resumed run would read %s; store it converted, e.g. %s",
+			k.what, where, k.journaled, k.reads, k.convert)}
+}

@@ -1,0 +1,67 @@
+package machine
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/conf"
+)
+
+// formatParam checks a parameter with a format written as an expression (its
+// text is not a literal of the format): the expression must compile, give a
+// value that can have the format, and, when constant, have it.
+func (v *validator) formatParam(a *Action, ps *ParamSpec, p *Param, src string) {
+	what := fmt.Sprintf("parameter %q", ps.Name)
+	at := exprStart(v.spec.Source, p.VPos)
+	switch p.Value.(type) {
+	case int, float64: // a YAML number: 5 for 5s?
+		if _, err := ps.Format.Value(p.Value); err != nil {
+			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), ps.Format.Hint(),
+				"parameter %q of action %q: %s", ps.Name, a.Name, strings.TrimPrefix(err.Error(), ErrFormat.Error()+": "))
+			return
+		}
+	}
+	if _, err := CompileValue(src, TypeAny, v.env); err != nil {
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), ps.Format.Hint(),
+			"parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
+		return
+	}
+	config := conf.CreateNew()
+	for _, opt := range exprOptions(v.env) {
+		opt(config)
+	}
+	config.Check()
+	tree, err := checker.ParseCheck(src, config)
+	if err != nil {
+		return
+	}
+	if t := tree.Node.Type(); t != nil && !formatCanHold(ps.Format, t) {
+		v.errorf(at, 1, ps.Format.Hint(), "%s: the expression gives %s, not %s", what, exprTypeNames.Replace(t.String()), ps.Format.Describe())
+		return
+	}
+	v.constants(src, at, what, true)
+	if !isConstant(tree.Node) {
+		return
+	}
+	out, err := evalNode(tree.Node, tree, config, v.env)
+	if err != nil {
+		return // reported by constants
+	}
+	if _, err := ps.Format.Value(out); err != nil {
+		v.errorf(at, 1, ps.Format.Hint(), "%s: %s", what, strings.TrimPrefix(err.Error(), ErrFormat.Error()+": "))
+	}
+}
+
+var durationType = reflect.TypeOf(time.Duration(0))
+
+// formatCanHold reports whether a value of type t may have format f.
+func formatCanHold(f Format, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface, reflect.String:
+		return true
+	}
+	return f == FormatDuration && t == durationType
+}
