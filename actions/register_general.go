@@ -16,7 +16,7 @@ const (
 
 // GeneralActions returns the actions any agent is built from, bound to d:
 // llm.generate, tools.call, script.run, spec.validate, spec.run,
-// spec.sandbox and human.input. Unlike
+// spec.sandbox, spec.check and human.input. Unlike
 // the Skills Agent's actions they need no skill: their prompts, schemas,
 // scripts and child specs are files the spec names.
 func GeneralActions(d *Deps) []machine.Action {
@@ -118,6 +118,21 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			Run: d.specSandbox,
 		},
+		{
+			Name: "spec.check",
+			Doc:  "model-checks a spec file inside the project root as lppctl check does (no deadlock, reachable states, termination, invariants, final_requires, bounds) and writes whether every property held and a short report with the shortest counterexamples, for a model to act on",
+			Params: []machine.ParamSpec{
+				{Name: "path", Type: machine.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression, e.g. skill_dir + \"/\" + skill + \".yaml\""},
+				{Name: "max_states", Type: machine.TypeInt, Default: specCheckMaxStates, Doc: "distinct (state, context) pairs explored before the undecided properties are UNKNOWN (which is not a failure)"},
+				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether no property failed"},
+				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the report (or the spec's diagnostics when it does not decode)"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				out := varParam(p, "ok", machine.TypeBool, "whether no property failed")
+				return append(out, varParam(p, "report", machine.TypeString, "the model checker's report")...)
+			},
+			Run: d.specCheck,
+		},
 		d.humanInputAction(),
 	}
 }
@@ -140,7 +155,7 @@ func WritesDoc(name string) string { return writesDocs[name] }
 // no skill folder.
 func IsGeneral(name string) bool {
 	switch name {
-	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox", "human.input":
+	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox", "spec.check", "human.input":
 		return true
 	}
 	return false
