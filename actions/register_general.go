@@ -107,7 +107,7 @@ func GeneralActions(d *Deps) []machine.Action {
 				{Name: "spec", Type: machine.TypeExpr, Required: true, Doc: "the spec file inside the folder, relative to it: an expression, e.g. 'skill + \".yaml\"'"},
 				{Name: "as", Type: machine.TypeExpr, Doc: "where the folder goes in the sandbox root (default: dir), e.g. '\"skills/\" + skill' for a skill whose scripts name their installed place"},
 				{Name: "run", Type: machine.TypeExpr, Doc: "a bool expression: run the spec after validating it (default false: compile-only, said in the report)"},
-				{Name: "placeholders", Type: machine.TypeBool, Default: false, Doc: "create the scripts of script.run states that the folder does not hold yet, empty, so a machine validates before its compute units exist"},
+				{Name: "placeholders", Type: machine.TypeExpr, Doc: "a bool expression: create the scripts of script.run states that the folder does not hold yet, empty, so a machine validates before its compute units exist (default false)"},
 				{Name: "max_transitions", Type: machine.TypeInt, Default: sandboxMaxTransitions, Doc: "most transitions of the dry run"},
 				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether the spec is valid (and, with run, completed)"},
 				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the diagnostics or how the run ended"},

@@ -54,15 +54,17 @@ func (d *Deps) specSandbox(ctx context.Context, c *machine.Call) error {
 			return err
 		}
 	}
-	run, _ := c.Param("run").(bool)
-	if v := c.Param("run"); v != nil {
-		if _, ok := v.(bool); !ok {
-			return fmt.Errorf("run of spec.sandbox must give a bool, not %s", describe(v))
-		}
+	run, err := boolParam(c, "run")
+	if err != nil {
+		return err
+	}
+	placeholders, err := boolParam(c, "placeholders")
+	if err != nil {
+		return err
 	}
 	res, err := d.sandbox(ctx, sandboxJob{
 		dir: dir, spec: specName, as: as, run: run,
-		placeholders: c.Bool("placeholders"), maxTransitions: c.Int("max_transitions"),
+		placeholders: placeholders, maxTransitions: c.Int("max_transitions"),
 	})
 	if err != nil {
 		return err
@@ -88,6 +90,20 @@ func stringParam(c *machine.Call, name string) (string, error) {
 		return "", fmt.Errorf("%s of spec.sandbox must give a string, not %s", name, describe(c.Param(name)))
 	}
 	return s, nil
+}
+
+// boolParam evaluates an optional expression parameter that must give a
+// bool (false when absent).
+func boolParam(c *machine.Call, name string) (bool, error) {
+	v := c.Param(name)
+	if v == nil {
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("%s of spec.sandbox must give a bool, not %s", name, describe(v))
+	}
+	return b, nil
 }
 
 // sandboxJob is one spec.sandbox call: the folder dir (root-relative) is

@@ -5,10 +5,13 @@ The correcting state of specs/skill_contractor.yaml, run through the
 gateway's runner (so the project's protected paths hold as for any write).
 Input (one JSON object on stdin):
     {"skill_dir": "output/contractor/word_stats", "files": {"PATH": "TEXT"},
-     "corrections": [...], "artifacts": [...], "step": 1}
+     "corrections": [...], "artifacts": [...], "step": 1, "step_count": 2,
+     "execution_log": "the log so far"}
 PATHs are relative to skill_dir. Output (one JSON object on stdout):
     {"written": [...], "artifacts": [...], "scripts": [...],
-     "approved": bool, "log": "..."}
+     "approved": bool, "log": "...", "execution_log": "...", "last_step": bool}
+("log" is this step's line, "execution_log" the log with it appended;
+"last_step": step is the plan's last, so the spec moves on to validating.)
 
 Everything goes under output/contractor/<skill>/: a skill_dir elsewhere, or
 a PATH that is absolute, climbs out with "..", or resolves outside the folder
@@ -81,7 +84,10 @@ def answer(req):
             artifacts.append(w)
     scripts = [a for a in artifacts if a.endswith(".py")]
     log = f"step {step}: wrote {', '.join(written)}" + (f"; {len(corrections)} correction(s) {'approved' if approved else 'to review'}" if corrections else "")
-    return {"written": written, "artifacts": artifacts, "scripts": scripts, "approved": approved, "log": log}
+    last = int(step or 0) >= int(req.get("step_count") or 0)
+    execution_log = str(req.get("execution_log") or "") + log + "\n"
+    return {"written": written, "artifacts": artifacts, "scripts": scripts, "approved": approved, "log": log,
+            "execution_log": execution_log, "last_step": last}
 
 
 def main():
