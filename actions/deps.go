@@ -74,6 +74,9 @@ type Deps struct {
 	logMu     sync.Mutex
 	announced bool
 	demo      bool // the model is the skill's demo script, for want of a configured one
+	// templateDir is the folder of the first prompt template a general
+	// action rendered, where demoFile looks for the spec's demo.yaml.
+	templateDir string
 
 	registry *machine.Registry // the registry the actions are in (Register), for spec.validate and spec.run
 	chain    []string          // spec.run: the spec files of the parent runs, outermost first (empty at the top)
@@ -173,10 +176,20 @@ func (d *Deps) demoFallback() bool {
 
 // demoFile is the script of scripted replies used when no LLM is
 // configured: the demo.yaml next to the spec (a general agent's, whose
-// replies name its states) when there is one, else the skill's.
+// replies name its states) when there is one, else the one next to the
+// prompt templates of its first llm.generate call or in their parent folder
+// (specs/x.yaml with specs/x/prompts/*.md and specs/x/demo.yaml), else the
+// skill's. Called with d.mu held.
 func (d *Deps) demoFile() string {
+	var dirs []string
 	if d.SpecDir != "" {
-		p := filepath.Join(d.SpecDir, "demo.yaml")
+		dirs = append(dirs, d.SpecDir)
+	}
+	if d.templateDir != "" {
+		dirs = append(dirs, d.templateDir, filepath.Dir(d.templateDir))
+	}
+	for _, dir := range dirs {
+		p := filepath.Join(dir, "demo.yaml")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}

@@ -191,6 +191,11 @@ func (d *Deps) renderGeneral(c *machine.Call, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	d.mu.Lock()
+	if d.templateDir == "" {
+		d.templateDir = filepath.Dir(path) // where demoFile looks when the spec's folder has no demo.yaml
+	}
+	d.mu.Unlock()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("cannot read prompt template: %w", err)

@@ -15,7 +15,8 @@ const (
 )
 
 // GeneralActions returns the actions any agent is built from, bound to d:
-// llm.generate, tools.call, script.run, spec.validate and spec.run. Unlike
+// llm.generate, tools.call, script.run, spec.validate, spec.run,
+// spec.sandbox, spec.check and human.input. Unlike
 // the Skills Agent's actions they need no skill: their prompts, schemas,
 // scripts and child specs are files the spec names.
 func GeneralActions(d *Deps) []machine.Action {
@@ -100,6 +101,41 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			Run: d.specRun,
 		},
+		{
+			Name: "spec.sandbox",
+			Doc:  "copies a folder of the project (e.g. a generated skill) into a throw-away root, validates its spec there and, when run holds, runs it offline with the folder's demo.yaml as the model; writes whether it passed and a short report (the project is never written)",
+			Params: []machine.ParamSpec{
+				{Name: "dir", Type: machine.TypeExpr, Required: true, Doc: "the folder to copy, relative to the project root: an expression, e.g. skill_dir"},
+				{Name: "spec", Type: machine.TypeExpr, Required: true, Doc: "the spec file inside the folder, relative to it: an expression, e.g. 'skill + \".yaml\"'"},
+				{Name: "as", Type: machine.TypeExpr, Doc: "where the folder goes in the sandbox root (default: dir), e.g. '\"skills/\" + skill' for a skill whose scripts name their installed place"},
+				{Name: "run", Type: machine.TypeExpr, Doc: "a bool expression: run the spec after validating it (default false: compile-only, said in the report)"},
+				{Name: "placeholders", Type: machine.TypeExpr, Doc: "a bool expression: create the scripts of script.run states that the folder does not hold yet, empty, so a machine validates before its compute units exist (default false)"},
+				{Name: "max_transitions", Type: machine.TypeInt, Default: sandboxMaxTransitions, Doc: "most transitions of the dry run"},
+				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether the spec is valid (and, with run, completed)"},
+				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the diagnostics or how the run ended"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				out := varParam(p, "ok", machine.TypeBool, "whether the spec passed in the sandbox")
+				return append(out, varParam(p, "report", machine.TypeString, "the sandbox's report")...)
+			},
+			Run: d.specSandbox,
+		},
+		{
+			Name: "spec.check",
+			Doc:  "model-checks a spec file inside the project root as lppctl check does (no deadlock, reachable states, termination, invariants, final_requires, bounds) and writes whether every property held and a short report with the shortest counterexamples, for a model to act on",
+			Params: []machine.ParamSpec{
+				{Name: "path", Type: machine.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression, e.g. skill_dir + \"/\" + skill + \".yaml\""},
+				{Name: "max_states", Type: machine.TypeInt, Default: specCheckMaxStates, Doc: "distinct (state, context) pairs explored before the undecided properties are UNKNOWN (which is not a failure)"},
+				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether no property failed"},
+				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the report (or the spec's diagnostics when it does not decode)"},
+			},
+			WritesFor: func(p map[string]any) []machine.VarSpec {
+				out := varParam(p, "ok", machine.TypeBool, "whether no property failed")
+				return append(out, varParam(p, "report", machine.TypeString, "the model checker's report")...)
+			},
+			Run: d.specCheck,
+		},
+		d.humanInputAction(),
 	}
 }
 
@@ -121,7 +157,7 @@ func WritesDoc(name string) string { return writesDocs[name] }
 // no skill folder.
 func IsGeneral(name string) bool {
 	switch name {
-	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run":
+	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox", "spec.check", "human.input":
 		return true
 	}
 	return false

@@ -24,6 +24,7 @@ $LPPCTL_SKILLS, or --library). Search ranks lexically (BM25) unless
 or ollama[:model] (OLLAMA_HOST). Flags may come before or after the
 arguments; "--" ends them, for a NAME or QUERY starting with "-".`,
 		Subcommands: []*cli.Command{
+			skillsInstallCommand(),
 			{
 				Name:   "list",
 				Usage:  "list every skill, by name",

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// contractorModel is an OpenAI-compatible server playing the Skill
+// Contractor's model: it tells the calling state from the prompt and
+// answers from that state's queue of replies, repeating the last one.
+type contractorModel struct {
+	t       *testing.T
+	srv     *httptest.Server
+	mu      sync.Mutex
+	replies map[string][]string
+	prompts map[string][]string // the last user message of each call, by state
+}
+
+// demoReplies are the bundled demo's replies, by state, in order.
+func demoReplies(t *testing.T) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "specs", "contractor", "demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var demo struct {
+		Replies []struct{ State, Text string }
+	}
+	if err := yaml.Unmarshal(b, &demo); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, r := range demo.Replies {
+		out[r.State] = append(out[r.State], r.Text)
+	}
+	return out
+}
+
+func newContractorModel(t *testing.T, replies map[string][]string) *contractorModel {
+	m := &contractorModel{t: t, replies: replies, prompts: map[string][]string{}}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// stateOf tells the contractor's state from its prompt (the first user
+// message: repairs append to the same conversation).
+func stateOf(prompt string) string {
+	switch {
+	case strings.Contains(prompt, "Phase 1 of 2") || strings.Contains(prompt, "Phase 2 of 2"):
+		return "planning"
+	case strings.Contains(prompt, `Answer with one JSON object {"files"`):
+		return "executing"
+	case strings.Contains(prompt, "Score skill"):
+		return "evaluating"
+	case strings.Contains(prompt, "needs a decision"):
+		return "reviewing"
+	}
+	return "unknown"
+}
+
+func (m *contractorModel) serve(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.NotFound(w, r)
+		return
+	}
+	var body struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	first, last := "", ""
+	for _, msg := range body.Messages {
+		if msg.Role == "user" {
+			if first == "" {
+				first = msg.Content
+			}
+			last = msg.Content
+		}
+	}
+	state := stateOf(first)
+	m.mu.Lock()
+	m.prompts[state] = append(m.prompts[state], last)
+	q := m.replies[state]
+	reply := ""
+	switch {
+	case len(q) == 0:
+		m.t.Errorf("contractor model: no reply for state %s; prompt:\n%s", state, first)
+	case len(q) == 1:
+		reply = q[0]
+	default:
+		reply, m.replies[state] = q[0], q[1:]
+	}
+	m.mu.Unlock()
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": reply}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": len(first) / 4, "completion_tokens": len(reply) / 4, "total_tokens": (len(first) + len(reply)) / 4},
+	})
+}
+
+// promptsOf returns the user messages the state's calls ended with.
+func (m *contractorModel) promptsOf(state string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.prompts[state]...)
+}
+
+// runContractor runs the contractor on a fresh project with the model.
+func runContractor(t *testing.T, m *contractorModel, vars ...string) (runResult, string) {
+	t.Helper()
+	root := newContractorProject(t)
+	noProvider(t)
+	t.Setenv("OPENAI_API_BASE", m.srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	args := []string{"run", "specs/skill_contractor.yaml", "--llm", "openai:test-model", "--var", "target=" + contractorTarget}
+	for _, v := range vars {
+		args = append(args, "--var", v)
+	}
+	return contractorRun(t, root, args...), root
+}
+
+// runVar reads a context variable of the project's only run: the last
+// value its journal's steps gave it.
+func runVar(t *testing.T, root, name string) any {
+	t.Helper()
+	journals, _ := filepath.Glob(filepath.Join(root, ".lppctl", "runs", "*", "journal.jsonl"))
+	if len(journals) != 1 {
+		t.Fatalf("want one run, got %q", journals)
+	}
+	b, err := os.ReadFile(journals[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var val any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Vars map[string]any `json:"vars"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("journal: %v", err)
+		}
+		if v, ok := rec.Vars[name]; ok {
+			val = v
+		}
+	}
+	return val
+}
+
+func TestContractorModelMistakes(t *testing.T) {
+	demo := demoReplies(t)
+	files := func(f map[string]string) string {
+		b, _ := json.Marshal(map[string]any{"files": f})
+		return string(b)
+	}
+	blueprintV2 := demo["executing"][1]
+	evil := files(map[string]string{"../../../scripts/evil.py": "print('escaped')\n"})
+	subprocessScript := files(map[string]string{"scripts/word_stats.py": "import json\nimport subprocess\nimport sys\n\n\ndef main():\n    data = json.load(sys.stdin)\n    print(json.dumps({'words': 0}))\n\n\nif __name__ == \"__main__\":\n    main()\n"})
+	with := func(state string, replies ...string) map[string][]string {
+		out := map[string][]string{}
+		for k, v := range demo {
+			out[k] = append([]string(nil), v...)
+		}
+		out[state] = replies
+		return out
+	}
+	exec := demo["executing"] // bp v1, bp v2, script v1, docs, script v2
+
+	tests := []struct {
+		name    string
+		replies map[string][]string
+		vars    []string
+		code    int
+		out     []string // in the run's output
+		prompt  [2]string
+		varWant map[string]string // context variable → substring of its final value
+		absent  []string          // files that must not exist
+	}{
+		{
+			name:    "an unparsable blueprint is repaired by re-prompting with the parse error",
+			replies: with("executing", append([]string{"Sure! Here is the blueprint: {\"files\": {\"word_stats.yaml\": \"lpp: 1"}, exec[1:]...)...),
+			code:    0,
+			out:     []string{`parsing → executing  [repair_attempts < max_repairs]`, "completed in complete"},
+			prompt:  [2]string{"executing", "Your last answer for this step was refused: the reply is not valid JSON"},
+		},
+		{
+			name:    "a blueprint whose YAML does not parse is repaired with its position",
+			replies: with("executing", append([]string{files(map[string]string{"word_stats.yaml": "lpp: 1\nname: word_stats\nstates:\n  read:\n   do: log\n  bad: [\n"})}, exec[1:]...)...),
+			code:    0,
+			out:     []string{`parsing → executing  [repair_attempts < max_repairs]`, "completed in complete"},
+			prompt:  [2]string{"executing", "Your last answer for this step was refused: word_stats.yaml:7:1: the blueprint is not valid YAML:"},
+		},
+		{
+			name:    "a blueprint that never validates ends in error with the last diagnostics",
+			replies: with("executing", exec[0]),
+			vars:    []string{"max_iterations=2"},
+			code:    exitPaused,
+			out:     []string{"refining → error  [iteration >= max_iterations]", "paused in error after"},
+			varWant: map[string]string{"error": "blueprint did not pass after 2 iteration(s) (max_iterations 2); the last diagnostics:\noutput/contractor/word_stats/word_stats.yaml:21:3: error: state \"count\" has no way out"},
+		},
+		{
+			name:    "a score that is not a number is asked again",
+			replies: with("evaluating", `{"score": "high", "feedback": "good"}`, `{"score": 90, "feedback": "good"}`),
+			code:    0,
+			out:     []string{"the reply was invalid (it does not satisfy the schema: ", "evaluating → complete  [is_satisfied]"},
+			prompt:  [2]string{"evaluating", "Your reply was invalid: it does not satisfy the schema: "},
+		},
+		{
+			name:    "a score that is never a number ends in error",
+			replies: with("evaluating", `{"score": "ninety", "feedback": "good"}`),
+			code:    exitPaused,
+			out:     []string{"evaluating → error  on_error", "paused in error after"},
+			varWant: map[string]string{"error": `evaluating failed: the model's reply in state "evaluating" is still invalid after 2 repair(s): it does not satisfy the schema: validating /properties/score: type: ninety has type "string", want "integer"`},
+		},
+		{
+			name:    "a write outside output/contractor is blocked",
+			replies: with("executing", blueprintV2, evil),
+			vars:    []string{"max_iterations=1", "max_errors=2"},
+			code:    exitPaused,
+			out:     []string{"[SECURITY BLOCKED] outside-output: '../../../scripts/evil.py' is not a path inside output/contractor/word_stats/", "correcting → executing  on_error", "paused in error after"},
+			prompt:  [2]string{"reviewing", "The step failed 2 time(s); the last problem: script scripts/contractor/write_skill.py: [SECURITY BLOCKED] outside-output: '../../../scripts/evil.py' is not a path inside output/contractor/word_stats/"},
+			absent:  []string{"scripts/evil.py", "output/evil.py", "evil.py"},
+		},
+		{
+			name:    "a script importing subprocess is refused by the check and refined",
+			replies: with("executing", exec[0], exec[1], subprocessScript, exec[3], exec[4]),
+			code:    0,
+			out:     []string{"validating → refining", "evaluating → complete  [is_satisfied]"},
+			prompt:  [2]string{"planning", "imports subprocess: subprocess runs other programs"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.replies["reviewing"] == nil {
+				tt.replies["reviewing"] = []string{`{"decision": "replan", "reason": "the step keeps failing"}`}
+			}
+			m := newContractorModel(t, tt.replies)
+			res, root := runContractor(t, m, tt.vars...)
+			if res.code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", res.code, tt.code, res.all())
+			}
+			for _, want := range tt.out {
+				if !strings.Contains(res.all(), want) {
+					t.Errorf("the output lacks %q", want)
+				}
+			}
+			if tt.prompt[0] != "" && !slicesContainSubstring(m.promptsOf(tt.prompt[0]), tt.prompt[1]) {
+				t.Errorf("no %s prompt holds %q; they were:\n%s", tt.prompt[0], tt.prompt[1], strings.Join(m.promptsOf(tt.prompt[0]), "\n---\n"))
+			}
+			for name, want := range tt.varWant {
+				if got := fmt.Sprint(runVar(t, root, name)); !strings.Contains(got, want) {
+					t.Errorf("%s = %q, want it to hold %q", name, got, want)
+				}
+			}
+			for _, f := range tt.absent {
+				if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+					t.Errorf("%s was written", f)
+				}
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s", res.all())
+			}
+		})
+	}
+}
+
+func slicesContainSubstring(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/machine"
+)
+
+// skillNameRE is what a skill folder's name must look like to be installed.
+var skillNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+func skillsInstallCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "install",
+		Usage:     "validate a finished skill folder and copy it into skills/NAME",
+		ArgsUsage: "DIR",
+		Description: "Copies the skill folder DIR (inside the project root, e.g. output/contractor/word_stats)\n" +
+			"into skills/NAME, NAME being DIR's last component. The folder must hold skills.md; its\n" +
+			"spec NAME.yaml, when there is one, is validated where it is installed (its scripts are\n" +
+			"named skills/NAME/scripts/...). An invalid skill is not installed (exit 3). An existing\n" +
+			"skills/NAME is refused unless --force, which replaces it (restored if the new one is\n" +
+			"invalid). Then: lppctl run --spec specs/skills_agent.yaml --skill skills/NAME",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace an installed skill of the same name"},
+			&cli.StringFlag{Name: "root", Usage: "the project root `DIR` (default: the current directory)"},
+		},
+		Action: skillsInstall,
+	}
+}
+
+func skillsInstall(c *cli.Context) error {
+	arg, err := oneArg(c, "skill folder (e.g. output/contractor/NAME)")
+	if err != nil {
+		return err
+	}
+	root, err := filepath.Abs(cmp.Or(c.String("root"), "."))
+	if err != nil {
+		return fmt.Errorf("cannot install skill: %w", err)
+	}
+	src, name, err := installSource(root, arg)
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(root, "skills", name)
+	if _, err := os.Lstat(dst); err == nil && !c.Bool("force") {
+		return usageErrorf("cannot install skill %s: skills/%s exists; give --force to replace it", name, name)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "skills"), 0o755); err != nil {
+		return fmt.Errorf("cannot install skill: %w", err)
+	}
+	staging, err := os.MkdirTemp(filepath.Join(root, "skills"), "."+name+".install-")
+	if err != nil {
+		return fmt.Errorf("cannot install skill: %w", err)
+	}
+	defer os.RemoveAll(staging)
+	n, err := copySkill(src, staging)
+	if err != nil {
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
+	}
+	backup := ""
+	if _, err := os.Lstat(dst); err == nil {
+		backup = staging + ".old"
+		if err := os.Rename(dst, backup); err != nil {
+			return fmt.Errorf("cannot install skill %s: cannot move the installed one aside: %w", name, err)
+		}
+	}
+	if err := os.Rename(staging, dst); err != nil {
+		restore(backup, dst)
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
+	}
+	if err := validateInstalled(c, root, name); err != nil {
+		os.RemoveAll(dst)
+		restore(backup, dst)
+		return err
+	}
+	if backup != "" {
+		os.RemoveAll(backup)
+	}
+	fmt.Fprintf(c.App.Writer, "installed %s into skills/%s (%d files)\nrun it with: lppctl run --spec specs/skills_agent.yaml --skill skills/%s\n", relTo(root, src), name, n, name)
+	return nil
+}
+
+// installSource checks that arg is a skill folder inside root and returns
+// its absolute path and the skill's name.
+func installSource(root, arg string) (string, string, error) {
+	src := arg
+	if !filepath.IsAbs(src) {
+		src = filepath.Join(root, src)
+	}
+	src = filepath.Clean(src)
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", "", fmt.Errorf("cannot install skill: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", "", usageErrorf("cannot install skill: %s does not exist", arg)
+		}
+		return "", "", fmt.Errorf("cannot install skill: %w", err)
+	}
+	r, err := filepath.Rel(realRoot, real)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", "", usageErrorf("cannot install skill: %s is outside the project root %s; install a folder inside it (e.g. output/contractor/NAME)", arg, root)
+	}
+	if first := strings.Split(filepath.ToSlash(r), "/")[0]; first == "skills" {
+		return "", "", usageErrorf("cannot install skill: %s is already under skills/", arg)
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return "", "", usageErrorf("cannot install skill: %s is not a folder", arg)
+	}
+	name := filepath.Base(real)
+	if !skillNameRE.MatchString(name) {
+		return "", "", usageErrorf("cannot install skill: the folder's name %q is not a skill name (lower case letters, digits and _, starting with a letter)", name)
+	}
+	if _, err := os.Stat(filepath.Join(real, "skills.md")); err != nil {
+		return "", "", withCode(exitInvalidSpec, fmt.Errorf("cannot install skill %s: %s has no skills.md (the Skills Agent plans from it); finish the skill first", name, arg))
+	}
+	return real, name, nil
+}
+
+// validateInstalled validates skills/NAME/NAME.yaml, when there is one, with
+// root as the project root, printing its diagnostics.
+func validateInstalled(c *cli.Context, root, name string) error {
+	path := filepath.Join(root, "skills", name, name+".yaml")
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
+	}
+	reg := machine.NewBuiltinRegistry()
+	if err := actions.Register(reg, &actions.Deps{Root: root}); err != nil {
+		return err
+	}
+	shown := filepath.Join("skills", name, name+".yaml")
+	spec, diags := machine.Check(shown, src, reg, machine.WithRoot(root), machine.WithSpecDir(filepath.Dir(path)))
+	if spec != nil {
+		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root, SpecDir: filepath.Dir(path)})...)
+		diags.Sort()
+	}
+	if !diags.HasErrors() {
+		return nil
+	}
+	fmt.Fprintf(c.App.Writer, "%s\n\n", diags.PrettyAll(src))
+	return withCode(exitInvalidSpec, fmt.Errorf("cannot install skill %s: its spec is invalid where it would be installed (%s); nothing was installed", name, countDiags(diags)))
+}
+
+// copySkill copies the regular files of src into dst (links, hidden files
+// and __pycache__ left out) and returns how many it copied.
+func copySkill(src, dst string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, _ := filepath.Rel(src, p)
+		if r != "." && (strings.HasPrefix(e.Name(), ".") || e.Name() == "__pycache__") {
+			if e.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		target := filepath.Join(dst, r)
+		if e.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		n++
+		return copyRegular(p, target)
+	})
+	return n, err
+}
+
+func copyRegular(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// restore moves a skill moved aside back into place.
+func restore(backup, dst string) {
+	if backup != "" {
+		_ = os.Rename(backup, dst)
+	}
+}
+
+func relTo(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
