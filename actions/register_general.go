@@ -78,7 +78,7 @@ func GeneralActions(d *Deps) []machine.Action {
 				{Name: "errors", Type: machine.TypeString, Doc: "the int variable that gets the number of errors"},
 				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the diagnostics, with positions and carets"},
 				{Name: "check", Type: machine.TypeBool, Default: false, Doc: "also model-check a valid spec as lppctl check does (at most max_states pairs): a failing property makes it invalid, and its counterexample goes into report"},
-				{Name: "max_states", Type: machine.TypeInt, Default: defaultCheckStates, Doc: "with check: the pairs explored before the check stops with UNKNOWN (which does not fail the spec)"},
+				{Name: "max_states", Type: machine.TypeInt, Default: specCheckMaxStates, Doc: "with check: the pairs explored before the check stops with UNKNOWN (which does not fail the spec)"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				out := varParam(p, "ok", machine.TypeBool, "whether the spec is valid")

@@ -45,7 +45,7 @@ func (d *Deps) specValidate(ctx context.Context, c *machine.Call) error {
 		} else {
 			valid, count, report = checkSource(reg, gw.Root(), path, []byte(src))
 			if valid && c.Bool("check") {
-				valid, count, report = modelCheckSource(ctx, reg, gw.Root(), path, []byte(src), c.Int("max_states"), report)
+				valid, count, report = checkedSource(ctx, reg, gw.Root(), path, []byte(src), c.Int("max_states"), report)
 			}
 		}
 	}
@@ -79,35 +79,15 @@ func checkSource(reg *machine.Registry, root, path string, src []byte) (valid bo
 	return errs == 0, errs, diags.PrettyAll(src)
 }
 
-// defaultCheckStates bounds spec.validate's model check: a spec an agent
-// writes is small, and a run should not wait on a million pairs.
-const defaultCheckStates = 200_000
-
-// modelCheckSource model-checks the valid spec src (its validation report
-// was valid): it stays valid when no property fails; else the failures count
-// as errors and the report is the check's, with its counterexamples.
-func modelCheckSource(ctx context.Context, reg *machine.Registry, root, path string, src []byte, maxStates int, validReport string) (valid bool, errs int, report string) {
-	dir := filepath.Join(root, filepath.Dir(filepath.FromSlash(path)))
-	spec, diags := machine.Check(path, src, reg, machine.WithRoot(root), machine.WithSpecDir(dir))
-	if spec == nil || diags.HasErrors() {
-		return false, max(len(diags.Errors()), 1), diags.PrettyAll(src)
-	}
-	m, err := machine.Compile(spec, reg)
-	if err != nil {
-		return false, 1, fmt.Sprintf("%s: cannot compile: %v", path, err)
-	}
-	r := machine.ModelCheck(ctx, m, machine.CheckOptions{MaxStates: maxStates})
-	failed := 0
-	for _, p := range r.Properties {
-		if p.Verdict == machine.Fail {
-			failed++
-		}
-	}
-	text := r.Format(machine.FormatOptions{NoTimes: true})
-	if failed == 0 {
+// checkedSource is spec.validate's check: true: the valid spec src is
+// model-checked as spec.check does; it stays valid when no property fails,
+// else each failure counts as an error and the report is the check's.
+func checkedSource(ctx context.Context, reg *machine.Registry, root, path string, src []byte, maxStates int, validReport string) (valid bool, errs int, report string) {
+	passed, text := modelCheckSource(ctx, reg, root, path, src, maxStates)
+	if passed {
 		return true, 0, strings.TrimRight(validReport, "\n") + "\n" + text
 	}
-	return false, failed, text
+	return false, max(strings.Count(text, "\n  FAIL "), 1), text
 }
 
 // reg returns the registry the actions were registered in.
