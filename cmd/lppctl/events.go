@@ -42,9 +42,11 @@ func eventArgs(c *cli.Context) ([]queuedEvent, error) {
 	return out, nil
 }
 
-// parsePayload decodes a --payload: one JSON object.
+// parsePayload decodes a --payload: one JSON object. Numbers are kept
+// exact: an integer is an int even beyond a float64's 53 bits.
 func parsePayload(event, text string) (map[string]any, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
 	var p map[string]any
 	err := dec.Decode(&p)
 	if err == nil && dec.More() {
@@ -56,6 +58,7 @@ func parsePayload(event, text string) (map[string]any, error) {
 	if err != nil {
 		return nil, usageErrorf("--payload %s for event %s: %v; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'", shorten(text, 60), event, err)
 	}
+	machine.NormalizeJSON(p)
 	return p, nil
 }
 

@@ -102,6 +102,8 @@ func TestEventArgsPairing(t *testing.T) {
 			"2 --payload for 1 --event: the i-th --payload goes with the i-th --event"},
 		{"payload with text after it", []string{"--event", "A", "--payload", `{} {}`}, "", exitUsage,
 			"--payload {} {} for event A: text after the object; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
+		{"integer beyond a float's precision keeps its digits", []string{"--event", "A", "--payload", `{"k": 9007199254740993, "l": [9007199254740993]}`},
+			`A{"k":9007199254740993,"l":[9007199254740993]}`, 0, ""},
 		{"null payload", []string{"--event", "A", "--payload", `null`}, "", exitUsage,
 			"--payload null for event A: not an object; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
 	}
