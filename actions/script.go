@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/lppctl/lppctl/gateway"
@@ -48,6 +49,9 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 	case gateway.DecisionError:
 		return fmt.Errorf("script %s failed: %s", script, tail(res.Text, stderrTail+200))
 	}
+	if m := cutStdoutRE.FindStringSubmatch(stdout); m != nil {
+		return fmt.Errorf("script %s printed %s bytes on stdout, more than the policy's limits.max_output_bytes (%s): the output was cut, so it is not one JSON object; print less, or raise the limit in config/tools_config.yaml%s", script, m[1], m[2], stderrNote(stderr))
+	}
 	v, err := decodeJSON(stdout)
 	obj, isObj := v.(map[string]any)
 	if err != nil || !isObj {
@@ -70,6 +74,10 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 	c.Notef("script %s → %s", script, clip(textx.OneLine(stdout), 100))
 	return nil
 }
+
+// cutStdoutRE matches the note the gateway's runner ends a stdout with when
+// it kept only the first max_output_bytes: the bytes printed and those kept.
+var cutStdoutRE = regexp.MustCompile(`\n\[TRUNCATED: stdout was (\d+) bytes; showing the first (\d+)\]$`)
 
 // splitStreams separates what the gateway's runner shows of a script's
 // output into stdout and stderr: both are labelled when both were written.

@@ -55,6 +55,8 @@ func TestScriptRunErrors(t *testing.T) {
 			`script scripts/count.py printed no JSON object on stdout ("hello"); stderr: warn`},
 		{"a JSON value that is not an object", "print('[1, 2]')\n", "{words: words}",
 			`script scripts/count.py printed an array instead of a JSON object on stdout ("[1, 2]")`},
+		{"stdout over the policy's cap", "print('{\"words\": \"' + 'a' * 40000 + '\"}')\n", "{words: words}",
+			`script scripts/count.py printed 40014 bytes on stdout, more than the policy's limits.max_output_bytes (32768): the output was cut, so it is not one JSON object; print less, or raise the limit in config/tools_config.yaml`},
 		{"a missing key", "print('{\"n\": 1}')\n", "{words: words}",
 			`script scripts/count.py: its output has no key "words" for words (it has keys n)`},
 		{"a list where an int is mapped", "print('{\"words\": [1, 2]}')\n", "{words: words}",

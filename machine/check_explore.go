@@ -30,6 +30,7 @@ type explorer struct {
 	events      []*xevent
 	globalTaken map[*ctrans]bool // top-level event transitions some path took
 	sampled     []string         // events whose payload values were cut at maxPayloads
+	untried     []string         // writes whose range was cut at maxRangeValues, as the report says them
 	cmp         compared
 	relevant    slotSet // slots whose value can change a verdict (see relevance)
 
@@ -167,6 +168,9 @@ func newExplorer(m *Machine, opts CheckOptions) *explorer {
 				}
 				if domains[w.Name] == nil {
 					domains[w.Name], _ = x.cmp.domain(x.vars[s])
+					if r := x.vars[s].Range; r != nil && uint64(r.Hi)-uint64(r.Lo) >= maxRangeValues {
+						x.untried = append(x.untried, fmt.Sprintf("%s: the first %d of the %d values of its range", w.Name, maxRangeValues, uint64(r.Hi)-uint64(r.Lo)+1))
+					}
 				}
 				st.writes = append(st.writes, s)
 				st.domains = append(st.domains, domains[w.Name])

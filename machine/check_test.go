@@ -213,3 +213,54 @@ states:
 		})
 	}
 }
+
+// TestModelCheckDoesNotPassOnValuesItDidNotTry: a range wider than the values
+// the check gives one write, or an event whose payloads were sampled, leaves
+// values untried; a property those values could break is UNKNOWN, never
+// PASS, and a FAIL found on the values tried stays a FAIL.
+func TestModelCheckDoesNotPassOnValuesItDidNotTry(t *testing.T) {
+	spec := func(rng, inv string) string {
+		return `lpp: 1
+name: wide
+context:
+  n: {type: int, default: 0, range: ` + rng + `}
+invariants:
+  small: ` + inv + `
+initial: a
+states:
+  a:
+    do: count
+    next: done
+  done: {final: true}
+`
+	}
+	tests := []struct {
+		name    string
+		src     string
+		verdict machine.Verdict // of the invariant
+		message string
+	}{
+		{"a range the check covers", spec("[0, 1023]", "n < 2000"), machine.Pass, "1 invariant holds"},
+		{"a range wider than the check covers", spec("[0, 100000]", "n < 2000"), machine.Unknown,
+			"not every value was tried (n: the first 1024 of the 100001 values of its range); narrow the range to decide it"},
+		{"a failure among the values tried", spec("[0, 100000]", "n < 10"), machine.Fail, ""},
+		{"an event with more payloads than the check tries", strings.Replace(spec("[0, 3]", "n < 2000"), "    next: done\n",
+			"    on:\n      GO: {to: done, when: 'event.payload.a || event.payload.b || event.payload.c || event.payload.d || event.payload.e || event.payload.f || event.payload.g'}\n", 1) +
+			"events:\n  GO: {payload: {a: bool, b: bool, c: bool, d: bool, e: bool, f: bool, g: bool}}\n",
+			machine.Unknown, "not every value was tried (event GO: the first 64 of its payloads); narrow the ranges, or the payload fields' values, to decide it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := compileSpec(t, tt.src, checkRegistry())
+			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			for _, p := range r.Properties {
+				if p.Property != machine.PropInvariants {
+					continue
+				}
+				if p.Verdict != tt.verdict || (tt.message != "" && p.Message != tt.message) {
+					t.Errorf("invariants: %s %q, want %s %q", p.Verdict, p.Message, tt.verdict, tt.message)
+				}
+			}
+		})
+	}
+}

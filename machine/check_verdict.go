@@ -25,6 +25,8 @@ func (x *explorer) verdicts() []PropertyResult {
 			r.Trace.Loop = f.loop
 		} else if !complete {
 			r.Verdict, r.Message = Unknown, "the exploration stopped before deciding it ("+x.stopped+")"
+		} else if u := x.untriedNote(); u != "" && x.passNote(prop) != "none declared" {
+			r.Verdict, r.Message = Unknown, u
 		}
 		if r.Verdict == Pass {
 			r.Message = x.passNote(prop)
@@ -32,6 +34,21 @@ func (x *explorer) verdicts() []PropertyResult {
 		out = append(out, r)
 	}
 	return out
+}
+
+// untriedNote says which values the check left untried (ranges wider than
+// maxRangeValues, events with more than maxPayloads payloads), or "".
+func (x *explorer) untriedNote() string {
+	parts := slices.Clone(x.untried)
+	hint := "narrow the range to decide it"
+	for _, ev := range slices.Compact(slices.Clone(x.sampled)) {
+		parts = append(parts, fmt.Sprintf("event %s: the first %d of its payloads", ev, maxPayloads))
+		hint = "narrow the ranges, or the payload fields' values, to decide it"
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "not every value was tried (" + strings.Join(parts, "; ") + "); " + hint
 }
 
 // passNote says what a PASS covered, when there is something to say.
@@ -77,6 +94,8 @@ func (x *explorer) reachability(r *PropertyResult) {
 		return
 	case x.stopped != "":
 		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached yet when the exploration stopped (%s)", quoteList(missed), x.stopped)
+	case x.untriedNote() != "":
+		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached under the values tried: %s", quoteList(missed), x.untriedNote())
 	case len(missed) == 0:
 		r.Verdict, r.Message = Fail, "the spec has no final state"
 	default:

@@ -61,7 +61,11 @@ func (v *validator) action(st *State) {
 		cv := v.spec.Var(w.Name)
 		switch {
 		case cv == nil:
-			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("declare it under context: `%s: %s`", w.Name, w.Type),
+			hint := fmt.Sprintf("declare it under context: `%s: %s`", w.Name, w.Type)
+			if w.Type == TypeAny { // no context variable can be declared `any`
+				hint = fmt.Sprintf("declare it under context with the type of its values: `%s: string` (or int, float, bool, list, map)", w.Name)
+			}
+			v.errorf(st.DoPos, len(st.Do), hint,
 				"action %q writes context variable %q, which the spec does not declare", a.Name, w.Name)
 		case w.Type != TypeAny && cv.Type != TypeAny && cv.Type != w.Type:
 			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("declare it as `%s: %s`", w.Name, w.Type),

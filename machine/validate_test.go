@@ -215,12 +215,14 @@ func TestValidateChecksActionWrites(t *testing.T) {
 	reg := NewBuiltinRegistry()
 	reg.MustRegister(Action{Name: "judge", Run: builtinActions()[0].Run, Writes: []VarSpec{
 		{Name: "verdict", Type: TypeString}, {Name: "score", Type: TypeFloat}, {Name: "retries", Type: TypeString},
+		{Name: "label", Type: TypeAny},
 	}})
 	src := strings.Replace(validBase, "  b:\n    do: noop", "  b:\n    do: judge", 1)
 	_, diags := Check("t.yaml", []byte(src), reg)
 	want := []string{
 		"t.yaml:16:9: error: action \"judge\" writes context variable \"score\", which the spec does not declare; declare it under context: `score: float`",
 		"t.yaml:16:9: error: action \"judge\" writes \"retries\" as string, but the spec declares it as int; declare it as `retries: string`",
+		"t.yaml:16:9: error: action \"judge\" writes context variable \"label\", which the spec does not declare; declare it under context with the type of its values: `label: string` (or int, float, bool, list, map)",
 	}
 	var got []string
 	for _, d := range diags {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -42,21 +43,47 @@ func eventArgs(c *cli.Context) ([]queuedEvent, error) {
 	return out, nil
 }
 
-// parsePayload decodes a --payload: one JSON object.
+// parsePayload decodes a --payload: one JSON object. Numbers are kept
+// exact: an integer is an int even beyond a float64's 53 bits.
 func parsePayload(event, text string) (map[string]any, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
-	var p map[string]any
-	err := dec.Decode(&p)
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	if err == io.EOF {
+		err = fmt.Errorf("no JSON text")
+	}
 	if err == nil && dec.More() {
 		err = fmt.Errorf("text after the object")
 	}
+	p, _ := v.(map[string]any)
 	if err == nil && p == nil {
 		err = fmt.Errorf("not an object")
+		if kind := jsonKind(v); kind != "" {
+			err = fmt.Errorf("%s is not an object", kind)
+		}
 	}
 	if err != nil {
 		return nil, usageErrorf("--payload %s for event %s: %v; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'", shorten(text, 60), event, err)
 	}
+	machine.NormalizeJSON(p)
 	return p, nil
+}
+
+// jsonKind names the kind of a decoded JSON value that is not an object
+// ("" for null).
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a bool"
+	}
+	return ""
 }
 
 // payloadText renders an event's payload for progress output and traces:

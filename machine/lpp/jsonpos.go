@@ -2,6 +2,7 @@ package lpp
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -483,5 +484,8 @@ func (s *scanner) number() (*node, error) {
 		}
 	}
 	n.str = string(s.src[start:s.off])
+	if f, err := strconv.ParseFloat(n.str, 64); err != nil && math.IsInf(f, 0) {
+		return nil, &jsonError{pos: n.pos, msg: fmt.Sprintf("the number %s is beyond the range of a 64-bit float (±1.8e308); write a smaller number", n.str)}
+	}
 	return n, nil
 }
