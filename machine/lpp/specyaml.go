@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // metaPrefix starts the comment line that keeps what of the blueprint the
@@ -152,10 +154,20 @@ func jsonPrintable(s string) string {
 	return b.String()
 }
 
-func (tr *translator) yaml() []byte {
+// yaml writes the spec, and where in the blueprint each of its lines
+// comes from (origins[i] for line i+1).
+func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 	bp := tr.bp
 	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...); b.WriteByte('\n') }
+	at := machine.Pos{Line: 1, Col: 1} // the origin of the lines written next
+	w := func(format string, args ...any) {
+		n := b.Len()
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+		for range strings.Count(b.String()[n:], "\n") {
+			origins = append(origins, at)
+		}
+	}
 	from := "a blueprint"
 	if bp.File != "" {
 		from = filepath.Base(bp.File)
@@ -175,6 +187,7 @@ func (tr *translator) yaml() []byte {
 	w("#")
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	w("%s%s", metaPrefix, metaOf(bp))
+	at = cmpPos(bp.SchemaPos, at)
 	w("lpp: 1")
 	w("name: %s", specName(bp))
 	if d := cmpOr(bp.Description, bp.Name); d != "" {
@@ -182,6 +195,7 @@ func (tr *translator) yaml() []byte {
 	}
 	w("context:")
 	for _, p := range bp.Context {
+		at = cmpPos(p.Pos, at)
 		parts := []string{"type: " + specTypes[p.Type], "nullable: true"}
 		if p.HasDefault && p.Default != nil {
 			parts = append(parts, "default: "+yamlValue(p.Default))
@@ -204,9 +218,11 @@ func (tr *translator) yaml() []byte {
 	if tr.startEvent() != "" && tr.reentered() {
 		initial = startState
 	}
+	at = cmpPos(bp.EntryPos, at)
 	w("initial: %s", yk(initial))
 	w("states:")
 	for _, st := range tr.states {
+		at = cmpPos(st.pos, at)
 		if st.comment != "" {
 			w("  # %s", jsonPrintable(st.comment))
 		}
@@ -229,7 +245,9 @@ func (tr *translator) yaml() []byte {
 		if st.final {
 			w("    final: true")
 			if len(st.reqs) > 0 {
-				w("    final_requires: [%s]", strings.Join(quoteAll(st.reqs), ", "))
+				// lppctl check is not there yet to prove them: a comment
+				// (docs/lpp.md), which becomes final_requires with it.
+				w("    # final_requires (the terminal contract, for lppctl check): [%s]", jsonPrintable(strings.Join(quoteAll(st.reqs), ", ")))
 			}
 		}
 		if len(st.on) > 0 {
@@ -237,24 +255,37 @@ func (tr *translator) yaml() []byte {
 			for _, o := range st.on {
 				w("      %s:", yk(o.event))
 				for _, t := range o.list {
+					at = cmpPos(t.pos, st.pos, at)
 					w("        - %s", t.flow())
 				}
+				at = cmpPos(st.pos, at)
 			}
 		}
 		if len(st.next) > 0 {
 			w("    next:")
 			for _, t := range st.next {
+				at = cmpPos(t.pos, st.pos, at)
 				w("      - %s", t.flow())
 			}
 		}
 	}
-	tr.eventsYAML(w)
-	return []byte(b.String())
+	tr.eventsYAML(w, func(p machine.Pos) { at = cmpPos(p, at) })
+	return []byte(b.String()), origins
+}
+
+// cmpPos returns the first position that is set.
+func cmpPos(ps ...machine.Pos) machine.Pos {
+	for _, p := range ps {
+		if p.Line > 0 {
+			return p
+		}
+	}
+	return machine.Pos{Line: 1, Col: 1}
 }
 
 // eventsYAML writes the top-level events: "*" transitions kept there, and
 // declarations of the payloads events carry and of emitted events.
-func (tr *translator) eventsYAML(w func(string, ...any)) {
+func (tr *translator) eventsYAML(w func(string, ...any), from func(machine.Pos)) {
 	var names []string
 	byEvent := map[string][]sTrans{}
 	for _, tt := range tr.top {
@@ -295,6 +326,7 @@ func (tr *translator) eventsYAML(w func(string, ...any)) {
 		if len(list) > 0 {
 			w("    transitions:")
 			for _, t := range list {
+				from(t.pos)
 				w("      - %s", t.flow())
 			}
 		}
