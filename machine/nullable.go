@@ -73,15 +73,17 @@ func (v *Var) Coerce(val any) (any, error) {
 // when it is set (Var.Coerce).
 func CompileVarValue(src string, v *Var, env map[string]any) (*vm.Program, error) {
 	p, err := CompileValue(src, v.Type, env)
-	if err == nil || !v.Nullable {
+	if !v.Nullable {
 		return p, err
 	}
+	// Also when the typed compile succeeds: expr.AsInt and the like
+	// compile an untyped value into a cast, which fails on null at run time.
 	q, anyErr := CompileValue(src, TypeAny, env)
 	if anyErr != nil {
-		return nil, err
+		return p, err
 	}
 	if rt := q.Node().Type(); rt == nil || rt.Kind() == reflect.Interface {
 		return q, nil
 	}
-	return nil, err
+	return p, err
 }
