@@ -34,12 +34,17 @@ func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
 	return &Translation{Blueprint: bp, YAML: text, origins: origins}, nil
 }
 
-// Spec decodes the translated spec, named as the blueprint's file, so that
-// prompt templates and the like are looked for beside the blueprint. Its
-// Source is the YAML (validation reads positions in it): Remap the
-// diagnostics of Parse and Validate into the blueprint.
+// SpecFile is the name the translated spec goes by: BLUEPRINT.json.spec.yaml,
+// beside the blueprint (so that files are looked for there). Errors of a
+// run point into it: `lppctl import lpp BLUEPRINT.json -o
+// BLUEPRINT.json.spec.yaml` writes it.
+func (t *Translation) SpecFile() string { return t.Blueprint.File + ".spec.yaml" }
+
+// Spec decodes the translated spec, named SpecFile. Its Source is the YAML
+// (validation reads positions in it): Remap the diagnostics of Parse and
+// Validate into the blueprint.
 func (t *Translation) Spec() (*machine.Spec, machine.Diagnostics) {
-	return machine.Parse(t.Blueprint.File, t.YAML)
+	return machine.Parse(t.SpecFile(), t.YAML)
 }
 
 // Origin returns the place in the blueprint that line (1-based) of the
@@ -51,8 +56,8 @@ func (t *Translation) Origin(line int) (machine.Pos, bool) {
 	return t.origins[line-1], true
 }
 
-// Remap moves diagnostics about the translated spec (those in the
-// blueprint's file, at YAML positions) to the part of the blueprint the
+// Remap moves diagnostics about the translated spec (those in SpecFile)
+// into the blueprint's file, at the part of the blueprint the
 // line came from: a state, a transition, an action, a gate, a property.
 // The hint names the translated spec's line, which `lppctl import lpp`
 // shows. Other diagnostics are kept as they are.
@@ -60,11 +65,13 @@ func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 	out := make(machine.Diagnostics, len(diags))
 	for i, d := range diags {
 		out[i] = d
-		if d.File != t.Blueprint.File || d.Pos.Line == 0 {
+		if d.File != t.SpecFile() {
 			continue
 		}
+		out[i].File = t.Blueprint.File
 		p, ok := t.Origin(d.Pos.Line)
 		if !ok {
+			out[i].Pos, out[i].Span = machine.Pos{}, 0
 			continue
 		}
 		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(yamlLine(t.YAML, d.Pos.Line)))
