@@ -28,6 +28,20 @@ type meta struct {
 	Extra       []rawJSON       `json:"extra,omitempty"`
 	TermList    bool            `json:"terminal_list,omitempty"` // terminal_states was a list (v0.1.x)
 	Terminals   []termMeta      `json:"terminals,omitempty"`
+	Entry       string          `json:"entry,omitempty"`
+	// Transitions keeps what the spec's transitions do not say of the
+	// blueprint's: their order in its array, a "*" source, the event a
+	// driver fires, and the ids of their gates and actions. What they do
+	// (targets, guards, sets, steps) is read from the spec by FromSpec.
+	Transitions []transMeta `json:"transitions,omitempty"`
+}
+
+type transMeta struct {
+	ID      string   `json:"id"`
+	From    string   `json:"from"`
+	Event   string   `json:"on"`
+	Gates   []string `json:"gates,omitempty"`
+	Actions []string `json:"actions,omitempty"`
 }
 
 type rawJSON struct {
@@ -131,6 +145,10 @@ func metaOf(bp *Blueprint) string {
 	}
 	for _, t := range bp.Terminals {
 		md.Terminals = append(md.Terminals, termMeta{ID: t.ID, Raw: compactJSON(t.Raw)})
+	}
+	md.Entry = bp.Entry
+	for _, t := range bp.Transitions {
+		md.Transitions = append(md.Transitions, transMeta{ID: t.ID, From: t.From, Event: t.Event, Gates: t.Gates, Actions: t.Actions})
 	}
 	raw, _ := json.Marshal(md)
 	return jsonPrintable(string(raw))

@@ -431,7 +431,7 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 		} else {
 			x = tr.gateIn(g, ctx)
 		}
-		if len(t.Gates) > 1 && strings.ContainsAny(x, "|") {
+		if len(t.Gates) > 1 && (strings.Contains(x, "|") || strings.Contains(x, "&&")) { // one gate stays one conjunct (FromSpec splits at &&)
 			x = "(" + x + ")"
 		}
 		guards = append(guards, x)
