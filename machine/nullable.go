@@ -76,8 +76,13 @@ func CompileVarValue(src string, v *Var, env map[string]any) (*vm.Program, error
 	if !v.Nullable {
 		return p, err
 	}
-	// Also when the typed compile succeeds: expr.AsInt and the like
-	// compile an untyped value into a cast, which fails on null at run time.
+	if err == nil {
+		// expr.AsInt and the like compile an untyped value into a cast,
+		// which fails on null at run time: those compile again untyped.
+		if rt := p.Node().Type(); rt != nil && rt.Kind() != reflect.Interface {
+			return p, nil
+		}
+	}
 	q, anyErr := CompileValue(src, TypeAny, env)
 	if anyErr != nil {
 		return p, err

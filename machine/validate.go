@@ -129,6 +129,8 @@ type validator struct {
 	canFinish  map[string]bool // states from which a final state can be reached (nil: not computed)
 	badGuards  map[Pos]bool    // guards that did not compile (already errors)
 	inEvent    string          // the event whose transition is being checked ("" when none)
+	checked    map[string]bool // guards and sets that checked clean, by exprKey (a translated L++ blueprint repeats them)
+	eventEnvs  map[string]map[string]any
 	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
 	opts       validateOptions
 }
