@@ -131,7 +131,7 @@ type validator struct {
 	inEvent    string          // the event whose transition is being checked ("" when none)
 	checked    map[string]bool // guards and sets that checked clean, by exprKey (a translated L++ blueprint repeats them)
 	eventEnvs  map[string]map[string]any
-	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
+	damage     *damage // what Parse's errors may have dropped (nil: nothing)
 	opts       validateOptions
 }
 
