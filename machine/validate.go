@@ -130,9 +130,9 @@ type validator struct {
 	badGuards  map[Pos]bool    // guards that did not compile (already errors)
 	inEvent    string          // the event whose transition is being checked ("" when none)
 	checked    map[string]bool // guards and sets that checked clean, by exprKey (a translated L++ blueprint repeats them)
-	eventEnvs  map[string]map[string]any
-	damage     *damage // what Parse's errors may have dropped (nil: nothing)
+	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
 	opts       validateOptions
+	eventEnvs  map[string]map[string]any // each event's environment, built once
 }
 
 func (v *validator) add(sev Severity, p Pos, span int, hint, format string, args ...any) {
