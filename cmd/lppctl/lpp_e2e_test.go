@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine/lpp"
 )
 
 // lppRiskScript is the compute units of compute_gate.json (risk:check,
@@ -24,8 +27,8 @@ else:
 // lppEvent is an event delivered by resume --event (with its payload).
 type lppEvent struct{ name, payload string }
 
-// Every test blueprint is imported, validated (as the imported spec and as
-// the blueprint itself) and run to completion, once from the imported spec
+// Every test blueprint is imported, written back (export --format lpp),
+// validated (as the imported spec and as the blueprint itself) and run to completion, once from the imported spec
 // and once from the blueprint, with its compute units as Python scripts
 // and the events it needs given to run (--event, --payload) or to resume.
 func TestEveryTestBlueprintImportsValidatesAndRunsToCompletion(t *testing.T) {
@@ -86,6 +89,32 @@ func TestEveryTestBlueprintImportsValidatesAndRunsToCompletion(t *testing.T) {
 			spec := filepath.Join(root, tt.blueprint+".yaml")
 			if code, _, stderr := runCLI(t, "import", "lpp", bp, "-o", spec); code != 0 {
 				t.Fatalf("import: exit %d\n%s", code, stderr)
+			}
+			// Written back, the spec gives the blueprint's transitions again
+			// (those of terminal states aside: import drops them).
+			back := filepath.Join(root, "back.json")
+			if code, _, stderr := runCLI(t, "export", "--format", "lpp", spec, "-o", back); code != 0 {
+				t.Fatalf("export --format lpp: exit %d\n%s", code, stderr)
+			}
+			orig, err := lpp.Load(bp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := lpp.Load(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, got []string
+			for _, tr := range orig.Transitions {
+				if !orig.IsTerminal(tr.From) {
+					want = append(want, fmt.Sprint(tr.ID, tr.From, tr.To, tr.Event, tr.Gates, tr.Actions))
+				}
+			}
+			for _, tr := range again.Transitions {
+				got = append(got, fmt.Sprint(tr.ID, tr.From, tr.To, tr.Event, tr.Gates, tr.Actions))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("written back, the transitions are\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			for _, file := range []string{spec, bp} {
 				if code, stdout, stderr := runCLI(t, "validate", "--root", root, file); code != 0 {
