@@ -100,7 +100,7 @@ func (w *writer) json() ([]byte, error) {
 	}
 	out = append(out, jkv{"context_schema", jobj{{"properties", props}}})
 	states := jobj{}
-	var terms []string
+	terms := []string{} // never null: an empty list is a list
 	for _, st := range spec.States {
 		if w.helper(st) || waitRE.MatchString(st.Note) || chooseRE.MatchString(st.Note) {
 			continue

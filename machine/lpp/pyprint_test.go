@@ -80,3 +80,19 @@ func TestPrintGateRefuses(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPrintGate feeds arbitrary guards to the printer: it never panics,
+// and what it prints the translator reads without panicking.
+func FuzzPrintGate(f *testing.F) {
+	for _, tt := range translateGateCases {
+		f.Add(tt.want)
+	}
+	f.Add(`lpp_payload?.x != nil && (m?.["a-b"] ?? 1) > 0`)
+	f.Fuzz(func(t *testing.T, guard string) {
+		py, err := PrintGate(guard)
+		if err != nil {
+			return
+		}
+		_, _ = TranslateGate(py, testTypes)
+	})
+}
