@@ -73,15 +73,22 @@ func (v *Var) Coerce(val any) (any, error) {
 // when it is set (Var.Coerce).
 func CompileVarValue(src string, v *Var, env map[string]any) (*vm.Program, error) {
 	p, err := CompileValue(src, v.Type, env)
-	if err == nil || !v.Nullable {
+	if !v.Nullable {
 		return p, err
+	}
+	if err == nil {
+		// expr.AsInt and the like compile an untyped value into a cast,
+		// which fails on null at run time: those compile again untyped.
+		if rt := p.Node().Type(); rt != nil && rt.Kind() != reflect.Interface {
+			return p, nil
+		}
 	}
 	q, anyErr := CompileValue(src, TypeAny, env)
 	if anyErr != nil {
-		return nil, err
+		return p, err
 	}
 	if rt := q.Node().Type(); rt == nil || rt.Kind() == reflect.Interface {
 		return q, nil
 	}
-	return nil, err
+	return p, err
 }

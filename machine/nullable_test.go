@@ -174,3 +174,53 @@ states:
 		t.Errorf("state %s, target %v; want cleared with target nil", run.State(), run.Var("target"))
 	}
 }
+
+// A set whose value expr cannot type (a map field that may be missing)
+// stores null in a nullable int or float, and checks any other value when
+// it is set: expr.AsInt would cast the null (int(<nil>)) and fail the run.
+func TestNullableSetOfAnUntypedNullStoresNull(t *testing.T) {
+	const src = `
+lpp: 1
+name: untyped
+context:
+  m: {type: map, nullable: true, default: {}}
+  n: {type: int, nullable: true, default: 1}
+  f: {type: float, nullable: true, default: 1.5}
+initial: start
+states:
+  start:
+    next: [{to: done, set: {n: 'm?.k', f: 'm?.k'}}]
+  done: {final: true}
+`
+	m := compileSpec(t, src, nil)
+	for _, tt := range []struct {
+		name string
+		m    map[string]any
+		n, f any
+		err  string
+	}{
+		{"missing field: null", map[string]any{}, nil, nil, ""},
+		{"an int", map[string]any{"k": 3}, 3, 3.0, ""},
+		{"a string is refused when set", map[string]any{"k": "x"}, nil, nil, "not an int"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run, err := m.NewRun(map[string]any{"m": tt.m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = run.Run(context.Background())
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("run: %v; want an error with %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, f := run.Var("n"), run.Var("f"); n != tt.n || f != tt.f {
+				t.Errorf("n = %#v, f = %#v; want %#v, %#v", n, f, tt.n, tt.f)
+			}
+		})
+	}
+}

@@ -130,8 +130,10 @@ type validator struct {
 	canFinish  map[string]bool // states from which a final state can be reached (nil: not computed)
 	badGuards  map[Pos]bool    // guards that did not compile (already errors)
 	inEvent    string          // the event whose transition is being checked ("" when none)
+	checked    map[string]bool // guards and sets that checked clean, by exprKey (a translated L++ blueprint repeats them)
 	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
 	opts       validateOptions
+	eventEnvs  map[string]map[string]any // each event's environment, built once
 }
 
 func (v *validator) add(sev Severity, p Pos, span int, hint, format string, args ...any) {

@@ -123,7 +123,13 @@ func (v *validator) stateOn(st *State) {
 // withEvent runs check with `event` typed as event name's in expressions.
 func (v *validator) withEvent(name string, check func()) {
 	env, prev := v.env, v.inEvent
-	v.env, v.inEvent = EventEnv(v.spec, name), name
+	if v.eventEnvs == nil {
+		v.eventEnvs = map[string]map[string]any{}
+	}
+	if v.eventEnvs[name] == nil {
+		v.eventEnvs[name] = EventEnv(v.spec, name)
+	}
+	v.env, v.inEvent = v.eventEnvs[name], name
 	defer func() { v.env, v.inEvent = env, prev }()
 	check()
 }

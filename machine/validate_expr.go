@@ -27,6 +27,11 @@ func (v *validator) assign(a *Assign) {
 		v.errorf(a.Pos, len(a.Var), hint, "set: unknown context variable %q", a.Var)
 		return
 	}
+	key := v.exprKey("set "+a.Var, a.Expr)
+	if v.checked[key] {
+		return
+	}
+	defer v.markClean(key, len(v.diags))
 	if _, err := CompileVarValue(a.Expr, cv, v.env); err != nil {
 		v.exprError(locateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
@@ -51,8 +56,32 @@ func (v *validator) assign(a *Assign) {
 	}
 }
 
+// exprKey names an expression checked in the current environment (the
+// event whose transition it is on decides what `event` holds).
+func (v *validator) exprKey(what, src string) string {
+	return what + "\x00" + v.inEvent + "\x00" + src
+}
+
+// markClean records that the expression checked without a diagnostic
+// (none since n): the same text in the same environment is not checked
+// again, as its problems would be the same.
+func (v *validator) markClean(key string, n int) {
+	if len(v.diags) != n {
+		return
+	}
+	if v.checked == nil {
+		v.checked = map[string]bool{}
+	}
+	v.checked[key] = true
+}
+
 // guard checks one `when:` expression.
 func (v *validator) guard(src string, at Pos) {
+	key := v.exprKey("guard", src)
+	if v.checked[key] {
+		return
+	}
+	defer v.markClean(key, len(v.diags))
 	if _, err := CompileGuard(src, v.env); err != nil {
 		if v.badGuards == nil {
 			v.badGuards = map[Pos]bool{}

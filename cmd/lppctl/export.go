@@ -20,7 +20,7 @@ func exportCommand() *cli.Command {
 			"labels), a Mermaid flowchart, or Graphviz DOT. The spec must be valid.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: machine.ExportFormats[0],
-				Usage: "diagram format: " + strings.Join(machine.ExportFormats, ", ")},
+				Usage: "diagram format: " + strings.Join(machine.ExportFormats, ", ") + "; or lpp: write the spec as an L++ blueprint (JSON)"},
 			&cli.BoolFlag{Name: "set", Usage: "show each transition's set: on its edge label"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the diagram to `FILE` instead of standard output"},
 			&cli.StringFlag{Name: "run", Usage: "highlight the path run `RUN_ID` took (SPEC defaults to the run's copy of its spec)"},
@@ -36,6 +36,9 @@ func runExport(c *cli.Context) error {
 		return usageErrorf("export needs exactly one spec file: lppctl export [--format FORMAT] SPEC")
 	}
 	format := c.String("format")
+	if format == formatLPP { // write the spec as an L++ blueprint: see lpp_export.go
+		return exportLPP(c)
+	}
 	if done, err := exportBlueprint(c, format); done { // an L++ blueprint: see import.go
 		return err
 	}

@@ -134,7 +134,7 @@ func resumeAction(c *cli.Context) error {
 	if err := resumeTemplates(c, run); err != nil {
 		return err
 	}
-	spec, err := loadResumeSpec(specPath, reg, cfg, c.App.ErrWriter)
+	spec, err := loadResumeSpec(specPath, meta.SpecAbs, reg, cfg, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -299,8 +299,7 @@ func resumeSpecPath(c *cli.Context, run *runstore.Run) (path string, forced []by
 	if err != nil {
 		return "", nil, err
 	}
-	oldSpec, _ := machine.Parse(run.Path(runstore.SpecFile), old)
-	newSpec, _ := machine.Parse(path, src)
+	oldSpec, newSpec := parseForDiff(run.Path(runstore.SpecFile), old, path), parseForDiff(path, src, path) // a blueprint: its translations
 	var diffs []string
 	if oldSpec != nil && newSpec != nil {
 		diffs = runstore.DiffSpecs(oldSpec, newSpec)
@@ -367,20 +366,22 @@ func resumeFileOptions(cfg agentConfig) []machine.ValidateOption {
 
 // loadResumeSpec is loadSpec for resume: prompt templates are looked for
 // where the run's actions look for them (resumeFileOptions), also when the
-// run continues with its copy of the spec.
-func loadResumeSpec(path string, reg *machine.Registry, cfg agentConfig, w io.Writer) (*machine.Spec, error) {
-	spec, diags, err := machine.Load(path)
+// run continues with its copy of the spec; a blueprint's compute mapping
+// beside the blueprint the run started from (origin).
+func loadResumeSpec(path, origin string, reg *machine.Registry, cfg agentConfig, w io.Writer) (*machine.Spec, error) {
+	f, err := readSpecFile(path, origin)
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)
 	}
+	spec, diags, src := f.Spec, f.Diags, f.Src
 	if spec != nil && !diags.HasErrors() {
-		diags = append(diags, machine.Validate(spec, reg, resumeFileOptions(cfg)...)...)
-		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir})...)
+		diags = append(diags, f.remap(machine.Validate(spec, reg, resumeFileOptions(cfg)...))...)
+		diags = append(diags, f.remap(actions.CheckSpec(spec, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir}))...)
 	}
 	diags.Sort()
-	var src []byte
-	if spec != nil {
-		src = spec.Source
+	f.finish()
+	if spec == nil && !f.isBlueprint() {
+		src = nil // not a YAML mapping: no snippets
 	}
 	if len(diags) > 0 {
 		fmt.Fprintln(w, diags.PrettyAll(src))

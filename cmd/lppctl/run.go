@@ -111,7 +111,7 @@ func runAction(c *cli.Context) error {
 		Spec: path, SpecAbs: abs, SpecName: spec.Name, Start: time.Now(), State: spec.Initial,
 		Vars: vars, Agent: agentJSON, MaxTransitions: c.Int("max-transitions"),
 		Fsync: policy, PID: os.Getpid(),
-		Files: runstore.FileHashes(spec, reg, cfg.Root), // prompt templates, for resume
+		Files: mappingHash(spec, path, runstore.FileHashes(spec, reg, cfg.Root)), // prompt templates (and a blueprint's compute mapping), for resume
 	}, spec.Source)
 	if err != nil {
 		return err
@@ -234,25 +234,26 @@ func checkMaxTransitions(_ *cli.Context, n int) error {
 // (errors and warnings) to w. A spec file that does not exist is a usage
 // error (exit code 2); an invalid spec returns an error with exit code 3.
 func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts ...machine.ValidateOption) (*machine.Spec, error) {
-	spec, diags, err := machine.Load(path)
+	f, err := readSpecFile(path, "") // a spec, or an L++ blueprint translated in memory (lpp_spec.go)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, withCode(exitUsage, err)
 	}
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)
 	}
+	spec, diags, src := f.Spec, f.Diags, f.Src
+	if spec == nil && !f.isBlueprint() {
+		src = nil // not a YAML mapping: no snippets
+	}
 	if spec != nil && !diags.HasErrors() {
-		diags = append(diags, machine.Validate(spec, reg, opts...)...)
-		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
+		diags = append(diags, f.remap(machine.Validate(spec, reg, opts...))...)
+		diags = append(diags, f.remap(actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root}))...)
 	}
 	diags.Sort()
-	var src []byte
-	if spec != nil {
-		src = spec.Source
-	}
+	f.finish()
 	if diags.HasErrors() {
 		fmt.Fprintln(w, diags.PrettyAll(src))
-		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot run %s: the spec is invalid", path))
+		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot run %s: the %s is invalid", path, map[bool]string{false: "spec", true: "blueprint"}[f.isBlueprint()]))
 	}
 	if len(diags) > 0 {
 		fmt.Fprintln(w, diags.PrettyAll(src))

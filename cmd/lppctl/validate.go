@@ -12,7 +12,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -84,10 +83,12 @@ func runValidate(c *cli.Context) error {
 			reports = append(reports, rep)
 			continue
 		}
-		spec, diags := machine.Check(path, src, reg, opts...)
-		if spec != nil {
-			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: c.String("root")})...)
-			diags.Sort()
+		diags, err := checkSpecFile(path, src, reg, c.String("root"), opts...)
+		if err != nil {
+			errs = append(errs, err)
+			rep.Error = err.Error()
+			reports = append(reports, rep)
+			continue
 		}
 		rep.OK = !diags.HasErrors()
 		for _, d := range diags {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // bigBlueprint returns a blueprint of n states and m transitions: a chain
@@ -61,5 +63,30 @@ func BenchmarkMermaid60x150(b *testing.B) {
 	}
 	for b.Loop() {
 		_ = Mermaid(bp)
+	}
+}
+
+// BenchmarkImportValidate60x150 measures what `lppctl validate big.json`
+// does with a blueprint of 60 states and 150 transitions: read it,
+// translate it, decode the spec and validate it (target: ≤ 50 ms).
+func BenchmarkImportValidate60x150(b *testing.B) {
+	src := bigBlueprint(60, 150)
+	reg := machine.NewBuiltinRegistry()
+	for b.Loop() {
+		bp, diags := Parse("big.json", src)
+		if diags.HasErrors() {
+			b.Fatal(diags)
+		}
+		tr, err := Translate(bp, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		spec, diags := tr.Spec()
+		if diags.HasErrors() {
+			b.Fatal(tr.Remap(diags).Err())
+		}
+		if diags := machine.Validate(spec, reg); diags.HasErrors() {
+			b.Fatal(tr.Remap(diags).Err())
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,14 +47,31 @@ func FuzzImport(f *testing.F) {
 				m.Units[a.ComputeUnit] = Unit{Script: "u.py", Function: "f"}
 			}
 		}
-		out, err := ToSpecYAML(bp, m)
+		tr, err := Translate(bp, m)
 		if err != nil {
 			t.Fatalf("a loaded blueprint does not translate: %v", err)
 		}
+		out := tr.YAML
 		var doc any
 		if err := yaml.Unmarshal(out, &doc); err != nil {
 			t.Fatalf("translation is not YAML: %v\n%s", err, out)
 		}
+		for line := 1; line <= bytes.Count(out, []byte("\n")); line++ {
+			if p, ok := tr.Origin(line); !ok || p.Line < 1 {
+				t.Fatalf("line %d of the translation comes from nowhere (%v)", line, p)
+			}
+		}
 		_ = Mermaid(bp)
+		// Written back, the translation is a blueprint that reads, or an
+		// error (never a panic).
+		spec, sd := tr.Spec()
+		if spec == nil || sd.HasErrors() {
+			return
+		}
+		if back, err := FromSpec(spec); err == nil {
+			if _, diags := Parse("back.json", back); diags.HasErrors() {
+				t.Fatalf("written back, the blueprint does not read: %v\n%s", diags.Errors().Err(), back)
+			}
+		}
 	})
 }

@@ -15,93 +15,96 @@ var testTypes = map[string]string{
 	"approved": "boolean", "items": "array", "meta": "object",
 }
 
+// translateGateCases are gates and their translations (want "": refused,
+// see TestTranslateGateRefuses).
+var translateGateCases = []struct{ src, want string }{
+	// None
+	{`target is None`, `target == nil`},
+	{`target is not None`, `target != nil`},
+	{`target == None`, `target == nil`},
+	{`not target is None`, `target != nil`},
+	{`None is target`, `nil == target`},
+	// and, or, not, constants
+	{`target is not None and count > 0`, `target != nil && count > 0`},
+	{`count > 3 or score < 0.5`, `count > 3 || score < 0.5`},
+	{`a_or_b is None`, ``}, // unknown name: see TestTranslateGateRefuses
+	{`not (count > 3)`, `!(count > 3)`},
+	{`not approved`, `!(approved == true)`},
+	{`approved`, `approved == true`},
+	{`approved is True`, `approved == true`},
+	{`approved == False`, `approved == false`},
+	{`True`, `true`},
+	{`(count > 1 or count < -1) and not (score >= 2)`, `(count > 1 || count < -1) && !(score >= 2)`},
+	{`count > 1 or count < 5 and score > 0`, `count > 1 || count < 5 && score > 0`},
+	// truth values of typed properties
+	{`name`, `(name ?? "") != ""`},
+	{`not items`, `!(len(items ?? []) > 0)`},
+	{`meta and count`, `len(meta ?? {}) > 0 && (count ?? 0) != 0`},
+	// len, get, indexing
+	{`len(items) > 0`, `len(items) > 0`},
+	{`len(name) >= 3`, `len(name) >= 3`},
+	{`meta.get('k') is not None`, `meta?.k != nil`},
+	{`meta.get("k", 0) > 2`, `(meta?.k ?? 0) > 2`},
+	{`meta.get('a-b') == 'x'`, `meta?.["a-b"] == "x"`},
+	{`meta.get('flag', False)`, `(meta?.flag ?? false) == true`},
+	{`meta['k'] == 1`, `meta["k"] == 1`},
+	{`meta['a']['b'] != None`, `meta["a"]["b"] != nil`},
+	{`items[0] == "x"`, `items[0] == "x"`},
+	{`items[-1] == "x"`, `items[-1] == "x"`},
+	{`name[1:3] == "bc"`, `name[1:3] == "bc"`},
+	{`len(items[:2]) == 2`, `len(items[:2]) == 2`},
+	// in, not in
+	{`'a' in name`, `name contains "a"`},
+	{`'a' not in name`, `name not contains "a"`},
+	{`"x" in items`, `"x" in items`},
+	{`'k' in meta`, `"k" in meta`},
+	{`not 'k' in meta`, `"k" not in meta`},
+	{`name in ['a', "b"]`, `name in ["a", "b"]`},
+	{`name not in ('a', 'b')`, `name not in ["a", "b"]`},
+	{`count in (1,)`, `count in [1]`},
+	// comparisons, chained
+	{`0 < count < 10`, `0 < count && count < 10`},
+	{`0 <= score <= 1 < 2`, `0 <= score && score <= 1 && 1 < 2`},
+	{`count != 3`, `count != 3`},
+	{`(count > 1) == approved`, `(count > 1) == approved`},
+	// arithmetic, unary minus, numbers, strings
+	{`count + 1 > 2 * score`, `count + 1 > 2 * score`},
+	{`count - (1 - score) > 0`, `count - (1 - score) > 0`},
+	{`count % 2 == 0`, `count % 2 == 0`},
+	{`count // 2 == 1`, `floor(count / 2) == 1`},
+	{`score ** 2 < 4`, `score ** 2 < 4`},
+	{`-count < -1`, `-count < -1`},
+	{`-(count + 1) < 0`, `-(count + 1) < 0`},
+	{`(-2) ** 2 == 4`, `(-2) ** 2 == 4`},
+	{`-2 ** 2 == -4`, `-2 ** 2 == -4`},
+	{`score > 1_000.5`, `score > 1000.5`},
+	{`score < 1e3`, `score < 1000.0`},
+	{`count == 0x10`, `count == 16`},
+	{`name == 'it\'s'`, `name == "it's"`},
+	{`name == "say \"hi\""`, `name == "say \"hi\""`},
+	{`name == 'a\nb'`, `name == "a\nb"`},
+	{`name == r'a\d'`, `name == "a\\d"`},
+	{`name + '!' == 'x!'`, `name + "!" == "x!"`},
+	// methods, builtins
+	{`name.startswith('ab')`, `hasPrefix(name, "ab")`},
+	{`name.lower() == 'x'`, `lower(name) == "x"`},
+	{`name.strip() != ''`, `trim(name) != ""`},
+	{`'k' in meta.keys()`, `"k" in keys(meta)`},
+	{`abs(score) < 1 and max(count, 3) == 3`, `abs(score) < 1 && max(count, 3) == 3`},
+	{`str(count) == '3'`, `string(count) == "3"`},
+	{`int(score) == 2`, `int(score) == 2`},
+	// conditional expression
+	{`(count if approved else 0) > 1`, `(approved == true ? count : 0) > 1`},
+	// the event
+	{`event.payload.get('target') is not None`, `event.payload?.target != nil`},
+	{`event.payload.target == 'x'`, `event.payload.target == "x"`},
+	{`event.payload['in'] == 1`, `event.payload["in"] == 1`},
+	{`'target' in event.payload`, `"target" in event.payload`},
+	{`event.name == 'SUBMIT'`, `event.name == "SUBMIT"`},
+}
+
 func TestTranslateGate(t *testing.T) {
-	tests := []struct{ src, want string }{
-		// None
-		{`target is None`, `target == nil`},
-		{`target is not None`, `target != nil`},
-		{`target == None`, `target == nil`},
-		{`not target is None`, `target != nil`},
-		{`None is target`, `nil == target`},
-		// and, or, not, constants
-		{`target is not None and count > 0`, `target != nil && count > 0`},
-		{`count > 3 or score < 0.5`, `count > 3 || score < 0.5`},
-		{`a_or_b is None`, ``}, // unknown name: see TestTranslateGateRefuses
-		{`not (count > 3)`, `!(count > 3)`},
-		{`not approved`, `!(approved == true)`},
-		{`approved`, `approved == true`},
-		{`approved is True`, `approved == true`},
-		{`approved == False`, `approved == false`},
-		{`True`, `true`},
-		{`(count > 1 or count < -1) and not (score >= 2)`, `(count > 1 || count < -1) && !(score >= 2)`},
-		{`count > 1 or count < 5 and score > 0`, `count > 1 || count < 5 && score > 0`},
-		// truth values of typed properties
-		{`name`, `(name ?? "") != ""`},
-		{`not items`, `!(len(items ?? []) > 0)`},
-		{`meta and count`, `len(meta ?? {}) > 0 && (count ?? 0) != 0`},
-		// len, get, indexing
-		{`len(items) > 0`, `len(items) > 0`},
-		{`len(name) >= 3`, `len(name) >= 3`},
-		{`meta.get('k') is not None`, `meta?.k != nil`},
-		{`meta.get("k", 0) > 2`, `(meta?.k ?? 0) > 2`},
-		{`meta.get('a-b') == 'x'`, `meta?.["a-b"] == "x"`},
-		{`meta.get('flag', False)`, `(meta?.flag ?? false) == true`},
-		{`meta['k'] == 1`, `meta["k"] == 1`},
-		{`meta['a']['b'] != None`, `meta["a"]["b"] != nil`},
-		{`items[0] == "x"`, `items[0] == "x"`},
-		{`items[-1] == "x"`, `items[-1] == "x"`},
-		{`name[1:3] == "bc"`, `name[1:3] == "bc"`},
-		{`len(items[:2]) == 2`, `len(items[:2]) == 2`},
-		// in, not in
-		{`'a' in name`, `name contains "a"`},
-		{`'a' not in name`, `name not contains "a"`},
-		{`"x" in items`, `"x" in items`},
-		{`'k' in meta`, `"k" in meta`},
-		{`not 'k' in meta`, `"k" not in meta`},
-		{`name in ['a', "b"]`, `name in ["a", "b"]`},
-		{`name not in ('a', 'b')`, `name not in ["a", "b"]`},
-		{`count in (1,)`, `count in [1]`},
-		// comparisons, chained
-		{`0 < count < 10`, `0 < count && count < 10`},
-		{`0 <= score <= 1 < 2`, `0 <= score && score <= 1 && 1 < 2`},
-		{`count != 3`, `count != 3`},
-		{`(count > 1) == approved`, `(count > 1) == approved`},
-		// arithmetic, unary minus, numbers, strings
-		{`count + 1 > 2 * score`, `count + 1 > 2 * score`},
-		{`count - (1 - score) > 0`, `count - (1 - score) > 0`},
-		{`count % 2 == 0`, `count % 2 == 0`},
-		{`count // 2 == 1`, `floor(count / 2) == 1`},
-		{`score ** 2 < 4`, `score ** 2 < 4`},
-		{`-count < -1`, `-count < -1`},
-		{`-(count + 1) < 0`, `-(count + 1) < 0`},
-		{`(-2) ** 2 == 4`, `(-2) ** 2 == 4`},
-		{`-2 ** 2 == -4`, `-2 ** 2 == -4`},
-		{`score > 1_000.5`, `score > 1000.5`},
-		{`score < 1e3`, `score < 1000.0`},
-		{`count == 0x10`, `count == 16`},
-		{`name == 'it\'s'`, `name == "it's"`},
-		{`name == "say \"hi\""`, `name == "say \"hi\""`},
-		{`name == 'a\nb'`, `name == "a\nb"`},
-		{`name == r'a\d'`, `name == "a\\d"`},
-		{`name + '!' == 'x!'`, `name + "!" == "x!"`},
-		// methods, builtins
-		{`name.startswith('ab')`, `hasPrefix(name, "ab")`},
-		{`name.lower() == 'x'`, `lower(name) == "x"`},
-		{`name.strip() != ''`, `trim(name) != ""`},
-		{`'k' in meta.keys()`, `"k" in keys(meta)`},
-		{`abs(score) < 1 and max(count, 3) == 3`, `abs(score) < 1 && max(count, 3) == 3`},
-		{`str(count) == '3'`, `string(count) == "3"`},
-		{`int(score) == 2`, `int(score) == 2`},
-		// conditional expression
-		{`(count if approved else 0) > 1`, `(approved == true ? count : 0) > 1`},
-		// the event
-		{`event.payload.get('target') is not None`, `event.payload?.target != nil`},
-		{`event.payload.target == 'x'`, `event.payload.target == "x"`},
-		{`event.payload['in'] == 1`, `event.payload["in"] == 1`},
-		{`'target' in event.payload`, `"target" in event.payload`},
-		{`event.name == 'SUBMIT'`, `event.name == "SUBMIT"`},
-	}
-	for _, tt := range tests {
+	for _, tt := range translateGateCases {
 		if tt.want == "" {
 			continue
 		}

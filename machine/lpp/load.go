@@ -41,6 +41,14 @@ func IsLPP(src []byte) bool {
 	return ok && strings.HasPrefix(s, "lpp/")
 }
 
+// HasSchema reports whether src is a JSON object with a string `$schema`:
+// a document that is not an lppctl spec, which Parse reads as a blueprint
+// or refuses naming what it is.
+func HasSchema(src []byte) bool {
+	_, ok := schemaOf(src)
+	return ok
+}
+
 func schemaOf(src []byte) (string, bool) {
 	root, err := parseJSON(src)
 	if err != nil || root.kind != kObject {

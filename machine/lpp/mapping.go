@@ -178,7 +178,8 @@ func ParseMapping(file string, src []byte) (*Mapping, machine.Diagnostics) {
 // mapping does not place.
 type MissingUnitsError struct {
 	Units   []string
-	Mapping string // the mapping file's path ("" when unknown)
+	Mapping string      // the mapping file's path ("" when unknown)
+	Pos     machine.Pos // the first gate or action (in file order) using one of them
 }
 
 func (e *MissingUnitsError) Error() string {
@@ -194,20 +195,27 @@ func (e *MissingUnitsError) Error() string {
 // blueprint uses (gates and actions) that m does not map, or nil.
 func CheckUnits(bp *Blueprint, m *Mapping) error {
 	var missing []string
-	add := func(u string) {
-		if _, ok := m.Units[u]; !ok && u != "" && !slices.Contains(missing, u) {
+	var first machine.Pos
+	add := func(u string, at machine.Pos) {
+		if _, ok := m.Units[u]; ok || u == "" {
+			return
+		}
+		if first.Line == 0 || at.Line < first.Line || at.Line == first.Line && at.Col < first.Col {
+			first = at
+		}
+		if !slices.Contains(missing, u) {
 			missing = append(missing, u)
 		}
 	}
 	for _, g := range bp.Gates {
-		add(g.ComputeUnit)
+		add(g.ComputeUnit, g.Pos)
 	}
 	for _, a := range bp.Actions {
-		add(a.ComputeUnit)
+		add(a.ComputeUnit, a.Pos)
 	}
 	if len(missing) == 0 {
 		return nil
 	}
 	slices.Sort(missing)
-	return &MissingUnitsError{Units: missing, Mapping: m.File}
+	return &MissingUnitsError{Units: missing, Mapping: m.File, Pos: first}
 }

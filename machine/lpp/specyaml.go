@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // metaPrefix starts the comment line that keeps what of the blueprint the
@@ -26,6 +28,20 @@ type meta struct {
 	Extra       []rawJSON       `json:"extra,omitempty"`
 	TermList    bool            `json:"terminal_list,omitempty"` // terminal_states was a list (v0.1.x)
 	Terminals   []termMeta      `json:"terminals,omitempty"`
+	Entry       string          `json:"entry,omitempty"`
+	// Transitions keeps what the spec's transitions do not say of the
+	// blueprint's: their order in its array, a "*" source, the event a
+	// driver fires, and the ids of their gates and actions. What they do
+	// (targets, guards, sets, steps) is read from the spec by FromSpec.
+	Transitions []transMeta `json:"transitions,omitempty"`
+}
+
+type transMeta struct {
+	ID      string   `json:"id"`
+	From    string   `json:"from"`
+	Event   string   `json:"on"`
+	Gates   []string `json:"gates,omitempty"`
+	Actions []string `json:"actions,omitempty"`
 }
 
 type rawJSON struct {
@@ -130,6 +146,10 @@ func metaOf(bp *Blueprint) string {
 	for _, t := range bp.Terminals {
 		md.Terminals = append(md.Terminals, termMeta{ID: t.ID, Raw: compactJSON(t.Raw)})
 	}
+	md.Entry = bp.Entry
+	for _, t := range bp.Transitions {
+		md.Transitions = append(md.Transitions, transMeta{ID: t.ID, From: t.From, Event: t.Event, Gates: t.Gates, Actions: t.Actions})
+	}
 	raw, _ := json.Marshal(md)
 	return jsonPrintable(string(raw))
 }
@@ -152,10 +172,20 @@ func jsonPrintable(s string) string {
 	return b.String()
 }
 
-func (tr *translator) yaml() []byte {
+// yaml writes the spec, and where in the blueprint each of its lines
+// comes from (origins[i] for line i+1).
+func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 	bp := tr.bp
 	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...); b.WriteByte('\n') }
+	at := machine.Pos{Line: 1, Col: 1} // the origin of the lines written next
+	w := func(format string, args ...any) {
+		n := b.Len()
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+		for range strings.Count(b.String()[n:], "\n") {
+			origins = append(origins, at)
+		}
+	}
 	from := "a blueprint"
 	if bp.File != "" {
 		from = filepath.Base(bp.File)
@@ -175,6 +205,7 @@ func (tr *translator) yaml() []byte {
 	w("#")
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	w("%s%s", metaPrefix, metaOf(bp))
+	at = cmpPos(bp.SchemaPos, at)
 	w("lpp: 1")
 	w("name: %s", specName(bp))
 	if d := cmpOr(bp.Description, bp.Name); d != "" {
@@ -182,6 +213,7 @@ func (tr *translator) yaml() []byte {
 	}
 	w("context:")
 	for _, p := range bp.Context {
+		at = cmpPos(p.Pos, at)
 		parts := []string{"type: " + specTypes[p.Type], "nullable: true"}
 		if p.HasDefault && p.Default != nil {
 			parts = append(parts, "default: "+yamlValue(p.Default))
@@ -204,9 +236,11 @@ func (tr *translator) yaml() []byte {
 	if tr.startEvent() != "" && tr.reentered() {
 		initial = startState
 	}
+	at = cmpPos(bp.EntryPos, at)
 	w("initial: %s", yk(initial))
 	w("states:")
 	for _, st := range tr.states {
+		at = cmpPos(st.pos, at)
 		if st.comment != "" {
 			w("  # %s", jsonPrintable(st.comment))
 		}
@@ -229,7 +263,9 @@ func (tr *translator) yaml() []byte {
 		if st.final {
 			w("    final: true")
 			if len(st.reqs) > 0 {
-				w("    final_requires: [%s]", strings.Join(quoteAll(st.reqs), ", "))
+				// lppctl check is not there yet to prove them: a comment
+				// (docs/lpp.md), which becomes final_requires with it.
+				w("    # final_requires (the terminal contract, for lppctl check): [%s]", jsonPrintable(strings.Join(quoteAll(st.reqs), ", ")))
 			}
 		}
 		if len(st.on) > 0 {
@@ -237,24 +273,37 @@ func (tr *translator) yaml() []byte {
 			for _, o := range st.on {
 				w("      %s:", yk(o.event))
 				for _, t := range o.list {
+					at = cmpPos(t.pos, st.pos, at)
 					w("        - %s", t.flow())
 				}
+				at = cmpPos(st.pos, at)
 			}
 		}
 		if len(st.next) > 0 {
 			w("    next:")
 			for _, t := range st.next {
+				at = cmpPos(t.pos, st.pos, at)
 				w("      - %s", t.flow())
 			}
 		}
 	}
-	tr.eventsYAML(w)
-	return []byte(b.String())
+	tr.eventsYAML(w, func(p machine.Pos) { at = cmpPos(p, at) })
+	return []byte(b.String()), origins
+}
+
+// cmpPos returns the first position that is set.
+func cmpPos(ps ...machine.Pos) machine.Pos {
+	for _, p := range ps {
+		if p.Line > 0 {
+			return p
+		}
+	}
+	return machine.Pos{Line: 1, Col: 1}
 }
 
 // eventsYAML writes the top-level events: "*" transitions kept there, and
 // declarations of the payloads events carry and of emitted events.
-func (tr *translator) eventsYAML(w func(string, ...any)) {
+func (tr *translator) eventsYAML(w func(string, ...any), from func(machine.Pos)) {
 	var names []string
 	byEvent := map[string][]sTrans{}
 	for _, tt := range tr.top {
@@ -295,6 +344,7 @@ func (tr *translator) eventsYAML(w func(string, ...any)) {
 		if len(list) > 0 {
 			w("    transitions:")
 			for _, t := range list {
+				from(t.pos)
 				w("      - %s", t.flow())
 			}
 		}

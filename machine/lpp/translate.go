@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // ToSpecYAML translates a blueprint into an lppctl spec, as YAML text with
@@ -22,9 +24,11 @@ func ToSpecYAML(bp *Blueprint, m *Mapping) ([]byte, error) {
 	if err := CheckUnits(bp, m); err != nil {
 		return nil, err
 	}
-	tr := newTranslator(bp, m)
-	tr.build()
-	return tr.yaml(), nil
+	t, err := Translate(bp, m)
+	if err != nil {
+		return nil, err
+	}
+	return t.YAML, nil
 }
 
 // Names the translation adds; every one starts with lpp_ or holds "__".
@@ -44,6 +48,7 @@ type sTrans struct {
 	when string
 	set  []kvExpr
 	note string
+	pos  machine.Pos // where in the blueprint it comes from (zero: its state's)
 }
 
 type kvExpr struct{ k, v string }
@@ -59,7 +64,8 @@ type sState struct {
 	on      []onList
 	next    []sTrans
 	final   bool
-	reqs    []string // final_requires
+	reqs    []string    // final_requires
+	pos     machine.Pos // where in the blueprint it comes from
 }
 
 type onList struct {
@@ -248,7 +254,7 @@ func (tr *translator) build() {
 	start := tr.startEvent()
 	if start != "" && tr.reentered() {
 		st := &sState{name: startState, comment: fmt.Sprintf("the run starts by firing %s in the entry state %s", start, bp.Entry),
-			note: genDoc + "fires " + start, do: "noop"}
+			note: genDoc + "fires " + start, do: "noop", pos: bp.EntryPos}
 		st.next = tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)
 		st.set = tr.resetPayload(st.next)
 		if needsFallback(st.next) {
@@ -258,7 +264,7 @@ func (tr *translator) build() {
 	}
 	for _, s := range bp.States {
 		if t := bp.Terminal(s.ID); t != nil {
-			st := &sState{name: s.ID, note: cmpOr(s.Description, t.Description), final: true, comment: "terminal state"}
+			st := &sState{name: s.ID, note: cmpOr(s.Description, t.Description), final: true, comment: "terminal state", pos: t.Pos}
 			for _, f := range t.Outputs {
 				if f.NonNull {
 					st.reqs = append(st.reqs, f.Name+" != nil")
@@ -291,7 +297,7 @@ type topTrans struct {
 // event's transitions and otherwise waits in its twin S__wait.
 func (tr *translator) waitingState(s *State) {
 	auto := tr.autoEvent(s.ID)
-	st := &sState{name: s.ID, note: s.Description}
+	st := &sState{name: s.ID, note: s.Description, pos: s.Pos}
 	tr.states = append(tr.states, st)
 	waiting := st
 	if auto != "" {
@@ -304,12 +310,12 @@ func (tr *translator) waitingState(s *State) {
 		case !needsFallback(st.next):
 			return // a transition of the driver's event always fires: the state never waits
 		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel():
-			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)"}
+			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)", pos: s.Pos}
 			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
 			tr.states = append(tr.states, waiting)
 		default:
 			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed"})
-			tr.states = append(tr.states, &sState{name: name, do: "fail", note: genDoc + s.ID + " accepts no other event",
+			tr.states = append(tr.states, &sState{name: name, do: "fail", note: genDoc + s.ID + " accepts no other event", pos: s.Pos,
 				with: []string{"message: " + yq(fmt.Sprintf("no %s transition of state %s passed and it accepts no other event", auto, s.ID))},
 				next: []sTrans{{to: s.ID, note: "never taken: fail always fails"}}})
 			return
@@ -369,7 +375,7 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 			}
 		}
 	}
-	choose := &sState{name: tr.unique(base), do: "noop", note: genDoc + "chooses the " + e + " transition of " + s}
+	choose := &sState{name: tr.unique(base), do: "noop", note: genDoc + "chooses the " + e + " transition of " + s, pos: list[0].Pos}
 	names := make([]string, len(gates))
 	for i, id := range gates {
 		names[i] = tr.unique(base + "_gate_" + id)
@@ -390,7 +396,7 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 			in = append(in, kvExpr{p.Name, p.Name})
 		}
 		in = append(in, kvExpr{"event", payloadVar})
-		tr.states = append(tr.states, &sState{name: names[i], do: "script.run", note: genDoc + "compute gate " + id + " (" + g.ComputeUnit + ")",
+		tr.states = append(tr.states, &sState{name: names[i], do: "script.run", note: genDoc + "compute gate " + id + " (" + g.ComputeUnit + ")", pos: g.Pos,
 			with: []string{"script: " + yq(u.Script), "input: " + flowMap(in), "output: " + flowMap([]kvExpr{{v, "result"}})},
 			next: []sTrans{{to: next}}})
 	}
@@ -407,7 +413,7 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 	if !inNext {
 		pay = tr.capture(e)
 	}
-	return []sTrans{{to: names[0], set: []kvExpr{{payloadVar, pay}}, note: "evaluate the compute gates of " + e}}
+	return []sTrans{{to: names[0], set: []kvExpr{{payloadVar, pay}}, note: "evaluate the compute gates of " + e, pos: list[0].Pos}}
 }
 
 var payloadRefRE = regexp.MustCompile(`event\.payload\??\.([A-Za-z_][A-Za-z0-9_]*)`)
@@ -415,7 +421,7 @@ var payloadRefRE = regexp.MustCompile(`event\.payload\??\.([A-Za-z_][A-Za-z0-9_]
 // transition translates one blueprint transition in ctx: its guard, the
 // sets that can run on it, and helper states for the rest of its actions.
 func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
-	out := sTrans{to: t.To, note: t.ID}
+	out := sTrans{to: t.To, note: t.ID, pos: t.Pos}
 	var guards []string
 	for _, id := range t.Gates {
 		g := tr.bp.Gate(id)
@@ -425,7 +431,7 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 		} else {
 			x = tr.gateIn(g, ctx)
 		}
-		if len(t.Gates) > 1 && strings.ContainsAny(x, "|") {
+		if len(t.Gates) > 1 && (strings.Contains(x, "|") || strings.Contains(x, "&&")) { // one gate stays one conjunct (FromSpec splits at &&)
 			x = "(" + x + ")"
 		}
 		guards = append(guards, x)
@@ -463,7 +469,7 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 	var steps []*sState
 	for i := 0; i < len(rest); {
 		a := rest[i]
-		st := &sState{name: tr.unique(fmt.Sprintf("%s_%d", base, len(steps)+1))}
+		st := &sState{name: tr.unique(fmt.Sprintf("%s_%d", base, len(steps)+1)), pos: a.Pos}
 		switch a.Type {
 		case ActionCompute:
 			u := tr.m.Units[a.ComputeUnit]

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/runstore"
+)
+
+// specFile is what validate, run and resume read where a spec is
+// expected: a YAML spec, or an L++ blueprint (a JSON object with a
+// $schema) translated in memory, as `lppctl import lpp` would write it.
+type specFile struct {
+	Spec  *machine.Spec
+	Diags machine.Diagnostics // decoding problems, positioned in Src
+	Src   []byte              // the file's bytes: what the diagnostics point into
+
+	blueprint bool             // the file is an L++ document
+	tr        *lpp.Translation // a blueprint's translation (nil for a spec, or when it failed)
+	Mapping   string           // a blueprint's compute mapping file (it may not exist)
+}
+
+// isBlueprint reports whether the file was a blueprint.
+func (f *specFile) isBlueprint() bool { return f.blueprint }
+
+// readSpecFile reads the spec or blueprint at path. A blueprint's compute
+// mapping is looked for beside mappingFor (path when ""): resume passes the
+// blueprint the run started from while it reads the run's copy. A file
+// that cannot be read is an error (fs.ErrNotExist for a missing one); every
+// problem of its content is a diagnostic.
+func readSpecFile(path, mappingFor string) (*specFile, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read spec: %w", err)
+	}
+	return parseSpecFile(path, src, mappingFor)
+}
+
+// parseSpecFile is readSpecFile on the file's content. Only a compute
+// mapping that cannot be read or decoded is an error.
+func parseSpecFile(path string, src []byte, mappingFor string) (*specFile, error) {
+	if !lpp.HasSchema(src) {
+		spec, diags := machine.Parse(path, src)
+		return &specFile{Spec: spec, Diags: diags, Src: src}, nil
+	}
+	f := &specFile{Src: src, blueprint: true, Mapping: lpp.MappingPath(cmp.Or(mappingFor, path))}
+	bp, diags := lpp.Parse(path, src)
+	if diags.HasErrors() {
+		f.Diags = diags
+		return f, nil
+	}
+	f.Diags = bp.Warnings
+	m, err := lpp.LoadMapping(f.Mapping)
+	if err != nil {
+		var de *machine.DiagnosticsError
+		if errors.As(err, &de) {
+			return nil, withCode(exitInvalidSpec, fmt.Errorf("the compute mapping %s is invalid:\n%s", f.Mapping, de.Diags.Errors().PrettyAll(de.Source)))
+		}
+		return nil, withCode(exitInvalidSpec, err)
+	}
+	tr, err := lpp.Translate(bp, m)
+	var mu *lpp.MissingUnitsError
+	if errors.As(err, &mu) {
+		// Before anything runs, naming every missing unit, where the first is used.
+		f.Diags = append(f.Diags, machine.Diagnostic{Severity: machine.SevError, File: path, Pos: mu.Pos, Msg: mu.Error()})
+		return f, nil
+	}
+	if err != nil {
+		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot translate %s: %w", path, err))
+	}
+	f.tr = tr
+	spec, sd := tr.Spec()
+	f.Spec = spec
+	f.Diags = append(f.Diags, tr.Remap(sd)...)
+	return f, nil
+}
+
+// remap moves diagnostics about a blueprint's translated spec into the
+// blueprint (a spec's are returned as they are).
+func (f *specFile) remap(diags machine.Diagnostics) machine.Diagnostics {
+	if f.tr == nil {
+		return diags
+	}
+	return f.tr.Remap(diags)
+}
+
+// finish is called once the spec is validated: a blueprint's spec then
+// holds the blueprint's bytes as its Source, so that a run keeps (and
+// hashes, for resume) the blueprint it was started from.
+func (f *specFile) finish() {
+	if f.tr != nil && f.Spec != nil {
+		f.Spec.Source = f.Src
+	}
+}
+
+// mappingHash adds to files (Meta.Files: resume refuses when one changed)
+// the compute mapping of a blueprint being run from path, when it exists:
+// the run's translation depends on it as much as on the blueprint.
+func mappingHash(spec *machine.Spec, path string, files map[string]string) map[string]string {
+	if !lpp.IsBlueprint(spec.Source) {
+		return files
+	}
+	abs, err := filepath.Abs(lpp.MappingPath(path))
+	if err != nil {
+		return files
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return files
+	}
+	if files == nil {
+		files = map[string]string{}
+	}
+	files[abs] = runstore.SpecHash(b)
+	return files
+}
+
+// checkSpecFile is validate's check of one file: machine.Check and
+// actions.CheckSpec for a spec; for an L++ blueprint, the same on its
+// translation, every diagnostic moved into the JSON file.
+func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, opts ...machine.ValidateOption) (machine.Diagnostics, error) {
+	if !lpp.HasSchema(src) {
+		spec, diags := machine.Check(path, src, reg, opts...)
+		if spec != nil {
+			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
+			diags.Sort()
+		}
+		return diags, nil
+	}
+	f, err := parseSpecFile(path, src, "")
+	if err != nil {
+		return nil, err
+	}
+	diags := f.Diags
+	if f.Spec != nil && !diags.HasErrors() {
+		diags = append(diags, f.remap(machine.Validate(f.Spec, reg, opts...))...)
+		diags = append(diags, f.remap(actions.CheckSpec(f.Spec, reg, actions.CheckOptions{Root: root}))...)
+	}
+	diags.Sort()
+	return diags, nil
+}
+
+// parseForDiff decodes a spec for resume's list of what changed: a
+// blueprint is translated (its compute mapping beside mappingFor), so that
+// the states that differ are named. nil when it does not decode.
+func parseForDiff(path string, src []byte, mappingFor string) *machine.Spec {
+	f, err := parseSpecFile(path, src, mappingFor)
+	if err != nil {
+		return nil
+	}
+	return f.Spec
+}

@@ -1,0 +1,664 @@
+package lpp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+	exprparser "github.com/expr-lang/expr/parser"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// FromSpec writes an lppctl spec as an L++ blueprint (lpp/v0.2.0 unless
+// the spec was imported from another version): the inverse of ToSpecYAML.
+// A spec `lppctl import lpp` wrote gives back the blueprint it came from
+// (same states, transitions in the same order, same gates up to
+// translation, the same actions): its helper states become the
+// transitions' actions again, and its `# lpp-blueprint:` line gives what a
+// spec has no place for. Of other specs, states that do nothing (or noop)
+// with next:, on: and top-level events are written; what L++ cannot say
+// (an action on entering a state, a state's set:, on_error, a guard beyond
+// the gate dialect) is a *FromSpecError naming the state, the transition
+// and, for a guard, the column.
+func FromSpec(spec *machine.Spec) ([]byte, error) {
+	w := &writer{spec: spec, md: readMeta(spec.Source), gates: map[string]string{}, actions: map[string]jobj{}, gateUnit: map[string]string{}}
+	if err := w.collect(); err != nil {
+		return nil, err
+	}
+	return w.json()
+}
+
+// FromSpecError is what FromSpec cannot write.
+type FromSpecError struct {
+	File       string
+	Pos        machine.Pos
+	State      string
+	Transition string // its note or "" (a state's problem)
+	Msg        string
+}
+
+func (e *FromSpecError) Error() string {
+	where := fmt.Sprintf("state %q", e.State)
+	if e.Transition != "" {
+		where += fmt.Sprintf(", transition %q", e.Transition)
+	}
+	return fmt.Sprintf("%s:%d:%d: cannot write %s as L++: %s", e.File, e.Pos.Line, e.Pos.Col, where, e.Msg)
+}
+
+// readMeta reads the `# lpp-blueprint:` line of a spec (nil: none).
+func readMeta(src []byte) *meta {
+	for line := range bytes.Lines(src) {
+		if rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte(strings.TrimSpace(metaPrefix))); ok {
+			var md meta
+			if json.Unmarshal(bytes.TrimSpace(rest), &md) == nil {
+				return &md
+			}
+		}
+	}
+	return nil
+}
+
+// wTrans is a blueprint transition being rebuilt.
+type wTrans struct {
+	id, from, to, event string
+	froms               []string // the states whose lists hold it
+	when                string
+	set                 []*machine.Assign
+	state               *machine.State // where it was first found
+	pos                 machine.Pos
+	gates, actions      []string
+}
+
+type writer struct {
+	spec      *machine.Spec
+	md        *meta
+	trans     []*wTrans
+	byID      map[string]*wTrans
+	gates     map[string]string // gate id → expression (or "compute:UNIT")
+	gateOrder []string
+	actions   map[string]jobj
+	actOrder  []string
+	gateUnit  map[string]string // lpp_gate_X variable → unit
+}
+
+var (
+	fallbackRE = regexp.MustCompile(`^no \S+ transition passed`)
+	thenRE     = regexp.MustCompile(` \(then [^()]*\)$`)
+	unitNoteRE = regexp.MustCompile(`\((?:compute )?([A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*)\)$`)
+	chooseRE   = regexp.MustCompile(`^` + genDoc + `chooses the (\S+) transition of (\S+)$`)
+	waitRE     = regexp.MustCompile(`^` + genDoc + `(\S+) (?:waiting for an event|accepts no other event)`)
+	actNoteRE  = regexp.MustCompile(`^` + genDoc + `action (.+?) \((?:set|compute [^()]*|emit [^()]*)\)$`)
+)
+
+func (w *writer) helper(st *machine.State) bool {
+	return st.Name == startState || strings.HasPrefix(st.Note, genDoc)
+}
+
+func (w *writer) fail(st *machine.State, t *machine.Transition, pos machine.Pos, format string, args ...any) error {
+	e := &FromSpecError{File: w.spec.File, Pos: pos, State: st.Name, Msg: fmt.Sprintf(format, args...)}
+	if t != nil {
+		e.Transition = cmpOr(t.Note, "to "+t.To)
+	}
+	return e
+}
+
+// hint is the meta's record of transition id (nil: none).
+func (w *writer) hint(id string) *transMeta {
+	if w.md == nil {
+		return nil
+	}
+	for i := range w.md.Transitions {
+		if w.md.Transitions[i].ID == id {
+			return &w.md.Transitions[i]
+		}
+	}
+	return nil
+}
+
+// entry is the blueprint's entry state.
+func (w *writer) entry() string {
+	if w.spec.Initial != startState {
+		return w.spec.Initial
+	}
+	if w.md != nil && w.md.Entry != "" {
+		return w.md.Entry
+	}
+	if st := w.spec.State(startState); st != nil && len(st.Next) > 0 {
+		return st.Next[len(st.Next)-1].To
+	}
+	return w.spec.Initial
+}
+
+// collect finds the blueprint's transitions in the spec's lists.
+func (w *writer) collect() error {
+	w.byID = map[string]*wTrans{}
+	for _, st := range w.spec.States {
+		if st.Do == "script.run" {
+			if out, ok := paramMap(st, "output"); ok {
+				for k := range out {
+					if strings.HasPrefix(k, gateVarPre) {
+						w.gateUnit[k] = w.unitOf(st)
+					}
+				}
+			}
+		}
+	}
+	for _, st := range w.spec.States {
+		switch {
+		case st.Name == startState:
+			start := "START"
+			if w.md != nil {
+				for _, t := range st.Next {
+					if h := w.hint(transID(t)); h != nil {
+						start = h.Event
+						break
+					}
+				}
+			}
+			if err := w.list(st, w.entry(), start, st.Next); err != nil {
+				return err
+			}
+		case chooseRE.MatchString(st.Note):
+			m := chooseRE.FindStringSubmatch(st.Note)
+			if err := w.list(st, m[2], m[1], st.Next); err != nil {
+				return err
+			}
+		case waitRE.MatchString(st.Note):
+			base := waitRE.FindStringSubmatch(st.Note)[1]
+			for _, on := range st.On {
+				if err := w.list(st, base, on.Event, on.Transitions); err != nil {
+					return err
+				}
+			}
+		case w.helper(st) || st.Final:
+		default:
+			if err := w.state(st); err != nil {
+				return err
+			}
+		}
+	}
+	for _, ev := range w.spec.Events {
+		t := &machine.Transition{To: ev.To, When: ev.When, Set: ev.Set, Note: ev.Note, Pos: ev.Pos}
+		froms := ev.From
+		if len(froms) == 0 || slices.Contains(froms, Any) {
+			froms = []string{Any}
+		}
+		for _, f := range froms {
+			if err := w.add(&machine.State{Name: f, Pos: ev.Pos}, f, ev.Name, t); err != nil {
+				return err
+			}
+		}
+	}
+	// The blueprint's order, as the meta keeps it; new transitions after.
+	if w.md != nil {
+		slices.SortStableFunc(w.trans, func(a, b *wTrans) int { return w.rank(a.id) - w.rank(b.id) })
+	}
+	for _, t := range w.trans {
+		if err := w.finish(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) rank(id string) int {
+	for i, t := range w.md.Transitions {
+		if t.ID == id {
+			return i
+		}
+	}
+	return len(w.md.Transitions)
+}
+
+// state collects a blueprint state's lists: its on: and, when the driver
+// fires an event on entering it, its next:.
+func (w *writer) state(st *machine.State) error {
+	switch {
+	case st.Do != "" && st.Do != "noop":
+		return w.fail(st, nil, st.DoPos, "it runs %s on entering; L++ runs actions on transitions (move it to a transition's helper state, or write it as a compute unit)", st.Do)
+	case slices.ContainsFunc(st.Set, func(a *machine.Assign) bool { return a.Var != payloadVar }): // lpp_payload: the translation's
+		return w.fail(st, nil, st.Set[0].Pos, "it sets variables on entering; L++ sets them on transitions (move the set to the transitions into it)")
+	case st.OnError != nil:
+		return w.fail(st, st.OnError, st.OnError.Pos, "on_error has no L++ equivalent")
+	}
+	if len(st.Next) > 0 {
+		event := "DONE" // the driver fires it on entering a state (docs/lpp.md)
+		for _, t := range st.Next {
+			if h := w.hint(transID(t)); h != nil && !fallbackRE.MatchString(t.Note) {
+				event = h.Event
+				break
+			}
+		}
+		if err := w.list(st, st.Name, event, st.Next); err != nil {
+			return err
+		}
+	}
+	for _, on := range st.On {
+		if err := w.list(st, st.Name, on.Event, on.Transitions); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// transID is a transition's blueprint id: its note without " (then ...)".
+func transID(t *machine.Transition) string { return thenRE.ReplaceAllString(t.Note, "") }
+
+// list collects the transitions of one list (from state from, event e).
+func (w *writer) list(st *machine.State, from, e string, list []*machine.Transition) error {
+	for _, t := range list {
+		if fallbackRE.MatchString(t.Note) || strings.HasPrefix(t.Note, "evaluate the compute gates of ") || strings.HasPrefix(t.Note, "never taken") {
+			continue // the translation's own: fallbacks, the way to a chooser
+		}
+		if err := w.add(st, from, e, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) add(st *machine.State, from, e string, t *machine.Transition) error {
+	id := transID(t)
+	if id == "" {
+		src := from
+		if src == Any {
+			src = "any"
+		}
+		id = fmt.Sprintf("%s_%s_%d", sanitize(src), sanitize(t.To), len(w.trans)+1)
+	}
+	if x := w.byID[id]; x != nil {
+		if !slices.Contains(x.froms, from) {
+			x.froms = append(x.froms, from)
+		}
+		return nil
+	}
+	x := &wTrans{id: id, from: from, froms: []string{from}, to: t.To, event: e, when: t.When, set: t.Set, state: st, pos: t.Pos}
+	w.byID[id] = x
+	w.trans = append(w.trans, x)
+	return nil
+}
+
+// finish works out a transition's source, gates and actions.
+func (w *writer) finish(x *wTrans) error {
+	h := w.hint(x.id)
+	if len(x.froms) > 1 || h != nil && h.From == Any {
+		x.from = Any
+	}
+	t := &machine.Transition{Note: x.id, Pos: x.pos}
+	// Gates: the guard's conjuncts (one per gate as the translation writes them).
+	parts := splitAnd(x.when)
+	if h != nil && len(h.Gates) == 1 && len(parts) > 1 {
+		parts = []string{x.when}
+	}
+	for i, p := range parts {
+		id := x.id
+		if len(parts) > 1 {
+			id = fmt.Sprintf("%s_%d", x.id, i+1)
+		}
+		if h != nil && len(h.Gates) == len(parts) {
+			id = h.Gates[i]
+		}
+		var def string
+		if v, ok := strings.CutSuffix(p, " == true"); ok && w.gateUnit[v] != "" {
+			def = "compute:" + w.gateUnit[v]
+			id = strings.TrimPrefix(v, gateVarPre)
+		} else {
+			py, err := PrintGate(p)
+			if err != nil {
+				var pe *PrintError
+				if asPrintError(err, &pe) {
+					return w.fail(x.state, t, x.pos, "column %d of its guard %q: %s has no L++ equivalent (write it as a compute gate)", pe.Col+strings.Index(x.when, p), x.when, pe.What)
+				}
+				return w.fail(x.state, t, x.pos, "its guard: %v", err)
+			}
+			def = py
+		}
+		x.gates = append(x.gates, w.addGate(id, def))
+	}
+	// Actions: the transition's set, then its helper states' steps.
+	var acts []jobj
+	for _, a := range x.set {
+		if a.Var == payloadVar {
+			continue
+		}
+		act, err := w.setAction(a)
+		if err != nil {
+			return w.fail(x.state, t, a.Pos, "%v", err)
+		}
+		acts = append(acts, act)
+	}
+	var ids []string
+	for seen := map[string]bool{}; ; {
+		st := w.spec.State(x.to)
+		if st == nil || !actNoteRE.MatchString(st.Note) || seen[st.Name] || len(st.Next) != 1 {
+			break
+		}
+		seen[st.Name] = true
+		step, err := w.stepActions(st)
+		if err != nil {
+			return err
+		}
+		acts = append(acts, step...)
+		ids = append(ids, strings.Split(actNoteRE.FindStringSubmatch(st.Note)[1], ", ")...)
+		x.to = st.Next[0].To
+	}
+	// Action ids: the meta's when they match, else the helper notes' for
+	// their part, else made up.
+	for i, a := range acts {
+		id := fmt.Sprintf("%s_%d", x.id, i+1)
+		if h != nil && len(h.Actions) == len(acts) {
+			id = h.Actions[i]
+		} else if k := i - (len(acts) - len(ids)); k >= 0 && k < len(ids) {
+			id = ids[k]
+		}
+		x.actions = append(x.actions, w.addAction(id, a))
+	}
+	return nil
+}
+
+func asPrintError(err error, pe **PrintError) bool {
+	e, ok := err.(*PrintError)
+	*pe = e
+	return ok
+}
+
+// addGate registers a gate, under another id when id is taken by another.
+func (w *writer) addGate(id, def string) string {
+	for n := 2; ; n++ {
+		old, ok := w.gates[id]
+		if !ok {
+			w.gates[id] = def
+			w.gateOrder = append(w.gateOrder, id)
+			return id
+		}
+		if old == def {
+			return id
+		}
+		id = fmt.Sprintf("%s_%d", strings.TrimSuffix(id, "_"+strconv.Itoa(n-1)), n)
+	}
+}
+
+func (w *writer) addAction(id string, a jobj) string {
+	text, _ := json.Marshal(a)
+	for n := 2; ; n++ {
+		old, ok := w.actions[id]
+		if !ok {
+			w.actions[id] = a
+			w.actOrder = append(w.actOrder, id)
+			return id
+		}
+		if o, _ := json.Marshal(old); bytes.Equal(o, text) {
+			return id
+		}
+		id = fmt.Sprintf("%s_%d", strings.TrimSuffix(id, "_"+strconv.Itoa(n-1)), n)
+	}
+}
+
+// splitAnd splits a guard at its top-level && ("" gives none), and strips
+// the parentheses the translation put around a gate.
+func splitAnd(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var parts []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case depth == 0 && strings.HasPrefix(s[i:], "&&"):
+			parts = append(parts, strings.TrimSpace(s[start:i]))
+			start = i + 2
+			i++
+		}
+	}
+	parts = append(parts, strings.TrimSpace(s[start:]))
+	for i, p := range parts {
+		if strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")") && len(splitAnd(p[1:len(p)-1])) >= 1 && balanced(p[1:len(p)-1]) {
+			parts[i] = p[1 : len(p)-1]
+		}
+	}
+	return parts
+}
+
+// balanced reports whether s's parentheses close in order (so that "(a) &&
+// (b)" minus its outer pair is not taken for one).
+func balanced(s string) bool {
+	depth := 0
+	for _, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
+}
+
+// setAction writes a set entry as an L++ set action.
+func (w *writer) setAction(a *machine.Assign) (jobj, error) {
+	tree, err := exprparser.Parse(a.Expr)
+	if err != nil {
+		return nil, fmt.Errorf("set %s: %w", a.Var, err)
+	}
+	if ref, ok := refOf(tree.Node); ok {
+		return jobj{{"type", ActionSet}, {"target", a.Var}, {"value_from", ref}}, nil
+	}
+	v, ok := literalOf(tree.Node)
+	if !ok {
+		return nil, fmt.Errorf("set %s: %s: an L++ set takes a literal, a variable or event.payload.NAME (write a computation as a compute action)", a.Var, a.Expr)
+	}
+	return jobj{{"type", ActionSet}, {"target", a.Var}, {"value", v}}, nil
+}
+
+// refOf reads a variable or event.payload.NAME (lpp_payload?.NAME in a
+// helper state) as L++ writes it in value_from and input_map.
+func refOf(n ast.Node) (string, bool) {
+	n = unchain(n)
+	switch x := n.(type) {
+	case *ast.IdentifierNode:
+		if x.Value == payloadVar {
+			return "event.payload", true
+		}
+		return x.Value, true
+	case *ast.MemberNode:
+		p, ok := x.Property.(*ast.StringNode)
+		if !ok {
+			return "", false
+		}
+		switch base := unchain(x.Node).(type) {
+		case *ast.IdentifierNode:
+			if base.Value == payloadVar {
+				return "event.payload." + p.Value, true
+			}
+		case *ast.MemberNode:
+			id, ok1 := base.Node.(*ast.IdentifierNode)
+			bp, ok2 := base.Property.(*ast.StringNode)
+			if ok1 && ok2 && id.Value == "event" && bp.Value == "payload" {
+				return "event.payload." + p.Value, true
+			}
+		}
+	}
+	return "", false
+}
+
+// literalOf reads an expr literal as a JSON value.
+func literalOf(n ast.Node) (any, bool) {
+	switch x := n.(type) {
+	case *ast.NilNode:
+		return nil, true
+	case *ast.BoolNode:
+		return x.Value, true
+	case *ast.IntegerNode:
+		return x.Value, true
+	case *ast.FloatNode:
+		return x.Value, true
+	case *ast.StringNode:
+		return x.Value, true
+	case *ast.UnaryNode:
+		if v, ok := literalOf(x.Node); ok && x.Operator == "-" {
+			switch n := v.(type) {
+			case int:
+				return -n, true
+			case float64:
+				return -n, true
+			}
+		}
+	case *ast.ArrayNode:
+		out := make([]any, len(x.Nodes))
+		for i, e := range x.Nodes {
+			v, ok := literalOf(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = v
+		}
+		return out, true
+	case *ast.MapNode:
+		out := jobj{}
+		for _, p := range x.Pairs {
+			pair := p.(*ast.PairNode)
+			k, ok := pair.Key.(*ast.StringNode)
+			if !ok {
+				return nil, false
+			}
+			v, ok := literalOf(pair.Value)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, jkv{k.Value, v})
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// unitOf is the compute unit a script.run state calls: from its note
+// (the import's), else SCRIPT_NAME:FUNCTION.
+func (w *writer) unitOf(st *machine.State) string {
+	if m := unitNoteRE.FindStringSubmatch(st.Note); m != nil {
+		return m[1]
+	}
+	script, _ := paramString(st, "script")
+	ns := sanitize(strings.TrimSuffix(script[strings.LastIndex(script, "/")+1:], ".py"))
+	fn := "run"
+	if in, ok := paramMap(st, "input"); ok {
+		if s, ok := in[functionIn].(string); ok {
+			if u, err := strconv.Unquote(s); err == nil {
+				fn = u
+			}
+		}
+	}
+	return ns + ":" + fn
+}
+
+// stepActions writes the actions of a helper state.
+func (w *writer) stepActions(st *machine.State) ([]jobj, error) {
+	switch st.Do {
+	case "noop":
+		var out []jobj
+		for _, a := range st.Set {
+			act, err := w.setAction(a)
+			if err != nil {
+				return nil, w.fail(st, nil, a.Pos, "%v", err)
+			}
+			out = append(out, act)
+		}
+		return out, nil
+	case "script.run":
+		act := jobj{{"type", ActionCompute}, {"compute_unit", w.unitOf(st)}}
+		in, _ := paramMap(st, "input")
+		var im jobj
+		for _, k := range sortedKeys(in) {
+			if k == functionIn {
+				continue
+			}
+			s, _ := in[k].(string)
+			tree, err := exprparser.Parse(s)
+			ref, ok := "", false
+			if err == nil {
+				ref, ok = refOf(tree.Node)
+			}
+			if !ok {
+				return nil, w.fail(st, nil, st.WithPos, "input %s: %q: an L++ input_map takes a variable or event.payload.NAME", k, s)
+			}
+			im = append(im, jkv{k, ref})
+		}
+		act = append(act, jkv{"input_map", im})
+		if out, ok := paramMap(st, "output"); ok {
+			var om jobj
+			for _, k := range sortedKeys(out) {
+				om = append(om, jkv{k, out[k]})
+			}
+			act = append(act, jkv{"output_map", om})
+		}
+		return []jobj{act}, nil
+	case "emit", "log":
+		event, _ := paramString(st, "event")
+		var pm jobj
+		if st.Do == "log" { // an event for the environment: message "emit E", value {"k": ref}
+			msg, _ := paramString(st, "message")
+			event = strings.TrimPrefix(msg, "emit ")
+			if v, ok := paramString(st, "value"); ok {
+				tree, err := exprparser.Parse(v)
+				if err != nil {
+					return nil, w.fail(st, nil, st.WithPos, "value: %v", err)
+				}
+				m, ok := tree.Node.(*ast.MapNode)
+				if !ok {
+					return nil, w.fail(st, nil, st.WithPos, "value: an emitted payload is a map of names to variables")
+				}
+				for _, p := range m.Pairs {
+					pair := p.(*ast.PairNode)
+					k, _ := pair.Key.(*ast.StringNode)
+					ref, ok := refOf(pair.Value)
+					if k == nil || !ok {
+						return nil, w.fail(st, nil, st.WithPos, "value: an emitted payload maps names to variables or event.payload.NAME")
+					}
+					pm = append(pm, jkv{k.Value, ref})
+				}
+			}
+		} else if m, ok := paramMap(st, "payload"); ok {
+			for _, k := range sortedKeys(m) {
+				s, _ := m[k].(string)
+				tree, err := exprparser.Parse(s)
+				ref, ok := "", false
+				if err == nil {
+					ref, ok = refOf(tree.Node)
+				}
+				if !ok {
+					return nil, w.fail(st, nil, st.WithPos, "payload %s: %q: an L++ payload_map takes a variable or event.payload.NAME", k, s)
+				}
+				pm = append(pm, jkv{k, ref})
+			}
+		}
+		act := jobj{{"type", ActionEmit}, {"event", event}}
+		if len(pm) > 0 {
+			act = append(act, jkv{"payload_map", pm})
+		}
+		return []jobj{act}, nil
+	}
+	return nil, w.fail(st, nil, st.DoPos, "%s has no L++ equivalent", st.Do)
+}

@@ -1,0 +1,183 @@
+package lpp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// jobj is a JSON object that keeps its keys in order.
+type jobj []jkv
+
+type jkv struct {
+	k string
+	v any
+}
+
+func (o jobj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := marshalJSON(kv.k, "")
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := marshalJSON(kv.v, "")
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func paramString(st *machine.State, name string) (string, bool) {
+	for _, p := range st.With {
+		if p.Name == name {
+			s, ok := p.Value.(string)
+			return s, ok
+		}
+	}
+	return "", false
+}
+
+func paramMap(st *machine.State, name string) (map[string]any, bool) {
+	for _, p := range st.With {
+		if p.Name == name {
+			m, ok := p.Value.(map[string]any)
+			return m, ok
+		}
+	}
+	return nil, false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// lppTypes maps lppctl's types back to L++'s.
+var lppTypes = map[machine.Type]string{machine.TypeString: "string", machine.TypeFloat: "number", machine.TypeInt: "integer", machine.TypeBool: "boolean", machine.TypeList: "array", machine.TypeMap: "object"}
+
+func (w *writer) json() ([]byte, error) {
+	spec, md := w.spec, w.md
+	if md == nil {
+		md = &meta{Schema: SchemaV02, ID: spec.Name, Name: spec.Name, Description: spec.Description}
+	}
+	out := jobj{{"$schema", md.Schema}}
+	for _, kv := range []jkv{{"id", md.ID}, {"name", md.Name}, {"version", md.Version}, {"description", cmpOr(md.Description, spec.Description)}} {
+		if kv.v != "" {
+			out = append(out, kv)
+		}
+	}
+	props := jobj{}
+	for _, v := range spec.Context {
+		if strings.HasPrefix(v.Name, "lpp_") {
+			continue
+		}
+		p := jobj{{"type", cmpOr(lppTypes[v.Type], "string")}}
+		if v.Doc != "" {
+			p = append(p, jkv{"description", v.Doc})
+		}
+		if len(v.Enum) > 0 {
+			p = append(p, jkv{"enum", v.Enum})
+		}
+		if v.Default != nil {
+			p = append(p, jkv{"default", v.Default})
+		}
+		props = append(props, jkv{v.Name, p})
+	}
+	out = append(out, jkv{"context_schema", jobj{{"properties", props}}})
+	states := jobj{}
+	terms := []string{} // never null: an empty list is a list
+	for _, st := range spec.States {
+		if w.helper(st) || waitRE.MatchString(st.Note) || chooseRE.MatchString(st.Note) {
+			continue
+		}
+		s := jobj{}
+		if st.Note != "" {
+			s = append(s, jkv{"description", st.Note})
+		}
+		states = append(states, jkv{st.Name, s})
+		if st.Final {
+			terms = append(terms, st.Name)
+		}
+	}
+	out = append(out, jkv{"states", states}, jkv{"entry_state", w.entry()})
+	if md.TermList {
+		out = append(out, jkv{"terminal_states", terms})
+	} else {
+		contracts := jobj{}
+		for _, id := range terms {
+			var c any = jobj{}
+			for _, tm := range md.Terminals {
+				if tm.ID == id && len(tm.Raw) > 0 {
+					c = tm.Raw
+				}
+			}
+			contracts = append(contracts, jkv{id, c})
+		}
+		out = append(out, jkv{"terminal_states", contracts})
+	}
+	gates := jobj{}
+	for _, id := range w.gateOrder {
+		if u, ok := strings.CutPrefix(w.gates[id], "compute:"); ok {
+			gates = append(gates, jkv{id, jobj{{"type", GateCompute}, {"compute_unit", u}}})
+			continue
+		}
+		gates = append(gates, jkv{id, jobj{{"type", GateExpression}, {"expression", w.gates[id]}}})
+	}
+	actions := jobj{}
+	for _, id := range w.actOrder {
+		actions = append(actions, jkv{id, w.actions[id]})
+	}
+	trans := make([]jobj, 0, len(w.trans))
+	for _, t := range w.trans {
+		o := jobj{{"id", t.id}, {"from", t.from}, {"to", t.to}, {"on_event", t.event}}
+		if len(t.gates) > 0 {
+			o = append(o, jkv{"gates", t.gates})
+		}
+		if len(t.actions) > 0 {
+			o = append(o, jkv{"actions", t.actions})
+		}
+		trans = append(trans, o)
+	}
+	out = append(out, jkv{"gates", gates}, jkv{"actions", actions}, jkv{"transitions", trans})
+	if len(md.Display) > 0 {
+		out = append(out, jkv{"display", md.Display})
+	}
+	for _, x := range md.Extra {
+		out = append(out, jkv{x.Key, x.JSON})
+	}
+	b, err := marshalJSON(out, "  ")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write blueprint: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// marshalJSON is json.Marshal (json.MarshalIndent with an indent) that
+// leaves <, > and & as they are: gates compare with them.
+func marshalJSON(v any, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,285 @@
+package lpp
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// importSpec translates a test blueprint (with the mapping beside it) and
+// decodes the spec.
+func importSpec(t *testing.T, f string) (*Blueprint, *machine.Spec) {
+	t.Helper()
+	bp, err := Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadMapping(MappingPath(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := ToSpecYAML(bp, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, diags := machine.Parse(strings.TrimSuffix(f, ".json")+".yaml", out)
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	return bp, spec
+}
+
+// actionText is an action as the round trip compares it (the maps' order
+// aside).
+func actionText(a *Action) string {
+	sorted := func(kvs []KV) []KV {
+		kvs = slices.Clone(kvs)
+		slices.SortFunc(kvs, func(a, b KV) int { return strings.Compare(a.Key, b.Key) })
+		return kvs
+	}
+	v, _ := json.Marshal(a.Value)
+	b, _ := json.Marshal([]any{a.Type, a.Target, string(v), a.HasValue, a.ValueFrom, a.ComputeUnit, sorted(a.InputMap), sorted(a.OutputMap), a.Event, sorted(a.PayloadMap)})
+	return string(b)
+}
+
+// gateText is a gate as the round trip compares it: translated to expr.
+func gateText(t *testing.T, bp *Blueprint, id string) string {
+	g := bp.Gate(id)
+	if g.Type == GateCompute {
+		return "compute " + g.ComputeUnit
+	}
+	x, err := TranslateGate(g.Expression, propertyTypesOf(bp))
+	if err != nil {
+		t.Fatalf("gate %s: %v", id, err)
+	}
+	return x
+}
+
+// import, then FromSpec, gives back every test blueprint: the same states,
+// entry and terminals, the transitions in the same order with the same
+// sources, targets, events, gates (up to translation) and actions. The
+// transitions of terminal states are the exception: import drops them
+// (a terminal state ends the run) and warns.
+func TestImportThenFromSpecRoundTrips(t *testing.T) {
+	for _, f := range blueprints(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			orig, spec := importSpec(t, f)
+			out, err := FromSpec(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, diags := Parse("back.json", out)
+			if diags.HasErrors() {
+				t.Fatalf("the written blueprint is invalid:\n%s\n%s", diags.Err(), out)
+			}
+			ids := func(bp *Blueprint) (states, terms []string) {
+				for _, s := range bp.States {
+					states = append(states, s.ID+": "+s.Description)
+				}
+				for _, s := range bp.Terminals {
+					terms = append(terms, s.ID+" "+s.Raw)
+				}
+				return
+			}
+			s1, t1 := ids(orig)
+			s2, t2 := ids(back)
+			if !slices.Equal(s1, s2) || !slices.Equal(t1, t2) || orig.Entry != back.Entry || orig.Schema != back.Schema || orig.ID != back.ID {
+				t.Errorf("states %v, terminals %v, entry %s, schema %s, id %s;\nwant %v, %v, %s, %s, %s", s2, t2, back.Entry, back.Schema, back.ID, s1, t1, orig.Entry, orig.Schema, orig.ID)
+			}
+			var want []*Transition
+			for _, tr := range orig.Transitions {
+				if !orig.IsTerminal(tr.From) {
+					want = append(want, tr)
+				}
+			}
+			if len(back.Transitions) != len(want) {
+				t.Fatalf("%d transitions, want %d:\n%s", len(back.Transitions), len(want), out)
+			}
+			for i, w := range want {
+				g := back.Transitions[i]
+				if g.ID != w.ID || g.From != w.From || g.To != w.To || g.Event != w.Event || !slices.Equal(g.Gates, w.Gates) || !slices.Equal(g.Actions, w.Actions) {
+					t.Errorf("transition %d: %+v\nwant %+v", i, *g, *w)
+					continue
+				}
+				for _, id := range w.Gates {
+					if a, b := gateText(t, back, id), gateText(t, orig, id); a != b {
+						t.Errorf("transition %s: gate %s translates to %s, want %s", w.ID, id, a, b)
+					}
+				}
+				for _, id := range w.Actions {
+					if a, b := actionText(back.Action(id)), actionText(orig.Action(id)); a != b {
+						t.Errorf("transition %s: action %s is %s, want %s", w.ID, id, a, b)
+					}
+				}
+			}
+			if orig.Display != "" && string(compactJSON(orig.Display)) != string(compactJSON(back.Display)) {
+				t.Errorf("display %s, want %s", back.Display, orig.Display)
+			}
+		})
+	}
+}
+
+// A spec written by hand is written as a blueprint too: next: is the DONE
+// list the driver fires on entering a state, on: the events a state waits
+// for, top-level events transitions from "*".
+func TestFromSpecOfAHandWrittenSpec(t *testing.T) {
+	src := `lpp: 1
+name: door
+description: a door
+context:
+  opened: {type: int, default: 0, doc: times opened}
+  who: {type: string, nullable: true}
+initial: closed
+states:
+  closed:
+    note: the door is closed
+    on:
+      OPEN:
+        - {to: open, when: 'event.payload.who != nil && opened < 3', set: {who: event.payload.who, opened: '1'}, note: opening}
+  open:
+    next: [{to: done}]
+  done: {final: true}
+events:
+  OPEN:
+    payload: {who: {type: string, required: false}}
+  SLAM:
+    transitions:
+      - {from: '*', to: done, set: {who: nil}}
+`
+	spec, diags := machine.Parse("door.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	out, err := FromSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "$schema": "lpp/v0.2.0",
+  "id": "door",
+  "name": "door",
+  "description": "a door",
+  "context_schema": {
+    "properties": {
+      "opened": {
+        "type": "integer",
+        "description": "times opened",
+        "default": 0
+      },
+      "who": {
+        "type": "string"
+      }
+    }
+  },
+  "states": {
+    "closed": {
+      "description": "the door is closed"
+    },
+    "open": {},
+    "done": {}
+  },
+  "entry_state": "closed",
+  "terminal_states": {
+    "done": {}
+  },
+  "gates": {
+    "opening_1": {
+      "type": "expression",
+      "expression": "event.payload.who is not None"
+    },
+    "opening_2": {
+      "type": "expression",
+      "expression": "opened < 3"
+    }
+  },
+  "actions": {
+    "opening_1": {
+      "type": "set",
+      "target": "who",
+      "value_from": "event.payload.who"
+    },
+    "opening_2": {
+      "type": "set",
+      "target": "opened",
+      "value": 1
+    },
+    "any_done_3_1": {
+      "type": "set",
+      "target": "who",
+      "value": null
+    }
+  },
+  "transitions": [
+    {
+      "id": "opening",
+      "from": "closed",
+      "to": "open",
+      "on_event": "OPEN",
+      "gates": [
+        "opening_1",
+        "opening_2"
+      ],
+      "actions": [
+        "opening_1",
+        "opening_2"
+      ]
+    },
+    {
+      "id": "open_done_2",
+      "from": "open",
+      "to": "done",
+      "on_event": "DONE"
+    },
+    {
+      "id": "any_done_3",
+      "from": "*",
+      "to": "done",
+      "on_event": "SLAM",
+      "actions": [
+        "any_done_3_1"
+      ]
+    }
+  ]
+}
+`
+	if string(out) != want {
+		t.Errorf("got:\n%s", out)
+	}
+	if _, diags := Parse("door.json", out); diags.HasErrors() {
+		t.Errorf("the blueprint does not read: %v", diags.Err())
+	}
+}
+
+// What L++ cannot say is refused, naming the state, the transition and,
+// in a guard, the column.
+func TestFromSpecRefuses(t *testing.T) {
+	tests := []struct{ name, states, want string }{
+		{"an action on entering a state", "  a: {do: log, with: {message: hi}, next: [{to: b}]}\n",
+			`s.yaml:6:11: cannot write state "a" as L++: it runs log on entering; L++ runs actions on transitions (move it to a transition's helper state, or write it as a compute unit)`},
+		{"a guard beyond the dialect", "  a:\n    next:\n      - {to: b, when: 'n > 1 && string(n) matches \"1+\"', note: t1}\n",
+			`s.yaml:8:9: cannot write state "a", transition "t1" as L++: column 20 of its guard "n > 1 && string(n) matches \"1+\"": the operator matches has no L++ equivalent (write it as a compute gate)`},
+		{"a computed set", "  a:\n    next:\n      - {to: b, set: {n: n + 1}, note: t1}\n",
+			`s.yaml:8:23: cannot write state "a", transition "t1" as L++: set n: n + 1: an L++ set takes a literal, a variable or event.payload.NAME (write a computation as a compute action)`},
+		{"a state's set", "  a: {set: {n: '2'}, next: [{to: b}]}\n",
+			`s.yaml:6:13: cannot write state "a" as L++: it sets variables on entering; L++ sets them on transitions (move the set to the transitions into it)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "lpp: 1\nname: s\ncontext: {n: {type: int, default: 0}}\ninitial: a\nstates:\n" + tt.states + "  b: {final: true}\n"
+			spec, diags := machine.Parse("s.yaml", []byte(src))
+			if diags.HasErrors() {
+				t.Fatal(diags.Err())
+			}
+			_, err := FromSpec(spec)
+			var fe *FromSpecError
+			if !errors.As(err, &fe) || err.Error() != tt.want {
+				t.Fatalf("FromSpec: %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}

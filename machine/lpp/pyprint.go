@@ -1,0 +1,394 @@
+package lpp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+	exprparser "github.com/expr-lang/expr/parser"
+)
+
+// PrintError is an expr construct with no equivalent in L++'s gate dialect.
+type PrintError struct {
+	Col  int    // 1-based column in the expr expression
+	What string // what has no equivalent
+}
+
+func (e *PrintError) Error() string {
+	return fmt.Sprintf("column %d: %s has no L++ equivalent", e.Col, e.What)
+}
+
+// Python precedences, low to high.
+const (
+	pyOr = iota + 1
+	pyAnd
+	pyNot
+	pyCmp
+	pyAdd
+	pyMul
+	pyNeg
+	pyPow
+	pyAtom
+)
+
+// pyExpr is a printed Python expression and its precedence.
+type pyExpr struct {
+	s    string
+	prec int
+}
+
+func (p pyExpr) at(min int) string {
+	if p.prec < min {
+		return "(" + p.s + ")"
+	}
+	return p.s
+}
+
+// PrintGate prints an expr guard in L++'s Python-like gate dialect: the
+// inverse of TranslateGate for what it writes (x == nil is x is None,
+// m?.k ?? d is m.get('k', d), (s ?? "") != "" is s, floor(a / b) is
+// a // b, lpp_payload?.X, read in helper states, is event.payload.X).
+// A construct with no equivalent is a *PrintError with its column.
+func PrintGate(src string) (string, error) {
+	tree, err := exprparser.Parse(src)
+	if err != nil {
+		return "", fmt.Errorf("cannot parse %q: %w", src, err)
+	}
+	p, err := printPy(tree.Node)
+	if err != nil {
+		return "", err
+	}
+	return p.s, nil
+}
+
+func pyErr(n ast.Node, format string, args ...any) error {
+	return &PrintError{Col: n.Location().From + 1, What: fmt.Sprintf(format, args...)}
+}
+
+// pyString writes a Python string literal (single quotes).
+func pyString(s string) string {
+	q := strconv.Quote(s)
+	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+	return "'" + strings.ReplaceAll(q, "'", `\'`) + "'"
+}
+
+var pyCmpOps = map[string]string{"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+var pyArith = map[string]int{"+": pyAdd, "-": pyAdd, "*": pyMul, "/": pyMul, "%": pyMul}
+
+// pyBuiltins maps expr's builtins to Python functions; pyMethods to methods.
+var (
+	pyBuiltins = map[string]string{"len": "len", "abs": "abs", "min": "min", "max": "max", "string": "str", "int": "int", "float": "float"}
+	pyMethods  = map[string]string{"hasPrefix": "startswith", "hasSuffix": "endswith", "lower": "lower", "upper": "upper", "trim": "strip", "keys": "keys", "values": "values"}
+)
+
+func printPy(n ast.Node) (pyExpr, error) {
+	switch x := n.(type) {
+	case *ast.NilNode:
+		return pyExpr{"None", pyAtom}, nil
+	case *ast.BoolNode:
+		if x.Value {
+			return pyExpr{"True", pyAtom}, nil
+		}
+		return pyExpr{"False", pyAtom}, nil
+	case *ast.IntegerNode:
+		return pyExpr{strconv.Itoa(x.Value), pyAtom}, nil
+	case *ast.FloatNode:
+		s := strconv.FormatFloat(x.Value, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eIN") {
+			s += ".0"
+		}
+		return pyExpr{s, pyAtom}, nil
+	case *ast.StringNode:
+		return pyExpr{pyString(x.Value), pyAtom}, nil
+	case *ast.IdentifierNode:
+		if x.Value == payloadVar {
+			return pyExpr{"event.payload", pyAtom}, nil
+		}
+		return pyExpr{x.Value, pyAtom}, nil
+	case *ast.ChainNode:
+		return printPy(x.Node)
+	case *ast.MemberNode:
+		return printMember(x, nil)
+	case *ast.ArrayNode:
+		parts := make([]string, len(x.Nodes))
+		for i, e := range x.Nodes {
+			p, err := printPy(e)
+			if err != nil {
+				return pyExpr{}, err
+			}
+			parts[i] = p.at(pyOr)
+		}
+		return pyExpr{"[" + strings.Join(parts, ", ") + "]", pyAtom}, nil
+	case *ast.UnaryNode:
+		return printUnary(x)
+	case *ast.BinaryNode:
+		return printBinary(x)
+	case *ast.BuiltinNode:
+		return printBuiltin(x)
+	case *ast.ConditionalNode:
+		c, err := printPy(x.Cond)
+		if err != nil {
+			return pyExpr{}, err
+		}
+		a, err := printPy(x.Exp1)
+		if err != nil {
+			return pyExpr{}, err
+		}
+		b, err := printPy(x.Exp2)
+		if err != nil {
+			return pyExpr{}, err
+		}
+		return pyExpr{"(" + a.at(pyOr) + " if " + c.at(pyOr) + " else " + b.at(pyOr) + ")", pyAtom}, nil
+	case *ast.SliceNode:
+		base, err := printPy(x.Node)
+		if err != nil {
+			return pyExpr{}, err
+		}
+		var lo, hi string
+		for i, e := range []ast.Node{x.From, x.To} {
+			if e == nil {
+				continue
+			}
+			p, err := printPy(e)
+			if err != nil {
+				return pyExpr{}, err
+			}
+			if i == 0 {
+				lo = p.at(pyOr)
+			} else {
+				hi = p.at(pyOr)
+			}
+		}
+		return pyExpr{base.at(pyAtom) + "[" + lo + ":" + hi + "]", pyAtom}, nil
+	case *ast.MapNode:
+		return pyExpr{}, pyErr(n, "a map literal (L++ gates have no dict literals)")
+	case *ast.PredicateNode, *ast.PointerNode:
+		return pyExpr{}, pyErr(n, "a predicate (L++ gates have no lambdas or comprehensions)")
+	case *ast.CallNode:
+		return pyExpr{}, pyErr(n, "calling %s", describeCallee(x.Callee))
+	}
+	return pyExpr{}, pyErr(n, "this expression (%T)", n)
+}
+
+func describeCallee(n ast.Node) string {
+	if id, ok := n.(*ast.IdentifierNode); ok {
+		return id.Value + "()"
+	}
+	return "a function"
+}
+
+// printMember prints x.k, x?.k, x[i]; def is the default of an enclosing
+// `?? def` (m?.k ?? d is m.get('k', d)).
+func printMember(x *ast.MemberNode, def *pyExpr) (pyExpr, error) {
+	if x.Method {
+		return pyExpr{}, pyErr(x, "a method call")
+	}
+	prop, isStr := x.Property.(*ast.StringNode)
+	// event.payload, event.payload.X, lpp_payload?.X: the event's payload.
+	if id, ok := x.Node.(*ast.IdentifierNode); ok && isStr {
+		switch {
+		case id.Value == "event" && (prop.Value == "payload" || prop.Value == "name"):
+			return pyExpr{"event." + prop.Value, pyAtom}, nil
+		case id.Value == payloadVar:
+			return pyPayloadField(x, prop.Value, def)
+		}
+	}
+	if inner, ok := x.Node.(*ast.MemberNode); ok && isStr {
+		if id, ok := inner.Node.(*ast.IdentifierNode); ok && id.Value == "event" {
+			if p, ok := inner.Property.(*ast.StringNode); ok && p.Value == "payload" {
+				return pyPayloadField(x, prop.Value, def)
+			}
+		}
+	}
+	base, err := printPy(x.Node)
+	if err != nil {
+		return pyExpr{}, err
+	}
+	if isStr && x.Optional {
+		return withDefault(pyExpr{base.at(pyAtom) + ".get(" + pyString(prop.Value) + ")", pyAtom}, base.at(pyAtom), prop.Value, def), nil
+	}
+	if def != nil {
+		return pyExpr{}, pyErr(x, "?? after an index")
+	}
+	idx, err := printPy(x.Property)
+	if err != nil {
+		return pyExpr{}, err
+	}
+	return pyExpr{base.at(pyAtom) + "[" + idx.at(pyOr) + "]", pyAtom}, nil
+}
+
+// pyPayloadField prints a field of the event's payload: event.payload.k,
+// event.payload['k'] or, read optionally, event.payload.get('k'[, def]).
+func pyPayloadField(x *ast.MemberNode, k string, def *pyExpr) (pyExpr, error) {
+	switch {
+	case x.Optional || def != nil:
+		return withDefault(pyExpr{"event.payload.get(" + pyString(k) + ")", pyAtom}, "event.payload", k, def), nil
+	case identRE.MatchString(k) && !reservedName(k):
+		return pyExpr{"event.payload." + k, pyAtom}, nil
+	}
+	return pyExpr{"event.payload[" + pyString(k) + "]", pyAtom}, nil
+}
+
+// withDefault is base.get('k', def) when there is a default, else p.
+func withDefault(p pyExpr, base, k string, def *pyExpr) pyExpr {
+	if def == nil {
+		return p
+	}
+	return pyExpr{base + ".get(" + pyString(k) + ", " + def.at(pyOr) + ")", pyAtom}
+}
+
+func printUnary(x *ast.UnaryNode) (pyExpr, error) {
+	switch x.Operator {
+	case "!", "not":
+		// not (a in b) is a not in b.
+		if b, ok := x.Node.(*ast.BinaryNode); ok && (b.Operator == "in" || b.Operator == "contains") {
+			p, err := printBinary(b)
+			if err != nil {
+				return pyExpr{}, err
+			}
+			return pyExpr{strings.Replace(p.s, " in ", " not in ", 1), pyCmp}, nil
+		}
+		p, err := printPy(x.Node)
+		if err != nil {
+			return pyExpr{}, err
+		}
+		return pyExpr{"not " + p.at(pyNot), pyNot}, nil
+	case "-", "+":
+		p, err := printPy(x.Node)
+		if err != nil {
+			return pyExpr{}, err
+		}
+		return pyExpr{x.Operator + p.at(pyNeg), pyNeg}, nil
+	}
+	return pyExpr{}, pyErr(x, "the operator %s", x.Operator)
+}
+
+// zeroOf reports whether n is the literal a truth test compares with:
+// "", 0, [] or {} (after ??).
+func isZeroLit(n ast.Node) bool {
+	switch z := n.(type) {
+	case *ast.StringNode:
+		return z.Value == ""
+	case *ast.IntegerNode:
+		return z.Value == 0
+	case *ast.ArrayNode:
+		return len(z.Nodes) == 0
+	case *ast.MapNode:
+		return len(z.Pairs) == 0
+	}
+	return false
+}
+
+// truthTest recognises the truth value of x as TranslateGate writes it,
+// (x ?? "") != "", (x ?? 0) != 0, len(x ?? []) > 0: Python's plain x.
+func truthTest(b *ast.BinaryNode) (ast.Node, bool) {
+	if b.Operator == "!=" {
+		if c, ok := b.Left.(*ast.BinaryNode); ok && c.Operator == "??" && isZeroLit(c.Right) && isZeroLit(b.Right) {
+			return c.Left, true
+		}
+	}
+	if b.Operator == ">" {
+		if l, ok := b.Left.(*ast.BuiltinNode); ok && l.Name == "len" && len(l.Arguments) == 1 {
+			if c, ok := l.Arguments[0].(*ast.BinaryNode); ok && c.Operator == "??" && isZeroLit(c.Right) {
+				if z, ok := b.Right.(*ast.IntegerNode); ok && z.Value == 0 {
+					return c.Left, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+func printBinary(b *ast.BinaryNode) (pyExpr, error) {
+	if x, ok := truthTest(b); ok {
+		p, err := printPy(x)
+		return pyExpr{p.s, p.prec}, err
+	}
+	if b.Operator == "??" {
+		if m, ok := unchain(b.Left).(*ast.MemberNode); ok {
+			def, err := printPy(b.Right)
+			if err != nil {
+				return pyExpr{}, err
+			}
+			return printMember(m, &def)
+		}
+		return pyExpr{}, pyErr(b, "?? (a default) on anything but a map's field")
+	}
+	l, err := printPy(b.Left)
+	if err != nil {
+		return pyExpr{}, err
+	}
+	r, err := printPy(b.Right)
+	if err != nil {
+		return pyExpr{}, err
+	}
+	switch op := b.Operator; {
+	case op == "&&" || op == "and":
+		return pyExpr{l.at(pyAnd) + " and " + r.at(pyAnd+1), pyAnd}, nil
+	case op == "||" || op == "or":
+		return pyExpr{l.at(pyOr) + " or " + r.at(pyOr+1), pyOr}, nil
+	case (op == "==" || op == "!=") && (r.s == "None" || l.s == "None"):
+		return pyExpr{l.at(pyCmp+1) + map[string]string{"==": " is ", "!=": " is not "}[op] + r.at(pyCmp+1), pyCmp}, nil
+	case pyCmpOps[op] != "":
+		return pyExpr{l.at(pyCmp+1) + " " + op + " " + r.at(pyCmp+1), pyCmp}, nil
+	case op == "in":
+		return pyExpr{l.at(pyCmp+1) + " in " + r.at(pyCmp+1), pyCmp}, nil
+	case op == "contains": // s contains x is x in s
+		return pyExpr{r.at(pyCmp+1) + " in " + l.at(pyCmp+1), pyCmp}, nil
+	case op == "**" || op == "^":
+		return pyExpr{l.at(pyPow+1) + " ** " + r.at(pyNeg), pyPow}, nil
+	case pyArith[op] != 0:
+		prec := pyArith[op]
+		return pyExpr{l.at(prec) + " " + op + " " + r.at(prec+1), prec}, nil
+	}
+	return pyExpr{}, pyErr(b, "the operator %s", b.Operator)
+}
+
+func unchain(n ast.Node) ast.Node {
+	if c, ok := n.(*ast.ChainNode); ok {
+		return c.Node
+	}
+	return n
+}
+
+func printBuiltin(x *ast.BuiltinNode) (pyExpr, error) {
+	if _, ok := pyBuiltins[x.Name]; !ok && pyMethods[x.Name] == "" && x.Name != "floor" {
+		return pyExpr{}, pyErr(x, "%s()", x.Name)
+	}
+	args := make([]string, len(x.Arguments))
+	for i, a := range x.Arguments {
+		p, err := printPy(a)
+		if err != nil {
+			return pyExpr{}, err
+		}
+		args[i] = p.at(pyOr)
+		if i == 0 {
+			args[i] = p.at(pyAtom) // a method's receiver
+		}
+	}
+	if x.Name == "floor" && len(x.Arguments) == 1 {
+		if d, ok := x.Arguments[0].(*ast.BinaryNode); ok && d.Operator == "/" {
+			l, err := printPy(d.Left)
+			if err != nil {
+				return pyExpr{}, err
+			}
+			r, err := printPy(d.Right)
+			if err != nil {
+				return pyExpr{}, err
+			}
+			return pyExpr{l.at(pyMul) + " // " + r.at(pyMul+1), pyMul}, nil
+		}
+	}
+	if f, ok := pyBuiltins[x.Name]; ok {
+		for i, a := range x.Arguments {
+			p, _ := printPy(a)
+			args[i] = p.at(pyOr)
+		}
+		return pyExpr{f + "(" + strings.Join(args, ", ") + ")", pyAtom}, nil
+	}
+	if m, ok := pyMethods[x.Name]; ok && len(args) >= 1 {
+		return pyExpr{args[0] + "." + m + "(" + strings.Join(args[1:], ", ") + ")", pyAtom}, nil
+	}
+	return pyExpr{}, pyErr(x, "%s()", x.Name)
+}

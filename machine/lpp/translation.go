@@ -1,0 +1,95 @@
+package lpp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Translation is a blueprint translated into an lppctl spec: the spec's
+// YAML text and, for each of its lines, the place in the blueprint it comes
+// from, so that what validation finds in the spec is reported in the JSON
+// file (Remap).
+type Translation struct {
+	Blueprint *Blueprint
+	YAML      []byte
+	origins   []machine.Pos // origins[i]: where line i+1 of YAML comes from
+}
+
+// Translate translates a blueprint into an lppctl spec (docs/lpp.md
+// describes the mapping). m places the compute units and sets the driver
+// rule (nil: DefaultMapping); a unit the blueprint uses that m does not map
+// is a *MissingUnitsError naming every such unit.
+func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
+	if m == nil {
+		m = DefaultMapping()
+	}
+	if err := CheckUnits(bp, m); err != nil {
+		return nil, err
+	}
+	tr := newTranslator(bp, m)
+	tr.build()
+	text, origins := tr.yaml()
+	return &Translation{Blueprint: bp, YAML: text, origins: origins}, nil
+}
+
+// SpecFile is the name the translated spec goes by: BLUEPRINT.json.spec.yaml,
+// beside the blueprint (so that files are looked for there). Errors of a
+// run point into it: `lppctl import lpp BLUEPRINT.json -o
+// BLUEPRINT.json.spec.yaml` writes it.
+func (t *Translation) SpecFile() string { return t.Blueprint.File + ".spec.yaml" }
+
+// Spec decodes the translated spec, named SpecFile. Its Source is the YAML
+// (validation reads positions in it): Remap the diagnostics of Parse and
+// Validate into the blueprint.
+func (t *Translation) Spec() (*machine.Spec, machine.Diagnostics) {
+	return machine.Parse(t.SpecFile(), t.YAML)
+}
+
+// Origin returns the place in the blueprint that line (1-based) of the
+// translated spec comes from.
+func (t *Translation) Origin(line int) (machine.Pos, bool) {
+	if line < 1 || line > len(t.origins) {
+		return machine.Pos{}, false
+	}
+	return t.origins[line-1], true
+}
+
+// Remap moves diagnostics about the translated spec (those in SpecFile)
+// into the blueprint's file, at the part of the blueprint the
+// line came from: a state, a transition, an action, a gate, a property.
+// The hint names the translated spec's line, which `lppctl import lpp`
+// shows. Other diagnostics are kept as they are.
+func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
+	out := make(machine.Diagnostics, len(diags))
+	for i, d := range diags {
+		out[i] = d
+		if d.File != t.SpecFile() {
+			continue
+		}
+		out[i].File = t.Blueprint.File
+		p, ok := t.Origin(d.Pos.Line)
+		if !ok {
+			out[i].Pos, out[i].Span = machine.Pos{}, 0
+			continue
+		}
+		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(yamlLine(t.YAML, d.Pos.Line)))
+		out[i].Pos, out[i].Span = p, 0
+		out[i].Hint = strings.TrimPrefix(d.Hint+"; "+where, "; ")
+	}
+	return out
+}
+
+// yamlLine returns line n (1-based) of src, cut to 120 bytes.
+func yamlLine(src []byte, n int) string {
+	lines := strings.SplitN(string(src), "\n", n+1)
+	if n > len(lines) {
+		return ""
+	}
+	l := lines[n-1]
+	if len(l) > 120 {
+		l = l[:117] + "..."
+	}
+	return l
+}
