@@ -82,7 +82,11 @@ func schemaSpecFiles(t *testing.T) []string {
 	var files []string
 	for _, glob := range []string{"../specs/*.yaml", "../specs/*/*.yaml", "testdata/specs/*.yaml"} {
 		m, _ := filepath.Glob(glob)
-		files = append(files, m...)
+		for _, f := range m {
+			if filepath.Base(f) != "demo.yaml" { // scripted replies, not a spec
+				files = append(files, f)
+			}
+		}
 	}
 	if len(files) < 4 {
 		t.Fatalf("want the project's specs, got %v", files)
