@@ -53,7 +53,7 @@ func (s *Server) drawSpec(ctx context.Context, spec *machine.Spec, path []string
 		d.Error = err.Error()
 		return d
 	}
-	dot := dotCurrent(src, current)
+	dot := dotCurrent(dotVisited(src, path, current), current)
 	if s.dot != "" {
 		svg, err := s.runDot(ctx, dot)
 		if err == nil {
@@ -99,12 +99,34 @@ func dotCurrent(src []byte, current string) []byte {
 	if end < 0 {
 		return src
 	}
-	name := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(current)
-	line := fmt.Sprintf("    \"%s\" [class=\"current\", style=\"rounded,filled,bold\", fillcolor=%q, color=%q, penwidth=4];\n", name, currentFill, currentStroke)
+	line := fmt.Sprintf("    \"%s\" [class=\"current\", style=\"rounded,filled,bold\", fillcolor=%q, color=%q, penwidth=4];\n", dotEscape(current), currentFill, currentStroke)
 	out := append([]byte{}, src[:end]...)
 	out = append(out, line...)
 	return append(out, src[end:]...)
 }
+
+// dotVisited gives the states of path other than current the SVG class
+// "visited" (machine.Export colours them; the class names them in the SVG,
+// as Mermaid's classDef does).
+func dotVisited(src []byte, path []string, current string) []byte {
+	end := bytes.LastIndexByte(src, '}')
+	if end < 0 || len(path) == 0 {
+		return src
+	}
+	out := append([]byte{}, src[:end]...)
+	seen := map[string]bool{current: true}
+	for _, name := range path {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = fmt.Appendf(out, "    \"%s\" [class=\"visited\"];\n", dotEscape(name))
+	}
+	return append(out, src[end:]...)
+}
+
+// dotEscape escapes a name for a quoted DOT ID.
+func dotEscape(s string) string { return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) }
 
 // runDot renders DOT as SVG with Graphviz, within 10 s, and drops the XML
 // prolog so that the SVG can sit inside the page.
