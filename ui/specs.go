@@ -190,6 +190,10 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	d.Diagram = s.drawSpec(r.Context(), spec, tracePath, current)
+	if tracePath != nil { // a flowchart: the trace's transitions lit too
+		d.Diagram = s.drawSpecAs(r.Context(), spec, "mermaid-flowchart", tracePath, current)
+	} else {
+		d.Diagram = s.drawSpec(r.Context(), spec, nil, "")
+	}
 	s.render(w, http.StatusOK, "spec.html", d)
 }
