@@ -55,11 +55,15 @@ func (s *Server) checkSpec(ctx context.Context, spec *machine.Spec, rel string) 
 	ctx, cancel := context.WithTimeout(ctx, s.opts.CheckTimeout)
 	defer cancel()
 	select {
-	case s.checks <- struct{}{}:
-		defer func() { <-s.checks }()
-	case <-ctx.Done():
-		return nil, fmt.Errorf("cannot check %s: another check kept the checker busy for %s; try again", rel, s.opts.CheckTimeout)
+	case s.checks <- struct{}{}: // free: check even if ctx is already done
+	default:
+		select {
+		case s.checks <- struct{}{}:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cannot check %s: another check kept the checker busy for %s; try again", rel, s.opts.CheckTimeout)
+		}
 	}
+	defer func() { <-s.checks }()
 	m, err := s.compile(spec)
 	if err != nil {
 		return nil, fmt.Errorf("cannot compile %s: %w", rel, err)

@@ -249,6 +249,7 @@ func TestEventsSignalChanges(t *testing.T) {
 
 func TestSpecPage(t *testing.T) {
 	f := newFixture(t, Options{})
+	f.srv.mermaid = true // as in a build after go generate ./ui
 	must := func(err error) {
 		if err != nil {
 			t.Fatal(err)
