@@ -33,6 +33,13 @@ const (
 
 // drawSpec draws spec with path highlighted and current lit.
 func (s *Server) drawSpec(ctx context.Context, spec *machine.Spec, path []string, current string) diagram {
+	return s.drawSpecAs(ctx, spec, "mermaid", path, current)
+}
+
+// drawSpecAs is drawSpec in a Mermaid format of machine.Export: a
+// "mermaid-flowchart" lights the path's transitions too, which a state
+// diagram cannot. Graphviz's drawing lights both.
+func (s *Server) drawSpecAs(ctx context.Context, spec *machine.Spec, mermaidFormat string, path []string, current string) diagram {
 	d := diagram{Current: current}
 	if spec == nil {
 		d.Error = "no spec to draw"
@@ -40,7 +47,7 @@ func (s *Server) drawSpec(ctx context.Context, spec *machine.Spec, path []string
 	}
 	opts := machine.ExportOptions{Path: path}
 	if s.mermaid {
-		src, err := machine.Export(spec, "mermaid", opts)
+		src, err := machine.Export(spec, mermaidFormat, opts)
 		if err != nil {
 			d.Error = err.Error()
 			return d
@@ -53,7 +60,7 @@ func (s *Server) drawSpec(ctx context.Context, spec *machine.Spec, path []string
 		d.Error = err.Error()
 		return d
 	}
-	dot := dotCurrent(src, current)
+	dot := dotCurrent(dotVisited(src, path, current), current)
 	if s.dot != "" {
 		svg, err := s.runDot(ctx, dot)
 		if err == nil {
@@ -68,16 +75,31 @@ func (s *Server) drawSpec(ctx context.Context, spec *machine.Spec, path []string
 	return d
 }
 
-var stateAliasRE = regexp.MustCompile(`(?m)^    state "(.*)" as (\S+)$`)
+var (
+	stateAliasRE = regexp.MustCompile(`(?m)^    state "(.*)" as (\S+)$`)
+	flowNodeRE   = regexp.MustCompile(`(?m)^    (\S+?)(?:\["|\(\(\(")([^"<]*)`)
+)
 
 // mermaidCurrent returns the lines that light the current state in a
-// stateDiagram-v2 that machine.Export wrote: its id is the state's name,
-// or the alias of a `state "name" as id` line.
+// stateDiagram-v2 or flowchart that machine.Export wrote: its id is the
+// state's name, or the alias of a `state "name" as id` line; in a flowchart,
+// the id of the node labelled with the name.
 func mermaidCurrent(src, current string) string {
 	if current == "" {
 		return ""
 	}
 	id := current
+	if strings.HasPrefix(src, "flowchart") {
+		id = ""
+		for _, m := range flowNodeRE.FindAllStringSubmatch(src, -1) {
+			if m[2] == current {
+				id = m[1]
+			}
+		}
+		if id == "" {
+			return "" // a name the export shortened or escaped: not lit rather than wrong
+		}
+	}
 	for _, m := range stateAliasRE.FindAllStringSubmatch(src, -1) {
 		if m[1] == current {
 			id = m[2]
@@ -99,12 +121,34 @@ func dotCurrent(src []byte, current string) []byte {
 	if end < 0 {
 		return src
 	}
-	name := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(current)
-	line := fmt.Sprintf("    \"%s\" [class=\"current\", style=\"rounded,filled,bold\", fillcolor=%q, color=%q, penwidth=4];\n", name, currentFill, currentStroke)
+	line := fmt.Sprintf("    \"%s\" [class=\"current\", style=\"rounded,filled,bold\", fillcolor=%q, color=%q, penwidth=4];\n", dotEscape(current), currentFill, currentStroke)
 	out := append([]byte{}, src[:end]...)
 	out = append(out, line...)
 	return append(out, src[end:]...)
 }
+
+// dotVisited gives the states of path other than current the SVG class
+// "visited" (machine.Export colours them; the class names them in the SVG,
+// as Mermaid's classDef does).
+func dotVisited(src []byte, path []string, current string) []byte {
+	end := bytes.LastIndexByte(src, '}')
+	if end < 0 || len(path) == 0 {
+		return src
+	}
+	out := append([]byte{}, src[:end]...)
+	seen := map[string]bool{current: true}
+	for _, name := range path {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = fmt.Appendf(out, "    \"%s\" [class=\"visited\"];\n", dotEscape(name))
+	}
+	return append(out, src[end:]...)
+}
+
+// dotEscape escapes a name for a quoted DOT ID.
+func dotEscape(s string) string { return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) }
 
 // runDot renders DOT as SVG with Graphviz, within 10 s, and drops the XML
 // prolog so that the SVG can sit inside the page.

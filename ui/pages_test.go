@@ -275,9 +275,9 @@ func TestSpecPage(t *testing.T) {
 	if !strings.Contains(bad, `<li class="sev-error"><b>error</b> specs/bad.yaml:13:23: transition to unknown state &#34;aa&#34; <i>(did you mean &#34;a&#34;?)</i></li>`) {
 		t.Errorf("the invalid spec's diagnostic is not shown inline:\n%s", bad)
 	}
-	for _, p := range []string{"../x.yaml", "/etc/passwd.yaml", "secret.txt", "specs/../../x.yaml"} {
+	for _, p := range []string{"../x.yaml", "/etc/passwd.yaml", "secret.txt", "specs/../../x.yaml", "../x.json"} {
 		w := f.do("GET", "/spec?path="+p, "")
-		want := fmt.Sprintf("cannot show spec &#34;%s&#34;: give a .yaml or .yml file inside the project root (the Specs page lists them)", p)
+		want := fmt.Sprintf("cannot show spec &#34;%s&#34;: give a .yaml or .yml spec or a .json L&#43;&#43; blueprint inside the project root (the Specs page lists them)", p)
 		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), want) {
 			t.Errorf("%s: %d, want 400 %q", p, w.Code, want)
 		}
@@ -318,6 +318,9 @@ func TestMermaidCurrent(t *testing.T) {
 		{"stateDiagram-v2\n    state \"end\" as s_end\n    a --> s_end\n", "end", "    classDef current fill:#ffe08a,stroke:#d35400,stroke-width:4px\n    class s_end current\n"},
 		{"stateDiagram-v2\n    a --> b\n", "", ""},
 		{"stateDiagram-v2\n    a --> b\n", "zz", ""},
+		{"flowchart TD\n    n_a[\"a\"]\n    n_b(((\"b\")))\n    n_a --> n_b\n", "b", "    classDef current fill:#ffe08a,stroke:#d35400,stroke-width:4px\n    class n_b current\n"},
+		{"flowchart TD\n    n_a[\"a<br/><small>note</small>\"]\n    n_a --> n_a\n", "a", "    classDef current fill:#ffe08a,stroke:#d35400,stroke-width:4px\n    class n_a current\n"},
+		{"flowchart TD\n    n_a[\"a\"]\n", "n_a", ""},
 	}
 	for _, tt := range tests {
 		if got := mermaidCurrent(tt.src, tt.current); got != tt.want {

@@ -1,7 +1,8 @@
 // Package ui serves lppctl's local web UI (lppctl ui): the runs with live
 // updates, one run's diagram (its path and current state lit), timeline,
 // context, L2 and skills.md entries, the decisions a paused run waits for,
-// and the specs under the project root with their diagnostics.
+// and the specs and L++ blueprints under the project root with their
+// diagnostics, a spec's model check and its counterexamples drawn.
 //
 // It reads runs through machine/runstore and never changes one itself: a
 // decision goes through Options.Decide, which the command wires to the code
@@ -56,6 +57,14 @@ type Options struct {
 	// Check decodes and validates a spec file as lppctl validate does
 	// (nil: against the built-in actions only).
 	Check func(path string, src []byte) (*machine.Spec, machine.Diagnostics)
+	// Compile compiles a spec that Check found valid, for the Spec page's
+	// model check (nil: against the built-in actions only).
+	Compile func(spec *machine.Spec) (*machine.Machine, error)
+	// CheckMaxStates bounds the Spec page's model check: the distinct
+	// states it explores before stopping with UNKNOWN (default 200,000).
+	CheckMaxStates int
+	// CheckTimeout bounds the model check's time (default 10s).
+	CheckTimeout time.Duration
 	// Dot is Graphviz's dot, used when Mermaid is not embedded: "" looks it
 	// up on PATH, "-" never uses it.
 	Dot string
@@ -82,6 +91,7 @@ type Server struct {
 	bg      sync.WaitGroup    // decisions still running
 	end     chan struct{}     // closed by EndStreams
 	endOnce sync.Once
+	checks  chan struct{} // one model check at a time
 }
 
 type notice struct {
@@ -100,6 +110,12 @@ func New(opts Options) (*Server, error) {
 	if opts.PageSize <= 0 {
 		opts.PageSize = 50
 	}
+	if opts.CheckMaxStates <= 0 {
+		opts.CheckMaxStates = DefaultCheckMaxStates
+	}
+	if opts.CheckTimeout <= 0 {
+		opts.CheckTimeout = DefaultCheckTimeout
+	}
 	if opts.Decide == nil {
 		return nil, errors.New("cannot start the UI: no decision handler")
 	}
@@ -111,7 +127,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}, end: make(chan struct{})}
+	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}, end: make(chan struct{}), checks: make(chan struct{}, 1)}
 	_, err = fs.Stat(static, MermaidFile)
 	s.mermaid = err == nil
 	switch opts.Dot {

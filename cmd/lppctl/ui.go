@@ -35,7 +35,9 @@ func uiCommand() *cli.Command {
 its path and current state lit, its timeline, context, L2 and skills.md
 entries; the decision a paused run waits for (the same as lppctl resume
 --approve, --reject, --answer or --event); every spec under the root with its
-validate diagnostics. It needs no network.
+validate diagnostics and a Check button (lppctl check, bounded by --max-states
+and --check-timeout) that draws each counterexample; every L++ blueprint
+drawn. It needs no network.
 
 It listens on loopback only unless --allow-non-loopback, which then requires
 a token (printed in the URL). Requests with another Host (DNS rebinding) or
@@ -44,6 +46,8 @@ another site's Origin are refused.`,
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8780", Usage: "listen on `HOST:PORT` (port 0: any free one)"},
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR`: its .lppctl/runs and the specs under it (default: the current directory)"},
 			&cli.BoolFlag{Name: "allow-non-loopback", Usage: "listen on a non-loopback address too (a token is then required)"},
+			&cli.IntFlag{Name: "max-states", Value: ui.DefaultCheckMaxStates, Usage: "stop the Spec page's Check (UNKNOWN verdicts) after `N` distinct states"},
+			&cli.DurationFlag{Name: "check-timeout", Value: ui.DefaultCheckTimeout, Usage: "stop the Spec page's Check (UNKNOWN verdicts) after `DURATION`"},
 		}, runStoreFlags()...),
 		Action: uiAction,
 	}
@@ -56,6 +60,12 @@ func uiAction(c *cli.Context) error {
 	addr, allow := c.String("addr"), c.Bool("allow-non-loopback")
 	if err := ui.CheckAddr(addr, allow); err != nil {
 		return withCode(exitUsage, err)
+	}
+	if c.Int("max-states") <= 0 {
+		return usageErrorf("--max-states must be positive, not %d", c.Int("max-states"))
+	}
+	if c.Duration("check-timeout") <= 0 {
+		return usageErrorf("--check-timeout must be positive, not %s", c.Duration("check-timeout"))
 	}
 	root, err := filepath.Abs(cmp.Or(c.String("root"), "."))
 	if err != nil {
@@ -73,7 +83,8 @@ func uiAction(c *cli.Context) error {
 	}
 	srv, err := ui.New(ui.Options{
 		Root: root, RunDir: runDir, Token: token, AllowNonLoopback: allow,
-		Decide: uiDecide(runDir), Check: uiCheck(root),
+		Decide: uiDecide(runDir), Check: uiCheck(root), Compile: uiCompile(root),
+		CheckMaxStates: c.Int("max-states"), CheckTimeout: c.Duration("check-timeout"),
 	})
 	if err != nil {
 		return err
@@ -165,5 +176,17 @@ func uiCheck(root string) func(string, []byte) (*machine.Spec, machine.Diagnosti
 			diags.Sort()
 		}
 		return spec, diags
+	}
+}
+
+// uiCompile compiles a spec for the Spec page's model check against the
+// registry uiCheck validated it with, as lppctl check does.
+func uiCompile(root string) func(*machine.Spec) (*machine.Machine, error) {
+	return func(spec *machine.Spec) (*machine.Machine, error) {
+		reg, err := buildRegistry(agentConfig{Root: root}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return machine.Compile(spec, reg)
 	}
 }

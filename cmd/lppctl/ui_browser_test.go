@@ -52,7 +52,7 @@ func scriptedRun(t *testing.T, root string, want int, extra ...string) {
 func startUI(t *testing.T, root string) string {
 	t.Helper()
 	runDir := filepath.Join(root, runstore.DefaultDir)
-	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(runDir), Check: uiCheck(root), Poll: 100 * time.Millisecond})
+	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(runDir), Check: uiCheck(root), Compile: uiCompile(root), Poll: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,161 @@
+package ui
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reviewBlueprint is an L++ blueprint with a compute gate and action.
+const reviewBlueprint = `{
+  "$schema": "lpp/v0.2.0",
+  "id": "review",
+  "context_schema": {"properties": {"owner": {"type": "string"}, "risk": {"type": "number"}}},
+  "states": {"review": {}, "approved": {}, "rejected": {}},
+  "entry_state": "review",
+  "terminal_states": {"approved": {}, "rejected": {}},
+  "gates": {"risk_ok": {"type": "compute", "compute_unit": "risk:check"}},
+  "actions": {"score": {"type": "compute", "compute_unit": "risk:score",
+              "input_map": {"amount": "event.payload.amount"}, "output_map": {"risk": "score"}}},
+  "transitions": [
+    {"id": "ok", "from": "review", "to": "approved", "on_event": "SUBMIT", "gates": ["risk_ok"], "actions": ["score"]},
+    {"id": "no", "from": "review", "to": "rejected", "on_event": "SUBMIT"}
+  ]
+}
+`
+
+// badBlueprint has a gate in a dialect the translator cannot read.
+const badBlueprint = `{
+  "$schema": "lpp/v0.2.0",
+  "context_schema": {"properties": {"x": {"type": "string"}}},
+  "states": {"a": {}, "b": {}},
+  "entry_state": "a",
+  "terminal_states": ["b"],
+  "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g"]}],
+  "gates": {
+    "g": {"type": "expression", "expression": "x is lambda"}
+  }
+}
+`
+
+func blueprintFixture(t *testing.T) *fixture {
+	f := newFixture(t, Options{})
+	writeFiles(t, f.root, map[string]string{
+		"bp/review.json":     reviewBlueprint,
+		"bp/bad.json":        badBlueprint,
+		"bp/assembly.json":   `{"$schema": "lpp/assembly/v0.1", "blueprints": []}`,
+		"ui/package.json":    `{"name": "x", "description": "lpp/v0.2.0"}`,
+		"specs/loop.yaml":    loopSpec,
+		"outside/other.json": reviewBlueprint,
+	})
+	return f
+}
+
+func TestSpecsPageListsBlueprints(t *testing.T) {
+	f := blueprintFixture(t)
+	out := filepath.Join(t.TempDir(), "out.json")
+	if err := os.WriteFile(out, []byte(reviewBlueprint), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(f.root, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	list := f.do("GET", "/specs", "").Body.String()
+	for _, want := range []string{
+		`<li><a href="/spec?path=bp%2fbad.json">bp/bad.json</a> <span class="badge">L++ blueprint</span></li>`,
+		`<li><a href="/spec?path=bp%2freview.json">bp/review.json</a> <span class="badge">L++ blueprint</span></li>`,
+		`<li><a href="/spec?path=specs%2floop.yaml">specs/loop.yaml</a></li>`,
+	} {
+		if !strings.Contains(list, want) {
+			t.Errorf("the specs page lacks %s:\n%s", want, list)
+		}
+	}
+	for _, not := range []string{"assembly.json", "package.json", "link.json"} {
+		if strings.Contains(list, not) {
+			t.Errorf("the specs page lists %s, which is no blueprint under the root", not)
+		}
+	}
+}
+
+func TestBlueprintPage(t *testing.T) {
+	f := blueprintFixture(t)
+	f.srv.mermaid = true
+	body := f.do("GET", "/spec?path=bp/review.json", "").Body.String()
+	for _, want := range []string{
+		`<h1>L++ blueprint <code>bp/review.json</code></h1>`,
+		`<p class="ok">valid: no problems found.</p>`,
+		"<pre class=\"mermaid-src\" hidden>stateDiagram-v2\n    %% L&#43;&#43; blueprint review\n    [*] --&gt; review\n",
+		"    review --&gt; approved : ok: SUBMIT [compute risk:check] / score\n",
+		`<code>lppctl import lpp bp/review.json -o bp/review.yaml</code>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the blueprint page lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "check-button") {
+		t.Errorf("a blueprint has a Check button: it is checked once imported")
+	}
+
+	f.srv.mermaid = false
+	body = f.do("GET", "/spec?path=bp/review.json", "").Body.String()
+	for _, want := range []string{
+		`<p class="hint">This lppctl was built without the Mermaid library (go generate ./ui embeds it; it needs npm), and an L&#43;&#43; blueprint is drawn as Mermaid only: here is its Mermaid source (paste it into any Mermaid viewer).</p>`,
+		"<pre class=\"source\">stateDiagram-v2\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("without Mermaid the blueprint page lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+func TestBlueprintPageShowsImportDiagnostics(t *testing.T) {
+	f := blueprintFixture(t)
+	tests := []struct {
+		path, want string
+	}{
+		{"bp/bad.json", `<li class="sev-error"><b>error</b> bp/bad.json:9:53: cannot translate gate &#34;g&#34; (column 6 of its expression): unexpected &#34;lambda&#34;: expected a value</li>`},
+		{"bp/assembly.json", `lpp/assembly/v0.1 is an L&#43;&#43; assembly, not a blueprint`},
+	}
+	for _, tt := range tests {
+		w := f.do("GET", "/spec?path="+tt.path, "")
+		body := w.Body.String()
+		if w.Code != http.StatusOK || !strings.Contains(body, tt.want) {
+			t.Errorf("%s: %d, want the diagnostic %s in\n%s", tt.path, w.Code, tt.want, body)
+		}
+		if !strings.Contains(body, `<p class="err">the blueprint cannot be drawn until its errors are fixed</p>`) {
+			t.Errorf("%s: an invalid blueprint should not be drawn", tt.path)
+		}
+	}
+}
+
+func TestBlueprintPageRefuses(t *testing.T) {
+	f := blueprintFixture(t)
+	if err := os.Symlink(filepath.Join("outside", "other.json"), filepath.Join(f.root, "ok.json")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.json")
+	if err := os.WriteFile(out, []byte(reviewBlueprint), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(out, filepath.Join(f.root, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		code int
+		want string
+	}{
+		{"ui/package.json", http.StatusBadRequest, `cannot show &#34;ui/package.json&#34;: it is not an L&#43;&#43; blueprint (its &#34;$schema&#34; does not name lpp/v0.1.x or lpp/v0.2.0)`},
+		{"link.json", http.StatusBadRequest, `cannot read spec: openat link.json: path escapes from parent`},
+		{"none.json", http.StatusNotFound, `cannot read spec: openat none.json: no such file or directory`},
+		{"ok.json", http.StatusOK, `valid: no problems found.`}, // a link inside the root
+	}
+	for _, tt := range tests {
+		w := f.do("GET", "/spec?path="+tt.path, "")
+		if w.Code != tt.code || !strings.Contains(w.Body.String(), tt.want) {
+			t.Errorf("%s: %d, want %d %s:\n%s", tt.path, w.Code, tt.code, tt.want, w.Body)
+		}
+	}
+}
