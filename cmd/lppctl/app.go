@@ -27,6 +27,7 @@ func commands() []*cli.Command {
 		runCommand(),
 		resumeCommand(),
 		runsCommand(),
+		workerCommand(),
 		toolCommand(),
 		completionCommand(),
 		manCommand(),

@@ -47,7 +47,7 @@ prefix.`,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs holds the run (default: the current directory)"},
-		}, runStoreFlags()...),
+		}, append(runStoreFlags(), temporalFlags()...)...),
 		Action: resumeAction,
 	}
 }
@@ -65,6 +65,9 @@ func resumeAction(c *cli.Context) error {
 	event, payload, err := resumeEvent(c)
 	if err != nil {
 		return err
+	}
+	if c.String("temporal") != "" {
+		return resumeOnTemporal(ctx, c, c.Args().First(), in, event, payload)
 	}
 	store := storeFrom(c)
 	rc, err := store.Recover(c.Args().First())
