@@ -70,6 +70,19 @@ func Query(ctx context.Context, c client.Client, runID string, from int) (*Progr
 	return &p, nil
 }
 
+// Memory returns the run's memory (the plan, L2, the chats).
+func Memory(ctx context.Context, c client.Client, runID string) (*machine.Memory, error) {
+	v, err := c.QueryWorkflow(ctx, runID, "", QueryMemory)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the memory of run %s: %w", runID, err)
+	}
+	m := machine.NewMemory()
+	if err := v.Get(m); err != nil {
+		return nil, fmt.Errorf("cannot read the memory of run %s: %w", runID, err)
+	}
+	return m, nil
+}
+
 // Closed returns how a run's workflow ended ("" while it runs), and its
 // error when it failed.
 func Closed(ctx context.Context, c client.Client, runID string) (status machine.Status, msg string, err error) {
@@ -117,30 +130,44 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, poll t
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		p, err := Query(qctx, c, runID, from)
 		cancel()
 		if err != nil {
-			return nil, err
-		}
-		for _, rec := range p.Records {
-			step(rec)
-		}
-		from += len(p.Records)
-		if p.Status == machine.StatusPaused {
-			return p, nil
-		}
-		if p.End != nil || p.Status == machine.StatusCompleted || p.Status == machine.StatusFailed {
-			st, msg, err := Closed(ctx, c, runID)
-			if err != nil {
-				return nil, err
-			}
-			if st != "" {
-				p.Status = st
-				if msg != "" {
-					p.Error = msg
+			// A busy or dying worker misses a query: ask again, unless the
+			// run is gone or over.
+			st, msg, cerr := Closed(ctx, c, runID)
+			switch {
+			case cerr != nil:
+				return nil, cerr
+			case st == machine.StatusCompleted:
+				var res Progress
+				if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &res); err == nil {
+					return &res, nil
 				}
+			case st != "":
+				return &Progress{RunID: runID, Status: st, Error: msg}, nil
+			}
+		} else {
+			for _, rec := range p.Records {
+				step(rec)
+			}
+			from += len(p.Records)
+			if p.Status == machine.StatusPaused {
 				return p, nil
+			}
+			if p.End != nil || p.Status == machine.StatusCompleted || p.Status == machine.StatusFailed {
+				st, msg, err := Closed(ctx, c, runID)
+				if err != nil {
+					return nil, err
+				}
+				if st != "" {
+					p.Status = st
+					if msg != "" {
+						p.Error = msg
+					}
+					return p, nil
+				}
 			}
 		}
 		select {

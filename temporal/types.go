@@ -22,6 +22,7 @@ const (
 	ActivityName     = "lppctl.action"
 	UpdateResume     = "resume"
 	QueryProgress    = "progress"
+	QueryMemory      = "memory"
 	DefaultTaskQueue = "lppctl"
 	// ModelQueueSuffix names the task queue of the activities that call a
 	// model (DefaultTaskQueue + ModelQueueSuffix): its workers share the

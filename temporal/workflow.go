@@ -26,6 +26,9 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, w.progress); err != nil {
 		return nil, err
 	}
+	if err := workflow.SetQueryHandler(ctx, QueryMemory, func() (*machine.Memory, error) { return w.r.Memory(), nil }); err != nil {
+		return nil, err
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateResume, w.resume,
 		workflow.UpdateHandlerOptions{Validator: w.validate}); err != nil {
 		return nil, err

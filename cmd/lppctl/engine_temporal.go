@@ -268,13 +268,21 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 			p.Error = msg
 		}
 	}
+	mem, err := temporal.Memory(c.Context, tc, id)
+	if err != nil {
+		return err
+	}
 	if c.Bool("json") {
+		out := struct {
+			*temporal.Progress
+			Memory *machine.Memory `json:"memory"`
+		}{p, mem}
 		if !trace {
 			p.Records = nil
 		}
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(p)
+		return enc.Encode(out)
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s in %s after %s\n", p.RunID, p.Spec, p.Status, p.State, countSteps(p.Steps))
@@ -295,6 +303,14 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	for _, name := range slices.Sorted(maps.Keys(p.Vars)) {
 		b, _ := json.Marshal(p.Vars[name])
 		fmt.Fprintf(w, "  %s = %s\n", name, b)
+	}
+	fmt.Fprintln(w, "memory (L2):")
+	for _, item := range mem.Items("l2") {
+		var s string
+		if json.Unmarshal(item, &s) != nil {
+			s = string(item)
+		}
+		fmt.Fprintf(w, "  %s\n", s)
 	}
 	return nil
 }
