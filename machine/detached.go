@@ -1,7 +1,9 @@
 package machine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 )
@@ -151,4 +153,65 @@ func (t *memTx) stage(op MemOp) error {
 	}
 	t.ops = append(t.ops, op)
 	return nil
+}
+
+// UnmarshalJSON decodes a CallInput keeping numbers as a local run has
+// them: an integer is an int, any other number a float64.
+func (in *CallInput) UnmarshalJSON(b []byte) error {
+	type plain CallInput
+	var p plain
+	if err := decodeNumbers(b, &p); err != nil {
+		return err
+	}
+	numberMap(p.Params)
+	numberMap(p.Vars)
+	numberMap(p.Payload)
+	*in = CallInput(p)
+	return nil
+}
+
+// UnmarshalJSON decodes a CallOutput as CallInput's does.
+func (out *CallOutput) UnmarshalJSON(b []byte) error {
+	type plain CallOutput
+	var p plain
+	if err := decodeNumbers(b, &p); err != nil {
+		return err
+	}
+	numberMap(p.Vars)
+	for _, e := range p.Events {
+		numberMap(e.Payload)
+	}
+	*out = CallOutput(p)
+	return nil
+}
+
+func decodeNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// numbers turns the json.Numbers in v into ints and floats.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = numbers(x[i])
+		}
+	case map[string]any:
+		numberMap(x)
+	}
+	return v
+}
+
+func numberMap(m map[string]any) {
+	for k, v := range m {
+		m[k] = numbers(v)
+	}
 }

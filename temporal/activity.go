@@ -84,13 +84,9 @@ func (e *Engine) remote(ctx workflow.Context, st Start) machine.Handler {
 		if err := workflow.ExecuteActivity(actx, ActivityName, task).Get(actx, &out); err != nil {
 			return actionError(c.Action, err)
 		}
-		var res machine.CallOutput
-		if err := decodeJSON(out, &res); err != nil {
+		var res machine.CallOutput // numbers decoded as a local run has them
+		if err := json.Unmarshal(out, &res); err != nil {
 			return fmt.Errorf("cannot read what action %q did: %w", c.Action, err)
-		}
-		numberMap(res.Vars)
-		for _, ev := range res.Events {
-			numberMap(ev.Payload)
 		}
 		return c.Apply(&res)
 	}
@@ -134,13 +130,10 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 	if diags.HasErrors() {
 		return nil, temporal.NewNonRetryableApplicationError("the run's spec does not decode: "+diags.PrettyAll(t.Spec), errAction, nil)
 	}
-	var in machine.CallInput
-	if err := decodeJSON(t.Call, &in); err != nil {
+	var in machine.CallInput // numbers decoded as a local run has them
+	if err := json.Unmarshal(t.Call, &in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("cannot read the call: "+err.Error(), errAction, nil)
 	}
-	numberMap(in.Params)
-	numberMap(in.Vars)
-	numberMap(in.Payload)
 	reg, release, err := e.host.Open(ctx, RunInfo{RunID: t.RunID, SpecPath: t.SpecPath, Spec: spec, Agent: t.Agent})
 	if err != nil {
 		return nil, err // this worker cannot host the run now: another may
