@@ -25,7 +25,7 @@ import (
 // temporalCLI finds the Temporal CLI (it holds the dev server): on PATH, else
 // in $(go env GOPATH)/bin. Without it the test is skipped, unless
 // LPPCTL_REQUIRE_TEMPORAL=1 (CI installs it) makes that a failure.
-func temporalCLI(t *testing.T) string {
+func temporalCLI(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("temporal"); err == nil {
 		return p
@@ -49,7 +49,7 @@ func fileExists(p string) bool {
 	return err == nil && !fi.IsDir()
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -60,7 +60,7 @@ func freePort(t *testing.T) int {
 }
 
 // startProcess starts a process that t.Cleanup kills (SIGKILL) and reaps.
-func startProcess(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
+func startProcess(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
 	t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -75,7 +75,7 @@ func startProcess(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
 
 // devServer starts a Temporal dev server (in memory) on a loopback port
 // and returns a client of it.
-func devServer(t *testing.T) (string, client.Client) {
+func devServer(t testing.TB) (string, client.Client) {
 	t.Helper()
 	cli := temporalCLI(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))

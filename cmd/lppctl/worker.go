@@ -16,7 +16,7 @@ import (
 func workerCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "worker",
-		Usage:     "host Temporal runs on this machine: the interpreter's workflows and the actions (LLM calls, tools, skills.md)",
+		Usage:     "serve Temporal runs on this machine: their workflows and actions",
 		ArgsUsage: " ",
 		Description: `Serves the task queue of lppctl runs started with lppctl run --engine temporal
 until Ctrl-C: it runs their workflows (the interpreter) and their actions, on
