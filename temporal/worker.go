@@ -23,8 +23,7 @@ func (e *Engine) Register(r interface {
 // worker that serves it.
 func (e *Engine) Workers(c client.Client, llmRPS float64) []worker.Worker {
 	main := worker.New(c, e.TaskQueue(), worker.Options{})
-	main.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: WorkflowName})
-	main.RegisterActivityWithOptions(e.Action, activity.RegisterOptions{Name: ActivityName})
+	e.Register(main)
 	model := worker.New(c, e.ModelQueue(), worker.Options{TaskQueueActivitiesPerSecond: llmRPS, DisableWorkflowWorker: true})
 	model.RegisterActivityWithOptions(e.Action, activity.RegisterOptions{Name: ActivityName})
 	return []worker.Worker{main, model}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -118,13 +119,13 @@ func (w *wfRun) validate(_ workflow.Context, a Resume) error {
 		return fmt.Errorf("cannot resume run %s: it was resumed already", w.st.RunID)
 	case p.Kind == machine.PauseEvent:
 		if a.Event == nil {
-			return fmt.Errorf("cannot resume run %s: it waits for an event (%s): give one with --event NAME", w.st.RunID, join(p.Options))
+			return fmt.Errorf("cannot resume run %s: it waits for an event (%s): give one with --event NAME", w.st.RunID, strings.Join(p.Options, ", "))
 		}
 		return w.r.CanFireEvent(a.Event.Name, numberMap(a.Event.Payload))
 	case a.Input == nil:
-		return fmt.Errorf("cannot resume run %s: it waits for %s: answer with %s", w.st.RunID, p.Kind, join(p.Options))
+		return fmt.Errorf("cannot resume run %s: it waits for %s: answer with %s", w.st.RunID, p.Kind, strings.Join(p.Options, ", "))
 	case len(p.Options) > 0 && !slices.Contains(p.Options, a.Input.Kind):
-		return fmt.Errorf("cannot resume run %s: %q is not an answer to its %s; give one of %s", w.st.RunID, a.Input.Kind, p.Kind, join(p.Options))
+		return fmt.Errorf("cannot resume run %s: %q is not an answer to its %s; give one of %s", w.st.RunID, a.Input.Kind, p.Kind, strings.Join(p.Options, ", "))
 	}
 	return nil
 }
@@ -146,11 +147,8 @@ func (w *wfRun) answered() error {
 	if a.Event != nil {
 		return w.r.SendEvent(a.Event.Name, numberMap(a.Event.Payload))
 	}
-	opts := append(slices.Clip(w.opts), machine.WithInput(a.Input))
-	records := w.records
-	w.records = nil // the observer re-collects nothing: Resume replays without notifying
-	r, err := w.m.Resume(w.vars, records, opts...)
-	w.records = records
+	// Resume replays the records without notifying the observers.
+	r, err := w.m.Resume(w.vars, w.records, append(slices.Clip(w.opts), machine.WithInput(a.Input))...)
 	if err != nil {
 		return err
 	}
@@ -202,15 +200,4 @@ func (c runContext) Err() error {
 		return context.Canceled
 	}
 	return nil
-}
-
-func join(opts []string) string {
-	out := ""
-	for i, o := range opts {
-		if i > 0 {
-			out += ", "
-		}
-		out += o
-	}
-	return out
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/temporal"
@@ -22,10 +23,10 @@ import (
 func newEnv(t *testing.T, h *testHost) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestWorkflowEnvironment()
 	e := temporal.NewEngine(h, temporal.Options{Retry: temporal.Retry{Attempts: 3, Base: time.Millisecond, Max: time.Millisecond}})
-	env.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
-	env.RegisterActivityWithOptions(e.Action, activity.RegisterOptions{Name: temporal.ActivityName})
+	e.Register(env)
 	return env
 }
 
