@@ -59,17 +59,20 @@ type Resume struct {
 // Progress is what the progress query returns: where the run stands and its
 // steps from the one asked for.
 type Progress struct {
-	RunID   string              `json:"run_id"`
-	Spec    string              `json:"spec"`
-	Status  machine.Status      `json:"status"`
-	State   string              `json:"state"`
-	Steps   int                 `json:"steps"`
-	Pause   *machine.PauseError `json:"pause,omitempty"`
-	Error   string              `json:"error,omitempty"`
-	Vars    map[string]any      `json:"vars,omitempty"`
-	Records []*machine.Record   `json:"records,omitempty"`
-	Start   time.Time           `json:"start"`
-	End     *time.Time          `json:"end,omitempty"`
+	RunID string `json:"run_id"`
+	Spec  string `json:"spec"`
+	// SpecPath and SpecHash name the spec the run started with.
+	SpecPath string              `json:"spec_path"`
+	SpecHash string              `json:"spec_hash"`
+	Status   machine.Status      `json:"status"`
+	State    string              `json:"state"`
+	Steps    int                 `json:"steps"`
+	Pause    *machine.PauseError `json:"pause,omitempty"`
+	Error    string              `json:"error,omitempty"`
+	Vars     map[string]any      `json:"vars,omitempty"`
+	Records  []*machine.Record   `json:"records,omitempty"`
+	Start    time.Time           `json:"start"`
+	End      *time.Time          `json:"end,omitempty"`
 }
 
 // ActionTask is one activity's input: one execution of one action.

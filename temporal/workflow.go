@@ -176,7 +176,7 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 // from step from+1.
 func (w *wfRun) progress(from int) (*Progress, error) {
 	p := &Progress{
-		RunID: w.st.RunID, Spec: w.m.Spec().Name, Status: w.r.Status(), State: w.r.State(),
+		RunID: w.st.RunID, Spec: w.m.Spec().Name, SpecPath: w.st.SpecPath, SpecHash: w.st.SpecHash, Status: w.r.Status(), State: w.r.State(),
 		Steps: w.r.Seq(), Pause: w.pause, Error: w.err, Vars: w.r.Vars(), Start: w.start, End: w.end,
 	}
 	if w.pause != nil {

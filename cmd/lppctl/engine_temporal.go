@@ -329,6 +329,13 @@ func cancelOnTemporal(c *cli.Context) error {
 	}
 	defer tc.Close()
 	id := c.Args().First()
+	st, _, err := temporal.Closed(c.Context, tc, id)
+	if err != nil {
+		return err
+	}
+	if st != "" {
+		return withCode(exitUsage, fmt.Errorf("cannot cancel run %s: it has already ended (%s)", id, st))
+	}
 	if err := temporal.CancelRun(c.Context, tc, id); err != nil {
 		return err
 	}
@@ -402,4 +409,39 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 		deps.Protected = runProtected(run.Spec, reg, cfg.Root, dir)
 	}
 	return reg, release, nil
+}
+
+// temporalSpecAndPath is export --run for a Temporal run: the spec (by
+// default the file the run started from, which must not have changed) and
+// the states the run went through.
+func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, error) {
+	tc, err := dialTemporal(c, c.Context)
+	if err != nil {
+		return "", nil, err
+	}
+	defer tc.Close()
+	p, err := temporal.Query(c.Context, tc, id, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	if path == "" {
+		path = filepath.FromSlash(p.SpecPath)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return "", nil, withCode(exitUsage, fmt.Errorf("cannot read the spec run %s started from: %w; give it as SPEC", id, err))
+		}
+		if temporal.SpecHash(src) != p.SpecHash {
+			return "", nil, withCode(exitUsage, fmt.Errorf("%s changed since run %s started (the run has %s): give the spec it ran with as SPEC", path, id, p.SpecHash))
+		}
+	}
+	var states []string
+	for _, rec := range p.Records {
+		if len(states) == 0 {
+			states = append(states, rec.From)
+		}
+		if !rec.End && rec.Via != machine.ViaWait {
+			states = append(states, rec.To)
+		}
+	}
+	return path, states, nil
 }
