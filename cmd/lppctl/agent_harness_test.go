@@ -26,7 +26,7 @@ import (
 // step by "Step N of M" in the first user message.
 
 // repoRoot is the repository, two levels up from this package.
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	t.Helper()
 	abs, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -38,13 +38,13 @@ func repoRoot(t *testing.T) string {
 // newProject copies what a run needs into a fresh project root, the skill
 // as it was before any run learned into it (see pristineSkillsMD), so that no
 // test depends on what a demo run left in the checkout.
-func newProject(t *testing.T, skill string) string {
+func newProject(t testing.TB, skill string) string {
 	t.Helper()
 	return newProjectFrom(t, repoRoot(t), skill)
 }
 
 // newProjectFrom is newProject copying from the checkout at src.
-func newProjectFrom(t *testing.T, src, skill string) string {
+func newProjectFrom(t testing.TB, src, skill string) string {
 	t.Helper()
 	dst := t.TempDir()
 	for _, p := range []string{"config/tools_config.yaml", "scripts", "claude.md", "specs/skills_agent.yaml", "specs/prompts", "skills/" + skill} {
@@ -61,7 +61,7 @@ func newProjectFrom(t *testing.T, src, skill string) string {
 	return dst
 }
 
-func copyTree(t *testing.T, src, dst string) {
+func copyTree(t testing.TB, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

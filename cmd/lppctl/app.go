@@ -30,6 +30,7 @@ func commands() []*cli.Command {
 		resumeCommand(),
 		runsCommand(),
 		evalCommand(),
+		workerCommand(),
 		toolCommand(),
 		completionCommand(),
 		manCommand(),

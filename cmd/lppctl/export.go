@@ -25,6 +25,7 @@ func exportCommand() *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the diagram to `FILE` instead of standard output"},
 			&cli.StringFlag{Name: "run", Usage: "highlight the path run `RUN_ID` took (SPEC defaults to the run's copy of its spec)"},
 			&cli.StringFlag{Name: "run-dir", EnvVars: []string{"LPPCTL_RUN_DIR"}, Usage: "where runs live (see lppctl run)"},
+			temporalFlags()[0], temporalFlags()[1],
 		},
 		Action: runExport,
 	}
@@ -49,7 +50,11 @@ func runExport(c *cli.Context) error {
 	var runPath []string
 	if runID != "" {
 		var err error
-		if path, runPath, err = runSpecAndPath(c, runID, path); err != nil {
+		specAndPath := runSpecAndPath
+		if c.String("temporal") != "" {
+			specAndPath = temporalSpecAndPath
+		}
+		if path, runPath, err = specAndPath(c, runID, path); err != nil {
 			return err
 		}
 	}

@@ -49,7 +49,7 @@ prefix.`,
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs holds the run (default: the current directory)"},
 			// lppctl ui answers the pause its page showed, never a later one.
 			&cli.IntFlag{Name: "pause-step", Hidden: true, Usage: "answer only the pause the run stood in after step `N`"},
-		}, append(runStoreFlags(), traceFlags()...)...),
+		}, append(append(runStoreFlags(), traceFlags()...), temporalFlags()...)...),
 		Action: resumeAction,
 	}
 }
@@ -70,6 +70,9 @@ func resumeAction(c *cli.Context) error {
 	}
 	if err := preflightTrace(c); err != nil {
 		return err
+	}
+	if c.String("temporal") != "" {
+		return resumeOnTemporal(ctx, c, c.Args().First(), in, event, payload)
 	}
 	store := storeFrom(c)
 	rc, err := store.Recover(c.Args().First())

@@ -39,7 +39,7 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 			&cli.StringSliceFlag{Name: "payload", Usage: "the `JSON` object of the --event of the same rank (repeatable)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.StringFlag{Name: "fsync", Value: string(runstore.FsyncAlways), Usage: "journal durability: `always` (sync every step) or never (leave it to the OS)"},
-		}, append(append(runStoreFlags(), traceFlags()...), agentFlags()...)...),
+		}, append(append(append(runStoreFlags(), traceFlags()...), agentFlags()...), append(temporalFlags(), engineFlag())...)...),
 		Action: runAction,
 	}
 }
@@ -48,6 +48,10 @@ func runAction(c *cli.Context) error {
 	ctx, stop := interruptContext(c)
 	defer stop()
 	path, err := specArg(c)
+	if err != nil {
+		return err
+	}
+	engine, err := checkEngine(c)
 	if err != nil {
 		return err
 	}
@@ -91,6 +95,9 @@ func runAction(c *cli.Context) error {
 		if err := check.SendEvent(e.name, e.payload); err != nil {
 			return withCode(exitUsage, fmt.Errorf("--event %s: %w", e.name, err))
 		}
+	}
+	if engine == engineTemporal { // validated like a local run: an invalid spec starts no workflow
+		return runOnTemporal(ctx, c, path, spec, vars, events, cfg)
 	}
 	agentJSON, err := saveAgentConfig(cfg)
 	if err != nil {

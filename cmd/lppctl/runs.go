@@ -23,7 +23,7 @@ func runsCommand() *cli.Command {
 	storeFlags := func(extra ...cli.Flag) []cli.Flag {
 		return append(append(extra,
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs to read (default: the current directory)"},
-		), runStoreFlags()...)
+		), append(runStoreFlags(), temporalFlags()...)...)
 	}
 	return &cli.Command{
 		Name:      "runs",
@@ -48,6 +48,13 @@ listed as "crashed": lppctl resume RUN_ID continues it.`,
 				ArgsUsage: "RUN_ID",
 				Flags:     storeFlags(&cli.BoolFlag{Name: "json", Usage: "print the journal's lines as they are"}),
 				Action:    runsTraceAction,
+			},
+			{
+				Name:      "cancel",
+				Usage:     "cancel a run on Temporal (it stops at its next clean point)",
+				ArgsUsage: "RUN_ID",
+				Flags:     temporalFlags(),
+				Action:    cancelOnTemporal,
 			},
 		},
 	}
@@ -113,6 +120,9 @@ func runDuration(r *runstore.Run) time.Duration {
 }
 
 func runsListAction(c *cli.Context) error {
+	if c.String("temporal") != "" {
+		return runsOnTemporal(c)
+	}
 	if c.NArg() > 0 {
 		return usageErrorf("unknown runs subcommand %q: use show or trace", c.Args().First())
 	}
@@ -195,6 +205,9 @@ func snapshot(run *runstore.Run, l *runstore.Log) (*runstore.Snapshot, error) {
 }
 
 func runsShowAction(c *cli.Context) error {
+	if c.String("temporal") != "" {
+		return showOnTemporal(c, false)
+	}
 	run, l, err := openRunArg(c)
 	if jerr, ok := errors.AsType[*journalError](err); ok {
 		return showDamaged(c, jerr.run, jerr.err)
@@ -320,6 +333,9 @@ func shorten(s string, n int) string {
 }
 
 func runsTraceAction(c *cli.Context) error {
+	if c.String("temporal") != "" {
+		return showOnTemporal(c, true)
+	}
 	run, l, err := openRunArg(c)
 	if err != nil {
 		return err

@@ -209,10 +209,3 @@ func restore(backup, dst string) {
 		_ = os.Rename(backup, dst)
 	}
 }
-
-func relTo(root, p string) string {
-	if r, err := filepath.Rel(root, p); err == nil {
-		return filepath.ToSlash(r)
-	}
-	return p
-}

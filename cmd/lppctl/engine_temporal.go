@@ -1,0 +1,447 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"go.temporal.io/sdk/client"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+	"github.com/lppctl/lppctl/temporal"
+)
+
+// Engines a run can use.
+const (
+	engineLocal    = "local"
+	engineTemporal = "temporal"
+)
+
+// temporalFlags choose the Temporal server (run --engine temporal, worker,
+// resume, runs).
+func temporalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "temporal", EnvVars: []string{"LPPCTL_TEMPORAL"}, Usage: "the Temporal server `HOST:PORT` (runs on Temporal; see docs/scale.md)"},
+		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "the Temporal `NAMESPACE`"},
+		&cli.StringFlag{Name: "task-queue", Value: temporal.DefaultTaskQueue, Usage: "the Temporal task `QUEUE` the workers serve"},
+	}
+}
+
+// engineFlag is run's --engine.
+func engineFlag() cli.Flag {
+	return &cli.StringFlag{Name: "engine", Value: engineLocal, Usage: "where the run executes: `ENGINE` local (this process, journaled under .lppctl/runs) or temporal (workflows on the --temporal server, actions on lppctl workers)"}
+}
+
+// checkEngine refuses an unknown --engine, and temporal without a server.
+func checkEngine(c *cli.Context) (string, error) {
+	switch e := c.String("engine"); e {
+	case engineLocal, "":
+		return engineLocal, nil
+	case engineTemporal:
+		if c.String("temporal") == "" {
+			return "", usageErrorf("--engine temporal needs the server: give --temporal HOST:PORT (or set LPPCTL_TEMPORAL)")
+		}
+		return engineTemporal, nil
+	default:
+		return "", usageErrorf("--engine %s: give local or temporal", e)
+	}
+}
+
+// dialTemporal connects to the --temporal server.
+func dialTemporal(c *cli.Context, ctx context.Context) (client.Client, error) {
+	tc, err := temporal.Dial(ctx, c.String("temporal"), c.String("namespace"), nil)
+	if err != nil {
+		return nil, withCode(exitFailed, err)
+	}
+	return tc, nil
+}
+
+// relTo returns p relative to root when it is inside it, else p.
+func relTo(root, p string) string {
+	if p == "" || root == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+// portable returns cfg with its paths relative to its root, so that a
+// worker on another machine finds them under its own root.
+func (cfg agentConfig) portable() agentConfig {
+	root, _ := filepath.Abs(cfg.Root)
+	for _, p := range []*string{&cfg.Skill, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary, &cfg.SpecDir} {
+		*p = relTo(root, *p)
+	}
+	cfg.Root = ""
+	return cfg
+}
+
+// rebased returns a portable cfg with its relative paths under root.
+func (cfg agentConfig) rebased(root string) agentConfig {
+	cfg.Root = root
+	for _, p := range []*string{&cfg.Skill, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary, &cfg.SpecDir} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(root, filepath.FromSlash(*p))
+		}
+	}
+	if cfg.SpecDir == "" {
+		cfg.SpecDir = root
+	}
+	return cfg
+}
+
+// runOnTemporal starts a validated run as a workflow and follows it: the
+// same progress lines as a local run; Ctrl-C detaches (the run goes on).
+func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *machine.Spec, vars map[string]any, events []queuedEvent, cfg agentConfig) error {
+	tc, err := dialTemporal(c, ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	root, _ := filepath.Abs(cfg.Root)
+	abs, _ := filepath.Abs(path)
+	st := temporal.Start{
+		RunID: runstore.NewID(time.Now()), SpecPath: relTo(root, abs), Spec: spec.Source,
+		SpecHash: temporal.SpecHash(spec.Source), MaxTransitions: c.Int("max-transitions"),
+	}
+	if st.Vars, err = json.Marshal(vars); err != nil {
+		return fmt.Errorf("cannot send the variables: %w", err)
+	}
+	if st.Agent, err = json.Marshal(cfg.portable()); err != nil {
+		return fmt.Errorf("cannot send the agent configuration: %w", err)
+	}
+	for _, e := range events {
+		st.Events = append(st.Events, temporal.EventArg{Name: e.name, Payload: e.payload})
+	}
+	if err := temporal.StartRun(ctx, tc, c.String("task-queue"), st); err != nil {
+		return err
+	}
+	prog := newProgress(c.App.Writer, progressMode(c))
+	if prog.kind == progressJSON {
+		_ = prog.enc.Encode(struct {
+			Type   string `json:"type"`
+			RunID  string `json:"run_id"`
+			Engine string `json:"engine"`
+		}{"run", st.RunID, engineTemporal})
+	} else if prog.kind == progressText {
+		fmt.Fprintf(c.App.ErrWriter, "run %s on Temporal %s (task queue %s)\n", st.RunID, c.String("temporal"), c.String("task-queue"))
+	}
+	return followTemporal(ctx, c, tc, st.RunID, 0, prog)
+}
+
+// followTemporal prints a Temporal run's steps from step from+1 until it
+// ends or pauses, and maps how it stands to an exit code.
+func followTemporal(ctx context.Context, c *cli.Context, tc client.Client, id string, from int, prog *progress) error {
+	p, err := temporal.Follow(ctx, tc, id, from, 0, func(rec *machine.Record) { _ = prog.OnStep(ctx, rec) })
+	hint := fmt.Sprintf("lppctl resume %s --temporal %s", id, c.String("temporal"))
+	if ctx.Err() != nil {
+		fmt.Fprintf(c.App.ErrWriter, "detached from run %s; it goes on. Follow it with: lppctl runs show %s --temporal %s\n", id, id, c.String("temporal"))
+		return withCode(exitInterrupted, errors.New(""))
+	}
+	if err != nil {
+		return err
+	}
+	return temporalOutcome(c, p, hint, prog)
+}
+
+func temporalOutcome(c *cli.Context, p *temporal.Progress, hint string, prog *progress) error {
+	if prog.kind == progressJSON {
+		_ = prog.enc.Encode(struct {
+			Type   string              `json:"type"`
+			Status machine.Status      `json:"status"`
+			State  string              `json:"state"`
+			Steps  int                 `json:"steps"`
+			Pause  *machine.PauseError `json:"pause,omitempty"`
+			Error  string              `json:"error,omitempty"`
+		}{"end", p.Status, p.State, p.Steps, p.Pause, p.Error})
+	}
+	text := prog.kind != progressJSON
+	switch p.Status {
+	case machine.StatusCompleted:
+		if text {
+			fmt.Fprintf(c.App.Writer, "completed in %s after %s\n", p.State, countSteps(p.Steps))
+		}
+		return nil
+	case machine.StatusPaused:
+		if text && p.Pause != nil {
+			prompt := strings.ReplaceAll(p.Pause.Prompt, "lppctl resume "+p.RunID, hint)
+			fmt.Fprintf(c.App.Writer, "paused in %s after %s: %s\n", p.State, countSteps(p.Steps), prompt)
+			if p.Pause.Kind != machine.PauseEvent {
+				fmt.Fprintf(c.App.ErrWriter, "continue with: %s %s\n", hint, answerFlags(p.Pause.Options))
+			}
+		}
+		return withCode(exitPaused, errors.New(""))
+	case machine.StatusInterrupted:
+		if text {
+			fmt.Fprintf(c.App.Writer, "cancelled in %s after %s\n", p.State, countSteps(p.Steps))
+		}
+		return withCode(exitInterrupted, errors.New(""))
+	}
+	if text {
+		fmt.Fprintf(c.App.Writer, "failed in %s after %s\n", p.State, countSteps(p.Steps))
+	}
+	return withCode(exitFailed, fmt.Errorf("run %s stopped: %s", p.RunID, p.Error))
+}
+
+// resumeOnTemporal answers a paused Temporal run (any machine can), then
+// follows it as run does.
+func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machine.Input, event string, payload map[string]any) error {
+	tc, err := dialTemporal(c, ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	p, err := temporal.Query(ctx, tc, id, 0)
+	if err != nil {
+		return err
+	}
+	a := temporal.Resume{Input: in}
+	if event != "" {
+		a.Event = &temporal.EventArg{Name: event, Payload: payload}
+	}
+	if in == nil && event == "" {
+		if p.Status != machine.StatusPaused {
+			fmt.Fprintf(c.App.ErrWriter, "run %s is %s on Temporal; following it\n", id, p.Status)
+		} else {
+			return usageErrorf("run %s paused for %s: answer with %s", id, p.Pause.Kind, answerFlags(p.Pause.Options))
+		}
+	} else if err := temporal.ResumeRun(ctx, tc, id, a); err != nil {
+		return withCode(exitUsage, err)
+	}
+	return followTemporal(ctx, c, tc, id, len(p.Records), newProgress(c.App.Writer, progressMode(c)))
+}
+
+// runsOnTemporal lists the runs the server knows.
+func runsOnTemporal(c *cli.Context) error {
+	tc, err := dialTemporal(c, c.Context)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	runs, err := temporal.ListRuns(c.Context, tc, 0)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSONLines(c.App.Writer, runs)
+	}
+	for _, r := range runs {
+		dur := "-"
+		if r.End != nil {
+			dur = r.End.Sub(r.Start).Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(c.App.Writer, "%-28s %-10s %s  %s\n", r.RunID, r.Status, r.Start.UTC().Format(time.RFC3339), dur)
+	}
+	return nil
+}
+
+// showOnTemporal prints a Temporal run's standing (trace: its steps too).
+func showOnTemporal(c *cli.Context, trace bool) error {
+	if c.NArg() != 1 {
+		return usageErrorf("which run? give its ID (lppctl runs --temporal HOST:PORT lists them)")
+	}
+	id := c.Args().First()
+	tc, err := dialTemporal(c, c.Context)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	p, err := temporal.Query(c.Context, tc, id, 0)
+	if err != nil {
+		return err
+	}
+	if st, msg, err := temporal.Closed(c.Context, tc, id); err == nil && st != "" {
+		p.Status = st
+		if msg != "" {
+			p.Error = msg
+		}
+	}
+	mem, err := temporal.Memory(c.Context, tc, id)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		out := struct {
+			*temporal.Progress
+			Memory *machine.Memory `json:"memory"`
+		}{p, mem}
+		if !trace {
+			p.Records = nil
+		}
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s in %s after %s\n", p.RunID, p.Spec, p.Status, p.State, countSteps(p.Steps))
+	if p.Pause != nil {
+		fmt.Fprintf(w, "paused: %s\n", p.Pause.Prompt)
+	}
+	if p.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", p.Error)
+	}
+	if trace {
+		prog := newProgress(w, progressText)
+		for _, rec := range p.Records {
+			_ = prog.OnStep(c.Context, rec)
+		}
+		return nil
+	}
+	fmt.Fprintln(w, "context:")
+	for _, name := range slices.Sorted(maps.Keys(p.Vars)) {
+		b, _ := json.Marshal(p.Vars[name])
+		fmt.Fprintf(w, "  %s = %s\n", name, b)
+	}
+	fmt.Fprintln(w, "memory (L2):")
+	for _, item := range mem.Items("l2") {
+		var s string
+		if json.Unmarshal(item, &s) != nil {
+			s = string(item)
+		}
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	return nil
+}
+
+// cancelOnTemporal cancels a Temporal run.
+func cancelOnTemporal(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrorf("which run? give its ID: lppctl runs cancel RUN_ID --temporal HOST:PORT")
+	}
+	if c.String("temporal") == "" {
+		return usageErrorf("runs cancel stops Temporal runs: give --temporal HOST:PORT (a local run stops with Ctrl-C in its terminal)")
+	}
+	tc, err := dialTemporal(c, c.Context)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	id := c.Args().First()
+	st, _, err := temporal.Closed(c.Context, tc, id)
+	if err != nil {
+		return err
+	}
+	if st != "" {
+		return withCode(exitUsage, fmt.Errorf("cannot cancel run %s: it has already ended (%s)", id, st))
+	}
+	if err := temporal.CancelRun(c.Context, tc, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "run %s: cancel requested; it stops at its next clean point\n", id)
+	return nil
+}
+
+func writeJSONLines[T any](w io.Writer, items []T) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, it := range items {
+		if err := enc.Encode(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// temporalHost hosts a worker's actions on its project root.
+type temporalHost struct {
+	root string // absolute
+	out  io.Writer
+}
+
+func (h *temporalHost) Catalog() *machine.Registry {
+	reg, err := buildRegistry(agentConfig{Root: h.root}, nil)
+	if err != nil {
+		panic(err) // the built-in registrations cannot fail
+	}
+	return reg
+}
+
+func (h *temporalHost) ModelAction(name string) bool {
+	return strings.HasPrefix(name, "llm.") || name == "skill.teacher"
+}
+
+// Open builds the run's actions on this machine: its configuration rebased
+// on this worker's root, its logs under ROOT/.lppctl/temporal/RUN_ID.
+func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.Registry, func(), error) {
+	var cfg agentConfig
+	if len(run.Agent) > 0 {
+		if err := json.Unmarshal(run.Agent, &cfg); err != nil {
+			return nil, nil, fmt.Errorf("cannot read the agent configuration of run %s: %w", run.RunID, err)
+		}
+	}
+	cfg = cfg.rebased(h.root)
+	if run.Spec != nil && !filepath.IsAbs(run.Spec.File) {
+		run.Spec.File = filepath.Join(h.root, filepath.FromSlash(run.Spec.File))
+	}
+	dir := filepath.Join(h.root, ".lppctl", "temporal", run.RunID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("cannot make the folder of run %s: %w", run.RunID, err)
+	}
+	audit, err := os.OpenFile(filepath.Join(dir, runstore.AuditFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	llmLog, err := os.OpenFile(filepath.Join(dir, runstore.LLMFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		audit.Close()
+		return nil, nil, err
+	}
+	release := func() { audit.Close(); llmLog.Close() }
+	rt := &runtimeIO{RunID: run.RunID, RunDir: dir, Audit: audit, LLMLog: llmLog, NoInput: true, Out: h.out, Quiet: true}
+	reg, deps, err := buildRegistryDeps(cfg, rt)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	if run.Spec != nil {
+		deps.Protected = runProtected(run.Spec, reg, cfg.Root, dir)
+	}
+	return reg, release, nil
+}
+
+// temporalSpecAndPath is export --run for a Temporal run: the spec (by
+// default the file the run started from, which must not have changed) and
+// the states the run went through.
+func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, error) {
+	tc, err := dialTemporal(c, c.Context)
+	if err != nil {
+		return "", nil, err
+	}
+	defer tc.Close()
+	p, err := temporal.Query(c.Context, tc, id, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	if path == "" {
+		path = filepath.FromSlash(p.SpecPath)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return "", nil, withCode(exitUsage, fmt.Errorf("cannot read the spec run %s started from: %w; give it as SPEC", id, err))
+		}
+		if temporal.SpecHash(src) != p.SpecHash {
+			return "", nil, withCode(exitUsage, fmt.Errorf("%s changed since run %s started (the run has %s): give the spec it ran with as SPEC", path, id, p.SpecHash))
+		}
+	}
+	var states []string
+	for _, rec := range p.Records {
+		if len(states) == 0 {
+			states = append(states, rec.From)
+		}
+		if !rec.End && rec.Via != machine.ViaWait {
+			states = append(states, rec.To)
+		}
+	}
+	return path, states, nil
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/temporal"
+)
+
+// temporalCLI finds the Temporal CLI (it holds the dev server): on PATH, else
+// in $(go env GOPATH)/bin. Without it the test is skipped, unless
+// LPPCTL_REQUIRE_TEMPORAL=1 (CI installs it) makes that a failure.
+func temporalCLI(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("temporal"); err == nil {
+		return p
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
+			if p := filepath.Join(dir, "bin", "temporal"); fileExists(p) {
+				return p
+			}
+		}
+	}
+	if os.Getenv("LPPCTL_REQUIRE_TEMPORAL") == "1" {
+		t.Fatal("LPPCTL_REQUIRE_TEMPORAL=1 but the Temporal CLI is neither on PATH nor in $(go env GOPATH)/bin")
+	}
+	t.Skip("the Temporal CLI is not installed (go install github.com/temporalio/cli/cmd/temporal@v1.5.1); LPPCTL_REQUIRE_TEMPORAL=1 makes this a failure")
+	return ""
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startProcess starts a process that t.Cleanup kills (SIGKILL) and reaps.
+func startProcess(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("cannot start %s: %v", cmd.Path, err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+// devServer starts a Temporal dev server (in memory) on a loopback port
+// and returns a client of it.
+func devServer(t testing.TB) (string, client.Client) {
+	t.Helper()
+	cli := temporalCLI(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	var log bytes.Buffer
+	cmd := exec.Command(cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+		"--port", strings.TrimPrefix(addr, "127.0.0.1:"), "--http-port", fmt.Sprint(freePort(t)),
+		"--metrics-port", fmt.Sprint(freePort(t)), "--db-filename", "", "--log-level", "error")
+	cmd.Stdout, cmd.Stderr = &log, &log
+	startProcess(t, cmd)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		tc, err := temporal.Dial(ctx, addr, "default", nil)
+		cancel()
+		if err == nil {
+			t.Cleanup(tc.Close)
+			return addr, tc
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dev server did not answer on %s: %v\n%s", addr, err, log.String())
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// entryRe finds a skills.md entry: its marker and body.
+var entryRe = regexp.MustCompile(`(?s)<!-- lppctl:entry ([^/ ]+)/(\d+) -->\n(.*?)(?:\n### |\n## |\z)`)
+
+// entriesOf returns the skills.md entries of each run: id → seq → body.
+func entriesOf(t *testing.T, md string) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	for _, m := range entryRe.FindAllStringSubmatch(md, -1) {
+		if out[m[1]] == nil {
+			out[m[1]] = map[string]string{}
+		}
+		if _, dup := out[m[1]][m[2]]; dup {
+			t.Errorf("skills.md holds entry %s/%s twice", m[1], m[2])
+		}
+		out[m[1]][m[2]] = strings.TrimSpace(m[3])
+	}
+	return out
+}
+
+type runView struct {
+	ID      string         `json:"id"`
+	RunID   string         `json:"run_id"`
+	Status  string         `json:"status"`
+	State   string         `json:"state"`
+	Steps   int            `json:"steps"`
+	Context map[string]any `json:"context"`
+	Vars    map[string]any `json:"vars"`
+	Memory  map[string]struct {
+		Items []json.RawMessage `json:"items"`
+	} `json:"memory"`
+}
+
+func canon(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Two lppctl workers serve 50 scripted Skills Agent runs at once; one is
+// killed (SIGKILL) mid-way. Every run completes, on the other worker, with
+// the same context, L2, skills.md entries (none duplicated) and output as a
+// local run.
+func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server and 50 runs")
+	}
+	addr, tc := devServer(t)
+	bin := buildLppctl(t)
+	env := childEnv("")
+
+	// The reference: one local run.
+	ref := newProject(t, "hello_skill")
+	cmd := exec.Command(bin, "run", "specs/skills_agent.yaml", "--yes", "-q")
+	cmd.Dir, cmd.Env = ref, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("local run: %v\n%s", err, out)
+	}
+	cmd = exec.Command(bin, "runs", "--json")
+	cmd.Dir, cmd.Env = ref, env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta runView
+	if err := json.Unmarshal(bytes.SplitN(out, []byte("\n"), 2)[0], &meta); err != nil {
+		t.Fatalf("runs --json: %v: %s", err, out)
+	}
+	cmd = exec.Command(bin, "runs", "show", meta.ID, "--json")
+	cmd.Dir, cmd.Env = ref, env
+	if out, err = cmd.Output(); err != nil {
+		t.Fatal(err)
+	}
+	var local runView
+	if err := json.Unmarshal(out, &local); err != nil {
+		t.Fatal(err)
+	}
+	localMD, _ := os.ReadFile(filepath.Join(ref, "skills", "hello_skill", "skills.md"))
+	localEntries := entriesOf(t, string(localMD))[meta.ID]
+	if local.Status != "completed" || len(localEntries) == 0 {
+		t.Fatalf("the local run: %s with %d skills.md entries", local.Status, len(localEntries))
+	}
+	greeting, _ := os.ReadFile(filepath.Join(ref, "output", "hello_skill", "greeting.txt"))
+
+	// Two workers on one project root.
+	root := newProject(t, "hello_skill")
+	var workers []*exec.Cmd
+	for i := range 2 {
+		w := exec.Command(bin, "worker", "--temporal", addr, "--root", root)
+		w.Env = env
+		var log bytes.Buffer
+		w.Stdout, w.Stderr = &log, &log
+		workers = append(workers, startProcess(t, w))
+		_ = i
+	}
+
+	// The first run through the CLI, the other 49 through the client.
+	cmd = exec.Command(bin, "run", "--engine", "temporal", "--temporal", addr, "specs/skills_agent.yaml", "--yes")
+	cmd.Dir, cmd.Env = root, env
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "completed in done after") {
+		t.Fatalf("run --engine temporal: %v\n%s", err, out)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "specs", "skills_agent.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, _ := json.Marshal(agentConfig{Skill: "skills/hello_skill", Yes: true, SpecDir: "specs"})
+	ctx := context.Background()
+	ids := make([]string, 49)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("it-%02d", i)
+		st := temporal.Start{RunID: ids[i], SpecPath: "specs/skills_agent.yaml", Spec: src, SpecHash: temporal.SpecHash(src), Agent: agent}
+		if err := temporal.StartRun(ctx, tc, "", st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Kill a worker once some steps are done and others not.
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		p, err := temporal.Query(ctx, tc, ids[len(ids)/2], 0)
+		if err == nil && p.Steps >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the runs do not progress: %v", err)
+		}
+	}
+	if err := syscall.Kill(-workers[0].Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+
+	var wg sync.WaitGroup
+	results := make([]*temporal.Progress, len(ids))
+	errs := make([]error, len(ids))
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+			defer cancel()
+			var p temporal.Progress
+			errs[i] = tc.GetWorkflow(fctx, id, "").Get(fctx, &p)
+			results[i] = &p
+		}()
+	}
+	wg.Wait()
+	md, _ := os.ReadFile(filepath.Join(root, "skills", "hello_skill", "skills.md"))
+	entries := entriesOf(t, string(md))
+	for i, id := range ids {
+		p := results[i]
+		if errs[i] != nil || p.Status != machine.StatusCompleted {
+			t.Errorf("run %s: %v %+v", id, errs[i], p)
+			continue
+		}
+		if p.State != local.State || p.Steps != local.Steps || canon(p.Vars) != canon(local.Context) {
+			t.Errorf("run %s ended in %s after %d steps with %s; the local run in %s after %d with %s", id, p.State, p.Steps, canon(p.Vars), local.State, local.Steps, canon(local.Context))
+		}
+		mem, err := temporal.Memory(ctx, tc, id)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if got, want := canon(mem.Items("l2")), canon(local.Memory["l2"].Items); got != want {
+			t.Errorf("run %s: L2 %s, want %s", id, got, want)
+		}
+		if canon(entries[id]) != canon(localEntries) {
+			t.Errorf("run %s: skills.md entries\n%v\nwant\n%v", id, entries[id], localEntries)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "output", "hello_skill", "greeting.txt")); string(got) != string(greeting) {
+		t.Errorf("greeting.txt: %q, want %q", got, greeting)
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/temporal"
+)
+
+func workerCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "worker",
+		Usage:     "serve Temporal runs on this machine: their workflows and actions",
+		ArgsUsage: " ",
+		Description: `Serves the task queue of lppctl runs started with lppctl run --engine temporal
+until Ctrl-C: it runs their workflows (the interpreter) and their actions, on
+the project root (--root). Start several, on several machines: they share the
+queue, and when one dies its actions go to the others. The actions that call
+a model run on the queue QUEUE-llm, whose rate --llm-rps bounds for all the
+workers together. See docs/scale.md.`,
+		Flags: append(temporalFlags(),
+			&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the actions work in (default: the current directory)"},
+			&cli.Float64Flag{Name: "llm-rps", Usage: "at most `N` model calls a second across every worker of the task queue (0: no limit)"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show the actions' output and the SDK's log"},
+		),
+		Action: workerAction,
+	}
+}
+
+func workerAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrorf("worker takes no arguments: %v", c.Args().Slice())
+	}
+	if c.String("temporal") == "" {
+		return usageErrorf("which server? give --temporal HOST:PORT (or set LPPCTL_TEMPORAL)")
+	}
+	if c.Float64("llm-rps") < 0 {
+		return usageErrorf("--llm-rps %v: give a rate of 0 (no limit) or more", c.Float64("llm-rps"))
+	}
+	root, err := filepath.Abs(cmp.Or(c.String("root"), "."))
+	if err != nil {
+		return fmt.Errorf("cannot find the root: %w", err)
+	}
+	ctx, stop := interruptContext(c)
+	defer stop()
+	var logger *slog.Logger
+	out := io.Discard
+	if c.Bool("verbose") {
+		logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))
+		out = c.App.ErrWriter
+	}
+	tc, err := temporal.Dial(ctx, c.String("temporal"), c.String("namespace"), logger)
+	if err != nil {
+		return withCode(exitFailed, err)
+	}
+	defer tc.Close()
+	retry := llm.DefaultRetry
+	e := temporal.NewEngine(&temporalHost{root: root, out: out}, temporal.Options{
+		TaskQueue: c.String("task-queue"),
+		Retry:     temporal.Retry{Attempts: retry.Attempts, Base: retry.Base, Max: retry.Max},
+	})
+	workers := e.Workers(tc, c.Float64("llm-rps"))
+	for i, w := range workers {
+		if err := w.Start(); err != nil {
+			for _, started := range workers[:i] {
+				started.Stop()
+			}
+			return fmt.Errorf("cannot start the worker: %w", err)
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "worker on %s: task queues %s and %s, root %s (Ctrl-C stops it)\n", c.String("temporal"), e.TaskQueue(), e.ModelQueue(), root)
+	<-ctx.Done()
+	for _, w := range workers {
+		w.Stop()
+	}
+	fmt.Fprintln(c.App.ErrWriter, "worker stopped")
+	return nil
+}

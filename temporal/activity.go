@@ -1,0 +1,195 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Error types of the activity's application errors.
+const (
+	errPause     = "pause"     // the action needs a person: the run pauses
+	errAction    = "action"    // the action failed: the state's on_error route, or the run fails
+	errTransient = "transient" // the action failed for a cause that may pass: retried
+)
+
+// inline are the built-in actions that run in the workflow itself: they
+// only read the call and write through it (no I/O, no clock).
+var inline = []string{"noop", "log", "fail", "emit"}
+
+// workflowRegistry is the catalog with every handler replaced: the pure
+// built-ins keep theirs, wait becomes a durable timer, every other action
+// becomes an activity.
+func (e *Engine) workflowRegistry(ctx workflow.Context, st Start) *machine.Registry {
+	reg := machine.NewRegistry()
+	builtins := machine.NewBuiltinRegistry()
+	for _, a := range e.host.Catalog().Actions() {
+		cp := *a
+		switch {
+		case builtins.Lookup(a.Name) != nil && slices.Contains(inline, a.Name):
+			// its own handler
+		case builtins.Lookup(a.Name) != nil && a.Name == "wait":
+			cp.Run = func(_ context.Context, c *machine.Call) error {
+				d, err := time.ParseDuration(c.String("duration"))
+				if err != nil || d < 0 {
+					return fmt.Errorf("cannot wait: %q is not a duration like 500ms or 2s", c.String("duration"))
+				}
+				return workflow.Sleep(ctx, d)
+			}
+		default:
+			cp.Run = e.remote(ctx, st)
+		}
+		_ = reg.Register(cp) // the catalog's actions registered once already
+	}
+	return reg
+}
+
+// remote is the handler that runs an action as an activity: one activity per
+// action execution, its input the Call's snapshot.
+func (e *Engine) remote(ctx workflow.Context, st Start) machine.Handler {
+	return func(_ context.Context, c *machine.Call) error {
+		call, err := json.Marshal(c.Detach())
+		if err != nil {
+			return fmt.Errorf("cannot send action %q to a worker: %w", c.Action, err)
+		}
+		queue := e.opts.TaskQueue
+		if e.host.ModelAction(c.Action) {
+			queue = e.ModelQueue()
+		}
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			TaskQueue:           queue,
+			StartToCloseTimeout: e.opts.Timeout,
+			HeartbeatTimeout:    e.opts.Heartbeat,
+			ActivityID:          fmt.Sprintf("%s/%d/%s", st.RunID, c.Seq+1, c.Action),
+			RetryPolicy: &temporal.RetryPolicy{
+				InitialInterval:        e.opts.Retry.Base,
+				BackoffCoefficient:     2,
+				MaximumInterval:        e.opts.Retry.Max,
+				MaximumAttempts:        int32(e.opts.Retry.Attempts),
+				NonRetryableErrorTypes: []string{errPause, errAction},
+			},
+		})
+		task := ActionTask{RunID: st.RunID, SpecPath: st.SpecPath, Spec: st.Spec, SpecHash: st.SpecHash, Agent: st.Agent, Call: call}
+		var out json.RawMessage
+		if err := workflow.ExecuteActivity(actx, ActivityName, task).Get(actx, &out); err != nil {
+			return actionError(c.Action, err)
+		}
+		var res machine.CallOutput // numbers decoded as a local run has them
+		if err := json.Unmarshal(out, &res); err != nil {
+			return fmt.Errorf("cannot read what action %q did: %w", c.Action, err)
+		}
+		return c.Apply(&res)
+	}
+}
+
+// actionError turns an activity's failure back into what the action
+// returned: a pause, or its error text.
+func actionError(action string, err error) error {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		switch app.Type() {
+		case errPause:
+			var p machine.PauseError
+			if derr := app.Details(&p); derr != nil {
+				return fmt.Errorf("cannot read the pause of action %q: %w", action, derr)
+			}
+			return &p
+		case errAction:
+			return errors.New(app.Message())
+		case errTransient:
+			return fmt.Errorf("%s (gave up after the retries)", app.Message())
+		}
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return fmt.Errorf("action %q timed out on every worker that took it (%s)", action, te.TimeoutType())
+	}
+	return fmt.Errorf("cannot run action %q on a worker: %w", action, err)
+}
+
+// Transient marks an action error as one that may pass (the activity is
+// retried, by any worker); other action errors are final.
+type Transient interface{ Temporary() bool }
+
+// Action is the activity: it runs one action execution on this worker.
+func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, error) {
+	if got := SpecHash(t.Spec); got != t.SpecHash {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("the spec's hash is %s, not %s", got, t.SpecHash), errAction, nil)
+	}
+	spec, diags := machine.Parse(t.SpecPath, t.Spec)
+	if diags.HasErrors() {
+		return nil, temporal.NewNonRetryableApplicationError("the run's spec does not decode: "+diags.PrettyAll(t.Spec), errAction, nil)
+	}
+	var in machine.CallInput // numbers decoded as a local run has them
+	if err := json.Unmarshal(t.Call, &in); err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("cannot read the call: "+err.Error(), errAction, nil)
+	}
+	reg, release, err := e.host.Open(ctx, RunInfo{RunID: t.RunID, SpecPath: t.SpecPath, Spec: spec, Agent: t.Agent})
+	if err != nil {
+		return nil, err // this worker cannot host the run now: another may
+	}
+	defer release()
+	a := reg.Lookup(in.Action)
+	if a == nil {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("this worker has no action %q", in.Action), errAction, nil)
+	}
+	stop := heartbeat(ctx, e.opts.Heartbeat/3)
+	out, err := machine.RunDetached(ctx, spec, a, &in)
+	stop()
+	if err != nil {
+		if p, ok := machine.AsPause(err); ok {
+			return nil, temporal.NewNonRetryableApplicationError(p.Error(), errPause, nil, p)
+		}
+		if ctx.Err() != nil {
+			return nil, err // the attempt was cut short: retried
+		}
+		var tr Transient
+		if errors.As(err, &tr) && tr.Temporary() {
+			return nil, temporal.NewApplicationError(err.Error(), errTransient)
+		}
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), errAction, nil)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("cannot send what the action did: "+err.Error(), errAction, nil)
+	}
+	return b, nil
+}
+
+// heartbeat tells the server every period that this worker is alive, until
+// stop is called: a worker that dies is noticed within the heartbeat
+// timeout and its action given to another worker.
+func heartbeat(ctx context.Context, period time.Duration) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(max(period, 100*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}

@@ -1,0 +1,89 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Host supplies a worker's actions. Every worker of a task queue must offer
+// the same catalog (the same lppctl version): the workflow compiles specs
+// against it, and a replay on another worker must decide the same.
+type Host interface {
+	// Catalog returns the actions' declarations (parameters, writes); the
+	// workflow never runs their handlers, except the pure built-ins.
+	Catalog() *machine.Registry
+	// Open returns the registry whose handlers run one action execution of
+	// run on this machine, and what releases it.
+	Open(ctx context.Context, run RunInfo) (*machine.Registry, func(), error)
+	// ModelAction reports whether the named action calls a model: it runs
+	// on the model task queue, under the shared rate limit.
+	ModelAction(name string) bool
+}
+
+// RunInfo is what a Host learns of the run whose action it runs.
+type RunInfo struct {
+	RunID    string
+	SpecPath string
+	Spec     *machine.Spec
+	Agent    json.RawMessage
+}
+
+// Retry bounds the retries of an activity that failed for a transient
+// cause (a worker that died, a timeout, an error that says it is
+// temporary). Action errors are never retried: they take the state's
+// on_error route, as in a local run.
+type Retry struct {
+	Attempts int           // total attempts, first included
+	Base     time.Duration // first backoff; doubles each retry
+	Max      time.Duration // longest backoff
+}
+
+// Options configure an Engine.
+type Options struct {
+	TaskQueue string        // default DefaultTaskQueue
+	Retry     Retry         // default 4 attempts, 1s, 20s (the model clients' bounds)
+	Timeout   time.Duration // one attempt of an action; default 10m
+	Heartbeat time.Duration // a worker that stays silent this long is taken as dead; default 10s
+}
+
+func (o Options) withDefaults() Options {
+	if o.TaskQueue == "" {
+		o.TaskQueue = DefaultTaskQueue
+	}
+	if o.Retry.Attempts <= 0 {
+		o.Retry.Attempts = 4
+	}
+	if o.Retry.Base <= 0 {
+		o.Retry.Base = time.Second
+	}
+	if o.Retry.Max <= 0 {
+		o.Retry.Max = 20 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 10 * time.Second
+	}
+	return o
+}
+
+// Engine is the workflow and the activity of one worker.
+type Engine struct {
+	host Host
+	opts Options
+}
+
+// NewEngine returns the engine of a worker whose actions host supplies.
+func NewEngine(host Host, opts Options) *Engine {
+	return &Engine{host: host, opts: opts.withDefaults()}
+}
+
+// TaskQueue is the queue of the workflows and the actions that call no model.
+func (e *Engine) TaskQueue() string { return e.opts.TaskQueue }
+
+// ModelQueue is the queue of the actions that call a model.
+func (e *Engine) ModelQueue() string { return e.opts.TaskQueue + ModelQueueSuffix }

@@ -1,0 +1,143 @@
+// Package temporal runs lppctl specs on Temporal: the interpreter (the
+// machine package, unchanged) runs as a deterministic workflow, each action
+// execution as one activity, and a person's answers and events as Updates.
+// The package knows nothing of LLMs or tools: a Host (the lppctl worker)
+// supplies the actions.
+package temporal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Names registered with Temporal. Changing one breaks running workflows.
+const (
+	WorkflowName     = "lppctl.run"
+	ActivityName     = "lppctl.action"
+	UpdateResume     = "resume"
+	QueryProgress    = "progress"
+	QueryMemory      = "memory"
+	DefaultTaskQueue = "lppctl"
+	// ModelQueueSuffix names the task queue of the activities that call a
+	// model (DefaultTaskQueue + ModelQueueSuffix): its workers share the
+	// --llm-rps rate limit, enforced by the server for the whole queue.
+	ModelQueueSuffix = "-llm"
+)
+
+// Start is a workflow's input: everything a run needs, by value, so that a
+// run keeps the spec it started with whatever happens on disk.
+type Start struct {
+	RunID          string          `json:"run_id"`
+	SpecPath       string          `json:"spec_path"` // the spec's path, relative to the workers' project root when inside it
+	Spec           []byte          `json:"spec"`      // the spec's source
+	SpecHash       string          `json:"spec_hash"` // SpecHash(Spec)
+	Vars           json.RawMessage `json:"vars,omitempty"`
+	Agent          json.RawMessage `json:"agent,omitempty"` // the host's configuration of the actions (opaque here)
+	MaxTransitions int             `json:"max_transitions,omitempty"`
+	Events         []EventArg      `json:"events,omitempty"` // queued up front, as run --event does
+}
+
+// EventArg is an event delivered to a run, with its payload.
+type EventArg struct {
+	Name    string         `json:"name"`
+	Payload map[string]any `json:"payload,omitempty"`
+}
+
+// Resume is the argument of the resume Update: the person's answer to a
+// pause, or an event for a waiting state.
+type Resume struct {
+	Input *machine.Input `json:"input,omitempty"`
+	Event *EventArg      `json:"event,omitempty"`
+}
+
+// Progress is what the progress query returns: where the run stands and its
+// steps from the one asked for.
+type Progress struct {
+	RunID string `json:"run_id"`
+	Spec  string `json:"spec"`
+	// SpecPath and SpecHash name the spec the run started with.
+	SpecPath string              `json:"spec_path"`
+	SpecHash string              `json:"spec_hash"`
+	Status   machine.Status      `json:"status"`
+	State    string              `json:"state"`
+	Steps    int                 `json:"steps"`
+	Pause    *machine.PauseError `json:"pause,omitempty"`
+	Error    string              `json:"error,omitempty"`
+	Vars     map[string]any      `json:"vars,omitempty"`
+	Records  []*machine.Record   `json:"records,omitempty"`
+	Start    time.Time           `json:"start"`
+	End      *time.Time          `json:"end,omitempty"`
+}
+
+// ActionTask is one activity's input: one execution of one action.
+type ActionTask struct {
+	RunID    string          `json:"run_id"`
+	SpecPath string          `json:"spec_path"`
+	Spec     []byte          `json:"spec"`
+	SpecHash string          `json:"spec_hash"`
+	Agent    json.RawMessage `json:"agent,omitempty"`
+	Call     json.RawMessage `json:"call"` // a machine.CallInput
+}
+
+// SpecHash is the hash a run's spec is checked against.
+func SpecHash(src []byte) string {
+	sum := sha256.Sum256(src)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// decodeJSON decodes b into v keeping numbers exact: an integer becomes an
+// int, any other number a float64 (then the declared types decide).
+func decodeJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	return nil
+}
+
+// numbers turns the json.Numbers decodeJSON left in v into ints and floats.
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = numbers(x[i])
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	}
+	return v
+}
+
+func numberMap(m map[string]any) map[string]any {
+	for k, v := range m {
+		m[k] = numbers(v)
+	}
+	return m
+}
+
+// decodeVars decodes a JSON object of values (nil or empty: none).
+func decodeVars(b json.RawMessage) (map[string]any, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := decodeJSON(b, &m); err != nil {
+		return nil, fmt.Errorf("cannot decode variables: %w", err)
+	}
+	return numberMap(m), nil
+}
