@@ -41,7 +41,7 @@ type tlaTranslator struct {
 	// payload is the TLA+ term of the event's payload record ("" outside an
 	// event's transition) and event the event's name.
 	payload, event string
-	uses    map[string]bool // helper operators the terms use (SetOf, Contains, ...)
+	uses           map[string]bool // helper operators the terms use (SetOf, Contains, ...)
 }
 
 // tlaUnsupported is an expression (part) with no TLA+ equivalent.
