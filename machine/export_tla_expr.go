@@ -64,13 +64,25 @@ func (tr *tlaTranslator) translate(src string, env map[string]any, site tlaExprS
 	if bad != nil {
 		at := site.start
 		if site.src != nil && at.IsValid() {
-			at = exprPos(site.src, site.start, src, bad.node.Location().From)
+			at = exprPos(site.src, site.start, src, nodeStart(bad.node))
 		}
 		return "", fmt.Errorf("%s:%d:%d: cannot export to TLA+: %s: %s: %s has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\"",
 			site.file, at.Line, at.Col, site.what, "`"+bad.node.String()+"`", bad.why)
 	}
 	return out, nil
 }
+
+// nodeStart is the offset where a node's text starts: expr places a binary
+// node at its operator, so the leftmost offset in its subtree.
+func nodeStart(n ast.Node) int {
+	v := &startVisitor{from: n.Location().From}
+	ast.Walk(&n, v)
+	return v.from
+}
+
+type startVisitor struct{ from int }
+
+func (v *startVisitor) Visit(n *ast.Node) { v.from = min(v.from, (*n).Location().From) }
 
 func unsupported(n ast.Node, format string, args ...any) (string, *tlaUnsupported) {
 	return "", &tlaUnsupported{node: n, why: fmt.Sprintf(format, args...)}
@@ -213,7 +225,7 @@ func (tr *tlaTranslator) binary(n *ast.BinaryNode) (string, *tlaUnsupported) {
 		switch {
 		case isInt(lt) && isInt(rt):
 			return "(" + a + " + " + b + ")", nil
-		case isKind(lt, reflect.String) && isKind(rt, reflect.String), isKind(lt, reflect.Slice) && isKind(rt, reflect.Slice):
+		case isKind(lt, reflect.String) && isKind(rt, reflect.String):
 			return "(" + a + " \\o " + b + ")", nil
 		}
 		return unsupported(n, "the operator + on %s", typeWord(lt, rt))
