@@ -11,16 +11,28 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
+// formatTLA is the export format that writes a TLA+ module (see
+// machine.ExportTLA) rather than a diagram.
+const formatTLA = "tla"
+
+// exportFormats are the formats export writes: the diagrams, then TLA+ and
+// L++ (a blueprint, see lpp_export.go).
+var exportFormats = slices.Concat(machine.ExportFormats, []string{formatTLA, formatLPP})
+
 func exportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "export",
-		Usage:     "draw a spec as a Mermaid or Graphviz diagram",
+		Usage:     "draw a spec as a Mermaid or Graphviz diagram, or write it as a TLA+ module",
 		ArgsUsage: "SPEC",
 		Description: "Writes the spec's state machine as a Mermaid stateDiagram-v2 (guards on the edge\n" +
-			"labels), a Mermaid flowchart, or Graphviz DOT. The spec must be valid.",
+			"labels), a Mermaid flowchart, or Graphviz DOT. The spec must be valid.\n\n" +
+			"--format tla writes a TLA+ module for TLC with the abstraction of lppctl check, and\n" +
+			"its TLC configuration: to the file --tla-cfg names, else printed after the module's\n" +
+			"closing ==== line (which TLA+ tools ignore). See docs/check.md, \"TLA+ export\".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: machine.ExportFormats[0],
-				Usage: "diagram format: " + strings.Join(machine.ExportFormats, ", ") + "; or lpp: write the spec as an L++ blueprint (JSON)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: exportFormats[0],
+				Usage: "output format: " + strings.Join(exportFormats, ", ") + " (lpp: the spec as an L++ blueprint)"},
+			&cli.StringFlag{Name: "tla-cfg", Usage: "with --format tla: write the TLC configuration to `FILE` (NAME.cfg next to NAME.tla)"},
 			&cli.BoolFlag{Name: "set", Usage: "show each transition's set: on its edge label"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the diagram to `FILE` instead of standard output"},
 			&cli.StringFlag{Name: "run", Usage: "highlight the path run `RUN_ID` took (SPEC defaults to the run's copy of its spec)"},
@@ -43,8 +55,14 @@ func runExport(c *cli.Context) error {
 	if done, err := exportBlueprint(c, format); done { // an L++ blueprint: see import.go
 		return err
 	}
-	if !slices.Contains(machine.ExportFormats, format) {
-		return usageErrorf("unknown format %q (formats: %s)", format, strings.Join(machine.ExportFormats, ", "))
+	if !slices.Contains(exportFormats, format) {
+		return usageErrorf("unknown format %q (formats: %s)", format, strings.Join(exportFormats, ", "))
+	}
+	if format == formatTLA && runID != "" {
+		return usageErrorf("--run highlights a diagram; it does not apply to --format tla")
+	}
+	if format != formatTLA && c.String("tla-cfg") != "" {
+		return usageErrorf("--tla-cfg applies to --format tla only")
 	}
 	path := c.Args().First()
 	var runPath []string
@@ -71,17 +89,44 @@ func runExport(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", diags.Errors().PrettyAll(src))
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot export %s: the spec is invalid (%s)", path, countDiags(diags)))
 	}
-	opts := machine.ExportOptions{ShowSet: c.Bool("set"), Path: runPath}
-	out, err := machine.Export(spec, format, opts)
-	if err != nil {
+	var out []byte
+	what := "diagram"
+	if format == formatTLA {
+		if out, err = exportTLA(c, spec, reg); err != nil {
+			return err
+		}
+		what = "TLA+ module"
+	} else if out, err = machine.Export(spec, format, machine.ExportOptions{ShowSet: c.Bool("set"), Path: runPath}); err != nil {
 		return err
 	}
 	if file := c.String("output"); file != "" {
 		if err := os.WriteFile(file, out, 0o644); err != nil {
-			return fmt.Errorf("cannot write diagram: %w", err)
+			return fmt.Errorf("cannot write %s: %w", what, err)
 		}
 		return nil
 	}
 	_, err = c.App.Writer.Write(out)
 	return err
+}
+
+// exportTLA writes the spec as a TLA+ module. The TLC configuration goes to
+// the --tla-cfg file, else after the module's closing line, which TLA+ tools
+// ignore, so that the output is still a module TLC reads.
+func exportTLA(c *cli.Context, spec *machine.Spec, reg *machine.Registry) ([]byte, error) {
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot export %s: %w", spec.File, err))
+	}
+	mod, err := machine.ExportTLA(m)
+	if err != nil {
+		return nil, withCode(exitInvalidSpec, err)
+	}
+	if file := c.String("tla-cfg"); file != "" {
+		if err := os.WriteFile(file, mod.Config, 0o644); err != nil {
+			return nil, fmt.Errorf("cannot write TLC configuration: %w", err)
+		}
+		return mod.Module, nil
+	}
+	out := slices.Concat(mod.Module, []byte("\n\\* ---- "+mod.Name+".cfg (or use --tla-cfg FILE) ----\n"), mod.Config)
+	return out, nil
 }

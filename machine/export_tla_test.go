@@ -1,0 +1,153 @@
+package machine_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// TestExportTLAGolden exports specs of the seeded-defect corpus (a deadlock,
+// invariants, an event with a payload, an on_error route, final_requires)
+// and compares the module and its TLC configuration with golden files.
+func TestExportTLAGolden(t *testing.T) {
+	for _, name := range []string{
+		"deadlock_counter_value",
+		"invariant_replan_rounds",
+		"wait_payload_invariant",
+		"invariant_after_error",
+		"final_requires_map",
+		"trap_after_event",
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := checkSpecFile(t, filepath.Join("testdata", "check", name+".yaml"))
+			mod, err := machine.ExportTLA(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mod.Name != name {
+				t.Errorf("module name %q, want %q", mod.Name, name)
+			}
+			checkTLAShape(t, mod)
+			checkGoldenFile(t, filepath.Join("testdata", "tla", name+".tla"), mod.Module)
+			checkGoldenFile(t, filepath.Join("testdata", "tla", name+".cfg"), mod.Config)
+		})
+	}
+}
+
+// TestExportTLARefusesWhatTLCCannotEvaluate: an expression or a value with no
+// TLA+ equivalent is an error that says where it is (file:line:col, the
+// state and transition) and what.
+func TestExportTLARefusesWhatTLCCannotEvaluate(t *testing.T) {
+	const head = "lpp: 1\nname: t\ncontext:\n  s: {type: string, default: \"\"}\n  n: {type: int, default: 0}\ninitial: a\nstates:\n  a:\n"
+	tests := []struct {
+		name, body, want string
+	}{
+		{"matches in a guard",
+			"    next:\n      - {to: done, when: s matches \"^a\"}\n  done: {final: true}\n",
+			"test.yaml:10:26: cannot export to TLA+: guard of next[0] of state \"a\": `s matches \"^a\"`: the operator matches has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\""},
+		{"division in a set, deep in the expression",
+			"    next:\n      - {to: done, set: {n: 'n + int(n / 2)'}}\n  done: {final: true}\n",
+			"test.yaml:10:38: cannot export to TLA+: set of next[0] of state \"a\": n: `n / 2`: the operator / (its value is a float; TLC has no floats) has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\""},
+		{"nil coalescing in a state's set",
+			"    set: {s: 's ?? \"x\"'}\n    next: done\n  done: {final: true}\n",
+			"test.yaml:9:15: cannot export to TLA+: set of state \"a\": s: `s ?? \"x\"`: the operator ?? has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\""},
+		{"string order",
+			"    next:\n      - {to: done, when: s < \"m\"}\n  done: {final: true}\n",
+			"test.yaml:10:26: cannot export to TLA+: guard of next[0] of state \"a\": `s < \"m\"`: the operator < on string (TLA+ applies it to ints only) has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\""},
+		{"a function TLA+ lacks",
+			"    next:\n      - {to: done, when: upper(s) == \"A\"}\n  done: {final: true}\n",
+			"test.yaml:10:26: cannot export to TLA+: guard of next[0] of state \"a\": `upper(s)`: the function upper has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\""},
+		{"a float in an invariant",
+			"    next: done\n  done: {final: true}\ninvariants:\n  short: 'len(s) < 2.5'\n",
+			"test.yaml:12:20: cannot export to TLA+: invariant \"short\": `2.5`: a float (TLC has no floats) has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := compileSpec(t, head+tt.body, nil)
+			_, err := machine.ExportTLA(m)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error:\n%v\nwant:\n%s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestExportTLARefusesFloats: TLC has no floats, so a float variable is an
+// error at its type.
+func TestExportTLARefusesFloats(t *testing.T) {
+	m := compileSpec(t, "lpp: 1\nname: t\ncontext:\n  score: {type: float, default: 0.5}\ninitial: a\nstates:\n  a: {final: true}\n", nil)
+	_, err := machine.ExportTLA(m)
+	want := `test.yaml:4:17: cannot export to TLA+: context variable "score" is a float, and TLC has no floats; make it an int (e.g. hundredths)`
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+// checkTLAShape is a parser-level check of a module (no TLA+ toolchain
+// here): its header and end line, balanced brackets outside strings and
+// comments, and every action of Next and invariant of the config defined.
+func checkTLAShape(t *testing.T, mod *machine.TLAModule) {
+	t.Helper()
+	text := string(mod.Module)
+	if want := "---- MODULE " + mod.Name + " ----\n"; !strings.HasPrefix(text, want) {
+		t.Errorf("module does not start with %q", want)
+	}
+	if !strings.HasSuffix(text, "\n"+strings.Repeat("=", 77)+"\n") {
+		t.Errorf("module does not end with its ==== line")
+	}
+	defined := map[string]bool{}
+	var stack []string
+	closers := map[string]string{")": "(", "]": "[", "}": "{", ">>": "<<"}
+	for i, line := range strings.Split(text, "\n") {
+		if name, _, ok := strings.Cut(line, " =="); ok && !strings.ContainsAny(name, " (") {
+			defined[name] = true
+		}
+		for j := 0; j < len(line); j++ {
+			switch c := line[j]; {
+			case strings.HasPrefix(line[j:], `\*`):
+				j = len(line)
+			case c == '"':
+				for j++; j < len(line) && line[j] != '"'; j++ {
+					if line[j] == '\\' {
+						j++
+					}
+				}
+			case strings.HasPrefix(line[j:], "<<"):
+				stack = append(stack, "<<")
+				j++
+			case strings.HasPrefix(line[j:], ">>"):
+				if len(stack) == 0 || stack[len(stack)-1] != "<<" {
+					t.Fatalf("line %d: unbalanced >>: %s", i+1, line)
+				}
+				stack = stack[:len(stack)-1]
+				j++
+			case strings.ContainsRune("([{", rune(c)):
+				stack = append(stack, string(c))
+			case strings.ContainsRune(")]}", rune(c)):
+				if len(stack) == 0 || stack[len(stack)-1] != closers[string(c)] {
+					t.Fatalf("line %d: unbalanced %c: %s", i+1, c, line)
+				}
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	if len(stack) > 0 {
+		t.Errorf("unclosed brackets %v", stack)
+	}
+	_, next, _ := strings.Cut(text, "\nNext ==\n")
+	next, _, _ = strings.Cut(next, "\n\n")
+	for line := range strings.Lines(next) {
+		if name := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), `\/`)); !defined[name] {
+			t.Errorf("Next names %q, which the module does not define", name)
+		}
+	}
+	_, invs, _ := strings.Cut(string(mod.Config), "INVARIANTS\n")
+	invs, _, _ = strings.Cut(invs, "CHECK_DEADLOCK")
+	for _, name := range strings.Fields(invs) {
+		if !defined[name] {
+			t.Errorf("the config names invariant %q, which the module does not define", name)
+		}
+	}
+}
