@@ -27,6 +27,8 @@ func checkCommand() *cli.Command {
 			"guards and sets for real; each variable an action writes takes every value of a\n" +
 			"bounded domain (see docs/check.md). Prints PASS, FAIL or UNKNOWN for each property\n" +
 			"and, for a FAIL, the shortest counterexample with the position of each step.\n" +
+			"An L++ blueprint (.json) is checked as the spec it translates into, its terminal\n" +
+			"contracts as final_requires, every position in the JSON (docs/lpp.md).\n" +
 			"Exits 0 when nothing fails (UNKNOWN is a warning unless --strict), 1 when a property\n" +
 			"fails, 3 when a spec is invalid, 130 when interrupted (after printing what was\n" +
 			"explored so far).",

@@ -23,9 +23,9 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "SPEC|DIR...",
 		Description: "Decodes and validates each spec against the registered actions and prints every\n" +
 			"error and warning with the offending line and a caret. A directory stands for the\n" +
-			".yaml and .yml files below it. Exits 3 when any spec has errors, 2 when a spec file\n" +
-			"does not exist, 0 when there are only warnings. Prompt templates are looked up in\n" +
-			"the spec's folder, then in --root.",
+			".yaml and .yml specs and the .json L++ blueprints below it. Exits 3 when any spec\n" +
+			"has errors, 2 when a spec file does not exist, 0 when there are only warnings.\n" +
+			"Prompt templates are looked up in the spec's folder, then in --root.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the diagnostics as JSON"},
 			&cli.StringFlag{Name: "root", Usage: "look for prompt templates in the project root `DIR` after the spec's folder, as run --root does (default: the current directory)"},
