@@ -221,7 +221,8 @@ func (cmp compared) domain(v *Var) ([]any, string) {
 			}
 		}
 		if len(vals) == 1 {
-			add(v.Default.(int) + 1)
+			d, _ := v.Default.(int) // a nullable variable may start with no value: 0 + 1
+			add(d + 1)
 			return sortedInts(vals), "default"
 		}
 		return sortedInts(vals), "compared"
@@ -235,7 +236,8 @@ func (cmp compared) domain(v *Var) ([]any, string) {
 			}
 		}
 		if len(vals) == 1 {
-			add(v.Default.(float64) + 1)
+			d, _ := v.Default.(float64)
+			add(d + 1)
 		}
 		return vals, "compared"
 	case TypeList:
@@ -299,8 +301,13 @@ func asFloat(v any) (float64, bool) {
 	return 0, false
 }
 
+// sortedInts sorts ints, a nullable variable's nil first.
 func sortedInts(vals []any) []any {
-	sort.Slice(vals, func(i, j int) bool { return vals[i].(int) < vals[j].(int) })
+	sort.Slice(vals, func(i, j int) bool {
+		a, aok := vals[i].(int)
+		b, bok := vals[j].(int)
+		return !aok && bok || aok && bok && a < b
+	})
 	return vals
 }
 

@@ -337,7 +337,7 @@ func (x *explorer) assign(set []cassign, vals []any, kind assignKind, st *xstate
 	for _, a := range set {
 		v, err := x.vm.Run(a.prog, x.env)
 		if err == nil {
-			v, err = a.v.Type.Coerce(v)
+			v, err = a.v.Coerce(v) // null through when nullable, as the interpreter does
 		}
 		if err == nil {
 			if s, ok := v.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 )
 
 func checkCommand() *cli.Command {
@@ -26,6 +27,8 @@ func checkCommand() *cli.Command {
 			"guards and sets for real; each variable an action writes takes every value of a\n" +
 			"bounded domain (see docs/check.md). Prints PASS, FAIL or UNKNOWN for each property\n" +
 			"and, for a FAIL, the shortest counterexample with the position of each step.\n" +
+			"An L++ blueprint (.json) is checked as the spec it translates into, its terminal\n" +
+			"contracts as final_requires, every position in the JSON (docs/lpp.md).\n" +
 			"Exits 0 when nothing fails (UNKNOWN is a warning unless --strict), 1 when a property\n" +
 			"fails, 3 when a spec is invalid, 130 when interrupted (after printing what was\n" +
 			"explored so far).",
@@ -88,7 +91,17 @@ func runCheck(c *cli.Context) error {
 			reports = append(reports, rep)
 			continue
 		}
-		spec, diags := machine.Check(path, src, reg, machine.WithoutFiles()) // the check reads no prompt template
+		spec, diags, remap, err := checkInput(path, src, reg)
+		if err != nil {
+			rep.Error = err.Error()
+			invalid = append(invalid, path)
+			if firstInvalid != "" && !c.Bool("json") {
+				fmt.Fprintf(c.App.ErrWriter, "lppctl: %s\n", rep.Error)
+			}
+			firstInvalid = cmp.Or(firstInvalid, rep.Error)
+			reports = append(reports, rep)
+			continue
+		}
 		for _, d := range diags {
 			rep.Diagnostics = append(rep.Diagnostics, jsonDiagnostic{Severity: d.Severity.String(), File: d.File, Line: d.Pos.Line, Col: d.Pos.Col, Span: d.Span, Message: d.Msg, Hint: d.Hint})
 		}
@@ -122,7 +135,7 @@ func runCheck(c *cli.Context) error {
 				fmt.Fprintf(c.App.ErrWriter, "\rchecking %s: %d states, depth %d, %s ", path, s.States, s.Depth, s.Duration.Round(time.Second))
 			}
 		}
-		r := machine.ModelCheck(ctx, m, opts)
+		r := remap(machine.ModelCheck(ctx, m, opts))
 		if progress && r.Stats.Duration >= time.Second {
 			fmt.Fprint(c.App.ErrWriter, "\r\033[K") // clear the progress line
 		}
@@ -171,6 +184,34 @@ func runCheck(c *cli.Context) error {
 		return withCode(exitFailed, fmt.Errorf("%s: warnings fail with --strict (UNKNOWN verdicts, transitions no path takes, validation warnings)", describeMore("spec", warned)))
 	}
 	return nil
+}
+
+// checkInput decodes and validates one file for check: a spec, or an L++
+// blueprint translated in memory (as validate and run read it), its
+// diagnostics moved into the JSON. remap does the same to the check's
+// report: a blueprint's positions become the JSON's where a spec line
+// comes from one (lpp.Translation.RemapReport); a spec's stay as they are.
+// err is a blueprint that cannot be translated (its compute mapping is
+// invalid).
+func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, machine.Diagnostics, func(*machine.CheckReport) *machine.CheckReport, error) {
+	same := func(r *machine.CheckReport) *machine.CheckReport { return r }
+	if !lpp.HasSchema(src) {
+		spec, diags := machine.Check(path, src, reg, machine.WithoutFiles()) // the check reads no prompt template
+		return spec, diags, same, nil
+	}
+	f, err := parseSpecFile(path, src, "")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	diags := f.Diags
+	if f.Spec != nil && !diags.HasErrors() {
+		diags = append(diags, f.remap(machine.Validate(f.Spec, reg, machine.WithoutFiles()))...)
+		diags.Sort()
+	}
+	if f.tr == nil {
+		return f.Spec, diags, same, nil
+	}
+	return f.Spec, diags, f.tr.RemapReport, nil
 }
 
 // isTerminal reports whether w is a terminal, where progress lines go.

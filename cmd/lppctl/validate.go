@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 )
 
 func validateCommand() *cli.Command {
@@ -22,9 +23,9 @@ func validateCommand() *cli.Command {
 		ArgsUsage: "SPEC|DIR...",
 		Description: "Decodes and validates each spec against the registered actions and prints every\n" +
 			"error and warning with the offending line and a caret. A directory stands for the\n" +
-			".yaml and .yml files below it. Exits 3 when any spec has errors, 2 when a spec file\n" +
-			"does not exist, 0 when there are only warnings. Prompt templates are looked up in\n" +
-			"the spec's folder, then in --root.",
+			".yaml and .yml specs and the .json L++ blueprints below it. Exits 3 when any spec\n" +
+			"has errors, 2 when a spec file does not exist, 0 when there are only warnings.\n" +
+			"Prompt templates are looked up in the spec's folder, then in --root.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the diagnostics as JSON"},
 			&cli.StringFlag{Name: "root", Usage: "look for prompt templates in the project root `DIR` after the spec's folder, as run --root does (default: the current directory)"},
@@ -137,8 +138,9 @@ func countDiags(ds machine.Diagnostics) string {
 }
 
 // expandSpecDirs replaces each directory among paths with the .yaml and .yml
-// files below it (hidden directories and node_modules skipped), in lexical
-// order; a directory without any is a usage error.
+// specs and the .json L++ blueprints below it (hidden directories,
+// node_modules and testdata skipped), in lexical order; a directory without
+// any is a usage error.
 func expandSpecDirs(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -159,7 +161,10 @@ func expandSpecDirs(paths []string) ([]string, error) {
 				}
 				return nil
 			}
-			if ext := filepath.Ext(name); (ext == ".yaml" || ext == ".yml") && looksLikeSpec(path) {
+			switch ext := filepath.Ext(name); {
+			case (ext == ".yaml" || ext == ".yml") && looksLikeSpec(path):
+				out = append(out, path)
+			case ext == ".json" && isBlueprintFile(path): // an L++ blueprint (lpp_spec.go)
 				out = append(out, path)
 			}
 			return nil
@@ -168,7 +173,7 @@ func expandSpecDirs(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("cannot list specs in %s: %w", p, err)
 		}
 		if len(out) == n {
-			return nil, usageErrorf("%s holds no spec files (.yaml or .yml files with states:)", p)
+			return nil, usageErrorf("%s holds no spec files (.yaml or .yml files with states:, or .json L++ blueprints)", p)
 		}
 	}
 	return out, nil
@@ -190,4 +195,11 @@ func looksLikeSpec(path string) bool {
 	_, states := top["states"]
 	_, lpp := top["lpp"]
 	return states || lpp || len(top) == 0
+}
+
+// isBlueprintFile tells an L++ blueprint from the other JSON files a
+// directory of specs holds (by its $schema: lpp.IsBlueprint).
+func isBlueprintFile(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && lpp.IsBlueprint(data)
 }

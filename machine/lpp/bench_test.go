@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -89,4 +90,29 @@ func BenchmarkImportValidate60x150(b *testing.B) {
 			b.Fatal(tr.Remap(diags).Err())
 		}
 	}
+}
+
+// BenchmarkCheck60x150 model-checks the translation of the 60-state,
+// 150-transition blueprint, as lppctl check BLUEPRINT.json does after
+// reading it (the report moved into the JSON).
+func BenchmarkCheck60x150(b *testing.B) {
+	bp, diags := Parse("big.json", bigBlueprint(60, 150))
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	tr, err := Translate(bp, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec, _ := tr.Spec()
+	reg := machine.NewBuiltinRegistry()
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r *machine.CheckReport
+	for b.Loop() {
+		r = tr.RemapReport(machine.ModelCheck(context.Background(), m, machine.CheckOptions{}))
+	}
+	b.ReportMetric(float64(r.Stats.States), "states")
 }

@@ -101,6 +101,7 @@ func (w *writer) json() ([]byte, error) {
 	out = append(out, jkv{"context_schema", jobj{{"properties", props}}})
 	states := jobj{}
 	terms := []string{} // never null: an empty list is a list
+	var finals []*machine.State
 	for _, st := range spec.States {
 		if w.helper(st) || waitRE.MatchString(st.Note) || chooseRE.MatchString(st.Note) {
 			continue
@@ -112,22 +113,27 @@ func (w *writer) json() ([]byte, error) {
 		states = append(states, jkv{st.Name, s})
 		if st.Final {
 			terms = append(terms, st.Name)
+			finals = append(finals, st)
 		}
 	}
 	out = append(out, jkv{"states", states}, jkv{"entry_state", w.entry()})
+	contracts := jobj{}
+	for _, st := range finals {
+		var raw json.RawMessage
+		for _, tm := range md.Terminals {
+			if tm.ID == st.Name && len(tm.Raw) > 0 {
+				raw = tm.Raw
+			}
+		}
+		c, err := w.contract(st, raw, md.TermList)
+		if err != nil {
+			return nil, err
+		}
+		contracts = append(contracts, jkv{st.Name, c})
+	}
 	if md.TermList {
 		out = append(out, jkv{"terminal_states", terms})
 	} else {
-		contracts := jobj{}
-		for _, id := range terms {
-			var c any = jobj{}
-			for _, tm := range md.Terminals {
-				if tm.ID == id && len(tm.Raw) > 0 {
-					c = tm.Raw
-				}
-			}
-			contracts = append(contracts, jkv{id, c})
-		}
 		out = append(out, jkv{"terminal_states", contracts})
 	}
 	gates := jobj{}

@@ -301,6 +301,15 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 	if len(bp.Terminals) == 0 {
 		d.warnf(machine.Pos{Line: 1, Col: 1}, 1, `add "terminal_states"`, "the blueprint has no terminal states: a run never ends")
 	}
+	types := propertyTypesOf(bp)
+	for _, t := range bp.Terminals {
+		for _, f := range t.Outputs {
+			if _, ok := types[f.Name]; f.NonNull && !ok {
+				d.warnf(f.Pos, len([]rune(f.Name))+2, "add it to context_schema.properties, or remove non_null",
+					"output %q of terminal state %q is not a context property: its non_null cannot be checked", f.Name, t.ID)
+			}
+		}
+	}
 	leaves := map[string]bool{}
 	enters := map[string]bool{bp.Entry: true}
 	anyFrom := false

@@ -263,9 +263,12 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 		if st.final {
 			w("    final: true")
 			if len(st.reqs) > 0 {
-				// lppctl check is not there yet to prove them: a comment
-				// (docs/lpp.md), which becomes final_requires with it.
-				w("    # final_requires (the terminal contract, for lppctl check): [%s]", jsonPrintable(strings.Join(quoteAll(st.reqs), ", ")))
+				w("    final_requires: # the terminal contract: output_schema fields with non_null (lppctl check proves them)")
+				for _, r := range st.reqs {
+					at = r.pos
+					w("      %s: %s", yk(r.name), r.cond)
+				}
+				at = st.pos
 			}
 		}
 		if len(st.on) > 0 {
@@ -349,14 +352,6 @@ func (tr *translator) eventsYAML(w func(string, ...any), from func(machine.Pos))
 			}
 		}
 	}
-}
-
-func quoteAll(xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = yq(x)
-	}
-	return out
 }
 
 // yamlValue writes a JSON value as YAML flow (JSON is YAML).

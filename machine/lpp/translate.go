@@ -64,8 +64,15 @@ type sState struct {
 	on      []onList
 	next    []sTrans
 	final   bool
-	reqs    []string    // final_requires
+	reqs    []sReq      // final_requires: the terminal contract
 	pos     machine.Pos // where in the blueprint it comes from
+}
+
+// sReq is one final_requires condition: an output_schema field with
+// non_null, named after it and positioned at it.
+type sReq struct {
+	name, cond string
+	pos        machine.Pos
 }
 
 type onList struct {
@@ -266,8 +273,8 @@ func (tr *translator) build() {
 		if t := bp.Terminal(s.ID); t != nil {
 			st := &sState{name: s.ID, note: cmpOr(s.Description, t.Description), final: true, comment: "terminal state", pos: t.Pos}
 			for _, f := range t.Outputs {
-				if f.NonNull {
-					st.reqs = append(st.reqs, f.Name+" != nil")
+				if _, ok := tr.types[f.Name]; f.NonNull && ok { // another output has no variable to check (a warning)
+					st.reqs = append(st.reqs, sReq{name: f.Name, cond: f.Name + " != nil", pos: f.Pos})
 				}
 			}
 			tr.states = append(tr.states, st)

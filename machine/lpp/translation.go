@@ -2,6 +2,7 @@ package lpp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
@@ -79,6 +80,50 @@ func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 		out[i].Hint = strings.TrimPrefix(d.Hint+"; "+where, "; ")
 	}
 	return out
+}
+
+// RemapReport moves a model check of the translated spec into the
+// blueprint: the report's file becomes the blueprint's, and every position
+// (of a property's finding, of each counterexample step, of a transition no
+// path took) the place in the JSON its spec line comes from. When a
+// position has no such place, the report is returned as it is, in
+// SpecFile. r is not changed.
+func (t *Translation) RemapReport(r *machine.CheckReport) *machine.CheckReport {
+	if r == nil || r.File != t.SpecFile() {
+		return r
+	}
+	out := *r
+	ok := true
+	move := func(p machine.Pos) machine.Pos {
+		if !p.IsValid() {
+			return p
+		}
+		o, found := t.Origin(p.Line)
+		ok = ok && found
+		return o
+	}
+	out.Properties = slices.Clone(r.Properties)
+	for i := range out.Properties {
+		p := &out.Properties[i]
+		p.Pos = move(p.Pos)
+		if p.Trace != nil {
+			tr := *p.Trace
+			tr.Steps = slices.Clone(tr.Steps)
+			for j := range tr.Steps {
+				tr.Steps[j].Pos = move(tr.Steps[j].Pos)
+			}
+			p.Trace = &tr
+		}
+	}
+	out.Dead = slices.Clone(r.Dead)
+	for i := range out.Dead {
+		out.Dead[i].Pos = move(out.Dead[i].Pos)
+	}
+	if !ok {
+		return r
+	}
+	out.File = t.Blueprint.File
+	return &out
 }
 
 // yamlLine returns line n (1-based) of src, cut to 120 bytes.
