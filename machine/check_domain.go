@@ -178,13 +178,14 @@ func (c *compareVisitor) record(name string, other ast.Node, elements bool) {
 // domain returns the values a write of v takes, and where they come from.
 func (cmp compared) domain(v *Var) ([]any, string) {
 	var vals []any
-	add := func(x any) {
-		for _, y := range vals {
-			if sameValue(x, y) {
-				return
-			}
+	seen := map[string]bool{}
+	var key []byte
+	add := func(x any) { // once each, by canonical encoding (a spec may compare with many literals)
+		key = appendValue(key[:0], x)
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			vals = append(vals, x)
 		}
-		vals = append(vals, x)
 	}
 	switch v.Type {
 	case TypeBool:

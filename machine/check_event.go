@@ -27,20 +27,31 @@ func (x *explorer) payloadValues(ce *cevent) ([]any, []string) {
 		v := f.Var
 		v.Name = payloadKey(f.Name)
 		doms[i], _ = x.cmp.domain(&v)
+		seen := map[string]bool{}
+		for _, val := range doms[i] {
+			seen[string(appendValue(nil, val))] = true
+		}
+		add := func(val any) {
+			if k := string(appendValue(nil, val)); !seen[k] {
+				seen[k] = true
+				doms[i] = append(doms[i], val)
+			}
+		}
 		// A field stored as it is (set: {level: event.payload.level}) also
-		// takes the values the spec compares that variable with.
+		// takes the values the spec compares that variable with (each target
+		// variable once).
+		done := map[string]bool{}
 		for _, target := range x.storedFrom(ce.name, f.Name) {
-			if tv := x.spec.Var(target); tv != nil && tv.Type == f.Type {
+			if tv := x.spec.Var(target); tv != nil && tv.Type == f.Type && !done[target] {
+				done[target] = true
 				more, _ := x.cmp.domain(tv)
 				for _, val := range more {
-					if !containsValue(doms[i], val) {
-						doms[i] = append(doms[i], val)
-					}
+					add(val)
 				}
 			}
 		}
-		if !f.Required && f.Default != nil && !containsValue(doms[i], f.Default) {
-			doms[i] = append(doms[i], f.Default)
+		if !f.Required && f.Default != nil {
+			add(f.Default)
 		}
 	}
 	var vals []any
@@ -114,12 +125,3 @@ func (x *explorer) storedFrom(event, field string) []string {
 
 // payloadKey is how comparedValues names a payload field: event.payload.FIELD.
 func payloadKey(field string) string { return VarEvent + ".payload." + field }
-
-func containsValue(vals []any, v any) bool {
-	for _, w := range vals {
-		if sameValue(w, v) {
-			return true
-		}
-	}
-	return false
-}
