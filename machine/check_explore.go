@@ -288,7 +288,7 @@ func (x *explorer) run(ctx context.Context, start time.Time) {
 		st := x.states[n.state]
 		vals := x.vals[id]
 		x.vals[id] = nil
-		if int(n.depth) >= x.maxDepth {
+		if int(n.depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			x.flags[id] |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, ErrBudget.Error(), st.cs.st.Name), x.budgetPos())
 		} else {

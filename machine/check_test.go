@@ -3,6 +3,7 @@ package machine_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -262,5 +263,29 @@ states:
 				}
 			}
 		})
+	}
+}
+
+// A run may enter a final state with its last allowed transition (see
+// budget.go); the check agrees with the run instead of failing bounds.
+func TestModelCheckLetsTheLastTransitionEnterAFinalState(t *testing.T) {
+	const spec = `lpp: 1
+name: exact
+limits: {max_transitions: %d}
+initial: a
+states:
+  a: {next: b}
+  b: {next: done}
+  done: {final: true}
+`
+	for _, tt := range []struct {
+		budget int
+		want   machine.Verdict
+	}{{2, machine.Pass}, {1, machine.Fail}} {
+		m := compileSpec(t, fmt.Sprintf(spec, tt.budget), nil)
+		r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+		if got := r.Property(machine.PropBounds).Verdict; got != tt.want {
+			t.Errorf("max_transitions %d: bounds %v, want %v\n%s", tt.budget, got, tt.want, r.Format(machine.FormatOptions{NoTimes: true}))
+		}
 	}
 }
