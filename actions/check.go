@@ -124,6 +124,15 @@ func (k *checker) generate(st *machine.State) {
 			k.errorf(e.VPos, e.VSpan, "point at a property the schema declares", "map.%s of action %q: %v", e.Key, st.Do, err)
 			continue
 		}
+		if parent, name, ok := schema.optionalAt(ptr); ok {
+			where := "the schema's required"
+			if parent != "/" {
+				where = "the required of the schema at " + parent
+			}
+			k.diags = append(k.diags, machine.Diagnostic{Severity: machine.SevWarning, File: k.spec.File, Pos: e.VPos, Span: e.VSpan,
+				Msg:  fmt.Sprintf("map.%s of action %q: the schema does not require %s, so a valid reply may leave it out and %s then keeps its value", e.Key, st.Do, ptr, e.Key),
+				Hint: fmt.Sprintf("add %q to %s, or give %s a default that means \"absent\"", name, where, e.Key)})
+		}
 		if v := k.spec.Var(e.Key); v != nil && jt != "" && !fitsVar(jt, v.Type) {
 			k.errorf(e.KPos, len(e.Key), fmt.Sprintf("declare %s with a type that holds a JSON %s, or map another property", e.Key, jt),
 				"map.%s of action %q: the schema gives %s a JSON %s, but context variable %q is %s", e.Key, st.Do, ptr, jt, e.Key, v.Type)

@@ -247,3 +247,56 @@ func fitsVar(jt string, t machine.Type) bool {
 	}
 	return false
 }
+
+// optionalAt returns the first object property along ptr that the schema
+// does not require (a reply valid against the schema may leave it out): the
+// pointer of the object that holds it and its name; ok is false when every
+// property on the way is required, or the schema cannot be followed.
+func (rs *replySchema) optionalAt(ptr string) (parent, name string, ok bool) {
+	segs, err := pointerSegments(ptr)
+	if err != nil {
+		return "", "", false
+	}
+	for i := range segs {
+		if s := rs.at(segs[:i]); s != nil && isObjectKey(s, segs[i]) && !slices.Contains(s.Required, segs[i]) {
+			return "/" + strings.Join(segs[:i], "/"), segs[i], true
+		}
+	}
+	return "", "", false
+}
+
+// mayOmit reports whether a reply may leave out segment depth of ptr: the
+// schema does not require that property of its object.
+func (rs *replySchema) mayOmit(ptr string, depth int) bool {
+	segs, err := pointerSegments(ptr)
+	if err != nil || depth >= len(segs) {
+		return false
+	}
+	s := rs.at(segs[:depth])
+	return s != nil && isObjectKey(s, segs[depth]) && !slices.Contains(s.Required, segs[depth])
+}
+
+// at returns the schema of the value at segs (nil when it cannot be
+// followed).
+func (rs *replySchema) at(segs []string) *jsonschema.Schema {
+	s := rs.raw
+	for _, seg := range segs {
+		switch {
+		case s.Properties[seg] != nil:
+			s = s.Properties[seg]
+		case s.Items != nil && isIndex(seg):
+			s = s.Items
+		case s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties):
+			s = s.AdditionalProperties
+		default:
+			return nil
+		}
+	}
+	return s
+}
+
+// isObjectKey reports whether the schema s treats seg as a key of an object
+// (a declared property, or one additionalProperties allows).
+func isObjectKey(s *jsonschema.Schema, seg string) bool {
+	return s.Properties[seg] != nil || s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties) && !(s.Items != nil && isIndex(seg))
+}
