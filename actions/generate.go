@@ -111,6 +111,9 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 		return "", "the reply is not valid JSON: " + err.Error()
 	}
 	if schema != nil {
+		if p := schema.nullProblem(); v == nil && p != "" {
+			return "", p
+		}
 		if err := schema.validate(v); err != nil {
 			return "", "it does not satisfy the schema: " + err.Error()
 		}

@@ -81,3 +81,42 @@ func TestGenerateLeavesVariableOfAbsentOptionalPropertyUnchanged(t *testing.T) {
 		})
 	}
 }
+
+func TestGenerateNamesANullReplyInWords(t *testing.T) {
+	for _, c := range []struct {
+		name, reply, want string
+	}{
+		{"a null reply", `null`,
+			`the model's reply in state "ask" is still invalid after 0 repair(s): the reply is null; send a JSON object valid against the schema, and nothing else`},
+		{"a null property", `{"title": null}`,
+			`the model's reply in state "ask" is still invalid after 0 repair(s): it does not satisfy the schema: validating /properties/title: type: null has type "null", want "string"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newProject(t, map[string]string{
+				"a/spec.yaml": strings.Replace(optionalSpec("[title]"), "repairs: 1", "repairs: 0", 1),
+				"a/ask.md":    "Name a book.",
+				"a/demo.yaml": "replies:\n  - state: ask\n    text: '" + c.reply + "'\n",
+			})
+			_, err := p.run("a/spec.yaml", p.deps("a", "demo.yaml"), nil)
+			if err == nil || !strings.HasSuffix(err.Error(), c.want) {
+				t.Fatalf("got %v\nwant …%s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestGenerateRepairNamesANullReply(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"a/spec.yaml": optionalSpec("[title]"),
+		"a/ask.md":    "Name a book.",
+		"a/demo.yaml": "replies:\n  - state: ask\n    text: 'null'\n  - state: ask\n    text: '{\"title\": \"Lamps\"}'\n",
+	})
+	rec := &recorder{}
+	if _, err := p.run("a/spec.yaml", p.deps("a", "demo.yaml"), nil, machine.WithObserver(rec)); err != nil {
+		t.Fatal(err)
+	}
+	want := "the reply was invalid (the reply is null; send a JSON object valid against the schema, and nothing else); asking again"
+	if got := notes(rec.recs); !strings.Contains(got, want) {
+		t.Fatalf("notes:\n%s\nwant %q", got, want)
+	}
+}

@@ -155,9 +155,24 @@ func (rs *replySchema) validate(v any) error {
 		return err
 	}
 	if err := rs.resolved.Validate(inst); err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "validating root: "))
+		// The library names a null as the Go value it sees.
+		msg := strings.ReplaceAll(err.Error(), "<invalid reflect.Value>", "null")
+		return fmt.Errorf("%s", strings.TrimPrefix(msg, "validating root: "))
 	}
 	return nil
+}
+
+// nullProblem says what is wrong with a reply that is just null, when the
+// schema does not allow it ("" when it does).
+func (rs *replySchema) nullProblem() string {
+	if rs.validate(nil) == nil {
+		return ""
+	}
+	want := "value"
+	if rs.raw.Type != "" {
+		want = rs.raw.Type
+	}
+	return fmt.Sprintf("the reply is null; send a JSON %s valid against the schema, and nothing else", want)
 }
 
 // typeAt returns the JSON type the schema gives the value at a JSON pointer
