@@ -108,6 +108,12 @@ func TestEventArgsPairing(t *testing.T) {
 			"--payload \"late\" for event A: a string is not an object; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
 		{"empty payload", []string{"--event", "A", "--payload", ` `}, "", exitUsage,
 			"--payload  for event A: no JSON text; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
+		{"duplicate key", []string{"--event", "A", "--payload", `{"team":"a","team":"b"}`}, "", exitUsage,
+			`--payload {"team":"a","team":"b"} for event A: key "team" is given twice; give each key once`},
+		{"duplicate key inside a value", []string{"--event", "A", "--payload", `{"meta": [{"id": 1, "id": 2}]}`}, "", exitUsage,
+			`--payload {"meta": [{"id": 1, "id": 2}]} for event A: key "meta[0].id" is given twice; give each key once`},
+		{"the same key in two objects", []string{"--event", "A", "--payload", `{"a": {"id": 1}, "b": {"id": 2}}`},
+			`A{"a":{"id":1},"b":{"id":2}}`, 0, ""},
 		{"null payload", []string{"--event", "A", "--payload", `null`}, "", exitUsage,
 			"--payload null for event A: not an object; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
 	}
