@@ -63,7 +63,9 @@ func TestEventExitCodes(t *testing.T) {
 		wantOut  string
 	}{
 		{"payload fails its schema", []string{"--event", "ESCALATE", "--payload", `{"reason": 3}`}, exitUsage,
-			`lppctl: cannot fire event "ESCALATE": payload field "reason": `, ""},
+			`lppctl: cannot fire event "ESCALATE": payload field "reason": the number 3 is not a string`, ""},
+		{"payload gives null for a required field", []string{"--event", "ESCALATE", "--payload", `{"reason": null}`}, exitUsage,
+			`lppctl: cannot fire event "ESCALATE": payload field "reason" is null, but it is required (string)`, ""},
 		{"payload is not an object", []string{"--event", "ESCALATE", "--payload", `["late"]`}, exitUsage,
 			`lppctl: --payload ["late"] for event ESCALATE: an array is not an object; give one JSON object`, ""},
 		{"payload without an event", []string{"--payload", `{"reason": "late"}`}, exitUsage,
