@@ -76,6 +76,10 @@ type decoder struct {
 	file  string
 	src   []byte
 	diags machine.Diagnostics
+	// declared holds "gates/ID" and "actions/ID" for every id written under
+	// gates or actions, valid or not: a reference to an invalid one is not
+	// reported again (its declaration's error says what is wrong).
+	declared map[string]bool
 }
 
 func (d *decoder) errorf(p machine.Pos, span int, hint, format string, args ...any) {
