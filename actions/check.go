@@ -21,13 +21,18 @@ import (
 type CheckOptions struct {
 	Root    string // the project root ("" = the current directory)
 	SpecDir string // the folder file parameters are relative to ("" = the spec's folder)
+	// Policy is the gateway policy file tools.call is checked against ("" =
+	// <Root>/config/tools_config.yaml; when it cannot be loaded, the gateway's
+	// built-in sub-commands).
+	Policy string
 }
 
 // CheckSpec validates what machine.Validate cannot see of the general
 // actions' parameters, with positions inside them: llm.generate's schema (it
 // must be a JSON Schema) and map (JSON pointers whose schema type must fit
-// the variable), its templates' variables; the expressions of tools.call's
-// args and of script.run's and spec.run's input; script.run's script; and
+// the variable), its templates' variables; tools.call's command and args
+// (sub-commands and parameters the gateway's policy accepts, expressions
+// giving what each parameter takes); the expressions of script.run's and spec.run's input; script.run's script; and
 // spec.run's child spec (valid, its variables and types, no spec.run cycle).
 // Run it after machine.Validate (or machine.Check) on the same spec and add
 // its diagnostics to theirs.
@@ -73,6 +78,7 @@ type checker struct {
 	nodes *specNodes
 	env   map[string]any
 	diags machine.Diagnostics
+	cmds  *toolCommands // loaded on first use by toolsCall
 }
 
 func (k *checker) errorf(p machine.Pos, span int, hint, format string, args ...any) {
@@ -117,6 +123,15 @@ func (k *checker) generate(st *machine.State) {
 		if err != nil {
 			k.errorf(e.VPos, e.VSpan, "point at a property the schema declares", "map.%s of action %q: %v", e.Key, st.Do, err)
 			continue
+		}
+		if parent, name, ok := schema.optionalAt(ptr); ok {
+			where := "the schema's required"
+			if parent != "/" {
+				where = "the required of the schema at " + parent
+			}
+			k.diags = append(k.diags, machine.Diagnostic{Severity: machine.SevWarning, File: k.spec.File, Pos: e.VPos, Span: e.VSpan,
+				Msg:  fmt.Sprintf("map.%s of action %q: the schema does not require %s, so a valid reply may leave it out and %s then keeps its value", e.Key, st.Do, ptr, e.Key),
+				Hint: fmt.Sprintf("add %q to %s, or give %s a default that means \"absent\"", name, where, e.Key)})
 		}
 		if v := k.spec.Var(e.Key); v != nil && jt != "" && !fitsVar(jt, v.Type) {
 			k.errorf(e.KPos, len(e.Key), fmt.Sprintf("declare %s with a type that holds a JSON %s, or map another property", e.Key, jt),
@@ -212,18 +227,6 @@ func (k *checker) atLeast(st *machine.State, name string, min int) {
 			k.paramError(st, p, fmt.Sprintf("give %d or more", min), "%d is less than %d", n, min)
 		}
 	}
-}
-
-func (k *checker) toolsCall(st *machine.State) {
-	tool, _ := valueOf(st, "tool").(string)
-	command := findParam(st, "command")
-	switch {
-	case tool == gateway.ToolCLI && command == nil:
-		k.errorf(st.DoPos, len(st.Do), "add command: read_file (or another sub-command of the policy)", "action %q with tool %s needs command:", st.Do, tool)
-	case tool == gateway.ToolRunner && command != nil:
-		k.paramError(st, command, "give the script as args: {script_name: '\"scripts/x.py\"'}", "%s takes no command", tool)
-	}
-	k.exprEntries(st, "args", nil)
 }
 
 func (k *checker) scriptRun(st *machine.State) {
@@ -351,7 +354,7 @@ func (k *checker) specRun(st *machine.State) {
 	}
 	child, diags := machine.Check(found, src, k.reg, machine.WithRoot(k.opts.Root))
 	if child != nil {
-		diags = append(diags, checkSpec(child, k.reg, CheckOptions{Root: k.opts.Root}, append(slices.Clone(k.stack), abs))...)
+		diags = append(diags, checkSpec(child, k.reg, CheckOptions{Root: k.opts.Root, Policy: k.opts.Policy}, append(slices.Clone(k.stack), abs))...)
 	}
 	if errs := diags.Errors(); len(errs) > 0 {
 		k.paramError(st, p, "lppctl validate "+found+" shows them all", "child spec %s is invalid (%d error(s)); the first: %s", name, len(errs), errs[0].String())

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -110,12 +111,19 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 		return "", "the reply is not valid JSON: " + err.Error()
 	}
 	if schema != nil {
+		if p := schema.nullProblem(); v == nil && p != "" {
+			return "", p
+		}
 		if err := schema.validate(v); err != nil {
 			return "", "it does not satisfy the schema: " + err.Error()
 		}
 	}
 	for _, name := range sortedKeys(mapping) {
 		field, err := pointerGet(v, mapping[name])
+		if ae := (*absentError)(nil); errors.As(err, &ae) && schema != nil && schema.mayOmit(mapping[name], ae.depth) {
+			c.Notef("the reply leaves out %s, which the schema does not require: %s keeps its value", mapping[name], name)
+			continue
+		}
 		if err != nil {
 			return "", err.Error()
 		}

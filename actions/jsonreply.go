@@ -93,7 +93,7 @@ func pointerGet(v any, ptr string) (any, error) {
 		case map[string]any:
 			next, ok := x[seg]
 			if !ok {
-				return nil, fmt.Errorf("the reply has no %s (the object at %s has %s)", ptr, at, keyList(x))
+				return nil, &absentError{depth: i, msg: fmt.Sprintf("the reply has no %s (the object at %s has %s)", ptr, at, keyList(x))}
 			}
 			cur = next
 		case []any:
@@ -108,6 +108,15 @@ func pointerGet(v any, ptr string) (any, error) {
 	}
 	return cur, nil
 }
+
+// absentError is pointerGet's error when an object lacks the key of the
+// pointer's segment depth.
+type absentError struct {
+	depth int
+	msg   string
+}
+
+func (e *absentError) Error() string { return e.msg }
 
 func keyList(m map[string]any) string {
 	if len(m) == 0 {

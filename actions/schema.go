@@ -155,9 +155,24 @@ func (rs *replySchema) validate(v any) error {
 		return err
 	}
 	if err := rs.resolved.Validate(inst); err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "validating root: "))
+		// The library names a null as the Go value it sees.
+		msg := strings.ReplaceAll(err.Error(), "<invalid reflect.Value>", "null")
+		return fmt.Errorf("%s", strings.TrimPrefix(msg, "validating root: "))
 	}
 	return nil
+}
+
+// nullProblem says what is wrong with a reply that is just null, when the
+// schema does not allow it ("" when it does).
+func (rs *replySchema) nullProblem() string {
+	if rs.validate(nil) == nil {
+		return ""
+	}
+	want := "value"
+	if rs.raw.Type != "" {
+		want = rs.raw.Type
+	}
+	return fmt.Sprintf("the reply is null; send a JSON %s valid against the schema, and nothing else", want)
 }
 
 // typeAt returns the JSON type the schema gives the value at a JSON pointer
@@ -246,4 +261,57 @@ func fitsVar(jt string, t machine.Type) bool {
 		return jt == "object"
 	}
 	return false
+}
+
+// optionalAt returns the first object property along ptr that the schema
+// does not require (a reply valid against the schema may leave it out): the
+// pointer of the object that holds it and its name; ok is false when every
+// property on the way is required, or the schema cannot be followed.
+func (rs *replySchema) optionalAt(ptr string) (parent, name string, ok bool) {
+	segs, err := pointerSegments(ptr)
+	if err != nil {
+		return "", "", false
+	}
+	for i := range segs {
+		if s := rs.at(segs[:i]); s != nil && isObjectKey(s, segs[i]) && !slices.Contains(s.Required, segs[i]) {
+			return "/" + strings.Join(segs[:i], "/"), segs[i], true
+		}
+	}
+	return "", "", false
+}
+
+// mayOmit reports whether a reply may leave out segment depth of ptr: the
+// schema does not require that property of its object.
+func (rs *replySchema) mayOmit(ptr string, depth int) bool {
+	segs, err := pointerSegments(ptr)
+	if err != nil || depth >= len(segs) {
+		return false
+	}
+	s := rs.at(segs[:depth])
+	return s != nil && isObjectKey(s, segs[depth]) && !slices.Contains(s.Required, segs[depth])
+}
+
+// at returns the schema of the value at segs (nil when it cannot be
+// followed).
+func (rs *replySchema) at(segs []string) *jsonschema.Schema {
+	s := rs.raw
+	for _, seg := range segs {
+		switch {
+		case s.Properties[seg] != nil:
+			s = s.Properties[seg]
+		case s.Items != nil && isIndex(seg):
+			s = s.Items
+		case s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties):
+			s = s.AdditionalProperties
+		default:
+			return nil
+		}
+	}
+	return s
+}
+
+// isObjectKey reports whether the schema s treats seg as a key of an object
+// (a declared property, or one additionalProperties allows).
+func isObjectKey(s *jsonschema.Schema, seg string) bool {
+	return s.Properties[seg] != nil || s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties) && !(s.Items != nil && isIndex(seg))
 }

@@ -59,10 +59,10 @@ func TestToolsCallWritesResultAndStatus(t *testing.T) {
 
 func TestToolsCallWithoutStatusFailsOnRefusal(t *testing.T) {
 	p := newProject(t, map[string]string{
-		"a/spec.yaml": toolsCallSpec(`{tool: safe_cli_executor, command: rm, args: {path: '"x"'}, result: result}`),
+		"a/spec.yaml": toolsCallSpec(`{tool: safe_cli_executor, command: read_file, args: {path: '"../etc/passwd"'}, result: result}`),
 	})
 	_, err := p.run("a/spec.yaml", p.deps("a", ""), nil)
-	want := `action failed: tools.call in state "call": safe_cli_executor rm: [SECURITY BLOCKED] unknown-sub-command: "rm" is not an allowed safe_cli_executor sub-command`
+	want := `action failed: tools.call in state "call": safe_cli_executor read_file: [SECURITY BLOCKED] path-`
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "(give tools.call a status: variable to route on it instead)") {
 		t.Fatalf("got %v\nwant %s…", err, want)
 	}

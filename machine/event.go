@@ -207,6 +207,9 @@ func (ce *cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 	for _, f := range ce.decl.Payload {
 		x, given := payload[f.Name]
 		if !given || x == nil {
+			if f.Required && given {
+				return nil, fmt.Errorf("payload field %q is null, but it is required (%s)", f.Name, f.Type)
+			}
 			if f.Required {
 				return nil, fmt.Errorf("its payload lacks the required field %q (%s)", f.Name, f.Type)
 			}
@@ -215,7 +218,7 @@ func (ce *cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 		}
 		cv, err := f.Type.Coerce(x)
 		if err != nil {
-			return nil, fmt.Errorf("payload field %q: %w", f.Name, err)
+			return nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.article())
 		}
 		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !contains(f.Enum, s) {
 			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, quoteList(f.Enum), hintSuffix(didYouMean(s, f.Enum)))
@@ -223,6 +226,22 @@ func (ce *cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 		full[f.Name] = cv
 	}
 	return full, nil
+}
+
+// describeJSONValue names a payload value in JSON's terms (a payload is
+// JSON: it has numbers, not ints and floats).
+func describeJSONValue(v any) string {
+	switch x := v.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, json.Number:
+		return fmt.Sprintf("the number %v", x)
+	case bool:
+		return fmt.Sprintf("the boolean %v", x)
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case map[string]any:
+		return "an object"
+	}
+	return describeValue(v)
 }
 
 // describePayload renders an event's payload fields for messages:

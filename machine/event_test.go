@@ -92,7 +92,7 @@ func TestAWaitingStatePausesAfterItsActionAndAnEventMovesIt(t *testing.T) {
 	}
 	// A payload that fails its schema is refused and not delivered.
 	if err := r2.FireEvent(context.Background(), "SUBMIT", map[string]any{"text": "hi", "score": "7"}); err == nil ||
-		err.Error() != `cannot fire event "SUBMIT": payload field "score": string "7" is not an int` {
+		err.Error() != `cannot fire event "SUBMIT": payload field "score": the string "7" is not an int` {
 		t.Fatalf("FireEvent with a bad payload = %v", err)
 	}
 	if !r2.Waiting() || len(rec.recs) != 2 {
@@ -163,8 +163,13 @@ func TestEventPayloadsAreCheckedAgainstTheirSchema(t *testing.T) {
 		{"SUBMIT", nil, `cannot send event "SUBMIT": its payload lacks the required field "text" (string)`},
 		{"SUBMIT", map[string]any{"text": "a", "scor": 1}, `cannot send event "SUBMIT": its payload has no field "scor"; did you mean "score"?`},
 		{"SUBMIT", map[string]any{"text": "a", "x": 1}, `cannot send event "SUBMIT": its payload has no field "x"; its fields are text, score, level`},
-		{"SUBMIT", map[string]any{"text": 3}, `cannot send event "SUBMIT": payload field "text": int 3 is not a string`},
-		{"SUBMIT", map[string]any{"text": "a", "score": 1.5}, `cannot send event "SUBMIT": payload field "score": float 1.5 is not an int`},
+		{"SUBMIT", map[string]any{"text": 3}, `cannot send event "SUBMIT": payload field "text": the number 3 is not a string`},
+		{"SUBMIT", map[string]any{"text": 1.0}, `cannot send event "SUBMIT": payload field "text": the number 1 is not a string`},
+		{"SUBMIT", map[string]any{"text": "a", "score": 1.5}, `cannot send event "SUBMIT": payload field "score": the number 1.5 is not an int`},
+		{"SUBMIT", map[string]any{"text": "a", "score": true}, `cannot send event "SUBMIT": payload field "score": the boolean true is not an int`},
+		{"SUBMIT", map[string]any{"text": []any{"a"}}, `cannot send event "SUBMIT": payload field "text": a list is not a string`},
+		{"SUBMIT", map[string]any{"text": nil}, `cannot send event "SUBMIT": payload field "text" is null, but it is required (string)`},
+		{"SUBMIT", map[string]any{"text": "a", "score": nil}, ""}, // null leaves an optional field at its default
 		{"SUBMIT", map[string]any{"text": "a", "level": "hgh"}, `cannot send event "SUBMIT": payload field "level": "hgh" is not one of ["low", "high"]; did you mean "high"?`},
 		{"CANCEL", map[string]any{"why": "x"}, `cannot send event "CANCEL": it takes no payload (declare its fields under events: CANCEL: payload:)`},
 		{"SUBMIT", map[string]any{"text": "a", "score": 2.0}, ""}, // a JSON number that is integral is an int
@@ -334,7 +339,7 @@ events:
 	if r.State() != "failed" || r.Var("n") != 0 {
 		t.Errorf("state %s, n %v: the action's writes must be dropped", r.State(), r.Var("n"))
 	}
-	if got, want := r.Var("last_error"), `cannot emit event "DONE": payload field "result": string "not a number" is not an int`; got != want {
+	if got, want := r.Var("last_error"), `cannot emit event "DONE": payload field "result": the string "not a number" is not an int`; got != want {
 		t.Errorf("last_error = %q, want %q", got, want)
 	}
 }

@@ -57,6 +57,11 @@ func parsePayload(event, text string) (map[string]any, error) {
 		err = fmt.Errorf("text after the object")
 	}
 	p, _ := v.(map[string]any)
+	if err == nil {
+		if key := duplicateKey(text); key != "" {
+			return nil, usageErrorf("--payload %s for event %s: key %q is given twice; give each key once", shorten(text, 60), event, key)
+		}
+	}
 	if err == nil && p == nil {
 		err = fmt.Errorf("not an object")
 		if kind := jsonKind(v); kind != "" {
@@ -68,6 +73,55 @@ func parsePayload(event, text string) (map[string]any, error) {
 	}
 	machine.NormalizeJSON(p)
 	return p, nil
+}
+
+// duplicateKey returns the path of the first key written twice in one
+// object of the JSON text ("team", "meta[0].id"), or "" (encoding/json
+// keeps the last silently). text must be valid JSON.
+func duplicateKey(text string) string {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dup, _ := firstDuplicate(dec, "")
+	return dup
+}
+
+// firstDuplicate reads one JSON value from dec; at names it for messages.
+func firstDuplicate(dec *json.Decoder, at string) (string, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	switch t {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return "", err
+			}
+			k, _ := kt.(string)
+			path := k
+			if at != "" {
+				path = at + "." + k
+			}
+			if seen[k] {
+				return path, nil
+			}
+			seen[k] = true
+			if dup, err := firstDuplicate(dec, path); dup != "" || err != nil {
+				return dup, err
+			}
+		}
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if dup, err := firstDuplicate(dec, fmt.Sprintf("%s[%d]", at, i)); dup != "" || err != nil {
+				return dup, err
+			}
+		}
+	default:
+		return "", nil
+	}
+	_, err = dec.Token() // the closing delimiter
+	return "", err
 }
 
 // jsonKind names the kind of a decoded JSON value that is not an object

@@ -63,7 +63,9 @@ func TestEventExitCodes(t *testing.T) {
 		wantOut  string
 	}{
 		{"payload fails its schema", []string{"--event", "ESCALATE", "--payload", `{"reason": 3}`}, exitUsage,
-			`lppctl: cannot fire event "ESCALATE": payload field "reason": `, ""},
+			`lppctl: cannot fire event "ESCALATE": payload field "reason": the number 3 is not a string`, ""},
+		{"payload gives null for a required field", []string{"--event", "ESCALATE", "--payload", `{"reason": null}`}, exitUsage,
+			`lppctl: cannot fire event "ESCALATE": payload field "reason" is null, but it is required (string)`, ""},
 		{"payload is not an object", []string{"--event", "ESCALATE", "--payload", `["late"]`}, exitUsage,
 			`lppctl: --payload ["late"] for event ESCALATE: an array is not an object; give one JSON object`, ""},
 		{"payload without an event", []string{"--payload", `{"reason": "late"}`}, exitUsage,
@@ -108,6 +110,12 @@ func TestEventArgsPairing(t *testing.T) {
 			"--payload \"late\" for event A: a string is not an object; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
 		{"empty payload", []string{"--event", "A", "--payload", ` `}, "", exitUsage,
 			"--payload  for event A: no JSON text; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
+		{"duplicate key", []string{"--event", "A", "--payload", `{"team":"a","team":"b"}`}, "", exitUsage,
+			`--payload {"team":"a","team":"b"} for event A: key "team" is given twice; give each key once`},
+		{"duplicate key inside a value", []string{"--event", "A", "--payload", `{"meta": [{"id": 1, "id": 2}]}`}, "", exitUsage,
+			`--payload {"meta": [{"id": 1, "id": 2}]} for event A: key "meta[0].id" is given twice; give each key once`},
+		{"the same key in two objects", []string{"--event", "A", "--payload", `{"a": {"id": 1}, "b": {"id": 2}}`},
+			`A{"a":{"id":1},"b":{"id":2}}`, 0, ""},
 		{"null payload", []string{"--event", "A", "--payload", `null`}, "", exitUsage,
 			"--payload null for event A: not an object; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
 	}

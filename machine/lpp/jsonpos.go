@@ -105,7 +105,7 @@ func (n *node) value() any {
 	case kBool:
 		return n.b
 	case kNumber:
-		if i, err := strconv.ParseInt(n.str, 10, 64); err == nil && i >= -1<<53 && i <= 1<<53 {
+		if i, err := strconv.ParseInt(n.str, 10, 64); err == nil {
 			return int(i)
 		}
 		f, _ := strconv.ParseFloat(n.str, 64)

@@ -76,6 +76,10 @@ type decoder struct {
 	file  string
 	src   []byte
 	diags machine.Diagnostics
+	// declared holds "gates/ID" and "actions/ID" for every id written under
+	// gates or actions, valid or not: a reference to an invalid one is not
+	// reported again (its declaration's error says what is wrong).
+	declared map[string]bool
 }
 
 func (d *decoder) errorf(p machine.Pos, span int, hint, format string, args ...any) {
@@ -326,7 +330,10 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 		}
 		if dv := m.val.get("default"); dv != nil {
 			p.Default, p.HasDefault = dv.value(), true
-			if dv.kind != kNull && !typeAccepts(p.Type, dv) {
+			if p.Type == "integer" && dv.kind == kNumber && isIntegerText(dv.str) && !typeAccepts(p.Type, dv) {
+				d.errorf(dv.pos, len(dv.str), `write one between -9223372036854775808 and 9223372036854775807, or use "type": "number" (a 64-bit float)`,
+					"default of %s is %s, beyond the range of a 64-bit integer", what, dv.str)
+			} else if dv.kind != kNull && !typeAccepts(p.Type, dv) {
 				d.errorf(dv.pos, 1, "", "default of %s must be %s, not %s", what, typeArticle(p.Type), dv.describe())
 			}
 		}
@@ -358,6 +365,12 @@ func typeAccepts(t string, v *node) bool {
 		return v.kind == kObject
 	}
 	return true
+}
+
+// isIntegerText reports whether a JSON number's text is an integer (no
+// fraction, no exponent).
+func isIntegerText(s string) bool {
+	return !strings.ContainsAny(s, ".eE")
 }
 
 func typeArticle(t string) string {

@@ -18,6 +18,7 @@ func (d *decoder) gates(n *node, bp *Blueprint) {
 		if bp.Gate(m.key) != nil {
 			continue
 		}
+		d.declare("gates", m.key)
 		what := fmt.Sprintf("gate %q", m.key)
 		if !d.want(m.val, kObject, what) {
 			continue
@@ -80,6 +81,7 @@ func (d *decoder) actions(n *node, bp *Blueprint) {
 		if bp.Action(m.key) != nil {
 			continue
 		}
+		d.declare("actions", m.key)
 		what := fmt.Sprintf("action %q", m.key)
 		if !d.want(m.val, kObject, what) {
 			continue
@@ -222,6 +224,14 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 	}
 }
 
+// declare records that id is written under key (gates or actions).
+func (d *decoder) declare(key, id string) {
+	if d.declared == nil {
+		d.declared = map[string]bool{}
+	}
+	d.declared[key+"/"+id] = true
+}
+
 // refs reads a list of gate or action ids, reporting unknown ones.
 func (d *decoder) refs(obj *node, key, what string, known func(string) bool, all []string) []string {
 	v := obj.get(key)
@@ -238,6 +248,9 @@ func (d *decoder) refs(obj *node, key, what string, known func(string) bool, all
 			continue
 		}
 		if !known(it.str) {
+			if d.declared[key+"/"+it.str] {
+				continue // declared but invalid: reported where it is declared
+			}
 			d.errorf(it.pos, len([]rune(it.str))+2, cmp.Or(machine.DidYouMeanHint(it.str, all), fmt.Sprintf("declare it under %q", key)),
 				"%s of %s names %q, which is not declared in %s", key, what, it.str, key)
 			continue
