@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/lppctl/lppctl/internal/netx"
 )
 
 // TokenCookie holds the access token once a browser opened the URL with
@@ -25,7 +27,7 @@ const TokenCookie = "lppctl_ui_token"
 // Writes are also behind http.CrossOriginProtection (see Server.Handler).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.opts.AllowNonLoopback && !loopbackHost(r.Host) {
+		if !s.opts.AllowNonLoopback && !netx.LoopbackHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q (lppctl ui answers only Host 127.0.0.1, [::1] or localhost, optionally with :PORT; start it with --allow-non-loopback to serve other names)", r.Host), http.StatusForbidden)
 			return
 		}
@@ -72,56 +74,6 @@ func sameOrigin(origin, host string) bool {
 		return false
 	}
 	return strings.EqualFold(u.Host, host)
-}
-
-// loopbackHost parses a Host header strictly: a loopback IPv4 address or
-// localhost, or a bracketed IPv6 loopback address, then nothing or ":" and
-// a port number (1-65535, digits only). The same rule as lppctl mcp serve
-// --http (skills/mcpserver/httpguard.go): "127.0.0.1:8780.evil.example" fails.
-func loopbackHost(h string) bool {
-	host, port := h, ""
-	if strings.HasPrefix(h, "[") {
-		end := strings.IndexByte(h, ']')
-		if end < 0 {
-			return false
-		}
-		host, port = h[1:end], h[end+1:]
-		if port != "" && !strings.HasPrefix(port, ":") {
-			return false
-		}
-		port = strings.TrimPrefix(port, ":")
-		if port == "" && strings.HasSuffix(h, ":") || port != "" && !validPort(port) {
-			return false
-		}
-		ip, err := netip.ParseAddr(host)
-		return err == nil && ip.Is6() && !ip.Is4In6() && ip.Zone() == "" && ip.IsLoopback()
-	}
-	if i := strings.IndexByte(h, ':'); i >= 0 {
-		host, port = h[:i], h[i+1:]
-		if !validPort(port) {
-			return false
-		}
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Is4() && ip.IsLoopback()
-}
-
-// validPort accepts a decimal port number 1-65535 without sign or spaces.
-func validPort(p string) bool {
-	if p == "" || len(p) > 5 {
-		return false
-	}
-	n := 0
-	for _, c := range p {
-		if c < '0' || c > '9' {
-			return false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n >= 1 && n <= 65535
 }
 
 // CheckAddr refuses a listen address that is not loopback unless

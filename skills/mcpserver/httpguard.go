@@ -7,10 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/lppctl/lppctl/internal/netx"
 )
 
 // Timeouts of the HTTP server. A client that sends its headers or its body
@@ -29,61 +29,12 @@ var (
 // at the port, so "127.0.0.1:8765.evil.example" passed.
 func loopbackHostOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackHost(r.Host) {
+		if !netx.LoopbackHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q (this server answers only Host 127.0.0.1, [::1] or localhost, optionally with :PORT)", r.Host), http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// loopbackHost parses a Host header strictly: a loopback IPv4 address or
-// localhost, or a bracketed IPv6 loopback address, then nothing or ":" and
-// a port number (1-65535, digits only).
-func loopbackHost(h string) bool {
-	host, port := h, ""
-	if strings.HasPrefix(h, "[") {
-		end := strings.IndexByte(h, ']')
-		if end < 0 {
-			return false
-		}
-		host, port = h[1:end], h[end+1:]
-		if port != "" && !strings.HasPrefix(port, ":") {
-			return false
-		}
-		port = strings.TrimPrefix(port, ":")
-		if port == "" && strings.HasSuffix(h, ":") || port != "" && !validPort(port) {
-			return false
-		}
-		ip, err := netip.ParseAddr(host)
-		return err == nil && ip.Is6() && !ip.Is4In6() && ip.Zone() == "" && ip.IsLoopback()
-	}
-	if i := strings.IndexByte(h, ':'); i >= 0 {
-		host, port = h[:i], h[i+1:]
-		if !validPort(port) {
-			return false
-		}
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Is4() && ip.IsLoopback()
-}
-
-// validPort accepts a decimal port number 1-65535 without sign or spaces.
-func validPort(p string) bool {
-	if p == "" || len(p) > 5 {
-		return false
-	}
-	n := 0
-	for _, c := range p {
-		if c < '0' || c > '9' {
-			return false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n >= 1 && n <= 65535
 }
 
 // readBody reads a POST's body (at most maxHTTPBody bytes) within
