@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -193,6 +194,63 @@ func TestSpecCheckReadsBlueprints(t *testing.T) {
 			}
 			if t.Failed() {
 				t.Logf("report:\n%s", report)
+			}
+		})
+	}
+}
+
+// sandboxBlueprint is bpCompute with its unit in the installed skill's
+// scripts (mapped by sandboxMapping).
+var sandboxBlueprint = strings.Replace(bpCompute, `"id": "compute"`, `"id": "demo"`, 1)
+
+const sandboxMapping = "units:\n  risk:score: skills/demo/scripts/risk.py\n"
+
+func TestSpecSandboxReadsBlueprints(t *testing.T) {
+	tests := []struct {
+		name   string
+		files  map[string]string
+		job    sandboxJob
+		ok     bool
+		report []string
+	}{
+		{
+			name:   "placeholders stand in for the mapped scripts not written yet",
+			files:  map[string]string{"demo.json": sandboxBlueprint, "demo.lppctl.yaml": sandboxMapping},
+			job:    sandboxJob{dir: "gen/demo", spec: "demo.json", as: "skills/demo", placeholders: true},
+			ok:     true,
+			report: []string{"gen/demo/demo.json: valid (compile-only", "(placeholders stood in for the scripts not written yet: skills/demo/scripts/risk.py)"},
+		},
+		{
+			name:   "a missing mapped script is positioned in the JSON without placeholders",
+			files:  map[string]string{"demo.json": sandboxBlueprint, "demo.lppctl.yaml": sandboxMapping},
+			job:    sandboxJob{dir: "gen/demo", spec: "demo.json", as: "skills/demo"},
+			report: []string{`gen/demo/demo.json:8:15: error: parameter "script" of action "script.run": script "skills/demo/scripts/risk.py" not found in the project root (the sandbox)`},
+		},
+		{
+			name:   "run runs the blueprint with its compute unit",
+			files:  map[string]string{"demo.json": sandboxBlueprint, "demo.lppctl.yaml": sandboxMapping, "scripts/risk.py": "import json, sys\nprint(json.dumps({'score': 0.5}))\n"},
+			job:    sandboxJob{dir: "gen/demo", spec: "demo.json", as: "skills/demo", run: true},
+			ok:     true,
+			report: []string{"ran in a sandbox copy with its demo.yaml: completed in state done after "},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := sandboxProject(t, tt.files)
+			res, err := (&Deps{Root: root}).sandbox(context.Background(), tt.job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ok != tt.ok {
+				t.Errorf("ok = %v, want %v", res.ok, tt.ok)
+			}
+			for _, want := range tt.report {
+				if !strings.Contains(res.report, want) {
+					t.Errorf("the report lacks %q", want)
+				}
+			}
+			if t.Failed() {
+				t.Logf("report:\n%s", res.report)
 			}
 		})
 	}
