@@ -220,8 +220,9 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 
 // runSandboxed runs the validated spec in the sandbox and says how it ended.
 func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath, specAbs string, src []byte, maxTransitions int) (string, bool) {
-	spec, diags := machine.Check(specPath, src, reg, machine.WithRoot(cd.Root), machine.WithSpecDir(cd.SpecDir))
-	if spec == nil || diags.HasErrors() {
+	s := decodeSource(reg, cd.Root, specPath, src, machine.WithRoot(cd.Root), machine.WithSpecDir(cd.SpecDir))
+	spec := s.spec
+	if spec == nil || s.mappingErr != "" || s.diags.HasErrors() {
 		return "the spec did not compile in the sandbox", false
 	}
 	if spec.Limits.MaxTransitions == 0 || spec.Limits.MaxTransitions > maxTransitions {
@@ -255,7 +256,7 @@ func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath
 // machine can be validated before its compute units are written. It returns
 // their paths.
 func writePlaceholders(tmp, specPath string, src []byte, reg *machine.Registry) ([]string, error) {
-	spec, _ := machine.Check(specPath, src, reg)
+	spec := decodeSource(reg, tmp, specPath, src, machine.WithoutFiles()).spec // a blueprint's translation
 	if spec == nil {
 		return nil, nil
 	}

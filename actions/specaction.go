@@ -64,12 +64,18 @@ func (d *Deps) specValidate(ctx context.Context, c *machine.Call) error {
 }
 
 // checkSource validates the spec text src found at path (relative to root)
-// as lppctl validate does, general actions included.
+// as lppctl validate does, general actions included. An L++ blueprint is
+// validated as the spec it translates into, its diagnostics in the JSON
+// (decodeSource).
 func checkSource(reg *machine.Registry, root, path string, src []byte) (valid bool, errs int, report string) {
 	dir := filepath.Join(root, filepath.Dir(filepath.FromSlash(path)))
-	spec, diags := machine.Check(path, src, reg, machine.WithRoot(root), machine.WithSpecDir(dir))
-	if spec != nil {
-		diags = append(diags, CheckSpec(spec, reg, CheckOptions{Root: root, SpecDir: dir})...)
+	s := decodeSource(reg, root, path, src, machine.WithRoot(root), machine.WithSpecDir(dir))
+	if s.mappingErr != "" {
+		return false, 1, s.mappingErr
+	}
+	diags := s.diags
+	if s.spec != nil && (s.tr == nil || !diags.HasErrors()) {
+		diags = append(diags, s.remap(CheckSpec(s.spec, reg, CheckOptions{Root: root, SpecDir: dir}))...)
 		diags.Sort()
 	}
 	errs = len(diags.Errors())

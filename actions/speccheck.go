@@ -74,20 +74,25 @@ func (d *Deps) specCheck(ctx context.Context, c *machine.Call) error {
 }
 
 // modelCheckSource decodes, compiles and model-checks the spec text src
-// found at path (relative to root).
+// found at path (relative to root). An L++ blueprint is checked as the spec
+// it translates into (its terminal contracts as final_requires), every
+// position of the report in the JSON (decodeSource).
 func modelCheckSource(ctx context.Context, reg *machine.Registry, root, path string, src []byte, maxStates int) (bool, string) {
 	dir := filepath.Join(root, filepath.Dir(filepath.FromSlash(path)))
-	spec, diags := machine.Check(path, src, reg, machine.WithRoot(root), machine.WithSpecDir(dir))
-	if spec == nil || diags.HasErrors() {
-		return false, diags.Errors().PrettyAll(src)
+	s := decodeSource(reg, root, path, src, machine.WithRoot(root), machine.WithSpecDir(dir))
+	if s.mappingErr != "" {
+		return false, s.mappingErr
 	}
-	m, err := machine.Compile(spec, reg)
+	if s.spec == nil || s.diags.HasErrors() {
+		return false, s.diags.Errors().PrettyAll(src)
+	}
+	m, err := machine.Compile(s.spec, reg)
 	if err != nil {
 		return false, fmt.Sprintf("%s: cannot compile: %v", path, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, specCheckTimeout)
 	defer cancel()
-	r := machine.ModelCheck(cctx, m, machine.CheckOptions{MaxStates: maxStates})
+	r := s.remapReport(machine.ModelCheck(cctx, m, machine.CheckOptions{MaxStates: maxStates}))
 	report := strings.TrimRight(r.Format(machine.FormatOptions{NoTimes: true}), "\n")
 	if r.Stopped != "" {
 		report += fmt.Sprintf("\n(the check stopped early: %s; its UNKNOWN verdicts are not failures)", r.Stopped)

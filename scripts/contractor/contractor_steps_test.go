@@ -188,6 +188,11 @@ func TestParseReply(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"files": f})
 		return string(b)
 	}
+	bp := `{"$schema": "lpp/v0.2.0", "id": "demo", "states": {"a": {}}, "entry_state": "a", "terminal_states": ["a"], "transitions": []}`
+	mapping := "units:\n  words:count: skills/demo/scripts/count.py\n"
+	lpp := func(f map[string]string) map[string]any {
+		return map[string]any{"phase": "blueprint", "spec_file": "demo.json", "reply": files(f)}
+	}
 	tests := []struct {
 		name      string
 		in        map[string]any
@@ -204,6 +209,13 @@ func TestParseReply(t *testing.T) {
 		{"a blueprint that is not YAML", map[string]any{"phase": "blueprint", "spec_file": "demo.yaml", "reply": files(map[string]string{"demo.yaml": "lpp: 1\nstates:\n  a: [\n"})}, "demo.yaml:4:1: the blueprint is not valid YAML: ", nil, nil, ""},
 		{"a blueprint that is not a spec", map[string]any{"phase": "blueprint", "spec_file": "demo.yaml", "reply": files(map[string]string{"demo.yaml": "- a\n- b\n"})}, "demo.yaml:1:1: the blueprint must be a YAML mapping with lpp, name, initial and states", nil, nil, ""},
 		{"the validated blueprint is never regenerated", map[string]any{"phase": "implementation", "spec_file": "demo.yaml", "blueprint_validated": true, "blueprint": spec, "reply": files(map[string]string{"demo.yaml": spec})}, "demo.yaml passed its checks in the blueprint phase and is never regenerated; leave it out of files", nil, nil, spec},
+		{"an L++ blueprint with its compute mapping", lpp(map[string]string{"demo.json": bp, "demo.lppctl.yaml": mapping}), "", []string{"demo.json", "demo.lppctl.yaml"}, nil, bp + "\n\nIts compute mapping, demo.lppctl.yaml:\n" + mapping},
+		{"an L++ blueprint alone", lpp(map[string]string{"demo.json": bp}), "", []string{"demo.json"}, nil, bp},
+		{"an L++ blueprint that is not JSON", lpp(map[string]string{"demo.json": "{\n  states: {}\n}"}), "demo.json:2:3: the L++ blueprint is not valid JSON: Expecting property name enclosed in double quotes; fix the JSON (double quotes, no trailing commas, no comments)", nil, nil, ""},
+		{"JSON that is not an L++ blueprint", lpp(map[string]string{"demo.json": `{"states": {"a": {}}}`}), `demo.json:1:1: the L++ blueprint must be a JSON object with "$schema": "lpp/v0.2.0", states, entry_state, terminal_states, gates, actions and transitions`, nil, nil, ""},
+		{"an L++ blueprint with scripts", lpp(map[string]string{"demo.json": bp, "scripts/a.py": "x"}), "in the blueprint phase write only the L++ blueprint 'demo.json' (and its compute mapping 'demo.lppctl.yaml') (got demo.json, scripts/a.py); scripts come in the implementation phase", nil, nil, ""},
+		{"a compute mapping that is not a mapping", lpp(map[string]string{"demo.json": bp, "demo.lppctl.yaml": "- a\n"}), "demo.lppctl.yaml:1:1: the compute mapping must be a YAML mapping: ", nil, nil, ""},
+		{"the validated compute mapping is never regenerated", map[string]any{"phase": "implementation", "spec_file": "demo.json", "blueprint_validated": true, "blueprint": bp, "reply": files(map[string]string{"demo.lppctl.yaml": mapping})}, "demo.lppctl.yaml passed its checks in the blueprint phase and is never regenerated; leave it out of files", nil, nil, bp},
 		{"scripts are sanitised", map[string]any{"phase": "implementation", "spec_file": "demo.yaml", "blueprint": spec, "reply": files(map[string]string{"scripts/a.py": "```python\nprint(\"a\nb\")\n```", "skills.md": "# demo\n"})}, "", []string{"scripts/a.py", "skills.md"}, []string{"code_fence", "newline_in_string"}, spec},
 		{"a script that still does not compile", map[string]any{"phase": "implementation", "spec_file": "demo.yaml", "reply": files(map[string]string{"scripts/a.py": "def f(:\n"})}, "a script does not compile after the sanitiser's fixes: scripts/a.py: ", []string{"scripts/a.py"}, nil, ""},
 	}

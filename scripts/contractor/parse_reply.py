@@ -4,7 +4,8 @@
 The parsing state of specs/skill_contractor.yaml. Input (one JSON object on
 stdin):
     {"phase": "blueprint" | "implementation", "reply": "...",
-     "spec_file": "word_stats.yaml", "blueprint_validated": bool,
+     "spec_file": "word_stats.yaml" (or "word_stats.json": an L++ blueprint),
+     "blueprint_validated": bool,
      "blueprint": "the spec's text so far"}
 The reply must hold one JSON object {"files": {"PATH": "TEXT", ...}}, bare
 or in a ```json fence; PATHs are relative to the skill's folder.
@@ -15,13 +16,16 @@ Output (one JSON object on stdout):
 parse_error says what is wrong, in words a model can act on (it goes back
 into the re-prompt), "" when the reply parsed:
   - blueprint phase: exactly the spec file, which must parse as YAML (with
-    the position of a YAML error) into a mapping with states;
+    the position of a YAML error) into a mapping with states; for an L++
+    target (a .json spec file) the blueprint must parse as JSON (with the
+    position of a JSON error) into an object with an L++ $schema and states,
+    and may come with its compute mapping NAME.lppctl.yaml (docs/lpp.md);
   - implementation phase: every .py file goes through the sanitiser
     (sanitise.py: fences, smart quotes, literal newlines in strings, invisible
     characters, dashes, tabs), whose fixes are the corrections; a script that
     still does not compile is a parse error. The spec file passed its checks
-    in the blueprint phase and is never regenerated: a reply that holds it is
-    a parse error.
+    in the blueprint phase and is never regenerated: a reply that holds it
+    (or an L++ blueprint's compute mapping) is a parse error.
 Nothing here touches disk; write_skill.py writes what parsed.
 """
 
@@ -77,6 +81,59 @@ def yaml_problem(path, text):
     return ""
 
 
+def mapping_file(spec_file):
+    """The compute mapping beside an L++ blueprint (docs/lpp.md), or "" for a spec."""
+    return spec_file[:-len(".json")] + ".lppctl.yaml" if spec_file.endswith(".json") else ""
+
+
+def json_problem(path, text):
+    """Where the text fails to parse as an L++ blueprint, or "" (validating
+    reports everything else with positions in the JSON)."""
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        return f"{path}:{e.lineno}:{e.colno}: the L++ blueprint is not valid JSON: {e.msg}; fix the JSON (double quotes, no trailing commas, no comments)"
+    schema = doc.get("$schema") if isinstance(doc, dict) else None
+    if not isinstance(schema, str) or not schema.startswith("lpp/") or not isinstance(doc.get("states"), dict):
+        return f'{path}:1:1: the L++ blueprint must be a JSON object with "$schema": "lpp/v0.2.0", states, entry_state, terminal_states, gates, actions and transitions'
+    return ""
+
+
+def mapping_problem(path, text):
+    """Where the compute mapping fails to parse as a YAML mapping, or ""."""
+    try:
+        import yaml
+    except ImportError:
+        return ""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+        return f"{where}: the compute mapping is not valid YAML: {getattr(e, 'problem', None) or str(e).splitlines()[0]}"
+    if doc is not None and not isinstance(doc, dict):
+        return f"{path}:1:1: the compute mapping must be a YAML mapping: units: {{NS:OP: {{script: skills/NAME/scripts/FILE.py, function: OP}}}}"
+    return ""
+
+
+def blueprint_files(spec_file, files):
+    """The blueprint phase's files: (parse_error, blueprint text shown later)."""
+    mapping = mapping_file(spec_file)
+    allowed = [spec_file] + ([mapping] if mapping else [])
+    if spec_file not in files or any(f not in allowed for f in files):
+        want = f"the L++ blueprint {spec_file!r} (and its compute mapping {mapping!r})" if mapping else f"the spec file {spec_file!r}"
+        return f"in the blueprint phase write only {want} (got {', '.join(sorted(files))}); scripts come in the implementation phase", ""
+    if not mapping:
+        return yaml_problem(spec_file, files[spec_file]), files[spec_file]
+    problem = json_problem(spec_file, files[spec_file])
+    if not problem and mapping in files:
+        problem = mapping_problem(mapping, files[mapping])
+    shown = files[spec_file]
+    if mapping in files:
+        shown = shown.rstrip("\n") + f"\n\nIts compute mapping, {mapping}:\n" + files[mapping]
+    return problem, shown
+
+
 def answer(req):
     phase = req.get("phase", "")
     spec_file = req.get("spec_file", "")
@@ -91,15 +148,14 @@ def answer(req):
         out["parse_error"] = 'the reply\'s "files" must map file paths (relative to the skill folder) to their text, e.g. {"files": {"scripts/count.py": "..."}}'
         return out
     if phase == "blueprint":
-        if sorted(files) != [spec_file]:
-            out["parse_error"] = f"in the blueprint phase write only the spec file {spec_file!r} (got {', '.join(sorted(files))}); scripts come in the implementation phase"
-            return out
-        out["parse_error"] = yaml_problem(spec_file, files[spec_file])
-        if not out["parse_error"]:
-            out["files"], out["blueprint"] = files, files[spec_file]
+        problem, shown = blueprint_files(spec_file, files)
+        out["parse_error"] = problem
+        if not problem:
+            out["files"], out["blueprint"] = files, shown
         return out
-    if req.get("blueprint_validated") and spec_file in files:
-        out["parse_error"] = f"{spec_file} passed its checks in the blueprint phase and is never regenerated; leave it out of files"
+    kept = [f for f in (spec_file, mapping_file(spec_file)) if f and f in files]
+    if req.get("blueprint_validated") and kept:
+        out["parse_error"] = f"{kept[0]} passed its checks in the blueprint phase and is never regenerated; leave it out of files"
         return out
     res = sanitise.answer({"files": files})
     out["files"], out["corrections"], out["review"] = res["files"], res["corrections"], res["review"]
