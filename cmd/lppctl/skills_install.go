@@ -15,6 +15,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 )
 
 // skillNameRE is what a skill folder's name must look like to be installed.
@@ -27,8 +28,9 @@ func skillsInstallCommand() *cli.Command {
 		ArgsUsage: "DIR",
 		Description: "Copies the skill folder DIR (inside the project root, e.g. output/contractor/word_stats)\n" +
 			"into skills/NAME, NAME being DIR's last component. The folder must hold skills.md; its\n" +
-			"spec NAME.yaml, when there is one, is validated where it is installed (its scripts are\n" +
-			"named skills/NAME/scripts/...). An invalid skill is not installed (exit 3). An existing\n" +
+			"spec NAME.yaml (or L++ blueprint NAME.json), when there is one, is validated where it\n" +
+			"is installed (its scripts are named skills/NAME/scripts/...). An invalid skill is not\n" +
+			"installed (exit 3). An existing\n" +
 			"skills/NAME is refused unless --force, which replaces it (restored if the new one is\n" +
 			"invalid). Then: lppctl run --spec specs/skills_agent.yaml --skill skills/NAME",
 		Flags: []cli.Flag{
@@ -130,26 +132,37 @@ func installSource(root, arg string) (string, string, error) {
 	return real, name, nil
 }
 
-// validateInstalled validates skills/NAME/NAME.yaml, when there is one, with
-// root as the project root, printing its diagnostics.
+// validateInstalled validates skills/NAME/NAME.yaml, or the L++ blueprint
+// skills/NAME/NAME.json (with its compute mapping beside it), when there is
+// one, with root as the project root, printing its diagnostics.
 func validateInstalled(c *cli.Context, root, name string) error {
-	path := filepath.Join(root, "skills", name, name+".yaml")
-	src, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	var path string
+	var src []byte
+	for _, ext := range []string{".yaml", ".json"} {
+		p := filepath.Join(root, "skills", name, name+ext)
+		b, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("cannot install skill %s: %w", name, err)
+		}
+		if ext == ".json" && !lpp.HasSchema(b) {
+			continue // a data file, not a blueprint
+		}
+		path, src = p, b
+		break
 	}
-	if err != nil {
-		return fmt.Errorf("cannot install skill %s: %w", name, err)
+	if path == "" {
+		return nil
 	}
 	reg := machine.NewBuiltinRegistry()
 	if err := actions.Register(reg, &actions.Deps{Root: root}); err != nil {
 		return err
 	}
-	shown := filepath.Join("skills", name, name+".yaml")
-	spec, diags := machine.Check(shown, src, reg, machine.WithRoot(root), machine.WithSpecDir(filepath.Dir(path)))
-	if spec != nil {
-		diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root, SpecDir: filepath.Dir(path)})...)
-		diags.Sort()
+	diags, err := checkSpecFile(path, src, reg, root, machine.WithRoot(root), machine.WithSpecDir(filepath.Dir(path)))
+	if err != nil {
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
 	}
 	if !diags.HasErrors() {
 		return nil
