@@ -18,44 +18,61 @@ import (
 // whether it is valid, its error count and its diagnostics. A spec that
 // cannot be read counts as one error, the gateway's message its report.
 func (d *Deps) specValidate(ctx context.Context, c *machine.Call) error {
-	path, ok := c.Param("path").(string)
-	if !ok {
-		return fmt.Errorf("path of spec.validate must give a string, not %s", describe(c.Param("path")))
-	}
-	reg := d.reg()
-	if reg == nil {
-		return errors.New("cannot validate a spec: the actions are not in a registry (Register was not called)")
-	}
-	gw, err := d.gateway()
+	path, reg, root, src, failure, err := d.readSpecParam(ctx, c, "spec.validate", "validate")
 	if err != nil {
 		return err
 	}
-	res := gw.Call(ctx, gateway.ToolCLI, map[string]any{"tool_name": "read_file", "params": map[string]any{"path": path}})
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	valid, count, report := false, 1, res.Text
-	if res.Decision == gateway.DecisionAllow {
-		src := res.Text
-		if src == gateway.NoOutput {
-			src = ""
-		}
-		if strings.Contains(src, "\n[TRUNCATED: showing the first ") {
-			report = fmt.Sprintf("%s is too large to validate: read_file shows only part of it", path)
-		} else {
-			valid, count, report = checkSource(reg, gw.Root(), path, []byte(src))
-			if valid && c.Bool("check") {
-				valid, count, report = checkedSource(ctx, reg, gw.Root(), path, []byte(src), c.Int("max_states"), report)
-			}
+	valid, count, report := false, 1, failure
+	if failure == "" {
+		valid, count, report = checkSource(reg, root, path, src)
+		if valid && c.Bool("check") {
+			valid, count, report = checkedSource(ctx, reg, root, path, src, c.Int("max_states"), report)
 		}
 	}
 	c.Notef("spec %s: %s", path, map[bool]string{true: "valid", false: fmt.Sprintf("%d error(s)", count)}[valid])
-	for _, w := range []struct {
-		param string
-		value any
-	}{{"ok", valid}, {"errors", count}, {"report", report}} {
-		if name := c.String(w.param); name != "" {
-			if err := c.SetVar(name, w.value); err != nil {
+	return setNamedVars(c, map[string]any{"ok": valid, "errors": count, "report": report})
+}
+
+// readSpecParam reads the spec (or blueprint) the action's path parameter
+// names through the gateway, so the path obeys the gateway's rules (inside
+// the project root, not hidden, the read audited). failure is why it could
+// not be read (the gateway's message, or a file too large to read whole),
+// "" when src holds it; err is for what stops the action itself.
+func (d *Deps) readSpecParam(ctx context.Context, c *machine.Call, action, verb string) (path string, reg *machine.Registry, root string, src []byte, failure string, err error) {
+	path, ok := c.Param("path").(string)
+	if !ok {
+		return "", nil, "", nil, "", fmt.Errorf("path of %s must give a string, not %s", action, describe(c.Param("path")))
+	}
+	if reg = d.reg(); reg == nil {
+		return "", nil, "", nil, "", fmt.Errorf("cannot %s a spec: the actions are not in a registry (Register was not called)", verb)
+	}
+	gw, err := d.gateway()
+	if err != nil {
+		return "", nil, "", nil, "", err
+	}
+	res := gw.Call(ctx, gateway.ToolCLI, map[string]any{"tool_name": "read_file", "params": map[string]any{"path": path}})
+	if ctx.Err() != nil {
+		return "", nil, "", nil, "", ctx.Err()
+	}
+	if res.Decision != gateway.DecisionAllow {
+		return path, reg, gw.Root(), nil, res.Text, nil
+	}
+	text := res.Text
+	if text == gateway.NoOutput {
+		text = ""
+	}
+	if strings.Contains(text, "\n[TRUNCATED: showing the first ") {
+		return path, reg, gw.Root(), nil, fmt.Sprintf("%s is too large to %s: read_file shows only part of it", path, verb), nil
+	}
+	return path, reg, gw.Root(), []byte(text), "", nil
+}
+
+// setNamedVars writes each value into the variable its parameter names
+// (parameters left out are skipped), in a fixed order.
+func setNamedVars(c *machine.Call, values map[string]any) error {
+	for _, param := range sortedKeys(values) {
+		if name := c.String(param); name != "" {
+			if err := c.SetVar(name, values[param]); err != nil {
 				return err
 			}
 		}

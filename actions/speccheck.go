@@ -2,13 +2,11 @@ package actions
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -28,49 +26,19 @@ const (
 // diagnostics. Files the spec names (scripts, prompts) need not exist yet:
 // the check explores the machine, not its actions.
 func (d *Deps) specCheck(ctx context.Context, c *machine.Call) error {
-	path, ok := c.Param("path").(string)
-	if !ok {
-		return fmt.Errorf("path of spec.check must give a string, not %s", describe(c.Param("path")))
-	}
-	reg := d.reg()
-	if reg == nil {
-		return errors.New("cannot check a spec: the actions are not in a registry (Register was not called)")
-	}
-	gw, err := d.gateway()
+	path, reg, root, src, failure, err := d.readSpecParam(ctx, c, "spec.check", "check")
 	if err != nil {
 		return err
 	}
-	res := gw.Call(ctx, gateway.ToolCLI, map[string]any{"tool_name": "read_file", "params": map[string]any{"path": path}})
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	passed, report := false, res.Text
-	if res.Decision == gateway.DecisionAllow {
-		src := res.Text
-		if src == gateway.NoOutput {
-			src = ""
-		}
-		if strings.Contains(src, "\n[TRUNCATED: showing the first ") {
-			report = fmt.Sprintf("%s is too large to check: read_file shows only part of it", path)
-		} else {
-			passed, report = modelCheckSource(ctx, reg, gw.Root(), path, []byte(src), cmp0(c.Int("max_states"), specCheckMaxStates))
-		}
+	passed, report := false, failure
+	if failure == "" {
+		passed, report = modelCheckSource(ctx, reg, root, path, src, cmp0(c.Int("max_states"), specCheckMaxStates))
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	c.Notef("spec %s: %s", path, map[bool]string{true: "every property holds", false: "the check fails"}[passed])
-	for _, w := range []struct {
-		param string
-		value any
-	}{{"ok", passed}, {"report", report}} {
-		if name := c.String(w.param); name != "" {
-			if err := c.SetVar(name, w.value); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return setNamedVars(c, map[string]any{"ok": passed, "report": report})
 }
 
 // modelCheckSource decodes, compiles and model-checks the spec text src

@@ -26,9 +26,6 @@ type specSource struct {
 	mappingErr string
 }
 
-// blueprint reports whether the file is an L++ document.
-func (s *specSource) blueprint() bool { return lpp.HasSchema(s.src) }
-
 // decodeSource decodes src, found at path (relative to root), and validates
 // it against reg, as machine.Check does for a spec. An L++ blueprint (any
 // JSON object with a $schema: lpp.Parse reads a blueprint and refuses other
