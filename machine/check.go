@@ -57,6 +57,15 @@ type CheckOptions struct {
 	// Progress, when set, is called about every second with the statistics
 	// so far.
 	Progress func(CheckStats)
+	// Initial gives variables the value they start from instead of their
+	// default (typed, as Var.ParseOverride returns them): what a caller
+	// sets. A given value wins over `input: true` and Inputs.
+	Initial map[string]any
+	// Inputs names variables that start from every value of their domain
+	// (the values an action's write takes, VarDomain), besides those the
+	// spec marks `input: true`: the exploration starts from every
+	// combination. Validate reports names the spec does not declare.
+	Inputs []string
 }
 
 // CheckStats describes an exploration.
@@ -88,6 +97,9 @@ type CheckReport struct {
 	Dead []DeadTransition `json:"dead_transitions"`
 	// Domains lists the values the check gave the variables actions write.
 	Domains []VarDomain `json:"domains"`
+	// Inputs lists the variables that did not start from their default: a
+	// value given (Source "given") or every value of a free input's domain.
+	Inputs []VarDomain `json:"inputs,omitempty"`
 }
 
 // PropertyResult is the verdict of one property.
@@ -109,6 +121,9 @@ type Trace struct {
 	Steps []TraceStep `json:"steps"`
 	// Loop, for a trap, names the states of a cycle the run can no longer leave.
 	Loop []string `json:"loop,omitempty"`
+	// Inputs holds the values the free inputs started from on this path
+	// (those a later expression reads).
+	Inputs map[string]any `json:"inputs,omitempty"`
 }
 
 // States returns the states the trace goes through, the initial one first.
@@ -212,5 +227,6 @@ func ModelCheck(ctx context.Context, m *Machine, opts CheckOptions) *CheckReport
 	rep.Properties = x.verdicts()
 	rep.Dead = x.deadTransitions()
 	rep.Domains = x.domainReport()
+	rep.Inputs = x.inputReport()
 	return rep
 }

@@ -35,11 +35,14 @@ type compared map[string][]any
 
 // comparedValues walks every expression of the spec and records, for each
 // `VAR op OTHER` (and hasPrefix(VAR, OTHER)...), OTHER evaluated at the
-// variables' defaults.
-func comparedValues(spec *Spec) compared {
+// variables' initial values (their defaults, or the values given).
+func comparedValues(spec *Spec, given map[string]any) compared {
 	env := map[string]any{VarState: spec.Initial, VarLastError: ""}
 	for _, v := range spec.Context {
 		env[v.Name] = cloneValue(v.Default)
+		if val, ok := given[v.Name]; ok {
+			env[v.Name] = val
+		}
 	}
 	// Payload fields are compared as event.payload.FIELD; they are known
 	// under that name (not an identifier, so no expression can read it).

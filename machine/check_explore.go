@@ -33,6 +33,11 @@ type explorer struct {
 	untried     []string         // writes whose range was cut at maxRangeValues, as the report says them
 	cmp         compared
 	relevant    slotSet // slots whose value can change a verdict (see relevance)
+	initial     []any   // the values the run starts from, but for the free inputs (check_inputs.go)
+	given       slotSet // slots CheckOptions.Initial gives a value
+	free        []int   // slots of the free inputs, in spec order
+	freeDoms    [][]any // aligned with free: the values each starts from
+	roots       [][]any // the initial pairs' values (canonical), by root index
 
 	env    map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
 	invEnv map[string]any // a pair being added, for its invariants
@@ -72,8 +77,8 @@ const (
 )
 
 type xnode struct {
-	parent int32 // -1 for the initial node
-	move   int32 // ordinal of the move of parent that leads here
+	parent int32 // -1 for an initial node
+	move   int32 // ordinal of the move of parent that leads here; of an initial node, its index in explorer.roots
 	depth  int32
 	state  int32
 }
@@ -151,7 +156,8 @@ func newExplorer(m *Machine, opts CheckOptions) *explorer {
 	x.nslots = len(x.defaults)
 	x.env = make(map[string]any, x.nslots+1)
 	x.invEnv = make(map[string]any, x.nslots+1)
-	x.cmp = comparedValues(spec)
+	x.cmp = comparedValues(spec, opts.Initial)
+	x.startValues(opts)
 	env := TypeEnv(spec)
 	for i, st := range spec.States {
 		x.stateIdx[st.Name] = i
@@ -264,12 +270,9 @@ func (x *explorer) canon(st *xstate, vals []any) {
 	}
 }
 
-// run explores breadth first from the initial pair.
+// run explores breadth first from the initial pairs.
 func (x *explorer) run(ctx context.Context, start time.Time) {
-	init := x.states[x.stateIdx[x.spec.Initial]]
-	vals := slices.Clone(x.defaults)
-	x.canon(init, vals)
-	x.seen[x.hash.key(init.idx, vals)] = x.add(init, vals, -1, -1, 0)
+	x.addRoots()
 	lastReport := start
 	x.succStart = append(x.succStart, 0)
 	for x.expanded < len(x.nodes) {

@@ -25,6 +25,9 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 		fmt.Fprintf(&b, ", %s (%.0f states/s)", s.Duration.Round(time.Millisecond), s.StatesPerSecond())
 	}
 	b.WriteByte('\n')
+	if len(r.Inputs) > 0 {
+		fmt.Fprintf(&b, "  starts from: %s\n", formatInputs(r.Inputs))
+	}
 	if r.Stopped != "" {
 		fmt.Fprintf(&b, "  stopped early: %s\n", r.Stopped)
 	}
@@ -85,6 +88,9 @@ func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
 	for _, s := range t.Steps {
 		width = max(width, len(s.head()))
 	}
+	if len(t.Inputs) > 0 {
+		fmt.Fprintf(b, "              inputs: %s\n", formatVars(t.Inputs))
+	}
 	for i, s := range t.Steps {
 		var parts []string
 		if s.Via != "" {
@@ -130,6 +136,24 @@ func formatVars(vars map[string]any) string {
 	parts := make([]string, len(names))
 	for i, name := range names {
 		parts[i] = name + "=" + quoteValue(vars[name])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// formatInputs renders the values a check starts from: `mode="fast" (given),
+// n ∈ {0, 1, 2} (input)`.
+func formatInputs(ins []VarDomain) string {
+	parts := make([]string, len(ins))
+	for i, d := range ins {
+		if d.Source == "given" {
+			parts[i] = fmt.Sprintf("%s=%s (given)", d.Var, quoteValue(d.Values[0]))
+			continue
+		}
+		vals := make([]string, len(d.Values))
+		for j, v := range d.Values {
+			vals[j] = quoteValue(v)
+		}
+		parts[i] = fmt.Sprintf("%s ∈ {%s} (input)", d.Var, strings.Join(vals, ", "))
 	}
 	return strings.Join(parts, ", ")
 }

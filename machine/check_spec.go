@@ -235,3 +235,19 @@ func requirementLabel(c *Condition, state string) string {
 	}
 	return fmt.Sprintf("final_requires %q of state %q", c.Name, state)
 }
+
+// input decodes a context variable's `input: true`.
+func (d *decoder) input(f map[string]field, cv *Var) {
+	x, ok := f["input"]
+	if !ok {
+		return
+	}
+	cv.InputPos = pos(x.val)
+	b, err := d.nodeValue(x.val)
+	bv, isBool := b.(bool)
+	if err != nil || !isBool {
+		d.errorf(pos(x.val), span(x.val), "input of %q must be true or false, not %s", cv.Name, kindName(x.val))
+		return
+	}
+	cv.Input = bv
+}

@@ -194,7 +194,7 @@ func (x *explorer) loopFrom(id int32) []string {
 }
 
 // trace rebuilds the shortest path to a finding by replaying the moves from
-// the initial pair (expansion is deterministic, so ordinals identify moves).
+// its initial pair (expansion is deterministic, so ordinals identify moves).
 func (x *explorer) trace(f *finding) *Trace {
 	var ords []int32
 	for id := f.node; x.nodes[id].parent >= 0; id = x.nodes[id].parent {
@@ -205,9 +205,8 @@ func (x *explorer) trace(f *finding) *Trace {
 		ords = append(ords, f.move)
 	}
 	st := x.states[x.stateIdx[x.spec.Initial]]
-	vals := slices.Clone(x.defaults)
-	x.canon(st, vals)
-	tr := &Trace{Steps: []TraceStep{}}
+	vals, inputs := x.rootOf(f.node)
+	tr := &Trace{Steps: []TraceStep{}, Inputs: inputs}
 	x.tracing = true
 	defer func() { x.tracing = false }()
 	for _, ord := range ords {

@@ -7,7 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var varKeys = []string{"type", "default", "enum", "doc", "nullable", "range"}
+var varKeys = []string{"type", "default", "enum", "doc", "nullable", "range", "input"}
 
 // context decodes the context: section, the typed run variables.
 func (d *decoder) context(n *yaml.Node, s *Spec) {
@@ -91,6 +91,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 				cv.Range = d.varRange(r.val, name)
 			}
 			d.nullable(f, cv)
+			d.input(f, cv)
 		default:
 			d.errorf(pos(v), span(v), "context variable %q must be a type name or a mapping with type and default, not %s", name, kindName(v))
 			continue

@@ -70,6 +70,7 @@ func JSONSchemaFor(reg *Registry) []byte {
 						{"doc", str("What the variable means.")},
 						{"range", &schema{Type: "array", Items: &schema{Type: "integer"}, MinItems: ptr(2), MaxItems: ptr(2), Description: "[lo, hi]: the values an int variable can hold, for `lppctl check`: the values it tries when an action writes the variable, and bounds every set must respect (see docs/check.md)."}},
 						{"nullable", &schema{Type: "boolean", Description: "The variable may hold null, \"no value yet\": it starts as null unless it has a default, and expressions test it with `x == nil`."}},
+						{"input", &schema{Type: "boolean", Description: "A caller sets the variable (a parent's spec.run `input:`, `--var`): `lppctl check` starts it from every value of its domain, not only its default (see docs/check.md). Runs ignore it."}},
 					},
 				},
 			},

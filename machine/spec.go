@@ -67,6 +67,11 @@ type Var struct {
 	DefPos      Pos // position of the default value (or of the key)
 	EnumPos     Pos
 	Range       *Range // `range: [lo, hi]` of an int variable, for the model checker (nil: none)
+	// Input marks a variable a caller sets (`input: true`: a parent's
+	// spec.run input, a --var): the model checker starts it from every value
+	// of its domain instead of its default. Runs ignore it.
+	Input    bool
+	InputPos Pos
 }
 
 // State is one state of the machine.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,11 +32,16 @@ func checkCommand() *cli.Command {
 			"contracts as final_requires, every position in the JSON (docs/lpp.md).\n" +
 			"Exits 0 when nothing fails (UNKNOWN is a warning unless --strict), 1 when a property\n" +
 			"fails, 3 when a spec is invalid, 130 when interrupted (after printing what was\n" +
-			"explored so far).",
+			"explored so far).\n" +
+			"Each run starts from the defaults, but for the variables --var gives a value and\n" +
+			"the inputs (--inputs, or `input: true` in the context), which start from every\n" +
+			"value of their domain; a counterexample names the inputs it starts from.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the reports as JSON"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on warnings too: UNKNOWN verdicts, transitions no path takes, validation warnings"},
 			&cli.IntFlag{Name: "max-states", Value: machine.DefaultMaxStates, Usage: "distinct states to explore before stopping with UNKNOWN (bounds memory)"},
+			&cli.StringSliceFlag{Name: "var", Usage: "start a context variable from this value instead of its default: `NAME=VALUE` (repeatable; as run --var)"},
+			&cli.StringSliceFlag{Name: "inputs", Usage: "start these context variables from every value of their domain, as `input: true` does: `NAME,NAME...`"},
 			&cli.StringFlag{Name: "counterexample-format", Value: "text", Usage: "text, or mermaid: also draw each counterexample highlighted on the spec's diagram"},
 		},
 		Action: runCheck,
@@ -128,7 +134,11 @@ func runCheck(c *cli.Context) error {
 				fmt.Fprintf(out, "%s\n\n", diags.PrettyAll(src))
 			}
 		}
-		opts := machine.CheckOptions{MaxStates: c.Int("max-states")}
+		opts, err := checkStart(path, spec, c.StringSlice("var"), c.StringSlice("inputs"))
+		if err != nil {
+			return err
+		}
+		opts.MaxStates = c.Int("max-states")
 		progress := !c.Bool("json") && isTerminal(c.App.ErrWriter)
 		if progress {
 			opts.Progress = func(s machine.CheckStats) {
@@ -212,6 +222,30 @@ func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, 
 		return f.Spec, diags, same, nil
 	}
 	return f.Spec, diags, f.tr.RemapReport, nil
+}
+
+// checkStart reads --var and --inputs for one spec: the values it starts
+// from, typed as run --var types them, and its free inputs. A name the spec
+// does not declare, a value it cannot take or an input also given a value
+// is a usage error that names the spec.
+func checkStart(path string, spec *machine.Spec, vars, inputs []string) (machine.CheckOptions, error) {
+	var opts machine.CheckOptions
+	given, err := parseVars(spec, vars)
+	if err != nil {
+		return opts, withCode(exitUsage, fmt.Errorf("%s: %w", path, err))
+	}
+	opts.Initial = given
+	for _, list := range inputs { // --inputs a,b and --inputs a --inputs b
+		for name := range strings.SplitSeq(list, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				opts.Inputs = append(opts.Inputs, name)
+			}
+		}
+	}
+	if err := opts.Validate(spec); err != nil {
+		return opts, usageErrorf("%s: %v", path, err)
+	}
+	return opts, nil
 }
 
 // isTerminal reports whether w is a terminal, where progress lines go.

@@ -131,6 +131,48 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 
+// TestCheckCommandStartsFromVarsAndInputs: --var fixes a variable's first
+// value, --inputs starts it from every value of its domain; a mistake is a
+// usage error naming the spec.
+func TestCheckCommandStartsFromVarsAndInputs(t *testing.T) {
+	stuck := writeSpec(t, checkDeadlockSpec)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string // substrings
+		stderr string   // exact prefix
+	}{
+		{"a given value that opens the gate passes", []string{"check", "--var", "ok=true", stuck}, 0,
+			[]string{"  starts from: ok=true (given)\n", "  PASS    no deadlock\n"}, ""},
+		{"a free input finds the value that shuts it", []string{"check", "--inputs", "ok", stuck}, 1,
+			[]string{"  starts from: ok ∈ {false, true} (input)\n", "              inputs: ok=false\n           1. gate  stops here\n"},
+			"lppctl: " + stuck + ": a property fails (see the counterexample above)\n"},
+		{"an unknown variable", []string{"check", "--var", "okk=true", stuck}, 2, nil,
+			"lppctl: " + stuck + ": --var okk=true: the spec has no context variable \"okk\"; did you mean \"ok\"?\n"},
+		{"an unknown input", []string{"check", "--inputs", "ko", stuck}, 2, nil,
+			"lppctl: " + stuck + ": cannot make ko an input: the spec has no context variable \"ko\"; did you mean \"ok\"?\n"},
+		{"an input also given", []string{"check", "--inputs", "ok", "--var", "ok=true", stuck}, 2, nil,
+			"lppctl: " + stuck + ": cannot make ok an input: it is also given a value; drop one of the two\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if !strings.HasPrefix(errOut, tt.stderr) || (tt.stderr == "" && errOut != "") {
+				t.Errorf("stderr = %q, want %q", errOut, tt.stderr)
+			}
+		})
+	}
+}
+
 func TestCheckCommandJSON(t *testing.T) {
 	stuck := writeSpec(t, checkDeadlockSpec)
 	code, out, _ := runCLI(t, "check", "--json", stuck)
