@@ -83,8 +83,15 @@ func Memory(ctx context.Context, c client.Client, runID string) (*machine.Memory
 	return m, nil
 }
 
-// Closed returns how a run's workflow ended ("" while it runs), and its
-// error when it failed.
+// How a cancelled run was stopped, as Closed reports it (after "cancelled
+// in STATE after N steps, ").
+const (
+	HowCancelRequest = "by a cancel request (lppctl runs cancel)"
+	HowTerminated    = "terminated on the Temporal server"
+)
+
+// Closed returns how a run's workflow ended ("" while it runs): its error
+// when it failed, how it was stopped when it was cancelled (StatusCancelled).
 func Closed(ctx context.Context, c client.Client, runID string) (status machine.Status, msg string, err error) {
 	d, err := c.DescribeWorkflowExecution(ctx, runID, "")
 	if err != nil {
@@ -95,14 +102,32 @@ func Closed(ctx context.Context, c client.Client, runID string) (status machine.
 		return "", "", nil
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return machine.StatusCompleted, "", nil
-	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED, enums.WORKFLOW_EXECUTION_STATUS_TERMINATED:
-		return machine.StatusInterrupted, "cancelled", nil
+	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return StatusCancelled, HowCancelRequest, nil
+	case enums.WORKFLOW_EXECUTION_STATUS_TERMINATED:
+		return StatusCancelled, terminated(ctx, c, runID), nil
 	}
 	werr := c.GetWorkflow(ctx, runID, "").Get(ctx, nil)
 	if werr == nil {
 		return machine.StatusFailed, "", nil
 	}
 	return machine.StatusFailed, rootMessage(werr), nil
+}
+
+// terminated says how a terminated run was stopped, with the reason the
+// operator gave when the close event has one.
+func terminated(ctx context.Context, c client.Client, runID string) string {
+	it := c.GetWorkflowHistory(ctx, runID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			break
+		}
+		if r := ev.GetWorkflowExecutionTerminatedEventAttributes().GetReason(); r != "" {
+			return HowTerminated + ": " + r
+		}
+	}
+	return HowTerminated
 }
 
 // rootMessage is the run's own error text inside a workflow's error.
@@ -146,7 +171,9 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, poll t
 					return &res, nil
 				}
 			case st != "":
-				return &Progress{RunID: runID, Status: st, Error: msg}, nil
+				p := &Progress{RunID: runID}
+				p.Ended(st, msg)
+				return p, nil
 			}
 		} else {
 			for _, rec := range p.Records {
@@ -162,10 +189,7 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, poll t
 					return nil, err
 				}
 				if st != "" {
-					p.Status = st
-					if msg != "" {
-						p.Error = msg
-					}
+					p.Ended(st, msg)
 					return p, nil
 				}
 			}
@@ -246,7 +270,7 @@ func statusName(s enums.WorkflowExecutionStatus) string {
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return string(machine.StatusCompleted)
 	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED, enums.WORKFLOW_EXECUTION_STATUS_TERMINATED:
-		return "cancelled"
+		return string(StatusCancelled)
 	}
 	return string(machine.StatusFailed)
 }

@@ -30,6 +30,11 @@ const (
 	ModelQueueSuffix = "-llm"
 )
 
+// StatusCancelled is the status of a run whose workflow was cancelled
+// (lppctl runs cancel) or terminated on the server: it stopped for good, at
+// a clean point, and does not continue (a local run's "interrupted" does).
+const StatusCancelled machine.Status = "cancelled"
+
 // Start is a workflow's input: everything a run needs, by value, so that a
 // run keeps the spec it started with whatever happens on disk.
 type Start struct {
@@ -69,10 +74,25 @@ type Progress struct {
 	Steps    int                 `json:"steps"`
 	Pause    *machine.PauseError `json:"pause,omitempty"`
 	Error    string              `json:"error,omitempty"`
-	Vars     map[string]any      `json:"vars,omitempty"`
-	Records  []*machine.Record   `json:"records,omitempty"`
-	Start    time.Time           `json:"start"`
-	End      *time.Time          `json:"end,omitempty"`
+	// Cancelled says how a cancelled run was stopped (StatusCancelled).
+	Cancelled string            `json:"cancelled,omitempty"`
+	Vars      map[string]any    `json:"vars,omitempty"`
+	Records   []*machine.Record `json:"records,omitempty"`
+	Start     time.Time         `json:"start"`
+	End       *time.Time        `json:"end,omitempty"`
+}
+
+// Ended sets how a closed run ended, as Closed reports it: its status, and
+// its error (failed) or how it was cancelled (cancelled).
+func (p *Progress) Ended(st machine.Status, msg string) {
+	p.Status = st
+	switch {
+	case msg == "":
+	case st == StatusCancelled:
+		p.Cancelled = msg
+	default:
+		p.Error = msg
+	}
 }
 
 // ActionTask is one activity's input: one execution of one action.

@@ -67,8 +67,10 @@ type wfRun struct {
 	pause   *machine.PauseError
 	answer  *Resume // the resume Update's argument, until the run takes it
 	err     string
-	start   time.Time
-	end     *time.Time
+	// cancelled: the workflow was cancelled and the run stopped for good.
+	cancelled bool
+	start     time.Time
+	end       *time.Time
 }
 
 func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
@@ -165,7 +167,7 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	case err == nil:
 		return w.progress(0)
 	case ctx.Err() != nil:
-		w.err = "cancelled"
+		w.cancelled = true
 		return nil, ctx.Err()
 	}
 	w.err = err.Error()
@@ -179,7 +181,10 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 		RunID: w.st.RunID, Spec: w.m.Spec().Name, SpecPath: w.st.SpecPath, SpecHash: w.st.SpecHash, Status: w.r.Status(), State: w.r.State(),
 		Steps: w.r.Seq(), Pause: w.pause, Error: w.err, Vars: w.r.Vars(), Start: w.start, End: w.end,
 	}
-	if w.pause != nil {
+	switch {
+	case w.cancelled:
+		p.Status, p.Cancelled = StatusCancelled, HowCancelRequest
+	case w.pause != nil:
 		p.Status = machine.StatusPaused
 	}
 	if from >= 0 && from < len(w.records) {

@@ -281,8 +281,10 @@ states:
     final: true
 `
 
-// Cancelling the workflow interrupts the run: its wait (a durable timer)
-// ends and the workflow ends cancelled, with no further step.
+// Cancelling the workflow stops the run for good: its wait (a durable
+// timer) ends, the workflow ends cancelled with no further step, and the
+// progress query says "cancelled" (not a local run's "interrupted", which
+// resume continues).
 func TestWorkflowCancel(t *testing.T) {
 	h := &testHost{root: t.TempDir()}
 	rel := writeSpec(t, h.root, "sleepy.yaml", waitSpec)
@@ -294,8 +296,8 @@ func TestWorkflowCancel(t *testing.T) {
 		t.Fatalf("workflow error: %v, want a cancellation", err)
 	}
 	p := progressOf(t, env)
-	if p.Steps != 0 || p.State != "nap" {
-		t.Errorf("after the cancel: %d steps, in %s", p.Steps, p.State)
+	if p.Steps != 0 || p.State != "nap" || p.Status != temporal.StatusCancelled || p.Cancelled != temporal.HowCancelRequest || p.Error != "" {
+		t.Errorf("after the cancel: %s (%q, error %q) in %s after %d steps, want cancelled (%q) in nap after 0", p.Status, p.Cancelled, p.Error, p.State, p.Steps, temporal.HowCancelRequest)
 	}
 }
 

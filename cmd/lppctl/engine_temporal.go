@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -165,7 +166,9 @@ func temporalOutcome(c *cli.Context, p *temporal.Progress, hint string, prog *pr
 			Steps  int                 `json:"steps"`
 			Pause  *machine.PauseError `json:"pause,omitempty"`
 			Error  string              `json:"error,omitempty"`
-		}{"end", p.Status, p.State, p.Steps, p.Pause, p.Error})
+			// Cancelled: how a cancelled run was stopped.
+			Cancelled string `json:"cancelled,omitempty"`
+		}{"end", p.Status, p.State, p.Steps, p.Pause, p.Error, p.Cancelled})
 	}
 	text := prog.kind != progressJSON
 	switch p.Status {
@@ -183,9 +186,9 @@ func temporalOutcome(c *cli.Context, p *temporal.Progress, hint string, prog *pr
 			}
 		}
 		return withCode(exitPaused, errors.New(""))
-	case machine.StatusInterrupted:
+	case temporal.StatusCancelled:
 		if text {
-			fmt.Fprintf(c.App.Writer, "cancelled in %s after %s\n", p.State, countSteps(p.Steps))
+			fmt.Fprintf(c.App.Writer, "%s; a cancelled run does not continue: start a new one with lppctl run --engine temporal\n", cancelledText(p))
 		}
 		return withCode(exitInterrupted, errors.New(""))
 	}
@@ -193,6 +196,15 @@ func temporalOutcome(c *cli.Context, p *temporal.Progress, hint string, prog *pr
 		fmt.Fprintf(c.App.Writer, "failed in %s after %s\n", p.State, countSteps(p.Steps))
 	}
 	return withCode(exitFailed, fmt.Errorf("run %s stopped: %s", p.RunID, p.Error))
+}
+
+// cancelledText says that a run was cancelled, how, and where it stopped.
+func cancelledText(p *temporal.Progress) string {
+	where := fmt.Sprintf(" in %s after %s", p.State, countSteps(p.Steps))
+	if p.State == "" { // no worker answered the progress query
+		where = ""
+	}
+	return fmt.Sprintf("cancelled%s, %s", where, cmp.Or(p.Cancelled, temporal.HowCancelRequest))
 }
 
 // resumeOnTemporal answers a paused Temporal run (any machine can), then
@@ -203,7 +215,31 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 		return err
 	}
 	defer tc.Close()
-	p, err := temporal.Query(ctx, tc, id, 0)
+	st, msg, err := temporal.Closed(ctx, tc, id)
+	if err != nil {
+		return err
+	}
+	qctx, cancel := ctx, context.CancelFunc(func() {})
+	if st != "" { // a closed run's query needs a worker to replay it: do not wait long
+		qctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+	}
+	p, err := temporal.Query(qctx, tc, id, 0)
+	cancel()
+	if st != "" {
+		// The run has ended: nothing continues it; say how it ended.
+		if err != nil {
+			p = &temporal.Progress{RunID: id}
+		}
+		p.Ended(st, msg)
+		if in != nil || event != "" {
+			how := fmt.Sprintf("has %s in %s after %s", p.Status, p.State, countSteps(p.Steps))
+			if st == temporal.StatusCancelled {
+				how = "was " + cancelledText(p)
+			}
+			return usageErrorf("cannot resume run %s: it %s; a run that has ended takes no answer or event", id, how)
+		}
+		return temporalOutcome(c, p, "", newProgress(c.App.Writer, progressMode(c)))
+	}
 	if err != nil {
 		return err
 	}
@@ -263,10 +299,7 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		return err
 	}
 	if st, msg, err := temporal.Closed(c.Context, tc, id); err == nil && st != "" {
-		p.Status = st
-		if msg != "" {
-			p.Error = msg
-		}
+		p.Ended(st, msg)
 	}
 	mem, err := temporal.Memory(c.Context, tc, id)
 	if err != nil {
@@ -291,6 +324,9 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	}
 	if p.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", p.Error)
+	}
+	if p.Cancelled != "" {
+		fmt.Fprintf(w, "cancelled: %s; a cancelled run does not continue\n", p.Cancelled)
 	}
 	if trace {
 		prog := newProgress(w, progressText)
