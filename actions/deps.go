@@ -62,6 +62,9 @@ type Deps struct {
 	Retry      llm.RetryPolicy     // transient-error retries of providers
 	Model      llm.Client          // a ready model (tests); skips provider resolution
 	Gateway    *gateway.Gateway    // a ready gateway (tests)
+	// GatewayOptions are more options of the gateway (the Temporal
+	// worker's record of tool calls, gateway.WithEffects).
+	GatewayOptions []gateway.Option
 
 	mu        sync.Mutex
 	model     llm.Client
@@ -328,6 +331,7 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	}
 	opts = append(opts, gateway.WithProtected(".lppctl"), gateway.WithObserver(traceToolCall))
 	opts = append(opts, gateway.WithProtected(d.protectedInRoot()...))
+	opts = append(opts, d.GatewayOptions...)
 	d.gw, d.gwErr = gateway.New(d.root(), p, opts...)
 	return d.gw, d.gwErr
 }

@@ -74,6 +74,7 @@ type options struct {
 	python    string
 	now       func() time.Time
 	observe   func(context.Context, CallInfo)
+	effects   Effects
 }
 
 // WithAudit writes one JSON line per call to w. Writes are serialised.
@@ -104,6 +105,7 @@ type Gateway struct {
 	auditMu sync.Mutex
 	audit   io.Writer
 	observe func(context.Context, CallInfo) // see WithObserver
+	effects Effects                         // see WithEffects
 }
 
 // New opens the project root and returns a gateway enforcing p there.
@@ -127,7 +129,7 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start gateway: cannot open project root: %w", err)
 	}
-	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now, observe: o.observe}
+	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now, observe: o.observe, effects: o.effects}
 	g.python = o.python
 	if g.python == "" {
 		g.python = p.Runner.Python
@@ -342,6 +344,15 @@ func (g *Gateway) Call(ctx context.Context, tool string, args map[string]any) (r
 	}
 	if g.closedErr != nil {
 		return blocked(refuse(rulePolicy, "no valid tool policy is loaded, so every tool call is refused (%v)", g.closedErr))
+	}
+	replay, done, err := g.recordEffects(ctx, tool, args)
+	switch {
+	case err != nil:
+		return failed("cannot record the tool call before it runs, so it did not run: %v", err)
+	case replay != nil:
+		return *replay
+	case done != nil:
+		defer func() { done(res) }()
 	}
 	switch tool {
 	case ToolCLI:

@@ -134,7 +134,11 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 	if err := json.Unmarshal(t.Call, &in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("cannot read the call: "+err.Error(), errAction, nil)
 	}
-	reg, release, err := e.host.Open(ctx, RunInfo{RunID: t.RunID, SpecPath: t.SpecPath, Spec: spec, Agent: t.Agent})
+	info := RunInfo{RunID: t.RunID, SpecPath: t.SpecPath, Spec: spec, Agent: t.Agent, Seq: in.Seq, Action: in.Action, Attempt: 1}
+	if activity.IsActivity(ctx) {
+		info.Attempt = int(activity.GetInfo(ctx).Attempt)
+	}
+	reg, release, err := e.host.Open(ctx, info)
 	if err != nil {
 		return nil, err // this worker cannot host the run now: another may
 	}

@@ -29,6 +29,12 @@ type RunInfo struct {
 	SpecPath string
 	Spec     *machine.Spec
 	Agent    json.RawMessage
+	// Seq, Action and Attempt name the action execution: its step, the
+	// action, and the activity's attempt (1 the first time). An
+	// effect's record (Effects) is keyed by the first two.
+	Seq     int
+	Action  string
+	Attempt int
 }
 
 // Retry bounds the retries of an activity that failed for a transient

@@ -3,6 +3,8 @@ package temporal_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/temporal"
 )
@@ -20,8 +23,15 @@ import (
 type testHost struct {
 	root  string
 	extra []machine.Action
-	mu    sync.Mutex
-	opens int
+	// effects: the actions' tool calls are recorded under
+	// root/.lppctl/temporal/RUN_ID, as an lppctl worker records them.
+	effects bool
+	// dieAfter names an action whose first attempt fails after it has run
+	// (its effects made), as when its worker dies before reporting.
+	dieAfter string
+	mu       sync.Mutex
+	opens    int
+	runs     map[string]int // dieAfter's executions, by attempt
 }
 
 func (h *testHost) registry(d *actions.Deps) *machine.Registry {
@@ -41,7 +51,46 @@ func (h *testHost) Open(_ context.Context, run temporal.RunInfo) (*machine.Regis
 	h.mu.Lock()
 	h.opens++
 	h.mu.Unlock()
-	return h.registry(h.deps(run.RunID)), func() {}, nil
+	d := h.deps(run.RunID)
+	if h.effects {
+		dir := filepath.Join(h.root, ".lppctl", "temporal", run.RunID)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		d.GatewayOptions = []gateway.Option{gateway.WithEffects(testEffects{temporal.NewEffects(filepath.Join(dir, temporal.EffectsFile), run)})}
+	}
+	reg := h.registry(d)
+	if a := reg.Lookup(h.dieAfter); a != nil {
+		run0 := a.Run
+		a.Run = func(ctx context.Context, c *machine.Call) error {
+			err := run0(ctx, c)
+			h.mu.Lock()
+			if h.runs == nil {
+				h.runs = map[string]int{}
+			}
+			h.runs[fmt.Sprint("attempt ", run.Attempt)]++
+			h.mu.Unlock()
+			if run.Attempt == 1 {
+				return temporary{errors.New("the worker died before it reported")}
+			}
+			return err
+		}
+	}
+	return reg, func() {}, nil
+}
+
+// testEffects records gateway calls in a temporal.Effects, as the lppctl
+// worker's toolEffects does.
+type testEffects struct{ rec *temporal.Effects }
+
+func (t testEffects) Begin(_ context.Context, tool string, args map[string]any) (*gateway.Result, func(gateway.Result), error) {
+	b, _ := json.Marshal(args)
+	prev, found, done, err := t.rec.Begin(tool, b)
+	if err != nil || !found {
+		return nil, func(r gateway.Result) { b, _ := json.Marshal(r); _ = done(b) }, err
+	}
+	var res gateway.Result
+	return &res, nil, json.Unmarshal(prev, &res)
 }
 
 func (h *testHost) deps(runID string) *actions.Deps {

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"go.temporal.io/sdk/client"
 
+	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/temporal"
@@ -444,6 +445,9 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 	if run.Spec != nil {
 		deps.Protected = runProtected(run.Spec, reg, cfg.Root, dir)
 	}
+	// The action's tool calls are recorded: a retry of this action gives
+	// back what they did instead of doing it again (docs/scale.md).
+	deps.GatewayOptions = append(deps.GatewayOptions, gateway.WithEffects(toolEffects{temporal.NewEffects(filepath.Join(dir, temporal.EffectsFile), run)}))
 	return reg, release, nil
 }
 
