@@ -135,3 +135,15 @@ func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
 		t.Errorf("the run is not listed as completed")
 	}
 }
+
+// TestUIDecideForAStoreRunIgnoresLPPCTL_TEMPORAL: with LPPCTL_TEMPORAL set
+// (lppctl ui then lists that server's runs too), a decision for a run of the
+// store is still resume's on the store, not a resume on Temporal.
+func TestUIDecideForAStoreRunIgnoresLPPCTL_TEMPORAL(t *testing.T) {
+	root, id := pausedRun(t)
+	t.Setenv("LPPCTL_TEMPORAL", "127.0.0.1:1")
+	out, err := uiDecide(root+"/"+runstore.DefaultDir)(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "approve"})
+	if err != nil || out != "completed in done after 28 steps" {
+		t.Fatalf("approve: %q, %v; want %q", out, err, "completed in done after 28 steps")
+	}
+}
