@@ -59,6 +59,9 @@ type EventArg struct {
 type Resume struct {
 	Input *machine.Input `json:"input,omitempty"`
 	Event *EventArg      `json:"event,omitempty"`
+	// PauseStep, when set, names the pause answered (the run's steps when
+	// it paused): an answer for another pause is refused (lppctl ui).
+	PauseStep *int `json:"pause_step,omitempty"`
 }
 
 // Progress is what the progress query returns: where the run stands and its

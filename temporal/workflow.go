@@ -119,6 +119,8 @@ func (w *wfRun) validate(_ workflow.Context, a Resume) error {
 		return fmt.Errorf("cannot resume run %s: it is not paused (it is %s in %s)", w.st.RunID, w.r.Status(), w.r.State())
 	case w.answer != nil:
 		return fmt.Errorf("cannot resume run %s: it was resumed already", w.st.RunID)
+	case a.PauseStep != nil && *a.PauseStep != w.r.Seq():
+		return fmt.Errorf("cannot resume run %s: it no longer waits for this decision (it paused after step %d; it waits in %s after step %d now)", w.st.RunID, *a.PauseStep, w.r.State(), w.r.Seq())
 	case p.Kind == machine.PauseEvent:
 		if a.Event == nil {
 			return fmt.Errorf("cannot resume run %s: it waits for an event (%s): give one with --event NAME", w.st.RunID, strings.Join(p.Options, ", "))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -170,15 +171,19 @@ func TestWorkflowPauseAnsweredByUpdate(t *testing.T) {
 	h := &testHost{root: t.TempDir(), extra: []machine.Action{askAction}}
 	rel := writeSpec(t, h.root, "ask.yaml", askSpec)
 	env := newEnv(t, h)
-	var bad, good, early, ev update
+	var bad, stale, good, early, ev update
+	pausedAt := -1
 	env.RegisterDelayedCallback(func() {
 		p := progressOf(t, env)
 		if p.Status != machine.StatusPaused || p.Pause == nil || p.Pause.Kind != "approval" || p.State != "ask" {
 			t.Errorf("before the answer: %+v", p)
 		}
+		pausedAt = p.Steps
+		other := p.Steps + 5
 		env.UpdateWorkflow(temporal.UpdateResume, "u0", &early, temporal.Resume{Event: &temporal.EventArg{Name: "GO", Payload: map[string]any{"n": 1}}})
 		env.UpdateWorkflow(temporal.UpdateResume, "u1", &bad, temporal.Resume{Input: &machine.Input{Kind: "maybe"}})
-		env.UpdateWorkflow(temporal.UpdateResume, "u2", &good, temporal.Resume{Input: &machine.Input{Kind: "approve"}})
+		env.UpdateWorkflow(temporal.UpdateResume, "u1s", &stale, temporal.Resume{Input: &machine.Input{Kind: "approve"}, PauseStep: &other})
+		env.UpdateWorkflow(temporal.UpdateResume, "u2", &good, temporal.Resume{Input: &machine.Input{Kind: "approve"}, PauseStep: &p.Steps})
 	}, time.Minute)
 	env.RegisterDelayedCallback(func() {
 		p := progressOf(t, env)
@@ -198,6 +203,10 @@ func TestWorkflowPauseAnsweredByUpdate(t *testing.T) {
 	want = `cannot resume run run-ask: "maybe" is not an answer to its approval; give one of approve, reject`
 	if bad.err == nil || bad.err.Error() != want {
 		t.Errorf("a wrong answer: %v, want %q", bad.err, want)
+	}
+	want = fmt.Sprintf("cannot resume run run-ask: it no longer waits for this decision (it paused after step %d; it waits in ask after step %d now)", pausedAt+5, pausedAt)
+	if stale.err == nil || stale.err.Error() != want {
+		t.Errorf("an answer for another pause: %v, want %q", stale.err, want)
 	}
 	if !good.accepted || good.err != nil || !ev.accepted || ev.err != nil {
 		t.Errorf("the answers: %+v %+v", good, ev)

@@ -19,6 +19,12 @@ import (
 // a decision for a pause the run no longer stands in is refused, so a
 // second decision for the same pause never answers the next one.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	s.decideWith(w, r, s.opts.Decide, "/runs/"+url.PathEscape(r.PathValue("id")))
+}
+
+// decideWith reads a decision's form and carries it out with decide; the
+// page at back shows its outcome.
+func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(context.Context, Decision) (string, error), back string) {
 	id := r.PathValue("id")
 	if err := r.ParseForm(); err != nil {
 		s.failf(w, http.StatusBadRequest, "cannot read the decision: %v", err)
@@ -55,7 +61,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		out, err := s.opts.Decide(context.Background(), d)
+		out, err := decide(context.Background(), d)
 		var ref *Refusal
 		switch {
 		case errors.As(err, &ref):
@@ -75,12 +81,12 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if n.Refused {
 		s.render(w, http.StatusConflict, "error.html", errorData{
 			page:   page{Title: "Decision refused", Nav: "runs"},
-			Status: http.StatusConflict, Message: n.Text, Back: "/runs/" + url.PathEscape(id),
+			Status: http.StatusConflict, Message: n.Text, Back: back,
 		})
 		return
 	}
 	key := s.keepNotice(n)
-	http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+key, http.StatusSeeOther)
+	http.Redirect(w, r, back+"?n="+key, http.StatusSeeOther)
 }
 
 // keepNotice stores a decision's outcome for the run page to show once.

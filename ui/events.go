@@ -13,11 +13,14 @@ import (
 )
 
 // events streams server-sent events to a live page: "change" whenever a
-// run's journal or run.json changes (all runs, or ?run=ID's only), so that
-// the page fetches itself again. A comment every 15 s keeps proxies from
+// run's journal or run.json changes (all runs, or ?run=ID's only), or a
+// RunSource's run moves (all of them, or ?temporal=ID's only), so that the
+// page fetches itself again. A comment every 15 s keeps proxies from
 // closing the stream.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	id := r.URL.Query().Get("run")
+	q := r.URL.Query()
+	id, remote := q.Get("run"), q.Get("temporal")
+	local := remote == "" // a source's run's page watches that run only
 	if id != "" {
 		run, err := s.store.Open(id)
 		if err != nil {
@@ -26,20 +29,31 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 		id = filepath.Base(run.Dir)
 	}
+	watchSource := s.opts.Source != nil && (remote != "" || id == "")
+	if remote != "" && s.opts.Source == nil {
+		http.Error(w, "lppctl ui was started without --temporal", http.StatusNotFound)
+		return
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // a stream, not a response
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	last := s.fingerprint(id)
-	fmt.Fprintf(w, "retry: 2000\nevent: hello\ndata: %s\n\n", last)
+	var last, lastRemote string
+	if local {
+		last = s.fingerprint(id)
+	}
+	if watchSource {
+		lastRemote = s.remoteFingerprint(r.Context(), remote)
+	}
+	fmt.Fprintf(w, "retry: 2000\nevent: hello\ndata: %s%s\n\n", last, lastRemote)
 	if rc.Flush() != nil {
 		return
 	}
 	tick := time.NewTicker(s.opts.Poll)
 	defer tick.Stop()
-	quiet := time.Now()
+	quiet, asked := time.Now(), time.Now()
 	for {
 		select {
 		case <-r.Context().Done():
@@ -48,11 +62,22 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-tick.C:
 		}
-		fp := s.fingerprint(id)
+		changed := false
+		if local {
+			if fp := s.fingerprint(id); fp != last {
+				last, changed = fp, true
+			}
+		}
+		if watchSource && time.Since(asked) >= s.opts.SourcePoll {
+			asked = time.Now()
+			if fp := s.remoteFingerprint(r.Context(), remote); fp != lastRemote {
+				lastRemote, changed = fp, true
+			}
+		}
 		switch {
-		case fp != last:
-			last, quiet = fp, time.Now()
-			fmt.Fprintf(w, "event: change\ndata: %s\n\n", fp)
+		case changed:
+			quiet = time.Now()
+			fmt.Fprintf(w, "event: change\ndata: %s%s\n\n", last, lastRemote)
 		case time.Since(quiet) > 15*time.Second:
 			quiet = time.Now()
 			fmt.Fprint(w, ": still here\n\n")

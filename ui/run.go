@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,22 +35,43 @@ type kv struct{ Key, Value string }
 
 type runData struct {
 	page
-	Run       runRow
-	Dir       string
-	Spec      string
-	Diagram   diagram
-	Steps     []stepView
-	PageNo    int // 1-based
-	Pages     int
-	Total     int
-	Context   []kv
-	L2        []string
-	Memory    []kv
-	Pause     *machine.PauseError
-	PauseStep int
-	Plan      *planTable
-	Skills    *skillsDiff
-	Notice    *notice
+	Run         runRow
+	Base        string // the run page's path: /runs/ID, or /temporal/ID for a source's run
+	ResumeFlags string // what lppctl resume needs besides the ID ("--temporal HOST:PORT")
+	Dir         string
+	Spec        string
+	Diagram     diagram
+	Steps       []stepView
+	PageNo      int // 1-based
+	Pages       int
+	Total       int
+	Context     []kv
+	L2          []string
+	Memory      []kv
+	Pause       *machine.PauseError
+	PauseStep   int
+	Plan        *planTable
+	Skills      *skillsDiff
+	Notice      *notice
+}
+
+// runView is what a run page is made of, whichever engine ran the run:
+// the store's journal, or a RunSource's queries.
+type runView struct {
+	row         runRow
+	dir         string // the run's folder, shown ("" for none)
+	specPath    string
+	specSrc     []byte
+	records     []*machine.Record
+	start       map[string]any  // the context the run started with
+	vars        map[string]any  // the context now (nil: folded from the records)
+	memory      *machine.Memory // the memory now (nil: folded from the records)
+	pause       *machine.PauseError
+	pauseStep   int
+	logDir      string // where llm.jsonl and audit.jsonl are ("" for nowhere)
+	skills      *skillsDiff
+	base, live  string
+	resumeFlags string
 }
 
 // pageParam reads ?page=N (1-based; 0 or missing: the last page).
@@ -58,9 +81,19 @@ func pageParam(r *http.Request) int {
 }
 
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
-	d, status, err := s.loadRun(r, r.PathValue("id"), pageParam(r))
+	v, status, err := s.storeRun(r.PathValue("id"))
 	if err != nil {
 		s.fail(w, status, err)
+		return
+	}
+	s.showRun(w, r, v)
+}
+
+// showRun renders a run page, with the decision's outcome (?n=) once.
+func (s *Server) showRun(w http.ResponseWriter, r *http.Request, v *runView) {
+	d, err := s.buildRun(r, v, pageParam(r))
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
 	if key := r.URL.Query().Get("n"); key != "" {
@@ -74,8 +107,8 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "run.html", d)
 }
 
-// loadRun reads everything the run page shows; the timeline holds one page.
-func (s *Server) loadRun(r *http.Request, id string, pageNo int) (*runData, int, error) {
+// storeRun reads a run of the store: its journal is the timeline.
+func (s *Server) storeRun(id string) (*runView, int, error) {
 	run, err := s.store.Open(id)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, http.StatusNotFound, err
@@ -88,18 +121,45 @@ func (s *Server) loadRun(r *http.Request, id string, pageNo int) (*runData, int,
 	if err != nil {
 		return nil, http.StatusInternalServerError, fmt.Errorf("cannot read run %s: %w", run.Meta.ID, err)
 	}
-	var spec *machine.Spec
 	src, _ := run.SpecCopy()
-	if src != nil {
-		spec, _ = machine.Parse(run.Path(runstore.SpecFile), src)
+	v := &runView{
+		row: row, dir: run.Dir, specPath: run.Path(runstore.SpecFile), specSrc: src, records: l.Records,
+		start: run.Meta.Vars, logDir: run.Dir, base: row.Href, live: "/events?run=" + url.QueryEscape(row.ID),
 	}
-	snap, err := runstore.Fold(spec, run.Meta.Vars, l)
+	// The decision the run waits for: the journal's pause, while no step
+	// was committed after it.
+	if row.Status == string(machine.StatusPaused) {
+		v.pause = l.WaitingFor()
+		if v.pause == nil {
+			v.pause = run.Meta.Pause
+		}
+		v.pauseStep = l.Steps()
+	}
+	v.skills = skillsEntries(run, row)
+	return v, http.StatusOK, nil
+}
+
+// buildRun makes a run page; the timeline holds one page.
+func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, error) {
+	row := v.row
+	var spec *machine.Spec
+	if v.specSrc != nil {
+		spec, _ = machine.Parse(v.specPath, v.specSrc)
+	}
+	l := &runstore.Log{Records: v.records}
+	snap, err := runstore.Fold(spec, v.start, l)
 	if err != nil {
-		return nil, http.StatusInternalServerError, fmt.Errorf("cannot rebuild run %s: %w", run.Meta.ID, err)
+		return nil, fmt.Errorf("cannot rebuild run %s: %w", row.ID, err)
+	}
+	if v.vars != nil {
+		snap.Vars = v.vars
+	}
+	if v.memory != nil {
+		snap.Memory = v.memory
 	}
 	d := &runData{
-		page: page{Title: "Run " + row.ID, Nav: "runs", Live: "/events?run=" + row.ID, RunID: row.ID},
-		Run:  row, Dir: run.Dir, Spec: string(src), Total: len(l.Records),
+		page: page{Title: "Run " + row.ID, Nav: "runs", Live: v.live, RunID: row.ID},
+		Run:  row, Base: v.base, ResumeFlags: v.resumeFlags, Dir: v.dir, Spec: string(v.specSrc), Total: len(l.Records),
 	}
 	current := snap.State
 	if snap.Done {
@@ -116,8 +176,8 @@ func (s *Server) loadRun(r *http.Request, id string, pageNo int) (*runData, int,
 	}
 	recs := l.Records[min((d.PageNo-1)*size, len(l.Records)):min(d.PageNo*size, len(l.Records))]
 	var calls, tools []logLine
-	if len(recs) > 0 {
-		calls, tools = readLog(run.Path(runstore.LLMFile), false), readLog(run.Path(runstore.AuditFile), true)
+	if len(recs) > 0 && v.logDir != "" {
+		calls, tools = readLog(filepath.Join(v.logDir, runstore.LLMFile), false), readLog(filepath.Join(v.logDir, runstore.AuditFile), true)
 	}
 	for _, rec := range recs {
 		sv := stepView{Record: rec}
@@ -151,33 +211,25 @@ func (s *Server) loadRun(r *http.Request, id string, pageNo int) (*runData, int,
 		if k == "l2" {
 			continue
 		}
-		var v json.RawMessage
-		set, _ := snap.Memory.Get(k, &v)
+		var mv json.RawMessage
+		set, _ := snap.Memory.Get(k, &mv)
 		items := snap.Memory.Items(k)
 		switch {
 		case set && len(items) > 0:
-			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%s (+%d items)", v, len(items))})
+			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%s (+%d items)", mv, len(items))})
 		case set:
-			d.Memory = append(d.Memory, kv{k, string(v)})
+			d.Memory = append(d.Memory, kv{k, string(mv)})
 		default:
 			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%d items", len(items))})
 		}
 	}
 
-	// The decision the run waits for: the journal's pause, while no step
-	// was committed after it.
-	if row.Status == string(machine.StatusPaused) {
-		d.Pause = l.WaitingFor()
-		if d.Pause == nil {
-			d.Pause = run.Meta.Pause
-		}
-		d.PauseStep = l.Steps()
-		if d.Pause != nil && d.Pause.Kind == "approval" {
-			d.Plan = planOf(snap.Memory)
-		}
+	d.Pause, d.PauseStep = v.pause, v.pauseStep
+	if d.Pause != nil && d.Pause.Kind == "approval" {
+		d.Plan = planOf(snap.Memory)
 	}
-	d.Skills = skillsEntries(run, row)
-	return d, http.StatusOK, nil
+	d.Skills = v.skills
+	return d, nil
 }
 
 // messages turns a step's memory changes into rows: a chat message

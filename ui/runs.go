@@ -2,6 +2,7 @@ package ui
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
@@ -21,10 +22,12 @@ type runRow struct {
 	Tokens   int
 	Error    string
 	Pause    *machine.PauseError
+	Engine   string // "" for the store's runs; the RunSource's name for its runs
+	Href     string // the run's page
 }
 
 // statuses a run may be listed with, for the filter.
-var statuses = []string{"running", "paused", "completed", "failed", "interrupted", "crashed", "damaged"}
+var statuses = []string{"running", "paused", "completed", "failed", "interrupted", "cancelled", "crashed", "damaged"}
 
 // summarize reads what the runs page shows of a run. As in lppctl runs: a
 // run marked running that no process works on is "crashed"; a run whose
@@ -32,7 +35,7 @@ var statuses = []string{"running", "paused", "completed", "failed", "interrupted
 // state come from its journal (run.json may lag).
 func summarize(r *runstore.Run) runRow {
 	m := &r.Meta
-	row := runRow{ID: m.ID, Status: string(m.Status), Spec: m.Spec, State: m.State, Start: m.Start, Steps: m.Steps, Error: m.Error, Pause: m.Pause}
+	row := runRow{ID: m.ID, Status: string(m.Status), Spec: m.Spec, State: m.State, Start: m.Start, Steps: m.Steps, Error: m.Error, Pause: m.Pause, Href: "/runs/" + url.PathEscape(m.ID)}
 	if m.Status == "unreadable" {
 		return row
 	}
@@ -73,12 +76,15 @@ func summarize(r *runstore.Run) runRow {
 
 type runsData struct {
 	page
-	Runs     []runRow
-	Filter   string
-	Statuses []string
-	Counts   map[string]int
+	Runs        []runRow
+	Filter      string
+	Statuses    []string
+	Counts      map[string]int
+	Source      string // the RunSource's name ("" without one)
+	SourceError string // why its runs are not listed
 }
 
+// runsPage lists the store's runs and the RunSource's, newest first.
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	runs, err := s.store.List()
 	if err != nil {
@@ -87,8 +93,17 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	filter := r.URL.Query().Get("status")
 	d := runsData{page: page{Title: "Runs", Nav: "runs", Live: "/events"}, Filter: filter, Statuses: statuses, Counts: map[string]int{}}
+	var rows []runRow
 	for _, run := range slices.Backward(runs) { // newest first
-		row := summarize(run)
+		rows = append(rows, summarize(run))
+	}
+	if s.opts.Source != nil {
+		remote, msg := s.remoteRuns(r.Context())
+		d.Source, d.SourceError = s.opts.Source.Name(), msg
+		rows = append(rows, remote...)
+		slices.SortStableFunc(rows, func(a, b runRow) int { return b.Start.Compare(a.Start) })
+	}
+	for _, row := range rows {
 		d.Counts[row.Status]++
 		if filter == "" || row.Status == filter {
 			d.Runs = append(d.Runs, row)

@@ -6,7 +6,9 @@
 //
 // It reads runs through machine/runstore and never changes one itself: a
 // decision goes through Options.Decide, which the command wires to the code
-// of lppctl resume (the same checks, the same run lock). The page's
+// of lppctl resume (the same checks, the same run lock). Options.Source adds
+// runs from elsewhere (lppctl ui --temporal: a Temporal server's), behind an
+// interface that keeps the engine's SDK out of this package. The page's
 // third-party code (Mermaid) is embedded at build time (go generate ./ui);
 // without it, diagrams are drawn by Graphviz's dot on the server, else shown
 // as source with a hint.
@@ -54,6 +56,13 @@ type Options struct {
 	// Decide carries out a decision (lppctl resume) and returns what it
 	// printed; a *Refusal when it was refused.
 	Decide func(ctx context.Context, d Decision) (string, error)
+	// Source, when set, holds more runs (lppctl ui --temporal): the runs
+	// page lists them too, marked with its name; their pages are
+	// /temporal/ID and their decisions go through Source.Decide.
+	Source RunSource
+	// SourcePoll is how often live pages ask the Source whether its runs
+	// moved (default 1s; never more often than Poll).
+	SourcePoll time.Duration
 	// Check decodes and validates a spec file as lppctl validate does
 	// (nil: against the built-in actions only).
 	Check func(path string, src []byte) (*machine.Spec, machine.Diagnostics)
@@ -104,6 +113,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Poll <= 0 {
 		opts.Poll = 400 * time.Millisecond
 	}
+	if opts.SourcePoll <= 0 {
+		opts.SourcePoll = time.Second
+	}
 	if opts.DecideWait <= 0 {
 		opts.DecideWait = 3 * time.Second
 	}
@@ -147,6 +159,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", s.runsPage)
 	mux.HandleFunc("GET /runs/{id}", s.runPage)
 	mux.HandleFunc("POST /runs/{id}/decide", s.decide)
+	mux.HandleFunc("GET /temporal/{id}", s.remoteRunPage)
+	mux.HandleFunc("POST /temporal/{id}/decide", s.remoteDecide)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /specs", s.specsPage)
 	mux.HandleFunc("GET /spec", s.specPage)

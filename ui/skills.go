@@ -31,13 +31,18 @@ func skillsEntries(run *runstore.Run, row runRow) *skillsDiff {
 	if len(run.Meta.Agent) == 0 || json.Unmarshal(run.Meta.Agent, &cfg) != nil || cfg.Skill == "" {
 		return nil
 	}
-	file := filepath.Join(cfg.Skill, "skills.md")
+	return skillsIn(cfg.Skill, row.ID)
+}
+
+// skillsIn finds run id's entries in the skills.md of the skill folder dir.
+func skillsIn(dir, id string) *skillsDiff {
+	file := filepath.Join(dir, "skills.md")
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil
 	}
 	d := &skillsDiff{File: file}
-	marker := "<!-- lppctl:entry " + row.ID + "/"
+	marker := "<!-- lppctl:entry " + id + "/"
 	lines := strings.Split(string(b), "\n")
 	section, shown := "", ""
 	for i := 0; i < len(lines); i++ {

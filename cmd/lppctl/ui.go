@@ -41,14 +41,18 @@ drawn. It needs no network.
 
 It listens on loopback only unless --allow-non-loopback, which then requires
 a token (printed in the URL). Requests with another Host (DNS rebinding) or
-another site's Origin are refused.`,
+another site's Origin are refused.
+
+With --temporal HOST:PORT (or LPPCTL_TEMPORAL) it lists the runs of that
+Temporal server too, marked Temporal, with their pages and decisions (those
+of lppctl runs show|trace and resume --temporal).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8780", Usage: "listen on `HOST:PORT` (port 0: any free one)"},
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR`: its .lppctl/runs and the specs under it (default: the current directory)"},
 			&cli.BoolFlag{Name: "allow-non-loopback", Usage: "listen on a non-loopback address too (a token is then required)"},
 			&cli.IntFlag{Name: "max-states", Value: ui.DefaultCheckMaxStates, Usage: "stop the Spec page's Check (UNKNOWN verdicts) after `N` distinct states"},
 			&cli.DurationFlag{Name: "check-timeout", Value: ui.DefaultCheckTimeout, Usage: "stop the Spec page's Check (UNKNOWN verdicts) after `DURATION`"},
-		}, runStoreFlags()...),
+		}, append(runStoreFlags(), uiTemporalFlags()...)...),
 		Action: uiAction,
 	}
 }
@@ -81,11 +85,22 @@ func uiAction(c *cli.Context) error {
 		_, _ = rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
 	}
-	srv, err := ui.New(ui.Options{
+	opts := ui.Options{
 		Root: root, RunDir: runDir, Token: token, AllowNonLoopback: allow,
 		Decide: uiDecide(runDir), Check: uiCheck(root), Compile: uiCompile(root),
 		CheckMaxStates: c.Int("max-states"), CheckTimeout: c.Duration("check-timeout"),
-	})
+	}
+	where := runDir
+	if addr := c.String("temporal"); addr != "" {
+		tc, err := dialTemporal(c, c.Context)
+		if err != nil {
+			return err
+		}
+		defer tc.Close()
+		opts.Source = newTemporalSource(tc, addr, c.String("namespace"), root)
+		where += " and on Temporal " + addr
+	}
+	srv, err := ui.New(opts)
 	if err != nil {
 		return err
 	}
@@ -97,7 +112,7 @@ func uiAction(c *cli.Context) error {
 	if token != "" {
 		url += "?token=" + token
 	}
-	fmt.Fprintf(c.App.Writer, "lppctl ui: serving %s on %s (runs in %s); Ctrl-C stops it\n", root, url, runDir)
+	fmt.Fprintf(c.App.Writer, "lppctl ui: serving %s on %s (runs in %s); Ctrl-C stops it\n", root, url, where)
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serveUI(ctx, ln, srv)
@@ -127,8 +142,15 @@ func serveUI(ctx context.Context, ln net.Listener, srv *ui.Server) error {
 // lppctl resume RUN_ID --approve|--reject|--answer TEXT|--event NAME, with
 // --pause-step so that only the pause the page showed is answered.
 func uiDecide(runDir string) func(context.Context, ui.Decision) (string, error) {
+	// --temporal= : a run of the store, whatever LPPCTL_TEMPORAL says.
+	return uiResume([]string{"--run-dir", runDir, "--temporal="})
+}
+
+// uiResume is uiDecide with where the run is (where: resume's flags that
+// name the store, or the Temporal server).
+func uiResume(where []string) func(context.Context, ui.Decision) (string, error) {
 	return func(ctx context.Context, d ui.Decision) (string, error) {
-		args := []string{"lppctl", "resume", "--no-input", "-q", "--run-dir", runDir, "--pause-step", strconv.Itoa(d.PauseStep)}
+		args := append([]string{"lppctl", "resume", "--no-input", "-q", "--pause-step", strconv.Itoa(d.PauseStep)}, where...)
 		switch d.Kind {
 		case "approve", "reject":
 			args = append(args, "--"+d.Kind)
@@ -155,7 +177,7 @@ func uiDecide(runDir string) func(context.Context, ui.Decision) (string, error) 
 		var locked *runstore.LockedError
 		switch code := exitCode(err); {
 		case code == exitPaused: // answered; the run paused again further on
-			return err.Error(), nil
+			return cmp.Or(err.Error(), msg), nil
 		case code == exitUsage, errors.As(err, &locked):
 			return "", &ui.Refusal{Msg: err.Error()}
 		}
@@ -189,4 +211,16 @@ func uiCompile(root string) func(*machine.Spec) (*machine.Machine, error) {
 		}
 		return machine.Compile(spec, reg)
 	}
+}
+
+// uiTemporalFlags are the flags of temporalFlags that lppctl ui takes: the
+// server and its namespace (no task queue: the UI serves no workflow).
+func uiTemporalFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range temporalFlags() {
+		if f.Names()[0] != "task-queue" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+	"github.com/lppctl/lppctl/temporal"
+	"github.com/lppctl/lppctl/ui"
+)
+
+// TestUITemporalRunApprovedThroughTheUI: against a real Temporal dev server
+// and an lppctl worker, a scripted Skills Agent run started with --engine
+// temporal pauses for approval; lppctl ui --temporal lists it on the Runs
+// page, marked Temporal and paused; its page draws the diagram with
+// approve_plan current and offers Approve; Approve (resume --temporal's
+// Update) completes the run, and a second Approve for the same pause is
+// refused with resume's message.
+func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	addr, tc := devServer(t)
+	t.Setenv(runstore.EnvDir, "")
+	t.Setenv("LPPCTL_TEMPORAL", "")
+	root := newProject(t, "hello_skill")
+	t.Chdir(root) // the scripted model's file is relative to it, for the run and the worker
+
+	// A worker, in-process, until the test ends.
+	wctx, stop := context.WithCancel(context.Background())
+	wdone := make(chan struct{})
+	var wlog bytes.Buffer
+	go func() {
+		defer close(wdone)
+		_ = newApp(strings.NewReader(""), io.Discard, &wlog).RunContext(wctx, []string{"lppctl", "worker", "--temporal", addr, "--root", root})
+	}()
+	t.Cleanup(func() { stop(); <-wdone })
+
+	scriptedRun(t, root, exitPaused, "--engine", "temporal", "--temporal", addr)
+	sums, err := temporal.ListRuns(context.Background(), tc, 0)
+	if err != nil || len(sums) != 1 {
+		t.Fatalf("want one run on Temporal, got %v (%v)", sums, err)
+	}
+	id := sums[0].RunID
+
+	runDir := root + "/" + runstore.DefaultDir
+	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(runDir), Dot: "-", Source: newTemporalSource(tc, addr, "default", root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	get := func(path string) string {
+		t.Helper()
+		res, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, res.StatusCode, b)
+		}
+		return string(b)
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	post := func(path string, form url.Values) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", ts.URL)
+		res, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+
+	runs := get("/")
+	if want := fmt.Sprintf(`<tr class="st-paused" data-run="%s">
+<td><a href="/temporal/%s">%s</a> <span class="badge engine">Temporal</span></td>
+<td><span class="badge st-paused">paused</span> <span class="why">approval</span></td>
+<td>skills_agent</td>`, id, id, id); !strings.Contains(runs, want) {
+		t.Fatalf("the runs page lacks\n%s\n---\n%s", want, runs)
+	}
+
+	page := get("/temporal/" + id)
+	m := regexp.MustCompile(`action="/temporal/` + regexp.QuoteMeta(id) + `/decide"><input type="hidden" name="pause_step" value="(\d+)"><input type="hidden" name="kind" value="approve">`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the run page has no Approve form:\n%s", page)
+	}
+	step := m[1]
+	for _, want := range []string{`&#34;approve_plan&#34; [class=&#34;current&#34;`, `<tr id="step-1"`, `lppctl resume ` + id + ` --temporal ` + addr + ` --approve`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the run page lacks %s", want)
+		}
+	}
+
+	code, body := post("/temporal/"+id+"/decide", url.Values{"pause_step": {step}, "kind": {"approve"}})
+	if code != http.StatusSeeOther {
+		t.Fatalf("Approve: %d %s", code, body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var p temporal.Progress
+	if err := tc.GetWorkflow(ctx, id, "").Get(ctx, &p); err != nil || p.Status != machine.StatusCompleted {
+		t.Fatalf("after Approve the run is %s (%v), want completed", p.Status, err)
+	}
+	approved := false
+	for _, rec := range p.Records {
+		approved = approved || (rec.Input != nil && rec.Input.Kind == "approve")
+	}
+	if !approved {
+		t.Errorf("no step of the run took the approval")
+	}
+
+	code, body = post("/temporal/"+id+"/decide", url.Values{"pause_step": {step}, "kind": {"approve"}})
+	want := fmt.Sprintf("run %s no longer waits for this decision (it paused after step %s; it is completed in done after %d steps now): the decision was already taken; reload to see what it waits for", id, step, p.Steps)
+	if code != http.StatusConflict || !strings.Contains(body, want) {
+		t.Errorf("a second Approve: %d, want 409 with %q:\n%s", code, want, body)
+	}
+	if runs := get("/?status=completed"); !strings.Contains(runs, `data-run="`+id+`"`) {
+		t.Errorf("the run is not listed as completed")
+	}
+}
+
+// TestUIDecideForAStoreRunIgnoresLPPCTL_TEMPORAL: with LPPCTL_TEMPORAL set
+// (lppctl ui then lists that server's runs too), a decision for a run of the
+// store is still resume's on the store, not a resume on Temporal.
+func TestUIDecideForAStoreRunIgnoresLPPCTL_TEMPORAL(t *testing.T) {
+	root, id := pausedRun(t)
+	t.Setenv("LPPCTL_TEMPORAL", "127.0.0.1:1")
+	out, err := uiDecide(root+"/"+runstore.DefaultDir)(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "approve"})
+	if err != nil || out != "completed in done after 28 steps" {
+		t.Fatalf("approve: %q, %v; want %q", out, err, "completed in done after 28 steps")
+	}
+}
