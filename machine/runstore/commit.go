@@ -7,8 +7,11 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/lppctl/lppctl/internal/fsx"
 )
 
 // CommitFile records, outside the journal, how much of the journal is
@@ -68,10 +71,13 @@ func decodeCommit(b []byte) (commit, bool) {
 }
 
 // readCommit returns the run's commit record; ok is false for a run that has
-// none (made by an older version).
+// none: made by an older version, its file deleted, or empty (a process that
+// died between creating the file and writing its first record, or an older
+// version's resume that failed before it wrote one). Such a journal is read
+// as before commit records existed.
 func (r *Run) readCommit() (c commit, ok bool, err error) {
 	b, err := os.ReadFile(r.Path(CommitFile))
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(b) == 0 {
 		return commit{}, false, nil
 	}
 	if err != nil {
@@ -96,13 +102,45 @@ type committer struct {
 }
 
 // openCommitter opens the run's commit record for writing, the journal
-// being at cur (what the file holds now, from its end).
+// being at cur (what the file holds now, from its end). A run that has no
+// record yet (see readCommit) gets one for cur at once, so that the file is
+// never left empty and a reader of the journal before its next line compares
+// it with what it holds (ensureCommit).
 func (r *Run) openCommitter(cur commit) (*committer, error) {
 	f, err := os.OpenFile(r.Path(CommitFile), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open %s: %w", CommitFile, err)
 	}
-	return &committer{f: f, last: cur}, nil
+	k := &committer{f: f, last: cur}
+	if err := k.ensure(cur); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return k, nil
+}
+
+// ensure writes cur into both slots of an empty commit file (new, or left
+// empty), and syncs it with its directory. A damaged one is left as it is:
+// reading the journal refuses it.
+func (k *committer) ensure(cur commit) error {
+	fi, err := k.f.Stat()
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", CommitFile, err)
+	}
+	if fi.Size() > 0 {
+		return nil
+	}
+	rec := cur.encode()
+	if _, err := k.f.WriteAt(append(rec, rec...), 0); err != nil {
+		return fmt.Errorf("cannot write %s: %w", CommitFile, err)
+	}
+	if err := k.f.Sync(); err != nil {
+		return fmt.Errorf("cannot sync %s: %w", CommitFile, err)
+	}
+	if err := fsx.SyncDir(filepath.Dir(k.f.Name())); err != nil {
+		return fmt.Errorf("cannot sync %s: %w", CommitFile, err)
+	}
+	return nil
 }
 
 // write records c in its slot; sync syncs the file.
