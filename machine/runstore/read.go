@@ -295,21 +295,3 @@ type replayError struct{ err error }
 
 func (e *replayError) Error() string { return e.err.Error() }
 func (e *replayError) Unwrap() error { return e.err }
-
-// CheckJournal checks the run's journal against its commit record without
-// reading it (for listings): an error wrapping ErrLost when the file is
-// shorter than the lines that were committed. ReadJournal checks every line.
-func (r *Run) CheckJournal() error {
-	c, ok, err := r.readCommit()
-	if err != nil || !ok {
-		return err
-	}
-	fi, err := os.Stat(r.Path(JournalFile))
-	if err != nil {
-		return fmt.Errorf("cannot read journal: %w", err)
-	}
-	if fi.Size() < c.Size {
-		return fmt.Errorf("%w: %s is %d bytes long, but %s (%s, %d bytes) were committed (%s)", ErrLost, r.Path(JournalFile), fi.Size(), count(c.Lines, "line"), count(c.Steps, "step"), c.Size, CommitFile)
-	}
-	return nil
-}
