@@ -27,9 +27,13 @@ type diffLine struct {
 func skillsEntries(run *runstore.Run, row runRow) *skillsDiff {
 	var cfg struct {
 		Skill string `json:"skill"`
+		Root  string `json:"root"`
 	}
 	if len(run.Meta.Agent) == 0 || json.Unmarshal(run.Meta.Agent, &cfg) != nil || cfg.Skill == "" {
 		return nil
+	}
+	if !filepath.IsAbs(cfg.Root) { // paths relative to the run (runstore.Run.RelPath); else an older run's
+		cfg.Skill = run.AbsPath(cfg.Skill)
 	}
 	return skillsIn(cfg.Skill, row.ID)
 }

@@ -125,6 +125,7 @@ func resumeAction(c *cli.Context) error {
 		if err := json.Unmarshal(meta.Agent, &cfg); err != nil {
 			return fmt.Errorf("cannot resume run %s: its agent configuration: %w", id, err)
 		}
+		cfg = cfg.loaded(run)
 	}
 	specPath, forced, err := resumeSpecPath(c, run)
 	if err != nil {
@@ -137,7 +138,7 @@ func resumeAction(c *cli.Context) error {
 	if err := resumeTemplates(c, run); err != nil {
 		return err
 	}
-	spec, err := loadResumeSpec(specPath, meta.SpecAbs, reg, cfg, c.App.ErrWriter)
+	spec, err := loadResumeSpec(specPath, run.AbsPath(meta.SpecAbs), reg, cfg, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func resumeAction(c *cli.Context) error {
 		if cfg.SpecDir != "" {
 			at.File = filepath.Join(cfg.SpecDir, filepath.Base(spec.File))
 		}
-		meta.Files = runstore.FileHashes(&at, reg, cfg.Root)
+		meta.Files = run.RelPaths(cfg.Root, runstore.FileHashes(&at, reg, cfg.Root))
 	}
 	if _, err := machine.Compile(spec, reg); err != nil {
 		return withCode(exitInvalidSpec, err)
@@ -283,7 +284,7 @@ func resumeEvent(c *cli.Context) (string, map[string]any, error) {
 // an error listing what differs.
 func resumeSpecPath(c *cli.Context, run *runstore.Run) (path string, forced []byte, err error) {
 	meta := &run.Meta
-	path = meta.SpecAbs
+	path = run.AbsPath(meta.SpecAbs)
 	if path == "" {
 		path = meta.Spec
 	}

@@ -99,7 +99,8 @@ func runAction(c *cli.Context) error {
 	if engine == engineTemporal { // validated like a local run: an invalid spec starts no workflow
 		return runOnTemporal(ctx, c, path, spec, vars, events, cfg)
 	}
-	agentJSON, err := saveAgentConfig(cfg)
+	store := storeFrom(c)
+	agentJSON, err := saveAgentConfig(cfg.stored(store))
 	if err != nil {
 		return err
 	}
@@ -113,12 +114,12 @@ func runAction(c *cli.Context) error {
 	if err := preflightTrace(c); err != nil {
 		return err
 	}
-	store := storeFrom(c)
 	run, err := store.Create(runstore.Meta{
-		Spec: path, SpecAbs: abs, SpecName: spec.Name, Start: time.Now(), State: spec.Initial,
+		Spec: path, SpecAbs: store.RelPath(cfg.Root, abs), SpecName: spec.Name, Start: time.Now(), State: spec.Initial,
 		Vars: vars, Agent: agentJSON, MaxTransitions: c.Int("max-transitions"),
 		Fsync: policy, PID: os.Getpid(),
-		Files: mappingHash(spec, path, runstore.FileHashes(spec, reg, cfg.Root)), // prompt templates (and a blueprint's compute mapping), for resume
+		// prompt templates (and a blueprint's compute mapping), for resume
+		Files: store.RelPaths(cfg.Root, mappingHash(spec, path, runstore.FileHashes(spec, reg, cfg.Root))),
 	}, spec.Source)
 	if err != nil {
 		return err

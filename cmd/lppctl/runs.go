@@ -237,7 +237,7 @@ func runsShowAction(c *cli.Context) error {
 		return enc.Encode(out)
 	}
 	specNote := "unchanged since the run began"
-	if path := m.SpecAbs; path != "" {
+	if path := run.AbsPath(m.SpecAbs); path != "" {
 		if src, err := os.ReadFile(path); err != nil {
 			specNote = "the file is gone"
 		} else if runstore.SpecHash(src) != m.SpecSHA256 {

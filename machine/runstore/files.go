@@ -46,7 +46,7 @@ func fileHash(b []byte) string {
 // FileChange is a file recorded in Meta.Files whose content is not what it
 // was when the run began.
 type FileChange struct {
-	Path    string // absolute, as recorded
+	Path    string // absolute (Run.AbsPath of the recorded one)
 	Missing bool   // the file is gone (or cannot be read); else it changed
 	Err     error  // why it cannot be read, when Missing
 }
@@ -70,10 +70,12 @@ func ShowPath(path string) string {
 }
 
 // ChangedFiles compares the files recorded in r.Meta.Files with their content
-// now, sorted by path; nil when none changed (or none were recorded).
+// now, sorted by path; nil when none changed (or none were recorded). A path
+// recorded relative to the run (RelPath) is read where the run is now.
 func (r *Run) ChangedFiles() []FileChange {
 	var out []FileChange
-	for path, sum := range r.Meta.Files {
+	for recorded, sum := range r.Meta.Files {
+		path := r.AbsPath(recorded)
 		b, err := os.ReadFile(path)
 		switch {
 		case err != nil:
