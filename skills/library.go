@@ -102,6 +102,7 @@ func WithRun(id string) Option {
 // skills is an error.
 func Open(path string, opts ...Option) (*Library, error) {
 	l := OpenUnchecked(path, opts...)
+	l.sweep()
 	if _, err := l.load(); err != nil {
 		return nil, err
 	}

@@ -100,6 +100,7 @@ func evalAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	sweepEvalTemps("") // the copies of evals killed before they removed them
 	ctx, stop := interruptContext(c)
 	defer stop()
 	rep := &evalReport{Spec: c.String("spec"), Skill: c.String("skill"), RunsPerArm: n, LLM: setup.llm}
@@ -202,7 +203,7 @@ func inCopy(root, path, other string) string {
 
 // runOnce makes a fresh copy of the project and runs the spec on it once.
 func (s *evalSetup) runOnce(arm string, i int) (evalRun, error) {
-	tmp, err := os.MkdirTemp("", "lppctl-eval-*")
+	tmp, err := evalTempDir("")
 	if err != nil {
 		return evalRun{}, fmt.Errorf("cannot make a copy of the project: %w", err)
 	}

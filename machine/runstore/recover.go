@@ -55,6 +55,7 @@ func (s *Store) Recover(id string) (*Recovery, error) {
 		}
 		return nil, fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, err)
 	}
+	run.sweep()
 	rc := &Recovery{Run: run}
 	if err := rc.prepare(); err != nil {
 		run.Unlock()

@@ -315,12 +315,14 @@ func (s *Store) List() ([]*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot list runs: %w", err)
 	}
+	s.removeStale()
 	out := make([]*Run, 0, len(ids))
 	for _, id := range ids {
 		r := &Run{Dir: filepath.Join(s.Dir, id)}
 		if !isRunDir(r.Dir) {
 			continue // not a run directory
 		}
+		r.sweep()
 		if err := r.LoadMeta(); err != nil {
 			if rerr := r.RebuildMeta(err); rerr != nil {
 				r.Meta = Meta{ID: id, Status: "unreadable", Error: rerr.Error()}

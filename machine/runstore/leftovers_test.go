@@ -1,0 +1,76 @@
+package runstore
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// leftovers makes, in run's directory, what a process killed while it
+// worked on the run leaves behind, and returns their paths.
+func leftovers(t *testing.T, run *Run) []string {
+	t.Helper()
+	child := filepath.Join(run.Dir, "children", "step-3")
+	newChild := filepath.Join(run.Dir, "children", ".new-1234")
+	for _, d := range []string{child, newChild} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(child, MetaFile), []byte("{}\n"), 0o644))
+	files := []string{
+		filepath.Join(run.Dir, ".run.json.tmp-123"),
+		filepath.Join(child, ".run.json.tmp-456"),
+		filepath.Join(newChild, JournalFile),
+	}
+	for _, f := range files {
+		require.NoError(t, os.WriteFile(f, []byte("half"), 0o644))
+	}
+	return append(files, newChild)
+}
+
+func TestTheNextCommandRemovesTheLeftoversOfAKilledProcess(t *testing.T) {
+	for _, next := range []struct {
+		name string
+		do   func(s *Store, id string) error
+	}{
+		{"runs (List)", func(s *Store, _ string) error { _, err := s.List(); return err }},
+		{"resume (Recover)", func(s *Store, id string) error {
+			rc, err := s.Recover(id)
+			if err == nil {
+				rc.Release()
+			}
+			return err
+		}},
+	} {
+		t.Run(next.name, func(t *testing.T) {
+			s := New(t.TempDir())
+			run, err := s.Create(Meta{Spec: "x.yaml"}, []byte("spec"))
+			require.NoError(t, err)
+			run.Unlock() // killed: its lock is gone
+			left := leftovers(t, run)
+
+			require.NoError(t, next.do(s, run.Meta.ID))
+			for _, f := range left {
+				assert.NoFileExists(t, f)
+				assert.NoDirExists(t, f)
+			}
+			assert.FileExists(t, filepath.Join(run.Dir, "children", "step-3", MetaFile), "a child's run stays")
+			assert.FileExists(t, run.Path(MetaFile))
+		})
+	}
+	t.Run("a run a process works on is left alone", func(t *testing.T) {
+		s := New(t.TempDir())
+		run, err := s.Create(Meta{Spec: "x.yaml"}, []byte("spec")) // locked by its maker
+		require.NoError(t, err)
+		defer run.Unlock()
+		left := leftovers(t, run)
+		_, err = s.List()
+		require.NoError(t, err)
+		for _, f := range left {
+			_, err := os.Stat(f)
+			assert.NoError(t, err, "%s is still there", f)
+		}
+	})
+}
