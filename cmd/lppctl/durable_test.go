@@ -186,7 +186,22 @@ func TestResumeRefusesAJournalThatLostLines(t *testing.T) {
 			edit: func(ls []string) []string {
 				return append([]string{rechecksum(strings.Replace(ls[0], `"meta":{"id":"`, `"meta":{"id":"X`, 1))}, ls[1:]...)
 			},
-			want: "JOURNAL:1: the journal is run XID's, not this run's (copied over?)",
+			want: "cannot read journal: JOURNAL:1: the journal is run XID's, not this run's (copied over?)",
+		},
+		{
+			name: "another run's journal of as many lines, shorter",
+			edit: func(ls []string) []string {
+				fail := strings.Replace(ls[3], "transition budget exhausted", "budget", 1)
+				return []string{rechecksum(strings.Replace(ls[0], `"meta":{"id":"`, `"meta":{"id":"X`, 1)), ls[1], ls[2], rechecksum(fail)}
+			},
+			want: "cannot read journal: JOURNAL:1: the journal is run XID's, not this run's (copied over?)",
+		},
+		{
+			name: "as many lines as were committed, shorter",
+			edit: func(ls []string) []string {
+				return []string{ls[0], ls[1], ls[2], rechecksum(strings.Replace(ls[3], "transition budget exhausted", "budget", 1))}
+			},
+			want: "cannot read journal: JOURNAL: its first 1234 bytes are not the 4 lines that were committed (journal.commit): lines were changed, replaced or reordered, and the run cannot be rebuilt from them",
 		},
 		{
 			name: "a flipped byte in the middle",

@@ -84,6 +84,9 @@ func (r *Run) scan(keep bool, each func(*machine.Record) error) (*Log, error) {
 	if err := s.read(f); err != nil {
 		return nil, err
 	}
+	if err := s.checkOwner(r.Meta.ID); err != nil {
+		return nil, fmt.Errorf("cannot read journal: %w", err)
+	}
 	if hasCommit {
 		if err := s.check(c); err != nil {
 			return nil, fmt.Errorf("cannot read journal: %w", err)
@@ -114,6 +117,7 @@ type scanner struct {
 	atCRC uint32 // the chain there
 	atOK  bool   // a line ended there
 	first string // the type of the first entry
+	owner string // the run ID its start marker names
 }
 
 func (s *scanner) read(rd io.Reader) error {
@@ -174,6 +178,9 @@ func (s *scanner) add(e *Entry) error {
 	l := s.log
 	if s.first == "" {
 		s.first = e.Type
+		if e.Type == EntryStart && e.Meta != nil {
+			s.owner = e.Meta.ID
+		}
 	}
 	if e.Type != EntryStep {
 		e.Record = nil // markers carry no step
@@ -211,10 +218,18 @@ func (s *scanner) add(e *Entry) error {
 	return nil
 }
 
+// checkOwner refuses the journal of another run than id (copied over).
+func (s *scanner) checkOwner(id string) error {
+	if s.owner != "" && id != "" && s.owner != id {
+		return fmt.Errorf("%s:1: the journal is run %s's, not this run's (copied over?)", s.log.name, s.owner)
+	}
+	return nil
+}
+
 // check compares what was read with the commit record.
 func (s *scanner) check(c commit) error {
 	l := s.log
-	if l.good < c.Size {
+	if l.good < c.Size && s.lines < c.Lines {
 		if s.first != "" && s.first != EntryStart {
 			return fmt.Errorf("%s:1: %w: the journal does not begin with the run's start marker: its beginning is lost (truncated or replaced), and the run cannot be rebuilt without it", l.name, ErrLost)
 		}
