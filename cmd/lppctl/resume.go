@@ -111,6 +111,14 @@ func resumeAction(c *cli.Context) error {
 			in = nil
 		}
 	}
+	if event != "" {
+		if seq := rc.Log.TookEvent(event); seq > 0 {
+			// The same command again, after a resume that delivered the
+			// event was killed: the event is committed; go on without it.
+			fmt.Fprintf(c.App.ErrWriter, "note: run %s already took event %s (step %d); continuing without it\n", id, event, seq)
+			event, payload = "", nil
+		}
+	}
 	switch {
 	case in != nil && pause == nil:
 		return usageErrorf("run %s is not waiting for a person (it is %s): resume it without --approve, --reject or --answer", id, meta.Status)

@@ -205,8 +205,9 @@ func (s *scanner) add(e *Entry) error {
 		return nil
 	}
 	// Only the last of a run of plain steps is kept: what matters to resume
-	// is whether a step follows a marker, and which steps took an answer.
-	if n := len(l.Entries); n > 0 && l.Entries[n-1].Type == EntryStep && l.Entries[n-1].Input == nil {
+	// is whether a step follows a marker, and which steps took an answer or
+	// an event.
+	if n := len(l.Entries); n > 0 && l.Entries[n-1].Type == EntryStep && l.Entries[n-1].Input == nil && !tookEvent(l.Entries[n-1].Via) {
 		l.Entries[n-1] = e
 	} else {
 		l.Entries = append(l.Entries, e)

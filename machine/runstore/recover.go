@@ -3,6 +3,7 @@ package runstore
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
@@ -196,4 +197,36 @@ func (l *Log) AnsweredWith(in *machine.Input) int {
 		}
 	}
 	return 0
+}
+
+// TookEvent returns the step that took event name since the run last
+// stopped (its last pause, fail or interrupt marker), or 0 when none did: a
+// resume that delivered it and was killed after its step was committed.
+func (l *Log) TookEvent(name string) int {
+	after := 0
+	for i, e := range l.Entries {
+		switch e.Type {
+		case EntryPause, EntryFail, EntryInterrupt:
+			after = i
+		}
+	}
+	for _, e := range l.Entries[after:] {
+		if e.Type == EntryStep && tookEvent(e.Record.Via) && eventOf(e.Record.Via) == name {
+			return e.Record.Seq
+		}
+	}
+	return 0
+}
+
+// tookEvent reports whether a step's Via says it took an event: "event
+// NAME" (a spec's events:) or "on NAME[i]" (a waiting state's on:).
+func tookEvent(via string) bool {
+	return strings.HasPrefix(via, "event ") || strings.HasPrefix(via, "on ")
+}
+
+// eventOf returns the event's name in a Via that took one.
+func eventOf(via string) string {
+	_, name, _ := strings.Cut(via, " ")
+	name, _, _ = strings.Cut(name, "[")
+	return name
 }
