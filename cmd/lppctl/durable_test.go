@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -98,6 +99,12 @@ func TestRunsShowsACrashedRunWhosePIDWasReused(t *testing.T) {
 	m["status"], m["pid"] = "running", os.Getppid()
 	b, _ = json.Marshal(m)
 	os.WriteFile(metaPath, b, 0o644)
+	// Killed before its fail marker was written (a journal that says how the
+	// run ended is listed so: TestRunsReadsHowARunEndedFromItsJournalWhenRunJSONLags).
+	journal := filepath.Join(dir, id, runstore.JournalFile)
+	b, _ = os.ReadFile(journal)
+	os.WriteFile(journal, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o644)
+	os.Remove(filepath.Join(dir, id, runstore.CommitFile))
 	code, out, _ := lppctlCLI(t, "runs", "--run-dir", dir)
 	if code != 0 || !regexp.MustCompile(`(?m)^`+id+`\s+crashed\s`).MatchString(out) {
 		t.Errorf("runs (exit %d):\n%s", code, out)

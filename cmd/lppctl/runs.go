@@ -78,7 +78,8 @@ func refresh(r *runstore.Run) (damage error) {
 	if r.Meta.Status == machine.StatusRunning && damage == nil {
 		l, err := r.ScanJournal(nil)
 		damage = err
-		if err == nil {
+		settled := err == nil && !r.Working() && r.Settle(l) // it ended; run.json did not say so
+		if err == nil && !settled {
 			r.Meta.Steps = l.Steps()
 			if last := l.LastStep(); last != nil {
 				r.Meta.State = last.To

@@ -36,3 +36,39 @@ func TestRunsFlagsAFlippedByteInACompletedRun(t *testing.T) {
 	assert.Equal(t, exitFailed, code)
 	assert.Contains(t, out, "status:   damaged (run.json says completed")
 }
+
+// TestRunsReadsHowARunEndedFromItsJournalWhenRunJSONLags: a process that
+// recorded the run's end in its journal but could not save run.json (a full
+// disk) leaves run.json saying running; runs reads the end from the journal
+// instead of calling the run crashed.
+func TestRunsReadsHowARunEndedFromItsJournalWhenRunJSONLags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, max, status, state string
+	}{
+		{name: "completed", status: "completed", state: "done"},
+		{name: "failed", max: "2", status: "failed", state: "start"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			spec, dir := filepath.Join(tmp, "count.yaml"), filepath.Join(tmp, "runs")
+			require.NoError(t, os.WriteFile(spec, []byte(countSpec), 0o644))
+			args := []string{"run", "-q", "--run-dir", dir, spec}
+			if tc.max != "" {
+				args = append(args, "--max-transitions", tc.max)
+			}
+			lppctlCLI(t, args...)
+			id := onlyRun(t, dir)
+			run, err := runstore.New(dir).Open(id)
+			require.NoError(t, err)
+			run.Meta.Status, run.Meta.End, run.Meta.Error, run.Meta.Steps = "running", nil, "", 0 // as saved when it started
+			require.NoError(t, run.SaveMeta())
+
+			code, out, errOut := lppctlCLI(t, "runs", "--run-dir", dir)
+			require.Equal(t, exitOK, code, errOut)
+			assert.Regexp(t, id+`  `+tc.status+` .* `+tc.state+`\n`, out)
+			assert.NotContains(t, out, "crashed")
+		})
+	}
+}

@@ -259,7 +259,8 @@ func (s *session) drive(ctx context.Context, c *cli.Context, r *machine.Run, pro
 	}
 	meta.Tokens = s.run.Tokens()
 	if merr := s.run.SaveMeta(); merr != nil {
-		fmt.Fprintf(c.App.ErrWriter, "lppctl: %v\n", merr)
+		// The journal says how the run stopped: listings and resume read it there.
+		fmt.Fprintf(c.App.ErrWriter, "warning: %v; the run's journal records how it stopped (%s), and lppctl runs and resume read it there\n", merr, meta.Status)
 	}
 	if note := pendingNote(r, hint); note != "" {
 		fmt.Fprintln(c.App.ErrWriter, note)
