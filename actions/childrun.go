@@ -40,6 +40,11 @@ func startChild(m *machine.Machine, spec *machine.Spec, src []byte, specAbs, run
 	if _, err := os.Stat(filepath.Join(runDir, runstore.JournalFile)); err == nil {
 		return resumeChild(m, store, id, runID, input)
 	}
+	if started, err := childStarted(runDir); err != nil {
+		return nil, err
+	} else if started {
+		return nil, errChildGone(runDir)
+	}
 	dir, err := store.Create(runstore.Meta{
 		ID: id, Spec: specAbs, SpecAbs: specAbs, SpecName: spec.Name, State: spec.Initial,
 		Vars: vars, PID: os.Getpid(),
@@ -50,6 +55,12 @@ func startChild(m *machine.Machine, spec *machine.Spec, src []byte, specAbs, run
 	if dir.Dir != runDir {
 		dir.Unlock()
 		return nil, fmt.Errorf("cannot create the child's run directory %s: a directory without a journal is in the way", runDir)
+	}
+	// Before the child's first step: a process killed before this has
+	// committed none of them, and a resume starts the child afresh.
+	if err := recordChildStart(runDir); err != nil {
+		dir.Unlock()
+		return nil, err
 	}
 	j, err := dir.OpenJournal(dir.Meta.Fsync)
 	if err != nil {
@@ -81,6 +92,9 @@ func resumeChild(m *machine.Machine, store *runstore.Store, id, runID string, in
 			dir.Unlock()
 		}
 	}()
+	if err := checkChildCommit(dir); err != nil {
+		return nil, err
+	}
 	l, err := dir.ReadJournal()
 	if err != nil {
 		return nil, err

@@ -75,6 +75,13 @@ func resumeAction(c *cli.Context) error {
 		return resumeOnTemporal(ctx, c, c.Args().First(), in, event, payload)
 	}
 	store := storeFrom(c)
+	if addr := c.Args().First(); strings.Contains(addr, "/") {
+		top, _, _ := strings.Cut(addr, "/")
+		if run, err := store.Open(top); err == nil {
+			top = run.Meta.ID
+		}
+		return usageErrorf("cannot resume run %s on its own: a child run goes on when its parent does: lppctl resume %s", addr, top)
+	}
 	rc, err := store.Recover(c.Args().First())
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -186,6 +187,9 @@ func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
 		fmt.Fprintf(c.App.ErrWriter, "note: %v; rebuilt it from the journal\n", run.Rebuilt)
 	}
 	l, err := run.ReadJournal()
+	if err == nil {
+		err = run.CheckChildren() // resume resumes them: damage there is the run's
+	}
 	if err != nil {
 		return nil, nil, &journalError{run, err}
 	}
@@ -245,7 +249,7 @@ func runsShowAction(c *cli.Context) error {
 			specNote = "changed since the run began"
 		}
 	}
-	fmt.Fprintf(w, "run:      %s\n", m.ID)
+	fmt.Fprintf(w, "run:      %s\n", runAddress(c, run))
 	fmt.Fprintf(w, "status:   %s\n", runStatus(run))
 	fmt.Fprintf(w, "spec:     %s (%s; sha256 %.12s)\n", m.Spec, specNote, m.SpecSHA256)
 	fmt.Fprintf(w, "state:    %s\n", snap.State)
@@ -264,7 +268,7 @@ func runsShowAction(c *cli.Context) error {
 	}
 	switch st := runStatus(run); st {
 	case "crashed", string(machine.StatusInterrupted), string(machine.StatusFailed):
-		fmt.Fprintf(w, "continue: %s\n", resumeHint(storeFrom(c), m.ID))
+		fmt.Fprintf(w, "continue: %s\n", resumeHint(storeFrom(c), topRunID(c, run)))
 	}
 	fmt.Fprintln(w, "\ncontext:")
 	names := make([]string, 0, len(snap.Vars))
@@ -410,7 +414,7 @@ func runsTraceAction(c *cli.Context) error {
 		}
 	}
 	if runStatus(run) == "crashed" {
-		fmt.Fprintf(w, row, "--", "", "", "crashed: the process stopped without a word (killed?); continue with: "+resumeHint(storeFrom(c), run.Meta.ID))
+		fmt.Fprintf(w, row, "--", "", "", "crashed: the process stopped without a word (killed?); continue with: "+resumeHint(storeFrom(c), topRunID(c, run)))
 	}
 	return nil
 }
@@ -506,4 +510,29 @@ func showDamaged(c *cli.Context, run *runstore.Run, err error) error {
 		fmt.Fprintf(w, "dir:      %s\n", run.Dir)
 	}
 	return fmt.Errorf("run %s's journal is damaged, and resume refuses it: %w", m.ID, err)
+}
+
+// runAddress is the address the runs commands take for run: its ID, or for
+// a child run its path from the top run (ID/children/NAME).
+func runAddress(c *cli.Context, run *runstore.Run) string {
+	store, err := filepath.Abs(storeFrom(c).Dir)
+	if err != nil {
+		return run.Meta.ID
+	}
+	dir, err := filepath.Abs(run.Dir)
+	if err != nil {
+		return run.Meta.ID
+	}
+	rel, err := filepath.Rel(store, dir)
+	if err != nil || !filepath.IsLocal(rel) || !strings.Contains(filepath.ToSlash(rel), "/") {
+		return run.Meta.ID
+	}
+	return filepath.ToSlash(rel)
+}
+
+// topRunID is the ID of the run that resume continues for run: its own, or
+// for a child run its top run's (a child goes on when its parent does).
+func topRunID(c *cli.Context, run *runstore.Run) string {
+	top, _, _ := strings.Cut(runAddress(c, run), "/")
+	return top
 }

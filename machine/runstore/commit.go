@@ -170,3 +170,17 @@ func writeCommit(path string, c commit) error {
 // ErrLost is matched (errors.Is) by the errors that say committed journal
 // lines are lost.
 var ErrLost = errors.New("journal lines are lost")
+
+// HasCommit reports whether the run's journal has a commit record (a
+// readable one, or a damaged one that reading refuses); false for a run made
+// before commit records, or whose record was deleted or left empty.
+func (r *Run) HasCommit() (bool, error) {
+	fi, err := os.Stat(r.Path(CommitFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot read %s: %w", CommitFile, err)
+	}
+	return fi.Size() > 0, nil
+}

@@ -244,7 +244,13 @@ func (r *Run) writeStart() error {
 }
 
 // Open returns the run with the given ID (a unique prefix of it is enough).
+// A run that a run started (a child run, kept in a folder of its run
+// directory) is addressed by its path from the top run: ID/children/NAME
+// (OpenNested).
 func (s *Store) Open(id string) (*Run, error) {
+	if strings.Contains(id, "/") {
+		return s.OpenNested(id)
+	}
 	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
 		return nil, fmt.Errorf("cannot open run %q: %w", id, ErrNotFound)
 	}

@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // CheckJournal checks the run's journal for listings, without decoding it:
@@ -44,6 +46,36 @@ func (r *Run) CheckJournal() error {
 	}
 	if hasCommit && (!v.atOK || v.atCRC != c.Chain) {
 		return fmt.Errorf("cannot read journal: %s: its first %d bytes are not the %d lines that were committed (%s): lines were changed, replaced or reordered, and the run cannot be rebuilt from them", path, c.Size, c.Lines, CommitFile)
+	}
+	return r.CheckChildren()
+}
+
+// CheckChildren checks (CheckJournal) the journals of the runs kept in the
+// run's directory (child runs, in children/), which its resume resumes: a
+// damaged one makes the run damaged too.
+func (r *Run) CheckChildren() error {
+	ents, err := os.ReadDir(r.Dir)
+	if err != nil {
+		return nil // CheckJournal read the journal: the directory is there
+	}
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		sub := filepath.Join(r.Dir, e.Name())
+		kids, err := os.ReadDir(sub)
+		if err != nil {
+			continue
+		}
+		for _, k := range kids {
+			child := &Run{Dir: filepath.Join(sub, k.Name())}
+			if !k.IsDir() || strings.HasPrefix(k.Name(), ".") || !isRunDir(child.Dir) {
+				continue
+			}
+			if err := child.CheckJournal(); err != nil {
+				return fmt.Errorf("its child run %s/%s: %w", e.Name(), k.Name(), err)
+			}
+		}
 	}
 	return nil
 }
