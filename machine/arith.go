@@ -41,7 +41,7 @@ var (
 )
 
 // arithOptions are the expr options that make integer arithmetic checked.
-func arithOptions() []expr.Option {
+func arithOptions(env map[string]any) []expr.Option {
 	intInt := new(func(int, int) int)
 	return []expr.Option{
 		expr.Function(fnAdd, binaryInt(fnAdd), intInt),
@@ -63,7 +63,7 @@ func arithOptions() []expr.Option {
 			return -n, nil
 		}),
 		expr.Function(fnInt, func(args ...any) (any, error) { return checkedInt(args[0]) }, new(func(any) int)),
-		expr.Patch(checkedArith{}),
+		expr.Patch(checkedArith{env: env}),
 	}
 }
 
@@ -154,7 +154,11 @@ func checkedInt(x any) (any, error) {
 // function (the expression keeps its int type); an operand of unknown type
 // (an element of a list) with an int or another unknown calls the run-time
 // checked one; anything else (floats, strings) is left alone.
-type checkedArith struct{}
+//
+// An operand that names no variable of env (a misspelt one) is left alone,
+// so that the final type check reports it: patched, it would hide in an
+// untyped call that expr's checker lets through for %.
+type checkedArith struct{ env map[string]any }
 
 var checkedOps = map[string]string{"+": fnAdd, "-": fnSub, "*": fnMul, "%": fnMod}
 
@@ -169,6 +173,9 @@ func (p checkedArith) Visit(node *ast.Node) {
 		switch {
 		case lk == reflect.Int && rk == reflect.Int:
 		case (lk == reflect.Int || lk == reflect.Interface) && (rk == reflect.Int || rk == reflect.Interface):
+			if p.unknown(n.Left) || p.unknown(n.Right) {
+				return
+			}
 			fn += "_any"
 		default:
 			return
@@ -194,4 +201,15 @@ func (p checkedArith) call(node *ast.Node, fn string, args ...ast.Node) {
 	c := &ast.CallNode{Callee: callee, Arguments: args}
 	c.SetType((*node).Type()) // the parent, visited next, sees the operation's type
 	ast.Patch(node, c)
+}
+
+// unknown reports whether n is a name that is neither a variable of the
+// environment nor a function: the type check reports it.
+func (p checkedArith) unknown(n ast.Node) bool {
+	id, ok := n.(*ast.IdentifierNode)
+	if !ok || p.env == nil {
+		return false
+	}
+	_, known := p.env[id.Value]
+	return !known && !isBuiltin(id.Value)
 }

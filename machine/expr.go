@@ -55,7 +55,7 @@ func isBuiltin(name string) bool {
 
 // exprOptions are the options every spec expression is compiled with.
 func exprOptions(env map[string]any) []expr.Option {
-	return append([]expr.Option{expr.Env(env), expr.MaxNodes(2000)}, arithOptions()...)
+	return append([]expr.Option{expr.Env(env), expr.MaxNodes(2000)}, arithOptions(env)...)
 }
 
 // CompileGuard compiles a `when:` expression; it must be a bool.

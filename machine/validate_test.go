@@ -116,6 +116,16 @@ func TestValidateReportsExactMessages(t *testing.T) {
 			want:    []string{`t.yaml:13:23: error: guard: unknown name retires; did you mean "retries"?`},
 		},
 		{
+			name:    "an unknown name next to % in a guard",
+			replace: [2]string{"when: retries < max_retries", "when: retires % 2 > 0"},
+			want:    []string{`t.yaml:13:23: error: guard: unknown name retires; did you mean "retries"?`},
+		},
+		{
+			name:    "an unknown name next to % in a set",
+			replace: [2]string{"set: {retries: retries + 1}", "set: {retries: retires % 2}"},
+			want:    []string{`t.yaml:13:61: error: set retries: unknown name retires; did you mean "retries"?`},
+		},
+		{
 			name:    "comparing an int with a string is a type error",
 			replace: [2]string{"when: retries < max_retries", `when: retries < "3"`},
 			want:    []string{`t.yaml:13:31: error: guard: invalid operation: < (mismatched types int and string); both sides must have compatible types: numbers are written without quotes, strings with them`},
