@@ -33,10 +33,14 @@ func NewBuiltinRegistry() *Registry {
 	return r
 }
 
+// ActionNoop is the built-in action that does nothing: a durable run does
+// not sync its step on its own, as for a state without an action.
+const ActionNoop = "noop"
+
 func builtinActions() []Action {
 	return []Action{
 		{
-			Name: "noop",
+			Name: ActionNoop,
 			Doc:  "does nothing; useful for routing-only states",
 			Run:  func(context.Context, *Call) error { return nil },
 		},

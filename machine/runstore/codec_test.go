@@ -335,7 +335,7 @@ func TestARoutingOnlyStepIsNotSyncedOnItsOwn(t *testing.T) {
 		{&machine.Record{From: "d", To: "e", Memory: []machine.MemOp{{Op: "put", Key: "k"}}}, 4}, // a memory change
 		{&machine.Record{From: "e", To: "f", Via: "event RESET"}, 5},                             // an event from outside
 		{&machine.Record{From: "f", To: "g", Input: &machine.Input{Kind: "approve"}}, 6},         // a person's answer
-		{&machine.Record{From: "g", To: "h"}, 6},                                                 // routing only
+		{&machine.Record{From: "g", To: "h", Action: "noop"}, 6},                                 // noop: routing only
 		{&machine.Record{From: "h", End: true}, 8},                                               // the end
 	}
 	for i, s := range steps {

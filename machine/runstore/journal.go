@@ -70,7 +70,7 @@ type Entry struct {
 // so before the next action starts, and CommitFile then records it.
 //
 // Under FsyncAlways a routing-only step (routingOnly: a state without an
-// action, no memory change, no answer, no event) is written but not synced
+// action or with noop, no memory change, no answer, no event) is written but not synced
 // on its own: the next synced line covers it, and a crash before that loses
 // only a step that resume recomputes from the lines before it.
 //
@@ -179,12 +179,12 @@ func (j *Journal) OnStep(_ context.Context, rec *machine.Record) error {
 	return nil
 }
 
-// routingOnly reports whether a step only routed: no action ran (so nothing
-// outside the run changed), no memory changed, no answer or event came from
-// outside, and the run did not end. Replaying the lines before it computes
-// it again, so it need not be synced on its own.
+// routingOnly reports whether a step only routed: no action ran, or only
+// noop (so nothing outside the run changed), no memory changed, no answer or
+// event came from outside, and the run did not end. Replaying the lines
+// before it computes it again, so it need not be synced on its own.
 func routingOnly(rec *machine.Record) bool {
-	return rec.Action == "" && len(rec.Memory) == 0 && rec.Input == nil && !rec.End && !strings.HasPrefix(rec.Via, "event ")
+	return (rec.Action == "" || rec.Action == machine.ActionNoop) && len(rec.Memory) == 0 && rec.Input == nil && !rec.End && !strings.HasPrefix(rec.Via, "event ")
 }
 
 // Mark appends a marker entry (its At is set when zero).
