@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -82,12 +83,14 @@ func runCheck(c *cli.Context) error {
 	out := c.App.Writer
 	var invalid, failed, warned []string
 	firstInvalid := "" // the error of the first invalid spec
+	missing := false   // a spec file that does not exist: a usage error, as in validate and run
 	interrupted := false
 	var reports []jsonCheckReport
 	for _, path := range paths {
 		rep := jsonCheckReport{File: path}
 		src, err := os.ReadFile(path)
 		if err != nil {
+			missing = missing || errors.Is(err, fs.ErrNotExist)
 			rep.Error = fmt.Sprintf("cannot read spec: %v", err)
 			invalid = append(invalid, path)
 			if firstInvalid != "" && !c.Bool("json") { // the first one ends the output
@@ -186,6 +189,9 @@ func runCheck(c *cli.Context) error {
 	case len(invalid) > 0:
 		if len(invalid) > 1 {
 			firstInvalid += fmt.Sprintf(" (and %d more invalid specs)", len(invalid)-1)
+		}
+		if missing {
+			return withCode(exitUsage, errors.New(firstInvalid))
 		}
 		return withCode(exitInvalidSpec, errors.New(firstInvalid))
 	case len(failed) > 0:

@@ -92,7 +92,7 @@ func TestCheckCommand(t *testing.T) {
 		}, "lppctl: " + stuck + ": a property fails (see the counterexample above)\n"},
 		{"an invalid spec exits 3", []string{"check", broken}, 3, []string{"transition to unknown state \"dne\""},
 			"lppctl: " + broken + " is invalid: 1 error\n"},
-		{"an unreadable file exits 3", []string{"check", "nope.yaml", broken}, 3, nil,
+		{"a file that does not exist exits 2, as in validate", []string{"check", "nope.yaml", broken}, 2, nil,
 			"lppctl: cannot read spec: open nope.yaml: no such file or directory (and 1 more invalid specs)\n"},
 		{"a dead guard only warns", []string{"check", dead}, 0, []string{
 			"  1 transition no explored path took:\n          " + dead + ":9:9: state \"a\" next[0] → b, when n > 5\n",

@@ -82,7 +82,7 @@ func TestEveryRunsCommandTakesAChildRunsAddress(t *testing.T) {
 		assert.Contains(t, out, tc.want, "%v", tc.args)
 	}
 	code, _, errOut := lppctlCLI(t, "runs", "show", "--run-dir", dir, id+"/children/nope")
-	assert.Equal(t, exitFailed, code)
+	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "lppctl: cannot open run \""+id+"/children/nope\": no such run in "+filepath.Join(dir, id, "children")+"\n", errOut)
 
 	code, _, errOut = lppctlCLI(t, "resume", "--run-dir", dir, addr)

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lppctl/lppctl/machine/runstore"
 )
 
 // Exit codes. They are part of lppctl's interface and documented in the README.
@@ -47,4 +49,14 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return exitFailed
+}
+
+// unknownRun makes an error that says a run does not exist
+// (runstore.ErrNotFound), or that a prefix names several, a usage error (exit 2), as a spec file that does
+// not exist is; other errors are returned as they are.
+func unknownRun(err error) error {
+	if errors.Is(err, runstore.ErrNotFound) || errors.Is(err, runstore.ErrAmbiguous) {
+		return withCode(exitUsage, err)
+	}
+	return err
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -77,6 +79,9 @@ func runExport(c *cli.Context) error {
 		}
 	}
 	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) { // a usage error, as in validate and run
+		return withCode(exitUsage, fmt.Errorf("cannot read spec: %w", err))
+	}
 	if err != nil {
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot read spec: %w", err))
 	}

@@ -24,7 +24,7 @@ func TestExportCommand(t *testing.T) {
 		{"tla-cfg needs the tla format", []string{"export", "--tla-cfg", "x.cfg", goodSpec}, 2, "", "lppctl: --tla-cfg applies to --format tla only\n"},
 		{"tla draws no run", []string{"export", "--format", "tla", "--run", "r1", goodSpec}, 2, "", "lppctl: --run highlights a diagram; it does not apply to --format tla\n"},
 		{"invalid spec exits 3 with diagnostics", []string{"export", broken}, 3, "", "error: transition to unknown state \"dne\""},
-		{"missing spec exits 3", []string{"export", "nope.yaml"}, 3, "", "lppctl: cannot read spec: open nope.yaml: no such file or directory\n"},
+		{"missing spec exits 2", []string{"export", "nope.yaml"}, 2, "", "lppctl: cannot read spec: open nope.yaml: no such file or directory\n"},
 		{"no spec is a usage error", []string{"export"}, 2, "", "lppctl: export needs exactly one spec file"},
 	}
 	for _, tt := range tests {

@@ -84,7 +84,7 @@ func resumeAction(c *cli.Context) error {
 	}
 	rc, err := store.Recover(c.Args().First())
 	if err != nil {
-		return err
+		return unknownRun(err)
 	}
 	defer rc.Release() // the one cleanup: the session, once open, closes its files in drive
 	run, meta := rc.Run, &rc.Run.Meta

@@ -181,7 +181,7 @@ func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
 	}
 	run, err := storeFrom(c).Open(c.Args().First())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, unknownRun(err)
 	}
 	if run.Rebuilt != nil {
 		fmt.Fprintf(c.App.ErrWriter, "note: %v; rebuilt it from the journal\n", run.Rebuilt)
@@ -462,7 +462,7 @@ func markerText(e *runstore.Entry) string {
 func runSpecAndPath(c *cli.Context, id, path string) (string, []string, error) {
 	run, err := storeFrom(c).Open(id)
 	if err != nil {
-		return "", nil, err
+		return "", nil, unknownRun(err)
 	}
 	l, err := run.ReadJournal()
 	if err != nil {

@@ -180,7 +180,7 @@ func TestResumeUsageErrors(t *testing.T) {
 		want string
 	}{
 		{name: "no run", args: []string{"resume", "--run-dir", dir}, code: exitUsage, want: "lppctl: which run? give its ID: lppctl resume RUN_ID (lppctl runs lists them)\n"},
-		{name: "unknown run", args: []string{"resume", "--run-dir", dir, "nope"}, code: exitFailed, want: `lppctl: cannot open run "nope": no such run in ` + dir + " (lppctl runs lists them)\n"},
+		{name: "unknown run", args: []string{"resume", "--run-dir", dir, "nope"}, code: exitUsage, want: `lppctl: cannot open run "nope": no such run in ` + dir + " (lppctl runs lists them)\n"},
 		{name: "two answers", args: []string{"resume", "--run-dir", dir, id, "--approve", "--reject"}, code: exitUsage, want: "lppctl: give one answer: --approve, --reject or --answer TEXT\n"},
 		{name: "an answer to a run that does not wait", args: []string{"resume", "--run-dir", dir, id, "--answer", "hi"}, code: exitUsage, want: "lppctl: run " + id + " is not waiting for a person (it is failed): resume it without --approve, --reject or --answer\n"},
 		{name: "a bad fsync policy", args: []string{"run", "--run-dir", dir, "--fsync", "sometimes", "count.yaml"}, code: exitUsage, want: "lppctl: cannot use fsync policy \"sometimes\": want always or never\n"},

@@ -48,6 +48,10 @@ const (
 // ErrNotFound is wrapped by the error Open returns for an unknown run.
 var ErrNotFound = errors.New("no such run")
 
+// ErrAmbiguous is wrapped by the error Open returns for a prefix of several
+// runs' IDs.
+var ErrAmbiguous = errors.New("the prefix matches several runs")
+
 // Meta is a run's metadata, stored in run.json.
 type Meta struct {
 	ID             string              `json:"id"`
@@ -272,7 +276,7 @@ func (s *Store) Open(id string) (*Run, error) {
 		case 1:
 			dir = filepath.Join(s.Dir, match[0])
 		default:
-			return nil, fmt.Errorf("cannot open run %q: the prefix matches %d runs: %s", id, len(match), strings.Join(match, ", "))
+			return nil, fmt.Errorf("cannot open run %q: the prefix matches %d runs: %s%w", id, len(match), strings.Join(match, ", "), quiet{ErrAmbiguous})
 		}
 	}
 	r := &Run{Dir: dir}
@@ -473,3 +477,10 @@ func (r *Run) Writable() error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// quiet wraps an error without adding to the message: a sentinel that
+// errors.Is finds in a message that says more.
+type quiet struct{ err error }
+
+func (q quiet) Error() string { return "" }
+func (q quiet) Unwrap() error { return q.err }

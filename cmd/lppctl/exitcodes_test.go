@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAFileOrRunThatDoesNotExistIsAUsageError: the README's exit code table
+// (2: a spec file that does not exist) holds for every command, and an
+// unknown run ID (or a prefix of several) is the same kind of mistake.
+func TestAFileOrRunThatDoesNotExistIsAUsageError(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "runs")
+	spec := filepath.Join(tmp, "count.yaml")
+	require.NoError(t, os.WriteFile(spec, []byte(countSpec), 0o644))
+	for i := 0; i < 2; i++ {
+		code, _, errOut := lppctlCLI(t, "run", "-q", "--run-dir", dir, spec)
+		require.Equal(t, exitOK, code, errOut)
+	}
+	missing := filepath.Join(tmp, "nope.yaml")
+	tests := []struct {
+		name string
+		args []string
+		want string // the error's beginning
+	}{
+		{"validate", []string{"validate", missing}, "lppctl: cannot read spec: open "},
+		{"check", []string{"check", missing}, "lppctl: cannot read spec: open "},
+		{"export", []string{"export", missing}, "lppctl: cannot read spec: open "},
+		{"run", []string{"run", missing}, "lppctl: cannot read spec: open "},
+		{"resume", []string{"resume", "--run-dir", dir, "nope"}, `lppctl: cannot open run "nope": no such run in `},
+		{"runs show", []string{"runs", "show", "--run-dir", dir, "nope"}, `lppctl: cannot open run "nope": no such run in `},
+		{"runs trace", []string{"runs", "trace", "--run-dir", dir, "nope"}, `lppctl: cannot open run "nope": no such run in `},
+		{"export --run", []string{"export", "--run-dir", dir, "--run", "nope"}, `lppctl: cannot open run "nope": no such run in `},
+		{"a prefix of two runs", []string{"runs", "show", "--run-dir", dir, "2"}, `lppctl: cannot open run "2": the prefix matches 2 runs: `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := lppctlCLI(t, tt.args...)
+			assert.Equal(t, exitUsage, code, errOut)
+			assert.Contains(t, errOut, tt.want)
+		})
+	}
+}
