@@ -10,7 +10,9 @@ import (
 // that `lppctl run spec.yaml --var n=1` works like `lppctl run --var n=1
 // spec.yaml` (urfave/cli stops reading flags at the first argument). The
 // command is found by following subcommand names from the start; everything
-// after a "--" stays as it is.
+// after a "--" stays as it is. Global flags may come before the command
+// (lppctl --log-level debug run SPEC --var n=1). With --help (or -h), the
+// arguments are dropped: the command's help is shown.
 func interspersed(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
@@ -19,6 +21,14 @@ func interspersed(app *cli.App, args []string) []string {
 	i := 1
 	var cmd *cli.Command
 	for i < len(args) {
+		if cmd == nil && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+			// a global flag before the command (lppctl --log-level debug run ...)
+			if f := findFlag(app.Flags, strings.TrimLeft(args[i], "-")); f != nil && takesValue(f) && !strings.Contains(args[i], "=") {
+				i++
+			}
+			i++
+			continue
+		}
 		next := findCommand(cmds, args[i])
 		if next == nil {
 			break
@@ -52,6 +62,13 @@ func interspersed(app *cli.App, args []string) []string {
 	out := make([]string, 0, len(args))
 	out = append(out, args[:i]...)
 	out = append(out, flags...)
+	for _, f := range flags {
+		if f == "--help" || f == "-h" || f == "-help" {
+			// The command's help: urfave/cli would take an argument
+			// after it for a help topic (No help topic for 'lpp').
+			return out
+		}
+	}
 	return append(out, positional...)
 }
 

@@ -46,3 +46,16 @@ func TestAFileOrRunThatDoesNotExistIsAUsageError(t *testing.T) {
 		})
 	}
 }
+
+func TestHelpAfterArgumentsAndGlobalFlagsBeforeTheCommand(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := lppctlCLI(t, "import", "lpp", "--help")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "lppctl import [command options] lpp BLUEPRINT.json")
+
+	spec := filepath.Join(t.TempDir(), "count.yaml")
+	require.NoError(t, os.WriteFile(spec, []byte(countSpec), 0o644))
+	code, out, errOut = lppctlCLI(t, "--log-level", "debug", "run", spec, "-q", "--run-dir", filepath.Join(filepath.Dir(spec), "runs"))
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, "completed in done after 5 steps\n", out)
+}
