@@ -46,7 +46,9 @@ func (v *validator) handled(name string) bool {
 }
 
 func (v *validator) event(ev *Event) {
+	noStates := len(v.spec.States) == 0 // "missing key states" says it: every name would be unknown
 	switch {
+	case noStates:
 	case ev.To == "" && isQuotedAt(v.spec.Source, ev.ToPos):
 		v.errorf(ev.ToPos, 2, "states are: "+listNames(v.spec.StateNames(), 12), "event %q goes to an empty state name", ev.Name)
 	case ev.To != "" && v.spec.State(ev.To) == nil:
@@ -56,6 +58,7 @@ func (v *validator) event(ev *Event) {
 		p := findWord(v.spec.Source, ev.FromPos, from)
 		st := v.spec.State(from)
 		switch {
+		case noStates:
 		case st == nil:
 			v.errorf(p, len(from), v.stateHint(from), "event %q comes from unknown state %q", ev.Name, from)
 		case st.Final:

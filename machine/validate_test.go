@@ -2,6 +2,7 @@ package machine
 
 import (
 	"flag"
+	"github.com/stretchr/testify/assert"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +103,27 @@ states:
 `
 
 const cycleWarning = `t.yaml:10:3: warning: cycle a → b → a is not bounded: no guard on it compares a counter that the cycle steps, and no action on it writes a variable its guards read; count its rounds (e.g. set: {rounds: rounds + 1}) and leave it with a guard such as when: rounds >= max_rounds; until then only limits.max_transitions stops it`
+
+func TestAMisspeltStatesKeyIsReportedOnce(t *testing.T) {
+	src := `lpp: 1
+name: t
+initial: a
+stats:
+  a: {do: noop, next: done}
+  done: {final: true}
+events:
+  RESET: {from: [a], to: a}
+`
+	_, diags := Check("t.yaml", []byte(src), NewBuiltinRegistry())
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.String())
+	}
+	assert.Equal(t, []string{
+		`t.yaml:1:1: error: missing key "states"; a spec needs at least one state and one final state`,
+		`t.yaml:4:1: error: unknown key "stats" in the spec; did you mean "states"?`,
+	}, got, "no event goes to an unknown state when no states are defined at all")
+}
 
 func TestValidateReportsExactMessages(t *testing.T) {
 	tests := []struct {
