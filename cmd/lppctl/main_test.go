@@ -7,11 +7,21 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets testscript run lppctl in-process as the `lppctl` command.
+// TestMain lets testscript run lppctl in-process as the `lppctl` command,
+// and removes the lppctl binary the tests that run it as a child built
+// (once: buildLppctl) when they are done.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanupM{m}, map[string]func(){
 		"lppctl": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// cleanupM runs the tests, then removes what they built once for all.
+type cleanupM struct{ m *testing.M }
+
+func (c cleanupM) Run() int {
+	defer removeBuiltLppctl()
+	return c.m.Run()
 }
 
 // TestScripts runs the CLI scenarios under testdata/script (*.txtar).
