@@ -49,6 +49,7 @@ func TestResumeRefusesARunAnotherProcessHolds(t *testing.T) {
 // refused (or, if it got the lock after the first finished, finds the run
 // completed), and the journal holds every step once.
 func TestTwoResumesAtOnce(t *testing.T) {
+	t.Parallel() // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	root := newProject(t, "hello_skill")
 	if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q"); r.code != exitPaused {
@@ -307,6 +308,7 @@ func TestResumeForceWithASpecTheJournalDoesNotFitKeepsTheCopy(t *testing.T) {
 // half line, run.json counts the steps the journal holds, and resume
 // continues once the limit is gone.
 func TestJournalWriteErrorStopsTheRun(t *testing.T) {
+	t.Parallel() // child processes: independent of the other tests
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
@@ -380,6 +382,7 @@ func finalStateIn(t *testing.T, dir, id string) finalRun {
 // resume right after it marked the run running: all stop at a clean point
 // (exit 130, the resume hint) and the run completes on resume.
 func TestCtrlCBeforeTheFirstStep(t *testing.T) {
+	t.Parallel() // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	root := slowProject(t)
 	res := runChild(t, bin, root, "run-loaded:1:INT", "run", "-q", "slow.yaml")
@@ -500,6 +503,7 @@ func TestResumeRefusesAReadOnlyRun(t *testing.T) {
 // after it was killed once the approval was committed, and repeats it again
 // after the run completed: both finish with exit 0, nothing twice.
 func TestTheSameResumeCommandAgainAfterAKill(t *testing.T) {
+	t.Parallel() // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	root := newProject(t, "hello_skill")
 	if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q"); r.code != exitPaused {

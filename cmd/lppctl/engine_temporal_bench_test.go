@@ -24,10 +24,7 @@ const skillsAgentSteps = 28
 //
 //	go test ./cmd/lppctl -run '^$' -bench SkillsAgentEngines -benchtime 40x
 func BenchmarkSkillsAgentEngines(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "lppctl")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("cannot build lppctl: %v\n%s", err, out)
-	}
+	bin := buildLppctl(b)
 	env := childEnv("")
 	const parallel = 10
 	report := func(b *testing.B, start time.Time) {

@@ -106,6 +106,7 @@ func TestRunsAndRunsShowSayAJournalIsDamaged(t *testing.T) {
 // committed steps again. Now it refuses, saying what was lost, changes
 // nothing, and runs / runs show list the run as damaged.
 func TestResumeRefusesACrashedRunThatLostLines(t *testing.T) {
+	t.Parallel() // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	tests := []struct {
 		name string

@@ -12,6 +12,7 @@ import (
 // stdout is gone before the first step. The run must not die of SIGPIPE
 // (leaving it "crashed"): it completes, without showing its progress.
 func TestClosedStdoutDoesNotKillTheRun(t *testing.T) {
+	t.Parallel() // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	for _, mode := range [][]string{{}, {"--json"}} {
 		t.Run(strings.Join(append([]string{"run"}, mode...), " "), func(t *testing.T) {
