@@ -79,6 +79,7 @@ type checker struct {
 	env   map[string]any
 	diags machine.Diagnostics
 	cmds  *toolCommands // loaded on first use by toolsCall
+	pol   *checkPolicy  // loaded on first use (runPolicy)
 }
 
 func (k *checker) errorf(p machine.Pos, span int, hint, format string, args ...any) {
@@ -241,6 +242,9 @@ func (k *checker) scriptRun(st *machine.State) {
 			default:
 				if _, err := os.Stat(filepath.Join(k.opts.Root, clean)); err != nil {
 					k.paramError(st, p, "scripts are named relative to the project root, under a script directory of the policy (scripts/, skills/NAME/)", "script %q not found in the project root %s", name, k.opts.Root)
+				} else if pol := k.runPolicy(); pol.policy != nil && !pol.policy.InScriptDir(clean) {
+					dirs := strings.Join(pol.policy.Runner.ScriptDirs, ", ")
+					k.paramError(st, p, "move the script under one of them, or add its folder to safe_py_runner.script_dirs in the policy", "script %q is outside the script directories of the policy %s (%s): the run would refuse it ([SECURITY BLOCKED] script-location)", name, pol.shown, dirs)
 				}
 			}
 		}

@@ -2,7 +2,6 @@ package actions
 
 import (
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -40,16 +39,8 @@ func (k *checker) commands() *toolCommands {
 	if k.cmds != nil {
 		return k.cmds
 	}
-	path := k.opts.Policy
-	if path == "" {
-		path = filepath.Join(k.opts.Root, "config", "tools_config.yaml")
-	}
-	if p, err := gateway.LoadPolicy(path); err == nil {
-		rel := path
-		if r, err := filepath.Rel(k.opts.Root, path); err == nil && filepath.IsLocal(r) {
-			rel = filepath.ToSlash(r)
-		}
-		k.cmds = &toolCommands{list: p.Commands(), where: "the policy " + rel, policy: true}
+	if pol := k.runPolicy(); pol.policy != nil {
+		k.cmds = &toolCommands{list: pol.policy.Commands(), where: "the policy " + pol.shown, policy: true}
 	} else {
 		k.cmds = &toolCommands{list: gateway.BuiltinCommands(), where: "the gateway"}
 	}

@@ -1,8 +1,13 @@
 package actions
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 const scriptSpec = `
@@ -76,10 +81,32 @@ func TestScriptRunErrors(t *testing.T) {
 	}
 }
 
+// TestScriptRunOutsideScriptDirsIsBlocked: validation refuses such a script
+// (TestCheckSpecReportsBadParameters), and the gateway still blocks it when
+// a spec runs without being validated.
 func TestScriptRunOutsideScriptDirsIsBlocked(t *testing.T) {
 	spec := strings.Replace(scriptSpec, "scripts/count.py", "tools/count.py", 1)
 	p := newProject(t, map[string]string{"a/spec.yaml": spec, "tools/count.py": "print('{}')\n"})
-	_, err := p.run("a/spec.yaml", p.deps("a", ""), nil)
+	d := p.deps("a", "")
+	_, reg, diags := p.check("a/spec.yaml", d)
+	if !strings.Contains(diags.Errors().PrettyAll(nil), "is outside the script directories of the policy") {
+		t.Fatalf("validation: %s", diags.PrettyAll(nil))
+	}
+	src, err := os.ReadFile(filepath.Join(p.root, "a", "spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, _ := machine.Parse(filepath.Join(p.root, "a", "spec.yaml"), src)
+	m, err := machine.Compile(parsed, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.NewRun(nil, machine.WithRunID("run1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Run(context.Background())
+	d.Close()
 	if err == nil || !strings.Contains(err.Error(), `script.run in state "count": script tools/count.py: [SECURITY BLOCKED] `) {
 		t.Fatalf("got %v", err)
 	}

@@ -138,6 +138,10 @@ func TestCheckSpecReportsBadParameters(t *testing.T) {
 		{"a script outside the project", map[string]string{
 			"a/spec.yaml": strings.Replace(scriptSpec, "scripts/count.py", "../count.py", 1),
 		}, `parameter "script" of action "script.run": "../count.py" is not a path inside the project`},
+		{"a script outside the policy's script directories", map[string]string{
+			"a/spec.yaml":    strings.Replace(scriptSpec, "scripts/count.py", "tools/count.py", 1),
+			"tools/count.py": "print('{}')\n",
+		}, `parameter "script" of action "script.run": script "tools/count.py" is outside the script directories of the policy config/tools_config.yaml (scripts, skills/*): the run would refuse it ([SECURITY BLOCKED] script-location)`},
 		{"a tools.call arg that does not compile", map[string]string{
 			"a/spec.yaml": toolsCallSpec(`{tool: safe_cli_executor, command: read_file, args: {path: 'out_dir +'}}`),
 		}, `args.path of action "tools.call": `},

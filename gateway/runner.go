@@ -285,9 +285,15 @@ func (g *Gateway) checkScriptPlace(p, shown, verb string) *refusal {
 }
 
 // inScriptDir reports whether p lies strictly below a script directory ("*" = one component).
-func (g *Gateway) inScriptDir(p string) bool {
+func (g *Gateway) inScriptDir(p string) bool { return g.policy.InScriptDir(p) }
+
+// InScriptDir reports whether the root-relative, slash-separated, clean path
+// p lies strictly below one of the policy's script directories ("*" matches
+// one component, not a hidden one): where safe_py_runner (and script.run)
+// may run a script.
+func (pol *Policy) InScriptDir(p string) bool {
 	parts := strings.Split(p, "/")
-	for _, d := range g.policy.Runner.ScriptDirs {
+	for _, d := range pol.Runner.ScriptDirs {
 		dp := strings.Split(d, "/")
 		if len(parts) <= len(dp) {
 			continue

@@ -11,7 +11,6 @@ import (
 
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
-	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
@@ -140,11 +139,7 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 			}
 		}
 	}
-	policy := cfg.Policy
-	if policy == "" {
-		policy = filepath.Join(cfg.Root, "config", "tools_config.yaml")
-	}
-	if _, err := gateway.LoadPolicy(policy); err != nil {
+	if _, _, err := actions.RunPolicy(cfg.Root, cfg.Policy); err != nil { // as validate checks it (policyDiagnostic)
 		return withCode(exitInvalidSpec, fmt.Errorf("%w; give one with --policy FILE", err))
 	}
 	return nil

@@ -121,14 +121,18 @@ func mappingHash(spec *machine.Spec, path string, files map[string]string) map[s
 	return files
 }
 
-// checkSpecFile is validate's check of one file: machine.Check and
-// actions.CheckSpec for a spec; for an L++ blueprint, the same on its
+// checkSpecFile is validate's check of one file: machine.Check,
+// actions.CheckSpec and the gateway policy a run would need
+// (policyDiagnostic) for a spec; for an L++ blueprint, the same on its
 // translation, every diagnostic moved into the JSON file.
 func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, opts ...machine.ValidateOption) (machine.Diagnostics, error) {
 	if !lpp.HasSchema(src) {
 		spec, diags := machine.Check(path, src, reg, opts...)
 		if spec != nil {
 			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
+			if d := policyDiagnostic(spec, root, ""); d != nil {
+				diags = append(diags, *d)
+			}
 			diags.Sort()
 		}
 		return diags, nil
@@ -141,6 +145,9 @@ func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, 
 	if f.Spec != nil && !diags.HasErrors() {
 		diags = append(diags, f.remap(machine.Validate(f.Spec, reg, opts...))...)
 		diags = append(diags, f.remap(actions.CheckSpec(f.Spec, reg, actions.CheckOptions{Root: root}))...)
+		if d := policyDiagnostic(f.Spec, root, ""); d != nil {
+			diags = append(diags, f.remap(machine.Diagnostics{*d})...)
+		}
 	}
 	diags.Sort()
 	return diags, nil
