@@ -1,0 +1,167 @@
+package runstore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// The benchmarks of issue 30 (docs/performance.md): runs whose list or map
+// variable grows by one item or key per transition, journaled, and resumes
+// of long journals as `lppctl resume` does them (Store.Recover, then
+// Recovery.Replay into a new run). .ci/perf runs them under callgrind with
+// small sizes; the sizes below are the figures of the docs.
+
+// BenchmarkAppendRun runs grow.yaml (xs: concat(xs, [n]) per transition) to
+// the given number of transitions, journaled: linear when an append costs
+// O(1) amortized in the set, its checks, the journal and the run.
+func BenchmarkAppendRun(b *testing.B) {
+	benchGrowRun(b, "grow.yaml", []int{1000, 10000, 100000})
+}
+
+// BenchmarkMapRun runs growmap.yaml to the given number of keys, journaled:
+// its action bench.put sets m to a copy of m with one key more.
+func BenchmarkMapRun(b *testing.B) {
+	benchGrowRun(b, "growmap.yaml", []int{500, 10000})
+}
+
+// putMachine compiles a spec of testdata with the built-in actions and
+// bench.put, which sets m to m plus the key "k<n>" (n: the variable).
+func putMachine(t testing.TB, name string) *machine.Machine {
+	t.Helper()
+	src, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, diags := machine.Parse(name, src)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{Name: "bench.put", Doc: "adds a key to m",
+		Writes: []machine.VarSpec{{Name: "m", Type: machine.TypeMap}},
+		Run: func(_ context.Context, c *machine.Call) error {
+			old, _ := c.Var("m").(map[string]any)
+			m := make(map[string]any, len(old)+1)
+			maps.Copy(m, old)
+			m[fmt.Sprintf("k%d", c.Int("n"))] = c.Int("n")
+			return c.SetVar("m", m)
+		}})
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func benchGrowRun(b *testing.B, spec string, sizes []int) {
+	m := putMachine(b, spec)
+	for _, steps := range sizes {
+		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				journalRun(b, m, map[string]any{"limit": steps}, FsyncNever)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(steps), "ns/transition")
+		})
+	}
+}
+
+// BenchmarkResumeSteps resumes a run of count.yaml journaled for the given
+// number of steps, as `lppctl resume` does: Recover (lock, read and check
+// the journal), then Replay into a new run. It reports the peak heap.
+func BenchmarkResumeSteps(b *testing.B) {
+	m := specMachine(b, "count.yaml")
+	for _, steps := range []int{5000, 100000, 1000000} {
+		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
+			vars := map[string]any{"limit": steps + 10}
+			store := New(b.TempDir())
+			run, err := store.Create(Meta{Spec: "count.yaml", Vars: vars}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			j, err := run.OpenJournal(FsyncNever)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := m.NewRun(vars, machine.WithObserver(j), machine.WithMaxTransitions(1<<30))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range steps {
+				if _, err := r.Step(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := j.Close(); err != nil {
+				b.Fatal(err)
+			}
+			run.Meta.Steps, run.Meta.Status, run.Meta.PID = steps, machine.StatusInterrupted, 0
+			if err := run.SaveMeta(); err != nil {
+				b.Fatal(err)
+			}
+			run.Unlock() // Create locked it for its maker
+			var peak atomic.Uint64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				stop := sampleHeap(&peak)
+				rc, err := store.Recover(run.Meta.ID)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r2, err := m.NewRun(vars, machine.WithMaxTransitions(1<<30))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := rc.Replay(r2); err != nil {
+					b.Fatal(err)
+				}
+				rc.Release()
+				if r2.Seq() != steps {
+					b.Fatalf("resumed at step %d, want %d", r2.Seq(), steps)
+				}
+				stop()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(steps), "ns/step")
+			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+		})
+	}
+}
+
+// sampleHeap records the peak heap above the current one (after a GC) into
+// peak, every millisecond, until the returned function is called.
+func sampleHeap(peak *atomic.Uint64) (stop func()) {
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > base.HeapAlloc && ms.HeapAlloc-base.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc - base.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
