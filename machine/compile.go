@@ -43,7 +43,8 @@ type cparam struct {
 type cassign struct {
 	v    *Var
 	prog *vm.Program
-	a    *Assign // the set entry, for run-time errors
+	tail *vm.Program // for `xs: concat(xs, TAIL)`, TAIL (see appendTail)
+	a    *Assign     // the set entry, for run-time errors
 }
 
 // ctrans is a compiled transition: of a state's next (index ≥ 0), its
@@ -175,7 +176,7 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []cassign {
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		out = append(out, cassign{v: v, prog: p, a: a})
+		out = append(out, cassign{v: v, prog: p, tail: appendTail(a.Expr, v, env), a: a})
 	}
 	return out
 }
