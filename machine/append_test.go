@@ -110,7 +110,7 @@ func TestAnAppendedValueIsCheckedAsTheWholeListWas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, shape := range []string{
-			"concat(xs, [n < 3 ? n : ITEM])",   // an append: only the item is checked
+			"concat(xs, [n < 3 ? n : ITEM])",    // an append: only the item is checked
 			"concat(xs[:], [n < 3 ? n : ITEM])", // evaluated as written: the whole list is
 		} {
 			t.Run(tt.name+"/"+shape, func(t *testing.T) {
