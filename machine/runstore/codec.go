@@ -68,6 +68,7 @@ type wireEntry struct {
 	Append map[string]json.RawMessage `json:"vars_append,omitempty"`
 	Patch  map[string]*MapPatch       `json:"vars_patch,omitempty"`
 	Refs   map[string]*MemRef         `json:"vars_ref,omitempty"`
+	items  map[string][]any           // vars_append as read by fastStep (then Append is nil)
 }
 
 // encoder renders entries as lines. It remembers how it last wrote each list
@@ -155,9 +156,8 @@ func checkLineCRC(text []byte) (has bool, err error) {
 	if perr != nil {
 		return true, fmt.Errorf("its checksum %q is not 8 hex digits", text[n-10:n-2])
 	}
-	body := make([]byte, 0, n-crcSuffixLen+1)
-	body = append(append(body, text[:n-crcSuffixLen]...), '}')
-	if got := crc32.Checksum(body, crcTable); got != uint32(want) {
+	got := crc32.Update(crc32.Checksum(text[:n-crcSuffixLen], crcTable), crcTable, []byte{'}'})
+	if got != uint32(want) {
 		return true, fmt.Errorf("%w: the line's checksum is %08x but it was written with %08x: it was changed after it was written (a flipped byte, an edit), and the run cannot be rebuilt from it", errDamaged, got, want)
 	}
 	return true, nil
@@ -565,13 +565,14 @@ func isCompact(raw []byte) bool {
 
 // decoder reads lines back, rebuilding the variables written as deltas.
 type decoder struct {
+	names  interner // the strings lines repeat (fastStep)
 	sawCRC bool
 	lists  map[string][]any          // list var → its value, as of the last line that wrote it
 	maps   map[string]map[string]any // map var → its value, likewise
 }
 
 func newDecoder() *decoder {
-	return &decoder{lists: map[string][]any{}, maps: map[string]map[string]any{}}
+	return &decoder{names: interner{}, lists: map[string][]any{}, maps: map[string]map[string]any{}}
 }
 
 // decode reads one line (without its newline).
@@ -589,13 +590,18 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 		return nil, fmt.Errorf("%w: the line has no checksum but the lines before it have one: it was changed or inserted after it was written, and the run cannot be rebuilt from it", errDamaged)
 	}
 	d.sawCRC = d.sawCRC || has
-	w, err := decodeJSON(text)
-	if err != nil {
-		return nil, err
+	w, fast := (*wireEntry)(nil), false
+	if bytes.HasPrefix(text, []byte(`{"type":"step",`)) {
+		w, fast = fastStep(text, &d.names)
+	}
+	if !fast {
+		if w, err = decodeJSON(text); err != nil {
+			return nil, err
+		}
 	}
 	e := w.Entry
 	if e.Record == nil {
-		if w.Append != nil || w.Patch != nil || w.Refs != nil {
+		if w.Append != nil || w.items != nil || w.Patch != nil || w.Refs != nil {
 			return nil, errors.New("variables without a step")
 		}
 		return e, nil
@@ -659,14 +665,20 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		delete(d.lists, name)
 		delete(d.maps, name)
 	}
-	for name, tail := range w.Append {
+	if w.items == nil && len(w.Append) > 0 {
+		w.items = make(map[string][]any, len(w.Append))
+		for name, tail := range w.Append {
+			var items []any
+			if err := decodeNumbers(tail, &items); err != nil {
+				return fmt.Errorf("items appended to list %s: %v", name, err)
+			}
+			w.items[name] = items
+		}
+	}
+	for name, items := range w.items {
 		prev, ok := d.lists[name]
 		if !ok {
 			return fmt.Errorf("items appended to list %s, which no earlier line wrote", name)
-		}
-		var items []any
-		if err := decodeNumbers(tail, &items); err != nil {
-			return fmt.Errorf("items appended to list %s: %v", name, err)
 		}
 		// prev's spare capacity is this decoder's own: values handed out
 		// are capped at their length, so appending here changes none of them.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -137,24 +138,26 @@ func BenchmarkResumeSteps(b *testing.B) {
 	}
 }
 
-// sampleHeap records the peak heap above the current one (after a GC) into
-// peak, every millisecond, until the returned function is called.
+// sampleHeap records the peak of the heap's live and unswept objects above
+// what they were (after a GC) into peak, every 2 ms (runtime/metrics: no
+// stop of the world), until the returned function is called.
 func sampleHeap(peak *atomic.Uint64) (stop func()) {
 	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(time.Millisecond)
+		t := time.NewTicker(2 * time.Millisecond)
 		defer t.Stop()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > base.HeapAlloc && ms.HeapAlloc-base.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc - base.HeapAlloc)
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > base && v-base > peak.Load() {
+				peak.Store(v - base)
 			}
 			select {
 			case <-done:
