@@ -565,7 +565,11 @@ func isCompact(raw []byte) bool {
 
 // decoder reads lines back, rebuilding the variables written as deltas.
 type decoder struct {
-	names  interner // the strings lines repeat (fastStep)
+	names interner // the strings lines repeat (fastStep)
+	// heads reads steps without their context variables (Vars is nil), for
+	// a reader that needs only their routing: the lines are checked (their
+	// checksums, their JSON) but deltas are not rebuilt.
+	heads  bool
 	sawCRC bool
 	lists  map[string][]any          // list var → its value, as of the last line that wrote it
 	maps   map[string]map[string]any // map var → its value, likewise
@@ -592,7 +596,7 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 	d.sawCRC = d.sawCRC || has
 	w, fast := (*wireEntry)(nil), false
 	if bytes.HasPrefix(text, []byte(`{"type":"step",`)) {
-		w, fast = fastStep(text, &d.names)
+		w, fast = fastStep(text, &d.names, d.heads)
 	}
 	if !fast {
 		if w, err = decodeJSON(text); err != nil {
@@ -604,6 +608,10 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 		if w.Append != nil || w.items != nil || w.Patch != nil || w.Refs != nil {
 			return nil, errors.New("variables without a step")
 		}
+		return e, nil
+	}
+	if d.heads {
+		e.Record.Vars = nil
 		return e, nil
 	}
 	if err := d.rebuild(w); err != nil {

@@ -16,7 +16,10 @@ import (
 // escape it would have to interpret, malformed JSON...), and the line is
 // then decoded by encoding/json: a line it accepts decodes to the same
 // entry (TestFastStepDecodesAsEncodingJSON, FuzzFastStep).
-func fastStep(text []byte, names *interner) (*wireEntry, bool) {
+//
+// With heads set, the line's variables (vars, vars_append) are checked as
+// JSON but not read: the entry has none (see decoder.heads).
+func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 	p := &jsonReader{b: text, names: names}
 	e := &Entry{Record: &machine.Record{}}
 	w := &wireEntry{Entry: e}
@@ -46,6 +49,12 @@ func fastStep(text []byte, names *interner) (*wireEntry, bool) {
 			return nil, false // a member twice: encoding/json merges objects
 		}
 		seenBits |= bit
+		if heads && (string(key) == "vars" || string(key) == "vars_append") {
+			if c := p.peek(); c != '{' && c != 'n' || !p.skip(0) {
+				return nil, false
+			}
+			continue
+		}
 		switch string(key) {
 		case "type":
 			s, ok := p.plainString()
@@ -410,4 +419,59 @@ func (p *jsonReader) array(depth int) ([]any, bool) {
 		}
 		return nil, false
 	}
+}
+
+// skip reads past any JSON value without keeping it, checking it as value
+// would.
+func (p *jsonReader) skip(depth int) bool {
+	p.space()
+	switch c := p.peek(); {
+	case c == '"':
+		start := p.i
+		if _, ok := p.plainString(); ok {
+			return true
+		}
+		end, ok := p.stringEnd(start)
+		if !ok || !json.Valid(p.b[start:end]) {
+			return false
+		}
+		p.i = end
+		return true
+	case c == '{' || c == '[':
+		if depth > maxDepth {
+			return false
+		}
+		p.i++
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		if p.byte(closing) {
+			return true
+		}
+		for {
+			if c == '{' {
+				p.space()
+				if p.peek() != '"' || !p.skip(depth+1) || !p.byte(':') {
+					return false
+				}
+			}
+			if !p.skip(depth + 1) {
+				return false
+			}
+			if p.byte(',') {
+				continue
+			}
+			return p.byte(closing)
+		}
+	case c == 't':
+		return p.word("true")
+	case c == 'f':
+		return p.word("false")
+	case c == 'n':
+		return p.word("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	}
+	return false
 }

@@ -42,7 +42,7 @@ func slowStep(t testing.TB, text []byte) (*wireEntry, error) {
 // assertSameStep fails when fastStep reads text otherwise than encoding/json.
 func assertSameStep(t testing.TB, text []byte) (fast bool) {
 	t.Helper()
-	got, ok := fastStep(text, &interner{})
+	got, ok := fastStep(text, &interner{}, false)
 	want, err := slowStep(t, text)
 	if !ok {
 		return false
@@ -117,11 +117,63 @@ func FuzzFastStep(f *testing.F) {
 	f.Add([]byte(`{"type":"step","seq":4,"from":"done","to":"","via":"final","start":"2026-11-26T20:01:27Z","duration":0,"end":true}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if !json.Valid(line) {
-			if _, ok := fastStep(line, &interner{}); ok {
+			if _, ok := fastStep(line, &interner{}, false); ok {
 				t.Fatalf("fastStep read invalid JSON: %q", line)
 			}
 			return
 		}
-		assertSameStep(t, line)
+		full := assertSameStep(t, line)
+		head, heads := fastStep(line, &interner{}, true)
+		if !json.Valid(line) && heads {
+			t.Fatalf("fastStep (heads) read invalid JSON: %q", line)
+		}
+		if full {
+			require.True(t, heads, "fastStep reads %q but not its head", line)
+			w, _ := fastStep(line, &interner{}, false)
+			w.Record.Vars, w.items = nil, nil
+			require.Equal(t, w, head)
+		}
 	})
+}
+
+// TestResumeDecodesTheJournalOnce recovers a run whose steps each write a
+// list of 300 items: Recover reads the steps' routing only (the variables
+// are decoded once, by Replay), so it allocates less than the lists.
+func TestResumeDecodesTheJournalOnce(t *testing.T) {
+	m := specMachine(t, "grow.yaml")
+	vars := map[string]any{"limit": 1000}
+	store := New(t.TempDir())
+	run, err := store.Create(Meta{Spec: "grow.yaml", Vars: vars}, nil)
+	require.NoError(t, err)
+	j, err := run.OpenJournal(FsyncNever)
+	require.NoError(t, err)
+	const steps, items = 30, 300
+	var last []any
+	for i := range steps {
+		xs := make([]any, items)
+		for k := range xs {
+			xs[k] = strings.Repeat("x", k%7) + string(rune('a'+(i+k)%26))
+		}
+		last = xs
+		require.NoError(t, j.OnStep(context.Background(), &machine.Record{Seq: i + 1, From: "work", To: "work", Via: "next[1]", Vars: map[string]any{"n": i + 1, "xs": xs}}))
+	}
+	require.NoError(t, j.Close())
+	run.Meta.Steps, run.Meta.Status, run.Meta.PID = steps, machine.StatusInterrupted, 0
+	require.NoError(t, run.SaveMeta())
+	run.Unlock()
+
+	var rc *Recovery
+	allocated := bytesPerStep(t, 1, func(int) {
+		rc, err = store.Recover(run.Meta.ID)
+	})
+	require.NoError(t, err)
+	defer rc.Release()
+	assert.Less(t, allocated, float64(steps*items*16), "Recover allocated %.0f bytes", allocated)
+	assert.Equal(t, steps, rc.Log.Steps())
+
+	r2, err := m.NewRun(vars)
+	require.NoError(t, err)
+	require.NoError(t, rc.Replay(r2))
+	assert.Equal(t, last, r2.Var("xs"))
+	assert.Equal(t, steps, r2.Var("n"))
 }
