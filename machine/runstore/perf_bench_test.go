@@ -78,44 +78,26 @@ func benchGrowRun(b *testing.B, spec string, sizes []int) {
 
 // BenchmarkResumeSteps resumes a run of count.yaml journaled for the given
 // number of steps, as `lppctl resume` does: Recover (lock, read and check
-// the journal), then Replay into a new run. It reports the peak heap.
+// the journal), then Replay into a new run. It reports the peak heap (a
+// sampling goroutine: LPPCTL_BENCH_NO_HEAP=1 turns it off, for instruction
+// counts that must not depend on the clock).
 func BenchmarkResumeSteps(b *testing.B) {
 	m := specMachine(b, "count.yaml")
+	parent := b
 	for _, steps := range []int{5000, 100000, 1000000} {
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
 			vars := map[string]any{"limit": steps + 10}
-			store := New(b.TempDir())
-			run, err := store.Create(Meta{Spec: "count.yaml", Vars: vars}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			j, err := run.OpenJournal(FsyncNever)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r, err := m.NewRun(vars, machine.WithObserver(j), machine.WithMaxTransitions(1<<30))
-			if err != nil {
-				b.Fatal(err)
-			}
-			for range steps {
-				if _, err := r.Step(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := j.Close(); err != nil {
-				b.Fatal(err)
-			}
-			run.Meta.Steps, run.Meta.Status, run.Meta.PID = steps, machine.StatusInterrupted, 0
-			if err := run.SaveMeta(); err != nil {
-				b.Fatal(err)
-			}
-			run.Unlock() // Create locked it for its maker
+			store, id := resumeJournal(parent, b, m, vars, steps)
 			var peak atomic.Uint64
+			sampled := os.Getenv("LPPCTL_BENCH_NO_HEAP") == ""
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				stop := sampleHeap(&peak)
-				rc, err := store.Recover(run.Meta.ID)
+				stop := func() {}
+				if sampled {
+					stop = sampleHeap(&peak)
+				}
+				rc, err := store.Recover(id)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -133,9 +115,67 @@ func BenchmarkResumeSteps(b *testing.B) {
 				stop()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(steps), "ns/step")
-			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+			if sampled {
+				b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+			}
 		})
 	}
+}
+
+// resumeJournals holds the runs resumeJournal made, by number of steps: the
+// testing package calls a benchmark more than once, and writing the journal
+// is not what is measured.
+var resumeJournals = map[int]struct {
+	store *Store
+	id    string
+}{}
+
+// resumeJournal returns a store holding a run of m journaled for steps
+// steps, stopped (as by a kill) and unlocked; it is removed when the parent
+// benchmark ends.
+func resumeJournal(parent, b *testing.B, m *machine.Machine, vars map[string]any, steps int) (*Store, string) {
+	if j, ok := resumeJournals[steps]; ok {
+		return j.store, j.id
+	}
+	dir, err := os.MkdirTemp("", "lppctl-resume-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	parent.Cleanup(func() {
+		os.RemoveAll(dir)
+		delete(resumeJournals, steps)
+	})
+	store := New(dir)
+	run, err := store.Create(Meta{Spec: "count.yaml", Vars: vars}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, err := run.OpenJournal(FsyncNever)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := m.NewRun(vars, machine.WithObserver(j), machine.WithMaxTransitions(1<<30))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range steps {
+		if _, err := r.Step(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		b.Fatal(err)
+	}
+	run.Meta.Steps, run.Meta.Status, run.Meta.PID = steps, machine.StatusInterrupted, 0
+	if err := run.SaveMeta(); err != nil {
+		b.Fatal(err)
+	}
+	run.Unlock() // Create locked it for its maker
+	resumeJournals[steps] = struct {
+		store *Store
+		id    string
+	}{store, run.Meta.ID}
+	return store, run.Meta.ID
 }
 
 // sampleHeap records the peak of the heap's live and unswept objects above
