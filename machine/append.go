@@ -49,8 +49,11 @@ func appendTail(src string, v *Var, env map[string]any) *vm.Program {
 // appended and the list's length before them. ok is false when the set must
 // be evaluated as written.
 func (r *Run) appendItems(a *cassign) (val, tail []any, before int, ok bool) {
+	if a.tail == nil {
+		return nil, nil, 0, false
+	}
 	cur, isList := r.env[a.v.Name].([]any)
-	if a.tail == nil || !isList {
+	if !isList {
 		return nil, nil, 0, false
 	}
 	t, err := r.vm.Run(a.tail, r.env)

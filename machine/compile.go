@@ -20,6 +20,7 @@ type Machine struct {
 
 type cstate struct {
 	st      *State
+	name    any // st.Name, boxed once for the env's `state`
 	action  *Action
 	params  []cparam
 	set     []cassign
@@ -94,7 +95,7 @@ func (c *compiler) compile() *Machine {
 	}
 	c.declareEvents(m)
 	for _, st := range spec.States {
-		cs := &cstate{st: st}
+		cs := &cstate{st: st, name: st.Name}
 		m.states[st.Name] = cs
 		if st.Do != "" {
 			cs.action = c.reg.Lookup(st.Do)

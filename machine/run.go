@@ -495,7 +495,7 @@ func (r *Run) take(rec *Record, chosen *ctrans, ev *delivery, changed map[string
 		r.env[VarLastError] = "" // the error was visible to the error route's target state; it is handled now
 		changed = setChanged(changed, VarLastError, "")
 	}
-	if err := r.fire(state, chosen.fsmEv); err != nil {
+	if err := r.fire(state, chosen.fsmEv, chosen.target); err != nil {
 		return err
 	}
 	r.trigger = ev
@@ -527,7 +527,11 @@ func (r *Run) notify(ctx context.Context, rec *Record) error {
 // `state`, and the recent path names cycles. It is the fsm's after_event
 // callback (and Replay's, which restores a state without an fsm event).
 func (r *Run) entered(state string) {
-	r.env[VarState] = state
+	if cs := r.m.states[state]; cs != nil {
+		r.env[VarState] = cs.name // boxed once: a string stored in the env would allocate
+	} else {
+		r.env[VarState] = state
+	}
 	r.waiting = false
 	r.path = append(r.path, state)
 	if len(r.path) > 256 {
@@ -535,15 +539,19 @@ func (r *Run) entered(state string) {
 	}
 }
 
-// fire moves the underlying looplab/fsm machine along a compiled transition;
-// its callback observes the state entered.
-func (r *Run) fire(from, ev string) error {
-	err := r.fsm.Event(context.Background(), ev) // never cancelled half-way: the move is atomic
-	var noTr fsm.NoTransitionError
-	if err != nil && !errors.As(err, &noTr) { // a self-transition is not an error
+// fire moves the underlying looplab/fsm machine along a compiled transition
+// to the state to, and observes the state entered. The move is checked
+// against the fsm's transition table (Can) and made with SetState, as
+// Replay does: fsm.Event would create a context, an event and closures per
+// move for callbacks the run does not need (half a step's allocations;
+// docs/performance.md). The fsm stays the single source of truth.
+func (r *Run) fire(from, ev, to string) error {
+	if !r.fsm.Can(ev) {
 		r.status = StatusFailed
-		return fmt.Errorf("cannot move from %q with %s: %w", from, ev, err)
+		return fmt.Errorf("cannot move from %q with %s: %w", from, ev, fsm.InvalidEventError{Event: ev, State: r.fsm.Current()})
 	}
+	r.fsm.SetState(to)
+	r.entered(to)
 	return nil
 }
 
@@ -630,7 +638,7 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
 		}
-		if err := r.m.checkStorable("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv); err != nil {
+		if err := r.m.checkStorableValue(a, cv); err != nil {
 			return changed, err
 		}
 		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {

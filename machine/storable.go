@@ -133,3 +133,13 @@ func (m *Machine) checkTimeInside(what, src string, start Pos, v any, from int) 
 		Msg: fmt.Sprintf("the value holds %s at %s, which the run's journal would store %s, so a resumed run would read %s; store it converted, e.g. %s",
 			k.what, where, k.journaled, k.reads, k.convert)}
 }
+
+// checkStorableValue is checkStorable for the value cv of the set a; the
+// values that are always storable (an int, a string...) cost a type switch.
+func (m *Machine) checkStorableValue(a *cassign, cv any) error {
+	switch cv.(type) {
+	case nil, bool, int, int64, string:
+		return nil
+	}
+	return m.checkStorable("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv)
+}
