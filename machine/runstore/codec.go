@@ -76,6 +76,7 @@ type wireEntry struct {
 type encoder struct {
 	buf   bytes.Buffer
 	line  []byte // the last line encoded (reused: valid until the next encode)
+	fast  []byte // appendFastStep's buffer (reused)
 	enc   *json.Encoder
 	lists map[string][]byte    // list var → its JSON as last written, without its closing "]" (appended to in place)
 	maps  map[string]*mapState // map var → its keys as last written
@@ -117,6 +118,11 @@ func (c *encoder) encode(e *Entry) (line []byte, commit func(), err error) {
 		if w, commit, err = c.deltas(e); err != nil {
 			return nil, nil, cmp.Or(checkFinite(e.Record), err)
 		}
+	}
+	if fb, ok := appendFastStep(c.fast[:0], w); ok {
+		c.fast = append(fb, '\n')
+		c.line = appendCRC(c.line[:0], c.fast)
+		return c.line, commit, nil
 	}
 	c.buf.Reset()
 	if err := c.enc.Encode(w); err != nil {
