@@ -1,6 +1,7 @@
 package runstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -44,8 +45,8 @@ func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 			return nil, false
 		}
 		p.space()
-		bit, known := memberBits[string(key)]
-		if !known || seenBits&bit != 0 {
+		bit := memberBit(key)
+		if bit == 0 || seenBits&bit != 0 {
 			return nil, false // a member twice: encoding/json merges objects
 		}
 		seenBits |= bit
@@ -148,11 +149,43 @@ func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 	return w, true
 }
 
-// memberBits numbers the members fastStep reads.
-var memberBits = map[string]uint32{
-	"type": 1 << 0, "seq": 1 << 1, "from": 1 << 2, "to": 1 << 3, "via": 1 << 4, "guard": 1 << 5,
-	"event": 1 << 6, "action": 1 << 7, "error": 1 << 8, "warn": 1 << 9, "vars": 1 << 10,
-	"start": 1 << 11, "duration": 1 << 12, "end": 1 << 13, "vars_append": 1 << 14, "crc": 1 << 15,
+// memberBit numbers the members fastStep reads (0: another).
+func memberBit(key []byte) uint32 {
+	switch string(key) {
+	case "type":
+		return 1 << 0
+	case "seq":
+		return 1 << 1
+	case "from":
+		return 1 << 2
+	case "to":
+		return 1 << 3
+	case "via":
+		return 1 << 4
+	case "guard":
+		return 1 << 5
+	case "event":
+		return 1 << 6
+	case "action":
+		return 1 << 7
+	case "error":
+		return 1 << 8
+	case "warn":
+		return 1 << 9
+	case "vars":
+		return 1 << 10
+	case "start":
+		return 1 << 11
+	case "duration":
+		return 1 << 12
+	case "end":
+		return 1 << 13
+	case "vars_append":
+		return 1 << 14
+	case "crc":
+		return 1 << 15
+	}
+	return 0
 }
 
 // jsonReader reads JSON values as encoding/json with UseNumber and
@@ -237,24 +270,35 @@ func (p *jsonReader) plainString() ([]byte, bool) {
 		return nil, false
 	}
 	start := p.i + 1
+	end := bytes.IndexByte(p.b[start:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	s := p.b[start : start+end]
 	ascii := true
-	for j := start; j < len(p.b); j++ {
-		switch c := p.b[j]; {
-		case c == '"':
-			s := p.b[start:j]
-			if !ascii && !utf8.Valid(s) {
-				return nil, false
-			}
-			p.i = j + 1
-			return s, true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= 0x80:
+	for _, c := range s {
+		if c&0x80 != 0 {
 			ascii = false
+		} else if notPlain[c] {
+			return nil, false
 		}
 	}
-	return nil, false
+	if !ascii && !utf8.Valid(s) {
+		return nil, false
+	}
+	p.i = start + end + 1
+	return s, true
 }
+
+// notPlain marks the ASCII bytes a plain string cannot hold: control
+// characters and the backslash.
+var notPlain = func() (t [128]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['\\'] = true
+	return t
+}()
 
 // int reads an integer that encoding/json would put in an int64.
 func (p *jsonReader) int() (int64, bool) {
