@@ -35,7 +35,8 @@ func BenchmarkMapRun(b *testing.B) {
 }
 
 // putMachine compiles a spec of testdata with the built-in actions and
-// bench.put, which sets m to m plus the key "k<n>" (n: the variable).
+// bench.put, which sets m to a copy of m plus the key "k<n>" (n: the
+// variable n): a map of n keys after n transitions.
 func putMachine(t testing.TB, name string) *machine.Machine {
 	t.Helper()
 	src, err := os.ReadFile("testdata/" + name)
@@ -51,9 +52,10 @@ func putMachine(t testing.TB, name string) *machine.Machine {
 		Writes: []machine.VarSpec{{Name: "m", Type: machine.TypeMap}},
 		Run: func(_ context.Context, c *machine.Call) error {
 			old, _ := c.Var("m").(map[string]any)
+			n, _ := c.Var("n").(int)
 			m := make(map[string]any, len(old)+1)
 			maps.Copy(m, old)
-			m[fmt.Sprintf("k%d", c.Int("n"))] = c.Int("n")
+			m[fmt.Sprintf("k%d", n)] = n
 			return c.SetVar("m", m)
 		}})
 	m, err := machine.Compile(spec, reg)
@@ -207,4 +209,18 @@ func sampleHeap(peak *atomic.Uint64) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
+}
+
+func TestTheMapBenchmarkGrowsItsMap(t *testing.T) {
+	m := putMachine(t, "growmap.yaml")
+	r, err := m.NewRun(map[string]any{"limit": 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(r.Var("m").(map[string]any)); got != 50 {
+		t.Fatalf("the map has %d keys after 50 transitions, want 50", got)
+	}
 }
