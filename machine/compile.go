@@ -20,6 +20,7 @@ type Machine struct {
 
 type cstate struct {
 	st      *State
+	name    any // st.Name, boxed once for the env's `state`
 	action  *Action
 	params  []cparam
 	set     []cassign
@@ -43,7 +44,8 @@ type cparam struct {
 type cassign struct {
 	v    *Var
 	prog *vm.Program
-	a    *Assign // the set entry, for run-time errors
+	tail *vm.Program // for `xs: concat(xs, TAIL)`, TAIL (see appendTail)
+	a    *Assign     // the set entry, for run-time errors
 }
 
 // ctrans is a compiled transition: of a state's next (index ≥ 0), its
@@ -93,7 +95,7 @@ func (c *compiler) compile() *Machine {
 	}
 	c.declareEvents(m)
 	for _, st := range spec.States {
-		cs := &cstate{st: st}
+		cs := &cstate{st: st, name: st.Name}
 		m.states[st.Name] = cs
 		if st.Do != "" {
 			cs.action = c.reg.Lookup(st.Do)
@@ -175,7 +177,7 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []cassign {
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		out = append(out, cassign{v: v, prog: p, a: a})
+		out = append(out, cassign{v: v, prog: p, tail: appendTail(a.Expr, v, env), a: a})
 	}
 	return out
 }

@@ -57,6 +57,11 @@ type Record struct {
 	Start    time.Time      `json:"start"`
 	Duration time.Duration  `json:"duration"`      // of the action
 	End      bool           `json:"end,omitempty"` // the run completed with this step
+	// Appended names the list variables of Vars whose new value is their
+	// value before the step with items appended, with that value's length:
+	// the items past it are all that changed (the journal writes only them).
+	// A reader of a journal sets it as well (the journal's appends).
+	Appended map[string]int `json:"-"`
 }
 
 // ViaWait is the Via of a step that ran a waiting state's action and stays
@@ -103,6 +108,8 @@ type Run struct {
 	waiting   bool           // the current state's action ran: it waits for an event
 	trigger   *delivery      // the event that entered the current state (nil: none)
 	pause     *PauseError
+	owned     map[string][]any // list variable → the array the run appends it in (see appendItems)
+	grown     map[string]int   // list variable → its length before the step appended to it (Record.Appended)
 	obsFrom   context.Context
 	obsCtx    context.Context
 	call      Call
@@ -209,6 +216,9 @@ func (r *Run) Replay(rec *Record) error {
 		if name == VarLastError {
 			s, _ := rec.Vars[name].(string)
 			r.env[VarLastError] = s
+			continue
+		}
+		if n, ok := rec.Appended[name]; ok && r.replayAppended(name, rec.Vars[name], n) {
 			continue
 		}
 		if err := r.setVar(name, rec.Vars[name]); err != nil {
@@ -360,6 +370,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 		}
 	}
 	rec := &Record{Seq: r.seq + 1, From: state, Start: r.now()}
+	clear(r.grown)
 	var call *Call
 	var actErr error
 	var emitted []*delivery
@@ -484,7 +495,7 @@ func (r *Run) take(rec *Record, chosen *ctrans, ev *delivery, changed map[string
 		r.env[VarLastError] = "" // the error was visible to the error route's target state; it is handled now
 		changed = setChanged(changed, VarLastError, "")
 	}
-	if err := r.fire(state, chosen.fsmEv); err != nil {
+	if err := r.fire(state, chosen.fsmEv, chosen.target); err != nil {
 		return err
 	}
 	r.trigger = ev
@@ -496,6 +507,9 @@ func (r *Run) take(rec *Record, chosen *ctrans, ev *delivery, changed map[string
 func (r *Run) notify(ctx context.Context, rec *Record) error {
 	if len(r.observers) == 0 {
 		return nil
+	}
+	if len(r.grown) > 0 {
+		rec.Appended, r.grown = r.grown, nil
 	}
 	if ctx != r.obsFrom { // observers finish their work even after Ctrl-C
 		r.obsFrom, r.obsCtx = ctx, context.WithoutCancel(ctx)
@@ -513,7 +527,11 @@ func (r *Run) notify(ctx context.Context, rec *Record) error {
 // `state`, and the recent path names cycles. It is the fsm's after_event
 // callback (and Replay's, which restores a state without an fsm event).
 func (r *Run) entered(state string) {
-	r.env[VarState] = state
+	if cs := r.m.states[state]; cs != nil {
+		r.env[VarState] = cs.name // boxed once: a string stored in the env would allocate
+	} else {
+		r.env[VarState] = state
+	}
 	r.waiting = false
 	r.path = append(r.path, state)
 	if len(r.path) > 256 {
@@ -521,15 +539,19 @@ func (r *Run) entered(state string) {
 	}
 }
 
-// fire moves the underlying looplab/fsm machine along a compiled transition;
-// its callback observes the state entered.
-func (r *Run) fire(from, ev string) error {
-	err := r.fsm.Event(context.Background(), ev) // never cancelled half-way: the move is atomic
-	var noTr fsm.NoTransitionError
-	if err != nil && !errors.As(err, &noTr) { // a self-transition is not an error
+// fire moves the underlying looplab/fsm machine along a compiled transition
+// to the state to, and observes the state entered. The move is checked
+// against the fsm's transition table (Can) and made with SetState, as
+// Replay does: fsm.Event would create a context, an event and closures per
+// move for callbacks the run does not need (half a step's allocations;
+// docs/performance.md). The fsm stays the single source of truth.
+func (r *Run) fire(from, ev, to string) error {
+	if !r.fsm.Can(ev) {
 		r.status = StatusFailed
-		return fmt.Errorf("cannot move from %q with %s: %w", from, ev, err)
+		return fmt.Errorf("cannot move from %q with %s: %w", from, ev, fsm.InvalidEventError{Event: ev, State: r.fsm.Current()})
 	}
+	r.fsm.SetState(to)
+	r.entered(to)
 	return nil
 }
 
@@ -592,8 +614,22 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		return changed, nil
 	}
 	var buf [8]any
+	var owns [8][]any // the arrays of the sets that appended (nil: set as written)
+	var befores [8]int
 	vals := buf[:0]
-	for _, a := range set {
+	for i := range set {
+		a := &set[i]
+		if i < len(owns) {
+			if list, tail, n, ok := r.appendItems(a); ok {
+				// Only the items appended are checked: the list's were before.
+				if r.m.checkStorableAt("set "+a.v.Name, a.a.Expr, a.a.ExprPos, tail, n) == nil {
+					owns[i], befores[i] = list, n
+					vals = append(vals, list[:len(list):len(list)])
+					continue
+				}
+				// Evaluated as written, for the error's sake.
+			}
+		}
 		v, err := r.vm.Run(a.prog, r.env)
 		if err != nil {
 			return changed, r.m.evalError("set "+a.v.Name, a.a.Expr, a.a.ExprPos, err)
@@ -602,7 +638,7 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
 		}
-		if err := r.m.checkStorable("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv); err != nil {
+		if err := r.m.checkStorableValue(a, cv); err != nil {
 			return changed, err
 		}
 		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
@@ -611,6 +647,12 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		vals = append(vals, cv)
 	}
 	for i, a := range set {
+		switch {
+		case i < len(owns) && owns[i] != nil:
+			r.keepAppended(a.v.Name, owns[i], befores[i], changed)
+		case r.grown != nil:
+			r.keepAppended(a.v.Name, nil, -1, changed)
+		}
 		r.env[a.v.Name] = vals[i]
 		changed = setChanged(changed, a.v.Name, vals[i])
 	}

@@ -64,7 +64,7 @@ func (t Type) Coerce(v any) (any, error) {
 	case TypeInt:
 		switch n := v.(type) {
 		case int:
-			return n, nil
+			return v, nil // as it is: boxing n again would allocate
 		case int64:
 			return int(n), nil
 		case int32:
@@ -103,8 +103,8 @@ func (t Type) Coerce(v any) (any, error) {
 			return b, nil
 		}
 	case TypeString, TypeExpr, TypeFile:
-		if s, ok := v.(string); ok {
-			return s, nil
+		if _, ok := v.(string); ok {
+			return v, nil
 		}
 	case TypeList:
 		switch l := v.(type) {

@@ -68,6 +68,7 @@ type wireEntry struct {
 	Append map[string]json.RawMessage `json:"vars_append,omitempty"`
 	Patch  map[string]*MapPatch       `json:"vars_patch,omitempty"`
 	Refs   map[string]*MemRef         `json:"vars_ref,omitempty"`
+	items  map[string][]any           // vars_append as read by fastStep (then Append is nil)
 }
 
 // encoder renders entries as lines. It remembers how it last wrote each list
@@ -75,14 +76,33 @@ type wireEntry struct {
 type encoder struct {
 	buf   bytes.Buffer
 	line  []byte // the last line encoded (reused: valid until the next encode)
+	fast  []byte // appendFastStep's buffer (reused)
 	enc   *json.Encoder
-	lists map[string][]byte                     // list var → its JSON as last written
-	maps  map[string]map[string]json.RawMessage // map var → its keys' JSON as last written
-	vals  map[string][]any                      // list var → its items as last written (for grownBy)
+	lists map[string][]byte    // list var → its JSON as last written, without its closing "]" (appended to in place)
+	maps  map[string]*mapState // map var → its keys as last written
+	vals  map[string][]any     // list var → its items as last written (for grownBy)
+}
+
+// mapState is a map variable as the encoder last wrote it: enough to tell
+// which keys a new value changes, and whether writing them is shorter than
+// writing the map, without encoding the keys that did not change.
+type mapState struct {
+	vals map[string]any // key → its value: a scalar, or its JSON (json.RawMessage) when it is a list or a map
+	lens map[string]int // key → the length of its value's JSON
+	size int            // the map's JSON length (escapes in keys aside)
+}
+
+// mapChange is how a map variable's state changes once its line is written.
+type mapChange struct {
+	st   *mapState // nil: a new state, built in full
+	set  map[string]any
+	lens map[string]int
+	del  []string
+	size int
 }
 
 func newEncoder() *encoder {
-	e := &encoder{lists: map[string][]byte{}, maps: map[string]map[string]json.RawMessage{}, vals: map[string][]any{}}
+	e := &encoder{lists: map[string][]byte{}, maps: map[string]*mapState{}, vals: map[string][]any{}}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
 	return e
@@ -98,6 +118,11 @@ func (c *encoder) encode(e *Entry) (line []byte, commit func(), err error) {
 		if w, commit, err = c.deltas(e); err != nil {
 			return nil, nil, cmp.Or(checkFinite(e.Record), err)
 		}
+	}
+	if fb, ok := appendFastStep(c.fast[:0], w); ok {
+		c.fast = append(fb, '\n')
+		c.line = appendCRC(c.line[:0], c.fast)
+		return c.line, commit, nil
 	}
 	c.buf.Reset()
 	if err := c.enc.Encode(w); err != nil {
@@ -137,9 +162,8 @@ func checkLineCRC(text []byte) (has bool, err error) {
 	if perr != nil {
 		return true, fmt.Errorf("its checksum %q is not 8 hex digits", text[n-10:n-2])
 	}
-	body := make([]byte, 0, n-crcSuffixLen+1)
-	body = append(append(body, text[:n-crcSuffixLen]...), '}')
-	if got := crc32.Checksum(body, crcTable); got != uint32(want) {
+	got := crc32.Update(crc32.Checksum(text[:n-crcSuffixLen], crcTable), crcTable, []byte{'}'})
+	if got != uint32(want) {
 		return true, fmt.Errorf("%w: the line's checksum is %08x but it was written with %08x: it was changed after it was written (a flipped byte, an edit), and the run cannot be rebuilt from it", errDamaged, got, want)
 	}
 	return true, nil
@@ -210,7 +234,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 	rec.Vars = make(map[string]any, len(e.Record.Vars))
 	var (
 		newLists map[string][]byte
-		newMaps  map[string]map[string]json.RawMessage
+		newMaps  map[string]*mapChange
 		newVals  map[string][]any
 		drop     []string
 	)
@@ -239,17 +263,43 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 			}
 		}
 		if xs, ok := v.([]any); ok {
-			newVals = setKey(newVals, name, slices.Clone(xs)) // the machine may reuse the array of xs
-			if tail, ok := grownBy(c.vals[name], xs); ok {
+			prev, appended := c.vals[name], false
+			tail := xs
+			if n, ok := e.Record.Appended[name]; ok && n > 0 && n == len(prev) && n < len(xs) && len(c.lists[name]) > 1 {
+				// The machine appended xs[n:] to the value we wrote last:
+				// its items are not compared, and xs is kept as it is
+				// (the machine never changes the items of a list value).
+				tail, appended = xs[n:], true
+				newVals = setKey(newVals, name, xs)
+			} else {
+				newVals = setKey(newVals, name, slices.Clone(xs)) // an action may change the array of xs
+				tail, appended = grownBy(prev, xs)
+			}
+			if appended {
 				b, err := marshal(tail)
 				if err != nil {
 					return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
 				}
 				w.Append = setKey(w.Append, name, json.RawMessage(b))
-				prev := c.lists[name]
-				newLists = setKey(newLists, name, slices.Concat(prev[:len(prev)-1], []byte{','}, b[1:]))
+				// In place past the head's length: until commit, c.lists
+				// still holds the head as it was.
+				head := append(c.lists[name], ',')
+				newLists = setKey(newLists, name, append(head, b[1:len(b)-1]...))
 				continue
 			}
+		}
+		if m, ok := v.(map[string]any); ok && m != nil {
+			ch, p, err := c.mapDelta(c.maps[name], m)
+			if err != nil {
+				return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
+			}
+			newMaps = setKey(newMaps, name, ch)
+			if p != nil {
+				w.Patch = setKey(w.Patch, name, p)
+				continue
+			}
+			rec.Vars[name] = v
+			continue
 		}
 		full, err := marshal(v)
 		if err != nil {
@@ -257,28 +307,9 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 		}
 		switch {
 		case len(full) > 0 && full[0] == '[':
-			newLists = setKey(newLists, name, full)
+			newLists = setKey(newLists, name, full[:len(full)-1])
 			if tail := appended(c.lists[name], full); tail != nil {
 				w.Append = setKey(w.Append, name, json.RawMessage(tail))
-				continue
-			}
-		case len(full) > 0 && full[0] == '{':
-			m, ok := v.(map[string]any)
-			if !ok {
-				drop = append(drop, name)
-				break
-			}
-			keys := make(map[string]json.RawMessage, len(m))
-			for k, kv := range m {
-				b, err := marshal(kv)
-				if err != nil {
-					return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
-				}
-				keys[k] = b
-			}
-			newMaps = setKey(newMaps, name, keys)
-			if p := patch(c.maps[name], keys, len(full)); p != nil {
-				w.Patch = setKey(w.Patch, name, p)
 				continue
 			}
 		default:
@@ -296,8 +327,8 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 				delete(c.vals, name)
 			}
 		}
-		for name, keys := range newMaps {
-			c.maps[name] = keys
+		for name, ch := range newMaps {
+			c.maps[name] = ch.apply()
 			delete(c.lists, name)
 			delete(c.vals, name)
 		}
@@ -357,15 +388,15 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// appended returns the items cur has after those of prev, as a JSON array,
-// when cur is prev with items appended (and prev was not empty); else nil.
-// prev's last item is a complete JSON value, so a byte prefix followed by a
-// comma is an item boundary in cur.
-func appended(prev, cur []byte) []byte {
-	if len(prev) < 3 || len(cur) <= len(prev) { // "[]" or nothing
+// appended returns the items cur has after those of the list whose JSON
+// without its closing "]" is head, as a JSON array, when cur is that list
+// with items appended (and it was not empty); else nil. The list's last item
+// is a complete JSON value, so head followed by a comma is an item boundary
+// in cur.
+func appended(head, cur []byte) []byte {
+	if len(head) < 2 || len(cur) <= len(head)+1 { // "[" or nothing
 		return nil
 	}
-	head := prev[:len(prev)-1] // without its "]"
 	if !bytes.HasPrefix(cur, head) || cur[len(head)] != ',' {
 		return nil
 	}
@@ -414,31 +445,95 @@ func sameScalar(a, b any) bool {
 	return false
 }
 
-// patch returns the keys of cur that differ from prev, when writing them is
-// shorter than the whole map (fullLen bytes); else nil.
-func patch(prev, cur map[string]json.RawMessage, fullLen int) *MapPatch {
-	if prev == nil {
-		return nil
+// mapDelta compares m with the map as last written (st; nil when none): it
+// returns how the state changes once m is written and, when writing the
+// changed keys is shorter than writing m, those keys. A key whose value is
+// a scalar costs a comparison; only changed keys and nested values are
+// encoded.
+func (c *encoder) mapDelta(st *mapState, m map[string]any) (*mapChange, *MapPatch, error) {
+	ch := &mapChange{st: st, set: make(map[string]any), lens: make(map[string]int)}
+	if st == nil {
+		ch.size = 2
+		for k, v := range m {
+			b, err := marshal(v)
+			if err != nil {
+				return nil, nil, err
+			}
+			ch.set[k], ch.lens[k] = keptValue(v, b), len(b)
+			ch.size += len(k) + len(b) + 4
+		}
+		return ch, nil, nil
 	}
 	p := &MapPatch{}
-	size := 0
-	for k, v := range cur {
-		if old, ok := prev[k]; !ok || !bytes.Equal(old, v) {
-			p.Set = setKey(p.Set, k, v)
-			size += len(k) + len(v) + 4
+	size, kept := 0, 0
+	ch.size = st.size
+	for k, v := range m {
+		old, ok := st.vals[k]
+		if ok {
+			kept++
+			if sameScalar(old, v) {
+				continue
+			}
+		}
+		b, err := marshal(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		if raw, nested := old.(json.RawMessage); ok && nested && bytes.Equal(raw, b) {
+			continue
+		}
+		p.Set = setKey(p.Set, k, json.RawMessage(b))
+		ch.set[k], ch.lens[k] = keptValue(v, b), len(b)
+		size += len(k) + len(b) + 4
+		if ok {
+			ch.size += len(b) - st.lens[k]
+		} else {
+			ch.size += len(k) + len(b) + 4
 		}
 	}
-	for k := range prev {
-		if _, ok := cur[k]; !ok {
-			p.Del = append(p.Del, k)
-			size += len(k) + 3
+	if kept < len(st.vals) { // keys were removed
+		for k := range st.vals {
+			if _, ok := m[k]; !ok {
+				p.Del = append(p.Del, k)
+				size += len(k) + 3
+				ch.size -= len(k) + st.lens[k] + 4
+			}
 		}
+		sort.Strings(p.Del)
+		ch.del = p.Del
 	}
-	sort.Strings(p.Del)
-	if size+20 >= fullLen {
-		return nil
+	if size+20 >= ch.size {
+		return ch, nil, nil
 	}
-	return p
+	return ch, p, nil
+}
+
+// keptValue is what a map's state keeps of a key's value v (encoded as b):
+// v when it is a scalar, else its JSON.
+func keptValue(v any, b []byte) any {
+	switch v.(type) {
+	case string, bool, int, int64, float64:
+		return v
+	}
+	return json.RawMessage(b)
+}
+
+// apply changes the map's state in place (a new one when there was none)
+// and returns it.
+func (ch *mapChange) apply() *mapState {
+	st := ch.st
+	if st == nil {
+		return &mapState{vals: ch.set, lens: ch.lens, size: ch.size}
+	}
+	for k, v := range ch.set {
+		st.vals[k], st.lens[k] = v, ch.lens[k]
+	}
+	for _, k := range ch.del {
+		delete(st.vals, k)
+		delete(st.lens, k)
+	}
+	st.size = ch.size
+	return st
 }
 
 // findRef looks for s's JSON text in the values of ops.
@@ -476,13 +571,18 @@ func isCompact(raw []byte) bool {
 
 // decoder reads lines back, rebuilding the variables written as deltas.
 type decoder struct {
+	names interner // the strings lines repeat (fastStep)
+	// heads reads steps without their context variables (Vars is nil), for
+	// a reader that needs only their routing: the lines are checked (their
+	// checksums, their JSON) but deltas are not rebuilt.
+	heads  bool
 	sawCRC bool
 	lists  map[string][]any          // list var → its value, as of the last line that wrote it
 	maps   map[string]map[string]any // map var → its value, likewise
 }
 
 func newDecoder() *decoder {
-	return &decoder{lists: map[string][]any{}, maps: map[string]map[string]any{}}
+	return &decoder{names: interner{}, lists: map[string][]any{}, maps: map[string]map[string]any{}}
 }
 
 // decode reads one line (without its newline).
@@ -500,15 +600,24 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 		return nil, fmt.Errorf("%w: the line has no checksum but the lines before it have one: it was changed or inserted after it was written, and the run cannot be rebuilt from it", errDamaged)
 	}
 	d.sawCRC = d.sawCRC || has
-	w, err := decodeJSON(text)
-	if err != nil {
-		return nil, err
+	w, fast := (*wireEntry)(nil), false
+	if bytes.HasPrefix(text, []byte(`{"type":"step",`)) {
+		w, fast = fastStep(text, &d.names, d.heads)
+	}
+	if !fast {
+		if w, err = decodeJSON(text); err != nil {
+			return nil, err
+		}
 	}
 	e := w.Entry
 	if e.Record == nil {
-		if w.Append != nil || w.Patch != nil || w.Refs != nil {
+		if w.Append != nil || w.items != nil || w.Patch != nil || w.Refs != nil {
 			return nil, errors.New("variables without a step")
 		}
+		return e, nil
+	}
+	if d.heads {
+		e.Record.Vars = nil
 		return e, nil
 	}
 	if err := d.rebuild(w); err != nil {
@@ -570,20 +679,31 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		delete(d.lists, name)
 		delete(d.maps, name)
 	}
-	for name, tail := range w.Append {
+	if w.items == nil && len(w.Append) > 0 {
+		w.items = make(map[string][]any, len(w.Append))
+		for name, tail := range w.Append {
+			var items []any
+			if err := decodeNumbers(tail, &items); err != nil {
+				return fmt.Errorf("items appended to list %s: %v", name, err)
+			}
+			w.items[name] = items
+		}
+	}
+	for name, items := range w.items {
 		prev, ok := d.lists[name]
 		if !ok {
 			return fmt.Errorf("items appended to list %s, which no earlier line wrote", name)
-		}
-		var items []any
-		if err := decodeNumbers(tail, &items); err != nil {
-			return fmt.Errorf("items appended to list %s: %v", name, err)
 		}
 		// prev's spare capacity is this decoder's own: values handed out
 		// are capped at their length, so appending here changes none of them.
 		cur := append(prev, items...)
 		d.lists[name] = cur
 		set(name, cur[:len(cur):len(cur)])
+		if rec.Appended == nil {
+			rec.Appended = map[string]int{}
+		}
+		rec.Appended[name] = len(prev) // Replay checks only the items appended
+
 	}
 	for name, p := range w.Patch {
 		prev, ok := d.maps[name]

@@ -67,6 +67,10 @@ func (r *Run) ScanJournal(each func(*machine.Record) error) (*Log, error) {
 }
 
 func (r *Run) scan(keep bool, each func(*machine.Record) error) (*Log, error) {
+	return r.scanWith(newDecoder(), keep, each)
+}
+
+func (r *Run) scanWith(dec *decoder, keep bool, each func(*machine.Record) error) (*Log, error) {
 	path := r.Path(JournalFile)
 	f, err := os.Open(path)
 	if err != nil {
@@ -77,7 +81,7 @@ func (r *Run) scan(keep bool, each func(*machine.Record) error) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read journal: %w", err)
 	}
-	s := &scanner{log: &Log{name: path}, dec: newDecoder(), keep: keep, each: each, at: -1}
+	s := &scanner{log: &Log{name: path}, dec: dec, keep: keep, each: each, at: -1}
 	if hasCommit {
 		s.at = c.Size
 	}

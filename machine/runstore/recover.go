@@ -15,7 +15,8 @@ import (
 type Recovery struct {
 	Run *Run
 	// Log is the journal as ScanJournal reads it: the markers, the steps
-	// that took an answer and the last step.
+	// that took an answer and the last step, without their context
+	// variables (Replay reads them: the journal is decoded once).
 	Log *Log
 	// Notes are what the person should be told before the run goes on
 	// (metadata rebuilt from the journal, a torn line ignored), without the
@@ -84,7 +85,9 @@ func (rc *Recovery) prepare() error {
 	if run.Rebuilt != nil {
 		rc.Notes = append(rc.Notes, fmt.Sprintf("%v; rebuilt it from the journal (%s, %d steps)", run.Rebuilt, meta.Status, meta.Steps))
 	}
-	l, err := run.ScanJournal(nil)
+	heads := newDecoder()
+	heads.heads = true
+	l, err := run.scanWith(heads, false, nil)
 	if err != nil {
 		return fmt.Errorf("cannot resume run %s: %w", id, err)
 	}

@@ -1,0 +1,521 @@
+package runstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// fastStep decodes a step line as decodeJSON would, without reflection, for
+// the lines most of a journal is made of: a step that only routes, changes
+// context variables or appends to lists. It reports false for anything else
+// (a member it does not know, memory operations, notes, an answer, an
+// escape it would have to interpret, malformed JSON...), and the line is
+// then decoded by encoding/json: a line it accepts decodes to the same
+// entry (TestFastStepDecodesAsEncodingJSON, FuzzFastStep).
+//
+// With heads set, the line's variables (vars, vars_append) are checked as
+// JSON but not read: the entry has none (see decoder.heads).
+func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
+	p := &jsonReader{b: text, names: names}
+	e := &Entry{Record: &machine.Record{}}
+	w := &wireEntry{Entry: e}
+	rec := e.Record
+	seen, seenBits := false, uint32(0)
+	if !p.byte('{') {
+		return nil, false
+	}
+	for first := true; ; first = false {
+		p.space()
+		if p.peek() == '}' && first {
+			return nil, false
+		}
+		if !first && !p.byte(',') {
+			if p.byte('}') {
+				break
+			}
+			return nil, false
+		}
+		key, ok := p.plainString()
+		if !ok || !p.byte(':') {
+			return nil, false
+		}
+		p.space()
+		bit := memberBit(key)
+		if bit == 0 || seenBits&bit != 0 {
+			return nil, false // a member twice: encoding/json merges objects
+		}
+		seenBits |= bit
+		if heads && (string(key) == "vars" || string(key) == "vars_append") {
+			if c := p.peek(); c != '{' && c != 'n' || !p.skip(0) {
+				return nil, false
+			}
+			continue
+		}
+		switch string(key) {
+		case "type":
+			s, ok := p.plainString()
+			if !ok || string(s) != EntryStep {
+				return nil, false
+			}
+			e.Type = EntryStep
+		case "seq":
+			n, ok := p.int()
+			if !ok {
+				return nil, false
+			}
+			rec.Seq, seen = int(n), true
+		case "from", "to", "via", "guard", "event", "action", "error", "warn":
+			s, ok := p.name()
+			if !ok {
+				return nil, false
+			}
+			switch string(key) {
+			case "from":
+				rec.From = s
+			case "to":
+				rec.To = s
+			case "via":
+				rec.Via = s
+			case "guard":
+				rec.Guard = s
+			case "event":
+				rec.Event = s
+			case "action":
+				rec.Action = s
+			case "error":
+				rec.Error = s
+			case "warn":
+				rec.Warn = s
+			}
+		case "vars":
+			m, ok := p.object(0)
+			if !ok {
+				return nil, false
+			}
+			rec.Vars = m
+		case "start":
+			start := p.i
+			if _, ok := p.plainString(); !ok {
+				return nil, false
+			}
+			if rec.Start.UnmarshalJSON(text[start:p.i]) != nil {
+				return nil, false
+			}
+		case "duration":
+			n, ok := p.int()
+			if !ok {
+				return nil, false
+			}
+			rec.Duration = time.Duration(n)
+		case "end":
+			switch {
+			case p.word("true"):
+				rec.End = true
+			case p.word("false"):
+				rec.End = false
+			default:
+				return nil, false
+			}
+		case "vars_append":
+			m, ok := p.object(0)
+			if !ok {
+				return nil, false
+			}
+			w.items = make(map[string][]any, len(m))
+			for name, v := range m {
+				xs, ok := v.([]any)
+				if !ok {
+					return nil, false
+				}
+				w.items[name] = xs
+			}
+		case "crc":
+			if _, ok := p.plainString(); !ok {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	p.space()
+	if p.i != len(text) || e.Type != EntryStep || !seen {
+		return nil, false
+	}
+	return w, true
+}
+
+// memberBit numbers the members fastStep reads (0: another).
+func memberBit(key []byte) uint32 {
+	switch string(key) {
+	case "type":
+		return 1 << 0
+	case "seq":
+		return 1 << 1
+	case "from":
+		return 1 << 2
+	case "to":
+		return 1 << 3
+	case "via":
+		return 1 << 4
+	case "guard":
+		return 1 << 5
+	case "event":
+		return 1 << 6
+	case "action":
+		return 1 << 7
+	case "error":
+		return 1 << 8
+	case "warn":
+		return 1 << 9
+	case "vars":
+		return 1 << 10
+	case "start":
+		return 1 << 11
+	case "duration":
+		return 1 << 12
+	case "end":
+		return 1 << 13
+	case "vars_append":
+		return 1 << 14
+	case "crc":
+		return 1 << 15
+	}
+	return 0
+}
+
+// jsonReader reads JSON values as encoding/json with UseNumber and
+// machine.NormalizeJSON would, or says it cannot.
+type jsonReader struct {
+	b     []byte
+	i     int
+	names *interner
+}
+
+// interner hands out one string per distinct short text (state names, guards,
+// variable names): a journal repeats them on every line.
+type interner map[string]string
+
+// intern returns b as a string, the same one for the same bytes.
+func (n *interner) intern(b []byte) string {
+	if n == nil || len(b) > 128 {
+		return string(b)
+	}
+	if s, ok := (*n)[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(*n) < 4096 {
+		(*n)[s] = s
+	}
+	return s
+}
+
+// name reads a string, interned when it has no escapes.
+func (p *jsonReader) name() (string, bool) {
+	start := p.i
+	if b, ok := p.plainString(); ok {
+		return p.names.intern(b), true
+	}
+	p.i = start
+	v, ok := p.value(0)
+	s, isStr := v.(string)
+	return s, ok && isStr
+}
+
+func (p *jsonReader) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonReader) peek() byte {
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+func (p *jsonReader) byte(c byte) bool {
+	p.space()
+	if p.peek() == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *jsonReader) word(w string) bool {
+	if len(p.b)-p.i >= len(w) && string(p.b[p.i:p.i+len(w)]) == w {
+		p.i += len(w)
+		return true
+	}
+	return false
+}
+
+// plainString reads a string without escapes, of valid UTF-8 and no control
+// characters; its bytes (without quotes) are valid until p.b changes.
+func (p *jsonReader) plainString() ([]byte, bool) {
+	p.space()
+	if p.peek() != '"' {
+		return nil, false
+	}
+	start := p.i + 1
+	end := bytes.IndexByte(p.b[start:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	s := p.b[start : start+end]
+	ascii := true
+	for _, c := range s {
+		if c&0x80 != 0 {
+			ascii = false
+		} else if notPlain[c] {
+			return nil, false
+		}
+	}
+	if !ascii && !utf8.Valid(s) {
+		return nil, false
+	}
+	p.i = start + end + 1
+	return s, true
+}
+
+// notPlain marks the ASCII bytes a plain string cannot hold: control
+// characters and the backslash.
+var notPlain = func() (t [128]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['\\'] = true
+	return t
+}()
+
+// int reads an integer that encoding/json would put in an int64.
+func (p *jsonReader) int() (int64, bool) {
+	p.space()
+	start := p.i
+	if !p.number() {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
+	return n, err == nil
+}
+
+// number skips a JSON number.
+func (p *jsonReader) number() bool {
+	b, i := p.b, p.i
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	p.i = i
+	return true
+}
+
+// maxDepth bounds the nesting read here (deeper values go to encoding/json).
+const maxDepth = 64
+
+// value reads any JSON value.
+func (p *jsonReader) value(depth int) (any, bool) {
+	p.space()
+	switch c := p.peek(); {
+	case c == '"':
+		start := p.i
+		if s, ok := p.plainString(); ok {
+			return string(s), true
+		}
+		// Escapes: encoding/json's own reading of the string.
+		end, ok := p.stringEnd(start)
+		if !ok {
+			return nil, false
+		}
+		var s string
+		if json.Unmarshal(p.b[start:end], &s) != nil {
+			return nil, false
+		}
+		p.i = end
+		return s, true
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == 't' && p.word("true"):
+		return true, true
+	case c == 'f' && p.word("false"):
+		return false, true
+	case c == 'n' && p.word("null"):
+		return nil, true
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := p.i
+		if !p.number() {
+			return nil, false
+		}
+		return machine.NormalizeJSON(json.Number(p.b[start:p.i])), true
+	}
+	return nil, false
+}
+
+// stringEnd returns the end of the string starting at start (its opening
+// quote), escapes skipped.
+func (p *jsonReader) stringEnd(start int) (int, bool) {
+	for j := start + 1; j < len(p.b); j++ {
+		switch p.b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+func (p *jsonReader) object(depth int) (map[string]any, bool) {
+	if depth > maxDepth {
+		return nil, false
+	}
+	p.space()
+	if p.word("null") {
+		return nil, true
+	}
+	if !p.byte('{') {
+		return nil, false
+	}
+	m := map[string]any{}
+	if p.byte('}') {
+		return m, true
+	}
+	for {
+		key, ok := p.name()
+		if !ok || !p.byte(':') {
+			return nil, false
+		}
+		v, ok := p.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		m[key] = v
+		if p.byte(',') {
+			continue
+		}
+		if p.byte('}') {
+			return m, true
+		}
+		return nil, false
+	}
+}
+
+func (p *jsonReader) array(depth int) ([]any, bool) {
+	if depth > maxDepth || !p.byte('[') {
+		return nil, false
+	}
+	xs := []any{}
+	if p.byte(']') {
+		return xs, true
+	}
+	for {
+		v, ok := p.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		xs = append(xs, v)
+		if p.byte(',') {
+			continue
+		}
+		if p.byte(']') {
+			return xs, true
+		}
+		return nil, false
+	}
+}
+
+// skip reads past any JSON value without keeping it, checking it as value
+// would.
+func (p *jsonReader) skip(depth int) bool {
+	p.space()
+	switch c := p.peek(); {
+	case c == '"':
+		start := p.i
+		if _, ok := p.plainString(); ok {
+			return true
+		}
+		end, ok := p.stringEnd(start)
+		if !ok || !json.Valid(p.b[start:end]) {
+			return false
+		}
+		p.i = end
+		return true
+	case c == '{' || c == '[':
+		if depth > maxDepth {
+			return false
+		}
+		p.i++
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		if p.byte(closing) {
+			return true
+		}
+		for {
+			if c == '{' {
+				p.space()
+				if p.peek() != '"' || !p.skip(depth+1) || !p.byte(':') {
+					return false
+				}
+			}
+			if !p.skip(depth + 1) {
+				return false
+			}
+			if p.byte(',') {
+				continue
+			}
+			return p.byte(closing)
+		}
+	case c == 't':
+		return p.word("true")
+	case c == 'f':
+		return p.word("false")
+	case c == 'n':
+		return p.word("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	}
+	return false
+}

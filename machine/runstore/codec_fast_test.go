@@ -1,0 +1,179 @@
+package runstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// slowStep decodes a line as encoding/json does, with the vars and the
+// appended items as the decoder then reads them.
+func slowStep(t testing.TB, text []byte) (*wireEntry, error) {
+	w, err := decodeJSON(text)
+	if err != nil {
+		return nil, err
+	}
+	if w.Record != nil {
+		w.Record.Vars = normalizeMap(w.Record.Vars)
+	}
+	if w.Append != nil {
+		w.items = map[string][]any{}
+		for name, raw := range w.Append {
+			var items []any
+			if err := decodeNumbers(raw, &items); err != nil {
+				return nil, err
+			}
+			w.items[name] = items
+		}
+		w.Append = nil
+	}
+	return w, nil
+}
+
+// assertSameStep fails when fastStep reads text otherwise than encoding/json.
+func assertSameStep(t testing.TB, text []byte) (fast bool) {
+	t.Helper()
+	got, ok := fastStep(text, &interner{}, false)
+	want, err := slowStep(t, text)
+	if !ok {
+		return false
+	}
+	require.NoError(t, err, "fastStep read a line encoding/json refuses: %s", text)
+	gs, ws := got.Record.Start, want.Record.Start
+	if !gs.Equal(ws) || gs.Location().String() != ws.Location().String() {
+		t.Fatalf("start %v, encoding/json reads %v: %s", gs, ws, text)
+	}
+	got.Record.Start, want.Record.Start = time.Time{}, time.Time{}
+	if want.items != nil && len(want.items) == 0 {
+		want.items = nil
+	}
+	if got.items != nil && len(got.items) == 0 {
+		got.items = nil
+	}
+	require.Equal(t, want, got, "line %s", text)
+	return true
+}
+
+func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
+	run, j := newTestRun(t, FsyncNever)
+	at := time.Date(2026, 11, 26, 20, 1, 27, 395556006, time.FixedZone("", 2*3600))
+	recs := []*machine.Record{
+		{From: "work", To: "work", Via: "next[1]", Vars: map[string]any{"n": 1}},
+		{From: "a", To: "b", Via: "next[0]", Guard: `n >= limit && s == "x\"y"`, Action: "noop", Warn: "w", Vars: map[string]any{
+			"f": 1.5, "neg": -0.0, "big": 1e300, "i": math.MaxInt64, "s": "é \u2028 <&> \t\n\\", "b": true, "nil": nil,
+			"xs": []any{1, "two", []any{3.25, map[string]any{"k": "v"}}}, "m": map[string]any{"a": 1, "b": []any{}},
+		}},
+		{From: "a", To: "", Via: "final", End: true},
+		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"xs": []any{1, 2, 3}}},
+		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"xs": []any{1, 2, 3, "4\x00"}}, Appended: map[string]int{"xs": 3}},
+		{From: "a", To: "a", Via: "on_error", Error: "boom: \"quoted\"", Event: "go"},
+	}
+	for i, rec := range recs {
+		rec.Seq, rec.Start, rec.Duration = i+1, at, 1234*time.Microsecond
+		require.NoError(t, j.OnStep(context.Background(), rec))
+	}
+	require.NoError(t, j.Close())
+	fast := 0
+	for _, line := range journalLines(t, run)[1:] {
+		if assertSameStep(t, bytes.TrimSuffix([]byte(line), []byte("\n"))) {
+			fast++
+		}
+	}
+	assert.Equal(t, len(recs), fast, "every step line of this journal is read by fastStep")
+
+	// Lines fastStep leaves to encoding/json, or reads as it does.
+	for _, line := range []string{
+		`{"type":"step","seq":1,"from":"a","to":"a","via":"x","start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"from":"a","to":"a","via":"x","vars":null,"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{ "type" : "step" , "seq" : 2 , "vars" : { "n" : 1e3 , "s" : "\u00e9\ud83d\ude00" } , "start" : "2026-11-26T20:01:27.5-07:00" , "duration" : 5 }`,
+		`{"type":"step","seq":1.0,"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"Seq":2,"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"vars":{"s":"bad` + "\xff" + `"},"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"vars":{"n":01},"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0} x`,
+		`{"type":"step","seq":1,"start":"yesterday","duration":0}`,
+		`{"type":"step","seq":1,"end":null,"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"memory":[{"op":"append","key":"l3","value":1}],"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"vars_append":{"xs":[1,"a",[2]]},"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"vars_append":{"xs":7},"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"vars":{"d":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `},"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"pause","at":"2026-11-26T20:01:27Z"}`,
+	} {
+		assertSameStep(t, []byte(line))
+	}
+}
+
+func FuzzFastStep(f *testing.F) {
+	f.Add([]byte(`{"type":"step","seq":1,"from":"a","to":"a","via":"next[1]","vars":{"n":1,"xs":[1,"b",{"c":null}]},"start":"2026-11-26T20:01:27.410160026Z","duration":0,"vars_append":{"ys":[2.5]},"crc":"dc69f647"}`))
+	f.Add([]byte(`{"type":"step","seq":4,"from":"done","to":"","via":"final","start":"2026-11-26T20:01:27Z","duration":0,"end":true}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !json.Valid(line) {
+			if _, ok := fastStep(line, &interner{}, false); ok {
+				t.Fatalf("fastStep read invalid JSON: %q", line)
+			}
+			return
+		}
+		full := assertSameStep(t, line)
+		head, heads := fastStep(line, &interner{}, true)
+		if !json.Valid(line) && heads {
+			t.Fatalf("fastStep (heads) read invalid JSON: %q", line)
+		}
+		if full {
+			require.True(t, heads, "fastStep reads %q but not its head", line)
+			w, _ := fastStep(line, &interner{}, false)
+			w.Record.Vars, w.items = nil, nil
+			require.Equal(t, w, head)
+		}
+	})
+}
+
+// TestResumeDecodesTheJournalOnce recovers a run whose steps each write a
+// list of 300 items: Recover reads the steps' routing only (the variables
+// are decoded once, by Replay), so it allocates less than the lists.
+func TestResumeDecodesTheJournalOnce(t *testing.T) {
+	m := specMachine(t, "grow.yaml")
+	vars := map[string]any{"limit": 1000}
+	store := New(t.TempDir())
+	run, err := store.Create(Meta{Spec: "grow.yaml", Vars: vars}, nil)
+	require.NoError(t, err)
+	j, err := run.OpenJournal(FsyncNever)
+	require.NoError(t, err)
+	const steps, items = 30, 300
+	var last []any
+	for i := range steps {
+		xs := make([]any, items)
+		for k := range xs {
+			xs[k] = strings.Repeat("x", k%7) + string(rune('a'+(i+k)%26))
+		}
+		last = xs
+		require.NoError(t, j.OnStep(context.Background(), &machine.Record{Seq: i + 1, From: "work", To: "work", Via: "next[1]", Vars: map[string]any{"n": i + 1, "xs": xs}}))
+	}
+	require.NoError(t, j.Close())
+	run.Meta.Steps, run.Meta.Status, run.Meta.PID = steps, machine.StatusInterrupted, 0
+	require.NoError(t, run.SaveMeta())
+	run.Unlock()
+
+	var rc *Recovery
+	allocated := bytesPerStep(t, 1, func(int) {
+		rc, err = store.Recover(run.Meta.ID)
+	})
+	require.NoError(t, err)
+	defer rc.Release()
+	assert.Less(t, allocated, float64(steps*items*16), "Recover allocated %.0f bytes", allocated)
+	assert.Equal(t, steps, rc.Log.Steps())
+
+	r2, err := m.NewRun(vars)
+	require.NoError(t, err)
+	require.NoError(t, rc.Replay(r2))
+	assert.Equal(t, last, r2.Var("xs"))
+	assert.Equal(t, steps, r2.Var("n"))
+}

@@ -1,0 +1,126 @@
+package runstore
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// appendFastStep appends w's JSON line (without the newline) as
+// encoding/json writes it (SetEscapeHTML(false)), without reflection, when w
+// is a step of the kind most lines are: routing, context variables, list
+// appends. It reports false for anything else (memory, notes, an answer,
+// a payload, a map patch...), which encoding/json then writes: a line it
+// writes is the same bytes (TestFastStepEncodesAsEncodingJSON).
+func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
+	e := w.Entry
+	if e == nil || e.Type != EntryStep || e.Record == nil || !e.At.IsZero() || e.Pause != nil ||
+		e.Answer != nil || e.State != "" || e.Message != "" || e.Meta != nil ||
+		w.Patch != nil || w.Refs != nil {
+		return b, false
+	}
+	r := e.Record
+	if r.Payload != nil || r.Memory != nil || r.Notes != nil || r.Input != nil {
+		return b, false
+	}
+	if y := r.Start.Year(); y < 0 || y > 9999 {
+		return b, false
+	}
+	b = append(b, `{"type":"step","seq":`...)
+	b = strconv.AppendInt(b, int64(r.Seq), 10)
+	b = append(b, `,"from":`...)
+	b = appendJSONString(b, r.From)
+	b = append(b, `,"to":`...)
+	b = appendJSONString(b, r.To)
+	b = append(b, `,"via":`...)
+	b = appendJSONString(b, r.Via)
+	for _, f := range [...]struct{ key, val string }{{`,"guard":`, r.Guard}, {`,"event":`, r.Event}, {`,"action":`, r.Action}, {`,"error":`, r.Error}} {
+		if f.val != "" {
+			b = append(b, f.key...)
+			b = appendJSONString(b, f.val)
+		}
+	}
+	if len(r.Vars) > 0 {
+		b = append(b, `,"vars":{`...)
+		for i, k := range slices.Sorted(maps.Keys(r.Vars)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			var ok bool
+			if b, ok = appendJSONValue(b, r.Vars[k]); !ok {
+				return b, false
+			}
+		}
+		b = append(b, '}')
+	}
+	if r.Warn != "" {
+		b = append(b, `,"warn":`...)
+		b = appendJSONString(b, r.Warn)
+	}
+	b = append(b, `,"start":"`...)
+	b = r.Start.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","duration":`...)
+	b = strconv.AppendInt(b, int64(r.Duration), 10)
+	if r.End {
+		b = append(b, `,"end":true`...)
+	}
+	if len(w.Append) > 0 {
+		b = append(b, `,"vars_append":{`...)
+		for i, k := range slices.Sorted(maps.Keys(w.Append)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = append(b, w.Append[k]...) // compact: written by marshal
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), true
+}
+
+// appendJSONString appends s as encoding/json writes it (no HTML escapes):
+// as it is when it is printable ASCII without quotes or backslashes, else
+// through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			q, err := marshal(s)
+			if err != nil { // a string always marshals
+				return append(b, `""`...)
+			}
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONValue appends a variable's value: scalars directly, anything
+// else through encoding/json (false when it cannot be encoded).
+func appendJSONValue(b []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case bool:
+		return strconv.AppendBool(b, x), true
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), true
+	case int64:
+		return strconv.AppendInt(b, x, 10), true
+	case string:
+		return appendJSONString(b, x), true
+	case json.RawMessage:
+		return b, false // encoding/json compacts it
+	}
+	q, err := marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return append(b, q...), true
+}
