@@ -301,8 +301,8 @@ func cleanRel(what, p string) (string, error) {
 }
 
 // copyTree copies the folder rel of root into dst, regular files only
-// (links are not followed: os.Root refuses those leaving the root), within
-// the sandbox's limits.
+// (links are not followed: os.Root refuses those leaving the root), leaving
+// out hidden files and folders and __pycache__, within the sandbox's limits.
 func copyTree(root *os.Root, rel, dst string) error {
 	files, size := 0, int64(0)
 	return fs.WalkDir(root.FS(), rel, func(p string, e fs.DirEntry, err error) error {
@@ -316,8 +316,8 @@ func copyTree(root *os.Root, rel, dst string) error {
 			}
 			return os.MkdirAll(target, 0o755)
 		}
-		if !e.Type().IsRegular() {
-			return nil
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			return nil // hidden files (.env, .token) stay out, like hidden folders
 		}
 		info, err := e.Info()
 		if err != nil {
