@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,4 +148,29 @@ func TestSpecRunRefusesFilesOutsideTheRoot(t *testing.T) {
 	_, err = d.findTemplate(key)
 	require.Error(t, err)
 	assert.Equal(t, `cannot use prompt template: file "`+key+`" is outside the project root`, err.Error())
+}
+
+// TestSpecSandboxRunsScriptsConfined: a dry run's model-written script can
+// neither read the home's keys nor write outside the throw-away copy, and
+// the report sent to the model carries nothing of them.
+func TestSpecSandboxRunsScriptsConfined(t *testing.T) {
+	if err := sandboxAvailableForTest(); err != nil {
+		t.Skip(err)
+	}
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".ssh"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte(keyText), 0o600))
+	t.Setenv("OPENAI_API_KEY", "sk-parent-secret")
+	script := "import json, os, sys\nd = json.load(sys.stdin)\nleak = ''\nfor p in ['" + home + "/.ssh/id_ed25519', '/proc/" + strconv.Itoa(os.Getpid()) + "/environ']:\n    try:\n        leak += open(p).read()\n    except OSError as e:\n        leak += type(e).__name__ + ' '\ntry:\n    open('" + home + "/PWNED', 'w').write('x')\nexcept OSError as e:\n    leak += 'write:' + type(e).__name__\nsys.exit(leak)\n"
+	root := sandboxProject(t, map[string]string{"demo.yaml": sandboxSpec, "scripts/count.py": script})
+	d := &Deps{Root: root}
+	res, err := d.sandbox(context.Background(), sandboxJob{dir: "gen/demo", spec: "demo.yaml", as: "skills/demo", run: true})
+	require.NoError(t, err)
+	assert.False(t, res.ok)
+	assert.Contains(t, res.report, "PermissionError PermissionError write:PermissionError")
+	for _, m := range append(keyMarkers, "sk-parent-secret") {
+		assert.NotContains(t, res.report, m)
+	}
+	_, err = os.Stat(filepath.Join(home, "PWNED"))
+	assert.True(t, os.IsNotExist(err))
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -179,6 +180,10 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 			return ""
 		},
 		RunID: "sandbox",
+		// Every script of the copy is model-written: each runs in the OS
+		// sandbox, with the copy as its only writable folder.
+		GatewayOptions: []gateway.Option{gateway.WithConfinedScripts()},
+		Unconfined:     d.Unconfined,
 	}
 	defer cd.Close()
 	reg := machine.NewBuiltinRegistry()

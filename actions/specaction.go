@@ -240,7 +240,7 @@ func (d *Deps) child(spec, runDir, runID string, chain []string) *Deps {
 		Yes:       d.Yes, Feedback: d.Feedback, Interactive: d.Interactive, In: d.In, Out: d.Out, Editor: d.Editor,
 		RunID: runID, RunDir: runDir, Audit: d.Audit, LLMLog: d.LLMLog,
 		Getenv: d.Getenv, Now: d.Now, HTTPClient: d.HTTPClient, Retry: d.Retry, Model: d.Model, Gateway: d.Gateway,
-		GatewayOptions: d.GatewayOptions, chain: chain,
+		GatewayOptions: d.GatewayOptions, Unconfined: d.Unconfined, chain: chain,
 	}
 	if runDir != "" {
 		cd.Protected = append(cd.Protected, runDir)

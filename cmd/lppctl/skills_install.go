@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
 )
@@ -68,6 +69,11 @@ func skillsInstall(c *cli.Context) error {
 	defer os.RemoveAll(staging)
 	n, err := copySkill(src, staging)
 	if err != nil {
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
+	}
+	// An installed skill is model-written code: its scripts run in the OS
+	// sandbox (safe_py_runner.sandbox: generated, docs/security.md).
+	if err := os.WriteFile(filepath.Join(staging, gateway.GeneratedMarker), []byte("installed by lppctl skills install: its scripts run in the OS sandbox\n"), 0o644); err != nil {
 		return fmt.Errorf("cannot install skill %s: %w", name, err)
 	}
 	backup := ""
