@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -173,18 +174,23 @@ func start(ctx context.Context, p plan, env []string, path string, args []string
 	return cmd, nil
 }
 
-// scrubEnv is env with HOME and TMPDIR inside dir.
+// scrubEnv is env with HOME and TMPDIR inside dir, and without anything
+// named like a credential or a provider's setting (a caller's mistake must
+// not hand a key to model-written code).
 func scrubEnv(env []string, dir string) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "TMPDIR" || k == "TMP" || k == "TEMP" {
+		if k == "HOME" || k == "TMPDIR" || k == "TMP" || k == "TEMP" || credentialName.MatchString(k) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return append(out, "HOME="+dir, "TMPDIR="+dir)
 }
+
+// credentialName matches the names of variables that may hold secrets.
+var credentialName = regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION)|^(OPENAI|ANTHROPIC|OLLAMA|AWS|GOOGLE|AZURE|GITHUB|GH|HF)_`)
 
 // KillGroup kills the sandboxed program and every process it started.
 func KillGroup(cmd *exec.Cmd) error {

@@ -94,7 +94,7 @@ func TestSandboxConfinesHostileScripts(t *testing.T) {
 		{
 			name:   "reads its parent's environment",
 			script: "import os, sys\nfor p in (os.getppid(), int(sys.argv[2])):\n    try:\n        print(open('/proc/%d/environ' % p).read())\n    except OSError as e:\n        print('refused', p, type(e).__name__)\nprint('OPENAI' in ''.join(os.environ))\n",
-			want:   "refused", code: 0,
+			want:   "refused", code: 0, // and False: no OPENAI_* reaches it
 		},
 		{
 			name:   "opens a socket",
@@ -135,6 +135,7 @@ func TestSandboxConfinesHostileScripts(t *testing.T) {
 			assert.NotContains(t, out, "sk-parent-secret")
 			assert.NotContains(t, out, "PRIVATE-KEY-BODY")
 			assert.NotContains(t, out, "connected")
+			assert.NotContains(t, out, "True", "a credential-like variable reached the script")
 		})
 	}
 	// The home is as it was, and nothing connected.
