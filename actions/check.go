@@ -164,9 +164,9 @@ func (k *checker) template(st *machine.State, name string) {
 	if found == "" {
 		return // machine.Validate reports it
 	}
-	src, err := os.ReadFile(found)
+	src, err := machine.ReadNamedFile(found, k.opts.SpecDir, k.opts.Root)
 	if err != nil {
-		return
+		return // machine.Validate reports it
 	}
 	t, err := parseGeneralTemplate(filepath.Base(found), string(src), func(string) (any, error) { return nil, nil })
 	if err != nil {
@@ -352,9 +352,13 @@ func (k *checker) specRun(st *machine.State) {
 		return
 	}
 	k.atLeast(st, "max_depth", 1)
-	src, err := os.ReadFile(found)
+	src, err := machine.ReadNamedFile(found, k.opts.SpecDir, k.opts.Root)
 	if err != nil {
 		return // machine.Validate reports it
+	}
+	if !machine.LooksLikeSpec(src) {
+		k.paramError(st, p, "name a spec file of the project", "child spec %s: %s", name, notASpec)
+		return
 	}
 	child, diags := machine.Check(found, src, k.reg, machine.WithRoot(k.opts.Root))
 	if child != nil {
@@ -414,8 +418,8 @@ func runsBack(spec string, stack []string, root string, seen map[string]bool) []
 		return nil
 	}
 	seen[spec] = true
-	src, err := os.ReadFile(spec)
-	if err != nil {
+	src, err := machine.ReadNamedFile(spec, filepath.Dir(spec), root)
+	if err != nil || !machine.LooksLikeSpec(src) {
 		return nil
 	}
 	s, _ := machine.Parse(spec, src)

@@ -65,6 +65,10 @@ type Deps struct {
 	// GatewayOptions are more options of the gateway (the Temporal
 	// worker's record of tool calls, gateway.WithEffects).
 	GatewayOptions []gateway.Option
+	// Unconfined is the person's opt-out (--unconfined): where the kernel
+	// cannot confine model-written code, it runs unconfined instead of
+	// being refused.
+	Unconfined bool
 
 	mu        sync.Mutex
 	model     llm.Client
@@ -332,6 +336,9 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	opts = append(opts, gateway.WithProtected(".lppctl"), gateway.WithObserver(traceToolCall))
 	opts = append(opts, gateway.WithProtected(d.protectedInRoot()...))
 	opts = append(opts, d.GatewayOptions...)
+	if d.Unconfined {
+		opts = append(opts, gateway.WithUnconfined())
+	}
 	d.gw, d.gwErr = gateway.New(d.root(), p, opts...)
 	return d.gw, d.gwErr
 }

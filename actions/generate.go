@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -204,9 +203,9 @@ func (d *Deps) renderGeneral(c *machine.Call, name string) (string, error) {
 		d.templateDir = filepath.Dir(path) // where demoFile looks when the spec's folder has no demo.yaml
 	}
 	d.mu.Unlock()
-	src, err := os.ReadFile(path)
+	src, err := d.readTemplate(path)
 	if err != nil {
-		return "", fmt.Errorf("cannot read prompt template: %w", err)
+		return "", err
 	}
 	tx := c.Memory()
 	t, err := parseGeneralTemplate(filepath.Base(path), string(src), func(key string) (any, error) { return memoryValue(tx, key) })

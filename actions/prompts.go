@@ -3,11 +3,11 @@ package actions
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
 
+	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -68,9 +68,9 @@ func (d *Deps) render(name string, data *promptData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	src, err := os.ReadFile(path)
+	src, err := d.readTemplate(path)
 	if err != nil {
-		return "", fmt.Errorf("cannot read prompt template: %w", err)
+		return "", err
 	}
 	t, err := template.New(filepath.Base(path)).Funcs(tmplFuncs).Option("missingkey=error").Parse(string(src))
 	if err != nil {
@@ -87,22 +87,22 @@ func (d *Deps) render(name string, data *promptData) (string, error) {
 }
 
 func (d *Deps) findTemplate(name string) (string, error) {
-	if filepath.IsAbs(name) {
-		return name, nil
+	found, tried, err := machine.LocateFile(name, d.SpecDir, d.root())
+	if err != nil {
+		return "", fmt.Errorf("cannot use prompt template: %w", err)
 	}
-	var tried []string
-	for _, dir := range []string{d.SpecDir, d.root(), filepath.Join(d.root(), "specs")} {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-		tried = append(tried, p)
+	if found == "" {
+		return "", fmt.Errorf("cannot find prompt template %q (looked in %s)", name, strings.Join(tried, ", "))
 	}
-	if _, err := os.Stat(name); err == nil {
-		return name, nil
+	return found, nil
+}
+
+// readTemplate reads a template findTemplate found, as machine.ReadNamedFile
+// reads files a spec names (inside the root, a regular file, capped).
+func (d *Deps) readTemplate(path string) ([]byte, error) {
+	src, err := machine.ReadNamedFile(path, d.SpecDir, d.root())
+	if err != nil {
+		return nil, fmt.Errorf("cannot read prompt template %s: %w", path, err)
 	}
-	return "", fmt.Errorf("cannot find prompt template %q (looked in %s)", name, strings.Join(tried, ", "))
+	return src, nil
 }

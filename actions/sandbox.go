@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -179,6 +180,10 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 			return ""
 		},
 		RunID: "sandbox",
+		// Every script of the copy is model-written: each runs in the OS
+		// sandbox, with the copy as its only writable folder.
+		GatewayOptions: []gateway.Option{gateway.WithConfinedScripts()},
+		Unconfined:     d.Unconfined,
 	}
 	defer cd.Close()
 	reg := machine.NewBuiltinRegistry()
@@ -301,8 +306,8 @@ func cleanRel(what, p string) (string, error) {
 }
 
 // copyTree copies the folder rel of root into dst, regular files only
-// (links are not followed: os.Root refuses those leaving the root), within
-// the sandbox's limits.
+// (links are not followed: os.Root refuses those leaving the root), leaving
+// out hidden files and folders and __pycache__, within the sandbox's limits.
 func copyTree(root *os.Root, rel, dst string) error {
 	files, size := 0, int64(0)
 	return fs.WalkDir(root.FS(), rel, func(p string, e fs.DirEntry, err error) error {
@@ -316,8 +321,8 @@ func copyTree(root *os.Root, rel, dst string) error {
 			}
 			return os.MkdirAll(target, 0o755)
 		}
-		if !e.Type().IsRegular() {
-			return nil
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			return nil // hidden files (.env, .token) stay out, like hidden folders
 		}
 		info, err := e.Info()
 		if err != nil {

@@ -151,3 +151,32 @@ func TestSpecSandboxRefusesPathsOutsideTheRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxCopySkipsHiddenFilesAndFolders: the copy leaves out every
+// hidden entry, files as well as folders (a .env must never reach a run).
+func TestSandboxCopySkipsHiddenFilesAndFolders(t *testing.T) {
+	root := sandboxProject(t, map[string]string{
+		"demo.yaml": sandboxSpec, ".env": "OPENAI_API_KEY=sk-secret\n", ".git/config": "x",
+		"scripts/.token": "t", "scripts/count.py": sandboxScript,
+	})
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dst := t.TempDir()
+	if err := copyTree(r, "gen/demo", dst); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	filepath.WalkDir(dst, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			rel, _ := filepath.Rel(dst, p)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if strings.Join(got, ",") != "demo.yaml,scripts/count.py" {
+		t.Errorf("copied %v, want demo.yaml and scripts/count.py only", got)
+	}
+}

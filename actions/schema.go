@@ -3,8 +3,8 @@ package actions
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -35,17 +35,21 @@ func loadSchema(v any, specDir, root string) (*replySchema, error) {
 		}
 		data = b
 	case string:
-		found, tried := machine.ResolveFile(x, specDir, root)
+		found, tried, err := machine.LocateFile(x, specDir, root)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read schema: %w", err)
+		}
 		if found == "" {
 			return nil, fmt.Errorf("schema file %q not found (looked for %s)", x, strings.Join(tried, ", "))
 		}
-		src, err := os.ReadFile(found)
+		src, err := machine.ReadNamedFile(found, specDir, root)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read schema file: %w", err)
+			return nil, fmt.Errorf("cannot read schema file %s: %w", found, err)
 		}
 		var doc any
 		if err := yaml.Unmarshal(src, &doc); err != nil { // YAML reads JSON too
-			return nil, fmt.Errorf("schema file %s is neither JSON nor YAML: %w", filepath.Base(found), err)
+			// yaml's messages can quote the file; the file may be anything.
+			return nil, fmt.Errorf("schema file %s is neither JSON nor YAML (%s); its content is not shown", filepath.Base(found), yamlWhere(err))
 		}
 		m, ok := doc.(map[string]any)
 		if !ok {
@@ -315,3 +319,14 @@ func (rs *replySchema) at(segs []string) *jsonschema.Schema {
 func isObjectKey(s *jsonschema.Schema, seg string) bool {
 	return s.Properties[seg] != nil || s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties) && !(s.Items != nil && isIndex(seg))
 }
+
+// yamlWhere is the "line N" of a YAML error, or "a syntax error": never the
+// rest of its message, which can quote the document.
+func yamlWhere(err error) string {
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		return "line " + m[1]
+	}
+	return "a syntax error"
+}
+
+var yamlLineRE = regexp.MustCompile(`\bline (\d+)\b`)

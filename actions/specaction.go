@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -127,7 +126,10 @@ func (d *Deps) reg() *machine.Registry {
 // pause pauses this run; answering it on resume goes to the child.
 func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	name := c.String("spec")
-	path, tried := machine.ResolveFile(name, d.SpecDir, d.root())
+	path, tried, err := machine.LocateFile(name, d.SpecDir, d.root())
+	if err != nil {
+		return fmt.Errorf("cannot run child spec: %w", err)
+	}
 	if path == "" {
 		return fmt.Errorf("cannot run child spec %q: not found (looked for %s)", name, strings.Join(tried, ", "))
 	}
@@ -139,9 +141,12 @@ func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	if max := c.Int("max_depth"); len(chain) > max {
 		return fmt.Errorf("cannot run child spec %s: it would be nested %d deep, and max_depth is %d (%s); a spec that runs itself through others never ends", name, len(chain), max, stackNames(chain))
 	}
-	src, err := os.ReadFile(path)
+	src, err := machine.ReadNamedFile(path, d.SpecDir, d.root())
 	if err != nil {
-		return fmt.Errorf("cannot run child spec: %w", err)
+		return fmt.Errorf("cannot run child spec %s: %w", name, err)
+	}
+	if !machine.LooksLikeSpec(src) {
+		return fmt.Errorf("cannot run child spec %s: %s", name, notASpec)
 	}
 	id := fmt.Sprintf("%s-%d", c.State, c.Seq+1)
 	runDir := ""
@@ -235,7 +240,7 @@ func (d *Deps) child(spec, runDir, runID string, chain []string) *Deps {
 		Yes:       d.Yes, Feedback: d.Feedback, Interactive: d.Interactive, In: d.In, Out: d.Out, Editor: d.Editor,
 		RunID: runID, RunDir: runDir, Audit: d.Audit, LLMLog: d.LLMLog,
 		Getenv: d.Getenv, Now: d.Now, HTTPClient: d.HTTPClient, Retry: d.Retry, Model: d.Model, Gateway: d.Gateway,
-		GatewayOptions: d.GatewayOptions, chain: chain,
+		GatewayOptions: d.GatewayOptions, Unconfined: d.Unconfined, chain: chain,
 	}
 	if runDir != "" {
 		cd.Protected = append(cd.Protected, runDir)
@@ -248,3 +253,7 @@ func (d *Deps) child(spec, runDir, runID string, chain []string) *Deps {
 	d.mu.Unlock()
 	return cd
 }
+
+// notASpec says why a file named as a child spec is refused; it quotes none
+// of the file's content (it may be a key or a token).
+const notASpec = "it is not a spec (a YAML mapping with a states key); its content is not shown"

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/lppctl/lppctl/machine"
@@ -89,15 +88,11 @@ func (s *specSource) remapReport(r *machine.CheckReport) *machine.CheckReport {
 }
 
 // loadMapping reads the compute mapping at rel inside root (through an
-// os.Root: a link cannot lead it out); a missing one is lpp.DefaultMapping.
+// os.Root: a link cannot lead it out; a FIFO or a huge file is refused); a missing one is lpp.DefaultMapping.
 // An invalid one is an error whose text is its positioned diagnostics.
 func loadMapping(root, rel string) (*lpp.Mapping, error) {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the compute mapping %s: %w", rel, err)
-	}
-	defer r.Close()
-	data, err := r.ReadFile(filepath.FromSlash(rel))
+	// Read as a file a spec names: inside the root, a regular file, capped.
+	data, err := machine.ReadNamedFile(filepath.Join(root, filepath.FromSlash(rel)), "", root)
 	if errors.Is(err, fs.ErrNotExist) {
 		m := lpp.DefaultMapping()
 		m.File = rel // a missing-unit error names it: where to add them

@@ -44,7 +44,7 @@ func (p *Policy) Effective() ([]byte, error) {
 	}
 	r := p.Runner
 	doc.Runner = effRunner{
-		Description: r.Description, Python: r.Python, Timeout: r.Timeout.String(),
+		Description: r.Description, Python: r.Python, Timeout: r.Timeout.String(), Sandbox: r.Sandbox,
 		ScriptDirs: nonNil(r.ScriptDirs), MaxArgs: r.MaxArgs, ArgPattern: regexString(r.ArgPattern),
 		Env: effEnv{
 			Inherit:      nonNil(r.Env.Inherit),
@@ -119,6 +119,7 @@ type effRunner struct {
 	MaxArgs     int      `yaml:"max_args"`
 	ArgPattern  string   `yaml:"arg_pattern"`
 	Env         effEnv   `yaml:"env"`
+	Sandbox     string   `yaml:"sandbox"`
 }
 
 type effEnv struct {

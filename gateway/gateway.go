@@ -75,6 +75,7 @@ type options struct {
 	now       func() time.Time
 	observe   func(context.Context, CallInfo)
 	effects   Effects
+	confine   confinement
 }
 
 // WithAudit writes one JSON line per call to w. Writes are serialised.
@@ -106,6 +107,7 @@ type Gateway struct {
 	audit   io.Writer
 	observe func(context.Context, CallInfo) // see WithObserver
 	effects Effects                         // see WithEffects
+	confine confinement                     // see WithConfinedScripts, WithUnconfined
 }
 
 // New opens the project root and returns a gateway enforcing p there.
@@ -129,7 +131,7 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start gateway: cannot open project root: %w", err)
 	}
-	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now, observe: o.observe, effects: o.effects}
+	g := &Gateway{policy: p, root: r, rootPath: abs, audit: o.audit, now: o.now, observe: o.observe, effects: o.effects, confine: o.confine}
 	g.python = o.python
 	if g.python == "" {
 		g.python = p.Runner.Python

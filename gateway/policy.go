@@ -94,6 +94,9 @@ type RunnerPolicy struct {
 	MaxArgs     int
 	ArgPattern  *regexp.Regexp
 	Env         EnvPolicy
+	// Sandbox says which scripts run in the OS sandbox: SandboxGenerated
+	// (the default), SandboxAll or SandboxOff.
+	Sandbox string
 }
 
 // EnvPolicy describes the environment a script gets.
@@ -197,6 +200,7 @@ type rawRunner struct {
 	MaxArgs     *int     `yaml:"max_args"`
 	ArgPattern  string   `yaml:"arg_pattern"`
 	Env         *rawEnv  `yaml:"env"`
+	Sandbox     string   `yaml:"sandbox"`
 }
 
 type rawEnv struct {
@@ -473,6 +477,10 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 		probs.addf("safe_py_runner.python: %q must be a program name or path, not a command line", r.Python)
 	}
 	r.Timeout = probs.duration("safe_py_runner.timeout", cmp.Or(raw.Timeout, defaultRunnerTimeout))
+	r.Sandbox = cmp.Or(raw.Sandbox, SandboxGenerated)
+	if r.Sandbox != SandboxGenerated && r.Sandbox != SandboxAll && r.Sandbox != SandboxOff {
+		probs.addf("safe_py_runner.sandbox: %q is not one of %s, %s, %s", raw.Sandbox, SandboxGenerated, SandboxAll, SandboxOff)
+	}
 	if len(raw.ScriptDirs) == 0 {
 		probs.addf("safe_py_runner.script_dirs: missing (e.g. [scripts, skills/*])")
 	}

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	osbox "github.com/lppctl/lppctl/gateway/sandbox"
 )
 
 // runRequest is a decoded safe_py_runner call.
@@ -447,14 +449,32 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 
 	// A leading "./" keeps the script path from ever reading as an interpreter option.
 	argv := append([]string{"./" + script}, req.args...)
-	cmd := exec.CommandContext(runCtx, g.python, argv...)
+	env := g.environ(script, req.env, isReadOnly(ctx))
+	var cmd *exec.Cmd
+	if g.confined(script) {
+		if err := sandboxAvailable(); err != nil && !g.confine.unconfined {
+			return blocked(refuse(ruleSandboxUnavailable, "%s is model-written code, which runs only in the OS sandbox, and %v; give --unconfined to run it anyway, unconfined, at your own risk", script, err))
+		} else if err == nil {
+			so, cleanup, err := g.sandboxOptions(script, g.confinedEnv(env))
+			if err != nil {
+				return failed("safe_py_runner: cannot prepare the sandbox for %s: %v", script, err)
+			}
+			defer cleanup()
+			if cmd, err = osbox.Command(runCtx, so, g.python, argv...); err != nil {
+				return failed("safe_py_runner: cannot sandbox %s: %v", script, err)
+			}
+		}
+	}
+	if cmd == nil {
+		cmd = exec.CommandContext(runCtx, g.python, argv...)
+		cmd.Env = env
+		setProcessGroup(cmd)
+	}
 	cmd.Dir = g.rootPath
-	cmd.Env = g.environ(script, req.env, isReadOnly(ctx))
 	cmd.Stdin = strings.NewReader(req.stdin)
 	max := g.policy.Limits.MaxOutputBytes
 	stdout, stderr := &cappedBuffer{max: max}, &cappedBuffer{max: max}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcessGroup(cmd)
 	cmd.Cancel = func() error { return killProcessGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -387,38 +386,6 @@ func (a *Action) Signature() string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// ResolveFile finds the file a file parameter (TypeFile) names, the way the
-// agent's actions find their templates at run time: an absolute name as it
-// is; else the first of specDir/name, root/name, root/specs/name and name
-// (from the current directory) that exists. root "" means the current
-// directory. It returns the path found ("" when none exists) and the
-// candidates, in the order they are tried (duplicates left out).
-func ResolveFile(name, specDir, root string) (found string, tried []string) {
-	if name == "" {
-		return "", nil
-	}
-	if filepath.IsAbs(name) {
-		return name, []string{name}
-	}
-	if root == "" {
-		root = "."
-	}
-	var cands []string
-	for _, dir := range []string{specDir, root, filepath.Join(root, "specs")} {
-		if dir != "" {
-			cands = appendUnique(cands, filepath.Join(dir, name))
-		}
-	}
-	cands = appendUnique(cands, filepath.Clean(name))
-	for _, p := range cands {
-		tried = append(tried, p)
-		if _, err := os.Stat(p); err == nil {
-			return p, tried
-		}
-	}
-	return "", tried
 }
 
 // FileParams returns the files that the file parameters (TypeFile) of the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -340,6 +341,9 @@ func (x *explorer) assign(set []cassign, vals []any, kind assignKind, st *xstate
 			v, err = a.v.Coerce(v) // null through when nullable, as the interpreter does
 		}
 		if err == nil {
+			err = valueTooLarge(v)
+		}
+		if err == nil {
 			if s, ok := v.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
 				err = fmt.Errorf("%q is not one of %s", s, quoteList(a.v.Enum))
 			}
@@ -392,7 +396,25 @@ func (mv *move) via() string {
 
 func quoteValue(v any) string {
 	if s, ok := v.(string); ok {
+		if len(s) > maxShownValue {
+			cut := maxShownValue
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+		}
 		return strconv.Quote(s)
 	}
-	return formatValue(v)
+	out := formatValue(v)
+	if len(out) > 2*maxShownValue {
+		cut := 2 * maxShownValue
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = out[:cut] + fmt.Sprintf("… (%d characters)", len(out))
+	}
+	return out
 }
+
+// maxShownValue is how much of a string value a counterexample shows.
+const maxShownValue = 100

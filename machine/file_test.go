@@ -60,7 +60,7 @@ func TestFileParametersAreChecked(t *testing.T) {
 		{"prompts/aa.md", `specs/t.yaml:7:22: error: parameter "template" of action "tmpl": file "prompts/aa.md" not found (looked for specs/prompts/aa.md, prompts/aa.md); did you mean "prompts/a.md"?`},
 		{"promts/a.md", `specs/t.yaml:7:22: error: parameter "template" of action "tmpl": file "promts/a.md" not found (looked for specs/promts/a.md, promts/a.md); did you mean "prompts/a.md"?`},
 		{"prompts/zzzzzzzz.md", `specs/t.yaml:7:22: error: parameter "template" of action "tmpl": file "prompts/zzzzzzzz.md" not found (looked for specs/prompts/zzzzzzzz.md, prompts/zzzzzzzz.md); files in specs/prompts: a.md, extra.md`},
-		{"prompts", `specs/t.yaml:7:22: error: parameter "template" of action "tmpl": cannot read file specs/prompts: it is a directory; the action reads it when the run gets there`},
+		{"prompts", `specs/t.yaml:7:22: error: parameter "template" of action "tmpl": cannot read file specs/prompts: it is a directory (not a regular file); the action reads it when the run gets there`},
 		{`""`, `specs/t.yaml:7:22: error: parameter "template" of action "tmpl": the file name is empty; give the file's path, relative to the spec's folder`},
 		{"42", `specs/t.yaml:7:22: error: parameter "template" of action "tmpl": int 42 is not a file path (string); tmpl takes template: file (required), extra: file = prompts/extra.md`},
 	}
@@ -130,7 +130,8 @@ func TestResolveFileMatchesTheActionsLookup(t *testing.T) {
 		{"prompts/root.md", "specs", ".", "prompts/root.md"},
 		{"prompts/a.md", "", ".", "specs/prompts/a.md"}, // root/specs
 		{"prompts/a.md", "/nonexistent", dir, filepath.Join(dir, "specs", "prompts", "a.md")},
-		{abs, "x", "y", abs},
+		{abs, "specs", ".", abs}, // absolute, inside the root
+		{abs, "x", "y", ""},      // absolute, outside the root: refused
 		{"nope.md", "specs", ".", ""},
 	} {
 		if got, _ := ResolveFile(tt.name, tt.specDir, tt.root); got != tt.want {

@@ -638,6 +638,9 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
 		}
+		if err := valueTooLarge(cv); err != nil {
+			return changed, &EvalError{File: r.m.spec.File, Pos: a.a.ExprPos, What: "set " + a.v.Name, Expr: a.a.Expr, Msg: err.Error(), Err: ErrValueTooLarge}
+		}
 		if err := r.m.checkStorableValue(a, cv); err != nil {
 			return changed, err
 		}

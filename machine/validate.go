@@ -134,6 +134,8 @@ type validator struct {
 	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
 	opts       validateOptions
 	eventEnvs  map[string]map[string]any // each event's environment, built once
+	hintWork   int                       // candidates compared by suggest so far
+	stateNames []string                  // the spec's state names, built once
 }
 
 func (v *validator) add(sev Severity, p Pos, span int, hint, format string, args ...any) {
@@ -213,10 +215,33 @@ func (v *validator) start() Pos {
 }
 
 func (v *validator) stateHint(name string) string {
-	if h := didYouMean(name, v.spec.StateNames()); h != "" {
+	if h := v.suggest(name, v.allStateNames()); h != "" {
 		return h
 	}
-	return "states are: " + listNames(v.spec.StateNames(), 12)
+	return "states are: " + listNames(v.allStateNames(), 12)
+}
+
+// allStateNames is the spec's state names, built once per validation.
+func (v *validator) allStateNames() []string {
+	if v.stateNames == nil {
+		v.stateNames = v.spec.StateNames()
+	}
+	return v.stateNames
+}
+
+// hintBudget bounds the candidates that "did you mean" hints of one
+// validation compare a name with: a spec with thousands of misspelt names
+// among thousands of states validates in linear time, its later hints left
+// out.
+const hintBudget = 1_000_000
+
+// suggest is didYouMean within the validation's hint budget ("" past it).
+func (v *validator) suggest(name string, cands []string) string {
+	if v.hintWork+len(cands) > hintBudget {
+		return ""
+	}
+	v.hintWork += len(cands)
+	return didYouMean(name, cands)
 }
 
 func (v *validator) varNames() []string {

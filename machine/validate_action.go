@@ -143,19 +143,24 @@ func (v *validator) file(a *Action, ps *ParamSpec, p *Param, name string) {
 		v.errorf(at, span, "give the file's path, relative to the spec's folder", "parameter %q of action %q: the file name is empty", ps.Name, a.Name)
 		return
 	}
-	found, tried := ResolveFile(name, specDir, root)
+	found, tried, err := LocateFile(name, specDir, root)
+	if err != nil {
+		v.errorf(at, span, "files a spec names must lie inside the project root; copy the file into the project and name it relative to the spec's folder", "parameter %q of action %q: %v", ps.Name, a.Name, err)
+		return
+	}
 	if found == "" {
 		v.errorf(at, span, fileHint(name, tried, specDir, root), "parameter %q of action %q: file %q not found (looked for %s)", ps.Name, a.Name, name, strings.Join(tried, ", "))
 		return
 	}
-	if err := readable(found); err != nil {
+	if err := readable(found, specDir, root); err != nil {
 		v.errorf(at, span, "the action reads it when the run gets there", "parameter %q of action %q: cannot read file %s: %v", ps.Name, a.Name, found, err)
 	}
 }
 
-// readable reports why the file at path cannot be read (nil when it can).
-func readable(path string) error {
-	f, err := os.Open(path)
+// readable reports why the file at path, found by LocateFile, cannot be
+// read as the actions read it (nil when it can).
+func readable(path, specDir, root string) error {
+	f, err := openNamed(path, specDir, root)
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
 			return pe.Err
@@ -163,13 +168,6 @@ func readable(path string) error {
 		return err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if info.IsDir() {
-		return fmt.Errorf("it is a directory")
-	}
 	if _, err := f.Read(make([]byte, 1)); err != nil && err != io.EOF {
 		if pe, ok := err.(*os.PathError); ok {
 			return pe.Err

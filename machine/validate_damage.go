@@ -2,6 +2,7 @@ package machine
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -55,11 +56,12 @@ func regionsOf(m *yaml.Node, end Pos) []region {
 
 func posBefore(a, b Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
 
+// regionAt returns the region holding p (regions are in text order: a
+// binary search, so locating every error of a big spec stays n log n).
 func regionAt(rs []region, p Pos) *region {
-	for i := range rs {
-		if !posBefore(p, rs[i].start) && posBefore(p, rs[i].end) {
-			return &rs[i]
-		}
+	i := sort.Search(len(rs), func(i int) bool { return posBefore(p, rs[i].start) }) - 1
+	if i >= 0 && posBefore(p, rs[i].end) {
+		return &rs[i]
 	}
 	return nil
 }
@@ -75,6 +77,16 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 	eof := Pos{Line: lineCount(spec.Source) + 2, Col: 1}
 	top := regionsOf(doc.Content[0], eof)
 	names := func(r *region) []string { return stateNamesIn(spec, r.start, r.end) }
+	// The regions of a mapping, split once (not once per error).
+	split := map[*yaml.Node][]region{}
+	regions := func(m *yaml.Node, end Pos) []region {
+		rs, ok := split[m]
+		if !ok {
+			rs = regionsOf(m, end)
+			split[m] = rs
+		}
+		return rs
+	}
 	dropped := func(r *region) {
 		d.roots = append(d.roots, names(r)...)
 		d.finals = true
@@ -103,7 +115,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 		case "states":
 			var sub *region
 			if t.value.Kind == yaml.MappingNode {
-				sub = regionAt(regionsOf(t.value, t.end), e.Pos)
+				sub = regionAt(regions(t.value, t.end), e.Pos)
 			}
 			switch {
 			case e.Pos == t.start:
@@ -121,7 +133,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 		case "events":
 			var sub *region
 			if t.value.Kind == yaml.MappingNode {
-				sub = regionAt(regionsOf(t.value, t.end), e.Pos)
+				sub = regionAt(regions(t.value, t.end), e.Pos)
 			}
 			if sub == nil {
 				sub = t

@@ -20,7 +20,7 @@ func (v *validator) assign(a *Assign) {
 	}
 	cv := v.spec.Var(a.Var)
 	if cv == nil {
-		hint := didYouMean(a.Var, v.varNames())
+		hint := v.suggest(a.Var, v.varNames())
 		if hint == "" {
 			hint = fmt.Sprintf("declare it under context:, e.g. `%s: int`", a.Var)
 		}
@@ -147,7 +147,7 @@ func (v *validator) exprError(e *ExprError, what string) {
 		for _, f := range builtin.Builtins {
 			cands = append(cands, f.Name)
 		}
-		hint = didYouMean(m[1], cands)
+		hint = v.suggest(m[1], cands)
 		if v.calledAt(e.Pos, m[1]) {
 			var funcs []string
 			for _, f := range builtin.Builtins {

@@ -33,8 +33,15 @@ func (v *validator) graph() {
 		meant[from] = append([]string(nil), tos...)
 	}
 	var mayFinish []string
+	inMayFinish := map[string]bool{} // mayFinish as a set: linear in the states
+	addMayFinish := func(name string) {
+		if !inMayFinish[name] {
+			inMayFinish[name] = true
+			mayFinish = append(mayFinish, name)
+		}
+	}
 	unknown := func(from, to string) {
-		mayFinish = appendUnique(mayFinish, from)
+		addMayFinish(from)
 		if m := v.meantState(to); m != "" {
 			meant[from] = appendUnique(meant[from], m)
 		}
@@ -56,7 +63,7 @@ func (v *validator) graph() {
 	}
 	for _, st := range s.States {
 		if names, ok := d.states[st.Name]; ok {
-			mayFinish = appendUnique(mayFinish, st.Name)
+			addMayFinish(st.Name)
 			for _, n := range names {
 				meant[st.Name] = appendUnique(meant[st.Name], n)
 			}
@@ -113,7 +120,7 @@ func (v *validator) meantState(name string) string {
 	if name == "" {
 		return ""
 	}
-	h := didYouMean(name, v.spec.StateNames())
+	h := v.suggest(name, v.allStateNames())
 	if m, ok := strings.CutPrefix(h, "did you mean "); ok {
 		if q, err := strconv.Unquote(strings.TrimSuffix(m, "?")); err == nil && v.spec.State(q) != nil {
 			return q

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -16,6 +17,9 @@ import (
 // diagram is a spec's diagram as the page draws it: Mermaid source that the
 // page renders with the embedded library (strict security level), else an
 // SVG that Graphviz drew on the server, else the source and a hint.
+// maxDrawnStates is the most states a page draws.
+const maxDrawnStates = 500
+
 type diagram struct {
 	Mermaid string        // Mermaid source, rendered by the page
 	SVG     template.HTML // Graphviz's SVG
@@ -43,6 +47,12 @@ func (s *Server) drawSpecAs(ctx context.Context, spec *machine.Spec, mermaidForm
 	d := diagram{Current: current}
 	if spec == nil {
 		d.Error = "no spec to draw"
+		return d
+	}
+	if n := len(spec.States); n > maxDrawnStates {
+		// Laying out thousands of states takes Graphviz or the browser's
+		// Mermaid longer than a page may take (a hostile spec would hang it).
+		d.Hint = fmt.Sprintf("%s has %d states, more than the %d this page draws; lppctl export --format dot (or mermaid) writes its diagram.", filepath.Base(spec.File), n, maxDrawnStates)
 		return d
 	}
 	opts := machine.ExportOptions{Path: path}

@@ -28,6 +28,7 @@ type agentConfig struct {
 	SkillsLibrary string `json:"skills_library,omitempty"` // --skills-library FILE ($LPPCTL_SKILLS; "" = ROOT/.lppctl/skills.json)
 	Feedback      string `json:"feedback,omitempty"`       // --feedback TEXT: the final human feedback, given up front
 	SpecDir       string `json:"spec_dir,omitempty"`       // folder of the spec: prompt templates are looked up there (absolute)
+	Unconfined    bool   `json:"unconfined,omitempty"`     // --unconfined: run model-written code unconfined where the OS sandbox is unavailable
 }
 
 // agentFlags are the run flags that configure the agent actions.
@@ -41,6 +42,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "claude-md", Usage: "the global context (L1) `FILE` (default: ROOT/claude.md)"},
 		&cli.StringFlag{Name: "skills-library", EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE` whose relevant skills go into the planner's and optimizer's prompts (spec: relevant_skills) and that skill.teacher updates (default: ROOT/" + skills.DefaultLibraryPath + "; a missing file is an empty library)"},
 		&cli.StringFlag{Name: "feedback", Usage: "the final human feedback `TEXT`, recorded in skills.md without asking"},
+		&cli.BoolFlag{Name: "unconfined", Usage: "where the kernel cannot confine model-written code (Landlock, user namespaces: docs/security.md), run it unconfined instead of refusing it; at your own risk"},
 	}
 }
 
@@ -56,6 +58,7 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 		ClaudeMD:      c.String("claude-md"),
 		SkillsLibrary: c.String("skills-library"),
 		Feedback:      c.String("feedback"),
+		Unconfined:    c.Bool("unconfined"),
 	}
 	if cfg.Root == "" {
 		cfg.Root = "."

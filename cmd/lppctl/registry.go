@@ -51,6 +51,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 		SpecDir:       cfg.SpecDir,
 		Yes:           cfg.Yes,
 		Feedback:      cfg.Feedback,
+		Unconfined:    cfg.Unconfined,
 	}
 	if rt != nil {
 		d.RunID = rt.RunID

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
 )
@@ -28,11 +29,12 @@ func skillsInstallCommand() *cli.Command {
 		ArgsUsage: "DIR",
 		Description: "Copies the skill folder DIR (inside the project root, e.g. output/contractor/word_stats)\n" +
 			"into skills/NAME, NAME being DIR's last component. The folder must hold skills.md; its\n" +
-			"spec NAME.yaml (or L++ blueprint NAME.json), when there is one, is validated where it\n" +
-			"is installed (its scripts are named skills/NAME/scripts/...). An invalid skill is not\n" +
-			"installed (exit 3). An existing\n" +
-			"skills/NAME is refused unless --force, which replaces it (restored if the new one is\n" +
-			"invalid). Then: lppctl run --spec specs/skills_agent.yaml --skill skills/NAME",
+			"spec NAME.yaml (or L++ blueprint NAME.json), when there is one, is validated as it will\n" +
+			"be installed (its scripts are named skills/NAME/scripts/...) before anything under\n" +
+			"skills/ changes; then one rename puts it in place. An invalid skill is not installed\n" +
+			"(exit 3). An existing skills/NAME is refused unless --force, which replaces it in one\n" +
+			"step. The skill is marked generated: its scripts run in the OS sandbox.\n" +
+			"Then: lppctl run --spec specs/skills_agent.yaml --skill skills/NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace an installed skill of the same name"},
 			&cli.StringFlag{Name: "root", Usage: "the project root `DIR` (default: the current directory)"},
@@ -61,7 +63,12 @@ func skillsInstall(c *cli.Context) error {
 	if err := os.MkdirAll(filepath.Join(root, "skills"), 0o755); err != nil {
 		return fmt.Errorf("cannot install skill: %w", err)
 	}
-	staging, err := os.MkdirTemp(filepath.Join(root, "skills"), "."+name+".install-")
+	removeStaleStaging(filepath.Join(root, "skills"))
+	// Stage the new skill beside skills/NAME (same file system), validate it
+	// there as installed, and only then put it in place with one rename: a
+	// crash or a kill at any point leaves the old skill or the new valid one
+	// (and a staging folder the next install removes).
+	staging, err := os.MkdirTemp(filepath.Join(root, "skills"), "."+name+stagingInfix)
 	if err != nil {
 		return fmt.Errorf("cannot install skill: %w", err)
 	}
@@ -70,25 +77,27 @@ func skillsInstall(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot install skill %s: %w", name, err)
 	}
-	backup := ""
-	if _, err := os.Lstat(dst); err == nil {
-		backup = staging + ".old"
-		if err := os.Rename(dst, backup); err != nil {
-			return fmt.Errorf("cannot install skill %s: cannot move the installed one aside: %w", name, err)
-		}
-	}
-	if err := os.Rename(staging, dst); err != nil {
-		restore(backup, dst)
+	// An installed skill is model-written code: its scripts run in the OS
+	// sandbox (safe_py_runner.sandbox: generated, docs/security.md).
+	if err := os.WriteFile(filepath.Join(staging, gateway.GeneratedMarker), []byte("installed by lppctl skills install: its scripts run in the OS sandbox\n"), 0o644); err != nil {
 		return fmt.Errorf("cannot install skill %s: %w", name, err)
 	}
-	if err := validateInstalled(c, root, name); err != nil {
-		os.RemoveAll(dst)
-		restore(backup, dst)
+	if err := validateStaged(c, root, name, staging); err != nil {
 		return err
 	}
-	if backup != "" {
-		os.RemoveAll(backup)
+	if err := syncTree(staging); err != nil {
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
 	}
+	if _, err := os.Lstat(dst); err == nil {
+		// Swap the two folders in one step; the old one is then at staging
+		// and removed with it.
+		if err := exchange(staging, dst); err != nil {
+			return fmt.Errorf("cannot install skill %s: cannot replace the installed one: %w", name, err)
+		}
+	} else if err := os.Rename(staging, dst); err != nil {
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
+	}
+	syncDir(filepath.Join(root, "skills"))
 	fmt.Fprintf(c.App.Writer, "installed %s into skills/%s (%d files)\nrun it with: lppctl run --spec specs/skills_agent.yaml --skill skills/%s\n", relTo(root, src), name, n, name)
 	return nil
 }
@@ -135,7 +144,7 @@ func installSource(root, arg string) (string, string, error) {
 // validateInstalled validates skills/NAME/NAME.yaml, or the L++ blueprint
 // skills/NAME/NAME.json (with its compute mapping beside it), when there is
 // one, with root as the project root, printing its diagnostics.
-func validateInstalled(c *cli.Context, root, name string) error {
+func validateInstalled(c *cli.Context, root, shown, name string) error {
 	var path string
 	var src []byte
 	for _, ext := range []string{".yaml", ".json"} {
@@ -166,6 +175,11 @@ func validateInstalled(c *cli.Context, root, name string) error {
 	}
 	if !diags.HasErrors() {
 		return nil
+	}
+	for i := range diags {
+		if rel, err := filepath.Rel(root, diags[i].File); err == nil && !strings.HasPrefix(rel, "..") {
+			diags[i].File = filepath.Join(shown, rel) // name the project's file, not the throw-away copy's
+		}
 	}
 	fmt.Fprintf(c.App.Writer, "%s\n\n", diags.PrettyAll(src))
 	return withCode(exitInvalidSpec, fmt.Errorf("cannot install skill %s: its spec is invalid where it would be installed (%s); nothing was installed", name, countDiags(diags)))
@@ -216,9 +230,69 @@ func copyRegular(from, to string) error {
 	return out.Close()
 }
 
-// restore moves a skill moved aside back into place.
-func restore(backup, dst string) {
-	if backup != "" {
-		_ = os.Rename(backup, dst)
+// stagingInfix names the staging folders of skills install:
+// skills/.NAME.install-RANDOM.
+const stagingInfix = ".install-"
+
+// removeStaleStaging removes the staging folders an install that was
+// killed left in skills/.
+func removeStaleStaging(skillsDir string) {
+	ents, err := os.ReadDir(skillsDir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), stagingInfix) {
+			_ = os.RemoveAll(filepath.Join(skillsDir, e.Name()))
+		}
+	}
+}
+
+// validateStaged validates the staged skill as it will be installed: in a
+// throw-away root holding it as skills/NAME beside copies of the project's
+// policy, scripts/ and specs/, so that nothing in skills/ changes before the
+// skill is known valid. Diagnostics name the project's paths.
+func validateStaged(c *cli.Context, root, name, staging string) error {
+	tmp, err := os.MkdirTemp("", "lppctl-install-")
+	if err != nil {
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
+	}
+	defer os.RemoveAll(tmp)
+	if _, err := copySkill(staging, filepath.Join(tmp, "skills", name)); err != nil {
+		return fmt.Errorf("cannot install skill %s: %w", name, err)
+	}
+	for _, d := range []string{"config", "scripts", "specs"} {
+		from := filepath.Join(root, d)
+		if fi, err := os.Stat(from); err != nil || !fi.IsDir() {
+			continue
+		}
+		if _, err := copySkill(from, filepath.Join(tmp, d)); err != nil {
+			return fmt.Errorf("cannot install skill %s: cannot copy %s for its validation: %w", name, d, err)
+		}
+	}
+	return validateInstalled(c, tmp, root, name)
+}
+
+// syncTree flushes every file and folder under dir to disk, so the rename
+// that installs it never exposes a folder whose files are not written yet.
+func syncTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Sync()
+	})
+}
+
+// syncDir flushes a folder's entries (best effort).
+func syncDir(dir string) {
+	if f, err := os.Open(dir); err == nil {
+		_ = f.Sync()
+		f.Close()
 	}
 }

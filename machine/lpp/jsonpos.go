@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -41,7 +42,11 @@ type node struct {
 	// character of str and one past its end (for positions inside a gate's
 	// expression); nil when the string spans lines.
 	runeCols []int
-	off, end int // the value's text is src[off:end]
+	// colBase and runes stand for runeCols when the string has no escape:
+	// character i is at column colBase+i, for i < runes (a string of
+	// 100 MB then costs its bytes, not 8 bytes a character).
+	colBase, runes int
+	off, end       int // the value's text is src[off:end]
 }
 
 // member is one key of an object.
@@ -92,6 +97,12 @@ func (n *node) describe() string {
 // colOf returns the file position of character i of a string value (i may be
 // len: one past the end). A string that spans lines gives its own position.
 func (n *node) colOf(i int) machine.Pos {
+	if n.kind == kString && n.colBase > 0 {
+		if i < 0 || i >= n.runes {
+			return n.pos
+		}
+		return machine.Pos{Line: n.pos.Line, Col: n.colBase + i}
+	}
 	if n.kind != kString || n.runeCols == nil || i < 0 || i >= len(n.runeCols) {
 		return n.pos
 	}
@@ -354,6 +365,9 @@ func (s *scanner) array(depth int) (*node, error) {
 
 func (s *scanner) string() (*node, error) {
 	n := &node{kind: kString, pos: s.pos()}
+	if s.plainString(n) {
+		return n, nil
+	}
 	s.advance() // "
 	var b strings.Builder
 	cols := []int{}
@@ -391,6 +405,35 @@ func (s *scanner) string() (*node, error) {
 			b.WriteRune(r)
 		}
 	}
+}
+
+// plainString reads, at the opening quote, a string with no escape, no
+// control character and no line separator, valid UTF-8 (the usual case)
+// in one step: its text is one copy of its bytes, its columns computed.
+// It returns false, reading nothing, for any other string.
+func (s *scanner) plainString(n *node) bool {
+	start := s.off + 1
+	j := start
+	for j < len(s.src) {
+		c := s.src[j]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		j++
+	}
+	if j >= len(s.src) || s.src[j] != '"' {
+		return false
+	}
+	body := s.src[start:j]
+	if !utf8.Valid(body) || bytes.Contains(body, []byte("\u0085")) || bytes.Contains(body, []byte("\u2028")) || bytes.Contains(body, []byte("\u2029")) {
+		return false
+	}
+	runes := utf8.RuneCount(body)
+	n.str = string(body)
+	n.colBase, n.runes = s.col+1, runes+1 // the closing quote has a column too
+	s.off = j + 1
+	s.col += runes + 2
+	return true
 }
 
 // escape reads one escape sequence (after the backslash) and returns its

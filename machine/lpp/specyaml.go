@@ -134,7 +134,7 @@ func compactJSON(s string) json.RawMessage {
 }
 
 // metaOf is the blueprint's metadata line.
-func metaOf(bp *Blueprint) string {
+func metaOf(bp *Blueprint) []byte {
 	md := meta{Schema: bp.Schema, ID: bp.ID, Name: bp.Name, Version: bp.Version, Description: bp.Description,
 		TermList: !bp.TerminalMap}
 	if bp.Display != "" {
@@ -151,7 +151,10 @@ func metaOf(bp *Blueprint) string {
 		md.Transitions = append(md.Transitions, transMeta{ID: t.ID, From: t.From, Event: t.Event, Gates: t.Gates, Actions: t.Actions})
 	}
 	raw, _ := json.Marshal(md)
-	return jsonPrintable(string(raw))
+	if bytes.IndexFunc(raw, unprintable) < 0 {
+		return raw // the usual case: no second copy of a long description
+	}
+	return []byte(jsonPrintable(string(raw)))
 }
 
 // jsonPrintable escapes in JSON text the runes a YAML file (even in a
@@ -176,13 +179,16 @@ func jsonPrintable(s string) string {
 // comes from (origins[i] for line i+1).
 func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 	bp := tr.bp
-	var b strings.Builder
+	var b bytes.Buffer
+	// Room for the description twice (the metadata line and description:),
+	// so a long one is not copied again and again as the text grows.
+	b.Grow(2*(len(bp.Description)+len(bp.Display)) + 64<<10)
 	at := machine.Pos{Line: 1, Col: 1} // the origin of the lines written next
 	w := func(format string, args ...any) {
 		n := b.Len()
 		fmt.Fprintf(&b, format, args...)
 		b.WriteByte('\n')
-		for range strings.Count(b.String()[n:], "\n") {
+		for range bytes.Count(b.Bytes()[n:], []byte("\n")) {
 			origins = append(origins, at)
 		}
 	}
@@ -204,12 +210,19 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 	w("# Driver rule: %s", tr.driverRule())
 	w("#")
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
-	w("%s%s", metaPrefix, metaOf(bp))
+	// Written without fmt: a long description is copied once, not three times.
+	b.WriteString(metaPrefix)
+	b.Write(metaOf(bp))
+	b.WriteByte('\n')
+	origins = append(origins, at)
 	at = cmpPos(bp.SchemaPos, at)
 	w("lpp: 1")
 	w("name: %s", specName(bp))
 	if d := cmpOr(bp.Description, bp.Name); d != "" {
-		w("description: %s", yq(d))
+		b.WriteString("description: ")
+		b.WriteString(yq(d))
+		b.WriteByte('\n')
+		origins = append(origins, at)
 	}
 	w("context:")
 	for _, p := range bp.Context {
@@ -291,7 +304,7 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 		}
 	}
 	tr.eventsYAML(w, func(p machine.Pos) { at = cmpPos(p, at) })
-	return []byte(b.String()), origins
+	return b.Bytes(), origins
 }
 
 // cmpPos returns the first position that is set.

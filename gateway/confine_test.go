@@ -1,0 +1,62 @@
+package gateway
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	osbox "github.com/lppctl/lppctl/gateway/sandbox"
+)
+
+// peek reads the canary outside the root and writes into the project.
+const peek = "import os\nroot = os.getcwd()\ntry:\n    print(open(os.path.join(root, '..', 'outside', 'canary.txt')).read())\nexcept OSError as e:\n    print('read refused:', type(e).__name__)\ntry:\n    open(os.path.join(root, 'docs', 'readme.md'), 'a').write('pwned')\n    print('wrote the project')\nexcept OSError as e:\n    print('write refused:', type(e).__name__)\n"
+
+func TestGeneratedSkillScriptsRunInTheSandbox(t *testing.T) {
+	if err := osbox.Available(); err != nil {
+		if os.Getenv("LPPCTL_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	sb := newSandbox(t)
+	sb.write(t, "skills/gen/scripts/peek.py", peek)
+	sb.write(t, "skills/gen/"+GeneratedMarker, "")
+	sb.write(t, "skills/hello/scripts/peek.py", peek)
+
+	// A generated skill's script is confined...
+	res := sb.run(map[string]any{"script_name": "skills/gen/scripts/peek.py"})
+	require.Equal(t, DecisionAllow, res.Decision, res.Text)
+	assert.Equal(t, "read refused: PermissionError\nwrite refused: PermissionError", res.Text)
+	b, err := os.ReadFile(filepath.Join(sb.root, "docs", "readme.md"))
+	require.NoError(t, err)
+	assert.Equal(t, "# Readme\nhello\n", string(b))
+
+	// ... an author's skill is not (safe_py_runner.sandbox: generated).
+	res = sb.run(map[string]any{"script_name": "skills/hello/scripts/peek.py"})
+	assert.Contains(t, res.Text, sb.canary)
+}
+
+func TestConfinedScriptsAreRefusedWithoutTheSandbox(t *testing.T) {
+	old := sandboxAvailable
+	sandboxAvailable = func() error { return errors.New("the OS sandbox is not available: Landlock is not enabled") }
+	t.Cleanup(func() { sandboxAvailable = old })
+
+	sb := newSandbox(t)
+	sb.write(t, "skills/gen/scripts/hi.py", "print('hi')\n")
+	sb.write(t, "skills/gen/"+GeneratedMarker, "")
+	res := sb.run(map[string]any{"script_name": "skills/gen/scripts/hi.py"})
+	assert.Equal(t, DecisionBlock, res.Decision)
+	assert.Equal(t, "[SECURITY BLOCKED] sandbox-unavailable: skills/gen/scripts/hi.py is model-written code, which runs only in the OS sandbox, and the OS sandbox is not available: Landlock is not enabled; give --unconfined to run it anyway, unconfined, at your own risk", res.Text)
+
+	// The person's opt-out runs it.
+	sb2 := newSandbox(t, WithUnconfined())
+	sb2.write(t, "skills/gen/scripts/hi.py", "print('hi')\n")
+	sb2.write(t, "skills/gen/"+GeneratedMarker, "")
+	res = sb2.run(map[string]any{"script_name": "skills/gen/scripts/hi.py"})
+	assert.Equal(t, DecisionAllow, res.Decision, res.Text)
+	assert.Equal(t, "hi", res.Text)
+}

