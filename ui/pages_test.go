@@ -58,10 +58,11 @@ func TestRunPagePaginatesTheTimeline(t *testing.T) {
 	tests := []struct {
 		query, first, last, note string
 	}{
-		{"", "101", "120", "120 transitions, page 3 of 3"}, // the latest page by default
-		{"?page=1", "1", "50", "120 transitions, page 1 of 3"},
-		{"?page=2", "51", "100", "page 2 of 3"},
-		{"?page=99", "101", "120", "page 3 of 3"},
+		// the latest page by default, full: pages are cut from the newest step back
+		{"", "71", "120", "120 transitions, page 3 of 3"},
+		{"?page=1", "1", "20", "120 transitions, page 1 of 3"},
+		{"?page=2", "21", "70", "page 2 of 3"},
+		{"?page=99", "71", "120", "page 3 of 3"},
 	}
 	for _, tt := range tests {
 		body := f.do("GET", "/runs/"+id+tt.query, "").Body.String()

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -22,16 +24,26 @@ type stepView struct {
 	Tokens   int
 	Calls    []logLine // the LLM calls made during the step
 	Tools    []logLine // the tool calls, with the gateway's verdict
-	Messages []message // what the step added to memory (the model's messages among them)
-	Vars     string    // the context variables it changed, as JSON
+	Messages []message    // what the step added to memory (the model's messages among them)
+	Vars     template.HTML // the context variables it changed
 }
 
 // message is one memory change of a step, shown expandable.
 type message struct {
-	Key, Op, Role, Text string
+	Key, Op, Role string
+	Text          template.HTML
 }
 
-type kv struct{ Key, Value string }
+type kv struct {
+	Key   string
+	Value template.HTML
+}
+
+// endRow is how a run that did not complete stopped: the timeline's last
+// row (failed, interrupted, crashed, damaged) with its error.
+type endRow struct {
+	Status, State, Message, Hint string
+}
 
 type runData struct {
 	page
@@ -45,6 +57,9 @@ type runData struct {
 	PageNo      int // 1-based
 	Pages       int
 	Total       int
+	End         *endRow // how the run stopped, on the timeline's last page
+	At          int     // the step whose context and memory are shown (0..Total)
+	AtLast      bool    // At is the run's last step: the context now
 	Context     []kv
 	L2          []string
 	Memory      []kv
@@ -72,6 +87,7 @@ type runView struct {
 	skills      *skillsDiff
 	base, live  string
 	resumeFlags string
+	end         *runstore.Entry // the journal's last marker when it is a fail or an interrupt
 }
 
 // pageParam reads ?page=N (1-based; 0 or missing: the last page).
@@ -126,6 +142,9 @@ func (s *Server) storeRun(id string) (*runView, int, error) {
 		row: row, dir: run.Dir, specPath: run.Path(runstore.SpecFile), specSrc: src, records: l.Records,
 		start: run.Meta.Vars, logDir: run.Dir, base: row.Href, live: "/events?run=" + url.QueryEscape(row.ID),
 	}
+	if last := l.Last(); last != nil && (last.Type == runstore.EntryFail || last.Type == runstore.EntryInterrupt) {
+		v.end = last
+	}
 	// The decision the run waits for: the journal's pause, while no step
 	// was committed after it.
 	if row.Status == string(machine.StatusPaused) {
@@ -139,7 +158,8 @@ func (s *Server) storeRun(id string) (*runView, int, error) {
 	return v, http.StatusOK, nil
 }
 
-// buildRun makes a run page; the timeline holds one page.
+// buildRun makes a run page; the timeline holds one page, and the
+// context and memory are those after step ?at=N (default: the last).
 func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, error) {
 	row := v.row
 	var spec *machine.Spec
@@ -165,16 +185,20 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	if snap.Done {
 		current = ""
 	}
-	d.Diagram = s.drawSpec(r.Context(), spec, snap.Path, current)
+	d.Diagram = s.drawRun(r.Context(), spec, snap.Path, current, stoppedBadly(row.Status))
 
-	// One page of the timeline.
+	// One page of the timeline. Pages are cut from the newest step back,
+	// so the last page (the one a run opens on) is full; the first may be
+	// short.
 	size := s.opts.PageSize
-	d.Pages = max(1, (len(l.Records)+size-1)/size)
+	n := len(l.Records)
+	d.Pages = max(1, (n+size-1)/size)
 	d.PageNo = pageNo
 	if d.PageNo == 0 || d.PageNo > d.Pages {
 		d.PageNo = d.Pages
 	}
-	recs := l.Records[min((d.PageNo-1)*size, len(l.Records)):min(d.PageNo*size, len(l.Records))]
+	hi := n - (d.Pages-d.PageNo)*size
+	recs := l.Records[max(0, hi-size):max(0, hi)]
 	var calls, tools []logLine
 	if len(recs) > 0 && v.logDir != "" {
 		calls, tools = readLog(filepath.Join(v.logDir, runstore.LLMFile), false), readLog(filepath.Join(v.logDir, runstore.AuditFile), true)
@@ -188,21 +212,30 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		}
 		sv.Messages = messages(rec.Memory)
 		if len(rec.Vars) > 0 {
-			b, _ := json.Marshal(rec.Vars)
-			sv.Vars = string(b)
+			sv.Vars = showAny(rec.Vars)
 		}
 		d.Steps = append(d.Steps, sv)
 	}
+	if d.PageNo == d.Pages {
+		d.End = endOf(row, v.end)
+	}
 
-	// Context and memory.
+	// Context and memory, after step ?at=N.
+	d.At, d.AtLast = n, true
+	if at, err := strconv.Atoi(r.URL.Query().Get("at")); err == nil && at >= 0 && at < n {
+		past, err := runstore.Fold(spec, v.start, &runstore.Log{Records: l.Records[:at]})
+		if err != nil {
+			return nil, fmt.Errorf("cannot rebuild run %s at step %d: %w", row.ID, at, err)
+		}
+		snap, d.At, d.AtLast = past, at, false
+	}
 	names := make([]string, 0, len(snap.Vars))
 	for k := range snap.Vars {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		b, _ := json.Marshal(snap.Vars[k])
-		d.Context = append(d.Context, kv{k, string(b)})
+		d.Context = append(d.Context, kv{k, showAny(snap.Vars[k])})
 	}
 	for _, it := range snap.Memory.Items("l2") {
 		d.L2 = append(d.L2, textOf(it))
@@ -214,14 +247,17 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		var mv json.RawMessage
 		set, _ := snap.Memory.Get(k, &mv)
 		items := snap.Memory.Items(k)
-		switch {
-		case set && len(items) > 0:
-			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%s (+%d items)", mv, len(items))})
-		case set:
-			d.Memory = append(d.Memory, kv{k, string(mv)})
-		default:
-			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%d items", len(items))})
+		var all []json.RawMessage
+		if set {
+			all = append(all, mv)
 		}
+		all = append(all, items...)
+		if len(all) == 1 {
+			d.Memory = append(d.Memory, kv{k, showJSON(all[0])})
+			continue
+		}
+		raw, _ := json.Marshal(all)
+		d.Memory = append(d.Memory, kv{k, showJSON(raw)})
 	}
 
 	d.Pause, d.PauseStep = v.pause, v.pauseStep
@@ -230,6 +266,32 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	}
 	d.Skills = v.skills
 	return d, nil
+}
+
+// stoppedBadly tells the statuses whose current state the diagram shows as
+// failed rather than as where the run stands.
+func stoppedBadly(status string) bool {
+	return status == string(machine.StatusFailed) || status == "crashed" || status == "damaged"
+}
+
+// endOf is the timeline's last row for a run that did not complete: what
+// stopped it, from the journal's last marker or the run's summary.
+func endOf(row runRow, last *runstore.Entry) *endRow {
+	e := &endRow{Status: row.Status, State: row.State, Message: row.Error}
+	if last != nil && e.Message == "" {
+		e.Message = last.Message
+	}
+	switch row.Status {
+	case string(machine.StatusFailed), string(machine.StatusInterrupted):
+		e.Hint = "lppctl resume " + row.ID + " retries the state (after fixing the cause)"
+	case "crashed":
+		e.Message = cmp.Or(e.Message, "the process working on the run died without a clean stop")
+		e.Hint = "lppctl resume " + row.ID + " continues it"
+	case "damaged":
+	default:
+		return nil
+	}
+	return e
 }
 
 // messages turns a step's memory changes into rows: a chat message
@@ -241,10 +303,12 @@ func messages(ops []machine.MemOp) []message {
 		var obj map[string]any
 		if json.Unmarshal(op.Value, &obj) == nil && obj != nil {
 			m.Role = str(obj["role"])
-			m.Text = firstStr(obj, "text", "content")
+			if t := firstStr(obj, "text", "content"); t != "" {
+				m.Text = showText(t)
+			}
 		}
 		if m.Text == "" {
-			m.Text = textOf(op.Value)
+			m.Text = showJSON(op.Value)
 		}
 		out = append(out, m)
 	}

@@ -162,7 +162,7 @@ func TestSourceRunPageShowsDiagramTimelineAndDecision(t *testing.T) {
 		`&#34;a&#34; [class=&#34;visited&#34;];`,
 		`<form method="post" action="/temporal/tmp-1/decide"><input type="hidden" name="pause_step" value="3"><input type="hidden" name="kind" value="approve">`,
 		`lppctl resume tmp-1 --temporal 127.0.0.1:7233 --approve`,
-		`<th>n</th><td><code>7</code></td>`,
+		`<th>n</th><td><code class="j-lit">7</code></td>`,
 		`<li><code>greet in French</code></li>`,
 		`3 transitions`,
 	} {

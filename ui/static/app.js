@@ -46,7 +46,17 @@ async function drawDiagrams() {
 // refresh fetches the page again and swaps in its live parts (the
 // decision form only when the run's pause changed, so typing is not lost).
 async function refresh() {
-  const res = await fetch(location.href, {headers: {"Accept": "text/html"}, credentials: "same-origin"});
+  let res;
+  try {
+    res = await fetch(location.href, {headers: {"Accept": "text/html"}, credentials: "same-origin"});
+  } catch (e) {
+    setOffline(true);
+    return;
+  }
+  if (res.status === 404 && document.body.dataset.live.includes("run=")) {
+    gone();
+    return;
+  }
   if (!res.ok) return;
   const doc = new DOMParser().parseFromString(await res.text(), "text/html");
   let diagram = false;
@@ -71,25 +81,76 @@ async function refresh() {
   document.dispatchEvent(new Event("lppctl:refreshed"));
 }
 
+// setOffline marks what the page shows as possibly stale while the server
+// does not answer: a status it did not read is never shown as current.
+function setOffline(off) {
+  document.body.classList.toggle("offline", off);
+  const dot = document.getElementById("live-dot");
+  if (dot) {
+    dot.classList.toggle("on", !off);
+    dot.title = off ? "disconnected: what the page shows may be out of date; reconnecting" : "live updates";
+  }
+}
+
+// gone shows that the run of this page no longer exists (deleted).
+function gone() {
+  document.body.classList.add("gone");
+  const st = document.getElementById("run-status");
+  if (st) {
+    st.textContent = "deleted";
+    st.className = "badge st-deleted";
+  }
+  if (!document.getElementById("gone")) {
+    const p = document.createElement("p");
+    p.id = "gone";
+    p.className = "notice err";
+    p.textContent = "This run no longer exists: its folder was deleted. What is below is what the page last read.";
+    document.querySelector("main").prepend(p);
+  }
+  for (const f of document.querySelectorAll("main form[method=post]")) f.remove();
+}
+
 function live() {
   const url = document.body.dataset.live;
   if (!url || !window.EventSource) return;
-  const dot = document.getElementById("live-dot");
   const es = new EventSource(url);
-  let pending = false;
-  es.addEventListener("hello", () => dot && dot.classList.add("on"));
+  let pending = false, lost = false;
+  es.addEventListener("hello", async () => {
+    setOffline(false);
+    if (lost) { // reconnected: what changed meanwhile was not signalled
+      lost = false;
+      await refresh();
+    }
+  });
   es.addEventListener("change", async () => {
     if (pending) return;
     pending = true;
     try { await refresh(); } finally { pending = false; }
   });
-  es.onerror = () => dot && dot.classList.remove("on");
+  es.addEventListener("gone", () => gone());
+  es.onerror = () => {
+    lost = true;
+    setOffline(true);
+    if (document.body.classList.contains("gone")) es.close();
+  };
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   for (const sel of document.querySelectorAll("form.filter select")) {
     sel.addEventListener("change", () => sel.form.submit());
   }
+  // the step slider (re-rendered by refresh: delegated)
+  document.addEventListener("input", e => {
+    const r = e.target;
+    if (r.matches && r.matches("input[type=range][data-nav]")) {
+      const out = r.form && r.form.querySelector("output");
+      if (out) out.textContent = r.value;
+    }
+  });
+  document.addEventListener("change", e => {
+    const r = e.target;
+    if (r.matches && r.matches("input[type=range][data-nav]")) r.form.submit();
+  });
   drawDiagrams();
   live();
 });
