@@ -22,9 +22,9 @@ import (
 type stepView struct {
 	*machine.Record
 	Tokens   int
-	Calls    []logLine // the LLM calls made during the step
-	Tools    []logLine // the tool calls, with the gateway's verdict
-	Messages []message    // what the step added to memory (the model's messages among them)
+	Calls    []logLine     // the LLM calls made during the step
+	Tools    []logLine     // the tool calls, with the gateway's verdict
+	Messages []message     // what the step added to memory (the model's messages among them)
 	Vars     template.HTML // the context variables it changed
 }
 
