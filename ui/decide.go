@@ -61,7 +61,7 @@ func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		out, err := decide(context.Background(), d)
+		out, err := decide(s.life, d)
 		var ref *Refusal
 		switch {
 		case errors.As(err, &ref):

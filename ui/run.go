@@ -68,6 +68,8 @@ type runData struct {
 	Plan        *planTable
 	Skills      *skillsDiff
 	Notice      *notice
+	Actions     *runActions // cancel, resume or retry (a store's run)
+	SpecHref    string      // the spec's page, when it is under the root
 }
 
 // runView is what a run page is made of, whichever engine ran the run:
@@ -88,6 +90,19 @@ type runView struct {
 	base, live  string
 	resumeFlags string
 	end         *runstore.Entry // the journal's last marker when it is a fail or an interrupt
+	specAbs     string          // the spec file the run started from ("" when unknown)
+}
+
+// specHref is the Spec page of the file abs when it is under the root.
+func (s *Server) specHref(abs string) string {
+	if abs == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(s.opts.Root, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	return "/spec?" + url.Values{"path": {filepath.ToSlash(rel)}}.Encode()
 }
 
 // pageParam reads ?page=N (1-based; 0 or missing: the last page).
@@ -142,6 +157,7 @@ func (s *Server) storeRun(id string) (*runView, int, error) {
 		row: row, dir: run.Dir, specPath: run.Path(runstore.SpecFile), specSrc: src, records: l.Records,
 		start: run.Meta.Vars, logDir: run.Dir, base: row.Href, live: "/events?run=" + url.QueryEscape(row.ID),
 	}
+	v.specAbs = run.Meta.SpecAbs
 	if last := l.Last(); last != nil && (last.Type == runstore.EntryFail || last.Type == runstore.EntryInterrupt) {
 		v.end = last
 	}
@@ -265,6 +281,8 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		d.Plan = planOf(snap.Memory)
 	}
 	d.Skills = v.skills
+	d.Actions = s.actionsFor(row)
+	d.SpecHref = s.specHref(v.specAbs)
 	return d, nil
 }
 

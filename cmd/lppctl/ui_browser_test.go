@@ -47,12 +47,23 @@ func scriptedRun(t *testing.T, root string, want int, extra ...string) {
 	}
 }
 
+// lppctlExe is the lppctl that the UI's buttons run as processes of their
+// own: this test binary, which TestMain puts on PATH as lppctl.
+func lppctlExe(t *testing.T) string {
+	t.Helper()
+	exe, err := exec.LookPath("lppctl")
+	if err != nil {
+		t.Fatalf("cannot find lppctl on PATH (TestMain puts it there): %v", err)
+	}
+	return exe
+}
+
 // startUI serves the UI of root on a free loopback port, as lppctl ui does,
 // until the test ends; it returns its base URL.
 func startUI(t *testing.T, root string) string {
 	t.Helper()
 	runDir := filepath.Join(root, runstore.DefaultDir)
-	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(runDir), Check: uiCheck(root), Compile: uiCompile(root), Poll: 100 * time.Millisecond})
+	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Exe: lppctlExe(t), Decide: uiDecide(lppctlExe(t), root, runDir), Check: uiCheck(root), Compile: uiCompile(root), Poll: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
