@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -238,13 +239,23 @@ func TestUIInBrowser(t *testing.T) {
 }
 
 // pageText returns the text of the element sel selects.
+// It reads in one evaluation, as a live page may swap the element between
+// two protocol calls, and waits up to 10 s for the element to be there.
 func pageText(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(sel))
-	if err != nil {
-		t.Fatalf("cannot read %s: %v", sel, err)
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e ? [true, e.innerText] : [false, ""] })()`, sel)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[[]any](js))
+		if err == nil && len(got) == 2 && got[0] == true {
+			s, _ := got[1].(string)
+			return strings.TrimSpace(s)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cannot read %s: %v", sel, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	return strings.TrimSpace(s)
 }
 
 // runStatusOf reads a run's status from its run.json.

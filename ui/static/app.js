@@ -114,13 +114,15 @@ function live() {
   const url = document.body.dataset.live;
   if (!url || !window.EventSource) return;
   const es = new EventSource(url);
-  let pending = false, lost = false;
+  let pending = false;
+  // On every hello (the first included: the run may have moved between the
+  // page's render and the stream's start; and after a reconnection, what
+  // changed meanwhile was not signalled), read the page again.
   es.addEventListener("hello", async () => {
     setOffline(false);
-    if (lost) { // reconnected: what changed meanwhile was not signalled
-      lost = false;
-      await refresh();
-    }
+    if (pending) return;
+    pending = true;
+    try { await refresh(); } finally { pending = false; }
   });
   es.addEventListener("change", async () => {
     if (pending) return;
@@ -129,7 +131,6 @@ function live() {
   });
   es.addEventListener("gone", () => gone());
   es.onerror = () => {
-    lost = true;
     setOffline(true);
     if (document.body.classList.contains("gone")) es.close();
   };
