@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -26,6 +27,7 @@ type stepView struct {
 	Tools    []logLine     // the tool calls, with the gateway's verdict
 	Messages []message     // what the step added to memory (the model's messages among them)
 	Vars     template.HTML // the context variables it changed
+	Child    string        // the page of the child machine the step ran (spec.run)
 }
 
 // message is one memory change of a step, shown expandable.
@@ -69,7 +71,9 @@ type runData struct {
 	Skills      *skillsDiff
 	Notice      *notice
 	Actions     *runActions // cancel, resume or retry (a store's run)
-	SpecHref    string      // the spec's page, when it is under the root
+	Parent      string      // a child machine's parent run
+	ParentHref  string
+	SpecHref    string // the spec's page, when it is under the root
 }
 
 // runView is what a run page is made of, whichever engine ran the run:
@@ -91,6 +95,9 @@ type runView struct {
 	resumeFlags string
 	end         *runstore.Entry // the journal's last marker when it is a fail or an interrupt
 	specAbs     string          // the spec file the run started from ("" when unknown)
+	child       bool            // a child machine's run (spec.run): no actions of its own
+	parent      string          // a child's parent run, as shown
+	parentHref  string          // its page
 }
 
 // specHref is the Spec page of the file abs when it is under the root.
@@ -140,7 +147,55 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, v *runView) {
 
 // storeRun reads a run of the store: its journal is the timeline.
 func (s *Server) storeRun(id string) (*runView, int, error) {
-	run, err := s.store.Open(id)
+	return s.runIn(s.store, id, "", "")
+}
+
+// childPage is the page of a child machine (spec.run) of a store's run:
+// /runs/ID/children/STATE-SEQ, and so on for a child's children. Its
+// journal is in the parent's folder, children/STATE-SEQ.
+func (s *Server) childPage(w http.ResponseWriter, r *http.Request) {
+	id, rest := r.PathValue("id"), r.PathValue("path")
+	parts := strings.Split(rest, "/children/")
+	for _, p := range parts {
+		if p == "" || !filepath.IsLocal(p) || strings.ContainsAny(p, `/\`) {
+			s.failf(w, http.StatusNotFound, "cannot show child %q of run %s: no such child", rest, id)
+			return
+		}
+	}
+	parent, err := s.store.Open(id)
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, runstore.ErrNotFound) {
+			status = http.StatusNotFound
+		}
+		s.fail(w, status, err)
+		return
+	}
+	dir, base := parent.Dir, "/runs/"+url.PathEscape(id)
+	for _, p := range parts[:len(parts)-1] {
+		dir, base = filepath.Join(dir, childrenDir, p), base+"/children/"+url.PathEscape(p)
+	}
+	child := parts[len(parts)-1]
+	v, status, err := s.runIn(runstore.New(filepath.Join(dir, childrenDir)), child, base+"/children/"+url.PathEscape(child), id)
+	if err != nil {
+		s.fail(w, status, err)
+		return
+	}
+	v.pause = nil // answered through the top run (lppctl resume ID)
+	v.parent = strings.Join(append([]string{id}, parts[:len(parts)-1]...), "/")
+	v.parentHref = base
+	v.row.ID = v.parent + "/" + child
+	s.showRun(w, r, v)
+}
+
+// childrenDir is the folder of a run's directory that holds its spec.run
+// children's runs (actions' own name for it).
+const childrenDir = "children"
+
+// runIn reads run id of store; href ("" for the store's own) is its page,
+// for a child machine's run.
+func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, int, error) {
+	run, err := store.Open(id)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, http.StatusNotFound, err
 	}
@@ -153,9 +208,14 @@ func (s *Server) storeRun(id string) (*runView, int, error) {
 		return nil, http.StatusInternalServerError, fmt.Errorf("cannot read run %s: %w", run.Meta.ID, err)
 	}
 	src, _ := run.SpecCopy()
+	logDir, live := run.Dir, "/events?run="+url.QueryEscape(row.ID)
+	if href != "" { // a child: its LLM and tool calls are in the top run's logs; its stream is the top run's
+		row.Href, logDir = href, ""
+		live = "/events?run=" + url.QueryEscape(top)
+	}
 	v := &runView{
 		row: row, dir: run.Dir, specPath: run.Path(runstore.SpecFile), specSrc: src, records: l.Records,
-		start: run.Meta.Vars, logDir: run.Dir, base: row.Href, live: "/events?run=" + url.QueryEscape(row.ID),
+		start: run.Meta.Vars, logDir: logDir, base: row.Href, live: live, child: href != "",
 	}
 	v.specAbs = run.Meta.SpecAbs
 	if last := l.Last(); last != nil && (last.Type == runstore.EntryFail || last.Type == runstore.EntryInterrupt) {
@@ -227,6 +287,12 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 			sv.Tokens += c.Tokens
 		}
 		sv.Messages = messages(rec.Memory)
+		if rec.Action == "spec.run" && v.dir != "" {
+			child := fmt.Sprintf("%s-%d", rec.From, rec.Seq)
+			if _, err := os.Stat(filepath.Join(v.dir, childrenDir, child, runstore.JournalFile)); err == nil {
+				sv.Child = v.base + "/children/" + url.PathEscape(child)
+			}
+		}
 		if len(rec.Vars) > 0 {
 			sv.Vars = showAny(rec.Vars)
 		}
@@ -281,7 +347,10 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		d.Plan = planOf(snap.Memory)
 	}
 	d.Skills = v.skills
-	d.Actions = s.actionsFor(row)
+	if !v.child {
+		d.Actions = s.actionsFor(row)
+	}
+	d.Parent, d.ParentHref = v.parent, v.parentHref
 	d.SpecHref = s.specHref(v.specAbs)
 	return d, nil
 }

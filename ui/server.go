@@ -164,6 +164,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.runsPage)
 	mux.HandleFunc("GET /runs/{id}", s.runPage)
+	mux.HandleFunc("GET /runs/{id}/children/{path...}", s.childPage)
 	mux.HandleFunc("POST /runs/{id}/decide", s.decide)
 	mux.HandleFunc("POST /runs/{id}/{action}", s.act)
 	mux.HandleFunc("POST /start", s.start)
@@ -172,7 +173,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /specs", s.specsPage)
 	mux.HandleFunc("GET /spec", s.specPage)
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(s.static)))
+	mux.Handle("GET /static/", http.StripPrefix("/static", newStaticFiles(s.static)))
 	cop := http.NewCrossOriginProtection()
 	return s.guard(cop.Handler(mux))
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
@@ -27,7 +28,15 @@ type specsData struct {
 type specFile struct {
 	Path      string // slash-separated, relative to the root
 	Blueprint bool   // an L++ blueprint (JSON), else a YAML spec
+	// Errors is the number of errors validate finds in a spec (-1: not
+	// validated); Description its first line.
+	Errors      int
+	Description string
 }
+
+// specKey tells a spec from the other YAML files of a project (a scripted
+// model's replies, the gateway's policy): a spec has top-level states.
+var specKey = regexp.MustCompile(`(?m)^states:`)
 
 // maxSpecSize bounds what the spec pages read of one file.
 const maxSpecSize = 8 << 20
@@ -61,7 +70,9 @@ func specFiles(root string) ([]specFile, error) {
 		rel, _ := filepath.Rel(root, p)
 		switch filepath.Ext(p) {
 		case ".yaml", ".yml":
-			out = append(out, specFile{Path: filepath.ToSlash(rel)})
+			if src, err := readUnder(r, rel); err == nil && specKey.Match(src) {
+				out = append(out, specFile{Path: filepath.ToSlash(rel), Errors: -1})
+			}
 		case ".json":
 			if src, err := readUnder(r, rel); err == nil && bytes.Contains(src, []byte("lpp/")) && lpp.IsBlueprint(src) {
 				out = append(out, specFile{Path: filepath.ToSlash(rel), Blueprint: true})
@@ -91,6 +102,28 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
+	}
+	for i := range files {
+		f := &files[i]
+		if f.Blueprint {
+			continue
+		}
+		path := filepath.Join(s.opts.Root, filepath.FromSlash(f.Path))
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var spec *machine.Spec
+		var diags machine.Diagnostics
+		if s.opts.Check != nil {
+			spec, diags = s.opts.Check(path, src)
+		} else {
+			spec, diags = machine.Check(path, src, machine.NewBuiltinRegistry(), machine.WithRoot(s.opts.Root))
+		}
+		f.Errors = len(diags.Errors())
+		if spec != nil {
+			f.Description, _, _ = strings.Cut(spec.Description, "\n")
+		}
 	}
 	s.render(w, http.StatusOK, "specs.html", specsData{page: page{Title: "Specs", Nav: "specs"}, Root: s.opts.Root, Files: files})
 }

@@ -24,6 +24,53 @@ function loadMermaid() {
 
 let renders = 0;
 
+// zoomable gives a drawn diagram zoom (the +, − and fit buttons, or
+// Ctrl + wheel) and pan (drag).
+function zoomable(box) {
+  const svg = box.querySelector("svg");
+  if (!svg || box.querySelector(".zoom")) return;
+  let s = 1, x = 0, y = 0, drag = null;
+  const apply = () => {
+    svg.style.transformOrigin = "0 0";
+    svg.style.transform = `translate(${x}px, ${y}px) scale(${s})`;
+    box.dataset.scale = s.toFixed(2);
+  };
+  const bar = document.createElement("div");
+  bar.className = "zoom";
+  for (const [label, title, f] of [["+", "zoom in", () => { s *= 1.25; }], ["−", "zoom out", () => { s /= 1.25; }], ["fit", "fit the drawing", () => { s = 1; x = 0; y = 0; }]]) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    b.title = title;
+    b.className = "zoom-" + (label === "+" ? "in" : label === "fit" ? "fit" : "out");
+    b.addEventListener("click", () => { f(); apply(); });
+    bar.appendChild(b);
+  }
+  box.prepend(bar);
+  box.classList.add("zoomable");
+  box.addEventListener("wheel", e => {
+    if (!e.ctrlKey && !e.metaKey) return; // a plain wheel scrolls the page
+    e.preventDefault();
+    s *= e.deltaY < 0 ? 1.1 : 1 / 1.1;
+    apply();
+  }, {passive: false});
+  box.addEventListener("pointerdown", e => {
+    if (e.target.closest("button, a")) return;
+    drag = {px: e.clientX - x, py: e.clientY - y};
+    box.setPointerCapture(e.pointerId);
+    box.classList.add("dragging");
+  });
+  box.addEventListener("pointermove", e => {
+    if (!drag) return;
+    x = e.clientX - drag.px;
+    y = e.clientY - drag.py;
+    apply();
+  });
+  const end = () => { drag = null; box.classList.remove("dragging"); };
+  box.addEventListener("pointerup", end);
+  box.addEventListener("pointercancel", end);
+}
+
 // drawDiagrams renders every Mermaid source on the page into SVG.
 async function drawDiagrams() {
   for (const box of document.querySelectorAll(".diagram")) {
@@ -35,6 +82,7 @@ async function drawDiagrams() {
       const {svg} = await mermaid.render("mmd" + (++renders), src.textContent);
       out.innerHTML = svg; // Mermaid's output, sanitised in strict mode
       box.dataset.rendered = "svg";
+      zoomable(box);
     } catch (e) {
       out.textContent = "cannot draw the diagram: " + (e.message || e) + "\n\n" + src.textContent;
       out.classList.add("err");
@@ -78,6 +126,7 @@ async function refresh() {
     part.replaceWith(copy);
   }
   if (diagram) drawDiagrams();
+  for (const box of document.querySelectorAll(".diagram[data-rendered=svg]")) zoomable(box);
   document.dispatchEvent(new Event("lppctl:refreshed"));
 }
 
@@ -153,5 +202,6 @@ document.addEventListener("DOMContentLoaded", () => {
     if (r.matches && r.matches("input[type=range][data-nav]")) r.form.submit();
   });
   drawDiagrams();
+  for (const box of document.querySelectorAll(".diagram[data-rendered=svg]")) zoomable(box);
   live();
 });
