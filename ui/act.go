@@ -146,6 +146,26 @@ type startField struct {
 	Value           string
 	Default         string
 	Error           string // why the value typed was refused
+	Required        bool   // an event's payload field that must be given
+}
+
+// fieldOf is the form field of a variable (or a payload field), its value
+// def.
+func fieldOf(v *machine.Var, required bool, def string) startField {
+	f := startField{Name: v.Name, Type: string(v.Type), Doc: v.Doc, Enum: v.Enum, Default: def, Value: def, Required: required}
+	switch {
+	case len(v.Enum) > 0:
+		f.Kind = "select"
+	case v.Type == machine.TypeBool:
+		f.Kind, f.Enum = "bool", []string{"false", "true"}
+	case v.Type == machine.TypeInt || v.Type == machine.TypeFloat:
+		f.Kind = "number"
+	case v.Type == machine.TypeList || v.Type == machine.TypeMap:
+		f.Kind = "json"
+	default:
+		f.Kind = "text"
+	}
+	return f
 }
 
 // startForm builds the Start form of a spec from its context: each
@@ -154,20 +174,7 @@ type startField struct {
 func startForm(spec *machine.Spec, form url.Values) []startField {
 	var out []startField
 	for _, v := range spec.Context {
-		f := startField{Name: v.Name, Type: string(v.Type), Doc: v.Doc, Enum: v.Enum, Default: formValue(v.Default)}
-		switch {
-		case len(v.Enum) > 0:
-			f.Kind = "select"
-		case v.Type == machine.TypeBool:
-			f.Kind, f.Enum = "bool", []string{"false", "true"}
-		case v.Type == machine.TypeInt || v.Type == machine.TypeFloat:
-			f.Kind = "number"
-		case v.Type == machine.TypeList || v.Type == machine.TypeMap:
-			f.Kind = "json"
-		default:
-			f.Kind = "text"
-		}
-		f.Value = f.Default
+		f := fieldOf(v, false, formValue(v.Default))
 		if form != nil {
 			if x, ok := form["var."+v.Name]; ok && len(x) > 0 {
 				f.Value = x[0]
@@ -240,6 +247,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusConflict, "spec.html", d)
 		return
 	}
+	d.Self = "/spec?" + url.Values{"path": {rel}}.Encode()
 	d.Start = startForm(spec, r.PostForm)
 	c, ok := startArgs(s, rel, spec, d.Start)
 	d.StartCLI = c.Show
@@ -254,8 +262,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The run's page, as soon as the run exists (its run.json names the
-	// process that created it).
-	deadline := time.Now().Add(s.opts.DecideWait)
+	// process that created it): a process just started creates it at once,
+	// but a loaded machine may take seconds.
+	deadline := time.Now().Add(max(s.opts.DecideWait, 20*time.Second))
 	for {
 		if id := s.runOf(p.Pid); id != "" {
 			n := notice{Text: fmt.Sprintf("started: %s (pid %d)", c.Show, p.Pid)}
@@ -279,7 +288,8 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			http.Redirect(w, r, "/?n=", http.StatusSeeOther)
+			d.StartError = fmt.Sprintf("the run was started (pid %d) but has not created its run yet; the Runs page will list it", p.Pid)
+			s.render(w, http.StatusAccepted, "spec.html", d)
 			return
 		}
 	}

@@ -255,3 +255,45 @@ func TestActionsNeedTheBinary(t *testing.T) {
 	body = g.do("GET", "/runs/"+id, "").Body.String()
 	assert.Contains(t, body, `<button id="resume" class="go">Resume</button> <code class="cli">lppctl resume `+id+`</code>`)
 }
+
+func TestEventFormIsTypedAndKeepsWhatWasTyped(t *testing.T) {
+	f := newFixture(t, Options{})
+	id := f.addRun(2, &machine.PauseError{Kind: machine.PauseEvent, Prompt: "waits for GO", Options: []string{"GO"},
+		Events: []machine.EventInfo{{Name: "GO", Payload: []machine.FieldInfo{{Name: "speed", Type: "int", Required: true}, {Name: "note", Type: "string"}}}}})
+	tests := []struct {
+		name, form  string
+		status      int
+		want        []string
+		wantDecided []Decision
+	}{
+		{"a value that does not fit its type is refused on its field, kept", "pause_step=2&kind=event&event=GO&t.speed=int&p.speed=fast&t.note=string&p.note=hello+%3Cthere%3E",
+			http.StatusBadRequest, []string{
+				`<span id="error-message">cannot fire GO at run ` + id + `: a payload field does not fit its type (see the field)</span>`,
+				`<input name="p.speed" value="fast" inputmode="decimal">`,
+				`<input name="p.note" value="hello &lt;there&gt;">`,
+				`<span class="err field-error" id="err-p-speed">`,
+			}, nil},
+		{"typed values become the payload", "pause_step=2&kind=event&event=GO&t.speed=int&p.speed=3&t.note=string&p.note=",
+			http.StatusSeeOther, nil, []Decision{{Run: id, PauseStep: 2, Kind: "event", Event: "GO", Payload: `{"speed":3}`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f.got = nil
+			w := f.do("POST", "/runs/"+id+"/decide", tt.form)
+			assert.Equal(t, tt.status, w.Code)
+			for _, want := range tt.want {
+				assert.Contains(t, w.Body.String(), want)
+			}
+			assert.Equal(t, tt.wantDecided, f.got)
+		})
+	}
+
+	// resume's refusal (409) keeps an answer's text too.
+	g := newFixture(t, Options{})
+	pid := g.addRun(3, approval())
+	g.decide = func(Decision) (string, error) { return "", &Refusal{Msg: "the plan is not JSON"} }
+	w := g.do("POST", "/runs/"+pid+"/decide", "pause_step=3&kind=answer&text=my+%3Cedited%3E+plan")
+	assert.Equal(t, http.StatusConflict, w.Code)
+	assert.Contains(t, w.Body.String(), `<span id="error-message">the plan is not JSON</span>`)
+	assert.Contains(t, w.Body.String(), `placeholder="your answer (feedback, guidance, an edited plan as JSON)">my &lt;edited&gt; plan</textarea>`)
+}

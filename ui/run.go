@@ -74,6 +74,72 @@ type runData struct {
 	Parent      string      // a child machine's parent run
 	ParentHref  string
 	SpecHref    string // the spec's page, when it is under the root
+	// EventForms are the events a waiting run accepts, one form each, with
+	// a field per payload field of the spec's declaration.
+	EventForms []eventForm
+	// After a refused decision: why, what was typed (kept in the forms)
+	// and the fields' errors.
+	Refusal     string
+	Typed       url.Values
+	FieldErrors map[string]string
+	AnswerText  string
+	RawPayload  string
+}
+
+// eventForm is the form that delivers one event.
+type eventForm struct {
+	Name   string
+	Fields []startField
+}
+
+// eventForms builds the forms of the events a pause accepts from the
+// spec's declarations (types, enums, docs), else from the pause's list.
+func eventForms(spec *machine.Spec, p *machine.PauseError) []eventForm {
+	var out []eventForm
+	for _, name := range p.Options {
+		f := eventForm{Name: name}
+		if decl := specEventDecl(spec, name); decl != nil {
+			for _, pf := range decl.Payload {
+				f.Fields = append(f.Fields, fieldOf(&pf.Var, pf.Required, ""))
+			}
+		} else {
+			for _, ei := range p.Events {
+				if ei.Name != name {
+					continue
+				}
+				for _, fi := range ei.Payload {
+					f.Fields = append(f.Fields, fieldOf(&machine.Var{Name: fi.Name, Type: fi.Type}, fi.Required, ""))
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func specEventDecl(spec *machine.Spec, name string) *machine.EventDecl {
+	if spec == nil {
+		return nil
+	}
+	return spec.EventDecl(name)
+}
+
+// setTyped puts what was typed back into the forms, with the fields' errors.
+func (d *runData) setTyped() {
+	d.AnswerText, d.RawPayload = d.Typed.Get("text"), d.Typed.Get("payload")
+	for i := range d.EventForms {
+		ef := &d.EventForms[i]
+		if ef.Name != d.Typed.Get("event") {
+			continue
+		}
+		for j := range ef.Fields {
+			f := &ef.Fields[j]
+			if vals, ok := d.Typed["p."+f.Name]; ok && len(vals) > 0 {
+				f.Value = vals[0]
+			}
+			f.Error = d.FieldErrors[f.Name]
+		}
+	}
 }
 
 // runView is what a run page is made of, whichever engine ran the run:
@@ -345,6 +411,9 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	d.Pause, d.PauseStep = v.pause, v.pauseStep
 	if d.Pause != nil && d.Pause.Kind == "approval" {
 		d.Plan = planOf(snap.Memory)
+	}
+	if d.Pause != nil && d.Pause.Kind == machine.PauseEvent {
+		d.EventForms = eventForms(spec, d.Pause)
 	}
 	d.Skills = v.skills
 	if !v.child {

@@ -41,6 +41,26 @@ if not os.path.exists("ready.txt"):
 print(json.dumps({"ok": True}))
 `
 
+// reviewSpec waits for a VERDICT whose payload is typed and documented.
+const reviewSpec = `lpp: 1
+name: review
+description: waits for a VERDICT with a typed payload (for the event form test)
+context:
+  score: {type: int, default: 0}
+initial: review
+states:
+  review:
+    on:
+      VERDICT:
+        - {to: done, set: {score: event.payload.score}}
+  done: {final: true}
+events:
+  VERDICT:
+    payload:
+      score: {type: int, doc: the reviewer's score out of 100}
+      grade: {type: string, enum: [pass, fail], doc: the verdict}
+`
+
 // loopSpec alternates a and b, n counting the visits of a.
 const loopSpec = `lpp: 1
 name: loop
@@ -64,7 +84,7 @@ states:
 func consoleProject(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": loopSpec, "scripts/ready.py": readyScript}
+	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": loopSpec, "review.yaml": reviewSpec, "scripts/ready.py": readyScript}
 	for name, text := range files {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
@@ -279,6 +299,20 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+failed), chromedp.Click(`#resume`), chromedp.WaitVisible(`#notice`)))
 	assert.Equal(t, "completed in done after 2 steps", textOf(t, ctx, `#notice`))
 	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "completed" })
+
+	// The event form: a field per payload field, typed; a bad value is
+	// refused on its field and kept; a good one delivers the event.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/spec?path=review.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#event-VERDICT`)))
+	assert.Contains(t, textOf(t, ctx, `#event-VERDICT`), "the reviewer's score out of 100")
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "high"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#error-message`)))
+	assert.Contains(t, textOf(t, ctx, `#error-message`), "a payload field does not fit its type")
+	typed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#event-VERDICT input[name="p.score"]').value`))
+	require.NoError(t, err)
+	assert.Equal(t, "high", typed, "the refused value is kept")
+	assert.NotEmpty(t, textOf(t, ctx, `#err-p-score`))
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "70"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#notice`)))
+	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "completed" })
+	screenshot(t, ctx, filepath.Join(img, "console-event.png"))
 
 	// A 120 KB reply and a 10,000-step run stay inside the viewport's width.
 	big := strings.Repeat("<b>unbroken_reply_text_", 6000)[:120<<10] + "\nlast line"

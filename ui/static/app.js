@@ -96,7 +96,7 @@ async function drawDiagrams() {
 async function refresh() {
   let res;
   try {
-    res = await fetch(location.href, {headers: {"Accept": "text/html"}, credentials: "same-origin"});
+    res = await fetch(document.body.dataset.self || location.href, {headers: {"Accept": "text/html"}, credentials: "same-origin"});
   } catch (e) {
     setOffline(true);
     return;
