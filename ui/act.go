@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,11 @@ func (s *Server) where() []string { return []string{"--run-dir", s.opts.RunDir, 
 
 func (s *Server) cancelCLI(id string) cli {
 	return cli{Show: "lppctl runs cancel " + shellQuote(id) + s.storeFlag(), Args: append([]string{"runs", "cancel", "--wait", "20s"}, append(s.where(), "--", id)...)}
+}
+
+func (s *Server) forkCLI(id string, step int) cli {
+	return cli{Show: fmt.Sprintf("lppctl runs fork %s --step %d", shellQuote(id), step) + s.storeFlag(),
+		Args: append([]string{"runs", "fork", "--json", "--step", strconv.Itoa(step)}, append(s.where(), "--", id)...)}
 }
 
 func (s *Server) resumeCLI(id string) cli {
@@ -98,8 +104,15 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		c = s.cancelCLI(row.ID)
 	case "resume":
 		c = s.resumeCLI(row.ID)
+	case "fork":
+		step, err := strconv.Atoi(r.FormValue("step"))
+		if err != nil {
+			s.failf(w, http.StatusBadRequest, "cannot fork run %s: the form names no step (%q)", id, r.FormValue("step"))
+			return
+		}
+		c = s.forkCLI(row.ID, step)
 	default:
-		s.failf(w, http.StatusNotFound, "cannot %s run %s: the UI knows cancel and resume", what, id)
+		s.failf(w, http.StatusNotFound, "cannot %s run %s: the UI knows cancel, resume and fork", what, id)
 		return
 	}
 	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
@@ -108,6 +121,17 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := s.outcome(r.Context(), p, what)
+	if what == "fork" && !n.Refused {
+		var forked struct {
+			ID    string `json:"id"`
+			Step  int    `json:"step"`
+			State string `json:"state"`
+		}
+		if _, out, _ := p.Result(); json.Unmarshal([]byte(out), &forked) == nil && forked.ID != "" {
+			n.Text = fmt.Sprintf("forked from run %s after step %d, in %s (%s); Resume continues it", row.ID, forked.Step, forked.State, c.Show)
+			back = "/runs/" + url.PathEscape(forked.ID)
+		}
+	}
 	if n.Refused {
 		s.render(w, http.StatusConflict, "error.html", errorData{page: page{Title: "Refused", Nav: "runs"}, Status: http.StatusConflict, Message: n.Text, Back: back})
 		return

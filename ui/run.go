@@ -74,6 +74,9 @@ type runData struct {
 	Parent      string      // a child machine's parent run
 	ParentHref  string
 	SpecHref    string // the spec's page, when it is under the root
+	ForkOf      string // the run this one was forked from
+	ForkStep    int
+	CanFork     bool // the slider offers Fork from step N
 	// EventForms are the events a waiting run accepts, one form each, with
 	// a field per payload field of the spec's declaration.
 	EventForms []eventForm
@@ -162,6 +165,8 @@ type runView struct {
 	end         *runstore.Entry // the journal's last marker when it is a fail or an interrupt
 	specAbs     string          // the spec file the run started from ("" when unknown)
 	child       bool            // a child machine's run (spec.run): no actions of its own
+	forkOf      string          // the run this one was forked from (lppctl runs fork), "" for none
+	forkStep    int             // after which of its steps
 	parent      string          // a child's parent run, as shown
 	parentHref  string          // its page
 }
@@ -284,6 +289,15 @@ func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, i
 		start: run.Meta.Vars, logDir: logDir, base: row.Href, live: live, child: href != "",
 	}
 	v.specAbs = run.Meta.SpecAbs
+	if b, err := os.ReadFile(filepath.Join(run.Dir, "fork.json")); err == nil {
+		var fi struct {
+			From string `json:"from"`
+			Step int    `json:"step"`
+		}
+		if json.Unmarshal(b, &fi) == nil && fi.From != "" {
+			v.forkOf, v.forkStep = fi.From, fi.Step
+		}
+	}
 	if last := l.Last(); last != nil && (last.Type == runstore.EntryFail || last.Type == runstore.EntryInterrupt) {
 		v.end = last
 	}
@@ -420,6 +434,8 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		d.Actions = s.actionsFor(row)
 	}
 	d.Parent, d.ParentHref = v.parent, v.parentHref
+	d.ForkOf, d.ForkStep = v.forkOf, v.forkStep
+	d.CanFork = !v.child && v.row.Engine == "" && s.opts.Exe != "" && v.dir != ""
 	d.SpecHref = s.specHref(v.specAbs)
 	return d, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -108,4 +109,52 @@ func TestRunsCancelStopsARunningRunAtACleanPoint(t *testing.T) {
 			assert.Equal(t, tt.want, errb.String())
 		})
 	}
+}
+
+// TestRunsForkStartsANewRunFromAPastStep: lppctl runs fork RUN --step N
+// makes a new, interrupted run standing where RUN stood after step N (its
+// context then), recorded as a fork; resume continues it to the end; a step
+// out of range is refused.
+func TestRunsForkStartsANewRunFromAPastStep(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "slow.yaml"), []byte(strings.ReplaceAll(longSpec, "default: 1500", "default: 6")), 0o644))
+	t.Chdir(root)
+	t.Setenv(runstore.EnvDir, "")
+	var out, errb bytes.Buffer
+	require.Equal(t, exitOK, run([]string{"lppctl", "run", "slow.yaml", "-q"}, strings.NewReader(""), &out, &errb), errb.String())
+	store := runstore.New(runstore.DefaultDir)
+	runs, err := store.List()
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	id := runs[0].Meta.ID
+
+	out.Reset()
+	require.Equal(t, exitOK, run([]string{"lppctl", "runs", "fork", id, "--step", "3", "--json"}, strings.NewReader(""), &out, &errb), errb.String())
+	var got struct {
+		ID, From, State string
+		Step            int
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+	assert.Equal(t, id, got.From)
+	assert.Equal(t, 3, got.Step)
+	assert.Equal(t, "tick", got.State)
+	fork, err := store.Open(got.ID)
+	require.NoError(t, err)
+	assert.Equal(t, machine.StatusInterrupted, fork.Meta.Status)
+	assert.Equal(t, 3, fork.Meta.Steps)
+	info, err := os.ReadFile(filepath.Join(fork.Dir, ForkFile))
+	require.NoError(t, err)
+	assert.JSONEq(t, fmt.Sprintf(`{"from": %q, "step": 3}`, id), string(info))
+	l, err := fork.ReadJournal()
+	require.NoError(t, err)
+	require.Len(t, l.Records, 3)
+	assert.Equal(t, 3, l.Records[2].Vars["n"], "the fork's context is the run's after step 3")
+
+	out.Reset()
+	require.Equal(t, exitOK, run([]string{"lppctl", "resume", got.ID, "-q"}, strings.NewReader(""), &out, &errb), errb.String())
+	assert.Equal(t, "completed in done after 7 steps\n", out.String())
+
+	errb.Reset()
+	assert.Equal(t, exitUsage, run([]string{"lppctl", "runs", "fork", id, "--step", "99"}, strings.NewReader(""), &out, &errb))
+	assert.Equal(t, fmt.Sprintf("lppctl: cannot fork run %s after step 99: it has 7 steps (give --step 0 to 7)\n", id), errb.String())
 }

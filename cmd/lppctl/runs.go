@@ -61,6 +61,7 @@ the run to stop. With --temporal HOST:PORT it asks a Temporal run to cancel.`,
 				Flags:  storeFlags(&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "wait up to `DURATION` for the run to stop"}),
 				Action: runsCancelAction,
 			},
+			runsForkCommand(storeFlags),
 		},
 	}
 }

@@ -341,6 +341,16 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "4", n, "after step 7, a was entered 4 times")
 
+	// Fork from step 7: a new run standing there, recorded as a fork.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`#fork`)))
+	waitText(t, ctx, `#notice`, 20*time.Second, func(s string) bool { return strings.HasPrefix(s, "forked from run "+long+" after step 7, in b") })
+	assert.Equal(t, long, textOf(t, ctx, `#fork-of`))
+	assert.Equal(t, "7", textOf(t, ctx, `#run-steps`))
+	assert.Equal(t, "Resume", textOf(t, ctx, `#resume`))
+	n, err = chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#context tr")).find(r => r.querySelector("th").textContent === "n").querySelector("td").textContent.trim()`))
+	require.NoError(t, err)
+	assert.Equal(t, "4", n, "the fork's context is the run's after step 7")
+
 	// A deleted run's open page says it is gone.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+wide), chromedp.WaitVisible(`#live-dot.on`)))
 	require.NoError(t, os.RemoveAll(filepath.Join(root, runstore.DefaultDir, wide)))
