@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/lppctl/lppctl/machine"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/lppctl/lppctl/machine"
 	"net/http"
 	"net/url"
 	"strconv"
