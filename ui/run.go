@@ -74,6 +74,7 @@ type runData struct {
 	Parent      string      // a child machine's parent run
 	ParentHref  string
 	SpecHref    string // the spec's page, when it is under the root
+	SpecName    string // the spec's name
 	ForkOf      string // the run this one was forked from
 	ForkStep    int
 	CanFork     bool // the slider offers Fork from step N
@@ -435,6 +436,9 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	}
 	d.Parent, d.ParentHref = v.parent, v.parentHref
 	d.ForkOf, d.ForkStep = v.forkOf, v.forkStep
+	if spec != nil {
+		d.SpecName = spec.Name
+	}
 	d.CanFork = !v.child && v.row.Engine == "" && s.opts.Exe != "" && v.dir != ""
 	d.SpecHref = s.specHref(v.specAbs)
 	return d, nil

@@ -61,6 +61,21 @@ events:
       grade: {type: string, enum: [pass, fail], doc: the verdict}
 `
 
+// parentSpec runs child.yaml (three ticks) as a child machine.
+const parentSpec = `lpp: 1
+name: parent
+description: runs child.yaml as a child machine
+context:
+  m: {type: int, default: 0}
+initial: call
+states:
+  call:
+    do: spec.run
+    with: {spec: child.yaml, output: {m: n}}
+    next: [{to: done}]
+  done: {final: true}
+`
+
 // loopSpec alternates a and b, n counting the visits of a.
 const loopSpec = `lpp: 1
 name: loop
@@ -84,7 +99,8 @@ states:
 func consoleProject(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": loopSpec, "review.yaml": reviewSpec, "scripts/ready.py": readyScript}
+	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": loopSpec, "review.yaml": reviewSpec, "parent.yaml": parentSpec,
+		"child.yaml": strings.ReplaceAll(strings.ReplaceAll(longSpec, "default: 1500", "default: 3"), "name: long", "name: child"), "scripts/ready.py": readyScript}
 	for name, text := range files {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
@@ -313,6 +329,19 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "70"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#notice`)))
 	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "completed" })
 	screenshot(t, ctx, filepath.Join(img, "console-event.png"))
+
+	// A child machine (spec.run) has its own page, linked from the step
+	// that ran it, and linking back.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/spec?path=parent.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`)))
+	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "completed" })
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(`a.child-link`), chromedp.Click(`a.child-link`), chromedp.WaitVisible(`#parent-link`)))
+	url, err = chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	assert.Regexp(t, `/runs/[^/]+/children/call-1$`, url)
+	assert.Equal(t, "completed", textOf(t, ctx, `#run-status`))
+	assert.Equal(t, "child", textOf(t, ctx, `#spec-name`))
+	assert.Contains(t, textOf(t, ctx, `#timeline`), "4 transitions")
+	screenshot(t, ctx, filepath.Join(img, "console-child.png"))
 
 	// A 120 KB reply and a 10,000-step run stay inside the viewport's width.
 	big := strings.Repeat("<b>unbroken_reply_text_", 6000)[:120<<10] + "\nlast line"
