@@ -28,6 +28,8 @@ func parseTemplates() (*template.Template, error) {
 		"join":  strings.Join,
 		"add":   func(a, b int) int { return a + b },
 		"has":   slices.Contains[[]string],
+		"json":  func(s string) template.HTML { return showJSON([]byte(s)) },
+		"text":  showText,
 	}).ParseFS(assets, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("cannot parse the UI's templates: %w", err)

@@ -64,9 +64,9 @@ func TestSpecsPageListsBlueprints(t *testing.T) {
 	}
 	list := f.do("GET", "/specs", "").Body.String()
 	for _, want := range []string{
-		`<li><a href="/spec?path=bp%2fbad.json">bp/bad.json</a> <span class="badge">L++ blueprint</span></li>`,
-		`<li><a href="/spec?path=bp%2freview.json">bp/review.json</a> <span class="badge">L++ blueprint</span></li>`,
-		`<li><a href="/spec?path=specs%2floop.yaml">specs/loop.yaml</a></li>`,
+		`<tr data-spec="bp/bad.json"><td><a href="/spec?path=bp%2fbad.json">bp/bad.json</a></td><td><span class="badge">L++ blueprint</span></td>`,
+		`<tr data-spec="bp/review.json"><td><a href="/spec?path=bp%2freview.json">bp/review.json</a></td><td><span class="badge">L++ blueprint</span></td>`,
+		`<tr data-spec="specs/loop.yaml"><td><a href="/spec?path=specs%2floop.yaml">specs/loop.yaml</a></td><td><span class="badge v-PASS">valid</span></td>`,
 	} {
 		if !strings.Contains(list, want) {
 			t.Errorf("the specs page lacks %s:\n%s", want, list)

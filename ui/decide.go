@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/lppctl/lppctl/machine"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,20 +23,27 @@ import (
 // a decision for a pause the run no longer stands in is refused, so a
 // second decision for the same pause never answers the next one.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
-	s.decideWith(w, r, s.opts.Decide, "/runs/"+url.PathEscape(r.PathValue("id")))
+	s.decideWith(w, r, s.opts.Decide, "/runs/"+url.PathEscape(r.PathValue("id")), s.storeRun)
 }
 
 // decideWith reads a decision's form and carries it out with decide; the
 // page at back shows its outcome.
-func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(context.Context, Decision) (string, error), back string) {
+//
+// A decision refused (a bad form, or resume's refusal) shows the run's page
+// again with why, and with what was typed kept in its fields; load reads
+// the run for that page.
+func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(context.Context, Decision) (string, error), back string, load func(string) (*runView, int, error)) {
 	id := r.PathValue("id")
 	if err := r.ParseForm(); err != nil {
 		s.failf(w, http.StatusBadRequest, "cannot read the decision: %v", err)
 		return
 	}
+	refuse := func(status int, msg string, fieldErrs map[string]string) {
+		s.refused(w, r, status, msg, fieldErrs, back, load)
+	}
 	step, err := strconv.Atoi(r.PostForm.Get("pause_step"))
 	if err != nil || step < 0 {
-		s.failf(w, http.StatusBadRequest, "cannot decide for run %s: the form names no pause (pause_step %q); reload the run's page", id, r.PostForm.Get("pause_step"))
+		refuse(http.StatusBadRequest, fmt.Sprintf("cannot decide for run %s: the form names no pause (pause_step %q); reload the run's page", id, r.PostForm.Get("pause_step")), nil)
 		return
 	}
 	d := Decision{Run: id, PauseStep: step, Kind: r.PostForm.Get("kind")}
@@ -41,17 +52,25 @@ func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(
 	case "answer":
 		d.Text = r.PostForm.Get("text")
 		if strings.TrimSpace(d.Text) == "" {
-			s.failf(w, http.StatusBadRequest, "cannot answer run %s with nothing: type the answer first", id)
+			refuse(http.StatusBadRequest, fmt.Sprintf("cannot answer run %s with nothing: type the answer first", id), nil)
 			return
 		}
 	case "event":
 		d.Event, d.Payload = strings.TrimSpace(r.PostForm.Get("event")), strings.TrimSpace(r.PostForm.Get("payload"))
 		if d.Event == "" {
-			s.failf(w, http.StatusBadRequest, "cannot fire an event at run %s: choose which", id)
+			refuse(http.StatusBadRequest, fmt.Sprintf("cannot fire an event at run %s: choose which", id), nil)
 			return
 		}
+		if d.Payload == "" {
+			payload, errs := typedPayload(r.PostForm)
+			if len(errs) > 0 {
+				refuse(http.StatusBadRequest, fmt.Sprintf("cannot fire %s at run %s: a payload field does not fit its type (see the field)", d.Event, id), errs)
+				return
+			}
+			d.Payload = payload
+		}
 	default:
-		s.failf(w, http.StatusBadRequest, "cannot decide for run %s: unknown decision %q (want approve, reject, answer or event)", id, d.Kind)
+		refuse(http.StatusBadRequest, fmt.Sprintf("cannot decide for run %s: unknown decision %q (want approve, reject, answer or event)", id, d.Kind), nil)
 		return
 	}
 
@@ -61,7 +80,7 @@ func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		out, err := decide(context.Background(), d)
+		out, err := decide(s.life, d)
 		var ref *Refusal
 		switch {
 		case errors.As(err, &ref):
@@ -79,10 +98,7 @@ func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(
 		n = notice{Text: "decision taken; the run goes on (this page follows it)"}
 	}
 	if n.Refused {
-		s.render(w, http.StatusConflict, "error.html", errorData{
-			page:   page{Title: "Decision refused", Nav: "runs"},
-			Status: http.StatusConflict, Message: n.Text, Back: back,
-		})
+		refuse(http.StatusConflict, n.Text, nil)
 		return
 	}
 	key := s.keepNotice(n)
@@ -101,4 +117,59 @@ func (s *Server) keepNotice(n notice) string {
 	}
 	s.notices[key] = n
 	return key
+}
+
+// typedPayload builds an event's payload from the typed fields of its form
+// (p.NAME, typed by t.NAME): each value read as its type, empty fields left
+// out ("" when none is filled). errs holds, by field, why a value does not
+// fit its type.
+func typedPayload(form url.Values) (string, map[string]string) {
+	payload := map[string]any{}
+	errs := map[string]string{}
+	for key, vals := range form {
+		name, ok := strings.CutPrefix(key, "p.")
+		if !ok || len(vals) == 0 || strings.TrimSpace(vals[0]) == "" {
+			continue
+		}
+		t := machine.Type(form.Get("t." + name))
+		if t == "" {
+			t = machine.TypeString
+		}
+		v, err := t.ParseValue(vals[0])
+		if err != nil {
+			errs[name] = err.Error()
+			continue
+		}
+		payload[name] = v
+	}
+	if len(errs) > 0 {
+		return "", errs
+	}
+	if len(payload) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", map[string]string{"": err.Error()}
+	}
+	return string(b), nil
+}
+
+// refused shows the run's page again after a refused decision: why, and
+// the form with what was typed (and each field's error).
+func (s *Server) refused(w http.ResponseWriter, r *http.Request, status int, msg string, fieldErrs map[string]string, back string, load func(string) (*runView, int, error)) {
+	v, code, err := load(r.PathValue("id"))
+	if err != nil {
+		s.render(w, status, "error.html", errorData{page: page{Title: "Decision refused", Nav: "runs"}, Status: status, Message: msg, Back: back})
+		_ = code
+		return
+	}
+	d, err := s.buildRun(r, v, 0)
+	if err != nil {
+		s.render(w, status, "error.html", errorData{page: page{Title: "Decision refused", Nav: "runs"}, Status: status, Message: msg, Back: back})
+		return
+	}
+	d.Refusal, d.Typed, d.FieldErrors, d.Self = msg, r.PostForm, fieldErrs, back
+	d.setTyped()
+	s.render(w, status, "run.html", d)
 }

@@ -26,14 +26,48 @@ type diagram struct {
 	Source  string        // shown as text when neither renders it
 	Hint    string
 	Current string // the state lit as current ("" for none)
+	Failed  bool   // Current is where the run failed (lit red, not orange)
 	Error   string
 }
 
-// Colours of the current state (the path's are machine.Export's green).
+// Colours of the current state (the path's are machine.Export's green),
+// and of the state a run failed in.
 const (
 	currentFill   = "#ffe08a"
 	currentStroke = "#d35400"
+	failedFill    = "#fee4e2"
+	failedStroke  = "#b42318"
 )
+
+// drawRun draws a run's spec: its path, and where it stands lit as current,
+// or as failed (class "failed", red) when failed says the run stopped there
+// on an error.
+func (s *Server) drawRun(ctx context.Context, spec *machine.Spec, path []string, current string, failed bool) diagram {
+	if !failed {
+		return s.drawSpec(ctx, spec, path, current)
+	}
+	d := s.drawSpecAs(ctx, spec, "mermaid", path, "")
+	d.Current, d.Failed = current, current != ""
+	switch {
+	case d.Mermaid != "":
+		d.Mermaid += mermaidLit(d.Mermaid, current, "failed", failedFill, failedStroke)
+	case d.SVG != "" || d.Source != "":
+		// drawn again with the failed state's style
+		src, err := machine.Export(spec, "dot", machine.ExportOptions{Path: path})
+		if err != nil {
+			return d
+		}
+		dot := dotLit(dotVisited(src, path, current), current, "failed", failedFill, failedStroke)
+		if d.SVG != "" {
+			if svg, err := s.runDot(ctx, dot); err == nil {
+				d.SVG = template.HTML(svg) // #nosec: Graphviz's own output
+			}
+		} else {
+			d.Source = string(dot)
+		}
+	}
+	return d
+}
 
 // drawSpec draws spec with path highlighted and current lit.
 func (s *Server) drawSpec(ctx context.Context, spec *machine.Spec, path []string, current string) diagram {
@@ -95,6 +129,11 @@ var (
 // state's name, or the alias of a `state "name" as id` line; in a flowchart,
 // the id of the node labelled with the name.
 func mermaidCurrent(src, current string) string {
+	return mermaidLit(src, current, "current", currentFill, currentStroke)
+}
+
+// mermaidLit is mermaidCurrent with the class and colours given.
+func mermaidLit(src, current, class, fill, stroke string) string {
 	if current == "" {
 		return ""
 	}
@@ -118,12 +157,17 @@ func mermaidCurrent(src, current string) string {
 	if !strings.Contains(src, " "+id+" ") && !strings.Contains(src, " "+id+"\n") {
 		return "" // a name the export shortened or escaped: not lit rather than wrong
 	}
-	return fmt.Sprintf("    classDef current fill:%s,stroke:%s,stroke-width:4px\n    class %s current\n", currentFill, currentStroke, id)
+	return fmt.Sprintf("    classDef %s fill:%s,stroke:%s,stroke-width:4px\n    class %s %s\n", class, fill, stroke, id, class)
 }
 
 // dotCurrent adds the current state's style to a Graphviz digraph: a later
 // node statement adds to the node's attributes.
 func dotCurrent(src []byte, current string) []byte {
+	return dotLit(src, current, "current", currentFill, currentStroke)
+}
+
+// dotLit is dotCurrent with the class and colours given.
+func dotLit(src []byte, current, class, fill, stroke string) []byte {
 	if current == "" {
 		return src
 	}
@@ -131,7 +175,7 @@ func dotCurrent(src []byte, current string) []byte {
 	if end < 0 {
 		return src
 	}
-	line := fmt.Sprintf("    \"%s\" [class=\"current\", style=\"rounded,filled,bold\", fillcolor=%q, color=%q, penwidth=4];\n", dotEscape(current), currentFill, currentStroke)
+	line := fmt.Sprintf("    \"%s\" [class=%q, style=\"rounded,filled,bold\", fillcolor=%q, color=%q, penwidth=4];\n", dotEscape(current), class, fill, stroke)
 	out := append([]byte{}, src[:end]...)
 	out = append(out, line...)
 	return append(out, src[end:]...)

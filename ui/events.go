@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/http"
@@ -23,6 +24,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	local := remote == "" // a source's run's page watches that run only
 	if id != "" {
 		run, err := s.store.Open(id)
+		if errors.Is(err, runstore.ErrNotFound) {
+			// A stream that says so: the page shows the run as gone (an
+			// error status would only make the browser retry in silence).
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Cache-Control", "no-store")
+			fmt.Fprintf(w, "retry: 10000\nevent: gone\ndata: %s\n\n", id)
+			return
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return

@@ -18,6 +18,9 @@ type logLine struct {
 	Agent  string
 	Model  string
 	Tokens int
+	// PromptChars, ReplyChars and Stop: the call's sizes and finish reason
+	PromptChars, ReplyChars int
+	Stop                    string
 	// audit.jsonl: a tool call and the gateway's verdict
 	Tool     string
 	Sub      string
@@ -60,6 +63,8 @@ func readLog(path string, audit bool) []logLine {
 		} else {
 			l.Agent, l.Model = str(m["agent"]), str(m["model"])
 			l.Tokens = tokensOf(m)
+			l.PromptChars, l.ReplyChars, l.Stop = num(m["prompt_chars"]), num(m["reply_chars"]), str(m["finish_reason"])
+			l.Detail = str(m["error"])
 		}
 		out = append(out, l)
 	}

@@ -58,10 +58,11 @@ func TestRunPagePaginatesTheTimeline(t *testing.T) {
 	tests := []struct {
 		query, first, last, note string
 	}{
-		{"", "101", "120", "120 transitions, page 3 of 3"}, // the latest page by default
-		{"?page=1", "1", "50", "120 transitions, page 1 of 3"},
-		{"?page=2", "51", "100", "page 2 of 3"},
-		{"?page=99", "101", "120", "page 3 of 3"},
+		// the latest page by default, full: pages are cut from the newest step back
+		{"", "71", "120", "120 transitions, page 3 of 3"},
+		{"?page=1", "1", "20", "120 transitions, page 1 of 3"},
+		{"?page=2", "21", "70", "page 2 of 3"},
+		{"?page=99", "71", "120", "page 3 of 3"},
 	}
 	for _, tt := range tests {
 		body := f.do("GET", "/runs/"+id+tt.query, "").Body.String()
@@ -112,9 +113,11 @@ func TestRunPageShowsTheDecisionForms(t *testing.T) {
 		Events: []machine.EventInfo{{Name: "GO", Payload: []machine.FieldInfo{{Name: "speed", Type: "int", Required: true}}}, {Name: "STOP"}}})
 	body = f.do("GET", "/runs/"+wait, "").Body.String()
 	for _, want := range []string{
-		`<input type="hidden" name="pause_step" value="2"><input type="hidden" name="kind" value="event">`,
-		`<select name="event"><option>GO</option><option>STOP</option></select>`,
-		`<p class="hint">GO: speed (int, required) </p>`,
+		`<input type="hidden" name="pause_step" value="2"><input type="hidden" name="kind" value="event"><input type="hidden" name="event" value="GO">`,
+		`<label class="field">speed <small>int, required</small>`, // a field per payload field, typed
+		`<input type="hidden" name="t.speed" value="int"><input name="p.speed" value="" inputmode="decimal">`,
+		`<button id="fire-GO">Fire GO</button>`,
+		`<button id="fire-STOP">Fire STOP</button>`,
 		`--event NAME --payload JSON`,
 	} {
 		if !strings.Contains(body, want) {
@@ -175,7 +178,7 @@ func TestDecideShowsARefusalAs409(t *testing.T) {
 	if w.Code != http.StatusConflict {
 		t.Fatalf("%d, want 409", w.Code)
 	}
-	if !strings.Contains(w.Body.String(), `<p class="err" id="error-message">run X no longer waits for this decision &lt;b&gt;</p>`) {
+	if !strings.Contains(w.Body.String(), `<span id="error-message">run X no longer waits for this decision &lt;b&gt;</span>`) {
 		t.Errorf("the refusal is not shown (escaped):\n%s", w.Body)
 	}
 }

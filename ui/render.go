@@ -12,6 +12,9 @@ type page struct {
 	Nav   string // the nav item lit: runs or specs
 	Live  string // the SSE URL that tells the page to refresh ("" for none)
 	RunID string
+	// Self is the page's own URL when the browser's is not (a form's
+	// answer, shown at the URL it was posted to): live updates read it.
+	Self string
 }
 
 // render executes a template into a buffer first, so that a template error

@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -20,18 +23,29 @@ import (
 type stepView struct {
 	*machine.Record
 	Tokens   int
-	Calls    []logLine // the LLM calls made during the step
-	Tools    []logLine // the tool calls, with the gateway's verdict
-	Messages []message // what the step added to memory (the model's messages among them)
-	Vars     string    // the context variables it changed, as JSON
+	Calls    []logLine     // the LLM calls made during the step
+	Tools    []logLine     // the tool calls, with the gateway's verdict
+	Messages []message     // what the step added to memory (the model's messages among them)
+	Vars     template.HTML // the context variables it changed
+	Child    string        // the page of the child machine the step ran (spec.run)
 }
 
 // message is one memory change of a step, shown expandable.
 type message struct {
-	Key, Op, Role, Text string
+	Key, Op, Role string
+	Text          template.HTML
 }
 
-type kv struct{ Key, Value string }
+type kv struct {
+	Key   string
+	Value template.HTML
+}
+
+// endRow is how a run that did not complete stopped: the timeline's last
+// row (failed, interrupted, crashed, damaged) with its error.
+type endRow struct {
+	Status, State, Message, Hint string
+}
 
 type runData struct {
 	page
@@ -45,6 +59,9 @@ type runData struct {
 	PageNo      int // 1-based
 	Pages       int
 	Total       int
+	End         *endRow // how the run stopped, on the timeline's last page
+	At          int     // the step whose context and memory are shown (0..Total)
+	AtLast      bool    // At is the run's last step: the context now
 	Context     []kv
 	L2          []string
 	Memory      []kv
@@ -53,6 +70,80 @@ type runData struct {
 	Plan        *planTable
 	Skills      *skillsDiff
 	Notice      *notice
+	Actions     *runActions // cancel, resume or retry (a store's run)
+	Parent      string      // a child machine's parent run
+	ParentHref  string
+	SpecHref    string // the spec's page, when it is under the root
+	SpecName    string // the spec's name
+	ForkOf      string // the run this one was forked from
+	ForkStep    int
+	CanFork     bool // the slider offers Fork from step N
+	// EventForms are the events a waiting run accepts, one form each, with
+	// a field per payload field of the spec's declaration.
+	EventForms []eventForm
+	// After a refused decision: why, what was typed (kept in the forms)
+	// and the fields' errors.
+	Refusal     string
+	Typed       url.Values
+	FieldErrors map[string]string
+	AnswerText  string
+	RawPayload  string
+}
+
+// eventForm is the form that delivers one event.
+type eventForm struct {
+	Name   string
+	Fields []startField
+}
+
+// eventForms builds the forms of the events a pause accepts from the
+// spec's declarations (types, enums, docs), else from the pause's list.
+func eventForms(spec *machine.Spec, p *machine.PauseError) []eventForm {
+	var out []eventForm
+	for _, name := range p.Options {
+		f := eventForm{Name: name}
+		if decl := specEventDecl(spec, name); decl != nil {
+			for _, pf := range decl.Payload {
+				f.Fields = append(f.Fields, fieldOf(&pf.Var, pf.Required, ""))
+			}
+		} else {
+			for _, ei := range p.Events {
+				if ei.Name != name {
+					continue
+				}
+				for _, fi := range ei.Payload {
+					f.Fields = append(f.Fields, fieldOf(&machine.Var{Name: fi.Name, Type: fi.Type}, fi.Required, ""))
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func specEventDecl(spec *machine.Spec, name string) *machine.EventDecl {
+	if spec == nil {
+		return nil
+	}
+	return spec.EventDecl(name)
+}
+
+// setTyped puts what was typed back into the forms, with the fields' errors.
+func (d *runData) setTyped() {
+	d.AnswerText, d.RawPayload = d.Typed.Get("text"), d.Typed.Get("payload")
+	for i := range d.EventForms {
+		ef := &d.EventForms[i]
+		if ef.Name != d.Typed.Get("event") {
+			continue
+		}
+		for j := range ef.Fields {
+			f := &ef.Fields[j]
+			if vals, ok := d.Typed["p."+f.Name]; ok && len(vals) > 0 {
+				f.Value = vals[0]
+			}
+			f.Error = d.FieldErrors[f.Name]
+		}
+	}
 }
 
 // runView is what a run page is made of, whichever engine ran the run:
@@ -72,6 +163,25 @@ type runView struct {
 	skills      *skillsDiff
 	base, live  string
 	resumeFlags string
+	end         *runstore.Entry // the journal's last marker when it is a fail or an interrupt
+	specAbs     string          // the spec file the run started from ("" when unknown)
+	child       bool            // a child machine's run (spec.run): no actions of its own
+	forkOf      string          // the run this one was forked from (lppctl runs fork), "" for none
+	forkStep    int             // after which of its steps
+	parent      string          // a child's parent run, as shown
+	parentHref  string          // its page
+}
+
+// specHref is the Spec page of the file abs when it is under the root.
+func (s *Server) specHref(abs string) string {
+	if abs == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(s.opts.Root, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	return "/spec?" + url.Values{"path": {filepath.ToSlash(rel)}}.Encode()
 }
 
 // pageParam reads ?page=N (1-based; 0 or missing: the last page).
@@ -109,7 +219,55 @@ func (s *Server) showRun(w http.ResponseWriter, r *http.Request, v *runView) {
 
 // storeRun reads a run of the store: its journal is the timeline.
 func (s *Server) storeRun(id string) (*runView, int, error) {
-	run, err := s.store.Open(id)
+	return s.runIn(s.store, id, "", "")
+}
+
+// childPage is the page of a child machine (spec.run) of a store's run:
+// /runs/ID/children/STATE-SEQ, and so on for a child's children. Its
+// journal is in the parent's folder, children/STATE-SEQ.
+func (s *Server) childPage(w http.ResponseWriter, r *http.Request) {
+	id, rest := r.PathValue("id"), r.PathValue("path")
+	parts := strings.Split(rest, "/children/")
+	for _, p := range parts {
+		if p == "" || !filepath.IsLocal(p) || strings.ContainsAny(p, `/\`) {
+			s.failf(w, http.StatusNotFound, "cannot show child %q of run %s: no such child", rest, id)
+			return
+		}
+	}
+	parent, err := s.store.Open(id)
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, runstore.ErrNotFound) {
+			status = http.StatusNotFound
+		}
+		s.fail(w, status, err)
+		return
+	}
+	dir, base := parent.Dir, "/runs/"+url.PathEscape(id)
+	for _, p := range parts[:len(parts)-1] {
+		dir, base = filepath.Join(dir, childrenDir, p), base+"/children/"+url.PathEscape(p)
+	}
+	child := parts[len(parts)-1]
+	v, status, err := s.runIn(runstore.New(filepath.Join(dir, childrenDir)), child, base+"/children/"+url.PathEscape(child), id)
+	if err != nil {
+		s.fail(w, status, err)
+		return
+	}
+	v.pause = nil // answered through the top run (lppctl resume ID)
+	v.parent = strings.Join(append([]string{id}, parts[:len(parts)-1]...), "/")
+	v.parentHref = base
+	v.row.ID = v.parent + "/" + child
+	s.showRun(w, r, v)
+}
+
+// childrenDir is the folder of a run's directory that holds its spec.run
+// children's runs (actions' own name for it).
+const childrenDir = "children"
+
+// runIn reads run id of store; href ("" for the store's own) is its page,
+// for a child machine's run.
+func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, int, error) {
+	run, err := store.Open(id)
 	if errors.Is(err, runstore.ErrNotFound) {
 		return nil, http.StatusNotFound, err
 	}
@@ -122,9 +280,27 @@ func (s *Server) storeRun(id string) (*runView, int, error) {
 		return nil, http.StatusInternalServerError, fmt.Errorf("cannot read run %s: %w", run.Meta.ID, err)
 	}
 	src, _ := run.SpecCopy()
+	logDir, live := run.Dir, "/events?run="+url.QueryEscape(row.ID)
+	if href != "" { // a child: its LLM and tool calls are in the top run's logs; its stream is the top run's
+		row.Href, logDir = href, ""
+		live = "/events?run=" + url.QueryEscape(top)
+	}
 	v := &runView{
 		row: row, dir: run.Dir, specPath: run.Path(runstore.SpecFile), specSrc: src, records: l.Records,
-		start: run.Meta.Vars, logDir: run.Dir, base: row.Href, live: "/events?run=" + url.QueryEscape(row.ID),
+		start: run.Meta.Vars, logDir: logDir, base: row.Href, live: live, child: href != "",
+	}
+	v.specAbs = run.Meta.SpecAbs
+	if b, err := os.ReadFile(filepath.Join(run.Dir, "fork.json")); err == nil {
+		var fi struct {
+			From string `json:"from"`
+			Step int    `json:"step"`
+		}
+		if json.Unmarshal(b, &fi) == nil && fi.From != "" {
+			v.forkOf, v.forkStep = fi.From, fi.Step
+		}
+	}
+	if last := l.Last(); last != nil && (last.Type == runstore.EntryFail || last.Type == runstore.EntryInterrupt) {
+		v.end = last
 	}
 	// The decision the run waits for: the journal's pause, while no step
 	// was committed after it.
@@ -139,7 +315,8 @@ func (s *Server) storeRun(id string) (*runView, int, error) {
 	return v, http.StatusOK, nil
 }
 
-// buildRun makes a run page; the timeline holds one page.
+// buildRun makes a run page; the timeline holds one page, and the
+// context and memory are those after step ?at=N (default: the last).
 func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, error) {
 	row := v.row
 	var spec *machine.Spec
@@ -165,16 +342,20 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	if snap.Done {
 		current = ""
 	}
-	d.Diagram = s.drawSpec(r.Context(), spec, snap.Path, current)
+	d.Diagram = s.drawRun(r.Context(), spec, snap.Path, current, stoppedBadly(row.Status))
 
-	// One page of the timeline.
+	// One page of the timeline. Pages are cut from the newest step back,
+	// so the last page (the one a run opens on) is full; the first may be
+	// short.
 	size := s.opts.PageSize
-	d.Pages = max(1, (len(l.Records)+size-1)/size)
+	n := len(l.Records)
+	d.Pages = max(1, (n+size-1)/size)
 	d.PageNo = pageNo
 	if d.PageNo == 0 || d.PageNo > d.Pages {
 		d.PageNo = d.Pages
 	}
-	recs := l.Records[min((d.PageNo-1)*size, len(l.Records)):min(d.PageNo*size, len(l.Records))]
+	hi := n - (d.Pages-d.PageNo)*size
+	recs := l.Records[max(0, hi-size):max(0, hi)]
 	var calls, tools []logLine
 	if len(recs) > 0 && v.logDir != "" {
 		calls, tools = readLog(filepath.Join(v.logDir, runstore.LLMFile), false), readLog(filepath.Join(v.logDir, runstore.AuditFile), true)
@@ -187,22 +368,37 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 			sv.Tokens += c.Tokens
 		}
 		sv.Messages = messages(rec.Memory)
+		if rec.Action == "spec.run" && v.dir != "" {
+			child := fmt.Sprintf("%s-%d", rec.From, rec.Seq)
+			if _, err := os.Stat(filepath.Join(v.dir, childrenDir, child, runstore.JournalFile)); err == nil {
+				sv.Child = v.base + "/children/" + url.PathEscape(child)
+			}
+		}
 		if len(rec.Vars) > 0 {
-			b, _ := json.Marshal(rec.Vars)
-			sv.Vars = string(b)
+			sv.Vars = showAny(rec.Vars)
 		}
 		d.Steps = append(d.Steps, sv)
 	}
+	if d.PageNo == d.Pages {
+		d.End = endOf(row, v.end)
+	}
 
-	// Context and memory.
+	// Context and memory, after step ?at=N.
+	d.At, d.AtLast = n, true
+	if at, err := strconv.Atoi(r.URL.Query().Get("at")); err == nil && at >= 0 && at < n {
+		past, err := runstore.Fold(spec, v.start, &runstore.Log{Records: l.Records[:at]})
+		if err != nil {
+			return nil, fmt.Errorf("cannot rebuild run %s at step %d: %w", row.ID, at, err)
+		}
+		snap, d.At, d.AtLast = past, at, false
+	}
 	names := make([]string, 0, len(snap.Vars))
 	for k := range snap.Vars {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		b, _ := json.Marshal(snap.Vars[k])
-		d.Context = append(d.Context, kv{k, string(b)})
+		d.Context = append(d.Context, kv{k, showAny(snap.Vars[k])})
 	}
 	for _, it := range snap.Memory.Items("l2") {
 		d.L2 = append(d.L2, textOf(it))
@@ -214,22 +410,64 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		var mv json.RawMessage
 		set, _ := snap.Memory.Get(k, &mv)
 		items := snap.Memory.Items(k)
-		switch {
-		case set && len(items) > 0:
-			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%s (+%d items)", mv, len(items))})
-		case set:
-			d.Memory = append(d.Memory, kv{k, string(mv)})
-		default:
-			d.Memory = append(d.Memory, kv{k, fmt.Sprintf("%d items", len(items))})
+		var all []json.RawMessage
+		if set {
+			all = append(all, mv)
 		}
+		all = append(all, items...)
+		if len(all) == 1 {
+			d.Memory = append(d.Memory, kv{k, showJSON(all[0])})
+			continue
+		}
+		raw, _ := json.Marshal(all)
+		d.Memory = append(d.Memory, kv{k, showJSON(raw)})
 	}
 
 	d.Pause, d.PauseStep = v.pause, v.pauseStep
 	if d.Pause != nil && d.Pause.Kind == "approval" {
 		d.Plan = planOf(snap.Memory)
 	}
+	if d.Pause != nil && d.Pause.Kind == machine.PauseEvent {
+		d.EventForms = eventForms(spec, d.Pause)
+	}
 	d.Skills = v.skills
+	if !v.child {
+		d.Actions = s.actionsFor(row)
+	}
+	d.Parent, d.ParentHref = v.parent, v.parentHref
+	d.ForkOf, d.ForkStep = v.forkOf, v.forkStep
+	if spec != nil {
+		d.SpecName = spec.Name
+	}
+	d.CanFork = !v.child && v.row.Engine == "" && s.opts.Exe != "" && v.dir != ""
+	d.SpecHref = s.specHref(v.specAbs)
 	return d, nil
+}
+
+// stoppedBadly tells the statuses whose current state the diagram shows as
+// failed rather than as where the run stands.
+func stoppedBadly(status string) bool {
+	return status == string(machine.StatusFailed) || status == "crashed" || status == "damaged"
+}
+
+// endOf is the timeline's last row for a run that did not complete: what
+// stopped it, from the journal's last marker or the run's summary.
+func endOf(row runRow, last *runstore.Entry) *endRow {
+	e := &endRow{Status: row.Status, State: row.State, Message: row.Error}
+	if last != nil && e.Message == "" {
+		e.Message = last.Message
+	}
+	switch row.Status {
+	case string(machine.StatusFailed), string(machine.StatusInterrupted):
+		e.Hint = "lppctl resume " + row.ID + " retries the state (after fixing the cause)"
+	case "crashed":
+		e.Message = cmp.Or(e.Message, "the process working on the run died without a clean stop")
+		e.Hint = "lppctl resume " + row.ID + " continues it"
+	case "damaged":
+	default:
+		return nil
+	}
+	return e
 }
 
 // messages turns a step's memory changes into rows: a chat message
@@ -241,10 +479,12 @@ func messages(ops []machine.MemOp) []message {
 		var obj map[string]any
 		if json.Unmarshal(op.Value, &obj) == nil && obj != nil {
 			m.Role = str(obj["role"])
-			m.Text = firstStr(obj, "text", "content")
+			if t := firstStr(obj, "text", "content"); t != "" {
+				m.Text = showText(t)
+			}
 		}
 		if m.Text == "" {
-			m.Text = textOf(op.Value)
+			m.Text = showJSON(op.Value)
 		}
 		out = append(out, m)
 	}

@@ -1,9 +1,14 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
@@ -78,6 +83,7 @@ type runsData struct {
 	page
 	Runs        []runRow
 	Filter      string
+	Query       string // ?q=: text searched in the ID, spec, state, status, error and journal
 	Statuses    []string
 	Counts      map[string]int
 	Source      string // the RunSource's name ("" without one)
@@ -91,11 +97,17 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	filter := r.URL.Query().Get("status")
-	d := runsData{page: page{Title: "Runs", Nav: "runs", Live: "/events"}, Filter: filter, Statuses: statuses, Counts: map[string]int{}}
+	filter, q := r.URL.Query().Get("status"), strings.TrimSpace(r.URL.Query().Get("q"))
+	live := "/events"
+	if filter != "" || q != "" {
+		live += "?" + r.URL.RawQuery
+	}
+	d := runsData{page: page{Title: "Runs", Nav: "runs", Live: live}, Filter: filter, Query: q, Statuses: statuses, Counts: map[string]int{}}
+	dirs := map[string]string{}
 	var rows []runRow
 	for _, run := range slices.Backward(runs) { // newest first
 		rows = append(rows, summarize(run))
+		dirs[run.Meta.ID] = run.Dir
 	}
 	if s.opts.Source != nil {
 		remote, msg := s.remoteRuns(r.Context())
@@ -104,10 +116,49 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		slices.SortStableFunc(rows, func(a, b runRow) int { return b.Start.Compare(a.Start) })
 	}
 	for _, row := range rows {
+		if q != "" && !matches(row, dirs[row.ID], q) {
+			continue
+		}
 		d.Counts[row.Status]++
 		if filter == "" || row.Status == filter {
 			d.Runs = append(d.Runs, row)
 		}
 	}
 	s.render(w, http.StatusOK, "runs.html", d)
+}
+
+// matches tells whether a run matches the search text q (case-insensitive):
+// in its ID, spec, state, status or error, else anywhere in its journal
+// (the context's values, the model's replies, the memory), when dir is
+// the store's folder of the run.
+func matches(row runRow, dir, q string) bool {
+	lq := strings.ToLower(q)
+	for _, f := range []string{row.ID, row.Spec, row.State, row.Status, row.Error} {
+		if strings.Contains(strings.ToLower(f), lq) {
+			return true
+		}
+	}
+	if row.Pause != nil && strings.Contains(strings.ToLower(row.Pause.Prompt), lq) {
+		return true
+	}
+	if dir == "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, runstore.JournalFile))
+	if err != nil {
+		return false
+	}
+	b = bytes.ToLower(b)
+	// The journal holds strings as JSON: look for the text as written there.
+	forms := []string{lq}
+	if enc, err := json.Marshal(lq); err == nil {
+		forms = append(forms, string(enc[1:len(enc)-1]))
+	}
+	forms = append(forms, strings.Trim(quote(lq), `"`))
+	for _, f := range forms {
+		if bytes.Contains(b, []byte(f)) {
+			return true
+		}
+	}
+	return false
 }

@@ -56,6 +56,9 @@ type Options struct {
 	// Decide carries out a decision (lppctl resume) and returns what it
 	// printed; a *Refusal when it was refused.
 	Decide func(ctx context.Context, d Decision) (string, error)
+	// Exe is the lppctl binary that the buttons run as their own processes
+	// (cancel, resume, retry, start a run); "" hides those buttons.
+	Exe string
 	// Source, when set, holds more runs (lppctl ui --temporal): the runs
 	// page lists them too, marked with its name; their pages are
 	// /temporal/ID and their decisions go through Source.Decide.
@@ -100,6 +103,8 @@ type Server struct {
 	bg      sync.WaitGroup    // decisions still running
 	end     chan struct{}     // closed by EndStreams
 	endOnce sync.Once
+	life    context.Context // ended by EndStreams: decisions stop following their runs
+	stop    context.CancelFunc
 	checks  chan struct{} // one model check at a time
 }
 
@@ -140,6 +145,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}, end: make(chan struct{}), checks: make(chan struct{}, 1)}
+	s.life, s.stop = context.WithCancel(context.Background())
 	_, err = fs.Stat(static, MermaidFile)
 	s.mermaid = err == nil
 	switch opts.Dot {
@@ -158,20 +164,30 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.runsPage)
 	mux.HandleFunc("GET /runs/{id}", s.runPage)
+	mux.HandleFunc("GET /runs/{id}/children/{path...}", s.childPage)
 	mux.HandleFunc("POST /runs/{id}/decide", s.decide)
+	mux.HandleFunc("POST /runs/{id}/{action}", s.act)
+	mux.HandleFunc("POST /start", s.start)
 	mux.HandleFunc("GET /temporal/{id}", s.remoteRunPage)
 	mux.HandleFunc("POST /temporal/{id}/decide", s.remoteDecide)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /specs", s.specsPage)
 	mux.HandleFunc("GET /spec", s.specPage)
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(s.static)))
+	mux.Handle("GET /static/", http.StripPrefix("/static", newStaticFiles(s.static)))
 	cop := http.NewCrossOriginProtection()
 	return s.guard(cop.Handler(mux))
 }
 
 // EndStreams ends the live-update streams (they never go idle on their
 // own): call it when the server shuts down (http.Server.RegisterOnShutdown).
-func (s *Server) EndStreams() { s.endOnce.Do(func() { close(s.end) }) }
+// It also ends the decisions' wait for their runs: a run started by a
+// decision is a process of its own, which goes on.
+func (s *Server) EndStreams() {
+	s.endOnce.Do(func() {
+		close(s.end)
+		s.stop()
+	})
+}
 
 // Wait waits for the decisions still running (their runs keep going after
 // the request that made them has been answered).

@@ -102,19 +102,30 @@ func (s *Server) remoteRuns(ctx context.Context) ([]runRow, string) {
 
 // remoteRunPage is the run page of a source's run.
 func (s *Server) remoteRunPage(w http.ResponseWriter, r *http.Request) {
-	src := s.opts.Source
-	if src == nil {
+	if s.opts.Source == nil {
 		s.failf(w, http.StatusNotFound, "cannot show run %s: lppctl ui was started without --temporal", r.PathValue("id"))
 		return
 	}
-	rr, err := src.Run(r.Context(), r.PathValue("id"))
+	view, status, err := s.remoteView(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, status, err)
+		return
+	}
+	s.showRun(w, r, view)
+}
+
+// remoteView reads a source's run for its page.
+func (s *Server) remoteView(id string) (*runView, int, error) {
+	src := s.opts.Source
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rr, err := src.Run(ctx, id)
 	if err != nil {
 		status := http.StatusBadGateway
 		if errors.Is(err, runstore.ErrNotFound) {
 			status = http.StatusNotFound
 		}
-		s.fail(w, status, err)
-		return
+		return nil, status, err
 	}
 	row := remoteRow(src, rr)
 	view := &runView{
@@ -128,7 +139,7 @@ func (s *Server) remoteRunPage(w http.ResponseWriter, r *http.Request) {
 	if rr.SkillDir != "" {
 		view.skills = skillsIn(rr.SkillDir, rr.ID)
 	}
-	s.showRun(w, r, view)
+	return view, http.StatusOK, nil
 }
 
 // remoteDecide carries out a decision for a source's run (its form is the
@@ -138,7 +149,7 @@ func (s *Server) remoteDecide(w http.ResponseWriter, r *http.Request) {
 		s.failf(w, http.StatusNotFound, "cannot decide for run %s: lppctl ui was started without --temporal", r.PathValue("id"))
 		return
 	}
-	s.decideWith(w, r, s.opts.Source.Decide, remotePath(r.PathValue("id")))
+	s.decideWith(w, r, s.opts.Source.Decide, remotePath(r.PathValue("id")), s.remoteView)
 }
 
 // remoteFingerprint sums up where a source's runs stand (one run's, or all

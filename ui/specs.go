@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
@@ -27,7 +28,15 @@ type specsData struct {
 type specFile struct {
 	Path      string // slash-separated, relative to the root
 	Blueprint bool   // an L++ blueprint (JSON), else a YAML spec
+	// Errors is the number of errors validate finds in a spec (-1: not
+	// validated); Description its first line.
+	Errors      int
+	Description string
 }
+
+// specKey tells a spec from the other YAML files of a project (a scripted
+// model's replies, the gateway's policy): a spec has top-level states.
+var specKey = regexp.MustCompile(`(?m)^states:`)
 
 // maxSpecSize bounds what the spec pages read of one file.
 const maxSpecSize = 8 << 20
@@ -61,7 +70,9 @@ func specFiles(root string) ([]specFile, error) {
 		rel, _ := filepath.Rel(root, p)
 		switch filepath.Ext(p) {
 		case ".yaml", ".yml":
-			out = append(out, specFile{Path: filepath.ToSlash(rel)})
+			if src, err := readUnder(r, rel); err == nil && specKey.Match(src) {
+				out = append(out, specFile{Path: filepath.ToSlash(rel), Errors: -1})
+			}
 		case ".json":
 			if src, err := readUnder(r, rel); err == nil && bytes.Contains(src, []byte("lpp/")) && lpp.IsBlueprint(src) {
 				out = append(out, specFile{Path: filepath.ToSlash(rel), Blueprint: true})
@@ -92,6 +103,28 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
+	for i := range files {
+		f := &files[i]
+		if f.Blueprint {
+			continue
+		}
+		path := filepath.Join(s.opts.Root, filepath.FromSlash(f.Path))
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var spec *machine.Spec
+		var diags machine.Diagnostics
+		if s.opts.Check != nil {
+			spec, diags = s.opts.Check(path, src)
+		} else {
+			spec, diags = machine.Check(path, src, machine.NewBuiltinRegistry(), machine.WithRoot(s.opts.Root))
+		}
+		f.Errors = len(diags.Errors())
+		if spec != nil {
+			f.Description, _, _ = strings.Cut(spec.Description, "\n")
+		}
+	}
 	s.render(w, http.StatusOK, "specs.html", specsData{page: page{Title: "Specs", Nav: "specs"}, Root: s.opts.Root, Files: files})
 }
 
@@ -106,6 +139,55 @@ type specData struct {
 	DrawnOf   string // the property whose counterexample the diagram shows
 	Pretty    string // the diagnostics as lppctl validate prints them
 	Check     *checkView
+	// Name and Description are the spec's; Source its lines, the
+	// diagnostics under theirs.
+	Name, Description string
+	Source            []srcLine
+	// Start is the form that starts a run (one field per context
+	// variable); StartCLI its command; StartError why it was refused.
+	Start      []startField
+	StartCLI   string
+	StartError string
+	Runs       []runRow // the runs of this spec, newest first
+}
+
+// srcLine is a line of a spec's source with the diagnostics at it.
+type srcLine struct {
+	N     int
+	Text  string
+	Diags []string
+}
+
+// sourceLines numbers a spec's lines and puts each diagnostic under its line.
+func sourceLines(src []byte, diags machine.Diagnostics) []srcLine {
+	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
+	out := make([]srcLine, len(lines))
+	for i, l := range lines {
+		out[i] = srcLine{N: i + 1, Text: l}
+	}
+	for _, dg := range diags {
+		if i := dg.Pos.Line - 1; i >= 0 && i < len(out) {
+			out[i].Diags = append(out[i].Diags, fmt.Sprintf("%s %d:%d: %s", dg.Severity, dg.Pos.Line, dg.Pos.Col, dg.Msg))
+		}
+	}
+	return out
+}
+
+// runsOfSpec lists the store's runs of the spec at rel (abs: its path),
+// newest first, at most 50.
+func (s *Server) runsOfSpec(rel, abs string) []runRow {
+	runs, err := s.store.List()
+	if err != nil {
+		return nil
+	}
+	var out []runRow
+	for i := len(runs) - 1; i >= 0 && len(out) < 50; i-- {
+		m := &runs[i].Meta
+		if m.SpecAbs == abs || filepath.ToSlash(filepath.Clean(m.Spec)) == rel {
+			out = append(out, summarize(runs[i]))
+		}
+	}
+	return out
 }
 
 type diagView struct {
@@ -132,44 +214,25 @@ func (d *specData) setDiags(diags machine.Diagnostics, src []byte) {
 func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	rel := q.Get("path")
-	if ext := filepath.Ext(rel); !filepath.IsLocal(filepath.FromSlash(rel)) || ext != ".yaml" && ext != ".yml" && ext != ".json" {
-		s.failf(w, http.StatusBadRequest, "cannot show spec %q: give a .yaml or .yml spec or a .json L++ blueprint inside the project root (the Specs page lists them)", rel)
+	if filepath.Ext(rel) == ".json" && filepath.IsLocal(filepath.FromSlash(rel)) {
+		src, status, err := s.readSpec(rel)
+		if err != nil {
+			s.fail(w, status, err)
+			return
+		}
+		s.blueprintPage(w, rel, filepath.Join(s.opts.Root, filepath.FromSlash(rel)), src)
 		return
 	}
-	root, err := os.OpenRoot(s.opts.Root)
-	if err != nil {
-		s.fail(w, http.StatusInternalServerError, err)
+	d, spec, status := s.loadSpec(r, rel)
+	if status != http.StatusOK {
+		s.render(w, status, "error.html", errorData{page: page{Title: http.StatusText(status)}, Status: status, Message: d.StartError, Back: "/specs"})
 		return
 	}
-	src, err := readUnder(root, filepath.FromSlash(rel))
-	root.Close()
-	if errors.Is(err, fs.ErrNotExist) {
-		s.failf(w, http.StatusNotFound, "cannot read spec: %v", err)
-		return
-	}
-	if err != nil {
-		s.failf(w, http.StatusBadRequest, "cannot read spec: %v", err)
-		return
-	}
-	path := filepath.Join(s.opts.Root, filepath.FromSlash(rel))
-	if filepath.Ext(rel) == ".json" {
-		s.blueprintPage(w, rel, path, src)
-		return
-	}
-	var spec *machine.Spec
-	var diags machine.Diagnostics
-	if s.opts.Check != nil {
-		spec, diags = s.opts.Check(path, src)
-	} else { // the built-in actions only
-		spec, diags = machine.Check(path, src, machine.NewBuiltinRegistry(), machine.WithRoot(s.opts.Root))
-	}
-	d := specData{page: page{Title: "Spec " + rel, Nav: "specs"}, Path: rel}
-	d.setDiags(diags, src)
 	var tracePath []string
 	current := ""
 	if q.Get("check") != "" {
 		switch {
-		case spec == nil || diags.HasErrors():
+		case spec == nil || d.Errors > 0:
 			d.Check = &checkView{Error: fmt.Sprintf("cannot check %s: the spec has %s: fix them (see above), then check again", rel, textx.Count(d.Errors, "error", "errors"))}
 		default:
 			rep, err := s.checkSpec(r.Context(), spec, rel)
@@ -192,8 +255,63 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if tracePath != nil { // a flowchart: the trace's transitions lit too
 		d.Diagram = s.drawSpecAs(r.Context(), spec, "mermaid-flowchart", tracePath, current)
-	} else {
-		d.Diagram = s.drawSpec(r.Context(), spec, nil, "")
 	}
 	s.render(w, http.StatusOK, "spec.html", d)
+}
+
+// readSpec reads a spec or blueprint under the root (rel: slash-separated),
+// through an os.Root.
+func (s *Server) readSpec(rel string) ([]byte, int, error) {
+	if ext := filepath.Ext(rel); !filepath.IsLocal(filepath.FromSlash(rel)) || ext != ".yaml" && ext != ".yml" && ext != ".json" {
+		return nil, http.StatusBadRequest, fmt.Errorf("cannot show spec %q: give a .yaml or .yml spec or a .json L++ blueprint inside the project root (the Specs page lists them)", rel)
+	}
+	root, err := os.OpenRoot(s.opts.Root)
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	src, err := readUnder(root, filepath.FromSlash(rel))
+	root.Close()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, http.StatusNotFound, fmt.Errorf("cannot read spec: %v", err)
+	}
+	if err != nil {
+		return nil, http.StatusBadRequest, fmt.Errorf("cannot read spec: %v", err)
+	}
+	return src, http.StatusOK, nil
+}
+
+// loadSpec reads and validates a spec under the root and makes its page:
+// the description, source with its diagnostics, the diagram, the Start
+// form and the spec's runs. On an error the status says which, and
+// StartError why.
+func (s *Server) loadSpec(r *http.Request, rel string) (specData, *machine.Spec, int) {
+	src, status, err := s.readSpec(rel)
+	if err != nil {
+		return specData{StartError: err.Error()}, nil, status
+	}
+	if filepath.Ext(rel) == ".json" {
+		return specData{StartError: fmt.Sprintf("cannot start a run of %s: an L++ blueprint runs once imported as a spec (lppctl import lpp)", rel)}, nil, http.StatusBadRequest
+	}
+	path := filepath.Join(s.opts.Root, filepath.FromSlash(rel))
+	var spec *machine.Spec
+	var diags machine.Diagnostics
+	if s.opts.Check != nil {
+		spec, diags = s.opts.Check(path, src)
+	} else { // the built-in actions only
+		spec, diags = machine.Check(path, src, machine.NewBuiltinRegistry(), machine.WithRoot(s.opts.Root))
+	}
+	d := specData{page: page{Title: "Spec " + rel, Nav: "specs"}, Path: rel}
+	d.setDiags(diags, src)
+	d.Source = sourceLines(src, diags)
+	d.Diagram = s.drawSpec(r.Context(), spec, nil, "")
+	if spec != nil {
+		d.Name, d.Description = spec.Name, spec.Description
+		if d.Errors == 0 && s.opts.Exe != "" {
+			d.Start = startForm(spec, nil)
+			c, _ := startArgs(s, rel, spec, d.Start)
+			d.StartCLI = c.Show
+		}
+	}
+	d.Runs = s.runsOfSpec(rel, path)
+	return d, spec, http.StatusOK
 }

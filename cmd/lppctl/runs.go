@@ -52,11 +52,17 @@ listed as "crashed": lppctl resume RUN_ID continues it.`,
 			},
 			{
 				Name:      "cancel",
-				Usage:     "cancel a run on Temporal (it stops at its next clean point)",
+				Usage:     "cancel a running run (it stops at its next clean point, resumable); a Temporal run's with --temporal",
 				ArgsUsage: "RUN_ID",
-				Flags:     temporalFlags(),
-				Action:    cancelOnTemporal,
+				Description: `Stops a running run at its next clean point, as a Ctrl-C in its terminal
+would: the process that runs it (lppctl run or resume, found by the run's
+lock) gets SIGTERM, journals the interrupt and exits; the run is then
+"interrupted" and lppctl resume RUN_ID continues it. Waits up to --wait for
+the run to stop. With --temporal HOST:PORT it asks a Temporal run to cancel.`,
+				Flags:  storeFlags(&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "wait up to `DURATION` for the run to stop"}),
+				Action: runsCancelAction,
 			},
+			runsForkCommand(storeFlags),
 		},
 	}
 }

@@ -85,9 +85,13 @@ func uiAction(c *cli.Context) error {
 		_, _ = rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
 	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot serve the UI: cannot find the lppctl binary that its buttons run: %w", err)
+	}
 	opts := ui.Options{
-		Root: root, RunDir: runDir, Token: token, AllowNonLoopback: allow,
-		Decide: uiDecide(runDir), Check: uiCheck(root), Compile: uiCompile(root),
+		Root: root, RunDir: runDir, Token: token, AllowNonLoopback: allow, Exe: exe,
+		Decide: uiDecide(exe, root, runDir), Check: uiCheck(root), Compile: uiCompile(root),
 		CheckMaxStates: c.Int("max-states"), CheckTimeout: c.Duration("check-timeout"),
 	}
 	where := runDir
@@ -138,36 +142,67 @@ func serveUI(ctx context.Context, ln net.Listener, srv *ui.Server) error {
 }
 
 // uiDecide carries out a decision from the UI with the resume command
-// itself: the same checks, the same run lock, the same journal entries as
-// lppctl resume RUN_ID --approve|--reject|--answer TEXT|--event NAME, with
-// --pause-step so that only the pause the page showed is answered.
-func uiDecide(runDir string) func(context.Context, ui.Decision) (string, error) {
-	// --temporal= : a run of the store, whatever LPPCTL_TEMPORAL says.
-	return uiResume([]string{"--run-dir", runDir, "--temporal="})
+// itself, run as its own process (exe, in root): the same checks, the same
+// run lock, the same journal entries as lppctl resume RUN_ID
+// --approve|--reject|--answer TEXT|--event NAME, with --pause-step so that
+// only the pause the page showed is answered. The run goes on in that
+// process: a UI that stops (ctx ends) stops waiting for it, never the run.
+func uiDecide(exe, root, runDir string) func(context.Context, ui.Decision) (string, error) {
+	return func(ctx context.Context, d ui.Decision) (string, error) {
+		// --temporal= : a run of the store, whatever LPPCTL_TEMPORAL says.
+		args, err := resumeArgs(d, []string{"--run-dir", runDir, "--temporal="})
+		if err != nil {
+			return "", err
+		}
+		p, err := ui.Launch(exe, root, args[1:])
+		if err != nil {
+			return "", err
+		}
+		if !p.Wait(ctx) {
+			return fmt.Sprintf("the decision goes on in its own process (pid %d)", p.Pid), nil
+		}
+		code, _, _ := p.Result()
+		msg := p.Message()
+		switch {
+		case code == exitOK, code == exitPaused: // answered; done, or paused again further on
+			return msg, nil
+		case code == exitUsage, strings.Contains(msg, "by another process"), strings.Contains(msg, "in another process"):
+			return "", &ui.Refusal{Msg: msg}
+		}
+		return "", fmt.Errorf("the run stopped: %s", msg)
+	}
+}
+
+// resumeArgs is the resume command of a decision (args[0] is "lppctl").
+func resumeArgs(d ui.Decision, where []string) ([]string, error) {
+	args := append([]string{"lppctl", "resume", "--no-input", "-q", "--pause-step", strconv.Itoa(d.PauseStep)}, where...)
+	switch d.Kind {
+	case "approve", "reject":
+		args = append(args, "--"+d.Kind)
+	case "answer":
+		args = append(args, "--answer="+d.Text)
+	case "event":
+		args = append(args, "--event="+d.Event)
+		if d.Payload != "" {
+			args = append(args, "--payload="+d.Payload)
+		}
+	default:
+		return nil, &ui.Refusal{Msg: fmt.Sprintf("unknown decision %q", d.Kind)}
+	}
+	return append(args, "--", d.Run), nil
 }
 
 // uiResume is uiDecide with where the run is (where: resume's flags that
 // name the store, or the Temporal server).
 func uiResume(where []string) func(context.Context, ui.Decision) (string, error) {
 	return func(ctx context.Context, d ui.Decision) (string, error) {
-		args := append([]string{"lppctl", "resume", "--no-input", "-q", "--pause-step", strconv.Itoa(d.PauseStep)}, where...)
-		switch d.Kind {
-		case "approve", "reject":
-			args = append(args, "--"+d.Kind)
-		case "answer":
-			args = append(args, "--answer="+d.Text)
-		case "event":
-			args = append(args, "--event="+d.Event)
-			if d.Payload != "" {
-				args = append(args, "--payload="+d.Payload)
-			}
-		default:
-			return "", &ui.Refusal{Msg: fmt.Sprintf("unknown decision %q", d.Kind)}
+		args, err := resumeArgs(d, where)
+		if err != nil {
+			return "", err
 		}
-		args = append(args, "--", d.Run)
 		var out, errb bytes.Buffer
 		app := newApp(strings.NewReader(""), &out, &errb)
-		err := app.RunContext(ctx, args)
+		err = app.RunContext(ctx, args)
 		// The summary: the last line -q prints (a banner may come first).
 		msg := strings.TrimSpace(out.String())
 		msg = msg[strings.LastIndexByte(msg, '\n')+1:]

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -47,12 +48,23 @@ func scriptedRun(t *testing.T, root string, want int, extra ...string) {
 	}
 }
 
+// lppctlExe is the lppctl that the UI's buttons run as processes of their
+// own: this test binary, which TestMain puts on PATH as lppctl.
+func lppctlExe(t *testing.T) string {
+	t.Helper()
+	exe, err := exec.LookPath("lppctl")
+	if err != nil {
+		t.Fatalf("cannot find lppctl on PATH (TestMain puts it there): %v", err)
+	}
+	return exe
+}
+
 // startUI serves the UI of root on a free loopback port, as lppctl ui does,
 // until the test ends; it returns its base URL.
 func startUI(t *testing.T, root string) string {
 	t.Helper()
 	runDir := filepath.Join(root, runstore.DefaultDir)
-	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(runDir), Check: uiCheck(root), Compile: uiCompile(root), Poll: 100 * time.Millisecond})
+	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Exe: lppctlExe(t), Decide: uiDecide(lppctlExe(t), root, runDir), Check: uiCheck(root), Compile: uiCompile(root), Poll: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,13 +239,23 @@ func TestUIInBrowser(t *testing.T) {
 }
 
 // pageText returns the text of the element sel selects.
+// It reads in one evaluation, as a live page may swap the element between
+// two protocol calls, and waits up to 10 s for the element to be there.
 func pageText(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(sel))
-	if err != nil {
-		t.Fatalf("cannot read %s: %v", sel, err)
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e ? [true, e.innerText] : [false, ""] })()`, sel)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[[]any](js))
+		if err == nil && len(got) == 2 && got[0] == true {
+			s, _ := got[1].(string)
+			return strings.TrimSpace(s)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cannot read %s: %v", sel, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	return strings.TrimSpace(s)
 }
 
 // runStatusOf reads a run's status from its run.json.

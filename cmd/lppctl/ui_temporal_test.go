@@ -54,7 +54,7 @@ func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
 	id := sums[0].RunID
 
 	runDir := root + "/" + runstore.DefaultDir
-	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(runDir), Dot: "-", Source: newTemporalSource(tc, addr, "default", root)})
+	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(lppctlExe(t), root, runDir), Dot: "-", Source: newTemporalSource(tc, addr, "default", root)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
 func TestUIDecideForAStoreRunIgnoresLPPCTL_TEMPORAL(t *testing.T) {
 	root, id := pausedRun(t)
 	t.Setenv("LPPCTL_TEMPORAL", "127.0.0.1:1")
-	out, err := uiDecide(root+"/"+runstore.DefaultDir)(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "approve"})
+	out, err := uiDecide(lppctlExe(t), root, root+"/"+runstore.DefaultDir)(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "approve"})
 	if err != nil || out != "completed in done after 28 steps" {
 		t.Fatalf("approve: %q, %v; want %q", out, err, "completed in done after 28 steps")
 	}

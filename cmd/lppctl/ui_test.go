@@ -20,7 +20,7 @@ import (
 func TestUIDecideIsResume(t *testing.T) {
 	root, id := pausedRun(t)
 	runDir := filepath.Join(root, runstore.DefaultDir)
-	decide := uiDecide(runDir)
+	decide := uiDecide(lppctlExe(t), root, runDir)
 	out, err := decide(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "approve"})
 	if err != nil {
 		t.Fatalf("approve: %v", err)
@@ -68,7 +68,7 @@ func TestUIDecideRefusesWhileTheRunIsLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Unlock()
-	_, err = uiDecide(runDir)(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "approve"})
+	_, err = uiDecide(lppctlExe(t), root, runDir)(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "approve"})
 	var ref *ui.Refusal
 	if !errors.As(err, &ref) || !strings.Contains(ref.Msg, fmt.Sprintf("run %s is being resumed by another process (pid %d)", id, os.Getpid())) {
 		t.Fatalf("got %v, want the lock's refusal", err)
@@ -82,7 +82,7 @@ func TestUIDecideRefusesWhileTheRunIsLocked(t *testing.T) {
 // have is refused with resume's usage message, the run left paused.
 func TestUIDecideRefusesAnUnknownEventLikeResume(t *testing.T) {
 	root, id := pausedRun(t)
-	_, err := uiDecide(filepath.Join(root, runstore.DefaultDir))(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "event", Event: "NOPE"})
+	_, err := uiDecide(lppctlExe(t), root, filepath.Join(root, runstore.DefaultDir))(context.Background(), ui.Decision{Run: id, PauseStep: 1, Kind: "event", Event: "NOPE"})
 	var ref *ui.Refusal
 	if !errors.As(err, &ref) {
 		t.Fatalf("got %v, want a refusal", err)

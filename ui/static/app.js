@@ -24,6 +24,53 @@ function loadMermaid() {
 
 let renders = 0;
 
+// zoomable gives a drawn diagram zoom (the +, − and fit buttons, or
+// Ctrl + wheel) and pan (drag).
+function zoomable(box) {
+  const svg = box.querySelector("svg");
+  if (!svg || box.querySelector(".zoom")) return;
+  let s = 1, x = 0, y = 0, drag = null;
+  const apply = () => {
+    svg.style.transformOrigin = "0 0";
+    svg.style.transform = `translate(${x}px, ${y}px) scale(${s})`;
+    box.dataset.scale = s.toFixed(2);
+  };
+  const bar = document.createElement("div");
+  bar.className = "zoom";
+  for (const [label, title, f] of [["+", "zoom in", () => { s *= 1.25; }], ["−", "zoom out", () => { s /= 1.25; }], ["fit", "fit the drawing", () => { s = 1; x = 0; y = 0; }]]) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    b.title = title;
+    b.className = "zoom-" + (label === "+" ? "in" : label === "fit" ? "fit" : "out");
+    b.addEventListener("click", () => { f(); apply(); });
+    bar.appendChild(b);
+  }
+  box.prepend(bar);
+  box.classList.add("zoomable");
+  box.addEventListener("wheel", e => {
+    if (!e.ctrlKey && !e.metaKey) return; // a plain wheel scrolls the page
+    e.preventDefault();
+    s *= e.deltaY < 0 ? 1.1 : 1 / 1.1;
+    apply();
+  }, {passive: false});
+  box.addEventListener("pointerdown", e => {
+    if (e.target.closest("button, a")) return;
+    drag = {px: e.clientX - x, py: e.clientY - y};
+    box.setPointerCapture(e.pointerId);
+    box.classList.add("dragging");
+  });
+  box.addEventListener("pointermove", e => {
+    if (!drag) return;
+    x = e.clientX - drag.px;
+    y = e.clientY - drag.py;
+    apply();
+  });
+  const end = () => { drag = null; box.classList.remove("dragging"); };
+  box.addEventListener("pointerup", end);
+  box.addEventListener("pointercancel", end);
+}
+
 // drawDiagrams renders every Mermaid source on the page into SVG.
 async function drawDiagrams() {
   for (const box of document.querySelectorAll(".diagram")) {
@@ -35,6 +82,7 @@ async function drawDiagrams() {
       const {svg} = await mermaid.render("mmd" + (++renders), src.textContent);
       out.innerHTML = svg; // Mermaid's output, sanitised in strict mode
       box.dataset.rendered = "svg";
+      zoomable(box);
     } catch (e) {
       out.textContent = "cannot draw the diagram: " + (e.message || e) + "\n\n" + src.textContent;
       out.classList.add("err");
@@ -46,7 +94,17 @@ async function drawDiagrams() {
 // refresh fetches the page again and swaps in its live parts (the
 // decision form only when the run's pause changed, so typing is not lost).
 async function refresh() {
-  const res = await fetch(location.href, {headers: {"Accept": "text/html"}, credentials: "same-origin"});
+  let res;
+  try {
+    res = await fetch(document.body.dataset.self || location.href, {headers: {"Accept": "text/html"}, credentials: "same-origin"});
+  } catch (e) {
+    setOffline(true);
+    return;
+  }
+  if (res.status === 404 && document.body.dataset.live.includes("run=")) {
+    gone();
+    return;
+  }
   if (!res.ok) return;
   const doc = new DOMParser().parseFromString(await res.text(), "text/html");
   let diagram = false;
@@ -68,28 +126,82 @@ async function refresh() {
     part.replaceWith(copy);
   }
   if (diagram) drawDiagrams();
+  for (const box of document.querySelectorAll(".diagram[data-rendered=svg]")) zoomable(box);
   document.dispatchEvent(new Event("lppctl:refreshed"));
+}
+
+// setOffline marks what the page shows as possibly stale while the server
+// does not answer: a status it did not read is never shown as current.
+function setOffline(off) {
+  document.body.classList.toggle("offline", off);
+  const dot = document.getElementById("live-dot");
+  if (dot) {
+    dot.classList.toggle("on", !off);
+    dot.title = off ? "disconnected: what the page shows may be out of date; reconnecting" : "live updates";
+  }
+}
+
+// gone shows that the run of this page no longer exists (deleted).
+function gone() {
+  document.body.classList.add("gone");
+  const st = document.getElementById("run-status");
+  if (st) {
+    st.textContent = "deleted";
+    st.className = "badge st-deleted";
+  }
+  if (!document.getElementById("gone")) {
+    const p = document.createElement("p");
+    p.id = "gone";
+    p.className = "notice err";
+    p.textContent = "This run no longer exists: its folder was deleted. What is below is what the page last read.";
+    document.querySelector("main").prepend(p);
+  }
+  for (const f of document.querySelectorAll("main form[method=post]")) f.remove();
 }
 
 function live() {
   const url = document.body.dataset.live;
   if (!url || !window.EventSource) return;
-  const dot = document.getElementById("live-dot");
   const es = new EventSource(url);
   let pending = false;
-  es.addEventListener("hello", () => dot && dot.classList.add("on"));
+  // On every hello (the first included: the run may have moved between the
+  // page's render and the stream's start; and after a reconnection, what
+  // changed meanwhile was not signalled), read the page again.
+  es.addEventListener("hello", async () => {
+    setOffline(false);
+    if (pending) return;
+    pending = true;
+    try { await refresh(); } finally { pending = false; }
+  });
   es.addEventListener("change", async () => {
     if (pending) return;
     pending = true;
     try { await refresh(); } finally { pending = false; }
   });
-  es.onerror = () => dot && dot.classList.remove("on");
+  es.addEventListener("gone", () => gone());
+  es.onerror = () => {
+    setOffline(true);
+    if (document.body.classList.contains("gone")) es.close();
+  };
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   for (const sel of document.querySelectorAll("form.filter select")) {
     sel.addEventListener("change", () => sel.form.submit());
   }
+  // the step slider (re-rendered by refresh: delegated)
+  document.addEventListener("input", e => {
+    const r = e.target;
+    if (r.matches && r.matches("input[type=range][data-nav]")) {
+      const out = r.form && r.form.querySelector("output");
+      if (out) out.textContent = r.value;
+    }
+  });
+  document.addEventListener("change", e => {
+    const r = e.target;
+    if (r.matches && r.matches("input[type=range][data-nav]")) r.form.submit();
+  });
   drawDiagrams();
+  for (const box of document.querySelectorAll(".diagram[data-rendered=svg]")) zoomable(box);
   live();
 });
