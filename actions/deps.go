@@ -40,6 +40,7 @@ type Deps struct {
 	Policy        string   // gateway policy (default <root>/config/tools_config.yaml)
 	ClaudeMD      string   // L1 global context (default <root>/claude.md)
 	SkillsLibrary string   // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
+	Embeddings    string   // ranks the library's skills for the prompts: openai[:model], ollama[:model]; "" or none: BM25
 	SpecDir       string   // prompt templates are looked up here first, then in Root
 	Protected     []string // more paths no tool may write (absolute or root-relative; those outside Root are ignored): the spec, its templates, the run directory
 
@@ -80,6 +81,8 @@ type Deps struct {
 	// templateDir is the folder of the first prompt template a general
 	// action rendered, where demoFile looks for the spec's demo.yaml.
 	templateDir string
+
+	emb *embedState // the embedder of Embeddings (retrieval.go)
 
 	registry *machine.Registry // the registry the actions are in (Register), for spec.validate and spec.run
 	chain    []string          // spec.run: the spec files of the parent runs, outermost first (empty at the top)

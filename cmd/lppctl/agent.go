@@ -27,6 +27,7 @@ type agentConfig struct {
 	Policy        string `json:"policy,omitempty"`         // --policy FILE
 	ClaudeMD      string `json:"claude_md,omitempty"`      // --claude-md FILE (L1)
 	SkillsLibrary string `json:"skills_library,omitempty"` // --skills-library FILE ($LPPCTL_SKILLS; "" = ROOT/.lppctl/skills.json)
+	Embeddings    string `json:"embeddings,omitempty"`     // --embeddings PROVIDER ($LPPCTL_EMBEDDINGS; "" = BM25)
 	Feedback      string `json:"feedback,omitempty"`       // --feedback TEXT: the final human feedback, given up front
 	SpecDir       string `json:"spec_dir,omitempty"`       // folder of the spec: prompt templates are looked up there (absolute)
 }
@@ -41,6 +42,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "policy", Usage: "the tool gateway policy `FILE` (default: ROOT/config/tools_config.yaml)"},
 		&cli.StringFlag{Name: "claude-md", Usage: "the global context (L1) `FILE` (default: ROOT/claude.md)"},
 		&cli.StringFlag{Name: "skills-library", EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE` whose relevant skills go into the planner's and optimizer's prompts (spec: relevant_skills) and that skill.teacher updates (default: ROOT/" + skills.DefaultLibraryPath + "; a missing file is an empty library)"},
+		&cli.StringFlag{Name: "embeddings", EnvVars: []string{"LPPCTL_EMBEDDINGS"}, Usage: "rank the library's skills for the prompts with `PROVIDER`: openai[:model], ollama[:model] or none (BM25), as lppctl skills search --embeddings does; a provider that fails only warns (BM25 then)"},
 		&cli.StringFlag{Name: "feedback", Usage: "the final human feedback `TEXT`, recorded in skills.md without asking"},
 	}
 }
@@ -56,6 +58,7 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 		Policy:        c.String("policy"),
 		ClaudeMD:      c.String("claude-md"),
 		SkillsLibrary: c.String("skills-library"),
+		Embeddings:    c.String("embeddings"),
 		Feedback:      c.String("feedback"),
 	}
 	if cfg.Root == "" {
@@ -126,6 +129,9 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 		if err := checkSkillDir(cfg); err != nil {
 			return withCode(exitUsage, err)
 		}
+	}
+	if _, _, err := skills.NewEmbedder(cfg.Embeddings, os.Getenv); errors.Is(err, skills.ErrInvalid) {
+		return withCode(exitUsage, fmt.Errorf("%w; give --embeddings openai[:model], ollama[:model] or none", err))
 	}
 	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {
 		ch, err := llm.Choose(cfg.LLM, "--llm", os.Getenv)

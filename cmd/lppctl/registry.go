@@ -48,6 +48,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 		Policy:        cfg.Policy,
 		ClaudeMD:      cfg.ClaudeMD,
 		SkillsLibrary: cfg.SkillsLibrary,
+		Embeddings:    cfg.Embeddings,
 		SpecDir:       cfg.SpecDir,
 		Yes:           cfg.Yes,
 		Feedback:      cfg.Feedback,

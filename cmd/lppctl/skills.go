@@ -102,7 +102,9 @@ func libraryOptions(c *cli.Context) ([]skills.Option, error) {
 	}
 	var opts []skills.Option
 	if e != nil {
-		opts = append(opts, skills.WithEmbedder(e, model))
+		opts = append(opts, skills.WithEmbedder(e, model), skills.WithFallback(func(err error) {
+			fmt.Fprintf(c.App.ErrWriter, "lppctl: warning: ranking with BM25: %v\n", err)
+		}))
 	}
 	return opts, nil
 }
