@@ -111,7 +111,7 @@ func (d *Deps) prepareStep(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	data.SkillMemory = skillMemory(tx)
+	data.SkillMemory = scopedSkillMemory(tx, plan, step)
 	data.Goal, data.Step, data.StepCount = plan.Goal, step.Index, len(plan.Steps)
 	data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
 	data.ToolsHint, data.DependsOn = step.ToolsHint, step.DependsOn
@@ -268,7 +268,7 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		if err != nil {
 			return err
 		}
-		data.SkillMemory = skillMemory(tx)
+		data.SkillMemory = scopedSkillMemory(tx, plan, step)
 		data.Goal, data.Step, data.StepCount = plan.Goal, step.Index, len(plan.Steps)
 		data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
 		data.Transcript = transcript(l3)
