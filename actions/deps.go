@@ -24,6 +24,7 @@ import (
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/skills"
 	"gopkg.in/yaml.v3"
 )
 
@@ -37,6 +38,7 @@ type Deps struct {
 
 	Root          string   // project root the gateway confines tools to (default ".")
 	SkillDir      string   // the skill's folder (default skills/hello_skill)
+	SkillFile     string   // the skill's markdown file when it is not SkillDir/skills.md (--skill task.md); the agent reads and learns into it
 	Policy        string   // gateway policy (default <root>/config/tools_config.yaml)
 	ClaudeMD      string   // L1 global context (default <root>/claude.md)
 	SkillsLibrary string   // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
@@ -123,7 +125,27 @@ func (d *Deps) skillDir() string {
 	return d.rootPath(d.SkillDir)
 }
 
-func (d *Deps) skillsMD() string { return filepath.Join(d.skillDir(), "skills.md") }
+// skillsMD is the skill's markdown file: SkillFile, else SkillDir/skills.md.
+func (d *Deps) skillsMD() string {
+	if d.SkillFile == "" {
+		return filepath.Join(d.skillDir(), "skills.md")
+	}
+	if filepath.IsAbs(d.SkillFile) {
+		return d.SkillFile
+	}
+	if _, err := os.Stat(d.SkillFile); err == nil {
+		return d.SkillFile
+	}
+	return d.rootPath(d.SkillFile)
+}
+
+// openSkill reads the skill's markdown file (see skillsMD).
+func (d *Deps) openSkill() (*skills.SkillDoc, error) {
+	if d.SkillFile == "" {
+		return skills.OpenSkill(d.skillDir())
+	}
+	return skills.OpenSkillFile(d.skillsMD())
+}
 
 func (d *Deps) out() io.Writer {
 	if d.Out == nil {

@@ -114,7 +114,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return fmt.Errorf("cannot open the skill library: %w", err)
 	}
-	doc, err := skills.OpenSkill(d.skillDir())
+	doc, err := d.openSkill()
 	if err != nil {
 		return err
 	}

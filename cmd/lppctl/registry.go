@@ -45,6 +45,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 		LLMSource:     "--llm",
 		Root:          cfg.Root,
 		SkillDir:      cfg.Skill,
+		SkillFile:     cfg.SkillFile,
 		Policy:        cfg.Policy,
 		ClaudeMD:      cfg.ClaudeMD,
 		SkillsLibrary: cfg.SkillsLibrary,
