@@ -109,6 +109,10 @@ func TestAgentPromptSizePerStep(t *testing.T) {
 			t.Errorf("step %d: the optimizer's first prompt is %d chars, %.3f× step 1's (%d); want ≤ 1.1×", i, size, float64(size)/float64(first), first)
 		}
 	}
+	t.Logf("all optimizer and evaluator prompts of the run: %d chars (≈ %d tokens) scoped, %d (≈ %d tokens) with all of L2", scoped.total, scoped.total/4, flat.total, flat.total/4)
+	if scoped.total >= flat.total {
+		t.Errorf("scoping did not make the run's prompts smaller: %d chars vs %d", scoped.total, flat.total)
+	}
 	if r := float64(flat.first[steps-1]) / float64(flat.first[0]); r < 1.2 {
 		t.Errorf("without scoping step %d's prompt is only %.3f× step 1's: the test no longer shows what scoping saves", steps, r)
 	}
@@ -137,6 +141,7 @@ var entryRun = regexp.MustCompile(`lppctl:entry [^/ ]+/`)
 // longRun is what runLongPlan measured.
 type longRun struct {
 	first    []int    // the size of each step's first optimizer prompt (chars)
+	total    int      // the size of every optimizer and evaluator prompt of the run (chars)
 	system   []string // the system message of each step's first optimizer prompt
 	user     []string // the user message of each step's first optimizer prompt
 	skillsMD string
@@ -197,6 +202,11 @@ func runLongPlan(t testing.TB, n int, scoping bool) longRun {
 		t.Fatalf("exit %d\n%s", res.code, res.all())
 	}
 	out := longRun{bodies: bodies}
+	for _, agent := range []string{"optimizer", "evaluator"} {
+		for _, r := range f.requests(agent, -1) {
+			out.total += r.chars()
+		}
+	}
 	for i := 1; i <= n; i++ {
 		reqs := f.requests("optimizer", i)
 		if len(reqs) != 2 {
