@@ -89,6 +89,11 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	if err := tx.Put(MemPlan, plan); err != nil {
 		return err
 	}
+	if tx.Len(MemL2Origin) > 0 {
+		// A new plan (after RESET) cannot depend on the L2 lines before it:
+		// they become of unknown origin, shown in full (see scopedSkillMemory).
+		tx.Clear(MemL2Origin)
+	}
 	tx.Delete(MemPlanChat)
 	tx.Delete(MemPlanFeedback)
 	c.Notef("plan: %s for %q", countSteps(len(plan.Steps)), clip(textx.OneLine(plan.Goal), 80))

@@ -226,3 +226,40 @@ func runLongPlan(t testing.TB, n int, scoping bool) longRun {
 	out.skillsMD = entryRun.ReplaceAllString(string(md), "lppctl:entry RUN/") // runs differ by id only
 	return out
 }
+
+// After a RESET the new plan knows nothing of the L2 lines committed before
+// it (the planner does not see L2), so they are shown in full to every
+// step of the new plan, whatever steps of the old plan made them.
+func TestAgentReplanShowsEarlierOutputsInFull(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	plan := func(steps string) string {
+		return "  - role: planner\n    text: " + yamlQuote(`{"goal": "test goal", "steps": [`+steps+`]}`) + "\n"
+	}
+	step := func(i int, deps string) string {
+		return fmt.Sprintf(`{"index": %d, "optimizer_instruction": "do %d", "evaluator_instruction": "check %d", "depends_on": [%s]}`, i, i, i, deps)
+	}
+	done := text("[ATTEMPTS_COMPLETE] done")
+	f := newFakeLLM(t, "replies:\n"+
+		plan(step(1, "")+", "+step(2, "")+", "+step(3, "2"))+
+		plan(step(1, "")+", "+step(2, "1"))+
+		reply("optimizer", 1, done)+reply("optimizer", 1, done)+
+		reply("evaluator", 1, pass(`"A": "1"`))+reply("evaluator", 1, pass(`"C": "3"`))+
+		reply("optimizer", 2, done)+reply("optimizer", 2, done)+
+		reply("evaluator", 2, pass(`"B": "2"`))+reply("evaluator", 2, pass(`"D": "4"`))+
+		reply("optimizer", 3, done)+reply("evaluator", 3, fail("no")))
+	res := runAgent(t, root, f, "--yes", "--var", "max_retries=0")
+	if res.code != exitPaused || !strings.Contains(res.out, "paused in human_intervention") {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"lppctl", "resume", "--root", root, runIDIn(t, root), "--event", "RESET"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	reqs := f.requests("optimizer", 1)
+	if len(reqs) != 2 {
+		t.Fatalf("optimizer calls of step 1 = %d, want 2 (one per plan)", len(reqs))
+	}
+	if want := "<skill_memory>\nA=1\nB=2\n</skill_memory>"; !strings.Contains(reqs[1].Messages[1].Content, want) {
+		t.Errorf("the new plan's step 1 lacks %q:\n%s", want, reqs[1].Messages[1].Content)
+	}
+}
