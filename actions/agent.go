@@ -89,6 +89,11 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	if err := tx.Put(MemPlan, plan); err != nil {
 		return err
 	}
+	if tx.Len(MemL2Origin) > 0 {
+		// A new plan (after RESET) cannot depend on the L2 lines before it:
+		// they become of unknown origin, shown in full (see scopedSkillMemory).
+		tx.Clear(MemL2Origin)
+	}
 	tx.Delete(MemPlanChat)
 	tx.Delete(MemPlanFeedback)
 	c.Notef("plan: %s for %q", countSteps(len(plan.Steps)), clip(textx.OneLine(plan.Goal), 80))
@@ -111,7 +116,7 @@ func (d *Deps) prepareStep(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	data.SkillMemory = skillMemory(tx)
+	data.SkillMemory = scopedSkillMemory(tx, plan, step)
 	data.Goal, data.Step, data.StepCount = plan.Goal, step.Index, len(plan.Steps)
 	data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
 	data.ToolsHint, data.DependsOn = step.ToolsHint, step.DependsOn
@@ -268,7 +273,7 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		if err != nil {
 			return err
 		}
-		data.SkillMemory = skillMemory(tx)
+		data.SkillMemory = scopedSkillMemory(tx, plan, step)
 		data.Goal, data.Step, data.StepCount = plan.Goal, step.Index, len(plan.Steps)
 		data.Instruction, data.EvalInstr = step.OptimizerInstruction, step.EvaluatorInstruction
 		data.Transcript = transcript(l3)

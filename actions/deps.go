@@ -24,6 +24,7 @@ import (
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/skills"
 	"gopkg.in/yaml.v3"
 )
 
@@ -37,9 +38,11 @@ type Deps struct {
 
 	Root          string   // project root the gateway confines tools to (default ".")
 	SkillDir      string   // the skill's folder (default skills/hello_skill)
+	SkillFile     string   // the skill's markdown file when it is not SkillDir/skills.md (--skill task.md); the agent reads and learns into it
 	Policy        string   // gateway policy (default <root>/config/tools_config.yaml)
 	ClaudeMD      string   // L1 global context (default <root>/claude.md)
 	SkillsLibrary string   // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
+	Embeddings    string   // ranks the library's skills for the prompts: openai[:model], ollama[:model]; "" or none: BM25
 	SpecDir       string   // prompt templates are looked up here first, then in Root
 	Protected     []string // more paths no tool may write (absolute or root-relative; those outside Root are ignored): the spec, its templates, the run directory
 
@@ -85,6 +88,8 @@ type Deps struct {
 	// action rendered, where demoFile looks for the spec's demo.yaml.
 	templateDir string
 
+	emb *embedState // the embedder of Embeddings (retrieval.go)
+
 	registry *machine.Registry // the registry the actions are in (Register), for spec.validate and spec.run
 	chain    []string          // spec.run: the spec files of the parent runs, outermost first (empty at the top)
 }
@@ -124,7 +129,27 @@ func (d *Deps) skillDir() string {
 	return d.rootPath(d.SkillDir)
 }
 
-func (d *Deps) skillsMD() string { return filepath.Join(d.skillDir(), "skills.md") }
+// skillsMD is the skill's markdown file: SkillFile, else SkillDir/skills.md.
+func (d *Deps) skillsMD() string {
+	if d.SkillFile == "" {
+		return filepath.Join(d.skillDir(), "skills.md")
+	}
+	if filepath.IsAbs(d.SkillFile) {
+		return d.SkillFile
+	}
+	if _, err := os.Stat(d.SkillFile); err == nil {
+		return d.SkillFile
+	}
+	return d.rootPath(d.SkillFile)
+}
+
+// openSkill reads the skill's markdown file (see skillsMD).
+func (d *Deps) openSkill() (*skills.SkillDoc, error) {
+	if d.SkillFile == "" {
+		return skills.OpenSkill(d.skillDir())
+	}
+	return skills.OpenSkillFile(d.skillsMD())
+}
 
 func (d *Deps) out() io.Writer {
 	if d.Out == nil {

@@ -30,6 +30,11 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	if len(keys) > 0 {
+		if err := tx.Append(MemL2Origin, l2Origin{Step: step.Index, First: len(tx.Items(MemL2)), Count: len(keys)}); err != nil {
+			return err
+		}
+	}
 	for _, k := range keys {
 		item := l2Item(k, ev.KeyOutputs[k])
 		if err := tx.Append(MemL2, item); err != nil {
@@ -109,7 +114,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return fmt.Errorf("cannot open the skill library: %w", err)
 	}
-	doc, err := skills.OpenSkill(d.skillDir())
+	doc, err := d.openSkill()
 	if err != nil {
 		return err
 	}

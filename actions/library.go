@@ -65,12 +65,16 @@ func (d *Deps) openLibrary(c *machine.Call, path string) (*skills.Library, error
 
 // relevantSkills renders the "Relevant Skills" section for a prompt: at
 // most relevant_skills (the action's parameter; 0 or absent: off) library
-// skills ranked against query, recording their use once. Skills that share
-// no term with the query (score 0) are never injected, so an unrelated
-// library leaves the prompt as it was. A missing library is empty (and the
-// run is not counted as an iteration); a broken one only adds a warning
-// note. The error is for a bad parameter only. The hits are the skills
-// injected, with their scores (for the step's outcome, see outcome.go).
+// skills ranked against query by skills.Library.SearchHits, the ranking of
+// `lppctl skills search` and the MCP server, recording their use once. With
+// embeddings (Deps.Embeddings) the k nearest skills always go in; with
+// BM25 the skills that share no term with the query (score 0) are never
+// injected, so an unrelated library leaves the prompt as it was. An
+// embedder that fails only warns, once, and BM25 ranks from then on. A
+// missing library is empty (and the run is not counted as an iteration); a
+// broken one only adds a warning note. The error is for a bad parameter
+// only. The hits are the skills injected, with their scores (for the
+// step's outcome, see outcome.go).
 func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string) (string, []skills.Hit, error) {
 	k, err := exprInt(c, "relevant_skills")
 	if err != nil {
@@ -84,14 +88,14 @@ func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return "", nil, nil
 	}
-	lib, err := d.openLibrary(c, path)
+	lib, err := skills.Open(path, d.libraryOptions(c)...)
 	if err != nil {
+		d.embedWarn(c)
 		c.Warnf("no relevant skills in the prompt: %v", err)
 		return "", nil, nil
 	}
-	// SearchHits leaves out the skills that score 0 and records the use of
-	// exactly the skills that go into the prompt.
 	hits, err := lib.SearchHits(ctx, query, k)
+	d.embedWarn(c)
 	if err != nil {
 		ranked, rerr := lib.Rank(ctx, query, k)
 		if rerr != nil {
@@ -99,7 +103,10 @@ func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string
 			return "", nil, nil
 		}
 		c.Warnf("the use of relevant skills was not recorded: %v", err)
-		hits = ranked[:scored(ranked)]
+		hits = ranked
+		if lib.Embedder() == nil {
+			hits = ranked[:scored(ranked)]
+		}
 	}
 	if len(hits) == 0 {
 		return "", nil, nil
@@ -108,7 +115,11 @@ func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string
 	for i, h := range hits {
 		names[i] = h.Name
 	}
-	c.Notef("relevant skills from %s: %s", d.relToRoot(path), strings.Join(names, ", "))
+	how := ""
+	if r := lib.Ranker(); r != "bm25" {
+		how = " (" + r + ")"
+	}
+	c.Notef("relevant skills from %s%s: %s", d.relToRoot(path), how, strings.Join(names, ", "))
 	return skills.FormatRelevant(skills.SkillsOf(hits)), hits, nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
-	"github.com/lppctl/lppctl/skills"
 )
 
 // generate calls the model for agent at step and records the call.
@@ -137,7 +136,7 @@ func (d *Deps) baseData() (*promptData, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := skills.OpenSkill(d.skillDir())
+	doc, err := d.openSkill()
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the skill: %w", err)
 	}

@@ -27,6 +27,10 @@ type PlanStep struct {
 	EvaluatorInstruction string   `json:"evaluator_instruction"`
 	ToolsHint            []string `json:"tools_hint"`
 	DependsOn            []int    `json:"depends_on"`
+	// Global marks a step whose key outputs every later step sees in full
+	// (a setting, a path all of them use); the others see a step's outputs
+	// only when they depend on it, directly or not. Optional: false.
+	Global bool `json:"global,omitempty"`
 }
 
 // UnmarshalJSON reads a step the way models write it: index as a number or
@@ -40,6 +44,7 @@ func (s *PlanStep) UnmarshalJSON(b []byte) error {
 		EvaluatorInstruction string          `json:"evaluator_instruction"`
 		ToolsHint            json.RawMessage `json:"tools_hint"`
 		DependsOn            json.RawMessage `json:"depends_on"`
+		Global               json.RawMessage `json:"global"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
@@ -70,6 +75,16 @@ func (s *PlanStep) UnmarshalJSON(b []byte) error {
 				return fmt.Errorf(`"depends_on" must be a list of step numbers, not %s`, clip(string(raw.DependsOn), 40))
 			}
 			s.DependsOn = append(s.DependsOn, n)
+		}
+	}
+	if len(raw.Global) > 0 && string(raw.Global) != "null" {
+		var str string
+		switch {
+		case json.Unmarshal(raw.Global, &s.Global) == nil:
+		case json.Unmarshal(raw.Global, &str) == nil && (strings.EqualFold(str, "true") || strings.EqualFold(str, "false")):
+			s.Global = strings.EqualFold(str, "true")
+		default:
+			return fmt.Errorf(`"global" must be true or false, not %s`, clip(string(raw.Global), 40))
 		}
 	}
 	return nil
@@ -398,6 +413,9 @@ func (p *SkillPlan) Table() string {
 		after := "-"
 		if len(s.DependsOn) > 0 {
 			after = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.DependsOn)), ","), "[]")
+		}
+		if s.Global {
+			after += " (global)"
 		}
 		tools := "-"
 		if len(s.ToolsHint) > 0 {

@@ -59,10 +59,13 @@ type Library struct {
 	model     string
 	iteration int
 	run       string
+	// warnFallback is told once when the embedder fails (WithFallback).
+	warnFallback func(error)
 
-	mu   sync.Mutex // guards snap and vec
+	mu   sync.Mutex // guards snap, vec and down
 	snap *snapshot  // the last version of the file (and usage log) read or written
 	vec  *vectorCache
+	down error // the embedder's failure: searches rank with BM25 from then on
 }
 
 // Option configures a Library.

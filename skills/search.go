@@ -33,17 +33,26 @@ func (l *Library) Search(ctx context.Context, query string, topK int) ([]Skill, 
 	return SkillsOf(hits), err
 }
 
-// SearchHits is Search with scores. Unlike Rank it leaves out the skills
-// that score 0 or less (lexical: no word in common with the query;
-// embeddings: cosine similarity ≤ 0), so it may return fewer than topK
-// hits, or none, and it records the use of the hits only. The returned
-// skills carry their updated counters.
+// SearchHits is Search with scores, and the one ranking every consumer of
+// the library uses: the agent's prompts (planner and optimizer), `lppctl
+// skills search` and the MCP server's search_skills. With an embedder it
+// returns the topK skills nearest to the query by cosine similarity, always
+// (as a FAISS inner-product search does), whatever their score; without
+// one it ranks with BM25 and leaves out the skills that score 0 (no word in
+// common with the query), so it may return fewer than topK hits, or none.
+// When the embedder fails (the provider is down, the cache cannot be
+// written...) it ranks with BM25 instead, reports the failure once to the
+// function given by WithFallback, and asks the embedder nothing more for
+// the Library's lifetime. It records the use of the hits only; the
+// returned skills carry their updated counters.
 func (l *Library) SearchHits(ctx context.Context, query string, topK int) ([]Hit, error) {
-	hits, err := l.Rank(ctx, query, topK)
+	hits, semantic, err := l.rankForSearch(ctx, query, topK)
 	if err != nil {
 		return nil, err
 	}
-	hits = hits[:relevant(hits)]
+	if !semantic {
+		hits = hits[:relevant(hits)]
+	}
 	if len(hits) == 0 {
 		return nil, nil
 	}
@@ -68,7 +77,15 @@ func relevant(hits []Hit) int {
 // library gives no hits and no error. Every skill is ranked, so the result
 // holds min(topK, size) skills even when some score 0 (lexical ranking puts
 // those last, by name; SearchHits leaves them out). Ties are broken by name.
+// Unlike SearchHits, Rank does not fall back: an embedder's failure is its
+// error.
 func (l *Library) Rank(ctx context.Context, query string, topK int) ([]Hit, error) {
+	return l.rank(ctx, query, topK, l.embedder != nil)
+}
+
+// rank is Rank with embeddings (semantic) or BM25. The error of the
+// embeddings path is an *embeddingError.
+func (l *Library) rank(ctx context.Context, query string, topK int, semantic bool) ([]Hit, error) {
 	if topK < 1 {
 		return nil, fmt.Errorf("cannot search skills: top_k must be at least 1, got %d: %w", topK, ErrInvalid)
 	}
@@ -84,10 +101,10 @@ func (l *Library) Rank(ctx context.Context, query string, topK int) ([]Hit, erro
 	}
 	topK = min(topK, len(snap.list))
 	var scores []float64
-	if l.embedder != nil {
+	if semantic {
 		scores, err = l.embeddingScores(ctx, snap, query)
 		if err != nil {
-			return nil, fmt.Errorf("cannot search skills: %w", err)
+			return nil, &embeddingError{err: fmt.Errorf("cannot search skills: %w", err)}
 		}
 	} else {
 		scores = snap.lexIndex().scores(query)

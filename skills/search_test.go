@@ -233,16 +233,6 @@ func TestEmbeddingCacheAvoidsRecomputation(t *testing.T) {
 	}
 }
 
-func TestEmbeddingFailureIsReported(t *testing.T) {
-	fe := &fakeEmbedder{fail: errors.New("503 from provider")}
-	lib := mustOpen(t, libPath(t), WithEmbedder(fe, "fake"))
-	mustAdd(t, lib, corpus...)
-	_, err := lib.Search(context.Background(), "x", 1)
-	if err == nil || err.Error() != "cannot search skills: cannot embed skills: 503 from provider" {
-		t.Errorf("err = %v", err)
-	}
-}
-
 // openAIServer is an OpenAI-compatible /v1/embeddings endpoint backed by fakeVector.
 func openAIServer(t *testing.T, requests *int, model *string) *httptest.Server {
 	t.Helper()

@@ -20,12 +20,14 @@ import (
 // `lppctl resume` rebuilds the same actions.
 type agentConfig struct {
 	LLM           string `json:"llm,omitempty"`            // --llm provider[:model] | script:FILE ("" = LPPCTL_LLM or the environment)
-	Skill         string `json:"skill,omitempty"`          // --skill DIR
+	Skill         string `json:"skill,omitempty"`          // --skill DIR (the folder of the file --skill names)
+	SkillFile     string `json:"skill_file,omitempty"`     // --skill FILE: a markdown file other than DIR/skills.md (absolute)
 	Yes           bool   `json:"yes,omitempty"`            // --yes: approve the plan without asking
 	Root          string `json:"root,omitempty"`           // --root DIR: the project root tools are confined to (absolute)
 	Policy        string `json:"policy,omitempty"`         // --policy FILE
 	ClaudeMD      string `json:"claude_md,omitempty"`      // --claude-md FILE (L1)
 	SkillsLibrary string `json:"skills_library,omitempty"` // --skills-library FILE ($LPPCTL_SKILLS; "" = ROOT/.lppctl/skills.json)
+	Embeddings    string `json:"embeddings,omitempty"`     // --embeddings PROVIDER ($LPPCTL_EMBEDDINGS; "" = BM25)
 	Feedback      string `json:"feedback,omitempty"`       // --feedback TEXT: the final human feedback, given up front
 	SpecDir       string `json:"spec_dir,omitempty"`       // folder of the spec: prompt templates are looked up there (absolute)
 	Unconfined    bool   `json:"unconfined,omitempty"`     // --unconfined: run model-written code unconfined where the OS sandbox is unavailable
@@ -35,12 +37,13 @@ type agentConfig struct {
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "llm", Usage: "the model: `PROVIDER[:MODEL]` (PROVIDER: openai, anthropic or ollama) or script:FILE (default: $LPPCTL_LLM, else the first of OPENAI_API_KEY/OPENAI_API_BASE, ANTHROPIC_API_KEY, OLLAMA_HOST that is set; with none, the skill's demo.yaml is replayed)"},
-		&cli.StringFlag{Name: "skill", Usage: "the skill's `DIR` (holding skills.md), or its skills.md", Value: filepath.Join("skills", "hello_skill")},
+		&cli.StringFlag{Name: "skill", Usage: "the skill: a `DIR` holding skills.md, or any markdown file (its skills.md, a task.md...), which the agent plans from and learns into", Value: filepath.Join("skills", "hello_skill")},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve the plan without asking"},
-		&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the tools are confined to (default: the current directory)"},
+		&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the tools are confined to (default: the nearest folder holding config/tools_config.yaml, from the current directory upwards; else the current directory)"},
 		&cli.StringFlag{Name: "policy", Usage: "the tool gateway policy `FILE` (default: ROOT/config/tools_config.yaml)"},
 		&cli.StringFlag{Name: "claude-md", Usage: "the global context (L1) `FILE` (default: ROOT/claude.md)"},
 		&cli.StringFlag{Name: "skills-library", EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE` whose relevant skills go into the planner's and optimizer's prompts (spec: relevant_skills) and that skill.teacher updates (default: ROOT/" + skills.DefaultLibraryPath + "; a missing file is an empty library)"},
+		&cli.StringFlag{Name: "embeddings", EnvVars: []string{"LPPCTL_EMBEDDINGS"}, Usage: "rank the library's skills for the prompts with `PROVIDER`: openai[:model], ollama[:model] or none (BM25), as lppctl skills search --embeddings does; a provider that fails only warns (BM25 then)"},
 		&cli.StringFlag{Name: "feedback", Usage: "the final human feedback `TEXT`, recorded in skills.md without asking"},
 		&cli.BoolFlag{Name: "unconfined", Usage: "where the kernel cannot confine model-written code (Landlock, user namespaces: docs/security.md), run it unconfined instead of refusing it; at your own risk"},
 	}
@@ -57,14 +60,15 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 		Policy:        c.String("policy"),
 		ClaudeMD:      c.String("claude-md"),
 		SkillsLibrary: c.String("skills-library"),
+		Embeddings:    c.String("embeddings"),
 		Feedback:      c.String("feedback"),
 		Unconfined:    c.Bool("unconfined"),
 	}
 	if cfg.Root == "" {
-		cfg.Root = "."
+		cfg.Root = findProjectRoot(".")
 	}
-	cfg.Skill = skillFolder(cfg.Skill, cfg.Root)
-	for _, p := range []*string{&cfg.Root, &cfg.Skill, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary} {
+	cfg.Skill, cfg.SkillFile = skillFolder(cfg.Skill, cfg.Root)
+	for _, p := range []*string{&cfg.Root, &cfg.Skill, &cfg.SkillFile, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary} {
 		if *p == "" {
 			continue
 		}
@@ -89,22 +93,30 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 	return cfg, nil
 }
 
-// skillFolder is the skill folder --skill names: the folder itself, or the
-// folder of the skills.md it names (relative paths as --skill takes them:
-// from the current directory, else from the root).
-func skillFolder(skill, root string) string {
-	if filepath.Base(skill) != skills.DocFile {
-		return skill
-	}
+// skillFolder is the skill folder --skill names, and its markdown file
+// when that is not the folder's skills.md: a folder is the skill itself; a
+// file (skills.md, task.md, any markdown) is the skill's text, in its
+// folder. Relative paths are as --skill takes them: from the current
+// directory, else from the root. A path that names nothing is left as a
+// folder, for checkSkillDir to report.
+func skillFolder(skill, root string) (dir, file string) {
 	for _, p := range []string{skill, filepath.Join(root, skill)} {
-		if fi, err := os.Stat(p); err == nil {
-			if fi.IsDir() {
-				return skill // a folder that happens to be called skills.md
-			}
-			return filepath.Dir(skill)
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
 		}
+		if fi.IsDir() {
+			return skill, ""
+		}
+		if filepath.Base(skill) == skills.DocFile {
+			return filepath.Dir(skill), ""
+		}
+		return filepath.Dir(skill), skill
 	}
-	return skill
+	if ext := strings.ToLower(filepath.Ext(skill)); (ext == ".md" || ext == ".markdown") && filepath.Base(skill) != skills.DocFile {
+		return filepath.Dir(skill), skill // a markdown file that is missing
+	}
+	return skill, ""
 }
 
 // preflightAgent checks, before a run directory is created, what would
@@ -129,6 +141,9 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 			return withCode(exitUsage, err)
 		}
 	}
+	if _, _, err := skills.NewEmbedder(cfg.Embeddings, os.Getenv); errors.Is(err, skills.ErrInvalid) {
+		return withCode(exitUsage, fmt.Errorf("%w; give --embeddings openai[:model], ollama[:model] or none", err))
+	}
 	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {
 		ch, err := llm.Choose(cfg.LLM, "--llm", os.Getenv)
 		if err != nil && !errors.Is(err, llm.ErrNoProvider) {
@@ -151,14 +166,25 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 // checkSkillDir reports a --skill that names no skill (a folder with a
 // skills.md), listing the skills the project has.
 func checkSkillDir(cfg agentConfig) error {
-	dir := cfg.Skill
-	if dir == "" {
-		dir = filepath.Join("skills", "hello_skill")
+	var err error
+	named := cfg.Skill
+	if cfg.SkillFile != "" {
+		named = cfg.SkillFile
+		file := cfg.SkillFile
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(cfg.Root, file)
+		}
+		_, err = skills.OpenSkillFile(file)
+	} else {
+		dir := cfg.Skill
+		if dir == "" {
+			dir = filepath.Join("skills", "hello_skill")
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cfg.Root, dir)
+		}
+		_, err = skills.OpenSkill(dir)
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(cfg.Root, dir)
-	}
-	_, err := skills.OpenSkill(dir)
 	if err == nil || !errors.Is(err, skills.ErrNotFound) {
 		return nil // unreadable: the run says why
 	}
@@ -169,9 +195,9 @@ func checkSkillDir(cfg agentConfig) error {
 			have = append(have, filepath.ToSlash(rel))
 		}
 	}
-	hint := "give --skill DIR, a folder holding a skills.md"
+	hint := "give --skill DIR, a folder holding a skills.md, or --skill FILE, a markdown file"
 	if len(have) > 0 {
 		hint += " (this project has: " + strings.Join(have, ", ") + ")"
 	}
-	return fmt.Errorf("cannot use --skill %s: %w; %s", cfg.Skill, err, hint)
+	return fmt.Errorf("cannot use --skill %s: %w; %s", named, err, hint)
 }

@@ -127,7 +127,7 @@ func (r fakeRequest) text() string {
 }
 
 type fakeLLM struct {
-	t      *testing.T
+	t      testing.TB
 	script *llm.Script
 	srv    *httptest.Server
 	// fail, when set, may answer a request (numbered from 1) with an HTTP error status.
@@ -175,7 +175,7 @@ func subCommandsOffered(tools []any) string {
 	return ""
 }
 
-func newFakeLLM(t *testing.T, scriptYAML string) *fakeLLM {
+func newFakeLLM(t testing.TB, scriptYAML string) *fakeLLM {
 	t.Helper()
 	s, err := llm.ParseScript("test-script.yaml", []byte(scriptYAML))
 	if err != nil {
@@ -307,7 +307,7 @@ type runResult struct {
 func (r runResult) all() string { return r.out + r.err }
 
 // runAgent runs `lppctl run` on the project with the fake model.
-func runAgent(t *testing.T, root string, f *fakeLLM, extra ...string) runResult {
+func runAgent(t testing.TB, root string, f *fakeLLM, extra ...string) runResult {
 	t.Helper()
 	t.Setenv("OPENAI_API_BASE", f.srv.URL)
 	t.Setenv("OPENAI_API_KEY", f.key)

@@ -83,7 +83,7 @@ func relTo(root, p string) string {
 // worker on another machine finds them under its own root.
 func (cfg agentConfig) portable() agentConfig {
 	root, _ := filepath.Abs(cfg.Root)
-	for _, p := range []*string{&cfg.Skill, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary, &cfg.SpecDir} {
+	for _, p := range []*string{&cfg.Skill, &cfg.SkillFile, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary, &cfg.SpecDir} {
 		*p = relTo(root, *p)
 	}
 	cfg.Root = ""
@@ -93,7 +93,7 @@ func (cfg agentConfig) portable() agentConfig {
 // rebased returns a portable cfg with its relative paths under root.
 func (cfg agentConfig) rebased(root string) agentConfig {
 	cfg.Root = root
-	for _, p := range []*string{&cfg.Skill, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary, &cfg.SpecDir} {
+	for _, p := range []*string{&cfg.Skill, &cfg.SkillFile, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary, &cfg.SpecDir} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(root, filepath.FromSlash(*p))
 		}

@@ -168,7 +168,7 @@ func newEvalSetup(c *cli.Context) (*evalSetup, error) {
 	s.specTo = inCopy(root, s.specDir, "spec")
 	s.spec = filepath.Join(s.specTo, filepath.Base(spec))
 	s.offVar = bytes.Contains(src, []byte("\n  relevant_skills:"))
-	skill := skillFolder(c.String("skill"), root)
+	skill, _ := skillFolder(c.String("skill"), root)
 	if _, err := os.Stat(skill); err != nil && !filepath.IsAbs(skill) {
 		skill = filepath.Join(root, skill)
 	}

@@ -64,7 +64,7 @@ arguments; "--" ends them, for a NAME or QUERY starting with "-".`,
 				Usage:     "show the skills relevant to a query, best first (and record their use)",
 				ArgsUsage: "QUERY...",
 				Flags: append(libraryFlags(),
-					&cli.IntFlag{Name: "k", Aliases: []string{"top-k"}, Value: 5, Usage: "return at most `N` skills (skills scoring 0 are left out)"},
+					&cli.IntFlag{Name: "k", Aliases: []string{"top-k"}, Value: 5, Usage: "return at most `N` skills (the N nearest with --embeddings; with BM25 skills scoring 0 are left out)"},
 				),
 				Action: skillsSearch,
 			},
@@ -102,7 +102,9 @@ func libraryOptions(c *cli.Context) ([]skills.Option, error) {
 	}
 	var opts []skills.Option
 	if e != nil {
-		opts = append(opts, skills.WithEmbedder(e, model))
+		opts = append(opts, skills.WithEmbedder(e, model), skills.WithFallback(func(err error) {
+			fmt.Fprintf(c.App.ErrWriter, "lppctl: warning: ranking with BM25: %v\n", err)
+		}))
 	}
 	return opts, nil
 }
