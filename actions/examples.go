@@ -117,6 +117,7 @@ type example struct {
 	Name      string            `json:"name"`
 	Vars      map[string]any    `json:"vars"`
 	Files     map[string]string `json:"files"`
+	Events    []string          `json:"events"`
 	Expect    map[string]any    `json:"expect"`
 	Contains  map[string]string `json:"contains"`
 	Tolerance *float64          `json:"tolerance"`
@@ -148,7 +149,7 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob) (
 			return exampleLine{text: fmt.Sprintf("%s: file %q must be a path inside the skill folder, relative to it", head, p)}, nil
 		}
 	}
-	job.vars, job.files = ex.Vars, ex.Files
+	job.vars, job.files, job.events = ex.Vars, ex.Files, ex.Events
 	res, err := d.sandbox(ctx, job)
 	if err != nil {
 		return exampleLine{}, err

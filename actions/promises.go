@@ -19,7 +19,8 @@ import (
 //     file;
 //   - with scripts, each of those scripts is in the folder dir and names
 //     every key of the state's input map (what it reads) and of its output
-//     map (what it prints) as a string literal;
+//     map (what it prints) as a string literal (lpp_function, which an L++
+//     compute unit is sent besides its input_map, excepted);
 //   - every variable an example gives (vars) or checks (expect, contains) is
 //     a context variable of the spec.
 //
@@ -55,6 +56,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 		return setNamedVars(c, map[string]any{"ok": true, "report": specPath + ": not decoded; the validation reports why"})
 	}
 	var problems []string
+	specsFault := false // a problem only a new blueprint fixes
 	where := func(pos machine.Pos) string {
 		if s.tr == nil && pos.Line > 0 {
 			return fmt.Sprintf("%s:%d:%d", specPath, pos.Line, pos.Col)
@@ -83,6 +85,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 			if base == "" || base == "." || base == "/" {
 				base = "NAME"
 			}
+			specsFault = true
 			problems = append(problems, fmt.Sprintf("%s: state %q runs %s, which is not a script of the skill: name it %s/scripts/%s.py (the skill is installed as %s/; each script the spec runs is written in its scripts/ folder)", where(p.VPos), st.Name, script, skillPath, base, skillPath))
 			continue
 		}
@@ -109,7 +112,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				if k != "" && !strings.Contains(string(text), `"`+k+`"`) && !strings.Contains(string(text), `'`+k+`'`) {
+				if k != "" && k != "lpp_function" && !strings.Contains(string(text), `"`+k+`"`) && !strings.Contains(string(text), `'`+k+`'`) {
 					problems = append(problems, fmt.Sprintf("%s: %s never names %q, the key state %q %s (its %s map); make the script use the keys the spec's %s map names, or change the map", where(mp.VPos), rel, k, st.Name, map[string]string{"input": "sends it", "output": "reads from it"}[m.param], m.param, m.param))
 				}
 			}
@@ -119,12 +122,18 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 	for _, v := range s.spec.Context {
 		declared[v.Name] = true
 	}
+	written := writtenVars(s.spec)
 	for i, raw := range examples {
 		ex, _ := raw.(map[string]any)
 		for _, part := range []string{"vars", "expect", "contains"} {
 			m, _ := ex[part].(map[string]any)
 			for _, name := range sortedKeys(m) {
+				if declared[name] && part != "vars" && !written[name] {
+					specsFault = true
+					problems = append(problems, fmt.Sprintf("%s: example %d %q checks %q, but no state writes it (a script.run output, a set, a tool's result): make the state that computes it write it", specPath, i+1, fmt.Sprint(ex["name"]), name))
+				}
 				if !declared[name] {
+					specsFault = true
 					problems = append(problems, fmt.Sprintf("%s: example %d %q %s %q, which is not a context variable of the spec: declare it (the examples were written from the target; the spec must take their inputs and give their outputs)", specPath, i+1, fmt.Sprint(ex["name"]), map[string]string{"vars": "gives", "expect": "expects", "contains": "checks"}[part], name))
 				}
 			}
@@ -134,6 +143,46 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 	if len(problems) > 0 {
 		report = strings.Join(problems, "\n")
 	}
+	blame := ""
+	switch {
+	case specsFault:
+		blame = "blueprint"
+	case len(problems) > 0:
+		blame = "implementation"
+	}
 	c.Notef("promises of %s: %d problem(s)", specPath, len(problems))
-	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report})
+	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report, "blame": blame})
+}
+
+// writtenVars returns the variables a spec's states can write: set entries
+// (of states and transitions) and the variables actions' parameters name
+// (output and map keys, result, status, ok, report, ...).
+func writtenVars(spec *machine.Spec) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range spec.States {
+		for _, a := range st.Set {
+			out[a.Var] = true
+		}
+		for _, t := range st.Next {
+			for _, a := range t.Set {
+				out[a.Var] = true
+			}
+		}
+		for _, p := range st.With {
+			switch v := p.Value.(type) {
+			case map[string]any:
+				if p.Name == "output" || p.Name == "map" {
+					for k := range v {
+						out[k] = true
+					}
+				}
+			case string:
+				switch p.Name {
+				case "output", "result", "status", "ok", "report", "errors", "into", "failed", "ran":
+					out[v] = true
+				}
+			}
+		}
+	}
+	return out
 }

@@ -42,9 +42,11 @@ func (d *Deps) specPromisesAction() machine.Action {
 			{Name: "examples", Type: machine.TypeExpr, Doc: "a list expression: the examples whose vars, expect and contains keys must be context variables"},
 			{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether every promise holds"},
 			{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the problems, one a line"},
+			{Name: "blame", Type: machine.TypeString, Doc: "the string variable that gets blueprint (a problem only a new spec fixes), implementation (a script's problem) or \"\" (none)"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {
 			out := varParam(p, "ok", machine.TypeBool, "whether every promise holds")
+			out = append(out, varParam(p, "blame", machine.TypeString, "whose fault a problem is")...)
 			return append(out, varParam(p, "report", machine.TypeString, "the promises' report")...)
 		},
 		Run: d.specPromises,

@@ -116,6 +116,7 @@ type sandboxJob struct {
 	maxTransitions int
 	vars           map[string]any    // the run's start values (spec.examples), like --var
 	files          map[string]string // written into the copy (relative to as) before it runs
+	events         []string          // queued before the run starts, like lppctl run --event
 }
 
 // sandboxResult is what a sandbox call found.
@@ -213,7 +214,7 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 			summary: fmt.Sprintf("sandbox: %s is valid; compile-only, not run (--var run_generated=true runs it in a sandbox copy)", shown),
 		}, nil
 	}
-	end, ok, final := runSandboxed(ctx, reg, cd, specPath, specAbs, src, cmp0(job.maxTransitions, sandboxMaxTransitions), job.vars)
+	end, ok, final := runSandboxed(ctx, reg, cd, specPath, specAbs, src, cmp0(job.maxTransitions, sandboxMaxTransitions), job.vars, job.events)
 	if ctx.Err() != nil {
 		return sandboxResult{}, ctx.Err()
 	}
@@ -225,8 +226,9 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 }
 
 // runSandboxed runs the validated spec in the sandbox, with vars as its
-// start values, and says how it ended; final is its context at the end.
-func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath, specAbs string, src []byte, maxTransitions int, vars map[string]any) (end string, ok bool, final map[string]any) {
+// start values and events queued, and says how it ended; final is its
+// context at the end.
+func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath, specAbs string, src []byte, maxTransitions int, vars map[string]any, events []string) (end string, ok bool, final map[string]any) {
 	s := decodeSource(reg, cd.Root, specPath, src, machine.WithRoot(cd.Root), machine.WithSpecDir(cd.SpecDir))
 	spec := s.spec
 	if spec == nil || s.mappingErr != "" || s.diags.HasErrors() {
@@ -242,6 +244,11 @@ func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath
 	r, err := m.NewRun(vars, machine.WithRunID("sandbox"))
 	if err != nil {
 		return "the run could not start: " + err.Error(), false, nil
+	}
+	for _, ev := range events {
+		if err := r.Send(ev); err != nil {
+			return "the run could not start: " + err.Error(), false, nil
+		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, sandboxTimeout)
 	defer cancel()
