@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
@@ -270,11 +271,37 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-// showValue is a value as JSON, on one line, clipped.
+// showValue is a value as JSON, on one line, clipped; floats with 10
+// significant digits (3.5999999999999996 shows as 3.6).
 func showValue(v any) string {
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(roundFloats(v))
 	if err != nil {
 		return fmt.Sprint(v)
 	}
 	return clip(textx.OneLine(string(b)), exampleReportValue)
+}
+
+// roundFloats returns v with every float rounded to 10 significant digits.
+func roundFloats(v any) any {
+	switch x := v.(type) {
+	case float64:
+		r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 10, 64), 64)
+		if err != nil {
+			return x
+		}
+		return r
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = roundFloats(x[i])
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = roundFloats(e)
+		}
+		return out
+	}
+	return v
 }
