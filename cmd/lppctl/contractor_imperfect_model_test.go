@@ -103,7 +103,7 @@ func (m *imperfectModel) reply(state, first string) string {
 		if !strings.Contains(first, "The last version was not good enough") {
 			steps = append(steps, map[string]any{"title": "the documents", "files": []string{"skills.md", "demo.yaml", "README.md"}, "instruction": "for the Skills Agent"})
 		}
-		return js(map[string]any{"skill": tg.skill, "steps": steps})
+		return js(map[string]any{"skill": tg.skill, "steps": steps, "examples": []any{}})
 	case "executing":
 		files := map[string]string{}
 		w := writeLineRE.FindStringSubmatch(first)

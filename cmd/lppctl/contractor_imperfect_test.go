@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,4 +246,87 @@ func TestContractorImperfectModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The seed's rules: settings from the environment (--var wins), bounded
+// automatic recovery, no model call after a step's error budget, each
+// failed step listed once, and files of an earlier run never counted.
+func TestContractorSeedRules(t *testing.T) {
+	t.Run("EVAL_THRESHOLD and MAX_ITERATIONS come from the environment and --var wins", func(t *testing.T) {
+		for _, tt := range []struct {
+			name        string
+			env         map[string]string
+			vars        []string
+			scores      []int
+			evaluations int
+			route       string
+		}{
+			{name: "EVAL_THRESHOLD=95 refuses a 90", env: map[string]string{"EVAL_THRESHOLD": "95"}, scores: []int{90, 96}, evaluations: 2, route: "evaluating → refining"},
+			{name: "--var threshold=85 wins over EVAL_THRESHOLD=95", env: map[string]string{"EVAL_THRESHOLD": "95"}, vars: []string{"threshold=85"}, scores: []int{90}, evaluations: 1, route: "evaluating → promoting  [is_satisfied]"},
+			{name: "MAX_ITERATIONS=1 completes a skill whose examples pass after one refinement", env: map[string]string{"MAX_ITERATIONS": "1"}, scores: []int{50}, evaluations: 1, route: "recovering → promoting  [error_from == \"refining\""},
+			{name: "--var max_iterations=3 wins over MAX_ITERATIONS=1", env: map[string]string{"MAX_ITERATIONS": "1"}, vars: []string{"max_iterations=3"}, scores: []int{50}, evaluations: 3, route: "recovering → promoting  [error_from == \"refining\""},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				m := newImperfectModel(t, lengthTarget)
+				m.scores = tt.scores
+				root := newContractorProject(t)
+				noProvider(t)
+				for k, v := range tt.env {
+					t.Setenv(k, v)
+				}
+				t.Setenv("OPENAI_MODEL", "imperfect-1")
+				t.Setenv("OPENAI_API_BASE", m.srv.URL)
+				t.Setenv("OPENAI_API_KEY", "test-key")
+				args := []string{"run", "specs/skill_contractor.yaml", "--llm", "openai:imperfect", "--var", "target=" + m.tg.target}
+				for _, v := range tt.vars {
+					args = append(args, "--var", v)
+				}
+				res := contractorRun(t, root, args...)
+				require.Equal(t, 0, res.code, res.all())
+				assert.Contains(t, res.out, tt.route)
+				assert.Equal(t, tt.evaluations, m.callsOf("evaluating"))
+				assert.Equal(t, "imperfect-1", runVar(t, root, "model"))
+			})
+		}
+	})
+
+	t.Run("a SUBMIT with an empty target is refused and the run keeps waiting", func(t *testing.T) {
+		root := newContractorProject(t)
+		noProvider(t)
+		res := contractorRun(t, root, "run", "specs/skill_contractor.yaml")
+		require.Equal(t, exitPaused, res.code, res.all())
+		id := regexp.MustCompile(`lppctl resume (\S+) --event`).FindStringSubmatch(res.out)
+		require.NotNil(t, id, res.all())
+		res = contractorRun(t, root, "resume", id[1], "--event", "SUBMIT", "--payload", `{"target": "  "}`)
+		assert.Equal(t, exitUsage, res.code, res.all())
+		assert.Contains(t, res.all(), `cannot fire event "SUBMIT" in state "idle": its guard "trim(event.payload.target) != \"\"" is false (a SUBMIT needs a target)`)
+	})
+
+	t.Run("a step that keeps failing costs no call after its budget, is listed once, and an earlier run's files never count", func(t *testing.T) {
+		m := newImperfectModel(t, logTarget)
+		for n := 0; n < 40; n++ {
+			m.seed("executing", n, func(string) string { return "I am not sure what to write." })
+		}
+		m.reviews = []string{"skip"}
+		root := newContractorProject(t)
+		// An earlier run left a good blueprint in the attempt folder and a finished skill.
+		for _, dir := range []string{"log_counter.attempt", "log_counter"} {
+			p := filepath.Join(root, "output", "contractor", dir, "log_counter.yaml")
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(logTarget.rightBlueprint()), 0o644))
+		}
+		noProvider(t)
+		t.Setenv("OPENAI_API_BASE", m.srv.URL)
+		t.Setenv("OPENAI_API_KEY", "test-key")
+		res := contractorRun(t, root, "run", "specs/skill_contractor.yaml", "--llm", "openai:imperfect", "--var", "target="+logTarget.target, "--var", "max_iterations=2")
+		require.Equal(t, exitPaused, res.code, res.all())
+		// max_errors (3) rounds of 1 call + max_repairs (2) repairs, then reviewing: no 10th call.
+		assert.Equal(t, 9*m.callsOf("reviewing"), m.callsOf("executing"))
+		assert.Contains(t, res.out, "parsing → reviewing  [step_error_count + 1 >= max_errors]")
+		assert.Equal(t, []any{float64(1)}, runVar(t, root, "failed_steps"))
+		assert.GreaterOrEqual(t, m.callsOf("reviewing"), 2)
+		// The earlier run's blueprint was cleared, not validated as this run's.
+		assert.Contains(t, fmt.Sprint(runVar(t, root, "error")), "output/contractor/log_counter.attempt/log_counter.yaml: cannot read the spec")
+		assert.FileExists(t, filepath.Join(root, "output", "contractor", "log_counter", "log_counter.yaml"), "a finished skill is replaced only on success")
+	})
 }
