@@ -70,6 +70,19 @@ func (d *Deps) llmGenerate(ctx context.Context, c *machine.Call) error {
 			msgs = append(msgs, results...)
 			continue
 		}
+		if limit := c.Int("max_reply_chars"); limit > 0 && len(reply.Text) > limit {
+			problem := fmt.Sprintf("the reply has %d characters, more than max_reply_chars (%d)", len(reply.Text), limit)
+			if repairs <= 0 {
+				return fmt.Errorf("the model's reply in state %q is still too long after %d repair(s): %s", c.State, c.Int("repairs"), problem)
+			}
+			repairs--
+			c.Notef("%s; asking again", problem)
+			// The reply is not kept: only its start goes back, so the model sees what it did.
+			msgs = append(msgs,
+				llm.Message{Role: llm.RoleAssistant, Text: headBytes(reply.Text, 400) + fmt.Sprintf("\n[... %d more bytes cut]", len(reply.Text)-len(headBytes(reply.Text, 400)))},
+				llm.Message{Role: llm.RoleUser, Text: "Your reply was refused unread: " + problem + ". Answer again, within the limit: only what was asked, no repeated or padded text."})
+			continue
+		}
 		text := strings.TrimSpace(reply.Text)
 		if !wantJSON {
 			return setOutput(c, text)
@@ -251,4 +264,15 @@ func memoryValue(tx machine.MemoryTx, key string) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// headBytes is the first n bytes of s, cut back to a rune start.
+func headBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
 }

@@ -219,7 +219,7 @@ func TestExtractJSON(t *testing.T) {
 	if _, err := extractJSON("no json here"); err == nil || err.Error() != "the reply holds no JSON object; answer with one JSON object and nothing else" {
 		t.Errorf("got %v", err)
 	}
-	if _, err := extractJSON("{0}"); err == nil || err.Error() != "the reply's JSON object does not parse (invalid character '0' looking for beginning of object key string); answer with one valid JSON object and nothing else" {
+	if _, err := extractJSON("{0}"); err == nil || err.Error() != `the reply's JSON does not parse: line 1, column 2: "0" where a key in double quotes belongs (keys need double quotes); answer with one valid JSON object and nothing else` {
 		t.Errorf("got %v", err)
 	}
 }

@@ -9,11 +9,18 @@ import (
 
 // extractJSON finds the JSON value in a model's reply: the whole reply when
 // it is JSON, else the first fenced block that is, else the JSON object
-// inside prose (extractObject).
+// inside prose (extractObject). Two slips a model makes often are forgiven
+// (lenientJSON): a raw line break or tab inside a string, and a trailing
+// comma. When the reply's first object does not parse, the error names the
+// line, the column and what is wrong there, rather than an object nested in
+// it that happens to parse.
 func extractJSON(reply string) (string, error) {
 	s := strings.TrimSpace(reply)
 	if s != "" && json.Valid([]byte(s)) {
 		return s, nil
+	}
+	if fixed, ok := lenientJSON(s); ok {
+		return fixed, nil
 	}
 	for rest := s; ; {
 		i := strings.Index(rest, "```")
@@ -32,15 +39,34 @@ func extractJSON(reply string) (string, error) {
 		}
 		if block := strings.TrimSpace(body[:j]); block != "" && json.Valid([]byte(block)) {
 			return block, nil
+		} else if fixed, ok := lenientJSON(block); ok {
+			return fixed, nil
 		}
 		if j == len(body) {
 			break
 		}
 		rest = body[j+3:]
 	}
+	first, last := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
+	if first >= 0 && last > first {
+		if fixed, ok := lenientJSON(s[first : last+1]); ok {
+			return fixed, nil
+		}
+	}
 	obj, err := extractObject(s, "")
 	if err != nil {
 		return "", err
+	}
+	if first >= 0 {
+		// An object found inside a first object that does not parse is a
+		// fragment of it: report the first object's error.
+		var v json.RawMessage
+		derr := json.NewDecoder(strings.NewReader(s[first:])).Decode(&v)
+		at := strings.Index(s, obj)
+		inside := at > first && at < braceEnd(s, first)
+		if derr != nil && (!json.Valid([]byte(obj)) || inside) {
+			return "", fmt.Errorf("the reply's JSON does not parse: %s; answer with one valid JSON object and nothing else", jsonSyntaxProblem(s, first, derr))
+		}
 	}
 	if !json.Valid([]byte(obj)) { // extractObject's last resort: from the first { to the last }
 		var v any

@@ -33,6 +33,7 @@ func GeneralActions(d *Deps) []machine.Action {
 				{Name: "repairs", Type: machine.TypeInt, Default: defaultRepairs, Doc: "re-prompts with the validation errors after an invalid reply, before the action fails"},
 				{Name: "tools", Type: machine.TypeList, Doc: "gateway tools the model may call, e.g. [safe_cli_executor]"},
 				{Name: "max_rounds", Type: machine.TypeInt, Default: defaultMaxRounds, Doc: "tool-call rounds before the action fails (with tools)"},
+				{Name: "max_reply_chars", Type: machine.TypeInt, Default: 0, Doc: "a reply longer than this is refused unread and asked again (counted in repairs), never stored (0: no limit)"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				out := varParam(p, "output", machine.TypeString, "the model's reply")
@@ -136,6 +137,9 @@ func GeneralActions(d *Deps) []machine.Action {
 			Run: d.specCheck,
 		},
 		d.humanInputAction(),
+		d.specExamplesAction(),
+		d.specPromisesAction(),
+		d.envReadAction(),
 	}
 }
 
@@ -157,7 +161,8 @@ func WritesDoc(name string) string { return writesDocs[name] }
 // no skill folder.
 func IsGeneral(name string) bool {
 	switch name {
-	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox", "spec.check", "human.input":
+	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox", "spec.check", "human.input",
+		"spec.examples", "spec.promises", "env.read":
 		return true
 	}
 	return false

@@ -115,13 +115,17 @@ type sandboxJob struct {
 	run            bool
 	placeholders   bool // create the missing scripts of script.run states empty
 	maxTransitions int
+	vars           map[string]any    // the run's start values (spec.examples), like --var
+	files          map[string]string // written into the copy (relative to as) before it runs
+	events         []string          // queued before the run starts, like lppctl run --event
 }
 
 // sandboxResult is what a sandbox call found.
 type sandboxResult struct {
 	ok      bool
-	report  string // for the model: diagnostics, the run's end, or what was not done
-	summary string // one line for the run's output
+	report  string         // for the model: diagnostics, the run's end, or what was not done
+	summary string         // one line for the run's output
+	final   map[string]any // the run's context when it ended (with run)
 }
 
 // sandbox does the job. An error means the job could not be done at all (a
@@ -152,6 +156,9 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 	defer root.Close()
 	if err := copyTree(root, dir, filepath.Join(tmp, filepath.FromSlash(as))); err != nil {
 		return sandboxResult{}, fmt.Errorf("cannot copy %s into a sandbox: %w", dir, err)
+	}
+	if err := writeSandboxFiles(filepath.Join(tmp, filepath.FromSlash(as)), job.files); err != nil {
+		return sandboxResult{}, err
 	}
 	// The sandbox gets the project's policy and its shared scripts (the
 	// write_* runners), so the spec's tools behave as they would installed.
@@ -212,7 +219,7 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 			summary: fmt.Sprintf("sandbox: %s is valid; compile-only, not run (--var run_generated=true runs it in a sandbox copy)", shown),
 		}, nil
 	}
-	end, ok := runSandboxed(ctx, reg, cd, specPath, specAbs, src, cmp0(job.maxTransitions, sandboxMaxTransitions))
+	end, ok, final := runSandboxed(ctx, reg, cd, specPath, specAbs, src, cmp0(job.maxTransitions, sandboxMaxTransitions), job.vars, job.events)
 	if ctx.Err() != nil {
 		return sandboxResult{}, ctx.Err()
 	}
@@ -220,39 +227,47 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 	if !ok {
 		end += "\n" + unsandbox(tail(strings.TrimSpace(out.String()), stderrTail))
 	}
-	return sandboxResult{ok: ok, report: end + stubNote, summary: "sandbox: " + clip(strings.SplitN(end, "\n", 2)[0], 160)}, nil
+	return sandboxResult{ok: ok, report: end + stubNote, summary: "sandbox: " + clip(strings.SplitN(end, "\n", 2)[0], 160), final: final}, nil
 }
 
-// runSandboxed runs the validated spec in the sandbox and says how it ended.
-func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath, specAbs string, src []byte, maxTransitions int) (string, bool) {
+// runSandboxed runs the validated spec in the sandbox, with vars as its
+// start values and events queued, and says how it ended; final is its
+// context at the end.
+func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath, specAbs string, src []byte, maxTransitions int, vars map[string]any, events []string) (end string, ok bool, final map[string]any) {
 	s := decodeSource(reg, cd.Root, specPath, src, machine.WithRoot(cd.Root), machine.WithSpecDir(cd.SpecDir))
 	spec := s.spec
 	if spec == nil || s.mappingErr != "" || s.diags.HasErrors() {
-		return "the spec did not compile in the sandbox", false
+		return "the spec did not compile in the sandbox", false, nil
 	}
 	if spec.Limits.MaxTransitions == 0 || spec.Limits.MaxTransitions > maxTransitions {
 		spec.Limits.MaxTransitions = maxTransitions
 	}
 	m, err := machine.Compile(spec, reg)
 	if err != nil {
-		return "the spec did not compile in the sandbox: " + err.Error(), false
+		return "the spec did not compile in the sandbox: " + err.Error(), false, nil
 	}
-	r, err := m.NewRun(nil, machine.WithRunID("sandbox"))
+	r, err := m.NewRun(vars, machine.WithRunID("sandbox"))
 	if err != nil {
-		return "the run could not start: " + err.Error(), false
+		return "the run could not start: " + err.Error(), false, nil
+	}
+	for _, ev := range events {
+		if err := r.Send(ev); err != nil {
+			return "the run could not start: " + err.Error(), false, nil
+		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, sandboxTimeout)
 	defer cancel()
 	err = r.Run(rctx)
+	final = r.Vars()
 	switch p, paused := machine.AsPause(err); {
 	case err == nil:
-		return fmt.Sprintf("ran in a sandbox copy with its demo.yaml: completed in state %s after %d step(s)", r.State(), r.Seq()), true
+		return fmt.Sprintf("ran in a sandbox copy with its demo.yaml: completed in state %s after %d step(s)", r.State(), r.Seq()), true, final
 	case paused:
-		return fmt.Sprintf("ran in a sandbox copy: it paused in state %s after %d step(s) (%s); a dry run cannot answer a person's question", r.State(), r.Seq(), clip(p.Prompt, 200)), false
+		return fmt.Sprintf("ran in a sandbox copy: it paused in state %s after %d step(s) (%s); a dry run cannot answer a person's question", r.State(), r.Seq(), clip(p.Prompt, 200)), false, final
 	case rctx.Err() != nil && ctx.Err() == nil:
-		return fmt.Sprintf("ran in a sandbox copy: stopped after %s in state %s (%d steps): too slow or a loop", sandboxTimeout, r.State(), r.Seq()), false
+		return fmt.Sprintf("ran in a sandbox copy: stopped after %s in state %s (%d steps): too slow or a loop", sandboxTimeout, r.State(), r.Seq()), false, final
 	default:
-		return fmt.Sprintf("ran in a sandbox copy: failed in state %s after %d step(s): %v", r.State(), r.Seq(), err), false
+		return fmt.Sprintf("ran in a sandbox copy: failed in state %s after %d step(s): %v", r.State(), r.Seq(), err), false, final
 	}
 }
 

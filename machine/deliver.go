@@ -188,12 +188,13 @@ func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery,
 		return ct, d, nil
 	}
 	var guards []string
+	note := "" // the note of the only guarded transition, which says why it is there
 	for _, ct := range cs.on[event] {
-		guards = append(guards, ct.t.When)
+		guards, note = append(guards, ct.t.When), ct.t.Note
 	}
 	for _, ct := range r.m.events[event].global {
 		if ct.appliesIn(cs.st) {
-			guards = append(guards, ct.t.When)
+			guards, note = append(guards, ct.t.When), ct.t.Note
 		}
 	}
 	switch {
@@ -201,6 +202,8 @@ func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery,
 		return nil, nil, fmt.Errorf("cannot fire event %q in final state %q", event, state)
 	case len(guards) == 0:
 		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, state, quoteList(r.m.sources(event)))
+	case len(guards) == 1 && note != "":
+		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: its guard %q is false (%s)", event, state, guards[0], note)
 	case len(guards) == 1:
 		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: its guard %q is false", event, state, guards[0])
 	}

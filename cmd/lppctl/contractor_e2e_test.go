@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -65,11 +66,12 @@ func TestContractorDemoBuildsInstallsAndRunsASkill(t *testing.T) {
 				"replaying the scripted demo replies from " + filepath.Join(root, "specs", "contractor", "demo.yaml"),
 				// phase 1: the first blueprint is rejected (a deadlock), only the blueprint is redone
 				"validating → refining",
-				`refining: refining "output/contractor/word_stats/word_stats.yaml:21:3: error:`,
+				`refining: refining "output/contractor/word_stats.attempt/word_stats.yaml:21:3`,
 				`validating → planning  [checks_ok && phase == "blueprint"]`,
 				// phase 2: the first score is under the threshold
 				"evaluating → refining",
-				"evaluating → complete  [is_satisfied]",
+				"evaluating → promoting  [is_satisfied]",
+				`promoting: script scripts/contractor/promote.py → {"promoted": "output/contractor/word_stats"`,
 				"completed in complete after",
 			} {
 				if !strings.Contains(out, want) {
@@ -78,6 +80,13 @@ func TestContractorDemoBuildsInstallsAndRunsASkill(t *testing.T) {
 			}
 			if want := map[bool]string{false: `the generated spec was checked "compile-only (--var run_generated=true runs it)"`, true: `the generated spec was checked "by a dry run in a sandbox copy"`}[runGenerated]; !strings.Contains(out, want) {
 				t.Errorf("the run does not say how the spec was checked: want %q", want)
+			}
+			// The skill ran on the examples its first plan wrote, in sandbox copies.
+			if got := fmt.Sprint(runVar(t, root, "examples_report")); !strings.HasPrefix(got, "examples: 2 of 2 passed\npass example 1 \"two lines, the second longer\"") {
+				t.Errorf("examples_report = %q", got)
+			}
+			if _, err := os.Stat(filepath.Join(root, "output", "contractor", "word_stats.attempt")); err == nil {
+				t.Errorf("the attempt folder was not promoted")
 			}
 			if strings.Contains(out, "[SECURITY BLOCKED]") {
 				t.Errorf("the demo hit a refusal:\n%s", out)
@@ -96,7 +105,7 @@ func TestContractorDemoBuildsInstallsAndRunsASkill(t *testing.T) {
 				t.Fatalf("the refined script was not written:\n%s", script)
 			}
 			// The blueprint was written twice (phase 1), never in phase 2.
-			if n := strings.Count(out, `"written": ["output/contractor/word_stats/word_stats.yaml"]`); n != 2 {
+			if n := strings.Count(out, `"written": ["output/contractor/word_stats.attempt/word_stats.yaml"]`); n != 2 {
 				t.Errorf("the blueprint was written %d times, want 2 (the rejected one and its fix)", n)
 			}
 			for _, f := range []string{"word_stats.yaml", "skills.md", "demo.yaml", "README.md", "reference/sample.txt"} {

@@ -26,10 +26,10 @@ func TestContractorLPPTargetValidatesItsBlueprint(t *testing.T) {
 	for _, want := range []string{
 		"replaying specs/contractor/demo_lpp.yaml",
 		// the first blueprint validates but fails the model check: only the blueprint is redone
-		"[7] validating → refining",
-		`refining: refining "output/contractor/word_stats_lpp/word_stats_lpp.json: val`,
-		`[14] validating → planning  [checks_ok && phase == "blueprint"]`,
-		"evaluating → complete  [is_satisfied]",
+		"[9] validating → refining",
+		`refining: refining "output/contractor/word_stats_lpp.attempt/word_stats_lpp.j`,
+		`[17] validating → planning  [checks_ok && phase == "blueprint"]`,
+		"evaluating → promoting  [is_satisfied]",
 		"completed in complete after",
 	} {
 		if !strings.Contains(out, want) {
@@ -37,7 +37,7 @@ func TestContractorLPPTargetValidatesItsBlueprint(t *testing.T) {
 		}
 	}
 	// The blueprint and its mapping were written twice (phase 1), never in phase 2.
-	if n := strings.Count(out, `"written": ["output/contractor/word_stats_lpp/word_stats_lpp.json", "output/contractor/word_stats_`); n != 2 {
+	if n := strings.Count(out, `"written": ["output/contractor/word_stats_lpp.attempt/word_stats_lpp.json", "output/contractor/wor`); n != 2 {
 		t.Errorf("the blueprint was written %d times, want 2 (the rejected one and its fix)", n)
 	}
 	if t.Failed() {
@@ -53,8 +53,10 @@ func TestContractorLPPTargetValidatesItsBlueprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`FAIL    every state reachable\n          output/contractor/word_stats_lpp/word_stats_lpp.json:23:5: no path reaches state \"done\"`,
-		`output/contractor/word_stats_lpp/word_stats_lpp.json: valid (compile-only: the spec was checked in a sandbox copy, not run`,
+		`FAIL    every state reachable\n          output/contractor/word_stats_lpp.attempt/word_stats_lpp.json:23:5: no path reaches state \"done\"`,
+		`output/contractor/word_stats_lpp.attempt/word_stats_lpp.json: valid (compile-only: the spec was checked in a sandbox copy, not run`,
+		// the skill ran on the example its first plan wrote
+		`examples: 1 of 1 passed\npass example 1 \"two lines, the second longer\" (vars {\"source\":\"skills/word_stats_lpp/reference/two.txt\"}): longest_line = 2, words = 7`,
 	} {
 		if !strings.Contains(string(journal), want) {
 			t.Errorf("the journal lacks %q", want)

@@ -19,6 +19,9 @@ import json
 import os
 import sys
 
+# Characters of each script's text given to the evaluation (the evidence).
+MAX_SOURCE = 6000
+
 
 def read(path):
     try:
@@ -32,7 +35,7 @@ def answer(req):
     skill_dir = str(req.get("skill_dir", "")).rstrip("/")
     real = os.path.realpath(skill_dir)
     if not real.startswith(os.path.realpath(os.getcwd()) + os.sep):
-        return {"ok": False, "report": f"{skill_dir}: not a folder inside the project root"}
+        return {"ok": False, "report": f"{skill_dir}: not a folder inside the project root", "sources": ""}
     problems = []
     scripts_dir = os.path.join(real, "scripts")
     scripts = sorted(f for f in os.listdir(scripts_dir) if f.endswith(".py")) if os.path.isdir(scripts_dir) else []
@@ -58,9 +61,15 @@ def answer(req):
             problems.append(f"{skill_dir}/scripts/{s}: no main guard (if __name__ == \"__main__\":)")
         if "sys.stdin" not in text:
             problems.append(f"{skill_dir}/scripts/{s}: does not read its input from stdin (json.load(sys.stdin))")
+    sources = []
+    for s in scripts:
+        text = (read(os.path.join(scripts_dir, s)) or "").rstrip()
+        if len(text) > MAX_SOURCE:
+            text = text[:MAX_SOURCE] + f"\n[... cut at {MAX_SOURCE} characters]"
+        sources.append(f"=== scripts/{s}\n{text}\n")
     if problems:
-        return {"ok": False, "report": "\n".join(problems)}
-    return {"ok": True, "report": f"{skill_dir}: skills.md, demo.yaml, README.md and {len(scripts)} script(s) are in place"}
+        return {"ok": False, "report": "\n".join(problems), "sources": "\n".join(sources)}
+    return {"ok": True, "report": f"{skill_dir}: skills.md, demo.yaml, README.md and {len(scripts)} script(s) are in place", "sources": "\n".join(sources)}
 
 
 def main():

@@ -39,27 +39,81 @@ import sanitise
 FENCED_JSON = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n[ \t]*```", re.S)
 
 
+TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def drop_trailing_commas(text):
+    """The text with each comma before a closing } or ] (outside strings) dropped."""
+    out, in_string, escaped, i = [], False, False, 0
+    while i < len(text):
+        c = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == ",":
+            m = TRAILING_COMMA.match(text, i)
+            if m:
+                i += 1
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def loads(text):
+    """json.loads that forgives raw line breaks in strings and trailing commas."""
+    try:
+        return json.loads(text, strict=False)
+    except ValueError:
+        fixed = drop_trailing_commas(text)
+        if fixed == text:
+            raise
+        return json.loads(fixed, strict=False)
+
+
 def extract(reply):
-    """The reply's JSON object, or raise ValueError saying why there is none."""
+    """The reply's JSON object, or raise ValueError saying why there is none:
+    the line and column of the error in the reply, and what it is."""
     text = reply.strip()
     if "{" not in text:
         raise ValueError("the reply holds no JSON object")
-    candidates = [text] + [m.group(1) for m in FENCED_JSON.finditer(text)]
+    candidates = [(text, 0)] + [(m.group(1), m.start(1)) for m in FENCED_JSON.finditer(text)]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
-        candidates.append(text[start:end + 1])
-    first = None
-    for c in candidates:
+        candidates.append((text[start:end + 1], start))
+    worst = None
+    for c, offset in candidates:
         try:
-            v = json.loads(c)
+            v = loads(c)
         except ValueError as e:
-            first = first or e
+            # The error of the most specific candidate (the object itself, not
+            # the prose around it) is the one to report.
+            worst = (e, offset, len(c))
             continue
         if isinstance(v, dict):
             return v
-    if first is None:
+    if worst is None:
         raise ValueError("the reply holds no JSON object")
-    raise ValueError(f"the reply is not valid JSON ({first.msg}: line {first.lineno} column {first.colno})")
+    e, offset, size = worst
+    pos = offset + getattr(e, "pos", 0)
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    msg = getattr(e, "msg", str(e))
+    if getattr(e, "pos", 0) >= size:
+        msg = "the JSON ends before its last object closes (a missing } or the reply was cut)"
+    elif msg.startswith("Expecting ',' delimiter"):
+        msg = "a comma is missing between two items (or a quote inside a string is not escaped as \\\")"
+    elif msg.startswith("Expecting property name"):
+        msg = "a key must be a string in double quotes"
+    elif msg.startswith("Unterminated string"):
+        msg = "a string is not closed (a missing \" or the reply was cut)"
+    raise ValueError(f"the reply is not valid JSON: line {line}, column {col}: {msg}")
 
 
 def yaml_problem(path, text):

@@ -1,0 +1,188 @@
+package actions
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// specPromises is spec.promises: it checks what a generated skill's spec
+// promises against what will be there when the skill is installed, so a
+// blueprint that can never work is refused while it can still be rewritten:
+//   - every script a script.run state runs lies in the skill's installed
+//     folder (skill_path, e.g. skills/word_stats/), under scripts/, as a .py
+//     file;
+//   - with scripts, each of those scripts is in the folder dir and names
+//     every key of the state's input map (what it reads) and of its output
+//     map (what it prints) as a string literal (lpp_function, which an L++
+//     compute unit is sent besides its input_map, excepted);
+//   - every variable an example gives (vars) or checks (expect, contains) is
+//     a context variable of the spec.
+//
+// It writes whether every promise holds and a report, one problem a line,
+// positioned in the spec, each saying how to fix it.
+func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
+	specPath, reg, root, src, failure, err := d.readSpecParam(ctx, c, "spec.promises", "check")
+	if err != nil {
+		return err
+	}
+	if failure != "" {
+		return setNamedVars(c, map[string]any{"ok": false, "report": failure})
+	}
+	skillPath, err := stringParam(c, "skill_path")
+	if err != nil {
+		return err
+	}
+	skillPath = strings.TrimSuffix(skillPath, "/")
+	dir := ""
+	if c.Param("dir") != nil {
+		if dir, err = stringParam(c, "dir"); err != nil {
+			return err
+		}
+	}
+	withScripts, err := boolParam(c, "scripts")
+	if err != nil {
+		return err
+	}
+	examples, _ := c.Param("examples").([]any)
+	s := decodeSource(reg, root, specPath, src, machine.WithoutFiles())
+	if s.spec == nil {
+		// Validation reports why; nothing here can be checked.
+		return setNamedVars(c, map[string]any{"ok": true, "report": specPath + ": not decoded; the validation reports why"})
+	}
+	var problems []string
+	specsFault := false // a problem only a new blueprint fixes
+	where := func(pos machine.Pos) string {
+		if s.tr == nil && pos.Line > 0 {
+			return fmt.Sprintf("%s:%d:%d", specPath, pos.Line, pos.Col)
+		}
+		return specPath
+	}
+	var rootFS *os.Root
+	if withScripts {
+		if rootFS, err = os.OpenRoot(root); err != nil {
+			return fmt.Errorf("cannot open the project root: %w", err)
+		}
+		defer rootFS.Close()
+	}
+	for _, st := range s.spec.States {
+		if st.Do != "script.run" {
+			continue
+		}
+		p := findParam(st, "script")
+		if p == nil {
+			continue
+		}
+		script, _ := p.Value.(string)
+		rel, inSkill := strings.CutPrefix(path.Clean(strings.ReplaceAll(script, `\`, "/")), skillPath+"/")
+		if !inSkill || !strings.HasPrefix(rel, "scripts/") || !strings.HasSuffix(rel, ".py") || strings.Contains(rel, "..") {
+			base := strings.TrimSuffix(path.Base(script), ".py")
+			if base == "" || base == "." || base == "/" {
+				base = "NAME"
+			}
+			specsFault = true
+			problems = append(problems, fmt.Sprintf("%s: state %q runs %s, which is not a script of the skill: name it %s/scripts/%s.py (the skill is installed as %s/; each script the spec runs is written in its scripts/ folder)", where(p.VPos), st.Name, script, skillPath, base, skillPath))
+			continue
+		}
+		if !withScripts {
+			continue
+		}
+		text, err := rootFS.ReadFile(path.Join(dir, rel))
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: state %q runs %s, but no step wrote %s in %s; plan and write it", where(p.VPos), st.Name, script, rel, dir))
+			continue
+		}
+		for _, m := range []struct{ param, what string }{{"input", "reads"}, {"output", "prints"}} {
+			mp := findParam(st, m.param)
+			if mp == nil {
+				continue
+			}
+			obj, _ := mp.Value.(map[string]any)
+			keys := make([]string, 0, len(obj))
+			for k, v := range obj {
+				if m.param == "output" {
+					k, _ = v.(string)
+				}
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if k != "" && k != "lpp_function" && !strings.Contains(string(text), `"`+k+`"`) && !strings.Contains(string(text), `'`+k+`'`) {
+					problems = append(problems, fmt.Sprintf("%s: %s never names %q, the key state %q %s (its %s map); make the script use the keys the spec's %s map names, or change the map", where(mp.VPos), rel, k, st.Name, map[string]string{"input": "sends it", "output": "reads from it"}[m.param], m.param, m.param))
+				}
+			}
+		}
+	}
+	declared := map[string]bool{}
+	for _, v := range s.spec.Context {
+		declared[v.Name] = true
+	}
+	written := writtenVars(s.spec)
+	for i, raw := range examples {
+		ex, _ := raw.(map[string]any)
+		for _, part := range []string{"vars", "expect", "contains"} {
+			m, _ := ex[part].(map[string]any)
+			for _, name := range sortedKeys(m) {
+				if declared[name] && part != "vars" && !written[name] {
+					specsFault = true
+					problems = append(problems, fmt.Sprintf("%s: example %d %q checks %q, but no state writes it (a script.run output, a set, a tool's result): make the state that computes it write it", specPath, i+1, fmt.Sprint(ex["name"]), name))
+				}
+				if !declared[name] {
+					specsFault = true
+					problems = append(problems, fmt.Sprintf("%s: example %d %q %s %q, which is not a context variable of the spec: declare it (the examples were written from the target; the spec must take their inputs and give their outputs)", specPath, i+1, fmt.Sprint(ex["name"]), map[string]string{"vars": "gives", "expect": "expects", "contains": "checks"}[part], name))
+				}
+			}
+		}
+	}
+	report := specPath + ": its scripts and the examples' variables are where the spec says"
+	if len(problems) > 0 {
+		report = strings.Join(problems, "\n")
+	}
+	blame := ""
+	switch {
+	case specsFault:
+		blame = "blueprint"
+	case len(problems) > 0:
+		blame = "implementation"
+	}
+	c.Notef("promises of %s: %d problem(s)", specPath, len(problems))
+	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report, "blame": blame})
+}
+
+// writtenVars returns the variables a spec's states can write: set entries
+// (of states and transitions) and the variables actions' parameters name
+// (output and map keys, result, status, ok, report, ...).
+func writtenVars(spec *machine.Spec) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range spec.States {
+		for _, a := range st.Set {
+			out[a.Var] = true
+		}
+		for _, t := range st.Next {
+			for _, a := range t.Set {
+				out[a.Var] = true
+			}
+		}
+		for _, p := range st.With {
+			switch v := p.Value.(type) {
+			case map[string]any:
+				if p.Name == "output" || p.Name == "map" {
+					for k := range v {
+						out[k] = true
+					}
+				}
+			case string:
+				switch p.Name {
+				case "output", "result", "status", "ok", "report", "errors", "into", "failed", "ran":
+					out[v] = true
+				}
+			}
+		}
+	}
+	return out
+}

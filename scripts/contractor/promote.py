@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Promote a finished Skill Contractor attempt to the skill's folder.
+
+The promoting state of specs/skill_contractor.yaml, on success only.
+Input (one JSON object on stdin):
+    {"from": "output/contractor/word_stats.attempt", "to": "output/contractor/word_stats"}
+Output: {"promoted": "output/contractor/word_stats", "files": N}
+
+The skill's folder is replaced by the attempt's: an earlier run's files are
+removed first, so the folder holds exactly what this run wrote and checked.
+Both folders must be output/contractor/<name> (the attempt <name>.attempt).
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from _lpp_common import EXIT_REFUSED, safe_path  # noqa: E402
+from read_step import OUTPUT, attempt_dir, clear  # noqa: E402
+
+
+def answer(req):
+    src = attempt_dir(req.get("from", ""))
+    dst = str(req.get("to", "")).rstrip("/")
+    parts = dst.split("/")
+    if len(parts) != 3 or "/".join(parts[:2]) != OUTPUT or parts[2] + ".attempt" != src.split("/")[2]:
+        raise PermissionError(f"to {dst!r} is not the folder of the attempt {src!r} ({OUTPUT}/<skill>)")
+    real_src, real_dst = safe_path(src, for_write=True), safe_path(dst, for_write=True)
+    if not os.path.isdir(real_src):
+        raise ValueError(f"{src} does not exist: nothing to promote")
+    if os.path.islink(real_dst) or os.path.isfile(real_dst):
+        os.remove(real_dst)
+    elif os.path.isdir(real_dst):
+        clear(real_dst)
+        os.rmdir(real_dst)
+    os.rename(real_src, real_dst)
+    files = sum(len(f) for _, _, f in os.walk(real_dst))
+    return {"promoted": dst, "files": files}
+
+
+def main():
+    try:
+        req = json.loads(sys.stdin.read() or "null")
+        if not isinstance(req, dict):
+            raise ValueError("the input must be a JSON object")
+        res = answer(req)
+    except PermissionError as e:
+        print(f"[SECURITY BLOCKED] outside-output: {e}", file=sys.stderr)
+        return EXIT_REFUSED
+    except Exception as e:
+        rule = getattr(e, "rule", None)
+        if rule:
+            print(f"[SECURITY BLOCKED] {rule}: {e}", file=sys.stderr)
+            return EXIT_REFUSED
+        print(f"promote.py: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Gather what the writer of one Skill Contractor step must see.
+
+The reading state of specs/skill_contractor.yaml, before each executing.
+Input (one JSON object on stdin):
+    {"work_dir": "output/contractor/word_stats.attempt", "plan": [...],
+     "step_index": 0, "fresh": bool}
+Output: {"current": "the current text of the step's files, or \"\"",
+         "cleared": N}
+
+With fresh (the first step of a run), the attempt folder is emptied first:
+files of an earlier attempt or run never count for this one. Then the files
+the plan's step writes that already exist in the folder (a refinement) are
+read, each cut at MAX_CHARS, so the writer edits what failed instead of
+writing every file again. Only a folder output/contractor/<name>.attempt is
+cleared or read.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from _lpp_common import EXIT_REFUSED, safe_path  # noqa: E402
+
+MAX_CHARS = 6000
+OUTPUT = "output/contractor"
+
+
+def attempt_dir(work_dir):
+    parts = str(work_dir).rstrip("/").split("/")
+    if len(parts) != 3 or "/".join(parts[:2]) != OUTPUT or not parts[2].endswith(".attempt") or parts[2] == ".attempt":
+        raise PermissionError(f"work_dir {work_dir!r} is not {OUTPUT}/<skill>.attempt; the contractor reads and clears only its attempt folder")
+    return "/".join(parts)
+
+
+def clear(real):
+    """Remove everything under real (not real itself); return how many files went."""
+    n = 0
+    for base, dirs, files in os.walk(real, topdown=False):
+        for f in files:
+            os.remove(os.path.join(base, f))
+            n += 1
+        for d in dirs:
+            p = os.path.join(base, d)
+            if os.path.islink(p):
+                os.remove(p)
+            else:
+                os.rmdir(p)
+    return n
+
+
+def answer(req):
+    work = attempt_dir(req.get("work_dir", ""))
+    real = safe_path(work, for_write=bool(req.get("fresh")))
+    cleared = 0
+    if req.get("fresh") and os.path.isdir(real):
+        cleared = clear(real)
+    plan = req.get("plan") or []
+    i = int(req.get("step_index") or 0)
+    step = plan[i] if isinstance(plan, list) and 0 <= i < len(plan) and isinstance(plan[i], dict) else {}
+    parts = []
+    for rel in step.get("files") or []:
+        if not isinstance(rel, str) or rel.startswith("/") or ".." in rel.replace("\\", "/").split("/"):
+            continue
+        path = os.path.realpath(os.path.join(real, rel))
+        if not path.startswith(real + os.sep) or not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_CHARS + 1)
+        if len(text) > MAX_CHARS:
+            text = text[:MAX_CHARS] + f"\n[... cut at {MAX_CHARS} characters]"
+        parts.append(f"=== {rel}\n{text.rstrip()}\n")
+    return {"current": "\n".join(parts), "cleared": cleared}
+
+
+def main():
+    try:
+        req = json.loads(sys.stdin.read() or "null")
+        if not isinstance(req, dict):
+            raise ValueError("the input must be a JSON object")
+        res = answer(req)
+    except PermissionError as e:
+        print(f"[SECURITY BLOCKED] outside-output: {e}", file=sys.stderr)
+        return EXIT_REFUSED
+    except Exception as e:
+        rule = getattr(e, "rule", None)
+        if rule:
+            print(f"[SECURITY BLOCKED] {rule}: {e}", file=sys.stderr)
+            return EXIT_REFUSED
+        print(f"read_step.py: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
