@@ -34,6 +34,11 @@ type gateEnv struct {
 	// eventName, when set, is the event's name known statically (in a
 	// helper state, where `event` is gone).
 	eventName string
+	// rename maps a property's blueprint name to its internal name.
+	rename map[string]string
+	// lppFalse collects what the translation gave its evident meaning
+	// although lpp's evaluator fails on it (the gate is then false in lpp).
+	lppFalse []*GateError
 }
 
 func translateGate(src string, env *gateEnv) (string, error) {
@@ -83,6 +88,9 @@ type gout struct {
 	typ   string
 	bool  bool // a bool that is never None (a comparison, not, and, or, True, False)
 	logic bool // the result of and/or: a condition only
+	// nils are the reads (properties, fields) whose None makes this value
+	// None (in lpp, arithmetic with None gives None): a comparison tests them.
+	nils []string
 }
 
 func (o gout) at(min int) string {
@@ -159,7 +167,14 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		if n.text == "event" {
 			return gout{s: "event", prec: precAtom, typ: tEvent}, nil
 		}
-		t, ok := env.types[n.text]
+		if n.text == "_state" { // the blueprint state the run rests in
+			return gout{s: stateVar, prec: precAtom, typ: tString, nils: []string{stateVar}}, nil
+		}
+		name := n.text
+		if r, ok := env.rename[name]; ok {
+			name = r
+		}
+		t, ok := env.types[name]
 		if !ok {
 			names := make([]string, 0, len(env.types)+1)
 			for k := range env.types {
@@ -169,7 +184,7 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 			return gout{}, gateErr(n.col, n.span, cmp.Or(machine.DidYouMeanHint(n.text, append(names, "event")), "declare it in context_schema.properties"),
 				"unknown name %q: it is not a context property", n.text)
 		}
-		return gout{s: n.text, prec: precAtom, typ: t}, nil
+		return gout{s: name, prec: precAtom, typ: t, nils: []string{name}}, nil
 	case "list":
 		parts := make([]string, len(n.kids))
 		for i, k := range n.kids {

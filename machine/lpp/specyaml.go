@@ -226,6 +226,9 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 		}
 		w("  %s: {%s}", yk(p.Name), strings.Join(parts, ", "))
 	}
+	if bp.ReadsState {
+		w("  %s: {type: string, nullable: true, default: %s, doc: %s}", stateVar, yq(bp.Spelling(bp.Entry)), yq(genDoc+"_state: the blueprint state the run rests in"))
+	}
 	if tr.usesPay {
 		w("  %s: {type: map, nullable: true, doc: %s}", payloadVar, yq(genDoc+"the payload of the event being handled, for helper states"))
 	}

@@ -286,7 +286,7 @@ func (tr *translator) build() {
 	// states of the spec like the others).
 	for _, t := range bp.Transitions {
 		if tr.topLevel[t] {
-			st := tr.transition(t, &gateEnv{types: tr.types, payload: "event.payload"}, t.Event)
+			st := tr.transition(t, gateEnvOf(tr.bp, "event.payload", ""), t.Event)
 			st.from = Any
 			tr.top = append(tr.top, topTrans{event: t.Event, t: st})
 		}
@@ -361,9 +361,9 @@ func (tr *translator) waitName(s string) string {
 // states that evaluate the compute gates and then choose. inNext: the
 // entries go in a next list (the driver fired e: there is no event).
 func (tr *translator) dispatch(s, e string, list []*Transition, from string, inNext bool) []sTrans {
-	ctx := &gateEnv{types: tr.types, payload: "event.payload"}
+	ctx := gateEnvOf(tr.bp, "event.payload", "")
 	if inNext {
-		ctx = &gateEnv{types: tr.types, payload: payloadVar, eventName: e}
+		ctx = gateEnvOf(tr.bp, payloadVar, e)
 	}
 	if !slices.ContainsFunc(list, tr.hasComputeGate) {
 		out := make([]sTrans, 0, len(list))
@@ -389,7 +389,7 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 	}
 	for i, id := range gates {
 		g := tr.bp.Gate(id)
-		u := tr.m.Units[g.ComputeUnit]
+		u, mapped := tr.m.Units[g.ComputeUnit]
 		v := gateVarPre + sanitize(id)
 		if !slices.Contains(tr.gateVars, v) {
 			tr.gateVars = append(tr.gateVars, v)
@@ -403,11 +403,15 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 			in = append(in, kvExpr{p.Name, p.Name})
 		}
 		in = append(in, kvExpr{"event", payloadVar})
-		tr.states = append(tr.states, &sState{name: names[i], do: "script.run", note: genDoc + "compute gate " + id + " (" + g.ComputeUnit + ")", pos: g.Pos,
+		hs := &sState{name: names[i], do: "script.run", note: genDoc + "compute gate " + id + " (" + g.ComputeUnit + ")", pos: g.Pos,
 			with: []string{"script: " + yq(u.Script), "input: " + flowMap(in), "output: " + flowMap([]kvExpr{{v, "result"}})},
-			next: []sTrans{{to: next}}})
+			next: []sTrans{{to: next}}}
+		if !mapped {
+			hs.do, hs.with, hs.note = "noop", nil, genDoc+"compute gate "+id+" ("+g.ComputeUnit+": no compute mapping, needed to run it)"
+		}
+		tr.states = append(tr.states, hs)
 	}
-	hctx := &gateEnv{types: tr.types, payload: payloadVar, eventName: e}
+	hctx := gateEnvOf(tr.bp, payloadVar, e)
 	for _, t := range list {
 		choose.next = append(choose.next, tr.transition(t, hctx, e))
 	}
@@ -450,16 +454,22 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 	// all see the context before the set).
 	acts := make([]*Action, 0, len(t.Actions))
 	for _, id := range t.Actions {
-		acts = append(acts, tr.bp.Action(id))
+		if a := tr.bp.Action(id); !a.Skipped { // lpp skips it (a warning at load)
+			acts = append(acts, a)
+		}
 	}
 	written := map[string]bool{}
+	if tr.bp.ReadsState {
+		written[stateVar] = true
+		out.set = append(out.set, kvExpr{stateVar, strconv.Quote(tr.bp.Spelling(t.To))})
+	}
 	n := 0
 	for _, a := range acts {
-		if a.Type != ActionSet || written[a.Target] || written[a.ValueFrom] {
+		if a.Type != ActionSet || written[pathRoot(a.Target)] || written[pathRoot(a.ValueFrom)] {
 			break
 		}
-		written[a.Target] = true
-		out.set = append(out.set, kvExpr{a.Target, tr.setValue(a, ctx.payload, e)})
+		written[pathRoot(a.Target)] = true
+		out.set = append(out.set, tr.setEntry(a, ctx.payload, e))
 		n++
 	}
 	rest := acts[n:]
@@ -479,10 +489,19 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 		st := &sState{name: tr.unique(fmt.Sprintf("%s_%d", base, len(steps)+1)), pos: a.Pos}
 		switch a.Type {
 		case ActionCompute:
-			u := tr.m.Units[a.ComputeUnit]
+			u, mapped := tr.m.Units[a.ComputeUnit]
+			if !mapped { // validate, check, import: the mapping is needed only to run
+				st.do, st.note = "noop", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+": no compute mapping, needed to run it)"
+				i++
+				break
+			}
 			in := []kvExpr{{functionIn, strconv.Quote(u.Function)}}
 			for _, kv := range a.InputMap {
-				in = append(in, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar)})
+				v := "nil" // a quoted text: lpp looks it up as a key, the unit gets None
+				if !quotedLiteral(kv.Value) {
+					v = tr.ref(kv.Value, payloadVar)
+				}
+				in = append(in, kvExpr{kv.Key, v})
 				tr.readField(e, kv.Value, "")
 			}
 			st.do, st.note = "script.run", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+")"
@@ -526,9 +545,9 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 			st.do = "noop"
 			w := map[string]bool{}
 			var ids []string
-			for ; i < len(rest) && rest[i].Type == ActionSet && !w[rest[i].Target] && !w[rest[i].ValueFrom]; i++ {
-				w[rest[i].Target] = true
-				st.set = append(st.set, kvExpr{rest[i].Target, tr.setValue(rest[i], payloadVar, e)})
+			for ; i < len(rest) && rest[i].Type == ActionSet && !w[pathRoot(rest[i].Target)] && !w[pathRoot(rest[i].ValueFrom)]; i++ {
+				w[pathRoot(rest[i].Target)] = true
+				st.set = append(st.set, tr.setEntry(rest[i], payloadVar, e))
 				tr.readField(e, rest[i].ValueFrom, tr.types[rest[i].Target])
 				ids = append(ids, rest[i].ID)
 			}
@@ -632,7 +651,31 @@ func (tr *translator) ref(s, payload string) string {
 	if s == "event.payload" {
 		return payload
 	}
+	if root, rest, ok := strings.Cut(s, "."); ok { // a dotted path: None as soon as a key is missing
+		return root + "?." + strings.Join(strings.Split(rest, "."), "?.")
+	}
 	return s
+}
+
+// setEntry is the set: entry of a set action. A dotted target (o.k)
+// writes into the map o, creating it and its nested maps as lpp does.
+func (tr *translator) setEntry(a *Action, payload, e string) kvExpr {
+	v := tr.setValue(a, payload, e)
+	root, rest, ok := strings.Cut(a.Target, ".")
+	if !ok {
+		return kvExpr{a.Target, v}
+	}
+	return kvExpr{root, putPath(root, strings.Split(rest, "."), v)}
+}
+
+// putPath is an expression for the map m with keys[0]…keys[n-1] (nested)
+// set to v.
+func putPath(m string, keys []string, v string) string {
+	inner := v
+	if len(keys) > 1 {
+		inner = putPath("("+m+")?.["+strconv.Quote(keys[0])+"]", keys[1:], v)
+	}
+	return "fromPairs(concat(toPairs(" + m + " ?? {}), [[" + strconv.Quote(keys[0]) + ", " + inner + "]]))"
 }
 
 func (tr *translator) setValue(a *Action, payload, e string) string {

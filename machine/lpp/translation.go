@@ -26,7 +26,7 @@ func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
 	if m == nil {
 		m = DefaultMapping()
 	}
-	if err := CheckUnits(bp, m); err != nil {
+	if err := CheckUnits(bp, m); err != nil && !m.Unmapped {
 		return nil, err
 	}
 	tr := newTranslator(bp, m)
