@@ -83,7 +83,7 @@ type decoder struct {
 	// states, props and events map the blueprint's names to internal ones
 	// (see load_names.go).
 	stateNames, props, events map[string]string
-	badInput              *machine.Pos // where kvs records a non-string input_map value
+	badInput                  *machine.Pos // where kvs records a non-string input_map value
 }
 
 func (d *decoder) errorf(p machine.Pos, span int, hint, format string, args ...any) {

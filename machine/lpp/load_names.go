@@ -168,7 +168,7 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 				add(pathRoot(kv.Key), a.Pos, len([]rune(a.ID))+2, true, "")
 			}
 			for _, kv := range a.InputMap {
-				if !strings.HasPrefix(kv.Value, "event.") && !quotedLiteral(kv.Value) {
+				if !strings.HasPrefix(kv.Value, "event.") && !quotedLiteral(kv.Value) && !strings.HasPrefix(kv.Value, literalRef) {
 					add(pathRoot(kv.Value), a.Pos, len([]rune(a.ID))+2, false, "")
 				}
 			}
@@ -224,6 +224,9 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 		}
 	}
 }
+
+// literalRef starts an input_map value that is a JSON literal, not a path.
+const literalRef = "="
 
 // pathRoot is the property a dotted path starts with.
 func pathRoot(path string) string {
@@ -353,7 +356,7 @@ func (d *decoder) renameRefs(bp *Blueprint) {
 		a.Target = path(a.Target)
 		a.ValueFrom = path(a.ValueFrom)
 		for i := range a.InputMap {
-			if !quotedLiteral(a.InputMap[i].Value) {
+			if !quotedLiteral(a.InputMap[i].Value) && !strings.HasPrefix(a.InputMap[i].Value, literalRef) {
 				a.InputMap[i].Value = path(a.InputMap[i].Value)
 			}
 		}

@@ -93,7 +93,8 @@ func (d *decoder) kvs(obj *node, key, what string) []KV {
 			if key == "input_map" && d.badInput != nil {
 				*d.badInput = m.val.pos
 				d.warnf(m.val.pos, 1, "write the name of a context property or event.payload.NAME",
-					"input_map of %s maps %q to %s, not a path: lpp cannot run the action (refused when a transition uses it)", what, m.key, m.val.describe())
+					"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); lppctl passes the value", what, m.key, m.val.describe())
+				out = append(out, KV{Key: m.key, Value: literalRef + string(d.src[m.val.off:m.val.end])})
 				continue
 			}
 			d.errorf(m.val.pos, 1, "", "%s of %s must map names to strings, and %q is %s", key, what, m.key, m.val.describe())
@@ -259,9 +260,6 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 				case a.Unknown:
 					d.errorf(p, len([]rune(id))+2, `use "set", "compute" or "emit"`,
 						"%s runs action %q of unknown type %q: lpp's loader refuses it too", what, id, a.Type)
-				case a.BadInput.Line > 0:
-					d.errorf(a.BadInput, 1, "write the name of a context property or event.payload.NAME",
-						"%s runs action %q, whose input_map holds a value that is not a path: lpp cannot run it either", what, id)
 				}
 			}
 		}

@@ -34,6 +34,16 @@ type meta struct {
 	// driver fires, and the ids of their gates and actions. What they do
 	// (targets, guards, sets, steps) is read from the spec by FromSpec.
 	Transitions []transMeta `json:"transitions,omitempty"`
+	// GateText keeps each used expression gate as written and as
+	// translated: FromSpec writes the blueprint's own text back when the
+	// spec's guard still holds that translation.
+	GateText []gateTextMeta `json:"gate_text,omitempty"`
+}
+
+type gateTextMeta struct {
+	ID   string `json:"id"`
+	Src  string `json:"src"`
+	Expr string `json:"expr"`
 }
 
 type transMeta struct {
@@ -149,6 +159,11 @@ func metaOf(bp *Blueprint) string {
 	md.Entry = bp.Entry
 	for _, t := range bp.Transitions {
 		md.Transitions = append(md.Transitions, transMeta{ID: t.ID, From: t.From, Event: t.Event, Gates: t.Gates, Actions: t.Actions})
+	}
+	for _, g := range bp.Gates {
+		if g.Used && g.Type == GateExpression && g.Expr != "" && g.Expr != g.Expression {
+			md.GateText = append(md.GateText, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: g.Expr})
+		}
 	}
 	raw, _ := json.Marshal(md)
 	return jsonPrintable(string(raw))

@@ -498,7 +498,9 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 			in := []kvExpr{{functionIn, strconv.Quote(u.Function)}}
 			for _, kv := range a.InputMap {
 				v := "nil" // a quoted text: lpp looks it up as a key, the unit gets None
-				if !quotedLiteral(kv.Value) {
+				if lit, ok := strings.CutPrefix(kv.Value, literalRef); ok {
+					v = lit // a number: lpp cannot run it (a warning at load)
+				} else if !quotedLiteral(kv.Value) {
 					v = tr.ref(kv.Value, payloadVar)
 				}
 				in = append(in, kvExpr{kv.Key, v})

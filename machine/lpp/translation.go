@@ -3,6 +3,7 @@ package lpp
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
@@ -78,8 +79,36 @@ func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(yamlLine(t.YAML, d.Pos.Line)))
 		out[i].Pos, out[i].Span = p, 0
 		out[i].Hint = strings.TrimPrefix(d.Hint+"; "+where, "; ")
+		if d.Severity == machine.SevError && legalInLPP(d.Msg) {
+			out[i].Severity = machine.SevWarning
+			out[i].Hint = strings.TrimPrefix(out[i].Hint+"; lpp accepts such a blueprint, so lppctl warns", "; ")
+		}
+		out[i].Msg = t.spell(out[i].Msg)
 	}
 	return out
+}
+
+// legalInLPP reports whether a finding about the translated spec is of a
+// routing lpp's loader accepts (a warning for a blueprint, an error for a
+// spec): a transition an earlier unguarded one shadows, a state no path
+// reaches, a blueprint with no terminal state, a state no event leaves.
+func legalInLPP(msg string) bool {
+	for _, s := range []string{"can never fire: the unguarded transition", "is unreachable from the initial state",
+		"the spec has no final state", "has no way out", "can never fire: it has no transition"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// spell writes the blueprint's own spelling of the names the translation
+// mapped (a state "to-state-name" is to_state_name in the spec).
+func (t *Translation) spell(msg string) string {
+	for n, o := range t.Blueprint.Orig {
+		msg = strings.ReplaceAll(msg, `"`+n+`"`, strconv.Quote(o))
+	}
+	return msg
 }
 
 // RemapReport moves a model check of the translated spec into the
