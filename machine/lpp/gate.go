@@ -39,6 +39,54 @@ type gateEnv struct {
 	// lppFalse collects what the translation gave its evident meaning
 	// although lpp's evaluator fails on it (the gate is then false in lpp).
 	lppFalse []*GateError
+	// known are the reads an enclosing `and` (or `or`) has already tested
+	// not to be None where the expression being emitted is evaluated.
+	known []string
+}
+
+// asserted returns the reads that condition n proves not None when it is
+// true (negated: when it is false): `x is not None`, `x != None`, and
+// conjunctions of them.
+func (env *gateEnv) asserted(n *gnode, negated bool) []string {
+	switch {
+	case n.op == "and" && !negated || n.op == "or" && negated:
+		return append(env.asserted(n.kids[0], negated), env.asserted(n.kids[1], negated)...)
+	case n.op == "not":
+		return env.asserted(n.kids[0], !negated)
+	case n.op == "cmp" && len(n.cmpOp) == 1:
+		op := n.cmpOp[0]
+		want := map[bool][]string{false: {"is not", "!="}, true: {"is", "=="}}[negated]
+		if !slices.Contains(want, op) {
+			return nil
+		}
+		l, r := n.kids[0], n.kids[1]
+		if r.op == "const" && r.text == "None" {
+			l, r = r, l
+		}
+		if l.op != "const" || l.text != "None" {
+			return nil
+		}
+		o, err := env.emit(r)
+		if err != nil || len(o.nils) != 1 || o.nils[0] != o.s {
+			return nil
+		}
+		return o.nils
+	}
+	return nil
+}
+
+// unknown drops from nils the reads already known not to be None.
+func (env *gateEnv) unknown(nils []string) []string {
+	if len(env.known) == 0 {
+		return nils
+	}
+	var out []string
+	for _, x := range nils {
+		if !slices.Contains(env.known, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func translateGate(src string, env *gateEnv) (string, error) {
@@ -240,7 +288,12 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		if err != nil {
 			return gout{}, err
 		}
+		// `x is not None and x > 3`: the right side needs no guard of x
+		// (and `x is None or x > 3` none either).
+		saved := env.known
+		env.known = append(slices.Clone(env.known), env.asserted(n.kids[0], n.op == "or")...)
 		r, err := env.cond(n.kids[1])
+		env.known = saved
 		if err != nil {
 			return gout{}, err
 		}
@@ -408,6 +461,7 @@ func (env *gateEnv) comparison(n *gnode) (gout, error) {
 		if err != nil {
 			return gout{}, err
 		}
+		o.nils = env.unknown(o.nils)
 		ops[i] = o
 	}
 	parts := make([]string, len(n.cmpOp))
