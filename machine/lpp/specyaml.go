@@ -358,7 +358,11 @@ func (tr *translator) eventsYAML(w func(string, ...any), from func(machine.Pos))
 		if len(fields) > 0 {
 			var parts []string
 			for _, f := range fields {
-				parts = append(parts, yk(f.k)+": {type: "+f.v+", required: false}")
+				enum := ""
+				if en := tr.fieldEnum[e+"/"+f.k]; en != "" && f.v == "string" {
+					enum = ", enum: " + en // the values of the property it is stored into
+				}
+				parts = append(parts, yk(f.k)+": {type: "+f.v+", required: false"+enum+"}")
 			}
 			w("    payload: {%s}", strings.Join(parts, ", "))
 		}

@@ -97,13 +97,14 @@ type translator struct {
 	emitted    []string
 	emitTarget map[string]bool
 	gateMemo   map[[3]string]string
-	top        []topTrans // top-level "*" transitions, in array order // expression gate translated in a context
+	fieldEnum  map[string]string // "EVENT/FIELD" → the enum of the property the field is stored into
+	top        []topTrans        // top-level "*" transitions, in array order // expression gate translated in a context
 }
 
 func newTranslator(bp *Blueprint, m *Mapping) *translator {
 	tr := &translator{bp: bp, m: m, types: propertyTypesOf(bp), taken: map[string]bool{startState: true},
 		lists: map[string]map[string][]*Transition{}, events: map[string][]string{}, topLevel: map[*Transition]bool{},
-		fields: map[string][]kvExpr{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{}}
+		fields: map[string][]kvExpr{}, fieldEnum: map[string]string{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{}}
 	for _, s := range bp.States {
 		tr.taken[s.ID] = true
 	}
@@ -683,8 +684,17 @@ func putPath(m string, keys []string, v string) string {
 func (tr *translator) setValue(a *Action, payload, e string) string {
 	if a.ValueFrom != "" {
 		v := tr.ref(a.ValueFrom, payload)
-		if f, ok := strings.CutPrefix(a.ValueFrom, "event.payload."); ok && payload == "event.payload" {
+		f, isField := strings.CutPrefix(a.ValueFrom, "event.payload.")
+		if isField && payload == "event.payload" {
 			tr.addField(e, f, tr.types[a.Target])
+		}
+		if p := tr.bp.Property(a.Target); isField && p != nil && stringEnum(p) != "" {
+			if _, seen := tr.fieldEnum[e+"/"+f]; !seen {
+				tr.fieldEnum[e+"/"+f] = stringEnum(p)
+			}
+			// A payload field the event does not carry is None in lpp and ""
+			// in lppctl, which no enum holds: store nil, as lpp does.
+			return "(" + v + ` == "" ? nil : ` + v + ")"
 		}
 		return v
 	}
