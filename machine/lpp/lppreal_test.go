@@ -1,9 +1,13 @@
 package lpp
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,4 +147,156 @@ func TestGateSemanticsAgreeWithLpp(t *testing.T) {
 			require.Equal(t, c.LPP, out, "%s translates to %s", c.Gate, x)
 		})
 	}
+}
+
+// lppAccepted returns the real blueprints lpp's loader accepts, decoded.
+func lppAccepted(t *testing.T) map[string]*Blueprint {
+	t.Helper()
+	dir := lppReal(t)
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
+	out := map[string]*Blueprint{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		if _, refused := lppRefuses[name]; refused || name == "gate-semantics.json" {
+			continue
+		}
+		bp, err := Load(f)
+		require.NoError(t, err, name)
+		out[name] = bp
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// lppEdges are the (from, to, event) edges lpp's own Mermaid drawing
+// (visualizer.py, as_mermaid_simple; lpp-format.md §13) has for a
+// blueprint, read from its JSON: one per transition and source, "*"
+// expanded to every key of `states` but the target, and a transition whose
+// source or target is not a key of `states` left out.
+func lppEdges(t *testing.T, src []byte) []string {
+	t.Helper()
+	var doc struct {
+		States      map[string]json.RawMessage `json:"states"`
+		Transitions []struct {
+			From    string `json:"from"`
+			To      string `json:"to"`
+			OnEvent string `json:"on_event"`
+		} `json:"transitions"`
+	}
+	require.NoError(t, json.Unmarshal(src, &doc))
+	var out []string
+	for _, tr := range doc.Transitions {
+		froms := []string{tr.From}
+		if tr.From == "*" {
+			froms = nil
+			for s := range doc.States {
+				if s != tr.To {
+					froms = append(froms, s)
+				}
+			}
+		}
+		for _, f := range froms {
+			_, okf := doc.States[f]
+			_, okt := doc.States[tr.To]
+			if okf && okt {
+				out = append(out, f+" --> "+tr.To+" : "+tr.OnEvent)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var (
+	mermaidStateRE = regexp.MustCompile(`^\s*state "(.*)" as (\S+)$`)
+	mermaidEdgeRE  = regexp.MustCompile(`^\s*(\S+) --> (\S+) : (.*)$`)
+)
+
+// drawnEdges reads the (from, to, event) edges of lppctl's drawing of bp,
+// with its "* (any state)" node expanded as lpp expands "*" and the states
+// that are not keys of `states` (terminal-only ones) left out, as lpp's
+// drawing leaves them out.
+func drawnEdges(t *testing.T, bp *Blueprint) []string {
+	t.Helper()
+	names := map[string]string{}
+	var keys []string // the blueprint's `states` keys, in its spelling
+	for _, s := range bp.States {
+		if !s.TerminalOnly {
+			keys = append(keys, bp.Spelling(s.ID))
+		}
+	}
+	var out []string
+	for line := range strings.Lines(Mermaid(bp)) {
+		line = strings.TrimRight(line, "\n")
+		if m := mermaidStateRE.FindStringSubmatch(line); m != nil {
+			names[m[2]] = m[1]
+			continue
+		}
+		m := mermaidEdgeRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		name := func(id string) string { return cmp.Or(names[id], id) }
+		from, to := name(m[1]), name(m[2])
+		for _, label := range strings.Split(m[3], "<br/>") {
+			var event string
+			for _, tr := range bp.Transitions {
+				if strings.HasPrefix(label, machine.MermaidText(tr.ID+": "+bp.Spelling(tr.Event))) {
+					event = bp.Spelling(tr.Event)
+				}
+			}
+			require.NotEmpty(t, event, "edge label %q names no transition", label)
+			froms := []string{from}
+			if m[1] == anyID {
+				froms = nil
+				for _, k := range keys {
+					if k != to {
+						froms = append(froms, k)
+					}
+				}
+			}
+			for _, f := range froms {
+				if slices.Contains(keys, f) && slices.Contains(keys, to) {
+					out = append(out, f+" --> "+to+" : "+event)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestRealBlueprintsDrawLppsEdges: for every real blueprint lpp's loader
+// accepts, the edges lppctl draws are those lpp draws (lpp-format.md §13).
+func TestRealBlueprintsDrawLppsEdges(t *testing.T) {
+	for name, bp := range lppAccepted(t) {
+		t.Run(name, func(t *testing.T) {
+			require.Equal(t, lppEdges(t, bp.Source), drawnEdges(t, bp))
+			require.Contains(t, Mermaid(bp), "[*] --> ")
+		})
+	}
+}
+
+// TestRealBlueprintDiagramsParseWithRealMermaid runs the real Mermaid
+// parser over the diagram of every real blueprint lpp's loader accepts.
+func TestRealBlueprintDiagramsParseWithRealMermaid(t *testing.T) {
+	bps := lppAccepted(t)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skipRenderer(t, "node is not installed")
+	}
+	if _, err := os.Stat("../testdata/mermaid/node_modules/mermaid"); err != nil {
+		skipRenderer(t, "mermaid is not installed: cd machine/testdata/mermaid && npm ci")
+	}
+	dir := t.TempDir()
+	var files []string
+	for name, bp := range bps {
+		out := filepath.Join(dir, strings.TrimSuffix(name, ".json")+".mmd")
+		require.NoError(t, os.WriteFile(out, []byte(Mermaid(bp)), 0o644))
+		files = append(files, out)
+	}
+	out, err := exec.Command(node, append([]string{"../testdata/mermaid/check.mjs"}, files...)...).CombinedOutput()
+	require.NoError(t, err, "Mermaid rejects a diagram:\n%s", out)
+	require.Equal(t, len(files), strings.Count(string(out), "ok "), "%s", out)
 }
