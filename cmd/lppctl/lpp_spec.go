@@ -89,6 +89,7 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot translate %s: %w", path, err))
 	}
 	f.tr = tr
+	f.Diags = append(f.Diags, tr.Warnings...)
 	spec, sd := tr.Spec()
 	f.Spec = spec
 	f.Diags = append(f.Diags, tr.Remap(sd)...)

@@ -98,7 +98,8 @@ type translator struct {
 	emitTarget map[string]bool
 	gateMemo   map[[3]string]string
 	fieldEnum  map[string]string // "EVENT/FIELD" → the enum of the property the field is stored into
-	top        []topTrans        // top-level "*" transitions, in array order // expression gate translated in a context
+	warnings   machine.Diagnostics
+	top        []topTrans // top-level "*" transitions, in array order // expression gate translated in a context
 }
 
 func newTranslator(bp *Blueprint, m *Mapping) *translator {
@@ -159,10 +160,30 @@ func (tr *translator) autoEvent(s string) string {
 	}
 	for _, e := range tr.m.Auto {
 		if len(tr.lists[s][e]) > 0 {
+			if tr.waitsForOthers(s, e) {
+				return "" // the state waits for all its events, e included
+			}
 			return e
 		}
 	}
 	return ""
+}
+
+// waitsForOthers reports whether state s has an unguarded transition on
+// the driver event e and transitions on other events: firing e on entry
+// would make those unreachable (in lpp, DONE can be a user's command), so
+// the state waits for any of its events instead.
+func (tr *translator) waitsForOthers(s, e string) bool {
+	unguarded := slices.ContainsFunc(tr.lists[s][e], func(t *Transition) bool { return len(t.Gates) == 0 })
+	if !unguarded {
+		return false
+	}
+	for _, o := range tr.events[s] {
+		if o != e && !tr.isAuto(o) && slices.ContainsFunc(tr.lists[s][o], func(t *Transition) bool { return t.From == s }) {
+			return true
+		}
+	}
+	return false
 }
 
 func (tr *translator) hasComputeGate(t *Transition) bool {
@@ -314,10 +335,11 @@ func (tr *translator) waitingState(s *State) {
 		st.next = tr.dispatch(s.ID, auto, tr.lists[s.ID][auto], s.ID, true)
 		st.set = tr.resetPayload(st.next)
 		name := tr.waitName(s.ID)
+		startWait := s.ID == tr.bp.Entry && auto == tr.startEvent()
 		switch {
 		case !needsFallback(st.next):
 			return // a transition of the driver's event always fires: the state never waits
-		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel():
+		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel() || startWait:
 			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)", pos: s.Pos}
 			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
 			tr.states = append(tr.states, waiting)
@@ -328,6 +350,12 @@ func (tr *translator) waitingState(s *State) {
 				next: []sTrans{{to: s.ID, note: "never taken: fail always fails"}}})
 			return
 		}
+	}
+	if auto != "" && s.ID == tr.bp.Entry && auto == tr.startEvent() {
+		// No START transition passed at the start: lpp stays in the entry
+		// state, where START can be sent again (after --var or resume has
+		// set what its gates read).
+		waiting.on = append(waiting.on, onList{event: auto, list: tr.dispatch(s.ID, auto, tr.ownList(s.ID, auto), waiting.name, false)})
 	}
 	for _, e := range tr.waitingEvents(s.ID) {
 		waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.ownList(s.ID, e), waiting.name, false)})
@@ -508,7 +536,7 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 				tr.readField(e, kv.Value, "")
 			}
 			st.do, st.note = "script.run", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+")"
-			st.with = []string{"script: " + yq(u.Script), "input: " + flowMap(in)}
+			st.with = []string{"script: " + yq(u.Script), "input: " + flowMap(in), "lpp: true"}
 			if len(a.OutputMap) > 0 {
 				var outm []kvExpr
 				for _, kv := range a.OutputMap {
@@ -688,6 +716,15 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 		if isField && payload == "event.payload" {
 			tr.addField(e, f, tr.types[a.Target])
 		}
+		if isField && tr.types[a.Target] != "" {
+			if ft := tr.fieldType(e, f); ft != "" && ft != cmpOr(specTypes[tr.types[a.Target]], "string") {
+				// lppctl's payload fields have one type; lpp stores whatever the field holds.
+				tr.warn(machine.Diagnostic{Severity: machine.SevWarning, File: tr.bp.File, Pos: a.Pos, Span: len([]rune(a.ID)) + 2,
+					Msg:  fmt.Sprintf("action %q stores payload field %q of event %q, a %s where an earlier action stores it, into %q, %s: lppctl stores null (lpp stores the value as it is)", a.ID, f, tr.bp.Spelling(e), ft, tr.bp.Spelling(a.Target), typeArticle(tr.types[a.Target])),
+					Hint: "store the field into properties of one type"})
+				return "nil"
+			}
+		}
 		if p := tr.bp.Property(a.Target); isField && p != nil && stringEnum(p) != "" {
 			if _, seen := tr.fieldEnum[e+"/"+f]; !seen {
 				tr.fieldEnum[e+"/"+f] = stringEnum(p)
@@ -734,6 +771,24 @@ func (tr *translator) addField(e, f, lppType string) {
 		return
 	}
 	tr.fields[e] = append(tr.fields[e], kvExpr{f, cmpOr(specTypes[lppType], "string")})
+}
+
+// warn records a warning of the translation, once.
+func (tr *translator) warn(d machine.Diagnostic) {
+	if !slices.ContainsFunc(tr.warnings, func(w machine.Diagnostic) bool { return w.Msg == d.Msg && w.Pos == d.Pos }) {
+		tr.warnings = append(tr.warnings, d)
+	}
+}
+
+// fieldType is the spec type of payload field f of event e ("" when it
+// is not declared yet).
+func (tr *translator) fieldType(e, f string) string {
+	for _, kv := range tr.fields[e] {
+		if kv.k == f {
+			return kv.v
+		}
+	}
+	return ""
 }
 
 // specTypes maps L++ property types to lppctl's.

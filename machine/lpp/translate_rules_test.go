@@ -85,7 +85,7 @@ func TestTranslationRules(t *testing.T) {
 			[]any{"states", "s__t_1"}, `{"do":"noop","next":[{"to":"end"}],"note":"lppctl import: action setB (set)","set":{"b":"a"}}`},
 		{"a compute action is a script.run step naming its function",
 			`{"id":"t","from":"s","to":"end","on_event":"GO","actions":["calc"]}`, mapping,
-			[]any{"states", "s__t_1", "with"}, `{"input":{"lpp_function":"\"calc\"","x":"a"},"output":{"n":"out"},"script":"q.py"}`},
+			[]any{"states", "s__t_1", "with"}, `{"input":{"lpp_function":"\"calc\"","x":"a"},"lpp":true,"output":{"n":"out"},"script":"q.py"}`},
 		{"an emit action of an event the blueprint takes is an emit step",
 			`{"id":"t","from":"s","to":"u","on_event":"GO","actions":["tell"]},{"id":"told","from":"u","to":"end","on_event":"TOLD"}`, nil,
 			[]any{"states", "s__t_1", "with"}, `{"event":"TOLD"}`},

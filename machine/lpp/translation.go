@@ -16,7 +16,10 @@ import (
 type Translation struct {
 	Blueprint *Blueprint
 	YAML      []byte
-	origins   []machine.Pos // origins[i]: where line i+1 of YAML comes from
+	// Warnings are what the translation found lppctl cannot do as lpp
+	// does (positioned in the blueprint).
+	Warnings machine.Diagnostics
+	origins  []machine.Pos // origins[i]: where line i+1 of YAML comes from
 }
 
 // Translate translates a blueprint into an lppctl spec (docs/lpp.md
@@ -33,7 +36,7 @@ func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
 	tr := newTranslator(bp, m)
 	tr.build()
 	text, origins := tr.yaml()
-	return &Translation{Blueprint: bp, YAML: text, origins: origins}, nil
+	return &Translation{Blueprint: bp, YAML: text, origins: origins, Warnings: tr.warnings}, nil
 }
 
 // SpecFile is the name the translated spec goes by: BLUEPRINT.json.spec.yaml,
