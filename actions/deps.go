@@ -38,6 +38,7 @@ type Deps struct {
 	Root          string   // project root the gateway confines tools to (default ".")
 	SkillDir      string   // the skill's folder (default skills/hello_skill)
 	Policy        string   // gateway policy (default <root>/config/tools_config.yaml)
+	DefaultPolicy string   // the policy (YAML) when Policy is "" and the root has none: BlueprintPolicy for a blueprint's run
 	ClaudeMD      string   // L1 global context (default <root>/claude.md)
 	SkillsLibrary string   // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
 	SpecDir       string   // prompt templates are looked up here first, then in Root
@@ -320,7 +321,13 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	if policy == "" {
 		policy = filepath.Join(d.root(), "config", "tools_config.yaml")
 	}
-	p, err := gateway.LoadPolicy(policy)
+	var p *gateway.Policy
+	var err error
+	if _, statErr := os.Stat(policy); d.Policy == "" && d.DefaultPolicy != "" && errors.Is(statErr, fs.ErrNotExist) {
+		p, err = gateway.ParsePolicy(strings.NewReader(d.DefaultPolicy), "the default policy of a blueprint's run (docs/lpp.md)")
+	} else {
+		p, err = gateway.LoadPolicy(policy)
+	}
 	if err != nil {
 		d.gwErr = fmt.Errorf("cannot start the tool gateway: %w", err)
 		return nil, d.gwErr

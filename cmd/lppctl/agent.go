@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -143,6 +145,9 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 	policy := cfg.Policy
 	if policy == "" {
 		policy = filepath.Join(cfg.Root, "config", "tools_config.yaml")
+		if _, err := os.Stat(policy); errors.Is(err, fs.ErrNotExist) && lpp.IsBlueprint(spec.Source) {
+			return nil // a blueprint's run has a default policy (actions.BlueprintPolicy)
+		}
 	}
 	if _, err := gateway.LoadPolicy(policy); err != nil {
 		return withCode(exitInvalidSpec, fmt.Errorf("%w; give one with --policy FILE", err))
