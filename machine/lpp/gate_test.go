@@ -60,6 +60,8 @@ var translateGateCases = []struct{ src, want string }{
 	{`'k' in meta`, `(meta != nil && "k" in meta)`},
 	{`not 'k' in meta`, `(meta == nil || "k" not in meta)`},
 	{`name in ['a', "b"]`, `name in ["a", "b"]`},
+	{`name in {'a', "b"}`, `name in ["a", "b"]`},
+	{`name in {('a')}`, `name in ["a"]`},
 	{`name not in ('a', 'b')`, `name not in ["a", "b"]`},
 	{`count in (1,)`, `count in [1]`},
 	// comparisons, chained
@@ -156,7 +158,8 @@ func TestTranslateGateRefuses(t *testing.T) {
 		{`(count > 1 or approved) == True`, 2, `and/or give one of their operands in Python, not a bool: only a condition may use them here`, true},
 		{`count | 1`, 7, `the bitwise operator | is not supported in a gate`, true},
 		{`~count`, 1, `the bitwise operator ~ is not supported in a gate`, true},
-		{`{'a': 1} == meta`, 1, `dict and set literals are not supported in a gate`, true},
+		{`{'a': 1} == meta`, 1, `dict literals are not supported in a gate (lpp evaluates the gate false as well)`, true},
+		{`{} == meta`, 1, `dict literals are not supported in a gate (lpp evaluates the gate false as well)`, true},
 		{`f'{name}' == 'x'`, 1, `f-strings are not supported`, true},
 		{`'''x''' == name`, 1, `triple-quoted strings are not supported`, true},
 		{`name == 'abc`, 9, `the string is not closed`, true},

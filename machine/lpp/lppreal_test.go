@@ -115,9 +115,6 @@ func TestGateSemanticsAgreeWithLpp(t *testing.T) {
 			case "undeclared_name": // the loader declares it (an implicit property): see TestImplicitProperties
 				require.Error(t, err)
 				return
-			case "set_in": // not done yet: set literals are still refused (docs/lpp.md, "Not supported")
-				require.Error(t, err)
-				return
 			case "dict_literal", "syntax_error": // lpp evaluates it false; lppctl refuses the gate when a transition uses it
 				require.Error(t, err, "translated to %s", x)
 				return
