@@ -256,7 +256,7 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 			return gout{s: "event", prec: precAtom, typ: tEvent}, nil
 		}
 		if n.text == "_state" { // the blueprint state the run rests in
-			return gout{s: stateVar, prec: precAtom, typ: tString, nils: []string{stateVar}}, nil
+			return gout{s: stateVar, prec: precAtom, typ: tString}, nil // never None
 		}
 		name := n.text
 		if r, ok := env.rename[name]; ok {
