@@ -166,3 +166,39 @@ func TestRoutingLppAcceptsIsAWarning(t *testing.T) {
 	assert.Contains(t, all, `transition of event "GO" to "c" can never fire: the unguarded transition to "b" above always fires first`)
 	assert.Contains(t, all, `state "lost" is unreachable from the initial state "a"`)
 }
+
+// TestExportKeepsTheBlueprintsSpelling: written back (export --format
+// lpp), a blueprint's mapped and reserved names, its terminal-only states
+// and its undeclared properties are as it wrote them.
+func TestExportKeepsTheBlueprintsSpelling(t *testing.T) {
+	src := bpJSON(`"context_schema": {"properties": {"event": {"type": "string"}, "my-prop": {"type": "number"}}}`,
+		`"actions": {"w": {"type": "set", "target": "event", "value": "e"}, "u": {"type": "set", "target": "undeclared", "value": 1}}`,
+		`"states": {"to-state": {}}`, `"entry_state": "to-state"`, `"terminal_states": {"all-done": {}}`,
+		`"transitions": [{"id": "t", "from": "to-state", "to": "all-done", "on_event": "TO-DONE", "actions": ["w", "u"]}]`)
+	bp, diags := Parse("x.json", []byte(src))
+	require.False(t, diags.HasErrors())
+	tr, err := Translate(bp, nil)
+	require.NoError(t, err)
+	spec, sd := tr.Spec()
+	require.False(t, sd.HasErrors())
+	out, err := FromSpec(spec)
+	require.NoError(t, err)
+	back, diags := Parse("back.json", out)
+	require.False(t, diags.HasErrors(), "%s\n%s", diags.Errors().PrettyAll(out), out)
+	var states, props []string
+	for _, s := range back.States {
+		states = append(states, back.Spelling(s.ID))
+	}
+	for _, p := range back.Context {
+		if !p.Implicit {
+			props = append(props, back.Spelling(p.Name))
+		}
+	}
+	assert.Equal(t, []string{"to-state", "all-done"}, states)
+	assert.Equal(t, []string{"event", "my-prop"}, props)
+	assert.Contains(t, string(out), `"on_event": "TO-DONE"`)
+	assert.Contains(t, string(out), `"target": "event"`)
+	assert.Contains(t, string(out), `"terminal_states": {
+    "all-done": {}`)
+	assert.NotContains(t, string(out), `"undeclared": {`)
+}

@@ -38,6 +38,13 @@ type meta struct {
 	// translated: FromSpec writes the blueprint's own text back when the
 	// spec's guard still holds that translation.
 	GateText []gateTextMeta `json:"gate_text,omitempty"`
+	// Names maps the internal names of states, events and properties the
+	// blueprint spells otherwise to its spelling; Implicit lists the
+	// properties it uses without declaring; TermOnly the terminal states
+	// it lists only under terminal_states.
+	Names    map[string]string `json:"names,omitempty"`
+	Implicit []string          `json:"implicit,omitempty"`
+	TermOnly []string          `json:"terminal_only,omitempty"`
 }
 
 type gateTextMeta struct {
@@ -163,6 +170,17 @@ func metaOf(bp *Blueprint) string {
 	for _, g := range bp.Gates {
 		if g.Used && g.Type == GateExpression && g.Expr != "" && g.Expr != g.Expression {
 			md.GateText = append(md.GateText, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: g.Expr})
+		}
+	}
+	md.Names = bp.Orig
+	for _, p := range bp.Context {
+		if p.Implicit {
+			md.Implicit = append(md.Implicit, p.Name)
+		}
+	}
+	for _, st := range bp.States {
+		if st.TerminalOnly {
+			md.TermOnly = append(md.TermOnly, st.ID)
 		}
 	}
 	raw, _ := json.Marshal(md)
