@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,8 +113,19 @@ func TestGateSemanticsAgreeWithLpp(t *testing.T) {
 			env := &gateEnv{types: c.Types, payload: "event.payload"}
 			x, err := translateGate(c.Gate, env)
 			switch c.Case {
-			case "undeclared_name": // the loader declares it (an implicit property): see TestImplicitProperties
-				require.Error(t, err)
+			case "undeclared_name":
+				// The loader declares it, an implicit property, and warns
+				// that lpp evaluates the gate false until the caller sets it.
+				src := `{"$schema": "lpp/v0.2.0", "id": "u", "gates": {"g": {"type": "expression", "expression": ` + strconv.Quote(c.Gate) + `}},
+ "states": {"a": {}}, "entry_state": "a", "terminal_states": {"b": {}},
+ "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g"]}]}`
+				_, diags := Parse("u.json", []byte(src))
+				require.False(t, diags.HasErrors())
+				var msgs []string
+				for _, w := range diags.Warnings() {
+					msgs = append(msgs, w.Msg)
+				}
+				require.Contains(t, strings.Join(msgs, "\n"), "lpp evaluates a gate reading it false until the caller sets it")
 				return
 			case "dict_literal", "syntax_error": // lpp evaluates it false; lppctl refuses the gate when a transition uses it
 				require.Error(t, err, "translated to %s", x)
