@@ -740,15 +740,23 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 
 // payloadFields records the payload fields an expression reads.
 func (tr *translator) payloadFields(e, x, typ string) {
+	guess := map[string]string{} // the first use that tells the type, over every read
+	var order []string
 	for _, m := range payloadRefRE.FindAllStringSubmatchIndex(x, -1) {
 		f := x[m[2]:m[3]]
-		tr.addField(e, f, cmp.Or(typ, tr.types[f], usedAs(x[m[1]:])))
+		if _, seen := guess[f]; !seen {
+			order = append(order, f)
+		}
+		guess[f] = cmp.Or(guess[f], usedAs(x[m[1]:]))
+	}
+	for _, f := range order {
+		tr.addField(e, f, cmp.Or(typ, tr.types[f], guess[f]))
 	}
 }
 
 var (
 	usedAsBool   = regexp.MustCompile(`^ ?[!=]= ?(true|false)\b`)
-	usedAsNumber = regexp.MustCompile(`^ ?([<>]=?|[-+*/%]) ?[-0-9(]`)
+	usedAsNumber = regexp.MustCompile(`^ ?([<>!=]=?|[-+*/%]) ?[-0-9(]`)
 )
 
 // usedAs guesses the L++ type of a payload field no property names from
