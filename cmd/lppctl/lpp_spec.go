@@ -171,3 +171,17 @@ func parseForDiff(path string, src []byte, mappingFor string) *machine.Spec {
 	}
 	return f.Spec
 }
+
+// blueprintEvent is the event name the translation of a blueprint uses for
+// the event the blueprint spells name (`--event TO-X_DONE` is TO_X_DONE):
+// name itself for a spec, or an event the import kept.
+func blueprintEvent(spec *machine.Spec, name string) string {
+	if spec == nil || name == "" || !lpp.IsBlueprint(spec.Source) {
+		return name
+	}
+	bp, _ := lpp.Parse(spec.File, spec.Source)
+	if bp == nil {
+		return name
+	}
+	return bp.InternalName(name)
+}

@@ -65,6 +65,17 @@ type Blueprint struct {
 	propNames map[string]string
 }
 
+// InternalName returns the internal name of a state, event or property
+// the blueprint spells orig (orig itself when the import kept it).
+func (bp *Blueprint) InternalName(orig string) string {
+	for n, o := range bp.Orig {
+		if o == orig {
+			return n
+		}
+	}
+	return orig
+}
+
 // Spelling returns the blueprint's own spelling of an internal name.
 func (bp *Blueprint) Spelling(name string) string {
 	if o, ok := bp.Orig[name]; ok {
