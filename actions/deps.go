@@ -40,6 +40,7 @@ type Deps struct {
 	SkillDir      string   // the skill's folder (default skills/hello_skill)
 	SkillFile     string   // the skill's markdown file when it is not SkillDir/skills.md (--skill task.md); the agent reads and learns into it
 	Policy        string   // gateway policy (default <root>/config/tools_config.yaml)
+	DefaultPolicy string   // the policy (YAML) when Policy is "" and the root has none: BlueprintPolicy for a blueprint's run
 	ClaudeMD      string   // L1 global context (default <root>/claude.md)
 	SkillsLibrary string   // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
 	Embeddings    string   // ranks the library's skills for the prompts: openai[:model], ollama[:model]; "" or none: BM25
@@ -349,7 +350,13 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	if policy == "" {
 		policy = filepath.Join(d.root(), "config", "tools_config.yaml")
 	}
-	p, err := gateway.LoadPolicy(policy)
+	var p *gateway.Policy
+	var err error
+	if _, statErr := os.Stat(policy); d.Policy == "" && d.DefaultPolicy != "" && errors.Is(statErr, fs.ErrNotExist) {
+		p, err = gateway.ParsePolicy(strings.NewReader(d.DefaultPolicy), "the default policy of a blueprint's run (docs/lpp.md)")
+	} else {
+		p, err = gateway.LoadPolicy(policy)
+	}
 	if err != nil {
 		d.gwErr = fmt.Errorf("cannot start the tool gateway: %w", err)
 		return nil, d.gwErr

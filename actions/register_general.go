@@ -64,6 +64,7 @@ func GeneralActions(d *Deps) []machine.Action {
 				{Name: "script", Type: machine.TypeString, Required: true, Doc: "the .py file, relative to the project root, under one of the policy's script directories (scripts/, skills/NAME/)"},
 				{Name: "input", Type: machine.TypeMap, Doc: "name → expression over the context; sent as one JSON object on stdin"},
 				{Name: "output", Type: machine.TypeMap, Doc: "context variable → key of the script's JSON object"},
+				{Name: "lpp", Type: machine.TypeBool, Default: false, Doc: "L++ compute semantics (imported blueprints): a key the output lacks leaves its variable as it is, and a failing script's {\"error\": message, \"status\": \"failed\"} goes through output instead of stopping the run"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				return mapKeys(p, "output", "a key of the script's JSON output")

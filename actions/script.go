@@ -21,36 +21,73 @@ const stderrTail = 600
 // the script prints one JSON object whose keys output copies into typed
 // context variables.
 func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
-	script := c.String("script")
-	input, err := evalMap(c, "input")
-	if err != nil {
-		return err
-	}
 	output, err := stringMap(c, "output")
 	if err != nil {
 		return err
 	}
-	stdin, err := json.Marshal(input)
-	if err != nil {
-		return fmt.Errorf("cannot send the input of script %s as JSON: %w", script, err)
-	}
-	gw, err := d.gateway()
-	if err != nil {
-		return err
-	}
-	res := gw.Call(ctx, gateway.ToolRunner, map[string]any{"script_name": script, "stdin_text": string(stdin)})
+	obj, stdout, stderr, err := d.runScript(ctx, c)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	stdout, stderr := splitStreams(res.Text)
+	lpp := c.Bool("lpp")
+	if err != nil {
+		if !lpp {
+			return err
+		}
+		// L++'s compiled operator: the failure dict goes through the
+		// output map, and the transition carries on.
+		obj = map[string]any{"error": err.Error(), "status": "failed"}
+		c.Notef("%v: L++ semantics, output gets %s", err, `{"error": ..., "status": "failed"}`)
+	}
+	script := c.String("script")
+	for _, name := range sortedKeys(output) {
+		key := output[name]
+		val, ok := obj[key]
+		if !ok {
+			if lpp { // L++: a key the result lacks leaves the variable as it is
+				continue
+			}
+			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s", script, key, name, keyList(obj), stderrNote(stderr))
+		}
+		if err := c.SetVar(name, machine.NormalizeJSON(val)); err != nil {
+			return fmt.Errorf("script %s: key %q: %w", script, key, err)
+		}
+	}
+	if err == nil {
+		c.Notef("script %s → %s", script, clip(textx.OneLine(stdout), 100))
+	}
+	return nil
+}
+
+// runScript runs script.run's script and decodes the JSON object it
+// prints.
+func (d *Deps) runScript(ctx context.Context, c *machine.Call) (obj map[string]any, stdout, stderr string, err error) {
+	script := c.String("script")
+	input, err := evalMap(c, "input")
+	if err != nil {
+		return nil, "", "", err
+	}
+	stdin, err := json.Marshal(input)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("cannot send the input of script %s as JSON: %w", script, err)
+	}
+	gw, err := d.gateway()
+	if err != nil {
+		return nil, "", "", err
+	}
+	res := gw.Call(ctx, gateway.ToolRunner, map[string]any{"script_name": script, "stdin_text": string(stdin)})
+	if ctx.Err() != nil {
+		return nil, "", "", ctx.Err()
+	}
+	stdout, stderr = splitStreams(res.Text)
 	switch res.Decision {
 	case gateway.DecisionBlock:
-		return fmt.Errorf("script %s: %s", script, res.Text)
+		return nil, stdout, stderr, fmt.Errorf("script %s: %s", script, res.Text)
 	case gateway.DecisionError:
-		return fmt.Errorf("script %s failed: %s", script, tail(res.Text, stderrTail+200))
+		return nil, stdout, stderr, fmt.Errorf("script %s failed: %s", script, tail(res.Text, stderrTail+200))
 	}
 	if m := cutStdoutRE.FindStringSubmatch(stdout); m != nil {
-		return fmt.Errorf("script %s printed %s bytes on stdout, more than the policy's limits.max_output_bytes (%s): the output was cut, so it is not one JSON object; print less, or raise the limit in config/tools_config.yaml%s", script, m[1], m[2], stderrNote(stderr))
+		return nil, stdout, stderr, fmt.Errorf("script %s printed %s bytes on stdout, more than the policy's limits.max_output_bytes (%s): the output was cut, so it is not one JSON object; print less, or raise the limit in config/tools_config.yaml%s", script, m[1], m[2], stderrNote(stderr))
 	}
 	v, err := decodeJSON(stdout)
 	obj, isObj := v.(map[string]any)
@@ -59,20 +96,9 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 		if err == nil {
 			what = describeJSON(v) + " instead of a JSON object"
 		}
-		return fmt.Errorf("script %s printed %s on stdout (%q)%s", script, what, clip(textx.OneLine(stdout), 120), stderrNote(stderr))
+		return nil, stdout, stderr, fmt.Errorf("script %s printed %s on stdout (%q)%s", script, what, clip(textx.OneLine(stdout), 120), stderrNote(stderr))
 	}
-	for _, name := range sortedKeys(output) {
-		key := output[name]
-		val, ok := obj[key]
-		if !ok {
-			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s", script, key, name, keyList(obj), stderrNote(stderr))
-		}
-		if err := c.SetVar(name, machine.NormalizeJSON(val)); err != nil {
-			return fmt.Errorf("script %s: key %q: %w", script, key, err)
-		}
-	}
-	c.Notef("script %s → %s", script, clip(textx.OneLine(stdout), 100))
-	return nil
+	return obj, stdout, stderr, nil
 }
 
 // cutStdoutRE matches the note the gateway's runner ends a stdout with when

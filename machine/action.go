@@ -260,7 +260,7 @@ func (c *Call) SetVar(name string, value any) error {
 	if v == nil {
 		return fmt.Errorf("cannot set %q: the spec declares no such context variable", name)
 	}
-	val, err := v.Type.Coerce(value)
+	val, err := v.Coerce(value) // null into a nullable variable
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}

@@ -57,7 +57,7 @@ func TestActionsCommandListsGeneralActionsAndTheirWrites(t *testing.T) {
 		"with: prompt: file (required), system: file, output: string, schema: any, map: map, repairs: int = 2, tools: list, max_rounds: int = 4\n",
 		"writes: the variable named by output (string) and map's keys (typed by the schema)\n",
 		"with: tool: string (required), command: string, args: map, result: string, status: string\n",
-		"with: script: string (required), input: map, output: map\n",
+		"with: script: string (required), input: map, output: map, lpp: bool = false\n",
 		"writes: output's keys (each checked against its variable's type)\n",
 		"with: path: expr (required), ok: string, errors: string, report: string, check: bool = false, max_states: int = 200000\n",
 		"writes: the variables named by ok (bool), errors (int) and report (string)\n",

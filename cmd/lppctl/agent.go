@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -155,6 +157,11 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 			if _, err := llm.New(ch, llm.Options{Getenv: os.Getenv}); err != nil {
 				return withCode(exitUsage, err)
 			}
+		}
+	}
+	if cfg.Policy == "" && lpp.IsBlueprint(spec.Source) {
+		if _, err := os.Stat(filepath.Join(cfg.Root, "config", "tools_config.yaml")); errors.Is(err, fs.ErrNotExist) {
+			return nil // a blueprint's run has a default policy (actions.BlueprintPolicy)
 		}
 	}
 	if _, _, err := actions.RunPolicy(cfg.Root, cfg.Policy); err != nil { // as validate checks it (policyDiagnostic)

@@ -215,7 +215,7 @@ func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, 
 		spec, diags := machine.Check(path, src, reg, machine.WithoutFiles()) // the check reads no prompt template
 		return spec, diags, same, nil
 	}
-	f, err := parseSpecFile(path, src, "")
+	f, err := parseSpecFileTo(path, src, "", false)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -45,6 +45,13 @@ func readSpecFile(path, mappingFor string) (*specFile, error) {
 // parseSpecFile is readSpecFile on the file's content. Only a compute
 // mapping that cannot be read or decoded is an error.
 func parseSpecFile(path string, src []byte, mappingFor string) (*specFile, error) {
+	return parseSpecFileTo(path, src, mappingFor, true)
+}
+
+// parseSpecFileTo is parseSpecFile; toRun false (validate, check) lets a
+// blueprint's compute units lack a mapping (a warning: the mapping is
+// needed only to run), each such unit a no-op of the translation.
+func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*specFile, error) {
 	if !lpp.HasSchema(src) {
 		spec, diags := machine.Parse(path, src)
 		return &specFile{Spec: spec, Diags: diags, Src: src}, nil
@@ -64,8 +71,15 @@ func parseSpecFile(path string, src []byte, mappingFor string) (*specFile, error
 		}
 		return nil, withCode(exitInvalidSpec, err)
 	}
-	tr, err := lpp.Translate(bp, m)
 	var mu *lpp.MissingUnitsError
+	if !toRun {
+		if err := lpp.CheckUnits(bp, m); errors.As(err, &mu) {
+			f.Diags = append(f.Diags, machine.Diagnostic{Severity: machine.SevWarning, File: path, Pos: mu.Pos,
+				Msg: mu.Error(), Hint: "needed only to run: validate and check read each such unit as a no-op"})
+		}
+		m.Unmapped = true
+	}
+	tr, err := lpp.Translate(bp, m)
 	if errors.As(err, &mu) {
 		// Before anything runs, naming every missing unit, where the first is used.
 		f.Diags = append(f.Diags, machine.Diagnostic{Severity: machine.SevError, File: path, Pos: mu.Pos, Msg: mu.Error()})
@@ -75,6 +89,7 @@ func parseSpecFile(path string, src []byte, mappingFor string) (*specFile, error
 		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot translate %s: %w", path, err))
 	}
 	f.tr = tr
+	f.Diags = append(f.Diags, tr.Warnings...)
 	spec, sd := tr.Spec()
 	f.Spec = spec
 	f.Diags = append(f.Diags, tr.Remap(sd)...)
@@ -137,7 +152,7 @@ func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, 
 		}
 		return diags, nil
 	}
-	f, err := parseSpecFile(path, src, "")
+	f, err := parseSpecFileTo(path, src, "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -162,4 +177,18 @@ func parseForDiff(path string, src []byte, mappingFor string) *machine.Spec {
 		return nil
 	}
 	return f.Spec
+}
+
+// blueprintEvent is the event name the translation of a blueprint uses for
+// the event the blueprint spells name (`--event TO-X_DONE` is TO_X_DONE):
+// name itself for a spec, or an event the import kept.
+func blueprintEvent(spec *machine.Spec, name string) string {
+	if spec == nil || name == "" || !lpp.IsBlueprint(spec.Source) {
+		return name
+	}
+	bp, _ := lpp.Parse(spec.File, spec.Source)
+	if bp == nil {
+		return name
+	}
+	return bp.InternalName(name)
 }

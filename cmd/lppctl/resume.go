@@ -207,6 +207,7 @@ func resumeAction(c *cli.Context) error {
 			return err
 		}
 	}
+	event = blueprintEvent(spec, event)
 	if event != "" {
 		if in != nil {
 			return usageErrorf("give either --event or an answer (--approve, --reject, --answer), not both")

@@ -87,6 +87,9 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	for i := range events {
+		events[i].name = blueprintEvent(spec, events[i].name)
+	}
 	check, err := pre.NewRun(vars) // before a run directory is made for nothing
 	if err != nil {
 		return withCode(exitUsage, err)

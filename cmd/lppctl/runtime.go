@@ -17,7 +17,9 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
 
@@ -154,6 +156,9 @@ func (s *session) compile(cfg agentConfig, spec *machine.Spec) (*machine.Machine
 		return nil, err
 	}
 	deps.Protected = runProtected(spec, reg, cfg.Root, s.rt.RunDir)
+	if lpp.IsBlueprint(spec.Source) { // a blueprint runs outside an lppctl project too
+		deps.DefaultPolicy = actions.BlueprintPolicy(actions.ScriptDirs(spec))
+	}
 	m, err := machine.Compile(spec, reg)
 	if err != nil {
 		s.close()

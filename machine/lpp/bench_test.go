@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
@@ -115,4 +117,49 @@ func BenchmarkCheck60x150(b *testing.B) {
 		r = tr.RemapReport(machine.ModelCheck(context.Background(), m, machine.CheckOptions{}))
 	}
 	b.ReportMetric(float64(r.Stats.States), "states")
+}
+
+// BenchmarkImportValidateLargestReal measures what `lppctl validate` does
+// with the largest real blueprint of ../shared/lpp-real (read it, translate
+// it without a compute mapping, decode and validate the spec; target:
+// ≤ 50 ms). Skipped when the folder is absent.
+func BenchmarkImportValidateLargestReal(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(lppRealDir, "*.json"))
+	var path string
+	var size int64
+	for _, f := range files {
+		if _, refused := lppRefuses[filepath.Base(f)]; refused || filepath.Base(f) == "gate-semantics.json" {
+			continue
+		}
+		if fi, err := os.Stat(f); err == nil && fi.Size() > size {
+			path, size = f, fi.Size()
+		}
+	}
+	if path == "" {
+		b.Skipf("%s is absent", lppRealDir)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := machine.NewBuiltinRegistry()
+	for b.Loop() {
+		bp, diags := Parse(path, src)
+		if diags.HasErrors() {
+			b.Fatal(diags)
+		}
+		m := DefaultMapping()
+		m.Unmapped = true
+		tr, err := Translate(bp, m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		spec, diags := tr.Spec()
+		if diags.HasErrors() {
+			b.Fatal(tr.Remap(diags).Err())
+		}
+		if diags := tr.Remap(machine.Validate(spec, reg)); diags.HasErrors() {
+			b.Fatal(diags.Err())
+		}
+	}
 }

@@ -53,6 +53,35 @@ type Blueprint struct {
 
 	// Warnings holds what Parse found odd but could translate.
 	Warnings machine.Diagnostics
+
+	// Orig maps the internal name of a state, event or property whose
+	// blueprint id is not an lppctl identifier, or is a name lppctl
+	// reserves, to the id as the blueprint spells it (see Spelling).
+	Orig map[string]string
+	// ReadsState: a gate a transition uses reads `_state` (the
+	// translation then keeps the state in stateVar).
+	ReadsState bool
+	// propNames maps each property's blueprint name to its internal one.
+	propNames map[string]string
+}
+
+// InternalName returns the internal name of a state, event or property
+// the blueprint spells orig (orig itself when the import kept it).
+func (bp *Blueprint) InternalName(orig string) string {
+	for n, o := range bp.Orig {
+		if o == orig {
+			return n
+		}
+	}
+	return orig
+}
+
+// Spelling returns the blueprint's own spelling of an internal name.
+func (bp *Blueprint) Spelling(name string) string {
+	if o, ok := bp.Orig[name]; ok {
+		return o
+	}
+	return name
 }
 
 // RawMember is a key and its JSON value as written.
@@ -65,7 +94,7 @@ type RawMember struct {
 // nullable in lppctl (L++ context values are Python values): it starts as
 // null unless it has a default.
 type Property struct {
-	Name        string
+	Name        string // an identifier (Blueprint.Spelling gives the blueprint's name)
 	Type        string // string, number, integer, boolean, array, object
 	Description string
 	Enum        []any
@@ -73,13 +102,21 @@ type Property struct {
 	HasDefault  bool
 	Pos         machine.Pos // position of the key
 	TypePos     machine.Pos
+	// Implicit: not declared in context_schema, but used by the blueprint
+	// (lpp creates it when an action writes it; a gate reading it while it
+	// is absent is false).
+	Implicit bool
 }
 
 // State is one state of a blueprint.
 type State struct {
-	ID          string
+	ID          string // an identifier (Blueprint.Spelling gives the blueprint's id)
 	Description string
+	Name        string // the state's display name ("name")
 	Pos         machine.Pos
+	// TerminalOnly: the state is a key of terminal_states only (v0.2.0:
+	// lpp's loader creates it from its contract).
+	TerminalOnly bool
 }
 
 // Terminal is one terminal state and its contract (v0.2.0).
@@ -113,6 +150,9 @@ type Gate struct {
 	Expression  string // the Python-like source (expression gates)
 	ComputeUnit string // "ns:op" (compute gates)
 	Pos         machine.Pos
+	// Used: a transition names the gate (the others are never evaluated
+	// for a transition: translated when they can be, warned about when not).
+	Used bool
 
 	// Expr is the expression translated to expr (expression gates), in
 	// terms of the context and `event`.
@@ -139,6 +179,16 @@ type Action struct {
 	Value     any  // a literal (HasValue)
 	HasValue  bool // value given (it may be null)
 	ValueFrom string
+
+	// Skipped: a compute action lpp skips (no compute_unit, or a unit
+	// without exactly one colon): a no-op. Unknown: a type lpp's loader
+	// refuses (assign, slot, ...), refused when a transition uses it.
+	// BadInput: an input_map value that is not a string (lpp cannot run
+	// it), refused when a transition uses it.
+	Skipped  bool
+	Unknown  bool
+	TypePos  machine.Pos
+	BadInput machine.Pos
 
 	// compute
 	ComputeUnit string

@@ -109,6 +109,20 @@ func (w *writer) fail(st *machine.State, t *machine.Transition, pos machine.Pos,
 }
 
 // hint is the meta's record of transition id (nil: none).
+// gateSource returns the blueprint's text of gate id when the import
+// translated it into the guard part p (p may hold it in parentheses).
+func (w *writer) gateSource(id, p string) (string, bool) {
+	if w.md == nil {
+		return "", false
+	}
+	for _, g := range w.md.GateText {
+		if g.ID == id && (p == g.Expr || p == "("+g.Expr+")") {
+			return g.Src, true
+		}
+	}
+	return "", false
+}
+
 func (w *writer) hint(id string) *transMeta {
 	if w.md == nil {
 		return nil
@@ -305,7 +319,9 @@ func (w *writer) finish(x *wTrans) error {
 			id = h.Gates[i]
 		}
 		var def string
-		if v, ok := strings.CutSuffix(p, " == true"); ok && w.gateUnit[v] != "" {
+		if src, ok := w.gateSource(id, p); ok { // the blueprint's own text of the gate it translated into p
+			def = src
+		} else if v, ok := strings.CutSuffix(p, " == true"); ok && w.gateUnit[v] != "" {
 			def = "compute:" + w.gateUnit[v]
 			id = strings.TrimPrefix(v, gateVarPre)
 		} else {

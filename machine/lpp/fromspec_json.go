@@ -81,9 +81,15 @@ func (w *writer) json() ([]byte, error) {
 			out = append(out, kv)
 		}
 	}
+	sp := func(n string) string { // the blueprint's own spelling
+		if o, ok := md.Names[n]; ok {
+			return o
+		}
+		return n
+	}
 	props := jobj{}
 	for _, v := range spec.Context {
-		if strings.HasPrefix(v.Name, "lpp_") {
+		if _, renamed := md.Names[v.Name]; strings.HasPrefix(v.Name, "lpp_") && !renamed || slices.Contains(md.Implicit, v.Name) {
 			continue
 		}
 		p := jobj{{"type", cmpOr(lppTypes[v.Type], "string")}}
@@ -96,7 +102,7 @@ func (w *writer) json() ([]byte, error) {
 		if v.Default != nil {
 			p = append(p, jkv{"default", v.Default})
 		}
-		props = append(props, jkv{v.Name, p})
+		props = append(props, jkv{sp(v.Name), p})
 	}
 	out = append(out, jkv{"context_schema", jobj{{"properties", props}}})
 	states := jobj{}
@@ -110,13 +116,15 @@ func (w *writer) json() ([]byte, error) {
 		if st.Note != "" {
 			s = append(s, jkv{"description", st.Note})
 		}
-		states = append(states, jkv{st.Name, s})
+		if !slices.Contains(md.TermOnly, st.Name) {
+			states = append(states, jkv{sp(st.Name), s})
+		}
 		if st.Final {
-			terms = append(terms, st.Name)
+			terms = append(terms, sp(st.Name))
 			finals = append(finals, st)
 		}
 	}
-	out = append(out, jkv{"states", states}, jkv{"entry_state", w.entry()})
+	out = append(out, jkv{"states", states}, jkv{"entry_state", sp(w.entry())})
 	contracts := jobj{}
 	for _, st := range finals {
 		var raw json.RawMessage
@@ -129,7 +137,7 @@ func (w *writer) json() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		contracts = append(contracts, jkv{st.Name, c})
+		contracts = append(contracts, jkv{sp(st.Name), c})
 	}
 	if md.TermList {
 		out = append(out, jkv{"terminal_states", terms})
@@ -146,11 +154,11 @@ func (w *writer) json() ([]byte, error) {
 	}
 	actions := jobj{}
 	for _, id := range w.actOrder {
-		actions = append(actions, jkv{id, w.actions[id]})
+		actions = append(actions, jkv{id, spellAction(w.actions[id], sp)})
 	}
 	trans := make([]jobj, 0, len(w.trans))
 	for _, t := range w.trans {
-		o := jobj{{"id", t.id}, {"from", t.from}, {"to", t.to}, {"on_event", t.event}}
+		o := jobj{{"id", t.id}, {"from", sp(t.from)}, {"to", sp(t.to)}, {"on_event", sp(t.event)}}
 		if len(t.gates) > 0 {
 			o = append(o, jkv{"gates", t.gates})
 		}
@@ -171,6 +179,45 @@ func (w *writer) json() ([]byte, error) {
 		return nil, fmt.Errorf("cannot write blueprint: %w", err)
 	}
 	return append(b, '\n'), nil
+}
+
+// spellAction writes the names an action reads and writes (the root of a
+// path, an emitted event) in the blueprint's spelling.
+func spellAction(a jobj, sp func(string) string) jobj {
+	path := func(p string) string {
+		if strings.HasPrefix(p, "event.") {
+			return p
+		}
+		root, rest, dotted := strings.Cut(p, ".")
+		if dotted {
+			return sp(root) + "." + rest
+		}
+		return sp(root)
+	}
+	out := make(jobj, len(a))
+	for i, kv := range a {
+		out[i] = kv
+		switch v := kv.v.(type) {
+		case string:
+			if kv.k == "target" || kv.k == "value_from" || kv.k == "event" {
+				out[i].v = path(v)
+			}
+		case jobj:
+			if kv.k == "output_map" || kv.k == "input_map" || kv.k == "payload_map" {
+				m := make(jobj, len(v))
+				for j, e := range v {
+					m[j] = e
+					if kv.k == "output_map" {
+						m[j].k = path(e.k)
+					} else if s, ok := e.v.(string); ok {
+						m[j].v = path(s)
+					}
+				}
+				out[i].v = m
+			}
+		}
+	}
+	return out
 }
 
 // marshalJSON is json.Marshal (json.MarshalIndent with an indent) that

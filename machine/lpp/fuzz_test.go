@@ -14,7 +14,7 @@ import (
 // panic, every error must have a position, and a blueprint that loads must
 // translate to YAML.
 func FuzzImport(f *testing.F) {
-	for _, glob := range []string{"../testdata/lpp/*.json", "../testdata/lpp/malformed/*.json"} {
+	for _, glob := range []string{"../testdata/lpp/*.json", "../testdata/lpp/malformed/*.json", filepath.Join(lppRealDir, "*.json")} {
 		files, _ := filepath.Glob(glob)
 		for _, file := range files {
 			src, err := os.ReadFile(file)

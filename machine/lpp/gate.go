@@ -34,6 +34,59 @@ type gateEnv struct {
 	// eventName, when set, is the event's name known statically (in a
 	// helper state, where `event` is gone).
 	eventName string
+	// rename maps a property's blueprint name to its internal name.
+	rename map[string]string
+	// lppFalse collects what the translation gave its evident meaning
+	// although lpp's evaluator fails on it (the gate is then false in lpp).
+	lppFalse []*GateError
+	// known are the reads an enclosing `and` (or `or`) has already tested
+	// not to be None where the expression being emitted is evaluated.
+	known []string
+}
+
+// asserted returns the reads that condition n proves not None when it is
+// true (negated: when it is false): `x is not None`, `x != None`, and
+// conjunctions of them.
+func (env *gateEnv) asserted(n *gnode, negated bool) []string {
+	switch {
+	case n.op == "and" && !negated || n.op == "or" && negated:
+		return append(env.asserted(n.kids[0], negated), env.asserted(n.kids[1], negated)...)
+	case n.op == "not":
+		return env.asserted(n.kids[0], !negated)
+	case n.op == "cmp" && len(n.cmpOp) == 1:
+		op := n.cmpOp[0]
+		want := map[bool][]string{false: {"is not", "!="}, true: {"is", "=="}}[negated]
+		if !slices.Contains(want, op) {
+			return nil
+		}
+		l, r := n.kids[0], n.kids[1]
+		if r.op == "const" && r.text == "None" {
+			l, r = r, l
+		}
+		if l.op != "const" || l.text != "None" {
+			return nil
+		}
+		o, err := env.emit(r)
+		if err != nil || len(o.nils) != 1 || o.nils[0] != o.s {
+			return nil
+		}
+		return o.nils
+	}
+	return nil
+}
+
+// unknown drops from nils the reads already known not to be None.
+func (env *gateEnv) unknown(nils []string) []string {
+	if len(env.known) == 0 {
+		return nils
+	}
+	var out []string
+	for _, x := range nils {
+		if !slices.Contains(env.known, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func translateGate(src string, env *gateEnv) (string, error) {
@@ -83,6 +136,9 @@ type gout struct {
 	typ   string
 	bool  bool // a bool that is never None (a comparison, not, and, or, True, False)
 	logic bool // the result of and/or: a condition only
+	// nils are the reads (properties, fields) whose None makes this value
+	// None (in lpp, arithmetic with None gives None): a comparison tests them.
+	nils []string
 }
 
 func (o gout) at(min int) string {
@@ -123,8 +179,48 @@ func (env *gateEnv) truth(o gout, n *gnode) (gout, error) {
 	case tEvent:
 		return o, gateErr(n.col, n.span, "read event.payload.NAME or event.name", "event is not a value")
 	}
-	return o, gateErr(n.col, max(n.span, 1), "compare it explicitly: `x is not None`, `x == True`, `len(x) > 0`",
-		"the truth value of this %s depends on its type, which the blueprint does not declare", describeNode(n))
+	// Python's truth value of a value of any type: None, False, 0, "",
+	// [] and {} are false.
+	return gout{s: "(let v = " + o.s + "; " + pyTruthy("v") + ")", prec: precAtom, typ: tBool, bool: true}, nil
+}
+
+// pyTruthy is Python's truth value of the expr value named v.
+func pyTruthy(v string) string {
+	return v + ` != nil && ` + v + ` != false && ` + v + ` != 0 && ` + v + ` != "" && (type(` + v + `) not in ["array", "map"] || len(` + v + `) > 0)`
+}
+
+// nonNil is the condition that none of the reads is None ("" for none).
+func nonNil(nils []string) string {
+	parts := make([]string, len(nils))
+	for i, x := range nils {
+		parts[i] = x + " != nil"
+	}
+	return strings.Join(parts, " && ")
+}
+
+// isNil is the condition that one of the reads is None.
+func isNil(nils []string) string {
+	parts := make([]string, len(nils))
+	for i, x := range nils {
+		parts[i] = x + " == nil"
+	}
+	return strings.Join(parts, " || ")
+}
+
+// guarded is cond evaluated only when none of nils is None, else false
+// (lpp: an ordering with None is False, and so is equality with a value).
+func guarded(nils []string, cond string) string {
+	if len(nils) == 0 {
+		return cond
+	}
+	return "(" + nonNil(nils) + " && " + cond + ")"
+}
+
+// lppFails records a construct lpp's evaluator fails on (the gate is then
+// false in lpp) that lppctl gives its evident meaning.
+func (env *gateEnv) lppFails(col, span int, what string) {
+	env.lppFalse = append(env.lppFalse, gateErr(col, max(span, 1), "lpp's evaluator fails on it, so in lpp the gate is always false; rewrite it so that both agree",
+		"%s: lppctl translates its evident meaning, but lpp evaluates the gate false", what))
 }
 
 func describeNode(n *gnode) string {
@@ -159,7 +255,14 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		if n.text == "event" {
 			return gout{s: "event", prec: precAtom, typ: tEvent}, nil
 		}
-		t, ok := env.types[n.text]
+		if n.text == "_state" { // the blueprint state the run rests in
+			return gout{s: stateVar, prec: precAtom, typ: tString}, nil // never None
+		}
+		name := n.text
+		if r, ok := env.rename[name]; ok {
+			name = r
+		}
+		t, ok := env.types[name]
 		if !ok {
 			names := make([]string, 0, len(env.types)+1)
 			for k := range env.types {
@@ -169,7 +272,7 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 			return gout{}, gateErr(n.col, n.span, cmp.Or(machine.DidYouMeanHint(n.text, append(names, "event")), "declare it in context_schema.properties"),
 				"unknown name %q: it is not a context property", n.text)
 		}
-		return gout{s: n.text, prec: precAtom, typ: t}, nil
+		return gout{s: name, prec: precAtom, typ: t, nils: []string{name}}, nil
 	case "list":
 		parts := make([]string, len(n.kids))
 		for i, k := range n.kids {
@@ -185,7 +288,12 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		if err != nil {
 			return gout{}, err
 		}
+		// `x is not None and x > 3`: the right side needs no guard of x
+		// (and `x is None or x > 3` none either).
+		saved := env.known
+		env.known = append(slices.Clone(env.known), env.asserted(n.kids[0], n.op == "or")...)
 		r, err := env.cond(n.kids[1])
+		env.known = saved
 		if err != nil {
 			return gout{}, err
 		}
@@ -201,10 +309,11 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		if err != nil {
 			return gout{}, err
 		}
+		env.lppFails(n.col, 1, "unary "+map[bool]string{true: "+", false: "-"}[n.op == "pos"]+" is not in lpp's whitelist")
 		if n.op == "pos" {
 			return x, nil
 		}
-		return gout{s: "-" + x.at(precNeg), prec: precNeg, typ: x.typ}, nil
+		return gout{s: "-" + x.at(precNeg), prec: precNeg, typ: x.typ, nils: x.nils}, nil
 	case "bin":
 		return env.binary(n)
 	case "cmp":
@@ -226,7 +335,8 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		if a.typ == b.typ {
 			typ = a.typ
 		}
-		return gout{s: "(" + c.at(precOr) + " ? " + a.at(precOr) + " : " + b.at(precOr) + ")", prec: precAtom, typ: typ, bool: a.bool && b.bool}, nil
+		return gout{s: "(" + c.at(precOr) + " ? " + a.at(precOr) + " : " + b.at(precOr) + ")", prec: precAtom, typ: typ, bool: a.bool && b.bool,
+			nils: append(slices.Clone(a.nils), b.nils...)}, nil
 	case "attr":
 		return env.attr(n)
 	case "index", "slice":
@@ -329,13 +439,18 @@ func (env *gateEnv) binary(n *gnode) (gout, error) {
 		typ = tAny
 	}
 	prec := arithOps[n.text]
-	switch n.text {
-	case "//":
-		return gout{s: "floor(" + l.s + " / " + r.at(precMul+1) + ")", prec: precAtom, typ: typ}, nil
-	case "**":
-		return gout{s: l.at(precPow+1) + " ** " + r.at(precNeg), prec: precPow, typ: tNumber}, nil
+	nils := append(slices.Clone(l.nils), r.nils...) // None on either side: None
+	switch {
+	case n.text == "//":
+		return gout{s: "floor(" + l.s + " / " + r.at(precMul+1) + ")", prec: precAtom, typ: typ, nils: nils}, nil
+	case n.text == "**":
+		env.lppFails(n.col, 2, "** is not in lpp's whitelist")
+		return gout{s: l.at(precPow+1) + " ** " + r.at(precNeg), prec: precPow, typ: tNumber, nils: nils}, nil
+	case n.text == "%" && typ != tInteger:
+		// Python's % on floats (expr's % takes integers): a - floor(a / b) * b.
+		return gout{s: "(" + l.at(precAdd+1) + " - floor(" + l.s + " / " + r.at(precMul+1) + ") * " + r.at(precMul+1) + ")", prec: precAtom, typ: typ, nils: nils}, nil
 	}
-	return gout{s: l.at(prec) + " " + n.text + " " + r.at(prec+1), prec: prec, typ: typ}, nil
+	return gout{s: l.at(prec) + " " + n.text + " " + r.at(prec+1), prec: prec, typ: typ, nils: nils}, nil
 }
 
 // comparison emits a comparison chain: a < b < c is (a < b) && (b < c).
@@ -346,6 +461,7 @@ func (env *gateEnv) comparison(n *gnode) (gout, error) {
 		if err != nil {
 			return gout{}, err
 		}
+		o.nils = env.unknown(o.nils)
 		ops[i] = o
 	}
 	parts := make([]string, len(n.cmpOp))
@@ -365,30 +481,80 @@ func (env *gateEnv) comparison(n *gnode) (gout, error) {
 
 func compare(op string, l, r gout, ln, rn *gnode, col int) (string, error) {
 	ls, rs := l.at(precCmp+1), r.at(precCmp+1)
+	// Comparing with None: x == nil tests the value (or, for arithmetic,
+	// whether one of its reads is None).
+	noneTest := func(x gout, eq bool) string {
+		if len(x.nils) == 0 || len(x.nils) == 1 && x.nils[0] == x.s {
+			return map[bool]string{true: x.at(precCmp+1) + " == nil", false: x.at(precCmp+1) + " != nil"}[eq]
+		}
+		if eq {
+			return "(" + isNil(x.nils) + ")"
+		}
+		return "(" + nonNil(x.nils) + ")"
+	}
 	switch op {
 	case "is", "is not":
 		if rn.op != "const" && ln.op != "const" {
 			return "", gateErr(col, len(op), "compare values with == or !=",
 				"%q compares identity: only `is None`, `is not None`, `is True` and `is False` are supported", op)
 		}
-		if op == "is" {
-			return ls + " == " + rs, nil
-		}
-		return ls + " != " + rs, nil
+		op = map[string]string{"is": "==", "is not": "!="}[op]
 	case "in", "not in":
 		neg := ""
 		if op == "not in" {
 			neg = "not "
 		}
+		var s string
 		switch r.typ {
 		case tString:
-			return rs + " " + neg + "contains " + ls, nil
+			s = rs + " " + neg + "contains " + ls
 		case tArray, tObject, tEvPay, tAny:
-			return ls + " " + neg + "in " + rs, nil
+			s = ls + " " + neg + "in " + rs
+		default:
+			return "", gateErr(col, len(op), "", "%q needs a string, a list or a dict on its right, and this is %s", op, typeArticle(r.typ))
 		}
-		return "", gateErr(col, len(op), "", "%q needs a string, a list or a dict on its right, and this is %s", op, typeArticle(r.typ))
+		// In lpp, x in None is False and x not in None True; None in a
+		// string fails (false), None in a list is a plain membership.
+		nils := slices.Clone(r.nils)
+		if r.typ == tString {
+			nils = append(nils, l.nils...)
+		}
+		if len(nils) == 0 {
+			return s, nil
+		}
+		if neg == "" {
+			return "(" + nonNil(nils) + " && " + s + ")", nil
+		}
+		return "(" + isNil(nils) + " || " + s + ")", nil
 	}
-	return ls + " " + op + " " + rs, nil
+	switch op {
+	case "==", "!=":
+		eq := op == "=="
+		switch {
+		case l.typ == tNone && r.typ == tNone:
+			return map[bool]string{true: "true", false: "false"}[eq], nil
+		case r.typ == tNone:
+			return noneTest(l, eq), nil
+		case l.typ == tNone:
+			return noneTest(r, eq), nil
+		case len(l.nils) == 0 && len(r.nils) == 0, l.s == "true" || l.s == "false" || r.s == "true" || r.s == "false":
+			return ls + " " + op + " " + rs, nil // expr compares nil with a bool as Python does
+		case len(l.nils) == 0 || len(r.nils) == 0:
+			nils := append(slices.Clone(l.nils), r.nils...)
+			if eq {
+				return guarded(nils, ls+" == "+rs), nil
+			}
+			return "(" + isNil(nils) + " || " + ls + " != " + rs + ")", nil
+		}
+		// both may be None: None == None
+		s := "((" + isNil(l.nils) + ") && (" + isNil(r.nils) + ") || " + nonNil(append(slices.Clone(l.nils), r.nils...)) + " && " + ls + " == " + rs + ")"
+		if !eq {
+			s = "!" + s
+		}
+		return s, nil
+	}
+	// orderings: False when either side is None
+	return guarded(append(slices.Clone(l.nils), r.nils...), ls+" "+op+" "+rs), nil
 }
 
 func (env *gateEnv) attr(n *gnode) (gout, error) {
@@ -411,12 +577,24 @@ func (env *gateEnv) attr(n *gnode) (gout, error) {
 		return gout{}, gateErr(col, len([]rune(n.text)), "read event.payload or event.name", "event has no field %q", n.text)
 	case tEvPay:
 		if identRE.MatchString(n.text) && !reservedName(n.text) {
-			return gout{s: base.s + "." + n.text, prec: precAtom, typ: tAny}, nil
+			return gout{s: base.s + "." + n.text, prec: precAtom, typ: tAny, nils: []string{base.s + "." + n.text}}, nil
 		}
-		return gout{s: base.s + "[" + strconv.Quote(n.text) + "]", prec: precAtom, typ: tAny}, nil
+		x := base.s + "[" + strconv.Quote(n.text) + "]"
+		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}}, nil
+	}
+	switch base.typ {
+	case tObject, tAny, tNone:
+		// lpp: a dict's key (None when missing), None on None.
+		var x string
+		if identRE.MatchString(n.text) && !reservedName(n.text) {
+			x = base.at(precAtom) + "?." + n.text
+		} else {
+			x = base.at(precAtom) + "?.[" + strconv.Quote(n.text) + "]"
+		}
+		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}}, nil
 	}
 	return gout{}, gateErr(col, len([]rune(n.text)), fmt.Sprintf("read a key with x['%s'] or x.get('%s')", n.text, n.text),
-		"attribute access (.%s) is not supported in a gate", n.text)
+		"attribute access (.%s) is not supported on %s: lpp evaluates it false as well", n.text, typeArticle(base.typ))
 }
 
 func (env *gateEnv) subscript(n *gnode) (gout, error) {
@@ -429,6 +607,7 @@ func (env *gateEnv) subscript(n *gnode) (gout, error) {
 		typ = tString
 	}
 	if n.op == "slice" {
+		env.lppFails(n.opCol[0], 1, "a slice is not in lpp's whitelist")
 		if base.typ != tString && base.typ != tArray && base.typ != tAny {
 			return gout{}, gateErr(n.opCol[0], 1, "", "only a string or a list can be sliced, and this is %s", typeArticle(base.typ))
 		}
@@ -459,7 +638,22 @@ func (env *gateEnv) subscript(n *gnode) (gout, error) {
 	if idx.typ == tNone {
 		return gout{}, gateErr(n.kids[1].col, n.kids[1].span, "", "None is not a valid index")
 	}
-	return gout{s: base.at(precAtom) + "[" + idx.s + "]", prec: precAtom, typ: typ}, nil
+	var x string
+	switch base.typ {
+	case tString:
+		env.lppFails(n.opCol[0], 1, "lpp cannot index a string")
+		x = base.at(precAtom) + "[" + idx.s + "]"
+		return gout{s: x, prec: precAtom, typ: typ, nils: base.nils}, nil
+	case tArray:
+		x = "get(" + base.s + ", " + idx.s + ")" // None out of range, and on None
+	default: // a dict's key, None when missing, None on None
+		if k := n.kids[1]; k.op == "str" && identRE.MatchString(k.text) && !reservedName(k.text) {
+			x = base.at(precAtom) + "?." + k.text
+		} else {
+			x = base.at(precAtom) + "?.[" + idx.s + "]"
+		}
+	}
+	return gout{s: x, prec: precAtom, typ: typ, nils: []string{x}}, nil
 }
 
 // functions maps the Python builtins a gate may call to expr's, with their
@@ -476,6 +670,10 @@ var functions = map[string]struct {
 	"str":   {"string", tString, 1},
 	"int":   {"int", tInteger, 1},
 	"float": {"float", tNumber, 1},
+	"sum":   {"sum", tNumber, 1},
+	"round": {"round", tNumber, 1},
+	"any":   {"any", tBool, 1},
+	"all":   {"all", tBool, 1},
 }
 
 func (env *gateEnv) call(n *gnode) (gout, error) {
@@ -499,6 +697,7 @@ func (env *gateEnv) call(n *gnode) (gout, error) {
 	}
 	parts := make([]string, len(args))
 	typ := f.typ
+	var nils []string
 	for i, a := range args {
 		o, err := env.valueOf(a)
 		if err != nil {
@@ -511,8 +710,13 @@ func (env *gateEnv) call(n *gnode) (gout, error) {
 			typ = tInteger
 		}
 		parts[i] = o.s
+		nils = append(nils, o.nils...) // lpp fails on None: the comparison is false
 	}
-	return gout{s: f.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: typ}, nil
+	switch fn.text {
+	case "any", "all":
+		return gout{s: f.expr + "(" + parts[0] + " ?? [], " + pyTruthy("#") + ")", prec: precAtom, typ: tBool, bool: true}, nil
+	}
+	return gout{s: f.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: typ, nils: nils}, nil
 }
 
 func plural(n int, w string) string {
@@ -551,6 +755,7 @@ func (env *gateEnv) method(n *gnode) (gout, error) {
 	}
 	args := n.kids[1:]
 	col := n.opCol[0] - len([]rune(n.text))
+	env.lppFails(col, len([]rune(n.text)), "a method call ("+n.text+"()) is not in lpp's whitelist")
 	if n.text == "get" {
 		return env.get(recv, args, n, col)
 	}
@@ -575,7 +780,11 @@ func (env *gateEnv) method(n *gnode) (gout, error) {
 		}
 		parts = append(parts, o.s)
 	}
-	return gout{s: m.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: m.typ, bool: m.typ == tBool}, nil
+	x := m.expr + "(" + strings.Join(parts, ", ") + ")"
+	if m.typ == tBool {
+		return gout{s: guarded(recv.nils, x), prec: precAtom, typ: tBool, bool: true}, nil
+	}
+	return gout{s: x, prec: precAtom, typ: m.typ, nils: recv.nils}, nil
 }
 
 // get translates d.get(k) to d?.k (nil when the key is missing or d is
@@ -599,7 +808,7 @@ func (env *gateEnv) get(recv gout, args []*gnode, n *gnode, col int) (gout, erro
 		s = recv.at(precAtom) + "?.[" + key.s + "]"
 	}
 	if len(args) == 1 {
-		return gout{s: s, prec: precAtom, typ: tAny}, nil
+		return gout{s: s, prec: precAtom, typ: tAny, nils: []string{s}}, nil
 	}
 	def, err := env.valueOf(args[1])
 	if err != nil {

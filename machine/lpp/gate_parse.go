@@ -576,6 +576,34 @@ func (p *parser) list(close string) ([]*gnode, error) {
 	return out, nil
 }
 
+// dictAhead reports whether the braces just opened hold a dict ({} or
+// {k: v}), not a set: a ":" at their own depth, or nothing.
+func (p *parser) dictAhead() bool {
+	depth := 0
+	for i := p.i; i < len(p.toks); i++ {
+		t := p.toks[i]
+		if t.kind != tOp {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]":
+			depth--
+		case "}":
+			if depth == 0 {
+				return i == p.i
+			}
+			depth--
+		case ":":
+			if depth == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (p *parser) atom() (*gnode, error) {
 	t := p.next()
 	switch t.kind {
@@ -616,7 +644,14 @@ func (p *parser) atom() (*gnode, error) {
 			}
 			return &gnode{op: "list", col: t.col, span: 1, kids: items}, nil
 		case "{":
-			return nil, gateErr(t.col, 1, "compare the values one by one, or use a compute gate", "dict and set literals are not supported in a gate")
+			if p.dictAhead() {
+				return nil, gateErr(t.col, 1, "compare the values one by one, or use a compute gate", "dict literals are not supported in a gate (lpp evaluates the gate false as well)")
+			}
+			items, err := p.list("}")
+			if err != nil {
+				return nil, err
+			}
+			return &gnode{op: "list", col: t.col, span: 1, kids: items}, nil // a set: membership as in a list
 		}
 	}
 	return nil, p.unexpected(t, "a value")

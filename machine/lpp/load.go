@@ -80,6 +80,10 @@ type decoder struct {
 	// gates or actions, valid or not: a reference to an invalid one is not
 	// reported again (its declaration's error says what is wrong).
 	declared map[string]bool
+	// states, props and events map the blueprint's names to internal ones
+	// (see load_names.go).
+	stateNames, props, events map[string]string
+	badInput                  *machine.Pos // where kvs records a non-string input_map value
 }
 
 func (d *decoder) errorf(p machine.Pos, span int, hint, format string, args ...any) {
@@ -184,7 +188,7 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	bp.ID = d.optString(root, "id")
 	bp.Name = d.optString(root, "name")
 	bp.Version = d.optString(root, "version")
-	bp.Description = d.optString(root, "description")
+	bp.Description = d.description(root)
 	if v := root.get("display"); v != nil {
 		bp.Display = string(d.src[v.off:v.end])
 	}
@@ -196,16 +200,16 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	} else if d.want(m.val, kObject, "states") {
 		d.states(m.val, bp)
 	}
+	if v := root.get("terminal_states"); v != nil {
+		d.terminals(v, bp)
+	}
 	if m := root.member("entry_state"); m == nil {
 		d.errorf(root.pos, 1, `add "entry_state": "STATE"`, "missing \"entry_state\": the state a run starts in")
 	} else if d.want(m.val, kString, "entry_state") {
-		bp.Entry, bp.EntryPos = m.val.str, m.val.pos
+		bp.Entry, bp.EntryPos = d.stateID(m.val.str), m.val.pos
 		if bp.State(bp.Entry) == nil && len(bp.States) > 0 {
-			d.errorf(m.val.pos, len([]rune(bp.Entry))+2, d.stateHint(bp, bp.Entry), "entry_state %q is not a state", bp.Entry)
+			d.errorf(m.val.pos, len([]rune(m.val.str))+2, d.stateHint(bp, m.val.str), "entry_state %q is not a state (lpp's loader refuses it too)", m.val.str)
 		}
-	}
-	if v := root.get("terminal_states"); v != nil {
-		d.terminals(v, bp)
 	}
 	if v := root.get("gates"); v != nil && d.want(v, kObject, "gates") {
 		d.gates(v, bp)
@@ -218,6 +222,9 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	} else if d.want(m.val, kArray, "transitions") {
 		d.transitions(m.val, bp)
 	}
+	d.unusedRules(bp)
+	d.implicitProperties(root, bp)
+	d.renameRefs(bp)
 	d.translateGates(bp)
 	d.checkGraph(bp)
 }
@@ -296,15 +303,10 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 	d.duplicates(props, "context_schema.properties")
 	for _, m := range props.members {
 		what := fmt.Sprintf("property %q", m.key)
-		if !identRE.MatchString(m.key) {
-			d.errorf(m.keyPos, len([]rune(m.key))+2, "use letters, digits and underscores, starting with a letter", "property name %q is not an identifier", m.key)
-			continue
+		if bp.Property(d.propID(m.key)) != nil {
+			continue // reported as a duplicate
 		}
-		if reservedName(m.key) {
-			d.errorf(m.keyPos, len([]rune(m.key))+2, "rename it, e.g. "+m.key+"_value", "property name %q is reserved in lppctl expressions", m.key)
-			continue
-		}
-		p := &Property{Name: m.key, Pos: m.keyPos, TypePos: m.keyPos}
+		p := &Property{Name: d.newPropID(bp, m.key), Pos: m.keyPos, TypePos: m.keyPos}
 		if !d.want(m.val, kObject, what) {
 			continue
 		}
@@ -386,17 +388,21 @@ func typeArticle(t string) string {
 func (d *decoder) states(n *node, bp *Blueprint) {
 	d.duplicates(n, "states")
 	for _, m := range n.members {
-		if !identRE.MatchString(m.key) {
-			d.errorf(m.keyPos, len([]rune(m.key))+2, "use letters, digits and underscores, starting with a letter (lppctl state names are identifiers)", "state id %q is not an identifier", m.key)
-			continue
-		}
-		if bp.State(m.key) != nil {
+		if bp.State(d.stateID(m.key)) != nil {
 			continue // reported as a duplicate
 		}
-		st := &State{ID: m.key, Pos: m.keyPos}
+		st := &State{ID: d.newStateID(bp, m.key), Pos: m.keyPos}
 		if m.val.kind == kObject {
-			d.unknownKeys(m.val, fmt.Sprintf("state %q", m.key), "description")
+			what := fmt.Sprintf("state %q", m.key)
+			d.unknownKeys(m.val, what, "description", "name", "on_enter", "on_exit", "metadata")
 			st.Description = d.optString(m.val, "description")
+			st.Name = d.optString(m.val, "name")
+			for _, k := range []string{"on_enter", "on_exit"} {
+				if v := m.val.member(k); v != nil && !(v.val.kind == kArray && len(v.val.items) == 0) && v.val.kind != kNull {
+					d.warnf(v.keyPos, len(k)+2, "run the actions on the transitions that enter or leave the state instead",
+						"%s of %s is not run: lpp's runtimes never run it either", k, what)
+				}
+			}
 		} else if m.val.kind != kNull {
 			d.errorf(m.val.pos, 1, `write {"description": "..."}`, "state %q must be an object, not %s", m.key, m.val.describe())
 		}
@@ -408,13 +414,21 @@ func (d *decoder) states(n *node, bp *Blueprint) {
 }
 
 func (d *decoder) terminals(n *node, bp *Blueprint) {
-	add := func(id string, p machine.Pos) *Terminal {
-		if bp.State(id) == nil && len(bp.States) > 0 {
-			d.errorf(p, len([]rune(id))+2, d.stateHint(bp, id), "terminal state %q is not a state", id)
-			return nil
+	v01 := strings.HasPrefix(bp.Schema, "lpp/v0.1")
+	add := func(orig string, p machine.Pos) *Terminal {
+		id := d.stateID(orig)
+		if bp.State(id) == nil {
+			if v01 || n.kind == kArray {
+				// v0.1.x: lpp's loader refuses "Terminal state 'X' not defined".
+				d.errorf(p, len([]rune(orig))+2, d.stateHint(bp, orig), "terminal state %q is not a state (lpp's loader refuses it too in a %s blueprint)", orig, bp.Schema)
+				return nil
+			}
+			// v0.2.0: a terminal state needs no entry in states.
+			id = d.newStateID(bp, orig)
+			bp.States = append(bp.States, &State{ID: id, Pos: p, TerminalOnly: true})
 		}
 		if bp.Terminal(id) != nil {
-			d.errorf(p, len([]rune(id))+2, "remove one of them", "terminal state %q is listed twice", id)
+			d.errorf(p, len([]rune(orig))+2, "remove one of them", "terminal state %q is listed twice", orig)
 			return nil
 		}
 		t := &Terminal{ID: id, Pos: p}
@@ -510,7 +524,7 @@ const maxName = 256
 
 // nameFields are the string values that name something (and may become a
 // YAML key in a translation).
-var nameFields = []string{"id", "value_from", "from", "to", "on_event", "event", "target", "entry_state", "compute_unit"}
+var nameFields = []string{"id", "value_from", "from", "to", "on_event", "event", "target", "entry_state"}
 
 // longNames reports every name longer than maxName, outside the parts
 // kept as written (display, unknown top-level keys).

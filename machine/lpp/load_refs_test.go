@@ -10,7 +10,7 @@ import (
 func TestInvalidGateIsNotReportedAgainByItsTransitions(t *testing.T) {
 	src := `{"$schema": "lpp/v0.2.0", "id": "g",
   "context_schema": {"properties": {"x": {"type": "string"}}},
-  "gates": {"g": {"expression": "x is None"}},
+  "gates": {"g": {"type": "bogus", "expression": "x is None"}},
   "actions": {"a1": {"target": "x", "value": "y"}},
   "states": {"a": {}, "b": {}}, "entry_state": "a", "terminal_states": {"b": {}},
   "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g", "nope"], "actions": ["a1"]}]}`
@@ -20,8 +20,7 @@ func TestInvalidGateIsNotReportedAgainByItsTransitions(t *testing.T) {
 		got = append(got, d.Msg)
 	}
 	want := []string{
-		`gate "g" has no "type"`,
-		`action "a1" has no "type"`,
+		`unknown type "bogus" of gate "g"`,
 		`gates of transition "t" names "nope", which is not declared in gates`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

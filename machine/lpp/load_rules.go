@@ -25,14 +25,17 @@ func (d *decoder) gates(n *node, bp *Blueprint) {
 		}
 		g := &Gate{ID: m.key, Pos: m.keyPos}
 		d.unknownKeys(m.val, what, "type", "expression", "compute_unit", "description")
-		typ, tn := d.reqString(m.val, "type", what, `"type": "expression" or "compute"`)
+		typ, tn := GateExpression, (*node)(nil) // lpp's loader: a missing type is an expression
+		if m.val.get("type") != nil {
+			typ, tn = d.reqString(m.val, "type", what, `"type": "expression" or "compute"`)
+		}
 		switch typ {
 		case GateExpression:
 			g.Type = typ
 			g.Expression, g.exprNode = d.reqString(m.val, "expression", what, `add "expression": "x is not None"`)
 		case GateCompute:
 			g.Type = typ
-			g.ComputeUnit = d.unit(m.val, what)
+			g.ComputeUnit, _ = d.unit(m.val, what)
 		case "":
 			continue
 		default:
@@ -44,14 +47,34 @@ func (d *decoder) gates(n *node, bp *Blueprint) {
 	}
 }
 
-// unit reads and checks a compute_unit member.
-func (d *decoder) unit(obj *node, what string) string {
-	u, un := d.reqString(obj, "compute_unit", what, `add "compute_unit": "namespace:operation"`)
-	if un != nil && !unitRE.MatchString(u) {
-		d.errorf(un.pos, len([]rune(u))+2, `write it as "namespace:operation", e.g. "pricing:quote"`, "compute_unit %q of %s is not of the form namespace:operation", u, what)
-		return ""
+// unit reads a compute_unit member. lpp splits it at ":" and runs only a
+// text of exactly two parts (any characters after the colon:
+// "impl:json.load"); any other text, or no compute_unit (some blueprints
+// write "unit"), makes lpp skip the action: skipped is then true, with a
+// warning.
+func (d *decoder) unit(obj *node, what string) (unit string, skipped bool) {
+	un := obj.get("compute_unit")
+	if un == nil || un.kind != kString {
+		p, hint := obj.pos, `add "compute_unit": "namespace:operation"`
+		if m := obj.member("unit"); m != nil {
+			p, hint = m.keyPos, `rename "unit" to "compute_unit"`
+		} else if un != nil {
+			p = un.pos
+		}
+		d.warnf(p, 1, hint, "%s has no compute_unit: lpp skips it, and lppctl runs it as a no-op", what)
+		return "", true
 	}
-	return u
+	u := un.str
+	if strings.Count(u, ":") != 1 {
+		d.warnf(un.pos, 1, `write it as "namespace:operation", e.g. "pricing:quote"`,
+			"compute_unit of %s is not namespace:operation (one colon): lpp skips it, and lppctl runs it as a no-op", what)
+		return "", true
+	}
+	if l := len([]rune(u)); l > maxName {
+		d.errorf(un.pos, 1, "shorten it", "compute_unit is %d characters long: lppctl takes names of at most %d characters", l, maxName)
+		return "", false
+	}
+	return u, false
 }
 
 // kvs reads an object of strings, in file order.
@@ -67,8 +90,19 @@ func (d *decoder) kvs(obj *node, key, what string) []KV {
 	var out []KV
 	for _, m := range v.members {
 		if m.val.kind != kString {
+			if key == "input_map" && d.badInput != nil {
+				*d.badInput = m.val.pos
+				d.warnf(m.val.pos, 1, "write the name of a context property or event.payload.NAME",
+					"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); lppctl passes the value", what, m.key, m.val.describe())
+				out = append(out, KV{Key: m.key, Value: literalRef + string(d.src[m.val.off:m.val.end])})
+				continue
+			}
 			d.errorf(m.val.pos, 1, "", "%s of %s must map names to strings, and %q is %s", key, what, m.key, m.val.describe())
 			continue
+		}
+		if key == "input_map" && quotedLiteral(m.val.str) {
+			d.warnf(m.val.pos, len([]rune(m.val.str))+2, "lpp looks a quoted text up as a key: pass the value in a property",
+				"input_map of %s passes %s, which lpp reads as a name: the unit receives None (lppctl passes nil)", what, m.val.str)
 		}
 		out = append(out, KV{Key: m.key, Value: m.val.str})
 	}
@@ -87,42 +121,35 @@ func (d *decoder) actions(n *node, bp *Blueprint) {
 			continue
 		}
 		a := &Action{ID: m.key, Pos: m.keyPos}
-		typ, tn := d.reqString(m.val, "type", what, `"type": "set", "compute" or "emit"`)
+		typ, tn := ActionSet, (*node)(nil) // lpp's loader: a missing type is a set
+		if m.val.get("type") != nil {
+			typ, tn = d.reqString(m.val, "type", what, `"type": "set", "compute" or "emit"`)
+		}
 		switch typ {
 		case ActionSet:
 			d.unknownKeys(m.val, what, "type", "target", "value", "value_from", "description")
 			d.setAction(m.val, a, bp, what)
 		case ActionCompute:
-			d.unknownKeys(m.val, what, "type", "compute_unit", "input_map", "output_map", "description")
-			a.ComputeUnit = d.unit(m.val, what)
+			d.unknownKeys(m.val, what, "type", "compute_unit", "unit", "input_map", "output_map", "description")
+			a.ComputeUnit, a.Skipped = d.unit(m.val, what)
+			d.badInput = &a.BadInput
 			a.InputMap = d.kvs(m.val, "input_map", what)
+			d.badInput = nil
 			a.OutputMap = d.kvs(m.val, "output_map", what)
-			om := m.val.get("output_map")
-			for _, kv := range a.OutputMap {
-				if bp.Property(kv.Key) == nil {
-					d.errorf(om.member(kv.Key).keyPos, len([]rune(kv.Key))+2, d.propHint(bp, kv.Key), "output_map of %s writes %q, which is not a context property", what, kv.Key)
-				}
-			}
-			im := m.val.get("input_map")
-			for _, kv := range a.InputMap {
-				if p := im.get(kv.Key); !d.readable(bp, kv.Value) {
-					d.errorf(p.pos, len([]rune(kv.Value))+2, d.propHint(bp, kv.Value), "input_map of %s reads %q, which is neither a context property nor event.payload.NAME", what, kv.Value)
-				}
-			}
 		case ActionEmit:
 			d.unknownKeys(m.val, what, "type", "event", "payload_map", "description")
 			var en *node
 			a.Event, en = d.reqString(m.val, "event", what, `add "event": "NAME"`)
-			if en != nil && !identRE.MatchString(a.Event) {
-				d.errorf(en.pos, len([]rune(a.Event))+2, "use letters, digits and underscores (lppctl event names are identifiers)", "event name %q of %s is not an identifier", a.Event, what)
+			if en != nil {
+				a.Event = d.eventID(bp, a.Event)
 			}
 			a.PayloadMap = d.kvs(m.val, "payload_map", what)
 		case "":
 			continue
 		default:
-			d.errorf(tn.pos, len([]rune(typ))+2, cmp.Or(machine.DidYouMeanHint(typ, []string{ActionSet, ActionCompute, ActionEmit}), `use "set", "compute" or "emit"`),
-				"unknown type %q of %s", typ, what)
-			continue
+			// lpp's loader refuses it, its compiler skips it: refused when
+			// a transition uses it (transitions), else a warning.
+			a.Unknown, a.TypePos = true, tn.pos
 		}
 		a.Type = typ
 		bp.Actions = append(bp.Actions, a)
@@ -130,18 +157,15 @@ func (d *decoder) actions(n *node, bp *Blueprint) {
 }
 
 func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
-	target, tn := d.reqString(obj, "target", what, `add "target": "PROPERTY"`)
+	target, _ := d.reqString(obj, "target", what, `add "target": "PROPERTY"`)
 	a.Target = target
-	if tn != nil && bp.Property(target) == nil {
-		d.errorf(tn.pos, len([]rune(target))+2, d.propHint(bp, target), "target %q of %s is not a context property", target, what)
-	}
 	v, vf := obj.get("value"), obj.get("value_from")
 	switch {
 	case v != nil && vf != nil:
 		d.errorf(vf.pos, 1, "keep one of them", "%s has both value and value_from", what)
 	case v != nil:
 		a.Value, a.HasValue = v.value(), true
-		if p := bp.Property(target); p != nil && v.kind != kNull && !typeAccepts(p.Type, v) {
+		if p := bp.Property(d.propID(target)); p != nil && v.kind != kNull && !typeAccepts(p.Type, v) {
 			d.errorf(v.pos, 1, "", "value of %s must be %s (the type of %q), not %s", what, typeArticle(p.Type), target, v.describe())
 		}
 	case vf != nil:
@@ -150,9 +174,6 @@ func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
 			return
 		}
 		a.ValueFrom = vf.str
-		if !d.readable(bp, vf.str) {
-			d.errorf(vf.pos, len([]rune(vf.str))+2, d.propHint(bp, vf.str), "value_from of %s reads %q, which is neither a context property nor event.payload.NAME", what, vf.str)
-		}
 	default:
 		d.errorf(obj.pos, 1, `add "value": LITERAL or "value_from": "event.payload.NAME"`, "%s has neither value nor value_from", what)
 	}
@@ -180,7 +201,7 @@ func (d *decoder) propHint(bp *Blueprint, name string) string {
 	return cmp.Or(machine.DidYouMeanHint(name, names), "declare it in context_schema.properties, or read event.payload.NAME")
 }
 
-var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions", "description"}
+var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions", "description", "guard", "gate"}
 
 func (d *decoder) transitions(n *node, bp *Blueprint) {
 	ids := map[string]bool{}
@@ -190,8 +211,10 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 			continue
 		}
 		d.duplicates(it, what)
-		t := &Transition{Pos: it.pos}
-		if id, idn := d.reqString(it, "id", what, `add "id": "t`+fmt.Sprint(i+1)+`"`); idn != nil {
+		t := &Transition{Pos: it.pos, ID: fmt.Sprintf("transition_%d", i)} // lpp's loader's default id
+		if it.get("id") == nil {
+			// lpp's loader names it transition_N
+		} else if id, idn := d.reqString(it, "id", what, `add "id": "t`+fmt.Sprint(i+1)+`"`); idn != nil {
 			t.ID = id
 			what = fmt.Sprintf("transition %q", id)
 			if ids[id] {
@@ -200,26 +223,46 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 			ids[id] = true
 		}
 		d.unknownKeys(it, what, transitionKeys...)
+		for _, k := range []string{"guard", "gate"} {
+			if m := it.member(k); m != nil {
+				d.warnf(m.keyPos, len(k)+2, `name its gates in "gates": [...]`,
+					"%q of %s is ignored: lpp reads only \"gates\", so the transition is unguarded (in lppctl too)", k, what)
+			}
+		}
 		if from, fn := d.reqString(it, "from", what, `add "from": "STATE" (or "*" for every state)`); fn != nil {
 			t.From, t.FromPos = from, fn.pos
-			if from != Any && bp.State(from) == nil && len(bp.States) > 0 {
-				d.errorf(fn.pos, len([]rune(from))+2, d.stateHint(bp, from), "%s starts in %q, which is not a state", what, from)
+			if from != Any {
+				t.From = d.stateID(from)
+			}
+			if from != Any && bp.State(t.From) == nil && len(bp.States) > 0 {
+				d.errorf(fn.pos, len([]rune(from))+2, d.stateHint(bp, from), "%s starts in %q, which is not a state (lpp's loader refuses it too)", what, from)
 			}
 		}
 		if to, tn := d.reqString(it, "to", what, `add "to": "STATE"`); tn != nil {
-			t.To, t.ToPos = to, tn.pos
-			if bp.State(to) == nil && len(bp.States) > 0 {
-				d.errorf(tn.pos, len([]rune(to))+2, d.stateHint(bp, to), "%s goes to %q, which is not a state", what, to)
+			t.To, t.ToPos = d.stateID(to), tn.pos
+			if bp.State(t.To) == nil && len(bp.States) > 0 {
+				d.errorf(tn.pos, len([]rune(to))+2, d.stateHint(bp, to), "%s goes to %q, which is not a state (lpp's loader refuses it too)", what, to)
 			}
 		}
 		if ev, en := d.reqString(it, "on_event", what, `add "on_event": "EVENT"`); en != nil {
-			t.Event, t.EventPos = ev, en.pos
-			if !identRE.MatchString(ev) {
-				d.errorf(en.pos, len([]rune(ev))+2, "use letters, digits and underscores (lppctl event names are identifiers)", "event name %q of %s is not an identifier", ev, what)
-			}
+			t.Event, t.EventPos = d.eventID(bp, ev), en.pos
 		}
 		t.Gates = d.refs(it, "gates", what, func(id string) bool { return bp.Gate(id) != nil }, gateIDs(bp))
 		t.Actions = d.refs(it, "actions", what, func(id string) bool { return bp.Action(id) != nil }, actionIDs(bp))
+		for _, id := range t.Gates {
+			bp.Gate(id).Used = true
+		}
+		if acts := it.get("actions"); acts != nil {
+			for _, id := range t.Actions {
+				a := bp.Action(id)
+				p := acts.items[slices.IndexFunc(acts.items, func(n *node) bool { return n.kind == kString && n.str == id })].pos
+				switch {
+				case a.Unknown:
+					d.errorf(p, len([]rune(id))+2, `use "set", "compute" or "emit"`,
+						"%s runs action %q of unknown type %q: lpp's loader refuses it too", what, id, a.Type)
+				}
+			}
+		}
 		bp.Transitions = append(bp.Transitions, t)
 	}
 }
@@ -276,23 +319,65 @@ func actionIDs(bp *Blueprint) []string {
 	return out
 }
 
+// unusedRules warns about actions of unknown types no transition runs
+// (lpp's loader refuses them; its compiler skips them).
+func (d *decoder) unusedRules(bp *Blueprint) {
+	run := map[string]bool{}
+	for _, t := range bp.Transitions {
+		for _, id := range t.Actions {
+			run[id] = true
+		}
+	}
+	for _, a := range bp.Actions {
+		if a.Unknown && !run[a.ID] {
+			d.warnf(a.TypePos, len([]rune(a.Type))+2, `use "set", "compute" or "emit"`,
+				"unknown type %q of action %q: lpp's loader refuses it; no transition runs it", a.Type, a.ID)
+		}
+	}
+}
+
 // translateGates translates every expression gate, reporting refusals at
 // their column inside the expression.
 func (d *decoder) translateGates(bp *Blueprint) {
-	types := propertyTypesOf(bp)
 	for _, g := range bp.Gates {
 		if g.Type != GateExpression || g.exprNode == nil {
 			continue
 		}
-		out, err := TranslateGate(g.Expression, types)
+		env := gateEnvOf(bp, "event.payload", "")
+		out, err := translateGate(g.Expression, env)
 		if err != nil {
 			ge := err.(*GateError)
 			p := g.exprNode.colOf(ge.Col - 1)
+			if !g.Used { // never evaluated for a transition (display rules, or nothing): kept as written
+				d.warnf(p, ge.Span, "no transition uses the gate: it is kept as written",
+					"gate %q does not translate (column %d of its expression: %s); no transition uses it", g.ID, ge.Col, ge.Msg)
+				continue
+			}
 			d.errorf(p, ge.Span, ge.Hint, "cannot translate gate %q (column %d of its expression): %s", g.ID, ge.Col, ge.Msg)
 			continue
 		}
+		for _, w := range env.lppFalse {
+			if g.Used {
+				d.warnf(g.exprNode.colOf(w.Col-1), w.Span, w.Hint, "gate %q (column %d of its expression): %s", g.ID, w.Col, w.Msg)
+			}
+		}
 		g.Expr = out
 	}
+}
+
+// gateEnvOf is the translation context of a blueprint's gates: its
+// properties' types, their internal names, `_state`.
+func gateEnvOf(bp *Blueprint, payload, eventName string) *gateEnv {
+	env := &gateEnv{types: propertyTypesOf(bp), payload: payload, eventName: eventName}
+	for orig, n := range bp.propNames {
+		if orig != n {
+			if env.rename == nil {
+				env.rename = map[string]string{}
+			}
+			env.rename[orig] = n
+		}
+	}
+	return env
 }
 
 // propertyTypesOf maps each property to its L++ type, for the translator.

@@ -31,6 +31,10 @@ type Mapping struct {
 	Units map[string]Unit
 	Start []string // events the run fires once at its start (the first the entry state accepts)
 	Auto  []string // events the run fires on entering a state (the first the state accepts)
+	// Unmapped lets Translate write a unit the mapping does not place as
+	// a no-op (validate, check, import, export: the mapping is needed
+	// only to run); CheckUnits names them.
+	Unmapped bool
 }
 
 // Unit is where a compute unit lives: a script (a path as script.run takes

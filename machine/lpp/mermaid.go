@@ -28,7 +28,7 @@ func Mermaid(bp *Blueprint) string {
 		taken[s.ID] = machine.MermaidID(s.ID)
 	}
 	for i, s := range bp.States {
-		if machine.MermaidID(s.ID) && s.ID != anyID {
+		if machine.MermaidID(s.ID) && s.ID != anyID && bp.Spelling(s.ID) == s.ID {
 			ids[s.ID] = s.ID
 			continue
 		}
@@ -38,7 +38,7 @@ func Mermaid(bp *Blueprint) string {
 		}
 		taken[id] = true
 		ids[s.ID] = id
-		fmt.Fprintf(&b, "    state \"%s\" as %s\n", strings.ReplaceAll(machine.MermaidText(s.ID), `"`, "'"), id)
+		fmt.Fprintf(&b, "    state \"%s\" as %s\n", strings.ReplaceAll(machine.MermaidText(bp.Spelling(s.ID)), `"`, "'"), id)
 	}
 	hasAny := false
 	for _, t := range bp.Transitions {
@@ -93,7 +93,7 @@ func Mermaid(bp *Blueprint) string {
 // edgeLabel is `ID: EVENT [gate and gate] / action, action` with each
 // gate's full expression (a compute gate as `compute ns:op`).
 func edgeLabel(bp *Blueprint, t *Transition) string {
-	l := t.ID + ": " + t.Event
+	l := t.ID + ": " + bp.Spelling(t.Event)
 	var guards []string
 	for _, id := range t.Gates {
 		g := bp.Gate(id)

@@ -300,7 +300,57 @@ func truthTest(b *ast.BinaryNode) (ast.Node, bool) {
 	return nil, false
 }
 
+// nilGuards returns the operands E of a chain of `E != nil` joined by op
+// (&&), or of `E == nil` (||): the guards the import writes before a
+// comparison so that None compares as in lpp.
+func nilGuards(n ast.Node, op, cmp string) []ast.Node {
+	b, ok := n.(*ast.BinaryNode)
+	if !ok {
+		return nil
+	}
+	if b.Operator == cmp {
+		if _, isNil := b.Right.(*ast.NilNode); isNil {
+			return []ast.Node{b.Left}
+		}
+		return nil
+	}
+	if b.Operator != op {
+		return nil
+	}
+	l, r := nilGuards(b.Left, op, cmp), nilGuards(b.Right, op, cmp)
+	if l == nil || r == nil {
+		return nil
+	}
+	return append(l, r...)
+}
+
+// guardedBy reports whether every guarded operand is read by rest (the
+// guard then only says what lpp says of None: the comparison is false).
+func guardedBy(guards []ast.Node, rest ast.Node) bool {
+	if len(guards) == 0 {
+		return false
+	}
+	r := rest.String()
+	for _, g := range guards {
+		if !strings.Contains(r, g.String()) {
+			return false
+		}
+	}
+	if rb, ok := rest.(*ast.BinaryNode); ok && (rb.Operator == "==" || rb.Operator == "!=") {
+		if _, isNil := rb.Right.(*ast.NilNode); isNil {
+			return false
+		}
+	}
+	return true
+}
+
 func printBinary(b *ast.BinaryNode) (pyExpr, error) {
+	if (b.Operator == "&&" || b.Operator == "and") && guardedBy(nilGuards(b.Left, b.Operator, "!="), b.Right) {
+		return printPy(b.Right)
+	}
+	if (b.Operator == "||" || b.Operator == "or") && guardedBy(nilGuards(b.Left, b.Operator, "=="), b.Right) {
+		return printPy(b.Right)
+	}
 	if x, ok := truthTest(b); ok {
 		p, err := printPy(x)
 		return pyExpr{p.s, p.prec}, err
@@ -353,6 +403,17 @@ func unchain(n ast.Node) ast.Node {
 }
 
 func printBuiltin(x *ast.BuiltinNode) (pyExpr, error) {
+	if x.Name == "get" && len(x.Arguments) == 2 { // the import's list index: None out of range
+		l, err := printPy(x.Arguments[0])
+		if err != nil {
+			return pyExpr{}, err
+		}
+		i, err := printPy(x.Arguments[1])
+		if err != nil {
+			return pyExpr{}, err
+		}
+		return pyExpr{l.at(pyAtom) + "[" + i.s + "]", pyAtom}, nil
+	}
 	if _, ok := pyBuiltins[x.Name]; !ok && pyMethods[x.Name] == "" && x.Name != "floor" {
 		return pyExpr{}, pyErr(x, "%s()", x.Name)
 	}

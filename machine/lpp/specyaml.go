@@ -34,6 +34,23 @@ type meta struct {
 	// driver fires, and the ids of their gates and actions. What they do
 	// (targets, guards, sets, steps) is read from the spec by FromSpec.
 	Transitions []transMeta `json:"transitions,omitempty"`
+	// GateText keeps each used expression gate as written and as
+	// translated: FromSpec writes the blueprint's own text back when the
+	// spec's guard still holds that translation.
+	GateText []gateTextMeta `json:"gate_text,omitempty"`
+	// Names maps the internal names of states, events and properties the
+	// blueprint spells otherwise to its spelling; Implicit lists the
+	// properties it uses without declaring; TermOnly the terminal states
+	// it lists only under terminal_states.
+	Names    map[string]string `json:"names,omitempty"`
+	Implicit []string          `json:"implicit,omitempty"`
+	TermOnly []string          `json:"terminal_only,omitempty"`
+}
+
+type gateTextMeta struct {
+	ID   string `json:"id"`
+	Src  string `json:"src"`
+	Expr string `json:"expr"`
 }
 
 type transMeta struct {
@@ -150,6 +167,22 @@ func metaOf(bp *Blueprint) []byte {
 	for _, t := range bp.Transitions {
 		md.Transitions = append(md.Transitions, transMeta{ID: t.ID, From: t.From, Event: t.Event, Gates: t.Gates, Actions: t.Actions})
 	}
+	for _, g := range bp.Gates {
+		if g.Used && g.Type == GateExpression && g.Expr != "" && g.Expr != g.Expression {
+			md.GateText = append(md.GateText, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: g.Expr})
+		}
+	}
+	md.Names = bp.Orig
+	for _, p := range bp.Context {
+		if p.Implicit {
+			md.Implicit = append(md.Implicit, p.Name)
+		}
+	}
+	for _, st := range bp.States {
+		if st.TerminalOnly {
+			md.TermOnly = append(md.TermOnly, st.ID)
+		}
+	}
 	raw, _ := json.Marshal(md)
 	if bytes.IndexFunc(raw, unprintable) < 0 {
 		return raw // the usual case: no second copy of a long description
@@ -238,6 +271,9 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 			parts = append(parts, "doc: "+yq(p.Description))
 		}
 		w("  %s: {%s}", yk(p.Name), strings.Join(parts, ", "))
+	}
+	if bp.ReadsState {
+		w("  %s: {type: string, nullable: true, default: %s, doc: %s}", stateVar, yq(bp.Spelling(bp.Entry)), yq(genDoc+"_state: the blueprint state the run rests in"))
 	}
 	if tr.usesPay {
 		w("  %s: {type: map, nullable: true, doc: %s}", payloadVar, yq(genDoc+"the payload of the event being handled, for helper states"))
@@ -353,7 +389,11 @@ func (tr *translator) eventsYAML(w func(string, ...any), from func(machine.Pos))
 		if len(fields) > 0 {
 			var parts []string
 			for _, f := range fields {
-				parts = append(parts, yk(f.k)+": {type: "+f.v+", required: false}")
+				enum := ""
+				if en := tr.fieldEnum[e+"/"+f.k]; en != "" && f.v == "string" {
+					enum = ", enum: " + en // the values of the property it is stored into
+				}
+				parts = append(parts, yk(f.k)+": {type: "+f.v+", required: false"+enum+"}")
 			}
 			w("    payload: {%s}", strings.Join(parts, ", "))
 		}

@@ -97,13 +97,15 @@ type translator struct {
 	emitted    []string
 	emitTarget map[string]bool
 	gateMemo   map[[3]string]string
+	fieldEnum  map[string]string // "EVENT/FIELD" → the enum of the property the field is stored into
+	warnings   machine.Diagnostics
 	top        []topTrans // top-level "*" transitions, in array order // expression gate translated in a context
 }
 
 func newTranslator(bp *Blueprint, m *Mapping) *translator {
 	tr := &translator{bp: bp, m: m, types: propertyTypesOf(bp), taken: map[string]bool{startState: true},
 		lists: map[string]map[string][]*Transition{}, events: map[string][]string{}, topLevel: map[*Transition]bool{},
-		fields: map[string][]kvExpr{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{}}
+		fields: map[string][]kvExpr{}, fieldEnum: map[string]string{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{}}
 	for _, s := range bp.States {
 		tr.taken[s.ID] = true
 	}
@@ -158,10 +160,30 @@ func (tr *translator) autoEvent(s string) string {
 	}
 	for _, e := range tr.m.Auto {
 		if len(tr.lists[s][e]) > 0 {
+			if tr.waitsForOthers(s, e) {
+				return "" // the state waits for all its events, e included
+			}
 			return e
 		}
 	}
 	return ""
+}
+
+// waitsForOthers reports whether state s has an unguarded transition on
+// the driver event e and transitions on other events: firing e on entry
+// would make those unreachable (in lpp, DONE can be a user's command), so
+// the state waits for any of its events instead.
+func (tr *translator) waitsForOthers(s, e string) bool {
+	unguarded := slices.ContainsFunc(tr.lists[s][e], func(t *Transition) bool { return len(t.Gates) == 0 })
+	if !unguarded {
+		return false
+	}
+	for _, o := range tr.events[s] {
+		if o != e && !tr.isAuto(o) && slices.ContainsFunc(tr.lists[s][o], func(t *Transition) bool { return t.From == s }) {
+			return true
+		}
+	}
+	return false
 }
 
 func (tr *translator) hasComputeGate(t *Transition) bool {
@@ -286,7 +308,7 @@ func (tr *translator) build() {
 	// states of the spec like the others).
 	for _, t := range bp.Transitions {
 		if tr.topLevel[t] {
-			st := tr.transition(t, &gateEnv{types: tr.types, payload: "event.payload"}, t.Event)
+			st := tr.transition(t, gateEnvOf(tr.bp, "event.payload", ""), t.Event)
 			st.from = Any
 			tr.top = append(tr.top, topTrans{event: t.Event, t: st})
 		}
@@ -313,10 +335,11 @@ func (tr *translator) waitingState(s *State) {
 		st.next = tr.dispatch(s.ID, auto, tr.lists[s.ID][auto], s.ID, true)
 		st.set = tr.resetPayload(st.next)
 		name := tr.waitName(s.ID)
+		startWait := s.ID == tr.bp.Entry && auto == tr.startEvent()
 		switch {
 		case !needsFallback(st.next):
 			return // a transition of the driver's event always fires: the state never waits
-		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel():
+		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel() || startWait:
 			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)", pos: s.Pos}
 			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
 			tr.states = append(tr.states, waiting)
@@ -327,6 +350,12 @@ func (tr *translator) waitingState(s *State) {
 				next: []sTrans{{to: s.ID, note: "never taken: fail always fails"}}})
 			return
 		}
+	}
+	if auto != "" && s.ID == tr.bp.Entry && auto == tr.startEvent() {
+		// No START transition passed at the start: lpp stays in the entry
+		// state, where START can be sent again (after --var or resume has
+		// set what its gates read).
+		waiting.on = append(waiting.on, onList{event: auto, list: tr.dispatch(s.ID, auto, tr.ownList(s.ID, auto), waiting.name, false)})
 	}
 	for _, e := range tr.waitingEvents(s.ID) {
 		waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.ownList(s.ID, e), waiting.name, false)})
@@ -361,9 +390,9 @@ func (tr *translator) waitName(s string) string {
 // states that evaluate the compute gates and then choose. inNext: the
 // entries go in a next list (the driver fired e: there is no event).
 func (tr *translator) dispatch(s, e string, list []*Transition, from string, inNext bool) []sTrans {
-	ctx := &gateEnv{types: tr.types, payload: "event.payload"}
+	ctx := gateEnvOf(tr.bp, "event.payload", "")
 	if inNext {
-		ctx = &gateEnv{types: tr.types, payload: payloadVar, eventName: e}
+		ctx = gateEnvOf(tr.bp, payloadVar, e)
 	}
 	if !slices.ContainsFunc(list, tr.hasComputeGate) {
 		out := make([]sTrans, 0, len(list))
@@ -389,7 +418,7 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 	}
 	for i, id := range gates {
 		g := tr.bp.Gate(id)
-		u := tr.m.Units[g.ComputeUnit]
+		u, mapped := tr.m.Units[g.ComputeUnit]
 		v := gateVarPre + sanitize(id)
 		if !slices.Contains(tr.gateVars, v) {
 			tr.gateVars = append(tr.gateVars, v)
@@ -403,11 +432,15 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 			in = append(in, kvExpr{p.Name, p.Name})
 		}
 		in = append(in, kvExpr{"event", payloadVar})
-		tr.states = append(tr.states, &sState{name: names[i], do: "script.run", note: genDoc + "compute gate " + id + " (" + g.ComputeUnit + ")", pos: g.Pos,
+		hs := &sState{name: names[i], do: "script.run", note: genDoc + "compute gate " + id + " (" + g.ComputeUnit + ")", pos: g.Pos,
 			with: []string{"script: " + yq(u.Script), "input: " + flowMap(in), "output: " + flowMap([]kvExpr{{v, "result"}})},
-			next: []sTrans{{to: next}}})
+			next: []sTrans{{to: next}}}
+		if !mapped {
+			hs.do, hs.with, hs.note = "noop", nil, genDoc+"compute gate "+id+" ("+g.ComputeUnit+": no compute mapping, needed to run it)"
+		}
+		tr.states = append(tr.states, hs)
 	}
-	hctx := &gateEnv{types: tr.types, payload: payloadVar, eventName: e}
+	hctx := gateEnvOf(tr.bp, payloadVar, e)
 	for _, t := range list {
 		choose.next = append(choose.next, tr.transition(t, hctx, e))
 	}
@@ -450,16 +483,22 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 	// all see the context before the set).
 	acts := make([]*Action, 0, len(t.Actions))
 	for _, id := range t.Actions {
-		acts = append(acts, tr.bp.Action(id))
+		if a := tr.bp.Action(id); !a.Skipped { // lpp skips it (a warning at load)
+			acts = append(acts, a)
+		}
 	}
 	written := map[string]bool{}
+	if tr.bp.ReadsState {
+		written[stateVar] = true
+		out.set = append(out.set, kvExpr{stateVar, strconv.Quote(tr.bp.Spelling(t.To))})
+	}
 	n := 0
 	for _, a := range acts {
-		if a.Type != ActionSet || written[a.Target] || written[a.ValueFrom] {
+		if a.Type != ActionSet || written[pathRoot(a.Target)] || written[pathRoot(a.ValueFrom)] {
 			break
 		}
-		written[a.Target] = true
-		out.set = append(out.set, kvExpr{a.Target, tr.setValue(a, ctx.payload, e)})
+		written[pathRoot(a.Target)] = true
+		out.set = append(out.set, tr.setEntry(a, ctx.payload, e))
 		n++
 	}
 	rest := acts[n:]
@@ -479,14 +518,25 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 		st := &sState{name: tr.unique(fmt.Sprintf("%s_%d", base, len(steps)+1)), pos: a.Pos}
 		switch a.Type {
 		case ActionCompute:
-			u := tr.m.Units[a.ComputeUnit]
+			u, mapped := tr.m.Units[a.ComputeUnit]
+			if !mapped { // validate, check, import: the mapping is needed only to run
+				st.do, st.note = "noop", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+": no compute mapping, needed to run it)"
+				i++
+				break
+			}
 			in := []kvExpr{{functionIn, strconv.Quote(u.Function)}}
 			for _, kv := range a.InputMap {
-				in = append(in, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar)})
+				v := "nil" // a quoted text: lpp looks it up as a key, the unit gets None
+				if lit, ok := strings.CutPrefix(kv.Value, literalRef); ok {
+					v = lit // a number: lpp cannot run it (a warning at load)
+				} else if !quotedLiteral(kv.Value) {
+					v = tr.ref(kv.Value, payloadVar)
+				}
+				in = append(in, kvExpr{kv.Key, v})
 				tr.readField(e, kv.Value, "")
 			}
 			st.do, st.note = "script.run", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+")"
-			st.with = []string{"script: " + yq(u.Script), "input: " + flowMap(in)}
+			st.with = []string{"script: " + yq(u.Script), "input: " + flowMap(in), "lpp: true"}
 			if len(a.OutputMap) > 0 {
 				var outm []kvExpr
 				for _, kv := range a.OutputMap {
@@ -526,9 +576,9 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 			st.do = "noop"
 			w := map[string]bool{}
 			var ids []string
-			for ; i < len(rest) && rest[i].Type == ActionSet && !w[rest[i].Target] && !w[rest[i].ValueFrom]; i++ {
-				w[rest[i].Target] = true
-				st.set = append(st.set, kvExpr{rest[i].Target, tr.setValue(rest[i], payloadVar, e)})
+			for ; i < len(rest) && rest[i].Type == ActionSet && !w[pathRoot(rest[i].Target)] && !w[pathRoot(rest[i].ValueFrom)]; i++ {
+				w[pathRoot(rest[i].Target)] = true
+				st.set = append(st.set, tr.setEntry(rest[i], payloadVar, e))
 				tr.readField(e, rest[i].ValueFrom, tr.types[rest[i].Target])
 				ids = append(ids, rest[i].ID)
 			}
@@ -632,14 +682,56 @@ func (tr *translator) ref(s, payload string) string {
 	if s == "event.payload" {
 		return payload
 	}
+	if root, rest, ok := strings.Cut(s, "."); ok { // a dotted path: None as soon as a key is missing
+		return root + "?." + strings.Join(strings.Split(rest, "."), "?.")
+	}
 	return s
+}
+
+// setEntry is the set: entry of a set action. A dotted target (o.k)
+// writes into the map o, creating it and its nested maps as lpp does.
+func (tr *translator) setEntry(a *Action, payload, e string) kvExpr {
+	v := tr.setValue(a, payload, e)
+	root, rest, ok := strings.Cut(a.Target, ".")
+	if !ok {
+		return kvExpr{a.Target, v}
+	}
+	return kvExpr{root, putPath(root, strings.Split(rest, "."), v)}
+}
+
+// putPath is an expression for the map m with keys[0]…keys[n-1] (nested)
+// set to v.
+func putPath(m string, keys []string, v string) string {
+	inner := v
+	if len(keys) > 1 {
+		inner = putPath("("+m+")?.["+strconv.Quote(keys[0])+"]", keys[1:], v)
+	}
+	return "fromPairs(concat(toPairs(" + m + " ?? {}), [[" + strconv.Quote(keys[0]) + ", " + inner + "]]))"
 }
 
 func (tr *translator) setValue(a *Action, payload, e string) string {
 	if a.ValueFrom != "" {
 		v := tr.ref(a.ValueFrom, payload)
-		if f, ok := strings.CutPrefix(a.ValueFrom, "event.payload."); ok && payload == "event.payload" {
+		f, isField := strings.CutPrefix(a.ValueFrom, "event.payload.")
+		if isField && payload == "event.payload" {
 			tr.addField(e, f, tr.types[a.Target])
+		}
+		if isField && tr.types[a.Target] != "" {
+			if ft := tr.fieldType(e, f); ft != "" && ft != cmpOr(specTypes[tr.types[a.Target]], "string") {
+				// lppctl's payload fields have one type; lpp stores whatever the field holds.
+				tr.warn(machine.Diagnostic{Severity: machine.SevWarning, File: tr.bp.File, Pos: a.Pos, Span: len([]rune(a.ID)) + 2,
+					Msg:  fmt.Sprintf("action %q stores payload field %q of event %q, a %s where an earlier action stores it, into %q, %s: lppctl stores null (lpp stores the value as it is)", a.ID, f, tr.bp.Spelling(e), ft, tr.bp.Spelling(a.Target), typeArticle(tr.types[a.Target])),
+					Hint: "store the field into properties of one type"})
+				return "nil"
+			}
+		}
+		if p := tr.bp.Property(a.Target); isField && p != nil && stringEnum(p) != "" {
+			if _, seen := tr.fieldEnum[e+"/"+f]; !seen {
+				tr.fieldEnum[e+"/"+f] = stringEnum(p)
+			}
+			// A payload field the event does not carry is None in lpp and ""
+			// in lppctl, which no enum holds: store nil, as lpp does.
+			return "(" + v + ` == "" ? nil : ` + v + ")"
 		}
 		return v
 	}
@@ -648,15 +740,23 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 
 // payloadFields records the payload fields an expression reads.
 func (tr *translator) payloadFields(e, x, typ string) {
+	guess := map[string]string{} // the first use that tells the type, over every read
+	var order []string
 	for _, m := range payloadRefRE.FindAllStringSubmatchIndex(x, -1) {
 		f := x[m[2]:m[3]]
-		tr.addField(e, f, cmp.Or(typ, tr.types[f], usedAs(x[m[1]:])))
+		if _, seen := guess[f]; !seen {
+			order = append(order, f)
+		}
+		guess[f] = cmp.Or(guess[f], usedAs(x[m[1]:]))
+	}
+	for _, f := range order {
+		tr.addField(e, f, cmp.Or(typ, tr.types[f], guess[f]))
 	}
 }
 
 var (
 	usedAsBool   = regexp.MustCompile(`^ ?[!=]= ?(true|false)\b`)
-	usedAsNumber = regexp.MustCompile(`^ ?([<>]=?|[-+*/%]) ?[-0-9(]`)
+	usedAsNumber = regexp.MustCompile(`^ ?([<>!=]=?|[-+*/%]) ?[-0-9(]`)
 )
 
 // usedAs guesses the L++ type of a payload field no property names from
@@ -679,6 +779,24 @@ func (tr *translator) addField(e, f, lppType string) {
 		return
 	}
 	tr.fields[e] = append(tr.fields[e], kvExpr{f, cmpOr(specTypes[lppType], "string")})
+}
+
+// warn records a warning of the translation, once.
+func (tr *translator) warn(d machine.Diagnostic) {
+	if !slices.ContainsFunc(tr.warnings, func(w machine.Diagnostic) bool { return w.Msg == d.Msg && w.Pos == d.Pos }) {
+		tr.warnings = append(tr.warnings, d)
+	}
+}
+
+// fieldType is the spec type of payload field f of event e ("" when it
+// is not declared yet).
+func (tr *translator) fieldType(e, f string) string {
+	for _, kv := range tr.fields[e] {
+		if kv.k == f {
+			return kv.v
+		}
+	}
+	return ""
 }
 
 // specTypes maps L++ property types to lppctl's.

@@ -3,6 +3,7 @@ package lpp
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
@@ -15,7 +16,10 @@ import (
 type Translation struct {
 	Blueprint *Blueprint
 	YAML      []byte
-	origins   []machine.Pos // origins[i]: where line i+1 of YAML comes from
+	// Warnings are what the translation found lppctl cannot do as lpp
+	// does (positioned in the blueprint).
+	Warnings machine.Diagnostics
+	origins  []machine.Pos // origins[i]: where line i+1 of YAML comes from
 }
 
 // Translate translates a blueprint into an lppctl spec (docs/lpp.md
@@ -26,13 +30,13 @@ func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
 	if m == nil {
 		m = DefaultMapping()
 	}
-	if err := CheckUnits(bp, m); err != nil {
+	if err := CheckUnits(bp, m); err != nil && !m.Unmapped {
 		return nil, err
 	}
 	tr := newTranslator(bp, m)
 	tr.build()
 	text, origins := tr.yaml()
-	return &Translation{Blueprint: bp, YAML: text, origins: origins}, nil
+	return &Translation{Blueprint: bp, YAML: text, origins: origins, Warnings: tr.warnings}, nil
 }
 
 // SpecFile is the name the translated spec goes by: BLUEPRINT.json.spec.yaml,
@@ -78,8 +82,36 @@ func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(yamlLine(t.YAML, d.Pos.Line)))
 		out[i].Pos, out[i].Span = p, 0
 		out[i].Hint = strings.TrimPrefix(d.Hint+"; "+where, "; ")
+		if d.Severity == machine.SevError && legalInLPP(d.Msg) {
+			out[i].Severity = machine.SevWarning
+			out[i].Hint = strings.TrimPrefix(out[i].Hint+"; lpp accepts such a blueprint, so lppctl warns", "; ")
+		}
+		out[i].Msg = t.spell(out[i].Msg)
 	}
 	return out
+}
+
+// legalInLPP reports whether a finding about the translated spec is of a
+// routing lpp's loader accepts (a warning for a blueprint, an error for a
+// spec): a transition an earlier unguarded one shadows, a state no path
+// reaches, a blueprint with no terminal state, a state no event leaves.
+func legalInLPP(msg string) bool {
+	for _, s := range []string{"can never fire: the unguarded transition", "is unreachable from the initial state",
+		"the spec has no final state", "has no way out", "can never fire: it has no transition"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// spell writes the blueprint's own spelling of the names the translation
+// mapped (a state "to-state-name" is to_state_name in the spec).
+func (t *Translation) spell(msg string) string {
+	for n, o := range t.Blueprint.Orig {
+		msg = strings.ReplaceAll(msg, `"`+n+`"`, strconv.Quote(o))
+	}
+	return msg
 }
 
 // RemapReport moves a model check of the translated spec into the

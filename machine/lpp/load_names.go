@@ -1,0 +1,370 @@
+package lpp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Names. lpp's ids are free strings ("to-state-name", "TO-X_DONE") and a
+// property may be called `event` or `state`; lppctl's names are
+// identifiers, and it reserves a few. Such a name gets an internal
+// identifier (the id with every other character made `_`; a reserved name
+// gets the prefix lpp_), and Blueprint.Orig keeps the blueprint's spelling
+// for messages, diagrams and `export --format lpp`.
+
+// stateVar is the property a gate's `_state` reads: the blueprint state the
+// run rests in.
+const stateVar = "lpp_current_state"
+
+// internalName is the identifier standing for a blueprint name.
+func internalName(orig string) string {
+	if reservedName(orig) {
+		return "lpp_" + orig
+	}
+	if identRE.MatchString(orig) {
+		return orig
+	}
+	s := sanitize(orig)
+	if s == "" {
+		s = "_"
+	}
+	return s
+}
+
+// mapName records orig's internal name in names (orig → internal), unique
+// among used.
+func (d *decoder) mapName(bp *Blueprint, names map[string]string, orig string, used func(string) bool) string {
+	if n, ok := names[orig]; ok {
+		return n
+	}
+	n := internalName(orig)
+	base := n
+	for i := 2; n != orig && used(n) || n != orig && d.isOrig(n); i++ {
+		n = fmt.Sprintf("%s_%d", base, i)
+	}
+	names[orig] = n
+	if n != orig {
+		if bp.Orig == nil {
+			bp.Orig = map[string]string{}
+		}
+		bp.Orig[n] = orig
+	}
+	return n
+}
+
+// isOrig reports whether n is a blueprint's own name of some kind (so
+// that no mangled name takes it).
+func (d *decoder) isOrig(n string) bool {
+	_, s := d.stateNames[n]
+	_, p := d.props[n]
+	return s || p
+}
+
+func (d *decoder) newStateID(bp *Blueprint, orig string) string {
+	if d.stateNames == nil {
+		d.stateNames = map[string]string{}
+	}
+	return d.mapName(bp, d.stateNames, orig, func(n string) bool { return bp.State(n) != nil })
+}
+
+// stateID is the internal id of a blueprint state id (the id itself when
+// no state has it).
+func (d *decoder) stateID(orig string) string {
+	if n, ok := d.stateNames[orig]; ok {
+		return n
+	}
+	return orig
+}
+
+func (d *decoder) newPropID(bp *Blueprint, orig string) string {
+	if d.props == nil {
+		d.props = map[string]string{}
+	}
+	return d.mapName(bp, d.props, orig, func(n string) bool { return bp.Property(n) != nil })
+}
+
+// propID is the internal name of a blueprint property.
+func (d *decoder) propID(orig string) string {
+	if n, ok := d.props[orig]; ok {
+		return n
+	}
+	return orig
+}
+
+// eventID is the internal name of an event.
+func (d *decoder) eventID(bp *Blueprint, orig string) string {
+	if d.events == nil {
+		d.events = map[string]string{}
+	}
+	return d.mapName(bp, d.events, orig, func(n string) bool {
+		for _, v := range d.events {
+			if v == n {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// description reads the top-level description: any JSON value (one real
+// blueprint has an object there); a non-string is kept as its JSON text.
+func (d *decoder) description(root *node) string {
+	v := root.get("description")
+	switch {
+	case v == nil || v.kind == kNull:
+		return ""
+	case v.kind == kString:
+		return v.str
+	}
+	return string(d.src[v.off:v.end])
+}
+
+// implicitProperties declares the names a blueprint uses but does not
+// declare (set targets, output_map keys, value_from and input_map roots,
+// names in the gates transitions use) as implicit nullable properties,
+// each with a warning, typed from their use where it tells (a terminal's
+// output_schema, a set literal, a comparison with a literal), else as
+// strings. A gate's `_state` becomes stateVar.
+func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
+	type use struct {
+		pos     machine.Pos
+		span    int
+		written bool
+		typ     string
+	}
+	uses := map[string]*use{}
+	var order []string
+	add := func(name string, p machine.Pos, span int, written bool, typ string) {
+		if name == "" || name == "event" || bp.Property(d.propID(name)) != nil {
+			return
+		}
+		u := uses[name]
+		if u == nil {
+			u = &use{pos: p, span: span}
+			uses[name] = u
+			order = append(order, name)
+		}
+		u.written = u.written || written
+		if u.typ == "" {
+			u.typ = typ
+		}
+	}
+	for _, a := range bp.Actions {
+		switch a.Type {
+		case ActionSet:
+			typ := ""
+			if a.HasValue && !strings.Contains(a.Target, ".") {
+				typ = literalType(a.Value)
+			}
+			add(pathRoot(a.Target), a.Pos, len([]rune(a.ID))+2, true, typ)
+			if a.ValueFrom != "" && !strings.HasPrefix(a.ValueFrom, "event.") {
+				add(pathRoot(a.ValueFrom), a.Pos, len([]rune(a.ID))+2, false, "")
+			}
+		case ActionCompute:
+			for _, kv := range a.OutputMap {
+				add(pathRoot(kv.Key), a.Pos, len([]rune(a.ID))+2, true, "")
+			}
+			for _, kv := range a.InputMap {
+				if !strings.HasPrefix(kv.Value, "event.") && !quotedLiteral(kv.Value) && !strings.HasPrefix(kv.Value, literalRef) {
+					add(pathRoot(kv.Value), a.Pos, len([]rune(a.ID))+2, false, "")
+				}
+			}
+		}
+	}
+	used := usedGates(bp)
+	for _, g := range bp.Gates {
+		if g.Type != GateExpression || !used[g.ID] {
+			continue
+		}
+		tree, err := parseGate(g.Expression)
+		if err != nil {
+			continue
+		}
+		walkNames(tree, func(n *gnode, typ string) {
+			if n.text == "_state" {
+				bp.ReadsState = true
+				return
+			}
+			p := g.Pos
+			if g.exprNode != nil {
+				p = g.exprNode.colOf(n.col - 1)
+			}
+			add(n.text, p, n.span, false, typ)
+		})
+	}
+	outType := map[string]string{}
+	for _, t := range bp.Terminals {
+		for _, f := range t.Outputs {
+			if slices.Contains(propertyTypes, f.Type) && outType[f.Name] == "" {
+				outType[f.Name] = f.Type
+			}
+		}
+	}
+	for _, name := range order {
+		u := uses[name]
+		typ := u.typ
+		if typ == "" {
+			typ = outType[name]
+		}
+		typed := "typed " + typ + " from its use"
+		if typ == "" {
+			typ, typed = "string", "typed string (nothing tells its type; declare it if it is not a string)"
+		}
+		p := &Property{Name: d.newPropID(bp, name), Type: typ, Pos: u.pos, TypePos: u.pos, Implicit: true}
+		bp.Context = append(bp.Context, p)
+		if u.written {
+			d.warnf(u.pos, u.span, `declare it in context_schema.properties: {"`+name+`": {"type": "`+typ+`"}}`,
+				"%q is not declared in context_schema: lppctl declares it, nullable and %s", name, typed)
+		} else {
+			d.warnf(u.pos, u.span, "the caller sets it: lppctl run --var "+name+"=VALUE (or declare it in context_schema.properties)",
+				"%q is not declared in context_schema and nothing writes it: lpp evaluates a gate reading it false until the caller sets it; lppctl declares it, nullable and %s", name, typed)
+		}
+	}
+}
+
+// literalRef starts an input_map value that is a JSON literal, not a path.
+const literalRef = "="
+
+// pathRoot is the property a dotted path starts with.
+func pathRoot(path string) string {
+	root, _, _ := strings.Cut(path, ".")
+	return root
+}
+
+// quotedLiteral reports whether an input_map value is a quoted text
+// ("'left'"), which lpp looks up as a key (the unit receives None).
+func quotedLiteral(s string) bool {
+	return len(s) >= 2 && (s[0] == '\'' && s[len(s)-1] == '\'' || s[0] == '"' && s[len(s)-1] == '"')
+}
+
+// literalType is the L++ type of a JSON literal ("" for null).
+func literalType(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int, int64:
+		return "integer"
+	case float64:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	if _, ok := v.(interface{ String() string }); ok { // json.Number
+		return "number"
+	}
+	return ""
+}
+
+// usedGates is the set of gate ids some transition names.
+func usedGates(bp *Blueprint) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range bp.Transitions {
+		for _, g := range t.Gates {
+			out[g] = true
+		}
+	}
+	return out
+}
+
+// walkNames calls f for every name a gate reads as a variable (not a
+// called function, not an attribute), with the type a comparison with a
+// literal tells ("" when none does).
+func walkNames(n *gnode, f func(n *gnode, typ string)) {
+	if n == nil {
+		return
+	}
+	switch n.op {
+	case "name":
+		f(n, "")
+		return
+	case "call":
+		for _, k := range n.kids[1:] {
+			walkNames(k, f)
+		}
+		return
+	case "attr":
+		walkNames(n.kids[0], f)
+		return
+	case "cmp":
+		for i, k := range n.kids {
+			if k != nil && k.op == "name" {
+				typ := ""
+				for _, j := range []int{i - 1, i + 1} {
+					if j >= 0 && j < len(n.kids) && (j < i && n.cmpOp[j] != "in" && n.cmpOp[j] != "not in" || j > i && n.cmpOp[i] != "in" && n.cmpOp[i] != "not in") {
+						typ = cmpOr(typ, constType(n.kids[j]))
+					}
+				}
+				f(k, typ)
+				continue
+			}
+			walkNames(k, f)
+		}
+		return
+	}
+	for _, k := range n.kids {
+		walkNames(k, f)
+	}
+}
+
+// constType is the L++ type of a literal gate node ("" for others).
+func constType(n *gnode) string {
+	switch {
+	case n == nil:
+		return ""
+	case n.op == "str":
+		return "string"
+	case n.op == "num":
+		if strings.ContainsAny(n.text, ".eE") {
+			return "number"
+		}
+		return "number"
+	case n.op == "const" && n.text != "None":
+		return "boolean"
+	}
+	return ""
+}
+
+// renameRefs rewrites the property names actions read and write into
+// their internal names (a property the blueprint calls `event` is
+// lpp_event in the translation).
+func (d *decoder) renameRefs(bp *Blueprint) {
+	bp.propNames = d.props
+	if len(d.props) == 0 {
+		return
+	}
+	path := func(p string) string {
+		if p == "" || strings.HasPrefix(p, "event.") {
+			return p
+		}
+		root, rest, dotted := strings.Cut(p, ".")
+		if n, ok := d.props[root]; ok {
+			root = n
+		}
+		if dotted {
+			return root + "." + rest
+		}
+		return root
+	}
+	for _, a := range bp.Actions {
+		a.Target = path(a.Target)
+		a.ValueFrom = path(a.ValueFrom)
+		for i := range a.InputMap {
+			if !quotedLiteral(a.InputMap[i].Value) && !strings.HasPrefix(a.InputMap[i].Value, literalRef) {
+				a.InputMap[i].Value = path(a.InputMap[i].Value)
+			}
+		}
+		for i := range a.OutputMap {
+			a.OutputMap[i].Key = path(a.OutputMap[i].Key)
+		}
+		for i := range a.PayloadMap {
+			a.PayloadMap[i].Value = path(a.PayloadMap[i].Value)
+		}
+	}
+}
