@@ -20,7 +20,9 @@ import (
 
 // Dial connects to the Temporal server at hostPort; a server that does not
 // answer within a few seconds is an error that says where it was looked for.
-func Dial(ctx context.Context, hostPort, namespace string, logger *slog.Logger) (client.Client, error) {
+// Payloads go through codec (nil: by value; every client and worker of a
+// task queue must use the same blob store).
+func Dial(ctx context.Context, hostPort, namespace string, logger *slog.Logger, codec *Codec) (client.Client, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -29,7 +31,11 @@ func Dial(ctx context.Context, hostPort, namespace string, logger *slog.Logger) 
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	c, err := client.DialContext(dctx, client.Options{HostPort: hostPort, Namespace: namespace, Logger: log.NewStructuredLogger(logger)})
+	opts := client.Options{HostPort: hostPort, Namespace: namespace, Logger: log.NewStructuredLogger(logger), Identity: Identity()}
+	if codec != nil {
+		opts.DataConverter = codec.DataConverter()
+	}
+	c, err := client.DialContext(dctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the Temporal server at %s (namespace %s): %w; start one (e.g. temporal server start-dev) or give its address with --temporal HOST:PORT", hostPort, namespace, err)
 	}

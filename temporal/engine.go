@@ -53,6 +53,20 @@ type Options struct {
 	Retry     Retry         // default 4 attempts, 1s, 20s (the model clients' bounds)
 	Timeout   time.Duration // one attempt of an action; default 10m
 	Heartbeat time.Duration // a worker that stays silent this long is taken as dead; default 10s
+	Segment   Segment       // when a run continues as new
+	// BlobLimit bounds a context variable's and an action result's JSON
+	// (default DefaultBlobLimit): a run over it fails, saying which value.
+	BlobLimit int
+}
+
+// Segment bounds one workflow execution of a run: past any of these the
+// run continues as new at its next quiet step (no event pending), carrying
+// its records by reference. Temporal's own limits are 51,200 events and
+// 50 MB of history per execution.
+type Segment struct {
+	Transitions int // default 5,000 (a workflow task runs inline steps without yielding)
+	Events      int // default 10,000
+	Bytes       int // default 8 MB
 }
 
 func (o Options) withDefaults() Options {
@@ -73,6 +87,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = 10 * time.Second
+	}
+	if o.Segment.Transitions <= 0 {
+		o.Segment.Transitions = 5000
+	}
+	if o.Segment.Events <= 0 {
+		o.Segment.Events = 10000
+	}
+	if o.Segment.Bytes <= 0 {
+		o.Segment.Bytes = 8 << 20
+	}
+	if o.BlobLimit <= 0 {
+		o.BlobLimit = DefaultBlobLimit
 	}
 	return o
 }

@@ -46,6 +46,18 @@ type Start struct {
 	Agent          json.RawMessage `json:"agent,omitempty"` // the host's configuration of the actions (opaque here)
 	MaxTransitions int             `json:"max_transitions,omitempty"`
 	Events         []EventArg      `json:"events,omitempty"` // queued up front, as run --event does
+	// Carry is set when the run continued as new: where it stands.
+	Carry *Carry `json:"carry,omitempty"`
+}
+
+// Carry is what a run carries into its next workflow execution when it
+// continues as new (its history grew past Options.Segment): its records so
+// far, a segment at a time, each of which the payload codec stores once
+// and sends by reference, and when it began. The run is rebuilt from them
+// as lppctl resume rebuilds a local run from its journal.
+type Carry struct {
+	Segments []json.RawMessage `json:"segments"` // each a JSON list of machine.Records
+	Begun    time.Time         `json:"begun"`
 }
 
 // EventArg is an event delivered to a run, with its payload.
@@ -81,7 +93,10 @@ type Progress struct {
 	Cancelled string            `json:"cancelled,omitempty"`
 	Vars      map[string]any    `json:"vars,omitempty"`
 	Records   []*machine.Record `json:"records,omitempty"`
-	Start     time.Time         `json:"start"`
+	// More says that the run has more records than this page: ask again
+	// from the last one.
+	More  bool      `json:"more,omitempty"`
+	Start time.Time `json:"start"`
 	End       *time.Time        `json:"end,omitempty"`
 }
 

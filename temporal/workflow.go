@@ -2,8 +2,10 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -36,16 +38,24 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 	}
 	mctx := runContext{Context: context.Background(), w: ctx}
 	for {
-		err := w.r.Run(mctx)
+		done, err := w.r.Step(mctx)
+		if err == nil && !done {
+			if w.continueNow(ctx) {
+				return nil, w.continueAsNew(ctx)
+			}
+			continue
+		}
 		if errors.Is(err, machine.ErrFinished) {
 			err = nil
 		}
 		w.pause = nil
 		if p, ok := machine.AsPause(err); ok {
 			w.pause, w.answer = p, nil
+			w.showStatus(ctx, machine.StatusPaused)
 			if werr := workflow.Await(ctx, func() bool { return w.answer != nil }); werr != nil {
 				return w.stop(ctx, werr)
 			}
+			w.showStatus(ctx, machine.StatusRunning)
 			if err := w.answered(); err != nil {
 				return w.stop(ctx, err)
 			}
@@ -53,6 +63,48 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 		}
 		return w.stop(ctx, err)
 	}
+}
+
+// MemoStatus is the memo field that says a running workflow's run is
+// paused (lppctl runs lists it so without asking a worker).
+const MemoStatus = "lppctl_status"
+
+// showStatus sets the memo's status (workflows started by an older worker
+// keep theirs without: their histories replay unchanged).
+func (w *wfRun) showStatus(ctx workflow.Context, st machine.Status) {
+	if workflow.GetVersion(ctx, "memo-status", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	_ = workflow.UpsertMemo(ctx, map[string]any{MemoStatus: string(st)})
+}
+
+// continueNow tells whether the run should continue as new now: its
+// execution passed a bound of Options.Segment and it holds no event that a
+// rebuilt run would lose.
+func (w *wfRun) continueNow(ctx workflow.Context) bool {
+	seg := w.e.opts.Segment
+	info := workflow.GetInfo(ctx)
+	over := len(w.records)-w.segStart >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
+		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested()
+	return over && w.r.Status() == machine.StatusRunning && w.r.Quiet()
+}
+
+// continueAsNew ends this execution and starts the run's next one, which
+// carries the records (by reference, through the codec) and not the
+// history.
+func (w *wfRun) continueAsNew(ctx workflow.Context) error {
+	seg, err := json.Marshal(w.records[w.segStart:])
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot continue run %s as new: %v", w.st.RunID, err), "run", nil)
+	}
+	next := w.st
+	next.Events = nil
+	next.Carry = &Carry{Begun: w.start}
+	if w.st.Carry != nil {
+		next.Carry.Segments = slices.Clip(w.st.Carry.Segments)
+	}
+	next.Carry.Segments = append(next.Carry.Segments, seg)
+	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 }
 
 // wfRun is a run in a workflow.
@@ -71,6 +123,11 @@ type wfRun struct {
 	cancelled bool
 	start     time.Time
 	end       *time.Time
+	// segStart is the number of records of the earlier executions.
+	segStart int
+	// fatal is an error that fails the run whatever the state's on_error
+	// says (a value over the blob limit).
+	fatal error
 }
 
 func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
@@ -81,7 +138,8 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("cannot start run %s: %s", st.RunID, diags.PrettyAll(st.Spec))
 	}
-	m, err := machine.Compile(spec, e.workflowRegistry(ctx, st))
+	w := &wfRun{e: e, st: st, start: workflow.Now(ctx)}
+	m, err := machine.Compile(spec, e.workflowRegistry(ctx, st, &w.fatal))
 	if err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
 	}
@@ -89,15 +147,40 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
 	}
-	w := &wfRun{e: e, st: st, m: m, vars: vars, start: workflow.Now(ctx)}
+	w.m, w.vars = m, vars
 	w.opts = []machine.RunOption{
 		machine.WithRunID(st.RunID),
 		machine.WithClock(func() time.Time { return workflow.Now(ctx) }),
 		machine.WithObserver(machine.ObserverFunc(func(_ context.Context, rec *machine.Record) error {
+			if w.fatal != nil {
+				return w.fatal
+			}
+			if err := w.checkSizes(rec); err != nil {
+				w.fatal = err
+				return err
+			}
 			w.records = append(w.records, rec)
 			return nil
 		})),
 		machine.WithMaxTransitions(st.MaxTransitions),
+	}
+	if st.Carry != nil {
+		w.start = st.Carry.Begun
+		for i, seg := range st.Carry.Segments {
+			var recs []*machine.Record
+			if err := decodeJSON(seg, &recs); err != nil {
+				return nil, fmt.Errorf("cannot continue run %s: its records (part %d) do not decode: %w", st.RunID, i+1, err)
+			}
+			for _, rec := range recs {
+				rec.Vars, rec.Payload = numberMap(rec.Vars), numberMap(rec.Payload)
+			}
+			w.records = append(w.records, recs...)
+		}
+		w.segStart = len(w.records)
+		if w.r, err = m.Resume(vars, w.records, w.opts...); err != nil {
+			return nil, fmt.Errorf("cannot continue run %s: %w", st.RunID, err)
+		}
+		return w, nil
 	}
 	if w.r, err = m.NewRun(vars, w.opts...); err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
@@ -167,7 +250,7 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	w.end = &now
 	switch {
 	case err == nil:
-		return w.progress(0)
+		return w.progress(len(w.records)) // a summary: the records are asked with the progress query
 	case ctx.Err() != nil:
 		w.cancelled = true
 		return nil, ctx.Err()
@@ -190,9 +273,37 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 		p.Status = machine.StatusPaused
 	}
 	if from >= 0 && from < len(w.records) {
-		p.Records = w.records[from:]
+		p.Records = w.records[from:min(len(w.records), from+PageRecords)]
+		p.More = from+len(p.Records) < len(w.records)
 	}
 	return p, nil
+}
+
+// PageRecords bounds the records of one progress query.
+const PageRecords = 500
+
+// checkSizes refuses a step that set a context variable over the blob
+// limit.
+func (w *wfRun) checkSizes(rec *machine.Record) error {
+	limit := w.e.opts.BlobLimit
+	for _, name := range slices.Sorted(maps.Keys(rec.Vars)) {
+		v := rec.Vars[name]
+		if s, ok := v.(string); ok && len(s) < limit/2 {
+			continue
+		}
+		switch v.(type) {
+		case nil, bool, int, int64, float64:
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("cannot record context variable %s: %w", name, err)
+		}
+		if len(b) > limit {
+			return &LimitError{What: fmt.Sprintf("context variable %s (set by step %d in state %s)", name, rec.Seq, rec.From), Size: len(b), Limit: limit}
+		}
+	}
+	return nil
 }
 
 // runContext is the context the interpreter sees in a workflow: it is
