@@ -95,9 +95,12 @@ type Progress struct {
 	Records   []*machine.Record `json:"records,omitempty"`
 	// More says that the run has more records than this page: ask again
 	// from the last one.
-	More  bool      `json:"more,omitempty"`
-	Start time.Time `json:"start"`
-	End       *time.Time        `json:"end,omitempty"`
+	More bool `json:"more,omitempty"`
+	// Segments are the records of a completed run's result (Result puts
+	// them in Records): JSON lists, each stored once by the payload codec.
+	Segments []json.RawMessage `json:"segments,omitempty"`
+	Start    time.Time         `json:"start"`
+	End      *time.Time        `json:"end,omitempty"`
 }
 
 // Ended sets how a closed run ended, as Closed reports it: its status, and
@@ -111,6 +114,23 @@ func (p *Progress) Ended(st machine.Status, msg string) {
 	default:
 		p.Error = msg
 	}
+}
+
+// Flatten moves the records of Segments into Records.
+func (p *Progress) Flatten() error {
+	var all []*machine.Record
+	for i, seg := range p.Segments {
+		var recs []*machine.Record
+		if err := decodeJSON(seg, &recs); err != nil {
+			return fmt.Errorf("its records (part %d) do not decode: %w", i+1, err)
+		}
+		for _, rec := range recs {
+			rec.Vars, rec.Payload = numberMap(rec.Vars), numberMap(rec.Payload)
+		}
+		all = append(all, recs...)
+	}
+	p.Records, p.Segments = append(all, p.Records...), nil
+	return nil
 }
 
 // ActionTask is one activity's input: one execution of one action.

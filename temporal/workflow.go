@@ -250,7 +250,17 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	w.end = &now
 	switch {
 	case err == nil:
-		return w.progress(len(w.records)) // a summary: the records are asked with the progress query
+		// A summary; the records by reference, a segment at a time.
+		p, _ := w.progress(len(w.records))
+		seg, merr := json.Marshal(w.records[w.segStart:])
+		if merr != nil {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
+		}
+		if w.st.Carry != nil {
+			p.Segments = slices.Clip(w.st.Carry.Segments)
+		}
+		p.Segments = append(p.Segments, seg)
+		return p, nil
 	case ctx.Err() != nil:
 		w.cancelled = true
 		return nil, ctx.Err()

@@ -30,10 +30,10 @@ func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	addr, tc := devServer(t)
 	t.Setenv(runstore.EnvDir, "")
 	t.Setenv("LPPCTL_TEMPORAL", "")
 	root := newProject(t, "hello_skill")
+	addr, tc := devServer(t, root)
 	t.Chdir(root) // the scripted model's file is relative to it, for the run and the worker
 
 	// A worker, in-process, until the test ends.

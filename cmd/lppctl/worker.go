@@ -28,6 +28,7 @@ workers together. See docs/scale.md.`,
 			&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the actions work in (default: the current directory)"},
 			&cli.Float64Flag{Name: "llm-rps", Usage: "at most `N` model calls a second across every worker of the task queue (0: no limit)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show the actions' output and the SDK's log"},
+			&cli.IntFlag{Name: "blob-limit", Value: temporal.DefaultBlobLimit >> 20, Usage: "the largest value (a context variable, an action's result) a run may hold, in `MB`: a run over it fails, naming the value"},
 		),
 		Action: workerAction,
 	}
@@ -55,7 +56,16 @@ func workerAction(c *cli.Context) error {
 		logger = slog.New(slog.NewTextHandler(c.App.ErrWriter, nil))
 		out = c.App.ErrWriter
 	}
-	tc, err := temporal.Dial(ctx, c.String("temporal"), c.String("namespace"), logger)
+	if c.Int("blob-limit") <= 0 {
+		return usageErrorf("--blob-limit %d: give a size in MB of 1 or more", c.Int("blob-limit"))
+	}
+	limit := c.Int("blob-limit") << 20
+	temporal.Version = versionString()
+	codec, err := blobCodec(c, limit)
+	if err != nil {
+		return err
+	}
+	tc, err := temporal.Dial(ctx, c.String("temporal"), c.String("namespace"), logger, codec)
 	if err != nil {
 		return withCode(exitFailed, err)
 	}
@@ -64,6 +74,7 @@ func workerAction(c *cli.Context) error {
 	e := temporal.NewEngine(&temporalHost{root: root, out: out}, temporal.Options{
 		TaskQueue: c.String("task-queue"),
 		Retry:     temporal.Retry{Attempts: retry.Attempts, Base: retry.Base, Max: retry.Max},
+		BlobLimit: limit,
 	})
 	workers := e.Workers(tc, c.Float64("llm-rps"))
 	for i, w := range workers {
@@ -74,7 +85,7 @@ func workerAction(c *cli.Context) error {
 			return fmt.Errorf("cannot start the worker: %w", err)
 		}
 	}
-	fmt.Fprintf(c.App.ErrWriter, "worker on %s: task queues %s and %s, root %s (Ctrl-C stops it)\n", c.String("temporal"), e.TaskQueue(), e.ModelQueue(), root)
+	fmt.Fprintf(c.App.ErrWriter, "worker %s on %s: task queues %s and %s, root %s (Ctrl-C stops it)\n", temporal.Identity(), c.String("temporal"), e.TaskQueue(), e.ModelQueue(), root)
 	<-ctx.Done()
 	for _, w := range workers {
 		w.Stop()
