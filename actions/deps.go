@@ -42,6 +42,9 @@ type Deps struct {
 	SkillsLibrary string   // skill library JSON the prompts draw on and skill.teacher updates (default <root>/.lppctl/skills.json)
 	SpecDir       string   // prompt templates are looked up here first, then in Root
 	Protected     []string // more paths no tool may write (absolute or root-relative; those outside Root are ignored): the spec, its templates, the run directory
+	// Pinned are prompt templates by absolute path, read from here rather
+	// than the disk (a Temporal run's, as they were when it started).
+	Pinned map[string][]byte
 
 	Yes         bool      // approve the plan without asking
 	Feedback    string    // final human feedback given up front (non-interactive runs)

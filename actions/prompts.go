@@ -68,9 +68,11 @@ func (d *Deps) render(name string, data *promptData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("cannot read prompt template: %w", err)
+	src, ok := d.Pinned[path]
+	if !ok {
+		if src, err = os.ReadFile(path); err != nil {
+			return "", fmt.Errorf("cannot read prompt template: %w", err)
+		}
 	}
 	t, err := template.New(filepath.Base(path)).Funcs(tmplFuncs).Option("missingkey=error").Parse(string(src))
 	if err != nil {
@@ -96,6 +98,9 @@ func (d *Deps) findTemplate(name string) (string, error) {
 			continue
 		}
 		p := filepath.Join(dir, name)
+		if _, ok := d.Pinned[p]; ok {
+			return p, nil
+		}
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}

@@ -81,7 +81,7 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error) machine.Ha
 				NonRetryableErrorTypes: []string{errPause, errAction, errLimit},
 			},
 		})
-		task := ActionTask{RunID: st.RunID, SpecPath: st.SpecPath, Spec: st.Spec, SpecHash: st.SpecHash, Agent: st.Agent, Call: call}
+		task := ActionTask{RunID: st.RunID, SpecPath: st.SpecPath, Spec: st.Spec, SpecHash: st.SpecHash, Agent: st.Agent, Files: st.Files, Call: call}
 		var out json.RawMessage
 		if err := workflow.ExecuteActivity(actx, ActivityName, task).Get(actx, &out); err != nil {
 			err = actionError(c.Action, err)
@@ -148,7 +148,7 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 	if err := json.Unmarshal(t.Call, &in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("cannot read the call: "+err.Error(), errAction, nil)
 	}
-	info := RunInfo{RunID: t.RunID, SpecPath: t.SpecPath, Spec: spec, Agent: t.Agent, Seq: in.Seq, Action: in.Action, Attempt: 1}
+	info := RunInfo{RunID: t.RunID, SpecPath: t.SpecPath, Spec: spec, Agent: t.Agent, Files: t.Files, Seq: in.Seq, Action: in.Action, Attempt: 1}
 	if activity.IsActivity(ctx) {
 		info.Attempt = int(activity.GetInfo(ctx).Attempt)
 	}

@@ -29,6 +29,8 @@ type RunInfo struct {
 	SpecPath string
 	Spec     *machine.Spec
 	Agent    json.RawMessage
+	// Files are the run's pinned prompt templates (Start.Files).
+	Files map[string][]byte
 	// Seq, Action and Attempt name the action execution: its step, the
 	// action, and the activity's attempt (1 the first time). An
 	// effect's record (Effects) is keyed by the first two.

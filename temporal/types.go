@@ -46,6 +46,10 @@ type Start struct {
 	Agent          json.RawMessage `json:"agent,omitempty"` // the host's configuration of the actions (opaque here)
 	MaxTransitions int             `json:"max_transitions,omitempty"`
 	Events         []EventArg      `json:"events,omitempty"` // queued up front, as run --event does
+	// Files are the prompt templates the spec names, by path relative to
+	// the project root (as machine.FileParams finds them): the run reads
+	// them as they were when it started, on every worker.
+	Files map[string][]byte `json:"files,omitempty"`
 	// Carry is set when the run continued as new: where it stands.
 	Carry *Carry `json:"carry,omitempty"`
 }
@@ -135,12 +139,13 @@ func (p *Progress) Flatten() error {
 
 // ActionTask is one activity's input: one execution of one action.
 type ActionTask struct {
-	RunID    string          `json:"run_id"`
-	SpecPath string          `json:"spec_path"`
-	Spec     []byte          `json:"spec"`
-	SpecHash string          `json:"spec_hash"`
-	Agent    json.RawMessage `json:"agent,omitempty"`
-	Call     json.RawMessage `json:"call"` // a machine.CallInput
+	RunID    string            `json:"run_id"`
+	SpecPath string            `json:"spec_path"`
+	Spec     []byte            `json:"spec"`
+	SpecHash string            `json:"spec_hash"`
+	Agent    json.RawMessage   `json:"agent,omitempty"`
+	Files    map[string][]byte `json:"files,omitempty"` // Start.Files
+	Call     json.RawMessage   `json:"call"`            // a machine.CallInput
 }
 
 // SpecHash is the hash a run's spec is checked against.

@@ -147,6 +147,36 @@ func (cfg agentConfig) rebased(root string) agentConfig {
 	return cfg
 }
 
+// pinnedFiles returns the prompt templates the spec names, by path relative
+// to root: a Temporal run reads them as they are now, whatever happens on
+// disk while it runs (a local run refuses to resume when one changed).
+func pinnedFiles(spec *machine.Spec, cfg agentConfig, root string) (map[string][]byte, error) {
+	reg, err := buildRegistry(cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string][]byte
+	for _, p := range machine.FileParams(spec, reg, root) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		rel := relTo(root, abs)
+		if filepath.IsAbs(rel) {
+			continue // outside the project: workers cannot be told where
+		}
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read prompt template %s: %w", rel, err)
+		}
+		if out == nil {
+			out = map[string][]byte{}
+		}
+		out[rel] = b
+	}
+	return out, nil
+}
+
 // runOnTemporal starts a validated run as a workflow and follows it: the
 // same progress lines as a local run; Ctrl-C detaches (the run goes on).
 func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *machine.Spec, vars map[string]any, events []queuedEvent, cfg agentConfig) error {
@@ -169,6 +199,9 @@ func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *machi
 	}
 	for _, e := range events {
 		st.Events = append(st.Events, temporal.EventArg{Name: e.name, Payload: e.payload})
+	}
+	if st.Files, err = pinnedFiles(spec, cfg, root); err != nil {
+		return err
 	}
 	if err := temporal.StartRun(ctx, tc, c.String("task-queue"), st); err != nil {
 		return err
@@ -524,6 +557,13 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 	}
 	if run.Spec != nil {
 		deps.Protected = runProtected(run.Spec, reg, cfg.Root, dir)
+	}
+	// The prompt templates as they were when the run started.
+	for rel, b := range run.Files {
+		if deps.Pinned == nil {
+			deps.Pinned = map[string][]byte{}
+		}
+		deps.Pinned[filepath.Join(h.root, filepath.FromSlash(rel))] = b
 	}
 	// The action's tool calls are recorded: a retry of this action gives
 	// back what they did instead of doing it again (docs/scale.md).
