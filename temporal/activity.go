@@ -159,7 +159,8 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 	defer release()
 	a := reg.Lookup(in.Action)
 	if a == nil {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("this worker has no action %q", in.Action), errAction, nil)
+		// An older worker: another worker (of the run's version) has it.
+		return nil, temporal.NewApplicationError(fmt.Sprintf("this worker (lppctl %s) has no action %q", Version, in.Action), errTransient)
 	}
 	stop := heartbeat(ctx, e.opts.Heartbeat/3)
 	out, err := machine.RunDetached(ctx, spec, a, &in)

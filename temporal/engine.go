@@ -116,6 +116,9 @@ func NewEngine(host Host, opts Options) *Engine {
 	return &Engine{host: host, opts: opts.withDefaults()}
 }
 
+// Catalog is the actions this worker offers.
+func (e *Engine) Catalog() *machine.Registry { return e.host.Catalog() }
+
 // TaskQueue is the queue of the workflows and the actions that call no model.
 func (e *Engine) TaskQueue() string { return e.opts.TaskQueue }
 

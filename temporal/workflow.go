@@ -139,7 +139,16 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 		return nil, fmt.Errorf("cannot start run %s: %s", st.RunID, diags.PrettyAll(st.Spec))
 	}
 	w := &wfRun{e: e, st: st, start: workflow.Now(ctx)}
-	m, err := machine.Compile(spec, e.workflowRegistry(ctx, st, &w.fatal))
+	reg := e.workflowRegistry(ctx, st, &w.fatal)
+	for _, s := range spec.States {
+		if s.Do != "" && reg.Lookup(s.Do) == nil {
+			// Not the run's failure: this worker is older than the spec. A
+			// panic fails the workflow task, which the server gives again,
+			// to another worker (of the current version) in time.
+			panic(fmt.Sprintf("this worker (lppctl %s) has no action %q, which run %s uses: a worker that has it will take the run", Version, s.Do, st.RunID))
+		}
+	}
+	m, err := machine.Compile(spec, reg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
 	}

@@ -515,7 +515,25 @@ func (h *temporalHost) Catalog() *machine.Registry {
 	if err != nil {
 		panic(err) // the built-in registrations cannot fail
 	}
-	return reg
+	return withoutDropped(reg)
+}
+
+// droppedActions are actions a test build leaves out of its workers, as an
+// older lppctl lacks them (worker_oldcatalog.go); none in a real build.
+var droppedActions []string
+
+// withoutDropped returns reg without droppedActions.
+func withoutDropped(reg *machine.Registry) *machine.Registry {
+	if len(droppedActions) == 0 {
+		return reg
+	}
+	out := machine.NewRegistry()
+	for _, a := range reg.Actions() {
+		if !slices.Contains(droppedActions, a.Name) {
+			_ = out.Register(*a)
+		}
+	}
+	return out
 }
 
 func (h *temporalHost) ModelAction(name string) bool {
@@ -568,7 +586,7 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 	// The action's tool calls are recorded: a retry of this action gives
 	// back what they did instead of doing it again (docs/scale.md).
 	deps.GatewayOptions = append(deps.GatewayOptions, gateway.WithEffects(toolEffects{temporal.NewEffects(filepath.Join(dir, temporal.EffectsFile), run)}))
-	return reg, release, nil
+	return withoutDropped(reg), release, nil
 }
 
 // temporalSpecAndPath is export --run for a Temporal run: the spec (by
