@@ -153,3 +153,23 @@ func (c *blobCache) add(ref string, b []byte) {
 		delete(c.m, old)
 	}
 }
+
+// memStore is a BlobStore in this process's memory (an Engine's default,
+// for tests).
+type memStore struct{ m sync.Map }
+
+func newMemStore() *memStore { return &memStore{} }
+
+func (s *memStore) Where() string { return "memory" }
+
+func (s *memStore) Put(_ context.Context, ref string, b []byte) error {
+	s.m.Store(ref, b)
+	return nil
+}
+
+func (s *memStore) Get(_ context.Context, ref string) ([]byte, error) {
+	if b, ok := s.m.Load(ref); ok {
+		return b.([]byte), nil
+	}
+	return nil, fmt.Errorf("cannot find blob %s in this process's memory", ref)
+}

@@ -75,6 +75,9 @@ func Query(ctx context.Context, c client.Client, runID string, from int) (*Progr
 	if err := v.Get(&p); err != nil {
 		return nil, fmt.Errorf("cannot read the progress of run %s: %w", runID, err)
 	}
+	if err := p.Flatten(); err != nil {
+		return nil, fmt.Errorf("cannot read the progress of run %s: %w", runID, err)
+	}
 	return &p, nil
 }
 
@@ -221,6 +224,10 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 		if d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			return ended(ctx, c, runID, from, last, emit)
 		}
+		if checked.IsZero() { // say at once when no worker serves the run
+			checked = time.Now()
+			noWorker = warnNoWorker(ctx, c, d.GetExecutionConfig().GetTaskQueue().GetName(), notice)
+		}
 		wait := 10 * time.Second
 		if noWorker {
 			wait = time.Second
@@ -238,18 +245,29 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 				return p, nil
 			}
 		}
-		if (err != nil || last == nil) && time.Since(checked) > 5*time.Second {
+		if err != nil && !noWorker && time.Since(checked) > 5*time.Second {
 			checked = time.Now()
-			queue := d.GetExecutionConfig().GetTaskQueue().GetName()
-			if n, perr := Pollers(ctx, c, queue); perr == nil && n == 0 && !noWorker {
-				noWorker = true
-				notice(fmt.Sprintf("no worker polls task queue %s: the run waits until one starts (lppctl worker)", queue))
-			}
+			noWorker = warnNoWorker(ctx, c, d.GetExecutionConfig().GetTaskQueue().GetName(), notice)
 		}
 		if !sleepCtx(ctx, o.Poll) {
 			return last, ctx.Err()
 		}
 	}
+}
+
+// warnNoWorker tells notice when no worker polls queue, and reports it.
+func warnNoWorker(ctx context.Context, c client.Client, queue string, notice func(string)) bool {
+	n, err := Pollers(ctx, c, queue)
+	if err != nil || n > 0 {
+		return false
+	}
+	notice(NoWorker(queue))
+	return true
+}
+
+// NoWorker says that no worker polls queue.
+func NoWorker(queue string) string {
+	return fmt.Sprintf("no worker polls task queue %s: the run waits until one starts (lppctl worker)", queue)
 }
 
 // ended returns how a closed run ended, with its last steps: a completed
@@ -306,19 +324,22 @@ func Pollers(ctx context.Context, c client.Client, queue string) (int, error) {
 
 // QueryAll is Query with every record from step from+1, page after page.
 func QueryAll(ctx context.Context, c client.Client, runID string, from int) (*Progress, error) {
-	p, err := Query(ctx, c, runID, from)
-	if err != nil {
-		return nil, err
-	}
-	for p.More {
-		next, err := Query(ctx, c, runID, from+len(p.Records))
+	var all []*machine.Record
+	for {
+		p, err := Query(ctx, c, runID, from)
 		if err != nil {
 			return nil, err
 		}
-		next.Records = append(p.Records, next.Records...)
-		p = next
+		for _, rec := range p.Records {
+			if rec.Seq > from {
+				all, from = append(all, rec), rec.Seq
+			}
+		}
+		if !p.More {
+			p.Records = all
+			return p, nil
+		}
 	}
-	return p, nil
 }
 
 // Result returns a completed run's result (no worker needed), with its

@@ -82,6 +82,29 @@ func Size(n int) string {
 	return strconv.Itoa(n) + " B"
 }
 
+// Store stores a JSON value, its large values by reference, and returns
+// its reference (what refJSON(ref) stands for in a payload).
+func (c *Codec) Store(b []byte) (string, error) {
+	v, err := decodeAny(b)
+	if err != nil {
+		return "", fmt.Errorf("cannot store a value: %w", err)
+	}
+	if v, err = c.claim(v, "$"); err != nil {
+		return "", err
+	}
+	data, err := encodeAny(v)
+	if err != nil {
+		return "", err
+	}
+	return c.put(data, "a value")
+}
+
+// refJSON is the JSON that stands for the value stored under ref.
+func refJSON(ref string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{refKey: ref})
+	return b
+}
+
 // Encode replaces large values by references.
 func (c *Codec) Encode(ps []*commonpb.Payload) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(ps))
@@ -97,6 +120,14 @@ func (c *Codec) Encode(ps []*commonpb.Payload) ([]*commonpb.Payload, error) {
 
 func (c *Codec) encode(p *commonpb.Payload) (*commonpb.Payload, error) {
 	if len(p.GetData()) <= c.inline {
+		if bytes.Contains(p.GetData(), []byte(refKey)) { // references made by the workflow
+			md := make(map[string][]byte, len(p.GetMetadata())+1)
+			for k, b := range p.GetMetadata() {
+				md[k] = b
+			}
+			md[metaRefs] = []byte("1")
+			return &commonpb.Payload{Metadata: md, Data: p.GetData()}, nil
+		}
 		return p, nil
 	}
 	if string(p.GetMetadata()[metaEncoding]) == converter.MetadataEncodingJSON {

@@ -59,6 +59,10 @@ type Options struct {
 	// BlobLimit bounds a context variable's and an action result's JSON
 	// (default DefaultBlobLimit): a run over it fails, saying which value.
 	BlobLimit int
+	// Codec is the payload codec of the workers' client: the workflow
+	// stores the records of an execution that continues as new with it
+	// (default: one on a store in this process's memory, for tests).
+	Codec *Codec
 }
 
 // Segment bounds one workflow execution of a run: past any of these the
@@ -66,7 +70,7 @@ type Options struct {
 // its records by reference. Temporal's own limits are 51,200 events and
 // 50 MB of history per execution.
 type Segment struct {
-	Transitions int // default 5,000 (a workflow task runs inline steps without yielding)
+	Transitions int // default 2,000 (a workflow task runs inline steps without yielding)
 	Events      int // default 10,000
 	Bytes       int // default 8 MB
 }
@@ -91,7 +95,7 @@ func (o Options) withDefaults() Options {
 		o.Heartbeat = 10 * time.Second
 	}
 	if o.Segment.Transitions <= 0 {
-		o.Segment.Transitions = 5000
+		o.Segment.Transitions = 2000
 	}
 	if o.Segment.Events <= 0 {
 		o.Segment.Events = 10000
@@ -102,18 +106,23 @@ func (o Options) withDefaults() Options {
 	if o.BlobLimit <= 0 {
 		o.BlobLimit = DefaultBlobLimit
 	}
+	if o.Codec == nil {
+		o.Codec = NewCodec(newMemStore(), 0, o.BlobLimit)
+	}
 	return o
 }
 
 // Engine is the workflow and the activity of one worker.
 type Engine struct {
-	host Host
-	opts Options
+	host  Host
+	opts  Options
+	codec *Codec
 }
 
 // NewEngine returns the engine of a worker whose actions host supplies.
 func NewEngine(host Host, opts Options) *Engine {
-	return &Engine{host: host, opts: opts.withDefaults()}
+	opts = opts.withDefaults()
+	return &Engine{host: host, opts: opts, codec: opts.Codec}
 }
 
 // Catalog is the actions this worker offers.

@@ -94,6 +94,7 @@ func (s *scaleEnv) env() *testsuite.TestWorkflowEnvironment {
 	env.SetDataConverter(s.codec.DataConverter())
 	o := s.opts
 	o.Retry = temporal.Retry{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond}
+	o.Codec = s.codec
 	temporal.NewEngine(s.h, o).Register(env)
 	return env
 }

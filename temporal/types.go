@@ -55,13 +55,14 @@ type Start struct {
 }
 
 // Carry is what a run carries into its next workflow execution when it
-// continues as new (its history grew past Options.Segment): its records so
-// far, a segment at a time, each of which the payload codec stores once
-// and sends by reference, and when it began. The run is rebuilt from them
-// as lppctl resume rebuilds a local run from its journal.
+// continues as new (its execution passed Options.Segment): where it stands
+// (a checkpoint, its large values by reference through the codec), the
+// references of its records so far in the blob store (a JSON list of
+// machine.Records per execution), and when it began.
 type Carry struct {
-	Segments []json.RawMessage `json:"segments"` // each a JSON list of machine.Records
-	Begun    time.Time         `json:"begun"`
+	Checkpoint json.RawMessage `json:"checkpoint"` // a machine.Checkpoint (numbers decoded exactly)
+	Segments   []string        `json:"segments"`
+	Begun      time.Time       `json:"begun"`
 }
 
 // EventArg is an event delivered to a run, with its payload.
@@ -100,8 +101,9 @@ type Progress struct {
 	// More says that the run has more records than this page: ask again
 	// from the last one.
 	More bool `json:"more,omitempty"`
-	// Segments are the records of a completed run's result (Result puts
-	// them in Records): JSON lists, each stored once by the payload codec.
+	// Segments are records of the run's earlier executions, before Records
+	// (in a result: all of them): JSON lists sent by reference, which Query
+	// and Result put in Records.
 	Segments []json.RawMessage `json:"segments,omitempty"`
 	Start    time.Time         `json:"start"`
 	End      *time.Time        `json:"end,omitempty"`

@@ -82,7 +82,9 @@ func (e *Engine) versioning(v Versioning) (Versioning, worker.DeploymentOptions)
 // worker that serves it. Both are the version v of the deployment.
 func (e *Engine) Workers(c client.Client, llmRPS float64, v Versioning) []worker.Worker {
 	_, dep := e.versioning(v)
-	main := worker.New(c, e.TaskQueue(), worker.Options{DeploymentOptions: dep})
+	// A workflow task runs up to Segment.Transitions inline steps without
+	// yielding: more than the SDK's 1 s on a loaded machine.
+	main := worker.New(c, e.TaskQueue(), worker.Options{DeploymentOptions: dep, DeadlockDetectionTimeout: 10 * time.Second})
 	e.Register(main)
 	model := worker.New(c, e.ModelQueue(), worker.Options{TaskQueueActivitiesPerSecond: llmRPS, DisableWorkflowWorker: true, DeploymentOptions: dep})
 	model.RegisterActivityWithOptions(e.Action, activity.RegisterOptions{Name: ActivityName})

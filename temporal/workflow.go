@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -84,7 +85,7 @@ func (w *wfRun) showStatus(ctx workflow.Context, st machine.Status) {
 func (w *wfRun) continueNow(ctx workflow.Context) bool {
 	seg := w.e.opts.Segment
 	info := workflow.GetInfo(ctx)
-	over := len(w.records)-w.segStart >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
+	over := len(w.records) >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
 		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested()
 	return over && w.r.Status() == machine.StatusRunning && w.r.Quiet()
 }
@@ -93,18 +94,51 @@ func (w *wfRun) continueNow(ctx workflow.Context) bool {
 // carries the records (by reference, through the codec) and not the
 // history.
 func (w *wfRun) continueAsNew(ctx workflow.Context) error {
-	seg, err := json.Marshal(w.records[w.segStart:])
+	cp, err := w.r.Checkpoint()
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot continue run %s as new: %v", w.st.RunID, err), "run", nil)
 	}
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot continue run %s as new: %v", w.st.RunID, err), "run", nil)
+	}
+	ref := w.archive(ctx)
 	next := w.st
 	next.Events = nil
-	next.Carry = &Carry{Begun: w.start}
-	if w.st.Carry != nil {
-		next.Carry.Segments = slices.Clip(w.st.Carry.Segments)
-	}
-	next.Carry.Segments = append(next.Carry.Segments, seg)
+	next.Carry = &Carry{Checkpoint: b, Segments: append(slices.Clip(w.segRefs), ref), Begun: w.start}
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
+}
+
+// archive stores this execution's records in the blob store (their large
+// values by reference) and returns their reference, recorded in the
+// history (a side effect): a failure fails the workflow task, which is
+// given again.
+func (w *wfRun) archive(ctx workflow.Context) string {
+	var ref string
+	err := workflow.SideEffect(ctx, func(workflow.Context) any {
+		b, err := json.Marshal(w.records)
+		if err == nil {
+			var r string
+			if r, err = w.e.codec.Store(b); err == nil {
+				return r
+			}
+		}
+		panic(fmt.Sprintf("cannot store the records of run %s: %v", w.st.RunID, err))
+	}).Get(&ref)
+	if err != nil {
+		panic(fmt.Sprintf("cannot store the records of run %s: %v", w.st.RunID, err))
+	}
+	return ref
+}
+
+// segmentRefs are the earlier executions' records, by reference, as the
+// codec resolves them on the client.
+func (w *wfRun) segmentRefs() []json.RawMessage {
+	out := make([]json.RawMessage, len(w.segRefs))
+	for i, ref := range w.segRefs {
+		out[i] = refJSON(ref)
+	}
+	return out
 }
 
 // wfRun is a run in a workflow.
@@ -123,8 +157,13 @@ type wfRun struct {
 	cancelled bool
 	start     time.Time
 	end       *time.Time
-	// segStart is the number of records of the earlier executions.
+	// segStart is the number of steps of the earlier executions (the
+	// records hold this execution's: the record of step s is
+	// records[s-segStart-1]); base is where this execution began (nil: the
+	// run's start), segRefs the references of the earlier records.
 	segStart int
+	base     *machine.Checkpoint
+	segRefs  []string
 	// fatal is an error that fails the run whatever the state's on_error
 	// says (a value over the blob limit).
 	fatal error
@@ -173,20 +212,14 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 		})),
 		machine.WithMaxTransitions(st.MaxTransitions),
 	}
-	if st.Carry != nil {
-		w.start = st.Carry.Begun
-		for i, seg := range st.Carry.Segments {
-			var recs []*machine.Record
-			if err := decodeJSON(seg, &recs); err != nil {
-				return nil, fmt.Errorf("cannot continue run %s: its records (part %d) do not decode: %w", st.RunID, i+1, err)
-			}
-			for _, rec := range recs {
-				rec.Vars, rec.Payload = numberMap(rec.Vars), numberMap(rec.Payload)
-			}
-			w.records = append(w.records, recs...)
+	if c := st.Carry; c != nil {
+		var cp machine.Checkpoint
+		if err := decodeJSON(c.Checkpoint, &cp); err != nil {
+			return nil, fmt.Errorf("cannot continue run %s: its checkpoint does not decode: %w", st.RunID, err)
 		}
-		w.segStart = len(w.records)
-		if w.r, err = m.Resume(vars, w.records, w.opts...); err != nil {
+		cp.Vars, cp.Payload = numberMap(cp.Vars), numberMap(cp.Payload)
+		w.start, w.base, w.segRefs, w.segStart = c.Begun, &cp, c.Segments, cp.Seq
+		if w.r, err = m.Restore(w.base, w.opts...); err != nil {
 			return nil, fmt.Errorf("cannot continue run %s: %w", st.RunID, err)
 		}
 		return w, nil
@@ -243,10 +276,24 @@ func (w *wfRun) answered() error {
 	if a.Event != nil {
 		return w.r.SendEvent(a.Event.Name, numberMap(a.Event.Payload))
 	}
-	// Resume replays the records without notifying the observers.
-	r, err := w.m.Resume(w.vars, w.records, append(slices.Clip(w.opts), machine.WithInput(a.Input))...)
+	// Replay does not notify the observers.
+	opts := append(slices.Clip(w.opts), machine.WithInput(a.Input))
+	if w.base == nil {
+		r, err := w.m.Resume(w.vars, w.records, opts...)
+		if err != nil {
+			return err
+		}
+		w.r = r
+		return nil
+	}
+	r, err := w.m.Restore(w.base, opts...)
 	if err != nil {
 		return err
+	}
+	for _, rec := range w.records {
+		if err := r.Replay(rec); err != nil {
+			return err
+		}
 	}
 	w.r = r
 	return nil
@@ -260,15 +307,12 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	switch {
 	case err == nil:
 		// A summary; the records by reference, a segment at a time.
-		p, _ := w.progress(len(w.records))
-		seg, merr := json.Marshal(w.records[w.segStart:])
+		p, _ := w.progress(-1)
+		seg, merr := json.Marshal(w.records)
 		if merr != nil {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
 		}
-		if w.st.Carry != nil {
-			p.Segments = slices.Clip(w.st.Carry.Segments)
-		}
-		p.Segments = append(p.Segments, seg)
+		p.Segments = append(w.segmentRefs(), seg)
 		return p, nil
 	case ctx.Err() != nil:
 		w.cancelled = true
@@ -291,9 +335,15 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 	case w.pause != nil:
 		p.Status = machine.StatusPaused
 	}
-	if from >= 0 && from < len(w.records) {
-		p.Records = w.records[from:min(len(w.records), from+PageRecords)]
-		p.More = from+len(p.Records) < len(w.records)
+	if from < 0 {
+		return p, nil
+	}
+	if from < w.segStart { // the earlier executions' records, by reference
+		p.Segments, from = w.segmentRefs(), w.segStart
+	}
+	if i := from - w.segStart; i < len(w.records) {
+		p.Records = w.records[i:min(len(w.records), i+PageRecords)]
+		p.More = i+len(p.Records) < len(w.records)
 	}
 	return p, nil
 }
@@ -306,23 +356,54 @@ const PageRecords = 500
 func (w *wfRun) checkSizes(rec *machine.Record) error {
 	limit := w.e.opts.BlobLimit
 	for _, name := range slices.Sorted(maps.Keys(rec.Vars)) {
-		v := rec.Vars[name]
-		if s, ok := v.(string); ok && len(s) < limit/2 {
-			continue
-		}
-		switch v.(type) {
+		var size int
+		switch v := rec.Vars[name].(type) {
 		case nil, bool, int, int64, float64:
 			continue
+		case string:
+			size = jsonStringLen(v)
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("cannot record context variable %s: %w", name, err)
+			}
+			size = len(b)
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("cannot record context variable %s: %w", name, err)
-		}
-		if len(b) > limit {
-			return &LimitError{What: fmt.Sprintf("context variable %s (set by step %d in state %s)", name, rec.Seq, rec.From), Size: len(b), Limit: limit}
+		if size > limit {
+			return &LimitError{What: fmt.Sprintf("context variable %s (set by step %d in state %s)", name, rec.Seq, rec.From), Size: size, Limit: limit}
 		}
 	}
 	return nil
+}
+
+// jsonStringLen is the length of s as JSON (json.Marshal's escapes), without
+// making it.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += w
+		}
+		i += w
+	}
+	return n
 }
 
 // runContext is the context the interpreter sees in a workflow: it is

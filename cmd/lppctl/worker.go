@@ -80,6 +80,7 @@ func workerAction(c *cli.Context) error {
 		TaskQueue: c.String("task-queue"),
 		Retry:     temporal.Retry{Attempts: retry.Attempts, Base: retry.Base, Max: retry.Max},
 		BlobLimit: limit,
+		Codec:     codec,
 	})
 	v := temporal.Versioning{Off: c.Bool("unversioned"), BuildID: c.String("build-id")}
 	workers := e.Workers(tc, c.Float64("llm-rps"), v)
