@@ -87,7 +87,9 @@ states:
 `
 
 // loopSpec is spec with its bound N.
-func loopSpec(spec string, n int) string { return strings.Replace(spec, "n < N", fmt.Sprintf("n < %d", n), 1) }
+func loopSpec(spec string, n int) string {
+	return strings.Replace(spec, "n < N", fmt.Sprintf("n < %d", n), 1)
+}
 
 // localFinal runs the spec at root/rel with the local engine in this
 // process (the lppctl actions, no journal) and returns its final context.
