@@ -80,7 +80,10 @@ func (s *DirStore) Put(_ context.Context, ref string, b []byte) error {
 	if err != nil {
 		return fmt.Errorf("cannot store blob %s in %s: %w", ref, s.dir, err)
 	}
-	_, werr := f.Write(b)
+	werr := f.Chmod(0o644) // the workers of a shared mount read it
+	if werr == nil {
+		_, werr = f.Write(b)
+	}
 	if werr == nil {
 		werr = f.Sync()
 	}

@@ -37,6 +37,7 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 		workflow.UpdateHandlerOptions{Validator: w.validate}); err != nil {
 		return nil, err
 	}
+	w.bounds(ctx)
 	mctx := runContext{Context: context.Background(), w: ctx}
 	for {
 		done, err := w.r.Step(mctx)
@@ -66,6 +67,31 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 	}
 }
 
+// runBounds are the worker options that decide what a run does (when it
+// continues as new, when it fails at the blob limit): recorded in the
+// history when an execution starts, so that a worker with other options
+// replays it the same.
+type runBounds struct {
+	Segment   Segment `json:"segment"`
+	BlobLimit int     `json:"blob_limit"`
+}
+
+// bounds records this worker's bounds in the history (executions started
+// by an older worker use the replaying worker's).
+func (w *wfRun) bounds(ctx workflow.Context) {
+	w.seg, w.limit = w.e.opts.Segment, w.e.opts.BlobLimit
+	if workflow.GetVersion(ctx, "run-bounds", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	var b runBounds
+	err := workflow.SideEffect(ctx, func(workflow.Context) any {
+		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit}
+	}).Get(&b)
+	if err == nil && b.Segment.Transitions > 0 && b.BlobLimit > 0 {
+		w.seg, w.limit = b.Segment, b.BlobLimit
+	}
+}
+
 // MemoStatus is the memo field that says a running workflow's run is
 // paused (lppctl runs lists it so without asking a worker).
 const MemoStatus = "lppctl_status"
@@ -83,7 +109,7 @@ func (w *wfRun) showStatus(ctx workflow.Context, st machine.Status) {
 // execution passed a bound of Options.Segment and it holds no event that a
 // rebuilt run would lose.
 func (w *wfRun) continueNow(ctx workflow.Context) bool {
-	seg := w.e.opts.Segment
+	seg := w.seg
 	info := workflow.GetInfo(ctx)
 	over := len(w.records) >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
 		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested()
@@ -164,6 +190,9 @@ type wfRun struct {
 	segStart int
 	base     *machine.Checkpoint
 	segRefs  []string
+	// seg and limit are the run's bounds (bounds).
+	seg   Segment
+	limit int
 	// fatal is an error that fails the run whatever the state's on_error
 	// says (a value over the blob limit).
 	fatal error
@@ -354,7 +383,7 @@ const PageRecords = 500
 // checkSizes refuses a step that set a context variable over the blob
 // limit.
 func (w *wfRun) checkSizes(rec *machine.Record) error {
-	limit := w.e.opts.BlobLimit
+	limit := w.limit
 	for _, name := range slices.Sorted(maps.Keys(rec.Vars)) {
 		var size int
 		switch v := rec.Vars[name].(type) {
