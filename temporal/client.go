@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/lppctl/lppctl/machine"
 )
@@ -403,10 +404,11 @@ func ListRuns(ctx context.Context, c client.Client, limit int) ([]Summary, error
 			if e.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW {
 				continue // the run goes on in a newer execution, listed too
 			}
-			s := Summary{RunID: e.GetExecution().GetWorkflowId(), Status: statusName(e.GetStatus()), Start: e.GetStartTime().AsTime()}
+			s := Summary{RunID: e.GetExecution().GetWorkflowId(), Status: statusName(e.GetStatus()), Start: Begun(e)}
 			if s.Status == string(machine.StatusRunning) && memoPaused(e.GetMemo()) {
 				s.Status = string(machine.StatusPaused)
 			}
+
 			if ct := e.GetCloseTime(); ct != nil {
 				end := ct.AsTime()
 				s.End = &end
@@ -420,6 +422,21 @@ func ListRuns(ctx context.Context, c client.Client, limit int) ([]Summary, error
 			return out, nil
 		}
 	}
+}
+
+// Begun is when the run of a workflow execution began: its start, or the
+// first execution's for one that continued as new.
+func Begun(e interface {
+	GetStartTime() *timestamppb.Timestamp
+	GetMemo() *commonpb.Memo
+}) time.Time {
+	if f := e.GetMemo().GetFields()[MemoBegun]; f != nil {
+		var begun time.Time
+		if converter.GetDefaultDataConverter().FromPayload(f, &begun) == nil && !begun.IsZero() {
+			return begun
+		}
+	}
+	return e.GetStartTime().AsTime()
 }
 
 // memoPaused reports whether a workflow's memo says its run is paused.

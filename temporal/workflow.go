@@ -90,7 +90,13 @@ func (w *wfRun) bounds(ctx workflow.Context) {
 	if err == nil && b.Segment.Transitions > 0 && b.BlobLimit > 0 {
 		w.seg, w.limit = b.Segment, b.BlobLimit
 	}
+	if w.st.Carry != nil { // lppctl runs lists the run from when it began
+		_ = workflow.UpsertMemo(ctx, map[string]any{MemoBegun: w.start})
+	}
 }
+
+// MemoBegun is the memo field that says when a run continued as new began.
+const MemoBegun = "lppctl_begun"
 
 // MemoStatus is the memo field that says a running workflow's run is
 // paused (lppctl runs lists it so without asking a worker).

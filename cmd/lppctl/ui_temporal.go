@@ -90,7 +90,7 @@ func (s *temporalSource) Summary(ctx context.Context, id string) (*ui.RemoteRun,
 		return nil, fmt.Errorf("cannot find run %s on Temporal: %w", id, err)
 	}
 	info := d.GetWorkflowExecutionInfo()
-	sum := temporal.Summary{RunID: id, Status: visibleStatus(info.GetStatus()), Start: info.GetStartTime().AsTime()}
+	sum := temporal.Summary{RunID: id, Status: visibleStatus(info.GetStatus()), Start: temporal.Begun(info)}
 	if ct := info.GetCloseTime(); ct != nil {
 		end := ct.AsTime()
 		sum.End = &end
