@@ -389,15 +389,17 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	if st == machine.StatusCompleted {
 		p, err = temporal.Result(c.Context, tc, id) // no worker needed
 	} else {
-		qctx, cancel := c.Context, context.CancelFunc(func() {})
-		if st != "" { // a closed run's query needs a worker to replay it: do not wait long
-			qctx, cancel = context.WithTimeout(c.Context, 10*time.Second)
-		}
+		// A closed run's query needs a worker to replay it, a running one's
+		// a worker to answer: do not wait long.
+		qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
 		p, err = temporal.QueryAll(qctx, tc, id, 0)
 		cancel()
 	}
 	if err != nil {
 		if st == "" {
+			if n, perr := temporal.Pollers(c.Context, tc, c.String("task-queue")); perr == nil && n == 0 {
+				return fmt.Errorf("cannot ask run %s where it stands: %s", id, temporal.NoWorker(c.String("task-queue")))
+			}
 			return err
 		}
 		// The run has ended: say how, even when no worker can tell where.
