@@ -46,6 +46,9 @@ type Deps struct {
 	Embeddings    string   // ranks the library's skills for the prompts: openai[:model], ollama[:model]; "" or none: BM25
 	SpecDir       string   // prompt templates are looked up here first, then in Root
 	Protected     []string // more paths no tool may write (absolute or root-relative; those outside Root are ignored): the spec, its templates, the run directory
+	// Pinned are prompt templates by absolute path, read from here rather
+	// than the disk (a Temporal run's, as they were when it started).
+	Pinned map[string][]byte
 
 	Yes         bool      // approve the plan without asking
 	Feedback    string    // final human feedback given up front (non-interactive runs)

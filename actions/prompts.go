@@ -68,9 +68,11 @@ func (d *Deps) render(name string, data *promptData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	src, err := d.readTemplate(path)
-	if err != nil {
-		return "", err
+	src, ok := d.Pinned[path]
+	if !ok {
+		if src, err = d.readTemplate(path); err != nil {
+			return "", err
+		}
 	}
 	t, err := template.New(filepath.Base(path)).Funcs(tmplFuncs).Option("missingkey=error").Parse(string(src))
 	if err != nil {
@@ -87,6 +89,18 @@ func (d *Deps) render(name string, data *promptData) (string, error) {
 }
 
 func (d *Deps) findTemplate(name string) (string, error) {
+	if len(d.Pinned) > 0 && filepath.IsLocal(filepath.FromSlash(name)) {
+		// A run's pinned templates (the Temporal engine's) were read inside
+		// the root when the run started.
+		for _, dir := range []string{d.SpecDir, d.root(), filepath.Join(d.root(), "specs")} {
+			if dir == "" {
+				continue
+			}
+			if p := filepath.Join(dir, name); hasKey(d.Pinned, p) {
+				return p, nil
+			}
+		}
+	}
 	found, tried, err := machine.LocateFile(name, d.SpecDir, d.root())
 	if err != nil {
 		return "", fmt.Errorf("cannot use prompt template: %w", err)
@@ -105,4 +119,9 @@ func (d *Deps) readTemplate(path string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read prompt template %s: %w", path, err)
 	}
 	return src, nil
+}
+
+func hasKey(m map[string][]byte, k string) bool {
+	_, ok := m[k]
+	return ok
 }

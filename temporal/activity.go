@@ -21,6 +21,7 @@ const (
 	errPause     = "pause"     // the action needs a person: the run pauses
 	errAction    = "action"    // the action failed: the state's on_error route, or the run fails
 	errTransient = "transient" // the action failed for a cause that may pass: retried
+	errLimit     = "limit"     // the action's result is over the blob limit: the run fails
 )
 
 // inline are the built-in actions that run in the workflow itself: they
@@ -30,7 +31,7 @@ var inline = []string{"noop", "log", "fail", "emit"}
 // workflowRegistry is the catalog with every handler replaced: the pure
 // built-ins keep theirs, wait becomes a durable timer, every other action
 // becomes an activity.
-func (e *Engine) workflowRegistry(ctx workflow.Context, st Start) *machine.Registry {
+func (e *Engine) workflowRegistry(ctx workflow.Context, st Start, fatal *error) *machine.Registry {
 	reg := machine.NewRegistry()
 	builtins := machine.NewBuiltinRegistry()
 	for _, a := range e.host.Catalog().Actions() {
@@ -47,7 +48,7 @@ func (e *Engine) workflowRegistry(ctx workflow.Context, st Start) *machine.Regis
 				return workflow.Sleep(ctx, d)
 			}
 		default:
-			cp.Run = e.remote(ctx, st)
+			cp.Run = e.remote(ctx, st, fatal)
 		}
 		_ = reg.Register(cp) // the catalog's actions registered once already
 	}
@@ -55,8 +56,9 @@ func (e *Engine) workflowRegistry(ctx workflow.Context, st Start) *machine.Regis
 }
 
 // remote is the handler that runs an action as an activity: one activity per
-// action execution, its input the Call's snapshot.
-func (e *Engine) remote(ctx workflow.Context, st Start) machine.Handler {
+// action execution, its input the Call's snapshot. A result over the blob
+// limit is set in fatal: it fails the run, whatever the state's on_error.
+func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error) machine.Handler {
 	return func(_ context.Context, c *machine.Call) error {
 		call, err := json.Marshal(c.Detach())
 		if err != nil {
@@ -76,13 +78,18 @@ func (e *Engine) remote(ctx workflow.Context, st Start) machine.Handler {
 				BackoffCoefficient:     2,
 				MaximumInterval:        e.opts.Retry.Max,
 				MaximumAttempts:        int32(e.opts.Retry.Attempts),
-				NonRetryableErrorTypes: []string{errPause, errAction},
+				NonRetryableErrorTypes: []string{errPause, errAction, errLimit},
 			},
 		})
-		task := ActionTask{RunID: st.RunID, SpecPath: st.SpecPath, Spec: st.Spec, SpecHash: st.SpecHash, Agent: st.Agent, Call: call}
+		task := ActionTask{RunID: st.RunID, SpecPath: st.SpecPath, Spec: st.Spec, SpecHash: st.SpecHash, Agent: st.Agent, Files: st.Files, Call: call}
 		var out json.RawMessage
 		if err := workflow.ExecuteActivity(actx, ActivityName, task).Get(actx, &out); err != nil {
-			return actionError(c.Action, err)
+			err = actionError(c.Action, err)
+			var le *limitError
+			if errors.As(err, &le) {
+				*fatal = err
+			}
+			return err
 		}
 		var res machine.CallOutput // numbers decoded as a local run has them
 		if err := json.Unmarshal(out, &res); err != nil {
@@ -108,6 +115,8 @@ func actionError(action string, err error) error {
 			return errors.New(app.Message())
 		case errTransient:
 			return fmt.Errorf("%s (gave up after the retries)", app.Message())
+		case errLimit:
+			return &limitError{app.Message()}
 		}
 	}
 	var te *temporal.TimeoutError
@@ -116,6 +125,11 @@ func actionError(action string, err error) error {
 	}
 	return fmt.Errorf("cannot run action %q on a worker: %w", action, err)
 }
+
+// limitError is an action's result over the blob limit, in the workflow.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
 
 // Transient marks an action error as one that may pass (the activity is
 // retried, by any worker); other action errors are final.
@@ -134,7 +148,7 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 	if err := json.Unmarshal(t.Call, &in); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("cannot read the call: "+err.Error(), errAction, nil)
 	}
-	info := RunInfo{RunID: t.RunID, SpecPath: t.SpecPath, Spec: spec, Agent: t.Agent, Seq: in.Seq, Action: in.Action, Attempt: 1}
+	info := RunInfo{RunID: t.RunID, SpecPath: t.SpecPath, Spec: spec, Agent: t.Agent, Files: t.Files, Seq: in.Seq, Action: in.Action, Attempt: 1}
 	if activity.IsActivity(ctx) {
 		info.Attempt = int(activity.GetInfo(ctx).Attempt)
 	}
@@ -145,7 +159,8 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 	defer release()
 	a := reg.Lookup(in.Action)
 	if a == nil {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("this worker has no action %q", in.Action), errAction, nil)
+		// An older worker: another worker (of the run's version) has it.
+		return nil, temporal.NewApplicationError(fmt.Sprintf("this worker (lppctl %s) has no action %q", Version, in.Action), errTransient)
 	}
 	stop := heartbeat(ctx, e.opts.Heartbeat/3)
 	out, err := machine.RunDetached(ctx, spec, a, &in)
@@ -166,6 +181,10 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("cannot send what the action did: "+err.Error(), errAction, nil)
+	}
+	if len(b) > e.opts.BlobLimit {
+		le := &LimitError{What: fmt.Sprintf("the result of action %s at step %d", in.Action, in.Seq+1), Size: len(b), Limit: e.opts.BlobLimit}
+		return nil, temporal.NewNonRetryableApplicationError(le.Error(), errLimit, nil)
 	}
 	return b, nil
 }

@@ -8,19 +8,24 @@ import (
 	"log/slog"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/lppctl/lppctl/machine"
 )
 
 // Dial connects to the Temporal server at hostPort; a server that does not
 // answer within a few seconds is an error that says where it was looked for.
-func Dial(ctx context.Context, hostPort, namespace string, logger *slog.Logger) (client.Client, error) {
+// Payloads go through codec (nil: by value; every client and worker of a
+// task queue must use the same blob store).
+func Dial(ctx context.Context, hostPort, namespace string, logger *slog.Logger, codec *Codec) (client.Client, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -29,7 +34,11 @@ func Dial(ctx context.Context, hostPort, namespace string, logger *slog.Logger) 
 	}
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	c, err := client.DialContext(dctx, client.Options{HostPort: hostPort, Namespace: namespace, Logger: log.NewStructuredLogger(logger)})
+	opts := client.Options{HostPort: hostPort, Namespace: namespace, Logger: log.NewStructuredLogger(logger), Identity: Identity()}
+	if codec != nil {
+		opts.DataConverter = codec.DataConverter()
+	}
+	c, err := client.DialContext(dctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the Temporal server at %s (namespace %s): %w; start one (e.g. temporal server start-dev) or give its address with --temporal HOST:PORT", hostPort, namespace, err)
 	}
@@ -65,6 +74,9 @@ func Query(ctx context.Context, c client.Client, runID string, from int) (*Progr
 	}
 	var p Progress
 	if err := v.Get(&p); err != nil {
+		return nil, fmt.Errorf("cannot read the progress of run %s: %w", runID, err)
+	}
+	if err := p.Flatten(); err != nil {
 		return nil, fmt.Errorf("cannot read the progress of run %s: %w", runID, err)
 	}
 	return &p, nil
@@ -145,61 +157,203 @@ func rootMessage(err error) string {
 	}
 }
 
-// Follow calls step for each step of the run as it is made, from step
+// FollowOptions configure Follow.
+type FollowOptions struct {
+	Poll time.Duration // how often the run is asked (default 200ms)
+	// Step is called for each step of the run as it is made.
+	Step func(*machine.Record)
+	// Notice is told what the follower waits for: a server that does not
+	// answer (and when it answers again), a task queue no worker polls.
+	Notice func(string)
+}
+
+// Follow calls o.Step for each step of the run as it is made, from step
 // from+1, until the run ends or pauses (or ctx is done: the run goes on).
-// It returns where the run stands then.
-func Follow(ctx context.Context, c client.Client, runID string, from int, poll time.Duration, step func(*machine.Record)) (*Progress, error) {
-	if poll <= 0 {
-		poll = 200 * time.Millisecond
+// It returns where the run stands then. A server that does not answer is
+// waited for (with a backoff up to 5 s), never taken as the run's end; a
+// run closed on the server (terminated included) is noticed at the next
+// poll.
+func Follow(ctx context.Context, c client.Client, runID string, from int, o FollowOptions) (*Progress, error) {
+	if o.Poll <= 0 {
+		o.Poll = 200 * time.Millisecond
 	}
-	t := time.NewTicker(poll)
-	defer t.Stop()
+	notice := o.Notice
+	if notice == nil {
+		notice = func(string) {}
+	}
+	var last *Progress
+	var outage, noWorker bool
+	var checked time.Time
+	backoff := o.Poll
+	emit := func(p *Progress) {
+		for _, rec := range p.Records {
+			if rec.Seq > from && o.Step != nil {
+				o.Step(rec)
+			}
+		}
+		if n := len(p.Records); n > 0 && p.Records[n-1].Seq > from {
+			from = p.Records[n-1].Seq
+		}
+	}
 	for {
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		p, err := Query(qctx, c, runID, from)
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		d, err := c.DescribeWorkflowExecution(dctx, runID, "")
 		cancel()
 		if err != nil {
-			// A busy or dying worker misses a query: ask again, unless the
-			// run is gone or over.
-			st, msg, cerr := Closed(ctx, c, runID)
+			var nf *serviceerror.NotFound
 			switch {
-			case cerr != nil:
-				return nil, cerr
-			case st == machine.StatusCompleted:
-				var res Progress
-				if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &res); err == nil {
-					return &res, nil
-				}
-			case st != "":
-				p := &Progress{RunID: runID}
-				p.Ended(st, msg)
-				return p, nil
+			case errors.As(err, &nf):
+				return nil, fmt.Errorf("cannot find run %s on Temporal: %w", runID, err)
+			case ctx.Err() != nil:
+				return last, ctx.Err()
 			}
-		} else {
-			for _, rec := range p.Records {
-				step(rec)
+			if !outage {
+				outage = true
+				notice(fmt.Sprintf("cannot reach the Temporal server (%s); the run goes on there: waiting for the server (Ctrl-C detaches)", rootMessage(err)))
 			}
-			from += len(p.Records)
+			if !sleepCtx(ctx, backoff) {
+				return last, ctx.Err()
+			}
+			backoff = min(backoff*2, 5*time.Second)
+			continue
+		}
+		if outage {
+			outage = false
+			notice("the Temporal server answers again: following the run")
+		}
+		backoff = o.Poll
+		if d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return ended(ctx, c, runID, from, last, emit)
+		}
+		if checked.IsZero() { // say at once when no worker serves the run
+			checked = time.Now()
+			noWorker = warnNoWorker(ctx, c, d.GetExecutionConfig().GetTaskQueue().GetName(), notice)
+		}
+		wait := 10 * time.Second
+		if noWorker {
+			wait = time.Second
+		}
+		qctx, cancel := context.WithTimeout(ctx, wait)
+		p, err := Query(qctx, c, runID, from)
+		cancel()
+		if err == nil {
+			last, noWorker = p, false
+			emit(p)
+			if p.More {
+				continue
+			}
 			if p.Status == machine.StatusPaused {
 				return p, nil
 			}
-			if p.End != nil || p.Status == machine.StatusCompleted || p.Status == machine.StatusFailed {
-				st, msg, err := Closed(ctx, c, runID)
-				if err != nil {
-					return nil, err
-				}
-				if st != "" {
-					p.Ended(st, msg)
-					return p, nil
-				}
-			}
 		}
-		select {
-		case <-ctx.Done():
-			return p, ctx.Err()
-		case <-t.C:
+		if err != nil && !noWorker && time.Since(checked) > 5*time.Second {
+			checked = time.Now()
+			noWorker = warnNoWorker(ctx, c, d.GetExecutionConfig().GetTaskQueue().GetName(), notice)
+		}
+		if !sleepCtx(ctx, o.Poll) {
+			return last, ctx.Err()
 		}
 	}
+}
+
+// warnNoWorker tells notice when no worker polls queue, and reports it.
+func warnNoWorker(ctx context.Context, c client.Client, queue string, notice func(string)) bool {
+	n, err := Pollers(ctx, c, queue)
+	if err != nil || n > 0 {
+		return false
+	}
+	notice(NoWorker(queue))
+	return true
+}
+
+// NoWorker says that no worker polls queue.
+func NoWorker(queue string) string {
+	return fmt.Sprintf("no worker polls task queue %s: the run waits until one starts (lppctl worker)", queue)
+}
+
+// ended returns how a closed run ended, with its last steps: a completed
+// run's result needs no worker; another's last standing is asked briefly
+// (a worker replays it), else the last one seen is kept.
+func ended(ctx context.Context, c client.Client, runID string, from int, last *Progress, emit func(*Progress)) (*Progress, error) {
+	st, msg, err := Closed(ctx, c, runID)
+	if err != nil {
+		return nil, err
+	}
+	var p *Progress
+	if st == machine.StatusCompleted {
+		p, _ = Result(ctx, c, runID)
+	} else {
+		qctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+		p, _ = QueryAll(qctx, c, runID, from)
+		cancel()
+	}
+	if p != nil && len(p.Records) > 0 {
+		emit(p)
+	}
+	if p == nil {
+		p = last
+	}
+	if p == nil {
+		p = &Progress{RunID: runID}
+	}
+	p.Ended(st, msg)
+	return p, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// Pollers returns how many workers polled the task queue's workflows
+// lately.
+func Pollers(ctx context.Context, c client.Client, queue string) (int, error) {
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := c.DescribeTaskQueue(qctx, queue, enums.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil {
+		return 0, fmt.Errorf("cannot describe task queue %s: %w", queue, err)
+	}
+	return len(resp.GetPollers()), nil
+}
+
+// QueryAll is Query with every record from step from+1, page after page.
+func QueryAll(ctx context.Context, c client.Client, runID string, from int) (*Progress, error) {
+	var all []*machine.Record
+	for {
+		p, err := Query(ctx, c, runID, from)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range p.Records {
+			if rec.Seq > from {
+				all, from = append(all, rec), rec.Seq
+			}
+		}
+		if !p.More {
+			p.Records = all
+			return p, nil
+		}
+	}
+}
+
+// Result returns a completed run's result (no worker needed), with its
+// records: the result carries them by reference, a segment at a time.
+func Result(ctx context.Context, c client.Client, runID string) (*Progress, error) {
+	var p Progress
+	if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &p); err != nil {
+		return nil, fmt.Errorf("cannot read the result of run %s: %w", runID, err)
+	}
+	if err := p.Flatten(); err != nil {
+		return nil, fmt.Errorf("cannot read the result of run %s: %w", runID, err)
+	}
+	return &p, nil
 }
 
 // ResumeRun gives a paused run its answer (or event), on any machine; it
@@ -247,7 +401,14 @@ func ListRuns(ctx context.Context, c client.Client, limit int) ([]Summary, error
 			return nil, fmt.Errorf("cannot list the runs on Temporal: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			s := Summary{RunID: e.GetExecution().GetWorkflowId(), Status: statusName(e.GetStatus()), Start: e.GetStartTime().AsTime()}
+			if e.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW {
+				continue // the run goes on in a newer execution, listed too
+			}
+			s := Summary{RunID: e.GetExecution().GetWorkflowId(), Status: statusName(e.GetStatus()), Start: Begun(e)}
+			if s.Status == string(machine.StatusRunning) && memoPaused(e.GetMemo()) {
+				s.Status = string(machine.StatusPaused)
+			}
+
 			if ct := e.GetCloseTime(); ct != nil {
 				end := ct.AsTime()
 				s.End = &end
@@ -261,6 +422,31 @@ func ListRuns(ctx context.Context, c client.Client, limit int) ([]Summary, error
 			return out, nil
 		}
 	}
+}
+
+// Begun is when the run of a workflow execution began: its start, or the
+// first execution's for one that continued as new.
+func Begun(e interface {
+	GetStartTime() *timestamppb.Timestamp
+	GetMemo() *commonpb.Memo
+}) time.Time {
+	if f := e.GetMemo().GetFields()[MemoBegun]; f != nil {
+		var begun time.Time
+		if converter.GetDefaultDataConverter().FromPayload(f, &begun) == nil && !begun.IsZero() {
+			return begun
+		}
+	}
+	return e.GetStartTime().AsTime()
+}
+
+// memoPaused reports whether a workflow's memo says its run is paused.
+func memoPaused(m *commonpb.Memo) bool {
+	f := m.GetFields()[MemoStatus]
+	if f == nil {
+		return false
+	}
+	var st string
+	return converter.GetDefaultDataConverter().FromPayload(f, &st) == nil && st == string(machine.StatusPaused)
 }
 
 func statusName(s enums.WorkflowExecutionStatus) string {

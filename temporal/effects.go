@@ -11,13 +11,18 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/lppctl/lppctl/internal/fsx"
 )
 
-// EffectsFile is the record of a run's effects (tool calls) in the run's
-// folder on a worker's root: ROOT/.lppctl/temporal/RUN_ID/effects.jsonl.
+// EffectsFile names the record of a run's effects (tool calls) in the run's
+// folder on a worker's root: the record of step N is
+// ROOT/.lppctl/temporal/RUN_ID/effects/N.jsonl (one file a step, so that a
+// long run's record is not read whole before each call).
 const EffectsFile = "effects.jsonl"
 
 // Effects is the record of the effects one action execution makes (its
@@ -52,11 +57,16 @@ func (l *effectLine) sameAs(k *effectLine) bool {
 	return l.Run == k.Run && l.Seq == k.Seq && l.Action == k.Action && l.Index == k.Index && l.What == k.What && l.Args == k.Args
 }
 
-// NewEffects returns the record, in path, of the effects of the action
-// execution run describes (its Seq, Action and Attempt).
+// NewEffects returns the record of the effects of the action execution run
+// describes (its Seq, Action and Attempt), in the folder path names without
+// its .jsonl (RUN_DIR/effects.jsonl: RUN_DIR/effects/SEQ.jsonl).
 func NewEffects(path string, run RunInfo) *Effects {
-	return &Effects{path: path, run: run}
+	dir := strings.TrimSuffix(path, ".jsonl")
+	return &Effects{path: filepath.Join(dir, strconv.Itoa(run.Seq)+".jsonl"), run: run}
 }
+
+// Path is the file of the record.
+func (e *Effects) Path() string { return e.path }
 
 // Begin is called before an effect: what it is and its arguments (as
 // canonical bytes, e.g. JSON with sorted keys). When an earlier attempt
@@ -70,6 +80,9 @@ func (e *Effects) Begin(what string, args []byte) (result json.RawMessage, found
 	e.mu.Unlock()
 	sum := sha256.Sum256(args)
 	key := effectLine{Run: e.run.RunID, Seq: e.run.Seq, Action: e.run.Action, Index: index, What: what, Args: "sha256:" + hex.EncodeToString(sum[:]), Attempt: e.run.Attempt}
+	if err := os.MkdirAll(filepath.Dir(e.path), 0o755); err != nil {
+		return nil, false, nil, fmt.Errorf("cannot make the record of effects %s: %w", e.path, err)
+	}
 	unlock, err := fsx.LockFile(e.path + ".lock")
 	if err != nil {
 		return nil, false, nil, fmt.Errorf("cannot lock the record of effects %s: %w", e.path, err)

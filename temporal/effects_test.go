@@ -73,7 +73,7 @@ func TestRetriedActivityMakesItsToolCallOnce(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(h.root, "in", "a.txt")); !os.IsNotExist(err) {
 				t.Errorf("in/a.txt is still there: %v", err)
 			}
-			b, _ := os.ReadFile(filepath.Join(h.root, ".lppctl", "temporal", "run-move", temporal.EffectsFile))
+			b, _ := os.ReadFile(filepath.Join(h.root, ".lppctl", "temporal", "run-move", "effects", "0.jsonl"))
 			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 			if len(b) == 0 {
 				lines = nil
@@ -116,7 +116,7 @@ func TestEffectsReplayOnlyTheSameEffect(t *testing.T) {
 			}
 		}
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(rec.Path(), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestEffectsReplayOnlyTheSameEffect(t *testing.T) {
 			}
 		})
 	}
-	b, _ := os.ReadFile(path)
+	b, _ := os.ReadFile(rec.Path())
 	if strings.Contains(string(b), `"act{`) {
 		t.Errorf("a line was appended to the torn one:\n%s", b)
 	}

@@ -29,6 +29,8 @@ type RunInfo struct {
 	SpecPath string
 	Spec     *machine.Spec
 	Agent    json.RawMessage
+	// Files are the run's pinned prompt templates (Start.Files).
+	Files map[string][]byte
 	// Seq, Action and Attempt name the action execution: its step, the
 	// action, and the activity's attempt (1 the first time). An
 	// effect's record (Effects) is keyed by the first two.
@@ -53,6 +55,24 @@ type Options struct {
 	Retry     Retry         // default 4 attempts, 1s, 20s (the model clients' bounds)
 	Timeout   time.Duration // one attempt of an action; default 10m
 	Heartbeat time.Duration // a worker that stays silent this long is taken as dead; default 10s
+	Segment   Segment       // when a run continues as new
+	// BlobLimit bounds a context variable's and an action result's JSON
+	// (default DefaultBlobLimit): a run over it fails, saying which value.
+	BlobLimit int
+	// Codec is the payload codec of the workers' client: the workflow
+	// stores the records of an execution that continues as new with it
+	// (default: one on a store in this process's memory, for tests).
+	Codec *Codec
+}
+
+// Segment bounds one workflow execution of a run: past any of these the
+// run continues as new at its next quiet step (no event pending), carrying
+// its records by reference. Temporal's own limits are 51,200 events and
+// 50 MB of history per execution.
+type Segment struct {
+	Transitions int // default 2,000 (a workflow task runs inline steps without yielding)
+	Events      int // default 10,000
+	Bytes       int // default 8 MB
 }
 
 func (o Options) withDefaults() Options {
@@ -74,19 +94,39 @@ func (o Options) withDefaults() Options {
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = 10 * time.Second
 	}
+	if o.Segment.Transitions <= 0 {
+		o.Segment.Transitions = 2000
+	}
+	if o.Segment.Events <= 0 {
+		o.Segment.Events = 10000
+	}
+	if o.Segment.Bytes <= 0 {
+		o.Segment.Bytes = 8 << 20
+	}
+	if o.BlobLimit <= 0 {
+		o.BlobLimit = DefaultBlobLimit
+	}
+	if o.Codec == nil {
+		o.Codec = NewCodec(newMemStore(), 0, o.BlobLimit)
+	}
 	return o
 }
 
 // Engine is the workflow and the activity of one worker.
 type Engine struct {
-	host Host
-	opts Options
+	host  Host
+	opts  Options
+	codec *Codec
 }
 
 // NewEngine returns the engine of a worker whose actions host supplies.
 func NewEngine(host Host, opts Options) *Engine {
-	return &Engine{host: host, opts: opts.withDefaults()}
+	opts = opts.withDefaults()
+	return &Engine{host: host, opts: opts, codec: opts.Codec}
 }
+
+// Catalog is the actions this worker offers.
+func (e *Engine) Catalog() *machine.Registry { return e.host.Catalog() }
 
 // TaskQueue is the queue of the workflows and the actions that call no model.
 func (e *Engine) TaskQueue() string { return e.opts.TaskQueue }

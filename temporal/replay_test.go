@@ -2,6 +2,7 @@ package temporal_test
 
 import (
 	"compress/gzip"
+	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -40,6 +41,55 @@ func TestWorkflowReplaysRecordedHistories(t *testing.T) {
 			}
 			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{})
 			r := worker.NewWorkflowReplayer()
+			r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
+			quiet := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err := r.ReplayWorkflowHistory(quiet, hist); err != nil {
+				t.Fatalf("replay: %v", err)
+			}
+		})
+	}
+}
+
+// readOnlyStore reads the recorded blobs and writes none back (a replay
+// encodes the commands' payloads again).
+type readOnlyStore struct{ *temporal.DirStore }
+
+func (readOnlyStore) Put(context.Context, string, []byte) error { return nil }
+
+// A run recorded with this version (a dev server, lppctl worker --segment 4,
+// the blobs its payloads refer to): a loop of tools.call that continues as
+// new twice, pauses for an event (its memo says paused), takes it by the
+// resume Update and completes. Each execution replays with today's code
+// and its claim-check codec: a later change that breaks such runs fails
+// here.
+func TestWorkflowReplaysAContinuedRunWithReferences(t *testing.T) {
+	store, err := temporal.NewDirStore(filepath.Join("testdata", "replay_loop", "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec := temporal.NewCodec(readOnlyStore{store}, 0, 0)
+	for _, name := range []string{"exec1.json.gz", "exec2.json.gz", "exec3.json.gz"} {
+		t.Run(name, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", "replay_loop", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			zr, err := gzip.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Recorded before the bounds were recorded in the history: the
+			// replaying worker's decide, as --segment 4 did.
+			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{Codec: codec, Segment: temporal.Segment{Transitions: 4}})
+			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: codec.DataConverter()})
+			if err != nil {
+				t.Fatal(err)
+			}
 			r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
 			quiet := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err := r.ReplayWorkflowHistory(quiet, hist); err != nil {

@@ -46,6 +46,23 @@ type Start struct {
 	Agent          json.RawMessage `json:"agent,omitempty"` // the host's configuration of the actions (opaque here)
 	MaxTransitions int             `json:"max_transitions,omitempty"`
 	Events         []EventArg      `json:"events,omitempty"` // queued up front, as run --event does
+	// Files are the prompt templates the spec names, by path relative to
+	// the project root (as machine.FileParams finds them): the run reads
+	// them as they were when it started, on every worker.
+	Files map[string][]byte `json:"files,omitempty"`
+	// Carry is set when the run continued as new: where it stands.
+	Carry *Carry `json:"carry,omitempty"`
+}
+
+// Carry is what a run carries into its next workflow execution when it
+// continues as new (its execution passed Options.Segment): where it stands
+// (a checkpoint, its large values by reference through the codec), the
+// references of its records so far in the blob store (a JSON list of
+// machine.Records per execution), and when it began.
+type Carry struct {
+	Checkpoint json.RawMessage `json:"checkpoint"` // a machine.Checkpoint (numbers decoded exactly)
+	Segments   []string        `json:"segments"`
+	Begun      time.Time       `json:"begun"`
 }
 
 // EventArg is an event delivered to a run, with its payload.
@@ -81,8 +98,15 @@ type Progress struct {
 	Cancelled string            `json:"cancelled,omitempty"`
 	Vars      map[string]any    `json:"vars,omitempty"`
 	Records   []*machine.Record `json:"records,omitempty"`
-	Start     time.Time         `json:"start"`
-	End       *time.Time        `json:"end,omitempty"`
+	// More says that the run has more records than this page: ask again
+	// from the last one.
+	More bool `json:"more,omitempty"`
+	// Segments are records of the run's earlier executions, before Records
+	// (in a result: all of them): JSON lists sent by reference, which Query
+	// and Result put in Records.
+	Segments []json.RawMessage `json:"segments,omitempty"`
+	Start    time.Time         `json:"start"`
+	End      *time.Time        `json:"end,omitempty"`
 }
 
 // Ended sets how a closed run ended, as Closed reports it: its status, and
@@ -98,14 +122,32 @@ func (p *Progress) Ended(st machine.Status, msg string) {
 	}
 }
 
+// Flatten moves the records of Segments into Records.
+func (p *Progress) Flatten() error {
+	var all []*machine.Record
+	for i, seg := range p.Segments {
+		var recs []*machine.Record
+		if err := decodeJSON(seg, &recs); err != nil {
+			return fmt.Errorf("its records (part %d) do not decode: %w", i+1, err)
+		}
+		for _, rec := range recs {
+			rec.Vars, rec.Payload = numberMap(rec.Vars), numberMap(rec.Payload)
+		}
+		all = append(all, recs...)
+	}
+	p.Records, p.Segments = append(all, p.Records...), nil
+	return nil
+}
+
 // ActionTask is one activity's input: one execution of one action.
 type ActionTask struct {
-	RunID    string          `json:"run_id"`
-	SpecPath string          `json:"spec_path"`
-	Spec     []byte          `json:"spec"`
-	SpecHash string          `json:"spec_hash"`
-	Agent    json.RawMessage `json:"agent,omitempty"`
-	Call     json.RawMessage `json:"call"` // a machine.CallInput
+	RunID    string            `json:"run_id"`
+	SpecPath string            `json:"spec_path"`
+	Spec     []byte            `json:"spec"`
+	SpecHash string            `json:"spec_hash"`
+	Agent    json.RawMessage   `json:"agent,omitempty"`
+	Files    map[string][]byte `json:"files,omitempty"` // Start.Files
+	Call     json.RawMessage   `json:"call"`            // a machine.CallInput
 }
 
 // SpecHash is the hash a run's spec is checked against.

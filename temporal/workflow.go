@@ -2,11 +2,14 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -34,18 +37,27 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 		workflow.UpdateHandlerOptions{Validator: w.validate}); err != nil {
 		return nil, err
 	}
+	w.bounds(ctx)
 	mctx := runContext{Context: context.Background(), w: ctx}
 	for {
-		err := w.r.Run(mctx)
+		done, err := w.r.Step(mctx)
+		if err == nil && !done {
+			if w.continueNow(ctx) {
+				return nil, w.continueAsNew(ctx)
+			}
+			continue
+		}
 		if errors.Is(err, machine.ErrFinished) {
 			err = nil
 		}
 		w.pause = nil
 		if p, ok := machine.AsPause(err); ok {
 			w.pause, w.answer = p, nil
+			w.showStatus(ctx, machine.StatusPaused)
 			if werr := workflow.Await(ctx, func() bool { return w.answer != nil }); werr != nil {
 				return w.stop(ctx, werr)
 			}
+			w.showStatus(ctx, machine.StatusRunning)
 			if err := w.answered(); err != nil {
 				return w.stop(ctx, err)
 			}
@@ -53,6 +65,112 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 		}
 		return w.stop(ctx, err)
 	}
+}
+
+// runBounds are the worker options that decide what a run does (when it
+// continues as new, when it fails at the blob limit): recorded in the
+// history when an execution starts, so that a worker with other options
+// replays it the same.
+type runBounds struct {
+	Segment   Segment `json:"segment"`
+	BlobLimit int     `json:"blob_limit"`
+}
+
+// bounds records this worker's bounds in the history (executions started
+// by an older worker use the replaying worker's).
+func (w *wfRun) bounds(ctx workflow.Context) {
+	w.seg, w.limit = w.e.opts.Segment, w.e.opts.BlobLimit
+	if workflow.GetVersion(ctx, "run-bounds", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	var b runBounds
+	err := workflow.SideEffect(ctx, func(workflow.Context) any {
+		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit}
+	}).Get(&b)
+	if err == nil && b.Segment.Transitions > 0 && b.BlobLimit > 0 {
+		w.seg, w.limit = b.Segment, b.BlobLimit
+	}
+	if w.st.Carry != nil { // lppctl runs lists the run from when it began
+		_ = workflow.UpsertMemo(ctx, map[string]any{MemoBegun: w.start})
+	}
+}
+
+// MemoBegun is the memo field that says when a run continued as new began.
+const MemoBegun = "lppctl_begun"
+
+// MemoStatus is the memo field that says a running workflow's run is
+// paused (lppctl runs lists it so without asking a worker).
+const MemoStatus = "lppctl_status"
+
+// showStatus sets the memo's status (workflows started by an older worker
+// keep theirs without: their histories replay unchanged).
+func (w *wfRun) showStatus(ctx workflow.Context, st machine.Status) {
+	if workflow.GetVersion(ctx, "memo-status", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	_ = workflow.UpsertMemo(ctx, map[string]any{MemoStatus: string(st)})
+}
+
+// continueNow tells whether the run should continue as new now: its
+// execution passed a bound of Options.Segment and it holds no event that a
+// rebuilt run would lose.
+func (w *wfRun) continueNow(ctx workflow.Context) bool {
+	seg := w.seg
+	info := workflow.GetInfo(ctx)
+	over := len(w.records) >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
+		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested()
+	return over && w.r.Status() == machine.StatusRunning && w.r.Quiet()
+}
+
+// continueAsNew ends this execution and starts the run's next one, which
+// carries the records (by reference, through the codec) and not the
+// history.
+func (w *wfRun) continueAsNew(ctx workflow.Context) error {
+	cp, err := w.r.Checkpoint()
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot continue run %s as new: %v", w.st.RunID, err), "run", nil)
+	}
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot continue run %s as new: %v", w.st.RunID, err), "run", nil)
+	}
+	ref := w.archive(ctx)
+	next := w.st
+	next.Events = nil
+	next.Carry = &Carry{Checkpoint: b, Segments: append(slices.Clip(w.segRefs), ref), Begun: w.start}
+	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
+}
+
+// archive stores this execution's records in the blob store (their large
+// values by reference) and returns their reference, recorded in the
+// history (a side effect): a failure fails the workflow task, which is
+// given again.
+func (w *wfRun) archive(ctx workflow.Context) string {
+	var ref string
+	err := workflow.SideEffect(ctx, func(workflow.Context) any {
+		b, err := json.Marshal(w.records)
+		if err == nil {
+			var r string
+			if r, err = w.e.codec.Store(b); err == nil {
+				return r
+			}
+		}
+		panic(fmt.Sprintf("cannot store the records of run %s: %v", w.st.RunID, err))
+	}).Get(&ref)
+	if err != nil {
+		panic(fmt.Sprintf("cannot store the records of run %s: %v", w.st.RunID, err))
+	}
+	return ref
+}
+
+// segmentRefs are the earlier executions' records, by reference, as the
+// codec resolves them on the client.
+func (w *wfRun) segmentRefs() []json.RawMessage {
+	out := make([]json.RawMessage, len(w.segRefs))
+	for i, ref := range w.segRefs {
+		out[i] = refJSON(ref)
+	}
+	return out
 }
 
 // wfRun is a run in a workflow.
@@ -71,6 +189,19 @@ type wfRun struct {
 	cancelled bool
 	start     time.Time
 	end       *time.Time
+	// segStart is the number of steps of the earlier executions (the
+	// records hold this execution's: the record of step s is
+	// records[s-segStart-1]); base is where this execution began (nil: the
+	// run's start), segRefs the references of the earlier records.
+	segStart int
+	base     *machine.Checkpoint
+	segRefs  []string
+	// seg and limit are the run's bounds (bounds).
+	seg   Segment
+	limit int
+	// fatal is an error that fails the run whatever the state's on_error
+	// says (a value over the blob limit).
+	fatal error
 }
 
 func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
@@ -81,7 +212,17 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("cannot start run %s: %s", st.RunID, diags.PrettyAll(st.Spec))
 	}
-	m, err := machine.Compile(spec, e.workflowRegistry(ctx, st))
+	w := &wfRun{e: e, st: st, start: workflow.Now(ctx)}
+	reg := e.workflowRegistry(ctx, st, &w.fatal)
+	for _, s := range spec.States {
+		if s.Do != "" && reg.Lookup(s.Do) == nil {
+			// Not the run's failure: this worker is older than the spec. A
+			// panic fails the workflow task, which the server gives again,
+			// to another worker (of the current version) in time.
+			panic(fmt.Sprintf("this worker (lppctl %s) has no action %q, which run %s uses: a worker that has it will take the run", Version, s.Do, st.RunID))
+		}
+	}
+	m, err := machine.Compile(spec, reg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
 	}
@@ -89,15 +230,34 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
 	}
-	w := &wfRun{e: e, st: st, m: m, vars: vars, start: workflow.Now(ctx)}
+	w.m, w.vars = m, vars
 	w.opts = []machine.RunOption{
 		machine.WithRunID(st.RunID),
 		machine.WithClock(func() time.Time { return workflow.Now(ctx) }),
 		machine.WithObserver(machine.ObserverFunc(func(_ context.Context, rec *machine.Record) error {
+			if w.fatal != nil {
+				return w.fatal
+			}
+			if err := w.checkSizes(rec); err != nil {
+				w.fatal = err
+				return err
+			}
 			w.records = append(w.records, rec)
 			return nil
 		})),
 		machine.WithMaxTransitions(st.MaxTransitions),
+	}
+	if c := st.Carry; c != nil {
+		var cp machine.Checkpoint
+		if err := decodeJSON(c.Checkpoint, &cp); err != nil {
+			return nil, fmt.Errorf("cannot continue run %s: its checkpoint does not decode: %w", st.RunID, err)
+		}
+		cp.Vars, cp.Payload = numberMap(cp.Vars), numberMap(cp.Payload)
+		w.start, w.base, w.segRefs, w.segStart = c.Begun, &cp, c.Segments, cp.Seq
+		if w.r, err = m.Restore(w.base, w.opts...); err != nil {
+			return nil, fmt.Errorf("cannot continue run %s: %w", st.RunID, err)
+		}
+		return w, nil
 	}
 	if w.r, err = m.NewRun(vars, w.opts...); err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
@@ -151,10 +311,24 @@ func (w *wfRun) answered() error {
 	if a.Event != nil {
 		return w.r.SendEvent(a.Event.Name, numberMap(a.Event.Payload))
 	}
-	// Resume replays the records without notifying the observers.
-	r, err := w.m.Resume(w.vars, w.records, append(slices.Clip(w.opts), machine.WithInput(a.Input))...)
+	// Replay does not notify the observers.
+	opts := append(slices.Clip(w.opts), machine.WithInput(a.Input))
+	if w.base == nil {
+		r, err := w.m.Resume(w.vars, w.records, opts...)
+		if err != nil {
+			return err
+		}
+		w.r = r
+		return nil
+	}
+	r, err := w.m.Restore(w.base, opts...)
 	if err != nil {
 		return err
+	}
+	for _, rec := range w.records {
+		if err := r.Replay(rec); err != nil {
+			return err
+		}
 	}
 	w.r = r
 	return nil
@@ -167,7 +341,14 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	w.end = &now
 	switch {
 	case err == nil:
-		return w.progress(0)
+		// A summary; the records by reference, a segment at a time.
+		p, _ := w.progress(-1)
+		seg, merr := json.Marshal(w.records)
+		if merr != nil {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
+		}
+		p.Segments = append(w.segmentRefs(), seg)
+		return p, nil
 	case ctx.Err() != nil:
 		w.cancelled = true
 		return nil, ctx.Err()
@@ -189,10 +370,75 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 	case w.pause != nil:
 		p.Status = machine.StatusPaused
 	}
-	if from >= 0 && from < len(w.records) {
-		p.Records = w.records[from:]
+	if from < 0 {
+		return p, nil
+	}
+	if from < w.segStart { // the earlier executions' records, by reference
+		p.Segments, from = w.segmentRefs(), w.segStart
+	}
+	if i := from - w.segStart; i < len(w.records) {
+		p.Records = w.records[i:min(len(w.records), i+PageRecords)]
+		p.More = i+len(p.Records) < len(w.records)
 	}
 	return p, nil
+}
+
+// PageRecords bounds the records of one progress query.
+const PageRecords = 500
+
+// checkSizes refuses a step that set a context variable over the blob
+// limit.
+func (w *wfRun) checkSizes(rec *machine.Record) error {
+	limit := w.limit
+	for _, name := range slices.Sorted(maps.Keys(rec.Vars)) {
+		var size int
+		switch v := rec.Vars[name].(type) {
+		case nil, bool, int, int64, float64:
+			continue
+		case string:
+			size = jsonStringLen(v)
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("cannot record context variable %s: %w", name, err)
+			}
+			size = len(b)
+		}
+		if size > limit {
+			return &LimitError{What: fmt.Sprintf("context variable %s (set by step %d in state %s)", name, rec.Seq, rec.From), Size: size, Limit: limit}
+		}
+	}
+	return nil
+}
+
+// jsonStringLen is the length of s as JSON (json.Marshal's escapes), without
+// making it.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += w
+		}
+		i += w
+	}
+	return n
 }
 
 // runContext is the context the interpreter sees in a workflow: it is

@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
@@ -36,7 +38,42 @@ func temporalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "temporal", EnvVars: []string{"LPPCTL_TEMPORAL"}, Usage: "the Temporal server `HOST:PORT` (runs on Temporal; see docs/scale.md)"},
 		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "the Temporal `NAMESPACE`"},
 		&cli.StringFlag{Name: "task-queue", Value: temporal.DefaultTaskQueue, Usage: "the Temporal task `QUEUE` the workers serve"},
+		&cli.StringFlag{Name: "blobs", EnvVars: []string{"LPPCTL_BLOBS"}, Usage: "the `DIR` of the blob store the large values of Temporal runs are kept in, shared by every worker and client of the task queue (default ROOT/.lppctl/temporal/blobs)"},
 	}
+}
+
+// codecs holds the payload codec of each client dialTemporal made (a
+// client does not tell its data converter).
+var codecs sync.Map
+
+// converterOf is the data converter of tc's payloads: its codec's, else
+// one on root's default blob store.
+func converterOf(tc client.Client, root string) converter.DataConverter {
+	if v, ok := codecs.Load(tc); ok {
+		return v.(*temporal.Codec).DataConverter()
+	}
+	store, err := temporal.NewDirStore(filepath.Join(root, ".lppctl", "temporal", "blobs"))
+	if err != nil {
+		return converter.GetDefaultDataConverter()
+	}
+	return temporal.NewCodec(store, 0, 0).DataConverter()
+}
+
+// blobCodec is the payload codec of the --blobs store (docs/scale.md).
+func blobCodec(c *cli.Context, limit int) (*temporal.Codec, error) {
+	dir := c.String("blobs")
+	if dir == "" {
+		root := "."
+		if c.IsSet("root") || c.String("root") != "" {
+			root = c.String("root")
+		}
+		dir = filepath.Join(root, ".lppctl", "temporal", "blobs")
+	}
+	store, err := temporal.NewDirStore(dir)
+	if err != nil {
+		return nil, withCode(exitFailed, err)
+	}
+	return temporal.NewCodec(store, 0, limit), nil
 }
 
 // engineFlag is run's --engine.
@@ -61,10 +98,16 @@ func checkEngine(c *cli.Context) (string, error) {
 
 // dialTemporal connects to the --temporal server.
 func dialTemporal(c *cli.Context, ctx context.Context) (client.Client, error) {
-	tc, err := temporal.Dial(ctx, c.String("temporal"), c.String("namespace"), nil)
+	temporal.Version = versionString()
+	codec, err := blobCodec(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := temporal.Dial(ctx, c.String("temporal"), c.String("namespace"), nil, codec)
 	if err != nil {
 		return nil, withCode(exitFailed, err)
 	}
+	codecs.Store(tc, codec)
 	return tc, nil
 }
 
@@ -104,6 +147,36 @@ func (cfg agentConfig) rebased(root string) agentConfig {
 	return cfg
 }
 
+// pinnedFiles returns the prompt templates the spec names, by path relative
+// to root: a Temporal run reads them as they are now, whatever happens on
+// disk while it runs (a local run refuses to resume when one changed).
+func pinnedFiles(spec *machine.Spec, cfg agentConfig, root string) (map[string][]byte, error) {
+	reg, err := buildRegistry(cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string][]byte
+	for _, p := range machine.FileParams(spec, reg, root) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		rel := relTo(root, abs)
+		if filepath.IsAbs(rel) {
+			continue // outside the project: workers cannot be told where
+		}
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read prompt template %s: %w", rel, err)
+		}
+		if out == nil {
+			out = map[string][]byte{}
+		}
+		out[rel] = b
+	}
+	return out, nil
+}
+
 // runOnTemporal starts a validated run as a workflow and follows it: the
 // same progress lines as a local run; Ctrl-C detaches (the run goes on).
 func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *machine.Spec, vars map[string]any, events []queuedEvent, cfg agentConfig) error {
@@ -127,6 +200,9 @@ func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *machi
 	for _, e := range events {
 		st.Events = append(st.Events, temporal.EventArg{Name: e.name, Payload: e.payload})
 	}
+	if st.Files, err = pinnedFiles(spec, cfg, root); err != nil {
+		return err
+	}
 	if err := temporal.StartRun(ctx, tc, c.String("task-queue"), st); err != nil {
 		return err
 	}
@@ -146,7 +222,10 @@ func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *machi
 // followTemporal prints a Temporal run's steps from step from+1 until it
 // ends or pauses, and maps how it stands to an exit code.
 func followTemporal(ctx context.Context, c *cli.Context, tc client.Client, id string, from int, prog *progress) error {
-	p, err := temporal.Follow(ctx, tc, id, from, 0, func(rec *machine.Record) { _ = prog.OnStep(ctx, rec) })
+	p, err := temporal.Follow(ctx, tc, id, from, temporal.FollowOptions{
+		Step:   func(rec *machine.Record) { _ = prog.OnStep(ctx, rec) },
+		Notice: func(msg string) { fmt.Fprintf(c.App.ErrWriter, "run %s: %s\n", id, msg) },
+	})
 	hint := fmt.Sprintf("lppctl resume %s --temporal %s", id, c.String("temporal"))
 	if ctx.Err() != nil {
 		fmt.Fprintf(c.App.ErrWriter, "detached from run %s; it goes on. Follow it with: lppctl runs show %s --temporal %s\n", id, id, c.String("temporal"))
@@ -224,7 +303,7 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	if st != "" { // a closed run's query needs a worker to replay it: do not wait long
 		qctx, cancel = context.WithTimeout(ctx, 10*time.Second)
 	}
-	p, err := temporal.Query(qctx, tc, id, 0)
+	p, err := temporal.QueryAll(qctx, tc, id, 0)
 	cancel()
 	if st != "" {
 		// The run has ended: nothing continues it; say how it ended.
@@ -302,16 +381,45 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		return err
 	}
 	defer tc.Close()
-	p, err := temporal.Query(c.Context, tc, id, 0)
+	st, msg, err := temporal.Closed(c.Context, tc, id)
 	if err != nil {
 		return err
 	}
-	if st, msg, err := temporal.Closed(c.Context, tc, id); err == nil && st != "" {
+	var p *temporal.Progress
+	if st == machine.StatusCompleted {
+		p, err = temporal.Result(c.Context, tc, id) // no worker needed
+	} else {
+		// A closed run's query needs a worker to replay it, a running one's
+		// a worker to answer: do not wait long.
+		qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+		p, err = temporal.QueryAll(qctx, tc, id, 0)
+		cancel()
+	}
+	if err != nil {
+		if st == "" {
+			if n, perr := temporal.Pollers(c.Context, tc, c.String("task-queue")); perr == nil && n == 0 {
+				return fmt.Errorf("cannot ask run %s where it stands: %s", id, temporal.NoWorker(c.String("task-queue")))
+			}
+			return err
+		}
+		// The run has ended: say how, even when no worker can tell where.
+		p = &temporal.Progress{RunID: id}
+		fmt.Fprintf(c.App.ErrWriter, "run %s: %v\n", id, err)
+	}
+	if st != "" {
 		p.Ended(st, msg)
 	}
-	mem, err := temporal.Memory(c.Context, tc, id)
+	if p.Status == machine.StatusRunning && p.Pause != nil {
+		p.Status = machine.StatusPaused
+	}
+	mctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+	mem, err := temporal.Memory(mctx, tc, id)
+	cancel()
 	if err != nil {
-		return err
+		if st == "" {
+			return err
+		}
+		mem = machine.NewMemory()
 	}
 	if c.Bool("json") {
 		out := struct {
@@ -409,7 +517,25 @@ func (h *temporalHost) Catalog() *machine.Registry {
 	if err != nil {
 		panic(err) // the built-in registrations cannot fail
 	}
-	return reg
+	return withoutDropped(reg)
+}
+
+// droppedActions are actions a test build leaves out of its workers, as an
+// older lppctl lacks them (worker_oldcatalog.go); none in a real build.
+var droppedActions []string
+
+// withoutDropped returns reg without droppedActions.
+func withoutDropped(reg *machine.Registry) *machine.Registry {
+	if len(droppedActions) == 0 {
+		return reg
+	}
+	out := machine.NewRegistry()
+	for _, a := range reg.Actions() {
+		if !slices.Contains(droppedActions, a.Name) {
+			_ = out.Register(*a)
+		}
+	}
+	return out
 }
 
 func (h *temporalHost) ModelAction(name string) bool {
@@ -452,10 +578,17 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 	if run.Spec != nil {
 		deps.Protected = runProtected(run.Spec, reg, cfg.Root, dir)
 	}
+	// The prompt templates as they were when the run started.
+	for rel, b := range run.Files {
+		if deps.Pinned == nil {
+			deps.Pinned = map[string][]byte{}
+		}
+		deps.Pinned[filepath.Join(h.root, filepath.FromSlash(rel))] = b
+	}
 	// The action's tool calls are recorded: a retry of this action gives
 	// back what they did instead of doing it again (docs/scale.md).
 	deps.GatewayOptions = append(deps.GatewayOptions, gateway.WithEffects(toolEffects{temporal.NewEffects(filepath.Join(dir, temporal.EffectsFile), run)}))
-	return reg, release, nil
+	return withoutDropped(reg), release, nil
 }
 
 // temporalSpecAndPath is export --run for a Temporal run: the spec (by
@@ -467,7 +600,7 @@ func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, err
 		return "", nil, err
 	}
 	defer tc.Close()
-	p, err := temporal.Query(c.Context, tc, id, 0)
+	p, err := temporal.QueryAll(c.Context, tc, id, 0)
 	if err != nil {
 		return "", nil, err
 	}

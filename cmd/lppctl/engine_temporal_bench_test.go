@@ -47,8 +47,8 @@ func BenchmarkSkillsAgentEngines(b *testing.B) {
 	})
 	for _, n := range []int{1, 2} {
 		b.Run(fmt.Sprintf("temporal-%dworkers", n), func(b *testing.B) {
-			addr, tc := devServer(b)
 			root := benchProject(b)
+			addr, tc := devServer(b, root)
 			for range n {
 				w := exec.Command(bin, "worker", "--temporal", addr, "--root", root)
 				w.Env = env

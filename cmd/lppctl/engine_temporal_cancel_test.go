@@ -91,9 +91,9 @@ func TestTemporalCancelledRunSaysCancelled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	addr, tc := devServer(t)
 	bin := buildLppctl(t)
 	root := t.TempDir()
+	addr, tc := devServer(t, root)
 	src := []byte(sleepySpec)
 	if err := os.WriteFile(filepath.Join(root, "sleepy.yaml"), src, 0o644); err != nil {
 		t.Fatal(err)

@@ -74,28 +74,53 @@ func startProcess(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
 }
 
 // devServer starts a Temporal dev server (in memory) on a loopback port
-// and returns a client of it.
-func devServer(t testing.TB) (string, client.Client) {
+// and returns a client of it, whose payloads go through the default blob
+// store of the project root (the workers' and lppctl's on that root).
+func devServer(t testing.TB, root string) (string, client.Client) {
+	t.Helper()
+	addr, _ := startDevServer(t, "")
+	return addr, dialDev(t, addr, root)
+}
+
+// startDevServer starts a dev server (on db, a file, when given: it keeps
+// its state across a restart) and returns its address and process.
+func startDevServer(t testing.TB, db string) (string, *exec.Cmd) {
+	t.Helper()
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	return addr, restartDevServer(t, addr, db)
+}
+
+// restartDevServer starts a dev server on addr.
+func restartDevServer(t testing.TB, addr, db string) *exec.Cmd {
 	t.Helper()
 	cli := temporalCLI(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	var log bytes.Buffer
 	cmd := exec.Command(cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
 		"--port", strings.TrimPrefix(addr, "127.0.0.1:"), "--http-port", fmt.Sprint(freePort(t)),
-		"--metrics-port", fmt.Sprint(freePort(t)), "--db-filename", "", "--log-level", "error")
+		"--metrics-port", fmt.Sprint(freePort(t)), "--db-filename", db, "--log-level", "error")
 	cmd.Stdout, cmd.Stderr = &log, &log
-	startProcess(t, cmd)
+	return startProcess(t, cmd)
+}
+
+// dialDev returns a client of the dev server at addr with root's blob store.
+func dialDev(t testing.TB, addr, root string) client.Client {
+	t.Helper()
+	store, err := temporal.NewDirStore(filepath.Join(root, ".lppctl", "temporal", "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec := temporal.NewCodec(store, 0, 0)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		tc, err := temporal.Dial(ctx, addr, "default", nil)
+		tc, err := temporal.Dial(ctx, addr, "default", nil, codec)
 		cancel()
 		if err == nil {
 			t.Cleanup(tc.Close)
-			return addr, tc
+			return tc
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the dev server did not answer on %s: %v\n%s", addr, err, log.String())
+			t.Fatalf("the dev server did not answer on %s: %v", addr, err)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -146,7 +171,6 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server and 50 runs")
 	}
-	addr, tc := devServer(t)
 	bin := buildLppctl(t)
 	env := childEnv("")
 
@@ -185,6 +209,7 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 
 	// Two workers on one project root.
 	root := newProject(t, "hello_skill")
+	addr, tc := devServer(t, root)
 	var workers []*exec.Cmd
 	for i := range 2 {
 		w := exec.Command(bin, "worker", "--temporal", addr, "--root", root)

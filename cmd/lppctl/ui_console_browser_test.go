@@ -76,8 +76,8 @@ states:
   done: {final: true}
 `
 
-// loopSpec alternates a and b, n counting the visits of a.
-const loopSpec = `lpp: 1
+// consoleLoopSpec alternates a and b, n counting the visits of a.
+const consoleLoopSpec = `lpp: 1
 name: loop
 description: alternates a and b (the runs of the width tests are written, not run)
 context:
@@ -99,7 +99,7 @@ states:
 func consoleProject(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": loopSpec, "review.yaml": reviewSpec, "parent.yaml": parentSpec,
+	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": consoleLoopSpec, "review.yaml": reviewSpec, "parent.yaml": parentSpec,
 		"child.yaml": strings.ReplaceAll(strings.ReplaceAll(longSpec, "default: 1500", "default: 3"), "name: long", "name: child"), "scripts/ready.py": readyScript}
 	for name, text := range files {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
@@ -148,7 +148,7 @@ func writeRun(t *testing.T, root string, steps int, big string) string {
 	t.Helper()
 	store := runstore.New(filepath.Join(root, runstore.DefaultDir))
 	start := time.Now().Add(-time.Minute)
-	r, err := store.Create(runstore.Meta{Spec: "loop.yaml", SpecAbs: filepath.Join(root, "loop.yaml"), SpecName: "loop", Start: start, State: "a", Fsync: runstore.FsyncNever}, []byte(loopSpec))
+	r, err := store.Create(runstore.Meta{Spec: "loop.yaml", SpecAbs: filepath.Join(root, "loop.yaml"), SpecName: "loop", Start: start, State: "a", Fsync: runstore.FsyncNever}, []byte(consoleLoopSpec))
 	require.NoError(t, err)
 	j, err := r.OpenJournal(runstore.FsyncNever)
 	require.NoError(t, err)

@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -91,7 +90,7 @@ func (s *temporalSource) Summary(ctx context.Context, id string) (*ui.RemoteRun,
 		return nil, fmt.Errorf("cannot find run %s on Temporal: %w", id, err)
 	}
 	info := d.GetWorkflowExecutionInfo()
-	sum := temporal.Summary{RunID: id, Status: visibleStatus(info.GetStatus()), Start: info.GetStartTime().AsTime()}
+	sum := temporal.Summary{RunID: id, Status: visibleStatus(info.GetStatus()), Start: temporal.Begun(info)}
 	if ct := info.GetCloseTime(); ct != nil {
 		end := ct.AsTime()
 		sum.End = &end
@@ -128,7 +127,7 @@ func (s *temporalSource) summary(ctx context.Context, sum temporal.Summary) ui.R
 	}
 	if p != nil {
 		r.Spec, r.State, r.Steps = p.Spec, p.State, p.Steps
-		if sum.Status == string(machine.StatusRunning) && p.Status == machine.StatusPaused {
+		if (sum.Status == string(machine.StatusRunning) || sum.Status == string(machine.StatusPaused)) && p.Status == machine.StatusPaused {
 			r.Status, r.Pause = string(machine.StatusPaused), p.Pause
 		}
 		if p.Error != "" {
@@ -140,7 +139,7 @@ func (s *temporalSource) summary(ctx context.Context, sum temporal.Summary) ui.R
 			r.Error = msg
 		}
 	}
-	if sum.Status != string(machine.StatusRunning) {
+	if sum.Status != string(machine.StatusRunning) && sum.Status != string(machine.StatusPaused) {
 		s.closed.Store(sum.RunID, r)
 	}
 	return r
@@ -152,17 +151,21 @@ func (s *temporalSource) summary(ctx context.Context, sum temporal.Summary) ui.R
 // progress, final, with no worker needed).
 func (s *temporalSource) progress(ctx context.Context, id, status string, from int) (*temporal.Progress, error) {
 	if status == string(machine.StatusCompleted) {
-		var res temporal.Progress
-		if err := s.tc.GetWorkflow(ctx, id, "").Get(ctx, &res); err == nil {
+		if res, err := temporal.Result(ctx, s.tc, id); err == nil {
 			if from < 0 {
 				res.Records = nil
+			} else {
+				res.Records = res.Records[min(from, len(res.Records)):]
 			}
-			return &res, nil
+			return res, nil
 		}
 	}
 	qctx, cancel := context.WithTimeout(ctx, s.queryWait)
 	defer cancel()
-	return temporal.Query(qctx, s.tc, id, from)
+	if from < 0 {
+		return temporal.Query(qctx, s.tc, id, from)
+	}
+	return temporal.QueryAll(qctx, s.tc, id, from)
 }
 
 // Run is a run with its spec (the one it started with), steps, context and
@@ -214,7 +217,7 @@ func (s *temporalSource) start(ctx context.Context, id string) (*temporal.Start,
 		return nil, fmt.Errorf("cannot read how run %s started: its first event is %s", id, ev.GetEventType())
 	}
 	var st temporal.Start
-	if err := converter.GetDefaultDataConverter().FromPayloads(attrs.GetInput(), &st); err != nil {
+	if err := converterOf(s.tc, s.root).FromPayloads(attrs.GetInput(), &st); err != nil {
 		return nil, fmt.Errorf("cannot read how run %s started: %w", id, err)
 	}
 	s.starts.Store(id, &st)

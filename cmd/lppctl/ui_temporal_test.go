@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,10 +32,10 @@ func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	addr, tc := devServer(t)
 	t.Setenv(runstore.EnvDir, "")
 	t.Setenv("LPPCTL_TEMPORAL", "")
 	root := newProject(t, "hello_skill")
+	addr, tc := devServer(t, root)
 	t.Chdir(root) // the scripted model's file is relative to it, for the run and the worker
 
 	// A worker, in-process, until the test ends.
@@ -113,15 +115,29 @@ func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
 		t.Errorf("the run page does not light approve_plan:\n%s", page)
 	}
 
+	// A template broken while the run waits: the run keeps the one it
+	// started with (pinned in its input), as a local resume refuses it.
+	user := filepath.Join(root, "specs", "prompts", "optimizer_user.md")
+	tmpl, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, append(tmpl, "\n{{ .EditedWhileTheRunWaited }}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	code, body := post("/temporal/"+id+"/decide", url.Values{"pause_step": {step}, "kind": {"approve"}})
 	if code != http.StatusSeeOther {
 		t.Fatalf("Approve: %d %s", code, body)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var p temporal.Progress
-	if err := tc.GetWorkflow(ctx, id, "").Get(ctx, &p); err != nil || p.Status != machine.StatusCompleted {
-		t.Fatalf("after Approve the run is %s (%v), want completed", p.Status, err)
+	if err := tc.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+		t.Fatalf("after Approve the run did not complete: %v", err)
+	}
+	p, err := temporal.Result(ctx, tc, id) // the records by reference
+	if err != nil || p.Status != machine.StatusCompleted {
+		t.Fatalf("after Approve the run is %v (%v), want completed", p, err)
 	}
 	approved := false
 	for _, rec := range p.Records {

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/temporal"
+)
+
+// noopLoopSpec makes N transitions of noop.
+const noopLoopSpec = `lpp: 1
+name: noop_loop
+context:
+  n: {type: int, default: 0}
+limits: {max_transitions: 100000}
+initial: count
+states:
+  count:
+    do: noop
+    set: {n: n + 1}
+    next:
+      - when: n < N
+        to: count
+      - to: done
+  done:
+    final: true
+`
+
+// toolLoopSpec reads a file with tools.call (an activity) N times.
+const toolLoopSpec = `lpp: 1
+name: tool_loop
+context:
+  n: {type: int, default: 0}
+  result: {type: string, default: ""}
+  status: {type: string, default: ""}
+limits: {max_transitions: 100000}
+initial: read
+states:
+  read:
+    do: tools.call
+    with: {tool: safe_cli_executor, command: read_file, args: {path: '"a.txt"'}, result: result, status: status}
+    set: {n: n + 1}
+    next:
+      - when: n < N
+        to: read
+      - to: done
+  done:
+    final: true
+`
+
+// bigLoopSpec carries a large context (big, given; text, grown by chunk
+// each step) through N steps, each an activity (tools.call) and a set.
+const bigLoopSpec = `lpp: 1
+name: big_loop
+context:
+  n: {type: int, default: 0}
+  big: {type: string, default: ""}
+  chunk: {type: string, default: ""}
+  text: {type: string, default: ""}
+  result: {type: string, default: ""}
+  status: {type: string, default: ""}
+limits: {max_transitions: 100000}
+initial: read
+states:
+  read:
+    do: tools.call
+    with: {tool: safe_cli_executor, command: read_file, args: {path: '"a.txt"'}, result: result, status: status}
+    set: {n: n + 1, text: text + chunk}
+    next:
+      - when: n < N
+        to: read
+      - to: done
+  done:
+    final: true
+`
+
+// loopSpec is spec with its bound N.
+func loopSpec(spec string, n int) string {
+	return strings.Replace(spec, "n < N", fmt.Sprintf("n < %d", n), 1)
+}
+
+// localFinal runs the spec at root/rel with the local engine in this
+// process (the lppctl actions, no journal) and returns its final context.
+func localFinal(t *testing.T, root, rel string, vars map[string]any) map[string]any {
+	t.Helper()
+	spec, diags, err := machine.Load(filepath.Join(root, rel))
+	require.NoError(t, err)
+	require.False(t, diags.HasErrors(), "%v", diags)
+	reg, err := buildRegistry(agentConfig{Root: root}, nil)
+	require.NoError(t, err)
+	m, err := machine.Compile(spec, reg)
+	require.NoError(t, err)
+	r, err := m.NewRun(vars)
+	require.NoError(t, err)
+	require.NoError(t, r.Run(context.Background()))
+	return r.Vars()
+}
+
+// historyOf sums a run's history over its executions (continued as new
+// included): events and bytes.
+func historyOf(t *testing.T, tc client.Client, id string) (events, bytes, execs int) {
+	t.Helper()
+	ctx := context.Background()
+	resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = '%s'", id)})
+	require.NoError(t, err)
+	for _, e := range resp.GetExecutions() {
+		d, err := tc.DescribeWorkflowExecution(ctx, id, e.GetExecution().GetRunId())
+		require.NoError(t, err)
+		events += int(d.GetWorkflowExecutionInfo().GetHistoryLength())
+		bytes += int(d.GetWorkflowExecutionInfo().GetHistorySizeBytes())
+		execs++
+	}
+	return events, bytes, execs
+}
+
+// runTemporal starts a run on the Temporal workers and waits for its end.
+func runTemporal(t *testing.T, tc client.Client, root, rel, id string, vars map[string]any, wait time.Duration) *temporal.Progress {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(root, rel))
+	require.NoError(t, err)
+	st := temporal.Start{RunID: id, SpecPath: rel, Spec: src, SpecHash: temporal.SpecHash(src)}
+	if vars != nil {
+		st.Vars, err = json.Marshal(vars)
+		require.NoError(t, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	require.NoError(t, temporal.StartRun(ctx, tc, "", st))
+	require.NoError(t, tc.GetWorkflow(ctx, id, "").Get(ctx, nil), "run %s", id)
+	p, err := temporal.Result(ctx, tc, id)
+	require.NoError(t, err)
+	return p
+}
+
+// Runs of any size on a real dev server and one lppctl worker: a
+// 50,000-transition noop loop and a 5,000-step tools.call loop complete
+// with the local engine's final context (they continue as new, carrying
+// their records by reference); runs whose context holds 1 MB and 10 MB
+// strings, or grows 128 KB a step, complete too, and the history each
+// transition writes stays flat as the context grows (printed).
+func TestTemporalRunsOfAnySize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server and long runs")
+	}
+	root := newProject(t, "hello_skill")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello\n"), 0o644))
+	for name, src := range map[string]string{
+		"noop.yaml": loopSpec(noopLoopSpec, 50_000),
+		"tool.yaml": loopSpec(toolLoopSpec, 5_000),
+		"big.yaml":  loopSpec(bigLoopSpec, 20),
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(src), 0o644))
+	}
+	addr, tc := devServer(t, root)
+	bin := buildLppctl(t)
+	startWorker(t, bin, addr, root)
+
+	t.Run("50,000 noop transitions", func(t *testing.T) {
+		begin := time.Now()
+		p := runTemporal(t, tc, root, "noop.yaml", "noop-50k", nil, 10*time.Minute)
+		events, bytes, execs := historyOf(t, tc, "noop-50k")
+		t.Logf("50,000 noop transitions: %s, %d executions, %d events, %d history bytes", time.Since(begin).Round(time.Millisecond), execs, events, bytes)
+		assert.Equal(t, machine.StatusCompleted, p.Status)
+		assert.Equal(t, canon(localFinal(t, root, "noop.yaml", nil)), canon(p.Vars))
+		assert.Len(t, p.Records, p.Steps, "the result's records, by reference")
+		assert.Greater(t, execs, 1, "the run continued as new")
+	})
+	t.Run("5,000 tools.call steps", func(t *testing.T) {
+		begin := time.Now()
+		p := runTemporal(t, tc, root, "tool.yaml", "tool-5k", nil, 15*time.Minute)
+		events, bytes, execs := historyOf(t, tc, "tool-5k")
+		t.Logf("5,000 tools.call steps: %s, %d executions, %d events, %d history bytes (%d a transition)", time.Since(begin).Round(time.Millisecond), execs, events, bytes, bytes/p.Steps)
+		assert.Equal(t, machine.StatusCompleted, p.Status)
+		assert.Equal(t, canon(localFinal(t, root, "tool.yaml", nil)), canon(p.Vars))
+		assert.Greater(t, execs, 1, "the run continued as new")
+	})
+	t.Run("history per transition as the context grows", func(t *testing.T) {
+		var base float64
+		for _, tc2 := range []struct {
+			name string
+			vars map[string]any
+		}{
+			{"small context", nil},
+			{"1 MB string", map[string]any{"big": strings.Repeat("a", 1<<20)}},
+			{"10 MB string", map[string]any{"big": strings.Repeat("b", 10<<20)}},
+			{"growing 128 KB a step", map[string]any{"chunk": strings.Repeat("c", 128<<10)}},
+		} {
+			id := "big-" + strings.ReplaceAll(tc2.name, " ", "-")
+			p := runTemporal(t, tc, root, "big.yaml", id, tc2.vars, 5*time.Minute)
+			_, bytes, _ := historyOf(t, tc, id)
+			per := float64(bytes) / float64(p.Steps)
+			if base == 0 {
+				base = per
+			}
+			t.Logf("%-22s %6.0f history bytes a transition (%d transitions)", tc2.name+":", per, p.Steps)
+			assert.Equal(t, machine.StatusCompleted, p.Status, tc2.name)
+			assert.Equal(t, canon(localFinal(t, root, "big.yaml", tc2.vars)), canon(p.Vars), tc2.name)
+			assert.Less(t, per, 1.5*base+512, "%s: the history a transition writes grows with the context", tc2.name)
+		}
+	})
+}

@@ -1,0 +1,208 @@
+package temporal_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/temporal"
+)
+
+// loopSpec counts to 23, alternating an inline step (noop) with an
+// activity (test.grow, which appends a chunk to a string).
+const loopSpec = `lpp: 1
+name: loop
+context:
+  n: {type: int, default: 0}
+  text: {type: string, default: ""}
+initial: count
+limits: {max_transitions: 1000}
+states:
+  count:
+    do: noop
+    set: {n: n + 1}
+    next: grow
+  grow:
+    do: test.grow
+    next:
+      - when: n < 23
+        to: count
+      - to: done
+  done:
+    final: true
+`
+
+// setLoopSpec grows its text by 100 bytes a step, by set.
+var setLoopSpec = `lpp: 1
+name: setloop
+context:
+  text: {type: string, default: ""}
+initial: count
+limits: {max_transitions: 1000}
+states:
+  count:
+    do: noop
+    set: {text: text + "` + strings.Repeat("y", 100) + `"}
+    next:
+      - when: len(text) < 5000
+        to: count
+      - to: done
+  done:
+    final: true
+`
+
+// growAction appends chunk to the context's text.
+func growAction(chunk string) machine.Action {
+	return machine.Action{Name: "test.grow", Writes: []machine.VarSpec{{Name: "text", Type: machine.TypeString}}, Run: func(_ context.Context, c *machine.Call) error {
+		s, _ := c.Var("text").(string)
+		return c.SetVar("text", s+chunk)
+	}}
+}
+
+// scaleEnv is a test environment whose payloads go through the claim-check
+// codec on a blob store in a temporary folder.
+type scaleEnv struct {
+	t     *testing.T
+	h     *testHost
+	opts  temporal.Options
+	codec *temporal.Codec
+	store *temporal.DirStore
+}
+
+func newScaleEnv(t *testing.T, h *testHost, opts temporal.Options) *scaleEnv {
+	store, err := temporal.NewDirStore(t.TempDir())
+	require.NoError(t, err)
+	return &scaleEnv{t: t, h: h, opts: opts, store: store, codec: temporal.NewCodec(store, 256, opts.BlobLimit)}
+}
+
+func (s *scaleEnv) env() *testsuite.TestWorkflowEnvironment {
+	var ts testsuite.WorkflowTestSuite
+	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := ts.NewTestWorkflowEnvironment()
+	env.SetDataConverter(s.codec.DataConverter())
+	o := s.opts
+	o.Retry = temporal.Retry{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond}
+	o.Codec = s.codec
+	temporal.NewEngine(s.h, o).Register(env)
+	return env
+}
+
+// run executes the run to its end, following its continuations as new;
+// it returns the result (or the workflow's error) and the executions.
+func (s *scaleEnv) run(st temporal.Start) (*temporal.Progress, int, error) {
+	for execs := 1; ; execs++ {
+		env := s.env()
+		env.ExecuteWorkflow(temporal.WorkflowName, st)
+		err := env.GetWorkflowError()
+		var can *workflow.ContinueAsNewError
+		if errors.As(err, &can) {
+			st = temporal.Start{}
+			require.NoError(s.t, s.codec.DataConverter().FromPayloads(can.Input, &st))
+			require.NotNil(s.t, st.Carry, "a continued run carries its records")
+			continue
+		}
+		if err != nil {
+			return nil, execs, err
+		}
+		var p temporal.Progress
+		require.NoError(s.t, env.GetWorkflowResult(&p))
+		return &p, execs, nil
+	}
+}
+
+// A run longer than a segment continues as new, carrying its records by
+// reference, and ends exactly as a local run: same state, steps, context;
+// its result lists every step once, in order.
+func TestWorkflowContinuesAsNewAndEndsLikeALocalRun(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		segment int
+	}{
+		{"one execution", 0},
+		{"segments of 7 transitions", 7},
+		{"segments of 1 transition", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &testHost{root: t.TempDir(), extra: []machine.Action{growAction(strings.Repeat("x", 100))}}
+			rel := writeSpec(t, h.root, "loop.yaml", loopSpec)
+			local := localRun(t, h, rel, "run-loop")
+			s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: tc.segment}})
+			p, execs, err := s.run(startOf(t, h.root, rel, "run-loop", nil))
+			require.NoError(t, err)
+			want := 1
+			if tc.segment > 0 {
+				want = (local.Seq() + tc.segment - 1) / tc.segment
+			}
+			assert.Equal(t, want, execs, "executions")
+			assert.Equal(t, machine.StatusCompleted, p.Status)
+			assert.Equal(t, local.State(), p.State)
+			assert.Equal(t, local.Seq(), p.Steps)
+			assert.Equal(t, canon(local.Vars()), canon(p.Vars))
+			require.NoError(t, p.Flatten())
+			require.Len(t, p.Records, local.Seq())
+			for i, rec := range p.Records {
+				assert.Equal(t, i+1, rec.Seq)
+			}
+		})
+	}
+}
+
+// A context variable over the blob limit fails the run (not cancels it),
+// with a message that names it, its size and the limit.
+func TestWorkflowFailsAtTheBlobLimitNamingTheValue(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec, chunk string
+		want              string
+	}{
+		{"a context variable set by set", setLoopSpec, "",
+			`cannot record step 10: context variable text (set by step 10 in state count) is 1002 B, over the blob limit of 1000 B: keep large data in files, or raise the limit (lppctl worker --blob-limit)`},
+		{"an action's result", loopSpec, strings.Repeat("y", 2000),
+			`action failed: test.grow in state "grow": the result of action test.grow at step 2 is 2.0 KB, over the blob limit of 1000 B: keep large data in files, or raise the limit (lppctl worker --blob-limit)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &testHost{root: t.TempDir(), extra: []machine.Action{growAction(tc.chunk)}}
+			rel := writeSpec(t, h.root, "loop.yaml", tc.spec)
+			s := newScaleEnv(t, h, temporal.Options{BlobLimit: 1000})
+			_, _, err := s.run(startOf(t, h.root, rel, "run-big", nil))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// Large values cross by reference: the workflow's input, the activities'
+// inputs and results hold references only, each value stored once.
+func TestCodecSendsLargeValuesByReferenceStoredOnce(t *testing.T) {
+	h := &testHost{root: t.TempDir(), extra: []machine.Action{growAction(strings.Repeat("z", 10000))}}
+	rel := writeSpec(t, h.root, "loop.yaml", loopSpec)
+	s := newScaleEnv(t, h, temporal.Options{})
+	big := strings.Repeat("big value ", 50_000)
+	st := startOf(t, h.root, rel, "run-ref", map[string]any{"text": big})
+	ps, err := s.codec.DataConverter().ToPayloads(st)
+	require.NoError(t, err)
+	require.Less(t, ps.Size(), 1024, "the workflow's input holds references")
+	var back temporal.Start
+	require.NoError(t, s.codec.DataConverter().FromPayloads(ps, &back))
+	assert.Equal(t, string(st.Vars), string(back.Vars))
+	assert.Equal(t, string(st.Spec), string(back.Spec))
+	p, _, err := s.run(st)
+	require.NoError(t, err)
+	assert.Len(t, p.Vars["text"], len(big)+23*10000)
+}
+
+func canon(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
