@@ -1,0 +1,10 @@
+// Package layout holds no code. Its test keeps the module's package graph
+// the one README.md draws (the Mermaid flowchart of the "Layout" section,
+// checked against `go list`; `go test ./internal/layout -update` rewrites it)
+// and keeps every package under machine/ (the spec model, validation, the
+// runtime, the model checker, the exporters, lpp, runstore) free of LLM,
+// tool and skill code: none of them may depend, even indirectly, on
+// actions/, gateway/, skills/ or langchaingo.
+//
+// It imports nothing of the module, so it is no node of the graph it checks.
+package layout

@@ -1,0 +1,227 @@
+package layout
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the package graph in README.md from go list")
+
+const (
+	module = "github.com/lppctl/lppctl"
+	self   = "internal/layout"
+
+	graphBegin = "<!-- package-graph:begin (generated: go test ./internal/layout -update) -->"
+	graphEnd   = "<!-- package-graph:end -->"
+)
+
+// forbidden are the import-path prefixes no package under machine/ may
+// depend on, directly or not: the LLM, tool and skill side of the project.
+var forbidden = []string{
+	module + "/actions",
+	module + "/gateway",
+	module + "/skills",
+	"github.com/tmc/langchaingo",
+}
+
+// root returns the module's root folder (two levels above this package).
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "go.mod"))
+	require.NoError(t, err, "cannot find the module root above internal/layout")
+	return dir
+}
+
+// goList runs `go list -f format patterns...` in the module root and returns
+// its output as one "path dep dep ..." line per package.
+func goList(t *testing.T, format string, patterns ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-f", format}, patterns...)...)
+	cmd.Dir = root(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list: %s", stderr.String())
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// parseLines turns "path dep dep ..." lines into a map from path to deps.
+func parseLines(lines []string) map[string][]string {
+	m := map[string][]string{}
+	for _, line := range lines {
+		f := strings.Fields(line)
+		if len(f) > 0 {
+			m[f[0]] = f[1:]
+		}
+	}
+	return m
+}
+
+// moduleGraph keeps only the module's own packages and the imports between
+// them, with the module prefix cut off ("machine/lpp"), leaving out this
+// package.
+func moduleGraph(imports map[string][]string) map[string][]string {
+	g := map[string][]string{}
+	for pkg, deps := range imports {
+		p, ok := own(pkg)
+		if !ok || p == self {
+			continue
+		}
+		var ds []string
+		for _, d := range deps {
+			if q, ok := own(d); ok && q != self {
+				ds = append(ds, q)
+			}
+		}
+		slices.Sort(ds)
+		g[p] = slices.Compact(ds)
+	}
+	return g
+}
+
+func own(path string) (string, bool) {
+	if path == module {
+		return ".", true
+	}
+	return strings.CutPrefix(path, module+"/")
+}
+
+// mermaid draws g as a Mermaid flowchart: one node per package, one edge per
+// import, both sorted so that the text is stable.
+func mermaid(g map[string][]string) string {
+	id := func(p string) string { return strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(p) }
+	pkgs := make([]string, 0, len(g))
+	for p := range g {
+		pkgs = append(pkgs, p)
+	}
+	slices.Sort(pkgs)
+	var b strings.Builder
+	b.WriteString("```mermaid\nflowchart LR\n")
+	for _, p := range pkgs {
+		fmt.Fprintf(&b, "  %s[\"%s\"]\n", id(p), p)
+	}
+	for _, p := range pkgs {
+		for _, d := range g[p] {
+			fmt.Fprintf(&b, "  %s --> %s\n", id(p), id(d))
+		}
+	}
+	b.WriteString("```\n")
+	return b.String()
+}
+
+// violations lists, sorted, each "pkg -> dep" where a package under machine/
+// depends on a forbidden package.
+func violations(deps map[string][]string) []string {
+	var out []string
+	for pkg, ds := range deps {
+		p, ok := own(pkg)
+		if !ok || (p != "machine" && !strings.HasPrefix(p, "machine/")) {
+			continue
+		}
+		for _, d := range ds {
+			for _, f := range forbidden {
+				if d == f || strings.HasPrefix(d, f+"/") {
+					out = append(out, pkg+" -> "+d)
+					break
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// section returns the text between the graph markers of readme.
+func section(readme string) (before, graph, after string, err error) {
+	before, rest, ok := strings.Cut(readme, graphBegin+"\n")
+	if !ok {
+		return "", "", "", fmt.Errorf("cannot find %q in README.md: put the markers around the flowchart of the Layout section", graphBegin)
+	}
+	graph, after, ok = strings.Cut(rest, graphEnd)
+	if !ok {
+		return "", "", "", fmt.Errorf("cannot find %q after %q in README.md", graphEnd, graphBegin)
+	}
+	return before, graph, after, nil
+}
+
+func TestMachineDependsOnNoLLMToolOrSkillPackage(t *testing.T) {
+	deps := parseLines(goList(t, `{{.ImportPath}} {{join .Deps " "}}`, "./machine/..."))
+	require.NotEmpty(t, deps)
+	assert.Empty(t, violations(deps), "packages under machine/ must not depend on %v", forbidden)
+}
+
+func TestReadmeDrawsThePackageGraphOfGoList(t *testing.T) {
+	want := mermaid(moduleGraph(parseLines(goList(t, `{{.ImportPath}} {{join .Imports " "}}`, "./..."))))
+	path := filepath.Join(root(t), "README.md")
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	before, got, after, err := section(string(src))
+	require.NoError(t, err)
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(before+graphBegin+"\n"+want+graphEnd+after), 0o644))
+		return
+	}
+	assert.Equal(t, want, got, "README.md's package graph is not the one go list gives; "+
+		"run `go test ./internal/layout -update` (or paste):\n%s", want)
+}
+
+func TestViolationsFindsAForbiddenDependencyOfAMachinePackage(t *testing.T) {
+	tests := []struct {
+		name string
+		deps map[string][]string
+		want []string
+	}{
+		{"clean", map[string][]string{module + "/machine": {"fmt", module + "/internal/fsx"}}, nil},
+		{"actions", map[string][]string{module + "/machine/check": {module + "/actions"}},
+			[]string{module + "/machine/check -> " + module + "/actions"}},
+		{"a sub-package of gateway", map[string][]string{module + "/machine": {module + "/gateway/sandbox"}},
+			[]string{module + "/machine -> " + module + "/gateway/sandbox"}},
+		{"langchaingo", map[string][]string{module + "/machine/lpp": {"github.com/tmc/langchaingo/llms"}},
+			[]string{module + "/machine/lpp -> github.com/tmc/langchaingo/llms"}},
+		{"a name that only starts like skills", map[string][]string{module + "/machine": {module + "/skillsx"}}, nil},
+		{"outside machine/", map[string][]string{module + "/cmd/lppctl": {module + "/actions"}}, nil},
+		{"machinery is not machine/", map[string][]string{module + "/machinery": {module + "/actions"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, violations(tt.deps))
+		})
+	}
+}
+
+func TestMermaidDrawsSortedNodesAndEdgesOfTheModuleOnly(t *testing.T) {
+	g := moduleGraph(map[string][]string{
+		module + "/machine/lpp":  {"fmt", module + "/machine"},
+		module + "/machine":      {module + "/internal/fsx", module + "/internal/layout"},
+		module + "/internal/fsx": nil,
+		module + "/" + self:      nil,
+		"golang.org/x/other":     {module + "/machine"},
+	})
+	want := "```mermaid\nflowchart LR\n" +
+		"  internal_fsx[\"internal/fsx\"]\n" +
+		"  machine[\"machine\"]\n" +
+		"  machine_lpp[\"machine/lpp\"]\n" +
+		"  machine --> internal_fsx\n" +
+		"  machine_lpp --> machine\n" +
+		"```\n"
+	assert.Equal(t, want, mermaid(g))
+}
+
+func TestSectionSaysWhereTheMarkersAreMissing(t *testing.T) {
+	_, _, _, err := section("# README\nno graph here\n")
+	require.EqualError(t, err, `cannot find "`+graphBegin+`" in README.md: put the markers around the flowchart of the Layout section`)
+	_, _, _, err = section(graphBegin + "\nflowchart\n")
+	require.EqualError(t, err, `cannot find "`+graphEnd+`" after "`+graphBegin+`" in README.md`)
+}
