@@ -8,7 +8,7 @@ import "fmt"
 // the final state it entered with the last one, but a non-final state would
 // need one more transition, so the run stops before its action runs.
 func (r *Run) checkBudget(cs *cstate) error {
-	if r.seq < r.budget || cs.st.Final {
+	if r.seq < r.budget || cs.St.Final {
 		return nil
 	}
 	c := r.cycle()

@@ -219,7 +219,7 @@ func (r *CheckReport) Property(name string) *PropertyResult {
 // The check stops early when ctx is done (Stopped "interrupted") or at
 // MaxStates; the properties it could not decide are then UNKNOWN.
 func ModelCheck(ctx context.Context, m *Machine, opts CheckOptions) *CheckReport {
-	x := newExplorer(m, opts)
+	x := NewExplorer(m, opts)
 	start := time.Now()
 	x.run(ctx, start)
 	rep := &CheckReport{File: m.spec.File, Spec: m.spec.Name, Complete: x.stopped == "", Stopped: x.stopped}

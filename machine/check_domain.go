@@ -179,7 +179,7 @@ func (c *compareVisitor) record(name string, other ast.Node, elements bool) {
 }
 
 // domain returns the values a write of v takes, and where they come from.
-func (cmp compared) domain(v *Var) ([]any, string) {
+func (cmp compared) Domain(v *Var) ([]any, string) {
 	var vals []any
 	seen := map[string]bool{}
 	var key []byte
@@ -262,7 +262,7 @@ func (cmp compared) domain(v *Var) ([]any, string) {
 const maxRangeValues = 1024
 
 // errorValues returns the texts a failed action's last_error takes.
-func (cmp compared) errorValues() []any {
+func (cmp compared) ErrorValues() []any {
 	var vals []any
 	for _, c := range cmp[VarLastError] {
 		if s, ok := c.(string); ok && s != "" && !slices.Contains(vals, any(s)) {

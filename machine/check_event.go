@@ -17,16 +17,16 @@ const maxPayloads = 64
 // chosen as for a context variable an action writes, from the literals the
 // spec compares event.payload.FIELD with), and a label for traces. An event
 // without a payload has one value, with an empty payload.
-func (x *explorer) payloadValues(ce *cevent) ([]any, []string) {
+func (x *Explorer) payloadValues(ce *cevent) ([]any, []string) {
 	var fields []*PayloadField
-	if ce.decl != nil {
-		fields = ce.decl.Payload
+	if ce.Decl != nil {
+		fields = ce.Decl.Payload
 	}
 	doms := make([][]any, len(fields))
 	for i, f := range fields {
 		v := f.Var
 		v.Name = payloadKey(f.Name)
-		doms[i], _ = x.cmp.domain(&v)
+		doms[i], _ = x.Cmp.Domain(&v)
 		seen := map[string]bool{}
 		for _, val := range doms[i] {
 			seen[string(appendValue(nil, val))] = true
@@ -44,7 +44,7 @@ func (x *explorer) payloadValues(ce *cevent) ([]any, []string) {
 		for _, target := range x.storedFrom(ce.name, f.Name) {
 			if tv := x.spec.Var(target); tv != nil && tv.Type == f.Type && !done[target] {
 				done[target] = true
-				more, _ := x.cmp.domain(tv)
+				more, _ := x.Cmp.Domain(tv)
 				for _, val := range more {
 					add(val)
 				}
@@ -96,7 +96,7 @@ func (x *explorer) payloadValues(ce *cevent) ([]any, []string) {
 
 // storedFrom returns the context variables a transition of event sets to
 // exactly event.payload.FIELD.
-func (x *explorer) storedFrom(event, field string) []string {
+func (x *Explorer) storedFrom(event, field string) []string {
 	var out []string
 	want := payloadKey(field)
 	add := func(as []*Assign) {

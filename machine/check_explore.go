@@ -13,25 +13,25 @@ import (
 // explorer is one model check in progress: breadth-first search over
 // (state, values) pairs, where values holds the context variables in spec
 // order followed by last_error.
-type explorer struct {
+type Explorer struct {
 	m        *Machine
 	spec     *Spec
 	maxState int
 	maxDepth int
 	progress func(CheckStats)
 
-	vars        []*Var
+	Vars        []*Var
 	nslots      int
 	lastErr     int // slot of last_error
 	slot        map[string]int
 	defaults    []any
-	states      []*xstate
+	States      []*Xstate
 	stateIdx    map[string]int
-	events      []*xevent
+	Events      []*xevent
 	globalTaken map[*ctrans]bool // top-level event transitions some path took
 	sampled     []string         // events whose payload values were cut at maxPayloads
 	untried     []string         // writes whose range was cut at maxRangeValues, as the report says them
-	cmp         compared
+	Cmp         compared
 	relevant    slotSet // slots whose value can change a verdict (see relevance)
 	initial     []any   // the values the run starts from, but for the free inputs (check_inputs.go)
 	given       slotSet // slots CheckOptions.Initial gives a value
@@ -84,14 +84,14 @@ type xnode struct {
 }
 
 // xstate is a compiled state with what the check needs of it.
-type xstate struct {
+type Xstate struct {
 	idx          int
-	cs           *cstate
+	Cs           *cstate
 	final        bool
-	writes       []int   // slots its action writes
-	domains      [][]any // values of each write
-	errVals      []any   // last_error values of a failure (nil: no on_error route)
-	events       []*xevent
+	Writes       []int   // slots its action writes
+	Domains      [][]any // values of each write
+	ErrVals      []any   // last_error values of a failure (nil: no on_error route)
+	Events       []*xevent
 	invs         []*xcond
 	reqs         []*xcond
 	edges        []edge  // the ways out, in the order they are tried (see edgesOf)
@@ -109,11 +109,11 @@ type xstate struct {
 // the top-level ones that apply), and the values `event` takes (one per
 // payload the check tries).
 type xevent struct {
-	name     string
-	trans    []*ctrans
-	to       []*xstate // aligned with trans
+	Name     string
+	Trans    []*ctrans
+	to       []*Xstate // aligned with trans
 	taken    []bool    // aligned with trans (top-level ones are also in explorer.globalTaken)
-	payloads []any     // values of `event` to try, each a typed struct
+	Payloads []any     // values of `event` to try, each a typed struct
 	labels   []string  // aligned with payloads: how traces show each ("" for no payload)
 }
 
@@ -133,18 +133,18 @@ type finding struct {
 	loop []string
 }
 
-func newExplorer(m *Machine, opts CheckOptions) *explorer {
+func NewExplorer(m *Machine, opts CheckOptions) *Explorer {
 	spec := m.spec
-	x := &explorer{
+	x := &Explorer{
 		m: m, spec: spec, maxState: opts.MaxStates, maxDepth: opts.MaxDepth, progress: opts.Progress,
-		vars: spec.Context, slot: map[string]int{}, stateIdx: map[string]int{},
+		Vars: spec.Context, slot: map[string]int{}, stateIdx: map[string]int{},
 		hash: newHasher(), seen: map[stateKey]int32{}, findings: map[string]*finding{},
 	}
 	if x.maxState <= 0 {
 		x.maxState = DefaultMaxStates
 	}
 	if x.maxDepth <= 0 {
-		x.maxDepth = cmp0(spec.Limits.MaxTransitions, DefaultMaxTransitions)
+		x.maxDepth = Cmp0(spec.Limits.MaxTransitions, DefaultMaxTransitions)
 	}
 	for i, v := range spec.Context {
 		x.slot[v.Name] = i
@@ -156,104 +156,104 @@ func newExplorer(m *Machine, opts CheckOptions) *explorer {
 	x.nslots = len(x.defaults)
 	x.env = make(map[string]any, x.nslots+1)
 	x.invEnv = make(map[string]any, x.nslots+1)
-	x.cmp = comparedValues(spec, opts.Initial)
+	x.Cmp = comparedValues(spec, opts.Initial)
 	x.startValues(opts)
 	env := TypeEnv(spec)
 	for i, st := range spec.States {
 		x.stateIdx[st.Name] = i
-		x.states = append(x.states, &xstate{idx: i, cs: m.states[st.Name], final: st.Final,
+		x.States = append(x.States, &Xstate{idx: i, Cs: m.states[st.Name], final: st.Final,
 			nextTaken: make([]bool, len(st.Next))})
 	}
 	domains := map[string][]any{}
-	for _, st := range x.states {
-		if a := st.cs.action; a != nil {
-			for _, w := range a.WritesOf(st.cs.st) {
+	for _, st := range x.States {
+		if a := st.Cs.action; a != nil {
+			for _, w := range a.WritesOf(st.Cs.St) {
 				s, ok := x.slot[w.Name]
 				if !ok {
 					continue // Validate reports an undeclared write
 				}
 				if domains[w.Name] == nil {
-					domains[w.Name], _ = x.cmp.domain(x.vars[s])
-					if r := x.vars[s].Range; r != nil && uint64(r.Hi)-uint64(r.Lo) >= maxRangeValues {
+					domains[w.Name], _ = x.Cmp.Domain(x.Vars[s])
+					if r := x.Vars[s].Range; r != nil && uint64(r.Hi)-uint64(r.Lo) >= maxRangeValues {
 						x.untried = append(x.untried, fmt.Sprintf("%s: the first %d of the %d values of its range", w.Name, maxRangeValues, uint64(r.Hi)-uint64(r.Lo)+1))
 					}
 				}
-				st.writes = append(st.writes, s)
-				st.domains = append(st.domains, domains[w.Name])
+				st.Writes = append(st.Writes, s)
+				st.Domains = append(st.Domains, domains[w.Name])
 			}
-			if st.cs.onError != nil {
-				st.errVals = x.cmp.errorValues()
+			if st.Cs.onError != nil {
+				st.ErrVals = x.Cmp.ErrorValues()
 			}
 		}
-		for _, c := range st.cs.st.FinalRequires {
-			st.reqs = append(st.reqs, x.condition(c, requirementLabel(c, st.cs.st.Name), env))
+		for _, c := range st.Cs.St.FinalRequires {
+			st.reqs = append(st.reqs, x.condition(c, RequirementLabel(c, st.Cs.St.Name), env))
 		}
 	}
 	x.globalTaken = map[*ctrans]bool{}
 	payloads := map[string]*xevent{} // by event: its payload values, computed once
-	for _, st := range x.states {
+	for _, st := range x.States {
 		if st.final {
 			continue
 		}
-		for _, name := range m.Accepts(st.cs.st.Name) {
-			ce := m.events[name]
+		for _, name := range m.Accepts(st.Cs.St.Name) {
+			ce := m.Events[name]
 			pv := payloads[name]
 			if pv == nil {
 				pv = &xevent{}
-				pv.payloads, pv.labels = x.payloadValues(ce)
+				pv.Payloads, pv.labels = x.payloadValues(ce)
 				payloads[name] = pv
 			}
-			xe := &xevent{name: name, payloads: pv.payloads, labels: pv.labels}
-			xe.trans = append(xe.trans, st.cs.on[name]...)
+			xe := &xevent{Name: name, Payloads: pv.Payloads, labels: pv.labels}
+			xe.Trans = append(xe.Trans, st.Cs.on[name]...)
 			for _, ct := range ce.global {
-				if ct.appliesIn(st.cs.st) {
-					xe.trans = append(xe.trans, ct)
+				if ct.appliesIn(st.Cs.St) {
+					xe.Trans = append(xe.Trans, ct)
 				}
 			}
-			for _, ct := range xe.trans {
-				xe.to = append(xe.to, x.states[x.stateIdx[ct.target]])
+			for _, ct := range xe.Trans {
+				xe.to = append(xe.to, x.States[x.stateIdx[ct.Target]])
 			}
-			xe.taken = make([]bool, len(xe.trans))
-			st.events = append(st.events, xe)
-			x.events = append(x.events, xe)
+			xe.taken = make([]bool, len(xe.Trans))
+			st.Events = append(st.Events, xe)
+			x.Events = append(x.Events, xe)
 		}
 	}
 	for _, c := range spec.Invariants {
 		xc := x.condition(c, fmt.Sprintf("invariant %q", c.Name), env)
-		for _, st := range x.states {
-			if len(c.In) == 0 || slices.Contains(c.In, st.cs.st.Name) {
+		for _, st := range x.States {
+			if len(c.In) == 0 || slices.Contains(c.In, st.Cs.St.Name) {
 				st.invs = append(st.invs, xc)
 			}
 		}
 	}
-	for _, st := range x.states {
+	for _, st := range x.States {
 		st.edges = x.edgesOf(st)
 	}
 	x.liveness()
-	for _, st := range x.states {
-		for i, s := range st.writes {
+	for _, st := range x.States {
+		for i, s := range st.Writes {
 			if st.afterAction[s] {
-				st.outcomes = append(st.outcomes, st.domains[i])
+				st.outcomes = append(st.outcomes, st.Domains[i])
 			} else {
 				st.outcomes = append(st.outcomes, []any{x.defaults[s]})
 			}
 		}
 	}
-	for _, v := range x.vars {
+	for _, v := range x.Vars {
 		x.names = append(x.names, v.Name)
 	}
 	x.names = append(x.names, VarLastError)
 	return x
 }
 
-func cmp0(a, b int) int {
+func Cmp0(a, b int) int {
 	if a > 0 {
 		return a
 	}
 	return b
 }
 
-func (x *explorer) condition(c *Condition, label string, env map[string]any) *xcond {
+func (x *Explorer) condition(c *Condition, label string, env map[string]any) *xcond {
 	p, err := CompileGuard(c.Expr, env)
 	if err != nil {
 		p = nil // Validate reports it; a spec that compiled has none
@@ -262,7 +262,7 @@ func (x *explorer) condition(c *Condition, label string, env map[string]any) *xc
 }
 
 // canon resets the slots dead at st's entry to their defaults, in place.
-func (x *explorer) canon(st *xstate, vals []any) {
+func (x *Explorer) canon(st *Xstate, vals []any) {
 	for i, live := range st.live {
 		if !live {
 			vals[i] = x.defaults[i]
@@ -271,7 +271,7 @@ func (x *explorer) canon(st *xstate, vals []any) {
 }
 
 // run explores breadth first from the initial pairs.
-func (x *explorer) run(ctx context.Context, start time.Time) {
+func (x *Explorer) run(ctx context.Context, start time.Time) {
 	x.addRoots()
 	lastReport := start
 	x.succStart = append(x.succStart, 0)
@@ -288,12 +288,12 @@ func (x *explorer) run(ctx context.Context, start time.Time) {
 			}
 		}
 		n := x.nodes[id]
-		st := x.states[n.state]
+		st := x.States[n.state]
 		vals := x.vals[id]
 		x.vals[id] = nil
 		if int(n.depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			x.flags[id] |= flagHorizon
-			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, ErrBudget.Error(), st.cs.st.Name), x.budgetPos())
+			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
 		} else {
 			x.expand(st, vals, func(ord int32, mv *move) bool { return x.visit(id, ord, mv) })
 		}
@@ -311,15 +311,15 @@ func (x *explorer) run(ctx context.Context, start time.Time) {
 	}
 }
 
-func (x *explorer) budgetPos() Pos {
+func (x *Explorer) budgetPos() Pos {
 	if x.spec.Limits.Pos.IsValid() {
 		return x.spec.Limits.Pos
 	}
-	return x.states[x.stateIdx[x.spec.Initial]].cs.st.Pos
+	return x.States[x.stateIdx[x.spec.Initial]].Cs.St.Pos
 }
 
 // add records a new node; it returns its id, or -1 at MaxStates.
-func (x *explorer) add(st *xstate, vals []any, parent, ord, depth int32) int32 {
+func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
 	if len(x.nodes) >= x.maxState {
 		x.stopped = fmt.Sprintf("max-states: %d distinct states explored; raise --max-states", x.maxState)
 		return -1
@@ -339,7 +339,7 @@ func (x *explorer) add(st *xstate, vals []any, parent, ord, depth int32) int32 {
 		for i, name := range x.names {
 			env[name] = vals[i]
 		}
-		env[VarState] = st.cs.st.Name
+		env[VarState] = st.Cs.St.Name
 		for _, c := range st.invs {
 			if c.prog == nil {
 				continue
@@ -347,9 +347,9 @@ func (x *explorer) add(st *xstate, vals []any, parent, ord, depth int32) int32 {
 			ok, err := x.vm.Run(c.prog, env)
 			switch {
 			case err != nil:
-				x.note(PropEvaluation, id, -1, fmt.Sprintf("%s cannot be evaluated in state %q: %v", c.label, st.cs.st.Name, err), c.c.ExprPos)
+				x.note(PropEvaluation, id, -1, fmt.Sprintf("%s cannot be evaluated in state %q: %v", c.label, st.Cs.St.Name, err), c.c.ExprPos)
 			case ok != true:
-				x.note(PropInvariants, id, -1, fmt.Sprintf("%s (%s) is false in state %q: %s", c.label, c.c.Expr, st.cs.st.Name, saw(env, c.prog)), c.c.Pos)
+				x.note(PropInvariants, id, -1, fmt.Sprintf("%s (%s) is false in state %q: %s", c.label, c.c.Expr, st.Cs.St.Name, saw(env, c.prog)), c.c.Pos)
 			}
 		}
 	}
@@ -358,7 +358,7 @@ func (x *explorer) add(st *xstate, vals []any, parent, ord, depth int32) int32 {
 
 // visit handles one move out of node id: a pair reached (new or seen), or an
 // end of the run.
-func (x *explorer) visit(id, ord int32, mv *move) bool {
+func (x *Explorer) visit(id, ord int32, mv *move) bool {
 	x.trans++
 	if mv.to == nil {
 		if mv.kind == moveEnd && mv.prop == "" {
@@ -384,7 +384,7 @@ func (x *explorer) visit(id, ord int32, mv *move) bool {
 
 // note keeps the first finding of a property: breadth-first order makes it
 // one with a shortest path.
-func (x *explorer) note(prop string, node, ord int32, msg string, p Pos) {
+func (x *Explorer) note(prop string, node, ord int32, msg string, p Pos) {
 	if _, ok := x.findings[prop]; ok {
 		return
 	}
@@ -392,11 +392,11 @@ func (x *explorer) note(prop string, node, ord int32, msg string, p Pos) {
 }
 
 // load makes env hold the values of a pair in st.
-func (x *explorer) load(st *xstate, vals []any) {
+func (x *Explorer) load(st *Xstate, vals []any) {
 	for i, name := range x.names {
 		x.env[name] = vals[i]
 	}
-	x.env[VarState] = st.cs.st.Name
+	x.env[VarState] = st.Cs.St.Name
 	x.dirty = x.dirty[:0]
 }
 
@@ -411,7 +411,7 @@ func saw(env map[string]any, p *vm.Program) string {
 	return strings.Join(parts, ", ")
 }
 
-func (x *explorer) stats(d time.Duration) CheckStats {
+func (x *Explorer) stats(d time.Duration) CheckStats {
 	s := CheckStats{States: len(x.nodes), Transitions: x.trans, Duration: d}
 	if len(x.nodes) > 0 {
 		s.Depth = int(x.nodes[len(x.nodes)-1].depth)

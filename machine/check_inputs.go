@@ -58,21 +58,21 @@ func (o CheckOptions) Validate(spec *Spec) error {
 // startValues sets up the initial values: x.initial (defaults, then the
 // given values) and the free inputs with their domains. A name the spec does
 // not declare is skipped (Validate reports it).
-func (x *explorer) startValues(opts CheckOptions) {
+func (x *Explorer) startValues(opts CheckOptions) {
 	x.initial = slices.Clone(x.defaults)
 	x.given = make(slotSet, x.nslots)
 	for name, val := range opts.Initial {
 		if s, ok := x.slot[name]; ok && s != x.lastErr {
-			if typed, err := x.vars[s].Type.Coerce(val); err == nil {
+			if typed, err := x.Vars[s].Type.Coerce(val); err == nil {
 				x.initial[s], x.given[s] = typed, true
 			}
 		}
 	}
-	for s, v := range x.vars {
+	for s, v := range x.Vars {
 		if x.given[s] || !v.Input && !slices.Contains(opts.Inputs, v.Name) {
 			continue
 		}
-		dom, _ := x.cmp.domain(v)
+		dom, _ := x.Cmp.Domain(v)
 		x.free = append(x.free, s)
 		x.freeDoms = append(x.freeDoms, dom)
 		if r := v.Range; r != nil && uint64(r.Hi)-uint64(r.Lo) >= maxRangeValues {
@@ -84,8 +84,8 @@ func (x *explorer) startValues(opts CheckOptions) {
 // addRoots adds an initial pair for every combination of the free inputs'
 // values (one when there is none); pairs that differ only in inputs no
 // expression reads are one. It stops at MaxStates.
-func (x *explorer) addRoots() {
-	init := x.states[x.stateIdx[x.spec.Initial]]
+func (x *Explorer) addRoots() {
+	init := x.States[x.stateIdx[x.spec.Initial]]
 	idx := make([]int, len(x.free))
 	for {
 		vals := slices.Clone(x.initial)
@@ -119,12 +119,12 @@ func (x *explorer) addRoots() {
 
 // rootOf returns the initial values of the path to node id, and the free
 // inputs among them that the initial state reads (for traces).
-func (x *explorer) rootOf(id int32) ([]any, map[string]any) {
+func (x *Explorer) rootOf(id int32) ([]any, map[string]any) {
 	for x.nodes[id].parent >= 0 {
 		id = x.nodes[id].parent
 	}
 	vals := slices.Clone(x.roots[x.nodes[id].move])
-	init := x.states[x.nodes[id].state]
+	init := x.States[x.nodes[id].state]
 	var inputs map[string]any
 	for _, s := range x.free {
 		if !init.live[s] {
@@ -133,19 +133,19 @@ func (x *explorer) rootOf(id int32) ([]any, map[string]any) {
 		if inputs == nil {
 			inputs = map[string]any{}
 		}
-		inputs[x.vars[s].Name] = vals[s]
+		inputs[x.Vars[s].Name] = vals[s]
 	}
 	return vals, inputs
 }
 
 // inputReport lists the variables that did not start from their default.
-func (x *explorer) inputReport() []VarDomain {
+func (x *Explorer) inputReport() []VarDomain {
 	var out []VarDomain
 	free := 0
-	for s, v := range x.vars {
+	for s, v := range x.Vars {
 		switch {
 		case free < len(x.free) && x.free[free] == s:
-			_, src := x.cmp.domain(v)
+			_, src := x.Cmp.Domain(v)
 			out = append(out, VarDomain{Var: v.Name, Values: x.freeDoms[free], Source: src})
 			free++
 		case x.given[s]:

@@ -9,7 +9,7 @@ import (
 // slotSet is a set of value slots (context variables, then last_error).
 type slotSet []bool
 
-func (s slotSet) addReads(x *explorer, p *vm.Program) {
+func (s slotSet) addReads(x *Explorer, p *vm.Program) {
 	for _, name := range identifiers(p) {
 		if i, ok := x.slot[name]; ok {
 			s[i] = true
@@ -18,7 +18,7 @@ func (s slotSet) addReads(x *explorer, p *vm.Program) {
 }
 
 // addSets adds the reads of a set's expressions whose variable is relevant.
-func (s slotSet) addSets(x *explorer, set []cassign) {
+func (s slotSet) addSets(x *Explorer, set []cassign) {
 	for _, a := range set {
 		if x.relevant[x.slot[a.v.Name]] {
 			s.addReads(x, a.prog)
@@ -32,13 +32,13 @@ func (s slotSet) addSets(x *explorer, set []cassign) {
 // a set of a relevant slot reads. Any other slot (a counter only its own set
 // reads, such as eval_rounds: eval_rounds + 1) is kept at its default: its
 // value cannot decide a guard, so keeping it would only multiply the states.
-func (x *explorer) relevance() {
+func (x *Explorer) relevance() {
 	r := make(slotSet, x.nslots)
-	for i, v := range x.vars {
+	for i, v := range x.Vars {
 		r[i] = v.Range != nil || len(v.Enum) > 0
 	}
 	var sets [][]cassign
-	for _, st := range x.states {
+	for _, st := range x.States {
 		for _, c := range slices.Concat(st.invs, st.reqs) {
 			r.addReads(x, c.prog)
 		}
@@ -46,8 +46,8 @@ func (x *explorer) relevance() {
 			r.addReads(x, mv.guard)
 			sets = append(sets, mv.set)
 		}
-		sets = append(sets, st.cs.set)
-		if oe := st.cs.onError; oe != nil {
+		sets = append(sets, st.Cs.Set)
+		if oe := st.Cs.onError; oe != nil {
 			sets = append(sets, oe.set)
 		}
 	}
@@ -89,7 +89,7 @@ func (s slotSet) union(o slotSet, minus ...slotSet) bool {
 	return changed
 }
 
-func (x *explorer) writesOf(set []cassign) slotSet {
+func (x *Explorer) writesOf(set []cassign) slotSet {
 	s := make(slotSet, x.nslots)
 	for _, a := range set {
 		s[x.slot[a.v.Name]] = true
@@ -104,22 +104,22 @@ func (x *explorer) writesOf(set []cassign) slotSet {
 // differ only in dead slots behave alike. Reads are those of guards, sets,
 // invariants and final_requires (action parameters are not evaluated by the
 // check); an action's writes overwrite, its failure does not.
-func (x *explorer) liveness() {
+func (x *Explorer) liveness() {
 	x.relevance()
 	n := x.nslots
 	lastErr := make(slotSet, n)
 	lastErr[x.lastErr] = true
-	for _, st := range x.states {
+	for _, st := range x.States {
 		st.live = make(slotSet, n)
 		st.afterAction = make(slotSet, n)
 		st.actionWrites = make(slotSet, n)
-		for _, s := range st.writes {
+		for _, s := range st.Writes {
 			st.actionWrites[s] = true
 		}
 	}
 	for changed := true; changed; {
 		changed = false
-		for _, st := range x.states {
+		for _, st := range x.States {
 			normal := make(slotSet, n)
 			if st.final {
 				for _, c := range st.reqs {
@@ -133,8 +133,8 @@ func (x *explorer) liveness() {
 				}
 			}
 			after := make(slotSet, n)
-			after.addSets(x, st.cs.set)
-			after.union(normal, x.writesOf(st.cs.set))
+			after.addSets(x, st.Cs.Set)
+			after.union(normal, x.writesOf(st.Cs.Set))
 			if st.afterAction.union(after) {
 				changed = true
 			}
@@ -143,8 +143,8 @@ func (x *explorer) liveness() {
 				live.addReads(x, c.prog)
 			}
 			live.union(after, st.actionWrites)
-			if oe := st.cs.onError; oe != nil && st.cs.action != nil {
-				to := x.states[x.stateIdx[oe.target]]
+			if oe := st.Cs.onError; oe != nil && st.Cs.action != nil {
+				to := x.States[x.stateIdx[oe.Target]]
 				errPath := make(slotSet, n)
 				errPath.addSets(x, oe.set)
 				errPath.union(to.live, x.writesOf(oe.set))

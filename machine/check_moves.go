@@ -28,7 +28,7 @@ type move struct {
 	ev      *xevent // an event's move: trans is the transition it takes
 	evTrans int     // index of trans in ev.trans
 	payload int     // index of the event's value in ev.payloads
-	to      *xstate // nil for moveEnd
+	to      *Xstate // nil for moveEnd
 	vals    []any   // the values entering to (scratch: valid during the callback)
 	changed []int   // slots a set changed (for traces)
 	prop    string  // moveEnd: the property it violates ("" for a clean end)
@@ -41,7 +41,7 @@ type move struct {
 // combination of the values its writes take, then each failure when the
 // state has on_error), the moves enabled after it. visit returns false to
 // stop. The move and its values are valid only during the call.
-func (x *explorer) expand(st *xstate, vals []any, visit func(ord int32, mv *move) bool) {
+func (x *Explorer) expand(st *Xstate, vals []any, visit func(ord int32, mv *move) bool) {
 	var ord int32
 	emit := func(mv *move) bool {
 		ok := visit(ord, mv)
@@ -79,7 +79,7 @@ func (x *explorer) expand(st *xstate, vals []any, visit func(ord int32, mv *move
 			break
 		}
 	}
-	for _, ev := range st.errVals {
+	for _, ev := range st.ErrVals {
 		if !x.failure(st, vals, ev.(string), emit) {
 			return
 		}
@@ -87,15 +87,15 @@ func (x *explorer) expand(st *xstate, vals []any, visit func(ord int32, mv *move
 }
 
 // outcome explores one successful outcome of st's action.
-func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) bool) bool {
+func (x *Explorer) outcome(st *Xstate, vals, outcome []any, emit func(*move) bool) bool {
 	x.restoreEnv(vals, 0)
 	cur := append(x.cur[:0], vals...)
 	x.cur = cur
-	for i, s := range st.writes {
+	for i, s := range st.Writes {
 		cur[s] = outcome[i]
 		x.setEnv(s, outcome[i])
 	}
-	changed, bad := x.assign(st.cs.set, cur, assignState, st, nil)
+	changed, bad := x.assign(st.Cs.Set, cur, assignState, st, nil)
 	if bad != nil {
 		bad.outcome = outcome
 		return emit(bad)
@@ -113,7 +113,7 @@ func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) boo
 				break
 			}
 			if ok != true {
-				mv.prop, mv.msg, mv.pos = PropFinalRequires, fmt.Sprintf("the run ends in %q but %s (%s) is false: %s", st.cs.st.Name, c.label, c.c.Expr, saw(x.env, c.prog)), c.c.Pos
+				mv.prop, mv.msg, mv.pos = PropFinalRequires, fmt.Sprintf("the run ends in %q but %s (%s) is false: %s", st.Cs.St.Name, c.label, c.c.Expr, saw(x.env, c.prog)), c.c.Pos
 				break
 			}
 		}
@@ -125,7 +125,7 @@ func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) boo
 		return emit(&x.end)
 	}
 	if len(moves) == 0 {
-		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur, prop: PropDeadlock, msg: x.stuckMessage(st), pos: st.cs.st.Pos}
+		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur, prop: PropDeadlock, msg: x.stuckMessage(st), pos: st.Cs.St.Pos}
 		return emit(&x.end)
 	}
 	mark := len(x.dirty)
@@ -141,7 +141,7 @@ func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) boo
 			if mv.trans.global {
 				x.globalTaken[mv.trans] = true
 			}
-			x.env[VarEvent] = mv.ev.payloads[mv.payload]
+			x.env[VarEvent] = mv.ev.Payloads[mv.payload]
 			more, bad = x.assign(mv.trans.set, next, assignEvent, st, mv)
 			delete(x.env, VarEvent)
 		} else {
@@ -168,13 +168,13 @@ func (x *explorer) outcome(st *xstate, vals, outcome []any, emit func(*move) boo
 }
 
 // failure explores st's action failing with last_error errVal.
-func (x *explorer) failure(st *xstate, vals []any, errVal string, emit func(*move) bool) bool {
+func (x *Explorer) failure(st *Xstate, vals []any, errVal string, emit func(*move) bool) bool {
 	x.restoreEnv(vals, 0)
 	cur := append(x.cur[:0], vals...)
 	x.cur = cur
 	cur[x.lastErr] = errVal
 	x.setEnv(x.lastErr, errVal)
-	oe := st.cs.onError
+	oe := st.Cs.onError
 	st.errTaken = true
 	errMove := &x.errMove
 	*errMove = move{kind: moveError, errVal: errVal, trans: oe}
@@ -183,18 +183,18 @@ func (x *explorer) failure(st *xstate, vals []any, errVal string, emit func(*mov
 		bad.errVal = errVal
 		return emit(bad)
 	}
-	errMove.to, errMove.vals, errMove.changed = x.states[x.stateIdx[oe.target]], cur, changed
+	errMove.to, errMove.vals, errMove.changed = x.States[x.stateIdx[oe.Target]], cur, changed
 	return emit(errMove)
 }
 
 // setEnv sets a slot's value in env, remembering it for restoreEnv.
-func (x *explorer) setEnv(slot int, v any) {
+func (x *Explorer) setEnv(slot int, v any) {
 	x.env[x.names[slot]] = v
 	x.dirty = append(x.dirty, slot)
 }
 
 // restoreEnv puts back the values of vals for the slots set since mark.
-func (x *explorer) restoreEnv(vals []any, mark int) {
+func (x *Explorer) restoreEnv(vals []any, mark int) {
 	for _, s := range x.dirty[mark:] {
 		x.env[x.names[s]] = vals[s]
 	}
@@ -215,21 +215,21 @@ type stopErr struct {
 type edge struct {
 	guard *vm.Program
 	set   []cassign
-	to    *xstate
+	to    *Xstate
 	ev    *xevent // an event's transition (trans is it): per event and payload, the first whose guard holds fires
 	trans *ctrans // else a next transition: only the first whose guard holds fires
 }
 
 // edgesOf lists the edges out of st: its events, then its next transitions.
-func (x *explorer) edgesOf(st *xstate) []edge {
+func (x *Explorer) edgesOf(st *Xstate) []edge {
 	var out []edge
-	for _, ev := range st.events {
-		for i, ct := range ev.trans {
+	for _, ev := range st.Events {
+		for i, ct := range ev.Trans {
 			out = append(out, edge{guard: ct.guard, set: ct.set, to: ev.to[i], ev: ev, trans: ct})
 		}
 	}
-	for _, ct := range st.cs.next {
-		out = append(out, edge{guard: ct.guard, set: ct.set, to: x.states[x.stateIdx[ct.target]], trans: ct})
+	for _, ct := range st.Cs.Next {
+		out = append(out, edge{guard: ct.guard, set: ct.set, to: x.States[x.stateIdx[ct.Target]], trans: ct})
 	}
 	return out
 }
@@ -238,18 +238,18 @@ func (x *explorer) edgesOf(st *xstate) []edge {
 // the action and the state's set: every event that applies (its guard
 // holds), then the first next transition whose guard holds. It is the one
 // place that decides how a state is left.
-func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
+func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 	out := x.moveBuf[:0]
 	defer func() { x.moveBuf = out[:0] }()
-	for _, ev := range st.events {
-		for p, val := range ev.payloads {
+	for _, ev := range st.Events {
+		for p, val := range ev.Payloads {
 			x.env[VarEvent] = val
-			for i, ct := range ev.trans {
+			for i, ct := range ev.Trans {
 				if ct.guard != nil {
 					ok, err := x.vm.Run(ct.guard, x.env)
 					if err != nil {
 						delete(x.env, VarEvent)
-						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.t.When, ev.name, st.cs.st.Name, err), ct.t.WhenPos}
+						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
 					}
 					if ok != true {
 						continue
@@ -283,27 +283,27 @@ func (x *explorer) enabled(st *xstate) ([]move, *stopErr) {
 }
 
 // guardError describes an edge's guard that could not be evaluated.
-func (x *explorer) guardError(st *xstate, e *edge, err error) *stopErr {
+func (x *Explorer) guardError(st *Xstate, e *edge, err error) *stopErr {
 	if e.ev != nil {
-		return &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", e.trans.t.When, e.ev.name, st.cs.st.Name, err), e.trans.t.WhenPos}
+		return &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", e.trans.T.When, e.ev.Name, st.Cs.St.Name, err), e.trans.T.WhenPos}
 	}
-	return &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", e.trans.t.When, st.cs.st.Name, err), e.trans.t.WhenPos}
+	return &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", e.trans.T.When, st.Cs.St.Name, err), e.trans.T.WhenPos}
 }
 
-func (x *explorer) stuckMessage(st *xstate) string {
+func (x *Explorer) stuckMessage(st *Xstate) string {
 	var why string
 	switch {
-	case len(st.cs.next) == 0 && st.cs.st.Waits():
+	case len(st.Cs.Next) == 0 && st.Cs.St.Waits():
 		why = "it waits for an event"
-	case len(st.cs.next) == 0:
+	case len(st.Cs.Next) == 0:
 		why = "it has no next transition"
 	default:
-		why = "every guard is false: " + guardsSaw(st.cs, x.env)
+		why = "every guard is false: " + guardsSaw(st.Cs, x.env)
 	}
-	if len(st.events) == 0 {
-		return fmt.Sprintf("state %q is stuck: %s, and no event applies", st.cs.st.Name, why)
+	if len(st.Events) == 0 {
+		return fmt.Sprintf("state %q is stuck: %s, and no event applies", st.Cs.St.Name, why)
 	}
-	return fmt.Sprintf("state %q is stuck: %s, and no event's guard holds", st.cs.st.Name, why)
+	return fmt.Sprintf("state %q is stuck: %s, and no event's guard holds", st.Cs.St.Name, why)
 }
 
 type assignKind int
@@ -315,14 +315,14 @@ const (
 )
 
 // assignWhat names a set in messages: "set of state \"a\"".
-func assignWhat(kind assignKind, st *xstate, mv *move) string {
+func assignWhat(kind assignKind, st *Xstate, mv *move) string {
 	switch kind {
 	case assignEvent:
-		return fmt.Sprintf("set of event %q", mv.ev.name)
+		return fmt.Sprintf("set of event %q", mv.ev.Name)
 	case assignTransition:
-		return fmt.Sprintf("set of %s of state %q", mv.trans.via, st.cs.st.Name)
+		return fmt.Sprintf("set of %s of state %q", mv.trans.Via, st.Cs.St.Name)
 	}
-	return fmt.Sprintf("set of state %q", st.cs.st.Name)
+	return fmt.Sprintf("set of state %q", st.Cs.St.Name)
 }
 
 // assign applies a set to vals as the interpreter does: every expression is
@@ -330,7 +330,7 @@ func assignWhat(kind assignKind, st *xstate, mv *move) string {
 // variable's type and checked against its enum; the check also holds ranges.
 // It updates env, and returns the slots that changed (only when tracing). A
 // failure is returned as an end move.
-func (x *explorer) assign(set []cassign, vals []any, kind assignKind, st *xstate, mv *move) ([]int, *move) {
+func (x *Explorer) assign(set []cassign, vals []any, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
 	if len(set) == 0 {
 		return nil, nil
 	}
@@ -373,7 +373,7 @@ func (x *explorer) assign(set []cassign, vals []any, kind assignKind, st *xstate
 }
 
 // assignPos finds where a compiled assignment is written.
-func (x *explorer) assignPos(a cassign) Pos {
+func (x *Explorer) assignPos(a cassign) Pos {
 	if a.a != nil {
 		return a.a.ExprPos
 	}
@@ -385,11 +385,11 @@ func (mv *move) via() string {
 	switch mv.kind {
 	case moveEvent:
 		if l := mv.ev.labels[mv.payload]; l != "" {
-			return "event " + mv.ev.name + " " + l
+			return "event " + mv.ev.Name + " " + l
 		}
-		return "event " + mv.ev.name
+		return "event " + mv.ev.Name
 	case moveError, moveNext:
-		return mv.trans.via
+		return mv.trans.Via
 	}
 	return ""
 }

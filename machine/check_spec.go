@@ -215,7 +215,7 @@ func (v *validator) checkKeys() {
 				"final_requires of state %q: the state is not final", st.Name)
 		}
 		for _, c := range st.FinalRequires {
-			v.guardAs(c, requirementLabel(c, st.Name))
+			v.guardAs(c, RequirementLabel(c, st.Name))
 		}
 	}
 }
@@ -229,7 +229,7 @@ func (v *validator) guardAs(c *Condition, what string) {
 
 // requirementLabel names one condition of a final state's final_requires in
 // messages: `final_requires[0] of state "done"` or `final_requires "ok" of state "done"`.
-func requirementLabel(c *Condition, state string) string {
+func RequirementLabel(c *Condition, state string) string {
 	if strings.HasPrefix(c.Name, "final_requires[") {
 		return fmt.Sprintf("%s of state %q", c.Name, state)
 	}

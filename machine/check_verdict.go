@@ -9,7 +9,7 @@ import (
 )
 
 // verdicts decides every property from what the exploration found.
-func (x *explorer) verdicts() []PropertyResult {
+func (x *Explorer) verdicts() []PropertyResult {
 	if x.findings[PropTermination] == nil {
 		x.findTrap()
 	}
@@ -38,7 +38,7 @@ func (x *explorer) verdicts() []PropertyResult {
 
 // untriedNote says which values the check left untried (ranges wider than
 // maxRangeValues, events with more than maxPayloads payloads), or "".
-func (x *explorer) untriedNote() string {
+func (x *Explorer) untriedNote() string {
 	parts := slices.Clone(x.untried)
 	hint := "narrow the range to decide it"
 	for _, ev := range slices.Compact(slices.Clone(x.sampled)) {
@@ -52,7 +52,7 @@ func (x *explorer) untriedNote() string {
 }
 
 // passNote says what a PASS covered, when there is something to say.
-func (x *explorer) passNote(prop string) string {
+func (x *Explorer) passNote(prop string) string {
 	switch prop {
 	case PropInvariants:
 		if len(x.spec.Invariants) == 0 {
@@ -73,20 +73,20 @@ func (x *explorer) passNote(prop string) string {
 }
 
 // reachability reports the states no explored path reached.
-func (x *explorer) reachability(r *PropertyResult) {
+func (x *Explorer) reachability(r *PropertyResult) {
 	var missed []string
 	var first *State
 	finals := 0
-	for _, st := range x.states {
+	for _, st := range x.States {
 		if st.reached {
 			if st.final {
 				finals++
 			}
 			continue
 		}
-		missed = append(missed, st.cs.st.Name)
+		missed = append(missed, st.Cs.St.Name)
 		if first == nil {
-			first = st.cs.st
+			first = st.Cs.St
 		}
 	}
 	switch {
@@ -123,7 +123,7 @@ func (x *explorer) reachability(r *PropertyResult) {
 // findTrap looks for a reached pair from which no final state (nor any stop
 // of the run, already reported by other properties, nor any pair left
 // unexplored) can be reached: the run would loop there for ever.
-func (x *explorer) findTrap() {
+func (x *Explorer) findTrap() {
 	n := len(x.nodes)
 	good := make([]bool, n)
 	var queue []int32
@@ -163,7 +163,7 @@ func (x *explorer) findTrap() {
 		if good[id] {
 			continue
 		}
-		st := x.states[x.nodes[id].state].cs.st
+		st := x.States[x.nodes[id].state].Cs.St
 		loop := x.loopFrom(int32(id))
 		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
 			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
@@ -173,21 +173,21 @@ func (x *explorer) findTrap() {
 
 // loopFrom follows the first successor of each pair from id until a pair
 // repeats, and names the states of the cycle.
-func (x *explorer) loopFrom(id int32) []string {
+func (x *Explorer) loopFrom(id int32) []string {
 	at := map[int32]int{}
 	var path []int32
 	for {
 		if i, ok := at[id]; ok {
 			var names []string
 			for _, p := range path[i:] {
-				names = append(names, x.states[x.nodes[p].state].cs.st.Name)
+				names = append(names, x.States[x.nodes[p].state].Cs.St.Name)
 			}
 			return append(names, names[0])
 		}
 		at[id] = len(path)
 		path = append(path, id)
 		if int(id) >= x.expanded || x.succStart[id] == x.succStart[id+1] {
-			return []string{x.states[x.nodes[id].state].cs.st.Name}
+			return []string{x.States[x.nodes[id].state].Cs.St.Name}
 		}
 		id = x.succ[x.succStart[id]]
 	}
@@ -195,7 +195,7 @@ func (x *explorer) loopFrom(id int32) []string {
 
 // trace rebuilds the shortest path to a finding by replaying the moves from
 // its initial pair (expansion is deterministic, so ordinals identify moves).
-func (x *explorer) trace(f *finding) *Trace {
+func (x *Explorer) trace(f *finding) *Trace {
 	var ords []int32
 	for id := f.node; x.nodes[id].parent >= 0; id = x.nodes[id].parent {
 		ords = append(ords, x.nodes[id].move)
@@ -204,14 +204,14 @@ func (x *explorer) trace(f *finding) *Trace {
 	if f.move >= 0 {
 		ords = append(ords, f.move)
 	}
-	st := x.states[x.stateIdx[x.spec.Initial]]
+	st := x.States[x.stateIdx[x.spec.Initial]]
 	vals, inputs := x.rootOf(f.node)
 	tr := &Trace{Steps: []TraceStep{}, Inputs: inputs}
 	x.tracing = true
 	defer func() { x.tracing = false }()
 	for _, ord := range ords {
 		var step TraceStep
-		var to *xstate
+		var to *Xstate
 		var next []any
 		x.expand(st, vals, func(o int32, mv *move) bool {
 			if o != ord {
@@ -231,19 +231,19 @@ func (x *explorer) trace(f *finding) *Trace {
 }
 
 // traceStep describes one move for a trace.
-func (x *explorer) traceStep(st *xstate, mv *move) TraceStep {
-	s := TraceStep{From: st.cs.st.Name, Via: mv.via(), Pos: st.cs.st.Pos}
+func (x *Explorer) traceStep(st *Xstate, mv *move) TraceStep {
+	s := TraceStep{From: st.Cs.St.Name, Via: mv.via(), Pos: st.Cs.St.Pos}
 	if mv.to != nil {
-		s.To = mv.to.cs.st.Name
+		s.To = mv.to.Cs.St.Name
 	}
 	switch {
 	case mv.trans != nil:
-		s.Guard, s.Pos = mv.trans.t.When, mv.trans.t.Pos
+		s.Guard, s.Pos = mv.trans.T.When, mv.trans.T.Pos
 	}
 	if mv.kind == moveError || mv.errVal != "" {
 		s.Error = mv.errVal
 	} else {
-		for i, slot := range st.writes {
+		for i, slot := range st.Writes {
 			if i < len(mv.outcome) && st.afterAction[slot] {
 				if s.Wrote == nil {
 					s.Wrote = map[string]any{}
@@ -261,48 +261,48 @@ func (x *explorer) traceStep(st *xstate, mv *move) TraceStep {
 	return s
 }
 
-func (x *explorer) slotName(slot int) string {
+func (x *Explorer) slotName(slot int) string {
 	if slot == x.lastErr {
 		return VarLastError
 	}
-	return x.vars[slot].Name
+	return x.Vars[slot].Name
 }
 
 // deadTransitions lists what no explored path took, in reached states (only
 // when the exploration is complete: otherwise a later path might).
-func (x *explorer) deadTransitions() []DeadTransition {
+func (x *Explorer) deadTransitions() []DeadTransition {
 	out := []DeadTransition{}
 	if x.stopped != "" {
 		return out
 	}
-	for _, st := range x.states {
+	for _, st := range x.States {
 		if !st.reached {
 			continue
 		}
 		for i, taken := range st.nextTaken {
 			if !taken {
-				ct := st.cs.next[i]
-				out = append(out, DeadTransition{State: st.cs.st.Name, Via: ct.via, To: ct.target, Guard: ct.t.When, Pos: ct.t.Pos})
+				ct := st.Cs.Next[i]
+				out = append(out, DeadTransition{State: st.Cs.St.Name, Via: ct.Via, To: ct.Target, Guard: ct.T.When, Pos: ct.T.Pos})
 			}
 		}
-		if oe := st.cs.onError; oe != nil && !st.errTaken {
-			out = append(out, DeadTransition{State: st.cs.st.Name, Via: "on_error", To: oe.target, Pos: oe.t.Pos})
+		if oe := st.Cs.onError; oe != nil && !st.errTaken {
+			out = append(out, DeadTransition{State: st.Cs.St.Name, Via: "on_error", To: oe.Target, Pos: oe.T.Pos})
 		}
 	}
 	reported := map[*ctrans]bool{}
-	for _, st := range x.states {
+	for _, st := range x.States {
 		if !st.reached {
 			continue
 		}
-		for _, ev := range st.events {
-			for i, ct := range ev.trans {
+		for _, ev := range st.Events {
+			for i, ct := range ev.Trans {
 				switch {
 				case ct.global && (x.globalTaken[ct] || reported[ct]):
 				case ct.global:
 					reported[ct] = true
-					out = append(out, DeadTransition{Via: "event " + ev.name, To: ct.target, Guard: ct.t.When, Pos: ct.t.Pos})
+					out = append(out, DeadTransition{Via: "event " + ev.Name, To: ct.Target, Guard: ct.T.When, Pos: ct.T.Pos})
 				case !ev.taken[i]:
-					out = append(out, DeadTransition{State: st.cs.st.Name, Via: ct.via, To: ct.target, Guard: ct.t.When, Pos: ct.t.Pos})
+					out = append(out, DeadTransition{State: st.Cs.St.Name, Via: ct.Via, To: ct.Target, Guard: ct.T.When, Pos: ct.T.Pos})
 				}
 			}
 		}
@@ -312,24 +312,24 @@ func (x *explorer) deadTransitions() []DeadTransition {
 
 // domainReport lists the values given to every variable an action writes,
 // and to last_error on error routes.
-func (x *explorer) domainReport() []VarDomain {
+func (x *Explorer) domainReport() []VarDomain {
 	out := []VarDomain{}
 	seen := map[int]bool{}
 	hasErr := false
-	for _, st := range x.states {
-		hasErr = hasErr || st.errVals != nil
-		for i, slot := range st.writes {
+	for _, st := range x.States {
+		hasErr = hasErr || st.ErrVals != nil
+		for i, slot := range st.Writes {
 			if seen[slot] {
 				continue
 			}
 			seen[slot] = true
-			_, src := x.cmp.domain(x.vars[slot])
-			out = append(out, VarDomain{Var: x.vars[slot].Name, Values: st.domains[i], Source: src})
+			_, src := x.Cmp.Domain(x.Vars[slot])
+			out = append(out, VarDomain{Var: x.Vars[slot].Name, Values: st.Domains[i], Source: src})
 		}
 	}
 	slices.SortFunc(out, func(a, b VarDomain) int { return x.slot[a.Var] - x.slot[b.Var] })
 	if hasErr {
-		out = append(out, VarDomain{Var: VarLastError, Values: x.cmp.errorValues(), Source: "error"})
+		out = append(out, VarDomain{Var: VarLastError, Values: x.Cmp.ErrorValues(), Source: "error"})
 	}
 	return out
 }

@@ -14,17 +14,17 @@ type Machine struct {
 	spec   *Spec
 	reg    *Registry
 	states map[string]*cstate
-	events map[string]*cevent // every event the spec knows, by name
+	Events map[string]*cevent // every event the spec knows, by name
 	fsmEvs []fsm.EventDesc
 }
 
 type cstate struct {
-	st      *State
+	St      *State
 	name    any // st.Name, boxed once for the env's `state`
 	action  *Action
 	params  []cparam
-	set     []cassign
-	next    []*ctrans
+	Set     []cassign
+	Next    []*ctrans
 	onError *ctrans
 	on      map[string][]*ctrans // the state's own transitions per event, in order
 }
@@ -51,14 +51,14 @@ type cassign struct {
 // ctrans is a compiled transition: of a state's next (index ≥ 0), its
 // on_error route (index -1), its on: or a top-level event (event set).
 type ctrans struct {
-	t      *Transition
+	T      *Transition
 	index  int    // position in next or in the event's list (-1 for on_error)
-	via    string // "next[i]", "on_error", "on NAME[i]" or "event NAME", for records
+	Via    string // "next[i]", "on_error", "on NAME[i]" or "event NAME", for records
 	guard  *vm.Program
 	set    []cassign
 	fsmEv  string   // the looplab/fsm event that makes this move
 	reads  []string // context names the guard reads, for "no transition" messages
-	target string
+	Target string
 	event  string          // the event it answers ("" for next and on_error)
 	from   map[string]bool // a top-level event's transition: the states it applies in (nil: every non-final state)
 	global bool            // a top-level event's transition (from events:)
@@ -89,13 +89,13 @@ func (c *compiler) errorf(p Pos, format string, args ...any) {
 
 func (c *compiler) compile() *Machine {
 	spec := c.spec
-	m := &Machine{spec: spec, reg: c.reg, states: map[string]*cstate{}, events: map[string]*cevent{}}
+	m := &Machine{spec: spec, reg: c.reg, states: map[string]*cstate{}, Events: map[string]*cevent{}}
 	if spec.State(spec.Initial) == nil {
 		c.errorf(spec.InitialPos, "initial state %q is not defined", spec.Initial)
 	}
 	c.declareEvents(m)
 	for _, st := range spec.States {
-		cs := &cstate{st: st, name: st.Name}
+		cs := &cstate{St: st, name: st.Name}
 		m.states[st.Name] = cs
 		if st.Do != "" {
 			cs.action = c.reg.Lookup(st.Do)
@@ -105,10 +105,10 @@ func (c *compiler) compile() *Machine {
 				cs.params = c.params(st, cs.action)
 			}
 		}
-		cs.set = c.assigns(st.Set, c.env)
+		cs.Set = c.assigns(st.Set, c.env)
 		for i, t := range st.Next {
 			ct := c.transition(t, i, c.env)
-			cs.next = append(cs.next, ct)
+			cs.Next = append(cs.Next, ct)
 			m.addMove(ct, st.Name)
 		}
 		if st.OnError != nil {
@@ -124,7 +124,7 @@ func (c *compiler) compile() *Machine {
 // addMove declares the looplab/fsm event that moves from state along ct.
 func (m *Machine) addMove(ct *ctrans, from ...string) {
 	if len(from) > 0 {
-		m.fsmEvs = append(m.fsmEvs, fsm.EventDesc{Name: ct.fsmEv, Src: from, Dst: ct.target})
+		m.fsmEvs = append(m.fsmEvs, fsm.EventDesc{Name: ct.fsmEv, Src: from, Dst: ct.Target})
 	}
 }
 
@@ -138,11 +138,11 @@ func appendUnique(list []string, s string) []string {
 }
 
 func (c *compiler) transition(t *Transition, index int, env map[string]any) *ctrans {
-	ct := &ctrans{t: t, index: index, via: fmt.Sprintf("next[%d]", index), target: t.To, set: c.assigns(t.Set, env)}
+	ct := &ctrans{T: t, index: index, Via: fmt.Sprintf("next[%d]", index), Target: t.To, set: c.assigns(t.Set, env)}
 	if index < 0 {
-		ct.via = "on_error"
+		ct.Via = "on_error"
 	}
-	ct.fsmEv = ct.via
+	ct.fsmEv = ct.Via
 	if c.spec.State(t.To) == nil {
 		c.errorf(t.ToPos, "transition to undefined state %q", t.To)
 	}
@@ -255,7 +255,7 @@ func (m *Machine) Registry() *Registry { return m.reg }
 // transition holds" error.
 func guardsSaw(cs *cstate, env map[string]any) string {
 	var parts []string
-	for _, ct := range cs.next {
+	for _, ct := range cs.Next {
 		if ct.guard == nil {
 			continue
 		}
@@ -265,7 +265,7 @@ func guardsSaw(cs *cstate, env map[string]any) string {
 				vals = append(vals, fmt.Sprintf("%s=%s", name, formatValue(v)))
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", ct.t.When, strings.Join(vals, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", ct.T.When, strings.Join(vals, ", ")))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -440,7 +440,7 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 	}
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var IdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func quoteList(l []string) string {
 	q := make([]string, len(l))

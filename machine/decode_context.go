@@ -23,7 +23,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			continue
 		}
 		seen[name] = true
-		if !identRE.MatchString(name) {
+		if !IdentRE.MatchString(name) {
 			d.errorf(pos(k), span(k), "context variable name %q is not an identifier", name)
 			d.hintLast("use letters, digits and underscores, starting with a letter")
 			continue

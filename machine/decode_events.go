@@ -38,7 +38,7 @@ func (d *decoder) events(n *yaml.Node, s *Spec) {
 			continue
 		}
 		seen[name] = true
-		if !identRE.MatchString(name) {
+		if !IdentRE.MatchString(name) {
 			d.errorf(pos(k), span(k), "event name %q is not an identifier", name)
 			continue
 		}
@@ -203,7 +203,7 @@ func (d *decoder) on(n *yaml.Node, state string) []*OnEvent {
 			continue
 		}
 		seen[k.Value] = true
-		if !identRE.MatchString(k.Value) {
+		if !IdentRE.MatchString(k.Value) {
 			d.errorf(pos(k), span(k), "event name %q is not an identifier", k.Value)
 			continue
 		}
@@ -264,7 +264,7 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 			continue
 		}
 		seen[name] = true
-		if !identRE.MatchString(name) {
+		if !IdentRE.MatchString(name) {
 			d.errorf(pos(k), span(k), "payload field name %q is not an identifier", name)
 			d.hintLast("use letters, digits and underscores, starting with a letter")
 			continue

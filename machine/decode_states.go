@@ -24,7 +24,7 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 			continue
 		}
 		seen[name] = true
-		if !identRE.MatchString(name) {
+		if !IdentRE.MatchString(name) {
 			d.errorf(pos(k), span(k), "state name %q is not an identifier", name)
 			d.hintLast("use letters, digits and underscores, starting with a letter")
 			continue

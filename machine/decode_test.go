@@ -149,7 +149,7 @@ func TestExprPosFollowsBlockScalarsAndContinuationLines(t *testing.T) {
 		{Pos{5, 6}, "x > 0 && yy < 3", 2, Pos{5, 8}},
 	}
 	for _, tt := range tests {
-		if got := exprPos(src, tt.start, tt.text, tt.off); got != tt.want {
+		if got := ExprPos(src, tt.start, tt.text, tt.off); got != tt.want {
 			t.Errorf("exprPos(%v, %q, %d) = %v, want %v", tt.start, tt.text, tt.off, got, tt.want)
 		}
 	}

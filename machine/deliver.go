@@ -104,7 +104,7 @@ func (r *Run) pickEvent(cs *cstate, emitted []*delivery, rec *Record) (*ctrans, 
 			r.internal = slices.Clone(internal[i+1:])
 			return ct, d, nil
 		}
-		rec.Notes = append(rec.Notes, Note{Text: fmt.Sprintf("event %s dropped: no transition for it holds in state %s", d.name, cs.st.Name)})
+		rec.Notes = append(rec.Notes, Note{Text: fmt.Sprintf("event %s dropped: no transition for it holds in state %s", d.name, cs.St.Name)})
 	}
 	r.drain()
 	for i, d := range r.queue {
@@ -122,7 +122,7 @@ func (r *Run) pickEvent(cs *cstate, emitted []*delivery, rec *Record) (*ctrans, 
 
 // match returns the first transition of event d that holds in cs (nil when none).
 func (r *Run) match(cs *cstate, d *delivery) (*ctrans, error) {
-	ce := r.m.events[d.name]
+	ce := r.m.Events[d.name]
 	if ce == nil {
 		return nil, nil
 	}
@@ -138,7 +138,7 @@ func (r *Run) match(cs *cstate, d *delivery) (*ctrans, error) {
 		}
 	}
 	for _, ct := range ce.global {
-		if !ct.appliesIn(cs.st) {
+		if !ct.appliesIn(cs.St) {
 			continue
 		}
 		if ok, err := r.holds(ct, cs); ok || err != nil {
@@ -156,7 +156,7 @@ func (r *Run) holds(ct *ctrans, cs *cstate) (bool, error) {
 	ok, err := r.vm.Run(ct.guard, r.env)
 	if err != nil {
 		r.status = StatusFailed
-		return false, fmt.Errorf("cannot evaluate guard %q of event %q in state %q: %w", ct.t.When, ct.event, cs.st.Name, err)
+		return false, fmt.Errorf("cannot evaluate guard %q of event %q in state %q: %w", ct.T.When, ct.event, cs.St.Name, err)
 	}
 	return ok == true, nil
 }
@@ -190,15 +190,15 @@ func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery,
 	var guards []string
 	note := "" // the note of the only guarded transition, which says why it is there
 	for _, ct := range cs.on[event] {
-		guards, note = append(guards, ct.t.When), ct.t.Note
+		guards, note = append(guards, ct.T.When), ct.T.Note
 	}
-	for _, ct := range r.m.events[event].global {
-		if ct.appliesIn(cs.st) {
-			guards, note = append(guards, ct.t.When), ct.t.Note
+	for _, ct := range r.m.Events[event].global {
+		if ct.appliesIn(cs.St) {
+			guards, note = append(guards, ct.T.When), ct.T.Note
 		}
 	}
 	switch {
-	case len(guards) == 0 && cs.st.Final:
+	case len(guards) == 0 && cs.St.Final:
 		return nil, nil, fmt.Errorf("cannot fire event %q in final state %q", event, state)
 	case len(guards) == 0:
 		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, state, quoteList(r.m.sources(event)))
@@ -219,7 +219,7 @@ func (m *Machine) sources(event string) []string {
 	var out []string
 	for _, st := range m.spec.States {
 		cs := m.states[st.Name]
-		if len(cs.on[event]) > 0 || slices.ContainsFunc(m.events[event].global, func(ct *ctrans) bool { return ct.appliesIn(st) }) {
+		if len(cs.on[event]) > 0 || slices.ContainsFunc(m.Events[event].global, func(ct *ctrans) bool { return ct.appliesIn(st) }) {
 			out = append(out, st.Name)
 		}
 	}

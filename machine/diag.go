@@ -203,7 +203,7 @@ func sourceLine(src []byte, line int) string {
 }
 
 // lineCount returns the number of lines of src, counted as sourceLine does.
-func lineCount(src []byte) int {
+func LineCount(src []byte) int {
 	if len(src) == 0 {
 		return 0
 	}

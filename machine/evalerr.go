@@ -47,7 +47,7 @@ func (m *Machine) evalError(what, src string, start Pos, err error) error {
 	if errors.As(err, &fe) {
 		e.Msg = fe.Message
 		if m.spec.Source != nil {
-			e.Pos = exprPos(m.spec.Source, start, src, fe.From)
+			e.Pos = ExprPos(m.spec.Source, start, src, fe.From)
 		}
 		if fe.Prev != nil {
 			e.Err = fe.Prev

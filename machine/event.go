@@ -13,10 +13,10 @@ import (
 // events:, or named by a state's on:).
 type cevent struct {
 	name   string
-	decl   *EventDecl // nil: the event is only named by states' on:
+	Decl   *EventDecl // nil: the event is only named by states' on:
 	global []*ctrans  // its top-level transitions, in file order
 	typ    reflect.Type
-	env    map[string]any // the expression environment of its transitions
+	Env    map[string]any // the expression environment of its transitions
 }
 
 // delivery is an event on its way into a run: its name, its payload as
@@ -63,28 +63,28 @@ func EventEnv(spec *Spec, name string) map[string]any {
 // declareEvents makes a cevent for every event the spec knows.
 func (c *compiler) declareEvents(m *Machine) {
 	for _, name := range c.spec.EventNames() {
-		ce := &cevent{name: name, decl: c.spec.EventDecl(name)}
-		ce.typ = eventType(ce.decl)
-		ce.env = maps.Clone(c.env)
-		ce.env[VarEvent] = reflect.Zero(ce.typ).Interface()
-		m.events[name] = ce
+		ce := &cevent{name: name, Decl: c.spec.EventDecl(name)}
+		ce.typ = eventType(ce.Decl)
+		ce.Env = maps.Clone(c.env)
+		ce.Env[VarEvent] = reflect.Zero(ce.typ).Interface()
+		m.Events[name] = ce
 	}
 }
 
 // stateEvents compiles a state's on: transitions.
 func (c *compiler) stateEvents(m *Machine, cs *cstate) {
-	for _, on := range cs.st.On {
-		ce := m.events[on.Event]
+	for _, on := range cs.St.On {
+		ce := m.Events[on.Event]
 		for i, t := range on.Transitions {
-			ct := c.transition(t, i, ce.env)
+			ct := c.transition(t, i, ce.Env)
 			ct.event = on.Event
-			ct.via = fmt.Sprintf("on %s[%d]", on.Event, i)
-			ct.fsmEv = ct.via
+			ct.Via = fmt.Sprintf("on %s[%d]", on.Event, i)
+			ct.fsmEv = ct.Via
 			if cs.on == nil {
 				cs.on = map[string][]*ctrans{}
 			}
 			cs.on[on.Event] = append(cs.on[on.Event], ct)
-			m.addMove(ct, cs.st.Name)
+			m.addMove(ct, cs.St.Name)
 		}
 	}
 }
@@ -93,15 +93,15 @@ func (c *compiler) stateEvents(m *Machine, cs *cstate) {
 func (c *compiler) globalEvents(m *Machine) {
 	spec := c.spec
 	for i, ev := range spec.Events {
-		ce := m.events[ev.Name]
+		ce := m.Events[ev.Name]
 		t := &Transition{To: ev.To, ToPos: ev.ToPos, When: ev.When, WhenPos: ev.WhenPos, Set: ev.Set, Note: ev.Note, Pos: ev.Pos}
-		ct := &ctrans{t: t, index: len(ce.global), via: "event " + ev.Name, target: ev.To, event: ev.Name, global: true,
-			fsmEv: fmt.Sprintf("event %s#%d", ev.Name, i), set: c.assigns(ev.Set, ce.env)}
+		ct := &ctrans{T: t, index: len(ce.global), Via: "event " + ev.Name, Target: ev.To, event: ev.Name, global: true,
+			fsmEv: fmt.Sprintf("event %s#%d", ev.Name, i), set: c.assigns(ev.Set, ce.Env)}
 		if spec.State(ev.To) == nil {
 			c.errorf(ev.ToPos, "event %q goes to undefined state %q", ev.Name, ev.To)
 		}
 		if ev.When != "" {
-			ct.guard = c.guard(ev.When, ev.WhenPos, ce.env)
+			ct.guard = c.guard(ev.When, ev.WhenPos, ce.Env)
 			ct.reads = identifiers(ct.guard)
 		}
 		var src []string
@@ -133,7 +133,7 @@ func (ct *ctrans) appliesIn(st *State) bool {
 
 // EventNames returns the names of the events the machine knows, sorted.
 func (m *Machine) EventNames() []string {
-	return slices.Sorted(maps.Keys(m.events))
+	return slices.Sorted(maps.Keys(m.Events))
 }
 
 // Accepts returns the events that can move the run out of state, in order:
@@ -144,11 +144,11 @@ func (m *Machine) Accepts(state string) []string {
 		return nil
 	}
 	var out []string
-	for _, on := range cs.st.On {
+	for _, on := range cs.St.On {
 		out = appendUnique(out, on.Event)
 	}
 	for _, ev := range m.spec.Events {
-		if ce := m.events[ev.Name]; ce != nil && slices.ContainsFunc(ce.global, func(ct *ctrans) bool { return ct.appliesIn(cs.st) }) {
+		if ce := m.Events[ev.Name]; ce != nil && slices.ContainsFunc(ce.global, func(ct *ctrans) bool { return ct.appliesIn(cs.St) }) {
 			out = appendUnique(out, ev.Name)
 		}
 	}
@@ -159,7 +159,7 @@ func (m *Machine) Accepts(state string) []string {
 // ready for delivery. Its errors read "the spec defines no such event...",
 // "its payload ...".
 func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error) {
-	ce := m.events[name]
+	ce := m.Events[name]
 	if ce == nil {
 		return nil, fmt.Errorf("the spec defines no such event%s", hintSuffix(didYouMean(name, m.EventNames())))
 	}
@@ -169,9 +169,9 @@ func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error
 	}
 	v := reflect.New(ce.typ).Elem()
 	v.Field(0).SetString(name)
-	if ce.decl != nil {
+	if ce.Decl != nil {
 		pv := v.Field(1)
-		for i, f := range ce.decl.Payload {
+		for i, f := range ce.Decl.Payload {
 			if x := full[f.Name]; x != nil {
 				pv.Field(i).Set(reflect.ValueOf(x))
 			}
@@ -184,18 +184,18 @@ func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error
 // returns it with its values converted to the fields' types and the
 // defaults of the optional fields it leaves out.
 func (ce *cevent) checkPayload(payload map[string]any) (map[string]any, error) {
-	if !ce.decl.HasPayload() {
+	if !ce.Decl.HasPayload() {
 		if len(payload) > 0 {
 			return nil, fmt.Errorf("it takes no payload (declare its fields under events: %s: payload:)", ce.name)
 		}
 		return nil, nil
 	}
-	names := make([]string, len(ce.decl.Payload))
-	for i, f := range ce.decl.Payload {
+	names := make([]string, len(ce.Decl.Payload))
+	for i, f := range ce.Decl.Payload {
 		names[i] = f.Name
 	}
 	for _, k := range slices.Sorted(maps.Keys(payload)) {
-		if ce.decl.Field(k) == nil {
+		if ce.Decl.Field(k) == nil {
 			hint := didYouMean(k, names)
 			if hint == "" {
 				hint = "its fields are " + listNames(names, 12)
@@ -203,8 +203,8 @@ func (ce *cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 			return nil, fmt.Errorf("its payload has no field %q; %s", k, hint)
 		}
 	}
-	full := make(map[string]any, len(ce.decl.Payload))
-	for _, f := range ce.decl.Payload {
+	full := make(map[string]any, len(ce.Decl.Payload))
+	for _, f := range ce.Decl.Payload {
 		x, given := payload[f.Name]
 		if !given || x == nil {
 			if f.Required && given {

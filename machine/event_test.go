@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/export"
 )
 
 // waitSpec has a state that waits for SUBMIT (with a typed payload) or
@@ -371,7 +372,7 @@ func TestDiagramsDrawOnEdgesLikeLpp(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
-	out, err := machine.Export(spec, "mermaid", machine.ExportOptions{Path: []string{"start", "ask", "ask", "accepted", "done"}})
+	out, err := export.Export(spec, "mermaid", export.ExportOptions{Path: []string{"start", "ask", "ask", "accepted", "done"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // line, continuation lines are indented, folded line breaks became spaces),
 // and falls back to counting the text's own lines when the source does not
 // match it (escapes in a double-quoted scalar).
-func exprPos(src []byte, start Pos, text string, off int) Pos {
+func ExprPos(src []byte, start Pos, text string, off int) Pos {
 	runes := []rune(text)
 	off = min(max(off, 0), len(runes))
 	first := []rune(sourceLine(src, start.Line))
@@ -101,7 +101,7 @@ func containsRune(rs []rune, r rune) bool {
 func locateExpr(err error, src []byte, start Pos, text string) *ExprError {
 	var fe *file.Error
 	if errors.As(err, &fe) {
-		return &ExprError{Pos: exprPos(src, start, text, fe.From), Msg: fe.Message}
+		return &ExprError{Pos: ExprPos(src, start, text, fe.From), Msg: fe.Message}
 	}
 	return &ExprError{Pos: start, Msg: err.Error()}
 }

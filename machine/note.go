@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
 )
 
 // Note is a line an action (or the interpreter) records about a step, with
@@ -64,4 +67,17 @@ func (n *Note) UnmarshalJSON(b []byte) error {
 	}
 	*n = Note(o)
 	return nil
+}
+
+var noteSpaceRE = regexp.MustCompile(`\s+`)
+
+// shorten cuts s to at most max characters, ending with "…" when cut (as
+// the exporters shorten their labels).
+func shorten(s string, max int) string {
+	s = strings.TrimSpace(noteSpaceRE.ReplaceAllString(s, " "))
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:max-1]), " ") + "…"
 }

@@ -426,11 +426,11 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 		changed = setChanged(changed, VarLastError, rec.Error)
 		chosen = cs.onError
 	} else {
-		if changed, err = r.assign(cs.set, changed); err != nil {
+		if changed, err = r.assign(cs.Set, changed); err != nil {
 			r.status = StatusFailed
 			return false, fmt.Errorf("cannot apply set of state %q: %w", state, err)
 		}
-		if cs.st.Final {
+		if cs.St.Final {
 			rec.Via, rec.End = "final", true
 			rec.Vars, rec.Memory = changed, memOps
 			r.status = StatusCompleted
@@ -442,7 +442,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 			r.status = StatusFailed
 			return false, err
 		}
-		if chosen == nil && cs.st.Waits() {
+		if chosen == nil && cs.St.Waits() {
 			// The action and the set are done and journaled; the state now
 			// waits for an event, without running its action again.
 			rec.To, rec.Via = state, ViaWait
@@ -471,7 +471,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 // it was visible to the state an error route led to.
 func (r *Run) take(rec *Record, chosen *ctrans, ev *delivery, changed map[string]any, clearErr bool) error {
 	state := rec.From
-	rec.Via, rec.Guard, rec.Warn = chosen.via, chosen.t.When, chosen.t.Warn
+	rec.Via, rec.Guard, rec.Warn = chosen.Via, chosen.T.When, chosen.T.Warn
 	if chosen.global {
 		rec.Via = "event " + chosen.event
 	}
@@ -489,17 +489,17 @@ func (r *Run) take(rec *Record, chosen *ctrans, ev *delivery, changed map[string
 		if chosen.event != "" {
 			return fmt.Errorf("cannot apply set of event %q in state %q: %w", chosen.event, state, err)
 		}
-		return fmt.Errorf("cannot apply set of transition %s of state %q: %w", chosen.via, state, err)
+		return fmt.Errorf("cannot apply set of transition %s of state %q: %w", chosen.Via, state, err)
 	}
 	if clearErr && r.env[VarLastError] != "" {
 		r.env[VarLastError] = "" // the error was visible to the error route's target state; it is handled now
 		changed = setChanged(changed, VarLastError, "")
 	}
-	if err := r.fire(state, chosen.fsmEv, chosen.target); err != nil {
+	if err := r.fire(state, chosen.fsmEv, chosen.Target); err != nil {
 		return err
 	}
 	r.trigger = ev
-	rec.To, rec.Vars = chosen.target, changed
+	rec.To, rec.Vars = chosen.Target, changed
 	r.seq = rec.Seq
 	return nil
 }
@@ -559,7 +559,7 @@ func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error)
 	call = &r.call // reused between steps: a Call is valid only while its handler runs
 	*call = Call{
 		RunID:  r.id,
-		State:  cs.st.Name,
+		State:  cs.St.Name,
 		Action: cs.action.Name,
 		Seq:    r.seq,
 		Input:  r.input,
@@ -672,19 +672,19 @@ func setChanged(changed map[string]any, name string, v any) map[string]any {
 
 // choose returns the first transition of cs whose guard holds.
 func (r *Run) choose(cs *cstate) (*ctrans, error) {
-	for _, ct := range cs.next {
+	for _, ct := range cs.Next {
 		if ct.guard == nil {
 			return ct, nil
 		}
 		ok, err := r.vm.Run(ct.guard, r.env)
 		if err != nil {
-			return nil, fmt.Errorf("cannot evaluate a guard of state %q: %w", cs.st.Name, r.m.evalError("guard", ct.t.When, ct.t.WhenPos, err))
+			return nil, fmt.Errorf("cannot evaluate a guard of state %q: %w", cs.St.Name, r.m.evalError("guard", ct.T.When, ct.T.WhenPos, err))
 		}
 		if ok == true {
 			return ct, nil
 		}
 	}
-	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, cs.st.Name, guardsSaw(cs, r.env))
+	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, cs.St.Name, guardsSaw(cs, r.env))
 }
 
 // cycle names the loop a run was caught in, from its recent path: "a → b → a".

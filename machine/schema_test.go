@@ -273,3 +273,14 @@ func TestSpecsMatchTheSchemaInAjv(t *testing.T) {
 		t.Errorf("ajv accepts a state with an unknown key: %s", last)
 	}
 }
+
+// skipRenderer skips a test that needs an outside program, unless
+// LPPCTL_REQUIRE_RENDERERS is set (CI sets it after installing them): then
+// a missing program is a failure, so the check cannot silently vanish.
+func skipRenderer(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("LPPCTL_REQUIRE_RENDERERS") != "" {
+		t.Fatalf("%s (LPPCTL_REQUIRE_RENDERERS is set)", why)
+	}
+	t.Skip(why)
+}

@@ -203,7 +203,7 @@ func isQuotedAt(src []byte, p Pos) bool {
 // start returns the position of the spec's first key (its first line that is
 // neither blank, a comment nor a document marker).
 func (v *validator) start() Pos {
-	for i := 0; i < lineCount(v.spec.Source); i++ {
+	for i := 0; i < LineCount(v.spec.Source); i++ {
 		line := sourceLine(v.spec.Source, i+1)
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "#") || t == "---" || strings.HasPrefix(t, "%") {

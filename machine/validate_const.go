@@ -29,7 +29,7 @@ func (v *validator) constants(src string, start Pos, what string, value bool) {
 	if err != nil {
 		return // reported by the compile that checked types
 	}
-	at := func(off int) Pos { return exprPos(v.spec.Source, start, src, off) }
+	at := func(off int) Pos { return ExprPos(v.spec.Source, start, src, off) }
 	var walk func(n ast.Node, root bool)
 	walk = func(n ast.Node, root bool) {
 		if n == nil {

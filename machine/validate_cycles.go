@@ -63,7 +63,7 @@ func reach(roots []string, succ map[string][]string) map[string]bool {
 
 // topKey finds a top-level key in src, returning its position and the text after its colon.
 func topKey(src []byte, key string) (Pos, string, bool) {
-	for i := 0; i < lineCount(src); i++ {
+	for i := 0; i < LineCount(src); i++ {
 		line := sourceLine(src, i+1)
 		if strings.HasPrefix(line, key+":") {
 			return Pos{Line: i + 1, Col: 1}, strings.TrimSpace(line[len(key)+1:]), true

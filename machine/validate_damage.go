@@ -74,7 +74,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 		d.total = true
 		return d
 	}
-	eof := Pos{Line: lineCount(spec.Source) + 2, Col: 1}
+	eof := Pos{Line: LineCount(spec.Source) + 2, Col: 1}
 	top := regionsOf(doc.Content[0], eof)
 	names := func(r *region) []string { return stateNamesIn(spec, r.start, r.end) }
 	// The regions of a mapping, split once (not once per error).

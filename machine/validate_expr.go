@@ -49,7 +49,7 @@ func (v *validator) assign(a *Assign) {
 	}
 	for _, lit := range resultLiterals(tree.Node) {
 		if !contains(cv.Enum, lit.Value) {
-			p := exprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
+			p := ExprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
 			v.errorf(p, len(strconv.Quote(lit.Value)), enumHint(lit.Value, cv.Enum),
 				"set %s: %q is not one of %s", a.Var, lit.Value, quoteList(cv.Enum))
 		}
@@ -96,7 +96,7 @@ func (v *validator) guard(src string, at Pos) {
 		return
 	}
 	for _, c := range enumComparisons(tree.Node, v.spec) {
-		p := exprPos(v.spec.Source, at, src, c.lit.Location().From)
+		p := ExprPos(v.spec.Source, at, src, c.lit.Location().From)
 		if c.v.Name == VarState {
 			v.errorf(p, len(strconv.Quote(c.lit.Value)), v.stateHint(c.lit.Value),
 				"guard: state is never %q: no state has that name", c.lit.Value)
@@ -311,7 +311,7 @@ func findWord(src []byte, p Pos, word string) Pos {
 			}
 			at := from + i
 			end := at + len(word)
-			if (at == 0 || !isIdentByte(line[at-1])) && (end >= len(line) || !isIdentByte(line[end])) {
+			if (at == 0 || !IsIdentByte(line[at-1])) && (end >= len(line) || !IsIdentByte(line[end])) {
 				return Pos{Line: l, Col: at + 1}
 			}
 			from = end
@@ -320,6 +320,6 @@ func findWord(src []byte, p Pos, word string) Pos {
 	return p
 }
 
-func isIdentByte(c byte) bool {
+func IsIdentByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -44,7 +44,7 @@ func (v *validator) storedItem(a *Assign, item ast.Node, in string) {
 		return
 	}
 	loc := item.Location()
-	p := exprPos(v.spec.Source, a.ExprPos, a.Expr, loc.From)
+	p := ExprPos(v.spec.Source, a.ExprPos, a.Expr, loc.From)
 	span := max(loc.To-loc.From, 1)
 	v.errorf(p, span, "store it converted, e.g. "+k.convert,
 		"set %s: %s in a %s would be stored %s by the run's journal, so a resumed run would read %s", a.Var, k.what, in, k.journaled, k.reads)

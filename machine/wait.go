@@ -26,7 +26,7 @@ const PauseEvent = "event"
 // journaled) already. The first pending event that applies moves the run;
 // without one, the run pauses until one is delivered (FireEvent).
 func (r *Run) waitStep(ctx context.Context, cs *cstate) error {
-	rec := &Record{Seq: r.seq + 1, From: cs.st.Name, Start: r.now()}
+	rec := &Record{Seq: r.seq + 1, From: cs.St.Name, Start: r.now()}
 	chosen, ev, err := r.pickEvent(cs, nil, rec)
 	if err != nil {
 		r.status = StatusFailed
@@ -46,8 +46,8 @@ func (r *Run) waitStep(ctx context.Context, cs *cstate) error {
 
 // eventPause describes what a waiting state accepts, and how to deliver it.
 func (r *Run) eventPause(cs *cstate) *PauseError {
-	names := r.m.Accepts(cs.st.Name)
-	p := &PauseError{State: cs.st.Name, Kind: PauseEvent, Options: names}
+	names := r.m.Accepts(cs.St.Name)
+	p := &PauseError{State: cs.St.Name, Kind: PauseEvent, Options: names}
 	parts := make([]string, len(names))
 	payload := false
 	for i, name := range names {

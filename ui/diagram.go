@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/export"
 )
 
 // diagram is a spec's diagram as the page draws it: Mermaid source that the
@@ -53,7 +54,7 @@ func (s *Server) drawRun(ctx context.Context, spec *machine.Spec, path []string,
 		d.Mermaid += mermaidLit(d.Mermaid, current, "failed", failedFill, failedStroke)
 	case d.SVG != "" || d.Source != "":
 		// drawn again with the failed state's style
-		src, err := machine.Export(spec, "dot", machine.ExportOptions{Path: path})
+		src, err := export.Export(spec, "dot", export.ExportOptions{Path: path})
 		if err != nil {
 			return d
 		}
@@ -89,9 +90,9 @@ func (s *Server) drawSpecAs(ctx context.Context, spec *machine.Spec, mermaidForm
 		d.Hint = fmt.Sprintf("%s has %d states, more than the %d this page draws; lppctl export --format dot (or mermaid) writes its diagram.", filepath.Base(spec.File), n, maxDrawnStates)
 		return d
 	}
-	opts := machine.ExportOptions{Path: path}
+	opts := export.ExportOptions{Path: path}
 	if s.mermaid {
-		src, err := machine.Export(spec, mermaidFormat, opts)
+		src, err := export.Export(spec, mermaidFormat, opts)
 		if err != nil {
 			d.Error = err.Error()
 			return d
@@ -99,7 +100,7 @@ func (s *Server) drawSpecAs(ctx context.Context, spec *machine.Spec, mermaidForm
 		d.Mermaid = string(src) + mermaidCurrent(string(src), current)
 		return d
 	}
-	src, err := machine.Export(spec, "dot", opts)
+	src, err := export.Export(spec, "dot", opts)
 	if err != nil {
 		d.Error = err.Error()
 		return d

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/export"
 	"github.com/lppctl/lppctl/machine/lpp"
 )
 
@@ -276,7 +277,7 @@ func counterexampleDiagrams(spec *machine.Spec, r *machine.CheckReport) map[stri
 		if p.Trace == nil {
 			continue
 		}
-		d, err := machine.Export(spec, "mermaid", machine.ExportOptions{Path: p.Trace.States()})
+		d, err := export.Export(spec, "mermaid", export.ExportOptions{Path: p.Trace.States()})
 		if err == nil {
 			out[p.Property] = string(d)
 		}

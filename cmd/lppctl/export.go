@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/export"
 )
 
 // formatTLA is the export format that writes a TLA+ module (see
@@ -19,7 +20,7 @@ const formatTLA = "tla"
 
 // exportFormats are the formats export writes: the diagrams, then TLA+ and
 // L++ (a blueprint, see lpp_export.go).
-var exportFormats = slices.Concat(machine.ExportFormats, []string{formatTLA, formatLPP})
+var exportFormats = slices.Concat(export.ExportFormats, []string{formatTLA, formatLPP})
 
 func exportCommand() *cli.Command {
 	return &cli.Command{
@@ -101,7 +102,7 @@ func runExport(c *cli.Context) error {
 			return err
 		}
 		what = "TLA+ module"
-	} else if out, err = machine.Export(spec, format, machine.ExportOptions{ShowSet: c.Bool("set"), Path: runPath}); err != nil {
+	} else if out, err = export.Export(spec, format, export.ExportOptions{ShowSet: c.Bool("set"), Path: runPath}); err != nil {
 		return err
 	}
 	if file := c.String("output"); file != "" {
@@ -122,7 +123,7 @@ func exportTLA(c *cli.Context, spec *machine.Spec, reg *machine.Registry) ([]byt
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot export %s: %w", spec.File, err))
 	}
-	mod, err := machine.ExportTLA(m)
+	mod, err := export.ExportTLA(m)
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/export"
 )
 
 // lppRealDir is the folder of real blueprints from lpp's repository
@@ -251,7 +252,7 @@ func drawnEdges(t *testing.T, bp *Blueprint) []string {
 		for _, label := range strings.Split(m[3], "<br/>") {
 			var event string
 			for _, tr := range bp.Transitions {
-				if strings.HasPrefix(label, machine.MermaidText(tr.ID+": "+bp.Spelling(tr.Event))) {
+				if strings.HasPrefix(label, export.MermaidText(tr.ID+": "+bp.Spelling(tr.Event))) {
 					event = bp.Spelling(tr.Event)
 				}
 			}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/export"
 )
 
 // anyID is the node that stands for "*" (every state) in a diagram.
@@ -22,13 +22,13 @@ func Mermaid(bp *Blueprint) string {
 	ids := map[string]string{}
 	var b strings.Builder
 	b.WriteString("stateDiagram-v2\n")
-	fmt.Fprintf(&b, "    %%%% L++ blueprint %s\n", machine.MermaidText(cmpOr(bp.ID, bp.Name)))
+	fmt.Fprintf(&b, "    %%%% L++ blueprint %s\n", export.MermaidText(cmpOr(bp.ID, bp.Name)))
 	taken := map[string]bool{anyID: true}
 	for _, s := range bp.States {
-		taken[s.ID] = machine.MermaidID(s.ID)
+		taken[s.ID] = export.MermaidID(s.ID)
 	}
 	for i, s := range bp.States {
-		if machine.MermaidID(s.ID) && s.ID != anyID && bp.Spelling(s.ID) == s.ID {
+		if export.MermaidID(s.ID) && s.ID != anyID && bp.Spelling(s.ID) == s.ID {
 			ids[s.ID] = s.ID
 			continue
 		}
@@ -38,7 +38,7 @@ func Mermaid(bp *Blueprint) string {
 		}
 		taken[id] = true
 		ids[s.ID] = id
-		fmt.Fprintf(&b, "    state \"%s\" as %s\n", strings.ReplaceAll(machine.MermaidText(bp.Spelling(s.ID)), `"`, "'"), id)
+		fmt.Fprintf(&b, "    state \"%s\" as %s\n", strings.ReplaceAll(export.MermaidText(bp.Spelling(s.ID)), `"`, "'"), id)
 	}
 	hasAny := false
 	for _, t := range bp.Transitions {
@@ -78,7 +78,7 @@ func Mermaid(bp *Blueprint) string {
 	for _, e := range edges {
 		parts := make([]string, len(e.labels))
 		for i, l := range e.labels {
-			parts[i] = machine.MermaidText(l)
+			parts[i] = export.MermaidText(l)
 		}
 		fmt.Fprintf(&b, "    %s --> %s : %s\n", e.from, e.to, strings.Join(parts, "<br/>"))
 	}

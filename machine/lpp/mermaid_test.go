@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/export"
 )
 
 func TestMermaidGolden(t *testing.T) {
@@ -34,11 +34,11 @@ func TestMermaidDrawsEveryTransitionInFull(t *testing.T) {
 		}
 		d := Mermaid(bp)
 		for _, tr := range bp.Transitions {
-			if !strings.Contains(d, machine.MermaidText(edgeLabel(bp, tr))) {
+			if !strings.Contains(d, export.MermaidText(edgeLabel(bp, tr))) {
 				t.Errorf("%s: transition %s is not drawn with its full label %q", f, tr.ID, edgeLabel(bp, tr))
 			}
 			for _, id := range tr.Gates {
-				if g := bp.Gate(id); g.Type == GateExpression && !strings.Contains(d, machine.MermaidText(g.Expression)) {
+				if g := bp.Gate(id); g.Type == GateExpression && !strings.Contains(d, export.MermaidText(g.Expression)) {
 					t.Errorf("%s: gate %s is not drawn in full", f, id)
 				}
 			}

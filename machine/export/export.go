@@ -1,4 +1,4 @@
-package machine
+package export
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // ErrUnknownFormat is wrapped by Export's error for a format it does not know.
@@ -40,7 +42,7 @@ const (
 // spec and opts, so diagrams never disagree with what runs. Export never
 // fails on a spec Parse returned, valid or not; it fails only for an unknown
 // format (wrapping ErrUnknownFormat) or a nil spec.
-func Export(spec *Spec, format string, opts ExportOptions) ([]byte, error) {
+func Export(spec *machine.Spec, format string, opts ExportOptions) ([]byte, error) {
 	if spec == nil {
 		return nil, errors.New("cannot export: no spec")
 	}
@@ -75,12 +77,12 @@ type dedge struct {
 // anyEvent is an event that applies from every non-final state; diagrams draw
 // it once, as a note or a node, rather than as an edge from every state.
 type anyEvent struct {
-	ev    *Event
+	ev    *machine.Event
 	label string
 }
 
 type diagram struct {
-	spec    *Spec
+	spec    *machine.Spec
 	opts    ExportOptions
 	edges   []*dedge
 	anyEvs  []anyEvent
@@ -88,7 +90,7 @@ type diagram struct {
 	errOnly map[string]bool // states entered only through on_error routes
 }
 
-func newDiagram(spec *Spec, opts ExportOptions) *diagram {
+func newDiagram(spec *machine.Spec, opts ExportOptions) *diagram {
 	g := &diagram{spec: spec, opts: opts, visited: map[string]bool{}, errOnly: map[string]bool{}}
 	for _, st := range spec.States {
 		for _, t := range st.Next {
@@ -166,7 +168,7 @@ func newDiagram(spec *Spec, opts ExportOptions) *diagram {
 }
 
 // transitionLabel renders "[guard] / x = expr" (parts left out when empty).
-func (g *diagram) transitionLabel(when string, set []*Assign) string {
+func (g *diagram) transitionLabel(when string, set []*machine.Assign) string {
 	var parts []string
 	if when != "" {
 		parts = append(parts, "["+shortenExpr(when, maxGuardLen)+"]")
@@ -177,7 +179,7 @@ func (g *diagram) transitionLabel(when string, set []*Assign) string {
 	return strings.Join(parts, " ")
 }
 
-func (g *diagram) setLabel(set []*Assign) string {
+func (g *diagram) setLabel(set []*machine.Assign) string {
 	if !g.opts.ShowSet || len(set) == 0 {
 		return ""
 	}
@@ -265,7 +267,7 @@ const maxIDLen = 32
 
 // mermaidIDs maps each state to a Mermaid id: its own name when safe, else
 // "s_" + name (made unique), shortened when long.
-func mermaidIDs(spec *Spec) map[string]string {
+func mermaidIDs(spec *machine.Spec) map[string]string {
 	ids := map[string]string{}
 	taken := map[string]bool{}
 	for _, st := range spec.States {
@@ -274,7 +276,7 @@ func mermaidIDs(spec *Spec) map[string]string {
 	for _, st := range spec.States {
 		// A name Markdown would change (__init__ is drawn as a bold "init")
 		// gets an id and an escaped label too.
-		if !mermaidReserved[strings.ToLower(st.Name)] && identRE.MatchString(st.Name) && len(st.Name) <= maxIDLen && markdownEscape(st.Name) == st.Name {
+		if !mermaidReserved[strings.ToLower(st.Name)] && machine.IdentRE.MatchString(st.Name) && len(st.Name) <= maxIDLen && markdownEscape(st.Name) == st.Name {
 			ids[st.Name] = st.Name
 			continue
 		}
@@ -285,7 +287,7 @@ func mermaidIDs(spec *Spec) map[string]string {
 
 // flowchartIDs maps each state to a flowchart id: "n_" + name, shortened
 // when long.
-func flowchartIDs(spec *Spec) map[string]string {
+func flowchartIDs(spec *machine.Spec) map[string]string {
 	ids := map[string]string{}
 	taken := map[string]bool{}
 	for _, st := range spec.States {
@@ -323,7 +325,7 @@ func uniqueID(prefix, name string, taken map[string]bool) string {
 func sanitizeID(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r < utf8.RuneSelf && isIdentByte(byte(r)) {
+		if r < utf8.RuneSelf && machine.IsIdentByte(byte(r)) {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
@@ -406,7 +408,7 @@ func markdownEscape(s string) string {
 		if c := s[i]; c >= utf8.RuneSelf {
 			return true // a letter of another script, most likely
 		}
-		return isIdentByte(s[i]) && s[i] != '_'
+		return machine.IsIdentByte(s[i]) && s[i] != '_'
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

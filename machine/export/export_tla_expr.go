@@ -1,4 +1,4 @@
-package machine
+package export
 
 import (
 	"fmt"
@@ -12,6 +12,8 @@ import (
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/parser"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // The expressions ExportTLA translates: literals (ints, strings, bools, nil,
@@ -29,7 +31,7 @@ import (
 type tlaExprSite struct {
 	file  string
 	src   []byte
-	start Pos
+	start machine.Pos
 	what  string
 }
 
@@ -64,7 +66,7 @@ func (tr *tlaTranslator) translate(src string, env map[string]any, site tlaExprS
 	if bad != nil {
 		at := site.start
 		if site.src != nil && at.IsValid() {
-			at = exprPos(site.src, site.start, src, nodeStart(bad.node))
+			at = machine.ExprPos(site.src, site.start, src, nodeStart(bad.node))
 		}
 		return "", fmt.Errorf("%s:%d:%d: cannot export to TLA+: %s: %s: %s has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\"",
 			site.file, at.Line, at.Col, site.what, "`"+bad.node.String()+"`", bad.why)
@@ -255,14 +257,14 @@ func (tr *tlaTranslator) binary(n *ast.BinaryNode) (string, *tlaUnsupported) {
 // m["key"].
 func (tr *tlaTranslator) member(n *ast.MemberNode) (string, *tlaUnsupported) {
 	prop, isString := n.Property.(*ast.StringNode)
-	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == VarEvent && isString && tr.event != "" {
+	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == machine.VarEvent && isString && tr.event != "" {
 		if prop.Value == "name" {
 			return tlaString(tr.event), nil
 		}
 		return unsupported(n, "the event alone (read event.payload.FIELD)")
 	}
 	if inner, ok := n.Node.(*ast.MemberNode); ok && isString && tr.payload != "" {
-		if id, ok := inner.Node.(*ast.IdentifierNode); ok && id.Value == VarEvent {
+		if id, ok := inner.Node.(*ast.IdentifierNode); ok && id.Value == machine.VarEvent {
 			return tr.payload + "." + prop.Value, nil
 		}
 	}

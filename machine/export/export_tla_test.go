@@ -1,11 +1,11 @@
-package machine_test
+package export_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/export"
 )
 
 // TestExportTLAGolden exports specs of the seeded-defect corpus (a deadlock,
@@ -22,7 +22,7 @@ func TestExportTLAGolden(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := checkSpecFile(t, filepath.Join("testdata", "check", name+".yaml"))
-			mod, err := machine.ExportTLA(m)
+			mod, err := export.ExportTLA(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func TestExportTLARefusesWhatTLCCannotEvaluate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := compileSpec(t, head+tt.body, nil)
-			_, err := machine.ExportTLA(m)
+			_, err := export.ExportTLA(m)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error:\n%v\nwant:\n%s", err, tt.want)
 			}
@@ -78,7 +78,7 @@ func TestExportTLARefusesWhatTLCCannotEvaluate(t *testing.T) {
 // error at its type.
 func TestExportTLARefusesFloats(t *testing.T) {
 	m := compileSpec(t, "lpp: 1\nname: t\ncontext:\n  score: {type: float, default: 0.5}\ninitial: a\nstates:\n  a: {final: true}\n", nil)
-	_, err := machine.ExportTLA(m)
+	_, err := export.ExportTLA(m)
 	want := `test.yaml:4:17: cannot export to TLA+: context variable "score" is a float, and TLC has no floats; make it an int (e.g. hundredths)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error:\n%v\nwant:\n%s", err, want)
@@ -88,7 +88,7 @@ func TestExportTLARefusesFloats(t *testing.T) {
 // checkTLAShape is a parser-level check of a module (no TLA+ toolchain
 // here): its header and end line, balanced brackets outside strings and
 // comments, and every action of Next and invariant of the config defined.
-func checkTLAShape(t *testing.T, mod *machine.TLAModule) {
+func checkTLAShape(t *testing.T, mod *export.TLAModule) {
 	t.Helper()
 	text := string(mod.Module)
 	if want := "---- MODULE " + mod.Name + " ----\n"; !strings.HasPrefix(text, want) {

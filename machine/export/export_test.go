@@ -1,4 +1,4 @@
-package machine
+package export
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // exportCases are the golden diagrams: a spec, options, and a name.
@@ -24,13 +26,13 @@ var exportCases = []struct {
 
 var formatExt = map[string]string{"mermaid": ".mmd", "mermaid-flowchart": ".flow.mmd", "dot": ".dot"}
 
-func loadSpec(t *testing.T, path string) *Spec {
+func loadSpec(t *testing.T, path string) *machine.Spec {
 	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := Check(path, src, NewBuiltinRegistry())
+	spec, diags := machine.Check(path, src, machine.NewBuiltinRegistry())
 	if diags.HasErrors() {
 		t.Fatalf("%s is invalid:\n%s", path, diags.PrettyAll(src))
 	}
@@ -64,7 +66,7 @@ func TestExportRejectsUnknownFormat(t *testing.T) {
 }
 
 func TestExportStateDiagramUsesLppStyleLabels(t *testing.T) {
-	spec, _ := Parse("t.yaml", []byte(`lpp: 1
+	spec, _ := machine.Parse("t.yaml", []byte(`lpp: 1
 name: t
 context: {reply: string, n: int}
 initial: optimizer
@@ -130,7 +132,7 @@ func TestExportedMermaidParses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, _ := Parse(path, src)
+		spec, _ := machine.Parse(path, src)
 		if spec == nil {
 			continue
 		}
@@ -212,7 +214,7 @@ func TestMermaidEscapesWhatTheRendererMisreads(t *testing.T) {
 }
 
 func TestMermaidDrawsSelfLoopsAsOneEdgeAndRenamesPrototypeNames(t *testing.T) {
-	spec, diags := Parse("t.yaml", []byte(`lpp: 1
+	spec, diags := machine.Parse("t.yaml", []byte(`lpp: 1
 name: t
 context: {n: int}
 initial: __proto__

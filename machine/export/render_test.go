@@ -1,4 +1,4 @@
-package machine
+package export
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // renderResult is what the page reports for one diagram.
@@ -179,7 +181,7 @@ func renderCorpus(t *testing.T) (names, diagrams []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, _ := Parse(path, src)
+		spec, _ := machine.Parse(path, src)
 		if spec == nil {
 			continue
 		}

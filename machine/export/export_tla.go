@@ -1,4 +1,4 @@
-package machine
+package export
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // TLAModule is a spec written as a TLA+ module, for TLC, and TLC's
@@ -37,7 +39,7 @@ type TLAModule struct {
 //
 // An expression with no TLA+ equivalent (see export_tla_expr.go) or a float
 // is an error naming where it is.
-func ExportTLA(m *Machine) (*TLAModule, error) {
+func ExportTLA(m *machine.Machine) (*TLAModule, error) {
 	w := newTLAWriter(m)
 	if err := w.write(); err != nil {
 		return nil, err
@@ -58,9 +60,9 @@ var tlaReserved = strings.Fields(`ASSUME ASSUMPTION AXIOM BOOLEAN CASE CHOOSE CO
 var tlaIdentChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
 type tlaWriter struct {
-	m      *Machine
-	spec   *Spec
-	x      *explorer
+	m      *machine.Machine
+	spec   *machine.Spec
+	x      *machine.Explorer
 	module string
 
 	taken   map[string]bool
@@ -77,26 +79,26 @@ type tlaWriter struct {
 	invs    []string
 }
 
-func newTLAWriter(m *Machine) *tlaWriter {
-	w := &tlaWriter{m: m, spec: m.spec, x: newExplorer(m, CheckOptions{}),
+func newTLAWriter(m *machine.Machine) *tlaWriter {
+	w := &tlaWriter{m: m, spec: m.Spec(), x: machine.NewExplorer(m, machine.CheckOptions{}),
 		taken: map[string]bool{}, varName: map[string]string{}, bound: map[string]string{},
 		dom: map[string]string{}, payload: map[string]string{}, uses: map[string]bool{}}
 	for _, r := range tlaReserved {
 		w.taken[r] = true
 	}
-	w.module = tlaIdentChars.ReplaceAllString(m.spec.Name, "_")
+	w.module = tlaIdentChars.ReplaceAllString(m.Spec().Name, "_")
 	if !strings.ContainsAny(w.module, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 		w.module = "spec_" + w.module
 	}
 	w.taken[w.module] = true
-	for _, v := range m.spec.Context {
+	for _, v := range m.Spec().Context {
 		name := v.Name
 		if w.taken[name] || !strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 			name = "ctx_" + name
 		}
 		w.varName[v.Name] = w.ident(name)
 	}
-	for _, v := range m.spec.Context {
+	for _, v := range m.Spec().Context {
 		w.bound[v.Name] = w.ident("w_" + v.Name)
 	}
 	return w
@@ -123,16 +125,16 @@ func (w *tlaWriter) variables() []string {
 }
 
 func (w *tlaWriter) maxTransitions() int {
-	return cmp0(w.spec.Limits.MaxTransitions, DefaultMaxTransitions)
+	return machine.Cmp0(w.spec.Limits.MaxTransitions, machine.DefaultMaxTransitions)
 }
 
-func (w *tlaWriter) errorf(p Pos, format string, args ...any) error {
+func (w *tlaWriter) errorf(p machine.Pos, format string, args ...any) error {
 	return fmt.Errorf("%s:%d:%d: cannot export to TLA+: %s", w.spec.File, p.Line, p.Col, fmt.Sprintf(format, args...))
 }
 
 func (w *tlaWriter) write() error {
 	for _, v := range w.spec.Context {
-		if v.Type == TypeFloat {
+		if v.Type == machine.TypeFloat {
 			return w.errorf(v.TypePos, "context variable %q is a float, and TLC has no floats; make it an int (e.g. hundredths)", v.Name)
 		}
 	}
@@ -142,12 +144,12 @@ func (w *tlaWriter) write() error {
 	if err := w.init(); err != nil {
 		return err
 	}
-	for _, xs := range w.x.states {
+	for _, xs := range w.x.States {
 		if err := w.state(xs); err != nil {
 			return err
 		}
 	}
-	if slices.ContainsFunc(w.spec.States, func(st *State) bool { return st.Final }) {
+	if slices.ContainsFunc(w.spec.States, func(st *machine.State) bool { return st.Final }) {
 		fmt.Fprintf(&w.body, "\\* A run that reached a final state (and ran its action) has ended.\nDone ==\n    /\\ state \\in FinalStates\n    /\\ phase = \"act\"\n    /\\ UNCHANGED vars\n\n")
 		w.actions = append(w.actions, "Done")
 	}
@@ -159,18 +161,18 @@ func (w *tlaWriter) write() error {
 func (w *tlaWriter) domains() error {
 	written := map[string][]any{}
 	errs := false
-	for _, xs := range w.x.states {
-		for i, s := range xs.writes {
-			written[w.x.vars[s].Name] = xs.domains[i]
+	for _, xs := range w.x.States {
+		for i, s := range xs.Writes {
+			written[w.x.Vars[s].Name] = xs.Domains[i]
 		}
-		errs = errs || xs.errVals != nil
+		errs = errs || xs.ErrVals != nil
 	}
 	for _, v := range w.spec.Context {
 		vals, ok := written[v.Name]
 		if !ok {
 			continue
 		}
-		_, source := w.x.cmp.domain(v)
+		_, source := w.x.Cmp.Domain(v)
 		set, err := tlaSet(vals, v.Range)
 		if err != nil {
 			return w.errorf(v.Pos, "the values of %q: %v", v.Name, err)
@@ -179,40 +181,40 @@ func (w *tlaWriter) domains() error {
 		fmt.Fprintf(&w.defs, "%s == %s  \\* %s\n", w.dom[v.Name], set, source)
 	}
 	if errs {
-		set, _ := tlaSet(w.x.cmp.errorValues(), nil)
+		set, _ := tlaSet(w.x.Cmp.ErrorValues(), nil)
 		fmt.Fprintf(&w.defs, "ErrorValues == %s  \\* last_error of a failed action\n", set)
 	}
 	done := map[string]bool{}
-	for _, xe := range w.x.events {
-		ce := w.m.events[xe.name]
-		if done[xe.name] || ce.decl == nil || len(ce.decl.Payload) == 0 {
+	for _, xe := range w.x.Events {
+		ce := w.m.Events[xe.Name]
+		if done[xe.Name] || ce.Decl == nil || len(ce.Decl.Payload) == 0 {
 			continue
 		}
-		done[xe.name] = true
+		done[xe.Name] = true
 		var recs []string
-		for _, p := range xe.payloads {
+		for _, p := range xe.Payloads {
 			fields := reflect.ValueOf(p).Field(1)
 			var parts []string
-			for i, f := range ce.decl.Payload {
+			for i, f := range ce.Decl.Payload {
 				if tlaIdentChars.MatchString(f.Name) {
-					return w.errorf(f.Pos, "payload field %q of event %q is not a TLA+ record field name (letters, digits, _)", f.Name, xe.name)
+					return w.errorf(f.Pos, "payload field %q of event %q is not a TLA+ record field name (letters, digits, _)", f.Name, xe.Name)
 				}
 				t, err := tlaValue(fields.Field(i).Interface())
 				if err != nil {
-					return w.errorf(f.Pos, "payload field %q of event %q: %v", f.Name, xe.name, err)
+					return w.errorf(f.Pos, "payload field %q of event %q: %v", f.Name, xe.Name, err)
 				}
 				parts = append(parts, f.Name+" |-> "+t)
 			}
 			recs = append(recs, "["+strings.Join(parts, ", ")+"]")
 		}
-		w.payload[xe.name] = w.ident("Payloads_" + xe.name)
-		fmt.Fprintf(&w.defs, "%s == {%s}\n", w.payload[xe.name], strings.Join(recs, ", "))
+		w.payload[xe.Name] = w.ident("Payloads_" + xe.Name)
+		fmt.Fprintf(&w.defs, "%s == {%s}\n", w.payload[xe.Name], strings.Join(recs, ", "))
 	}
 	return nil
 }
 
 // tlaSet writes a set of values; a full range as lo..hi.
-func tlaSet(vals []any, r *Range) (string, error) {
+func tlaSet(vals []any, r *machine.Range) (string, error) {
 	if r != nil && len(vals) == r.Hi-r.Lo+1 {
 		return fmt.Sprintf("%d..%d", r.Lo, r.Hi), nil
 	}
@@ -246,7 +248,7 @@ func (w *tlaWriter) init() error {
 // names returns the translation of every identifier to the module's
 // variables.
 func (w *tlaWriter) names() map[string]string {
-	out := map[string]string{VarState: "state", VarLastError: "last_error"}
+	out := map[string]string{machine.VarState: "state", machine.VarLastError: "last_error"}
 	for _, v := range w.spec.Context {
 		out[v.Name] = w.varName[v.Name]
 	}
@@ -293,8 +295,8 @@ func (w *tlaWriter) step(s *tlaStep) {
 
 // state writes the actions of one state: its action step, its failure, its
 // events and its next transitions.
-func (w *tlaWriter) state(xs *xstate) error {
-	st, cs := xs.cs.st, xs.cs
+func (w *tlaWriter) state(xs *machine.Xstate) error {
+	st, cs := xs.Cs.St, xs.Cs
 	sid := tlaIdentChars.ReplaceAllString(st.Name, "_")
 	inState := "state = " + tlaString(st.Name)
 
@@ -305,8 +307,8 @@ func (w *tlaWriter) state(xs *xstate) error {
 	}
 	names := w.names()
 	var wrote []string
-	for _, s := range xs.writes {
-		v := w.x.vars[s]
+	for _, s := range xs.Writes {
+		v := w.x.Vars[s]
 		act.binders = append(act.binders, w.bound[v.Name]+" \\in "+w.dom[v.Name])
 		names[v.Name] = w.bound[v.Name]
 		act.next[w.varName[v.Name]] = w.bound[v.Name]
@@ -321,7 +323,7 @@ func (w *tlaWriter) state(xs *xstate) error {
 	default:
 		act.comment += ": no action"
 	}
-	if len(cs.set) > 0 {
+	if len(cs.Set) > 0 {
 		act.comment += "; then its set"
 	}
 	if err := w.assigns(st.Set, names, nil, "", fmt.Sprintf("set of state %q", st.Name), act.next); err != nil {
@@ -329,7 +331,7 @@ func (w *tlaWriter) state(xs *xstate) error {
 	}
 	w.step(act)
 
-	if xs.errVals != nil {
+	if xs.ErrVals != nil {
 		oe := st.OnError
 		fail := &tlaStep{name: w.ident(sid + "_on_error"),
 			comment: fmt.Sprintf("on_error of %s (%s:%d:%d): its action fails", st.Name, w.spec.File, oe.Pos.Line, oe.Pos.Col),
@@ -338,7 +340,7 @@ func (w *tlaWriter) state(xs *xstate) error {
 			next:    w.move(oe.To)}
 		fail.next["last_error"] = "err"
 		names := w.names()
-		names[VarLastError] = "err"
+		names[machine.VarLastError] = "err"
 		if err := w.assigns(oe.Set, names, nil, "", fmt.Sprintf("set of on_error of state %q", st.Name), fail.next); err != nil {
 			return err
 		}
@@ -348,67 +350,67 @@ func (w *tlaWriter) state(xs *xstate) error {
 		return nil
 	}
 
-	for _, xe := range xs.events {
+	for _, xe := range xs.Events {
 		payload := ""
-		if p := w.payload[xe.name]; p != "" {
+		if p := w.payload[xe.Name]; p != "" {
 			payload = "payload"
 		}
-		tr := &tlaTranslator{names: w.names(), payload: payload, event: xe.name, uses: w.uses}
-		env := w.m.events[xe.name].env
+		tr := &tlaTranslator{names: w.names(), payload: payload, event: xe.Name, uses: w.uses}
+		env := w.m.Events[xe.Name].Env
 		var earlier []string
-		for i, ct := range xe.trans {
-			what := fmt.Sprintf("%s of state %q", ct.via, st.Name)
-			ev := &tlaStep{name: w.ident(fmt.Sprintf("%s_%s_%d", sid, xe.name, i)),
-				comment: fmt.Sprintf("%s (%s:%d:%d): %s -> %s%s", ct.via, w.spec.File, ct.t.Pos.Line, ct.t.Pos.Col, st.Name, ct.target, whenComment(ct.t.When)),
+		for i, ct := range xe.Trans {
+			what := fmt.Sprintf("%s of state %q", ct.Via, st.Name)
+			ev := &tlaStep{name: w.ident(fmt.Sprintf("%s_%s_%d", sid, xe.Name, i)),
+				comment: fmt.Sprintf("%s (%s:%d:%d): %s -> %s%s", ct.Via, w.spec.File, ct.T.Pos.Line, ct.T.Pos.Col, st.Name, ct.Target, whenComment(ct.T.When)),
 				pre:     []string{inState, `phase = "act"`},
-				next:    w.move(ct.target)}
+				next:    w.move(ct.Target)}
 			if payload != "" {
-				ev.binders = []string{"payload \\in " + w.payload[xe.name]}
+				ev.binders = []string{"payload \\in " + w.payload[xe.Name]}
 			}
 			ev.conds = slices.Clone(earlier)
-			if ct.t.When != "" {
-				g, err := tr.translate(ct.t.When, env, tlaExprSite{w.spec.File, w.spec.Source, ct.t.WhenPos, "guard of " + what})
+			if ct.T.When != "" {
+				g, err := tr.translate(ct.T.When, env, tlaExprSite{w.spec.File, w.spec.Source, ct.T.WhenPos, "guard of " + what})
 				if err != nil {
 					return err
 				}
 				ev.conds = append(ev.conds, g)
 				earlier = append(earlier, "~"+g)
 			}
-			if err := w.assigns(ct.t.Set, tr.names, tr, payload, "set of "+what, ev.next); err != nil {
+			if err := w.assigns(ct.T.Set, tr.names, tr, payload, "set of "+what, ev.next); err != nil {
 				return err
 			}
 			ev.next["last_error"] = `""`
 			w.step(ev)
-			if ct.t.When == "" {
+			if ct.T.When == "" {
 				break // the later transitions of the event never fire
 			}
 		}
 	}
 
 	tr := &tlaTranslator{names: w.names(), uses: w.uses}
-	env := TypeEnv(w.spec)
+	env := machine.TypeEnv(w.spec)
 	var earlier []string
-	for i, ct := range cs.next {
+	for i, ct := range cs.Next {
 		what := fmt.Sprintf("next[%d] of state %q", i, st.Name)
 		nx := &tlaStep{name: w.ident(fmt.Sprintf("%s_next_%d", sid, i)),
-			comment: fmt.Sprintf("next[%d] (%s:%d:%d): %s -> %s%s", i, w.spec.File, ct.t.Pos.Line, ct.t.Pos.Col, st.Name, ct.target, whenComment(ct.t.When)),
+			comment: fmt.Sprintf("next[%d] (%s:%d:%d): %s -> %s%s", i, w.spec.File, ct.T.Pos.Line, ct.T.Pos.Col, st.Name, ct.Target, whenComment(ct.T.When)),
 			pre:     []string{inState, `phase = "act"`},
-			next:    w.move(ct.target)}
+			next:    w.move(ct.Target)}
 		nx.conds = slices.Clone(earlier)
-		if ct.t.When != "" {
-			g, err := tr.translate(ct.t.When, env, tlaExprSite{w.spec.File, w.spec.Source, ct.t.WhenPos, "guard of " + what})
+		if ct.T.When != "" {
+			g, err := tr.translate(ct.T.When, env, tlaExprSite{w.spec.File, w.spec.Source, ct.T.WhenPos, "guard of " + what})
 			if err != nil {
 				return err
 			}
 			nx.conds = append(nx.conds, g)
 			earlier = append(earlier, "~"+g)
 		}
-		if err := w.assigns(ct.t.Set, tr.names, tr, "", "set of "+what, nx.next); err != nil {
+		if err := w.assigns(ct.T.Set, tr.names, tr, "", "set of "+what, nx.next); err != nil {
 			return err
 		}
 		nx.next["last_error"] = `""`
 		w.step(nx)
-		if ct.t.When == "" {
+		if ct.T.When == "" {
 			break // the later transitions never fire
 		}
 	}
@@ -429,7 +431,7 @@ func (w *tlaWriter) move(target string) map[string]string {
 
 // assigns translates a set into next, against the identifiers of names (and
 // an event's payload).
-func (w *tlaWriter) assigns(set []*Assign, names map[string]string, tr *tlaTranslator, payload, what string, next map[string]string) error {
+func (w *tlaWriter) assigns(set []*machine.Assign, names map[string]string, tr *tlaTranslator, payload, what string, next map[string]string) error {
 	if tr == nil {
 		tr = &tlaTranslator{names: names, payload: payload, uses: w.uses}
 	}
@@ -438,9 +440,9 @@ func (w *tlaWriter) assigns(set []*Assign, names map[string]string, tr *tlaTrans
 		if v == nil {
 			continue // Validate reports it
 		}
-		env := TypeEnv(w.spec)
+		env := machine.TypeEnv(w.spec)
 		if tr.event != "" {
-			env = w.m.events[tr.event].env
+			env = w.m.Events[tr.event].Env
 		}
 		t, err := tr.translate(a.Expr, env, tlaExprSite{w.spec.File, w.spec.Source, a.ExprPos, what + ": " + a.Var})
 		if err != nil {
@@ -467,7 +469,7 @@ func (w *tlaWriter) invariants() error {
 			set, _ = tlaSet(vals, nil)
 		case v.Range != nil:
 			set = fmt.Sprintf("%d..%d", v.Range.Lo, v.Range.Hi)
-		case v.Type == TypeBool:
+		case v.Type == machine.TypeBool:
 			set = "BOOLEAN"
 		default:
 			continue
@@ -485,10 +487,10 @@ func (w *tlaWriter) invariants() error {
 		w.inv.WriteString("\n")
 		w.invs = append(w.invs, "TypeOK")
 	}
-	fmt.Fprintf(&w.inv, "\\* The run does not exhaust max_transitions (it would fail with %q).\nBudget == state \\notin FinalStates => steps < MaxTransitions\n\n", ErrBudget.Error())
+	fmt.Fprintf(&w.inv, "\\* The run does not exhaust max_transitions (it would fail with %q).\nBudget == state \\notin FinalStates => steps < MaxTransitions\n\n", machine.ErrBudget.Error())
 	w.invs = append(w.invs, "Budget")
 	tr := &tlaTranslator{names: w.names(), uses: w.uses}
-	env := TypeEnv(w.spec)
+	env := machine.TypeEnv(w.spec)
 	for _, c := range w.spec.Invariants {
 		what := fmt.Sprintf("invariant %q", c.Name)
 		t, err := tr.translate(c.Expr, env, tlaExprSite{w.spec.File, w.spec.Source, c.ExprPos, what})
@@ -510,7 +512,7 @@ func (w *tlaWriter) invariants() error {
 	}
 	for _, st := range w.spec.States {
 		for i, c := range st.FinalRequires {
-			what := requirementLabel(c, st.Name)
+			what := machine.RequirementLabel(c, st.Name)
 			t, err := tr.translate(c.Expr, env, tlaExprSite{w.spec.File, w.spec.Source, c.ExprPos, what})
 			if err != nil {
 				return err

@@ -1,4 +1,4 @@
-package machine
+package export
 
 import (
 	"encoding/xml"
@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // Hostile-but-valid specs for the exporters: state names that are keywords
@@ -303,7 +305,7 @@ func longNamesCase(t *testing.T) exportCase {
 	}
 	fmt.Fprintf(&b, "  %s: {to: %s}\n", strings.Repeat("ANY_", 240), name(0))
 	src := []byte(b.String())
-	spec, diags := Check("long.yaml", src, NewBuiltinRegistry())
+	spec, diags := machine.Check("long.yaml", src, machine.NewBuiltinRegistry())
 	if diags.HasErrors() {
 		t.Fatalf("the long-names spec is invalid:\n%s", diags.PrettyAll(src))
 	}
@@ -317,7 +319,7 @@ func longNamesCase(t *testing.T) exportCase {
 type exportCase struct {
 	name string
 	src  []byte
-	spec *Spec
+	spec *machine.Spec
 	opts ExportOptions
 }
 
@@ -334,7 +336,7 @@ func hostileExportCases(t *testing.T, n int) []exportCase {
 	for i := 0; i < n; i++ {
 		src, path := g.spec(i)
 		name := fmt.Sprintf("hostile-%02d", i)
-		spec, diags := Check(name+".yaml", src, NewBuiltinRegistry())
+		spec, diags := machine.Check(name+".yaml", src, machine.NewBuiltinRegistry())
 		if diags.HasErrors() {
 			t.Fatalf("%s: the generator made an invalid spec:\n%s\n%s", name, diags.PrettyAll(src), src)
 		}

@@ -1,4 +1,4 @@
-package machine
+package export
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 var directionLineRE = regexp.MustCompile(`direction\s+(TB|BT|LR|RL|TD)`) // Mermaid's lexer: /.*direction\s+LR[^\n]*/
@@ -22,10 +24,10 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte("lpp: 1\nname: x\ninitial: a\nstates: {a: {next: [{to: a, when: 'a ?? b'}]}}\n"))
-	reg := NewBuiltinRegistry()
+	reg := machine.NewBuiltinRegistry()
 	f.Fuzz(func(t *testing.T, src []byte) {
-		spec, diags := Check("fuzz.yaml", src, reg)
-		lines := lineCount(src)
+		spec, diags := machine.Check("fuzz.yaml", src, reg)
+		lines := machine.LineCount(src)
 		for _, d := range diags {
 			_ = d.Pretty(src)
 			if d.Pos.Line > lines+1 || d.Pos.Line < 0 || d.Pos.Col < 0 {
@@ -35,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		if spec == nil {
 			return
 		}
-		_ = Validate(spec, reg)
+		_ = machine.Validate(spec, reg)
 		for _, format := range ExportFormats {
 			out, err := Export(spec, format, ExportOptions{ShowSet: true, Path: spec.StateNames()})
 			if err != nil {
@@ -53,7 +55,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		if !diags.HasErrors() {
-			if _, err := Compile(spec, reg); err != nil {
+			if _, err := machine.Compile(spec, reg); err != nil {
 				t.Fatalf("the spec validates but does not compile: %v\n%s", err, src)
 			}
 		}

@@ -1,0 +1,83 @@
+package export_test
+
+// Helpers shared with machine/check's tests (copied from there: a test
+// helper cannot be imported across packages).
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// checkSpecFile validates and compiles a spec file against the check
+// registry, failing the test on any diagnostic.
+func checkSpecFile(t testing.TB, file string) *machine.Machine {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := checkRegistry()
+	spec, diags := machine.Check(filepath.Base(file), src, reg, machine.WithoutFiles())
+	if diags.HasErrors() {
+		t.Fatalf("%s is invalid:\n%s", file, diags.PrettyAll(src))
+	}
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		t.Fatalf("compile %s: %v", file, err)
+	}
+	return m
+}
+
+// checkRegistry holds the built-in actions and the actions the check tests
+// use: pick writes dir (an enum), and, for the seeded-defect corpus, count
+// writes n (an int), flag writes ok (a bool), label writes name (a string).
+func checkRegistry() *machine.Registry {
+	reg := machine.NewBuiltinRegistry()
+	noop := func(context.Context, *machine.Call) error { return nil }
+	reg.MustRegister(machine.Action{Name: "pick", Run: noop, Writes: []machine.VarSpec{{Name: "dir", Type: machine.TypeString}}})
+	reg.MustRegister(machine.Action{Name: "count", Run: noop, Writes: []machine.VarSpec{{Name: "n", Type: machine.TypeInt}}})
+	reg.MustRegister(machine.Action{Name: "flag", Run: noop, Writes: []machine.VarSpec{{Name: "ok", Type: machine.TypeBool}}})
+	reg.MustRegister(machine.Action{Name: "label", Run: noop, Writes: []machine.VarSpec{{Name: "name", Type: machine.TypeString}}})
+	return reg
+}
+
+// checkGoldenFile compares got with a golden file, or rewrites it with -update.
+// checkGoldenFile compares got with the golden file, or rewrites it with -update.
+func checkGoldenFile(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("cannot read golden file (run with -update to create it): %v", err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// compileSpec parses src and compiles it against reg (built-ins when nil).
+func compileSpec(t testing.TB, src string, reg *machine.Registry) *machine.Machine {
+	t.Helper()
+	spec, diags := machine.Parse("test.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("parse: %v", diags.Err())
+	}
+	if reg == nil {
+		reg = machine.NewBuiltinRegistry()
+	}
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	return m
+}
