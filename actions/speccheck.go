@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // Bounds of spec.check's exploration.
@@ -60,8 +61,8 @@ func modelCheckSource(ctx context.Context, reg *machine.Registry, root, path str
 	}
 	cctx, cancel := context.WithTimeout(ctx, specCheckTimeout)
 	defer cancel()
-	r := s.remapReport(machine.ModelCheck(cctx, m, machine.CheckOptions{MaxStates: maxStates}))
-	report := strings.TrimRight(r.Format(machine.FormatOptions{NoTimes: true}), "\n")
+	r := s.remapReport(check.ModelCheck(cctx, m, check.CheckOptions{MaxStates: maxStates}))
+	report := strings.TrimRight(r.Format(check.FormatOptions{NoTimes: true}), "\n")
 	if r.Stopped != "" {
 		report += fmt.Sprintf("\n(the check stopped early: %s; its UNKNOWN verdicts are not failures)", r.Stopped)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/lpp"
 )
 
@@ -80,7 +81,7 @@ func (s *specSource) remap(diags machine.Diagnostics) machine.Diagnostics {
 
 // remapReport moves a model check of a blueprint's translated spec into the
 // blueprint (a spec's is returned as it is).
-func (s *specSource) remapReport(r *machine.CheckReport) *machine.CheckReport {
+func (s *specSource) remapReport(r *check.CheckReport) *check.CheckReport {
 	if s.tr == nil {
 		return r
 	}

@@ -270,8 +270,8 @@ func (c *Call) SetVar(name string, value any) error {
 	if where, k, bad := timeInside(val); bad {
 		return fmt.Errorf("cannot set %q: it holds %s at %s (%w), which the run's journal would store %s", name, k.what, where, ErrTimeInValue, k.journaled)
 	}
-	if s, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
-		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
+	if s, ok := val.(string); ok && len(v.Enum) > 0 && !Contains(v.Enum, s) {
+		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, QuoteList(v.Enum))
 	}
 	if c.vars == nil {
 		c.vars = map[string]any{}

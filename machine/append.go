@@ -48,11 +48,11 @@ func appendTail(src string, v *Var, env map[string]any) *vm.Program {
 // own variable and the variable holds a list: the new value, the items
 // appended and the list's length before them. ok is false when the set must
 // be evaluated as written.
-func (r *Run) appendItems(a *cassign) (val, tail []any, before int, ok bool) {
+func (r *Run) appendItems(a *Cassign) (val, tail []any, before int, ok bool) {
 	if a.tail == nil {
 		return nil, nil, 0, false
 	}
-	cur, isList := r.env[a.v.Name].([]any)
+	cur, isList := r.env[a.V.Name].([]any)
 	if !isList {
 		return nil, nil, 0, false
 	}
@@ -65,7 +65,7 @@ func (r *Run) appendItems(a *cassign) (val, tail []any, before int, ok bool) {
 		return nil, nil, 0, false
 	}
 	tail = ct.([]any)
-	own := r.owned[a.v.Name]
+	own := r.owned[a.V.Name]
 	if len(own) != len(cur) || (len(cur) > 0 && &own[0] != &cur[0]) {
 		// Not the array this run appended to last: start one of its own.
 		own = make([]any, len(cur), 2*len(cur)+len(tail)+4)

@@ -7,7 +7,7 @@ import "fmt"
 // event's move included): a run that has made budget of them may still run
 // the final state it entered with the last one, but a non-final state would
 // need one more transition, so the run stops before its action runs.
-func (r *Run) checkBudget(cs *cstate) error {
+func (r *Run) checkBudget(cs *Cstate) error {
 	if r.seq < r.budget || cs.St.Final {
 		return nil
 	}

@@ -56,7 +56,7 @@ func builtinActions() []Action {
 			Run: func(_ context.Context, c *Call) error {
 				text := c.String("message")
 				if v, ok := c.Params["value"]; ok {
-					text += " " + formatValue(v)
+					text += " " + FormatValue(v)
 				}
 				if c.String("level") == "warning" {
 					c.Warnf("%s", text)

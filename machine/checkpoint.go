@@ -35,7 +35,7 @@ func (r *Run) Checkpoint() (*Checkpoint, error) {
 	}
 	cp := &Checkpoint{State: r.State(), Seq: r.seq, Vars: r.Vars(), Memory: r.mem.Clone(), Waiting: r.waiting, Path: slices.Clone(r.path)}
 	for k, v := range cp.Vars {
-		cp.Vars[k] = cloneValue(v)
+		cp.Vars[k] = CloneValue(v)
 	}
 	cp.LastError, _ = r.env[VarLastError].(string)
 	if r.trigger != nil {
@@ -55,7 +55,7 @@ func (m *Machine) Restore(cp *Checkpoint, opts ...RunOption) (*Run, error) {
 		if name == VarState || name == VarLastError {
 			continue
 		}
-		if err := r.setVar(name, cloneValue(cp.Vars[name])); err != nil {
+		if err := r.setVar(name, CloneValue(cp.Vars[name])); err != nil {
 			return nil, fmt.Errorf("cannot restore the run: %w", err)
 		}
 	}

@@ -13,20 +13,20 @@ import (
 type Machine struct {
 	spec   *Spec
 	reg    *Registry
-	states map[string]*cstate
-	Events map[string]*cevent // every event the spec knows, by name
+	States map[string]*Cstate
+	Events map[string]*Cevent // every event the spec knows, by name
 	fsmEvs []fsm.EventDesc
 }
 
-type cstate struct {
+type Cstate struct {
 	St      *State
 	name    any // st.Name, boxed once for the env's `state`
-	action  *Action
+	Action  *Action
 	params  []cparam
-	Set     []cassign
-	Next    []*ctrans
-	onError *ctrans
-	on      map[string][]*ctrans // the state's own transitions per event, in order
+	Set     []Cassign
+	Next    []*Ctrans
+	OnError *Ctrans
+	On      map[string][]*Ctrans // the state's own transitions per event, in order
 }
 
 type cparam struct {
@@ -41,27 +41,27 @@ type cparam struct {
 	format Format
 }
 
-type cassign struct {
-	v    *Var
-	prog *vm.Program
+type Cassign struct {
+	V    *Var
+	Prog *vm.Program
 	tail *vm.Program // for `xs: concat(xs, TAIL)`, TAIL (see appendTail)
-	a    *Assign     // the set entry, for run-time errors
+	A    *Assign     // the set entry, for run-time errors
 }
 
 // ctrans is a compiled transition: of a state's next (index ≥ 0), its
 // on_error route (index -1), its on: or a top-level event (event set).
-type ctrans struct {
+type Ctrans struct {
 	T      *Transition
-	index  int    // position in next or in the event's list (-1 for on_error)
+	Index  int    // position in next or in the event's list (-1 for on_error)
 	Via    string // "next[i]", "on_error", "on NAME[i]" or "event NAME", for records
-	guard  *vm.Program
-	set    []cassign
+	Guard  *vm.Program
+	Set    []Cassign
 	fsmEv  string   // the looplab/fsm event that makes this move
 	reads  []string // context names the guard reads, for "no transition" messages
 	Target string
 	event  string          // the event it answers ("" for next and on_error)
 	from   map[string]bool // a top-level event's transition: the states it applies in (nil: every non-final state)
-	global bool            // a top-level event's transition (from events:)
+	Global bool            // a top-level event's transition (from events:)
 }
 
 // Compile resolves a spec's actions and compiles its expressions. The spec
@@ -89,20 +89,20 @@ func (c *compiler) errorf(p Pos, format string, args ...any) {
 
 func (c *compiler) compile() *Machine {
 	spec := c.spec
-	m := &Machine{spec: spec, reg: c.reg, states: map[string]*cstate{}, Events: map[string]*cevent{}}
+	m := &Machine{spec: spec, reg: c.reg, States: map[string]*Cstate{}, Events: map[string]*Cevent{}}
 	if spec.State(spec.Initial) == nil {
 		c.errorf(spec.InitialPos, "initial state %q is not defined", spec.Initial)
 	}
 	c.declareEvents(m)
 	for _, st := range spec.States {
-		cs := &cstate{St: st, name: st.Name}
-		m.states[st.Name] = cs
+		cs := &Cstate{St: st, name: st.Name}
+		m.States[st.Name] = cs
 		if st.Do != "" {
-			cs.action = c.reg.Lookup(st.Do)
-			if cs.action == nil {
+			cs.Action = c.reg.Lookup(st.Do)
+			if cs.Action == nil {
 				c.errorf(st.DoPos, "unknown action %q", st.Do)
 			} else {
-				cs.params = c.params(st, cs.action)
+				cs.params = c.params(st, cs.Action)
 			}
 		}
 		cs.Set = c.assigns(st.Set, c.env)
@@ -112,8 +112,8 @@ func (c *compiler) compile() *Machine {
 			m.addMove(ct, st.Name)
 		}
 		if st.OnError != nil {
-			cs.onError = c.transition(st.OnError, -1, c.env)
-			m.addMove(cs.onError, st.Name)
+			cs.OnError = c.transition(st.OnError, -1, c.env)
+			m.addMove(cs.OnError, st.Name)
 		}
 		c.stateEvents(m, cs)
 	}
@@ -122,7 +122,7 @@ func (c *compiler) compile() *Machine {
 }
 
 // addMove declares the looplab/fsm event that moves from state along ct.
-func (m *Machine) addMove(ct *ctrans, from ...string) {
+func (m *Machine) addMove(ct *Ctrans, from ...string) {
 	if len(from) > 0 {
 		m.fsmEvs = append(m.fsmEvs, fsm.EventDesc{Name: ct.fsmEv, Src: from, Dst: ct.Target})
 	}
@@ -137,8 +137,8 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-func (c *compiler) transition(t *Transition, index int, env map[string]any) *ctrans {
-	ct := &ctrans{T: t, index: index, Via: fmt.Sprintf("next[%d]", index), Target: t.To, set: c.assigns(t.Set, env)}
+func (c *compiler) transition(t *Transition, index int, env map[string]any) *Ctrans {
+	ct := &Ctrans{T: t, Index: index, Via: fmt.Sprintf("next[%d]", index), Target: t.To, Set: c.assigns(t.Set, env)}
 	if index < 0 {
 		ct.Via = "on_error"
 	}
@@ -147,8 +147,8 @@ func (c *compiler) transition(t *Transition, index int, env map[string]any) *ctr
 		c.errorf(t.ToPos, "transition to undefined state %q", t.To)
 	}
 	if t.When != "" {
-		ct.guard = c.guard(t.When, t.WhenPos, env)
-		ct.reads = identifiers(ct.guard)
+		ct.Guard = c.guard(t.When, t.WhenPos, env)
+		ct.reads = Identifiers(ct.Guard)
 	}
 	return ct
 }
@@ -163,8 +163,8 @@ func (c *compiler) guard(src string, at Pos, env map[string]any) *vm.Program {
 	return p
 }
 
-func (c *compiler) assigns(as []*Assign, env map[string]any) []cassign {
-	out := make([]cassign, 0, len(as))
+func (c *compiler) assigns(as []*Assign, env map[string]any) []Cassign {
+	out := make([]Cassign, 0, len(as))
 	for _, a := range as {
 		v := c.spec.Var(a.Var)
 		if v == nil {
@@ -177,7 +177,7 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []cassign {
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		out = append(out, cassign{v: v, prog: p, tail: appendTail(a.Expr, v, env), a: a})
+		out = append(out, Cassign{V: v, Prog: p, tail: appendTail(a.Expr, v, env), A: a})
 	}
 	return out
 }
@@ -253,16 +253,16 @@ func (m *Machine) Registry() *Registry { return m.reg }
 
 // guardsSaw renders the values the guards of a state read, for the "no
 // transition holds" error.
-func guardsSaw(cs *cstate, env map[string]any) string {
+func GuardsSaw(cs *Cstate, env map[string]any) string {
 	var parts []string
 	for _, ct := range cs.Next {
-		if ct.guard == nil {
+		if ct.Guard == nil {
 			continue
 		}
 		var vals []string
 		for _, name := range ct.reads {
 			if v, ok := env[name]; ok {
-				vals = append(vals, fmt.Sprintf("%s=%s", name, formatValue(v)))
+				vals = append(vals, fmt.Sprintf("%s=%s", name, FormatValue(v)))
 			}
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", ct.T.When, strings.Join(vals, ", ")))

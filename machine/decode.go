@@ -314,7 +314,7 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 			d.hintLast("remove one of them")
 			continue
 		}
-		if !contains(known, name) {
+		if !Contains(known, name) {
 			d.errorf(pos(k), span(k), "unknown key %q in %s", name, what)
 			if h := didYouMean(name, known); h != "" {
 				d.hintLast(h)
@@ -328,7 +328,7 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 	return out
 }
 
-func contains(list []string, s string) bool {
+func Contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true
@@ -442,7 +442,7 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 
 var IdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-func quoteList(l []string) string {
+func QuoteList(l []string) string {
 	q := make([]string, len(l))
 	for i, s := range l {
 		q[i] = strconv.Quote(s)

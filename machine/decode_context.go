@@ -76,7 +76,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 							d.errorf(pos(item), span(item), "enum of %q must be a list of strings", name)
 							continue
 						}
-						if contains(cv.Enum, item.Value) {
+						if Contains(cv.Enum, item.Value) {
 							d.errorf(pos(item), span(item), "duplicate value %q in the enum of %q", item.Value, name)
 							continue
 						}
@@ -125,8 +125,8 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			}
 		}
 		if len(cv.Enum) > 0 && defOK {
-			if sv, ok := cv.Default.(string); ok && !contains(cv.Enum, sv) {
-				d.errorf(cv.DefPos, span(orNode(defNode, k)), "default %q of %q is not one of its enum values %s", sv, name, quoteList(cv.Enum))
+			if sv, ok := cv.Default.(string); ok && !Contains(cv.Enum, sv) {
+				d.errorf(cv.DefPos, span(orNode(defNode, k)), "default %q of %q is not one of its enum values %s", sv, name, QuoteList(cv.Enum))
 				if h := didYouMean(sv, cv.Enum); h != "" {
 					d.hintLast(h)
 				}

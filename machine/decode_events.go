@@ -163,7 +163,7 @@ func (d *decoder) eventFrom(n *yaml.Node, ev *Event) {
 				d.errorf(pos(item), span(item), "from of event %q must list state names", ev.Name)
 				continue
 			}
-			if contains(ev.From, item.Value) {
+			if Contains(ev.From, item.Value) {
 				d.errorf(pos(item), span(item), "event %q lists state %q twice in from", ev.Name, item.Value)
 				continue
 			}
@@ -318,7 +318,7 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 					d.errorf(pos(e.val), span(e.val), "enum of payload field %q must be a list of strings", name)
 				} else {
 					for _, item := range e.val.Content {
-						if item.Kind != yaml.ScalarNode || item.Tag == "!!null" || contains(pf.Enum, item.Value) {
+						if item.Kind != yaml.ScalarNode || item.Tag == "!!null" || Contains(pf.Enum, item.Value) {
 							d.errorf(pos(item), span(item), "enum of payload field %q must be a list of different strings", name)
 							continue
 						}
@@ -354,8 +354,8 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 			}
 			if err != nil {
 				d.errorf(pos(defNode), span(defNode), "default of payload field %q: %v", name, err)
-			} else if sv, ok := val.(string); ok && len(pf.Enum) > 0 && !contains(pf.Enum, sv) {
-				d.errorf(pos(defNode), span(defNode), "default %q of payload field %q is not one of its enum values %s", sv, name, quoteList(pf.Enum))
+			} else if sv, ok := val.(string); ok && len(pf.Enum) > 0 && !Contains(pf.Enum, sv) {
+				d.errorf(pos(defNode), span(defNode), "default %q of payload field %q is not one of its enum values %s", sv, name, QuoteList(pf.Enum))
 			} else {
 				pf.Default = val
 			}

@@ -92,7 +92,7 @@ func (r *Run) emitted(call *Call) ([]*delivery, error) {
 // does not apply is dropped, with a note in rec; those after the one taken
 // wait for the next state), then those sent from outside, oldest first
 // (they stay queued when they do not apply).
-func (r *Run) pickEvent(cs *cstate, emitted []*delivery, rec *Record) (*ctrans, *delivery, error) {
+func (r *Run) pickEvent(cs *Cstate, emitted []*delivery, rec *Record) (*Ctrans, *delivery, error) {
 	internal := append(r.internal, emitted...)
 	r.internal = nil
 	for i, d := range internal {
@@ -121,13 +121,13 @@ func (r *Run) pickEvent(cs *cstate, emitted []*delivery, rec *Record) (*ctrans, 
 }
 
 // match returns the first transition of event d that holds in cs (nil when none).
-func (r *Run) match(cs *cstate, d *delivery) (*ctrans, error) {
+func (r *Run) match(cs *Cstate, d *delivery) (*Ctrans, error) {
 	ce := r.m.Events[d.name]
 	if ce == nil {
 		return nil, nil
 	}
-	own := cs.on[d.name]
-	if len(own) == 0 && len(ce.global) == 0 {
+	own := cs.On[d.name]
+	if len(own) == 0 && len(ce.Global) == 0 {
 		return nil, nil
 	}
 	r.env[VarEvent] = d.value
@@ -137,8 +137,8 @@ func (r *Run) match(cs *cstate, d *delivery) (*ctrans, error) {
 			return ct, err
 		}
 	}
-	for _, ct := range ce.global {
-		if !ct.appliesIn(cs.St) {
+	for _, ct := range ce.Global {
+		if !ct.AppliesIn(cs.St) {
 			continue
 		}
 		if ok, err := r.holds(ct, cs); ok || err != nil {
@@ -149,11 +149,11 @@ func (r *Run) match(cs *cstate, d *delivery) (*ctrans, error) {
 }
 
 // holds evaluates an event transition's guard.
-func (r *Run) holds(ct *ctrans, cs *cstate) (bool, error) {
-	if ct.guard == nil {
+func (r *Run) holds(ct *Ctrans, cs *Cstate) (bool, error) {
+	if ct.Guard == nil {
 		return true, nil
 	}
-	ok, err := r.vm.Run(ct.guard, r.env)
+	ok, err := r.vm.Run(ct.Guard, r.env)
 	if err != nil {
 		r.status = StatusFailed
 		return false, fmt.Errorf("cannot evaluate guard %q of event %q in state %q: %w", ct.T.When, ct.event, cs.St.Name, err)
@@ -170,7 +170,7 @@ func (r *Run) CanFireEvent(event string, payload map[string]any) error {
 	return err
 }
 
-func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery, error) {
+func (r *Run) canFire(event string, payload map[string]any) (*Ctrans, *delivery, error) {
 	d, err := r.m.prepare(event, payload)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot fire event %q: %w", event, err)
@@ -179,7 +179,7 @@ func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery,
 		return nil, nil, fmt.Errorf("cannot fire event %q: %w", event, ErrFinished)
 	}
 	state := r.State()
-	cs := r.m.states[state]
+	cs := r.m.States[state]
 	ct, err := r.match(cs, d)
 	if err != nil {
 		return nil, nil, err
@@ -189,11 +189,11 @@ func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery,
 	}
 	var guards []string
 	note := "" // the note of the only guarded transition, which says why it is there
-	for _, ct := range cs.on[event] {
+	for _, ct := range cs.On[event] {
 		guards, note = append(guards, ct.T.When), ct.T.Note
 	}
-	for _, ct := range r.m.Events[event].global {
-		if ct.appliesIn(cs.St) {
+	for _, ct := range r.m.Events[event].Global {
+		if ct.AppliesIn(cs.St) {
 			guards, note = append(guards, ct.T.When), ct.T.Note
 		}
 	}
@@ -201,7 +201,7 @@ func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery,
 	case len(guards) == 0 && cs.St.Final:
 		return nil, nil, fmt.Errorf("cannot fire event %q in final state %q", event, state)
 	case len(guards) == 0:
-		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, state, quoteList(r.m.sources(event)))
+		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, state, QuoteList(r.m.sources(event)))
 	case len(guards) == 1 && note != "":
 		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: its guard %q is false (%s)", event, state, guards[0], note)
 	case len(guards) == 1:
@@ -218,8 +218,8 @@ func (r *Run) canFire(event string, payload map[string]any) (*ctrans, *delivery,
 func (m *Machine) sources(event string) []string {
 	var out []string
 	for _, st := range m.spec.States {
-		cs := m.states[st.Name]
-		if len(cs.on[event]) > 0 || slices.ContainsFunc(m.Events[event].global, func(ct *ctrans) bool { return ct.appliesIn(st) }) {
+		cs := m.States[st.Name]
+		if len(cs.On[event]) > 0 || slices.ContainsFunc(m.Events[event].Global, func(ct *Ctrans) bool { return ct.AppliesIn(st) }) {
 			out = append(out, st.Name)
 		}
 	}

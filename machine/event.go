@@ -11,11 +11,11 @@ import (
 
 // cevent is a compiled event: every name the spec knows (declared under
 // events:, or named by a state's on:).
-type cevent struct {
-	name   string
+type Cevent struct {
+	Name   string
 	Decl   *EventDecl // nil: the event is only named by states' on:
-	global []*ctrans  // its top-level transitions, in file order
-	typ    reflect.Type
+	Global []*Ctrans  // its top-level transitions, in file order
+	Typ    reflect.Type
 	Env    map[string]any // the expression environment of its transitions
 }
 
@@ -63,16 +63,16 @@ func EventEnv(spec *Spec, name string) map[string]any {
 // declareEvents makes a cevent for every event the spec knows.
 func (c *compiler) declareEvents(m *Machine) {
 	for _, name := range c.spec.EventNames() {
-		ce := &cevent{name: name, Decl: c.spec.EventDecl(name)}
-		ce.typ = eventType(ce.Decl)
+		ce := &Cevent{Name: name, Decl: c.spec.EventDecl(name)}
+		ce.Typ = eventType(ce.Decl)
 		ce.Env = maps.Clone(c.env)
-		ce.Env[VarEvent] = reflect.Zero(ce.typ).Interface()
+		ce.Env[VarEvent] = reflect.Zero(ce.Typ).Interface()
 		m.Events[name] = ce
 	}
 }
 
 // stateEvents compiles a state's on: transitions.
-func (c *compiler) stateEvents(m *Machine, cs *cstate) {
+func (c *compiler) stateEvents(m *Machine, cs *Cstate) {
 	for _, on := range cs.St.On {
 		ce := m.Events[on.Event]
 		for i, t := range on.Transitions {
@@ -80,10 +80,10 @@ func (c *compiler) stateEvents(m *Machine, cs *cstate) {
 			ct.event = on.Event
 			ct.Via = fmt.Sprintf("on %s[%d]", on.Event, i)
 			ct.fsmEv = ct.Via
-			if cs.on == nil {
-				cs.on = map[string][]*ctrans{}
+			if cs.On == nil {
+				cs.On = map[string][]*Ctrans{}
 			}
-			cs.on[on.Event] = append(cs.on[on.Event], ct)
+			cs.On[on.Event] = append(cs.On[on.Event], ct)
 			m.addMove(ct, cs.St.Name)
 		}
 	}
@@ -95,14 +95,14 @@ func (c *compiler) globalEvents(m *Machine) {
 	for i, ev := range spec.Events {
 		ce := m.Events[ev.Name]
 		t := &Transition{To: ev.To, ToPos: ev.ToPos, When: ev.When, WhenPos: ev.WhenPos, Set: ev.Set, Note: ev.Note, Pos: ev.Pos}
-		ct := &ctrans{T: t, index: len(ce.global), Via: "event " + ev.Name, Target: ev.To, event: ev.Name, global: true,
-			fsmEv: fmt.Sprintf("event %s#%d", ev.Name, i), set: c.assigns(ev.Set, ce.Env)}
+		ct := &Ctrans{T: t, Index: len(ce.Global), Via: "event " + ev.Name, Target: ev.To, event: ev.Name, Global: true,
+			fsmEv: fmt.Sprintf("event %s#%d", ev.Name, i), Set: c.assigns(ev.Set, ce.Env)}
 		if spec.State(ev.To) == nil {
 			c.errorf(ev.ToPos, "event %q goes to undefined state %q", ev.Name, ev.To)
 		}
 		if ev.When != "" {
-			ct.guard = c.guard(ev.When, ev.WhenPos, ce.Env)
-			ct.reads = identifiers(ct.guard)
+			ct.Guard = c.guard(ev.When, ev.WhenPos, ce.Env)
+			ct.reads = Identifiers(ct.Guard)
 		}
 		var src []string
 		if len(ev.From) > 0 {
@@ -118,13 +118,13 @@ func (c *compiler) globalEvents(m *Machine) {
 				}
 			}
 		}
-		ce.global = append(ce.global, ct)
+		ce.Global = append(ce.Global, ct)
 		m.addMove(ct, src...)
 	}
 }
 
 // appliesIn reports whether a top-level event's transition applies in state.
-func (ct *ctrans) appliesIn(st *State) bool {
+func (ct *Ctrans) AppliesIn(st *State) bool {
 	if ct.from != nil {
 		return ct.from[st.Name]
 	}
@@ -139,7 +139,7 @@ func (m *Machine) EventNames() []string {
 // Accepts returns the events that can move the run out of state, in order:
 // those of its on:, then the top-level events that apply in it.
 func (m *Machine) Accepts(state string) []string {
-	cs := m.states[state]
+	cs := m.States[state]
 	if cs == nil {
 		return nil
 	}
@@ -148,7 +148,7 @@ func (m *Machine) Accepts(state string) []string {
 		out = appendUnique(out, on.Event)
 	}
 	for _, ev := range m.spec.Events {
-		if ce := m.Events[ev.Name]; ce != nil && slices.ContainsFunc(ce.global, func(ct *ctrans) bool { return ct.appliesIn(cs.St) }) {
+		if ce := m.Events[ev.Name]; ce != nil && slices.ContainsFunc(ce.Global, func(ct *Ctrans) bool { return ct.AppliesIn(cs.St) }) {
 			out = appendUnique(out, ev.Name)
 		}
 	}
@@ -167,7 +167,7 @@ func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error
 	if err != nil {
 		return nil, err
 	}
-	v := reflect.New(ce.typ).Elem()
+	v := reflect.New(ce.Typ).Elem()
 	v.Field(0).SetString(name)
 	if ce.Decl != nil {
 		pv := v.Field(1)
@@ -183,10 +183,10 @@ func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error
 // checkPayload checks a payload against the event's declared fields and
 // returns it with its values converted to the fields' types and the
 // defaults of the optional fields it leaves out.
-func (ce *cevent) checkPayload(payload map[string]any) (map[string]any, error) {
+func (ce *Cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 	if !ce.Decl.HasPayload() {
 		if len(payload) > 0 {
-			return nil, fmt.Errorf("it takes no payload (declare its fields under events: %s: payload:)", ce.name)
+			return nil, fmt.Errorf("it takes no payload (declare its fields under events: %s: payload:)", ce.Name)
 		}
 		return nil, nil
 	}
@@ -213,15 +213,15 @@ func (ce *cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 			if f.Required {
 				return nil, fmt.Errorf("its payload lacks the required field %q (%s)", f.Name, f.Type)
 			}
-			full[f.Name] = cloneValue(f.Default)
+			full[f.Name] = CloneValue(f.Default)
 			continue
 		}
 		cv, err := f.Type.Coerce(x)
 		if err != nil {
 			return nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.article())
 		}
-		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !contains(f.Enum, s) {
-			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, quoteList(f.Enum), hintSuffix(didYouMean(s, f.Enum)))
+		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !Contains(f.Enum, s) {
+			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, QuoteList(f.Enum), hintSuffix(didYouMean(s, f.Enum)))
 		}
 		full[f.Name] = cv
 	}

@@ -37,7 +37,7 @@ var exprKeywords = []string{"in", "not", "and", "or", "matches", "contains", "st
 // exprReserved tells why name cannot be a context variable ("" when it can):
 // expr reads it as a keyword or a literal, so the variable could never be read.
 func exprReserved(name string) string {
-	if contains(exprKeywords, name) {
+	if Contains(exprKeywords, name) {
 		return "is a keyword of expressions: no expression could read it"
 	}
 	return ""
@@ -125,7 +125,7 @@ func locateExprError(err error, start Pos) *ExprError {
 }
 
 // identifiers returns the context names an expression reads, sorted and unique.
-func identifiers(p *vm.Program) []string {
+func Identifiers(p *vm.Program) []string {
 	if p == nil {
 		return nil
 	}
@@ -149,7 +149,7 @@ func (c *identCollector) Visit(node *ast.Node) {
 }
 
 // formatValue renders a value compactly for messages ("3", "\"FAIL\"").
-func formatValue(v any) string {
+func FormatValue(v any) string {
 	switch x := v.(type) {
 	case string:
 		if len(x) > 60 {

@@ -167,7 +167,7 @@ func (m *Machine) newRun(state string, opts []RunOption) *Run {
 		r.budget = DefaultMaxTransitions
 	}
 	for _, v := range m.spec.Context {
-		r.env[v.Name] = cloneValue(v.Default)
+		r.env[v.Name] = CloneValue(v.Default)
 	}
 	r.env[VarState] = state
 	r.env[VarLastError] = ""
@@ -264,8 +264,8 @@ func (r *Run) setVar(name string, val any) error {
 	if f, bad := notFinite(cv); bad {
 		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
 	}
-	if s, ok := cv.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
-		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, quoteList(v.Enum))
+	if s, ok := cv.(string); ok && len(v.Enum) > 0 && !Contains(v.Enum, s) {
+		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, QuoteList(v.Enum))
 	}
 	r.env[name] = cv
 	return nil
@@ -352,7 +352,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 		return false, fmt.Errorf("%w in state %q: %w", ErrInterrupted, state, err)
 	}
 	r.status = StatusRunning
-	cs := r.m.states[state]
+	cs := r.m.States[state]
 	if cs == nil {
 		r.status = StatusFailed
 		return false, fmt.Errorf("cannot step: unknown state %q", state)
@@ -374,8 +374,8 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	var call *Call
 	var actErr error
 	var emitted []*delivery
-	if cs.action != nil {
-		rec.Action = cs.action.Name
+	if cs.Action != nil {
+		rec.Action = cs.Action.Name
 		call, actErr = r.runAction(ctx, cs)
 		rec.Duration = r.now().Sub(rec.Start)
 		if actErr == nil {
@@ -391,11 +391,11 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 			}
 			if ctx.Err() != nil {
 				r.status = StatusInterrupted
-				return false, fmt.Errorf("%w during action %q of state %q (it will re-run from its start on resume): %w", ErrInterrupted, cs.action.Name, state, ctx.Err())
+				return false, fmt.Errorf("%w during action %q of state %q (it will re-run from its start on resume): %w", ErrInterrupted, cs.Action.Name, state, ctx.Err())
 			}
-			if cs.onError == nil {
+			if cs.OnError == nil {
 				r.status = StatusFailed
-				return false, fmt.Errorf("%w: %s in state %q: %w", ErrActionFailed, cs.action.Name, state, actErr)
+				return false, fmt.Errorf("%w: %s in state %q: %w", ErrActionFailed, cs.Action.Name, state, actErr)
 			}
 			call = nil // a failed action's changes are dropped
 		}
@@ -418,13 +418,13 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 		rec.Input = call.Input
 		r.input = nil // consumed
 	}
-	var chosen *ctrans
+	var chosen *Ctrans
 	var ev *delivery
 	if actErr != nil {
 		rec.Error = actErr.Error()
 		r.env[VarLastError] = rec.Error
 		changed = setChanged(changed, VarLastError, rec.Error)
-		chosen = cs.onError
+		chosen = cs.OnError
 	} else {
 		if changed, err = r.assign(cs.Set, changed); err != nil {
 			r.status = StatusFailed
@@ -469,20 +469,20 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 // take applies chosen (its set, then the move) as the step rec, delivering
 // ev when the transition answers an event. clearErr clears last_error once
 // it was visible to the state an error route led to.
-func (r *Run) take(rec *Record, chosen *ctrans, ev *delivery, changed map[string]any, clearErr bool) error {
+func (r *Run) take(rec *Record, chosen *Ctrans, ev *delivery, changed map[string]any, clearErr bool) error {
 	state := rec.From
 	rec.Via, rec.Guard, rec.Warn = chosen.Via, chosen.T.When, chosen.T.Warn
-	if chosen.global {
+	if chosen.Global {
 		rec.Via = "event " + chosen.event
 	}
 	var err error
 	if ev != nil {
 		rec.Event, rec.Payload = ev.name, ev.payload
 		r.env[VarEvent] = ev.value
-		changed, err = r.assign(chosen.set, changed)
+		changed, err = r.assign(chosen.Set, changed)
 		delete(r.env, VarEvent)
 	} else {
-		changed, err = r.assign(chosen.set, changed)
+		changed, err = r.assign(chosen.Set, changed)
 	}
 	if err != nil {
 		r.status = StatusFailed
@@ -527,7 +527,7 @@ func (r *Run) notify(ctx context.Context, rec *Record) error {
 // `state`, and the recent path names cycles. It is the fsm's after_event
 // callback (and Replay's, which restores a state without an fsm event).
 func (r *Run) entered(state string) {
-	if cs := r.m.states[state]; cs != nil {
+	if cs := r.m.States[state]; cs != nil {
 		r.env[VarState] = cs.name // boxed once: a string stored in the env would allocate
 	} else {
 		r.env[VarState] = state
@@ -555,12 +555,12 @@ func (r *Run) fire(from, ev, to string) error {
 	return nil
 }
 
-func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error) {
+func (r *Run) runAction(ctx context.Context, cs *Cstate) (call *Call, err error) {
 	call = &r.call // reused between steps: a Call is valid only while its handler runs
 	*call = Call{
 		RunID:  r.id,
 		State:  cs.St.Name,
-		Action: cs.action.Name,
+		Action: cs.Action.Name,
 		Seq:    r.seq,
 		Input:  r.input,
 		run:    r,
@@ -598,10 +598,10 @@ func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error)
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("action %q panicked: %v", cs.action.Name, p)
+			err = fmt.Errorf("action %q panicked: %v", cs.Action.Name, p)
 		}
 	}()
-	if err := cs.action.Run(ctx, call); err != nil {
+	if err := cs.Action.Run(ctx, call); err != nil {
 		return nil, err
 	}
 	return call, nil
@@ -609,7 +609,7 @@ func (r *Run) runAction(ctx context.Context, cs *cstate) (call *Call, err error)
 
 // assign evaluates every expression of a set against the context as it was
 // before the set, then applies them all.
-func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, error) {
+func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, error) {
 	if len(set) == 0 {
 		return changed, nil
 	}
@@ -622,7 +622,7 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 		if i < len(owns) {
 			if list, tail, n, ok := r.appendItems(a); ok {
 				// Only the items appended are checked: the list's were before.
-				if r.m.checkStorableAt("set "+a.v.Name, a.a.Expr, a.a.ExprPos, tail, n) == nil {
+				if r.m.checkStorableAt("set "+a.V.Name, a.A.Expr, a.A.ExprPos, tail, n) == nil {
 					owns[i], befores[i] = list, n
 					vals = append(vals, list[:len(list):len(list)])
 					continue
@@ -630,34 +630,34 @@ func (r *Run) assign(set []cassign, changed map[string]any) (map[string]any, err
 				// Evaluated as written, for the error's sake.
 			}
 		}
-		v, err := r.vm.Run(a.prog, r.env)
+		v, err := r.vm.Run(a.Prog, r.env)
 		if err != nil {
-			return changed, r.m.evalError("set "+a.v.Name, a.a.Expr, a.a.ExprPos, err)
+			return changed, r.m.evalError("set "+a.V.Name, a.A.Expr, a.A.ExprPos, err)
 		}
-		cv, err := a.v.Coerce(v)
+		cv, err := a.V.Coerce(v)
 		if err != nil {
-			return changed, fmt.Errorf("%s: %w", a.v.Name, err)
+			return changed, fmt.Errorf("%s: %w", a.V.Name, err)
 		}
-		if err := valueTooLarge(cv); err != nil {
-			return changed, &EvalError{File: r.m.spec.File, Pos: a.a.ExprPos, What: "set " + a.v.Name, Expr: a.a.Expr, Msg: err.Error(), Err: ErrValueTooLarge}
+		if err := ValueTooLarge(cv); err != nil {
+			return changed, &EvalError{File: r.m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Msg: err.Error(), Err: ErrValueTooLarge}
 		}
 		if err := r.m.checkStorableValue(a, cv); err != nil {
 			return changed, err
 		}
-		if s, ok := cv.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
-			return changed, fmt.Errorf("%s: %q is not one of %s", a.v.Name, s, quoteList(a.v.Enum))
+		if s, ok := cv.(string); ok && len(a.V.Enum) > 0 && !Contains(a.V.Enum, s) {
+			return changed, fmt.Errorf("%s: %q is not one of %s", a.V.Name, s, QuoteList(a.V.Enum))
 		}
 		vals = append(vals, cv)
 	}
 	for i, a := range set {
 		switch {
 		case i < len(owns) && owns[i] != nil:
-			r.keepAppended(a.v.Name, owns[i], befores[i], changed)
+			r.keepAppended(a.V.Name, owns[i], befores[i], changed)
 		case r.grown != nil:
-			r.keepAppended(a.v.Name, nil, -1, changed)
+			r.keepAppended(a.V.Name, nil, -1, changed)
 		}
-		r.env[a.v.Name] = vals[i]
-		changed = setChanged(changed, a.v.Name, vals[i])
+		r.env[a.V.Name] = vals[i]
+		changed = setChanged(changed, a.V.Name, vals[i])
 	}
 	return changed, nil
 }
@@ -671,12 +671,12 @@ func setChanged(changed map[string]any, name string, v any) map[string]any {
 }
 
 // choose returns the first transition of cs whose guard holds.
-func (r *Run) choose(cs *cstate) (*ctrans, error) {
+func (r *Run) choose(cs *Cstate) (*Ctrans, error) {
 	for _, ct := range cs.Next {
-		if ct.guard == nil {
+		if ct.Guard == nil {
 			return ct, nil
 		}
-		ok, err := r.vm.Run(ct.guard, r.env)
+		ok, err := r.vm.Run(ct.Guard, r.env)
 		if err != nil {
 			return nil, fmt.Errorf("cannot evaluate a guard of state %q: %w", cs.St.Name, r.m.evalError("guard", ct.T.When, ct.T.WhenPos, err))
 		}
@@ -684,7 +684,7 @@ func (r *Run) choose(cs *cstate) (*ctrans, error) {
 			return ct, nil
 		}
 	}
-	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, cs.St.Name, guardsSaw(cs, r.env))
+	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, cs.St.Name, GuardsSaw(cs, r.env))
 }
 
 // cycle names the loop a run was caught in, from its recent path: "a → b → a".
@@ -702,7 +702,7 @@ func (r *Run) cycle() string {
 	return strings.Join(p, " → ")
 }
 
-func cloneValue(v any) any {
+func CloneValue(v any) any {
 	switch x := v.(type) {
 	case []any:
 		return append([]any{}, x...)

@@ -185,7 +185,7 @@ func TestSchemaKeysMatchTheDecoder(t *testing.T) {
 			}
 		}
 		for k := range props {
-			if !contains(tt.decoder, k) {
+			if !Contains(tt.decoder, k) {
 				t.Errorf("%s: the schema lists %q, the decoder does not accept it", tt.where, k)
 			}
 		}

@@ -136,10 +136,10 @@ func (m *Machine) checkTimeInside(what, src string, start Pos, v any, from int) 
 
 // checkStorableValue is checkStorable for the value cv of the set a; the
 // values that are always storable (an int, a string...) cost a type switch.
-func (m *Machine) checkStorableValue(a *cassign, cv any) error {
+func (m *Machine) checkStorableValue(a *Cassign, cv any) error {
 	switch cv.(type) {
 	case nil, bool, int, int64, string:
 		return nil
 	}
-	return m.checkStorable("set "+a.v.Name, a.a.Expr, a.a.ExprPos, cv)
+	return m.checkStorable("set "+a.V.Name, a.A.Expr, a.A.ExprPos, cv)
 }

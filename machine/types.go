@@ -191,8 +191,8 @@ func (v *Var) ParseOverride(s string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if str, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, str) {
-		return nil, fmt.Errorf("%q is not one of %s%s", str, quoteList(v.Enum), hintSuffix(didYouMean(str, v.Enum)))
+	if str, ok := val.(string); ok && len(v.Enum) > 0 && !Contains(v.Enum, str) {
+		return nil, fmt.Errorf("%q is not one of %s%s", str, QuoteList(v.Enum), hintSuffix(didYouMean(str, v.Enum)))
 	}
 	return val, nil
 }

@@ -113,7 +113,7 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		v.file(a, ps, p, val.(string))
 		return
 	}
-	if s, ok := val.(string); ok && ps.Event && !contains(v.spec.EventNames(), s) {
+	if s, ok := val.(string); ok && ps.Event && !Contains(v.spec.EventNames(), s) {
 		names := v.spec.EventNames()
 		hint := didYouMean(s, names)
 		if hint == "" {
@@ -122,12 +122,12 @@ func (v *validator) param(a *Action, ps *ParamSpec, p *Param) {
 		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events: or in a state's on:", ps.Name, a.Name, s)
 		return
 	}
-	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !contains(ps.Enum, s) {
+	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !Contains(ps.Enum, s) {
 		hint := didYouMean(s, ps.Enum)
 		if hint == "" {
-			hint = "use one of " + quoteList(ps.Enum)
+			hint = "use one of " + QuoteList(ps.Enum)
 		}
-		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: %q is not one of %s", ps.Name, a.Name, s, quoteList(ps.Enum))
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: %q is not one of %s", ps.Name, a.Name, s, QuoteList(ps.Enum))
 	}
 }
 

@@ -148,7 +148,7 @@ func isConstant(n ast.Node) bool {
 	case *ast.PairNode:
 		return isConstant(x.Key) && isConstant(x.Value)
 	case *ast.BuiltinNode:
-		return !contains(nonDeterministic, x.Name) && allConstant(x.Arguments)
+		return !Contains(nonDeterministic, x.Name) && allConstant(x.Arguments)
 	case *ast.CallNode:
 		id, ok := x.Callee.(*ast.IdentifierNode)
 		return ok && checkedFuncs[id.Value] && allConstant(x.Arguments)

@@ -93,7 +93,7 @@ func (v *validator) cycles() {
 		for _, n := range scc {
 			in[n] = true
 		}
-		if len(scc) == 1 && !contains(next[scc[0]], scc[0]) {
+		if len(scc) == 1 && !Contains(next[scc[0]], scc[0]) {
 			continue // not a cycle
 		}
 		if v.canFinish != nil && !v.canFinish[scc[0]] {

@@ -103,7 +103,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 			d.total = true
 			return d
 		}
-		if e.Pos == t.start && !contains(topKeys, t.name) || t.name == "" {
+		if e.Pos == t.start && !Contains(topKeys, t.name) || t.name == "" {
 			// An unknown (or duplicate) top-level key: its text is dropped.
 			dropped(t)
 			if _, near := DidYouMean(t.name, []string{"events"}); near || t.name == "events" {
@@ -123,7 +123,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 			case sub == nil:
 				// states is not a mapping: there are no states.
 			case spec.State(sub.name) != nil:
-				if f := fieldAt(sub, e.Pos); f != nil && e.Pos != f.start && contains(stateDataKeys, f.name) {
+				if f := fieldAt(sub, e.Pos); f != nil && e.Pos != f.start && Contains(stateDataKeys, f.name) {
 					break // inside do, with, set or note: no transition or final is lost
 				}
 				d.states[sub.name] = append(d.states[sub.name], names(sub)...)

@@ -88,7 +88,7 @@ func (v *validator) deadEventTransitions() {
 				continue
 			}
 			for _, later := range evs[i+1:] {
-				if len(ev.From) == 0 || len(later.From) > 0 && !slices.ContainsFunc(later.From, func(f string) bool { return !contains(ev.From, f) }) {
+				if len(ev.From) == 0 || len(later.From) > 0 && !slices.ContainsFunc(later.From, func(f string) bool { return !Contains(ev.From, f) }) {
 					v.errorf(later.ToPos, len(later.To), fmt.Sprintf("give the transition to %q a when:, or list it before", ev.To),
 						"transition of event %q to %q can never fire: the unguarded transition to %q above always fires first", later.Name, later.To, ev.To)
 				}
@@ -105,7 +105,7 @@ func (v *validator) stateOn(st *State) {
 	}
 	if st.Final {
 		v.errorf(st.OnPos, len("on"), "a final state ends the run before events are considered: remove on:, or remove final: true", "final state %q has on: events", st.Name)
-	} else if len(st.On) == 0 && len(st.Next) == 0 && !slices.ContainsFunc(v.spec.Events, func(ev *Event) bool { return len(ev.From) == 0 || contains(ev.From, st.Name) }) {
+	} else if len(st.On) == 0 && len(st.Next) == 0 && !slices.ContainsFunc(v.spec.Events, func(ev *Event) bool { return len(ev.From) == 0 || Contains(ev.From, st.Name) }) {
 		v.errorf(st.OnPos, len("on"), "name the events it waits for: `on: {EVENT: STATE}`, or give it next:", "state %q waits for an event, but no event leaves it: its on: names none, and no event of events: applies in it", st.Name)
 	}
 	for _, on := range st.On {
@@ -189,7 +189,7 @@ func (v *validator) payloadParam(st *State, a *Action, ps *ParamSpec, p *Param) 
 			event, _ = q.Value.(string)
 		}
 	}
-	if !contains(v.spec.EventNames(), event) {
+	if !Contains(v.spec.EventNames(), event) {
 		v.exprMap(ps, p, nil) // the event is reported; still check the expressions
 		return
 	}

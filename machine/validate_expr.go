@@ -48,10 +48,10 @@ func (v *validator) assign(a *Assign) {
 		return
 	}
 	for _, lit := range resultLiterals(tree.Node) {
-		if !contains(cv.Enum, lit.Value) {
+		if !Contains(cv.Enum, lit.Value) {
 			p := ExprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
 			v.errorf(p, len(strconv.Quote(lit.Value)), enumHint(lit.Value, cv.Enum),
-				"set %s: %q is not one of %s", a.Var, lit.Value, quoteList(cv.Enum))
+				"set %s: %q is not one of %s", a.Var, lit.Value, QuoteList(cv.Enum))
 		}
 	}
 }
@@ -103,7 +103,7 @@ func (v *validator) guard(src string, at Pos) {
 			continue
 		}
 		v.errorf(p, len(strconv.Quote(c.lit.Value)), enumHint(c.lit.Value, c.v.Enum),
-			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, quoteList(c.v.Enum))
+			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, QuoteList(c.v.Enum))
 	}
 }
 
@@ -111,7 +111,7 @@ func enumHint(s string, enum []string) string {
 	if h := didYouMean(s, enum); h != "" {
 		return h
 	}
-	return "use one of " + quoteList(enum)
+	return "use one of " + QuoteList(enum)
 }
 
 var (
@@ -226,7 +226,7 @@ func enumComparisons(root ast.Node, spec *Spec) []enumCmp {
 	}
 	check := func(cv *Var, n ast.Node) {
 		for _, lit := range resultLiterals(n) {
-			if !contains(cv.Enum, lit.Value) {
+			if !Contains(cv.Enum, lit.Value) {
 				out = append(out, enumCmp{cv, lit})
 			}
 		}

@@ -45,7 +45,7 @@ func valueSize(v any, limit int) int {
 // valueTooLarge says why the value v of a set is refused (nil when it is
 // not): its size and the limit. The error wraps ErrValueTooLarge; its text
 // does not name it.
-func valueTooLarge(v any) error {
+func ValueTooLarge(v any) error {
 	if n := valueSize(v, MaxValueBytes); n > MaxValueBytes {
 		return tooLargeError{n}
 	}

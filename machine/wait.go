@@ -25,7 +25,7 @@ const PauseEvent = "event"
 // waitStep is a step in a state that waits: its action ran (and was
 // journaled) already. The first pending event that applies moves the run;
 // without one, the run pauses until one is delivered (FireEvent).
-func (r *Run) waitStep(ctx context.Context, cs *cstate) error {
+func (r *Run) waitStep(ctx context.Context, cs *Cstate) error {
 	rec := &Record{Seq: r.seq + 1, From: cs.St.Name, Start: r.now()}
 	chosen, ev, err := r.pickEvent(cs, nil, rec)
 	if err != nil {
@@ -45,7 +45,7 @@ func (r *Run) waitStep(ctx context.Context, cs *cstate) error {
 }
 
 // eventPause describes what a waiting state accepts, and how to deliver it.
-func (r *Run) eventPause(cs *cstate) *PauseError {
+func (r *Run) eventPause(cs *Cstate) *PauseError {
 	names := r.m.Accepts(cs.St.Name)
 	p := &PauseError{State: cs.St.Name, Kind: PauseEvent, Options: names}
 	parts := make([]string, len(names))

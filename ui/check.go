@@ -12,6 +12,7 @@ import (
 
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // Bounds of the Spec page's Check (lppctl ui --max-states, --check-timeout).
@@ -51,7 +52,7 @@ type traceStepView struct {
 // checkSpec model-checks spec within the UI's bounds: Options.CheckMaxStates
 // states and Options.CheckTimeout, one check at a time. rel is the spec's
 // path under the root, used in positions.
-func (s *Server) checkSpec(ctx context.Context, spec *machine.Spec, rel string) (*machine.CheckReport, error) {
+func (s *Server) checkSpec(ctx context.Context, spec *machine.Spec, rel string) (*check.CheckReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.CheckTimeout)
 	defer cancel()
 	select {
@@ -68,7 +69,7 @@ func (s *Server) checkSpec(ctx context.Context, spec *machine.Spec, rel string) 
 	if err != nil {
 		return nil, fmt.Errorf("cannot compile %s: %w", rel, err)
 	}
-	r := machine.ModelCheck(ctx, m, machine.CheckOptions{MaxStates: s.opts.CheckMaxStates})
+	r := check.ModelCheck(ctx, m, check.CheckOptions{MaxStates: s.opts.CheckMaxStates})
 	if r.Stopped == "interrupted" && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		r.Stopped = fmt.Sprintf("the UI's time limit of %s ran out (lppctl ui --check-timeout raises it; lppctl check %s has none)", s.opts.CheckTimeout, rel)
 	}
@@ -86,7 +87,7 @@ func (s *Server) compile(spec *machine.Spec) (*machine.Machine, error) {
 
 // viewCheck turns a report into the page's view; positions name rel, and
 // each FAIL with a counterexample links to drawURL(property).
-func viewCheck(r *machine.CheckReport, rel string, drawURL func(string) string) *checkView {
+func viewCheck(r *check.CheckReport, rel string, drawURL func(string) string) *checkView {
 	where := func(p machine.Pos) string {
 		if !p.IsValid() {
 			return ""
@@ -101,7 +102,7 @@ func viewCheck(r *machine.CheckReport, rel string, drawURL func(string) string) 
 	}
 	for _, p := range r.Properties {
 		pv := propView{Property: p.Property, Title: p.Title, Verdict: string(p.Verdict), Message: p.Message}
-		if p.Verdict != machine.Pass {
+		if p.Verdict != check.Pass {
 			pv.Where = where(p.Pos)
 		}
 		if t := p.Trace; t != nil {
@@ -140,7 +141,7 @@ func viewCheck(r *machine.CheckReport, rel string, drawURL func(string) string) 
 }
 
 // viewTraceStep describes one counterexample step as lppctl check prints it.
-func viewTraceStep(st machine.TraceStep, where string) traceStepView {
+func viewTraceStep(st check.TraceStep, where string) traceStepView {
 	sv := traceStepView{Head: st.From}
 	if st.To != "" {
 		sv.Head += " → " + st.To
@@ -198,7 +199,7 @@ func showValue(v any) string {
 
 // drawnTrace picks the counterexample the diagram shows: the property named
 // by want when it has one, else the first property that has one.
-func drawnTrace(r *machine.CheckReport, want string) (string, *machine.Trace) {
+func drawnTrace(r *check.CheckReport, want string) (string, *check.Trace) {
 	if p := r.Property(want); p != nil && p.Trace != nil {
 		return p.Property, p.Trace
 	}

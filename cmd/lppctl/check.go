@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/export"
 	"github.com/lppctl/lppctl/machine/lpp"
 )
@@ -41,7 +42,7 @@ func checkCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the reports as JSON"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on warnings too: UNKNOWN verdicts, transitions no path takes, validation warnings"},
-			&cli.IntFlag{Name: "max-states", Value: machine.DefaultMaxStates, Usage: "distinct states to explore before stopping with UNKNOWN (bounds memory)"},
+			&cli.IntFlag{Name: "max-states", Value: check.DefaultMaxStates, Usage: "distinct states to explore before stopping with UNKNOWN (bounds memory)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "start a context variable from this value instead of its default: `NAME=VALUE` (repeatable; as run --var)"},
 			&cli.StringSliceFlag{Name: "inputs", Usage: "start these context variables from every value of their domain, as `input: true` does: `NAME,NAME...`"},
 			&cli.StringFlag{Name: "counterexample-format", Value: "text", Usage: "text, or mermaid: also draw each counterexample highlighted on the spec's diagram"},
@@ -52,12 +53,12 @@ func checkCommand() *cli.Command {
 
 // jsonCheckReport is one spec's result in `check --json` output.
 type jsonCheckReport struct {
-	File        string               `json:"file"`
-	OK          bool                 `json:"ok"`              // valid, and no property failed
-	Error       string               `json:"error,omitempty"` // the file could not be read or is invalid
-	Diagnostics []jsonDiagnostic     `json:"diagnostics,omitempty"`
-	Report      *machine.CheckReport `json:"report,omitempty"`
-	Mermaid     map[string]string    `json:"mermaid,omitempty"` // property → diagram of its counterexample
+	File        string             `json:"file"`
+	OK          bool               `json:"ok"`              // valid, and no property failed
+	Error       string             `json:"error,omitempty"` // the file could not be read or is invalid
+	Diagnostics []jsonDiagnostic   `json:"diagnostics,omitempty"`
+	Report      *check.CheckReport `json:"report,omitempty"`
+	Mermaid     map[string]string  `json:"mermaid,omitempty"` // property → diagram of its counterexample
 }
 
 func runCheck(c *cli.Context) error {
@@ -145,11 +146,11 @@ func runCheck(c *cli.Context) error {
 		opts.MaxStates = c.Int("max-states")
 		progress := !c.Bool("json") && isTerminal(c.App.ErrWriter)
 		if progress {
-			opts.Progress = func(s machine.CheckStats) {
+			opts.Progress = func(s check.CheckStats) {
 				fmt.Fprintf(c.App.ErrWriter, "\rchecking %s: %d states, depth %d, %s ", path, s.States, s.Depth, s.Duration.Round(time.Second))
 			}
 		}
-		r := remap(machine.ModelCheck(ctx, m, opts))
+		r := remap(check.ModelCheck(ctx, m, opts))
 		if progress && r.Stats.Duration >= time.Second {
 			fmt.Fprint(c.App.ErrWriter, "\r\033[K") // clear the progress line
 		}
@@ -165,7 +166,7 @@ func runCheck(c *cli.Context) error {
 		}
 		reports = append(reports, rep)
 		if !c.Bool("json") {
-			fmt.Fprint(out, r.Format(machine.FormatOptions{}))
+			fmt.Fprint(out, r.Format(check.FormatOptions{}))
 			for _, p := range r.Properties {
 				if d, ok := rep.Mermaid[p.Property]; ok {
 					fmt.Fprintf(out, "\n%%%% counterexample of %s\n%s", p.Property, d)
@@ -210,8 +211,8 @@ func runCheck(c *cli.Context) error {
 // comes from one (lpp.Translation.RemapReport); a spec's stay as they are.
 // err is a blueprint that cannot be translated (its compute mapping is
 // invalid).
-func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, machine.Diagnostics, func(*machine.CheckReport) *machine.CheckReport, error) {
-	same := func(r *machine.CheckReport) *machine.CheckReport { return r }
+func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, machine.Diagnostics, func(*check.CheckReport) *check.CheckReport, error) {
+	same := func(r *check.CheckReport) *check.CheckReport { return r }
 	if !lpp.HasSchema(src) {
 		spec, diags := machine.Check(path, src, reg, machine.WithoutFiles()) // the check reads no prompt template
 		return spec, diags, same, nil
@@ -235,8 +236,8 @@ func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, 
 // from, typed as run --var types them, and its free inputs. A name the spec
 // does not declare, a value it cannot take or an input also given a value
 // is a usage error that names the spec.
-func checkStart(path string, spec *machine.Spec, vars, inputs []string) (machine.CheckOptions, error) {
-	var opts machine.CheckOptions
+func checkStart(path string, spec *machine.Spec, vars, inputs []string) (check.CheckOptions, error) {
+	var opts check.CheckOptions
 	given, err := parseVars(spec, vars)
 	if err != nil {
 		return opts, withCode(exitUsage, fmt.Errorf("%s: %w", path, err))
@@ -271,7 +272,7 @@ func describeMore(what string, paths []string) string {
 
 // counterexampleDiagrams draws each counterexample on the spec's Mermaid
 // diagram, its states and transitions highlighted (as export --run does).
-func counterexampleDiagrams(spec *machine.Spec, r *machine.CheckReport) map[string]string {
+func counterexampleDiagrams(spec *machine.Spec, r *check.CheckReport) map[string]string {
 	out := map[string]string{}
 	for _, p := range r.Properties {
 		if p.Trace == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // TestCheckShippedSpecsHaveNoFalseAlarms checks every spec shipped in specs/
@@ -186,8 +187,8 @@ func TestCheckCommandJSON(t *testing.T) {
 	if len(reports) != 1 || reports[0].OK || reports[0].Report == nil {
 		t.Fatalf("reports = %+v", reports)
 	}
-	p := reports[0].Report.Property(machine.PropDeadlock)
-	if p == nil || p.Verdict != machine.Fail || p.Trace == nil || len(p.Trace.Steps) != 1 || p.Pos.Line != 7 {
+	p := reports[0].Report.Property(check.PropDeadlock)
+	if p == nil || p.Verdict != check.Fail || p.Trace == nil || len(p.Trace.Steps) != 1 || p.Pos.Line != 7 {
 		t.Fatalf("deadlock = %+v", p)
 	}
 	if got := p.Trace.Steps[0]; got.From != "gate" || got.To != "" {
@@ -216,9 +217,9 @@ func BenchmarkCheckSkillsAgent(b *testing.B) {
 	b.ResetTimer()
 	var states int
 	for range b.N {
-		r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+		r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 		if !r.Passed() || r.Unknowns() > 0 {
-			b.Fatalf("the Skills Agent does not check clean:\n%s", r.Format(machine.FormatOptions{}))
+			b.Fatalf("the Skills Agent does not check clean:\n%s", r.Format(check.FormatOptions{}))
 		}
 		states = r.Stats.States
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // timesRE is the part of a check report's summary line that varies from
@@ -166,8 +167,8 @@ func TestCheckBlueprintWithABrokenTerminalContract(t *testing.T) {
 		t.Fatalf("--json: %v\n%s", err, js)
 	}
 	r := reps[0].Report
-	p := r.Property(machine.PropFinalRequires)
-	if r.File != path || p.Verdict != machine.Fail || p.Pos != (machine.Pos{Line: 8, Col: 32}) || p.Trace == nil ||
+	p := r.Property(check.PropFinalRequires)
+	if r.File != path || p.Verdict != check.Fail || p.Pos != (machine.Pos{Line: 8, Col: 32}) || p.Trace == nil ||
 		p.Trace.Steps[0].Pos != (machine.Pos{Line: 14, Col: 5}) || p.Trace.Steps[0].Via != "event SKIP" {
 		t.Errorf("--json report: file %s, final_requires %+v, counterexample %+v", r.File, p, p.Trace)
 	}

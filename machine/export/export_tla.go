@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // TLAModule is a spec written as a TLA+ module, for TLC, and TLC's
@@ -62,7 +63,7 @@ var tlaIdentChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 type tlaWriter struct {
 	m      *machine.Machine
 	spec   *machine.Spec
-	x      *machine.Explorer
+	x      *check.Explorer
 	module string
 
 	taken   map[string]bool
@@ -80,7 +81,7 @@ type tlaWriter struct {
 }
 
 func newTLAWriter(m *machine.Machine) *tlaWriter {
-	w := &tlaWriter{m: m, spec: m.Spec(), x: machine.NewExplorer(m, machine.CheckOptions{}),
+	w := &tlaWriter{m: m, spec: m.Spec(), x: check.NewExplorer(m, check.CheckOptions{}),
 		taken: map[string]bool{}, varName: map[string]string{}, bound: map[string]string{},
 		dom: map[string]string{}, payload: map[string]string{}, uses: map[string]bool{}}
 	for _, r := range tlaReserved {
@@ -125,7 +126,7 @@ func (w *tlaWriter) variables() []string {
 }
 
 func (w *tlaWriter) maxTransitions() int {
-	return machine.Cmp0(w.spec.Limits.MaxTransitions, machine.DefaultMaxTransitions)
+	return check.Cmp0(w.spec.Limits.MaxTransitions, machine.DefaultMaxTransitions)
 }
 
 func (w *tlaWriter) errorf(p machine.Pos, format string, args ...any) error {
@@ -295,7 +296,7 @@ func (w *tlaWriter) step(s *tlaStep) {
 
 // state writes the actions of one state: its action step, its failure, its
 // events and its next transitions.
-func (w *tlaWriter) state(xs *machine.Xstate) error {
+func (w *tlaWriter) state(xs *check.Xstate) error {
 	st, cs := xs.Cs.St, xs.Cs
 	sid := tlaIdentChars.ReplaceAllString(st.Name, "_")
 	inState := "state = " + tlaString(st.Name)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // bigBlueprint returns a blueprint of n states and m transitions: a chain
@@ -112,9 +113,9 @@ func BenchmarkCheck60x150(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var r *machine.CheckReport
+	var r *check.CheckReport
 	for b.Loop() {
-		r = tr.RemapReport(machine.ModelCheck(context.Background(), m, machine.CheckOptions{}))
+		r = tr.RemapReport(check.ModelCheck(context.Background(), m, check.CheckOptions{}))
 	}
 	b.ReportMetric(float64(r.Stats.States), "states")
 }

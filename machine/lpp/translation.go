@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // Translation is a blueprint translated into an lppctl spec: the spec's
@@ -120,7 +121,7 @@ func (t *Translation) spell(msg string) string {
 // path took) the place in the JSON its spec line comes from. When a
 // position has no such place, the report is returned as it is, in
 // SpecFile. r is not changed.
-func (t *Translation) RemapReport(r *machine.CheckReport) *machine.CheckReport {
+func (t *Translation) RemapReport(r *check.CheckReport) *check.CheckReport {
 	if r == nil || r.File != t.SpecFile() {
 		return r
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // RemapReport moves every position of a check of the translated spec into
@@ -22,11 +23,11 @@ func TestRemapReportMovesACheckIntoTheBlueprint(t *testing.T) {
 	spec, _ := tr.Spec()
 	done := spec.State("done")
 	req := done.FinalRequires[0].Pos
-	report := func(stepLine int) *machine.CheckReport {
-		return &machine.CheckReport{File: tr.SpecFile(), Properties: []machine.PropertyResult{{
-			Property: machine.PropFinalRequires, Verdict: machine.Fail, Pos: req,
-			Trace: &machine.Trace{Steps: []machine.TraceStep{{From: "idle", To: "done", Pos: machine.Pos{Line: stepLine, Col: 9}}, {From: "done"}}},
-		}}, Dead: []machine.DeadTransition{{State: "idle", Pos: done.Pos}}}
+	report := func(stepLine int) *check.CheckReport {
+		return &check.CheckReport{File: tr.SpecFile(), Properties: []check.PropertyResult{{
+			Property: check.PropFinalRequires, Verdict: check.Fail, Pos: req,
+			Trace: &check.Trace{Steps: []check.TraceStep{{From: "idle", To: "done", Pos: machine.Pos{Line: stepLine, Col: 9}}, {From: "done"}}},
+		}}, Dead: []check.DeadTransition{{State: "idle", Pos: done.Pos}}}
 	}
 	r := report(done.Pos.Line)
 	got := tr.RemapReport(r)
@@ -43,7 +44,7 @@ func TestRemapReportMovesACheckIntoTheBlueprint(t *testing.T) {
 	if got := tr.RemapReport(r); got != r {
 		t.Errorf("a position beyond the spec was moved: %+v", got)
 	}
-	other := &machine.CheckReport{File: "other.yaml"}
+	other := &check.CheckReport{File: "other.yaml"}
 	if got := tr.RemapReport(other); got != other {
 		t.Errorf("a report of another file was moved: %+v", got)
 	}

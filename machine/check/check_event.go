@@ -1,10 +1,12 @@
-package machine
+package check
 
 import (
 	"fmt"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // maxPayloads bounds the payload values the check tries per event (the
@@ -17,8 +19,8 @@ const maxPayloads = 64
 // chosen as for a context variable an action writes, from the literals the
 // spec compares event.payload.FIELD with), and a label for traces. An event
 // without a payload has one value, with an empty payload.
-func (x *Explorer) payloadValues(ce *cevent) ([]any, []string) {
-	var fields []*PayloadField
+func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
+	var fields []*machine.PayloadField
 	if ce.Decl != nil {
 		fields = ce.Decl.Payload
 	}
@@ -41,7 +43,7 @@ func (x *Explorer) payloadValues(ce *cevent) ([]any, []string) {
 		// takes the values the spec compares that variable with (each target
 		// variable once).
 		done := map[string]bool{}
-		for _, target := range x.storedFrom(ce.name, f.Name) {
+		for _, target := range x.storedFrom(ce.Name, f.Name) {
 			if tv := x.spec.Var(target); tv != nil && tv.Type == f.Type && !done[target] {
 				done[target] = true
 				more, _ := x.Cmp.Domain(tv)
@@ -58,8 +60,8 @@ func (x *Explorer) payloadValues(ce *cevent) ([]any, []string) {
 	var labels []string
 	idx := make([]int, len(fields))
 	for {
-		ev := reflect.New(ce.typ).Elem()
-		ev.Field(0).SetString(ce.name)
+		ev := reflect.New(ce.Typ).Elem()
+		ev.Field(0).SetString(ce.Name)
 		var parts []string
 		for i, f := range fields {
 			val := doms[i][idx[i]]
@@ -75,7 +77,7 @@ func (x *Explorer) payloadValues(ce *cevent) ([]any, []string) {
 			labels = append(labels, "")
 		}
 		if len(vals) == maxPayloads {
-			x.sampled = append(x.sampled, ce.name)
+			x.sampled = append(x.sampled, ce.Name)
 			sort.Strings(x.sampled)
 			break
 		}
@@ -99,7 +101,7 @@ func (x *Explorer) payloadValues(ce *cevent) ([]any, []string) {
 func (x *Explorer) storedFrom(event, field string) []string {
 	var out []string
 	want := payloadKey(field)
-	add := func(as []*Assign) {
+	add := func(as []*machine.Assign) {
 		for _, a := range as {
 			if strings.Join(strings.Fields(a.Expr), "") == want {
 				out = append(out, a.Var)
@@ -124,4 +126,4 @@ func (x *Explorer) storedFrom(event, field string) []string {
 }
 
 // payloadKey is how comparedValues names a payload field: event.payload.FIELD.
-func payloadKey(field string) string { return VarEvent + ".payload." + field }
+func payloadKey(field string) string { return machine.VarEvent + ".payload." + field }

@@ -1,16 +1,18 @@
-package machine
+package check
 
 import (
 	"slices"
 
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // slotSet is a set of value slots (context variables, then last_error).
 type slotSet []bool
 
 func (s slotSet) addReads(x *Explorer, p *vm.Program) {
-	for _, name := range identifiers(p) {
+	for _, name := range machine.Identifiers(p) {
 		if i, ok := x.slot[name]; ok {
 			s[i] = true
 		}
@@ -18,10 +20,10 @@ func (s slotSet) addReads(x *Explorer, p *vm.Program) {
 }
 
 // addSets adds the reads of a set's expressions whose variable is relevant.
-func (s slotSet) addSets(x *Explorer, set []cassign) {
+func (s slotSet) addSets(x *Explorer, set []machine.Cassign) {
 	for _, a := range set {
-		if x.relevant[x.slot[a.v.Name]] {
-			s.addReads(x, a.prog)
+		if x.relevant[x.slot[a.V.Name]] {
+			s.addReads(x, a.Prog)
 		}
 	}
 }
@@ -37,7 +39,7 @@ func (x *Explorer) relevance() {
 	for i, v := range x.Vars {
 		r[i] = v.Range != nil || len(v.Enum) > 0
 	}
-	var sets [][]cassign
+	var sets [][]machine.Cassign
 	for _, st := range x.States {
 		for _, c := range slices.Concat(st.invs, st.reqs) {
 			r.addReads(x, c.prog)
@@ -47,8 +49,8 @@ func (x *Explorer) relevance() {
 			sets = append(sets, mv.set)
 		}
 		sets = append(sets, st.Cs.Set)
-		if oe := st.Cs.onError; oe != nil {
-			sets = append(sets, oe.set)
+		if oe := st.Cs.OnError; oe != nil {
+			sets = append(sets, oe.Set)
 		}
 	}
 	x.relevant = r
@@ -56,10 +58,10 @@ func (x *Explorer) relevance() {
 		changed = false
 		for _, set := range sets {
 			for _, a := range set {
-				if !r[x.slot[a.v.Name]] {
+				if !r[x.slot[a.V.Name]] {
 					continue
 				}
-				for _, name := range identifiers(a.prog) {
+				for _, name := range machine.Identifiers(a.Prog) {
 					if i, ok := x.slot[name]; ok && !r[i] {
 						r[i], changed = true, true
 					}
@@ -89,10 +91,10 @@ func (s slotSet) union(o slotSet, minus ...slotSet) bool {
 	return changed
 }
 
-func (x *Explorer) writesOf(set []cassign) slotSet {
+func (x *Explorer) writesOf(set []machine.Cassign) slotSet {
 	s := make(slotSet, x.nslots)
 	for _, a := range set {
-		s[x.slot[a.v.Name]] = true
+		s[x.slot[a.V.Name]] = true
 	}
 	return s
 }
@@ -143,11 +145,11 @@ func (x *Explorer) liveness() {
 				live.addReads(x, c.prog)
 			}
 			live.union(after, st.actionWrites)
-			if oe := st.Cs.onError; oe != nil && st.Cs.action != nil {
+			if oe := st.Cs.OnError; oe != nil && st.Cs.Action != nil {
 				to := x.States[x.stateIdx[oe.Target]]
 				errPath := make(slotSet, n)
-				errPath.addSets(x, oe.set)
-				errPath.union(to.live, x.writesOf(oe.set))
+				errPath.addSets(x, oe.Set)
+				errPath.union(to.live, x.writesOf(oe.Set))
 				live.union(errPath, lastErr)
 			}
 			if st.live.union(live) {

@@ -1,4 +1,4 @@
-package machine
+package check
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // The values the model checker gives a variable an action writes:
@@ -36,10 +38,10 @@ type compared map[string][]any
 // comparedValues walks every expression of the spec and records, for each
 // `VAR op OTHER` (and hasPrefix(VAR, OTHER)...), OTHER evaluated at the
 // variables' initial values (their defaults, or the values given).
-func comparedValues(spec *Spec, given map[string]any) compared {
-	env := map[string]any{VarState: spec.Initial, VarLastError: ""}
+func comparedValues(spec *machine.Spec, given map[string]any) compared {
+	env := map[string]any{machine.VarState: spec.Initial, machine.VarLastError: ""}
 	for _, v := range spec.Context {
-		env[v.Name] = cloneValue(v.Default)
+		env[v.Name] = machine.CloneValue(v.Default)
 		if val, ok := given[v.Name]; ok {
 			env[v.Name] = val
 		}
@@ -65,9 +67,9 @@ func comparedValues(spec *Spec, given map[string]any) compared {
 
 // specExpressions returns the text of every guard, set, invariant and
 // final_requires of the spec.
-func specExpressions(spec *Spec) []string {
+func specExpressions(spec *machine.Spec) []string {
 	var out []string
-	sets := func(as []*Assign) {
+	sets := func(as []*machine.Assign) {
 		for _, a := range as {
 			out = append(out, a.Expr)
 		}
@@ -152,7 +154,7 @@ func comparedName(n ast.Node) (string, bool) {
 		if p, ok := payload.Property.(*ast.StringNode); !ok || p.Value != "payload" {
 			return "", false
 		}
-		if ev, ok := payload.Node.(*ast.IdentifierNode); ok && ev.Value == VarEvent {
+		if ev, ok := payload.Node.(*ast.IdentifierNode); ok && ev.Value == machine.VarEvent {
 			return payloadKey(field.Value), true
 		}
 	}
@@ -179,7 +181,7 @@ func (c *compareVisitor) record(name string, other ast.Node, elements bool) {
 }
 
 // domain returns the values a write of v takes, and where they come from.
-func (cmp compared) Domain(v *Var) ([]any, string) {
+func (cmp compared) Domain(v *machine.Var) ([]any, string) {
 	var vals []any
 	seen := map[string]bool{}
 	var key []byte
@@ -191,9 +193,9 @@ func (cmp compared) Domain(v *Var) ([]any, string) {
 		}
 	}
 	switch v.Type {
-	case TypeBool:
+	case machine.TypeBool:
 		return []any{false, true}, "bool"
-	case TypeString:
+	case machine.TypeString:
 		if len(v.Enum) > 0 {
 			for _, e := range v.Enum {
 				add(e)
@@ -209,7 +211,7 @@ func (cmp compared) Domain(v *Var) ([]any, string) {
 		}
 		add(otherString(vals))
 		return vals, "compared"
-	case TypeInt:
+	case machine.TypeInt:
 		if r := v.Range; r != nil {
 			for n := r.Lo; n <= r.Hi && len(vals) < maxRangeValues; n++ {
 				add(n)
@@ -230,7 +232,7 @@ func (cmp compared) Domain(v *Var) ([]any, string) {
 			return sortedInts(vals), "default"
 		}
 		return sortedInts(vals), "compared"
-	case TypeFloat:
+	case machine.TypeFloat:
 		add(v.Default)
 		for _, c := range cmp[v.Name] {
 			if f, ok := asFloat(c); ok {
@@ -244,12 +246,12 @@ func (cmp compared) Domain(v *Var) ([]any, string) {
 			add(d + 1)
 		}
 		return vals, "compared"
-	case TypeList:
+	case machine.TypeList:
 		add(v.Default)
 		add([]any{})
 		add([]any{"item"})
 		return vals, "list"
-	case TypeMap:
+	case machine.TypeMap:
 		add(v.Default)
 		add(map[string]any{})
 		add(map[string]any{"key": "value"})
@@ -264,7 +266,7 @@ const maxRangeValues = 1024
 // errorValues returns the texts a failed action's last_error takes.
 func (cmp compared) ErrorValues() []any {
 	var vals []any
-	for _, c := range cmp[VarLastError] {
+	for _, c := range cmp[machine.VarLastError] {
 		if s, ok := c.(string); ok && s != "" && !slices.Contains(vals, any(s)) {
 			vals = append(vals, s)
 		}

@@ -1,4 +1,4 @@
-package machine_test
+package check_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // FuzzModelCheck checks every valid spec the fuzzer makes from the
@@ -30,19 +31,19 @@ func FuzzModelCheck(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{MaxStates: 2000, MaxDepth: 40})
+		r := check.ModelCheck(context.Background(), m, check.CheckOptions{MaxStates: 2000, MaxDepth: 40})
 		if r.Stats.States > 2000 {
 			t.Fatalf("explored %d states, over the bound 2000", r.Stats.States)
 		}
-		_ = r.Format(machine.FormatOptions{})
+		_ = r.Format(check.FormatOptions{})
 		for _, p := range r.Properties {
-			if p.Verdict != machine.Fail {
+			if p.Verdict != check.Fail {
 				continue
 			}
 			if p.Message == "" {
 				t.Errorf("%s fails with no message", p.Property)
 			}
-			if p.Trace == nil || p.Property == machine.PropReachable {
+			if p.Trace == nil || p.Property == check.PropReachable {
 				continue
 			}
 			if got := p.Trace.States(); len(got) > 0 && got[0] != spec.Initial {

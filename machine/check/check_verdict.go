@@ -1,4 +1,4 @@
-package machine
+package check
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
+	"github.com/lppctl/lppctl/machine"
 )
 
 // verdicts decides every property from what the exploration found.
@@ -75,7 +76,7 @@ func (x *Explorer) passNote(prop string) string {
 // reachability reports the states no explored path reached.
 func (x *Explorer) reachability(r *PropertyResult) {
 	var missed []string
-	var first *State
+	var first *machine.State
 	finals := 0
 	for _, st := range x.States {
 		if st.reached {
@@ -93,9 +94,9 @@ func (x *Explorer) reachability(r *PropertyResult) {
 	case len(missed) == 0 && finals > 0:
 		return
 	case x.stopped != "":
-		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached yet when the exploration stopped (%s)", quoteList(missed), x.stopped)
+		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached yet when the exploration stopped (%s)", machine.QuoteList(missed), x.stopped)
 	case x.untriedNote() != "":
-		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached under the values tried: %s", quoteList(missed), x.untriedNote())
+		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached under the values tried: %s", machine.QuoteList(missed), x.untriedNote())
 	case len(missed) == 0:
 		r.Verdict, r.Message = Fail, "the spec has no final state"
 	default:
@@ -109,10 +110,10 @@ func (x *Explorer) reachability(r *PropertyResult) {
 		if len(missed) == 1 {
 			r.Message = fmt.Sprintf("no path reaches state %q under the values explored", missed[0])
 		} else {
-			r.Message = fmt.Sprintf("no path reaches states %s under the values explored", quoteList(missed))
+			r.Message = fmt.Sprintf("no path reaches states %s under the values explored", machine.QuoteList(missed))
 		}
 		if len(finalsMissed) > 0 {
-			r.Message += fmt.Sprintf(" (final: %s)", quoteList(finalsMissed))
+			r.Message += fmt.Sprintf(" (final: %s)", machine.QuoteList(finalsMissed))
 		}
 		if finals == 0 {
 			r.Message += "; no final state is reachable"
@@ -263,7 +264,7 @@ func (x *Explorer) traceStep(st *Xstate, mv *move) TraceStep {
 
 func (x *Explorer) slotName(slot int) string {
 	if slot == x.lastErr {
-		return VarLastError
+		return machine.VarLastError
 	}
 	return x.Vars[slot].Name
 }
@@ -285,11 +286,11 @@ func (x *Explorer) deadTransitions() []DeadTransition {
 				out = append(out, DeadTransition{State: st.Cs.St.Name, Via: ct.Via, To: ct.Target, Guard: ct.T.When, Pos: ct.T.Pos})
 			}
 		}
-		if oe := st.Cs.onError; oe != nil && !st.errTaken {
+		if oe := st.Cs.OnError; oe != nil && !st.errTaken {
 			out = append(out, DeadTransition{State: st.Cs.St.Name, Via: "on_error", To: oe.Target, Pos: oe.T.Pos})
 		}
 	}
-	reported := map[*ctrans]bool{}
+	reported := map[*machine.Ctrans]bool{}
 	for _, st := range x.States {
 		if !st.reached {
 			continue
@@ -297,8 +298,8 @@ func (x *Explorer) deadTransitions() []DeadTransition {
 		for _, ev := range st.Events {
 			for i, ct := range ev.Trans {
 				switch {
-				case ct.global && (x.globalTaken[ct] || reported[ct]):
-				case ct.global:
+				case ct.Global && (x.globalTaken[ct] || reported[ct]):
+				case ct.Global:
 					reported[ct] = true
 					out = append(out, DeadTransition{Via: "event " + ev.Name, To: ct.Target, Guard: ct.T.When, Pos: ct.T.Pos})
 				case !ev.taken[i]:
@@ -329,7 +330,7 @@ func (x *Explorer) domainReport() []VarDomain {
 	}
 	slices.SortFunc(out, func(a, b VarDomain) int { return x.slot[a.Var] - x.slot[b.Var] })
 	if hasErr {
-		out = append(out, VarDomain{Var: VarLastError, Values: x.Cmp.ErrorValues(), Source: "error"})
+		out = append(out, VarDomain{Var: machine.VarLastError, Values: x.Cmp.ErrorValues(), Source: "error"})
 	}
 	return out
 }

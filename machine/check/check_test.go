@@ -1,4 +1,4 @@
-package machine_test
+package check_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // checkSpecFile validates and compiles a spec file against the check
@@ -68,21 +69,21 @@ func TestCheckCorpusFindsSeededDefects(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			m := checkSpecFile(t, file)
-			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			var failed []string
 			for _, p := range r.Properties {
-				if p.Verdict == machine.Fail {
+				if p.Verdict == check.Fail {
 					failed = append(failed, p.Property)
 				}
 			}
 			slices.Sort(failed)
 			if want := declaredFailures(t, file); !slices.Equal(failed, want) {
-				t.Errorf("failed properties = %v, want %v\n%s", failed, want, r.Format(machine.FormatOptions{NoTimes: true}))
+				t.Errorf("failed properties = %v, want %v\n%s", failed, want, r.Format(check.FormatOptions{NoTimes: true}))
 			}
 			if !r.Complete || r.Unknowns() > 0 {
 				t.Errorf("the check did not complete: %s", r.Stopped)
 			}
-			checkGoldenFile(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(r.Format(machine.FormatOptions{NoTimes: true})))
+			checkGoldenFile(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(r.Format(check.FormatOptions{NoTimes: true})))
 		})
 	}
 }
@@ -125,15 +126,15 @@ states:
 	tests := []struct {
 		name      string
 		maxStates int
-		want      machine.Verdict
+		want      check.Verdict
 		stopped   string
 	}{
-		{"stopped at max-states", 10, machine.Unknown, "max-states: 10 distinct states explored; raise --max-states"},
-		{"complete", 0, machine.Pass, ""},
+		{"stopped at max-states", 10, check.Unknown, "max-states: 10 distinct states explored; raise --max-states"},
+		{"complete", 0, check.Pass, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{MaxStates: tt.maxStates})
+			r := check.ModelCheck(context.Background(), m, check.CheckOptions{MaxStates: tt.maxStates})
 			if r.Stopped != tt.stopped {
 				t.Errorf("stopped = %q, want %q", r.Stopped, tt.stopped)
 			}
@@ -155,7 +156,7 @@ func TestModelCheckInterruptedIsPartial(t *testing.T) {
 	m := compileSpec(t, genCheckSpec(20, 4, 3), checkRegistry())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := machine.ModelCheck(ctx, m, machine.CheckOptions{})
+	r := check.ModelCheck(ctx, m, check.CheckOptions{})
 	if r.Stopped != "interrupted" || r.Complete || r.Unknowns() == 0 {
 		t.Fatalf("stopped = %q, complete = %v, unknowns = %d", r.Stopped, r.Complete, r.Unknowns())
 	}
@@ -163,7 +164,7 @@ func TestModelCheckInterruptedIsPartial(t *testing.T) {
 		t.Errorf("no partial statistics: %+v", r.Stats)
 	}
 	if !r.Passed() {
-		t.Errorf("an interrupted check failed a property:\n%s", r.Format(machine.FormatOptions{NoTimes: true}))
+		t.Errorf("an interrupted check failed a property:\n%s", r.Format(check.FormatOptions{NoTimes: true}))
 	}
 }
 
@@ -197,17 +198,17 @@ states:
 	}{
 		{"only its own set reads it", spec("{type: int, default: 0}", "ok"), 2, ""},
 		{"a guard reads it", spec("{type: int, default: 0}", "ok || calls >= 5"), 6, ""},
-		{"it has a range", spec("{type: int, default: 0, range: [0, 3]}", "ok"), 5, machine.PropBounds},
+		{"it has a range", spec("{type: int, default: 0, range: [0, 3]}", "ok"), 5, check.PropBounds},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := compileSpec(t, tt.src, checkRegistry())
-			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			if r.Stats.States != tt.states {
-				t.Errorf("explored %d states, want %d\n%s", r.Stats.States, tt.states, r.Format(machine.FormatOptions{NoTimes: true}))
+				t.Errorf("explored %d states, want %d\n%s", r.Stats.States, tt.states, r.Format(check.FormatOptions{NoTimes: true}))
 			}
 			for _, p := range r.Properties {
-				if want := p.Property == tt.failing; (p.Verdict == machine.Fail) != want {
+				if want := p.Property == tt.failing; (p.Verdict == check.Fail) != want {
 					t.Errorf("%s: %s %s", p.Property, p.Verdict, p.Message)
 				}
 			}
@@ -238,24 +239,24 @@ states:
 	tests := []struct {
 		name    string
 		src     string
-		verdict machine.Verdict // of the invariant
+		verdict check.Verdict // of the invariant
 		message string
 	}{
-		{"a range the check covers", spec("[0, 1023]", "n < 2000"), machine.Pass, "1 invariant holds"},
-		{"a range wider than the check covers", spec("[0, 100000]", "n < 2000"), machine.Unknown,
+		{"a range the check covers", spec("[0, 1023]", "n < 2000"), check.Pass, "1 invariant holds"},
+		{"a range wider than the check covers", spec("[0, 100000]", "n < 2000"), check.Unknown,
 			"not every value was tried (n: the first 1024 of the 100001 values of its range); narrow the range to decide it"},
-		{"a failure among the values tried", spec("[0, 100000]", "n < 10"), machine.Fail, ""},
+		{"a failure among the values tried", spec("[0, 100000]", "n < 10"), check.Fail, ""},
 		{"an event with more payloads than the check tries", strings.Replace(spec("[0, 3]", "n < 2000"), "    next: done\n",
 			"    on:\n      GO: {to: done, when: 'event.payload.a || event.payload.b || event.payload.c || event.payload.d || event.payload.e || event.payload.f || event.payload.g'}\n", 1) +
 			"events:\n  GO: {payload: {a: bool, b: bool, c: bool, d: bool, e: bool, f: bool, g: bool}}\n",
-			machine.Unknown, "not every value was tried (event GO: the first 64 of its payloads); narrow the ranges, or the payload fields' values, to decide it"},
+			check.Unknown, "not every value was tried (event GO: the first 64 of its payloads); narrow the ranges, or the payload fields' values, to decide it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := compileSpec(t, tt.src, checkRegistry())
-			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			for _, p := range r.Properties {
-				if p.Property != machine.PropInvariants {
+				if p.Property != check.PropInvariants {
 					continue
 				}
 				if p.Verdict != tt.verdict || (tt.message != "" && p.Message != tt.message) {
@@ -280,12 +281,12 @@ states:
 `
 	for _, tt := range []struct {
 		budget int
-		want   machine.Verdict
-	}{{2, machine.Pass}, {1, machine.Fail}} {
+		want   check.Verdict
+	}{{2, check.Pass}, {1, check.Fail}} {
 		m := compileSpec(t, fmt.Sprintf(spec, tt.budget), nil)
-		r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
-		if got := r.Property(machine.PropBounds).Verdict; got != tt.want {
-			t.Errorf("max_transitions %d: bounds %v, want %v\n%s", tt.budget, got, tt.want, r.Format(machine.FormatOptions{NoTimes: true}))
+		r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
+		if got := r.Property(check.PropBounds).Verdict; got != tt.want {
+			t.Errorf("max_transitions %d: bounds %v, want %v\n%s", tt.budget, got, tt.want, r.Format(check.FormatOptions{NoTimes: true}))
 		}
 	}
 }

@@ -1,10 +1,10 @@
-package machine_test
+package check_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // A nullable variable (every variable of an imported L++ blueprint is one)
@@ -37,11 +37,11 @@ states:
     final_requires: {named: name != nil}
 `
 			m := compileSpec(t, src, checkRegistry())
-			r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			for _, p := range r.Properties {
-				want := machine.Pass
-				if p.Property == machine.PropFinalRequires {
-					want = machine.Fail // the run ends in done with name nil when n is not above 2
+				want := check.Pass
+				if p.Property == check.PropFinalRequires {
+					want = check.Fail // the run ends in done with name nil when n is not above 2
 				}
 				if p.Verdict != want {
 					t.Errorf("%s: %s %s, want %s", p.Property, p.Verdict, p.Message, want)

@@ -1,4 +1,4 @@
-package machine_test
+package check_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // checkRegistry holds the built-in actions and the actions the check tests
@@ -66,9 +67,9 @@ func BenchmarkCheckGenerated(b *testing.B) {
 	var secs float64
 	cpu0 := cpuTime(b)
 	for range b.N {
-		r := machine.ModelCheck(context.Background(), m, machine.CheckOptions{})
+		r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 		if !r.Passed() || r.Unknowns() > 0 {
-			b.Fatalf("the generated spec does not check clean:\n%s", r.Format(machine.FormatOptions{}))
+			b.Fatalf("the generated spec does not check clean:\n%s", r.Format(check.FormatOptions{}))
 		}
 		states += r.Stats.States
 		secs += r.Stats.Duration.Seconds()

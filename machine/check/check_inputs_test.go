@@ -1,4 +1,4 @@
-package machine_test
+package check_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
 )
 
 // routerSpec branches on two variables a caller sets: mode picks the branch,
@@ -38,23 +39,23 @@ func TestModelCheckStartsFromTheValuesGiven(t *testing.T) {
 	tests := []struct {
 		name   string
 		src    string
-		opts   machine.CheckOptions
+		opts   check.CheckOptions
 		fails  []string
 		inputs map[string]any // of the first FAIL's counterexample
 	}{
-		{"defaults only reach idle", routerSpec, machine.CheckOptions{}, []string{machine.PropReachable}, nil},
+		{"defaults only reach idle", routerSpec, check.CheckOptions{}, []string{check.PropReachable}, nil},
 		{"a given mode reaches its branch only", routerSpec,
-			machine.CheckOptions{Initial: map[string]any{"mode": "fast"}}, []string{machine.PropReachable}, nil},
+			check.CheckOptions{Initial: map[string]any{"mode": "fast"}}, []string{check.PropReachable}, nil},
 		{"a free mode reaches every branch", routerSpec,
-			machine.CheckOptions{Inputs: []string{"mode"}}, nil, nil},
+			check.CheckOptions{Inputs: []string{"mode"}}, nil, nil},
 		{"a free n deadlocks the fast branch", routerSpec,
-			machine.CheckOptions{Inputs: []string{"mode", "n"}}, []string{machine.PropDeadlock}, map[string]any{"mode": "fast", "n": -1}},
+			check.CheckOptions{Inputs: []string{"mode", "n"}}, []string{check.PropDeadlock}, map[string]any{"mode": "fast", "n": -1}},
 		{"a given n and a free mode", routerSpec,
-			machine.CheckOptions{Inputs: []string{"mode"}, Initial: map[string]any{"n": 0}}, []string{machine.PropDeadlock}, map[string]any{"mode": "fast"}},
+			check.CheckOptions{Inputs: []string{"mode"}, Initial: map[string]any{"n": 0}}, []string{check.PropDeadlock}, map[string]any{"mode": "fast"}},
 		{"an input in the spec", strings.Replace(routerSpec, `default: ""}`, `default: "", input: true}`, 1),
-			machine.CheckOptions{}, nil, nil},
+			check.CheckOptions{}, nil, nil},
 		{"a given value wins over an input in the spec", strings.Replace(routerSpec, `default: ""}`, `default: "", input: true}`, 1),
-			machine.CheckOptions{Initial: map[string]any{"mode": "slow"}}, []string{machine.PropReachable}, nil},
+			check.CheckOptions{Initial: map[string]any{"mode": "slow"}}, []string{check.PropReachable}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,18 +63,18 @@ func TestModelCheckStartsFromTheValuesGiven(t *testing.T) {
 			if err := tt.opts.Validate(m.Spec()); err != nil {
 				t.Fatalf("Validate: %v", err)
 			}
-			r := machine.ModelCheck(context.Background(), m, tt.opts)
+			r := check.ModelCheck(context.Background(), m, tt.opts)
 			var failed []string
-			var first *machine.Trace
+			var first *check.Trace
 			for _, p := range r.Properties {
-				if p.Verdict == machine.Fail {
+				if p.Verdict == check.Fail {
 					failed = append(failed, p.Property)
 					if first == nil {
 						first = p.Trace
 					}
 				}
 			}
-			report := r.Format(machine.FormatOptions{NoTimes: true})
+			report := r.Format(check.FormatOptions{NoTimes: true})
 			if !slices.Equal(failed, tt.fails) {
 				t.Errorf("failed properties = %v, want %v\n%s", failed, tt.fails, report)
 			}
@@ -92,20 +93,20 @@ func TestCheckOptionsValidateNamesWhatIsWrong(t *testing.T) {
 	spec := compileSpec(t, src, nil).Spec()
 	tests := []struct {
 		name string
-		opts machine.CheckOptions
+		opts check.CheckOptions
 		want string
 	}{
-		{"an unknown variable", machine.CheckOptions{Initial: map[string]any{"mdoe": "fast"}},
+		{"an unknown variable", check.CheckOptions{Initial: map[string]any{"mdoe": "fast"}},
 			`cannot start mdoe from a given value: the spec has no context variable "mdoe"; did you mean "mode"?`},
-		{"a value outside the enum", machine.CheckOptions{Initial: map[string]any{"mode": "quick"}},
+		{"a value outside the enum", check.CheckOptions{Initial: map[string]any{"mode": "quick"}},
 			`cannot start mode from "quick": "quick" is not one of ["", "fast", "slow"]`},
-		{"a value of the wrong type", machine.CheckOptions{Initial: map[string]any{"n": "two"}},
+		{"a value of the wrong type", check.CheckOptions{Initial: map[string]any{"n": "two"}},
 			`cannot start n from "two": string "two" is not an int`},
-		{"a value outside the range", machine.CheckOptions{Initial: map[string]any{"n": 7}},
+		{"a value outside the range", check.CheckOptions{Initial: map[string]any{"n": 7}},
 			`cannot start n from 7: 7 is outside its range [0, 3]`},
-		{"an unknown input", machine.CheckOptions{Inputs: []string{"m"}},
+		{"an unknown input", check.CheckOptions{Inputs: []string{"m"}},
 			`cannot make m an input: the spec has no context variable "m"; did you mean "n"?`},
-		{"an input also given", machine.CheckOptions{Inputs: []string{"n"}, Initial: map[string]any{"n": 2}},
+		{"an input also given", check.CheckOptions{Inputs: []string{"n"}, Initial: map[string]any{"n": 2}},
 			`cannot make n an input: it is also given a value; drop one of the two`},
 	}
 	for _, tt := range tests {
@@ -116,7 +117,7 @@ func TestCheckOptionsValidateNamesWhatIsWrong(t *testing.T) {
 			}
 		})
 	}
-	if err := (machine.CheckOptions{Initial: map[string]any{"n": 3}, Inputs: []string{"mode"}}).Validate(spec); err != nil {
+	if err := (check.CheckOptions{Initial: map[string]any{"n": 3}, Inputs: []string{"mode"}}).Validate(spec); err != nil {
 		t.Errorf("valid options refused: %v", err)
 	}
 }

@@ -1,8 +1,10 @@
-package machine
+package check
 
 import (
 	"context"
 	"time"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // DefaultMaxStates bounds a model check when CheckOptions leave MaxStates 0.
@@ -111,8 +113,8 @@ type PropertyResult struct {
 	Message string `json:"message,omitempty"`
 	// Pos points at what the message is about: the stuck state, the
 	// invariant, the unreached state, the range.
-	Pos   Pos    `json:"pos"`
-	Trace *Trace `json:"counterexample,omitempty"`
+	Pos   machine.Pos `json:"pos"`
+	Trace *Trace      `json:"counterexample,omitempty"`
 }
 
 // Trace is a counterexample: the shortest path from the initial state to the
@@ -148,7 +150,7 @@ type TraceStep struct {
 	To    string         `json:"to,omitempty"`
 	Via   string         `json:"via"`             // "next[i]", "on_error", "event NAME", or "" when the trace ends here
 	Guard string         `json:"guard,omitempty"` // the `when` that held
-	Pos   Pos            `json:"pos"`             // of the transition or event taken (of From when none)
+	Pos   machine.Pos    `json:"pos"`             // of the transition or event taken (of From when none)
 	Wrote map[string]any `json:"wrote,omitempty"` // the values the action wrote
 	Error string         `json:"error,omitempty"` // the action failed with this last_error
 	Vars  map[string]any `json:"vars,omitempty"`  // variables the step's set changed (new values)
@@ -156,11 +158,11 @@ type TraceStep struct {
 
 // DeadTransition is a transition (or event) that no explored path took.
 type DeadTransition struct {
-	State string `json:"state,omitempty"` // "" for an event
-	Via   string `json:"via"`             // "next[i]", "on_error", "event NAME"
-	To    string `json:"to"`
-	Guard string `json:"guard,omitempty"`
-	Pos   Pos    `json:"pos"`
+	State string      `json:"state,omitempty"` // "" for an event
+	Via   string      `json:"via"`             // "next[i]", "on_error", "event NAME"
+	To    string      `json:"to"`
+	Guard string      `json:"guard,omitempty"`
+	Pos   machine.Pos `json:"pos"`
 }
 
 // VarDomain lists the values a variable takes when an action writes it.
@@ -218,11 +220,11 @@ func (r *CheckReport) Property(name string) *PropertyResult {
 //
 // The check stops early when ctx is done (Stopped "interrupted") or at
 // MaxStates; the properties it could not decide are then UNKNOWN.
-func ModelCheck(ctx context.Context, m *Machine, opts CheckOptions) *CheckReport {
+func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *CheckReport {
 	x := NewExplorer(m, opts)
 	start := time.Now()
 	x.run(ctx, start)
-	rep := &CheckReport{File: m.spec.File, Spec: m.spec.Name, Complete: x.stopped == "", Stopped: x.stopped}
+	rep := &CheckReport{File: m.Spec().File, Spec: m.Spec().Name, Complete: x.stopped == "", Stopped: x.stopped}
 	rep.Stats = x.stats(time.Since(start))
 	rep.Properties = x.verdicts()
 	rep.Dead = x.deadTransitions()

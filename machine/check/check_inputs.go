@@ -1,8 +1,10 @@
-package machine
+package check
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // The values a model check starts from: every variable its default, except
@@ -14,14 +16,14 @@ import (
 // Validate reports options the spec cannot take: a value for a variable the
 // spec does not declare, of the wrong type, outside its enum or range; an
 // input the spec does not declare, or that is also given a value.
-func (o CheckOptions) Validate(spec *Spec) error {
+func (o CheckOptions) Validate(spec *machine.Spec) error {
 	names := make([]string, len(spec.Context))
 	for i, v := range spec.Context {
 		names[i] = v.Name
 	}
 	unknown := func(name string) error {
 		hint := ""
-		if best, ok := DidYouMean(name, names); ok {
+		if best, ok := machine.DidYouMean(name, names); ok {
 			hint = fmt.Sprintf("; did you mean %q?", best)
 		}
 		return fmt.Errorf("the spec has no context variable %q%s", name, hint)
@@ -33,15 +35,15 @@ func (o CheckOptions) Validate(spec *Spec) error {
 		}
 		val, err := v.Type.Coerce(o.Initial[name])
 		if err == nil {
-			if s, ok := val.(string); ok && len(v.Enum) > 0 && !contains(v.Enum, s) {
-				err = fmt.Errorf("%q is not one of %s", s, quoteList(v.Enum))
+			if s, ok := val.(string); ok && len(v.Enum) > 0 && !machine.Contains(v.Enum, s) {
+				err = fmt.Errorf("%q is not one of %s", s, machine.QuoteList(v.Enum))
 			}
 		}
 		if n, ok := val.(int); ok && err == nil && v.Range != nil && !v.Range.Contains(n) {
 			err = fmt.Errorf("%d is outside its range [%d, %d]", n, v.Range.Lo, v.Range.Hi)
 		}
 		if err != nil {
-			return fmt.Errorf("cannot start %s from %s: %w", name, formatValue(o.Initial[name]), err)
+			return fmt.Errorf("cannot start %s from %s: %w", name, machine.FormatValue(o.Initial[name]), err)
 		}
 	}
 	for _, name := range o.Inputs {

@@ -1,4 +1,4 @@
-package machine
+package check
 
 import (
 	"encoding/binary"

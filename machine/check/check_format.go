@@ -1,4 +1,4 @@
-package machine
+package check
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/internal/textx"
+	"github.com/lppctl/lppctl/machine"
 )
 
 // FormatOptions tune CheckReport.Format.
@@ -72,7 +73,7 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 	return b.String()
 }
 
-func (r *CheckReport) where(p Pos) string {
+func (r *CheckReport) where(p machine.Pos) string {
 	if !p.IsValid() {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package machine
+package check
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // doubling grows s on every pass; its guard never holds in time.
@@ -29,18 +31,18 @@ states:
 // MaxValueBytes, in a run and in the model checker, instead of running
 // out of memory; the counterexample shows the values cut.
 func TestAGrowingValueStopsTheRunAndTheCheck(t *testing.T) {
-	reg := NewBuiltinRegistry()
-	spec, diags := Check("dbl.yaml", []byte(doubling), reg)
+	reg := machine.NewBuiltinRegistry()
+	spec, diags := machine.Check("dbl.yaml", []byte(doubling), reg)
 	require.False(t, diags.HasErrors(), "%v", diags)
-	m, err := Compile(spec, reg)
+	m, err := machine.Compile(spec, reg)
 	require.NoError(t, err)
 
 	r, err := m.NewRun(nil)
 	require.NoError(t, err)
 	err = r.Run(context.Background())
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, ErrValueTooLarge), "%v", err)
-	var ee *EvalError
+	assert.True(t, errors.Is(err, machine.ErrValueTooLarge), "%v", err)
+	var ee *machine.EvalError
 	require.True(t, errors.As(err, &ee), "%v", err)
 	assert.Equal(t, "dbl.yaml:8:14: set s: the value is 16777216 bytes or more, past the limit of 8388608 for a context value; a set that grows a value on every pass (s: s + s) never ends: bound it with a guard (in s + s)", ee.Error())
 

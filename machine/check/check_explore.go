@@ -1,4 +1,4 @@
-package machine
+package check
 
 import (
 	"context"
@@ -8,19 +8,21 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // explorer is one model check in progress: breadth-first search over
 // (state, values) pairs, where values holds the context variables in spec
 // order followed by last_error.
 type Explorer struct {
-	m        *Machine
-	spec     *Spec
+	m        *machine.Machine
+	spec     *machine.Spec
 	maxState int
 	maxDepth int
 	progress func(CheckStats)
 
-	Vars        []*Var
+	Vars        []*machine.Var
 	nslots      int
 	lastErr     int // slot of last_error
 	slot        map[string]int
@@ -28,9 +30,9 @@ type Explorer struct {
 	States      []*Xstate
 	stateIdx    map[string]int
 	Events      []*xevent
-	globalTaken map[*ctrans]bool // top-level event transitions some path took
-	sampled     []string         // events whose payload values were cut at maxPayloads
-	untried     []string         // writes whose range was cut at maxRangeValues, as the report says them
+	globalTaken map[*machine.Ctrans]bool // top-level event transitions some path took
+	sampled     []string                 // events whose payload values were cut at maxPayloads
+	untried     []string                 // writes whose range was cut at maxRangeValues, as the report says them
 	Cmp         compared
 	relevant    slotSet // slots whose value can change a verdict (see relevance)
 	initial     []any   // the values the run starts from, but for the free inputs (check_inputs.go)
@@ -86,7 +88,7 @@ type xnode struct {
 // xstate is a compiled state with what the check needs of it.
 type Xstate struct {
 	idx          int
-	Cs           *cstate
+	Cs           *machine.Cstate
 	final        bool
 	Writes       []int   // slots its action writes
 	Domains      [][]any // values of each write
@@ -110,7 +112,7 @@ type Xstate struct {
 // payload the check tries).
 type xevent struct {
 	Name     string
-	Trans    []*ctrans
+	Trans    []*machine.Ctrans
 	to       []*Xstate // aligned with trans
 	taken    []bool    // aligned with trans (top-level ones are also in explorer.globalTaken)
 	Payloads []any     // values of `event` to try, each a typed struct
@@ -118,7 +120,7 @@ type xevent struct {
 }
 
 type xcond struct {
-	c     *Condition
+	c     *machine.Condition
 	label string
 	prog  *vm.Program
 }
@@ -129,12 +131,12 @@ type finding struct {
 	node int32
 	move int32
 	msg  string
-	pos  Pos
+	pos  machine.Pos
 	loop []string
 }
 
-func NewExplorer(m *Machine, opts CheckOptions) *Explorer {
-	spec := m.spec
+func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
+	spec := m.Spec()
 	x := &Explorer{
 		m: m, spec: spec, maxState: opts.MaxStates, maxDepth: opts.MaxDepth, progress: opts.Progress,
 		Vars: spec.Context, slot: map[string]int{}, stateIdx: map[string]int{},
@@ -144,29 +146,29 @@ func NewExplorer(m *Machine, opts CheckOptions) *Explorer {
 		x.maxState = DefaultMaxStates
 	}
 	if x.maxDepth <= 0 {
-		x.maxDepth = Cmp0(spec.Limits.MaxTransitions, DefaultMaxTransitions)
+		x.maxDepth = Cmp0(spec.Limits.MaxTransitions, machine.DefaultMaxTransitions)
 	}
 	for i, v := range spec.Context {
 		x.slot[v.Name] = i
-		x.defaults = append(x.defaults, cloneValue(v.Default))
+		x.defaults = append(x.defaults, machine.CloneValue(v.Default))
 	}
 	x.lastErr = len(spec.Context)
-	x.slot[VarLastError] = x.lastErr
+	x.slot[machine.VarLastError] = x.lastErr
 	x.defaults = append(x.defaults, "")
 	x.nslots = len(x.defaults)
 	x.env = make(map[string]any, x.nslots+1)
 	x.invEnv = make(map[string]any, x.nslots+1)
 	x.Cmp = comparedValues(spec, opts.Initial)
 	x.startValues(opts)
-	env := TypeEnv(spec)
+	env := machine.TypeEnv(spec)
 	for i, st := range spec.States {
 		x.stateIdx[st.Name] = i
-		x.States = append(x.States, &Xstate{idx: i, Cs: m.states[st.Name], final: st.Final,
+		x.States = append(x.States, &Xstate{idx: i, Cs: m.States[st.Name], final: st.Final,
 			nextTaken: make([]bool, len(st.Next))})
 	}
 	domains := map[string][]any{}
 	for _, st := range x.States {
-		if a := st.Cs.action; a != nil {
+		if a := st.Cs.Action; a != nil {
 			for _, w := range a.WritesOf(st.Cs.St) {
 				s, ok := x.slot[w.Name]
 				if !ok {
@@ -181,15 +183,15 @@ func NewExplorer(m *Machine, opts CheckOptions) *Explorer {
 				st.Writes = append(st.Writes, s)
 				st.Domains = append(st.Domains, domains[w.Name])
 			}
-			if st.Cs.onError != nil {
+			if st.Cs.OnError != nil {
 				st.ErrVals = x.Cmp.ErrorValues()
 			}
 		}
 		for _, c := range st.Cs.St.FinalRequires {
-			st.reqs = append(st.reqs, x.condition(c, RequirementLabel(c, st.Cs.St.Name), env))
+			st.reqs = append(st.reqs, x.condition(c, machine.RequirementLabel(c, st.Cs.St.Name), env))
 		}
 	}
-	x.globalTaken = map[*ctrans]bool{}
+	x.globalTaken = map[*machine.Ctrans]bool{}
 	payloads := map[string]*xevent{} // by event: its payload values, computed once
 	for _, st := range x.States {
 		if st.final {
@@ -204,9 +206,9 @@ func NewExplorer(m *Machine, opts CheckOptions) *Explorer {
 				payloads[name] = pv
 			}
 			xe := &xevent{Name: name, Payloads: pv.Payloads, labels: pv.labels}
-			xe.Trans = append(xe.Trans, st.Cs.on[name]...)
-			for _, ct := range ce.global {
-				if ct.appliesIn(st.Cs.St) {
+			xe.Trans = append(xe.Trans, st.Cs.On[name]...)
+			for _, ct := range ce.Global {
+				if ct.AppliesIn(st.Cs.St) {
 					xe.Trans = append(xe.Trans, ct)
 				}
 			}
@@ -242,7 +244,7 @@ func NewExplorer(m *Machine, opts CheckOptions) *Explorer {
 	for _, v := range x.Vars {
 		x.names = append(x.names, v.Name)
 	}
-	x.names = append(x.names, VarLastError)
+	x.names = append(x.names, machine.VarLastError)
 	return x
 }
 
@@ -253,8 +255,8 @@ func Cmp0(a, b int) int {
 	return b
 }
 
-func (x *Explorer) condition(c *Condition, label string, env map[string]any) *xcond {
-	p, err := CompileGuard(c.Expr, env)
+func (x *Explorer) condition(c *machine.Condition, label string, env map[string]any) *xcond {
+	p, err := machine.CompileGuard(c.Expr, env)
 	if err != nil {
 		p = nil // Validate reports it; a spec that compiled has none
 	}
@@ -293,7 +295,7 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 		x.vals[id] = nil
 		if int(n.depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			x.flags[id] |= flagHorizon
-			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
+			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
 		} else {
 			x.expand(st, vals, func(ord int32, mv *move) bool { return x.visit(id, ord, mv) })
 		}
@@ -311,7 +313,7 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 	}
 }
 
-func (x *Explorer) budgetPos() Pos {
+func (x *Explorer) budgetPos() machine.Pos {
 	if x.spec.Limits.Pos.IsValid() {
 		return x.spec.Limits.Pos
 	}
@@ -339,7 +341,7 @@ func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
 		for i, name := range x.names {
 			env[name] = vals[i]
 		}
-		env[VarState] = st.Cs.St.Name
+		env[machine.VarState] = st.Cs.St.Name
 		for _, c := range st.invs {
 			if c.prog == nil {
 				continue
@@ -384,7 +386,7 @@ func (x *Explorer) visit(id, ord int32, mv *move) bool {
 
 // note keeps the first finding of a property: breadth-first order makes it
 // one with a shortest path.
-func (x *Explorer) note(prop string, node, ord int32, msg string, p Pos) {
+func (x *Explorer) note(prop string, node, ord int32, msg string, p machine.Pos) {
 	if _, ok := x.findings[prop]; ok {
 		return
 	}
@@ -396,16 +398,16 @@ func (x *Explorer) load(st *Xstate, vals []any) {
 	for i, name := range x.names {
 		x.env[name] = vals[i]
 	}
-	x.env[VarState] = st.Cs.St.Name
+	x.env[machine.VarState] = st.Cs.St.Name
 	x.dirty = x.dirty[:0]
 }
 
 // saw renders the values an expression reads in env, for messages: "n=3, done=false".
 func saw(env map[string]any, p *vm.Program) string {
 	var parts []string
-	for _, name := range identifiers(p) {
-		if v, ok := env[name]; ok && name != VarState {
-			parts = append(parts, name+"="+formatValue(v))
+	for _, name := range machine.Identifiers(p) {
+		if v, ok := env[name]; ok && name != machine.VarState {
+			parts = append(parts, name+"="+machine.FormatValue(v))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -1,4 +1,4 @@
-package machine
+package check
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 type moveKind int
@@ -24,7 +26,7 @@ type move struct {
 	kind    moveKind
 	outcome []any  // values the action wrote (aligned with the state's writes); nil when it failed or writes nothing
 	errVal  string // the failure's last_error (moveError)
-	trans   *ctrans
+	trans   *machine.Ctrans
 	ev      *xevent // an event's move: trans is the transition it takes
 	evTrans int     // index of trans in ev.trans
 	payload int     // index of the event's value in ev.payloads
@@ -33,7 +35,7 @@ type move struct {
 	changed []int   // slots a set changed (for traces)
 	prop    string  // moveEnd: the property it violates ("" for a clean end)
 	msg     string
-	pos     Pos
+	pos     machine.Pos
 }
 
 // expand calls visit for every move out of (st, vals), in a fixed order (the
@@ -138,15 +140,15 @@ func (x *Explorer) outcome(st *Xstate, vals, outcome []any, emit func(*move) boo
 		var bad *move
 		if mv.ev != nil {
 			mv.ev.taken[mv.evTrans] = true
-			if mv.trans.global {
+			if mv.trans.Global {
 				x.globalTaken[mv.trans] = true
 			}
-			x.env[VarEvent] = mv.ev.Payloads[mv.payload]
-			more, bad = x.assign(mv.trans.set, next, assignEvent, st, mv)
-			delete(x.env, VarEvent)
+			x.env[machine.VarEvent] = mv.ev.Payloads[mv.payload]
+			more, bad = x.assign(mv.trans.Set, next, assignEvent, st, mv)
+			delete(x.env, machine.VarEvent)
 		} else {
-			st.nextTaken[mv.trans.index] = true
-			more, bad = x.assign(mv.trans.set, next, assignTransition, st, mv)
+			st.nextTaken[mv.trans.Index] = true
+			more, bad = x.assign(mv.trans.Set, next, assignTransition, st, mv)
 		}
 		if bad != nil {
 			bad.outcome = outcome
@@ -174,11 +176,11 @@ func (x *Explorer) failure(st *Xstate, vals []any, errVal string, emit func(*mov
 	x.cur = cur
 	cur[x.lastErr] = errVal
 	x.setEnv(x.lastErr, errVal)
-	oe := st.Cs.onError
+	oe := st.Cs.OnError
 	st.errTaken = true
 	errMove := &x.errMove
 	*errMove = move{kind: moveError, errVal: errVal, trans: oe}
-	changed, bad := x.assign(oe.set, cur, assignTransition, st, errMove)
+	changed, bad := x.assign(oe.Set, cur, assignTransition, st, errMove)
 	if bad != nil {
 		bad.errVal = errVal
 		return emit(bad)
@@ -204,7 +206,7 @@ func (x *Explorer) restoreEnv(vals []any, mark int) {
 // stopErr is a guard that could not be evaluated.
 type stopErr struct {
 	msg string
-	pos Pos
+	pos machine.Pos
 }
 
 // edge is a way out of a state as the spec writes it: an event (ev set) or
@@ -214,10 +216,10 @@ type stopErr struct {
 // a waiting state's on: list) is a new case here and in enabled.
 type edge struct {
 	guard *vm.Program
-	set   []cassign
+	set   []machine.Cassign
 	to    *Xstate
-	ev    *xevent // an event's transition (trans is it): per event and payload, the first whose guard holds fires
-	trans *ctrans // else a next transition: only the first whose guard holds fires
+	ev    *xevent         // an event's transition (trans is it): per event and payload, the first whose guard holds fires
+	trans *machine.Ctrans // else a next transition: only the first whose guard holds fires
 }
 
 // edgesOf lists the edges out of st: its events, then its next transitions.
@@ -225,11 +227,11 @@ func (x *Explorer) edgesOf(st *Xstate) []edge {
 	var out []edge
 	for _, ev := range st.Events {
 		for i, ct := range ev.Trans {
-			out = append(out, edge{guard: ct.guard, set: ct.set, to: ev.to[i], ev: ev, trans: ct})
+			out = append(out, edge{guard: ct.Guard, set: ct.Set, to: ev.to[i], ev: ev, trans: ct})
 		}
 	}
 	for _, ct := range st.Cs.Next {
-		out = append(out, edge{guard: ct.guard, set: ct.set, to: x.States[x.stateIdx[ct.Target]], trans: ct})
+		out = append(out, edge{guard: ct.Guard, set: ct.Set, to: x.States[x.stateIdx[ct.Target]], trans: ct})
 	}
 	return out
 }
@@ -243,12 +245,12 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 	defer func() { x.moveBuf = out[:0] }()
 	for _, ev := range st.Events {
 		for p, val := range ev.Payloads {
-			x.env[VarEvent] = val
+			x.env[machine.VarEvent] = val
 			for i, ct := range ev.Trans {
-				if ct.guard != nil {
-					ok, err := x.vm.Run(ct.guard, x.env)
+				if ct.Guard != nil {
+					ok, err := x.vm.Run(ct.Guard, x.env)
 					if err != nil {
-						delete(x.env, VarEvent)
+						delete(x.env, machine.VarEvent)
 						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
 					}
 					if ok != true {
@@ -260,7 +262,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 				break
 			}
 		}
-		delete(x.env, VarEvent)
+		delete(x.env, machine.VarEvent)
 	}
 	for i := range st.edges {
 		e := &st.edges[i]
@@ -298,7 +300,7 @@ func (x *Explorer) stuckMessage(st *Xstate) string {
 	case len(st.Cs.Next) == 0:
 		why = "it has no next transition"
 	default:
-		why = "every guard is false: " + guardsSaw(st.Cs, x.env)
+		why = "every guard is false: " + machine.GuardsSaw(st.Cs, x.env)
 	}
 	if len(st.Events) == 0 {
 		return fmt.Sprintf("state %q is stuck: %s, and no event applies", st.Cs.St.Name, why)
@@ -330,31 +332,31 @@ func assignWhat(kind assignKind, st *Xstate, mv *move) string {
 // variable's type and checked against its enum; the check also holds ranges.
 // It updates env, and returns the slots that changed (only when tracing). A
 // failure is returned as an end move.
-func (x *Explorer) assign(set []cassign, vals []any, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
+func (x *Explorer) assign(set []machine.Cassign, vals []any, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
 	if len(set) == 0 {
 		return nil, nil
 	}
 	news := x.news[:0]
 	for _, a := range set {
-		v, err := x.vm.Run(a.prog, x.env)
+		v, err := x.vm.Run(a.Prog, x.env)
 		if err == nil {
-			v, err = a.v.Coerce(v) // null through when nullable, as the interpreter does
+			v, err = a.V.Coerce(v) // null through when nullable, as the interpreter does
 		}
 		if err == nil {
-			err = valueTooLarge(v)
+			err = machine.ValueTooLarge(v)
 		}
 		if err == nil {
-			if s, ok := v.(string); ok && len(a.v.Enum) > 0 && !contains(a.v.Enum, s) {
-				err = fmt.Errorf("%q is not one of %s", s, quoteList(a.v.Enum))
+			if s, ok := v.(string); ok && len(a.V.Enum) > 0 && !machine.Contains(a.V.Enum, s) {
+				err = fmt.Errorf("%q is not one of %s", s, machine.QuoteList(a.V.Enum))
 			}
 		}
 		if err != nil {
-			x.end = move{kind: moveEnd, vals: vals, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", assignWhat(kind, st, mv), a.v.Name, err), pos: x.assignPos(a)}
+			x.end = move{kind: moveEnd, vals: vals, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", assignWhat(kind, st, mv), a.V.Name, err), pos: x.assignPos(a)}
 			return nil, &x.end
 		}
-		if n, ok := v.(int); ok && a.v.Range != nil && !a.v.Range.Contains(n) {
+		if n, ok := v.(int); ok && a.V.Range != nil && !a.V.Range.Contains(n) {
 			x.end = move{kind: moveEnd, vals: vals, prop: PropBounds, pos: x.assignPos(a),
-				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", assignWhat(kind, st, mv), a.v.Name, n, a.v.Range.Lo, a.v.Range.Hi)}
+				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", assignWhat(kind, st, mv), a.V.Name, n, a.V.Range.Lo, a.V.Range.Hi)}
 			return nil, &x.end
 		}
 		news = append(news, v)
@@ -362,7 +364,7 @@ func (x *Explorer) assign(set []cassign, vals []any, kind assignKind, st *Xstate
 	x.news = news[:0]
 	var changed []int
 	for i, a := range set {
-		s := x.slot[a.v.Name]
+		s := x.slot[a.V.Name]
 		if x.tracing && !sameValue(vals[s], news[i]) {
 			changed = append(changed, s)
 		}
@@ -373,11 +375,11 @@ func (x *Explorer) assign(set []cassign, vals []any, kind assignKind, st *Xstate
 }
 
 // assignPos finds where a compiled assignment is written.
-func (x *Explorer) assignPos(a cassign) Pos {
-	if a.a != nil {
-		return a.a.ExprPos
+func (x *Explorer) assignPos(a machine.Cassign) machine.Pos {
+	if a.A != nil {
+		return a.A.ExprPos
 	}
-	return a.v.Pos
+	return a.V.Pos
 }
 
 // via names a move as traces and messages do.
@@ -405,7 +407,7 @@ func quoteValue(v any) string {
 		}
 		return strconv.Quote(s)
 	}
-	out := formatValue(v)
+	out := machine.FormatValue(v)
 	if len(out) > 2*maxShownValue {
 		cut := 2 * maxShownValue
 		for cut > 0 && !utf8.RuneStart(out[cut]) {
