@@ -4,7 +4,9 @@
 // and keeps every package under machine/ (the spec model, validation, the
 // runtime, the model checker, the exporters, lpp, runstore) free of LLM,
 // tool and skill code: none of them may depend, even indirectly, on
-// actions/, gateway/, skills/ or langchaingo.
+// actions/, gateway/, skills/ or langchaingo. And each stage package
+// (machine/check, machine/export) imports only the packages of the module
+// its doc.go allows (stageImports).
 //
 // It imports nothing of the module, so it is no node of the graph it checks.
 package layout

@@ -34,6 +34,30 @@ var forbidden = []string{
 	"github.com/tmc/langchaingo",
 }
 
+// stageImports are the only packages of the module each stage package of
+// machine/ may import (its doc.go says why): the checker reads the spec and
+// compiled model of machine, never runstore or lpp; the exporters read
+// machine and the checker's value domains.
+var stageImports = map[string][]string{
+	"machine/check":  {"machine", "internal/textx"},
+	"machine/export": {"machine", "machine/check"},
+}
+
+// strayImports lists, sorted, each "pkg -> dep" of g where a package of
+// stageImports imports a package of the module its list leaves out.
+func strayImports(g map[string][]string) []string {
+	var out []string
+	for pkg, ok := range stageImports {
+		for _, d := range g[pkg] {
+			if !slices.Contains(ok, d) {
+				out = append(out, pkg+" -> "+d)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // root returns the module's root folder (two levels above this package).
 func root(t *testing.T) string {
 	t.Helper()
@@ -160,6 +184,34 @@ func TestMachineDependsOnNoLLMToolOrSkillPackage(t *testing.T) {
 	deps := parseLines(goList(t, `{{.ImportPath}} {{join .Deps " "}}`, "./machine/..."))
 	require.NotEmpty(t, deps)
 	assert.Empty(t, violations(deps), "packages under machine/ must not depend on %v", forbidden)
+}
+
+func TestStagePackagesImportOnlyWhatTheirDocAllows(t *testing.T) {
+	g := moduleGraph(parseLines(goList(t, `{{.ImportPath}} {{join .Imports " "}}`, "./machine/...")))
+	for pkg := range stageImports {
+		require.Contains(t, g, pkg, "go list ./machine/... has no %s", pkg)
+	}
+	assert.Empty(t, strayImports(g), "a stage package imports more than its doc.go allows (update stageImports and the doc.go together)")
+}
+
+func TestStrayImportsFindsAnImportOutsideTheStagesList(t *testing.T) {
+	tests := []struct {
+		name string
+		g    map[string][]string
+		want []string
+	}{
+		{"allowed", map[string][]string{"machine/export": {"machine", "machine/check"}}, nil},
+		{"the checker importing the run store", map[string][]string{"machine/check": {"machine", "machine/runstore"}},
+			[]string{"machine/check -> machine/runstore"}},
+		{"an exporter importing lpp", map[string][]string{"machine/export": {"machine/lpp"}},
+			[]string{"machine/export -> machine/lpp"}},
+		{"a package with no list", map[string][]string{"machine/lpp": {"machine/export"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, strayImports(tt.g))
+		})
+	}
 }
 
 func TestReadmeDrawsThePackageGraphOfGoList(t *testing.T) {

@@ -1,0 +1,21 @@
+// Package check is the model checker: ModelCheck explores every state a
+// compiled machine can reach over finite value domains (actions' writes,
+// event payloads, the spec's inputs: ranges) and reports each property of
+// docs/check.md (deadlock, reachable, termination, invariants,
+// final_requires, bounds, evaluation) with a counterexample trace;
+// CheckReport.Format prints it as `lppctl check` does.
+//
+// It owns the exploration (check_explore.go, check_moves.go), the value
+// domains (check_domain.go, check_inputs.go), the state hashing and the
+// dead-slot reset (check_hash.go, check_live.go), the verdicts and traces
+// (check.go, check_verdict.go, check_format.go). The spec keys it reads
+// (invariants:, final_requires:, inputs:) are decoded with the rest of the
+// spec in package machine (check_spec.go there).
+//
+// It imports package machine for the spec model and the compiled model
+// (Machine, Cstate, Ctrans, Cassign: the expressions compiled once, which
+// the checker evaluates as a run would), never the run loop (Run, Call,
+// delivery, memory) nor any LLM, tool or skill package (internal/layout's
+// test keeps machine/... free of those). The exporters import it, not the
+// other way round.
+package check
