@@ -14,6 +14,7 @@ import (
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // CheckOptions says where the files a spec's general actions name are
@@ -360,7 +361,7 @@ func (k *checker) specRun(st *machine.State) {
 		k.paramError(st, p, "name a spec file of the project", "child spec %s: %s", name, notASpec)
 		return
 	}
-	child, diags := machine.Check(found, src, k.reg, machine.WithRoot(k.opts.Root))
+	child, diags := validate.Check(found, src, k.reg, validate.WithRoot(k.opts.Root))
 	if child != nil {
 		diags = append(diags, checkSpec(child, k.reg, CheckOptions{Root: k.opts.Root, Policy: k.opts.Policy}, append(slices.Clone(k.stack), abs))...)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // keyText looks like a private key; its body must never reach a report.
@@ -93,7 +94,7 @@ func TestModelWrittenSpecsCannotReadOutsideTheRoot(t *testing.T) {
 			reg := machine.NewBuiltinRegistry()
 			require.NoError(t, Register(reg, &Deps{Root: root}))
 			path := filepath.Join(root, "gen", "demo", "demo.yaml")
-			s, diags := machine.Check(path, []byte(spec), reg, machine.WithRoot(root))
+			s, diags := validate.Check(path, []byte(spec), reg, validate.WithRoot(root))
 			if s != nil {
 				diags = append(diags, CheckSpec(s, reg, CheckOptions{Root: root, SpecDir: filepath.Dir(path)})...)
 			}
@@ -127,7 +128,7 @@ func TestSpecRunRefusesFilesOutsideTheRoot(t *testing.T) {
 		src := "lpp: 1\nname: parent\ninitial: child\nstates:\n  child:\n    do: spec.run\n    with: {spec: " + tt.child + "}\n    next: [done]\n  done: {final: true}\n"
 		reg := machine.NewBuiltinRegistry()
 		require.NoError(t, Register(reg, d))
-		spec, diags := machine.Check(filepath.Join(p.root, "parent.yaml"), []byte(src), reg, machine.WithRoot(p.root), machine.WithoutFiles())
+		spec, diags := validate.Check(filepath.Join(p.root, "parent.yaml"), []byte(src), reg, validate.WithRoot(p.root), validate.WithoutFiles())
 		require.False(t, diags.HasErrors(), "%v", diags)
 		m, err := machine.Compile(spec, reg)
 		require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // project is a temporary project root for the general actions: the repo's
@@ -77,7 +78,7 @@ func (p *project) check(name string, d *Deps) (*machine.Spec, *machine.Registry,
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	spec, diags := machine.Check(path, src, reg, machine.WithRoot(p.root))
+	spec, diags := validate.Check(path, src, reg, validate.WithRoot(p.root))
 	if spec != nil {
 		diags = append(diags, CheckSpec(spec, reg, CheckOptions{Root: p.root})...)
 		diags.Sort()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // humanSpec plans (scripted), asks for approval, then for an intervention
@@ -79,7 +80,7 @@ func newHumanRun(t *testing.T, in string, opts ...machine.RunOption) (*machine.R
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if d := machine.Validate(spec, reg); d.HasErrors() {
+	if d := validate.Validate(spec, reg); d.HasErrors() {
 		t.Fatal(d.PrettyAll(spec.Source))
 	}
 	m, err := machine.Compile(spec, reg)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 const inputSpec = `
@@ -51,7 +52,7 @@ func TestHumanInput(t *testing.T) {
 			if err := Register(reg, d); err != nil {
 				t.Fatal(err)
 			}
-			spec, diags := machine.Check("ask.yaml", []byte(inputSpec), reg)
+			spec, diags := validate.Check("ask.yaml", []byte(inputSpec), reg)
 			if diags.HasErrors() {
 				t.Fatal(diags.PrettyAll([]byte(inputSpec)))
 			}

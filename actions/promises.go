@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // specPromises is spec.promises: it checks what a generated skill's spec
@@ -50,7 +51,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	examples, _ := c.Param("examples").([]any)
-	s := decodeSource(reg, root, specPath, src, machine.WithoutFiles())
+	s := decodeSource(reg, root, specPath, src, validate.WithoutFiles())
 	if s.spec == nil {
 		// Validation reports why; nothing here can be checked.
 		return setNamedVars(c, map[string]any{"ok": true, "report": specPath + ": not decoded; the validation reports why"})

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // Registering needs no provider, no gateway and no files, and the flagship
@@ -30,7 +31,7 @@ func TestRegisterOfflineAndSpecValidates(t *testing.T) {
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("load: %v %v", err, diags)
 	}
-	if d := machine.Validate(spec, reg); d.HasErrors() {
+	if d := validate.Validate(spec, reg); d.HasErrors() {
 		t.Fatalf("the spec is invalid:\n%s", d.PrettyAll(spec.Source))
 	}
 }

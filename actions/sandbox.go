@@ -16,6 +16,7 @@ import (
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // Limits of spec.sandbox's copy of a folder.
@@ -234,7 +235,7 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 // start values and events queued, and says how it ended; final is its
 // context at the end.
 func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath, specAbs string, src []byte, maxTransitions int, vars map[string]any, events []string) (end string, ok bool, final map[string]any) {
-	s := decodeSource(reg, cd.Root, specPath, src, machine.WithRoot(cd.Root), machine.WithSpecDir(cd.SpecDir))
+	s := decodeSource(reg, cd.Root, specPath, src, validate.WithRoot(cd.Root), validate.WithSpecDir(cd.SpecDir))
 	spec := s.spec
 	if spec == nil || s.mappingErr != "" || s.diags.HasErrors() {
 		return "the spec did not compile in the sandbox", false, nil
@@ -276,7 +277,7 @@ func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath
 // machine can be validated before its compute units are written. It returns
 // their paths.
 func writePlaceholders(tmp, specPath string, src []byte, reg *machine.Registry) ([]string, error) {
-	spec := decodeSource(reg, tmp, specPath, src, machine.WithoutFiles()).spec // a blueprint's translation
+	spec := decodeSource(reg, tmp, specPath, src, validate.WithoutFiles()).spec // a blueprint's translation
 	if spec == nil {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // specValidate is spec.validate: it reads a spec through the gateway (so the
@@ -85,7 +86,7 @@ func setNamedVars(c *machine.Call, values map[string]any) error {
 // (decodeSource).
 func checkSource(reg *machine.Registry, root, path string, src []byte) (valid bool, errs int, report string) {
 	dir := filepath.Join(root, filepath.Dir(filepath.FromSlash(path)))
-	s := decodeSource(reg, root, path, src, machine.WithRoot(root), machine.WithSpecDir(dir))
+	s := decodeSource(reg, root, path, src, validate.WithRoot(root), validate.WithSpecDir(dir))
 	if s.mappingErr != "" {
 		return false, 1, s.mappingErr
 	}
@@ -159,7 +160,7 @@ func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	if err := Register(creg, cd); err != nil {
 		return err
 	}
-	spec, diags := machine.Check(path, src, creg, machine.WithRoot(d.root()))
+	spec, diags := validate.Check(path, src, creg, validate.WithRoot(d.root()))
 	if spec != nil {
 		diags = append(diags, CheckSpec(spec, creg, CheckOptions{Root: d.root()})...)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // Bounds of spec.check's exploration.
@@ -48,7 +49,7 @@ func (d *Deps) specCheck(ctx context.Context, c *machine.Call) error {
 // position of the report in the JSON (decodeSource).
 func modelCheckSource(ctx context.Context, reg *machine.Registry, root, path string, src []byte, maxStates int) (bool, string) {
 	dir := filepath.Join(root, filepath.Dir(filepath.FromSlash(path)))
-	s := decodeSource(reg, root, path, src, machine.WithRoot(root), machine.WithSpecDir(dir))
+	s := decodeSource(reg, root, path, src, validate.WithRoot(root), validate.WithSpecDir(dir))
 	if s.mappingErr != "" {
 		return false, s.mappingErr
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // checkerSpec model-checks the spec named by target with spec.check.
@@ -56,7 +57,7 @@ func TestSpecCheck(t *testing.T) {
 			if err := Register(reg, d); err != nil {
 				t.Fatal(err)
 			}
-			spec, diags := machine.Check("checker.yaml", []byte(checkerSpec), reg)
+			spec, diags := validate.Check("checker.yaml", []byte(checkerSpec), reg)
 			if diags.HasErrors() {
 				t.Fatal(diags.PrettyAll([]byte(checkerSpec)))
 			}

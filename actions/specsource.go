@@ -9,6 +9,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // specSource is a spec file as spec.validate, spec.check and spec.sandbox
@@ -32,10 +33,10 @@ type specSource struct {
 // documents naming what they are) is translated with its compute mapping
 // (BLUEPRINT.lppctl.yaml beside it, read inside root; none: the default
 // driver and no units), and its diagnostics point into the JSON.
-func decodeSource(reg *machine.Registry, root, path string, src []byte, opts ...machine.ValidateOption) *specSource {
+func decodeSource(reg *machine.Registry, root, path string, src []byte, opts ...validate.ValidateOption) *specSource {
 	s := &specSource{path: path, src: src}
 	if !lpp.HasSchema(src) {
-		s.spec, s.diags = machine.Check(path, src, reg, opts...)
+		s.spec, s.diags = validate.Check(path, src, reg, opts...)
 		return s
 	}
 	bp, diags := lpp.Parse(path, src)
@@ -64,7 +65,7 @@ func decodeSource(reg *machine.Registry, root, path string, src []byte, opts ...
 	s.spec = spec
 	s.diags = append(s.diags, tr.Remap(sd)...)
 	if spec != nil && !sd.HasErrors() {
-		s.diags = append(s.diags, tr.Remap(machine.Validate(spec, reg, opts...))...)
+		s.diags = append(s.diags, tr.Remap(validate.Validate(spec, reg, opts...))...)
 	}
 	s.diags.Sort()
 	return s

@@ -264,11 +264,11 @@ func (c *Call) SetVar(name string, value any) error {
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
-	if f, bad := notFinite(val); bad {
+	if f, bad := NotFinite(val); bad {
 		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
 	}
 	if where, k, bad := timeInside(val); bad {
-		return fmt.Errorf("cannot set %q: it holds %s at %s (%w), which the run's journal would store %s", name, k.what, where, ErrTimeInValue, k.journaled)
+		return fmt.Errorf("cannot set %q: it holds %s at %s (%w), which the run's journal would store %s", name, k.What, where, ErrTimeInValue, k.Journaled)
 	}
 	if s, ok := val.(string); ok && len(v.Enum) > 0 && !Contains(v.Enum, s) {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, QuoteList(v.Enum))
@@ -362,7 +362,7 @@ func AsPause(err error) (*PauseError, bool) {
 }
 
 // paramNames lists an action's parameter names for "did you mean" hints.
-func (a *Action) paramNames() []string {
+func (a *Action) ParamNames() []string {
 	out := make([]string, len(a.Params))
 	for i, p := range a.Params {
 		out[i] = p.Name
@@ -396,7 +396,7 @@ func FileParams(spec *Spec, reg *Registry, root string) []string {
 	var out []string
 	for _, name := range fileParamNames(spec, reg) {
 		if found, _ := ResolveFile(name, filepath.Dir(spec.File), root); found != "" {
-			out = appendUnique(out, found)
+			out = AppendUnique(out, found)
 		}
 	}
 	return out
@@ -411,7 +411,7 @@ func FileParamCandidates(spec *Spec, reg *Registry, root string) []string {
 	for _, name := range fileParamNames(spec, reg) {
 		_, tried := ResolveFile(name, filepath.Dir(spec.File), root)
 		for _, p := range tried {
-			out = appendUnique(out, p)
+			out = AppendUnique(out, p)
 		}
 	}
 	return out

@@ -113,7 +113,7 @@ func (r *Run) replayAppended(name string, val any, before int) bool {
 	if v := r.m.spec.Var(name); v == nil || v.Type != TypeList {
 		return false
 	}
-	if _, bad := notFinite(xs[before:]); bad {
+	if _, bad := NotFinite(xs[before:]); bad {
 		return false
 	}
 	r.env[name] = xs

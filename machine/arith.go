@@ -25,12 +25,12 @@ import (
 // The functions the patch calls. Their names cannot be written in a spec by
 // mistake (no one names a function so), and they are harmless if called.
 const (
-	fnAdd = "_checked_add"
-	fnSub = "_checked_sub"
-	fnMul = "_checked_mul"
-	fnMod = "_checked_mod"
-	fnNeg = "_checked_neg"
-	fnInt = "_checked_int"
+	FnAdd = "_checked_add"
+	FnSub = "_checked_sub"
+	FnMul = "_checked_mul"
+	FnMod = "_checked_mod"
+	FnNeg = "_checked_neg"
+	FnInt = "_checked_int"
 )
 
 // Errors of checked arithmetic (wrapped; the message names the operands).
@@ -44,15 +44,15 @@ var (
 func arithOptions(env map[string]any) []expr.Option {
 	intInt := new(func(int, int) int)
 	return []expr.Option{
-		expr.Function(fnAdd, binaryInt(fnAdd), intInt),
-		expr.Function(fnSub, binaryInt(fnSub), intInt),
-		expr.Function(fnMul, binaryInt(fnMul), intInt),
-		expr.Function(fnMod, binaryInt(fnMod), intInt),
-		expr.Function(fnAdd+"_any", binaryAny(fnAdd)),
-		expr.Function(fnSub+"_any", binaryAny(fnSub)),
-		expr.Function(fnMul+"_any", binaryAny(fnMul)),
-		expr.Function(fnMod+"_any", binaryAny(fnMod)),
-		expr.Function(fnNeg, func(args ...any) (any, error) {
+		expr.Function(FnAdd, binaryInt(FnAdd), intInt),
+		expr.Function(FnSub, binaryInt(FnSub), intInt),
+		expr.Function(FnMul, binaryInt(FnMul), intInt),
+		expr.Function(FnMod, binaryInt(FnMod), intInt),
+		expr.Function(FnAdd+"_any", binaryAny(FnAdd)),
+		expr.Function(FnSub+"_any", binaryAny(FnSub)),
+		expr.Function(FnMul+"_any", binaryAny(FnMul)),
+		expr.Function(FnMod+"_any", binaryAny(FnMod)),
+		expr.Function(FnNeg, func(args ...any) (any, error) {
 			n, ok := args[0].(int)
 			if !ok {
 				return runtime.Negate(args[0]), nil
@@ -62,7 +62,7 @@ func arithOptions(env map[string]any) []expr.Option {
 			}
 			return -n, nil
 		}),
-		expr.Function(fnInt, func(args ...any) (any, error) { return checkedInt(args[0]) }, new(func(any) int)),
+		expr.Function(FnInt, func(args ...any) (any, error) { return checkedInt(args[0]) }, new(func(any) int)),
 		expr.Patch(checkedArith{env: env}),
 	}
 }
@@ -70,19 +70,19 @@ func arithOptions(env map[string]any) []expr.Option {
 // checkedOp computes a op b on ints, or fails.
 func checkedOp(op string, a, b int) (int, error) {
 	switch op {
-	case fnAdd:
+	case FnAdd:
 		s := a + b
 		if (s > a) != (b > 0) {
 			return 0, fmt.Errorf("%w: %d + %d is out of the int range", ErrIntOverflow, a, b)
 		}
 		return s, nil
-	case fnSub:
+	case FnSub:
 		d := a - b
 		if (d < a) != (b > 0) {
 			return 0, fmt.Errorf("%w: %d - %d is out of the int range", ErrIntOverflow, a, b)
 		}
 		return d, nil
-	case fnMul:
+	case FnMul:
 		if a == 0 || b == 0 {
 			return 0, nil
 		}
@@ -117,11 +117,11 @@ func binaryAny(op string) func(args ...any) (any, error) {
 			return checkedOp(op, a, b)
 		}
 		switch op {
-		case fnAdd:
+		case FnAdd:
 			return runtime.Add(args[0], args[1]), nil
-		case fnSub:
+		case FnSub:
 			return runtime.Subtract(args[0], args[1]), nil
-		case fnMul:
+		case FnMul:
 			return runtime.Multiply(args[0], args[1]), nil
 		}
 		return runtime.Modulo(args[0], args[1]), nil
@@ -160,7 +160,7 @@ func checkedInt(x any) (any, error) {
 // untyped call that expr's checker lets through for %.
 type checkedArith struct{ env map[string]any }
 
-var checkedOps = map[string]string{"+": fnAdd, "-": fnSub, "*": fnMul, "%": fnMod}
+var checkedOps = map[string]string{"+": FnAdd, "-": FnSub, "*": FnMul, "%": FnMod}
 
 func (p checkedArith) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
@@ -183,14 +183,14 @@ func (p checkedArith) Visit(node *ast.Node) {
 		p.call(node, fn, n.Left, n.Right)
 	case *ast.UnaryNode:
 		if _, literal := n.Node.(*ast.IntegerNode); n.Operator == "-" && !literal && n.Node.Type().Kind() == reflect.Int {
-			p.call(node, fnNeg, n.Node)
+			p.call(node, FnNeg, n.Node)
 		}
 	case *ast.BuiltinNode: // a builtin that a context variable does not override
 		if n.Name != "int" || len(n.Arguments) != 1 {
 			return
 		}
 		if k := n.Arguments[0].Type().Kind(); k == reflect.Float64 || k == reflect.Float32 || k == reflect.Interface {
-			p.call(node, fnInt, n.Arguments[0])
+			p.call(node, FnInt, n.Arguments[0])
 		}
 	}
 }
@@ -211,5 +211,5 @@ func (p checkedArith) unknown(n ast.Node) bool {
 		return false
 	}
 	_, known := p.env[id.Value]
-	return !known && !isBuiltin(id.Value)
+	return !known && !IsBuiltin(id.Value)
 }

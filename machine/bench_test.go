@@ -11,6 +11,7 @@ import (
 	"github.com/looplab/fsm"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // benchSpec is a guarded two-state loop: every step runs an action, applies a
@@ -114,7 +115,7 @@ func BenchmarkLoadValidate20(b *testing.B) {
 		if diags.HasErrors() {
 			b.Fatal(diags.Err())
 		}
-		if diags := machine.Validate(spec, reg); diags.HasErrors() {
+		if diags := validate.Validate(spec, reg); diags.HasErrors() {
 			b.Fatal(diags.Err())
 		}
 		if _, err := machine.Compile(spec, reg); err != nil {

@@ -16,7 +16,7 @@ import (
 //	fail   fails with a message (to exercise on_error routes)
 //	emit   sends a named external event to the run
 func RegisterBuiltins(r *Registry) error {
-	for _, a := range builtinActions() {
+	for _, a := range BuiltinActions() {
 		if err := r.Register(a); err != nil {
 			return err
 		}
@@ -37,7 +37,7 @@ func NewBuiltinRegistry() *Registry {
 // not sync its step on its own, as for a state without an action.
 const ActionNoop = "noop"
 
-func builtinActions() []Action {
+func BuiltinActions() []Action {
 	return []Action{
 		{
 			Name: ActionNoop,

@@ -12,6 +12,7 @@ import (
 	"github.com/expr-lang/expr/builtin"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // docBuiltinRow is one row of docs/spec.md's table of expression built-ins.
@@ -56,7 +57,7 @@ states:
 		return diags.Err()
 	}
 	reg := machine.NewBuiltinRegistry()
-	if diags := machine.Validate(spec, reg); diags.HasErrors() {
+	if diags := validate.Validate(spec, reg); diags.HasErrors() {
 		return diags.Err()
 	}
 	m, err := machine.Compile(spec, reg)

@@ -128,7 +128,7 @@ func (m *Machine) addMove(ct *Ctrans, from ...string) {
 	}
 }
 
-func appendUnique(list []string, s string) []string {
+func AppendUnique(list []string, s string) []string {
 	for _, x := range list {
 		if x == s {
 			return list
@@ -156,7 +156,7 @@ func (c *compiler) transition(t *Transition, index int, env map[string]any) *Ctr
 func (c *compiler) guard(src string, at Pos, env map[string]any) *vm.Program {
 	p, err := CompileGuard(src, env)
 	if err != nil {
-		e := locateExprError(err, at)
+		e := LocateExprError(err, at)
 		c.errorf(e.Pos, "guard %q: %s", src, e.Msg)
 		return nil
 	}
@@ -173,7 +173,7 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []Cassign {
 		}
 		p, err := CompileVarValue(a.Expr, v, env)
 		if err != nil {
-			e := locateExprError(err, a.ExprPos)
+			e := LocateExprError(err, a.ExprPos)
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
@@ -206,28 +206,28 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 			}
 			continue
 		}
-		if src, ok := exprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+		if src, ok := ExprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
 			prog, err := CompileValue(src, TypeAny, c.env)
 			if err != nil {
 				c.errorf(p.VPos, "parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
 				continue
 			}
-			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: exprStart(c.spec.Source, p.VPos), format: ps.Format})
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: ExprStart(c.spec.Source, p.VPos), format: ps.Format})
 			continue
 		}
 		if ps.Type == TypeExpr {
-			src, ok := exprSource(p.Value)
+			src, ok := ExprSource(p.Value)
 			if !ok {
-				c.errorf(p.VPos, "parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, describeValue(p.Value))
+				c.errorf(p.VPos, "parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, DescribeValue(p.Value))
 				continue
 			}
 			prog, err := CompileValue(src, TypeAny, c.env)
 			if err != nil {
-				e := locateExprError(err, p.VPos)
+				e := LocateExprError(err, p.VPos)
 				c.errorf(e.Pos, "parameter %q: %s", ps.Name, e.Msg)
 				continue
 			}
-			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: exprStart(c.spec.Source, p.VPos)})
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: ExprStart(c.spec.Source, p.VPos)})
 			continue
 		}
 		v, err := ps.Type.Coerce(p.Value)
@@ -274,19 +274,19 @@ func GuardsSaw(cs *Cstate, env map[string]any) string {
 func (c *compiler) exprMap(a *Action, ps ParamSpec, p *Param) map[string]*vm.Program {
 	m, ok := p.Value.(map[string]any)
 	if !ok {
-		c.errorf(p.VPos, "parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, describeValue(p.Value))
+		c.errorf(p.VPos, "parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, DescribeValue(p.Value))
 		return nil
 	}
 	progs := make(map[string]*vm.Program, len(m))
 	for k, v := range m {
-		src, ok := exprSource(v)
+		src, ok := ExprSource(v)
 		if !ok {
-			c.errorf(p.VPos, "parameter %q of action %q, key %q: must be an expression, not %s", ps.Name, a.Name, k, describeValue(v))
+			c.errorf(p.VPos, "parameter %q of action %q, key %q: must be an expression, not %s", ps.Name, a.Name, k, DescribeValue(v))
 			continue
 		}
 		prog, err := CompileValue(src, TypeAny, c.env)
 		if err != nil {
-			c.errorf(p.VPos, "parameter %q, key %q: %s", ps.Name, k, locateExprError(err, p.VPos).Msg)
+			c.errorf(p.VPos, "parameter %q, key %q: %s", ps.Name, k, LocateExprError(err, p.VPos).Msg)
 			continue
 		}
 		progs[k] = prog

@@ -114,7 +114,7 @@ func badText(src []byte) (p Pos, what string, ok bool) {
 // whose first node is on line (the line itself when there is none).
 func documentStart(src []byte, line int) Pos {
 	for l := line; l >= 1; l-- {
-		if t := sourceLine(src, l); t == "---" || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "---\t") {
+		if t := SourceLine(src, l); t == "---" || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "---\t") {
 			return Pos{Line: l, Col: 1}
 		}
 	}
@@ -151,12 +151,12 @@ func (d *decoder) yamlError(err error, src []byte) {
 		switch {
 		case strings.HasPrefix(msg, "did not find expected"):
 			p = problemLine(src, p.Line, msg)
-			if col, key, value := flowSplit(sourceLine(src, p.Line)); col > 0 {
+			if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
 				p.Col, splitHint = col, flowSplitHint(key, value)
 			}
 		case msg == "mapping values are not allowed in this context":
 			// The colon that cannot start a value: the second ": " on the line.
-			text := sourceLine(src, p.Line)
+			text := SourceLine(src, p.Line)
 			if i := strings.Index(text, ": "); i >= 0 {
 				if j := strings.Index(text[i+2:], ": "); j >= 0 {
 					p.Col = len([]rune(text[:i+2+j])) + 1
@@ -167,11 +167,11 @@ func (d *decoder) yamlError(err error, src []byte) {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
 	// An error at the end of the file is on its last line with text.
-	for p.Line > 1 && strings.TrimSpace(sourceLine(src, p.Line)) == "" {
+	for p.Line > 1 && strings.TrimSpace(SourceLine(src, p.Line)) == "" {
 		p = Pos{Line: p.Line - 1, Col: 1}
 	}
 	d.errorf(p, 0, "invalid YAML: %s", msg)
-	line := sourceLine(src, p.Line)
+	line := SourceLine(src, p.Line)
 	if indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]; strings.Contains(indent, "\t") {
 		d.hintLast("this line is indented with a tab; YAML allows only spaces for indentation")
 		return
@@ -220,7 +220,7 @@ func problemLine(src []byte, line int, msg string) Pos {
 			lo = mid + 1
 		}
 	}
-	text := sourceLine(src, lo)
+	text := SourceLine(src, lo)
 	return Pos{Line: lo, Col: len([]rune(text)) - len([]rune(strings.TrimLeft(text, " "))) + 1}
 }
 
@@ -369,10 +369,10 @@ func (d *decoder) exprText(n *yaml.Node, what string) (string, bool) {
 
 var limitKeys = []string{"max_transitions"}
 
-var topKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits", "invariants"}
+var TopKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits", "invariants"}
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
-	f := d.fields(n, "the spec", topKeys...)
+	f := d.fields(n, "the spec", TopKeys...)
 	if v, ok := f["lpp"]; ok {
 		s.VersionPos = pos(v.val)
 		ver, err := strconv.Atoi(v.val.Value)
@@ -449,3 +449,7 @@ func QuoteList(l []string) string {
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
+
+// NodePos is where the YAML node n starts (for the validator, which reads
+// positions of nodes the decoder kept).
+func NodePos(n *yaml.Node) Pos { return pos(n) }

@@ -122,15 +122,15 @@ func TestParseReportsDecodingProblems(t *testing.T) {
 func TestSourceLineReadsEveryLine(t *testing.T) {
 	src := []byte("one\r\ntwo\n\nfour\rfive\u2028six\u0085seven")
 	for i, want := range []string{"", "one", "two", "", "four", "five", "six", "seven", ""} {
-		if got := sourceLine(src, i); got != want {
+		if got := SourceLine(src, i); got != want {
 			t.Errorf("sourceLine(%d) = %q, want %q", i, got, want)
 		}
 	}
 	other := []byte("x\ny\n")
-	if got := sourceLine(other, 2); got != "y" {
+	if got := SourceLine(other, 2); got != "y" {
 		t.Errorf("a second source: got %q", got)
 	}
-	if got := sourceLine(src, 2); got != "two" {
+	if got := SourceLine(src, 2); got != "two" {
 		t.Errorf("back to the first source: got %q", got)
 	}
 }

@@ -153,7 +153,7 @@ func (d Diagnostic) Pretty(src []byte) string {
 	b.WriteString(d.Severity.String())
 	b.WriteString(": ")
 	b.WriteString(d.Msg)
-	line := sourceLine(src, d.Pos.Line)
+	line := SourceLine(src, d.Pos.Line)
 	if d.Pos.IsValid() && line != "" {
 		num := fmt.Sprintf("%d", d.Pos.Line)
 		pad := strings.Repeat(" ", len(num))
@@ -191,7 +191,7 @@ func (ds Diagnostics) PrettyAll(src []byte) string {
 // break ("" when there is no such line). Lines are counted as YAML counts
 // them (so positions from the decoder match): a line ends at LF, CRLF, a
 // lone CR, NEL (U+0085), LS (U+2028) or PS (U+2029).
-func sourceLine(src []byte, line int) string {
+func SourceLine(src []byte, line int) string {
 	if line <= 0 || len(src) == 0 {
 		return ""
 	}
@@ -340,3 +340,14 @@ func didYouMean(name string, candidates []string) string {
 
 // DidYouMeanHint renders DidYouMean as a hint, `did you mean "x"?`, or "".
 func DidYouMeanHint(name string, candidates []string) string { return didYouMean(name, candidates) }
+
+// listNames joins names, eliding after max.
+func ListNames(names []string, max int) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	if len(names) > max {
+		return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d more)", len(names)-max)
+	}
+	return strings.Join(names, ", ")
+}

@@ -18,7 +18,7 @@ var alikeRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|\d+`)
 // maxAlike of a kind, in order, then the next one with "(and N more like
 // it, to line L)" (its More counts them), and leaves the rest out. Counts
 // (Count) still include every diagnostic.
-func (ds Diagnostics) capAlike() Diagnostics {
+func (ds Diagnostics) CapAlike() Diagnostics {
 	kind := func(d Diagnostic) string {
 		return d.Severity.String() + ":" + alikeRE.ReplaceAllString(moreRE.ReplaceAllString(d.Msg, ""), "_")
 	}

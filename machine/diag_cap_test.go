@@ -17,7 +17,7 @@ func TestCapAlikeKeepsTenOfAKindAndCountsTheRest(t *testing.T) {
 		}
 	}
 	ds = append(ds, Diagnostic{Pos: Pos{Line: 30, Col: 1}, Msg: "no final state"})
-	got := ds.capAlike()
+	got := ds.CapAlike()
 	if len(got) != 10+1+5+1 {
 		t.Fatalf("kept %d diagnostics, want 17:\n%v", len(got), got)
 	}
@@ -33,7 +33,7 @@ func TestCapAlikeKeepsTenOfAKindAndCountsTheRest(t *testing.T) {
 	if e, w := got.Count(SevError), got.Count(SevWarning); e != 26 || w != 5 {
 		t.Errorf("counts %d errors, %d warnings; want 26, 5", e, w)
 	}
-	if again := got.capAlike(); len(again) != len(got) || again.Count(SevError) != 26 {
+	if again := got.CapAlike(); len(again) != len(got) || again.Count(SevError) != 26 {
 		t.Errorf("capping twice changes the report: %d diagnostics, %d errors", len(again), again.Count(SevError))
 	}
 }

@@ -59,7 +59,7 @@ func (m *Machine) evalError(what, src string, start Pos, err error) error {
 // notFinite returns the first value inside v (v itself, or an item of a list
 // or map, at any depth) that is a float and not a finite number, and true;
 // JSON, and so the run's journal, cannot hold one.
-func notFinite(v any) (float64, bool) {
+func NotFinite(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -67,13 +67,13 @@ func notFinite(v any) (float64, bool) {
 		}
 	case []any:
 		for _, item := range x {
-			if f, bad := notFinite(item); bad {
+			if f, bad := NotFinite(item); bad {
 				return f, true
 			}
 		}
 	case map[string]any:
 		for _, item := range x {
-			if f, bad := notFinite(item); bad {
+			if f, bad := NotFinite(item); bad {
 				return f, true
 			}
 		}
@@ -84,7 +84,7 @@ func notFinite(v any) (float64, bool) {
 // checkFinite fails when the value of the expression src holds a float that
 // is not a finite number.
 func (m *Machine) checkFinite(what, src string, start Pos, v any) error {
-	f, bad := notFinite(v)
+	f, bad := NotFinite(v)
 	if !bad {
 		return nil
 	}

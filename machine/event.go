@@ -145,11 +145,11 @@ func (m *Machine) Accepts(state string) []string {
 	}
 	var out []string
 	for _, on := range cs.St.On {
-		out = appendUnique(out, on.Event)
+		out = AppendUnique(out, on.Event)
 	}
 	for _, ev := range m.spec.Events {
 		if ce := m.Events[ev.Name]; ce != nil && slices.ContainsFunc(ce.Global, func(ct *Ctrans) bool { return ct.AppliesIn(cs.St) }) {
-			out = appendUnique(out, ev.Name)
+			out = AppendUnique(out, ev.Name)
 		}
 	}
 	return out
@@ -198,7 +198,7 @@ func (ce *Cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 		if ce.Decl.Field(k) == nil {
 			hint := didYouMean(k, names)
 			if hint == "" {
-				hint = "its fields are " + listNames(names, 12)
+				hint = "its fields are " + ListNames(names, 12)
 			}
 			return nil, fmt.Errorf("its payload has no field %q; %s", k, hint)
 		}
@@ -241,7 +241,7 @@ func describeJSONValue(v any) string {
 	case map[string]any:
 		return "an object"
 	}
-	return describeValue(v)
+	return DescribeValue(v)
 }
 
 // describePayload renders an event's payload fields for messages:

@@ -44,7 +44,7 @@ func exprReserved(name string) string {
 }
 
 // isBuiltin reports whether name is an expression function (len, hasPrefix, ...).
-func isBuiltin(name string) bool {
+func IsBuiltin(name string) bool {
 	for _, f := range builtin.Names {
 		if f == name {
 			return true
@@ -54,18 +54,18 @@ func isBuiltin(name string) bool {
 }
 
 // exprOptions are the options every spec expression is compiled with.
-func exprOptions(env map[string]any) []expr.Option {
+func ExprOptions(env map[string]any) []expr.Option {
 	return append([]expr.Option{expr.Env(env), expr.MaxNodes(2000)}, arithOptions(env)...)
 }
 
 // CompileGuard compiles a `when:` expression; it must be a bool.
 func CompileGuard(src string, env map[string]any) (*vm.Program, error) {
-	return expr.Compile(src, append(exprOptions(env), expr.AsBool())...)
+	return expr.Compile(src, append(ExprOptions(env), expr.AsBool())...)
 }
 
 // CompileValue compiles a `set:` expression whose result must have type t.
 func CompileValue(src string, t Type, env map[string]any) (*vm.Program, error) {
-	opts := exprOptions(env)
+	opts := ExprOptions(env)
 	switch t {
 	case TypeInt:
 		opts = append(opts, expr.AsInt())
@@ -109,7 +109,7 @@ func (e *ExprError) Error() string { return e.Msg }
 
 // locateExprError maps an expr compile error to a file position, given where
 // the expression starts in the file.
-func locateExprError(err error, start Pos) *ExprError {
+func LocateExprError(err error, start Pos) *ExprError {
 	var fe *file.Error
 	if errors.As(err, &fe) {
 		p := start
@@ -167,7 +167,7 @@ func FormatValue(v any) string {
 // exprSource returns the expression text of a `with:` value given to an expr
 // parameter: a string as it is, a number or bool as written; lists, maps and
 // null are not expressions.
-func exprSource(v any) (string, bool) {
+func ExprSource(v any) (string, bool) {
 	switch x := v.(type) {
 	case string:
 		return x, true

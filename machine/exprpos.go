@@ -16,7 +16,7 @@ import (
 func ExprPos(src []byte, start Pos, text string, off int) Pos {
 	runes := []rune(text)
 	off = min(max(off, 0), len(runes))
-	first := []rune(sourceLine(src, start.Line))
+	first := []rune(SourceLine(src, start.Line))
 	block := false
 	if c := start.Col - 1; c >= 0 && c < len(first) && (first[c] == '|' || first[c] == '>') {
 		block = c == 0 || first[c-1] != '"' && first[c-1] != '\''
@@ -31,7 +31,7 @@ func ExprPos(src []byte, start Pos, text string, off int) Pos {
 		line++
 	}
 	for n := 0; cursor < len(runes) && n < len(runes)+2; n, line = n+1, line+1 {
-		lr := []rune(sourceLine(src, line))
+		lr := []rune(SourceLine(src, line))
 		col := 0
 		if line == start.Line {
 			col = start.Col - 1
@@ -98,10 +98,24 @@ func containsRune(rs []rune, r rune) bool {
 }
 
 // locateExpr maps an expression compile error to a file position (see exprPos).
-func locateExpr(err error, src []byte, start Pos, text string) *ExprError {
+func LocateExpr(err error, src []byte, start Pos, text string) *ExprError {
 	var fe *file.Error
 	if errors.As(err, &fe) {
 		return &ExprError{Pos: ExprPos(src, start, text, fe.From), Msg: fe.Message}
 	}
 	return &ExprError{Pos: start, Msg: err.Error()}
+}
+
+// exprStart returns where an expression value written at p starts: inside
+// its quotes when it is quoted.
+func ExprStart(src []byte, p Pos) Pos {
+	line := SourceLine(src, p.Line)
+	if p.Col >= 1 && p.Col <= len(line) && (line[p.Col-1] == '"' || line[p.Col-1] == '\'') {
+		p.Col++
+	}
+	return p
+}
+
+func IsIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

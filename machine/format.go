@@ -70,7 +70,7 @@ func (f Format) Value(v any) (string, error) {
 		case int, float64:
 			return "", fmt.Errorf("%w: %v is a number, not %s: give it a unit, e.g. %vs", ErrFormat, x, f.Describe(), x)
 		default:
-			return "", fmt.Errorf("%w: %s is not %s", ErrFormat, describeValue(v), f.Describe())
+			return "", fmt.Errorf("%w: %s is not %s", ErrFormat, DescribeValue(v), f.Describe())
 		}
 		if d < 0 {
 			return "", fmt.Errorf("%w: %v is negative, not %s", ErrFormat, d, f.Describe())

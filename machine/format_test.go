@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // TestWaitDurationMayBeAnExpression: a duration parameter written as an
@@ -45,7 +46,7 @@ states:
 			if diags.HasErrors() {
 				t.Fatal(diags.Err())
 			}
-			if diags := machine.Validate(spec, reg); len(diags) > 0 {
+			if diags := validate.Validate(spec, reg); len(diags) > 0 {
 				t.Fatalf("validate: %v", diags)
 			}
 			r, _ := compileSpec(t, src, reg).NewRun(nil)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 const nullableSpec = `
@@ -39,7 +40,7 @@ func TestNullableVariablesStartWithNoValue(t *testing.T) {
 			t.Errorf("%s: nullable %v, default %v; want nullable with default %v", tt.name, v.Nullable, v.Default, tt.want)
 		}
 	}
-	if diags := machine.Validate(spec, machine.NewBuiltinRegistry()); diags.HasErrors() {
+	if diags := validate.Validate(spec, machine.NewBuiltinRegistry()); diags.HasErrors() {
 		t.Fatalf("validate: %v", diags.Err())
 	}
 	m := compileSpec(t, nullableSpec, nil)
@@ -95,7 +96,7 @@ func TestNullableDecodeErrors(t *testing.T) {
 func TestNullableGuardsAreTypeChecked(t *testing.T) {
 	src := strings.Replace(nullableSpec, "target == nil && level == nil", `target == nil && level == "high"`, 1)
 	spec, _ := machine.Parse("n.yaml", []byte(src))
-	diags := machine.Validate(spec, machine.NewBuiltinRegistry())
+	diags := validate.Validate(spec, machine.NewBuiltinRegistry())
 	if !diags.HasErrors() || !strings.Contains(diags.Err().Error(), "mismatched types int and string") {
 		t.Fatalf("a nullable int compared with a string must be a type error; got %v", diags.Err())
 	}
@@ -134,7 +135,7 @@ func TestNullableSetAcceptsNull(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatal(diags.Err())
 			}
-			diags = machine.Validate(spec, machine.NewBuiltinRegistry())
+			diags = validate.Validate(spec, machine.NewBuiltinRegistry())
 			got := ""
 			if diags.HasErrors() {
 				got = diags.Errors()[0].Msg

@@ -104,10 +104,10 @@ func LocateFile(name, specDir, root string) (found string, tried []string, err e
 	} else {
 		for _, dir := range []string{specDir, root, filepath.Join(root, "specs")} {
 			if dir != "" {
-				cands = appendUnique(cands, filepath.Join(dir, name))
+				cands = AppendUnique(cands, filepath.Join(dir, name))
 			}
 		}
-		cands = appendUnique(cands, filepath.Clean(name))
+		cands = AppendUnique(cands, filepath.Clean(name))
 	}
 	escaped := ""
 	for _, p := range cands {
@@ -157,7 +157,7 @@ func statIn(base, rel string) (fs.FileInfo, error) {
 // hangs), of at most MaxNamedFileBytes. The errors never quote the file's
 // content.
 func ReadNamedFile(path, specDir, root string) ([]byte, error) {
-	f, err := openNamed(path, specDir, root)
+	f, err := OpenNamed(path, specDir, root)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func ReadNamedFile(path, specDir, root string) ([]byte, error) {
 }
 
 // openNamed opens path as ReadNamedFile reads it and checks what it is.
-func openNamed(path, specDir, root string) (*os.File, error) {
+func OpenNamed(path, specDir, root string) (*os.File, error) {
 	base, rel, ok := baseOf(fileBases(specDir, root), path)
 	if !ok {
 		return nil, fmt.Errorf("it is %w", ErrOutsideRoot)

@@ -261,7 +261,7 @@ func (r *Run) setVar(name string, val any) error {
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
-	if f, bad := notFinite(cv); bad {
+	if f, bad := NotFinite(cv); bad {
 		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
 	}
 	if s, ok := cv.(string); ok && len(v.Enum) > 0 && !Contains(v.Enum, s) {

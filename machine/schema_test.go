@@ -163,7 +163,7 @@ func TestSchemaKeysMatchTheDecoder(t *testing.T) {
 		decoder []string
 		schema  []any // path to a "properties" object
 	}{
-		{"the spec", topKeys, []any{"properties"}},
+		{"the spec", TopKeys, []any{"properties"}},
 		{"a context variable", varKeys, append(defs, "variable", "oneOf", 1, "properties")},
 		{"a state", stateKeys, append(defs, "state", "properties")},
 		{"a transition", transitionKeys, append(defs, "transition", "oneOf", 1, "properties")},

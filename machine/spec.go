@@ -234,11 +234,11 @@ func (s *Spec) EventDecl(name string) *EventDecl {
 func (s *Spec) EventNames() []string {
 	var out []string
 	for _, d := range s.EventDecls {
-		out = appendUnique(out, d.Name)
+		out = AppendUnique(out, d.Name)
 	}
 	for _, st := range s.States {
 		for _, on := range st.On {
-			out = appendUnique(out, on.Event)
+			out = AppendUnique(out, on.Event)
 		}
 	}
 	slices.Sort(out)
@@ -253,14 +253,14 @@ func (s *Spec) EventsInto(state string) []string {
 		for _, on := range st.On {
 			for _, t := range on.Transitions {
 				if t.To == state {
-					out = appendUnique(out, on.Event)
+					out = AppendUnique(out, on.Event)
 				}
 			}
 		}
 	}
 	for _, e := range s.Events {
 		if e.To == state {
-			out = appendUnique(out, e.Name)
+			out = AppendUnique(out, e.Name)
 		}
 	}
 	slices.Sort(out)

@@ -17,10 +17,10 @@ var ErrTimeInValue = errors.New("a time value inside a list or map")
 // timeKind describes a time value that a list or map cannot keep across a
 // resume: what it is, what the journal makes of it, and how to store it.
 type timeKind struct {
-	what, journaled, reads, convert string
+	What, Journaled, Reads, Convert string
 }
 
-var timeKinds = map[reflect.Type]timeKind{
+var TimeKinds = map[reflect.Type]timeKind{
 	reflect.TypeFor[time.Time]():      {"a time", "as text", "a string", `now().Format("2006-01-02T15:04:05Z07:00") or now().Unix()`},
 	reflect.TypeFor[time.Duration]():  {"a duration", "as a number of nanoseconds", "an int", `string(d) or d.Seconds()`},
 	reflect.TypeFor[*time.Location](): {"a time zone", "as an empty map", "a map", `timezone("Europe/Paris").String()`},
@@ -46,7 +46,7 @@ func timeInsideFrom(v any, from int) (where string, kind timeKind, found bool) {
 		if x == nil {
 			return false
 		}
-		if k, ok := timeKinds[reflect.TypeOf(x)]; ok && !top {
+		if k, ok := TimeKinds[reflect.TypeOf(x)]; ok && !top {
 			where, kind = path, k
 			return true
 		}
@@ -101,7 +101,7 @@ func holdsTime(x any, top bool) bool {
 	if top {
 		return false
 	}
-	_, ok := timeKinds[reflect.TypeOf(x)]
+	_, ok := TimeKinds[reflect.TypeOf(x)]
 	return ok
 }
 
@@ -131,7 +131,7 @@ func (m *Machine) checkTimeInside(what, src string, start Pos, v any, from int) 
 	}
 	return &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Err: ErrTimeInValue,
 		Msg: fmt.Sprintf("the value holds %s at %s, which the run's journal would store %s, so a resumed run would read %s; store it converted, e.g. %s",
-			k.what, where, k.journaled, k.reads, k.convert)}
+			k.What, where, k.Journaled, k.Reads, k.Convert)}
 }
 
 // checkStorableValue is checkStorable for the value cv of the set a; the

@@ -135,7 +135,7 @@ func (t Type) Coerce(v any) (any, error) {
 	default:
 		return nil, fmt.Errorf("unknown type %q", t)
 	}
-	return nil, fmt.Errorf("%s is not %s", describeValue(v), t.article())
+	return nil, fmt.Errorf("%s is not %s", DescribeValue(v), t.article())
 }
 
 // ParseValue parses s (as typed on a command line, e.g. --var retries=2) as a value of type t.
@@ -234,7 +234,7 @@ func (t Type) article() string {
 }
 
 // describeValue names a value's kind for error messages.
-func describeValue(v any) string {
+func DescribeValue(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // writeFiles writes files (slash paths → content) under root.
@@ -174,7 +175,7 @@ func TestSpecPageCheckUsesTheCompileOption(t *testing.T) {
 	var compiled []string
 	f := newFixture(t, Options{
 		Check: func(path string, src []byte) (*machine.Spec, machine.Diagnostics) {
-			return machine.Check(path, src, countRegistry(), machine.WithoutFiles())
+			return validate.Check(path, src, countRegistry(), validate.WithoutFiles())
 		},
 		Compile: func(spec *machine.Spec) (*machine.Machine, error) {
 			compiled = append(compiled, spec.Name)

@@ -16,6 +16,7 @@ import (
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 type specsData struct {
@@ -118,7 +119,7 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 		if s.opts.Check != nil {
 			spec, diags = s.opts.Check(path, src)
 		} else {
-			spec, diags = machine.Check(path, src, machine.NewBuiltinRegistry(), machine.WithRoot(s.opts.Root))
+			spec, diags = validate.Check(path, src, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root))
 		}
 		f.Errors = len(diags.Errors())
 		if spec != nil {
@@ -298,7 +299,7 @@ func (s *Server) loadSpec(r *http.Request, rel string) (specData, *machine.Spec,
 	if s.opts.Check != nil {
 		spec, diags = s.opts.Check(path, src)
 	} else { // the built-in actions only
-		spec, diags = machine.Check(path, src, machine.NewBuiltinRegistry(), machine.WithRoot(s.opts.Root))
+		spec, diags = validate.Check(path, src, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root))
 	}
 	d := specData{page: page{Title: "Spec " + rel, Nav: "specs"}, Path: rel}
 	d.setDiags(diags, src)

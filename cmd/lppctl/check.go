@@ -20,6 +20,7 @@ import (
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/export"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 func checkCommand() *cli.Command {
@@ -214,7 +215,7 @@ func runCheck(c *cli.Context) error {
 func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, machine.Diagnostics, func(*check.CheckReport) *check.CheckReport, error) {
 	same := func(r *check.CheckReport) *check.CheckReport { return r }
 	if !lpp.HasSchema(src) {
-		spec, diags := machine.Check(path, src, reg, machine.WithoutFiles()) // the check reads no prompt template
+		spec, diags := validate.Check(path, src, reg, validate.WithoutFiles()) // the check reads no prompt template
 		return spec, diags, same, nil
 	}
 	f, err := parseSpecFileTo(path, src, "", false)
@@ -223,7 +224,7 @@ func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, 
 	}
 	diags := f.Diags
 	if f.Spec != nil && !diags.HasErrors() {
-		diags = append(diags, f.remap(machine.Validate(f.Spec, reg, machine.WithoutFiles()))...)
+		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, validate.WithoutFiles()))...)
 		diags.Sort()
 	}
 	if f.tr == nil {

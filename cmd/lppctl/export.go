@@ -12,6 +12,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/export"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // formatTLA is the export format that writes a TLA+ module (see
@@ -90,7 +91,7 @@ func runExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, diags := machine.Check(path, src, reg, machine.WithoutFiles()) // drawing reads no prompt template; a run's spec copy is away from them
+	spec, diags := validate.Check(path, src, reg, validate.WithoutFiles()) // drawing reads no prompt template; a run's spec copy is away from them
 	if diags.HasErrors() {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", diags.Errors().PrettyAll(src))
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot export %s: the spec is invalid (%s)", path, countDiags(diags)))

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // formatLPP is export's format that writes a spec as an L++ blueprint.
@@ -35,7 +35,7 @@ func exportLPP(c *cli.Context) error {
 	}
 	diags := f.Diags
 	if f.Spec != nil && !diags.HasErrors() {
-		diags = append(diags, f.remap(machine.Validate(f.Spec, reg, machine.WithoutFiles()))...)
+		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, validate.WithoutFiles()))...)
 	}
 	if diags.HasErrors() {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", diags.Errors().PrettyAll(f.Src))

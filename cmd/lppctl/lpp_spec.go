@@ -11,6 +11,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // specFile is what validate, run and resume read where a spec is
@@ -140,9 +141,9 @@ func mappingHash(spec *machine.Spec, path string, files map[string]string) map[s
 // actions.CheckSpec and the gateway policy a run would need
 // (policyDiagnostic) for a spec; for an L++ blueprint, the same on its
 // translation, every diagnostic moved into the JSON file.
-func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, opts ...machine.ValidateOption) (machine.Diagnostics, error) {
+func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, opts ...validate.ValidateOption) (machine.Diagnostics, error) {
 	if !lpp.HasSchema(src) {
-		spec, diags := machine.Check(path, src, reg, opts...)
+		spec, diags := validate.Check(path, src, reg, opts...)
 		if spec != nil {
 			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
 			if d := policyDiagnostic(spec, root, ""); d != nil {
@@ -158,7 +159,7 @@ func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, 
 	}
 	diags := f.Diags
 	if f.Spec != nil && !diags.HasErrors() {
-		diags = append(diags, f.remap(machine.Validate(f.Spec, reg, opts...))...)
+		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, opts...))...)
 		diags = append(diags, f.remap(actions.CheckSpec(f.Spec, reg, actions.CheckOptions{Root: root}))...)
 		if d := policyDiagnostic(f.Spec, root, ""); d != nil {
 			diags = append(diags, f.remap(machine.Diagnostics{*d})...)

@@ -15,6 +15,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 func resumeCommand() *cli.Command {
@@ -373,13 +374,13 @@ func resumeTemplates(c *cli.Context, run *runstore.Run) error {
 // resumeFileOptions makes validation look for prompt templates where the
 // run's actions do: the folder of the spec the run started from (even when
 // it continues with the run's copy of it), then the run's project root.
-func resumeFileOptions(cfg agentConfig) []machine.ValidateOption {
-	var opts []machine.ValidateOption
+func resumeFileOptions(cfg agentConfig) []validate.ValidateOption {
+	var opts []validate.ValidateOption
 	if cfg.Root != "" {
-		opts = append(opts, machine.WithRoot(cfg.Root))
+		opts = append(opts, validate.WithRoot(cfg.Root))
 	}
 	if cfg.SpecDir != "" {
-		opts = append(opts, machine.WithSpecDir(cfg.SpecDir))
+		opts = append(opts, validate.WithSpecDir(cfg.SpecDir))
 	}
 	return opts
 }
@@ -395,7 +396,7 @@ func loadResumeSpec(path, origin string, reg *machine.Registry, cfg agentConfig,
 	}
 	spec, diags, src := f.Spec, f.Diags, f.Src
 	if spec != nil && !diags.HasErrors() {
-		diags = append(diags, f.remap(machine.Validate(spec, reg, resumeFileOptions(cfg)...))...)
+		diags = append(diags, f.remap(validate.Validate(spec, reg, resumeFileOptions(cfg)...))...)
 		diags = append(diags, f.remap(actions.CheckSpec(spec, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir}))...)
 	}
 	diags.Sort()

@@ -14,6 +14,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 func runCommand() *cli.Command {
@@ -67,7 +68,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, err := loadSpec(path, reg, c.App.ErrWriter, cfg.Root, machine.WithRoot(cfg.Root))
+	spec, err := loadSpec(path, reg, c.App.ErrWriter, cfg.Root, validate.WithRoot(cfg.Root))
 	if err != nil {
 		return err
 	}
@@ -244,7 +245,7 @@ func checkMaxTransitions(_ *cli.Context, n int) error {
 // opts say; the general actions' files in root), printing diagnostics
 // (errors and warnings) to w. A spec file that does not exist is a usage
 // error (exit code 2); an invalid spec returns an error with exit code 3.
-func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts ...machine.ValidateOption) (*machine.Spec, error) {
+func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts ...validate.ValidateOption) (*machine.Spec, error) {
 	f, err := readSpecFile(path, "") // a spec, or an L++ blueprint translated in memory (lpp_spec.go)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, withCode(exitUsage, err)
@@ -257,7 +258,7 @@ func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts
 		src = nil // not a YAML mapping: no snippets
 	}
 	if spec != nil && !diags.HasErrors() {
-		diags = append(diags, f.remap(machine.Validate(spec, reg, opts...))...)
+		diags = append(diags, f.remap(validate.Validate(spec, reg, opts...))...)
 		diags = append(diags, f.remap(actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root}))...)
 	}
 	diags.Sort()

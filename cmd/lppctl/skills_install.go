@@ -17,6 +17,7 @@ import (
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // skillNameRE is what a skill folder's name must look like to be installed.
@@ -169,7 +170,7 @@ func validateInstalled(c *cli.Context, root, shown, name string) error {
 	if err := actions.Register(reg, &actions.Deps{Root: root}); err != nil {
 		return err
 	}
-	diags, err := checkSpecFile(path, src, reg, root, machine.WithRoot(root), machine.WithSpecDir(filepath.Dir(path)))
+	diags, err := checkSpecFile(path, src, reg, root, validate.WithRoot(root), validate.WithSpecDir(filepath.Dir(path)))
 	if err != nil {
 		return fmt.Errorf("cannot install skill %s: %w", name, err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	"github.com/lppctl/lppctl/machine/validate"
 	"github.com/lppctl/lppctl/ui"
 )
 
@@ -227,7 +228,7 @@ func uiCheck(root string) func(string, []byte) (*machine.Spec, machine.Diagnosti
 		if err != nil {
 			return machine.Parse(path, src)
 		}
-		spec, diags := machine.Check(path, src, reg, machine.WithRoot(root))
+		spec, diags := validate.Check(path, src, reg, validate.WithRoot(root))
 		if spec != nil {
 			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
 			diags.Sort()

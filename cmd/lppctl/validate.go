@@ -14,6 +14,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 func validateCommand() *cli.Command {
@@ -65,9 +66,9 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var opts []machine.ValidateOption
+	var opts []validate.ValidateOption
 	if root := c.String("root"); root != "" {
-		opts = append(opts, machine.WithRoot(root))
+		opts = append(opts, validate.WithRoot(root))
 	}
 	out := c.App.Writer
 	missing := false

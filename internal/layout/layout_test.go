@@ -37,10 +37,12 @@ var forbidden = []string{
 // stageImports are the only packages of the module each stage package of
 // machine/ may import (its doc.go says why): the checker reads the spec and
 // compiled model of machine, never runstore or lpp; the exporters read
-// machine and the checker's value domains.
+// machine and the checker's value domains; validation reads the spec model
+// and the registry of machine.
 var stageImports = map[string][]string{
-	"machine/check":  {"machine", "internal/textx"},
-	"machine/export": {"machine", "machine/check"},
+	"machine/check":    {"machine", "internal/textx"},
+	"machine/export":   {"machine", "machine/check"},
+	"machine/validate": {"machine"},
 }
 
 // strayImports lists, sorted, each "pkg -> dep" of g where a package of

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // FuzzModelCheck checks every valid spec the fuzzer makes from the
@@ -23,7 +24,7 @@ func FuzzModelCheck(f *testing.F) {
 	}
 	reg := checkRegistry()
 	f.Fuzz(func(t *testing.T, src []byte) {
-		spec, diags := machine.Check("fuzz.yaml", src, reg, machine.WithoutFiles())
+		spec, diags := validate.Check("fuzz.yaml", src, reg, validate.WithoutFiles())
 		if spec == nil || diags.HasErrors() {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // doubling grows s on every pass; its guard never holds in time.
@@ -32,7 +33,7 @@ states:
 // out of memory; the counterexample shows the values cut.
 func TestAGrowingValueStopsTheRunAndTheCheck(t *testing.T) {
 	reg := machine.NewBuiltinRegistry()
-	spec, diags := machine.Check("dbl.yaml", []byte(doubling), reg)
+	spec, diags := validate.Check("dbl.yaml", []byte(doubling), reg)
 	require.False(t, diags.HasErrors(), "%v", diags)
 	m, err := machine.Compile(spec, reg)
 	require.NoError(t, err)

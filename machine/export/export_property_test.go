@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // Hostile-but-valid specs for the exporters: state names that are keywords
@@ -305,7 +306,7 @@ func longNamesCase(t *testing.T) exportCase {
 	}
 	fmt.Fprintf(&b, "  %s: {to: %s}\n", strings.Repeat("ANY_", 240), name(0))
 	src := []byte(b.String())
-	spec, diags := machine.Check("long.yaml", src, machine.NewBuiltinRegistry())
+	spec, diags := validate.Check("long.yaml", src, machine.NewBuiltinRegistry())
 	if diags.HasErrors() {
 		t.Fatalf("the long-names spec is invalid:\n%s", diags.PrettyAll(src))
 	}
@@ -336,7 +337,7 @@ func hostileExportCases(t *testing.T, n int) []exportCase {
 	for i := 0; i < n; i++ {
 		src, path := g.spec(i)
 		name := fmt.Sprintf("hostile-%02d", i)
-		spec, diags := machine.Check(name+".yaml", src, machine.NewBuiltinRegistry())
+		spec, diags := validate.Check(name+".yaml", src, machine.NewBuiltinRegistry())
 		if diags.HasErrors() {
 			t.Fatalf("%s: the generator made an invalid spec:\n%s\n%s", name, diags.PrettyAll(src), src)
 		}

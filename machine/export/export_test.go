@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // exportCases are the golden diagrams: a spec, options, and a name.
@@ -32,7 +33,7 @@ func loadSpec(t *testing.T, path string) *machine.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := machine.Check(path, src, machine.NewBuiltinRegistry())
+	spec, diags := validate.Check(path, src, machine.NewBuiltinRegistry())
 	if diags.HasErrors() {
 		t.Fatalf("%s is invalid:\n%s", path, diags.PrettyAll(src))
 	}

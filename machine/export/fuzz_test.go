@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 var directionLineRE = regexp.MustCompile(`direction\s+(TB|BT|LR|RL|TD)`) // Mermaid's lexer: /.*direction\s+LR[^\n]*/
@@ -26,7 +27,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("lpp: 1\nname: x\ninitial: a\nstates: {a: {next: [{to: a, when: 'a ?? b'}]}}\n"))
 	reg := machine.NewBuiltinRegistry()
 	f.Fuzz(func(t *testing.T, src []byte) {
-		spec, diags := machine.Check("fuzz.yaml", src, reg)
+		spec, diags := validate.Check("fuzz.yaml", src, reg)
 		lines := machine.LineCount(src)
 		for _, d := range diags {
 			_ = d.Pretty(src)
@@ -37,7 +38,7 @@ func FuzzParse(f *testing.F) {
 		if spec == nil {
 			return
 		}
-		_ = machine.Validate(spec, reg)
+		_ = validate.Validate(spec, reg)
 		for _, format := range ExportFormats {
 			out, err := Export(spec, format, ExportOptions{ShowSet: true, Path: spec.StateNames()})
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // checkSpecFile validates and compiles a spec file against the check
@@ -22,7 +23,7 @@ func checkSpecFile(t testing.TB, file string) *machine.Machine {
 		t.Fatal(err)
 	}
 	reg := checkRegistry()
-	spec, diags := machine.Check(filepath.Base(file), src, reg, machine.WithoutFiles())
+	spec, diags := validate.Check(filepath.Base(file), src, reg, validate.WithoutFiles())
 	if diags.HasErrors() {
 		t.Fatalf("%s is invalid:\n%s", file, diags.PrettyAll(src))
 	}

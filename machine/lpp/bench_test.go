@@ -10,6 +10,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // bigBlueprint returns a blueprint of n states and m transitions: a chain
@@ -89,7 +90,7 @@ func BenchmarkImportValidate60x150(b *testing.B) {
 		if diags.HasErrors() {
 			b.Fatal(tr.Remap(diags).Err())
 		}
-		if diags := machine.Validate(spec, reg); diags.HasErrors() {
+		if diags := validate.Validate(spec, reg); diags.HasErrors() {
 			b.Fatal(tr.Remap(diags).Err())
 		}
 	}
@@ -159,7 +160,7 @@ func BenchmarkImportValidateLargestReal(b *testing.B) {
 		if diags.HasErrors() {
 			b.Fatal(tr.Remap(diags).Err())
 		}
-		if diags := tr.Remap(machine.Validate(spec, reg)); diags.HasErrors() {
+		if diags := tr.Remap(validate.Validate(spec, reg)); diags.HasErrors() {
 			b.Fatal(diags.Err())
 		}
 	}

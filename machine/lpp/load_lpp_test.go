@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // bpJSON builds a v0.2.0 blueprint from its parts (JSON members, without
@@ -124,7 +125,7 @@ func TestBlueprintsReadAsLppsLoaderReadsThem(t *testing.T) {
 			}
 			spec, sd := tr.Spec()
 			require.False(t, sd.HasErrors(), "%s\n%s", sd.Errors().PrettyAll(tr.YAML), tr.YAML)
-			vd := tr.Remap(machine.Validate(spec, machine.NewBuiltinRegistry()))
+			vd := tr.Remap(validate.Validate(spec, machine.NewBuiltinRegistry()))
 			assert.False(t, vd.HasErrors(), "%s\n%s", vd.Errors().PrettyAll([]byte(tt.src)), tr.YAML)
 		})
 	}
@@ -144,7 +145,7 @@ func TestMappedNamesKeepTheirSpelling(t *testing.T) {
 	require.NoError(t, err)
 	spec, _ := tr.Spec()
 	var msgs []string
-	for _, w := range tr.Remap(machine.Validate(spec, machine.NewBuiltinRegistry())) {
+	for _, w := range tr.Remap(validate.Validate(spec, machine.NewBuiltinRegistry())) {
 		msgs = append(msgs, w.Severity.String()+": "+w.Msg)
 	}
 	assert.Contains(t, msgs, `warning: state "lost-one" is unreachable from the initial state "to-state"`)
@@ -162,7 +163,7 @@ func TestRoutingLppAcceptsIsAWarning(t *testing.T) {
 	tr, err := Translate(bp, nil)
 	require.NoError(t, err)
 	spec, _ := tr.Spec()
-	vd := tr.Remap(machine.Validate(spec, machine.NewBuiltinRegistry()))
+	vd := tr.Remap(validate.Validate(spec, machine.NewBuiltinRegistry()))
 	require.False(t, vd.HasErrors(), "%s", vd.Errors().PrettyAll([]byte(src)))
 	var msgs []string
 	for _, w := range vd.Warnings() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 func TestFileHashesAndChangedFiles(t *testing.T) {
@@ -20,7 +21,7 @@ func TestFileHashesAndChangedFiles(t *testing.T) {
 	reg.MustRegister(machine.Action{Name: "tmpl", Run: func(context.Context, *machine.Call) error { return nil },
 		Params: []machine.ParamSpec{{Name: "t", Type: machine.TypeFile, Required: true}}})
 	src := []byte("lpp: 1\nname: f\ninitial: a\nstates:\n  a: {do: tmpl, with: {t: a.md}, next: b}\n  b: {do: tmpl, with: {t: b.md}, next: c}\n  c: {do: tmpl, with: {t: a.md}, next: done}\n  done: {final: true}\n")
-	spec, diags := machine.Check(filepath.Join(dir, "s.yaml"), src, reg)
+	spec, diags := validate.Check(filepath.Join(dir, "s.yaml"), src, reg)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -1,4 +1,4 @@
-package machine
+package validate
 
 import (
 	"sort"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // successors returns, for each state, the states its next transitions,
@@ -15,7 +17,7 @@ func (v *validator) successors() map[string][]string {
 	succ := map[string][]string{}
 	add := func(from, to string) {
 		if s.State(to) != nil {
-			succ[from] = appendUnique(succ[from], to)
+			succ[from] = machine.AppendUnique(succ[from], to)
 		}
 	}
 	for _, st := range s.States {
@@ -62,14 +64,14 @@ func reach(roots []string, succ map[string][]string) map[string]bool {
 }
 
 // topKey finds a top-level key in src, returning its position and the text after its colon.
-func topKey(src []byte, key string) (Pos, string, bool) {
-	for i := 0; i < LineCount(src); i++ {
-		line := sourceLine(src, i+1)
+func topKey(src []byte, key string) (machine.Pos, string, bool) {
+	for i := 0; i < machine.LineCount(src); i++ {
+		line := machine.SourceLine(src, i+1)
 		if strings.HasPrefix(line, key+":") {
-			return Pos{Line: i + 1, Col: 1}, strings.TrimSpace(line[len(key)+1:]), true
+			return machine.Pos{Line: i + 1, Col: 1}, strings.TrimSpace(line[len(key)+1:]), true
 		}
 	}
-	return Pos{}, "", false
+	return machine.Pos{}, "", false
 }
 
 // cycles warns about cycles of next transitions that nothing bounds (see
@@ -84,7 +86,7 @@ func (v *validator) cycles() {
 	for _, st := range s.States {
 		for _, t := range st.Next {
 			if s.State(t.To) != nil {
-				next[st.Name] = appendUnique(next[st.Name], t.To)
+				next[st.Name] = machine.AppendUnique(next[st.Name], t.To)
 			}
 		}
 	}
@@ -93,7 +95,7 @@ func (v *validator) cycles() {
 		for _, n := range scc {
 			in[n] = true
 		}
-		if len(scc) == 1 && !Contains(next[scc[0]], scc[0]) {
+		if len(scc) == 1 && !machine.Contains(next[scc[0]], scc[0]) {
 			continue // not a cycle
 		}
 		if v.canFinish != nil && !v.canFinish[scc[0]] {
@@ -103,7 +105,7 @@ func (v *validator) cycles() {
 			continue
 		}
 		first := s.State(scc[0])
-		v.add(SevWarning, first.Pos, len(first.Name),
+		v.add(machine.SevWarning, first.Pos, len(first.Name),
 			"count its rounds (e.g. set: {rounds: rounds + 1}) and leave it with a guard such as when: rounds >= max_rounds; until then only limits.max_transitions stops it",
 			"cycle %s is not bounded: no guard on it compares a counter that the cycle steps, and no action on it writes a variable its guards read",
 			strings.Join(shortestCycle(first.Name, next, in), " → "))
@@ -113,9 +115,9 @@ func (v *validator) cycles() {
 func (v *validator) cycleBounded(in map[string]bool) bool {
 	s := v.spec
 	counters := map[string]bool{}
-	stepped := func(as []*Assign) {
+	stepped := func(as []*machine.Assign) {
 		for _, a := range as {
-			if cv := s.Var(a.Var); cv != nil && cv.Type == TypeInt && stepsItself(a) {
+			if cv := s.Var(a.Var); cv != nil && cv.Type == machine.TypeInt && stepsItself(a) {
 				counters[a.Var] = true
 			}
 		}
@@ -180,7 +182,7 @@ func (v *validator) cycleBounded(in map[string]bool) bool {
 }
 
 // stepsItself reports whether an assignment is v = v + x, v = x + v or v = v - x.
-func stepsItself(a *Assign) bool {
+func stepsItself(a *machine.Assign) bool {
 	tree, err := parser.Parse(a.Expr)
 	if err != nil {
 		return false

@@ -1,4 +1,4 @@
-package machine
+package validate
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // constants reports, for an expression that compiles, what will fail every
@@ -19,9 +21,9 @@ import (
 // run) whose evaluation fails (an integer overflow, int() of a float that no
 // int holds). For a set or a parameter (value is true), a constant value
 // that is not a finite number too. src is written at start in the spec.
-func (v *validator) constants(src string, start Pos, what string, value bool) {
+func (v *validator) constants(src string, start machine.Pos, what string, value bool) {
 	config := conf.CreateNew()
-	for _, opt := range exprOptions(v.env) {
+	for _, opt := range machine.ExprOptions(v.env) {
 		opt(config)
 	}
 	config.Check()
@@ -29,7 +31,7 @@ func (v *validator) constants(src string, start Pos, what string, value bool) {
 	if err != nil {
 		return // reported by the compile that checked types
 	}
-	at := func(off int) Pos { return ExprPos(v.spec.Source, start, src, off) }
+	at := func(off int) machine.Pos { return machine.ExprPos(v.spec.Source, start, src, off) }
 	var walk func(n ast.Node, root bool)
 	walk = func(n ast.Node, root bool) {
 		if n == nil {
@@ -52,9 +54,9 @@ func (v *validator) constants(src string, start Pos, what string, value bool) {
 			case err != nil:
 				v.errorf(at(n.Location().From), 1, "", "%s: %v", what, err)
 			case root && value:
-				if f, bad := notFinite(out); bad {
+				if f, bad := machine.NotFinite(out); bad {
 					v.errorf(start, 1, "the run would stop here: a set or parameter must give a finite number (the run's journal cannot hold another)",
-						"%s: the value is %v, %s", what, f, ErrNotFinite)
+						"%s: the value is %v, %s", what, f, machine.ErrNotFinite)
 				}
 			}
 			return
@@ -69,9 +71,9 @@ func (v *validator) constants(src string, start Pos, what string, value bool) {
 // constHint explains a failure of a constant part of an expression.
 func constHint(err error) string {
 	switch {
-	case errors.Is(err, ErrIntOverflow):
+	case errors.Is(err, machine.ErrIntOverflow):
 		return "ints hold -9223372036854775808 to 9223372036854775807; this part of the expression reads no context variable, so it fails every time"
-	case errors.Is(err, ErrNotFinite):
+	case errors.Is(err, machine.ErrNotFinite):
 		return "this part of the expression reads no context variable, so it fails every time"
 	}
 	return ""
@@ -88,7 +90,7 @@ func zeroDivisor(n ast.Node) (string, bool) {
 			op, divisor = x.Operator, x.Right
 		}
 	case *ast.CallNode:
-		if id, ok := x.Callee.(*ast.IdentifierNode); ok && (id.Value == fnMod || id.Value == fnMod+"_any") && len(x.Arguments) == 2 {
+		if id, ok := x.Callee.(*ast.IdentifierNode); ok && (id.Value == machine.FnMod || id.Value == machine.FnMod+"_any") && len(x.Arguments) == 2 {
 			op, divisor = "%", x.Arguments[1]
 		}
 	}
@@ -148,7 +150,7 @@ func isConstant(n ast.Node) bool {
 	case *ast.PairNode:
 		return isConstant(x.Key) && isConstant(x.Value)
 	case *ast.BuiltinNode:
-		return !Contains(nonDeterministic, x.Name) && allConstant(x.Arguments)
+		return !machine.Contains(nonDeterministic, x.Name) && allConstant(x.Arguments)
 	case *ast.CallNode:
 		id, ok := x.Callee.(*ast.IdentifierNode)
 		return ok && checkedFuncs[id.Value] && allConstant(x.Arguments)
@@ -158,8 +160,8 @@ func isConstant(n ast.Node) bool {
 
 // checkedFuncs are the functions of checked arithmetic (arith.go).
 var checkedFuncs = map[string]bool{
-	fnAdd: true, fnSub: true, fnMul: true, fnMod: true, fnNeg: true, fnInt: true,
-	fnAdd + "_any": true, fnSub + "_any": true, fnMul + "_any": true, fnMod + "_any": true,
+	machine.FnAdd: true, machine.FnSub: true, machine.FnMul: true, machine.FnMod: true, machine.FnNeg: true, machine.FnInt: true,
+	machine.FnAdd + "_any": true, machine.FnSub + "_any": true, machine.FnMul + "_any": true, machine.FnMod + "_any": true,
 }
 
 func allConstant(ns []ast.Node) bool {

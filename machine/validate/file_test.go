@@ -1,4 +1,4 @@
-package machine
+package validate
 
 import (
 	"context"
@@ -6,14 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // fileRegistry is the built-ins plus an action with file parameters.
-func fileRegistry() *Registry {
-	reg := NewBuiltinRegistry()
-	reg.MustRegister(Action{Name: "tmpl", Run: func(context.Context, *Call) error { return nil }, Params: []ParamSpec{
-		{Name: "template", Type: TypeFile, Required: true},
-		{Name: "extra", Type: TypeFile, Default: "prompts/extra.md"},
+func fileRegistry() *machine.Registry {
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{Name: "tmpl", Run: func(context.Context, *machine.Call) error { return nil }, Params: []machine.ParamSpec{
+		{Name: "template", Type: machine.TypeFile, Required: true},
+		{Name: "extra", Type: machine.TypeFile, Default: "prompts/extra.md"},
 	}})
 	return reg
 }
@@ -102,7 +104,7 @@ func TestFileParameterRootOptionAndDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, diags = Check(spec, src, fileRegistry(), WithRoot(dir))
-	if len(diags) != 1 || diags[0].Pos != (Pos{Line: 6, Col: 9}) || !strings.Contains(diags[0].Msg, `parameter "extra" of action "tmpl": file "prompts/extra.md" not found`) {
+	if len(diags) != 1 || diags[0].Pos != (machine.Pos{Line: 6, Col: 9}) || !strings.Contains(diags[0].Msg, `parameter "extra" of action "tmpl": file "prompts/extra.md" not found`) {
 		t.Errorf("defaulted: got %v", diags)
 	}
 }
@@ -134,7 +136,7 @@ func TestResolveFileMatchesTheActionsLookup(t *testing.T) {
 		{abs, "x", "y", ""},      // absolute, outside the root: refused
 		{"nope.md", "specs", ".", ""},
 	} {
-		if got, _ := ResolveFile(tt.name, tt.specDir, tt.root); got != tt.want {
+		if got, _ := machine.ResolveFile(tt.name, tt.specDir, tt.root); got != tt.want {
 			t.Errorf("ResolveFile(%q, %q, %q) = %q, want %q", tt.name, tt.specDir, tt.root, got, tt.want)
 		}
 	}
@@ -146,7 +148,7 @@ func TestFileParams(t *testing.T) {
 	if len(diags) != 0 {
 		t.Fatal(diags)
 	}
-	got := FileParams(spec, fileRegistry(), ".")
+	got := machine.FileParams(spec, fileRegistry(), ".")
 	want := []string{"prompts/root.md", "specs/prompts/extra.md"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("got %v, want %v", got, want)

@@ -1,26 +1,28 @@
-package machine
+package validate
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // TestWritesForVariablesMustBeDeclared checks that the variables an action
 // writes by parameter (WritesFor) are validated like its static Writes.
 func TestWritesForVariablesMustBeDeclared(t *testing.T) {
-	reg := NewBuiltinRegistry()
-	reg.MustRegister(Action{
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{
 		Name:   "test.produce",
-		Params: []ParamSpec{{Name: "output", Type: TypeString, Required: true}},
-		WritesFor: func(params map[string]any) []VarSpec {
+		Params: []machine.ParamSpec{{Name: "output", Type: machine.TypeString, Required: true}},
+		WritesFor: func(params map[string]any) []machine.VarSpec {
 			name, _ := params["output"].(string)
 			if name == "" {
 				return nil
 			}
-			return []VarSpec{{Name: name, Type: TypeString}}
+			return []machine.VarSpec{{Name: name, Type: machine.TypeString}}
 		},
-		Run: func(context.Context, *Call) error { return nil },
+		Run: func(context.Context, *machine.Call) error { return nil },
 	})
 	tests := []struct {
 		name, ctx, want string

@@ -1,9 +1,11 @@
-package machine
+package validate
 
 import (
 	"testing"
 
 	"github.com/expr-lang/expr/builtin"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // TestEveryExpressionBuiltinHasAUsage keeps builtinUsage complete: a hint
@@ -15,7 +17,7 @@ func TestEveryExpressionBuiltinHasAUsage(t *testing.T) {
 		}
 	}
 	for name := range builtinUsage {
-		if !isBuiltin(name) {
+		if !machine.IsBuiltin(name) {
 			t.Errorf("builtinUsage names %s(), which is not an expression built-in", name)
 		}
 	}

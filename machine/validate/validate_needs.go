@@ -1,10 +1,12 @@
-package machine
+package validate
 
 import (
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // needs checks the run memory the actions need (Action.Needs): every path
@@ -15,7 +17,7 @@ func (v *validator) needs() {
 	if v.reg == nil || v.spec.State(v.spec.Initial) == nil {
 		return
 	}
-	action := func(st *State) *Action {
+	action := func(st *machine.State) *machine.Action {
 		if st == nil || st.Do == "" {
 			return nil
 		}
@@ -50,7 +52,7 @@ func (v *validator) needs() {
 // key (from the initial state, not passing a state that provides it), each
 // with the state it is entered from on a shortest such path ("" for the
 // initial state).
-func (v *validator) reachWithout(key string, action func(*State) *Action) map[string]string {
+func (v *validator) reachWithout(key string, action func(*machine.State) *machine.Action) map[string]string {
 	prev := map[string]string{v.spec.Initial: ""}
 	queue := []string{v.spec.Initial}
 	visit := func(from, to string) {
@@ -96,7 +98,7 @@ func pathTo(state string, prev map[string]string) string {
 
 // providerHint tells which actions provide the memory entry key, and which
 // states of the spec run them.
-func (v *validator) providerHint(key string, action func(*State) *Action) string {
+func (v *validator) providerHint(key string, action func(*machine.State) *machine.Action) string {
 	var names []string
 	for _, a := range v.reg.Actions() {
 		if slices.Contains(a.Provides, key) {

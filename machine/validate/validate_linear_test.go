@@ -1,9 +1,11 @@
-package machine
+package validate
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // brokenStates is a spec of n states, each with a misspelt key, a
@@ -35,7 +37,7 @@ func TestValidationIsLinearInBrokenStates(t *testing.T) {
 	allocs := func(n int) float64 {
 		src := brokenStates(n)
 		return testing.AllocsPerRun(1, func() {
-			_, diags := Check("big.yaml", src, NewBuiltinRegistry())
+			_, diags := Check("big.yaml", src, machine.NewBuiltinRegistry())
 			if !diags.HasErrors() {
 				t.Fatal("no errors")
 			}

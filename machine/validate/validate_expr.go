@@ -1,4 +1,4 @@
-package machine
+package validate
 
 import (
 	"fmt"
@@ -10,11 +10,13 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/parser"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // assign checks one `set:` entry.
-func (v *validator) assign(a *Assign) {
-	if a.Var == VarState || a.Var == VarLastError {
+func (v *validator) assign(a *machine.Assign) {
+	if a.Var == machine.VarState || a.Var == machine.VarLastError {
 		v.errorf(a.Pos, len(a.Var), "the interpreter sets it; set a context variable of your own instead", "set: %q is reserved", a.Var)
 		return
 	}
@@ -32,12 +34,12 @@ func (v *validator) assign(a *Assign) {
 		return
 	}
 	defer v.markClean(key, len(v.diags))
-	if _, err := CompileVarValue(a.Expr, cv, v.env); err != nil {
-		v.exprError(locateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
+	if _, err := machine.CompileVarValue(a.Expr, cv, v.env); err != nil {
+		v.exprError(machine.LocateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
 	}
 	v.constants(a.Expr, a.ExprPos, "set "+a.Var, true)
-	if cv.Type == TypeList || cv.Type == TypeMap {
+	if cv.Type == machine.TypeList || cv.Type == machine.TypeMap {
 		v.timesInSet(a)
 	}
 	if len(cv.Enum) == 0 {
@@ -48,10 +50,10 @@ func (v *validator) assign(a *Assign) {
 		return
 	}
 	for _, lit := range resultLiterals(tree.Node) {
-		if !Contains(cv.Enum, lit.Value) {
-			p := ExprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
+		if !machine.Contains(cv.Enum, lit.Value) {
+			p := machine.ExprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
 			v.errorf(p, len(strconv.Quote(lit.Value)), enumHint(lit.Value, cv.Enum),
-				"set %s: %q is not one of %s", a.Var, lit.Value, QuoteList(cv.Enum))
+				"set %s: %q is not one of %s", a.Var, lit.Value, machine.QuoteList(cv.Enum))
 		}
 	}
 }
@@ -76,18 +78,18 @@ func (v *validator) markClean(key string, n int) {
 }
 
 // guard checks one `when:` expression.
-func (v *validator) guard(src string, at Pos) {
+func (v *validator) guard(src string, at machine.Pos) {
 	key := v.exprKey("guard", src)
 	if v.checked[key] {
 		return
 	}
 	defer v.markClean(key, len(v.diags))
-	if _, err := CompileGuard(src, v.env); err != nil {
+	if _, err := machine.CompileGuard(src, v.env); err != nil {
 		if v.badGuards == nil {
-			v.badGuards = map[Pos]bool{}
+			v.badGuards = map[machine.Pos]bool{}
 		}
 		v.badGuards[at] = true
-		v.exprError(locateExpr(err, v.spec.Source, at, src), "guard")
+		v.exprError(machine.LocateExpr(err, v.spec.Source, at, src), "guard")
 		return
 	}
 	v.constants(src, at, "guard", false)
@@ -96,22 +98,22 @@ func (v *validator) guard(src string, at Pos) {
 		return
 	}
 	for _, c := range enumComparisons(tree.Node, v.spec) {
-		p := ExprPos(v.spec.Source, at, src, c.lit.Location().From)
-		if c.v.Name == VarState {
+		p := machine.ExprPos(v.spec.Source, at, src, c.lit.Location().From)
+		if c.v.Name == machine.VarState {
 			v.errorf(p, len(strconv.Quote(c.lit.Value)), v.stateHint(c.lit.Value),
 				"guard: state is never %q: no state has that name", c.lit.Value)
 			continue
 		}
 		v.errorf(p, len(strconv.Quote(c.lit.Value)), enumHint(c.lit.Value, c.v.Enum),
-			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, QuoteList(c.v.Enum))
+			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, machine.QuoteList(c.v.Enum))
 	}
 }
 
 func enumHint(s string, enum []string) string {
-	if h := didYouMean(s, enum); h != "" {
+	if h := machine.DidYouMeanHint(s, enum); h != "" {
 		return h
 	}
-	return "use one of " + QuoteList(enum)
+	return "use one of " + machine.QuoteList(enum)
 }
 
 var (
@@ -122,28 +124,28 @@ var (
 // hidesBuiltin returns the context variable named like an expression
 // function that the expression of e calls (the cause of "is not callable"),
 // or "".
-func (v *validator) hidesBuiltin(e *ExprError) string {
-	line := sourceLine(v.spec.Source, e.Pos.Line)
+func (v *validator) hidesBuiltin(e *machine.ExprError) string {
+	line := machine.SourceLine(v.spec.Source, e.Pos.Line)
 	runes := []rune(line)
 	if e.Pos.Col < 1 || e.Pos.Col > len(runes) {
 		return ""
 	}
 	m := identWordRE.FindString(string(runes[e.Pos.Col-1:]))
-	if m != "" && isBuiltin(m) && v.spec.Var(m) != nil {
+	if m != "" && machine.IsBuiltin(m) && v.spec.Var(m) != nil {
 		return m
 	}
 	return ""
 }
 
 // exprError reports an expression compile error, with a "did you mean" for unknown names.
-func (v *validator) exprError(e *ExprError, what string) {
+func (v *validator) exprError(e *machine.ExprError, what string) {
 	if v.eventExprError(e, what) {
 		return
 	}
 	span, hint := 1, ""
 	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil {
 		span = len(m[1])
-		cands := append(v.varNames(), VarState, VarLastError)
+		cands := append(v.varNames(), machine.VarState, machine.VarLastError)
 		for _, f := range builtin.Builtins {
 			cands = append(cands, f.Name)
 		}
@@ -153,20 +155,20 @@ func (v *validator) exprError(e *ExprError, what string) {
 			for _, f := range builtin.Builtins {
 				funcs = append(funcs, f.Name)
 			}
-			if hint = didYouMean(m[1], funcs); hint == "" {
+			if hint = machine.DidYouMeanHint(m[1], funcs); hint == "" {
 				hint = fmt.Sprintf("expressions have no function %s(); see https://expr-lang.org/docs/language-definition for the ones they have", m[1])
 			}
 		} else if hint == "" {
-			hint = "context variables: " + listNames(v.varNames(), 12)
+			hint = "context variables: " + machine.ListNames(v.varNames(), 12)
 		}
 	} else if m := notCallableRE.FindStringSubmatch(e.Msg); m != nil && v.hidesBuiltin(e) != "" {
 		hint = fmt.Sprintf("the context variable %q hides the expression function %s(): rename the variable", v.hidesBuiltin(e), v.hidesBuiltin(e))
-	} else if e.Msg == ErrFloatToInt.Error() {
+	} else if e.Msg == machine.ErrFloatToInt.Error() {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
 	} else {
-		hint = exprHint(e.Msg, sourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
+		hint = exprHint(e.Msg, machine.SourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
 	}
 	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
 }
@@ -176,8 +178,8 @@ var exprTypeNames = strings.NewReplacer("[]interface {}", "list", "map[string]in
 	"interface {}", "any", "float64", "float")
 
 // calledAt reports whether the name written at p is called: `name(`.
-func (v *validator) calledAt(p Pos, name string) bool {
-	runes := []rune(sourceLine(v.spec.Source, p.Line))
+func (v *validator) calledAt(p machine.Pos, name string) bool {
+	runes := []rune(machine.SourceLine(v.spec.Source, p.Line))
 	if p.Col < 1 || p.Col > len(runes) {
 		return false
 	}
@@ -202,21 +204,21 @@ func resultLiterals(n ast.Node) []*ast.StringNode {
 }
 
 type enumCmp struct {
-	v   *Var
+	v   *machine.Var
 	lit *ast.StringNode
 }
 
 // enumComparisons finds string literals compared with ==, != or in against an
 // enum variable that are not among its values.
-func enumComparisons(root ast.Node, spec *Spec) []enumCmp {
+func enumComparisons(root ast.Node, spec *machine.Spec) []enumCmp {
 	var out []enumCmp
-	enumVar := func(n ast.Node) *Var {
+	enumVar := func(n ast.Node) *machine.Var {
 		id, ok := n.(*ast.IdentifierNode)
 		if !ok {
 			return nil
 		}
-		if id.Value == VarState && len(spec.States) > 0 {
-			return &Var{Name: VarState, Type: TypeString, Enum: spec.StateNames()} // state holds a state's name
+		if id.Value == machine.VarState && len(spec.States) > 0 {
+			return &machine.Var{Name: machine.VarState, Type: machine.TypeString, Enum: spec.StateNames()} // state holds a state's name
 		}
 		cv := spec.Var(id.Value)
 		if cv == nil || len(cv.Enum) == 0 {
@@ -224,9 +226,9 @@ func enumComparisons(root ast.Node, spec *Spec) []enumCmp {
 		}
 		return cv
 	}
-	check := func(cv *Var, n ast.Node) {
+	check := func(cv *machine.Var, n ast.Node) {
 		for _, lit := range resultLiterals(n) {
-			if !Contains(cv.Enum, lit.Value) {
+			if !machine.Contains(cv.Enum, lit.Value) {
 				out = append(out, enumCmp{cv, lit})
 			}
 		}
@@ -258,19 +260,9 @@ func enumComparisons(root ast.Node, spec *Spec) []enumCmp {
 	return out
 }
 
-// exprStart returns where an expression value written at p starts: inside
-// its quotes when it is quoted.
-func exprStart(src []byte, p Pos) Pos {
-	line := sourceLine(src, p.Line)
-	if p.Col >= 1 && p.Col <= len(line) && (line[p.Col-1] == '"' || line[p.Col-1] == '\'') {
-		p.Col++
-	}
-	return p
-}
-
 // valueSpan measures the scalar written at p (quotes included), up to the end of the line or a comment.
-func valueSpan(src []byte, p Pos) int {
-	line := sourceLine(src, p.Line)
+func valueSpan(src []byte, p machine.Pos) int {
+	line := machine.SourceLine(src, p.Line)
 	if p.Col < 1 || p.Col > len(line) {
 		return 1
 	}
@@ -294,12 +286,12 @@ func valueSpan(src []byte, p Pos) int {
 
 // findWord finds the identifier word in src at or after p (within a few
 // lines), returning p when it is not found.
-func findWord(src []byte, p Pos, word string) Pos {
+func findWord(src []byte, p machine.Pos, word string) machine.Pos {
 	if !p.IsValid() || word == "" {
 		return p
 	}
 	for l := p.Line; l < p.Line+20; l++ {
-		line := sourceLine(src, l)
+		line := machine.SourceLine(src, l)
 		from := 0
 		if l == p.Line {
 			from = p.Col - 1
@@ -311,15 +303,11 @@ func findWord(src []byte, p Pos, word string) Pos {
 			}
 			at := from + i
 			end := at + len(word)
-			if (at == 0 || !IsIdentByte(line[at-1])) && (end >= len(line) || !IsIdentByte(line[end])) {
-				return Pos{Line: l, Col: at + 1}
+			if (at == 0 || !machine.IsIdentByte(line[at-1])) && (end >= len(line) || !machine.IsIdentByte(line[end])) {
+				return machine.Pos{Line: l, Col: at + 1}
 			}
 			from = end
 		}
 	}
 	return p
-}
-
-func IsIdentByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -1,10 +1,12 @@
-package machine
+package validate
 
 import (
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // Check decodes src and validates it against reg: it is Parse followed by
@@ -13,11 +15,11 @@ import (
 // be decoded is missing): the graph checks still run on it, but report only
 // what the missing parts cannot change (see Validate). The spec is nil only
 // when src could not be decoded at all.
-func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spec, Diagnostics) {
-	spec, diags := Parse(file, src)
+func Check(file string, src []byte, reg *machine.Registry, opts ...ValidateOption) (*machine.Spec, machine.Diagnostics) {
+	spec, diags := machine.Parse(file, src)
 	if spec == nil {
 		diags.Sort()
-		return nil, diags.capAlike()
+		return nil, diags.CapAlike()
 	}
 	seen := map[string]bool{}
 	for _, d := range diags {
@@ -29,7 +31,7 @@ func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spe
 		}
 	}
 	diags.Sort()
-	return spec, diags.capAlike()
+	return spec, diags.CapAlike()
 }
 
 // Validate checks a decoded spec against the actions of reg and returns every
@@ -51,7 +53,7 @@ func Check(file string, src []byte, reg *Registry, opts ...ValidateOption) (*Spe
 //
 // A Version of 0 is taken as "not given": Parse reports a missing or
 // unreadable `lpp` itself.
-func Validate(spec *Spec, reg *Registry, opts ...ValidateOption) Diagnostics {
+func Validate(spec *machine.Spec, reg *machine.Registry, opts ...ValidateOption) machine.Diagnostics {
 	return validate(spec, reg, nil, opts)
 }
 
@@ -87,7 +89,7 @@ func WithoutFiles() ValidateOption {
 
 // validate is Validate; parsed holds Parse's diagnostics (nil when there were
 // none), which tell what parts of the spec may be missing.
-func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOption) Diagnostics {
+func validate(spec *machine.Spec, reg *machine.Registry, parsed machine.Diagnostics, opts []ValidateOption) machine.Diagnostics {
 	if spec == nil {
 		return nil
 	}
@@ -98,7 +100,7 @@ func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOpti
 	if o.specDir == "" {
 		o.specDir = filepath.Dir(spec.File)
 	}
-	v := &validator{spec: spec, reg: reg, env: TypeEnv(spec), writesSeen: map[string]bool{}, opts: o}
+	v := &validator{spec: spec, reg: reg, env: machine.TypeEnv(spec), writesSeen: map[string]bool{}, opts: o}
 	v.header()
 	for _, st := range spec.States {
 		v.state(st)
@@ -122,34 +124,34 @@ func validate(spec *Spec, reg *Registry, parsed Diagnostics, opts []ValidateOpti
 }
 
 type validator struct {
-	spec       *Spec
-	reg        *Registry
+	spec       *machine.Spec
+	reg        *machine.Registry
 	env        map[string]any
-	diags      Diagnostics
-	writesSeen map[string]bool // actions whose Writes were checked
-	canFinish  map[string]bool // states from which a final state can be reached (nil: not computed)
-	badGuards  map[Pos]bool    // guards that did not compile (already errors)
-	inEvent    string          // the event whose transition is being checked ("" when none)
-	checked    map[string]bool // guards and sets that checked clean, by exprKey (a translated L++ blueprint repeats them)
-	damage     *damage         // what Parse's errors may have dropped (nil: nothing)
+	diags      machine.Diagnostics
+	writesSeen map[string]bool      // actions whose Writes were checked
+	canFinish  map[string]bool      // states from which a final state can be reached (nil: not computed)
+	badGuards  map[machine.Pos]bool // guards that did not compile (already errors)
+	inEvent    string               // the event whose transition is being checked ("" when none)
+	checked    map[string]bool      // guards and sets that checked clean, by exprKey (a translated L++ blueprint repeats them)
+	damage     *damage              // what Parse's errors may have dropped (nil: nothing)
 	opts       validateOptions
 	eventEnvs  map[string]map[string]any // each event's environment, built once
 	hintWork   int                       // candidates compared by suggest so far
 	stateNames []string                  // the spec's state names, built once
 }
 
-func (v *validator) add(sev Severity, p Pos, span int, hint, format string, args ...any) {
-	v.diags = append(v.diags, Diagnostic{Severity: sev, File: v.spec.File, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
+func (v *validator) add(sev machine.Severity, p machine.Pos, span int, hint, format string, args ...any) {
+	v.diags = append(v.diags, machine.Diagnostic{Severity: sev, File: v.spec.File, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
-func (v *validator) errorf(p Pos, span int, hint, format string, args ...any) {
-	v.add(SevError, p, span, hint, format, args...)
+func (v *validator) errorf(p machine.Pos, span int, hint, format string, args ...any) {
+	v.add(machine.SevError, p, span, hint, format, args...)
 }
 
 func (v *validator) header() {
 	s := v.spec
-	if s.Version != 0 && s.Version != FormatVersion {
-		v.errorf(s.VersionPos, len(strconv.Itoa(s.Version)), fmt.Sprintf("this lppctl reads version %d", FormatVersion), "unsupported spec format version %d", s.Version)
+	if s.Version != 0 && s.Version != machine.FormatVersion {
+		v.errorf(s.VersionPos, len(strconv.Itoa(s.Version)), fmt.Sprintf("this lppctl reads version %d", machine.FormatVersion), "unsupported spec format version %d", s.Version)
 	}
 	if strings.TrimSpace(s.Name) == "" {
 		if s.NamePos.IsValid() {
@@ -189,36 +191,36 @@ func (v *validator) header() {
 }
 
 // keyOnLine reports whether the line of p starts with key (followed by a colon).
-func keyOnLine(src []byte, p Pos, key string) bool {
-	line := strings.TrimSpace(sourceLine(src, p.Line))
+func keyOnLine(src []byte, p machine.Pos, key string) bool {
+	line := strings.TrimSpace(machine.SourceLine(src, p.Line))
 	return strings.HasPrefix(line, key+":")
 }
 
 // isQuotedAt reports whether the value written at p starts with a quote.
-func isQuotedAt(src []byte, p Pos) bool {
-	line := sourceLine(src, p.Line)
+func isQuotedAt(src []byte, p machine.Pos) bool {
+	line := machine.SourceLine(src, p.Line)
 	return p.Col >= 1 && p.Col <= len(line) && (line[p.Col-1] == '"' || line[p.Col-1] == '\'')
 }
 
 // start returns the position of the spec's first key (its first line that is
 // neither blank, a comment nor a document marker).
-func (v *validator) start() Pos {
-	for i := 0; i < LineCount(v.spec.Source); i++ {
-		line := sourceLine(v.spec.Source, i+1)
+func (v *validator) start() machine.Pos {
+	for i := 0; i < machine.LineCount(v.spec.Source); i++ {
+		line := machine.SourceLine(v.spec.Source, i+1)
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "#") || t == "---" || strings.HasPrefix(t, "%") {
 			continue
 		}
-		return Pos{Line: i + 1, Col: len(line) - len(strings.TrimLeft(line, " \t")) + 1}
+		return machine.Pos{Line: i + 1, Col: len(line) - len(strings.TrimLeft(line, " \t")) + 1}
 	}
-	return Pos{Line: 1, Col: 1}
+	return machine.Pos{Line: 1, Col: 1}
 }
 
 func (v *validator) stateHint(name string) string {
 	if h := v.suggest(name, v.allStateNames()); h != "" {
 		return h
 	}
-	return "states are: " + listNames(v.allStateNames(), 12)
+	return "states are: " + machine.ListNames(v.allStateNames(), 12)
 }
 
 // allStateNames is the spec's state names, built once per validation.
@@ -241,7 +243,7 @@ func (v *validator) suggest(name string, cands []string) string {
 		return ""
 	}
 	v.hintWork += len(cands)
-	return didYouMean(name, cands)
+	return machine.DidYouMeanHint(name, cands)
 }
 
 func (v *validator) varNames() []string {
@@ -252,18 +254,7 @@ func (v *validator) varNames() []string {
 	return out
 }
 
-// listNames joins names, eliding after max.
-func listNames(names []string, max int) string {
-	if len(names) == 0 {
-		return "(none)"
-	}
-	if len(names) > max {
-		return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d more)", len(names)-max)
-	}
-	return strings.Join(names, ", ")
-}
-
-func (v *validator) state(st *State) {
+func (v *validator) state(st *machine.State) {
 	if st.Do != "" {
 		v.action(st)
 	} else if len(st.With) > 0 || st.WithPos.IsValid() {
@@ -303,7 +294,7 @@ func (v *validator) state(st *State) {
 // firstUnguarded returns the index of the first transition without a when
 // (one whose when was given but could not be read, an error already, is not
 // taken as unguarded), or -1.
-func firstUnguarded(ts []*Transition) int {
+func firstUnguarded(ts []*machine.Transition) int {
 	for i, t := range ts {
 		if t.When == "" && !t.WhenPos.IsValid() {
 			return i
@@ -313,17 +304,17 @@ func firstUnguarded(ts []*Transition) int {
 }
 
 // transitionSpan underlines `to: NAME` (or the bare name) of a transition.
-func transitionSpan(t *Transition) int {
+func transitionSpan(t *machine.Transition) int {
 	if t.ToPos.Line == t.Pos.Line && t.ToPos.Col >= t.Pos.Col {
 		return t.ToPos.Col - t.Pos.Col + len(t.To)
 	}
 	return 1
 }
 
-func (v *validator) transition(t *Transition) {
+func (v *validator) transition(t *machine.Transition) {
 	switch {
 	case t.To == "" && isQuotedAt(v.spec.Source, t.ToPos): // `to: ""`; a null is Parse's
-		v.errorf(t.ToPos, 2, "states are: "+listNames(v.spec.StateNames(), 12), "transition to an empty state name")
+		v.errorf(t.ToPos, 2, "states are: "+machine.ListNames(v.spec.StateNames(), 12), "transition to an empty state name")
 	case t.To != "" && v.spec.State(t.To) == nil:
 		v.errorf(t.ToPos, len(t.To), v.stateHint(t.To), "transition to unknown state %q", t.To)
 	}

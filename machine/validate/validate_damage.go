@@ -1,4 +1,4 @@
-package machine
+package validate
 
 import (
 	"regexp"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // damage is what Parse's errors may have dropped from a partial spec, found
@@ -39,26 +41,26 @@ func (d *damage) hasState(name string) bool {
 type region struct {
 	name       string
 	key, value *yaml.Node
-	start, end Pos
+	start, end machine.Pos
 }
 
-func regionsOf(m *yaml.Node, end Pos) []region {
+func regionsOf(m *yaml.Node, end machine.Pos) []region {
 	var out []region
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		r := region{name: m.Content[i].Value, key: m.Content[i], value: m.Content[i+1], start: pos(m.Content[i]), end: end}
+		r := region{name: m.Content[i].Value, key: m.Content[i], value: m.Content[i+1], start: machine.NodePos(m.Content[i]), end: end}
 		if i+2 < len(m.Content) {
-			r.end = pos(m.Content[i+2])
+			r.end = machine.NodePos(m.Content[i+2])
 		}
 		out = append(out, r)
 	}
 	return out
 }
 
-func posBefore(a, b Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+func posBefore(a, b machine.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
 
 // regionAt returns the region holding p (regions are in text order: a
 // binary search, so locating every error of a big spec stays n log n).
-func regionAt(rs []region, p Pos) *region {
+func regionAt(rs []region, p machine.Pos) *region {
 	i := sort.Search(len(rs), func(i int) bool { return posBefore(p, rs[i].start) }) - 1
 	if i >= 0 && posBefore(p, rs[i].end) {
 		return &rs[i]
@@ -67,19 +69,19 @@ func regionAt(rs []region, p Pos) *region {
 }
 
 // findDamage locates each of Parse's errors in the spec's text.
-func findDamage(spec *Spec, parsed Diagnostics) *damage {
+func findDamage(spec *machine.Spec, parsed machine.Diagnostics) *damage {
 	d := &damage{states: map[string][]string{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(spec.Source, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		d.total = true
 		return d
 	}
-	eof := Pos{Line: LineCount(spec.Source) + 2, Col: 1}
+	eof := machine.Pos{Line: machine.LineCount(spec.Source) + 2, Col: 1}
 	top := regionsOf(doc.Content[0], eof)
 	names := func(r *region) []string { return stateNamesIn(spec, r.start, r.end) }
 	// The regions of a mapping, split once (not once per error).
 	split := map[*yaml.Node][]region{}
-	regions := func(m *yaml.Node, end Pos) []region {
+	regions := func(m *yaml.Node, end machine.Pos) []region {
 		rs, ok := split[m]
 		if !ok {
 			rs = regionsOf(m, end)
@@ -103,10 +105,10 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 			d.total = true
 			return d
 		}
-		if e.Pos == t.start && !Contains(topKeys, t.name) || t.name == "" {
+		if e.Pos == t.start && !machine.Contains(machine.TopKeys, t.name) || t.name == "" {
 			// An unknown (or duplicate) top-level key: its text is dropped.
 			dropped(t)
-			if _, near := DidYouMean(t.name, []string{"events"}); near || t.name == "events" {
+			if _, near := machine.DidYouMean(t.name, []string{"events"}); near || t.name == "events" {
 				d.events = true
 			}
 			continue
@@ -123,7 +125,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 			case sub == nil:
 				// states is not a mapping: there are no states.
 			case spec.State(sub.name) != nil:
-				if f := fieldAt(sub, e.Pos); f != nil && e.Pos != f.start && Contains(stateDataKeys, f.name) {
+				if f := fieldAt(sub, e.Pos); f != nil && e.Pos != f.start && machine.Contains(stateDataKeys, f.name) {
 					break // inside do, with, set or note: no transition or final is lost
 				}
 				d.states[sub.name] = append(d.states[sub.name], names(sub)...)
@@ -155,7 +157,7 @@ func findDamage(spec *Spec, parsed Diagnostics) *damage {
 var stateDataKeys = []string{"do", "with", "set", "note"}
 
 // fieldAt returns the key of the mapping r's value whose text holds p, or nil.
-func fieldAt(r *region, p Pos) *region {
+func fieldAt(r *region, p machine.Pos) *region {
 	if r.value.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -166,10 +168,10 @@ var identWordRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // stateNamesIn returns the defined states whose names appear as words in the
 // spec's text from start to end.
-func stateNamesIn(spec *Spec, start, end Pos) []string {
+func stateNamesIn(spec *machine.Spec, start, end machine.Pos) []string {
 	var out []string
 	for l := start.Line; l <= end.Line; l++ {
-		line := sourceLine(spec.Source, l)
+		line := machine.SourceLine(spec.Source, l)
 		if l == end.Line {
 			line = cutCol(line, end.Col)
 		}
@@ -178,7 +180,7 @@ func stateNamesIn(spec *Spec, start, end Pos) []string {
 		}
 		for _, w := range identWordRE.FindAllString(line, -1) {
 			if spec.State(w) != nil {
-				out = appendUnique(out, w)
+				out = machine.AppendUnique(out, w)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package machine
+package validate
 
 import (
 	"flag"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (and docs/spec.schema.json) with the actual output")
@@ -42,7 +44,7 @@ func TestBrokenSpecsReportGoldenDiagnostics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec, diags := Check(filepath.ToSlash(file), src, NewBuiltinRegistry())
+			spec, diags := Check(filepath.ToSlash(file), src, machine.NewBuiltinRegistry())
 			if len(diags) == 0 {
 				t.Fatal("a broken spec produced no diagnostics")
 			}
@@ -51,7 +53,7 @@ func TestBrokenSpecsReportGoldenDiagnostics(t *testing.T) {
 			}
 			checkGolden(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(diags.PrettyAll(src)+"\n"))
 			if spec != nil && !diags.HasErrors() {
-				if _, err := Compile(spec, NewBuiltinRegistry()); err != nil {
+				if _, err := machine.Compile(spec, machine.NewBuiltinRegistry()); err != nil {
 					t.Errorf("the spec validates but does not compile: %v", err)
 				}
 			}
@@ -71,11 +73,11 @@ func TestValidSpecsValidateAndCompile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec, diags := Check(file, src, NewBuiltinRegistry())
+			spec, diags := Check(file, src, machine.NewBuiltinRegistry())
 			if len(diags) > 0 {
 				t.Fatalf("want no diagnostics, got:\n%s", diags.PrettyAll(src))
 			}
-			if _, err := Compile(spec, NewBuiltinRegistry()); err != nil {
+			if _, err := machine.Compile(spec, machine.NewBuiltinRegistry()); err != nil {
 				t.Fatalf("validates but does not compile: %v", err)
 			}
 		})
@@ -114,7 +116,7 @@ stats:
 events:
   RESET: {from: [a], to: a}
 `
-	_, diags := Check("t.yaml", []byte(src), NewBuiltinRegistry())
+	_, diags := Check("t.yaml", []byte(src), machine.NewBuiltinRegistry())
 	var got []string
 	for _, d := range diags {
 		got = append(got, d.String())
@@ -216,7 +218,7 @@ func TestValidateReportsExactMessages(t *testing.T) {
 				src = strings.Replace(src, tt.replace[0], tt.replace[1], 1)
 			}
 			src += tt.append
-			_, diags := Check("t.yaml", []byte(src), NewBuiltinRegistry())
+			_, diags := Check("t.yaml", []byte(src), machine.NewBuiltinRegistry())
 			var got []string
 			for _, d := range diags {
 				got = append(got, d.String())
@@ -230,7 +232,7 @@ func TestValidateReportsExactMessages(t *testing.T) {
 
 func TestValidatePrettyPointsAtTheMistake(t *testing.T) {
 	src := strings.Replace(validBase, "next: a", "next: aa", 1)
-	_, diags := Check("t.yaml", []byte(src), NewBuiltinRegistry())
+	_, diags := Check("t.yaml", []byte(src), machine.NewBuiltinRegistry())
 	want := "t.yaml:17:11: error: transition to unknown state \"aa\"\n" +
 		" 17 |     next: aa\n" +
 		"    |           ^^\n" +
@@ -244,10 +246,10 @@ func TestValidatePrettyPointsAtTheMistake(t *testing.T) {
 }
 
 func TestValidateChecksActionWrites(t *testing.T) {
-	reg := NewBuiltinRegistry()
-	reg.MustRegister(Action{Name: "judge", Run: builtinActions()[0].Run, Writes: []VarSpec{
-		{Name: "verdict", Type: TypeString}, {Name: "score", Type: TypeFloat}, {Name: "retries", Type: TypeString},
-		{Name: "label", Type: TypeAny},
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{Name: "judge", Run: machine.BuiltinActions()[0].Run, Writes: []machine.VarSpec{
+		{Name: "verdict", Type: machine.TypeString}, {Name: "score", Type: machine.TypeFloat}, {Name: "retries", Type: machine.TypeString},
+		{Name: "label", Type: machine.TypeAny},
 	}})
 	src := strings.Replace(validBase, "  b:\n    do: noop", "  b:\n    do: judge", 1)
 	_, diags := Check("t.yaml", []byte(src), reg)
@@ -266,8 +268,8 @@ func TestValidateChecksActionWrites(t *testing.T) {
 }
 
 func TestActionWritesBoundACycle(t *testing.T) {
-	reg := NewBuiltinRegistry()
-	reg.MustRegister(Action{Name: "judge", Run: builtinActions()[0].Run, Writes: []VarSpec{{Name: "verdict", Type: TypeString}}})
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{Name: "judge", Run: machine.BuiltinActions()[0].Run, Writes: []machine.VarSpec{{Name: "verdict", Type: machine.TypeString}}})
 	src := strings.Replace(validBase, "when: retries < max_retries, set: {retries: retries + 1}", `when: verdict != "PASS"`, 1)
 	src = strings.Replace(src, "  b:\n    do: noop", "  b:\n    do: judge", 1)
 	if _, diags := Check("t.yaml", []byte(src), reg); len(diags) != 0 {
@@ -276,7 +278,7 @@ func TestActionWritesBoundACycle(t *testing.T) {
 }
 
 func TestValidateNilSpec(t *testing.T) {
-	if diags := Validate(nil, NewBuiltinRegistry()); diags != nil {
+	if diags := Validate(nil, machine.NewBuiltinRegistry()); diags != nil {
 		t.Errorf("got %v", diags)
 	}
 }
@@ -346,7 +348,7 @@ func TestGraphChecksRunOnPartialSpecs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, diags := Check(path, src, NewBuiltinRegistry())
+			_, diags := Check(path, src, machine.NewBuiltinRegistry())
 			var got []string
 			for _, d := range diags {
 				got = append(got, d.String())
@@ -371,7 +373,7 @@ func TestGraphChecksRunOnPartialSpecs(t *testing.T) {
 
 func TestEmptyTargetIsAnError(t *testing.T) {
 	src := strings.Replace(validBase, "next: a", `next: [{to: ""}]`, 1)
-	_, diags := Check("t.yaml", []byte(src), NewBuiltinRegistry())
+	_, diags := Check("t.yaml", []byte(src), machine.NewBuiltinRegistry())
 	if len(diags) == 0 || diags[0].String() != `t.yaml:17:17: error: transition to an empty state name; states are: a, b, done` {
 		t.Errorf("got %v", diags)
 	}

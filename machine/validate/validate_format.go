@@ -1,4 +1,4 @@
-package machine
+package validate
 
 import (
 	"fmt"
@@ -8,29 +8,31 @@ import (
 
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/conf"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // formatParam checks a parameter with a format written as an expression (its
 // text is not a literal of the format): the expression must compile, give a
 // value that can have the format, and, when constant, have it.
-func (v *validator) formatParam(a *Action, ps *ParamSpec, p *Param, src string) {
+func (v *validator) formatParam(a *machine.Action, ps *machine.ParamSpec, p *machine.Param, src string) {
 	what := fmt.Sprintf("parameter %q", ps.Name)
-	at := exprStart(v.spec.Source, p.VPos)
+	at := machine.ExprStart(v.spec.Source, p.VPos)
 	switch p.Value.(type) {
 	case int, float64: // a YAML number: 5 for 5s?
 		if _, err := ps.Format.Value(p.Value); err != nil {
 			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), ps.Format.Hint(),
-				"parameter %q of action %q: %s", ps.Name, a.Name, strings.TrimPrefix(err.Error(), ErrFormat.Error()+": "))
+				"parameter %q of action %q: %s", ps.Name, a.Name, strings.TrimPrefix(err.Error(), machine.ErrFormat.Error()+": "))
 			return
 		}
 	}
-	if _, err := CompileValue(src, TypeAny, v.env); err != nil {
+	if _, err := machine.CompileValue(src, machine.TypeAny, v.env); err != nil {
 		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), ps.Format.Hint(),
 			"parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
 		return
 	}
 	config := conf.CreateNew()
-	for _, opt := range exprOptions(v.env) {
+	for _, opt := range machine.ExprOptions(v.env) {
 		opt(config)
 	}
 	config.Check()
@@ -51,17 +53,17 @@ func (v *validator) formatParam(a *Action, ps *ParamSpec, p *Param, src string) 
 		return // reported by constants
 	}
 	if _, err := ps.Format.Value(out); err != nil {
-		v.errorf(at, 1, ps.Format.Hint(), "%s: %s", what, strings.TrimPrefix(err.Error(), ErrFormat.Error()+": "))
+		v.errorf(at, 1, ps.Format.Hint(), "%s: %s", what, strings.TrimPrefix(err.Error(), machine.ErrFormat.Error()+": "))
 	}
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))
 
 // formatCanHold reports whether a value of type t may have format f.
-func formatCanHold(f Format, t reflect.Type) bool {
+func formatCanHold(f machine.Format, t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Interface, reflect.String:
 		return true
 	}
-	return f == FormatDuration && t == durationType
+	return f == machine.FormatDuration && t == durationType
 }

@@ -1,4 +1,4 @@
-package machine_test
+package validate_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // needsRegistry holds actions that provide and need run memory entries.
@@ -119,7 +120,7 @@ events:
 				t.Fatal(diags.Err())
 			}
 			var got []string
-			for _, d := range machine.Validate(spec, needsRegistry()) {
+			for _, d := range validate.Validate(spec, needsRegistry()) {
 				if d.Severity == machine.SevError {
 					got = append(got, d.String())
 				}
