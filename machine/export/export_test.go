@@ -125,8 +125,11 @@ func TestExportedMermaidParses(t *testing.T) {
 		t.Fatal("no golden Mermaid diagrams")
 	}
 	// The project's own specs too: every exported diagram must parse.
-	specs, _ := filepath.Glob("../specs/*.yaml")
-	more, _ := filepath.Glob("../specs/*/*.yaml")
+	specs, _ := filepath.Glob("../../specs/*.yaml")
+	more, _ := filepath.Glob("../../specs/*/*.yaml")
+	if len(specs) == 0 {
+		t.Fatal("no project specs under ../../specs")
+	}
 	dir := t.TempDir()
 	for i, path := range append(specs, more...) {
 		src, err := os.ReadFile(path)

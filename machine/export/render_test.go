@@ -174,8 +174,11 @@ func renderCorpus(t *testing.T) (names, diagrams []string) {
 		}
 		names, diagrams = append(names, f), append(diagrams, string(b))
 	}
-	specs, _ := filepath.Glob("../specs/*.yaml")
-	more, _ := filepath.Glob("../specs/*/*.yaml")
+	specs, _ := filepath.Glob("../../specs/*.yaml")
+	more, _ := filepath.Glob("../../specs/*/*.yaml")
+	if len(specs) == 0 {
+		t.Fatal("no project specs under ../../specs")
+	}
 	for _, path := range append(specs, more...) {
 		src, err := os.ReadFile(path)
 		if err != nil {
