@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -164,4 +167,34 @@ func TestSandboxRunsAComputeUnit(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "out.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "ok", string(b))
+}
+
+// TestSandboxIsKilledWithItsContext: cancelling the command kills the
+// confined program and everything in its PID namespace.
+func TestSandboxIsKilledWithItsContext(t *testing.T) {
+	requireSandbox(t)
+	py := python(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.py"), []byte("import threading, time\nthreading.Thread(target=time.sleep, args=(300,)).start()\nprint('started', flush=True)\ntime.sleep(300)\n"), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd, err := Command(ctx, Options{Dir: dir}, py, "./x.py")
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	buf := make([]byte, 7)
+	_, err = out.Read(buf)
+	require.NoError(t, err)
+	assert.Equal(t, "started", string(buf))
+	cancel()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // not a timing verdict: a program that was not killed never ends
+		t.Fatal("the sandboxed program outlived its cancelled context")
+	}
+	// Nothing of its process group is left.
+	assert.ErrorIs(t, syscall.Kill(-cmd.Process.Pid, 0), syscall.ESRCH)
 }
