@@ -93,6 +93,8 @@ async function drawDiagrams() {
 
 // refresh fetches the page again and swaps in its live parts (the
 // decision form only when the run's pause changed, so typing is not lost).
+let retries = 0;
+
 async function refresh() {
   let res;
   try {
@@ -105,7 +107,11 @@ async function refresh() {
     gone();
     return;
   }
-  if (!res.ok) return;
+  if (!res.ok) { // e.g. a run caught being deleted: read it again shortly
+    if (retries++ < 5) setTimeout(refresh, 1000);
+    return;
+  }
+  retries = 0;
   const doc = new DOMParser().parseFromString(await res.text(), "text/html");
   let diagram = false;
   for (const part of document.querySelectorAll("[data-live-part]")) {
