@@ -387,7 +387,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#context tr")).find(r => r.querySelector("th").textContent === "n").querySelector("td").textContent.trim()`))
 	require.NoError(t, err)
 	assert.Equal(t, "4", n, "after step 7, a was entered 4 times")
-	do(t, ctx, chromedp.ScrollIntoView(`#state`))
+	do(t, ctx, chromedp.Navigate(base+"/runs/"+long+"?at=7#state"), chromedp.WaitVisible(`#fork`))
 	screenshotView(t, ctx, filepath.Join(img, "console-run-slider.png"))
 
 	// Fork from step 7: a new run standing there, recorded as a fork.
