@@ -280,6 +280,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusBadRequest, "spec.html", d)
 		return
 	}
+	before := s.runIDs()
 	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
@@ -302,7 +303,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case <-p.Done():
-			if id := s.runOf(p.Pid); id != "" {
+			// An ended process no longer names itself in run.json: the
+			// run is then the one that appeared.
+			if id := s.newRun(before); id != "" {
 				http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+s.keepNotice(notice{Text: p.Message()}), http.StatusSeeOther)
 				return
 			}
@@ -317,6 +320,30 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// runIDs returns the IDs of the store's runs.
+func (s *Server) runIDs() map[string]bool {
+	ids := map[string]bool{}
+	runs, _ := s.store.List()
+	for _, r := range runs {
+		ids[r.Meta.ID] = true
+	}
+	return ids
+}
+
+// newRun returns the run that is not in before, when there is exactly one.
+func (s *Server) newRun(before map[string]bool) string {
+	found := ""
+	for id := range s.runIDs() {
+		if !before[id] {
+			if found != "" {
+				return ""
+			}
+			found = id
+		}
+	}
+	return found
 }
 
 // runOf finds the run that process pid created (newest first).
