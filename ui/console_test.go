@@ -299,3 +299,22 @@ func TestEventFormIsTypedAndKeepsWhatWasTyped(t *testing.T) {
 	assert.Contains(t, w.Body.String(), `<span id="error-message">the plan is not JSON</span>`)
 	assert.Contains(t, w.Body.String(), `placeholder="your answer (feedback, guidance, an edited plan as JSON)">my &lt;edited&gt; plan</textarea>`)
 }
+
+func TestRunsPagePagesTheNewestFirst(t *testing.T) {
+	f := newFixture(t, Options{})
+	for range runsPerPage + 5 {
+		f.addRun(1, nil)
+	}
+	runs, err := f.store.List()
+	require.NoError(t, err)
+	require.Len(t, runs, runsPerPage+5)
+	newest, oldest := runs[len(runs)-1].Meta.ID, runs[0].Meta.ID
+	first := f.do("GET", "/", "").Body.String()
+	assert.Contains(t, first, `data-run="`+newest+`"`)
+	assert.NotContains(t, first, `data-run="`+oldest+`"`)
+	assert.Contains(t, first, `105 runs, page 1 of 2 (newest first) <a href="/?page=2">older</a>`)
+	second := f.do("GET", "/?page=2&q=loop", "").Body.String()
+	assert.Contains(t, second, `data-run="`+oldest+`"`)
+	assert.Equal(t, 5, strings.Count(second, `<tr class="st-`))
+	assert.Contains(t, second, `<a href="/?page=1&amp;q=loop">newer</a>`)
+}
