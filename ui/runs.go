@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"bytes"
 	"encoding/json"
 	"net/http"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,7 +87,7 @@ type runsData struct {
 	Query       string // ?q=: text searched in the ID, spec, state, status, error and journal
 	Statuses    []string
 	Counts      map[string]int
-	PageNo      int    // 1-based: page 1 holds the newest runs
+	PageNo      int // 1-based: page 1 holds the newest runs
 	Pages       int
 	Total       int    // the runs found (before paging)
 	PrevHref    string // the pages' links, keeping the search
