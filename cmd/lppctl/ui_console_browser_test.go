@@ -378,6 +378,21 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	do(t, ctx, chromedp.Click(`#context details.more > summary`))
 	scroll, view := pageWidths(t, ctx)
 	assert.LessOrEqual(t, scroll, view, "the expanded 120 KB reply is wider than the viewport")
+	// A live refresh keeps each fold as the person left it: the reply
+	// opened stays open, the step's memory changes closed stay closed.
+	folds := `[document.querySelector("#context details.more").open, document.querySelector("#step-1 > td > details").open]`
+	foldsBefore, err := chromedp.Run(ctx, chromedp.Evaluate[[]bool](folds))
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false}, foldsBefore)
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.refreshed = false; refresh().then(() => { window.refreshed = true }); true`))
+	require.NoError(t, err)
+	waitText(t, ctx, `body`, 10*time.Second, func(string) bool {
+		done, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.refreshed`))
+		return done
+	})
+	after, err := chromedp.Run(ctx, chromedp.Evaluate[[]bool](folds))
+	require.NoError(t, err)
+	assert.Equal(t, foldsBefore, after, "a refresh changed the folds")
 
 	// The step slider: the context after step 7 of the 10,000 (n counts a's visits).
 	do(t, ctx, chromedp.Navigate(base+"/runs/"+long), chromedp.WaitVisible(`#at`))
