@@ -210,4 +210,3 @@ func (s *Server) runOf(pid int) string {
 	}
 	return ""
 }
-
