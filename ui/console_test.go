@@ -318,3 +318,25 @@ func TestRunsPagePagesTheNewestFirst(t *testing.T) {
 	assert.Equal(t, 5, strings.Count(second, `<tr class="st-`))
 	assert.Contains(t, second, `<a href="/?page=1&amp;q=loop">newer</a>`)
 }
+
+func TestActionsRefuseOtherSites(t *testing.T) {
+	// Exe is a script that would leave a mark: none of these requests may run it.
+	mark := filepath.Join(t.TempDir(), "ran")
+	exe := filepath.Join(t.TempDir(), "lppctl")
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755))
+	f := newFixture(t, Options{Exe: exe})
+	id := f.addRun(2, nil)
+	require.NoError(t, os.WriteFile(filepath.Join(f.root, "loop.yaml"), []byte(loopSpec), 0o644))
+	for _, target := range []string{"/runs/" + id + "/cancel", "/runs/" + id + "/resume", "/runs/" + id + "/fork", "/start"} {
+		for _, hdr := range [][]string{
+			{"Origin", "http://evil.example"},
+			{"Origin", "", "Sec-Fetch-Site", "cross-site"},
+			{"Host", "evil.example:8780"},
+		} {
+			w := f.do("POST", target, "path=loop.yaml&step=1", hdr...)
+			assert.Equal(t, http.StatusForbidden, w.Code, "%s %v", target, hdr)
+		}
+	}
+	_, err := os.Stat(mark)
+	assert.True(t, os.IsNotExist(err), "a refused request ran lppctl")
+}
