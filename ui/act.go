@@ -49,6 +49,35 @@ func (s *Server) forkCLI(id string, step int) cli {
 		Args: append([]string{"runs", "fork", "--json", "--step", strconv.Itoa(step)}, append(s.where(), "--", id)...)}
 }
 
+// remoteCancelCLI cancels a source's run: lppctl runs cancel ID with the
+// source's flags (--temporal HOST:PORT).
+func (s *Server) remoteCancelCLI(id string) cli {
+	flags := s.opts.Source.ResumeFlags()
+	return cli{Show: "lppctl runs cancel " + shellQuote(id) + " " + flags, Args: append(append([]string{"runs", "cancel"}, strings.Fields(flags)...), "--", id)}
+}
+
+// remoteAct runs the Cancel button of a source's run.
+func (s *Server) remoteAct(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if s.opts.Source == nil || s.opts.Exe == "" {
+		s.failf(w, http.StatusNotFound, "cannot cancel run %s: this UI has no Temporal server or runs no commands", id)
+		return
+	}
+	c := s.remoteCancelCLI(id)
+	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	back := remotePath(id)
+	n := s.outcome(r.Context(), p, "cancel")
+	if n.Refused {
+		s.render(w, http.StatusConflict, "error.html", errorData{page: page{Title: "Refused", Nav: "runs"}, Status: http.StatusConflict, Message: n.Text, Back: back})
+		return
+	}
+	http.Redirect(w, r, back+"?n="+s.keepNotice(n), http.StatusSeeOther)
+}
+
 func (s *Server) resumeCLI(id string) cli {
 	return cli{Show: "lppctl resume " + shellQuote(id) + s.storeFlag(), Args: append([]string{"resume", "--no-input", "-q"}, append(s.where(), "--", id)...)}
 }
@@ -61,8 +90,15 @@ type runActions struct {
 }
 
 func (s *Server) actionsFor(row runRow) *runActions {
-	if s.opts.Exe == "" || row.Engine != "" {
+	if s.opts.Exe == "" {
 		return nil
+	}
+	if row.Engine != "" { // a source's run: Cancel (lppctl runs cancel --temporal ...)
+		if s.opts.Source == nil || row.Status != string(machine.StatusRunning) {
+			return nil
+		}
+		c := s.remoteCancelCLI(row.ID)
+		return &runActions{Cancel: &c}
 	}
 	switch row.Status {
 	case string(machine.StatusRunning):

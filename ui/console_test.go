@@ -340,3 +340,21 @@ func TestActionsRefuseOtherSites(t *testing.T) {
 	_, err := os.Stat(mark)
 	assert.True(t, os.IsNotExist(err), "a refused request ran lppctl")
 }
+
+func TestATemporalRunIsCancelledWithRunsCancel(t *testing.T) {
+	// Exe echoes the command it was given, as lppctl runs cancel would answer.
+	exe := filepath.Join(t.TempDir(), "lppctl")
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\necho \"ran: $*\"\n"), 0o755))
+	src := &fakeSource{runs: []*RemoteRun{remoteLoop("tmp-1", time.Now().Add(-time.Minute), 3, false)}}
+	src.runs[0].Status = string(machine.StatusRunning)
+	f := newFixture(t, Options{Source: src, Exe: exe})
+	body := f.do("GET", "/temporal/tmp-1", "").Body.String()
+	assert.Contains(t, body, `<form method="post" action="/temporal/tmp-1/cancel"><button id="cancel" class="stop">Cancel</button> <code class="cli">lppctl runs cancel tmp-1 --temporal 127.0.0.1:7233</code></form>`)
+	w := f.do("POST", "/temporal/tmp-1/cancel", "")
+	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
+	page := f.do("GET", w.Header().Get("Location"), "").Body.String()
+	assert.Contains(t, page, `<p class="notice" id="notice">ran: runs cancel --temporal 127.0.0.1:7233 -- tmp-1</p>`)
+
+	src.runs[0].Status = string(machine.StatusCompleted)
+	assert.NotContains(t, f.do("GET", "/temporal/tmp-1", "").Body.String(), `id="cancel"`, "an ended run has no Cancel")
+}

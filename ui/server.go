@@ -173,6 +173,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /start", s.start)
 	mux.HandleFunc("GET /temporal/{id}", s.remoteRunPage)
 	mux.HandleFunc("POST /temporal/{id}/decide", s.remoteDecide)
+	mux.HandleFunc("POST /temporal/{id}/cancel", s.remoteAct)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /specs", s.specsPage)
 	mux.HandleFunc("GET /spec", s.specPage)
