@@ -481,8 +481,11 @@ func endOf(row runRow, last *runstore.Entry) *endRow {
 		e.Message = last.Message
 	}
 	switch row.Status {
-	case string(machine.StatusFailed), string(machine.StatusInterrupted):
+	case string(machine.StatusFailed):
 		e.Hint = "lppctl resume " + row.ID + " retries the state (after fixing the cause)"
+	case string(machine.StatusInterrupted):
+		e.Message = cmp.Or(e.Message, "stopped at a clean point")
+		e.Hint = "lppctl resume " + row.ID + " continues it"
 	case "crashed":
 		e.Message = cmp.Or(e.Message, "the process working on the run died without a clean stop")
 		e.Hint = "lppctl resume " + row.ID + " continues it"

@@ -73,6 +73,10 @@ func writeText(b *strings.Builder, s string) {
 func writeValue(b *strings.Builder, v any, depth int) {
 	switch x := v.(type) {
 	case string:
+		if x == "" {
+			b.WriteString(`<code class="j-lit">""</code>`)
+			return
+		}
 		if depth == 0 {
 			writeText(b, x)
 			return
