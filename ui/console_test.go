@@ -358,3 +358,21 @@ func TestATemporalRunIsCancelledWithRunsCancel(t *testing.T) {
 	src.runs[0].Status = string(machine.StatusCompleted)
 	assert.NotContains(t, f.do("GET", "/temporal/tmp-1", "").Body.String(), `id="cancel"`, "an ended run has no Cancel")
 }
+
+func TestLaunchReadsTheOutputAndLeavesNoFiles(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	exe := filepath.Join(t.TempDir(), "lppctl")
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\necho \"out: $*\"\necho 'lppctl: cannot frob: no such run' >&2\nexit 2\n"), 0o755))
+	p, err := Launch(exe, t.TempDir(), []string{"runs", "cancel", "x"})
+	require.NoError(t, err)
+	require.True(t, p.Wait(context.Background()))
+	code, out, errs := p.Result()
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "out: runs cancel x\n", out)
+	assert.Equal(t, "lppctl: cannot frob: no such run\n", errs)
+	assert.Equal(t, "cannot frob: no such run", p.Message())
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, left, "Launch left its output files behind")
+}
