@@ -21,6 +21,7 @@ type logLine struct {
 	// PromptChars, ReplyChars and Stop: the call's sizes and finish reason
 	PromptChars, ReplyChars int
 	Stop                    string
+	Raw                     string // the whole line, for the call's details
 	// audit.jsonl: a tool call and the gateway's verdict
 	Tool     string
 	Sub      string
@@ -65,6 +66,7 @@ func readLog(path string, audit bool) []logLine {
 			l.Tokens = tokensOf(m)
 			l.PromptChars, l.ReplyChars, l.Stop = num(m["prompt_chars"]), num(m["reply_chars"]), str(m["finish_reason"])
 			l.Detail = str(m["error"])
+			l.Raw = sc.Text()
 		}
 		out = append(out, l)
 	}
