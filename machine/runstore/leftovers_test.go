@@ -1,12 +1,15 @@
 package runstore
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // leftovers makes, in run's directory, what a process killed while it
@@ -73,4 +76,28 @@ func TestTheNextCommandRemovesTheLeftoversOfAKilledProcess(t *testing.T) {
 			assert.NoError(t, err, "%s is still there", f)
 		}
 	})
+}
+
+// TestListReadsHowARunEndedFromItsJournal: a run whose journal records its
+// end while run.json still says running (its process could not save
+// run.json, e.g. on a full disk) is listed as the journal says, in every
+// listing (lppctl runs, the UI's runs page), not as crashed.
+func TestListReadsHowARunEndedFromItsJournal(t *testing.T) {
+	s := New(t.TempDir())
+	run, err := s.Create(Meta{Spec: "x.yaml", State: "a"}, []byte("spec"))
+	require.NoError(t, err)
+	j, err := run.OpenJournal(FsyncAlways)
+	require.NoError(t, err)
+	require.NoError(t, j.OnStep(context.Background(), &machine.Record{Seq: 1, From: "a", To: "done"}))
+	require.NoError(t, j.OnStep(context.Background(), &machine.Record{Seq: 2, From: "done", End: true}))
+	require.NoError(t, j.Close())
+	run.Unlock() // the process is gone; run.json still says running
+
+	runs, err := s.List()
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	m := runs[0].Meta
+	assert.Equal(t, machine.StatusCompleted, m.Status)
+	assert.Equal(t, "done", m.State)
+	assert.Equal(t, 2, m.Steps)
 }

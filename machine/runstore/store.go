@@ -316,7 +316,9 @@ func (s *Store) ids() ([]string, error) {
 
 // List returns every run of the store, oldest first. A run whose run.json
 // cannot be read has its metadata rebuilt from the journal (Run.Rebuilt says
-// why); when that fails too, it is listed with status "unreadable" and the error.
+// why); when that fails too, it is listed with status "unreadable" and the
+// error. A run that run.json calls running, that no process works on and
+// whose journal records how it ended is listed so (Settle).
 func (s *Store) List() ([]*Run, error) {
 	ids, err := s.ids()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -338,6 +340,7 @@ func (s *Store) List() ([]*Run, error) {
 				r.Meta = Meta{ID: id, Status: "unreadable", Error: rerr.Error()}
 			}
 		}
+		r.settleIdle()
 		out = append(out, r)
 	}
 	return out, nil
