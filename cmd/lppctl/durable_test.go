@@ -420,6 +420,7 @@ func TestCtrlCBeforeTheFirstStep(t *testing.T) {
 // and resume --event GO completes it. Nothing depends on timing: the test
 // acts once step 3 (into hold) is committed, and the run holds until killed.
 func TestRunsTellsARunningRunFromACrashedOne(t *testing.T) {
+	t.Parallel() // a child process; its in-process commands take turns (lppctlCLI)
 	bin := buildLppctl(t)
 	root := t.TempDir()
 	spec, err := os.ReadFile("testdata/runs/hold.yaml")
