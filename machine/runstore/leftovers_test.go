@@ -2,7 +2,9 @@ package runstore
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -100,4 +102,31 @@ func TestListReadsHowARunEndedFromItsJournal(t *testing.T) {
 	assert.Equal(t, machine.StatusCompleted, m.Status)
 	assert.Equal(t, "done", m.State)
 	assert.Equal(t, 2, m.Steps)
+}
+
+// TestTheNextListingRemovesTheHiddenDirectoryOfAKilledCreate: the hidden
+// directory a process killed while creating a run left (.new-PID-*) goes at
+// the next listing, however young, once its process is gone; one of a live
+// process stays.
+func TestTheNextListingRemovesTheHiddenDirectoryOfAKilledCreate(t *testing.T) {
+	s := New(t.TempDir())
+	require.NoError(t, os.MkdirAll(s.Dir, 0o755))
+	dead := filepath.Join(s.Dir, fmt.Sprintf(".new-%d-123", exitedPID(t)))
+	live := filepath.Join(s.Dir, fmt.Sprintf(".new-%d-456", os.Getppid()))
+	for _, d := range []string{dead, live} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, SpecFile), []byte("x"), 0o644))
+	}
+	_, err := s.List()
+	require.NoError(t, err)
+	assert.NoDirExists(t, dead)
+	assert.DirExists(t, live)
+}
+
+// exitedPID returns the pid of a process that has exited and been reaped.
+func exitedPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	return cmd.Process.Pid
 }
