@@ -128,7 +128,7 @@ states:
 		want      machine.Verdict
 		stopped   string
 	}{
-		{"stopped at max-states", 10, machine.Unknown, "max-states: 10 distinct states explored; raise --max-states"},
+		{"stopped at max-states", 10, machine.Unknown, "max-states: 10 distinct (state, context) pairs explored; raise --max-states"},
 		{"complete", 0, machine.Pass, ""},
 	}
 	for _, tt := range tests {

@@ -13,8 +13,8 @@ import (
 )
 
 // timesRE is the part of a check report's summary line that varies from
-// run to run: ", 0s (282167 states/s)".
-var timesRE = regexp.MustCompile(`, [0-9.]+[µnm]?s \([0-9]+ states/s\)`)
+// run to run: ", 0s (282167 pairs/s)".
+var timesRE = regexp.MustCompile(`, [0-9.]+[µnm]?s \([0-9]+ pairs/s\)`)
 
 // Every test blueprint is model-checked as check reads it (translated in
 // memory, with the compute mapping beside it). Each FAIL is a real
@@ -206,7 +206,7 @@ func TestCheckAndValidateOfADirectoryTakeItsBlueprints(t *testing.T) {
 		t.Errorf("validate DIR: exit code %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ = runCLI(t, "check", dir)
-	if code != exitFailed || !strings.Contains(out, filepath.Join(dir, "review.json")+": 6 states") || !strings.Contains(out, filepath.Join(dir, "b", "counter.yaml")+": ") {
+	if code != exitFailed || !strings.Contains(out, filepath.Join(dir, "review.json")+": 6 (state, context) pairs") || !strings.Contains(out, filepath.Join(dir, "b", "counter.yaml")+": ") {
 		t.Errorf("check DIR: exit code %d\n%s", code, out)
 	}
 }
