@@ -727,11 +727,8 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 		}
 		if p := tr.bp.Property(a.Target); isField && p != nil && stringEnum(p) != "" {
 			if _, seen := tr.fieldEnum[e+"/"+f]; !seen {
-				tr.fieldEnum[e+"/"+f] = stringEnum(p)
+				tr.fieldEnum[e+"/"+f] = stringEnum(p) // the values check sends
 			}
-			// A payload field the event does not carry is None in lpp and ""
-			// in lppctl, which no enum holds: store nil, as lpp does.
-			return "(" + v + ` == "" ? nil : ` + v + ")"
 		}
 		return v
 	}

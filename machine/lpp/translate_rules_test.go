@@ -97,7 +97,7 @@ func TestTranslationRules(t *testing.T) {
 			[]any{"states", "s", "on", "GO", 0, "set"}, `{"lpp_payload":"{\"a\": event.payload.a}"}`},
 		{"a payload field read is declared with its target's type",
 			`{"id":"t","from":"s","to":"end","on_event":"GO","actions":["setA"]}`, nil,
-			[]any{"events", "GO", "payload"}, `{"a":{"required":false,"type":"string"}}`},
+			[]any{"events", "GO", "payload"}, `{"a":{"nullable":true,"required":false,"type":"string"}}`},
 		{"compute gates are evaluated before the guards",
 			`{"id":"t","from":"s","to":"end","on_event":"GO","gates":["chk","big"]},{"id":"t2","from":"s","to":"u","on_event":"GO","gates":["big"]}`, mapping,
 			[]any{"states", "s__GO", "next"}, `[{"note":"t","to":"end","when":"lpp_gate_chk == true \u0026\u0026 ((n != nil \u0026\u0026 n \u003e 2))"},{"note":"t2","to":"u","when":"(n != nil \u0026\u0026 n \u003e 2)"},{"note":"no GO transition passed","to":"s"}]`},
