@@ -16,13 +16,11 @@ import (
 // ToSpecYAML translates a blueprint into an lppctl spec, as YAML text with
 // comments (docs/lpp.md describes the mapping). m places the compute units
 // and sets the driver rule (nil: DefaultMapping); a unit the blueprint uses
-// that m does not map is a *MissingUnitsError naming every such unit.
+// that m does not map is a *MissingUnitsError naming every such unit
+// (unless m.Unmapped).
 func ToSpecYAML(bp *Blueprint, m *Mapping) ([]byte, error) {
 	if m == nil {
 		m = DefaultMapping()
-	}
-	if err := CheckUnits(bp, m); err != nil {
-		return nil, err
 	}
 	t, err := Translate(bp, m)
 	if err != nil {
