@@ -268,7 +268,7 @@ func (tr *translator) ownList(s, e string) []*Transition {
 func (tr *translator) waitingEvents(s string) []string {
 	var out []string
 	for _, e := range tr.events[s] {
-		if !tr.isAuto(e) && e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
+		if (!tr.isAuto(e) || tr.waitsForOthers(s, e)) && e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
 			out = append(out, e)
 		}
 	}
