@@ -208,3 +208,20 @@ func TestExportKeepsTheBlueprintsSpelling(t *testing.T) {
     "all-done": {}`)
 	assert.NotContains(t, string(out), `"undeclared": {`)
 }
+
+// TestAMappedNameNeverTakesOneTheBlueprintWrites: "a-b" is mapped, and
+// a state the blueprint itself calls "a_b" keeps its name.
+func TestAMappedNameNeverTakesOneTheBlueprintWrites(t *testing.T) {
+	src := bpJSON(`"states": {"a-b": {}, "a_b": {}}`, `"entry_state": "a-b"`, `"terminal_states": {"end": {}}`,
+		`"transitions": [{"id": "t", "from": "a-b", "to": "a_b", "on_event": "GO"}, {"id": "u", "from": "a_b", "to": "end", "on_event": "GO"}]`)
+	bp, diags := Parse("x.json", []byte(src))
+	require.False(t, diags.HasErrors(), "%s", diags.Errors().PrettyAll([]byte(src)))
+	var ids, spelt []string
+	for _, s := range bp.States {
+		ids = append(ids, s.ID)
+		spelt = append(spelt, bp.Spelling(s.ID))
+	}
+	assert.Equal(t, []string{"a_b_2", "a_b", "end"}, ids)
+	assert.Equal(t, []string{"a-b", "a_b", "end"}, spelt)
+	assert.Equal(t, "a_b", bp.Transitions[0].To)
+}
