@@ -50,8 +50,8 @@ func (x *explorer) payloadValues(ce *cevent) ([]any, []string) {
 				}
 			}
 		}
-		if !f.Required && f.Default != nil {
-			add(f.Default)
+		if !f.Required && (f.Default != nil || f.Nullable) {
+			add(f.Default) // a nullable field's is null
 		}
 	}
 	var vals []any
