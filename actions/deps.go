@@ -356,7 +356,7 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	var p *gateway.Policy
 	var err error
 	if _, statErr := os.Stat(policy); d.Policy == "" && d.DefaultPolicy != "" && errors.Is(statErr, fs.ErrNotExist) {
-		p, err = gateway.ParsePolicy(strings.NewReader(d.DefaultPolicy), "the default policy of a blueprint's run (docs/lpp.md)")
+		p, err = gateway.ParsePolicy(strings.NewReader(d.DefaultPolicy), blueprintPolicyName)
 	} else {
 		p, err = gateway.LoadPolicy(policy)
 	}
