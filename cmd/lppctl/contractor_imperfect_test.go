@@ -121,6 +121,27 @@ func TestContractorImperfectModel(t *testing.T) {
 			},
 		},
 		{
+			name: "a script rewritten after the examples passed is never promoted by the max_iterations route",
+			model: func(t *testing.T) *imperfectModel {
+				m := newImperfectModel(t, lengthTarget)
+				m.scripts = []string{lengthTarget.good, lengthTarget.wrong}
+				m.scores = []int{55}
+				m.replanAll = true
+				for n := 4; n < 13; n++ { // the refinement's documents step never parses
+					m.seed("executing", n, func(string) string { return "no JSON today" })
+				}
+				return m
+			},
+			vars:  []string{"max_iterations=2"},
+			code:  exitPaused,
+			route: []string{"evaluating → refining", "parsing → reviewing  [step_error_count + 1 >= max_errors]", "refining → recovering  [iteration >= max_iterations]", "recovering → error  next[4]"},
+			check: func(t *testing.T, m *imperfectModel, res runResult, root string) {
+				assert.NotContains(t, res.out, "→ promoting")
+				assert.Equal(t, 2, m.written["script"], "the wrong script was written after the examples passed")
+				assert.NoDirExists(t, filepath.Join(root, "output", "contractor", "length_conv"))
+			},
+		},
+		{
 			name: "fenced JSON, prose around JSON, trailing commas and raw line breaks are read without a repair",
 			model: func(t *testing.T) *imperfectModel {
 				m := newImperfectModel(t, csvTarget)
