@@ -181,6 +181,10 @@ func TestSpecPromises(t *testing.T) {
 			files: map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": strings.ReplaceAll("FACTOR = 1\n"+examplesScript, `d["value"]`, `d["amount"]`)},
 			blame: "implementation", report: `gen/demo/demo.yaml:13:59: scripts/convert.py never names "value", the key state "convert" sends it (its input map); make the script use the keys the spec's input map names, or change the map`,
 		},
+		{
+			name: "in phase 2 keys named as parameters count", scripts: true, ok: true, report: "its scripts and the examples' variables are where the spec says",
+			files: map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import json, sys\n\ndef main(value, path):\n    print(json.dumps(dict(result=value, lines=0, report=path)))\n\nmain(**json.load(sys.stdin))\n"},
+		},
 		{name: "in phase 2 a script that fits", scripts: true, files: map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "FACTOR = 1\n" + examplesScript}, ok: true, report: "its scripts and the examples' variables are where the spec says"},
 	}
 	for _, tt := range tests {
