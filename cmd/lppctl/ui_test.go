@@ -137,11 +137,11 @@ func TestUIButtonsRunLppctlProcesses(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, machine.StatusInterrupted, r.Meta.Status)
 
-	w = post("/runs/"+id+"/fork", "step=2")
+	w = post("/runs/"+id+"/fork", "step=1") // the run took at least one step before the cancel
 	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
 	forked := get(w.Header().Get("Location"))
-	assert.Contains(t, forked, "forked from run "+id+" after step 2, in tick")
-	assert.Contains(t, forked, `id="fork-of">`+id+`</a> after step 2`)
+	assert.Contains(t, forked, "forked from run "+id+" after step 1, in tick")
+	assert.Contains(t, forked, `id="fork-of">`+id+`</a> after step 1`)
 
 	w = post("/runs/"+id+"/resume", "")
 	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
