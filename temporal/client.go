@@ -184,6 +184,7 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 	var last *Progress
 	var outage, noWorker bool
 	var checked time.Time
+	moved := time.Now() // when the run last made a step
 	backoff := o.Poll
 	emit := func(p *Progress) {
 		for _, rec := range p.Records {
@@ -225,10 +226,6 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 		if d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			return ended(ctx, c, runID, from, last, emit)
 		}
-		if checked.IsZero() { // say at once when no worker serves the run
-			checked = time.Now()
-			noWorker = warnNoWorker(ctx, c, d.GetExecutionConfig().GetTaskQueue().GetName(), notice)
-		}
 		wait := 10 * time.Second
 		if noWorker {
 			wait = time.Second
@@ -237,6 +234,9 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 		p, err := Query(qctx, c, runID, from)
 		cancel()
 		if err == nil {
+			if len(p.Records) > 0 || last == nil || p.Steps != last.Steps {
+				moved = time.Now()
+			}
 			last, noWorker = p, false
 			emit(p)
 			if p.More {
@@ -246,7 +246,9 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 				return p, nil
 			}
 		}
-		if err != nil && !noWorker && time.Since(checked) > 5*time.Second {
+		// A run that has not moved for a while: is a worker there? (A new
+		// worker's pollers show only once they poll again: not at once.)
+		if !noWorker && time.Since(moved) > 3*time.Second && time.Since(checked) > 5*time.Second {
 			checked = time.Now()
 			noWorker = warnNoWorker(ctx, c, d.GetExecutionConfig().GetTaskQueue().GetName(), notice)
 		}
