@@ -40,9 +40,15 @@ type Versioning struct {
 }
 
 // BuildID names a version of the workers: the lppctl version and a hash of
-// the action catalog (the names, parameters and writes of the actions), so
-// that two builds that offer different actions never share one.
+// the action catalog (CatalogHash), so that two builds that offer different
+// actions never share one.
 func BuildID(catalog *machine.Registry) string {
+	v := strings.NewReplacer("+", "-", "/", "-", " ", "-").Replace(Version)
+	return v + "." + CatalogHash(catalog)
+}
+
+// CatalogHash is a short hash of the actions' names, parameters and writes.
+func CatalogHash(catalog *machine.Registry) string {
 	h := sha256.New()
 	for _, a := range catalog.Actions() {
 		fmt.Fprintf(h, "%s(", a.Name)
@@ -55,8 +61,7 @@ func BuildID(catalog *machine.Registry) string {
 		}
 		h.Write([]byte("\n"))
 	}
-	v := strings.NewReplacer("+", "-", "/", "-", " ", "-").Replace(Version)
-	return v + "." + hex.EncodeToString(h.Sum(nil))[:12]
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 func (e *Engine) versioning(v Versioning) (Versioning, worker.DeploymentOptions) {
