@@ -206,3 +206,79 @@ func canon(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// loopAskSpec pauses for an approval between two loops.
+const loopAskSpec = `lpp: 1
+name: loopask
+context:
+  n: {type: int, default: 0}
+  answer: {type: string, default: ""}
+initial: count
+states:
+  count:
+    do: noop
+    set: {n: n + 1}
+    next:
+      - when: n == 4
+        to: ask
+      - when: n < 9
+        to: count
+      - to: done
+  ask:
+    do: test.ask
+    next: count
+  done:
+    final: true
+`
+
+// A run that continues as new every 3 transitions pauses in a later
+// execution; the resume Update answers it there (the run rebuilt from the
+// execution's checkpoint and records), and it ends with every step once.
+func TestWorkflowResumedAfterItContinuedAsNew(t *testing.T) {
+	h := &testHost{root: t.TempDir(), extra: []machine.Action{askAction}}
+	rel := writeSpec(t, h.root, "loopask.yaml", loopAskSpec)
+	s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: 3}})
+	st := startOf(t, h.root, rel, "run-loopask", nil)
+	answered := 0
+	var p temporal.Progress
+	for execs := 1; ; execs++ {
+		require.Less(t, execs, 20, "the run does not end")
+		env := s.env()
+		var u update
+		env.RegisterDelayedCallback(func() {
+			q, err := env.QueryWorkflow(temporal.QueryProgress, -1)
+			require.NoError(t, err)
+			var now temporal.Progress
+			require.NoError(t, q.Get(&now))
+			if now.Status == machine.StatusPaused {
+				answered++
+				env.UpdateWorkflow(temporal.UpdateResume, "u", &u, temporal.Resume{Input: &machine.Input{Kind: "approve"}})
+			}
+		}, time.Minute)
+		env.ExecuteWorkflow(temporal.WorkflowName, st)
+		require.NoError(t, u.err)
+		err := env.GetWorkflowError()
+		var can *workflow.ContinueAsNewError
+		if errors.As(err, &can) {
+			st = temporal.Start{}
+			require.NoError(t, s.codec.DataConverter().FromPayloads(can.Input, &st))
+			continue
+		}
+		require.NoError(t, err)
+		require.NoError(t, env.GetWorkflowResult(&p))
+		break
+	}
+	assert.Equal(t, 1, answered, "the run paused once")
+	assert.Equal(t, machine.StatusCompleted, p.Status)
+	assert.Equal(t, `{"answer":"approve","n":9}`, canon(p.Vars))
+	require.NoError(t, p.Flatten())
+	require.Len(t, p.Records, p.Steps)
+	inputs := 0
+	for i, rec := range p.Records {
+		assert.Equal(t, i+1, rec.Seq)
+		if rec.Input != nil && rec.Input.Kind == "approve" {
+			inputs++
+		}
+	}
+	assert.Equal(t, 1, inputs, "the step that took the answer")
+}
