@@ -110,8 +110,8 @@ func Closed(ctx context.Context, c client.Client, runID string) (status machine.
 		return "", "", fmt.Errorf("cannot find run %s on Temporal: %w", runID, err)
 	}
 	switch d.GetWorkflowExecutionInfo().GetStatus() {
-	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return "", "", nil
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return "", "", nil // the run goes on (in its next execution)
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return machine.StatusCompleted, "", nil
 	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED:
@@ -223,7 +223,9 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 			notice("the Temporal server answers again: following the run")
 		}
 		backoff = o.Poll
-		if d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		switch d.GetWorkflowExecutionInfo().GetStatus() {
+		case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		default:
 			return ended(ctx, c, runID, from, last, emit)
 		}
 		wait := 10 * time.Second
@@ -453,7 +455,7 @@ func memoPaused(m *commonpb.Memo) bool {
 
 func statusName(s enums.WorkflowExecutionStatus) string {
 	switch s {
-	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
 		return string(machine.StatusRunning)
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return string(machine.StatusCompleted)
