@@ -3,6 +3,8 @@ package temporal_test
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
+	"path/filepath"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
@@ -92,6 +95,7 @@ func (s *scaleEnv) env() *testsuite.TestWorkflowEnvironment {
 	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := ts.NewTestWorkflowEnvironment()
 	env.SetDataConverter(s.codec.DataConverter())
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: temporal.DeadlockTimeout})
 	o := s.opts
 	o.Retry = temporal.Retry{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond}
 	o.Codec = s.codec
@@ -193,6 +197,20 @@ func TestCodecSendsLargeValuesByReferenceStoredOnce(t *testing.T) {
 	ps, err := s.codec.DataConverter().ToPayloads(st)
 	require.NoError(t, err)
 	require.Less(t, ps.Size(), 1024, "the workflow's input holds references")
+	blobs := func() int {
+		n := 0
+		_ = filepath.WalkDir(s.store.Where(), func(_ string, d fs.DirEntry, _ error) error {
+			if d != nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	stored := blobs()
+	_, err = temporal.NewCodec(s.store, 256, 0).DataConverter().ToPayloads(st) // another process's codec
+	require.NoError(t, err)
+	assert.Equal(t, stored, blobs(), "the same values are stored once")
 	var back temporal.Start
 	require.NoError(t, s.codec.DataConverter().FromPayloads(ps, &back))
 	assert.Equal(t, string(st.Vars), string(back.Vars))
