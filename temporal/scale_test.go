@@ -3,11 +3,11 @@ package temporal_test
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
-	"path/filepath"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
