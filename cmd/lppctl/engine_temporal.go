@@ -307,10 +307,9 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	if err != nil {
 		return err
 	}
-	qctx, cancel := ctx, context.CancelFunc(func() {})
-	if st != "" { // a closed run's query needs a worker to replay it: do not wait long
-		qctx, cancel = context.WithTimeout(ctx, 10*time.Second)
-	}
+	// A closed run's query needs a worker to replay it, a running one's a
+	// worker to answer: do not wait long.
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	p, err := temporal.QueryAll(qctx, tc, id, 0)
 	cancel()
 	if st != "" {
@@ -329,6 +328,9 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 		return temporalOutcome(c, p, "", newProgress(c.App.Writer, progressMode(c)))
 	}
 	if err != nil {
+		if n, perr := temporal.Pollers(ctx, tc, c.String("task-queue")); perr == nil && n == 0 {
+			return fmt.Errorf("cannot ask run %s where it stands: %s", id, temporal.NoWorker(c.String("task-queue")))
+		}
 		return err
 	}
 	a := temporal.Resume{Input: in}
