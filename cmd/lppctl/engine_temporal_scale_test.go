@@ -176,6 +176,14 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 		assert.Equal(t, canon(localFinal(t, root, "noop.yaml", nil)), canon(p.Vars))
 		assert.Len(t, p.Records, p.Steps, "the result's records, by reference")
 		assert.Greater(t, execs, 1, "the run continued as new")
+		// runs lists it once, from when it began; trace gives every step.
+		out, _, code := lppctlOut(t, bin, root, "runs", "--temporal", addr)
+		assert.Equal(t, 0, code)
+		assert.Equal(t, 1, strings.Count(out, "noop-50k "), out)
+		assert.Regexp(t, `noop-50k +completed +\S+ +[0-9.]+s`, out)
+		out, _, code = lppctlOut(t, bin, root, "runs", "trace", "noop-50k", "--temporal", addr)
+		assert.Equal(t, 0, code)
+		assert.Equal(t, p.Steps, strings.Count(out, "\n["), "runs trace: one line a step")
 	})
 	t.Run("5,000 tools.call steps", func(t *testing.T) {
 		begin := time.Now()
