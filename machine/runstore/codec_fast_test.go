@@ -69,7 +69,7 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 	recs := []*machine.Record{
 		{From: "work", To: "work", Via: "next[1]", Vars: map[string]any{"n": 1}},
 		{From: "a", To: "b", Via: "next[0]", Guard: `n >= limit && s == "x\"y"`, Action: "noop", Warn: "w", Vars: map[string]any{
-			"f": 1.5, "neg": -0.0, "big": 1e300, "i": math.MaxInt64, "s": "é \u2028 <&> \t\n\\", "b": true, "nil": nil,
+			"f": 1.5, "neg": math.Copysign(0, -1), "big": 1e300, "i": math.MaxInt64, "s": "é \u2028 <&> \t\n\\", "b": true, "nil": nil,
 			"xs": []any{1, "two", []any{3.25, map[string]any{"k": "v"}}}, "m": map[string]any{"a": 1, "b": []any{}},
 		}},
 		{From: "a", To: "", Via: "final", End: true},

@@ -41,7 +41,7 @@ func TestFastStepEncodesAsEncodingJSON(t *testing.T) {
 			Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)}}}},
 		{name: "scalar and nested vars", fast: true, w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 2, From: "a", To: "a", Via: "v", Start: at, Vars: map[string]any{
 			"i": 42, "neg": -7, "i64": int64(math.MaxInt64), "t": true, "f": false, "nil": nil, "s": "plain", "u": "ünï\x00",
-			"f1": 0.1, "f2": 1e21, "f3": 1e-7, "f4": -0.0, "f5": 3.0, "f6": float32(1.5),
+			"f1": 0.1, "f2": 1e21, "f3": 1e-7, "f4": math.Copysign(0, -1), "f5": 3.0, "f6": float32(1.5),
 			"xs": []any{1, "a", []any{2.5}, map[string]any{"z": 1, "a": nil}}, "m": map[string]any{"b": 1, "a": "<>"},
 			"k\"ey": 1, "": 2,
 		}}}}},
