@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -176,4 +177,15 @@ func TestResumeDecodesTheJournalOnce(t *testing.T) {
 	require.NoError(t, rc.Replay(r2))
 	assert.Equal(t, last, r2.Var("xs"))
 	assert.Equal(t, steps, r2.Var("n"))
+}
+
+func TestParseHex8ReadsAsParseUint(t *testing.T) {
+	for _, s := range []string{"00000000", "ffffffff", "FFFFFFFF", "1a2B3c4D", "dc69f647", "1a2b3c4", "1a2b3c4d5", "1a2b3c4g", "+1a2b3c4", "-1a2b3c4", "1a2b_c4d", "        "} {
+		got, ok := parseHex8([]byte(s))
+		want, err := strconv.ParseUint(s, 16, 32)
+		assert.Equal(t, err == nil && len(s) == 8, ok, s)
+		if ok {
+			assert.Equal(t, uint32(want), got, s)
+		}
+	}
 }
