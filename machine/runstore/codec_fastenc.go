@@ -1,6 +1,7 @@
 package runstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -10,19 +11,19 @@ import (
 
 // appendFastStep appends w's JSON line (without the newline) as
 // encoding/json writes it (SetEscapeHTML(false)), without reflection, when w
-// is a step of the kind most lines are: routing, context variables, list
-// appends. It reports false for anything else (memory, notes, an answer,
-// a payload, a map patch...), which encoding/json then writes: a line it
-// writes is the same bytes (TestFastStepEncodesAsEncodingJSON).
+// is a step of the kind most lines are: routing, context variables, memory
+// operations, notes, list appends, references. It reports false for anything
+// else (an answer, a payload, a map patch, a marker...), which encoding/json
+// then writes: a line it writes is the same bytes
+// (TestFastStepEncodesAsEncodingJSON).
 func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
 	e := w.Entry
 	if e == nil || e.Type != EntryStep || e.Record == nil || !e.At.IsZero() || e.Pause != nil ||
-		e.Answer != nil || e.State != "" || e.Message != "" || e.Meta != nil ||
-		w.Patch != nil || w.Refs != nil {
+		e.Answer != nil || e.State != "" || e.Message != "" || e.Meta != nil || w.Patch != nil {
 		return b, false
 	}
 	r := e.Record
-	if r.Payload != nil || r.Memory != nil || r.Notes != nil || r.Input != nil {
+	if r.Payload != nil || r.Input != nil {
 		return b, false
 	}
 	if y := r.Start.Year(); y < 0 || y > 9999 {
@@ -57,6 +58,44 @@ func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
 		}
 		b = append(b, '}')
 	}
+	if len(r.Memory) > 0 {
+		b = append(b, `,"memory":[`...)
+		for i, op := range r.Memory {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"op":`...)
+			b = appendJSONString(b, op.Op)
+			b = append(b, `,"key":`...)
+			b = appendJSONString(b, op.Key)
+			if len(op.Value) > 0 {
+				b = append(b, `,"value":`...)
+				var ok bool
+				if b, ok = appendCompact(b, op.Value); !ok {
+					return b, false
+				}
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(r.Notes) > 0 {
+		b = append(b, `,"notes":[`...)
+		for i, n := range r.Notes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			nb, err := n.MarshalJSON()
+			if err != nil {
+				return b, false
+			}
+			var ok bool
+			if b, ok = appendCompact(b, nb); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	}
 	if r.Warn != "" {
 		b = append(b, `,"warn":`...)
 		b = appendJSONString(b, r.Warn)
@@ -80,7 +119,38 @@ func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
 		}
 		b = append(b, '}')
 	}
+	if len(w.Refs) > 0 {
+		b = append(b, `,"vars_ref":{`...)
+		for i, k := range slices.Sorted(maps.Keys(w.Refs)) {
+			ref := w.Refs[k]
+			if ref == nil {
+				return b, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, `:{"op":`...)
+			b = strconv.AppendInt(b, int64(ref.Op), 10)
+			b = append(b, `,"at":`...)
+			b = strconv.AppendInt(b, int64(ref.At), 10)
+			b = append(b, `,"len":`...)
+			b = strconv.AppendInt(b, int64(ref.Len), 10)
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
 	return append(b, '}'), true
+}
+
+// appendCompact appends raw JSON as encoding/json writes a RawMessage or a
+// Marshaler's output: compacted (false when it is not valid JSON).
+func appendCompact(b, raw []byte) ([]byte, bool) {
+	buf := bytes.NewBuffer(b)
+	if json.Compact(buf, raw) != nil {
+		return b, false
+	}
+	return buf.Bytes(), true
 }
 
 // appendJSONString appends s as encoding/json writes it (no HTML escapes):
