@@ -400,7 +400,13 @@ func setKey[V any](m map[string]V, k string, v V) map[string]V {
 	return m
 }
 
-func marshal(v any) ([]byte, error) {
+// marshal encodes v as encoding/json does (no HTML escapes): scalars, lists
+// and maps of them directly (appendValue), anything else through
+// encoding/json.
+func marshal(v any) ([]byte, error) { return appendValue(nil, v) }
+
+// jsonMarshal is marshal through encoding/json.
+func jsonMarshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

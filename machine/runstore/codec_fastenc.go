@@ -153,13 +153,61 @@ func appendCompact(b, raw []byte) ([]byte, bool) {
 	return buf.Bytes(), true
 }
 
+// appendValue appends v's JSON as encoding/json writes it (no HTML
+// escapes): nil, bools, ints, strings, and lists and maps of them, directly;
+// anything else (floats among them) through encoding/json.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case []any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, item := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendValue(b, item); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '{')
+		for i, k := range slices.Sorted(maps.Keys(x)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendValue(b, x[k]); err != nil {
+				return b, err
+			}
+		}
+		return append(b, '}'), nil
+	case nil, bool, int, int64, string:
+		b, _ = appendJSONValue(b, v)
+		return b, nil
+	}
+	q, err := jsonMarshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, q...), nil
+}
+
 // appendJSONString appends s as encoding/json writes it (no HTML escapes):
 // as it is when it is printable ASCII without quotes or backslashes, else
 // through encoding/json.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			q, err := marshal(s)
+			q, err := jsonMarshal(s)
 			if err != nil { // a string always marshals
 				return append(b, `""`...)
 			}
@@ -188,9 +236,9 @@ func appendJSONValue(b []byte, v any) ([]byte, bool) {
 	case json.RawMessage:
 		return b, false // encoding/json compacts it
 	}
-	q, err := marshal(v)
+	q, err := appendValue(b, v)
 	if err != nil {
 		return b, false
 	}
-	return append(b, q...), true
+	return q, true
 }

@@ -116,6 +116,13 @@ func TestFastStepEncodesRandomStepsAsEncodingJSON(t *testing.T) {
 		}
 		return str()
 	}
+	for range 3000 {
+		v := value(0)
+		got, gerr := marshal(v)
+		want, werr := jsonMarshal(v)
+		require.Equal(t, werr != nil, gerr != nil, "value %#v", v)
+		require.Equal(t, string(want), string(got))
+	}
 	fast := 0
 	for i := range 3000 {
 		rec := &machine.Record{Seq: i, From: str(), To: str(), Via: str(), Guard: str(), Event: str(), Action: str(), Error: str(), Warn: str(),
