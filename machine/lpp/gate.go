@@ -242,20 +242,6 @@ func (env *gateEnv) lppFails(col, span int, what string) {
 		"%s: lppctl translates its evident meaning, but lpp evaluates the gate false", what))
 }
 
-func describeNode(n *gnode) string {
-	switch n.op {
-	case "name":
-		return "name"
-	case "method", "call":
-		return "call's result"
-	case "index", "slice":
-		return "item"
-	case "attr":
-		return "field"
-	}
-	return "value"
-}
-
 func (env *gateEnv) emit(n *gnode) (gout, error) {
 	switch n.op {
 	case "num":
