@@ -43,7 +43,7 @@ func TestRunPageShowsAModelCallsMessagesAsSentAndItsReply(t *testing.T) {
 				`<span class="badge">safe_cli_executor</span> <small>c1</small>`,
 				`<span class="k role-tool">tool · safe_cli_executor · answers c1</span><pre class="text">Lamps were lit by hand.</pre>`,
 				`<summary>1 tool(s) offered: safe_cli_executor</summary>`,
-				`<div class="reply"><span class="k role-assistant">assistant</span><pre class="text">{&#34;title&#34;: &#34;Hand-lit&#34;}</pre></div>`,
+				`<div class="reply"><span class="k">reply</span><span class="k role-assistant">assistant</span><pre class="text">{&#34;title&#34;: &#34;Hand-lit&#34;}</pre></div>`,
 			},
 		},
 		{
