@@ -60,6 +60,7 @@ func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnK
 		ToolCalls: len(reply.ToolCalls), ReplyChars: len(reply.Text), Attempts: reply.Attempts,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 	}
+	d.recordMessages(&rec, req, reply, err)
 	if err != nil {
 		rec.Error = err.Error()
 		d.logCall(rec)

@@ -379,6 +379,13 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		}
 		d.Steps = append(d.Steps, sv)
 	}
+	var shown []*logLine
+	for i := range d.Steps {
+		for j := range d.Steps[i].Calls {
+			shown = append(shown, &d.Steps[i].Calls[j])
+		}
+	}
+	resolveMessages(v.logDir, shown)
 	if d.PageNo == d.Pages {
 		d.End = endOf(row, v.end)
 	}

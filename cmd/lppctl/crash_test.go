@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/internal/promptlog"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -343,6 +346,7 @@ func finalState(t *testing.T, root string) finalRun {
 		t.Fatal(err)
 	}
 	f := finalRun{steps: l.Steps(), vars: snap.Vars}
+	checkPromptsNamed(t, run)
 	for _, it := range snap.Memory.Items(actions.MemL2) {
 		f.l2 = append(f.l2, string(it))
 	}
@@ -356,4 +360,34 @@ func finalState(t *testing.T, root string) finalRun {
 		f.output = string(b)
 	}
 	return f
+}
+
+// checkPromptsNamed checks that every message, tools and reply ID the run's
+// llm.jsonl names is in its prompts.jsonl (a call's values are written
+// before its line, whatever the kill cut).
+func checkPromptsNamed(t *testing.T, run *runstore.Run) {
+	t.Helper()
+	vals, err := promptlog.Read(run.Path(runstore.PromptsFile), nil)
+	require.NoError(t, err)
+	b, err := os.ReadFile(run.Path(runstore.LLMFile))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] == "" {
+		lines = nil
+	}
+	named := 0
+	for _, line := range lines {
+		var rec llm.CallRecord
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), "llm.jsonl line %q", line)
+		for _, id := range append(rec.PromptIDs, rec.ToolsID, rec.ReplyID) {
+			if id == "" {
+				continue
+			}
+			named++
+			assert.Contains(t, vals, id, "llm.jsonl names %s, which prompts.jsonl lacks", id)
+		}
+	}
+	if len(lines) > 0 {
+		assert.NotZero(t, named, "llm.jsonl names no messages")
+	}
 }

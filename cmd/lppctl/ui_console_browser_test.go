@@ -95,12 +95,31 @@ states:
   done: {final: true}
 `
 
+// askSpec asks the model one question with a system prompt (its replies
+// are ask/demo.yaml's: no LLM is configured).
+const askSpec = `lpp: 1
+name: ask
+description: asks the model for a title (for the model call test)
+context:
+  topic: {type: string, default: "lamps & <wicks>"}
+  title: {type: string, default: ""}
+initial: ask
+states:
+  ask:
+    do: llm.generate
+    with: {system: sys.md, prompt: q.md, output: title}
+    next: [{to: done}]
+  done: {final: true}
+`
+
 // consoleProject is a project root with the specs of the console test.
 func consoleProject(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": consoleLoopSpec, "review.yaml": reviewSpec, "parent.yaml": parentSpec,
-		"child.yaml": strings.ReplaceAll(strings.ReplaceAll(longSpec, "default: 1500", "default: 3"), "name: long", "name: child"), "scripts/ready.py": readyScript}
+		"child.yaml": strings.ReplaceAll(strings.ReplaceAll(longSpec, "default: 1500", "default: 3"), "name: long", "name: child"), "scripts/ready.py": readyScript,
+		"ask/ask.yaml": askSpec, "ask/sys.md": "You name <b>books</b>.\n", "ask/q.md": "Name a book about {{.topic}}.\nOne line.\n",
+		"ask/demo.yaml": "replies:\n  - state: ask\n    text: \"\\\"Hand-lit\\\" <i>&</i>\\nA history\"\n"}
 	for name, text := range files {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
@@ -231,7 +250,8 @@ func pageWidths(t *testing.T, ctx context.Context) (scroll, viewport int) {
 // typed kept), the UI server restarted mid-run (the run goes on in its own
 // process, the page recovers), the run cancelled from its page (journaled,
 // interrupted), a failed run found by its error text, shown failed, and
-// retried after fixing its cause; the step slider; a 120 KB reply and a
+// retried after fixing its cause; a model call expanded to its messages
+// as sent and its reply; the step slider; a 120 KB reply and a
 // 10,000-step run inside the viewport's width; a deleted run shown gone.
 // With -update it takes docs/ui.md's screenshots (docs/img/console-*.png).
 func TestUIConsoleInBrowser(t *testing.T) {
@@ -240,6 +260,9 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	img := filepath.Join(repoRoot(t), "docs", "img")
 	t.Setenv(runstore.EnvDir, "")
 	t.Setenv("LPPCTL_TEMPORAL", "")
+	for _, k := range []string{"LPPCTL_LLM", "OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST"} {
+		t.Setenv(k, "") // the runs' model is ask/demo.yaml's script
+	}
 	root := consoleProject(t)
 	store := runstore.New(filepath.Join(root, runstore.DefaultDir))
 	base, stop := serveUIAt(t, root, "127.0.0.1:0")
@@ -359,6 +382,25 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	assert.Contains(t, textOf(t, ctx, `#timeline`), "4 transitions")
 	screenshotView(t, ctx, filepath.Join(img, "console-child.png"))
 
+	// A model call expands to its messages exactly as sent and its reply.
+	do(t, ctx, chromedp.Navigate(base+"/spec?path=ask/ask.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`))
+	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "completed" })
+	waitText(t, ctx, `#step-1 details.sent > summary`, 10*time.Second, func(s string) bool { return s == "messages as sent (2) and reply" })
+	// Clicked in one evaluation: a live refresh may swap the timeline (keeping its folds) at any time.
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#step-1 details.sent > summary").click(); true`))
+	require.NoError(t, err)
+	do(t, ctx, chromedp.WaitVisible(`#step-1 details.sent ol.sent`))
+	sent, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#step-1 details.sent ol.sent > li")).map(li => li.querySelector(".k").textContent + ": " + li.querySelector("pre.text").textContent)`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"system: You name <b>books</b>.\n", "user: Name a book about lamps & <wicks>.\nOne line.\n"}, sent)
+	assert.Equal(t, "reply", textOf(t, ctx, `#step-1 details.sent .reply > .k`))
+	assert.Equal(t, "\"Hand-lit\" <i>&</i>\nA history", textOf(t, ctx, `#step-1 details.sent .reply pre.text`))
+	scroll, view := pageWidths(t, ctx)
+	assert.LessOrEqual(t, scroll, view, "the expanded model call is wider than the viewport")
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#timeline").scrollIntoView({block: "start"}); true`))
+	require.NoError(t, err)
+	screenshotView(t, ctx, filepath.Join(img, "console-model-call.png"))
+
 	// A 120 KB reply and a 10,000-step run stay inside the viewport's width.
 	big := strings.Repeat("<b>unbroken_reply_text_", 6000)[:120<<10] + "\nlast line"
 	wide := writeRun(t, root, 3, big)
@@ -376,7 +418,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []rune(big)[:2000], []rune(shownReply), "a long string shows its first 2,000 characters as text, unescaped")
 	do(t, ctx, chromedp.Click(`#context details.more > summary`))
-	scroll, view := pageWidths(t, ctx)
+	scroll, view = pageWidths(t, ctx)
 	assert.LessOrEqual(t, scroll, view, "the expanded 120 KB reply is wider than the viewport")
 	// A live refresh keeps each fold as the person left it: the reply
 	// opened stays open, the step's memory changes closed stay closed.

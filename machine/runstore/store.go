@@ -44,6 +44,7 @@ const (
 	JournalFile = "journal.jsonl" // one JSON line per step, plus markers (see CommitFile)
 	AuditFile   = "audit.jsonl"   // the gateway's audit log
 	LLMFile     = "llm.jsonl"     // the LLM calls with token usage
+	PromptsFile = "prompts.jsonl" // the messages of the LLM calls, each stored once (internal/promptlog)
 )
 
 // ErrNotFound is wrapped by the error Open returns for an unknown run.
