@@ -10,6 +10,9 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
+// blueprintPolicyName names BlueprintPolicy in messages.
+const blueprintPolicyName = "the default policy of a blueprint's run (docs/lpp.md)"
+
 // BlueprintPolicy is the gateway policy of a run of an imported L++
 // blueprint in a folder that has no config/tools_config.yaml (an L++ user
 // needs nothing but lppctl): the Python runner may run the .py files under

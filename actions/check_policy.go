@@ -1,7 +1,13 @@
 package actions
 
 import (
+	"errors"
+	"io/fs"
 	"path/filepath"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 
 	"github.com/lppctl/lppctl/gateway"
 )
@@ -34,10 +40,22 @@ func RunPolicy(root, policy string) (*gateway.Policy, string, error) {
 	return p, shown, err
 }
 
-// runPolicy is RunPolicy for the checker's options, once.
+// SpecPolicy is RunPolicy for a run of spec: a blueprint's run in a folder
+// without a policy uses its default policy (BlueprintPolicy), as the run
+// does (Deps.DefaultPolicy).
+func SpecPolicy(spec *machine.Spec, root, policy string) (*gateway.Policy, string, error) {
+	p, shown, err := RunPolicy(root, policy)
+	if err != nil && policy == "" && errors.Is(err, fs.ErrNotExist) && spec != nil && lpp.IsBlueprint(spec.Source) {
+		p, err = gateway.ParsePolicy(strings.NewReader(BlueprintPolicy(ScriptDirs(spec))), blueprintPolicyName)
+		shown = blueprintPolicyName
+	}
+	return p, shown, err
+}
+
+// runPolicy is SpecPolicy for the checker's options, once.
 func (k *checker) runPolicy() *checkPolicy {
 	if k.pol == nil {
-		p, shown, err := RunPolicy(k.opts.Root, k.opts.Policy)
+		p, shown, err := SpecPolicy(k.spec, k.opts.Root, k.opts.Policy)
 		k.pol = &checkPolicy{policy: p, shown: shown, err: err}
 	}
 	return k.pol

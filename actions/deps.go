@@ -23,6 +23,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/internal/promptlog"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 	"gopkg.in/yaml.v3"
@@ -62,6 +63,9 @@ type Deps struct {
 	RunDir string    // the run's directory: spec.run journals its child machines below it ("" = children are not journaled)
 	Audit  io.Writer // gateway audit log (JSON lines)
 	LLMLog io.Writer // LLM call log (JSON lines)
+	// Prompts stores the messages of the model calls (default: prompts.jsonl
+	// next to LLMLog when it is a file; nil = not stored).
+	Prompts *promptlog.Log
 
 	Getenv     func(string) string // default os.Getenv
 	Now        func() time.Time    // default: $LPPCTL_NOW (RFC 3339) when set, else time.Now
@@ -356,7 +360,7 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	var p *gateway.Policy
 	var err error
 	if _, statErr := os.Stat(policy); d.Policy == "" && d.DefaultPolicy != "" && errors.Is(statErr, fs.ErrNotExist) {
-		p, err = gateway.ParsePolicy(strings.NewReader(d.DefaultPolicy), "the default policy of a blueprint's run (docs/lpp.md)")
+		p, err = gateway.ParsePolicy(strings.NewReader(d.DefaultPolicy), blueprintPolicyName)
 	} else {
 		p, err = gateway.LoadPolicy(policy)
 	}

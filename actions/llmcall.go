@@ -60,6 +60,7 @@ func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnK
 		ToolCalls: len(reply.ToolCalls), ReplyChars: len(reply.Text), Attempts: reply.Attempts,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 	}
+	d.recordMessages(&rec, req, reply, err)
 	if err != nil {
 		rec.Error = err.Error()
 		d.logCall(rec)
@@ -74,7 +75,7 @@ func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnK
 	}
 	what := fmt.Sprintf("%d tool call(s)", len(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
-		what = fmt.Sprintf("reply %q", clip(textx.OneLine(reply.Text), 70))
+		what = fmt.Sprintf("reply %q", clip(textx.OneLine(headBytes(reply.Text, 1000)), 70))
 	}
 	retries := ""
 	if reply.Attempts > 1 {

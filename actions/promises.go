@@ -20,8 +20,9 @@ import (
 //     file;
 //   - with scripts, each of those scripts is in the folder dir and names
 //     every key of the state's input map (what it reads) and of its output
-//     map (what it prints) as a string literal (lpp_function, which an L++
-//     compute unit is sent besides its input_map, excepted);
+//     map (what it prints) as a word (a string literal, or a parameter of
+//     main(**data)); lpp_function, which an L++ compute unit is sent besides
+//     its input_map, excepted;
 //   - every variable an example gives (vars) or checks (expect, contains) is
 //     a context variable of the spec.
 //
@@ -113,7 +114,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				if k != "" && k != "lpp_function" && !strings.Contains(string(text), `"`+k+`"`) && !strings.Contains(string(text), `'`+k+`'`) {
+				if k != "" && k != "lpp_function" && !namesKey(string(text), k) {
 					problems = append(problems, fmt.Sprintf("%s: %s never names %q, the key state %q %s (its %s map); make the script use the keys the spec's %s map names, or change the map", where(mp.VPos), rel, k, st.Name, map[string]string{"input": "sends it", "output": "reads from it"}[m.param], m.param, m.param))
 				}
 			}
@@ -186,4 +187,24 @@ func writtenVars(spec *machine.Spec) map[string]bool {
 		}
 	}
 	return out
+}
+
+// namesKey reports whether a script's text names key as a word: in quotes
+// ("value", 'value') or as an identifier (def main(value): ..., dict(value=1)).
+func namesKey(text, key string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], key)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(key)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }

@@ -152,6 +152,9 @@ var writesDocs = map[string]string{
 	"script.run":    "output's keys (each checked against its variable's type)",
 	"spec.validate": "the variables named by ok (bool), errors (int) and report (string)",
 	"spec.run":      "output's keys (copied from the child's variables when it completes)",
+	"spec.examples": "the variables named by ok (bool), failed (int), ran (int) and report (string)",
+	"spec.promises": "the variables named by ok (bool), report (string) and blame (string)",
+	"env.read":      "vars' keys (each parsed as its variable's type)",
 }
 
 // WritesDoc describes the variables an action whose writes depend on its

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -89,27 +92,18 @@ func TestScriptRunOutsideScriptDirsIsBlocked(t *testing.T) {
 	p := newProject(t, map[string]string{"a/spec.yaml": spec, "tools/count.py": "print('{}')\n"})
 	d := p.deps("a", "")
 	_, reg, diags := p.check("a/spec.yaml", d)
-	if !strings.Contains(diags.Errors().PrettyAll(nil), "is outside the script directories of the policy") {
-		t.Fatalf("validation: %s", diags.PrettyAll(nil))
-	}
+	require.Contains(t, diags.Errors().PrettyAll(nil), "is outside the script directories of the policy")
 	src, err := os.ReadFile(filepath.Join(p.root, "a", "spec.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	parsed, _ := machine.Parse(filepath.Join(p.root, "a", "spec.yaml"), src)
 	m, err := machine.Compile(parsed, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r, err := m.NewRun(nil, machine.WithRunID("run1"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	err = r.Run(context.Background())
 	d.Close()
-	if err == nil || !strings.Contains(err.Error(), `script.run in state "count": script tools/count.py: [SECURITY BLOCKED] `) {
-		t.Fatalf("got %v", err)
-	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `script.run in state "count": script tools/count.py: [SECURITY BLOCKED] `)
 }
 
 func TestSplitStreams(t *testing.T) {

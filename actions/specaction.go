@@ -239,7 +239,7 @@ func (d *Deps) child(spec, runDir, runID string, chain []string) *Deps {
 		SkillsLibrary: d.SkillsLibrary, SpecDir: filepath.Dir(spec),
 		Protected: append(append([]string(nil), d.Protected...), spec),
 		Yes:       d.Yes, Feedback: d.Feedback, Interactive: d.Interactive, In: d.In, Out: d.Out, Editor: d.Editor,
-		RunID: runID, RunDir: runDir, Audit: d.Audit, LLMLog: d.LLMLog,
+		RunID: runID, RunDir: runDir, Audit: d.Audit, LLMLog: d.LLMLog, Prompts: d.prompts(),
 		Getenv: d.Getenv, Now: d.Now, HTTPClient: d.HTTPClient, Retry: d.Retry, Model: d.Model, Gateway: d.Gateway,
 		GatewayOptions: d.GatewayOptions, Unconfined: d.Unconfined, chain: chain,
 	}

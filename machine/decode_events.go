@@ -235,7 +235,7 @@ func (d *decoder) on(n *yaml.Node, state string) []*OnEvent {
 	return out
 }
 
-var payloadFieldKeys = []string{"type", "required", "default", "enum", "doc"}
+var payloadFieldKeys = []string{"type", "required", "default", "enum", "doc", "nullable"}
 
 // payload decodes an event's payload schema: field → type name, or
 // {type, required, default, enum, doc}. A field is required unless it says
@@ -329,6 +329,7 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 			if doc, ok := f["doc"]; ok {
 				pf.Doc, _ = d.str(doc.val, "doc")
 			}
+			d.payloadNullable(f, pf)
 		default:
 			d.errorf(pos(v), span(v), "payload field %q of event %q must be a type name or a mapping with type, required, default, enum and doc, not %s", name, event, kindName(v))
 			continue
@@ -346,7 +347,7 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 			d.errorf(pf.EnumPos, 1, "enum is only allowed on string fields, and %q is %s", name, pf.Type)
 			pf.Enum = nil
 		}
-		pf.Default = pf.Type.Zero()
+		pf.Default = pf.initial()
 		if defNode != nil {
 			val, err := d.nodeValue(defNode)
 			if err == nil {

@@ -41,7 +41,7 @@ func eventType(decl *EventDecl) reflect.Type {
 		for i, f := range decl.Payload {
 			fields = append(fields, reflect.StructField{
 				Name: fmt.Sprintf("F%d", i),
-				Type: reflect.TypeOf(f.Type.Zero()),
+				Type: payloadFieldType(f),
 				Tag:  reflect.StructTag(fmt.Sprintf(`%s:%q`, eventFieldTag, f.Name)),
 			})
 		}

@@ -171,7 +171,7 @@ func JSONSchemaFor(reg *Registry) []byte {
 			},
 		}},
 		{"payloadField", &schema{
-			Description: "A typed payload field: a type name (`text: string`, required) or a mapping with its type, required, default, enum and doc.",
+			Description: "A typed payload field: a type name (`text: string`, required) or a mapping with its type, required, default, enum, doc and nullable.",
 			OneOf: []*schema{
 				ref("typeName"),
 				{
@@ -184,6 +184,7 @@ func JSONSchemaFor(reg *Registry) []byte {
 						{"default", &schema{Description: "The value an optional field takes when the payload leaves it out (default: the type's zero value)."}},
 						{"enum", &schema{Type: "array", Items: &schema{Type: "string"}, Description: "The values a string field may take."}},
 						{"doc", str("What the field means.")},
+						{"nullable", &schema{Type: "boolean", Description: "The field may be null: an optional field the payload leaves out is null (not its type's zero value), and expressions read it untyped (imported L++ blueprints, whose payload fields are Python values)."}},
 					},
 				},
 			},

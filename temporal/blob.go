@@ -47,10 +47,10 @@ func validRef(ref string) bool {
 // temporary file and renamed, so that a reader never sees half a blob.
 type DirStore struct{ dir string }
 
-// NewDirStore returns the store in dir (made when missing).
+// NewDirStore returns the store in dir (made by the first Put).
 func NewDirStore(dir string) (*DirStore, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot make the blob store %s: %w", dir, err)
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("cannot use blob store %s: it is a file, not a folder", dir)
 	}
 	return &DirStore{dir: dir}, nil
 }

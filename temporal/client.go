@@ -110,8 +110,8 @@ func Closed(ctx context.Context, c client.Client, runID string) (status machine.
 		return "", "", fmt.Errorf("cannot find run %s on Temporal: %w", runID, err)
 	}
 	switch d.GetWorkflowExecutionInfo().GetStatus() {
-	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return "", "", nil
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return "", "", nil // the run goes on (in its next execution)
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return machine.StatusCompleted, "", nil
 	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED:
@@ -184,6 +184,7 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 	var last *Progress
 	var outage, noWorker bool
 	var checked time.Time
+	moved := time.Now() // when the run last made a step
 	backoff := o.Poll
 	emit := func(p *Progress) {
 		for _, rec := range p.Records {
@@ -222,12 +223,10 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 			notice("the Temporal server answers again: following the run")
 		}
 		backoff = o.Poll
-		if d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		switch d.GetWorkflowExecutionInfo().GetStatus() {
+		case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		default:
 			return ended(ctx, c, runID, from, last, emit)
-		}
-		if checked.IsZero() { // say at once when no worker serves the run
-			checked = time.Now()
-			noWorker = warnNoWorker(ctx, c, d.GetExecutionConfig().GetTaskQueue().GetName(), notice)
 		}
 		wait := 10 * time.Second
 		if noWorker {
@@ -237,6 +236,9 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 		p, err := Query(qctx, c, runID, from)
 		cancel()
 		if err == nil {
+			if len(p.Records) > 0 || last == nil || p.Steps != last.Steps {
+				moved = time.Now()
+			}
 			last, noWorker = p, false
 			emit(p)
 			if p.More {
@@ -246,7 +248,9 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 				return p, nil
 			}
 		}
-		if err != nil && !noWorker && time.Since(checked) > 5*time.Second {
+		// A run that has not moved for a while: is a worker there? (A new
+		// worker's pollers show only once they poll again: not at once.)
+		if !noWorker && time.Since(moved) > 3*time.Second && time.Since(checked) > 5*time.Second {
 			checked = time.Now()
 			noWorker = warnNoWorker(ctx, c, d.GetExecutionConfig().GetTaskQueue().GetName(), notice)
 		}
@@ -451,7 +455,7 @@ func memoPaused(m *commonpb.Memo) bool {
 
 func statusName(s enums.WorkflowExecutionStatus) string {
 	switch s {
-	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
 		return string(machine.StatusRunning)
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return string(machine.StatusCompleted)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
@@ -92,6 +95,7 @@ func (s *scaleEnv) env() *testsuite.TestWorkflowEnvironment {
 	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := ts.NewTestWorkflowEnvironment()
 	env.SetDataConverter(s.codec.DataConverter())
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: temporal.DeadlockTimeout})
 	o := s.opts
 	o.Retry = temporal.Retry{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond}
 	o.Codec = s.codec
@@ -193,6 +197,20 @@ func TestCodecSendsLargeValuesByReferenceStoredOnce(t *testing.T) {
 	ps, err := s.codec.DataConverter().ToPayloads(st)
 	require.NoError(t, err)
 	require.Less(t, ps.Size(), 1024, "the workflow's input holds references")
+	blobs := func() int {
+		n := 0
+		_ = filepath.WalkDir(s.store.Where(), func(_ string, d fs.DirEntry, _ error) error {
+			if d != nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	stored := blobs()
+	_, err = temporal.NewCodec(s.store, 256, 0).DataConverter().ToPayloads(st) // another process's codec
+	require.NoError(t, err)
+	assert.Equal(t, stored, blobs(), "the same values are stored once")
 	var back temporal.Start
 	require.NoError(t, s.codec.DataConverter().FromPayloads(ps, &back))
 	assert.Equal(t, string(st.Vars), string(back.Vars))
@@ -205,4 +223,80 @@ func TestCodecSendsLargeValuesByReferenceStoredOnce(t *testing.T) {
 func canon(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// loopAskSpec pauses for an approval between two loops.
+const loopAskSpec = `lpp: 1
+name: loopask
+context:
+  n: {type: int, default: 0}
+  answer: {type: string, default: ""}
+initial: count
+states:
+  count:
+    do: noop
+    set: {n: n + 1}
+    next:
+      - when: n == 4
+        to: ask
+      - when: n < 9
+        to: count
+      - to: done
+  ask:
+    do: test.ask
+    next: count
+  done:
+    final: true
+`
+
+// A run that continues as new every 3 transitions pauses in a later
+// execution; the resume Update answers it there (the run rebuilt from the
+// execution's checkpoint and records), and it ends with every step once.
+func TestWorkflowResumedAfterItContinuedAsNew(t *testing.T) {
+	h := &testHost{root: t.TempDir(), extra: []machine.Action{askAction}}
+	rel := writeSpec(t, h.root, "loopask.yaml", loopAskSpec)
+	s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: 3}})
+	st := startOf(t, h.root, rel, "run-loopask", nil)
+	answered := 0
+	var p temporal.Progress
+	for execs := 1; ; execs++ {
+		require.Less(t, execs, 20, "the run does not end")
+		env := s.env()
+		var u update
+		env.RegisterDelayedCallback(func() {
+			q, err := env.QueryWorkflow(temporal.QueryProgress, -1)
+			require.NoError(t, err)
+			var now temporal.Progress
+			require.NoError(t, q.Get(&now))
+			if now.Status == machine.StatusPaused {
+				answered++
+				env.UpdateWorkflow(temporal.UpdateResume, "u", &u, temporal.Resume{Input: &machine.Input{Kind: "approve"}})
+			}
+		}, time.Minute)
+		env.ExecuteWorkflow(temporal.WorkflowName, st)
+		require.NoError(t, u.err)
+		err := env.GetWorkflowError()
+		var can *workflow.ContinueAsNewError
+		if errors.As(err, &can) {
+			st = temporal.Start{}
+			require.NoError(t, s.codec.DataConverter().FromPayloads(can.Input, &st))
+			continue
+		}
+		require.NoError(t, err)
+		require.NoError(t, env.GetWorkflowResult(&p))
+		break
+	}
+	assert.Equal(t, 1, answered, "the run paused once")
+	assert.Equal(t, machine.StatusCompleted, p.Status)
+	assert.Equal(t, `{"answer":"approve","n":9}`, canon(p.Vars))
+	require.NoError(t, p.Flatten())
+	require.Len(t, p.Records, p.Steps)
+	inputs := 0
+	for i, rec := range p.Records {
+		assert.Equal(t, i+1, rec.Seq)
+		if rec.Input != nil && rec.Input.Kind == "approve" {
+			inputs++
+		}
+	}
+	assert.Equal(t, 1, inputs, "the step that took the answer")
 }

@@ -40,9 +40,15 @@ type Versioning struct {
 }
 
 // BuildID names a version of the workers: the lppctl version and a hash of
-// the action catalog (the names, parameters and writes of the actions), so
-// that two builds that offer different actions never share one.
+// the action catalog (CatalogHash), so that two builds that offer different
+// actions never share one.
 func BuildID(catalog *machine.Registry) string {
+	v := strings.NewReplacer("+", "-", "/", "-", " ", "-").Replace(Version)
+	return v + "." + CatalogHash(catalog)
+}
+
+// CatalogHash is a short hash of the actions' names, parameters and writes.
+func CatalogHash(catalog *machine.Registry) string {
 	h := sha256.New()
 	for _, a := range catalog.Actions() {
 		fmt.Fprintf(h, "%s(", a.Name)
@@ -55,8 +61,7 @@ func BuildID(catalog *machine.Registry) string {
 		}
 		h.Write([]byte("\n"))
 	}
-	v := strings.NewReplacer("+", "-", "/", "-", " ", "-").Replace(Version)
-	return v + "." + hex.EncodeToString(h.Sum(nil))[:12]
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 func (e *Engine) versioning(v Versioning) (Versioning, worker.DeploymentOptions) {
@@ -76,15 +81,18 @@ func (e *Engine) versioning(v Versioning) (Versioning, worker.DeploymentOptions)
 	}
 }
 
+// DeadlockTimeout is how long a workflow task may run without yielding: up
+// to Segment.Transitions inline steps, and the codec's work on large
+// payloads, take more than the SDK's 1 s on a loaded machine.
+const DeadlockTimeout = 10 * time.Second
+
 // Workers returns this machine's workers: one for the workflows and the
 // actions that call no model, one for those that do, whose task queue the
 // server holds to llmRPS activities a second (0: no limit) across every
 // worker that serves it. Both are the version v of the deployment.
 func (e *Engine) Workers(c client.Client, llmRPS float64, v Versioning) []worker.Worker {
 	_, dep := e.versioning(v)
-	// A workflow task runs up to Segment.Transitions inline steps without
-	// yielding: more than the SDK's 1 s on a loaded machine.
-	main := worker.New(c, e.TaskQueue(), worker.Options{DeploymentOptions: dep, DeadlockDetectionTimeout: 10 * time.Second})
+	main := worker.New(c, e.TaskQueue(), worker.Options{DeploymentOptions: dep, DeadlockDetectionTimeout: DeadlockTimeout})
 	e.Register(main)
 	model := worker.New(c, e.ModelQueue(), worker.Options{TaskQueueActivitiesPerSecond: llmRPS, DisableWorkflowWorker: true, DeploymentOptions: dep})
 	model.RegisterActivityWithOptions(e.Action, activity.RegisterOptions{Name: ActivityName})

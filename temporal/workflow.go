@@ -370,6 +370,9 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 	case w.pause != nil:
 		p.Status = machine.StatusPaused
 	}
+	if w.fatal != nil { // the value over the limit cannot be sent: say what it was
+		p.Vars = w.withinLimit(p.Vars)
+	}
 	if from < 0 {
 		return p, nil
 	}
@@ -381,6 +384,22 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 		p.More = i+len(p.Records) < len(w.records)
 	}
 	return p, nil
+}
+
+// withinLimit returns vars with each value over the blob limit replaced by
+// a note of its size.
+func (w *wfRun) withinLimit(vars map[string]any) map[string]any {
+	out := make(map[string]any, len(vars))
+	for name, v := range vars {
+		out[name] = v
+		if err := w.checkSizes(&machine.Record{Vars: map[string]any{name: v}}); err != nil {
+			var le *LimitError
+			if errors.As(err, &le) {
+				out[name] = fmt.Sprintf("(%s: over the blob limit of %s)", Size(le.Size), Size(le.Limit))
+			}
+		}
+	}
+	return out
 }
 
 // PageRecords bounds the records of one progress query.

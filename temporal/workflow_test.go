@@ -16,6 +16,7 @@ import (
 
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/temporal"
@@ -26,6 +27,7 @@ func newEnv(t *testing.T, h *testHost) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: temporal.DeadlockTimeout})
 	e := temporal.NewEngine(h, temporal.Options{Retry: temporal.Retry{Attempts: 3, Base: time.Millisecond, Max: time.Millisecond}})
 	e.Register(env)
 	return env

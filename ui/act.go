@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -50,6 +49,35 @@ func (s *Server) forkCLI(id string, step int) cli {
 		Args: append([]string{"runs", "fork", "--json", "--step", strconv.Itoa(step)}, append(s.where(), "--", id)...)}
 }
 
+// remoteCancelCLI cancels a source's run: lppctl runs cancel ID with the
+// source's flags (--temporal HOST:PORT).
+func (s *Server) remoteCancelCLI(id string) cli {
+	flags := s.opts.Source.ResumeFlags()
+	return cli{Show: "lppctl runs cancel " + shellQuote(id) + " " + flags, Args: append(append([]string{"runs", "cancel"}, strings.Fields(flags)...), "--", id)}
+}
+
+// remoteAct runs the Cancel button of a source's run.
+func (s *Server) remoteAct(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if s.opts.Source == nil || s.opts.Exe == "" {
+		s.failf(w, http.StatusNotFound, "cannot cancel run %s: this UI has no Temporal server or runs no commands", id)
+		return
+	}
+	c := s.remoteCancelCLI(id)
+	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	back := remotePath(id)
+	n := s.outcome(r.Context(), p, "cancel")
+	if n.Refused {
+		s.render(w, http.StatusConflict, "error.html", errorData{page: page{Title: "Refused", Nav: "runs"}, Status: http.StatusConflict, Message: n.Text, Back: back})
+		return
+	}
+	http.Redirect(w, r, back+"?n="+s.keepNotice(n), http.StatusSeeOther)
+}
+
 func (s *Server) resumeCLI(id string) cli {
 	return cli{Show: "lppctl resume " + shellQuote(id) + s.storeFlag(), Args: append([]string{"resume", "--no-input", "-q"}, append(s.where(), "--", id)...)}
 }
@@ -62,8 +90,15 @@ type runActions struct {
 }
 
 func (s *Server) actionsFor(row runRow) *runActions {
-	if s.opts.Exe == "" || row.Engine != "" {
+	if s.opts.Exe == "" {
 		return nil
+	}
+	if row.Engine != "" { // a source's run: Cancel (lppctl runs cancel --temporal ...)
+		if s.opts.Source == nil || row.Status != string(machine.StatusRunning) {
+			return nil
+		}
+		c := s.remoteCancelCLI(row.ID)
+		return &runActions{Cancel: &c}
 	}
 	switch row.Status {
 	case string(machine.StatusRunning):
@@ -160,177 +195,6 @@ func (s *Server) outcome(ctx context.Context, p *Process, what string) notice {
 		return notice{Text: msg, Refused: true}
 	}
 	return notice{Text: msg}
-}
-
-// startField is one context variable of the Start form.
-type startField struct {
-	Name, Type, Doc string
-	Enum            []string
-	Kind            string // select, bool, number, text, json
-	Value           string
-	Default         string
-	Error           string // why the value typed was refused
-	Required        bool   // an event's payload field that must be given
-}
-
-// fieldOf is the form field of a variable (or a payload field), its value
-// def.
-func fieldOf(v *machine.Var, required bool, def string) startField {
-	f := startField{Name: v.Name, Type: string(v.Type), Doc: v.Doc, Enum: v.Enum, Default: def, Value: def, Required: required}
-	switch {
-	case len(v.Enum) > 0:
-		f.Kind = "select"
-	case v.Type == machine.TypeBool:
-		f.Kind, f.Enum = "bool", []string{"false", "true"}
-	case v.Type == machine.TypeInt || v.Type == machine.TypeFloat:
-		f.Kind = "number"
-	case v.Type == machine.TypeList || v.Type == machine.TypeMap:
-		f.Kind = "json"
-	default:
-		f.Kind = "text"
-	}
-	return f
-}
-
-// startForm builds the Start form of a spec from its context: each
-// variable's type, enum and doc, its default as the value (or what was
-// typed, when form holds it).
-func startForm(spec *machine.Spec, form url.Values) []startField {
-	var out []startField
-	for _, v := range spec.Context {
-		f := fieldOf(v, false, formValue(v.Default))
-		if form != nil {
-			if x, ok := form["var."+v.Name]; ok && len(x) > 0 {
-				f.Value = x[0]
-			}
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// formValue writes a default as the form shows it (and --var reads it).
-func formValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case []any, map[string]any:
-		b, _ := json.Marshal(x)
-		return string(b)
-	}
-	return fmt.Sprint(v)
-}
-
-// startArgs checks the typed values against the spec (as --var does) and
-// returns the command that starts the run: --var only for the values that
-// differ from the defaults. A refused value is set on its field.
-func startArgs(s *Server, rel string, spec *machine.Spec, fields []startField) (cli, bool) {
-	show := "lppctl run --spec " + shellQuote(rel)
-	args := []string{"run", "--spec", rel, "--no-input", "-q", "--root", s.opts.Root}
-	args = append(args, s.where()...)
-	ok := true
-	for i := range fields {
-		f := &fields[i]
-		if f.Value == f.Default {
-			continue
-		}
-		if _, err := spec.Var(f.Name).ParseOverride(f.Value); err != nil {
-			f.Error, ok = err.Error(), false
-			continue
-		}
-		pair := f.Name + "=" + f.Value
-		show += " --var " + shellQuote(pair)
-		args = append(args, "--var", pair)
-	}
-	return cli{Show: show + s.storeFlag(), Args: args}, ok
-}
-
-// start starts a run of a spec from the Start form of its page, as its own
-// process, and opens the run's page once the run exists. A refused value,
-// or a run refused at its start, shows the spec's page again with what was
-// typed and why.
-func (s *Server) start(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.failf(w, http.StatusBadRequest, "cannot read the form: %v", err)
-		return
-	}
-	rel := r.PostForm.Get("path")
-	if s.opts.Exe == "" {
-		s.failf(w, http.StatusNotFound, "cannot start a run of %s: this UI runs no commands (it does not know where lppctl is)", rel)
-		return
-	}
-	d, spec, status := s.loadSpec(r, rel)
-	if status != http.StatusOK {
-		s.render(w, status, "error.html", errorData{page: page{Title: http.StatusText(status)}, Status: status, Message: d.StartError, Back: "/specs"})
-		return
-	}
-	if spec == nil || d.Errors > 0 {
-		d.StartError = fmt.Sprintf("cannot start a run of %s: the spec has errors (above): fix them first", rel)
-		s.render(w, http.StatusConflict, "spec.html", d)
-		return
-	}
-	d.Self = "/spec?" + url.Values{"path": {rel}}.Encode()
-	d.Start = startForm(spec, r.PostForm)
-	c, ok := startArgs(s, rel, spec, d.Start)
-	d.StartCLI = c.Show
-	if !ok {
-		d.StartError = "cannot start the run: a value does not fit its variable (see the field)"
-		s.render(w, http.StatusBadRequest, "spec.html", d)
-		return
-	}
-	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
-	if err != nil {
-		s.fail(w, http.StatusInternalServerError, err)
-		return
-	}
-	// The run's page, as soon as the run exists (its run.json names the
-	// process that created it): a process just started creates it at once,
-	// but a loaded machine may take seconds.
-	deadline := time.Now().Add(max(s.opts.DecideWait, 20*time.Second))
-	for {
-		if id := s.runOf(p.Pid); id != "" {
-			n := notice{Text: fmt.Sprintf("started: %s (pid %d)", c.Show, p.Pid)}
-			select {
-			case <-p.Done():
-				n.Text = p.Message()
-			case <-time.After(200 * time.Millisecond): // a short run: its outcome
-			}
-			http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+s.keepNotice(n), http.StatusSeeOther)
-			return
-		}
-		select {
-		case <-p.Done():
-			if id := s.runOf(p.Pid); id != "" {
-				http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+s.keepNotice(notice{Text: p.Message()}), http.StatusSeeOther)
-				return
-			}
-			d.StartError = p.Message()
-			s.render(w, http.StatusConflict, "spec.html", d)
-			return
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			d.StartError = fmt.Sprintf("the run was started (pid %d) but has not created its run yet; the Runs page will list it", p.Pid)
-			s.render(w, http.StatusAccepted, "spec.html", d)
-			return
-		}
-	}
-}
-
-// runOf finds the run that process pid created (newest first).
-func (s *Server) runOf(pid int) string {
-	runs, err := s.store.List()
-	if err != nil {
-		return ""
-	}
-	for i := len(runs) - 1; i >= 0; i-- {
-		if runs[i].Meta.PID == pid {
-			return runs[i].Meta.ID
-		}
-	}
-	return ""
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -138,7 +138,7 @@ func TestSpecPageCheckIsBounded(t *testing.T) {
 		verdict string
 	}{
 		{"max states", Options{CheckMaxStates: 100}, false,
-			`<p class="warn" id="check-stopped">stopped early: max-states: 100 distinct states explored; raise --max-states</p>`, "UNKNOWN"},
+			`<p class="warn" id="check-stopped">stopped early: max-states: 100 distinct (state, context) pairs explored; raise --max-states</p>`, "UNKNOWN"},
 		{"time limit", Options{CheckTimeout: time.Nanosecond}, false,
 			`<p class="warn" id="check-stopped">stopped early: the UI&#39;s time limit of 1ns ran out (lppctl ui --check-timeout raises it; lppctl check specs/loop.yaml has none)</p>`, "UNKNOWN"},
 		{"busy", Options{CheckTimeout: 20 * time.Millisecond}, true,

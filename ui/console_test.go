@@ -44,8 +44,10 @@ func TestValuesShowAsTextAndFoldableJSON(t *testing.T) {
 			[]string{`<pre class="text">&lt;b&gt;hi&lt;/b&gt;` + "\nthere</pre>"}, []string{`\u003c`, `\n`}, false},
 		{"a long string is capped, the rest behind show all", `"` + long + `"`,
 			[]string{`<details class="more"><summary>show all 2006 characters</summary><pre class="text">&lt;tail&gt;</pre></details>`}, nil, false},
-		{"an object is a tree of its keys", `{"b": 1, "a": "<x>"}`,
-			[]string{`<details class="json" open><summary>{ <small>2 keys</small></summary>`, `<span class="j-key">&#34;a&#34;</span>: <span class="j-str">&#34;&lt;x&gt;&#34;</span>`, `<code class="j-lit">1</code>`}, nil, true},
+		{"a small object of scalars is one line", `{"b": 1, "a": "<x>"}`,
+			[]string{`<span class="j-inline">{<span class="j-key">&#34;a&#34;</span>: <span class="j-str">&#34;&lt;x&gt;&#34;</span>, <span class="j-key">&#34;b&#34;</span>: <code class="j-lit">1</code>}</span>`}, nil, true},
+		{"an object is a tree of its keys", `{"b": 1, "a": "<x>", "c": [1], "d": null, "e": true}`,
+			[]string{`<details class="json" open><summary>{ <small>5 keys</small></summary>`, `<li><span class="j-key">&#34;a&#34;</span>: <span class="j-str">&#34;&lt;x&gt;&#34;</span></li>`, `<code class="j-null">null</code>`}, nil, true},
 		{"a big nested array is folded", `{"l": [1,2,3,4,5,6,7,8,9,10,11,12,13]}`,
 			[]string{`<details class="json"><summary>[ <small>13 items</small></summary>`}, nil, true},
 		{"not JSON is text", `{oops`, []string{`<pre class="text">{oops</pre>`}, nil, false},
@@ -296,4 +298,81 @@ func TestEventFormIsTypedAndKeepsWhatWasTyped(t *testing.T) {
 	assert.Equal(t, http.StatusConflict, w.Code)
 	assert.Contains(t, w.Body.String(), `<span id="error-message">the plan is not JSON</span>`)
 	assert.Contains(t, w.Body.String(), `placeholder="your answer (feedback, guidance, an edited plan as JSON)">my &lt;edited&gt; plan</textarea>`)
+}
+
+func TestRunsPagePagesTheNewestFirst(t *testing.T) {
+	f := newFixture(t, Options{})
+	for range runsPerPage + 5 {
+		f.addRun(1, nil)
+	}
+	runs, err := f.store.List()
+	require.NoError(t, err)
+	require.Len(t, runs, runsPerPage+5)
+	newest, oldest := runs[len(runs)-1].Meta.ID, runs[0].Meta.ID
+	first := f.do("GET", "/", "").Body.String()
+	assert.Contains(t, first, `data-run="`+newest+`"`)
+	assert.NotContains(t, first, `data-run="`+oldest+`"`)
+	assert.Contains(t, first, `105 runs, page 1 of 2 (newest first) <a href="/?page=2">older</a>`)
+	second := f.do("GET", "/?page=2&q=loop", "").Body.String()
+	assert.Contains(t, second, `data-run="`+oldest+`"`)
+	assert.Equal(t, 5, strings.Count(second, `<tr class="st-`))
+	assert.Contains(t, second, `<a href="/?page=1&amp;q=loop">newer</a>`)
+}
+
+func TestActionsRefuseOtherSites(t *testing.T) {
+	// Exe is a script that would leave a mark: none of these requests may run it.
+	mark := filepath.Join(t.TempDir(), "ran")
+	exe := filepath.Join(t.TempDir(), "lppctl")
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755))
+	f := newFixture(t, Options{Exe: exe})
+	id := f.addRun(2, nil)
+	require.NoError(t, os.WriteFile(filepath.Join(f.root, "loop.yaml"), []byte(loopSpec), 0o644))
+	for _, target := range []string{"/runs/" + id + "/cancel", "/runs/" + id + "/resume", "/runs/" + id + "/fork", "/start"} {
+		for _, hdr := range [][]string{
+			{"Origin", "http://evil.example"},
+			{"Origin", "", "Sec-Fetch-Site", "cross-site"},
+			{"Host", "evil.example:8780"},
+		} {
+			w := f.do("POST", target, "path=loop.yaml&step=1", hdr...)
+			assert.Equal(t, http.StatusForbidden, w.Code, "%s %v", target, hdr)
+		}
+	}
+	_, err := os.Stat(mark)
+	assert.True(t, os.IsNotExist(err), "a refused request ran lppctl")
+}
+
+func TestATemporalRunIsCancelledWithRunsCancel(t *testing.T) {
+	// Exe echoes the command it was given, as lppctl runs cancel would answer.
+	exe := filepath.Join(t.TempDir(), "lppctl")
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\necho \"ran: $*\"\n"), 0o755))
+	src := &fakeSource{runs: []*RemoteRun{remoteLoop("tmp-1", time.Now().Add(-time.Minute), 3, false)}}
+	src.runs[0].Status = string(machine.StatusRunning)
+	f := newFixture(t, Options{Source: src, Exe: exe})
+	body := f.do("GET", "/temporal/tmp-1", "").Body.String()
+	assert.Contains(t, body, `<form method="post" action="/temporal/tmp-1/cancel"><button id="cancel" class="stop">Cancel</button> <code class="cli">lppctl runs cancel tmp-1 --temporal 127.0.0.1:7233</code></form>`)
+	w := f.do("POST", "/temporal/tmp-1/cancel", "")
+	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
+	page := f.do("GET", w.Header().Get("Location"), "").Body.String()
+	assert.Contains(t, page, `<p class="notice" id="notice">ran: runs cancel --temporal 127.0.0.1:7233 -- tmp-1</p>`)
+
+	src.runs[0].Status = string(machine.StatusCompleted)
+	assert.NotContains(t, f.do("GET", "/temporal/tmp-1", "").Body.String(), `id="cancel"`, "an ended run has no Cancel")
+}
+
+func TestLaunchReadsTheOutputAndLeavesNoFiles(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	exe := filepath.Join(t.TempDir(), "lppctl")
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\necho \"out: $*\"\necho 'lppctl: cannot frob: no such run' >&2\nexit 2\n"), 0o755))
+	p, err := Launch(exe, t.TempDir(), []string{"runs", "cancel", "x"})
+	require.NoError(t, err)
+	require.True(t, p.Wait(context.Background()))
+	code, out, errs := p.Result()
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "out: runs cancel x\n", out)
+	assert.Equal(t, "lppctl: cannot frob: no such run\n", errs)
+	assert.Equal(t, "cannot frob: no such run", p.Message())
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, left, "Launch left its output files behind")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -48,6 +49,10 @@ func Launch(exe, dir string, args []string) (*Process, error) {
 		}
 		return nil, fmt.Errorf("cannot start lppctl: %w", err)
 	}
+	// The files need no name once the process has them: nothing is left
+	// behind however the UI ends.
+	os.Remove(out.Name())
+	os.Remove(errf.Name())
 	p := &Process{Pid: cmd.Process.Pid, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
@@ -59,16 +64,15 @@ func Launch(exe, dir string, args []string) (*Process, error) {
 		case err != nil:
 			p.code = -1
 		}
-		for _, f := range []*os.File{out, errf} {
-			b, _ := os.ReadFile(f.Name())
-			if f == out {
-				p.stdout = string(b)
-			} else {
-				p.stderr = string(b)
+		read := func(f *os.File) string {
+			defer f.Close()
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return ""
 			}
-			f.Close()
-			os.Remove(f.Name())
+			b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+			return string(b)
 		}
+		p.stdout, p.stderr = read(out), read(errf)
 		close(p.done)
 	}()
 	return p, nil

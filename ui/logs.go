@@ -21,6 +21,12 @@ type logLine struct {
 	// PromptChars, ReplyChars and Stop: the call's sizes and finish reason
 	PromptChars, ReplyChars int
 	Stop                    string
+	Raw                     string // the whole line, for the call's details
+	// PromptIDs, ToolsID and ReplyID name the call's messages in
+	// prompts.jsonl; Messages holds them once read (resolveMessages)
+	PromptIDs        []string
+	ToolsID, ReplyID string
+	Messages         *callMessages
 	// audit.jsonl: a tool call and the gateway's verdict
 	Tool     string
 	Sub      string
@@ -65,6 +71,13 @@ func readLog(path string, audit bool) []logLine {
 			l.Tokens = tokensOf(m)
 			l.PromptChars, l.ReplyChars, l.Stop = num(m["prompt_chars"]), num(m["reply_chars"]), str(m["finish_reason"])
 			l.Detail = str(m["error"])
+			l.Raw = sc.Text()
+			l.ToolsID, l.ReplyID = str(m["tools_id"]), str(m["reply_id"])
+			if ids, ok := m["prompt_ids"].([]any); ok {
+				for _, id := range ids {
+					l.PromptIDs = append(l.PromptIDs, str(id))
+				}
+			}
 		}
 		out = append(out, l)
 	}

@@ -379,6 +379,13 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		}
 		d.Steps = append(d.Steps, sv)
 	}
+	var shown []*logLine
+	for i := range d.Steps {
+		for j := range d.Steps[i].Calls {
+			shown = append(shown, &d.Steps[i].Calls[j])
+		}
+	}
+	resolveMessages(v.logDir, shown)
 	if d.PageNo == d.Pages {
 		d.End = endOf(row, v.end)
 	}
@@ -431,6 +438,14 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		d.EventForms = eventForms(spec, d.Pause)
 	}
 	d.Skills = v.skills
+	if d.Skills != nil && len(d.Skills.Lines) == 0 && !writesSkills(spec) {
+		d.Skills = nil // a run whose spec never writes skills.md: nothing to show
+	}
+	if d.Skills != nil {
+		if rel, err := filepath.Rel(s.opts.Root, d.Skills.File); err == nil && filepath.IsLocal(rel) {
+			d.Skills.File = filepath.ToSlash(rel)
+		}
+	}
 	if !v.child {
 		d.Actions = s.actionsFor(row)
 	}
@@ -442,6 +457,21 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	d.CanFork = !v.child && v.row.Engine == "" && s.opts.Exe != "" && v.dir != ""
 	d.SpecHref = s.specHref(v.specAbs)
 	return d, nil
+}
+
+// writesSkills tells whether a spec runs an action that writes its
+// skill's skills.md.
+func writesSkills(spec *machine.Spec) bool {
+	if spec == nil {
+		return false
+	}
+	for _, st := range spec.States {
+		switch st.Do {
+		case "human.feedback", "llm.planner", "memory.commit_step", "skill.record_failure", "skill.teacher":
+			return true
+		}
+	}
+	return false
 }
 
 // stoppedBadly tells the statuses whose current state the diagram shows as
@@ -458,8 +488,11 @@ func endOf(row runRow, last *runstore.Entry) *endRow {
 		e.Message = last.Message
 	}
 	switch row.Status {
-	case string(machine.StatusFailed), string(machine.StatusInterrupted):
+	case string(machine.StatusFailed):
 		e.Hint = "lppctl resume " + row.ID + " retries the state (after fixing the cause)"
+	case string(machine.StatusInterrupted):
+		e.Message = cmp.Or(e.Message, "stopped at a clean point")
+		e.Hint = "lppctl resume " + row.ID + " continues it"
 	case "crashed":
 		e.Message = cmp.Or(e.Message, "the process working on the run died without a clean stop")
 		e.Hint = "lppctl resume " + row.ID + " continues it"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,6 +87,11 @@ type runsData struct {
 	Query       string // ?q=: text searched in the ID, spec, state, status, error and journal
 	Statuses    []string
 	Counts      map[string]int
+	PageNo      int // 1-based: page 1 holds the newest runs
+	Pages       int
+	Total       int    // the runs found (before paging)
+	PrevHref    string // the pages' links, keeping the search
+	NextHref    string
 	Source      string // the RunSource's name ("" without one)
 	SourceError string // why its runs are not listed
 }
@@ -124,8 +130,27 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 			d.Runs = append(d.Runs, row)
 		}
 	}
+	// Pages of runsPerPage, the newest first.
+	d.Total = len(d.Runs)
+	d.Pages = max(1, (d.Total+runsPerPage-1)/runsPerPage)
+	d.PageNo = min(max(pageParam(r), 1), d.Pages)
+	d.Runs = d.Runs[(d.PageNo-1)*runsPerPage : min(d.PageNo*runsPerPage, d.Total)]
+	link := func(n int) string {
+		v := r.URL.Query()
+		v.Set("page", strconv.Itoa(n))
+		return "/?" + v.Encode()
+	}
+	if d.PageNo > 1 {
+		d.PrevHref = link(d.PageNo - 1)
+	}
+	if d.PageNo < d.Pages {
+		d.NextHref = link(d.PageNo + 1)
+	}
 	s.render(w, http.StatusOK, "runs.html", d)
 }
+
+// runsPerPage is how many runs the Runs page lists at once.
+const runsPerPage = 100
 
 // matches tells whether a run matches the search text q (case-insensitive):
 // in its ID, spec, state, status or error, else anywhere in its journal

@@ -4,9 +4,12 @@
 // and the specs and L++ blueprints under the project root with their
 // diagnostics, a spec's model check and its counterexamples drawn.
 //
-// It reads runs through machine/runstore and never changes one itself: a
-// decision goes through Options.Decide, which the command wires to the code
-// of lppctl resume (the same checks, the same run lock). Options.Source adds
+// It reads runs through machine/runstore and never changes one itself:
+// starting, cancelling, resuming and forking a run are lppctl commands run
+// as processes of their own (Launch, Options.Exe), so that a UI that stops
+// touches no run; a decision goes through Options.Decide, which the command
+// wires to lppctl resume run the same way (the same checks, the same run
+// lock). Options.Source adds
 // runs from elsewhere (lppctl ui --temporal: a Temporal server's), behind an
 // interface that keeps the engine's SDK out of this package. The page's
 // third-party code (Mermaid) is embedded at build time (go generate ./ui);
@@ -170,6 +173,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /start", s.start)
 	mux.HandleFunc("GET /temporal/{id}", s.remoteRunPage)
 	mux.HandleFunc("POST /temporal/{id}/decide", s.remoteDecide)
+	mux.HandleFunc("POST /temporal/{id}/cancel", s.remoteAct)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /specs", s.specsPage)
 	mux.HandleFunc("GET /spec", s.specPage)

@@ -73,6 +73,10 @@ func writeText(b *strings.Builder, s string) {
 func writeValue(b *strings.Builder, v any, depth int) {
 	switch x := v.(type) {
 	case string:
+		if x == "" {
+			b.WriteString(`<code class="j-lit">""</code>`)
+			return
+		}
 		if depth == 0 {
 			writeText(b, x)
 			return
@@ -105,6 +109,21 @@ func writeNode(b *strings.Builder, depth int, open, close string, n int, what st
 		fmt.Fprintf(b, `<code class="j-lit">%s%s</code>`, open, close)
 		return
 	}
+	if n <= inlineAbove && allScalar(n, at) { // {"n": 3} on one line
+		fmt.Fprintf(b, `<span class="j-inline">%s`, open)
+		for i := range n {
+			k, v := at(i)
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if k != "" {
+				fmt.Fprintf(b, `<span class="j-key">%s</span>: `, html.EscapeString(quote(k)))
+			}
+			writeValue(b, v, depth+1)
+		}
+		fmt.Fprintf(b, `%s</span>`, close)
+		return
+	}
 	attr := ""
 	if depth == 0 || n <= foldAbove {
 		attr = " open"
@@ -120,6 +139,24 @@ func writeNode(b *strings.Builder, depth int, open, close string, n int, what st
 		b.WriteString("</li>")
 	}
 	fmt.Fprintf(b, `</ul>%s</details>`, close)
+}
+
+// inlineAbove is the most members an object or array of scalars (short
+// strings, numbers, booleans, null) has to be shown on one line.
+const inlineAbove = 4
+
+func allScalar(n int, at func(int) (string, any)) bool {
+	for i := range n {
+		switch x := func() any { _, v := at(i); return v }().(type) {
+		case map[string]any, []any:
+			return false
+		case string:
+			if strings.Contains(x, "\n") || utf8.RuneCountInString(x) > 60 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // quote writes s as a JSON string without escaping HTML characters (the

@@ -98,6 +98,11 @@ type CallRecord struct {
 	Attempts   int       `json:"attempts"`
 	DurationMS float64   `json:"duration_ms"`
 	Error      string    `json:"error,omitempty"`
+	// PromptIDs, ToolsID and ReplyID name the messages as sent, the tools
+	// offered and the reply in the run's prompts.jsonl (internal/promptlog).
+	PromptIDs []string `json:"prompt_ids,omitempty"`
+	ToolsID   string   `json:"tools_id,omitempty"`
+	ReplyID   string   `json:"reply_id,omitempty"`
 }
 
 // PromptChars is the size of the messages of a request, in characters.

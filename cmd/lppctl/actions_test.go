@@ -54,7 +54,7 @@ func TestActionsCommandListsGeneralActionsAndTheirWrites(t *testing.T) {
 		t.Fatalf("exit code %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"with: prompt: file (required), system: file, output: string, schema: any, map: map, repairs: int = 2, tools: list, max_rounds: int = 4\n",
+		"with: prompt: file (required), system: file, output: string, schema: any, map: map, repairs: int = 2, tools: list, max_rounds: int = 4, max_reply_chars: int = 0\n",
 		"writes: the variable named by output (string) and map's keys (typed by the schema)\n",
 		"with: tool: string (required), command: string, args: map, result: string, status: string\n",
 		"with: script: string (required), input: map, output: map, lpp: bool = false\n",

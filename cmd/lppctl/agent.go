@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
-	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -159,12 +157,7 @@ func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
 			}
 		}
 	}
-	if cfg.Policy == "" && lpp.IsBlueprint(spec.Source) {
-		if _, err := os.Stat(filepath.Join(cfg.Root, "config", "tools_config.yaml")); errors.Is(err, fs.ErrNotExist) {
-			return nil // a blueprint's run has a default policy (actions.BlueprintPolicy)
-		}
-	}
-	if _, _, err := actions.RunPolicy(cfg.Root, cfg.Policy); err != nil { // as validate checks it (policyDiagnostic)
+	if _, _, err := actions.SpecPolicy(spec, cfg.Root, cfg.Policy); err != nil { // as validate checks it (policyDiagnostic)
 		return withCode(exitInvalidSpec, fmt.Errorf("%w; give one with --policy FILE", err))
 	}
 	return nil

@@ -2,9 +2,10 @@ package main
 
 import (
 	"io"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestInterspersedMovesFlagsBeforeArguments(t *testing.T) {
@@ -27,10 +28,7 @@ func TestInterspersedMovesFlagsBeforeArguments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := strings.Join(interspersed(app, strings.Fields(tt.in)), " ")
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("interspersed(%q) = %q, want %q", tt.in, got, tt.want)
-			}
+			assert.Equal(t, tt.want, strings.Join(interspersed(app, strings.Fields(tt.in)), " "), "interspersed(%q)", tt.in)
 		})
 	}
 }

@@ -43,7 +43,7 @@ func checkCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the reports as JSON"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on warnings too: UNKNOWN verdicts, transitions no path takes, validation warnings"},
-			&cli.IntFlag{Name: "max-states", Value: check.DefaultMaxStates, Usage: "distinct states to explore before stopping with UNKNOWN (bounds memory)"},
+			&cli.IntFlag{Name: "max-states", Value: check.DefaultMaxStates, Usage: "distinct (state, context) pairs to explore before stopping with UNKNOWN (bounds memory)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "start a context variable from this value instead of its default: `NAME=VALUE` (repeatable; as run --var)"},
 			&cli.StringSliceFlag{Name: "inputs", Usage: "start these context variables from every value of their domain, as `input: true` does: `NAME,NAME...`"},
 			&cli.StringFlag{Name: "counterexample-format", Value: "text", Usage: "text, or mermaid: also draw each counterexample highlighted on the spec's diagram"},
@@ -148,7 +148,7 @@ func runCheck(c *cli.Context) error {
 		progress := !c.Bool("json") && isTerminal(c.App.ErrWriter)
 		if progress {
 			opts.Progress = func(s check.CheckStats) {
-				fmt.Fprintf(c.App.ErrWriter, "\rchecking %s: %d states, depth %d, %s ", path, s.States, s.Depth, s.Duration.Round(time.Second))
+				fmt.Fprintf(c.App.ErrWriter, "\rchecking %s: %d (state, context) pairs, depth %d, %s ", path, s.States, s.Depth, s.Duration.Round(time.Second))
 			}
 		}
 		r := remap(check.ModelCheck(ctx, m, opts))

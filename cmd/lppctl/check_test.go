@@ -101,7 +101,7 @@ func TestCheckCommand(t *testing.T) {
 		{"a dead guard fails with --strict", []string{"check", "--strict", dead}, 1, []string{"no explored path took"},
 			"lppctl: " + dead + ": warnings fail with --strict (UNKNOWN verdicts, transitions no path takes, validation warnings)\n"},
 		{"max-states stops with UNKNOWN and a warning", []string{"check", "--max-states", "10", loop}, 0, []string{
-			"  stopped early: max-states: 10 distinct states explored; raise --max-states\n",
+			"  stopped early: max-states: 10 distinct (state, context) pairs explored; raise --max-states\n",
 			"  UNKNOWN no deadlock\n",
 		}, ""},
 		{"max-states UNKNOWN fails with --strict", []string{"check", "--strict", "--max-states", "10", loop}, 1, []string{"UNKNOWN"},
@@ -318,7 +318,7 @@ func TestCheckDocsWorkedCounterexampleIsCurrent(t *testing.T) {
 			t.Errorf("docs/check.md shows a line the check no longer prints:\n%s\noutput:\n%s", line, out)
 		}
 	}
-	if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "review.yaml: 16 states, 34 transitions, depth 5, ") {
-		t.Errorf("first line = %q, docs/check.md says 16 states, 34 transitions, depth 5", first)
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasPrefix(first, "review.yaml: 16 (state, context) pairs, 34 transitions, depth 5, ") {
+		t.Errorf("first line = %q, docs/check.md says 16 (state, context) pairs, 34 transitions, depth 5", first)
 	}
 }

@@ -27,6 +27,8 @@ type imperfectModel struct {
 	scripts    []string
 	scores     []int
 	reviews    []string
+	// replanAll makes a refinement plan every file again, not only the script.
+	replanAll bool
 	// mistakes[state][n] rewrites the n-th reply (0-based) of the state.
 	mistakes map[string]map[int]func(string) string
 
@@ -100,7 +102,7 @@ func (m *imperfectModel) reply(state, first string) string {
 			}}})
 		}
 		steps := []any{map[string]any{"title": "the script", "files": []string{"scripts/" + tg.script}, "instruction": "the compute unit"}}
-		if !strings.Contains(first, "The last version was not good enough") {
+		if m.replanAll || !strings.Contains(first, "The last version was not good enough") {
 			steps = append(steps, map[string]any{"title": "the documents", "files": []string{"skills.md", "demo.yaml", "README.md"}, "instruction": "for the Skills Agent"})
 		}
 		return js(map[string]any{"skill": tg.skill, "steps": steps, "examples": []any{}})

@@ -121,6 +121,27 @@ func TestContractorImperfectModel(t *testing.T) {
 			},
 		},
 		{
+			name: "a script rewritten after the examples passed is never promoted by the max_iterations route",
+			model: func(t *testing.T) *imperfectModel {
+				m := newImperfectModel(t, lengthTarget)
+				m.scripts = []string{lengthTarget.good, lengthTarget.wrong}
+				m.scores = []int{55}
+				m.replanAll = true
+				for n := 4; n < 13; n++ { // the refinement's documents step never parses
+					m.seed("executing", n, func(string) string { return "no JSON today" })
+				}
+				return m
+			},
+			vars:  []string{"max_iterations=2"},
+			code:  exitPaused,
+			route: []string{"evaluating → refining", "parsing → reviewing  [step_error_count + 1 >= max_errors]", "refining → recovering  [iteration >= max_iterations]", "recovering → error  next[4]"},
+			check: func(t *testing.T, m *imperfectModel, res runResult, root string) {
+				assert.NotContains(t, res.out, "→ promoting")
+				assert.Equal(t, 2, m.written["script"], "the wrong script was written after the examples passed")
+				assert.NoDirExists(t, filepath.Join(root, "output", "contractor", "length_conv"))
+			},
+		},
+		{
 			name: "fenced JSON, prose around JSON, trailing commas and raw line breaks are read without a repair",
 			model: func(t *testing.T) *imperfectModel {
 				m := newImperfectModel(t, csvTarget)
@@ -297,9 +318,9 @@ func TestContractorSeedRules(t *testing.T) {
 		require.Equal(t, exitPaused, res.code, res.all())
 		id := regexp.MustCompile(`lppctl resume (\S+) --event`).FindStringSubmatch(res.out)
 		require.NotNil(t, id, res.all())
-		res = contractorRun(t, root, "resume", id[1], "--event", "SUBMIT", "--payload", `{"target": "  "}`)
+		res = contractorRun(t, root, "resume", id[1], "--event", "SUBMIT", "--payload", `{"target": ""}`)
 		assert.Equal(t, exitUsage, res.code, res.all())
-		assert.Contains(t, res.all(), `cannot fire event "SUBMIT" in state "idle": its guard "trim(event.payload.target) != \"\"" is false (a SUBMIT needs a target)`)
+		assert.Contains(t, res.all(), `cannot fire event "SUBMIT" in state "idle": its guard "event.payload.target != \"\"" is false (a SUBMIT needs a target)`)
 	})
 
 	t.Run("a step that keeps failing costs no call after its budget, is listed once, and an earlier run's files never count", func(t *testing.T) {

@@ -2,20 +2,25 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/internal/promptlog"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -150,33 +155,21 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &out, &rest
 		err := cmd.Run()
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-			t.Fatalf("exit = %v, want %d\n%s%s", err, exitInterrupted, out.String(), rest.String())
-		}
-		if first, _, _ := strings.Cut(rest.String(), "\n"); !strings.HasPrefix(first, "run ") {
-			t.Fatalf("first stderr line = %q, want the run ID", first)
-		}
+		require.True(t, errors.As(err, &ee) && ee.ExitCode() == exitInterrupted, "exit = %v, want %d\n%s%s", err, exitInterrupted, out.String(), rest.String())
+		first, _, _ := strings.Cut(rest.String(), "\n")
+		require.True(t, strings.HasPrefix(first, "run "), "first stderr line = %q, want the run ID", first)
 		id := runIDIn(t, root)
 		// 3 steps, or more if the process was descheduled for a whole tick
 		// between the signal and its handling: the count is not the verdict.
-		re := regexp.MustCompile(`(?m)^interrupted in tick after ([3-9]|1[0-9]) steps; continue with: lppctl resume ` + id + `$`)
-		if !re.MatchString(rest.String()) {
-			t.Fatalf("stderr lacks the resume hint:\n%s", rest.String())
-		}
+		assert.Regexp(t, `(?m)^interrupted in tick after ([3-9]|1[0-9]) steps; continue with: lppctl resume `+id+`$`, rest.String(), "the resume hint")
 		run, err := runstore.New(filepath.Join(root, runstore.DefaultDir)).Open(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if run.Meta.Status != machine.StatusInterrupted {
-			t.Errorf("run.json status = %q, want interrupted", run.Meta.Status)
-		}
-		if res := runChild(t, bin, root, "", "resume", "-q", id); res.code != 0 {
-			t.Fatalf("resume: exit %d\n%s", res.code, res.out)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, machine.StatusInterrupted, run.Meta.Status)
+		res := runChild(t, bin, root, "", "resume", "-q", id)
+		require.Equal(t, 0, res.code, "resume:\n%s", res.out)
 		got := finalState(t, root)
-		if got.vars["n"] != 20 || got.steps != 21 {
-			t.Errorf("after resume: n = %v after %d steps, want 20 after 21", got.vars["n"], got.steps)
-		}
+		assert.Equal(t, 20, got.vars["n"])
+		assert.Equal(t, 21, got.steps)
 	})
 }
 
@@ -353,6 +346,7 @@ func finalState(t *testing.T, root string) finalRun {
 		t.Fatal(err)
 	}
 	f := finalRun{steps: l.Steps(), vars: snap.Vars}
+	checkPromptsNamed(t, run)
 	for _, it := range snap.Memory.Items(actions.MemL2) {
 		f.l2 = append(f.l2, string(it))
 	}
@@ -366,4 +360,34 @@ func finalState(t *testing.T, root string) finalRun {
 		f.output = string(b)
 	}
 	return f
+}
+
+// checkPromptsNamed checks that every message, tools and reply ID the run's
+// llm.jsonl names is in its prompts.jsonl (a call's values are written
+// before its line, whatever the kill cut).
+func checkPromptsNamed(t *testing.T, run *runstore.Run) {
+	t.Helper()
+	vals, err := promptlog.Read(run.Path(runstore.PromptsFile), nil)
+	require.NoError(t, err)
+	b, err := os.ReadFile(run.Path(runstore.LLMFile))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] == "" {
+		lines = nil
+	}
+	named := 0
+	for _, line := range lines {
+		var rec llm.CallRecord
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), "llm.jsonl line %q", line)
+		for _, id := range append(rec.PromptIDs, rec.ToolsID, rec.ReplyID) {
+			if id == "" {
+				continue
+			}
+			named++
+			assert.Contains(t, vals, id, "llm.jsonl names %s, which prompts.jsonl lacks", id)
+		}
+	}
+	if len(lines) > 0 {
+		assert.NotZero(t, named, "llm.jsonl names no messages")
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -410,57 +414,63 @@ func TestCtrlCBeforeTheFirstStep(t *testing.T) {
 	}
 }
 
-// TestRunsTellsARunningRunFromACrashedOne runs a slow spec in a child
-// process: while it runs, lppctl runs says running and resume is refused;
-// once it is killed -9, runs says crashed and resume completes it.
+// TestRunsTellsARunningRunFromACrashedOne runs a spec that holds (an hour's
+// wait after 3 ticks) in a child process: while it holds, lppctl runs says
+// running and resume is refused; once it is killed -9, runs says crashed,
+// and resume --event GO completes it. Nothing depends on timing: the test
+// acts once step 3 (into hold) is committed, and the run holds until killed.
 func TestRunsTellsARunningRunFromACrashedOne(t *testing.T) {
+	t.Parallel() // a child process; its in-process commands take turns (lppctlCLI)
 	bin := buildLppctl(t)
-	root := slowProject(t)
-	cmd := exec.Command(bin, "run", "slow.yaml")
+	root := t.TempDir()
+	spec, err := os.ReadFile("testdata/runs/hold.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "hold.yaml"), spec, 0o644))
+	cmd := exec.Command(bin, "run", "hold.yaml")
 	cmd.Dir, cmd.Env = root, childEnv("")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	defer cmd.Process.Kill()
+	safety := time.AfterFunc(5*time.Minute, func() { _ = cmd.Process.Kill() }) // a hang fails, not a slow machine
+	defer safety.Stop()
+	sc := bufio.NewScanner(stdout)
+	held := false
+	for !held && sc.Scan() {
+		held = strings.HasPrefix(sc.Text(), "[3] tick → hold") // committed before it is printed
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "run ") {
-		t.Fatalf("first stderr line = %q, want the run ID", sc.Text())
-	}
-	id := strings.Fields(sc.Text())[1]
+	require.True(t, held, "the run never reached hold (stderr: %s)", stderr.String())
+	go io.Copy(io.Discard, stdout) //nolint:errcheck // keep the pipe drained
+	id := runIDIn(t, root)
 	dir := filepath.Join(root, runstore.DefaultDir)
+
 	code, out, _ := lppctlCLI(t, "runs", "--run-dir", dir)
-	if code != 0 || !regexp.MustCompile(`(?m)^`+id+`\s+running\s`).MatchString(out) {
-		t.Errorf("runs while it runs (exit %d):\n%s", code, out)
-	}
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^`+id+`\s+running\s`, out, "runs while it runs")
 	code, _, errOut := lppctlCLI(t, "resume", "--run-dir", dir, id)
-	if want := fmt.Sprintf("lppctl: run %s is still running in another process (pid %d)\n", id, cmd.Process.Pid); code != exitFailed || errOut != want {
-		t.Errorf("resume while it runs: exit %d, %q; want %q", code, errOut, want)
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	assert.Equal(t, exitFailed, code)
+	assert.Equal(t, fmt.Sprintf("lppctl: run %s is still running in another process (pid %d)\n", id, cmd.Process.Pid), errOut, "resume while it runs")
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
 	code, out, _ = lppctlCLI(t, "runs", "--run-dir", dir)
-	if code != 0 || !regexp.MustCompile(`(?m)^`+id+`\s+crashed\s`).MatchString(out) {
-		t.Errorf("runs after kill -9 (exit %d):\n%s", code, out)
-	}
-	// Its duration runs to its last committed step (the refused resume
-	// waited 300 ms for the lock: several 50 ms ticks), not to its start.
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^`+id+`\s+crashed\s`, out, "runs after kill -9")
+	// Its duration runs to its last committed step (3 ticks of 60 ms), not to its start.
 	_, out, _ = lppctlCLI(t, "runs", "show", "--run-dir", dir, id)
 	m := regexp.MustCompile(`(?m)^started:  \S+ \(([^)]+)\)$`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("runs show:\n%s", out)
-	}
-	if d, err := time.ParseDuration(m[1]); err != nil || d < 100*time.Millisecond {
-		t.Errorf("a crashed run's duration = %s, want its time to the last committed step", m[1])
-	}
-	if res := runChild(t, bin, root, "", "resume", "-q", id); res.code != 0 {
-		t.Fatalf("resume after kill -9: exit %d\n%s", res.code, res.out)
-	}
-	if got := finalState(t, root); got.vars["n"] != 20 || got.steps != 21 {
-		t.Errorf("after resume: n = %v after %d steps, want 20 after 21", got.vars["n"], got.steps)
-	}
+	require.NotNil(t, m, "runs show:\n%s", out)
+	d, err := time.ParseDuration(m[1])
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, d, 180*time.Millisecond, "a crashed run's duration: its time to the last committed step")
+
+	res := runChild(t, bin, root, "", "resume", "-q", id, "--event", "GO")
+	require.Equal(t, 0, res.code, "resume after kill -9:\n%s", res.out)
+	got := finalState(t, root)
+	assert.Equal(t, 3, got.vars["n"])
+	assert.Equal(t, 5, got.steps)
 }
 
 func TestTraceOffsetWhenTheClockWentBack(t *testing.T) {

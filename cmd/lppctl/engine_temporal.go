@@ -38,7 +38,7 @@ func temporalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "temporal", EnvVars: []string{"LPPCTL_TEMPORAL"}, Usage: "the Temporal server `HOST:PORT` (runs on Temporal; see docs/scale.md)"},
 		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "the Temporal `NAMESPACE`"},
 		&cli.StringFlag{Name: "task-queue", Value: temporal.DefaultTaskQueue, Usage: "the Temporal task `QUEUE` the workers serve"},
-		&cli.StringFlag{Name: "blobs", EnvVars: []string{"LPPCTL_BLOBS"}, Usage: "the `DIR` of the blob store the large values of Temporal runs are kept in, shared by every worker and client of the task queue (default ROOT/.lppctl/temporal/blobs)"},
+		&cli.StringFlag{Name: "blobs", EnvVars: []string{"LPPCTL_BLOBS"}, Usage: "the blob store the large values of Temporal runs are kept in, shared by every worker and client of the task queue: a `DIR` (default ROOT/.lppctl/temporal/blobs) or s3://BUCKET[/PREFIX][?endpoint=HOST:PORT&insecure=1] (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"},
 	}
 }
 
@@ -69,7 +69,15 @@ func blobCodec(c *cli.Context, limit int) (*temporal.Codec, error) {
 		}
 		dir = filepath.Join(root, ".lppctl", "temporal", "blobs")
 	}
-	store, err := temporal.NewDirStore(dir)
+	var store temporal.BlobStore
+	var err error
+	if strings.HasPrefix(dir, "s3://") {
+		ctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+		store, err = temporal.NewS3Store(ctx, dir)
+		cancel()
+	} else {
+		store, err = temporal.NewDirStore(dir)
+	}
 	if err != nil {
 		return nil, withCode(exitFailed, err)
 	}
@@ -299,10 +307,9 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	if err != nil {
 		return err
 	}
-	qctx, cancel := ctx, context.CancelFunc(func() {})
-	if st != "" { // a closed run's query needs a worker to replay it: do not wait long
-		qctx, cancel = context.WithTimeout(ctx, 10*time.Second)
-	}
+	// A closed run's query needs a worker to replay it, a running one's a
+	// worker to answer: do not wait long.
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	p, err := temporal.QueryAll(qctx, tc, id, 0)
 	cancel()
 	if st != "" {
@@ -321,6 +328,9 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 		return temporalOutcome(c, p, "", newProgress(c.App.Writer, progressMode(c)))
 	}
 	if err != nil {
+		if n, perr := temporal.Pollers(ctx, tc, c.String("task-queue")); perr == nil && n == 0 {
+			return fmt.Errorf("cannot ask run %s where it stands: %s", id, temporal.NoWorker(c.String("task-queue")))
+		}
 		return err
 	}
 	a := temporal.Resume{Input: in}

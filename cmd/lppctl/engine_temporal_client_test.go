@@ -156,6 +156,7 @@ func TestTemporalClientIsHonest(t *testing.T) {
 	addr, srv := startDevServer(t, db)
 	tc := dialDev(t, addr, root)
 	bin := buildLppctl(t)
+	parent := t // the worker serves every subtest
 
 	t.Run("no worker: a warning, then the run once one starts", func(t *testing.T) {
 		c := startClient(t, bin, root, "--temporal", addr, "quick.yaml")
@@ -163,7 +164,7 @@ func TestTemporalClientIsHonest(t *testing.T) {
 		eventually(t, 30*time.Second, "no warning:\n"+c.stderr.String(), func() bool {
 			return strings.Contains(c.stderr.String(), "run "+id+": no worker polls task queue lppctl: the run waits until one starts (lppctl worker)\n")
 		})
-		startWorker(t, bin, addr, root)
+		startWorker(parent, bin, addr, root)
 		require.True(t, c.wait(time.Minute), "the client does not end:\n%s", c.stderr.String())
 		assert.Equal(t, 0, c.code, c.stderr.String())
 		assert.Contains(t, c.stdout.String(), "completed in done after 2 steps\n")
@@ -194,13 +195,13 @@ func TestTemporalClientIsHonest(t *testing.T) {
 		require.True(t, c.wait(2*time.Minute), "the client does not end:\n%s\n%s", c.stderr.String(), log.String())
 		assert.Equal(t, exitFailed, c.code)
 		want := "context variable text (set by step 16 in state grow) is 1.0 MB, over the blob limit of 1.0 MB: keep large data in files, or raise the limit (lppctl worker --blob-limit)"
-		assert.Contains(t, c.stdout.String(), "failed in grow after 15 steps\n")
+		assert.Contains(t, c.stdout.String(), "failed in grow after 16 steps\n")
 		assert.Contains(t, c.stderr.String(), want)
 		out, _, code := lppctlOut(t, bin, root, "runs", "--temporal", addr)
 		assert.Equal(t, 0, code)
 		assert.Regexp(t, regexp.QuoteMeta(id)+` +failed `, out)
 		out, _, _ = lppctlOut(t, bin, root, "runs", "show", id, "--temporal", addr, "--task-queue", "small")
-		assert.Contains(t, out, "status: failed in grow after 15 steps\n")
+		assert.Contains(t, out, "status: failed in grow after 16 steps\n")
 		assert.Contains(t, out, want)
 	})
 

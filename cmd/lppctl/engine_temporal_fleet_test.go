@@ -113,6 +113,16 @@ func TestTemporalMixedFleetFailsNoRunForAMissingAction(t *testing.T) {
 	go func() { defer wg.Done(); newBin = buildLppctl(t) }()
 	wg.Wait()
 
+	// Each says its version and the hash of its actions, which differ.
+	var hashes []string
+	for bin, want := range map[string]string{oldBin: "lppctl v0.0.1-old (actions ", newBin: "lppctl dev (actions "} {
+		out, err := exec.Command(bin, "--version").Output()
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(string(out), want), "%s --version: %s", bin, out)
+		hashes = append(hashes, strings.TrimPrefix(string(out), want)[:12])
+	}
+	assert.NotEqual(t, hashes[0], hashes[1], "the two builds' actions")
+
 	oldLog := startWorker(t, oldBin, addr, root)
 	assert.Contains(t, oldLog.String(), "@lppctl-v0.0.1-old (version v0.0.1-old.", "the worker's identity and version")
 	ctx := context.Background()

@@ -154,11 +154,18 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server and long runs")
 	}
+	// The tools.call loop takes about 0.1 s a step on a 2-core machine:
+	// CI runs 1,500 steps (enough to continue as new), and
+	// LPPCTL_TEMPORAL_FULL=1 the issue's 5,000 (docs/scale.md).
+	toolSteps := 1_500
+	if os.Getenv("LPPCTL_TEMPORAL_FULL") == "1" {
+		toolSteps = 5_000
+	}
 	root := newProject(t, "hello_skill")
 	require.NoError(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello\n"), 0o644))
 	for name, src := range map[string]string{
 		"noop.yaml": loopSpec(noopLoopSpec, 50_000),
-		"tool.yaml": loopSpec(toolLoopSpec, 5_000),
+		"tool.yaml": loopSpec(toolLoopSpec, toolSteps),
 		"big.yaml":  loopSpec(bigLoopSpec, 20),
 	} {
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(src), 0o644))
@@ -176,12 +183,20 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 		assert.Equal(t, canon(localFinal(t, root, "noop.yaml", nil)), canon(p.Vars))
 		assert.Len(t, p.Records, p.Steps, "the result's records, by reference")
 		assert.Greater(t, execs, 1, "the run continued as new")
+		// runs lists it once, from when it began; trace gives every step.
+		out, _, code := lppctlOut(t, bin, root, "runs", "--temporal", addr)
+		assert.Equal(t, 0, code)
+		assert.Equal(t, 1, strings.Count(out, "noop-50k "), out)
+		assert.Regexp(t, `noop-50k +completed +\S+ +[0-9.]+s`, out)
+		out, _, code = lppctlOut(t, bin, root, "runs", "trace", "noop-50k", "--temporal", addr)
+		assert.Equal(t, 0, code)
+		assert.Equal(t, p.Steps, strings.Count(out, "\n["), "runs trace: one line a step")
 	})
-	t.Run("5,000 tools.call steps", func(t *testing.T) {
+	t.Run(fmt.Sprintf("%d tools.call steps", toolSteps), func(t *testing.T) {
 		begin := time.Now()
 		p := runTemporal(t, tc, root, "tool.yaml", "tool-5k", nil, 15*time.Minute)
 		events, bytes, execs := historyOf(t, tc, "tool-5k")
-		t.Logf("5,000 tools.call steps: %s, %d executions, %d events, %d history bytes (%d a transition)", time.Since(begin).Round(time.Millisecond), execs, events, bytes, bytes/p.Steps)
+		t.Logf("%d tools.call steps: %s, %d executions, %d events, %d history bytes (%d a transition)", toolSteps, time.Since(begin).Round(time.Millisecond), execs, events, bytes, bytes/p.Steps)
 		assert.Equal(t, machine.StatusCompleted, p.Status)
 		assert.Equal(t, canon(localFinal(t, root, "tool.yaml", nil)), canon(p.Vars))
 		assert.Greater(t, execs, 1, "the run continued as new")

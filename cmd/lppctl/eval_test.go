@@ -390,7 +390,6 @@ func TestEvalUsageErrors(t *testing.T) {
 // in the middle of a journal write, and resumed, leaves the same outcomes as
 // an uninterrupted run: no FAIL, token or step counted twice.
 func TestStepOutcomesSurviveACrash(t *testing.T) {
-	t.Parallel() // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	model := evalModel(t)
 	args := []string{"run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/report", "--llm", model, "--yes", "--no-input", "--feedback", "fine", "-q", "--var", "relevant_skills=1"}

@@ -28,7 +28,7 @@ type forkInfo struct {
 func runsForkCommand(storeFlags func(...cli.Flag) []cli.Flag) *cli.Command {
 	return &cli.Command{
 		Name:      "fork",
-		Usage:     "start a new run from the state and context of a past step of a run (time travel); lppctl resume continues it",
+		Usage:     "a new run from a past step's state and context (lppctl resume continues it)",
 		ArgsUsage: "RUN_ID",
 		Description: `Makes a new run whose journal is the first --step N steps of RUN_ID: the same
 spec (the run's copy), the same --var values and agent configuration, standing

@@ -47,6 +47,13 @@ func runImport(c *cli.Context) error {
 	if err != nil {
 		return reportInvalid(c, "compute mapping "+mpath, err)
 	}
+	var mu *lpp.MissingUnitsError
+	if err := lpp.CheckUnits(bp, m); errors.As(err, &mu) {
+		// The mapping is needed only to run: the spec gets a no-op for each
+		// such unit (import again once the mapping places them).
+		fmt.Fprintf(c.App.ErrWriter, "%s: warning: %s; each is a no-op in the spec until the mapping places it\n", path, mu.Error())
+		m.Unmapped = true
+	}
 	out, err := lpp.ToSpecYAML(bp, m)
 	if err != nil {
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot import %s: %w", path, err))

@@ -56,7 +56,9 @@ var (
 )
 
 // TestRealBlueprintsValidateAndCheck: every real blueprint lpp's loader
-// accepts validates (warnings allowed, no compute mapping needed) and is
+// accepts validates (warnings allowed, no compute mapping needed), imports,
+// draws (export; machine/lpp's tests parse the diagrams with the real
+// Mermaid parser) and is
 // checked (a verdict for each of the seven properties; a FAIL is a finding
 // about the blueprint, never a crash or an expression lppctl cannot
 // evaluate); the ones lpp refuses are refused with a position.
@@ -71,6 +73,12 @@ func TestRealBlueprintsValidateAndCheck(t *testing.T) {
 				return
 			}
 			require.Equal(t, 0, code, "lpp's loader accepts it:\n%s%s", out, errOut)
+			code, out, errOut = runCLI(t, "import", "lpp", f)
+			require.Equal(t, 0, code, "import lpp:\n%s", errOut)
+			require.Contains(t, out, "\nstates:\n")
+			code, out, errOut = runCLI(t, "export", f)
+			require.Equal(t, 0, code, "export:\n%s", errOut)
+			require.True(t, strings.HasPrefix(out, "stateDiagram-v2\n"), "export draws no state diagram:\n%s", out)
 			code, out, errOut = runCLI(t, "check", "--max-states", "20000", f)
 			require.Contains(t, []int{0, exitFailed}, code, "%s%s", out, errOut)
 			verdicts := verdictRE.FindAllStringSubmatch(out, -1)

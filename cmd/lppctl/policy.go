@@ -29,7 +29,7 @@ func policyDiagnostic(spec *machine.Spec, root, policy string) *machine.Diagnost
 	if st == nil {
 		return nil
 	}
-	_, _, err := actions.RunPolicy(root, policy)
+	_, _, err := actions.SpecPolicy(spec, root, policy)
 	if err == nil {
 		return nil
 	}

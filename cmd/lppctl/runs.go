@@ -28,7 +28,7 @@ func runsCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:      "runs",
-		Usage:     "list durable runs; show or trace one",
+		Usage:     "list durable runs; show, trace, cancel or fork one",
 		ArgsUsage: " ",
 		Description: `Lists the runs (oldest first) with their status, spec, start, duration,
 steps and LLM tokens. A run whose process died without a clean stop is
@@ -52,7 +52,7 @@ listed as "crashed": lppctl resume RUN_ID continues it.`,
 			},
 			{
 				Name:      "cancel",
-				Usage:     "cancel a running run (it stops at its next clean point, resumable); a Temporal run's with --temporal",
+				Usage:     "stop a running run at its next clean point (resumable); a Temporal run's too",
 				ArgsUsage: "RUN_ID",
 				Description: `Stops a running run at its next clean point, as a Ctrl-C in its terminal
 would: the process that runs it (lppctl run or resume, found by the run's

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -29,12 +30,19 @@ states:
 `
 
 // lppctlCLI runs lppctl in-process and returns its exit code, stdout and stderr.
+// In-process runs take turns (inProcess): urfave/cli writes to package
+// globals (its help flag) as it parses, so two at once race.
 func lppctlCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
+	inProcess.Lock()
+	defer inProcess.Unlock()
 	code := run(append([]string{"lppctl"}, args...), strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
+
+// inProcess serialises the in-process runs of parallel tests (lppctlCLI, runCLI).
+var inProcess sync.Mutex
 
 // onlyRun returns the ID of the only run in dir.
 func onlyRun(t *testing.T, dir string) string {

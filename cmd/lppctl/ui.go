@@ -32,13 +32,16 @@ func uiCommand() *cli.Command {
 		Name:      "ui",
 		Usage:     "serve a local web UI: runs, their diagrams and timelines, decisions, specs",
 		ArgsUsage: " ",
-		Description: `Serves a web app embedded in lppctl: the runs (live), one run's diagram with
-its path and current state lit, its timeline, context, L2 and skills.md
-entries; the decision a paused run waits for (the same as lppctl resume
---approve, --reject, --answer or --event); every spec under the root with its
-validate diagnostics and a Check button (lppctl check, bounded by --max-states
-and --check-timeout) that draws each counterexample; every L++ blueprint
-drawn. It needs no network.
+		Description: `Serves a web app embedded in lppctl: the runs (live, searchable), one run's
+diagram with its path and current state lit, its timeline, its context and
+memory after any step, its child machines and skills.md entries; buttons that
+start a run of a spec (a form built from its context), cancel, resume, retry
+or fork a run and answer a pause (lppctl resume --approve, --reject, --answer
+or --event), each run as the lppctl command it shows, in a process of its own:
+stopping the UI touches no run; every spec under the root with its validate
+diagnostics and a Check button (lppctl check, bounded by --max-states and
+--check-timeout) that draws each counterexample; every L++ blueprint drawn.
+It needs no network.
 
 It listens on loopback only unless --allow-non-loopback, which then requires
 a token (printed in the URL). Requests with another Host (DNS rebinding) or

@@ -106,13 +106,13 @@ func browser(t *testing.T) context.Context {
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 800),
+		chromedp.WindowSize(1400, 900), // the width of docs/ui.md's screenshots
 		// rebind.test resolves to loopback, as a DNS rebinding attack's name would.
 		chromedp.Flag("host-resolver-rules", "MAP rebind.test 127.0.0.1"),
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelC := context.WithTimeout(ctx, 6*time.Minute)
 	t.Cleanup(func() { cancelC(); cancelB(); cancelA() })
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("cannot start chromium: %v", err)
@@ -266,6 +266,22 @@ func runStatusOf(t *testing.T, root, id string) string {
 		t.Fatal(err)
 	}
 	return string(r.Meta.Status)
+}
+
+// screenshotView writes the viewport (1400 × 900) to the PNG file path
+// with -update: for pages too long to show whole.
+func screenshotView(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	if !*updateScripts {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // screenshot writes the page to the PNG file path with -update.

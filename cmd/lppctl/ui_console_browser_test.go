@@ -95,12 +95,31 @@ states:
   done: {final: true}
 `
 
+// askSpec asks the model one question with a system prompt (its replies
+// are ask/demo.yaml's: no LLM is configured).
+const askSpec = `lpp: 1
+name: ask
+description: asks the model for a title (for the model call test)
+context:
+  topic: {type: string, default: "lamps & <wicks>"}
+  title: {type: string, default: ""}
+initial: ask
+states:
+  ask:
+    do: llm.generate
+    with: {system: sys.md, prompt: q.md, output: title}
+    next: [{to: done}]
+  done: {final: true}
+`
+
 // consoleProject is a project root with the specs of the console test.
 func consoleProject(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": consoleLoopSpec, "review.yaml": reviewSpec, "parent.yaml": parentSpec,
-		"child.yaml": strings.ReplaceAll(strings.ReplaceAll(longSpec, "default: 1500", "default: 3"), "name: long", "name: child"), "scripts/ready.py": readyScript}
+		"child.yaml": strings.ReplaceAll(strings.ReplaceAll(longSpec, "default: 1500", "default: 3"), "name: long", "name: child"), "scripts/ready.py": readyScript,
+		"ask/ask.yaml": askSpec, "ask/sys.md": "You name <b>books</b>.\n", "ask/q.md": "Name a book about {{.topic}}.\nOne line.\n",
+		"ask/demo.yaml": "replies:\n  - state: ask\n    text: \"\\\"Hand-lit\\\" <i>&</i>\\nA history\"\n"}
 	for name, text := range files {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
@@ -202,6 +221,22 @@ func textOf(t *testing.T, ctx context.Context, sel string) string {
 	return strings.TrimSpace(s)
 }
 
+// do runs browser actions, each within a minute; on a failure it says what
+// the page showed.
+func do(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	for _, a := range actions {
+		actx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := chromedp.Do(actx, a)
+		cancel()
+		if err != nil {
+			where, _ := chromedp.Run(ctx, chromedp.Location())
+			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 3000) : ""`))
+			t.Fatalf("%v at %s; the page shows:\n%s", err, where, text)
+		}
+	}
+}
+
 // pageWidths returns the page's scroll width and the viewport's width.
 func pageWidths(t *testing.T, ctx context.Context) (scroll, viewport int) {
 	t.Helper()
@@ -215,15 +250,19 @@ func pageWidths(t *testing.T, ctx context.Context) (scroll, viewport int) {
 // typed kept), the UI server restarted mid-run (the run goes on in its own
 // process, the page recovers), the run cancelled from its page (journaled,
 // interrupted), a failed run found by its error text, shown failed, and
-// retried after fixing its cause; the step slider; a 120 KB reply and a
+// retried after fixing its cause; a model call expanded to its messages
+// as sent and its reply; the step slider; a 120 KB reply and a
 // 10,000-step run inside the viewport's width; a deleted run shown gone.
 // With -update it takes docs/ui.md's screenshots (docs/img/console-*.png).
 func TestUIConsoleInBrowser(t *testing.T) {
 	ctx := browser(t)
-	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900)))
+	do(t, ctx, chromedp.EmulateViewport(1400, 900))
 	img := filepath.Join(repoRoot(t), "docs", "img")
 	t.Setenv(runstore.EnvDir, "")
 	t.Setenv("LPPCTL_TEMPORAL", "")
+	for _, k := range []string{"LPPCTL_LLM", "OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OLLAMA_HOST"} {
+		t.Setenv(k, "") // the runs' model is ask/demo.yaml's script
+	}
 	root := consoleProject(t)
 	store := runstore.New(filepath.Join(root, runstore.DefaultDir))
 	base, stop := serveUIAt(t, root, "127.0.0.1:0")
@@ -231,11 +270,11 @@ func TestUIConsoleInBrowser(t *testing.T) {
 
 	// Start a run from the form: a bad value is refused on its field and
 	// kept; a good one starts the run as its own process.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/spec?path=long.yaml"), chromedp.WaitVisible(`#start-form`)))
+	do(t, ctx, chromedp.Navigate(base+"/spec?path=long.yaml"), chromedp.WaitVisible(`#start-form`))
 	assert.Equal(t, "lppctl run --spec long.yaml", textOf(t, ctx, `#start-cli`))
 	assert.Equal(t, "valid", textOf(t, ctx, `#validity`))
-	screenshot(t, ctx, filepath.Join(img, "console-spec.png"))
-	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`#var-bound`, "many"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#start-error`)))
+	screenshotView(t, ctx, filepath.Join(img, "console-spec.png"))
+	do(t, ctx, chromedp.SetValue(`#var-bound`, "many"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#start-error`))
 	assert.Equal(t, "cannot start the run: a value does not fit its variable (see the field)", textOf(t, ctx, `#start-error`))
 	assert.NotEmpty(t, textOf(t, ctx, `#err-bound`))
 	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("var-bound").value`))
@@ -245,7 +284,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, runs, "a refused form starts no run")
 
-	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`#var-bound`, "1400"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`)))
+	do(t, ctx, chromedp.SetValue(`#var-bound`, "1400"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`))
 	url, err := chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	id := strings.TrimPrefix(strings.SplitN(url, "?", 2)[0], base+"/runs/")
@@ -257,7 +296,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 
 	// Restart the UI server mid-run: the run goes on; the page reconnects
 	// and follows it again.
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(`#live-dot.on`)))
+	do(t, ctx, chromedp.WaitVisible(`#live-dot.on`))
 	stop()
 	waitText(t, ctx, `#live-dot`, 10*time.Second, func(string) bool {
 		off, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.classList.contains("offline")`))
@@ -269,13 +308,13 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	shown := textOf(t, ctx, `#run-steps`)
 	base, stop = serveUIAt(t, root, addr)
 	_ = stop
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(`#live-dot.on`)))
+	do(t, ctx, chromedp.WaitVisible(`#live-dot.on`))
 	waitText(t, ctx, `#run-steps`, 20*time.Second, func(s string) bool { return s != shown })
 	assert.Equal(t, "running", textOf(t, ctx, `#run-status`))
 
 	// Cancel from the page: the run stops at a clean point, journaled,
 	// interrupted; Resume is offered with its command.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`#cancel`)))
+	do(t, ctx, chromedp.Click(`#cancel`))
 	waitText(t, ctx, `#notice`, 30*time.Second, func(s string) bool { return strings.HasPrefix(s, "run "+id+" cancelled: interrupted in tick after ") })
 	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "interrupted" })
 	assert.Contains(t, textOf(t, ctx, `#actions`), "lppctl resume "+id)
@@ -287,21 +326,21 @@ func TestUIConsoleInBrowser(t *testing.T) {
 
 	// A failed run: shown failed (its error on its last timeline row, its
 	// state lit as failed), found by its error text, retried once fixed.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/spec?path=fails.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`)))
+	do(t, ctx, chromedp.Navigate(base+"/spec?path=fails.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`))
 	url, err = chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	failed := strings.TrimPrefix(strings.SplitN(url, "?", 2)[0], base+"/runs/")
 	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "failed" })
-	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(`#end-error`)))
+	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(`#end-error`))
 	assert.Contains(t, textOf(t, ctx, `#end-error`), "ready.txt is missing: create it, then resume")
 	assert.Equal(t, "Retry", textOf(t, ctx, `#resume`))
 	lit, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#diagram[data-rendered=svg] svg .failed") || document.querySelector("#diagram").textContent.includes('class="failed"') || document.querySelector("#diagram").textContent.includes("class check failed")`))
 	require.NoError(t, err)
 	assert.True(t, lit, "the state the run failed in is lit as failed")
-	screenshot(t, ctx, filepath.Join(img, "console-run-failed.png"))
+	screenshotView(t, ctx, filepath.Join(img, "console-run-failed.png"))
 
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(`#q`),
-		chromedp.SetValue(`#q`, "ready.txt is missing"), chromedp.Submit(`#q`), chromedp.WaitVisible(`table.runs`)))
+	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(`#q`),
+		chromedp.SetValue(`#q`, "ready.txt is missing"), chromedp.Submit(`#q`), chromedp.WaitVisible(`table.runs`))
 	listed, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("table.runs tbody tr")).map(r => r.dataset.run)`))
 	require.NoError(t, err)
 	assert.Equal(t, []string{failed}, listed, "searching the error's text finds the failed run only")
@@ -312,66 +351,104 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	screenshot(t, ctx, filepath.Join(img, "console-runs.png"))
 
 	require.NoError(t, os.WriteFile(filepath.Join(root, "ready.txt"), []byte("yes\n"), 0o644))
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+failed), chromedp.Click(`#resume`), chromedp.WaitVisible(`#notice`)))
+	do(t, ctx, chromedp.Navigate(base+"/runs/"+failed), chromedp.Click(`#resume`), chromedp.WaitVisible(`#notice`))
 	assert.Equal(t, "completed in done after 2 steps", textOf(t, ctx, `#notice`))
 	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "completed" })
 
 	// The event form: a field per payload field, typed; a bad value is
 	// refused on its field and kept; a good one delivers the event.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/spec?path=review.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#event-VERDICT`)))
+	do(t, ctx, chromedp.Navigate(base+"/spec?path=review.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#event-VERDICT`))
 	assert.Contains(t, textOf(t, ctx, `#event-VERDICT`), "the reviewer's score out of 100")
-	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "high"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#error-message`)))
+	do(t, ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "high"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#error-message`))
 	assert.Contains(t, textOf(t, ctx, `#error-message`), "a payload field does not fit its type")
 	typed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#event-VERDICT input[name="p.score"]').value`))
 	require.NoError(t, err)
 	assert.Equal(t, "high", typed, "the refused value is kept")
 	assert.NotEmpty(t, textOf(t, ctx, `#err-p-score`))
-	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "70"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#notice`)))
+	do(t, ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "70"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#notice`))
 	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "completed" })
-	screenshot(t, ctx, filepath.Join(img, "console-event.png"))
+	screenshotView(t, ctx, filepath.Join(img, "console-event.png"))
 
 	// A child machine (spec.run) has its own page, linked from the step
 	// that ran it, and linking back.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/spec?path=parent.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`)))
+	do(t, ctx, chromedp.Navigate(base+"/spec?path=parent.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`))
 	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "completed" })
-	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(`a.child-link`), chromedp.Click(`a.child-link`), chromedp.WaitVisible(`#parent-link`)))
+	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(`a.child-link`), chromedp.Click(`a.child-link`), chromedp.WaitVisible(`#parent-link`))
 	url, err = chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	assert.Regexp(t, `/runs/[^/]+/children/call-1$`, url)
 	assert.Equal(t, "completed", textOf(t, ctx, `#run-status`))
 	assert.Equal(t, "child", textOf(t, ctx, `#spec-name`))
 	assert.Contains(t, textOf(t, ctx, `#timeline`), "4 transitions")
-	screenshot(t, ctx, filepath.Join(img, "console-child.png"))
+	screenshotView(t, ctx, filepath.Join(img, "console-child.png"))
+
+	// A model call expands to its messages exactly as sent and its reply.
+	do(t, ctx, chromedp.Navigate(base+"/spec?path=ask/ask.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`))
+	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "completed" })
+	waitText(t, ctx, `#step-1 details.sent > summary`, 10*time.Second, func(s string) bool { return s == "messages as sent (2) and reply" })
+	// Clicked in one evaluation: a live refresh may swap the timeline (keeping its folds) at any time.
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#step-1 details.sent > summary").click(); true`))
+	require.NoError(t, err)
+	do(t, ctx, chromedp.WaitVisible(`#step-1 details.sent ol.sent`))
+	sent, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#step-1 details.sent ol.sent > li")).map(li => li.querySelector(".k").textContent + ": " + li.querySelector("pre.text").textContent)`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"system: You name <b>books</b>.\n", "user: Name a book about lamps & <wicks>.\nOne line.\n"}, sent)
+	assert.Equal(t, "reply", textOf(t, ctx, `#step-1 details.sent .reply > .k`))
+	assert.Equal(t, "\"Hand-lit\" <i>&</i>\nA history", textOf(t, ctx, `#step-1 details.sent .reply pre.text`))
+	scroll, view := pageWidths(t, ctx)
+	assert.LessOrEqual(t, scroll, view, "the expanded model call is wider than the viewport")
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#timeline").scrollIntoView({block: "start"}); true`))
+	require.NoError(t, err)
+	screenshotView(t, ctx, filepath.Join(img, "console-model-call.png"))
 
 	// A 120 KB reply and a 10,000-step run stay inside the viewport's width.
 	big := strings.Repeat("<b>unbroken_reply_text_", 6000)[:120<<10] + "\nlast line"
 	wide := writeRun(t, root, 3, big)
 	long := writeRun(t, root, 10000, "")
 	for _, page := range []string{"/runs/" + wide, "/runs/" + long, "/", "/specs", "/spec?path=loop.yaml"} {
-		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+page), chromedp.WaitVisible(`main`)))
+		do(t, ctx, chromedp.Navigate(base+page), chromedp.WaitVisible(`main`))
 		scroll, view := pageWidths(t, ctx)
 		assert.LessOrEqual(t, scroll, view, "%s is wider than the viewport", page)
 	}
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+wide), chromedp.WaitVisible(`#context`)))
+	do(t, ctx, chromedp.Navigate(base+"/specs"), chromedp.WaitVisible(`table.specs`))
+	screenshot(t, ctx, filepath.Join(img, "console-specs.png"))
+	do(t, ctx, chromedp.Navigate(base+"/runs/"+wide), chromedp.WaitVisible(`#context`))
+	screenshotView(t, ctx, filepath.Join(img, "console-run-long-value.png"))
 	shownReply, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#context .capped pre.text").textContent`))
 	require.NoError(t, err)
 	assert.Equal(t, []rune(big)[:2000], []rune(shownReply), "a long string shows its first 2,000 characters as text, unescaped")
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`#context details.more > summary`)))
-	scroll, view := pageWidths(t, ctx)
+	do(t, ctx, chromedp.Click(`#context details.more > summary`))
+	scroll, view = pageWidths(t, ctx)
 	assert.LessOrEqual(t, scroll, view, "the expanded 120 KB reply is wider than the viewport")
-	screenshot(t, ctx, filepath.Join(img, "console-run.png"))
+	// A live refresh keeps each fold as the person left it: the reply
+	// opened stays open, the step's memory changes closed stay closed.
+	folds := `[document.querySelector("#context details.more").open, document.querySelector("#step-1 > td > details").open]`
+	foldsBefore, err := chromedp.Run(ctx, chromedp.Evaluate[[]bool](folds))
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false}, foldsBefore)
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.refreshed = false; refresh().then(() => { window.refreshed = true }); true`))
+	require.NoError(t, err)
+	waitText(t, ctx, `body`, 10*time.Second, func(string) bool {
+		done, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.refreshed`))
+		return done
+	})
+	after, err := chromedp.Run(ctx, chromedp.Evaluate[[]bool](folds))
+	require.NoError(t, err)
+	assert.Equal(t, foldsBefore, after, "a refresh changed the folds")
 
 	// The step slider: the context after step 7 of the 10,000 (n counts a's visits).
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+long), chromedp.WaitVisible(`#at`)))
+	do(t, ctx, chromedp.Navigate(base+"/runs/"+long), chromedp.WaitVisible(`#at`))
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const r = document.getElementById("at"); r.value = "7"; r.dispatchEvent(new Event("change", {bubbles: true})); return true })()`))
 	require.NoError(t, err)
 	waitText(t, ctx, `#at-label`, 10*time.Second, func(s string) bool { return s == "after step 7 of 10000" })
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#context tr")).find(r => r.querySelector("th").textContent === "n").querySelector("td").textContent.trim()`))
 	require.NoError(t, err)
 	assert.Equal(t, "4", n, "after step 7, a was entered 4 times")
+	do(t, ctx, chromedp.Navigate(base+"/runs/"+long+"?at=7#state"), chromedp.WaitVisible(`#fork`))
+	screenshotView(t, ctx, filepath.Join(img, "console-run-slider.png"))
 
 	// Fork from step 7: a new run standing there, recorded as a fork.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`#fork`)))
+	do(t, ctx, chromedp.Click(`#fork`))
 	waitText(t, ctx, `#notice`, 20*time.Second, func(s string) bool { return strings.HasPrefix(s, "forked from run "+long+" after step 7, in b") })
 	assert.Equal(t, long, textOf(t, ctx, `#fork-of`))
 	assert.Equal(t, "7", textOf(t, ctx, `#run-steps`))
@@ -381,8 +458,8 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	assert.Equal(t, "4", n, "the fork's context is the run's after step 7")
 
 	// A deleted run's open page says it is gone.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+wide), chromedp.WaitVisible(`#live-dot.on`)))
+	do(t, ctx, chromedp.Navigate(base+"/runs/"+wide), chromedp.WaitVisible(`#live-dot.on`))
 	require.NoError(t, os.RemoveAll(filepath.Join(root, runstore.DefaultDir, wide)))
-	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(`#gone`)))
+	do(t, ctx, chromedp.WaitVisible(`#gone`))
 	assert.Equal(t, "deleted", textOf(t, ctx, `#run-status`))
 }

@@ -102,7 +102,7 @@ func (s *temporalSource) Summary(ctx context.Context, id string) (*ui.RemoteRun,
 // visibleStatus names a workflow's status as lppctl runs --temporal does.
 func visibleStatus(st enums.WorkflowExecutionStatus) string {
 	switch st {
-	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
 		return string(machine.StatusRunning)
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		return string(machine.StatusCompleted)

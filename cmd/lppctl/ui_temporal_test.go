@@ -54,6 +54,11 @@ func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
 		t.Fatalf("want one run on Temporal, got %v (%v)", sums, err)
 	}
 	id := sums[0].RunID
+	// lppctl runs says paused without asking a worker (the workflow's memo).
+	eventually(t, 10*time.Second, "runs does not list the run paused", func() bool {
+		sums, err := temporal.ListRuns(context.Background(), tc, 0)
+		return err == nil && len(sums) == 1 && sums[0].Status == string(machine.StatusPaused)
+	})
 
 	runDir := root + "/" + runstore.DefaultDir
 	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(lppctlExe(t), root, runDir), Dot: "-", Source: newTemporalSource(tc, addr, "default", root)})

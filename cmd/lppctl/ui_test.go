@@ -5,10 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
 
 	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/ui"
@@ -93,4 +101,60 @@ func TestUIDecideRefusesAnUnknownEventLikeResume(t *testing.T) {
 	if st := runStatusOf(t, root, id); st != "paused" {
 		t.Errorf("the run is %s, want still paused", st)
 	}
+}
+
+// TestUIButtonsRunLppctlProcesses: the run page's buttons are lppctl
+// commands run as processes of their own (here this test binary as
+// lppctl): Cancel stops a running run (interrupted, journaled), Resume
+// starts it again in a new process, Fork makes a run from a past step.
+func TestUIButtonsRunLppctlProcesses(t *testing.T) {
+	root, store, id, child := startLongRun(t)
+	exe := lppctlExe(t)
+	srv, err := ui.New(ui.Options{Root: root, RunDir: store.Dir, Exe: exe, Decide: uiDecide(exe, root, store.Dir), Dot: "-", DecideWait: 8 * time.Second}) // Resume then waits 8 s for a run of 30 s
+	require.NoError(t, err)
+	h := srv.Handler()
+	post := func(target, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "http://127.0.0.1:8780"+target, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "http://127.0.0.1:8780")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	get := func(target string) string {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "http://127.0.0.1:8780"+target, nil))
+		return w.Body.String()
+	}
+	require.Contains(t, get("/runs/"+id), `<button id="cancel" class="stop">Cancel</button> <code class="cli">lppctl runs cancel `+id+`</code>`)
+
+	w := post("/runs/"+id+"/cancel", "")
+	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
+	assert.Contains(t, get(w.Header().Get("Location")), "run "+id+" cancelled: interrupted in tick after ")
+	_ = child.Wait()
+	r, err := store.Open(id)
+	require.NoError(t, err)
+	require.Equal(t, machine.StatusInterrupted, r.Meta.Status)
+
+	w = post("/runs/"+id+"/fork", "step=1") // the run took at least one step before the cancel
+	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
+	forked := get(w.Header().Get("Location"))
+	assert.Contains(t, forked, "forked from run "+id+" after step 1, in tick")
+	assert.Contains(t, forked, `id="fork-of">`+id+`</a> after step 1`)
+
+	w = post("/runs/"+id+"/resume", "")
+	require.Equal(t, http.StatusSeeOther, w.Code, w.Body.String())
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err = store.Open(id)
+		require.NoError(t, err)
+		if r.Working() {
+			break
+		}
+		require.False(t, time.Now().After(deadline), "Resume did not start the run again (it is %s)", r.Meta.Status)
+		time.Sleep(20 * time.Millisecond)
+	}
+	var out, errb bytes.Buffer
+	require.Equal(t, exitOK, run([]string{"lppctl", "runs", "cancel", id, "--root", root}, strings.NewReader(""), &out, &errb), errb.String())
 }

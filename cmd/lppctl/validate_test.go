@@ -12,6 +12,8 @@ import (
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
+	inProcess.Lock() // see lppctlCLI
+	defer inProcess.Unlock()
 	code := run(append([]string{"lppctl"}, args...), strings.NewReader(""), &out, &errOut)
 	return code, out.String(), errOut.String()
 }

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/lppctl/lppctl/temporal"
 )
 
 func versionCommand() *cli.Command {
@@ -20,9 +22,15 @@ func versionCommand() *cli.Command {
 	}
 }
 
-// printVersion prints lppctl's version line.
+// printVersion prints lppctl's version line, with the hash of its actions
+// (a Temporal worker's build ID is the version and this hash).
 func printVersion(w io.Writer) {
-	fmt.Fprintf(w, "lppctl %s (%s%s, %s/%s)\n", versionString(), vcsRevision(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(w, "lppctl %s (actions %s, %s%s, %s/%s)\n", versionString(), actionsHash(), vcsRevision(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// actionsHash is the hash of the actions this build offers (as a worker).
+func actionsHash() string {
+	return temporal.CatalogHash((&temporalHost{root: "."}).Catalog())
 }
 
 // versionString is the version set at link time (-ldflags "-X main.version=v1.2.3"),

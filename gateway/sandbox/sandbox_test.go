@@ -1,14 +1,18 @@
+//go:build linux
+
 package sandbox
 
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -164,4 +168,83 @@ func TestSandboxRunsAComputeUnit(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "out.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "ok", string(b))
+}
+
+// TestSandboxIsKilledWithItsContext: cancelling the command kills the
+// confined program and everything in its PID namespace.
+func TestSandboxIsKilledWithItsContext(t *testing.T) {
+	requireSandbox(t)
+	py := python(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.py"), []byte("import threading, time\nthreading.Thread(target=time.sleep, args=(300,)).start()\nprint('started', flush=True)\ntime.sleep(300)\n"), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd, err := Command(ctx, Options{Dir: dir}, py, "./x.py")
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	buf := make([]byte, 7)
+	_, err = out.Read(buf)
+	require.NoError(t, err)
+	assert.Equal(t, "started", string(buf))
+	cancel()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // not a timing verdict: a program that was not killed never ends
+		t.Fatal("the sandboxed program outlived its cancelled context")
+	}
+	// Nothing of its process group is left.
+	assert.ErrorIs(t, syscall.Kill(-cmd.Process.Pid, 0), syscall.ESRCH)
+}
+
+// TestSandboxDiesWithLppctl: when the process that started it is killed
+// (kill -9 of lppctl), the confined program is killed too.
+func TestSandboxDiesWithLppctl(t *testing.T) {
+	if os.Getenv("LPPCTL_SANDBOX_TEST_PARENT") != "" {
+		return // the helper's part runs in TestSandboxHelperParent
+	}
+	requireSandbox(t)
+	python(t)
+	helper := exec.Command(os.Args[0], "-test.run=^TestSandboxHelperParent$")
+	helper.Env = append(os.Environ(), "LPPCTL_SANDBOX_TEST_PARENT="+t.TempDir())
+	out, err := helper.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, helper.Start())
+	var line string
+	buf := make([]byte, 64)
+	for !strings.Contains(line, "\n") {
+		n, err := out.Read(buf)
+		require.NoError(t, err, line)
+		line += string(buf[:n])
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.SplitN(line, "\n", 2)[0], "child ")))
+	require.NoError(t, err, line)
+	require.NoError(t, syscall.Kill(pid, 0), "the confined program runs")
+	require.NoError(t, helper.Process.Kill())
+	_ = helper.Wait()
+	deadline := time.Now().Add(30 * time.Second) // not a timing verdict: a survivor never goes
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the confined program %d outlived the process that started it", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSandboxHelperParent is the parent TestSandboxDiesWithLppctl kills:
+// it starts a confined program, prints its pid and waits.
+func TestSandboxHelperParent(t *testing.T) {
+	dir := os.Getenv("LPPCTL_SANDBOX_TEST_PARENT")
+	if dir == "" {
+		t.Skip("a helper of TestSandboxDiesWithLppctl")
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.py"), []byte("import time\ntime.sleep(300)\n"), 0o644))
+	cmd, err := Command(context.Background(), Options{Dir: dir}, python(t), "./x.py")
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	fmt.Printf("child %d\n", cmd.Process.Pid)
+	_ = cmd.Wait()
 }

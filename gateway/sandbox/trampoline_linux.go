@@ -47,7 +47,7 @@ func trampoline(planJSON, path string, args []string) error {
 	}
 	abi, err := llsyscall.LandlockGetABIVersion()
 	if err != nil || abi < minABI {
-		return fmt.Errorf("Landlock ABI %d (needs %d): %v", abi, minABI, err)
+		return fmt.Errorf("the kernel has Landlock ABI %d (needs %d): %v", abi, minABI, err)
 	}
 	rules := []landlock.Rule{
 		landlock.RWDirs(p.Dir),

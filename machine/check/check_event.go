@@ -52,8 +52,8 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
 				}
 			}
 		}
-		if !f.Required && f.Default != nil {
-			add(f.Default)
+		if !f.Required && (f.Default != nil || f.Nullable) {
+			add(f.Default) // a nullable field's is null
 		}
 	}
 	var vals []any

@@ -323,7 +323,7 @@ func (x *Explorer) budgetPos() machine.Pos {
 // add records a new node; it returns its id, or -1 at MaxStates.
 func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
 	if len(x.nodes) >= x.maxState {
-		x.stopped = fmt.Sprintf("max-states: %d distinct states explored; raise --max-states", x.maxState)
+		x.stopped = fmt.Sprintf("max-states: %d distinct (state, context) pairs explored; raise --max-states", x.maxState)
 		return -1
 	}
 	id := int32(len(x.nodes))

@@ -21,9 +21,10 @@ type FormatOptions struct {
 func (r *CheckReport) Format(opts FormatOptions) string {
 	var b strings.Builder
 	s := r.Stats
-	fmt.Fprintf(&b, "%s: %s, %s, depth %d", r.File, textx.Count(s.States, "state", "states"), textx.Count(s.Transitions, "transition", "transitions"), s.Depth)
+	// What is counted are (state, context) pairs, not the spec's states.
+	fmt.Fprintf(&b, "%s: %s, %s, depth %d", r.File, textx.Count(s.States, "(state, context) pair", "(state, context) pairs"), textx.Count(s.Transitions, "transition", "transitions"), s.Depth)
 	if !opts.NoTimes {
-		fmt.Fprintf(&b, ", %s (%.0f states/s)", s.Duration.Round(time.Millisecond), s.StatesPerSecond())
+		fmt.Fprintf(&b, ", %s (%.0f pairs/s)", s.Duration.Round(time.Millisecond), s.StatesPerSecond())
 	}
 	b.WriteByte('\n')
 	if len(r.Inputs) > 0 {

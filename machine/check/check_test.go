@@ -130,7 +130,7 @@ states:
 		want      check.Verdict
 		stopped   string
 	}{
-		{"stopped at max-states", 10, check.Unknown, "max-states: 10 distinct states explored; raise --max-states"},
+		{"stopped at max-states", 10, check.Unknown, "max-states: 10 distinct (state, context) pairs explored; raise --max-states"},
 		{"complete", 0, check.Pass, ""},
 	}
 	for _, tt := range tests {

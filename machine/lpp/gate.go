@@ -42,6 +42,19 @@ type gateEnv struct {
 	// known are the reads an enclosing `and` (or `or`) has already tested
 	// not to be None where the expression being emitted is evaluated.
 	known []string
+	// errs are the conditions under which lpp's evaluation of the gate
+	// does not fail (len(None) fails, and a failure makes the whole gate
+	// false): the translation is `errs && expression`. and/or make the
+	// conditions of their right side conditional on their left one.
+	errs []string
+}
+
+// failsUnless records that lpp's evaluation fails (the gate is false)
+// unless none of nils is None.
+func (env *gateEnv) failsUnless(nils []string) {
+	if g := nonNil(env.unknown(nils)); g != "" && !slices.Contains(env.errs, g) {
+		env.errs = append(env.errs, g)
+	}
 }
 
 // asserted returns the reads that condition n proves not None when it is
@@ -94,6 +107,9 @@ func translateGate(src string, env *gateEnv) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	saved := env.errs
+	env.errs = nil
+	defer func() { env.errs = saved }()
 	o, err := env.emit(tree)
 	if err != nil {
 		return "", err
@@ -101,6 +117,9 @@ func translateGate(src string, env *gateEnv) (string, error) {
 	c, err := env.truth(o, tree)
 	if err != nil {
 		return "", err
+	}
+	if len(env.errs) > 0 { // where lpp's evaluation fails, the gate is false
+		return strings.Join(env.errs, " && ") + " && " + c.at(precAnd+1), nil
 	}
 	return c.s, nil
 }
@@ -223,20 +242,6 @@ func (env *gateEnv) lppFails(col, span int, what string) {
 		"%s: lppctl translates its evident meaning, but lpp evaluates the gate false", what))
 }
 
-func describeNode(n *gnode) string {
-	switch n.op {
-	case "name":
-		return "name"
-	case "method", "call":
-		return "call's result"
-	case "index", "slice":
-		return "item"
-	case "attr":
-		return "field"
-	}
-	return "value"
-}
-
 func (env *gateEnv) emit(n *gnode) (gout, error) {
 	switch n.op {
 	case "num":
@@ -290,12 +295,22 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		}
 		// `x is not None and x > 3`: the right side needs no guard of x
 		// (and `x is None or x > 3` none either).
-		saved := env.known
+		saved, savedErrs := env.known, env.errs
 		env.known = append(slices.Clone(env.known), env.asserted(n.kids[0], n.op == "or")...)
+		env.errs = nil
 		r, err := env.cond(n.kids[1])
-		env.known = saved
+		q := env.errs
+		env.known, env.errs = saved, savedErrs
 		if err != nil {
 			return gout{}, err
+		}
+		if len(q) > 0 { // the right side is evaluated only when the left one does not decide
+			qs := strings.Join(q, " && ")
+			if n.op == "and" {
+				env.errs = append(env.errs, "(!"+l.at(precNot+1)+" || "+qs+")")
+			} else {
+				env.errs = append(env.errs, "("+l.at(precOr+1)+" || "+qs+")")
+			}
 		}
 		op, prec := " && ", precAnd
 		if n.op == "or" {
@@ -323,13 +338,25 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		if err != nil {
 			return gout{}, err
 		}
+		saved := env.errs
+		env.errs = nil
 		a, err := env.valueOf(n.kids[1])
+		qa := env.errs
+		env.errs = nil
 		if err != nil {
 			return gout{}, err
 		}
 		b, err := env.valueOf(n.kids[2])
+		qb := env.errs
+		env.errs = saved
 		if err != nil {
 			return gout{}, err
+		}
+		if len(qa) > 0 {
+			env.errs = append(env.errs, "(!"+c.at(precNot+1)+" || "+strings.Join(qa, " && ")+")")
+		}
+		if len(qb) > 0 {
+			env.errs = append(env.errs, "("+c.at(precOr+1)+" || "+strings.Join(qb, " && ")+")")
 		}
 		typ := tAny
 		if a.typ == b.typ {
@@ -467,6 +494,9 @@ func (env *gateEnv) comparison(n *gnode) (gout, error) {
 	parts := make([]string, len(n.cmpOp))
 	for i, op := range n.cmpOp {
 		l, r := ops[i], ops[i+1]
+		if (op == "in" || op == "not in") && r.typ == tString {
+			env.failsUnless(l.nils) // None in a string fails in lpp: the gate is false
+		}
 		s, err := compare(op, l, r, n.kids[i], n.kids[i+1], n.opCol[i])
 		if err != nil {
 			return gout{}, err
@@ -515,10 +545,7 @@ func compare(op string, l, r gout, ln, rn *gnode, col int) (string, error) {
 		}
 		// In lpp, x in None is False and x not in None True; None in a
 		// string fails (false), None in a list is a plain membership.
-		nils := slices.Clone(r.nils)
-		if r.typ == tString {
-			nils = append(nils, l.nils...)
-		}
+		nils := slices.Clone(r.nils) // (None in a string fails: see comparison)
 		if len(nils) == 0 {
 			return s, nil
 		}
@@ -710,7 +737,11 @@ func (env *gateEnv) call(n *gnode) (gout, error) {
 			typ = tInteger
 		}
 		parts[i] = o.s
-		nils = append(nils, o.nils...) // lpp fails on None: the comparison is false
+		if fn.text == "str" {
+			nils = append(nils, o.nils...)
+		} else {
+			env.failsUnless(o.nils) // len(None) fails in lpp: the gate is false
+		}
 	}
 	switch fn.text {
 	case "any", "all":

@@ -41,8 +41,8 @@ var translateGateCases = []struct{ src, want string }{
 	{`not items`, `!(len(items ?? []) > 0)`},
 	{`meta and count`, `len(meta ?? {}) > 0 && (count ?? 0) != 0`},
 	// len, get, indexing
-	{`len(items) > 0`, `(items != nil && len(items) > 0)`},
-	{`len(name) >= 3`, `(name != nil && len(name) >= 3)`},
+	{`len(items) > 0`, `items != nil && len(items) > 0`},
+	{`len(name) >= 3`, `name != nil && len(name) >= 3`},
 	{`meta.get('k') is not None`, `meta?.k != nil`},
 	{`meta.get("k", 0) > 2`, `(meta?.k ?? 0) > 2`},
 	{`meta.get('a-b') == 'x'`, `(meta?.["a-b"] != nil && meta?.["a-b"] == "x")`},
@@ -92,9 +92,9 @@ var translateGateCases = []struct{ src, want string }{
 	{`name.lower() == 'x'`, `(name != nil && lower(name) == "x")`},
 	{`name.strip() != ''`, `(name == nil || trim(name) != "")`},
 	{`'k' in meta.keys()`, `(meta != nil && "k" in keys(meta))`},
-	{`abs(score) < 1 and max(count, 3) == 3`, `(score != nil && abs(score) < 1) && (count != nil && max(count, 3) == 3)`},
+	{`abs(score) < 1 and max(count, 3) == 3`, `score != nil && (!(abs(score) < 1) || count != nil) && (abs(score) < 1 && max(count, 3) == 3)`},
 	{`str(count) == '3'`, `(count != nil && string(count) == "3")`},
-	{`int(score) == 2`, `(score != nil && int(score) == 2)`},
+	{`int(score) == 2`, `score != nil && int(score) == 2`},
 	// conditional expression
 	{`(count if approved else 0) > 1`, `(count != nil && (approved == true ? count : 0) > 1)`},
 	// the event

@@ -83,7 +83,8 @@ type decoder struct {
 	// states, props and events map the blueprint's names to internal ones
 	// (see load_names.go).
 	stateNames, props, events map[string]string
-	badInput                  *machine.Pos // where kvs records a non-string input_map value
+	badInput                  *machine.Pos    // where kvs records a non-string input_map value
+	origNames                 map[string]bool // the blueprint's own names (see reserveNames)
 }
 
 func (d *decoder) errorf(p machine.Pos, span int, hint, format string, args ...any) {
@@ -191,6 +192,19 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	bp.Description = d.description(root)
 	if v := root.get("display"); v != nil {
 		bp.Display = string(d.src[v.off:v.end])
+	}
+	d.origNames = map[string]bool{}
+	d.reserveNames(root.get("context_schema").get("properties"))
+	d.reserveNames(root.get("states"))
+	d.reserveNames(root.get("terminal_states"))
+	var trans []*node
+	if v := root.get("transitions"); v != nil {
+		trans = v.items
+	}
+	for _, it := range trans {
+		if ev := it.get("on_event"); ev != nil && ev.kind == kString {
+			d.origNames[ev.str] = true
+		}
 	}
 	if v := root.get("context_schema"); v != nil {
 		d.context(v, bp)

@@ -98,7 +98,7 @@ func TestBlueprintsReadAsLppsLoaderReadsThem(t *testing.T) {
 				`"gates": {"g": {"type": "expression", "expression": "event.payload.v == 1 and n % 2 == 1"}}`,
 				`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
 				`"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g"]}]`),
-			nil, []string{"v: {type: float, required: false}", "(n - floor(n / 2) * 2) == 1"}},
+			nil, []string{"v: {type: float, required: false, nullable: true}", "(n - floor(n / 2) * 2) == 1"}},
 		{"an empty terminal_states is read (a machine that never ends)",
 			bpJSON(`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {}`,
 				`"transitions": [{"id": "t", "from": "a", "to": "a", "on_event": "GO"}]`),
@@ -208,4 +208,21 @@ func TestExportKeepsTheBlueprintsSpelling(t *testing.T) {
 	assert.Contains(t, string(out), `"terminal_states": {
     "all-done": {}`)
 	assert.NotContains(t, string(out), `"undeclared": {`)
+}
+
+// TestAMappedNameNeverTakesOneTheBlueprintWrites: "a-b" is mapped, and
+// a state the blueprint itself calls "a_b" keeps its name.
+func TestAMappedNameNeverTakesOneTheBlueprintWrites(t *testing.T) {
+	src := bpJSON(`"states": {"a-b": {}, "a_b": {}}`, `"entry_state": "a-b"`, `"terminal_states": {"end": {}}`,
+		`"transitions": [{"id": "t", "from": "a-b", "to": "a_b", "on_event": "GO"}, {"id": "u", "from": "a_b", "to": "end", "on_event": "GO"}]`)
+	bp, diags := Parse("x.json", []byte(src))
+	require.False(t, diags.HasErrors(), "%s", diags.Errors().PrettyAll([]byte(src)))
+	var ids, spelt []string
+	for _, s := range bp.States {
+		ids = append(ids, s.ID)
+		spelt = append(spelt, bp.Spelling(s.ID))
+	}
+	assert.Equal(t, []string{"a_b_2", "a_b", "end"}, ids)
+	assert.Equal(t, []string{"a-b", "a_b", "end"}, spelt)
+	assert.Equal(t, "a_b", bp.Transitions[0].To)
 }

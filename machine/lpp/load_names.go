@@ -60,7 +60,27 @@ func (d *decoder) mapName(bp *Blueprint, names map[string]string, orig string, u
 func (d *decoder) isOrig(n string) bool {
 	_, s := d.stateNames[n]
 	_, p := d.props[n]
-	return s || p
+	return s || p || d.origNames[n]
+}
+
+// reserveNames records the names of an object's members and of a list's
+// strings as the blueprint's own, before any is mapped: a mapped name
+// ("a-b" → a_b) never takes one the blueprint writes itself ("a_b").
+func (d *decoder) reserveNames(n *node) {
+	if n == nil {
+		return
+	}
+	if d.origNames == nil {
+		d.origNames = map[string]bool{}
+	}
+	for _, m := range n.members {
+		d.origNames[m.key] = true
+	}
+	for _, it := range n.items {
+		if it.kind == kString {
+			d.origNames[it.str] = true
+		}
+	}
 }
 
 func (d *decoder) newStateID(bp *Blueprint, orig string) string {

@@ -179,28 +179,6 @@ func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
 	}
 }
 
-// readable reports whether a value_from or input_map source names
-// something this package can read: a property or event.payload.NAME.
-func (d *decoder) readable(bp *Blueprint, src string) bool {
-	if f, ok := payloadField(src); ok {
-		return identRE.MatchString(f)
-	}
-	return bp.Property(src) != nil
-}
-
-// payloadField returns X of "event.payload.X".
-func payloadField(src string) (string, bool) {
-	return strings.CutPrefix(src, "event.payload.")
-}
-
-func (d *decoder) propHint(bp *Blueprint, name string) string {
-	names := make([]string, len(bp.Context))
-	for i, p := range bp.Context {
-		names[i] = p.Name
-	}
-	return cmp.Or(machine.DidYouMeanHint(name, names), "declare it in context_schema.properties, or read event.payload.NAME")
-}
-
 var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions", "description", "guard", "gate"}
 
 func (d *decoder) transitions(n *node, bp *Blueprint) {

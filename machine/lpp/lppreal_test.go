@@ -3,6 +3,7 @@ package lpp
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,4 +310,46 @@ func TestRealBlueprintDiagramsParseWithRealMermaid(t *testing.T) {
 	out, err := exec.Command(node, append([]string{"../testdata/mermaid/check.mjs"}, files...)...).CombinedOutput()
 	require.NoError(t, err, "Mermaid rejects a diagram:\n%s", out)
 	require.Equal(t, len(files), strings.Count(string(out), "ok "), "%s", out)
+}
+
+// TestAGateIsFalseWhereLppsEvaluationFails: lpp makes the whole gate false
+// when its evaluation fails (len(None), None in a string), wherever the
+// failure is (under not, !=, the right side of and/or); a side and/or never
+// evaluate cannot fail.
+func TestAGateIsFalseWhereLppsEvaluationFails(t *testing.T) {
+	types := map[string]string{"l": "array", "s": "string", "x": "boolean"}
+	tests := []struct {
+		gate string
+		vals map[string]any
+		want bool
+	}{
+		{"not len(l) > 0", map[string]any{"l": nil}, false},
+		{"not len(l) > 0", map[string]any{"l": []any{}}, true},
+		{"len(l) != 0", map[string]any{"l": nil}, false},
+		{"l is None or len(l) == 0", map[string]any{"l": nil}, true},
+		{"x or len(l) > 0", map[string]any{"x": true, "l": nil}, true},
+		{"x or len(l) > 0", map[string]any{"x": false, "l": nil}, false},
+		{"not (x and len(l) > 0)", map[string]any{"x": true, "l": nil}, false},
+		{"not (x and len(l) > 0)", map[string]any{"x": false, "l": nil}, true},
+		{"(len(l) if x else 0) == 0", map[string]any{"x": false, "l": nil}, true},
+		{"(len(l) if x else 0) == 0", map[string]any{"x": true, "l": nil}, false},
+		{"s not in 'abc'", map[string]any{"s": nil}, false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s with %v", tt.gate, tt.vals), func(t *testing.T) {
+			x, err := TranslateGate(tt.gate, types)
+			require.NoError(t, err)
+			typed := map[string]any{}
+			vals := map[string]any{}
+			for k, typ := range types {
+				typed[k] = machine.Type(specTypes[typ]).Zero()
+				vals[k] = tt.vals[k]
+			}
+			p, err := machine.CompileGuard(x, typed)
+			require.NoError(t, err, x)
+			out, err := expr.Run(p, vals)
+			require.NoError(t, err, "%s fails at run time", x)
+			require.Equal(t, tt.want, out, "%s translates to %s", tt.gate, x)
+		})
+	}
 }

@@ -314,7 +314,12 @@ func nilGuards(n ast.Node, op, cmp string) []ast.Node {
 		}
 		return nil
 	}
-	if b.Operator != op {
+	if op == "&&" && (b.Operator == "||" || b.Operator == "or") {
+		// (X || E != nil): the condition under which lpp's evaluation of
+		// a right side of and/or does not fail
+		return nilGuards(b.Right, op, cmp)
+	}
+	if b.Operator != op && !(op == "&&" && b.Operator == "and") {
 		return nil
 	}
 	l, r := nilGuards(b.Left, op, cmp), nilGuards(b.Right, op, cmp)

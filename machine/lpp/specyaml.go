@@ -393,7 +393,7 @@ func (tr *translator) eventsYAML(w func(string, ...any), from func(machine.Pos))
 				if en := tr.fieldEnum[e+"/"+f.k]; en != "" && f.v == "string" {
 					enum = ", enum: " + en // the values of the property it is stored into
 				}
-				parts = append(parts, yk(f.k)+": {type: "+f.v+", required: false"+enum+"}")
+				parts = append(parts, yk(f.k)+": {type: "+f.v+", required: false, nullable: true"+enum+"}") // a field the event lacks is None
 			}
 			w("    payload: {%s}", strings.Join(parts, ", "))
 		}

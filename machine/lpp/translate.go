@@ -16,13 +16,11 @@ import (
 // ToSpecYAML translates a blueprint into an lppctl spec, as YAML text with
 // comments (docs/lpp.md describes the mapping). m places the compute units
 // and sets the driver rule (nil: DefaultMapping); a unit the blueprint uses
-// that m does not map is a *MissingUnitsError naming every such unit.
+// that m does not map is a *MissingUnitsError naming every such unit
+// (unless m.Unmapped).
 func ToSpecYAML(bp *Blueprint, m *Mapping) ([]byte, error) {
 	if m == nil {
 		m = DefaultMapping()
-	}
-	if err := CheckUnits(bp, m); err != nil {
-		return nil, err
 	}
 	t, err := Translate(bp, m)
 	if err != nil {
@@ -270,7 +268,7 @@ func (tr *translator) ownList(s, e string) []*Transition {
 func (tr *translator) waitingEvents(s string) []string {
 	var out []string
 	for _, e := range tr.events[s] {
-		if !tr.isAuto(e) && e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
+		if (!tr.isAuto(e) || tr.waitsForOthers(s, e)) && e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
 			out = append(out, e)
 		}
 	}
@@ -727,11 +725,8 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 		}
 		if p := tr.bp.Property(a.Target); isField && p != nil && stringEnum(p) != "" {
 			if _, seen := tr.fieldEnum[e+"/"+f]; !seen {
-				tr.fieldEnum[e+"/"+f] = stringEnum(p)
+				tr.fieldEnum[e+"/"+f] = stringEnum(p) // the values check sends
 			}
-			// A payload field the event does not carry is None in lpp and ""
-			// in lppctl, which no enum holds: store nil, as lpp does.
-			return "(" + v + ` == "" ? nil : ` + v + ")"
 		}
 		return v
 	}

@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/lppctl/lppctl/machine"
 )
@@ -158,8 +157,8 @@ func checkLineCRC(text []byte) (has bool, err error) {
 	if n < crcSuffixLen+2 || !bytes.HasPrefix(text[n-crcSuffixLen:], []byte(`,"crc":"`)) || !bytes.HasSuffix(text, []byte(`"}`)) {
 		return false, nil
 	}
-	want, perr := strconv.ParseUint(string(text[n-10:n-2]), 16, 32)
-	if perr != nil {
+	want, ok := parseHex8(text[n-10 : n-2])
+	if !ok {
 		return true, fmt.Errorf("its checksum %q is not 8 hex digits", text[n-10:n-2])
 	}
 	got := crc32.Update(crc32.Checksum(text[:n-crcSuffixLen], crcTable), crcTable, []byte{'}'})
@@ -170,6 +169,29 @@ func checkLineCRC(text []byte) (has bool, err error) {
 }
 
 var errDamaged = errors.New("damaged line")
+
+// parseHex8 reads 8 hex digits (either case), as strconv.ParseUint(s, 16, 32)
+// would, without a string.
+func parseHex8(b []byte) (uint32, bool) {
+	if len(b) != 8 {
+		return 0, false
+	}
+	var v uint32
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint32(c)
+	}
+	return v, true
+}
 
 // checkFinite refuses a record holding a NaN or an infinity, which JSON
 // cannot hold: the step is then not written at all.
@@ -378,7 +400,13 @@ func setKey[V any](m map[string]V, k string, v V) map[string]V {
 	return m
 }
 
-func marshal(v any) ([]byte, error) {
+// marshal encodes v as encoding/json does (no HTML escapes): scalars, lists
+// and maps of them directly (appendValue), anything else through
+// encoding/json.
+func marshal(v any) ([]byte, error) { return appendValue(nil, v) }
+
+// jsonMarshal is marshal through encoding/json.
+func jsonMarshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

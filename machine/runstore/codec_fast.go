@@ -22,9 +22,13 @@ import (
 // JSON but not read: the entry has none (see decoder.heads).
 func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 	p := &jsonReader{b: text, names: names}
-	e := &Entry{Record: &machine.Record{}}
-	w := &wireEntry{Entry: e}
-	rec := e.Record
+	one := &struct { // one allocation for the three
+		w   wireEntry
+		e   Entry
+		rec machine.Record
+	}{}
+	w, e, rec := &one.w, &one.e, &one.rec
+	w.Entry, e.Record = e, rec
 	seen, seenBits := false, uint32(0)
 	if !p.byte('{') {
 		return nil, false

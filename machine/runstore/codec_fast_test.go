@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,7 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 	recs := []*machine.Record{
 		{From: "work", To: "work", Via: "next[1]", Vars: map[string]any{"n": 1}},
 		{From: "a", To: "b", Via: "next[0]", Guard: `n >= limit && s == "x\"y"`, Action: "noop", Warn: "w", Vars: map[string]any{
-			"f": 1.5, "neg": -0.0, "big": 1e300, "i": math.MaxInt64, "s": "é \u2028 <&> \t\n\\", "b": true, "nil": nil,
+			"f": 1.5, "neg": math.Copysign(0, -1), "big": 1e300, "i": math.MaxInt64, "s": "é \u2028 <&> \t\n\\", "b": true, "nil": nil,
 			"xs": []any{1, "two", []any{3.25, map[string]any{"k": "v"}}}, "m": map[string]any{"a": 1, "b": []any{}},
 		}},
 		{From: "a", To: "", Via: "final", End: true},
@@ -176,4 +177,15 @@ func TestResumeDecodesTheJournalOnce(t *testing.T) {
 	require.NoError(t, rc.Replay(r2))
 	assert.Equal(t, last, r2.Var("xs"))
 	assert.Equal(t, steps, r2.Var("n"))
+}
+
+func TestParseHex8ReadsAsParseUint(t *testing.T) {
+	for _, s := range []string{"00000000", "ffffffff", "FFFFFFFF", "1a2B3c4D", "dc69f647", "1a2b3c4", "1a2b3c4d5", "1a2b3c4g", "+1a2b3c4", "-1a2b3c4", "1a2b_c4d", "        "} {
+		got, ok := parseHex8([]byte(s))
+		want, err := strconv.ParseUint(s, 16, 32)
+		assert.Equal(t, err == nil && len(s) == 8, ok, s)
+		if ok {
+			assert.Equal(t, uint32(want), got, s)
+		}
+	}
 }

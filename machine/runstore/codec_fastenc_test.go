@@ -41,14 +41,18 @@ func TestFastStepEncodesAsEncodingJSON(t *testing.T) {
 			Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)}}}},
 		{name: "scalar and nested vars", fast: true, w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 2, From: "a", To: "a", Via: "v", Start: at, Vars: map[string]any{
 			"i": 42, "neg": -7, "i64": int64(math.MaxInt64), "t": true, "f": false, "nil": nil, "s": "plain", "u": "ünï\x00",
-			"f1": 0.1, "f2": 1e21, "f3": 1e-7, "f4": -0.0, "f5": 3.0, "f6": float32(1.5),
+			"f1": 0.1, "f2": 1e21, "f3": 1e-7, "f4": math.Copysign(0, -1), "f5": 3.0, "f6": float32(1.5),
 			"xs": []any{1, "a", []any{2.5}, map[string]any{"z": 1, "a": nil}}, "m": map[string]any{"b": 1, "a": "<>"},
 			"k\"ey": 1, "": 2,
 		}}}}},
 		{name: "appends", fast: true, w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 5, From: "a", To: "a", Via: "v", Start: at, Vars: map[string]any{"n": 5}}},
 			Append: map[string]json.RawMessage{"ys": json.RawMessage(`[1,"b"]`), "xs": json.RawMessage(`[{"k":2}]`)}}},
 		{name: "a NaN: encoding/json refuses it", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, Vars: map[string]any{"f": math.NaN()}}}}},
-		{name: "memory", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: json.RawMessage(`1`)}}}}}},
+		{name: "memory, notes, a reference: an agent's step", fast: true, w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, From: "optimizer", To: "tool_executor", Via: "next[1]", Action: "llm.optimizer",
+			Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: json.RawMessage(`{ "role": "assistant",  "content": "a <b> & \u00e9" }`)}, {Op: "clear", Key: "l3"}},
+			Notes:  []machine.Note{{Text: "ran 1 tool call <ok>"}, {Text: "slow", Severity: machine.NoteWarning}}}},
+			Refs: map[string]*MemRef{"reply": {Op: 0, At: 30, Len: 12}, "a": {Op: 1}}}},
+		{name: "a memory value that is not JSON", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: json.RawMessage(`{nope`)}}}}}},
 		{name: "an answer", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, Input: &machine.Input{Kind: "approve"}}}}},
 		{name: "a marker", w: &wireEntry{Entry: &Entry{Type: EntryPause, At: at}}},
 		{name: "a patch", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at}}, Patch: map[string]*MapPatch{"m": {Del: []string{"a"}}}}},
@@ -112,6 +116,13 @@ func TestFastStepEncodesRandomStepsAsEncodingJSON(t *testing.T) {
 		}
 		return str()
 	}
+	for range 3000 {
+		v := value(0)
+		got, gerr := marshal(v)
+		want, werr := jsonMarshal(v)
+		require.Equal(t, werr != nil, gerr != nil, "value %#v", v)
+		require.Equal(t, string(want), string(got))
+	}
 	fast := 0
 	for i := range 3000 {
 		rec := &machine.Record{Seq: i, From: str(), To: str(), Via: str(), Guard: str(), Event: str(), Action: str(), Error: str(), Warn: str(),
@@ -122,7 +133,24 @@ func TestFastStepEncodesRandomStepsAsEncodingJSON(t *testing.T) {
 				rec.Vars[str()] = value(0)
 			}
 		}
+		if rng.IntN(3) == 0 {
+			for range rng.IntN(3) {
+				v, _ := json.Marshal(map[string]any{"role": str(), "content": value(1)})
+				if rng.IntN(2) == 0 {
+					var pretty bytes.Buffer
+					_ = json.Indent(&pretty, v, "", "  ")
+					v = pretty.Bytes()
+				}
+				rec.Memory = append(rec.Memory, machine.MemOp{Op: machine.OpAppend, Key: str(), Value: v})
+			}
+			for range rng.IntN(3) {
+				rec.Notes = append(rec.Notes, machine.Note{Text: str(), Severity: []machine.NoteSeverity{machine.NoteInfo, machine.NoteWarning}[rng.IntN(2)]})
+			}
+		}
 		w := &wireEntry{Entry: &Entry{Type: EntryStep, Record: rec}}
+		if rng.IntN(4) == 0 {
+			w.Refs = map[string]*MemRef{str(): {Op: rng.IntN(3), At: rng.IntN(100), Len: rng.IntN(100)}}
+		}
 		got, ok := appendFastStep(nil, w)
 		want, err := slowEncode(t, w)
 		if !ok {

@@ -48,3 +48,15 @@ func (r *Run) Settle(l *Log) bool {
 	}
 	return true
 }
+
+// settleIdle settles (Settle) a run that run.json calls running and no
+// process works on, from its journal; a journal that cannot be read changes
+// nothing (the listing's own check reports it).
+func (r *Run) settleIdle() {
+	if r.Meta.Status != machine.StatusRunning || r.Working() {
+		return
+	}
+	if l, err := r.ScanJournal(nil); err == nil {
+		r.Settle(l)
+	}
+}

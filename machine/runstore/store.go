@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +44,7 @@ const (
 	JournalFile = "journal.jsonl" // one JSON line per step, plus markers (see CommitFile)
 	AuditFile   = "audit.jsonl"   // the gateway's audit log
 	LLMFile     = "llm.jsonl"     // the LLM calls with token usage
+	PromptsFile = "prompts.jsonl" // the messages of the LLM calls, each stored once (internal/promptlog)
 )
 
 // ErrNotFound is wrapped by the error Open returns for an unknown run.
@@ -146,7 +148,7 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 	s.removeStale()
 	// The directory is filled under a hidden name and renamed into place, so
 	// a crash while creating it leaves no half-made run behind.
-	tmp, err := os.MkdirTemp(s.Dir, ".new-")
+	tmp, err := os.MkdirTemp(s.Dir, fmt.Sprintf(".new-%d-", os.Getpid())) // the pid: see removeStale
 	if err != nil {
 		return nil, fmt.Errorf("cannot create run directory: %w", err)
 	}
@@ -204,7 +206,9 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 const staleAge = time.Minute
 
 // removeStale removes the hidden directories that runs killed while being
-// created left behind: older than staleAge, and not locked by a process.
+// created left behind: not locked by a process, and either made by a process
+// that is gone (.new-PID-*) or older than staleAge (a name without a pid, or
+// a pid since reused).
 func (s *Store) removeStale() {
 	ents, err := os.ReadDir(s.Dir)
 	if err != nil {
@@ -215,7 +219,7 @@ func (s *Store) removeStale() {
 			continue
 		}
 		info, err := e.Info()
-		if err != nil || time.Since(info.ModTime()) < staleAge {
+		if err != nil || time.Since(info.ModTime()) < staleAge && !makerGone(e.Name()) {
 			continue
 		}
 		r := &Run{Dir: filepath.Join(s.Dir, e.Name())}
@@ -316,7 +320,9 @@ func (s *Store) ids() ([]string, error) {
 
 // List returns every run of the store, oldest first. A run whose run.json
 // cannot be read has its metadata rebuilt from the journal (Run.Rebuilt says
-// why); when that fails too, it is listed with status "unreadable" and the error.
+// why); when that fails too, it is listed with status "unreadable" and the
+// error. A run that run.json calls running, that no process works on and
+// whose journal records how it ended is listed so (Settle).
 func (s *Store) List() ([]*Run, error) {
 	ids, err := s.ids()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -338,6 +344,7 @@ func (s *Store) List() ([]*Run, error) {
 				r.Meta = Meta{ID: id, Status: "unreadable", Error: rerr.Error()}
 			}
 		}
+		r.settleIdle()
 		out = append(out, r)
 	}
 	return out, nil
@@ -484,3 +491,15 @@ type quiet struct{ err error }
 
 func (q quiet) Error() string { return "" }
 func (q quiet) Unwrap() error { return q.err }
+
+// makerGone reports whether the hidden directory name (.new-PID-*) was made
+// by a process that is no longer alive; false when the name holds no pid.
+func makerGone(name string) bool {
+	if !fsx.HaveLocks { // where processes cannot be told apart (ProcessAlive is false), wait for staleAge
+		return false
+	}
+	rest, _ := strings.CutPrefix(name, ".new-")
+	p, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(p)
+	return ok && err == nil && pid > 0 && pid != os.Getpid() && !ProcessAlive(pid)
+}

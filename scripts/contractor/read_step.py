@@ -6,7 +6,7 @@ Input (one JSON object on stdin):
     {"work_dir": "output/contractor/word_stats.attempt", "plan": [...],
      "step_index": 0, "fresh": bool}
 Output: {"current": "the current text of the step's files, or \"\"",
-         "cleared": N}
+         "writes_code": bool (the step writes a .py file), "cleared": N}
 
 With fresh (the first step of a run), the attempt folder is emptied first:
 files of an earlier attempt or run never count for this one. Then the files
@@ -72,7 +72,8 @@ def answer(req):
         if len(text) > MAX_CHARS:
             text = text[:MAX_CHARS] + f"\n[... cut at {MAX_CHARS} characters]"
         parts.append(f"=== {rel}\n{text.rstrip()}\n")
-    return {"current": "\n".join(parts), "cleared": cleared}
+    code = any(isinstance(f, str) and f.endswith(".py") for f in step.get("files") or [])
+    return {"current": "\n".join(parts), "writes_code": code, "cleared": cleared}
 
 
 def main():

@@ -93,6 +93,27 @@ async function drawDiagrams() {
 
 // refresh fetches the page again and swaps in its live parts (the
 // decision form only when the run's pause changed, so typing is not lost).
+// detailsByKey names each <details> of root by the nearest element with an
+// id and its rank among that element's <details>: the same fold in the page
+// read again has the same name.
+function detailsByKey(root) {
+  const rank = new Map(), out = [];
+  for (const d of root.querySelectorAll("details")) {
+    const id = d.parentElement?.closest("[id]")?.id || "";
+    const n = rank.get(id) || 0;
+    rank.set(id, n + 1);
+    out.push([id + "#" + n, d]);
+  }
+  return out;
+}
+
+// foldState records which folds of root are open and which closed.
+function foldState(root) {
+  return new Map(detailsByKey(root).map(([key, d]) => [key, d.open]));
+}
+
+let retries = 0;
+
 async function refresh() {
   let res;
   try {
@@ -105,14 +126,18 @@ async function refresh() {
     gone();
     return;
   }
-  if (!res.ok) return;
+  if (!res.ok) { // e.g. a run caught being deleted: read it again shortly
+    if (retries++ < 5) setTimeout(refresh, 1000);
+    return;
+  }
+  retries = 0;
   const doc = new DOMParser().parseFromString(await res.text(), "text/html");
   let diagram = false;
   for (const part of document.querySelectorAll("[data-live-part]")) {
     const next = doc.getElementById(part.id);
     if (!next) continue;
     if (part.dataset.key !== undefined && part.dataset.key === next.dataset.key) continue;
-    const open = new Set(Array.from(part.querySelectorAll("details[open]")).map(d => d.closest("[id]")?.id));
+    const folds = foldState(part);
     if (part.id === "graph") {
       const a = part.querySelector(".mermaid-src, .svg-out, .source");
       const b = next.querySelector(".mermaid-src, .svg-out, .source");
@@ -120,8 +145,8 @@ async function refresh() {
       diagram = true;
     }
     const copy = document.importNode(next, true);
-    for (const d of copy.querySelectorAll("details")) {
-      if (open.has(d.closest("[id]")?.id)) d.open = true;
+    for (const [key, d] of detailsByKey(copy)) {
+      if (folds.has(key)) d.open = folds.get(key); // as the person left it
     }
     part.replaceWith(copy);
   }

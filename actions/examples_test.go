@@ -1,0 +1,266 @@
+package actions
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const examplesSpec = `lpp: 1
+name: demo
+context:
+  value:  {type: float, default: 0}
+  path:   {type: string, default: ""}
+  result: {type: float, default: 0}
+  lines:  {type: int, default: 0}
+  report: {type: string, default: ""}
+initial: convert
+states:
+  convert:
+    do: script.run
+    with: {script: skills/demo/scripts/convert.py, input: {value: value, path: path}, output: {result: result, lines: lines, report: report}}
+    next: [done]
+  done: {final: true}
+`
+
+const examplesScript = `import json, sys
+d = json.load(sys.stdin)
+lines = 0
+if d["path"]:
+    with open(d["path"]) as f:
+        lines = len(f.read().splitlines())
+r = d["value"] * FACTOR
+print(json.dumps({"result": r, "lines": lines, "report": "%g ft = %g m" % (d["value"], r)}))
+`
+
+func TestRunExample(t *testing.T) {
+	script := func(factor string) map[string]string {
+		return map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "FACTOR = " + factor + "\n" + examplesScript}
+	}
+	tests := []struct {
+		name    string
+		files   map[string]string
+		example map[string]any
+		pass    bool
+		text    string
+	}{
+		{
+			name:    "a right answer passes, numbers within the tolerance",
+			files:   script("0.3048"),
+			example: map[string]any{"name": "12 ft", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}},
+			pass:    true, text: `example 1 "12 ft" (vars {"value":12}): result = 3.6576`,
+		},
+		{
+			name:    "a wrong answer says expected and got",
+			files:   script("0.3"),
+			example: map[string]any{"name": "12 ft", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}},
+			text:    `example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6`,
+		},
+		{
+			name:    "an absolute tolerance is the example's",
+			files:   script("0.3"),
+			example: map[string]any{"name": "rough", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}, "tolerance": 0.1},
+			pass:    true, text: `example 1 "rough" (vars {"value":12}): result = 3.6`,
+		},
+		{
+			name:    "input files are written into the copy and contains checks a text",
+			files:   script("1"),
+			example: map[string]any{"name": "a file", "vars": map[string]any{"value": 1, "path": "skills/demo/ref/in.txt"}, "files": map[string]any{"ref/in.txt": "a\nb\nc\n"}, "expect": map[string]any{"lines": 3}, "contains": map[string]any{"report": "1 ft = 1 m"}},
+			pass:    true, text: `example 1 "a file" (vars {"path":"skills/demo/ref/in.txt","value":1}): lines = 3, report holds "1 ft = 1 m"`,
+		},
+		{
+			name:    "a variable the spec does not have is named",
+			files:   script("1"),
+			example: map[string]any{"name": "x", "vars": map[string]any{"value": 1}, "expect": map[string]any{"metres": 1}},
+			text:    `example 1 "x" (vars {"value":1}): metres: expected 1, but the spec has no variable metres`,
+		},
+		{
+			name:    "a script that fails fails the example with its stderr",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import sys\nsys.exit('no factor table')\n"},
+			example: map[string]any{"name": "x", "vars": map[string]any{"value": 1}, "expect": map[string]any{"result": 1}},
+			text:    "no factor table",
+		},
+		{
+			name:    "an example that expects nothing is refused",
+			files:   script("1"),
+			example: map[string]any{"name": "x", "vars": map[string]any{"value": 1}},
+			text:    `example 1 "x" (vars {"value":1}): it expects nothing; give expect {variable: value} or contains {variable: text}`,
+		},
+		{
+			name:    "a file outside the skill folder is refused",
+			files:   script("1"),
+			example: map[string]any{"name": "x", "vars": map[string]any{}, "files": map[string]any{"../../etc/x": "y"}, "expect": map[string]any{"result": 0}},
+			text:    `example 1 "x" (vars {}): file "../../etc/x" must be a path inside the skill folder, relative to it`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := sandboxProject(t, tt.files)
+			d := &Deps{Root: root}
+			line, err := d.runExample(context.Background(), 1, tt.example, sandboxJob{dir: "gen/demo", spec: "demo.yaml", as: "skills/demo", run: true})
+			require.NoError(t, err)
+			assert.Equal(t, tt.pass, line.pass, line.text)
+			assert.Contains(t, line.text, tt.text)
+			assert.NoDirExists(t, root+"/skills", "the examples ran in a copy")
+		})
+	}
+}
+
+const promisesChecker = `
+lpp: 1
+name: checker
+context:
+  target:   {type: string, default: ""}
+  examples: {type: list}
+  scripts:  {type: bool, default: false}
+  ok:       {type: bool, default: false}
+  report:   {type: string, default: ""}
+  blame:    {type: string, default: ""}
+initial: check
+states:
+  check:
+    do: spec.promises
+    with: {path: target, skill_path: '"skills/demo"', dir: '"gen/demo"', scripts: scripts, examples: examples, ok: ok, report: report, blame: blame}
+    next: [done]
+  done: {final: true}
+`
+
+// runChecker runs a one-state spec around an action and returns its context.
+func runChecker(t *testing.T, root, src string, vars map[string]any) map[string]any {
+	t.Helper()
+	d := &Deps{Root: root}
+	reg := machine.NewBuiltinRegistry()
+	require.NoError(t, Register(reg, d))
+	spec, diags := validate.Check("checker.yaml", []byte(src), reg)
+	require.False(t, diags.HasErrors(), diags.PrettyAll([]byte(src)))
+	m, err := machine.Compile(spec, reg)
+	require.NoError(t, err)
+	r, err := m.NewRun(vars)
+	require.NoError(t, err)
+	require.NoError(t, r.Run(context.Background()))
+	return r.Vars()
+}
+
+func TestSpecPromises(t *testing.T) {
+	ex := []any{map[string]any{"name": "12 ft", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}}}
+	tests := []struct {
+		name     string
+		files    map[string]string
+		scripts  bool
+		examples []any
+		ok       bool
+		blame    string
+		report   string
+	}{
+		{name: "a blueprint whose scripts are the skill's and whose examples fit", files: map[string]string{"demo.yaml": examplesSpec}, examples: ex, ok: true, report: "gen/demo/demo.yaml: its scripts and the examples' variables are where the spec says"},
+		{
+			name:  "a script named outside the skill folder, with the path to use",
+			files: map[string]string{"demo.yaml": strings.ReplaceAll(examplesSpec, "skills/demo/scripts/convert.py", "scripts/convert.py")},
+			blame: "blueprint", report: `gen/demo/demo.yaml:13:20: state "convert" runs scripts/convert.py, which is not a script of the skill: name it skills/demo/scripts/convert.py (the skill is installed as skills/demo/; each script the spec runs is written in its scripts/ folder)`,
+		},
+		{
+			name: "an example's variable the spec does not declare", files: map[string]string{"demo.yaml": examplesSpec},
+			examples: []any{map[string]any{"name": "m", "vars": map[string]any{"feet": 12}, "expect": map[string]any{"result": 1}}},
+			blame:    "blueprint", report: `gen/demo/demo.yaml: example 1 "m" gives "feet", which is not a context variable of the spec: declare it`,
+		},
+		{
+			name: "an expected variable no state writes", files: map[string]string{"demo.yaml": strings.ReplaceAll(examplesSpec, "lines: lines, ", "")},
+			examples: []any{map[string]any{"name": "n", "vars": map[string]any{}, "expect": map[string]any{"lines": 1}}},
+			blame:    "blueprint", report: `gen/demo/demo.yaml: example 1 "n" checks "lines", but no state writes it`,
+		},
+		{
+			name: "in phase 2 a script not written is named", files: map[string]string{"demo.yaml": examplesSpec}, scripts: true,
+			blame: "implementation", report: `gen/demo/demo.yaml:13:20: state "convert" runs skills/demo/scripts/convert.py, but no step wrote scripts/convert.py in gen/demo; plan and write it`,
+		},
+		{
+			name: "in phase 2 a script that never reads a key the spec sends", scripts: true,
+			files: map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": strings.ReplaceAll("FACTOR = 1\n"+examplesScript, `d["value"]`, `d["amount"]`)},
+			blame: "implementation", report: `gen/demo/demo.yaml:13:59: scripts/convert.py never names "value", the key state "convert" sends it (its input map); make the script use the keys the spec's input map names, or change the map`,
+		},
+		{
+			name: "in phase 2 keys named as parameters count", scripts: true, ok: true, report: "its scripts and the examples' variables are where the spec says",
+			files: map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import json, sys\n\ndef main(value, path):\n    print(json.dumps(dict(result=value, lines=0, report=path)))\n\nmain(**json.load(sys.stdin))\n"},
+		},
+		{name: "in phase 2 a script that fits", scripts: true, files: map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "FACTOR = 1\n" + examplesScript}, ok: true, report: "its scripts and the examples' variables are where the spec says"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := sandboxProject(t, tt.files)
+			vars := runChecker(t, root, promisesChecker, map[string]any{"target": "gen/demo/demo.yaml", "scripts": tt.scripts, "examples": tt.examples})
+			assert.Equal(t, tt.ok, vars["ok"], vars["report"])
+			assert.Equal(t, tt.blame, vars["blame"])
+			assert.Contains(t, vars["report"], tt.report)
+		})
+	}
+}
+
+const envChecker = `
+lpp: 1
+name: checker
+context:
+  threshold: {type: int, default: -1}
+  model:     {type: string, default: ""}
+initial: read
+states:
+  read:
+    do: env.read
+    with: {vars: {threshold: EVAL_THRESHOLD, model: OPENAI_MODEL}}
+    next: [done]
+  done: {final: true}
+`
+
+func TestEnvRead(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   map[string]string
+		given map[string]any
+		want  map[string]any
+		err   string
+	}{
+		{name: "unset variables write nothing", want: map[string]any{"threshold": -1, "model": ""}},
+		{name: "set variables are parsed as the variable's type", env: map[string]string{"EVAL_THRESHOLD": " 75 ", "OPENAI_MODEL": "m-1"}, want: map[string]any{"threshold": 75, "model": "m-1"}},
+		{name: "a value given at start wins", env: map[string]string{"EVAL_THRESHOLD": "75"}, given: map[string]any{"threshold": 90}, want: map[string]any{"threshold": 90, "model": ""}},
+		{name: "a value that does not parse fails, naming both", env: map[string]string{"EVAL_THRESHOLD": "high"}, err: `cannot read EVAL_THRESHOLD="high" into threshold: not an integer`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Deps{Root: t.TempDir(), Getenv: func(k string) string { return tt.env[k] }}
+			reg := machine.NewBuiltinRegistry()
+			require.NoError(t, Register(reg, d))
+			spec, diags := validate.Check("checker.yaml", []byte(envChecker), reg)
+			require.False(t, diags.HasErrors(), diags.PrettyAll([]byte(envChecker)))
+			m, err := machine.Compile(spec, reg)
+			require.NoError(t, err)
+			r, err := m.NewRun(tt.given)
+			require.NoError(t, err)
+			err = r.Run(context.Background())
+			if tt.err != "" {
+				require.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			for k, v := range tt.want {
+				assert.Equal(t, v, r.Var(k), k)
+			}
+		})
+	}
+}
+
+func TestEnvReadRefusesSecrets(t *testing.T) {
+	src := strings.ReplaceAll(envChecker, "OPENAI_MODEL", "OPENAI_API_KEY")
+	d := &Deps{Root: t.TempDir(), Getenv: func(string) string { return "sk-x" }}
+	reg := machine.NewBuiltinRegistry()
+	require.NoError(t, Register(reg, d))
+	spec, diags := validate.Check("checker.yaml", []byte(src), reg)
+	require.False(t, diags.HasErrors())
+	m, err := machine.Compile(spec, reg)
+	require.NoError(t, err)
+	r, err := m.NewRun(nil)
+	require.NoError(t, err)
+	require.ErrorContains(t, r.Run(context.Background()), `env.read of state "read": OPENAI_API_KEY looks like a secret (a key, token or password); specs do not read those`)
+}

@@ -1,0 +1,212 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Starting a run from a spec's page: a form built from the spec's context,
+// carried out by lppctl run as a process of its own.
+
+// startField is one context variable of the Start form.
+type startField struct {
+	Name, Type, Doc string
+	Enum            []string
+	Kind            string // select, bool, number, text, json
+	Value           string
+	Default         string
+	Error           string // why the value typed was refused
+	Required        bool   // an event's payload field that must be given
+}
+
+// fieldOf is the form field of a variable (or a payload field), its value
+// def.
+func fieldOf(v *machine.Var, required bool, def string) startField {
+	f := startField{Name: v.Name, Type: string(v.Type), Doc: v.Doc, Enum: v.Enum, Default: def, Value: def, Required: required}
+	switch {
+	case len(v.Enum) > 0:
+		f.Kind = "select"
+	case v.Type == machine.TypeBool:
+		f.Kind, f.Enum = "bool", []string{"false", "true"}
+	case v.Type == machine.TypeInt || v.Type == machine.TypeFloat:
+		f.Kind = "number"
+	case v.Type == machine.TypeList || v.Type == machine.TypeMap:
+		f.Kind = "json"
+	default:
+		f.Kind = "text"
+	}
+	return f
+}
+
+// startForm builds the Start form of a spec from its context: each
+// variable's type, enum and doc, its default as the value (or what was
+// typed, when form holds it).
+func startForm(spec *machine.Spec, form url.Values) []startField {
+	var out []startField
+	for _, v := range spec.Context {
+		f := fieldOf(v, false, formValue(v.Default))
+		if form != nil {
+			if x, ok := form["var."+v.Name]; ok && len(x) > 0 {
+				f.Value = x[0]
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// formValue writes a default as the form shows it (and --var reads it).
+func formValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []any, map[string]any:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
+
+// startArgs checks the typed values against the spec (as --var does) and
+// returns the command that starts the run: --var only for the values that
+// differ from the defaults. A refused value is set on its field.
+func startArgs(s *Server, rel string, spec *machine.Spec, fields []startField) (cli, bool) {
+	show := "lppctl run --spec " + shellQuote(rel)
+	args := []string{"run", "--spec", rel, "--no-input", "-q", "--root", s.opts.Root}
+	args = append(args, s.where()...)
+	ok := true
+	for i := range fields {
+		f := &fields[i]
+		if f.Value == f.Default {
+			continue
+		}
+		if _, err := spec.Var(f.Name).ParseOverride(f.Value); err != nil {
+			f.Error, ok = err.Error(), false
+			continue
+		}
+		pair := f.Name + "=" + f.Value
+		show += " --var " + shellQuote(pair)
+		args = append(args, "--var", pair)
+	}
+	return cli{Show: show + s.storeFlag(), Args: args}, ok
+}
+
+// start starts a run of a spec from the Start form of its page, as its own
+// process, and opens the run's page once the run exists. A refused value,
+// or a run refused at its start, shows the spec's page again with what was
+// typed and why.
+func (s *Server) start(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		s.failf(w, http.StatusBadRequest, "cannot read the form: %v", err)
+		return
+	}
+	rel := r.PostForm.Get("path")
+	if s.opts.Exe == "" {
+		s.failf(w, http.StatusNotFound, "cannot start a run of %s: this UI runs no commands (it does not know where lppctl is)", rel)
+		return
+	}
+	d, spec, status := s.loadSpec(r, rel)
+	if status != http.StatusOK {
+		s.render(w, status, "error.html", errorData{page: page{Title: http.StatusText(status)}, Status: status, Message: d.StartError, Back: "/specs"})
+		return
+	}
+	if spec == nil || d.Errors > 0 {
+		d.StartError = fmt.Sprintf("cannot start a run of %s: the spec has errors (above): fix them first", rel)
+		s.render(w, http.StatusConflict, "spec.html", d)
+		return
+	}
+	d.Self = "/spec?" + url.Values{"path": {rel}}.Encode()
+	d.Start = startForm(spec, r.PostForm)
+	c, ok := startArgs(s, rel, spec, d.Start)
+	d.StartCLI = c.Show
+	if !ok {
+		d.StartError = "cannot start the run: a value does not fit its variable (see the field)"
+		s.render(w, http.StatusBadRequest, "spec.html", d)
+		return
+	}
+	before := s.runIDs()
+	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	// The run's page, as soon as the run exists (its run.json names the
+	// process that created it): a process just started creates it at once,
+	// but a loaded machine may take seconds.
+	deadline := time.Now().Add(max(s.opts.DecideWait, 20*time.Second))
+	for {
+		if id := s.runOf(p.Pid); id != "" {
+			n := notice{Text: fmt.Sprintf("started: %s (pid %d)", c.Show, p.Pid)}
+			select {
+			case <-p.Done():
+				n.Text = p.Message()
+			case <-time.After(200 * time.Millisecond): // a short run: its outcome
+			}
+			http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+s.keepNotice(n), http.StatusSeeOther)
+			return
+		}
+		select {
+		case <-p.Done():
+			// An ended process no longer names itself in run.json: the
+			// run is then the one that appeared.
+			if id := s.newRun(before); id != "" {
+				http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+s.keepNotice(notice{Text: p.Message()}), http.StatusSeeOther)
+				return
+			}
+			d.StartError = p.Message()
+			s.render(w, http.StatusConflict, "spec.html", d)
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			d.StartError = fmt.Sprintf("the run was started (pid %d) but has not created its run yet; the Runs page will list it", p.Pid)
+			s.render(w, http.StatusAccepted, "spec.html", d)
+			return
+		}
+	}
+}
+
+// runIDs returns the IDs of the store's runs.
+func (s *Server) runIDs() map[string]bool {
+	ids := map[string]bool{}
+	runs, _ := s.store.List()
+	for _, r := range runs {
+		ids[r.Meta.ID] = true
+	}
+	return ids
+}
+
+// newRun returns the run that is not in before, when there is exactly one.
+func (s *Server) newRun(before map[string]bool) string {
+	found := ""
+	for id := range s.runIDs() {
+		if !before[id] {
+			if found != "" {
+				return ""
+			}
+			found = id
+		}
+	}
+	return found
+}
+
+// runOf finds the run that process pid created (newest first).
+func (s *Server) runOf(pid int) string {
+	runs, err := s.store.List()
+	if err != nil {
+		return ""
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].Meta.PID == pid {
+			return runs[i].Meta.ID
+		}
+	}
+	return ""
+}
