@@ -49,7 +49,7 @@ func startLongRun(t *testing.T) (root string, store *runstore.Store, id string, 
 	store = runstore.New(filepath.Join(root, runstore.DefaultDir))
 	cmd = exec.Command(lppctlExe(t), "run", "long.yaml", "-q", "--fsync", "never")
 	cmd.Dir, cmd.Env = root, childEnv("")
-	var out bytes.Buffer
+	var out syncBuffer // read while the process writes it
 	cmd.Stdout, cmd.Stderr = &out, &out
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

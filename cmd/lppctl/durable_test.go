@@ -430,7 +430,7 @@ func TestRunsTellsARunningRunFromACrashedOne(t *testing.T) {
 	cmd.Dir, cmd.Env = root, childEnv("")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr bytes.Buffer
+	var stderr syncBuffer // read while the process writes it
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	defer cmd.Process.Kill()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -38,15 +37,10 @@ func TestUITemporalRunApprovedThroughTheUI(t *testing.T) {
 	addr, tc := devServer(t, root)
 	t.Chdir(root) // the scripted model's file is relative to it, for the run and the worker
 
-	// A worker, in-process, until the test ends.
-	wctx, stop := context.WithCancel(context.Background())
-	wdone := make(chan struct{})
-	var wlog bytes.Buffer
-	go func() {
-		defer close(wdone)
-		_ = newApp(strings.NewReader(""), io.Discard, &wlog).RunContext(wctx, []string{"lppctl", "worker", "--temporal", addr, "--root", root})
-	}()
-	t.Cleanup(func() { stop(); <-wdone })
+	// A worker, as a process of its own (in the root, the test's current
+	// folder) until the test ends: two in-process apps at once race on
+	// urfave/cli's package-level help flag.
+	startWorker(t, lppctlExe(t), addr, root)
 
 	scriptedRun(t, root, exitPaused, "--engine", "temporal", "--temporal", addr)
 	sums, err := temporal.ListRuns(context.Background(), tc, 0)

@@ -188,21 +188,22 @@ function live() {
   const url = document.body.dataset.live;
   if (!url || !window.EventSource) return;
   const es = new EventSource(url);
-  let pending = false;
+  // One refresh at a time; a change that arrives during one is not lost:
+  // the page is read again when it ends (a run deleted while the page was
+  // being read must still show as gone).
+  let pending = false, again = false;
+  const update = async () => {
+    if (pending) { again = true; return; }
+    pending = true;
+    try {
+      do { again = false; await refresh(); } while (again);
+    } finally { pending = false; }
+  };
   // On every hello (the first included: the run may have moved between the
   // page's render and the stream's start; and after a reconnection, what
   // changed meanwhile was not signalled), read the page again.
-  es.addEventListener("hello", async () => {
-    setOffline(false);
-    if (pending) return;
-    pending = true;
-    try { await refresh(); } finally { pending = false; }
-  });
-  es.addEventListener("change", async () => {
-    if (pending) return;
-    pending = true;
-    try { await refresh(); } finally { pending = false; }
-  });
+  es.addEventListener("hello", () => { setOffline(false); update(); });
+  es.addEventListener("change", () => update());
   es.addEventListener("gone", () => gone());
   es.onerror = () => {
     setOffline(true);
