@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -237,6 +238,15 @@ func do(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.V
 	}
 }
 
+// clickJS clicks the element sel in one evaluation in the page: a live
+// page may replace a part between chromedp finding a node and clicking it.
+func clickJS(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const e = document.querySelector(`+strconv.Quote(sel)+`); if (!e) return false; e.click(); return true })()`))
+	require.NoError(t, err)
+	require.True(t, ok, "no %s on the page to click", sel)
+}
+
 // pageWidths returns the page's scroll width and the viewport's width.
 func pageWidths(t *testing.T, ctx context.Context) (scroll, viewport int) {
 	t.Helper()
@@ -314,7 +324,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 
 	// Cancel from the page: the run stops at a clean point, journaled,
 	// interrupted; Resume is offered with its command.
-	do(t, ctx, chromedp.Click(`#cancel`))
+	clickJS(t, ctx, `#cancel`)
 	waitText(t, ctx, `#notice`, 30*time.Second, func(s string) bool { return strings.HasPrefix(s, "run "+id+" cancelled: interrupted in tick after ") })
 	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "interrupted" })
 	assert.Contains(t, textOf(t, ctx, `#actions`), "lppctl resume "+id)
@@ -351,7 +361,9 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	screenshot(t, ctx, filepath.Join(img, "console-runs.png"))
 
 	require.NoError(t, os.WriteFile(filepath.Join(root, "ready.txt"), []byte("yes\n"), 0o644))
-	do(t, ctx, chromedp.Navigate(base+"/runs/"+failed), chromedp.Click(`#resume`), chromedp.WaitVisible(`#notice`))
+	do(t, ctx, chromedp.Navigate(base+"/runs/"+failed), chromedp.WaitVisible(`#resume`))
+	clickJS(t, ctx, `#resume`)
+	do(t, ctx, chromedp.WaitVisible(`#notice`))
 	assert.Equal(t, "completed in done after 2 steps", textOf(t, ctx, `#notice`))
 	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "completed" })
 
@@ -373,7 +385,9 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	// that ran it, and linking back.
 	do(t, ctx, chromedp.Navigate(base+"/spec?path=parent.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`))
 	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "completed" })
-	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(`a.child-link`), chromedp.Click(`a.child-link`), chromedp.WaitVisible(`#parent-link`))
+	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(`a.child-link`))
+	clickJS(t, ctx, `a.child-link`)
+	do(t, ctx, chromedp.WaitVisible(`#parent-link`))
 	url, err = chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	assert.Regexp(t, `/runs/[^/]+/children/call-1$`, url)
@@ -417,7 +431,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	shownReply, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#context .capped pre.text").textContent`))
 	require.NoError(t, err)
 	assert.Equal(t, []rune(big)[:2000], []rune(shownReply), "a long string shows its first 2,000 characters as text, unescaped")
-	do(t, ctx, chromedp.Click(`#context details.more > summary`))
+	clickJS(t, ctx, `#context details.more > summary`)
 	scroll, view = pageWidths(t, ctx)
 	assert.LessOrEqual(t, scroll, view, "the expanded 120 KB reply is wider than the viewport")
 	// A live refresh keeps each fold as the person left it: the reply
@@ -448,7 +462,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	screenshotView(t, ctx, filepath.Join(img, "console-run-slider.png"))
 
 	// Fork from step 7: a new run standing there, recorded as a fork.
-	do(t, ctx, chromedp.Click(`#fork`))
+	clickJS(t, ctx, `#fork`)
 	waitText(t, ctx, `#notice`, 20*time.Second, func(s string) bool { return strings.HasPrefix(s, "forked from run "+long+" after step 7, in b") })
 	assert.Equal(t, long, textOf(t, ctx, `#fork-of`))
 	assert.Equal(t, "7", textOf(t, ctx, `#run-steps`))
