@@ -1,0 +1,5 @@
+//go:build !race
+
+package lpp
+
+const raceEnabled = false
