@@ -603,7 +603,12 @@ type decoder struct {
 	// heads reads steps without their context variables (Vars is nil), for
 	// a reader that needs only their routing: the lines are checked (their
 	// checksums, their JSON) but deltas are not rebuilt.
-	heads  bool
+	heads bool
+	// reuse reads every step line fastStep reads into the same entry and
+	// record (one): for a scanner that hands each to a reader that keeps
+	// nothing of it and copies what it keeps itself (scanner.owned).
+	reuse  bool
+	one    stepBuf
 	sawCRC bool
 	lists  map[string][]any          // list var → its value, as of the last line that wrote it
 	maps   map[string]map[string]any // map var → its value, likewise
@@ -630,7 +635,12 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 	d.sawCRC = d.sawCRC || has
 	w, fast := (*wireEntry)(nil), false
 	if bytes.HasPrefix(text, []byte(`{"type":"step",`)) {
-		w, fast = fastStep(text, &d.names, d.heads)
+		if d.reuse {
+			d.one.reuse = true
+			w, fast = fastStepInto(text, &d.names, d.heads, &d.one)
+		} else {
+			w, fast = fastStep(text, &d.names, d.heads)
+		}
 	}
 	if !fast {
 		if w, err = decodeJSON(text); err != nil {

@@ -21,12 +21,26 @@ import (
 // With heads set, the line's variables (vars, vars_append) are checked as
 // JSON but not read: the entry has none (see decoder.heads).
 func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
-	p := &jsonReader{b: text, names: names}
-	one := &struct { // one allocation for the three
-		w   wireEntry
-		e   Entry
-		rec machine.Record
-	}{}
+	return fastStepInto(text, names, heads, &stepBuf{}) // one allocation for the three
+}
+
+// stepBuf holds what fastStepInto reads a line into.
+type stepBuf struct {
+	w     wireEntry
+	e     Entry
+	rec   machine.Record
+	vars  map[string]any // the vars map, kept from line to line (reuse)
+	reuse bool
+}
+
+// fastStepInto is fastStep reading the line into one, which it resets
+// first: a decoder that hands each entry to a reader that keeps nothing of
+// it (Recover, Replay) reads every line into the same one, its vars map
+// included, without allocating.
+func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wireEntry, bool) {
+	p := jsonReader{b: text, names: names}
+	vars := one.vars
+	*one = stepBuf{vars: vars, reuse: one.reuse}
 	w, e, rec := &one.w, &one.e, &one.rec
 	w.Entry, e.Record = e, rec
 	seen, seenBits := false, uint32(0)
@@ -97,7 +111,13 @@ func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 				rec.Warn = s
 			}
 		case "vars":
-			m, ok := p.object(0)
+			if vars != nil {
+				clear(vars)
+			} else if one.reuse {
+				vars = map[string]any{}
+				one.vars = vars
+			}
+			m, ok := p.objectInto(0, vars)
 			if !ok {
 				return nil, false
 			}
@@ -411,6 +431,11 @@ func (p *jsonReader) stringEnd(start int) (int, bool) {
 }
 
 func (p *jsonReader) object(depth int) (map[string]any, bool) {
+	return p.objectInto(depth, nil)
+}
+
+// objectInto reads an object into m, an empty map (a new one when nil).
+func (p *jsonReader) objectInto(depth int, m map[string]any) (map[string]any, bool) {
 	if depth > maxDepth {
 		return nil, false
 	}
@@ -421,7 +446,9 @@ func (p *jsonReader) object(depth int) (map[string]any, bool) {
 	if !p.byte('{') {
 		return nil, false
 	}
-	m := map[string]any{}
+	if m == nil {
+		m = map[string]any{}
+	}
 	if p.byte('}') {
 		return m, true
 	}

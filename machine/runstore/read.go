@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 
 	"github.com/lppctl/lppctl/machine"
@@ -120,6 +121,7 @@ type scanner struct {
 	at    int64  // where the commit record says the committed lines end (-1: none)
 	atCRC uint32 // the chain there
 	atOK  bool   // a line ended there
+	tail  *Entry // the scanner's own entry that holds the last plain step kept (add)
 	first string // the type of the first entry
 	owner string // the run ID its start marker names
 }
@@ -210,17 +212,37 @@ func (s *scanner) add(e *Entry) error {
 	}
 	// Only the last of a run of plain steps is kept: what matters to resume
 	// is whether a step follows a marker, and which steps took an answer or
-	// an event.
-	if n := len(l.Entries); n > 0 && l.Entries[n-1].Type == EntryStep && l.Entries[n-1].Input == nil && !tookEvent(l.Entries[n-1].Via) {
-		l.Entries[n-1] = e
-	} else {
+	// an event. A step without an answer is kept as its routing, in an
+	// entry of the scanner's own (e may be the decoder's, reused for the
+	// next line), the same one while plain steps follow each other.
+	if e.Input != nil {
+		if s.dec.reuse && e.Record == &s.dec.one.rec { // not so far: fastStep reads no answers
+			e = cloneStep(e)
+		}
 		l.Entries = append(l.Entries, e)
+		l.last, s.tail = e.Record, nil
+		return nil
 	}
-	if e.Input == nil { // the kept entry needs no more than the record's routing
-		e.Record = &machine.Record{Seq: e.Seq, From: e.From, To: e.To, Via: e.Via, Action: e.Action, Start: e.Start, Duration: e.Duration, End: e.End}
-		l.last = e.Record
+	n := len(l.Entries)
+	kept := s.tail
+	if kept == nil || n == 0 || l.Entries[n-1] != kept || tookEvent(kept.Via) {
+		kept = &Entry{Record: &machine.Record{}}
+		l.Entries = append(l.Entries, kept)
 	}
+	rec := kept.Record
+	*kept = *e
+	kept.Record = rec
+	*rec = machine.Record{Seq: e.Seq, From: e.From, To: e.To, Via: e.Via, Action: e.Action, Start: e.Start, Duration: e.Duration, End: e.End}
+	l.last, s.tail = rec, kept
 	return nil
+}
+
+// cloneStep copies a step entry and its record (their maps too).
+func cloneStep(e *Entry) *Entry {
+	c, rec := *e, *e.Record
+	rec.Vars, rec.Appended = maps.Clone(rec.Vars), maps.Clone(rec.Appended)
+	c.Record = &rec
+	return &c
 }
 
 // checkOwner refuses the journal of another run than id (copied over).
