@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -127,7 +128,9 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 			if _, ok := p.plainString(); !ok {
 				return nil, false
 			}
-			if rec.Start.UnmarshalJSON(text[start:p.i]) != nil {
+			if t, ok := parseUTC(text[start+1 : p.i-1]); ok {
+				rec.Start = t
+			} else if rec.Start.UnmarshalJSON(text[start:p.i]) != nil {
 				return nil, false
 			}
 		case "duration":
@@ -287,31 +290,59 @@ func (p *jsonReader) word(w string) bool {
 }
 
 // plainString reads a string without escapes, of valid UTF-8 and no control
-// characters; its bytes (without quotes) are valid until p.b changes.
+// characters; its bytes (without quotes) are valid until p.b changes. ASCII
+// is checked 8 bytes at a time.
 func (p *jsonReader) plainString() ([]byte, bool) {
 	p.space()
-	if p.peek() != '"' {
+	b := p.b
+	if p.i >= len(b) || b[p.i] != '"' {
 		return nil, false
 	}
 	start := p.i + 1
-	end := bytes.IndexByte(p.b[start:], '"')
-	if end < 0 {
-		return nil, false
+	j := start
+	for j+8 <= len(b) && !mayEndPlain(binary.LittleEndian.Uint64(b[j:])) {
+		j += 8
 	}
-	s := p.b[start : start+end]
-	ascii := true
-	for _, c := range s {
-		if c&0x80 != 0 {
-			ascii = false
-		} else if notPlain[c] {
+	for ; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			p.i = j + 1
+			return b[start:j], true
+		case c >= 0x80:
+			return p.plainUTF8(start, j)
+		case notPlain[c]:
 			return nil, false
 		}
 	}
-	if !ascii && !utf8.Valid(s) {
+	return nil, false
+}
+
+// plainUTF8 is plainString past its first byte that is not ASCII (at j).
+func (p *jsonReader) plainUTF8(start, j int) ([]byte, bool) {
+	end := bytes.IndexByte(p.b[j:], '"')
+	if end < 0 {
 		return nil, false
 	}
-	p.i = start + end + 1
+	s := p.b[start : j+end]
+	for _, c := range p.b[j : j+end] {
+		if c < 0x80 && notPlain[c] {
+			return nil, false
+		}
+	}
+	if !utf8.Valid(s) {
+		return nil, false
+	}
+	p.i = j + end + 1
 	return s, true
+}
+
+// mayEndPlain reports whether one of the 8 bytes in w may be a quote, a
+// backslash, a control character or not ASCII (it may say so of others:
+// they are then looked at one by one).
+func mayEndPlain(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return ((w-ones*0x20)|(quote-ones)|(backslash-ones)|w)&highs != 0
 }
 
 // notPlain marks the ASCII bytes a plain string cannot hold: control
@@ -330,6 +361,24 @@ func (p *jsonReader) int() (int64, bool) {
 	start := p.i
 	if !p.number() {
 		return 0, false
+	}
+	digits := p.b[start:p.i]
+	neg := len(digits) > 0 && digits[0] == '-'
+	if neg {
+		digits = digits[1:]
+	}
+	if len(digits) > 0 && len(digits) <= 18 { // no overflow
+		var n int64
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return 0, false // a fraction or an exponent
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if neg {
+			n = -n
+		}
+		return n, true
 	}
 	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
 	return n, err == nil
@@ -549,4 +598,62 @@ func (p *jsonReader) skip(depth int) bool {
 		return p.number()
 	}
 	return false
+}
+
+// parseUTC reads a time in UTC as the journal writes it,
+// 2006-01-02T15:04:05Z with 1 to 9 digits of fraction or none, as
+// time.Time's UnmarshalJSON would; it reports false for anything else
+// (UnmarshalJSON then reads it).
+func parseUTC(b []byte) (time.Time, bool) {
+	const n = len("2006-01-02T15:04:05")
+	if len(b) < n+1 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	ok := true
+	num := func(s []byte, lo, hi int) int {
+		x := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				ok = false
+				return lo
+			}
+			x = x*10 + int(c-'0')
+		}
+		if x < lo || x > hi {
+			ok = false
+			return lo
+		}
+		return x
+	}
+	year, month := num(b[0:4], 0, 9999), num(b[5:7], 1, 12)
+	day := num(b[8:10], 1, daysIn(month, year))
+	hour, minute, sec := num(b[11:13], 0, 23), num(b[14:16], 0, 59), num(b[17:19], 0, 59)
+	nsec := 0
+	if frac := b[n : len(b)-1]; len(frac) > 0 {
+		if len(frac) < 2 || len(frac) > 10 || frac[0] != '.' {
+			return time.Time{}, false
+		}
+		nsec = num(frac[1:], 0, 999999999)
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn returns the number of days in month of year (proleptic Gregorian).
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }

@@ -189,3 +189,51 @@ func TestParseHex8ReadsAsParseUint(t *testing.T) {
 		}
 	}
 }
+
+func TestParseUTCReadsAsUnmarshalJSON(t *testing.T) {
+	for _, s := range []string{
+		"2026-11-26T21:19:22.163787716Z", "2026-11-26T21:19:22Z", "2026-11-26T21:19:22.5Z", "2026-11-26T21:19:22.1234567891Z",
+		"2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2000-02-29T23:59:59.999999999Z", "1900-02-29T00:00:00Z",
+		"0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
+		"2026-11-26T24:00:00Z", "2026-11-26T23:60:00Z", "2026-11-26T23:59:60Z", "2026-11-26T21:19:22.Z", "2026-11-26T21:19:22.1x",
+		"2026-11-26T21:19:22.1z", "2026-11-26T21:19:22+02:00", "2026-11-26 21:19:22Z", "2026-11-2621:19:22Z", "+026-11-26T21:19:22Z",
+		"2026-1-26T21:19:22Z", "2026-11-26T21:19:22", "Z", "",
+	} {
+		var want time.Time
+		werr := want.UnmarshalJSON([]byte(`"` + s + `"`))
+		got, ok := parseUTC([]byte(s))
+		if !ok {
+			continue // UnmarshalJSON reads it
+		}
+		require.NoError(t, werr, "parseUTC read %q, which UnmarshalJSON refuses", s)
+		assert.Equal(t, want, got, s)
+		assert.Equal(t, "UTC", got.Location().String(), s)
+	}
+	_, ok := parseUTC([]byte("2026-11-26T21:19:22.163787716Z"))
+	assert.True(t, ok, "the journal's own times are read without UnmarshalJSON")
+}
+
+// TestPlainStringReadsAsEncodingJSON checks plainString (8 bytes at a time)
+// against encoding/json on the string up to the first quote, with a byte
+// that ends a plain string at every place of the first 8-byte words.
+func TestPlainStringReadsAsEncodingJSON(t *testing.T) {
+	for _, c := range []string{"\"", "\\", "\x00", "\x1f", " ", "\x7f", "é", "\xff", "\u2028", "a", "~"} {
+		for at := range 18 {
+			for _, pad := range []int{0, 1, 9, 17} {
+				body := strings.Repeat("x", at) + c + strings.Repeat("y", pad)
+				text := []byte(`"` + body + `"`)
+				first, _, _ := strings.Cut(body, `"`)
+				var want string
+				err := json.Unmarshal([]byte(`"`+first+`"`), &want)
+				plain := err == nil && want == first && !strings.Contains(first, "\\")
+				p := &jsonReader{b: text}
+				got, ok := p.plainString()
+				require.Equal(t, plain, ok, "%q", text)
+				if ok {
+					assert.Equal(t, first, string(got), "%q", text)
+					assert.Equal(t, len(first)+2, p.i, "%q", text)
+				}
+			}
+		}
+	}
+}
