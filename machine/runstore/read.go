@@ -82,7 +82,7 @@ func (r *Run) scanWith(dec *decoder, keep bool, each func(*machine.Record) error
 	if err != nil {
 		return nil, fmt.Errorf("cannot read journal: %w", err)
 	}
-	s := &scanner{log: &Log{name: path}, dec: dec, keep: keep, each: each, at: -1}
+	s := &scanner{log: &Log{name: path}, dec: dec, keep: keep, each: each, at: -1, routing: dec.heads && !keep && each == nil}
 	if hasCommit {
 		s.at = c.Size
 	}
@@ -121,9 +121,14 @@ type scanner struct {
 	at    int64  // where the commit record says the committed lines end (-1: none)
 	atCRC uint32 // the chain there
 	atOK  bool   // a line ended there
-	tail  *Entry // the scanner's own entry that holds the last plain step kept (add)
-	first string // the type of the first entry
-	owner string // the run ID its start marker names
+	// routing reads only what Recover decides on: a plain step line (see
+	// passOver) followed by another is checked but not decoded.
+	routing     bool
+	pending     []byte // the last plain step line passed over, not yet decoded
+	pendingLine int
+	tail        *Entry // the scanner's own entry that holds the last plain step kept (add)
+	first       string // the type of the first entry
+	owner       string // the run ID its start marker names
 }
 
 func (s *scanner) read(rd io.Reader) error {
@@ -141,15 +146,20 @@ func (s *scanner) read(rd io.Reader) error {
 			return fmt.Errorf("cannot read journal: %w", err)
 		}
 		if len(raw) == 0 {
-			return nil
+			return s.flush()
 		}
 		line := s.lines + 1
 		if err == io.EOF { // no newline: a write that did not finish
 			l.Torn, l.TornLine = len(raw), line
-			return nil
+			return s.flush()
 		}
 		text := raw[:len(raw)-1]
-		if len(bytes.TrimSpace(text)) > 0 {
+		if s.routing && s.passOver(text, line, br) {
+			// checked, and its routing set aside (s.pending)
+		} else if len(bytes.TrimSpace(text)) > 0 {
+			if err := s.flush(); err != nil {
+				return err
+			}
 			e, derr := s.dec.decode(text)
 			if derr == nil {
 				derr = s.add(e)
@@ -170,6 +180,55 @@ func (s *scanner) read(rd io.Reader) error {
 			s.atCRC, s.atOK = s.chain, true
 		}
 	}
+}
+
+// passOver checks a line that Recover's reading need not decode: a step
+// line as the journal writes it, with its checksum (the line is as it was
+// written), the next step's number, no answer and no event, that is not the
+// last line. Such a step is kept only as the routing of the last of a run
+// of plain steps (scanner.add): the line is set aside (s.pending) and
+// decoded only if no plain step follows it. Its variables are not read, so
+// a line whose checksum holds but whose JSON does not (it was forged) is an
+// error when Replay reads it, with the same message. It reports false, having
+// done nothing, for any other line.
+func (s *scanner) passOver(text []byte, line int, br *bufio.Reader) bool {
+	const head = `{"type":"step","seq":`
+	if s.first == "" || !bytes.HasPrefix(text, []byte(head)) || bytes.Contains(text, []byte(`"input":`)) ||
+		bytes.Contains(text, []byte(`"via":"event `)) || bytes.Contains(text, []byte(`"via":"on `)) {
+		return false
+	}
+	seq, i := 0, len(head)
+	for ; i < len(text) && i < len(head)+18 && text[i] >= '0' && text[i] <= '9'; i++ {
+		seq = seq*10 + int(text[i]-'0')
+	}
+	if i == len(head) || i == len(text) || text[i] != ',' || text[len(head)] == '0' || seq != s.log.steps+1 {
+		return false
+	}
+	if has, err := checkLineCRC(text); !has || err != nil || s.atEnd(br) {
+		return false
+	}
+	s.dec.sawCRC = true
+	s.pending, s.pendingLine = append(s.pending[:0], text...), line
+	s.log.steps = seq
+	return true
+}
+
+// flush decodes the plain step line passOver set aside last, if any.
+func (s *scanner) flush() error {
+	if s.pendingLine == 0 {
+		return nil
+	}
+	line := s.pendingLine
+	s.pendingLine = 0
+	s.log.steps--
+	e, err := s.dec.decode(s.pending)
+	if err == nil {
+		err = s.add(e)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read journal: %s:%d: %w", s.log.name, line, err)
+	}
+	return nil
 }
 
 // atEnd reports whether nothing follows in br.

@@ -1,0 +1,67 @@
+package runstore
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// TestRecoverKeepsWhatAFullReadingKeeps reads journals with Recover's
+// reading (routing only, plain step lines passed over) and with a full
+// reading (ScanJournal): both keep the same entries, with the same routing.
+func TestRecoverKeepsWhatAFullReadingKeeps(t *testing.T) {
+	plain := func(seq int) *Entry {
+		return &Entry{Type: EntryStep, Record: &machine.Record{Seq: seq, From: "work", To: "work", Via: "next[1]", Action: "noop", Vars: map[string]any{"n": seq}}}
+	}
+	with := func(e *Entry, f func(*machine.Record)) *Entry { f(e.Record); return e }
+	pause := &Entry{Type: EntryPause, State: "ask", Pause: &machine.PauseError{State: "ask", Kind: "approve"}}
+	tests := []struct {
+		name    string
+		entries []*Entry
+	}{
+		{name: "plain steps only", entries: []*Entry{plain(1), plain(2), plain(3)}},
+		{name: "a pause after plain steps, then an answer", entries: []*Entry{plain(1), plain(2), pause, with(plain(3), func(r *machine.Record) { r.Input = &machine.Input{Kind: "approve"} }), plain(4)}},
+		{name: "steps that took events between plain ones", entries: []*Entry{plain(1), with(plain(2), func(r *machine.Record) { r.Via = "event go" }), plain(3), with(plain(4), func(r *machine.Record) { r.Via = "on go[0]" }), plain(5)}},
+		{name: "an interrupt between plain steps, the last one ends the run", entries: []*Entry{plain(1), plain(2), {Type: EntryInterrupt, State: "work"}, plain(3), with(plain(4), func(r *machine.Record) { r.To, r.Via, r.End = "", "final", true })}},
+		{name: "a marker last", entries: []*Entry{plain(1), plain(2), pause}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, j := newTestRun(t, FsyncNever)
+			for _, e := range tt.entries {
+				if e.Type == EntryStep {
+					require.NoError(t, j.OnStep(context.Background(), e.Record))
+				} else {
+					require.NoError(t, j.Mark(e))
+				}
+			}
+			require.NoError(t, j.Close())
+			full, err := run.ScanJournal(nil)
+			require.NoError(t, err)
+			heads := newDecoder()
+			heads.heads, heads.reuse = true, true
+			got, err := run.scanWith(heads, false, nil)
+			require.NoError(t, err)
+			assert.Equal(t, full.Steps(), got.Steps())
+			require.Len(t, got.Entries, len(full.Entries))
+			for i, e := range full.Entries {
+				g := got.Entries[i]
+				assert.Equal(t, e.Type, g.Type, "entry %d", i)
+				if e.Record != nil {
+					require.NotNil(t, g.Record, "entry %d", i)
+					assert.Equal(t, routingOf(e.Record), routingOf(g.Record), "entry %d", i)
+				}
+			}
+			assert.Equal(t, routingOf(full.LastStep()), routingOf(got.LastStep()))
+		})
+	}
+}
+
+// routingOf is what Recover keeps of a step.
+func routingOf(r *machine.Record) machine.Record {
+	return machine.Record{Seq: r.Seq, From: r.From, To: r.To, Via: r.Via, Action: r.Action, Start: r.Start, Duration: r.Duration, End: r.End, Input: r.Input}
+}
