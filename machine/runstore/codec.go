@@ -615,7 +615,7 @@ type decoder struct {
 }
 
 func newDecoder() *decoder {
-	return &decoder{names: interner{}, lists: map[string][]any{}, maps: map[string]map[string]any{}}
+	return &decoder{lists: map[string][]any{}, maps: map[string]map[string]any{}}
 }
 
 // decode reads one line (without its newline).

@@ -59,7 +59,7 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 			}
 			return nil, false
 		}
-		key, ok := p.plainString()
+		key, ok := p.memberName()
 		if !ok || !p.byte(':') {
 			return nil, false
 		}
@@ -224,21 +224,36 @@ type jsonReader struct {
 }
 
 // interner hands out one string per distinct short text (state names, guards,
-// variable names): a journal repeats them on every line.
-type interner map[string]string
+// variable names): a journal repeats them on every line. The last few it
+// handed out are compared before the map is looked up.
+type interner struct {
+	m      map[string]string
+	recent [4]string
+	next   int
+}
 
 // intern returns b as a string, the same one for the same bytes.
 func (n *interner) intern(b []byte) string {
 	if n == nil || len(b) > 128 {
 		return string(b)
 	}
-	if s, ok := (*n)[string(b)]; ok {
-		return s
+	for _, s := range n.recent {
+		if s == string(b) {
+			return s
+		}
 	}
-	s := string(b)
-	if len(*n) < 4096 {
-		(*n)[s] = s
+	s, ok := n.m[string(b)]
+	if !ok {
+		s = string(b)
+		if n.m == nil {
+			n.m = map[string]string{}
+		}
+		if len(n.m) < 4096 {
+			n.m[s] = s
+		}
 	}
+	n.recent[n.next%len(n.recent)] = s
+	n.next++
 	return s
 }
 
@@ -362,26 +377,55 @@ func (p *jsonReader) int() (int64, bool) {
 	if !p.number() {
 		return 0, false
 	}
-	digits := p.b[start:p.i]
-	neg := len(digits) > 0 && digits[0] == '-'
-	if neg {
-		digits = digits[1:]
-	}
-	if len(digits) > 0 && len(digits) <= 18 { // no overflow
-		var n int64
-		for _, c := range digits {
-			if c < '0' || c > '9' {
-				return 0, false // a fraction or an exponent
-			}
-			n = n*10 + int64(c-'0')
-		}
-		if neg {
-			n = -n
-		}
+	if n, ok := smallInt(p.b[start:p.i]); ok {
 		return n, true
 	}
 	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
 	return n, err == nil
+}
+
+// smallInt reads a JSON number that is an integer of at most 18 digits (no
+// overflow), as strconv.ParseInt would; false for anything else.
+func smallInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false // a fraction or an exponent
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// memberName reads a member's name: a name of lower-case letters and
+// underscores (what the journal writes) directly, anything else as
+// plainString does.
+func (p *jsonReader) memberName() ([]byte, bool) {
+	p.space()
+	b, i := p.b, p.i
+	if i < len(b) && b[i] == '"' {
+		for j := i + 1; j < len(b) && j <= i+16; j++ {
+			c := b[j]
+			if c == '"' && j > i+1 {
+				p.i = j + 1
+				return b[i+1 : j], true
+			}
+			if (c < 'a' || c > 'z') && c != '_' {
+				break
+			}
+		}
+	}
+	return p.plainString()
 }
 
 // number skips a JSON number.
@@ -459,6 +503,9 @@ func (p *jsonReader) value(depth int) (any, bool) {
 		start := p.i
 		if !p.number() {
 			return nil, false
+		}
+		if n, ok := smallInt(p.b[start:p.i]); ok {
+			return int(n), true // as NormalizeJSON reads it, without a json.Number
 		}
 		return machine.NormalizeJSON(json.Number(p.b[start:p.i])), true
 	}

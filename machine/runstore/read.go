@@ -193,15 +193,32 @@ func (s *scanner) read(rd io.Reader) error {
 // done nothing, for any other line.
 func (s *scanner) passOver(text []byte, line int, br *bufio.Reader) bool {
 	const head = `{"type":"step","seq":`
-	if s.first == "" || !bytes.HasPrefix(text, []byte(head)) || bytes.Contains(text, []byte(`"input":`)) ||
-		bytes.Contains(text, []byte(`"via":"event `)) || bytes.Contains(text, []byte(`"via":"on `)) {
+	if s.first == "" || !bytes.HasPrefix(text, []byte(head)) {
 		return false
 	}
 	seq, i := 0, len(head)
 	for ; i < len(text) && i < len(head)+18 && text[i] >= '0' && text[i] <= '9'; i++ {
 		seq = seq*10 + int(text[i]-'0')
 	}
-	if i == len(head) || i == len(text) || text[i] != ',' || text[len(head)] == '0' || seq != s.log.steps+1 {
+	if i == len(head) || text[len(head)] == '0' || seq != s.log.steps+1 {
+		return false
+	}
+	// ,"from":"F","to":"T","via":"V": a via that takes no event.
+	rest := text[i:]
+	for _, member := range []string{`,"from":"`, `","to":"`, `","via":"`} {
+		if !bytes.HasPrefix(rest, []byte(member)) {
+			return false
+		}
+		rest = rest[len(member):]
+		if member != `","via":"` {
+			end := bytes.IndexByte(rest, '"')
+			if end < 0 {
+				return false
+			}
+			rest = rest[end:]
+		}
+	}
+	if tookEvent(string(rest[:min(len(rest), 6)])) || bytes.Contains(rest, []byte(`"input":`)) {
 		return false
 	}
 	if has, err := checkLineCRC(text); !has || err != nil || s.atEnd(br) {
