@@ -122,7 +122,7 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 			if !ok {
 				return nil, false
 			}
-			rec.Vars = m
+			rec.Vars, w.scalars = m, p.nested == 0
 		case "start":
 			start := p.i
 			if _, ok := p.plainString(); !ok {
@@ -221,6 +221,8 @@ type jsonReader struct {
 	b     []byte
 	i     int
 	names *interner
+	// nested counts the lists and maps read inside another value.
+	nested int
 }
 
 // interner hands out one string per distinct short text (state names, guards,
@@ -545,6 +547,9 @@ func (p *jsonReader) objectInto(depth int, m map[string]any) (map[string]any, bo
 	if m == nil {
 		m = map[string]any{}
 	}
+	if depth > 0 {
+		p.nested++
+	}
 	if p.byte('}') {
 		return m, true
 	}
@@ -572,6 +577,7 @@ func (p *jsonReader) array(depth int) ([]any, bool) {
 	if depth > maxDepth || !p.byte('[') {
 		return nil, false
 	}
+	p.nested++
 	xs := []any{}
 	if p.byte(']') {
 		return xs, true
