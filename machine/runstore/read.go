@@ -221,7 +221,9 @@ func (s *scanner) passOver(text []byte, line int, br *bufio.Reader) bool {
 	if tookEvent(string(rest[:min(len(rest), 6)])) || bytes.Contains(rest, []byte(`"input":`)) {
 		return false
 	}
-	if has, err := checkLineCRC(text); !has || err != nil || s.atEnd(br) {
+	// Not the last line: bytes follow it in br's buffer (br.Peek would
+	// refill the buffer, which holds text).
+	if has, err := checkLineCRC(text); !has || err != nil || br.Buffered() == 0 {
 		return false
 	}
 	s.dec.sawCRC = true

@@ -1,8 +1,13 @@
 package runstore
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +69,41 @@ func TestRecoverKeepsWhatAFullReadingKeeps(t *testing.T) {
 // routingOf is what Recover keeps of a step.
 func routingOf(r *machine.Record) machine.Record {
 	return machine.Record{Seq: r.Seq, From: r.From, To: r.To, Via: r.Via, Action: r.Action, Start: r.Start, Duration: r.Duration, End: r.End, Input: r.Input}
+}
+
+// TestRecoverReadsALineThatEndsWhereTheReadBufferDoes recovers a run whose
+// journal has a line ending at the end of the reader's first 64 KiB: the
+// line's bytes must still be what its checksum and the commit record's
+// chain are computed on (a look past the line refilled the buffer under it).
+func TestRecoverReadsALineThatEndsWhereTheReadBufferDoes(t *testing.T) {
+	const steps, buffer = 1500, 64 << 10
+	at := time.Date(2026, 11, 26, 20, 1, 27, 123456789, time.UTC) // lines of the same length, whatever the clock
+	write := func(pad int) *Run {
+		run, j := newTestRun(t, FsyncNever)
+		for i := 1; i <= steps; i++ {
+			vars := map[string]any{"n": i}
+			if i == 1 {
+				vars["pad"] = strings.Repeat("p", pad)
+			}
+			require.NoError(t, j.OnStep(context.Background(), &machine.Record{Seq: i, From: "work", To: "work", Via: "next[1]", Vars: vars, Start: at}))
+		}
+		require.NoError(t, j.Close())
+		run.Meta.Steps, run.Meta.Status, run.Meta.PID = steps, machine.StatusInterrupted, 0
+		require.NoError(t, run.SaveMeta())
+		run.Unlock()
+		return run
+	}
+	run := write(0)
+	b, err := os.ReadFile(run.Path(JournalFile))
+	require.NoError(t, err)
+	below := bytes.LastIndexByte(b[:buffer], '\n') + 1
+	run = write(buffer - below) // the line that ended at below ends at the buffer's end
+	b, err = os.ReadFile(run.Path(JournalFile))
+	require.NoError(t, err)
+	require.Equal(t, byte('\n'), b[buffer-1], "a line ends at the buffer's end")
+
+	rc, err := New(filepath.Dir(run.Dir)).Recover(run.Meta.ID)
+	require.NoError(t, err)
+	defer rc.Release()
+	assert.Equal(t, steps, rc.Log.Steps())
 }
