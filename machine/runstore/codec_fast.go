@@ -272,7 +272,7 @@ func (p *jsonReader) name() (string, bool) {
 }
 
 func (p *jsonReader) space() {
-	for p.i < len(p.b) {
+	for p.i < len(p.b) && p.b[p.i] <= ' ' { // what the journal writes has no space
 		switch p.b[p.i] {
 		case ' ', '\t', '\n', '\r':
 			p.i++

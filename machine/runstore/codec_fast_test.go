@@ -226,7 +226,7 @@ func TestParseUTCReadsAsUnmarshalJSON(t *testing.T) {
 // against encoding/json on the string up to the first quote, with a byte
 // that ends a plain string at every place of the first 8-byte words.
 func TestPlainStringReadsAsEncodingJSON(t *testing.T) {
-	for _, c := range []string{"\"", "\\", "\x00", "\x1f", " ", "\x7f", "é", "\xff", "\u2028", "a", "~"} {
+	for _, c := range []string{"\"", "\\", "\x00", "\x1f", " ", "\x7f", "é", "\xff", "\u2028", "a", "~", "_", "z"} {
 		for at := range 18 {
 			for _, pad := range []int{0, 1, 9, 17} {
 				body := strings.Repeat("x", at) + c + strings.Repeat("y", pad)
@@ -235,12 +235,14 @@ func TestPlainStringReadsAsEncodingJSON(t *testing.T) {
 				var want string
 				err := json.Unmarshal([]byte(`"`+first+`"`), &want)
 				plain := err == nil && want == first && !strings.Contains(first, "\\")
-				p := &jsonReader{b: text}
-				got, ok := p.plainString()
-				require.Equal(t, plain, ok, "%q", text)
-				if ok {
-					assert.Equal(t, first, string(got), "%q", text)
-					assert.Equal(t, len(first)+2, p.i, "%q", text)
+				for _, read := range []func(*jsonReader) ([]byte, bool){(*jsonReader).plainString, (*jsonReader).memberName} {
+					p := &jsonReader{b: text}
+					got, ok := read(p)
+					require.Equal(t, plain, ok, "%q", text)
+					if ok {
+						assert.Equal(t, first, string(got), "%q", text)
+						assert.Equal(t, len(first)+2, p.i, "%q", text)
+					}
 				}
 			}
 		}
