@@ -272,7 +272,13 @@ func (p *jsonReader) name() (string, bool) {
 }
 
 func (p *jsonReader) space() {
-	for p.i < len(p.b) && p.b[p.i] <= ' ' { // what the journal writes has no space
+	if p.i < len(p.b) && p.b[p.i] <= ' ' { // inlined: what the journal writes has no space
+		p.skipSpace()
+	}
+}
+
+func (p *jsonReader) skipSpace() {
+	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\n', '\r':
 			p.i++
