@@ -114,3 +114,38 @@ func TestRecoverReadsALineThatEndsWhereTheReadBufferDoes(t *testing.T) {
 	defer rc.Release()
 	assert.Equal(t, steps, rc.Log.Steps())
 }
+
+// TestAForgedLineIsAnErrorWhenReplayReadsIt: Recover does not decode a plain
+// step line whose checksum holds, so a line forged with a valid checksum but
+// broken JSON (in a journal without journal.commit, whose chain would refuse
+// it) is refused by Replay, with the message Recover gave before
+// (`lppctl resume` puts "cannot resume run ID: " before either).
+func TestAForgedLineIsAnErrorWhenReplayReadsIt(t *testing.T) {
+	m := specMachine(t, "count.yaml")
+	vars := map[string]any{"limit": 100}
+	store := New(t.TempDir())
+	run, err := store.Create(Meta{Spec: "count.yaml", Vars: vars}, nil)
+	require.NoError(t, err)
+	j, err := run.OpenJournal(FsyncNever)
+	require.NoError(t, err)
+	for i := 1; i <= 5; i++ {
+		require.NoError(t, j.OnStep(context.Background(), &machine.Record{Seq: i, From: "work", To: "work", Via: "next[1]", Vars: map[string]any{"n": i}}))
+	}
+	require.NoError(t, j.Close())
+	run.Meta.Steps, run.Meta.Status, run.Meta.PID = 5, machine.StatusInterrupted, 0
+	require.NoError(t, run.SaveMeta())
+	run.Unlock()
+	lines := journalLines(t, run)
+	forged := `{"type":"step","seq":2,"from":"work","to":"work","via":"next[1]","vars":{"n":2,},"start":"2026-11-26T20:01:27Z","duration":0}` + "\n"
+	lines[2] = string(withCRC([]byte(forged)))
+	writeLines(t, run, lines)
+	require.NoError(t, os.Remove(run.Path(CommitFile)))
+
+	rc, err := store.Recover(run.Meta.ID)
+	require.NoError(t, err)
+	defer rc.Release()
+	r2, err := m.NewRun(vars)
+	require.NoError(t, err)
+	err = rc.Replay(r2)
+	require.EqualError(t, err, "cannot read journal: "+run.Path(JournalFile)+":3: invalid JSON: invalid character '}' looking for beginning of object key string")
+}
