@@ -59,9 +59,13 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 			}
 			return nil, false
 		}
-		key, ok := p.memberName()
-		if !ok || !p.byte(':') {
-			return nil, false
+		key, ok := p.knownMember()
+		if !ok {
+			name, ok := p.memberName()
+			if !ok || !p.byte(':') {
+				return nil, false
+			}
+			key = string(name)
 		}
 		p.space()
 		bit := memberBit(key)
@@ -69,13 +73,13 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 			return nil, false // a member twice: encoding/json merges objects
 		}
 		seenBits |= bit
-		if heads && (string(key) == "vars" || string(key) == "vars_append") {
+		if heads && (key == "vars" || key == "vars_append") {
 			if c := p.peek(); c != '{' && c != 'n' || !p.skip(0) {
 				return nil, false
 			}
 			continue
 		}
-		switch string(key) {
+		switch key {
 		case "type":
 			s, ok := p.plainString()
 			if !ok || string(s) != EntryStep {
@@ -93,7 +97,7 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 			if !ok {
 				return nil, false
 			}
-			switch string(key) {
+			switch key {
 			case "from":
 				rec.From = s
 			case "to":
@@ -176,9 +180,71 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 	return w, true
 }
 
+// knownMember reads the name of a member fastStep reads and its colon,
+// written as the journal writes them (`"from":`), telling the name by its
+// first letters; it reports false, having read nothing, for anything else
+// (memberName then reads it).
+func (p *jsonReader) knownMember() (string, bool) {
+	b := p.b[p.i:]
+	if len(b) < 5 || b[0] != '"' {
+		return "", false
+	}
+	var k string
+	switch b[1] {
+	case 't':
+		k = "to"
+		if b[2] == 'y' {
+			k = "type"
+		}
+	case 's':
+		k = "start"
+		if b[2] == 'e' {
+			k = "seq"
+		}
+	case 'f':
+		k = "from"
+	case 'v':
+		switch {
+		case b[2] == 'i':
+			k = "via"
+		case b[4] == 's' && len(b) > 5 && b[5] == '_':
+			k = "vars_append"
+		default:
+			k = "vars"
+		}
+	case 'g':
+		k = "guard"
+	case 'e':
+		switch b[2] {
+		case 'v':
+			k = "event"
+		case 'r':
+			k = "error"
+		default:
+			k = "end"
+		}
+	case 'a':
+		k = "action"
+	case 'w':
+		k = "warn"
+	case 'd':
+		k = "duration"
+	case 'c':
+		k = "crc"
+	default:
+		return "", false
+	}
+	n := len(k)
+	if len(b) < n+3 || b[n+1] != '"' || b[n+2] != ':' || string(b[1:n+1]) != k {
+		return "", false
+	}
+	p.i += n + 3
+	return k, true
+}
+
 // memberBit numbers the members fastStep reads (0: another).
-func memberBit(key []byte) uint32 {
-	switch string(key) {
+func memberBit(key string) uint32 {
+	switch key {
 	case "type":
 		return 1 << 0
 	case "seq":

@@ -140,7 +140,7 @@ func FuzzFastStep(f *testing.F) {
 		if full {
 			require.True(t, heads, "fastStep reads %q but not its head", line)
 			w, _ := fastStep(line, &interner{}, false)
-			w.Record.Vars, w.items = nil, nil
+			w.Record.Vars, w.items, w.scalars = nil, nil, false // what heads does not read
 			require.Equal(t, w, head)
 		}
 	})
@@ -246,5 +246,36 @@ func TestPlainStringReadsAsEncodingJSON(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestKnownMemberReadsAsMemberName checks knownMember against memberName and
+// a colon, on the names fastStep reads, names that begin as they do, and
+// names written otherwise.
+func TestKnownMemberReadsAsMemberName(t *testing.T) {
+	names := []string{"type", "seq", "from", "to", "via", "guard", "event", "action", "error", "warn", "vars", "start", "duration", "end", "vars_append", "crc"}
+	var texts []string
+	for _, n := range names {
+		texts = append(texts, `"`+n+`":1`, `"`+n+`" :1`, `"`+n+`x":1`, `"`+n[:len(n)-1]+`":1`, `"`+strings.ToUpper(n[:1])+n[1:]+`":1`, `"`+n+`\u0000":1`, `"`+n+`"`)
+	}
+	texts = append(texts, `"v":1`, `"va":1`, `"var":1`, `"vars_":1`, `"e":1`, `"":1`, `"`, `"t`, `x`)
+	for _, text := range texts {
+		p := &jsonReader{b: []byte(text)}
+		got, ok := p.knownMember()
+		q := &jsonReader{b: []byte(text)}
+		want, wok := q.memberName()
+		wok = wok && q.byte(':')
+		if !ok {
+			assert.Zero(t, p.i, "%s: read past nothing", text)
+			continue
+		}
+		require.True(t, wok, "knownMember read %s, which memberName and a colon do not", text)
+		assert.Equal(t, string(want), got, text)
+		assert.Equal(t, q.i, p.i, text)
+		assert.NotZero(t, memberBit(got), text)
+	}
+	for _, n := range names {
+		_, ok := (&jsonReader{b: []byte(`"` + n + `":1`)}).knownMember()
+		assert.True(t, ok, "%s is read by knownMember", n)
 	}
 }
