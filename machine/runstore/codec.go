@@ -68,6 +68,9 @@ type wireEntry struct {
 	Patch  map[string]*MapPatch       `json:"vars_patch,omitempty"`
 	Refs   map[string]*MemRef         `json:"vars_ref,omitempty"`
 	items  map[string][]any           // vars_append as read by fastStep (then Append is nil)
+	// scalars says that fastStep read Vars and found no list or map in
+	// it: its values are as NormalizeJSON leaves them.
+	scalars bool
 }
 
 // encoder renders entries as lines. It remembers how it last wrote each list
@@ -603,14 +606,19 @@ type decoder struct {
 	// heads reads steps without their context variables (Vars is nil), for
 	// a reader that needs only their routing: the lines are checked (their
 	// checksums, their JSON) but deltas are not rebuilt.
-	heads  bool
+	heads bool
+	// reuse reads every step line fastStep reads into the same entry and
+	// record (one): for a scanner that hands each to a reader that keeps
+	// nothing of it and copies what it keeps itself (scanner.owned).
+	reuse  bool
+	one    stepBuf
 	sawCRC bool
 	lists  map[string][]any          // list var → its value, as of the last line that wrote it
 	maps   map[string]map[string]any // map var → its value, likewise
 }
 
 func newDecoder() *decoder {
-	return &decoder{names: interner{}, lists: map[string][]any{}, maps: map[string]map[string]any{}}
+	return &decoder{lists: map[string][]any{}, maps: map[string]map[string]any{}}
 }
 
 // decode reads one line (without its newline).
@@ -630,7 +638,12 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 	d.sawCRC = d.sawCRC || has
 	w, fast := (*wireEntry)(nil), false
 	if bytes.HasPrefix(text, []byte(`{"type":"step",`)) {
-		w, fast = fastStep(text, &d.names, d.heads)
+		if d.reuse {
+			d.one.reuse = true
+			w, fast = fastStepInto(text, &d.names, d.heads, &d.one)
+		} else {
+			w, fast = fastStep(text, &d.names, d.heads)
+		}
 	}
 	if !fast {
 		if w, err = decodeJSON(text); err != nil {
@@ -674,22 +687,19 @@ func decodeJSON(text []byte) (*wireEntry, error) {
 // remembers the lists and maps it holds.
 func (d *decoder) rebuild(w *wireEntry) error {
 	rec := w.Record
-	rec.Vars = normalizeMap(rec.Vars)
+	if !w.scalars {
+		rec.Vars = normalizeMap(rec.Vars)
+	}
 	set := func(name string, v any) {
 		if rec.Vars == nil {
 			rec.Vars = map[string]any{}
 		}
 		rec.Vars[name] = v
 	}
-	for name, v := range rec.Vars { // written in full
-		delete(d.lists, name)
-		delete(d.maps, name)
-		switch x := v.(type) {
-		case []any:
-			d.lists[name] = x[:len(x):len(x)]
-		case map[string]any:
-			d.maps[name] = x
-		}
+	if w.scalars && len(d.lists) == 0 && len(d.maps) == 0 {
+		// Nothing to forget, nothing to remember: no list or map.
+	} else {
+		d.remember(rec.Vars)
 	}
 	for name, ref := range w.Refs {
 		if ref == nil {
@@ -753,6 +763,21 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		set(name, cur)
 	}
 	return nil
+}
+
+// remember forgets the lists and maps of the variables vars writes in
+// full, and remembers the new ones.
+func (d *decoder) remember(vars map[string]any) {
+	for name, v := range vars {
+		delete(d.lists, name)
+		delete(d.maps, name)
+		switch x := v.(type) {
+		case []any:
+			d.lists[name] = x[:len(x):len(x)]
+		case map[string]any:
+			d.maps[name] = x
+		}
+	}
 }
 
 func decodeNumbers(raw []byte, v any) error {

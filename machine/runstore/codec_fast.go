@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -21,12 +22,26 @@ import (
 // With heads set, the line's variables (vars, vars_append) are checked as
 // JSON but not read: the entry has none (see decoder.heads).
 func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
-	p := &jsonReader{b: text, names: names}
-	one := &struct { // one allocation for the three
-		w   wireEntry
-		e   Entry
-		rec machine.Record
-	}{}
+	return fastStepInto(text, names, heads, &stepBuf{}) // one allocation for the three
+}
+
+// stepBuf holds what fastStepInto reads a line into.
+type stepBuf struct {
+	w     wireEntry
+	e     Entry
+	rec   machine.Record
+	vars  map[string]any // the vars map, kept from line to line (reuse)
+	reuse bool
+}
+
+// fastStepInto is fastStep reading the line into one, which it resets
+// first: a decoder that hands each entry to a reader that keeps nothing of
+// it (Recover, Replay) reads every line into the same one, its vars map
+// included, without allocating.
+func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wireEntry, bool) {
+	p := jsonReader{b: text, names: names}
+	vars := one.vars
+	*one = stepBuf{vars: vars, reuse: one.reuse}
 	w, e, rec := &one.w, &one.e, &one.rec
 	w.Entry, e.Record = e, rec
 	seen, seenBits := false, uint32(0)
@@ -44,9 +59,13 @@ func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 			}
 			return nil, false
 		}
-		key, ok := p.plainString()
-		if !ok || !p.byte(':') {
-			return nil, false
+		key, ok := p.knownMember()
+		if !ok {
+			name, ok := p.memberName()
+			if !ok || !p.byte(':') {
+				return nil, false
+			}
+			key = string(name)
 		}
 		p.space()
 		bit := memberBit(key)
@@ -54,13 +73,13 @@ func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 			return nil, false // a member twice: encoding/json merges objects
 		}
 		seenBits |= bit
-		if heads && (string(key) == "vars" || string(key) == "vars_append") {
+		if heads && (key == "vars" || key == "vars_append") {
 			if c := p.peek(); c != '{' && c != 'n' || !p.skip(0) {
 				return nil, false
 			}
 			continue
 		}
-		switch string(key) {
+		switch key {
 		case "type":
 			s, ok := p.plainString()
 			if !ok || string(s) != EntryStep {
@@ -78,7 +97,7 @@ func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 			if !ok {
 				return nil, false
 			}
-			switch string(key) {
+			switch key {
 			case "from":
 				rec.From = s
 			case "to":
@@ -97,17 +116,25 @@ func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 				rec.Warn = s
 			}
 		case "vars":
-			m, ok := p.object(0)
+			if vars != nil {
+				clear(vars)
+			} else if one.reuse {
+				vars = map[string]any{}
+				one.vars = vars
+			}
+			m, ok := p.objectInto(0, vars)
 			if !ok {
 				return nil, false
 			}
-			rec.Vars = m
+			rec.Vars, w.scalars = m, p.nested == 0
 		case "start":
 			start := p.i
 			if _, ok := p.plainString(); !ok {
 				return nil, false
 			}
-			if rec.Start.UnmarshalJSON(text[start:p.i]) != nil {
+			if t, ok := parseUTC(text[start+1 : p.i-1]); ok {
+				rec.Start = t
+			} else if rec.Start.UnmarshalJSON(text[start:p.i]) != nil {
 				return nil, false
 			}
 		case "duration":
@@ -153,9 +180,71 @@ func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 	return w, true
 }
 
+// knownMember reads the name of a member fastStep reads and its colon,
+// written as the journal writes them (`"from":`), telling the name by its
+// first letters; it reports false, having read nothing, for anything else
+// (memberName then reads it).
+func (p *jsonReader) knownMember() (string, bool) {
+	b := p.b[p.i:]
+	if len(b) < 5 || b[0] != '"' {
+		return "", false
+	}
+	var k string
+	switch b[1] {
+	case 't':
+		k = "to"
+		if b[2] == 'y' {
+			k = "type"
+		}
+	case 's':
+		k = "start"
+		if b[2] == 'e' {
+			k = "seq"
+		}
+	case 'f':
+		k = "from"
+	case 'v':
+		switch {
+		case b[2] == 'i':
+			k = "via"
+		case b[4] == 's' && len(b) > 5 && b[5] == '_':
+			k = "vars_append"
+		default:
+			k = "vars"
+		}
+	case 'g':
+		k = "guard"
+	case 'e':
+		switch b[2] {
+		case 'v':
+			k = "event"
+		case 'r':
+			k = "error"
+		default:
+			k = "end"
+		}
+	case 'a':
+		k = "action"
+	case 'w':
+		k = "warn"
+	case 'd':
+		k = "duration"
+	case 'c':
+		k = "crc"
+	default:
+		return "", false
+	}
+	n := len(k)
+	if len(b) < n+3 || b[n+1] != '"' || b[n+2] != ':' || string(b[1:n+1]) != k {
+		return "", false
+	}
+	p.i += n + 3
+	return k, true
+}
+
 // memberBit numbers the members fastStep reads (0: another).
-func memberBit(key []byte) uint32 {
-	switch string(key) {
+func memberBit(key string) uint32 {
+	switch key {
 	case "type":
 		return 1 << 0
 	case "seq":
@@ -198,24 +287,41 @@ type jsonReader struct {
 	b     []byte
 	i     int
 	names *interner
+	// nested counts the lists and maps read inside another value.
+	nested int
 }
 
 // interner hands out one string per distinct short text (state names, guards,
-// variable names): a journal repeats them on every line.
-type interner map[string]string
+// variable names): a journal repeats them on every line. The last few it
+// handed out are compared before the map is looked up.
+type interner struct {
+	m      map[string]string
+	recent [4]string
+	next   int
+}
 
 // intern returns b as a string, the same one for the same bytes.
 func (n *interner) intern(b []byte) string {
 	if n == nil || len(b) > 128 {
 		return string(b)
 	}
-	if s, ok := (*n)[string(b)]; ok {
-		return s
+	for _, s := range n.recent {
+		if s == string(b) {
+			return s
+		}
 	}
-	s := string(b)
-	if len(*n) < 4096 {
-		(*n)[s] = s
+	s, ok := n.m[string(b)]
+	if !ok {
+		s = string(b)
+		if n.m == nil {
+			n.m = map[string]string{}
+		}
+		if len(n.m) < 4096 {
+			n.m[s] = s
+		}
 	}
+	n.recent[n.next%len(n.recent)] = s
+	n.next++
 	return s
 }
 
@@ -232,6 +338,12 @@ func (p *jsonReader) name() (string, bool) {
 }
 
 func (p *jsonReader) space() {
+	if p.i < len(p.b) && p.b[p.i] <= ' ' { // inlined: what the journal writes has no space
+		p.skipSpace()
+	}
+}
+
+func (p *jsonReader) skipSpace() {
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\n', '\r':
@@ -267,31 +379,59 @@ func (p *jsonReader) word(w string) bool {
 }
 
 // plainString reads a string without escapes, of valid UTF-8 and no control
-// characters; its bytes (without quotes) are valid until p.b changes.
+// characters; its bytes (without quotes) are valid until p.b changes. ASCII
+// is checked 8 bytes at a time.
 func (p *jsonReader) plainString() ([]byte, bool) {
 	p.space()
-	if p.peek() != '"' {
+	b := p.b
+	if p.i >= len(b) || b[p.i] != '"' {
 		return nil, false
 	}
 	start := p.i + 1
-	end := bytes.IndexByte(p.b[start:], '"')
-	if end < 0 {
-		return nil, false
+	j := start
+	for j+8 <= len(b) && !mayEndPlain(binary.LittleEndian.Uint64(b[j:])) {
+		j += 8
 	}
-	s := p.b[start : start+end]
-	ascii := true
-	for _, c := range s {
-		if c&0x80 != 0 {
-			ascii = false
-		} else if notPlain[c] {
+	for ; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			p.i = j + 1
+			return b[start:j], true
+		case c >= 0x80:
+			return p.plainUTF8(start, j)
+		case notPlain[c]:
 			return nil, false
 		}
 	}
-	if !ascii && !utf8.Valid(s) {
+	return nil, false
+}
+
+// plainUTF8 is plainString past its first byte that is not ASCII (at j).
+func (p *jsonReader) plainUTF8(start, j int) ([]byte, bool) {
+	end := bytes.IndexByte(p.b[j:], '"')
+	if end < 0 {
 		return nil, false
 	}
-	p.i = start + end + 1
+	s := p.b[start : j+end]
+	for _, c := range p.b[j : j+end] {
+		if c < 0x80 && notPlain[c] {
+			return nil, false
+		}
+	}
+	if !utf8.Valid(s) {
+		return nil, false
+	}
+	p.i = j + end + 1
 	return s, true
+}
+
+// mayEndPlain reports whether one of the 8 bytes in w may be a quote, a
+// backslash, a control character or not ASCII (it may say so of others:
+// they are then looked at one by one).
+func mayEndPlain(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return ((w-ones*0x20)|(quote-ones)|(backslash-ones)|w)&highs != 0
 }
 
 // notPlain marks the ASCII bytes a plain string cannot hold: control
@@ -311,8 +451,55 @@ func (p *jsonReader) int() (int64, bool) {
 	if !p.number() {
 		return 0, false
 	}
+	if n, ok := smallInt(p.b[start:p.i]); ok {
+		return n, true
+	}
 	n, err := strconv.ParseInt(string(p.b[start:p.i]), 10, 64)
 	return n, err == nil
+}
+
+// smallInt reads a JSON number that is an integer of at most 18 digits (no
+// overflow), as strconv.ParseInt would; false for anything else.
+func smallInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false // a fraction or an exponent
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// memberName reads a member's name: a name of lower-case letters and
+// underscores (what the journal writes) directly, anything else as
+// plainString does.
+func (p *jsonReader) memberName() ([]byte, bool) {
+	p.space()
+	b, i := p.b, p.i
+	if i < len(b) && b[i] == '"' {
+		for j := i + 1; j < len(b) && j <= i+16; j++ {
+			c := b[j]
+			if c == '"' && j > i+1 {
+				p.i = j + 1
+				return b[i+1 : j], true
+			}
+			if (c < 'a' || c > 'z') && c != '_' {
+				break
+			}
+		}
+	}
+	return p.plainString()
 }
 
 // number skips a JSON number.
@@ -391,6 +578,9 @@ func (p *jsonReader) value(depth int) (any, bool) {
 		if !p.number() {
 			return nil, false
 		}
+		if n, ok := smallInt(p.b[start:p.i]); ok {
+			return int(n), true // as NormalizeJSON reads it, without a json.Number
+		}
 		return machine.NormalizeJSON(json.Number(p.b[start:p.i])), true
 	}
 	return nil, false
@@ -411,6 +601,11 @@ func (p *jsonReader) stringEnd(start int) (int, bool) {
 }
 
 func (p *jsonReader) object(depth int) (map[string]any, bool) {
+	return p.objectInto(depth, nil)
+}
+
+// objectInto reads an object into m, an empty map (a new one when nil).
+func (p *jsonReader) objectInto(depth int, m map[string]any) (map[string]any, bool) {
 	if depth > maxDepth {
 		return nil, false
 	}
@@ -421,7 +616,12 @@ func (p *jsonReader) object(depth int) (map[string]any, bool) {
 	if !p.byte('{') {
 		return nil, false
 	}
-	m := map[string]any{}
+	if m == nil {
+		m = map[string]any{}
+	}
+	if depth > 0 {
+		p.nested++
+	}
 	if p.byte('}') {
 		return m, true
 	}
@@ -449,6 +649,7 @@ func (p *jsonReader) array(depth int) ([]any, bool) {
 	if depth > maxDepth || !p.byte('[') {
 		return nil, false
 	}
+	p.nested++
 	xs := []any{}
 	if p.byte(']') {
 		return xs, true
@@ -522,4 +723,62 @@ func (p *jsonReader) skip(depth int) bool {
 		return p.number()
 	}
 	return false
+}
+
+// parseUTC reads a time in UTC as the journal writes it,
+// 2006-01-02T15:04:05Z with 1 to 9 digits of fraction or none, as
+// time.Time's UnmarshalJSON would; it reports false for anything else
+// (UnmarshalJSON then reads it).
+func parseUTC(b []byte) (time.Time, bool) {
+	const n = len("2006-01-02T15:04:05")
+	if len(b) < n+1 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	ok := true
+	num := func(s []byte, lo, hi int) int {
+		x := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				ok = false
+				return lo
+			}
+			x = x*10 + int(c-'0')
+		}
+		if x < lo || x > hi {
+			ok = false
+			return lo
+		}
+		return x
+	}
+	year, month := num(b[0:4], 0, 9999), num(b[5:7], 1, 12)
+	day := num(b[8:10], 1, daysIn(month, year))
+	hour, minute, sec := num(b[11:13], 0, 23), num(b[14:16], 0, 59), num(b[17:19], 0, 59)
+	nsec := 0
+	if frac := b[n : len(b)-1]; len(frac) > 0 {
+		if len(frac) < 2 || len(frac) > 10 || frac[0] != '.' {
+			return time.Time{}, false
+		}
+		nsec = num(frac[1:], 0, 999999999)
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn returns the number of days in month of year (proleptic Gregorian).
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }

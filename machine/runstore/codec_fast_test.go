@@ -60,6 +60,15 @@ func assertSameStep(t testing.TB, text []byte) (fast bool) {
 	if got.items != nil && len(got.items) == 0 {
 		got.items = nil
 	}
+	if got.scalars { // the decoder then takes Vars as they are
+		for name, v := range want.Record.Vars {
+			switch v.(type) {
+			case []any, map[string]any:
+				t.Fatalf("fastStep says vars hold no list or map, but %s is %v: %s", name, v, text)
+			}
+		}
+		got.scalars = false
+	}
 	require.Equal(t, want, got, "line %s", text)
 	return true
 }
@@ -131,7 +140,7 @@ func FuzzFastStep(f *testing.F) {
 		if full {
 			require.True(t, heads, "fastStep reads %q but not its head", line)
 			w, _ := fastStep(line, &interner{}, false)
-			w.Record.Vars, w.items = nil, nil
+			w.Record.Vars, w.items, w.scalars = nil, nil, false // what heads does not read
 			require.Equal(t, w, head)
 		}
 	})
@@ -187,5 +196,86 @@ func TestParseHex8ReadsAsParseUint(t *testing.T) {
 		if ok {
 			assert.Equal(t, uint32(want), got, s)
 		}
+	}
+}
+
+func TestParseUTCReadsAsUnmarshalJSON(t *testing.T) {
+	for _, s := range []string{
+		"2026-11-26T21:19:22.163787716Z", "2026-11-26T21:19:22Z", "2026-11-26T21:19:22.5Z", "2026-11-26T21:19:22.1234567891Z",
+		"2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2000-02-29T23:59:59.999999999Z", "1900-02-29T00:00:00Z",
+		"0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z",
+		"2026-11-26T24:00:00Z", "2026-11-26T23:60:00Z", "2026-11-26T23:59:60Z", "2026-11-26T21:19:22.Z", "2026-11-26T21:19:22.1x",
+		"2026-11-26T21:19:22.1z", "2026-11-26T21:19:22+02:00", "2026-11-26 21:19:22Z", "2026-11-2621:19:22Z", "+026-11-26T21:19:22Z",
+		"2026-1-26T21:19:22Z", "2026-11-26T21:19:22", "Z", "",
+	} {
+		var want time.Time
+		werr := want.UnmarshalJSON([]byte(`"` + s + `"`))
+		got, ok := parseUTC([]byte(s))
+		if !ok {
+			continue // UnmarshalJSON reads it
+		}
+		require.NoError(t, werr, "parseUTC read %q, which UnmarshalJSON refuses", s)
+		assert.Equal(t, want, got, s)
+		assert.Equal(t, "UTC", got.Location().String(), s)
+	}
+	_, ok := parseUTC([]byte("2026-11-26T21:19:22.163787716Z"))
+	assert.True(t, ok, "the journal's own times are read without UnmarshalJSON")
+}
+
+// TestPlainStringReadsAsEncodingJSON checks plainString (8 bytes at a time)
+// against encoding/json on the string up to the first quote, with a byte
+// that ends a plain string at every place of the first 8-byte words.
+func TestPlainStringReadsAsEncodingJSON(t *testing.T) {
+	for _, c := range []string{"\"", "\\", "\x00", "\x1f", " ", "\x7f", "é", "\xff", "\u2028", "a", "~", "_", "z"} {
+		for at := range 18 {
+			for _, pad := range []int{0, 1, 9, 17} {
+				body := strings.Repeat("x", at) + c + strings.Repeat("y", pad)
+				text := []byte(`"` + body + `"`)
+				first, _, _ := strings.Cut(body, `"`)
+				var want string
+				err := json.Unmarshal([]byte(`"`+first+`"`), &want)
+				plain := err == nil && want == first && !strings.Contains(first, "\\")
+				for _, read := range []func(*jsonReader) ([]byte, bool){(*jsonReader).plainString, (*jsonReader).memberName} {
+					p := &jsonReader{b: text}
+					got, ok := read(p)
+					require.Equal(t, plain, ok, "%q", text)
+					if ok {
+						assert.Equal(t, first, string(got), "%q", text)
+						assert.Equal(t, len(first)+2, p.i, "%q", text)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKnownMemberReadsAsMemberName checks knownMember against memberName and
+// a colon, on the names fastStep reads, names that begin as they do, and
+// names written otherwise.
+func TestKnownMemberReadsAsMemberName(t *testing.T) {
+	names := []string{"type", "seq", "from", "to", "via", "guard", "event", "action", "error", "warn", "vars", "start", "duration", "end", "vars_append", "crc"}
+	var texts []string
+	for _, n := range names {
+		texts = append(texts, `"`+n+`":1`, `"`+n+`" :1`, `"`+n+`x":1`, `"`+n[:len(n)-1]+`":1`, `"`+strings.ToUpper(n[:1])+n[1:]+`":1`, `"`+n+`\u0000":1`, `"`+n+`"`)
+	}
+	texts = append(texts, `"v":1`, `"va":1`, `"var":1`, `"vars_":1`, `"e":1`, `"":1`, `"`, `"t`, `x`)
+	for _, text := range texts {
+		p := &jsonReader{b: []byte(text)}
+		got, ok := p.knownMember()
+		q := &jsonReader{b: []byte(text)}
+		want, wok := q.memberName()
+		wok = wok && q.byte(':')
+		if !ok {
+			assert.Zero(t, p.i, "%s: read past nothing", text)
+			continue
+		}
+		require.True(t, wok, "knownMember read %s, which memberName and a colon do not", text)
+		assert.Equal(t, string(want), got, text)
+		assert.Equal(t, q.i, p.i, text)
+		assert.NotZero(t, memberBit(got), text)
+	}
+	for _, n := range names {
+		_, ok := (&jsonReader{b: []byte(`"` + n + `":1`)}).knownMember()
+		assert.True(t, ok, "%s is read by knownMember", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 
 	"github.com/lppctl/lppctl/machine"
@@ -81,7 +82,7 @@ func (r *Run) scanWith(dec *decoder, keep bool, each func(*machine.Record) error
 	if err != nil {
 		return nil, fmt.Errorf("cannot read journal: %w", err)
 	}
-	s := &scanner{log: &Log{name: path}, dec: dec, keep: keep, each: each, at: -1}
+	s := &scanner{log: &Log{name: path}, dec: dec, keep: keep, each: each, at: -1, routing: dec.heads && !keep && each == nil}
 	if hasCommit {
 		s.at = c.Size
 	}
@@ -120,8 +121,14 @@ type scanner struct {
 	at    int64  // where the commit record says the committed lines end (-1: none)
 	atCRC uint32 // the chain there
 	atOK  bool   // a line ended there
-	first string // the type of the first entry
-	owner string // the run ID its start marker names
+	// routing reads only what Recover decides on: a plain step line (see
+	// passOver) followed by another is checked but not decoded.
+	routing     bool
+	pending     []byte // the last plain step line passed over, not yet decoded
+	pendingLine int
+	tail        *Entry // the scanner's own entry that holds the last plain step kept (add)
+	first       string // the type of the first entry
+	owner       string // the run ID its start marker names
 }
 
 func (s *scanner) read(rd io.Reader) error {
@@ -139,15 +146,20 @@ func (s *scanner) read(rd io.Reader) error {
 			return fmt.Errorf("cannot read journal: %w", err)
 		}
 		if len(raw) == 0 {
-			return nil
+			return s.flush()
 		}
 		line := s.lines + 1
 		if err == io.EOF { // no newline: a write that did not finish
 			l.Torn, l.TornLine = len(raw), line
-			return nil
+			return s.flush()
 		}
 		text := raw[:len(raw)-1]
-		if len(bytes.TrimSpace(text)) > 0 {
+		if s.routing && s.passOver(text, line, br) {
+			// checked, and its routing set aside (s.pending)
+		} else if len(bytes.TrimSpace(text)) > 0 {
+			if err := s.flush(); err != nil {
+				return err
+			}
 			e, derr := s.dec.decode(text)
 			if derr == nil {
 				derr = s.add(e)
@@ -168,6 +180,74 @@ func (s *scanner) read(rd io.Reader) error {
 			s.atCRC, s.atOK = s.chain, true
 		}
 	}
+}
+
+// passOver checks a line that Recover's reading need not decode: a step
+// line as the journal writes it, with its checksum (the line is as it was
+// written), the next step's number, no answer and no event, that is not the
+// last line. Such a step is kept only as the routing of the last of a run
+// of plain steps (scanner.add): the line is set aside (s.pending) and
+// decoded only if no plain step follows it. Its variables are not read, so
+// a line whose checksum holds but whose JSON does not (it was forged) is an
+// error when Replay reads it, with the same message. It reports false, having
+// done nothing, for any other line.
+func (s *scanner) passOver(text []byte, line int, br *bufio.Reader) bool {
+	const head = `{"type":"step","seq":`
+	if s.first == "" || !bytes.HasPrefix(text, []byte(head)) {
+		return false
+	}
+	seq, i := 0, len(head)
+	for ; i < len(text) && i < len(head)+18 && text[i] >= '0' && text[i] <= '9'; i++ {
+		seq = seq*10 + int(text[i]-'0')
+	}
+	if i == len(head) || text[len(head)] == '0' || seq != s.log.steps+1 {
+		return false
+	}
+	// ,"from":"F","to":"T","via":"V": a via that takes no event.
+	rest := text[i:]
+	for _, member := range []string{`,"from":"`, `","to":"`, `","via":"`} {
+		if !bytes.HasPrefix(rest, []byte(member)) {
+			return false
+		}
+		rest = rest[len(member):]
+		if member != `","via":"` {
+			end := bytes.IndexByte(rest, '"')
+			if end < 0 {
+				return false
+			}
+			rest = rest[end:]
+		}
+	}
+	if tookEvent(string(rest[:min(len(rest), 6)])) || bytes.Contains(rest, []byte(`"input":`)) {
+		return false
+	}
+	// Not the last line: bytes follow it in br's buffer (br.Peek would
+	// refill the buffer, which holds text).
+	if has, err := checkLineCRC(text); !has || err != nil || br.Buffered() == 0 {
+		return false
+	}
+	s.dec.sawCRC = true
+	s.pending, s.pendingLine = append(s.pending[:0], text...), line
+	s.log.steps = seq
+	return true
+}
+
+// flush decodes the plain step line passOver set aside last, if any.
+func (s *scanner) flush() error {
+	if s.pendingLine == 0 {
+		return nil
+	}
+	line := s.pendingLine
+	s.pendingLine = 0
+	s.log.steps--
+	e, err := s.dec.decode(s.pending)
+	if err == nil {
+		err = s.add(e)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read journal: %s:%d: %w", s.log.name, line, err)
+	}
+	return nil
 }
 
 // atEnd reports whether nothing follows in br.
@@ -210,17 +290,37 @@ func (s *scanner) add(e *Entry) error {
 	}
 	// Only the last of a run of plain steps is kept: what matters to resume
 	// is whether a step follows a marker, and which steps took an answer or
-	// an event.
-	if n := len(l.Entries); n > 0 && l.Entries[n-1].Type == EntryStep && l.Entries[n-1].Input == nil && !tookEvent(l.Entries[n-1].Via) {
-		l.Entries[n-1] = e
-	} else {
+	// an event. A step without an answer is kept as its routing, in an
+	// entry of the scanner's own (e may be the decoder's, reused for the
+	// next line), the same one while plain steps follow each other.
+	if e.Input != nil {
+		if s.dec.reuse && e.Record == &s.dec.one.rec { // not so far: fastStep reads no answers
+			e = cloneStep(e)
+		}
 		l.Entries = append(l.Entries, e)
+		l.last, s.tail = e.Record, nil
+		return nil
 	}
-	if e.Input == nil { // the kept entry needs no more than the record's routing
-		e.Record = &machine.Record{Seq: e.Seq, From: e.From, To: e.To, Via: e.Via, Action: e.Action, Start: e.Start, Duration: e.Duration, End: e.End}
-		l.last = e.Record
+	n := len(l.Entries)
+	kept := s.tail
+	if kept == nil || n == 0 || l.Entries[n-1] != kept || tookEvent(kept.Via) {
+		kept = &Entry{Record: &machine.Record{}}
+		l.Entries = append(l.Entries, kept)
 	}
+	rec := kept.Record
+	*kept = *e
+	kept.Record = rec
+	*rec = machine.Record{Seq: e.Seq, From: e.From, To: e.To, Via: e.Via, Action: e.Action, Start: e.Start, Duration: e.Duration, End: e.End}
+	l.last, s.tail = rec, kept
 	return nil
+}
+
+// cloneStep copies a step entry and its record (their maps too).
+func cloneStep(e *Entry) *Entry {
+	c, rec := *e, *e.Record
+	rec.Vars, rec.Appended = maps.Clone(rec.Vars), maps.Clone(rec.Appended)
+	c.Record = &rec
+	return &c
 }
 
 // checkOwner refuses the journal of another run than id (copied over).

@@ -86,7 +86,7 @@ func (rc *Recovery) prepare() error {
 		rc.Notes = append(rc.Notes, fmt.Sprintf("%v; rebuilt it from the journal (%s, %d steps)", run.Rebuilt, meta.Status, meta.Steps))
 	}
 	heads := newDecoder()
-	heads.heads = true
+	heads.heads, heads.reuse = true, true
 	l, err := run.scanWith(heads, false, nil)
 	if err != nil {
 		return fmt.Errorf("cannot resume run %s: %w", id, err)
@@ -156,7 +156,9 @@ func (rc *Recovery) Pause() *machine.PauseError {
 // Replay streams the journal's steps into r (a new run of the run's
 // machine), one at a time, and checks that they are the steps Recover read.
 func (rc *Recovery) Replay(r *machine.Run) error {
-	l, err := rc.Run.ScanJournal(r.Replay)
+	dec := newDecoder()
+	dec.reuse = true // r.Replay keeps no record, nor its vars map
+	l, err := rc.Run.scanWith(dec, false, r.Replay)
 	if err != nil {
 		var re *replayError
 		if errors.As(err, &re) {
