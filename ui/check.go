@@ -24,7 +24,7 @@ const (
 // checkView is a model check's report as the Spec page shows it.
 type checkView struct {
 	Error      string // the check could not run (an invalid spec, a busy checker)
-	Summary    string // "6 states, 9 transitions, depth 2, 3ms"
+	Summary    string // "6 (state, context) pairs, 9 transitions, depth 2, 3ms"
 	Stopped    string // why it stopped early ("" when complete)
 	Passed     bool
 	Properties []propView
@@ -96,7 +96,7 @@ func viewCheck(r *check.CheckReport, rel string, drawURL func(string) string) *c
 	}
 	s := r.Stats
 	v := &checkView{
-		Summary: fmt.Sprintf("%s, %s, depth %d, %s", textx.Count(s.States, "state", "states"), textx.Count(s.Transitions, "transition", "transitions"), s.Depth, s.Duration.Round(time.Millisecond)),
+		Summary: fmt.Sprintf("%s, %s, depth %d, %s", textx.Count(s.States, "(state, context) pair", "(state, context) pairs"), textx.Count(s.Transitions, "transition", "transitions"), s.Depth, s.Duration.Round(time.Millisecond)),
 		Stopped: r.Stopped,
 		Passed:  r.Passed(),
 	}

@@ -84,7 +84,7 @@ func TestSpecPageCheckShowsVerdictsAndCounterexamples(t *testing.T) {
 		t.Fatalf("%d: %s", w.Code, body)
 	}
 	for _, want := range []string{
-		`<p class="err" id="check-summary">a property fails: 3 states, 9 transitions, depth 1, `,
+		`<p class="err" id="check-summary">a property fails: 3 (state, context) pairs, 9 transitions, depth 1, `,
 		`<tr id="prop-deadlock" class="verdict-FAIL"><td><span class="badge v-FAIL">FAIL</span></td><td>no deadlock</td>`,
 		`<td><code>specs/dead.yaml:15:3</code>: state &#34;retry&#34; is stuck: it waits for an event, and no event&#39;s guard holds`,
 		`<b>shortest counterexample (2 steps)</b> <span class="badge drawn">drawn below</span>`,
