@@ -8,6 +8,7 @@ helpers refuse any path that resolves outside the root, onto a protected
 path, or any write at all in a read-only call.
 """
 
+import json
 import os
 import stat
 import sys
@@ -143,3 +144,27 @@ def main_guard(fn):
     except OSError as e:
         print(f"error: {e.strerror or e}", file=sys.stderr)
         return 1
+
+
+def json_main(answer, name, blocked=PermissionError):
+    """Run a JSON-in, JSON-out step: read one JSON object on stdin, print
+    answer(obj) as JSON. An error of type blocked is a refusal to write
+    outside the output folder; an error with a rule (Refusal) is that
+    refusal; any other error is a clear stderr line and exit 1."""
+    try:
+        req = json.loads(sys.stdin.read() or "null")
+        if not isinstance(req, dict):
+            raise ValueError("the input must be a JSON object")
+        res = answer(req)
+    except blocked as e:
+        print(f"[SECURITY BLOCKED] outside-output: {e}", file=sys.stderr)
+        return EXIT_REFUSED
+    except Exception as e:  # ScriptError and Refusal of this module, bad input
+        rule = getattr(e, "rule", None)
+        if rule:
+            print(f"[SECURITY BLOCKED] {rule}: {e}", file=sys.stderr)
+            return EXIT_REFUSED
+        print(f"{name}: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(res))
+    return 0

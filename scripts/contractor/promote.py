@@ -11,13 +11,12 @@ removed first, so the folder holds exactly what this run wrote and checked.
 Both folders must be output/contractor/<name> (the attempt <name>.attempt).
 """
 
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from _lpp_common import EXIT_REFUSED, safe_path  # noqa: E402
+from _lpp_common import safe_path, json_main  # noqa: E402
 from read_step import OUTPUT, attempt_dir, clear  # noqa: E402
 
 
@@ -40,25 +39,5 @@ def answer(req):
     return {"promoted": dst, "files": files}
 
 
-def main():
-    try:
-        req = json.loads(sys.stdin.read() or "null")
-        if not isinstance(req, dict):
-            raise ValueError("the input must be a JSON object")
-        res = answer(req)
-    except PermissionError as e:
-        print(f"[SECURITY BLOCKED] outside-output: {e}", file=sys.stderr)
-        return EXIT_REFUSED
-    except Exception as e:
-        rule = getattr(e, "rule", None)
-        if rule:
-            print(f"[SECURITY BLOCKED] {rule}: {e}", file=sys.stderr)
-            return EXIT_REFUSED
-        print(f"promote.py: {e}", file=sys.stderr)
-        return 1
-    print(json.dumps(res))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(json_main(answer, "promote.py"))

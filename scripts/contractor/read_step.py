@@ -16,13 +16,12 @@ writing every file again. Only a folder output/contractor/<name>.attempt is
 cleared or read.
 """
 
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from _lpp_common import EXIT_REFUSED, safe_path  # noqa: E402
+from _lpp_common import safe_path, json_main  # noqa: E402
 
 MAX_CHARS = 6000
 OUTPUT = "output/contractor"
@@ -76,25 +75,5 @@ def answer(req):
     return {"current": "\n".join(parts), "writes_code": code, "cleared": cleared}
 
 
-def main():
-    try:
-        req = json.loads(sys.stdin.read() or "null")
-        if not isinstance(req, dict):
-            raise ValueError("the input must be a JSON object")
-        res = answer(req)
-    except PermissionError as e:
-        print(f"[SECURITY BLOCKED] outside-output: {e}", file=sys.stderr)
-        return EXIT_REFUSED
-    except Exception as e:
-        rule = getattr(e, "rule", None)
-        if rule:
-            print(f"[SECURITY BLOCKED] {rule}: {e}", file=sys.stderr)
-            return EXIT_REFUSED
-        print(f"read_step.py: {e}", file=sys.stderr)
-        return 1
-    print(json.dumps(res))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(json_main(answer, "read_step.py"))

@@ -22,13 +22,12 @@ are appended to corrections.md in the folder, for review: they are approved
 unless one changed more than a string literal or the layout.
 """
 
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from _lpp_common import EXIT_REFUSED, atomic_write, real_rel, safe_path  # noqa: E402
+from _lpp_common import atomic_write, real_rel, safe_path, json_main  # noqa: E402
 
 OUTPUT = "output/contractor"
 
@@ -90,25 +89,5 @@ def answer(req):
             "execution_log": execution_log, "last_step": last}
 
 
-def main():
-    try:
-        req = json.loads(sys.stdin.read() or "null")
-        if not isinstance(req, dict):
-            raise ValueError("the input must be a JSON object")
-        res = answer(req)
-    except Blocked as e:
-        print(f"[SECURITY BLOCKED] outside-output: {e}", file=sys.stderr)
-        return EXIT_REFUSED
-    except Exception as e:  # ScriptError and Refusal of _lpp_common, bad input
-        rule = getattr(e, "rule", None)
-        if rule:
-            print(f"[SECURITY BLOCKED] {rule}: {e}", file=sys.stderr)
-            return EXIT_REFUSED
-        print(f"write_skill.py: {e}", file=sys.stderr)
-        return 1
-    print(json.dumps(res))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(json_main(answer, "write_skill.py", blocked=Blocked))
