@@ -1,0 +1,282 @@
+package lpp
+
+// The gate translator's attribute access, subscripts, function and method
+// calls (gate.go holds the translator and its operators).
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+func (env *gateEnv) attr(n *gnode) (gout, error) {
+	base, err := env.emit(n.kids[0])
+	if err != nil {
+		return gout{}, err
+	}
+	col := n.opCol[0]
+	switch base.typ {
+	case tEvent:
+		switch n.text {
+		case "payload":
+			return gout{s: env.payload, prec: precAtom, typ: tEvPay}, nil
+		case "name", "type":
+			if env.eventName != "" {
+				return gout{s: strconv.Quote(env.eventName), prec: precAtom, typ: tString}, nil
+			}
+			return gout{s: "event.name", prec: precAtom, typ: tString}, nil
+		}
+		return gout{}, gateErr(col, len([]rune(n.text)), "read event.payload or event.name", "event has no field %q", n.text)
+	case tEvPay:
+		if identRE.MatchString(n.text) && !reservedName(n.text) {
+			return gout{s: base.s + "." + n.text, prec: precAtom, typ: tAny, nils: []string{base.s + "." + n.text}}, nil
+		}
+		x := base.s + "[" + strconv.Quote(n.text) + "]"
+		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}}, nil
+	}
+	switch base.typ {
+	case tObject, tAny, tNone:
+		// lpp: a dict's key (None when missing), None on None.
+		var x string
+		if identRE.MatchString(n.text) && !reservedName(n.text) {
+			x = base.at(precAtom) + "?." + n.text
+		} else {
+			x = base.at(precAtom) + "?.[" + strconv.Quote(n.text) + "]"
+		}
+		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}}, nil
+	}
+	return gout{}, gateErr(col, len([]rune(n.text)), fmt.Sprintf("read a key with x['%s'] or x.get('%s')", n.text, n.text),
+		"attribute access (.%s) is not supported on %s: lpp evaluates it false as well", n.text, typeArticle(base.typ))
+}
+
+func (env *gateEnv) subscript(n *gnode) (gout, error) {
+	base, err := env.valueOf(n.kids[0])
+	if err != nil {
+		return gout{}, err
+	}
+	typ := tAny
+	if base.typ == tString {
+		typ = tString
+	}
+	if n.op == "slice" {
+		env.lppFails(n.opCol[0], 1, "a slice is not in lpp's whitelist")
+		if base.typ != tString && base.typ != tArray && base.typ != tAny {
+			return gout{}, gateErr(n.opCol[0], 1, "", "only a string or a list can be sliced, and this is %s", typeArticle(base.typ))
+		}
+		var lo, hi string
+		for i, k := range n.kids[1:] {
+			if k == nil {
+				continue
+			}
+			o, err := env.valueOf(k)
+			if err != nil {
+				return gout{}, err
+			}
+			if i == 0 {
+				lo = o.at(precCond + 1)
+			} else {
+				hi = o.at(precCond + 1)
+			}
+		}
+		if base.typ == tArray {
+			typ = tArray
+		}
+		return gout{s: base.at(precAtom) + "[" + lo + ":" + hi + "]", prec: precAtom, typ: typ}, nil
+	}
+	idx, err := env.valueOf(n.kids[1])
+	if err != nil {
+		return gout{}, err
+	}
+	if idx.typ == tNone {
+		return gout{}, gateErr(n.kids[1].col, n.kids[1].span, "", "None is not a valid index")
+	}
+	var x string
+	switch base.typ {
+	case tString:
+		env.lppFails(n.opCol[0], 1, "lpp cannot index a string")
+		x = base.at(precAtom) + "[" + idx.s + "]"
+		return gout{s: x, prec: precAtom, typ: typ, nils: base.nils}, nil
+	case tArray:
+		x = "get(" + base.s + ", " + idx.s + ")" // None out of range, and on None
+	default: // a dict's key, None when missing, None on None
+		if k := n.kids[1]; k.op == "str" && identRE.MatchString(k.text) && !reservedName(k.text) {
+			x = base.at(precAtom) + "?." + k.text
+		} else {
+			x = base.at(precAtom) + "?.[" + idx.s + "]"
+		}
+	}
+	return gout{s: x, prec: precAtom, typ: typ, nils: []string{x}}, nil
+}
+
+// functions maps the Python builtins a gate may call to expr's, with their
+// result type and number of arguments (-1: one or more).
+var functions = map[string]struct {
+	expr string
+	typ  string
+	args int
+}{
+	"len":   {"len", tInteger, 1},
+	"abs":   {"abs", tNumber, 1},
+	"min":   {"min", tNumber, -1},
+	"max":   {"max", tNumber, -1},
+	"str":   {"string", tString, 1},
+	"int":   {"int", tInteger, 1},
+	"float": {"float", tNumber, 1},
+	"sum":   {"sum", tNumber, 1},
+	"round": {"round", tNumber, 1},
+	"any":   {"any", tBool, 1},
+	"all":   {"all", tBool, 1},
+}
+
+func (env *gateEnv) call(n *gnode) (gout, error) {
+	fn := n.kids[0]
+	if fn.op != "name" {
+		return gout{}, gateErr(n.opCol[0], 1, "", "only functions can be called")
+	}
+	f, ok := functions[fn.text]
+	if !ok {
+		names := make([]string, 0, len(functions))
+		for k := range functions {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return gout{}, gateErr(fn.col, fn.span, cmp.Or(machine.DidYouMeanHint(fn.text, names), "use a compute gate for anything else"),
+			"function %s() is not supported in a gate (supported: %s)", fn.text, strings.Join(names, ", "))
+	}
+	args := n.kids[1:]
+	if f.args >= 0 && len(args) != f.args || f.args < 0 && len(args) == 0 {
+		return gout{}, gateErr(fn.col, fn.span, "", "%s() takes %s, not %d", fn.text, plural(max(f.args, 1), "argument"), len(args))
+	}
+	parts := make([]string, len(args))
+	typ := f.typ
+	var nils []string
+	for i, a := range args {
+		o, err := env.valueOf(a)
+		if err != nil {
+			return gout{}, err
+		}
+		if fn.text == "len" && o.typ != tString && o.typ != tArray && o.typ != tObject && o.typ != tAny && o.typ != tEvPay {
+			return gout{}, gateErr(a.col, max(a.span, 1), "", "len() needs a string, a list or a dict, and this is %s", typeArticle(o.typ))
+		}
+		if (fn.text == "min" || fn.text == "max" || fn.text == "abs") && len(args) == 1 && o.typ == tInteger {
+			typ = tInteger
+		}
+		parts[i] = o.s
+		if fn.text == "str" {
+			nils = append(nils, o.nils...)
+		} else {
+			env.failsUnless(o.nils) // len(None) fails in lpp: the gate is false
+		}
+	}
+	switch fn.text {
+	case "any", "all":
+		return gout{s: f.expr + "(" + parts[0] + " ?? [], " + pyTruthy("#") + ")", prec: precAtom, typ: tBool, bool: true}, nil
+	}
+	return gout{s: f.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: typ, nils: nils}, nil
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+// methods maps the Python methods a gate may call to expr functions:
+// name → function, result type, arguments after the receiver.
+var methods = map[string]struct {
+	expr string
+	typ  string
+	args int
+}{
+	"startswith": {"hasPrefix", tBool, 1},
+	"endswith":   {"hasSuffix", tBool, 1},
+	"lower":      {"lower", tString, 0},
+	"upper":      {"upper", tString, 0},
+	"strip":      {"trim", tString, 0},
+	"keys":       {"keys", tArray, 0},
+	"values":     {"values", tArray, 0},
+}
+
+func (env *gateEnv) method(n *gnode) (gout, error) {
+	recv, err := env.emit(n.kids[0])
+	if err != nil {
+		return gout{}, err
+	}
+	if recv.typ == tEvent {
+		return gout{}, gateErr(n.kids[0].col, 5, "read event.payload.NAME or event.payload.get('NAME')", "event has no method %s()", n.text)
+	}
+	if recv, err = value(recv, n.kids[0]); err != nil {
+		return gout{}, err
+	}
+	args := n.kids[1:]
+	col := n.opCol[0] - len([]rune(n.text))
+	env.lppFails(col, len([]rune(n.text)), "a method call ("+n.text+"()) is not in lpp's whitelist")
+	if n.text == "get" {
+		return env.get(recv, args, n, col)
+	}
+	m, ok := methods[n.text]
+	if !ok {
+		names := []string{"get"}
+		for k := range methods {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return gout{}, gateErr(col, len([]rune(n.text)), cmp.Or(machine.DidYouMeanHint(n.text, names), "use a compute gate for anything else"),
+			"method %s() is not supported in a gate (supported: %s)", n.text, strings.Join(names, ", "))
+	}
+	if len(args) != m.args {
+		return gout{}, gateErr(col, len([]rune(n.text)), "", "%s() takes %s here, not %d", n.text, plural(m.args, "argument"), len(args))
+	}
+	parts := []string{recv.s}
+	for _, a := range args {
+		o, err := env.valueOf(a)
+		if err != nil {
+			return gout{}, err
+		}
+		parts = append(parts, o.s)
+	}
+	x := m.expr + "(" + strings.Join(parts, ", ") + ")"
+	if m.typ == tBool {
+		return gout{s: guarded(recv.nils, x), prec: precAtom, typ: tBool, bool: true}, nil
+	}
+	return gout{s: x, prec: precAtom, typ: m.typ, nils: recv.nils}, nil
+}
+
+// get translates d.get(k) to d?.k (nil when the key is missing or d is
+// None) and d.get(k, default) to (d?.k ?? default).
+func (env *gateEnv) get(recv gout, args []*gnode, n *gnode, col int) (gout, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return gout{}, gateErr(col, 3, "", "get() takes 1 or 2 arguments, not %d", len(args))
+	}
+	switch recv.typ {
+	case tString, tArray, tNumber, tInteger, tBool, tNone:
+		return gout{}, gateErr(col, 3, "", "get() is a dict method, and this is %s", typeArticle(recv.typ))
+	}
+	key, err := env.valueOf(args[0])
+	if err != nil {
+		return gout{}, err
+	}
+	var s string
+	if args[0].op == "str" && identRE.MatchString(args[0].text) && !reservedName(args[0].text) {
+		s = recv.at(precAtom) + "?." + args[0].text
+	} else {
+		s = recv.at(precAtom) + "?.[" + key.s + "]"
+	}
+	if len(args) == 1 {
+		return gout{s: s, prec: precAtom, typ: tAny, nils: []string{s}}, nil
+	}
+	def, err := env.valueOf(args[1])
+	if err != nil {
+		return gout{}, err
+	}
+	typ := tAny
+	if def.typ != tNone {
+		typ = def.typ
+	}
+	return gout{s: "(" + s + " ?? " + def.at(precAtom) + ")", prec: precAtom, typ: typ}, nil
+}

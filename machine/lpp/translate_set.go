@@ -1,0 +1,216 @@
+package lpp
+
+// The translation of a transition's actions and payloads: set targets and
+// values, payload fields and their types, literals (translate.go holds the
+// translator, its states and transitions).
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// handled reports whether some transition of the blueprint takes event e.
+func (tr *translator) handled(e string) bool {
+	return slices.ContainsFunc(tr.bp.Transitions, func(t *Transition) bool { return t.Event == e })
+}
+
+// readField records a payload field a helper state reads (src is a
+// value_from or map source), to be captured and declared.
+func (tr *translator) readField(e, src, lppType string) {
+	if f, ok := strings.CutPrefix(src, "event.payload."); ok {
+		tr.addField(e, f, cmp.Or(lppType, tr.types[f]))
+	}
+}
+
+func readsPayload(a *Action) bool {
+	if strings.HasPrefix(a.ValueFrom, "event.") {
+		return true
+	}
+	for _, kv := range append(slices.Clone(a.InputMap), a.PayloadMap...) {
+		if strings.HasPrefix(kv.Value, "event.") {
+			return true
+		}
+	}
+	return false
+}
+
+// ref translates a value_from / input_map reference: a context name or
+// event.payload.X (read from payload).
+func (tr *translator) ref(s, payload string) string {
+	if f, ok := strings.CutPrefix(s, "event.payload."); ok {
+		if payload == "event.payload" {
+			return "event.payload." + f
+		}
+		return payload + "?." + f
+	}
+	if s == "event.payload" {
+		return payload
+	}
+	if root, rest, ok := strings.Cut(s, "."); ok { // a dotted path: None as soon as a key is missing
+		return root + "?." + strings.Join(strings.Split(rest, "."), "?.")
+	}
+	return s
+}
+
+// setEntry is the set: entry of a set action. A dotted target (o.k)
+// writes into the map o, creating it and its nested maps as lpp does.
+func (tr *translator) setEntry(a *Action, payload, e string) kvExpr {
+	v := tr.setValue(a, payload, e)
+	root, rest, ok := strings.Cut(a.Target, ".")
+	if !ok {
+		return kvExpr{a.Target, v}
+	}
+	return kvExpr{root, putPath(root, strings.Split(rest, "."), v)}
+}
+
+// putPath is an expression for the map m with keys[0]…keys[n-1] (nested)
+// set to v.
+func putPath(m string, keys []string, v string) string {
+	inner := v
+	if len(keys) > 1 {
+		inner = putPath("("+m+")?.["+strconv.Quote(keys[0])+"]", keys[1:], v)
+	}
+	return "fromPairs(concat(toPairs(" + m + " ?? {}), [[" + strconv.Quote(keys[0]) + ", " + inner + "]]))"
+}
+
+func (tr *translator) setValue(a *Action, payload, e string) string {
+	if a.ValueFrom != "" {
+		v := tr.ref(a.ValueFrom, payload)
+		f, isField := strings.CutPrefix(a.ValueFrom, "event.payload.")
+		if isField && payload == "event.payload" {
+			tr.addField(e, f, tr.types[a.Target])
+		}
+		if isField && tr.types[a.Target] != "" {
+			if ft := tr.fieldType(e, f); ft != "" && ft != cmpOr(specTypes[tr.types[a.Target]], "string") {
+				// lppctl's payload fields have one type; lpp stores whatever the field holds.
+				tr.warn(machine.Diagnostic{Severity: machine.SevWarning, File: tr.bp.File, Pos: a.Pos, Span: len([]rune(a.ID)) + 2,
+					Msg:  fmt.Sprintf("action %q stores payload field %q of event %q, a %s where an earlier action stores it, into %q, %s: lppctl stores null (lpp stores the value as it is)", a.ID, f, tr.bp.Spelling(e), ft, tr.bp.Spelling(a.Target), typeArticle(tr.types[a.Target])),
+					Hint: "store the field into properties of one type"})
+				return "nil"
+			}
+		}
+		if p := tr.bp.Property(a.Target); isField && p != nil && stringEnum(p) != "" {
+			if _, seen := tr.fieldEnum[e+"/"+f]; !seen {
+				tr.fieldEnum[e+"/"+f] = stringEnum(p) // the values check sends
+			}
+		}
+		return v
+	}
+	return exprLiteral(a.Value)
+}
+
+// payloadFields records the payload fields an expression reads.
+func (tr *translator) payloadFields(e, x, typ string) {
+	guess := map[string]string{} // the first use that tells the type, over every read
+	var order []string
+	for _, m := range payloadRefRE.FindAllStringSubmatchIndex(x, -1) {
+		f := x[m[2]:m[3]]
+		if _, seen := guess[f]; !seen {
+			order = append(order, f)
+		}
+		guess[f] = cmp.Or(guess[f], usedAs(x[m[1]:]))
+	}
+	for _, f := range order {
+		tr.addField(e, f, cmp.Or(typ, tr.types[f], guess[f]))
+	}
+}
+
+var (
+	usedAsBool   = regexp.MustCompile(`^ ?[!=]= ?(true|false)\b`)
+	usedAsNumber = regexp.MustCompile(`^ ?([<>!=]=?|[-+*/%]) ?[-0-9(]`)
+)
+
+// usedAs guesses the L++ type of a payload field no property names from
+// what follows it in a guard ("" when nothing tells).
+func usedAs(after string) string {
+	switch {
+	case usedAsBool.MatchString(after):
+		return "boolean"
+	case usedAsNumber.MatchString(after):
+		return "number"
+	}
+	return ""
+}
+
+func (tr *translator) addField(e, f, lppType string) {
+	if len(f) > maxName { // too long for a YAML key: validation names it
+		return
+	}
+	if slices.ContainsFunc(tr.fields[e], func(kv kvExpr) bool { return kv.k == f }) {
+		return
+	}
+	tr.fields[e] = append(tr.fields[e], kvExpr{f, cmpOr(specTypes[lppType], "string")})
+}
+
+// warn records a warning of the translation, once.
+func (tr *translator) warn(d machine.Diagnostic) {
+	if !slices.ContainsFunc(tr.warnings, func(w machine.Diagnostic) bool { return w.Msg == d.Msg && w.Pos == d.Pos }) {
+		tr.warnings = append(tr.warnings, d)
+	}
+}
+
+// fieldType is the spec type of payload field f of event e ("" when it
+// is not declared yet).
+func (tr *translator) fieldType(e, f string) string {
+	for _, kv := range tr.fields[e] {
+		if kv.k == f {
+			return kv.v
+		}
+	}
+	return ""
+}
+
+// specTypes maps L++ property types to lppctl's.
+var specTypes = map[string]string{"string": "string", "number": "float", "integer": "int", "boolean": "bool", "array": "list", "object": "map"}
+
+// exprLiteral writes a JSON value as an expr literal.
+func exprLiteral(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "nil"
+	case string:
+		return strconv.Quote(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case json.Number:
+		return x.String()
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = exprLiteral(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = strconv.Quote(k) + ": " + exprLiteral(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// specName is the spec's name: the blueprint's id, else its file name.
+func specName(bp *Blueprint) string {
+	n := sanitize(cmpOr(bp.ID, strings.TrimSuffix(filepath.Base(bp.File), filepath.Ext(bp.File))))
+	if n == "" || n == "_" {
+		return "blueprint"
+	}
+	return n
+}
