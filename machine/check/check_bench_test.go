@@ -8,22 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
-
-// checkRegistry holds the built-in actions and the actions the check tests
-// use: pick writes dir (an enum), and, for the seeded-defect corpus, count
-// writes n (an int), flag writes ok (a bool), label writes name (a string).
-func checkRegistry() *machine.Registry {
-	reg := machine.NewBuiltinRegistry()
-	noop := func(context.Context, *machine.Call) error { return nil }
-	reg.MustRegister(machine.Action{Name: "pick", Run: noop, Writes: []machine.VarSpec{{Name: "dir", Type: machine.TypeString}}})
-	reg.MustRegister(machine.Action{Name: "count", Run: noop, Writes: []machine.VarSpec{{Name: "n", Type: machine.TypeInt}}})
-	reg.MustRegister(machine.Action{Name: "flag", Run: noop, Writes: []machine.VarSpec{{Name: "ok", Type: machine.TypeBool}}})
-	reg.MustRegister(machine.Action{Name: "label", Run: noop, Writes: []machine.VarSpec{{Name: "name", Type: machine.TypeString}}})
-	return reg
-}
 
 // genCheckSpec generates a spec of states states and counters counters, each
 // counter in [0, top]: in state s_i, the pick action chooses a direction; up
@@ -60,7 +47,7 @@ func genCheckSpec(states, counters, top int) string {
 //
 //	go test ./machine -run '^$' -bench BenchmarkCheckGenerated -benchtime 3x
 func BenchmarkCheckGenerated(b *testing.B) {
-	m := compileSpec(b, genCheckSpec(50, 6, 3), checkRegistry())
+	m := spectest.Compile(b, genCheckSpec(50, 6, 3), spectest.Registry())
 	b.ReportAllocs()
 	b.ResetTimer()
 	var states int

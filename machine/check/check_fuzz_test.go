@@ -8,6 +8,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/internal/spectest"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -22,7 +23,7 @@ func FuzzModelCheck(f *testing.F) {
 			f.Add(src)
 		}
 	}
-	reg := checkRegistry()
+	reg := spectest.Registry()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		spec, diags := validate.Check("fuzz.yaml", src, reg, validate.WithoutFiles())
 		if spec == nil || diags.HasErrors() {

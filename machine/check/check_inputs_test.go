@@ -10,6 +10,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
 // routerSpec branches on two variables a caller sets: mode picks the branch,
@@ -59,7 +60,7 @@ func TestModelCheckStartsFromTheValuesGiven(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := compileSpec(t, tt.src, nil)
+			m := spectest.Compile(t, tt.src, nil)
 			if err := tt.opts.Validate(m.Spec()); err != nil {
 				t.Fatalf("Validate: %v", err)
 			}
@@ -81,7 +82,7 @@ func TestModelCheckStartsFromTheValuesGiven(t *testing.T) {
 			if first != nil && !reflect.DeepEqual(first.Inputs, tt.inputs) {
 				t.Errorf("counterexample inputs = %v, want %v", first.Inputs, tt.inputs)
 			}
-			checkGoldenFile(t, filepath.Join("testdata", "check_inputs", filepath.Base(t.Name())+".golden"), []byte(report))
+			spectest.Golden(t, filepath.Join("testdata", "check_inputs", filepath.Base(t.Name())+".golden"), []byte(report))
 		})
 	}
 }
@@ -90,7 +91,7 @@ func TestModelCheckStartsFromTheValuesGiven(t *testing.T) {
 // cannot take are refused, with what to do.
 func TestCheckOptionsValidateNamesWhatIsWrong(t *testing.T) {
 	src := strings.Replace(routerSpec, "n: {type: int, default: 1}", "n: {type: int, default: 1, range: [0, 3]}", 1)
-	spec := compileSpec(t, src, nil).Spec()
+	spec := spectest.Compile(t, src, nil).Spec()
 	tests := []struct {
 		name string
 		opts check.CheckOptions

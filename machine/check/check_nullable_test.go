@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"context"
+	"github.com/lppctl/lppctl/machine/internal/spectest"
 	"testing"
 
 	"github.com/lppctl/lppctl/machine/check"
@@ -36,7 +37,7 @@ states:
     final: true
     final_requires: {named: name != nil}
 `
-			m := compileSpec(t, src, checkRegistry())
+			m := spectest.Compile(t, src, spectest.Registry())
 			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			for _, p := range r.Properties {
 				want := check.Pass

@@ -2,7 +2,6 @@ package check_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,30 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
-	"github.com/lppctl/lppctl/machine/validate"
+	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
-
-// checkSpecFile validates and compiles a spec file against the check
-// registry, failing the test on any diagnostic.
-func checkSpecFile(t testing.TB, file string) *machine.Machine {
-	t.Helper()
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := checkRegistry()
-	spec, diags := validate.Check(filepath.Base(file), src, reg, validate.WithoutFiles())
-	if diags.HasErrors() {
-		t.Fatalf("%s is invalid:\n%s", file, diags.PrettyAll(src))
-	}
-	m, err := machine.Compile(spec, reg)
-	if err != nil {
-		t.Fatalf("compile %s: %v", file, err)
-	}
-	return m
-}
 
 // declaredFailures reads the "# fails: a, b" header line of a corpus spec.
 func declaredFailures(t *testing.T, file string) []string {
@@ -69,7 +47,7 @@ func TestCheckCorpusFindsSeededDefects(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			m := checkSpecFile(t, file)
+			m := spectest.SpecFile(t, file)
 			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			var failed []string
 			for _, p := range r.Properties {
@@ -84,33 +62,15 @@ func TestCheckCorpusFindsSeededDefects(t *testing.T) {
 			if !r.Complete || r.Unknowns() > 0 {
 				t.Errorf("the check did not complete: %s", r.Stopped)
 			}
-			checkGoldenFile(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(r.Format(check.FormatOptions{NoTimes: true})))
+			spectest.Golden(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(r.Format(check.FormatOptions{NoTimes: true})))
 		})
-	}
-}
-
-// checkGoldenFile compares got with a golden file, or rewrites it with -update.
-func checkGoldenFile(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("cannot read golden file (run with -update to create it): %v", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
 
 // TestModelCheckStoppedEarlyDecidesNothingItDidNotSee: a check stopped by
 // MaxStates reports UNKNOWN, never a trap at the pair it was expanding.
 func TestModelCheckStoppedEarlyDecidesNothingItDidNotSee(t *testing.T) {
-	m := compileSpec(t, `lpp: 1
+	m := spectest.Compile(t, `lpp: 1
 name: long
 limits: {max_transitions: 1000}
 context:
@@ -154,7 +114,7 @@ states:
 // TestModelCheckInterruptedIsPartial: a cancelled context stops the check
 // with UNKNOWN verdicts and statistics of what was explored.
 func TestModelCheckInterruptedIsPartial(t *testing.T) {
-	m := compileSpec(t, genCheckSpec(20, 4, 3), checkRegistry())
+	m := spectest.Compile(t, genCheckSpec(20, 4, 3), spectest.Registry())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := check.ModelCheck(ctx, m, check.CheckOptions{})
@@ -203,7 +163,7 @@ states:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := compileSpec(t, tt.src, checkRegistry())
+			m := spectest.Compile(t, tt.src, spectest.Registry())
 			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			if r.Stats.States != tt.states {
 				t.Errorf("explored %d states, want %d\n%s", r.Stats.States, tt.states, r.Format(check.FormatOptions{NoTimes: true}))
@@ -254,7 +214,7 @@ states:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := compileSpec(t, tt.src, checkRegistry())
+			m := spectest.Compile(t, tt.src, spectest.Registry())
 			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			for _, p := range r.Properties {
 				if p.Property != check.PropInvariants {
@@ -284,7 +244,7 @@ states:
 		budget int
 		want   check.Verdict
 	}{{2, check.Pass}, {1, check.Fail}} {
-		m := compileSpec(t, fmt.Sprintf(spec, tt.budget), nil)
+		m := spectest.Compile(t, fmt.Sprintf(spec, tt.budget), nil)
 		r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 		if got := r.Property(check.PropBounds).Verdict; got != tt.want {
 			t.Errorf("max_transitions %d: bounds %v, want %v\n%s", tt.budget, got, tt.want, r.Format(check.FormatOptions{NoTimes: true}))

@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"github.com/lppctl/lppctl/machine/internal/spectest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestExportTLAGolden(t *testing.T) {
 		"trap_after_event",
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := checkSpecFile(t, filepath.Join("testdata", "check", name+".yaml"))
+			m := spectest.SpecFile(t, filepath.Join("testdata", "check", name+".yaml"))
 			mod, err := export.ExportTLA(m)
 			if err != nil {
 				t.Fatal(err)
@@ -30,8 +31,8 @@ func TestExportTLAGolden(t *testing.T) {
 				t.Errorf("module name %q, want %q", mod.Name, name)
 			}
 			checkTLAShape(t, mod)
-			checkGoldenFile(t, filepath.Join("testdata", "tla", name+".tla"), mod.Module)
-			checkGoldenFile(t, filepath.Join("testdata", "tla", name+".cfg"), mod.Config)
+			spectest.Golden(t, filepath.Join("testdata", "tla", name+".tla"), mod.Module)
+			spectest.Golden(t, filepath.Join("testdata", "tla", name+".cfg"), mod.Config)
 		})
 	}
 }
@@ -65,7 +66,7 @@ func TestExportTLARefusesWhatTLCCannotEvaluate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := compileSpec(t, head+tt.body, nil)
+			m := spectest.Compile(t, head+tt.body, nil)
 			_, err := export.ExportTLA(m)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error:\n%v\nwant:\n%s", err, tt.want)
@@ -77,7 +78,7 @@ func TestExportTLARefusesWhatTLCCannotEvaluate(t *testing.T) {
 // TestExportTLARefusesFloats: TLC has no floats, so a float variable is an
 // error at its type.
 func TestExportTLARefusesFloats(t *testing.T) {
-	m := compileSpec(t, "lpp: 1\nname: t\ncontext:\n  score: {type: float, default: 0.5}\ninitial: a\nstates:\n  a: {final: true}\n", nil)
+	m := spectest.Compile(t, "lpp: 1\nname: t\ncontext:\n  score: {type: float, default: 0.5}\ninitial: a\nstates:\n  a: {final: true}\n", nil)
 	_, err := export.ExportTLA(m)
 	want := `test.yaml:4:17: cannot export to TLA+: context variable "score" is a float, and TLC has no floats; make it an int (e.g. hundredths)`
 	if err == nil || err.Error() != want {

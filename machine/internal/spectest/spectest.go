@@ -1,7 +1,8 @@
-package export_test
-
-// Helpers shared with machine/check's tests (copied from there: a test
-// helper cannot be imported across packages).
+// Package spectest holds the test helpers that the tests of machine's stage
+// packages (check, export) share: compiling a spec from text or from a file
+// of the corpus, the registry of the check corpus's actions, and golden
+// files. Only tests import it.
+package spectest
 
 import (
 	"context"
@@ -14,15 +15,32 @@ import (
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
-// checkSpecFile validates and compiles a spec file against the check
-// registry, failing the test on any diagnostic.
-func checkSpecFile(t testing.TB, file string) *machine.Machine {
+// Compile parses src and compiles it against reg (built-ins when nil).
+func Compile(t testing.TB, src string, reg *machine.Registry) *machine.Machine {
+	t.Helper()
+	spec, diags := machine.Parse("test.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatalf("parse: %v", diags.Err())
+	}
+	if reg == nil {
+		reg = machine.NewBuiltinRegistry()
+	}
+	m, err := machine.Compile(spec, reg)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	return m
+}
+
+// SpecFile validates and compiles a spec file against Registry, failing
+// the test on any diagnostic.
+func SpecFile(t testing.TB, file string) *machine.Machine {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := checkRegistry()
+	reg := Registry()
 	spec, diags := validate.Check(filepath.Base(file), src, reg, validate.WithoutFiles())
 	if diags.HasErrors() {
 		t.Fatalf("%s is invalid:\n%s", file, diags.PrettyAll(src))
@@ -34,10 +52,10 @@ func checkSpecFile(t testing.TB, file string) *machine.Machine {
 	return m
 }
 
-// checkRegistry holds the built-in actions and the actions the check tests
-// use: pick writes dir (an enum), and, for the seeded-defect corpus, count
+// Registry holds the built-in actions and the actions the check corpus
+// uses: pick writes dir (an enum), and, for the seeded-defect corpus, count
 // writes n (an int), flag writes ok (a bool), label writes name (a string).
-func checkRegistry() *machine.Registry {
+func Registry() *machine.Registry {
 	reg := machine.NewBuiltinRegistry()
 	noop := func(context.Context, *machine.Call) error { return nil }
 	reg.MustRegister(machine.Action{Name: "pick", Run: noop, Writes: []machine.VarSpec{{Name: "dir", Type: machine.TypeString}}})
@@ -47,9 +65,9 @@ func checkRegistry() *machine.Registry {
 	return reg
 }
 
-// checkGoldenFile compares got with a golden file, or rewrites it with -update.
-// checkGoldenFile compares got with the golden file, or rewrites it with -update.
-func checkGoldenFile(t *testing.T, path string, got []byte) {
+// Golden compares got with the golden file path, or rewrites it when the
+// test binary runs with -update.
+func Golden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -64,21 +82,4 @@ func checkGoldenFile(t *testing.T, path string, got []byte) {
 	if string(want) != string(got) {
 		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
-}
-
-// compileSpec parses src and compiles it against reg (built-ins when nil).
-func compileSpec(t testing.TB, src string, reg *machine.Registry) *machine.Machine {
-	t.Helper()
-	spec, diags := machine.Parse("test.yaml", []byte(src))
-	if diags.HasErrors() {
-		t.Fatalf("parse: %v", diags.Err())
-	}
-	if reg == nil {
-		reg = machine.NewBuiltinRegistry()
-	}
-	m, err := machine.Compile(spec, reg)
-	if err != nil {
-		t.Fatalf("compile: %v", err)
-	}
-	return m
 }
