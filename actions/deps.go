@@ -100,6 +100,7 @@ type Deps struct {
 
 	registry *machine.Registry // the registry the actions are in (Register), for spec.validate and spec.run
 	chain    []string          // spec.run: the spec files of the parent runs, outermost first (empty at the top)
+	sets     []ActionSet       // the action sets of the registry (Register), a child run's too
 }
 
 func (d *Deps) getenv(k string) string {

@@ -73,7 +73,7 @@ func newHumanRun(t *testing.T, in string, opts ...machine.RunOption) (*machine.R
 		Model: script, Interactive: in != "", In: strings.NewReader(in), Out: &out, Editor: editor, RunID: "run1",
 		Now: fixedNow}
 	reg := machine.NewBuiltinRegistry()
-	if err := Register(reg, d); err != nil {
+	if err := Register(reg, d, GeneralActions, Actions); err != nil {
 		t.Fatal(err)
 	}
 	spec, diags := machine.Parse(filepath.Join(d.SpecDir, "human.yaml"), []byte(humanSpec)) // its templates are in specs/prompts

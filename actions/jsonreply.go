@@ -2,6 +2,7 @@ package actions
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -175,4 +176,71 @@ func describeJSON(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// extractObject finds the JSON object in a reply: the whole reply, else a
+// fenced block holding an object, else the first {...} in the text that is
+// a JSON object — those having the key want first, so prose with braces
+// around the answer, or a draft before it, does not hide it.
+func extractObject(reply, want string) (string, error) {
+	s := strings.TrimSpace(reply)
+	if s == "" {
+		return "", errors.New("the reply is empty; answer with one JSON object")
+	}
+	var cands []string
+	// add records a candidate and reports whether it is the answer.
+	add := func(c string) bool {
+		cands = append(cands, c)
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(c), &m) != nil {
+			return false
+		}
+		_, ok := m[want]
+		return ok || want == ""
+	}
+	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) && add(s) {
+		return s, nil
+	}
+	for rest := s; ; {
+		i := strings.Index(rest, "```")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+3:]
+		nl := strings.IndexByte(rest, '\n')
+		if nl < 0 {
+			break
+		}
+		body := rest[nl+1:]
+		j := strings.Index(body, "```")
+		if j < 0 {
+			j = len(body)
+		}
+		if block := strings.TrimSpace(body[:j]); strings.HasPrefix(block, "{") && json.Valid([]byte(block)) && add(block) {
+			return block, nil
+		}
+		if j == len(body) {
+			break
+		}
+		rest = body[j+3:]
+	}
+	for i, tries := 0, 0; i < len(s) && tries < 500; i++ {
+		if s[i] != '{' {
+			continue
+		}
+		tries++
+		dec := json.NewDecoder(strings.NewReader(s[i:]))
+		var v json.RawMessage
+		if dec.Decode(&v) == nil && add(string(v)) {
+			return string(v), nil
+		}
+	}
+	if len(cands) > 0 {
+		return cands[0], nil
+	}
+	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
+	if i < 0 || j < i {
+		return "", errors.New("the reply holds no JSON object; answer with one JSON object and nothing else")
+	}
+	return s[i : j+1], nil
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -123,49 +122,6 @@ func (d *Deps) toolDefs(readOnly bool) ([]llm.Tool, error) {
 		out[i] = llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
 	}
 	return out, nil
-}
-
-// baseData fills what every prompt may use: L1, tools, scripts and the skill.
-func (d *Deps) baseData() (*promptData, error) {
-	gw, err := d.gateway()
-	if err != nil {
-		return nil, err
-	}
-	data := &promptData{ToolDocs: gw.ToolDocs()}
-	data.Scripts, _ = gw.Scripts()
-	data.Global, err = d.globalContext()
-	if err != nil {
-		return nil, err
-	}
-	doc, err := d.openSkill()
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the skill: %w", err)
-	}
-	data.Skill, data.SkillName, data.doc = doc.Text, doc.Name, doc
-	data.SkillDir = d.relToRoot(d.skillDir())
-	return data, nil
-}
-
-// globalContext reads L1 (claude.md). A missing default file gives a short
-// placeholder; a missing file named with --claude-md is an error.
-func (d *Deps) globalContext() (string, error) {
-	path := d.ClaudeMD
-	explicit := path != ""
-	if !explicit {
-		path = filepath.Join(d.root(), "claude.md")
-	} else if !filepath.IsAbs(path) {
-		if _, err := os.Stat(path); err != nil {
-			path = d.rootPath(path)
-		}
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if !explicit && os.IsNotExist(err) {
-			return "(no claude.md in the project root)", nil
-		}
-		return "", fmt.Errorf("cannot read the global context (L1): %w", err)
-	}
-	return strings.TrimSpace(string(b)), nil
 }
 
 func (d *Deps) relToRoot(p string) string {

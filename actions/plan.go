@@ -284,24 +284,6 @@ func L2Key(k string) string {
 	return key
 }
 
-// jsonText renders a decoded JSON value as text: a string as it is, null as
-// "", anything else as its compact JSON.
-func jsonText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return ""
-	case json.Number:
-		return x.String()
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return strings.TrimSpace(b.String())
-}
-
 // jsonProblem says what is wrong with a JSON value in the model's terms.
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
@@ -336,73 +318,6 @@ func article(kind string) string {
 	return kind
 }
 
-// extractObject finds the JSON object in a reply: the whole reply, else a
-// fenced block holding an object, else the first {...} in the text that is
-// a JSON object — those having the key want first, so prose with braces
-// around the answer, or a draft before it, does not hide it.
-func extractObject(reply, want string) (string, error) {
-	s := strings.TrimSpace(reply)
-	if s == "" {
-		return "", errors.New("the reply is empty; answer with one JSON object")
-	}
-	var cands []string
-	// add records a candidate and reports whether it is the answer.
-	add := func(c string) bool {
-		cands = append(cands, c)
-		var m map[string]json.RawMessage
-		if json.Unmarshal([]byte(c), &m) != nil {
-			return false
-		}
-		_, ok := m[want]
-		return ok || want == ""
-	}
-	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) && add(s) {
-		return s, nil
-	}
-	for rest := s; ; {
-		i := strings.Index(rest, "```")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+3:]
-		nl := strings.IndexByte(rest, '\n')
-		if nl < 0 {
-			break
-		}
-		body := rest[nl+1:]
-		j := strings.Index(body, "```")
-		if j < 0 {
-			j = len(body)
-		}
-		if block := strings.TrimSpace(body[:j]); strings.HasPrefix(block, "{") && json.Valid([]byte(block)) && add(block) {
-			return block, nil
-		}
-		if j == len(body) {
-			break
-		}
-		rest = body[j+3:]
-	}
-	for i, tries := 0, 0; i < len(s) && tries < 500; i++ {
-		if s[i] != '{' {
-			continue
-		}
-		tries++
-		dec := json.NewDecoder(strings.NewReader(s[i:]))
-		var v json.RawMessage
-		if dec.Decode(&v) == nil && add(string(v)) {
-			return string(v), nil
-		}
-	}
-	if len(cands) > 0 {
-		return cands[0], nil
-	}
-	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
-	if i < 0 || j < i {
-		return "", errors.New("the reply holds no JSON object; answer with one JSON object and nothing else")
-	}
-	return s[i : j+1], nil
-}
-
 // Table renders the plan for a person.
 func (p *SkillPlan) Table() string {
 	var b bytes.Buffer
@@ -425,12 +340,4 @@ func (p *SkillPlan) Table() string {
 	}
 	tw.Flush()
 	return b.String()
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

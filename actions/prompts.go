@@ -3,11 +3,11 @@ package actions
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -51,13 +51,6 @@ type promptData struct {
 // CompleteMark starts the optimizer's final reply of a step.
 const CompleteMark = "[ATTEMPTS_COMPLETE]"
 
-var tmplFuncs = template.FuncMap{
-	"join":  strings.Join,
-	"trim":  strings.TrimSpace,
-	"inc":   func(i int) int { return i + 1 },
-	"lines": func(s []string) string { return strings.Join(s, "\n") },
-}
-
 // render loads the template file name (relative to the spec's folder, else
 // the project root) and executes it.
 func (d *Deps) render(name string, data *promptData) (string, error) {
@@ -88,40 +81,45 @@ func (d *Deps) render(name string, data *promptData) (string, error) {
 	return strings.TrimSpace(b.String()) + "\n", nil
 }
 
-func (d *Deps) findTemplate(name string) (string, error) {
-	if len(d.Pinned) > 0 && filepath.IsLocal(filepath.FromSlash(name)) {
-		// A run's pinned templates (the Temporal engine's) were read inside
-		// the root when the run started.
-		for _, dir := range []string{d.SpecDir, d.root(), filepath.Join(d.root(), "specs")} {
-			if dir == "" {
-				continue
-			}
-			if p := filepath.Join(dir, name); hasKey(d.Pinned, p) {
-				return p, nil
-			}
+// baseData fills what every prompt may use: L1, tools, scripts and the skill.
+func (d *Deps) baseData() (*promptData, error) {
+	gw, err := d.gateway()
+	if err != nil {
+		return nil, err
+	}
+	data := &promptData{ToolDocs: gw.ToolDocs()}
+	data.Scripts, _ = gw.Scripts()
+	data.Global, err = d.globalContext()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := d.openSkill()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the skill: %w", err)
+	}
+	data.Skill, data.SkillName, data.doc = doc.Text, doc.Name, doc
+	data.SkillDir = d.relToRoot(d.skillDir())
+	return data, nil
+}
+
+// globalContext reads L1 (claude.md). A missing default file gives a short
+// placeholder; a missing file named with --claude-md is an error.
+func (d *Deps) globalContext() (string, error) {
+	path := d.ClaudeMD
+	explicit := path != ""
+	if !explicit {
+		path = filepath.Join(d.root(), "claude.md")
+	} else if !filepath.IsAbs(path) {
+		if _, err := os.Stat(path); err != nil {
+			path = d.rootPath(path)
 		}
 	}
-	found, tried, err := machine.LocateFile(name, d.SpecDir, d.root())
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("cannot use prompt template: %w", err)
+		if !explicit && os.IsNotExist(err) {
+			return "(no claude.md in the project root)", nil
+		}
+		return "", fmt.Errorf("cannot read the global context (L1): %w", err)
 	}
-	if found == "" {
-		return "", fmt.Errorf("cannot find prompt template %q (looked in %s)", name, strings.Join(tried, ", "))
-	}
-	return found, nil
-}
-
-// readTemplate reads a template findTemplate found, as machine.ReadNamedFile
-// reads files a spec names (inside the root, a regular file, capped).
-func (d *Deps) readTemplate(path string) ([]byte, error) {
-	src, err := machine.ReadNamedFile(path, d.SpecDir, d.root())
-	if err != nil {
-		return nil, fmt.Errorf("cannot read prompt template %s: %w", path, err)
-	}
-	return src, nil
-}
-
-func hasKey(m map[string][]byte, k string) bool {
-	_, ok := m[k]
-	return ok
+	return strings.TrimSpace(string(b)), nil
 }

@@ -155,20 +155,3 @@ func relevantParam(query string) machine.ParamSpec {
 	return machine.ParamSpec{Name: "relevant_skills", Type: machine.TypeExpr,
 		Doc: "how many skill-library skills relevant to " + query + " go into the prompt's .RelevantSkills (an int expression, e.g. 3 or a context variable; 0 or absent: none; only skills sharing terms with the query)"}
 }
-
-// Register adds the agent actions and the general actions to reg. The
-// general actions that validate and run other specs use reg for them.
-func Register(reg *machine.Registry, d *Deps) error {
-	if d == nil {
-		d = &Deps{}
-	}
-	d.mu.Lock()
-	d.registry = reg
-	d.mu.Unlock()
-	for _, a := range append(Actions(d), GeneralActions(d)...) {
-		if err := reg.Register(a); err != nil {
-			return err
-		}
-	}
-	return nil
-}

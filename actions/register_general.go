@@ -197,3 +197,41 @@ func mapKeys(p map[string]any, param, doc string) []machine.VarSpec {
 	}
 	return out
 }
+
+// ActionSet is a set of actions bound to the dependencies they share:
+// GeneralActions, or the Skills Agent's (agent.Actions).
+type ActionSet func(d *Deps) []machine.Action
+
+// Register adds the actions of sets, bound to d, to reg (GeneralActions
+// alone when no set is given). The general actions that validate and run
+// other specs (spec.validate, spec.run, spec.sandbox, spec.check,
+// spec.examples) use reg for them, and give a child run a registry of the
+// same sets: a spec's children may use what the spec may use.
+func Register(reg *machine.Registry, d *Deps, sets ...ActionSet) error {
+	if d == nil {
+		d = &Deps{}
+	}
+	if len(sets) == 0 {
+		sets = []ActionSet{GeneralActions}
+	}
+	d.mu.Lock()
+	d.registry = reg
+	d.sets = sets
+	d.mu.Unlock()
+	for _, set := range sets {
+		for _, a := range set(d) {
+			if err := reg.Register(a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// actionSets are the sets d was registered with (Register), for a child
+// run's registry.
+func (d *Deps) actionSets() []ActionSet {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sets
+}

@@ -13,7 +13,7 @@ func TestRegisterOfflineAndSpecValidates(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("LPPCTL_LLM", "")
 	reg := machine.NewBuiltinRegistry()
-	if err := Register(reg, &Deps{Root: t.TempDir()}); err != nil {
+	if err := Register(reg, &Deps{Root: t.TempDir()}, GeneralActions, Actions); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"llm.planner", "llm.optimizer", "llm.evaluator", "tools.execute", "memory.prepare_step",

@@ -195,7 +195,7 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 	}
 	defer cd.Close()
 	reg := machine.NewBuiltinRegistry()
-	if err := Register(reg, cd); err != nil {
+	if err := Register(reg, cd, d.actionSets()...); err != nil {
 		return sandboxResult{}, err
 	}
 	var stubs []string

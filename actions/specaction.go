@@ -157,7 +157,7 @@ func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	cd := d.child(abs, runDir, c.RunID+"/"+id, chain)
 	defer cd.Close()
 	creg := machine.NewBuiltinRegistry()
-	if err := Register(creg, cd); err != nil {
+	if err := Register(creg, cd, d.actionSets()...); err != nil {
 		return err
 	}
 	spec, diags := validate.Check(path, src, creg, validate.WithRoot(d.root()))

@@ -20,8 +20,6 @@ const (
 	MemStepTools    = "step_tools"    // list: tool calls of the current step (for the Success Case)
 	MemEval         = "eval"          // value: the last EvaluationOutput
 	MemGuidance     = "guidance"      // list: {step, text} guidance given by the person
-	MemTurns        = "turns"         // value: {"agent/step": calls made}, the scripted model's cursor
-	MemModel        = "model"         // value: the model of the run's first call ("openai:gpt-4o-mini")
 )
 
 type stepTool struct {
@@ -109,18 +107,6 @@ func intVar(c *machine.Call, name string) int {
 func stringVar(c *machine.Call, name string) string {
 	s, _ := c.Var(name).(string)
 	return s
-}
-
-// nextTurn returns how many calls agent made in step so far and records one more.
-func nextTurn(tx machine.MemoryTx, agent string, step int) (int, error) {
-	turns := map[string]int{}
-	if _, err := tx.Get(MemTurns, &turns); err != nil {
-		return 0, err
-	}
-	key := fmt.Sprintf("%s/%d", agent, step)
-	n := turns[key]
-	turns[key] = n + 1
-	return n, tx.Put(MemTurns, turns)
 }
 
 func guidanceFor(tx machine.MemoryTx, step int) string {

@@ -1,7 +1,9 @@
 package actions
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/lppctl/lppctl/machine"
 )
@@ -13,4 +15,30 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // didYouMean renders machine.DidYouMean as a hint, `did you mean "x"?`, or "".
 func didYouMean(name string, candidates []string) string {
 	return machine.DidYouMeanHint(name, candidates)
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// jsonText renders a decoded JSON value as text: a string as it is, null as
+// "", anything else as its compact JSON.
+func jsonText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	case json.Number:
+		return x.String()
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(b.String())
 }

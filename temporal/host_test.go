@@ -36,7 +36,7 @@ type testHost struct {
 
 func (h *testHost) registry(d *actions.Deps) *machine.Registry {
 	reg := machine.NewBuiltinRegistry()
-	if err := actions.Register(reg, d); err != nil {
+	if err := actions.Register(reg, d, actions.GeneralActions, actions.Actions); err != nil {
 		panic(err)
 	}
 	for _, a := range h.extra {

@@ -65,7 +65,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 		d.Interactive = rt.In != nil && !rt.NoInput
 		d.Quiet = rt.Quiet
 	}
-	if err := actions.Register(reg, d); err != nil {
+	if err := actions.Register(reg, d, actions.GeneralActions, actions.Actions); err != nil {
 		return nil, nil, err
 	}
 	return reg, d, nil

@@ -167,7 +167,7 @@ func validateInstalled(c *cli.Context, root, shown, name string) error {
 		return nil
 	}
 	reg := machine.NewBuiltinRegistry()
-	if err := actions.Register(reg, &actions.Deps{Root: root}); err != nil {
+	if err := actions.Register(reg, &actions.Deps{Root: root}, actions.GeneralActions, actions.Actions); err != nil {
 		return err
 	}
 	diags, err := checkSpecFile(path, src, reg, root, validate.WithRoot(root), validate.WithSpecDir(filepath.Dir(path)))

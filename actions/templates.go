@@ -1,0 +1,59 @@
+package actions
+
+// Prompt templates: where a template file is found (the spec's folder, then
+// the project root; a run's pinned copies first), how it is read, and the
+// functions templates may call.
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+var tmplFuncs = template.FuncMap{
+	"join":  strings.Join,
+	"trim":  strings.TrimSpace,
+	"inc":   func(i int) int { return i + 1 },
+	"lines": func(s []string) string { return strings.Join(s, "\n") },
+}
+
+func (d *Deps) findTemplate(name string) (string, error) {
+	if len(d.Pinned) > 0 && filepath.IsLocal(filepath.FromSlash(name)) {
+		// A run's pinned templates (the Temporal engine's) were read inside
+		// the root when the run started.
+		for _, dir := range []string{d.SpecDir, d.root(), filepath.Join(d.root(), "specs")} {
+			if dir == "" {
+				continue
+			}
+			if p := filepath.Join(dir, name); hasKey(d.Pinned, p) {
+				return p, nil
+			}
+		}
+	}
+	found, tried, err := machine.LocateFile(name, d.SpecDir, d.root())
+	if err != nil {
+		return "", fmt.Errorf("cannot use prompt template: %w", err)
+	}
+	if found == "" {
+		return "", fmt.Errorf("cannot find prompt template %q (looked in %s)", name, strings.Join(tried, ", "))
+	}
+	return found, nil
+}
+
+// readTemplate reads a template findTemplate found, as machine.ReadNamedFile
+// reads files a spec names (inside the root, a regular file, capped).
+func (d *Deps) readTemplate(path string) ([]byte, error) {
+	src, err := machine.ReadNamedFile(path, d.SpecDir, d.root())
+	if err != nil {
+		return nil, fmt.Errorf("cannot read prompt template %s: %w", path, err)
+	}
+	return src, nil
+}
+
+func hasKey(m map[string][]byte, k string) bool {
+	_, ok := m[k]
+	return ok
+}
