@@ -146,7 +146,7 @@ func TestSpecRunRefusesFilesOutsideTheRoot(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `cannot read schema: file "`+key+`" is outside the project root`, err.Error())
 
-	_, err = d.findTemplate(key)
+	_, err = d.FindTemplate(key)
 	require.Error(t, err)
 	assert.Equal(t, `cannot use prompt template: file "`+key+`" is outside the project root`, err.Error())
 }

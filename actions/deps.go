@@ -96,21 +96,19 @@ type Deps struct {
 	// action rendered, where demoFile looks for the spec's demo.yaml.
 	templateDir string
 
-	emb *embedState // the embedder of Embeddings (retrieval.go)
-
 	registry *machine.Registry // the registry the actions are in (Register), for spec.validate and spec.run
 	chain    []string          // spec.run: the spec files of the parent runs, outermost first (empty at the top)
 	sets     []ActionSet       // the action sets of the registry (Register), a child run's too
 }
 
-func (d *Deps) getenv(k string) string {
+func (d *Deps) Env(k string) string {
 	if d.Getenv != nil {
 		return d.Getenv(k)
 	}
 	return os.Getenv(k)
 }
 
-func (d *Deps) root() string {
+func (d *Deps) RootDir() string {
 	if d.Root == "" {
 		return "."
 	}
@@ -118,16 +116,16 @@ func (d *Deps) root() string {
 }
 
 // rootPath resolves p (relative paths against the root).
-func (d *Deps) rootPath(p string) string {
+func (d *Deps) RootPath(p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(d.root(), p)
+	return filepath.Join(d.RootDir(), p)
 }
 
-func (d *Deps) skillDir() string {
+func (d *Deps) SkillFolder() string {
 	if d.SkillDir == "" {
-		return d.rootPath(filepath.Join("skills", "hello_skill"))
+		return d.RootPath(filepath.Join("skills", "hello_skill"))
 	}
 	if filepath.IsAbs(d.SkillDir) {
 		return d.SkillDir
@@ -135,13 +133,13 @@ func (d *Deps) skillDir() string {
 	if _, err := os.Stat(d.SkillDir); err == nil {
 		return d.SkillDir
 	}
-	return d.rootPath(d.SkillDir)
+	return d.RootPath(d.SkillDir)
 }
 
 // skillsMD is the skill's markdown file: SkillFile, else SkillDir/skills.md.
-func (d *Deps) skillsMD() string {
+func (d *Deps) SkillsMD() string {
 	if d.SkillFile == "" {
-		return filepath.Join(d.skillDir(), "skills.md")
+		return filepath.Join(d.SkillFolder(), "skills.md")
 	}
 	if filepath.IsAbs(d.SkillFile) {
 		return d.SkillFile
@@ -149,18 +147,18 @@ func (d *Deps) skillsMD() string {
 	if _, err := os.Stat(d.SkillFile); err == nil {
 		return d.SkillFile
 	}
-	return d.rootPath(d.SkillFile)
+	return d.RootPath(d.SkillFile)
 }
 
 // openSkill reads the skill's markdown file (see skillsMD).
-func (d *Deps) openSkill() (*skills.SkillDoc, error) {
+func (d *Deps) OpenSkill() (*skills.SkillDoc, error) {
 	if d.SkillFile == "" {
-		return skills.OpenSkill(d.skillDir())
+		return skills.OpenSkill(d.SkillFolder())
 	}
-	return skills.OpenSkillFile(d.skillsMD())
+	return skills.OpenSkillFile(d.SkillsMD())
 }
 
-func (d *Deps) out() io.Writer {
+func (d *Deps) Output() io.Writer {
 	if d.Out == nil {
 		return io.Discard
 	}
@@ -169,11 +167,11 @@ func (d *Deps) out() io.Writer {
 
 // now is the clock for skills.md timestamps: $LPPCTL_NOW (RFC 3339) when set
 // (a testing aid for reproducible files), else the wall clock.
-func (d *Deps) now() time.Time {
+func (d *Deps) NowUTC() time.Time {
 	if d.Now != nil {
 		return d.Now().UTC()
 	}
-	if s := d.getenv("LPPCTL_NOW"); s != "" {
+	if s := d.Env("LPPCTL_NOW"); s != "" {
 		if t, err := time.Parse(time.RFC3339, s); err == nil {
 			return t.UTC()
 		}
@@ -184,13 +182,13 @@ func (d *Deps) now() time.Time {
 // entryID is the idempotency key of a skills.md entry written by the action
 // of journal record seq (Call.Seq+1): a re-run of that action after a crash
 // writes the same id, which the skills store ignores.
-func (d *Deps) entryID(runID string, seq int) string {
-	return fmt.Sprintf("%s/%d", d.runID(runID), seq)
+func (d *Deps) EntryID(runID string, seq int) string {
+	return fmt.Sprintf("%s/%d", d.ResolveRunID(runID), seq)
 }
 
 // runID is the id entry ids start with: runID (Call.RunID), else Deps.RunID,
 // else a random local-... one for the process.
-func (d *Deps) runID(runID string) string {
+func (d *Deps) ResolveRunID(runID string) string {
 	if runID == "" {
 		runID = d.RunID
 	}
@@ -235,7 +233,7 @@ func (d *Deps) demoFile() string {
 			return p
 		}
 	}
-	return filepath.Join(d.skillDir(), "demo.yaml")
+	return filepath.Join(d.SkillFolder(), "demo.yaml")
 }
 
 // Client returns the model, resolving the provider at first use.
@@ -257,42 +255,42 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 	if src == "" {
 		src = "--llm"
 	}
-	if spec == "" && d.getenv("LPPCTL_LLM") == "" {
+	if spec == "" && d.Env("LPPCTL_LLM") == "" {
 		var err error
 		if spec, src, err = d.configLLM(); err != nil {
 			return nil, err
 		}
 	}
-	ch, err := llm.Choose(spec, src, d.getenv)
+	ch, err := llm.Choose(spec, src, d.Env)
 	if errors.Is(err, llm.ErrNoProvider) {
 		demo := d.demoFile()
 		if _, serr := os.Stat(demo); serr != nil {
 			return nil, fmt.Errorf("cannot start the agent: %w", err)
 		}
-		fmt.Fprintf(d.out(), "*** no LLM configured: replaying the scripted demo replies from %s; set OPENAI_API_KEY or --llm to use a real model ***\n", demo)
+		fmt.Fprintf(d.Output(), "*** no LLM configured: replaying the scripted demo replies from %s; set OPENAI_API_KEY or --llm to use a real model ***\n", demo)
 		ch = llm.Choice{Provider: "script", Model: demo, Source: "demo fallback"}
 		d.announced, d.demo = true, true
 	} else if err != nil {
 		return nil, err
 	}
-	if m := llm.ServerModel(context.Background(), ch, d.getenv, d.HTTPClient); m != "" {
+	if m := llm.ServerModel(context.Background(), ch, d.Env, d.HTTPClient); m != "" {
 		ch.Model = m
-		fmt.Fprintf(d.out(), "*** %s: no model named (--llm %s:MODEL or %s); using %q, the model the server lists ***\n", ch.Provider, ch.Provider, map[string]string{"openai": "OPENAI_MODEL", "ollama": "OLLAMA_MODEL"}[ch.Provider], m)
+		fmt.Fprintf(d.Output(), "*** %s: no model named (--llm %s:MODEL or %s); using %q, the model the server lists ***\n", ch.Provider, ch.Provider, map[string]string{"openai": "OPENAI_MODEL", "ollama": "OLLAMA_MODEL"}[ch.Provider], m)
 	}
 	if ch.Provider == "script" && !d.announced {
-		fmt.Fprintf(d.out(), "*** LLM replies are SCRIPTED: replaying %s (no model is called; tools run for real) ***\n", ch.Model)
+		fmt.Fprintf(d.Output(), "*** LLM replies are SCRIPTED: replaying %s (no model is called; tools run for real) ***\n", ch.Model)
 		d.announced = true
 	}
-	return llm.New(ch, llm.Options{Getenv: d.getenv, HTTPClient: d.HTTPClient, Retry: d.retryPolicy()})
+	return llm.New(ch, llm.Options{Getenv: d.Env, HTTPClient: d.HTTPClient, Retry: d.RetryPolicy()})
 }
 
 // retryPolicy is Deps.Retry, with $LPPCTL_LLM_RETRIES (attempts, first
 // included), $LPPCTL_LLM_BACKOFF (first wait, e.g. 500ms) and
 // $LPPCTL_LLM_TIMEOUT (per attempt: 30s, or 30 for seconds) applied. Each retry is
 // announced on the run's output.
-func (d *Deps) retryPolicy() llm.RetryPolicy {
+func (d *Deps) RetryPolicy() llm.RetryPolicy {
 	p := d.Retry
-	if v := strings.TrimSpace(d.getenv("LPPCTL_LLM_TIMEOUT")); v != "" {
+	if v := strings.TrimSpace(d.Env("LPPCTL_LLM_TIMEOUT")); v != "" {
 		if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
 			p.Timeout = time.Duration(secs) * time.Second
 		} else if t, err := time.ParseDuration(v); err == nil && t > 0 {
@@ -305,13 +303,13 @@ func (d *Deps) retryPolicy() llm.RetryPolicy {
 			if wait < time.Second {
 				r = time.Millisecond
 			}
-			fmt.Fprintf(d.out(), "  llm: %s; attempt %d of %d in %s\n", what, attempt, of, wait.Round(r))
+			fmt.Fprintf(d.Output(), "  llm: %s; attempt %d of %d in %s\n", what, attempt, of, wait.Round(r))
 		}
 	}
-	if n, err := strconv.Atoi(d.getenv("LPPCTL_LLM_RETRIES")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(d.Env("LPPCTL_LLM_RETRIES")); err == nil && n > 0 {
 		p.Attempts = n
 	}
-	if b, err := time.ParseDuration(d.getenv("LPPCTL_LLM_BACKOFF")); err == nil && b > 0 {
+	if b, err := time.ParseDuration(d.Env("LPPCTL_LLM_BACKOFF")); err == nil && b > 0 {
 		p.Base = b
 		if p.Max == 0 || p.Max < b {
 			p.Max = 20 * b
@@ -327,7 +325,7 @@ const ConfigFile = "config/lppctl.yaml"
 
 // configLLM returns the llm key of the config file, if there is one.
 func (d *Deps) configLLM() (string, string, error) {
-	path := filepath.Join(d.root(), filepath.FromSlash(ConfigFile))
+	path := filepath.Join(d.RootDir(), filepath.FromSlash(ConfigFile))
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", "", nil
@@ -345,7 +343,7 @@ func (d *Deps) configLLM() (string, string, error) {
 }
 
 // gateway returns the tool gateway, opening it at first use.
-func (d *Deps) gateway() (*gateway.Gateway, error) {
+func (d *Deps) OpenGateway() (*gateway.Gateway, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.Gateway != nil {
@@ -356,7 +354,7 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	}
 	policy := d.Policy
 	if policy == "" {
-		policy = filepath.Join(d.root(), "config", "tools_config.yaml")
+		policy = filepath.Join(d.RootDir(), "config", "tools_config.yaml")
 	}
 	var p *gateway.Policy
 	var err error
@@ -379,14 +377,14 @@ func (d *Deps) gateway() (*gateway.Gateway, error) {
 	if d.Unconfined {
 		opts = append(opts, gateway.WithUnconfined())
 	}
-	d.gw, d.gwErr = gateway.New(d.root(), p, opts...)
+	d.gw, d.gwErr = gateway.New(d.RootDir(), p, opts...)
 	return d.gw, d.gwErr
 }
 
 // protectedInRoot returns d.Protected as root-relative slash paths, leaving
 // out those outside the root and the root itself.
 func (d *Deps) protectedInRoot() []string {
-	root, err := filepath.Abs(d.root())
+	root, err := filepath.Abs(d.RootDir())
 	if err != nil {
 		return nil
 	}

@@ -71,7 +71,7 @@ func TestRetryPolicyFromTheEnvironment(t *testing.T) {
 		{env: map[string]string{"LPPCTL_LLM_TIMEOUT": "soon"}, timeout: 0},
 	} {
 		d := &Deps{Getenv: func(k string) string { return tt.env[k] }}
-		p := d.retryPolicy()
+		p := d.RetryPolicy()
 		if p.Attempts != tt.attempts || p.Timeout != tt.timeout {
 			t.Errorf("%v: attempts %d timeout %v", tt.env, p.Attempts, p.Timeout)
 		}
@@ -81,24 +81,8 @@ func TestRetryPolicyFromTheEnvironment(t *testing.T) {
 	}
 	var out strings.Builder
 	d := &Deps{Getenv: func(string) string { return "" }, Out: &out}
-	d.retryPolicy().OnRetry("openai:m at http://h/v1: timeout (no complete answer within 2s)", 2, 4, 1234*time.Millisecond)
+	d.RetryPolicy().OnRetry("openai:m at http://h/v1: timeout (no complete answer within 2s)", 2, 4, 1234*time.Millisecond)
 	if want := "  llm: openai:m at http://h/v1: timeout (no complete answer within 2s); attempt 2 of 4 in 1.2s\n"; out.String() != want {
 		t.Fatalf("announced %q, want %q", out.String(), want)
-	}
-}
-
-func TestToolCallWrittenAsText(t *testing.T) {
-	tools := []llm.Tool{{Name: "safe_cli_executor"}, {Name: "safe_py_runner"}}
-	for text, want := range map[string]string{
-		`{"name": "safe_py_runner", "arguments": {"script_name": "x.py"}}`:                 "safe_py_runner",
-		"```json\n{\"name\": \"safe_cli_executor\", \"parameters\": {}}\n```":              "safe_cli_executor",
-		`{"name": "rm_rf", "arguments": {}}`:                                               "",
-		`{"goal": "g", "steps": []}`:                                                       "",
-		`[ATTEMPTS_COMPLETE] {"name": "safe_py_runner", "arguments": {}}`:                  "",
-		`{"verdict": "PASS", "feedback": "", "key_outputs": {}, "name": "safe_py_runner"}`: "",
-	} {
-		if got := toolCallInText(text, tools); got != want {
-			t.Errorf("toolCallInText(%q) = %q, want %q", text, got, want)
-		}
 	}
 }

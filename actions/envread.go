@@ -37,7 +37,7 @@ func (d *Deps) envRead(_ context.Context, c *machine.Call) error {
 		if decl == nil {
 			return fmt.Errorf("env.read of state %q: %s is not a context variable", c.State, name)
 		}
-		raw := strings.TrimSpace(d.getenv(env))
+		raw := strings.TrimSpace(d.Env(env))
 		if raw == "" {
 			continue
 		}

@@ -278,7 +278,7 @@ func showValue(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return clip(textx.OneLine(string(b)), exampleReportValue)
+	return Clip(textx.OneLine(string(b)), exampleReportValue)
 }
 
 // roundFloats returns v with every float rounded to 10 significant digits.

@@ -36,7 +36,7 @@ func (d *Deps) llmGenerate(ctx context.Context, c *machine.Call) error {
 	}
 	var schema *replySchema
 	if v := c.Param("schema"); v != nil {
-		if schema, err = loadSchema(v, d.SpecDir, d.root()); err != nil {
+		if schema, err = loadSchema(v, d.SpecDir, d.RootDir()); err != nil {
 			return fmt.Errorf("cannot use the schema of state %q: %w", c.State, err)
 		}
 		prompt += "\nAnswer with one JSON value valid against this JSON Schema, and nothing else:\n" + schema.text + "\n"
@@ -95,7 +95,7 @@ func (d *Deps) llmGenerate(ctx context.Context, c *machine.Call) error {
 			return fmt.Errorf("the model's reply in state %q is still invalid after %d repair(s): %s", c.State, c.Int("repairs"), problem)
 		}
 		repairs--
-		c.Notef("the reply was invalid (%s); asking again", clip(problem, 160))
+		c.Notef("the reply was invalid (%s); asking again", Clip(problem, 160))
 		msgs = append(msgs,
 			llm.Message{Role: llm.RoleAssistant, Text: reply.Text},
 			llm.Message{Role: llm.RoleUser, Text: "Your reply was invalid: " + problem + "\nAnswer again with the corrected JSON only."})
@@ -153,7 +153,7 @@ func (d *Deps) offeredTools(c *machine.Call) ([]llm.Tool, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	all, err := d.toolDefs(false)
+	all, err := d.ToolDefs(false)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (d *Deps) offeredTools(c *machine.Call) ([]llm.Tool, error) {
 // tools.execute does, and returns their results as tool messages. A call of
 // a tool the state does not offer is refused without reaching the gateway.
 func (d *Deps) runToolCalls(ctx context.Context, c *machine.Call, calls []llm.ToolCall, offered []llm.Tool) ([]llm.Message, error) {
-	gw, err := d.gateway()
+	gw, err := d.OpenGateway()
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func (d *Deps) runToolCalls(ctx context.Context, c *machine.Call, calls []llm.To
 			return nil, ctx.Err()
 		}
 		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Text: text})
-		c.Notef("%s %s → %s: %s", tc.Name, clip(textx.OneLine(tc.Arguments), 100), decision, clip(textx.OneLine(text), 100))
+		c.Notef("%s %s → %s: %s", tc.Name, Clip(textx.OneLine(tc.Arguments), 100), decision, Clip(textx.OneLine(text), 100))
 	}
 	return out, nil
 }
@@ -207,7 +207,7 @@ func toolNames(tools []llm.Tool) string {
 // context variables as its data ({{.summary}}), the event that entered the
 // state ({{.event.payload.text}}) and {{memory "key"}} reading run memory.
 func (d *Deps) renderGeneral(c *machine.Call, name string) (string, error) {
-	path, err := d.findTemplate(name)
+	path, err := d.FindTemplate(name)
 	if err != nil {
 		return "", err
 	}
@@ -216,7 +216,7 @@ func (d *Deps) renderGeneral(c *machine.Call, name string) (string, error) {
 		d.templateDir = filepath.Dir(path) // where demoFile looks when the spec's folder has no demo.yaml
 	}
 	d.mu.Unlock()
-	src, err := d.readTemplate(path)
+	src, err := d.ReadTemplate(path)
 	if err != nil {
 		return "", err
 	}
@@ -242,7 +242,7 @@ func parseGeneralTemplate(name, src string, mem func(string) (any, error)) (*tem
 		},
 		"memory": mem,
 	}
-	return template.New(name).Funcs(tmplFuncs).Funcs(funcs).Option("missingkey=error").Parse(src)
+	return template.New(name).Funcs(TemplateFuncs).Funcs(funcs).Option("missingkey=error").Parse(src)
 }
 
 // memoryValue returns a memory slot's value, else its list of items (nil

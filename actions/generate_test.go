@@ -236,7 +236,7 @@ func TestPointerGet(t *testing.T) {
 		"a":           `error: "a" is not a JSON pointer: it must start with /, e.g. /summary`,
 	} {
 		got, err := pointerGet(v, ptr)
-		s := jsonText(got)
+		s := JSONText(got)
 		if err != nil {
 			s = "error: " + err.Error()
 		}

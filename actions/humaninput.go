@@ -15,7 +15,7 @@ import (
 func (d *Deps) humanInput(ctx context.Context, c *machine.Call) error {
 	into := c.String("into")
 	if cur, _ := c.Var(into).(string); cur == "" {
-		line, ok, err := d.ask(ctx, strings.TrimRight(c.String("prompt"), " ")+" ")
+		line, ok, err := d.Ask(ctx, strings.TrimRight(c.String("prompt"), " ")+" ")
 		if err != nil {
 			return err
 		}

@@ -54,7 +54,7 @@ func extractJSON(reply string) (string, error) {
 			return fixed, nil
 		}
 	}
-	obj, err := extractObject(s, "")
+	obj, err := ExtractObject(s, "")
 	if err != nil {
 		return "", err
 	}
@@ -182,7 +182,7 @@ func describeJSON(v any) string {
 // fenced block holding an object, else the first {...} in the text that is
 // a JSON object — those having the key want first, so prose with braces
 // around the answer, or a draft before it, does not hide it.
-func extractObject(reply, want string) (string, error) {
+func ExtractObject(reply, want string) (string, error) {
 	s := strings.TrimSpace(reply)
 	if s == "" {
 		return "", errors.New("the reply is empty; answer with one JSON object")

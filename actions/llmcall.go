@@ -14,7 +14,7 @@ import (
 )
 
 // generate calls the model for agent at step and records the call.
-func (d *Deps) generate(ctx context.Context, c *machine.Call, agent string, step int, msgs []llm.Message, tools []llm.Tool) (llm.Reply, error) {
+func (d *Deps) Generate(ctx context.Context, c *machine.Call, agent string, step int, msgs []llm.Message, tools []llm.Tool) (llm.Reply, error) {
 	return d.send(ctx, c, llm.Request{Agent: agent, Step: step, Messages: msgs, Tools: tools}, agent)
 }
 
@@ -74,7 +74,7 @@ func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnK
 	}
 	what := fmt.Sprintf("%d tool call(s)", len(reply.ToolCalls))
 	if len(reply.ToolCalls) == 0 {
-		what = fmt.Sprintf("reply %q", clip(textx.OneLine(headBytes(reply.Text, 1000)), 70))
+		what = fmt.Sprintf("reply %q", Clip(textx.OneLine(headBytes(reply.Text, 1000)), 70))
 	}
 	retries := ""
 	if reply.Attempts > 1 {
@@ -108,8 +108,8 @@ func configHint(model string) string {
 // toolDefs returns the gateway's tools for native tool calling; with
 // readOnly, only the sub-commands that look (for a checker such as the
 // evaluator, whose calls run read-only: anything else would be refused).
-func (d *Deps) toolDefs(readOnly bool) ([]llm.Tool, error) {
-	gw, err := d.gateway()
+func (d *Deps) ToolDefs(readOnly bool) ([]llm.Tool, error) {
+	gw, err := d.OpenGateway()
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +124,8 @@ func (d *Deps) toolDefs(readOnly bool) ([]llm.Tool, error) {
 	return out, nil
 }
 
-func (d *Deps) relToRoot(p string) string {
-	root, err1 := filepath.Abs(d.root())
+func (d *Deps) RelToRoot(p string) string {
+	root, err1 := filepath.Abs(d.RootDir())
 	abs, err2 := filepath.Abs(p)
 	if err1 != nil || err2 != nil {
 		return filepath.ToSlash(p)

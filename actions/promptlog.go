@@ -47,7 +47,7 @@ func (d *Deps) recordMessages(rec *llm.CallRecord, req llm.Request, reply llm.Re
 	}
 	ids, err := log.Put(vals...)
 	if err != nil {
-		fmt.Fprintf(d.out(), "  llm: %v\n", err)
+		fmt.Fprintf(d.Output(), "  llm: %v\n", err)
 		return
 	}
 	rec.PromptIDs, ids = ids[:len(req.Messages)], ids[len(req.Messages):]
@@ -67,7 +67,7 @@ const minKeyLen = 8
 func (d *Deps) apiKeys() *strings.Replacer {
 	var pairs []string
 	for _, name := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
-		if k := d.getenv(name); len(k) >= minKeyLen {
+		if k := d.Env(name); len(k) >= minKeyLen {
 			pairs = append(pairs, k, "[REDACTED]")
 		}
 	}

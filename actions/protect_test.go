@@ -38,7 +38,7 @@ func TestRunProtectedPathsReachTheGateway(t *testing.T) {
 	if got, want := strings.Join(d.protectedInRoot(), " "), "agent/my_spec.yaml agent/prompts/opt.md prompts/opt.md myruns"; got != want {
 		t.Fatalf("protectedInRoot() = %q, want %q", got, want)
 	}
-	gw, err := d.gateway()
+	gw, err := d.OpenGateway()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 		return sandboxResult{}, fmt.Errorf("cannot create a sandbox: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	root, err := os.OpenRoot(d.root())
+	root, err := os.OpenRoot(d.RootDir())
 	if err != nil {
 		return sandboxResult{}, fmt.Errorf("cannot open the project root: %w", err)
 	}
@@ -228,7 +228,7 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 	if !ok {
 		end += "\n" + unsandbox(tail(strings.TrimSpace(out.String()), stderrTail))
 	}
-	return sandboxResult{ok: ok, report: end + stubNote, summary: "sandbox: " + clip(strings.SplitN(end, "\n", 2)[0], 160), final: final}, nil
+	return sandboxResult{ok: ok, report: end + stubNote, summary: "sandbox: " + Clip(strings.SplitN(end, "\n", 2)[0], 160), final: final}, nil
 }
 
 // runSandboxed runs the validated spec in the sandbox, with vars as its
@@ -264,7 +264,7 @@ func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath
 	case err == nil:
 		return fmt.Sprintf("ran in a sandbox copy with its demo.yaml: completed in state %s after %d step(s)", r.State(), r.Seq()), true, final
 	case paused:
-		return fmt.Sprintf("ran in a sandbox copy: it paused in state %s after %d step(s) (%s); a dry run cannot answer a person's question", r.State(), r.Seq(), clip(p.Prompt, 200)), false, final
+		return fmt.Sprintf("ran in a sandbox copy: it paused in state %s after %d step(s) (%s); a dry run cannot answer a person's question", r.State(), r.Seq(), Clip(p.Prompt, 200)), false, final
 	case rctx.Err() != nil && ctx.Err() == nil:
 		return fmt.Sprintf("ran in a sandbox copy: stopped after %s in state %s (%d steps): too slow or a loop", sandboxTimeout, r.State(), r.Seq()), false, final
 	default:

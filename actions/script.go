@@ -54,7 +54,7 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 		}
 	}
 	if err == nil {
-		c.Notef("script %s → %s", script, clip(textx.OneLine(stdout), 100))
+		c.Notef("script %s → %s", script, Clip(textx.OneLine(stdout), 100))
 	}
 	return nil
 }
@@ -71,7 +71,7 @@ func (d *Deps) runScript(ctx context.Context, c *machine.Call) (obj map[string]a
 	if err != nil {
 		return nil, "", "", fmt.Errorf("cannot send the input of script %s as JSON: %w", script, err)
 	}
-	gw, err := d.gateway()
+	gw, err := d.OpenGateway()
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -96,7 +96,7 @@ func (d *Deps) runScript(ctx context.Context, c *machine.Call) (obj map[string]a
 		if err == nil {
 			what = describeJSON(v) + " instead of a JSON object"
 		}
-		return nil, stdout, stderr, fmt.Errorf("script %s printed %s on stdout (%q)%s", script, what, clip(textx.OneLine(stdout), 120), stderrNote(stderr))
+		return nil, stdout, stderr, fmt.Errorf("script %s printed %s on stdout (%q)%s", script, what, Clip(textx.OneLine(stdout), 120), stderrNote(stderr))
 	}
 	return obj, stdout, stderr, nil
 }

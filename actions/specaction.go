@@ -46,7 +46,7 @@ func (d *Deps) readSpecParam(ctx context.Context, c *machine.Call, action, verb 
 	if reg = d.reg(); reg == nil {
 		return "", nil, "", nil, "", fmt.Errorf("cannot %s a spec: the actions are not in a registry (Register was not called)", verb)
 	}
-	gw, err := d.gateway()
+	gw, err := d.OpenGateway()
 	if err != nil {
 		return "", nil, "", nil, "", err
 	}
@@ -127,7 +127,7 @@ func (d *Deps) reg() *machine.Registry {
 // pause pauses this run; answering it on resume goes to the child.
 func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	name := c.String("spec")
-	path, tried, err := machine.LocateFile(name, d.SpecDir, d.root())
+	path, tried, err := machine.LocateFile(name, d.SpecDir, d.RootDir())
 	if err != nil {
 		return fmt.Errorf("cannot run child spec: %w", err)
 	}
@@ -142,7 +142,7 @@ func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	if max := c.Int("max_depth"); len(chain) > max {
 		return fmt.Errorf("cannot run child spec %s: it would be nested %d deep, and max_depth is %d (%s); a spec that runs itself through others never ends", name, len(chain), max, stackNames(chain))
 	}
-	src, err := machine.ReadNamedFile(path, d.SpecDir, d.root())
+	src, err := machine.ReadNamedFile(path, d.SpecDir, d.RootDir())
 	if err != nil {
 		return fmt.Errorf("cannot run child spec %s: %w", name, err)
 	}
@@ -160,14 +160,14 @@ func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	if err := Register(creg, cd, d.actionSets()...); err != nil {
 		return err
 	}
-	spec, diags := validate.Check(path, src, creg, validate.WithRoot(d.root()))
+	spec, diags := validate.Check(path, src, creg, validate.WithRoot(d.RootDir()))
 	if spec != nil {
-		diags = append(diags, CheckSpec(spec, creg, CheckOptions{Root: d.root()})...)
+		diags = append(diags, CheckSpec(spec, creg, CheckOptions{Root: d.RootDir()})...)
 	}
 	if diags.HasErrors() {
 		return fmt.Errorf("cannot run child spec %s: it is invalid:\n%s", name, diags.Errors().PrettyAll(src))
 	}
-	for _, p := range machine.FileParamCandidates(spec, creg, d.root()) {
+	for _, p := range machine.FileParamCandidates(spec, creg, d.RootDir()) {
 		if a, err := filepath.Abs(p); err == nil {
 			cd.Protected = append(cd.Protected, a)
 		}

@@ -21,7 +21,7 @@ import (
 const MemStepOutcome = "step_outcome"
 
 // stepOutcome returns the open outcome of the current step (nil when none).
-func stepOutcome(c *machine.Call) *skills.Outcome {
+func StepOutcome(c *machine.Call) *skills.Outcome {
 	var o skills.Outcome
 	if ok, err := c.Memory().Get(MemStepOutcome, &o); err != nil || !ok || o.ID == "" {
 		return nil
@@ -31,8 +31,8 @@ func stepOutcome(c *machine.Call) *skills.Outcome {
 
 // updateStep changes the open outcome of step with fn (no outcome open for
 // that step: nothing happens).
-func updateStep(c *machine.Call, step int, fn func(o *skills.Outcome)) error {
-	o := stepOutcome(c)
+func UpdateStep(c *machine.Call, step int, fn func(o *skills.Outcome)) error {
+	o := StepOutcome(c)
 	if o == nil || o.Step != step {
 		return nil
 	}
@@ -45,5 +45,5 @@ func stepTokens(c *machine.Call, step, tokens int) error {
 	if step <= 0 || tokens <= 0 {
 		return nil
 	}
-	return updateStep(c, step, func(o *skills.Outcome) { o.Tokens += tokens })
+	return UpdateStep(c, step, func(o *skills.Outcome) { o.Tokens += tokens })
 }

@@ -13,18 +13,18 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
-var tmplFuncs = template.FuncMap{
+var TemplateFuncs = template.FuncMap{
 	"join":  strings.Join,
 	"trim":  strings.TrimSpace,
 	"inc":   func(i int) int { return i + 1 },
 	"lines": func(s []string) string { return strings.Join(s, "\n") },
 }
 
-func (d *Deps) findTemplate(name string) (string, error) {
+func (d *Deps) FindTemplate(name string) (string, error) {
 	if len(d.Pinned) > 0 && filepath.IsLocal(filepath.FromSlash(name)) {
 		// A run's pinned templates (the Temporal engine's) were read inside
 		// the root when the run started.
-		for _, dir := range []string{d.SpecDir, d.root(), filepath.Join(d.root(), "specs")} {
+		for _, dir := range []string{d.SpecDir, d.RootDir(), filepath.Join(d.RootDir(), "specs")} {
 			if dir == "" {
 				continue
 			}
@@ -33,7 +33,7 @@ func (d *Deps) findTemplate(name string) (string, error) {
 			}
 		}
 	}
-	found, tried, err := machine.LocateFile(name, d.SpecDir, d.root())
+	found, tried, err := machine.LocateFile(name, d.SpecDir, d.RootDir())
 	if err != nil {
 		return "", fmt.Errorf("cannot use prompt template: %w", err)
 	}
@@ -45,8 +45,8 @@ func (d *Deps) findTemplate(name string) (string, error) {
 
 // readTemplate reads a template findTemplate found, as machine.ReadNamedFile
 // reads files a spec names (inside the root, a regular file, capped).
-func (d *Deps) readTemplate(path string) ([]byte, error) {
-	src, err := machine.ReadNamedFile(path, d.SpecDir, d.root())
+func (d *Deps) ReadTemplate(path string) ([]byte, error) {
+	src, err := machine.ReadNamedFile(path, d.SpecDir, d.RootDir())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read prompt template %s: %w", path, err)
 	}

@@ -15,7 +15,7 @@ import (
 // terminal or it is closed. A Ctrl-C (ctx cancelled) ends the wait with
 // ctx's error, which the action returns: the run stops as interrupted in the
 // state that asked, and a resume asks again.
-func (d *Deps) ask(ctx context.Context, prompt string) (line string, ok bool, err error) {
+func (d *Deps) Ask(ctx context.Context, prompt string) (line string, ok bool, err error) {
 	if !d.Interactive {
 		return "", false, nil
 	}
@@ -23,10 +23,10 @@ func (d *Deps) ask(ctx context.Context, prompt string) (line string, ok bool, er
 	if r == nil {
 		return "", false, nil
 	}
-	fmt.Fprint(d.out(), prompt)
+	fmt.Fprint(d.Output(), prompt)
 	line, err = d.readLine(ctx, r)
 	if cerr := ctx.Err(); cerr != nil {
-		fmt.Fprintln(d.out()) // end the prompt's line
+		fmt.Fprintln(d.Output()) // end the prompt's line
 		return "", false, cerr
 	}
 	if err != nil && (err != io.EOF || line == "") {

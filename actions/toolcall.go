@@ -37,7 +37,7 @@ func (d *Deps) toolsCall(ctx context.Context, c *machine.Call) error {
 			return fmt.Errorf("tools.call in state %q: %s takes no command:; give the script as args: {script_name: ...}", c.State, tool)
 		}
 	}
-	gw, err := d.gateway()
+	gw, err := d.OpenGateway()
 	if err != nil {
 		return err
 	}
@@ -56,13 +56,13 @@ func (d *Deps) toolsCall(ctx context.Context, c *machine.Call) error {
 	if command != "" {
 		what += " " + command
 	}
-	c.Notef("%s → %s: %s", what, res.Decision, clip(textx.OneLine(res.Text), 100))
+	c.Notef("%s → %s: %s", what, res.Decision, Clip(textx.OneLine(res.Text), 100))
 	if name := c.String("status"); name != "" {
 		if err := c.SetVar(name, status); err != nil {
 			return err
 		}
 	} else if status != StatusOK {
-		return fmt.Errorf("%s: %s (give tools.call a status: variable to route on it instead)", what, clip(textx.OneLine(res.Text), 300))
+		return fmt.Errorf("%s: %s (give tools.call a status: variable to route on it instead)", what, Clip(textx.OneLine(res.Text), 300))
 	}
 	if name := c.String("result"); name != "" {
 		return c.SetVar(name, res.Text)

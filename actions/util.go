@@ -8,16 +8,16 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+func JSONUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+func JSONMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // didYouMean renders machine.DidYouMean as a hint, `did you mean "x"?`, or "".
 func didYouMean(name string, candidates []string) string {
 	return machine.DidYouMeanHint(name, candidates)
 }
 
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
 		return s
@@ -27,7 +27,7 @@ func clip(s string, n int) string {
 
 // jsonText renders a decoded JSON value as text: a string as it is, null as
 // "", anything else as its compact JSON.
-func jsonText(v any) string {
+func JSONText(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/actions/agent"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/temporal"
@@ -36,7 +37,7 @@ type testHost struct {
 
 func (h *testHost) registry(d *actions.Deps) *machine.Registry {
 	reg := machine.NewBuiltinRegistry()
-	if err := actions.Register(reg, d, actions.GeneralActions, actions.Actions); err != nil {
+	if err := actions.Register(reg, d, actions.GeneralActions, agent.Actions); err != nil {
 		panic(err)
 	}
 	for _, a := range h.extra {

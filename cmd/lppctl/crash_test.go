@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/actions/agent"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/internal/promptlog"
 	"github.com/lppctl/lppctl/machine"
@@ -347,7 +347,7 @@ func finalState(t *testing.T, root string) finalRun {
 	}
 	f := finalRun{steps: l.Steps(), vars: snap.Vars}
 	checkPromptsNamed(t, run)
-	for _, it := range snap.Memory.Items(actions.MemL2) {
+	for _, it := range snap.Memory.Items(agent.MemL2) {
 		f.l2 = append(f.l2, string(it))
 	}
 	if stale, _ := filepath.Glob(filepath.Join(root, "skills", "hello_skill", ".skills.md.tmp-*")); len(stale) > 0 {

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/actions/agent"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -65,7 +66,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 		d.Interactive = rt.In != nil && !rt.NoInput
 		d.Quiet = rt.Quiet
 	}
-	if err := actions.Register(reg, d, actions.GeneralActions, actions.Actions); err != nil {
+	if err := actions.Register(reg, d, actions.GeneralActions, agent.Actions); err != nil {
 		return nil, nil, err
 	}
 	return reg, d, nil

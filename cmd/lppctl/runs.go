@@ -15,7 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/actions/agent"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -293,7 +293,7 @@ func runsShowAction(c *cli.Context) error {
 
 // showMemory prints L2 in full and the other slots in short.
 func showMemory(w io.Writer, mem *machine.Memory) {
-	l2 := mem.Items(actions.MemL2)
+	l2 := mem.Items(agent.MemL2)
 	if len(l2) > 0 {
 		fmt.Fprintf(w, "\nL2 skill memory (%d):\n", len(l2))
 	}
@@ -306,7 +306,7 @@ func showMemory(w io.Writer, mem *machine.Memory) {
 	}
 	var other []string
 	for _, k := range mem.Keys() {
-		if k == actions.MemL2 {
+		if k == agent.MemL2 {
 			continue
 		}
 		var v json.RawMessage

@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/skills"
 )
@@ -52,7 +53,7 @@ func (s *PlanStep) UnmarshalJSON(b []byte) error {
 	*s = PlanStep{OptimizerInstruction: raw.OptimizerInstruction, EvaluatorInstruction: raw.EvaluatorInstruction}
 	var err error
 	if s.Index, err = lenientInt(raw.Index); err != nil {
-		return fmt.Errorf(`"index" must be an integer, not %s`, clip(string(raw.Index), 40))
+		return fmt.Errorf(`"index" must be an integer, not %s`, actions.Clip(string(raw.Index), 40))
 	}
 	if len(raw.ToolsHint) > 0 && string(raw.ToolsHint) != "null" {
 		var one string
@@ -72,7 +73,7 @@ func (s *PlanStep) UnmarshalJSON(b []byte) error {
 		for _, e := range list {
 			n, err := lenientInt(e)
 			if err != nil {
-				return fmt.Errorf(`"depends_on" must be a list of step numbers, not %s`, clip(string(raw.DependsOn), 40))
+				return fmt.Errorf(`"depends_on" must be a list of step numbers, not %s`, actions.Clip(string(raw.DependsOn), 40))
 			}
 			s.DependsOn = append(s.DependsOn, n)
 		}
@@ -84,7 +85,7 @@ func (s *PlanStep) UnmarshalJSON(b []byte) error {
 		case json.Unmarshal(raw.Global, &str) == nil && (strings.EqualFold(str, "true") || strings.EqualFold(str, "false")):
 			s.Global = strings.EqualFold(str, "true")
 		default:
-			return fmt.Errorf(`"global" must be true or false, not %s`, clip(string(raw.Global), 40))
+			return fmt.Errorf(`"global" must be true or false, not %s`, actions.Clip(string(raw.Global), 40))
 		}
 	}
 	return nil
@@ -121,7 +122,7 @@ type EvaluationOutput struct {
 // ParsePlan extracts and validates a plan from a model reply: the reply
 // itself, or the first fenced block, or the outermost {...} in it.
 func ParsePlan(reply string, maxSteps int) (*SkillPlan, error) {
-	obj, err := extractObject(reply, "steps")
+	obj, err := actions.ExtractObject(reply, "steps")
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +198,7 @@ func (p *SkillPlan) Validate(maxSteps int) error {
 // that are not strings are kept as their JSON text (numbers exactly); keys
 // are normalised as L2 keys (see L2Key), a clash getting a _2, _3... suffix.
 func ParseEvaluation(reply string) (*EvaluationOutput, error) {
-	obj, err := extractObject(reply, "verdict")
+	obj, err := actions.ExtractObject(reply, "verdict")
 	if err != nil {
 		return nil, err
 	}
@@ -224,9 +225,9 @@ func ParseEvaluation(reply string) (*EvaluationOutput, error) {
 			return nil, errors.New(`"verdict" is missing; it must be "PASS" or "FAIL"`)
 		}
 		b, _ := json.Marshal(raw.Verdict)
-		return nil, fmt.Errorf(`"verdict" is %s; it must be "PASS" or "FAIL"`, clip(string(b), 60))
+		return nil, fmt.Errorf(`"verdict" is %s; it must be "PASS" or "FAIL"`, actions.Clip(string(b), 60))
 	}
-	out := &EvaluationOutput{Verdict: v, Feedback: strings.TrimSpace(jsonText(raw.Feedback)), KeyOutputs: map[string]string{}}
+	out := &EvaluationOutput{Verdict: v, Feedback: strings.TrimSpace(actions.JSONText(raw.Feedback)), KeyOutputs: map[string]string{}}
 	kv := map[string]any{}
 	if ko := bytes.TrimSpace(raw.KeyOutputs); len(ko) > 0 && string(ko) != "null" {
 		d := json.NewDecoder(bytes.NewReader(ko))
@@ -248,7 +249,7 @@ func ParseEvaluation(reply string) (*EvaluationOutput, error) {
 			}
 			name = fmt.Sprintf("%s_%d", L2Key(k), n)
 		}
-		out.KeyOutputs[name] = jsonText(kv[k])
+		out.KeyOutputs[name] = actions.JSONText(kv[k])
 		if name != k {
 			if out.KeyNames == nil {
 				out.KeyNames = map[string]string{}
@@ -336,7 +337,7 @@ func (p *SkillPlan) Table() string {
 		if len(s.ToolsHint) > 0 {
 			tools = strings.Join(s.ToolsHint, ", ")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Index, clip(textx.OneLine(s.OptimizerInstruction), 60), clip(textx.OneLine(s.EvaluatorInstruction), 50), clip(tools, 40), after)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", s.Index, actions.Clip(textx.OneLine(s.OptimizerInstruction), 60), actions.Clip(textx.OneLine(s.EvaluatorInstruction), 50), actions.Clip(tools, 40), after)
 	}
 	tw.Flush()
 	return b.String()

@@ -1,16 +1,17 @@
-package actions
+package agent
 
 import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/skills"
 )
 
 // The shipped teacher template renders exactly the built-in prompt, so the
 // spec names a template without changing what the teacher is asked.
 func TestTeacherTemplateMatchesBuiltInPrompt(t *testing.T) {
-	d := &Deps{Root: t.TempDir(), SpecDir: filepath.Join("..", "specs")}
+	d := &Deps{Deps: &actions.Deps{Root: t.TempDir(), SpecDir: filepath.Join("..", "..", "specs")}}
 	lib := []skills.Skill{
 		{Name: "verify_output_paths", Principle: "Read files back.", WhenToApply: "After writing\nfiles."},
 		{Name: "small_steps", Principle: "One change per step.", WhenToApply: "Always."},

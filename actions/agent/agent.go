@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/internal/textx"
@@ -67,7 +68,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 			return err
 		}
 	}
-	reply, err := d.generate(ctx, c, "planner", 0, chat, nil)
+	reply, err := d.Generate(ctx, c, "planner", 0, chat, nil)
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 	}
 	tx.Delete(MemPlanChat)
 	tx.Delete(MemPlanFeedback)
-	c.Notef("plan: %s for %q", countSteps(len(plan.Steps)), clip(textx.OneLine(plan.Goal), 80))
+	c.Notef("plan: %s for %q", countSteps(len(plan.Steps)), actions.Clip(textx.OneLine(plan.Goal), 80))
 	if err := c.SetVar("step_count", len(plan.Steps)); err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func (d *Deps) prepareStep(ctx context.Context, c *machine.Call) error {
 	if err := appendMessages(tx, MemL3, llm.Message{Role: llm.RoleSystem, Text: sys}, llm.Message{Role: llm.RoleUser, Text: user}); err != nil {
 		return err
 	}
-	c.Notef("step %d/%d: %s", step.Index, len(plan.Steps), clip(textx.OneLine(step.OptimizerInstruction), 90))
+	c.Notef("step %d/%d: %s", step.Index, len(plan.Steps), actions.Clip(textx.OneLine(step.OptimizerInstruction), 90))
 	return nil
 }
 
@@ -157,11 +158,11 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	if len(msgs) == 0 {
 		return fmt.Errorf("cannot run the optimizer: L3 is empty (the spec must enter memory.prepare_step first)")
 	}
-	tools, err := d.toolDefs(false)
+	tools, err := d.ToolDefs(false)
 	if err != nil {
 		return err
 	}
-	reply, err := d.generate(ctx, c, "optimizer", step.Index, msgs, tools)
+	reply, err := d.Generate(ctx, c, "optimizer", step.Index, msgs, tools)
 	if err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 	}
 	text := strings.TrimSpace(reply.Text)
 	if bare := strings.TrimLeft(text, "*_`> \t\n"); bare != text && strings.HasPrefix(bare, CompleteMark) {
-		c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, clip(textx.OneLine(text), 30))
+		c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, actions.Clip(textx.OneLine(text), 30))
 		text = bare
 	}
 	if err := c.SetVar("reply", text); err != nil {
@@ -208,7 +209,7 @@ func (d *Deps) executeTools(ctx context.Context, c *machine.Call) error {
 		c.Notef("no tool calls to run")
 		return nil
 	}
-	gw, err := d.gateway()
+	gw, err := d.OpenGateway()
 	if err != nil {
 		return err
 	}
@@ -237,7 +238,7 @@ func (d *Deps) executeTools(ctx context.Context, c *machine.Call) error {
 				return err
 			}
 		}
-		c.Notef("%s %s → %s: %s", tc.Name, clip(textx.OneLine(tc.Arguments), 100), res.Decision, clip(textx.OneLine(res.Text), 100))
+		c.Notef("%s %s → %s: %s", tc.Name, actions.Clip(textx.OneLine(tc.Arguments), 100), res.Decision, actions.Clip(textx.OneLine(res.Text), 100))
 	}
 	return nil
 }
@@ -308,11 +309,11 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	if !forced {
 		// The evaluator checks; its tool calls run read-only (tools.execute
 		// read_only: true), so it is offered only the commands that look.
-		if tools, err = d.toolDefs(true); err != nil {
+		if tools, err = d.ToolDefs(true); err != nil {
 			return err
 		}
 	}
-	reply, err := d.generate(ctx, c, "evaluator", step.Index, msgs, tools)
+	reply, err := d.Generate(ctx, c, "evaluator", step.Index, msgs, tools)
 	if err != nil {
 		return err
 	}
@@ -342,7 +343,7 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	if err := tx.Put(MemEval, ev); err != nil {
 		return err
 	}
-	fb := clip(textx.OneLine(ev.Feedback), 120)
+	fb := actions.Clip(textx.OneLine(ev.Feedback), 120)
 	if fb == "" {
 		fb = "(no feedback)"
 	}
@@ -372,13 +373,13 @@ func transcript(l3 []llm.Message) string {
 		switch m.Role {
 		case llm.RoleAssistant:
 			for _, tc := range m.ToolCalls {
-				fmt.Fprintf(&b, "- optimizer called %s %s\n", tc.Name, clip(textx.OneLine(tc.Arguments), 600))
+				fmt.Fprintf(&b, "- optimizer called %s %s\n", tc.Name, actions.Clip(textx.OneLine(tc.Arguments), 600))
 			}
 			if t := strings.TrimSpace(m.Text); t != "" {
-				fmt.Fprintf(&b, "- optimizer said: %s\n", indent(clip(t, 2000)))
+				fmt.Fprintf(&b, "- optimizer said: %s\n", indent(actions.Clip(t, 2000)))
 			}
 		case llm.RoleTool:
-			fmt.Fprintf(&b, "- result of %s: %s\n", m.Name, indent(clip(strings.TrimSpace(m.Text), 1500)))
+			fmt.Fprintf(&b, "- result of %s: %s\n", m.Name, indent(actions.Clip(strings.TrimSpace(m.Text), 1500)))
 		}
 	}
 	if b.Len() == 0 {

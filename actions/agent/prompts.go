@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -57,17 +58,17 @@ func (d *Deps) render(name string, data *promptData) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("cannot render prompt: no template file given")
 	}
-	path, err := d.findTemplate(name)
+	path, err := d.FindTemplate(name)
 	if err != nil {
 		return "", err
 	}
 	src, ok := d.Pinned[path]
 	if !ok {
-		if src, err = d.readTemplate(path); err != nil {
+		if src, err = d.ReadTemplate(path); err != nil {
 			return "", err
 		}
 	}
-	t, err := template.New(filepath.Base(path)).Funcs(tmplFuncs).Option("missingkey=error").Parse(string(src))
+	t, err := template.New(filepath.Base(path)).Funcs(actions.TemplateFuncs).Option("missingkey=error").Parse(string(src))
 	if err != nil {
 		return "", fmt.Errorf("cannot parse prompt template %s: %w", path, err)
 	}
@@ -83,7 +84,7 @@ func (d *Deps) render(name string, data *promptData) (string, error) {
 
 // baseData fills what every prompt may use: L1, tools, scripts and the skill.
 func (d *Deps) baseData() (*promptData, error) {
-	gw, err := d.gateway()
+	gw, err := d.OpenGateway()
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +94,12 @@ func (d *Deps) baseData() (*promptData, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := d.openSkill()
+	doc, err := d.OpenSkill()
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the skill: %w", err)
 	}
 	data.Skill, data.SkillName, data.doc = doc.Text, doc.Name, doc
-	data.SkillDir = d.relToRoot(d.skillDir())
+	data.SkillDir = d.RelToRoot(d.SkillFolder())
 	return data, nil
 }
 
@@ -108,10 +109,10 @@ func (d *Deps) globalContext() (string, error) {
 	path := d.ClaudeMD
 	explicit := path != ""
 	if !explicit {
-		path = filepath.Join(d.root(), "claude.md")
+		path = filepath.Join(d.RootDir(), "claude.md")
 	} else if !filepath.IsAbs(path) {
 		if _, err := os.Stat(path); err != nil {
-			path = d.rootPath(path)
+			path = d.RootPath(path)
 		}
 	}
 	b, err := os.ReadFile(path)

@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func (d *Deps) teacherStats(c *machine.Call, lib *skills.Library, existing []ski
 	}
 	stats := skills.ComputeStats(outs, names)
 	if n := injectedSkills(stats); n > 0 {
-		c.Notef("the teacher gets the statistics of %d skill(s) from %s", n, d.relToRoot(skills.OutcomesPath(lib.Path())))
+		c.Notef("the teacher gets the statistics of %d skill(s) from %s", n, d.RelToRoot(skills.OutcomesPath(lib.Path())))
 	}
 	return stats
 }

@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"sync"
@@ -36,13 +36,13 @@ func (d *Deps) embeds() *embedState {
 // are ranked as `lppctl skills search --embeddings` ranks them. A provider
 // failure reaches warnFallback, which records it; embedWarn says so once.
 func (d *Deps) libraryOptions(c *machine.Call) []skills.Option {
-	opts := []skills.Option{skills.WithRun(d.runID(c.RunID))}
+	opts := []skills.Option{skills.WithRun(d.ResolveRunID(c.RunID))}
 	st := d.embeds()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.built {
 		st.built = true
-		e, model, err := skills.NewEmbedder(d.Embeddings, d.getenv)
+		e, model, err := skills.NewEmbedder(d.Embeddings, d.Env)
 		if err != nil {
 			st.down, st.pending = err, err
 		}

@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func (d *Deps) libraryPath() string {
 	if p == "" {
 		p = skills.DefaultLibraryPath
 	}
-	return d.rootPath(p)
+	return d.RootPath(p)
 }
 
 // exprInt reads an expr parameter that must be a whole number (absent: 0).
@@ -60,7 +60,7 @@ func exprBool(c *machine.Call, name string) (bool, error) {
 // get the run's iteration as created_iteration, and the skills its prompts
 // use get it as last_used_iteration. A resumed run keeps its iteration.
 func (d *Deps) openLibrary(c *machine.Call, path string) (*skills.Library, error) {
-	return skills.Open(path, skills.WithRun(d.runID(c.RunID)))
+	return skills.Open(path, skills.WithRun(d.ResolveRunID(c.RunID)))
 }
 
 // relevantSkills renders the "Relevant Skills" section for a prompt: at
@@ -119,7 +119,7 @@ func (d *Deps) relevantSkills(ctx context.Context, c *machine.Call, query string
 	if r := lib.Ranker(); r != "bm25" {
 		how = " (" + r + ")"
 	}
-	c.Notef("relevant skills from %s%s: %s", d.relToRoot(path), how, strings.Join(names, ", "))
+	c.Notef("relevant skills from %s%s: %s", d.RelToRoot(path), how, strings.Join(names, ", "))
 	return skills.FormatRelevant(skills.SkillsOf(hits)), hits, nil
 }
 

@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
@@ -44,7 +45,7 @@ func TestSkillQueryLeavesOutTheCases(t *testing.T) {
 }
 
 func TestLibraryPathDefaultsUnderTheRoot(t *testing.T) {
-	d := &Deps{Root: "/p"}
+	d := &Deps{Deps: &actions.Deps{Root: "/p"}}
 	if got := d.libraryPath(); got != filepath.FromSlash("/p/.lppctl/skills.json") {
 		t.Errorf("default = %s", got)
 	}
@@ -63,7 +64,7 @@ func TestLibraryPathDefaultsUnderTheRoot(t *testing.T) {
 // last_used_iteration 3; steps and resumes of run 3 stay in iteration 3.
 func TestAgentRunsAreLibraryIterations(t *testing.T) {
 	ctx := context.Background()
-	d := &Deps{Root: t.TempDir()}
+	d := &Deps{Deps: &actions.Deps{Root: t.TempDir()}}
 	call := func(run string) *machine.Call {
 		return &machine.Call{RunID: run, Action: "llm.planner", Params: map[string]any{"relevant_skills": 3}}
 	}

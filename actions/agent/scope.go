@@ -1,9 +1,10 @@
-package actions
+package agent
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -81,7 +82,7 @@ func scopedSkillMemory(tx machine.MemoryTx, p *SkillPlan, step *PlanStep) string
 	origin := make([]int, len(lines)) // 0: unknown
 	for _, raw := range tx.Items(MemL2Origin) {
 		var o l2Origin
-		if jsonUnmarshal(raw, &o) != nil {
+		if actions.JSONUnmarshal(raw, &o) != nil {
 			continue
 		}
 		for i := o.First; i < o.First+o.Count && i < len(lines); i++ {

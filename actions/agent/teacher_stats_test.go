@@ -1,17 +1,18 @@
-package actions
+package agent
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/skills"
 )
 
 // The shipped teacher template renders the skills' statistics exactly as
 // the built-in prompt does, and leaves the section out without them.
 func TestTeacherTemplateShowsSkillStats(t *testing.T) {
-	d := &Deps{Root: t.TempDir(), SpecDir: filepath.Join("..", "specs")}
+	d := &Deps{Deps: &actions.Deps{Root: t.TempDir(), SpecDir: filepath.Join("..", "..", "specs")}}
 	lib := []skills.Skill{{Name: "header_first", Principle: "Write the header first.", WhenToApply: "Reports."}}
 	stats := "- header_first: injected into 2 step(s); ... → helps"
 	got, err := d.render("prompts/teacher.md", &promptData{ExistingSkills: existingSkills(lib), SkillStats: stats})

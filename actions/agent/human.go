@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
@@ -28,7 +29,7 @@ func (d *Deps) approve(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	showPlan := func() {
-		fmt.Fprintf(d.out(), "\nProposed plan (%s):\n%s\n", countSteps(len(plan.Steps)), plan.Table())
+		fmt.Fprintf(d.Output(), "\nProposed plan (%s):\n%s\n", countSteps(len(plan.Steps)), plan.Table())
 	}
 	if !d.Quiet {
 		showPlan()
@@ -55,7 +56,7 @@ func (d *Deps) approve(ctx context.Context, c *machine.Call) error {
 		if err := tx.Put(MemPlanFeedback, text); err != nil {
 			return err
 		}
-		c.Notef("the person asked for a new plan: %s", clip(textx.OneLine(text), 100))
+		c.Notef("the person asked for a new plan: %s", actions.Clip(textx.OneLine(text), 100))
 		return decide("replan")
 	}
 	if in := c.Input; in != nil {
@@ -80,7 +81,7 @@ func (d *Deps) approve(ctx context.Context, c *machine.Call) error {
 		showPlan() // the person is asked about it
 	}
 	for {
-		line, ok, err := d.ask(ctx, "Approve this plan? [a]pprove, [r]eject, [e]dit the JSON in your editor, or type feedback for a new plan: ")
+		line, ok, err := d.Ask(ctx, "Approve this plan? [a]pprove, [r]eject, [e]dit the JSON in your editor, or type feedback for a new plan: ")
 		if err != nil {
 			return err
 		}
@@ -95,7 +96,7 @@ func (d *Deps) approve(ctx context.Context, c *machine.Call) error {
 		case "e", "edit":
 			edited, err := d.editPlan(plan)
 			if err != nil {
-				fmt.Fprintf(d.out(), "%v\n", err)
+				fmt.Fprintf(d.Output(), "%v\n", err)
 				continue
 			}
 			if err := tx.Put(MemPlan, edited); err != nil {
@@ -104,11 +105,11 @@ func (d *Deps) approve(ctx context.Context, c *machine.Call) error {
 			if err := c.SetVar("step_count", len(edited.Steps)); err != nil {
 				return err
 			}
-			fmt.Fprintf(d.out(), "\nEdited plan (%s):\n%s\n", countSteps(len(edited.Steps)), edited.Table())
+			fmt.Fprintf(d.Output(), "\nEdited plan (%s):\n%s\n", countSteps(len(edited.Steps)), edited.Table())
 			plan = edited
 			continue
 		case "", "?", "h", "help":
-			fmt.Fprintln(d.out(), "a: run this plan; r: stop the run without running it; e: edit the plan as JSON in $VISUAL or $EDITOR; anything else is sent to the planner as feedback for a new plan.")
+			fmt.Fprintln(d.Output(), "a: run this plan; r: stop the run without running it; e: edit the plan as JSON in $VISUAL or $EDITOR; anything else is sent to the planner as feedback for a new plan.")
 			continue
 		}
 		return useText(line)
@@ -129,7 +130,7 @@ func (d *Deps) editPlan(p *SkillPlan) (*SkillPlan, error) {
 	editor := strings.TrimSpace(d.Editor)
 	for _, k := range []string{"VISUAL", "EDITOR"} {
 		if editor == "" {
-			editor = strings.TrimSpace(d.getenv(k))
+			editor = strings.TrimSpace(d.Env(k))
 		}
 	}
 	if editor == "" {
@@ -177,9 +178,9 @@ func (d *Deps) intervene(ctx context.Context, c *machine.Call) error {
 	if n, most := intVar(c, "loop_count"), intVar(c, "max_loop_count"); most > 0 && n > most {
 		reason += fmt.Sprintf("; stuck: still calling tools after %d rounds (max_loop_count %d)", n, most)
 	}
-	reason += "; last feedback: " + clip(textx.OneLine(why), 300)
+	reason += "; last feedback: " + actions.Clip(textx.OneLine(why), 300)
 	decide := func(kind, text string) error {
-		if err := updateStep(c, step.Index, func(o *skills.Outcome) { o.Human = true }); err != nil {
+		if err := actions.UpdateStep(c, step.Index, func(o *skills.Outcome) { o.Human = true }); err != nil {
 			return err
 		}
 		switch kind {
@@ -192,7 +193,7 @@ func (d *Deps) intervene(ctx context.Context, c *machine.Call) error {
 			if err := tx.Append(MemGuidance, guidance{Step: step.Index, Text: text}); err != nil {
 				return err
 			}
-			c.Notef("guidance for step %d: %s", step.Index, clip(textx.OneLine(text), 100))
+			c.Notef("guidance for step %d: %s", step.Index, actions.Clip(textx.OneLine(text), 100))
 		} else {
 			c.Notef("step %d: %s", step.Index, kind)
 		}
@@ -221,9 +222,9 @@ func (d *Deps) intervene(ctx context.Context, c *machine.Call) error {
 		}
 		return fmt.Errorf("cannot use the answer %q: answer with guidance (or skip / abort), approve to skip, reject to abort", in.Kind)
 	}
-	fmt.Fprintf(d.out(), "\nHuman intervention: %s\n", reason)
+	fmt.Fprintf(d.Output(), "\nHuman intervention: %s\n", reason)
 	for {
-		line, ok, err := d.ask(ctx, "[g]ive guidance and retry the step, [s]kip the step, or [a]bort the run: ")
+		line, ok, err := d.Ask(ctx, "[g]ive guidance and retry the step, [s]kip the step, or [a]bort the run: ")
 		if err != nil {
 			return err
 		}
@@ -232,7 +233,7 @@ func (d *Deps) intervene(ctx context.Context, c *machine.Call) error {
 		}
 		switch strings.ToLower(line) {
 		case "g", "guidance":
-			text, ok, err := d.ask(ctx, "Guidance for the step: ")
+			text, ok, err := d.Ask(ctx, "Guidance for the step: ")
 			if err != nil {
 				return err
 			}
@@ -248,13 +249,13 @@ func (d *Deps) intervene(ctx context.Context, c *machine.Call) error {
 		case "a", "abort":
 			return decide("abort", "")
 		case "", "?", "h", "help":
-			fmt.Fprintln(d.out(), "g: type guidance that is added to the step's instruction, then the step starts again; s: leave the step uncommitted and go on; a: stop the run. Anything else you type is taken as guidance.")
+			fmt.Fprintln(d.Output(), "g: type guidance that is added to the step's instruction, then the step starts again; s: leave the step uncommitted and go on; a: stop the run. Anything else you type is taken as guidance.")
 			continue
 		default:
 			return decide("guidance", line)
 		}
 	}
-	if o := stepOutcome(c); o != nil && o.Step == step.Index {
+	if o := actions.StepOutcome(c); o != nil && o.Step == step.Index {
 		o.Human = true
 		d.endStep(c, o, skills.OutcomeWaiting)
 	}
@@ -271,7 +272,7 @@ func (d *Deps) feedback(ctx context.Context, c *machine.Call) error {
 	case d.Feedback != "":
 		text = d.Feedback
 	default:
-		line, ok, err := d.ask(ctx, "\nFeedback on this run for the skill's Human Feedback (empty line to skip): ")
+		line, ok, err := d.Ask(ctx, "\nFeedback on this run for the skill's Human Feedback (empty line to skip): ")
 		if err != nil {
 			return err
 		}
@@ -285,11 +286,11 @@ func (d *Deps) feedback(ctx context.Context, c *machine.Call) error {
 		c.Notef("no feedback given")
 		return nil
 	}
-	if err := skills.AppendFeedback(d.skillsMD(), d.entryID(c.RunID, c.Seq+1), d.now(), text); err != nil {
+	if err := skills.AppendFeedback(d.SkillsMD(), d.EntryID(c.RunID, c.Seq+1), d.NowUTC(), text); err != nil {
 		return fmt.Errorf("cannot record the feedback: %w", err)
 	}
 	crashPoint("skillsmd-after-append")
-	c.Notef("feedback → %s", d.relToRoot(d.skillsMD()))
+	c.Notef("feedback → %s", d.RelToRoot(d.SkillsMD()))
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/validate"
@@ -48,7 +49,7 @@ states:
 
 func newHumanRun(t *testing.T, in string, opts ...machine.RunOption) (*machine.Run, *Deps, *strings.Builder, string) {
 	t.Helper()
-	repo, _ := filepath.Abs("..")
+	repo, _ := filepath.Abs(filepath.Join("..", ".."))
 	root := t.TempDir()
 	skill := filepath.Join(root, "skills", "demo")
 	if err := os.MkdirAll(skill, 0o755); err != nil {
@@ -69,11 +70,11 @@ func newHumanRun(t *testing.T, in string, opts ...machine.RunOption) (*machine.R
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	d := &Deps{Root: root, SkillDir: skill, Policy: filepath.Join(repo, "config", "tools_config.yaml"), SpecDir: filepath.Join(repo, "specs"),
+	d := &Deps{Deps: &actions.Deps{Root: root, SkillDir: skill, Policy: filepath.Join(repo, "config", "tools_config.yaml"), SpecDir: filepath.Join(repo, "specs"),
 		Model: script, Interactive: in != "", In: strings.NewReader(in), Out: &out, Editor: editor, RunID: "run1",
-		Now: fixedNow}
+		Now: fixedNow}}
 	reg := machine.NewBuiltinRegistry()
-	if err := Register(reg, d, GeneralActions, Actions); err != nil {
+	if err := actions.Register(reg, d.Deps, actions.GeneralActions, Actions); err != nil {
 		t.Fatal(err)
 	}
 	spec, diags := machine.Parse(filepath.Join(d.SpecDir, "human.yaml"), []byte(humanSpec)) // its templates are in specs/prompts
@@ -177,15 +178,15 @@ func planOps(t *testing.T, r *machine.Run) []machine.MemOp {
 	if ok, _ := r.Memory().Get(MemPlan, &p); !ok {
 		t.Fatalf("no plan in %s", b)
 	}
-	raw, _ := jsonMarshal(p)
+	raw, _ := actions.JSONMarshal(p)
 	return []machine.MemOp{{Op: machine.OpPut, Key: MemPlan, Value: raw}}
 }
 
 // A blank $VISUAL (or Editor) is no editor: the next one is used, no panic.
 func TestEditPlanSkipsBlankEditors(t *testing.T) {
-	d := &Deps{Editor: "  ", Getenv: func(k string) string {
+	d := &Deps{Deps: &actions.Deps{Editor: "  ", Getenv: func(k string) string {
 		return map[string]string{"VISUAL": " \t", "EDITOR": "true"}[k]
-	}}
+	}}}
 	p := &SkillPlan{Goal: "g", Steps: []*PlanStep{{Index: 1, OptimizerInstruction: "o", EvaluatorInstruction: "e"}}}
 	got, err := d.editPlan(p)
 	if err != nil || got.Goal != "g" || len(got.Steps) != 1 {

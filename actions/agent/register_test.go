@@ -1,8 +1,9 @@
-package actions
+package agent
 
 import (
 	"testing"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/validate"
 )
@@ -13,7 +14,7 @@ func TestRegisterOfflineAndSpecValidates(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("LPPCTL_LLM", "")
 	reg := machine.NewBuiltinRegistry()
-	if err := Register(reg, &Deps{Root: t.TempDir()}, GeneralActions, Actions); err != nil {
+	if err := actions.Register(reg, &actions.Deps{Root: t.TempDir()}, actions.GeneralActions, Actions); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"llm.planner", "llm.optimizer", "llm.evaluator", "tools.execute", "memory.prepare_step",
@@ -27,7 +28,7 @@ func TestRegisterOfflineAndSpecValidates(t *testing.T) {
 			t.Errorf("%s has no doc", name)
 		}
 	}
-	spec, diags, err := machine.Load("../specs/skills_agent.yaml")
+	spec, diags, err := machine.Load("../../specs/skills_agent.yaml")
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("load: %v %v", err, diags)
 	}

@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
@@ -47,18 +48,18 @@ func (d *Deps) commitStep(_ context.Context, c *machine.Call) error {
 	var calls []skills.ToolCallSummary
 	for _, raw := range tx.Items(MemStepTools) {
 		var st stepTool
-		if err := jsonUnmarshal(raw, &st); err == nil {
+		if err := actions.JSONUnmarshal(raw, &st); err == nil {
 			calls = append(calls, skills.ToolCallSummary{Tool: st.Tool, Args: st.Args, Outcome: st.Outcome})
 		}
 	}
-	id := d.entryID(c.RunID, c.Seq+1)
-	if err := skills.AppendSuccess(d.skillsMD(), id, d.now(), skills.SuccessCase{
+	id := d.EntryID(c.RunID, c.Seq+1)
+	if err := skills.AppendSuccess(d.SkillsMD(), id, d.NowUTC(), skills.SuccessCase{
 		Step: step.Index, Instruction: step.OptimizerInstruction, ToolCalls: calls, KeyOutputs: ev.KeyOutputs, KeyNames: ev.KeyNames,
 	}); err != nil {
 		return fmt.Errorf("cannot record the success case: %w", err)
 	}
 	crashPoint("skillsmd-after-append")
-	c.Notef("step %d committed: %d key output(s) → L2; success case → %s", step.Index, len(keys), d.relToRoot(d.skillsMD()))
+	c.Notef("step %d committed: %d key output(s) → L2; success case → %s", step.Index, len(keys), d.RelToRoot(d.SkillsMD()))
 	d.closeStep(c, skills.OutcomePass)
 	return nil
 }
@@ -85,15 +86,15 @@ func (d *Deps) recordFailure(_ context.Context, c *machine.Call) error {
 	if ok, err := c.Memory().Get(MemEval, &ev); err != nil || !ok {
 		return fmt.Errorf("cannot record a failure of step %d: no evaluation in run memory", step.Index)
 	}
-	id := d.entryID(c.RunID, c.Seq+1)
-	if err := skills.AppendFailure(d.skillsMD(), id, d.now(), skills.FailureCase{
+	id := d.EntryID(c.RunID, c.Seq+1)
+	if err := skills.AppendFailure(d.SkillsMD(), id, d.NowUTC(), skills.FailureCase{
 		Step: step.Index, Instruction: step.OptimizerInstruction, Feedback: ev.Feedback,
 	}); err != nil {
 		return fmt.Errorf("cannot record the failure case: %w", err)
 	}
 	crashPoint("skillsmd-after-append")
-	c.Notef("failure case of step %d → %s", step.Index, d.relToRoot(d.skillsMD()))
-	return updateStep(c, step.Index, func(o *skills.Outcome) { o.Retries++ })
+	c.Notef("failure case of step %d → %s", step.Index, d.RelToRoot(d.SkillsMD()))
+	return actions.UpdateStep(c, step.Index, func(o *skills.Outcome) { o.Retries++ })
 }
 
 func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
@@ -107,14 +108,14 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	}
 	path := d.libraryPath()
 	if p := c.String("library"); p != "" {
-		path = d.rootPath(p)
+		path = d.RootPath(p)
 	}
-	shown := d.relToRoot(path)
+	shown := d.RelToRoot(path)
 	lib, err := d.openLibrary(c, path)
 	if err != nil {
 		return fmt.Errorf("cannot open the skill library: %w", err)
 	}
-	doc, err := d.openSkill()
+	doc, err := d.OpenSkill()
 	if err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	}
 	success, failure := doc.Section(skills.SectionSuccess), doc.Section(skills.SectionFailure)
 	if c.String("cases") != "all" {
-		prefix := d.runID(c.RunID) + "/"
+		prefix := d.ResolveRunID(c.RunID) + "/"
 		success, failure = runEntries(success, prefix), runEntries(failure, prefix)
 	}
 	stats := d.teacherStats(c, lib, existing)
@@ -135,7 +136,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 			return err
 		}
 	}
-	reply, err := d.generate(ctx, c, "teacher", 0, []llm.Message{{Role: llm.RoleUser, Text: prompt}}, nil)
+	reply, err := d.Generate(ctx, c, "teacher", 0, []llm.Message{{Role: llm.RoleUser, Text: prompt}}, nil)
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func (d *Deps) teacher(ctx context.Context, c *machine.Call) error {
 	for _, a := range rep.Applied {
 		why := ""
 		if r := strings.TrimSpace(a.Proposal.Reason); r != "" {
-			why = " — " + clip(textx.OneLine(r), 160)
+			why = " — " + actions.Clip(textx.OneLine(r), 160)
 		}
 		c.Notef("applied: %s %q%s%s", a.Proposal.Action, a.Proposal.SkillName, why, statsNote(stats, a.Proposal))
 	}

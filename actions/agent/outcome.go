@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/skills"
 )
@@ -15,15 +16,15 @@ import (
 // outcome still open for another step (it was left by the SKIP_STEP event)
 // is closed as skipped.
 func (d *Deps) beginStep(c *machine.Call, step int, hits []skills.Hit) error {
-	o := stepOutcome(c)
+	o := actions.StepOutcome(c)
 	if o != nil && o.Step != step {
 		d.endStep(c, o, skills.OutcomeSkipped)
 		o = nil
 	}
 	if o == nil {
 		o = &skills.Outcome{
-			ID: d.entryID(c.RunID, c.Seq+1), Run: d.runID(c.RunID), Step: step,
-			Folder: d.relToRoot(d.skillDir()), Skills: []skills.Injected{},
+			ID: d.EntryID(c.RunID, c.Seq+1), Run: d.ResolveRunID(c.RunID), Step: step,
+			Folder: d.RelToRoot(d.SkillFolder()), Skills: []skills.Injected{},
 		}
 	}
 	for _, h := range hits {
@@ -40,12 +41,12 @@ func (d *Deps) beginStep(c *machine.Call, step int, hits []skills.Hit) error {
 		}
 	}
 	o.Replans = intVar(c, "replans")
-	return c.Memory().Put(MemStepOutcome, o)
+	return c.Memory().Put(actions.MemStepOutcome, o)
 }
 
 // closeStep ends the open outcome of the current step, if any, as outcome.
 func (d *Deps) closeStep(c *machine.Call, outcome string) {
-	if o := stepOutcome(c); o != nil {
+	if o := actions.StepOutcome(c); o != nil {
 		d.endStep(c, o, outcome)
 	}
 }
@@ -56,7 +57,7 @@ func (d *Deps) closeStep(c *machine.Call, outcome string) {
 func (d *Deps) endStep(c *machine.Call, o *skills.Outcome, outcome string) {
 	o.Outcome = outcome
 	if outcome != skills.OutcomeWaiting {
-		c.Memory().Delete(MemStepOutcome)
+		c.Memory().Delete(actions.MemStepOutcome)
 	}
 	names := make([]string, len(o.Skills))
 	for i, s := range o.Skills {

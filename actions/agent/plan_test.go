@@ -1,4 +1,4 @@
-package actions
+package agent
 
 import (
 	"encoding/json"

@@ -1,6 +1,7 @@
-package actions
+package agent
 
 import (
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -11,9 +12,11 @@ func templateFile(name, doc string) machine.ParamSpec {
 	return machine.ParamSpec{Name: name, Type: machine.TypeFile, Required: true, Doc: doc}
 }
 
-// Actions returns the agent's actions bound to d. Registration needs no
-// provider and no gateway: both are built when a run first needs them.
-func Actions(d *Deps) []machine.Action {
+// Actions returns the agent's actions bound to ad (an actions.ActionSet).
+// Registration needs no provider and no gateway: both are built when a run
+// first needs them.
+func Actions(ad *actions.Deps) []machine.Action {
+	d := &Deps{Deps: ad}
 	return []machine.Action{
 		{
 			Name: "llm.planner",
