@@ -1,6 +1,3 @@
-// Package actions holds the named actions the Skills Agent spec calls
-// (llm.*, tools.*, memory.*, human.*, skill.*) and registers them with their
-// parameters and the context variables they write.
 package actions
 
 import (

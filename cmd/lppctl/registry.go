@@ -29,6 +29,11 @@ func newRegistry(c *cli.Context) (*machine.Registry, error) {
 	return buildRegistry(cfg, rt)
 }
 
+// actionSets are the actions every spec may use: the general building
+// blocks (actions.GeneralActions) and the Skills Agent's (agent.Actions).
+// A child run (spec.run, spec.sandbox, spec.examples) gets the same sets.
+var actionSets = []actions.ActionSet{actions.GeneralActions, agent.Actions}
+
 // buildRegistry registers the built-in actions and the agent actions. A nil
 // rt registers the same actions, with no run I/O (for commands that only
 // inspect specs). The model and the tool gateway are built at their first use.
@@ -66,7 +71,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 		d.Interactive = rt.In != nil && !rt.NoInput
 		d.Quiet = rt.Quiet
 	}
-	if err := actions.Register(reg, d, actions.GeneralActions, agent.Actions); err != nil {
+	if err := actions.Register(reg, d, actionSets...); err != nil {
 		return nil, nil, err
 	}
 	return reg, d, nil

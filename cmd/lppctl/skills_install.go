@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/actions"
-	"github.com/lppctl/lppctl/actions/agent"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
@@ -168,7 +167,7 @@ func validateInstalled(c *cli.Context, root, shown, name string) error {
 		return nil
 	}
 	reg := machine.NewBuiltinRegistry()
-	if err := actions.Register(reg, &actions.Deps{Root: root}, actions.GeneralActions, agent.Actions); err != nil {
+	if err := actions.Register(reg, &actions.Deps{Root: root}, actionSets...); err != nil {
 		return err
 	}
 	diags, err := checkSpecFile(path, src, reg, root, validate.WithRoot(root), validate.WithSpecDir(filepath.Dir(path)))
