@@ -4,9 +4,12 @@
 // and keeps every package under machine/ (the spec model, validation, the
 // runtime, the model checker, the exporters, lpp, runstore) free of LLM,
 // tool and skill code: none of them may depend, even indirectly, on
-// actions/, gateway/, skills/ or langchaingo. And each stage package
+// actions/ (actions/agent and actions/llm included), gateway/, skills/ or
+// langchaingo. And each stage package
 // (machine/check, machine/export) imports only the packages of the module
-// its doc.go allows (stageImports).
+// its doc.go allows (stageImports). The general building blocks of actions/
+// (actions, actions/llm) depend on none of the Skills Agent's actions
+// (actions/agent), which build on them (below).
 //
 // It imports nothing of the module, so it is no node of the graph it checks.
 package layout

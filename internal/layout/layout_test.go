@@ -45,6 +45,34 @@ var stageImports = map[string][]string{
 	"machine/validate": {"machine"},
 }
 
+// below are, for packages of the module, the packages of the module they
+// must not depend on, even indirectly (their doc.go says why): the general
+// building blocks of actions/ and the model providers stay below the Skills
+// Agent's actions, which build on them.
+var below = map[string][]string{
+	"actions":     {"actions/agent"},
+	"actions/llm": {"actions", "actions/agent"},
+}
+
+// upward lists, sorted, each "pkg -> dep" of deps (import path -> its
+// dependencies) where a package of below depends on one its list names.
+func upward(deps map[string][]string) []string {
+	var out []string
+	for pkg, ds := range deps {
+		p, ok := own(pkg)
+		if !ok {
+			continue
+		}
+		for _, d := range ds {
+			if q, ok := own(d); ok && slices.Contains(below[p], q) {
+				out = append(out, p+" -> "+q)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // strayImports lists, sorted, each "pkg -> dep" of g where a package of
 // stageImports imports a package of the module its list leaves out.
 func strayImports(g map[string][]string) []string {
@@ -196,6 +224,36 @@ func TestStagePackagesImportOnlyWhatTheirDocAllows(t *testing.T) {
 	assert.Empty(t, strayImports(g), "a stage package imports more than its doc.go allows (update stageImports and the doc.go together)")
 }
 
+func TestGeneralActionsDependOnNoAgentPackage(t *testing.T) {
+	deps := parseLines(goList(t, `{{.ImportPath}} {{join .Deps " "}}`, "./actions/..."))
+	for pkg := range below {
+		require.Contains(t, deps, module+"/"+pkg, "go list ./actions/... has no %s", pkg)
+	}
+	require.Contains(t, deps, module+"/actions/agent", "go list ./actions/... has no actions/agent")
+	assert.Empty(t, upward(deps), "a package depends on one it must stay below (see below and the packages' doc.go)")
+}
+
+func TestUpwardFindsADependencyOnAPackageAbove(t *testing.T) {
+	tests := []struct {
+		name string
+		deps map[string][]string
+		want []string
+	}{
+		{"the agent on the general actions", map[string][]string{module + "/actions/agent": {module + "/actions", module + "/actions/llm"}}, nil},
+		{"the general actions on the agent", map[string][]string{module + "/actions": {"fmt", module + "/actions/agent"}},
+			[]string{"actions -> actions/agent"}},
+		{"the providers on the actions", map[string][]string{module + "/actions/llm": {module + "/actions"}},
+			[]string{"actions/llm -> actions"}},
+		{"a package with no list", map[string][]string{module + "/cmd/lppctl": {module + "/actions/agent"}}, nil},
+		{"outside the module", map[string][]string{"example.com/actions": {"example.com/actions/agent"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, upward(tt.deps))
+		})
+	}
+}
+
 func TestStrayImportsFindsAnImportOutsideTheStagesList(t *testing.T) {
 	tests := []struct {
 		name string
@@ -240,6 +298,8 @@ func TestViolationsFindsAForbiddenDependencyOfAMachinePackage(t *testing.T) {
 		{"clean", map[string][]string{module + "/machine": {"fmt", module + "/internal/fsx"}}, nil},
 		{"actions", map[string][]string{module + "/machine/check": {module + "/actions"}},
 			[]string{module + "/machine/check -> " + module + "/actions"}},
+		{"the Skills Agent's actions", map[string][]string{module + "/machine/validate": {module + "/actions/agent"}},
+			[]string{module + "/machine/validate -> " + module + "/actions/agent"}},
 		{"a sub-package of gateway", map[string][]string{module + "/machine": {module + "/gateway/sandbox"}},
 			[]string{module + "/machine -> " + module + "/gateway/sandbox"}},
 		{"langchaingo", map[string][]string{module + "/machine/lpp": {"github.com/tmc/langchaingo/llms"}},
