@@ -26,8 +26,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Deps is what the agent actions need from outside: configuration from the
-// command line and the run's I/O. Nothing in it is used at registration, so
+// Deps is what every action needs from outside (the general actions, and
+// the Skills Agent's through agent.Deps): configuration from the command
+// line and the run's I/O. Nothing in it is used at registration, so
 // `lppctl validate` and `lppctl actions` work without any provider; the model
 // and the gateway are built at their first use.
 type Deps struct {
@@ -98,6 +99,7 @@ type Deps struct {
 	sets     []ActionSet       // the action sets of the registry (Register), a child run's too
 }
 
+// Env reads the environment variable k through Getenv (default os.Getenv).
 func (d *Deps) Env(k string) string {
 	if d.Getenv != nil {
 		return d.Getenv(k)
@@ -105,6 +107,7 @@ func (d *Deps) Env(k string) string {
 	return os.Getenv(k)
 }
 
+// RootDir is the project root (Root, default ".").
 func (d *Deps) RootDir() string {
 	if d.Root == "" {
 		return "."
@@ -112,7 +115,7 @@ func (d *Deps) RootDir() string {
 	return d.Root
 }
 
-// rootPath resolves p (relative paths against the root).
+// RootPath resolves p (relative paths against the root).
 func (d *Deps) RootPath(p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
@@ -120,6 +123,8 @@ func (d *Deps) RootPath(p string) string {
 	return filepath.Join(d.RootDir(), p)
 }
 
+// SkillFolder is the skill's folder: SkillDir (default skills/hello_skill),
+// as given when it exists, else relative to the root.
 func (d *Deps) SkillFolder() string {
 	if d.SkillDir == "" {
 		return d.RootPath(filepath.Join("skills", "hello_skill"))
@@ -133,7 +138,7 @@ func (d *Deps) SkillFolder() string {
 	return d.RootPath(d.SkillDir)
 }
 
-// skillsMD is the skill's markdown file: SkillFile, else SkillDir/skills.md.
+// SkillsMD is the skill's markdown file: SkillFile, else SkillDir/skills.md.
 func (d *Deps) SkillsMD() string {
 	if d.SkillFile == "" {
 		return filepath.Join(d.SkillFolder(), "skills.md")
@@ -147,7 +152,7 @@ func (d *Deps) SkillsMD() string {
 	return d.RootPath(d.SkillFile)
 }
 
-// openSkill reads the skill's markdown file (see skillsMD).
+// OpenSkill reads the skill's markdown file (see SkillsMD).
 func (d *Deps) OpenSkill() (*skills.SkillDoc, error) {
 	if d.SkillFile == "" {
 		return skills.OpenSkill(d.SkillFolder())
@@ -155,6 +160,7 @@ func (d *Deps) OpenSkill() (*skills.SkillDoc, error) {
 	return skills.OpenSkillFile(d.SkillsMD())
 }
 
+// Output is where messages for the person go (Out; none when nil).
 func (d *Deps) Output() io.Writer {
 	if d.Out == nil {
 		return io.Discard
@@ -162,7 +168,7 @@ func (d *Deps) Output() io.Writer {
 	return d.Out
 }
 
-// now is the clock for skills.md timestamps: $LPPCTL_NOW (RFC 3339) when set
+// NowUTC is the clock for skills.md timestamps: $LPPCTL_NOW (RFC 3339) when set
 // (a testing aid for reproducible files), else the wall clock.
 func (d *Deps) NowUTC() time.Time {
 	if d.Now != nil {
@@ -176,14 +182,14 @@ func (d *Deps) NowUTC() time.Time {
 	return time.Now().UTC()
 }
 
-// entryID is the idempotency key of a skills.md entry written by the action
+// EntryID is the idempotency key of a skills.md entry written by the action
 // of journal record seq (Call.Seq+1): a re-run of that action after a crash
 // writes the same id, which the skills store ignores.
 func (d *Deps) EntryID(runID string, seq int) string {
 	return fmt.Sprintf("%s/%d", d.ResolveRunID(runID), seq)
 }
 
-// runID is the id entry ids start with: runID (Call.RunID), else Deps.RunID,
+// ResolveRunID is the id entry ids start with: runID (Call.RunID), else Deps.RunID,
 // else a random local-... one for the process.
 func (d *Deps) ResolveRunID(runID string) string {
 	if runID == "" {
@@ -281,7 +287,7 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 	return llm.New(ch, llm.Options{Getenv: d.Env, HTTPClient: d.HTTPClient, Retry: d.RetryPolicy()})
 }
 
-// retryPolicy is Deps.Retry, with $LPPCTL_LLM_RETRIES (attempts, first
+// RetryPolicy is Deps.Retry, with $LPPCTL_LLM_RETRIES (attempts, first
 // included), $LPPCTL_LLM_BACKOFF (first wait, e.g. 500ms) and
 // $LPPCTL_LLM_TIMEOUT (per attempt: 30s, or 30 for seconds) applied. Each retry is
 // announced on the run's output.
@@ -339,7 +345,7 @@ func (d *Deps) configLLM() (string, string, error) {
 	return strings.TrimSpace(cfg.LLM), ConfigFile, nil
 }
 
-// gateway returns the tool gateway, opening it at first use.
+// OpenGateway returns the tool gateway, opening it at first use.
 func (d *Deps) OpenGateway() (*gateway.Gateway, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

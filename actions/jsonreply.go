@@ -10,7 +10,7 @@ import (
 
 // extractJSON finds the JSON value in a model's reply: the whole reply when
 // it is JSON, else the first fenced block that is, else the JSON object
-// inside prose (extractObject). Two slips a model makes often are forgiven
+// inside prose (ExtractObject). Two slips a model makes often are forgiven
 // (lenientJSON): a raw line break or tab inside a string, and a trailing
 // comma. When the reply's first object does not parse, the error names the
 // line, the column and what is wrong there, rather than an object nested in
@@ -69,7 +69,7 @@ func extractJSON(reply string) (string, error) {
 			return "", fmt.Errorf("the reply's JSON does not parse: %s; answer with one valid JSON object and nothing else", jsonSyntaxProblem(s, first, derr))
 		}
 	}
-	if !json.Valid([]byte(obj)) { // extractObject's last resort: from the first { to the last }
+	if !json.Valid([]byte(obj)) { // ExtractObject's last resort: from the first { to the last }
 		var v any
 		err := json.Unmarshal([]byte(obj), &v)
 		return "", fmt.Errorf("the reply's JSON object does not parse (%v); answer with one valid JSON object and nothing else", err)
@@ -178,7 +178,7 @@ func describeJSON(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// extractObject finds the JSON object in a reply: the whole reply, else a
+// ExtractObject finds the JSON object in a reply: the whole reply, else a
 // fenced block holding an object, else the first {...} in the text that is
 // a JSON object — those having the key want first, so prose with braces
 // around the answer, or a draft before it, does not hide it.

@@ -13,7 +13,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
-// generate calls the model for agent at step and records the call.
+// Generate calls the model for agent at step and records the call.
 func (d *Deps) Generate(ctx context.Context, c *machine.Call, agent string, step int, msgs []llm.Message, tools []llm.Tool) (llm.Reply, error) {
 	return d.send(ctx, c, llm.Request{Agent: agent, Step: step, Messages: msgs, Tools: tools}, agent)
 }
@@ -105,7 +105,7 @@ func configHint(model string) string {
 	return "LPPCTL_LLM=" + model
 }
 
-// toolDefs returns the gateway's tools for native tool calling; with
+// ToolDefs returns the gateway's tools for native tool calling; with
 // readOnly, only the sub-commands that look (for a checker such as the
 // evaluator, whose calls run read-only: anything else would be refused).
 func (d *Deps) ToolDefs(readOnly bool) ([]llm.Tool, error) {
@@ -124,6 +124,8 @@ func (d *Deps) ToolDefs(readOnly bool) ([]llm.Tool, error) {
 	return out, nil
 }
 
+// RelToRoot returns p relative to the root, with slashes, when it is
+// inside it, else p as it is (with slashes).
 func (d *Deps) RelToRoot(p string) string {
 	root, err1 := filepath.Abs(d.RootDir())
 	abs, err2 := filepath.Abs(p)

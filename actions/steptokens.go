@@ -20,7 +20,7 @@ import (
 // an action that re-runs on resume has the same id and replaces itself.
 const MemStepOutcome = "step_outcome"
 
-// stepOutcome returns the open outcome of the current step (nil when none).
+// StepOutcome returns the open outcome of the current step (nil when none).
 func StepOutcome(c *machine.Call) *skills.Outcome {
 	var o skills.Outcome
 	if ok, err := c.Memory().Get(MemStepOutcome, &o); err != nil || !ok || o.ID == "" {
@@ -29,7 +29,7 @@ func StepOutcome(c *machine.Call) *skills.Outcome {
 	return &o
 }
 
-// updateStep changes the open outcome of step with fn (no outcome open for
+// UpdateStep changes the open outcome of step with fn (no outcome open for
 // that step: nothing happens).
 func UpdateStep(c *machine.Call, step int, fn func(o *skills.Outcome)) error {
 	o := StepOutcome(c)

@@ -20,6 +20,8 @@ var TemplateFuncs = template.FuncMap{
 	"lines": func(s []string) string { return strings.Join(s, "\n") },
 }
 
+// FindTemplate finds the template file name: among a run's pinned
+// templates first, then relative to the spec's folder, then the root.
 func (d *Deps) FindTemplate(name string) (string, error) {
 	if len(d.Pinned) > 0 && filepath.IsLocal(filepath.FromSlash(name)) {
 		// A run's pinned templates (the Temporal engine's) were read inside
@@ -43,7 +45,7 @@ func (d *Deps) FindTemplate(name string) (string, error) {
 	return found, nil
 }
 
-// readTemplate reads a template findTemplate found, as machine.ReadNamedFile
+// ReadTemplate reads a template FindTemplate found, as machine.ReadNamedFile
 // reads files a spec names (inside the root, a regular file, capped).
 func (d *Deps) ReadTemplate(path string) ([]byte, error) {
 	src, err := machine.ReadNamedFile(path, d.SpecDir, d.RootDir())

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// ask prints prompt and reads one line; ok is false when there is no
+// Ask prints prompt and reads one line; ok is false when there is no
 // terminal or it is closed. A Ctrl-C (ctx cancelled) ends the wait with
 // ctx's error, which the action returns: the run stops as interrupted in the
 // state that asked, and a resume asks again.

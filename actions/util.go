@@ -8,8 +8,10 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
+// JSONUnmarshal is json.Unmarshal.
 func JSONUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
+// JSONMarshal is json.Marshal.
 func JSONMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // didYouMean renders machine.DidYouMean as a hint, `did you mean "x"?`, or "".
@@ -17,6 +19,7 @@ func didYouMean(name string, candidates []string) string {
 	return machine.DidYouMeanHint(name, candidates)
 }
 
+// Clip shortens s to n runes, the last one an ellipsis when cut.
 func Clip(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
@@ -25,7 +28,7 @@ func Clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// jsonText renders a decoded JSON value as text: a string as it is, null as
+// JSONText renders a decoded JSON value as text: a string as it is, null as
 // "", anything else as its compact JSON.
 func JSONText(v any) string {
 	switch x := v.(type) {

@@ -6,7 +6,7 @@ import (
 )
 
 // templateFile declares a required prompt template parameter: a file path
-// relative to the spec's folder, then the project root (findTemplate), that
+// relative to the spec's folder, then the project root (FindTemplate), that
 // validate checks and runs hash for resume.
 func templateFile(name, doc string) machine.ParamSpec {
 	return machine.ParamSpec{Name: name, Type: machine.TypeFile, Required: true, Doc: doc}
