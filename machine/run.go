@@ -110,6 +110,7 @@ type Run struct {
 	pause     *PauseError
 	owned     map[string][]any // list variable → the array the run appends it in (see appendItems)
 	grown     map[string]int   // list variable → its length before the step appended to it (Record.Appended)
+	sizes     map[string]int   // list or map variable → its value's size, when known (see knownSize)
 	obsFrom   context.Context
 	obsCtx    context.Context
 	call      Call
@@ -218,10 +219,16 @@ func (r *Run) Replay(rec *Record) error {
 			r.env[VarLastError] = s
 			continue
 		}
-		if n, ok := rec.Appended[name]; ok && r.replayAppended(name, rec.Vars[name], n) {
-			continue
+		if n, ok := rec.Appended[name]; ok {
+			done, err := r.replayAppended(name, rec.Vars[name], n)
+			if err != nil {
+				return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
+			}
+			if done {
+				continue
+			}
 		}
-		if err := r.setVar(name, rec.Vars[name]); err != nil {
+		if err := r.replayVar(name, rec.Vars[name]); err != nil {
 			return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
 		}
 	}
@@ -268,6 +275,25 @@ func (r *Run) setVar(name string, val any) error {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, QuoteList(v.Enum))
 	}
 	r.env[name] = cv
+	delete(r.sizes, name)
+	return nil
+}
+
+// replayVar is setVar for a value a journal recorded: a list or map past
+// MaxValueBytes (written by a version that did not hold the limit on every
+// path) is refused, as the set that made it is now.
+func (r *Run) replayVar(name string, val any) error {
+	if err := r.setVar(name, val); err != nil {
+		return err
+	}
+	switch cv := r.env[name].(type) {
+	case []any, map[string]any:
+		n := valueSize(cv, MaxValueBytes)
+		if n > MaxValueBytes {
+			return fmt.Errorf("cannot set %q: %w", name, tooLargeError{n})
+		}
+		r.keepSize(name, n)
+	}
 	return nil
 }
 
@@ -405,6 +431,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	if call != nil {
 		for name, v := range call.vars {
 			r.env[name] = v
+			delete(r.sizes, name)
 			changed = setChanged(changed, name, v)
 		}
 		if call.mem != nil && len(call.mem.ops) > 0 {
@@ -616,14 +643,16 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 	var buf [8]any
 	var owns [8][]any // the arrays of the sets that appended (nil: set as written)
 	var befores [8]int
+	var sizes [8]int // the sizes of the values of list and map variables (-1: not measured)
 	vals := buf[:0]
 	for i := range set {
 		a := &set[i]
 		if i < len(owns) {
-			if list, tail, n, ok := r.appendItems(a); ok {
+			sizes[i] = -1
+			if list, tail, n, size, ok := r.appendItems(a); ok {
 				// Only the items appended are checked: the list's were before.
 				if r.m.checkStorableAt("set "+a.V.Name, a.A.Expr, a.A.ExprPos, tail, n) == nil {
-					owns[i], befores[i] = list, n
+					owns[i], befores[i], sizes[i] = list, n, size
 					vals = append(vals, list[:len(list):len(list)])
 					continue
 				}
@@ -638,8 +667,12 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.V.Name, err)
 		}
-		if err := ValueTooLarge(cv); err != nil {
-			return changed, &EvalError{File: r.m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Msg: err.Error(), Err: ErrValueTooLarge}
+		size := valueSize(cv, MaxValueBytes)
+		if size > MaxValueBytes {
+			return changed, &EvalError{File: r.m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Msg: tooLargeError{size}.Error(), Err: ErrValueTooLarge}
+		}
+		if i < len(sizes) {
+			sizes[i] = size
 		}
 		if err := r.m.checkStorableValue(a, cv); err != nil {
 			return changed, err
@@ -655,6 +688,13 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 			r.keepAppended(a.V.Name, owns[i], befores[i], changed)
 		case r.grown != nil:
 			r.keepAppended(a.V.Name, nil, -1, changed)
+		}
+		switch {
+		case a.V.Type != TypeList && a.V.Type != TypeMap:
+		case i < len(sizes) && sizes[i] >= 0:
+			r.keepSize(a.V.Name, sizes[i])
+		default:
+			delete(r.sizes, a.V.Name)
 		}
 		r.env[a.V.Name] = vals[i]
 		changed = setChanged(changed, a.V.Name, vals[i])
