@@ -116,3 +116,44 @@ func TestReplayRefusesAnAppendPastTheValueSizeLimit(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `cannot replay step 8: cannot set "xs": the value is 8388672 bytes or more, past the limit of 8388608 for a context value; a set that grows a value on every pass (s: s + s) never ends: bound it with a guard`, err.Error())
 }
+
+// bigMergeSpec adds big under a new key of m at every step (SHAPE: the
+// set's expression): the eighth key takes the map past MaxValueBytes.
+const bigMergeSpec = `
+lpp: 1
+name: big
+context:
+  n:   {type: int, default: 0}
+  m:   {type: map, default: {}}
+  big: {type: string, default: ""}
+initial: a
+states:
+  a:
+    set:
+      m: 'SHAPE'
+      n: n + 1
+    next: [{to: a}]
+`
+
+func TestAKeyChangeStopsAtTheValueSizeLimitAsAnySetDoes(t *testing.T) {
+	const want = `cannot apply set of state "a": test.yaml:12:11: set m: the value is 8388752 bytes or more, past the limit of 8388608 for a context value; a set that grows a value on every pass (s: s + s) never ends: bound it with a guard (in %s)`
+	for _, shape := range []string{
+		`merge(m, {("k" + string(n)): big})`,                // key by key: only the key is measured
+		`merge(n == n ? m : m, {("k" + string(n)): big})`, // evaluated as written: the whole map is
+	} {
+		t.Run(shape, func(t *testing.T) {
+			m := compileSpec(t, replaceShape(bigMergeSpec, shape), nil)
+			r, err := m.NewRun(bigVars)
+			require.NoError(t, err)
+			for range 7 {
+				_, err := r.Step(context.Background())
+				require.NoError(t, err)
+			}
+			_, err = r.Step(context.Background())
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, machine.ErrValueTooLarge), "%v", err)
+			assert.Equal(t, fmt.Sprintf(want, shape), err.Error())
+			assert.Len(t, r.Var("m"), 7, "the failing change changed the map")
+		})
+	}
+}
