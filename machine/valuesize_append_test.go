@@ -138,7 +138,7 @@ states:
 func TestAKeyChangeStopsAtTheValueSizeLimitAsAnySetDoes(t *testing.T) {
 	const want = `cannot apply set of state "a": test.yaml:12:11: set m: the value is 8388752 bytes or more, past the limit of 8388608 for a context value; a set that grows a value on every pass (s: s + s) never ends: bound it with a guard (in %s)`
 	for _, shape := range []string{
-		`merge(m, {("k" + string(n)): big})`,                // key by key: only the key is measured
+		`merge(m, {("k" + string(n)): big})`,              // key by key: only the key is measured
 		`merge(n == n ? m : m, {("k" + string(n)): big})`, // evaluated as written: the whole map is
 	} {
 		t.Run(shape, func(t *testing.T) {
