@@ -53,6 +53,12 @@ type MapPatch struct {
 	Del []string                   `json:"del,omitempty"`
 }
 
+// keysPatch is a MapPatch with its values decoded.
+type keysPatch struct {
+	set map[string]any
+	del []string
+}
+
 // MemRef places a string variable's JSON text (without its quotes) in a
 // memory operation's value of the same step.
 type MemRef struct {
@@ -64,10 +70,11 @@ type MemRef struct {
 // wireEntry is an Entry as written: the step's vars that are not in Vars.
 type wireEntry struct {
 	*Entry
-	Append map[string]json.RawMessage `json:"vars_append,omitempty"`
-	Patch  map[string]*MapPatch       `json:"vars_patch,omitempty"`
-	Refs   map[string]*MemRef         `json:"vars_ref,omitempty"`
-	items  map[string][]any           // vars_append as read by fastStep (then Append is nil)
+	Append  map[string]json.RawMessage `json:"vars_append,omitempty"`
+	Patch   map[string]*MapPatch       `json:"vars_patch,omitempty"`
+	Refs    map[string]*MemRef         `json:"vars_ref,omitempty"`
+	items   map[string][]any           // vars_append as read by fastStep (then Append is nil)
+	patched map[string]*keysPatch      // vars_patch as read by fastStep (then Patch is nil)
 	// scalars says that fastStep read Vars and found no list or map in
 	// it: its values are as NormalizeJSON leaves them.
 	scalars bool
@@ -714,7 +721,7 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 	}
 	e := w.Entry
 	if e.Record == nil {
-		if w.Append != nil || w.items != nil || w.Patch != nil || w.Refs != nil {
+		if w.Append != nil || w.items != nil || w.Patch != nil || w.patched != nil || w.Refs != nil {
 			return nil, errors.New("variables without a step")
 		}
 		return e, nil
@@ -805,7 +812,24 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		rec.Appended[name] = len(prev) // Replay checks only the items appended
 
 	}
-	for name, p := range w.Patch {
+	if w.patched == nil && len(w.Patch) > 0 {
+		w.patched = make(map[string]*keysPatch, len(w.Patch))
+		for name, p := range w.Patch {
+			if p == nil {
+				return fmt.Errorf("keys changed in map %s, which no earlier line wrote", name)
+			}
+			kp := &keysPatch{del: p.Del, set: make(map[string]any, len(p.Set))}
+			for k, raw := range p.Set {
+				var v any
+				if err := decodeNumbers(raw, &v); err != nil {
+					return fmt.Errorf("key %q of map %s: %v", k, name, err)
+				}
+				kp.set[k] = v
+			}
+			w.patched[name] = kp
+		}
+	}
+	for name, p := range w.patched {
 		prev, ok := d.maps[name]
 		if !ok || p == nil {
 			return fmt.Errorf("keys changed in map %s, which no earlier line wrote", name)
@@ -816,16 +840,12 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		}
 		// With reuse, the map is changed in place: the reader keeps nothing
 		// of a record (Run.Replay copies the keys MapKeys names).
-		keys := make([]string, 0, len(p.Del)+len(p.Set))
-		for _, k := range p.Del {
+		keys := make([]string, 0, len(p.del)+len(p.set))
+		for _, k := range p.del {
 			delete(cur, k)
 			keys = append(keys, k)
 		}
-		for k, raw := range p.Set {
-			var v any
-			if err := decodeNumbers(raw, &v); err != nil {
-				return fmt.Errorf("key %q of map %s: %v", k, name, err)
-			}
+		for k, v := range p.set {
 			cur[k] = v
 			keys = append(keys, k)
 		}
