@@ -185,3 +185,60 @@ states:
 	}
 	assert.InDelta(t, allocs[10], allocs[10000], 2, "allocations per step: %v", allocs)
 }
+
+func TestMergeAndOmitGiveNewMaps(t *testing.T) {
+	tests := []struct {
+		name, expr string
+		want       map[string]any
+	}{
+		{name: "merge adds a key", expr: `merge(m, {b: 2})`, want: map[string]any{"a": 1, "b": 2}},
+		{name: "merge replaces a key", expr: `merge(m, {a: "x"})`, want: map[string]any{"a": "x"}},
+		{name: "merge with a computed key", expr: `merge(m, {("k" + string(1 + 1)): [1]})`, want: map[string]any{"a": 1, "k2": []any{1}}},
+		{name: "omit removes keys, absent ones too", expr: `omit(m, "a", "z")`, want: map[string]any{}},
+		{name: "merge of another map into this one", expr: `merge({z: 0}, m)`, want: map[string]any{"a": 1, "z": 0}},
+		{name: "a copy: the variable read is unchanged", expr: `merge(m2, {c: 3})`, want: map[string]any{"a": 1, "c": 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := compileSpec(t, `
+lpp: 1
+name: t
+context:
+  m:  {type: map, default: {a: 1}}
+  m2: {type: map, default: {a: 1}}
+initial: a
+states:
+  a:
+    set: {m: '`+tt.expr+`'}
+    next: [done]
+  done: {final: true}
+`, nil)
+			r, err := m.NewRun(nil)
+			require.NoError(t, err)
+			require.NoError(t, r.Run(context.Background()))
+			assert.Equal(t, tt.want, r.Var("m"))
+			assert.Equal(t, map[string]any{"a": 1}, r.Var("m2"))
+		})
+	}
+}
+
+func TestAVariableNamedMergeIsReadAsTheVariable(t *testing.T) {
+	m := compileSpec(t, `
+lpp: 1
+name: t
+context:
+  merge: {type: int, default: 2}
+  omit:  {type: map, default: {}}
+  n:     {type: int, default: 0}
+initial: a
+states:
+  a:
+    set: {n: merge + len(omit)}
+    next: [done]
+  done: {final: true}
+`, nil)
+	r, err := m.NewRun(nil)
+	require.NoError(t, err)
+	require.NoError(t, r.Run(context.Background()))
+	assert.Equal(t, 2, r.Var("n"))
+}
