@@ -686,7 +686,6 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 	var befores [8]int
 	var sizes [8]int        // the sizes of the values of list and map variables (-1: not measured)
 	var keyed [8]*mapChange // the changes of the sets that changed keys of a map (nil: set as written)
-	var chs [8]mapChange
 	vals := buf[:0]
 	for i := range set {
 		a := &set[i]
@@ -701,11 +700,12 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 				}
 				// Evaluated as written, for the error's sake.
 			}
-			if ch, ok := r.mapKeys(a); ok {
-				chs[i] = ch
-				keyed[i] = &chs[i]
-				vals = append(vals, nil) // the map, once changed
-				continue
+			if a.keys != nil {
+				if ch, ok := r.mapKeys(a); ok {
+					keyed[i] = &ch
+					vals = append(vals, nil) // the map, once changed
+					continue
+				}
 			}
 		}
 		v, err := r.vm.Run(a.Prog, r.env)
