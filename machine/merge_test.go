@@ -242,3 +242,56 @@ states:
 	require.NoError(t, r.Run(context.Background()))
 	assert.Equal(t, 2, r.Var("n"))
 }
+
+// TestAMapHandedToAnActionNeverChanges: an action that keeps the map it
+// reads (Call.Var, Call.Vars) or is given (an expression parameter) sees it
+// as it was, while the run goes on changing keys of the variable.
+func TestAMapHandedToAnActionNeverChanges(t *testing.T) {
+	type kept struct{ got, copy map[string]any }
+	var keeps []kept
+	keep := func(v any) {
+		if m, ok := v.(map[string]any); ok {
+			keeps = append(keeps, kept{m, maps.Clone(m)})
+		}
+	}
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{Name: "keep", Doc: "keeps what it reads",
+		Params: []machine.ParamSpec{{Name: "value", Type: machine.TypeExpr, Doc: "a value to keep"}},
+		Run: func(_ context.Context, c *machine.Call) error {
+			switch c.Seq % 3 {
+			case 0:
+				keep(c.Var("m"))
+			case 1:
+				keep(c.Vars()["m"])
+			}
+			keep(c.Params["value"])
+			return nil
+		}})
+	m := compileSpec(t, `
+lpp: 1
+name: keep
+context:
+  n: {type: int, default: 0}
+  m: {type: map, default: {}}
+initial: a
+states:
+  a:
+    set: {n: n + 1, m: 'merge(m, {("k" + string(n)): n})'}
+    next: [{to: b, when: 'n % 2 == 0'}, a]
+  b:
+    do: keep
+    with: {value: 'n % 4 == 0 ? m : {}'}
+    set: {m: 'merge(m, {b: n})'}
+    next: [a]
+`, reg)
+	r, err := m.NewRun(nil, machine.WithObserver(nopBorrower{}), machine.WithMaxTransitions(1<<20))
+	require.NoError(t, err)
+	for range 60 {
+		_, err := r.Step(context.Background())
+		require.NoError(t, err)
+	}
+	require.Greater(t, len(keeps), 15)
+	for i, k := range keeps {
+		assert.Equal(t, k.copy, k.got, "map %d changed after the action kept it", i)
+	}
+}
