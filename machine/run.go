@@ -252,7 +252,7 @@ func (r *Run) Replay(rec *Record) error {
 				continue
 			}
 		}
-		if err := r.replayVar(name, rec.Vars[name]); err != nil {
+		if err := r.setVar(name, rec.Vars[name]); err != nil {
 			return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
 		}
 	}
@@ -301,24 +301,6 @@ func (r *Run) setVar(name string, val any) error {
 	r.env[name] = cv
 	delete(r.sizes, name)
 	r.handOut(name)
-	return nil
-}
-
-// replayVar is setVar for a value a journal recorded: a list or map past
-// MaxValueBytes (written by a version that did not hold the limit on every
-// path) is refused, as the set that made it is now.
-func (r *Run) replayVar(name string, val any) error {
-	if err := r.setVar(name, val); err != nil {
-		return err
-	}
-	switch cv := r.env[name].(type) {
-	case []any, map[string]any:
-		n := valueSize(cv, MaxValueBytes)
-		if n > MaxValueBytes {
-			return fmt.Errorf("cannot set %q: %w", name, tooLargeError{n})
-		}
-		r.keepSize(name, n)
-	}
 	return nil
 }
 
