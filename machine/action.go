@@ -238,11 +238,13 @@ func (c *Call) Var(name string) any {
 	if v, ok := c.vars[name]; ok {
 		return v
 	}
+	c.run.handOut(name) // the action may keep it
 	return c.run.env[name]
 }
 
 // Vars returns a copy of every context variable (staged writes included).
 func (c *Call) Vars() map[string]any {
+	c.run.handOutAll() // the action may keep them
 	out := make(map[string]any, len(c.run.env))
 	for k, v := range c.run.env {
 		out[k] = v

@@ -1,6 +1,8 @@
 package machine
 
 import (
+	"fmt"
+
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
@@ -46,25 +48,31 @@ func appendTail(src string, v *Var, env map[string]any) *vm.Program {
 
 // appendItems evaluates the appended part of a, when a is an append to its
 // own variable and the variable holds a list: the new value, the items
-// appended and the list's length before them. ok is false when the set must
-// be evaluated as written.
-func (r *Run) appendItems(a *Cassign) (val, tail []any, before int, ok bool) {
+// appended, the list's length before them and the new value's size (the
+// list's as the run keeps it plus the items': see knownSize). ok is false
+// when the set must be evaluated as written, which it also is when the new
+// value is past MaxValueBytes (for the error's sake).
+func (r *Run) appendItems(a *Cassign) (val, tail []any, before, size int, ok bool) {
 	if a.tail == nil {
-		return nil, nil, 0, false
+		return nil, nil, 0, 0, false
 	}
 	cur, isList := r.env[a.V.Name].([]any)
 	if !isList {
-		return nil, nil, 0, false
+		return nil, nil, 0, 0, false
 	}
 	t, err := r.vm.Run(a.tail, r.env)
 	if err != nil {
-		return nil, nil, 0, false
+		return nil, nil, 0, 0, false
 	}
 	ct, err := TypeList.Coerce(t)
 	if err != nil {
-		return nil, nil, 0, false
+		return nil, nil, 0, 0, false
 	}
 	tail = ct.([]any)
+	size = r.knownSize(a.V.Name, cur)
+	if size += itemsSize(tail, MaxValueBytes-size); size > MaxValueBytes {
+		return nil, nil, 0, 0, false
+	}
 	own := r.owned[a.V.Name]
 	if len(own) != len(cur) || (len(cur) > 0 && &own[0] != &cur[0]) {
 		// Not the array this run appended to last: start one of its own.
@@ -72,7 +80,7 @@ func (r *Run) appendItems(a *Cassign) (val, tail []any, before int, ok bool) {
 		copy(own, cur)
 	}
 	own = append(own, tail...)
-	return own, tail, len(cur), true
+	return own, tail, len(cur), size, true
 }
 
 // keepAppended records that the run owns the array of list, its variable
@@ -102,20 +110,27 @@ func (r *Run) keepAppended(name string, list []any, before int, changed map[stri
 
 // replayAppended sets list variable name to val when the record says val is
 // the variable's current value with items appended (Record.Appended: before
-// is its length): only those items are checked. It reports false when that
-// does not hold; the value is then set as any other.
-func (r *Run) replayAppended(name string, val any, before int) bool {
+// is its length): only those items are checked, and measured (a list past
+// MaxValueBytes is an error, as for the set that appended). It reports false
+// when that does not hold; the value is then set as any other.
+func (r *Run) replayAppended(name string, val any, before int) (bool, error) {
 	xs, ok := val.([]any)
 	cur, isList := r.env[name].([]any)
 	if !ok || !isList || len(cur) != before || len(xs) < before {
-		return false
+		return false, nil
 	}
 	if v := r.m.spec.Var(name); v == nil || v.Type != TypeList {
-		return false
+		return false, nil
 	}
 	if _, bad := NotFinite(xs[before:]); bad {
-		return false
+		return false, nil
+	}
+	size := r.knownSize(name, cur)
+	if size += itemsSize(xs[before:], MaxValueBytes-size); size > MaxValueBytes {
+		// Measured whole, for the same figure as any other set's error.
+		return false, fmt.Errorf("cannot set %q: %w", name, tooLargeError{valueSize(xs, MaxValueBytes)})
 	}
 	r.env[name] = xs
-	return true
+	r.keepSize(name, size)
+	return true, nil
 }

@@ -2,6 +2,8 @@ package machine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr/vm"
@@ -39,6 +41,7 @@ type cparam struct {
 	// format the expression's value must have (a string parameter with a
 	// format written as an expression); the action receives its canonical text
 	format Format
+	reads  []string // the map variables prog or progs read (see Run.escaped)
 }
 
 type Cassign struct {
@@ -46,6 +49,12 @@ type Cassign struct {
 	Prog *vm.Program
 	tail *vm.Program // for `xs: concat(xs, TAIL)`, TAIL (see appendTail)
 	A    *Assign     // the set entry, for run-time errors
+	// keys, for `m: merge(m, PATCH)`, is PATCH; for `m: omit(m, KEYS...)`
+	// (omit set), the keys as a list (see mapKeysProg).
+	keys      *vm.Program
+	omit      bool
+	reads     []string // the map variables Prog reads (see Run.escaped)
+	keysReads []string // those keys reads
 }
 
 // ctrans is a compiled transition: of a state's next (index ≥ 0), its
@@ -177,7 +186,11 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []Cassign {
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		out = append(out, Cassign{V: v, Prog: p, tail: appendTail(a.Expr, v, env), A: a})
+		ca := Cassign{V: v, Prog: p, tail: appendTail(a.Expr, v, env), A: a, reads: mapReads(p, c.spec)}
+		if ca.keys, ca.omit = mapKeysProg(a.Expr, v, env); ca.keys != nil {
+			ca.keysReads = mapReads(ca.keys, c.spec)
+		}
+		out = append(out, ca)
 	}
 	return out
 }
@@ -240,6 +253,15 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 	for _, p := range st.With {
 		if a.Param(p.Name) == nil {
 			c.errorf(p.Pos, "action %q has no parameter %q", a.Name, p.Name)
+		}
+	}
+	for i := range out {
+		p := &out[i]
+		if p.prog != nil {
+			p.reads = mapReads(p.prog, c.spec)
+		}
+		for _, k := range slices.Sorted(maps.Keys(p.progs)) {
+			p.reads = append(p.reads, mapReads(p.progs[k], c.spec)...)
 		}
 	}
 	return out

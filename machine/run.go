@@ -62,6 +62,12 @@ type Record struct {
 	// the items past it are all that changed (the journal writes only them).
 	// A reader of a journal sets it as well (the journal's appends).
 	Appended map[string]int `json:"-"`
+	// MapKeys names the map variables of Vars whose new value is their
+	// value before the step with only these keys set or removed (a key the
+	// new value lacks was removed; a key may be named twice): the journal
+	// writes a patch of them. A reader of a journal sets it as well (the
+	// journal's patches).
+	MapKeys map[string][]string `json:"-"`
 }
 
 // ViaWait is the Via of a step that ran a waiting state's action and stays
@@ -108,8 +114,12 @@ type Run struct {
 	waiting   bool           // the current state's action ran: it waits for an event
 	trigger   *delivery      // the event that entered the current state (nil: none)
 	pause     *PauseError
-	owned     map[string][]any // list variable → the array the run appends it in (see appendItems)
-	grown     map[string]int   // list variable → its length before the step appended to it (Record.Appended)
+	owned     map[string][]any          // list variable → the array the run appends it in (see appendItems)
+	grown     map[string]int            // list variable → its length before the step appended to it (Record.Appended)
+	sizes     map[string]int            // list or map variable → its value's size, when known (see knownSize)
+	mown      map[string]map[string]any // map variable → the map the run owns and changes keys of in place (see merge.go)
+	keys      map[string][]string       // map variable → the keys the step changed (Record.MapKeys)
+	borrowed  bool                      // every observer is a ValueBorrower
 	obsFrom   context.Context
 	obsCtx    context.Context
 	call      Call
@@ -174,6 +184,12 @@ func (m *Machine) newRun(state string, opts []RunOption) *Run {
 	for _, o := range opts {
 		o(r)
 	}
+	r.borrowed = true
+	for _, o := range r.observers {
+		if _, ok := o.(ValueBorrower); !ok {
+			r.borrowed = false
+		}
+	}
 	// The fsm holds the current state; its after_event callback (called for
 	// every move, self-transitions included, which enter_state skips) is
 	// where the run observes that a state was entered.
@@ -218,8 +234,23 @@ func (r *Run) Replay(rec *Record) error {
 			r.env[VarLastError] = s
 			continue
 		}
-		if n, ok := rec.Appended[name]; ok && r.replayAppended(name, rec.Vars[name], n) {
-			continue
+		if keys, ok := rec.MapKeys[name]; ok {
+			done, err := r.replayKeys(name, rec.Vars[name], keys)
+			if err != nil {
+				return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
+			}
+			if done {
+				continue
+			}
+		}
+		if n, ok := rec.Appended[name]; ok {
+			done, err := r.replayAppended(name, rec.Vars[name], n)
+			if err != nil {
+				return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
+			}
+			if done {
+				continue
+			}
 		}
 		if err := r.setVar(name, rec.Vars[name]); err != nil {
 			return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
@@ -268,6 +299,8 @@ func (r *Run) setVar(name string, val any) error {
 		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, QuoteList(v.Enum))
 	}
 	r.env[name] = cv
+	delete(r.sizes, name)
+	r.handOut(name)
 	return nil
 }
 
@@ -310,6 +343,7 @@ func (r *Run) Memory() *Memory { return r.mem }
 
 // Vars returns a copy of the context variables.
 func (r *Run) Vars() map[string]any {
+	r.handOutAll()
 	out := make(map[string]any, len(r.env))
 	for _, v := range r.m.spec.Context {
 		out[v.Name] = r.env[v.Name]
@@ -318,7 +352,10 @@ func (r *Run) Vars() map[string]any {
 }
 
 // Var returns one context variable (or a reserved name's value).
-func (r *Run) Var(name string) any { return r.env[name] }
+func (r *Run) Var(name string) any {
+	r.handOut(name)
+	return r.env[name]
+}
 
 // Machine returns the machine the run executes.
 func (r *Run) Machine() *Machine { return r.m }
@@ -371,6 +408,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	}
 	rec := &Record{Seq: r.seq + 1, From: state, Start: r.now()}
 	clear(r.grown)
+	clear(r.keys)
 	var call *Call
 	var actErr error
 	var emitted []*delivery
@@ -405,6 +443,8 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	if call != nil {
 		for name, v := range call.vars {
 			r.env[name] = v
+			delete(r.sizes, name)
+			r.handOut(name)
 			changed = setChanged(changed, name, v)
 		}
 		if call.mem != nil && len(call.mem.ops) > 0 {
@@ -511,6 +551,14 @@ func (r *Run) notify(ctx context.Context, rec *Record) error {
 	if len(r.grown) > 0 {
 		rec.Appended, r.grown = r.grown, nil
 	}
+	if len(r.keys) > 0 {
+		rec.MapKeys, r.keys = r.keys, nil
+	}
+	if !r.borrowed && len(r.mown) > 0 {
+		for name := range rec.Vars { // an observer may keep them
+			r.handOut(name)
+		}
+	}
 	if ctx != r.obsFrom { // observers finish their work even after Ctrl-C
 		r.obsFrom, r.obsCtx = ctx, context.WithoutCancel(ctx)
 	}
@@ -577,6 +625,7 @@ func (r *Run) runAction(ctx context.Context, cs *Cstate) (call *Call, err error)
 					return nil, fmt.Errorf("cannot evaluate parameter %q, key %q: %w", p.name, k, err)
 				}
 				vals[k] = v
+				r.escaped(v, p.reads)
 			}
 			call.Params[p.name] = vals
 			continue
@@ -594,6 +643,7 @@ func (r *Run) runAction(ctx context.Context, cs *Cstate) (call *Call, err error)
 		if err != nil {
 			return nil, fmt.Errorf("cannot evaluate parameter %q: %w", p.name, err)
 		}
+		r.escaped(v, p.reads)
 		call.Params[p.name] = v
 	}
 	defer func() {
@@ -616,18 +666,28 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 	var buf [8]any
 	var owns [8][]any // the arrays of the sets that appended (nil: set as written)
 	var befores [8]int
+	var sizes [8]int        // the sizes of the values of list and map variables (-1: not measured)
+	var keyed [8]*mapChange // the changes of the sets that changed keys of a map (nil: set as written)
 	vals := buf[:0]
 	for i := range set {
 		a := &set[i]
 		if i < len(owns) {
-			if list, tail, n, ok := r.appendItems(a); ok {
+			sizes[i] = -1
+			if list, tail, n, size, ok := r.appendItems(a); ok {
 				// Only the items appended are checked: the list's were before.
 				if r.m.checkStorableAt("set "+a.V.Name, a.A.Expr, a.A.ExprPos, tail, n) == nil {
-					owns[i], befores[i] = list, n
+					owns[i], befores[i], sizes[i] = list, n, size
 					vals = append(vals, list[:len(list):len(list)])
 					continue
 				}
 				// Evaluated as written, for the error's sake.
+			}
+			if a.keys != nil {
+				if ch, ok := r.mapKeys(a); ok {
+					keyed[i] = &ch
+					vals = append(vals, nil) // the map, once changed
+					continue
+				}
 			}
 		}
 		v, err := r.vm.Run(a.Prog, r.env)
@@ -638,12 +698,17 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.V.Name, err)
 		}
-		if err := ValueTooLarge(cv); err != nil {
-			return changed, &EvalError{File: r.m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Msg: err.Error(), Err: ErrValueTooLarge}
+		size := valueSize(cv, MaxValueBytes)
+		if size > MaxValueBytes {
+			return changed, &EvalError{File: r.m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Msg: tooLargeError{size}.Error(), Err: ErrValueTooLarge}
+		}
+		if i < len(sizes) {
+			sizes[i] = size
 		}
 		if err := r.m.checkStorableValue(a, cv); err != nil {
 			return changed, err
 		}
+		r.escaped(cv, a.reads)
 		if s, ok := cv.(string); ok && len(a.V.Enum) > 0 && !Contains(a.V.Enum, s) {
 			return changed, fmt.Errorf("%s: %q is not one of %s", a.V.Name, s, QuoteList(a.V.Enum))
 		}
@@ -655,6 +720,21 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 			r.keepAppended(a.V.Name, owns[i], befores[i], changed)
 		case r.grown != nil:
 			r.keepAppended(a.V.Name, nil, -1, changed)
+		}
+		if i < len(keyed) && keyed[i] != nil {
+			vals[i] = r.applyKeys(a.V.Name, *keyed[i])
+			r.keepKeys(a.V.Name, keyed[i], changed)
+		} else {
+			if r.keys != nil {
+				r.keepKeys(a.V.Name, nil, changed)
+			}
+			switch {
+			case a.V.Type != TypeList && a.V.Type != TypeMap:
+			case i < len(sizes) && sizes[i] >= 0:
+				r.keepSize(a.V.Name, sizes[i])
+			default:
+				delete(r.sizes, a.V.Name)
+			}
 		}
 		r.env[a.V.Name] = vals[i]
 		changed = setChanged(changed, a.V.Name, vals[i])

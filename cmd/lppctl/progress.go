@@ -69,6 +69,10 @@ func (c *closedOK) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// BorrowsValues says that progress keeps none of a record's values past
+// OnStep (machine.ValueBorrower: the run may change a map's keys in place).
+func (p *progress) BorrowsValues() {}
+
 func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

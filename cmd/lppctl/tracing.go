@@ -217,6 +217,10 @@ func (t *tracedRun) shutdown() {
 // its context carries (tracedRun.run's); without one it does nothing.
 type stepSpans struct{ log *slog.Logger }
 
+// BorrowsValues says that stepSpans keeps none of a record's values
+// (machine.ValueBorrower).
+func (stepSpans) BorrowsValues() {}
+
 func (o stepSpans) OnStep(ctx context.Context, rec *machine.Record) error {
 	if o.log != nil {
 		o.log.DebugContext(ctx, "step", "seq", rec.Seq, "from", rec.From, "to", rec.To, "via", rec.Via, "duration_ms", rec.Duration.Milliseconds())

@@ -53,6 +53,12 @@ type MapPatch struct {
 	Del []string                   `json:"del,omitempty"`
 }
 
+// keysPatch is a MapPatch with its values decoded.
+type keysPatch struct {
+	set map[string]any
+	del []string
+}
+
 // MemRef places a string variable's JSON text (without its quotes) in a
 // memory operation's value of the same step.
 type MemRef struct {
@@ -64,10 +70,11 @@ type MemRef struct {
 // wireEntry is an Entry as written: the step's vars that are not in Vars.
 type wireEntry struct {
 	*Entry
-	Append map[string]json.RawMessage `json:"vars_append,omitempty"`
-	Patch  map[string]*MapPatch       `json:"vars_patch,omitempty"`
-	Refs   map[string]*MemRef         `json:"vars_ref,omitempty"`
-	items  map[string][]any           // vars_append as read by fastStep (then Append is nil)
+	Append  map[string]json.RawMessage `json:"vars_append,omitempty"`
+	Patch   map[string]*MapPatch       `json:"vars_patch,omitempty"`
+	Refs    map[string]*MemRef         `json:"vars_ref,omitempty"`
+	items   map[string][]any           // vars_append as read by fastStep (then Append is nil)
+	patched map[string]*keysPatch      // vars_patch as read by fastStep (then Patch is nil)
 	// scalars says that fastStep read Vars and found no list or map in
 	// it: its values are as NormalizeJSON leaves them.
 	scalars bool
@@ -83,6 +90,9 @@ type encoder struct {
 	lists map[string][]byte    // list var → its JSON as last written, without its closing "]" (appended to in place)
 	maps  map[string]*mapState // map var → its keys as last written
 	vals  map[string][]any     // list var → its items as last written (for grownBy)
+	// visited counts the keys of maps the encoder looked at (compared or
+	// encoded), for the tests that check a change costs what changed.
+	visited int
 }
 
 // mapState is a map variable as the encoder last wrote it: enough to tell
@@ -314,7 +324,16 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 			}
 		}
 		if m, ok := v.(map[string]any); ok && m != nil {
-			ch, p, err := c.mapDelta(c.maps[name], m)
+			var ch *mapChange
+			var p *MapPatch
+			var err error
+			if keys, ok := e.Record.MapKeys[name]; ok && c.maps[name] != nil {
+				// The machine changed these keys of the value we wrote
+				// last: the others are not looked at.
+				ch, p, err = c.mapKeysDelta(c.maps[name], m, keys)
+			} else {
+				ch, p, err = c.mapDelta(c.maps[name], m)
+			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("cannot write journal: step %d: variable %s: %w", rec.Seq, name, err)
 			}
@@ -499,6 +518,7 @@ func (c *encoder) mapDelta(st *mapState, m map[string]any) (*mapChange, *MapPatc
 	size, kept := 0, 0
 	ch.size = st.size
 	for k, v := range m {
+		c.visited++
 		old, ok := st.vals[k]
 		if ok {
 			kept++
@@ -533,6 +553,55 @@ func (c *encoder) mapDelta(st *mapState, m map[string]any) (*mapChange, *MapPatc
 		sort.Strings(p.Del)
 		ch.del = p.Del
 	}
+	if size+20 >= ch.size {
+		return ch, nil, nil
+	}
+	return ch, p, nil
+}
+
+// mapKeysDelta is mapDelta for a map m that is the map as last written (st)
+// with only keys set or removed (Record.MapKeys; a key m lacks was
+// removed): only those keys are compared and encoded.
+func (c *encoder) mapKeysDelta(st *mapState, m map[string]any, keys []string) (*mapChange, *MapPatch, error) {
+	ch := &mapChange{st: st, set: make(map[string]any, len(keys)), lens: make(map[string]int, len(keys)), size: st.size}
+	p := &MapPatch{}
+	size := 0
+	for _, k := range keys {
+		c.visited++
+		v, has := m[k]
+		old, had := st.vals[k]
+		if !has {
+			if had && !slices.Contains(p.Del, k) {
+				p.Del = append(p.Del, k)
+				size += len(k) + 3
+				ch.size -= len(k) + st.lens[k] + 4
+			}
+			continue
+		}
+		if _, done := ch.set[k]; done {
+			continue // named twice
+		}
+		if had && sameScalar(old, v) {
+			continue
+		}
+		b, err := marshal(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		if raw, nested := old.(json.RawMessage); had && nested && bytes.Equal(raw, b) {
+			continue
+		}
+		p.Set = setKey(p.Set, k, json.RawMessage(b))
+		ch.set[k], ch.lens[k] = keptValue(v, b), len(b)
+		size += len(k) + len(b) + 4
+		if had {
+			ch.size += len(b) - st.lens[k]
+		} else {
+			ch.size += len(k) + len(b) + 4
+		}
+	}
+	sort.Strings(p.Del)
+	ch.del = p.Del
 	if size+20 >= ch.size {
 		return ch, nil, nil
 	}
@@ -652,7 +721,7 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 	}
 	e := w.Entry
 	if e.Record == nil {
-		if w.Append != nil || w.items != nil || w.Patch != nil || w.Refs != nil {
+		if w.Append != nil || w.items != nil || w.Patch != nil || w.patched != nil || w.Refs != nil {
 			return nil, errors.New("variables without a step")
 		}
 		return e, nil
@@ -743,24 +812,49 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		rec.Appended[name] = len(prev) // Replay checks only the items appended
 
 	}
-	for name, p := range w.Patch {
+	if w.patched == nil && len(w.Patch) > 0 {
+		w.patched = make(map[string]*keysPatch, len(w.Patch))
+		for name, p := range w.Patch {
+			if p == nil {
+				return fmt.Errorf("keys changed in map %s, which no earlier line wrote", name)
+			}
+			kp := &keysPatch{del: p.Del, set: make(map[string]any, len(p.Set))}
+			for k, raw := range p.Set {
+				var v any
+				if err := decodeNumbers(raw, &v); err != nil {
+					return fmt.Errorf("key %q of map %s: %v", k, name, err)
+				}
+				kp.set[k] = v
+			}
+			w.patched[name] = kp
+		}
+	}
+	for name, p := range w.patched {
 		prev, ok := d.maps[name]
 		if !ok || p == nil {
 			return fmt.Errorf("keys changed in map %s, which no earlier line wrote", name)
 		}
-		cur := maps.Clone(prev)
-		for _, k := range p.Del {
-			delete(cur, k)
+		cur := prev
+		if !d.reuse {
+			cur = maps.Clone(prev) // the records handed out keep their maps
 		}
-		for k, raw := range p.Set {
-			var v any
-			if err := decodeNumbers(raw, &v); err != nil {
-				return fmt.Errorf("key %q of map %s: %v", k, name, err)
-			}
+		// With reuse, the map is changed in place: the reader keeps nothing
+		// of a record (Run.Replay copies the keys MapKeys names).
+		keys := make([]string, 0, len(p.del)+len(p.set))
+		for _, k := range p.del {
+			delete(cur, k)
+			keys = append(keys, k)
+		}
+		for k, v := range p.set {
 			cur[k] = v
+			keys = append(keys, k)
 		}
 		d.maps[name] = cur
 		set(name, cur)
+		if rec.MapKeys == nil {
+			rec.MapKeys = map[string][]string{}
+		}
+		rec.MapKeys[name] = keys // Replay copies only these keys
 	}
 	return nil
 }

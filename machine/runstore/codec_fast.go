@@ -73,7 +73,7 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 			return nil, false // a member twice: encoding/json merges objects
 		}
 		seenBits |= bit
-		if heads && (key == "vars" || key == "vars_append") {
+		if heads && (key == "vars" || key == "vars_append" || key == "vars_patch") {
 			if c := p.peek(); c != '{' && c != 'n' || !p.skip(0) {
 				return nil, false
 			}
@@ -165,6 +165,12 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 				}
 				w.items[name] = xs
 			}
+		case "vars_patch":
+			ps, ok := p.patches()
+			if !ok {
+				return nil, false
+			}
+			w.patched = ps
 		case "crc":
 			if _, ok := p.plainString(); !ok {
 				return nil, false
@@ -207,8 +213,11 @@ func (p *jsonReader) knownMember() (string, bool) {
 		switch {
 		case b[2] == 'i':
 			k = "via"
-		case b[4] == 's' && len(b) > 5 && b[5] == '_':
+		case b[4] == 's' && len(b) > 6 && b[5] == '_':
 			k = "vars_append"
+			if b[6] == 'p' {
+				k = "vars_patch"
+			}
 		default:
 			k = "vars"
 		}
@@ -277,8 +286,94 @@ func memberBit(key string) uint32 {
 		return 1 << 14
 	case "crc":
 		return 1 << 15
+	case "vars_patch":
+		return 1 << 16
 	}
 	return 0
+}
+
+// patches reads vars_patch, `{"NAME":{"set":{...},"del":[...]},...}`, as
+// encoding/json reads it into map[string]*MapPatch, the values of "set"
+// decoded; it says it cannot for anything else (a member other than "set"
+// and "del", or one twice, a null patch).
+func (p *jsonReader) patches() (map[string]*keysPatch, bool) {
+	if !p.byte('{') {
+		return nil, false
+	}
+	out := map[string]*keysPatch{}
+	if p.byte('}') {
+		return out, true
+	}
+	for {
+		name, ok := p.name()
+		if !ok || !p.byte(':') {
+			return nil, false
+		}
+		if _, twice := out[name]; twice {
+			return nil, false
+		}
+		kp, ok := p.patch()
+		if !ok {
+			return nil, false
+		}
+		out[name] = kp
+		if p.byte(',') {
+			continue
+		}
+		if p.byte('}') {
+			return out, true
+		}
+		return nil, false
+	}
+}
+
+func (p *jsonReader) patch() (*keysPatch, bool) {
+	if !p.byte('{') {
+		return nil, false
+	}
+	kp := &keysPatch{}
+	if p.byte('}') {
+		return kp, true
+	}
+	var seenSet, seenDel bool
+	for {
+		key, ok := p.name()
+		if !ok || !p.byte(':') {
+			return nil, false
+		}
+		switch {
+		case key == "set" && !seenSet:
+			seenSet = true
+			if kp.set, ok = p.object(1); !ok {
+				return nil, false
+			}
+		case key == "del" && !seenDel:
+			seenDel = true
+			p.space()
+			if p.word("null") {
+				break
+			}
+			xs, ok := p.array(1)
+			if !ok {
+				return nil, false
+			}
+			kp.del = make([]string, len(xs))
+			for i, x := range xs {
+				if kp.del[i], ok = x.(string); !ok {
+					return nil, false
+				}
+			}
+		default:
+			return nil, false
+		}
+		if p.byte(',') {
+			continue
+		}
+		if p.byte('}') {
+			return kp, true
+		}
+		return nil, false
+	}
 }
 
 // jsonReader reads JSON values as encoding/json with UseNumber and

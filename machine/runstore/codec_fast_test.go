@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -36,6 +37,27 @@ func slowStep(t testing.TB, text []byte) (*wireEntry, error) {
 			w.items[name] = items
 		}
 		w.Append = nil
+	}
+	if w.Patch != nil {
+		w.patched = map[string]*keysPatch{}
+		for name, p := range w.Patch {
+			if p == nil {
+				return nil, errors.New("a null patch")
+			}
+			kp := &keysPatch{del: p.Del}
+			if p.Set != nil {
+				kp.set = map[string]any{}
+			}
+			for k, raw := range p.Set {
+				var v any
+				if err := decodeNumbers(raw, &v); err != nil {
+					return nil, err
+				}
+				kp.set[k] = v
+			}
+			w.patched[name] = kp
+		}
+		w.Patch = nil
 	}
 	return w, nil
 }
@@ -86,6 +108,9 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"xs": []any{1, 2, 3}}},
 		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"xs": []any{1, 2, 3, "4\x00"}}, Appended: map[string]int{"xs": 3}},
 		{From: "a", To: "a", Via: "on_error", Error: "boom: \"quoted\"", Event: "go"},
+		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"m": map[string]any{"a": 1, "b": "x", "c": []any{1.5}, "d": 4, "e": 5, "f": 6, "long": strings.Repeat("x", 100)}}},
+		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"m": map[string]any{"a": 2, "b": "x", "c": []any{1.5}, "d": 4, "e": 5, "g": map[string]any{"h": nil}, "long": strings.Repeat("x", 100)}},
+			MapKeys: map[string][]string{"m": {"a", "f", "g"}}},
 	}
 	for i, rec := range recs {
 		rec.Seq, rec.Start, rec.Duration = i+1, at, 1234*time.Microsecond
@@ -99,6 +124,7 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(recs), fast, "every step line of this journal is read by fastStep")
+	assert.Contains(t, journalLines(t, run)[len(recs)], `"vars_patch":{"m":{"set":{"a":2,"g":{"h":null}},"del":["f"]}}`)
 
 	// Lines fastStep leaves to encoding/json, or reads as it does.
 	for _, line := range []string{
@@ -115,6 +141,13 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 		`{"type":"step","seq":1,"memory":[{"op":"append","key":"l3","value":1}],"start":"2026-11-26T20:01:27Z","duration":0}`,
 		`{"type":"step","seq":1,"vars_append":{"xs":[1,"a",[2]]},"start":"2026-11-26T20:01:27Z","duration":0}`,
 		`{"type":"step","seq":1,"vars_append":{"xs":7},"start":"2026-11-26T20:01:27Z","duration":0}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"set":{"k":1,"l":[2.5,"x"]},"del":["a","b"]},"n":{}}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"set":null,"del":null}}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":null}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"Set":{"k":1}}}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"set":{"k":1},"set":{"l":2}}}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"del":[1]}}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"x":1}}}`,
 		`{"type":"step","seq":1,"vars":{"d":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `},"start":"2026-11-26T20:01:27Z","duration":0}`,
 		`{"type":"pause","at":"2026-11-26T20:01:27Z"}`,
 	} {
@@ -125,6 +158,7 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 func FuzzFastStep(f *testing.F) {
 	f.Add([]byte(`{"type":"step","seq":1,"from":"a","to":"a","via":"next[1]","vars":{"n":1,"xs":[1,"b",{"c":null}]},"start":"2026-11-26T20:01:27.410160026Z","duration":0,"vars_append":{"ys":[2.5]},"crc":"dc69f647"}`))
 	f.Add([]byte(`{"type":"step","seq":4,"from":"done","to":"","via":"final","start":"2026-11-26T20:01:27Z","duration":0,"end":true}`))
+	f.Add([]byte(`{"type":"step","seq":5,"from":"a","to":"a","via":"next[1]","vars":{"n":5},"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"set":{"k4":4,"x":[1,{"y":"z"}]},"del":["a"]}},"crc":"32251c5c"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if !json.Valid(line) {
 			if _, ok := fastStep(line, &interner{}, false); ok {
@@ -140,7 +174,7 @@ func FuzzFastStep(f *testing.F) {
 		if full {
 			require.True(t, heads, "fastStep reads %q but not its head", line)
 			w, _ := fastStep(line, &interner{}, false)
-			w.Record.Vars, w.items, w.scalars = nil, nil, false // what heads does not read
+			w.Record.Vars, w.items, w.patched, w.scalars = nil, nil, nil, false // what heads does not read
 			require.Equal(t, w, head)
 		}
 	})

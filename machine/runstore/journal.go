@@ -167,6 +167,10 @@ func (j *Journal) Committed() (int, string) { return j.steps, j.state }
 // Err returns the error that made the journal unusable, or nil.
 func (j *Journal) Err() error { return j.err }
 
+// BorrowsValues says that the journal keeps none of a record's values past
+// OnStep (machine.ValueBorrower): its encoder keeps their JSON, or copies.
+func (*Journal) BorrowsValues() {}
+
 // OnStep appends the step's record.
 func (j *Journal) OnStep(_ context.Context, rec *machine.Record) error {
 	if err := j.append(&Entry{Type: EntryStep, Record: rec}, routingOnly(rec)); err != nil {
