@@ -1,8 +1,6 @@
 package machine
 
 import (
-	"fmt"
-
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
@@ -110,8 +108,7 @@ func (r *Run) keepAppended(name string, list []any, before int, changed map[stri
 
 // replayAppended sets list variable name to val when the record says val is
 // the variable's current value with items appended (Record.Appended: before
-// is its length): only those items are checked, and measured (a list past
-// MaxValueBytes is an error, as for the set that appended). It reports false
+// is its length): only those items are checked, and measured. It reports false
 // when that does not hold; the value is then set as any other.
 func (r *Run) replayAppended(name string, val any, before int) (bool, error) {
 	xs, ok := val.([]any)
@@ -126,10 +123,10 @@ func (r *Run) replayAppended(name string, val any, before int) (bool, error) {
 		return false, nil
 	}
 	size := r.knownSize(name, cur)
-	if size += itemsSize(xs[before:], MaxValueBytes-size); size > MaxValueBytes {
-		// Measured whole, for the same figure as any other set's error.
-		return false, fmt.Errorf("cannot set %q: %w", name, tooLargeError{valueSize(xs, MaxValueBytes)})
-	}
+	size += itemsSize(xs[before:], MaxValueBytes-size)
+	// A list past MaxValueBytes was appended by a version that did not hold
+	// the limit on appends: the journal is what happened, so it is replayed
+	// (the run stays resumable) and the next set that grows it is refused.
 	r.env[name] = xs
 	r.keepSize(name, size)
 	return true, nil

@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -279,8 +278,7 @@ func (r *Run) handOutAll() {
 
 // replayKeys sets map variable name to val when the record says val is the
 // variable's current value with keys changed (Record.MapKeys): only those
-// keys are copied into the run's own map, checked and measured (a map past
-// MaxValueBytes is an error, as for the set that changed it). It reports
+// keys are copied into the run's own map, checked and measured. It reports
 // false when that does not hold; the value is then set as any other.
 func (r *Run) replayKeys(name string, val any, keys []string) (bool, error) {
 	m, ok := val.(map[string]any)
@@ -312,10 +310,6 @@ func (r *Run) replayKeys(name string, val any, keys []string) (bool, error) {
 		}
 	}
 	r.env[name] = own
-	if size > MaxValueBytes {
-		delete(r.sizes, name)
-		return false, fmt.Errorf("cannot set %q: %w", name, tooLargeError{valueSize(own, MaxValueBytes)})
-	}
-	r.keepSize(name, size)
+	r.keepSize(name, size) // past the limit: replayed as journaled (see replayAppended), forgotten
 	return true, nil
 }
