@@ -210,6 +210,22 @@ func TestSandboxStartsAProgramWhoseArgumentsNeedMemory(t *testing.T) {
 	}
 }
 
+// TestSandboxLimitsOpenFiles: the program gets 1024 open files (Go raised
+// the trampoline's soft limit to the hard one; the program does not keep it).
+func TestSandboxLimitsOpenFiles(t *testing.T) {
+	requireSandbox(t)
+	py := python(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.py"), []byte("import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"), 0o644))
+	var lim syscall.Rlimit
+	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
+	cmd, err := Command(context.Background(), Options{Dir: dir}, py, "./x.py")
+	require.NoError(t, err)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, clipOutput(out))
+	assert.Equal(t, strconv.FormatUint(min(lim.Max, 1024), 10), strings.TrimSpace(string(out)))
+}
+
 // TestSandboxReportsAProgramItCannotExecute: a missing program is reported
 // on stderr with exit code 126, as every failure of the trampoline is.
 func TestSandboxReportsAProgramItCannotExecute(t *testing.T) {
