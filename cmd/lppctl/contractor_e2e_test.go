@@ -59,7 +59,7 @@ func TestContractorDemoBuildsInstallsAndRunsASkill(t *testing.T) {
 			}
 			res := contractorRun(t, root, args...)
 			if res.code != 0 {
-				t.Fatalf("exit %d\n%s", res.code, res.all())
+				t.Fatalf("exit %d\n%s\n%s", res.code, res.all(), contractorEvidence(root))
 			}
 			out := res.out
 			for _, want := range []string{
@@ -141,7 +141,7 @@ func TestContractorTokensPerPhase(t *testing.T) {
 	root := newContractorProject(t)
 	res := contractorRun(t, root, "run", "specs/skill_contractor.yaml", "--var", "target="+contractorTarget, "--yes")
 	if res.code != 0 {
-		t.Fatalf("exit %d\n%s", res.code, res.all())
+		t.Fatalf("exit %d\n%s\n%s", res.code, res.all(), contractorEvidence(root))
 	}
 	// Each model call's progress line ends "[prompt N chars, IN tokens in /
 	// OUT out]" (the usage the provider reported, in llm.jsonl too); the
@@ -164,7 +164,7 @@ func TestContractorTokensPerPhase(t *testing.T) {
 	for _, p := range []string{"blueprint", "implementation"} {
 		u := phases[p]
 		if u.calls == 0 || u.in == 0 {
-			t.Fatalf("phase %s: no usage in the output (%+v):\n%s", p, *u, res.out)
+			t.Fatalf("phase %s: no usage in the output (%+v):\n%s\n%s", p, *u, res.out, contractorEvidence(root))
 		}
 		t.Logf("phase %s: %d model calls, %d tokens in, %d out", p, u.calls, u.in, u.out)
 	}

@@ -252,7 +252,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			m := newContractorModel(t, tt.replies)
 			res, root := runContractor(t, m, tt.vars...)
 			if res.code != tt.code {
-				t.Fatalf("exit %d, want %d\n%s", res.code, tt.code, res.all())
+				t.Fatalf("exit %d, want %d\n%s\n%s", res.code, tt.code, res.all(), contractorEvidence(root))
 			}
 			for _, want := range tt.out {
 				if !strings.Contains(res.all(), want) {
@@ -273,7 +273,7 @@ func TestContractorModelMistakes(t *testing.T) {
 				}
 			}
 			if t.Failed() {
-				t.Logf("output:\n%s", res.all())
+				t.Logf("output:\n%s\n%s", res.all(), contractorEvidence(root))
 			}
 		})
 	}

@@ -2,8 +2,8 @@
 // model wrote) confined by the operating system: it may write only inside
 // one folder, read only that folder, the paths its caller names and the
 // interpreter's own files, open no network connection, see none of
-// lppctl's environment, and use bounded memory, CPU time, file size and
-// processes. It dies with lppctl.
+// lppctl's environment, and use bounded memory, CPU time, file size, open
+// files and processes. It dies with lppctl.
 //
 // On Linux it needs Landlock (ABI 4 or later: files and TCP) and user
 // namespaces (the process gets its own user, PID and network namespaces).

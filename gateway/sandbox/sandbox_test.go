@@ -170,6 +170,85 @@ func TestSandboxRunsAComputeUnit(t *testing.T) {
 	assert.Equal(t, "ok", string(b))
 }
 
+// TestSandboxStartsAProgramWhoseArgumentsNeedMemory: the trampoline sets
+// the address-space limit last and then may not allocate; copying large
+// arguments or environment for execve after the limit killed it with
+// "fatal error: runtime: out of memory" (exit 2), and any allocation that
+// needed a fresh span did so now and then (a flaky example under load).
+func TestSandboxStartsAProgramWhoseArgumentsNeedMemory(t *testing.T) {
+	requireSandbox(t)
+	py := python(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.py"), []byte("import os, sys\nprint(sum(map(len, sys.argv[1:])), len(os.environ.get('BIG', '')))\n"), 0o644))
+	big := strings.Repeat("a", 120<<10) // under execve's 128 KiB per string
+	tests := []struct {
+		name string
+		args int // arguments of 120 KiB
+		env  bool
+		want string
+	}{
+		{name: "one large argument", args: 1, want: "122880 0"},
+		{name: "arguments near execve's total limit", args: 15, want: "1843200 0"},
+		{name: "a large environment variable", env: true, want: "0 122880"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := []string{"./x.py"}
+			for range tt.args {
+				args = append(args, big)
+			}
+			env := []string{"PATH=/usr/bin:/bin"}
+			if tt.env {
+				env = append(env, "BIG="+big)
+			}
+			cmd, err := Command(context.Background(), Options{Dir: dir, Env: env}, py, args...)
+			require.NoError(t, err)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, clipOutput(out))
+			assert.Equal(t, tt.want, strings.TrimSpace(string(out)))
+		})
+	}
+}
+
+// TestSandboxLimitsOpenFiles: the program gets 1024 open files (Go raised
+// the trampoline's soft limit to the hard one; the program does not keep it).
+func TestSandboxLimitsOpenFiles(t *testing.T) {
+	requireSandbox(t)
+	py := python(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.py"), []byte("import resource\nprint(resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"), 0o644))
+	var lim syscall.Rlimit
+	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
+	cmd, err := Command(context.Background(), Options{Dir: dir}, py, "./x.py")
+	require.NoError(t, err)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, clipOutput(out))
+	assert.Equal(t, strconv.FormatUint(min(lim.Max, 1024), 10), strings.TrimSpace(string(out)))
+}
+
+// TestSandboxReportsAProgramItCannotExecute: a missing program is reported
+// on stderr with exit code 126, as every failure of the trampoline is.
+func TestSandboxReportsAProgramItCannotExecute(t *testing.T) {
+	requireSandbox(t)
+	missing := filepath.Join(t.TempDir(), "python3")
+	cmd, err := Command(context.Background(), Options{Dir: t.TempDir()}, missing, "./x.py")
+	require.NoError(t, err)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	assert.Equal(t, 126, cmd.ProcessState.ExitCode())
+	assert.Equal(t, "[SANDBOX] cannot confine the program: cannot execute "+missing+": no such file or directory\n", stderr.String())
+	assert.Empty(t, stdout.String())
+}
+
+// clipOutput is a program's output for a failure message: its first 2,000 bytes.
+func clipOutput(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "…"
+	}
+	return string(b)
+}
+
 // TestSandboxIsKilledWithItsContext: cancelling the command kills the
 // confined program and everything in its PID namespace.
 func TestSandboxIsKilledWithItsContext(t *testing.T) {

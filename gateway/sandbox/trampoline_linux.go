@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"unsafe"
 
@@ -22,7 +23,7 @@ func init() {
 		fmt.Fprintf(os.Stderr, "[SANDBOX] cannot confine the program: %v\n", err)
 		os.Exit(126)
 	}
-	os.Exit(0) // probe
+	panic("unreachable: the trampoline executes the program or exits")
 }
 
 // trampoline applies the plan to this process and executes path.
@@ -44,6 +45,17 @@ func trampoline(planJSON, path string, args []string) error {
 		if err := syscall.Setrlimit(l.res, &syscall.Rlimit{Cur: l.val, Max: l.val}); err != nil {
 			return fmt.Errorf("setrlimit %d: %w", l.res, err)
 		}
+	}
+	// Go raised the soft limit of open files to the hard one; the program
+	// gets the usual 1024 (syscall.Exec would restore the soft limit, but
+	// the last step executes the program by a raw system call).
+	var nofile syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile); err != nil {
+		return fmt.Errorf("getrlimit NOFILE: %w", err)
+	}
+	nofile.Cur = min(nofile.Max, maxOpenFiles)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &nofile); err != nil {
+		return fmt.Errorf("setrlimit NOFILE: %w", err)
 	}
 	abi, err := llsyscall.LandlockGetABIVersion()
 	if err != nil || abi < minABI {
@@ -81,14 +93,94 @@ func trampoline(planJSON, path string, args []string) error {
 	if err := installSeccomp(); err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: p.Memory, Max: p.Memory}); err != nil {
-		return fmt.Errorf("setrlimit AS: %w", err)
-	}
-	if p.Probe {
-		return nil
-	}
-	return syscall.Exec(path, append([]string{path}, args...), os.Environ())
+	return limitAndExec(p, path, args)
 }
+
+// limitAndExec sets the address-space limit and executes path, or (probe)
+// exits 0. The limit is set last, by a raw system call that execve follows
+// at once: from the moment it holds, this Go runtime cannot map any more
+// memory, and an allocation that needs a fresh span, a new thread or the
+// race detector's next trace part kills the trampoline ("fatal error:
+// runtime: out of memory", exit 2) instead of starting the program. So
+// everything execve needs is allocated first, no garbage collection runs
+// (it allocates work buffers), only this goroutine may run, and the last
+// step calls nothing that allocates.
+func limitAndExec(p plan, path string, args []string) error {
+	if !p.Probe {
+		if err := syscall.Access(path, 1 /* X_OK */); err != nil {
+			return fmt.Errorf("cannot execute %s: %w", path, err)
+		}
+	}
+	argv0, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	argv, err := syscall.SlicePtrFromStrings(append([]string{path}, args...))
+	if err != nil {
+		return err
+	}
+	envv, err := syscall.SlicePtrFromStrings(os.Environ())
+	if err != nil {
+		return err
+	}
+	final := finalStep{
+		limit: syscall.Rlimit{Cur: p.Memory, Max: p.Memory},
+		path:  argv0, argv: &argv[0], envv: &envv[0],
+		probe: p.Probe,
+		msg:   []byte("[SANDBOX] cannot confine the program: cannot execute " + path + " under the address-space limit: errno "),
+	}
+	runtime.GOMAXPROCS(1)  // no other goroutine runs (and allocates) while this one holds the only P
+	debug.SetGCPercent(-1) // waits for a running collection to end, and starts none
+	runtime.Gosched()      // a fresh time slice: no preemption request is due
+	final.run()            // returns only when the address-space limit cannot be set
+	return fmt.Errorf("setrlimit AS: %w", final.errno)
+}
+
+// finalStep is what the trampoline's last instructions need, prepared
+// while it may still allocate.
+type finalStep struct {
+	limit      syscall.Rlimit
+	path       *byte
+	argv, envv **byte
+	probe      bool
+	msg        []byte // written, with the errno, when execve fails
+	errno      syscall.Errno
+}
+
+// run sets the address-space limit, then executes the program (or, for a
+// probe, exits 0). It allocates nothing and is not preemptible (nosplit): when
+// execve fails it writes msg and the errno and exits 126 itself, since
+// nothing that may allocate can run once the limit holds. It returns only
+// when the limit could not be set (then nothing has changed).
+//
+//go:nosplit
+//go:norace
+func (f *finalStep) run() {
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, syscall.RLIMIT_AS, uintptr(unsafe.Pointer(&f.limit)), 0, 0, 0); e != 0 {
+		f.errno = e
+		return
+	}
+	if f.probe {
+		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
+	}
+	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(f.path)), uintptr(unsafe.Pointer(f.argv)), uintptr(unsafe.Pointer(f.envv)))
+	var digits [20]byte
+	i := len(digits) - 1
+	digits[i] = '\n'
+	for n := uint64(e); ; n /= 10 {
+		i--
+		digits[i] = byte('0' + n%10)
+		if n < 10 {
+			break
+		}
+	}
+	syscall.RawSyscall(syscall.SYS_WRITE, 2, uintptr(unsafe.Pointer(&f.msg[0])), uintptr(len(f.msg)))
+	syscall.RawSyscall(syscall.SYS_WRITE, 2, uintptr(unsafe.Pointer(&digits[i])), uintptr(len(digits)-i))
+	syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 126, 0, 0)
+}
+
+// maxOpenFiles is the soft limit of open files of the confined program.
+const maxOpenFiles = 1024
 
 // rlimitNPROC is RLIMIT_NPROC (not in package syscall).
 const rlimitNPROC = 6
