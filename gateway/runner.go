@@ -506,6 +506,12 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 			return r
 		}
 		fallthrough
+	case code == 0 && errors.Is(err, exec.ErrWaitDelay):
+		// The script exited, but something it started held its output open
+		// past WaitDelay: what was read may be cut short, so it is no result.
+		r := failed("%s exited, but a process it started kept its output open %s after it: the output may be cut short (a script must not leave processes running)\n%s", script, cmd.WaitDelay, out)
+		r.ExitCode = code
+		return r
 	case code != 0:
 		why := fmt.Sprintf("exit code %d", code)
 		if code < 0 && err != nil {

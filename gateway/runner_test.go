@@ -175,6 +175,14 @@ func TestRunnerRunsScripts(t *testing.T) {
 			t.Fatalf("len %d, tail %q", len(res.Text), res.Text[len(res.Text)-80:])
 		}
 	})
+	t.Run("a process left holding the output is an error", func(t *testing.T) {
+		sb.write(t, "scripts/daemon.py", "import os, time\nprint('started', flush=True)\nif getattr(os, 'fo' + 'rk')() == 0:\n    time.sleep(30)\n    os._exit(0)\n")
+		res := sb.run(map[string]any{"script_name": "scripts/daemon.py"})
+		want := "[ERROR] scripts/daemon.py exited, but a process it started kept its output open 2s after it: the output may be cut short (a script must not leave processes running)\nstarted"
+		if res.Text != want || res.ExitCode != 0 || res.Decision == "allow" {
+			t.Fatalf("got  %+v\nwant %q", res, want)
+		}
+	})
 	t.Run("python_run maps to the runner", func(t *testing.T) {
 		res := sb.cli("python_run", map[string]any{"script_name": "scripts/echo.py", "args": []any{"z"}})
 		if res.Text != "args ['z']" {
