@@ -38,6 +38,9 @@ type Spec struct {
 	states map[string]*State
 }
 
+// DefaultMaxTransitions bounds a run when neither the spec nor the caller does.
+const DefaultMaxTransitions = 10000
+
 // Limits bound a run. Zero values mean "use the runner's default".
 type Limits struct {
 	MaxTransitions int // transitions per run (counted across resumes)
