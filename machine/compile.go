@@ -137,15 +137,6 @@ func (m *Machine) addMove(ct *Ctrans, from ...string) {
 	}
 }
 
-func AppendUnique(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
-}
-
 func (c *compiler) transition(t *Transition, index int, env map[string]any) *Ctrans {
 	ct := &Ctrans{T: t, Index: index, Via: fmt.Sprintf("next[%d]", index), Target: t.To, Set: c.assigns(t.Set, env)}
 	if index < 0 {

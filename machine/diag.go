@@ -351,3 +351,21 @@ func ListNames(names []string, max int) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// AppendUnique appends s to list unless list holds it already.
+func AppendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// hintSuffix renders a hint after a message: "; " and the hint, or "".
+func hintSuffix(h string) string {
+	if h == "" {
+		return ""
+	}
+	return "; " + h
+}

@@ -3,7 +3,6 @@ package machine
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
@@ -56,31 +55,6 @@ func (m *Machine) evalError(what, src string, start Pos, err error) error {
 	return e
 }
 
-// notFinite returns the first value inside v (v itself, or an item of a list
-// or map, at any depth) that is a float and not a finite number, and true;
-// JSON, and so the run's journal, cannot hold one.
-func NotFinite(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return x, true
-		}
-	case []any:
-		for _, item := range x {
-			if f, bad := NotFinite(item); bad {
-				return f, true
-			}
-		}
-	case map[string]any:
-		for _, item := range x {
-			if f, bad := NotFinite(item); bad {
-				return f, true
-			}
-		}
-	}
-	return 0, false
-}
-
 // checkFinite fails when the value of the expression src holds a float that
 // is not a finite number.
 func (m *Machine) checkFinite(what, src string, start Pos, v any) error {
@@ -108,4 +82,43 @@ func (m *Machine) checkParam(p cparam, v any) (any, error) {
 		return nil, &EvalError{File: m.spec.File, Pos: p.at, What: what, Expr: p.src, Msg: strings.TrimPrefix(err.Error(), ErrFormat.Error()+": "), Err: err}
 	}
 	return s, nil
+}
+
+// checkStorable fails when the value v of the set expression src (written at
+// start) is one the run's journal cannot keep as it is: a float that is not
+// a finite number, or a time value inside a list or map.
+func (m *Machine) checkStorable(what, src string, start Pos, v any) error {
+	if err := m.checkFinite(what, src, start, v); err != nil {
+		return err
+	}
+	return m.checkTimeInside(what, src, start, v, 0)
+}
+
+// checkStorableAt is checkStorable for the items of a list that a set
+// appended after from items that were checked before.
+func (m *Machine) checkStorableAt(what, src string, start Pos, items []any, from int) error {
+	if err := m.checkFinite(what, src, start, items); err != nil {
+		return err
+	}
+	return m.checkTimeInside(what, src, start, items, from)
+}
+
+func (m *Machine) checkTimeInside(what, src string, start Pos, v any, from int) error {
+	where, k, bad := timeInsideFrom(v, from)
+	if !bad {
+		return nil
+	}
+	return &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Err: ErrTimeInValue,
+		Msg: fmt.Sprintf("the value holds %s at %s, which the run's journal would store %s, so a resumed run would read %s; store it converted, e.g. %s",
+			k.What, where, k.Journaled, k.Reads, k.Convert)}
+}
+
+// checkStorableValue is checkStorable for the value cv of the set a; the
+// values that are always storable (an int, a string...) cost a type switch.
+func (m *Machine) checkStorableValue(a *Cassign, cv any) error {
+	switch cv.(type) {
+	case nil, bool, int, int64, string:
+		return nil
+	}
+	return m.checkStorable("set "+a.V.Name, a.A.Expr, a.A.ExprPos, cv)
 }

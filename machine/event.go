@@ -161,7 +161,7 @@ func (m *Machine) Accepts(state string) []string {
 func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error) {
 	ce := m.Events[name]
 	if ce == nil {
-		return nil, fmt.Errorf("the spec defines no such event%s", hintSuffix(didYouMean(name, m.EventNames())))
+		return nil, fmt.Errorf("the spec defines no such event%s", hintSuffix(DidYouMeanHint(name, m.EventNames())))
 	}
 	full, err := ce.checkPayload(payload)
 	if err != nil {
@@ -196,7 +196,7 @@ func (ce *Cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(payload)) {
 		if ce.Decl.Field(k) == nil {
-			hint := didYouMean(k, names)
+			hint := DidYouMeanHint(k, names)
 			if hint == "" {
 				hint = "its fields are " + ListNames(names, 12)
 			}
@@ -221,7 +221,7 @@ func (ce *Cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 			return nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.article())
 		}
 		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !Contains(f.Enum, s) {
-			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, QuoteList(f.Enum), hintSuffix(didYouMean(s, f.Enum)))
+			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, QuoteList(f.Enum), hintSuffix(DidYouMeanHint(s, f.Enum)))
 		}
 		full[f.Name] = cv
 	}

@@ -12,9 +12,6 @@ import (
 	"github.com/looplab/fsm"
 )
 
-// DefaultMaxTransitions bounds a run when neither the spec nor the caller does.
-const DefaultMaxTransitions = 10000
-
 // Errors a run can stop with. Test with errors.Is.
 var (
 	ErrInterrupted  = errors.New("run interrupted")
@@ -286,7 +283,7 @@ func (r *Run) Replay(rec *Record) error {
 func (r *Run) setVar(name string, val any) error {
 	v := r.m.spec.Var(name)
 	if v == nil {
-		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(didYouMean(name, r.varNames())))
+		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(DidYouMeanHint(name, r.varNames())))
 	}
 	cv, err := v.Coerce(val)
 	if err != nil {
@@ -302,13 +299,6 @@ func (r *Run) setVar(name string, val any) error {
 	delete(r.sizes, name)
 	r.handOut(name)
 	return nil
-}
-
-func hintSuffix(h string) string {
-	if h == "" {
-		return ""
-	}
-	return "; " + h
 }
 
 func (r *Run) varNames() []string {

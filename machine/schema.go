@@ -16,12 +16,22 @@ import (
 // schema` prints it, see JSONSchemaFor).
 func JSONSchema() []byte { return JSONSchemaFor(nil) }
 
+// ActionNames lists the names of the actions a spec may run: the runtime's
+// *Registry is one. The spec model knows the registry by this alone.
+type ActionNames interface {
+	Names() []string
+}
+
 // JSONSchemaFor is JSONSchema with the names of reg's actions enumerated
 // under `do`, so that editors complete them and flag unknown ones; with a nil
 // registry `do` takes any string.
-func JSONSchemaFor(reg *Registry) []byte {
+func JSONSchemaFor(reg ActionNames) []byte {
 	doSchema := &schema{Type: "string", Description: "The action to run on entry: a registered name such as `log` (`lppctl actions` lists them)."}
-	if names := reg.Names(); len(names) > 0 {
+	var names []string
+	if reg != nil {
+		names = reg.Names()
+	}
+	if len(names) > 0 {
 		sort.Strings(names)
 		doSchema.Enum = make([]any, len(names))
 		for i, n := range names {

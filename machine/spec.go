@@ -1,18 +1,3 @@
-// Package machine loads and runs declarative state-machine specs.
-//
-// A spec is a YAML file of typed context variables, states, ordered guarded
-// transitions and named actions. The package decodes it with positions,
-// holds the action Registry it is validated against, compiles its
-// expressions once (github.com/expr-lang/expr) and interprets it on
-// github.com/looplab/fsm. It knows nothing about LLMs, tools or skills:
-// those are actions that other packages register.
-//
-// Its later stages are packages of their own that import it, never the
-// other way round: machine/validate (Check, Validate), machine/check (the
-// model checker, which walks the compiled model exported here:
-// Machine.States, Cstate, Ctrans, Cassign, Cevent; read-only for it) and
-// machine/export (Mermaid, DOT, TLA+). It imports no package under
-// machine/ (docs/layout.md).
 package machine
 
 import "slices"
@@ -52,6 +37,9 @@ type Spec struct {
 	vars   map[string]*Var
 	states map[string]*State
 }
+
+// DefaultMaxTransitions bounds a run when neither the spec nor the caller does.
+const DefaultMaxTransitions = 10000
 
 // Limits bound a run. Zero values mean "use the runner's default".
 type Limits struct {
