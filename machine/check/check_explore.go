@@ -277,7 +277,7 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 	x.addRoots()
 	lastReport := start
 	x.succStart = append(x.succStart, 0)
-	for x.expanded < len(x.nodes) {
+	for x.expanded < len(x.nodes) && x.stopped == "" {
 		id := int32(x.expanded)
 		if x.expanded&1023 == 0 {
 			if ctx.Err() != nil {
@@ -320,13 +320,14 @@ func (x *Explorer) budgetPos() machine.Pos {
 	return x.States[x.stateIdx[x.spec.Initial]].Cs.St.Pos
 }
 
-// add records a new node; it returns its id, or -1 at MaxStates.
+// add records a new node and returns its id. The node that fills the store
+// (MaxStates) stops the search: x.stopped is set, and the callers expand
+// nothing more, so no successor is evaluated past the bound.
 func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
-	if len(x.nodes) >= x.maxState {
-		x.stopped = fmt.Sprintf("max-states: %d distinct (state, context) pairs explored; raise --max-states", x.maxState)
-		return -1
-	}
 	id := int32(len(x.nodes))
+	if len(x.nodes)+1 >= x.maxState {
+		x.stopped = fmt.Sprintf("max-states: %d distinct (state, context) pairs explored; raise --max-states", x.maxState)
+	}
 	x.nodes = append(x.nodes, xnode{parent: parent, move: ord, depth: depth, state: int32(st.idx)})
 	x.vals = append(x.vals, vals)
 	x.flags = append(x.flags, 0)
@@ -375,13 +376,10 @@ func (x *Explorer) visit(id, ord int32, mv *move) bool {
 	to, ok := x.seen[k]
 	if !ok {
 		to = x.add(mv.to, slices.Clone(mv.vals), id, ord, x.nodes[id].depth+1)
-		if to < 0 {
-			return false
-		}
 		x.seen[k] = to
 	}
 	x.succ = append(x.succ, to)
-	return true
+	return x.stopped == ""
 }
 
 // note keeps the first finding of a property: breadth-first order makes it

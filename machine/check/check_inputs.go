@@ -99,11 +99,10 @@ func (x *Explorer) addRoots() {
 		if _, seen := x.seen[k]; !seen {
 			root := int32(len(x.roots))
 			x.roots = append(x.roots, slices.Clone(vals))
-			id := x.add(init, vals, -1, root, 0) // a root's move is its index in x.roots
-			if id < 0 {
+			x.seen[k] = x.add(init, vals, -1, root, 0) // a root's move is its index in x.roots
+			if x.stopped != "" {
 				return
 			}
-			x.seen[k] = id
 		}
 		i := 0
 		for ; i < len(idx); i++ {
