@@ -18,8 +18,18 @@ import (
 // (i+1)%counters and jumps ahead, hold moves on; once every counter is at top
 // the run ends. Every (state, counters) combination is reachable.
 func genCheckSpec(states, counters, top int) string {
+	return genSpec(states, counters, top, false)
+}
+
+// genSpec is genCheckSpec; with seeded, nothing fires in state s_{(states-1)/2}
+// while c0 is at top and c1 at 0: a deadlock (bench/spin/gen.pml's SEED).
+func genSpec(states, counters, top int, seeded bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "lpp: 1\nname: gen_%d_%d\nlimits: {max_transitions: 1000000}\ncontext:\n", states, counters)
+	name := fmt.Sprintf("gen_%d_%d", states, counters)
+	if seeded {
+		name += "_deadlock"
+	}
+	fmt.Fprintf(&b, "lpp: 1\nname: %s\nlimits: {max_transitions: 1000000}\ncontext:\n", name)
 	fmt.Fprintf(&b, "  dir: {type: string, enum: [up, down, hold], default: hold}\n")
 	var sum []string
 	for c := range counters {
@@ -29,11 +39,16 @@ func genCheckSpec(states, counters, top int) string {
 	fmt.Fprintf(&b, "initial: s0\nstates:\n")
 	for i := range states - 1 {
 		up, down := i%counters, (i+1)%counters
+		and, fallback := "", fmt.Sprintf("s%d", (i+1)%(states-1))
+		if seeded && i == (states-1)/2 {
+			block := fmt.Sprintf("!(c0 == %d && c1 == 0)", top)
+			and, fallback = " && "+block, fmt.Sprintf("{to: s%d, when: '%s'}", (i+1)%(states-1), block)
+		}
 		fmt.Fprintf(&b, "  s%d:\n    do: pick\n    next:\n", i)
-		fmt.Fprintf(&b, "      - {to: done, when: '%s == %d'}\n", strings.Join(sum, " + "), top*counters)
-		fmt.Fprintf(&b, "      - {to: s%d, when: 'dir == \"up\" && c%d < %d', set: {c%d: c%d + 1}}\n", (i+1)%(states-1), up, top, up, up)
-		fmt.Fprintf(&b, "      - {to: s%d, when: 'dir == \"down\" && c%d > 0', set: {c%d: c%d - 1}}\n", (i+3)%(states-1), down, down, down)
-		fmt.Fprintf(&b, "      - s%d\n", (i+1)%(states-1))
+		fmt.Fprintf(&b, "      - {to: done, when: '%s == %d%s'}\n", strings.Join(sum, " + "), top*counters, and)
+		fmt.Fprintf(&b, "      - {to: s%d, when: 'dir == \"up\" && c%d < %d%s', set: {c%d: c%d + 1}}\n", (i+1)%(states-1), up, top, and, up, up)
+		fmt.Fprintf(&b, "      - {to: s%d, when: 'dir == \"down\" && c%d > 0%s', set: {c%d: c%d - 1}}\n", (i+3)%(states-1), down, and, down, down)
+		fmt.Fprintf(&b, "      - %s\n", fallback)
 	}
 	fmt.Fprintf(&b, "  done: {final: true}\n")
 	return b.String()

@@ -44,11 +44,14 @@ type Explorer struct {
 	env    map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
 	invEnv map[string]any // a pair being added, for its invariants
 	vm     vm.VM
-	hash   *hasher
 
-	seen      map[stateKey]int32
+	store     *pairStore  // the stored pairs, exact (check_store.go)
+	values    *valueTable // the values their records refer to
+	stored    []int       // the slots a record holds: those live in some state
+	defIDs    []uint32    // by slot: the id of its default
+	rec       []uint32    // scratch: the record of a pair being looked up
 	nodes     []xnode
-	vals      [][]any // values of the nodes not yet expanded (nil once expanded)
+	levels    []int32 // levels[d]: the first node of depth d (breadth first: depths only grow)
 	succStart []int32 // node i's successors are succ[succStart[i]:succStart[i+1]]
 	succ      []int32
 	flags     []uint8
@@ -78,11 +81,11 @@ const (
 	flagHorizon                   // not expanded: max_transitions reached, or the check stopped
 )
 
+// xnode is how a pair was reached; its state and values are its record in
+// explorer.store, its depth is given by explorer.levels.
 type xnode struct {
 	parent int32 // -1 for an initial node
 	move   int32 // ordinal of the move of parent that leads here; of an initial node, its index in explorer.roots
-	depth  int32
-	state  int32
 }
 
 // xstate is a compiled state with what the check needs of it.
@@ -140,7 +143,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	x := &Explorer{
 		m: m, spec: spec, maxState: opts.MaxStates, maxDepth: opts.MaxDepth, progress: opts.Progress,
 		Vars: spec.Context, slot: map[string]int{}, stateIdx: map[string]int{},
-		hash: newHasher(), seen: map[stateKey]int32{}, findings: map[string]*finding{},
+		findings: map[string]*finding{},
 	}
 	if x.maxState <= 0 {
 		x.maxState = DefaultMaxStates
@@ -245,7 +248,56 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		x.names = append(x.names, v.Name)
 	}
 	x.names = append(x.names, machine.VarLastError)
+	x.values = newValueTable()
+	for s := range x.nslots {
+		x.defIDs = append(x.defIDs, x.values.id(x.defaults[s]))
+		for _, st := range x.States {
+			if st.live[s] {
+				x.stored = append(x.stored, s)
+				break
+			}
+		}
+	}
+	x.store = newPairStore(1 + len(x.stored))
+	x.rec = make([]uint32, 1+len(x.stored))
 	return x
+}
+
+// key fills x.rec with the record of (st, vals), vals canonical for st. base
+// and baseVals, when given, are the record and values of the pair being
+// expanded: a slot that kept its value keeps its id without a lookup.
+func (x *Explorer) key(st *Xstate, vals []any, base []uint32, baseVals []any) []uint32 {
+	r := x.rec
+	r[0] = uint32(st.idx)
+	for j, s := range x.stored {
+		switch {
+		case !st.live[s]:
+			r[j+1] = x.defIDs[s]
+		case base != nil && sameScalar(vals[s], baseVals[s]):
+			r[j+1] = base[j+1]
+		default:
+			r[j+1] = x.values.id(vals[s])
+		}
+	}
+	return r
+}
+
+// decode fills vals with the values of a record.
+func (x *Explorer) decode(r []uint32, vals []any) []any {
+	vals = append(vals[:0], x.defaults...)
+	for j, s := range x.stored {
+		vals[s] = x.values.values[r[j+1]]
+	}
+	return vals
+}
+
+// stateOf returns the index of node id's state.
+func (x *Explorer) stateOf(id int32) int32 { return int32(x.store.record(id)[0]) }
+
+// depthOf returns the depth of node id: the transitions of its shortest path.
+func (x *Explorer) depthOf(id int32) int32 {
+	d, _ := slices.BinarySearch(x.levels, id+1)
+	return int32(d - 1)
 }
 
 func Cmp0(a, b int) int {
@@ -277,8 +329,13 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 	x.addRoots()
 	lastReport := start
 	x.succStart = append(x.succStart, 0)
+	var vals []any // the values of the pair being expanded
+	depth := int32(0)
 	for x.expanded < len(x.nodes) && x.stopped == "" {
 		id := int32(x.expanded)
+		if int(depth)+1 < len(x.levels) && id >= x.levels[depth+1] {
+			depth++
+		}
 		if x.expanded&1023 == 0 {
 			if ctx.Err() != nil {
 				x.stopped = "interrupted"
@@ -289,15 +346,14 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 				x.progress(x.stats(time.Since(start)))
 			}
 		}
-		n := x.nodes[id]
-		st := x.States[n.state]
-		vals := x.vals[id]
-		x.vals[id] = nil
-		if int(n.depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
+		rec := x.store.record(id)
+		st := x.States[rec[0]]
+		vals = x.decode(rec, vals)
+		if int(depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			x.flags[id] |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
 		} else {
-			x.expand(st, vals, func(ord int32, mv *move) bool { return x.visit(id, ord, mv) })
+			x.expand(st, vals, func(ord int32, mv *move) bool { return x.visit(id, depth, rec, vals, ord, mv) })
 		}
 		x.expanded++
 		x.succStart = append(x.succStart, int32(len(x.succ)))
@@ -320,16 +376,19 @@ func (x *Explorer) budgetPos() machine.Pos {
 	return x.States[x.stateIdx[x.spec.Initial]].Cs.St.Pos
 }
 
-// add records a new node and returns its id. The node that fills the store
-// (MaxStates) stops the search: x.stopped is set, and the callers expand
-// nothing more, so no successor is evaluated past the bound.
-func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
-	id := int32(len(x.nodes))
+// add records a new node, the pair (st, vals) whose record find did not
+// find (at slot, with tag), and returns its id. The node that fills the
+// store (MaxStates) stops the search: x.stopped is set, and the callers
+// expand nothing more, so no successor is evaluated past the bound.
+func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, parent, ord, depth int32) int32 {
+	id := x.store.insert(rec, slot, tag)
 	if len(x.nodes)+1 >= x.maxState {
 		x.stopped = fmt.Sprintf("max-states: %d distinct (state, context) pairs explored; raise --max-states", x.maxState)
 	}
-	x.nodes = append(x.nodes, xnode{parent: parent, move: ord, depth: depth, state: int32(st.idx)})
-	x.vals = append(x.vals, vals)
+	x.nodes = append(x.nodes, xnode{parent: parent, move: ord})
+	if int(depth) == len(x.levels) {
+		x.levels = append(x.levels, id)
+	}
 	x.flags = append(x.flags, 0)
 	st.reached = true
 	if st.final {
@@ -359,9 +418,9 @@ func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
 	return id
 }
 
-// visit handles one move out of node id: a pair reached (new or seen), or an
-// end of the run.
-func (x *Explorer) visit(id, ord int32, mv *move) bool {
+// visit handles one move out of node id (at depth, with record rec and
+// values vals): a pair reached (new or seen), or an end of the run.
+func (x *Explorer) visit(id, depth int32, rec []uint32, vals []any, ord int32, mv *move) bool {
 	x.trans++
 	if mv.to == nil {
 		if mv.kind == moveEnd && mv.prop == "" {
@@ -372,11 +431,10 @@ func (x *Explorer) visit(id, ord int32, mv *move) bool {
 		return true
 	}
 	x.canon(mv.to, mv.vals)
-	k := x.hash.key(mv.to.idx, mv.vals)
-	to, ok := x.seen[k]
-	if !ok {
-		to = x.add(mv.to, slices.Clone(mv.vals), id, ord, x.nodes[id].depth+1)
-		x.seen[k] = to
+	r := x.key(mv.to, mv.vals, rec, vals)
+	to, slot, tag := x.store.find(r)
+	if to < 0 {
+		to = x.add(mv.to, mv.vals, r, slot, tag, id, ord, depth+1)
 	}
 	x.succ = append(x.succ, to)
 	return x.stopped == ""
@@ -412,9 +470,5 @@ func saw(env map[string]any, p *vm.Program) string {
 }
 
 func (x *Explorer) stats(d time.Duration) CheckStats {
-	s := CheckStats{States: len(x.nodes), Transitions: x.trans, Duration: d}
-	if len(x.nodes) > 0 {
-		s.Depth = int(x.nodes[len(x.nodes)-1].depth)
-	}
-	return s
+	return CheckStats{States: len(x.nodes), Transitions: x.trans, Depth: max(len(x.levels)-1, 0), Duration: d}
 }

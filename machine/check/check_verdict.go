@@ -164,7 +164,7 @@ func (x *Explorer) findTrap() {
 		if good[id] {
 			continue
 		}
-		st := x.States[x.nodes[id].state].Cs.St
+		st := x.States[x.stateOf(int32(id))].Cs.St
 		loop := x.loopFrom(int32(id))
 		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
 			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
@@ -181,14 +181,14 @@ func (x *Explorer) loopFrom(id int32) []string {
 		if i, ok := at[id]; ok {
 			var names []string
 			for _, p := range path[i:] {
-				names = append(names, x.States[x.nodes[p].state].Cs.St.Name)
+				names = append(names, x.States[x.stateOf(p)].Cs.St.Name)
 			}
 			return append(names, names[0])
 		}
 		at[id] = len(path)
 		path = append(path, id)
 		if int(id) >= x.expanded || x.succStart[id] == x.succStart[id+1] {
-			return []string{x.States[x.nodes[id].state].Cs.St.Name}
+			return []string{x.States[x.stateOf(int32(id))].Cs.St.Name}
 		}
 		id = x.succ[x.succStart[id]]
 	}

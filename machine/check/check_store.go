@@ -1,0 +1,181 @@
+package check
+
+import "math/bits"
+
+// The visited set, exact and compact. Every distinct value a slot takes is
+// interned once (valueTable: an id per value), and a (state, context) pair is
+// stored as a fixed-size record of 32-bit words: the state's index, then the
+// id of the value of each stored slot (the slots live in some state; a slot
+// dead everywhere is always its default and is not stored). Records sit in
+// fixed-size chunks, never moved, and an open-addressing table maps a record
+// to its node id. Two pairs are one only when their records are equal, so no
+// pair is ever lost to a hash collision.
+
+// valueTable interns values: equal values (as appendValue encodes them:
+// type-tagged, maps with their keys sorted) get the same id, and values[id]
+// is the first value seen.
+type valueTable struct {
+	values []any
+	ints   map[int]uint32
+	strs   map[string]uint32
+	other  map[string]uint32 // appendValue's encoding → id: floats, lists, maps, nil, ...
+	bools  [2]uint32         // ids of false and true, 0 until seen (id 0 is never a bool: see newValueTable)
+	buf    []byte
+}
+
+func newValueTable() *valueTable {
+	t := &valueTable{ints: map[int]uint32{}, strs: map[string]uint32{}, other: map[string]uint32{}}
+	t.id(nil) // id 0 is nil, so that a zero bools entry means "not seen"
+	return t
+}
+
+func (t *valueTable) id(v any) uint32 {
+	switch x := v.(type) {
+	case int:
+		if id, ok := t.ints[x]; ok {
+			return id
+		}
+		id := t.push(v)
+		t.ints[x] = id
+		return id
+	case string:
+		if id, ok := t.strs[x]; ok {
+			return id
+		}
+		id := t.push(v)
+		t.strs[x] = id
+		return id
+	case bool:
+		b := 0
+		if x {
+			b = 1
+		}
+		if t.bools[b] == 0 {
+			t.bools[b] = t.push(v)
+		}
+		return t.bools[b]
+	}
+	t.buf = appendValue(t.buf[:0], v)
+	if id, ok := t.other[string(t.buf)]; ok {
+		return id
+	}
+	id := t.push(v)
+	t.other[string(t.buf)] = id
+	return id
+}
+
+func (t *valueTable) push(v any) uint32 {
+	t.values = append(t.values, v)
+	return uint32(len(t.values) - 1)
+}
+
+// sameScalar reports whether a and b are the same int, string or bool: a
+// value a successor kept from the pair being expanded keeps its id.
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	}
+	return false
+}
+
+// recordChunk is the number of records per chunk of pairStore.
+const recordChunk = 1 << 14
+
+// pairStore holds the records of the stored pairs, by node id, and finds a
+// record's id.
+type pairStore struct {
+	width  int        // words per record
+	chunks [][]uint32 // recordChunk records each
+	n      int        // records stored
+	table  []uint64   // 0: empty; else the record's hash's high 32 bits, then id+1
+	mask   uint64
+}
+
+func newPairStore(width int) *pairStore {
+	return &pairStore{width: width, table: make([]uint64, 1024), mask: 1023}
+}
+
+// record returns the stored record of id (not to be modified).
+func (s *pairStore) record(id int32) []uint32 {
+	c := s.chunks[id/recordChunk]
+	off := int(id%recordChunk) * s.width
+	return c[off : off+s.width : off+s.width]
+}
+
+func hashRecord(r []uint32) uint64 {
+	h := uint64(len(r)) * 0x9E3779B97F4A7C15
+	for _, w := range r {
+		hi, lo := bits.Mul64(h^uint64(w), 0xBF58476D1CE4E5B9)
+		h = hi ^ lo
+	}
+	return h
+}
+
+// find returns the id of the stored record equal to r, or -1 and the slot
+// where insert puts it.
+func (s *pairStore) find(r []uint32) (int32, uint64, uint64) {
+	h := hashRecord(r)
+	tag := h &^ 0xFFFFFFFF
+	for i := h & s.mask; ; i = (i + 1) & s.mask {
+		e := s.table[i]
+		if e == 0 {
+			return -1, i, tag
+		}
+		if e&^0xFFFFFFFF == tag {
+			id := int32(e&0xFFFFFFFF) - 1
+			if equalWords(s.record(id), r) {
+				return id, i, tag
+			}
+		}
+	}
+}
+
+func equalWords(a, b []uint32) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// insert stores r as the next id, at the table slot find returned.
+func (s *pairStore) insert(r []uint32, slot, tag uint64) int32 {
+	id := int32(s.n)
+	if s.n%recordChunk == 0 {
+		s.chunks = append(s.chunks, make([]uint32, 0, recordChunk*s.width))
+	}
+	c := &s.chunks[len(s.chunks)-1]
+	*c = append(*c, r...)
+	s.n++
+	s.table[slot] = tag | uint64(id+1)
+	if uint64(s.n)*4 >= uint64(len(s.table))*3 { // load 3/4: double
+		s.grow()
+	}
+	return id
+}
+
+func (s *pairStore) grow() {
+	old := s.table
+	s.table = make([]uint64, 2*len(old))
+	s.mask = uint64(len(s.table) - 1)
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		h := hashRecord(s.record(int32(e&0xFFFFFFFF) - 1))
+		i := h & s.mask
+		for s.table[i] != 0 {
+			i = (i + 1) & s.mask
+		}
+		s.table[i] = e
+	}
+}
