@@ -89,3 +89,28 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkCheckSpin checks bench/spin's models (the same transition systems
+// as bench/spin/gen.pml), once per op; states/op is what SPIN stores less 2.
+//
+//	go test ./machine/check -run '^$' -bench BenchmarkCheckSpin -benchtime 1x
+func BenchmarkCheckSpin(b *testing.B) {
+	for _, file := range []string{"gen-1e5.yaml", "gen-1e6.yaml"} {
+		b.Run(strings.TrimSuffix(file, ".yaml"), func(b *testing.B) {
+			m := compileSpinSpec(b, file)
+			b.ReportAllocs()
+			b.ResetTimer()
+			states := 0
+			cpu0 := cpuTime(b)
+			for range b.N {
+				r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
+				if !r.Passed() || r.Unknowns() > 0 {
+					b.Fatalf("%s does not check clean:\n%s", file, r.Format(check.FormatOptions{}))
+				}
+				states += r.Stats.States
+			}
+			b.ReportMetric(float64(states)/float64(b.N), "states/op")
+			b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(states)*1e6, "cpu-us/state")
+		})
+	}
+}

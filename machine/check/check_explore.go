@@ -91,6 +91,7 @@ type xnode struct {
 // xstate is a compiled state with what the check needs of it.
 type Xstate struct {
 	idx          int
+	name         any // Cs.St.Name, boxed once: the value of `state` in env
 	Cs           *machine.Cstate
 	final        bool
 	Writes       []int   // slots its action writes
@@ -166,7 +167,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	env := machine.TypeEnv(spec)
 	for i, st := range spec.States {
 		x.stateIdx[st.Name] = i
-		x.States = append(x.States, &Xstate{idx: i, Cs: m.States[st.Name], final: st.Final,
+		x.States = append(x.States, &Xstate{idx: i, name: st.Name, Cs: m.States[st.Name], final: st.Final,
 			nextTaken: make([]bool, len(st.Next))})
 	}
 	domains := map[string][]any{}
@@ -401,7 +402,7 @@ func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, p
 		for i, name := range x.names {
 			env[name] = vals[i]
 		}
-		env[machine.VarState] = st.Cs.St.Name
+		env[machine.VarState] = st.name
 		for _, c := range st.invs {
 			if c.prog == nil {
 				continue
@@ -454,7 +455,7 @@ func (x *Explorer) load(st *Xstate, vals []any) {
 	for i, name := range x.names {
 		x.env[name] = vals[i]
 	}
-	x.env[machine.VarState] = st.Cs.St.Name
+	x.env[machine.VarState] = st.name
 	x.dirty = x.dirty[:0]
 }
 
