@@ -62,16 +62,23 @@ type Explorer struct {
 	findings map[string]*finding
 	tracing  bool // computing a trace: moves note what changed
 
+	// Memoised evaluation (check_memo.go).
+	envIDs    []uint32 // by slot: the id of its value in env
+	memoProgs map[*vm.Program]*memoProg
+	memo      []memoEntry
+
 	// Buffers reused by expand.
-	names      []string // slot → name in env
-	dirty      []int    // slots of env set since the last load
-	cur, next  []any
-	news       []any
-	odometer   []int
-	outcomeBuf []any
-	moveBuf    []move
-	end        move
-	errMove    move
+	baseIDs, curIDs, nextIDs []uint32
+	outcomeIDs               []uint32
+	names                    []string // slot → name in env
+	dirty                    []int    // slots of env set since the last load
+	cur, next                []any
+	news                     []any
+	odometer                 []int
+	outcomeBuf               []any
+	moveBuf                  []move
+	end                      move
+	errMove                  move
 }
 
 // Node flags.
@@ -94,14 +101,16 @@ type Xstate struct {
 	name         any // Cs.St.Name, boxed once: the value of `state` in env
 	Cs           *machine.Cstate
 	final        bool
-	Writes       []int   // slots its action writes
-	Domains      [][]any // values of each write
-	ErrVals      []any   // last_error values of a failure (nil: no on_error route)
+	Writes       []int    // slots its action writes
+	Domains      [][]any  // values of each write
+	ErrVals      []any    // last_error values of a failure (nil: no on_error route)
+	errIDs       []uint32 // their ids
 	Events       []*xevent
 	invs         []*xcond
 	reqs         []*xcond
-	edges        []edge  // the ways out, in the order they are tried (see edgesOf)
-	outcomes     [][]any // per write: its domain when read later, else its default alone
+	edges        []edge     // the ways out, in the order they are tried (see edgesOf)
+	outcomes     [][]any    // per write: its domain when read later, else its default alone
+	outcomeIDs   [][]uint32 // their ids
 	live         slotSet
 	afterAction  slotSet
 	actionWrites slotSet
@@ -261,35 +270,53 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	}
 	x.store = newPairStore(1 + len(x.stored))
 	x.rec = make([]uint32, 1+len(x.stored))
+	for _, st := range x.States {
+		for _, dom := range st.outcomes {
+			var ids []uint32
+			for _, v := range dom {
+				ids = append(ids, x.values.id(v))
+			}
+			st.outcomeIDs = append(st.outcomeIDs, ids)
+		}
+		for _, v := range st.ErrVals {
+			st.errIDs = append(st.errIDs, x.values.id(v))
+		}
+	}
+	x.envIDs = make([]uint32, x.nslots)
+	for i := range x.envIDs {
+		x.envIDs[i] = noID // env holds nothing yet
+	}
+	x.memoProgs = map[*vm.Program]*memoProg{}
+	x.memo = make([]memoEntry, memoSlots)
 	return x
 }
 
-// key fills x.rec with the record of (st, vals), vals canonical for st. base
-// and baseVals, when given, are the record and values of the pair being
-// expanded: a slot that kept its value keeps its id without a lookup.
-func (x *Explorer) key(st *Xstate, vals []any, base []uint32, baseVals []any) []uint32 {
+// noID is no value's id.
+const noID = ^uint32(0)
+
+// key fills x.rec with the record of (st, vals), ids the ids of vals: the
+// slots dead in st have their default.
+func (x *Explorer) key(st *Xstate, ids []uint32) []uint32 {
 	r := x.rec
 	r[0] = uint32(st.idx)
 	for j, s := range x.stored {
-		switch {
-		case !st.live[s]:
+		if st.live[s] {
+			r[j+1] = ids[s]
+		} else {
 			r[j+1] = x.defIDs[s]
-		case base != nil && sameScalar(vals[s], baseVals[s]):
-			r[j+1] = base[j+1]
-		default:
-			r[j+1] = x.values.id(vals[s])
 		}
 	}
 	return r
 }
 
-// decode fills vals with the values of a record.
-func (x *Explorer) decode(r []uint32, vals []any) []any {
+// decode fills vals and ids with the values of a record and their ids.
+func (x *Explorer) decode(r []uint32, vals []any, ids []uint32) ([]any, []uint32) {
 	vals = append(vals[:0], x.defaults...)
+	ids = append(ids[:0], x.defIDs...)
 	for j, s := range x.stored {
-		vals[s] = x.values.values[r[j+1]]
+		vals[s], ids[s] = x.values.values[r[j+1]], r[j+1]
 	}
-	return vals
+	return vals, ids
 }
 
 // stateOf returns the index of node id's state.
@@ -330,7 +357,8 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 	x.addRoots()
 	lastReport := start
 	x.succStart = append(x.succStart, 0)
-	var vals []any // the values of the pair being expanded
+	var vals []any   // the values of the pair being expanded
+	var ids []uint32 // their ids
 	depth := int32(0)
 	for x.expanded < len(x.nodes) && x.stopped == "" {
 		id := int32(x.expanded)
@@ -349,12 +377,12 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 		}
 		rec := x.store.record(id)
 		st := x.States[rec[0]]
-		vals = x.decode(rec, vals)
+		vals, ids = x.decode(rec, vals, ids)
 		if int(depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			x.flags[id] |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
 		} else {
-			x.expand(st, vals, func(ord int32, mv *move) bool { return x.visit(id, depth, rec, vals, ord, mv) })
+			x.expand(st, vals, ids, func(ord int32, mv *move) bool { return x.visit(id, depth, ord, mv) })
 		}
 		x.expanded++
 		x.succStart = append(x.succStart, int32(len(x.succ)))
@@ -419,9 +447,9 @@ func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, p
 	return id
 }
 
-// visit handles one move out of node id (at depth, with record rec and
-// values vals): a pair reached (new or seen), or an end of the run.
-func (x *Explorer) visit(id, depth int32, rec []uint32, vals []any, ord int32, mv *move) bool {
+// visit handles one move out of node id (at depth): a pair reached (new or
+// seen), or an end of the run.
+func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 	x.trans++
 	if mv.to == nil {
 		if mv.kind == moveEnd && mv.prop == "" {
@@ -432,7 +460,7 @@ func (x *Explorer) visit(id, depth int32, rec []uint32, vals []any, ord int32, m
 		return true
 	}
 	x.canon(mv.to, mv.vals)
-	r := x.key(mv.to, mv.vals, rec, vals)
+	r := x.key(mv.to, mv.ids)
 	to, slot, tag := x.store.find(r)
 	if to < 0 {
 		to = x.add(mv.to, mv.vals, r, slot, tag, id, ord, depth+1)
@@ -450,10 +478,14 @@ func (x *Explorer) note(prop string, node, ord int32, msg string, p machine.Pos)
 	x.findings[prop] = &finding{node: node, move: ord, msg: msg, pos: p}
 }
 
-// load makes env hold the values of a pair in st.
-func (x *Explorer) load(st *Xstate, vals []any) {
+// load makes env hold the values of a pair in st, with their ids.
+// A slot whose value has the id env's has is not written again.
+func (x *Explorer) load(st *Xstate, vals []any, ids []uint32) {
 	for i, name := range x.names {
-		x.env[name] = vals[i]
+		if x.envIDs[i] != ids[i] {
+			x.env[name] = vals[i]
+			x.envIDs[i] = ids[i]
+		}
 	}
 	x.env[machine.VarState] = st.name
 	x.dirty = x.dirty[:0]

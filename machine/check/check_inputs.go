@@ -95,7 +95,11 @@ func (x *Explorer) addRoots() {
 			vals[s] = x.freeDoms[i][idx[i]]
 		}
 		x.canon(init, vals)
-		r := x.key(init, vals, nil, nil)
+		ids := make([]uint32, len(vals))
+		for i, v := range vals {
+			ids[i] = x.values.id(v)
+		}
+		r := x.key(init, ids)
 		if id, slot, tag := x.store.find(r); id < 0 {
 			root := int32(len(x.roots))
 			x.roots = append(x.roots, slices.Clone(vals))

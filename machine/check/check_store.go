@@ -69,23 +69,6 @@ func (t *valueTable) push(v any) uint32 {
 	return uint32(len(t.values) - 1)
 }
 
-// sameScalar reports whether a and b are the same int, string or bool: a
-// value a successor kept from the pair being expanded keeps its id.
-func sameScalar(a, b any) bool {
-	switch x := a.(type) {
-	case int:
-		y, ok := b.(int)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	}
-	return false
-}
-
 // recordChunk is the number of records per chunk of pairStore.
 const recordChunk = 1 << 14
 
@@ -95,7 +78,7 @@ type pairStore struct {
 	width  int        // words per record
 	chunks [][]uint32 // recordChunk records each
 	n      int        // records stored
-	table  []uint64   // 0: empty; else the record's hash's high 32 bits, then id+1
+	table  []uint64   // 0: empty; else the record's tag (its hash's high 32 bits), then id+1; a record's first slot is tag & mask
 	mask   uint64
 }
 
@@ -122,9 +105,8 @@ func hashRecord(r []uint32) uint64 {
 // find returns the id of the stored record equal to r, or -1 and the slot
 // where insert puts it.
 func (s *pairStore) find(r []uint32) (int32, uint64, uint64) {
-	h := hashRecord(r)
-	tag := h &^ 0xFFFFFFFF
-	for i := h & s.mask; ; i = (i + 1) & s.mask {
+	tag := hashRecord(r) &^ 0xFFFFFFFF
+	for i := (tag >> 32) & s.mask; ; i = (i + 1) & s.mask {
 		e := s.table[i]
 		if e == 0 {
 			return -1, i, tag
@@ -157,7 +139,7 @@ func (s *pairStore) insert(r []uint32, slot, tag uint64) int32 {
 	*c = append(*c, r...)
 	s.n++
 	s.table[slot] = tag | uint64(id+1)
-	if uint64(s.n)*4 >= uint64(len(s.table))*3 { // load 3/4: double
+	if uint64(s.n)*4 >= uint64(len(s.table))*3 && len(s.table) < 1<<32 { // load 3/4: double (the tag indexes up to 2^32 slots)
 		s.grow()
 	}
 	return id
@@ -171,8 +153,7 @@ func (s *pairStore) grow() {
 		if e == 0 {
 			continue
 		}
-		h := hashRecord(s.record(int32(e&0xFFFFFFFF) - 1))
-		i := h & s.mask
+		i := (e >> 32) & s.mask // the tag: no record is read
 		for s.table[i] != 0 {
 			i = (i + 1) & s.mask
 		}
