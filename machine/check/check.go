@@ -221,11 +221,13 @@ func (r *CheckReport) Property(name string) *PropertyResult {
 // The check stops early when ctx is done (Stopped "interrupted") or at
 // MaxStates; the properties it could not decide are then UNKNOWN.
 func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *CheckReport {
+	defer lowerGC()()
 	x := NewExplorer(m, opts)
 	start := time.Now()
 	x.run(ctx, start)
 	rep := &CheckReport{File: m.Spec().File, Spec: m.Spec().Name, Complete: x.stopped == "", Stopped: x.stopped}
 	rep.Stats = x.stats(time.Since(start))
+	x.store.table = nil // no pair is looked up any more: the trap search has the memory
 	rep.Properties = x.verdicts()
 	rep.Dead = x.deadTransitions()
 	rep.Domains = x.domainReport()

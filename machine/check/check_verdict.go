@@ -135,19 +135,21 @@ func (x *Explorer) findTrap() {
 		}
 	}
 	// Reverse edges, in compressed rows.
+	// start[i] is first the end of row i; each row is filled from its end,
+	// which leaves start[i] at its beginning.
 	start := make([]int32, n+1)
 	for _, to := range x.succ {
-		start[to+1]++
+		start[to]++
 	}
-	for i := range n {
-		start[i+1] += start[i]
+	for i := 1; i < n; i++ {
+		start[i] += start[i-1]
 	}
+	start[n] = int32(len(x.succ))
 	pred := make([]int32, len(x.succ))
-	fill := slices.Clone(start[:n])
-	for from := 0; from < x.expanded; from++ {
+	for from := x.expanded - 1; from >= 0; from-- {
 		for _, to := range x.succ[x.succStart[from]:x.succStart[from+1]] {
-			pred[fill[to]] = int32(from)
-			fill[to]++
+			start[to]--
+			pred[start[to]] = int32(from)
 		}
 	}
 	for len(queue) > 0 {
