@@ -320,7 +320,7 @@ func (x *Explorer) decode(r []uint32, vals []any, ids []uint32) ([]any, []uint32
 }
 
 // stateOf returns the index of node id's state.
-func (x *Explorer) stateOf(id int32) int32 { return int32(x.store.record(id)[0]) }
+func (x *Explorer) stateOf(id int32) int32 { return int32(x.store.word(id, 0)) }
 
 // depthOf returns the depth of node id: the transitions of its shortest path.
 func (x *Explorer) depthOf(id int32) int32 {
@@ -357,7 +357,8 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 	x.addRoots()
 	lastReport := start
 	x.succStart = append(x.succStart, 0)
-	var vals []any   // the values of the pair being expanded
+	var rec []uint32 // the record of the pair being expanded
+	var vals []any   // its values
 	var ids []uint32 // their ids
 	depth := int32(0)
 	for x.expanded < len(x.nodes) && x.stopped == "" {
@@ -375,7 +376,7 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 				x.progress(x.stats(time.Since(start)))
 			}
 		}
-		rec := x.store.record(id)
+		rec = x.store.record(id, rec)
 		st := x.States[rec[0]]
 		vals, ids = x.decode(rec, vals, ids)
 		if int(depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
