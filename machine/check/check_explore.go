@@ -65,6 +65,7 @@ type Explorer struct {
 	// Memoised evaluation (check_memo.go).
 	envIDs    []uint32 // by slot: the id of its value in env
 	memoProgs map[*vm.Program]*memoProg
+	memoSigs  map[string]uint32 // a program's text and code → its index
 	memo      []memoEntry
 
 	// Buffers reused by expand.
@@ -287,6 +288,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		x.envIDs[i] = noID // env holds nothing yet
 	}
 	x.memoProgs = map[*vm.Program]*memoProg{}
+	x.memoSigs = map[string]uint32{}
 	x.memo = make([]memoEntry, memoSlots)
 	return x
 }

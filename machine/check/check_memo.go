@@ -19,20 +19,24 @@ import (
 // and a miss only costs the evaluation the check made before.
 
 // maxMemoReads bounds the variables a memoised program reads (the key's size).
-const maxMemoReads = 11
+const maxMemoReads = 7
 
 // memoSlots is the number of cache entries (a power of 2).
-const memoSlots = 1 << 14
+const memoSlots = 1 << 16
 
 type memoKey [1 + maxMemoReads]uint32
 
 type memoEntry struct {
 	key memoKey // key[0] == 0: empty
-	v   any
-	err error
+	res any     // the value, or a memoErr
 }
 
-// memoProg is a memoisable program: its index (key[0]) and the slots it reads.
+// memoErr is an evaluation's error, as a memoEntry keeps it.
+type memoErr struct{ err error }
+
+// memoProg is a memoisable program: its index (key[0]) and the slots it
+// reads. Programs compiled from the same text to the same code (a guard
+// written in several states) share an index, and so their results.
 type memoProg struct {
 	idx   uint32
 	reads []int
@@ -107,7 +111,13 @@ func (x *Explorer) memoOf(p *vm.Program) *memoProg {
 	ast.Walk(&node, w)
 	var m *memoProg
 	if w.pure && len(w.reads) <= maxMemoReads {
-		m = &memoProg{idx: uint32(len(x.memoProgs) + 1), reads: w.reads}
+		sig := p.Source().String() + "\x00" + p.Disassemble()
+		idx, ok := x.memoSigs[sig]
+		if !ok {
+			idx = uint32(len(x.memoSigs) + 1)
+			x.memoSigs[sig] = idx
+		}
+		m = &memoProg{idx: idx, reads: w.reads}
 	}
 	x.memoProgs[p] = m
 	return m
@@ -127,9 +137,15 @@ func (x *Explorer) eval(p *vm.Program) (any, error) {
 	n := 1 + len(m.reads)
 	e := &x.memo[hashRecord(k[:n])&(memoSlots-1)]
 	if e.key[0] == k[0] && equalWords(e.key[1:n], k[1:n]) {
-		return e.v, e.err
+		if me, ok := e.res.(memoErr); ok {
+			return nil, me.err
+		}
+		return e.res, nil
 	}
 	v, err := x.vm.Run(p, x.env)
-	e.key, e.v, e.err = k, v, err
+	e.key, e.res = k, v
+	if err != nil {
+		e.res = memoErr{err}
+	}
 	return v, err
 }
