@@ -231,7 +231,7 @@ func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *Che
 	x.run(ctx, start)
 	rep := &CheckReport{File: m.Spec().File, Spec: m.Spec().Name, Complete: x.stopped == "", Stopped: x.stopped}
 	rep.Stats = x.stats(time.Since(start))
-	x.store.table = nil // no pair is looked up any more: the trap search has the memory
+	x.store.table, x.memo = nil, nil // no pair is looked up any more: the trap search has the memory
 	rep.Properties = x.verdicts()
 	rep.Dead = x.deadTransitions()
 	rep.Domains = x.domainReport()

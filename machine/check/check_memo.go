@@ -126,7 +126,7 @@ func (x *Explorer) memoOf(p *vm.Program) *memoProg {
 // eval runs p in env, or takes its result from the cache.
 func (x *Explorer) eval(p *vm.Program) (any, error) {
 	m := x.memoOf(p)
-	if m == nil {
+	if m == nil || x.memo == nil {
 		return x.vm.Run(p, x.env)
 	}
 	var k memoKey
