@@ -109,9 +109,10 @@ type Xstate struct {
 	Events       []*xevent
 	invs         []*xcond
 	reqs         []*xcond
-	edges        []edge     // the ways out, in the order they are tried (see edgesOf)
-	outcomes     [][]any    // per write: its domain when read later, else its default alone
-	outcomeIDs   [][]uint32 // their ids
+	edges        []edge      // the ways out, in the order they are tried (see edgesOf)
+	outcomes     [][]any     // per write: its domain when read later, else its default alone
+	outcomeIDs   [][]uint32  // their ids
+	setMemo      []*memoProg // memosOf(Cs.Set)
 	live         slotSet
 	afterAction  slotSet
 	actionWrites slotSet
@@ -125,12 +126,14 @@ type Xstate struct {
 // the top-level ones that apply), and the values `event` takes (one per
 // payload the check tries).
 type xevent struct {
-	Name     string
-	Trans    []*machine.Ctrans
-	to       []*Xstate // aligned with trans
-	taken    []bool    // aligned with trans (top-level ones are also in explorer.globalTaken)
-	Payloads []any     // values of `event` to try, each a typed struct
-	labels   []string  // aligned with payloads: how traces show each ("" for no payload)
+	Name      string
+	Trans     []*machine.Ctrans
+	to        []*Xstate     // aligned with trans
+	taken     []bool        // aligned with trans (top-level ones are also in explorer.globalTaken)
+	Payloads  []any         // values of `event` to try, each a typed struct
+	guardMemo []*memoProg   // aligned with trans: memoOf(its guard)
+	setMemo   [][]*memoProg // aligned with trans: memosOf(its set)
+	labels    []string      // aligned with payloads: how traces show each ("" for no payload)
 }
 
 type xcond struct {
@@ -283,12 +286,25 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			st.errIDs = append(st.errIDs, x.values.id(v))
 		}
 	}
+	x.memoProgs = map[*vm.Program]*memoProg{}
+	x.memoSigs = map[string]uint32{}
+	for _, st := range x.States {
+		st.setMemo = x.memosOf(st.Cs.Set)
+		for i := range st.edges {
+			e := &st.edges[i]
+			e.guardMemo, e.setMemo = x.memoOf(e.guard), x.memosOf(e.set)
+		}
+	}
+	for _, ev := range x.Events {
+		for _, ct := range ev.Trans {
+			ev.guardMemo = append(ev.guardMemo, x.memoOf(ct.Guard))
+			ev.setMemo = append(ev.setMemo, x.memosOf(ct.Set))
+		}
+	}
 	x.envIDs = make([]uint32, x.nslots)
 	for i := range x.envIDs {
 		x.envIDs[i] = noID // env holds nothing yet
 	}
-	x.memoProgs = map[*vm.Program]*memoProg{}
-	x.memoSigs = map[string]uint32{}
 	x.memo = make([]memoEntry, memoSlots)
 	return x
 }

@@ -124,8 +124,20 @@ func (x *Explorer) memoOf(p *vm.Program) *memoProg {
 }
 
 // eval runs p in env, or takes its result from the cache.
-func (x *Explorer) eval(p *vm.Program) (any, error) {
-	m := x.memoOf(p)
+func (x *Explorer) eval(p *vm.Program) (any, error) { return x.evalM(p, x.memoOf(p)) }
+
+// memosOf returns the memo descriptions of a set's programs.
+func (x *Explorer) memosOf(set []machine.Cassign) []*memoProg {
+	out := make([]*memoProg, len(set))
+	for i, a := range set {
+		out[i] = x.memoOf(a.Prog)
+	}
+	return out
+}
+
+// evalM is eval with p's memo description given (m = x.memoOf(p), computed
+// once where the program is listed: the hot paths look up nothing).
+func (x *Explorer) evalM(p *vm.Program, m *memoProg) (any, error) {
 	if m == nil || x.memo == nil {
 		return x.vm.Run(p, x.env)
 	}

@@ -27,14 +27,15 @@ type move struct {
 	outcome []any  // values the action wrote (aligned with the state's writes); nil when it failed or writes nothing
 	errVal  string // the failure's last_error (moveError)
 	trans   *machine.Ctrans
-	ev      *xevent  // an event's move: trans is the transition it takes
-	evTrans int      // index of trans in ev.trans
-	payload int      // index of the event's value in ev.payloads
-	to      *Xstate  // nil for moveEnd
-	vals    []any    // the values entering to (scratch: valid during the callback)
-	ids     []uint32 // their ids (valueTable), aligned with vals
-	changed []int    // slots a set changed (for traces)
-	prop    string   // moveEnd: the property it violates ("" for a clean end)
+	ev      *xevent     // an event's move: trans is the transition it takes
+	evTrans int         // index of trans in ev.trans
+	payload int         // index of the event's value in ev.payloads
+	to      *Xstate     // nil for moveEnd
+	vals    []any       // the values entering to (scratch: valid during the callback)
+	ids     []uint32    // their ids (valueTable), aligned with vals
+	changed []int       // slots a set changed (for traces)
+	setMemo []*memoProg // the memo descriptions of trans.Set's programs
+	prop    string      // moveEnd: the property it violates ("" for a clean end)
 	msg     string
 	pos     machine.Pos
 }
@@ -111,7 +112,7 @@ func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, 
 		cur[s], curIDs[s] = outcome[i], outIDs[i]
 		x.setEnv(s, outcome[i], outIDs[i])
 	}
-	changed, bad := x.assign(st.Cs.Set, cur, curIDs, assignState, st, nil)
+	changed, bad := x.assign(st.Cs.Set, st.setMemo, cur, curIDs, assignState, st, nil)
 	if bad != nil {
 		bad.outcome = outcome
 		return emit(bad)
@@ -159,11 +160,11 @@ func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, 
 				x.globalTaken[mv.trans] = true
 			}
 			x.env[machine.VarEvent] = mv.ev.Payloads[mv.payload]
-			more, bad = x.assign(mv.trans.Set, next, nextIDs, assignEvent, st, mv)
+			more, bad = x.assign(mv.trans.Set, mv.setMemo, next, nextIDs, assignEvent, st, mv)
 			delete(x.env, machine.VarEvent)
 		} else {
 			st.nextTaken[mv.trans.Index] = true
-			more, bad = x.assign(mv.trans.Set, next, nextIDs, assignTransition, st, mv)
+			more, bad = x.assign(mv.trans.Set, mv.setMemo, next, nextIDs, assignTransition, st, mv)
 		}
 		if bad != nil {
 			bad.outcome = outcome
@@ -196,7 +197,7 @@ func (x *Explorer) failure(st *Xstate, vals []any, ids []uint32, errVal string, 
 	st.errTaken = true
 	errMove := &x.errMove
 	*errMove = move{kind: moveError, errVal: errVal, trans: oe}
-	changed, bad := x.assign(oe.Set, cur, curIDs, assignTransition, st, errMove)
+	changed, bad := x.assign(oe.Set, nil, cur, curIDs, assignTransition, st, errMove)
 	if bad != nil {
 		bad.errVal = errVal
 		return emit(bad)
@@ -206,7 +207,11 @@ func (x *Explorer) failure(st *Xstate, vals []any, ids []uint32, errVal string, 
 }
 
 // setEnv sets a slot's value (and its id) in env, remembering it for restoreEnv.
+// A value with the id env's has is not written again.
 func (x *Explorer) setEnv(slot int, v any, id uint32) {
+	if x.envIDs[slot] == id {
+		return
+	}
 	x.env[x.names[slot]] = v
 	x.envIDs[slot] = id
 	x.dirty = append(x.dirty, slot)
@@ -216,8 +221,10 @@ func (x *Explorer) setEnv(slot int, v any, id uint32) {
 // since mark.
 func (x *Explorer) restoreEnv(vals []any, ids []uint32, mark int) {
 	for _, s := range x.dirty[mark:] {
-		x.env[x.names[s]] = vals[s]
-		x.envIDs[s] = ids[s]
+		if x.envIDs[s] != ids[s] {
+			x.env[x.names[s]] = vals[s]
+			x.envIDs[s] = ids[s]
+		}
 	}
 	x.dirty = x.dirty[:mark]
 }
@@ -239,6 +246,9 @@ type edge struct {
 	to    *Xstate
 	ev    *xevent         // an event's transition (trans is it): per event and payload, the first whose guard holds fires
 	trans *machine.Ctrans // else a next transition: only the first whose guard holds fires
+
+	guardMemo *memoProg   // memoOf(guard)
+	setMemo   []*memoProg // memosOf(set)
 }
 
 // edgesOf lists the edges out of st: its events, then its next transitions.
@@ -267,7 +277,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 			x.env[machine.VarEvent] = val
 			for i, ct := range ev.Trans {
 				if ct.Guard != nil {
-					ok, err := x.eval(ct.Guard)
+					ok, err := x.evalM(ct.Guard, ev.guardMemo[i])
 					if err != nil {
 						delete(x.env, machine.VarEvent)
 						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
@@ -277,7 +287,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 					}
 				}
 				// The first transition whose guard holds takes the event.
-				out = append(out, move{kind: moveEvent, ev: ev, trans: ct, evTrans: i, payload: p, to: ev.to[i]})
+				out = append(out, move{kind: moveEvent, ev: ev, trans: ct, evTrans: i, payload: p, to: ev.to[i], setMemo: ev.setMemo[i]})
 				break
 			}
 		}
@@ -289,7 +299,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 			continue // events were tried above
 		}
 		if e.guard != nil {
-			ok, err := x.eval(e.guard)
+			ok, err := x.evalM(e.guard, e.guardMemo)
 			if err != nil {
 				return nil, x.guardError(st, e, err)
 			}
@@ -297,7 +307,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 				continue
 			}
 		}
-		out = append(out, move{kind: moveNext, trans: e.trans, to: e.to})
+		out = append(out, move{kind: moveNext, trans: e.trans, to: e.to, setMemo: e.setMemo})
 		break
 	}
 	return out, nil
@@ -350,14 +360,18 @@ func assignWhat(kind assignKind, st *Xstate, mv *move) string {
 // evaluated against env as it was before the set, converted to the
 // variable's type and checked against its enum; the check also holds ranges.
 // It updates env, vals and their ids, and returns the slots that changed
-// (only when tracing). A failure is returned as an end move.
-func (x *Explorer) assign(set []machine.Cassign, vals []any, ids []uint32, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
+// (only when tracing). A failure is returned as an end move. memo is
+// memosOf(set), or nil (looked up).
+func (x *Explorer) assign(set []machine.Cassign, memo []*memoProg, vals []any, ids []uint32, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
 	if len(set) == 0 {
 		return nil, nil
 	}
 	news := x.news[:0]
-	for _, a := range set {
-		v, err := x.eval(a.Prog)
+	if memo == nil {
+		memo = x.memosOf(set)
+	}
+	for i, a := range set {
+		v, err := x.evalM(a.Prog, memo[i])
 		if err == nil {
 			v, err = a.V.Coerce(v) // null through when nullable, as the interpreter does
 		}
