@@ -76,7 +76,7 @@ for model in "${models[@]}"; do
 	done
 	pan "$tmp/seed-$model" -DS=$S -DK=$K -DSEED=1 -DBFS
 	spin_depth="$(cd "$tmp/seed-$model" && ./pan -w$w 2>&1 | sed -n 's/.*invalid end state (at depth \([0-9]*\)).*/\1/p')"
-	lpp_depth="$({ "$lppctl" check --json "$here/gen-$model-deadlock.yaml" || true; } |
+	lpp_depth="$({ "$lppctl" check --json "$here/gen-$model-deadlock.yaml" 2>/dev/null || true; } |
 		jq '.[0].report.properties[] | select(.property == "deadlock") | (.counterexample.steps | length) - 1')"
 	echo "seeded deadlock (gen-$model-deadlock.yaml, -DSEED=1): SPIN BFS at depth $spin_depth; lppctl's shortest counterexample: $lpp_depth transitions, then stuck"
 done
