@@ -61,7 +61,7 @@ func genSpec(states, counters, top int, seeded bool) string {
 // processes on a shared machine lower) and of the process's CPU time
 // (states/cpu-s):
 //
-//	go test ./machine -run '^$' -bench BenchmarkCheckGenerated -benchtime 3x
+//	go test ./machine/check -run '^$' -bench BenchmarkCheckGenerated -benchtime 3x
 func BenchmarkCheckGenerated(b *testing.B) {
 	m := spectest.Compile(b, genCheckSpec(50, 6, 3), spectest.Registry())
 	b.ReportAllocs()
