@@ -305,7 +305,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	for i := range x.envIDs {
 		x.envIDs[i] = noID // env holds nothing yet
 	}
-	x.memo = make([]memoEntry, memoSlots)
+	x.memo = make([]memoEntry, minMemoSlots)
 	return x
 }
 
@@ -436,6 +436,9 @@ func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, p
 	x.nodes = append(x.nodes, xnode{parent: parent, move: ord})
 	if int(depth) == len(x.levels) {
 		x.levels = append(x.levels, id)
+	}
+	if id&1023 == 0 {
+		x.growMemo()
 	}
 	x.flags = append(x.flags, 0)
 	st.reached = true

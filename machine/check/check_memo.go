@@ -21,8 +21,20 @@ import (
 // maxMemoReads bounds the variables a memoised program reads (the key's size).
 const maxMemoReads = 7
 
-// memoSlots is the number of cache entries (a power of 2).
-const memoSlots = 1 << 16
+// The cache starts with minMemoSlots entries and grows, emptied, to 4 times
+// as many each time the pairs stored reach 4 times its size, up to
+// maxMemoSlots (3 MiB): a small spec does not pay for a large cache.
+const (
+	minMemoSlots = 1 << 10
+	maxMemoSlots = 1 << 16
+)
+
+// growMemo enlarges the cache when the store has outgrown it.
+func (x *Explorer) growMemo() {
+	if x.memo != nil && len(x.memo) < maxMemoSlots && len(x.nodes) >= 4*len(x.memo) {
+		x.memo = make([]memoEntry, 4*len(x.memo))
+	}
+}
 
 type memoKey [1 + maxMemoReads]uint32
 
@@ -147,7 +159,7 @@ func (x *Explorer) evalM(p *vm.Program, m *memoProg) (any, error) {
 		k[i+1] = x.envIDs[s]
 	}
 	n := 1 + len(m.reads)
-	e := &x.memo[hashRecord(k[:n])&(memoSlots-1)]
+	e := &x.memo[hashRecord(k[:n])&uint64(len(x.memo)-1)]
 	if e.key[0] == k[0] && equalWords(e.key[1:n], k[1:n]) {
 		if me, ok := e.res.(memoErr); ok {
 			return nil, me.err
