@@ -218,15 +218,19 @@ func (r *CheckReport) Property(name string) *PropertyResult {
 // context variables are memoised by the ids of what they read
 // (check_memo.go). Variables whose value no later expression reads before it
 // is overwritten are reset to their defaults (dead-variable reduction), which
-// changes no verdict. While it runs, the garbage collector's target is
-// lowered (check_gc.go).
+// changes no verdict. While a large check runs, the garbage collector's
+// target is lowered (check_gc.go).
 //
 // The check stops early when ctx is done (Stopped "interrupted") or as soon
 // as MaxStates pairs are stored; the properties it could not decide are then
 // UNKNOWN.
 func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *CheckReport {
-	defer lowerGC()()
 	x := NewExplorer(m, opts)
+	defer func() {
+		if x.restoreGC != nil {
+			x.restoreGC()
+		}
+	}()
 	start := time.Now()
 	x.run(ctx, start)
 	rep := &CheckReport{File: m.Spec().File, Spec: m.Spec().Name, Complete: x.stopped == "", Stopped: x.stopped}

@@ -67,6 +67,7 @@ type Explorer struct {
 	memoProgs map[*vm.Program]*memoProg
 	memoSigs  map[string]uint32 // a program's text and code → its index
 	memo      []memoEntry
+	restoreGC func() // puts back the collector's target (check_gc.go), nil while not lowered
 
 	// Buffers reused by expand.
 	baseIDs, curIDs, nextIDs []uint32
@@ -439,6 +440,7 @@ func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, p
 	}
 	if id&1023 == 0 {
 		x.growMemo()
+		x.maybeLowerGC()
 	}
 	x.flags = append(x.flags, 0)
 	st.reached = true
