@@ -341,7 +341,6 @@ func (x *Explorer) decode(r []uint32, vals []any, ids []uint32) ([]any, []uint32
 // stateOf returns the index of node id's state.
 func (x *Explorer) stateOf(id int32) int32 { return int32(x.store.word(id, 0)) }
 
-
 func Cmp0(a, b int) int {
 	if a > 0 {
 		return a
