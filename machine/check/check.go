@@ -212,20 +212,30 @@ func (r *CheckReport) Property(name string) *PropertyResult {
 // on_error route also takes its error route. External events may fire in
 // every state they apply in. Counterexamples are shortest paths.
 //
-// Visited pairs are kept as 128-bit hashes of a canonical encoding; two
-// pairs share a hash with probability below n²/2¹²⁹ (about 10⁻²⁷ for a
-// million states), which the check accepts. Variables whose value no later
-// expression reads before it is overwritten are reset to their defaults
-// (dead-variable reduction), which changes no verdict.
+// Visited pairs are stored exactly and compactly (check_store.go): each
+// distinct value is interned once, and a pair is a fixed-size record of value
+// ids, so no two pairs are ever confused. Guards and sets that read only
+// context variables are memoised by the ids of what they read
+// (check_memo.go). Variables whose value no later expression reads before it
+// is overwritten are reset to their defaults (dead-variable reduction), which
+// changes no verdict. While a large check runs, the garbage collector's
+// target is lowered (check_gc.go).
 //
-// The check stops early when ctx is done (Stopped "interrupted") or at
-// MaxStates; the properties it could not decide are then UNKNOWN.
+// The check stops early when ctx is done (Stopped "interrupted") or as soon
+// as MaxStates pairs are stored; the properties it could not decide are then
+// UNKNOWN.
 func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *CheckReport {
 	x := NewExplorer(m, opts)
+	defer func() {
+		if x.restoreGC != nil {
+			x.restoreGC()
+		}
+	}()
 	start := time.Now()
 	x.run(ctx, start)
 	rep := &CheckReport{File: m.Spec().File, Spec: m.Spec().Name, Complete: x.stopped == "", Stopped: x.stopped}
 	rep.Stats = x.stats(time.Since(start))
+	x.store.table, x.memo = nil, nil // no pair is looked up any more: the trap search has the memory
 	rep.Properties = x.verdicts()
 	rep.Dead = x.deadTransitions()
 	rep.Domains = x.domainReport()

@@ -44,11 +44,14 @@ type Explorer struct {
 	env    map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
 	invEnv map[string]any // a pair being added, for its invariants
 	vm     vm.VM
-	hash   *hasher
 
-	seen      map[stateKey]int32
+	store     *pairStore  // the stored pairs, exact (check_store.go)
+	values    *valueTable // the values their records refer to
+	stored    []int       // the slots a record holds: those live in some state
+	defIDs    []uint32    // by slot: the id of its default
+	rec       []uint32    // scratch: the record of a pair being looked up
 	nodes     []xnode
-	vals      [][]any // values of the nodes not yet expanded (nil once expanded)
+	levels    []int32 // levels[d]: the first node of depth d (breadth first: depths only grow)
 	succStart []int32 // node i's successors are succ[succStart[i]:succStart[i+1]]
 	succ      []int32
 	flags     []uint8
@@ -59,16 +62,25 @@ type Explorer struct {
 	findings map[string]*finding
 	tracing  bool // computing a trace: moves note what changed
 
+	// Memoised evaluation (check_memo.go).
+	envIDs    []uint32 // by slot: the id of its value in env
+	memoProgs map[*vm.Program]*memoProg
+	memoSigs  map[string]uint32 // a program's text and code → its index
+	memo      []memoEntry
+	restoreGC func() // puts back the collector's target (check_gc.go), nil while not lowered
+
 	// Buffers reused by expand.
-	names      []string // slot → name in env
-	dirty      []int    // slots of env set since the last load
-	cur, next  []any
-	news       []any
-	odometer   []int
-	outcomeBuf []any
-	moveBuf    []move
-	end        move
-	errMove    move
+	baseIDs, curIDs, nextIDs []uint32
+	outcomeIDs               []uint32
+	names                    []string // slot → name in env
+	dirty                    []int    // slots of env set since the last load
+	cur, next                []any
+	news                     []any
+	odometer                 []int
+	outcomeBuf               []any
+	moveBuf                  []move
+	end                      move
+	errMove                  move
 }
 
 // Node flags.
@@ -78,26 +90,30 @@ const (
 	flagHorizon                   // not expanded: max_transitions reached, or the check stopped
 )
 
+// xnode is how a pair was reached; its state and values are its record in
+// explorer.store, its depth is given by explorer.levels.
 type xnode struct {
 	parent int32 // -1 for an initial node
 	move   int32 // ordinal of the move of parent that leads here; of an initial node, its index in explorer.roots
-	depth  int32
-	state  int32
 }
 
 // xstate is a compiled state with what the check needs of it.
 type Xstate struct {
 	idx          int
+	name         any // Cs.St.Name, boxed once: the value of `state` in env
 	Cs           *machine.Cstate
 	final        bool
-	Writes       []int   // slots its action writes
-	Domains      [][]any // values of each write
-	ErrVals      []any   // last_error values of a failure (nil: no on_error route)
+	Writes       []int    // slots its action writes
+	Domains      [][]any  // values of each write
+	ErrVals      []any    // last_error values of a failure (nil: no on_error route)
+	errIDs       []uint32 // their ids
 	Events       []*xevent
 	invs         []*xcond
 	reqs         []*xcond
-	edges        []edge  // the ways out, in the order they are tried (see edgesOf)
-	outcomes     [][]any // per write: its domain when read later, else its default alone
+	edges        []edge      // the ways out, in the order they are tried (see edgesOf)
+	outcomes     [][]any     // per write: its domain when read later, else its default alone
+	outcomeIDs   [][]uint32  // their ids
+	setMemo      []*memoProg // memosOf(Cs.Set)
 	live         slotSet
 	afterAction  slotSet
 	actionWrites slotSet
@@ -111,12 +127,14 @@ type Xstate struct {
 // the top-level ones that apply), and the values `event` takes (one per
 // payload the check tries).
 type xevent struct {
-	Name     string
-	Trans    []*machine.Ctrans
-	to       []*Xstate // aligned with trans
-	taken    []bool    // aligned with trans (top-level ones are also in explorer.globalTaken)
-	Payloads []any     // values of `event` to try, each a typed struct
-	labels   []string  // aligned with payloads: how traces show each ("" for no payload)
+	Name      string
+	Trans     []*machine.Ctrans
+	to        []*Xstate     // aligned with trans
+	taken     []bool        // aligned with trans (top-level ones are also in explorer.globalTaken)
+	Payloads  []any         // values of `event` to try, each a typed struct
+	guardMemo []*memoProg   // aligned with trans: memoOf(its guard)
+	setMemo   [][]*memoProg // aligned with trans: memosOf(its set)
+	labels    []string      // aligned with payloads: how traces show each ("" for no payload)
 }
 
 type xcond struct {
@@ -140,7 +158,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	x := &Explorer{
 		m: m, spec: spec, maxState: opts.MaxStates, maxDepth: opts.MaxDepth, progress: opts.Progress,
 		Vars: spec.Context, slot: map[string]int{}, stateIdx: map[string]int{},
-		hash: newHasher(), seen: map[stateKey]int32{}, findings: map[string]*finding{},
+		findings: map[string]*finding{},
 	}
 	if x.maxState <= 0 {
 		x.maxState = DefaultMaxStates
@@ -163,7 +181,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	env := machine.TypeEnv(spec)
 	for i, st := range spec.States {
 		x.stateIdx[st.Name] = i
-		x.States = append(x.States, &Xstate{idx: i, Cs: m.States[st.Name], final: st.Final,
+		x.States = append(x.States, &Xstate{idx: i, name: st.Name, Cs: m.States[st.Name], final: st.Final,
 			nextTaken: make([]bool, len(st.Next))})
 	}
 	domains := map[string][]any{}
@@ -245,8 +263,83 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		x.names = append(x.names, v.Name)
 	}
 	x.names = append(x.names, machine.VarLastError)
+	x.values = newValueTable()
+	for s := range x.nslots {
+		x.defIDs = append(x.defIDs, x.values.id(x.defaults[s]))
+		for _, st := range x.States {
+			if st.live[s] {
+				x.stored = append(x.stored, s)
+				break
+			}
+		}
+	}
+	x.store = newPairStore(1 + len(x.stored))
+	x.rec = make([]uint32, 1+len(x.stored))
+	for _, st := range x.States {
+		for _, dom := range st.outcomes {
+			var ids []uint32
+			for _, v := range dom {
+				ids = append(ids, x.values.id(v))
+			}
+			st.outcomeIDs = append(st.outcomeIDs, ids)
+		}
+		for _, v := range st.ErrVals {
+			st.errIDs = append(st.errIDs, x.values.id(v))
+		}
+	}
+	x.memoProgs = map[*vm.Program]*memoProg{}
+	x.memoSigs = map[string]uint32{}
+	for _, st := range x.States {
+		st.setMemo = x.memosOf(st.Cs.Set)
+		for i := range st.edges {
+			e := &st.edges[i]
+			e.guardMemo, e.setMemo = x.memoOf(e.guard), x.memosOf(e.set)
+		}
+	}
+	for _, ev := range x.Events {
+		for _, ct := range ev.Trans {
+			ev.guardMemo = append(ev.guardMemo, x.memoOf(ct.Guard))
+			ev.setMemo = append(ev.setMemo, x.memosOf(ct.Set))
+		}
+	}
+	x.envIDs = make([]uint32, x.nslots)
+	for i := range x.envIDs {
+		x.envIDs[i] = noID // env holds nothing yet
+	}
+	x.memo = make([]memoEntry, minMemoSlots)
 	return x
 }
+
+// noID is no value's id.
+const noID = ^uint32(0)
+
+// key fills x.rec with the record of (st, vals), ids the ids of vals: the
+// slots dead in st have their default.
+func (x *Explorer) key(st *Xstate, ids []uint32) []uint32 {
+	r := x.rec
+	r[0] = uint32(st.idx)
+	for j, s := range x.stored {
+		if st.live[s] {
+			r[j+1] = ids[s]
+		} else {
+			r[j+1] = x.defIDs[s]
+		}
+	}
+	return r
+}
+
+// decode fills vals and ids with the values of a record and their ids.
+func (x *Explorer) decode(r []uint32, vals []any, ids []uint32) ([]any, []uint32) {
+	vals = append(vals[:0], x.defaults...)
+	ids = append(ids[:0], x.defIDs...)
+	for j, s := range x.stored {
+		vals[s], ids[s] = x.values.values[r[j+1]], r[j+1]
+	}
+	return vals, ids
+}
+
+// stateOf returns the index of node id's state.
+func (x *Explorer) stateOf(id int32) int32 { return int32(x.store.word(id, 0)) }
 
 func Cmp0(a, b int) int {
 	if a > 0 {
@@ -277,8 +370,15 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 	x.addRoots()
 	lastReport := start
 	x.succStart = append(x.succStart, 0)
-	for x.expanded < len(x.nodes) {
+	var rec []uint32 // the record of the pair being expanded
+	var vals []any   // its values
+	var ids []uint32 // their ids
+	depth := int32(0)
+	for x.expanded < len(x.nodes) && x.stopped == "" {
 		id := int32(x.expanded)
+		if int(depth)+1 < len(x.levels) && id >= x.levels[depth+1] {
+			depth++
+		}
 		if x.expanded&1023 == 0 {
 			if ctx.Err() != nil {
 				x.stopped = "interrupted"
@@ -289,15 +389,14 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 				x.progress(x.stats(time.Since(start)))
 			}
 		}
-		n := x.nodes[id]
-		st := x.States[n.state]
-		vals := x.vals[id]
-		x.vals[id] = nil
-		if int(n.depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
+		rec = x.store.record(id, rec)
+		st := x.States[rec[0]]
+		vals, ids = x.decode(rec, vals, ids)
+		if int(depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			x.flags[id] |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
 		} else {
-			x.expand(st, vals, func(ord int32, mv *move) bool { return x.visit(id, ord, mv) })
+			x.expand(st, vals, ids, func(ord int32, mv *move) bool { return x.visit(id, depth, ord, mv) })
 		}
 		x.expanded++
 		x.succStart = append(x.succStart, int32(len(x.succ)))
@@ -320,15 +419,23 @@ func (x *Explorer) budgetPos() machine.Pos {
 	return x.States[x.stateIdx[x.spec.Initial]].Cs.St.Pos
 }
 
-// add records a new node; it returns its id, or -1 at MaxStates.
-func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
-	if len(x.nodes) >= x.maxState {
+// add records a new node, the pair (st, vals) whose record find did not
+// find (at slot, with tag), and returns its id. The node that fills the
+// store (MaxStates) stops the search: x.stopped is set, and the callers
+// expand nothing more, so no successor is evaluated past the bound.
+func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, parent, ord, depth int32) int32 {
+	id := x.store.insert(rec, slot, tag)
+	if len(x.nodes)+1 >= x.maxState {
 		x.stopped = fmt.Sprintf("max-states: %d distinct (state, context) pairs explored; raise --max-states", x.maxState)
-		return -1
 	}
-	id := int32(len(x.nodes))
-	x.nodes = append(x.nodes, xnode{parent: parent, move: ord, depth: depth, state: int32(st.idx)})
-	x.vals = append(x.vals, vals)
+	x.nodes = append(x.nodes, xnode{parent: parent, move: ord})
+	if int(depth) == len(x.levels) {
+		x.levels = append(x.levels, id)
+	}
+	if id&1023 == 0 {
+		x.growMemo()
+		x.maybeLowerGC()
+	}
 	x.flags = append(x.flags, 0)
 	st.reached = true
 	if st.final {
@@ -341,7 +448,7 @@ func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
 		for i, name := range x.names {
 			env[name] = vals[i]
 		}
-		env[machine.VarState] = st.Cs.St.Name
+		env[machine.VarState] = st.name
 		for _, c := range st.invs {
 			if c.prog == nil {
 				continue
@@ -358,9 +465,9 @@ func (x *Explorer) add(st *Xstate, vals []any, parent, ord, depth int32) int32 {
 	return id
 }
 
-// visit handles one move out of node id: a pair reached (new or seen), or an
-// end of the run.
-func (x *Explorer) visit(id, ord int32, mv *move) bool {
+// visit handles one move out of node id (at depth): a pair reached (new or
+// seen), or an end of the run.
+func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 	x.trans++
 	if mv.to == nil {
 		if mv.kind == moveEnd && mv.prop == "" {
@@ -371,17 +478,13 @@ func (x *Explorer) visit(id, ord int32, mv *move) bool {
 		return true
 	}
 	x.canon(mv.to, mv.vals)
-	k := x.hash.key(mv.to.idx, mv.vals)
-	to, ok := x.seen[k]
-	if !ok {
-		to = x.add(mv.to, slices.Clone(mv.vals), id, ord, x.nodes[id].depth+1)
-		if to < 0 {
-			return false
-		}
-		x.seen[k] = to
+	r := x.key(mv.to, mv.ids)
+	to, slot, tag := x.store.find(r)
+	if to < 0 {
+		to = x.add(mv.to, mv.vals, r, slot, tag, id, ord, depth+1)
 	}
 	x.succ = append(x.succ, to)
-	return true
+	return x.stopped == ""
 }
 
 // note keeps the first finding of a property: breadth-first order makes it
@@ -393,12 +496,16 @@ func (x *Explorer) note(prop string, node, ord int32, msg string, p machine.Pos)
 	x.findings[prop] = &finding{node: node, move: ord, msg: msg, pos: p}
 }
 
-// load makes env hold the values of a pair in st.
-func (x *Explorer) load(st *Xstate, vals []any) {
+// load makes env hold the values of a pair in st, with their ids.
+// A slot whose value has the id env's has is not written again.
+func (x *Explorer) load(st *Xstate, vals []any, ids []uint32) {
 	for i, name := range x.names {
-		x.env[name] = vals[i]
+		if x.envIDs[i] != ids[i] {
+			x.env[name] = vals[i]
+			x.envIDs[i] = ids[i]
+		}
 	}
-	x.env[machine.VarState] = st.Cs.St.Name
+	x.env[machine.VarState] = st.name
 	x.dirty = x.dirty[:0]
 }
 
@@ -414,9 +521,5 @@ func saw(env map[string]any, p *vm.Program) string {
 }
 
 func (x *Explorer) stats(d time.Duration) CheckStats {
-	s := CheckStats{States: len(x.nodes), Transitions: x.trans, Duration: d}
-	if len(x.nodes) > 0 {
-		s.Depth = int(x.nodes[len(x.nodes)-1].depth)
-	}
-	return s
+	return CheckStats{States: len(x.nodes), Transitions: x.trans, Depth: max(len(x.levels)-1, 0), Duration: d}
 }

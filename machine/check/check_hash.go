@@ -3,32 +3,9 @@ package check
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"sort"
 )
-
-// stateKey is the 128-bit hash of a (state, context) pair's canonical
-// encoding: what the visited set keeps instead of the pair itself.
-type stateKey [2]uint64
-
-// hasher encodes (state, values) canonically and hashes the encoding twice,
-// with independent seeds.
-type hasher struct {
-	buf    []byte
-	s1, s2 maphash.Seed
-}
-
-func newHasher() *hasher { return &hasher{s1: maphash.MakeSeed(), s2: maphash.MakeSeed()} }
-
-func (h *hasher) key(state int, vals []any) stateKey {
-	b := binary.AppendUvarint(h.buf[:0], uint64(state))
-	for _, v := range vals {
-		b = appendValue(b, v)
-	}
-	h.buf = b
-	return stateKey{maphash.Bytes(h.s1, b), maphash.Bytes(h.s2, b)}
-}
 
 // appendValue appends a canonical, type-tagged encoding of a value: equal
 // values encode equally, maps with their keys sorted.

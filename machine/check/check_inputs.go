@@ -95,15 +95,18 @@ func (x *Explorer) addRoots() {
 			vals[s] = x.freeDoms[i][idx[i]]
 		}
 		x.canon(init, vals)
-		k := x.hash.key(init.idx, vals)
-		if _, seen := x.seen[k]; !seen {
+		ids := make([]uint32, len(vals))
+		for i, v := range vals {
+			ids[i] = x.values.id(v)
+		}
+		r := x.key(init, ids)
+		if id, slot, tag := x.store.find(r); id < 0 {
 			root := int32(len(x.roots))
 			x.roots = append(x.roots, slices.Clone(vals))
-			id := x.add(init, vals, -1, root, 0) // a root's move is its index in x.roots
-			if id < 0 {
+			x.add(init, vals, r, slot, tag, -1, root, 0) // a root's move is its index in x.roots
+			if x.stopped != "" {
 				return
 			}
-			x.seen[k] = id
 		}
 		i := 0
 		for ; i < len(idx); i++ {
@@ -126,7 +129,7 @@ func (x *Explorer) rootOf(id int32) ([]any, map[string]any) {
 		id = x.nodes[id].parent
 	}
 	vals := slices.Clone(x.roots[x.nodes[id].move])
-	init := x.States[x.nodes[id].state]
+	init := x.States[x.stateOf(id)]
 	var inputs map[string]any
 	for _, s := range x.free {
 		if !init.live[s] {

@@ -27,13 +27,15 @@ type move struct {
 	outcome []any  // values the action wrote (aligned with the state's writes); nil when it failed or writes nothing
 	errVal  string // the failure's last_error (moveError)
 	trans   *machine.Ctrans
-	ev      *xevent // an event's move: trans is the transition it takes
-	evTrans int     // index of trans in ev.trans
-	payload int     // index of the event's value in ev.payloads
-	to      *Xstate // nil for moveEnd
-	vals    []any   // the values entering to (scratch: valid during the callback)
-	changed []int   // slots a set changed (for traces)
-	prop    string  // moveEnd: the property it violates ("" for a clean end)
+	ev      *xevent     // an event's move: trans is the transition it takes
+	evTrans int         // index of trans in ev.trans
+	payload int         // index of the event's value in ev.payloads
+	to      *Xstate     // nil for moveEnd
+	vals    []any       // the values entering to (scratch: valid during the callback)
+	ids     []uint32    // their ids (valueTable), aligned with vals
+	changed []int       // slots a set changed (for traces)
+	setMemo []*memoProg // the memo descriptions of trans.Set's programs
+	prop    string      // moveEnd: the property it violates ("" for a clean end)
 	msg     string
 	pos     machine.Pos
 }
@@ -43,14 +45,23 @@ type move struct {
 // combination of the values its writes take, then each failure when the
 // state has on_error), the moves enabled after it. visit returns false to
 // stop. The move and its values are valid only during the call.
-func (x *Explorer) expand(st *Xstate, vals []any, visit func(ord int32, mv *move) bool) {
+//
+// ids are the ids of vals (nil: expand interns them).
+func (x *Explorer) expand(st *Xstate, vals []any, ids []uint32, visit func(ord int32, mv *move) bool) {
 	var ord int32
 	emit := func(mv *move) bool {
 		ok := visit(ord, mv)
 		ord++
 		return ok
 	}
-	x.load(st, vals)
+	if ids == nil {
+		ids = x.baseIDs[:0]
+		for _, v := range vals {
+			ids = append(ids, x.values.id(v))
+		}
+		x.baseIDs = ids
+	}
+	x.load(st, vals, ids)
 	doms := st.outcomes
 	idx := x.odometer[:0]
 	for range doms {
@@ -58,15 +69,18 @@ func (x *Explorer) expand(st *Xstate, vals []any, visit func(ord int32, mv *move
 	}
 	x.odometer = idx
 	outcome := x.outcomeBuf[:0]
+	outIDs := x.outcomeIDs[:0]
 	for range doms {
 		outcome = append(outcome, nil)
+		outIDs = append(outIDs, 0)
 	}
-	x.outcomeBuf = outcome
+	x.outcomeBuf, x.outcomeIDs = outcome, outIDs
 	for {
 		for i := range doms {
 			outcome[i] = doms[i][idx[i]]
+			outIDs[i] = st.outcomeIDs[i][idx[i]]
 		}
-		if !x.outcome(st, vals, outcome, emit) {
+		if !x.outcome(st, vals, ids, outcome, outIDs, emit) {
 			return
 		}
 		i := 0
@@ -81,23 +95,24 @@ func (x *Explorer) expand(st *Xstate, vals []any, visit func(ord int32, mv *move
 			break
 		}
 	}
-	for _, ev := range st.ErrVals {
-		if !x.failure(st, vals, ev.(string), emit) {
+	for i, ev := range st.ErrVals {
+		if !x.failure(st, vals, ids, ev.(string), st.errIDs[i], emit) {
 			return
 		}
 	}
 }
 
 // outcome explores one successful outcome of st's action.
-func (x *Explorer) outcome(st *Xstate, vals, outcome []any, emit func(*move) bool) bool {
-	x.restoreEnv(vals, 0)
+func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, outIDs []uint32, emit func(*move) bool) bool {
+	x.restoreEnv(vals, ids, 0)
 	cur := append(x.cur[:0], vals...)
-	x.cur = cur
+	curIDs := append(x.curIDs[:0], ids...)
+	x.cur, x.curIDs = cur, curIDs
 	for i, s := range st.Writes {
-		cur[s] = outcome[i]
-		x.setEnv(s, outcome[i])
+		cur[s], curIDs[s] = outcome[i], outIDs[i]
+		x.setEnv(s, outcome[i], outIDs[i])
 	}
-	changed, bad := x.assign(st.Cs.Set, cur, assignState, st, nil)
+	changed, bad := x.assign(st.Cs.Set, st.setMemo, cur, curIDs, assignState, st, nil)
 	if bad != nil {
 		bad.outcome = outcome
 		return emit(bad)
@@ -109,7 +124,7 @@ func (x *Explorer) outcome(st *Xstate, vals, outcome []any, emit func(*move) boo
 			if c.prog == nil {
 				continue
 			}
-			ok, err := x.vm.Run(c.prog, x.env)
+			ok, err := x.eval(c.prog)
 			if err != nil {
 				mv.prop, mv.msg, mv.pos = PropEvaluation, fmt.Sprintf("%s cannot be evaluated: %v", c.label, err), c.c.ExprPos
 				break
@@ -133,9 +148,10 @@ func (x *Explorer) outcome(st *Xstate, vals, outcome []any, emit func(*move) boo
 	mark := len(x.dirty)
 	for i := range moves {
 		mv := &moves[i]
-		x.restoreEnv(cur, mark)
+		x.restoreEnv(cur, curIDs, mark)
 		next := append(x.next[:0], cur...)
-		x.next = next
+		nextIDs := append(x.nextIDs[:0], curIDs...)
+		x.next, x.nextIDs = next, nextIDs
 		var more []int
 		var bad *move
 		if mv.ev != nil {
@@ -144,11 +160,11 @@ func (x *Explorer) outcome(st *Xstate, vals, outcome []any, emit func(*move) boo
 				x.globalTaken[mv.trans] = true
 			}
 			x.env[machine.VarEvent] = mv.ev.Payloads[mv.payload]
-			more, bad = x.assign(mv.trans.Set, next, assignEvent, st, mv)
+			more, bad = x.assign(mv.trans.Set, mv.setMemo, next, nextIDs, assignEvent, st, mv)
 			delete(x.env, machine.VarEvent)
 		} else {
 			st.nextTaken[mv.trans.Index] = true
-			more, bad = x.assign(mv.trans.Set, next, assignTransition, st, mv)
+			more, bad = x.assign(mv.trans.Set, mv.setMemo, next, nextIDs, assignTransition, st, mv)
 		}
 		if bad != nil {
 			bad.outcome = outcome
@@ -157,8 +173,8 @@ func (x *Explorer) outcome(st *Xstate, vals, outcome []any, emit func(*move) boo
 			}
 			continue
 		}
-		next[x.lastErr] = "" // a handled error is cleared by the next normal step
-		mv.outcome, mv.vals = outcome, next
+		next[x.lastErr], nextIDs[x.lastErr] = "", x.defIDs[x.lastErr] // a handled error is cleared by the next normal step
+		mv.outcome, mv.vals, mv.ids = outcome, next, nextIDs
 		if x.tracing {
 			mv.changed = append(slices.Clone(changed), more...)
 		}
@@ -170,35 +186,45 @@ func (x *Explorer) outcome(st *Xstate, vals, outcome []any, emit func(*move) boo
 }
 
 // failure explores st's action failing with last_error errVal.
-func (x *Explorer) failure(st *Xstate, vals []any, errVal string, emit func(*move) bool) bool {
-	x.restoreEnv(vals, 0)
+func (x *Explorer) failure(st *Xstate, vals []any, ids []uint32, errVal string, errID uint32, emit func(*move) bool) bool {
+	x.restoreEnv(vals, ids, 0)
 	cur := append(x.cur[:0], vals...)
-	x.cur = cur
-	cur[x.lastErr] = errVal
-	x.setEnv(x.lastErr, errVal)
+	curIDs := append(x.curIDs[:0], ids...)
+	x.cur, x.curIDs = cur, curIDs
+	cur[x.lastErr], curIDs[x.lastErr] = errVal, errID
+	x.setEnv(x.lastErr, errVal, errID)
 	oe := st.Cs.OnError
 	st.errTaken = true
 	errMove := &x.errMove
 	*errMove = move{kind: moveError, errVal: errVal, trans: oe}
-	changed, bad := x.assign(oe.Set, cur, assignTransition, st, errMove)
+	changed, bad := x.assign(oe.Set, nil, cur, curIDs, assignTransition, st, errMove)
 	if bad != nil {
 		bad.errVal = errVal
 		return emit(bad)
 	}
-	errMove.to, errMove.vals, errMove.changed = x.States[x.stateIdx[oe.Target]], cur, changed
+	errMove.to, errMove.vals, errMove.ids, errMove.changed = x.States[x.stateIdx[oe.Target]], cur, curIDs, changed
 	return emit(errMove)
 }
 
-// setEnv sets a slot's value in env, remembering it for restoreEnv.
-func (x *Explorer) setEnv(slot int, v any) {
+// setEnv sets a slot's value (and its id) in env, remembering it for restoreEnv.
+// A value with the id env's has is not written again.
+func (x *Explorer) setEnv(slot int, v any, id uint32) {
+	if x.envIDs[slot] == id {
+		return
+	}
 	x.env[x.names[slot]] = v
+	x.envIDs[slot] = id
 	x.dirty = append(x.dirty, slot)
 }
 
-// restoreEnv puts back the values of vals for the slots set since mark.
-func (x *Explorer) restoreEnv(vals []any, mark int) {
+// restoreEnv puts back the values of vals (ids: their ids) for the slots set
+// since mark.
+func (x *Explorer) restoreEnv(vals []any, ids []uint32, mark int) {
 	for _, s := range x.dirty[mark:] {
-		x.env[x.names[s]] = vals[s]
+		if x.envIDs[s] != ids[s] {
+			x.env[x.names[s]] = vals[s]
+			x.envIDs[s] = ids[s]
+		}
 	}
 	x.dirty = x.dirty[:mark]
 }
@@ -220,6 +246,9 @@ type edge struct {
 	to    *Xstate
 	ev    *xevent         // an event's transition (trans is it): per event and payload, the first whose guard holds fires
 	trans *machine.Ctrans // else a next transition: only the first whose guard holds fires
+
+	guardMemo *memoProg   // memoOf(guard)
+	setMemo   []*memoProg // memosOf(set)
 }
 
 // edgesOf lists the edges out of st: its events, then its next transitions.
@@ -248,7 +277,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 			x.env[machine.VarEvent] = val
 			for i, ct := range ev.Trans {
 				if ct.Guard != nil {
-					ok, err := x.vm.Run(ct.Guard, x.env)
+					ok, err := x.evalM(ct.Guard, ev.guardMemo[i])
 					if err != nil {
 						delete(x.env, machine.VarEvent)
 						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
@@ -258,7 +287,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 					}
 				}
 				// The first transition whose guard holds takes the event.
-				out = append(out, move{kind: moveEvent, ev: ev, trans: ct, evTrans: i, payload: p, to: ev.to[i]})
+				out = append(out, move{kind: moveEvent, ev: ev, trans: ct, evTrans: i, payload: p, to: ev.to[i], setMemo: ev.setMemo[i]})
 				break
 			}
 		}
@@ -270,7 +299,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 			continue // events were tried above
 		}
 		if e.guard != nil {
-			ok, err := x.vm.Run(e.guard, x.env)
+			ok, err := x.evalM(e.guard, e.guardMemo)
 			if err != nil {
 				return nil, x.guardError(st, e, err)
 			}
@@ -278,7 +307,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 				continue
 			}
 		}
-		out = append(out, move{kind: moveNext, trans: e.trans, to: e.to})
+		out = append(out, move{kind: moveNext, trans: e.trans, to: e.to, setMemo: e.setMemo})
 		break
 	}
 	return out, nil
@@ -330,15 +359,19 @@ func assignWhat(kind assignKind, st *Xstate, mv *move) string {
 // assign applies a set to vals as the interpreter does: every expression is
 // evaluated against env as it was before the set, converted to the
 // variable's type and checked against its enum; the check also holds ranges.
-// It updates env, and returns the slots that changed (only when tracing). A
-// failure is returned as an end move.
-func (x *Explorer) assign(set []machine.Cassign, vals []any, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
+// It updates env, vals and their ids, and returns the slots that changed
+// (only when tracing). A failure is returned as an end move. memo is
+// memosOf(set), or nil (looked up).
+func (x *Explorer) assign(set []machine.Cassign, memo []*memoProg, vals []any, ids []uint32, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
 	if len(set) == 0 {
 		return nil, nil
 	}
 	news := x.news[:0]
-	for _, a := range set {
-		v, err := x.vm.Run(a.Prog, x.env)
+	if memo == nil {
+		memo = x.memosOf(set)
+	}
+	for i, a := range set {
+		v, err := x.evalM(a.Prog, memo[i])
 		if err == nil {
 			v, err = a.V.Coerce(v) // null through when nullable, as the interpreter does
 		}
@@ -368,8 +401,9 @@ func (x *Explorer) assign(set []machine.Cassign, vals []any, kind assignKind, st
 		if x.tracing && !sameValue(vals[s], news[i]) {
 			changed = append(changed, s)
 		}
-		vals[s] = news[i]
-		x.setEnv(s, news[i])
+		id := x.values.id(news[i])
+		vals[s], ids[s] = news[i], id
+		x.setEnv(s, news[i], id)
 	}
 	return changed, nil
 }

@@ -135,19 +135,21 @@ func (x *Explorer) findTrap() {
 		}
 	}
 	// Reverse edges, in compressed rows.
+	// start[i] is first the end of row i; each row is filled from its end,
+	// which leaves start[i] at its beginning.
 	start := make([]int32, n+1)
 	for _, to := range x.succ {
-		start[to+1]++
+		start[to]++
 	}
-	for i := range n {
-		start[i+1] += start[i]
+	for i := 1; i < n; i++ {
+		start[i] += start[i-1]
 	}
+	start[n] = int32(len(x.succ))
 	pred := make([]int32, len(x.succ))
-	fill := slices.Clone(start[:n])
-	for from := 0; from < x.expanded; from++ {
+	for from := x.expanded - 1; from >= 0; from-- {
 		for _, to := range x.succ[x.succStart[from]:x.succStart[from+1]] {
-			pred[fill[to]] = int32(from)
-			fill[to]++
+			start[to]--
+			pred[start[to]] = int32(from)
 		}
 	}
 	for len(queue) > 0 {
@@ -164,7 +166,7 @@ func (x *Explorer) findTrap() {
 		if good[id] {
 			continue
 		}
-		st := x.States[x.nodes[id].state].Cs.St
+		st := x.States[x.stateOf(int32(id))].Cs.St
 		loop := x.loopFrom(int32(id))
 		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
 			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
@@ -181,14 +183,14 @@ func (x *Explorer) loopFrom(id int32) []string {
 		if i, ok := at[id]; ok {
 			var names []string
 			for _, p := range path[i:] {
-				names = append(names, x.States[x.nodes[p].state].Cs.St.Name)
+				names = append(names, x.States[x.stateOf(p)].Cs.St.Name)
 			}
 			return append(names, names[0])
 		}
 		at[id] = len(path)
 		path = append(path, id)
 		if int(id) >= x.expanded || x.succStart[id] == x.succStart[id+1] {
-			return []string{x.States[x.nodes[id].state].Cs.St.Name}
+			return []string{x.States[x.stateOf(int32(id))].Cs.St.Name}
 		}
 		id = x.succ[x.succStart[id]]
 	}
@@ -214,7 +216,7 @@ func (x *Explorer) trace(f *finding) *Trace {
 		var step TraceStep
 		var to *Xstate
 		var next []any
-		x.expand(st, vals, func(o int32, mv *move) bool {
+		x.expand(st, vals, nil, func(o int32, mv *move) bool {
 			if o != ord {
 				return true
 			}

@@ -6,8 +6,11 @@
 // CheckReport.Format prints it as `lppctl check` does.
 //
 // It owns the exploration (check_explore.go, check_moves.go), the value
-// domains (check_domain.go, check_inputs.go), the state hashing and the
-// dead-slot reset (check_hash.go, check_live.go), the verdicts and traces
+// domains (check_domain.go, check_inputs.go), the visited set (check_store.go:
+// interned values, pairs as records of ids; check_hash.go: the canonical
+// encoding of a value), memoised evaluation (check_memo.go), the
+// collector's target during a large check (check_gc.go), the dead-slot
+// reset (check_live.go), the verdicts and traces
 // (check.go, check_verdict.go, check_format.go). The spec keys it reads
 // (invariants:, final_requires:, inputs:) are decoded with the rest of the
 // spec in package machine (check_spec.go there).

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# lppctl check against SPIN on the same transition systems (README.md here).
+#
+#   bench/spin/run.sh [1e5|1e6]...   (default: both)
+#   LPPCTL=/path/to/lppctl           use this binary (default: built from this tree)
+#   RUNS=N                           runs of each (default 3): every run is printed
+#
+# For each model: the states each tool stores, CPU (user + sys) of the run,
+# CPU per state and peak RSS, from /usr/bin/time -v. SPIN: `spin -a`, then
+# pan built with gcc -O2 -DSAFETY -DNOREDUCE (exact storage, SPIN's default:
+# no -DCOLLAPSE, no -DHC4), run as SPIN's default depth-first search
+# (-m sized to the model's depth, default hash table -w24), then with the
+# hash table sized to the model (-w18 / -w21) and as a breadth-first search
+# (-DBFS). The pan build is not timed. Then the seeded deadlock: the depth at
+# which SPIN's breadth-first search finds it, and the transitions of the
+# shortest path lppctl prints.
+# Needs spin, gcc, go, jq and /usr/bin/time (apt-get install spin gcc jq time).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for tool in spin gcc jq /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "run.sh: $tool is required (apt-get install spin gcc jq time)" >&2; exit 2; }
+done
+lppctl="${LPPCTL:-}"
+if [ -z "$lppctl" ]; then
+	(cd "$here/../.." && go build -o "$tmp/lppctl" ./cmd/lppctl)
+	lppctl="$tmp/lppctl"
+fi
+runs="${RUNS:-3}"
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(1e5 1e6)
+
+# measure CMD...: runs it, sets cpu (s), rss (MiB) and out (its output).
+measure() {
+	/usr/bin/time -v -o "$tmp/time" "$@" >"$tmp/out" 2>&1 || true
+	cpu="$(awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {printf "%.2f", u + s}' "$tmp/time")"
+	rss="$(awk -F': ' '/Maximum resident/ {printf "%.1f", $2 / 1024}' "$tmp/time")"
+	out="$(cat "$tmp/out")"
+}
+
+# row TOOL STATES: prints a result line.
+row() {
+	awk -v t="$1" -v n="$2" -v c="$cpu" -v r="$rss" \
+		'BEGIN { printf "%-34s %9d states %7.2f s CPU %6.2f us/state %8.1f MiB peak RSS\n", t, n, c, c / n * 1e6, r }'
+}
+
+# pan DIR DEFINES...: builds pan from gen.pml with these -D flags (spin's and gcc's).
+pan() {
+	local dir="$1"
+	shift
+	mkdir -p "$dir"
+	cp "$here/gen.pml" "$dir/"
+	(cd "$dir" && spin "$@" -a gen.pml >/dev/null && gcc -O2 -DSAFETY -DNOREDUCE "$@" -o pan pan.c)
+}
+
+for model in "${models[@]}"; do
+	case "$model" in
+	1e5) S=24 K=6 w=18 m=100000 ;;
+	1e6) S=61 K=7 w=21 m=1000000 ;;
+	*) echo "run.sh: unknown model $model (1e5, 1e6)" >&2; exit 2 ;;
+	esac
+	spec="$here/gen-$model.yaml"
+	echo "== $model: gen-$model.yaml and gen.pml -DS=$S -DK=$K (lppctl: S x 4^K + 1 pairs; SPIN: 2 more)"
+	pan "$tmp/dfs-$model" -DS=$S -DK=$K
+	pan "$tmp/bfs-$model" -DS=$S -DK=$K -DBFS
+	for _ in $(seq "$runs"); do
+		measure "$lppctl" check "$spec"
+		row "lppctl check" "$(sed -n 's/.*: \([0-9]*\) (state, context) pairs.*/\1/p' <<<"$out" | head -1)"
+		measure "$tmp/dfs-$model/pan" -m$m
+		row "spin (DFS, -w24 default, -m$m)" "$(awk '/states, stored/ {print $1; exit}' <<<"$out")"
+		measure "$tmp/dfs-$model/pan" -m$m -w$w
+		row "spin (DFS, -w$w, -m$m)" "$(awk '/states, stored/ {print $1; exit}' <<<"$out")"
+		measure "$tmp/bfs-$model/pan" -w$w
+		row "spin (BFS, -w$w)" "$(awk '/states, stored/ {print $1; exit}' <<<"$out")"
+	done
+	pan "$tmp/seed-$model" -DS=$S -DK=$K -DSEED=1 -DBFS
+	spin_depth="$(cd "$tmp/seed-$model" && ./pan -w$w 2>&1 | sed -n 's/.*invalid end state (at depth \([0-9]*\)).*/\1/p')"
+	lpp_depth="$({ "$lppctl" check --json "$here/gen-$model-deadlock.yaml" 2>/dev/null || true; } |
+		jq '.[0].report.properties[] | select(.property == "deadlock") | (.counterexample.steps | length) - 1')"
+	echo "seeded deadlock (gen-$model-deadlock.yaml, -DSEED=1): SPIN BFS at depth $spin_depth; lppctl's shortest counterexample: $lpp_depth transitions, then stuck"
+done

@@ -1,0 +1,175 @@
+package check
+
+import (
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Memoised evaluation. A guard or a set whose value depends only on the
+// context variables it reads (no `state`, no `event`, no function but
+// checked arithmetic and a few pure builtins) gives the same result for the
+// same values of those variables; and the check evaluates the same guards
+// over the same few values again and again (a guard that reads two counters
+// of a spec with ten is evaluated for every value of the other eight). The
+// value ids of check_store.go make the values a short key: the program and
+// the ids of what it reads. A fixed-size, direct-mapped cache keeps the last
+// result of each key slot, with its whole key, so a hit is an exact match
+// and a miss only costs the evaluation the check made before.
+
+// maxMemoReads bounds the variables a memoised program reads (the key's size).
+const maxMemoReads = 7
+
+// The cache starts with minMemoSlots entries and grows, emptied, to 4 times
+// as many each time the pairs stored reach 4 times its size, up to
+// maxMemoSlots (3 MiB): a small spec does not pay for a large cache.
+const (
+	minMemoSlots = 1 << 10
+	maxMemoSlots = 1 << 16
+)
+
+// growMemo enlarges the cache when the store has outgrown it.
+func (x *Explorer) growMemo() {
+	if x.memo != nil && len(x.memo) < maxMemoSlots && len(x.nodes) >= 4*len(x.memo) {
+		x.memo = make([]memoEntry, 4*len(x.memo))
+	}
+}
+
+type memoKey [1 + maxMemoReads]uint32
+
+type memoEntry struct {
+	key memoKey // key[0] == 0: empty
+	res any     // the value, or a memoErr
+}
+
+// memoErr is an evaluation's error, as a memoEntry keeps it.
+type memoErr struct{ err error }
+
+// memoProg is a memoisable program: its index (key[0]) and the slots it
+// reads. Programs compiled from the same text to the same code (a guard
+// written in several states) share an index, and so their results.
+type memoProg struct {
+	idx   uint32
+	reads []int
+}
+
+// pureBuiltins are the builtins a memoised program may call: their result
+// depends on their arguments only.
+var pureBuiltins = map[string]bool{
+	"len": true, "abs": true, "int": true, "float": true, "string": true,
+	"lower": true, "upper": true, "trim": true, "min": true, "max": true,
+	"round": true, "ceil": true, "floor": true,
+}
+
+// checkedFuncs are the functions the checked-arithmetic patch calls.
+var checkedFuncs = map[string]bool{
+	machine.FnAdd: true, machine.FnSub: true, machine.FnMul: true, machine.FnMod: true,
+	machine.FnAdd + "_any": true, machine.FnSub + "_any": true, machine.FnMul + "_any": true, machine.FnMod + "_any": true,
+	machine.FnNeg: true, machine.FnInt: true,
+}
+
+// purity walks a program's tree: pure stays true while every node is one
+// whose value follows from its children and the slots it reads.
+type purity struct {
+	x     *Explorer
+	pure  bool
+	reads []int
+}
+
+func (p *purity) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.NilNode, *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.StringNode, *ast.ConstantNode,
+		*ast.UnaryNode, *ast.BinaryNode, *ast.ChainNode, *ast.MemberNode, *ast.SliceNode,
+		*ast.ConditionalNode, *ast.ArrayNode, *ast.MapNode, *ast.PairNode:
+	case *ast.IdentifierNode:
+		if checkedFuncs[n.Value] {
+			return
+		}
+		s, ok := p.x.slot[n.Value]
+		if !ok {
+			p.pure = false // state, event, or a name the check does not hold
+			return
+		}
+		for _, r := range p.reads {
+			if r == s {
+				return
+			}
+		}
+		p.reads = append(p.reads, s)
+	case *ast.CallNode:
+		if id, ok := n.Callee.(*ast.IdentifierNode); !ok || !checkedFuncs[id.Value] {
+			p.pure = false
+		}
+	case *ast.BuiltinNode:
+		if !pureBuiltins[n.Name] {
+			p.pure = false
+		}
+	default:
+		p.pure = false
+	}
+}
+
+// memoOf returns p's memo description, nil when p is not memoisable.
+func (x *Explorer) memoOf(p *vm.Program) *memoProg {
+	if p == nil {
+		return nil
+	}
+	if m, ok := x.memoProgs[p]; ok {
+		return m
+	}
+	w := &purity{x: x, pure: true}
+	node := p.Node()
+	ast.Walk(&node, w)
+	var m *memoProg
+	if w.pure && len(w.reads) <= maxMemoReads {
+		sig := p.Source().String() + "\x00" + p.Disassemble()
+		idx, ok := x.memoSigs[sig]
+		if !ok {
+			idx = uint32(len(x.memoSigs) + 1)
+			x.memoSigs[sig] = idx
+		}
+		m = &memoProg{idx: idx, reads: w.reads}
+	}
+	x.memoProgs[p] = m
+	return m
+}
+
+// eval runs p in env, or takes its result from the cache.
+func (x *Explorer) eval(p *vm.Program) (any, error) { return x.evalM(p, x.memoOf(p)) }
+
+// memosOf returns the memo descriptions of a set's programs.
+func (x *Explorer) memosOf(set []machine.Cassign) []*memoProg {
+	out := make([]*memoProg, len(set))
+	for i, a := range set {
+		out[i] = x.memoOf(a.Prog)
+	}
+	return out
+}
+
+// evalM is eval with p's memo description given (m = x.memoOf(p), computed
+// once where the program is listed: the hot paths look up nothing).
+func (x *Explorer) evalM(p *vm.Program, m *memoProg) (any, error) {
+	if m == nil || x.memo == nil {
+		return x.vm.Run(p, x.env)
+	}
+	var k memoKey
+	k[0] = m.idx
+	for i, s := range m.reads {
+		k[i+1] = x.envIDs[s]
+	}
+	n := 1 + len(m.reads)
+	e := &x.memo[hashRecord(k[:n])&uint64(len(x.memo)-1)]
+	if e.key[0] == k[0] && equalWords(e.key[1:n], k[1:n]) {
+		if me, ok := e.res.(memoErr); ok {
+			return nil, me.err
+		}
+		return e.res, nil
+	}
+	v, err := x.vm.Run(p, x.env)
+	e.key, e.res = k, v
+	if err != nil {
+		e.res = memoErr{err}
+	}
+	return v, err
+}
