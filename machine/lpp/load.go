@@ -2,7 +2,6 @@ package lpp
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,9 +12,10 @@ import (
 // Load reads and decodes the blueprint at path. The error is a
 // *machine.DiagnosticsError (wrapping machine.ErrInvalidSpec) listing every
 // problem with its position when the blueprint is malformed; warnings are in
-// the blueprint's Warnings.
+// the blueprint's Warnings. A file over DefaultMaxBytes is refused (a
+// *TooLargeError).
 func Load(path string) (*Blueprint, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path, DefaultMaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read blueprint: %w", err)
 	}
