@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -69,6 +70,7 @@ func (t *Translation) Origin(line int) (machine.Pos, bool) {
 // shows. Other diagnostics are kept as they are.
 func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 	out := make(machine.Diagnostics, len(diags))
+	var lines [][]byte // the spec's lines, split once when a diagnostic needs one
 	for i, d := range diags {
 		out[i] = d
 		if d.File != t.SpecFile() {
@@ -80,7 +82,7 @@ func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 			out[i].Pos, out[i].Span = machine.Pos{}, 0
 			continue
 		}
-		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(yamlLine(t.YAML, d.Pos.Line)))
+		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(yamlLine(t.YAML, &lines, d.Pos.Line)))
 		out[i].Pos, out[i].Span = p, 0
 		out[i].Hint = strings.TrimPrefix(d.Hint+"; "+where, "; ")
 		if d.Severity == machine.SevError && legalInLPP(d.Msg) {
@@ -159,15 +161,18 @@ func (t *Translation) RemapReport(r *check.CheckReport) *check.CheckReport {
 	return &out
 }
 
-// yamlLine returns line n (1-based) of src, cut to 120 bytes.
-func yamlLine(src []byte, n int) string {
-	lines := strings.SplitN(string(src), "\n", n+1)
-	if n > len(lines) {
+// yamlLine returns line n (1-based) of src, cut to 120 bytes; *lines
+// holds src's lines, split on the first call.
+func yamlLine(src []byte, lines *[][]byte, n int) string {
+	if *lines == nil {
+		*lines = bytes.Split(src, []byte("\n"))
+	}
+	if n < 1 || n > len(*lines) {
 		return ""
 	}
-	l := lines[n-1]
+	l := (*lines)[n-1]
 	if len(l) > 120 {
-		l = l[:117] + "..."
+		return string(l[:117]) + "..."
 	}
-	return l
+	return string(l)
 }
