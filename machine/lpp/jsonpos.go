@@ -86,8 +86,15 @@ func (n *node) member(key string) *member {
 func (n *node) describe() string {
 	if n.kind == kString {
 		s := n.str
-		if utf8.RuneCountInString(s) > 40 {
-			s = string([]rune(s)[:37]) + "..."
+		if len(s) > 40 && utf8.RuneCountInString(s[:min(len(s), 4*41)]) > 40 {
+			cut, i := 0, 0
+			for cut = range s { // the first 37 characters, without decoding the rest
+				if i == 37 {
+					break
+				}
+				i++
+			}
+			s = s[:cut] + "..."
 		}
 		return fmt.Sprintf("the string %q", s)
 	}
@@ -146,6 +153,10 @@ type jsonError struct {
 }
 
 func (e *jsonError) Error() string { return fmt.Sprintf("%d:%d: %s", e.pos.Line, e.pos.Col, e.msg) }
+
+// maxColTable is the longest string with escapes whose characters' columns
+// are kept (runeCols): a longer one is positioned at its start.
+const maxColTable = 64 << 10
 
 // maxDepth bounds the nesting of arrays and objects, so that a hostile
 // file is an error rather than a stack overflow.
@@ -369,8 +380,21 @@ func (s *scanner) string() (*node, error) {
 		return n, nil
 	}
 	s.advance() // "
+	// The decoded text is at most as long as the source text up to the
+	// closing quote: one allocation, not a doubling one.
+	span := s.off
+	for span < len(s.src) && s.src[span] != '"' {
+		if s.src[span] == '\\' {
+			span++
+		}
+		span++
+	}
 	var b strings.Builder
-	cols := []int{}
+	b.Grow(min(span, len(s.src)) - s.off)
+	var cols []int // 8 bytes a character: kept for strings as short as gate expressions are
+	if span-s.off <= maxColTable {
+		cols = []int{}
+	}
 	startLine := s.line
 	for {
 		if s.off >= len(s.src) {
@@ -379,15 +403,19 @@ func (s *scanner) string() (*node, error) {
 		c := s.src[s.off]
 		switch {
 		case c == '"':
-			cols = append(cols, s.col)
+			if cols != nil {
+				cols = append(cols, s.col)
+			}
 			s.advance()
 			n.str = b.String()
-			if s.line == startLine {
+			if s.line == startLine && cols != nil {
 				n.runeCols = cols
 			}
 			return n, nil
 		case c == '\\':
-			cols = append(cols, s.col)
+			if cols != nil {
+				cols = append(cols, s.col)
+			}
 			r, err := s.escape()
 			if err != nil {
 				return nil, err
@@ -400,7 +428,9 @@ func (s *scanner) string() (*node, error) {
 			if r == utf8.RuneError && size <= 1 {
 				return nil, s.errf("the file is not UTF-8 text: invalid byte 0x%02x", c)
 			}
-			cols = append(cols, s.col)
+			if cols != nil {
+				cols = append(cols, s.col)
+			}
 			s.advance()
 			b.WriteRune(r)
 		}
