@@ -150,6 +150,9 @@ func (n *node) value() any {
 type jsonError struct {
 	pos machine.Pos
 	msg string
+	// limit: the JSON is well formed as far as read, but holds more values
+	// than MaxValues.
+	limit bool
 }
 
 func (e *jsonError) Error() string { return fmt.Sprintf("%d:%d: %s", e.pos.Line, e.pos.Col, e.msg) }
@@ -157,6 +160,12 @@ func (e *jsonError) Error() string { return fmt.Sprintf("%d:%d: %s", e.pos.Line,
 // maxColTable is the longest string with escapes whose characters' columns
 // are kept (runeCols): a longer one is positioned at its start.
 const maxColTable = 64 << 10
+
+// MaxValues is the most JSON values (each string, number, literal, array
+// and object) a blueprint may hold: a decoded value costs about 150 bytes,
+// so 15 MB of `[],` would need 2 GB. The largest of lpp's own blueprints
+// holds 827.
+const MaxValues = 100_000
 
 // maxDepth bounds the nesting of arrays and objects, so that a hostile
 // file is an error rather than a stack overflow.
@@ -166,16 +175,33 @@ const maxDepth = 200
 // diagnostics do (characters, not bytes; a line ends at LF, CRLF, CR, NEL,
 // LS or PS).
 type scanner struct {
-	src  []byte
-	off  int
-	line int
-	col  int
+	src    []byte
+	off    int
+	line   int
+	col    int
+	values int // values read so far (MaxValues bounds them)
+	// topSchema is the top-level object's "$schema" string, once read.
+	topSchema    string
+	hasTopSchema bool
 }
 
 // parseJSON decodes one JSON value from src (RFC 8259: no comments, no
 // trailing commas, nothing after the value), never panicking.
 func parseJSON(src []byte) (*node, error) {
+	n, _, err := scanJSON(src)
+	return n, err
+}
+
+// scanJSON is parseJSON, also returning the scanner (for its topSchema
+// when the JSON holds more than MaxValues).
+func scanJSON(src []byte) (*node, *scanner, error) {
 	s := &scanner{src: src, line: 1, col: 1}
+	n, err := s.document()
+	return n, s, err
+}
+
+func (s *scanner) document() (*node, error) {
+	src := s.src
 	if len(src) >= 3 && src[0] == 0xef && src[1] == 0xbb && src[2] == 0xbf {
 		s.off = 3 // a UTF-8 byte order mark
 	}
@@ -244,6 +270,10 @@ func (s *scanner) space() {
 
 // value reads one value and records where its text starts and ends.
 func (s *scanner) value(depth int) (*node, error) {
+	if s.values++; s.values > MaxValues {
+		return nil, &jsonError{pos: s.pos(), limit: true,
+			msg: fmt.Sprintf("the blueprint holds more than %d JSON values, more than lppctl reads", MaxValues)}
+	}
 	start := s.off
 	n, err := s.value1(depth)
 	if n != nil {
@@ -324,6 +354,9 @@ func (s *scanner) object(depth int) (*node, error) {
 			return nil, err
 		}
 		n.members = append(n.members, &member{key: k.str, keyPos: kp, val: v})
+		if depth == 0 && k.str == "$schema" && v.kind == kString && !s.hasTopSchema {
+			s.topSchema, s.hasTopSchema = v.str, true
+		}
 		s.space()
 		if s.off >= len(s.src) {
 			return nil, s.errf("unexpected end of file: the object opened at %d:%d is not closed", n.pos.Line, n.pos.Col)

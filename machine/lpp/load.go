@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -50,7 +51,11 @@ func HasSchema(src []byte) bool {
 }
 
 func schemaOf(src []byte) (string, bool) {
-	root, err := parseJSON(src)
+	root, s, err := scanJSON(src)
+	var je *jsonError
+	if errors.As(err, &je) && je.limit && s.hasTopSchema {
+		return s.topSchema, true // too large to read, but one of ours: Parse says why
+	}
 	if err != nil || root.kind != kObject {
 		return "", false
 	}
@@ -111,6 +116,10 @@ func Parse(file string, src []byte) (bp *Blueprint, diags machine.Diagnostics) {
 	root, err := parseJSON(src)
 	if err != nil {
 		je := err.(*jsonError)
+		if je.limit {
+			d.errorf(je.pos, 1, "every string, number, true, false, null, array and object counts; the largest of lpp's own blueprints holds 827", "%s", je.msg)
+			return nil, d.diags
+		}
 		d.errorf(je.pos, 1, "a blueprint is one JSON object (RFC 8259: no comments, no trailing commas)", "invalid JSON: %s", je.msg)
 		return nil, d.diags
 	}
