@@ -183,19 +183,24 @@ type scanner struct {
 	// topSchema is the top-level object's "$schema" string, once read.
 	topSchema    string
 	hasTopSchema bool
+	// lite: string values other than the top-level "$schema" are checked
+	// but not kept (their str is ""): enough to find "$schema".
+	lite, noText bool
+	schemaNext   bool // the value read next is the top-level "$schema"
 }
 
 // parseJSON decodes one JSON value from src (RFC 8259: no comments, no
 // trailing commas, nothing after the value), never panicking.
 func parseJSON(src []byte) (*node, error) {
-	n, _, err := scanJSON(src)
+	n, _, err := scanJSON(src, false)
 	return n, err
 }
 
 // scanJSON is parseJSON, also returning the scanner (for its topSchema
-// when the JSON holds more than MaxValues).
-func scanJSON(src []byte) (*node, *scanner, error) {
-	s := &scanner{src: src, line: 1, col: 1}
+// when the JSON holds more than MaxValues); lite keeps no string value
+// but the top-level "$schema" (for finding it only).
+func scanJSON(src []byte, lite bool) (*node, *scanner, error) {
+	s := &scanner{src: src, line: 1, col: 1, lite: lite}
 	n, err := s.document()
 	return n, s, err
 }
@@ -296,7 +301,10 @@ func (s *scanner) value1(depth int) (*node, error) {
 	case c == '[':
 		return s.array(depth)
 	case c == '"':
-		return s.string()
+		s.noText = s.lite && !(depth == 1 && s.schemaNext)
+		n, err := s.string()
+		s.noText = false
+		return n, err
 	case c == '-' || c >= '0' && c <= '9':
 		return s.number()
 	case c == 't' || c == 'f' || c == 'n':
@@ -349,6 +357,7 @@ func (s *scanner) object(depth int) (*node, error) {
 		}
 		s.advance()
 		s.space()
+		s.schemaNext = depth == 0 && k.str == "$schema"
 		v, err := s.value(depth + 1)
 		if err != nil {
 			return nil, err
@@ -423,10 +432,12 @@ func (s *scanner) string() (*node, error) {
 		span++
 	}
 	var b strings.Builder
-	b.Grow(min(span, len(s.src)) - s.off)
 	var cols []int // 8 bytes a character: kept for strings as short as gate expressions are
-	if span-s.off <= maxColTable {
-		cols = []int{}
+	if !s.noText {
+		b.Grow(min(span, len(s.src)) - s.off)
+		if span-s.off <= maxColTable {
+			cols = []int{}
+		}
 	}
 	startLine := s.line
 	for {
@@ -453,7 +464,9 @@ func (s *scanner) string() (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			b.WriteRune(r)
+			if !s.noText {
+				b.WriteRune(r)
+			}
 		case c < 0x20:
 			return nil, s.errf("a control character (U+%04X) inside a string must be escaped (\\n, \\t, \\u00XX)", c)
 		default:
@@ -465,7 +478,9 @@ func (s *scanner) string() (*node, error) {
 				cols = append(cols, s.col)
 			}
 			s.advance()
-			b.WriteRune(r)
+			if !s.noText {
+				b.WriteRune(r)
+			}
 		}
 	}
 }
@@ -492,7 +507,9 @@ func (s *scanner) plainString(n *node) bool {
 		return false
 	}
 	runes := utf8.RuneCount(body)
-	n.str = string(body)
+	if !s.noText {
+		n.str = string(body)
+	}
 	n.colBase, n.runes = s.col+1, runes+1 // the closing quote has a column too
 	s.off = j + 1
 	s.col += runes + 2

@@ -51,7 +51,7 @@ func HasSchema(src []byte) bool {
 }
 
 func schemaOf(src []byte) (string, bool) {
-	root, s, err := scanJSON(src)
+	root, s, err := scanJSON(src, true)
 	var je *jsonError
 	if errors.As(err, &je) && je.limit && s.hasTopSchema {
 		return s.topSchema, true // too large to read, but one of ours: Parse says why

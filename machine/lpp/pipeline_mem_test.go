@@ -87,3 +87,22 @@ func TestImportAndValidateAllocateAFewTimesTheInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRecognisingABlueprintKeepsNoTextButItsSchema: HasSchema, IsLPP and
+// IsBlueprint (validate calls them twice before decoding) decoded the whole
+// file, a copy of every text; they now keep only "$schema".
+func TestRecognisingABlueprintKeepsNoTextButItsSchema(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation budgets are measured without the race detector")
+	}
+	long := strings.Repeat("A", 8<<20)
+	src := []byte(`{"$schema": "lpp/v0.2.0", "description": "` + long + `", "states": {"x": {"description": "` + long + `\n"}}}`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ok := IsBlueprint(src) && HasSchema(src) && IsLPP(src)
+	runtime.ReadMemStats(&after)
+	assert.True(t, ok)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<10), "no text is copied")
+	assert.False(t, IsBlueprint([]byte(`{"$schema": "lpp/v0.2.0", "x": "unclosed}`)), "the whole file is still checked")
+	assert.False(t, HasSchema([]byte(`{"a": {"$schema": "lpp/v0.2.0"}}`)), "only the top-level $schema counts")
+}
