@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/lppctl/lppctl/internal/textx"
 )
@@ -153,8 +154,8 @@ func (d Diagnostic) Pretty(src []byte) string {
 	b.WriteString(d.Severity.String())
 	b.WriteString(": ")
 	b.WriteString(d.Msg)
-	line := SourceLine(src, d.Pos.Line)
-	if d.Pos.IsValid() && line != "" {
+	line := sourceLineBytes(src, d.Pos.Line)
+	if d.Pos.IsValid() && len(line) > 0 {
 		num := fmt.Sprintf("%d", d.Pos.Line)
 		pad := strings.Repeat(" ", len(num))
 		shown, indent, width := snippet(line, d.Pos.Col-1, d.Span)
@@ -192,14 +193,19 @@ func (ds Diagnostics) PrettyAll(src []byte) string {
 // them (so positions from the decoder match): a line ends at LF, CRLF, a
 // lone CR, NEL (U+0085), LS (U+2028) or PS (U+2029).
 func SourceLine(src []byte, line int) string {
+	return string(sourceLineBytes(src, line))
+}
+
+// sourceLineBytes is SourceLine without the copy: a part of src.
+func sourceLineBytes(src []byte, line int) []byte {
 	if line <= 0 || len(src) == 0 {
-		return ""
+		return nil
 	}
 	lines := lineIndex(src)
 	if line > len(lines) {
-		return ""
+		return nil
 	}
-	return string(src[lines[line-1][0]:lines[line-1][1]])
+	return src[lines[line-1][0]:lines[line-1][1]]
 }
 
 // lineCount returns the number of lines of src, counted as sourceLine does.
@@ -259,22 +265,19 @@ const snippetWidth = 120
 
 // snippet returns the part of line to show (a window around col when the
 // line is long, tabs expanded), the caret's indent in it, and the caret's width.
-// col and span count characters (YAML columns), not bytes.
-func snippet(line string, col, span int) (shown string, indent, width int) {
-	runes := []rune(line)
-	if col < 0 {
-		col = 0
-	}
-	if col > len(runes) {
-		col = len(runes)
-	}
+// col and span count characters (YAML columns), not bytes. Only the window
+// is decoded: a long line's characters are counted once (charIndex), not
+// once per diagnostic.
+func snippet(line []byte, col, span int) (shown string, indent, width int) {
+	n, at := charIndex(line)
+	col = min(max(col, 0), n)
 	if span <= 0 {
 		span = 1
 	}
-	start, end := 0, len(runes)
-	if len(runes) > snippetWidth {
+	start, end := 0, n
+	if n > snippetWidth {
 		start = max(0, col-snippetWidth/3)
-		end = min(len(runes), start+snippetWidth)
+		end = min(n, start+snippetWidth)
 	}
 	if rest := end - col; rest > 0 && span > rest {
 		span = rest
@@ -284,9 +287,12 @@ func snippet(line string, col, span int) (shown string, indent, width int) {
 		b.WriteString("…")
 		indent++
 	}
+	off := at(start)
 	for i := start; i < end; i++ {
+		r, size := utf8.DecodeRune(line[off:]) // an invalid byte is one U+FFFD, as []rune counts it
+		off += size
 		w := 1
-		switch r := runes[i]; {
+		switch {
 		case r == '\t':
 			b.WriteString("    ")
 			w = 4
@@ -301,10 +307,62 @@ func snippet(line string, col, span int) (shown string, indent, width int) {
 			width += w
 		}
 	}
-	if end < len(runes) {
+	if end < n {
 		b.WriteString("…")
 	}
 	return b.String(), indent, max(width, 1)
+}
+
+// charMarkEvery is how many characters apart charIndex marks a long line.
+const charMarkEvery = 256
+
+// charCache holds the marks of the last long line charIndex read: a
+// report on a blueprint written on one line reads that line for each of
+// its diagnostics.
+var charCache struct {
+	sync.Mutex
+	data  *byte
+	n     int
+	chars int
+	marks []int
+}
+
+// charIndex returns the number of characters of line and a function giving
+// the byte offset of character i (0 <= i <= the number). A long line's
+// offsets are marked every charMarkEvery characters, once.
+func charIndex(line []byte) (int, func(int) int) {
+	if len(line) == 0 {
+		return 0, func(int) int { return 0 }
+	}
+	var chars int
+	var marks []int
+	charCache.Lock()
+	if charCache.data == &line[0] && charCache.n == len(line) {
+		chars, marks = charCache.chars, charCache.marks
+	} else {
+		for off := 0; off < len(line); chars++ {
+			if chars%charMarkEvery == 0 {
+				marks = append(marks, off)
+			}
+			_, size := utf8.DecodeRune(line[off:])
+			off += size
+		}
+		if len(line) > 4*charMarkEvery {
+			charCache.data, charCache.n, charCache.chars, charCache.marks = &line[0], len(line), chars, marks
+		}
+	}
+	charCache.Unlock()
+	return chars, func(i int) int {
+		if i >= chars {
+			return len(line)
+		}
+		off := marks[i/charMarkEvery]
+		for range i % charMarkEvery {
+			_, size := utf8.DecodeRune(line[off:])
+			off += size
+		}
+		return off
+	}
 }
 
 // DidYouMean returns the candidate closest to name (ignoring case) and

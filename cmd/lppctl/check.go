@@ -42,6 +42,7 @@ func checkCommand() *cli.Command {
 			"value of their domain; a counterexample names the inputs it starts from.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the reports as JSON"},
+			maxBytesFlag(),
 			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on warnings too: UNKNOWN verdicts, transitions no path takes, validation warnings"},
 			&cli.IntFlag{Name: "max-states", Value: check.DefaultMaxStates, Usage: "distinct (state, context) pairs to explore before stopping with UNKNOWN (bounds memory)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "start a context variable from this value instead of its default: `NAME=VALUE` (repeatable; as run --var)"},
@@ -77,7 +78,11 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	paths, err := expandSpecDirs(c.Args().Slice())
+	limit, err := readLimit(c)
+	if err != nil {
+		return err
+	}
+	paths, err := expandSpecDirs(c.Args().Slice(), limit)
 	if err != nil {
 		return err
 	}
@@ -91,10 +96,10 @@ func runCheck(c *cli.Context) error {
 	var reports []jsonCheckReport
 	for _, path := range paths {
 		rep := jsonCheckReport{File: path}
-		src, err := os.ReadFile(path)
+		src, err := readCapped(path, "spec", limit)
 		if err != nil {
 			missing = missing || errors.Is(err, fs.ErrNotExist)
-			rep.Error = fmt.Sprintf("cannot read spec: %v", err)
+			rep.Error = err.Error()
 			invalid = append(invalid, path)
 			if firstInvalid != "" && !c.Bool("json") { // the first one ends the output
 				fmt.Fprintf(c.App.ErrWriter, "lppctl: %s\n", rep.Error)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine/lpp"
 )
 
 func TestExportCommand(t *testing.T) {
@@ -57,7 +59,7 @@ func TestExportCommandWritesFile(t *testing.T) {
 // TestExportTLAEveryShippedSpec: every spec in specs/ exports as a TLA+
 // module followed by its TLC configuration.
 func TestExportTLAEveryShippedSpec(t *testing.T) {
-	paths, err := expandSpecDirs([]string{"../../specs"})
+	paths, err := expandSpecDirs([]string{"../../specs"}, lpp.DefaultMaxBytes)
 	if err != nil || len(paths) < 3 {
 		t.Fatalf("specs: %v (%d found)", err, len(paths))
 	}

@@ -23,6 +23,7 @@ func importCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the spec to `FILE` instead of standard output"},
 			&cli.StringFlag{Name: "mapping", Usage: "the compute-unit mapping `FILE` (default: BLUEPRINT.lppctl.yaml, if it exists)"},
+			maxBytesFlag(),
 		},
 		Action: runImport,
 	}
@@ -71,9 +72,17 @@ func runImport(c *cli.Context) error {
 // loadBlueprint reads a blueprint, printing its problems (with carets) and
 // warnings on stderr.
 func loadBlueprint(c *cli.Context, path string) (*lpp.Blueprint, error) {
-	bp, err := lpp.Load(path)
+	limit, err := readLimit(c)
 	if err != nil {
-		return nil, reportInvalid(c, path, err)
+		return nil, err
+	}
+	src, err := readCapped(path, "blueprint", limit)
+	if err != nil {
+		return nil, err
+	}
+	bp, diags := lpp.Parse(path, src)
+	if diags.HasErrors() {
+		return nil, reportInvalid(c, path, &machine.DiagnosticsError{Diags: diags, Source: src})
 	}
 	if len(bp.Warnings) > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", bp.Warnings.PrettyAll(bp.Source))
@@ -98,7 +107,15 @@ func exportBlueprint(c *cli.Context, format string) (bool, error) {
 	if c.NArg() != 1 || c.String("run") != "" {
 		return false, nil
 	}
-	src, err := os.ReadFile(path)
+	limit, err := readLimit(c)
+	if err != nil {
+		return true, err
+	}
+	src, err := lpp.ReadFile(path, limit)
+	if errors.Is(err, lpp.ErrTooLarge) {
+		_, err = readCapped(path, "spec", limit)
+		return true, err
+	}
 	if err != nil || !lpp.IsLPP(src) {
 		return false, nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/lpp"
 )
 
 // timesRE is the part of a check report's summary line that varies from
@@ -195,7 +196,7 @@ func TestCheckAndValidateOfADirectoryTakeItsBlueprints(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := expandSpecDirs([]string{dir})
+	got, err := expandSpecDirs([]string{dir}, lpp.DefaultMaxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

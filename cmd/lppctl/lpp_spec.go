@@ -35,10 +35,17 @@ func (f *specFile) isBlueprint() bool { return f.blueprint }
 // blueprint the run started from while it reads the run's copy. A file
 // that cannot be read is an error (fs.ErrNotExist for a missing one); every
 // problem of its content is a diagnostic.
+//
+// The file is read as validate reads it: a regular file of at most
+// LPPCTL_MAX_BYTES (16 MiB by default).
 func readSpecFile(path, mappingFor string) (*specFile, error) {
-	src, err := os.ReadFile(path)
+	limit, err := lpp.MaxBytes("")
 	if err != nil {
-		return nil, fmt.Errorf("cannot read spec: %w", err)
+		return nil, withCode(exitUsage, err)
+	}
+	src, err := readCapped(path, "spec", limit)
+	if err != nil {
+		return nil, err
 	}
 	return parseSpecFile(path, src, mappingFor)
 }

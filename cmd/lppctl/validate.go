@@ -30,6 +30,7 @@ func validateCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the diagnostics as JSON"},
 			&cli.StringFlag{Name: "root", Usage: "look for prompt templates in the project root `DIR` after the spec's folder, as run --root does (default: the current directory)"},
+			maxBytesFlag(),
 		},
 		Action: runValidate,
 	}
@@ -62,7 +63,11 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	paths, err := expandSpecDirs(c.Args().Slice())
+	limit, err := readLimit(c)
+	if err != nil {
+		return err
+	}
+	paths, err := expandSpecDirs(c.Args().Slice(), limit)
 	if err != nil {
 		return err
 	}
@@ -76,10 +81,9 @@ func runValidate(c *cli.Context) error {
 	var reports []jsonSpecReport
 	for _, path := range paths {
 		rep := jsonSpecReport{File: path, Diagnostics: []jsonDiagnostic{}}
-		src, err := os.ReadFile(path)
+		src, err := readCapped(path, "spec", limit)
 		if err != nil {
 			missing = missing || errors.Is(err, fs.ErrNotExist)
-			err = fmt.Errorf("cannot read spec: %w", err)
 			errs = append(errs, err)
 			rep.Error = err.Error()
 			reports = append(reports, rep)
@@ -141,8 +145,8 @@ func countDiags(ds machine.Diagnostics) string {
 // expandSpecDirs replaces each directory among paths with the .yaml and .yml
 // specs and the .json L++ blueprints below it (hidden directories,
 // node_modules and testdata skipped), in lexical order; a directory without
-// any is a usage error.
-func expandSpecDirs(paths []string) ([]string, error) {
+// any is a usage error. A file over limit is kept, for the read to report.
+func expandSpecDirs(paths []string, limit int64) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -163,9 +167,9 @@ func expandSpecDirs(paths []string) ([]string, error) {
 				return nil
 			}
 			switch ext := filepath.Ext(name); {
-			case (ext == ".yaml" || ext == ".yml") && looksLikeSpec(path):
+			case (ext == ".yaml" || ext == ".yml") && looksLikeSpec(path, limit):
 				out = append(out, path)
-			case ext == ".json" && isBlueprintFile(path): // an L++ blueprint (lpp_spec.go)
+			case ext == ".json" && isBlueprintFile(path, limit): // an L++ blueprint (lpp_spec.go)
 				out = append(out, path)
 			}
 			return nil
@@ -183,9 +187,10 @@ func expandSpecDirs(paths []string) ([]string, error) {
 // looksLikeSpec tells a spec from the other YAML files a directory of specs
 // holds (a demo.yaml of scripted replies, a policy): a spec is a mapping
 // with states: or lpp:. A file that does not parse as YAML is taken as a
-// spec, so that validating the directory reports it.
-func looksLikeSpec(path string) bool {
-	data, err := os.ReadFile(path)
+// spec, so that validating the directory reports it, and so is one that
+// cannot be read (over limit: validating it says so).
+func looksLikeSpec(path string, limit int64) bool {
+	data, err := lpp.ReadFile(path, limit)
 	if err != nil {
 		return true
 	}
@@ -199,8 +204,12 @@ func looksLikeSpec(path string) bool {
 }
 
 // isBlueprintFile tells an L++ blueprint from the other JSON files a
-// directory of specs holds (by its $schema: lpp.IsBlueprint).
-func isBlueprintFile(path string) bool {
-	data, err := os.ReadFile(path)
+// directory of specs holds (by its $schema: lpp.IsBlueprint); one over
+// limit is kept, for validating it to say so.
+func isBlueprintFile(path string, limit int64) bool {
+	data, err := lpp.ReadFile(path, limit)
+	if errors.Is(err, lpp.ErrTooLarge) {
+		return true
+	}
 	return err == nil && lpp.IsBlueprint(data)
 }

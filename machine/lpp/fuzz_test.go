@@ -29,6 +29,9 @@ func FuzzImport(f *testing.F) {
 	m := &Mapping{Units: map[string]Unit{}, Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		bp, diags := Parse("fuzz.json", src)
+		if bp != nil && !IsBlueprint(src) { // recognising keeps only $schema: it must agree
+			t.Fatalf("Parse read a blueprint IsBlueprint does not recognise")
+		}
 		for _, d := range diags {
 			if d.Pos.Line < 1 || d.Pos.Col < 1 {
 				t.Fatalf("diagnostic without a position: %s", d)

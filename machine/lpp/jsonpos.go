@@ -86,8 +86,15 @@ func (n *node) member(key string) *member {
 func (n *node) describe() string {
 	if n.kind == kString {
 		s := n.str
-		if utf8.RuneCountInString(s) > 40 {
-			s = string([]rune(s)[:37]) + "..."
+		if len(s) > 40 && utf8.RuneCountInString(s[:min(len(s), 4*41)]) > 40 {
+			cut, i := 0, 0
+			for cut = range s { // the first 37 characters, without decoding the rest
+				if i == 37 {
+					break
+				}
+				i++
+			}
+			s = s[:cut] + "..."
 		}
 		return fmt.Sprintf("the string %q", s)
 	}
@@ -143,9 +150,22 @@ func (n *node) value() any {
 type jsonError struct {
 	pos machine.Pos
 	msg string
+	// limit: the JSON is well formed as far as read, but holds more values
+	// than MaxValues.
+	limit bool
 }
 
 func (e *jsonError) Error() string { return fmt.Sprintf("%d:%d: %s", e.pos.Line, e.pos.Col, e.msg) }
+
+// maxColTable is the longest string with escapes whose characters' columns
+// are kept (runeCols): a longer one is positioned at its start.
+const maxColTable = 64 << 10
+
+// MaxValues is the most JSON values (each string, number, literal, array
+// and object) a blueprint may hold: a decoded value costs about 150 bytes,
+// so 15 MB of `[],` would need 2 GB. The largest of lpp's own blueprints
+// holds 827.
+const MaxValues = 100_000
 
 // maxDepth bounds the nesting of arrays and objects, so that a hostile
 // file is an error rather than a stack overflow.
@@ -155,16 +175,38 @@ const maxDepth = 200
 // diagnostics do (characters, not bytes; a line ends at LF, CRLF, CR, NEL,
 // LS or PS).
 type scanner struct {
-	src  []byte
-	off  int
-	line int
-	col  int
+	src    []byte
+	off    int
+	line   int
+	col    int
+	values int // values read so far (MaxValues bounds them)
+	// topSchema is the top-level object's "$schema" string, once read.
+	topSchema    string
+	hasTopSchema bool
+	// lite: string values other than the top-level "$schema" are checked
+	// but not kept (their str is ""): enough to find "$schema".
+	lite, noText bool
+	schemaNext   bool // the value read next is the top-level "$schema"
 }
 
 // parseJSON decodes one JSON value from src (RFC 8259: no comments, no
 // trailing commas, nothing after the value), never panicking.
 func parseJSON(src []byte) (*node, error) {
-	s := &scanner{src: src, line: 1, col: 1}
+	n, _, err := scanJSON(src, false)
+	return n, err
+}
+
+// scanJSON is parseJSON, also returning the scanner (for its topSchema
+// when the JSON holds more than MaxValues); lite keeps no string value
+// but the top-level "$schema" (for finding it only).
+func scanJSON(src []byte, lite bool) (*node, *scanner, error) {
+	s := &scanner{src: src, line: 1, col: 1, lite: lite}
+	n, err := s.document()
+	return n, s, err
+}
+
+func (s *scanner) document() (*node, error) {
+	src := s.src
 	if len(src) >= 3 && src[0] == 0xef && src[1] == 0xbb && src[2] == 0xbf {
 		s.off = 3 // a UTF-8 byte order mark
 	}
@@ -233,6 +275,10 @@ func (s *scanner) space() {
 
 // value reads one value and records where its text starts and ends.
 func (s *scanner) value(depth int) (*node, error) {
+	if s.values++; s.values > MaxValues {
+		return nil, &jsonError{pos: s.pos(), limit: true,
+			msg: fmt.Sprintf("the blueprint holds more than %d JSON values, more than lppctl reads", MaxValues)}
+	}
 	start := s.off
 	n, err := s.value1(depth)
 	if n != nil {
@@ -255,7 +301,10 @@ func (s *scanner) value1(depth int) (*node, error) {
 	case c == '[':
 		return s.array(depth)
 	case c == '"':
-		return s.string()
+		s.noText = s.lite && !(depth == 1 && s.schemaNext)
+		n, err := s.string()
+		s.noText = false
+		return n, err
 	case c == '-' || c >= '0' && c <= '9':
 		return s.number()
 	case c == 't' || c == 'f' || c == 'n':
@@ -308,11 +357,15 @@ func (s *scanner) object(depth int) (*node, error) {
 		}
 		s.advance()
 		s.space()
+		s.schemaNext = depth == 0 && k.str == "$schema"
 		v, err := s.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
 		n.members = append(n.members, &member{key: k.str, keyPos: kp, val: v})
+		if depth == 0 && k.str == "$schema" && v.kind == kString && !s.hasTopSchema {
+			s.topSchema, s.hasTopSchema = v.str, true
+		}
 		s.space()
 		if s.off >= len(s.src) {
 			return nil, s.errf("unexpected end of file: the object opened at %d:%d is not closed", n.pos.Line, n.pos.Col)
@@ -369,8 +422,23 @@ func (s *scanner) string() (*node, error) {
 		return n, nil
 	}
 	s.advance() // "
+	// The decoded text is at most as long as the source text up to the
+	// closing quote: one allocation, not a doubling one.
+	span := s.off
+	for span < len(s.src) && s.src[span] != '"' {
+		if s.src[span] == '\\' {
+			span++
+		}
+		span++
+	}
 	var b strings.Builder
-	cols := []int{}
+	var cols []int // 8 bytes a character: kept for strings as short as gate expressions are
+	if !s.noText {
+		b.Grow(min(span, len(s.src)) - s.off)
+		if span-s.off <= maxColTable {
+			cols = []int{}
+		}
+	}
 	startLine := s.line
 	for {
 		if s.off >= len(s.src) {
@@ -379,20 +447,26 @@ func (s *scanner) string() (*node, error) {
 		c := s.src[s.off]
 		switch {
 		case c == '"':
-			cols = append(cols, s.col)
+			if cols != nil {
+				cols = append(cols, s.col)
+			}
 			s.advance()
 			n.str = b.String()
-			if s.line == startLine {
+			if s.line == startLine && cols != nil {
 				n.runeCols = cols
 			}
 			return n, nil
 		case c == '\\':
-			cols = append(cols, s.col)
+			if cols != nil {
+				cols = append(cols, s.col)
+			}
 			r, err := s.escape()
 			if err != nil {
 				return nil, err
 			}
-			b.WriteRune(r)
+			if !s.noText {
+				b.WriteRune(r)
+			}
 		case c < 0x20:
 			return nil, s.errf("a control character (U+%04X) inside a string must be escaped (\\n, \\t, \\u00XX)", c)
 		default:
@@ -400,9 +474,13 @@ func (s *scanner) string() (*node, error) {
 			if r == utf8.RuneError && size <= 1 {
 				return nil, s.errf("the file is not UTF-8 text: invalid byte 0x%02x", c)
 			}
-			cols = append(cols, s.col)
+			if cols != nil {
+				cols = append(cols, s.col)
+			}
 			s.advance()
-			b.WriteRune(r)
+			if !s.noText {
+				b.WriteRune(r)
+			}
 		}
 	}
 }
@@ -429,7 +507,9 @@ func (s *scanner) plainString(n *node) bool {
 		return false
 	}
 	runes := utf8.RuneCount(body)
-	n.str = string(body)
+	if !s.noText {
+		n.str = string(body)
+	}
 	n.colBase, n.runes = s.col+1, runes+1 // the closing quote has a column too
 	s.off = j + 1
 	s.col += runes + 2

@@ -1,8 +1,8 @@
 package lpp
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,9 +13,10 @@ import (
 // Load reads and decodes the blueprint at path. The error is a
 // *machine.DiagnosticsError (wrapping machine.ErrInvalidSpec) listing every
 // problem with its position when the blueprint is malformed; warnings are in
-// the blueprint's Warnings.
+// the blueprint's Warnings. A file over DefaultMaxBytes is refused (a
+// *TooLargeError).
 func Load(path string) (*Blueprint, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path, DefaultMaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read blueprint: %w", err)
 	}
@@ -50,7 +51,11 @@ func HasSchema(src []byte) bool {
 }
 
 func schemaOf(src []byte) (string, bool) {
-	root, err := parseJSON(src)
+	root, s, err := scanJSON(src, true)
+	var je *jsonError
+	if errors.As(err, &je) && je.limit && s.hasTopSchema {
+		return s.topSchema, true // too large to read, but one of ours: Parse says why
+	}
 	if err != nil || root.kind != kObject {
 		return "", false
 	}
@@ -111,6 +116,10 @@ func Parse(file string, src []byte) (bp *Blueprint, diags machine.Diagnostics) {
 	root, err := parseJSON(src)
 	if err != nil {
 		je := err.(*jsonError)
+		if je.limit {
+			d.errorf(je.pos, 1, "every string, number, true, false, null, array and object counts; the largest of lpp's own blueprints holds 827", "%s", je.msg)
+			return nil, d.diags
+		}
 		d.errorf(je.pos, 1, "a blueprint is one JSON object (RFC 8259: no comments, no trailing commas)", "invalid JSON: %s", je.msg)
 		return nil, d.diags
 	}

@@ -124,7 +124,7 @@ func flowMap(kvs []kvExpr) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-func (t sTrans) flow() string {
+func (t sTrans) flow(l *longTexts) string {
 	var parts []string
 	if t.from != "" {
 		parts = append(parts, "from: "+yq(t.from))
@@ -137,7 +137,7 @@ func (t sTrans) flow() string {
 		parts = append(parts, "set: "+flowMap(t.set))
 	}
 	if t.note != "" {
-		parts = append(parts, "note: "+yq(t.note))
+		parts = append(parts, "note: "+l.quote(t.note))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -154,6 +154,12 @@ func compactJSON(s string) json.RawMessage {
 func metaOf(bp *Blueprint) []byte {
 	md := meta{Schema: bp.Schema, ID: bp.ID, Name: bp.Name, Version: bp.Version, Description: bp.Description,
 		TermList: !bp.TerminalMap}
+	if len(bp.Description) >= longText {
+		// The spec's description: holds a long one whole, line breaks and
+		// all (FromSpec reads it there when the metadata has none): it is
+		// not written twice.
+		md.Description = ""
+	}
 	if bp.Display != "" {
 		md.Display = compactJSON(bp.Display)
 	}
@@ -213,9 +219,9 @@ func jsonPrintable(s string) string {
 func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 	bp := tr.bp
 	var b bytes.Buffer
-	// Room for the description twice (the metadata line and description:),
-	// so a long one is not copied again and again as the text grows.
-	b.Grow(2*(len(bp.Description)+len(bp.Display)) + 64<<10)
+	// Room for the display in the metadata line, so that a long one is not
+	// copied again and again as the text grows (long texts are placeholders).
+	b.Grow(len(bp.Display) + 64<<10)
 	at := machine.Pos{Line: 1, Col: 1} // the origin of the lines written next
 	w := func(format string, args ...any) {
 		n := b.Len()
@@ -253,7 +259,11 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 	w("name: %s", specName(bp))
 	if d := cmpOr(bp.Description, bp.Name); d != "" {
 		b.WriteString("description: ")
-		b.WriteString(yq(d))
+		if len(d) >= longText { // whole, line breaks kept: the metadata line need not hold it
+			b.WriteString(tr.long.quoteJSON(d))
+		} else {
+			b.WriteString(yq(d))
+		}
 		b.WriteByte('\n')
 		origins = append(origins, at)
 	}
@@ -262,13 +272,17 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 		at = cmpPos(p.Pos, at)
 		parts := []string{"type: " + specTypes[p.Type], "nullable: true"}
 		if p.HasDefault && p.Default != nil {
-			parts = append(parts, "default: "+yamlValue(p.Default))
+			if d, ok := p.Default.(string); ok {
+				parts = append(parts, "default: "+tr.long.quoteJSON(d))
+			} else {
+				parts = append(parts, "default: "+yamlValue(p.Default))
+			}
 		}
 		if en := stringEnum(p); en != "" {
 			parts = append(parts, "enum: "+en)
 		}
 		if p.Description != "" {
-			parts = append(parts, "doc: "+yq(p.Description))
+			parts = append(parts, "doc: "+tr.long.quote(p.Description))
 		}
 		w("  %s: {%s}", yk(p.Name), strings.Join(parts, ", "))
 	}
@@ -295,7 +309,7 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 		}
 		w("  %s:", yk(st.name))
 		if st.note != "" {
-			w("    note: %s", yq(st.note))
+			w("    note: %s", tr.long.quote(st.note))
 		}
 		if st.do != "" {
 			w("    do: %s", st.do)
@@ -326,7 +340,7 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 				w("      %s:", yk(o.event))
 				for _, t := range o.list {
 					at = cmpPos(t.pos, st.pos, at)
-					w("        - %s", t.flow())
+					w("        - %s", t.flow(tr.long))
 				}
 				at = cmpPos(st.pos, at)
 			}
@@ -335,7 +349,7 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 			w("    next:")
 			for _, t := range st.next {
 				at = cmpPos(t.pos, st.pos, at)
-				w("      - %s", t.flow())
+				w("      - %s", t.flow(tr.long))
 			}
 		}
 	}
@@ -401,7 +415,7 @@ func (tr *translator) eventsYAML(w func(string, ...any), from func(machine.Pos))
 			w("    transitions:")
 			for _, t := range list {
 				from(t.pos)
-				w("      - %s", t.flow())
+				w("      - %s", t.flow(tr.long))
 			}
 		}
 	}

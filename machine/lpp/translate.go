@@ -23,7 +23,7 @@ func ToSpecYAML(bp *Blueprint, m *Mapping) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.YAML, nil
+	return t.Text(), nil
 }
 
 // Names the translation adds; every one starts with lpp_ or holds "__".
@@ -76,6 +76,7 @@ type onList struct {
 }
 
 type translator struct {
+	long   *longTexts // the long free texts the YAML holds as placeholders
 	bp     *Blueprint
 	m      *Mapping
 	types  map[string]string // property → L++ type
@@ -100,7 +101,8 @@ type translator struct {
 func newTranslator(bp *Blueprint, m *Mapping) *translator {
 	tr := &translator{bp: bp, m: m, types: propertyTypesOf(bp), taken: map[string]bool{startState: true},
 		lists: map[string]map[string][]*Transition{}, events: map[string][]string{}, topLevel: map[*Transition]bool{},
-		fields: map[string][]kvExpr{}, fieldEnum: map[string]string{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{}}
+		fields: map[string][]kvExpr{}, fieldEnum: map[string]string{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{},
+		long: newLongTexts()}
 	for _, s := range bp.States {
 		tr.taken[s.ID] = true
 	}

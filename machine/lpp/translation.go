@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,11 +17,15 @@ import (
 // file (Remap).
 type Translation struct {
 	Blueprint *Blueprint
-	YAML      []byte
+	// YAML is the spec's text as Spec decodes it: each free text of
+	// 4 KiB or more (a description, a note, a doc, a string default)
+	// stands as a placeholder there, line for line where Text writes it.
+	YAML []byte
 	// Warnings are what the translation found lppctl cannot do as lpp
 	// does (positioned in the blueprint).
 	Warnings machine.Diagnostics
 	origins  []machine.Pos // origins[i]: where line i+1 of YAML comes from
+	long     *longTexts
 }
 
 // Translate translates a blueprint into an lppctl spec (docs/lpp.md
@@ -37,8 +42,11 @@ func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
 	tr := newTranslator(bp, m)
 	tr.build()
 	text, origins := tr.yaml()
-	return &Translation{Blueprint: bp, YAML: text, origins: origins, Warnings: tr.warnings}, nil
+	return &Translation{Blueprint: bp, YAML: text, origins: origins, Warnings: tr.warnings, long: tr.long}, nil
 }
+
+// Text returns the spec's whole text, as `lppctl import lpp` writes it.
+func (t *Translation) Text() []byte { return t.long.expand(t.YAML) }
 
 // SpecFile is the name the translated spec goes by: BLUEPRINT.json.spec.yaml,
 // beside the blueprint (so that files are looked for there). Errors of a
@@ -50,7 +58,9 @@ func (t *Translation) SpecFile() string { return t.Blueprint.File + ".spec.yaml"
 // (validation reads positions in it): Remap the diagnostics of Parse and
 // Validate into the blueprint.
 func (t *Translation) Spec() (*machine.Spec, machine.Diagnostics) {
-	return machine.Parse(t.SpecFile(), t.YAML)
+	spec, diags := machine.Parse(t.SpecFile(), t.YAML)
+	t.long.fill(spec)
+	return spec, diags
 }
 
 // Origin returns the place in the blueprint that line (1-based) of the
@@ -69,6 +79,7 @@ func (t *Translation) Origin(line int) (machine.Pos, bool) {
 // shows. Other diagnostics are kept as they are.
 func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 	out := make(machine.Diagnostics, len(diags))
+	var lines [][]byte // the spec's lines, split once when a diagnostic needs one
 	for i, d := range diags {
 		out[i] = d
 		if d.File != t.SpecFile() {
@@ -80,7 +91,7 @@ func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 			out[i].Pos, out[i].Span = machine.Pos{}, 0
 			continue
 		}
-		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(yamlLine(t.YAML, d.Pos.Line)))
+		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(t.yamlLine(&lines, d.Pos.Line)))
 		out[i].Pos, out[i].Span = p, 0
 		out[i].Hint = strings.TrimPrefix(d.Hint+"; "+where, "; ")
 		if d.Severity == machine.SevError && legalInLPP(d.Msg) {
@@ -159,15 +170,22 @@ func (t *Translation) RemapReport(r *check.CheckReport) *check.CheckReport {
 	return &out
 }
 
-// yamlLine returns line n (1-based) of src, cut to 120 bytes.
-func yamlLine(src []byte, n int) string {
-	lines := strings.SplitN(string(src), "\n", n+1)
-	if n > len(lines) {
+// yamlLine returns line n (1-based) of the spec's text, cut to 120 bytes;
+// *lines holds the lines of YAML, split on the first call.
+func (t *Translation) yamlLine(lines *[][]byte, n int) string {
+	if *lines == nil {
+		*lines = bytes.Split(t.YAML, []byte("\n"))
+	}
+	if n < 1 || n > len(*lines) {
 		return ""
 	}
-	l := lines[n-1]
+	l := (*lines)[n-1]
 	if len(l) > 120 {
-		l = l[:117] + "..."
+		l = l[:120] // a placeholder cut here is written as it is
 	}
-	return l
+	l = t.long.expandPrefix(l, 120)
+	if len(l) > 120 {
+		return string(l[:117]) + "..."
+	}
+	return string(l)
 }
