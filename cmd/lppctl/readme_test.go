@@ -107,7 +107,7 @@ func TestReadmeGivesTwoCommands(t *testing.T) {
 		}
 	}
 	want := []string{
-		"go generate ./ui && go build -o lppctl ./cmd/lppctl && ./lppctl run --spec specs/skills_agent.yaml --skill skills/hello_skill --yes",
+		"go generate ./ui && CGO_ENABLED=0 go build -o lppctl ./cmd/lppctl && ./lppctl run --spec specs/skills_agent.yaml --skill skills/hello_skill --yes",
 		"go test ./...",
 	}
 	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
