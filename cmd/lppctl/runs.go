@@ -352,9 +352,15 @@ func runsTraceAction(c *cli.Context) error {
 		return err
 	}
 	w := c.App.Writer
+	var walk runstore.Walker // a step's maps whole (the log holds the keys a step changed)
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
 		for _, e := range l.Entries {
+			if e.Type == runstore.EntryStep && e.Record != nil {
+				step := *e
+				step.Record = walk.Next(e.Record)
+				e = &step
+			}
 			if err := enc.Encode(e); err != nil {
 				return err
 			}
@@ -370,7 +376,7 @@ func runsTraceAction(c *cli.Context) error {
 			fmt.Fprintf(w, row, "--", offset(e.At), "", markerText(e))
 			continue
 		}
-		rec := e.Record
+		rec := walk.Next(e.Record)
 		move := rec.From + " → " + rec.To
 		via := viaText(rec)
 		if rec.End {

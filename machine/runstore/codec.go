@@ -687,9 +687,9 @@ type decoder struct {
 	// whole maps back.
 	partial bool
 	one     stepBuf
-	sawCRC bool
-	lists  map[string][]any          // list var → its value, as of the last line that wrote it
-	maps   map[string]map[string]any // map var → its value, likewise
+	sawCRC  bool
+	lists   map[string][]any          // list var → its value, as of the last line that wrote it
+	maps    map[string]map[string]any // map var → its value, likewise
 }
 
 func newDecoder() *decoder {
