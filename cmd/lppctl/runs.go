@@ -353,6 +353,7 @@ func runsTraceAction(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	var walk runstore.Walker // a step's maps whole (the log holds the keys a step changed)
+	var values traceValues
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
 		for _, e := range l.Entries {
@@ -410,7 +411,8 @@ func runsTraceAction(c *cli.Context) error {
 			sort.Strings(names)
 			parts := make([]string, len(names))
 			for i, k := range names {
-				parts[i] = k + "=" + shorten(compactJSON(rec.Vars[k]), 40)
+				keys, patched := rec.MapKeys[k]
+				parts[i] = k + "=" + values.show(k, rec.Vars[k], keys, patched, 40)
 			}
 			extra = append(extra, "set "+strings.Join(parts, " "))
 		}
