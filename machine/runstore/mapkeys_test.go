@@ -131,6 +131,16 @@ func TestAResumedRunHasTheMapItsJournalPatched(t *testing.T) {
 	}
 	assert.Greater(t, patches, 30, "steps written as patches of m")
 
+	// Replaying the walked records (as a spec.run child's resume does)
+	// rebuilds the run as well.
+	r3, err := m.NewRun(nil, machine.WithMaxTransitions(1<<20))
+	require.NoError(t, err)
+	var walk3 Walker
+	for _, rec := range l.Records {
+		require.NoError(t, r3.Replay(walk3.Next(rec)))
+	}
+	assert.Equal(t, r.Vars(), r3.Vars())
+
 	rc, err := store.Recover(run.Meta.ID)
 	require.NoError(t, err)
 	defer rc.Release()
