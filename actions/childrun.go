@@ -112,7 +112,14 @@ func resumeChild(m *machine.Machine, store *runstore.Store, id, runID string, in
 	} else {
 		input = nil
 	}
-	r, err := m.Resume(dir.Meta.Vars, l.Records, opts...)
+	r, err := m.NewRun(dir.Meta.Vars, opts...)
+	var walk runstore.Walker // the records' maps whole (Log.Records holds the keys a step changed)
+	for _, rec := range l.Records {
+		if err != nil {
+			break
+		}
+		err = r.Replay(walk.Next(rec))
+	}
 	if err != nil {
 		j.Close()
 		return nil, fmt.Errorf("cannot resume the child's run %s: %w", dir.Dir, err)

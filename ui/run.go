@@ -360,7 +360,15 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	if len(recs) > 0 && v.logDir != "" {
 		calls, tools = readLog(filepath.Join(v.logDir, runstore.LLMFile), false), readLog(filepath.Join(v.logDir, runstore.AuditFile), true)
 	}
+	// A step that changed keys of a map holds only those (Log.Records):
+	// the walk gives each its maps whole, as they were after it, shown
+	// before the next step changes them.
+	var walk runstore.Walker
+	for _, rec := range l.Records[:max(0, hi-size)] {
+		walk.Next(rec)
+	}
 	for _, rec := range recs {
+		rec = walk.Next(rec)
 		sv := stepView{Record: rec}
 		end := rec.Start.Add(rec.Duration)
 		sv.Calls, sv.Tools = within(calls, rec.Start, end), within(tools, rec.Start, end)

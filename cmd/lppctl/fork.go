@@ -92,8 +92,9 @@ func runsForkAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot fork run %s: %w", id, err)
 	}
+	var walk runstore.Walker // the records' maps whole, as the journal writes them
 	for _, rec := range recs {
-		if err := j.OnStep(context.Background(), rec); err != nil {
+		if err := j.OnStep(context.Background(), walk.Next(rec)); err != nil {
 			j.Close()
 			return fmt.Errorf("cannot fork run %s: %w", id, err)
 		}

@@ -352,9 +352,16 @@ func runsTraceAction(c *cli.Context) error {
 		return err
 	}
 	w := c.App.Writer
+	var walk runstore.Walker // a step's maps whole (the log holds the keys a step changed)
+	var values traceValues
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
 		for _, e := range l.Entries {
+			if e.Type == runstore.EntryStep && e.Record != nil {
+				step := *e
+				step.Record = walk.Next(e.Record)
+				e = &step
+			}
 			if err := enc.Encode(e); err != nil {
 				return err
 			}
@@ -370,7 +377,7 @@ func runsTraceAction(c *cli.Context) error {
 			fmt.Fprintf(w, row, "--", offset(e.At), "", markerText(e))
 			continue
 		}
-		rec := e.Record
+		rec := walk.Next(e.Record)
 		move := rec.From + " → " + rec.To
 		via := viaText(rec)
 		if rec.End {
@@ -404,7 +411,8 @@ func runsTraceAction(c *cli.Context) error {
 			sort.Strings(names)
 			parts := make([]string, len(names))
 			for i, k := range names {
-				parts[i] = k + "=" + shorten(compactJSON(rec.Vars[k]), 40)
+				keys, patched := rec.MapKeys[k]
+				parts[i] = k + "=" + values.show(k, rec.Vars[k], keys, patched, 40)
 			}
 			extra = append(extra, "set "+strings.Join(parts, " "))
 		}

@@ -679,11 +679,17 @@ type decoder struct {
 	// reuse reads every step line fastStep reads into the same entry and
 	// record (one): for a scanner that hands each to a reader that keeps
 	// nothing of it and copies what it keeps itself (scanner.owned).
-	reuse  bool
-	one    stepBuf
-	sawCRC bool
-	lists  map[string][]any          // list var → its value, as of the last line that wrote it
-	maps   map[string]map[string]any // map var → its value, likewise
+	reuse bool
+	// partial hands out a step that changed keys of a map with only the
+	// keys it set (Record.MapKeys names those and the ones removed), for a
+	// reader that keeps every record (ReadJournal): a copy of the whole map
+	// per step would make reading the journal quadratic. Walker gives the
+	// whole maps back.
+	partial bool
+	one     stepBuf
+	sawCRC  bool
+	lists   map[string][]any          // list var → its value, as of the last line that wrote it
+	maps    map[string]map[string]any // map var → its value, likewise
 }
 
 func newDecoder() *decoder {
@@ -834,13 +840,22 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		if !ok || p == nil {
 			return fmt.Errorf("keys changed in map %s, which no earlier line wrote", name)
 		}
+		keys := make([]string, 0, len(p.del)+len(p.set))
+		if d.partial {
+			set(name, setKeys(p))
+			keys = append(append(keys, p.del...), slices.Collect(maps.Keys(p.set))...)
+			if rec.MapKeys == nil {
+				rec.MapKeys = map[string][]string{}
+			}
+			rec.MapKeys[name] = keys
+			continue
+		}
 		cur := prev
 		if !d.reuse {
 			cur = maps.Clone(prev) // the records handed out keep their maps
 		}
 		// With reuse, the map is changed in place: the reader keeps nothing
 		// of a record (Run.Replay copies the keys MapKeys names).
-		keys := make([]string, 0, len(p.del)+len(p.set))
 		for _, k := range p.del {
 			delete(cur, k)
 			keys = append(keys, k)
@@ -857,6 +872,13 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		rec.MapKeys[name] = keys // Replay copies only these keys
 	}
 	return nil
+}
+
+// setKeys returns the keys p sets, in a map of their own.
+func setKeys(p *keysPatch) map[string]any {
+	m := make(map[string]any, len(p.set))
+	maps.Copy(m, p.set)
+	return m
 }
 
 // remember forgets the lists and maps of the variables vars writes in

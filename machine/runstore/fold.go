@@ -22,7 +22,9 @@ type Snapshot struct {
 }
 
 // Fold rebuilds a snapshot from the spec (for the context defaults; nil: none),
-// the vars the run started with and its log.
+// the vars the run started with and its log. A map in Vars may be the one
+// a Walker changed in place; the snapshot holds it whole, as after the last
+// record, and is its only holder.
 func Fold(spec *machine.Spec, start map[string]any, l *Log) (*Snapshot, error) {
 	s := &Snapshot{Vars: map[string]any{}, Memory: machine.NewMemory()}
 	if spec != nil {
@@ -40,7 +42,9 @@ func Fold(spec *machine.Spec, start map[string]any, l *Log) (*Snapshot, error) {
 	if s.State != "" {
 		s.Path = append(s.Path, s.State)
 	}
+	var walk Walker
 	for _, rec := range l.Records {
+		rec = walk.Next(rec)
 		for k, v := range rec.Vars {
 			s.Vars[k] = v
 		}

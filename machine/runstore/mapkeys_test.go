@@ -108,13 +108,38 @@ func TestAResumedRunHasTheMapItsJournalPatched(t *testing.T) {
 	l, err := run.ReadJournal()
 	require.NoError(t, err)
 	patches := 0
-	for i, rec := range l.Records { // records handed out keep their values
-		assert.Equal(t, snapshots[i]["m"], recValue(l.Records[:i+1], "m"), "step %d", i+1)
+	var walk Walker
+	walked := make([]*machine.Record, 0, len(l.Records))
+	for _, rec := range l.Records {
 		if len(rec.MapKeys["m"]) > 0 {
 			patches++
 		}
+		rec = walk.Next(rec) // the maps whole, valid until the next step
+		c := *rec
+		c.Vars = map[string]any{}
+		for k, v := range rec.Vars {
+			if m, ok := v.(map[string]any); ok {
+				v = maps.Clone(m)
+			}
+			c.Vars[k] = v
+		}
+		walked = append(walked, &c)
+	}
+	for i := range walked {
+		assert.Equal(t, snapshots[i]["m"], recValue(walked[:i+1], "m"), "step %d", i+1)
+		assert.Equal(t, snapshots[i]["m2"], recValue(walked[:i+1], "m2"), "step %d", i+1)
 	}
 	assert.Greater(t, patches, 30, "steps written as patches of m")
+
+	// Replaying the walked records (as a spec.run child's resume does)
+	// rebuilds the run as well.
+	r3, err := m.NewRun(nil, machine.WithMaxTransitions(1<<20))
+	require.NoError(t, err)
+	var walk3 Walker
+	for _, rec := range l.Records {
+		require.NoError(t, r3.Replay(walk3.Next(rec)))
+	}
+	assert.Equal(t, r.Vars(), r3.Vars())
 
 	rc, err := store.Recover(run.Meta.ID)
 	require.NoError(t, err)

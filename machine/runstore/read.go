@@ -19,7 +19,10 @@ type Log struct {
 	// ReadJournal; with ScanJournal, the markers, the steps that took a
 	// person's answer and the last step (what resume decides on).
 	Entries []*Entry
-	// Records holds every step, in order (ReadJournal only).
+	// Records holds every step, in order (ReadJournal only). A step that
+	// changed keys of a map holds only the keys it set in that map
+	// (Record.MapKeys names them and the ones it removed): a Walker gives
+	// the steps with their maps whole, as Fold does.
 	Records []*machine.Record
 	// Torn is the byte length of an incomplete or unreadable last line that
 	// was ignored (a crash in the middle of a write); 0 when none.
@@ -68,7 +71,9 @@ func (r *Run) ScanJournal(each func(*machine.Record) error) (*Log, error) {
 }
 
 func (r *Run) scan(keep bool, each func(*machine.Record) error) (*Log, error) {
-	return r.scanWith(newDecoder(), keep, each)
+	dec := newDecoder()
+	dec.partial = keep
+	return r.scanWith(dec, keep, each)
 }
 
 func (r *Run) scanWith(dec *decoder, keep bool, each func(*machine.Record) error) (*Log, error) {
@@ -103,7 +108,9 @@ func (r *Run) scanWith(dec *decoder, keep bool, each func(*machine.Record) error
 // ParseJournal reads journal lines from b (see ReadJournal; there is no
 // commit record to compare with).
 func ParseJournal(b []byte) (*Log, error) {
-	s := &scanner{log: &Log{name: JournalFile}, dec: newDecoder(), keep: true, at: -1}
+	dec := newDecoder()
+	dec.partial = true
+	s := &scanner{log: &Log{name: JournalFile}, dec: dec, keep: true, at: -1}
 	if err := s.read(bytes.NewReader(b)); err != nil {
 		return nil, err
 	}

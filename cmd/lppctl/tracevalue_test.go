@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestATracedValueReadsAsItsWholeEncodingShortened: traceValues renders each
+// step's value as shorten(compactJSON(v), n) does, through key changes
+// (added, changed, removed, named twice), whole writes, lists and values
+// json cannot encode.
+func TestATracedValueReadsAsItsWholeEncodingShortened(t *testing.T) {
+	type step struct {
+		v    any
+		keys []string // the keys changed (nil: the value written whole)
+	}
+	grow := func(k, v string) map[string]any { return map[string]any{k: v} }
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"a map changed by keys", []step{
+			{map[string]any{"b": 1.0}, nil},
+			{map[string]any{"b": 1.0, "a": 2.0}, []string{"a"}},
+			{map[string]any{"a": 2.0}, []string{"b"}},
+			{map[string]any{"a": 3.0, "c": "x"}, []string{"a", "c", "c"}},
+			{map[string]any{"a": 3.0, "c": "x", "é€": "<&>"}, []string{"é€"}},
+			{map[string]any{"a": 3.0}, []string{"c", "é€", "zz"}},
+		}},
+		{"a map written whole, then changed", []step{
+			{map[string]any{"k": []any{1.0, "two", map[string]any{"z": nil, "y": true}}}, nil},
+			{map[string]any{"k": 1.0, "long": "a string longer than what the trace shows of it"}, []string{"long", "k"}},
+			{map[string]any{"x": 0.0}, nil},
+			{map[string]any{"x": 0.0, "w": 1.0}, []string{"w"}},
+		}},
+		{"a map and a scalar in turn", []step{
+			{grow("a", "1"), nil},
+			{"now a string", nil},
+			{grow("b", "2"), []string{"b"}},
+			{map[string]any{"b": "2", "a": "3"}, []string{"a"}},
+		}},
+		{"lists", []step{
+			{[]any{}, nil},
+			{[]any{1.0, "ünï", map[string]any{"b": 1.0, "a": 2.0}}, nil},
+			{[]any{"a long item, longer than what the trace shows of a value"}, nil},
+		}},
+		{"values json cannot encode", []step{
+			{map[string]any{"x": math.Inf(1)}, nil},
+			{[]any{math.NaN()}, nil},
+		}},
+	}
+	for _, tt := range tests {
+		for _, n := range []int{3, 10, 40} {
+			t.Run(fmt.Sprintf("%s/n=%d", tt.name, n), func(t *testing.T) {
+				var tv traceValues
+				for i, s := range tt.steps {
+					want := shorten(compactJSON(s.v), n)
+					got := tv.show("v", s.v, s.keys, s.keys != nil, n)
+					assert.Equal(t, want, got, "step %d", i+1)
+				}
+			})
+		}
+	}
+}
+
+// TestTracingAGrowingMapIsLinearInItsSteps: tracing the steps of a map that
+// gains a key per step allocates about as the steps (4× for 4× the steps),
+// not as their square (a whole encoding of the map per step).
+func TestTracingAGrowingMapIsLinearInItsSteps(t *testing.T) {
+	var got []uint64
+	for _, steps := range []int{1000, 4000} {
+		m := map[string]any{}
+		var tv traceValues
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range steps {
+			k := fmt.Sprintf("k%06d", steps-i) // each key first in order
+			m[k] = i
+			tv.show("m", m, []string{k}, i > 0, 40)
+		}
+		runtime.ReadMemStats(&after)
+		got = append(got, after.TotalAlloc-before.TotalAlloc)
+		assert.Equal(t, shorten(compactJSON(m), 40), tv.show("m", m, nil, true, 40))
+	}
+	ratio := float64(got[1]) / float64(got[0])
+	t.Logf("bytes allocated: %d (1,000 steps), %d (4,000): ×%.2f", got[0], got[1], ratio)
+	assert.LessOrEqual(t, ratio, 5.0, "bytes allocated tracing 4,000 steps / 1,000 steps")
+}

@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"maps"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
+)
+
+// addMapRun writes a run whose step i sets key "k<i>" of map m, changes
+// key "k<i-1>" and removes key "k<i-2>" every third step, as a running
+// machine records a key change (Record.MapKeys, the map changed in place);
+// the journal writes patches of those keys. It returns the run's ID and m
+// after each step (at[i]: after step i), for the steps want names.
+func (f *fixture) addMapRun(steps int, want ...int) (string, map[int]map[string]any) {
+	f.t.Helper()
+	start := time.Date(2026, 11, 22, 3, 11, 36, 0, time.UTC)
+	r, err := f.store.Create(runstore.Meta{Spec: "specs/loop.yaml", SpecName: "loop", Start: start, State: "a", Fsync: runstore.FsyncNever}, []byte(loopSpec))
+	require.NoError(f.t, err)
+	j, err := r.OpenJournal(runstore.FsyncNever)
+	require.NoError(f.t, err)
+	m := map[string]any{"k0": 0}
+	at := map[int]map[string]any{}
+	for i := 1; i <= steps; i++ {
+		rec := &machine.Record{Seq: i, From: "a", To: "a", Via: "next[0]", Action: "noop", Start: start.Add(time.Duration(i) * time.Millisecond), Vars: map[string]any{"m": m}}
+		if i > 1 { // the first step writes m whole
+			keys := []string{fmt.Sprintf("k%d", i), fmt.Sprintf("k%d", i-1)}
+			m[keys[0]], m[keys[1]] = i, -i
+			if i%3 == 0 {
+				keys = append(keys, fmt.Sprintf("k%d", i-2))
+				delete(m, keys[2])
+			}
+			rec.MapKeys = map[string][]string{"m": keys}
+		}
+		require.NoError(f.t, j.OnStep(context.Background(), rec))
+		for _, w := range want {
+			if w == i {
+				at[i] = maps.Clone(m)
+			}
+		}
+	}
+	require.NoError(f.t, j.Close())
+	r.Meta.Steps, r.Meta.Status = steps, machine.StatusInterrupted
+	require.NoError(f.t, r.SaveMeta())
+	r.Unlock()
+	return r.Meta.ID, at
+}
+
+// TestRunPageShowsAMapChangedByKeysAsItWasAtEachStep: the journal holds the
+// keys a step changed; the timeline shows each step's map whole, as it was
+// after that step, and so does the context after step ?at=N.
+func TestRunPageShowsAMapChangedByKeysAsItWasAtEachStep(t *testing.T) {
+	f := newFixture(t, Options{PageSize: 10})
+	page := []int{21, 22, 23, 24, 25, 26, 27, 28, 29, 30} // page 3 of 4, cut from the newest step back
+	id, at := f.addMapRun(40, append(page, 12, 40)...)
+	body := f.do("GET", "/runs/"+id+"?page=3", "").Body.String()
+	require.Equal(t, []string{"21", "22", "23", "24", "25", "26", "27", "28", "29", "30"}, rows(body))
+	for _, i := range page {
+		assert.True(t, strings.Contains(body, `<div class="vars">`+string(showAny(map[string]any{"m": at[i]}))+`</div>`), "the timeline lacks step %d's map as it was after it", i)
+	}
+	for _, tt := range []struct {
+		query string
+		step  int
+	}{
+		{"?at=12", 12},
+		{"", 40},
+	} {
+		body := f.do("GET", "/runs/"+id+tt.query, "").Body.String()
+		assert.True(t, strings.Contains(body, string(showAny(at[tt.step]))), "the page lacks the context after step %d", tt.step)
+	}
+}
+
+// TestRunPageReadsAMapRunInLinearMemory: serving the run page (the last
+// page of the timeline, and the context after a step in the middle) of a
+// run whose map changed keys at every step allocates about as the journal
+// grows (4× for 4× the steps), not as its square.
+func TestRunPageReadsAMapRunInLinearMemory(t *testing.T) {
+	f := newFixture(t, Options{PageSize: 10})
+	var got []uint64
+	for _, steps := range []int{1000, 4000} {
+		id, _ := f.addMapRun(steps)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for _, q := range []string{"", fmt.Sprintf("?at=%d", steps/2)} {
+			w := f.do("GET", "/runs/"+id+q, "")
+			require.Equal(t, 200, w.Code)
+			require.True(t, strings.Contains(w.Body.String(), html.EscapeString(fmt.Sprintf(`"k%d"`, steps/2))), "a key of the middle step")
+		}
+		runtime.ReadMemStats(&after)
+		got = append(got, after.TotalAlloc-before.TotalAlloc)
+	}
+	ratio := float64(got[1]) / float64(got[0])
+	t.Logf("bytes allocated: %d (1,000 steps), %d (4,000): ×%.2f", got[0], got[1], ratio)
+	assert.LessOrEqual(t, ratio, 5.0, "bytes allocated serving the run page of 4,000 steps / 1,000 steps")
+}
