@@ -163,14 +163,16 @@ func canon(v any) string {
 	return string(b)
 }
 
-// Two lppctl workers serve 50 scripted Skills Agent runs at once; one is
-// killed (SIGKILL) mid-way. Every run completes, on the other worker, with
-// the same context, L2, skills.md entries (none duplicated) and output as a
-// local run.
+// Two lppctl workers serve 50 scripted Skills Agent runs at once (12
+// without LPPCTL_FULL_TESTS=1); one is killed (SIGKILL) mid-way. Every run
+// completes, on the other worker, with the same context, L2, skills.md
+// entries (none duplicated) and output as a local run.
 func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server and 50 runs")
 	}
+	t.Parallel()
+	runs := sized(t, "Skills Agent runs", 12, 50)
 	bin := buildLppctl(t)
 	env := childEnv("")
 
@@ -220,7 +222,7 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 		_ = i
 	}
 
-	// The first run through the CLI, the other 49 through the client.
+	// The first run through the CLI, the others through the client.
 	cmd = exec.Command(bin, "run", "--engine", "temporal", "--temporal", addr, "specs/skills_agent.yaml", "--yes")
 	cmd.Dir, cmd.Env = root, env
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "completed in done after") {
@@ -232,7 +234,7 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 	}
 	agent, _ := json.Marshal(agentConfig{Skill: "skills/hello_skill", Yes: true, SpecDir: "specs"})
 	ctx := context.Background()
-	ids := make([]string, 49)
+	ids := make([]string, runs-1)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("it-%02d", i)
 		st := temporal.Start{RunID: ids[i], SpecPath: "specs/skills_agent.yaml", Spec: src, SpecHash: temporal.SpecHash(src), Agent: agent}
