@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -97,13 +96,10 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 	}
 	bin := buildLppctl(t)
 	ref := newProject(t, "hello_skill")
-	if res := runChild(t, bin, ref, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q"); res.code != 0 {
-		t.Fatalf("reference run: exit %d\n%s", res.code, res.out)
-	}
+	res := runChild(t, bin, ref, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q")
+	require.Equal(t, 0, res.code, "reference run:\n%s", res.out)
 	want := finalState(t, ref)
-	if len(want.l2) != 3 || want.steps != 28 {
-		t.Fatalf("reference run: %d steps, L2 %q", want.steps, want.l2)
-	}
+	require.True(t, len(want.l2) == 3 && want.steps == 28, "reference run: %d steps, L2 %q", want.steps, want.l2)
 
 	t.Run("points", func(t *testing.T) {
 		for _, tc := range cases {
@@ -112,29 +108,23 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 				root := newProject(t, "hello_skill")
 				var res childResult
 				if tc.pause {
-					if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q"); r.code != exitPaused {
-						t.Fatalf("run without --yes: exit %d, want %d\n%s", r.code, exitPaused, r.out)
-					}
+					r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q")
+					require.Equal(t, exitPaused, r.code, "run without --yes:\n%s", r.out)
 					res = runChild(t, bin, root, tc.point, "resume", "-q", runIDIn(t, root), "--approve")
 				} else {
 					res = runChildKillAfter(t, bin, root, tc.point, tc.delay, "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q")
 				}
-				if tc.killed && !res.killed {
-					t.Fatalf("the process was not killed at %s (exit %d)\n%s", tc.point, res.code, res.out)
-				}
+				require.False(t, tc.killed && !res.killed, "the process was not killed at %s (exit %d)\n%s", tc.point, res.code, res.out)
 				if tc.delay > 0 && !hasRun(t, root) {
 					// Killed before the run directory existed: nothing was
 					// recorded, so the user starts over.
-					if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q"); r.code != 0 {
-						t.Fatalf("run after an early kill: exit %d\n%s", r.code, r.out)
-					}
+					r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q")
+					require.Equal(t, 0, r.code, "run after an early kill:\n%s", r.out)
 				}
 				id := runIDIn(t, root)
 				crash := tc.again
 				for attempt := 0; ; attempt++ {
-					if attempt == 8 {
-						t.Fatalf("the run did not complete after %d resumes", attempt)
-					}
+					require.Less(t, attempt, 8, "the run did not complete after %d resumes", attempt)
 					res = runChild(t, bin, root, crash, "resume", "-q", "--no-input", id)
 					crash = ""
 					if res.code == exitPaused { // it stopped before the approval was committed
@@ -143,23 +133,13 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 					if res.code == 0 {
 						break
 					}
-					if !res.killed {
-						t.Fatalf("resume: exit %d\n%s", res.code, res.out)
-					}
+					require.True(t, res.killed, "resume: exit %d\n%s", res.code, res.out)
 				}
 				got := finalState(t, root)
-				if !reflect.DeepEqual(got.l2, want.l2) {
-					t.Errorf("L2 = %q, want %q", got.l2, want.l2)
-				}
-				if got.skillsMD != want.skillsMD {
-					t.Errorf("skills.md differs from the uninterrupted run's:\n%s\n--- want ---\n%s", got.skillsMD, want.skillsMD)
-				}
-				if got.output != want.output {
-					t.Errorf("greeting.txt = %q, want %q", got.output, want.output)
-				}
-				if got.steps != want.steps {
-					t.Errorf("the journal holds %d steps, want %d", got.steps, want.steps)
-				}
+				assert.Equal(t, want.l2, got.l2, "L2")
+				assert.Equal(t, want.skillsMD, got.skillsMD, "skills.md differs from the uninterrupted run's")
+				assert.Equal(t, want.output, got.output, "greeting.txt")
+				assert.Equal(t, want.steps, got.steps, "the journal's steps")
 			})
 		}
 	})
