@@ -109,7 +109,7 @@ var runIDRe = regexp.MustCompile(`run (\S+) on Temporal`)
 // id waits for the client to say which run it started.
 func (c *clientRun) id(t *testing.T) string {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); ; time.Sleep(50 * time.Millisecond) {
 		if m := runIDRe.FindStringSubmatch(c.stderr.String()); m != nil {
 			return m[1]
 		}
@@ -118,6 +118,11 @@ func (c *clientRun) id(t *testing.T) string {
 		}
 	}
 }
+
+// patience bounds a wait for what normally happens within seconds (a run's
+// first step, a line of output, a process's end): far enough that a loaded
+// machine does not reach it, so that only a broken test ends there.
+const patience = 3 * time.Minute
 
 // eventually waits up to d for cond.
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
@@ -163,11 +168,11 @@ func TestTemporalClientIsHonest(t *testing.T) {
 	t.Run("no worker: a warning, then the run once one starts", func(t *testing.T) {
 		c := startClient(t, bin, root, "--temporal", addr, "quick.yaml")
 		id := c.id(t)
-		eventually(t, 30*time.Second, "no warning:\n"+c.stderr.String(), func() bool {
+		eventually(t, patience, "no warning:\n"+c.stderr.String(), func() bool {
 			return strings.Contains(c.stderr.String(), "run "+id+": no worker polls task queue lppctl: the run waits until one starts (lppctl worker)\n")
 		})
 		startWorker(parent, bin, addr, root)
-		require.True(t, c.wait(time.Minute), "the client does not end:\n%s", c.stderr.String())
+		require.True(t, c.wait(patience), "the client does not end:\n%s", c.stderr.String())
 		assert.Equal(t, 0, c.code, c.stderr.String())
 		assert.Contains(t, c.stdout.String(), "completed in done after 2 steps\n")
 	})
@@ -175,12 +180,12 @@ func TestTemporalClientIsHonest(t *testing.T) {
 	t.Run("terminated: the client ends at once, saying so", func(t *testing.T) {
 		c := startClient(t, bin, root, "--temporal", addr, "sleepy.yaml")
 		id := c.id(t)
-		eventually(t, 30*time.Second, "the run does not reach nap", func() bool { return stepsOf(tc, id) >= 1 })
+		eventually(t, patience, "the run does not reach nap", func() bool { return stepsOf(tc, id) >= 1 })
 		begin := time.Now()
 		require.NoError(t, tc.TerminateWorkflow(context.Background(), id, "", "maintenance"))
 		// The run naps an hour: a client that ends at all did not wait for
 		// it. How soon is logged, not judged (the machine may be loaded).
-		ended := c.wait(time.Minute)
+		ended := c.wait(patience)
 		took := time.Since(begin)
 		require.True(t, ended, "the client still follows the terminated run:\n%s", c.stderr.String())
 		t.Logf("the client ended %s after the termination", took.Round(time.Millisecond))
@@ -195,7 +200,7 @@ func TestTemporalClientIsHonest(t *testing.T) {
 		startProcess(t, w)
 		c := startClient(t, bin, root, "--temporal", addr, "--task-queue", "small", "grow.yaml", "--var", "chunk="+strings.Repeat("x", 64<<10))
 		id := c.id(t)
-		require.True(t, c.wait(2*time.Minute), "the client does not end:\n%s\n%s", c.stderr.String(), log.String())
+		require.True(t, c.wait(patience), "the client does not end:\n%s\n%s", c.stderr.String(), log.String())
 		assert.Equal(t, exitFailed, c.code)
 		want := "context variable text (set by step 16 in state grow) is 1.0 MB, over the blob limit of 1.0 MB: keep large data in files, or raise the limit (lppctl worker --blob-limit)"
 		assert.Contains(t, c.stdout.String(), "failed in grow after 16 steps\n")
@@ -212,15 +217,15 @@ func TestTemporalClientIsHonest(t *testing.T) {
 	t.Run("server down: the client waits, then exits 0 with the run", func(t *testing.T) {
 		c := startClient(t, bin, root, "--temporal", addr, "nap.yaml")
 		id := c.id(t)
-		eventually(t, 30*time.Second, "the run does not reach nap", func() bool { return stepsOf(tc, id) >= 1 })
+		eventually(t, patience, "the run does not reach nap", func() bool { return stepsOf(tc, id) >= 1 })
 		require.NoError(t, syscall.Kill(-srv.Process.Pid, syscall.SIGKILL))
 		_ = srv.Wait()
-		eventually(t, 20*time.Second, "the client does not say it waits:\n"+c.stderr.String(), func() bool {
+		eventually(t, patience, "the client does not say it waits:\n"+c.stderr.String(), func() bool {
 			return strings.Contains(c.stderr.String(), "run "+id+": cannot reach the Temporal server (")
 		})
 		require.False(t, c.wait(outage), "the client ended while the server was down: exit %d\n%s%s", c.code, c.stdout.String(), c.stderr.String())
 		srv = restartDevServer(t, addr, db)
-		require.True(t, c.wait(2*time.Minute), "the client does not end once the server is back:\n%s", c.stderr.String())
+		require.True(t, c.wait(patience), "the client does not end once the server is back:\n%s", c.stderr.String())
 		assert.Equal(t, 0, c.code, c.stderr.String())
 		assert.Contains(t, c.stdout.String(), "completed in done after 3 steps\n")
 		assert.Contains(t, c.stderr.String(), "run "+id+": the Temporal server answers again: following the run\n")

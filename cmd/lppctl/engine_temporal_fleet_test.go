@@ -84,7 +84,7 @@ func startWorker(t *testing.T, bin, addr, root string, args ...string) *syncBuff
 	w := exec.Command(bin, append([]string{"worker", "--temporal", addr, "--root", root}, args...)...)
 	w.Env, w.Stdout, w.Stderr = childEnv(""), &log, &log
 	startProcess(t, w)
-	for deadline := time.Now().Add(90 * time.Second); !strings.Contains(log.String(), "Ctrl-C stops it"); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); !strings.Contains(log.String(), "Ctrl-C stops it"); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the worker does not start:\n%s", log.String())
 		}
@@ -142,7 +142,7 @@ func TestTemporalMixedFleetFailsNoRunForAMissingAction(t *testing.T) {
 	start(early, "checker.yaml")
 	// An older worker takes its first workflow task and gives it back (it
 	// lacks spec.check) before a newer worker starts.
-	eventually(t, time.Minute, "no older worker gave back "+early, func() bool {
+	eventually(t, patience, "no older worker gave back "+early, func() bool {
 		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		it := tc.GetWorkflowHistory(hctx, early, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)

@@ -231,7 +231,7 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 		require.NoError(t, temporal.StartRun(ctx, tc, "", st))
 	}
 	// Kill a worker once some steps are done and others not.
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); ; time.Sleep(200 * time.Millisecond) {
 		p, err := temporal.Query(ctx, tc, ids[len(ids)/2], 0)
 		if err == nil && p.Steps >= 3 {
 			break
