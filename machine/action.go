@@ -82,6 +82,12 @@ type ParamSpec struct {
 	// Format is what a string parameter's text must look like (a duration);
 	// such a parameter may also be written as an expression (see Format).
 	Format Format
+	// ExprIn, on a text parameter, names the expression parameter whose
+	// result is appended to the text (fail's and agent.abort's value):
+	// validate refuses text that reads as an expression (a string literal,
+	// a context variable), which would be shown as written, and says to
+	// move it there.
+	ExprIn string
 }
 
 // VarSpec declares a context variable an action writes.

@@ -37,6 +37,27 @@ func NewBuiltinRegistry() *Registry {
 // not sync its step on its own, as for a state without an action.
 const ActionNoop = "noop"
 
+// MessageWithValue is the text of a failing action's message parameter
+// followed, after a space, by the result of its value parameter when the
+// spec gives one: a string in full and as it is (it is the reason the run
+// stops), another value as log shows it (FormatValue). fail and agent.abort
+// share this rule.
+func MessageWithValue(c *Call) string {
+	text := c.String("message")
+	v, ok := c.Params["value"]
+	if !ok {
+		return text
+	}
+	s, isString := v.(string)
+	if !isString {
+		s = FormatValue(v)
+	}
+	if text == "" {
+		return s
+	}
+	return text + " " + s
+}
+
 func BuiltinActions() []Action {
 	return []Action{
 		{
@@ -90,11 +111,12 @@ func BuiltinActions() []Action {
 		},
 		{
 			Name: "fail",
-			Doc:  "fails with a message; the state's on_error route (if any) is taken",
+			Doc:  "fails with a message, optionally with the value of an expression; the state's on_error route (if any) is taken",
 			Params: []ParamSpec{
-				{Name: "message", Type: TypeString, Default: "failed on purpose", Doc: "the error text"},
+				{Name: "message", Type: TypeString, Default: "failed on purpose", ExprIn: "value", Doc: "the error text (text, not an expression)"},
+				{Name: "value", Type: TypeExpr, Doc: "an expression whose value is appended, e.g. last_error"},
 			},
-			Run: func(_ context.Context, c *Call) error { return errors.New(c.String("message")) },
+			Run: func(_ context.Context, c *Call) error { return errors.New(MessageWithValue(c)) },
 		},
 		{
 			Name: "emit",

@@ -181,7 +181,7 @@ func existingSkills(existing []skills.Skill) string {
 }
 
 func (d *Deps) abort(_ context.Context, c *machine.Call) error {
-	msg := fmt.Sprint(c.Param("message"))
+	msg := machine.MessageWithValue(c)
 	if strings.TrimSpace(msg) == "" {
 		msg = "the agent stopped"
 	}

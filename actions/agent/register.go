@@ -143,9 +143,10 @@ func Actions(ad *actions.Deps) []machine.Action {
 		},
 		{
 			Name: "agent.abort",
-			Doc:  "stops the run as failed with a message (an expression, e.g. \"no plan: \" + plan_error)",
+			Doc:  "stops the run as failed with a message, optionally with the value of an expression (as fail does)",
 			Params: []machine.ParamSpec{
-				{Name: "message", Type: machine.TypeExpr, Required: true, Doc: "the reason, as an expression over the context"},
+				{Name: "message", Type: machine.TypeString, Required: true, ExprIn: "value", Doc: "the reason (text, not an expression)"},
+				{Name: "value", Type: machine.TypeExpr, Doc: "an expression whose value is appended, e.g. plan_error"},
 			},
 			Run: d.abort,
 		},

@@ -20,6 +20,7 @@ import (
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/export"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -151,8 +152,11 @@ func runCheck(c *cli.Context) error {
 		}
 		opts.MaxStates = c.Int("max-states")
 		progress := !c.Bool("json") && isTerminal(c.App.ErrWriter)
-		if progress {
-			opts.Progress = func(s check.CheckStats) {
+		opts.Progress = func(s check.CheckStats) {
+			// A check under way for a second, its Ctrl-C handler in place:
+			// the Ctrl-C test's moment (LPPCTL_CRASHPOINT=check-progress:1:INT).
+			runstore.CrashPoint("check-progress")
+			if progress {
 				fmt.Fprintf(c.App.ErrWriter, "\rchecking %s: %d (state, context) pairs, depth %d, %s ", path, s.States, s.Depth, s.Duration.Round(time.Second))
 			}
 		}

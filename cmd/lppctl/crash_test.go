@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,9 +38,15 @@ type crashCase struct {
 	killed bool          // the first process must die of SIGKILL
 }
 
-func crashCases() []crashCase {
+// crashCases are the kill points: every one under LPPCTL_FULL_TESTS=1,
+// else each point's first and last line, one approval resume and one
+// SIGKILL at a moment (the cases marked full are left out).
+func crashCases(full bool) []crashCase {
 	var cs []crashCase
 	add := func(point string, lines ...int) {
+		if !full && len(lines) > 2 {
+			lines = []int{lines[0], lines[len(lines)-1]}
+		}
 		for _, n := range lines {
 			p := fmt.Sprintf("%s:%d", point, n)
 			cs = append(cs, crashCase{name: p, point: p, killed: true})
@@ -55,16 +60,23 @@ func crashCases() []crashCase {
 	add("skillsmd-mid-write", 1, 2, 3)
 	add("skillsmd-after-append", 1, 2, 3)
 	add("run-created", 1) // the run directory is made, the first action not started
-	cs = append(cs,
-		crashCase{name: "approval resume, journal-mid-write:2", point: "journal-mid-write:2", pause: true, killed: true},
-		crashCase{name: "approval resume, journal-after-write:2", point: "journal-after-write:2", pause: true, killed: true},
-		crashCase{name: "twice, journal-mid-write:11 then 6", point: "journal-mid-write:11", again: "journal-mid-write:6", killed: true},
-		crashCase{name: "twice, skillsmd-after-append:1 then 2", point: "skillsmd-after-append:1", again: "skillsmd-after-append:2", killed: true},
-		crashCase{name: "twice, journal-after-write:5 then resume-started", point: "journal-after-write:5", again: "resume-started:1", killed: true},
-		crashCase{name: "SIGKILL after 80ms", delay: 80 * time.Millisecond},
-		crashCase{name: "SIGKILL after 160ms", delay: 160 * time.Millisecond},
-		crashCase{name: "SIGKILL after 240ms", delay: 240 * time.Millisecond},
-	)
+	for _, c := range []struct {
+		crashCase
+		full bool // only under LPPCTL_FULL_TESTS=1
+	}{
+		{crashCase{name: "approval resume, journal-mid-write:2", point: "journal-mid-write:2", pause: true, killed: true}, false},
+		{crashCase{name: "approval resume, journal-after-write:2", point: "journal-after-write:2", pause: true, killed: true}, true},
+		{crashCase{name: "twice, journal-mid-write:11 then 6", point: "journal-mid-write:11", again: "journal-mid-write:6", killed: true}, false},
+		{crashCase{name: "twice, skillsmd-after-append:1 then 2", point: "skillsmd-after-append:1", again: "skillsmd-after-append:2", killed: true}, false},
+		{crashCase{name: "twice, journal-after-write:5 then resume-started", point: "journal-after-write:5", again: "resume-started:1", killed: true}, false},
+		{crashCase{name: "SIGKILL after 80ms", delay: 80 * time.Millisecond}, true},
+		{crashCase{name: "SIGKILL after 160ms", delay: 160 * time.Millisecond}, false},
+		{crashCase{name: "SIGKILL after 240ms", delay: 240 * time.Millisecond}, true},
+	} {
+		if full || !c.full {
+			cs = append(cs, c.crashCase)
+		}
+	}
 	return cs
 }
 
@@ -74,47 +86,45 @@ func crashCases() []crashCase {
 // it until it completes, and checks that it ends with the same L2, skills.md
 // and output as an uninterrupted run, every step committed exactly once and
 // every file whole.
+//
+// Without LPPCTL_FULL_TESTS=1 it kills at fewer points (crashCases).
 func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
+	t.Parallel()
+	cases := crashCases(fullTests())
+	if !fullTests() {
+		t.Logf("%d kill points (%d with %s=1)", len(cases), len(crashCases(true)), EnvFullTests)
+	}
 	bin := buildLppctl(t)
 	ref := newProject(t, "hello_skill")
-	if res := runChild(t, bin, ref, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q"); res.code != 0 {
-		t.Fatalf("reference run: exit %d\n%s", res.code, res.out)
-	}
+	res := runChild(t, bin, ref, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q")
+	require.Equal(t, 0, res.code, "reference run:\n%s", res.out)
 	want := finalState(t, ref)
-	if len(want.l2) != 3 || want.steps != 28 {
-		t.Fatalf("reference run: %d steps, L2 %q", want.steps, want.l2)
-	}
+	require.True(t, len(want.l2) == 3 && want.steps == 28, "reference run: %d steps, L2 %q", want.steps, want.l2)
 
 	t.Run("points", func(t *testing.T) {
-		for _, tc := range crashCases() {
+		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
 				root := newProject(t, "hello_skill")
 				var res childResult
 				if tc.pause {
-					if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q"); r.code != exitPaused {
-						t.Fatalf("run without --yes: exit %d, want %d\n%s", r.code, exitPaused, r.out)
-					}
+					r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "-q")
+					require.Equal(t, exitPaused, r.code, "run without --yes:\n%s", r.out)
 					res = runChild(t, bin, root, tc.point, "resume", "-q", runIDIn(t, root), "--approve")
 				} else {
 					res = runChildKillAfter(t, bin, root, tc.point, tc.delay, "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q")
 				}
-				if tc.killed && !res.killed {
-					t.Fatalf("the process was not killed at %s (exit %d)\n%s", tc.point, res.code, res.out)
-				}
+				require.False(t, tc.killed && !res.killed, "the process was not killed at %s (exit %d)\n%s", tc.point, res.code, res.out)
 				if tc.delay > 0 && !hasRun(t, root) {
 					// Killed before the run directory existed: nothing was
 					// recorded, so the user starts over.
-					if r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q"); r.code != 0 {
-						t.Fatalf("run after an early kill: exit %d\n%s", r.code, r.out)
-					}
+					r := runChild(t, bin, root, "", "run", "--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes", "-q")
+					require.Equal(t, 0, r.code, "run after an early kill:\n%s", r.out)
 				}
 				id := runIDIn(t, root)
 				crash := tc.again
 				for attempt := 0; ; attempt++ {
-					if attempt == 8 {
-						t.Fatalf("the run did not complete after %d resumes", attempt)
-					}
+					require.Less(t, attempt, 8, "the run did not complete after %d resumes", attempt)
 					res = runChild(t, bin, root, crash, "resume", "-q", "--no-input", id)
 					crash = ""
 					if res.code == exitPaused { // it stopped before the approval was committed
@@ -123,23 +133,13 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 					if res.code == 0 {
 						break
 					}
-					if !res.killed {
-						t.Fatalf("resume: exit %d\n%s", res.code, res.out)
-					}
+					require.True(t, res.killed, "resume: exit %d\n%s", res.code, res.out)
 				}
 				got := finalState(t, root)
-				if !reflect.DeepEqual(got.l2, want.l2) {
-					t.Errorf("L2 = %q, want %q", got.l2, want.l2)
-				}
-				if got.skillsMD != want.skillsMD {
-					t.Errorf("skills.md differs from the uninterrupted run's:\n%s\n--- want ---\n%s", got.skillsMD, want.skillsMD)
-				}
-				if got.output != want.output {
-					t.Errorf("greeting.txt = %q, want %q", got.output, want.output)
-				}
-				if got.steps != want.steps {
-					t.Errorf("the journal holds %d steps, want %d", got.steps, want.steps)
-				}
+				assert.Equal(t, want.l2, got.l2, "L2")
+				assert.Equal(t, want.skillsMD, got.skillsMD, "skills.md differs from the uninterrupted run's")
+				assert.Equal(t, want.output, got.output, "greeting.txt")
+				assert.Equal(t, want.steps, got.steps, "the journal's steps")
 			})
 		}
 	})
@@ -173,7 +173,6 @@ func TestCrashSafetyResumeMatchesUninterruptedRun(t *testing.T) {
 	})
 }
 
-// buildLppctl builds the lppctl binary (without -race, to keep the children fast).
 // slowProject returns a fresh project holding testdata/runs/slow.yaml.
 func slowProject(t *testing.T) string {
 	t.Helper()
@@ -188,10 +187,16 @@ func slowProject(t *testing.T) string {
 	return root
 }
 
-// It is built once per test binary, the first time a test asks for it, into a
-// folder TestMain removes at the end (removeBuiltLppctl).
+// buildLppctl returns the lppctl binary the tests run as a child process.
+// Without the race detector it is the test binary itself, which TestMain
+// (testscript.Main) puts on PATH as lppctl: nothing to build. Under -race
+// (CI) it is built once per test binary, the first time a test asks for it,
+// into a folder TestMain removes at the end (removeBuiltLppctl).
 func buildLppctl(t testing.TB) string {
 	t.Helper()
+	if !raceEnabled {
+		return lppctlExe(t)
+	}
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "lppctl-test-bin-"); built.err != nil {
 			return

@@ -60,7 +60,7 @@ func startSleepy(t *testing.T, tc client.Client, id string, src []byte) {
 	if err := temporal.StartRun(ctx, tc, "", st); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); ; time.Sleep(100 * time.Millisecond) {
 		p, err := temporal.Query(ctx, tc, id, 0)
 		if err == nil && p.Steps >= 1 {
 			return
@@ -73,7 +73,7 @@ func startSleepy(t *testing.T, tc client.Client, id string, src []byte) {
 
 func waitClosed(t *testing.T, tc client.Client, id string) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); ; time.Sleep(100 * time.Millisecond) {
 		st, _, err := temporal.Closed(context.Background(), tc, id)
 		if err == nil && st != "" {
 			return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	enums "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/lppctl/lppctl/machine"
@@ -77,13 +78,13 @@ func buildOldLppctl(t *testing.T) string {
 
 // startWorker starts an lppctl worker and returns once it serves (its
 // version is the deployment's current one), with its log.
-func startWorker(t *testing.T, bin, addr, root string) *syncBuffer {
+func startWorker(t *testing.T, bin, addr, root string, args ...string) *syncBuffer {
 	t.Helper()
 	var log syncBuffer
-	w := exec.Command(bin, "worker", "--temporal", addr, "--root", root)
+	w := exec.Command(bin, append([]string{"worker", "--temporal", addr, "--root", root}, args...)...)
 	w.Env, w.Stdout, w.Stderr = childEnv(""), &log, &log
 	startProcess(t, w)
-	for deadline := time.Now().Add(90 * time.Second); !strings.Contains(log.String(), "Ctrl-C stops it"); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); !strings.Contains(log.String(), "Ctrl-C stops it"); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the worker does not start:\n%s", log.String())
 		}
@@ -101,6 +102,7 @@ func TestTemporalMixedFleetFailsNoRunForAMissingAction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server and two builds of lppctl")
 	}
+	t.Parallel()
 	root := newProject(t, "hello_skill") // the gateway's policy for spec.check
 	for name, src := range map[string]string{"checker.yaml": checkerSpec, "plain.yaml": plainSpec, "target.yaml": targetSpec} {
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(src), 0o644))
@@ -138,7 +140,23 @@ func TestTemporalMixedFleetFailsNoRunForAMissingAction(t *testing.T) {
 	}
 	early := "early-checker" // needs spec.check while only the older workers serve
 	start(early, "checker.yaml")
-	time.Sleep(time.Second)
+	// An older worker takes its first workflow task and gives it back (it
+	// lacks spec.check) before a newer worker starts.
+	eventually(t, patience, "no older worker gave back "+early, func() bool {
+		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		it := tc.GetWorkflowHistory(hctx, early, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				return false
+			}
+			if e.GetEventType() == enums.EVENT_TYPE_WORKFLOW_TASK_FAILED {
+				return true
+			}
+		}
+		return false
+	})
 
 	newLog := startWorker(t, newBin, addr, root)
 	assert.Contains(t, newLog.String(), "@lppctl-dev (version dev.")

@@ -145,26 +145,36 @@ func runTemporal(t *testing.T, tc client.Client, root, rel, id string, vars map[
 }
 
 // Runs of any size on a real dev server and one lppctl worker: a
-// 50,000-transition noop loop and a 5,000-step tools.call loop complete
-// with the local engine's final context (they continue as new, carrying
-// their records by reference); runs whose context holds 1 MB and 10 MB
-// strings, or grows 128 KB a step, complete too, and the history each
-// transition writes stays flat as the context grows (printed).
+// 50,000-transition noop loop and a 1,500-step tools.call loop (5,000 with
+// LPPCTL_TEMPORAL_FULL=1) complete with the local engine's final context
+// (they continue as new, carrying their records by reference); runs whose
+// context holds 1 MB and 10 MB strings, or grows 128 KB a step, complete
+// too, and the history each transition writes stays flat as the context
+// grows (printed). Without LPPCTL_FULL_TESTS=1 the loops are 2,000 noop
+// transitions and 250 tools.call steps on a worker whose executions hold
+// 200 transitions (lppctl worker --segment), so both runs still continue as
+// new (each continuation costs about a second), and the 10 MB string is
+// left out.
 func TestTemporalRunsOfAnySize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server and long runs")
 	}
+	t.Parallel()
 	// The tools.call loop takes about 0.1 s a step on a 2-core machine:
-	// CI runs 1,500 steps (enough to continue as new), and
-	// LPPCTL_TEMPORAL_FULL=1 the 5,000 (docs/scale.md).
-	toolSteps := 1_500
+	// CI runs 1,500 steps, and LPPCTL_TEMPORAL_FULL=1 the 5,000
+	// (docs/scale.md).
+	noopSteps := sized(t, "noop transitions", 2_000, 50_000)
+	toolSteps := sized(t, "tools.call steps", 250, 1_500)
 	if os.Getenv("LPPCTL_TEMPORAL_FULL") == "1" {
 		toolSteps = 5_000
 	}
+	// The segment is the worker's default (2,000) at full size; reduced,
+	// a smaller one keeps both loops continuing as new.
+	segment := sized(t, "transitions per execution", 200, 2_000)
 	root := newProject(t, "hello_skill")
 	require.NoError(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello\n"), 0o644))
 	for name, src := range map[string]string{
-		"noop.yaml": loopSpec(noopLoopSpec, 50_000),
+		"noop.yaml": loopSpec(noopLoopSpec, noopSteps),
 		"tool.yaml": loopSpec(toolLoopSpec, toolSteps),
 		"big.yaml":  loopSpec(bigLoopSpec, 20),
 	} {
@@ -172,13 +182,13 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 	}
 	addr, tc := devServer(t, root)
 	bin := buildLppctl(t)
-	startWorker(t, bin, addr, root)
+	startWorker(t, bin, addr, root, "--segment", fmt.Sprint(segment))
 
-	t.Run("50,000 noop transitions", func(t *testing.T) {
+	t.Run(fmt.Sprintf("%d noop transitions", noopSteps), func(t *testing.T) {
 		begin := time.Now()
 		p := runTemporal(t, tc, root, "noop.yaml", "noop-50k", nil, 10*time.Minute)
 		events, bytes, execs := historyOf(t, tc, "noop-50k")
-		t.Logf("50,000 noop transitions: %s, %d executions, %d events, %d history bytes", time.Since(begin).Round(time.Millisecond), execs, events, bytes)
+		t.Logf("%d noop transitions: %s, %d executions, %d events, %d history bytes", noopSteps, time.Since(begin).Round(time.Millisecond), execs, events, bytes)
 		assert.Equal(t, machine.StatusCompleted, p.Status)
 		assert.Equal(t, canon(localFinal(t, root, "noop.yaml", nil)), canon(p.Vars))
 		assert.Len(t, p.Records, p.Steps, "the result's records, by reference")
@@ -203,15 +213,21 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 	})
 	t.Run("history per transition as the context grows", func(t *testing.T) {
 		var base float64
-		for _, tc2 := range []struct {
+		cases := []struct {
 			name string
 			vars map[string]any
 		}{
 			{"small context", nil},
 			{"1 MB string", map[string]any{"big": strings.Repeat("a", 1<<20)}},
-			{"10 MB string", map[string]any{"big": strings.Repeat("b", 10<<20)}},
 			{"growing 128 KB a step", map[string]any{"chunk": strings.Repeat("c", 128<<10)}},
-		} {
+		}
+		if fullTests() {
+			cases = append(cases, struct {
+				name string
+				vars map[string]any
+			}{"10 MB string", map[string]any{"big": strings.Repeat("b", 10<<20)}})
+		}
+		for _, tc2 := range cases {
 			id := "big-" + strings.ReplaceAll(tc2.name, " ", "-")
 			p := runTemporal(t, tc, root, "big.yaml", id, tc2.vars, 5*time.Minute)
 			_, bytes, _ := historyOf(t, tc, id)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
 	"github.com/lppctl/lppctl/machine"
@@ -163,14 +165,16 @@ func canon(v any) string {
 	return string(b)
 }
 
-// Two lppctl workers serve 50 scripted Skills Agent runs at once; one is
-// killed (SIGKILL) mid-way. Every run completes, on the other worker, with
-// the same context, L2, skills.md entries (none duplicated) and output as a
-// local run.
+// Two lppctl workers serve 50 scripted Skills Agent runs at once (12
+// without LPPCTL_FULL_TESTS=1); one is killed (SIGKILL) mid-way. Every run
+// completes, on the other worker, with the same context, L2, skills.md
+// entries (none duplicated) and output as a local run.
 func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server and 50 runs")
 	}
+	t.Parallel()
+	runs := sized(t, "Skills Agent runs", 12, 50)
 	bin := buildLppctl(t)
 	env := childEnv("")
 
@@ -178,33 +182,23 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 	ref := newProject(t, "hello_skill")
 	cmd := exec.Command(bin, "run", "specs/skills_agent.yaml", "--yes", "-q")
 	cmd.Dir, cmd.Env = ref, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("local run: %v\n%s", err, out)
-	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "local run:\n%s", out)
 	cmd = exec.Command(bin, "runs", "--json")
 	cmd.Dir, cmd.Env = ref, env
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, err = cmd.Output()
+	require.NoError(t, err)
 	var meta runView
-	if err := json.Unmarshal(bytes.SplitN(out, []byte("\n"), 2)[0], &meta); err != nil {
-		t.Fatalf("runs --json: %v: %s", err, out)
-	}
+	require.NoError(t, json.Unmarshal(bytes.SplitN(out, []byte("\n"), 2)[0], &meta), "runs --json: %s", out)
 	cmd = exec.Command(bin, "runs", "show", meta.ID, "--json")
 	cmd.Dir, cmd.Env = ref, env
-	if out, err = cmd.Output(); err != nil {
-		t.Fatal(err)
-	}
+	out, err = cmd.Output()
+	require.NoError(t, err)
 	var local runView
-	if err := json.Unmarshal(out, &local); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(out, &local))
 	localMD, _ := os.ReadFile(filepath.Join(ref, "skills", "hello_skill", "skills.md"))
 	localEntries := entriesOf(t, string(localMD))[meta.ID]
-	if local.Status != "completed" || len(localEntries) == 0 {
-		t.Fatalf("the local run: %s with %d skills.md entries", local.Status, len(localEntries))
-	}
+	require.True(t, local.Status == "completed" && len(localEntries) > 0, "the local run: %s with %d skills.md entries", local.Status, len(localEntries))
 	greeting, _ := os.ReadFile(filepath.Join(ref, "output", "hello_skill", "greeting.txt"))
 
 	// Two workers on one project root.
@@ -220,28 +214,24 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 		_ = i
 	}
 
-	// The first run through the CLI, the other 49 through the client.
+	// The first run through the CLI, the others through the client.
 	cmd = exec.Command(bin, "run", "--engine", "temporal", "--temporal", addr, "specs/skills_agent.yaml", "--yes")
 	cmd.Dir, cmd.Env = root, env
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "completed in done after") {
-		t.Fatalf("run --engine temporal: %v\n%s", err, out)
-	}
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, "run --engine temporal:\n%s", out)
+	require.Contains(t, string(out), "completed in done after", "run --engine temporal")
 	src, err := os.ReadFile(filepath.Join(root, "specs", "skills_agent.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	agent, _ := json.Marshal(agentConfig{Skill: "skills/hello_skill", Yes: true, SpecDir: "specs"})
 	ctx := context.Background()
-	ids := make([]string, 49)
+	ids := make([]string, runs-1)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("it-%02d", i)
 		st := temporal.Start{RunID: ids[i], SpecPath: "specs/skills_agent.yaml", Spec: src, SpecHash: temporal.SpecHash(src), Agent: agent}
-		if err := temporal.StartRun(ctx, tc, "", st); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, temporal.StartRun(ctx, tc, "", st))
 	}
 	// Kill a worker once some steps are done and others not.
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); ; time.Sleep(200 * time.Millisecond) {
 		p, err := temporal.Query(ctx, tc, ids[len(ids)/2], 0)
 		if err == nil && p.Steps >= 3 {
 			break
@@ -250,9 +240,7 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 			t.Fatalf("the runs do not progress: %v", err)
 		}
 	}
-	if err := syscall.Kill(-workers[0].Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Kill(-workers[0].Process.Pid, syscall.SIGKILL))
 
 	var wg sync.WaitGroup
 	results := make([]*temporal.Progress, len(ids))
@@ -273,26 +261,19 @@ func TestTemporalRunsSurviveAWorkerKilledMidway(t *testing.T) {
 	entries := entriesOf(t, string(md))
 	for i, id := range ids {
 		p := results[i]
-		if errs[i] != nil || p.Status != machine.StatusCompleted {
-			t.Errorf("run %s: %v %+v", id, errs[i], p)
+		if !assert.NoError(t, errs[i], "run %s", id) || !assert.Equal(t, machine.StatusCompleted, p.Status, "run %s: %+v", id, p) {
 			continue
 		}
-		if p.State != local.State || p.Steps != local.Steps || canon(p.Vars) != canon(local.Context) {
-			t.Errorf("run %s ended in %s after %d steps with %s; the local run in %s after %d with %s", id, p.State, p.Steps, canon(p.Vars), local.State, local.Steps, canon(local.Context))
-		}
+		assert.Equal(t, local.State, p.State, "run %s: the state it ended in", id)
+		assert.Equal(t, local.Steps, p.Steps, "run %s: its steps", id)
+		assert.Equal(t, canon(local.Context), canon(p.Vars), "run %s: its context", id)
 		mem, err := temporal.Memory(ctx, tc, id)
-		if err != nil {
-			t.Error(err)
+		if !assert.NoError(t, err) {
 			continue
 		}
-		if got, want := canon(mem.Items("l2")), canon(local.Memory["l2"].Items); got != want {
-			t.Errorf("run %s: L2 %s, want %s", id, got, want)
-		}
-		if canon(entries[id]) != canon(localEntries) {
-			t.Errorf("run %s: skills.md entries\n%v\nwant\n%v", id, entries[id], localEntries)
-		}
+		assert.Equal(t, canon(local.Memory["l2"].Items), canon(mem.Items("l2")), "run %s: L2", id)
+		assert.Equal(t, canon(localEntries), canon(entries[id]), "run %s: skills.md entries", id)
 	}
-	if got, _ := os.ReadFile(filepath.Join(root, "output", "hello_skill", "greeting.txt")); string(got) != string(greeting) {
-		t.Errorf("greeting.txt: %q, want %q", got, greeting)
-	}
+	got, _ := os.ReadFile(filepath.Join(root, "output", "hello_skill", "greeting.txt"))
+	assert.Equal(t, string(greeting), string(got), "greeting.txt")
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"flag"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -21,7 +24,26 @@ type cleanupM struct{ m *testing.M }
 
 func (c cleanupM) Run() int {
 	defer removeBuiltLppctl()
+	waitingParallel()
 	return c.m.Run()
+}
+
+// minParallel is how many parallel tests run at once when -parallel is not
+// given (at least GOMAXPROCS, as go test's default): the parallel tests of
+// this package mostly wait for child processes and Temporal dev servers, so
+// more of them than there are cores keep the cores busy.
+const minParallel = 4
+
+// waitingParallel raises -test.parallel to minParallel unless it was given.
+func waitingParallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if f := flag.Lookup("test.parallel"); f != nil && !given && runtime.GOMAXPROCS(0) < minParallel {
+		_ = f.Value.Set(strconv.Itoa(minParallel))
+	}
 }
 
 // TestScripts runs the CLI scenarios under testdata/script (*.txtar).

@@ -50,7 +50,7 @@ func scriptedRun(t *testing.T, root string, want int, extra ...string) {
 
 // lppctlExe is the lppctl that the UI's buttons run as processes of their
 // own: this test binary, which TestMain puts on PATH as lppctl.
-func lppctlExe(t *testing.T) string {
+func lppctlExe(t testing.TB) string {
 	t.Helper()
 	exe, err := exec.LookPath("lppctl")
 	if err != nil {

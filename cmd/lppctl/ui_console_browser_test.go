@@ -195,9 +195,11 @@ func writeRun(t *testing.T, root string, steps int, big string) string {
 	return r.Meta.ID
 }
 
-// waitText waits until the text of sel satisfies ok (the page updates itself).
-func waitText(t *testing.T, ctx context.Context, sel string, within time.Duration, ok func(string) bool) string {
+// waitText waits until the text of sel satisfies ok (the page updates
+// itself); only a broken page makes it wait out the patience.
+func waitText(t *testing.T, ctx context.Context, sel string, ok func(string) bool) string {
 	t.Helper()
+	within := patience
 	deadline := time.Now().Add(within)
 	last := ""
 	for time.Now().Before(deadline) {
@@ -298,7 +300,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	url, err := chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	id := strings.TrimPrefix(strings.SplitN(url, "?", 2)[0], base+"/runs/")
-	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "running" })
+	waitText(t, ctx, `#run-status`, func(s string) bool { return s == "running" })
 	assert.Contains(t, textOf(t, ctx, `#actions`), "lppctl runs cancel "+id)
 	r, err := store.Open(id)
 	require.NoError(t, err)
@@ -308,7 +310,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	// and follows it again.
 	do(t, ctx, chromedp.WaitVisible(`#live-dot.on`))
 	stop()
-	waitText(t, ctx, `#live-dot`, 10*time.Second, func(string) bool {
+	waitText(t, ctx, `#live-dot`, func(string) bool {
 		off, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.classList.contains("offline")`))
 		return off
 	})
@@ -319,14 +321,14 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	base, stop = serveUIAt(t, root, addr)
 	_ = stop
 	do(t, ctx, chromedp.WaitVisible(`#live-dot.on`))
-	waitText(t, ctx, `#run-steps`, 20*time.Second, func(s string) bool { return s != shown })
+	waitText(t, ctx, `#run-steps`, func(s string) bool { return s != shown })
 	assert.Equal(t, "running", textOf(t, ctx, `#run-status`))
 
 	// Cancel from the page: the run stops at a clean point, journaled,
 	// interrupted; Resume is offered with its command.
 	clickJS(t, ctx, `#cancel`)
-	waitText(t, ctx, `#notice`, 30*time.Second, func(s string) bool { return strings.HasPrefix(s, "run "+id+" cancelled: interrupted in tick after ") })
-	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "interrupted" })
+	waitText(t, ctx, `#notice`, func(s string) bool { return strings.HasPrefix(s, "run "+id+" cancelled: interrupted in tick after ") })
+	waitText(t, ctx, `#run-status`, func(s string) bool { return s == "interrupted" })
 	assert.Contains(t, textOf(t, ctx, `#actions`), "lppctl resume "+id)
 	r, err = store.Open(id)
 	require.NoError(t, err)
@@ -340,7 +342,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	url, err = chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	failed := strings.TrimPrefix(strings.SplitN(url, "?", 2)[0], base+"/runs/")
-	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "failed" })
+	waitText(t, ctx, `#run-status`, func(s string) bool { return s == "failed" })
 	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(`#end-error`))
 	assert.Contains(t, textOf(t, ctx, `#end-error`), "ready.txt is missing: create it, then resume")
 	assert.Equal(t, "Retry", textOf(t, ctx, `#resume`))
@@ -365,7 +367,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	clickJS(t, ctx, `#resume`)
 	do(t, ctx, chromedp.WaitVisible(`#notice`))
 	assert.Equal(t, "completed in done after 2 steps", textOf(t, ctx, `#notice`))
-	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "completed" })
+	waitText(t, ctx, `#run-status`, func(s string) bool { return s == "completed" })
 
 	// The event form: a field per payload field, typed; a bad value is
 	// refused on its field and kept; a good one delivers the event.
@@ -378,13 +380,13 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	assert.Equal(t, "high", typed, "the refused value is kept")
 	assert.NotEmpty(t, textOf(t, ctx, `#err-p-score`))
 	do(t, ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "70"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#notice`))
-	waitText(t, ctx, `#run-status`, 10*time.Second, func(s string) bool { return s == "completed" })
+	waitText(t, ctx, `#run-status`, func(s string) bool { return s == "completed" })
 	screenshotView(t, ctx, filepath.Join(img, "console-event.png"))
 
 	// A child machine (spec.run) has its own page, linked from the step
 	// that ran it, and linking back.
 	do(t, ctx, chromedp.Navigate(base+"/spec?path=parent.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`))
-	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "completed" })
+	waitText(t, ctx, `#run-status`, func(s string) bool { return s == "completed" })
 	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(`a.child-link`))
 	clickJS(t, ctx, `a.child-link`)
 	do(t, ctx, chromedp.WaitVisible(`#parent-link`))
@@ -398,8 +400,8 @@ func TestUIConsoleInBrowser(t *testing.T) {
 
 	// A model call expands to its messages exactly as sent and its reply.
 	do(t, ctx, chromedp.Navigate(base+"/spec?path=ask/ask.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#run-status`))
-	waitText(t, ctx, `#run-status`, 20*time.Second, func(s string) bool { return s == "completed" })
-	waitText(t, ctx, `#step-1 details.sent > summary`, 10*time.Second, func(s string) bool { return s == "messages as sent (2) and reply" })
+	waitText(t, ctx, `#run-status`, func(s string) bool { return s == "completed" })
+	waitText(t, ctx, `#step-1 details.sent > summary`, func(s string) bool { return s == "messages as sent (2) and reply" })
 	// Clicked in one evaluation: a live refresh may swap the timeline (keeping its folds) at any time.
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#step-1 details.sent > summary").click(); true`))
 	require.NoError(t, err)
@@ -442,7 +444,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	require.Equal(t, []bool{true, false}, foldsBefore)
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.refreshed = false; refresh().then(() => { window.refreshed = true }); true`))
 	require.NoError(t, err)
-	waitText(t, ctx, `body`, 10*time.Second, func(string) bool {
+	waitText(t, ctx, `body`, func(string) bool {
 		done, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.refreshed`))
 		return done
 	})
@@ -454,7 +456,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(base+"/runs/"+long), chromedp.WaitVisible(`#at`))
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const r = document.getElementById("at"); r.value = "7"; r.dispatchEvent(new Event("change", {bubbles: true})); return true })()`))
 	require.NoError(t, err)
-	waitText(t, ctx, `#at-label`, 10*time.Second, func(s string) bool { return s == "after step 7 of 10000" })
+	waitText(t, ctx, `#at-label`, func(s string) bool { return s == "after step 7 of 10000" })
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#context tr")).find(r => r.querySelector("th").textContent === "n").querySelector("td").textContent.trim()`))
 	require.NoError(t, err)
 	assert.Equal(t, "4", n, "after step 7, a was entered 4 times")
@@ -463,7 +465,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 
 	// Fork from step 7: a new run standing there, recorded as a fork.
 	clickJS(t, ctx, `#fork`)
-	waitText(t, ctx, `#notice`, 20*time.Second, func(s string) bool { return strings.HasPrefix(s, "forked from run "+long+" after step 7, in b") })
+	waitText(t, ctx, `#notice`, func(s string) bool { return strings.HasPrefix(s, "forked from run "+long+" after step 7, in b") })
 	assert.Equal(t, long, textOf(t, ctx, `#fork-of`))
 	assert.Equal(t, "7", textOf(t, ctx, `#run-steps`))
 	assert.Equal(t, "Resume", textOf(t, ctx, `#resume`))

@@ -111,6 +111,7 @@ func (v *validator) param(a *machine.Action, ps *machine.ParamSpec, p *machine.P
 		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), fmt.Sprintf("%s takes %s", a.Name, a.Signature()), "parameter %q of action %q: %v", ps.Name, a.Name, err)
 		return
 	}
+	v.textExpr(a, ps, p)
 	if ps.Type == machine.TypeFile {
 		v.file(a, ps, p, val.(string))
 		return
