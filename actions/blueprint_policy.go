@@ -2,12 +2,11 @@ package actions
 
 import (
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // blueprintPolicyName names BlueprintPolicy in messages.
@@ -75,7 +74,7 @@ func scriptDir(script string) string {
 
 // ScriptDirs are the folders of the scripts a spec's script.run states
 // name (for BlueprintPolicy).
-func ScriptDirs(spec *machine.Spec) []string {
+func ScriptDirs(spec *mspec.Spec) []string {
 	var out []string
 	for _, st := range spec.States {
 		if st.Do != "script.run" {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/gateway"
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestBlueprintPolicyIsAValidPolicyForTheMappingsScripts: the default
@@ -15,7 +15,7 @@ import (
 // without a valid one) and lets the runner run the folders of the spec's
 // scripts.
 func TestBlueprintPolicyIsAValidPolicyForTheMappingsScripts(t *testing.T) {
-	spec, diags := machine.Parse("s.yaml", []byte(`lpp: 1
+	spec, diags := mspec.Parse("s.yaml", []byte(`lpp: 1
 name: s
 initial: a
 states:

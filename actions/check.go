@@ -14,6 +14,7 @@ import (
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -37,7 +38,7 @@ type CheckOptions struct {
 // spec.run's child spec (valid, its variables and types, no spec.run cycle).
 // Run it after machine.Validate (or machine.Check) on the same spec and add
 // its diagnostics to theirs.
-func CheckSpec(spec *machine.Spec, reg *machine.Registry, opts CheckOptions) machine.Diagnostics {
+func CheckSpec(spec *mspec.Spec, reg *machine.Registry, opts CheckOptions) mspec.Diagnostics {
 	if spec == nil {
 		return nil
 	}
@@ -45,14 +46,14 @@ func CheckSpec(spec *machine.Spec, reg *machine.Registry, opts CheckOptions) mac
 	return checkSpec(spec, reg, opts, []string{abs})
 }
 
-func checkSpec(spec *machine.Spec, reg *machine.Registry, opts CheckOptions, stack []string) machine.Diagnostics {
+func checkSpec(spec *mspec.Spec, reg *machine.Registry, opts CheckOptions, stack []string) mspec.Diagnostics {
 	if opts.Root == "" {
 		opts.Root = "."
 	}
 	if opts.SpecDir == "" {
 		opts.SpecDir = filepath.Dir(spec.File)
 	}
-	k := &checker{spec: spec, reg: reg, opts: opts, stack: stack, nodes: parseSpecNodes(spec.Source), env: machine.TypeEnv(spec)}
+	k := &checker{spec: spec, reg: reg, opts: opts, stack: stack, nodes: parseSpecNodes(spec.Source), env: mspec.TypeEnv(spec)}
 	for _, st := range spec.States {
 		switch st.Do {
 		case "llm.generate":
@@ -62,7 +63,7 @@ func checkSpec(spec *machine.Spec, reg *machine.Registry, opts CheckOptions, sta
 		case "script.run":
 			k.scriptRun(st)
 		case "spec.validate":
-			k.exprParam(st, "path", machine.TypeString)
+			k.exprParam(st, "path", mspec.TypeString)
 		case "spec.run":
 			k.specRun(st)
 		}
@@ -72,28 +73,28 @@ func checkSpec(spec *machine.Spec, reg *machine.Registry, opts CheckOptions, sta
 }
 
 type checker struct {
-	spec  *machine.Spec
+	spec  *mspec.Spec
 	reg   *machine.Registry
 	opts  CheckOptions
 	stack []string // the specs being checked through spec.run, outermost first, this one last (absolute)
 	nodes *specNodes
 	env   map[string]any
-	diags machine.Diagnostics
+	diags mspec.Diagnostics
 	cmds  *toolCommands // loaded on first use by toolsCall
 	pol   *checkPolicy  // loaded on first use (runPolicy)
 }
 
-func (k *checker) errorf(p machine.Pos, span int, hint, format string, args ...any) {
-	k.diags = append(k.diags, machine.Diagnostic{Severity: machine.SevError, File: k.spec.File, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
+func (k *checker) errorf(p mspec.Pos, span int, hint, format string, args ...any) {
+	k.diags = append(k.diags, mspec.Diagnostic{Severity: mspec.SevError, File: k.spec.File, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
 // paramError reports a problem with the value of a state's parameter.
-func (k *checker) paramError(st *machine.State, p *machine.Param, hint, format string, args ...any) {
+func (k *checker) paramError(st *mspec.State, p *mspec.Param, hint, format string, args ...any) {
 	pos, span := k.nodes.valuePos(st, p)
 	k.errorf(pos, span, hint, "parameter %q of action %q: %s", p.Name, st.Do, fmt.Sprintf(format, args...))
 }
 
-func (k *checker) generate(st *machine.State) {
+func (k *checker) generate(st *mspec.State) {
 	if findParam(st, "output") == nil && findParam(st, "map") == nil {
 		k.errorf(st.DoPos, len(st.Do), "output: VAR takes the reply's text; map: {VAR: /pointer} takes fields of a JSON reply",
 			"action %q needs output: or map:, or the reply goes nowhere", st.Do)
@@ -131,7 +132,7 @@ func (k *checker) generate(st *machine.State) {
 			if parent != "/" {
 				where = "the required of the schema at " + parent
 			}
-			k.diags = append(k.diags, machine.Diagnostic{Severity: machine.SevWarning, File: k.spec.File, Pos: e.VPos, Span: e.VSpan,
+			k.diags = append(k.diags, mspec.Diagnostic{Severity: mspec.SevWarning, File: k.spec.File, Pos: e.VPos, Span: e.VSpan,
 				Msg:  fmt.Sprintf("map.%s of action %q: the schema does not require %s, so a valid reply may leave it out and %s then keeps its value", e.Key, st.Do, ptr, e.Key),
 				Hint: fmt.Sprintf("add %q to %s, or give %s a default that means \"absent\"", name, where, e.Key)})
 		}
@@ -155,17 +156,17 @@ func (k *checker) generate(st *machine.State) {
 // template checks that a template file parameter parses, and that the
 // context variables and event payload fields it reads exist (rendered with
 // their zero values, .event as templateData gives it).
-func (k *checker) template(st *machine.State, name string) {
+func (k *checker) template(st *mspec.State, name string) {
 	p := findParam(st, name)
 	if p == nil {
 		return
 	}
 	fname, _ := p.Value.(string)
-	found, _ := machine.ResolveFile(fname, k.opts.SpecDir, k.opts.Root)
+	found, _ := mspec.ResolveFile(fname, k.opts.SpecDir, k.opts.Root)
 	if found == "" {
 		return // machine.Validate reports it
 	}
-	src, err := machine.ReadNamedFile(found, k.opts.SpecDir, k.opts.Root)
+	src, err := mspec.ReadNamedFile(found, k.opts.SpecDir, k.opts.Root)
 	if err != nil {
 		return // machine.Validate reports it
 	}
@@ -175,9 +176,9 @@ func (k *checker) template(st *machine.State, name string) {
 		return
 	}
 	env := k.env
-	if k.spec.Var(machine.VarEvent) == nil {
+	if k.spec.Var(mspec.VarEvent) == nil {
 		env = maps.Clone(k.env)
-		env[machine.VarEvent] = eventData(k.spec, st.Name, "", nil)
+		env[mspec.VarEvent] = eventData(k.spec, st.Name, "", nil)
 	}
 	err = t.Execute(discard{}, env)
 	m := missingKeyRE.FindStringSubmatch(fmt.Sprint(err))
@@ -214,7 +215,7 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-func varNames(spec *machine.Spec) []string {
+func varNames(spec *mspec.Spec) []string {
 	out := make([]string, 0, len(spec.Context))
 	for _, v := range spec.Context {
 		out = append(out, v.Name)
@@ -223,7 +224,7 @@ func varNames(spec *machine.Spec) []string {
 }
 
 // atLeast checks that an int parameter, when given, is at least min.
-func (k *checker) atLeast(st *machine.State, name string, min int) {
+func (k *checker) atLeast(st *mspec.State, name string, min int) {
 	if p := findParam(st, name); p != nil {
 		if n, ok := p.Value.(int); ok && n < min {
 			k.paramError(st, p, fmt.Sprintf("give %d or more", min), "%d is less than %d", n, min)
@@ -231,7 +232,7 @@ func (k *checker) atLeast(st *machine.State, name string, min int) {
 	}
 }
 
-func (k *checker) scriptRun(st *machine.State) {
+func (k *checker) scriptRun(st *mspec.State) {
 	if p := findParam(st, "script"); p != nil {
 		if name, ok := p.Value.(string); ok {
 			clean := filepath.ToSlash(filepath.Clean(name))
@@ -259,7 +260,7 @@ func (k *checker) scriptRun(st *machine.State) {
 }
 
 // exprParam checks that an expr parameter's value gives a t.
-func (k *checker) exprParam(st *machine.State, name string, t machine.Type) {
+func (k *checker) exprParam(st *mspec.State, name string, t mspec.Type) {
 	p := findParam(st, name)
 	if p == nil {
 		return
@@ -268,8 +269,8 @@ func (k *checker) exprParam(st *machine.State, name string, t machine.Type) {
 	if !ok {
 		return // machine.Validate reports it
 	}
-	if _, err := machine.CompileValue(src, t, k.env); err != nil && !errors.Is(err, machine.ErrFloatToInt) {
-		if _, err2 := machine.CompileValue(src, machine.TypeAny, k.env); err2 != nil {
+	if _, err := mspec.CompileValue(src, t, k.env); err != nil && !errors.Is(err, mspec.ErrFloatToInt) {
+		if _, err2 := mspec.CompileValue(src, mspec.TypeAny, k.env); err2 != nil {
 			return // it does not compile at all: machine.Validate reports it
 		}
 		k.paramError(st, p, fmt.Sprintf("the expression must give a %s", t), "%v", exprMessage(err))
@@ -278,18 +279,18 @@ func (k *checker) exprParam(st *machine.State, name string, t machine.Type) {
 
 // exprEntries checks the expressions of a map parameter; types, when not
 // nil, gives the type each key's expression must have.
-func (k *checker) exprEntries(st *machine.State, param string, types func(key string) machine.Type) {
+func (k *checker) exprEntries(st *mspec.State, param string, types func(key string) mspec.Type) {
 	for _, e := range k.nodes.entries(st, param) {
 		src, ok := exprText(e.Value)
 		if !ok {
 			k.errorf(e.VPos, e.VSpan, "write the expression as text, e.g. retries + 1 or '\"a string\"'", "%s.%s of action %q must be an expression, not %s", param, e.Key, st.Do, describe(e.Value))
 			continue
 		}
-		t := machine.TypeAny
+		t := mspec.TypeAny
 		if types != nil {
 			t = types(e.Key)
 		}
-		if _, err := machine.CompileValue(src, t, k.env); err != nil {
+		if _, err := mspec.CompileValue(src, t, k.env); err != nil {
 			pos := e.VPos
 			if e.Quoted {
 				pos.Col++
@@ -299,7 +300,7 @@ func (k *checker) exprEntries(st *machine.State, param string, types func(key st
 				pos.Col += fe.Column
 			}
 			hint := "expressions read the context variables: " + strings.Join(varNames(k.spec), ", ")
-			if t != machine.TypeAny {
+			if t != mspec.TypeAny {
 				hint = fmt.Sprintf("the value must be a %s", t)
 			}
 			k.errorf(pos, 1, hint, "%s.%s of action %q: %s", param, e.Key, st.Do, exprMessage(err))
@@ -317,7 +318,7 @@ func exprMessage(err error) string {
 }
 
 // valueOf returns the value of a state's parameter (nil when absent).
-func valueOf(st *machine.State, name string) any {
+func valueOf(st *mspec.State, name string) any {
 	if p := findParam(st, name); p != nil {
 		return p.Value
 	}
@@ -333,13 +334,13 @@ func stackNames(paths []string) string {
 	return strings.Join(names, " runs ")
 }
 
-func (k *checker) specRun(st *machine.State) {
+func (k *checker) specRun(st *mspec.State) {
 	p := findParam(st, "spec")
 	if p == nil {
 		return
 	}
 	name, _ := p.Value.(string)
-	found, _ := machine.ResolveFile(name, k.opts.SpecDir, k.opts.Root)
+	found, _ := mspec.ResolveFile(name, k.opts.SpecDir, k.opts.Root)
 	if found == "" {
 		return // machine.Validate reports it
 	}
@@ -353,11 +354,11 @@ func (k *checker) specRun(st *machine.State) {
 		return
 	}
 	k.atLeast(st, "max_depth", 1)
-	src, err := machine.ReadNamedFile(found, k.opts.SpecDir, k.opts.Root)
+	src, err := mspec.ReadNamedFile(found, k.opts.SpecDir, k.opts.Root)
 	if err != nil {
 		return // machine.Validate reports it
 	}
-	if !machine.LooksLikeSpec(src) {
+	if !mspec.LooksLikeSpec(src) {
 		k.paramError(st, p, "name a spec file of the project", "child spec %s: %s", name, notASpec)
 		return
 	}
@@ -372,11 +373,11 @@ func (k *checker) specRun(st *machine.State) {
 	if child == nil {
 		return
 	}
-	k.exprEntries(st, "input", func(key string) machine.Type {
+	k.exprEntries(st, "input", func(key string) mspec.Type {
 		if v := child.Var(key); v != nil {
 			return v.Type
 		}
-		return machine.TypeAny
+		return mspec.TypeAny
 	})
 	for _, e := range k.nodes.entries(st, "input") {
 		if child.Var(e.Key) == nil {
@@ -394,14 +395,14 @@ func (k *checker) specRun(st *machine.State) {
 			k.errorf(e.VPos, e.VSpan, childHint(cname, child), "output.%s of action %q: child spec %s has no context variable %q", e.Key, st.Do, name, cname)
 			continue
 		}
-		if pv := k.spec.Var(e.Key); pv != nil && pv.Type != cv.Type && pv.Type != machine.TypeAny && cv.Type != machine.TypeAny {
+		if pv := k.spec.Var(e.Key); pv != nil && pv.Type != cv.Type && pv.Type != mspec.TypeAny && cv.Type != mspec.TypeAny {
 			k.errorf(e.KPos, len(e.Key), fmt.Sprintf("declare %s as %s, or copy a child variable of type %s", e.Key, cv.Type, pv.Type),
 				"output.%s of action %q: child variable %q is %s, but context variable %q is %s", e.Key, st.Do, cname, cv.Type, e.Key, pv.Type)
 		}
 	}
 }
 
-func childHint(name string, child *machine.Spec) string {
+func childHint(name string, child *mspec.Spec) string {
 	if h := didYouMean(name, varNames(child)); h != "" {
 		return h
 	}
@@ -419,11 +420,11 @@ func runsBack(spec string, stack []string, root string, seen map[string]bool) []
 		return nil
 	}
 	seen[spec] = true
-	src, err := machine.ReadNamedFile(spec, filepath.Dir(spec), root)
-	if err != nil || !machine.LooksLikeSpec(src) {
+	src, err := mspec.ReadNamedFile(spec, filepath.Dir(spec), root)
+	if err != nil || !mspec.LooksLikeSpec(src) {
 		return nil
 	}
-	s, _ := machine.Parse(spec, src)
+	s, _ := mspec.Parse(spec, src)
 	if s == nil {
 		return nil
 	}
@@ -432,7 +433,7 @@ func runsBack(spec string, stack []string, root string, seen map[string]bool) []
 			continue
 		}
 		name, _ := valueOf(st, "spec").(string)
-		found, _ := machine.ResolveFile(name, filepath.Dir(spec), root)
+		found, _ := mspec.ResolveFile(name, filepath.Dir(spec), root)
 		if found == "" {
 			continue
 		}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 
 	"github.com/lppctl/lppctl/gateway"
 )
@@ -43,7 +43,7 @@ func RunPolicy(root, policy string) (*gateway.Policy, string, error) {
 // SpecPolicy is RunPolicy for a run of spec: a blueprint's run in a folder
 // without a policy uses its default policy (BlueprintPolicy), as the run
 // does (Deps.DefaultPolicy).
-func SpecPolicy(spec *machine.Spec, root, policy string) (*gateway.Policy, string, error) {
+func SpecPolicy(spec *mspec.Spec, root, policy string) (*gateway.Policy, string, error) {
 	p, shown, err := RunPolicy(root, policy)
 	if err != nil && policy == "" && errors.Is(err, fs.ErrNotExist) && spec != nil && lpp.IsBlueprint(spec.Source) {
 		p, err = gateway.ParsePolicy(strings.NewReader(BlueprintPolicy(ScriptDirs(spec))), blueprintPolicyName)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/gateway"
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // toolCommands is what tools.call is checked against: the sub-commands of
@@ -51,7 +51,7 @@ func (k *checker) commands() *toolCommands {
 // sub-commands, the args' names against the command's parameters (or
 // safe_py_runner's arguments), the required ones present, and each
 // expression compiling to what its parameter takes.
-func (k *checker) toolsCall(st *machine.State) {
+func (k *checker) toolsCall(st *mspec.State) {
 	tool, _ := valueOf(st, "tool").(string)
 	command := findParam(st, "command")
 	switch {
@@ -95,7 +95,7 @@ func (k *checker) toolsCall(st *machine.State) {
 
 // toolArgs checks tools.call's args against the parameters of what (a
 // sub-command or safe_py_runner).
-func (k *checker) toolArgs(st *machine.State, what string, params []gateway.CommandParam) {
+func (k *checker) toolArgs(st *mspec.State, what string, params []gateway.CommandParam) {
 	var names []string
 	for _, p := range params {
 		names = append(names, p.Names()...)
@@ -126,7 +126,7 @@ func (k *checker) toolArgs(st *machine.State, what string, params []gateway.Comm
 		if !ok {
 			continue // exprEntries reports it
 		}
-		prog, err := machine.CompileValue(src, machine.TypeAny, k.env)
+		prog, err := mspec.CompileValue(src, mspec.TypeAny, k.env)
 		if err != nil {
 			continue // exprEntries reports it
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // childrenDir is the folder of a run's directory that holds the runs of its
@@ -27,7 +28,7 @@ type childRun struct {
 // runDir when a run of the same step began there before (this run crashed or
 // paused while the child ran). runDir "" runs it unjournaled. input is the
 // person's answer, given to a child that waits for one.
-func startChild(m *machine.Machine, spec *machine.Spec, src []byte, specAbs, runDir, runID string, vars map[string]any, input *machine.Input) (*childRun, error) {
+func startChild(m *machine.Machine, spec *mspec.Spec, src []byte, specAbs, runDir, runID string, vars map[string]any, input *machine.Input) (*childRun, error) {
 	if runDir == "" {
 		r, err := m.NewRun(vars, machine.WithRunID(runID))
 		if err != nil {

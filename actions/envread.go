@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // envRead is env.read: it reads settings from the environment into context
@@ -24,7 +25,7 @@ func (d *Deps) envRead(_ context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	decls := map[string]*machine.Var{}
+	decls := map[string]*mspec.Var{}
 	for _, v := range c.Spec().Context {
 		decls[v.Name] = v
 	}
@@ -58,27 +59,27 @@ func (d *Deps) envRead(_ context.Context, c *machine.Call) error {
 }
 
 // parseEnvValue converts an environment variable's text to a variable's type.
-func parseEnvValue(t machine.Type, raw string) (any, error) {
+func parseEnvValue(t mspec.Type, raw string) (any, error) {
 	switch t {
-	case machine.TypeInt:
+	case mspec.TypeInt:
 		n, err := strconv.Atoi(raw)
 		if err != nil {
 			return nil, fmt.Errorf("not an integer")
 		}
 		return n, nil
-	case machine.TypeFloat:
+	case mspec.TypeFloat:
 		f, err := strconv.ParseFloat(raw, 64)
 		if err != nil {
 			return nil, fmt.Errorf("not a number")
 		}
 		return f, nil
-	case machine.TypeBool:
+	case mspec.TypeBool:
 		b, err := strconv.ParseBool(raw)
 		if err != nil {
 			return nil, fmt.Errorf("not true or false")
 		}
 		return b, nil
-	case machine.TypeString:
+	case mspec.TypeString:
 		return raw, nil
 	}
 	return nil, fmt.Errorf("env.read sets only int, float, bool and string variables, not %s", t)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -67,7 +68,7 @@ func (p *project) deps(specDir, demo string) *Deps {
 // check validates the spec file name (root-relative) as lppctl validate
 // does, general actions included, and returns the spec, its registry and
 // the diagnostics.
-func (p *project) check(name string, d *Deps) (*machine.Spec, *machine.Registry, machine.Diagnostics) {
+func (p *project) check(name string, d *Deps) (*mspec.Spec, *machine.Registry, mspec.Diagnostics) {
 	p.t.Helper()
 	reg := machine.NewBuiltinRegistry()
 	if err := Register(reg, d); err != nil {

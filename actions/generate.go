@@ -15,6 +15,7 @@ import (
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // llmGenerate is llm.generate: render the prompts, call the model (running
@@ -139,7 +140,7 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 		if err != nil {
 			return "", err.Error()
 		}
-		if err := c.SetVar(name, machine.NormalizeJSON(field)); err != nil {
+		if err := c.SetVar(name, mspec.NormalizeJSON(field)); err != nil {
 			return "", fmt.Sprintf("%s: %v", mapping[name], strings.TrimPrefix(err.Error(), "cannot set "))
 		}
 	}

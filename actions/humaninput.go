@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // humanInput is human.input: when the string variable into is empty and a
@@ -37,12 +38,12 @@ func (d *Deps) humanInputAction() machine.Action {
 		Name: "human.input",
 		Doc:  "on a terminal, asks a person for the value of an empty string variable; then sends an event (e.g. START); with no terminal it only sends the event",
 		Params: []machine.ParamSpec{
-			{Name: "prompt", Type: machine.TypeString, Required: true, Doc: "the question, e.g. What should the skill do?"},
-			{Name: "into", Type: machine.TypeString, Required: true, Doc: "the string variable that gets the answer (asked only while it is empty)"},
-			{Name: "emit", Type: machine.TypeString, Event: true, Doc: "the event sent afterwards, answered or not"},
+			{Name: "prompt", Type: mspec.TypeString, Required: true, Doc: "the question, e.g. What should the skill do?"},
+			{Name: "into", Type: mspec.TypeString, Required: true, Doc: "the string variable that gets the answer (asked only while it is empty)"},
+			{Name: "emit", Type: mspec.TypeString, Event: true, Doc: "the event sent afterwards, answered or not"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {
-			return varParam(p, "into", machine.TypeString, "the person's answer")
+			return varParam(p, "into", mspec.TypeString, "the person's answer")
 		},
 		Run: d.humanInput,
 	}

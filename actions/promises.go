@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -59,7 +60,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 	}
 	var problems []string
 	specsFault := false // a problem only a new blueprint fixes
-	where := func(pos machine.Pos) string {
+	where := func(pos mspec.Pos) string {
 		if s.tr == nil && pos.Line > 0 {
 			return fmt.Sprintf("%s:%d:%d", specPath, pos.Line, pos.Col)
 		}
@@ -159,7 +160,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 // writtenVars returns the variables a spec's states can write: set entries
 // (of states and transitions) and the variables actions' parameters name
 // (output and map keys, result, status, ok, report, ...).
-func writtenVars(spec *machine.Spec) map[string]bool {
+func writtenVars(spec *mspec.Spec) map[string]bool {
 	out := map[string]bool{}
 	for _, st := range spec.States {
 		for _, a := range st.Set {

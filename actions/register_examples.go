@@ -1,6 +1,9 @@
 package actions
 
-import "github.com/lppctl/lppctl/machine"
+import (
+	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
+)
 
 // specExamplesAction declares spec.examples (examples.go).
 func (d *Deps) specExamplesAction() machine.Action {
@@ -8,22 +11,22 @@ func (d *Deps) specExamplesAction() machine.Action {
 		Name: "spec.examples",
 		Doc:  "runs a folder's spec on behavioural examples, each in its own spec.sandbox copy: an example's vars start the run (as --var does), its files are written into the copy, and when the run completes its expect variables must hold their values (numbers within a tolerance) and its contains variables their texts; writes whether all passed, how many ran and failed, and a report with expected and got (or how the run failed, with stderr)",
 		Params: []machine.ParamSpec{
-			{Name: "dir", Type: machine.TypeExpr, Required: true, Doc: "the folder to copy, relative to the project root: an expression, e.g. work_dir"},
-			{Name: "spec", Type: machine.TypeExpr, Required: true, Doc: "the spec file inside the folder, relative to it: an expression"},
-			{Name: "as", Type: machine.TypeExpr, Doc: "where the folder goes in the sandbox root (default: dir), e.g. '\"skills/\" + skill'"},
-			{Name: "examples", Type: machine.TypeExpr, Required: true, Doc: "a list expression: the examples, each {name, vars: {variable: value}, files: {path: text}, expect: {variable: value}, contains: {variable: text}, tolerance}"},
-			{Name: "run", Type: machine.TypeExpr, Doc: "a bool expression: run the examples (default true; false writes ok true and a report saying they were not run)"},
-			{Name: "max_transitions", Type: machine.TypeInt, Default: sandboxMaxTransitions, Doc: "most transitions of each example's run"},
-			{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether every example passed"},
-			{Name: "failed", Type: machine.TypeString, Doc: "the int variable that gets how many examples failed"},
-			{Name: "ran", Type: machine.TypeString, Doc: "the int variable that gets how many examples ran"},
-			{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the report: expected and got for each failure"},
+			{Name: "dir", Type: mspec.TypeExpr, Required: true, Doc: "the folder to copy, relative to the project root: an expression, e.g. work_dir"},
+			{Name: "spec", Type: mspec.TypeExpr, Required: true, Doc: "the spec file inside the folder, relative to it: an expression"},
+			{Name: "as", Type: mspec.TypeExpr, Doc: "where the folder goes in the sandbox root (default: dir), e.g. '\"skills/\" + skill'"},
+			{Name: "examples", Type: mspec.TypeExpr, Required: true, Doc: "a list expression: the examples, each {name, vars: {variable: value}, files: {path: text}, expect: {variable: value}, contains: {variable: text}, tolerance}"},
+			{Name: "run", Type: mspec.TypeExpr, Doc: "a bool expression: run the examples (default true; false writes ok true and a report saying they were not run)"},
+			{Name: "max_transitions", Type: mspec.TypeInt, Default: sandboxMaxTransitions, Doc: "most transitions of each example's run"},
+			{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether every example passed"},
+			{Name: "failed", Type: mspec.TypeString, Doc: "the int variable that gets how many examples failed"},
+			{Name: "ran", Type: mspec.TypeString, Doc: "the int variable that gets how many examples ran"},
+			{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the report: expected and got for each failure"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {
-			out := varParam(p, "ok", machine.TypeBool, "whether every example passed")
-			out = append(out, varParam(p, "failed", machine.TypeInt, "how many examples failed")...)
-			out = append(out, varParam(p, "ran", machine.TypeInt, "how many examples ran")...)
-			return append(out, varParam(p, "report", machine.TypeString, "the examples' report")...)
+			out := varParam(p, "ok", mspec.TypeBool, "whether every example passed")
+			out = append(out, varParam(p, "failed", mspec.TypeInt, "how many examples failed")...)
+			out = append(out, varParam(p, "ran", mspec.TypeInt, "how many examples ran")...)
+			return append(out, varParam(p, "report", mspec.TypeString, "the examples' report")...)
 		},
 		Run: d.specExamples,
 	}
@@ -35,19 +38,19 @@ func (d *Deps) specPromisesAction() machine.Action {
 		Name: "spec.promises",
 		Doc:  "checks what a generated skill's spec promises: every script.run script lies under the skill's installed folder (skill_path/scripts/), with scripts: each is written in dir and names the keys of its state's input and output maps, and every variable the examples give or check is declared; writes whether all hold and a positioned report",
 		Params: []machine.ParamSpec{
-			{Name: "path", Type: machine.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression"},
-			{Name: "skill_path", Type: machine.TypeExpr, Required: true, Doc: "the skill's installed folder, e.g. '\"skills/\" + skill'"},
-			{Name: "dir", Type: machine.TypeExpr, Doc: "the folder holding the skill's files now (relative to the root): where scripts are looked for"},
-			{Name: "scripts", Type: machine.TypeExpr, Doc: "a bool expression: also check that each script is written and names its maps' keys (default false)"},
-			{Name: "examples", Type: machine.TypeExpr, Doc: "a list expression: the examples whose vars, expect and contains keys must be context variables"},
-			{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether every promise holds"},
-			{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the problems, one a line"},
-			{Name: "blame", Type: machine.TypeString, Doc: "the string variable that gets blueprint (a problem only a new spec fixes), implementation (a script's problem) or \"\" (none)"},
+			{Name: "path", Type: mspec.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression"},
+			{Name: "skill_path", Type: mspec.TypeExpr, Required: true, Doc: "the skill's installed folder, e.g. '\"skills/\" + skill'"},
+			{Name: "dir", Type: mspec.TypeExpr, Doc: "the folder holding the skill's files now (relative to the root): where scripts are looked for"},
+			{Name: "scripts", Type: mspec.TypeExpr, Doc: "a bool expression: also check that each script is written and names its maps' keys (default false)"},
+			{Name: "examples", Type: mspec.TypeExpr, Doc: "a list expression: the examples whose vars, expect and contains keys must be context variables"},
+			{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether every promise holds"},
+			{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the problems, one a line"},
+			{Name: "blame", Type: mspec.TypeString, Doc: "the string variable that gets blueprint (a problem only a new spec fixes), implementation (a script's problem) or \"\" (none)"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {
-			out := varParam(p, "ok", machine.TypeBool, "whether every promise holds")
-			out = append(out, varParam(p, "blame", machine.TypeString, "whose fault a problem is")...)
-			return append(out, varParam(p, "report", machine.TypeString, "the promises' report")...)
+			out := varParam(p, "ok", mspec.TypeBool, "whether every promise holds")
+			out = append(out, varParam(p, "blame", mspec.TypeString, "whose fault a problem is")...)
+			return append(out, varParam(p, "report", mspec.TypeString, "the promises' report")...)
 		},
 		Run: d.specPromises,
 	}
@@ -59,7 +62,7 @@ func (d *Deps) envReadAction() machine.Action {
 		Name: "env.read",
 		Doc:  "reads settings from environment variables into context variables that still hold their spec default (a --var wins), parsed as the variable's type; an unset variable writes nothing; names of secrets (_KEY, _TOKEN, _SECRET, PASSWORD) are refused",
 		Params: []machine.ParamSpec{
-			{Name: "vars", Type: machine.TypeMap, Required: true, Doc: "context variable → environment variable, e.g. {threshold: EVAL_THRESHOLD}"},
+			{Name: "vars", Type: mspec.TypeMap, Required: true, Doc: "context variable → environment variable, e.g. {threshold: EVAL_THRESHOLD}"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {
 			return mapKeys(p, "vars", "a setting read from the environment")

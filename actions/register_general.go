@@ -5,6 +5,7 @@ import (
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Defaults of the general actions' parameters.
@@ -25,18 +26,18 @@ func GeneralActions(d *Deps) []machine.Action {
 			Name: "llm.generate",
 			Doc:  "one model call from prompt templates (or a bounded tool loop): the reply's text goes to output; with schema it must be JSON valid against it (re-prompted with the errors up to repairs times, then the action fails) and map copies its fields into typed variables",
 			Params: []machine.ParamSpec{
-				{Name: "prompt", Type: machine.TypeFile, Required: true, Doc: "template file of the request (Go text/template over the context variables, e.g. {{.text}}; {{memory \"key\"}} reads run memory)"},
-				{Name: "system", Type: machine.TypeFile, Doc: "template file of the system prompt"},
-				{Name: "output", Type: machine.TypeString, Doc: "the string variable that gets the reply's text (with schema: the JSON found in it)"},
-				{Name: "schema", Type: machine.TypeAny, Doc: "a JSON Schema the reply must satisfy: inline as a YAML map, or the path of a .json or .yaml file"},
-				{Name: "map", Type: machine.TypeMap, Doc: "context variable → JSON pointer into the reply, e.g. {words: /count}; the values are type-checked against the variables"},
-				{Name: "repairs", Type: machine.TypeInt, Default: defaultRepairs, Doc: "re-prompts with the validation errors after an invalid reply, before the action fails"},
-				{Name: "tools", Type: machine.TypeList, Doc: "gateway tools the model may call, e.g. [safe_cli_executor]"},
-				{Name: "max_rounds", Type: machine.TypeInt, Default: defaultMaxRounds, Doc: "tool-call rounds before the action fails (with tools)"},
-				{Name: "max_reply_chars", Type: machine.TypeInt, Default: 0, Doc: "a reply longer than this is refused unread and asked again (counted in repairs), never stored (0: no limit)"},
+				{Name: "prompt", Type: mspec.TypeFile, Required: true, Doc: "template file of the request (Go text/template over the context variables, e.g. {{.text}}; {{memory \"key\"}} reads run memory)"},
+				{Name: "system", Type: mspec.TypeFile, Doc: "template file of the system prompt"},
+				{Name: "output", Type: mspec.TypeString, Doc: "the string variable that gets the reply's text (with schema: the JSON found in it)"},
+				{Name: "schema", Type: mspec.TypeAny, Doc: "a JSON Schema the reply must satisfy: inline as a YAML map, or the path of a .json or .yaml file"},
+				{Name: "map", Type: mspec.TypeMap, Doc: "context variable → JSON pointer into the reply, e.g. {words: /count}; the values are type-checked against the variables"},
+				{Name: "repairs", Type: mspec.TypeInt, Default: defaultRepairs, Doc: "re-prompts with the validation errors after an invalid reply, before the action fails"},
+				{Name: "tools", Type: mspec.TypeList, Doc: "gateway tools the model may call, e.g. [safe_cli_executor]"},
+				{Name: "max_rounds", Type: mspec.TypeInt, Default: defaultMaxRounds, Doc: "tool-call rounds before the action fails (with tools)"},
+				{Name: "max_reply_chars", Type: mspec.TypeInt, Default: 0, Doc: "a reply longer than this is refused unread and asked again (counted in repairs), never stored (0: no limit)"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
-				out := varParam(p, "output", machine.TypeString, "the model's reply")
+				out := varParam(p, "output", mspec.TypeString, "the model's reply")
 				return append(out, mapKeys(p, "map", "a field of the model's JSON reply")...)
 			},
 			Run: d.llmGenerate,
@@ -45,15 +46,15 @@ func GeneralActions(d *Deps) []machine.Action {
 			Name: "tools.call",
 			Doc:  "runs one gateway command the spec chooses (same policy, audit log and [SECURITY BLOCKED] rules as the model's calls); without status:, a refused or failed call fails the action",
 			Params: []machine.ParamSpec{
-				{Name: "tool", Type: machine.TypeString, Required: true, Enum: []string{gateway.ToolCLI, gateway.ToolRunner}, Doc: "the gateway tool"},
-				{Name: "command", Type: machine.TypeString, Doc: "safe_cli_executor's sub-command, e.g. read_file"},
-				{Name: "args", Type: machine.TypeMap, Doc: "the command's parameters: name → expression over the context, e.g. {path: 'out_dir + \"/a.txt\"'}"},
-				{Name: "result", Type: machine.TypeString, Doc: "the string variable that gets the result text"},
-				{Name: "status", Type: machine.TypeString, Doc: "the string variable that gets ok, error or blocked"},
+				{Name: "tool", Type: mspec.TypeString, Required: true, Enum: []string{gateway.ToolCLI, gateway.ToolRunner}, Doc: "the gateway tool"},
+				{Name: "command", Type: mspec.TypeString, Doc: "safe_cli_executor's sub-command, e.g. read_file"},
+				{Name: "args", Type: mspec.TypeMap, Doc: "the command's parameters: name → expression over the context, e.g. {path: 'out_dir + \"/a.txt\"'}"},
+				{Name: "result", Type: mspec.TypeString, Doc: "the string variable that gets the result text"},
+				{Name: "status", Type: mspec.TypeString, Doc: "the string variable that gets ok, error or blocked"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
-				out := varParam(p, "result", machine.TypeString, "the tool's result text")
-				return append(out, varParam(p, "status", machine.TypeString, "ok, error or blocked")...)
+				out := varParam(p, "result", mspec.TypeString, "the tool's result text")
+				return append(out, varParam(p, "status", mspec.TypeString, "ok, error or blocked")...)
 			},
 			Run: d.toolsCall,
 		},
@@ -61,10 +62,10 @@ func GeneralActions(d *Deps) []machine.Action {
 			Name: "script.run",
 			Doc:  "runs a Python compute script through the gateway's runner: input goes as one JSON object on stdin, the script prints one JSON object, output copies its keys into typed variables",
 			Params: []machine.ParamSpec{
-				{Name: "script", Type: machine.TypeString, Required: true, Doc: "the .py file, relative to the project root, under one of the policy's script directories (scripts/, skills/NAME/)"},
-				{Name: "input", Type: machine.TypeMap, Doc: "name → expression over the context; sent as one JSON object on stdin"},
-				{Name: "output", Type: machine.TypeMap, Doc: "context variable → key of the script's JSON object"},
-				{Name: "lpp", Type: machine.TypeBool, Default: false, Doc: "L++ compute semantics (imported blueprints): a key the output lacks leaves its variable as it is, and a failing script's {\"error\": message, \"status\": \"failed\"} goes through output instead of stopping the run"},
+				{Name: "script", Type: mspec.TypeString, Required: true, Doc: "the .py file, relative to the project root, under one of the policy's script directories (scripts/, skills/NAME/)"},
+				{Name: "input", Type: mspec.TypeMap, Doc: "name → expression over the context; sent as one JSON object on stdin"},
+				{Name: "output", Type: mspec.TypeMap, Doc: "context variable → key of the script's JSON object"},
+				{Name: "lpp", Type: mspec.TypeBool, Default: false, Doc: "L++ compute semantics (imported blueprints): a key the output lacks leaves its variable as it is, and a failing script's {\"error\": message, \"status\": \"failed\"} goes through output instead of stopping the run"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				return mapKeys(p, "output", "a key of the script's JSON output")
@@ -75,17 +76,17 @@ func GeneralActions(d *Deps) []machine.Action {
 			Name: "spec.validate",
 			Doc:  "validates a spec file inside the project root (its path through the gateway's path rules) and writes whether it is valid, its error count and the diagnostics",
 			Params: []machine.ParamSpec{
-				{Name: "path", Type: machine.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression, e.g. '\"output/agent.yaml\"' or a context variable"},
-				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether the spec is valid"},
-				{Name: "errors", Type: machine.TypeString, Doc: "the int variable that gets the number of errors"},
-				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the diagnostics, with positions and carets"},
-				{Name: "check", Type: machine.TypeBool, Default: false, Doc: "also model-check a valid spec as lppctl check does (at most max_states pairs): a failing property makes it invalid, and its counterexample goes into report"},
-				{Name: "max_states", Type: machine.TypeInt, Default: specCheckMaxStates, Doc: "with check: the pairs explored before the check stops with UNKNOWN (which does not fail the spec)"},
+				{Name: "path", Type: mspec.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression, e.g. '\"output/agent.yaml\"' or a context variable"},
+				{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether the spec is valid"},
+				{Name: "errors", Type: mspec.TypeString, Doc: "the int variable that gets the number of errors"},
+				{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the diagnostics, with positions and carets"},
+				{Name: "check", Type: mspec.TypeBool, Default: false, Doc: "also model-check a valid spec as lppctl check does (at most max_states pairs): a failing property makes it invalid, and its counterexample goes into report"},
+				{Name: "max_states", Type: mspec.TypeInt, Default: specCheckMaxStates, Doc: "with check: the pairs explored before the check stops with UNKNOWN (which does not fail the spec)"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
-				out := varParam(p, "ok", machine.TypeBool, "whether the spec is valid")
-				out = append(out, varParam(p, "errors", machine.TypeInt, "the spec's error count")...)
-				return append(out, varParam(p, "report", machine.TypeString, "the spec's diagnostics")...)
+				out := varParam(p, "ok", mspec.TypeBool, "whether the spec is valid")
+				out = append(out, varParam(p, "errors", mspec.TypeInt, "the spec's error count")...)
+				return append(out, varParam(p, "report", mspec.TypeString, "the spec's diagnostics")...)
 			},
 			Run: d.specValidate,
 		},
@@ -93,10 +94,10 @@ func GeneralActions(d *Deps) []machine.Action {
 			Name: "spec.run",
 			Doc:  "runs another spec as a child machine, journaled inside this run's directory (a crash resumes both); fails when the child fails or ends in a final state whose action fails (e.g. do: fail)",
 			Params: []machine.ParamSpec{
-				{Name: "spec", Type: machine.TypeFile, Required: true, Doc: "the child spec file"},
-				{Name: "input", Type: machine.TypeMap, Doc: "child variable → expression over this run's context"},
-				{Name: "output", Type: machine.TypeMap, Doc: "context variable → child variable, copied when the child completes"},
-				{Name: "max_depth", Type: machine.TypeInt, Default: defaultMaxDepth, Doc: "how deep child machines may nest below the top run"},
+				{Name: "spec", Type: mspec.TypeFile, Required: true, Doc: "the child spec file"},
+				{Name: "input", Type: mspec.TypeMap, Doc: "child variable → expression over this run's context"},
+				{Name: "output", Type: mspec.TypeMap, Doc: "context variable → child variable, copied when the child completes"},
+				{Name: "max_depth", Type: mspec.TypeInt, Default: defaultMaxDepth, Doc: "how deep child machines may nest below the top run"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				return mapKeys(p, "output", "a variable of the child's final context")
@@ -107,18 +108,18 @@ func GeneralActions(d *Deps) []machine.Action {
 			Name: "spec.sandbox",
 			Doc:  "copies a folder of the project (e.g. a generated skill) into a throw-away root, validates its spec there and, when run holds, runs it offline with the folder's demo.yaml as the model; writes whether it passed and a short report (the project is never written)",
 			Params: []machine.ParamSpec{
-				{Name: "dir", Type: machine.TypeExpr, Required: true, Doc: "the folder to copy, relative to the project root: an expression, e.g. skill_dir"},
-				{Name: "spec", Type: machine.TypeExpr, Required: true, Doc: "the spec file inside the folder, relative to it: an expression, e.g. 'skill + \".yaml\"'"},
-				{Name: "as", Type: machine.TypeExpr, Doc: "where the folder goes in the sandbox root (default: dir), e.g. '\"skills/\" + skill' for a skill whose scripts name their installed place"},
-				{Name: "run", Type: machine.TypeExpr, Doc: "a bool expression: run the spec after validating it (default false: compile-only, said in the report)"},
-				{Name: "placeholders", Type: machine.TypeExpr, Doc: "a bool expression: create the scripts of script.run states that the folder does not hold yet, empty, so a machine validates before its compute units exist (default false)"},
-				{Name: "max_transitions", Type: machine.TypeInt, Default: sandboxMaxTransitions, Doc: "most transitions of the dry run"},
-				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether the spec is valid (and, with run, completed)"},
-				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the diagnostics or how the run ended"},
+				{Name: "dir", Type: mspec.TypeExpr, Required: true, Doc: "the folder to copy, relative to the project root: an expression, e.g. skill_dir"},
+				{Name: "spec", Type: mspec.TypeExpr, Required: true, Doc: "the spec file inside the folder, relative to it: an expression, e.g. 'skill + \".yaml\"'"},
+				{Name: "as", Type: mspec.TypeExpr, Doc: "where the folder goes in the sandbox root (default: dir), e.g. '\"skills/\" + skill' for a skill whose scripts name their installed place"},
+				{Name: "run", Type: mspec.TypeExpr, Doc: "a bool expression: run the spec after validating it (default false: compile-only, said in the report)"},
+				{Name: "placeholders", Type: mspec.TypeExpr, Doc: "a bool expression: create the scripts of script.run states that the folder does not hold yet, empty, so a machine validates before its compute units exist (default false)"},
+				{Name: "max_transitions", Type: mspec.TypeInt, Default: sandboxMaxTransitions, Doc: "most transitions of the dry run"},
+				{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether the spec is valid (and, with run, completed)"},
+				{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the diagnostics or how the run ended"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
-				out := varParam(p, "ok", machine.TypeBool, "whether the spec passed in the sandbox")
-				return append(out, varParam(p, "report", machine.TypeString, "the sandbox's report")...)
+				out := varParam(p, "ok", mspec.TypeBool, "whether the spec passed in the sandbox")
+				return append(out, varParam(p, "report", mspec.TypeString, "the sandbox's report")...)
 			},
 			Run: d.specSandbox,
 		},
@@ -126,14 +127,14 @@ func GeneralActions(d *Deps) []machine.Action {
 			Name: "spec.check",
 			Doc:  "model-checks a spec file inside the project root as lppctl check does (no deadlock, reachable states, termination, invariants, final_requires, bounds) and writes whether every property held and a short report with the shortest counterexamples, for a model to act on",
 			Params: []machine.ParamSpec{
-				{Name: "path", Type: machine.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression, e.g. skill_dir + \"/\" + skill + \".yaml\""},
-				{Name: "max_states", Type: machine.TypeInt, Default: specCheckMaxStates, Doc: "distinct (state, context) pairs explored before the undecided properties are UNKNOWN (which is not a failure)"},
-				{Name: "ok", Type: machine.TypeString, Doc: "the bool variable that gets whether no property failed"},
-				{Name: "report", Type: machine.TypeString, Doc: "the string variable that gets the report (or the spec's diagnostics when it does not decode)"},
+				{Name: "path", Type: mspec.TypeExpr, Required: true, Doc: "the spec's path relative to the project root: an expression, e.g. skill_dir + \"/\" + skill + \".yaml\""},
+				{Name: "max_states", Type: mspec.TypeInt, Default: specCheckMaxStates, Doc: "distinct (state, context) pairs explored before the undecided properties are UNKNOWN (which is not a failure)"},
+				{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether no property failed"},
+				{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the report (or the spec's diagnostics when it does not decode)"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
-				out := varParam(p, "ok", machine.TypeBool, "whether no property failed")
-				return append(out, varParam(p, "report", machine.TypeString, "the model checker's report")...)
+				out := varParam(p, "ok", mspec.TypeBool, "whether no property failed")
+				return append(out, varParam(p, "report", mspec.TypeString, "the model checker's report")...)
 			},
 			Run: d.specCheck,
 		},
@@ -174,7 +175,7 @@ func IsGeneral(name string) bool {
 
 // varParam declares the variable a parameter names (none when absent or not
 // a name).
-func varParam(p map[string]any, param string, t machine.Type, doc string) []machine.VarSpec {
+func varParam(p map[string]any, param string, t mspec.Type, doc string) []machine.VarSpec {
 	name, _ := p[param].(string)
 	if name == "" {
 		return nil
@@ -193,7 +194,7 @@ func mapKeys(p map[string]any, param, doc string) []machine.VarSpec {
 	sort.Strings(keys)
 	out := make([]machine.VarSpec, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, machine.VarSpec{Name: k, Type: machine.TypeAny, Doc: doc})
+		out = append(out, machine.VarSpec{Name: k, Type: mspec.TypeAny, Doc: doc})
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -18,7 +19,7 @@ func doubleSet(*Deps) []machine.Action {
 	return []machine.Action{{
 		Name:   "test.double",
 		Doc:    "doubles n into doubled",
-		Writes: []machine.VarSpec{{Name: "doubled", Type: machine.TypeInt}},
+		Writes: []machine.VarSpec{{Name: "doubled", Type: mspec.TypeInt}},
 		Run: func(_ context.Context, c *machine.Call) error {
 			n, _ := c.Var("n").(int)
 			return c.SetVar("doubled", n*2)

@@ -9,9 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // replySchema is a JSON Schema an llm.generate reply must satisfy.
@@ -35,14 +34,14 @@ func loadSchema(v any, specDir, root string) (*replySchema, error) {
 		}
 		data = b
 	case string:
-		found, tried, err := machine.LocateFile(x, specDir, root)
+		found, tried, err := mspec.LocateFile(x, specDir, root)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read schema: %w", err)
 		}
 		if found == "" {
 			return nil, fmt.Errorf("schema file %q not found (looked for %s)", x, strings.Join(tried, ", "))
 		}
-		src, err := machine.ReadNamedFile(found, specDir, root)
+		src, err := mspec.ReadNamedFile(found, specDir, root)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read schema file %s: %w", found, err)
 		}
@@ -247,21 +246,21 @@ func schemaShape(s *jsonschema.Schema) string {
 
 // fitsVar reports whether a value of JSON Schema type jt can go into a
 // context variable of type t.
-func fitsVar(jt string, t machine.Type) bool {
+func fitsVar(jt string, t mspec.Type) bool {
 	switch t {
-	case machine.TypeAny:
+	case mspec.TypeAny:
 		return true
-	case machine.TypeInt:
+	case mspec.TypeInt:
 		return jt == "integer"
-	case machine.TypeFloat:
+	case mspec.TypeFloat:
 		return jt == "number" || jt == "integer"
-	case machine.TypeString:
+	case mspec.TypeString:
 		return jt == "string"
-	case machine.TypeBool:
+	case mspec.TypeBool:
 		return jt == "boolean"
-	case machine.TypeList:
+	case mspec.TypeList:
 		return jt == "array"
-	case machine.TypeMap:
+	case mspec.TypeMap:
 		return jt == "object"
 	}
 	return false

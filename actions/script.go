@@ -10,6 +10,7 @@ import (
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // stderrTail is how much of a failing script's stderr an error carries.
@@ -49,7 +50,7 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 			}
 			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s", script, key, name, keyList(obj), stderrNote(stderr))
 		}
-		if err := c.SetVar(name, machine.NormalizeJSON(val)); err != nil {
+		if err := c.SetVar(name, mspec.NormalizeJSON(val)); err != nil {
 			return fmt.Errorf("script %s: key %q: %w", script, key, err)
 		}
 	}

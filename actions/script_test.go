@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 const scriptSpec = `
@@ -95,7 +96,7 @@ func TestScriptRunOutsideScriptDirsIsBlocked(t *testing.T) {
 	require.Contains(t, diags.Errors().PrettyAll(nil), "is outside the script directories of the policy")
 	src, err := os.ReadFile(filepath.Join(p.root, "a", "spec.yaml"))
 	require.NoError(t, err)
-	parsed, _ := machine.Parse(filepath.Join(p.root, "a", "spec.yaml"), src)
+	parsed, _ := mspec.Parse(filepath.Join(p.root, "a", "spec.yaml"), src)
 	m, err := machine.Compile(parsed, reg)
 	require.NoError(t, err)
 	r, err := m.NewRun(nil, machine.WithRunID("run1"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -127,7 +128,7 @@ func (d *Deps) reg() *machine.Registry {
 // pause pauses this run; answering it on resume goes to the child.
 func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	name := c.String("spec")
-	path, tried, err := machine.LocateFile(name, d.SpecDir, d.RootDir())
+	path, tried, err := mspec.LocateFile(name, d.SpecDir, d.RootDir())
 	if err != nil {
 		return fmt.Errorf("cannot run child spec: %w", err)
 	}
@@ -142,11 +143,11 @@ func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	if max := c.Int("max_depth"); len(chain) > max {
 		return fmt.Errorf("cannot run child spec %s: it would be nested %d deep, and max_depth is %d (%s); a spec that runs itself through others never ends", name, len(chain), max, stackNames(chain))
 	}
-	src, err := machine.ReadNamedFile(path, d.SpecDir, d.RootDir())
+	src, err := mspec.ReadNamedFile(path, d.SpecDir, d.RootDir())
 	if err != nil {
 		return fmt.Errorf("cannot run child spec %s: %w", name, err)
 	}
-	if !machine.LooksLikeSpec(src) {
+	if !mspec.LooksLikeSpec(src) {
 		return fmt.Errorf("cannot run child spec %s: %s", name, notASpec)
 	}
 	id := fmt.Sprintf("%s-%d", c.State, c.Seq+1)
@@ -186,7 +187,7 @@ func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 		if cv == nil {
 			return fmt.Errorf("input.%s of spec.run: child spec %s has no context variable %q", k, name, k)
 		}
-		if vars[k], err = cv.Type.Coerce(machine.NormalizeJSON(v)); err != nil {
+		if vars[k], err = cv.Type.Coerce(mspec.NormalizeJSON(v)); err != nil {
 			return fmt.Errorf("input.%s of spec.run: %w", k, err)
 		}
 	}

@@ -1,9 +1,8 @@
 package actions
 
 import (
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // specNodes finds the YAML nodes of the states' `with:` parameters in a
@@ -49,8 +48,8 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 type entry struct {
 	Key   string
 	Value any
-	KPos  machine.Pos
-	VPos  machine.Pos
+	KPos  mspec.Pos
+	VPos  mspec.Pos
 	VSpan int
 	// Quoted tells that the value is written in quotes, so an expression in
 	// it starts one column further.
@@ -60,7 +59,7 @@ type entry struct {
 // entries returns the keys of state st's map parameter param, in file
 // order, with their positions (the parameter's own position when the source
 // cannot be read).
-func (n *specNodes) entries(st *machine.State, param string) []entry {
+func (n *specNodes) entries(st *mspec.State, param string) []entry {
 	p := findParam(st, param)
 	if p == nil {
 		return nil
@@ -87,14 +86,14 @@ func (n *specNodes) entries(st *machine.State, param string) []entry {
 }
 
 // valuePos returns the position and span of a parameter's value.
-func (n *specNodes) valuePos(st *machine.State, p *machine.Param) (machine.Pos, int) {
+func (n *specNodes) valuePos(st *mspec.State, p *mspec.Param) (mspec.Pos, int) {
 	if v := mapValue(n.with[st.Name], p.Name); v != nil {
 		return nodePos(v), nodeSpan(v)
 	}
 	return p.VPos, 1
 }
 
-func nodePos(n *yaml.Node) machine.Pos { return machine.Pos{Line: n.Line, Col: n.Column} }
+func nodePos(n *yaml.Node) mspec.Pos { return mspec.Pos{Line: n.Line, Col: n.Column} }
 
 func nodeSpan(n *yaml.Node) int {
 	if n.Kind == yaml.ScalarNode && n.Value != "" {
@@ -107,7 +106,7 @@ func nodeSpan(n *yaml.Node) int {
 }
 
 // findParam returns the state's `with:` parameter name, or nil.
-func findParam(st *machine.State, name string) *machine.Param {
+func findParam(st *mspec.State, name string) *mspec.Param {
 	for _, p := range st.With {
 		if p.Name == name {
 			return p

@@ -9,6 +9,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/lpp"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -19,9 +20,9 @@ import (
 type specSource struct {
 	path  string
 	src   []byte
-	spec  *machine.Spec       // nil when the file does not decode
-	diags machine.Diagnostics // Parse's and Validate's, positioned in src
-	tr    *lpp.Translation    // a blueprint's translation (nil for a spec)
+	spec  *mspec.Spec       // nil when the file does not decode
+	diags mspec.Diagnostics // Parse's and Validate's, positioned in src
+	tr    *lpp.Translation  // a blueprint's translation (nil for a spec)
 	// mappingErr is a blueprint's compute mapping that cannot be read or
 	// decoded, its report (its diagnostics are in the mapping, not in src).
 	mappingErr string
@@ -53,7 +54,7 @@ func decodeSource(reg *machine.Registry, root, path string, src []byte, opts ...
 	tr, err := lpp.Translate(bp, m)
 	var mu *lpp.MissingUnitsError
 	if errors.As(err, &mu) {
-		s.diags = append(s.diags, machine.Diagnostic{Severity: machine.SevError, File: path, Pos: mu.Pos, Msg: mu.Error()})
+		s.diags = append(s.diags, mspec.Diagnostic{Severity: mspec.SevError, File: path, Pos: mu.Pos, Msg: mu.Error()})
 		return s
 	}
 	if err != nil {
@@ -73,7 +74,7 @@ func decodeSource(reg *machine.Registry, root, path string, src []byte, opts ...
 
 // remap moves diagnostics about a blueprint's translated spec into the
 // blueprint (a spec's are returned as they are).
-func (s *specSource) remap(diags machine.Diagnostics) machine.Diagnostics {
+func (s *specSource) remap(diags mspec.Diagnostics) mspec.Diagnostics {
 	if s.tr == nil {
 		return diags
 	}
@@ -94,7 +95,7 @@ func (s *specSource) remapReport(r *check.CheckReport) *check.CheckReport {
 // An invalid one is an error whose text is its positioned diagnostics.
 func loadMapping(root, rel string) (*lpp.Mapping, error) {
 	// Read as a file a spec names: inside the root, a regular file, capped.
-	data, err := machine.ReadNamedFile(filepath.Join(root, filepath.FromSlash(rel)), "", root)
+	data, err := mspec.ReadNamedFile(filepath.Join(root, filepath.FromSlash(rel)), "", root)
 	if errors.Is(err, fs.ErrNotExist) {
 		m := lpp.DefaultMapping()
 		m.File = rel // a missing-unit error names it: where to add them

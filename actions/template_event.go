@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // templateData is what a general action's templates render with: the
@@ -15,9 +16,9 @@ import (
 func templateData(c *machine.Call) map[string]any {
 	data := c.Vars()
 	spec := c.Spec()
-	if spec.Var(machine.VarEvent) == nil {
+	if spec.Var(mspec.VarEvent) == nil {
 		name, payload := c.Event()
-		data[machine.VarEvent] = eventData(spec, c.State, name, payload)
+		data[mspec.VarEvent] = eventData(spec, c.State, name, payload)
 	}
 	return data
 }
@@ -27,7 +28,7 @@ func templateData(c *machine.Call) map[string]any {
 // that an event entering the state declares (its default when the event
 // did not carry it), so that a template renders whichever way the state
 // was entered and validation can check it the same way.
-func eventData(spec *machine.Spec, state, name string, payload map[string]any) map[string]any {
+func eventData(spec *mspec.Spec, state, name string, payload map[string]any) map[string]any {
 	full := map[string]any{}
 	for _, f := range entryFields(spec, state) {
 		full[f.Name] = f.Default
@@ -41,8 +42,8 @@ func eventData(spec *machine.Spec, state, name string, payload map[string]any) m
 
 // entryFields returns the payload fields of the events that can enter
 // state, in event then file order (the first field of a name wins).
-func entryFields(spec *machine.Spec, state string) []*machine.PayloadField {
-	var out []*machine.PayloadField
+func entryFields(spec *mspec.Spec, state string) []*mspec.PayloadField {
+	var out []*mspec.PayloadField
 	seen := map[string]bool{}
 	for _, ev := range spec.EventsInto(state) {
 		decl := spec.EventDecl(ev)
@@ -59,7 +60,7 @@ func entryFields(spec *machine.Spec, state string) []*machine.PayloadField {
 	return out
 }
 
-func fieldNames(fields []*machine.PayloadField) []string {
+func fieldNames(fields []*mspec.PayloadField) []string {
 	out := make([]string, len(fields))
 	for i, f := range fields {
 		out[i] = f.Name
@@ -70,7 +71,7 @@ func fieldNames(fields []*machine.PayloadField) []string {
 // describeEntryEvents says which events enter state and what their payloads
 // hold, for validation hints: "events entering state answer: REPLY {text:
 // string}, CLOSE".
-func describeEntryEvents(spec *machine.Spec, state string) string {
+func describeEntryEvents(spec *mspec.Spec, state string) string {
 	names := spec.EventsInto(state)
 	if len(names) == 0 {
 		return fmt.Sprintf("no event enters state %q, so its templates see .event.name \"\" and an empty .event.payload", state)

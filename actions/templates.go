@@ -6,11 +6,10 @@ package actions
 
 import (
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path/filepath"
 	"strings"
 	"text/template"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 var TemplateFuncs = template.FuncMap{
@@ -35,7 +34,7 @@ func (d *Deps) FindTemplate(name string) (string, error) {
 			}
 		}
 	}
-	found, tried, err := machine.LocateFile(name, d.SpecDir, d.RootDir())
+	found, tried, err := mspec.LocateFile(name, d.SpecDir, d.RootDir())
 	if err != nil {
 		return "", fmt.Errorf("cannot use prompt template: %w", err)
 	}
@@ -48,7 +47,7 @@ func (d *Deps) FindTemplate(name string) (string, error) {
 // ReadTemplate reads a template FindTemplate found, as machine.ReadNamedFile
 // reads files a spec names (inside the root, a regular file, capped).
 func (d *Deps) ReadTemplate(path string) ([]byte, error) {
-	src, err := machine.ReadNamedFile(path, d.SpecDir, d.RootDir())
+	src, err := mspec.ReadNamedFile(path, d.SpecDir, d.RootDir())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read prompt template %s: %w", path, err)
 	}

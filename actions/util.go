@@ -3,9 +3,8 @@ package actions
 import (
 	"bytes"
 	"encoding/json"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // JSONUnmarshal is json.Unmarshal.
@@ -16,7 +15,7 @@ func JSONMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
 // didYouMean renders machine.DidYouMean as a hint, `did you mean "x"?`, or "".
 func didYouMean(name string, candidates []string) string {
-	return machine.DidYouMeanHint(name, candidates)
+	return mspec.DidYouMeanHint(name, candidates)
 }
 
 // Clip shortens s to n runes, the last one an ellipsis when cut.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,7 +43,7 @@ type Action struct {
 // WritesOf returns every context variable a state's use of the action
 // writes: its static Writes followed by what WritesFor derives from the
 // state's `with:` parameters, without duplicates (the first one wins).
-func (a *Action) WritesOf(st *State) []VarSpec {
+func (a *Action) WritesOf(st *mspec.State) []VarSpec {
 	if a.WritesFor == nil {
 		return a.Writes
 	}
@@ -67,7 +68,7 @@ func (a *Action) WritesOf(st *State) []VarSpec {
 // ParamSpec declares one parameter of an action.
 type ParamSpec struct {
 	Name     string
-	Type     Type // int, float, bool, string, list, map, any, expr, or file
+	Type     mspec.Type // int, float, bool, string, list, map, any, expr, or file
 	Required bool
 	Default  any // used when the spec leaves the parameter out
 	Doc      string
@@ -81,7 +82,7 @@ type ParamSpec struct {
 	PayloadOf string
 	// Format is what a string parameter's text must look like (a duration);
 	// such a parameter may also be written as an expression (see Format).
-	Format Format
+	Format mspec.Format
 	// ExprIn, on a text parameter, names the expression parameter whose
 	// result is appended to the text (fail's and agent.abort's value):
 	// validate refuses text that reads as an expression (a string literal,
@@ -93,7 +94,7 @@ type ParamSpec struct {
 // VarSpec declares a context variable an action writes.
 type VarSpec struct {
 	Name string
-	Type Type
+	Type mspec.Type
 	Doc  string
 }
 
@@ -118,10 +119,10 @@ func (r *Registry) Register(a Action) error {
 		}
 		seen[p.Name] = true
 		if p.Format != "" {
-			if p.Type != TypeString {
+			if p.Type != mspec.TypeString {
 				return fmt.Errorf("cannot register action %q: parameter %q has a format but its type is %s, not string", a.Name, p.Name, p.Type)
 			}
-			if _, err := p.Format.Value(""); err != nil && !errors.Is(err, ErrFormat) {
+			if _, err := p.Format.Value(""); err != nil && !errors.Is(err, mspec.ErrFormat) {
 				return fmt.Errorf("cannot register action %q: parameter %q: %w", a.Name, p.Name, err)
 			}
 		}
@@ -208,7 +209,7 @@ type Call struct {
 	run    *Run
 	vars   map[string]any // staged variable writes
 	mem    *memTx
-	notes  []Note
+	notes  []mspec.Note
 	events []emitted
 }
 
@@ -272,14 +273,14 @@ func (c *Call) SetVar(name string, value any) error {
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
-	if f, bad := NotFinite(val); bad {
-		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
+	if f, bad := mspec.NotFinite(val); bad {
+		return fmt.Errorf("cannot set %q: %v is %w", name, f, mspec.ErrNotFinite)
 	}
-	if where, k, bad := timeInside(val); bad {
-		return fmt.Errorf("cannot set %q: it holds %s at %s (%w), which the run's journal would store %s", name, k.What, where, ErrTimeInValue, k.Journaled)
+	if where, k, bad := mspec.TimeInside(val); bad {
+		return fmt.Errorf("cannot set %q: it holds %s at %s (%w), which the run's journal would store %s", name, k.What, where, mspec.ErrTimeInValue, k.Journaled)
 	}
-	if s, ok := val.(string); ok && len(v.Enum) > 0 && !Contains(v.Enum, s) {
-		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, QuoteList(v.Enum))
+	if s, ok := val.(string); ok && len(v.Enum) > 0 && !mspec.Contains(v.Enum, s) {
+		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, mspec.QuoteList(v.Enum))
 	}
 	if c.vars == nil {
 		c.vars = map[string]any{}
@@ -298,14 +299,14 @@ func (c *Call) Memory() MemoryTx {
 
 // Notef records a note about what the action did; observers see it with the transition.
 func (c *Call) Notef(format string, args ...any) {
-	c.notes = append(c.notes, Note{Text: fmt.Sprintf(format, args...)})
+	c.notes = append(c.notes, mspec.Note{Text: fmt.Sprintf(format, args...)})
 }
 
 // Warnf records a warning: something is wrong but the action goes on (a
 // note of severity NoteWarning; observers see it with the transition, and
 // quiet progress output shows it).
 func (c *Call) Warnf(format string, args ...any) {
-	c.notes = append(c.notes, Note{Text: fmt.Sprintf(format, args...), Severity: NoteWarning})
+	c.notes = append(c.notes, mspec.Note{Text: fmt.Sprintf(format, args...), Severity: mspec.NoteWarning})
 }
 
 // Emit sends a named event to the run; it fires (when it applies in the
@@ -332,7 +333,7 @@ func (c *Call) Event() (name string, payload map[string]any) {
 }
 
 // Spec returns the spec of the run the action belongs to.
-func (c *Call) Spec() *Spec { return c.run.m.spec }
+func (c *Call) Spec() *mspec.Spec { return c.run.m.spec }
 
 // Input is a person's answer to a pause.
 type Input struct {
@@ -400,11 +401,11 @@ func (a *Action) Signature() string {
 // spec's actions name, given or defaulted, resolved with ResolveFile against
 // the spec's folder and root, in file order without duplicates. A parameter
 // whose file cannot be found is left out (Validate reports it).
-func FileParams(spec *Spec, reg *Registry, root string) []string {
+func FileParams(spec *mspec.Spec, reg *Registry, root string) []string {
 	var out []string
 	for _, name := range fileParamNames(spec, reg) {
-		if found, _ := ResolveFile(name, filepath.Dir(spec.File), root); found != "" {
-			out = AppendUnique(out, found)
+		if found, _ := mspec.ResolveFile(name, filepath.Dir(spec.File), root); found != "" {
+			out = mspec.AppendUnique(out, found)
 		}
 	}
 	return out
@@ -414,12 +415,12 @@ func FileParams(spec *Spec, reg *Registry, root string) []string {
 // actions, each path ResolveFile tries up to and including the file it finds
 // (all of them when none exists): the paths where a new file would change
 // what the actions read.
-func FileParamCandidates(spec *Spec, reg *Registry, root string) []string {
+func FileParamCandidates(spec *mspec.Spec, reg *Registry, root string) []string {
 	var out []string
 	for _, name := range fileParamNames(spec, reg) {
-		_, tried := ResolveFile(name, filepath.Dir(spec.File), root)
+		_, tried := mspec.ResolveFile(name, filepath.Dir(spec.File), root)
 		for _, p := range tried {
-			out = AppendUnique(out, p)
+			out = mspec.AppendUnique(out, p)
 		}
 	}
 	return out
@@ -427,7 +428,7 @@ func FileParamCandidates(spec *Spec, reg *Registry, root string) []string {
 
 // fileParamNames returns the values of the spec's file parameters, given or
 // defaulted, in file order.
-func fileParamNames(spec *Spec, reg *Registry) []string {
+func fileParamNames(spec *mspec.Spec, reg *Registry) []string {
 	if spec == nil {
 		return nil
 	}
@@ -438,7 +439,7 @@ func fileParamNames(spec *Spec, reg *Registry) []string {
 			continue
 		}
 		for _, ps := range a.Params {
-			if ps.Type != TypeFile {
+			if ps.Type != mspec.TypeFile {
 				continue
 			}
 			val := ps.Default

@@ -4,6 +4,7 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // A set that appends to a list variable, `xs: concat(xs, [item])`, would
@@ -22,8 +23,8 @@ import (
 // appendTail compiles the appended part of a set of list variable v whose
 // expression is `concat(NAME, TAIL)` with NAME v's own name; nil when the
 // expression has another shape or TAIL does not compile as a list.
-func appendTail(src string, v *Var, env map[string]any) *vm.Program {
-	if v.Type != TypeList {
+func appendTail(src string, v *mspec.Var, env map[string]any) *vm.Program {
+	if v.Type != mspec.TypeList {
 		return nil
 	}
 	tree, err := parser.Parse(src)
@@ -37,7 +38,7 @@ func appendTail(src string, v *Var, env map[string]any) *vm.Program {
 	if id, ok := call.Arguments[0].(*ast.IdentifierNode); !ok || id.Value != v.Name {
 		return nil
 	}
-	p, err := CompileValue(call.Arguments[1].String(), TypeList, env)
+	p, err := mspec.CompileValue(call.Arguments[1].String(), mspec.TypeList, env)
 	if err != nil {
 		return nil
 	}
@@ -62,13 +63,13 @@ func (r *Run) appendItems(a *Cassign) (val, tail []any, before, size int, ok boo
 	if err != nil {
 		return nil, nil, 0, 0, false
 	}
-	ct, err := TypeList.Coerce(t)
+	ct, err := mspec.TypeList.Coerce(t)
 	if err != nil {
 		return nil, nil, 0, 0, false
 	}
 	tail = ct.([]any)
 	size = r.knownSize(a.V.Name, cur)
-	if size += itemsSize(tail, MaxValueBytes-size); size > MaxValueBytes {
+	if size += mspec.ItemsSize(tail, mspec.MaxValueBytes-size); size > mspec.MaxValueBytes {
 		return nil, nil, 0, 0, false
 	}
 	own := r.owned[a.V.Name]
@@ -116,14 +117,14 @@ func (r *Run) replayAppended(name string, val any, before int) (bool, error) {
 	if !ok || !isList || len(cur) != before || len(xs) < before {
 		return false, nil
 	}
-	if v := r.m.spec.Var(name); v == nil || v.Type != TypeList {
+	if v := r.m.spec.Var(name); v == nil || v.Type != mspec.TypeList {
 		return false, nil
 	}
-	if _, bad := NotFinite(xs[before:]); bad {
+	if _, bad := mspec.NotFinite(xs[before:]); bad {
 		return false, nil
 	}
 	size := r.knownSize(name, cur)
-	size += itemsSize(xs[before:], MaxValueBytes-size)
+	size += mspec.ItemsSize(xs[before:], mspec.MaxValueBytes-size)
 	// A list past MaxValueBytes was appended by a version that did not hold
 	// the limit on appends: the journal is what happened, so it is replayed
 	// (the run stays resumable) and the next set that grows it is refused.

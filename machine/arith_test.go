@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestRunArithmeticThatCannotBeStoredStopsTheRunWhereItIsWritten runs specs
@@ -37,7 +38,7 @@ states:
   done: {final: true}
 `,
 			want:   `cannot apply set of state "s": test.yaml:7:28: set n: integer overflow: 9223372036854775807 + 1 is out of the int range (in n + 1)`,
-			wantIs: machine.ErrIntOverflow, wantVar: "n",
+			wantIs: mspec.ErrIntOverflow, wantVar: "n",
 		},
 		{
 			name: "int overflow in a multiplication inside a set",
@@ -51,7 +52,7 @@ states:
   done: {final: true}
 `,
 			want:   `cannot apply set of state "s": test.yaml:7:33: set m: integer overflow: 4611686018427387904 * 2 is out of the int range (in 1 + n * 2)`,
-			wantIs: machine.ErrIntOverflow, wantVar: "m",
+			wantIs: mspec.ErrIntOverflow, wantVar: "m",
 		},
 		{
 			name: "negating the smallest int",
@@ -65,7 +66,7 @@ states:
   done: {final: true}
 `,
 			want:   `cannot apply set of state "s": test.yaml:7:26: set n: integer overflow: -(-9223372036854775808) is out of the int range (in -n)`,
-			wantIs: machine.ErrIntOverflow, wantVar: "n",
+			wantIs: mspec.ErrIntOverflow, wantVar: "n",
 		},
 		{
 			name: "modulo by a zero variable",
@@ -79,7 +80,7 @@ states:
   done: {final: true}
 `,
 			want:   `cannot apply set of state "s": test.yaml:7:28: set x: integer division by zero: 7 % 0 (in x % d)`,
-			wantIs: machine.ErrDivideByZero, wantVar: "x",
+			wantIs: mspec.ErrDivideByZero, wantVar: "x",
 		},
 		{
 			name: "int of an infinite quotient",
@@ -93,7 +94,7 @@ states:
   done: {final: true}
 `,
 			want:   `cannot apply set of state "s": test.yaml:7:26: set x: int(+Inf): not a finite number (in int(x / d))`,
-			wantIs: machine.ErrNotFinite, wantVar: "x",
+			wantIs: mspec.ErrNotFinite, wantVar: "x",
 		},
 		{
 			name: "int of a float too large",
@@ -107,7 +108,7 @@ states:
   done: {final: true}
 `,
 			want:   `cannot apply set of state "s": test.yaml:7:26: set x: integer overflow: int(1e+30) is out of the int range (in int(f))`,
-			wantIs: machine.ErrIntOverflow, wantVar: "x",
+			wantIs: mspec.ErrIntOverflow, wantVar: "x",
 		},
 		{
 			name: "a NaN float",
@@ -124,7 +125,7 @@ states:
   done: {final: true}
 `,
 			want:   "cannot apply set of state \"s\": test.yaml:9:15: set f: the value is NaN, not a finite number; a division by zero or an overflow gives one: guard the operation, e.g. `d == 0 ? 0.0 : x / d` (in f / d)",
-			wantIs: machine.ErrNotFinite, wantVar: "f",
+			wantIs: mspec.ErrNotFinite, wantVar: "f",
 		},
 		{
 			name: "an infinite float inside a list",
@@ -138,7 +139,7 @@ states:
   done: {final: true}
 `,
 			want:   "cannot apply set of state \"s\": test.yaml:7:27: set l: the value holds +Inf, not a finite number; a division by zero or an overflow gives one: guard the operation, e.g. `d == 0 ? 0.0 : x / d` (in [1, 2.5 / d])",
-			wantIs: machine.ErrNotFinite, wantVar: "l",
+			wantIs: mspec.ErrNotFinite, wantVar: "l",
 		},
 		{
 			name: "a time inside a list, its type known only at run time",
@@ -152,7 +153,7 @@ states:
   done: {final: true}
 `,
 			want:   "cannot apply set of state \"s\": test.yaml:7:27: set l: the value holds a time at [0], which the run's journal would store as text, so a resumed run would read a string; store it converted, e.g. now().Format(\"2006-01-02T15:04:05Z07:00\") or now().Unix() (in map([1, 2], now()))",
-			wantIs: machine.ErrTimeInValue, wantVar: "l",
+			wantIs: mspec.ErrTimeInValue, wantVar: "l",
 		},
 		{
 			name: "a duration deep inside a map",
@@ -166,7 +167,7 @@ states:
   done: {final: true}
 `,
 			want:   "cannot apply set of state \"s\": test.yaml:7:27: set m: the value holds a duration at .b[1], which the run's journal would store as a number of nanoseconds, so a resumed run would read an int; store it converted, e.g. string(d) or d.Seconds() (in {a: 1, b: [2, duration(\"1s\")]})",
-			wantIs: machine.ErrTimeInValue, wantVar: "m",
+			wantIs: mspec.ErrTimeInValue, wantVar: "m",
 		},
 		{
 			name: "an overflow in a list item of unknown type",
@@ -180,7 +181,7 @@ states:
   done: {final: true}
 `,
 			want:   `cannot apply set of state "s": test.yaml:7:32: set n: integer overflow: 9223372036854775807 + 1 is out of the int range (in l[0] + 1)`,
-			wantIs: machine.ErrIntOverflow, wantVar: "n",
+			wantIs: mspec.ErrIntOverflow, wantVar: "n",
 		},
 		{
 			name: "a guard that overflows",
@@ -198,7 +199,7 @@ states:
   done: {final: true}
 `,
 			want:   `cannot evaluate a guard of state "s": test.yaml:10:28: guard: integer overflow: 9223372036854775807 * 2 is out of the int range (in n * 2 > 0)`,
-			wantIs: machine.ErrIntOverflow,
+			wantIs: mspec.ErrIntOverflow,
 		},
 		{
 			name: "an expression parameter that is not finite",
@@ -212,7 +213,7 @@ states:
   done: {final: true}
 `,
 			want:   "action failed: log in state \"s\": cannot evaluate parameter \"value\": test.yaml:7:46: parameter \"value\": the value is +Inf, not a finite number; a division by zero or an overflow gives one: guard the operation, e.g. `d == 0 ? 0.0 : x / d` (in 1 / d)",
-			wantIs: machine.ErrNotFinite,
+			wantIs: mspec.ErrNotFinite,
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,7 +274,7 @@ states:
 		return nil
 	}))
 	r, _ := broken.NewRun(nil, keep)
-	if err := r.Run(context.Background()); !errors.Is(err, machine.ErrNotFinite) {
+	if err := r.Run(context.Background()); !errors.Is(err, mspec.ErrNotFinite) {
 		t.Fatalf("err = %v, want ErrNotFinite", err)
 	}
 	if len(recs) != 1 || recs[0].To != "s" {
@@ -295,7 +296,7 @@ func TestNonFiniteValuesAreRefusedWhereVariablesAreSet(t *testing.T) {
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{
 		Name:   "nan",
-		Writes: []machine.VarSpec{{Name: "f", Type: machine.TypeFloat}},
+		Writes: []machine.VarSpec{{Name: "f", Type: mspec.TypeFloat}},
 		Run:    func(_ context.Context, c *machine.Call) error { return c.SetVar("f", math.NaN()) },
 	})
 	m := compileSpec(t, `
@@ -323,7 +324,7 @@ func TestTimesInsideListsAreRefusedWhereVariablesAreSet(t *testing.T) {
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{
 		Name:   "stamp",
-		Writes: []machine.VarSpec{{Name: "l", Type: machine.TypeList}},
+		Writes: []machine.VarSpec{{Name: "l", Type: mspec.TypeList}},
 		Run:    func(_ context.Context, c *machine.Call) error { return c.SetVar("l", []any{"a", time.Unix(0, 0)}) },
 	})
 	m := compileSpec(t, `
@@ -338,7 +339,7 @@ states:
 	r, _ := m.NewRun(nil)
 	err := r.Run(context.Background())
 	want := `action failed: stamp in state "s": cannot set "l": it holds a time at [1] (a time value inside a list or map), which the run's journal would store as text`
-	if err == nil || err.Error() != want || !errors.Is(err, machine.ErrTimeInValue) {
+	if err == nil || err.Error() != want || !errors.Is(err, mspec.ErrTimeInValue) {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 }

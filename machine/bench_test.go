@@ -11,6 +11,7 @@ import (
 	"github.com/looplab/fsm"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -111,7 +112,7 @@ func BenchmarkLoadValidate20(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		spec, diags := machine.Parse("twenty.yaml", src)
+		spec, diags := mspec.Parse("twenty.yaml", src)
 		if diags.HasErrors() {
 			b.Fatal(diags.Err())
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // chainSpec is a spec of n states s1 → s2 → ... → sn, the last one final.
@@ -34,9 +35,9 @@ func TestRunBudgetCountsTransitionsIntoTheFinalStateOnly(t *testing.T) {
 		{name: "one transition more stops in the non-final state", states: 4, limits: "limits: {max_transitions: 2}\n", steps: 2,
 			wantErr: `transition budget exhausted: the run made 2 transitions (its budget) and stands in state "s3", which is not final; its last states: s2 → s3 (raise limits.max_transitions or --max-transitions if the run is meant to go on this long)`},
 		{name: "the option overrides the spec", states: 3, limits: "limits: {max_transitions: 1}\n", opts: []machine.RunOption{machine.WithMaxTransitions(2)}, steps: 3},
-		{name: "a chain of the default budget completes", states: machine.DefaultMaxTransitions + 1, steps: machine.DefaultMaxTransitions + 1},
-		{name: "a chain one longer does not", states: machine.DefaultMaxTransitions + 2, steps: machine.DefaultMaxTransitions,
-			wantErr: fmt.Sprintf(`transition budget exhausted: the run made %d transitions (its budget) and stands in state "s%d", which is not final`, machine.DefaultMaxTransitions, machine.DefaultMaxTransitions+1)},
+		{name: "a chain of the default budget completes", states: mspec.DefaultMaxTransitions + 1, steps: mspec.DefaultMaxTransitions + 1},
+		{name: "a chain one longer does not", states: mspec.DefaultMaxTransitions + 2, steps: mspec.DefaultMaxTransitions,
+			wantErr: fmt.Sprintf(`transition budget exhausted: the run made %d transitions (its budget) and stands in state "s%d", which is not final`, mspec.DefaultMaxTransitions, mspec.DefaultMaxTransitions+1)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := compileSpec(t, chainSpec(tt.states, tt.limits), nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"time"
 )
 
@@ -50,7 +51,7 @@ func MessageWithValue(c *Call) string {
 	}
 	s, isString := v.(string)
 	if !isString {
-		s = FormatValue(v)
+		s = mspec.FormatValue(v)
 	}
 	if text == "" {
 		return s
@@ -69,15 +70,15 @@ func BuiltinActions() []Action {
 			Name: "log",
 			Doc:  "records a message, optionally with the value of an expression",
 			Params: []ParamSpec{
-				{Name: "message", Type: TypeString, Required: true, Doc: "the text to record"},
-				{Name: "value", Type: TypeExpr, Doc: "an expression whose value is appended, e.g. retries + 1"},
-				{Name: "level", Type: TypeString, Default: "info", Enum: []string{"info", "warning"},
+				{Name: "message", Type: mspec.TypeString, Required: true, Doc: "the text to record"},
+				{Name: "value", Type: mspec.TypeExpr, Doc: "an expression whose value is appended, e.g. retries + 1"},
+				{Name: "level", Type: mspec.TypeString, Default: "info", Enum: []string{"info", "warning"},
 					Doc: "info, or warning: a warning is shown by lppctl run -q too"},
 			},
 			Run: func(_ context.Context, c *Call) error {
 				text := c.String("message")
 				if v, ok := c.Params["value"]; ok {
-					text += " " + FormatValue(v)
+					text += " " + mspec.FormatValue(v)
 				}
 				if c.String("level") == "warning" {
 					c.Warnf("%s", text)
@@ -91,7 +92,7 @@ func BuiltinActions() []Action {
 			Name: "wait",
 			Doc:  "sleeps for a duration such as 500ms or 2s; Ctrl-C interrupts it",
 			Params: []ParamSpec{
-				{Name: "duration", Type: TypeString, Format: FormatDuration, Required: true,
+				{Name: "duration", Type: mspec.TypeString, Format: mspec.FormatDuration, Required: true,
 					Doc: "a Go duration: 250ms, 2s, 1m; or an expression giving one, e.g. 'string(2 * retries) + \"s\"'"},
 			},
 			Run: func(ctx context.Context, c *Call) error {
@@ -113,8 +114,8 @@ func BuiltinActions() []Action {
 			Name: "fail",
 			Doc:  "fails with a message, optionally with the value of an expression; the state's on_error route (if any) is taken",
 			Params: []ParamSpec{
-				{Name: "message", Type: TypeString, Default: "failed on purpose", ExprIn: "value", Doc: "the error text (text, not an expression)"},
-				{Name: "value", Type: TypeExpr, Doc: "an expression whose value is appended, e.g. last_error"},
+				{Name: "message", Type: mspec.TypeString, Default: "failed on purpose", ExprIn: "value", Doc: "the error text (text, not an expression)"},
+				{Name: "value", Type: mspec.TypeExpr, Doc: "an expression whose value is appended, e.g. last_error"},
 			},
 			Run: func(_ context.Context, c *Call) error { return errors.New(MessageWithValue(c)) },
 		},
@@ -122,8 +123,8 @@ func BuiltinActions() []Action {
 			Name: "emit",
 			Doc:  "sends a named event to the run, optionally with a payload; it is considered before the state's next",
 			Params: []ParamSpec{
-				{Name: "event", Type: TypeString, Required: true, Event: true, Doc: "the event's name"},
-				{Name: "payload", Type: TypeExprMap, PayloadOf: "event", Doc: "the event's payload: field → expression, e.g. {score: retries + 1}"},
+				{Name: "event", Type: mspec.TypeString, Required: true, Event: true, Doc: "the event's name"},
+				{Name: "payload", Type: mspec.TypeExprMap, PayloadOf: "event", Doc: "the event's payload: field → expression, e.g. {score: retries + 1}"},
 			},
 			Run: func(_ context.Context, c *Call) error {
 				payload, _ := c.Params["payload"].(map[string]any)

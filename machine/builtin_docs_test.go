@@ -12,6 +12,7 @@ import (
 	"github.com/expr-lang/expr/builtin"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -52,7 +53,7 @@ states:
   a: ` + body + `
   done: {final: true}
 `
-	spec, diags := machine.Parse("t.yaml", []byte(src))
+	spec, diags := mspec.Parse("t.yaml", []byte(src))
 	if diags.HasErrors() {
 		return diags.Err()
 	}
@@ -96,7 +97,7 @@ func TestDocumentedBuiltinsDoWhatTheDocsSay(t *testing.T) {
 				}
 				return
 			}
-			for _, typ := range machine.VarTypes {
+			for _, typ := range mspec.VarTypes {
 				if err := set(string(typ)); err == nil {
 					t.Errorf("set into a %s works; the docs say it does not", typ)
 				}

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"maps"
 	"slices"
 )
@@ -37,7 +38,7 @@ func (r *Run) Checkpoint() (*Checkpoint, error) {
 	for k, v := range cp.Vars {
 		cp.Vars[k] = CloneValue(v)
 	}
-	cp.LastError, _ = r.env[VarLastError].(string)
+	cp.LastError, _ = r.env[mspec.VarLastError].(string)
 	if r.trigger != nil {
 		cp.Event, cp.Payload = r.trigger.name, maps.Clone(r.trigger.payload)
 	}
@@ -52,14 +53,14 @@ func (m *Machine) Restore(cp *Checkpoint, opts ...RunOption) (*Run, error) {
 	}
 	r := m.newRun(cp.State, opts)
 	for _, name := range slices.Sorted(maps.Keys(cp.Vars)) {
-		if name == VarState || name == VarLastError {
+		if name == mspec.VarState || name == mspec.VarLastError {
 			continue
 		}
 		if err := r.setVar(name, CloneValue(cp.Vars[name])); err != nil {
 			return nil, fmt.Errorf("cannot restore the run: %w", err)
 		}
 	}
-	r.env[VarLastError] = cp.LastError
+	r.env[mspec.VarLastError] = cp.LastError
 	r.seq = cp.Seq
 	if cp.Memory != nil {
 		r.mem = cp.Memory.Clone()

@@ -8,12 +8,13 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 	"github.com/looplab/fsm"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Machine is a spec compiled against a registry: every expression compiled
 // once, every action resolved. It is immutable and safe to share between runs.
 type Machine struct {
-	spec   *Spec
+	spec   *mspec.Spec
 	reg    *Registry
 	States map[string]*Cstate
 	Events map[string]*Cevent // every event the spec knows, by name
@@ -21,7 +22,7 @@ type Machine struct {
 }
 
 type Cstate struct {
-	St      *State
+	St      *mspec.State
 	name    any // st.Name, boxed once for the env's `state`
 	Action  *Action
 	params  []cparam
@@ -37,18 +38,18 @@ type cparam struct {
 	prog  *vm.Program            // for expr parameters
 	progs map[string]*vm.Program // for expr_map parameters
 	src   string                 // the expression's text, for run-time errors
-	at    Pos                    // where it starts in the spec
+	at    mspec.Pos              // where it starts in the spec
 	// format the expression's value must have (a string parameter with a
 	// format written as an expression); the action receives its canonical text
-	format Format
+	format mspec.Format
 	reads  []string // the map variables prog or progs read (see Run.escaped)
 }
 
 type Cassign struct {
-	V    *Var
+	V    *mspec.Var
 	Prog *vm.Program
-	tail *vm.Program // for `xs: concat(xs, TAIL)`, TAIL (see appendTail)
-	A    *Assign     // the set entry, for run-time errors
+	tail *vm.Program   // for `xs: concat(xs, TAIL)`, TAIL (see appendTail)
+	A    *mspec.Assign // the set entry, for run-time errors
 	// keys, for `m: merge(m, PATCH)`, is PATCH; for `m: omit(m, KEYS...)`
 	// (omit set), the keys as a list (see mapKeysProg).
 	keys      *vm.Program
@@ -60,7 +61,7 @@ type Cassign struct {
 // ctrans is a compiled transition: of a state's next (index ≥ 0), its
 // on_error route (index -1), its on: or a top-level event (event set).
 type Ctrans struct {
-	T      *Transition
+	T      *mspec.Transition
 	Index  int    // position in next or in the event's list (-1 for on_error)
 	Via    string // "next[i]", "on_error", "on NAME[i]" or "event NAME", for records
 	Guard  *vm.Program
@@ -76,8 +77,8 @@ type Ctrans struct {
 // Compile resolves a spec's actions and compiles its expressions. The spec
 // should have passed Validate; Compile reports the first problems it meets as
 // diagnostics (wrapped in an error that wraps ErrInvalidSpec).
-func Compile(spec *Spec, reg *Registry) (*Machine, error) {
-	c := &compiler{spec: spec, reg: reg, env: TypeEnv(spec)}
+func Compile(spec *mspec.Spec, reg *Registry) (*Machine, error) {
+	c := &compiler{spec: spec, reg: reg, env: mspec.TypeEnv(spec)}
 	m := c.compile()
 	if err := c.diags.Err(); err != nil {
 		return nil, err
@@ -86,14 +87,14 @@ func Compile(spec *Spec, reg *Registry) (*Machine, error) {
 }
 
 type compiler struct {
-	spec  *Spec
+	spec  *mspec.Spec
 	reg   *Registry
 	env   map[string]any
-	diags Diagnostics
+	diags mspec.Diagnostics
 }
 
-func (c *compiler) errorf(p Pos, format string, args ...any) {
-	c.diags = append(c.diags, Diagnostic{Severity: SevError, File: c.spec.File, Pos: p, Msg: fmt.Sprintf(format, args...)})
+func (c *compiler) errorf(p mspec.Pos, format string, args ...any) {
+	c.diags = append(c.diags, mspec.Diagnostic{Severity: mspec.SevError, File: c.spec.File, Pos: p, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (c *compiler) compile() *Machine {
@@ -137,7 +138,7 @@ func (m *Machine) addMove(ct *Ctrans, from ...string) {
 	}
 }
 
-func (c *compiler) transition(t *Transition, index int, env map[string]any) *Ctrans {
+func (c *compiler) transition(t *mspec.Transition, index int, env map[string]any) *Ctrans {
 	ct := &Ctrans{T: t, Index: index, Via: fmt.Sprintf("next[%d]", index), Target: t.To, Set: c.assigns(t.Set, env)}
 	if index < 0 {
 		ct.Via = "on_error"
@@ -148,22 +149,22 @@ func (c *compiler) transition(t *Transition, index int, env map[string]any) *Ctr
 	}
 	if t.When != "" {
 		ct.Guard = c.guard(t.When, t.WhenPos, env)
-		ct.reads = Identifiers(ct.Guard)
+		ct.reads = mspec.Identifiers(ct.Guard)
 	}
 	return ct
 }
 
-func (c *compiler) guard(src string, at Pos, env map[string]any) *vm.Program {
-	p, err := CompileGuard(src, env)
+func (c *compiler) guard(src string, at mspec.Pos, env map[string]any) *vm.Program {
+	p, err := mspec.CompileGuard(src, env)
 	if err != nil {
-		e := LocateExprError(err, at)
+		e := mspec.LocateExprError(err, at)
 		c.errorf(e.Pos, "guard %q: %s", src, e.Msg)
 		return nil
 	}
 	return p
 }
 
-func (c *compiler) assigns(as []*Assign, env map[string]any) []Cassign {
+func (c *compiler) assigns(as []*mspec.Assign, env map[string]any) []Cassign {
 	out := make([]Cassign, 0, len(as))
 	for _, a := range as {
 		v := c.spec.Var(a.Var)
@@ -171,9 +172,9 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []Cassign {
 			c.errorf(a.Pos, "set: unknown context variable %q", a.Var)
 			continue
 		}
-		p, err := CompileVarValue(a.Expr, v, env)
+		p, err := mspec.CompileVarValue(a.Expr, v, env)
 		if err != nil {
-			e := LocateExprError(err, a.ExprPos)
+			e := mspec.LocateExprError(err, a.ExprPos)
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
@@ -186,8 +187,8 @@ func (c *compiler) assigns(as []*Assign, env map[string]any) []Cassign {
 	return out
 }
 
-func (c *compiler) params(st *State, a *Action) []cparam {
-	given := map[string]*Param{}
+func (c *compiler) params(st *mspec.State, a *Action) []cparam {
+	given := map[string]*mspec.Param{}
 	for _, p := range st.With {
 		given[p.Name] = p
 	}
@@ -204,34 +205,34 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 			}
 			continue
 		}
-		if ps.Type == TypeExprMap {
+		if ps.Type == mspec.TypeExprMap {
 			if progs := c.exprMap(a, ps, p); progs != nil {
 				out = append(out, cparam{name: ps.Name, progs: progs})
 			}
 			continue
 		}
-		if src, ok := ExprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
-			prog, err := CompileValue(src, TypeAny, c.env)
+		if src, ok := mspec.ExprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+			prog, err := mspec.CompileValue(src, mspec.TypeAny, c.env)
 			if err != nil {
 				c.errorf(p.VPos, "parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
 				continue
 			}
-			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: ExprStart(c.spec.Source, p.VPos), format: ps.Format})
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: mspec.ExprStart(c.spec.Source, p.VPos), format: ps.Format})
 			continue
 		}
-		if ps.Type == TypeExpr {
-			src, ok := ExprSource(p.Value)
+		if ps.Type == mspec.TypeExpr {
+			src, ok := mspec.ExprSource(p.Value)
 			if !ok {
-				c.errorf(p.VPos, "parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, DescribeValue(p.Value))
+				c.errorf(p.VPos, "parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, mspec.DescribeValue(p.Value))
 				continue
 			}
-			prog, err := CompileValue(src, TypeAny, c.env)
+			prog, err := mspec.CompileValue(src, mspec.TypeAny, c.env)
 			if err != nil {
-				e := LocateExprError(err, p.VPos)
+				e := mspec.LocateExprError(err, p.VPos)
 				c.errorf(e.Pos, "parameter %q: %s", ps.Name, e.Msg)
 				continue
 			}
-			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: ExprStart(c.spec.Source, p.VPos)})
+			out = append(out, cparam{name: ps.Name, prog: prog, src: src, at: mspec.ExprStart(c.spec.Source, p.VPos)})
 			continue
 		}
 		v, err := ps.Type.Coerce(p.Value)
@@ -259,7 +260,7 @@ func (c *compiler) params(st *State, a *Action) []cparam {
 }
 
 // Spec returns the compiled spec.
-func (m *Machine) Spec() *Spec { return m.spec }
+func (m *Machine) Spec() *mspec.Spec { return m.spec }
 
 // Registry returns the registry the machine was compiled against.
 func (m *Machine) Registry() *Registry { return m.reg }
@@ -275,7 +276,7 @@ func GuardsSaw(cs *Cstate, env map[string]any) string {
 		var vals []string
 		for _, name := range ct.reads {
 			if v, ok := env[name]; ok {
-				vals = append(vals, fmt.Sprintf("%s=%s", name, FormatValue(v)))
+				vals = append(vals, fmt.Sprintf("%s=%s", name, mspec.FormatValue(v)))
 			}
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", ct.T.When, strings.Join(vals, ", ")))
@@ -284,22 +285,22 @@ func GuardsSaw(cs *Cstate, env map[string]any) string {
 }
 
 // exprMap compiles an expr_map parameter: each value an expression.
-func (c *compiler) exprMap(a *Action, ps ParamSpec, p *Param) map[string]*vm.Program {
+func (c *compiler) exprMap(a *Action, ps ParamSpec, p *mspec.Param) map[string]*vm.Program {
 	m, ok := p.Value.(map[string]any)
 	if !ok {
-		c.errorf(p.VPos, "parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, DescribeValue(p.Value))
+		c.errorf(p.VPos, "parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, mspec.DescribeValue(p.Value))
 		return nil
 	}
 	progs := make(map[string]*vm.Program, len(m))
 	for k, v := range m {
-		src, ok := ExprSource(v)
+		src, ok := mspec.ExprSource(v)
 		if !ok {
-			c.errorf(p.VPos, "parameter %q of action %q, key %q: must be an expression, not %s", ps.Name, a.Name, k, DescribeValue(v))
+			c.errorf(p.VPos, "parameter %q of action %q, key %q: must be an expression, not %s", ps.Name, a.Name, k, mspec.DescribeValue(v))
 			continue
 		}
-		prog, err := CompileValue(src, TypeAny, c.env)
+		prog, err := mspec.CompileValue(src, mspec.TypeAny, c.env)
 		if err != nil {
-			c.errorf(p.VPos, "parameter %q, key %q: %s", ps.Name, k, LocateExprError(err, p.VPos).Msg)
+			c.errorf(p.VPos, "parameter %q, key %q: %s", ps.Name, k, mspec.LocateExprError(err, p.VPos).Msg)
 			continue
 		}
 		progs[k] = prog

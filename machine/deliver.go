@@ -3,6 +3,7 @@ package machine
 import (
 	"context"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,7 +105,7 @@ func (r *Run) pickEvent(cs *Cstate, emitted []*delivery, rec *Record) (*Ctrans, 
 			r.internal = slices.Clone(internal[i+1:])
 			return ct, d, nil
 		}
-		rec.Notes = append(rec.Notes, Note{Text: fmt.Sprintf("event %s dropped: no transition for it holds in state %s", d.name, cs.St.Name)})
+		rec.Notes = append(rec.Notes, mspec.Note{Text: fmt.Sprintf("event %s dropped: no transition for it holds in state %s", d.name, cs.St.Name)})
 	}
 	r.drain()
 	for i, d := range r.queue {
@@ -130,8 +131,8 @@ func (r *Run) match(cs *Cstate, d *delivery) (*Ctrans, error) {
 	if len(own) == 0 && len(ce.Global) == 0 {
 		return nil, nil
 	}
-	r.env[VarEvent] = d.value
-	defer delete(r.env, VarEvent)
+	r.env[mspec.VarEvent] = d.value
+	defer delete(r.env, mspec.VarEvent)
 	for _, ct := range own {
 		if ok, err := r.holds(ct, cs); ok || err != nil {
 			return ct, err
@@ -201,7 +202,7 @@ func (r *Run) canFire(event string, payload map[string]any) (*Ctrans, *delivery,
 	case len(guards) == 0 && cs.St.Final:
 		return nil, nil, fmt.Errorf("cannot fire event %q in final state %q", event, state)
 	case len(guards) == 0:
-		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, state, QuoteList(r.m.sources(event)))
+		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: it applies only from %s", event, state, mspec.QuoteList(r.m.sources(event)))
 	case len(guards) == 1 && note != "":
 		return nil, nil, fmt.Errorf("cannot fire event %q in state %q: its guard %q is false (%s)", event, state, guards[0], note)
 	case len(guards) == 1:

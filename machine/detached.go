@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"sort"
 )
 
@@ -33,7 +34,7 @@ type CallInput struct {
 type CallOutput struct {
 	Vars   map[string]any `json:"vars,omitempty"`
 	Memory []MemOp        `json:"memory,omitempty"`
-	Notes  []Note         `json:"notes,omitempty"`
+	Notes  []mspec.Note   `json:"notes,omitempty"`
 	Events []Emitted      `json:"events,omitempty"`
 }
 
@@ -89,7 +90,7 @@ func (c *Call) Apply(out *CallOutput) error {
 // possibly after a trip through JSON): parameters and variables are first
 // converted back to their declared types. It returns what the action did,
 // or its error (a *PauseError when it needs a person).
-func RunDetached(ctx context.Context, spec *Spec, a *Action, in *CallInput) (out *CallOutput, err error) {
+func RunDetached(ctx context.Context, spec *mspec.Spec, a *Action, in *CallInput) (out *CallOutput, err error) {
 	r := &Run{m: &Machine{spec: spec}, id: in.RunID, env: make(map[string]any, len(in.Vars)), mem: in.Memory}
 	if r.mem == nil {
 		r.mem = NewMemory()
@@ -107,7 +108,7 @@ func RunDetached(ctx context.Context, spec *Spec, a *Action, in *CallInput) (out
 	}
 	params := make(map[string]any, len(in.Params))
 	for name, v := range in.Params {
-		if p := a.Param(name); p != nil && p.Type != TypeExpr && p.Type != TypeExprMap {
+		if p := a.Param(name); p != nil && p.Type != mspec.TypeExpr && p.Type != mspec.TypeExprMap {
 			if cv, err := p.Type.Coerce(v); err == nil {
 				v = cv
 			}

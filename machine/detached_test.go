@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 const detachedSpec = `lpp: 1
@@ -62,7 +63,7 @@ func fixedClock() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 // the action run in place.
 func TestDetachedCallMakesTheSameStep(t *testing.T) {
 	inPlace := machine.NewBuiltinRegistry()
-	inPlace.MustRegister(machine.Action{Name: "test.work", Params: []machine.ParamSpec{{Name: "times", Type: machine.TypeExpr}}, Run: work})
+	inPlace.MustRegister(machine.Action{Name: "test.work", Params: []machine.ParamSpec{{Name: "times", Type: mspec.TypeExpr}}, Run: work})
 	local := &recorder{}
 	m := compileSpec(t, detachedSpec, inPlace)
 	r, _ := m.NewRun(nil, machine.WithRunID("r1"), machine.WithObserver(local), machine.WithClock(fixedClock))
@@ -114,7 +115,7 @@ func TestDetachedCallMakesTheSameStep(t *testing.T) {
 // A pause and an error come back from a detached run as they are.
 func TestRunDetachedReturnsPausesAndErrors(t *testing.T) {
 	reg := machine.NewBuiltinRegistry()
-	reg.MustRegister(machine.Action{Name: "test.work", Params: []machine.ParamSpec{{Name: "times", Type: machine.TypeExpr}}, Run: work})
+	reg.MustRegister(machine.Action{Name: "test.work", Params: []machine.ParamSpec{{Name: "times", Type: mspec.TypeExpr}}, Run: work})
 	m := compileSpec(t, detachedSpec, reg)
 	pause := machine.Action{Name: "p", Run: func(context.Context, *machine.Call) error { return machine.Pause("approval", "ok?", "approve") }}
 	if _, err := machine.RunDetached(context.Background(), m.Spec(), &pause, &machine.CallInput{}); err == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 
 	"github.com/expr-lang/expr/file"
 )
@@ -15,15 +16,15 @@ import (
 // number...). It says where the expression is written and what it is.
 type EvalError struct {
 	File string
-	Pos  Pos    // where the failing part of the expression is written
-	What string // "set retries", "parameter \"value\"", "guard"
-	Expr string // the expression's text
-	Msg  string // what went wrong
-	Err  error  // the cause (errors.Is works through it: ErrIntOverflow, ...)
+	Pos  mspec.Pos // where the failing part of the expression is written
+	What string    // "set retries", "parameter \"value\"", "guard"
+	Expr string    // the expression's text
+	Msg  string    // what went wrong
+	Err  error     // the cause (errors.Is works through it: ErrIntOverflow, ...)
 }
 
 func (e *EvalError) Error() string {
-	d := Diagnostic{File: e.File, Pos: e.Pos}
+	d := mspec.Diagnostic{File: e.File, Pos: e.Pos}
 	return fmt.Sprintf("%s: %s: %s (in %s)", d.Where(), e.What, e.Msg, oneLineExpr(e.Expr))
 }
 
@@ -40,13 +41,13 @@ func oneLineExpr(src string) string {
 
 // evalError turns an error of evaluating the expression src, written at
 // start in the spec, into an *EvalError located at the failing operation.
-func (m *Machine) evalError(what, src string, start Pos, err error) error {
+func (m *Machine) evalError(what, src string, start mspec.Pos, err error) error {
 	e := &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Msg: err.Error(), Err: err}
 	var fe *file.Error
 	if errors.As(err, &fe) {
 		e.Msg = fe.Message
 		if m.spec.Source != nil {
-			e.Pos = ExprPos(m.spec.Source, start, src, fe.From)
+			e.Pos = mspec.ExprPos(m.spec.Source, start, src, fe.From)
 		}
 		if fe.Prev != nil {
 			e.Err = fe.Prev
@@ -57,16 +58,16 @@ func (m *Machine) evalError(what, src string, start Pos, err error) error {
 
 // checkFinite fails when the value of the expression src holds a float that
 // is not a finite number.
-func (m *Machine) checkFinite(what, src string, start Pos, v any) error {
-	f, bad := NotFinite(v)
+func (m *Machine) checkFinite(what, src string, start mspec.Pos, v any) error {
+	f, bad := mspec.NotFinite(v)
 	if !bad {
 		return nil
 	}
-	msg := fmt.Sprintf("the value is %v, %s", f, ErrNotFinite)
+	msg := fmt.Sprintf("the value is %v, %s", f, mspec.ErrNotFinite)
 	if _, whole := v.(float64); !whole {
-		msg = fmt.Sprintf("the value holds %v, %s", f, ErrNotFinite)
+		msg = fmt.Sprintf("the value holds %v, %s", f, mspec.ErrNotFinite)
 	}
-	return &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Msg: msg + "; a division by zero or an overflow gives one: guard the operation, e.g. `d == 0 ? 0.0 : x / d`", Err: ErrNotFinite}
+	return &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Msg: msg + "; a division by zero or an overflow gives one: guard the operation, e.g. `d == 0 ? 0.0 : x / d`", Err: mspec.ErrNotFinite}
 }
 
 // checkParam checks the value v of the expression of parameter p: a finite
@@ -79,7 +80,7 @@ func (m *Machine) checkParam(p cparam, v any) (any, error) {
 	}
 	s, err := p.format.Value(v)
 	if err != nil {
-		return nil, &EvalError{File: m.spec.File, Pos: p.at, What: what, Expr: p.src, Msg: strings.TrimPrefix(err.Error(), ErrFormat.Error()+": "), Err: err}
+		return nil, &EvalError{File: m.spec.File, Pos: p.at, What: what, Expr: p.src, Msg: strings.TrimPrefix(err.Error(), mspec.ErrFormat.Error()+": "), Err: err}
 	}
 	return s, nil
 }
@@ -87,7 +88,7 @@ func (m *Machine) checkParam(p cparam, v any) (any, error) {
 // checkStorable fails when the value v of the set expression src (written at
 // start) is one the run's journal cannot keep as it is: a float that is not
 // a finite number, or a time value inside a list or map.
-func (m *Machine) checkStorable(what, src string, start Pos, v any) error {
+func (m *Machine) checkStorable(what, src string, start mspec.Pos, v any) error {
 	if err := m.checkFinite(what, src, start, v); err != nil {
 		return err
 	}
@@ -96,19 +97,19 @@ func (m *Machine) checkStorable(what, src string, start Pos, v any) error {
 
 // checkStorableAt is checkStorable for the items of a list that a set
 // appended after from items that were checked before.
-func (m *Machine) checkStorableAt(what, src string, start Pos, items []any, from int) error {
+func (m *Machine) checkStorableAt(what, src string, start mspec.Pos, items []any, from int) error {
 	if err := m.checkFinite(what, src, start, items); err != nil {
 		return err
 	}
 	return m.checkTimeInside(what, src, start, items, from)
 }
 
-func (m *Machine) checkTimeInside(what, src string, start Pos, v any, from int) error {
-	where, k, bad := timeInsideFrom(v, from)
+func (m *Machine) checkTimeInside(what, src string, start mspec.Pos, v any, from int) error {
+	where, k, bad := mspec.TimeInsideFrom(v, from)
 	if !bad {
 		return nil
 	}
-	return &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Err: ErrTimeInValue,
+	return &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Err: mspec.ErrTimeInValue,
 		Msg: fmt.Sprintf("the value holds %s at %s, which the run's journal would store %s, so a resumed run would read %s; store it converted, e.g. %s",
 			k.What, where, k.Journaled, k.Reads, k.Convert)}
 }

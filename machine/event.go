@@ -3,6 +3,7 @@ package machine
 import (
 	"encoding/json"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"maps"
 	"reflect"
 	"slices"
@@ -13,8 +14,8 @@ import (
 // events:, or named by a state's on:).
 type Cevent struct {
 	Name   string
-	Decl   *EventDecl // nil: the event is only named by states' on:
-	Global []*Ctrans  // its top-level transitions, in file order
+	Decl   *mspec.EventDecl // nil: the event is only named by states' on:
+	Global []*Ctrans        // its top-level transitions, in file order
 	Typ    reflect.Type
 	Env    map[string]any // the expression environment of its transitions
 }
@@ -35,13 +36,13 @@ const eventFieldTag = "expr"
 // struct {name string; payload struct{...}} whose payload fields have the
 // declared types, so that `event.payload.x` type-checks (and a field that is
 // not declared is an error).
-func eventType(decl *EventDecl) reflect.Type {
+func eventType(decl *mspec.EventDecl) reflect.Type {
 	var fields []reflect.StructField
 	if decl != nil {
 		for i, f := range decl.Payload {
 			fields = append(fields, reflect.StructField{
 				Name: fmt.Sprintf("F%d", i),
-				Type: payloadFieldType(f),
+				Type: mspec.PayloadFieldType(f),
 				Tag:  reflect.StructTag(fmt.Sprintf(`%s:%q`, eventFieldTag, f.Name)),
 			})
 		}
@@ -54,9 +55,9 @@ func eventType(decl *EventDecl) reflect.Type {
 
 // EventEnv returns the typed environment the `when` and `set` of the
 // transitions of event name are compiled against: TypeEnv(spec) and `event`.
-func EventEnv(spec *Spec, name string) map[string]any {
-	env := TypeEnv(spec)
-	env[VarEvent] = reflect.Zero(eventType(spec.EventDecl(name))).Interface()
+func EventEnv(spec *mspec.Spec, name string) map[string]any {
+	env := mspec.TypeEnv(spec)
+	env[mspec.VarEvent] = reflect.Zero(eventType(spec.EventDecl(name))).Interface()
 	return env
 }
 
@@ -66,7 +67,7 @@ func (c *compiler) declareEvents(m *Machine) {
 		ce := &Cevent{Name: name, Decl: c.spec.EventDecl(name)}
 		ce.Typ = eventType(ce.Decl)
 		ce.Env = maps.Clone(c.env)
-		ce.Env[VarEvent] = reflect.Zero(ce.Typ).Interface()
+		ce.Env[mspec.VarEvent] = reflect.Zero(ce.Typ).Interface()
 		m.Events[name] = ce
 	}
 }
@@ -94,7 +95,7 @@ func (c *compiler) globalEvents(m *Machine) {
 	spec := c.spec
 	for i, ev := range spec.Events {
 		ce := m.Events[ev.Name]
-		t := &Transition{To: ev.To, ToPos: ev.ToPos, When: ev.When, WhenPos: ev.WhenPos, Set: ev.Set, Note: ev.Note, Pos: ev.Pos}
+		t := &mspec.Transition{To: ev.To, ToPos: ev.ToPos, When: ev.When, WhenPos: ev.WhenPos, Set: ev.Set, Note: ev.Note, Pos: ev.Pos}
 		ct := &Ctrans{T: t, Index: len(ce.Global), Via: "event " + ev.Name, Target: ev.To, event: ev.Name, Global: true,
 			fsmEv: fmt.Sprintf("event %s#%d", ev.Name, i), Set: c.assigns(ev.Set, ce.Env)}
 		if spec.State(ev.To) == nil {
@@ -102,7 +103,7 @@ func (c *compiler) globalEvents(m *Machine) {
 		}
 		if ev.When != "" {
 			ct.Guard = c.guard(ev.When, ev.WhenPos, ce.Env)
-			ct.reads = Identifiers(ct.Guard)
+			ct.reads = mspec.Identifiers(ct.Guard)
 		}
 		var src []string
 		if len(ev.From) > 0 {
@@ -124,7 +125,7 @@ func (c *compiler) globalEvents(m *Machine) {
 }
 
 // appliesIn reports whether a top-level event's transition applies in state.
-func (ct *Ctrans) AppliesIn(st *State) bool {
+func (ct *Ctrans) AppliesIn(st *mspec.State) bool {
 	if ct.from != nil {
 		return ct.from[st.Name]
 	}
@@ -145,11 +146,11 @@ func (m *Machine) Accepts(state string) []string {
 	}
 	var out []string
 	for _, on := range cs.St.On {
-		out = AppendUnique(out, on.Event)
+		out = mspec.AppendUnique(out, on.Event)
 	}
 	for _, ev := range m.spec.Events {
 		if ce := m.Events[ev.Name]; ce != nil && slices.ContainsFunc(ce.Global, func(ct *Ctrans) bool { return ct.AppliesIn(cs.St) }) {
-			out = AppendUnique(out, ev.Name)
+			out = mspec.AppendUnique(out, ev.Name)
 		}
 	}
 	return out
@@ -161,7 +162,7 @@ func (m *Machine) Accepts(state string) []string {
 func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error) {
 	ce := m.Events[name]
 	if ce == nil {
-		return nil, fmt.Errorf("the spec defines no such event%s", hintSuffix(DidYouMeanHint(name, m.EventNames())))
+		return nil, fmt.Errorf("the spec defines no such event%s", mspec.HintSuffix(mspec.DidYouMeanHint(name, m.EventNames())))
 	}
 	full, err := ce.checkPayload(payload)
 	if err != nil {
@@ -196,9 +197,9 @@ func (ce *Cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(payload)) {
 		if ce.Decl.Field(k) == nil {
-			hint := DidYouMeanHint(k, names)
+			hint := mspec.DidYouMeanHint(k, names)
 			if hint == "" {
-				hint = "its fields are " + ListNames(names, 12)
+				hint = "its fields are " + mspec.ListNames(names, 12)
 			}
 			return nil, fmt.Errorf("its payload has no field %q; %s", k, hint)
 		}
@@ -218,10 +219,10 @@ func (ce *Cevent) checkPayload(payload map[string]any) (map[string]any, error) {
 		}
 		cv, err := f.Type.Coerce(x)
 		if err != nil {
-			return nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.article())
+			return nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.Article())
 		}
-		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !Contains(f.Enum, s) {
-			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, QuoteList(f.Enum), hintSuffix(DidYouMeanHint(s, f.Enum)))
+		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !mspec.Contains(f.Enum, s) {
+			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, mspec.QuoteList(f.Enum), mspec.HintSuffix(mspec.DidYouMeanHint(s, f.Enum)))
 		}
 		full[f.Name] = cv
 	}
@@ -241,12 +242,12 @@ func describeJSONValue(v any) string {
 	case map[string]any:
 		return "an object"
 	}
-	return DescribeValue(v)
+	return mspec.DescribeValue(v)
 }
 
 // describePayload renders an event's payload fields for messages:
 // "text: string, score: int (optional)".
-func describePayload(decl *EventDecl) string {
+func describePayload(decl *mspec.EventDecl) string {
 	if !decl.HasPayload() {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/export"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // waitSpec has a state that waits for SUBMIT (with a typed payload) or
@@ -71,7 +72,7 @@ func TestAWaitingStatePausesAfterItsActionAndAnEventMovesIt(t *testing.T) {
 	if p.Kind != machine.PauseEvent || p.State != "ask" || p.Prompt != wantPrompt || !slices.Equal(p.Options, []string{"SUBMIT", "CANCEL", "RESET"}) {
 		t.Errorf("pause = %+v\nwant prompt %q", p, wantPrompt)
 	}
-	if len(p.Events) != 3 || len(p.Events[0].Payload) != 3 || p.Events[0].Payload[0] != (machine.FieldInfo{Name: "text", Type: machine.TypeString, Required: true}) {
+	if len(p.Events) != 3 || len(p.Events[0].Payload) != 3 || p.Events[0].Payload[0] != (machine.FieldInfo{Name: "text", Type: mspec.TypeString, Required: true}) {
 		t.Errorf("pause events = %+v", p.Events)
 	}
 	if counted != 1 || r.Var("asked") != 1 || r.State() != "ask" || !r.Waiting() {
@@ -311,7 +312,7 @@ func TestAnEmittedEventThatFailsItsSchemaFailsTheAction(t *testing.T) {
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{
 		Name:   "result",
-		Writes: []machine.VarSpec{{Name: "n", Type: machine.TypeInt}},
+		Writes: []machine.VarSpec{{Name: "n", Type: mspec.TypeInt}},
 		Run: func(_ context.Context, c *machine.Call) error {
 			c.EmitEvent("DONE", map[string]any{"result": "not a number"})
 			return c.SetVar("n", 1)
@@ -368,7 +369,7 @@ func TestFireExplainsWhyAnEventDoesNotApply(t *testing.T) {
 }
 
 func TestDiagramsDrawOnEdgesLikeLpp(t *testing.T) {
-	spec, diags := machine.Parse("wait.yaml", []byte(waitSpec))
+	spec, diags := mspec.Parse("wait.yaml", []byte(waitSpec))
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -36,13 +37,13 @@ states:
 			var got string
 			reg.MustRegister(machine.Action{
 				Name:   "probe",
-				Params: []machine.ParamSpec{{Name: "duration", Type: machine.TypeString, Format: machine.FormatDuration, Required: true}},
+				Params: []machine.ParamSpec{{Name: "duration", Type: mspec.TypeString, Format: mspec.FormatDuration, Required: true}},
 				Run: func(_ context.Context, c *machine.Call) error {
 					got = c.String("duration")
 					return nil
 				},
 			})
-			spec, diags := machine.Parse("test.yaml", []byte(src))
+			spec, diags := mspec.Parse("test.yaml", []byte(src))
 			if diags.HasErrors() {
 				t.Fatal(diags.Err())
 			}
@@ -84,7 +85,7 @@ states:
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("delay %q: err =\n%v\nwant\n%s", tt.delay, err, tt.want)
 		}
-		if !errors.Is(err, machine.ErrFormat) {
+		if !errors.Is(err, mspec.ErrFormat) {
 			t.Errorf("delay %q: errors.Is(err, ErrFormat) = false", tt.delay)
 		}
 	}
@@ -93,13 +94,13 @@ states:
 // TestRegisterRefusesAFormatOnANonStringParameter: a format describes text.
 func TestRegisterRefusesAFormatOnANonStringParameter(t *testing.T) {
 	for _, ps := range []machine.ParamSpec{
-		{Name: "d", Type: machine.TypeInt, Format: machine.FormatDuration},
-		{Name: "d", Type: machine.TypeString, Format: "colour"},
+		{Name: "d", Type: mspec.TypeInt, Format: mspec.FormatDuration},
+		{Name: "d", Type: mspec.TypeString, Format: "colour"},
 	} {
 		err := machine.NewRegistry().Register(machine.Action{Name: "x", Params: []machine.ParamSpec{ps}, Run: func(context.Context, *machine.Call) error { return nil }})
-		want := map[machine.Type]string{
-			machine.TypeInt:    `cannot register action "x": parameter "d" has a format but its type is int, not string`,
-			machine.TypeString: `cannot register action "x": parameter "d": unknown format "colour"`,
+		want := map[mspec.Type]string{
+			mspec.TypeInt:    `cannot register action "x": parameter "d" has a format but its type is int, not string`,
+			mspec.TypeString: `cannot register action "x": parameter "d": unknown format "colour"`,
 		}[ps.Type]
 		if err == nil || err.Error() != want {
 			t.Errorf("Register(%+v) = %v, want %s", ps, err, want)

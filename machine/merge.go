@@ -9,6 +9,7 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Key-level changes of map variables. expr has no function that changes
@@ -50,8 +51,8 @@ type ValueBorrower interface {
 // expression is `merge(NAME, PATCH)` (the PATCH, a map) or
 // `omit(NAME, KEYS...)` (its keys, as a list), with NAME v's own name; nil
 // when the expression has another shape.
-func mapKeysProg(src string, v *Var, env map[string]any) (p *vm.Program, omit bool) {
-	if v.Type != TypeMap {
+func mapKeysProg(src string, v *mspec.Var, env map[string]any) (p *vm.Program, omit bool) {
+	if v.Type != mspec.TypeMap {
 		return nil, false
 	}
 	tree, err := parser.Parse(src)
@@ -63,7 +64,7 @@ func mapKeysProg(src string, v *Var, env map[string]any) (p *vm.Program, omit bo
 		return nil, false
 	}
 	fn, ok := call.Callee.(*ast.IdentifierNode)
-	if !ok || (fn.Value != FnMerge && fn.Value != FnOmit) {
+	if !ok || (fn.Value != mspec.FnMerge && fn.Value != mspec.FnOmit) {
 		return nil, false
 	}
 	if _, taken := env[fn.Value]; taken {
@@ -72,11 +73,11 @@ func mapKeysProg(src string, v *Var, env map[string]any) (p *vm.Program, omit bo
 	if id, ok := call.Arguments[0].(*ast.IdentifierNode); !ok || id.Value != v.Name {
 		return nil, false
 	}
-	if fn.Value == FnMerge {
+	if fn.Value == mspec.FnMerge {
 		if len(call.Arguments) != 2 {
 			return nil, false
 		}
-		p, err := CompileValue(call.Arguments[1].String(), TypeMap, env)
+		p, err := mspec.CompileValue(call.Arguments[1].String(), mspec.TypeMap, env)
 		if err != nil {
 			return nil, false
 		}
@@ -86,7 +87,7 @@ func mapKeysProg(src string, v *Var, env map[string]any) (p *vm.Program, omit bo
 	for i, a := range call.Arguments[1:] {
 		keys[i] = a.String()
 	}
-	p, err = CompileValue("["+strings.Join(keys, ", ")+"]", TypeList, env)
+	p, err = mspec.CompileValue("["+strings.Join(keys, ", ")+"]", mspec.TypeList, env)
 	if err != nil {
 		return nil, false
 	}
@@ -95,10 +96,10 @@ func mapKeysProg(src string, v *Var, env map[string]any) (p *vm.Program, omit bo
 
 // mapReads returns the map variables of the spec that program p reads: a
 // value of p that is a list or a map may hold one of them.
-func mapReads(p *vm.Program, spec *Spec) []string {
+func mapReads(p *vm.Program, spec *mspec.Spec) []string {
 	var out []string
-	for _, name := range Identifiers(p) {
-		if v := spec.Var(name); v != nil && v.Type == TypeMap {
+	for _, name := range mspec.Identifiers(p) {
+		if v := spec.Var(name); v != nil && v.Type == mspec.TypeMap {
 			out = append(out, name)
 		}
 	}
@@ -146,14 +147,14 @@ func (r *Run) mapKeys(a *Cassign) (ch mapChange, ok bool) {
 				continue
 			}
 			if old, had := cur[s]; had {
-				size -= 16 + len(s) + valueSize(old, MaxValueBytes)
+				size -= 16 + len(s) + mspec.ValueSize(old, mspec.MaxValueBytes)
 			}
 			ch.del = append(ch.del, s)
 		}
 		ch.size = size
 		return ch, true
 	}
-	cv, err := TypeMap.Coerce(v)
+	cv, err := mspec.TypeMap.Coerce(v)
 	if err != nil {
 		return mapChange{}, false
 	}
@@ -164,16 +165,16 @@ func (r *Run) mapKeys(a *Cassign) (ch mapChange, ok bool) {
 	r.escaped(set, a.keysReads)
 	for k, val := range set {
 		if old, had := cur[k]; had {
-			size -= valueSize(old, MaxValueBytes)
+			size -= mspec.ValueSize(old, mspec.MaxValueBytes)
 		} else {
 			size += 16 + len(k)
 		}
-		if size > MaxValueBytes {
+		if size > mspec.MaxValueBytes {
 			return mapChange{}, false
 		}
-		size += valueSize(val, MaxValueBytes-size)
+		size += mspec.ValueSize(val, mspec.MaxValueBytes-size)
 	}
-	if size > MaxValueBytes {
+	if size > mspec.MaxValueBytes {
 		return mapChange{}, false
 	}
 	ch.set, ch.size = set, size
@@ -286,12 +287,12 @@ func (r *Run) replayKeys(name string, val any, keys []string) (bool, error) {
 	if !ok || !isMap {
 		return false, nil
 	}
-	if v := r.m.spec.Var(name); v == nil || v.Type != TypeMap {
+	if v := r.m.spec.Var(name); v == nil || v.Type != mspec.TypeMap {
 		return false, nil
 	}
 	for _, k := range keys {
 		if nv, has := m[k]; has {
-			if _, bad := NotFinite(nv); bad {
+			if _, bad := mspec.NotFinite(nv); bad {
 				return false, nil
 			}
 		}
@@ -300,11 +301,11 @@ func (r *Run) replayKeys(name string, val any, keys []string) (bool, error) {
 	own := r.ownedMap(name, cur)
 	for _, k := range keys { // a key named twice counts once: own holds the first
 		if old, had := own[k]; had {
-			size -= 16 + len(k) + valueSize(old, MaxValueBytes)
+			size -= 16 + len(k) + mspec.ValueSize(old, mspec.MaxValueBytes)
 		}
 		if nv, has := m[k]; has {
 			own[k] = nv
-			size += 16 + len(k) + valueSize(nv, MaxValueBytes)
+			size += 16 + len(k) + mspec.ValueSize(nv, mspec.MaxValueBytes)
 		} else {
 			delete(own, k)
 		}

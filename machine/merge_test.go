@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // mergeSpec adds a key to m at every step, replaces one on the way back
@@ -256,7 +257,7 @@ func TestAMapHandedToAnActionNeverChanges(t *testing.T) {
 	}
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{Name: "keep", Doc: "keeps what it reads",
-		Params: []machine.ParamSpec{{Name: "value", Type: machine.TypeExpr, Doc: "a value to keep"}},
+		Params: []machine.ParamSpec{{Name: "value", Type: mspec.TypeExpr, Doc: "a value to keep"}},
 		Run: func(_ context.Context, c *machine.Call) error {
 			switch c.Seq % 3 {
 			case 0:

@@ -6,24 +6,25 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 func TestNotesAreJournaledAsStringsUnlessTheyHaveASeverity(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		note machine.Note
+		note mspec.Note
 		json string
 		text string
 	}{
-		{"a plain note is a string, as before severities", machine.Note{Text: "read 3 files"}, `"read 3 files"`, "read 3 files"},
-		{"a warning is an object", machine.Note{Text: "no skills", Severity: machine.NoteWarning}, `{"text":"no skills","severity":"warning"}`, "warning: no skills"},
+		{"a plain note is a string, as before severities", mspec.Note{Text: "read 3 files"}, `"read 3 files"`, "read 3 files"},
+		{"a warning is an object", mspec.Note{Text: "no skills", Severity: mspec.NoteWarning}, `{"text":"no skills","severity":"warning"}`, "warning: no skills"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b, err := json.Marshal(c.note)
 			if err != nil || string(b) != c.json {
 				t.Fatalf("Marshal = %s, %v; want %s", b, err, c.json)
 			}
-			var back machine.Note
+			var back mspec.Note
 			if err := json.Unmarshal(b, &back); err != nil || back != c.note {
 				t.Fatalf("Unmarshal(%s) = %+v, %v; want %+v", b, back, err, c.note)
 			}
@@ -40,7 +41,7 @@ func TestRecordsWrittenBeforeSeveritiesStillRead(t *testing.T) {
 	if err := json.Unmarshal([]byte(old), &rec); err != nil {
 		t.Fatal(err)
 	}
-	want := []machine.Note{{Text: "warning: text of an old warning"}, {Text: "done"}}
+	want := []mspec.Note{{Text: "warning: text of an old warning"}, {Text: "done"}}
 	if len(rec.Notes) != 2 || rec.Notes[0] != want[0] || rec.Notes[1] != want[1] {
 		t.Fatalf("notes = %+v, want %+v", rec.Notes, want)
 	}
@@ -70,7 +71,7 @@ states:
 	if err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	want := []machine.Note{{Text: "looked at 2 files"}, {Text: "file a.txt is empty", Severity: machine.NoteWarning}}
+	want := []mspec.Note{{Text: "looked at 2 files"}, {Text: "file a.txt is empty", Severity: mspec.NoteWarning}}
 	got := rec.recs[0].Notes
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("notes = %+v, want %+v", got, want)
@@ -97,7 +98,7 @@ states:
 	if err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	want := []machine.Note{{Text: "disk almost full 3", Severity: machine.NoteWarning}, {Text: "warning: only a note"}}
+	want := []mspec.Note{{Text: "disk almost full 3", Severity: mspec.NoteWarning}, {Text: "warning: only a note"}}
 	for i, w := range want {
 		if got := rec.recs[i].Notes; len(got) != 1 || got[0] != w {
 			t.Errorf("step %d notes = %+v, want [%+v]", i+1, got, w)

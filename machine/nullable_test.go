@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -27,7 +28,7 @@ states:
 `
 
 func TestNullableVariablesStartWithNoValue(t *testing.T) {
-	spec, diags := machine.Parse("n.yaml", []byte(nullableSpec))
+	spec, diags := mspec.Parse("n.yaml", []byte(nullableSpec))
 	if diags.HasErrors() {
 		t.Fatalf("parse: %v", diags.Err())
 	}
@@ -81,7 +82,7 @@ func TestNullableDecodeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := "lpp: 1\nname: n\ncontext:\n  " + tt.ctx + "\ninitial: a\nstates:\n  a: {final: true}\n"
-			_, diags := machine.Parse("n.yaml", []byte(src))
+			_, diags := mspec.Parse("n.yaml", []byte(src))
 			var got []string
 			for _, d := range diags {
 				got = append(got, d.String())
@@ -95,7 +96,7 @@ func TestNullableDecodeErrors(t *testing.T) {
 
 func TestNullableGuardsAreTypeChecked(t *testing.T) {
 	src := strings.Replace(nullableSpec, "target == nil && level == nil", `target == nil && level == "high"`, 1)
-	spec, _ := machine.Parse("n.yaml", []byte(src))
+	spec, _ := mspec.Parse("n.yaml", []byte(src))
 	diags := validate.Validate(spec, machine.NewBuiltinRegistry())
 	if !diags.HasErrors() || !strings.Contains(diags.Err().Error(), "mismatched types int and string") {
 		t.Fatalf("a nullable int compared with a string must be a type error; got %v", diags.Err())
@@ -103,7 +104,7 @@ func TestNullableGuardsAreTypeChecked(t *testing.T) {
 }
 
 func TestVarCoerceLetsNullThroughWhenNullable(t *testing.T) {
-	v := &machine.Var{Name: "x", Type: machine.TypeString, Nullable: true}
+	v := &mspec.Var{Name: "x", Type: mspec.TypeString, Nullable: true}
 	if got, err := v.Coerce(nil); err != nil || got != nil {
 		t.Errorf("nullable Coerce(nil) = %v, %v; want nil, nil", got, err)
 	}
@@ -131,7 +132,7 @@ func TestNullableSetAcceptsNull(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src := "lpp: 1\nname: n\ncontext:\n  target: {type: string, nullable: true}\n  plain: string\n  meta: {type: map, nullable: true}\n" +
 				"initial: a\nstates:\n  a:\n    do: noop\n    set: " + tt.set + "\n    next: b\n  b: {final: true}\n"
-			spec, diags := machine.Parse("n.yaml", []byte(src))
+			spec, diags := mspec.Parse("n.yaml", []byte(src))
 			if diags.HasErrors() {
 				t.Fatal(diags.Err())
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 	"github.com/looplab/fsm"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Errors a run can stop with. Test with errors.Is.
@@ -48,7 +49,7 @@ type Record struct {
 	Error    string         `json:"error,omitempty"` // the action error routed through on_error
 	Vars     map[string]any `json:"vars,omitempty"`  // context variables changed by this step (new values)
 	Memory   []MemOp        `json:"memory,omitempty"`
-	Notes    []Note         `json:"notes,omitempty"` // what the action said: strings, or objects with a severity (warnings)
+	Notes    []mspec.Note   `json:"notes,omitempty"` // what the action said: strings, or objects with a severity (warnings)
 	Warn     string         `json:"warn,omitempty"`
 	Input    *Input         `json:"input,omitempty"` // the person's answer the action consumed
 	Start    time.Time      `json:"start"`
@@ -171,13 +172,13 @@ func (m *Machine) newRun(state string, opts []RunOption) *Run {
 		inbox:  make(chan *delivery, 64),
 	}
 	if r.budget <= 0 {
-		r.budget = DefaultMaxTransitions
+		r.budget = mspec.DefaultMaxTransitions
 	}
 	for _, v := range m.spec.Context {
 		r.env[v.Name] = CloneValue(v.Default)
 	}
-	r.env[VarState] = state
-	r.env[VarLastError] = ""
+	r.env[mspec.VarState] = state
+	r.env[mspec.VarLastError] = ""
 	for _, o := range opts {
 		o(r)
 	}
@@ -226,9 +227,9 @@ func (r *Run) Replay(rec *Record) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if name == VarLastError {
+		if name == mspec.VarLastError {
 			s, _ := rec.Vars[name].(string)
-			r.env[VarLastError] = s
+			r.env[mspec.VarLastError] = s
 			continue
 		}
 		if keys, ok := rec.MapKeys[name]; ok {
@@ -283,17 +284,17 @@ func (r *Run) Replay(rec *Record) error {
 func (r *Run) setVar(name string, val any) error {
 	v := r.m.spec.Var(name)
 	if v == nil {
-		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, hintSuffix(DidYouMeanHint(name, r.varNames())))
+		return fmt.Errorf("cannot set %q: the spec declares no such context variable%s", name, mspec.HintSuffix(mspec.DidYouMeanHint(name, r.varNames())))
 	}
 	cv, err := v.Coerce(val)
 	if err != nil {
 		return fmt.Errorf("cannot set %q: %w", name, err)
 	}
-	if f, bad := NotFinite(cv); bad {
-		return fmt.Errorf("cannot set %q: %v is %w", name, f, ErrNotFinite)
+	if f, bad := mspec.NotFinite(cv); bad {
+		return fmt.Errorf("cannot set %q: %v is %w", name, f, mspec.ErrNotFinite)
 	}
-	if s, ok := cv.(string); ok && len(v.Enum) > 0 && !Contains(v.Enum, s) {
-		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, QuoteList(v.Enum))
+	if s, ok := cv.(string); ok && len(v.Enum) > 0 && !mspec.Contains(v.Enum, s) {
+		return fmt.Errorf("cannot set %q: %q is not one of %s", name, s, mspec.QuoteList(v.Enum))
 	}
 	r.env[name] = cv
 	delete(r.sizes, name)
@@ -452,8 +453,8 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 	var ev *delivery
 	if actErr != nil {
 		rec.Error = actErr.Error()
-		r.env[VarLastError] = rec.Error
-		changed = setChanged(changed, VarLastError, rec.Error)
+		r.env[mspec.VarLastError] = rec.Error
+		changed = setChanged(changed, mspec.VarLastError, rec.Error)
 		chosen = cs.OnError
 	} else {
 		if changed, err = r.assign(cs.Set, changed); err != nil {
@@ -508,9 +509,9 @@ func (r *Run) take(rec *Record, chosen *Ctrans, ev *delivery, changed map[string
 	var err error
 	if ev != nil {
 		rec.Event, rec.Payload = ev.name, ev.payload
-		r.env[VarEvent] = ev.value
+		r.env[mspec.VarEvent] = ev.value
 		changed, err = r.assign(chosen.Set, changed)
-		delete(r.env, VarEvent)
+		delete(r.env, mspec.VarEvent)
 	} else {
 		changed, err = r.assign(chosen.Set, changed)
 	}
@@ -521,9 +522,9 @@ func (r *Run) take(rec *Record, chosen *Ctrans, ev *delivery, changed map[string
 		}
 		return fmt.Errorf("cannot apply set of transition %s of state %q: %w", chosen.Via, state, err)
 	}
-	if clearErr && r.env[VarLastError] != "" {
-		r.env[VarLastError] = "" // the error was visible to the error route's target state; it is handled now
-		changed = setChanged(changed, VarLastError, "")
+	if clearErr && r.env[mspec.VarLastError] != "" {
+		r.env[mspec.VarLastError] = "" // the error was visible to the error route's target state; it is handled now
+		changed = setChanged(changed, mspec.VarLastError, "")
 	}
 	if err := r.fire(state, chosen.fsmEv, chosen.Target); err != nil {
 		return err
@@ -566,9 +567,9 @@ func (r *Run) notify(ctx context.Context, rec *Record) error {
 // callback (and Replay's, which restores a state without an fsm event).
 func (r *Run) entered(state string) {
 	if cs := r.m.States[state]; cs != nil {
-		r.env[VarState] = cs.name // boxed once: a string stored in the env would allocate
+		r.env[mspec.VarState] = cs.name // boxed once: a string stored in the env would allocate
 	} else {
-		r.env[VarState] = state
+		r.env[mspec.VarState] = state
 	}
 	r.waiting = false
 	r.path = append(r.path, state)
@@ -688,9 +689,9 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, fmt.Errorf("%s: %w", a.V.Name, err)
 		}
-		size := valueSize(cv, MaxValueBytes)
-		if size > MaxValueBytes {
-			return changed, &EvalError{File: r.m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Msg: tooLargeError{size}.Error(), Err: ErrValueTooLarge}
+		size := mspec.ValueSize(cv, mspec.MaxValueBytes)
+		if size > mspec.MaxValueBytes {
+			return changed, &EvalError{File: r.m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Msg: mspec.TooLargeError{N: size}.Error(), Err: mspec.ErrValueTooLarge}
 		}
 		if i < len(sizes) {
 			sizes[i] = size
@@ -699,8 +700,8 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 			return changed, err
 		}
 		r.escaped(cv, a.reads)
-		if s, ok := cv.(string); ok && len(a.V.Enum) > 0 && !Contains(a.V.Enum, s) {
-			return changed, fmt.Errorf("%s: %q is not one of %s", a.V.Name, s, QuoteList(a.V.Enum))
+		if s, ok := cv.(string); ok && len(a.V.Enum) > 0 && !mspec.Contains(a.V.Enum, s) {
+			return changed, fmt.Errorf("%s: %q is not one of %s", a.V.Name, s, mspec.QuoteList(a.V.Enum))
 		}
 		vals = append(vals, cv)
 	}
@@ -719,7 +720,7 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 				r.keepKeys(a.V.Name, nil, changed)
 			}
 			switch {
-			case a.V.Type != TypeList && a.V.Type != TypeMap:
+			case a.V.Type != mspec.TypeList && a.V.Type != mspec.TypeMap:
 			case i < len(sizes) && sizes[i] >= 0:
 				r.keepSize(a.V.Name, sizes[i])
 			default:

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // compileSpec parses src and compiles it against reg (built-ins when nil).
 func compileSpec(t testing.TB, src string, reg *machine.Registry) *machine.Machine {
 	t.Helper()
-	spec, diags := machine.Parse("test.yaml", []byte(src))
+	spec, diags := mspec.Parse("test.yaml", []byte(src))
 	if diags.HasErrors() {
 		t.Fatalf("parse: %v", diags.Err())
 	}
@@ -217,7 +218,7 @@ func flakyRegistry(t testing.TB, failures int) *machine.Registry {
 	if err := reg.Register(machine.Action{
 		Name:   "flaky",
 		Doc:    "fails a few times",
-		Writes: []machine.VarSpec{{Name: "attempts", Type: machine.TypeInt}},
+		Writes: []machine.VarSpec{{Name: "attempts", Type: mspec.TypeInt}},
 		Run: func(_ context.Context, c *machine.Call) error {
 			calls++
 			if err := c.SetVar("attempts", calls); err != nil {
@@ -322,7 +323,7 @@ func approvalRegistry() *machine.Registry {
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{
 		Name:   "approve",
-		Writes: []machine.VarSpec{{Name: "approval", Type: machine.TypeString}},
+		Writes: []machine.VarSpec{{Name: "approval", Type: mspec.TypeString}},
 		Run: func(_ context.Context, c *machine.Call) error {
 			if c.Input == nil {
 				return machine.Pause("approval", "approve the plan?", "approve", "reject")

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
 )
 
@@ -36,11 +37,11 @@ func TestSchemaEnumeratesTheRegisteredActions(t *testing.T) {
 	}
 	reg := NewBuiltinRegistry()
 	reg.MustRegister(Action{Name: "a_first", Run: func(context.Context, *Call) error { return nil }})
-	got := fmt.Sprint(do(JSONSchemaFor(reg))["enum"])
+	got := fmt.Sprint(do(mspec.JSONSchemaFor(reg))["enum"])
 	if want := "[a_first emit fail log noop wait]"; got != want {
 		t.Errorf("do enumerates %s, want %s", got, want)
 	}
-	if e, ok := do(JSONSchema())["enum"]; ok {
+	if e, ok := do(mspec.JSONSchema())["enum"]; ok {
 		t.Errorf("without a registry do enumerates %v, want any string", e)
 	}
 }
@@ -48,7 +49,7 @@ func TestSchemaEnumeratesTheRegisteredActions(t *testing.T) {
 func resolvedSchema(t *testing.T) *jsonschema.Resolved {
 	t.Helper()
 	var s jsonschema.Schema
-	if err := json.Unmarshal(JSONSchema(), &s); err != nil {
+	if err := json.Unmarshal(mspec.JSONSchema(), &s); err != nil {
 		t.Fatalf("the schema is not valid JSON Schema: %v", err)
 	}
 	rs, err := s.Resolve(nil)
@@ -138,7 +139,7 @@ func TestSchemaRejectsShapeErrors(t *testing.T) {
 // the keys the schema lists with the keys the decoder accepts, both ways.
 func TestSchemaKeysMatchTheDecoder(t *testing.T) {
 	var root map[string]any
-	if err := json.Unmarshal(JSONSchema(), &root); err != nil {
+	if err := json.Unmarshal(mspec.JSONSchema(), &root); err != nil {
 		t.Fatal(err)
 	}
 	get := func(v any, path ...any) any {
@@ -163,15 +164,15 @@ func TestSchemaKeysMatchTheDecoder(t *testing.T) {
 		decoder []string
 		schema  []any // path to a "properties" object
 	}{
-		{"the spec", TopKeys, []any{"properties"}},
-		{"a context variable", varKeys, append(defs, "variable", "oneOf", 1, "properties")},
-		{"a state", stateKeys, append(defs, "state", "properties")},
-		{"a transition", transitionKeys, append(defs, "transition", "oneOf", 1, "properties")},
-		{"an on_error route", errorRouteKeys, append(defs, "errorRoute", "oneOf", 1, "properties")},
-		{"an event transition", eventKeys, append(defs, "eventTransition", "properties")},
-		{"an event", eventDeclKeys, append(defs, "event", "oneOf", 2, "properties")},
-		{"a payload field", payloadFieldKeys, append(defs, "payloadField", "oneOf", 1, "properties")},
-		{"limits", limitKeys, []any{"properties", "limits", "properties"}},
+		{"the spec", mspec.TopKeys, []any{"properties"}},
+		{"a context variable", mspec.VarKeys, append(defs, "variable", "oneOf", 1, "properties")},
+		{"a state", mspec.StateKeys, append(defs, "state", "properties")},
+		{"a transition", mspec.TransitionKeys, append(defs, "transition", "oneOf", 1, "properties")},
+		{"an on_error route", mspec.ErrorRouteKeys, append(defs, "errorRoute", "oneOf", 1, "properties")},
+		{"an event transition", mspec.EventKeys, append(defs, "eventTransition", "properties")},
+		{"an event", mspec.EventDeclKeys, append(defs, "event", "oneOf", 2, "properties")},
+		{"a payload field", mspec.PayloadFieldKeys, append(defs, "payloadField", "oneOf", 1, "properties")},
+		{"limits", mspec.LimitKeys, []any{"properties", "limits", "properties"}},
 	}
 	for _, tt := range tests {
 		props, ok := get(root, tt.schema...).(map[string]any)
@@ -185,7 +186,7 @@ func TestSchemaKeysMatchTheDecoder(t *testing.T) {
 			}
 		}
 		for k := range props {
-			if !Contains(tt.decoder, k) {
+			if !mspec.Contains(tt.decoder, k) {
 				t.Errorf("%s: the schema lists %q, the decoder does not accept it", tt.where, k)
 			}
 		}
@@ -220,7 +221,7 @@ events:
     transitions: [{from: a, to: b, when: n > 0, set: {n: "2"}, note: x}]
 limits: {max_transitions: 5}
 `)
-	_, diags := Parse("all.yaml", src)
+	_, diags := mspec.Parse("all.yaml", src)
 	for _, d := range diags {
 		if strings.Contains(d.Msg, "unknown key") {
 			t.Errorf("the decoder rejects a key of the format: %s", d)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestActionsStoreNullIntoNullableVariables: an action's SetVar stores
@@ -22,7 +23,7 @@ func TestActionsStoreNullIntoNullableVariables(t *testing.T) {
 			reg := machine.NewBuiltinRegistry()
 			reg.MustRegister(machine.Action{
 				Name:   "clear",
-				Writes: []machine.VarSpec{{Name: "e", Type: machine.TypeString}},
+				Writes: []machine.VarSpec{{Name: "e", Type: mspec.TypeString}},
 				Run:    func(_ context.Context, c *machine.Call) error { return c.SetVar("e", nil) },
 			})
 			m := compileSpec(t, "lpp: 1\nname: t\ncontext: {e: "+tt.decl+"}\ninitial: s\nstates:\n  s: {do: clear, next: done}\n  done: {final: true}\n", reg)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // bigAppendSpec appends big (a 1 MiB string: bigVars) to xs at every step (SHAPE is the
@@ -73,7 +74,7 @@ func TestAnAppendStopsAtTheValueSizeLimitAsAnySetDoes(t *testing.T) {
 			}
 			_, err = r.Step(context.Background())
 			require.Error(t, err)
-			assert.True(t, errors.Is(err, machine.ErrValueTooLarge), "%v", err)
+			assert.True(t, errors.Is(err, mspec.ErrValueTooLarge), "%v", err)
 			assert.Equal(t, fmt.Sprintf(tooLargeWant, shape), err.Error())
 			assert.Len(t, r.Var("xs"), 7, "the failing append changed the list")
 		})
@@ -119,7 +120,7 @@ func TestReplayTakesAJournaledAppendPastTheValueSizeLimit(t *testing.T) {
 			assert.Len(t, r.Var("xs"), 8)
 			_, err = r.Step(context.Background()) // the next append is refused
 			require.Error(t, err)
-			assert.True(t, errors.Is(err, machine.ErrValueTooLarge), "%v", err)
+			assert.True(t, errors.Is(err, mspec.ErrValueTooLarge), "%v", err)
 			assert.Equal(t, strings.Replace(fmt.Sprintf(tooLargeWant, bigAppendShapes[0]), "8388672", "8388680", 1), err.Error())
 			assert.Len(t, r.Var("xs"), 8, "the refused append changed the list")
 		})
@@ -160,7 +161,7 @@ func TestAKeyChangeStopsAtTheValueSizeLimitAsAnySetDoes(t *testing.T) {
 			}
 			_, err = r.Step(context.Background())
 			require.Error(t, err)
-			assert.True(t, errors.Is(err, machine.ErrValueTooLarge), "%v", err)
+			assert.True(t, errors.Is(err, mspec.ErrValueTooLarge), "%v", err)
 			assert.Equal(t, fmt.Sprintf(want, shape), err.Error())
 			assert.Len(t, r.Var("m"), 7, "the failing change changed the map")
 		})

@@ -3,6 +3,7 @@ package machine
 import (
 	"context"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strings"
 )
 
@@ -14,9 +15,9 @@ type EventInfo struct {
 
 // FieldInfo describes one payload field of an event.
 type FieldInfo struct {
-	Name     string `json:"name"`
-	Type     Type   `json:"type"`
-	Required bool   `json:"required,omitempty"`
+	Name     string     `json:"name"`
+	Type     mspec.Type `json:"type"`
+	Required bool       `json:"required,omitempty"`
 }
 
 // PauseEvent is the Kind of the pause of a run whose state waits for an event.

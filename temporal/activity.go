@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 )
 
 // Error types of the activity's application errors.
@@ -140,7 +141,7 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 	if got := SpecHash(t.Spec); got != t.SpecHash {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("the spec's hash is %s, not %s", got, t.SpecHash), errAction, nil)
 	}
-	spec, diags := machine.Parse(t.SpecPath, t.Spec)
+	spec, diags := spec.Parse(t.SpecPath, t.Spec)
 	if diags.HasErrors() {
 		return nil, temporal.NewNonRetryableApplicationError("the run's spec does not decode: "+diags.PrettyAll(t.Spec), errAction, nil)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 )
 
 // Host supplies a worker's actions. Every worker of a task queue must offer
@@ -27,7 +28,7 @@ type Host interface {
 type RunInfo struct {
 	RunID    string
 	SpecPath string
-	Spec     *machine.Spec
+	Spec     *spec.Spec
 	Agent    json.RawMessage
 	// Files are the run's pinned prompt templates (Start.Files).
 	Files map[string][]byte

@@ -16,6 +16,7 @@ import (
 	"github.com/lppctl/lppctl/actions/agent"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/temporal"
 )
 
@@ -188,7 +189,7 @@ func startOf(t *testing.T, root, rel, runID string, vars map[string]any) tempora
 // the run.
 func localRun(t *testing.T, h *testHost, rel, runID string) *machine.Run {
 	t.Helper()
-	spec, diags, err := machine.Load(filepath.Join(h.root, rel))
+	spec, diags, err := spec.Load(filepath.Join(h.root, rel))
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("load: %v %v", err, diags)
 	}

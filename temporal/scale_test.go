@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/temporal"
 )
 
@@ -68,7 +69,7 @@ states:
 
 // growAction appends chunk to the context's text.
 func growAction(chunk string) machine.Action {
-	return machine.Action{Name: "test.grow", Writes: []machine.VarSpec{{Name: "text", Type: machine.TypeString}}, Run: func(_ context.Context, c *machine.Call) error {
+	return machine.Action{Name: "test.grow", Writes: []machine.VarSpec{{Name: "text", Type: spec.TypeString}}, Run: func(_ context.Context, c *machine.Call) error {
 		s, _ := c.Var("text").(string)
 		return c.SetVar("text", s+chunk)
 	}}

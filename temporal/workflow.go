@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 )
 
 // Workflow interprets a spec: the same machine.Run stepping as a local run,
@@ -208,7 +209,7 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 	if got := SpecHash(st.Spec); got != st.SpecHash {
 		return nil, fmt.Errorf("cannot start run %s: the spec's hash is %s, not %s", st.RunID, got, st.SpecHash)
 	}
-	spec, diags := machine.Parse(st.SpecPath, st.Spec)
+	spec, diags := spec.Parse(st.SpecPath, st.Spec)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("cannot start run %s: %s", st.RunID, diags.PrettyAll(st.Spec))
 	}

@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/temporal"
 )
 
@@ -120,7 +121,7 @@ events:
 
 var askAction = machine.Action{
 	Name:   "test.ask",
-	Writes: []machine.VarSpec{{Name: "answer", Type: machine.TypeString}},
+	Writes: []machine.VarSpec{{Name: "answer", Type: spec.TypeString}},
 	Run: func(_ context.Context, c *machine.Call) error {
 		if c.Input == nil {
 			return machine.Pause("approval", "go on?", "approve", "reject")
@@ -251,7 +252,7 @@ states:
 func TestWorkflowRetriesATransientActionFailure(t *testing.T) {
 	var flaky, broken atomic.Int32
 	h := &testHost{root: t.TempDir(), extra: []machine.Action{
-		{Name: "test.flaky", Writes: []machine.VarSpec{{Name: "tries", Type: machine.TypeInt}}, Run: func(_ context.Context, c *machine.Call) error {
+		{Name: "test.flaky", Writes: []machine.VarSpec{{Name: "tries", Type: spec.TypeInt}}, Run: func(_ context.Context, c *machine.Call) error {
 			if n := flaky.Add(1); n < 3 {
 				return temporary{errors.New("connection reset")}
 			}

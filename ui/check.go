@@ -13,6 +13,7 @@ import (
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Bounds of the Spec page's Check (lppctl ui --max-states, --check-timeout).
@@ -52,7 +53,7 @@ type traceStepView struct {
 // checkSpec model-checks spec within the UI's bounds: Options.CheckMaxStates
 // states and Options.CheckTimeout, one check at a time. rel is the spec's
 // path under the root, used in positions.
-func (s *Server) checkSpec(ctx context.Context, spec *machine.Spec, rel string) (*check.CheckReport, error) {
+func (s *Server) checkSpec(ctx context.Context, spec *mspec.Spec, rel string) (*check.CheckReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.CheckTimeout)
 	defer cancel()
 	select {
@@ -78,7 +79,7 @@ func (s *Server) checkSpec(ctx context.Context, spec *machine.Spec, rel string) 
 
 // compile compiles spec with Options.Compile, else against the built-in
 // actions.
-func (s *Server) compile(spec *machine.Spec) (*machine.Machine, error) {
+func (s *Server) compile(spec *mspec.Spec) (*machine.Machine, error) {
 	if s.opts.Compile != nil {
 		return s.opts.Compile(spec)
 	}
@@ -88,7 +89,7 @@ func (s *Server) compile(spec *machine.Spec) (*machine.Machine, error) {
 // viewCheck turns a report into the page's view; positions name rel, and
 // each FAIL with a counterexample links to drawURL(property).
 func viewCheck(r *check.CheckReport, rel string, drawURL func(string) string) *checkView {
-	where := func(p machine.Pos) string {
+	where := func(p mspec.Pos) string {
 		if !p.IsValid() {
 			return ""
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -174,10 +175,10 @@ func TestSpecPageCheckRefusesAnInvalidSpec(t *testing.T) {
 func TestSpecPageCheckUsesTheCompileOption(t *testing.T) {
 	var compiled []string
 	f := newFixture(t, Options{
-		Check: func(path string, src []byte) (*machine.Spec, machine.Diagnostics) {
+		Check: func(path string, src []byte) (*mspec.Spec, mspec.Diagnostics) {
 			return validate.Check(path, src, countRegistry(), validate.WithoutFiles())
 		},
-		Compile: func(spec *machine.Spec) (*machine.Machine, error) {
+		Compile: func(spec *mspec.Spec) (*machine.Machine, error) {
 			compiled = append(compiled, spec.Name)
 			return machine.Compile(spec, countRegistry())
 		},
@@ -205,7 +206,7 @@ func TestSpecPageCheckUsesTheCompileOption(t *testing.T) {
 // countRegistry has the count action of the checker's corpus.
 func countRegistry() *machine.Registry {
 	reg := machine.NewBuiltinRegistry()
-	reg.MustRegister(machine.Action{Name: "count", Run: func(context.Context, *machine.Call) error { return nil }, Writes: []machine.VarSpec{{Name: "n", Type: machine.TypeInt}}})
+	reg.MustRegister(machine.Action{Name: "count", Run: func(context.Context, *machine.Call) error { return nil }, Writes: []machine.VarSpec{{Name: "n", Type: mspec.TypeInt}}})
 	return reg
 }
 

@@ -8,7 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -131,9 +131,9 @@ func typedPayload(form url.Values) (string, map[string]string) {
 		if !ok || len(vals) == 0 || strings.TrimSpace(vals[0]) == "" {
 			continue
 		}
-		t := machine.Type(form.Get("t." + name))
+		t := mspec.Type(form.Get("t." + name))
 		if t == "" {
-			t = machine.TypeString
+			t = mspec.TypeString
 		}
 		v, err := t.ParseValue(vals[0])
 		if err != nil {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/export"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // diagram is a spec's diagram as the page draws it: Mermaid source that the
@@ -43,7 +43,7 @@ const (
 // drawRun draws a run's spec: its path, and where it stands lit as current,
 // or as failed (class "failed", red) when failed says the run stopped there
 // on an error.
-func (s *Server) drawRun(ctx context.Context, spec *machine.Spec, path []string, current string, failed bool) diagram {
+func (s *Server) drawRun(ctx context.Context, spec *mspec.Spec, path []string, current string, failed bool) diagram {
 	if !failed {
 		return s.drawSpec(ctx, spec, path, current)
 	}
@@ -71,14 +71,14 @@ func (s *Server) drawRun(ctx context.Context, spec *machine.Spec, path []string,
 }
 
 // drawSpec draws spec with path highlighted and current lit.
-func (s *Server) drawSpec(ctx context.Context, spec *machine.Spec, path []string, current string) diagram {
+func (s *Server) drawSpec(ctx context.Context, spec *mspec.Spec, path []string, current string) diagram {
 	return s.drawSpecAs(ctx, spec, "mermaid", path, current)
 }
 
 // drawSpecAs is drawSpec in a Mermaid format of machine.Export: a
 // "mermaid-flowchart" lights the path's transitions too, which a state
 // diagram cannot. Graphviz's drawing lights both.
-func (s *Server) drawSpecAs(ctx context.Context, spec *machine.Spec, mermaidFormat string, path []string, current string) diagram {
+func (s *Server) drawSpecAs(ctx context.Context, spec *mspec.Spec, mermaidFormat string, path []string, current string) diagram {
 	d := diagram{Current: current}
 	if spec == nil {
 		d.Error = "no spec to draw"

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 func TestRunsPageListsAndFiltersByStatus(t *testing.T) {
@@ -289,7 +290,7 @@ func TestSpecPage(t *testing.T) {
 
 func TestDiagramWithoutMermaid(t *testing.T) {
 	f := newFixture(t, Options{})
-	spec, diags := machine.Parse("loop.yaml", []byte(loopSpec))
+	spec, diags := mspec.Parse("loop.yaml", []byte(loopSpec))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // stepView is one row of a run's timeline.
@@ -98,7 +99,7 @@ type eventForm struct {
 
 // eventForms builds the forms of the events a pause accepts from the
 // spec's declarations (types, enums, docs), else from the pause's list.
-func eventForms(spec *machine.Spec, p *machine.PauseError) []eventForm {
+func eventForms(spec *mspec.Spec, p *machine.PauseError) []eventForm {
 	var out []eventForm
 	for _, name := range p.Options {
 		f := eventForm{Name: name}
@@ -112,7 +113,7 @@ func eventForms(spec *machine.Spec, p *machine.PauseError) []eventForm {
 					continue
 				}
 				for _, fi := range ei.Payload {
-					f.Fields = append(f.Fields, fieldOf(&machine.Var{Name: fi.Name, Type: fi.Type}, fi.Required, ""))
+					f.Fields = append(f.Fields, fieldOf(&mspec.Var{Name: fi.Name, Type: fi.Type}, fi.Required, ""))
 				}
 			}
 		}
@@ -121,7 +122,7 @@ func eventForms(spec *machine.Spec, p *machine.PauseError) []eventForm {
 	return out
 }
 
-func specEventDecl(spec *machine.Spec, name string) *machine.EventDecl {
+func specEventDecl(spec *mspec.Spec, name string) *mspec.EventDecl {
 	if spec == nil {
 		return nil
 	}
@@ -319,9 +320,9 @@ func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, i
 // context and memory are those after step ?at=N (default: the last).
 func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, error) {
 	row := v.row
-	var spec *machine.Spec
+	var spec *mspec.Spec
 	if v.specSrc != nil {
-		spec, _ = machine.Parse(v.specPath, v.specSrc)
+		spec, _ = mspec.Parse(v.specPath, v.specSrc)
 	}
 	l := &runstore.Log{Records: v.records}
 	snap, err := runstore.Fold(spec, v.start, l)
@@ -469,7 +470,7 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 
 // writesSkills tells whether a spec runs an action that writes its
 // skill's skills.md.
-func writesSkills(spec *machine.Spec) bool {
+func writesSkills(spec *mspec.Spec) bool {
 	if spec == nil {
 		return false
 	}

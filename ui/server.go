@@ -29,6 +29,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Decision is a person's answer to a paused run, as lppctl resume takes it.
@@ -71,10 +72,10 @@ type Options struct {
 	SourcePoll time.Duration
 	// Check decodes and validates a spec file as lppctl validate does
 	// (nil: against the built-in actions only).
-	Check func(path string, src []byte) (*machine.Spec, machine.Diagnostics)
+	Check func(path string, src []byte) (*mspec.Spec, mspec.Diagnostics)
 	// Compile compiles a spec that Check found valid, for the Spec page's
 	// model check (nil: against the built-in actions only).
-	Compile func(spec *machine.Spec) (*machine.Machine, error)
+	Compile func(spec *mspec.Spec) (*machine.Machine, error)
 	// CheckMaxStates bounds the Spec page's model check: the distinct
 	// states it explores before stopping with UNKNOWN (default 200,000).
 	CheckMaxStates int

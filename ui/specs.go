@@ -16,6 +16,7 @@ import (
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -114,8 +115,8 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			continue
 		}
-		var spec *machine.Spec
-		var diags machine.Diagnostics
+		var spec *mspec.Spec
+		var diags mspec.Diagnostics
 		if s.opts.Check != nil {
 			spec, diags = s.opts.Check(path, src)
 		} else {
@@ -160,7 +161,7 @@ type srcLine struct {
 }
 
 // sourceLines numbers a spec's lines and puts each diagnostic under its line.
-func sourceLines(src []byte, diags machine.Diagnostics) []srcLine {
+func sourceLines(src []byte, diags mspec.Diagnostics) []srcLine {
 	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
 	out := make([]srcLine, len(lines))
 	for i, l := range lines {
@@ -196,10 +197,10 @@ type diagView struct {
 }
 
 // setDiags puts the diagnostics of src on the page.
-func (d *specData) setDiags(diags machine.Diagnostics, src []byte) {
+func (d *specData) setDiags(diags mspec.Diagnostics, src []byte) {
 	for _, dg := range diags {
 		d.Diags = append(d.Diags, diagView{Severity: dg.Severity.String(), Where: fmt.Sprintf("%d:%d", dg.Pos.Line, dg.Pos.Col), Msg: dg.Msg, Hint: dg.Hint})
-		if dg.Severity == machine.SevError {
+		if dg.Severity == mspec.SevError {
 			d.Errors++
 		}
 	}
@@ -285,7 +286,7 @@ func (s *Server) readSpec(rel string) ([]byte, int, error) {
 // the description, source with its diagnostics, the diagram, the Start
 // form and the spec's runs. On an error the status says which, and
 // StartError why.
-func (s *Server) loadSpec(r *http.Request, rel string) (specData, *machine.Spec, int) {
+func (s *Server) loadSpec(r *http.Request, rel string) (specData, *mspec.Spec, int) {
 	src, status, err := s.readSpec(rel)
 	if err != nil {
 		return specData{StartError: err.Error()}, nil, status
@@ -294,8 +295,8 @@ func (s *Server) loadSpec(r *http.Request, rel string) (specData, *machine.Spec,
 		return specData{StartError: fmt.Sprintf("cannot start a run of %s: an L++ blueprint runs once imported as a spec (lppctl import lpp)", rel)}, nil, http.StatusBadRequest
 	}
 	path := filepath.Join(s.opts.Root, filepath.FromSlash(rel))
-	var spec *machine.Spec
-	var diags machine.Diagnostics
+	var spec *mspec.Spec
+	var diags mspec.Diagnostics
 	if s.opts.Check != nil {
 		spec, diags = s.opts.Check(path, src)
 	} else { // the built-in actions only

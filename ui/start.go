@@ -3,11 +3,10 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"net/http"
 	"net/url"
 	"time"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // Starting a run from a spec's page: a form built from the spec's context,
@@ -26,16 +25,16 @@ type startField struct {
 
 // fieldOf is the form field of a variable (or a payload field), its value
 // def.
-func fieldOf(v *machine.Var, required bool, def string) startField {
+func fieldOf(v *mspec.Var, required bool, def string) startField {
 	f := startField{Name: v.Name, Type: string(v.Type), Doc: v.Doc, Enum: v.Enum, Default: def, Value: def, Required: required}
 	switch {
 	case len(v.Enum) > 0:
 		f.Kind = "select"
-	case v.Type == machine.TypeBool:
+	case v.Type == mspec.TypeBool:
 		f.Kind, f.Enum = "bool", []string{"false", "true"}
-	case v.Type == machine.TypeInt || v.Type == machine.TypeFloat:
+	case v.Type == mspec.TypeInt || v.Type == mspec.TypeFloat:
 		f.Kind = "number"
-	case v.Type == machine.TypeList || v.Type == machine.TypeMap:
+	case v.Type == mspec.TypeList || v.Type == mspec.TypeMap:
 		f.Kind = "json"
 	default:
 		f.Kind = "text"
@@ -46,7 +45,7 @@ func fieldOf(v *machine.Var, required bool, def string) startField {
 // startForm builds the Start form of a spec from its context: each
 // variable's type, enum and doc, its default as the value (or what was
 // typed, when form holds it).
-func startForm(spec *machine.Spec, form url.Values) []startField {
+func startForm(spec *mspec.Spec, form url.Values) []startField {
 	var out []startField
 	for _, v := range spec.Context {
 		f := fieldOf(v, false, formValue(v.Default))
@@ -77,7 +76,7 @@ func formValue(v any) string {
 // startArgs checks the typed values against the spec (as --var does) and
 // returns the command that starts the run: --var only for the values that
 // differ from the defaults. A refused value is set on its field.
-func startArgs(s *Server, rel string, spec *machine.Spec, fields []startField) (cli, bool) {
+func startArgs(s *Server, rel string, spec *mspec.Spec, fields []startField) (cli, bool) {
 	show := "lppctl run --spec " + shellQuote(rel)
 	args := []string{"run", "--spec", rel, "--no-input", "-q", "--root", s.opts.Root}
 	args = append(args, s.where()...)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -36,7 +37,7 @@ func newAbortProject(t *testing.T, spec string) *abortProject {
 
 // check validates a.yaml as lppctl validate does, with the general and the
 // agent's actions.
-func (p *abortProject) check() (*machine.Spec, *machine.Registry, machine.Diagnostics) {
+func (p *abortProject) check() (*spec.Spec, *machine.Registry, spec.Diagnostics) {
 	p.t.Helper()
 	d := &actions.Deps{Root: p.root, SpecDir: p.root, Out: &strings.Builder{}, Getenv: func(string) string { return "" }}
 	reg := machine.NewBuiltinRegistry()

@@ -10,6 +10,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -77,7 +78,7 @@ func newHumanRun(t *testing.T, in string, opts ...machine.RunOption) (*machine.R
 	if err := actions.Register(reg, d.Deps, actions.GeneralActions, Actions); err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := machine.Parse(filepath.Join(d.SpecDir, "human.yaml"), []byte(humanSpec)) // its templates are in specs/prompts
+	spec, diags := spec.Parse(filepath.Join(d.SpecDir, "human.yaml"), []byte(humanSpec)) // its templates are in specs/prompts
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

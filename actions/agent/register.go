@@ -3,13 +3,14 @@ package agent
 import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 )
 
 // templateFile declares a required prompt template parameter: a file path
 // relative to the spec's folder, then the project root (FindTemplate), that
 // validate checks and runs hash for resume.
 func templateFile(name, doc string) machine.ParamSpec {
-	return machine.ParamSpec{Name: name, Type: machine.TypeFile, Required: true, Doc: doc}
+	return machine.ParamSpec{Name: name, Type: spec.TypeFile, Required: true, Doc: doc}
 }
 
 // Actions returns the agent's actions bound to ad (an actions.ActionSet).
@@ -25,13 +26,13 @@ func Actions(ad *actions.Deps) []machine.Action {
 				templateFile("system_prompt", "template file of the planner's system prompt"),
 				templateFile("user_prompt", "template file of the planner's request"),
 				templateFile("retry_prompt", "template file of the re-prompt after an invalid plan (gets .Error)"),
-				{Name: "max_steps", Type: machine.TypeExpr, Doc: "most steps a plan may have: an int expression, e.g. 12 or a context variable (absent or 0: 12)"},
-				{Name: "max_cases", Type: machine.TypeExpr, Doc: "how many of the most recent entries of each of skills.md's Success Cases, Failure Cases and Human Feedback the planner reads, so its prompt stops growing with every run: an int expression (absent or 0: all)"},
+				{Name: "max_steps", Type: spec.TypeExpr, Doc: "most steps a plan may have: an int expression, e.g. 12 or a context variable (absent or 0: 12)"},
+				{Name: "max_cases", Type: spec.TypeExpr, Doc: "how many of the most recent entries of each of skills.md's Success Cases, Failure Cases and Human Feedback the planner reads, so its prompt stops growing with every run: an int expression (absent or 0: all)"},
 				relevantParam("the skill's text"),
 			},
 			Writes: []machine.VarSpec{
-				{Name: "step_count", Type: machine.TypeInt, Doc: "number of steps of the plan"},
-				{Name: "plan_error", Type: machine.TypeString, Doc: `why the plan was refused ("" when valid)`},
+				{Name: "step_count", Type: spec.TypeInt, Doc: "number of steps of the plan"},
+				{Name: "plan_error", Type: spec.TypeString, Doc: `why the plan was refused ("" when valid)`},
 			},
 			Provides: []string{MemPlan},
 			Run:      d.planner,
@@ -40,8 +41,8 @@ func Actions(ad *actions.Deps) []machine.Action {
 			Name: "human.approve",
 			Doc:  "shows the plan as a table; a person approves, rejects, edits ($EDITOR) or asks for a new plan; --yes approves; with no terminal the run pauses",
 			Writes: []machine.VarSpec{
-				{Name: "approval", Type: machine.TypeString, Doc: "approved, rejected or replan"},
-				{Name: "step_count", Type: machine.TypeInt, Doc: "number of steps of the (edited) plan"},
+				{Name: "approval", Type: spec.TypeString, Doc: "approved, rejected or replan"},
+				{Name: "step_count", Type: spec.TypeInt, Doc: "number of steps of the (edited) plan"},
 			},
 			Needs: []string{MemPlan},
 			Run:   d.approve,
@@ -62,8 +63,8 @@ func Actions(ad *actions.Deps) []machine.Action {
 			Name: "llm.optimizer",
 			Doc:  "sends L3 to the model with the gateway's tools; appends its reply to L3",
 			Writes: []machine.VarSpec{
-				{Name: "reply", Type: machine.TypeString, Doc: "the reply's text, trimmed"},
-				{Name: "pending_tools", Type: machine.TypeInt, Doc: "tool calls in the reply"},
+				{Name: "reply", Type: spec.TypeString, Doc: "the reply's text, trimmed"},
+				{Name: "pending_tools", Type: spec.TypeInt, Doc: "tool calls in the reply"},
 			},
 			Needs: []string{MemPlan, MemL3},
 			Run:   d.optimizer,
@@ -72,9 +73,9 @@ func Actions(ad *actions.Deps) []machine.Action {
 			Name: "tools.execute",
 			Doc:  "runs the tool calls of the last model reply through the security gateway and appends their results to the chat",
 			Params: []machine.ParamSpec{
-				{Name: "memory", Type: machine.TypeString, Default: MemL3, Enum: []string{MemL3, MemL3Eval}, Doc: "the chat whose last reply is executed"},
-				{Name: "record", Type: machine.TypeBool, Default: true, Doc: "log the calls for the step's Success Case"},
-				{Name: "read_only", Type: machine.TypeBool, Default: false, Doc: "refuse every call that changes files (copy, move, make_directory, the write scripts): for a checker such as the evaluator"},
+				{Name: "memory", Type: spec.TypeString, Default: MemL3, Enum: []string{MemL3, MemL3Eval}, Doc: "the chat whose last reply is executed"},
+				{Name: "record", Type: spec.TypeBool, Default: true, Doc: "log the calls for the step's Success Case"},
+				{Name: "read_only", Type: spec.TypeBool, Default: false, Doc: "refuse every call that changes files (copy, move, make_directory, the write scripts): for a checker such as the evaluator"},
 			},
 			Run: d.executeTools,
 		},
@@ -97,9 +98,9 @@ func Actions(ad *actions.Deps) []machine.Action {
 				templateFile("retry_prompt", "template file of the feedback message put into L3 on FAIL"),
 			},
 			Writes: []machine.VarSpec{
-				{Name: "verdict", Type: machine.TypeString, Doc: `PASS, FAIL, or "" while the evaluator still calls tools`},
-				{Name: "feedback", Type: machine.TypeString, Doc: "the evaluator's feedback"},
-				{Name: "pending_tools", Type: machine.TypeInt, Doc: "tool calls the evaluator asked for"},
+				{Name: "verdict", Type: spec.TypeString, Doc: `PASS, FAIL, or "" while the evaluator still calls tools`},
+				{Name: "feedback", Type: spec.TypeString, Doc: "the evaluator's feedback"},
+				{Name: "pending_tools", Type: spec.TypeInt, Doc: "tool calls the evaluator asked for"},
 			},
 			Needs: []string{MemPlan},
 			Run:   d.evaluator,
@@ -120,7 +121,7 @@ func Actions(ad *actions.Deps) []machine.Action {
 			Name: "human.intervene",
 			Doc:  "a step is stuck: a person gives guidance (added to the step's prompt), skips the step or aborts; with no terminal the run pauses",
 			Writes: []machine.VarSpec{
-				{Name: "decision", Type: machine.TypeString, Doc: "guidance, skip or abort"},
+				{Name: "decision", Type: spec.TypeString, Doc: "guidance, skip or abort"},
 			},
 			Needs: []string{MemPlan},
 			Run:   d.intervene,
@@ -134,10 +135,10 @@ func Actions(ad *actions.Deps) []machine.Action {
 			Name: "skill.teacher",
 			Doc:  "asks the model to turn skills.md's success and failure cases into skill-library proposals (add, update, remove), applies the valid ones and notes what was applied and rejected",
 			Params: []machine.ParamSpec{
-				{Name: "enabled", Type: machine.TypeExpr, Doc: "run the teacher: an expression giving true or false, e.g. true or a bool context variable (absent: off)"},
-				{Name: "library", Type: machine.TypeString, Default: "", Doc: "library file (default --skills-library, else ROOT/.lppctl/skills.json)"},
-				{Name: "cases", Type: machine.TypeString, Default: "run", Enum: []string{"run", "all"}, Doc: "the skills.md cases the teacher learns from: this run's, or all"},
-				{Name: "prompt", Type: machine.TypeFile, Doc: "template file of the teacher's prompt (.SuccessCases, .FailureCases, .ExistingSkills); absent: the built-in skills.TeacherPrompt"},
+				{Name: "enabled", Type: spec.TypeExpr, Doc: "run the teacher: an expression giving true or false, e.g. true or a bool context variable (absent: off)"},
+				{Name: "library", Type: spec.TypeString, Default: "", Doc: "library file (default --skills-library, else ROOT/.lppctl/skills.json)"},
+				{Name: "cases", Type: spec.TypeString, Default: "run", Enum: []string{"run", "all"}, Doc: "the skills.md cases the teacher learns from: this run's, or all"},
+				{Name: "prompt", Type: spec.TypeFile, Doc: "template file of the teacher's prompt (.SuccessCases, .FailureCases, .ExistingSkills); absent: the built-in skills.TeacherPrompt"},
 			},
 			Run: d.teacher,
 		},
@@ -145,8 +146,8 @@ func Actions(ad *actions.Deps) []machine.Action {
 			Name: "agent.abort",
 			Doc:  "stops the run as failed with a message, optionally with the value of an expression (as fail does)",
 			Params: []machine.ParamSpec{
-				{Name: "message", Type: machine.TypeString, Required: true, ExprIn: "value", Doc: "the reason (text, not an expression)"},
-				{Name: "value", Type: machine.TypeExpr, Doc: "an expression whose value is appended, e.g. plan_error"},
+				{Name: "message", Type: spec.TypeString, Required: true, ExprIn: "value", Doc: "the reason (text, not an expression)"},
+				{Name: "value", Type: spec.TypeExpr, Doc: "an expression whose value is appended, e.g. plan_error"},
 			},
 			Run: d.abort,
 		},
@@ -156,6 +157,6 @@ func Actions(ad *actions.Deps) []machine.Action {
 // relevantParam is the relevant_skills parameter of the actions that build
 // the planner's and the optimizer's prompts.
 func relevantParam(query string) machine.ParamSpec {
-	return machine.ParamSpec{Name: "relevant_skills", Type: machine.TypeExpr,
+	return machine.ParamSpec{Name: "relevant_skills", Type: spec.TypeExpr,
 		Doc: "how many skill-library skills relevant to " + query + " go into the prompt's .RelevantSkills (an int expression, e.g. 3 or a context variable; 0 or absent: none; only skills sharing terms with the query)"}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -28,7 +29,7 @@ func TestRegisterOfflineAndSpecValidates(t *testing.T) {
 			t.Errorf("%s has no doc", name)
 		}
 	}
-	spec, diags, err := machine.Load("../../specs/skills_agent.yaml")
+	spec, diags, err := spec.Load("../../specs/skills_agent.yaml")
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("load: %v %v", err, diags)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -124,7 +125,7 @@ func skillFolder(skill, root string) (dir, file string) {
 // --llm (or $LPPCTL_LLM), or one whose key, base URL or script file is
 // missing or wrong, is a usage error, an invalid or missing gateway
 // policy an invalid-input error. Specs that use only built-in actions skip it.
-func preflightAgent(cfg agentConfig, spec *machine.Spec) error {
+func preflightAgent(cfg agentConfig, spec *mspec.Spec) error {
 	builtins := machine.NewBuiltinRegistry()
 	agent, needSkill := false, false
 	for _, st := range spec.States {

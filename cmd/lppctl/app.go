@@ -6,9 +6,8 @@ import (
 	"io"
 	"strings"
 
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/urfave/cli/v2"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -86,7 +85,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			names = append(names, c.Name)
 		}
 		hint := ""
-		if best, ok := machine.DidYouMean(args[1], names); ok {
+		if best, ok := mspec.DidYouMean(args[1], names); ok {
 			hint = fmt.Sprintf("; did you mean %q?", best)
 		}
 		fmt.Fprintf(stderr, "lppctl: unknown command %q%s (lppctl --help lists them)\n", args[1], hint)

@@ -21,6 +21,7 @@ import (
 	"github.com/lppctl/lppctl/machine/export"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -221,7 +222,7 @@ func runCheck(c *cli.Context) error {
 // comes from one (lpp.Translation.RemapReport); a spec's stay as they are.
 // err is a blueprint that cannot be translated (its compute mapping is
 // invalid).
-func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, machine.Diagnostics, func(*check.CheckReport) *check.CheckReport, error) {
+func checkInput(path string, src []byte, reg *machine.Registry) (*mspec.Spec, mspec.Diagnostics, func(*check.CheckReport) *check.CheckReport, error) {
 	same := func(r *check.CheckReport) *check.CheckReport { return r }
 	if !lpp.HasSchema(src) {
 		spec, diags := validate.Check(path, src, reg, validate.WithoutFiles()) // the check reads no prompt template
@@ -246,7 +247,7 @@ func checkInput(path string, src []byte, reg *machine.Registry) (*machine.Spec, 
 // from, typed as run --var types them, and its free inputs. A name the spec
 // does not declare, a value it cannot take or an input also given a value
 // is a usage error that names the spec.
-func checkStart(path string, spec *machine.Spec, vars, inputs []string) (check.CheckOptions, error) {
+func checkStart(path string, spec *mspec.Spec, vars, inputs []string) (check.CheckOptions, error) {
 	var opts check.CheckOptions
 	given, err := parseVars(spec, vars)
 	if err != nil {
@@ -282,7 +283,7 @@ func describeMore(what string, paths []string) string {
 
 // counterexampleDiagrams draws each counterexample on the spec's Mermaid
 // diagram, its states and transitions highlighted (as export --run does).
-func counterexampleDiagrams(spec *machine.Spec, r *check.CheckReport) map[string]string {
+func counterexampleDiagrams(spec *mspec.Spec, r *check.CheckReport) map[string]string {
 	out := map[string]string{}
 	for _, p := range r.Properties {
 		if p.Trace == nil {

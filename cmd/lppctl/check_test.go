@@ -15,6 +15,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestCheckShippedSpecsHaveNoFalseAlarms checks every spec shipped in specs/
@@ -207,7 +208,7 @@ func BenchmarkCheckSkillsAgent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec, diags, err := machine.Load("../../specs/skills_agent.yaml")
+	spec, diags, err := mspec.Load("../../specs/skills_agent.yaml")
 	if err != nil || diags.HasErrors() {
 		b.Fatalf("load: %v %v", err, diags.Err())
 	}

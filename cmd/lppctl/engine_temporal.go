@@ -22,6 +22,7 @@ import (
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/temporal"
 )
 
@@ -158,7 +159,7 @@ func (cfg agentConfig) rebased(root string) agentConfig {
 // pinnedFiles returns the prompt templates the spec names, by path relative
 // to root: a Temporal run reads them as they are now, whatever happens on
 // disk while it runs (a local run refuses to resume when one changed).
-func pinnedFiles(spec *machine.Spec, cfg agentConfig, root string) (map[string][]byte, error) {
+func pinnedFiles(spec *mspec.Spec, cfg agentConfig, root string) (map[string][]byte, error) {
 	reg, err := buildRegistry(cfg, nil)
 	if err != nil {
 		return nil, err
@@ -187,7 +188,7 @@ func pinnedFiles(spec *machine.Spec, cfg agentConfig, root string) (map[string][
 
 // runOnTemporal starts a validated run as a workflow and follows it: the
 // same progress lines as a local run; Ctrl-C detaches (the run goes on).
-func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *machine.Spec, vars map[string]any, events []queuedEvent, cfg agentConfig) error {
+func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *mspec.Spec, vars map[string]any, events []queuedEvent, cfg agentConfig) error {
 	tc, err := dialTemporal(c, ctx)
 	if err != nil {
 		return err

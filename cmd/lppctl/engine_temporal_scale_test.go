@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/temporal"
 )
 
@@ -95,7 +96,7 @@ func loopSpec(spec string, n int) string {
 // process (the lppctl actions, no journal) and returns its final context.
 func localFinal(t *testing.T, root, rel string, vars map[string]any) map[string]any {
 	t.Helper()
-	spec, diags, err := machine.Load(filepath.Join(root, rel))
+	spec, diags, err := mspec.Load(filepath.Join(root, rel))
 	require.NoError(t, err)
 	require.False(t, diags.HasErrors(), "%v", diags)
 	reg, err := buildRegistry(agentConfig{Root: root}, nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // queuedEvent is one event given on the command line (--event NAME, with
@@ -71,7 +72,7 @@ func parsePayload(event, text string) (map[string]any, error) {
 	if err != nil {
 		return nil, usageErrorf("--payload %s for event %s: %v; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'", shorten(text, 60), event, err)
 	}
-	machine.NormalizeJSON(p)
+	mspec.NormalizeJSON(p)
 	return p, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/export"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -119,7 +120,7 @@ func runExport(c *cli.Context) error {
 // exportTLA writes the spec as a TLA+ module. The TLC configuration goes to
 // the --tla-cfg file, else after the module's closing line, which TLA+ tools
 // ignore, so that the output is still a module TLC reads.
-func exportTLA(c *cli.Context, spec *machine.Spec, reg *machine.Registry) ([]byte, error) {
+func exportTLA(c *cli.Context, spec *mspec.Spec, reg *machine.Registry) ([]byte, error) {
 	m, err := machine.Compile(spec, reg)
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot export %s: %w", spec.File, err))

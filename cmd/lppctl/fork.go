@@ -13,6 +13,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // ForkFile, in a forked run's folder, records the run and step it was
@@ -68,7 +69,7 @@ func runsForkAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot fork run %s: %w", id, err)
 	}
-	spec, diags := machine.Parse(src.Path(runstore.SpecFile), specSrc)
+	spec, diags := mspec.Parse(src.Path(runstore.SpecFile), specSrc)
 	if spec == nil || diags.HasErrors() {
 		return fmt.Errorf("cannot fork run %s: its copy of the spec does not parse", id)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 func importCommand() *cli.Command {
@@ -82,7 +82,7 @@ func loadBlueprint(c *cli.Context, path string) (*lpp.Blueprint, error) {
 	}
 	bp, diags := lpp.Parse(path, src)
 	if diags.HasErrors() {
-		return nil, reportInvalid(c, path, &machine.DiagnosticsError{Diags: diags, Source: src})
+		return nil, reportInvalid(c, path, &mspec.DiagnosticsError{Diags: diags, Source: src})
 	}
 	if len(bp.Warnings) > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", bp.Warnings.PrettyAll(bp.Source))
@@ -92,7 +92,7 @@ func loadBlueprint(c *cli.Context, path string) (*lpp.Blueprint, error) {
 
 // reportInvalid prints positioned diagnostics and returns the exit-3 error.
 func reportInvalid(c *cli.Context, what string, err error) error {
-	var de *machine.DiagnosticsError
+	var de *mspec.DiagnosticsError
 	if !errors.As(err, &de) {
 		return withCode(exitInvalidSpec, err)
 	}

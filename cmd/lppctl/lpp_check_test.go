@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/lpp"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // timesRE is the part of a check report's summary line that varies from
@@ -170,8 +170,8 @@ func TestCheckBlueprintWithABrokenTerminalContract(t *testing.T) {
 	}
 	r := reps[0].Report
 	p := r.Property(check.PropFinalRequires)
-	if r.File != path || p.Verdict != check.Fail || p.Pos != (machine.Pos{Line: 8, Col: 32}) || p.Trace == nil ||
-		p.Trace.Steps[0].Pos != (machine.Pos{Line: 14, Col: 5}) || p.Trace.Steps[0].Via != "event SKIP" {
+	if r.File != path || p.Verdict != check.Fail || p.Pos != (mspec.Pos{Line: 8, Col: 32}) || p.Trace == nil ||
+		p.Trace.Steps[0].Pos != (mspec.Pos{Line: 14, Col: 5}) || p.Trace.Steps[0].Via != "event SKIP" {
 		t.Errorf("--json report: file %s, final_requires %+v, counterexample %+v", r.File, p, p.Trace)
 	}
 }

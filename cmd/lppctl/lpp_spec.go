@@ -11,6 +11,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -18,9 +19,9 @@ import (
 // expected: a YAML spec, or an L++ blueprint (a JSON object with a
 // $schema) translated in memory, as `lppctl import lpp` would write it.
 type specFile struct {
-	Spec  *machine.Spec
-	Diags machine.Diagnostics // decoding problems, positioned in Src
-	Src   []byte              // the file's bytes: what the diagnostics point into
+	Spec  *mspec.Spec
+	Diags mspec.Diagnostics // decoding problems, positioned in Src
+	Src   []byte            // the file's bytes: what the diagnostics point into
 
 	blueprint bool             // the file is an L++ document
 	tr        *lpp.Translation // a blueprint's translation (nil for a spec, or when it failed)
@@ -61,7 +62,7 @@ func parseSpecFile(path string, src []byte, mappingFor string) (*specFile, error
 // needed only to run), each such unit a no-op of the translation.
 func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*specFile, error) {
 	if !lpp.HasSchema(src) {
-		spec, diags := machine.Parse(path, src)
+		spec, diags := mspec.Parse(path, src)
 		return &specFile{Spec: spec, Diags: diags, Src: src}, nil
 	}
 	f := &specFile{Src: src, blueprint: true, Mapping: lpp.MappingPath(cmp.Or(mappingFor, path))}
@@ -73,7 +74,7 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 	f.Diags = bp.Warnings
 	m, err := lpp.LoadMapping(f.Mapping)
 	if err != nil {
-		var de *machine.DiagnosticsError
+		var de *mspec.DiagnosticsError
 		if errors.As(err, &de) {
 			return nil, withCode(exitInvalidSpec, fmt.Errorf("the compute mapping %s is invalid:\n%s", f.Mapping, de.Diags.Errors().PrettyAll(de.Source)))
 		}
@@ -82,7 +83,7 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 	var mu *lpp.MissingUnitsError
 	if !toRun {
 		if err := lpp.CheckUnits(bp, m); errors.As(err, &mu) {
-			f.Diags = append(f.Diags, machine.Diagnostic{Severity: machine.SevWarning, File: path, Pos: mu.Pos,
+			f.Diags = append(f.Diags, mspec.Diagnostic{Severity: mspec.SevWarning, File: path, Pos: mu.Pos,
 				Msg: mu.Error(), Hint: "needed only to run: validate and check read each such unit as a no-op"})
 		}
 		m.Unmapped = true
@@ -90,7 +91,7 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 	tr, err := lpp.Translate(bp, m)
 	if errors.As(err, &mu) {
 		// Before anything runs, naming every missing unit, where the first is used.
-		f.Diags = append(f.Diags, machine.Diagnostic{Severity: machine.SevError, File: path, Pos: mu.Pos, Msg: mu.Error()})
+		f.Diags = append(f.Diags, mspec.Diagnostic{Severity: mspec.SevError, File: path, Pos: mu.Pos, Msg: mu.Error()})
 		return f, nil
 	}
 	if err != nil {
@@ -106,7 +107,7 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 
 // remap moves diagnostics about a blueprint's translated spec into the
 // blueprint (a spec's are returned as they are).
-func (f *specFile) remap(diags machine.Diagnostics) machine.Diagnostics {
+func (f *specFile) remap(diags mspec.Diagnostics) mspec.Diagnostics {
 	if f.tr == nil {
 		return diags
 	}
@@ -125,7 +126,7 @@ func (f *specFile) finish() {
 // mappingHash adds to files (Meta.Files: resume refuses when one changed)
 // the compute mapping of a blueprint being run from path, when it exists:
 // the run's translation depends on it as much as on the blueprint.
-func mappingHash(spec *machine.Spec, path string, files map[string]string) map[string]string {
+func mappingHash(spec *mspec.Spec, path string, files map[string]string) map[string]string {
 	if !lpp.IsBlueprint(spec.Source) {
 		return files
 	}
@@ -148,7 +149,7 @@ func mappingHash(spec *machine.Spec, path string, files map[string]string) map[s
 // actions.CheckSpec and the gateway policy a run would need
 // (policyDiagnostic) for a spec; for an L++ blueprint, the same on its
 // translation, every diagnostic moved into the JSON file.
-func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, opts ...validate.ValidateOption) (machine.Diagnostics, error) {
+func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, opts ...validate.ValidateOption) (mspec.Diagnostics, error) {
 	if !lpp.HasSchema(src) {
 		spec, diags := validate.Check(path, src, reg, opts...)
 		if spec != nil {
@@ -169,7 +170,7 @@ func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, 
 		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, opts...))...)
 		diags = append(diags, f.remap(actions.CheckSpec(f.Spec, reg, actions.CheckOptions{Root: root}))...)
 		if d := policyDiagnostic(f.Spec, root, ""); d != nil {
-			diags = append(diags, f.remap(machine.Diagnostics{*d})...)
+			diags = append(diags, f.remap(mspec.Diagnostics{*d})...)
 		}
 	}
 	diags.Sort()
@@ -179,7 +180,7 @@ func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, 
 // parseForDiff decodes a spec for resume's list of what changed: a
 // blueprint is translated (its compute mapping beside mappingFor), so that
 // the states that differ are named. nil when it does not decode.
-func parseForDiff(path string, src []byte, mappingFor string) *machine.Spec {
+func parseForDiff(path string, src []byte, mappingFor string) *mspec.Spec {
 	f, err := parseSpecFile(path, src, mappingFor)
 	if err != nil {
 		return nil
@@ -190,7 +191,7 @@ func parseForDiff(path string, src []byte, mappingFor string) *machine.Spec {
 // blueprintEvent is the event name the translation of a blueprint uses for
 // the event the blueprint spells name (`--event TO-X_DONE` is TO_X_DONE):
 // name itself for a spec, or an event the import kept.
-func blueprintEvent(spec *machine.Spec, name string) string {
+func blueprintEvent(spec *mspec.Spec, name string) string {
 	if spec == nil || name == "" || !lpp.IsBlueprint(spec.Source) {
 		return name
 	}

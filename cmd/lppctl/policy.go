@@ -5,12 +5,13 @@ import (
 
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // gatewayState returns the first state whose action makes a run load the
 // tool gateway's policy at start (any action that is not built in: the
 // agent's and the general ones), or nil when the spec uses none.
-func gatewayState(spec *machine.Spec) *machine.State {
+func gatewayState(spec *mspec.Spec) *mspec.State {
 	builtins := machine.NewBuiltinRegistry()
 	for _, st := range spec.States {
 		if st.Do != "" && builtins.Lookup(st.Do) == nil {
@@ -24,7 +25,7 @@ func gatewayState(spec *machine.Spec) *machine.State {
 // (preflightAgent): when the spec needs the gateway and the policy a run in
 // root would load (actions.RunPolicy) cannot be loaded, an error at the
 // first state that needs it; else nil.
-func policyDiagnostic(spec *machine.Spec, root, policy string) *machine.Diagnostic {
+func policyDiagnostic(spec *mspec.Spec, root, policy string) *mspec.Diagnostic {
 	st := gatewayState(spec)
 	if st == nil {
 		return nil
@@ -33,8 +34,8 @@ func policyDiagnostic(spec *machine.Spec, root, policy string) *machine.Diagnost
 	if err == nil {
 		return nil
 	}
-	return &machine.Diagnostic{
-		Severity: machine.SevError, File: spec.File, Pos: st.DoPos, Span: len(st.Do),
+	return &mspec.Diagnostic{
+		Severity: mspec.SevError, File: spec.File, Pos: st.DoPos, Span: len(st.Do),
 		Msg:  fmt.Sprintf("action %q runs through the tool gateway, and the run would fail at start: %v", st.Do, err),
 		Hint: "add config/tools_config.yaml to the project root (give the root with --root), or run with --policy FILE",
 	}

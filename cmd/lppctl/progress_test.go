@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Progress output tells warnings by their severity, not by their text: -q
 // shows an action's warnings (and the spec's warn:) and nothing else.
 func TestProgressShowsWarningsBySeverity(t *testing.T) {
-	rec := &machine.Record{Seq: 1, From: "learn", To: "done", Via: "next[0]", Warn: "fallback taken", Notes: []machine.Note{
+	rec := &machine.Record{Seq: 1, From: "learn", To: "done", Via: "next[0]", Warn: "fallback taken", Notes: []mspec.Note{
 		{Text: "committed 2 lines"},
 		{Text: "warning: an info note that only looks like one"},
-		{Text: "L2 line BIG is 50005 bytes", Severity: machine.NoteWarning},
+		{Text: "L2 line BIG is 50005 bytes", Severity: mspec.NoteWarning},
 	}}
 	for _, c := range []struct {
 		name string

@@ -10,6 +10,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/actions/agent"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // newRegistry returns the registry every command uses, configured from the
@@ -81,7 +82,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 // policy's protected paths: the spec file, every path where a prompt
 // template it uses is or would be looked up, and the run's directory. (The
 // gateway ignores those outside the project root.)
-func runProtected(spec *machine.Spec, reg *machine.Registry, root, runDir string) []string {
+func runProtected(spec *mspec.Spec, reg *machine.Registry, root, runDir string) []string {
 	paths := append([]string{spec.File}, machine.FileParamCandidates(spec, reg, root)...)
 	if runDir != "" {
 		paths = append(paths, runDir)

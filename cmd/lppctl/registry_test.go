@@ -1,12 +1,11 @@
 package main
 
 import (
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // TestRunProtectedCoversTheSpecItsTemplatesAndTheRunDir: what a run hands the
@@ -22,7 +21,7 @@ func TestRunProtectedCoversTheSpecItsTemplatesAndTheRunDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := machine.Parse(file, src)
+	spec, diags := mspec.Parse(file, src)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -389,7 +390,7 @@ func resumeFileOptions(cfg agentConfig) []validate.ValidateOption {
 // where the run's actions look for them (resumeFileOptions), also when the
 // run continues with its copy of the spec; a blueprint's compute mapping
 // beside the blueprint the run started from (origin).
-func loadResumeSpec(path, origin string, reg *machine.Registry, cfg agentConfig, w io.Writer) (*machine.Spec, error) {
+func loadResumeSpec(path, origin string, reg *machine.Registry, cfg agentConfig, w io.Writer) (*mspec.Spec, error) {
 	f, err := readSpecFile(path, origin)
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -192,7 +193,7 @@ func specArg(c *cli.Context) (string, error) {
 }
 
 // parseVars turns NAME=VALUE overrides into typed values.
-func parseVars(spec *machine.Spec, pairs []string) (map[string]any, error) {
+func parseVars(spec *mspec.Spec, pairs []string) (map[string]any, error) {
 	vars := make(map[string]any, len(pairs))
 	for _, pair := range pairs {
 		name, val, ok := cutEq(pair)
@@ -200,7 +201,7 @@ func parseVars(spec *machine.Spec, pairs []string) (map[string]any, error) {
 			return nil, usageErrorf("--var %q: write NAME=VALUE", pair)
 		}
 		v := spec.Var(name)
-		if v == nil && (name == machine.VarState || name == machine.VarLastError) {
+		if v == nil && (name == mspec.VarState || name == mspec.VarLastError) {
 			return nil, usageErrorf("--var %s: %q is reserved: the interpreter sets it", pair, name)
 		}
 		if v == nil {
@@ -209,7 +210,7 @@ func parseVars(spec *machine.Spec, pairs []string) (map[string]any, error) {
 				names[i] = cv.Name
 			}
 			hint := ""
-			if best, ok := machine.DidYouMean(name, names); ok {
+			if best, ok := mspec.DidYouMean(name, names); ok {
 				hint = fmt.Sprintf("; did you mean %q?", best)
 			}
 			return nil, usageErrorf("--var %s: the spec has no context variable %q%s", pair, name, hint)
@@ -245,7 +246,7 @@ func checkMaxTransitions(_ *cli.Context, n int) error {
 // opts say; the general actions' files in root), printing diagnostics
 // (errors and warnings) to w. A spec file that does not exist is a usage
 // error (exit code 2); an invalid spec returns an error with exit code 3.
-func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts ...validate.ValidateOption) (*machine.Spec, error) {
+func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts ...validate.ValidateOption) (*mspec.Spec, error) {
 	f, err := readSpecFile(path, "") // a spec, or an L++ blueprint translated in memory (lpp_spec.go)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, withCode(exitUsage, err)

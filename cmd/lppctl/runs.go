@@ -18,6 +18,7 @@ import (
 	"github.com/lppctl/lppctl/actions/agent"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 func runsCommand() *cli.Command {
@@ -208,9 +209,9 @@ func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
 // snapshot rebuilds the run's context and memory from its journal, with the
 // context defaults of the run's copy of the spec.
 func snapshot(run *runstore.Run, l *runstore.Log) (*runstore.Snapshot, error) {
-	var spec *machine.Spec
+	var spec *mspec.Spec
 	if src, err := run.SpecCopy(); err == nil {
-		spec, _ = machine.Parse(run.Path(runstore.SpecFile), src)
+		spec, _ = mspec.Parse(run.Path(runstore.SpecFile), src)
 	}
 	return runstore.Fold(spec, run.Meta.Vars, l)
 }

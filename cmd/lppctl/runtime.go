@@ -21,6 +21,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // runtimeIO is what a run gives the actions besides their configuration:
@@ -149,7 +150,7 @@ type session struct {
 // compile builds the run's registry (the actions now get the session's
 // logs and terminal) and compiles the spec against it. On error the session
 // is closed.
-func (s *session) compile(cfg agentConfig, spec *machine.Spec) (*machine.Machine, error) {
+func (s *session) compile(cfg agentConfig, spec *mspec.Spec) (*machine.Machine, error) {
 	reg, deps, err := buildRegistryDeps(cfg, s.rt)
 	if err != nil {
 		s.close()

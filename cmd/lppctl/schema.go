@@ -1,9 +1,8 @@
 package main
 
 import (
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/urfave/cli/v2"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 func schemaCommand() *cli.Command {
@@ -21,7 +20,7 @@ func schemaCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, err = c.App.Writer.Write(machine.JSONSchemaFor(reg))
+			_, err = c.App.Writer.Write(mspec.JSONSchemaFor(reg))
 			return err
 		},
 	}

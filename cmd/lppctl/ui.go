@@ -23,6 +23,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 	"github.com/lppctl/lppctl/ui"
 )
@@ -225,11 +226,11 @@ func uiResume(where []string) func(context.Context, ui.Decision) (string, error)
 }
 
 // uiCheck decodes and validates a spec as lppctl validate --root does.
-func uiCheck(root string) func(string, []byte) (*machine.Spec, machine.Diagnostics) {
-	return func(path string, src []byte) (*machine.Spec, machine.Diagnostics) {
+func uiCheck(root string) func(string, []byte) (*mspec.Spec, mspec.Diagnostics) {
+	return func(path string, src []byte) (*mspec.Spec, mspec.Diagnostics) {
 		reg, err := buildRegistry(agentConfig{Root: root}, nil)
 		if err != nil {
-			return machine.Parse(path, src)
+			return mspec.Parse(path, src)
 		}
 		spec, diags := validate.Check(path, src, reg, validate.WithRoot(root))
 		if spec != nil {
@@ -242,8 +243,8 @@ func uiCheck(root string) func(string, []byte) (*machine.Spec, machine.Diagnosti
 
 // uiCompile compiles a spec for the Spec page's model check against the
 // registry uiCheck validated it with, as lppctl check does.
-func uiCompile(root string) func(*machine.Spec) (*machine.Machine, error) {
-	return func(spec *machine.Spec) (*machine.Machine, error) {
+func uiCompile(root string) func(*mspec.Spec) (*machine.Machine, error) {
+	return func(spec *mspec.Spec) (*machine.Machine, error) {
 		reg, err := buildRegistry(agentConfig{Root: root}, nil)
 		if err != nil {
 			return nil, err

@@ -12,8 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -134,8 +134,8 @@ func runValidate(c *cli.Context) error {
 	return withCode(exitInvalidSpec, errs[len(errs)-1])
 }
 
-func countDiags(ds machine.Diagnostics) string {
-	n := ds.Count(machine.SevError)
+func countDiags(ds mspec.Diagnostics) string {
+	n := ds.Count(mspec.SevError)
 	if n == 1 {
 		return "1 error"
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // DefaultMaxStates bounds a model check when CheckOptions leave MaxStates 0.
@@ -113,8 +114,8 @@ type PropertyResult struct {
 	Message string `json:"message,omitempty"`
 	// Pos points at what the message is about: the stuck state, the
 	// invariant, the unreached state, the range.
-	Pos   machine.Pos `json:"pos"`
-	Trace *Trace      `json:"counterexample,omitempty"`
+	Pos   mspec.Pos `json:"pos"`
+	Trace *Trace    `json:"counterexample,omitempty"`
 }
 
 // Trace is a counterexample: the shortest path from the initial state to the
@@ -150,7 +151,7 @@ type TraceStep struct {
 	To    string         `json:"to,omitempty"`
 	Via   string         `json:"via"`             // "next[i]", "on_error", "event NAME", or "" when the trace ends here
 	Guard string         `json:"guard,omitempty"` // the `when` that held
-	Pos   machine.Pos    `json:"pos"`             // of the transition or event taken (of From when none)
+	Pos   mspec.Pos      `json:"pos"`             // of the transition or event taken (of From when none)
 	Wrote map[string]any `json:"wrote,omitempty"` // the values the action wrote
 	Error string         `json:"error,omitempty"` // the action failed with this last_error
 	Vars  map[string]any `json:"vars,omitempty"`  // variables the step's set changed (new values)
@@ -158,11 +159,11 @@ type TraceStep struct {
 
 // DeadTransition is a transition (or event) that no explored path took.
 type DeadTransition struct {
-	State string      `json:"state,omitempty"` // "" for an event
-	Via   string      `json:"via"`             // "next[i]", "on_error", "event NAME"
-	To    string      `json:"to"`
-	Guard string      `json:"guard,omitempty"`
-	Pos   machine.Pos `json:"pos"`
+	State string    `json:"state,omitempty"` // "" for an event
+	Via   string    `json:"via"`             // "next[i]", "on_error", "event NAME"
+	To    string    `json:"to"`
+	Guard string    `json:"guard,omitempty"`
+	Pos   mspec.Pos `json:"pos"`
 }
 
 // VarDomain lists the values a variable takes when an action writes it.

@@ -10,6 +10,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // The values the model checker gives a variable an action writes:
@@ -38,8 +39,8 @@ type compared map[string][]any
 // comparedValues walks every expression of the spec and records, for each
 // `VAR op OTHER` (and hasPrefix(VAR, OTHER)...), OTHER evaluated at the
 // variables' initial values (their defaults, or the values given).
-func comparedValues(spec *machine.Spec, given map[string]any) compared {
-	env := map[string]any{machine.VarState: spec.Initial, machine.VarLastError: ""}
+func comparedValues(spec *mspec.Spec, given map[string]any) compared {
+	env := map[string]any{mspec.VarState: spec.Initial, mspec.VarLastError: ""}
 	for _, v := range spec.Context {
 		env[v.Name] = machine.CloneValue(v.Default)
 		if val, ok := given[v.Name]; ok {
@@ -67,9 +68,9 @@ func comparedValues(spec *machine.Spec, given map[string]any) compared {
 
 // specExpressions returns the text of every guard, set, invariant and
 // final_requires of the spec.
-func specExpressions(spec *machine.Spec) []string {
+func specExpressions(spec *mspec.Spec) []string {
 	var out []string
-	sets := func(as []*machine.Assign) {
+	sets := func(as []*mspec.Assign) {
 		for _, a := range as {
 			out = append(out, a.Expr)
 		}
@@ -154,7 +155,7 @@ func comparedName(n ast.Node) (string, bool) {
 		if p, ok := payload.Property.(*ast.StringNode); !ok || p.Value != "payload" {
 			return "", false
 		}
-		if ev, ok := payload.Node.(*ast.IdentifierNode); ok && ev.Value == machine.VarEvent {
+		if ev, ok := payload.Node.(*ast.IdentifierNode); ok && ev.Value == mspec.VarEvent {
 			return payloadKey(field.Value), true
 		}
 	}
@@ -181,7 +182,7 @@ func (c *compareVisitor) record(name string, other ast.Node, elements bool) {
 }
 
 // domain returns the values a write of v takes, and where they come from.
-func (cmp compared) Domain(v *machine.Var) ([]any, string) {
+func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 	var vals []any
 	seen := map[string]bool{}
 	var key []byte
@@ -193,9 +194,9 @@ func (cmp compared) Domain(v *machine.Var) ([]any, string) {
 		}
 	}
 	switch v.Type {
-	case machine.TypeBool:
+	case mspec.TypeBool:
 		return []any{false, true}, "bool"
-	case machine.TypeString:
+	case mspec.TypeString:
 		if len(v.Enum) > 0 {
 			for _, e := range v.Enum {
 				add(e)
@@ -211,7 +212,7 @@ func (cmp compared) Domain(v *machine.Var) ([]any, string) {
 		}
 		add(otherString(vals))
 		return vals, "compared"
-	case machine.TypeInt:
+	case mspec.TypeInt:
 		if r := v.Range; r != nil {
 			for n := r.Lo; n <= r.Hi && len(vals) < maxRangeValues; n++ {
 				add(n)
@@ -232,7 +233,7 @@ func (cmp compared) Domain(v *machine.Var) ([]any, string) {
 			return sortedInts(vals), "default"
 		}
 		return sortedInts(vals), "compared"
-	case machine.TypeFloat:
+	case mspec.TypeFloat:
 		add(v.Default)
 		for _, c := range cmp[v.Name] {
 			if f, ok := asFloat(c); ok {
@@ -246,12 +247,12 @@ func (cmp compared) Domain(v *machine.Var) ([]any, string) {
 			add(d + 1)
 		}
 		return vals, "compared"
-	case machine.TypeList:
+	case mspec.TypeList:
 		add(v.Default)
 		add([]any{})
 		add([]any{"item"})
 		return vals, "list"
-	case machine.TypeMap:
+	case mspec.TypeMap:
 		add(v.Default)
 		add(map[string]any{})
 		add(map[string]any{"key": "value"})
@@ -266,7 +267,7 @@ const maxRangeValues = 1024
 // errorValues returns the texts a failed action's last_error takes.
 func (cmp compared) ErrorValues() []any {
 	var vals []any
-	for _, c := range cmp[machine.VarLastError] {
+	for _, c := range cmp[mspec.VarLastError] {
 		if s, ok := c.(string); ok && s != "" && !slices.Contains(vals, any(s)) {
 			vals = append(vals, s)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // maxPayloads bounds the payload values the check tries per event (the
@@ -20,7 +21,7 @@ const maxPayloads = 64
 // spec compares event.payload.FIELD with), and a label for traces. An event
 // without a payload has one value, with an empty payload.
 func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
-	var fields []*machine.PayloadField
+	var fields []*mspec.PayloadField
 	if ce.Decl != nil {
 		fields = ce.Decl.Payload
 	}
@@ -101,7 +102,7 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
 func (x *Explorer) storedFrom(event, field string) []string {
 	var out []string
 	want := payloadKey(field)
-	add := func(as []*machine.Assign) {
+	add := func(as []*mspec.Assign) {
 		for _, a := range as {
 			if strings.Join(strings.Fields(a.Expr), "") == want {
 				out = append(out, a.Var)
@@ -126,4 +127,4 @@ func (x *Explorer) storedFrom(event, field string) []string {
 }
 
 // payloadKey is how comparedValues names a payload field: event.payload.FIELD.
-func payloadKey(field string) string { return machine.VarEvent + ".payload." + field }
+func payloadKey(field string) string { return mspec.VarEvent + ".payload." + field }

@@ -10,6 +10,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // explorer is one model check in progress: breadth-first search over
@@ -17,12 +18,12 @@ import (
 // order followed by last_error.
 type Explorer struct {
 	m        *machine.Machine
-	spec     *machine.Spec
+	spec     *mspec.Spec
 	maxState int
 	maxDepth int
 	progress func(CheckStats)
 
-	Vars        []*machine.Var
+	Vars        []*mspec.Var
 	nslots      int
 	lastErr     int // slot of last_error
 	slot        map[string]int
@@ -138,7 +139,7 @@ type xevent struct {
 }
 
 type xcond struct {
-	c     *machine.Condition
+	c     *mspec.Condition
 	label string
 	prog  *vm.Program
 }
@@ -149,7 +150,7 @@ type finding struct {
 	node int32
 	move int32
 	msg  string
-	pos  machine.Pos
+	pos  mspec.Pos
 	loop []string
 }
 
@@ -164,21 +165,21 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		x.maxState = DefaultMaxStates
 	}
 	if x.maxDepth <= 0 {
-		x.maxDepth = Cmp0(spec.Limits.MaxTransitions, machine.DefaultMaxTransitions)
+		x.maxDepth = Cmp0(spec.Limits.MaxTransitions, mspec.DefaultMaxTransitions)
 	}
 	for i, v := range spec.Context {
 		x.slot[v.Name] = i
 		x.defaults = append(x.defaults, machine.CloneValue(v.Default))
 	}
 	x.lastErr = len(spec.Context)
-	x.slot[machine.VarLastError] = x.lastErr
+	x.slot[mspec.VarLastError] = x.lastErr
 	x.defaults = append(x.defaults, "")
 	x.nslots = len(x.defaults)
 	x.env = make(map[string]any, x.nslots+1)
 	x.invEnv = make(map[string]any, x.nslots+1)
 	x.Cmp = comparedValues(spec, opts.Initial)
 	x.startValues(opts)
-	env := machine.TypeEnv(spec)
+	env := mspec.TypeEnv(spec)
 	for i, st := range spec.States {
 		x.stateIdx[st.Name] = i
 		x.States = append(x.States, &Xstate{idx: i, name: st.Name, Cs: m.States[st.Name], final: st.Final,
@@ -206,7 +207,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			}
 		}
 		for _, c := range st.Cs.St.FinalRequires {
-			st.reqs = append(st.reqs, x.condition(c, machine.RequirementLabel(c, st.Cs.St.Name), env))
+			st.reqs = append(st.reqs, x.condition(c, mspec.RequirementLabel(c, st.Cs.St.Name), env))
 		}
 	}
 	x.globalTaken = map[*machine.Ctrans]bool{}
@@ -262,7 +263,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	for _, v := range x.Vars {
 		x.names = append(x.names, v.Name)
 	}
-	x.names = append(x.names, machine.VarLastError)
+	x.names = append(x.names, mspec.VarLastError)
 	x.values = newValueTable()
 	for s := range x.nslots {
 		x.defIDs = append(x.defIDs, x.values.id(x.defaults[s]))
@@ -348,8 +349,8 @@ func Cmp0(a, b int) int {
 	return b
 }
 
-func (x *Explorer) condition(c *machine.Condition, label string, env map[string]any) *xcond {
-	p, err := machine.CompileGuard(c.Expr, env)
+func (x *Explorer) condition(c *mspec.Condition, label string, env map[string]any) *xcond {
+	p, err := mspec.CompileGuard(c.Expr, env)
 	if err != nil {
 		p = nil // Validate reports it; a spec that compiled has none
 	}
@@ -412,7 +413,7 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 	}
 }
 
-func (x *Explorer) budgetPos() machine.Pos {
+func (x *Explorer) budgetPos() mspec.Pos {
 	if x.spec.Limits.Pos.IsValid() {
 		return x.spec.Limits.Pos
 	}
@@ -448,7 +449,7 @@ func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, p
 		for i, name := range x.names {
 			env[name] = vals[i]
 		}
-		env[machine.VarState] = st.name
+		env[mspec.VarState] = st.name
 		for _, c := range st.invs {
 			if c.prog == nil {
 				continue
@@ -489,7 +490,7 @@ func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 
 // note keeps the first finding of a property: breadth-first order makes it
 // one with a shortest path.
-func (x *Explorer) note(prop string, node, ord int32, msg string, p machine.Pos) {
+func (x *Explorer) note(prop string, node, ord int32, msg string, p mspec.Pos) {
 	if _, ok := x.findings[prop]; ok {
 		return
 	}
@@ -505,16 +506,16 @@ func (x *Explorer) load(st *Xstate, vals []any, ids []uint32) {
 			x.envIDs[i] = ids[i]
 		}
 	}
-	x.env[machine.VarState] = st.name
+	x.env[mspec.VarState] = st.name
 	x.dirty = x.dirty[:0]
 }
 
 // saw renders the values an expression reads in env, for messages: "n=3, done=false".
 func saw(env map[string]any, p *vm.Program) string {
 	var parts []string
-	for _, name := range machine.Identifiers(p) {
-		if v, ok := env[name]; ok && name != machine.VarState {
-			parts = append(parts, name+"="+machine.FormatValue(v))
+	for _, name := range mspec.Identifiers(p) {
+		if v, ok := env[name]; ok && name != mspec.VarState {
+			parts = append(parts, name+"="+mspec.FormatValue(v))
 		}
 	}
 	return strings.Join(parts, ", ")

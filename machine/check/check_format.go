@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/internal/textx"
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // FormatOptions tune CheckReport.Format.
@@ -74,7 +74,7 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 	return b.String()
 }
 
-func (r *CheckReport) where(p machine.Pos) string {
+func (r *CheckReport) where(p mspec.Pos) string {
 	if !p.IsValid() {
 		return ""
 	}

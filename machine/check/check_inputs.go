@@ -2,9 +2,8 @@ package check
 
 import (
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // The values a model check starts from: every variable its default, except
@@ -16,14 +15,14 @@ import (
 // Validate reports options the spec cannot take: a value for a variable the
 // spec does not declare, of the wrong type, outside its enum or range; an
 // input the spec does not declare, or that is also given a value.
-func (o CheckOptions) Validate(spec *machine.Spec) error {
+func (o CheckOptions) Validate(spec *mspec.Spec) error {
 	names := make([]string, len(spec.Context))
 	for i, v := range spec.Context {
 		names[i] = v.Name
 	}
 	unknown := func(name string) error {
 		hint := ""
-		if best, ok := machine.DidYouMean(name, names); ok {
+		if best, ok := mspec.DidYouMean(name, names); ok {
 			hint = fmt.Sprintf("; did you mean %q?", best)
 		}
 		return fmt.Errorf("the spec has no context variable %q%s", name, hint)
@@ -35,15 +34,15 @@ func (o CheckOptions) Validate(spec *machine.Spec) error {
 		}
 		val, err := v.Type.Coerce(o.Initial[name])
 		if err == nil {
-			if s, ok := val.(string); ok && len(v.Enum) > 0 && !machine.Contains(v.Enum, s) {
-				err = fmt.Errorf("%q is not one of %s", s, machine.QuoteList(v.Enum))
+			if s, ok := val.(string); ok && len(v.Enum) > 0 && !mspec.Contains(v.Enum, s) {
+				err = fmt.Errorf("%q is not one of %s", s, mspec.QuoteList(v.Enum))
 			}
 		}
 		if n, ok := val.(int); ok && err == nil && v.Range != nil && !v.Range.Contains(n) {
 			err = fmt.Errorf("%d is outside its range [%d, %d]", n, v.Range.Lo, v.Range.Hi)
 		}
 		if err != nil {
-			return fmt.Errorf("cannot start %s from %s: %w", name, machine.FormatValue(o.Initial[name]), err)
+			return fmt.Errorf("cannot start %s from %s: %w", name, mspec.FormatValue(o.Initial[name]), err)
 		}
 	}
 	for _, name := range o.Inputs {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // routerSpec branches on two variables a caller sets: mode picks the branch,
@@ -138,7 +138,7 @@ func TestParseReadsInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := "lpp: 1\nname: x\ncontext: {n: {type: int, default: 0, input: " + tt.value + "}}\ninitial: a\nstates: {a: {final: true}}\n"
-			spec, diags := machine.Parse("f.yaml", []byte(src))
+			spec, diags := mspec.Parse("f.yaml", []byte(src))
 			var got []string
 			for _, d := range diags {
 				got = append(got, d.String())

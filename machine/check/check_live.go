@@ -6,13 +6,14 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // slotSet is a set of value slots (context variables, then last_error).
 type slotSet []bool
 
 func (s slotSet) addReads(x *Explorer, p *vm.Program) {
-	for _, name := range machine.Identifiers(p) {
+	for _, name := range mspec.Identifiers(p) {
 		if i, ok := x.slot[name]; ok {
 			s[i] = true
 		}
@@ -61,7 +62,7 @@ func (x *Explorer) relevance() {
 				if !r[x.slot[a.V.Name]] {
 					continue
 				}
-				for _, name := range machine.Identifiers(a.Prog) {
+				for _, name := range mspec.Identifiers(a.Prog) {
 					if i, ok := x.slot[name]; ok && !r[i] {
 						r[i], changed = true, true
 					}

@@ -5,6 +5,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Memoised evaluation. A guard or a set whose value depends only on the
@@ -64,9 +65,9 @@ var pureBuiltins = map[string]bool{
 
 // checkedFuncs are the functions the checked-arithmetic patch calls.
 var checkedFuncs = map[string]bool{
-	machine.FnAdd: true, machine.FnSub: true, machine.FnMul: true, machine.FnMod: true,
-	machine.FnAdd + "_any": true, machine.FnSub + "_any": true, machine.FnMul + "_any": true, machine.FnMod + "_any": true,
-	machine.FnNeg: true, machine.FnInt: true,
+	mspec.FnAdd: true, mspec.FnSub: true, mspec.FnMul: true, mspec.FnMod: true,
+	mspec.FnAdd + "_any": true, mspec.FnSub + "_any": true, mspec.FnMul + "_any": true, mspec.FnMod + "_any": true,
+	mspec.FnNeg: true, mspec.FnInt: true,
 }
 
 // purity walks a program's tree: pure stays true while every node is one

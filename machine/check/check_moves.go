@@ -9,6 +9,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 type moveKind int
@@ -37,7 +38,7 @@ type move struct {
 	setMemo []*memoProg // the memo descriptions of trans.Set's programs
 	prop    string      // moveEnd: the property it violates ("" for a clean end)
 	msg     string
-	pos     machine.Pos
+	pos     mspec.Pos
 }
 
 // expand calls visit for every move out of (st, vals), in a fixed order (the
@@ -159,9 +160,9 @@ func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, 
 			if mv.trans.Global {
 				x.globalTaken[mv.trans] = true
 			}
-			x.env[machine.VarEvent] = mv.ev.Payloads[mv.payload]
+			x.env[mspec.VarEvent] = mv.ev.Payloads[mv.payload]
 			more, bad = x.assign(mv.trans.Set, mv.setMemo, next, nextIDs, assignEvent, st, mv)
-			delete(x.env, machine.VarEvent)
+			delete(x.env, mspec.VarEvent)
 		} else {
 			st.nextTaken[mv.trans.Index] = true
 			more, bad = x.assign(mv.trans.Set, mv.setMemo, next, nextIDs, assignTransition, st, mv)
@@ -232,7 +233,7 @@ func (x *Explorer) restoreEnv(vals []any, ids []uint32, mark int) {
 // stopErr is a guard that could not be evaluated.
 type stopErr struct {
 	msg string
-	pos machine.Pos
+	pos mspec.Pos
 }
 
 // edge is a way out of a state as the spec writes it: an event (ev set) or
@@ -274,12 +275,12 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 	defer func() { x.moveBuf = out[:0] }()
 	for _, ev := range st.Events {
 		for p, val := range ev.Payloads {
-			x.env[machine.VarEvent] = val
+			x.env[mspec.VarEvent] = val
 			for i, ct := range ev.Trans {
 				if ct.Guard != nil {
 					ok, err := x.evalM(ct.Guard, ev.guardMemo[i])
 					if err != nil {
-						delete(x.env, machine.VarEvent)
+						delete(x.env, mspec.VarEvent)
 						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
 					}
 					if ok != true {
@@ -291,7 +292,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 				break
 			}
 		}
-		delete(x.env, machine.VarEvent)
+		delete(x.env, mspec.VarEvent)
 	}
 	for i := range st.edges {
 		e := &st.edges[i]
@@ -376,11 +377,11 @@ func (x *Explorer) assign(set []machine.Cassign, memo []*memoProg, vals []any, i
 			v, err = a.V.Coerce(v) // null through when nullable, as the interpreter does
 		}
 		if err == nil {
-			err = machine.ValueTooLarge(v)
+			err = mspec.ValueTooLarge(v)
 		}
 		if err == nil {
-			if s, ok := v.(string); ok && len(a.V.Enum) > 0 && !machine.Contains(a.V.Enum, s) {
-				err = fmt.Errorf("%q is not one of %s", s, machine.QuoteList(a.V.Enum))
+			if s, ok := v.(string); ok && len(a.V.Enum) > 0 && !mspec.Contains(a.V.Enum, s) {
+				err = fmt.Errorf("%q is not one of %s", s, mspec.QuoteList(a.V.Enum))
 			}
 		}
 		if err != nil {
@@ -409,7 +410,7 @@ func (x *Explorer) assign(set []machine.Cassign, memo []*memoProg, vals []any, i
 }
 
 // assignPos finds where a compiled assignment is written.
-func (x *Explorer) assignPos(a machine.Cassign) machine.Pos {
+func (x *Explorer) assignPos(a machine.Cassign) mspec.Pos {
 	if a.A != nil {
 		return a.A.ExprPos
 	}
@@ -441,7 +442,7 @@ func quoteValue(v any) string {
 		}
 		return strconv.Quote(s)
 	}
-	out := machine.FormatValue(v)
+	out := mspec.FormatValue(v)
 	if len(out) > 2*maxShownValue {
 		cut := 2 * maxShownValue
 		for cut > 0 && !utf8.RuneStart(out[cut]) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // verdicts decides every property from what the exploration found.
@@ -76,7 +77,7 @@ func (x *Explorer) passNote(prop string) string {
 // reachability reports the states no explored path reached.
 func (x *Explorer) reachability(r *PropertyResult) {
 	var missed []string
-	var first *machine.State
+	var first *mspec.State
 	finals := 0
 	for _, st := range x.States {
 		if st.reached {
@@ -94,9 +95,9 @@ func (x *Explorer) reachability(r *PropertyResult) {
 	case len(missed) == 0 && finals > 0:
 		return
 	case x.stopped != "":
-		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached yet when the exploration stopped (%s)", machine.QuoteList(missed), x.stopped)
+		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached yet when the exploration stopped (%s)", mspec.QuoteList(missed), x.stopped)
 	case x.untriedNote() != "":
-		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached under the values tried: %s", machine.QuoteList(missed), x.untriedNote())
+		r.Verdict, r.Message = Unknown, fmt.Sprintf("%s not reached under the values tried: %s", mspec.QuoteList(missed), x.untriedNote())
 	case len(missed) == 0:
 		r.Verdict, r.Message = Fail, "the spec has no final state"
 	default:
@@ -110,10 +111,10 @@ func (x *Explorer) reachability(r *PropertyResult) {
 		if len(missed) == 1 {
 			r.Message = fmt.Sprintf("no path reaches state %q under the values explored", missed[0])
 		} else {
-			r.Message = fmt.Sprintf("no path reaches states %s under the values explored", machine.QuoteList(missed))
+			r.Message = fmt.Sprintf("no path reaches states %s under the values explored", mspec.QuoteList(missed))
 		}
 		if len(finalsMissed) > 0 {
-			r.Message += fmt.Sprintf(" (final: %s)", machine.QuoteList(finalsMissed))
+			r.Message += fmt.Sprintf(" (final: %s)", mspec.QuoteList(finalsMissed))
 		}
 		if finals == 0 {
 			r.Message += "; no final state is reachable"
@@ -266,7 +267,7 @@ func (x *Explorer) traceStep(st *Xstate, mv *move) TraceStep {
 
 func (x *Explorer) slotName(slot int) string {
 	if slot == x.lastErr {
-		return machine.VarLastError
+		return mspec.VarLastError
 	}
 	return x.Vars[slot].Name
 }
@@ -332,7 +333,7 @@ func (x *Explorer) domainReport() []VarDomain {
 	}
 	slices.SortFunc(out, func(a, b VarDomain) int { return x.slot[a.Var] - x.slot[b.Var] })
 	if hasErr {
-		out = append(out, VarDomain{Var: machine.VarLastError, Values: x.Cmp.ErrorValues(), Source: "error"})
+		out = append(out, VarDomain{Var: mspec.VarLastError, Values: x.Cmp.ErrorValues(), Source: "error"})
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -45,7 +46,7 @@ func TestAListGrownByAppendsStopsTheRunAndTheCheckAtTheLimit(t *testing.T) {
 	require.NoError(t, err)
 	err = r.Run(context.Background())
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, machine.ErrValueTooLarge), "%v", err)
+	assert.True(t, errors.Is(err, mspec.ErrValueTooLarge), "%v", err)
 	assert.Equal(t, `cannot apply set of state "a": dbl.yaml:9:26: set xs: `+tooLarge+` (in concat(xs, [s]))`, err.Error())
 	assert.Equal(t, 22, len(r.Var("xs").([]any)), "the list that passed the limit was stored")
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -42,7 +43,7 @@ func TestAGrowingValueStopsTheRunAndTheCheck(t *testing.T) {
 	require.NoError(t, err)
 	err = r.Run(context.Background())
 	require.Error(t, err)
-	assert.True(t, errors.Is(err, machine.ErrValueTooLarge), "%v", err)
+	assert.True(t, errors.Is(err, mspec.ErrValueTooLarge), "%v", err)
 	var ee *machine.EvalError
 	require.True(t, errors.As(err, &ee), "%v", err)
 	assert.Equal(t, "dbl.yaml:8:14: set s: the value is 16777216 bytes or more, past the limit of 8388608 for a context value; a set that grows a value on every pass (s: s + s) never ends: bound it with a guard (in s + s)", ee.Error())

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // ErrUnknownFormat is wrapped by Export's error for a format it does not know.
@@ -42,7 +41,7 @@ const (
 // spec and opts, so diagrams never disagree with what runs. Export never
 // fails on a spec Parse returned, valid or not; it fails only for an unknown
 // format (wrapping ErrUnknownFormat) or a nil spec.
-func Export(spec *machine.Spec, format string, opts ExportOptions) ([]byte, error) {
+func Export(spec *mspec.Spec, format string, opts ExportOptions) ([]byte, error) {
 	if spec == nil {
 		return nil, errors.New("cannot export: no spec")
 	}
@@ -77,12 +76,12 @@ type dedge struct {
 // anyEvent is an event that applies from every non-final state; diagrams draw
 // it once, as a note or a node, rather than as an edge from every state.
 type anyEvent struct {
-	ev    *machine.Event
+	ev    *mspec.Event
 	label string
 }
 
 type diagram struct {
-	spec    *machine.Spec
+	spec    *mspec.Spec
 	opts    ExportOptions
 	edges   []*dedge
 	anyEvs  []anyEvent
@@ -90,7 +89,7 @@ type diagram struct {
 	errOnly map[string]bool // states entered only through on_error routes
 }
 
-func newDiagram(spec *machine.Spec, opts ExportOptions) *diagram {
+func newDiagram(spec *mspec.Spec, opts ExportOptions) *diagram {
 	g := &diagram{spec: spec, opts: opts, visited: map[string]bool{}, errOnly: map[string]bool{}}
 	for _, st := range spec.States {
 		for _, t := range st.Next {
@@ -168,7 +167,7 @@ func newDiagram(spec *machine.Spec, opts ExportOptions) *diagram {
 }
 
 // transitionLabel renders "[guard] / x = expr" (parts left out when empty).
-func (g *diagram) transitionLabel(when string, set []*machine.Assign) string {
+func (g *diagram) transitionLabel(when string, set []*mspec.Assign) string {
 	var parts []string
 	if when != "" {
 		parts = append(parts, "["+shortenExpr(when, maxGuardLen)+"]")
@@ -179,7 +178,7 @@ func (g *diagram) transitionLabel(when string, set []*machine.Assign) string {
 	return strings.Join(parts, " ")
 }
 
-func (g *diagram) setLabel(set []*machine.Assign) string {
+func (g *diagram) setLabel(set []*mspec.Assign) string {
 	if !g.opts.ShowSet || len(set) == 0 {
 		return ""
 	}
@@ -267,7 +266,7 @@ const maxIDLen = 32
 
 // mermaidIDs maps each state to a Mermaid id: its own name when safe, else
 // "s_" + name (made unique), shortened when long.
-func mermaidIDs(spec *machine.Spec) map[string]string {
+func mermaidIDs(spec *mspec.Spec) map[string]string {
 	ids := map[string]string{}
 	taken := map[string]bool{}
 	for _, st := range spec.States {
@@ -276,7 +275,7 @@ func mermaidIDs(spec *machine.Spec) map[string]string {
 	for _, st := range spec.States {
 		// A name Markdown would change (__init__ is drawn as a bold "init")
 		// gets an id and an escaped label too.
-		if !mermaidReserved[strings.ToLower(st.Name)] && machine.IdentRE.MatchString(st.Name) && len(st.Name) <= maxIDLen && markdownEscape(st.Name) == st.Name {
+		if !mermaidReserved[strings.ToLower(st.Name)] && mspec.IdentRE.MatchString(st.Name) && len(st.Name) <= maxIDLen && markdownEscape(st.Name) == st.Name {
 			ids[st.Name] = st.Name
 			continue
 		}
@@ -287,7 +286,7 @@ func mermaidIDs(spec *machine.Spec) map[string]string {
 
 // flowchartIDs maps each state to a flowchart id: "n_" + name, shortened
 // when long.
-func flowchartIDs(spec *machine.Spec) map[string]string {
+func flowchartIDs(spec *mspec.Spec) map[string]string {
 	ids := map[string]string{}
 	taken := map[string]bool{}
 	for _, st := range spec.States {
@@ -325,7 +324,7 @@ func uniqueID(prefix, name string, taken map[string]bool) string {
 func sanitizeID(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if r < utf8.RuneSelf && machine.IsIdentByte(byte(r)) {
+		if r < utf8.RuneSelf && mspec.IsIdentByte(byte(r)) {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
@@ -408,7 +407,7 @@ func markdownEscape(s string) string {
 		if c := s[i]; c >= utf8.RuneSelf {
 			return true // a letter of another script, most likely
 		}
-		return machine.IsIdentByte(s[i]) && s[i] != '_'
+		return mspec.IsIdentByte(s[i]) && s[i] != '_'
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

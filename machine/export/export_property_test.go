@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -320,7 +321,7 @@ func longNamesCase(t *testing.T) exportCase {
 type exportCase struct {
 	name string
 	src  []byte
-	spec *machine.Spec
+	spec *mspec.Spec
 	opts ExportOptions
 }
 

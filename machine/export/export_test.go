@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -27,7 +28,7 @@ var exportCases = []struct {
 
 var formatExt = map[string]string{"mermaid": ".mmd", "mermaid-flowchart": ".flow.mmd", "dot": ".dot"}
 
-func loadSpec(t *testing.T, path string) *machine.Spec {
+func loadSpec(t *testing.T, path string) *mspec.Spec {
 	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -67,7 +68,7 @@ func TestExportRejectsUnknownFormat(t *testing.T) {
 }
 
 func TestExportStateDiagramUsesLppStyleLabels(t *testing.T) {
-	spec, _ := machine.Parse("t.yaml", []byte(`lpp: 1
+	spec, _ := mspec.Parse("t.yaml", []byte(`lpp: 1
 name: t
 context: {reply: string, n: int}
 initial: optimizer
@@ -136,7 +137,7 @@ func TestExportedMermaidParses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, _ := machine.Parse(path, src)
+		spec, _ := mspec.Parse(path, src)
 		if spec == nil {
 			continue
 		}
@@ -218,7 +219,7 @@ func TestMermaidEscapesWhatTheRendererMisreads(t *testing.T) {
 }
 
 func TestMermaidDrawsSelfLoopsAsOneEdgeAndRenamesPrototypeNames(t *testing.T) {
-	spec, diags := machine.Parse("t.yaml", []byte(`lpp: 1
+	spec, diags := mspec.Parse("t.yaml", []byte(`lpp: 1
 name: t
 context: {n: int}
 initial: __proto__

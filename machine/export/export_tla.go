@@ -10,6 +10,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TLAModule is a spec written as a TLA+ module, for TLC, and TLC's
@@ -62,7 +63,7 @@ var tlaIdentChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
 type tlaWriter struct {
 	m      *machine.Machine
-	spec   *machine.Spec
+	spec   *mspec.Spec
 	x      *check.Explorer
 	module string
 
@@ -126,16 +127,16 @@ func (w *tlaWriter) variables() []string {
 }
 
 func (w *tlaWriter) maxTransitions() int {
-	return check.Cmp0(w.spec.Limits.MaxTransitions, machine.DefaultMaxTransitions)
+	return check.Cmp0(w.spec.Limits.MaxTransitions, mspec.DefaultMaxTransitions)
 }
 
-func (w *tlaWriter) errorf(p machine.Pos, format string, args ...any) error {
+func (w *tlaWriter) errorf(p mspec.Pos, format string, args ...any) error {
 	return fmt.Errorf("%s:%d:%d: cannot export to TLA+: %s", w.spec.File, p.Line, p.Col, fmt.Sprintf(format, args...))
 }
 
 func (w *tlaWriter) write() error {
 	for _, v := range w.spec.Context {
-		if v.Type == machine.TypeFloat {
+		if v.Type == mspec.TypeFloat {
 			return w.errorf(v.TypePos, "context variable %q is a float, and TLC has no floats; make it an int (e.g. hundredths)", v.Name)
 		}
 	}
@@ -150,7 +151,7 @@ func (w *tlaWriter) write() error {
 			return err
 		}
 	}
-	if slices.ContainsFunc(w.spec.States, func(st *machine.State) bool { return st.Final }) {
+	if slices.ContainsFunc(w.spec.States, func(st *mspec.State) bool { return st.Final }) {
 		fmt.Fprintf(&w.body, "\\* A run that reached a final state (and ran its action) has ended.\nDone ==\n    /\\ state \\in FinalStates\n    /\\ phase = \"act\"\n    /\\ UNCHANGED vars\n\n")
 		w.actions = append(w.actions, "Done")
 	}
@@ -215,7 +216,7 @@ func (w *tlaWriter) domains() error {
 }
 
 // tlaSet writes a set of values; a full range as lo..hi.
-func tlaSet(vals []any, r *machine.Range) (string, error) {
+func tlaSet(vals []any, r *mspec.Range) (string, error) {
 	if r != nil && len(vals) == r.Hi-r.Lo+1 {
 		return fmt.Sprintf("%d..%d", r.Lo, r.Hi), nil
 	}
@@ -249,7 +250,7 @@ func (w *tlaWriter) init() error {
 // names returns the translation of every identifier to the module's
 // variables.
 func (w *tlaWriter) names() map[string]string {
-	out := map[string]string{machine.VarState: "state", machine.VarLastError: "last_error"}
+	out := map[string]string{mspec.VarState: "state", mspec.VarLastError: "last_error"}
 	for _, v := range w.spec.Context {
 		out[v.Name] = w.varName[v.Name]
 	}
@@ -341,7 +342,7 @@ func (w *tlaWriter) state(xs *check.Xstate) error {
 			next:    w.move(oe.To)}
 		fail.next["last_error"] = "err"
 		names := w.names()
-		names[machine.VarLastError] = "err"
+		names[mspec.VarLastError] = "err"
 		if err := w.assigns(oe.Set, names, nil, "", fmt.Sprintf("set of on_error of state %q", st.Name), fail.next); err != nil {
 			return err
 		}
@@ -389,7 +390,7 @@ func (w *tlaWriter) state(xs *check.Xstate) error {
 	}
 
 	tr := &tlaTranslator{names: w.names(), uses: w.uses}
-	env := machine.TypeEnv(w.spec)
+	env := mspec.TypeEnv(w.spec)
 	var earlier []string
 	for i, ct := range cs.Next {
 		what := fmt.Sprintf("next[%d] of state %q", i, st.Name)
@@ -432,7 +433,7 @@ func (w *tlaWriter) move(target string) map[string]string {
 
 // assigns translates a set into next, against the identifiers of names (and
 // an event's payload).
-func (w *tlaWriter) assigns(set []*machine.Assign, names map[string]string, tr *tlaTranslator, payload, what string, next map[string]string) error {
+func (w *tlaWriter) assigns(set []*mspec.Assign, names map[string]string, tr *tlaTranslator, payload, what string, next map[string]string) error {
 	if tr == nil {
 		tr = &tlaTranslator{names: names, payload: payload, uses: w.uses}
 	}
@@ -441,7 +442,7 @@ func (w *tlaWriter) assigns(set []*machine.Assign, names map[string]string, tr *
 		if v == nil {
 			continue // Validate reports it
 		}
-		env := machine.TypeEnv(w.spec)
+		env := mspec.TypeEnv(w.spec)
 		if tr.event != "" {
 			env = w.m.Events[tr.event].Env
 		}
@@ -470,7 +471,7 @@ func (w *tlaWriter) invariants() error {
 			set, _ = tlaSet(vals, nil)
 		case v.Range != nil:
 			set = fmt.Sprintf("%d..%d", v.Range.Lo, v.Range.Hi)
-		case v.Type == machine.TypeBool:
+		case v.Type == mspec.TypeBool:
 			set = "BOOLEAN"
 		default:
 			continue
@@ -491,7 +492,7 @@ func (w *tlaWriter) invariants() error {
 	fmt.Fprintf(&w.inv, "\\* The run does not exhaust max_transitions (it would fail with %q).\nBudget == state \\notin FinalStates => steps < MaxTransitions\n\n", machine.ErrBudget.Error())
 	w.invs = append(w.invs, "Budget")
 	tr := &tlaTranslator{names: w.names(), uses: w.uses}
-	env := machine.TypeEnv(w.spec)
+	env := mspec.TypeEnv(w.spec)
 	for _, c := range w.spec.Invariants {
 		what := fmt.Sprintf("invariant %q", c.Name)
 		t, err := tr.translate(c.Expr, env, tlaExprSite{w.spec.File, w.spec.Source, c.ExprPos, what})
@@ -513,7 +514,7 @@ func (w *tlaWriter) invariants() error {
 	}
 	for _, st := range w.spec.States {
 		for i, c := range st.FinalRequires {
-			what := machine.RequirementLabel(c, st.Name)
+			what := mspec.RequirementLabel(c, st.Name)
 			t, err := tr.translate(c.Expr, env, tlaExprSite{w.spec.File, w.spec.Source, c.ExprPos, what})
 			if err != nil {
 				return err

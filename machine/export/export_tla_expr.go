@@ -12,8 +12,7 @@ import (
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/parser"
-
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // The expressions ExportTLA translates: literals (ints, strings, bools, nil,
@@ -31,7 +30,7 @@ import (
 type tlaExprSite struct {
 	file  string
 	src   []byte
-	start machine.Pos
+	start mspec.Pos
 	what  string
 }
 
@@ -66,7 +65,7 @@ func (tr *tlaTranslator) translate(src string, env map[string]any, site tlaExprS
 	if bad != nil {
 		at := site.start
 		if site.src != nil && at.IsValid() {
-			at = machine.ExprPos(site.src, site.start, src, nodeStart(bad.node))
+			at = mspec.ExprPos(site.src, site.start, src, nodeStart(bad.node))
 		}
 		return "", fmt.Errorf("%s:%d:%d: cannot export to TLA+: %s: %s: %s has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\"",
 			site.file, at.Line, at.Col, site.what, "`"+bad.node.String()+"`", bad.why)
@@ -257,14 +256,14 @@ func (tr *tlaTranslator) binary(n *ast.BinaryNode) (string, *tlaUnsupported) {
 // m["key"].
 func (tr *tlaTranslator) member(n *ast.MemberNode) (string, *tlaUnsupported) {
 	prop, isString := n.Property.(*ast.StringNode)
-	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == machine.VarEvent && isString && tr.event != "" {
+	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == mspec.VarEvent && isString && tr.event != "" {
 		if prop.Value == "name" {
 			return tlaString(tr.event), nil
 		}
 		return unsupported(n, "the event alone (read event.payload.FIELD)")
 	}
 	if inner, ok := n.Node.(*ast.MemberNode); ok && isString && tr.payload != "" {
-		if id, ok := inner.Node.(*ast.IdentifierNode); ok && id.Value == machine.VarEvent {
+		if id, ok := inner.Node.(*ast.IdentifierNode); ok && id.Value == mspec.VarEvent {
 			return tr.payload + "." + prop.Value, nil
 		}
 	}

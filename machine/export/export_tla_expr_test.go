@@ -1,14 +1,16 @@
 package export
 
-import "github.com/lppctl/lppctl/machine"
-import "testing"
+import (
+	mspec "github.com/lppctl/lppctl/machine/spec"
+	"testing"
+)
 
 // TestTLATranslatesTheExpressionSubset: each construct the specs use has
 // its TLA+ term; types decide + (add or concatenate) and in (elements or
 // keys).
 func TestTLATranslatesTheExpressionSubset(t *testing.T) {
-	env := map[string]any{"n": 0, "s": "", "ok": false, "l": []any{}, "m": map[string]any{}, machine.VarState: "", machine.VarLastError: ""}
-	names := map[string]string{"n": "n", "s": "s", "ok": "ok", "l": "l", "m": "m", machine.VarState: "state", machine.VarLastError: "w_last"}
+	env := map[string]any{"n": 0, "s": "", "ok": false, "l": []any{}, "m": map[string]any{}, mspec.VarState: "", mspec.VarLastError: ""}
+	names := map[string]string{"n": "n", "s": "s", "ok": "ok", "l": "l", "m": "m", mspec.VarState: "state", mspec.VarLastError: "w_last"}
 	tests := []struct{ src, want string }{
 		{`n + 1 >= 3 && !ok`, `(((n + 1) >= 3) /\ ~(ok))`},
 		{`n == 2 || s != "a\"b"`, `((n = 2) \/ (s # "a\"b"))`},

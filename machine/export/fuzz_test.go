@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -28,7 +29,7 @@ func FuzzParse(f *testing.F) {
 	reg := machine.NewBuiltinRegistry()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		spec, diags := validate.Check("fuzz.yaml", src, reg)
-		lines := machine.LineCount(src)
+		lines := mspec.LineCount(src)
 		for _, d := range diags {
 			_ = d.Pretty(src)
 			if d.Pos.Line > lines+1 || d.Pos.Line < 0 || d.Pos.Col < 0 {

@@ -1,6 +1,6 @@
 package export
 
-import "github.com/lppctl/lppctl/machine"
+import mspec "github.com/lppctl/lppctl/machine/spec"
 
 // MermaidText escapes text for a Mermaid stateDiagram-v2 edge label, as the
 // spec diagrams do (other packages that draw state diagrams use it).
@@ -9,7 +9,7 @@ func MermaidText(s string) string { return mermaidText(s) }
 // MermaidID reports whether name can be a state diagram id as it is (an
 // identifier, not a Mermaid keyword, unchanged by Markdown, not too long).
 func MermaidID(name string) bool {
-	return !mermaidReserved[toLowerASCII(name)] && machine.IdentRE.MatchString(name) && len(name) <= maxIDLen && markdownEscape(name) == name
+	return !mermaidReserved[toLowerASCII(name)] && mspec.IdentRE.MatchString(name) && len(name) <= maxIDLen && markdownEscape(name) == name
 }
 
 func toLowerASCII(s string) string {

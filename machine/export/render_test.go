@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"html"
 	"os"
 	"os/exec"
@@ -14,8 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // renderResult is what the page reports for one diagram.
@@ -184,7 +183,7 @@ func renderCorpus(t *testing.T) (names, diagrams []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, _ := machine.Parse(path, src)
+		spec, _ := mspec.Parse(path, src)
 		if spec == nil {
 			continue
 		}

@@ -12,9 +12,7 @@
 // spec model, nothing of LLMs, tools or skills.
 package lpp
 
-import (
-	"github.com/lppctl/lppctl/machine"
-)
+import mspec "github.com/lppctl/lppctl/machine/spec"
 
 // Schema versions this package reads.
 const (
@@ -28,7 +26,7 @@ type Blueprint struct {
 	Source []byte // the file's bytes, for snippets
 
 	Schema      string
-	SchemaPos   machine.Pos
+	SchemaPos   mspec.Pos
 	ID          string
 	Name        string
 	Version     string
@@ -37,7 +35,7 @@ type Blueprint struct {
 	Context     []*Property
 	States      []*State
 	Entry       string
-	EntryPos    machine.Pos
+	EntryPos    mspec.Pos
 	Terminals   []*Terminal
 	TerminalMap bool // terminal_states is an object of contracts (v0.2.0), not a list of ids (v0.1.x)
 	Gates       []*Gate
@@ -52,7 +50,7 @@ type Blueprint struct {
 	Extra []RawMember
 
 	// Warnings holds what Parse found odd but could translate.
-	Warnings machine.Diagnostics
+	Warnings mspec.Diagnostics
 
 	// Orig maps the internal name of a state, event or property whose
 	// blueprint id is not an lppctl identifier, or is a name lppctl
@@ -100,8 +98,8 @@ type Property struct {
 	Enum        []any
 	Default     any
 	HasDefault  bool
-	Pos         machine.Pos // position of the key
-	TypePos     machine.Pos
+	Pos         mspec.Pos // position of the key
+	TypePos     mspec.Pos
 	// Implicit: not declared in context_schema, but used by the blueprint
 	// (lpp creates it when an action writes it; a gate reading it while it
 	// is absent is false).
@@ -113,7 +111,7 @@ type State struct {
 	ID          string // an identifier (Blueprint.Spelling gives the blueprint's id)
 	Description string
 	Name        string // the state's display name ("name")
-	Pos         machine.Pos
+	Pos         mspec.Pos
 	// TerminalOnly: the state is a key of terminal_states only (v0.2.0:
 	// lpp's loader creates it from its contract).
 	TerminalOnly bool
@@ -125,7 +123,7 @@ type Terminal struct {
 	Description string
 	Outputs     []*OutputField // output_schema, in file order
 	Invariants  []string       // invariants_guaranteed
-	Pos         machine.Pos
+	Pos         mspec.Pos
 	Raw         string // the contract as written ("" for the v0.1.x list form)
 }
 
@@ -134,7 +132,7 @@ type OutputField struct {
 	Name    string
 	Type    string
 	NonNull bool
-	Pos     machine.Pos
+	Pos     mspec.Pos
 }
 
 // Gate types.
@@ -149,7 +147,7 @@ type Gate struct {
 	Type        string // GateExpression or GateCompute
 	Expression  string // the Python-like source (expression gates)
 	ComputeUnit string // "ns:op" (compute gates)
-	Pos         machine.Pos
+	Pos         mspec.Pos
 	// Used: a transition names the gate (the others are never evaluated
 	// for a transition: translated when they can be, warned about when not).
 	Used bool
@@ -172,7 +170,7 @@ const (
 type Action struct {
 	ID   string
 	Type string // ActionSet, ActionCompute or ActionEmit
-	Pos  machine.Pos
+	Pos  mspec.Pos
 
 	// set
 	Target    string
@@ -187,8 +185,8 @@ type Action struct {
 	// it), refused when a transition uses it.
 	Skipped  bool
 	Unknown  bool
-	TypePos  machine.Pos
-	BadInput machine.Pos
+	TypePos  mspec.Pos
+	BadInput mspec.Pos
 
 	// compute
 	ComputeUnit string
@@ -214,10 +212,10 @@ type Transition struct {
 	Event    string // on_event
 	Gates    []string
 	Actions  []string
-	Pos      machine.Pos
-	FromPos  machine.Pos
-	ToPos    machine.Pos
-	EventPos machine.Pos
+	Pos      mspec.Pos
+	FromPos  mspec.Pos
+	ToPos    mspec.Pos
+	EventPos mspec.Pos
 }
 
 // Any is the `from` of a transition that applies in every state.

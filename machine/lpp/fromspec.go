@@ -11,8 +11,7 @@ import (
 
 	"github.com/expr-lang/expr/ast"
 	exprparser "github.com/expr-lang/expr/parser"
-
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // FromSpec writes an lppctl spec as an L++ blueprint (lpp/v0.2.0 unless
@@ -26,7 +25,7 @@ import (
 // (an action on entering a state, a state's set:, on_error, a guard beyond
 // the gate dialect) is a *FromSpecError naming the state, the transition
 // and, for a guard, the column.
-func FromSpec(spec *machine.Spec) ([]byte, error) {
+func FromSpec(spec *mspec.Spec) ([]byte, error) {
 	w := &writer{spec: spec, md: readMeta(spec.Source), gates: map[string]string{}, actions: map[string]jobj{}, gateUnit: map[string]string{}}
 	if err := w.collect(); err != nil {
 		return nil, err
@@ -37,7 +36,7 @@ func FromSpec(spec *machine.Spec) ([]byte, error) {
 // FromSpecError is what FromSpec cannot write.
 type FromSpecError struct {
 	File       string
-	Pos        machine.Pos
+	Pos        mspec.Pos
 	State      string
 	Transition string // its note or "" (a state's problem)
 	Msg        string
@@ -69,14 +68,14 @@ type wTrans struct {
 	id, from, to, event string
 	froms               []string // the states whose lists hold it
 	when                string
-	set                 []*machine.Assign
-	state               *machine.State // where it was first found
-	pos                 machine.Pos
+	set                 []*mspec.Assign
+	state               *mspec.State // where it was first found
+	pos                 mspec.Pos
 	gates, actions      []string
 }
 
 type writer struct {
-	spec      *machine.Spec
+	spec      *mspec.Spec
 	md        *meta
 	trans     []*wTrans
 	byID      map[string]*wTrans
@@ -96,11 +95,11 @@ var (
 	actNoteRE  = regexp.MustCompile(`^` + genDoc + `action (.+?) \((?:set|compute [^()]*|emit [^()]*)\)$`)
 )
 
-func (w *writer) helper(st *machine.State) bool {
+func (w *writer) helper(st *mspec.State) bool {
 	return st.Name == startState || strings.HasPrefix(st.Note, genDoc)
 }
 
-func (w *writer) fail(st *machine.State, t *machine.Transition, pos machine.Pos, format string, args ...any) error {
+func (w *writer) fail(st *mspec.State, t *mspec.Transition, pos mspec.Pos, format string, args ...any) error {
 	e := &FromSpecError{File: w.spec.File, Pos: pos, State: st.Name, Msg: fmt.Sprintf(format, args...)}
 	if t != nil {
 		e.Transition = cmpOr(t.Note, "to "+t.To)
@@ -198,13 +197,13 @@ func (w *writer) collect() error {
 		}
 	}
 	for _, ev := range w.spec.Events {
-		t := &machine.Transition{To: ev.To, When: ev.When, Set: ev.Set, Note: ev.Note, Pos: ev.Pos}
+		t := &mspec.Transition{To: ev.To, When: ev.When, Set: ev.Set, Note: ev.Note, Pos: ev.Pos}
 		froms := ev.From
 		if len(froms) == 0 || slices.Contains(froms, Any) {
 			froms = []string{Any}
 		}
 		for _, f := range froms {
-			if err := w.add(&machine.State{Name: f, Pos: ev.Pos}, f, ev.Name, t); err != nil {
+			if err := w.add(&mspec.State{Name: f, Pos: ev.Pos}, f, ev.Name, t); err != nil {
 				return err
 			}
 		}
@@ -232,11 +231,11 @@ func (w *writer) rank(id string) int {
 
 // state collects a blueprint state's lists: its on: and, when the driver
 // fires an event on entering it, its next:.
-func (w *writer) state(st *machine.State) error {
+func (w *writer) state(st *mspec.State) error {
 	switch {
 	case st.Do != "" && st.Do != "noop":
 		return w.fail(st, nil, st.DoPos, "it runs %s on entering; L++ runs actions on transitions (move it to a transition's helper state, or write it as a compute unit)", st.Do)
-	case slices.ContainsFunc(st.Set, func(a *machine.Assign) bool { return a.Var != payloadVar }): // lpp_payload: the translation's
+	case slices.ContainsFunc(st.Set, func(a *mspec.Assign) bool { return a.Var != payloadVar }): // lpp_payload: the translation's
 		return w.fail(st, nil, st.Set[0].Pos, "it sets variables on entering; L++ sets them on transitions (move the set to the transitions into it)")
 	case st.OnError != nil:
 		return w.fail(st, st.OnError, st.OnError.Pos, "on_error has no L++ equivalent")
@@ -262,10 +261,10 @@ func (w *writer) state(st *machine.State) error {
 }
 
 // transID is a transition's blueprint id: its note without " (then ...)".
-func transID(t *machine.Transition) string { return thenRE.ReplaceAllString(t.Note, "") }
+func transID(t *mspec.Transition) string { return thenRE.ReplaceAllString(t.Note, "") }
 
 // list collects the transitions of one list (from state from, event e).
-func (w *writer) list(st *machine.State, from, e string, list []*machine.Transition) error {
+func (w *writer) list(st *mspec.State, from, e string, list []*mspec.Transition) error {
 	for _, t := range list {
 		if fallbackRE.MatchString(t.Note) || strings.HasPrefix(t.Note, "evaluate the compute gates of ") || strings.HasPrefix(t.Note, "never taken") {
 			continue // the translation's own: fallbacks, the way to a chooser
@@ -277,7 +276,7 @@ func (w *writer) list(st *machine.State, from, e string, list []*machine.Transit
 	return nil
 }
 
-func (w *writer) add(st *machine.State, from, e string, t *machine.Transition) error {
+func (w *writer) add(st *mspec.State, from, e string, t *mspec.Transition) error {
 	id := transID(t)
 	if id == "" {
 		src := from
@@ -304,7 +303,7 @@ func (w *writer) finish(x *wTrans) error {
 	if len(x.froms) > 1 || h != nil && h.From == Any {
 		x.from = Any
 	}
-	t := &machine.Transition{Note: x.id, Pos: x.pos}
+	t := &mspec.Transition{Note: x.id, Pos: x.pos}
 	// Gates: the guard's conjuncts (one per gate as the translation writes them).
 	parts := splitAnd(x.when)
 	if h != nil && len(h.Gates) == 1 && len(parts) > 1 {
@@ -474,7 +473,7 @@ func balanced(s string) bool {
 }
 
 // setAction writes a set entry as an L++ set action.
-func (w *writer) setAction(a *machine.Assign) (jobj, error) {
+func (w *writer) setAction(a *mspec.Assign) (jobj, error) {
 	tree, err := exprparser.Parse(a.Expr)
 	if err != nil {
 		return nil, fmt.Errorf("set %s: %w", a.Var, err)
@@ -573,7 +572,7 @@ func literalOf(n ast.Node) (any, bool) {
 
 // unitOf is the compute unit a script.run state calls: from its note
 // (the import's), else SCRIPT_NAME:FUNCTION.
-func (w *writer) unitOf(st *machine.State) string {
+func (w *writer) unitOf(st *mspec.State) string {
 	if m := unitNoteRE.FindStringSubmatch(st.Note); m != nil {
 		return m[1]
 	}
@@ -591,7 +590,7 @@ func (w *writer) unitOf(st *machine.State) string {
 }
 
 // stepActions writes the actions of a helper state.
-func (w *writer) stepActions(st *machine.State) ([]jobj, error) {
+func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 	switch st.Do {
 	case "noop":
 		var out []jobj

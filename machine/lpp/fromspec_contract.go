@@ -2,10 +2,9 @@ package lpp
 
 import (
 	"encoding/json"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"regexp"
 	"slices"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // nonNilRE is the one final_requires condition L++ can say: an output
@@ -19,7 +18,7 @@ var nonNilRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*!=\s*nil\s*$`)
 // one, each `NAME != nil` of final_requires becomes an output_schema
 // field with non_null; any other condition is refused, as is a condition
 // in a v0.1.x blueprint (list: its terminal_states holds no contracts).
-func (w *writer) contract(st *machine.State, raw json.RawMessage, list bool) (any, error) {
+func (w *writer) contract(st *mspec.State, raw json.RawMessage, list bool) (any, error) {
 	var c any = jobj{}
 	var nonNull []string // the outputs raw requires
 	if len(raw) > 0 {

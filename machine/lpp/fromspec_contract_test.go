@@ -2,10 +2,9 @@ package lpp
 
 import (
 	"errors"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strings"
 	"testing"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // The import writes a terminal contract's non_null outputs as the final
@@ -54,7 +53,7 @@ func TestImportWarnsOfAContractOutputThatIsNoProperty(t *testing.T) {
 		t.Fatal(diags.Err())
 	}
 	want := `output "report" of terminal state "b" is not a context property: its non_null cannot be checked`
-	if len(bp.Warnings) != 1 || bp.Warnings[0].Msg != want || bp.Warnings[0].Pos != (machine.Pos{Line: 4, Col: 88}) {
+	if len(bp.Warnings) != 1 || bp.Warnings[0].Msg != want || bp.Warnings[0].Pos != (mspec.Pos{Line: 4, Col: 88}) {
 		t.Fatalf("warnings %v, want at 4:88: %s", bp.Warnings, want)
 	}
 	tr, err := Translate(bp, nil)
@@ -97,7 +96,7 @@ events:
   GO:
     payload: {who: {type: string, required: false}}
 `
-	spec, diags := machine.Parse("s.yaml", []byte(src))
+	spec, diags := mspec.Parse("s.yaml", []byte(src))
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
@@ -145,7 +144,7 @@ func TestFromSpecRefusesFinalRequires(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := tt.meta + "lpp: 1\nname: s\ncontext: {n: {type: int, default: 0}}\ninitial: a\nstates:\n  a: {next: [{to: b}]}\n  b: {final: true, final_requires: " + tt.reqs + "}\n"
-			spec, diags := machine.Parse("s.yaml", []byte(src))
+			spec, diags := mspec.Parse("s.yaml", []byte(src))
 			if diags.HasErrors() {
 				t.Fatal(diags.Err())
 			}

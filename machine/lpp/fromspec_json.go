@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // jobj is a JSON object that keeps its keys in order.
@@ -38,7 +37,7 @@ func (o jobj) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func paramString(st *machine.State, name string) (string, bool) {
+func paramString(st *mspec.State, name string) (string, bool) {
 	for _, p := range st.With {
 		if p.Name == name {
 			s, ok := p.Value.(string)
@@ -48,7 +47,7 @@ func paramString(st *machine.State, name string) (string, bool) {
 	return "", false
 }
 
-func paramMap(st *machine.State, name string) (map[string]any, bool) {
+func paramMap(st *mspec.State, name string) (map[string]any, bool) {
 	for _, p := range st.With {
 		if p.Name == name {
 			m, ok := p.Value.(map[string]any)
@@ -68,7 +67,7 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // lppTypes maps lppctl's types back to L++'s.
-var lppTypes = map[machine.Type]string{machine.TypeString: "string", machine.TypeFloat: "number", machine.TypeInt: "integer", machine.TypeBool: "boolean", machine.TypeList: "array", machine.TypeMap: "object"}
+var lppTypes = map[mspec.Type]string{mspec.TypeString: "string", mspec.TypeFloat: "number", mspec.TypeInt: "integer", mspec.TypeBool: "boolean", mspec.TypeList: "array", mspec.TypeMap: "object"}
 
 func (w *writer) json() ([]byte, error) {
 	spec, md := w.spec, w.md
@@ -107,7 +106,7 @@ func (w *writer) json() ([]byte, error) {
 	out = append(out, jkv{"context_schema", jobj{{"properties", props}}})
 	states := jobj{}
 	terms := []string{} // never null: an empty list is a list
-	var finals []*machine.State
+	var finals []*mspec.State
 	for _, st := range spec.States {
 		if w.helper(st) || waitRE.MatchString(st.Note) || chooseRE.MatchString(st.Note) {
 			continue

@@ -3,17 +3,16 @@ package lpp
 import (
 	"encoding/json"
 	"errors"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // importSpec translates a test blueprint (with the mapping beside it) and
 // decodes the spec.
-func importSpec(t *testing.T, f string) (*Blueprint, *machine.Spec) {
+func importSpec(t *testing.T, f string) (*Blueprint, *mspec.Spec) {
 	t.Helper()
 	bp, err := Load(f)
 	if err != nil {
@@ -27,7 +26,7 @@ func importSpec(t *testing.T, f string) (*Blueprint, *machine.Spec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := machine.Parse(strings.TrimSuffix(f, ".json")+".yaml", out)
+	spec, diags := mspec.Parse(strings.TrimSuffix(f, ".json")+".yaml", out)
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
@@ -151,7 +150,7 @@ events:
     transitions:
       - {from: '*', to: done, set: {who: nil}}
 `
-	spec, diags := machine.Parse("door.yaml", []byte(src))
+	spec, diags := mspec.Parse("door.yaml", []byte(src))
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
@@ -271,7 +270,7 @@ func TestFromSpecRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := "lpp: 1\nname: s\ncontext: {n: {type: int, default: 0}}\ninitial: a\nstates:\n" + tt.states + "  b: {final: true}\n"
-			spec, diags := machine.Parse("s.yaml", []byte(src))
+			spec, diags := mspec.Parse("s.yaml", []byte(src))
 			if diags.HasErrors() {
 				t.Fatal(diags.Err())
 			}

@@ -2,11 +2,10 @@ package lpp
 
 import (
 	"cmp"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // TranslateGate translates a gate expression from L++'s Python-like dialect
@@ -273,7 +272,7 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 				names = append(names, k)
 			}
 			slices.Sort(names)
-			return gout{}, gateErr(n.col, n.span, cmp.Or(machine.DidYouMeanHint(n.text, append(names, "event")), "declare it in context_schema.properties"),
+			return gout{}, gateErr(n.col, n.span, cmp.Or(mspec.DidYouMeanHint(n.text, append(names, "event")), "declare it in context_schema.properties"),
 				"unknown name %q: it is not a context property", n.text)
 		}
 		return gout{s: name, prec: precAtom, typ: t, nils: []string{name}}, nil

@@ -6,11 +6,10 @@ package lpp
 import (
 	"cmp"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 func (env *gateEnv) attr(n *gnode) (gout, error) {
@@ -144,7 +143,7 @@ func (env *gateEnv) call(n *gnode) (gout, error) {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		return gout{}, gateErr(fn.col, fn.span, cmp.Or(machine.DidYouMeanHint(fn.text, names), "use a compute gate for anything else"),
+		return gout{}, gateErr(fn.col, fn.span, cmp.Or(mspec.DidYouMeanHint(fn.text, names), "use a compute gate for anything else"),
 			"function %s() is not supported in a gate (supported: %s)", fn.text, strings.Join(names, ", "))
 	}
 	args := n.kids[1:]
@@ -226,7 +225,7 @@ func (env *gateEnv) method(n *gnode) (gout, error) {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		return gout{}, gateErr(col, len([]rune(n.text)), cmp.Or(machine.DidYouMeanHint(n.text, names), "use a compute gate for anything else"),
+		return gout{}, gateErr(col, len([]rune(n.text)), cmp.Or(mspec.DidYouMeanHint(n.text, names), "use a compute gate for anything else"),
 			"method %s() is not supported in a gate (supported: %s)", n.text, strings.Join(names, ", "))
 	}
 	if len(args) != m.args {

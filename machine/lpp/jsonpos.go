@@ -3,13 +3,12 @@ package lpp
 import (
 	"bytes"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // kind is the kind of a JSON value.
@@ -33,7 +32,7 @@ func (k kind) String() string {
 // and translated in the order they are written).
 type node struct {
 	kind    kind
-	pos     machine.Pos
+	pos     mspec.Pos
 	str     string // a string's decoded text; a number's source text
 	b       bool
 	items   []*node
@@ -52,7 +51,7 @@ type node struct {
 // member is one key of an object.
 type member struct {
 	key    string
-	keyPos machine.Pos
+	keyPos mspec.Pos
 	val    *node
 }
 
@@ -103,17 +102,17 @@ func (n *node) describe() string {
 
 // colOf returns the file position of character i of a string value (i may be
 // len: one past the end). A string that spans lines gives its own position.
-func (n *node) colOf(i int) machine.Pos {
+func (n *node) colOf(i int) mspec.Pos {
 	if n.kind == kString && n.colBase > 0 {
 		if i < 0 || i >= n.runes {
 			return n.pos
 		}
-		return machine.Pos{Line: n.pos.Line, Col: n.colBase + i}
+		return mspec.Pos{Line: n.pos.Line, Col: n.colBase + i}
 	}
 	if n.kind != kString || n.runeCols == nil || i < 0 || i >= len(n.runeCols) {
 		return n.pos
 	}
-	return machine.Pos{Line: n.pos.Line, Col: n.runeCols[i]}
+	return mspec.Pos{Line: n.pos.Line, Col: n.runeCols[i]}
 }
 
 // value converts n to a plain Go value: nil, bool, int, float64, string,
@@ -148,7 +147,7 @@ func (n *node) value() any {
 
 // jsonError is a JSON syntax error at a position.
 type jsonError struct {
-	pos machine.Pos
+	pos mspec.Pos
 	msg string
 	// limit: the JSON is well formed as far as read, but holds more values
 	// than MaxValues.
@@ -225,7 +224,7 @@ func (s *scanner) document() (*node, error) {
 	return n, nil
 }
 
-func (s *scanner) pos() machine.Pos { return machine.Pos{Line: s.line, Col: s.col} }
+func (s *scanner) pos() mspec.Pos { return mspec.Pos{Line: s.line, Col: s.col} }
 
 func (s *scanner) errf(format string, args ...any) error {
 	return &jsonError{pos: s.pos(), msg: fmt.Sprintf(format, args...)}

@@ -3,11 +3,10 @@ package lpp
 import (
 	"errors"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // Load reads and decodes the blueprint at path. The error is a
@@ -22,7 +21,7 @@ func Load(path string) (*Blueprint, error) {
 	}
 	bp, diags := Parse(path, src)
 	if diags.HasErrors() {
-		return nil, &machine.DiagnosticsError{Diags: diags, Source: src}
+		return nil, &mspec.DiagnosticsError{Diags: diags, Source: src}
 	}
 	return bp, nil
 }
@@ -80,7 +79,7 @@ var unitRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*
 type decoder struct {
 	file  string
 	src   []byte
-	diags machine.Diagnostics
+	diags mspec.Diagnostics
 	// declared holds "gates/ID" and "actions/ID" for every id written under
 	// gates or actions, valid or not: a reference to an invalid one is not
 	// reported again (its declaration's error says what is wrong).
@@ -88,16 +87,16 @@ type decoder struct {
 	// states, props and events map the blueprint's names to internal ones
 	// (see load_names.go).
 	stateNames, props, events map[string]string
-	badInput                  *machine.Pos    // where kvs records a non-string input_map value
+	badInput                  *mspec.Pos      // where kvs records a non-string input_map value
 	origNames                 map[string]bool // the blueprint's own names (see reserveNames)
 }
 
-func (d *decoder) errorf(p machine.Pos, span int, hint, format string, args ...any) {
-	d.diags = append(d.diags, machine.Diagnostic{Severity: machine.SevError, File: d.file, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
+func (d *decoder) errorf(p mspec.Pos, span int, hint, format string, args ...any) {
+	d.diags = append(d.diags, mspec.Diagnostic{Severity: mspec.SevError, File: d.file, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
-func (d *decoder) warnf(p machine.Pos, span int, hint, format string, args ...any) {
-	d.diags = append(d.diags, machine.Diagnostic{Severity: machine.SevWarning, File: d.file, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
+func (d *decoder) warnf(p mspec.Pos, span int, hint, format string, args ...any) {
+	d.diags = append(d.diags, mspec.Diagnostic{Severity: mspec.SevWarning, File: d.file, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
 // Parse decodes a blueprint from src; file names it in diagnostics. It
@@ -105,11 +104,11 @@ func (d *decoder) warnf(p machine.Pos, span int, hint, format string, args ...an
 // blueprint is nil only when src is not a JSON object of an L++ blueprint
 // schema. Gate expressions are translated (Gate.Expr) and the ones the
 // translator refuses are errors too.
-func Parse(file string, src []byte) (bp *Blueprint, diags machine.Diagnostics) {
+func Parse(file string, src []byte) (bp *Blueprint, diags mspec.Diagnostics) {
 	d := &decoder{file: file, src: src}
 	defer func() {
 		if r := recover(); r != nil { // a bug, not the input's fault: still never let it out
-			d.errorf(machine.Pos{}, 0, "", "cannot decode blueprint: internal error: %v", r)
+			d.errorf(mspec.Pos{}, 0, "", "cannot decode blueprint: internal error: %v", r)
 			bp, diags = nil, d.diags
 		}
 	}()
@@ -268,7 +267,7 @@ func (d *decoder) duplicates(n *node, what string) {
 func (d *decoder) unknownKeys(n *node, what string, known ...string) {
 	for _, m := range n.members {
 		if !contains(known, m.key) {
-			hint := machine.DidYouMeanHint(m.key, known)
+			hint := mspec.DidYouMeanHint(m.key, known)
 			if hint == "" {
 				hint = "known keys: " + strings.Join(known, ", ")
 			}
@@ -340,7 +339,7 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 		} else if t.kind != kString || !contains(propertyTypes, t.str) {
 			hint := "use one of " + strings.Join(propertyTypes, ", ")
 			if t.kind == kString {
-				hint = cmpOr(machine.DidYouMeanHint(t.str, propertyTypes), hint)
+				hint = cmpOr(mspec.DidYouMeanHint(t.str, propertyTypes), hint)
 			}
 			d.errorf(t.pos, 1, hint, "type of %s must be one of %s, not %s", what, strings.Join(propertyTypes, ", "), t.describe())
 			continue
@@ -438,7 +437,7 @@ func (d *decoder) states(n *node, bp *Blueprint) {
 
 func (d *decoder) terminals(n *node, bp *Blueprint) {
 	v01 := strings.HasPrefix(bp.Schema, "lpp/v0.1")
-	add := func(orig string, p machine.Pos) *Terminal {
+	add := func(orig string, p mspec.Pos) *Terminal {
 		id := d.stateID(orig)
 		if bp.State(id) == nil {
 			if v01 || n.kind == kArray {
@@ -522,7 +521,7 @@ func (d *decoder) stateHint(bp *Blueprint, id string) string {
 	for i, s := range bp.States {
 		names[i] = s.ID
 	}
-	return cmpOr(machine.DidYouMeanHint(id, names), "states: "+strings.Join(names, ", "))
+	return cmpOr(mspec.DidYouMeanHint(id, names), "states: "+strings.Join(names, ", "))
 }
 
 func cmpOr(a, b string) string {

@@ -2,10 +2,9 @@ package lpp
 
 import (
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // Names. lpp's ids are free strings ("to-state-name", "TO-X_DONE") and a
@@ -150,14 +149,14 @@ func (d *decoder) description(root *node) string {
 // strings. A gate's `_state` becomes stateVar.
 func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 	type use struct {
-		pos     machine.Pos
+		pos     mspec.Pos
 		span    int
 		written bool
 		typ     string
 	}
 	uses := map[string]*use{}
 	var order []string
-	add := func(name string, p machine.Pos, span int, written bool, typ string) {
+	add := func(name string, p mspec.Pos, span int, written bool, typ string) {
 		if name == "" || name == "event" || bp.Property(d.propID(name)) != nil {
 			return
 		}

@@ -3,10 +3,9 @@ package lpp
 import (
 	"cmp"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // This file decodes the rules of a blueprint: gates, actions, transitions,
@@ -39,7 +38,7 @@ func (d *decoder) gates(n *node, bp *Blueprint) {
 		case "":
 			continue
 		default:
-			d.errorf(tn.pos, len([]rune(typ))+2, cmp.Or(machine.DidYouMeanHint(typ, []string{GateExpression, GateCompute}), `use "expression" or "compute"`),
+			d.errorf(tn.pos, len([]rune(typ))+2, cmp.Or(mspec.DidYouMeanHint(typ, []string{GateExpression, GateCompute}), `use "expression" or "compute"`),
 				"unknown type %q of %s", typ, what)
 			continue
 		}
@@ -272,7 +271,7 @@ func (d *decoder) refs(obj *node, key, what string, known func(string) bool, all
 			if d.declared[key+"/"+it.str] {
 				continue // declared but invalid: reported where it is declared
 			}
-			d.errorf(it.pos, len([]rune(it.str))+2, cmp.Or(machine.DidYouMeanHint(it.str, all), fmt.Sprintf("declare it under %q", key)),
+			d.errorf(it.pos, len([]rune(it.str))+2, cmp.Or(mspec.DidYouMeanHint(it.str, all), fmt.Sprintf("declare it under %q", key)),
 				"%s of %s names %q, which is not declared in %s", key, what, it.str, key)
 			continue
 		}
@@ -375,7 +374,7 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 		return
 	}
 	if len(bp.Terminals) == 0 {
-		d.warnf(machine.Pos{Line: 1, Col: 1}, 1, `add "terminal_states"`, "the blueprint has no terminal states: a run never ends")
+		d.warnf(mspec.Pos{Line: 1, Col: 1}, 1, `add "terminal_states"`, "the blueprint has no terminal states: a run never ends")
 	}
 	types := propertyTypesOf(bp)
 	for _, t := range bp.Terminals {

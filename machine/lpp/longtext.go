@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // longText is the shortest free text (a description, a note, a doc, a
@@ -127,7 +126,7 @@ func (l *longTexts) expandPrefix(text []byte, max int) []byte {
 
 // fill puts the texts back into the free texts of spec, decoded from the
 // YAML that holds their placeholders.
-func (l *longTexts) fill(spec *machine.Spec) {
+func (l *longTexts) fill(spec *mspec.Spec) {
 	if spec == nil || len(l.texts) == 0 {
 		return
 	}
@@ -144,7 +143,7 @@ func (l *longTexts) fill(spec *machine.Spec) {
 			v.Default = d
 		}
 	}
-	trans := func(list []*machine.Transition) {
+	trans := func(list []*mspec.Transition) {
 		for _, t := range list {
 			put(&t.Note)
 		}

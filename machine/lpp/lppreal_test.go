@@ -16,8 +16,8 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/export"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // lppRealDir is the folder of real blueprints from lpp's repository
@@ -142,16 +142,16 @@ func TestGateSemanticsAgreeWithLpp(t *testing.T) {
 			typed := map[string]any{stateVar: ""}
 			vals := map[string]any{stateVar: "a"}
 			for k, typ := range c.Types {
-				typed[k] = machine.Type(specTypes[typ]).Zero()
-				vals[k] = machine.NormalizeJSON(c.Values[k])
+				typed[k] = mspec.Type(specTypes[typ]).Zero()
+				vals[k] = mspec.NormalizeJSON(c.Values[k])
 			}
 			typed["event"] = map[string]any{"name": "", "payload": map[string]any{}}
 			pay := map[string]any{}
 			for k, v := range c.Payload {
-				pay[k] = machine.NormalizeJSON(v)
+				pay[k] = mspec.NormalizeJSON(v)
 			}
 			vals["event"] = map[string]any{"name": "GO", "payload": pay}
-			p, err := machine.CompileGuard(x, typed)
+			p, err := mspec.CompileGuard(x, typed)
 			require.NoError(t, err, "%s does not compile", x)
 			out, err := expr.Run(p, vals)
 			require.NoError(t, err, "%s fails at run time where lpp answers %v", x, c.LPP)
@@ -342,10 +342,10 @@ func TestAGateIsFalseWhereLppsEvaluationFails(t *testing.T) {
 			typed := map[string]any{}
 			vals := map[string]any{}
 			for k, typ := range types {
-				typed[k] = machine.Type(specTypes[typ]).Zero()
+				typed[k] = mspec.Type(specTypes[typ]).Zero()
 				vals[k] = tt.vals[k]
 			}
-			p, err := machine.CompileGuard(x, typed)
+			p, err := mspec.CompileGuard(x, typed)
 			require.NoError(t, err, x)
 			out, err := expr.Run(p, vals)
 			require.NoError(t, err, "%s fails at run time", x)

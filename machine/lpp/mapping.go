@@ -10,9 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // Mapping is the small file next to a blueprint that tells lppctl how to
@@ -42,7 +41,7 @@ type Mapping struct {
 type Unit struct {
 	Script   string
 	Function string
-	Pos      machine.Pos
+	Pos      mspec.Pos
 }
 
 // DefaultMapping is the mapping of a blueprint without a mapping file: no
@@ -71,18 +70,18 @@ func LoadMapping(path string) (*Mapping, error) {
 	}
 	m, diags := ParseMapping(path, src)
 	if diags.HasErrors() {
-		return nil, &machine.DiagnosticsError{Diags: diags, Source: src}
+		return nil, &mspec.DiagnosticsError{Diags: diags, Source: src}
 	}
 	return m, nil
 }
 
 // ParseMapping decodes a mapping file.
-func ParseMapping(file string, src []byte) (*Mapping, machine.Diagnostics) {
+func ParseMapping(file string, src []byte) (*Mapping, mspec.Diagnostics) {
 	m := DefaultMapping()
 	m.File = file
-	var diags machine.Diagnostics
+	var diags mspec.Diagnostics
 	errorf := func(n *yaml.Node, hint, format string, args ...any) {
-		diags = append(diags, machine.Diagnostic{Severity: machine.SevError, File: file, Pos: machine.Pos{Line: n.Line, Col: n.Column},
+		diags = append(diags, mspec.Diagnostic{Severity: mspec.SevError, File: file, Pos: mspec.Pos{Line: n.Line, Col: n.Column},
 			Span: max(len([]rune(n.Value)), 1), Msg: fmt.Sprintf(format, args...), Hint: hint})
 	}
 	var doc yaml.Node
@@ -90,7 +89,7 @@ func ParseMapping(file string, src []byte) (*Mapping, machine.Diagnostics) {
 		if err.Error() == "EOF" {
 			return m, nil
 		}
-		diags = append(diags, machine.Diagnostic{Severity: machine.SevError, File: file, Pos: machine.Pos{Line: 1, Col: 1}, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")})
+		diags = append(diags, mspec.Diagnostic{Severity: mspec.SevError, File: file, Pos: mspec.Pos{Line: 1, Col: 1}, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")})
 		return m, diags
 	}
 	root := &doc
@@ -116,7 +115,7 @@ func ParseMapping(file string, src []byte) (*Mapping, machine.Diagnostics) {
 					continue
 				}
 				op := uk.Value[strings.LastIndex(uk.Value, ":")+1:]
-				u := Unit{Function: op, Pos: machine.Pos{Line: uk.Line, Col: uk.Column}}
+				u := Unit{Function: op, Pos: mspec.Pos{Line: uk.Line, Col: uk.Column}}
 				switch uv.Kind {
 				case yaml.ScalarNode:
 					u.Script = uv.Value
@@ -182,8 +181,8 @@ func ParseMapping(file string, src []byte) (*Mapping, machine.Diagnostics) {
 // mapping does not place.
 type MissingUnitsError struct {
 	Units   []string
-	Mapping string      // the mapping file's path ("" when unknown)
-	Pos     machine.Pos // the first gate or action (in file order) using one of them
+	Mapping string    // the mapping file's path ("" when unknown)
+	Pos     mspec.Pos // the first gate or action (in file order) using one of them
 }
 
 func (e *MissingUnitsError) Error() string {
@@ -199,8 +198,8 @@ func (e *MissingUnitsError) Error() string {
 // blueprint uses (gates and actions) that m does not map, or nil.
 func CheckUnits(bp *Blueprint, m *Mapping) error {
 	var missing []string
-	var first machine.Pos
-	add := func(u string, at machine.Pos) {
+	var first mspec.Pos
+	add := func(u string, at mspec.Pos) {
 		if _, ok := m.Units[u]; ok || u == "" {
 			return
 		}

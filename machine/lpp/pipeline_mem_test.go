@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -62,14 +63,14 @@ func TestImportAndValidateAllocateAFewTimesTheInput(t *testing.T) {
 				text, err = ToSpecYAML(bp, nil)
 				require.NoError(t, err)
 			})
-			var spec *machine.Spec
+			var spec *mspec.Spec
 			val := allocated(func() {
 				require.True(t, HasSchema(tt.src))
 				bp, ds := Parse("bp.json", tt.src)
 				require.False(t, ds.HasErrors(), "%v", ds)
 				tr, err := Translate(bp, nil)
 				require.NoError(t, err)
-				var sd machine.Diagnostics
+				var sd mspec.Diagnostics
 				spec, sd = tr.Spec()
 				require.False(t, sd.HasErrors(), "%v", sd)
 				validate.Validate(spec, machine.NewRegistry())
@@ -78,7 +79,7 @@ func TestImportAndValidateAllocateAFewTimesTheInput(t *testing.T) {
 			assert.LessOrEqual(t, imp, importBudget*n, "import of %s (%d bytes)", tt.name, n)
 			assert.LessOrEqual(t, val, validateBudget*n, "validate of %s (%d bytes)", tt.name, n)
 			// The texts are all there, in the spec and in the spec's text.
-			whole, ds := machine.Parse("bp.spec.yaml", text)
+			whole, ds := mspec.Parse("bp.spec.yaml", text)
 			require.False(t, ds.HasErrors(), "%v", ds)
 			assert.Equal(t, whole.Description, spec.Description)
 			assert.Equal(t, whole.States[0].Note, spec.States[0].Note)

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // metaPrefix starts the comment line that keeps what of the blueprint the
@@ -216,13 +215,13 @@ func jsonPrintable(s string) string {
 
 // yaml writes the spec, and where in the blueprint each of its lines
 // comes from (origins[i] for line i+1).
-func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
+func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 	bp := tr.bp
 	var b bytes.Buffer
 	// Room for the display in the metadata line, so that a long one is not
 	// copied again and again as the text grows (long texts are placeholders).
 	b.Grow(len(bp.Display) + 64<<10)
-	at := machine.Pos{Line: 1, Col: 1} // the origin of the lines written next
+	at := mspec.Pos{Line: 1, Col: 1} // the origin of the lines written next
 	w := func(format string, args ...any) {
 		n := b.Len()
 		fmt.Fprintf(&b, format, args...)
@@ -353,23 +352,23 @@ func (tr *translator) yaml() (text []byte, origins []machine.Pos) {
 			}
 		}
 	}
-	tr.eventsYAML(w, func(p machine.Pos) { at = cmpPos(p, at) })
+	tr.eventsYAML(w, func(p mspec.Pos) { at = cmpPos(p, at) })
 	return b.Bytes(), origins
 }
 
 // cmpPos returns the first position that is set.
-func cmpPos(ps ...machine.Pos) machine.Pos {
+func cmpPos(ps ...mspec.Pos) mspec.Pos {
 	for _, p := range ps {
 		if p.Line > 0 {
 			return p
 		}
 	}
-	return machine.Pos{Line: 1, Col: 1}
+	return mspec.Pos{Line: 1, Col: 1}
 }
 
 // eventsYAML writes the top-level events: "*" transitions kept there, and
 // declarations of the payloads events carry and of emitted events.
-func (tr *translator) eventsYAML(w func(string, ...any), from func(machine.Pos)) {
+func (tr *translator) eventsYAML(w func(string, ...any), from func(mspec.Pos)) {
 	var names []string
 	byEvent := map[string][]sTrans{}
 	for _, tt := range tr.top {

@@ -2,12 +2,11 @@ package lpp
 
 import (
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // ToSpecYAML translates a blueprint into an lppctl spec, as YAML text with
@@ -43,7 +42,7 @@ type sTrans struct {
 	when string
 	set  []kvExpr
 	note string
-	pos  machine.Pos // where in the blueprint it comes from (zero: its state's)
+	pos  mspec.Pos // where in the blueprint it comes from (zero: its state's)
 }
 
 type kvExpr struct{ k, v string }
@@ -59,15 +58,15 @@ type sState struct {
 	on      []onList
 	next    []sTrans
 	final   bool
-	reqs    []sReq      // final_requires: the terminal contract
-	pos     machine.Pos // where in the blueprint it comes from
+	reqs    []sReq    // final_requires: the terminal contract
+	pos     mspec.Pos // where in the blueprint it comes from
 }
 
 // sReq is one final_requires condition: an output_schema field with
 // non_null, named after it and positioned at it.
 type sReq struct {
 	name, cond string
-	pos        machine.Pos
+	pos        mspec.Pos
 }
 
 type onList struct {
@@ -94,7 +93,7 @@ type translator struct {
 	emitTarget map[string]bool
 	gateMemo   map[[3]string]string
 	fieldEnum  map[string]string // "EVENT/FIELD" → the enum of the property the field is stored into
-	warnings   machine.Diagnostics
+	warnings   mspec.Diagnostics
 	top        []topTrans // top-level "*" transitions, in array order // expression gate translated in a context
 }
 

@@ -8,13 +8,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // handled reports whether some transition of the blueprint takes event e.
@@ -91,7 +90,7 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 		if isField && tr.types[a.Target] != "" {
 			if ft := tr.fieldType(e, f); ft != "" && ft != cmpOr(specTypes[tr.types[a.Target]], "string") {
 				// lppctl's payload fields have one type; lpp stores whatever the field holds.
-				tr.warn(machine.Diagnostic{Severity: machine.SevWarning, File: tr.bp.File, Pos: a.Pos, Span: len([]rune(a.ID)) + 2,
+				tr.warn(mspec.Diagnostic{Severity: mspec.SevWarning, File: tr.bp.File, Pos: a.Pos, Span: len([]rune(a.ID)) + 2,
 					Msg:  fmt.Sprintf("action %q stores payload field %q of event %q, a %s where an earlier action stores it, into %q, %s: lppctl stores null (lpp stores the value as it is)", a.ID, f, tr.bp.Spelling(e), ft, tr.bp.Spelling(a.Target), typeArticle(tr.types[a.Target])),
 					Hint: "store the field into properties of one type"})
 				return "nil"
@@ -151,8 +150,8 @@ func (tr *translator) addField(e, f, lppType string) {
 }
 
 // warn records a warning of the translation, once.
-func (tr *translator) warn(d machine.Diagnostic) {
-	if !slices.ContainsFunc(tr.warnings, func(w machine.Diagnostic) bool { return w.Msg == d.Msg && w.Pos == d.Pos }) {
+func (tr *translator) warn(d mspec.Diagnostic) {
+	if !slices.ContainsFunc(tr.warnings, func(w mspec.Diagnostic) bool { return w.Msg == d.Msg && w.Pos == d.Pos }) {
 		tr.warnings = append(tr.warnings, d)
 	}
 }

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -79,7 +78,7 @@ func TestMalformedBlueprints(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			_, err := Load(f)
-			var de *machine.DiagnosticsError
+			var de *mspec.DiagnosticsError
 			if !errors.As(err, &de) {
 				t.Fatalf("want positioned diagnostics, got %v", err)
 			}

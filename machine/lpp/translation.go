@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Translation is a blueprint translated into an lppctl spec: the spec's
@@ -23,8 +23,8 @@ type Translation struct {
 	YAML []byte
 	// Warnings are what the translation found lppctl cannot do as lpp
 	// does (positioned in the blueprint).
-	Warnings machine.Diagnostics
-	origins  []machine.Pos // origins[i]: where line i+1 of YAML comes from
+	Warnings mspec.Diagnostics
+	origins  []mspec.Pos // origins[i]: where line i+1 of YAML comes from
 	long     *longTexts
 }
 
@@ -57,17 +57,17 @@ func (t *Translation) SpecFile() string { return t.Blueprint.File + ".spec.yaml"
 // Spec decodes the translated spec, named SpecFile. Its Source is the YAML
 // (validation reads positions in it): Remap the diagnostics of Parse and
 // Validate into the blueprint.
-func (t *Translation) Spec() (*machine.Spec, machine.Diagnostics) {
-	spec, diags := machine.Parse(t.SpecFile(), t.YAML)
+func (t *Translation) Spec() (*mspec.Spec, mspec.Diagnostics) {
+	spec, diags := mspec.Parse(t.SpecFile(), t.YAML)
 	t.long.fill(spec)
 	return spec, diags
 }
 
 // Origin returns the place in the blueprint that line (1-based) of the
 // translated spec comes from.
-func (t *Translation) Origin(line int) (machine.Pos, bool) {
+func (t *Translation) Origin(line int) (mspec.Pos, bool) {
 	if line < 1 || line > len(t.origins) {
-		return machine.Pos{}, false
+		return mspec.Pos{}, false
 	}
 	return t.origins[line-1], true
 }
@@ -77,8 +77,8 @@ func (t *Translation) Origin(line int) (machine.Pos, bool) {
 // line came from: a state, a transition, an action, a gate, a property.
 // The hint names the translated spec's line, which `lppctl import lpp`
 // shows. Other diagnostics are kept as they are.
-func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
-	out := make(machine.Diagnostics, len(diags))
+func (t *Translation) Remap(diags mspec.Diagnostics) mspec.Diagnostics {
+	out := make(mspec.Diagnostics, len(diags))
 	var lines [][]byte // the spec's lines, split once when a diagnostic needs one
 	for i, d := range diags {
 		out[i] = d
@@ -88,14 +88,14 @@ func (t *Translation) Remap(diags machine.Diagnostics) machine.Diagnostics {
 		out[i].File = t.Blueprint.File
 		p, ok := t.Origin(d.Pos.Line)
 		if !ok {
-			out[i].Pos, out[i].Span = machine.Pos{}, 0
+			out[i].Pos, out[i].Span = mspec.Pos{}, 0
 			continue
 		}
 		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(t.yamlLine(&lines, d.Pos.Line)))
 		out[i].Pos, out[i].Span = p, 0
 		out[i].Hint = strings.TrimPrefix(d.Hint+"; "+where, "; ")
-		if d.Severity == machine.SevError && legalInLPP(d.Msg) {
-			out[i].Severity = machine.SevWarning
+		if d.Severity == mspec.SevError && legalInLPP(d.Msg) {
+			out[i].Severity = mspec.SevWarning
 			out[i].Hint = strings.TrimPrefix(out[i].Hint+"; lpp accepts such a blueprint, so lppctl warns", "; ")
 		}
 		out[i].Msg = t.spell(out[i].Msg)
@@ -138,7 +138,7 @@ func (t *Translation) RemapReport(r *check.CheckReport) *check.CheckReport {
 	}
 	out := *r
 	ok := true
-	move := func(p machine.Pos) machine.Pos {
+	move := func(p mspec.Pos) mspec.Pos {
 		if !p.IsValid() {
 			return p
 		}

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // TestRemapOfManyDiagnosticsIsLinear: moving each diagnostic of a
@@ -35,9 +34,9 @@ func TestRemapOfManyDiagnosticsIsLinear(t *testing.T) {
 	tr, err := Translate(bp, nil)
 	require.NoError(t, err)
 	lines := strings.Count(string(tr.YAML), "\n")
-	var diags machine.Diagnostics
+	var diags mspec.Diagnostics
 	for i := range n {
-		diags = append(diags, machine.Diagnostic{Severity: machine.SevWarning, File: tr.SpecFile(), Pos: machine.Pos{Line: 1 + i%lines, Col: 1}, Msg: "w"})
+		diags = append(diags, mspec.Diagnostic{Severity: mspec.SevWarning, File: tr.SpecFile(), Pos: mspec.Pos{Line: 1 + i%lines, Col: 1}, Msg: "w"})
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -3,8 +3,8 @@ package lpp
 import (
 	"testing"
 
-	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // RemapReport moves every position of a check of the translated spec into
@@ -26,7 +26,7 @@ func TestRemapReportMovesACheckIntoTheBlueprint(t *testing.T) {
 	report := func(stepLine int) *check.CheckReport {
 		return &check.CheckReport{File: tr.SpecFile(), Properties: []check.PropertyResult{{
 			Property: check.PropFinalRequires, Verdict: check.Fail, Pos: req,
-			Trace: &check.Trace{Steps: []check.TraceStep{{From: "idle", To: "done", Pos: machine.Pos{Line: stepLine, Col: 9}}, {From: "done"}}},
+			Trace: &check.Trace{Steps: []check.TraceStep{{From: "idle", To: "done", Pos: mspec.Pos{Line: stepLine, Col: 9}}, {From: "done"}}},
 		}}, Dead: []check.DeadTransition{{State: "idle", Pos: done.Pos}}}
 	}
 	r := report(done.Pos.Line)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // BenchmarkJournalAppend measures the journal's cost per transition: encoding
@@ -30,7 +31,7 @@ func BenchmarkJournalAppend(b *testing.B) {
 				Action: "tools.execute", Start: time.Now(), Duration: 1234 * time.Microsecond,
 				Vars:   map[string]any{"loop_count": 3, "tool_calls": 7},
 				Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: json.RawMessage(`{"role":"tool","content":"[OK] wrote out/report.md (2.1 KiB)"}`)}},
-				Notes:  []machine.Note{{Text: "ran 1 tool call"}},
+				Notes:  []mspec.Note{{Text: "ran 1 tool call"}},
 			}
 			ctx := context.Background()
 			b.ReportAllocs()

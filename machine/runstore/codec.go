@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // The journal's line format. Every line is one JSON object, an Entry, whose
@@ -905,10 +906,10 @@ func decodeNumbers(raw []byte, v any) error {
 	switch x := v.(type) {
 	case *[]any:
 		for i := range *x {
-			(*x)[i] = machine.NormalizeJSON((*x)[i])
+			(*x)[i] = mspec.NormalizeJSON((*x)[i])
 		}
 	case *any:
-		*x = machine.NormalizeJSON(*x)
+		*x = mspec.NormalizeJSON(*x)
 	}
 	return nil
 }

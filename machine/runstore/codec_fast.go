@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // fastStep decodes a step line as decodeJSON would, without reflection, for
@@ -676,7 +677,7 @@ func (p *jsonReader) value(depth int) (any, bool) {
 		if n, ok := smallInt(p.b[start:p.i]); ok {
 			return int(n), true // as NormalizeJSON reads it, without a json.Number
 		}
-		return machine.NormalizeJSON(json.Number(p.b[start:p.i])), true
+		return mspec.NormalizeJSON(json.Number(p.b[start:p.i])), true
 	}
 	return nil, false
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // slowEncode writes w as the encoder's encoding/json path does.
@@ -50,7 +51,7 @@ func TestFastStepEncodesAsEncodingJSON(t *testing.T) {
 		{name: "a NaN: encoding/json refuses it", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, Vars: map[string]any{"f": math.NaN()}}}}},
 		{name: "memory, notes, a reference: an agent's step", fast: true, w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, From: "optimizer", To: "tool_executor", Via: "next[1]", Action: "llm.optimizer",
 			Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: json.RawMessage(`{ "role": "assistant",  "content": "a <b> & \u00e9" }`)}, {Op: "clear", Key: "l3"}},
-			Notes:  []machine.Note{{Text: "ran 1 tool call <ok>"}, {Text: "slow", Severity: machine.NoteWarning}}}},
+			Notes:  []mspec.Note{{Text: "ran 1 tool call <ok>"}, {Text: "slow", Severity: mspec.NoteWarning}}}},
 			Refs: map[string]*MemRef{"reply": {Op: 0, At: 30, Len: 12}, "a": {Op: 1}}}},
 		{name: "a memory value that is not JSON", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: json.RawMessage(`{nope`)}}}}}},
 		{name: "an answer", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, Input: &machine.Input{Kind: "approve"}}}}},
@@ -144,7 +145,7 @@ func TestFastStepEncodesRandomStepsAsEncodingJSON(t *testing.T) {
 				rec.Memory = append(rec.Memory, machine.MemOp{Op: machine.OpAppend, Key: str(), Value: v})
 			}
 			for range rng.IntN(3) {
-				rec.Notes = append(rec.Notes, machine.Note{Text: str(), Severity: []machine.NoteSeverity{machine.NoteInfo, machine.NoteWarning}[rng.IntN(2)]})
+				rec.Notes = append(rec.Notes, mspec.Note{Text: str(), Severity: []mspec.NoteSeverity{mspec.NoteInfo, mspec.NoteWarning}[rng.IntN(2)]})
 			}
 		}
 		w := &wireEntry{Entry: &Entry{Type: EntryStep, Record: rec}}

@@ -2,17 +2,16 @@ package runstore
 
 import (
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"sort"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // DiffSpecs lists what differs between the spec a run started with (old) and
 // the spec now (new), one line per state, context variable or top-level
 // setting, e.g. `state "evaluator": changed (next)` or `state "review": added`.
 // It returns nil when the two behave the same (comments or formatting may differ).
-func DiffSpecs(old, new *machine.Spec) []string {
+func DiffSpecs(old, new *mspec.Spec) []string {
 	var out []string
 	if old.Initial != new.Initial {
 		out = append(out, fmt.Sprintf("initial: %q → %q", old.Initial, new.Initial))
@@ -29,7 +28,7 @@ func DiffSpecs(old, new *machine.Spec) []string {
 	}
 	out = append(out, diffMaps("context variable", oldVars, newVars, nil)...)
 
-	oldStates, newStates := map[string]*machine.State{}, map[string]*machine.State{}
+	oldStates, newStates := map[string]*mspec.State{}, map[string]*mspec.State{}
 	for _, st := range old.States {
 		oldStates[st.Name] = st
 	}
@@ -51,7 +50,7 @@ func DiffSpecs(old, new *machine.Spec) []string {
 		if renderTransitions(a.Next) != renderTransitions(b.Next) {
 			parts = append(parts, "next")
 		}
-		if renderTransitions([]*machine.Transition{a.OnError}) != renderTransitions([]*machine.Transition{b.OnError}) {
+		if renderTransitions([]*mspec.Transition{a.OnError}) != renderTransitions([]*mspec.Transition{b.OnError}) {
 			parts = append(parts, "on_error")
 		}
 		if renderOn(a.On) != renderOn(b.On) {
@@ -123,7 +122,7 @@ func diffMaps(what string, old, new map[string]string, detail func(string) strin
 	return out
 }
 
-func renderParams(ps []*machine.Param) string {
+func renderParams(ps []*mspec.Param) string {
 	var b strings.Builder
 	for _, p := range ps {
 		fmt.Fprintf(&b, "%s=%#v;", p.Name, p.Value)
@@ -131,7 +130,7 @@ func renderParams(ps []*machine.Param) string {
 	return b.String()
 }
 
-func renderAssigns(as []*machine.Assign) string {
+func renderAssigns(as []*mspec.Assign) string {
 	var b strings.Builder
 	for _, a := range as {
 		fmt.Fprintf(&b, "%s=%s;", a.Var, a.Expr)
@@ -139,7 +138,7 @@ func renderAssigns(as []*machine.Assign) string {
 	return b.String()
 }
 
-func renderTransitions(ts []*machine.Transition) string {
+func renderTransitions(ts []*mspec.Transition) string {
 	var b strings.Builder
 	for _, t := range ts {
 		if t == nil {
@@ -152,7 +151,7 @@ func renderTransitions(ts []*machine.Transition) string {
 }
 
 // renderOn renders a state's on: for comparison.
-func renderOn(on []*machine.OnEvent) string {
+func renderOn(on []*mspec.OnEvent) string {
 	var b strings.Builder
 	for _, o := range on {
 		fmt.Fprintf(&b, "%s:%s", o.Event, renderTransitions(o.Transitions))
@@ -161,7 +160,7 @@ func renderOn(on []*machine.OnEvent) string {
 }
 
 // renderPayload renders an event's payload schema for comparison.
-func renderPayload(d *machine.EventDecl) string {
+func renderPayload(d *mspec.EventDecl) string {
 	if !d.HasPayload() {
 		return ""
 	}

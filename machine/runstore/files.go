@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // FileHashes returns the hex SHA-256 of every file the spec's file
@@ -19,7 +20,7 @@ import (
 // folder, then root). It is recorded in Meta.Files when a run starts, so that
 // resume notices a template that changed. Files that cannot be read are left
 // out (validation reports them); nil when there are none.
-func FileHashes(spec *machine.Spec, reg *machine.Registry, root string) map[string]string {
+func FileHashes(spec *mspec.Spec, reg *machine.Registry, root string) map[string]string {
 	var out map[string]string
 	for _, p := range machine.FileParams(spec, reg, root) {
 		abs, err := filepath.Abs(p)

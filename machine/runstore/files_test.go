@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -19,7 +20,7 @@ func TestFileHashesAndChangedFiles(t *testing.T) {
 	}
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{Name: "tmpl", Run: func(context.Context, *machine.Call) error { return nil },
-		Params: []machine.ParamSpec{{Name: "t", Type: machine.TypeFile, Required: true}}})
+		Params: []machine.ParamSpec{{Name: "t", Type: mspec.TypeFile, Required: true}}})
 	src := []byte("lpp: 1\nname: f\ninitial: a\nstates:\n  a: {do: tmpl, with: {t: a.md}, next: b}\n  b: {do: tmpl, with: {t: b.md}, next: c}\n  c: {do: tmpl, with: {t: a.md}, next: done}\n  done: {final: true}\n")
 	spec, diags := validate.Check(filepath.Join(dir, "s.yaml"), src, reg)
 	if diags.HasErrors() {

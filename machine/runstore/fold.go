@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Snapshot is a run's context and memory rebuilt from its journal without
@@ -25,7 +26,7 @@ type Snapshot struct {
 // the vars the run started with and its log. A map in Vars may be the one
 // a Walker changed in place; the snapshot holds it whole, as after the last
 // record, and is its only holder.
-func Fold(spec *machine.Spec, start map[string]any, l *Log) (*Snapshot, error) {
+func Fold(spec *mspec.Spec, start map[string]any, l *Log) (*Snapshot, error) {
 	s := &Snapshot{Vars: map[string]any{}, Memory: machine.NewMemory()}
 	if spec != nil {
 		for _, v := range spec.Context {

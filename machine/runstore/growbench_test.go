@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // specMachine compiles a spec of testdata with the built-in actions.
@@ -17,7 +18,7 @@ func specMachine(t testing.TB, name string) *machine.Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := machine.Parse(name, src)
+	spec, diags := mspec.Parse(name, src)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Fsync is the journal's durability policy.
@@ -279,7 +280,7 @@ func (j *Journal) Close() error {
 // so that replayed values have the types a fresh run would have.
 func normalizeMap(m map[string]any) map[string]any {
 	for k, v := range m {
-		m[k] = machine.NormalizeJSON(v)
+		m[k] = mspec.NormalizeJSON(v)
 	}
 	return m
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // mapKeysSpec changes keys of m at every step: adds one, replaces one,
@@ -37,7 +38,7 @@ states:
 
 func compileKeysSpec(t testing.TB, src string) *machine.Machine {
 	t.Helper()
-	spec, diags := machine.Parse("keys.yaml", []byte(src))
+	spec, diags := mspec.Parse("keys.yaml", []byte(src))
 	require.False(t, diags.HasErrors(), "%v", diags)
 	m, err := machine.Compile(spec, machine.NewBuiltinRegistry())
 	require.NoError(t, err)

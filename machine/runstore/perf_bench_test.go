@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // The benchmarks of issue 30 (docs/performance.md): runs whose list or map
@@ -52,13 +53,13 @@ func putMachine(t testing.TB, name string) *machine.Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := machine.Parse(name, src)
+	spec, diags := mspec.Parse(name, src)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{Name: "bench.put", Doc: "adds a key to m",
-		Writes: []machine.VarSpec{{Name: "m", Type: machine.TypeMap}},
+		Writes: []machine.VarSpec{{Name: "m", Type: mspec.TypeMap}},
 		Run: func(_ context.Context, c *machine.Call) error {
 			old, _ := c.Var("m").(map[string]any)
 			n, _ := c.Var("n").(int)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // testMachine compiles testdata/counter.yaml with test.remember, an action
@@ -24,14 +25,14 @@ func testMachine(t testing.TB) *machine.Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := machine.Parse("counter.yaml", src)
+	spec, diags := mspec.Parse("counter.yaml", src)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{
 		Name:   "test.remember",
-		Writes: []machine.VarSpec{{Name: "tags", Type: machine.TypeList}, {Name: "seen", Type: machine.TypeMap}},
+		Writes: []machine.VarSpec{{Name: "tags", Type: mspec.TypeList}, {Name: "seen", Type: mspec.TypeMap}},
 		Run: func(_ context.Context, c *machine.Call) error {
 			n := c.Var("n").(int)
 			if err := c.Memory().Append("l2", fmt.Sprintf("K%d=%d", n, n*n)); err != nil {
@@ -286,8 +287,8 @@ func TestMetaRoundTripKeepsTypes(t *testing.T) {
 }
 
 func TestDiffSpecsNamesChangedStates(t *testing.T) {
-	parse := func(src string) *machine.Spec {
-		spec, diags := machine.Parse("x.yaml", []byte(src))
+	parse := func(src string) *mspec.Spec {
+		spec, diags := mspec.Parse("x.yaml", []byte(src))
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestWritesForVariablesMustBeDeclared checks that the variables an action
@@ -14,13 +15,13 @@ func TestWritesForVariablesMustBeDeclared(t *testing.T) {
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{
 		Name:   "test.produce",
-		Params: []machine.ParamSpec{{Name: "output", Type: machine.TypeString, Required: true}},
+		Params: []machine.ParamSpec{{Name: "output", Type: mspec.TypeString, Required: true}},
 		WritesFor: func(params map[string]any) []machine.VarSpec {
 			name, _ := params["output"].(string)
 			if name == "" {
 				return nil
 			}
-			return []machine.VarSpec{{Name: name, Type: machine.TypeString}}
+			return []machine.VarSpec{{Name: name, Type: mspec.TypeString}}
 		},
 		Run: func(context.Context, *machine.Call) error { return nil },
 	})

@@ -4,8 +4,7 @@ import (
 	"testing"
 
 	"github.com/expr-lang/expr/builtin"
-
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestEveryExpressionBuiltinHasAUsage keeps builtinUsage complete: a hint
@@ -17,7 +16,7 @@ func TestEveryExpressionBuiltinHasAUsage(t *testing.T) {
 		}
 	}
 	for name := range builtinUsage {
-		if !machine.IsBuiltin(name) {
+		if !mspec.IsBuiltin(name) {
 			t.Errorf("builtinUsage names %s(), which is not an expression built-in", name)
 		}
 	}

@@ -8,14 +8,15 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // fileRegistry is the built-ins plus an action with file parameters.
 func fileRegistry() *machine.Registry {
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{Name: "tmpl", Run: func(context.Context, *machine.Call) error { return nil }, Params: []machine.ParamSpec{
-		{Name: "template", Type: machine.TypeFile, Required: true},
-		{Name: "extra", Type: machine.TypeFile, Default: "prompts/extra.md"},
+		{Name: "template", Type: mspec.TypeFile, Required: true},
+		{Name: "extra", Type: mspec.TypeFile, Default: "prompts/extra.md"},
 	}})
 	return reg
 }
@@ -104,7 +105,7 @@ func TestFileParameterRootOptionAndDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, diags = Check(spec, src, fileRegistry(), WithRoot(dir))
-	if len(diags) != 1 || diags[0].Pos != (machine.Pos{Line: 6, Col: 9}) || !strings.Contains(diags[0].Msg, `parameter "extra" of action "tmpl": file "prompts/extra.md" not found`) {
+	if len(diags) != 1 || diags[0].Pos != (mspec.Pos{Line: 6, Col: 9}) || !strings.Contains(diags[0].Msg, `parameter "extra" of action "tmpl": file "prompts/extra.md" not found`) {
 		t.Errorf("defaulted: got %v", diags)
 	}
 }
@@ -136,7 +137,7 @@ func TestResolveFileMatchesTheActionsLookup(t *testing.T) {
 		{abs, "x", "y", ""},      // absolute, outside the root: refused
 		{"nope.md", "specs", ".", ""},
 	} {
-		if got, _ := machine.ResolveFile(tt.name, tt.specDir, tt.root); got != tt.want {
+		if got, _ := mspec.ResolveFile(tt.name, tt.specDir, tt.root); got != tt.want {
 			t.Errorf("ResolveFile(%q, %q, %q) = %q, want %q", tt.name, tt.specDir, tt.root, got, tt.want)
 		}
 	}

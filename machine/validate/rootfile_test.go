@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // secretKey looks like a private key; no diagnostic may ever quote it.
@@ -86,7 +85,7 @@ func TestFilesASpecNamesStayInsideTheRoot(t *testing.T) {
 			setup: func(t *testing.T, dir, _ string) {
 				f, err := os.Create(filepath.Join(dir, "specs", "prompts", "huge.md"))
 				require.NoError(t, err)
-				require.NoError(t, f.Truncate(machine.MaxNamedFileBytes+1)) // sparse: no disk used
+				require.NoError(t, f.Truncate(mspec.MaxNamedFileBytes+1)) // sparse: no disk used
 				require.NoError(t, f.Close())
 			},
 			want: `specs/t.yaml:7:22: error: parameter "template" of action "tmpl": cannot read file specs/prompts/huge.md: it is 16777217 bytes, larger than the limit of 16777216 (too large); the action reads it when the run gets there`,
@@ -100,12 +99,12 @@ func TestFilesASpecNamesStayInsideTheRoot(t *testing.T) {
 			}
 			src, err := os.ReadFile("specs/t.yaml")
 			require.NoError(t, err)
-			done := make(chan machine.Diagnostics, 1)
+			done := make(chan mspec.Diagnostics, 1)
 			go func() {
 				_, diags := Check("specs/t.yaml", src, fileRegistry())
 				done <- diags
 			}()
-			var diags machine.Diagnostics
+			var diags mspec.Diagnostics
 			select {
 			case diags = <-done:
 			case <-time.After(20 * time.Second): // a FIFO would block forever: not a timing verdict
@@ -124,12 +123,12 @@ func TestFilesASpecNamesStayInsideTheRoot(t *testing.T) {
 // root too, so a file swapped for a link after it was found is refused.
 func TestReadNamedFileRefusesALinkSwappedIn(t *testing.T) {
 	dir, outside := outsideTree(t, func(string) string { return "prompts/a.md" })
-	found, _, err := machine.LocateFile("prompts/a.md", "specs", dir)
+	found, _, err := mspec.LocateFile("prompts/a.md", "specs", dir)
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(filepath.Join(dir, "specs", "prompts", "a.md")))
 	require.NoError(t, os.Symlink(filepath.Join(outside, "id_ed25519"), filepath.Join(dir, "specs", "prompts", "a.md")))
-	b, err := machine.ReadNamedFile(found, "specs", dir)
-	require.ErrorIs(t, err, machine.ErrOutsideRoot)
+	b, err := mspec.ReadNamedFile(found, "specs", dir)
+	require.ErrorIs(t, err, mspec.ErrOutsideRoot)
 	assert.Nil(t, b)
 	assert.NotContains(t, err.Error(), "SECRET")
 }
@@ -143,16 +142,16 @@ func TestASpecOutsideTheRootNamesFilesBesideIt(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(other, "key"), []byte(secretKey), 0o644))
 	specDir := filepath.Join(other, "spec")
 
-	found, _, err := machine.LocateFile("prompts/p.md", specDir, root)
+	found, _, err := mspec.LocateFile("prompts/p.md", specDir, root)
 	require.NoError(t, err)
-	b, err := machine.ReadNamedFile(found, specDir, root)
+	b, err := mspec.ReadNamedFile(found, specDir, root)
 	require.NoError(t, err)
 	assert.Equal(t, "hi", string(b))
 
-	found, tried, _ := machine.LocateFile("../key", specDir, root)
+	found, tried, _ := mspec.LocateFile("../key", specDir, root)
 	assert.Empty(t, found)
 	assert.Equal(t, []string{filepath.Join(root, "key")}, tried) // root/specs/../key: inside the root, missing
-	found, _, err = machine.LocateFile(filepath.Join(other, "key"), specDir, root)
-	require.ErrorIs(t, err, machine.ErrOutsideRoot)
+	found, _, err = mspec.LocateFile(filepath.Join(other, "key"), specDir, root)
+	require.ErrorIs(t, err, mspec.ErrOutsideRoot)
 	assert.Empty(t, found)
 }

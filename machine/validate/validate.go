@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Check decodes src and validates it against reg: it is Parse followed by
@@ -15,8 +16,8 @@ import (
 // be decoded is missing): the graph checks still run on it, but report only
 // what the missing parts cannot change (see Validate). The spec is nil only
 // when src could not be decoded at all.
-func Check(file string, src []byte, reg *machine.Registry, opts ...ValidateOption) (*machine.Spec, machine.Diagnostics) {
-	spec, diags := machine.Parse(file, src)
+func Check(file string, src []byte, reg *machine.Registry, opts ...ValidateOption) (*mspec.Spec, mspec.Diagnostics) {
+	spec, diags := mspec.Parse(file, src)
 	if spec == nil {
 		diags.Sort()
 		return nil, diags.CapAlike()
@@ -53,7 +54,7 @@ func Check(file string, src []byte, reg *machine.Registry, opts ...ValidateOptio
 //
 // A Version of 0 is taken as "not given": Parse reports a missing or
 // unreadable `lpp` itself.
-func Validate(spec *machine.Spec, reg *machine.Registry, opts ...ValidateOption) machine.Diagnostics {
+func Validate(spec *mspec.Spec, reg *machine.Registry, opts ...ValidateOption) mspec.Diagnostics {
 	return validate(spec, reg, nil, opts)
 }
 
@@ -89,7 +90,7 @@ func WithoutFiles() ValidateOption {
 
 // validate is Validate; parsed holds Parse's diagnostics (nil when there were
 // none), which tell what parts of the spec may be missing.
-func validate(spec *machine.Spec, reg *machine.Registry, parsed machine.Diagnostics, opts []ValidateOption) machine.Diagnostics {
+func validate(spec *mspec.Spec, reg *machine.Registry, parsed mspec.Diagnostics, opts []ValidateOption) mspec.Diagnostics {
 	if spec == nil {
 		return nil
 	}
@@ -100,7 +101,7 @@ func validate(spec *machine.Spec, reg *machine.Registry, parsed machine.Diagnost
 	if o.specDir == "" {
 		o.specDir = filepath.Dir(spec.File)
 	}
-	v := &validator{spec: spec, reg: reg, env: machine.TypeEnv(spec), writesSeen: map[string]bool{}, opts: o}
+	v := &validator{spec: spec, reg: reg, env: mspec.TypeEnv(spec), writesSeen: map[string]bool{}, opts: o}
 	v.header()
 	for _, st := range spec.States {
 		v.state(st)
@@ -124,34 +125,34 @@ func validate(spec *machine.Spec, reg *machine.Registry, parsed machine.Diagnost
 }
 
 type validator struct {
-	spec       *machine.Spec
+	spec       *mspec.Spec
 	reg        *machine.Registry
 	env        map[string]any
-	diags      machine.Diagnostics
-	writesSeen map[string]bool      // actions whose Writes were checked
-	canFinish  map[string]bool      // states from which a final state can be reached (nil: not computed)
-	badGuards  map[machine.Pos]bool // guards that did not compile (already errors)
-	inEvent    string               // the event whose transition is being checked ("" when none)
-	checked    map[string]bool      // guards and sets that checked clean, by exprKey (a translated L++ blueprint repeats them)
-	damage     *damage              // what Parse's errors may have dropped (nil: nothing)
+	diags      mspec.Diagnostics
+	writesSeen map[string]bool    // actions whose Writes were checked
+	canFinish  map[string]bool    // states from which a final state can be reached (nil: not computed)
+	badGuards  map[mspec.Pos]bool // guards that did not compile (already errors)
+	inEvent    string             // the event whose transition is being checked ("" when none)
+	checked    map[string]bool    // guards and sets that checked clean, by exprKey (a translated L++ blueprint repeats them)
+	damage     *damage            // what Parse's errors may have dropped (nil: nothing)
 	opts       validateOptions
 	eventEnvs  map[string]map[string]any // each event's environment, built once
 	hintWork   int                       // candidates compared by suggest so far
 	stateNames []string                  // the spec's state names, built once
 }
 
-func (v *validator) add(sev machine.Severity, p machine.Pos, span int, hint, format string, args ...any) {
-	v.diags = append(v.diags, machine.Diagnostic{Severity: sev, File: v.spec.File, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
+func (v *validator) add(sev mspec.Severity, p mspec.Pos, span int, hint, format string, args ...any) {
+	v.diags = append(v.diags, mspec.Diagnostic{Severity: sev, File: v.spec.File, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
-func (v *validator) errorf(p machine.Pos, span int, hint, format string, args ...any) {
-	v.add(machine.SevError, p, span, hint, format, args...)
+func (v *validator) errorf(p mspec.Pos, span int, hint, format string, args ...any) {
+	v.add(mspec.SevError, p, span, hint, format, args...)
 }
 
 func (v *validator) header() {
 	s := v.spec
-	if s.Version != 0 && s.Version != machine.FormatVersion {
-		v.errorf(s.VersionPos, len(strconv.Itoa(s.Version)), fmt.Sprintf("this lppctl reads version %d", machine.FormatVersion), "unsupported spec format version %d", s.Version)
+	if s.Version != 0 && s.Version != mspec.FormatVersion {
+		v.errorf(s.VersionPos, len(strconv.Itoa(s.Version)), fmt.Sprintf("this lppctl reads version %d", mspec.FormatVersion), "unsupported spec format version %d", s.Version)
 	}
 	if strings.TrimSpace(s.Name) == "" {
 		if s.NamePos.IsValid() {
@@ -191,36 +192,36 @@ func (v *validator) header() {
 }
 
 // keyOnLine reports whether the line of p starts with key (followed by a colon).
-func keyOnLine(src []byte, p machine.Pos, key string) bool {
-	line := strings.TrimSpace(machine.SourceLine(src, p.Line))
+func keyOnLine(src []byte, p mspec.Pos, key string) bool {
+	line := strings.TrimSpace(mspec.SourceLine(src, p.Line))
 	return strings.HasPrefix(line, key+":")
 }
 
 // isQuotedAt reports whether the value written at p starts with a quote.
-func isQuotedAt(src []byte, p machine.Pos) bool {
-	line := machine.SourceLine(src, p.Line)
+func isQuotedAt(src []byte, p mspec.Pos) bool {
+	line := mspec.SourceLine(src, p.Line)
 	return p.Col >= 1 && p.Col <= len(line) && (line[p.Col-1] == '"' || line[p.Col-1] == '\'')
 }
 
 // start returns the position of the spec's first key (its first line that is
 // neither blank, a comment nor a document marker).
-func (v *validator) start() machine.Pos {
-	for i := 0; i < machine.LineCount(v.spec.Source); i++ {
-		line := machine.SourceLine(v.spec.Source, i+1)
+func (v *validator) start() mspec.Pos {
+	for i := 0; i < mspec.LineCount(v.spec.Source); i++ {
+		line := mspec.SourceLine(v.spec.Source, i+1)
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "#") || t == "---" || strings.HasPrefix(t, "%") {
 			continue
 		}
-		return machine.Pos{Line: i + 1, Col: len(line) - len(strings.TrimLeft(line, " \t")) + 1}
+		return mspec.Pos{Line: i + 1, Col: len(line) - len(strings.TrimLeft(line, " \t")) + 1}
 	}
-	return machine.Pos{Line: 1, Col: 1}
+	return mspec.Pos{Line: 1, Col: 1}
 }
 
 func (v *validator) stateHint(name string) string {
 	if h := v.suggest(name, v.allStateNames()); h != "" {
 		return h
 	}
-	return "states are: " + machine.ListNames(v.allStateNames(), 12)
+	return "states are: " + mspec.ListNames(v.allStateNames(), 12)
 }
 
 // allStateNames is the spec's state names, built once per validation.
@@ -243,7 +244,7 @@ func (v *validator) suggest(name string, cands []string) string {
 		return ""
 	}
 	v.hintWork += len(cands)
-	return machine.DidYouMeanHint(name, cands)
+	return mspec.DidYouMeanHint(name, cands)
 }
 
 func (v *validator) varNames() []string {
@@ -254,7 +255,7 @@ func (v *validator) varNames() []string {
 	return out
 }
 
-func (v *validator) state(st *machine.State) {
+func (v *validator) state(st *mspec.State) {
 	if st.Do != "" {
 		v.action(st)
 	} else if len(st.With) > 0 || st.WithPos.IsValid() {
@@ -294,7 +295,7 @@ func (v *validator) state(st *machine.State) {
 // firstUnguarded returns the index of the first transition without a when
 // (one whose when was given but could not be read, an error already, is not
 // taken as unguarded), or -1.
-func firstUnguarded(ts []*machine.Transition) int {
+func firstUnguarded(ts []*mspec.Transition) int {
 	for i, t := range ts {
 		if t.When == "" && !t.WhenPos.IsValid() {
 			return i
@@ -304,17 +305,17 @@ func firstUnguarded(ts []*machine.Transition) int {
 }
 
 // transitionSpan underlines `to: NAME` (or the bare name) of a transition.
-func transitionSpan(t *machine.Transition) int {
+func transitionSpan(t *mspec.Transition) int {
 	if t.ToPos.Line == t.Pos.Line && t.ToPos.Col >= t.Pos.Col {
 		return t.ToPos.Col - t.Pos.Col + len(t.To)
 	}
 	return 1
 }
 
-func (v *validator) transition(t *machine.Transition) {
+func (v *validator) transition(t *mspec.Transition) {
 	switch {
 	case t.To == "" && isQuotedAt(v.spec.Source, t.ToPos): // `to: ""`; a null is Parse's
-		v.errorf(t.ToPos, 2, "states are: "+machine.ListNames(v.spec.StateNames(), 12), "transition to an empty state name")
+		v.errorf(t.ToPos, 2, "states are: "+mspec.ListNames(v.spec.StateNames(), 12), "transition to an empty state name")
 	case t.To != "" && v.spec.State(t.To) == nil:
 		v.errorf(t.ToPos, len(t.To), v.stateHint(t.To), "transition to unknown state %q", t.To)
 	}

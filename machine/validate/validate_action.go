@@ -8,15 +8,16 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // action checks a state's `do:` and `with:` against the registry.
-func (v *validator) action(st *machine.State) {
+func (v *validator) action(st *mspec.State) {
 	a := v.reg.Lookup(st.Do)
 	if a == nil {
-		hint := machine.DidYouMeanHint(st.Do, v.reg.Names())
+		hint := mspec.DidYouMeanHint(st.Do, v.reg.Names())
 		if hint == "" {
-			hint = "registered actions: " + machine.ListNames(v.reg.Names(), 12)
+			hint = "registered actions: " + mspec.ListNames(v.reg.Names(), 12)
 		}
 		v.errorf(st.DoPos, len(st.Do), hint, "unknown action %q", st.Do)
 		return
@@ -31,7 +32,7 @@ func (v *validator) action(st *machine.State) {
 		ps := a.Param(p.Name)
 		if ps == nil {
 			hint := sig
-			if h := machine.DidYouMeanHint(p.Name, a.ParamNames()); h != "" {
+			if h := mspec.DidYouMeanHint(p.Name, a.ParamNames()); h != "" {
 				hint = h + " " + sig
 			}
 			v.errorf(p.Pos, len(p.Name), hint, "action %q has no parameter %q", a.Name, p.Name)
@@ -47,10 +48,10 @@ func (v *validator) action(st *machine.State) {
 		switch {
 		case ps.Required && !given[ps.Name]:
 			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("add it under with:; %s", sig), "action %q needs parameter %q", a.Name, ps.Name)
-		case ps.Type == machine.TypeFile && !given[ps.Name] && ps.Default != nil:
+		case ps.Type == mspec.TypeFile && !given[ps.Name] && ps.Default != nil:
 			// The default file must be there too; the run reads it.
 			name, _ := ps.Default.(string)
-			v.file(a, &ps, &machine.Param{Name: ps.Name, Value: name, Pos: st.DoPos, VPos: st.DoPos}, name)
+			v.file(a, &ps, &mspec.Param{Name: ps.Name, Value: name, Pos: st.DoPos, VPos: st.DoPos}, name)
 		}
 	}
 	if a.WritesFor == nil {
@@ -64,42 +65,42 @@ func (v *validator) action(st *machine.State) {
 		switch {
 		case cv == nil:
 			hint := fmt.Sprintf("declare it under context: `%s: %s`", w.Name, w.Type)
-			if w.Type == machine.TypeAny { // no context variable can be declared `any`
+			if w.Type == mspec.TypeAny { // no context variable can be declared `any`
 				hint = fmt.Sprintf("declare it under context with the type of its values: `%s: string` (or int, float, bool, list, map)", w.Name)
 			}
 			v.errorf(st.DoPos, len(st.Do), hint,
 				"action %q writes context variable %q, which the spec does not declare", a.Name, w.Name)
-		case w.Type != machine.TypeAny && cv.Type != machine.TypeAny && cv.Type != w.Type:
+		case w.Type != mspec.TypeAny && cv.Type != mspec.TypeAny && cv.Type != w.Type:
 			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("declare it as `%s: %s`", w.Name, w.Type),
 				"action %q writes %q as %s, but the spec declares it as %s", a.Name, w.Name, w.Type, cv.Type)
 		}
 	}
 }
 
-func (v *validator) param(a *machine.Action, ps *machine.ParamSpec, p *machine.Param) {
-	if ps.Type == machine.TypeExprMap {
+func (v *validator) param(a *machine.Action, ps *machine.ParamSpec, p *mspec.Param) {
+	if ps.Type == mspec.TypeExprMap {
 		if _, ok := p.Value.(map[string]any); !ok {
 			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), "write a mapping of names to expressions, e.g. {score: retries + 1}",
-				"parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, machine.DescribeValue(p.Value))
+				"parameter %q of action %q must be a mapping of names to expressions, not %s", ps.Name, a.Name, mspec.DescribeValue(p.Value))
 		} else if ps.PayloadOf == "" {
 			v.exprMap(ps, p, nil)
 		}
 		return
 	}
-	if src, ok := machine.ExprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+	if src, ok := mspec.ExprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
 		v.formatParam(a, ps, p, src)
 		return
 	}
-	if ps.Type == machine.TypeExpr {
-		src, ok := machine.ExprSource(p.Value)
+	if ps.Type == mspec.TypeExpr {
+		src, ok := mspec.ExprSource(p.Value)
 		if !ok {
 			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), "write the expression as text, e.g. retries + 1 or '[1, 2]'",
-				"parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, machine.DescribeValue(p.Value))
+				"parameter %q of action %q must be an expression, not %s", ps.Name, a.Name, mspec.DescribeValue(p.Value))
 			return
 		}
-		at := machine.ExprStart(v.spec.Source, p.VPos)
-		if _, err := machine.CompileValue(src, machine.TypeAny, v.env); err != nil {
-			e := machine.LocateExpr(err, v.spec.Source, at, src)
+		at := mspec.ExprStart(v.spec.Source, p.VPos)
+		if _, err := mspec.CompileValue(src, mspec.TypeAny, v.env); err != nil {
+			e := mspec.LocateExpr(err, v.spec.Source, at, src)
 			v.exprError(e, fmt.Sprintf("parameter %q", ps.Name))
 			return
 		}
@@ -112,31 +113,31 @@ func (v *validator) param(a *machine.Action, ps *machine.ParamSpec, p *machine.P
 		return
 	}
 	v.textExpr(a, ps, p)
-	if ps.Type == machine.TypeFile {
+	if ps.Type == mspec.TypeFile {
 		v.file(a, ps, p, val.(string))
 		return
 	}
-	if s, ok := val.(string); ok && ps.Event && !machine.Contains(v.spec.EventNames(), s) {
+	if s, ok := val.(string); ok && ps.Event && !mspec.Contains(v.spec.EventNames(), s) {
 		names := v.spec.EventNames()
-		hint := machine.DidYouMeanHint(s, names)
+		hint := mspec.DidYouMeanHint(s, names)
 		if hint == "" {
-			hint = "events are: " + machine.ListNames(names, 12)
+			hint = "events are: " + mspec.ListNames(names, 12)
 		}
 		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: event %q is not defined under events: or in a state's on:", ps.Name, a.Name, s)
 		return
 	}
-	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !machine.Contains(ps.Enum, s) {
-		hint := machine.DidYouMeanHint(s, ps.Enum)
+	if s, ok := val.(string); ok && len(ps.Enum) > 0 && !mspec.Contains(ps.Enum, s) {
+		hint := mspec.DidYouMeanHint(s, ps.Enum)
 		if hint == "" {
-			hint = "use one of " + machine.QuoteList(ps.Enum)
+			hint = "use one of " + mspec.QuoteList(ps.Enum)
 		}
-		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: %q is not one of %s", ps.Name, a.Name, s, machine.QuoteList(ps.Enum))
+		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), hint, "parameter %q of action %q: %q is not one of %s", ps.Name, a.Name, s, mspec.QuoteList(ps.Enum))
 	}
 }
 
 // file checks that a file parameter names a readable file, found where the
 // actions look for it at run time (ResolveFile).
-func (v *validator) file(a *machine.Action, ps *machine.ParamSpec, p *machine.Param, name string) {
+func (v *validator) file(a *machine.Action, ps *machine.ParamSpec, p *mspec.Param, name string) {
 	if v.opts.noFiles {
 		return
 	}
@@ -146,7 +147,7 @@ func (v *validator) file(a *machine.Action, ps *machine.ParamSpec, p *machine.Pa
 		v.errorf(at, span, "give the file's path, relative to the spec's folder", "parameter %q of action %q: the file name is empty", ps.Name, a.Name)
 		return
 	}
-	found, tried, err := machine.LocateFile(name, specDir, root)
+	found, tried, err := mspec.LocateFile(name, specDir, root)
 	if err != nil {
 		v.errorf(at, span, "files a spec names must lie inside the project root; copy the file into the project and name it relative to the spec's folder", "parameter %q of action %q: %v", ps.Name, a.Name, err)
 		return
@@ -163,7 +164,7 @@ func (v *validator) file(a *machine.Action, ps *machine.ParamSpec, p *machine.Pa
 // readable reports why the file at path, found by LocateFile, cannot be
 // read as the actions read it (nil when it can).
 func readable(path, specDir, root string) error {
-	f, err := machine.OpenNamed(path, specDir, root)
+	f, err := mspec.OpenNamed(path, specDir, root)
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
 			return pe.Err
@@ -198,7 +199,7 @@ func fileHint(name string, tried []string, specDir, root string) string {
 				files = append(files, e.Name())
 			}
 		}
-		if best, ok := machine.DidYouMean(filepath.Base(name), files); ok {
+		if best, ok := mspec.DidYouMean(filepath.Base(name), files); ok {
 			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(name), best)))
 		}
 		if first == "" {
@@ -206,7 +207,7 @@ func fileHint(name string, tried []string, specDir, root string) string {
 		}
 	}
 	if first != "" {
-		return fmt.Sprintf("files in %s: %s", first, machine.ListNames(firstFiles, 12))
+		return fmt.Sprintf("files in %s: %s", first, mspec.ListNames(firstFiles, 12))
 	}
 	if filepath.IsAbs(name) {
 		return fmt.Sprintf("no folder %s", filepath.Dir(name))
@@ -223,7 +224,7 @@ func fileHint(name string, tried []string, specDir, root string) string {
 				dirs = append(dirs, e.Name())
 			}
 		}
-		if d, ok := machine.DidYouMean(filepath.Base(filepath.Dir(name)), dirs); ok {
+		if d, ok := mspec.DidYouMean(filepath.Base(filepath.Dir(name)), dirs); ok {
 			return fmt.Sprintf("did you mean %q?", filepath.ToSlash(filepath.Join(filepath.Dir(filepath.Dir(name)), d, filepath.Base(name))))
 		}
 	}

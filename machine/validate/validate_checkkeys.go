@@ -2,9 +2,8 @@ package validate
 
 import (
 	"fmt"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strconv"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // checkKeys validates what the model checker reads: ranges on int variables
@@ -17,7 +16,7 @@ func (v *validator) checkKeys() {
 		if r == nil {
 			continue
 		}
-		if cv.Type != machine.TypeInt {
+		if cv.Type != mspec.TypeInt {
 			v.errorf(r.Pos, 1, "remove range:, or make the variable an int", "range is only allowed on int variables, and %q is %s", cv.Name, cv.Type)
 			continue
 		}
@@ -41,14 +40,14 @@ func (v *validator) checkKeys() {
 				"final_requires of state %q: the state is not final", st.Name)
 		}
 		for _, c := range st.FinalRequires {
-			v.guardAs(c, machine.RequirementLabel(c, st.Name))
+			v.guardAs(c, mspec.RequirementLabel(c, st.Name))
 		}
 	}
 }
 
 // guardAs checks that a condition compiles as a bool expression.
-func (v *validator) guardAs(c *machine.Condition, what string) {
-	if _, err := machine.CompileGuard(c.Expr, v.env); err != nil {
-		v.exprError(machine.LocateExpr(err, v.spec.Source, c.ExprPos, c.Expr), what)
+func (v *validator) guardAs(c *mspec.Condition, what string) {
+	if _, err := mspec.CompileGuard(c.Expr, v.env); err != nil {
+		v.exprError(mspec.LocateExpr(err, v.spec.Source, c.ExprPos, c.Expr), what)
 	}
 }

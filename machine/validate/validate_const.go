@@ -11,8 +11,7 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
-
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // constants reports, for an expression that compiles, what will fail every
@@ -21,9 +20,9 @@ import (
 // run) whose evaluation fails (an integer overflow, int() of a float that no
 // int holds). For a set or a parameter (value is true), a constant value
 // that is not a finite number too. src is written at start in the spec.
-func (v *validator) constants(src string, start machine.Pos, what string, value bool) {
+func (v *validator) constants(src string, start mspec.Pos, what string, value bool) {
 	config := conf.CreateNew()
-	for _, opt := range machine.ExprOptions(v.env) {
+	for _, opt := range mspec.ExprOptions(v.env) {
 		opt(config)
 	}
 	config.Check()
@@ -31,7 +30,7 @@ func (v *validator) constants(src string, start machine.Pos, what string, value 
 	if err != nil {
 		return // reported by the compile that checked types
 	}
-	at := func(off int) machine.Pos { return machine.ExprPos(v.spec.Source, start, src, off) }
+	at := func(off int) mspec.Pos { return mspec.ExprPos(v.spec.Source, start, src, off) }
 	var walk func(n ast.Node, root bool)
 	walk = func(n ast.Node, root bool) {
 		if n == nil {
@@ -54,9 +53,9 @@ func (v *validator) constants(src string, start machine.Pos, what string, value 
 			case err != nil:
 				v.errorf(at(n.Location().From), 1, "", "%s: %v", what, err)
 			case root && value:
-				if f, bad := machine.NotFinite(out); bad {
+				if f, bad := mspec.NotFinite(out); bad {
 					v.errorf(start, 1, "the run would stop here: a set or parameter must give a finite number (the run's journal cannot hold another)",
-						"%s: the value is %v, %s", what, f, machine.ErrNotFinite)
+						"%s: the value is %v, %s", what, f, mspec.ErrNotFinite)
 				}
 			}
 			return
@@ -71,9 +70,9 @@ func (v *validator) constants(src string, start machine.Pos, what string, value 
 // constHint explains a failure of a constant part of an expression.
 func constHint(err error) string {
 	switch {
-	case errors.Is(err, machine.ErrIntOverflow):
+	case errors.Is(err, mspec.ErrIntOverflow):
 		return "ints hold -9223372036854775808 to 9223372036854775807; this part of the expression reads no context variable, so it fails every time"
-	case errors.Is(err, machine.ErrNotFinite):
+	case errors.Is(err, mspec.ErrNotFinite):
 		return "this part of the expression reads no context variable, so it fails every time"
 	}
 	return ""
@@ -90,7 +89,7 @@ func zeroDivisor(n ast.Node) (string, bool) {
 			op, divisor = x.Operator, x.Right
 		}
 	case *ast.CallNode:
-		if id, ok := x.Callee.(*ast.IdentifierNode); ok && (id.Value == machine.FnMod || id.Value == machine.FnMod+"_any") && len(x.Arguments) == 2 {
+		if id, ok := x.Callee.(*ast.IdentifierNode); ok && (id.Value == mspec.FnMod || id.Value == mspec.FnMod+"_any") && len(x.Arguments) == 2 {
 			op, divisor = "%", x.Arguments[1]
 		}
 	}
@@ -150,7 +149,7 @@ func isConstant(n ast.Node) bool {
 	case *ast.PairNode:
 		return isConstant(x.Key) && isConstant(x.Value)
 	case *ast.BuiltinNode:
-		return !machine.Contains(nonDeterministic, x.Name) && allConstant(x.Arguments)
+		return !mspec.Contains(nonDeterministic, x.Name) && allConstant(x.Arguments)
 	case *ast.CallNode:
 		id, ok := x.Callee.(*ast.IdentifierNode)
 		return ok && checkedFuncs[id.Value] && allConstant(x.Arguments)
@@ -160,8 +159,8 @@ func isConstant(n ast.Node) bool {
 
 // checkedFuncs are the functions of checked arithmetic (arith.go).
 var checkedFuncs = map[string]bool{
-	machine.FnAdd: true, machine.FnSub: true, machine.FnMul: true, machine.FnMod: true, machine.FnNeg: true, machine.FnInt: true,
-	machine.FnAdd + "_any": true, machine.FnSub + "_any": true, machine.FnMul + "_any": true, machine.FnMod + "_any": true,
+	mspec.FnAdd: true, mspec.FnSub: true, mspec.FnMul: true, mspec.FnMod: true, mspec.FnNeg: true, mspec.FnInt: true,
+	mspec.FnAdd + "_any": true, mspec.FnSub + "_any": true, mspec.FnMul + "_any": true, mspec.FnMod + "_any": true,
 }
 
 func allConstant(ns []ast.Node) bool {

@@ -6,8 +6,7 @@ import (
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
-
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // successors returns, for each state, the states its next transitions,
@@ -17,7 +16,7 @@ func (v *validator) successors() map[string][]string {
 	succ := map[string][]string{}
 	add := func(from, to string) {
 		if s.State(to) != nil {
-			succ[from] = machine.AppendUnique(succ[from], to)
+			succ[from] = mspec.AppendUnique(succ[from], to)
 		}
 	}
 	for _, st := range s.States {
@@ -64,14 +63,14 @@ func reach(roots []string, succ map[string][]string) map[string]bool {
 }
 
 // topKey finds a top-level key in src, returning its position and the text after its colon.
-func topKey(src []byte, key string) (machine.Pos, string, bool) {
-	for i := 0; i < machine.LineCount(src); i++ {
-		line := machine.SourceLine(src, i+1)
+func topKey(src []byte, key string) (mspec.Pos, string, bool) {
+	for i := 0; i < mspec.LineCount(src); i++ {
+		line := mspec.SourceLine(src, i+1)
 		if strings.HasPrefix(line, key+":") {
-			return machine.Pos{Line: i + 1, Col: 1}, strings.TrimSpace(line[len(key)+1:]), true
+			return mspec.Pos{Line: i + 1, Col: 1}, strings.TrimSpace(line[len(key)+1:]), true
 		}
 	}
-	return machine.Pos{}, "", false
+	return mspec.Pos{}, "", false
 }
 
 // cycles warns about cycles of next transitions that nothing bounds (see
@@ -86,7 +85,7 @@ func (v *validator) cycles() {
 	for _, st := range s.States {
 		for _, t := range st.Next {
 			if s.State(t.To) != nil {
-				next[st.Name] = machine.AppendUnique(next[st.Name], t.To)
+				next[st.Name] = mspec.AppendUnique(next[st.Name], t.To)
 			}
 		}
 	}
@@ -95,7 +94,7 @@ func (v *validator) cycles() {
 		for _, n := range scc {
 			in[n] = true
 		}
-		if len(scc) == 1 && !machine.Contains(next[scc[0]], scc[0]) {
+		if len(scc) == 1 && !mspec.Contains(next[scc[0]], scc[0]) {
 			continue // not a cycle
 		}
 		if v.canFinish != nil && !v.canFinish[scc[0]] {
@@ -105,7 +104,7 @@ func (v *validator) cycles() {
 			continue
 		}
 		first := s.State(scc[0])
-		v.add(machine.SevWarning, first.Pos, len(first.Name),
+		v.add(mspec.SevWarning, first.Pos, len(first.Name),
 			"count its rounds (e.g. set: {rounds: rounds + 1}) and leave it with a guard such as when: rounds >= max_rounds; until then only limits.max_transitions stops it",
 			"cycle %s is not bounded: no guard on it compares a counter that the cycle steps, and no action on it writes a variable its guards read",
 			strings.Join(shortestCycle(first.Name, next, in), " → "))
@@ -115,9 +114,9 @@ func (v *validator) cycles() {
 func (v *validator) cycleBounded(in map[string]bool) bool {
 	s := v.spec
 	counters := map[string]bool{}
-	stepped := func(as []*machine.Assign) {
+	stepped := func(as []*mspec.Assign) {
 		for _, a := range as {
-			if cv := s.Var(a.Var); cv != nil && cv.Type == machine.TypeInt && stepsItself(a) {
+			if cv := s.Var(a.Var); cv != nil && cv.Type == mspec.TypeInt && stepsItself(a) {
 				counters[a.Var] = true
 			}
 		}
@@ -182,7 +181,7 @@ func (v *validator) cycleBounded(in map[string]bool) bool {
 }
 
 // stepsItself reports whether an assignment is v = v + x, v = x + v or v = v - x.
-func stepsItself(a *machine.Assign) bool {
+func stepsItself(a *mspec.Assign) bool {
 	tree, err := parser.Parse(a.Expr)
 	if err != nil {
 		return false

@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // damage is what Parse's errors may have dropped from a partial spec, found
@@ -41,26 +40,26 @@ func (d *damage) hasState(name string) bool {
 type region struct {
 	name       string
 	key, value *yaml.Node
-	start, end machine.Pos
+	start, end mspec.Pos
 }
 
-func regionsOf(m *yaml.Node, end machine.Pos) []region {
+func regionsOf(m *yaml.Node, end mspec.Pos) []region {
 	var out []region
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		r := region{name: m.Content[i].Value, key: m.Content[i], value: m.Content[i+1], start: machine.NodePos(m.Content[i]), end: end}
+		r := region{name: m.Content[i].Value, key: m.Content[i], value: m.Content[i+1], start: mspec.NodePos(m.Content[i]), end: end}
 		if i+2 < len(m.Content) {
-			r.end = machine.NodePos(m.Content[i+2])
+			r.end = mspec.NodePos(m.Content[i+2])
 		}
 		out = append(out, r)
 	}
 	return out
 }
 
-func posBefore(a, b machine.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+func posBefore(a, b mspec.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
 
 // regionAt returns the region holding p (regions are in text order: a
 // binary search, so locating every error of a big spec stays n log n).
-func regionAt(rs []region, p machine.Pos) *region {
+func regionAt(rs []region, p mspec.Pos) *region {
 	i := sort.Search(len(rs), func(i int) bool { return posBefore(p, rs[i].start) }) - 1
 	if i >= 0 && posBefore(p, rs[i].end) {
 		return &rs[i]
@@ -69,19 +68,19 @@ func regionAt(rs []region, p machine.Pos) *region {
 }
 
 // findDamage locates each of Parse's errors in the spec's text.
-func findDamage(spec *machine.Spec, parsed machine.Diagnostics) *damage {
+func findDamage(spec *mspec.Spec, parsed mspec.Diagnostics) *damage {
 	d := &damage{states: map[string][]string{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(spec.Source, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		d.total = true
 		return d
 	}
-	eof := machine.Pos{Line: machine.LineCount(spec.Source) + 2, Col: 1}
+	eof := mspec.Pos{Line: mspec.LineCount(spec.Source) + 2, Col: 1}
 	top := regionsOf(doc.Content[0], eof)
 	names := func(r *region) []string { return stateNamesIn(spec, r.start, r.end) }
 	// The regions of a mapping, split once (not once per error).
 	split := map[*yaml.Node][]region{}
-	regions := func(m *yaml.Node, end machine.Pos) []region {
+	regions := func(m *yaml.Node, end mspec.Pos) []region {
 		rs, ok := split[m]
 		if !ok {
 			rs = regionsOf(m, end)
@@ -105,10 +104,10 @@ func findDamage(spec *machine.Spec, parsed machine.Diagnostics) *damage {
 			d.total = true
 			return d
 		}
-		if e.Pos == t.start && !machine.Contains(machine.TopKeys, t.name) || t.name == "" {
+		if e.Pos == t.start && !mspec.Contains(mspec.TopKeys, t.name) || t.name == "" {
 			// An unknown (or duplicate) top-level key: its text is dropped.
 			dropped(t)
-			if _, near := machine.DidYouMean(t.name, []string{"events"}); near || t.name == "events" {
+			if _, near := mspec.DidYouMean(t.name, []string{"events"}); near || t.name == "events" {
 				d.events = true
 			}
 			continue
@@ -125,7 +124,7 @@ func findDamage(spec *machine.Spec, parsed machine.Diagnostics) *damage {
 			case sub == nil:
 				// states is not a mapping: there are no states.
 			case spec.State(sub.name) != nil:
-				if f := fieldAt(sub, e.Pos); f != nil && e.Pos != f.start && machine.Contains(stateDataKeys, f.name) {
+				if f := fieldAt(sub, e.Pos); f != nil && e.Pos != f.start && mspec.Contains(stateDataKeys, f.name) {
 					break // inside do, with, set or note: no transition or final is lost
 				}
 				d.states[sub.name] = append(d.states[sub.name], names(sub)...)
@@ -157,7 +156,7 @@ func findDamage(spec *machine.Spec, parsed machine.Diagnostics) *damage {
 var stateDataKeys = []string{"do", "with", "set", "note"}
 
 // fieldAt returns the key of the mapping r's value whose text holds p, or nil.
-func fieldAt(r *region, p machine.Pos) *region {
+func fieldAt(r *region, p mspec.Pos) *region {
 	if r.value.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -168,10 +167,10 @@ var identWordRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // stateNamesIn returns the defined states whose names appear as words in the
 // spec's text from start to end.
-func stateNamesIn(spec *machine.Spec, start, end machine.Pos) []string {
+func stateNamesIn(spec *mspec.Spec, start, end mspec.Pos) []string {
 	var out []string
 	for l := start.Line; l <= end.Line; l++ {
-		line := machine.SourceLine(spec.Source, l)
+		line := mspec.SourceLine(spec.Source, l)
 		if l == end.Line {
 			line = cutCol(line, end.Col)
 		}
@@ -180,7 +179,7 @@ func stateNamesIn(spec *machine.Spec, start, end machine.Pos) []string {
 		}
 		for _, w := range identWordRE.FindAllString(line, -1) {
 			if spec.State(w) != nil {
-				out = machine.AppendUnique(out, w)
+				out = mspec.AppendUnique(out, w)
 			}
 		}
 	}

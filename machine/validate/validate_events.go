@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // events checks the top-level events: each transition (its target, from
@@ -47,12 +48,12 @@ func (v *validator) handled(name string) bool {
 	return false
 }
 
-func (v *validator) event(ev *machine.Event) {
+func (v *validator) event(ev *mspec.Event) {
 	noStates := len(v.spec.States) == 0 // "missing key states" says it: every name would be unknown
 	switch {
 	case noStates:
 	case ev.To == "" && isQuotedAt(v.spec.Source, ev.ToPos):
-		v.errorf(ev.ToPos, 2, "states are: "+machine.ListNames(v.spec.StateNames(), 12), "event %q goes to an empty state name", ev.Name)
+		v.errorf(ev.ToPos, 2, "states are: "+mspec.ListNames(v.spec.StateNames(), 12), "event %q goes to an empty state name", ev.Name)
 	case ev.To != "" && v.spec.State(ev.To) == nil:
 		v.errorf(ev.ToPos, len(ev.To), v.stateHint(ev.To), "event %q goes to unknown state %q", ev.Name, ev.To)
 	}
@@ -80,7 +81,7 @@ func (v *validator) event(ev *machine.Event) {
 // deadEventTransitions reports a top-level event's transition listed after
 // an unguarded one of the same event that applies in all of its states.
 func (v *validator) deadEventTransitions() {
-	byName := map[string][]*machine.Event{}
+	byName := map[string][]*mspec.Event{}
 	for _, ev := range v.spec.Events {
 		byName[ev.Name] = append(byName[ev.Name], ev)
 	}
@@ -90,7 +91,7 @@ func (v *validator) deadEventTransitions() {
 				continue
 			}
 			for _, later := range evs[i+1:] {
-				if len(ev.From) == 0 || len(later.From) > 0 && !slices.ContainsFunc(later.From, func(f string) bool { return !machine.Contains(ev.From, f) }) {
+				if len(ev.From) == 0 || len(later.From) > 0 && !slices.ContainsFunc(later.From, func(f string) bool { return !mspec.Contains(ev.From, f) }) {
 					v.errorf(later.ToPos, len(later.To), fmt.Sprintf("give the transition to %q a when:, or list it before", ev.To),
 						"transition of event %q to %q can never fire: the unguarded transition to %q above always fires first", later.Name, later.To, ev.To)
 				}
@@ -101,13 +102,13 @@ func (v *validator) deadEventTransitions() {
 }
 
 // stateOn checks a state's on: transitions.
-func (v *validator) stateOn(st *machine.State) {
+func (v *validator) stateOn(st *mspec.State) {
 	if !st.OnPos.IsValid() {
 		return
 	}
 	if st.Final {
 		v.errorf(st.OnPos, len("on"), "a final state ends the run before events are considered: remove on:, or remove final: true", "final state %q has on: events", st.Name)
-	} else if len(st.On) == 0 && len(st.Next) == 0 && !slices.ContainsFunc(v.spec.Events, func(ev *machine.Event) bool { return len(ev.From) == 0 || machine.Contains(ev.From, st.Name) }) {
+	} else if len(st.On) == 0 && len(st.Next) == 0 && !slices.ContainsFunc(v.spec.Events, func(ev *mspec.Event) bool { return len(ev.From) == 0 || mspec.Contains(ev.From, st.Name) }) {
 		v.errorf(st.OnPos, len("on"), "name the events it waits for: `on: {EVENT: STATE}`, or give it next:", "state %q waits for an event, but no event leaves it: its on: names none, and no event of events: applies in it", st.Name)
 	}
 	for _, on := range st.On {
@@ -144,9 +145,9 @@ var noFieldRE = regexp.MustCompile(`^type struct \{.*\} has no field ([A-Za-z_][
 // eventExprError rewrites expr's messages about `event` in the spec's terms:
 // a payload field that is not declared, `event` read outside an event's
 // transitions. ok is false when the message is about something else.
-func (v *validator) eventExprError(e *machine.ExprError, what string) (ok bool) {
-	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil && m[1] == machine.VarEvent && v.inEvent == "" {
-		v.errorf(e.Pos, len(machine.VarEvent), "it is readable only in the when and set of an event's transitions (a state's on:, or events:); an action reads the event that entered its state from its call",
+func (v *validator) eventExprError(e *mspec.ExprError, what string) (ok bool) {
+	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil && m[1] == mspec.VarEvent && v.inEvent == "" {
+		v.errorf(e.Pos, len(mspec.VarEvent), "it is readable only in the when and set of an event's transitions (a state's on:, or events:); an action reads the event that entered its state from its call",
 			"%s: unknown name event", what)
 		return true
 	}
@@ -169,9 +170,9 @@ func (v *validator) eventExprError(e *machine.ExprError, what string) (ok bool) 
 	for i, f := range decl.Payload {
 		names[i] = f.Name
 	}
-	hint := machine.DidYouMeanHint(field, names)
+	hint := mspec.DidYouMeanHint(field, names)
 	if hint == "" {
-		hint = "its payload fields are " + machine.ListNames(names, 12)
+		hint = "its payload fields are " + mspec.ListNames(names, 12)
 	}
 	v.errorf(e.Pos, len(field), hint, "%s: the payload of event %q has no field %q", what, v.inEvent, field)
 	return true
@@ -180,7 +181,7 @@ func (v *validator) eventExprError(e *machine.ExprError, what string) (ok bool) 
 // payloadParam checks an expr_map parameter that is the payload of the
 // event another parameter names (emit's payload): its keys against the
 // event's payload fields, its expressions against their types.
-func (v *validator) payloadParam(st *machine.State, a *machine.Action, ps *machine.ParamSpec, p *machine.Param) {
+func (v *validator) payloadParam(st *mspec.State, a *machine.Action, ps *machine.ParamSpec, p *mspec.Param) {
 	m, ok := p.Value.(map[string]any)
 	if !ok {
 		return // param reported it
@@ -191,7 +192,7 @@ func (v *validator) payloadParam(st *machine.State, a *machine.Action, ps *machi
 			event, _ = q.Value.(string)
 		}
 	}
-	if !machine.Contains(v.spec.EventNames(), event) {
+	if !mspec.Contains(v.spec.EventNames(), event) {
 		v.exprMap(ps, p, nil) // the event is reported; still check the expressions
 		return
 	}
@@ -211,9 +212,9 @@ func (v *validator) payloadParam(st *machine.State, a *machine.Action, ps *machi
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if decl.Field(k) == nil {
-			hint := machine.DidYouMeanHint(k, names)
+			hint := mspec.DidYouMeanHint(k, names)
 			if hint == "" {
-				hint = "its payload fields are " + machine.ListNames(names, 12)
+				hint = "its payload fields are " + mspec.ListNames(names, 12)
 			}
 			v.errorf(findWord(v.spec.Source, p.VPos, k), len(k), hint, "parameter %q of action %q: event %q has no payload field %q", ps.Name, a.Name, event, k)
 		}
@@ -223,7 +224,7 @@ func (v *validator) payloadParam(st *machine.State, a *machine.Action, ps *machi
 
 // missingPayload reports an action whose payload parameter is left out
 // while the event it emits has required payload fields.
-func (v *validator) missingPayload(st *machine.State, a *machine.Action, given map[string]bool) {
+func (v *validator) missingPayload(st *mspec.State, a *machine.Action, given map[string]bool) {
 	for _, ps := range a.Params {
 		if ps.PayloadOf == "" || given[ps.Name] {
 			continue
@@ -245,7 +246,7 @@ func (v *validator) missingPayload(st *machine.State, a *machine.Action, given m
 }
 
 // payloadFields are the payload fields d declares (none for a nil d).
-func payloadFields(d *machine.EventDecl) []*machine.PayloadField {
+func payloadFields(d *mspec.EventDecl) []*mspec.PayloadField {
 	if d == nil {
 		return nil
 	}
@@ -254,22 +255,22 @@ func payloadFields(d *machine.EventDecl) []*machine.PayloadField {
 
 // exprMap checks the expressions of an expr_map parameter; with decl, each
 // against the type of the payload field it gives.
-func (v *validator) exprMap(ps *machine.ParamSpec, p *machine.Param, decl *machine.EventDecl) {
+func (v *validator) exprMap(ps *machine.ParamSpec, p *mspec.Param, decl *mspec.EventDecl) {
 	m, _ := p.Value.(map[string]any)
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		at := findWord(v.spec.Source, p.VPos, k)
 		what := fmt.Sprintf("parameter %q, key %q", ps.Name, k)
-		src, ok := machine.ExprSource(m[k])
+		src, ok := mspec.ExprSource(m[k])
 		if !ok {
-			v.errorf(at, len(k), "write the expression as text, e.g. retries + 1 or '\"PASS\"'", "%s must be an expression, not %s", what, machine.DescribeValue(m[k]))
+			v.errorf(at, len(k), "write the expression as text, e.g. retries + 1 or '\"PASS\"'", "%s must be an expression, not %s", what, mspec.DescribeValue(m[k]))
 			continue
 		}
-		t := machine.TypeAny
+		t := mspec.TypeAny
 		if f := decl.Field(k); f != nil {
 			t = f.Type
 		}
-		if _, err := machine.CompileValue(src, t, v.env); err != nil {
-			v.exprError(&machine.ExprError{Pos: at, Msg: machine.LocateExprError(err, at).Msg}, what)
+		if _, err := mspec.CompileValue(src, t, v.env); err != nil {
+			v.exprError(&mspec.ExprError{Pos: at, Msg: mspec.LocateExprError(err, at).Msg}, what)
 		}
 	}
 }

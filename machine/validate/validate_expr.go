@@ -10,13 +10,12 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/parser"
-
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // assign checks one `set:` entry.
-func (v *validator) assign(a *machine.Assign) {
-	if a.Var == machine.VarState || a.Var == machine.VarLastError {
+func (v *validator) assign(a *mspec.Assign) {
+	if a.Var == mspec.VarState || a.Var == mspec.VarLastError {
 		v.errorf(a.Pos, len(a.Var), "the interpreter sets it; set a context variable of your own instead", "set: %q is reserved", a.Var)
 		return
 	}
@@ -34,12 +33,12 @@ func (v *validator) assign(a *machine.Assign) {
 		return
 	}
 	defer v.markClean(key, len(v.diags))
-	if _, err := machine.CompileVarValue(a.Expr, cv, v.env); err != nil {
-		v.exprError(machine.LocateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
+	if _, err := mspec.CompileVarValue(a.Expr, cv, v.env); err != nil {
+		v.exprError(mspec.LocateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
 	}
 	v.constants(a.Expr, a.ExprPos, "set "+a.Var, true)
-	if cv.Type == machine.TypeList || cv.Type == machine.TypeMap {
+	if cv.Type == mspec.TypeList || cv.Type == mspec.TypeMap {
 		v.timesInSet(a)
 	}
 	if len(cv.Enum) == 0 {
@@ -50,10 +49,10 @@ func (v *validator) assign(a *machine.Assign) {
 		return
 	}
 	for _, lit := range resultLiterals(tree.Node) {
-		if !machine.Contains(cv.Enum, lit.Value) {
-			p := machine.ExprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
+		if !mspec.Contains(cv.Enum, lit.Value) {
+			p := mspec.ExprPos(v.spec.Source, a.ExprPos, a.Expr, lit.Location().From)
 			v.errorf(p, len(strconv.Quote(lit.Value)), enumHint(lit.Value, cv.Enum),
-				"set %s: %q is not one of %s", a.Var, lit.Value, machine.QuoteList(cv.Enum))
+				"set %s: %q is not one of %s", a.Var, lit.Value, mspec.QuoteList(cv.Enum))
 		}
 	}
 }
@@ -78,18 +77,18 @@ func (v *validator) markClean(key string, n int) {
 }
 
 // guard checks one `when:` expression.
-func (v *validator) guard(src string, at machine.Pos) {
+func (v *validator) guard(src string, at mspec.Pos) {
 	key := v.exprKey("guard", src)
 	if v.checked[key] {
 		return
 	}
 	defer v.markClean(key, len(v.diags))
-	if _, err := machine.CompileGuard(src, v.env); err != nil {
+	if _, err := mspec.CompileGuard(src, v.env); err != nil {
 		if v.badGuards == nil {
-			v.badGuards = map[machine.Pos]bool{}
+			v.badGuards = map[mspec.Pos]bool{}
 		}
 		v.badGuards[at] = true
-		v.exprError(machine.LocateExpr(err, v.spec.Source, at, src), "guard")
+		v.exprError(mspec.LocateExpr(err, v.spec.Source, at, src), "guard")
 		return
 	}
 	v.constants(src, at, "guard", false)
@@ -98,22 +97,22 @@ func (v *validator) guard(src string, at machine.Pos) {
 		return
 	}
 	for _, c := range enumComparisons(tree.Node, v.spec) {
-		p := machine.ExprPos(v.spec.Source, at, src, c.lit.Location().From)
-		if c.v.Name == machine.VarState {
+		p := mspec.ExprPos(v.spec.Source, at, src, c.lit.Location().From)
+		if c.v.Name == mspec.VarState {
 			v.errorf(p, len(strconv.Quote(c.lit.Value)), v.stateHint(c.lit.Value),
 				"guard: state is never %q: no state has that name", c.lit.Value)
 			continue
 		}
 		v.errorf(p, len(strconv.Quote(c.lit.Value)), enumHint(c.lit.Value, c.v.Enum),
-			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, machine.QuoteList(c.v.Enum))
+			"guard: %q is not one of the values of %s %s", c.lit.Value, c.v.Name, mspec.QuoteList(c.v.Enum))
 	}
 }
 
 func enumHint(s string, enum []string) string {
-	if h := machine.DidYouMeanHint(s, enum); h != "" {
+	if h := mspec.DidYouMeanHint(s, enum); h != "" {
 		return h
 	}
-	return "use one of " + machine.QuoteList(enum)
+	return "use one of " + mspec.QuoteList(enum)
 }
 
 var (
@@ -124,28 +123,28 @@ var (
 // hidesBuiltin returns the context variable named like an expression
 // function that the expression of e calls (the cause of "is not callable"),
 // or "".
-func (v *validator) hidesBuiltin(e *machine.ExprError) string {
-	line := machine.SourceLine(v.spec.Source, e.Pos.Line)
+func (v *validator) hidesBuiltin(e *mspec.ExprError) string {
+	line := mspec.SourceLine(v.spec.Source, e.Pos.Line)
 	runes := []rune(line)
 	if e.Pos.Col < 1 || e.Pos.Col > len(runes) {
 		return ""
 	}
 	m := identWordRE.FindString(string(runes[e.Pos.Col-1:]))
-	if m != "" && machine.IsBuiltin(m) && v.spec.Var(m) != nil {
+	if m != "" && mspec.IsBuiltin(m) && v.spec.Var(m) != nil {
 		return m
 	}
 	return ""
 }
 
 // exprError reports an expression compile error, with a "did you mean" for unknown names.
-func (v *validator) exprError(e *machine.ExprError, what string) {
+func (v *validator) exprError(e *mspec.ExprError, what string) {
 	if v.eventExprError(e, what) {
 		return
 	}
 	span, hint := 1, ""
 	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil {
 		span = len(m[1])
-		cands := append(v.varNames(), machine.VarState, machine.VarLastError)
+		cands := append(v.varNames(), mspec.VarState, mspec.VarLastError)
 		for _, f := range builtin.Builtins {
 			cands = append(cands, f.Name)
 		}
@@ -155,20 +154,20 @@ func (v *validator) exprError(e *machine.ExprError, what string) {
 			for _, f := range builtin.Builtins {
 				funcs = append(funcs, f.Name)
 			}
-			if hint = machine.DidYouMeanHint(m[1], funcs); hint == "" {
+			if hint = mspec.DidYouMeanHint(m[1], funcs); hint == "" {
 				hint = fmt.Sprintf("expressions have no function %s(); see https://expr-lang.org/docs/language-definition for the ones they have", m[1])
 			}
 		} else if hint == "" {
-			hint = "context variables: " + machine.ListNames(v.varNames(), 12)
+			hint = "context variables: " + mspec.ListNames(v.varNames(), 12)
 		}
 	} else if m := notCallableRE.FindStringSubmatch(e.Msg); m != nil && v.hidesBuiltin(e) != "" {
 		hint = fmt.Sprintf("the context variable %q hides the expression function %s(): rename the variable", v.hidesBuiltin(e), v.hidesBuiltin(e))
-	} else if e.Msg == machine.ErrFloatToInt.Error() {
+	} else if e.Msg == mspec.ErrFloatToInt.Error() {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
 	} else {
-		hint = exprHint(e.Msg, machine.SourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
+		hint = exprHint(e.Msg, mspec.SourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
 	}
 	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
 }
@@ -178,8 +177,8 @@ var exprTypeNames = strings.NewReplacer("[]interface {}", "list", "map[string]in
 	"interface {}", "any", "float64", "float")
 
 // calledAt reports whether the name written at p is called: `name(`.
-func (v *validator) calledAt(p machine.Pos, name string) bool {
-	runes := []rune(machine.SourceLine(v.spec.Source, p.Line))
+func (v *validator) calledAt(p mspec.Pos, name string) bool {
+	runes := []rune(mspec.SourceLine(v.spec.Source, p.Line))
 	if p.Col < 1 || p.Col > len(runes) {
 		return false
 	}
@@ -204,21 +203,21 @@ func resultLiterals(n ast.Node) []*ast.StringNode {
 }
 
 type enumCmp struct {
-	v   *machine.Var
+	v   *mspec.Var
 	lit *ast.StringNode
 }
 
 // enumComparisons finds string literals compared with ==, != or in against an
 // enum variable that are not among its values.
-func enumComparisons(root ast.Node, spec *machine.Spec) []enumCmp {
+func enumComparisons(root ast.Node, spec *mspec.Spec) []enumCmp {
 	var out []enumCmp
-	enumVar := func(n ast.Node) *machine.Var {
+	enumVar := func(n ast.Node) *mspec.Var {
 		id, ok := n.(*ast.IdentifierNode)
 		if !ok {
 			return nil
 		}
-		if id.Value == machine.VarState && len(spec.States) > 0 {
-			return &machine.Var{Name: machine.VarState, Type: machine.TypeString, Enum: spec.StateNames()} // state holds a state's name
+		if id.Value == mspec.VarState && len(spec.States) > 0 {
+			return &mspec.Var{Name: mspec.VarState, Type: mspec.TypeString, Enum: spec.StateNames()} // state holds a state's name
 		}
 		cv := spec.Var(id.Value)
 		if cv == nil || len(cv.Enum) == 0 {
@@ -226,9 +225,9 @@ func enumComparisons(root ast.Node, spec *machine.Spec) []enumCmp {
 		}
 		return cv
 	}
-	check := func(cv *machine.Var, n ast.Node) {
+	check := func(cv *mspec.Var, n ast.Node) {
 		for _, lit := range resultLiterals(n) {
-			if !machine.Contains(cv.Enum, lit.Value) {
+			if !mspec.Contains(cv.Enum, lit.Value) {
 				out = append(out, enumCmp{cv, lit})
 			}
 		}
@@ -261,8 +260,8 @@ func enumComparisons(root ast.Node, spec *machine.Spec) []enumCmp {
 }
 
 // valueSpan measures the scalar written at p (quotes included), up to the end of the line or a comment.
-func valueSpan(src []byte, p machine.Pos) int {
-	line := machine.SourceLine(src, p.Line)
+func valueSpan(src []byte, p mspec.Pos) int {
+	line := mspec.SourceLine(src, p.Line)
 	if p.Col < 1 || p.Col > len(line) {
 		return 1
 	}
@@ -286,12 +285,12 @@ func valueSpan(src []byte, p machine.Pos) int {
 
 // findWord finds the identifier word in src at or after p (within a few
 // lines), returning p when it is not found.
-func findWord(src []byte, p machine.Pos, word string) machine.Pos {
+func findWord(src []byte, p mspec.Pos, word string) mspec.Pos {
 	if !p.IsValid() || word == "" {
 		return p
 	}
 	for l := p.Line; l < p.Line+20; l++ {
-		line := machine.SourceLine(src, l)
+		line := mspec.SourceLine(src, l)
 		from := 0
 		if l == p.Line {
 			from = p.Col - 1
@@ -303,8 +302,8 @@ func findWord(src []byte, p machine.Pos, word string) machine.Pos {
 			}
 			at := from + i
 			end := at + len(word)
-			if (at == 0 || !machine.IsIdentByte(line[at-1])) && (end >= len(line) || !machine.IsIdentByte(line[end])) {
-				return machine.Pos{Line: l, Col: at + 1}
+			if (at == 0 || !mspec.IsIdentByte(line[at-1])) && (end >= len(line) || !mspec.IsIdentByte(line[end])) {
+				return mspec.Pos{Line: l, Col: at + 1}
 			}
 			from = end
 		}

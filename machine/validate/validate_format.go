@@ -10,29 +10,30 @@ import (
 	"github.com/expr-lang/expr/conf"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // formatParam checks a parameter with a format written as an expression (its
 // text is not a literal of the format): the expression must compile, give a
 // value that can have the format, and, when constant, have it.
-func (v *validator) formatParam(a *machine.Action, ps *machine.ParamSpec, p *machine.Param, src string) {
+func (v *validator) formatParam(a *machine.Action, ps *machine.ParamSpec, p *mspec.Param, src string) {
 	what := fmt.Sprintf("parameter %q", ps.Name)
-	at := machine.ExprStart(v.spec.Source, p.VPos)
+	at := mspec.ExprStart(v.spec.Source, p.VPos)
 	switch p.Value.(type) {
 	case int, float64: // a YAML number: 5 for 5s?
 		if _, err := ps.Format.Value(p.Value); err != nil {
 			v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), ps.Format.Hint(),
-				"parameter %q of action %q: %s", ps.Name, a.Name, strings.TrimPrefix(err.Error(), machine.ErrFormat.Error()+": "))
+				"parameter %q of action %q: %s", ps.Name, a.Name, strings.TrimPrefix(err.Error(), mspec.ErrFormat.Error()+": "))
 			return
 		}
 	}
-	if _, err := machine.CompileValue(src, machine.TypeAny, v.env); err != nil {
+	if _, err := mspec.CompileValue(src, mspec.TypeAny, v.env); err != nil {
 		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), ps.Format.Hint(),
 			"parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
 		return
 	}
 	config := conf.CreateNew()
-	for _, opt := range machine.ExprOptions(v.env) {
+	for _, opt := range mspec.ExprOptions(v.env) {
 		opt(config)
 	}
 	config.Check()
@@ -53,17 +54,17 @@ func (v *validator) formatParam(a *machine.Action, ps *machine.ParamSpec, p *mac
 		return // reported by constants
 	}
 	if _, err := ps.Format.Value(out); err != nil {
-		v.errorf(at, 1, ps.Format.Hint(), "%s: %s", what, strings.TrimPrefix(err.Error(), machine.ErrFormat.Error()+": "))
+		v.errorf(at, 1, ps.Format.Hint(), "%s: %s", what, strings.TrimPrefix(err.Error(), mspec.ErrFormat.Error()+": "))
 	}
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))
 
 // formatCanHold reports whether a value of type t may have format f.
-func formatCanHold(f machine.Format, t reflect.Type) bool {
+func formatCanHold(f mspec.Format, t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Interface, reflect.String:
 		return true
 	}
-	return f == machine.FormatDuration && t == durationType
+	return f == mspec.FormatDuration && t == durationType
 }

@@ -1,10 +1,9 @@
 package validate
 
 import (
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strconv"
 	"strings"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // graph checks the shape of the machine: reachability from the initial
@@ -45,7 +44,7 @@ func (v *validator) graph() {
 	unknown := func(from, to string) {
 		addMayFinish(from)
 		if m := v.meantState(to); m != "" {
-			meant[from] = machine.AppendUnique(meant[from], m)
+			meant[from] = mspec.AppendUnique(meant[from], m)
 		}
 	}
 	for _, st := range s.States {
@@ -67,7 +66,7 @@ func (v *validator) graph() {
 		if names, ok := d.states[st.Name]; ok {
 			addMayFinish(st.Name)
 			for _, n := range names {
-				meant[st.Name] = machine.AppendUnique(meant[st.Name], n)
+				meant[st.Name] = mspec.AppendUnique(meant[st.Name], n)
 			}
 		}
 	}
@@ -133,7 +132,7 @@ func (v *validator) meantState(name string) string {
 
 // eventSources returns the states an event can fire from: its from list, or
 // every non-final state.
-func (v *validator) eventSources(ev *machine.Event) []string {
+func (v *validator) eventSources(ev *mspec.Event) []string {
 	var out []string
 	if len(ev.From) > 0 {
 		for _, from := range ev.From {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // needs checks the run memory the actions need (Action.Needs): every path
@@ -17,7 +18,7 @@ func (v *validator) needs() {
 	if v.reg == nil || v.spec.State(v.spec.Initial) == nil {
 		return
 	}
-	action := func(st *machine.State) *machine.Action {
+	action := func(st *mspec.State) *machine.Action {
 		if st == nil || st.Do == "" {
 			return nil
 		}
@@ -52,7 +53,7 @@ func (v *validator) needs() {
 // key (from the initial state, not passing a state that provides it), each
 // with the state it is entered from on a shortest such path ("" for the
 // initial state).
-func (v *validator) reachWithout(key string, action func(*machine.State) *machine.Action) map[string]string {
+func (v *validator) reachWithout(key string, action func(*mspec.State) *machine.Action) map[string]string {
 	prev := map[string]string{v.spec.Initial: ""}
 	queue := []string{v.spec.Initial}
 	visit := func(from, to string) {
@@ -98,7 +99,7 @@ func pathTo(state string, prev map[string]string) string {
 
 // providerHint tells which actions provide the memory entry key, and which
 // states of the spec run them.
-func (v *validator) providerHint(key string, action func(*machine.State) *machine.Action) string {
+func (v *validator) providerHint(key string, action func(*mspec.State) *machine.Action) string {
 	var names []string
 	for _, a := range v.reg.Actions() {
 		if slices.Contains(a.Provides, key) {

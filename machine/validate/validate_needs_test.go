@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -115,13 +116,13 @@ events:
 		t.Run(tt.name, func(t *testing.T) {
 			src := "lpp: 1\nname: t\ninitial: start\nstates:" + tt.states + tt.events + "\n"
 			src = strings.Replace(src, "initial: start\n", "initial: start\ncontext: {}\n", 1)
-			spec, diags := machine.Parse("test.yaml", []byte(src))
+			spec, diags := mspec.Parse("test.yaml", []byte(src))
 			if diags.HasErrors() {
 				t.Fatal(diags.Err())
 			}
 			var got []string
 			for _, d := range validate.Validate(spec, needsRegistry()) {
-				if d.Severity == machine.SevError {
+				if d.Severity == mspec.SevError {
 					got = append(got, d.String())
 				}
 			}

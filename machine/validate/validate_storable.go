@@ -4,7 +4,7 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/conf"
-	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // timesInSet reports the items of a list or map literal that a set of a
@@ -12,9 +12,9 @@ import (
 // `{at: date("2024-01-02")}`): the run's journal would store them as another
 // type (see checkStorable, which catches at run time those whose type is
 // known only then).
-func (v *validator) timesInSet(a *machine.Assign) {
+func (v *validator) timesInSet(a *mspec.Assign) {
 	config := conf.CreateNew()
-	for _, opt := range machine.ExprOptions(v.env) {
+	for _, opt := range mspec.ExprOptions(v.env) {
 		opt(config)
 	}
 	config.Check()
@@ -27,7 +27,7 @@ func (v *validator) timesInSet(a *machine.Assign) {
 
 // storedItem reports item, stored in a list or map (in), when its type is a
 // time value, else looks inside it.
-func (v *validator) storedItem(a *machine.Assign, item ast.Node, in string) {
+func (v *validator) storedItem(a *mspec.Assign, item ast.Node, in string) {
 	switch x := item.(type) {
 	case *ast.ConditionalNode:
 		v.storedItem(a, x.Exp1, in)
@@ -40,19 +40,19 @@ func (v *validator) storedItem(a *machine.Assign, item ast.Node, in string) {
 		v.timesInNode(a, item)
 		return
 	}
-	k, bad := machine.TimeKinds[item.Type()]
+	k, bad := mspec.TimeKinds[item.Type()]
 	if !bad {
 		return
 	}
 	loc := item.Location()
-	p := machine.ExprPos(v.spec.Source, a.ExprPos, a.Expr, loc.From)
+	p := mspec.ExprPos(v.spec.Source, a.ExprPos, a.Expr, loc.From)
 	span := max(loc.To-loc.From, 1)
 	v.errorf(p, span, "store it converted, e.g. "+k.Convert,
 		"set %s: %s in a %s would be stored %s by the run's journal, so a resumed run would read %s", a.Var, k.What, in, k.Journaled, k.Reads)
 }
 
 // timesInNode is timesInSet's walk from a node inside the expression.
-func (v *validator) timesInNode(a *machine.Assign, n ast.Node) {
+func (v *validator) timesInNode(a *mspec.Assign, n ast.Node) {
 	switch x := n.(type) {
 	case *ast.ConditionalNode:
 		v.timesInNode(a, x.Exp1)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (and docs/spec.schema.json) with the actual output")
@@ -248,8 +249,8 @@ func TestValidatePrettyPointsAtTheMistake(t *testing.T) {
 func TestValidateChecksActionWrites(t *testing.T) {
 	reg := machine.NewBuiltinRegistry()
 	reg.MustRegister(machine.Action{Name: "judge", Run: machine.BuiltinActions()[0].Run, Writes: []machine.VarSpec{
-		{Name: "verdict", Type: machine.TypeString}, {Name: "score", Type: machine.TypeFloat}, {Name: "retries", Type: machine.TypeString},
-		{Name: "label", Type: machine.TypeAny},
+		{Name: "verdict", Type: mspec.TypeString}, {Name: "score", Type: mspec.TypeFloat}, {Name: "retries", Type: mspec.TypeString},
+		{Name: "label", Type: mspec.TypeAny},
 	}})
 	src := strings.Replace(validBase, "  b:\n    do: noop", "  b:\n    do: judge", 1)
 	_, diags := Check("t.yaml", []byte(src), reg)
@@ -269,7 +270,7 @@ func TestValidateChecksActionWrites(t *testing.T) {
 
 func TestActionWritesBoundACycle(t *testing.T) {
 	reg := machine.NewBuiltinRegistry()
-	reg.MustRegister(machine.Action{Name: "judge", Run: machine.BuiltinActions()[0].Run, Writes: []machine.VarSpec{{Name: "verdict", Type: machine.TypeString}}})
+	reg.MustRegister(machine.Action{Name: "judge", Run: machine.BuiltinActions()[0].Run, Writes: []machine.VarSpec{{Name: "verdict", Type: mspec.TypeString}}})
 	src := strings.Replace(validBase, "when: retries < max_retries, set: {retries: retries + 1}", `when: verdict != "PASS"`, 1)
 	src = strings.Replace(src, "  b:\n    do: noop", "  b:\n    do: judge", 1)
 	if _, diags := Check("t.yaml", []byte(src), reg); len(diags) != 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // textExpr refuses the text of a parameter with an ExprIn companion (fail's
@@ -15,7 +16,7 @@ import (
 // (agent.abort's message was an expression before), so it is an error that
 // says to move the expression to the companion parameter. Words that name
 // no variable, and text that does not parse, are plain text.
-func (v *validator) textExpr(a *machine.Action, ps *machine.ParamSpec, p *machine.Param) {
+func (v *validator) textExpr(a *machine.Action, ps *machine.ParamSpec, p *mspec.Param) {
 	src, ok := p.Value.(string)
 	if !ok || ps.ExprIn == "" {
 		return

@@ -12,13 +12,14 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // Compile parses src and compiles it against reg (built-ins when nil).
 func Compile(t testing.TB, src string, reg *machine.Registry) *machine.Machine {
 	t.Helper()
-	spec, diags := machine.Parse("test.yaml", []byte(src))
+	spec, diags := spec.Parse("test.yaml", []byte(src))
 	if diags.HasErrors() {
 		t.Fatalf("parse: %v", diags.Err())
 	}
@@ -58,10 +59,10 @@ func SpecFile(t testing.TB, file string) *machine.Machine {
 func Registry() *machine.Registry {
 	reg := machine.NewBuiltinRegistry()
 	noop := func(context.Context, *machine.Call) error { return nil }
-	reg.MustRegister(machine.Action{Name: "pick", Run: noop, Writes: []machine.VarSpec{{Name: "dir", Type: machine.TypeString}}})
-	reg.MustRegister(machine.Action{Name: "count", Run: noop, Writes: []machine.VarSpec{{Name: "n", Type: machine.TypeInt}}})
-	reg.MustRegister(machine.Action{Name: "flag", Run: noop, Writes: []machine.VarSpec{{Name: "ok", Type: machine.TypeBool}}})
-	reg.MustRegister(machine.Action{Name: "label", Run: noop, Writes: []machine.VarSpec{{Name: "name", Type: machine.TypeString}}})
+	reg.MustRegister(machine.Action{Name: "pick", Run: noop, Writes: []machine.VarSpec{{Name: "dir", Type: spec.TypeString}}})
+	reg.MustRegister(machine.Action{Name: "count", Run: noop, Writes: []machine.VarSpec{{Name: "n", Type: spec.TypeInt}}})
+	reg.MustRegister(machine.Action{Name: "flag", Run: noop, Writes: []machine.VarSpec{{Name: "ok", Type: spec.TypeBool}}})
+	reg.MustRegister(machine.Action{Name: "label", Run: noop, Writes: []machine.VarSpec{{Name: "name", Type: spec.TypeString}}})
 	return reg
 }
 

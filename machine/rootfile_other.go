@@ -1,6 +1,0 @@
-//go:build !unix
-
-package machine
-
-// openNonblock is 0 where there are no FIFOs to wait on.
-const openNonblock = 0

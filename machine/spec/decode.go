@@ -1,0 +1,455 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads and decodes the spec file at path. The returned diagnostics hold
+// every decoding problem found; the error is only for a file that cannot be read.
+// Call Validate for the semantic checks.
+func Load(path string) (*Spec, Diagnostics, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read spec: %w", err)
+	}
+	spec, diags := Parse(path, src)
+	return spec, diags, nil
+}
+
+// Parse decodes a spec from src; file names it in diagnostics. It never panics:
+// whatever it cannot decode becomes a diagnostic, and the returned spec holds
+// what could be decoded (it is nil only when src is not a YAML mapping).
+func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
+	d := &decoder{file: file}
+	defer func() {
+		if r := recover(); r != nil { // yaml.v3 has panicked on hostile input before; never let it out
+			d.errorf(Pos{}, 0, "cannot decode spec: %v", r)
+			spec, diags = nil, d.diags
+		}
+	}()
+	if p, what, ok := badText(src); !ok {
+		d.errorf(p, 1, "%s", what)
+		switch {
+		case bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}):
+			d.hintLast("the file is UTF-16: save it as UTF-8")
+		case strings.HasPrefix(what, "the spec is not UTF-8"):
+			d.hintLast("save the file as UTF-8")
+		default:
+			d.hintLast("remove it; write it in a double-quoted string as an escape (\\t, \\u0007) if it is meant")
+		}
+		return nil, d.diags
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			d.errorf(Pos{Line: 1, Col: 1}, 0, "the spec is empty")
+			d.hintLast("start with `lpp: 1`, a `name`, `initial` and `states`")
+			return nil, d.diags
+		}
+		d.yamlError(err, src)
+		return nil, d.diags
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil && len(more.Content) > 0 && more.Content[0].Tag != "!!null" {
+		p := documentStart(src, more.Content[0].Line)
+		d.errorf(p, 3, "the file holds more than one YAML document: a spec is one document")
+		d.hintLast("remove this `---` and what follows it, or put each spec in a file of its own")
+	} else if err != nil && err != io.EOF {
+		d.yamlError(err, src)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		d.errorf(pos(root), 0, "the spec must be a mapping of keys (lpp, name, context, initial, states, ...), not %s", kindName(root))
+		return nil, d.diags
+	}
+	d.customTags(root)
+	spec = &Spec{File: file, Source: src}
+	d.spec(root, spec)
+	spec.index()
+	return spec, d.diags
+}
+
+// badText finds the first thing in src that YAML cannot read as text: a
+// byte that is not UTF-8, or a control character (C0 but tab, LF and CR;
+// DEL; C1 but NEL). It returns its position (lines counted as YAML counts
+// them) and a description; ok is true when there is none.
+func badText(src []byte) (p Pos, what string, ok bool) {
+	p = Pos{Line: 1, Col: 1}
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return p, fmt.Sprintf("the spec is not UTF-8 text: invalid byte 0x%02x", src[i]), false
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f || r >= 0x80 && r < 0xa0 && r != 0x85:
+			return p, fmt.Sprintf("the spec holds a control character (U+%04X), which YAML does not allow", r), false
+		}
+		switch {
+		case r == '\r' && i+1 < len(src) && src[i+1] == '\n':
+			p.Col++ // the LF ends the line
+		case r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029:
+			p.Line++
+			p.Col = 1
+		default:
+			p.Col++
+		}
+		i += size
+	}
+	return p, "", true
+}
+
+// documentStart returns the position of the `---` that starts the document
+// whose first node is on line (the line itself when there is none).
+func documentStart(src []byte, line int) Pos {
+	for l := line; l >= 1; l-- {
+		if t := SourceLine(src, l); t == "---" || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "---\t") {
+			return Pos{Line: l, Col: 1}
+		}
+	}
+	return Pos{Line: line, Col: 1}
+}
+
+type decoder struct {
+	file  string
+	diags Diagnostics
+	nodes int // value nodes decoded through aliases so far (see maxValueNodes)
+}
+
+func (d *decoder) errorf(p Pos, span int, format string, args ...any) {
+	d.diags = append(d.diags, Diagnostic{Severity: SevError, File: d.file, Pos: p, Span: span, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) hintLast(h string) {
+	if h != "" && len(d.diags) > 0 {
+		d.diags[len(d.diags)-1].Hint = h
+	}
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (d *decoder) yamlError(err error, src []byte) {
+	msg := err.Error()
+	p := Pos{Line: 1, Col: 1}
+	splitHint := "" // how to quote a value YAML split (decode_flow.go)
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+			p.Line = n
+		}
+		msg = m[2]
+		switch {
+		case strings.HasPrefix(msg, "did not find expected"):
+			p = problemLine(src, p.Line, msg)
+			if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
+				p.Col, splitHint = col, flowSplitHint(key, value)
+			}
+		case msg == "mapping values are not allowed in this context":
+			// The colon that cannot start a value: the second ": " on the line.
+			text := SourceLine(src, p.Line)
+			if i := strings.Index(text, ": "); i >= 0 {
+				if j := strings.Index(text[i+2:], ": "); j >= 0 {
+					p.Col = len([]rune(text[:i+2+j])) + 1
+				}
+			}
+		}
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	// An error at the end of the file is on its last line with text.
+	for p.Line > 1 && strings.TrimSpace(SourceLine(src, p.Line)) == "" {
+		p = Pos{Line: p.Line - 1, Col: 1}
+	}
+	d.errorf(p, 0, "invalid YAML: %s", msg)
+	line := SourceLine(src, p.Line)
+	if indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]; strings.Contains(indent, "\t") {
+		d.hintLast("this line is indented with a tab; YAML allows only spaces for indentation")
+		return
+	}
+	switch {
+	case splitHint != "":
+		d.hintLast(splitHint)
+	case strings.HasPrefix(msg, "did not find expected ',' or"):
+		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
+	case msg == "did not find expected key":
+		d.hintLast("check the indentation: the keys of one mapping line up, and a list item (- ) does not belong in a mapping")
+	default:
+		d.hintLast("check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)")
+	}
+}
+
+// problemLine finds the line of a YAML parser error. yaml.v3 reports such
+// errors ("did not find expected key", "... ',' or '}'") at the line where
+// the enclosing mapping or list starts, not where the problem is: the
+// problem is on the last line of the shortest prefix of src (from line
+// on) that fails with the same message. The column is the line's first
+// character that is not a space.
+func problemLine(src []byte, line int, msg string) Pos {
+	lines := lineIndex(src)
+	fails := func(k int) bool {
+		dec := yaml.NewDecoder(bytes.NewReader(src[:lines[k-1][1]]))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if err == nil {
+				continue
+			}
+			m := yamlLineRE.FindStringSubmatch(err.Error())
+			return m != nil && m[2] == msg
+		}
+	}
+	lo, hi := max(line, 1), len(lines)
+	if lo > hi || !fails(hi) {
+		return Pos{Line: line, Col: 1}
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	text := SourceLine(src, lo)
+	return Pos{Line: lo, Col: len([]rune(text)) - len([]rune(strings.TrimLeft(text, " "))) + 1}
+}
+
+func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
+
+func span(n *yaml.Node) int {
+	if n.Kind == yaml.ScalarNode {
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			return utf8.RuneCountInString(n.Value) + 2
+		}
+		if !strings.Contains(n.Value, "\n") {
+			return utf8.RuneCountInString(n.Value)
+		}
+	}
+	return 1
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "an empty document"
+}
+
+// customTags reports the YAML tags of n and its children that are not
+// YAML's own (`!foo`, `!000`): a spec has no use for them, and yaml.v3
+// keeps their values as written, so `initial: !x` would name the state "".
+func (d *decoder) customTags(n *yaml.Node) {
+	if n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") && n.Kind != yaml.AliasNode {
+		d.errorf(pos(n), 1, "YAML tag %q is not supported", n.Tag)
+		d.hintLast("remove it: a spec uses plain YAML values")
+	}
+	for _, c := range n.Content {
+		d.customTags(c)
+	}
+}
+
+// badKey reports a mapping key that cannot name anything: a YAML merge key
+// (`<<: *anchor`) or a key that is not a scalar. It returns true when k was
+// reported (the caller skips the entry).
+func (d *decoder) badKey(k *yaml.Node, what string) bool {
+	if k.Kind == yaml.AliasNode && k.Alias != nil && k.Alias.Kind == yaml.ScalarNode {
+		// An alias of a name stands for the name, where the alias is written.
+		line, col := k.Line, k.Column
+		*k = *k.Alias
+		k.Line, k.Column, k.Anchor = line, col, ""
+	}
+	switch {
+	case k.Kind == yaml.ScalarNode && (k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0):
+		d.errorf(pos(k), 2, "YAML merge keys (<<) are not supported in %s", what)
+		d.hintLast("write the keys out; an alias (*name) may stand for a whole value, not for keys")
+		return true
+	case k.Kind != yaml.ScalarNode:
+		d.errorf(pos(k), span(k), "a key of %s must be a name, not %s", what, kindName(k))
+		return true
+	}
+	return false
+}
+
+// field is one key of a mapping being decoded.
+type field struct {
+	key *yaml.Node
+	val *yaml.Node
+}
+
+// fields walks a mapping node, reporting duplicate and unknown keys (with a
+// "did you mean"), and returns the known ones by name.
+func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]field {
+	out := make(map[string]field, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		if d.badKey(k, what) {
+			continue
+		}
+		name := k.Value
+		if _, dup := out[name]; dup {
+			d.errorf(pos(k), span(k), "duplicate key %q in %s", name, what)
+			d.hintLast("remove one of them")
+			continue
+		}
+		if !Contains(known, name) {
+			d.errorf(pos(k), span(k), "unknown key %q in %s", name, what)
+			if h := didYouMean(name, known); h != "" {
+				d.hintLast(h)
+			} else {
+				d.hintLast("known keys: " + strings.Join(known, ", "))
+			}
+			continue
+		}
+		out[name] = field{key: k, val: v}
+	}
+	return out
+}
+
+func Contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) wantMapping(n *yaml.Node, what string) bool {
+	if n.Kind == yaml.MappingNode {
+		return true
+	}
+	d.errorf(pos(n), span(n), "%s must be a mapping, not %s", what, kindName(n))
+	return false
+}
+
+func (d *decoder) str(n *yaml.Node, what string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.errorf(pos(n), span(n), "%s must be a string, not %s", what, kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// exprText reads an expression: any scalar, taken as source text.
+func (d *decoder) exprText(n *yaml.Node, what string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.errorf(pos(n), span(n), "%s must be an expression (a string), not %s", what, kindName(n))
+		d.hintLast(`write the expression as text, e.g. retries + 1 or '"PASS"'`)
+		return "", false
+	}
+	if strings.TrimSpace(n.Value) == "" {
+		d.errorf(pos(n), 1, "%s is empty", what)
+		return "", false
+	}
+	return n.Value, true
+}
+
+var LimitKeys = []string{"max_transitions"}
+
+var TopKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "limits", "invariants"}
+
+func (d *decoder) spec(n *yaml.Node, s *Spec) {
+	f := d.fields(n, "the spec", TopKeys...)
+	if v, ok := f["lpp"]; ok {
+		s.VersionPos = pos(v.val)
+		ver, err := strconv.Atoi(v.val.Value)
+		switch {
+		case v.val.Kind != yaml.ScalarNode || v.val.Tag != "!!int" || err != nil:
+			d.errorf(pos(v.val), span(v.val), "lpp must be the format version number, not %s", kindName(v.val))
+			d.hintLast(fmt.Sprintf("write `lpp: %d`", FormatVersion))
+		case ver != FormatVersion:
+			d.errorf(pos(v.val), span(v.val), "unsupported spec format version %d", ver)
+			d.hintLast(fmt.Sprintf("this lppctl reads version %d", FormatVersion))
+		default:
+			s.Version = ver
+		}
+	} else {
+		d.errorf(pos(n), 1, "missing key \"lpp\" (the spec format version)")
+		d.hintLast(fmt.Sprintf("add `lpp: %d` at the top", FormatVersion))
+	}
+	if v, ok := f["name"]; ok {
+		s.Name, _ = d.str(v.val, "name")
+		s.NamePos = pos(v.val)
+	}
+	if v, ok := f["description"]; ok {
+		s.Description, _ = d.str(v.val, "description")
+	}
+	if v, ok := f["context"]; ok && v.val.Tag != "!!null" {
+		if d.wantMapping(v.val, "context") {
+			d.context(v.val, s)
+		}
+	}
+	if v, ok := f["initial"]; ok {
+		s.Initial, _ = d.str(v.val, "initial")
+		s.InitialPos = pos(v.val)
+	} else {
+		s.InitialPos = pos(n)
+	}
+	if v, ok := f["states"]; ok {
+		if d.wantMapping(v.val, "states") {
+			d.states(v.val, s)
+		}
+	} else {
+		d.errorf(pos(n), 1, "missing key \"states\"")
+		d.hintLast("a spec needs at least one state and one final state")
+	}
+	if v, ok := f["events"]; ok && v.val.Tag != "!!null" {
+		if d.wantMapping(v.val, "events") {
+			d.events(v.val, s)
+		}
+	}
+	if v, ok := f["limits"]; ok {
+		if d.wantMapping(v.val, "limits") {
+			lf := d.fields(v.val, "limits", LimitKeys...)
+			if m, ok := lf["max_transitions"]; ok {
+				n, err := strconv.Atoi(m.val.Value)
+				if m.val.Kind != yaml.ScalarNode || m.val.Tag != "!!int" || err != nil || n <= 0 {
+					d.errorf(pos(m.val), span(m.val), "max_transitions must be a positive integer, not %s", kindName(m.val))
+				} else {
+					s.Limits.MaxTransitions = n
+					s.Limits.Pos = pos(m.val)
+				}
+			}
+		}
+	}
+	if v, ok := f["invariants"]; ok {
+		s.Invariants = d.invariants(v.val)
+	}
+}
+
+var IdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func QuoteList(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// NodePos is where the YAML node n starts (for the validator, which reads
+// positions of nodes the decoder kept).
+func NodePos(n *yaml.Node) Pos { return pos(n) }
