@@ -40,9 +40,10 @@ var forbidden = []string{
 // machine and the checker's value domains; validation reads the spec model
 // and the registry of machine.
 var stageImports = map[string][]string{
-	"machine/check":    {"machine", "internal/textx"},
-	"machine/export":   {"machine", "machine/check"},
-	"machine/validate": {"machine"},
+	"machine/spec":     {"internal/textx"},
+	"machine/check":    {"machine", "machine/spec", "internal/textx"},
+	"machine/export":   {"machine", "machine/check", "machine/spec"},
+	"machine/validate": {"machine", "machine/spec"},
 }
 
 // below are, for packages of the module, the packages of the module they
