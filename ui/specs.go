@@ -40,9 +40,6 @@ type specFile struct {
 // model's replies, the gateway's policy): a spec has top-level states.
 var specKey = regexp.MustCompile(`(?m)^states:`)
 
-// maxSpecSize bounds what the spec pages read of one file.
-const maxSpecSize = 8 << 20
-
 // skipDir lists folders the spec list does not walk into.
 func skipDir(name string) bool {
 	return strings.HasPrefix(name, ".") || name == "node_modules" || name == "output" || name == "testdata"
@@ -85,16 +82,33 @@ func specFiles(root string) ([]specFile, error) {
 	return out, err
 }
 
-// readUnder reads the file rel under root, up to maxSpecSize bytes.
+// readUnder reads the file rel under root: a regular file (opened without
+// blocking, so a FIFO named like a spec never hangs a page) of at most the
+// CLI's cap (LPPCTL_MAX_BYTES, else 16 MiB: lpp.MaxBytes).
 func readUnder(root *os.Root, rel string) ([]byte, error) {
-	f, err := root.Open(rel)
+	limit, err := lpp.MaxBytes("")
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, maxSpecSize+1))
-	if err == nil && len(src) > maxSpecSize {
-		err = fmt.Errorf("%s is larger than %d MB", rel, maxSpecSize>>20)
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	name := filepath.ToSlash(rel)
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%w; raise the limit with %s=SIZE", &lpp.TooLargeError{Path: name, Size: info.Size(), Limit: limit}, lpp.MaxBytesEnv)
+	}
+	src, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(src)) > limit {
+		err = fmt.Errorf("%w; raise the limit with %s=SIZE", &lpp.TooLargeError{Path: name, Limit: limit}, lpp.MaxBytesEnv)
 	}
 	return src, err
 }
@@ -105,13 +119,19 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
+	root, err := os.OpenRoot(s.opts.Root)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	defer root.Close()
 	for i := range files {
 		f := &files[i]
 		if f.Blueprint {
 			continue
 		}
 		path := filepath.Join(s.opts.Root, filepath.FromSlash(f.Path))
-		src, err := os.ReadFile(path)
+		src, err := readUnder(root, filepath.FromSlash(f.Path))
 		if err != nil {
 			continue
 		}

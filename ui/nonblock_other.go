@@ -1,0 +1,6 @@
+//go:build !unix
+
+package ui
+
+// openNonblock: no FIFOs to wait on here.
+const openNonblock = 0
