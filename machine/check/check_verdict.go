@@ -128,10 +128,62 @@ func (x *Explorer) reachability(r *PropertyResult) {
 func (x *Explorer) findTrap() {
 	n := len(x.nodes)
 	good := make([]bool, n)
+	for id := range n {
+		good[id] = x.flags[id] != 0
+	}
+	if !x.reachGoodForward(good, trapForwardPasses) {
+		x.reachGoodBackward(good)
+	}
+	for id := range n {
+		if good[id] {
+			continue
+		}
+		st := x.States[x.stateOf(int32(id))].Cs.St
+		loop := x.loopFrom(int32(id))
+		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
+			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
+		return
+	}
+}
+
+// trapForwardPasses bounds the passes of reachGoodForward before the trap
+// search falls back to reverse edges.
+var trapForwardPasses = 8
+
+// reachGoodForward marks good every expanded pair with a successor marked
+// good, passing over the pairs from the last to the first until a pass
+// changes nothing, and reports whether that happened within passes. Ids are
+// in breadth-first order, so most edges lead to a later pair, already marked
+// in the same pass: a pass or two usually settle it, and no memory beyond
+// good is needed (reverse edges would take 4 bytes a successor and 4 a pair).
+func (x *Explorer) reachGoodForward(good []bool, passes int) bool {
+	for range passes {
+		changed := false
+		for id := x.expanded - 1; id >= 0; id-- {
+			if good[id] {
+				continue
+			}
+			for _, to := range x.succ[x.succStart[id]:x.succStart[id+1]] {
+				if good[to] {
+					good[id], changed = true, true
+					break
+				}
+			}
+		}
+		if !changed {
+			return true
+		}
+	}
+	return false
+}
+
+// reachGoodBackward marks good every pair from which a pair marked good can
+// be reached, searching the reverse edges from the good pairs.
+func (x *Explorer) reachGoodBackward(good []bool) {
+	n := len(x.nodes)
 	var queue []int32
 	for id := range n {
-		if x.flags[id] != 0 {
-			good[id] = true
+		if good[id] {
 			queue = append(queue, int32(id))
 		}
 	}
@@ -153,25 +205,13 @@ func (x *Explorer) findTrap() {
 			pred[start[to]] = int32(from)
 		}
 	}
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		for _, p := range pred[start[id]:start[id+1]] {
+	for head := 0; head < len(queue); head++ {
+		for _, p := range pred[start[queue[head]]:start[queue[head]+1]] {
 			if !good[p] {
 				good[p] = true
 				queue = append(queue, p)
 			}
 		}
-	}
-	for id := range n {
-		if good[id] {
-			continue
-		}
-		st := x.States[x.stateOf(int32(id))].Cs.St
-		loop := x.loopFrom(int32(id))
-		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
-			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
-		return
 	}
 }
 
