@@ -32,7 +32,7 @@ const (
 
 // growMemo enlarges the cache when the store has outgrown it.
 func (x *Explorer) growMemo() {
-	if x.memo != nil && len(x.memo) < maxMemoSlots && len(x.nodes) >= 4*len(x.memo) {
+	if x.memo != nil && len(x.memo) < maxMemoSlots && x.nodes.len() >= 4*len(x.memo) {
 		x.memo = make([]memoEntry, 4*len(x.memo))
 	}
 }

@@ -126,7 +126,7 @@ func (x *Explorer) reachability(r *PropertyResult) {
 // of the run, already reported by other properties, nor any pair left
 // unexplored) can be reached: the run would loop there for ever.
 func (x *Explorer) findTrap() {
-	n := len(x.nodes)
+	n := x.nodes.len()
 	good := make([]bool, n)
 	for id := range n {
 		good[id] = x.flags[id] != 0
@@ -163,8 +163,8 @@ func (x *Explorer) reachGoodForward(good []bool, passes int) bool {
 			if good[id] {
 				continue
 			}
-			for _, to := range x.succ[x.succStart[id]:x.succStart[id+1]] {
-				if good[to] {
+			for e, end := int(x.succStart.at(id)), int(x.succStart.at(id+1)); e < end; e++ {
+				if good[x.succ.at(e)] {
 					good[id], changed = true, true
 					break
 				}
@@ -180,7 +180,7 @@ func (x *Explorer) reachGoodForward(good []bool, passes int) bool {
 // reachGoodBackward marks good every pair from which a pair marked good can
 // be reached, searching the reverse edges from the good pairs.
 func (x *Explorer) reachGoodBackward(good []bool) {
-	n := len(x.nodes)
+	n := x.nodes.len()
 	var queue []int32
 	for id := range n {
 		if good[id] {
@@ -191,16 +191,17 @@ func (x *Explorer) reachGoodBackward(good []bool) {
 	// start[i] is first the end of row i; each row is filled from its end,
 	// which leaves start[i] at its beginning.
 	start := make([]int32, n+1)
-	for _, to := range x.succ {
-		start[to]++
+	for e := range x.succ.len() {
+		start[x.succ.at(e)]++
 	}
 	for i := 1; i < n; i++ {
 		start[i] += start[i-1]
 	}
-	start[n] = int32(len(x.succ))
-	pred := make([]int32, len(x.succ))
+	start[n] = int32(x.succ.len())
+	pred := make([]int32, x.succ.len())
 	for from := x.expanded - 1; from >= 0; from-- {
-		for _, to := range x.succ[x.succStart[from]:x.succStart[from+1]] {
+		for e, end := int(x.succStart.at(from)), int(x.succStart.at(from+1)); e < end; e++ {
+			to := x.succ.at(e)
 			start[to]--
 			pred[start[to]] = int32(from)
 		}
@@ -230,10 +231,10 @@ func (x *Explorer) loopFrom(id int32) []string {
 		}
 		at[id] = len(path)
 		path = append(path, id)
-		if int(id) >= x.expanded || x.succStart[id] == x.succStart[id+1] {
+		if int(id) >= x.expanded || x.succStart.at(int(id)) == x.succStart.at(int(id)+1) {
 			return []string{x.States[x.stateOf(int32(id))].Cs.St.Name}
 		}
-		id = x.succ[x.succStart[id]]
+		id = x.succ.at(int(x.succStart.at(int(id))))
 	}
 }
 
@@ -241,8 +242,8 @@ func (x *Explorer) loopFrom(id int32) []string {
 // its initial pair (expansion is deterministic, so ordinals identify moves).
 func (x *Explorer) trace(f *finding) *Trace {
 	var ords []int32
-	for id := f.node; x.nodes[id].parent >= 0; id = x.nodes[id].parent {
-		ords = append(ords, x.nodes[id].move)
+	for id := f.node; x.nodes.at(int(id)).parent >= 0; id = x.nodes.at(int(id)).parent {
+		ords = append(ords, x.nodes.at(int(id)).move)
 	}
 	slices.Reverse(ords)
 	if f.move >= 0 {
