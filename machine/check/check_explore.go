@@ -64,7 +64,11 @@ type Explorer struct {
 	tracing  bool // computing a trace: moves note what changed
 
 	// Memoised evaluation (check_memo.go).
-	envIDs    []uint32 // by slot: the id of its value in env
+	envIDs    []uint32 // by slot: the id of its value in env (what env holds once synced: check_env.go)
+	envVals   []any    // by slot: that value
+	mapIDs    []uint32 // by slot: the id of the value the map env holds
+	stale     []int    // slots whose value may not be in the map yet
+	isStale   []bool   // by slot: listed in stale
 	memoProgs map[*vm.Program]*memoProg
 	memoSigs  map[string]uint32 // a program's text and code → its index
 	memo      []memoEntry
@@ -303,10 +307,11 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			ev.setMemo = append(ev.setMemo, x.memosOf(ct.Set))
 		}
 	}
-	x.envIDs = make([]uint32, x.nslots)
+	x.envIDs, x.mapIDs = make([]uint32, x.nslots), make([]uint32, x.nslots)
 	for i := range x.envIDs {
-		x.envIDs[i] = noID // env holds nothing yet
+		x.envIDs[i], x.mapIDs[i] = noID, noID // env holds nothing yet
 	}
+	x.envVals, x.isStale = make([]any, x.nslots), make([]bool, x.nslots)
 	x.memo = make([]memoEntry, minMemoSlots)
 	return x
 }
@@ -500,10 +505,9 @@ func (x *Explorer) note(prop string, node, ord int32, msg string, p mspec.Pos) {
 // load makes env hold the values of a pair in st, with their ids.
 // A slot whose value has the id env's has is not written again.
 func (x *Explorer) load(st *Xstate, vals []any, ids []uint32) {
-	for i, name := range x.names {
+	for i := range x.names {
 		if x.envIDs[i] != ids[i] {
-			x.env[name] = vals[i]
-			x.envIDs[i] = ids[i]
+			x.put(i, vals[i], ids[i])
 		}
 	}
 	x.env[mspec.VarState] = st.name

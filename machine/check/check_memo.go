@@ -152,7 +152,7 @@ func (x *Explorer) memosOf(set []machine.Cassign) []*memoProg {
 // once where the program is listed: the hot paths look up nothing).
 func (x *Explorer) evalM(p *vm.Program, m *memoProg) (any, error) {
 	if m == nil || x.memo == nil {
-		return x.vm.Run(p, x.env)
+		return x.vm.Run(p, x.syncEnv())
 	}
 	var k memoKey
 	k[0] = m.idx
@@ -167,7 +167,7 @@ func (x *Explorer) evalM(p *vm.Program, m *memoProg) (any, error) {
 		}
 		return e.res, nil
 	}
-	v, err := x.vm.Run(p, x.env)
+	v, err := x.vm.Run(p, x.syncEnv())
 	e.key, e.res = k, v
 	if err != nil {
 		e.res = memoErr{err}
