@@ -24,10 +24,7 @@ var gcLowerAt = 16 << 20
 
 // keptBytes estimates what the store holds.
 func (x *Explorer) keptBytes() int {
-	word := 2
-	if x.store.isWide {
-		word = 4
-	}
+	word := x.store.size
 	return x.nodes.len()*(x.store.width*word+8+1+4) + x.succ.len()*4 + len(x.store.table)*8
 }
 
