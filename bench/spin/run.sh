@@ -11,7 +11,12 @@
 # no -DCOLLAPSE, no -DHC4), run as SPIN's default depth-first search
 # (-m sized to the model's depth, default hash table -w24), then with the
 # hash table sized to the model (-w18 / -w21) and as a breadth-first search
-# (-DBFS). The pan build is not timed. Then the seeded deadlock: the depth at
+# (-DBFS). The pan build is not timed. Peak RSS counts the pages of the
+# binary that the process maps: lppctl is copied (cat) into a fresh file
+# first, since a binary just written by the Go linker is mapped in larger
+# pieces (38 MiB for a trivial run instead of 25), and the output
+# starts with each tool's floor: the peak RSS of a run that checks nothing
+# (lppctl version; pan of a 4,099-state model). Then the seeded deadlock: the depth at
 # which SPIN's breadth-first search finds it, and the transitions of the
 # shortest path lppctl prints.
 # Needs spin, gcc, go, jq and /usr/bin/time (apt-get install spin gcc jq time).
@@ -24,9 +29,12 @@ for tool in spin gcc jq /usr/bin/time; do
 done
 lppctl="${LPPCTL:-}"
 if [ -z "$lppctl" ]; then
-	(cd "$here/../.." && go build -o "$tmp/lppctl" ./cmd/lppctl)
-	lppctl="$tmp/lppctl"
+	(cd "$here/../.." && go build -o "$tmp/lppctl-built" ./cmd/lppctl)
+	lppctl="$tmp/lppctl-built"
 fi
+cat "$lppctl" >"$tmp/lppctl"
+chmod +x "$tmp/lppctl"
+lppctl="$tmp/lppctl"
 runs="${RUNS:-3}"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(1e5 1e6)
@@ -53,6 +61,13 @@ pan() {
 	cp "$here/gen.pml" "$dir/"
 	(cd "$dir" && spin "$@" -a gen.pml >/dev/null && gcc -O2 -DSAFETY -DNOREDUCE "$@" -o pan pan.c)
 }
+
+# floor: the peak RSS of each tool's process when it checks nothing.
+pan "$tmp/floor" -DS=1 -DK=6
+measure "$lppctl" version
+lpp_floor="$rss"
+measure "$tmp/floor/pan" -w10
+echo "floor (peak RSS of a run that checks nothing): lppctl version $lpp_floor MiB; pan of gen.pml -DS=1 -DK=6 (4,099 states), -w10: $rss MiB"
 
 for model in "${models[@]}"; do
 	case "$model" in

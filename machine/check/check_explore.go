@@ -51,10 +51,10 @@ type Explorer struct {
 	stored    []int       // the slots a record holds: those live in some state
 	defIDs    []uint32    // by slot: the id of its default
 	rec       []uint32    // scratch: the record of a pair being looked up
-	nodes     []xnode
-	levels    []int32 // levels[d]: the first node of depth d (breadth first: depths only grow)
-	succStart []int32 // node i's successors are succ[succStart[i]:succStart[i+1]]
-	succ      []int32
+	nodes     chunked[xnode]
+	levels    []int32        // levels[d]: the first node of depth d (breadth first: depths only grow)
+	succStart chunked[int32] // node i's successors are succ's elements succStart.at(i) to succStart.at(i+1)-1
+	succ      chunked[int32]
 	flags     []uint8
 	trans     int
 	stopped   string
@@ -64,7 +64,11 @@ type Explorer struct {
 	tracing  bool // computing a trace: moves note what changed
 
 	// Memoised evaluation (check_memo.go).
-	envIDs    []uint32 // by slot: the id of its value in env
+	envIDs    []uint32 // by slot: the id of its value in env (what env holds once synced: check_env.go)
+	envVals   []any    // by slot: that value
+	mapIDs    []uint32 // by slot: the id of the value the map env holds
+	stale     []int    // slots whose value may not be in the map yet
+	isStale   []bool   // by slot: listed in stale
 	memoProgs map[*vm.Program]*memoProg
 	memoSigs  map[string]uint32 // a program's text and code → its index
 	memo      []memoEntry
@@ -303,10 +307,11 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			ev.setMemo = append(ev.setMemo, x.memosOf(ct.Set))
 		}
 	}
-	x.envIDs = make([]uint32, x.nslots)
+	x.envIDs, x.mapIDs = make([]uint32, x.nslots), make([]uint32, x.nslots)
 	for i := range x.envIDs {
-		x.envIDs[i] = noID // env holds nothing yet
+		x.envIDs[i], x.mapIDs[i] = noID, noID // env holds nothing yet
 	}
+	x.envVals, x.isStale = make([]any, x.nslots), make([]bool, x.nslots)
 	x.memo = make([]memoEntry, minMemoSlots)
 	return x
 }
@@ -370,12 +375,12 @@ func (x *Explorer) canon(st *Xstate, vals []any) {
 func (x *Explorer) run(ctx context.Context, start time.Time) {
 	x.addRoots()
 	lastReport := start
-	x.succStart = append(x.succStart, 0)
+	x.succStart.push(0)
 	var rec []uint32 // the record of the pair being expanded
 	var vals []any   // its values
 	var ids []uint32 // their ids
 	depth := int32(0)
-	for x.expanded < len(x.nodes) && x.stopped == "" {
+	for x.expanded < x.nodes.len() && x.stopped == "" {
 		id := int32(x.expanded)
 		if int(depth)+1 < len(x.levels) && id >= x.levels[depth+1] {
 			depth++
@@ -400,14 +405,14 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 			x.expand(st, vals, ids, func(ord int32, mv *move) bool { return x.visit(id, depth, ord, mv) })
 		}
 		x.expanded++
-		x.succStart = append(x.succStart, int32(len(x.succ)))
+		x.succStart.push(int32(x.succ.len()))
 		if x.stopped != "" {
 			x.flags[id] |= flagHorizon // its successors are only partly known
 			break
 		}
 	}
 	if x.stopped != "" {
-		for id := x.expanded; id < len(x.nodes); id++ {
+		for id := x.expanded; id < x.nodes.len(); id++ {
 			x.flags[id] |= flagHorizon
 		}
 	}
@@ -426,10 +431,10 @@ func (x *Explorer) budgetPos() mspec.Pos {
 // expand nothing more, so no successor is evaluated past the bound.
 func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, parent, ord, depth int32) int32 {
 	id := x.store.insert(rec, slot, tag)
-	if len(x.nodes)+1 >= x.maxState {
+	if x.nodes.len()+1 >= x.maxState {
 		x.stopped = fmt.Sprintf("max-states: %d distinct (state, context) pairs explored; raise --max-states", x.maxState)
 	}
-	x.nodes = append(x.nodes, xnode{parent: parent, move: ord})
+	x.nodes.push(xnode{parent: parent, move: ord})
 	if int(depth) == len(x.levels) {
 		x.levels = append(x.levels, id)
 	}
@@ -484,7 +489,7 @@ func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 	if to < 0 {
 		to = x.add(mv.to, mv.vals, r, slot, tag, id, ord, depth+1)
 	}
-	x.succ = append(x.succ, to)
+	x.succ.push(to)
 	return x.stopped == ""
 }
 
@@ -500,10 +505,9 @@ func (x *Explorer) note(prop string, node, ord int32, msg string, p mspec.Pos) {
 // load makes env hold the values of a pair in st, with their ids.
 // A slot whose value has the id env's has is not written again.
 func (x *Explorer) load(st *Xstate, vals []any, ids []uint32) {
-	for i, name := range x.names {
+	for i := range x.names {
 		if x.envIDs[i] != ids[i] {
-			x.env[name] = vals[i]
-			x.envIDs[i] = ids[i]
+			x.put(i, vals[i], ids[i])
 		}
 	}
 	x.env[mspec.VarState] = st.name
@@ -522,5 +526,5 @@ func saw(env map[string]any, p *vm.Program) string {
 }
 
 func (x *Explorer) stats(d time.Duration) CheckStats {
-	return CheckStats{States: len(x.nodes), Transitions: x.trans, Depth: max(len(x.levels)-1, 0), Duration: d}
+	return CheckStats{States: x.nodes.len(), Transitions: x.trans, Depth: max(len(x.levels)-1, 0), Duration: d}
 }

@@ -24,11 +24,8 @@ var gcLowerAt = 16 << 20
 
 // keptBytes estimates what the store holds.
 func (x *Explorer) keptBytes() int {
-	word := 2
-	if x.store.isWide {
-		word = 4
-	}
-	return len(x.nodes)*(x.store.width*word+8+1+4) + len(x.succ)*4 + len(x.store.table)*8
+	word := x.store.size
+	return x.nodes.len()*(x.store.width*word+8+1+4) + x.succ.len()*4 + len(x.store.table)*8
 }
 
 // maybeLowerGC lowers the collector's target once the store is large; the

@@ -124,10 +124,10 @@ func (x *Explorer) addRoots() {
 // rootOf returns the initial values of the path to node id, and the free
 // inputs among them that the initial state reads (for traces).
 func (x *Explorer) rootOf(id int32) ([]any, map[string]any) {
-	for x.nodes[id].parent >= 0 {
-		id = x.nodes[id].parent
+	for x.nodes.at(int(id)).parent >= 0 {
+		id = x.nodes.at(int(id)).parent
 	}
-	vals := slices.Clone(x.roots[x.nodes[id].move])
+	vals := slices.Clone(x.roots[x.nodes.at(int(id)).move])
 	init := x.States[x.stateOf(id)]
 	var inputs map[string]any
 	for _, s := range x.free {

@@ -32,7 +32,7 @@ const (
 
 // growMemo enlarges the cache when the store has outgrown it.
 func (x *Explorer) growMemo() {
-	if x.memo != nil && len(x.memo) < maxMemoSlots && len(x.nodes) >= 4*len(x.memo) {
+	if x.memo != nil && len(x.memo) < maxMemoSlots && x.nodes.len() >= 4*len(x.memo) {
 		x.memo = make([]memoEntry, 4*len(x.memo))
 	}
 }
@@ -152,7 +152,7 @@ func (x *Explorer) memosOf(set []machine.Cassign) []*memoProg {
 // once where the program is listed: the hot paths look up nothing).
 func (x *Explorer) evalM(p *vm.Program, m *memoProg) (any, error) {
 	if m == nil || x.memo == nil {
-		return x.vm.Run(p, x.env)
+		return x.vm.Run(p, x.syncEnv())
 	}
 	var k memoKey
 	k[0] = m.idx
@@ -167,7 +167,7 @@ func (x *Explorer) evalM(p *vm.Program, m *memoProg) (any, error) {
 		}
 		return e.res, nil
 	}
-	v, err := x.vm.Run(p, x.env)
+	v, err := x.vm.Run(p, x.syncEnv())
 	e.key, e.res = k, v
 	if err != nil {
 		e.res = memoErr{err}

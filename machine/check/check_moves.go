@@ -131,7 +131,7 @@ func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, 
 				break
 			}
 			if ok != true {
-				mv.prop, mv.msg, mv.pos = PropFinalRequires, fmt.Sprintf("the run ends in %q but %s (%s) is false: %s", st.Cs.St.Name, c.label, c.c.Expr, saw(x.env, c.prog)), c.c.Pos
+				mv.prop, mv.msg, mv.pos = PropFinalRequires, fmt.Sprintf("the run ends in %q but %s (%s) is false: %s", st.Cs.St.Name, c.label, c.c.Expr, saw(x.syncEnv(), c.prog)), c.c.Pos
 				break
 			}
 		}
@@ -205,29 +205,6 @@ func (x *Explorer) failure(st *Xstate, vals []any, ids []uint32, errVal string, 
 	}
 	errMove.to, errMove.vals, errMove.ids, errMove.changed = x.States[x.stateIdx[oe.Target]], cur, curIDs, changed
 	return emit(errMove)
-}
-
-// setEnv sets a slot's value (and its id) in env, remembering it for restoreEnv.
-// A value with the id env's has is not written again.
-func (x *Explorer) setEnv(slot int, v any, id uint32) {
-	if x.envIDs[slot] == id {
-		return
-	}
-	x.env[x.names[slot]] = v
-	x.envIDs[slot] = id
-	x.dirty = append(x.dirty, slot)
-}
-
-// restoreEnv puts back the values of vals (ids: their ids) for the slots set
-// since mark.
-func (x *Explorer) restoreEnv(vals []any, ids []uint32, mark int) {
-	for _, s := range x.dirty[mark:] {
-		if x.envIDs[s] != ids[s] {
-			x.env[x.names[s]] = vals[s]
-			x.envIDs[s] = ids[s]
-		}
-	}
-	x.dirty = x.dirty[:mark]
 }
 
 // stopErr is a guard that could not be evaluated.
@@ -330,7 +307,7 @@ func (x *Explorer) stuckMessage(st *Xstate) string {
 	case len(st.Cs.Next) == 0:
 		why = "it has no next transition"
 	default:
-		why = "every guard is false: " + machine.GuardsSaw(st.Cs, x.env)
+		why = "every guard is false: " + machine.GuardsSaw(st.Cs, x.syncEnv())
 	}
 	if len(st.Events) == 0 {
 		return fmt.Sprintf("state %q is stuck: %s, and no event applies", st.Cs.St.Name, why)

@@ -1,14 +1,17 @@
 package check
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The visited set, exact and compact. Every distinct value a slot takes is
 // interned once (valueTable: an id per value), and a (state, context) pair is
 // stored as a fixed-size record of words: the state's index, then the id of
 // the value of each stored slot (the slots live in some state; a slot
 // dead everywhere is always its default and is not stored). A record's words
-// take 16 bits while every id and state index fits, 32 bits after (the
-// store is widened once, when the first larger one comes). Records sit in
+// take 8 bits while every id and state index fits, then 16, then 32 (the
+// store is re-encoded when the first larger one comes). Records sit in
 // fixed-size chunks, never moved, and an open-addressing table maps a record
 // to its node id. Two pairs are one only when their records are equal, so no
 // pair is ever lost to a hash collision.
@@ -77,50 +80,73 @@ const recordChunk = 1 << 14
 // pairStore holds the records of the stored pairs, by node id, and finds a
 // record's id.
 type pairStore struct {
-	width  int        // words per record
-	narrow [][]uint16 // recordChunk records each, while every word fits 16 bits
-	wide   [][]uint32 // then these
-	isWide bool
+	width  int      // words per record
+	size   int      // bytes a word: 1 while every word fits 8 bits, then 2, then 4
+	chunks [][]byte // recordChunk records each
 	n      int      // records stored
 	table  []uint64 // 0: empty; else the record's tag (its hash's high 32 bits), then id+1; a record's first slot is tag & mask
 	mask   uint64
 }
 
 func newPairStore(width int) *pairStore {
-	return &pairStore{width: width, table: make([]uint64, 1024), mask: 1023}
+	return &pairStore{width: width, size: 1, table: make([]uint64, 1024), mask: 1023}
+}
+
+// bytes returns the encoded record of id.
+func (s *pairStore) bytes(id int32) []byte {
+	n := s.width * s.size
+	off := int(id%recordChunk) * n
+	return s.chunks[id/recordChunk][off : off+n]
+}
+
+// wordOf decodes word i of an encoded record.
+func (s *pairStore) wordOf(b []byte, i int) uint32 {
+	switch s.size {
+	case 1:
+		return uint32(b[i])
+	case 2:
+		return uint32(binary.LittleEndian.Uint16(b[2*i:]))
+	default:
+		return binary.LittleEndian.Uint32(b[4*i:])
+	}
 }
 
 // record copies the record of id into buf.
 func (s *pairStore) record(id int32, buf []uint32) []uint32 {
-	off := int(id%recordChunk) * s.width
+	b := s.bytes(id)
 	buf = buf[:0]
-	if s.isWide {
-		return append(buf, s.wide[id/recordChunk][off:off+s.width]...)
-	}
-	for _, w := range s.narrow[id/recordChunk][off : off+s.width] {
-		buf = append(buf, uint32(w))
+	for i := range s.width {
+		buf = append(buf, s.wordOf(b, i))
 	}
 	return buf
 }
 
 // word returns word i of the record of id.
 func (s *pairStore) word(id int32, i int) uint32 {
-	off := int(id%recordChunk)*s.width + i
-	if s.isWide {
-		return s.wide[id/recordChunk][off]
-	}
-	return uint32(s.narrow[id/recordChunk][off])
+	return s.wordOf(s.bytes(id), i)
 }
 
 // equal reports whether the record of id is r.
 func (s *pairStore) equal(id int32, r []uint32) bool {
-	off := int(id%recordChunk) * s.width
-	if s.isWide {
-		return equalWords(s.wide[id/recordChunk][off:off+s.width], r)
-	}
-	for i, w := range s.narrow[id/recordChunk][off : off+s.width] {
-		if uint32(w) != r[i] {
-			return false
+	b := s.bytes(id)
+	switch s.size {
+	case 1:
+		for i, w := range b {
+			if uint32(w) != r[i] {
+				return false
+			}
+		}
+	case 2:
+		for i := range r {
+			if uint32(binary.LittleEndian.Uint16(b[2*i:])) != r[i] {
+				return false
+			}
+		}
+	default:
+		for i := range r {
+			if binary.LittleEndian.Uint32(b[4*i:]) != r[i] {
+				return false
+			}
 		}
 	}
 	return true
@@ -165,29 +191,16 @@ func equalWords(a, b []uint32) bool {
 // insert stores r as the next id, at the table slot find returned.
 func (s *pairStore) insert(r []uint32, slot, tag uint64) int32 {
 	id := int32(s.n)
-	if !s.isWide {
-		for _, w := range r {
-			if w > 0xFFFF {
-				s.widen()
-				break
-			}
+	for _, w := range r {
+		if w > 0xFF && s.size == 1 || w > 0xFFFF && s.size == 2 {
+			s.widen(r)
+			break
 		}
 	}
-	if s.isWide {
-		if s.n%recordChunk == 0 {
-			s.wide = append(s.wide, make([]uint32, 0, recordChunk*s.width))
-		}
-		c := &s.wide[len(s.wide)-1]
-		*c = append(*c, r...)
-	} else {
-		if s.n%recordChunk == 0 {
-			s.narrow = append(s.narrow, make([]uint16, 0, recordChunk*s.width))
-		}
-		c := &s.narrow[len(s.narrow)-1]
-		for _, w := range r {
-			*c = append(*c, uint16(w))
-		}
+	if s.n%recordChunk == 0 {
+		s.chunks = append(s.chunks, make([]byte, 0, recordChunk*s.width*s.size))
 	}
+	s.chunks[len(s.chunks)-1] = s.appendRecord(s.chunks[len(s.chunks)-1], r)
 	s.n++
 	s.table[slot] = tag | uint64(id+1)
 	if uint64(s.n)*4 >= uint64(len(s.table))*3 && len(s.table) < 1<<32 { // load 3/4: double (the tag indexes up to 2^32 slots)
@@ -196,16 +209,39 @@ func (s *pairStore) insert(r []uint32, slot, tag uint64) int32 {
 	return id
 }
 
-// widen moves the records to 32-bit words.
-func (s *pairStore) widen() {
-	for _, c := range s.narrow {
-		w := make([]uint32, len(c), recordChunk*s.width)
-		for i, v := range c {
-			w[i] = uint32(v)
+// appendRecord appends r encoded in words of s.size bytes.
+func (s *pairStore) appendRecord(c []byte, r []uint32) []byte {
+	for _, w := range r {
+		switch s.size {
+		case 1:
+			c = append(c, byte(w))
+		case 2:
+			c = binary.LittleEndian.AppendUint16(c, uint16(w))
+		default:
+			c = binary.LittleEndian.AppendUint32(c, w)
 		}
-		s.wide = append(s.wide, w)
 	}
-	s.narrow, s.isWide = nil, true
+	return c
+}
+
+// widen re-encodes the records in words wide enough for r's (2 or 4 bytes).
+func (s *pairStore) widen(r []uint32) {
+	size := 2
+	for _, w := range r {
+		if w > 0xFFFF {
+			size = 4
+		}
+	}
+	old := *s
+	s.size, s.chunks = size, make([][]byte, len(old.chunks))
+	for i, c := range old.chunks {
+		n := len(c) / (old.width * old.size)
+		w := make([]byte, 0, recordChunk*s.width*size)
+		for id := range n {
+			w = s.appendRecord(w, old.record(int32(i*recordChunk+id), nil))
+		}
+		s.chunks[i] = w
+	}
 }
 
 func (s *pairStore) grow() {

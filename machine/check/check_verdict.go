@@ -126,42 +126,13 @@ func (x *Explorer) reachability(r *PropertyResult) {
 // of the run, already reported by other properties, nor any pair left
 // unexplored) can be reached: the run would loop there for ever.
 func (x *Explorer) findTrap() {
-	n := len(x.nodes)
+	n := x.nodes.len()
 	good := make([]bool, n)
-	var queue []int32
 	for id := range n {
-		if x.flags[id] != 0 {
-			good[id] = true
-			queue = append(queue, int32(id))
-		}
+		good[id] = x.flags[id] != 0
 	}
-	// Reverse edges, in compressed rows.
-	// start[i] is first the end of row i; each row is filled from its end,
-	// which leaves start[i] at its beginning.
-	start := make([]int32, n+1)
-	for _, to := range x.succ {
-		start[to]++
-	}
-	for i := 1; i < n; i++ {
-		start[i] += start[i-1]
-	}
-	start[n] = int32(len(x.succ))
-	pred := make([]int32, len(x.succ))
-	for from := x.expanded - 1; from >= 0; from-- {
-		for _, to := range x.succ[x.succStart[from]:x.succStart[from+1]] {
-			start[to]--
-			pred[start[to]] = int32(from)
-		}
-	}
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		for _, p := range pred[start[id]:start[id+1]] {
-			if !good[p] {
-				good[p] = true
-				queue = append(queue, p)
-			}
-		}
+	if !x.reachGoodForward(good, trapForwardPasses) {
+		x.reachGoodBackward(good)
 	}
 	for id := range n {
 		if good[id] {
@@ -172,6 +143,76 @@ func (x *Explorer) findTrap() {
 		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
 			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
 		return
+	}
+}
+
+// trapForwardPasses bounds the passes of reachGoodForward before the trap
+// search falls back to reverse edges.
+var trapForwardPasses = 8
+
+// reachGoodForward marks good every expanded pair with a successor marked
+// good, passing over the pairs from the last to the first until a pass
+// changes nothing, and reports whether that happened within passes. Ids are
+// in breadth-first order, so most edges lead to a later pair, already marked
+// in the same pass: a pass or two usually settle it, and no memory beyond
+// good is needed (reverse edges would take 4 bytes a successor and 4 a pair).
+func (x *Explorer) reachGoodForward(good []bool, passes int) bool {
+	for range passes {
+		changed := false
+		for id := x.expanded - 1; id >= 0; id-- {
+			if good[id] {
+				continue
+			}
+			for e, end := int(x.succStart.at(id)), int(x.succStart.at(id+1)); e < end; e++ {
+				if good[x.succ.at(e)] {
+					good[id], changed = true, true
+					break
+				}
+			}
+		}
+		if !changed {
+			return true
+		}
+	}
+	return false
+}
+
+// reachGoodBackward marks good every pair from which a pair marked good can
+// be reached, searching the reverse edges from the good pairs.
+func (x *Explorer) reachGoodBackward(good []bool) {
+	n := x.nodes.len()
+	var queue []int32
+	for id := range n {
+		if good[id] {
+			queue = append(queue, int32(id))
+		}
+	}
+	// Reverse edges, in compressed rows.
+	// start[i] is first the end of row i; each row is filled from its end,
+	// which leaves start[i] at its beginning.
+	start := make([]int32, n+1)
+	for e := range x.succ.len() {
+		start[x.succ.at(e)]++
+	}
+	for i := 1; i < n; i++ {
+		start[i] += start[i-1]
+	}
+	start[n] = int32(x.succ.len())
+	pred := make([]int32, x.succ.len())
+	for from := x.expanded - 1; from >= 0; from-- {
+		for e, end := int(x.succStart.at(from)), int(x.succStart.at(from+1)); e < end; e++ {
+			to := x.succ.at(e)
+			start[to]--
+			pred[start[to]] = int32(from)
+		}
+	}
+	for head := 0; head < len(queue); head++ {
+		for _, p := range pred[start[queue[head]]:start[queue[head]+1]] {
+			if !good[p] {
+				good[p] = true
+				queue = append(queue, p)
+			}
+		}
 	}
 }
 
@@ -190,10 +231,10 @@ func (x *Explorer) loopFrom(id int32) []string {
 		}
 		at[id] = len(path)
 		path = append(path, id)
-		if int(id) >= x.expanded || x.succStart[id] == x.succStart[id+1] {
+		if int(id) >= x.expanded || x.succStart.at(int(id)) == x.succStart.at(int(id)+1) {
 			return []string{x.States[x.stateOf(int32(id))].Cs.St.Name}
 		}
-		id = x.succ[x.succStart[id]]
+		id = x.succ.at(int(x.succStart.at(int(id))))
 	}
 }
 
@@ -201,8 +242,8 @@ func (x *Explorer) loopFrom(id int32) []string {
 // its initial pair (expansion is deterministic, so ordinals identify moves).
 func (x *Explorer) trace(f *finding) *Trace {
 	var ords []int32
-	for id := f.node; x.nodes[id].parent >= 0; id = x.nodes[id].parent {
-		ords = append(ords, x.nodes[id].move)
+	for id := f.node; x.nodes.at(int(id)).parent >= 0; id = x.nodes.at(int(id)).parent {
+		ords = append(ords, x.nodes.at(int(id)).move)
 	}
 	slices.Reverse(ords)
 	if f.move >= 0 {

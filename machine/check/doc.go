@@ -8,7 +8,9 @@
 // It owns the exploration (check_explore.go, check_moves.go), the value
 // domains (check_domain.go, check_inputs.go), the visited set (check_store.go:
 // interned values, pairs as records of ids; check_hash.go: the canonical
-// encoding of a value), memoised evaluation (check_memo.go), the
+// encoding of a value; check_chunks.go: the nodes and successors, in chunks
+// that never move), memoised evaluation (check_memo.go) and the environment
+// it runs against (check_env.go: written only when expr runs), the
 // collector's target during a large check (check_gc.go), the dead-slot
 // reset (check_live.go), the verdicts and traces
 // (check.go, check_verdict.go, check_format.go). The spec keys it reads

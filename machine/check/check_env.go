@@ -1,0 +1,52 @@
+package check
+
+// The environment of the pair being expanded: env, a Go map from names to
+// values, is what expr programs run against, but most evaluations are memo
+// hits (check_memo.go) that read only the values' ids. So a slot's value is
+// set in envIDs and envVals, and written into the map only when a program
+// runs (syncEnv): a move that changes a slot and changes it back, or whose
+// guards and sets are all memoised, writes nothing into the map.
+
+// setEnv sets a slot's value (and its id) in env, remembering it for restoreEnv.
+// A value with the id env's has is not written again.
+func (x *Explorer) setEnv(slot int, v any, id uint32) {
+	if x.envIDs[slot] == id {
+		return
+	}
+	x.put(slot, v, id)
+	x.dirty = append(x.dirty, slot)
+}
+
+// restoreEnv puts back the values of vals (ids: their ids) for the slots set
+// since mark.
+func (x *Explorer) restoreEnv(vals []any, ids []uint32, mark int) {
+	for _, s := range x.dirty[mark:] {
+		if x.envIDs[s] != ids[s] {
+			x.put(s, vals[s], ids[s])
+		}
+	}
+	x.dirty = x.dirty[:mark]
+}
+
+// put sets a slot's value, for the map to take at the next syncEnv.
+func (x *Explorer) put(slot int, v any, id uint32) {
+	x.envIDs[slot], x.envVals[slot] = id, v
+	if !x.isStale[slot] {
+		x.isStale[slot] = true
+		x.stale = append(x.stale, slot)
+	}
+}
+
+// syncEnv writes into the map the values put since the last sync that it
+// does not hold, and returns it.
+func (x *Explorer) syncEnv() map[string]any {
+	for _, s := range x.stale {
+		if x.mapIDs[s] != x.envIDs[s] {
+			x.env[x.names[s]] = x.envVals[s]
+			x.mapIDs[s] = x.envIDs[s]
+		}
+		x.isStale[s] = false
+	}
+	x.stale = x.stale[:0]
+	return x.env
+}

@@ -1,0 +1,45 @@
+package check_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/internal/spectest"
+)
+
+// TestTrapSearchForwardPassesAgreeWithReverseEdges: the trap search marks
+// the pairs that can reach a final state by passes over the forward edges,
+// falling back to reverse edges when the passes run out; whatever the bound
+// (0: reverse edges only, 1: a pass then the fallback on what it marked), the
+// report is the one of the reverse-edge search, traps and counterexamples
+// included.
+func TestTrapSearchForwardPassesAgreeWithReverseEdges(t *testing.T) {
+	files, err := filepath.Glob("testdata/check/*.yaml")
+	require.NoError(t, err)
+	specs := map[string]func(t *testing.T) *check.CheckReport{}
+	for _, file := range files {
+		specs[filepath.Base(file)] = func(t *testing.T) *check.CheckReport {
+			return check.ModelCheck(context.Background(), spectest.SpecFile(t, file), check.CheckOptions{})
+		}
+	}
+	specs["generated"] = func(t *testing.T) *check.CheckReport {
+		m := spectest.Compile(t, genCheckSpec(5, 2, 3), spectest.Registry())
+		return check.ModelCheck(context.Background(), m, check.CheckOptions{})
+	}
+	old := *check.TrapForwardPasses
+	defer func() { *check.TrapForwardPasses = old }()
+	for name, run := range specs {
+		t.Run(name, func(t *testing.T) {
+			*check.TrapForwardPasses = 0
+			want := run(t).Format(check.FormatOptions{NoTimes: true})
+			for _, passes := range []int{1, 2, old} {
+				*check.TrapForwardPasses = passes
+				require.Equal(t, want, run(t).Format(check.FormatOptions{NoTimes: true}), "forward passes: %d", passes)
+			}
+		})
+	}
+}
