@@ -1,0 +1,97 @@
+package skills
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// totalUses returns the sum of the usage counts lib sees.
+func totalUses(t *testing.T, lib *Library) int {
+	t.Helper()
+	list, err := lib.List()
+	require.NoError(t, err)
+	n := 0
+	for _, s := range list {
+		n += s.UsageCount
+	}
+	return n
+}
+
+// search runs Search for query n times on lib, each returning one hit.
+func search(t *testing.T, lib *Library, query string, n int) {
+	t.Helper()
+	for range n {
+		hits, err := lib.Search(context.Background(), query, 1)
+		require.NoError(t, err)
+		require.Len(t, hits, 1)
+	}
+}
+
+// TestLogRecreatedInPlaceIsMergedFromTheStart reproduces the lost update of
+// TestConcurrentProcessesLoseNoUpdates deterministically. A reader loading
+// between a save's rename and its removal of the usage log merges the old
+// log (its lines name the old content id: none counts) and remembers its
+// inode and length. The log is then removed and a new one is started, which
+// gets the same inode back (the file system reuses the freed one; here the
+// log is truncated in place, the same inode for certain). Resuming from the
+// remembered offset skipped the new log's first lines, and the reader's
+// next save wrote the undercount into the file: usages were lost for good.
+func TestLogRecreatedInPlaceIsMergedFromTheStart(t *testing.T) {
+	defer func(d int64) { directBytes = d }(directBytes)
+	directBytes = -1 // every search appends to the log
+	path := libPath(t)
+	logPath := path + ".usage.jsonl"
+	writer := mustOpen(t, path)
+	mustAdd(t, writer, Skill{Name: "s1", Principle: "shared principle", WhenToApply: "always"})
+	search(t, writer, "shared", 3) // the old log: 3 lines naming the first content
+
+	// A save half done: the new file is in place, the old log not yet removed.
+	list, err := mustOpen(t, path).List()
+	require.NoError(t, err)
+	m := map[string]Skill{"s2": {Name: "s2", Principle: "other principle", WhenToApply: "never"}}
+	for _, s := range list {
+		m[s.Name] = s
+	}
+	data, err := encodeLibrary(m, nil)
+	require.NoError(t, err)
+	require.NoError(t, writeFileAtomic(path, data, 0o644))
+
+	reader := mustOpen(t, path) // merges the old log, ignoring its lines
+	require.Equal(t, 3, totalUses(t, reader))
+
+	// The save removes the old log; the next search starts a new one that
+	// reuses its inode.
+	require.NoError(t, os.Truncate(logPath, 0))
+	search(t, writer, "shared", 3)
+	require.Equal(t, 6, totalUses(t, mustOpen(t, path)), "a fresh reader")
+
+	require.Equal(t, 6, totalUses(t, reader), "the reader that saw the old log")
+	mustAdd(t, reader, Skill{Name: "s3", Principle: "third principle", WhenToApply: "later"})
+	require.Equal(t, 6, totalUses(t, mustOpen(t, path)), "after the reader's save")
+}
+
+// TestWriterDoesNotTrustAReusedInode: a save replaces the file by rename,
+// and the file system may give a later version the inode of an earlier one,
+// with the same size (a counter 3 → 4) and the same mtime (its granularity
+// is a clock tick). A writer that trusted (inode, size, mtime) under the
+// lock then saved its stale copy over the other writers' changes. Here the
+// stat is faked to always match.
+func TestWriterDoesNotTrustAReusedInode(t *testing.T) {
+	defer func(f func(a, b os.FileInfo) bool) { sameVersion = f }(sameVersion)
+	path := libPath(t)
+	a := mustOpen(t, path)
+	mustAdd(t, a, Skill{Name: "s1", Principle: "shared principle", WhenToApply: "always"})
+	b := mustOpen(t, path)
+	require.Equal(t, 0, totalUses(t, a)) // a caches this version
+
+	sameVersion = func(a, b os.FileInfo) bool { return true } // every version looks like a's
+	search(t, b, "shared", 2)                                 // small file: each search rewrites it (count 1, 2)
+	mustAdd(t, a, Skill{Name: "s2", Principle: "other principle", WhenToApply: "never"})
+	list, err := mustOpen(t, path).List()
+	require.NoError(t, err)
+	require.Equal(t, "s1,s2", names(list))
+	require.Equal(t, 2, list[0].UsageCount, "b's searches")
+}
