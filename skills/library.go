@@ -400,7 +400,15 @@ func (l *Library) loadHeld(lk *os.File) (*snapshot, error) {
 func (l *Library) loadFile(lk *os.File) (*snapshot, error) {
 	tok := ""
 	if lk != nil {
-		tok = readSaveToken(lk)
+		if tok = readSaveToken(lk); tok == "" {
+			// No token yet (a new lock file, or only older lppctl versions
+			// saved): start one. Holding the lock, what is read next is
+			// the version it names until the next save changes it.
+			var err error
+			if tok, err = newSaveToken(lk); err != nil {
+				return nil, fmt.Errorf("cannot load skill library: %w", err)
+			}
+		}
 	}
 	f, err := os.Open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -417,7 +425,7 @@ func (l *Library) loadFile(lk *os.File) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
 	}
-	if l.snap != nil && l.snap.info != nil && sameVersion(l.snap.info, fi) && (lk == nil || tok != "" && l.snap.token == tok) {
+	if l.snap != nil && l.snap.info != nil && sameVersion(l.snap.info, fi) && (lk == nil || l.snap.token == tok) {
 		return l.snap, nil
 	}
 	data, err := io.ReadAll(f)

@@ -16,9 +16,10 @@ import (
 // was read. (Inode, size and mtime alone do not prove that: see
 // sameVersion.) A save killed between the token and the rename leaves a
 // token no version carries: the next writer reads the file again. A lock
-// file without a token (new, or written by an older lppctl) proves nothing
-// either. Older lppctl versions take the lock but do not change the token;
-// their saves still change the file's inode, which is checked as well.
+// file without a token (new, or left by an older lppctl) gets one from the
+// first writer that reads the file under the lock. Older lppctl versions
+// take the lock but do not change the token; their saves still give the
+// file a new inode, which is checked as well.
 
 const saveTokenLen = 16
 

@@ -62,19 +62,16 @@ func logHeader() []byte { return []byte(`{"log":"` + randomID() + `"}` + "\n") }
 // readLogID returns the id in the header of the open log f, "" when it has
 // none (written by an older lppctl, or its first line is not complete yet).
 func readLogID(f *os.File) string {
-	var buf [64]byte
-	n, _ := f.ReadAt(buf[:], 0)
-	i := bytes.IndexByte(buf[:n], '\n')
-	if i < 0 {
+	const pre, post = `{"log":"`, `"}` + "\n"
+	var buf [len(pre) + saveTokenLen + len(post)]byte
+	if n, _ := f.ReadAt(buf[:], 0); n != len(buf) {
 		return ""
 	}
-	var h struct {
-		Log string `json:"log"`
-	}
-	if json.Unmarshal(buf[:i], &h) != nil {
+	id := buf[len(pre) : len(pre)+saveTokenLen]
+	if string(buf[:len(pre)]) != pre || string(buf[len(pre)+saveTokenLen:]) != post || bytes.ContainsAny(id, `"\`) {
 		return ""
 	}
-	return h.Log
+	return string(id)
 }
 
 // mergeLog returns s with the usage log merged (l.mu held). logInfo is the
