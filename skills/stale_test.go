@@ -2,7 +2,10 @@ package skills
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -94,4 +97,79 @@ func TestWriterDoesNotTrustAReusedInode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "s1,s2", names(list))
 	require.Equal(t, 2, list[0].UsageCount, "b's searches")
+}
+
+// TestReadLogID: only a whole header line of the expected form is an id;
+// anything else (a log of an older lppctl, a header still being written)
+// has none and is merged from the start.
+func TestReadLogID(t *testing.T) {
+	tests := []struct{ name, log, want string }{
+		{"header", `{"log":"0123456789abcdef"}` + "\n" + `{"base":"x","iteration":1,"used":["a"]}` + "\n", "0123456789abcdef"},
+		{"header alone", `{"log":"0123456789abcdef"}` + "\n", "0123456789abcdef"},
+		{"log of an older lppctl", `{"base":"0123456789abcdef","iteration":1,"used":["a"]}` + "\n", ""},
+		{"header being written", `{"log":"0123456789abcdef"}`, ""},
+		{"short id", `{"log":"0123"}` + "\n", ""},
+		{"quote in the id", `{"log":"0123456789abcd"e"}` + "\n", ""},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "log")
+			require.NoError(t, os.WriteFile(path, []byte(tt.log), 0o644))
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			require.Equal(t, tt.want, readLogID(f))
+		})
+	}
+}
+
+// TestSaveKilledAfterItsTokenLeavesNoCacheTrusted: a save writes its token
+// and is killed before its rename; a later save (another process) replaces
+// the file; a writer whose cached version looks the same by stat still
+// reads the file again, since the lock file's token is none it was read
+// under.
+func TestSaveKilledAfterItsTokenLeavesNoCacheTrusted(t *testing.T) {
+	defer func(f func(a, b os.FileInfo) bool) { sameVersion = f }(sameVersion)
+	path := libPath(t)
+	a := mustOpen(t, path)
+	mustAdd(t, a, Skill{Name: "s1", Principle: "shared principle", WhenToApply: "always"})
+	tok := readLockToken(t, path)
+	require.Len(t, tok, saveTokenLen, "a save leaves a token")
+
+	b := mustOpen(t, path)
+	testHookBeforeRename = func(string) error { return errors.New("killed") }
+	err := b.Add(Skill{Name: "lost", Principle: "p", WhenToApply: "w"})
+	testHookBeforeRename = nil
+	require.EqualError(t, err, `cannot add skill "lost": killed`)
+	require.NotEqual(t, tok, readLockToken(t, path), "the token is written before the rename")
+
+	sameVersion = func(a, b os.FileInfo) bool { return true }
+	search(t, b, "shared", 1) // rewrites the small file: usage 1
+	mustAdd(t, a, Skill{Name: "s2", Principle: "other principle", WhenToApply: "never"})
+	got, err := mustOpen(t, path).Get("s1")
+	require.NoError(t, err)
+	require.Equal(t, 1, got.UsageCount)
+}
+
+// TestLockFileWithoutTokenGetsOne: a lock file left by an older lppctl
+// (empty) gets a token from the first writer that reads the file under the
+// lock, so later writers can reuse their cached version.
+func TestLockFileWithoutTokenGetsOne(t *testing.T) {
+	defer func(d int64) { directBytes = d }(directBytes)
+	directBytes = -1 // the search appends to the log: no save
+	path := libPath(t)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(`{"a": {"principle": "alpha", "when_to_apply": "w"}}`), 0o644))
+	require.NoError(t, os.WriteFile(path+".lock", nil, 0o644))
+	search(t, mustOpen(t, path), "alpha", 1)
+	require.FileExists(t, path+".usage.jsonl")
+	require.Len(t, readLockToken(t, path), saveTokenLen)
+}
+
+func readLockToken(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path + ".lock")
+	require.NoError(t, err)
+	return strings.TrimSuffix(string(data), "\n")
 }
