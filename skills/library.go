@@ -278,7 +278,7 @@ func (l *Library) Remove(name string) error {
 type snapshot struct {
 	info  os.FileInfo    // the file's; nil when it does not exist
 	base  string         // id of the file's content: usage log lines name it
-	token string         // the save token this version was verified under (see saveToken); "" for none
+	token string         // the save token this version was verified under (see savetoken.go); "" for none
 	main  []Skill        // as in the file, sorted by name
 	index map[string]int // name → position in main and list
 	list  []Skill        // main with the usage log merged (may share main's array)
@@ -364,7 +364,7 @@ func (l *Library) load() (*snapshot, error) { return l.loadHeld(nil) }
 
 // loadHeld is load for a caller holding the library lock, whose lock file
 // is lk (nil: no lock held). Under the lock the cached version is trusted
-// only when no save happened since it was read (see saveToken).
+// only when no save happened since it was read (see savetoken.go).
 func (l *Library) loadHeld(lk *os.File) (*snapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -730,7 +730,7 @@ func (s *snapshot) indexes() (*bm25Index, *embIndex) {
 }
 
 // withLock runs fn while holding the library's cross-process lock; fn gets
-// the open lock file (for loadHeld and saveToken).
+// the open lock file (for loadHeld and the save token).
 func (l *Library) withLock(fn func(lk *os.File) error) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return err
