@@ -32,9 +32,11 @@ import (
 // compactLines lines or compactBytes bytes) writes the merged counters into
 // the file and removes the log.
 //
-// Appends happen under the library lock and are fsynced before it is
-// released; the log only grows while the file stays the same version, so
-// readers merge it incrementally.
+// The first line of a log is its header, {"log":"<16 hex digits>"}, a
+// random id written with the first search's line (see logHeader). Appends
+// happen under the library lock and are fsynced before it is released; a
+// log only grows while it exists, so readers merge it incrementally, but
+// only within the log of the id they merged (see mergeLog).
 
 // Compaction thresholds of the usage log (variables for tests). A library
 // file of at most directBytes is rewritten on every search instead (a few
