@@ -363,11 +363,24 @@ var sameVersion = func(a, b os.FileInfo) bool {
 func (l *Library) load() (*snapshot, error) { return l.loadHeld(nil) }
 
 // loadHeld is load for a caller holding the library lock, whose lock file
-// is lk (nil: no lock held). Under the lock the cached version is trusted
-// only when no save happened since it was read (see savetoken.go).
+// is lk (nil: no lock held). The cached version is trusted only when no
+// save happened since it was read (see savetoken.go).
 func (l *Library) loadHeld(lk *os.File) (*snapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var tok saveToken
+	if lk == nil {
+		tok = readSaveTokenAt(l.lockPath)
+	} else if tok = readSaveToken(lk); !tok.committed {
+		// No token (a new lock file, or only older lppctl versions
+		// saved), or a save was killed before it committed: start a new
+		// one. Holding the lock, what is read next is the version it
+		// names until the next save changes it.
+		tok = saveToken{id: randomID(), committed: true}
+		if err := writeSaveToken(lk, tok.id, true); err != nil {
+			return nil, fmt.Errorf("cannot load skill library: %w", err)
+		}
+	}
 	// The log is looked at before the file: a reader racing a compaction
 	// then sees the old log with the new file (whose content id the old
 	// lines do not name, so they are ignored), never the reverse.
@@ -377,9 +390,14 @@ func (l *Library) loadHeld(lk *os.File) (*snapshot, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
 	}
-	s, err := l.loadFile(lk)
+	s, err := l.loadFile(tok)
 	if err != nil {
 		return nil, err
+	}
+	if lk == nil && s != l.snap && s.token != "" && readSaveTokenAt(l.lockPath) != tok {
+		n := *s // a save began while the file was read: it may be the older version
+		n.token = ""
+		s = &n
 	}
 	s, err = l.mergeLog(s, logInfo)
 	if err != nil {
@@ -390,26 +408,15 @@ func (l *Library) loadHeld(lk *os.File) (*snapshot, error) {
 }
 
 // loadFile returns the current version of the library file (l.mu held),
-// with the usage log merged as far as the cached version had it. Without
-// the lock (lk nil) the cached version is reused when the file's inode,
-// size and mtime are the same. Under the lock that is not proof enough (see
-// sameVersion): the cached version must also carry the save token in the
-// lock file, which every save changes before it replaces the file; else
-// the file is read again and its content id compared (decoding only when
-// it differs).
-func (l *Library) loadFile(lk *os.File) (*snapshot, error) {
-	tok := ""
-	if lk != nil {
-		if tok = readSaveToken(lk); tok == "" {
-			// No token yet (a new lock file, or only older lppctl versions
-			// saved): start one. Holding the lock, what is read next is
-			// the version it names until the next save changes it.
-			var err error
-			if tok, err = newSaveToken(lk); err != nil {
-				return nil, fmt.Errorf("cannot load skill library: %w", err)
-			}
-		}
-	}
+// with the usage log merged as far as the cached version had it. tok is the
+// lock file's save token read just before. The cached version is reused
+// when the file's inode, size and mtime are the same and tok proves it
+// current (or, for a lock file without any token, on the stat alone, as
+// older versions did); else the file is read again and its content id
+// compared, decoding it only when it differs. The version returned carries
+// tok's id when tok is committed (the caller clears it when a save began
+// meanwhile).
+func (l *Library) loadFile(tok saveToken) (*snapshot, error) {
 	f, err := os.Open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if l.snap == nil || l.snap.info != nil {
@@ -425,8 +432,12 @@ func (l *Library) loadFile(lk *os.File) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
 	}
-	if l.snap != nil && l.snap.info != nil && sameVersion(l.snap.info, fi) && (lk == nil || l.snap.token == tok) {
+	if l.snap != nil && l.snap.info != nil && sameVersion(l.snap.info, fi) && (tok.proves(l.snap.token) || tok.id == "" && l.snap.token == "") {
 		return l.snap, nil
+	}
+	verified := ""
+	if tok.committed {
+		verified = tok.id
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
@@ -435,7 +446,7 @@ func (l *Library) loadFile(lk *os.File) (*snapshot, error) {
 	id := contentID(data)
 	if l.snap != nil && l.snap.info != nil && l.snap.base == id {
 		n := *l.snap // the same content: keep it and the log merged into it
-		n.info, n.token = fi, tok
+		n.info, n.token = fi, verified
 		return &n, nil
 	}
 	m, extra, err := decodeLibrary(data)
@@ -443,7 +454,7 @@ func (l *Library) loadFile(lk *os.File) (*snapshot, error) {
 		return nil, fmt.Errorf("cannot load skill library %s: %w", l.path, err)
 	}
 	s := newSnapshot(fi, id, m, extra)
-	s.token = tok
+	s.token = verified
 	if l.snap != nil && sameText(l.snap, s) {
 		s.ix = l.snap.ix
 	}
@@ -795,13 +806,16 @@ func (l *Library) mutateExtraLocked(lk *os.File, fn func(m map[string]Skill, ext
 	if err != nil {
 		return err
 	}
-	tok, err := newSaveToken(lk) // before the file changes: a crash between leaves no cache trusted
-	if err != nil {
+	tok := randomID()
+	if err := writeSaveToken(lk, tok, false); err != nil { // before the file changes
 		return err
 	}
 	if err := writeFileAtomic(l.path, data, 0o644); err != nil {
 		return err
 	}
+	// Committed once the new file is in place. If this fails the token
+	// stays pending and readers read the file each time: slower, not wrong.
+	_ = writeSaveToken(lk, tok, true)
 	os.Remove(l.logPath) // merged; if this fails, its lines name the old content and are ignored
 	fi, err := os.Stat(l.path)
 	if err != nil {

@@ -135,14 +135,19 @@ func TestSaveKilledAfterItsTokenLeavesNoCacheTrusted(t *testing.T) {
 	a := mustOpen(t, path)
 	mustAdd(t, a, Skill{Name: "s1", Principle: "shared principle", WhenToApply: "always"})
 	tok := readLockToken(t, path)
-	require.Len(t, tok, saveTokenLen, "a save leaves a token")
+	require.Regexp(t, `^[0-9a-f]{16} c$`, tok, "a save leaves a committed token")
 
 	b := mustOpen(t, path)
 	testHookBeforeRename = func(string) error { return errors.New("killed") }
 	err := b.Add(Skill{Name: "lost", Principle: "p", WhenToApply: "w"})
 	testHookBeforeRename = nil
 	require.EqualError(t, err, `cannot add skill "lost": killed`)
-	require.NotEqual(t, tok, readLockToken(t, path), "the token is written before the rename")
+	killed := readLockToken(t, path)
+	require.Regexp(t, `^[0-9a-f]{16} p$`, killed, "the token is written before the rename")
+	require.NotEqual(t, tok[:saveTokenLen], killed[:saveTokenLen])
+	list, err := b.List() // a reader does not trust a pending token, and still reads
+	require.NoError(t, err)
+	require.Equal(t, "s1", names(list))
 
 	sameVersion = func(a, b os.FileInfo) bool { return true }
 	search(t, b, "shared", 1) // rewrites the small file: usage 1
@@ -153,7 +158,7 @@ func TestSaveKilledAfterItsTokenLeavesNoCacheTrusted(t *testing.T) {
 }
 
 // TestLockFileWithoutTokenGetsOne: a lock file left by an older lppctl
-// (empty) gets a token from the first writer that reads the file under the
+// (empty) gets a committed token from the first writer that reads the file under the
 // lock, so later writers can reuse their cached version.
 func TestLockFileWithoutTokenGetsOne(t *testing.T) {
 	defer func(d int64) { directBytes = d }(directBytes)
@@ -164,7 +169,7 @@ func TestLockFileWithoutTokenGetsOne(t *testing.T) {
 	require.NoError(t, os.WriteFile(path+".lock", nil, 0o644))
 	search(t, mustOpen(t, path), "alpha", 1)
 	require.FileExists(t, path+".usage.jsonl")
-	require.Len(t, readLockToken(t, path), saveTokenLen)
+	require.Regexp(t, `^[0-9a-f]{16} c$`, readLockToken(t, path))
 }
 
 func readLockToken(t *testing.T, path string) string {
@@ -172,4 +177,27 @@ func readLockToken(t *testing.T, path string) string {
 	data, err := os.ReadFile(path + ".lock")
 	require.NoError(t, err)
 	return strings.TrimSuffix(string(data), "\n")
+}
+
+// TestReaderDoesNotTrustAReusedInode: a reader (no lock) whose cached
+// version looks the same by stat as a later one (see
+// TestWriterDoesNotTrustAReusedInode) still sees the later one.
+func TestReaderDoesNotTrustAReusedInode(t *testing.T) {
+	defer func(f func(a, b os.FileInfo) bool) { sameVersion = f }(sameVersion)
+	path := libPath(t)
+	a := mustOpen(t, path)
+	mustAdd(t, a, Skill{Name: "s1", Principle: "shared principle", WhenToApply: "always"})
+	reader := mustOpen(t, path)
+	list, err := reader.List()
+	require.NoError(t, err)
+	require.Equal(t, "s1", names(list))
+
+	sameVersion = func(a, b os.FileInfo) bool { return true }
+	mustAdd(t, a, Skill{Name: "s2", Principle: "other principle", WhenToApply: "never"})
+	list, err = reader.List()
+	require.NoError(t, err)
+	require.Equal(t, "s1,s2", names(list))
+	got, err := reader.Get("s2")
+	require.NoError(t, err)
+	require.Equal(t, "other principle", got.Principle)
 }
