@@ -394,11 +394,6 @@ func (l *Library) loadHeld(lk *os.File) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if lk == nil && s != l.snap && s.token != "" && readSaveTokenAt(l.lockPath) != tok {
-		n := *s // a save began while the file was read: it may be the older version
-		n.token = ""
-		s = &n
-	}
 	s, err = l.mergeLog(s, logInfo)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
@@ -414,8 +409,9 @@ func (l *Library) loadHeld(lk *os.File) (*snapshot, error) {
 // current (or, for a lock file without any token, on the stat alone, as
 // older versions did); else the file is read again and its content id
 // compared, decoding it only when it differs. The version returned carries
-// tok's id when tok is committed (the caller clears it when a save began
-// meanwhile).
+// tok's id when tok is committed: the save that wrote it had replaced the
+// file, so the version read is that one, or a later one whose save has
+// already changed the token for good.
 func (l *Library) loadFile(tok saveToken) (*snapshot, error) {
 	f, err := os.Open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {

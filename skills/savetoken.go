@@ -13,10 +13,11 @@ import (
 // only the lock holder writes: 16 random hex digits, a space, a state and a
 // newline, always 19 bytes, written in place. Every save writes a new token
 // in state "p" (pending) before it replaces the file and sets it to "c"
-// (committed) after. A version read while the lock file held the same
-// committed token before and after the read is the version that token
-// names; a cached version is current while the lock file still holds its
-// token, committed: any save since would have changed it first.
+// (committed) after. A version read after the lock file held a committed
+// token is the version that token names, or a later one; a cached version
+// is current while the lock file still holds its token, committed: any
+// save since would have changed it first (so a later version read under an
+// earlier token is never trusted, just read again).
 //
 // A save killed after its pending token leaves it pending: readers then read
 // the file every time (comparing its content id, decoding only when it
