@@ -44,8 +44,24 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	}))
 }
 
-// lockFile takes an exclusive advisory lock on path (fsx.LockFile).
-func lockFile(path string) (unlock func(), err error) { return fsx.LockFile(path) }
+// lockFileHeld takes an exclusive advisory lock on path (fsx.LockFile) and
+// returns the lock file opened once more, for the save token, and the
+// function that closes it and releases the lock.
+func lockFileHeld(path string) (lk *os.File, unlock func(), err error) {
+	release, err := fsx.LockFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	lk, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return lk, func() {
+		lk.Close()
+		release()
+	}, nil
+}
 
 // lockDir takes an exclusive advisory lock on a directory itself, so that a
 // skill folder gets no lock file next to its skills.md (fsx.LockDir).

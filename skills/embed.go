@@ -260,7 +260,7 @@ func (l *Library) loadVectors() (map[string][]float32, error) {
 // returns the merged set.
 func (l *Library) storeVectors(fresh map[string][]float32, keep []string) (map[string][]float32, error) {
 	var merged map[string][]float32
-	err := l.withLock(func() error {
+	err := l.withLock(func(*os.File) error {
 		current, err := l.loadVectors()
 		if err != nil {
 			return err

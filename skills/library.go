@@ -278,12 +278,14 @@ func (l *Library) Remove(name string) error {
 type snapshot struct {
 	info  os.FileInfo    // the file's; nil when it does not exist
 	base  string         // id of the file's content: usage log lines name it
+	token string         // the save token this version was verified under (see savetoken.go); "" for none
 	main  []Skill        // as in the file, sorted by name
 	index map[string]int // name → position in main and list
 	list  []Skill        // main with the usage log merged (may share main's array)
 	maxIt int            // highest iteration in list
 
 	logInfo  os.FileInfo // the usage log merged into list; nil for none
+	logID    string      // its header's id (see logHeader); "" for none: then it is merged from 0 each time
 	logOff   int64       // bytes of it merged (whole lines)
 	logLines int         // lines in those bytes
 
@@ -317,7 +319,7 @@ func (s *snapshot) withoutLog() *snapshot {
 		return s
 	}
 	n := *s
-	n.list, n.logInfo, n.logOff, n.logLines = s.main, nil, 0, 0
+	n.list, n.logInfo, n.logID, n.logOff, n.logLines = s.main, nil, "", 0, 0
 	n.maxIt = 0
 	for _, sk := range s.main {
 		n.maxIt = max(n.maxIt, sk.CreatedIteration, sk.LastUsedIteration)
@@ -346,17 +348,39 @@ func sameText(a, b *snapshot) bool {
 	return true
 }
 
-// sameVersion reports whether two stats describe the same version of a file.
-// Saves replace the file by rename, so a new version is a new inode.
-func sameVersion(a, b os.FileInfo) bool {
+// sameVersion reports whether two stats probably describe the same version
+// of a file. Saves replace the file by rename, so a new version is a new
+// inode, but the file system may give a later version the inode of an
+// earlier one back, with the same size and, within a clock tick, the same
+// mtime: good enough for readers, never for a writer (see loadFile). A
+// variable for tests.
+var sameVersion = func(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // load returns the current version of the library, reusing the cached one
-// when neither the file nor the usage log changed.
-func (l *Library) load() (*snapshot, error) {
+// when neither the file nor the usage log changed. It takes no lock.
+func (l *Library) load() (*snapshot, error) { return l.loadHeld(nil) }
+
+// loadHeld is load for a caller holding the library lock, whose lock file
+// is lk (nil: no lock held). The cached version is trusted only when no
+// save happened since it was read (see savetoken.go).
+func (l *Library) loadHeld(lk *os.File) (*snapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var tok saveToken
+	if lk == nil {
+		tok = readSaveTokenAt(l.lockPath)
+	} else if tok = readSaveToken(lk); !tok.committed {
+		// No token (a new lock file, or only older lppctl versions
+		// saved), or a save was killed before it committed: start a new
+		// one. Holding the lock, what is read next is the version it
+		// names until the next save changes it.
+		tok = saveToken{id: randomID(), committed: true}
+		if err := writeSaveToken(lk, tok.id, true); err != nil {
+			return nil, fmt.Errorf("cannot load skill library: %w", err)
+		}
+	}
 	// The log is looked at before the file: a reader racing a compaction
 	// then sees the old log with the new file (whose content id the old
 	// lines do not name, so they are ignored), never the reverse.
@@ -366,7 +390,7 @@ func (l *Library) load() (*snapshot, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
 	}
-	s, err := l.loadFile()
+	s, err := l.loadFile(tok)
 	if err != nil {
 		return nil, err
 	}
@@ -379,8 +403,16 @@ func (l *Library) load() (*snapshot, error) {
 }
 
 // loadFile returns the current version of the library file (l.mu held),
-// with the usage log merged as far as the cached version had it.
-func (l *Library) loadFile() (*snapshot, error) {
+// with the usage log merged as far as the cached version had it. tok is the
+// lock file's save token read just before. The cached version is reused
+// when the file's inode, size and mtime are the same and tok proves it
+// current (or, for a lock file without any token, on the stat alone, as
+// older versions did); else the file is read again and its content id
+// compared, decoding it only when it differs. The version returned carries
+// tok's id when tok is committed: the save that wrote it had replaced the
+// file, so the version read is that one, or a later one whose save has
+// already changed the token for good.
+func (l *Library) loadFile(tok saveToken) (*snapshot, error) {
 	f, err := os.Open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if l.snap == nil || l.snap.info != nil {
@@ -396,18 +428,29 @@ func (l *Library) loadFile() (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
 	}
-	if l.snap != nil && l.snap.info != nil && sameVersion(l.snap.info, fi) {
+	if l.snap != nil && l.snap.info != nil && sameVersion(l.snap.info, fi) && (tok.proves(l.snap.token) || tok.id == "" && l.snap.token == "") {
 		return l.snap, nil
+	}
+	verified := ""
+	if tok.committed {
+		verified = tok.id
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library: %w", err)
 	}
+	id := contentID(data)
+	if l.snap != nil && l.snap.info != nil && l.snap.base == id {
+		n := *l.snap // the same content: keep it and the log merged into it
+		n.info, n.token = fi, verified
+		return &n, nil
+	}
 	m, extra, err := decodeLibrary(data)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load skill library %s: %w", l.path, err)
 	}
-	s := newSnapshot(fi, contentID(data), m, extra)
+	s := newSnapshot(fi, id, m, extra)
+	s.token = verified
 	if l.snap != nil && sameText(l.snap, s) {
 		s.ix = l.snap.ix
 	}
@@ -693,46 +736,47 @@ func (s *snapshot) indexes() (*bm25Index, *embIndex) {
 	return s.ix.lex, s.ix.emb
 }
 
-// withLock runs fn while holding the library's cross-process lock.
-func (l *Library) withLock(fn func() error) error {
+// withLock runs fn while holding the library's cross-process lock; fn gets
+// the open lock file (for loadHeld and the save token).
+func (l *Library) withLock(fn func(lk *os.File) error) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
 		return err
 	}
-	unlock, err := lockFile(l.lockPath)
+	lk, unlock, err := lockFileHeld(l.lockPath)
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	removeStaleTemps(l.path) // a writer killed before its rename left one
 	removeStaleTemps(l.runsPath)
-	return fn()
+	return fn(lk)
 }
 
 // mutate applies fn to a fresh copy of the library under the lock and saves
 // the result atomically; when fn fails (or returns errNoChange) nothing is
 // written.
 func (l *Library) mutate(fn func(m map[string]Skill) error) error {
-	return l.withLock(func() error {
-		return l.mutateExtraLocked(func(m map[string]Skill, _ map[string]string) error { return fn(m) })
+	return l.withLock(func(lk *os.File) error {
+		return l.mutateExtraLocked(lk, func(m map[string]Skill, _ map[string]string) error { return fn(m) })
 	})
 }
 
 // mutateExtra is mutate for changes that rename skills: fn also gets the
 // skills' unknown fields (name → rendered fields), to move them along.
 func (l *Library) mutateExtra(fn func(m map[string]Skill, extra map[string]string) error) error {
-	return l.withLock(func() error { return l.mutateExtraLocked(fn) })
+	return l.withLock(func(lk *os.File) error { return l.mutateExtraLocked(lk, fn) })
 }
 
-// mutateLocked is mutate for a caller holding the lock. The copy fn gets
-// has the usage log merged, so the save also compacts the log, which is
-// then removed. A crash between the two leaves a log whose lines name the
-// previous content id: they are ignored, not counted twice.
-func (l *Library) mutateLocked(fn func(m map[string]Skill) error) error {
-	return l.mutateExtraLocked(func(m map[string]Skill, _ map[string]string) error { return fn(m) })
+// mutateLocked is mutate for a caller holding the lock (lk its lock file).
+// The copy fn gets has the usage log merged, so the save also compacts the
+// log, which is then removed. A crash between the two leaves a log whose
+// lines name the previous content id: they are ignored, not counted twice.
+func (l *Library) mutateLocked(lk *os.File, fn func(m map[string]Skill) error) error {
+	return l.mutateExtraLocked(lk, func(m map[string]Skill, _ map[string]string) error { return fn(m) })
 }
 
-func (l *Library) mutateExtraLocked(fn func(m map[string]Skill, extra map[string]string) error) error {
-	old, err := l.load()
+func (l *Library) mutateExtraLocked(lk *os.File, fn func(m map[string]Skill, extra map[string]string) error) error {
+	old, err := l.loadHeld(lk)
 	if err != nil {
 		return err
 	}
@@ -758,15 +802,23 @@ func (l *Library) mutateExtraLocked(fn func(m map[string]Skill, extra map[string
 	if err != nil {
 		return err
 	}
+	tok := randomID()
+	if err := writeSaveToken(lk, tok, false); err != nil { // before the file changes
+		return err
+	}
 	if err := writeFileAtomic(l.path, data, 0o644); err != nil {
 		return err
 	}
+	// Committed once the new file is in place. If this fails the token
+	// stays pending and readers read the file each time: slower, not wrong.
+	_ = writeSaveToken(lk, tok, true)
 	os.Remove(l.logPath) // merged; if this fails, its lines name the old content and are ignored
 	fi, err := os.Stat(l.path)
 	if err != nil {
 		return err
 	}
 	s := newSnapshot(fi, contentID(data), m, extra)
+	s.token = tok
 	if sameText(old, s) {
 		s.ix = old.ix
 	}

@@ -115,7 +115,7 @@ func (l *Library) RecordOutcome(o Outcome) error {
 	if err != nil {
 		return fmt.Errorf("cannot record a step outcome: %w", err)
 	}
-	err = l.withLock(func() error { return appendLine(OutcomesPath(l.path), append(line, '\n')) })
+	err = l.withLock(func(*os.File) error { return appendLine(OutcomesPath(l.path), append(line, '\n'), nil) })
 	if err != nil {
 		return fmt.Errorf("cannot record the outcome of step %d: %w", o.Step, err)
 	}

@@ -46,7 +46,7 @@ func (l *Library) startRun(id string) (int, error) {
 		}
 	}
 	var it int
-	err := l.withLock(func() error {
+	err := l.withLock(func(lk *os.File) error {
 		r, err := readRuns(l.runsPath)
 		if err != nil {
 			return err
@@ -55,7 +55,7 @@ func (l *Library) startRun(id string) (int, error) {
 			it = known
 			return nil
 		}
-		s, err := l.load()
+		s, err := l.loadHeld(lk)
 		if err != nil {
 			return err
 		}

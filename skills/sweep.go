@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/lppctl/lppctl/internal/fsx"
@@ -15,7 +16,7 @@ func (l *Library) sweep() {
 	if !hasStaleTemps(l.path) && !hasStaleTemps(l.runsPath) {
 		return
 	}
-	_ = l.withLock(func() error { return nil }) // withLock removes them
+	_ = l.withLock(func(*os.File) error { return nil }) // withLock removes them
 }
 
 // hasStaleTemps reports whether temporary files of path's atomic writes exist.

@@ -32,9 +32,11 @@ import (
 // compactLines lines or compactBytes bytes) writes the merged counters into
 // the file and removes the log.
 //
-// Appends happen under the library lock and are fsynced before it is
-// released; the log only grows while the file stays the same version, so
-// readers merge it incrementally.
+// The first line of a log is its header, {"log":"<16 hex digits>"}, a
+// random id written with the first search's line (see logHeader). Appends
+// happen under the library lock and are fsynced before it is released; a
+// log only grows while it exists, so readers merge it incrementally, but
+// only within the log of the id they merged (see mergeLog).
 
 // Compaction thresholds of the usage log (variables for tests). A library
 // file of at most directBytes is rewritten on every search instead (a few
@@ -53,20 +55,37 @@ type usageLine struct {
 	Used      []string `json:"used"`
 }
 
+// logHeader returns the first line of a new usage log: a random id that no
+// other log has, so that a reader can tell this log from an earlier one
+// that was removed and whose inode the file system gave to this one. Older
+// lppctl versions ignore the line (it names no base).
+func logHeader() []byte { return []byte(`{"log":"` + randomID() + `"}` + "\n") }
+
+// readLogID returns the id in the header of the open log f, "" when it has
+// none (written by an older lppctl, or its first line is not complete yet).
+func readLogID(f *os.File) string {
+	const pre, post = `{"log":"`, `"}` + "\n"
+	var buf [len(pre) + saveTokenLen + len(post)]byte
+	if n, _ := f.ReadAt(buf[:], 0); n != len(buf) {
+		return ""
+	}
+	id := buf[len(pre) : len(pre)+saveTokenLen]
+	if string(buf[:len(pre)]) != pre || string(buf[len(pre)+saveTokenLen:]) != post || bytes.ContainsAny(id, `"\`) {
+		return ""
+	}
+	return string(id)
+}
+
 // mergeLog returns s with the usage log merged (l.mu held). logInfo is the
 // log's stat taken before the file was loaded, nil when it did not exist.
+// The log only grows while it exists, so s's merge is resumed from where it
+// stopped, but only when the log is provably the one s merged: the same
+// header id (an inode alone is not proof: a removed log's inode is reused
+// by the next one, which may be as long or longer). Else it is merged from
+// the start.
 func (l *Library) mergeLog(s *snapshot, logInfo os.FileInfo) (*snapshot, error) {
 	if logInfo == nil {
 		return s.withoutLog(), nil
-	}
-	from := int64(0)
-	if s.logInfo != nil && os.SameFile(s.logInfo, logInfo) && logInfo.Size() >= s.logOff {
-		if logInfo.Size() == s.logOff {
-			return s, nil // unchanged: the log only grows
-		}
-		from = s.logOff
-	} else {
-		s = s.withoutLog()
 	}
 	f, err := os.Open(l.logPath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -80,8 +99,15 @@ func (l *Library) mergeLog(s *snapshot, logInfo os.FileInfo) (*snapshot, error) 
 	if err != nil {
 		return nil, err
 	}
-	if from > 0 && (!os.SameFile(fi, s.logInfo) || fi.Size() < from) {
-		s, from = s.withoutLog(), 0
+	id := readLogID(f)
+	from := int64(0)
+	if s.logInfo != nil && s.logID != "" && s.logID == id && os.SameFile(s.logInfo, fi) && fi.Size() >= s.logOff {
+		if fi.Size() == s.logOff {
+			return s, nil // unchanged
+		}
+		from = s.logOff
+	} else {
+		s = s.withoutLog()
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, from, fi.Size()-from))
 	if err != nil {
@@ -89,8 +115,11 @@ func (l *Library) mergeLog(s *snapshot, logInfo os.FileInfo) (*snapshot, error) 
 	}
 	data = data[:bytes.LastIndexByte(data, '\n')+1] // whole lines only
 	n := *s
-	n.logInfo, n.logOff = fi, from+int64(len(data))
+	n.logInfo, n.logID, n.logOff = fi, id, from+int64(len(data))
 	cloned := false
+	if from == 0 && id != "" { // the header is no search
+		data = data[bytes.IndexByte(data, '\n')+1:]
+	}
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		line := data[:i]
@@ -120,8 +149,8 @@ func (l *Library) mergeLog(s *snapshot, logInfo os.FileInfo) (*snapshot, error) 
 // recordUse records that a search used hits, under the lock, and refreshes
 // their counters. Names removed meanwhile by another writer are skipped.
 func (l *Library) recordUse(hits []Hit) error {
-	return l.withLock(func() error {
-		s, err := l.load()
+	return l.withLock(func(lk *os.File) error {
+		s, err := l.loadHeld(lk)
 		if err != nil {
 			return err
 		}
@@ -139,7 +168,7 @@ func (l *Library) recordUse(hits []Hit) error {
 			return nil
 		}
 		if s.logLines+1 >= compactLines || s.logOff >= compactBytes || s.info == nil || s.info.Size() <= directBytes {
-			err = l.mutateLocked(func(m map[string]Skill) error {
+			err = l.mutateLocked(lk, func(m map[string]Skill) error {
 				for _, name := range used {
 					sk := m[name]
 					sk.UsageCount++
@@ -150,12 +179,12 @@ func (l *Library) recordUse(hits []Hit) error {
 			})
 		} else {
 			line, _ := json.Marshal(usageLine{Base: s.base, Iteration: it, Used: used})
-			err = appendLine(l.logPath, append(line, '\n'))
+			err = appendLine(l.logPath, append(line, '\n'), logHeader())
 		}
 		if err != nil {
 			return err
 		}
-		if s, err = l.load(); err != nil {
+		if s, err = l.loadHeld(lk); err != nil {
 			return err
 		}
 		for i, h := range hits {
@@ -169,8 +198,9 @@ func (l *Library) recordUse(hits []Hit) error {
 
 // appendLine appends line to the log at path and fsyncs it; call it under
 // the lock. A torn last line (no newline: a writer was killed mid-append)
-// is cut off first, so that it cannot swallow the new line.
-func appendLine(path string, line []byte) (err error) {
+// is cut off first, so that it cannot swallow the new line. An empty log
+// gets header (if any) first, in the same write.
+func appendLine(path string, line, header []byte) (err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -199,6 +229,9 @@ func appendLine(path string, line []byte) (err error) {
 				return err
 			}
 		}
+	}
+	if size == 0 && header != nil {
+		line = append(slices.Clip(header), line...)
 	}
 	if _, err := f.WriteAt(line, size); err != nil {
 		return fmt.Errorf("cannot append to %s: %w", path, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -68,8 +69,9 @@ func TestSearchAppendsToTheUsageLogAndSavesCompactIt(t *testing.T) {
 	}
 	id := contentID([]byte(before))
 	line := `{"base":"` + id + `","iteration":4,"used":["retry_flaky_network_calls"]}` + "\n"
-	if got := readFile(t, path+".usage.jsonl"); got != line+line {
-		t.Errorf("usage log =\n%s\nwant\n%s", got, line+line)
+	header, lines, _ := strings.Cut(readFile(t, path+".usage.jsonl"), "\n")
+	if !regexp.MustCompile(`^\{"log":"[0-9a-f]{16}"\}$`).MatchString(header) || lines != line+line {
+		t.Errorf("usage log =\n%s\n%s\nwant a header and\n%s", header, lines, line+line)
 	}
 	if n, it := usageOf(t, path, "retry_flaky_network_calls"); n != 2 || it != 4 {
 		t.Errorf("a fresh Library reads usage %d at iteration %d, want 2 at 4", n, it)
@@ -100,7 +102,7 @@ func TestUsageLogIsCompactedWhenLong(t *testing.T) {
 		if os.IsNotExist(err) {
 			return 0
 		}
-		return strings.Count(string(data), "\n")
+		return strings.Count(string(data), "\n") - 1 // the header
 	}
 	var got []int
 	for range 5 {
@@ -139,8 +141,9 @@ func TestUsageLogTornAndStaleLines(t *testing.T) {
 	if _, err := lib.Search(ctx, "csv", 1); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, logPath); got != good+good {
-		t.Errorf("log after repair =\n%s\nwant\n%s", got, good+good)
+	_, line, _ := strings.Cut(good, "\n") // after the header
+	if got := readFile(t, logPath); got != good+line {
+		t.Errorf("log after repair =\n%s\nwant\n%s", got, good+line)
 	}
 	if n, _ := usageOf(t, path, "read_csv_with_explicit_encoding"); n != 2 {
 		t.Errorf("usage after repair = %d, want 2", n)
