@@ -19,7 +19,7 @@ import (
 //
 // A construct the translator cannot express is a *GateError with its column.
 func TranslateGate(src string, types map[string]string) (string, error) {
-	return translateGate(src, &gateEnv{types: types, payload: "event.payload"})
+	return translateGateIn(src, &gateEnv{types: types, payload: "event.payload"})
 }
 
 // gateEnv is what a translation knows besides the expression.
@@ -100,7 +100,7 @@ func (env *gateEnv) unknown(nils []string) []string {
 	return out
 }
 
-func translateGate(src string, env *gateEnv) (string, error) {
+func translateGateIn(src string, env *gateEnv) (string, error) {
 	tree, err := parseGate(src)
 	if err != nil {
 		return "", err

@@ -321,7 +321,7 @@ func (d *decoder) translateGates(bp *Blueprint) {
 			continue
 		}
 		env := gateEnvOf(bp, "event.payload", "")
-		out, err := translateGate(g.Expression, env)
+		out, err := translateGateIn(g.Expression, env)
 		if err != nil {
 			ge := err.(*GateError)
 			p := g.exprNode.colOf(ge.Col - 1)

@@ -113,7 +113,7 @@ func TestGateSemanticsAgreeWithLpp(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Case, func(t *testing.T) {
 			env := &gateEnv{types: c.Types, payload: "event.payload"}
-			x, err := translateGate(c.Gate, env)
+			x, err := translateGateIn(c.Gate, env)
 			switch c.Case {
 			case "undeclared_name":
 				// The loader declares it, an implicit property, and warns

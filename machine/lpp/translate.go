@@ -636,7 +636,7 @@ func (tr *translator) gateIn(g *Gate, ctx *gateEnv) string {
 	if x, ok := tr.gateMemo[k]; ok {
 		return x
 	}
-	x, _ := translateGate(g.Expression, ctx)
+	x, _ := translateGateIn(g.Expression, ctx)
 	tr.gateMemo[k] = x
 	return x
 }
