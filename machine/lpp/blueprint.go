@@ -5,7 +5,7 @@
 // Load and Parse decode a blueprint with the position of every key and
 // value, and report every problem as a positioned diagnostic (never a
 // panic). ToSpecYAML translates a blueprint into an lppctl spec (YAML with
-// comments), TranslateGate translates one gate expression from L++'s
+// comments), gate.Translate translates one gate expression from L++'s
 // Python-like dialect into expr, and Mermaid draws a blueprint.
 //
 // The package is format translation only: it knows the machine package's

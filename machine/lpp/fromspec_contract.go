@@ -2,9 +2,10 @@ package lpp
 
 import (
 	"encoding/json"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"regexp"
 	"slices"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // nonNilRE is the one final_requires condition L++ can say: an output

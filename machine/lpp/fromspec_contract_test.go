@@ -2,9 +2,10 @@ package lpp
 
 import (
 	"errors"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strings"
 	"testing"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // The import writes a terminal contract's non_null outputs as the final

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strings"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // jobj is a JSON object that keeps its keys in order.

@@ -3,11 +3,13 @@ package lpp
 import (
 	"encoding/json"
 	"errors"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine/lpp/gate"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // importSpec translates a test blueprint (with the mapping beside it) and
@@ -52,7 +54,7 @@ func gateText(t *testing.T, bp *Blueprint, id string) string {
 	if g.Type == GateCompute {
 		return "compute " + g.ComputeUnit
 	}
-	x, err := TranslateGate(g.Expression, propertyTypesOf(bp))
+	x, err := gate.Translate(g.Expression, propertyTypesOf(bp))
 	if err != nil {
 		t.Fatalf("gate %s: %v", id, err)
 	}

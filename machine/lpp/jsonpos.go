@@ -3,12 +3,13 @@ package lpp
 import (
 	"bytes"
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // kind is the kind of a JSON value.

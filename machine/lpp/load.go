@@ -3,10 +3,12 @@ package lpp
 import (
 	"errors"
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine/lpp/gate"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Load reads and decodes the blueprint at path. The error is a
@@ -68,9 +70,6 @@ func schemaOf(src []byte) (string, bool) {
 var v01RE = regexp.MustCompile(`^lpp/v0\.1\.[0-9]+$`)
 
 func blueprintSchema(s string) bool { return s == SchemaV02 || v01RE.MatchString(s) }
-
-// identRE is what lppctl accepts as a state, variable or event name.
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // unitRE is the form of a compute unit name: "namespace:operation".
 var unitRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$`)
@@ -189,7 +188,7 @@ var topKeys = []string{"$schema", "id", "name", "version", "description", "conte
 
 func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	for _, m := range root.members {
-		if !contains(topKeys, m.key) {
+		if !slices.Contains(topKeys, m.key) {
 			bp.Extra = append(bp.Extra, RawMember{Key: m.key, JSON: string(d.src[m.val.off:m.val.end])})
 		}
 	}
@@ -266,7 +265,7 @@ func (d *decoder) duplicates(n *node, what string) {
 // unknownKeys warns about keys this package ignores.
 func (d *decoder) unknownKeys(n *node, what string, known ...string) {
 	for _, m := range n.members {
-		if !contains(known, m.key) {
+		if !slices.Contains(known, m.key) {
 			hint := mspec.DidYouMeanHint(m.key, known)
 			if hint == "" {
 				hint = "known keys: " + strings.Join(known, ", ")
@@ -336,7 +335,7 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 		if t := m.val.get("type"); t == nil {
 			d.errorf(m.keyPos, len([]rune(m.key))+2, "add \"type\": one of "+strings.Join(propertyTypes, ", "), "%s has no type", what)
 			continue
-		} else if t.kind != kString || !contains(propertyTypes, t.str) {
+		} else if t.kind != kString || !slices.Contains(propertyTypes, t.str) {
 			hint := "use one of " + strings.Join(propertyTypes, ", ")
 			if t.kind == kString {
 				hint = cmpOr(mspec.DidYouMeanHint(t.str, propertyTypes), hint)
@@ -358,18 +357,11 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 				d.errorf(dv.pos, len(dv.str), `write one between -9223372036854775808 and 9223372036854775807, or use "type": "number" (a 64-bit float)`,
 					"default of %s is %s, beyond the range of a 64-bit integer", what, dv.str)
 			} else if dv.kind != kNull && !typeAccepts(p.Type, dv) {
-				d.errorf(dv.pos, 1, "", "default of %s must be %s, not %s", what, typeArticle(p.Type), dv.describe())
+				d.errorf(dv.pos, 1, "", "default of %s must be %s, not %s", what, gate.TypeArticle(p.Type), dv.describe())
 			}
 		}
 		bp.Context = append(bp.Context, p)
 	}
-}
-
-// reservedName reports names lppctl expressions read as keywords or that
-// the interpreter sets itself.
-func reservedName(s string) bool {
-	return contains([]string{"in", "not", "and", "or", "matches", "contains", "startsWith", "endsWith",
-		"let", "if", "else", "true", "false", "nil", "state", "last_error", "event"}, s)
 }
 
 func typeAccepts(t string, v *node) bool {
@@ -395,16 +387,6 @@ func typeAccepts(t string, v *node) bool {
 // fraction, no exponent).
 func isIntegerText(s string) bool {
 	return !strings.ContainsAny(s, ".eE")
-}
-
-func typeArticle(t string) string {
-	switch t {
-	case "integer":
-		return "an integer"
-	case "array", "object":
-		return "an " + t
-	}
-	return "a " + t
 }
 
 func (d *decoder) states(n *node, bp *Blueprint) {
@@ -529,15 +511,6 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // maxName is the longest name (key, id, event) a blueprint may use: the

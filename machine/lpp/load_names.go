@@ -2,9 +2,11 @@ package lpp
 
 import (
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine/lpp/gate"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Names. lpp's ids are free strings ("to-state-name", "TO-X_DONE") and a
@@ -12,18 +14,15 @@ import (
 // identifiers, and it reserves a few. Such a name gets an internal
 // identifier (the id with every other character made `_`; a reserved name
 // gets the prefix lpp_), and Blueprint.Orig keeps the blueprint's spelling
-// for messages, diagrams and `export --format lpp`.
-
-// stateVar is the property a gate's `_state` reads: the blueprint state the
-// run rests in.
-const stateVar = "lpp_current_state"
+// for messages, diagrams and `export --format lpp` (gate.StateVar is the
+// property a gate's `_state` reads).
 
 // internalName is the identifier standing for a blueprint name.
 func internalName(orig string) string {
-	if reservedName(orig) {
+	if gate.ReservedName(orig) {
 		return "lpp_" + orig
 	}
-	if identRE.MatchString(orig) {
+	if gate.IdentRE.MatchString(orig) {
 		return orig
 	}
 	s := sanitize(orig)
@@ -198,20 +197,20 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 		if g.Type != GateExpression || !used[g.ID] {
 			continue
 		}
-		tree, err := parseGate(g.Expression)
+		tree, err := gate.Parse(g.Expression)
 		if err != nil {
 			continue
 		}
-		walkNames(tree, func(n *gnode, typ string) {
-			if n.text == "_state" {
+		walkNames(tree, func(n *gate.Node, typ string) {
+			if n.Text == "_state" {
 				bp.ReadsState = true
 				return
 			}
 			p := g.Pos
 			if g.exprNode != nil {
-				p = g.exprNode.colOf(n.col - 1)
+				p = g.exprNode.colOf(n.Col - 1)
 			}
-			add(n.text, p, n.span, false, typ)
+			add(n.Text, p, n.Span, false, typ)
 		})
 	}
 	outType := map[string]string{}
@@ -295,29 +294,29 @@ func usedGates(bp *Blueprint) map[string]bool {
 // walkNames calls f for every name a gate reads as a variable (not a
 // called function, not an attribute), with the type a comparison with a
 // literal tells ("" when none does).
-func walkNames(n *gnode, f func(n *gnode, typ string)) {
+func walkNames(n *gate.Node, f func(n *gate.Node, typ string)) {
 	if n == nil {
 		return
 	}
-	switch n.op {
+	switch n.Op {
 	case "name":
 		f(n, "")
 		return
 	case "call":
-		for _, k := range n.kids[1:] {
+		for _, k := range n.Kids[1:] {
 			walkNames(k, f)
 		}
 		return
 	case "attr":
-		walkNames(n.kids[0], f)
+		walkNames(n.Kids[0], f)
 		return
 	case "cmp":
-		for i, k := range n.kids {
-			if k != nil && k.op == "name" {
+		for i, k := range n.Kids {
+			if k != nil && k.Op == "name" {
 				typ := ""
 				for _, j := range []int{i - 1, i + 1} {
-					if j >= 0 && j < len(n.kids) && (j < i && n.cmpOp[j] != "in" && n.cmpOp[j] != "not in" || j > i && n.cmpOp[i] != "in" && n.cmpOp[i] != "not in") {
-						typ = cmpOr(typ, constType(n.kids[j]))
+					if j >= 0 && j < len(n.Kids) && (j < i && n.CmpOp[j] != "in" && n.CmpOp[j] != "not in" || j > i && n.CmpOp[i] != "in" && n.CmpOp[i] != "not in") {
+						typ = cmpOr(typ, constType(n.Kids[j]))
 					}
 				}
 				f(k, typ)
@@ -327,24 +326,24 @@ func walkNames(n *gnode, f func(n *gnode, typ string)) {
 		}
 		return
 	}
-	for _, k := range n.kids {
+	for _, k := range n.Kids {
 		walkNames(k, f)
 	}
 }
 
 // constType is the L++ type of a literal gate node ("" for others).
-func constType(n *gnode) string {
+func constType(n *gate.Node) string {
 	switch {
 	case n == nil:
 		return ""
-	case n.op == "str":
+	case n.Op == "str":
 		return "string"
-	case n.op == "num":
-		if strings.ContainsAny(n.text, ".eE") {
+	case n.Op == "num":
+		if strings.ContainsAny(n.Text, ".eE") {
 			return "number"
 		}
 		return "number"
-	case n.op == "const" && n.text != "None":
+	case n.Op == "const" && n.Text != "None":
 		return "boolean"
 	}
 	return ""

@@ -3,9 +3,11 @@ package lpp
 import (
 	"cmp"
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine/lpp/gate"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // This file decodes the rules of a blueprint: gates, actions, transitions,
@@ -165,7 +167,7 @@ func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
 	case v != nil:
 		a.Value, a.HasValue = v.value(), true
 		if p := bp.Property(d.propID(target)); p != nil && v.kind != kNull && !typeAccepts(p.Type, v) {
-			d.errorf(v.pos, 1, "", "value of %s must be %s (the type of %q), not %s", what, typeArticle(p.Type), target, v.describe())
+			d.errorf(v.pos, 1, "", "value of %s must be %s (the type of %q), not %s", what, gate.TypeArticle(p.Type), target, v.describe())
 		}
 	case vf != nil:
 		if vf.kind != kString || vf.str == "" {
@@ -321,9 +323,9 @@ func (d *decoder) translateGates(bp *Blueprint) {
 			continue
 		}
 		env := gateEnvOf(bp, "event.payload", "")
-		out, err := translateGateIn(g.Expression, env)
+		out, err := gate.TranslateIn(g.Expression, env)
 		if err != nil {
-			ge := err.(*GateError)
+			ge := err.(*gate.Error)
 			p := g.exprNode.colOf(ge.Col - 1)
 			if !g.Used { // never evaluated for a transition (display rules, or nothing): kept as written
 				d.warnf(p, ge.Span, "no transition uses the gate: it is kept as written",
@@ -333,7 +335,7 @@ func (d *decoder) translateGates(bp *Blueprint) {
 			d.errorf(p, ge.Span, ge.Hint, "cannot translate gate %q (column %d of its expression): %s", g.ID, ge.Col, ge.Msg)
 			continue
 		}
-		for _, w := range env.lppFalse {
+		for _, w := range env.LppFalse {
 			if g.Used {
 				d.warnf(g.exprNode.colOf(w.Col-1), w.Span, w.Hint, "gate %q (column %d of its expression): %s", g.ID, w.Col, w.Msg)
 			}
@@ -344,14 +346,14 @@ func (d *decoder) translateGates(bp *Blueprint) {
 
 // gateEnvOf is the translation context of a blueprint's gates: its
 // properties' types, their internal names, `_state`.
-func gateEnvOf(bp *Blueprint, payload, eventName string) *gateEnv {
-	env := &gateEnv{types: propertyTypesOf(bp), payload: payload, eventName: eventName}
+func gateEnvOf(bp *Blueprint, payload, eventName string) *gate.Env {
+	env := &gate.Env{Types: propertyTypesOf(bp), Payload: payload, EventName: eventName}
 	for orig, n := range bp.propNames {
 		if orig != n {
-			if env.rename == nil {
-				env.rename = map[string]string{}
+			if env.Rename == nil {
+				env.Rename = map[string]string{}
 			}
-			env.rename[orig] = n
+			env.Rename[orig] = n
 		}
 	}
 	return env

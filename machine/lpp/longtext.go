@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // longText is the shortest free text (a description, a note, a doc, a

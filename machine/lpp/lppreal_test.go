@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine/export"
+	"github.com/lppctl/lppctl/machine/lpp/gate"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -112,8 +113,8 @@ func TestGateSemanticsAgreeWithLpp(t *testing.T) {
 	require.Len(t, cases, 76)
 	for _, c := range cases {
 		t.Run(c.Case, func(t *testing.T) {
-			env := &gateEnv{types: c.Types, payload: "event.payload"}
-			x, err := translateGateIn(c.Gate, env)
+			env := &gate.Env{Types: c.Types, Payload: "event.payload"}
+			x, err := gate.TranslateIn(c.Gate, env)
 			switch c.Case {
 			case "undeclared_name":
 				// The loader declares it, an implicit property, and warns
@@ -134,13 +135,13 @@ func TestGateSemanticsAgreeWithLpp(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			if len(env.lppFalse) > 0 {
+			if len(env.LppFalse) > 0 {
 				require.NotNil(t, c.LPPError, "warned that lpp evaluates %q false, but lpp answers %v", c.Gate, c.LPP)
 				return
 			}
 			// compile as validation does (typed by the spec's types), run on the values
-			typed := map[string]any{stateVar: ""}
-			vals := map[string]any{stateVar: "a"}
+			typed := map[string]any{gate.StateVar: ""}
+			vals := map[string]any{gate.StateVar: "a"}
 			for k, typ := range c.Types {
 				typed[k] = mspec.Type(specTypes[typ]).Zero()
 				vals[k] = mspec.NormalizeJSON(c.Values[k])
@@ -337,7 +338,7 @@ func TestAGateIsFalseWhereLppsEvaluationFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s with %v", tt.gate, tt.vals), func(t *testing.T) {
-			x, err := TranslateGate(tt.gate, types)
+			x, err := gate.Translate(tt.gate, types)
 			require.NoError(t, err)
 			typed := map[string]any{}
 			vals := map[string]any{}

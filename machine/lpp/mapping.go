@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lppctl/lppctl/machine/lpp/gate"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
 )
@@ -136,7 +137,7 @@ func ParseMapping(file string, src []byte) (*Mapping, mspec.Diagnostics) {
 						"unit %q needs a script (a .py file)", uk.Value)
 					continue
 				}
-				if !identRE.MatchString(u.Function) {
+				if !gate.IdentRE.MatchString(u.Function) {
 					errorf(uv, "", "function %q of unit %q is not a Python identifier", u.Function, uk.Value)
 					continue
 				}
@@ -155,7 +156,7 @@ func ParseMapping(file string, src []byte) (*Mapping, mspec.Diagnostics) {
 					continue
 				}
 				for _, it := range dv.Content {
-					if !identRE.MatchString(it.Value) {
+					if !gate.IdentRE.MatchString(it.Value) {
 						errorf(it, "", "%q is not an event name", it.Value)
 						continue
 					}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/expr-lang/expr/ast"
 	exprparser "github.com/expr-lang/expr/parser"
+	"github.com/lppctl/lppctl/machine/lpp/gate"
 )
 
 // PrintError is an expr construct with no equivalent in L++'s gate dialect.
@@ -46,7 +47,7 @@ func (p pyExpr) at(min int) string {
 }
 
 // PrintGate prints an expr guard in L++'s Python-like gate dialect: the
-// inverse of TranslateGate for what it writes (x == nil is x is None,
+// inverse of gate.Translate for what it writes (x == nil is x is None,
 // m?.k ?? d is m.get('k', d), (s ?? "") != "" is s, floor(a / b) is
 // a // b, lpp_payload?.X, read in helper states, is event.payload.X).
 // A construct with no equivalent is a *PrintError with its column.
@@ -224,7 +225,7 @@ func pyPayloadField(x *ast.MemberNode, k string, def *pyExpr) (pyExpr, error) {
 	switch {
 	case x.Optional || def != nil:
 		return withDefault(pyExpr{"event.payload.get(" + pyString(k) + ")", pyAtom}, "event.payload", k, def), nil
-	case identRE.MatchString(k) && !reservedName(k):
+	case gate.IdentRE.MatchString(k) && !gate.ReservedName(k):
 		return pyExpr{"event.payload." + k, pyAtom}, nil
 	}
 	return pyExpr{"event.payload[" + pyString(k) + "]", pyAtom}, nil
@@ -280,7 +281,7 @@ func isZeroLit(n ast.Node) bool {
 	return false
 }
 
-// truthTest recognises the truth value of x as TranslateGate writes it,
+// truthTest recognises the truth value of x as gate.Translate writes it,
 // (x ?? "") != "", (x ?? 0) != 0, len(x ?? []) > 0: Python's plain x.
 func truthTest(b *ast.BinaryNode) (ast.Node, bool) {
 	if b.Operator == "!=" {

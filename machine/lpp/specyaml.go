@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine/lpp/gate"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // metaPrefix starts the comment line that keeps what of the blueprint the
@@ -101,7 +104,7 @@ func unprintable(r rune) bool {
 
 // yk writes a mapping key, quoted when it is not a plain identifier.
 func yk(s string) string {
-	if identRE.MatchString(s) && !isYAMLWord(s) {
+	if gate.IdentRE.MatchString(s) && !isYAMLWord(s) {
 		return s
 	}
 	return yq(s)
@@ -286,7 +289,7 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 		w("  %s: {%s}", yk(p.Name), strings.Join(parts, ", "))
 	}
 	if bp.ReadsState {
-		w("  %s: {type: string, nullable: true, default: %s, doc: %s}", stateVar, yq(bp.Spelling(bp.Entry)), yq(genDoc+"_state: the blueprint state the run rests in"))
+		w("  %s: {type: string, nullable: true, default: %s, doc: %s}", gate.StateVar, yq(bp.Spelling(bp.Entry)), yq(genDoc+"_state: the blueprint state the run rests in"))
 	}
 	if tr.usesPay {
 		w("  %s: {type: map, nullable: true, doc: %s}", payloadVar, yq(genDoc+"the payload of the event being handled, for helper states"))
@@ -372,18 +375,18 @@ func (tr *translator) eventsYAML(w func(string, ...any), from func(mspec.Pos)) {
 	var names []string
 	byEvent := map[string][]sTrans{}
 	for _, tt := range tr.top {
-		if !contains(names, tt.event) {
+		if !slices.Contains(names, tt.event) {
 			names = append(names, tt.event)
 		}
 		byEvent[tt.event] = append(byEvent[tt.event], tt.t)
 	}
 	for _, e := range tr.emitted {
-		if tr.handled(e) && !contains(names, e) {
+		if tr.handled(e) && !slices.Contains(names, e) {
 			names = append(names, e)
 		}
 	}
 	for _, s := range tr.bp.Transitions {
-		if len(tr.fields[s.Event]) > 0 && !contains(names, s.Event) {
+		if len(tr.fields[s.Event]) > 0 && !slices.Contains(names, s.Event) {
 			names = append(names, s.Event)
 		}
 	}

@@ -2,11 +2,13 @@ package lpp
 
 import (
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine/lpp/gate"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // ToSpecYAML translates a blueprint into an lppctl spec, as YAML text with
@@ -456,7 +458,7 @@ var payloadRefRE = regexp.MustCompile(`event\.payload\??\.([A-Za-z_][A-Za-z0-9_]
 
 // transition translates one blueprint transition in ctx: its guard, the
 // sets that can run on it, and helper states for the rest of its actions.
-func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
+func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans {
 	out := sTrans{to: t.To, note: t.ID, pos: t.Pos}
 	var guards []string
 	for _, id := range t.Gates {
@@ -485,8 +487,8 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 	}
 	written := map[string]bool{}
 	if tr.bp.ReadsState {
-		written[stateVar] = true
-		out.set = append(out.set, kvExpr{stateVar, strconv.Quote(tr.bp.Spelling(t.To))})
+		written[gate.StateVar] = true
+		out.set = append(out.set, kvExpr{gate.StateVar, strconv.Quote(tr.bp.Spelling(t.To))})
 	}
 	n := 0
 	for _, a := range acts {
@@ -494,14 +496,14 @@ func (tr *translator) transition(t *Transition, ctx *gateEnv, e string) sTrans {
 			break
 		}
 		written[pathRoot(a.Target)] = true
-		out.set = append(out.set, tr.setEntry(a, ctx.payload, e))
+		out.set = append(out.set, tr.setEntry(a, ctx.Payload, e))
 		n++
 	}
 	rest := acts[n:]
 	if len(rest) == 0 {
 		return out
 	}
-	capture := ctx.payload == "event.payload" && slices.ContainsFunc(rest, readsPayload)
+	capture := ctx.Payload == "event.payload" && slices.ContainsFunc(rest, readsPayload)
 	// helper states, one per step, then the target.
 	from := t.From
 	if from == Any {
@@ -628,15 +630,15 @@ func (tr *translator) capture(e string) string {
 
 // gateIn translates an expression gate where ctx says the event is (it
 // translated at load, so it translates here too), once per context.
-func (tr *translator) gateIn(g *Gate, ctx *gateEnv) string {
-	if ctx.payload == "event.payload" && ctx.eventName == "" {
+func (tr *translator) gateIn(g *Gate, ctx *gate.Env) string {
+	if ctx.Payload == "event.payload" && ctx.EventName == "" {
 		return g.Expr
 	}
-	k := [3]string{ctx.payload, ctx.eventName, g.ID}
+	k := [3]string{ctx.Payload, ctx.EventName, g.ID}
 	if x, ok := tr.gateMemo[k]; ok {
 		return x
 	}
-	x, _ := translateGateIn(g.Expression, ctx)
+	x, _ := gate.TranslateIn(g.Expression, ctx)
 	tr.gateMemo[k] = x
 	return x
 }

@@ -8,12 +8,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lppctl/lppctl/machine/lpp/gate"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // handled reports whether some transition of the blueprint takes event e.
@@ -91,7 +93,7 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 			if ft := tr.fieldType(e, f); ft != "" && ft != cmpOr(specTypes[tr.types[a.Target]], "string") {
 				// lppctl's payload fields have one type; lpp stores whatever the field holds.
 				tr.warn(mspec.Diagnostic{Severity: mspec.SevWarning, File: tr.bp.File, Pos: a.Pos, Span: len([]rune(a.ID)) + 2,
-					Msg:  fmt.Sprintf("action %q stores payload field %q of event %q, a %s where an earlier action stores it, into %q, %s: lppctl stores null (lpp stores the value as it is)", a.ID, f, tr.bp.Spelling(e), ft, tr.bp.Spelling(a.Target), typeArticle(tr.types[a.Target])),
+					Msg:  fmt.Sprintf("action %q stores payload field %q of event %q, a %s where an earlier action stores it, into %q, %s: lppctl stores null (lpp stores the value as it is)", a.ID, f, tr.bp.Spelling(e), ft, tr.bp.Spelling(a.Target), gate.TypeArticle(tr.types[a.Target])),
 					Hint: "store the field into properties of one type"})
 				return "nil"
 			}

@@ -1,4 +1,4 @@
-package lpp
+package gate
 
 // The gate translator's attribute access, subscripts, function and method
 // calls (gate.go holds the translator and its operators).
@@ -6,54 +6,55 @@ package lpp
 import (
 	"cmp"
 	"fmt"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strconv"
 	"strings"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
-func (env *gateEnv) attr(n *gnode) (gout, error) {
-	base, err := env.emit(n.kids[0])
+func (env *Env) attr(n *Node) (gout, error) {
+	base, err := env.emit(n.Kids[0])
 	if err != nil {
 		return gout{}, err
 	}
 	col := n.opCol[0]
 	switch base.typ {
 	case tEvent:
-		switch n.text {
+		switch n.Text {
 		case "payload":
-			return gout{s: env.payload, prec: precAtom, typ: tEvPay}, nil
+			return gout{s: env.Payload, prec: precAtom, typ: tEvPay}, nil
 		case "name", "type":
-			if env.eventName != "" {
-				return gout{s: strconv.Quote(env.eventName), prec: precAtom, typ: tString}, nil
+			if env.EventName != "" {
+				return gout{s: strconv.Quote(env.EventName), prec: precAtom, typ: tString}, nil
 			}
 			return gout{s: "event.name", prec: precAtom, typ: tString}, nil
 		}
-		return gout{}, gateErr(col, len([]rune(n.text)), "read event.payload or event.name", "event has no field %q", n.text)
+		return gout{}, gateErr(col, len([]rune(n.Text)), "read event.payload or event.name", "event has no field %q", n.Text)
 	case tEvPay:
-		if identRE.MatchString(n.text) && !reservedName(n.text) {
-			return gout{s: base.s + "." + n.text, prec: precAtom, typ: tAny, nils: []string{base.s + "." + n.text}}, nil
+		if IdentRE.MatchString(n.Text) && !ReservedName(n.Text) {
+			return gout{s: base.s + "." + n.Text, prec: precAtom, typ: tAny, nils: []string{base.s + "." + n.Text}}, nil
 		}
-		x := base.s + "[" + strconv.Quote(n.text) + "]"
+		x := base.s + "[" + strconv.Quote(n.Text) + "]"
 		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}}, nil
 	}
 	switch base.typ {
 	case tObject, tAny, tNone:
 		// lpp: a dict's key (None when missing), None on None.
 		var x string
-		if identRE.MatchString(n.text) && !reservedName(n.text) {
-			x = base.at(precAtom) + "?." + n.text
+		if IdentRE.MatchString(n.Text) && !ReservedName(n.Text) {
+			x = base.at(precAtom) + "?." + n.Text
 		} else {
-			x = base.at(precAtom) + "?.[" + strconv.Quote(n.text) + "]"
+			x = base.at(precAtom) + "?.[" + strconv.Quote(n.Text) + "]"
 		}
 		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}}, nil
 	}
-	return gout{}, gateErr(col, len([]rune(n.text)), fmt.Sprintf("read a key with x['%s'] or x.get('%s')", n.text, n.text),
-		"attribute access (.%s) is not supported on %s: lpp evaluates it false as well", n.text, typeArticle(base.typ))
+	return gout{}, gateErr(col, len([]rune(n.Text)), fmt.Sprintf("read a key with x['%s'] or x.get('%s')", n.Text, n.Text),
+		"attribute access (.%s) is not supported on %s: lpp evaluates it false as well", n.Text, TypeArticle(base.typ))
 }
 
-func (env *gateEnv) subscript(n *gnode) (gout, error) {
-	base, err := env.valueOf(n.kids[0])
+func (env *Env) subscript(n *Node) (gout, error) {
+	base, err := env.valueOf(n.Kids[0])
 	if err != nil {
 		return gout{}, err
 	}
@@ -61,13 +62,13 @@ func (env *gateEnv) subscript(n *gnode) (gout, error) {
 	if base.typ == tString {
 		typ = tString
 	}
-	if n.op == "slice" {
+	if n.Op == "slice" {
 		env.lppFails(n.opCol[0], 1, "a slice is not in lpp's whitelist")
 		if base.typ != tString && base.typ != tArray && base.typ != tAny {
-			return gout{}, gateErr(n.opCol[0], 1, "", "only a string or a list can be sliced, and this is %s", typeArticle(base.typ))
+			return gout{}, gateErr(n.opCol[0], 1, "", "only a string or a list can be sliced, and this is %s", TypeArticle(base.typ))
 		}
 		var lo, hi string
-		for i, k := range n.kids[1:] {
+		for i, k := range n.Kids[1:] {
 			if k == nil {
 				continue
 			}
@@ -86,12 +87,12 @@ func (env *gateEnv) subscript(n *gnode) (gout, error) {
 		}
 		return gout{s: base.at(precAtom) + "[" + lo + ":" + hi + "]", prec: precAtom, typ: typ}, nil
 	}
-	idx, err := env.valueOf(n.kids[1])
+	idx, err := env.valueOf(n.Kids[1])
 	if err != nil {
 		return gout{}, err
 	}
 	if idx.typ == tNone {
-		return gout{}, gateErr(n.kids[1].col, n.kids[1].span, "", "None is not a valid index")
+		return gout{}, gateErr(n.Kids[1].Col, n.Kids[1].Span, "", "None is not a valid index")
 	}
 	var x string
 	switch base.typ {
@@ -102,8 +103,8 @@ func (env *gateEnv) subscript(n *gnode) (gout, error) {
 	case tArray:
 		x = "get(" + base.s + ", " + idx.s + ")" // None out of range, and on None
 	default: // a dict's key, None when missing, None on None
-		if k := n.kids[1]; k.op == "str" && identRE.MatchString(k.text) && !reservedName(k.text) {
-			x = base.at(precAtom) + "?." + k.text
+		if k := n.Kids[1]; k.Op == "str" && IdentRE.MatchString(k.Text) && !ReservedName(k.Text) {
+			x = base.at(precAtom) + "?." + k.Text
 		} else {
 			x = base.at(precAtom) + "?.[" + idx.s + "]"
 		}
@@ -131,24 +132,24 @@ var functions = map[string]struct {
 	"all":   {"all", tBool, 1},
 }
 
-func (env *gateEnv) call(n *gnode) (gout, error) {
-	fn := n.kids[0]
-	if fn.op != "name" {
+func (env *Env) call(n *Node) (gout, error) {
+	fn := n.Kids[0]
+	if fn.Op != "name" {
 		return gout{}, gateErr(n.opCol[0], 1, "", "only functions can be called")
 	}
-	f, ok := functions[fn.text]
+	f, ok := functions[fn.Text]
 	if !ok {
 		names := make([]string, 0, len(functions))
 		for k := range functions {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		return gout{}, gateErr(fn.col, fn.span, cmp.Or(mspec.DidYouMeanHint(fn.text, names), "use a compute gate for anything else"),
-			"function %s() is not supported in a gate (supported: %s)", fn.text, strings.Join(names, ", "))
+		return gout{}, gateErr(fn.Col, fn.Span, cmp.Or(mspec.DidYouMeanHint(fn.Text, names), "use a compute gate for anything else"),
+			"function %s() is not supported in a gate (supported: %s)", fn.Text, strings.Join(names, ", "))
 	}
-	args := n.kids[1:]
+	args := n.Kids[1:]
 	if f.args >= 0 && len(args) != f.args || f.args < 0 && len(args) == 0 {
-		return gout{}, gateErr(fn.col, fn.span, "", "%s() takes %s, not %d", fn.text, plural(max(f.args, 1), "argument"), len(args))
+		return gout{}, gateErr(fn.Col, fn.Span, "", "%s() takes %s, not %d", fn.Text, plural(max(f.args, 1), "argument"), len(args))
 	}
 	parts := make([]string, len(args))
 	typ := f.typ
@@ -158,20 +159,20 @@ func (env *gateEnv) call(n *gnode) (gout, error) {
 		if err != nil {
 			return gout{}, err
 		}
-		if fn.text == "len" && o.typ != tString && o.typ != tArray && o.typ != tObject && o.typ != tAny && o.typ != tEvPay {
-			return gout{}, gateErr(a.col, max(a.span, 1), "", "len() needs a string, a list or a dict, and this is %s", typeArticle(o.typ))
+		if fn.Text == "len" && o.typ != tString && o.typ != tArray && o.typ != tObject && o.typ != tAny && o.typ != tEvPay {
+			return gout{}, gateErr(a.Col, max(a.Span, 1), "", "len() needs a string, a list or a dict, and this is %s", TypeArticle(o.typ))
 		}
-		if (fn.text == "min" || fn.text == "max" || fn.text == "abs") && len(args) == 1 && o.typ == tInteger {
+		if (fn.Text == "min" || fn.Text == "max" || fn.Text == "abs") && len(args) == 1 && o.typ == tInteger {
 			typ = tInteger
 		}
 		parts[i] = o.s
-		if fn.text == "str" {
+		if fn.Text == "str" {
 			nils = append(nils, o.nils...)
 		} else {
 			env.failsUnless(o.nils) // len(None) fails in lpp: the gate is false
 		}
 	}
-	switch fn.text {
+	switch fn.Text {
 	case "any", "all":
 		return gout{s: f.expr + "(" + parts[0] + " ?? [], " + pyTruthy("#") + ")", prec: precAtom, typ: tBool, bool: true}, nil
 	}
@@ -201,35 +202,35 @@ var methods = map[string]struct {
 	"values":     {"values", tArray, 0},
 }
 
-func (env *gateEnv) method(n *gnode) (gout, error) {
-	recv, err := env.emit(n.kids[0])
+func (env *Env) method(n *Node) (gout, error) {
+	recv, err := env.emit(n.Kids[0])
 	if err != nil {
 		return gout{}, err
 	}
 	if recv.typ == tEvent {
-		return gout{}, gateErr(n.kids[0].col, 5, "read event.payload.NAME or event.payload.get('NAME')", "event has no method %s()", n.text)
+		return gout{}, gateErr(n.Kids[0].Col, 5, "read event.payload.NAME or event.payload.get('NAME')", "event has no method %s()", n.Text)
 	}
-	if recv, err = value(recv, n.kids[0]); err != nil {
+	if recv, err = value(recv, n.Kids[0]); err != nil {
 		return gout{}, err
 	}
-	args := n.kids[1:]
-	col := n.opCol[0] - len([]rune(n.text))
-	env.lppFails(col, len([]rune(n.text)), "a method call ("+n.text+"()) is not in lpp's whitelist")
-	if n.text == "get" {
+	args := n.Kids[1:]
+	col := n.opCol[0] - len([]rune(n.Text))
+	env.lppFails(col, len([]rune(n.Text)), "a method call ("+n.Text+"()) is not in lpp's whitelist")
+	if n.Text == "get" {
 		return env.get(recv, args, n, col)
 	}
-	m, ok := methods[n.text]
+	m, ok := methods[n.Text]
 	if !ok {
 		names := []string{"get"}
 		for k := range methods {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		return gout{}, gateErr(col, len([]rune(n.text)), cmp.Or(mspec.DidYouMeanHint(n.text, names), "use a compute gate for anything else"),
-			"method %s() is not supported in a gate (supported: %s)", n.text, strings.Join(names, ", "))
+		return gout{}, gateErr(col, len([]rune(n.Text)), cmp.Or(mspec.DidYouMeanHint(n.Text, names), "use a compute gate for anything else"),
+			"method %s() is not supported in a gate (supported: %s)", n.Text, strings.Join(names, ", "))
 	}
 	if len(args) != m.args {
-		return gout{}, gateErr(col, len([]rune(n.text)), "", "%s() takes %s here, not %d", n.text, plural(m.args, "argument"), len(args))
+		return gout{}, gateErr(col, len([]rune(n.Text)), "", "%s() takes %s here, not %d", n.Text, plural(m.args, "argument"), len(args))
 	}
 	parts := []string{recv.s}
 	for _, a := range args {
@@ -248,21 +249,21 @@ func (env *gateEnv) method(n *gnode) (gout, error) {
 
 // get translates d.get(k) to d?.k (nil when the key is missing or d is
 // None) and d.get(k, default) to (d?.k ?? default).
-func (env *gateEnv) get(recv gout, args []*gnode, n *gnode, col int) (gout, error) {
+func (env *Env) get(recv gout, args []*Node, n *Node, col int) (gout, error) {
 	if len(args) < 1 || len(args) > 2 {
 		return gout{}, gateErr(col, 3, "", "get() takes 1 or 2 arguments, not %d", len(args))
 	}
 	switch recv.typ {
 	case tString, tArray, tNumber, tInteger, tBool, tNone:
-		return gout{}, gateErr(col, 3, "", "get() is a dict method, and this is %s", typeArticle(recv.typ))
+		return gout{}, gateErr(col, 3, "", "get() is a dict method, and this is %s", TypeArticle(recv.typ))
 	}
 	key, err := env.valueOf(args[0])
 	if err != nil {
 		return gout{}, err
 	}
 	var s string
-	if args[0].op == "str" && identRE.MatchString(args[0].text) && !reservedName(args[0].text) {
-		s = recv.at(precAtom) + "?." + args[0].text
+	if args[0].Op == "str" && IdentRE.MatchString(args[0].Text) && !ReservedName(args[0].Text) {
+		s = recv.at(precAtom) + "?." + args[0].Text
 	} else {
 		s = recv.at(precAtom) + "?.[" + key.s + "]"
 	}

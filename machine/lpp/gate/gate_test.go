@@ -1,4 +1,4 @@
-package lpp
+package gate
 
 import (
 	"encoding/json"
@@ -10,14 +10,14 @@ import (
 )
 
 // testTypes are the context properties the gate tests read.
-var testTypes = map[string]string{
+var TestTypes = map[string]string{
 	"name": "string", "target": "string", "count": "integer", "score": "number",
 	"approved": "boolean", "items": "array", "meta": "object",
 }
 
 // translateGateCases are gates and their translations (want "": refused,
 // see TestTranslateGateRefuses).
-var translateGateCases = []struct{ src, want string }{
+var TranslateGateCases = []struct{ Src, Want string }{
 	// None
 	{`target is None`, `target == nil`},
 	{`target is not None`, `target != nil`},
@@ -106,17 +106,17 @@ var translateGateCases = []struct{ src, want string }{
 }
 
 func TestTranslateGate(t *testing.T) {
-	for _, tt := range translateGateCases {
-		if tt.want == "" {
+	for _, tt := range TranslateGateCases {
+		if tt.Want == "" {
 			continue
 		}
-		t.Run(tt.src, func(t *testing.T) {
-			got, err := TranslateGate(tt.src, testTypes)
+		t.Run(tt.Src, func(t *testing.T) {
+			got, err := Translate(tt.Src, TestTypes)
 			if err != nil {
-				t.Fatalf("TranslateGate(%q): %v", tt.src, err)
+				t.Fatalf("Translate(%q): %v", tt.Src, err)
 			}
-			if got != tt.want {
-				t.Fatalf("TranslateGate(%q)\n got: %s\nwant: %s", tt.src, got, tt.want)
+			if got != tt.Want {
+				t.Fatalf("Translate(%q)\n got: %s\nwant: %s", tt.Src, got, tt.Want)
 			}
 			if _, err := expr.Compile(got, expr.Env(testEnv()), expr.AsBool()); err != nil {
 				t.Fatalf("the translation does not compile as a guard: %v", err)
@@ -185,16 +185,16 @@ func TestTranslateGateRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
-			got, err := TranslateGate(tt.src, testTypes)
+			got, err := Translate(tt.src, TestTypes)
 			if err == nil {
-				t.Fatalf("TranslateGate(%q) = %q, want an error", tt.src, got)
+				t.Fatalf("Translate(%q) = %q, want an error", tt.src, got)
 			}
-			ge, ok := err.(*GateError)
+			ge, ok := err.(*Error)
 			if !ok {
-				t.Fatalf("error is %T, want *GateError: %v", err, err)
+				t.Fatalf("error is %T, want *Error: %v", err, err)
 			}
 			if ge.Col != tt.col || ge.Msg != tt.msg {
-				t.Fatalf("TranslateGate(%q)\n got: column %d: %s\nwant: column %d: %s", tt.src, ge.Col, ge.Msg, tt.col, tt.msg)
+				t.Fatalf("Translate(%q)\n got: column %d: %s\nwant: column %d: %s", tt.src, ge.Col, ge.Msg, tt.col, tt.msg)
 			}
 			if (ge.Hint != "") != tt.hasHint {
 				t.Fatalf("hint = %q, want one: %v", ge.Hint, tt.hasHint)
@@ -276,7 +276,7 @@ print(json.dumps(out))
 			continue // Python raises: any outcome of expr is acceptable
 		}
 		compared++
-		src, err := TranslateGate(j.Gate, testTypes)
+		src, err := Translate(j.Gate, TestTypes)
 		if err != nil {
 			t.Fatalf("%s: %v", j.Gate, err)
 		}

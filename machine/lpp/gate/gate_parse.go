@@ -1,4 +1,4 @@
-package lpp
+package gate
 
 import (
 	"fmt"
@@ -11,18 +11,18 @@ import (
 // This file reads L++'s Python-like gate dialect into a small syntax tree
 // (gnode); gate.go turns the tree into expr. Columns count characters from 1.
 
-// GateError is a gate expression the translator cannot read or express.
-type GateError struct {
+// Error is a gate expression the translator cannot read or express.
+type Error struct {
 	Col  int    // 1-based character column in the expression
 	Span int    // characters of the offending text (at least 1)
 	Msg  string // why
 	Hint string // how to fix it ("" when there is nothing to add)
 }
 
-func (e *GateError) Error() string { return fmt.Sprintf("column %d: %s", e.Col, e.Msg) }
+func (e *Error) Error() string { return fmt.Sprintf("column %d: %s", e.Col, e.Msg) }
 
-func gateErr(col, span int, hint, format string, args ...any) *GateError {
-	return &GateError{Col: col, Span: max(span, 1), Msg: fmt.Sprintf(format, args...), Hint: hint}
+func gateErr(col, span int, hint, format string, args ...any) *Error {
+	return &Error{Col: col, Span: max(span, 1), Msg: fmt.Sprintf(format, args...), Hint: hint}
 }
 
 type tokKind int
@@ -177,13 +177,13 @@ func lexString(rs []rune, i int, raw bool) (token, int, error) {
 }
 
 // gnode is a node of a gate's syntax tree.
-type gnode struct {
-	op    string // see the parse functions: "name", "num", "str", "const", "list", "bin", "cmp", "and", "or", "not", "neg", "pos", "cond", "call", "method", "attr", "index", "slice"
-	text  string // name, number text, string value, constant (None/True/False), operator
-	col   int
-	span  int
-	kids  []*gnode
-	cmpOp []string // "cmp": the operators between kids (chained)
+type Node struct {
+	Op    string // see the parse functions: "name", "num", "str", "const", "list", "bin", "cmp", "and", "or", "not", "neg", "pos", "cond", "call", "method", "attr", "index", "slice"
+	Text  string // name, number text, string value, constant (None/True/False), operator
+	Col   int
+	Span  int
+	Kids  []*Node
+	CmpOp []string // "cmp": the operators between kids (chained)
 	opCol []int    // "cmp": their columns
 }
 
@@ -194,7 +194,7 @@ type parser struct {
 }
 
 // parseGate reads a whole gate expression.
-func parseGate(src string) (*gnode, error) {
+func Parse(src string) (*Node, error) {
 	toks, err := lex(src)
 	if err != nil {
 		return nil, err
@@ -263,7 +263,7 @@ func (p *parser) enter() error {
 }
 
 // expr: conditional expressions (`a if c else b`), the lowest precedence.
-func (p *parser) expr() (*gnode, error) {
+func (p *parser) expr() (*Node, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
@@ -289,7 +289,7 @@ func (p *parser) expr() (*gnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &gnode{op: "cond", col: n.col, kids: []*gnode{c, n, e}}, nil
+		return &Node{Op: "cond", Col: n.Col, Kids: []*Node{c, n, e}}, nil
 	}
 	if t := p.peek(); t.kind == tName && t.text == "for" {
 		return nil, gateErr(t.col, t.span, "use len(), in, or a compute gate", "comprehensions and generators are not supported in a gate")
@@ -297,7 +297,7 @@ func (p *parser) expr() (*gnode, error) {
 	return n, nil
 }
 
-func (p *parser) or() (*gnode, error) {
+func (p *parser) or() (*Node, error) {
 	n, err := p.and()
 	if err != nil {
 		return nil, err
@@ -308,12 +308,12 @@ func (p *parser) or() (*gnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n = &gnode{op: "or", text: "or", col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}
+		n = &Node{Op: "or", Text: "or", Col: n.Col, Kids: []*Node{n, r}, opCol: []int{t.col}}
 	}
 	return n, nil
 }
 
-func (p *parser) and() (*gnode, error) {
+func (p *parser) and() (*Node, error) {
 	n, err := p.not()
 	if err != nil {
 		return nil, err
@@ -324,12 +324,12 @@ func (p *parser) and() (*gnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n = &gnode{op: "and", text: "and", col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}
+		n = &Node{Op: "and", Text: "and", Col: n.Col, Kids: []*Node{n, r}, opCol: []int{t.col}}
 	}
 	return n, nil
 }
 
-func (p *parser) not() (*gnode, error) {
+func (p *parser) not() (*Node, error) {
 	if p.isWord("not") {
 		t := p.next()
 		if err := p.enter(); err != nil {
@@ -340,18 +340,18 @@ func (p *parser) not() (*gnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &gnode{op: "not", col: t.col, span: t.span, kids: []*gnode{x}}, nil
+		return &Node{Op: "not", Col: t.col, Span: t.span, Kids: []*Node{x}}, nil
 	}
 	return p.comparison()
 }
 
 // comparison reads a chain: a < b <= c, x in y, x is not None, ...
-func (p *parser) comparison() (*gnode, error) {
+func (p *parser) comparison() (*Node, error) {
 	first, err := p.arith()
 	if err != nil {
 		return nil, err
 	}
-	n := &gnode{op: "cmp", col: first.col, kids: []*gnode{first}}
+	n := &Node{Op: "cmp", Col: first.Col, Kids: []*Node{first}}
 	for {
 		t := p.peek()
 		op := ""
@@ -381,11 +381,11 @@ func (p *parser) comparison() (*gnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.kids = append(n.kids, r)
-		n.cmpOp = append(n.cmpOp, op)
+		n.Kids = append(n.Kids, r)
+		n.CmpOp = append(n.CmpOp, op)
 		n.opCol = append(n.opCol, t.col)
 	}
-	if len(n.kids) == 1 {
+	if len(n.Kids) == 1 {
 		return first, nil
 	}
 	return n, nil
@@ -394,7 +394,7 @@ func (p *parser) comparison() (*gnode, error) {
 // bitwise and shift operators, which gates have no use for.
 var refusedOps = map[string]string{"|": "or", "&": "and", "^": "!=", "<<": "", ">>": "", "~": "not", "@": ""}
 
-func (p *parser) arith() (*gnode, error) {
+func (p *parser) arith() (*Node, error) {
 	n, err := p.term()
 	if err != nil {
 		return nil, err
@@ -405,7 +405,7 @@ func (p *parser) arith() (*gnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n = &gnode{op: "bin", text: t.text, col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}
+		n = &Node{Op: "bin", Text: t.text, Col: n.Col, Kids: []*Node{n, r}, opCol: []int{t.col}}
 	}
 	if t := p.peek(); t.kind == tOp {
 		if alt, ok := refusedOps[t.text]; ok {
@@ -419,7 +419,7 @@ func (p *parser) arith() (*gnode, error) {
 	return n, nil
 }
 
-func (p *parser) term() (*gnode, error) {
+func (p *parser) term() (*Node, error) {
 	n, err := p.unary()
 	if err != nil {
 		return nil, err
@@ -430,12 +430,12 @@ func (p *parser) term() (*gnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n = &gnode{op: "bin", text: t.text, col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}
+		n = &Node{Op: "bin", Text: t.text, Col: n.Col, Kids: []*Node{n, r}, opCol: []int{t.col}}
 	}
 	return n, nil
 }
 
-func (p *parser) unary() (*gnode, error) {
+func (p *parser) unary() (*Node, error) {
 	if p.isOp("-") || p.isOp("+") {
 		t := p.next()
 		if err := p.enter(); err != nil {
@@ -450,7 +450,7 @@ func (p *parser) unary() (*gnode, error) {
 		if t.text == "+" {
 			op = "pos"
 		}
-		return &gnode{op: op, col: t.col, span: 1, kids: []*gnode{x}}, nil
+		return &Node{Op: op, Col: t.col, Span: 1, Kids: []*Node{x}}, nil
 	}
 	if t := p.peek(); t.kind == tOp && t.text == "~" {
 		return nil, gateErr(t.col, 1, "for a condition write not", "the bitwise operator ~ is not supported in a gate")
@@ -458,7 +458,7 @@ func (p *parser) unary() (*gnode, error) {
 	return p.power()
 }
 
-func (p *parser) power() (*gnode, error) {
+func (p *parser) power() (*Node, error) {
 	n, err := p.primary()
 	if err != nil {
 		return nil, err
@@ -469,13 +469,13 @@ func (p *parser) power() (*gnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &gnode{op: "bin", text: "**", col: n.col, kids: []*gnode{n, r}, opCol: []int{t.col}}, nil
+		return &Node{Op: "bin", Text: "**", Col: n.Col, Kids: []*Node{n, r}, opCol: []int{t.col}}, nil
 	}
 	return n, nil
 }
 
 // primary reads an atom and its trailers: calls, subscripts, attributes.
-func (p *parser) primary() (*gnode, error) {
+func (p *parser) primary() (*Node, error) {
 	n, err := p.atom()
 	if err != nil {
 		return nil, err
@@ -488,10 +488,10 @@ func (p *parser) primary() (*gnode, error) {
 			if err != nil {
 				return nil, err
 			}
-			if n.op == "attr" {
-				n = &gnode{op: "method", text: n.text, col: n.col, span: n.span, kids: append([]*gnode{n.kids[0]}, args...), opCol: []int{open.col}}
+			if n.Op == "attr" {
+				n = &Node{Op: "method", Text: n.Text, Col: n.Col, Span: n.Span, Kids: append([]*Node{n.Kids[0]}, args...), opCol: []int{open.col}}
 			} else {
-				n = &gnode{op: "call", text: n.text, col: n.col, span: n.span, kids: append([]*gnode{n}, args...), opCol: []int{open.col}}
+				n = &Node{Op: "call", Text: n.Text, Col: n.Col, Span: n.Span, Kids: append([]*Node{n}, args...), opCol: []int{open.col}}
 			}
 		case p.isOp("["):
 			open := p.next()
@@ -502,8 +502,8 @@ func (p *parser) primary() (*gnode, error) {
 			if _, err := p.expect("]"); err != nil {
 				return nil, err
 			}
-			idx.kids = append([]*gnode{n}, idx.kids...)
-			idx.col, idx.opCol = n.col, []int{open.col}
+			idx.Kids = append([]*Node{n}, idx.Kids...)
+			idx.Col, idx.opCol = n.Col, []int{open.col}
 			n = idx
 		case p.isOp("."):
 			p.next()
@@ -511,7 +511,7 @@ func (p *parser) primary() (*gnode, error) {
 			if t.kind != tName {
 				return nil, p.unexpected(t, "a name after '.'")
 			}
-			n = &gnode{op: "attr", text: t.text, col: n.col, span: t.col + t.span - n.col, kids: []*gnode{n}, opCol: []int{t.col}}
+			n = &Node{Op: "attr", Text: t.text, Col: n.Col, Span: t.col + t.span - n.Col, Kids: []*Node{n}, opCol: []int{t.col}}
 		default:
 			return n, nil
 		}
@@ -519,8 +519,8 @@ func (p *parser) primary() (*gnode, error) {
 }
 
 // subscript reads what is between [ and ]: an index or a slice.
-func (p *parser) subscript() (*gnode, error) {
-	var parts [2]*gnode
+func (p *parser) subscript() (*Node, error) {
+	var parts [2]*Node
 	slice := false
 	for k := 0; k < 2; k++ {
 		if !p.isOp(":") && !p.isOp("]") {
@@ -544,15 +544,15 @@ func (p *parser) subscript() (*gnode, error) {
 		if parts[0] == nil {
 			return nil, p.unexpected(p.peek(), "an index")
 		}
-		return &gnode{op: "index", kids: []*gnode{parts[0]}}, nil
+		return &Node{Op: "index", Kids: []*Node{parts[0]}}, nil
 	}
-	n := &gnode{op: "slice", kids: []*gnode{parts[0], parts[1]}}
+	n := &Node{Op: "slice", Kids: []*Node{parts[0], parts[1]}}
 	return n, nil
 }
 
 // list reads comma-separated expressions up to close (consumed).
-func (p *parser) list(close string) ([]*gnode, error) {
-	var out []*gnode
+func (p *parser) list(close string) ([]*Node, error) {
+	var out []*Node
 	for !p.isOp(close) {
 		if t := p.peek(); t.kind == tOp && t.text == "*" || t.kind == tOp && t.text == "**" {
 			return nil, gateErr(t.col, t.span, "", "unpacking (*x) is not supported in a gate")
@@ -562,7 +562,7 @@ func (p *parser) list(close string) ([]*gnode, error) {
 			return nil, err
 		}
 		if t := p.peek(); t.kind == tOp && t.text == "=" {
-			return nil, gateErr(x.col, t.col-x.col+1, "pass the value by position", "keyword arguments are not supported in a gate")
+			return nil, gateErr(x.Col, t.col-x.Col+1, "pass the value by position", "keyword arguments are not supported in a gate")
 		}
 		out = append(out, x)
 		if !p.isOp(",") {
@@ -604,28 +604,28 @@ func (p *parser) dictAhead() bool {
 	return false
 }
 
-func (p *parser) atom() (*gnode, error) {
+func (p *parser) atom() (*Node, error) {
 	t := p.next()
 	switch t.kind {
 	case tNum:
-		return &gnode{op: "num", text: t.text, col: t.col, span: t.span}, nil
+		return &Node{Op: "num", Text: t.text, Col: t.col, Span: t.span}, nil
 	case tStr:
 		if p.peek().kind == tStr {
 			u := p.peek()
 			return nil, gateErr(u.col, u.span, "join them into one string", "adjacent string literals are not supported in a gate")
 		}
-		return &gnode{op: "str", text: t.text, col: t.col, span: t.span}, nil
+		return &Node{Op: "str", Text: t.text, Col: t.col, Span: t.span}, nil
 	case tName:
 		switch t.text {
 		case "None", "True", "False":
-			return &gnode{op: "const", text: t.text, col: t.col, span: t.span}, nil
+			return &Node{Op: "const", Text: t.text, Col: t.col, Span: t.span}, nil
 		case "and", "or", "not", "in", "is", "if", "else", "for", "lambda", "await", "yield", "import", "del", "pass", "return", "def", "class":
 			return nil, p.unexpected(t, "a value")
 		case "null", "nil", "true", "false", "none":
 			fix := map[string]string{"null": "None", "nil": "None", "none": "None", "true": "True", "false": "False"}[t.text]
 			return nil, gateErr(t.col, t.span, "write "+fix, "%s is not a Python constant", t.text)
 		}
-		return &gnode{op: "name", text: t.text, col: t.col, span: t.span}, nil
+		return &Node{Op: "name", Text: t.text, Col: t.col, Span: t.span}, nil
 	case tOp:
 		switch t.text {
 		case "(":
@@ -636,13 +636,13 @@ func (p *parser) atom() (*gnode, error) {
 			if len(items) == 1 && p.toks[p.i-2].text != "," {
 				return items[0], nil // parentheses
 			}
-			return &gnode{op: "list", col: t.col, span: 1, kids: items}, nil // a tuple
+			return &Node{Op: "list", Col: t.col, Span: 1, Kids: items}, nil // a tuple
 		case "[":
 			items, err := p.list("]")
 			if err != nil {
 				return nil, err
 			}
-			return &gnode{op: "list", col: t.col, span: 1, kids: items}, nil
+			return &Node{Op: "list", Col: t.col, Span: 1, Kids: items}, nil
 		case "{":
 			if p.dictAhead() {
 				return nil, gateErr(t.col, 1, "compare the values one by one, or use a compute gate", "dict literals are not supported in a gate (lpp evaluates the gate false as well)")
@@ -651,7 +651,7 @@ func (p *parser) atom() (*gnode, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &gnode{op: "list", col: t.col, span: 1, kids: items}, nil // a set: membership as in a list
+			return &Node{Op: "list", Col: t.col, Span: 1, Kids: items}, nil // a set: membership as in a list
 		}
 	}
 	return nil, p.unexpected(t, "a value")

@@ -1,14 +1,15 @@
-package lpp
+package gate
 
 import (
 	"cmp"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"slices"
 	"strconv"
 	"strings"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
-// TranslateGate translates a gate expression from L++'s Python-like dialect
+// Translate translates a gate expression from L++'s Python-like dialect
 // into an expr guard. types maps each context property to its L++ type
 // (string, number, integer, boolean, array, object): the translation of
 // `in` and of truth values depends on them. The expression may read
@@ -17,26 +18,26 @@ import (
 // meaning for it: `x is None` is `x == nil`, and the truth value of a
 // string x is `(x ?? "") != ""`.
 //
-// A construct the translator cannot express is a *GateError with its column.
-func TranslateGate(src string, types map[string]string) (string, error) {
-	return translateGateIn(src, &gateEnv{types: types, payload: "event.payload"})
+// A construct the translator cannot express is a *Error with its column.
+func Translate(src string, types map[string]string) (string, error) {
+	return TranslateIn(src, &Env{Types: types, Payload: "event.payload"})
 }
 
 // gateEnv is what a translation knows besides the expression.
-type gateEnv struct {
-	types map[string]string
+type Env struct {
+	Types map[string]string
 	// payload is the expr text that stands for event.payload: the event
 	// itself in a state's `on:` list, a captured copy in a helper state
 	// after it (see translate.go).
-	payload string
+	Payload string
 	// eventName, when set, is the event's name known statically (in a
 	// helper state, where `event` is gone).
-	eventName string
+	EventName string
 	// rename maps a property's blueprint name to its internal name.
-	rename map[string]string
+	Rename map[string]string
 	// lppFalse collects what the translation gave its evident meaning
 	// although lpp's evaluator fails on it (the gate is then false in lpp).
-	lppFalse []*GateError
+	LppFalse []*Error
 	// known are the reads an enclosing `and` (or `or`) has already tested
 	// not to be None where the expression being emitted is evaluated.
 	known []string
@@ -49,7 +50,7 @@ type gateEnv struct {
 
 // failsUnless records that lpp's evaluation fails (the gate is false)
 // unless none of nils is None.
-func (env *gateEnv) failsUnless(nils []string) {
+func (env *Env) failsUnless(nils []string) {
 	if g := nonNil(env.unknown(nils)); g != "" && !slices.Contains(env.errs, g) {
 		env.errs = append(env.errs, g)
 	}
@@ -58,23 +59,23 @@ func (env *gateEnv) failsUnless(nils []string) {
 // asserted returns the reads that condition n proves not None when it is
 // true (negated: when it is false): `x is not None`, `x != None`, and
 // conjunctions of them.
-func (env *gateEnv) asserted(n *gnode, negated bool) []string {
+func (env *Env) asserted(n *Node, negated bool) []string {
 	switch {
-	case n.op == "and" && !negated || n.op == "or" && negated:
-		return append(env.asserted(n.kids[0], negated), env.asserted(n.kids[1], negated)...)
-	case n.op == "not":
-		return env.asserted(n.kids[0], !negated)
-	case n.op == "cmp" && len(n.cmpOp) == 1:
-		op := n.cmpOp[0]
+	case n.Op == "and" && !negated || n.Op == "or" && negated:
+		return append(env.asserted(n.Kids[0], negated), env.asserted(n.Kids[1], negated)...)
+	case n.Op == "not":
+		return env.asserted(n.Kids[0], !negated)
+	case n.Op == "cmp" && len(n.CmpOp) == 1:
+		op := n.CmpOp[0]
 		want := map[bool][]string{false: {"is not", "!="}, true: {"is", "=="}}[negated]
 		if !slices.Contains(want, op) {
 			return nil
 		}
-		l, r := n.kids[0], n.kids[1]
-		if r.op == "const" && r.text == "None" {
+		l, r := n.Kids[0], n.Kids[1]
+		if r.Op == "const" && r.Text == "None" {
 			l, r = r, l
 		}
-		if l.op != "const" || l.text != "None" {
+		if l.Op != "const" || l.Text != "None" {
 			return nil
 		}
 		o, err := env.emit(r)
@@ -87,7 +88,7 @@ func (env *gateEnv) asserted(n *gnode, negated bool) []string {
 }
 
 // unknown drops from nils the reads already known not to be None.
-func (env *gateEnv) unknown(nils []string) []string {
+func (env *Env) unknown(nils []string) []string {
 	if len(env.known) == 0 {
 		return nils
 	}
@@ -100,8 +101,8 @@ func (env *gateEnv) unknown(nils []string) []string {
 	return out
 }
 
-func translateGateIn(src string, env *gateEnv) (string, error) {
-	tree, err := parseGate(src)
+func TranslateIn(src string, env *Env) (string, error) {
+	tree, err := Parse(src)
 	if err != nil {
 		return "", err
 	}
@@ -167,16 +168,16 @@ func (o gout) at(min int) string {
 
 // value refuses the results of and/or where a value is needed: in Python
 // they give one of their operands, not a bool.
-func value(o gout, n *gnode) (gout, error) {
+func value(o gout, n *Node) (gout, error) {
 	if o.logic {
-		return o, gateErr(n.col, 1, "compare each side on its own, e.g. (a == 1) and (b == 2)",
+		return o, gateErr(n.Col, 1, "compare each side on its own, e.g. (a == 1) and (b == 2)",
 			"and/or give one of their operands in Python, not a bool: only a condition may use them here")
 	}
 	return o, nil
 }
 
 // truth returns the condition "o is true" in Python's sense.
-func (env *gateEnv) truth(o gout, n *gnode) (gout, error) {
+func (env *Env) truth(o gout, n *Node) (gout, error) {
 	if o.bool {
 		return o, nil
 	}
@@ -194,7 +195,7 @@ func (env *gateEnv) truth(o gout, n *gnode) (gout, error) {
 	case tNone:
 		return gout{s: "false", prec: precAtom, typ: tBool, bool: true}, nil
 	case tEvent:
-		return o, gateErr(n.col, n.span, "read event.payload.NAME or event.name", "event is not a value")
+		return o, gateErr(n.Col, n.Span, "read event.payload.NAME or event.name", "event is not a value")
 	}
 	// Python's truth value of a value of any type: None, False, 0, "",
 	// [] and {} are false.
@@ -235,19 +236,19 @@ func guarded(nils []string, cond string) string {
 
 // lppFails records a construct lpp's evaluator fails on (the gate is then
 // false in lpp) that lppctl gives its evident meaning.
-func (env *gateEnv) lppFails(col, span int, what string) {
-	env.lppFalse = append(env.lppFalse, gateErr(col, max(span, 1), "lpp's evaluator fails on it, so in lpp the gate is always false; rewrite it so that both agree",
+func (env *Env) lppFails(col, span int, what string) {
+	env.LppFalse = append(env.LppFalse, gateErr(col, max(span, 1), "lpp's evaluator fails on it, so in lpp the gate is always false; rewrite it so that both agree",
 		"%s: lppctl translates its evident meaning, but lpp evaluates the gate false", what))
 }
 
-func (env *gateEnv) emit(n *gnode) (gout, error) {
-	switch n.op {
+func (env *Env) emit(n *Node) (gout, error) {
+	switch n.Op {
 	case "num":
 		return emitNumber(n)
 	case "str":
-		return gout{s: strconv.Quote(n.text), prec: precAtom, typ: tString}, nil
+		return gout{s: strconv.Quote(n.Text), prec: precAtom, typ: tString}, nil
 	case "const":
-		switch n.text {
+		switch n.Text {
 		case "None":
 			return gout{s: "nil", prec: precAtom, typ: tNone}, nil
 		case "True":
@@ -255,30 +256,30 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		}
 		return gout{s: "false", prec: precAtom, typ: tBool, bool: true}, nil
 	case "name":
-		if n.text == "event" {
+		if n.Text == "event" {
 			return gout{s: "event", prec: precAtom, typ: tEvent}, nil
 		}
-		if n.text == "_state" { // the blueprint state the run rests in
-			return gout{s: stateVar, prec: precAtom, typ: tString}, nil // never None
+		if n.Text == "_state" { // the blueprint state the run rests in
+			return gout{s: StateVar, prec: precAtom, typ: tString}, nil // never None
 		}
-		name := n.text
-		if r, ok := env.rename[name]; ok {
+		name := n.Text
+		if r, ok := env.Rename[name]; ok {
 			name = r
 		}
-		t, ok := env.types[name]
+		t, ok := env.Types[name]
 		if !ok {
-			names := make([]string, 0, len(env.types)+1)
-			for k := range env.types {
+			names := make([]string, 0, len(env.Types)+1)
+			for k := range env.Types {
 				names = append(names, k)
 			}
 			slices.Sort(names)
-			return gout{}, gateErr(n.col, n.span, cmp.Or(mspec.DidYouMeanHint(n.text, append(names, "event")), "declare it in context_schema.properties"),
-				"unknown name %q: it is not a context property", n.text)
+			return gout{}, gateErr(n.Col, n.Span, cmp.Or(mspec.DidYouMeanHint(n.Text, append(names, "event")), "declare it in context_schema.properties"),
+				"unknown name %q: it is not a context property", n.Text)
 		}
 		return gout{s: name, prec: precAtom, typ: t, nils: []string{name}}, nil
 	case "list":
-		parts := make([]string, len(n.kids))
-		for i, k := range n.kids {
+		parts := make([]string, len(n.Kids))
+		for i, k := range n.Kids {
 			o, err := env.valueOf(k)
 			if err != nil {
 				return gout{}, err
@@ -287,16 +288,16 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		}
 		return gout{s: "[" + strings.Join(parts, ", ") + "]", prec: precAtom, typ: tArray}, nil
 	case "and", "or":
-		l, err := env.cond(n.kids[0])
+		l, err := env.cond(n.Kids[0])
 		if err != nil {
 			return gout{}, err
 		}
 		// `x is not None and x > 3`: the right side needs no guard of x
 		// (and `x is None or x > 3` none either).
 		saved, savedErrs := env.known, env.errs
-		env.known = append(slices.Clone(env.known), env.asserted(n.kids[0], n.op == "or")...)
+		env.known = append(slices.Clone(env.known), env.asserted(n.Kids[0], n.Op == "or")...)
 		env.errs = nil
-		r, err := env.cond(n.kids[1])
+		r, err := env.cond(n.Kids[1])
 		q := env.errs
 		env.known, env.errs = saved, savedErrs
 		if err != nil {
@@ -304,26 +305,26 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 		}
 		if len(q) > 0 { // the right side is evaluated only when the left one does not decide
 			qs := strings.Join(q, " && ")
-			if n.op == "and" {
+			if n.Op == "and" {
 				env.errs = append(env.errs, "(!"+l.at(precNot+1)+" || "+qs+")")
 			} else {
 				env.errs = append(env.errs, "("+l.at(precOr+1)+" || "+qs+")")
 			}
 		}
 		op, prec := " && ", precAnd
-		if n.op == "or" {
+		if n.Op == "or" {
 			op, prec = " || ", precOr
 		}
 		return gout{s: l.at(prec) + op + r.at(prec+1), prec: prec, typ: tBool, bool: true, logic: true}, nil
 	case "not":
 		return env.not(n)
 	case "neg", "pos":
-		x, err := env.valueOf(n.kids[0])
+		x, err := env.valueOf(n.Kids[0])
 		if err != nil {
 			return gout{}, err
 		}
-		env.lppFails(n.col, 1, "unary "+map[bool]string{true: "+", false: "-"}[n.op == "pos"]+" is not in lpp's whitelist")
-		if n.op == "pos" {
+		env.lppFails(n.Col, 1, "unary "+map[bool]string{true: "+", false: "-"}[n.Op == "pos"]+" is not in lpp's whitelist")
+		if n.Op == "pos" {
 			return x, nil
 		}
 		return gout{s: "-" + x.at(precNeg), prec: precNeg, typ: x.typ, nils: x.nils}, nil
@@ -332,19 +333,19 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 	case "cmp":
 		return env.comparison(n)
 	case "cond":
-		c, err := env.cond(n.kids[0])
+		c, err := env.cond(n.Kids[0])
 		if err != nil {
 			return gout{}, err
 		}
 		saved := env.errs
 		env.errs = nil
-		a, err := env.valueOf(n.kids[1])
+		a, err := env.valueOf(n.Kids[1])
 		qa := env.errs
 		env.errs = nil
 		if err != nil {
 			return gout{}, err
 		}
-		b, err := env.valueOf(n.kids[2])
+		b, err := env.valueOf(n.Kids[2])
 		qb := env.errs
 		env.errs = saved
 		if err != nil {
@@ -371,23 +372,23 @@ func (env *gateEnv) emit(n *gnode) (gout, error) {
 	case "method":
 		return env.method(n)
 	}
-	return gout{}, gateErr(n.col, 1, "", "unsupported expression")
+	return gout{}, gateErr(n.Col, 1, "", "unsupported expression")
 }
 
 // valueOf emits n where a value is needed.
-func (env *gateEnv) valueOf(n *gnode) (gout, error) {
+func (env *Env) valueOf(n *Node) (gout, error) {
 	o, err := env.emit(n)
 	if err != nil {
 		return o, err
 	}
 	if o.typ == tEvent {
-		return o, gateErr(n.col, n.span, "read event.payload.NAME or event.name", "event is not a value")
+		return o, gateErr(n.Col, n.Span, "read event.payload.NAME or event.name", "event is not a value")
 	}
 	return value(o, n)
 }
 
 // cond emits n where a condition is needed.
-func (env *gateEnv) cond(n *gnode) (gout, error) {
+func (env *Env) cond(n *Node) (gout, error) {
 	o, err := env.emit(n)
 	if err != nil {
 		return o, err
@@ -395,22 +396,22 @@ func (env *gateEnv) cond(n *gnode) (gout, error) {
 	return env.truth(o, n)
 }
 
-func emitNumber(n *gnode) (gout, error) {
-	s := strings.ReplaceAll(n.text, "_", "")
+func emitNumber(n *Node) (gout, error) {
+	s := strings.ReplaceAll(n.Text, "_", "")
 	if strings.HasSuffix(strings.ToLower(s), "j") {
-		return gout{}, gateErr(n.col, n.span, "", "complex numbers are not supported")
+		return gout{}, gateErr(n.Col, n.Span, "", "complex numbers are not supported")
 	}
 	lower := strings.ToLower(s)
 	prefixed := strings.HasPrefix(lower, "0x") || strings.HasPrefix(lower, "0o") || strings.HasPrefix(lower, "0b")
 	if !prefixed && len(s) > 1 && s[0] == '0' && strings.Trim(s, "0123456789") == "" && strings.Trim(s, "0") != "" {
-		return gout{}, gateErr(n.col, n.span, "write 0o"+s[1:]+" for an octal number, or remove the leading zeros", "invalid number %q: leading zeros are not allowed", n.text)
+		return gout{}, gateErr(n.Col, n.Span, "write 0o"+s[1:]+" for an octal number, or remove the leading zeros", "invalid number %q: leading zeros are not allowed", n.Text)
 	}
 	if i, err := strconv.ParseInt(s, 0, 64); err == nil && (prefixed || !strings.ContainsAny(s, ".eE")) {
 		return gout{s: strconv.FormatInt(i, 10), prec: precAtom, typ: tInteger}, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || strings.ContainsAny(s, "xXpP") {
-		return gout{}, gateErr(n.col, n.span, "", "invalid number %q", n.text)
+		return gout{}, gateErr(n.Col, n.Span, "", "invalid number %q", n.Text)
 	}
 	out := strconv.FormatFloat(f, 'g', -1, 64)
 	if !strings.ContainsAny(out, ".eIN") {
@@ -419,17 +420,17 @@ func emitNumber(n *gnode) (gout, error) {
 	return gout{s: out, prec: precAtom, typ: tNumber}, nil
 }
 
-func (env *gateEnv) not(n *gnode) (gout, error) {
+func (env *Env) not(n *Node) (gout, error) {
 	// not x in y, not x is None, not a == b: the inverse comparison reads better.
-	if c := n.kids[0]; c.op == "cmp" && len(c.cmpOp) == 1 {
+	if c := n.Kids[0]; c.Op == "cmp" && len(c.CmpOp) == 1 {
 		inv := map[string]string{"==": "!=", "!=": "==", "in": "not in", "not in": "in", "is": "is not", "is not": "is"}
-		if op, ok := inv[c.cmpOp[0]]; ok {
+		if op, ok := inv[c.CmpOp[0]]; ok {
 			flipped := *c
-			flipped.cmpOp = []string{op}
+			flipped.CmpOp = []string{op}
 			return env.comparison(&flipped)
 		}
 	}
-	x, err := env.cond(n.kids[0])
+	x, err := env.cond(n.Kids[0])
 	if err != nil {
 		return gout{}, err
 	}
@@ -438,50 +439,50 @@ func (env *gateEnv) not(n *gnode) (gout, error) {
 
 var arithOps = map[string]int{"+": precAdd, "-": precAdd, "*": precMul, "/": precMul, "%": precMul, "//": precMul, "**": precPow}
 
-func (env *gateEnv) binary(n *gnode) (gout, error) {
-	l, err := env.valueOf(n.kids[0])
+func (env *Env) binary(n *Node) (gout, error) {
+	l, err := env.valueOf(n.Kids[0])
 	if err != nil {
 		return gout{}, err
 	}
-	r, err := env.valueOf(n.kids[1])
+	r, err := env.valueOf(n.Kids[1])
 	if err != nil {
 		return gout{}, err
 	}
 	for i, o := range []gout{l, r} {
 		if o.typ == tNone {
-			return gout{}, gateErr(n.kids[i].col, n.kids[i].span, "", "None cannot take part in arithmetic")
+			return gout{}, gateErr(n.Kids[i].Col, n.Kids[i].Span, "", "None cannot take part in arithmetic")
 		}
 	}
 	typ := tNumber
 	switch {
-	case n.text == "+" && l.typ == tString && r.typ == tString:
+	case n.Text == "+" && l.typ == tString && r.typ == tString:
 		typ = tString
-	case n.text == "+" && l.typ == tArray && r.typ == tArray:
+	case n.Text == "+" && l.typ == tArray && r.typ == tArray:
 		typ = tArray
-	case l.typ == tInteger && r.typ == tInteger && n.text != "/" && n.text != "**":
+	case l.typ == tInteger && r.typ == tInteger && n.Text != "/" && n.Text != "**":
 		typ = tInteger
 	case l.typ == tAny || r.typ == tAny:
 		typ = tAny
 	}
-	prec := arithOps[n.text]
+	prec := arithOps[n.Text]
 	nils := append(slices.Clone(l.nils), r.nils...) // None on either side: None
 	switch {
-	case n.text == "//":
+	case n.Text == "//":
 		return gout{s: "floor(" + l.s + " / " + r.at(precMul+1) + ")", prec: precAtom, typ: typ, nils: nils}, nil
-	case n.text == "**":
-		env.lppFails(n.col, 2, "** is not in lpp's whitelist")
+	case n.Text == "**":
+		env.lppFails(n.Col, 2, "** is not in lpp's whitelist")
 		return gout{s: l.at(precPow+1) + " ** " + r.at(precNeg), prec: precPow, typ: tNumber, nils: nils}, nil
-	case n.text == "%" && typ != tInteger:
+	case n.Text == "%" && typ != tInteger:
 		// Python's % on floats (expr's % takes integers): a - floor(a / b) * b.
 		return gout{s: "(" + l.at(precAdd+1) + " - floor(" + l.s + " / " + r.at(precMul+1) + ") * " + r.at(precMul+1) + ")", prec: precAtom, typ: typ, nils: nils}, nil
 	}
-	return gout{s: l.at(prec) + " " + n.text + " " + r.at(prec+1), prec: prec, typ: typ, nils: nils}, nil
+	return gout{s: l.at(prec) + " " + n.Text + " " + r.at(prec+1), prec: prec, typ: typ, nils: nils}, nil
 }
 
 // comparison emits a comparison chain: a < b < c is (a < b) && (b < c).
-func (env *gateEnv) comparison(n *gnode) (gout, error) {
-	ops := make([]gout, len(n.kids))
-	for i, k := range n.kids {
+func (env *Env) comparison(n *Node) (gout, error) {
+	ops := make([]gout, len(n.Kids))
+	for i, k := range n.Kids {
 		o, err := env.valueOf(k)
 		if err != nil {
 			return gout{}, err
@@ -489,13 +490,13 @@ func (env *gateEnv) comparison(n *gnode) (gout, error) {
 		o.nils = env.unknown(o.nils)
 		ops[i] = o
 	}
-	parts := make([]string, len(n.cmpOp))
-	for i, op := range n.cmpOp {
+	parts := make([]string, len(n.CmpOp))
+	for i, op := range n.CmpOp {
 		l, r := ops[i], ops[i+1]
 		if (op == "in" || op == "not in") && r.typ == tString {
 			env.failsUnless(l.nils) // None in a string fails in lpp: the gate is false
 		}
-		s, err := compare(op, l, r, n.kids[i], n.kids[i+1], n.opCol[i])
+		s, err := compare(op, l, r, n.Kids[i], n.Kids[i+1], n.opCol[i])
 		if err != nil {
 			return gout{}, err
 		}
@@ -507,7 +508,7 @@ func (env *gateEnv) comparison(n *gnode) (gout, error) {
 	return gout{s: strings.Join(parts, " && "), prec: precAnd, typ: tBool, bool: true}, nil
 }
 
-func compare(op string, l, r gout, ln, rn *gnode, col int) (string, error) {
+func compare(op string, l, r gout, ln, rn *Node, col int) (string, error) {
 	ls, rs := l.at(precCmp+1), r.at(precCmp+1)
 	// Comparing with None: x == nil tests the value (or, for arithmetic,
 	// whether one of its reads is None).
@@ -522,7 +523,7 @@ func compare(op string, l, r gout, ln, rn *gnode, col int) (string, error) {
 	}
 	switch op {
 	case "is", "is not":
-		if rn.op != "const" && ln.op != "const" {
+		if rn.Op != "const" && ln.Op != "const" {
 			return "", gateErr(col, len(op), "compare values with == or !=",
 				"%q compares identity: only `is None`, `is not None`, `is True` and `is False` are supported", op)
 		}
@@ -539,7 +540,7 @@ func compare(op string, l, r gout, ln, rn *gnode, col int) (string, error) {
 		case tArray, tObject, tEvPay, tAny:
 			s = ls + " " + neg + "in " + rs
 		default:
-			return "", gateErr(col, len(op), "", "%q needs a string, a list or a dict on its right, and this is %s", op, typeArticle(r.typ))
+			return "", gateErr(col, len(op), "", "%q needs a string, a list or a dict on its right, and this is %s", op, TypeArticle(r.typ))
 		}
 		// In lpp, x in None is False and x not in None True; None in a
 		// string fails (false), None in a list is a plain membership.
