@@ -18,24 +18,24 @@ import (
 // meaning for it: `x is None` is `x == nil`, and the truth value of a
 // string x is `(x ?? "") != ""`.
 //
-// A construct the translator cannot express is a *Error with its column.
+// A construct the translator cannot express is an *Error with its column.
 func Translate(src string, types map[string]string) (string, error) {
 	return TranslateIn(src, &Env{Types: types, Payload: "event.payload"})
 }
 
-// gateEnv is what a translation knows besides the expression.
+// Env is what a translation knows besides the expression.
 type Env struct {
 	Types map[string]string
-	// payload is the expr text that stands for event.payload: the event
+	// Payload is the expr text that stands for event.payload: the event
 	// itself in a state's `on:` list, a captured copy in a helper state
 	// after it (see translate.go).
 	Payload string
-	// eventName, when set, is the event's name known statically (in a
+	// EventName, when set, is the event's name known statically (in a
 	// helper state, where `event` is gone).
 	EventName string
-	// rename maps a property's blueprint name to its internal name.
+	// Rename maps a property's blueprint name to its internal name.
 	Rename map[string]string
-	// lppFalse collects what the translation gave its evident meaning
+	// LppFalse collects what the translation gave its evident meaning
 	// although lpp's evaluator fails on it (the gate is then false in lpp).
 	LppFalse []*Error
 	// known are the reads an enclosing `and` (or `or`) has already tested
@@ -101,6 +101,8 @@ func (env *Env) unknown(nils []string) []string {
 	return out
 }
 
+// TranslateIn is Translate with what the translation knows besides the
+// expression: the property types, the payload's fields, the names renamed.
 func TranslateIn(src string, env *Env) (string, error) {
 	tree, err := Parse(src)
 	if err != nil {

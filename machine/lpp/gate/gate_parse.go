@@ -176,7 +176,7 @@ func lexString(rs []rune, i int, raw bool) (token, int, error) {
 	return token{}, 0, gateErr(i+1, len(rs)-i, "close it with "+string(q), "the string is not closed")
 }
 
-// gnode is a node of a gate's syntax tree.
+// Node is a node of a gate's syntax tree.
 type Node struct {
 	Op    string // see the parse functions: "name", "num", "str", "const", "list", "bin", "cmp", "and", "or", "not", "neg", "pos", "cond", "call", "method", "attr", "index", "slice"
 	Text  string // name, number text, string value, constant (None/True/False), operator
@@ -193,7 +193,7 @@ type parser struct {
 	depth int
 }
 
-// parseGate reads a whole gate expression.
+// Parse reads a whole gate expression.
 func Parse(src string) (*Node, error) {
 	toks, err := lex(src)
 	if err != nil {

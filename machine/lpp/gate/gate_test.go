@@ -9,13 +9,13 @@ import (
 	"github.com/expr-lang/expr"
 )
 
-// testTypes are the context properties the gate tests read.
+// TestTypes are the context properties the gate tests read.
 var TestTypes = map[string]string{
 	"name": "string", "target": "string", "count": "integer", "score": "number",
 	"approved": "boolean", "items": "array", "meta": "object",
 }
 
-// translateGateCases are gates and their translations (want "": refused,
+// TranslateGateCases are gates and their translations (want "": refused,
 // see TestTranslateGateRefuses).
 var TranslateGateCases = []struct{ Src, Want string }{
 	// None
