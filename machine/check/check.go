@@ -64,6 +64,11 @@ type CheckOptions struct {
 	// default (typed, as Var.ParseOverride returns them): what a caller
 	// sets. A given value wins over `input: true` and Inputs.
 	Initial map[string]any
+	// Interpreted evaluates every guard and set with expr, as the run
+	// does, instead of the compiled closures of the programs that have one
+	// (check_fast.go): slower, and the same verdicts (the reference the
+	// compiled evaluation is tested against).
+	Interpreted bool
 	// Inputs names variables that start from every value of their domain
 	// (the values an action's write takes, VarDomain), besides those the
 	// spec marks `input: true`: the exploration starts from every
@@ -227,6 +232,7 @@ func (r *CheckReport) Property(name string) *PropertyResult {
 // UNKNOWN.
 func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *CheckReport {
 	x := NewExplorer(m, opts)
+	defer x.arena.release() // after the verdicts, which read the nodes; the report holds nothing of the arena
 	defer func() {
 		if x.restoreGC != nil {
 			x.restoreGC()
@@ -236,7 +242,8 @@ func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *Che
 	x.run(ctx, start)
 	rep := &CheckReport{File: m.Spec().File, Spec: m.Spec().Name, Complete: x.stopped == "", Stopped: x.stopped}
 	rep.Stats = x.stats(time.Since(start))
-	x.store.table, x.memo = nil, nil // no pair is looked up any more: the trap search has the memory
+	x.store.dropTable() // no pair is looked up any more: the trap search has the memory
+	x.memo, x.memoOff = nil, true
 	rep.Properties = x.verdicts()
 	rep.Dead = x.deadTransitions()
 	rep.Domains = x.domainReport()

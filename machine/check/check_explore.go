@@ -22,6 +22,8 @@ type Explorer struct {
 	maxState int
 	maxDepth int
 	progress func(CheckStats)
+	// interpreted: no compiled evaluation (CheckOptions.Interpreted)
+	interpreted bool
 
 	Vars        []*mspec.Var
 	nslots      int
@@ -46,6 +48,7 @@ type Explorer struct {
 	invEnv map[string]any // a pair being added, for its invariants
 	vm     vm.VM
 
+	arena     *arena      // where the store, nodes and successors live (check_arena.go): ModelCheck releases it
 	store     *pairStore  // the stored pairs, exact (check_store.go)
 	values    *valueTable // the values their records refer to
 	stored    []int       // the slots a record holds: those live in some state
@@ -71,8 +74,9 @@ type Explorer struct {
 	isStale   []bool   // by slot: listed in stale
 	memoProgs map[*vm.Program]*memoProg
 	memoSigs  map[string]uint32 // a program's text and code → its index
-	memo      []memoEntry
-	restoreGC func() // puts back the collector's target (check_gc.go), nil while not lowered
+	memo      []memoEntry       // nil until a memoised program runs
+	memoOff   bool              // the search is over: memoise nothing more
+	restoreGC func()            // puts back the collector's target (check_gc.go), nil while not lowered
 
 	// Buffers reused by expand.
 	baseIDs, curIDs, nextIDs []uint32
@@ -161,7 +165,7 @@ type finding struct {
 func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	spec := m.Spec()
 	x := &Explorer{
-		m: m, spec: spec, maxState: opts.MaxStates, maxDepth: opts.MaxDepth, progress: opts.Progress,
+		m: m, spec: spec, maxState: opts.MaxStates, maxDepth: opts.MaxDepth, progress: opts.Progress, interpreted: opts.Interpreted,
 		Vars: spec.Context, slot: map[string]int{}, stateIdx: map[string]int{},
 		findings: map[string]*finding{},
 	}
@@ -278,7 +282,9 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			}
 		}
 	}
-	x.store = newPairStore(1 + len(x.stored))
+	x.arena = &arena{}
+	x.nodes.arena, x.succStart.arena, x.succ.arena = x.arena, x.arena, x.arena
+	x.store = newPairStore(1+len(x.stored), x.arena)
 	x.rec = make([]uint32, 1+len(x.stored))
 	for _, st := range x.States {
 		for _, dom := range st.outcomes {
@@ -312,7 +318,6 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		x.envIDs[i], x.mapIDs[i] = noID, noID // env holds nothing yet
 	}
 	x.envVals, x.isStale = make([]any, x.nslots), make([]bool, x.nslots)
-	x.memo = make([]memoEntry, minMemoSlots)
 	return x
 }
 

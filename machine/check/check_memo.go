@@ -47,12 +47,15 @@ type memoEntry struct {
 // memoErr is an evaluation's error, as a memoEntry keeps it.
 type memoErr struct{ err error }
 
-// memoProg is a memoisable program: its index (key[0]) and the slots it
-// reads. Programs compiled from the same text to the same code (a guard
-// written in several states) share an index, and so their results.
+// memoProg describes a pure program: its index (key[0]; 0 when it reads
+// more than maxMemoReads slots and is not memoised), the slots it reads,
+// and its compiled form (check_fast.go; nil when it has none). Programs
+// compiled from the same text to the same code (a guard written in several
+// states) share an index, and so their results.
 type memoProg struct {
 	idx   uint32
 	reads []int
+	fast  *fastProg
 }
 
 // pureBuiltins are the builtins a memoised program may call: their result
@@ -123,14 +126,23 @@ func (x *Explorer) memoOf(p *vm.Program) *memoProg {
 	node := p.Node()
 	ast.Walk(&node, w)
 	var m *memoProg
-	if w.pure && len(w.reads) <= maxMemoReads {
-		sig := p.Source().String() + "\x00" + p.Disassemble()
-		idx, ok := x.memoSigs[sig]
-		if !ok {
-			idx = uint32(len(x.memoSigs) + 1)
-			x.memoSigs[sig] = idx
+	if w.pure {
+		m = &memoProg{reads: w.reads}
+		if !x.interpreted {
+			m.fast = fastCompiler{slot: x.slot}.compile(node)
 		}
-		m = &memoProg{idx: idx, reads: w.reads}
+		if m.fast == nil && len(w.reads) <= maxMemoReads { // a compiled program is cheaper than a memo hit
+			sig := p.Source().String() + "\x00" + p.Disassemble()
+			idx, ok := x.memoSigs[sig]
+			if !ok {
+				idx = uint32(len(x.memoSigs) + 1)
+				x.memoSigs[sig] = idx
+			}
+			m.idx = idx
+		}
+		if m.idx == 0 && m.fast == nil {
+			m = nil
+		}
 	}
 	x.memoProgs[p] = m
 	return m
@@ -148,11 +160,34 @@ func (x *Explorer) memosOf(set []machine.Cassign) []*memoProg {
 	return out
 }
 
+// holds evaluates a guard: whether it is true, or why it cannot be
+// evaluated (as evalM; a compiled guard returns its bool unboxed).
+func (x *Explorer) holds(p *vm.Program, m *memoProg) (bool, error) {
+	if m != nil && m.fast != nil && m.fast.cond != nil {
+		if t, ok := m.fast.cond(x.envVals); ok {
+			return t, nil
+		}
+	}
+	v, err := x.evalM(p, m)
+	return v == true, err
+}
+
 // evalM is eval with p's memo description given (m = x.memoOf(p), computed
 // once where the program is listed: the hot paths look up nothing).
 func (x *Explorer) evalM(p *vm.Program, m *memoProg) (any, error) {
-	if m == nil || x.memo == nil {
+	if m == nil {
 		return x.vm.Run(p, x.syncEnv())
+	}
+	if m.fast != nil {
+		if v, ok := m.fast.run(x.envVals); ok {
+			return v, nil
+		}
+	}
+	if m.idx == 0 || x.memoOff {
+		return x.vm.Run(p, x.syncEnv())
+	}
+	if x.memo == nil { // the first memoised program: a spec whose programs all compile has no cache
+		x.memo = make([]memoEntry, minMemoSlots)
 	}
 	var k memoKey
 	k[0] = m.idx

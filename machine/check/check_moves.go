@@ -255,12 +255,12 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 			x.env[mspec.VarEvent] = val
 			for i, ct := range ev.Trans {
 				if ct.Guard != nil {
-					ok, err := x.evalM(ct.Guard, ev.guardMemo[i])
+					ok, err := x.holds(ct.Guard, ev.guardMemo[i])
 					if err != nil {
 						delete(x.env, mspec.VarEvent)
 						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
 					}
-					if ok != true {
+					if !ok {
 						continue
 					}
 				}
@@ -277,11 +277,11 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 			continue // events were tried above
 		}
 		if e.guard != nil {
-			ok, err := x.evalM(e.guard, e.guardMemo)
+			ok, err := x.holds(e.guard, e.guardMemo)
 			if err != nil {
 				return nil, x.guardError(st, e, err)
 			}
-			if ok != true {
+			if !ok {
 				continue
 			}
 		}

@@ -86,10 +86,22 @@ type pairStore struct {
 	n      int      // records stored
 	table  []uint64 // 0: empty; else the record's tag (its hash's high 32 bits), then id+1; a record's first slot is tag & mask
 	mask   uint64
+	arena  *arena // where the chunks and the table are allocated (nil: the heap)
 }
 
-func newPairStore(width int) *pairStore {
-	return &pairStore{width: width, size: 1, table: make([]uint64, 1024), mask: 1023}
+func newPairStore(width int, a *arena) *pairStore {
+	return &pairStore{width: width, size: 1, table: arenaSlice[uint64](a, 1024), mask: 1023, arena: a}
+}
+
+// newChunk allocates an empty chunk for recordChunk records of the store's width.
+func (s *pairStore) newChunk() []byte {
+	return arenaSlice[byte](s.arena, recordChunk*s.width*s.size)[:0]
+}
+
+// dropTable gives back the lookup table: no record is found after.
+func (s *pairStore) dropTable() {
+	arenaFree(s.arena, s.table)
+	s.table = nil
 }
 
 // bytes returns the encoded record of id.
@@ -198,7 +210,7 @@ func (s *pairStore) insert(r []uint32, slot, tag uint64) int32 {
 		}
 	}
 	if s.n%recordChunk == 0 {
-		s.chunks = append(s.chunks, make([]byte, 0, recordChunk*s.width*s.size))
+		s.chunks = append(s.chunks, s.newChunk())
 	}
 	s.chunks[len(s.chunks)-1] = s.appendRecord(s.chunks[len(s.chunks)-1], r)
 	s.n++
@@ -236,17 +248,21 @@ func (s *pairStore) widen(r []uint32) {
 	s.size, s.chunks = size, make([][]byte, len(old.chunks))
 	for i, c := range old.chunks {
 		n := len(c) / (old.width * old.size)
-		w := make([]byte, 0, recordChunk*s.width*size)
+		w := s.newChunk()
 		for id := range n {
 			w = s.appendRecord(w, old.record(int32(i*recordChunk+id), nil))
 		}
 		s.chunks[i] = w
 	}
+	for _, c := range old.chunks {
+		arenaFree(s.arena, c)
+	}
 }
 
 func (s *pairStore) grow() {
 	old := s.table
-	s.table = make([]uint64, 2*len(old))
+	defer arenaFree(s.arena, old)
+	s.table = arenaSlice[uint64](s.arena, 2*len(old))
 	s.mask = uint64(len(s.table) - 1)
 	for _, e := range old {
 		if e == 0 {
