@@ -1,5 +1,7 @@
 package check
 
+import mspec "github.com/lppctl/lppctl/machine/spec"
+
 // The environment of the pair being expanded: env, a Go map from names to
 // values, is what expr programs run against, but most evaluations are memo
 // hits (check_memo.go) that read only the values' ids. So a slot's value is
@@ -17,12 +19,11 @@ func (x *Explorer) setEnv(slot int, v any, id uint32) {
 	x.dirty = append(x.dirty, slot)
 }
 
-// restoreEnv puts back the values of vals (ids: their ids) for the slots set
-// since mark.
-func (x *Explorer) restoreEnv(vals []any, ids []uint32, mark int) {
+// restoreEnv puts back the values of ids for the slots set since mark.
+func (x *Explorer) restoreEnv(ids []uint32, mark int) {
 	for _, s := range x.dirty[mark:] {
 		if x.envIDs[s] != ids[s] {
-			x.put(s, vals[s], ids[s])
+			x.put(s, x.values.values[ids[s]], ids[s])
 		}
 	}
 	x.dirty = x.dirty[:mark]
@@ -48,5 +49,6 @@ func (x *Explorer) syncEnv() map[string]any {
 		x.isStale[s] = false
 	}
 	x.stale = x.stale[:0]
+	x.env[mspec.VarState] = x.envState
 	return x.env
 }

@@ -44,14 +44,17 @@ type Explorer struct {
 	freeDoms    [][]any // aligned with free: the values each starts from
 	roots       [][]any // the initial pairs' values (canonical), by root index
 
-	env    map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
-	invEnv map[string]any // a pair being added, for its invariants
-	vm     vm.VM
+	env map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
+	// envState is the value of `state` in env, written by syncEnv
+	envState any
+	invEnv   map[string]any // a pair being added, for its invariants
+	vm       vm.VM
 
 	arena     *arena      // where the store, nodes and successors live (check_arena.go): ModelCheck releases it
 	store     *pairStore  // the stored pairs, exact (check_store.go)
 	values    *valueTable // the values their records refer to
 	stored    []int       // the slots a record holds: those live in some state
+	isStored  []bool      // by slot: in stored
 	defIDs    []uint32    // by slot: the id of its default
 	rec       []uint32    // scratch: the record of a pair being looked up
 	nodes     chunked[xnode]
@@ -79,17 +82,17 @@ type Explorer struct {
 	restoreGC func()            // puts back the collector's target (check_gc.go), nil while not lowered
 
 	// Buffers reused by expand.
-	baseIDs, curIDs, nextIDs []uint32
-	outcomeIDs               []uint32
-	names                    []string // slot → name in env
-	dirty                    []int    // slots of env set since the last load
-	cur, next                []any
-	news                     []any
-	odometer                 []int
-	outcomeBuf               []any
-	moveBuf                  []move
-	end                      move
-	errMove                  move
+	curIDs, nextIDs []uint32
+	outcomeIDs      []uint32
+	names           []string // slot → name in env
+	dirty           []int    // slots of env set since the last load
+	news            []any
+	odometer        []int
+	outcomeBuf      []any
+	choices         []choice
+	mv              move
+	end             move
+	errMove         move
 }
 
 // Node flags.
@@ -119,11 +122,13 @@ type Xstate struct {
 	Events       []*xevent
 	invs         []*xcond
 	reqs         []*xcond
-	edges        []edge      // the ways out, in the order they are tried (see edgesOf)
-	outcomes     [][]any     // per write: its domain when read later, else its default alone
-	outcomeIDs   [][]uint32  // their ids
-	setMemo      []*memoProg // memosOf(Cs.Set)
+	edges        []edge     // the ways out, in the order they are tried (see edgesOf)
+	outcomes     [][]any    // per write: its domain when read later, else its default alone
+	outcomeIDs   [][]uint32 // their ids
+	setMemo      *setProgs  // memosOf(Cs.Set)
 	live         slotSet
+	keyBase      []uint32   // its record with every stored slot at its default (key)
+	keyLive      [][2]int32 // the stored slots live here: (word of the record, slot)
 	afterAction  slotSet
 	actionWrites slotSet
 	reached      bool
@@ -138,12 +143,12 @@ type Xstate struct {
 type xevent struct {
 	Name      string
 	Trans     []*machine.Ctrans
-	to        []*Xstate     // aligned with trans
-	taken     []bool        // aligned with trans (top-level ones are also in explorer.globalTaken)
-	Payloads  []any         // values of `event` to try, each a typed struct
-	guardMemo []*memoProg   // aligned with trans: memoOf(its guard)
-	setMemo   [][]*memoProg // aligned with trans: memosOf(its set)
-	labels    []string      // aligned with payloads: how traces show each ("" for no payload)
+	to        []*Xstate   // aligned with trans
+	taken     []bool      // aligned with trans (top-level ones are also in explorer.globalTaken)
+	Payloads  []any       // values of `event` to try, each a typed struct
+	guardMemo []*memoProg // aligned with trans: memoOf(its guard)
+	setMemo   []*setProgs // aligned with trans: memosOf(its set)
+	labels    []string    // aligned with payloads: how traces show each ("" for no payload)
 }
 
 type xcond struct {
@@ -273,11 +278,13 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	}
 	x.names = append(x.names, mspec.VarLastError)
 	x.values = newValueTable()
+	x.isStored = make([]bool, x.nslots)
 	for s := range x.nslots {
 		x.defIDs = append(x.defIDs, x.values.id(x.defaults[s]))
 		for _, st := range x.States {
 			if st.live[s] {
 				x.stored = append(x.stored, s)
+				x.isStored[s] = true
 				break
 			}
 		}
@@ -285,6 +292,15 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	x.arena = &arena{}
 	x.nodes.arena, x.succStart.arena, x.succ.arena = x.arena, x.arena, x.arena
 	x.store = newPairStore(1+len(x.stored), x.arena)
+	for _, st := range x.States {
+		st.keyBase = append(st.keyBase, uint32(st.idx))
+		for j, s := range x.stored {
+			st.keyBase = append(st.keyBase, x.defIDs[s])
+			if st.live[s] {
+				st.keyLive = append(st.keyLive, [2]int32{int32(j + 1), int32(s)})
+			}
+		}
+	}
 	x.rec = make([]uint32, 1+len(x.stored))
 	for _, st := range x.States {
 		for _, dom := range st.outcomes {
@@ -328,25 +344,20 @@ const noID = ^uint32(0)
 // slots dead in st have their default.
 func (x *Explorer) key(st *Xstate, ids []uint32) []uint32 {
 	r := x.rec
-	r[0] = uint32(st.idx)
-	for j, s := range x.stored {
-		if st.live[s] {
-			r[j+1] = ids[s]
-		} else {
-			r[j+1] = x.defIDs[s]
-		}
+	copy(r, st.keyBase)
+	for _, l := range st.keyLive {
+		r[l[0]] = ids[l[1]]
 	}
 	return r
 }
 
-// decode fills vals and ids with the values of a record and their ids.
-func (x *Explorer) decode(r []uint32, vals []any, ids []uint32) ([]any, []uint32) {
-	vals = append(vals[:0], x.defaults...)
+// decode fills ids with the ids of a record's values.
+func (x *Explorer) decode(r []uint32, ids []uint32) []uint32 {
 	ids = append(ids[:0], x.defIDs...)
 	for j, s := range x.stored {
-		vals[s], ids[s] = x.values.values[r[j+1]], r[j+1]
+		ids[s] = r[j+1]
 	}
-	return vals, ids
+	return ids
 }
 
 // stateOf returns the index of node id's state.
@@ -382,8 +393,7 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 	lastReport := start
 	x.succStart.push(0)
 	var rec []uint32 // the record of the pair being expanded
-	var vals []any   // its values
-	var ids []uint32 // their ids
+	var ids []uint32 // the ids of its values
 	depth := int32(0)
 	for x.expanded < x.nodes.len() && x.stopped == "" {
 		id := int32(x.expanded)
@@ -402,12 +412,12 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 		}
 		rec = x.store.record(id, rec)
 		st := x.States[rec[0]]
-		vals, ids = x.decode(rec, vals, ids)
+		ids = x.decode(rec, ids)
 		if int(depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			x.flags[id] |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
 		} else {
-			x.expand(st, vals, ids, func(ord int32, mv *move) bool { return x.visit(id, depth, ord, mv) })
+			x.expand(st, ids, func(ord int32, mv *move) bool { return x.visit(id, depth, ord, mv) })
 		}
 		x.expanded++
 		x.succStart.push(int32(x.succ.len()))
@@ -434,7 +444,7 @@ func (x *Explorer) budgetPos() mspec.Pos {
 // find (at slot, with tag), and returns its id. The node that fills the
 // store (MaxStates) stops the search: x.stopped is set, and the callers
 // expand nothing more, so no successor is evaluated past the bound.
-func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, parent, ord, depth int32) int32 {
+func (x *Explorer) add(st *Xstate, rec []uint32, slot, tag uint64, parent, ord, depth int32) int32 {
 	id := x.store.insert(rec, slot, tag)
 	if x.nodes.len()+1 >= x.maxState {
 		x.stopped = fmt.Sprintf("max-states: %d distinct (state, context) pairs explored; raise --max-states", x.maxState)
@@ -456,8 +466,13 @@ func (x *Explorer) add(st *Xstate, vals []any, rec []uint32, slot, tag uint64, p
 		// add runs while a move is being expanded: env is in use, so the
 		// invariants see the new pair in an env of their own.
 		env := x.invEnv
-		for i, name := range x.names {
-			env[name] = vals[i]
+		for j, s := range x.stored { // the record's values: dead slots at their defaults
+			env[x.names[s]] = x.values.values[rec[j+1]]
+		}
+		for s, name := range x.names {
+			if !x.isStored[s] {
+				env[name] = x.defaults[s]
+			}
 		}
 		env[mspec.VarState] = st.name
 		for _, c := range st.invs {
@@ -488,11 +503,10 @@ func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 		x.note(mv.prop, id, ord, mv.msg, mv.pos)
 		return true
 	}
-	x.canon(mv.to, mv.vals)
 	r := x.key(mv.to, mv.ids)
 	to, slot, tag := x.store.find(r)
 	if to < 0 {
-		to = x.add(mv.to, mv.vals, r, slot, tag, id, ord, depth+1)
+		to = x.add(mv.to, r, slot, tag, id, ord, depth+1)
 	}
 	x.succ.push(to)
 	return x.stopped == ""
@@ -507,15 +521,15 @@ func (x *Explorer) note(prop string, node, ord int32, msg string, p mspec.Pos) {
 	x.findings[prop] = &finding{node: node, move: ord, msg: msg, pos: p}
 }
 
-// load makes env hold the values of a pair in st, with their ids.
+// load makes env hold the values of a pair in st, given by their ids.
 // A slot whose value has the id env's has is not written again.
-func (x *Explorer) load(st *Xstate, vals []any, ids []uint32) {
+func (x *Explorer) load(st *Xstate, ids []uint32) {
 	for i := range x.names {
 		if x.envIDs[i] != ids[i] {
-			x.put(i, vals[i], ids[i])
+			x.put(i, x.values.values[ids[i]], ids[i])
 		}
 	}
-	x.env[mspec.VarState] = st.name
+	x.envState = st.name // written into env by syncEnv
 	x.dirty = x.dirty[:0]
 }
 

@@ -151,11 +151,18 @@ func (x *Explorer) memoOf(p *vm.Program) *memoProg {
 // eval runs p in env, or takes its result from the cache.
 func (x *Explorer) eval(p *vm.Program) (any, error) { return x.evalM(p, x.memoOf(p)) }
 
+// setProgs is what assign needs of a set, computed once: the memo
+// descriptions of its programs and the slots they assign.
+type setProgs struct {
+	progs []*memoProg
+	slots []int
+}
+
 // memosOf returns the memo descriptions of a set's programs.
-func (x *Explorer) memosOf(set []machine.Cassign) []*memoProg {
-	out := make([]*memoProg, len(set))
+func (x *Explorer) memosOf(set []machine.Cassign) *setProgs {
+	out := &setProgs{progs: make([]*memoProg, len(set)), slots: make([]int, len(set))}
 	for i, a := range set {
-		out[i] = x.memoOf(a.Prog)
+		out.progs[i], out.slots[i] = x.memoOf(a.Prog), x.slot[a.V.Name]
 	}
 	return out
 }

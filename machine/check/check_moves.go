@@ -28,41 +28,39 @@ type move struct {
 	outcome []any  // values the action wrote (aligned with the state's writes); nil when it failed or writes nothing
 	errVal  string // the failure's last_error (moveError)
 	trans   *machine.Ctrans
-	ev      *xevent     // an event's move: trans is the transition it takes
-	evTrans int         // index of trans in ev.trans
-	payload int         // index of the event's value in ev.payloads
-	to      *Xstate     // nil for moveEnd
-	vals    []any       // the values entering to (scratch: valid during the callback)
-	ids     []uint32    // their ids (valueTable), aligned with vals
-	changed []int       // slots a set changed (for traces)
-	setMemo []*memoProg // the memo descriptions of trans.Set's programs
-	prop    string      // moveEnd: the property it violates ("" for a clean end)
+	ev      *xevent   // an event's move: trans is the transition it takes
+	evTrans int       // index of trans in ev.trans
+	payload int       // index of the event's value in ev.payloads
+	to      *Xstate   // nil for moveEnd
+	vals    []any     // the values entering to (scratch: valid during the callback)
+	ids     []uint32  // their ids (valueTable), aligned with vals
+	changed []int     // slots a set changed (for traces)
+	setMemo *setProgs // memosOf(trans.Set)
+	prop    string    // moveEnd: the property it violates ("" for a clean end)
 	msg     string
 	pos     mspec.Pos
 }
 
-// expand calls visit for every move out of (st, vals), in a fixed order (the
-// order a trace's ordinals refer to): for each outcome of the action (each
-// combination of the values its writes take, then each failure when the
-// state has on_error), the moves enabled after it. visit returns false to
-// stop. The move and its values are valid only during the call.
+// expand calls visit for every move out of (st, values), in a fixed order
+// (the order a trace's ordinals refer to): for each outcome of the action
+// (each combination of the values its writes take, then each failure when
+// the state has on_error), the moves enabled after it. visit returns false
+// to stop. The move and its values are valid only during the call.
 //
-// ids are the ids of vals (nil: expand interns them).
-func (x *Explorer) expand(st *Xstate, vals []any, ids []uint32, visit func(ord int32, mv *move) bool) {
+// The values are given by their ids (valueTable); a move carries the ids
+// of the values it leads to, and, while a trace is computed, the values
+// (mv.vals): the search itself never copies a value.
+func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *move) bool) {
 	var ord int32
 	emit := func(mv *move) bool {
+		if x.tracing && mv.ids != nil {
+			mv.vals = x.valuesOf(mv.ids)
+		}
 		ok := visit(ord, mv)
 		ord++
 		return ok
 	}
-	if ids == nil {
-		ids = x.baseIDs[:0]
-		for _, v := range vals {
-			ids = append(ids, x.values.id(v))
-		}
-		x.baseIDs = ids
-	}
-	x.load(st, vals, ids)
+	x.load(st, ids)
 	doms := st.outcomes
 	idx := x.odometer[:0]
 	for range doms {
@@ -81,7 +79,7 @@ func (x *Explorer) expand(st *Xstate, vals []any, ids []uint32, visit func(ord i
 			outcome[i] = doms[i][idx[i]]
 			outIDs[i] = st.outcomeIDs[i][idx[i]]
 		}
-		if !x.outcome(st, vals, ids, outcome, outIDs, emit) {
+		if !x.outcome(st, ids, outcome, outIDs, emit) {
 			return
 		}
 		i := 0
@@ -97,30 +95,47 @@ func (x *Explorer) expand(st *Xstate, vals []any, ids []uint32, visit func(ord i
 		}
 	}
 	for i, ev := range st.ErrVals {
-		if !x.failure(st, vals, ids, ev.(string), st.errIDs[i], emit) {
+		if !x.failure(st, ids, ev.(string), st.errIDs[i], emit) {
 			return
 		}
 	}
 }
 
+// valuesOf returns the values of ids (a new slice: traces keep it).
+func (x *Explorer) valuesOf(ids []uint32) []any {
+	vals := make([]any, len(ids))
+	for s, id := range ids {
+		vals[s] = x.values.values[id]
+	}
+	return vals
+}
+
+// idsOf interns vals and returns their ids.
+func (x *Explorer) idsOf(vals []any) []uint32 {
+	ids := make([]uint32, len(vals))
+	for s, v := range vals {
+		ids[s] = x.values.id(v)
+	}
+	return ids
+}
+
 // outcome explores one successful outcome of st's action.
-func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, outIDs []uint32, emit func(*move) bool) bool {
-	x.restoreEnv(vals, ids, 0)
-	cur := append(x.cur[:0], vals...)
+func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uint32, emit func(*move) bool) bool {
+	x.restoreEnv(ids, 0)
 	curIDs := append(x.curIDs[:0], ids...)
-	x.cur, x.curIDs = cur, curIDs
+	x.curIDs = curIDs
 	for i, s := range st.Writes {
-		cur[s], curIDs[s] = outcome[i], outIDs[i]
+		curIDs[s] = outIDs[i]
 		x.setEnv(s, outcome[i], outIDs[i])
 	}
-	changed, bad := x.assign(st.Cs.Set, st.setMemo, cur, curIDs, assignState, st, nil)
+	changed, bad := x.assign(st.Cs.Set, st.setMemo, curIDs, assignState, st, nil)
 	if bad != nil {
 		bad.outcome = outcome
 		return emit(bad)
 	}
 	if st.final {
 		mv := &x.end
-		*mv = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur}
+		*mv = move{kind: moveEnd, outcome: outcome, changed: changed, ids: curIDs}
 		for _, c := range st.reqs {
 			if c.prog == nil {
 				continue
@@ -137,35 +152,36 @@ func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, 
 		}
 		return emit(mv)
 	}
-	moves, err := x.enabled(st)
+	choices, err := x.enabled(st)
 	if err != nil {
-		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur, prop: PropEvaluation, msg: err.msg, pos: err.pos}
+		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, ids: curIDs, prop: PropEvaluation, msg: err.msg, pos: err.pos}
 		return emit(&x.end)
 	}
-	if len(moves) == 0 {
-		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, vals: cur, prop: PropDeadlock, msg: x.stuckMessage(st), pos: st.Cs.St.Pos}
+	if len(choices) == 0 {
+		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, ids: curIDs, prop: PropDeadlock, msg: x.stuckMessage(st), pos: st.Cs.St.Pos}
 		return emit(&x.end)
 	}
 	mark := len(x.dirty)
-	for i := range moves {
-		mv := &moves[i]
-		x.restoreEnv(cur, curIDs, mark)
-		next := append(x.next[:0], cur...)
+	for _, c := range choices {
+		x.restoreEnv(curIDs, mark)
 		nextIDs := append(x.nextIDs[:0], curIDs...)
-		x.next, x.nextIDs = next, nextIDs
+		x.nextIDs = nextIDs
+		mv := &x.mv
 		var more []int
 		var bad *move
-		if mv.ev != nil {
+		if c.ev != nil {
+			*mv = move{kind: moveEvent, ev: c.ev, trans: c.ev.Trans[c.evTrans], evTrans: int(c.evTrans), payload: int(c.payload), to: c.ev.to[c.evTrans], setMemo: c.ev.setMemo[c.evTrans]}
 			mv.ev.taken[mv.evTrans] = true
 			if mv.trans.Global {
 				x.globalTaken[mv.trans] = true
 			}
 			x.env[mspec.VarEvent] = mv.ev.Payloads[mv.payload]
-			more, bad = x.assign(mv.trans.Set, mv.setMemo, next, nextIDs, assignEvent, st, mv)
+			more, bad = x.assign(mv.trans.Set, mv.setMemo, nextIDs, assignEvent, st, mv)
 			delete(x.env, mspec.VarEvent)
 		} else {
+			*mv = move{kind: moveNext, trans: c.e.trans, to: c.e.to, setMemo: c.e.setMemo}
 			st.nextTaken[mv.trans.Index] = true
-			more, bad = x.assign(mv.trans.Set, mv.setMemo, next, nextIDs, assignTransition, st, mv)
+			more, bad = x.assign(mv.trans.Set, mv.setMemo, nextIDs, assignTransition, st, mv)
 		}
 		if bad != nil {
 			bad.outcome = outcome
@@ -174,8 +190,8 @@ func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, 
 			}
 			continue
 		}
-		next[x.lastErr], nextIDs[x.lastErr] = "", x.defIDs[x.lastErr] // a handled error is cleared by the next normal step
-		mv.outcome, mv.vals, mv.ids = outcome, next, nextIDs
+		nextIDs[x.lastErr] = x.defIDs[x.lastErr] // a handled error is cleared by the next normal step
+		mv.outcome, mv.ids = outcome, nextIDs
 		if x.tracing {
 			mv.changed = append(slices.Clone(changed), more...)
 		}
@@ -187,23 +203,22 @@ func (x *Explorer) outcome(st *Xstate, vals []any, ids []uint32, outcome []any, 
 }
 
 // failure explores st's action failing with last_error errVal.
-func (x *Explorer) failure(st *Xstate, vals []any, ids []uint32, errVal string, errID uint32, emit func(*move) bool) bool {
-	x.restoreEnv(vals, ids, 0)
-	cur := append(x.cur[:0], vals...)
+func (x *Explorer) failure(st *Xstate, ids []uint32, errVal string, errID uint32, emit func(*move) bool) bool {
+	x.restoreEnv(ids, 0)
 	curIDs := append(x.curIDs[:0], ids...)
-	x.cur, x.curIDs = cur, curIDs
-	cur[x.lastErr], curIDs[x.lastErr] = errVal, errID
+	x.curIDs = curIDs
+	curIDs[x.lastErr] = errID
 	x.setEnv(x.lastErr, errVal, errID)
 	oe := st.Cs.OnError
 	st.errTaken = true
 	errMove := &x.errMove
 	*errMove = move{kind: moveError, errVal: errVal, trans: oe}
-	changed, bad := x.assign(oe.Set, nil, cur, curIDs, assignTransition, st, errMove)
+	changed, bad := x.assign(oe.Set, nil, curIDs, assignTransition, st, errMove)
 	if bad != nil {
 		bad.errVal = errVal
 		return emit(bad)
 	}
-	errMove.to, errMove.vals, errMove.ids, errMove.changed = x.States[x.stateIdx[oe.Target]], cur, curIDs, changed
+	errMove.to, errMove.ids, errMove.changed = x.States[x.stateIdx[oe.Target]], curIDs, changed
 	return emit(errMove)
 }
 
@@ -225,8 +240,8 @@ type edge struct {
 	ev    *xevent         // an event's transition (trans is it): per event and payload, the first whose guard holds fires
 	trans *machine.Ctrans // else a next transition: only the first whose guard holds fires
 
-	guardMemo *memoProg   // memoOf(guard)
-	setMemo   []*memoProg // memosOf(set)
+	guardMemo *memoProg // memoOf(guard)
+	setMemo   *setProgs // memosOf(set)
 }
 
 // edgesOf lists the edges out of st: its events, then its next transitions.
@@ -243,13 +258,20 @@ func (x *Explorer) edgesOf(st *Xstate) []edge {
 	return out
 }
 
-// enabled returns the moves that can fire in st with the values in env, after
-// the action and the state's set: every event that applies (its guard
-// holds), then the first next transition whose guard holds. It is the one
-// place that decides how a state is left.
-func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
-	out := x.moveBuf[:0]
-	defer func() { x.moveBuf = out[:0] }()
+// choice is a way out enabled in a state: a next transition's edge, or
+// an event's transition (ev.Trans[evTrans]) with one of its payloads.
+type choice struct {
+	e                *edge
+	ev               *xevent
+	evTrans, payload int32
+}
+
+// enabled returns the ways out that can fire in st with the values in env,
+// after the action and the state's set: every event that applies (its
+// guard holds), then the first next transition whose guard holds. It is the
+// one place that decides how a state is left.
+func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
+	out := x.choices[:0]
 	for _, ev := range st.Events {
 		for p, val := range ev.Payloads {
 			x.env[mspec.VarEvent] = val
@@ -265,12 +287,13 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 					}
 				}
 				// The first transition whose guard holds takes the event.
-				out = append(out, move{kind: moveEvent, ev: ev, trans: ct, evTrans: i, payload: p, to: ev.to[i], setMemo: ev.setMemo[i]})
+				out = append(out, choice{ev: ev, evTrans: int32(i), payload: int32(p)})
 				break
 			}
 		}
 		delete(x.env, mspec.VarEvent)
 	}
+	defer func() { x.choices = out[:0] }() // the buffer, grown, for the next call
 	for i := range st.edges {
 		e := &st.edges[i]
 		if e.trans == nil || e.ev != nil {
@@ -285,7 +308,7 @@ func (x *Explorer) enabled(st *Xstate) ([]move, *stopErr) {
 				continue
 			}
 		}
-		out = append(out, move{kind: moveNext, trans: e.trans, to: e.to, setMemo: e.setMemo})
+		out = append(out, choice{e: e})
 		break
 	}
 	return out, nil
@@ -340,7 +363,7 @@ func assignWhat(kind assignKind, st *Xstate, mv *move) string {
 // It updates env, vals and their ids, and returns the slots that changed
 // (only when tracing). A failure is returned as an end move. memo is
 // memosOf(set), or nil (looked up).
-func (x *Explorer) assign(set []machine.Cassign, memo []*memoProg, vals []any, ids []uint32, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
+func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, kind assignKind, st *Xstate, mv *move) ([]int, *move) {
 	if len(set) == 0 {
 		return nil, nil
 	}
@@ -349,7 +372,7 @@ func (x *Explorer) assign(set []machine.Cassign, memo []*memoProg, vals []any, i
 		memo = x.memosOf(set)
 	}
 	for i, a := range set {
-		v, err := x.evalM(a.Prog, memo[i])
+		v, err := x.evalM(a.Prog, memo.progs[i])
 		if err == nil {
 			v, err = a.V.Coerce(v) // null through when nullable, as the interpreter does
 		}
@@ -362,11 +385,11 @@ func (x *Explorer) assign(set []machine.Cassign, memo []*memoProg, vals []any, i
 			}
 		}
 		if err != nil {
-			x.end = move{kind: moveEnd, vals: vals, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", assignWhat(kind, st, mv), a.V.Name, err), pos: x.assignPos(a)}
+			x.end = move{kind: moveEnd, ids: ids, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", assignWhat(kind, st, mv), a.V.Name, err), pos: x.assignPos(a)}
 			return nil, &x.end
 		}
 		if n, ok := v.(int); ok && a.V.Range != nil && !a.V.Range.Contains(n) {
-			x.end = move{kind: moveEnd, vals: vals, prop: PropBounds, pos: x.assignPos(a),
+			x.end = move{kind: moveEnd, ids: ids, prop: PropBounds, pos: x.assignPos(a),
 				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", assignWhat(kind, st, mv), a.V.Name, n, a.V.Range.Lo, a.V.Range.Hi)}
 			return nil, &x.end
 		}
@@ -374,13 +397,12 @@ func (x *Explorer) assign(set []machine.Cassign, memo []*memoProg, vals []any, i
 	}
 	x.news = news[:0]
 	var changed []int
-	for i, a := range set {
-		s := x.slot[a.V.Name]
-		if x.tracing && !sameValue(vals[s], news[i]) {
+	for i, s := range memo.slots {
+		id := x.values.id(news[i])
+		if x.tracing && ids[s] != id { // equal values have one id (sameValue)
 			changed = append(changed, s)
 		}
-		id := x.values.id(news[i])
-		vals[s], ids[s] = news[i], id
+		ids[s] = id
 		x.setEnv(s, news[i], id)
 	}
 	return changed, nil

@@ -258,7 +258,7 @@ func (x *Explorer) trace(f *finding) *Trace {
 		var step TraceStep
 		var to *Xstate
 		var next []any
-		x.expand(st, vals, nil, func(o int32, mv *move) bool {
+		x.expand(st, x.idsOf(vals), func(o int32, mv *move) bool {
 			if o != ord {
 				return true
 			}
