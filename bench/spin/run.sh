@@ -6,7 +6,7 @@
 #   RUNS=N                           runs of each (default 3): every run is printed
 #
 # For each model: the states each tool stores, CPU (user + sys) of the run,
-# CPU per state and peak RSS, from /usr/bin/time -v. SPIN: `spin -a`, then
+# CPU per state and peak RSS, from the run's rusage (see measure). SPIN: `spin -a`, then
 # pan built with gcc -O2 -DSAFETY -DNOREDUCE (exact storage, SPIN's default:
 # no -DCOLLAPSE, no -DHC4), run as SPIN's default depth-first search
 # (-m sized to the model's depth, default hash table -w24), then with the
@@ -19,14 +19,15 @@
 # (lppctl version; pan of a 4,099-state model). Then the seeded deadlock: the depth at
 # which SPIN's breadth-first search finds it, and the transitions of the
 # shortest path lppctl prints.
-# Needs spin, gcc, go, jq and /usr/bin/time (apt-get install spin gcc jq time).
+# Needs spin, gcc, go and jq (apt-get install spin gcc jq).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for tool in spin gcc jq /usr/bin/time; do
-	command -v "$tool" >/dev/null || { echo "run.sh: $tool is required (apt-get install spin gcc jq time)" >&2; exit 2; }
+for tool in spin gcc jq; do
+	command -v "$tool" >/dev/null || { echo "run.sh: $tool is required (apt-get install spin gcc jq)" >&2; exit 2; }
 done
+gcc -O2 -o "$tmp/rusage" "$here/rusage.c"
 lppctl="${LPPCTL:-}"
 if [ -z "$lppctl" ]; then
 	(cd "$here/../.." && go build -o "$tmp/lppctl-built" ./cmd/lppctl)
@@ -40,17 +41,21 @@ models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(1e5 1e6)
 
 # measure CMD...: runs it, sets cpu (s), rss (MiB) and out (its output).
+# CPU (user + sys) and peak RSS are the child's rusage from wait4, as
+# /usr/bin/time -v reads them, but printed to the microsecond (SPIN's runs of
+# the small model last 20-40 ms, where time's two decimals hide a factor 2)
+# by rusage.c, built with the pan binaries (a fork of a small C program
+# execs the command: nothing of the measuring process is counted).
 measure() {
-	/usr/bin/time -v -o "$tmp/time" "$@" >"$tmp/out" 2>&1 || true
-	cpu="$(awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {printf "%.2f", u + s}' "$tmp/time")"
-	rss="$(awk -F': ' '/Maximum resident/ {printf "%.1f", $2 / 1024}' "$tmp/time")"
+	"$tmp/rusage" "$tmp/out" "$@" >"$tmp/time" || true
+	read -r cpu rss <"$tmp/time"
 	out="$(cat "$tmp/out")"
 }
 
 # row TOOL STATES: prints a result line.
 row() {
 	awk -v t="$1" -v n="$2" -v c="$cpu" -v r="$rss" \
-		'BEGIN { printf "%-34s %9d states %7.2f s CPU %6.2f us/state %8.1f MiB peak RSS\n", t, n, c, c / n * 1e6, r }'
+		'BEGIN { printf "%-34s %9d states %8.3f s CPU %6.2f us/state %8.1f MiB peak RSS\n", t, n, c, c / n * 1e6, r }'
 }
 
 # pan DIR DEFINES...: builds pan from gen.pml with these -D flags (spin's and gcc's).

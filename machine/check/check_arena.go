@@ -30,15 +30,21 @@ type arena struct {
 // allocated on the heap (a small check maps nothing).
 const minArenaBlock = 64 << 10
 
-// slice returns a zeroed slice of n elements of T, which must hold no
+// arenaSlice returns a zeroed slice of n elements of T, which must hold no
 // pointers (the collector does not see inside a mapped block).
-func arenaSlice[T any](a *arena, n int) []T {
+func arenaSlice[T any](a *arena, n int) []T { return arenaAlloc[T](a, n, false) }
+
+// arenaFilled is arenaSlice for a block the caller is about to write all
+// over: its pages are mapped at once where the system can.
+func arenaFilled[T any](a *arena, n int) []T { return arenaAlloc[T](a, n, true) }
+
+func arenaAlloc[T any](a *arena, n int, populate bool) []T {
 	var zero T
 	size := n * int(unsafe.Sizeof(zero))
 	if a == nil || size < minArenaBlock {
 		return make([]T, n)
 	}
-	b := mapBlock(size)
+	b := mapBlock(size, populate)
 	if b == nil {
 		return make([]T, n)
 	}

@@ -3,6 +3,6 @@
 package check
 
 // mapBlock: no mapping here; every block is a heap allocation.
-func mapBlock(int) []byte { return nil }
+func mapBlock(int, bool) []byte { return nil }
 
 func unmapBlock([]byte) {}

@@ -13,7 +13,7 @@ import (
 
 // mapsBlocks: the platforms where the arena maps its blocks (elsewhere they
 // are heap allocations and nothing is mapped).
-func mapsBlocks() bool { return mapBlock(minArenaBlock) != nil }
+func mapsBlocks() bool { return mapBlock(minArenaBlock, false) != nil }
 
 // TestArenaGivesBackWhatItMapped: a large block is mapped (a small one is
 // not), zeroed and writable; freeing it, or releasing the arena, unmaps it;
@@ -21,7 +21,7 @@ func mapsBlocks() bool { return mapBlock(minArenaBlock) != nil }
 func TestArenaGivesBackWhatItMapped(t *testing.T) {
 	before := arenaMapped.Load()
 	a := &arena{}
-	big := arenaSlice[uint64](a, minArenaBlock/8)
+	big := arenaFilled[uint64](a, minArenaBlock/8)
 	small := arenaSlice[int32](a, 16)
 	other := arenaSlice[xnode](a, chunkLen)
 	require.Len(t, big, minArenaBlock/8)

@@ -73,8 +73,6 @@ type Explorer struct {
 	envIDs    []uint32 // by slot: the id of its value in env (what env holds once synced: check_env.go)
 	envVals   []any    // by slot: that value
 	mapIDs    []uint32 // by slot: the id of the value the map env holds
-	stale     []int    // slots whose value may not be in the map yet
-	isStale   []bool   // by slot: listed in stale
 	memoProgs map[*vm.Program]*memoProg
 	memoSigs  map[string]uint32 // a program's text and code → its index
 	memo      []memoEntry       // nil until a memoised program runs
@@ -333,7 +331,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	for i := range x.envIDs {
 		x.envIDs[i], x.mapIDs[i] = noID, noID // env holds nothing yet
 	}
-	x.envVals, x.isStale = make([]any, x.nslots), make([]bool, x.nslots)
+	x.envVals = make([]any, x.nslots)
 	return x
 }
 

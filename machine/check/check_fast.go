@@ -341,12 +341,30 @@ func (c fastCompiler) binaryOf(n *ast.BinaryNode) boolFn {
 	}
 	op := n.Operator
 	if a, b := c.intOf(n.Left), c.intOf(n.Right); a != nil && b != nil {
-		if s, ok := c.slotOf(n.Left); ok {
-			if k, ok := n.Right.(*ast.IntegerNode); ok {
+		if k, ok := n.Right.(*ast.IntegerNode); ok {
+			if s, ok := c.slotOf(n.Left); ok {
 				return slotCompare(op, s, k.Value)
+			}
+			if call, ok := n.Left.(*ast.CallNode); ok && isCall(call, mspec.FnAdd, 2) {
+				if slots, lit, ok := c.sumOf(call); ok {
+					sum, want := sumSlots(slots, lit), k.Value
+					return func(v []any) (bool, bool) {
+						x, ok := sum(v)
+						return compare(op, x, want), ok
+					}
+				}
 			}
 		}
 		return intCompare(op, a, b)
+	}
+	if k, ok := n.Right.(*ast.StringNode); ok && (op == "==" || op == "!=") {
+		if s, ok := c.slotOf(n.Left); ok && kindOf(n.Left) == reflect.String {
+			want, eq := k.Value, op == "=="
+			return func(v []any) (bool, bool) {
+				x, ok := v[s].(string)
+				return (x == want) == eq, ok
+			}
+		}
 	}
 	if a, b := c.strOf(n.Left), c.strOf(n.Right); a != nil && b != nil {
 		return func(v []any) (bool, bool) {

@@ -262,7 +262,7 @@ func (s *pairStore) widen(r []uint32) {
 func (s *pairStore) grow() {
 	old := s.table
 	defer arenaFree(s.arena, old)
-	s.table = arenaSlice[uint64](s.arena, 2*len(old))
+	s.table = arenaFilled[uint64](s.arena, 2*len(old)) // rehashing writes all over it
 	s.mask = uint64(len(s.table) - 1)
 	for _, e := range old {
 		if e == 0 {
