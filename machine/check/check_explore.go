@@ -289,7 +289,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	}
 	x.arena = &arena{}
 	x.nodes.arena, x.succStart.arena, x.succ.arena = x.arena, x.arena, x.arena
-	x.store = newPairStore(1+len(x.stored), x.arena)
+	x.store = newPairStore(1+len(x.stored), x.maxState, x.arena)
 	for _, st := range x.States {
 		st.keyBase = append(st.keyBase, uint32(st.idx))
 		for j, s := range x.stored {
@@ -439,11 +439,11 @@ func (x *Explorer) budgetPos() mspec.Pos {
 }
 
 // add records a new node, the pair (st, vals) whose record find did not
-// find (at slot, with tag), and returns its id. The node that fills the
+// find (at slot), and returns its id. The node that fills the
 // store (MaxStates) stops the search: x.stopped is set, and the callers
 // expand nothing more, so no successor is evaluated past the bound.
-func (x *Explorer) add(st *Xstate, rec []uint32, slot, tag uint64, parent, ord, depth int32) int32 {
-	id := x.store.insert(rec, slot, tag)
+func (x *Explorer) add(st *Xstate, rec []uint32, slot uint64, parent, ord, depth int32) int32 {
+	id := x.store.insert(rec, slot)
 	if x.nodes.len()+1 >= x.maxState {
 		x.stopped = fmt.Sprintf("max-states: %d distinct (state, context) pairs explored; raise --max-states", x.maxState)
 	}
@@ -502,9 +502,9 @@ func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 		return true
 	}
 	r := x.key(mv.to, mv.ids)
-	to, slot, tag := x.store.find(r)
+	to, slot := x.store.find(r)
 	if to < 0 {
-		to = x.add(mv.to, r, slot, tag, id, ord, depth+1)
+		to = x.add(mv.to, r, slot, id, ord, depth+1)
 	}
 	x.succ.push(to)
 	return x.stopped == ""

@@ -25,7 +25,7 @@ var gcLowerAt = 16 << 20
 // keptBytes estimates what the store holds.
 func (x *Explorer) keptBytes() int {
 	word := x.store.size
-	return x.nodes.len()*(x.store.width*word+8+1+4) + x.succ.len()*4 + len(x.store.table)*8
+	return x.nodes.len()*(x.store.width*word+8+1+4) + x.succ.len()*4 + len(x.store.table)*4
 }
 
 // maybeLowerGC lowers the collector's target once the store is large; the

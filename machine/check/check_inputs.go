@@ -99,10 +99,10 @@ func (x *Explorer) addRoots() {
 			ids[i] = x.values.id(v)
 		}
 		r := x.key(init, ids)
-		if id, slot, tag := x.store.find(r); id < 0 {
+		if id, slot := x.store.find(r); id < 0 {
 			root := int32(len(x.roots))
 			x.roots = append(x.roots, slices.Clone(vals))
-			x.add(init, r, slot, tag, -1, root, 0) // a root's move is its index in x.roots
+			x.add(init, r, slot, -1, root, 0) // a root's move is its index in x.roots
 			if x.stopped != "" {
 				return
 			}

@@ -78,19 +78,34 @@ func (t *valueTable) push(v any) uint32 {
 const recordChunk = 1 << 14
 
 // pairStore holds the records of the stored pairs, by node id, and finds a
-// record's id.
+// record's id. The lookup table is open addressing with linear probing, at
+// most 3/4 full, of 4-byte entries: id+1 in the low idBits bits (enough for
+// the check's MaxStates), and above them a tag, the high bits of the
+// record's hash, which rules out most slots without reading their record. A
+// record is hashed and compared as it is stored (its encoded bytes), so
+// growing the table rehashes the records in id order, reading them
+// sequentially.
 type pairStore struct {
 	width  int      // words per record
 	size   int      // bytes a word: 1 while every word fits 8 bits, then 2, then 4
 	chunks [][]byte // recordChunk records each
 	n      int      // records stored
-	table  []uint64 // 0: empty; else the record's tag (its hash's high 32 bits), then id+1; a record's first slot is tag & mask
+	table  []uint32 // 0: empty; else tag<<idBits | id+1
 	mask   uint64
+	idBits uint
 	arena  *arena // where the chunks and the table are allocated (nil: the heap)
+	enc    []byte // scratch: the record being looked up, encoded
+	fits   bool   // every word of enc's record fits s.size bytes
 }
 
-func newPairStore(width int, a *arena) *pairStore {
-	return &pairStore{width: width, size: 1, table: arenaSlice[uint64](a, 1024), mask: 1023, arena: a}
+// newPairStore makes a store of records of width words, for ids below
+// maxIDs.
+func newPairStore(width, maxIDs int, a *arena) *pairStore {
+	idBits := uint(bits.Len(uint(maxIDs)))
+	if idBits > 31 {
+		idBits = 31 // ids are int32: at least one bit of tag
+	}
+	return &pairStore{width: width, size: 1, table: arenaSlice[uint32](a, 1024), mask: 1023, idBits: idBits, arena: a}
 }
 
 // newChunk allocates an empty chunk for recordChunk records of the store's width.
@@ -138,57 +153,35 @@ func (s *pairStore) word(id int32, i int) uint32 {
 	return s.wordOf(s.bytes(id), i)
 }
 
-// equal reports whether the record of id is r.
-func (s *pairStore) equal(id int32, r []uint32) bool {
-	b := s.bytes(id)
-	switch s.size {
-	case 1:
-		for i, w := range b {
-			if uint32(w) != r[i] {
-				return false
-			}
-		}
-	case 2:
-		for i := range r {
-			if uint32(binary.LittleEndian.Uint16(b[2*i:])) != r[i] {
-				return false
-			}
-		}
-	default:
-		for i := range r {
-			if binary.LittleEndian.Uint32(b[4*i:]) != r[i] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
+// hashRecord hashes words (the memo's keys).
 func hashRecord(r []uint32) uint64 {
 	h := uint64(len(r)) * 0x9E3779B97F4A7C15
 	for _, w := range r {
-		hi, lo := bits.Mul64(h^uint64(w), 0xBF58476D1CE4E5B9)
-		h = hi ^ lo
+		h = mix64(h ^ uint64(w))
 	}
 	return h
 }
 
-// find returns the id of the stored record equal to r, or -1 and the slot
-// and tag insert takes.
-func (s *pairStore) find(r []uint32) (int32, uint64, uint64) {
-	tag := hashRecord(r) &^ 0xFFFFFFFF
-	for i := (tag >> 32) & s.mask; ; i = (i + 1) & s.mask {
-		e := s.table[i]
-		if e == 0 {
-			return -1, i, tag
-		}
-		if e&^0xFFFFFFFF == tag {
-			id := int32(e&0xFFFFFFFF) - 1
-			if s.equal(id, r) {
-				return id, i, tag
-			}
-		}
+func mix64(x uint64) uint64 {
+	hi, lo := bits.Mul64(x, 0xBF58476D1CE4E5B9)
+	return hi ^ lo
+}
+
+// hashBytes hashes an encoded record, 8 bytes at a time.
+func hashBytes(b []byte) uint64 {
+	h := uint64(len(b)) * 0x9E3779B97F4A7C15
+	for len(b) >= 8 {
+		h = mix64(h ^ binary.LittleEndian.Uint64(b))
+		b = b[8:]
 	}
+	if len(b) > 0 {
+		var t uint64
+		for i, c := range b {
+			t |= uint64(c) << (8 * i)
+		}
+		h = mix64(h ^ t)
+	}
+	return mix64(h)
 }
 
 func equalWords(a, b []uint32) bool {
@@ -200,25 +193,91 @@ func equalWords(a, b []uint32) bool {
 	return true
 }
 
-// insert stores r as the next id, at the table slot find returned.
-func (s *pairStore) insert(r []uint32, slot, tag uint64) int32 {
-	id := int32(s.n)
-	for _, w := range r {
-		if w > 0xFF && s.size == 1 || w > 0xFFFF && s.size == 2 {
-			s.widen(r)
-			break
+// encode encodes r into s.enc in words of s.size bytes; s.fits tells
+// whether every word fits (a record with a larger word is stored in no
+// table yet: insert widens the store first).
+func (s *pairStore) encode(r []uint32) {
+	n := len(r) * s.size
+	if cap(s.enc) < n {
+		s.enc = make([]byte, n)
+	}
+	enc := s.enc[:n]
+	s.enc, s.fits = enc, false
+	switch s.size {
+	case 1:
+		for i, w := range r {
+			if w > 0xFF {
+				return
+			}
+			enc[i] = byte(w)
 		}
+	case 2:
+		for i, w := range r {
+			if w > 0xFFFF {
+				return
+			}
+			binary.LittleEndian.PutUint16(enc[2*i:], uint16(w))
+		}
+	default:
+		for i, w := range r {
+			binary.LittleEndian.PutUint32(enc[4*i:], w)
+		}
+	}
+	s.fits = true
+}
+
+// find returns the id of the stored record equal to r, or -1 and the slot
+// where insert puts it.
+func (s *pairStore) find(r []uint32) (int32, uint64) {
+	s.encode(r)
+	if !s.fits {
+		return -1, 0
+	}
+	return s.lookup(s.enc, hashBytes(s.enc))
+}
+
+// lookup finds the encoded record enc, whose hash is h.
+func (s *pairStore) lookup(enc []byte, h uint64) (int32, uint64) {
+	tag := uint32(h>>32) >> s.idBits << s.idBits
+	idMask := uint32(1)<<s.idBits - 1
+	for i := h & s.mask; ; i = (i + 1) & s.mask {
+		e := s.table[i]
+		if e == 0 {
+			return -1, i
+		}
+		if e&^idMask == tag {
+			id := int32(e&idMask) - 1
+			if string(s.bytes(id)) == string(enc) {
+				return id, i
+			}
+		}
+	}
+}
+
+// insert stores r, which find did not find, as the next id, at the slot
+// find returned.
+func (s *pairStore) insert(r []uint32, slot uint64) int32 {
+	id := int32(s.n)
+	if !s.fits {
+		s.widen(r) // re-encodes the records and rebuilds the table
+		s.encode(r)
+		_, slot = s.lookup(s.enc, hashBytes(s.enc))
 	}
 	if s.n%recordChunk == 0 {
 		s.chunks = append(s.chunks, s.newChunk())
 	}
-	s.chunks[len(s.chunks)-1] = s.appendRecord(s.chunks[len(s.chunks)-1], r)
+	s.chunks[len(s.chunks)-1] = append(s.chunks[len(s.chunks)-1], s.enc...)
 	s.n++
-	s.table[slot] = tag | uint64(id+1)
-	if uint64(s.n)*4 >= uint64(len(s.table))*3 && len(s.table) < 1<<32 { // load 3/4: double (the tag indexes up to 2^32 slots)
-		s.grow()
+	s.table[slot] = s.entry(hashBytes(s.enc), id)
+	if uint64(s.n)*4 >= uint64(len(s.table))*3 { // load 3/4: double
+		s.rebuild(2 * len(s.table))
 	}
 	return id
+}
+
+// entry is the table entry of id, whose record hashes to h.
+func (s *pairStore) entry(h uint64, id int32) uint32 {
+	return uint32(h>>32)>>s.idBits<<s.idBits | uint32(id+1)
 }
 
 // appendRecord appends r encoded in words of s.size bytes.
@@ -236,7 +295,8 @@ func (s *pairStore) appendRecord(c []byte, r []uint32) []byte {
 	return c
 }
 
-// widen re-encodes the records in words wide enough for r's (2 or 4 bytes).
+// widen re-encodes the records in words wide enough for r's (2 or 4 bytes),
+// and rebuilds the table (a record's hash is its encoding's).
 func (s *pairStore) widen(r []uint32) {
 	size := 2
 	for _, w := range r {
@@ -257,21 +317,22 @@ func (s *pairStore) widen(r []uint32) {
 	for _, c := range old.chunks {
 		arenaFree(s.arena, c)
 	}
+	s.rebuild(len(s.table))
 }
 
-func (s *pairStore) grow() {
+// rebuild makes a table of size slots and enters every record, in id
+// order.
+func (s *pairStore) rebuild(size int) {
 	old := s.table
 	defer arenaFree(s.arena, old)
-	s.table = arenaFilled[uint64](s.arena, 2*len(old)) // rehashing writes all over it
-	s.mask = uint64(len(s.table) - 1)
-	for _, e := range old {
-		if e == 0 {
-			continue
-		}
-		i := (e >> 32) & s.mask // the tag: no record is read
+	s.table = arenaFilled[uint32](s.arena, size) // rehashing writes all over it
+	s.mask = uint64(size - 1)
+	for id := range int32(s.n) {
+		h := hashBytes(s.bytes(id))
+		i := h & s.mask
 		for s.table[i] != 0 {
 			i = (i + 1) & s.mask
 		}
-		s.table[i] = e
+		s.table[i] = s.entry(h, id)
 	}
 }
