@@ -6,19 +6,23 @@
 #   RUNS=N                           runs of each (default 3): every run is printed
 #
 # For each model: the states each tool stores, CPU (user + sys) of the run,
-# CPU per state and peak RSS, from the run's rusage (see measure). SPIN: `spin -a`, then
-# pan built with gcc -O2 -DSAFETY -DNOREDUCE (exact storage, SPIN's default:
-# no -DCOLLAPSE, no -DHC4), run as SPIN's default depth-first search
-# (-m sized to the model's depth, default hash table -w24), then with the
-# hash table sized to the model (-w18 / -w21) and as a breadth-first search
-# (-DBFS). The pan build is not timed. Peak RSS counts the pages of the
-# binary that the process maps: lppctl is copied (cat) into a fresh file
-# first, since a binary just written by the Go linker is mapped in larger
-# pieces (38 MiB for a trivial run instead of 25), and the output
-# starts with each tool's floor: the peak RSS of a run that checks nothing
-# (lppctl version; pan of a 4,099-state model). Then the seeded deadlock: the depth at
-# which SPIN's breadth-first search finds it, and the transitions of the
-# shortest path lppctl prints.
+# CPU per state and peak RSS, from the run's rusage (see measure). lppctl is
+# built as the README builds it (CGO_ENABLED=0) unless LPPCTL names one;
+# checkonly (checkonly/main.go) runs the same check in a binary of the
+# checker alone, to tell the check's costs from those of lppctl's binary.
+# SPIN: `spin -a`, then pan built with gcc -O2 -DSAFETY -DNOREDUCE (exact
+# storage, SPIN's default: no -DCOLLAPSE, no -DHC4), run as SPIN's default
+# depth-first search (-m sized to the model's depth, default hash table
+# -w24), then with the hash table sized to the model (-w18 / -w21) and as a
+# breadth-first search (-DBFS). The builds are not timed. Peak RSS counts
+# the pages of the binary that the process maps: each Go binary is copied
+# (cat) into a fresh file first, since a binary just written by the Go
+# linker is mapped in larger pieces (lppctl version: 38 MiB instead of 25),
+# and the output starts with each tool's floor: the peak RSS of a run that
+# checks nothing (lppctl version; checkonly without a spec; pan of a
+# 4,099-state model). Then the seeded deadlock: the depth at which SPIN's
+# breadth-first search finds it, and the transitions of the shortest path
+# lppctl prints.
 # Needs spin, gcc, go and jq (apt-get install spin gcc jq).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -30,12 +34,16 @@ done
 gcc -O2 -o "$tmp/rusage" "$here/rusage.c"
 lppctl="${LPPCTL:-}"
 if [ -z "$lppctl" ]; then
-	(cd "$here/../.." && go build -o "$tmp/lppctl-built" ./cmd/lppctl)
+	(cd "$here/../.." && CGO_ENABLED=0 go build -o "$tmp/lppctl-built" ./cmd/lppctl)
 	lppctl="$tmp/lppctl-built"
 fi
 cat "$lppctl" >"$tmp/lppctl"
 chmod +x "$tmp/lppctl"
 lppctl="$tmp/lppctl"
+# checkonly: the same check in a binary of the checker alone (checkonly/main.go).
+(cd "$here/../.." && CGO_ENABLED=0 go build -o "$tmp/checkonly-built" ./bench/spin/checkonly)
+cat "$tmp/checkonly-built" >"$tmp/checkonly"
+chmod +x "$tmp/checkonly"
 runs="${RUNS:-3}"
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(1e5 1e6)
@@ -71,8 +79,10 @@ pan() {
 pan "$tmp/floor" -DS=1 -DK=6
 measure "$lppctl" version
 lpp_floor="$rss"
+measure "$tmp/checkonly"
+only_floor="$rss"
 measure "$tmp/floor/pan" -w10
-echo "floor (peak RSS of a run that checks nothing): lppctl version $lpp_floor MiB; pan of gen.pml -DS=1 -DK=6 (4,099 states), -w10: $rss MiB"
+echo "floor (peak RSS of a run that checks nothing): lppctl version $lpp_floor MiB; checkonly $only_floor MiB; pan of gen.pml -DS=1 -DK=6 (4,099 states), -w10: $rss MiB"
 
 for model in "${models[@]}"; do
 	case "$model" in
@@ -87,6 +97,8 @@ for model in "${models[@]}"; do
 	for _ in $(seq "$runs"); do
 		measure "$lppctl" check "$spec"
 		row "lppctl check" "$(sed -n 's/.*: \([0-9]*\) (state, context) pairs.*/\1/p' <<<"$out" | head -1)"
+		measure "$tmp/checkonly" "$spec"
+		row "checkonly (the checker alone)" "$(sed -n 's/.*: \([0-9]*\) (state, context) pairs.*/\1/p' <<<"$out" | head -1)"
 		measure "$tmp/dfs-$model/pan" -m$m
 		row "spin (DFS, -w24 default, -m$m)" "$(awk '/states, stored/ {print $1; exit}' <<<"$out")"
 		measure "$tmp/dfs-$model/pan" -m$m -w$w
