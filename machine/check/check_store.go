@@ -96,6 +96,37 @@ type pairStore struct {
 	arena  *arena // where the chunks and the table are allocated (nil: the heap)
 	enc    []byte // scratch: the record being looked up, encoded
 	fits   bool   // every word of enc's record fits s.size bytes
+	key    uint64 // enc as a number, when a record takes at most 8 bytes (short)
+}
+
+// short reports whether a record takes at most 8 bytes: it is then hashed
+// and compared as one 64-bit number (a chunk has 8 bytes of room after its
+// last record, so that any record can be read so).
+func (s *pairStore) short() bool { return s.width*s.size <= 8 }
+
+// keyMask keeps a short record's bytes of a 64-bit read.
+func (s *pairStore) keyMask() uint64 {
+	if n := s.width * s.size; n < 8 {
+		return 1<<(8*n) - 1
+	}
+	return ^uint64(0)
+}
+
+// keyOf reads the short record of id as a number.
+func (s *pairStore) keyOf(id int32) uint64 {
+	off := int(id%recordChunk) * s.width * s.size
+	return binary.LittleEndian.Uint64(s.chunks[id/recordChunk][off:off+8]) & s.keyMask()
+}
+
+// hashKey hashes a short record.
+func hashKey(k uint64) uint64 { return mix64(mix64(k ^ 0x9E3779B97F4A7C15)) }
+
+// hashOf hashes the record of id.
+func (s *pairStore) hashOf(id int32) uint64 {
+	if s.short() {
+		return hashKey(s.keyOf(id))
+	}
+	return hashBytes(s.bytes(id))
 }
 
 // newPairStore makes a store of records of width words, for ids below
@@ -110,7 +141,7 @@ func newPairStore(width, maxIDs int, a *arena) *pairStore {
 
 // newChunk allocates an empty chunk for recordChunk records of the store's width.
 func (s *pairStore) newChunk() []byte {
-	return arenaSlice[byte](s.arena, recordChunk*s.width*s.size)[:0]
+	return arenaSlice[byte](s.arena, recordChunk*s.width*s.size+8)[:0] // +8: see short
 }
 
 // dropTable gives back the lookup table: no record is found after.
@@ -224,6 +255,19 @@ func (s *pairStore) encode(r []uint32) {
 		}
 	}
 	s.fits = true
+	if s.short() {
+		var b [8]byte
+		copy(b[:], enc)
+		s.key = binary.LittleEndian.Uint64(b[:])
+	}
+}
+
+// hashEnc hashes the record encode encoded.
+func (s *pairStore) hashEnc() uint64 {
+	if s.short() {
+		return hashKey(s.key)
+	}
+	return hashBytes(s.enc)
 }
 
 // find returns the id of the stored record equal to r, or -1 and the slot
@@ -233,13 +277,14 @@ func (s *pairStore) find(r []uint32) (int32, uint64) {
 	if !s.fits {
 		return -1, 0
 	}
-	return s.lookup(s.enc, hashBytes(s.enc))
+	return s.lookup(s.hashEnc())
 }
 
-// lookup finds the encoded record enc, whose hash is h.
-func (s *pairStore) lookup(enc []byte, h uint64) (int32, uint64) {
+// lookup finds the record encode encoded, whose hash is h.
+func (s *pairStore) lookup(h uint64) (int32, uint64) {
 	tag := uint32(h>>32) >> s.idBits << s.idBits
 	idMask := uint32(1)<<s.idBits - 1
+	short := s.short()
 	for i := h & s.mask; ; i = (i + 1) & s.mask {
 		e := s.table[i]
 		if e == 0 {
@@ -247,7 +292,7 @@ func (s *pairStore) lookup(enc []byte, h uint64) (int32, uint64) {
 		}
 		if e&^idMask == tag {
 			id := int32(e&idMask) - 1
-			if string(s.bytes(id)) == string(enc) {
+			if short && s.keyOf(id) == s.key || !short && string(s.bytes(id)) == string(s.enc) {
 				return id, i
 			}
 		}
@@ -261,14 +306,14 @@ func (s *pairStore) insert(r []uint32, slot uint64) int32 {
 	if !s.fits {
 		s.widen(r) // re-encodes the records and rebuilds the table
 		s.encode(r)
-		_, slot = s.lookup(s.enc, hashBytes(s.enc))
+		_, slot = s.lookup(s.hashEnc())
 	}
 	if s.n%recordChunk == 0 {
 		s.chunks = append(s.chunks, s.newChunk())
 	}
 	s.chunks[len(s.chunks)-1] = append(s.chunks[len(s.chunks)-1], s.enc...)
 	s.n++
-	s.table[slot] = s.entry(hashBytes(s.enc), id)
+	s.table[slot] = s.entry(s.hashEnc(), id)
 	if uint64(s.n)*4 >= uint64(len(s.table))*3 { // load 3/4: double
 		s.rebuild(2 * len(s.table))
 	}
@@ -328,7 +373,7 @@ func (s *pairStore) rebuild(size int) {
 	s.table = arenaFilled[uint32](s.arena, size) // rehashing writes all over it
 	s.mask = uint64(size - 1)
 	for id := range int32(s.n) {
-		h := hashBytes(s.bytes(id))
+		h := s.hashOf(id)
 		i := h & s.mask
 		for s.table[i] != 0 {
 			i = (i + 1) & s.mask
