@@ -76,8 +76,11 @@ type Explorer struct {
 	memoProgs map[*vm.Program]*memoProg
 	memoSigs  map[string]uint32 // a program's text and code → its index
 	memo      []memoEntry       // nil until a memoised program runs
-	memoOff   bool              // the search is over: memoise nothing more
-	restoreGC func()            // puts back the collector's target (check_gc.go), nil while not lowered
+	// guardCache: by edge of the state being expanded, its hoisted guard's
+	// value once evaluated (0: not yet, 1: false, 2: true)
+	guardCache []int8
+	memoOff    bool   // the search is over: memoise nothing more
+	restoreGC  func() // puts back the collector's target (check_gc.go), nil while not lowered
 
 	// Buffers reused by expand.
 	curIDs, nextIDs []uint32
@@ -319,7 +322,10 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		for i := range st.edges {
 			e := &st.edges[i]
 			e.guardMemo, e.setMemo = x.memoOf(e.guard), x.memosOf(e.set)
+			e.hoisted = e.ev == nil && e.guardMemo != nil && len(st.Cs.Set) == 0 &&
+				!slices.ContainsFunc(e.guardMemo.reads, func(s int) bool { return slices.Contains(st.Writes, s) })
 		}
+		x.guardCache = append(x.guardCache, make([]int8, max(0, len(st.edges)-len(x.guardCache)))...)
 	}
 	for _, ev := range x.Events {
 		for _, ct := range ev.Trans {

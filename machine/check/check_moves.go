@@ -61,6 +61,7 @@ func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *mo
 		return ok
 	}
 	x.load(st, ids)
+	clear(x.guardCache[:len(st.edges)])
 	doms := st.outcomes
 	idx := x.odometer[:0]
 	for range doms {
@@ -242,6 +243,17 @@ type edge struct {
 
 	guardMemo *memoProg // memoOf(guard)
 	setMemo   *setProgs // memosOf(set)
+	// hoisted: the guard reads nothing the state's action or set writes, so
+	// every outcome of an expansion sees the same value: it is evaluated
+	// once per expansion (Explorer.guardCache).
+	hoisted bool
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // edgesOf lists the edges out of st: its events, then its next transitions.
@@ -300,9 +312,18 @@ func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 			continue // events were tried above
 		}
 		if e.guard != nil {
-			ok, err := x.holds(e.guard, e.guardMemo)
-			if err != nil {
-				return nil, x.guardError(st, e, err)
+			var ok bool
+			if c := x.guardCache[i]; e.hoisted && c != 0 {
+				ok = c == 2
+			} else {
+				var err error
+				ok, err = x.holds(e.guard, e.guardMemo)
+				if err != nil {
+					return nil, x.guardError(st, e, err)
+				}
+				if e.hoisted {
+					x.guardCache[i] = 1 + int8(b2i(ok))
+				}
 			}
 			if !ok {
 				continue
