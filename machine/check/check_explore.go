@@ -76,6 +76,10 @@ type Explorer struct {
 	memoProgs map[*vm.Program]*memoProg
 	memoSigs  map[string]uint32 // a program's text and code → its index
 	memo      []memoEntry       // nil until a memoised program runs
+	// The expansion under way (expand): the ordinal of its next move, its
+	// visitor (nil: the search's), and the node expanded and its depth.
+	ord, from, fromDepth int32
+	visitFn              func(ord int32, mv *move) bool
 	// guardCache: by edge of the state being expanded, its hoisted guard's
 	// value once evaluated (0: not yet, 1: false, 2: true)
 	guardCache []int8
@@ -347,8 +351,10 @@ const noID = ^uint32(0)
 // key fills x.rec with the record of (st, vals), ids the ids of vals: the
 // slots dead in st have their default.
 func (x *Explorer) key(st *Xstate, ids []uint32) []uint32 {
-	r := x.rec
-	copy(r, st.keyBase)
+	r := x.rec[:len(st.keyBase)]
+	for i, w := range st.keyBase { // a loop: a call of memmove costs more for a few words
+		r[i] = w
+	}
 	for _, l := range st.keyLive {
 		r[l[0]] = ids[l[1]]
 	}
@@ -421,7 +427,8 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 			x.flags[id] |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
 		} else {
-			x.expand(st, ids, func(ord int32, mv *move) bool { return x.visit(id, depth, ord, mv) })
+			x.from, x.fromDepth = id, depth
+			x.expand(st, ids, nil)
 		}
 		x.expanded++
 		x.succStart.push(int32(x.succ.len()))

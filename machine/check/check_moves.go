@@ -50,16 +50,11 @@ type move struct {
 // The values are given by their ids (valueTable); a move carries the ids
 // of the values it leads to, and, while a trace is computed, the values
 // (mv.vals): the search itself never copies a value.
+//
+// visit nil is the search's: Explorer.visit of the node x.from at depth
+// x.fromDepth (a direct call: this is the check's innermost loop).
 func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *move) bool) {
-	var ord int32
-	emit := func(mv *move) bool {
-		if x.tracing && mv.ids != nil {
-			mv.vals = x.valuesOf(mv.ids)
-		}
-		ok := visit(ord, mv)
-		ord++
-		return ok
-	}
+	x.ord, x.visitFn = 0, visit
 	x.load(st, ids)
 	clear(x.guardCache[:len(st.edges)])
 	doms := st.outcomes
@@ -80,7 +75,7 @@ func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *mo
 			outcome[i] = doms[i][idx[i]]
 			outIDs[i] = st.outcomeIDs[i][idx[i]]
 		}
-		if !x.outcome(st, ids, outcome, outIDs, emit) {
+		if !x.outcome(st, ids, outcome, outIDs) {
 			return
 		}
 		i := 0
@@ -96,10 +91,25 @@ func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *mo
 		}
 	}
 	for i, ev := range st.ErrVals {
-		if !x.failure(st, ids, ev.(string), st.errIDs[i], emit) {
+		if !x.failure(st, ids, ev.(string), st.errIDs[i]) {
 			return
 		}
 	}
+}
+
+// emit hands a move to expand's visitor, with its ordinal.
+func (x *Explorer) emit(mv *move) bool {
+	var ok bool
+	if x.visitFn == nil {
+		ok = x.visit(x.from, x.fromDepth, x.ord, mv)
+	} else {
+		if x.tracing && mv.ids != nil {
+			mv.vals = x.valuesOf(mv.ids)
+		}
+		ok = x.visitFn(x.ord, mv)
+	}
+	x.ord++
+	return ok
 }
 
 // valuesOf returns the values of ids (a new slice: traces keep it).
@@ -121,7 +131,7 @@ func (x *Explorer) idsOf(vals []any) []uint32 {
 }
 
 // outcome explores one successful outcome of st's action.
-func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uint32, emit func(*move) bool) bool {
+func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uint32) bool {
 	x.restoreEnv(ids, 0)
 	curIDs := append(x.curIDs[:0], ids...)
 	x.curIDs = curIDs
@@ -132,7 +142,7 @@ func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uin
 	changed, bad := x.assign(st.Cs.Set, st.setMemo, curIDs, assignState, st, nil)
 	if bad != nil {
 		bad.outcome = outcome
-		return emit(bad)
+		return x.emit(bad)
 	}
 	if st.final {
 		mv := &x.end
@@ -151,16 +161,16 @@ func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uin
 				break
 			}
 		}
-		return emit(mv)
+		return x.emit(mv)
 	}
 	choices, err := x.enabled(st)
 	if err != nil {
 		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, ids: curIDs, prop: PropEvaluation, msg: err.msg, pos: err.pos}
-		return emit(&x.end)
+		return x.emit(&x.end)
 	}
 	if len(choices) == 0 {
 		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, ids: curIDs, prop: PropDeadlock, msg: x.stuckMessage(st), pos: st.Cs.St.Pos}
-		return emit(&x.end)
+		return x.emit(&x.end)
 	}
 	mark := len(x.dirty)
 	for _, c := range choices {
@@ -186,7 +196,7 @@ func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uin
 		}
 		if bad != nil {
 			bad.outcome = outcome
-			if !emit(bad) {
+			if !x.emit(bad) {
 				return false
 			}
 			continue
@@ -196,7 +206,7 @@ func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uin
 		if x.tracing {
 			mv.changed = append(slices.Clone(changed), more...)
 		}
-		if !emit(mv) {
+		if !x.emit(mv) {
 			return false
 		}
 	}
@@ -204,7 +214,7 @@ func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uin
 }
 
 // failure explores st's action failing with last_error errVal.
-func (x *Explorer) failure(st *Xstate, ids []uint32, errVal string, errID uint32, emit func(*move) bool) bool {
+func (x *Explorer) failure(st *Xstate, ids []uint32, errVal string, errID uint32) bool {
 	x.restoreEnv(ids, 0)
 	curIDs := append(x.curIDs[:0], ids...)
 	x.curIDs = curIDs
@@ -217,10 +227,10 @@ func (x *Explorer) failure(st *Xstate, ids []uint32, errVal string, errID uint32
 	changed, bad := x.assign(oe.Set, nil, curIDs, assignTransition, st, errMove)
 	if bad != nil {
 		bad.errVal = errVal
-		return emit(bad)
+		return x.emit(bad)
 	}
 	errMove.to, errMove.ids, errMove.changed = x.States[x.stateIdx[oe.Target]], curIDs, changed
-	return emit(errMove)
+	return x.emit(errMove)
 }
 
 // stopErr is a guard that could not be evaluated.

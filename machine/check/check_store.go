@@ -94,9 +94,9 @@ type pairStore struct {
 	mask   uint64
 	idBits uint
 	arena  *arena // where the chunks and the table are allocated (nil: the heap)
-	enc    []byte // scratch: the record being looked up, encoded
-	fits   bool   // every word of enc's record fits s.size bytes
-	key    uint64 // enc as a number, when a record takes at most 8 bytes (short)
+	enc    []byte // scratch: the record being looked up, encoded (unless short)
+	fits   bool   // every word of the record encoded fits s.size bytes
+	key    uint64 // the record encoded, as a number, when records are short
 }
 
 // short reports whether a record takes at most 8 bytes: it is then hashed
@@ -228,6 +228,10 @@ func equalWords(a, b []uint32) bool {
 // whether every word fits (a record with a larger word is stored in no
 // table yet: insert widens the store first).
 func (s *pairStore) encode(r []uint32) {
+	if s.short() {
+		s.encodeShort(r)
+		return
+	}
 	n := len(r) * s.size
 	if cap(s.enc) < n {
 		s.enc = make([]byte, n)
@@ -255,11 +259,33 @@ func (s *pairStore) encode(r []uint32) {
 		}
 	}
 	s.fits = true
-	if s.short() {
-		var b [8]byte
-		copy(b[:], enc)
-		s.key = binary.LittleEndian.Uint64(b[:])
+}
+
+// encodeShort is encode for a record of at most 8 bytes: only s.key.
+func (s *pairStore) encodeShort(r []uint32) {
+	var key uint64
+	s.fits = false
+	switch s.size {
+	case 1:
+		for i, w := range r {
+			if w > 0xFF {
+				return
+			}
+			key |= uint64(w) << (8 * i)
+		}
+	case 2:
+		for i, w := range r {
+			if w > 0xFFFF {
+				return
+			}
+			key |= uint64(w) << (16 * i)
+		}
+	default:
+		for i, w := range r {
+			key |= uint64(w) << (32 * i)
+		}
 	}
+	s.key, s.fits = key, true
 }
 
 // hashEnc hashes the record encode encoded.
@@ -311,7 +337,13 @@ func (s *pairStore) insert(r []uint32, slot uint64) int32 {
 	if s.n%recordChunk == 0 {
 		s.chunks = append(s.chunks, s.newChunk())
 	}
-	s.chunks[len(s.chunks)-1] = append(s.chunks[len(s.chunks)-1], s.enc...)
+	if s.short() {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], s.key)
+		s.chunks[len(s.chunks)-1] = append(s.chunks[len(s.chunks)-1], b[:s.width*s.size]...)
+	} else {
+		s.chunks[len(s.chunks)-1] = append(s.chunks[len(s.chunks)-1], s.enc...)
+	}
 	s.n++
 	s.table[slot] = s.entry(s.hashEnc(), id)
 	if uint64(s.n)*4 >= uint64(len(s.table))*3 { // load 3/4: double
