@@ -92,6 +92,7 @@ type Explorer struct {
 	names           []string // slot → name in env
 	dirty           []int    // slots of env set since the last load
 	news            []any
+	newIDs          []uint32
 	odometer        []int
 	outcomeBuf      []any
 	choices         []choice

@@ -38,8 +38,9 @@ type (
 // when expr must decide; a bool program also has cond, which returns its
 // value unboxed (guards).
 type fastProg struct {
-	run  func(v []any) (any, bool)
-	cond boolFn
+	run   func(v []any) (any, bool)
+	cond  boolFn
+	intFn intFn // an int program's value unboxed (sets)
 }
 
 // fastCompiler compiles a program's tree; slot maps the names of context
@@ -57,14 +58,15 @@ func (c fastCompiler) compile(node ast.Node) *fastProg {
 			return &fastProg{run: func(v []any) (any, bool) { return f(v) }, cond: f}
 		}
 	case reflect.Int:
-		if s, ok := c.slotOf(node); ok { // the value as it is: no new box
+		f := c.intOf(node)
+		if s, ok := c.slotOf(node); ok && f != nil { // the value as it is: no new box
 			return &fastProg{run: func(v []any) (any, bool) {
 				_, ok := v[s].(int)
 				return v[s], ok
-			}}
+			}, intFn: f}
 		}
-		if f := c.intOf(node); f != nil {
-			return &fastProg{run: func(v []any) (any, bool) { return f(v) }}
+		if f != nil {
+			return &fastProg{run: func(v []any) (any, bool) { return f(v) }, intFn: f}
 		}
 	case reflect.String:
 		if s, ok := c.slotOf(node); ok {

@@ -123,6 +123,13 @@ func agree(t *testing.T, src string, p *vm.Program, f *fastProg, vals []any) boo
 			require.Equal(t, got, c, "%s: run and cond disagree on %v", src, vals)
 		}
 	}
+	if f.intFn != nil {
+		n, iok := f.intFn(vals)
+		require.Equal(t, ok, iok, "%s: run and intFn disagree on %v", src, vals)
+		if ok {
+			require.Equal(t, got, n, "%s: run and intFn disagree on %v", src, vals)
+		}
+	}
 	if !ok {
 		return false
 	}
@@ -163,6 +170,7 @@ func TestCompiledEvaluationAgreesWithExpr(t *testing.T) {
 				return
 			}
 			require.NotNil(t, f, "%s did not compile", tc.src)
+			assert.Equal(t, tc.typ == mspec.TypeInt, f.intFn != nil, "%s: an int program has its unboxed form", tc.src)
 			for range 5000 {
 				agree(t, tc.src, p, f, pick())
 			}

@@ -398,11 +398,25 @@ func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, k
 	if len(set) == 0 {
 		return nil, nil
 	}
-	news := x.news[:0]
+	news, newIDs := x.news[:0], x.newIDs[:0]
 	if memo == nil {
 		memo = x.memosOf(set)
 	}
 	for i, a := range set {
+		if f := memo.progs[i]; f != nil && f.fast != nil && f.fast.intFn != nil && a.V.Type == mspec.TypeInt {
+			// A compiled int for an int variable: what Coerce and the size
+			// limit would do to it is nothing; no box, and its id directly.
+			if n, ok := f.fast.intFn(x.envVals); ok {
+				if a.V.Range != nil && !a.V.Range.Contains(n) {
+					x.end = move{kind: moveEnd, ids: ids, prop: PropBounds, pos: x.assignPos(a),
+						msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", assignWhat(kind, st, mv), a.V.Name, n, a.V.Range.Lo, a.V.Range.Hi)}
+					return nil, &x.end
+				}
+				id := x.values.intID(n)
+				news, newIDs = append(news, x.values.values[id]), append(newIDs, id)
+				continue
+			}
+		}
 		v, err := x.evalM(a.Prog, memo.progs[i])
 		if err == nil {
 			v, err = a.V.Coerce(v) // null through when nullable, as the interpreter does
@@ -424,12 +438,12 @@ func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, k
 				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", assignWhat(kind, st, mv), a.V.Name, n, a.V.Range.Lo, a.V.Range.Hi)}
 			return nil, &x.end
 		}
-		news = append(news, v)
+		news, newIDs = append(news, v), append(newIDs, x.values.id(v))
 	}
-	x.news = news[:0]
+	x.news, x.newIDs = news[:0], newIDs[:0]
 	var changed []int
 	for i, s := range memo.slots {
-		id := x.values.id(news[i])
+		id := newIDs[i]
 		if x.tracing && ids[s] != id { // equal values have one id (sameValue)
 			changed = append(changed, s)
 		}

@@ -21,6 +21,7 @@ import (
 // is the first value seen.
 type valueTable struct {
 	values []any
+	small  [smallInts]uint32 // ids of the ints 0 to smallInts-1 (0: not seen; id 0 is nil)
 	ints   map[int]uint32
 	strs   map[string]uint32
 	other  map[string]uint32 // appendValue's encoding → id: floats, lists, maps, nil, ...
@@ -34,15 +35,16 @@ func newValueTable() *valueTable {
 	return t
 }
 
+// smallInts bounds the ints whose ids an array holds.
+const smallInts = 1024
+
 func (t *valueTable) id(v any) uint32 {
 	switch x := v.(type) {
 	case int:
-		if id, ok := t.ints[x]; ok {
-			return id
+		if uint(x) < smallInts && t.small[x] != 0 {
+			return t.small[x]
 		}
-		id := t.push(v)
-		t.ints[x] = id
-		return id
+		return t.intID(x)
 	case string:
 		if id, ok := t.strs[x]; ok {
 			return id
@@ -66,6 +68,24 @@ func (t *valueTable) id(v any) uint32 {
 	}
 	id := t.push(v)
 	t.other[string(t.buf)] = id
+	return id
+}
+
+// intID is id for an int.
+func (t *valueTable) intID(n int) uint32 {
+	if uint(n) < smallInts {
+		if id := t.small[n]; id != 0 {
+			return id
+		}
+	}
+	id, ok := t.ints[n]
+	if !ok {
+		id = t.push(n)
+		t.ints[n] = id
+	}
+	if uint(n) < smallInts {
+		t.small[n] = id
+	}
 	return id
 }
 
