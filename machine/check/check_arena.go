@@ -24,6 +24,7 @@ var arenaMapped atomic.Int64
 // arena hands out the check's large blocks.
 type arena struct {
 	blocks map[unsafe.Pointer][]byte // mapped blocks by their first byte
+	bytes  int                       // their size
 }
 
 // minArenaBlock is the smallest block worth a mapping: below it, a block is
@@ -53,6 +54,7 @@ func arenaAlloc[T any](a *arena, n int, populate bool) []T {
 	}
 	p := unsafe.Pointer(unsafe.SliceData(b))
 	a.blocks[p] = b
+	a.bytes += len(b)
 	arenaMapped.Add(int64(len(b)))
 	return unsafe.Slice((*T)(p), n)
 }
@@ -66,6 +68,7 @@ func arenaFree[T any](a *arena, s []T) {
 	p := unsafe.Pointer(unsafe.SliceData(s[:1]))
 	if b, ok := a.blocks[p]; ok {
 		delete(a.blocks, p)
+		a.bytes -= len(b)
 		arenaMapped.Add(-int64(len(b)))
 		unmapBlock(b)
 	}
@@ -78,6 +81,7 @@ func (a *arena) release() {
 	}
 	for p, b := range a.blocks {
 		delete(a.blocks, p)
+		a.bytes -= len(b)
 		arenaMapped.Add(-int64(len(b)))
 		unmapBlock(b)
 	}

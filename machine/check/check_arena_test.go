@@ -35,9 +35,11 @@ func TestArenaGivesBackWhatItMapped(t *testing.T) {
 		return
 	}
 	assert.Equal(t, minArenaBlock+chunkLen*8, a.mapped())
+	assert.Equal(t, a.mapped(), a.bytes)
 	arenaFree(a, small) // a heap block: nothing to unmap
 	arenaFree(a, big)
 	assert.Equal(t, chunkLen*8, a.mapped())
+	assert.Equal(t, a.mapped(), a.bytes)
 	a.release()
 	assert.Zero(t, a.mapped())
 	assert.Equal(t, before, arenaMapped.Load())

@@ -36,4 +36,7 @@ func (c *chunked[T]) push(v T) {
 
 func (c *chunked[T]) at(i int) T { return c.chunks[i>>chunkBits][i&(chunkLen-1)] }
 
+// ptr returns the address of element i, to change it in place.
+func (c *chunked[T]) ptr(i int) *T { return &c.chunks[i>>chunkBits][i&(chunkLen-1)] }
+
 func (c *chunked[T]) len() int { return c.n }

@@ -61,7 +61,7 @@ type Explorer struct {
 	levels    []int32        // levels[d]: the first node of depth d (breadth first: depths only grow)
 	succStart chunked[int32] // node i's successors are succ's elements succStart.at(i) to succStart.at(i+1)-1
 	succ      chunked[int32]
-	flags     []uint8
+	flags     chunked[uint8]
 	trans     int
 	stopped   string
 	expanded  int // nodes expanded so far
@@ -296,7 +296,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		}
 	}
 	x.arena = &arena{}
-	x.nodes.arena, x.succStart.arena, x.succ.arena = x.arena, x.arena, x.arena
+	x.nodes.arena, x.succStart.arena, x.succ.arena, x.flags.arena = x.arena, x.arena, x.arena, x.arena
 	x.store = newPairStore(1+len(x.stored), x.maxState, x.arena)
 	for _, st := range x.States {
 		st.keyBase = append(st.keyBase, uint32(st.idx))
@@ -425,7 +425,7 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 		st := x.States[rec[0]]
 		ids = x.decode(rec, ids)
 		if int(depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
-			x.flags[id] |= flagHorizon
+			*x.flags.ptr(int(id)) |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
 		} else {
 			x.from, x.fromDepth = id, depth
@@ -434,13 +434,13 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 		x.expanded++
 		x.succStart.push(int32(x.succ.len()))
 		if x.stopped != "" {
-			x.flags[id] |= flagHorizon // its successors are only partly known
+			*x.flags.ptr(int(id)) |= flagHorizon // its successors are only partly known
 			break
 		}
 	}
 	if x.stopped != "" {
 		for id := x.expanded; id < x.nodes.len(); id++ {
-			x.flags[id] |= flagHorizon
+			*x.flags.ptr(int(id)) |= flagHorizon
 		}
 	}
 }
@@ -469,10 +469,10 @@ func (x *Explorer) add(st *Xstate, rec []uint32, slot uint64, parent, ord, depth
 		x.growMemo()
 		x.maybeLowerGC()
 	}
-	x.flags = append(x.flags, 0)
+	x.flags.push(0)
 	st.reached = true
 	if st.final {
-		x.flags[id] |= flagFinal
+		*x.flags.ptr(int(id)) |= flagFinal
 	}
 	if len(st.invs) > 0 {
 		// add runs while a move is being expanded: env is in use, so the
@@ -511,7 +511,7 @@ func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 		if mv.kind == moveEnd && mv.prop == "" {
 			return true
 		}
-		x.flags[id] |= flagStops
+		*x.flags.ptr(int(id)) |= flagStops
 		x.note(mv.prop, id, ord, mv.msg, mv.pos)
 		return true
 	}

@@ -15,17 +15,20 @@ import (
 // more collections, each short. A small check keeps the default: there the
 // extra collections would cost more CPU (a fifth more on 100,000 pairs) than
 // the memory they save. The target is lowered once the store holds
-// gcLowerAt bytes.
+// gcLowerAt bytes on the heap: where the arena maps it (check_arena.go), the
+// collector does not manage it and the target stays.
 const checkGCPercent = 10
 
 // gcLowerAt is the size of the store (records, table, parents, successors)
 // from which a check lowers the collector's target.
 var gcLowerAt = 16 << 20
 
-// keptBytes estimates what the store holds.
+// keptBytes estimates what the store holds on the heap: nothing of what the
+// arena mapped (check_arena.go), whose blocks the collector does not manage.
 func (x *Explorer) keptBytes() int {
 	word := x.store.size
-	return x.nodes.len()*(x.store.width*word+8+1+4) + x.succ.len()*4 + len(x.store.table)*4
+	kept := x.nodes.len()*(x.store.width*word+8+1+4) + x.succ.len()*4 + len(x.store.table)*4
+	return kept - x.arena.bytes
 }
 
 // maybeLowerGC lowers the collector's target once the store is large; the

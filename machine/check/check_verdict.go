@@ -129,7 +129,7 @@ func (x *Explorer) findTrap() {
 	n := x.nodes.len()
 	good := make([]bool, n)
 	for id := range n {
-		good[id] = x.flags[id] != 0
+		good[id] = x.flags.at(id) != 0
 	}
 	if !x.reachGoodForward(good, trapForwardPasses) {
 		x.reachGoodBackward(good)
