@@ -40,6 +40,9 @@ func main() {
 }
 
 func run(path string) error {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200) // as lppctl check does
+	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("cannot read the spec: %w", err)
