@@ -317,8 +317,3 @@ func sortedInts(vals []any) []any {
 	})
 	return vals
 }
-
-// sameValue compares two canonical values.
-func sameValue(a, b any) bool {
-	return string(appendValue(nil, a)) == string(appendValue(nil, b))
-}

@@ -353,9 +353,7 @@ const noID = ^uint32(0)
 // slots dead in st have their default.
 func (x *Explorer) key(st *Xstate, ids []uint32) []uint32 {
 	r := x.rec[:len(st.keyBase)]
-	for i, w := range st.keyBase { // a loop: a call of memmove costs more for a few words
-		r[i] = w
-	}
+	copy(r, st.keyBase)
 	for _, l := range st.keyLive {
 		r[l[0]] = ids[l[1]]
 	}

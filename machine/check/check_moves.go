@@ -444,7 +444,7 @@ func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, k
 	var changed []int
 	for i, s := range memo.slots {
 		id := newIDs[i]
-		if x.tracing && ids[s] != id { // equal values have one id (sameValue)
+		if x.tracing && ids[s] != id { // equal values have one id: their canonical encodings are equal
 			changed = append(changed, s)
 		}
 		ids[s] = id
