@@ -51,6 +51,7 @@ func checkCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "var", Usage: "start a context variable from this value instead of its default: `NAME=VALUE` (repeatable; as run --var)"},
 			&cli.StringSliceFlag{Name: "inputs", Usage: "start these context variables from every value of their domain, as `input: true` does: `NAME,NAME...`"},
 			&cli.StringFlag{Name: "counterexample-format", Value: "text", Usage: "text, or mermaid: also draw each counterexample highlighted on the spec's diagram"},
+			&cli.BoolFlag{Name: "interpreted", Usage: "evaluate every guard and set with expr, as the run does, instead of the compiled closures of those that have one (slower, the same verdicts: to rule the compiled evaluation out)"},
 		},
 		Action: runCheck,
 	}
@@ -161,6 +162,7 @@ func runCheck(c *cli.Context) error {
 			return err
 		}
 		opts.MaxStates = c.Int("max-states")
+		opts.Interpreted = c.Bool("interpreted")
 		progress := !c.Bool("json") && isTerminal(c.App.ErrWriter)
 		opts.Progress = func(s check.CheckStats) {
 			// A check under way for a second, its Ctrl-C handler in place:
