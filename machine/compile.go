@@ -3,6 +3,7 @@ package machine
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -91,6 +92,35 @@ type compiler struct {
 	reg   *Registry
 	env   map[string]any
 	diags mspec.Diagnostics
+	progs map[progKey]*vm.Program // what compiled without error (see program)
+}
+
+// progKey names a compiled expression: what it compiles to ("guard", or a
+// set's type), its text, and the environment it compiles in, by identity
+// (a compilation changes none of its environments once made).
+type progKey struct {
+	env  uintptr
+	what string
+	src  string
+}
+
+// program returns the program compile makes of src in env, compiling it
+// once: the same guard or set written in several states (as generated
+// specs and translated blueprints do) is one program, which a run and a
+// check treat as they would its copies (programs are not changed).
+func (c *compiler) program(env map[string]any, what, src string, compile func() (*vm.Program, error)) (*vm.Program, error) {
+	key := progKey{env: reflect.ValueOf(env).Pointer(), what: what, src: src}
+	if p, ok := c.progs[key]; ok {
+		return p, nil
+	}
+	p, err := compile()
+	if err == nil {
+		if c.progs == nil {
+			c.progs = map[progKey]*vm.Program{}
+		}
+		c.progs[key] = p
+	}
+	return p, err
 }
 
 func (c *compiler) errorf(p mspec.Pos, format string, args ...any) {
@@ -155,7 +185,7 @@ func (c *compiler) transition(t *mspec.Transition, index int, env map[string]any
 }
 
 func (c *compiler) guard(src string, at mspec.Pos, env map[string]any) *vm.Program {
-	p, err := mspec.CompileGuard(src, env)
+	p, err := c.program(env, "guard", src, func() (*vm.Program, error) { return mspec.CompileGuard(src, env) })
 	if err != nil {
 		e := mspec.LocateExprError(err, at)
 		c.errorf(e.Pos, "guard %q: %s", src, e.Msg)
@@ -172,7 +202,7 @@ func (c *compiler) assigns(as []*mspec.Assign, env map[string]any) []Cassign {
 			c.errorf(a.Pos, "set: unknown context variable %q", a.Var)
 			continue
 		}
-		p, err := mspec.CompileVarValue(a.Expr, v, env)
+		p, err := c.program(env, fmt.Sprintf("set %s %v", v.Type, v.Nullable), a.Expr, func() (*vm.Program, error) { return mspec.CompileVarValue(a.Expr, v, env) })
 		if err != nil {
 			e := mspec.LocateExprError(err, a.ExprPos)
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
