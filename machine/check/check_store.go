@@ -99,9 +99,12 @@ const recordChunk = 1 << 14
 
 // pairStore holds the records of the stored pairs, by node id, and finds a
 // record's id. The lookup table is open addressing with linear probing, at
-// most 3/4 full, of 4-byte entries: id+1 in the low idBits bits (enough for
+// most 7/8 full, of 4-byte entries: id+1 in the low idBits bits (enough for
 // the check's MaxStates), and above them a tag, the high bits of the
-// record's hash, which rules out most slots without reading their record. A
+// record's hash, which rules out most slots without reading their record
+// (16 entries to a cache line: the longer probes of a fuller table cost
+// little; at 3/4 the table took a sixth more memory, and the checks
+// measured ran no faster). A
 // record is hashed and compared as it is stored (its encoded bytes), so
 // growing the table rehashes the records in id order, reading them
 // sequentially.
@@ -366,7 +369,7 @@ func (s *pairStore) insert(r []uint32, slot uint64) int32 {
 	}
 	s.n++
 	s.table[slot] = s.entry(s.hashEnc(), id)
-	if uint64(s.n)*4 >= uint64(len(s.table))*3 { // load 3/4: double
+	if uint64(s.n)*8 >= uint64(len(s.table))*7 { // load 7/8: double
 		s.rebuild(2 * len(s.table))
 	}
 	return id
