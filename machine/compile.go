@@ -92,7 +92,8 @@ type compiler struct {
 	reg   *Registry
 	env   map[string]any
 	diags mspec.Diagnostics
-	progs map[progKey]*vm.Program // what compiled without error (see program)
+	progs map[progKey]*vm.Program    // what compiled without error (see program)
+	envs  map[uintptr]map[string]any // the environments progs's keys name, held so no other takes their address
 }
 
 // progKey names a compiled expression: what it compiles to ("guard", or a
@@ -116,9 +117,9 @@ func (c *compiler) program(env map[string]any, what, src string, compile func() 
 	p, err := compile()
 	if err == nil {
 		if c.progs == nil {
-			c.progs = map[progKey]*vm.Program{}
+			c.progs, c.envs = map[progKey]*vm.Program{}, map[uintptr]map[string]any{}
 		}
-		c.progs[key] = p
+		c.progs[key], c.envs[key.env] = p, env
 	}
 	return p, err
 }

@@ -14,8 +14,10 @@ import (
 
 // FuzzModelCheck checks every valid spec the fuzzer makes from the
 // seeded-defect corpus, at small bounds: the check never panics, every FAIL
-// says what and where, and every counterexample starts in the initial state
-// and is no longer than the exploration went deep.
+// says what and where, every counterexample starts in the initial state
+// and is no longer than the exploration went deep, and the report is the
+// one of a check that evaluates every expression with expr (compiled
+// evaluation decides nothing differently).
 func FuzzModelCheck(f *testing.F) {
 	files, _ := filepath.Glob("testdata/check/*.yaml")
 	for _, file := range files {
@@ -37,7 +39,11 @@ func FuzzModelCheck(f *testing.F) {
 		if r.Stats.States > 2000 {
 			t.Fatalf("explored %d states, over the bound 2000", r.Stats.States)
 		}
-		_ = r.Format(check.FormatOptions{})
+		report := r.Format(check.FormatOptions{NoTimes: true})
+		slow := check.ModelCheck(context.Background(), m, check.CheckOptions{MaxStates: 2000, MaxDepth: 40, Interpreted: true})
+		if got := slow.Format(check.FormatOptions{NoTimes: true}); got != report {
+			t.Fatalf("compiled and interpreted evaluation disagree:\n--- compiled\n%s\n--- interpreted\n%s", report, got)
+		}
 		for _, p := range r.Properties {
 			if p.Verdict != check.Fail {
 				continue
