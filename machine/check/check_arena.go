@@ -86,12 +86,3 @@ func (a *arena) release() {
 		unmapBlock(b)
 	}
 }
-
-// mapped is the number of bytes the arena has mapped (tests).
-func (a *arena) mapped() int {
-	n := 0
-	for _, b := range a.blocks {
-		n += len(b)
-	}
-	return n
-}

@@ -11,6 +11,15 @@ import (
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
+// mapped is the number of bytes the arena's blocks hold, counted anew.
+func (a *arena) mapped() int {
+	n := 0
+	for _, b := range a.blocks {
+		n += len(b)
+	}
+	return n
+}
+
 // mapsBlocks: the platforms where the arena maps its blocks (elsewhere they
 // are heap allocations and nothing is mapped).
 func mapsBlocks() bool { return mapBlock(minArenaBlock, false) != nil }

@@ -110,14 +110,13 @@ func (c fastCompiler) intOf(node ast.Node) intFn {
 	}
 	switch n := node.(type) {
 	case *ast.IntegerNode:
-		k := n.Value
-		return func([]any) (int, bool) { return k, true }
+		return constant(n.Value)
 	case *ast.IdentifierNode:
 		s, ok := c.slot[n.Value]
 		if !ok {
 			return nil
 		}
-		return func(v []any) (int, bool) {
+		return func(v []any) (int, bool) { // not generic: a type assertion to a type parameter costs a load more, in the hottest closure
 			i, ok := v[s].(int)
 			return i, ok
 		}
@@ -130,7 +129,7 @@ func (c fastCompiler) intOf(node ast.Node) intFn {
 		if n.Operator == "-" {
 			k = -k
 		}
-		return func([]any) (int, bool) { return k, true }
+		return constant(k)
 	case *ast.CallNode:
 		return c.checkedOf(n)
 	case *ast.ConditionalNode:
@@ -138,16 +137,7 @@ func (c fastCompiler) intOf(node ast.Node) intFn {
 		if cond == nil || a == nil || b == nil {
 			return nil
 		}
-		return func(v []any) (int, bool) {
-			t, ok := cond(v)
-			switch {
-			case !ok:
-				return 0, false
-			case t:
-				return a(v)
-			}
-			return b(v)
-		}
+		return conditional(cond, a, b)
 	}
 	return nil
 }
@@ -230,14 +220,13 @@ func (c fastCompiler) strOf(node ast.Node) strFn {
 	}
 	switch n := node.(type) {
 	case *ast.StringNode:
-		k := n.Value
-		return func([]any) (string, bool) { return k, true }
+		return constant(n.Value)
 	case *ast.IdentifierNode:
 		s, ok := c.slot[n.Value]
 		if !ok {
 			return nil
 		}
-		return func(v []any) (string, bool) {
+		return func(v []any) (string, bool) { // not generic: a type assertion to a type parameter costs a load more, in the hottest closure
 			x, ok := v[s].(string)
 			return x, ok
 		}
@@ -246,16 +235,7 @@ func (c fastCompiler) strOf(node ast.Node) strFn {
 		if cond == nil || a == nil || b == nil {
 			return nil
 		}
-		return func(v []any) (string, bool) {
-			t, ok := cond(v)
-			switch {
-			case !ok:
-				return "", false
-			case t:
-				return a(v)
-			}
-			return b(v)
-		}
+		return conditional(cond, a, b)
 	}
 	return nil
 }
@@ -266,14 +246,13 @@ func (c fastCompiler) boolOf(node ast.Node) boolFn {
 	}
 	switch n := node.(type) {
 	case *ast.BoolNode:
-		k := n.Value
-		return func([]any) (bool, bool) { return k, true }
+		return constant(n.Value)
 	case *ast.IdentifierNode:
 		s, ok := c.slot[n.Value]
 		if !ok {
 			return nil
 		}
-		return func(v []any) (bool, bool) {
+		return func(v []any) (bool, bool) { // not generic: a type assertion to a type parameter costs a load more, in the hottest closure
 			x, ok := v[s].(bool)
 			return x, ok
 		}
@@ -294,16 +273,7 @@ func (c fastCompiler) boolOf(node ast.Node) boolFn {
 		if cond == nil || a == nil || b == nil {
 			return nil
 		}
-		return func(v []any) (bool, bool) {
-			t, ok := cond(v)
-			switch {
-			case !ok:
-				return false, false
-			case t:
-				return a(v)
-			}
-			return b(v)
-		}
+		return conditional(cond, a, b)
 	case *ast.BinaryNode:
 		return c.binaryOf(n)
 	}
@@ -515,6 +485,26 @@ func intCompare(op string, a, b intFn) boolFn {
 		x, ok1 := a(v)
 		y, ok2 := b(v)
 		return compare(op, x, y), ok1 && ok2
+	}
+}
+
+// constant is a literal's value.
+func constant[T any](k T) func([]any) (T, bool) {
+	return func([]any) (T, bool) { return k, true }
+}
+
+// conditional is cond ? a : b.
+func conditional[T any](cond boolFn, a, b func([]any) (T, bool)) func([]any) (T, bool) {
+	return func(v []any) (T, bool) {
+		t, ok := cond(v)
+		switch {
+		case !ok:
+			var zero T
+			return zero, false
+		case t:
+			return a(v)
+		}
+		return b(v)
 	}
 }
 
