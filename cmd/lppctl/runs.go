@@ -48,8 +48,11 @@ listed as "crashed": lppctl resume RUN_ID continues it.`,
 				Name:      "trace",
 				Usage:     "a run's transitions as a timeline",
 				ArgsUsage: "RUN_ID",
-				Flags:     storeFlags(&cli.BoolFlag{Name: "json", Usage: "print the journal's lines as they are"}),
-				Action:    runsTraceAction,
+				Flags: storeFlags(
+					&cli.BoolFlag{Name: "json", Usage: "print the journal's entries as JSON Lines, each step's variables whole (a list or map that grows at every step is printed whole at every step: see --deltas)"},
+					&cli.BoolFlag{Name: "deltas", Usage: "print the journal's lines as they are in the file (JSON Lines; implies --json): a step's list as the items it appended, its map as the keys it changed, so the output grows with the run, not with its square"},
+				),
+				Action: runsTraceAction,
 			},
 			{
 				Name:      "cancel",
@@ -346,6 +349,9 @@ func shorten(s string, n int) string {
 
 func runsTraceAction(c *cli.Context) error {
 	if c.String("temporal") != "" {
+		if c.Bool("deltas") {
+			return usageErrorf("--deltas prints a local run's journal; a Temporal run has none (its trace comes from the workflow's history): drop --deltas")
+		}
 		return showOnTemporal(c, true)
 	}
 	run, l, err := openRunArg(c)
@@ -353,6 +359,9 @@ func runsTraceAction(c *cli.Context) error {
 		return err
 	}
 	w := c.App.Writer
+	if c.Bool("deltas") {
+		return run.CopyJournal(w, l)
+	}
 	var walk runstore.Walker // a step's maps whole (the log holds the keys a step changed)
 	var values traceValues
 	if c.Bool("json") {

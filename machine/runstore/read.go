@@ -353,6 +353,29 @@ func (s *scanner) check(c commit) error {
 	return nil
 }
 
+// CopyJournal writes to w the lines of the run's journal that l holds, as
+// they are in the file: the journal's own encoding, in which a step's list
+// is the items it appended (vars_append) and its map the keys it changed
+// (vars_patch), each line with its checksum. So the copy is as long as the
+// journal, where entries with every step's values whole grow with the
+// square of a run whose list or map grows at each step. A torn last line
+// that l ignored is left out, and so is whatever was written after l was
+// read (a run still going on).
+func (r *Run) CopyJournal(w io.Writer, l *Log) error {
+	f, err := os.Open(r.Path(JournalFile))
+	if err != nil {
+		return fmt.Errorf("cannot copy journal: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.CopyN(w, f, l.good); err != nil {
+		if err == io.EOF {
+			err = fmt.Errorf("%s is shorter than when it was read (%d bytes)", r.Path(JournalFile), l.good)
+		}
+		return fmt.Errorf("cannot copy journal: %w", err)
+	}
+	return nil
+}
+
 // Repair cuts a torn last line off the run's journal so that new lines start
 // on a line of their own. It does nothing when the log has no torn line.
 func (r *Run) Repair(l *Log) error {
