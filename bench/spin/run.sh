@@ -4,6 +4,7 @@
 #   bench/spin/run.sh [1e5|1e6]...   (default: both)
 #   LPPCTL=/path/to/lppctl           use this binary (default: built from this tree)
 #   RUNS=N                           runs of each (default 3): every run is printed
+#   SPIN_STORAGE="-DCOLLAPSE -DHC4"  also SPIN with these storage options, once each
 #
 # For each model: the states each tool stores, CPU (user + sys) of the run,
 # CPU per state and peak RSS, from the run's rusage (see measure). lppctl is
@@ -63,7 +64,7 @@ measure() {
 # row TOOL STATES: prints a result line.
 row() {
 	awk -v t="$1" -v n="$2" -v c="$cpu" -v r="$rss" \
-		'BEGIN { printf "%-34s %9d states %8.3f s CPU %6.2f us/state %8.1f MiB peak RSS\n", t, n, c, c / n * 1e6, r }'
+		'BEGIN { printf "%-40s %9d states %8.3f s CPU %6.2f us/state %8.1f MiB peak RSS\n", t, n, c, c / n * 1e6, r }'
 }
 
 # pan DIR DEFINES...: builds pan from gen.pml with these -D flags (spin's and gcc's).
@@ -105,6 +106,17 @@ for model in "${models[@]}"; do
 		row "spin (DFS, -w$w, -m$m)" "$(awk '/states, stored/ {print $1; exit}' <<<"$out")"
 		measure "$tmp/bfs-$model/pan" -w$w
 		row "spin (BFS, -w$w)" "$(awk '/states, stored/ {print $1; exit}' <<<"$out")"
+	done
+	# SPIN's state compression (SPIN_STORAGE="-DCOLLAPSE -DHC4"): each
+	# option's sized DFS and BFS, once. Its "states, stored" is what it
+	# kept: hash-compact (HC4) may lose states to collisions.
+	for opt in ${SPIN_STORAGE:-}; do
+		pan "$tmp/dfs-$model$opt" -DS=$S -DK=$K "$opt"
+		pan "$tmp/bfs-$model$opt" -DS=$S -DK=$K -DBFS "$opt"
+		measure "$tmp/dfs-$model$opt/pan" -m$m -w$w
+		row "spin $opt (DFS, -w$w, -m$m)" "$(awk '/states, stored/ {print $1; exit}' <<<"$out")"
+		measure "$tmp/bfs-$model$opt/pan" -w$w
+		row "spin $opt (BFS, -w$w)" "$(awk '/states, stored/ {print $1; exit}' <<<"$out")"
 	done
 	pan "$tmp/seed-$model" -DS=$S -DK=$K -DSEED=1 -DBFS
 	spin_depth="$(cd "$tmp/seed-$model" && ./pan -w$w 2>&1 | sed -n 's/.*invalid end state (at depth \([0-9]*\)).*/\1/p')"
