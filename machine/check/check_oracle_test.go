@@ -1,0 +1,378 @@
+package check_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/expr-lang/expr/vm"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/internal/spectest"
+	mspec "github.com/lppctl/lppctl/machine/spec"
+	"github.com/lppctl/lppctl/machine/validate"
+)
+
+// An oracle for the checker: random small specs, explored by a plain
+// breadth-first search written here from the semantics in docs/spec.md
+// (the action's writes, then the state's set, then the first next whose
+// guard holds, its set, the move), over whole contexts: no interning, no
+// dead-variable reduction, no hoisted guards, no compiled closures. Its
+// verdicts must be the checker's.
+
+// oracleSpec is a generated spec: states s0..s{K-1} and done (final), ints
+// i and j in [0, R], a bool f, and n, which the action count writes (its
+// range [0, 2]: the check tries each value).
+type oracleSpec struct {
+	R      int
+	states []oracleState
+	inv    string   // an invariant's expression, or ""
+	invIn  []string // the states it applies to (none: all)
+}
+
+type oracleState struct {
+	name  string
+	count bool              // do: count
+	set   map[string]string // the state's set
+	next  []oracleNext
+}
+
+type oracleNext struct {
+	to, when string // when "" is unguarded
+	set      map[string]string
+}
+
+type oracleGen struct {
+	rng *rand.Rand
+	R   int
+}
+
+func (g oracleGen) pick(opts ...string) string { return opts[g.rng.IntN(len(opts))] }
+
+func (g oracleGen) small() string { return fmt.Sprint(g.rng.IntN(g.R + 2)) }
+
+// guard is a condition over i, j, f and n that cannot fail to evaluate.
+func (g oracleGen) guard(depth int) string {
+	if depth <= 0 || g.rng.IntN(3) == 0 {
+		switch g.rng.IntN(7) {
+		case 0:
+			return "i " + g.pick("==", "!=", "<", ">=") + " " + g.small()
+		case 1:
+			return "j " + g.pick("==", "<=", ">") + " " + g.small()
+		case 2:
+			return g.pick("f", "!f")
+		case 3:
+			return "n " + g.pick("==", "!=", "<") + " " + g.pick("0", "1", "2")
+		case 4:
+			return "i + j " + g.pick(">", "<=") + " " + g.small()
+		case 5:
+			return "i % 2 == " + g.pick("0", "1")
+		default:
+			return "i " + g.pick("<", "==", ">") + " j"
+		}
+	}
+	switch g.rng.IntN(3) {
+	case 0:
+		return "(" + g.guard(depth-1) + ") && (" + g.guard(depth-1) + ")"
+	case 1:
+		return "(" + g.guard(depth-1) + ") || (" + g.guard(depth-1) + ")"
+	}
+	return "!(" + g.guard(depth-1) + ")"
+}
+
+// set assigns some of i, j, f values that stay in their ranges.
+func (g oracleGen) set() map[string]string {
+	out := map[string]string{}
+	R := fmt.Sprint(g.R)
+	for _, v := range []string{"i", "j"} {
+		if g.rng.IntN(3) != 0 {
+			continue
+		}
+		out[v] = g.pick(
+			v+" < "+R+" ? "+v+" + 1 : 0",
+			v+" > 0 ? "+v+" - 1 : "+R,
+			"0", R,
+			"(i + j) % ("+R+" + 1)",
+			"n < "+R+" ? n : "+R,
+		)
+	}
+	if g.rng.IntN(4) == 0 {
+		out["f"] = g.pick("!f", "i > j", "true", "n == 1")
+	}
+	return out
+}
+
+func genOracleSpec(rng *rand.Rand) oracleSpec {
+	g := oracleGen{rng: rng, R: 1 + rng.IntN(3)}
+	k := 2 + rng.IntN(4)
+	sp := oracleSpec{R: g.R}
+	names := []string{"done"}
+	for s := range k {
+		names = append(names, fmt.Sprintf("s%d", s))
+	}
+	for s := range k {
+		st := oracleState{name: fmt.Sprintf("s%d", s), count: rng.IntN(2) == 0, set: g.set()}
+		for range 1 + rng.IntN(3) {
+			nx := oracleNext{to: names[rng.IntN(len(names))], when: g.guard(2)}
+			if rng.IntN(3) == 0 {
+				nx.set = g.set()
+			}
+			st.next = append(st.next, nx)
+		}
+		// The graph connects every state and reaches done from each (else
+		// the spec is invalid): s{x} has a transition to s{x+1} (done for
+		// the last), which its guard may still keep from firing.
+		chain := oracleNext{to: names[(s+2)%len(names)], when: g.guard(1)}
+		st.next = slices.Insert(st.next, rng.IntN(len(st.next)+1), chain)
+		if rng.IntN(2) == 0 {
+			st.next[len(st.next)-1].when = "" // a fallback: never stuck here
+		}
+		sp.states = append(sp.states, st)
+	}
+	if rng.IntN(3) == 0 {
+		sp.inv = g.guard(1)
+		if rng.IntN(2) == 0 {
+			sp.invIn = []string{names[1+rng.IntN(k)]}
+		}
+	}
+	return sp
+}
+
+func yamlMap(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": '" + m[k] + "'"
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func (sp oracleSpec) yaml() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lpp: 1\nname: oracle\ncontext:\n")
+	fmt.Fprintf(&b, "  i: {type: int, default: 0, range: [0, %d]}\n  j: {type: int, default: 0, range: [0, %d]}\n", sp.R, sp.R)
+	fmt.Fprintf(&b, "  f: {type: bool, default: false}\n  n: {type: int, default: 0, range: [0, 2]}\n")
+	if sp.inv != "" {
+		fmt.Fprintf(&b, "invariants:\n  inv: {expr: '%s'", sp.inv)
+		if len(sp.invIn) > 0 {
+			fmt.Fprintf(&b, ", in: [%s]", strings.Join(sp.invIn, ", "))
+		}
+		b.WriteString("}\n")
+	}
+	b.WriteString("initial: s0\nstates:\n")
+	for _, st := range sp.states {
+		fmt.Fprintf(&b, "  %s:\n", st.name)
+		if st.count {
+			b.WriteString("    do: count\n")
+		}
+		if len(st.set) > 0 {
+			fmt.Fprintf(&b, "    set: %s\n", yamlMap(st.set))
+		}
+		b.WriteString("    next:\n")
+		for _, nx := range st.next {
+			fmt.Fprintf(&b, "      - {to: %s", nx.to)
+			if nx.when != "" {
+				fmt.Fprintf(&b, ", when: '%s'", nx.when)
+			}
+			if len(nx.set) > 0 {
+				fmt.Fprintf(&b, ", set: %s", yamlMap(nx.set))
+			}
+			b.WriteString("}\n")
+		}
+	}
+	b.WriteString("  done: {final: true}\n")
+	return b.String()
+}
+
+// oracleCtx is a whole context: i, j, f, n.
+type oracleCtx struct {
+	i, j int
+	f    bool
+	n    int
+}
+
+type oraclePair struct {
+	state string
+	ctx   oracleCtx
+}
+
+// oracleVerdicts explores sp and returns the verdicts of deadlock,
+// reachability, termination and invariants.
+func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
+	t.Helper()
+	types := map[string]any{"i": 0, "j": 0, "f": false, "n": 0, mspec.VarState: "", mspec.VarLastError: ""}
+	progs := map[string]*vm.Program{}
+	eval := func(src string, typ mspec.Type, c oracleCtx, state string) any {
+		key := string(typ) + "\x00" + src
+		p := progs[key]
+		if p == nil {
+			var err error
+			if typ == mspec.TypeBool && !strings.Contains(key, "set:") {
+				p, err = mspec.CompileGuard(src, types)
+			} else {
+				p, err = mspec.CompileValue(src, typ, types)
+			}
+			require.NoError(t, err, src)
+			progs[key] = p
+		}
+		v, err := (&vm.VM{}).Run(p, map[string]any{"i": c.i, "j": c.j, "f": c.f, "n": c.n, mspec.VarState: state, mspec.VarLastError: ""})
+		require.NoError(t, err, src)
+		return v
+	}
+	apply := func(set map[string]string, c oracleCtx, state string) oracleCtx {
+		out := c // every expression of one set sees the context before it
+		for v, src := range set {
+			switch v {
+			case "i":
+				out.i = eval(src, mspec.TypeInt, c, state).(int)
+			case "j":
+				out.j = eval(src, mspec.TypeInt, c, state).(int)
+			case "f":
+				out.f = eval(src, mspec.TypeBool, c, state).(bool)
+			}
+		}
+		return out
+	}
+	byName := map[string]oracleState{}
+	for _, st := range sp.states {
+		byName[st.name] = st
+	}
+	start := oraclePair{"s0", oracleCtx{}}
+	seen := map[oraclePair]bool{start: true}
+	succ := map[oraclePair][]oraclePair{}
+	end := map[oraclePair]bool{} // final, or stuck on some outcome
+	queue := []oraclePair{start}
+	deadlock, invFails := false, false
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if sp.inv != "" && (len(sp.invIn) == 0 || slices.Contains(sp.invIn, p.state)) && !eval(sp.inv, mspec.TypeBool, p.ctx, p.state).(bool) {
+			invFails = true
+		}
+		if p.state == "done" {
+			end[p] = true
+			continue
+		}
+		st := byName[p.state]
+		outcomes := []oracleCtx{p.ctx}
+		if st.count {
+			outcomes = nil
+			for n := range 3 {
+				c := p.ctx
+				c.n = n
+				outcomes = append(outcomes, c)
+			}
+		}
+		for _, c := range outcomes {
+			c = apply(st.set, c, p.state)
+			fired := false
+			for _, nx := range st.next {
+				if nx.when != "" && !eval(nx.when, mspec.TypeBool, c, p.state).(bool) {
+					continue
+				}
+				q := oraclePair{nx.to, apply(nx.set, c, p.state)}
+				succ[p] = append(succ[p], q)
+				if !seen[q] {
+					seen[q] = true
+					queue = append(queue, q)
+				}
+				fired = true
+				break
+			}
+			if !fired {
+				deadlock, end[p] = true, true
+			}
+		}
+	}
+	// Termination: every reachable pair reaches an end (backwards from the ends).
+	reaches := map[oraclePair]bool{}
+	for changed := true; changed; {
+		changed = false
+		for p := range seen {
+			if reaches[p] {
+				continue
+			}
+			ok := end[p]
+			for _, q := range succ[p] {
+				ok = ok || reaches[q]
+			}
+			if ok {
+				reaches[p], changed = true, true
+			}
+		}
+	}
+	reached := map[string]bool{}
+	for p := range seen {
+		reached[p.state] = true
+	}
+	verdict := func(fail bool) check.Verdict {
+		if fail {
+			return check.Fail
+		}
+		return check.Pass
+	}
+	return map[string]check.Verdict{
+		check.PropDeadlock:    verdict(deadlock),
+		check.PropReachable:   verdict(len(reached) < len(sp.states)+1),
+		check.PropTermination: verdict(len(reaches) < len(seen)),
+		check.PropInvariants:  verdict(invFails),
+	}
+}
+
+// TestModelCheckAgreesWithAPlainSearch: on 400 random specs (counters,
+// a bool, an action with three outcomes, ordered guards, sets, fallbacks,
+// invariants), the checker's verdicts on deadlock, reachability,
+// termination and invariants are those of the plain search above, in
+// compiled and in interpreted evaluation; and the specs are varied enough
+// to fail each property and pass it.
+func TestModelCheckAgreesWithAPlainSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 3))
+	reg := spectest.Registry()
+	seen := map[string]map[check.Verdict]int{}
+	invalid := 0
+	for i := range 400 {
+		sp := genOracleSpec(rng)
+		src := sp.yaml()
+		spec, diags := validate.Check("oracle.yaml", []byte(src), reg, validate.WithoutFiles())
+		if diags.HasErrors() {
+			invalid++ // a guard validation proves constant, say
+			continue
+		}
+		m, err := machine.Compile(spec, reg)
+		require.NoError(t, err)
+		want := oracleVerdicts(t, sp)
+		for _, interpreted := range []bool{false, true} {
+			r := check.ModelCheck(context.Background(), m, check.CheckOptions{Interpreted: interpreted})
+			require.True(t, r.Complete, "spec %d did not complete: %s", i, r.Stopped)
+			for _, p := range r.Properties {
+				w, ok := want[p.Property]
+				if !ok {
+					continue
+				}
+				if p.Verdict != w {
+					t.Fatalf("spec %d (interpreted %v): %s is %s, the plain search says %s\n%s\n%s", i, interpreted, p.Property, p.Verdict, w,
+						src, r.Format(check.FormatOptions{NoTimes: true}))
+				}
+				if seen[p.Property] == nil {
+					seen[p.Property] = map[check.Verdict]int{}
+				}
+				seen[p.Property][p.Verdict]++
+			}
+		}
+	}
+	for prop := range oracleVerdicts(t, genOracleSpec(rand.New(rand.NewPCG(1, 1)))) {
+		require.Positive(t, seen[prop][check.Fail], "no spec fails %s: %v", prop, seen)
+		require.Positive(t, seen[prop][check.Pass], "no spec passes %s: %v", prop, seen)
+	}
+	require.Less(t, invalid, 40, "specs the generator made invalid")
+	t.Logf("verdicts: %v; %d of 400 specs invalid", seen, invalid)
+}
