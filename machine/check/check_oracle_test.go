@@ -33,6 +33,7 @@ type oracleSpec struct {
 	states []oracleState
 	inv    string   // an invariant's expression, or ""
 	invIn  []string // the states it applies to (none: all)
+	final  string   // done's final_requires, or ""
 }
 
 type oracleState struct {
@@ -135,6 +136,9 @@ func genOracleSpec(rng *rand.Rand) oracleSpec {
 		sp.states = append(sp.states, st)
 	}
 	if rng.IntN(3) == 0 {
+		sp.final = g.guard(1)
+	}
+	if rng.IntN(3) == 0 {
 		sp.inv = g.guard(1)
 		if rng.IntN(2) == 0 {
 			sp.invIn = []string{names[1+rng.IntN(k)]}
@@ -189,7 +193,11 @@ func (sp oracleSpec) yaml() string {
 			b.WriteString("}\n")
 		}
 	}
-	b.WriteString("  done: {final: true}\n")
+	if sp.final != "" {
+		fmt.Fprintf(&b, "  done: {final: true, final_requires: {req: '%s'}}\n", sp.final)
+	} else {
+		b.WriteString("  done: {final: true}\n")
+	}
 	return b.String()
 }
 
@@ -206,7 +214,7 @@ type oraclePair struct {
 }
 
 // oracleVerdicts explores sp and returns the verdicts of deadlock,
-// reachability, termination and invariants.
+// reachability, termination, invariants and final_requires.
 func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 	t.Helper()
 	types := map[string]any{"i": 0, "j": 0, "f": false, "n": 0, mspec.VarState: "", mspec.VarLastError: ""}
@@ -251,7 +259,7 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 	succ := map[oraclePair][]oraclePair{}
 	end := map[oraclePair]bool{} // final, or stuck on some outcome
 	queue := []oraclePair{start}
-	deadlock, invFails := false, false
+	deadlock, invFails, finalFails := false, false, false
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
@@ -260,6 +268,7 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 		}
 		if p.state == "done" {
 			end[p] = true
+			finalFails = finalFails || sp.final != "" && !eval(sp.final, mspec.TypeBool, p.ctx, p.state).(bool)
 			continue
 		}
 		st := byName[p.state]
@@ -321,19 +330,20 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 		return check.Pass
 	}
 	return map[string]check.Verdict{
-		check.PropDeadlock:    verdict(deadlock),
-		check.PropReachable:   verdict(len(reached) < len(sp.states)+1),
-		check.PropTermination: verdict(len(reaches) < len(seen)),
-		check.PropInvariants:  verdict(invFails),
+		check.PropDeadlock:      verdict(deadlock),
+		check.PropReachable:     verdict(len(reached) < len(sp.states)+1),
+		check.PropTermination:   verdict(len(reaches) < len(seen)),
+		check.PropInvariants:    verdict(invFails),
+		check.PropFinalRequires: verdict(finalFails),
 	}
 }
 
 // TestModelCheckAgreesWithAPlainSearch: on 400 random specs (counters,
 // a bool, an action with three outcomes, ordered guards, sets, fallbacks,
-// invariants), the checker's verdicts on deadlock, reachability,
-// termination and invariants are those of the plain search above, in
-// compiled and in interpreted evaluation; and the specs are varied enough
-// to fail each property and pass it.
+// invariants, final_requires), the checker's verdicts on deadlock,
+// reachability, termination, invariants and final_requires are those of
+// the plain search above, in compiled and in interpreted evaluation; and
+// the specs are varied enough to fail each property and pass it.
 func TestModelCheckAgreesWithAPlainSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 3))
 	reg := spectest.Registry()
