@@ -18,8 +18,9 @@ import (
 // result) goes through a Codec. A small payload is sent as it is. In a
 // larger JSON payload every value (string, list or object) whose JSON is
 // larger than the inline size is stored once in the BlobStore and replaced
-// by {"$lppctl.blob": REF}, from the leaves up; what is still too large is
-// stored whole and sent as a reference.
+// by {"$lppctl.blob": REF}, from the leaves up (a large list or string in
+// chunks: codec_chunks.go); what is still too large is stored whole and
+// sent as a reference.
 const (
 	// DefaultInline is the largest value sent by value (bytes of JSON).
 	DefaultInline = 2 << 10
@@ -196,7 +197,27 @@ func (c *Codec) claim(v any, path string) (any, error) {
 	if len(b) <= c.inline {
 		return v, nil
 	}
-	ref, err := c.put(b, "the value at "+path)
+	what := "the value at " + path
+	if len(b) > c.limit {
+		return nil, &LimitError{What: what, Size: len(b), Limit: c.limit}
+	}
+	var ref string
+	switch x := v.(type) {
+	case []any:
+		if len(b) > chunkMin && len(x) > 1 {
+			ref, err = c.putList(b, what)
+			break
+		}
+		ref, err = c.put(b, what)
+	case string:
+		if len(b) > chunkMin {
+			ref, err = c.putText(x, what)
+			break
+		}
+		ref, err = c.put(b, what)
+	default:
+		ref, err = c.put(b, what)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -294,6 +315,13 @@ func (c *Codec) resolve(v any) (any, error) {
 		}
 	case map[string]any:
 		if ref, ok := x[refKey].(string); ok && len(x) == 1 {
+			if chunked(ref) {
+				e, err := c.expand(ref)
+				if err != nil {
+					return nil, err
+				}
+				return c.resolve(e)
+			}
 			b, err := c.get(ref)
 			if err != nil {
 				return nil, err

@@ -74,6 +74,13 @@ type Segment struct {
 	Transitions int // default 2,000 (a workflow task runs inline steps without yielding)
 	Events      int // default 10,000
 	Bytes       int // default 8 MB
+	// Records bounds the JSON of the values the execution's records hold
+	// (the variables each step changed, whole, and its memory operations):
+	// default 32 MB. Continuing as new stores them (in the workflow task
+	// that ends the execution, which must not outlast its timeout), and a
+	// list that grows at every step makes them grow with the square of the
+	// steps. 0 in a recorded bound: none (executions started before it).
+	Records int
 }
 
 func (o Options) withDefaults() Options {
@@ -103,6 +110,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Segment.Bytes <= 0 {
 		o.Segment.Bytes = 8 << 20
+	}
+	if o.Segment.Records <= 0 {
+		o.Segment.Records = 32 << 20
 	}
 	if o.BlobLimit <= 0 {
 		o.BlobLimit = DefaultBlobLimit

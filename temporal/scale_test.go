@@ -301,3 +301,103 @@ func TestWorkflowResumedAfterItContinuedAsNew(t *testing.T) {
 	}
 	assert.Equal(t, 1, inputs, "the step that took the answer")
 }
+
+// listLoopSpec appends a 200-byte item to a list at each of 400 steps: its
+// records hold the list whole at every step, ~16 MB in all.
+var listLoopSpec = `lpp: 1
+name: listloop
+context:
+  n: {type: int, default: 0}
+  xs: {type: list, default: []}
+initial: grow
+limits: {max_transitions: 1000}
+states:
+  grow:
+    do: noop
+    set: {n: n + 1, xs: 'concat(xs, [string(n) + "` + strings.Repeat("z", 195) + `"])'}
+    next:
+      - when: n < 400
+        to: grow
+      - to: done
+  done:
+    final: true
+`
+
+// A run whose records grow large continues as new once they pass
+// Segment.Records (storing them is part of the workflow task that ends the
+// execution), and ends as a local run does.
+func TestWorkflowContinuesAsNewWhenItsRecordsGrowLarge(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		records int
+		many    bool
+	}{
+		{"records bounded at 1 MB", 1 << 20, true},
+		{"the default bound, 32 MB", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &testHost{root: t.TempDir()}
+			rel := writeSpec(t, h.root, "listloop.yaml", listLoopSpec)
+			local := localRun(t, h, rel, "run-list")
+			s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Records: tc.records}})
+			p, execs, err := s.run(startOf(t, h.root, rel, "run-list", nil))
+			require.NoError(t, err)
+			if tc.many {
+				// Step k holds ~200k bytes: 1 MB of records by step ~100,
+				// then sooner in each execution as the list grows.
+				assert.Greater(t, execs, 4, "executions")
+			} else {
+				assert.Equal(t, 1, execs, "executions")
+			}
+			assert.Equal(t, machine.StatusCompleted, p.Status)
+			assert.Equal(t, local.Seq(), p.Steps)
+			assert.Equal(t, canon(local.Vars()), canon(p.Vars))
+			require.NoError(t, p.Flatten())
+			require.Len(t, p.Records, local.Seq())
+			for i, rec := range p.Records {
+				assert.Equal(t, i+1, rec.Seq)
+			}
+		})
+	}
+}
+
+// A progress query from step N sends only the earlier executions' records
+// that hold steps after N (a follower past them does not read them again);
+// from step 0, all of them.
+func TestProgressQuerySendsOnlyTheSegmentsAfterItsStep(t *testing.T) {
+	h := &testHost{root: t.TempDir()}
+	rel := writeSpec(t, h.root, "listloop.yaml", listLoopSpec)
+	s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: 50}})
+	st := startOf(t, h.root, rel, "run-pages", nil)
+	var env *testsuite.TestWorkflowEnvironment
+	for execs := 1; ; execs++ {
+		env = s.env()
+		env.ExecuteWorkflow(temporal.WorkflowName, st)
+		var can *workflow.ContinueAsNewError
+		if !errors.As(env.GetWorkflowError(), &can) {
+			require.NoError(t, env.GetWorkflowError())
+			require.Equal(t, 9, execs, "executions of 50 transitions")
+			break
+		}
+		st = temporal.Start{}
+		require.NoError(t, s.codec.DataConverter().FromPayloads(can.Input, &st))
+		require.Len(t, st.Carry.Ends, execs, "the steps at the end of each execution")
+		assert.Equal(t, 50*execs, st.Carry.Ends[execs-1])
+	}
+	for _, tc := range []struct{ from, segments, first int }{
+		{0, 8, 1},
+		{120, 6, 101},
+		{300, 2, 301},
+		{399, 1, 351},
+		{400, 0, 401},
+	} {
+		v, err := env.QueryWorkflow(temporal.QueryProgress, tc.from)
+		require.NoError(t, err)
+		var p temporal.Progress
+		require.NoError(t, v.Get(&p))
+		assert.Equal(t, tc.segments, len(p.Segments), "segments sent from step %d", tc.from)
+		require.NoError(t, p.Flatten())
+		require.NotEmpty(t, p.Records)
+		assert.Equal(t, tc.first, p.Records[0].Seq, "the first record sent from step %d", tc.from)
+	}
+}

@@ -62,7 +62,11 @@ type Start struct {
 type Carry struct {
 	Checkpoint json.RawMessage `json:"checkpoint"` // a machine.Checkpoint (numbers decoded exactly)
 	Segments   []string        `json:"segments"`
-	Begun      time.Time       `json:"begun"`
+	// Ends holds, for each of Segments, the number of the run's steps at
+	// its end, so that a progress query sends only the segments after the
+	// step it asks from (absent from runs continued before it: all).
+	Ends  []int     `json:"ends,omitempty"`
+	Begun time.Time `json:"begun"`
 }
 
 // EventArg is an event delivered to a run, with its payload.

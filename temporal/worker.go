@@ -40,16 +40,20 @@ type Versioning struct {
 }
 
 // BuildID names a version of the workers: the lppctl version and a hash of
-// the action catalog (CatalogHash), so that two builds that offer different
-// actions never share one.
+// the action catalog and the payload format (CatalogHash), so that two
+// builds that offer different actions, or write payloads differently,
+// never share one.
 func BuildID(catalog *machine.Registry) string {
 	v := strings.NewReplacer("+", "-", "/", "-", " ", "-").Replace(Version)
 	return v + "." + CatalogHash(catalog)
 }
 
-// CatalogHash is a short hash of the actions' names, parameters and writes.
+// CatalogHash is a short hash of the actions' names, parameters and writes,
+// and of the codec's payload format (CodecFormat): workers that differ in
+// either never share a build ID.
 func CatalogHash(catalog *machine.Registry) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "codec %s\n", CodecFormat)
 	for _, a := range catalog.Actions() {
 		fmt.Fprintf(h, "%s(", a.Name)
 		for _, p := range a.Params {

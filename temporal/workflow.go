@@ -82,6 +82,7 @@ type runBounds struct {
 func (w *wfRun) bounds(ctx workflow.Context) {
 	w.seg, w.limit = w.e.opts.Segment, w.e.opts.BlobLimit
 	if workflow.GetVersion(ctx, "run-bounds", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		w.seg.Records = 0 // an execution from before the bound replays without it
 		return
 	}
 	var b runBounds
@@ -119,7 +120,8 @@ func (w *wfRun) continueNow(ctx workflow.Context) bool {
 	seg := w.seg
 	info := workflow.GetInfo(ctx)
 	over := len(w.records) >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
-		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested()
+		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested() ||
+		seg.Records > 0 && w.recordBytes >= seg.Records
 	return over && w.r.Status() == machine.StatusRunning && w.r.Quiet()
 }
 
@@ -139,6 +141,9 @@ func (w *wfRun) continueAsNew(ctx workflow.Context) error {
 	next := w.st
 	next.Events = nil
 	next.Carry = &Carry{Checkpoint: b, Segments: append(slices.Clip(w.segRefs), ref), Begun: w.start}
+	if len(w.segEnds) == len(w.segRefs) {
+		next.Carry.Ends = append(slices.Clip(w.segEnds), cp.Seq)
+	}
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 }
 
@@ -164,12 +169,16 @@ func (w *wfRun) archive(ctx workflow.Context) string {
 	return ref
 }
 
-// segmentRefs are the earlier executions' records, by reference, as the
-// codec resolves them on the client.
-func (w *wfRun) segmentRefs() []json.RawMessage {
-	out := make([]json.RawMessage, len(w.segRefs))
+// segmentRefs are the earlier executions' records that hold steps after
+// step from (all of them with from < 0, or when their ends are not known),
+// by reference, as the codec resolves them on the client.
+func (w *wfRun) segmentRefs(from int) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(w.segRefs))
 	for i, ref := range w.segRefs {
-		out[i] = refJSON(ref)
+		if from >= 0 && len(w.segEnds) == len(w.segRefs) && w.segEnds[i] <= from {
+			continue // its steps are all at or before from
+		}
+		out = append(out, refJSON(ref))
 	}
 	return out
 }
@@ -182,10 +191,12 @@ type wfRun struct {
 	r       *machine.Run
 	vars    map[string]any
 	records []*machine.Record
-	opts    []machine.RunOption
-	pause   *machine.PauseError
-	answer  *Resume // the resume Update's argument, until the run takes it
-	err     string
+	// recordBytes is the JSON of the values records hold (Segment.Records).
+	recordBytes int
+	opts        []machine.RunOption
+	pause       *machine.PauseError
+	answer      *Resume // the resume Update's argument, until the run takes it
+	err         string
 	// cancelled: the workflow was cancelled and the run stopped for good.
 	cancelled bool
 	start     time.Time
@@ -195,6 +206,7 @@ type wfRun struct {
 	// records[s-segStart-1]); base is where this execution began (nil: the
 	// run's start), segRefs the references of the earlier records.
 	segStart int
+	segEnds  []int // the steps at the end of each of segRefs (Carry.Ends), or nil
 	base     *machine.Checkpoint
 	segRefs  []string
 	// seg and limit are the run's bounds (bounds).
@@ -239,11 +251,13 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 			if w.fatal != nil {
 				return w.fatal
 			}
-			if err := w.checkSizes(rec); err != nil {
+			size, err := w.checkSizes(rec)
+			if err != nil {
 				w.fatal = err
 				return err
 			}
 			w.records = append(w.records, rec)
+			w.recordBytes += size
 			return nil
 		})),
 		machine.WithMaxTransitions(st.MaxTransitions),
@@ -255,6 +269,7 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 		}
 		cp.Vars, cp.Payload = numberMap(cp.Vars), numberMap(cp.Payload)
 		w.start, w.base, w.segRefs, w.segStart = c.Begun, &cp, c.Segments, cp.Seq
+		w.segEnds = c.Ends
 		if w.r, err = m.Restore(w.base, w.opts...); err != nil {
 			return nil, fmt.Errorf("cannot continue run %s: %w", st.RunID, err)
 		}
@@ -348,7 +363,7 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 		if merr != nil {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
 		}
-		p.Segments = append(w.segmentRefs(), seg)
+		p.Segments = append(w.segmentRefs(-1), seg)
 		return p, nil
 	case ctx.Err() != nil:
 		w.cancelled = true
@@ -378,7 +393,7 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 		return p, nil
 	}
 	if from < w.segStart { // the earlier executions' records, by reference
-		p.Segments, from = w.segmentRefs(), w.segStart
+		p.Segments, from = w.segmentRefs(from), w.segStart
 	}
 	if i := from - w.segStart; i < len(w.records) {
 		p.Records = w.records[i:min(len(w.records), i+PageRecords)]
@@ -393,7 +408,7 @@ func (w *wfRun) withinLimit(vars map[string]any) map[string]any {
 	out := make(map[string]any, len(vars))
 	for name, v := range vars {
 		out[name] = v
-		if err := w.checkSizes(&machine.Record{Vars: map[string]any{name: v}}); err != nil {
+		if _, err := w.checkSizes(&machine.Record{Vars: map[string]any{name: v}}); err != nil {
 			var le *LimitError
 			if errors.As(err, &le) {
 				out[name] = fmt.Sprintf("(%s: over the blob limit of %s)", Size(le.Size), Size(le.Limit))
@@ -407,9 +422,10 @@ func (w *wfRun) withinLimit(vars map[string]any) map[string]any {
 const PageRecords = 500
 
 // checkSizes refuses a step that set a context variable over the blob
-// limit.
-func (w *wfRun) checkSizes(rec *machine.Record) error {
-	limit := w.limit
+// limit, and returns the JSON size of the values the record holds (its
+// variables and memory operations).
+func (w *wfRun) checkSizes(rec *machine.Record) (int, error) {
+	limit, total := w.limit, 0
 	for _, name := range slices.Sorted(maps.Keys(rec.Vars)) {
 		var size int
 		switch v := rec.Vars[name].(type) {
@@ -420,15 +436,19 @@ func (w *wfRun) checkSizes(rec *machine.Record) error {
 		default:
 			b, err := json.Marshal(v)
 			if err != nil {
-				return fmt.Errorf("cannot record context variable %s: %w", name, err)
+				return 0, fmt.Errorf("cannot record context variable %s: %w", name, err)
 			}
 			size = len(b)
 		}
 		if size > limit {
-			return &LimitError{What: fmt.Sprintf("context variable %s (set by step %d in state %s)", name, rec.Seq, rec.From), Size: size, Limit: limit}
+			return 0, &LimitError{What: fmt.Sprintf("context variable %s (set by step %d in state %s)", name, rec.Seq, rec.From), Size: size, Limit: limit}
 		}
+		total += size
 	}
-	return nil
+	for _, op := range rec.Memory {
+		total += len(op.Value)
+	}
+	return total, nil
 }
 
 // jsonStringLen is the length of s as JSON (json.Marshal's escapes), without

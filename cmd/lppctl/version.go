@@ -28,7 +28,8 @@ func printVersion(w io.Writer) {
 	fmt.Fprintf(w, "lppctl %s (actions %s, %s%s, %s/%s)\n", versionString(), actionsHash(), vcsRevision(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-// actionsHash is the hash of the actions this build offers (as a worker).
+// actionsHash is the hash of the actions this build offers (as a worker)
+// and of its payload format (temporal.CatalogHash).
 func actionsHash() string {
 	return temporal.CatalogHash((&temporalHost{root: "."}).Catalog())
 }

@@ -1,0 +1,200 @@
+package temporal
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Large lists and strings are stored in chunks, so that a value that grows
+// at every step costs the store what it grew by, not its whole size again
+// (a list stored whole at each of N steps is ~N²/2 bytes): a list or string
+// whose JSON is over chunkMin is cut into leaves of about chunkTarget bytes,
+// from its start, so that appending leaves every leaf but the last as it
+// was, and so stored once. The leaves' references are grouped chunkGroup to
+// a blob, and those groups again, into a tree whose root is the value's
+// reference:
+//
+//	{"$lppctl.blob": "list:sha256:H"}   H: ["sha256:L1", ..., "list:sha256:G", ...]
+//	{"$lppctl.blob": "text:sha256:H"}   leaves hold JSON strings
+//
+// The value is the concatenation of what the references of H stand for: a
+// leaf ("sha256:...") holds a JSON array of items (or a JSON string), a
+// "list:"/"text:" reference a group, read the same way. A codec that does
+// not know chunks refuses such a reference (it is no "sha256:" one) rather
+// than read it as a value; BuildID changes with the format (CodecFormat).
+const (
+	chunkMin    = 64 << 10
+	chunkTarget = 32 << 10
+	chunkGroup  = 128
+	listPrefix  = "list:"
+	textPrefix  = "text:"
+	// maxChunkDepth bounds the tree a reference may stand for (128⁸ leaves):
+	// a store whose groups refer in a circle is an error, not a hang.
+	maxChunkDepth = 8
+)
+
+// CodecFormat is the payload format of this codec: part of BuildID, so
+// that a run's workflow stays with workers that read its payloads.
+const CodecFormat = "chunks1"
+
+// putList stores the list whose JSON is b (compact, as encodeAny writes
+// it: its items' large values already by reference) in chunks cut between
+// items, and returns the reference of its tree.
+func (c *Codec) putList(b []byte, what string) (string, error) {
+	var refs []string
+	start := 1 // the first item's first byte
+	flush := func(end int) error {
+		leaf := make([]byte, 0, end-start+2) // put keeps the bytes (its cache): a new leaf each time
+		leaf = append(append(append(leaf, '['), b[start:end]...), ']')
+		ref, err := c.put(leaf, what)
+		refs = append(refs, ref)
+		start = end + 1
+		return err
+	}
+	depth, inString, escaped := 0, false, false
+	for i, ch := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+		case ch == '"':
+			inString = true
+		case ch == '[' || ch == '{':
+			depth++
+		case ch == ']' || ch == '}':
+			depth--
+			if depth == 0 { // the list's end
+				if err := flush(i); err != nil {
+					return "", err
+				}
+			}
+		case ch == ',' && depth == 1 && i-start >= chunkTarget:
+			if err := flush(i); err != nil {
+				return "", err
+			}
+		}
+	}
+	return c.putTree(refs, listPrefix, what)
+}
+
+// putText stores s in chunks cut at rune boundaries and returns the
+// reference of its tree.
+func (c *Codec) putText(s, what string) (string, error) {
+	var refs []string
+	for len(s) > 0 {
+		n := min(chunkTarget, len(s))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		b, err := encodeAny(s[:n])
+		if err != nil {
+			return "", err
+		}
+		ref, err := c.put(b, what)
+		if err != nil {
+			return "", err
+		}
+		refs = append(refs, ref)
+		s = s[n:]
+	}
+	return c.putTree(refs, textPrefix, what)
+}
+
+// putTree groups refs chunkGroup to a blob, level by level from the start,
+// and returns prefix and the reference of the root group.
+func (c *Codec) putTree(refs []string, prefix, what string) (string, error) {
+	for {
+		var up []string
+		for i := 0; i < len(refs); i += chunkGroup {
+			b, err := json.Marshal(refs[i:min(i+chunkGroup, len(refs))])
+			if err != nil {
+				return "", fmt.Errorf("cannot store %s: %w", what, err)
+			}
+			ref, err := c.put(b, what)
+			if err != nil {
+				return "", err
+			}
+			up = append(up, prefix+ref)
+		}
+		if len(up) == 1 {
+			return up[0], nil
+		}
+		refs = up
+	}
+}
+
+// chunked reports whether ref is the reference of a chunked list or string.
+func chunked(ref string) bool {
+	return strings.HasPrefix(ref, listPrefix) || strings.HasPrefix(ref, textPrefix)
+}
+
+// expand returns the list or string that the tree ref stands for, its
+// items' references not yet resolved.
+func (c *Codec) expand(ref string) (any, error) {
+	if strings.HasPrefix(ref, textPrefix) {
+		var b strings.Builder
+		err := c.walkTree(ref, textPrefix, 0, func(leaf string, v any) error {
+			s, ok := v.(string)
+			if !ok {
+				return fmt.Errorf("cannot decode blob %s: a chunk of a string holds %T, not a string", leaf, v)
+			}
+			b.WriteString(s)
+			return nil
+		})
+		return b.String(), err
+	}
+	var out []any
+	err := c.walkTree(ref, listPrefix, 0, func(leaf string, v any) error {
+		items, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("cannot decode blob %s: a chunk of a list holds %T, not a list", leaf, v)
+		}
+		out = append(out, items...)
+		return nil
+	})
+	return out, err
+}
+
+// walkTree calls leaf, in order, with each leaf of the group ref.
+func (c *Codec) walkTree(ref, prefix string, depth int, leaf func(string, any) error) error {
+	if depth >= maxChunkDepth {
+		return fmt.Errorf("cannot decode blob %s: its chunks nest deeper than %d groups", ref, maxChunkDepth)
+	}
+	group := strings.TrimPrefix(ref, prefix)
+	b, err := c.get(group)
+	if err != nil {
+		return err
+	}
+	var refs []string
+	if err := json.Unmarshal(b, &refs); err != nil {
+		return fmt.Errorf("cannot decode blob %s: it is no group of chunks: %w", group, err)
+	}
+	for _, r := range refs {
+		if strings.HasPrefix(r, prefix) {
+			if err := c.walkTree(r, prefix, depth+1, leaf); err != nil {
+				return err
+			}
+			continue
+		}
+		lb, err := c.get(r)
+		if err != nil {
+			return err
+		}
+		v, err := decodeAny(lb)
+		if err != nil {
+			return fmt.Errorf("cannot decode blob %s: %w", r, err)
+		}
+		if err := leaf(r, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

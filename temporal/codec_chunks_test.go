@@ -1,0 +1,200 @@
+package temporal_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+
+	"github.com/lppctl/lppctl/temporal"
+)
+
+// countingStore is a BlobStore in memory that counts the bytes of the
+// blobs first stored.
+type countingStore struct {
+	mu    sync.Mutex
+	m     map[string][]byte
+	bytes int
+	get   func(ref string) ([]byte, error) // when set, answers Get
+}
+
+func newCountingStore() *countingStore { return &countingStore{m: map[string][]byte{}} }
+
+func (s *countingStore) Where() string { return "test memory" }
+
+func (s *countingStore) Put(_ context.Context, ref string, b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[ref]; !ok {
+		s.m[ref] = append([]byte(nil), b...)
+		s.bytes += len(b)
+	}
+	return nil
+}
+
+func (s *countingStore) Get(_ context.Context, ref string) ([]byte, error) {
+	if s.get != nil {
+		return s.get(ref)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.m[ref]; ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("cannot find blob %s", ref)
+}
+
+// A large list and a large string (cut inside multi-byte runes) round-trip
+// through every store, in chunks: the payload holds one reference to a
+// tree, and the items' own large values are references too.
+func TestCodecStoresLargeListsAndStringsInChunks(t *testing.T) {
+	var list []any
+	for i := range 20_000 {
+		switch i % 4 {
+		case 0:
+			list = append(list, json.Number(fmt.Sprint(i)))
+		case 1:
+			list = append(list, fmt.Sprintf("item %d é😀漢", i))
+		case 2:
+			list = append(list, map[string]any{"n": json.Number(fmt.Sprint(i)), "tags": []any{"a", "b"}})
+		default:
+			list = append(list, []any{true, nil})
+		}
+	}
+	list[7777] = map[string]any{"big": strings.Repeat("y", 5000)} // a value over the inline size inside a chunk
+	text := strings.Repeat("ab😀漢é", 70_000)                       // 840 KB: chunk boundaries fall inside runes
+	for name, s := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			dc := temporal.NewCodec(s, 0, 0).DataConverter()
+			in := map[string]any{"list": list, "text": text}
+			p, err := dc.ToPayload(in)
+			require.NoError(t, err)
+			assert.Less(t, len(p.GetData()), 1024, "the payload holds references")
+			assert.Contains(t, string(p.GetData()), `"list:sha256:`)
+			assert.Contains(t, string(p.GetData()), `"text:sha256:`)
+			var out map[string]any
+			require.NoError(t, temporal.NewCodec(s, 0, 0).DataConverter().FromPayload(p, &out), "another process's codec")
+			require.Len(t, out["list"], len(list))
+			assert.Equal(t, fmt.Sprint(list), fmt.Sprint(out["list"]))
+			assert.Equal(t, text, out["text"])
+		})
+	}
+}
+
+// A list that grows by one item a step costs the store about a chunk a
+// step once it is chunked, whatever its length (it was the whole list
+// again: quadratic), and its last payload still reads back whole.
+func TestGrowingListCostsTheStoreAChunkAStep(t *testing.T) {
+	s := newCountingStore()
+	dc := temporal.NewCodec(s, 0, 0).DataConverter()
+	item := strings.Repeat("x", 180)
+	var list []any
+	var p *commonpb.Payload
+	stored := map[int]int{}
+	for step := 1; step <= 1600; step++ {
+		list = append(list, fmt.Sprintf("%04d %s", step, item))
+		var err error
+		p, err = dc.ToPayload(map[string]any{"xs": list})
+		require.NoError(t, err)
+		stored[step] = s.bytes
+	}
+	// Steps 800-1600: the list is 150-300 KB, stored whole 180 MB in all.
+	perStep := (stored[1600] - stored[800]) / 800
+	t.Logf("bytes stored per step, steps 800-1600: %d (the list at step 1600: %d KB)", perStep, len(list)*190/1024)
+	assert.Less(t, perStep, 40<<10, "about a chunk a step")
+	assert.Less(t, stored[1600]-stored[1200], (stored[1200]-stored[800])*5/4, "as much a step at 300 KB as at 225 KB")
+	var out map[string]any
+	require.NoError(t, dc.FromPayload(p, &out))
+	assert.Equal(t, list, out["xs"])
+}
+
+// A payload of the format before chunks (a large list stored whole) still
+// reads; a codec that knows no chunks refuses a chunked reference (it is
+// no blob reference) rather than read it as a value; a store whose groups
+// nest without end is an error, not a hang.
+func TestChunkedReferencesAreReadSafely(t *testing.T) {
+	t.Run("the format before chunks", func(t *testing.T) {
+		s := newCountingStore()
+		var list []any
+		for i := range 10_000 {
+			list = append(list, fmt.Sprintf("item %d", i))
+		}
+		b, err := json.Marshal(list)
+		require.NoError(t, err)
+		ref := temporal.BlobRef(b)
+		require.NoError(t, s.Put(context.Background(), ref, b))
+		p := &commonpb.Payload{
+			Metadata: map[string][]byte{"encoding": []byte("json/plain"), "lppctl-refs": []byte("1")},
+			Data:     []byte(`{"xs":{"$lppctl.blob":"` + ref + `"}}`),
+		}
+		var out map[string]any
+		require.NoError(t, temporal.NewCodec(s, 0, 0).DataConverter().FromPayload(p, &out))
+		assert.Equal(t, list, out["xs"])
+	})
+	t.Run("a codec without chunks", func(t *testing.T) {
+		dir, err := temporal.NewDirStore(t.TempDir())
+		require.NoError(t, err)
+		ref := "list:" + temporal.BlobRef([]byte("[]"))
+		_, err = dir.Get(context.Background(), ref)
+		assert.EqualError(t, err, fmt.Sprintf("%q is not a blob reference (sha256:HEX)", ref))
+	})
+	t.Run("groups without end", func(t *testing.T) {
+		s := newCountingStore()
+		self := temporal.BlobRef([]byte("x"))
+		s.get = func(string) ([]byte, error) { return []byte(`["list:` + self + `"]`), nil }
+		p := &commonpb.Payload{
+			Metadata: map[string][]byte{"encoding": []byte("json/plain"), "lppctl-refs": []byte("1")},
+			Data:     []byte(`{"xs":{"$lppctl.blob":"list:` + self + `"}}`),
+		}
+		var out map[string]any
+		err := temporal.NewCodec(s, 0, 0).DataConverter().FromPayload(p, &out)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "cannot decode blob list:"+self+": its chunks nest deeper than 8 groups")
+	})
+	t.Run("a group that is no list of references", func(t *testing.T) {
+		s := newCountingStore()
+		group := []byte(`{"not": "a group"}`)
+		ref := temporal.BlobRef(group)
+		require.NoError(t, s.Put(context.Background(), ref, group))
+		p := &commonpb.Payload{
+			Metadata: map[string][]byte{"encoding": []byte("json/plain"), "lppctl-refs": []byte("1")},
+			Data:     []byte(`{"xs":{"$lppctl.blob":"list:` + ref + `"}}`),
+		}
+		var out map[string]any
+		err := temporal.NewCodec(s, 0, 0).DataConverter().FromPayload(p, &out)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "cannot decode blob "+ref+": it is no group of chunks")
+	})
+}
+
+// BenchmarkArchiveOfAGrowingList stores what a workflow archives when it
+// continues as new (codec.Store of its records) for a run whose list grows
+// by a 200-byte item a step: 2,000 records, the list 500 to 2,500 items.
+// It runs inside a workflow task, so it must stay well under the task's
+// timeout (10 s).
+func BenchmarkArchiveOfAGrowingList(b *testing.B) {
+	item := strings.Repeat("x", 190)
+	var list []any
+	for i := range 2500 {
+		list = append(list, fmt.Sprintf("%09d %s", i, item))
+	}
+	records := make([]any, 2000)
+	for k := range records {
+		records[k] = map[string]any{"seq": k + 1, "vars": map[string]any{"xs": list[:500+k]}}
+	}
+	data, err := json.Marshal(records)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		dir, err := temporal.NewDirStore(b.TempDir())
+		require.NoError(b, err)
+		_, err = temporal.NewCodec(dir, 0, 0).Store(data)
+		require.NoError(b, err)
+	}
+}
