@@ -39,6 +39,7 @@ type Codec struct {
 	limit  int
 	cache  *blobCache
 	stored sync.Map // refs this process stored or read: known present
+	chunks chunking
 }
 
 // NewCodec returns the codec of store: values over inline bytes go by
@@ -50,7 +51,7 @@ func NewCodec(store BlobStore, inline, limit int) *Codec {
 	if limit <= 0 {
 		limit = DefaultBlobLimit
 	}
-	return &Codec{store: store, inline: inline, limit: limit, cache: newBlobCache(256 << 20)}
+	return &Codec{store: store, inline: inline, limit: limit, cache: newBlobCache(256 << 20), chunks: defaultChunking}
 }
 
 // Limit is the largest value the codec stores.
@@ -204,13 +205,13 @@ func (c *Codec) claim(v any, path string) (any, error) {
 	var ref string
 	switch x := v.(type) {
 	case []any:
-		if len(b) > chunkMin && len(x) > 1 {
+		if len(b) > c.chunks.min && len(x) > 1 {
 			ref, err = c.putList(b, what)
 			break
 		}
 		ref, err = c.put(b, what)
 	case string:
-		if len(b) > chunkMin {
+		if len(b) > c.chunks.min {
 			ref, err = c.putText(x, what)
 			break
 		}

@@ -35,6 +35,12 @@ const (
 	maxChunkDepth = 8
 )
 
+// chunking is a codec's chunk sizes (the constants above; smaller in tests,
+// so that small values exercise the trees).
+type chunking struct{ min, target, group int }
+
+var defaultChunking = chunking{chunkMin, chunkTarget, chunkGroup}
+
 // CodecFormat is the payload format of this codec: part of BuildID, so
 // that a run's workflow stays with workers that read its payloads.
 const CodecFormat = "chunks1"
@@ -76,7 +82,7 @@ func (c *Codec) putList(b []byte, what string) (string, error) {
 					return "", err
 				}
 			}
-		case ch == ',' && depth == 1 && i-start >= chunkTarget:
+		case ch == ',' && depth == 1 && i-start >= c.chunks.target:
 			if err := flush(i); err != nil {
 				return "", err
 			}
@@ -90,7 +96,7 @@ func (c *Codec) putList(b []byte, what string) (string, error) {
 func (c *Codec) putText(s, what string) (string, error) {
 	var refs []string
 	for len(s) > 0 {
-		n := min(chunkTarget, len(s))
+		n := min(c.chunks.target, len(s))
 		for n < len(s) && !utf8.RuneStart(s[n]) {
 			n++
 		}
@@ -113,8 +119,8 @@ func (c *Codec) putText(s, what string) (string, error) {
 func (c *Codec) putTree(refs []string, prefix, what string) (string, error) {
 	for {
 		var up []string
-		for i := 0; i < len(refs); i += chunkGroup {
-			b, err := json.Marshal(refs[i:min(i+chunkGroup, len(refs))])
+		for i := 0; i < len(refs); i += c.chunks.group {
+			b, err := json.Marshal(refs[i:min(i+c.chunks.group, len(refs))])
 			if err != nil {
 				return "", fmt.Errorf("cannot store %s: %w", what, err)
 			}
