@@ -120,6 +120,22 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// clickLive clicks sel on a live page. The page reads itself again when its
+// event stream says hello (app.js live), which replaces the node found
+// between finding and clicking it ("Could not find node with given id"):
+// such a click, which clicked nothing, is tried again on the new node.
+func clickLive(ctx context.Context, sel string) error {
+	var err error
+	for range 10 {
+		err = chromedp.Do(ctx, chromedp.WaitVisible(sel), chromedp.Click(sel))
+		if err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return err
+}
+
 // TestUIInBrowser drives the UI in headless Chromium: the runs page lists a
 // paused scripted run; its page draws the spec as SVG with the current
 // state lit; another site's form posting the decision and a rebinding Host
@@ -147,7 +163,10 @@ func TestUIInBrowser(t *testing.T) {
 
 	// Its page draws the diagram as SVG (Mermaid's, or Graphviz's in a
 	// build without Mermaid), approve_plan lit as current.
-	if err := chromedp.Do(ctx, chromedp.Click(`a[href="/runs/`+id+`"]`), chromedp.WaitVisible(`#diagram[data-rendered] svg`)); err != nil {
+	if err := clickLive(ctx, `a[href="/runs/`+id+`"]`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(`#diagram[data-rendered] svg`)); err != nil {
 		t.Fatal(err)
 	}
 	current, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#diagram svg .current")).map(e => (e.querySelector("title") || e).textContent.trim())`))
@@ -190,7 +209,10 @@ func TestUIInBrowser(t *testing.T) {
 	}
 
 	// Approve completes the run, and the journal holds the approval.
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+id), chromedp.WaitVisible(`#approve`), chromedp.Click(`#approve`)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/runs/"+id)); err != nil {
+		t.Fatal(err)
+	}
+	if err := clickLive(ctx, `#approve`); err != nil {
 		t.Fatal(err)
 	}
 	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
