@@ -116,6 +116,14 @@ func TestGrowingListCostsTheStoreAChunkAStep(t *testing.T) {
 	assert.Equal(t, list, out["xs"])
 }
 
+// xsPayload is a payload with references, {"xs": the value ref stands for}.
+func xsPayload(ref string) *commonpb.Payload {
+	return &commonpb.Payload{
+		Metadata: map[string][]byte{"encoding": []byte("json/plain"), "lppctl-refs": []byte("1")},
+		Data:     []byte(`{"xs":{"$lppctl.blob":"` + ref + `"}}`),
+	}
+}
+
 // A payload of the format before chunks (a large list stored whole) still
 // reads; a codec that knows no chunks refuses a chunked reference (it is
 // no blob reference) rather than read it as a value; a store whose groups
@@ -131,10 +139,7 @@ func TestChunkedReferencesAreReadSafely(t *testing.T) {
 		require.NoError(t, err)
 		ref := temporal.BlobRef(b)
 		require.NoError(t, s.Put(context.Background(), ref, b))
-		p := &commonpb.Payload{
-			Metadata: map[string][]byte{"encoding": []byte("json/plain"), "lppctl-refs": []byte("1")},
-			Data:     []byte(`{"xs":{"$lppctl.blob":"` + ref + `"}}`),
-		}
+		p := xsPayload(ref)
 		var out map[string]any
 		require.NoError(t, temporal.NewCodec(s, 0, 0).DataConverter().FromPayload(p, &out))
 		assert.Equal(t, list, out["xs"])
@@ -150,10 +155,7 @@ func TestChunkedReferencesAreReadSafely(t *testing.T) {
 		s := newCountingStore()
 		self := temporal.BlobRef([]byte("x"))
 		s.get = func(string) ([]byte, error) { return []byte(`["list:` + self + `"]`), nil }
-		p := &commonpb.Payload{
-			Metadata: map[string][]byte{"encoding": []byte("json/plain"), "lppctl-refs": []byte("1")},
-			Data:     []byte(`{"xs":{"$lppctl.blob":"list:` + self + `"}}`),
-		}
+		p := xsPayload("list:" + self)
 		var out map[string]any
 		err := temporal.NewCodec(s, 0, 0).DataConverter().FromPayload(p, &out)
 		require.Error(t, err)
@@ -164,10 +166,7 @@ func TestChunkedReferencesAreReadSafely(t *testing.T) {
 		group := []byte(`{"not": "a group"}`)
 		ref := temporal.BlobRef(group)
 		require.NoError(t, s.Put(context.Background(), ref, group))
-		p := &commonpb.Payload{
-			Metadata: map[string][]byte{"encoding": []byte("json/plain"), "lppctl-refs": []byte("1")},
-			Data:     []byte(`{"xs":{"$lppctl.blob":"list:` + ref + `"}}`),
-		}
+		p := xsPayload("list:" + ref)
 		var out map[string]any
 		err := temporal.NewCodec(s, 0, 0).DataConverter().FromPayload(p, &out)
 		require.Error(t, err)

@@ -151,16 +151,23 @@ func TestWorkflowContinuesAsNewAndEndsLikeALocalRun(t *testing.T) {
 				want = (local.Seq() + tc.segment - 1) / tc.segment
 			}
 			assert.Equal(t, want, execs, "executions")
-			assert.Equal(t, machine.StatusCompleted, p.Status)
-			assert.Equal(t, local.State(), p.State)
-			assert.Equal(t, local.Seq(), p.Steps)
-			assert.Equal(t, canon(local.Vars()), canon(p.Vars))
-			require.NoError(t, p.Flatten())
-			require.Len(t, p.Records, local.Seq())
-			for i, rec := range p.Records {
-				assert.Equal(t, i+1, rec.Seq)
-			}
+			assertEndsLikeLocal(t, local, p)
 		})
+	}
+}
+
+// assertEndsLikeLocal: the run completed as the local run did (state,
+// steps, context), and its result lists every step once, in order.
+func assertEndsLikeLocal(t *testing.T, local *machine.Run, p *temporal.Progress) {
+	t.Helper()
+	assert.Equal(t, machine.StatusCompleted, p.Status)
+	assert.Equal(t, local.State(), p.State)
+	assert.Equal(t, local.Seq(), p.Steps)
+	assert.Equal(t, canon(local.Vars()), canon(p.Vars))
+	require.NoError(t, p.Flatten())
+	require.Len(t, p.Records, local.Seq())
+	for i, rec := range p.Records {
+		assert.Equal(t, i+1, rec.Seq)
 	}
 }
 
@@ -349,14 +356,7 @@ func TestWorkflowContinuesAsNewWhenItsRecordsGrowLarge(t *testing.T) {
 			} else {
 				assert.Equal(t, 1, execs, "executions")
 			}
-			assert.Equal(t, machine.StatusCompleted, p.Status)
-			assert.Equal(t, local.Seq(), p.Steps)
-			assert.Equal(t, canon(local.Vars()), canon(p.Vars))
-			require.NoError(t, p.Flatten())
-			require.Len(t, p.Records, local.Seq())
-			for i, rec := range p.Records {
-				assert.Equal(t, i+1, rec.Seq)
-			}
+			assertEndsLikeLocal(t, local, p)
 		})
 	}
 }

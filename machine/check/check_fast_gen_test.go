@@ -108,14 +108,6 @@ func (g exprGen) boolExpr(depth int) string {
 func TestCompiledEvaluationAgreesOnGeneratedExpressions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 1))
 	g := exprGen{rng}
-	pick := func() []any {
-		var n any = fastInts[rng.IntN(len(fastInts))]
-		if rng.IntN(4) == 0 {
-			n = nil
-		}
-		return []any{fastInts[rng.IntN(len(fastInts))], fastInts[rng.IntN(len(fastInts))], fastInts[rng.IntN(len(fastInts))],
-			fastStrings[rng.IntN(len(fastStrings))], fastStrings[rng.IntN(len(fastStrings))], rng.IntN(2) == 0, rng.IntN(2) == 0, n}
-	}
 	const exprs = 3000
 	var refused, compiled, answered, evaluated int
 	for i := range exprs {
@@ -139,7 +131,7 @@ func TestCompiledEvaluationAgreesOnGeneratedExpressions(t *testing.T) {
 		compiled++
 		for range 40 {
 			evaluated++
-			if agree(t, src, p, f, pick()) {
+			if agree(t, src, p, f, fastValues(rng)) {
 				answered++
 			}
 		}

@@ -91,6 +91,17 @@ var (
 	fastStrings = []string{"", "up", "down", "hold"}
 )
 
+// fastValues picks boundary values for the variables, by slot (fastNames):
+// n is null one time in four.
+func fastValues(rng *rand.Rand) []any {
+	var n any = fastInts[rng.IntN(len(fastInts))]
+	if rng.IntN(4) == 0 {
+		n = nil
+	}
+	return []any{fastInts[rng.IntN(len(fastInts))], fastInts[rng.IntN(len(fastInts))], fastInts[rng.IntN(len(fastInts))],
+		fastStrings[rng.IntN(len(fastStrings))], fastStrings[rng.IntN(len(fastStrings))], rng.IntN(2) == 0, rng.IntN(2) == 0, n}
+}
+
 // compileFastCase compiles a case as the check does (with the spec's
 // options), and its closures; ok is false when expr refuses it.
 func compileFastCase(t *testing.T, src string, typ mspec.Type) (*vm.Program, *fastProg, bool) {
@@ -150,14 +161,7 @@ func agree(t *testing.T, src string, p *vm.Program, f *fastProg, vals []any) boo
 // nothing). The cases it does not know do not compile.
 func TestCompiledEvaluationAgreesWithExpr(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	pick := func() []any {
-		var n any = fastInts[rng.IntN(len(fastInts))]
-		if rng.IntN(4) == 0 {
-			n = nil
-		}
-		return []any{fastInts[rng.IntN(len(fastInts))], fastInts[rng.IntN(len(fastInts))], fastInts[rng.IntN(len(fastInts))],
-			fastStrings[rng.IntN(len(fastStrings))], fastStrings[rng.IntN(len(fastStrings))], rng.IntN(2) == 0, rng.IntN(2) == 0, n}
-	}
+	pick := func() []any { return fastValues(rng) }
 	for _, tc := range fastCases {
 		t.Run(tc.src, func(t *testing.T) {
 			p, f, ok := compileFastCase(t, tc.src, tc.typ)
