@@ -285,7 +285,26 @@ func ended(ctx context.Context, c client.Client, runID string, from int, last *P
 	}
 	var p *Progress
 	if st == machine.StatusCompleted {
-		p, _ = Result(ctx, c, runID)
+		// The steps after from, page by page from a worker, each shown as
+		// it comes (the progress query sends only those, a few MB at a
+		// time); without a worker, the result, which holds every step.
+		for {
+			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			q, err := Query(qctx, c, runID, from)
+			cancel()
+			if err != nil || q.Status != machine.StatusCompleted {
+				p, _ = Result(ctx, c, runID)
+				break
+			}
+			emit(q)
+			if n := len(q.Records); n > 0 {
+				from = q.Records[n-1].Seq
+			}
+			p = q
+			if !q.More {
+				break
+			}
+		}
 	} else {
 		qctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 		p, _ = QueryAll(qctx, c, runID, from)

@@ -361,10 +361,10 @@ func TestWorkflowContinuesAsNewWhenItsRecordsGrowLarge(t *testing.T) {
 	}
 }
 
-// A progress query from step N sends only the earlier executions' records
-// that hold steps after N (a follower past them does not read them again);
-// from step 0, all of them.
-func TestProgressQuerySendsOnlyTheSegmentsAfterItsStep(t *testing.T) {
+// A progress query from step N in an earlier execution sends that
+// execution's records alone, with more to come (a follower reads a run one
+// execution at a time, and never again what it has read).
+func TestProgressQuerySendsOneExecutionAtATime(t *testing.T) {
 	h := &testHost{root: t.TempDir()}
 	rel := writeSpec(t, h.root, "listloop.yaml", listLoopSpec)
 	s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: 50}})
@@ -385,9 +385,9 @@ func TestProgressQuerySendsOnlyTheSegmentsAfterItsStep(t *testing.T) {
 		assert.Equal(t, 50*execs, st.Carry.Ends[execs-1])
 	}
 	for _, tc := range []struct{ from, segments, first int }{
-		{0, 8, 1},
-		{120, 6, 101},
-		{300, 2, 301},
+		{0, 1, 1},
+		{120, 1, 101},
+		{300, 1, 301},
 		{399, 1, 351},
 		{400, 0, 401},
 	} {
@@ -399,5 +399,46 @@ func TestProgressQuerySendsOnlyTheSegmentsAfterItsStep(t *testing.T) {
 		require.NoError(t, p.Flatten())
 		require.NotEmpty(t, p.Records)
 		assert.Equal(t, tc.first, p.Records[0].Seq, "the first record sent from step %d", tc.from)
+		assert.Equal(t, tc.segments > 0, p.More, "more after the records sent from step %d", tc.from)
+		if tc.segments > 0 {
+			assert.Equal(t, tc.first+49, p.Records[len(p.Records)-1].Seq, "one execution's records from step %d", tc.from)
+		}
 	}
+}
+
+// A progress page holds at most PageBytes of values (but one record): a
+// follower of a run whose records are large reads them a few MB at a time.
+func TestProgressPagesAreBoundedInBytes(t *testing.T) {
+	h := &testHost{root: t.TempDir()}
+	rel := writeSpec(t, h.root, "listloop.yaml", listLoopSpec)
+	s := newScaleEnv(t, h, temporal.Options{})
+	env := s.env()
+	env.ExecuteWorkflow(temporal.WorkflowName, startOf(t, h.root, rel, "run-bytes", nil))
+	require.NoError(t, env.GetWorkflowError())
+	from, pages := 0, 0
+	for {
+		v, err := env.QueryWorkflow(temporal.QueryProgress, from)
+		require.NoError(t, err)
+		var p temporal.Progress
+		require.NoError(t, v.Get(&p))
+		require.NoError(t, p.Flatten())
+		require.NotEmpty(t, p.Records)
+		size := 0
+		for i, rec := range p.Records {
+			require.Equal(t, from+1+i, rec.Seq)
+			b, err := json.Marshal(rec.Vars)
+			require.NoError(t, err)
+			size += len(b)
+		}
+		if len(p.Records) > 1 {
+			assert.LessOrEqual(t, size, temporal.PageBytes+len(p.Records)*64, "page %d: %d records", pages+1, len(p.Records))
+		}
+		pages++
+		from = p.Records[len(p.Records)-1].Seq
+		if !p.More {
+			break
+		}
+	}
+	assert.Equal(t, 401, from, "every step, page after page")
+	assert.Greater(t, pages, 2, "pages of a 16 MB run")
 }

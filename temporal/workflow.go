@@ -169,18 +169,29 @@ func (w *wfRun) archive(ctx workflow.Context) string {
 	return ref
 }
 
-// segmentRefs are the earlier executions' records that hold steps after
-// step from (all of them with from < 0, or when their ends are not known),
-// by reference, as the codec resolves them on the client.
-func (w *wfRun) segmentRefs(from int) []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(w.segRefs))
+// segmentRefs are the earlier executions' records, by reference, as the
+// codec resolves them on the client.
+func (w *wfRun) segmentRefs() []json.RawMessage {
+	out := make([]json.RawMessage, len(w.segRefs))
 	for i, ref := range w.segRefs {
-		if from >= 0 && len(w.segEnds) == len(w.segRefs) && w.segEnds[i] <= from {
-			continue // its steps are all at or before from
-		}
-		out = append(out, refJSON(ref))
+		out[i] = refJSON(ref)
 	}
 	return out
+}
+
+// nextSegment is the earlier execution's records that hold step from+1,
+// by reference, when the steps at the ends of the earlier executions are
+// known (Carry.Ends).
+func (w *wfRun) nextSegment(from int) (json.RawMessage, bool) {
+	if len(w.segEnds) != len(w.segRefs) {
+		return nil, false
+	}
+	for i, end := range w.segEnds {
+		if end > from {
+			return refJSON(w.segRefs[i]), true
+		}
+	}
+	return nil, false
 }
 
 // wfRun is a run in a workflow.
@@ -191,7 +202,9 @@ type wfRun struct {
 	r       *machine.Run
 	vars    map[string]any
 	records []*machine.Record
-	// recordBytes is the JSON of the values records hold (Segment.Records).
+	// recordSizes are the JSON sizes of the values each of records holds,
+	// recordBytes their sum (Segment.Records).
+	recordSizes []int
 	recordBytes int
 	opts        []machine.RunOption
 	pause       *machine.PauseError
@@ -257,6 +270,7 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 				return err
 			}
 			w.records = append(w.records, rec)
+			w.recordSizes = append(w.recordSizes, size)
 			w.recordBytes += size
 			return nil
 		})),
@@ -363,7 +377,7 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 		if merr != nil {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
 		}
-		p.Segments = append(w.segmentRefs(-1), seg)
+		p.Segments = append(w.segmentRefs(), seg)
 		return p, nil
 	case ctx.Err() != nil:
 		w.cancelled = true
@@ -393,11 +407,22 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 		return p, nil
 	}
 	if from < w.segStart { // the earlier executions' records, by reference
-		p.Segments, from = w.segmentRefs(from), w.segStart
+		if seg, ok := w.nextSegment(from); ok { // one execution's a page
+			p.Segments, p.More = []json.RawMessage{seg}, true
+			return p, nil
+		}
+		p.Segments, from = w.segmentRefs(), w.segStart
 	}
 	if i := from - w.segStart; i < len(w.records) {
-		p.Records = w.records[i:min(len(w.records), i+PageRecords)]
-		p.More = i+len(p.Records) < len(w.records)
+		end, size := min(len(w.records), i+PageRecords), 0
+		for j := i; j < end; j++ { // and at most PageBytes of values, but one record
+			if size += w.recordSizes[j]; size > PageBytes && j > i {
+				end = j
+				break
+			}
+		}
+		p.Records = w.records[i:end]
+		p.More = end < len(w.records)
 	}
 	return p, nil
 }
@@ -418,8 +443,12 @@ func (w *wfRun) withinLimit(vars map[string]any) map[string]any {
 	return out
 }
 
-// PageRecords bounds the records of one progress query.
-const PageRecords = 500
+// PageRecords bounds the records of one progress query, and PageBytes the
+// JSON of their values (a page holds at least one record).
+const (
+	PageRecords = 500
+	PageBytes   = 4 << 20
+)
 
 // checkSizes refuses a step that set a context variable over the blob
 // limit, and returns the JSON size of the values the record holds (its
