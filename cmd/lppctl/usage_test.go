@@ -45,6 +45,8 @@ func TestUsageErrors(t *testing.T) {
 			`^lppctl: cannot read spec: open missing.yaml: no such file or directory\n$`},
 		{"validate: a spec file that does not exist", []string{"validate", spec, "missing.yaml"}, exitUsage, `: ok\n$`,
 			`^lppctl: cannot read spec: open missing.yaml: no such file or directory\n$`},
+		{"worker: --segment-values 0", []string{"worker", "--temporal", "127.0.0.1:1", "--segment-values", "0"}, exitUsage, "",
+			`^lppctl: --segment-values 0: give a size in MB of 1 or more\n$`},
 		{"completion for an unknown shell", []string{"completion", "tcsh"}, exitUsage, "", `^lppctl: cannot complete for shell "tcsh": give bash, zsh or fish\n$`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,7 +33,8 @@ workers together. See docs/scale.md.`,
 			&cli.StringFlag{Name: "build-id", Usage: "this worker's version `ID` in the deployment (default: the lppctl version and a hash of its actions)"},
 			&cli.BoolFlag{Name: "unversioned", Usage: "take part in no Worker Versioning: every run may go to this worker (for servers without worker deployments)"},
 			&cli.BoolFlag{Name: "keep-current", Usage: "do not make this version the deployment's current one when it starts (new runs keep going to the current one)"},
-			&cli.IntFlag{Name: "segment", Usage: "at most `N` transitions per workflow execution: past it (or 10,000 history events, or 8 MB of history) a run continues as new, carrying a checkpoint and references (default 2000)"},
+			&cli.IntFlag{Name: "segment", Usage: "at most `N` transitions per workflow execution: past it (or 10,000 history events, or 8 MB of history, or --segment-values) a run continues as new, carrying a checkpoint and references (default 2000)"},
+			&cli.IntFlag{Name: "segment-values", Value: 32, Usage: "at most `MB` of values in one execution's records (each step's changed variables, whole): past it a run continues as new, as past --segment (they are stored when it does, within the workflow task's 10 s)"},
 			&cli.IntFlag{Name: "blob-limit", Value: temporal.DefaultBlobLimit >> 20, Usage: "the largest value (a context variable, an action's result) a run may hold, in `MB`: a run over it fails, naming the value"},
 		),
 		Action: workerAction,
@@ -65,6 +66,9 @@ func workerAction(c *cli.Context) error {
 	if c.Int("segment") < 0 {
 		return usageErrorf("--segment %d: give a number of transitions of 1 or more", c.Int("segment"))
 	}
+	if c.Int("segment-values") <= 0 {
+		return usageErrorf("--segment-values %d: give a size in MB of 1 or more", c.Int("segment-values"))
+	}
 	if c.Int("blob-limit") <= 0 {
 		return usageErrorf("--blob-limit %d: give a size in MB of 1 or more", c.Int("blob-limit"))
 	}
@@ -85,7 +89,7 @@ func workerAction(c *cli.Context) error {
 		Retry:     temporal.Retry{Attempts: retry.Attempts, Base: retry.Base, Max: retry.Max},
 		BlobLimit: limit,
 		Codec:     codec,
-		Segment:   temporal.Segment{Transitions: c.Int("segment")},
+		Segment:   temporal.Segment{Transitions: c.Int("segment"), Records: c.Int("segment-values") << 20},
 	})
 	v := temporal.Versioning{Off: c.Bool("unversioned"), BuildID: c.String("build-id")}
 	workers := e.Workers(tc, c.Float64("llm-rps"), v)
