@@ -21,7 +21,8 @@ import (
 // An oracle for the checker: random small specs, explored by a plain
 // breadth-first search written here from the semantics in docs/spec.md
 // (the action's writes, then the state's set, then the first next whose
-// guard holds, its set, the move), over whole contexts: no interning, no
+// guard holds, its set, the move; or the action failing into on_error,
+// last_error set until the next step that succeeds), over whole contexts: no interning, no
 // dead-variable reduction, no hoisted guards, no compiled closures. Its
 // verdicts must be the checker's.
 
@@ -41,6 +42,7 @@ type oracleState struct {
 	count bool              // do: count
 	set   map[string]string // the state's set
 	next  []oracleNext
+	onErr *oracleNext // on_error (with count only): the action failing, with last_error "boom" or "error"
 }
 
 type oracleNext struct {
@@ -72,7 +74,7 @@ func (g oracleGen) guard(depth int) string {
 		case 4:
 			return "i + j " + g.pick(">", "<=") + " " + g.small()
 		case 5:
-			return "i % 2 == " + g.pick("0", "1")
+			return g.pick("i % 2 == 0", "i % 2 == 1", `last_error == "boom"`)
 		default:
 			return "i " + g.pick("<", "==", ">") + " j"
 		}
@@ -133,6 +135,12 @@ func genOracleSpec(rng *rand.Rand) oracleSpec {
 		if rng.IntN(2) == 0 {
 			st.next[len(st.next)-1].when = "" // a fallback: never stuck here
 		}
+		if st.count && rng.IntN(3) == 0 {
+			st.onErr = &oracleNext{to: names[rng.IntN(len(names))]}
+			if rng.IntN(2) == 0 {
+				st.onErr.set = g.set()
+			}
+		}
 		sp.states = append(sp.states, st)
 	}
 	if rng.IntN(3) == 0 {
@@ -192,6 +200,13 @@ func (sp oracleSpec) yaml() string {
 			}
 			b.WriteString("}\n")
 		}
+		if st.onErr != nil {
+			fmt.Fprintf(&b, "    on_error: {to: %s", st.onErr.to)
+			if len(st.onErr.set) > 0 {
+				fmt.Fprintf(&b, ", set: %s", yamlMap(st.onErr.set))
+			}
+			b.WriteString("}\n")
+		}
 	}
 	if sp.final != "" {
 		fmt.Fprintf(&b, "  done: {final: true, final_requires: {req: '%s'}}\n", sp.final)
@@ -201,11 +216,12 @@ func (sp oracleSpec) yaml() string {
 	return b.String()
 }
 
-// oracleCtx is a whole context: i, j, f, n.
+// oracleCtx is a whole context: i, j, f, n and last_error.
 type oracleCtx struct {
-	i, j int
-	f    bool
-	n    int
+	i, j    int
+	f       bool
+	n       int
+	lastErr string
 }
 
 type oraclePair struct {
@@ -232,7 +248,7 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 			require.NoError(t, err, src)
 			progs[key] = p
 		}
-		v, err := (&vm.VM{}).Run(p, map[string]any{"i": c.i, "j": c.j, "f": c.f, "n": c.n, mspec.VarState: state, mspec.VarLastError: ""})
+		v, err := (&vm.VM{}).Run(p, map[string]any{"i": c.i, "j": c.j, "f": c.f, "n": c.n, mspec.VarState: state, mspec.VarLastError: c.lastErr})
 		require.NoError(t, err, src)
 		return v
 	}
@@ -272,6 +288,18 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 			continue
 		}
 		st := byName[p.state]
+		if st.onErr != nil { // the action fails: its writes and the state's set dropped
+			for _, text := range []string{"boom", "error"} {
+				c := p.ctx
+				c.lastErr = text
+				q := oraclePair{st.onErr.to, apply(st.onErr.set, c, p.state)}
+				succ[p] = append(succ[p], q)
+				if !seen[q] {
+					seen[q] = true
+					queue = append(queue, q)
+				}
+			}
+		}
 		outcomes := []oracleCtx{p.ctx}
 		if st.count {
 			outcomes = nil
@@ -289,6 +317,7 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 					continue
 				}
 				q := oraclePair{nx.to, apply(nx.set, c, p.state)}
+				q.ctx.lastErr = "" // a handled error is cleared by the next step that succeeds
 				succ[p] = append(succ[p], q)
 				if !seen[q] {
 					seen[q] = true
@@ -340,7 +369,8 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 
 // TestModelCheckAgreesWithAPlainSearch: on 400 random specs (counters,
 // a bool, an action with three outcomes, ordered guards, sets, fallbacks,
-// invariants, final_requires), the checker's verdicts on deadlock,
+// on_error routes and guards on last_error, invariants, final_requires),
+// the checker's verdicts on deadlock,
 // reachability, termination, invariants and final_requires are those of
 // the plain search above, in compiled and in interpreted evaluation; and
 // the specs are varied enough to fail each property and pass it.
