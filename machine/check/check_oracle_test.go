@@ -3,6 +3,7 @@ package check_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -21,8 +22,9 @@ import (
 // An oracle for the checker: random small specs, explored by a plain
 // breadth-first search written here from the semantics in docs/spec.md
 // (the action's writes, then the state's set, then the first next whose
-// guard holds, its set, the move; or the action failing into on_error,
-// last_error set until the next step that succeeds), over whole contexts: no interning, no
+// guard holds, its set, the move, and every event that applies; or the
+// action failing into on_error, last_error set until the next step that
+// succeeds), over whole contexts: no interning, no
 // dead-variable reduction, no hoisted guards, no compiled closures. Its
 // verdicts must be the checker's.
 
@@ -35,6 +37,7 @@ type oracleSpec struct {
 	inv    string   // an invariant's expression, or ""
 	invIn  []string // the states it applies to (none: all)
 	final  string   // done's final_requires, or ""
+	global []oracleGlobal
 }
 
 type oracleState struct {
@@ -43,6 +46,16 @@ type oracleState struct {
 	set   map[string]string // the state's set
 	next  []oracleNext
 	onErr *oracleNext // on_error (with count only): the action failing, with last_error "boom" or "error"
+	// on: the state's own transitions per event; with no next, it waits.
+	on map[string][]oracleNext
+}
+
+// oracleGlobal is a top-level event's transition: from these states (nil:
+// "*", every non-final state).
+type oracleGlobal struct {
+	event string
+	from  []string
+	oracleNext
 }
 
 type oracleNext struct {
@@ -141,7 +154,29 @@ func genOracleSpec(rng *rand.Rand) oracleSpec {
 				st.onErr.set = g.set()
 			}
 		}
+		if rng.IntN(3) == 0 { // events of its own
+			st.on = map[string][]oracleNext{}
+			for _, ev := range []string{"GO", "HALT"}[:1+rng.IntN(2)] {
+				for range 1 + rng.IntN(2) {
+					st.on[ev] = append(st.on[ev], oracleNext{to: names[rng.IntN(len(names))], when: g.guard(1)})
+				}
+			}
+			if rng.IntN(3) == 0 { // it waits: its next transitions become GO's
+				st.on["GO"] = append(st.on["GO"], st.next...)
+				st.next = nil
+			}
+		}
 		sp.states = append(sp.states, st)
+	}
+	if rng.IntN(4) == 0 {
+		ev := oracleGlobal{event: "RESET", oracleNext: oracleNext{to: names[rng.IntN(len(names))], when: g.guard(1)}}
+		if rng.IntN(2) == 0 {
+			ev.from = []string{names[1+rng.IntN(k)]}
+		}
+		if rng.IntN(2) == 0 {
+			ev.set = g.set()
+		}
+		sp.global = append(sp.global, ev)
 	}
 	if rng.IntN(3) == 0 {
 		sp.final = g.guard(1)
@@ -153,6 +188,18 @@ func genOracleSpec(rng *rand.Rand) oracleSpec {
 		}
 	}
 	return sp
+}
+
+// yaml writes the transition as a flow mapping.
+func (nx oracleNext) yaml() string {
+	out := "{to: " + nx.to
+	if nx.when != "" {
+		out += ", when: '" + nx.when + "'"
+	}
+	if len(nx.set) > 0 {
+		out += ", set: " + yamlMap(nx.set)
+	}
+	return out + "}"
 }
 
 func yamlMap(m map[string]string) string {
@@ -189,16 +236,20 @@ func (sp oracleSpec) yaml() string {
 		if len(st.set) > 0 {
 			fmt.Fprintf(&b, "    set: %s\n", yamlMap(st.set))
 		}
-		b.WriteString("    next:\n")
-		for _, nx := range st.next {
-			fmt.Fprintf(&b, "      - {to: %s", nx.to)
-			if nx.when != "" {
-				fmt.Fprintf(&b, ", when: '%s'", nx.when)
+		if len(st.next) > 0 {
+			b.WriteString("    next:\n")
+			for _, nx := range st.next {
+				b.WriteString("      - " + nx.yaml() + "\n")
 			}
-			if len(nx.set) > 0 {
-				fmt.Fprintf(&b, ", set: %s", yamlMap(nx.set))
+		}
+		if len(st.on) > 0 {
+			b.WriteString("    on:\n")
+			for _, ev := range slices.Sorted(maps.Keys(st.on)) {
+				fmt.Fprintf(&b, "      %s:\n", ev)
+				for _, nx := range st.on[ev] {
+					b.WriteString("        - " + nx.yaml() + "\n")
+				}
 			}
-			b.WriteString("}\n")
 		}
 		if st.onErr != nil {
 			fmt.Fprintf(&b, "    on_error: {to: %s", st.onErr.to)
@@ -212,6 +263,16 @@ func (sp oracleSpec) yaml() string {
 		fmt.Fprintf(&b, "  done: {final: true, final_requires: {req: '%s'}}\n", sp.final)
 	} else {
 		b.WriteString("  done: {final: true}\n")
+	}
+	if len(sp.global) > 0 {
+		b.WriteString("events:\n")
+		for _, ev := range sp.global {
+			from := `"*"`
+			if ev.from != nil {
+				from = "[" + strings.Join(ev.from, ", ") + "]"
+			}
+			fmt.Fprintf(&b, "  %s: [%s]\n", ev.event, strings.Replace(ev.yaml(), "{", "{from: "+from+", ", 1))
+		}
 	}
 	return b.String()
 }
@@ -311,20 +372,36 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 		}
 		for _, c := range outcomes {
 			c = apply(st.set, c, p.state)
+			// Every event that applies (the state's on: first, then the
+			// top-level transitions from it; the first whose guard
+			// holds), and the first next whose guard holds.
+			var lists [][]oracleNext
+			for _, ev := range []string{"GO", "HALT", "RESET"} {
+				cands := slices.Clone(st.on[ev])
+				for _, gl := range sp.global {
+					if gl.event == ev && (gl.from == nil || slices.Contains(gl.from, p.state)) {
+						cands = append(cands, gl.oracleNext)
+					}
+				}
+				lists = append(lists, cands)
+			}
+			lists = append(lists, st.next)
 			fired := false
-			for _, nx := range st.next {
-				if nx.when != "" && !eval(nx.when, mspec.TypeBool, c, p.state).(bool) {
-					continue
+			for _, list := range lists {
+				for _, nx := range list {
+					if nx.when != "" && !eval(nx.when, mspec.TypeBool, c, p.state).(bool) {
+						continue
+					}
+					q := oraclePair{nx.to, apply(nx.set, c, p.state)}
+					q.ctx.lastErr = "" // a handled error is cleared by the next step that succeeds
+					succ[p] = append(succ[p], q)
+					if !seen[q] {
+						seen[q] = true
+						queue = append(queue, q)
+					}
+					fired = true
+					break
 				}
-				q := oraclePair{nx.to, apply(nx.set, c, p.state)}
-				q.ctx.lastErr = "" // a handled error is cleared by the next step that succeeds
-				succ[p] = append(succ[p], q)
-				if !seen[q] {
-					seen[q] = true
-					queue = append(queue, q)
-				}
-				fired = true
-				break
 			}
 			if !fired {
 				deadlock, end[p] = true, true
@@ -369,8 +446,9 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 
 // TestModelCheckAgreesWithAPlainSearch: on 400 random specs (counters,
 // a bool, an action with three outcomes, ordered guards, sets, fallbacks,
-// on_error routes and guards on last_error, invariants, final_requires),
-// the checker's verdicts on deadlock,
+// on_error routes and guards on last_error, events of a state's on: and
+// top-level events, waiting states, invariants, final_requires), the
+// checker's verdicts on deadlock,
 // reachability, termination, invariants and final_requires are those of
 // the plain search above, in compiled and in interpreted evaluation; and
 // the specs are varied enough to fail each property and pass it.
