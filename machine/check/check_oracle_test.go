@@ -448,10 +448,10 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 // a bool, an action with three outcomes, ordered guards, sets, fallbacks,
 // on_error routes and guards on last_error, events of a state's on: and
 // top-level events, waiting states, invariants, final_requires), the
-// checker's verdicts on deadlock,
-// reachability, termination, invariants and final_requires are those of
-// the plain search above, in compiled and in interpreted evaluation; and
-// the specs are varied enough to fail each property and pass it.
+// checker's verdicts on deadlock, reachability, termination, invariants
+// and final_requires are those of the plain search above, in compiled and
+// in interpreted evaluation; and the specs are varied enough to fail each
+// property and pass it.
 func TestModelCheckAgreesWithAPlainSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 3))
 	reg := spectest.Registry()
