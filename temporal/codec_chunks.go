@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -49,15 +50,13 @@ const CodecFormat = "chunks1"
 // it: its items' large values already by reference) in chunks cut between
 // items, and returns the reference of its tree.
 func (c *Codec) putList(b []byte, what string) (string, error) {
-	var refs []string
+	var leaves [][]byte
 	start := 1 // the first item's first byte
-	flush := func(end int) error {
+	flush := func(end int) {
 		leaf := make([]byte, 0, end-start+2) // put keeps the bytes (its cache): a new leaf each time
 		leaf = append(append(append(leaf, '['), b[start:end]...), ']')
-		ref, err := c.put(leaf, what)
-		refs = append(refs, ref)
+		leaves = append(leaves, leaf)
 		start = end + 1
-		return err
 	}
 	depth, inString, escaped := 0, false, false
 	for i, ch := range b {
@@ -78,23 +77,56 @@ func (c *Codec) putList(b []byte, what string) (string, error) {
 		case ch == ']' || ch == '}':
 			depth--
 			if depth == 0 { // the list's end
-				if err := flush(i); err != nil {
-					return "", err
-				}
+				flush(i)
 			}
 		case ch == ',' && depth == 1 && i-start >= c.chunks.target:
-			if err := flush(i); err != nil {
-				return "", err
-			}
+			flush(i)
 		}
 	}
+	refs, err := c.putAll(leaves, what)
+	if err != nil {
+		return "", err
+	}
 	return c.putTree(refs, listPrefix, what)
+}
+
+// putConcurrency bounds the blobs putAll stores at once: a large value's
+// first store is hundreds of leaves, each a write (and a sync) in a
+// directory or a request to an object store.
+const putConcurrency = 8
+
+// putAll stores blobs, those not known to be stored already several at a
+// time, and returns their references in order.
+func (c *Codec) putAll(blobs [][]byte, what string) ([]string, error) {
+	refs := make([]string, len(blobs))
+	errs := make([]error, len(blobs))
+	sem := make(chan struct{}, putConcurrency)
+	var wg sync.WaitGroup
+	for i, b := range blobs {
+		refs[i] = BlobRef(b)
+		if _, ok := c.stored.Load(refs[i]); ok || len(blobs) == 1 {
+			refs[i], errs[i] = c.put(b, what)
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			_, errs[i] = c.put(b, what)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs { // the first: a full disk fails them all alike
+		if err != nil {
+			return nil, err
+		}
+	}
+	return refs, nil
 }
 
 // putText stores s in chunks cut at rune boundaries and returns the
 // reference of its tree.
 func (c *Codec) putText(s, what string) (string, error) {
-	var refs []string
+	var leaves [][]byte
 	for len(s) > 0 {
 		n := min(c.chunks.target, len(s))
 		for n < len(s) && !utf8.RuneStart(s[n]) {
@@ -104,12 +136,12 @@ func (c *Codec) putText(s, what string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		ref, err := c.put(b, what)
-		if err != nil {
-			return "", err
-		}
-		refs = append(refs, ref)
+		leaves = append(leaves, b)
 		s = s[n:]
+	}
+	refs, err := c.putAll(leaves, what)
+	if err != nil {
+		return "", err
 	}
 	return c.putTree(refs, textPrefix, what)
 }

@@ -24,6 +24,7 @@ type countingStore struct {
 	m     map[string][]byte
 	bytes int
 	get   func(ref string) ([]byte, error) // when set, answers Get
+	put   error                            // when set, every Put fails with it
 }
 
 func newCountingStore() *countingStore { return &countingStore{m: map[string][]byte{}} }
@@ -31,6 +32,9 @@ func newCountingStore() *countingStore { return &countingStore{m: map[string][]b
 func (s *countingStore) Where() string { return "test memory" }
 
 func (s *countingStore) Put(_ context.Context, ref string, b []byte) error {
+	if s.put != nil {
+		return s.put
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.m[ref]; !ok {
@@ -269,4 +273,18 @@ func TestSmallChunksMakeTrees(t *testing.T) {
 	var out map[string]any
 	require.NoError(t, c.DataConverter().FromPayload(p, &out))
 	assert.Equal(t, in, out)
+}
+
+// A chunk the store refuses fails the payload with the store's error, said
+// once (the leaves are stored several at a time).
+func TestAChunkTheStoreRefusesFailsThePayload(t *testing.T) {
+	s := newCountingStore()
+	s.put = fmt.Errorf("cannot store blob: no space left on device")
+	var list []any
+	for i := range 5000 {
+		list = append(list, fmt.Sprintf("item %d %s", i, strings.Repeat("x", 100)))
+	}
+	_, err := temporal.NewCodec(s, 0, 0).DataConverter().ToPayload(map[string]any{"xs": list})
+	require.Error(t, err)
+	assert.Equal(t, 1, strings.Count(err.Error(), "no space left on device"), err.Error())
 }
