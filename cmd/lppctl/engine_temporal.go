@@ -382,6 +382,23 @@ func runsOnTemporal(c *cli.Context) error {
 }
 
 // showOnTemporal prints a Temporal run's standing (trace: its steps too).
+// completedSummary asks a completed run where it ended, without its
+// records, when a worker polls queue (a worker replays the run to answer),
+// so that runs show does not read every step's values from the result;
+// nil when none answers.
+func completedSummary(ctx context.Context, tc client.Client, id, queue string) *temporal.Progress {
+	if n, err := temporal.Pollers(ctx, tc, queue); err != nil || n == 0 {
+		return nil
+	}
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	p, err := temporal.Query(qctx, tc, id, -1)
+	if err != nil || p.Status != machine.StatusCompleted {
+		return nil
+	}
+	return p
+}
+
 func showOnTemporal(c *cli.Context, trace bool) error {
 	if c.NArg() != 1 {
 		return usageErrorf("which run? give its ID (lppctl runs --temporal HOST:PORT lists them)")
@@ -398,7 +415,12 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	}
 	var p *temporal.Progress
 	if st == machine.StatusCompleted {
-		p, err = temporal.Result(c.Context, tc, id) // no worker needed
+		if !trace { // where it ended, without its steps, from a worker if one polls
+			p = completedSummary(c.Context, tc, id, c.String("task-queue"))
+		}
+		if p == nil {
+			p, err = temporal.Result(c.Context, tc, id) // no worker needed; every step's values
+		}
 	} else {
 		// A closed run's query needs a worker to replay it, a running one's
 		// a worker to answer: do not wait long.
