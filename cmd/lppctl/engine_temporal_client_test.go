@@ -175,6 +175,14 @@ func TestTemporalClientIsHonest(t *testing.T) {
 		require.True(t, c.wait(patience), "the client does not end:\n%s", c.stderr.String())
 		assert.Equal(t, 0, c.code, c.stderr.String())
 		assert.Contains(t, c.stdout.String(), "completed in done after 2 steps\n")
+		// runs show asks the worker where the completed run ended, and says
+		// the same as from the result (no worker polls "nobody").
+		withWorker, _, code := lppctlOut(t, bin, root, "runs", "show", id, "--temporal", addr)
+		assert.Equal(t, 0, code)
+		assert.Contains(t, withWorker, "status: completed in done after 2 steps\n")
+		fromResult, _, code := lppctlOut(t, bin, root, "runs", "show", id, "--temporal", addr, "--task-queue", "nobody")
+		assert.Equal(t, 0, code)
+		assert.Equal(t, fromResult, withWorker)
 	})
 
 	t.Run("terminated: the client ends at once, saying so", func(t *testing.T) {
