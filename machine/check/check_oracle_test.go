@@ -101,12 +101,17 @@ func (g oracleGen) guard(depth int) string {
 	return "!(" + g.guard(depth-1) + ")"
 }
 
-// set assigns some of i, j, f values that stay in their ranges.
+// set assigns some of i, j, f values that mostly stay in their ranges
+// (one in five may leave it: the bounds property).
 func (g oracleGen) set() map[string]string {
 	out := map[string]string{}
 	R := fmt.Sprint(g.R)
 	for _, v := range []string{"i", "j"} {
 		if g.rng.IntN(3) != 0 {
+			continue
+		}
+		if g.rng.IntN(5) == 0 {
+			out[v] = g.pick(v+" + 1", v+" - 1", "i + j")
 			continue
 		}
 		out[v] = g.pick(
@@ -291,7 +296,7 @@ type oraclePair struct {
 }
 
 // oracleVerdicts explores sp and returns the verdicts of deadlock,
-// reachability, termination, invariants and final_requires.
+// reachability, termination, invariants, final_requires and bounds.
 func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 	t.Helper()
 	types := map[string]any{"i": 0, "j": 0, "f": false, "n": 0, mspec.VarState: "", mspec.VarLastError: ""}
@@ -313,8 +318,10 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 		require.NoError(t, err, src)
 		return v
 	}
-	apply := func(set map[string]string, c oracleCtx, state string) oracleCtx {
-		out := c // every expression of one set sees the context before it
+	// apply applies a set; ok is false when it takes i or j out of their
+	// range (the run fails there: the bounds property).
+	apply := func(set map[string]string, c oracleCtx, state string) (out oracleCtx, ok bool) {
+		out = c // every expression of one set sees the context before it
 		for v, src := range set {
 			switch v {
 			case "i":
@@ -325,7 +332,7 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 				out.f = eval(src, mspec.TypeBool, c, state).(bool)
 			}
 		}
-		return out
+		return out, out.i >= 0 && out.i <= sp.R && out.j >= 0 && out.j <= sp.R
 	}
 	byName := map[string]oracleState{}
 	for _, st := range sp.states {
@@ -336,7 +343,25 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 	succ := map[oraclePair][]oraclePair{}
 	end := map[oraclePair]bool{} // final, or stuck on some outcome
 	queue := []oraclePair{start}
-	deadlock, invFails, finalFails := false, false, false
+	deadlock, invFails, finalFails, boundsFails := false, false, false, false
+	// move records the move from p to state to, with set applied to c: a
+	// successor, or, when the set leaves a range, an end of the run.
+	move := func(p oraclePair, to string, set map[string]string, c oracleCtx, clearErr bool) {
+		ctx, ok := apply(set, c, p.state)
+		if !ok {
+			boundsFails, end[p] = true, true
+			return
+		}
+		if clearErr {
+			ctx.lastErr = "" // a handled error is cleared by the next step that succeeds
+		}
+		q := oraclePair{to, ctx}
+		succ[p] = append(succ[p], q)
+		if !seen[q] {
+			seen[q] = true
+			queue = append(queue, q)
+		}
+	}
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
@@ -353,12 +378,7 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 			for _, text := range []string{"boom", "error"} {
 				c := p.ctx
 				c.lastErr = text
-				q := oraclePair{st.onErr.to, apply(st.onErr.set, c, p.state)}
-				succ[p] = append(succ[p], q)
-				if !seen[q] {
-					seen[q] = true
-					queue = append(queue, q)
-				}
+				move(p, st.onErr.to, st.onErr.set, c, false)
 			}
 		}
 		outcomes := []oracleCtx{p.ctx}
@@ -371,7 +391,11 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 			}
 		}
 		for _, c := range outcomes {
-			c = apply(st.set, c, p.state)
+			c, ok := apply(st.set, c, p.state)
+			if !ok {
+				boundsFails, end[p] = true, true
+				continue
+			}
 			// Every event that applies (the state's on: first, then the
 			// top-level transitions from it; the first whose guard
 			// holds), and the first next whose guard holds.
@@ -392,13 +416,7 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 					if nx.when != "" && !eval(nx.when, mspec.TypeBool, c, p.state).(bool) {
 						continue
 					}
-					q := oraclePair{nx.to, apply(nx.set, c, p.state)}
-					q.ctx.lastErr = "" // a handled error is cleared by the next step that succeeds
-					succ[p] = append(succ[p], q)
-					if !seen[q] {
-						seen[q] = true
-						queue = append(queue, q)
-					}
+					move(p, nx.to, nx.set, c, true)
 					fired = true
 					break
 				}
@@ -441,6 +459,7 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 		check.PropTermination:   verdict(len(reaches) < len(seen)),
 		check.PropInvariants:    verdict(invFails),
 		check.PropFinalRequires: verdict(finalFails),
+		check.PropBounds:        verdict(boundsFails),
 	}
 }
 
@@ -448,8 +467,9 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 // a bool, an action with three outcomes, ordered guards, sets, fallbacks,
 // on_error routes and guards on last_error, events of a state's on: and
 // top-level events, waiting states, invariants, final_requires), the
-// checker's verdicts on deadlock, reachability, termination, invariants
-// and final_requires are those of the plain search above, in compiled and
+// checker's verdicts on deadlock, reachability, termination, invariants,
+// final_requires and bounds (a set taking an int out of its range) are
+// those of the plain search above, in compiled and
 // in interpreted evaluation; and the specs are varied enough to fail each
 // property and pass it.
 func TestModelCheckAgreesWithAPlainSearch(t *testing.T) {
