@@ -469,9 +469,9 @@ func oracleVerdicts(t *testing.T, sp oracleSpec) map[string]check.Verdict {
 // top-level events, waiting states, invariants, final_requires), the
 // checker's verdicts on deadlock, reachability, termination, invariants,
 // final_requires and bounds (a set taking an int out of its range) are
-// those of the plain search above, in compiled and
-// in interpreted evaluation; and the specs are varied enough to fail each
-// property and pass it.
+// those of the plain search above, in compiled and in interpreted
+// evaluation; and the specs are varied enough to fail each property and
+// pass it.
 func TestModelCheckAgreesWithAPlainSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 3))
 	reg := spectest.Registry()
