@@ -216,6 +216,12 @@ func (c *Codec) claim(v any, path string) (any, error) {
 			break
 		}
 		ref, err = c.put(b, what)
+	case map[string]any:
+		if len(b) > c.chunks.min && len(x) > 1 {
+			ref, err = c.putMap(b, what)
+			break
+		}
+		ref, err = c.put(b, what)
 	default:
 		ref, err = c.put(b, what)
 	}

@@ -3,34 +3,39 @@ package temporal
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"strings"
 	"sync"
 	"unicode/utf8"
 )
 
-// Large lists and strings are stored in chunks, so that a value that grows
-// at every step costs the store what it grew by, not its whole size again
-// (a list stored whole at each of N steps is ~N²/2 bytes): a list or string
-// whose JSON is over chunkMin is cut into leaves of about chunkTarget bytes,
-// from its start, so that appending leaves every leaf but the last as it
-// was, and so stored once. The leaves' references are grouped chunkGroup to
-// a blob, and those groups again, into a tree whose root is the value's
-// reference:
+// Large lists, strings and maps are stored in chunks, so that a value that
+// grows at every step costs the store what it grew by, not its whole size
+// again (a list stored whole at each of N steps is ~N²/2 bytes): a list or
+// string whose JSON is over chunkMin is cut into leaves of about
+// chunkTarget bytes, from its start, so that appending leaves every leaf
+// but the last as it was, and so stored once (a map is cut by its keys:
+// putMap). The leaves' references are grouped chunkGroup to a blob, and
+// those groups again, into a tree whose root is the value's reference:
 //
 //	{"$lppctl.blob": "list:sha256:H"}   H: ["sha256:L1", ..., "list:sha256:G", ...]
 //	{"$lppctl.blob": "text:sha256:H"}   leaves hold JSON strings
+//	{"$lppctl.blob": "map:sha256:H"}    leaves hold objects
 //
-// The value is the concatenation of what the references of H stand for: a
-// leaf ("sha256:...") holds a JSON array of items (or a JSON string), a
-// "list:"/"text:" reference a group, read the same way. A codec that does
-// not know chunks refuses such a reference (it is no "sha256:" one) rather
-// than read it as a value; BuildID changes with the format (CodecFormat).
+// The value is the concatenation (a map: the union) of what the references
+// of H stand for: a leaf ("sha256:...") holds a JSON array of items (a
+// string, an object), a "list:"/"text:"/"map:" reference a group, read the
+// same way. A codec that does not know chunks refuses such a reference (it
+// is no "sha256:" one) rather than read it as a value; BuildID changes with
+// the format (CodecFormat).
 const (
 	chunkMin    = 64 << 10
 	chunkTarget = 32 << 10
 	chunkGroup  = 128
 	listPrefix  = "list:"
 	textPrefix  = "text:"
+	mapPrefix   = "map:"
 	// maxChunkDepth bounds the tree a reference may stand for (128⁸ leaves):
 	// a store whose groups refer in a circle is an error, not a hang.
 	maxChunkDepth = 8
@@ -44,17 +49,60 @@ var defaultChunking = chunking{chunkMin, chunkTarget, chunkGroup}
 
 // CodecFormat is the payload format of this codec: part of BuildID, so
 // that a run's workflow stays with workers that read its payloads.
-const CodecFormat = "chunks1"
+const CodecFormat = "chunks2"
 
 // putList stores the list whose JSON is b (compact, as encodeAny writes
 // it: its items' large values already by reference) in chunks cut between
 // items, and returns the reference of its tree.
 func (c *Codec) putList(b []byte, what string) (string, error) {
+	return c.putContainer(b, listPrefix, what, func(_ []byte, size int) bool { return size >= c.chunks.target })
+}
+
+// putMap stores the map whose JSON is b (its keys sorted, as encodeAny
+// writes them) in chunks cut between keys, and returns the reference of
+// its tree. A map grows by keys anywhere in that order, so where it is cut
+// depends on the keys, not on the sizes alone (content-defined chunks):
+// after a key whose hash is 0 modulo 4 once a leaf holds half the target,
+// or at twice the target. A key added or changed rewrites its leaf, and a
+// neighbour at most, rather than every leaf after it.
+func (c *Codec) putMap(b []byte, what string) (string, error) {
+	return c.putContainer(b, mapPrefix, what, func(member []byte, size int) bool {
+		if size >= 2*c.chunks.target {
+			return true
+		}
+		if size < c.chunks.target/2 {
+			return false
+		}
+		h := fnv.New32a()
+		h.Write(memberKey(member))
+		return h.Sum32()%4 == 0
+	})
+}
+
+// memberKey is the key, as JSON, of an object's member "KEY":VALUE.
+func memberKey(member []byte) []byte {
+	for i := 1; i < len(member); i++ {
+		switch member[i] {
+		case '\\':
+			i++
+		case '"':
+			return member[:i+1]
+		}
+	}
+	return member
+}
+
+// putContainer stores the list or object b in leaves of its elements (an
+// item, or a "key":value member), cut after an element where cut says so
+// (given the element and the bytes of the leaf so far), and returns prefix
+// and the reference of its tree.
+func (c *Codec) putContainer(b []byte, prefix, what string, cut func(elem []byte, size int) bool) (string, error) {
+	open, closing := b[0], b[len(b)-1]
 	var leaves [][]byte
-	start := 1 // the first item's first byte
+	start, elem := 1, 1 // the leaf's first byte, the element's
 	flush := func(end int) {
 		leaf := make([]byte, 0, end-start+2) // put keeps the bytes (its cache): a new leaf each time
-		leaf = append(append(append(leaf, '['), b[start:end]...), ']')
+		leaf = append(append(append(leaf, open), b[start:end]...), closing)
 		leaves = append(leaves, leaf)
 		start = end + 1
 	}
@@ -76,18 +124,21 @@ func (c *Codec) putList(b []byte, what string) (string, error) {
 			depth++
 		case ch == ']' || ch == '}':
 			depth--
-			if depth == 0 { // the list's end
+			if depth == 0 { // the container's end
 				flush(i)
 			}
-		case ch == ',' && depth == 1 && i-start >= c.chunks.target:
-			flush(i)
+		case ch == ',' && depth == 1:
+			if cut(b[elem:i], i-start) {
+				flush(i)
+			}
+			elem = i + 1
 		}
 	}
 	refs, err := c.putAll(leaves, what)
 	if err != nil {
 		return "", err
 	}
-	return c.putTree(refs, listPrefix, what)
+	return c.putTree(refs, prefix, what)
 }
 
 // putConcurrency bounds the blobs putAll stores at once: a large value's
@@ -169,9 +220,10 @@ func (c *Codec) putTree(refs []string, prefix, what string) (string, error) {
 	}
 }
 
-// chunked reports whether ref is the reference of a chunked list or string.
+// chunked reports whether ref is the reference of a chunked list, string
+// or map.
 func chunked(ref string) bool {
-	return strings.HasPrefix(ref, listPrefix) || strings.HasPrefix(ref, textPrefix)
+	return strings.HasPrefix(ref, listPrefix) || strings.HasPrefix(ref, textPrefix) || strings.HasPrefix(ref, mapPrefix)
 }
 
 // expand returns the list or string that the tree ref stands for, its
@@ -188,6 +240,18 @@ func (c *Codec) expand(ref string) (any, error) {
 			return nil
 		})
 		return b.String(), err
+	}
+	if strings.HasPrefix(ref, mapPrefix) {
+		out := map[string]any{}
+		err := c.walkTree(ref, mapPrefix, 0, func(leaf string, v any) error {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return fmt.Errorf("cannot decode blob %s: a chunk of a map holds %T, not a map", leaf, v)
+			}
+			maps.Copy(out, m)
+			return nil
+		})
+		return out, err
 	}
 	var out []any
 	err := c.walkTree(ref, listPrefix, 0, func(leaf string, v any) error {

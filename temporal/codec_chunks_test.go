@@ -56,9 +56,10 @@ func (s *countingStore) Get(_ context.Context, ref string) ([]byte, error) {
 	return nil, fmt.Errorf("cannot find blob %s", ref)
 }
 
-// A large list and a large string (cut inside multi-byte runes) round-trip
-// through every store, in chunks: the payload holds one reference to a
-// tree, and the items' own large values are references too.
+// A large list, a large string (cut inside multi-byte runes) and a large
+// map round-trip through every store, in chunks: the payload holds one
+// reference to a tree each, and the items' own large values are references
+// too.
 func TestCodecStoresLargeListsAndStringsInChunks(t *testing.T) {
 	var list []any
 	for i := range 20_000 {
@@ -74,21 +75,28 @@ func TestCodecStoresLargeListsAndStringsInChunks(t *testing.T) {
 		}
 	}
 	list[7777] = map[string]any{"big": strings.Repeat("y", 5000)} // a value over the inline size inside a chunk
-	text := strings.Repeat("ab😀漢é", 70_000)                       // 840 KB: chunk boundaries fall inside runes
+	table := map[string]any{}
+	for i := range 5_000 {
+		table[fmt.Sprintf("key \"%d\" é", i)] = fmt.Sprintf("value %d %s", i, strings.Repeat("v", i%50))
+	}
+	table["big"] = strings.Repeat("z", 5000)
+	text := strings.Repeat("ab😀漢é", 70_000) // 840 KB: chunk boundaries fall inside runes
 	for name, s := range stores(t) {
 		t.Run(name, func(t *testing.T) {
 			dc := temporal.NewCodec(s, 0, 0).DataConverter()
-			in := map[string]any{"list": list, "text": text}
+			in := map[string]any{"list": list, "text": text, "table": table}
 			p, err := dc.ToPayload(in)
 			require.NoError(t, err)
 			assert.Less(t, len(p.GetData()), 1024, "the payload holds references")
 			assert.Contains(t, string(p.GetData()), `"list:sha256:`)
 			assert.Contains(t, string(p.GetData()), `"text:sha256:`)
+			assert.Contains(t, string(p.GetData()), `"map:sha256:`)
 			var out map[string]any
 			require.NoError(t, temporal.NewCodec(s, 0, 0).DataConverter().FromPayload(p, &out), "another process's codec")
 			require.Len(t, out["list"], len(list))
 			assert.Equal(t, fmt.Sprint(list), fmt.Sprint(out["list"]))
 			assert.Equal(t, text, out["text"])
+			assert.Equal(t, table, out["table"])
 		})
 	}
 }
@@ -287,4 +295,29 @@ func TestAChunkTheStoreRefusesFailsThePayload(t *testing.T) {
 	_, err := temporal.NewCodec(s, 0, 0).DataConverter().ToPayload(map[string]any{"xs": list})
 	require.Error(t, err)
 	assert.Equal(t, 1, strings.Count(err.Error(), "no space left on device"), err.Error())
+}
+
+// A map that gains a key a step, at any place in its order, costs the store
+// a few leaves a step once it is chunked, whatever its size (it was the
+// whole map again).
+func TestGrowingMapCostsTheStoreAFewChunksAStep(t *testing.T) {
+	s := newCountingStore()
+	dc := temporal.NewCodec(s, 0, 0).DataConverter()
+	m := map[string]any{}
+	var p *commonpb.Payload
+	stored := map[int]int{}
+	for step := 1; step <= 1600; step++ {
+		m[fmt.Sprintf("%08x", uint32(step)*2654435761)] = strings.Repeat("x", 180) // keys in no order
+		var err error
+		p, err = dc.ToPayload(map[string]any{"m": m})
+		require.NoError(t, err)
+		stored[step] = s.bytes
+	}
+	perStep := (stored[1600] - stored[800]) / 800
+	t.Logf("bytes stored per step, steps 800-1600: %d (the map at step 1600: %d KB)", perStep, len(m)*200/1024)
+	assert.Less(t, perStep, 100<<10, "a few chunks a step, not the map (150-300 KB)")
+	assert.Less(t, stored[1600]-stored[1200], (stored[1200]-stored[800])*5/4, "as much a step at 300 KB as at 225 KB")
+	var out map[string]any
+	require.NoError(t, dc.FromPayload(p, &out))
+	assert.Equal(t, m, out["m"])
 }
