@@ -101,11 +101,11 @@ func TestCodecStoresLargeListsAndStringsInChunks(t *testing.T) {
 	}
 }
 
-// growth sends {"v": grow(step)} through a codec for steps 1 to 1,600 (the
-// value 150-300 KB from step 800 on) and checks what the store takes: less
-// than most bytes a step over steps 800-1600, and as much a step at 300 KB
-// as at 225 KB (stored whole, it would grow with the value: quadratic).
-// The last payload reads back as the last value.
+// growth sends {"v": grow(step)} through a codec for steps 1 to 160, each
+// adding about 1.9 KB (the value 150-300 KB from step 80 on), and checks
+// what the store takes: less than most bytes a step over steps 80-160, and
+// as much a step at 300 KB as at 225 KB (stored whole, it would grow with
+// the value: quadratic). The last payload reads back as the last value.
 func growth(t *testing.T, most int, grow func(step int) any) {
 	t.Helper()
 	s := newCountingStore()
@@ -113,17 +113,17 @@ func growth(t *testing.T, most int, grow func(step int) any) {
 	var p *commonpb.Payload
 	var v any
 	stored := map[int]int{}
-	for step := 1; step <= 1600; step++ {
+	for step := 1; step <= 160; step++ {
 		v = grow(step)
 		var err error
 		p, err = dc.ToPayload(map[string]any{"v": v})
 		require.NoError(t, err)
 		stored[step] = s.bytes
 	}
-	perStep := (stored[1600] - stored[800]) / 800
-	t.Logf("bytes stored per step, steps 800-1600: %d", perStep)
+	perStep := (stored[160] - stored[80]) / 80
+	t.Logf("bytes stored per step, steps 80-160: %d", perStep)
 	assert.Less(t, perStep, most, "bytes a step")
-	assert.Less(t, stored[1600]-stored[1200], (stored[1200]-stored[800])*5/4, "as much a step at 300 KB as at 225 KB")
+	assert.Less(t, stored[160]-stored[120], (stored[120]-stored[80])*5/4, "as much a step at 300 KB as at 225 KB")
 	var out map[string]any
 	require.NoError(t, dc.FromPayload(p, &out))
 	assert.Equal(t, v, out["v"])
@@ -132,7 +132,7 @@ func growth(t *testing.T, most int, grow func(step int) any) {
 // A list that grows by one item a step costs the store about a chunk a
 // step once it is chunked, whatever its length.
 func TestGrowingListCostsTheStoreAChunkAStep(t *testing.T) {
-	item := strings.Repeat("x", 180)
+	item := strings.Repeat("x", 1890)
 	var list []any
 	growth(t, 40<<10, func(step int) any {
 		list = append(list, fmt.Sprintf("%04d %s", step, item))
@@ -145,7 +145,7 @@ func TestGrowingListCostsTheStoreAChunkAStep(t *testing.T) {
 func TestGrowingMapCostsTheStoreAFewChunksAStep(t *testing.T) {
 	m := map[string]any{}
 	growth(t, 100<<10, func(step int) any {
-		m[fmt.Sprintf("%08x", uint32(step)*2654435761)] = strings.Repeat("x", 180) // keys in no order
+		m[fmt.Sprintf("%08x", uint32(step)*2654435761)] = strings.Repeat("x", 1890) // keys in no order
 		return m
 	})
 }
