@@ -236,15 +236,21 @@ func (c *Codec) put(b []byte, what string) (string, error) {
 		return "", &LimitError{What: what, Size: len(b), Limit: c.limit}
 	}
 	ref := BlobRef(b)
+	return ref, c.putAs(ref, b)
+}
+
+// putAs stores b under ref (its BlobRef) unless this process knows it is
+// stored already.
+func (c *Codec) putAs(ref string, b []byte) error {
 	if _, ok := c.stored.Load(ref); ok {
-		return ref, nil
+		return nil
 	}
 	if err := c.store.Put(context.Background(), ref, b); err != nil {
-		return "", err
+		return err
 	}
 	c.stored.Store(ref, true)
 	c.cache.add(ref, b)
-	return ref, nil
+	return nil
 }
 
 func (c *Codec) get(ref string) ([]byte, error) {

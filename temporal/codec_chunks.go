@@ -134,7 +134,7 @@ func (c *Codec) putContainer(b []byte, prefix, what string, cut func(elem []byte
 			elem = i + 1
 		}
 	}
-	refs, err := c.putAll(leaves, what)
+	refs, err := c.putAll(leaves)
 	if err != nil {
 		return "", err
 	}
@@ -146,23 +146,27 @@ func (c *Codec) putContainer(b []byte, prefix, what string, cut func(elem []byte
 // directory or a request to an object store.
 const putConcurrency = 8
 
-// putAll stores blobs, those not known to be stored already several at a
-// time, and returns their references in order.
-func (c *Codec) putAll(blobs [][]byte, what string) ([]string, error) {
+// putAll stores blobs (leaves and groups: each far under the blob limit),
+// those not known to be stored already several at a time, and returns
+// their references in order.
+func (c *Codec) putAll(blobs [][]byte) ([]string, error) {
 	refs := make([]string, len(blobs))
 	errs := make([]error, len(blobs))
 	sem := make(chan struct{}, putConcurrency)
 	var wg sync.WaitGroup
 	for i, b := range blobs {
 		refs[i] = BlobRef(b)
-		if _, ok := c.stored.Load(refs[i]); ok || len(blobs) == 1 {
-			refs[i], errs[i] = c.put(b, what)
+		if _, ok := c.stored.Load(refs[i]); ok {
+			continue
+		}
+		if len(blobs) == 1 {
+			errs[i] = c.putAs(refs[i], b)
 			continue
 		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			_, errs[i] = c.put(b, what)
+			errs[i] = c.putAs(refs[i], b)
 		})
 	}
 	wg.Wait()
@@ -190,7 +194,7 @@ func (c *Codec) putText(s, what string) (string, error) {
 		leaves = append(leaves, b)
 		s = s[n:]
 	}
-	refs, err := c.putAll(leaves, what)
+	refs, err := c.putAll(leaves)
 	if err != nil {
 		return "", err
 	}
