@@ -226,7 +226,7 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 		switch d.GetWorkflowExecutionInfo().GetStatus() {
 		case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
 		default:
-			return ended(ctx, c, runID, from, last, emit)
+			return ended(ctx, c, runID, d.GetExecutionConfig().GetTaskQueue().GetName(), from, last, emit)
 		}
 		wait := 10 * time.Second
 		if noWorker {
@@ -275,10 +275,32 @@ func NoWorker(queue string) string {
 	return fmt.Sprintf("no worker polls task queue %s: the run waits until one starts (lppctl worker)", queue)
 }
 
+// completedPages gives emit a completed run's steps after from, a progress
+// page at a time from a worker, and returns the last page; nil when a
+// query fails (no worker answered).
+func completedPages(ctx context.Context, c client.Client, runID string, from int, emit func(*Progress)) *Progress {
+	for {
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		q, err := Query(qctx, c, runID, from)
+		cancel()
+		if err != nil || q.Status != machine.StatusCompleted {
+			return nil
+		}
+		emit(q)
+		if n := len(q.Records); n > 0 {
+			from = q.Records[n-1].Seq
+		}
+		if !q.More {
+			return q
+		}
+	}
+}
+
 // ended returns how a closed run ended, with its last steps: a completed
-// run's result needs no worker; another's last standing is asked briefly
-// (a worker replays it), else the last one seen is kept.
-func ended(ctx context.Context, c client.Client, runID string, from int, last *Progress, emit func(*Progress)) (*Progress, error) {
+// run's from a worker page by page, else from its result (no worker
+// needed); another's last standing is asked briefly (a worker replays it),
+// else the last one seen is kept.
+func ended(ctx context.Context, c client.Client, runID, queue string, from int, last *Progress, emit func(*Progress)) (*Progress, error) {
 	st, msg, err := Closed(ctx, c, runID)
 	if err != nil {
 		return nil, err
@@ -287,23 +309,13 @@ func ended(ctx context.Context, c client.Client, runID string, from int, last *P
 	if st == machine.StatusCompleted {
 		// The steps after from, page by page from a worker, each shown as
 		// it comes (the progress query sends only those, a few MB at a
-		// time); without a worker, the result, which holds every step.
-		for {
-			qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			q, err := Query(qctx, c, runID, from)
-			cancel()
-			if err != nil || q.Status != machine.StatusCompleted {
-				p, _ = Result(ctx, c, runID)
-				break
-			}
-			emit(q)
-			if n := len(q.Records); n > 0 {
-				from = q.Records[n-1].Seq
-			}
-			p = q
-			if !q.More {
-				break
-			}
+		// time); without a worker, the result, which holds every step (and
+		// without waiting for a query that no worker takes).
+		if n, err := Pollers(ctx, c, queue); err == nil && n > 0 {
+			p = completedPages(ctx, c, runID, from, emit)
+		}
+		if p == nil {
+			p, _ = Result(ctx, c, runID)
 		}
 	} else {
 		qctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
