@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,17 +42,11 @@ func TestRunsTraceDeltasPrintsTheJournalAsWritten(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "grow.yaml"), []byte(growingSpec), 0o644))
 	t.Chdir(root)
 	t.Setenv(runstore.EnvDir, "")
-	lppctl := func(args ...string) (code int, stdout, stderr string) {
-		t.Helper()
-		var out, errb bytes.Buffer
-		code = run(append([]string{"lppctl"}, args...), strings.NewReader(""), &out, &errb)
-		return code, out.String(), errb.String()
-	}
 	// grow runs the spec to limit and returns the run and its trace, with
 	// --deltas and with --json.
 	grow := func(limit string) (run *runstore.Run, deltas, whole string) {
 		t.Helper()
-		code, _, stderr := lppctl("run", "grow.yaml", "-q", "--var", "limit="+limit)
+		code, _, stderr := runCLI(t, "run", "grow.yaml", "-q", "--var", "limit="+limit)
 		require.Equal(t, exitOK, code, stderr)
 		runs, err := runstore.New(runstore.DefaultDir).List()
 		require.NoError(t, err)
@@ -63,9 +56,9 @@ func TestRunsTraceDeltasPrintsTheJournalAsWritten(t *testing.T) {
 			}
 		}
 		require.NotNil(t, run, "the run with limit %s", limit)
-		code, deltas, stderr = lppctl("runs", "trace", "--deltas", run.Meta.ID)
+		code, deltas, stderr = runCLI(t, "runs", "trace", "--deltas", run.Meta.ID)
 		require.Equal(t, exitOK, code, stderr)
-		code, whole, stderr = lppctl("runs", "trace", "--json", run.Meta.ID)
+		code, whole, stderr = runCLI(t, "runs", "trace", "--json", run.Meta.ID)
 		require.Equal(t, exitOK, code, stderr)
 		return run, deltas, whole
 	}
@@ -90,13 +83,13 @@ func TestRunsTraceDeltasPrintsTheJournalAsWritten(t *testing.T) {
 		_, err = f.WriteString(`{"type":"step","seq":10`)
 		require.NoError(t, err)
 		require.NoError(t, f.Close())
-		code, out, stderr := lppctl("runs", "trace", "--deltas", small.Meta.ID)
+		code, out, stderr := runCLI(t, "runs", "trace", "--deltas", small.Meta.ID)
 		require.Equal(t, exitOK, code, stderr)
 		assert.Equal(t, string(journal), out)
 		assert.Contains(t, stderr, "ignored a torn last line (23 bytes)")
 	})
 	t.Run("a Temporal run has no journal", func(t *testing.T) {
-		code, out, stderr := lppctl("runs", "trace", "--deltas", "--temporal", "127.0.0.1:1", small.Meta.ID)
+		code, out, stderr := runCLI(t, "runs", "trace", "--deltas", "--temporal", "127.0.0.1:1", small.Meta.ID)
 		assert.Equal(t, exitUsage, code)
 		assert.Empty(t, out)
 		assert.Equal(t, "lppctl: --deltas prints a local run's journal; a Temporal run has none (its trace comes from the workflow's history): drop --deltas\n", firstLine(stderr))
