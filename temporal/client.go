@@ -64,7 +64,7 @@ func StartRun(ctx context.Context, c client.Client, taskQueue string, st Start) 
 
 // Query returns where run stands, with its records from step from+1.
 func Query(ctx context.Context, c client.Client, runID string, from int) (*Progress, error) {
-	v, err := c.QueryWorkflow(ctx, runID, "", QueryProgress, from)
+	v, err := c.QueryWorkflow(ctx, runID, "", QueryProgress, from, ProgressLines)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {

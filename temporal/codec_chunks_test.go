@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
 
+	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/temporal"
 )
 
@@ -228,6 +229,35 @@ func BenchmarkArchiveOfAGrowingList(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		dir, err := temporal.NewDirStore(b.TempDir())
+		require.NoError(b, err)
+		_, err = temporal.NewCodec(dir, 0, 0).Store(data)
+		require.NoError(b, err)
+	}
+}
+
+// BenchmarkArchiveOfAGrowingListAsSteps stores the records of
+// BenchmarkArchiveOfAGrowingList as the workflow stores them, step lines
+// (the list whole in the first, then the item each step appended):
+//
+//	go test ./temporal -run '^$' -bench 'ArchiveOfAGrowingList' -benchtime 1x
+func BenchmarkArchiveOfAGrowingListAsSteps(b *testing.B) {
+	item := strings.Repeat("x", 190)
+	var list []any
+	for i := range 2500 {
+		list = append(list, fmt.Sprintf("%09d %s", i, item))
+	}
+	records := make([]*machine.Record, 2000)
+	for k := range records {
+		records[k] = &machine.Record{Seq: k + 1, From: "grow", To: "grow", Vars: map[string]any{"xs": list[: 500+k : 500+k]}}
+		if k > 0 {
+			records[k].Appended = map[string]int{"xs": 500 + k - 1}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		dir, err := temporal.NewDirStore(b.TempDir())
+		require.NoError(b, err)
+		data, err := temporal.EncodeSteps(records)
 		require.NoError(b, err)
 		_, err = temporal.NewCodec(dir, 0, 0).Store(data)
 		require.NoError(b, err)

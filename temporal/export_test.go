@@ -1,5 +1,22 @@
 package temporal
 
+import (
+	"encoding/json"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
 // SetChunking sets c's chunk sizes: a list or string over min bytes of JSON
 // in leaves of target bytes, group references to a blob.
 func SetChunking(c *Codec, min, target, group int) { c.chunks = chunking{min, target, group} }
+
+// EncodeSteps is encodeSteps (a codec of the default blob limit), how an execution's records are stored.
+func EncodeSteps(recs []*machine.Record) (json.RawMessage, error) {
+	return encodeSteps(recs, DefaultBlobLimit)
+}
+
+// Pieces is pieces, and PieceSize pieceSize: how step lines are cut.
+var (
+	Pieces    = pieces
+	PieceSize = pieceSize
+)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
@@ -96,5 +98,32 @@ func TestWorkflowReplaysAContinuedRunWithReferences(t *testing.T) {
 				t.Fatalf("replay: %v", err)
 			}
 		})
+	}
+}
+
+// The recorded run's result, from a worker that stored each execution's
+// records as a JSON list of records with their values whole, still reads:
+// every step once, in order.
+func TestAResultOfRecordsStoredWholeReads(t *testing.T) {
+	store, err := temporal.NewDirStore(filepath.Join("testdata", "replay_loop", "blobs"))
+	require.NoError(t, err)
+	codec := temporal.NewCodec(readOnlyStore{store}, 0, 0)
+	f, err := os.Open(filepath.Join("testdata", "replay_loop", "exec3.json.gz"))
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	events := hist.GetEvents()
+	done := events[len(events)-1].GetWorkflowExecutionCompletedEventAttributes()
+	require.NotNil(t, done, "the run completed")
+	var p temporal.Progress
+	require.NoError(t, codec.DataConverter().FromPayloads(done.GetResult(), &p))
+	require.Len(t, p.Segments, 3, "two executions stored, the last in the result")
+	require.NoError(t, p.Flatten())
+	require.Len(t, p.Records, p.Steps)
+	for i, rec := range p.Records {
+		assert.Equal(t, i+1, rec.Seq)
 	}
 }

@@ -1,6 +1,7 @@
 package temporal_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -194,6 +195,37 @@ func TestWorkflowFailsAtTheBlobLimitNamingTheValue(t *testing.T) {
 	}
 }
 
+// The steps of a run that failed at the blob limit are sent as step lines
+// in pieces the codec stores under that limit, page after page, though the
+// lines of its steps hold more than the limit.
+func TestStepLinesAreSentUnderTheBlobLimit(t *testing.T) {
+	h := &testHost{root: t.TempDir(), extra: []machine.Action{growAction("")}}
+	rel := writeSpec(t, h.root, "loop.yaml", setLoopSpec)
+	s := newScaleEnv(t, h, temporal.Options{BlobLimit: 1000})
+	env := s.env()
+	env.ExecuteWorkflow(temporal.WorkflowName, startOf(t, h.root, rel, "run-big", nil))
+	require.ErrorContains(t, env.GetWorkflowError(), "over the blob limit of 1000 B")
+	from, pages := 0, 0
+	for more := true; more; pages++ {
+		v, err := env.QueryWorkflow(temporal.QueryProgress, from, temporal.ProgressLines)
+		require.NoError(t, err)
+		var p temporal.Progress
+		require.NoError(t, v.Get(&p))
+		more = p.More
+		require.NotEmpty(t, p.Lines)
+		for _, piece := range p.Lines {
+			assert.LessOrEqual(t, len(piece), 499, "a piece of the lines")
+		}
+		require.NoError(t, p.Flatten())
+		for _, rec := range p.Records {
+			from++
+			require.Equal(t, from, rec.Seq)
+		}
+	}
+	assert.Equal(t, 9, from, "the steps before the one over the limit")
+	assert.Greater(t, pages, 1, "pages")
+}
+
 // Large values cross by reference: the workflow's input, the activities'
 // inputs and results hold references only, each value stored once.
 func TestCodecSendsLargeValuesByReferenceStoredOnce(t *testing.T) {
@@ -310,7 +342,8 @@ func TestWorkflowResumedAfterItContinuedAsNew(t *testing.T) {
 }
 
 // listLoopSpec appends a 200-byte item to a list at each of 400 steps: its
-// records hold the list whole at every step, ~16 MB in all.
+// records hold the list whole at every step, ~16 MB in all, but share its
+// array (the run appends in place), and its step lines hold what it grew by.
 var listLoopSpec = `lpp: 1
 name: listloop
 context:
@@ -330,21 +363,29 @@ states:
     final: true
 `
 
+// listRebuiltSpec puts a 200-byte item in front of a list at each of 400
+// steps: a new list every step, whole in every record, ~16 MB in all.
+var listRebuiltSpec = strings.Replace(listLoopSpec, `'concat(xs, [string(n) + "`+strings.Repeat("z", 195)+`"])'`,
+	`'concat([string(n) + "`+strings.Repeat("z", 195)+`"], xs)'`, 1)
+
 // A run whose records grow large continues as new once they pass
-// Segment.Records (storing them is part of the workflow task that ends the
-// execution), and ends as a local run does.
+// Segment.Records (what they hold in the worker's memory; storing them is
+// part of the workflow task that ends the execution), and ends as a local
+// run does. A list appended to counts as the items appended: the records
+// share its array.
 func TestWorkflowContinuesAsNewWhenItsRecordsGrowLarge(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		records int
-		many    bool
+		name, spec string
+		records    int
+		many       bool
 	}{
-		{"records bounded at 1 MB", 1 << 20, true},
-		{"the default bound, 32 MB", 0, false},
+		{"a list rebuilt at every step, records bounded at 1 MB", listRebuiltSpec, 1 << 20, true},
+		{"a list appended to, records bounded at 1 MB", listLoopSpec, 1 << 20, false},
+		{"a list rebuilt at every step, the default bound, 32 MB", listRebuiltSpec, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &testHost{root: t.TempDir()}
-			rel := writeSpec(t, h.root, "listloop.yaml", listLoopSpec)
+			rel := writeSpec(t, h.root, "listloop.yaml", tc.spec)
 			local := localRun(t, h, rel, "run-list")
 			s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Records: tc.records}})
 			p, execs, err := s.run(startOf(t, h.root, rel, "run-list", nil))
@@ -406,39 +447,101 @@ func TestProgressQuerySendsOneExecutionAtATime(t *testing.T) {
 	}
 }
 
-// A progress page holds at most PageBytes of values (but one record): a
-// follower of a run whose records are large reads them a few MB at a time.
+// A progress page holds at most PageBytes of values (but one record), as
+// records (a client from before step lines) or as step lines: a follower of
+// a run whose records are large reads them a few MB at a time.
 func TestProgressPagesAreBoundedInBytes(t *testing.T) {
+	for _, want := range []string{"", temporal.ProgressLines} {
+		t.Run("as "+cmp.Or(want, "records"), func(t *testing.T) {
+			pages := readPages(t, listRebuiltSpec, want, func(p *temporal.Progress) int {
+				if want == "" {
+					size := 0
+					for _, rec := range p.Records {
+						b, err := json.Marshal(rec.Vars)
+						require.NoError(t, err)
+						size += len(b)
+					}
+					return size
+				}
+				assert.Empty(t, p.Records, "step lines instead of records")
+				return len(p.Lines)
+			})
+			for i, pg := range pages {
+				if pg.records > 1 {
+					assert.LessOrEqual(t, pg.bytes, temporal.PageBytes+200*1024, "page %d: %d records", i+1, pg.records)
+				}
+			}
+			assert.Greater(t, len(pages), 2, "pages of a 16 MB run")
+		})
+	}
+}
+
+// A follower that asks for step lines reads a run whose list grows at
+// every step in what it grew by: the list whole once, then the items
+// appended (as records, it is sent whole at every step, ~16 MB).
+func TestProgressLinesSendWhatGrew(t *testing.T) {
+	total := 0
+	pages := readPages(t, listLoopSpec, temporal.ProgressLines, func(p *temporal.Progress) int {
+		assert.Empty(t, p.Records, "step lines instead of records")
+		return len(p.Lines)
+	})
+	for _, pg := range pages {
+		total += pg.bytes
+	}
+	assert.Less(t, total, 400*(200+300), "bytes of step lines for 400 appends of 200 bytes")
+}
+
+type page struct{ records, bytes int }
+
+// readPages runs spec to its end and reads its progress page after page,
+// each page's records (checked in order) and what size says it weighs.
+func readPages(t *testing.T, spec, want string, size func(*temporal.Progress) int) []page {
+	t.Helper()
 	h := &testHost{root: t.TempDir()}
-	rel := writeSpec(t, h.root, "listloop.yaml", listLoopSpec)
+	rel := writeSpec(t, h.root, "listloop.yaml", spec)
 	s := newScaleEnv(t, h, temporal.Options{})
 	env := s.env()
 	env.ExecuteWorkflow(temporal.WorkflowName, startOf(t, h.root, rel, "run-bytes", nil))
 	require.NoError(t, env.GetWorkflowError())
-	from, pages := 0, 0
-	for {
-		v, err := env.QueryWorkflow(temporal.QueryProgress, from)
+	var pages []page
+	for from := 0; ; {
+		v, err := env.QueryWorkflow(temporal.QueryProgress, from, want)
 		require.NoError(t, err)
 		var p temporal.Progress
 		require.NoError(t, v.Get(&p))
+		pg := page{bytes: size(&p)}
 		require.NoError(t, p.Flatten())
 		require.NotEmpty(t, p.Records)
-		size := 0
 		for i, rec := range p.Records {
 			require.Equal(t, from+1+i, rec.Seq)
-			b, err := json.Marshal(rec.Vars)
-			require.NoError(t, err)
-			size += len(b)
 		}
-		if len(p.Records) > 1 {
-			assert.LessOrEqual(t, size, temporal.PageBytes+len(p.Records)*64, "page %d: %d records", pages+1, len(p.Records))
-		}
-		pages++
+		pg.records = len(p.Records)
+		pages = append(pages, pg)
 		from = p.Records[len(p.Records)-1].Seq
 		if !p.More {
-			break
+			require.Equal(t, 401, from, "every step, page after page")
+			return pages
 		}
 	}
-	assert.Equal(t, 401, from, "every step, page after page")
-	assert.Greater(t, pages, 2, "pages of a 16 MB run")
+}
+
+// A run whose list grows at every step keeps its records as what the list
+// grew by, in the executions it stored and in its result: ~16 MB of values
+// whole, a few hundred KB of step lines (each execution's first line holds
+// the list whole).
+func TestRecordsAreStoredAsWhatGrew(t *testing.T) {
+	h := &testHost{root: t.TempDir()}
+	rel := writeSpec(t, h.root, "listloop.yaml", listLoopSpec)
+	local := localRun(t, h, rel, "run-list")
+	s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: 100}})
+	p, execs, err := s.run(startOf(t, h.root, rel, "run-list", nil))
+	require.NoError(t, err)
+	assert.Equal(t, 5, execs, "executions of 100 transitions")
+	require.Len(t, p.Segments, execs)
+	size := 0
+	for _, seg := range p.Segments {
+		size += len(seg)
+	}
+	assert.Less(t, size, 1<<20, "bytes of the records in the result")
+	assertEndsLikeLocal(t, local, p)
 }

@@ -11,9 +11,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
 )
 
 // Names registered with Temporal. Changing one breaks running workflows.
@@ -106,11 +109,19 @@ type Progress struct {
 	// from the last one.
 	More bool `json:"more,omitempty"`
 	// Segments are records of the run's earlier executions, before Records
-	// (in a result: all of them): JSON lists sent by reference, which Query
-	// and Result put in Records.
+	// (in a result: all of them), sent by reference, which Query and Result
+	// put in Records: each an object whose step_lines are the journal's
+	// step lines (runstore.Steps: a list that grows at every step is
+	// stored as what it grew by), or, from workers before those, a JSON
+	// list of records with every changed value whole.
 	Segments []json.RawMessage `json:"segments,omitempty"`
-	Start    time.Time         `json:"start"`
-	End      *time.Time        `json:"end,omitempty"`
+	// Lines are the page's records as step lines, sent instead of Records
+	// to a client that asks for them (ProgressLines), which Query puts in
+	// Records: each step's changed lists and maps as what changed since
+	// the page's first step. The text is cut in pieces (stepLines).
+	Lines []string   `json:"step_lines,omitempty"`
+	Start time.Time  `json:"start"`
+	End   *time.Time `json:"end,omitempty"`
 }
 
 // Ended sets how a closed run ended, as Closed reports it: its status, and
@@ -126,21 +137,105 @@ func (p *Progress) Ended(st machine.Status, msg string) {
 	}
 }
 
-// Flatten moves the records of Segments into Records.
+// ProgressLines is the progress query's second argument that asks for a
+// page's records as step lines (Progress.Lines). A worker from before them
+// ignores it and sends Records.
+const ProgressLines = "step_lines"
+
+// stepLines is a segment of records as stored and sent: the journal's step
+// lines of one execution's records (runstore.Steps), their text cut in
+// pieces that the codec stores each under its blob limit (the lines of an
+// execution may hold more than any one value may: pieces).
+type stepLines struct {
+	Lines []string `json:"step_lines"`
+}
+
+// encodeSteps is records as a segment (stepLines) for a codec whose blob
+// limit is limit.
+func encodeSteps(recs []*machine.Record, limit int) (json.RawMessage, error) {
+	lines, err := runstore.EncodeSteps(recs)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(stepLines{Lines: pieces(lines, limit)})
+}
+
+// pieceSize is the size of the pieces the step lines are cut in for a
+// codec whose blob limit is limit: each piece's JSON within the limit (the
+// lines are JSON text: a quote, a backslash or a newline takes two bytes as
+// JSON, as the codec writes it), and at most 60 KB (stored in one blob).
+// The list of the pieces' references must be within the limit too: with
+// the worker's limits (1 MB and more) that is over 300 MB of lines.
+func pieceSize(limit int) int { return min(60<<10, max(64, (limit-2)/2)) }
+
+// linesCap is the most step lines a page holds for a codec whose blob limit
+// is limit: PageBytes, or fewer when the limit is so small (tests) that the
+// list of the pieces' references would pass it (a reference is about 90
+// bytes of JSON, and a cut at a newline may make twice the pieces).
+func linesCap(limit int) int { return min(PageBytes, max(1, limit/200)*pieceSize(limit)) }
+
+// pieces cuts text (valid UTF-8) into strings of pieceSize(limit) bytes at
+// most, after a newline where one is in the second half of a piece, else at
+// a rune boundary.
+func pieces(text []byte, limit int) []string {
+	size := pieceSize(limit)
+	var out []string
+	for len(text) > size {
+		cut := size
+		if nl := bytes.LastIndexByte(text[:size], '\n'); nl >= size/2 {
+			cut = nl + 1
+		}
+		for cut > 1 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		out = append(out, string(text[:cut]))
+		text = text[cut:]
+	}
+	if len(text) > 0 {
+		out = append(out, string(text))
+	}
+	return out
+}
+
+// Flatten moves the records of Segments, and those of Lines, into Records.
 func (p *Progress) Flatten() error {
 	var all []*machine.Record
 	for i, seg := range p.Segments {
-		var recs []*machine.Record
-		if err := decodeJSON(seg, &recs); err != nil {
+		recs, err := readSegment(seg)
+		if err != nil {
 			return fmt.Errorf("its records (part %d) do not decode: %w", i+1, err)
-		}
-		for _, rec := range recs {
-			rec.Vars, rec.Payload = numberMap(rec.Vars), numberMap(rec.Payload)
 		}
 		all = append(all, recs...)
 	}
-	p.Records, p.Segments = append(all, p.Records...), nil
+	if len(p.Lines) > 0 {
+		recs, err := runstore.ReadSteps([]byte(strings.Join(p.Lines, "")))
+		if err != nil {
+			return fmt.Errorf("its records do not decode: %w", err)
+		}
+		all = append(all, recs...)
+	}
+	p.Records, p.Segments, p.Lines = append(all, p.Records...), nil, nil
 	return nil
+}
+
+// readSegment reads a segment of records: step lines (stepLines), or a
+// JSON list of records as workers before them stored.
+func readSegment(seg json.RawMessage) ([]*machine.Record, error) {
+	if b := bytes.TrimSpace(seg); len(b) > 0 && b[0] == '{' {
+		var sl stepLines
+		if err := json.Unmarshal(b, &sl); err != nil {
+			return nil, err
+		}
+		return runstore.ReadSteps([]byte(strings.Join(sl.Lines, "")))
+	}
+	var recs []*machine.Record
+	if err := decodeJSON(seg, &recs); err != nil {
+		return nil, err
+	}
+	for _, rec := range recs {
+		rec.Vars, rec.Payload = numberMap(rec.Vars), numberMap(rec.Payload)
+	}
+	return recs, nil
 }
 
 // ActionTask is one activity's input: one execution of one action.

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -75,6 +76,11 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 type runBounds struct {
 	Segment   Segment `json:"segment"`
 	BlobLimit int     `json:"blob_limit"`
+	// Appends says that the records' size (Segment.Records) counts a list
+	// that grew by appending as the items appended, which is what a record
+	// adds to the worker's memory (its array is the run's): absent from
+	// executions started before, whose records count every list whole.
+	Appends bool `json:"appends,omitempty"`
 }
 
 // bounds records this worker's bounds in the history (executions started
@@ -87,10 +93,10 @@ func (w *wfRun) bounds(ctx workflow.Context) {
 	}
 	var b runBounds
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
-		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit}
+		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit, Appends: true}
 	}).Get(&b)
 	if err == nil && b.Segment.Transitions > 0 && b.BlobLimit > 0 {
-		w.seg, w.limit = b.Segment, b.BlobLimit
+		w.seg, w.limit, w.appends = b.Segment, b.BlobLimit, b.Appends
 	}
 	if w.st.Carry != nil { // lppctl runs lists the run from when it began
 		_ = workflow.UpsertMemo(ctx, map[string]any{MemoBegun: w.start})
@@ -147,14 +153,14 @@ func (w *wfRun) continueAsNew(ctx workflow.Context) error {
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 }
 
-// archive stores this execution's records in the blob store (their large
-// values by reference) and returns their reference, recorded in the
-// history (a side effect): a failure fails the workflow task, which is
-// given again.
+// archive stores this execution's records in the blob store, as step lines
+// (encodeSteps: a list that grew at every step costs what it grew by), and
+// returns their reference, recorded in the history (a side effect): a
+// failure fails the workflow task, which is given again.
 func (w *wfRun) archive(ctx workflow.Context) string {
 	var ref string
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
-		b, err := json.Marshal(w.records)
+		b, err := encodeSteps(w.records, w.e.codec.Limit())
 		if err == nil {
 			var r string
 			if r, err = w.e.codec.Store(b); err == nil {
@@ -202,10 +208,13 @@ type wfRun struct {
 	r       *machine.Run
 	vars    map[string]any
 	records []*machine.Record
-	// recordSizes are the JSON sizes of the values each of records holds,
-	// recordBytes their sum (Segment.Records).
+	// recordSizes are the JSON sizes of the values each of records holds
+	// (a list appended to: the items appended, with appends), recordBytes
+	// their sum (Segment.Records).
 	recordSizes []int
 	recordBytes int
+	appends     bool                // runBounds.Appends
+	lists       map[string]listSize // list variable → its size as last measured (checkSizes)
 	opts        []machine.RunOption
 	pause       *machine.PauseError
 	answer      *Resume // the resume Update's argument, until the run takes it
@@ -372,8 +381,8 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	switch {
 	case err == nil:
 		// A summary; the records by reference, a segment at a time.
-		p, _ := w.progress(-1)
-		seg, merr := json.Marshal(w.records)
+		p, _ := w.progress(-1, "")
+		seg, merr := encodeSteps(w.records, w.e.codec.Limit())
 		if merr != nil {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
 		}
@@ -388,8 +397,9 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 }
 
 // progress answers the progress query: the run's standing and its records
-// from step from+1.
-func (w *wfRun) progress(from int) (*Progress, error) {
+// from step from+1, as step lines when want is ProgressLines (Lines: a
+// page of them holds a list that grows whole once, then what it grew by).
+func (w *wfRun) progress(from int, want string) (*Progress, error) {
 	p := &Progress{
 		RunID: w.st.RunID, Spec: w.m.Spec().Name, SpecPath: w.st.SpecPath, SpecHash: w.st.SpecHash, Status: w.r.Status(), State: w.r.State(),
 		Steps: w.r.Seq(), Pause: w.pause, Error: w.err, Vars: w.r.Vars(), Start: w.start, End: w.end,
@@ -413,7 +423,25 @@ func (w *wfRun) progress(from int) (*Progress, error) {
 		}
 		p.Segments, from = w.segmentRefs(), w.segStart
 	}
-	if i := from - w.segStart; i < len(w.records) {
+	if i := from - w.segStart; i < len(w.records) && want == ProgressLines {
+		lines, end, limit := runstore.NewSteps(), min(len(w.records), i+PageRecords), w.e.codec.Limit()
+		for j := i; j < end; j++ { // at most linesCap of lines, but one record
+			if j > i && lines.Len() >= linesCap(limit) {
+				end = j
+				break
+			}
+			if err := lines.Add(w.records[j]); err != nil {
+				return nil, fmt.Errorf("cannot send the steps of run %s: %w", w.st.RunID, err)
+			}
+		}
+		if lines.Len() <= linesCap(limit) || end > i+1 {
+			p.Lines, p.More = pieces(lines.Bytes(), limit), end < len(w.records)
+			return p, nil
+		}
+		// One step whose line passes the cap (several large values): as a
+		// record, each of its values sent by reference.
+		p.Records, p.More = w.records[i:i+1], i+1 < len(w.records)
+	} else if i < len(w.records) {
 		end, size := min(len(w.records), i+PageRecords), 0
 		for j := i; j < end; j++ { // and at most PageBytes of values, but one record
 			if size += w.recordSizes[j]; size > PageBytes && j > i {
@@ -433,7 +461,7 @@ func (w *wfRun) withinLimit(vars map[string]any) map[string]any {
 	out := make(map[string]any, len(vars))
 	for name, v := range vars {
 		out[name] = v
-		if _, err := w.checkSizes(&machine.Record{Vars: map[string]any{name: v}}); err != nil {
+		if err := w.checkLimit(name, v); err != nil {
 			var le *LimitError
 			if errors.As(err, &le) {
 				out[name] = fmt.Sprintf("(%s: over the blob limit of %s)", Size(le.Size), Size(le.Limit))
@@ -450,19 +478,32 @@ const (
 	PageBytes   = 4 << 20
 )
 
+// listSize is a list variable's length and JSON size when last measured.
+type listSize struct{ n, size int }
+
 // checkSizes refuses a step that set a context variable over the blob
 // limit, and returns the JSON size of the values the record holds (its
-// variables and memory operations).
+// variables and memory operations; with appends, a list the step appended
+// to counts as the items appended). A list appended to is measured by its
+// new items (Record.Appended), not marshalled whole at every step.
 func (w *wfRun) checkSizes(rec *machine.Record) (int, error) {
 	limit, total := w.limit, 0
 	for _, name := range slices.Sorted(maps.Keys(rec.Vars)) {
-		var size int
+		var size, held int
 		switch v := rec.Vars[name].(type) {
 		case nil, bool, int, int64, float64:
+			delete(w.lists, name)
 			continue
 		case string:
+			delete(w.lists, name)
 			size = jsonStringLen(v)
+		case []any:
+			var err error
+			if size, held, err = w.listSize(name, v, rec.Appended); err != nil {
+				return 0, err
+			}
 		default:
+			delete(w.lists, name)
 			b, err := json.Marshal(v)
 			if err != nil {
 				return 0, fmt.Errorf("cannot record context variable %s: %w", name, err)
@@ -472,12 +513,64 @@ func (w *wfRun) checkSizes(rec *machine.Record) (int, error) {
 		if size > limit {
 			return 0, &LimitError{What: fmt.Sprintf("context variable %s (set by step %d in state %s)", name, rec.Seq, rec.From), Size: size, Limit: limit}
 		}
-		total += size
+		if !w.appends || held == 0 {
+			held = size
+		}
+		total += held
 	}
 	for _, op := range rec.Memory {
 		total += len(op.Value)
 	}
 	return total, nil
+}
+
+// listSize returns the JSON size of list variable name's new value xs and,
+// when the step appended to the value last measured (appended), the size of
+// the items appended (else 0), and remembers the size. A list is marshalled
+// whole only when it did not grow by appending.
+func (w *wfRun) listSize(name string, xs []any, appended map[string]int) (size, tail int, err error) {
+	last, ok := w.lists[name]
+	if n, grew := appended[name]; grew && ok && n > 0 && n == last.n && n < len(xs) {
+		b, err := json.Marshal(xs[n:])
+		if err != nil {
+			return 0, 0, fmt.Errorf("cannot record context variable %s: %w", name, err)
+		}
+		// "[a,b]" with "[c]" appended is "[a,b,c]": one byte less than both.
+		size, tail = last.size+len(b)-1, len(b)
+	} else {
+		b, err := json.Marshal(xs)
+		if err != nil {
+			return 0, 0, fmt.Errorf("cannot record context variable %s: %w", name, err)
+		}
+		size = len(b)
+	}
+	if w.lists == nil {
+		w.lists = map[string]listSize{}
+	}
+	w.lists[name] = listSize{n: len(xs), size: size}
+	return size, tail, nil
+}
+
+// checkLimit refuses value v of variable name over the blob limit (as
+// checkSizes does, without remembering its size).
+func (w *wfRun) checkLimit(name string, v any) error {
+	size := 0
+	switch x := v.(type) {
+	case nil, bool, int, int64, float64:
+		return nil
+	case string:
+		size = jsonStringLen(x)
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("cannot record context variable %s: %w", name, err)
+		}
+		size = len(b)
+	}
+	if size > w.limit {
+		return &LimitError{What: "context variable " + name, Size: size, Limit: w.limit}
+	}
+	return nil
 }
 
 // jsonStringLen is the length of s as JSON (json.Marshal's escapes), without
