@@ -127,3 +127,33 @@ func TestAResultOfRecordsStoredWholeReads(t *testing.T) {
 		assert.Equal(t, i+1, rec.Seq)
 	}
 }
+
+// A run recorded with the release before step lines (a dev server, lppctl
+// worker --segment-values 1, bench/temporal/growlist.yaml with steps=150):
+// its list grows at every step and its executions continued as new when
+// their records held 1 MB of values, each list counted whole. Today's code
+// counts an appended list as its new items, but only in executions whose
+// recorded bounds say so: these replay, continuing as new where they did.
+func TestWorkflowReplaysARunWhoseRecordsCountedListsWhole(t *testing.T) {
+	// Its payloads hold no value large enough to be stored: no blob is read.
+	store, err := temporal.NewDirStore(t.TempDir())
+	require.NoError(t, err)
+	codec := temporal.NewCodec(store, 0, 0)
+	for _, name := range []string{"exec1.json.gz", "exec2.json.gz", "exec3.json.gz"} {
+		t.Run(name, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", "replay_growlist", name))
+			require.NoError(t, err)
+			defer f.Close()
+			zr, err := gzip.NewReader(f)
+			require.NoError(t, err)
+			hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
+			require.NoError(t, err)
+			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{Codec: codec})
+			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: codec.DataConverter()})
+			require.NoError(t, err)
+			r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
+			quiet := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+			require.NoError(t, r.ReplayWorkflowHistory(quiet, hist))
+		})
+	}
+}
