@@ -104,3 +104,65 @@ func TestRunPageReadsAMapRunInLinearMemory(t *testing.T) {
 	t.Logf("bytes allocated: %d (1,000 steps), %d (4,000): ×%.2f", got[0], got[1], ratio)
 	assert.LessOrEqual(t, ratio, 5.0, "bytes allocated serving the run page of 4,000 steps / 1,000 steps")
 }
+
+// addListRun writes a run whose every step appends an item to list xs, as
+// a running machine records it (Record.Appended); the journal writes the
+// items appended.
+func (f *fixture) addListRun(steps int) string {
+	f.t.Helper()
+	start := time.Date(2026, 11, 22, 3, 11, 36, 0, time.UTC)
+	r, err := f.store.Create(runstore.Meta{Spec: "specs/loop.yaml", SpecName: "loop", Start: start, State: "a", Fsync: runstore.FsyncNever}, []byte(loopSpec))
+	require.NoError(f.t, err)
+	j, err := r.OpenJournal(runstore.FsyncNever)
+	require.NoError(f.t, err)
+	var xs []any
+	for i := 1; i <= steps; i++ {
+		before := len(xs)
+		xs = append(xs, fmt.Sprintf("item <%d>", i))
+		rec := &machine.Record{Seq: i, From: "a", To: "a", Via: "next[0]", Action: "noop", Start: start.Add(time.Duration(i) * time.Millisecond), Vars: map[string]any{"xs": xs[:len(xs):len(xs)]}}
+		if before > 0 {
+			rec.Appended = map[string]int{"xs": before}
+		}
+		require.NoError(f.t, j.OnStep(context.Background(), rec))
+	}
+	require.NoError(f.t, j.Close())
+	r.Meta.Steps, r.Meta.Status = steps, machine.StatusInterrupted
+	require.NoError(f.t, r.SaveMeta())
+	r.Unlock()
+	return r.Meta.ID
+}
+
+// TestRunPageShowsALargeValueWithinBounds: the run page of a run whose
+// list grew to 2,000 and to 20,000 items is about the same size: each step
+// shows the list's size, what it appended and its last items, the context
+// its first and last ones, and says how many it leaves out. (Every item on
+// every step made a 50-step page of a 100,000-item list 204 MB.)
+func TestRunPageShowsALargeValueWithinBounds(t *testing.T) {
+	f := newFixture(t, Options{PageSize: 50})
+	size := map[int]int{}
+	for _, steps := range []int{2000, 20000} {
+		id := f.addListRun(steps)
+		body := f.do("GET", "/runs/"+id, "").Body.String()
+		size[steps] = len(body)
+		assert.Contains(t, body, fmt.Sprintf("<small>%s items, 1 appended</small>", thousands(steps)), "the last step says what it did")
+		assert.Contains(t, body, html.EscapeString(quote(fmt.Sprintf("item <%d>", steps))), "the item the last step appended")
+		assert.Contains(t, body, fmt.Sprintf("… %s more items, not shown …", thousands(steps-stepBounds.members)), "a step says what it leaves out")
+		assert.Contains(t, body, fmt.Sprintf("… %s more items, not shown …", thousands(steps-contextBounds.members)), "the context says what it leaves out")
+	}
+	assert.Less(t, float64(size[20000])/float64(size[2000]), 1.2, "bytes of the page by items of the list: %v", size)
+}
+
+func TestStepVarsShowTheKeysALargeMapChanged(t *testing.T) {
+	m := map[string]any{}
+	for i := range 500 {
+		m[fmt.Sprintf("k%03d", i)] = i
+	}
+	rec := &machine.Record{Vars: map[string]any{"m": m, "n": 3}, MapKeys: map[string][]string{"m": {"k499", "k007", "k499", "gone"}}}
+	got := string(showStepVars(rec))
+	assert.Contains(t, got, "<small>500 keys, 3 changed</small>")
+	assert.Contains(t, got, `<span class="j-key">&#34;gone&#34;</span>: <code class="j-null">(removed)</code>`)
+	assert.Contains(t, got, `<span class="j-key">&#34;k007&#34;</span>: <code class="j-lit">7</code>`)
+	assert.Contains(t, got, "… 498 other keys, not shown …")
+	assert.NotContains(t, got, "k008")
+	assert.Less(t, strings.Index(got, "gone"), strings.Index(got, "k007"), "the keys in order")
+}

@@ -384,7 +384,7 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 			}
 		}
 		if len(rec.Vars) > 0 {
-			sv.Vars = showAny(rec.Vars)
+			sv.Vars = showStepVars(rec)
 		}
 		d.Steps = append(d.Steps, sv)
 	}

@@ -6,18 +6,43 @@ import (
 	"fmt"
 	"html"
 	"html/template"
-	"sort"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // How values are shown: a string as text (wrapped by the stylesheet) whose
 // first textCap characters show and the rest behind "show all"; an object
 // or array as a tree of foldable nodes, those with more than foldAbove
 // members folded below the top level.
+//
+// A page shows a value within bounds, whatever its size: at most so many
+// members of one object or array (an array's first and last ones: what a
+// list that grows appended last shows), so many members of one value in
+// all, and showChars characters of a string behind "show all"; the rest is
+// said, not shown ("… 99,800 more items …"). A run whose list grew to
+// 100,000 items made a 50-step timeline page of 204 MB.
 const (
 	textCap   = 2000
 	foldAbove = 12
+	showChars = 100_000
+)
+
+// bounds are how much of one value a page shows.
+type bounds struct {
+	members int // of one object or array
+	budget  int // of the value, nested members included
+}
+
+var (
+	// contextBounds show a value once on the page: the context, memory.
+	contextBounds = bounds{members: 1000, budget: 5000}
+	// stepBounds show the values a step set, on each of a page's steps.
+	stepBounds = bounds{members: 100, budget: 400}
 )
 
 // showJSON renders a JSON value for the page: strings as text, objects and
@@ -30,18 +55,19 @@ func showJSON(raw []byte) template.HTML {
 	if err := d.Decode(&v); err != nil {
 		return showText(string(raw))
 	}
-	var b strings.Builder
-	writeValue(&b, v, 0)
-	return template.HTML(b.String()) // #nosec: built from escaped parts only
+	return showAny(v)
 }
 
-// showAny renders a Go value (a context variable) as showJSON does.
-func showAny(v any) template.HTML {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return showText(fmt.Sprint(v))
-	}
-	return showJSON(raw)
+// showAny renders a Go value (a context variable) as showJSON renders its
+// JSON, reading only the parts it shows (a value of another type than
+// JSON's is shown as its JSON).
+func showAny(v any) template.HTML { return showWithin(v, contextBounds) }
+
+// showWithin renders v as showAny does, within bd.
+func showWithin(v any, bd bounds) template.HTML {
+	s := &shower{members: bd.members, budget: bd.budget}
+	s.value(v, 0)
+	return template.HTML(s.b.String()) // #nosec: built from escaped parts only
 }
 
 // showText renders a string as wrapped text, capped at textCap characters
@@ -58,87 +84,234 @@ func writeText(b *strings.Builder, s string) {
 		fmt.Fprintf(b, `<pre class="text">%s</pre>`, html.EscapeString(s))
 		return
 	}
-	cut := 0
-	for i := range s {
-		if cut == textCap {
-			cut = i
-			break
-		}
-		cut++
+	cut, end := runeOffset(s, textCap), len(s)
+	rest := ""
+	if n > showChars {
+		end = runeOffset(s, showChars)
+		rest = fmt.Sprintf(`<p class="elided">… %s more characters, not shown</p>`, thousands(n-showChars))
 	}
-	fmt.Fprintf(b, `<div class="capped"><pre class="text">%s</pre><details class="more"><summary>show all %d characters</summary><pre class="text">%s</pre></details></div>`,
-		html.EscapeString(s[:cut]), n, html.EscapeString(s[cut:]))
+	fmt.Fprintf(b, `<div class="capped"><pre class="text">%s</pre><details class="more"><summary>show all %d characters</summary><pre class="text">%s</pre>%s</details></div>`,
+		html.EscapeString(s[:cut]), n, html.EscapeString(s[cut:end]), rest)
 }
 
-func writeValue(b *strings.Builder, v any, depth int) {
+// runeOffset is the byte offset of s's rune n (len(s) when s has fewer).
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// thousands writes n with commas: 99,800.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// shower writes one value within its bounds.
+type shower struct {
+	b       strings.Builder
+	members int // bounds.members
+	budget  int // the members that may still be shown
+}
+
+// value writes v.
+func (s *shower) value(v any, depth int) {
 	switch x := v.(type) {
 	case string:
 		if x == "" {
-			b.WriteString(`<code class="j-lit">""</code>`)
+			s.b.WriteString(`<code class="j-lit">""</code>`)
 			return
 		}
 		if depth == 0 {
-			writeText(b, x)
+			writeText(&s.b, x)
 			return
 		}
 		if !strings.Contains(x, "\n") && utf8.RuneCountInString(x) <= 200 {
-			fmt.Fprintf(b, `<span class="j-str">%s</span>`, html.EscapeString(quote(x)))
+			fmt.Fprintf(&s.b, `<span class="j-str">%s</span>`, html.EscapeString(quote(x)))
 			return
 		}
-		writeText(b, x)
+		writeText(&s.b, x)
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		writeNode(b, depth, "{", "}", len(keys), fmt.Sprintf("%d keys", len(keys)), func(i int) (string, any) { return keys[i], x[keys[i]] })
+		keys := slices.Sorted(maps.Keys(x))
+		s.node(depth, "{", "}", len(keys), count(len(keys), "key"), func(i int) (string, any) { return keys[i], x[keys[i]] })
 	case []any:
-		writeNode(b, depth, "[", "]", len(x), fmt.Sprintf("%d items", len(x)), func(i int) (string, any) { return "", x[i] })
+		s.node(depth, "[", "]", len(x), count(len(x), "item"), func(i int) (string, any) { return "", x[i] })
+	case appendedList:
+		s.node(depth, "[", "]", len(x.list), count(len(x.list), "item")+", "+thousands(len(x.list)-x.before)+" appended",
+			func(i int) (string, any) { return "", x.list[i] })
+	case changedKeys:
+		s.changed(depth, x)
+	case removedKey:
+		s.b.WriteString(`<code class="j-null">(removed)</code>`)
 	case nil:
-		b.WriteString(`<code class="j-null">null</code>`)
-	default:
-		fmt.Fprintf(b, `<code class="j-lit">%s</code>`, html.EscapeString(fmt.Sprint(x)))
+		s.b.WriteString(`<code class="j-null">null</code>`)
+	case bool, int, int64, json.Number:
+		fmt.Fprintf(&s.b, `<code class="j-lit">%s</code>`, html.EscapeString(fmt.Sprint(x)))
+	default: // a float (as JSON writes it), or a Go value of another type: as its JSON
+		raw, err := json.Marshal(x)
+		if err != nil {
+			writeText(&s.b, fmt.Sprint(x))
+			return
+		}
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var y any
+		if d.Decode(&y) != nil {
+			writeText(&s.b, string(raw))
+			return
+		}
+		if _, ok := y.(json.Number); ok {
+			fmt.Fprintf(&s.b, `<code class="j-lit">%s</code>`, html.EscapeString(string(raw)))
+			return
+		}
+		s.value(y, depth)
 	}
 }
 
-// writeNode writes an object or an array as a foldable node: open at the
-// top level and when small.
-func writeNode(b *strings.Builder, depth int, open, close string, n int, what string, at func(int) (string, any)) {
+// count says n units: "1 key", "10,000 items".
+func count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return thousands(n) + " " + unit + "s"
+}
+
+// node writes an object or an array of n members as a foldable node, open
+// at the top level and when small, summed up by what: the members the
+// bounds allow (an array's first and last ones), the rest said.
+func (s *shower) node(depth int, open, close string, n int, what string, at func(int) (string, any)) {
 	if n == 0 {
-		fmt.Fprintf(b, `<code class="j-lit">%s%s</code>`, open, close)
+		fmt.Fprintf(&s.b, `<code class="j-lit">%s%s</code>`, open, close)
 		return
 	}
 	if n <= inlineAbove && allScalar(n, at) { // {"n": 3} on one line
-		fmt.Fprintf(b, `<span class="j-inline">%s`, open)
+		s.budget -= n
+		fmt.Fprintf(&s.b, `<span class="j-inline">%s`, open)
 		for i := range n {
 			k, v := at(i)
 			if i > 0 {
-				b.WriteString(", ")
+				s.b.WriteString(", ")
 			}
 			if k != "" {
-				fmt.Fprintf(b, `<span class="j-key">%s</span>: `, html.EscapeString(quote(k)))
+				fmt.Fprintf(&s.b, `<span class="j-key">%s</span>: `, html.EscapeString(quote(k)))
 			}
-			writeValue(b, v, depth+1)
+			s.value(v, depth+1)
 		}
-		fmt.Fprintf(b, `%s</span>`, close)
+		fmt.Fprintf(&s.b, `%s</span>`, close)
 		return
 	}
 	attr := ""
 	if depth == 0 || n <= foldAbove {
 		attr = " open"
 	}
-	fmt.Fprintf(b, `<details class="json"%s><summary>%s <small>%s</small></summary><ul class="json">`, attr, open, what)
-	for i := range n {
-		k, v := at(i)
-		b.WriteString("<li>")
-		if k != "" {
-			fmt.Fprintf(b, `<span class="j-key">%s</span>: `, html.EscapeString(quote(k)))
-		}
-		writeValue(b, v, depth+1)
-		b.WriteString("</li>")
+	fmt.Fprintf(&s.b, `<details class="json"%s><summary>%s <small>%s</small></summary><ul class="json">`, attr, open, what)
+	k := min(n, s.members, max(s.budget, 0))
+	s.budget -= k
+	head, tail := k, 0
+	if open == "[" && k < n {
+		head = k / 5
+		tail = k - head
 	}
-	fmt.Fprintf(b, `</ul>%s</details>`, close)
+	for i := range head {
+		s.member(at, i, depth)
+	}
+	if k < n {
+		unit := "keys"
+		if open == "[" {
+			unit = "items"
+		}
+		fmt.Fprintf(&s.b, `<li class="elided">… %s more %s, not shown …</li>`, thousands(n-k), unit)
+	}
+	for i := n - tail; i < n; i++ {
+		s.member(at, i, depth)
+	}
+	fmt.Fprintf(&s.b, `</ul>%s</details>`, close)
+}
+
+func (s *shower) member(at func(int) (string, any), i, depth int) {
+	k, v := at(i)
+	s.b.WriteString("<li>")
+	if k != "" {
+		fmt.Fprintf(&s.b, `<span class="j-key">%s</span>: `, html.EscapeString(quote(k)))
+	}
+	s.value(v, depth+1)
+	s.b.WriteString("</li>")
+}
+
+// changed writes a map of which a step changed some keys: those keys (set,
+// or removed), the others said.
+func (s *shower) changed(depth int, x changedKeys) {
+	what := fmt.Sprintf("%s, %s changed", count(len(x.m), "key"), thousands(len(x.keys)))
+	fmt.Fprintf(&s.b, `<details class="json" open><summary>{ <small>%s</small></summary><ul class="json">`, what)
+	k := min(len(x.keys), s.members, max(s.budget, 0))
+	s.budget -= k
+	for _, key := range x.keys[:k] {
+		v, ok := x.m[key]
+		if !ok {
+			v = removedKey{}
+		}
+		s.member(func(int) (string, any) { return key, v }, 0, depth)
+	}
+	if more := len(x.keys) - k; more > 0 {
+		fmt.Fprintf(&s.b, `<li class="elided">… %s more changed, not shown …</li>`, thousands(more))
+	}
+	others := len(x.m)
+	for _, key := range x.keys {
+		if _, ok := x.m[key]; ok {
+			others--
+		}
+	}
+	if others > 0 {
+		fmt.Fprintf(&s.b, `<li class="elided">… %s other keys, not shown …</li>`, thousands(others))
+	}
+	s.b.WriteString(`</ul>}</details>`)
+}
+
+// appendedList is a list variable a step appended to: its items from
+// before on are the step's.
+type appendedList struct {
+	list   []any
+	before int
+}
+
+// changedKeys is a map variable a step changed keys of (sorted, without
+// repeats): what it holds after the step.
+type changedKeys struct {
+	m    map[string]any
+	keys []string
+}
+
+// removedKey stands for a key a step removed.
+type removedKey struct{}
+
+// showStepVars renders the variables a step set (its maps whole as they
+// were after it: runstore.Walker) within stepBounds: a list the step
+// appended to says how many items it appended, and its last items show; a
+// map too large to show whole, of which the step changed some keys, shows
+// those keys.
+func showStepVars(rec *machine.Record) template.HTML {
+	view := make(map[string]any, len(rec.Vars))
+	for name, v := range rec.Vars {
+		view[name] = v
+		switch x := v.(type) {
+		case []any:
+			if n, ok := rec.Appended[name]; ok && n >= 0 && n < len(x) {
+				view[name] = appendedList{list: x, before: n}
+			}
+		case map[string]any:
+			if keys, ok := rec.MapKeys[name]; ok && len(x) > stepBounds.members {
+				view[name] = changedKeys{m: x, keys: slices.Compact(slices.Sorted(slices.Values(keys)))}
+			}
+		}
+	}
+	return showWithin(view, stepBounds)
 }
 
 // inlineAbove is the most members an object or array of scalars (short
