@@ -484,10 +484,9 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		}
 		return nil
 	}
-	fmt.Fprintln(w, "context:")
+	fmt.Fprintln(w, "context:") // each value in short, as a local run's (--json has them whole)
 	for _, name := range slices.Sorted(maps.Keys(p.Vars)) {
-		b, _ := json.Marshal(p.Vars[name])
-		fmt.Fprintf(w, "  %s = %s\n", name, b)
+		fmt.Fprintf(w, "  %s = %s\n", name, shorten(compactJSON(p.Vars[name]), 100))
 	}
 	fmt.Fprintln(w, "memory (L2):")
 	for _, item := range mem.Items("l2") {
