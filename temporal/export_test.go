@@ -10,9 +10,11 @@ import (
 // in leaves of target bytes, group references to a blob.
 func SetChunking(c *Codec, min, target, group int) { c.chunks = chunking{min, target, group} }
 
-// EncodeSteps is encodeSteps (a codec of the default blob limit), how an execution's records are stored.
+// EncodeSteps is how an execution's records are stored (execRecords'
+// segment, for a codec of the default blob limit).
 func EncodeSteps(recs []*machine.Record) (json.RawMessage, error) {
-	return encodeSteps(recs, DefaultBlobLimit)
+	x := execRecords{recs: recs}
+	return x.segment(DefaultBlobLimit)
 }
 
 // Pieces is pieces, and PieceSize pieceSize: how step lines are cut.

@@ -150,16 +150,6 @@ type stepLines struct {
 	Lines []string `json:"step_lines"`
 }
 
-// encodeSteps is records as a segment (stepLines) for a codec whose blob
-// limit is limit.
-func encodeSteps(recs []*machine.Record, limit int) (json.RawMessage, error) {
-	lines, err := runstore.EncodeSteps(recs)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(stepLines{Lines: pieces(lines, limit)})
-}
-
 // pieceSize is the size of the pieces the step lines are cut in for a
 // codec whose blob limit is limit: each piece's JSON within the limit (the
 // lines are JSON text: a quote, a backslash or a newline takes two bytes as

@@ -5,17 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
-	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -76,28 +73,31 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 type runBounds struct {
 	Segment   Segment `json:"segment"`
 	BlobLimit int     `json:"blob_limit"`
-	// Appends says that the records' size (Segment.Records) counts a list
-	// that grew by appending as the items appended, which is what a record
-	// adds to the worker's memory (its array is the run's): absent from
-	// executions started before, whose records count every list whole.
-	Appends bool `json:"appends,omitempty"`
+	// Lines says that the records' size (Segment.Records) counts what the
+	// workflow keeps of them (execRecords: a list appended to as the items
+	// appended, a map changed in a few keys as those keys), which it stores
+	// as step lines: absent from executions started before, whose records
+	// count every value they changed whole.
+	Lines bool `json:"lines,omitempty"`
 }
 
 // bounds records this worker's bounds in the history (executions started
 // by an older worker use the replaying worker's).
 func (w *wfRun) bounds(ctx workflow.Context) {
 	w.seg, w.limit = w.e.opts.Segment, w.e.opts.BlobLimit
+	w.recs.limit = w.limit
 	if workflow.GetVersion(ctx, "run-bounds", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		w.seg.Records = 0 // an execution from before the bound replays without it
 		return
 	}
 	var b runBounds
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
-		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit, Appends: true}
+		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit, Lines: true}
 	}).Get(&b)
 	if err == nil && b.Segment.Transitions > 0 && b.BlobLimit > 0 {
-		w.seg, w.limit, w.appends = b.Segment, b.BlobLimit, b.Appends
+		w.seg, w.limit, w.recs.lines = b.Segment, b.BlobLimit, b.Lines
 	}
+	w.recs.limit = w.limit
 	if w.st.Carry != nil { // lppctl runs lists the run from when it began
 		_ = workflow.UpsertMemo(ctx, map[string]any{MemoBegun: w.start})
 	}
@@ -125,9 +125,9 @@ func (w *wfRun) showStatus(ctx workflow.Context, st machine.Status) {
 func (w *wfRun) continueNow(ctx workflow.Context) bool {
 	seg := w.seg
 	info := workflow.GetInfo(ctx)
-	over := len(w.records) >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
+	over := len(w.recs.recs) >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
 		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested() ||
-		seg.Records > 0 && w.recordBytes >= seg.Records
+		seg.Records > 0 && w.recs.bytes >= seg.Records
 	return over && w.r.Status() == machine.StatusRunning && w.r.Quiet()
 }
 
@@ -154,13 +154,14 @@ func (w *wfRun) continueAsNew(ctx workflow.Context) error {
 }
 
 // archive stores this execution's records in the blob store, as step lines
-// (encodeSteps: a list that grew at every step costs what it grew by), and
+// (execRecords.segment: a value that grew at every step costs what it grew
+// by), and
 // returns their reference, recorded in the history (a side effect): a
 // failure fails the workflow task, which is given again.
 func (w *wfRun) archive(ctx workflow.Context) string {
 	var ref string
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
-		b, err := encodeSteps(w.records, w.e.codec.Limit())
+		b, err := w.recs.segment(w.e.codec.Limit())
 		if err == nil {
 			var r string
 			if r, err = w.e.codec.Store(b); err == nil {
@@ -202,23 +203,16 @@ func (w *wfRun) nextSegment(from int) (json.RawMessage, bool) {
 
 // wfRun is a run in a workflow.
 type wfRun struct {
-	e       *Engine
-	st      Start
-	m       *machine.Machine
-	r       *machine.Run
-	vars    map[string]any
-	records []*machine.Record
-	// recordSizes are the JSON sizes of the values each of records holds
-	// (a list appended to: the items appended, with appends), recordBytes
-	// their sum (Segment.Records).
-	recordSizes []int
-	recordBytes int
-	appends     bool                // runBounds.Appends
-	lists       map[string]listSize // list variable → its size as last measured (checkSizes)
-	opts        []machine.RunOption
-	pause       *machine.PauseError
-	answer      *Resume // the resume Update's argument, until the run takes it
-	err         string
+	e      *Engine
+	st     Start
+	m      *machine.Machine
+	r      *machine.Run
+	vars   map[string]any
+	recs   execRecords // this execution's
+	opts   []machine.RunOption
+	pause  *machine.PauseError
+	answer *Resume // the resume Update's argument, until the run takes it
+	err    string
 	// cancelled: the workflow was cancelled and the run stopped for good.
 	cancelled bool
 	start     time.Time
@@ -269,20 +263,7 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 	w.opts = []machine.RunOption{
 		machine.WithRunID(st.RunID),
 		machine.WithClock(func() time.Time { return workflow.Now(ctx) }),
-		machine.WithObserver(machine.ObserverFunc(func(_ context.Context, rec *machine.Record) error {
-			if w.fatal != nil {
-				return w.fatal
-			}
-			size, err := w.checkSizes(rec)
-			if err != nil {
-				w.fatal = err
-				return err
-			}
-			w.records = append(w.records, rec)
-			w.recordSizes = append(w.recordSizes, size)
-			w.recordBytes += size
-			return nil
-		})),
+		machine.WithObserver(recordObserver{w}),
 		machine.WithMaxTransitions(st.MaxTransitions),
 	}
 	if c := st.Carry; c != nil {
@@ -296,11 +277,13 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 		if w.r, err = m.Restore(w.base, w.opts...); err != nil {
 			return nil, fmt.Errorf("cannot continue run %s: %w", st.RunID, err)
 		}
+		w.recs.base = cp.Vars
 		return w, nil
 	}
 	if w.r, err = m.NewRun(vars, w.opts...); err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
 	}
+	w.recs.base = w.r.Vars()
 	for _, ev := range st.Events {
 		if err := w.r.SendEvent(ev.Name, numberMap(ev.Payload)); err != nil {
 			return nil, fmt.Errorf("cannot start run %s: event %s: %w", st.RunID, ev.Name, err)
@@ -353,7 +336,7 @@ func (w *wfRun) answered() error {
 	// Replay does not notify the observers.
 	opts := append(slices.Clip(w.opts), machine.WithInput(a.Input))
 	if w.base == nil {
-		r, err := w.m.Resume(w.vars, w.records, opts...)
+		r, err := w.m.Resume(w.vars, w.recs.recs, opts...)
 		if err != nil {
 			return err
 		}
@@ -364,7 +347,7 @@ func (w *wfRun) answered() error {
 	if err != nil {
 		return err
 	}
-	for _, rec := range w.records {
+	for _, rec := range w.recs.recs {
 		if err := r.Replay(rec); err != nil {
 			return err
 		}
@@ -382,7 +365,7 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	case err == nil:
 		// A summary; the records by reference, a segment at a time.
 		p, _ := w.progress(-1, "")
-		seg, merr := encodeSteps(w.records, w.e.codec.Limit())
+		seg, merr := w.recs.segment(w.e.codec.Limit())
 		if merr != nil {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
 		}
@@ -423,35 +406,31 @@ func (w *wfRun) progress(from int, want string) (*Progress, error) {
 		}
 		p.Segments, from = w.segmentRefs(), w.segStart
 	}
-	if i := from - w.segStart; i < len(w.records) && want == ProgressLines {
-		lines, end, limit := runstore.NewSteps(), min(len(w.records), i+PageRecords), w.e.codec.Limit()
-		for j := i; j < end; j++ { // at most linesCap of lines, but one record
-			if j > i && lines.Len() >= linesCap(limit) {
-				end = j
-				break
-			}
-			if err := lines.Add(w.records[j]); err != nil {
-				return nil, fmt.Errorf("cannot send the steps of run %s: %w", w.st.RunID, err)
-			}
+	i, n := from-w.segStart, len(w.recs.recs)
+	if i >= n {
+		return p, nil
+	}
+	if want == ProgressLines {
+		limit := w.e.codec.Limit()
+		lines, end, err := w.recs.steps(i, linesCap(limit)) // at most linesCap of lines, but one record
+		if err != nil {
+			return nil, fmt.Errorf("cannot send the steps of run %s: %w", w.st.RunID, err)
 		}
-		if lines.Len() <= linesCap(limit) || end > i+1 {
-			p.Lines, p.More = pieces(lines.Bytes(), limit), end < len(w.records)
+		if len(lines) <= linesCap(limit) || end > i+1 {
+			p.Lines, p.More = pieces(lines, limit), end < n
 			return p, nil
 		}
 		// One step whose line passes the cap (several large values): as a
 		// record, each of its values sent by reference.
-		p.Records, p.More = w.records[i:i+1], i+1 < len(w.records)
-	} else if i < len(w.records) {
-		end, size := min(len(w.records), i+PageRecords), 0
-		for j := i; j < end; j++ { // and at most PageBytes of values, but one record
-			if size += w.recordSizes[j]; size > PageBytes && j > i {
-				end = j
-				break
-			}
-		}
-		p.Records = w.records[i:end]
-		p.More = end < len(w.records)
 	}
+	recs, end, err := w.recs.whole(i)
+	if err != nil {
+		return nil, fmt.Errorf("cannot send the steps of run %s: %w", w.st.RunID, err)
+	}
+	if want == ProgressLines {
+		recs, end = recs[:1], i+1
+	}
+	p.Records, p.More = recs, end < n
 	return p, nil
 }
 
@@ -478,79 +457,6 @@ const (
 	PageBytes   = 4 << 20
 )
 
-// listSize is a list variable's length and JSON size when last measured.
-type listSize struct{ n, size int }
-
-// checkSizes refuses a step that set a context variable over the blob
-// limit, and returns the JSON size of the values the record holds (its
-// variables and memory operations; with appends, a list the step appended
-// to counts as the items appended). A list appended to is measured by its
-// new items (Record.Appended), not marshalled whole at every step.
-func (w *wfRun) checkSizes(rec *machine.Record) (int, error) {
-	limit, total := w.limit, 0
-	for _, name := range slices.Sorted(maps.Keys(rec.Vars)) {
-		var size, held int
-		switch v := rec.Vars[name].(type) {
-		case nil, bool, int, int64, float64:
-			delete(w.lists, name)
-			continue
-		case string:
-			delete(w.lists, name)
-			size = jsonStringLen(v)
-		case []any:
-			var err error
-			if size, held, err = w.listSize(name, v, rec.Appended); err != nil {
-				return 0, err
-			}
-		default:
-			delete(w.lists, name)
-			b, err := json.Marshal(v)
-			if err != nil {
-				return 0, fmt.Errorf("cannot record context variable %s: %w", name, err)
-			}
-			size = len(b)
-		}
-		if size > limit {
-			return 0, &LimitError{What: fmt.Sprintf("context variable %s (set by step %d in state %s)", name, rec.Seq, rec.From), Size: size, Limit: limit}
-		}
-		if !w.appends || held == 0 {
-			held = size
-		}
-		total += held
-	}
-	for _, op := range rec.Memory {
-		total += len(op.Value)
-	}
-	return total, nil
-}
-
-// listSize returns the JSON size of list variable name's new value xs and,
-// when the step appended to the value last measured (appended), the size of
-// the items appended (else 0), and remembers the size. A list is marshalled
-// whole only when it did not grow by appending.
-func (w *wfRun) listSize(name string, xs []any, appended map[string]int) (size, tail int, err error) {
-	last, ok := w.lists[name]
-	if n, grew := appended[name]; grew && ok && n > 0 && n == last.n && n < len(xs) {
-		b, err := json.Marshal(xs[n:])
-		if err != nil {
-			return 0, 0, fmt.Errorf("cannot record context variable %s: %w", name, err)
-		}
-		// "[a,b]" with "[c]" appended is "[a,b,c]": one byte less than both.
-		size, tail = last.size+len(b)-1, len(b)
-	} else {
-		b, err := json.Marshal(xs)
-		if err != nil {
-			return 0, 0, fmt.Errorf("cannot record context variable %s: %w", name, err)
-		}
-		size = len(b)
-	}
-	if w.lists == nil {
-		w.lists = map[string]listSize{}
-	}
-	w.lists[name] = listSize{n: len(xs), size: size}
-	return size, tail, nil
-}
-
 // checkLimit refuses value v of variable name over the blob limit (as
 // checkSizes does, without remembering its size).
 func (w *wfRun) checkLimit(name string, v any) error {
@@ -573,36 +479,6 @@ func (w *wfRun) checkLimit(name string, v any) error {
 	return nil
 }
 
-// jsonStringLen is the length of s as JSON (json.Marshal's escapes), without
-// making it.
-func jsonStringLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
-				n += 2
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				n += 6
-			default:
-				n++
-			}
-			i++
-			continue
-		}
-		r, w := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && w == 1, r == '\u2028', r == '\u2029':
-			n += 6
-		default:
-			n += w
-		}
-		i += w
-	}
-	return n
-}
-
 // runContext is the context the interpreter sees in a workflow: it is
 // done when the workflow is cancelled.
 type runContext struct {
@@ -613,6 +489,19 @@ type runContext struct {
 func (c runContext) Err() error {
 	if c.w.Err() != nil {
 		return context.Canceled
+	}
+	return nil
+}
+
+// observe keeps the record of a step the run made (recordObserver): a step
+// that set a value over the blob limit fails the run.
+func (w *wfRun) observe(rec *machine.Record) error {
+	if w.fatal != nil {
+		return w.fatal
+	}
+	if err := w.recs.add(rec); err != nil {
+		w.fatal = err
+		return err
 	}
 	return nil
 }
