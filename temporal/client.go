@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
 )
 
 // Dial connects to the Temporal server at hostPort; a server that does not
@@ -186,10 +187,14 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 	var checked time.Time
 	moved := time.Now() // when the run last made a step
 	backoff := o.Poll
+	// A step that changed keys of a map holds those: o.Step gets the map
+	// whole, walked over every record sent (those shown before too: an
+	// earlier execution's come whole from its first).
+	var walk runstore.Walker
 	emit := func(p *Progress) {
 		for _, rec := range p.Records {
-			if rec.Seq > from && o.Step != nil {
-				o.Step(rec)
+			if whole := walk.Next(rec); rec.Seq > from && o.Step != nil {
+				o.Step(whole)
 			}
 		}
 		if n := len(p.Records); n > 0 && p.Records[n-1].Seq > from {

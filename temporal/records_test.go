@@ -92,7 +92,7 @@ func TestAGrowingMapCostsWhatChanged(t *testing.T) {
 			assert.Less(t, size, 1<<20, "bytes of the records in the result (whole: ~8 MB)")
 			require.NoError(t, p.Flatten())
 			require.Len(t, p.Records, len(local.recs))
-			for i, rec := range p.Records {
+			for i, rec := range temporal.WholeRecords(p.Records) {
 				b, err := json.Marshal(rec.Vars)
 				require.NoError(t, err)
 				require.JSONEq(t, local.recs[i], string(b), "step %d", i+1)

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -206,6 +207,33 @@ func (p *Progress) Flatten() error {
 	}
 	p.Records, p.Segments, p.Lines = append(all, p.Records...), nil, nil
 	return nil
+}
+
+// WholeRecords returns recs with every map whole, as it was after its step:
+// a step that changed keys of a map (Record.MapKeys) holds only those as
+// Flatten reads it, and gets a copy of the whole map here. For a reader
+// that keeps every step's values (JSON of them all, quadratic in a map that
+// grows at every step, as that output is); a reader that shows one step at
+// a time walks them (runstore.Walker).
+func WholeRecords(recs []*machine.Record) []*machine.Record {
+	out := make([]*machine.Record, len(recs))
+	var walk runstore.Walker
+	for i, rec := range recs {
+		w := walk.Next(rec)
+		if w == rec {
+			out[i] = rec
+			continue
+		}
+		c := *w
+		c.Vars = maps.Clone(w.Vars)
+		for name := range rec.MapKeys {
+			if m, ok := c.Vars[name].(map[string]any); ok {
+				c.Vars[name] = maps.Clone(m)
+			}
+		}
+		out[i] = &c
+	}
+	return out
 }
 
 // readSegment reads a segment of records: step lines (stepLines), or a

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # A Temporal run whose list grows by a 200-byte item at every step
-# (growlist.yaml), on a dev server with one worker: the blob store it
-# leaves, and the wall time and peak RSS of the client that follows it to
-# its end (lppctl run --engine temporal) and of lppctl runs show, with the
-# worker still there and after it has gone.
+# (growlist.yaml), or whose map gains a 200-byte key (SPEC=growmap.yaml),
+# on a dev server with one worker: the blob store it leaves, and the wall
+# time and peak RSS of the client that follows it to its end (lppctl run
+# --engine temporal) and of lppctl runs show, with the worker still there
+# and after it has gone.
 #
 #   bench/temporal/grow.sh [STEPS]     (default 3000)
 #   LPPCTL=/path/to/lppctl             use this binary (default: built from this tree)
+#   SPEC=growmap.yaml                  the map instead of the list
 #
 # Needs the Temporal CLI on PATH (go install github.com/temporalio/cli/cmd/temporal@v1.5.1).
 set -euo pipefail
@@ -37,13 +39,14 @@ for _ in $(seq 100); do
 done
 root="$tmp/root"
 mkdir -p "$root"
-cp "$here/growlist.yaml" "$root/"
+spec="${SPEC:-growlist.yaml}"
+cp "$here/$spec" "$root/"
 cd "$root"
 "$lppctl" worker --temporal "$addr" --root . --task-queue grow >"$tmp/worker.log" 2>&1 &
 worker=$!
 pids+=($worker)
 measure() { /usr/bin/time -f "%e s, %M KB peak RSS" "$@" 2>&1 >/dev/null | tail -1; }
-echo "run of $steps steps, followed to its end: $(measure "$lppctl" run --engine temporal --temporal "$addr" --task-queue grow --var steps="$steps" -q growlist.yaml)"
+echo "run of $steps steps, followed to its end: $(measure "$lppctl" run --engine temporal --temporal "$addr" --task-queue grow --var steps="$steps" -q "$spec")"
 blobs=".lppctl/temporal/blobs"
 echo "blob store: $(du -sb "$blobs" | awk '{printf "%.1f MB", $1 / 1e6}') in $(find "$blobs" -type f | wc -l) blobs"
 id="$(temporal workflow list --address "$addr" --query 'TaskQueue="grow"' 2>/dev/null | awk '/Completed/ {print $2; exit}')"

@@ -462,6 +462,7 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		if !trace {
 			p.Records = nil
 		}
+		p.Records = temporal.WholeRecords(p.Records) // each step's maps whole
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)

@@ -53,13 +53,15 @@ func EncodeSteps(recs []*machine.Record) ([]byte, error) {
 }
 
 // ReadSteps reads the records of lines Steps wrote, as ReadJournal reads a
-// journal's steps but with each map whole: a list's items are shared with
-// the records before it (a list that grows at every step reads in linear
-// space), Record.Appended and Record.MapKeys say what each step changed.
-// Every line must be a complete step line: a torn or damaged one is an
-// error naming it, never left out.
+// journal's steps, in space linear in the lines: a list's items are shared
+// with the records before it, and a step that changed keys of a map holds
+// only the keys it set (Record.MapKeys names those and the ones removed;
+// a Walker gives the maps whole). Record.Appended says which items a step
+// appended. Every line must be a complete step line: a torn or damaged one
+// is an error naming it, never left out.
 func ReadSteps(b []byte) ([]*machine.Record, error) {
 	dec := newDecoder()
+	dec.partial = true
 	var out []*machine.Record
 	for n := 1; len(b) > 0; n++ {
 		i := bytes.IndexByte(b, '\n')

@@ -49,19 +49,21 @@ func TestStepsReadBackTheRecordsARunMade(t *testing.T) {
 			got, err := ReadSteps(b)
 			require.NoError(t, err)
 			require.Len(t, got, len(recs))
+			var walk Walker // a step that changed keys of a map holds those
 			for i, rec := range recs {
-				assert.Equal(t, rec.Seq, got[i].Seq)
-				assert.Equal(t, rec.From, got[i].From)
-				assert.Equal(t, rec.To, got[i].To)
-				assert.Equal(t, rec.Via, got[i].Via)
-				assert.Equal(t, rec.End, got[i].End)
+				have := walk.Next(got[i])
+				assert.Equal(t, rec.Seq, have.Seq)
+				assert.Equal(t, rec.From, have.From)
+				assert.Equal(t, rec.To, have.To)
+				assert.Equal(t, rec.Via, have.Via)
+				assert.Equal(t, rec.End, have.End)
 				// As JSON: a float with no fraction reads back as an int, as
 				// from the journal (the declared types decide on resume).
 				want, err := json.Marshal(rec.Vars)
 				require.NoError(t, err)
-				have, err := json.Marshal(got[i].Vars)
+				vars, err := json.Marshal(have.Vars)
 				require.NoError(t, err)
-				assert.JSONEq(t, string(want), string(have), "step %d", rec.Seq)
+				assert.JSONEq(t, string(want), string(vars), "step %d", rec.Seq)
 			}
 			// The records read rebuild the run: resumed from them, it stands
 			// where the run ended.
@@ -151,12 +153,14 @@ func FuzzReadSteps(f *testing.F) {
 		back, err := ReadSteps(again)
 		require.NoError(t, err)
 		require.Len(t, back, len(recs))
+		var w1, w2 Walker
 		for i := range recs {
-			if len(recs[i].Vars) == 0 && len(back[i].Vars) == 0 {
+			a, b := w1.Next(recs[i]), w2.Next(back[i])
+			if len(a.Vars) == 0 && len(b.Vars) == 0 {
 				continue // no variable: {} and nil alike
 			}
-			want, _ := json.Marshal(recs[i].Vars)
-			have, _ := json.Marshal(back[i].Vars)
+			want, _ := json.Marshal(a.Vars)
+			have, _ := json.Marshal(b.Vars)
 			require.JSONEq(t, string(want), string(have))
 		}
 	})
