@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
@@ -28,19 +29,7 @@ import (
 func TestWorkflowReplaysRecordedHistories(t *testing.T) {
 	for _, name := range []string{"skills_agent_yes.json.gz", "skills_agent_approve.json.gz"} {
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			hist := readHistory(t, name)
 			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{})
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
@@ -72,19 +61,7 @@ func TestWorkflowReplaysAContinuedRunWithReferences(t *testing.T) {
 	codec := temporal.NewCodec(readOnlyStore{store}, 0, 0)
 	for _, name := range []string{"exec1.json.gz", "exec2.json.gz", "exec3.json.gz"} {
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", "replay_loop", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			hist := readHistory(t, "replay_loop", name)
 			// Recorded before the bounds were recorded in the history: the
 			// replaying worker's decide, as --segment 4 did.
 			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{Codec: codec, Segment: temporal.Segment{Transitions: 4}})
@@ -108,14 +85,7 @@ func TestAResultOfRecordsStoredWholeReads(t *testing.T) {
 	store, err := temporal.NewDirStore(filepath.Join("testdata", "replay_loop", "blobs"))
 	require.NoError(t, err)
 	codec := temporal.NewCodec(readOnlyStore{store}, 0, 0)
-	f, err := os.Open(filepath.Join("testdata", "replay_loop", "exec3.json.gz"))
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
-	require.NoError(t, err)
-	events := hist.GetEvents()
+	events := readHistory(t, "replay_loop", "exec3.json.gz").GetEvents()
 	done := events[len(events)-1].GetWorkflowExecutionCompletedEventAttributes()
 	require.NotNil(t, done, "the run completed")
 	var p temporal.Progress
@@ -141,13 +111,7 @@ func TestWorkflowReplaysARunWhoseRecordsCountedListsWhole(t *testing.T) {
 	codec := temporal.NewCodec(store, 0, 0)
 	for _, name := range []string{"exec1.json.gz", "exec2.json.gz", "exec3.json.gz"} {
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", "replay_growlist", name))
-			require.NoError(t, err)
-			defer f.Close()
-			zr, err := gzip.NewReader(f)
-			require.NoError(t, err)
-			hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
-			require.NoError(t, err)
+			hist := readHistory(t, "replay_growlist", name)
 			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{Codec: codec})
 			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: codec.DataConverter()})
 			require.NoError(t, err)
@@ -156,4 +120,18 @@ func TestWorkflowReplaysARunWhoseRecordsCountedListsWhole(t *testing.T) {
 			require.NoError(t, r.ReplayWorkflowHistory(quiet, hist))
 		})
 	}
+}
+
+// readHistory reads a recorded history (temporal workflow show -o json,
+// gzipped) from testdata.
+func readHistory(t *testing.T, path ...string) *historypb.History {
+	t.Helper()
+	f, err := os.Open(filepath.Join(append([]string{"testdata"}, path...)...))
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
+	require.NoError(t, err)
+	return hist
 }

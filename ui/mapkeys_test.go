@@ -6,6 +6,7 @@ import (
 	"html"
 	"maps"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,15 +25,11 @@ import (
 // after each step (at[i]: after step i), for the steps want names.
 func (f *fixture) addMapRun(steps int, want ...int) (string, map[int]map[string]any) {
 	f.t.Helper()
-	start := time.Date(2026, 11, 22, 3, 11, 36, 0, time.UTC)
-	r, err := f.store.Create(runstore.Meta{Spec: "specs/loop.yaml", SpecName: "loop", Start: start, State: "a", Fsync: runstore.FsyncNever}, []byte(loopSpec))
-	require.NoError(f.t, err)
-	j, err := r.OpenJournal(runstore.FsyncNever)
-	require.NoError(f.t, err)
 	m := map[string]any{"k0": 0}
 	at := map[int]map[string]any{}
-	for i := 1; i <= steps; i++ {
-		rec := &machine.Record{Seq: i, From: "a", To: "a", Via: "next[0]", Action: "noop", Start: start.Add(time.Duration(i) * time.Millisecond), Vars: map[string]any{"m": m}}
+	id := f.addStepsRun(steps, func(rec *machine.Record) {
+		i := rec.Seq
+		rec.Vars = map[string]any{"m": m}
 		if i > 1 { // the first step writes m whole
 			keys := []string{fmt.Sprintf("k%d", i), fmt.Sprintf("k%d", i-1)}
 			m[keys[0]], m[keys[1]] = i, -i
@@ -42,18 +39,37 @@ func (f *fixture) addMapRun(steps int, want ...int) (string, map[int]map[string]
 			}
 			rec.MapKeys = map[string][]string{"m": keys}
 		}
+	}, func(i int) {
+		if slices.Contains(want, i) {
+			at[i] = maps.Clone(m)
+		}
+	})
+	return id, at
+}
+
+// addStepsRun writes a run of steps steps, interrupted, each a loop step
+// whose variables set fills in; after, when not nil, is called once the
+// step is journaled.
+func (f *fixture) addStepsRun(steps int, set func(*machine.Record), after func(i int)) string {
+	f.t.Helper()
+	start := time.Date(2026, 11, 22, 3, 11, 36, 0, time.UTC)
+	r, err := f.store.Create(runstore.Meta{Spec: "specs/loop.yaml", SpecName: "loop", Start: start, State: "a", Fsync: runstore.FsyncNever}, []byte(loopSpec))
+	require.NoError(f.t, err)
+	j, err := r.OpenJournal(runstore.FsyncNever)
+	require.NoError(f.t, err)
+	for i := 1; i <= steps; i++ {
+		rec := &machine.Record{Seq: i, From: "a", To: "a", Via: "next[0]", Action: "noop", Start: start.Add(time.Duration(i) * time.Millisecond)}
+		set(rec)
 		require.NoError(f.t, j.OnStep(context.Background(), rec))
-		for _, w := range want {
-			if w == i {
-				at[i] = maps.Clone(m)
-			}
+		if after != nil {
+			after(i)
 		}
 	}
 	require.NoError(f.t, j.Close())
 	r.Meta.Steps, r.Meta.Status = steps, machine.StatusInterrupted
 	require.NoError(f.t, r.SaveMeta())
 	r.Unlock()
-	return r.Meta.ID, at
+	return r.Meta.ID
 }
 
 // TestRunPageShowsAMapChangedByKeysAsItWasAtEachStep: the journal holds the
@@ -110,26 +126,15 @@ func TestRunPageReadsAMapRunInLinearMemory(t *testing.T) {
 // items appended.
 func (f *fixture) addListRun(steps int) string {
 	f.t.Helper()
-	start := time.Date(2026, 11, 22, 3, 11, 36, 0, time.UTC)
-	r, err := f.store.Create(runstore.Meta{Spec: "specs/loop.yaml", SpecName: "loop", Start: start, State: "a", Fsync: runstore.FsyncNever}, []byte(loopSpec))
-	require.NoError(f.t, err)
-	j, err := r.OpenJournal(runstore.FsyncNever)
-	require.NoError(f.t, err)
 	var xs []any
-	for i := 1; i <= steps; i++ {
+	return f.addStepsRun(steps, func(rec *machine.Record) {
 		before := len(xs)
-		xs = append(xs, fmt.Sprintf("item <%d>", i))
-		rec := &machine.Record{Seq: i, From: "a", To: "a", Via: "next[0]", Action: "noop", Start: start.Add(time.Duration(i) * time.Millisecond), Vars: map[string]any{"xs": xs[:len(xs):len(xs)]}}
+		xs = append(xs, fmt.Sprintf("item <%d>", rec.Seq))
+		rec.Vars = map[string]any{"xs": xs[:len(xs):len(xs)]}
 		if before > 0 {
 			rec.Appended = map[string]int{"xs": before}
 		}
-		require.NoError(f.t, j.OnStep(context.Background(), rec))
-	}
-	require.NoError(f.t, j.Close())
-	r.Meta.Steps, r.Meta.Status = steps, machine.StatusInterrupted
-	require.NoError(f.t, r.SaveMeta())
-	r.Unlock()
-	return r.Meta.ID
+	}, nil)
 }
 
 // TestRunPageShowsALargeValueWithinBounds: the run page of a run whose
