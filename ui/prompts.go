@@ -3,6 +3,8 @@ package ui
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/lppctl/lppctl/internal/promptlog"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -39,21 +41,49 @@ type callMessages struct {
 	Reply *sentMessage
 }
 
-// resolveMessages fills the messages of the calls that name them, reading
-// prompts.jsonl in dir once and keeping only the values they name.
-func resolveMessages(dir string, calls []*logLine) {
-	want := map[string]bool{}
-	for _, c := range calls {
-		for _, id := range c.PromptIDs {
-			want[id] = true
-		}
-		want[c.ToolsID], want[c.ReplyID] = true, true
+// promptIndexes are the prompts files' indexes of the runs whose pages
+// were shown last (at most promptIndexesKept), most recent first.
+type promptIndexes struct {
+	mu   sync.Mutex
+	list []*promptlog.Index
+	path []string
+}
+
+const promptIndexesKept = 16
+
+// get returns path's index, kept for the next page.
+func (c *promptIndexes) get(path string) *promptlog.Index {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := slices.Index(c.path, path)
+	var x *promptlog.Index
+	if i >= 0 {
+		x = c.list[i]
+		c.list, c.path = slices.Delete(c.list, i, i+1), slices.Delete(c.path, i, i+1)
+	} else {
+		x = promptlog.NewIndex(path)
 	}
-	delete(want, "")
+	c.list, c.path = slices.Insert(c.list, 0, x), slices.Insert(c.path, 0, path)
+	if len(c.list) > promptIndexesKept {
+		c.list, c.path = c.list[:promptIndexesKept], c.path[:promptIndexesKept]
+	}
+	return x
+}
+
+// resolveMessages fills the messages of the calls that name them, looking
+// them up in the run's prompts.jsonl in dir through its index (which reads
+// only what was appended since the last page).
+func (s *Server) resolveMessages(dir string, calls []*logLine) {
+	var want []string
+	for _, c := range calls {
+		want = append(want, c.PromptIDs...)
+		want = append(want, c.ToolsID, c.ReplyID)
+	}
+	want = slices.DeleteFunc(want, func(id string) bool { return id == "" })
 	if len(want) == 0 {
 		return
 	}
-	vals, err := promptlog.Read(filepath.Join(dir, runstore.PromptsFile), func(id string) bool { return want[id] })
+	vals, err := s.prompts.get(filepath.Join(dir, runstore.PromptsFile)).Read(want)
 	if err != nil {
 		vals = nil // shown as not recorded
 	}

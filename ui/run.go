@@ -394,7 +394,7 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 			shown = append(shown, &d.Steps[i].Calls[j])
 		}
 	}
-	resolveMessages(v.logDir, shown)
+	s.resolveMessages(v.logDir, shown)
 	if d.PageNo == d.Pages {
 		d.End = endOf(row, v.end)
 	}

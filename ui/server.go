@@ -110,6 +110,7 @@ type Server struct {
 	life    context.Context // ended by EndStreams: decisions stop following their runs
 	stop    context.CancelFunc
 	checks  chan struct{} // one model check at a time
+	prompts promptIndexes // the prompts files of the runs shown last
 }
 
 type notice struct {
