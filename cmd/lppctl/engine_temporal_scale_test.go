@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -212,6 +213,62 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 		assert.Equal(t, canon(localFinal(t, root, "tool.yaml", nil)), canon(p.Vars))
 		assert.Greater(t, execs, 1, "the run continued as new")
 	})
+	t.Run("a map and a list that grow at every step, followed", func(t *testing.T) {
+		// Each step's values as a local run makes them, whether the client
+		// follows the run (its pages: a map's changed keys, walked) or
+		// traces it once it has ended (its executions' step lines).
+		require.NoError(t, os.WriteFile(filepath.Join(root, "growing.yaml"), []byte(growingMapSpec), 0o644))
+		stepVars := func(out string) []string {
+			var vars []string
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				var e struct {
+					Type string          `json:"type"`
+					Vars json.RawMessage `json:"vars"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(line), &e), line)
+				if e.Type == "step" {
+					vars = append(vars, cmp.Or(string(e.Vars), "null")) // a step that set nothing
+				}
+			}
+			return vars
+		}
+		steps := fmt.Sprintf("steps=%d", 2*segment+51) // three executions
+		local, _, code := lppctlOut(t, bin, root, "run", "--json", "--var", steps, "growing.yaml")
+		require.Equal(t, 0, code)
+		want := stepVars(local)
+		require.Greater(t, len(want), 2*segment+51)
+		followed, stderr, code := lppctlOut(t, bin, root, "run", "--engine", "temporal", "--temporal", addr, "--json", "--var", steps, "growing.yaml")
+		require.Equal(t, 0, code, stderr)
+		got := stepVars(followed)
+		require.Len(t, got, len(want))
+		for i := range want {
+			require.JSONEq(t, want[i], got[i], "step %d, followed", i+1)
+		}
+		id := ""
+		for _, line := range strings.Split(followed, "\n") {
+			var e struct {
+				Type  string `json:"type"`
+				RunID string `json:"run_id"`
+			}
+			if json.Unmarshal([]byte(line), &e) == nil && e.RunID != "" {
+				id = e.RunID
+				break
+			}
+		}
+		require.NotEmpty(t, id, "the run's ID in the client's output:\n%s", followed)
+		out, stderr, code := lppctlOut(t, bin, root, "runs", "trace", id, "--temporal", addr, "--json")
+		require.Equal(t, 0, code, stderr)
+		var tr struct {
+			Records []struct {
+				Vars json.RawMessage `json:"vars"`
+			} `json:"records"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &tr))
+		require.Len(t, tr.Records, len(want))
+		for i := range want {
+			require.JSONEq(t, want[i], cmp.Or(string(tr.Records[i].Vars), "null"), "step %d, traced", i+1)
+		}
+	})
 	t.Run("history per transition as the context grows", func(t *testing.T) {
 		var base float64
 		cases := []struct {
@@ -243,3 +300,34 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 		}
 	})
 }
+
+// growingMapSpec adds a key to a map and an item to a list at each of its
+// steps, removes a key now and then and starts both again every 40
+// steps.
+var growingMapSpec = `lpp: 1
+name: growing
+context:
+  n: {type: int, default: 0}
+  steps: {type: int, default: 100}
+  m: {type: map, default: {seed: 0}}
+  xs: {type: list, default: []}
+initial: grow
+limits: {max_transitions: 5000}
+states:
+  grow:
+    do: noop
+    set: {n: n + 1}
+    next:
+      - when: n >= steps
+        to: done
+      - when: n % 40 == 0
+        set: {m: '{"reset": n}', xs: '[n]'}
+        to: grow
+      - when: n % 7 == 0
+        set: {m: 'omit(m, "k" + string(n - 1))', xs: 'concat(xs, [{"i": n}])'}
+        to: grow
+      - set: {m: 'merge(m, {("k" + string(n)): "value " + string(n), seed: n})', xs: 'concat(xs, [n])'}
+        to: grow
+  done:
+    final: true
+`
