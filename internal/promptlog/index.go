@@ -114,7 +114,9 @@ func readLine(f *os.File, sp span, id string) (json.RawMessage, bool) {
 	// is decoded); any other shape is decoded.
 	head := `{"id":"` + id + `","v":`
 	if b = bytes.TrimRight(b, "\r\n"); bytes.HasPrefix(b, []byte(head)) && len(b) > len(head)+1 && b[len(b)-1] == '}' {
-		return b[len(head) : len(b)-1], true
+		if v := b[len(head) : len(b)-1]; len(bytes.TrimSpace(v)) == len(v) && json.Valid(v) { // not `1,"x":2`, nor `{} `
+			return v, true
+		}
 	}
 	var ln line
 	if json.Unmarshal(b, &ln) != nil || ln.ID != id || len(ln.V) == 0 {

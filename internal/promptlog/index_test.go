@@ -78,3 +78,39 @@ func TestIndexReadsWhatReadReads(t *testing.T) {
 	require.NoError(t, f.Close())
 	check("a file rewritten in place", append(other, "pad")...)
 }
+
+// FuzzIndexReadsWhatReadReads: whatever a prompts file holds (a torn line,
+// lines of another shape, bytes that are no JSON), the index gives the
+// values Read gives, and then again after more is appended.
+func FuzzIndexReadsWhatReadReads(f *testing.F) {
+	f.Add([]byte(`{"id":"a","v":1}`+"\n"+`{"id":"b","v":{"x":[1,2]}}`+"\n"), []byte(`{"id":"c","v":"z"}`+"\n"))
+	f.Add([]byte(`{"v":2,"id":"a"}`+"\n"+"junk\n"+`{"id":"a","v":3}`), []byte("\n"+`{"id":"b","v":null}`+"\n"))
+	f.Add([]byte(""), []byte(`{"id":"","v":1}`+"\n"+`{"id":"d","v":"\n"}`))
+	f.Add([]byte(`{"id":"a","v":1,"x":2}`+"\n"+`{"id":"b","v":"x","v":"y"}`+"\n"), []byte(`{"id":"c","v":{} }`+"\n"))
+	f.Fuzz(func(t *testing.T, first, more []byte) {
+		path := filepath.Join(t.TempDir(), "prompts.jsonl")
+		x := NewIndex(path)
+		for _, b := range [][]byte{first, more} {
+			fh, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			require.NoError(t, err)
+			_, err = fh.Write(b)
+			require.NoError(t, err)
+			require.NoError(t, fh.Close())
+			all, err := Read(path, nil)
+			require.NoError(t, err)
+			ids := []string{"a", "b", "c", "d", "nope"}
+			for id := range all {
+				ids = append(ids, id)
+			}
+			got, err := x.Read(ids)
+			require.NoError(t, err)
+			want := map[string]string{}
+			for _, id := range ids {
+				if v, ok := all[id]; ok {
+					want[id] = string(v)
+				}
+			}
+			assert.Equal(t, want, values(t, got))
+		}
+	})
+}
