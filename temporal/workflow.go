@@ -155,9 +155,8 @@ func (w *wfRun) continueAsNew(ctx workflow.Context) error {
 
 // archive stores this execution's records in the blob store, as step lines
 // (execRecords.segment: a value that grew at every step costs what it grew
-// by), and
-// returns their reference, recorded in the history (a side effect): a
-// failure fails the workflow task, which is given again.
+// by), and returns their reference, recorded in the history (a side
+// effect): a failure fails the workflow task, which is given again.
 func (w *wfRun) archive(ctx workflow.Context) string {
 	var ref string
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
