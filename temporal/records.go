@@ -31,15 +31,17 @@ import (
 // (runstore.Walker) to have their maps whole.
 type execRecords struct {
 	// lines says that a record's size counts what it holds (runBounds.Lines);
-	// else every value it changed, whole, as executions from before did.
-	lines bool
-	limit int            // the blob limit: a value over it fails the run
-	base  map[string]any // the context when the execution began
-	recs  []*machine.Record
-	sizes []int // the bytes each record holds (or, before lines, its values whole)
-	bytes int   // their sum (Segment.Records)
-	lists map[string]listSize
-	maps  map[string]*mapSize
+	// appends, that it counts a list appended to as the items appended and
+	// every other value whole (runBounds.Appends); neither, every value it
+	// changed whole, as executions from before them did.
+	lines, appends bool
+	limit          int            // the blob limit: a value over it fails the run
+	base           map[string]any // the context when the execution began
+	recs           []*machine.Record
+	sizes          []int // the bytes each record holds (or, before lines, its values whole)
+	bytes          int   // their sum (Segment.Records)
+	lists          map[string]listSize
+	maps           map[string]*mapSize
 }
 
 // listSize is a list variable's length and JSON size when last measured.
@@ -94,7 +96,7 @@ func (x *execRecords) add(rec *machine.Record) error {
 				light.Vars[name] = maps.Clone(m)
 			}
 		}
-		if !x.lines {
+		if !x.lines && !x.appends {
 			kept = size
 		}
 		held += kept
@@ -111,7 +113,7 @@ func (x *execRecords) add(rec *machine.Record) error {
 // measure returns the JSON size of variable name's new value v, and the
 // bytes a light record keeps of it (0 for a number, a bool or null). A list
 // appended to and a map changed in a few keys are measured by what changed,
-// not marshalled whole (but by executions from before lines, which did).
+// not marshalled whole (but as executions from before lines did).
 func (x *execRecords) measure(name string, v any, rec *machine.Record) (size, kept int, err error) {
 	switch val := v.(type) {
 	case nil, bool, int, int64, float64:
@@ -122,7 +124,7 @@ func (x *execRecords) measure(name string, v any, rec *machine.Record) (size, ke
 		n := jsonStringLen(val)
 		return n, n, nil
 	case []any:
-		if x.lines {
+		if x.lines || x.appends {
 			delete(x.maps, name)
 			return x.listSize(name, val, rec.Appended)
 		}

@@ -3,6 +3,7 @@ package temporal_test
 import (
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -98,26 +99,38 @@ func TestAResultOfRecordsStoredWholeReads(t *testing.T) {
 	}
 }
 
-// A run recorded with the release before step lines (a dev server, lppctl
-// worker --segment-values 1, bench/temporal/growlist.yaml with steps=150):
-// its list grows at every step and its executions continued as new when
-// their records held 1 MB of values, each list counted whole. Today's code
-// counts an appended list as its new items, but only in executions whose
-// recorded bounds say so: these replay, continuing as new where they did.
-func TestWorkflowReplaysARunWhoseRecordsCountedListsWhole(t *testing.T) {
-	// Its payloads hold no value large enough to be stored: no blob is read.
-	store, err := temporal.NewDirStore(t.TempDir())
-	require.NoError(t, err)
-	codec := temporal.NewCodec(store, 0, 0)
-	for _, name := range []string{"exec1.json.gz", "exec2.json.gz", "exec3.json.gz"} {
-		t.Run(name, func(t *testing.T) {
-			hist := readHistory(t, "replay_growlist", name)
-			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{Codec: codec})
-			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: codec.DataConverter()})
+// Runs recorded with earlier releases (a dev server, lppctl worker
+// --segment-values 1) whose executions continued as new when their records
+// held 1 MB of values, as each release counted them: before step lines,
+// every value whole (bench/temporal/growlist.yaml, steps=150, three
+// executions); in the builds just before light records (82e7b5a-d829b31),
+// a list appended to as its new items and a map whole (replay_appends/
+// growboth.yaml: a list and a map that grow by a 100-byte item and key a
+// step, four executions). Today's code counts a map's changed keys,
+// but only in executions whose recorded bounds say so: these replay,
+// continuing as new where they did.
+func TestWorkflowReplaysRunsWhoseRecordsCountedValuesAsTheyDid(t *testing.T) {
+	for _, tc := range []struct {
+		dir   string
+		execs int
+	}{
+		{"replay_growlist", 3},
+		{"replay_appends", 4},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			// Their payloads refer to no blob a replay reads.
+			store, err := temporal.NewDirStore(t.TempDir())
 			require.NoError(t, err)
-			r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
-			quiet := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-			require.NoError(t, r.ReplayWorkflowHistory(quiet, hist))
+			codec := temporal.NewCodec(store, 0, 0)
+			for i := 1; i <= tc.execs; i++ {
+				hist := readHistory(t, tc.dir, fmt.Sprintf("exec%d.json.gz", i))
+				e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{Codec: codec})
+				r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: codec.DataConverter()})
+				require.NoError(t, err)
+				r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
+				quiet := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+				require.NoError(t, r.ReplayWorkflowHistory(quiet, hist), "execution %d", i)
+			}
 		})
 	}
 }

@@ -77,8 +77,12 @@ type runBounds struct {
 	// workflow keeps of them (execRecords: a list appended to as the items
 	// appended, a map changed in a few keys as those keys), which it stores
 	// as step lines: absent from executions started before, whose records
-	// count every value they changed whole.
-	Lines bool `json:"lines,omitempty"`
+	// count every value they changed whole. Appends was recorded by the
+	// builds just before (82e7b5a-d829b31), whose records counted a list
+	// appended to as the items appended and any other value whole: their
+	// executions replay as they ran.
+	Lines   bool `json:"lines,omitempty"`
+	Appends bool `json:"appends,omitempty"`
 }
 
 // bounds records this worker's bounds in the history (executions started
@@ -95,7 +99,7 @@ func (w *wfRun) bounds(ctx workflow.Context) {
 		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit, Lines: true}
 	}).Get(&b)
 	if err == nil && b.Segment.Transitions > 0 && b.BlobLimit > 0 {
-		w.seg, w.limit, w.recs.lines = b.Segment, b.BlobLimit, b.Lines
+		w.seg, w.limit, w.recs.lines, w.recs.appends = b.Segment, b.BlobLimit, b.Lines, b.Appends && !b.Lines
 	}
 	w.recs.limit = w.limit
 	if w.st.Carry != nil { // lppctl runs lists the run from when it began
