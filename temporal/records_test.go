@@ -3,11 +3,15 @@ package temporal_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/spec"
@@ -114,4 +118,94 @@ func localRecords(t *testing.T, h *testHost, rel string) *keepAll {
 	require.NoError(t, err)
 	require.NoError(t, r.Run(context.Background()))
 	return &k
+}
+
+// mapAskSpec grows a map and a list at each of 20 steps and asks for an
+// answer after the sixth.
+var mapAskSpec = `lpp: 1
+name: mapask
+context:
+  n: {type: int, default: 0}
+  m: {type: map, default: {}}
+  xs: {type: list, default: []}
+  answer: {type: string, default: ""}
+initial: count
+limits: {max_transitions: 100}
+states:
+  count:
+    do: noop
+    set: {n: n + 1, m: 'merge(m, {("k" + string(n)): n})', xs: 'concat(xs, [n])'}
+    next:
+      - when: n == 6
+        to: ask
+      - when: n < 20
+        to: count
+      - to: done
+  ask:
+    do: test.ask
+    next: count
+  done:
+    final: true
+`
+
+// A run whose map and list grow at every step pauses; the answer rebuilds
+// it from its light records (a map's changed keys), in its first execution
+// and in a later one (from the execution's checkpoint), and it ends with
+// every key and item once.
+func TestAnAnswerRebuildsARunFromLightRecords(t *testing.T) {
+	for _, segment := range []int{0, 5} {
+		t.Run(fmt.Sprintf("executions of %d transitions", segment), func(t *testing.T) {
+			h := &testHost{root: t.TempDir(), extra: []machine.Action{askAction}}
+			rel := writeSpec(t, h.root, "mapask.yaml", mapAskSpec)
+			s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: segment}})
+			st := startOf(t, h.root, rel, "run-mapask", nil)
+			var p temporal.Progress
+			for execs := 1; ; execs++ {
+				require.Less(t, execs, 20, "the run does not end")
+				env := s.env()
+				var u update
+				env.RegisterDelayedCallback(func() {
+					q, err := env.QueryWorkflow(temporal.QueryProgress, -1)
+					require.NoError(t, err)
+					var now temporal.Progress
+					require.NoError(t, q.Get(&now))
+					if now.Status == machine.StatusPaused {
+						env.UpdateWorkflow(temporal.UpdateResume, "u", &u, temporal.Resume{Input: &machine.Input{Kind: "approve"}})
+					}
+				}, time.Minute)
+				env.ExecuteWorkflow(temporal.WorkflowName, st)
+				require.NoError(t, u.err)
+				var can *workflow.ContinueAsNewError
+				err := env.GetWorkflowError()
+				if errors.As(err, &can) {
+					st = temporal.Start{}
+					require.NoError(t, s.codec.DataConverter().FromPayloads(can.Input, &st))
+					continue
+				}
+				require.NoError(t, err)
+				require.NoError(t, env.GetWorkflowResult(&p))
+				break
+			}
+			m, xs := map[string]any{}, []any{}
+			for n := range 20 { // a set reads the context before the step: n from 0
+				m[fmt.Sprintf("k%d", n)], xs = n, append(xs, n)
+			}
+			want, err := json.Marshal(map[string]any{"n": 20, "m": m, "xs": xs, "answer": "approve"})
+			require.NoError(t, err)
+			got, err := json.Marshal(p.Vars)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(want), string(got))
+			require.NoError(t, p.Flatten())
+			whole := temporal.WholeRecords(p.Records)
+			require.Len(t, whole, p.Steps)
+			counted := 0
+			for _, rec := range whole { // each counting step adds a key: its map has them all
+				if v, ok := rec.Vars["m"].(map[string]any); ok {
+					counted++
+					assert.Len(t, v, counted, "step %d's map", rec.Seq)
+				}
+			}
+			assert.Equal(t, 20, counted, "counting steps")
+		})
+	}
 }
