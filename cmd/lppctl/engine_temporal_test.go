@@ -85,23 +85,73 @@ func devServer(t testing.TB, root string) (string, client.Client) {
 }
 
 // startDevServer starts a dev server (on db, a file, when given: it keeps
-// its state across a restart) and returns its address and process.
+// its state across a restart) and returns its address and process, once it
+// listens. A server that exits before it listens (a port freePort gave was
+// taken by another process in between) is started again on other ports.
 func startDevServer(t testing.TB, db string) (string, *exec.Cmd) {
 	t.Helper()
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	return addr, restartDevServer(t, addr, db)
+	for attempt := 1; ; attempt++ {
+		addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		cmd, log := launchDevServer(t, addr, db)
+		if devServerListens(addr, cmd, 90*time.Second) {
+			return addr, cmd
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if attempt == 3 {
+			t.Fatalf("the dev server did not start on %s (3 attempts, each on other ports):\n%s", addr, log)
+		}
+		t.Logf("the dev server on %s did not start (attempt %d): trying other ports:\n%s", addr, attempt, log)
+	}
+}
+
+// devServerListens waits until addr takes connections while the dev
+// server cmd runs, and reports false if it exits first or nothing listens
+// within wait. A server whose port another process holds exits within a
+// second (it checks its ports first): a connection is taken as the
+// server's once the server still runs half a second later.
+func devServerListens(addr string, cmd *exec.Cmd, wait time.Duration) bool {
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if exited(cmd) {
+			return false
+		}
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			_ = c.Close()
+			time.Sleep(500 * time.Millisecond)
+			return !exited(cmd)
+		}
+	}
+	return false
+}
+
+// exited reports whether cmd's process has exited (it is a zombie, not yet
+// reaped by startProcess's clean-up, or gone).
+func exited(cmd *exec.Cmd) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')') // after the command's name: " S ..."
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
 // restartDevServer starts a dev server on addr.
 func restartDevServer(t testing.TB, addr, db string) *exec.Cmd {
 	t.Helper()
+	cmd, _ := launchDevServer(t, addr, db)
+	return cmd
+}
+
+// launchDevServer starts a dev server on addr and returns its process and
+// its output.
+func launchDevServer(t testing.TB, addr, db string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
 	cli := temporalCLI(t)
-	var log bytes.Buffer
+	log := &syncBuffer{}
 	cmd := exec.Command(cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
 		"--port", strings.TrimPrefix(addr, "127.0.0.1:"), "--http-port", fmt.Sprint(freePort(t)),
 		"--metrics-port", fmt.Sprint(freePort(t)), "--db-filename", db, "--log-level", "error")
-	cmd.Stdout, cmd.Stderr = &log, &log
-	return startProcess(t, cmd)
+	cmd.Stdout, cmd.Stderr = log, log
+	return startProcess(t, cmd), log
 }
 
 // dialDev returns a client of the dev server at addr with root's blob store.
