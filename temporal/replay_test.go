@@ -103,7 +103,7 @@ func TestAResultOfRecordsStoredWholeReads(t *testing.T) {
 // --segment-values 1) whose executions continued as new when their records
 // held 1 MB of values, as each release counted them: before step lines,
 // every value whole (bench/temporal/growlist.yaml, steps=150, three
-// executions); in the builds just before light records (82e7b5a-d829b31),
+// executions); in the builds just before light records (82e7b5a-fede107),
 // a list appended to as its new items and a map whole (replay_appends/
 // growboth.yaml: a list and a map that grow by a 100-byte item and key a
 // step, four executions). Today's code counts a map's changed keys,

@@ -78,7 +78,7 @@ type runBounds struct {
 	// appended, a map changed in a few keys as those keys), which it stores
 	// as step lines: absent from executions started before, whose records
 	// count every value they changed whole. Appends was recorded by the
-	// builds just before (82e7b5a-d829b31), whose records counted a list
+	// builds just before (82e7b5a-fede107), whose records counted a list
 	// appended to as the items appended and any other value whole: their
 	// executions replay as they ran.
 	Lines   bool `json:"lines,omitempty"`
