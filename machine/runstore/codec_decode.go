@@ -110,6 +110,11 @@ func (d *decoder) rebuild(w *wireEntry) error {
 	if !w.scalars {
 		rec.Vars = normalizeMap(rec.Vars)
 	}
+	if len(w.Refs)+len(w.Append)+len(w.items)+len(w.Patch)+len(w.patched) > 0 {
+		if err := w.givenOnce(); err != nil {
+			return err
+		}
+	}
 	set := func(name string, v any) {
 		if rec.Vars == nil {
 			rec.Vars = map[string]any{}
@@ -256,4 +261,57 @@ func decodeNumbers(raw []byte, v any) error {
 		*x = mspec.NormalizeJSON(*x)
 	}
 	return nil
+}
+
+// givenOnce refuses a line that gives a variable twice: in "vars" and as a
+// delta, or as two deltas (the journal never writes one; its value would
+// depend on the order they are read in). It allocates nothing.
+func (w *wireEntry) givenOnce() error {
+	vars := w.Record.Vars
+	for name := range w.Refs {
+		if has(vars, name) || has(w.Append, name) || has(w.items, name) || has(w.Patch, name) || has(w.patched, name) {
+			return givenTwice(name)
+		}
+	}
+	if len(w.Append) > 0 {
+		for name := range w.Append {
+			if has(vars, name) || has(w.Patch, name) || has(w.patched, name) {
+				return givenTwice(name)
+			}
+		}
+	}
+	if len(w.items) > 0 {
+		for name := range w.items {
+			if has(vars, name) || has(w.Patch, name) || has(w.patched, name) {
+				return givenTwice(name)
+			}
+		}
+	}
+	if len(vars) > 0 && len(w.Patch) > 0 {
+		for name := range w.Patch {
+			if has(vars, name) {
+				return givenTwice(name)
+			}
+		}
+	}
+	if len(vars) > 0 && len(w.patched) > 0 {
+		for name := range w.patched {
+			if has(vars, name) {
+				return givenTwice(name)
+			}
+		}
+	}
+	return nil
+}
+
+func has[V any](m map[string]V, k string) bool {
+	if len(m) == 0 {
+		return false
+	}
+	_, ok := m[k]
+	return ok
+}
+
+func givenTwice(name string) error {
+	return fmt.Errorf("variable %s is given twice on the line", name)
 }

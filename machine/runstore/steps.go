@@ -23,8 +23,12 @@ type Steps struct {
 // NewSteps returns an empty Steps.
 func NewSteps() *Steps { return &Steps{enc: newEncoder()} }
 
-// Add writes rec's line. A record that JSON cannot hold (a NaN, an
-// infinity) is an error that wraps ErrUnencodable, and nothing is written.
+// Add writes rec's line. rec's maps are whole, as a running machine gives
+// them (a record read back, which holds a map's changed keys only, goes
+// through a Walker first): a step that changed keys of a map is written as
+// those keys, or as the map whole when that is shorter. A record that JSON
+// cannot hold (a NaN, an infinity) is an error that wraps ErrUnencodable,
+// and nothing is written.
 func (s *Steps) Add(rec *machine.Record) error {
 	line, commit, err := s.enc.encode(&Entry{Type: "step", Record: rec})
 	if err != nil {
