@@ -204,7 +204,10 @@ func (c *Codec) putText(s, what string) (string, error) {
 // putTree groups refs chunkGroup to a blob, level by level from the start,
 // and returns prefix and the reference of the root group.
 func (c *Codec) putTree(refs []string, prefix, what string) (string, error) {
-	for {
+	for level := 1; ; level++ {
+		if level > maxChunkDepth { // what a reader refuses (walkTree): never written
+			return "", fmt.Errorf("cannot store %s: its chunks would nest deeper than %d groups", what, maxChunkDepth)
+		}
 		var up []string
 		for i := 0; i < len(refs); i += c.chunks.group {
 			b, err := json.Marshal(refs[i:min(i+c.chunks.group, len(refs))])

@@ -335,6 +335,33 @@ func TestSmallChunksMakeTrees(t *testing.T) {
 	assert.Equal(t, in, out)
 }
 
+// A value whose chunks would nest deeper than a reader reads (8 groups) is
+// refused when stored, not stored unreadable: with leaves of 8 bytes and 2
+// references a group (2^8 leaves), a 1 KB string goes, a 4 KB one does not.
+// (FuzzCodecRoundTrip found the store writing what the reader refused.)
+func TestChunksNestNoDeeperThanAReaderReads(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		err  string
+	}{
+		{1 << 10, ""},
+		{4 << 10, "its chunks would nest deeper than 8 groups"},
+	} {
+		c := temporal.NewCodec(newCountingStore(), 16, 0)
+		temporal.SetChunking(c, 24, 8, 2)
+		in := strings.Repeat("x", tc.size)
+		p, err := c.DataConverter().ToPayload(in)
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err)
+			continue
+		}
+		require.NoError(t, err)
+		var out string
+		require.NoError(t, c.DataConverter().FromPayload(p, &out))
+		assert.Equal(t, in, out)
+	}
+}
+
 // A chunk the store refuses fails the payload with the store's error, said
 // once (the leaves are stored several at a time).
 func TestAChunkTheStoreRefusesFailsThePayload(t *testing.T) {
