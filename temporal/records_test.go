@@ -3,15 +3,12 @@ package temporal_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/spec"
@@ -158,34 +155,8 @@ func TestAnAnswerRebuildsARunFromLightRecords(t *testing.T) {
 			h := &testHost{root: t.TempDir(), extra: []machine.Action{askAction}}
 			rel := writeSpec(t, h.root, "mapask.yaml", mapAskSpec)
 			s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: segment}})
-			st := startOf(t, h.root, rel, "run-mapask", nil)
-			var p temporal.Progress
-			for execs := 1; ; execs++ {
-				require.Less(t, execs, 20, "the run does not end")
-				env := s.env()
-				var u update
-				env.RegisterDelayedCallback(func() {
-					q, err := env.QueryWorkflow(temporal.QueryProgress, -1)
-					require.NoError(t, err)
-					var now temporal.Progress
-					require.NoError(t, q.Get(&now))
-					if now.Status == machine.StatusPaused {
-						env.UpdateWorkflow(temporal.UpdateResume, "u", &u, temporal.Resume{Input: &machine.Input{Kind: "approve"}})
-					}
-				}, time.Minute)
-				env.ExecuteWorkflow(temporal.WorkflowName, st)
-				require.NoError(t, u.err)
-				var can *workflow.ContinueAsNewError
-				err := env.GetWorkflowError()
-				if errors.As(err, &can) {
-					st = temporal.Start{}
-					require.NoError(t, s.codec.DataConverter().FromPayloads(can.Input, &st))
-					continue
-				}
-				require.NoError(t, err)
-				require.NoError(t, env.GetWorkflowResult(&p))
-				break
-			}
+			p, answered := s.runApproving(startOf(t, h.root, rel, "run-mapask", nil))
+			assert.Equal(t, 1, answered, "the run paused once")
 			m, xs := map[string]any{}, []any{}
 			for n := range 20 { // a set reads the context before the step: n from 0
 				m[fmt.Sprintf("k%d", n)], xs = n, append(xs, n)

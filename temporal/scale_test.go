@@ -128,6 +128,42 @@ func (s *scaleEnv) run(st temporal.Start) (*temporal.Progress, int, error) {
 	}
 }
 
+// runApproving executes the run to its end as run does, approving each
+// pause it makes (a minute after an execution starts, by the resume
+// Update); it returns the result and the pauses answered.
+func (s *scaleEnv) runApproving(st temporal.Start) (*temporal.Progress, int) {
+	t := s.t
+	answered := 0
+	for execs := 1; ; execs++ {
+		require.Less(t, execs, 20, "the run does not end")
+		env := s.env()
+		var u update
+		env.RegisterDelayedCallback(func() {
+			q, err := env.QueryWorkflow(temporal.QueryProgress, -1)
+			require.NoError(t, err)
+			var now temporal.Progress
+			require.NoError(t, q.Get(&now))
+			if now.Status == machine.StatusPaused {
+				answered++
+				env.UpdateWorkflow(temporal.UpdateResume, "u", &u, temporal.Resume{Input: &machine.Input{Kind: "approve"}})
+			}
+		}, time.Minute)
+		env.ExecuteWorkflow(temporal.WorkflowName, st)
+		require.NoError(t, u.err)
+		err := env.GetWorkflowError()
+		var can *workflow.ContinueAsNewError
+		if errors.As(err, &can) {
+			st = temporal.Start{}
+			require.NoError(t, s.codec.DataConverter().FromPayloads(can.Input, &st))
+			continue
+		}
+		require.NoError(t, err)
+		var p temporal.Progress
+		require.NoError(t, env.GetWorkflowResult(&p))
+		return &p, answered
+	}
+}
+
 // A run longer than a segment continues as new, carrying its records by
 // reference, and ends exactly as a local run: same state, steps, context;
 // its result lists every step once, in order.
@@ -296,36 +332,7 @@ func TestWorkflowResumedAfterItContinuedAsNew(t *testing.T) {
 	h := &testHost{root: t.TempDir(), extra: []machine.Action{askAction}}
 	rel := writeSpec(t, h.root, "loopask.yaml", loopAskSpec)
 	s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: 3}})
-	st := startOf(t, h.root, rel, "run-loopask", nil)
-	answered := 0
-	var p temporal.Progress
-	for execs := 1; ; execs++ {
-		require.Less(t, execs, 20, "the run does not end")
-		env := s.env()
-		var u update
-		env.RegisterDelayedCallback(func() {
-			q, err := env.QueryWorkflow(temporal.QueryProgress, -1)
-			require.NoError(t, err)
-			var now temporal.Progress
-			require.NoError(t, q.Get(&now))
-			if now.Status == machine.StatusPaused {
-				answered++
-				env.UpdateWorkflow(temporal.UpdateResume, "u", &u, temporal.Resume{Input: &machine.Input{Kind: "approve"}})
-			}
-		}, time.Minute)
-		env.ExecuteWorkflow(temporal.WorkflowName, st)
-		require.NoError(t, u.err)
-		err := env.GetWorkflowError()
-		var can *workflow.ContinueAsNewError
-		if errors.As(err, &can) {
-			st = temporal.Start{}
-			require.NoError(t, s.codec.DataConverter().FromPayloads(can.Input, &st))
-			continue
-		}
-		require.NoError(t, err)
-		require.NoError(t, env.GetWorkflowResult(&p))
-		break
-	}
+	p, answered := s.runApproving(startOf(t, h.root, rel, "run-loopask", nil))
 	assert.Equal(t, 1, answered, "the run paused once")
 	assert.Equal(t, machine.StatusCompleted, p.Status)
 	assert.Equal(t, `{"answer":"approve","n":9}`, canon(p.Vars))
