@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -256,6 +257,14 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 			}
 		}
 		require.NotEmpty(t, id, "the run's ID in the client's output:\n%s", followed)
+		// runs show gives each value in short, as a local run's (the map
+		// holds tens of keys).
+		shown, stderr, code := lppctlOut(t, bin, root, "runs", "show", id, "--temporal", addr)
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, shown, "\n  m = {")
+		for _, line := range strings.Split(shown, "\n") {
+			assert.LessOrEqual(t, utf8.RuneCountInString(line), 110, "a line of runs show: %s", line)
+		}
 		out, stderr, code := lppctlOut(t, bin, root, "runs", "trace", id, "--temporal", addr, "--json")
 		require.Equal(t, 0, code, stderr)
 		var tr struct {
