@@ -50,6 +50,7 @@ type Cassign struct {
 	V    *mspec.Var
 	Prog *vm.Program
 	tail *vm.Program   // for `xs: concat(xs, TAIL)`, TAIL (see appendTail)
+	text *vm.Program   // for `s: s + PART + ...`, the parts as a list (see textParts)
 	A    *mspec.Assign // the set entry, for run-time errors
 	// keys, for `m: merge(m, PATCH)`, is PATCH; for `m: omit(m, KEYS...)`
 	// (omit set), the keys as a list (see mapKeysProg).
@@ -209,7 +210,7 @@ func (c *compiler) assigns(as []*mspec.Assign, env map[string]any) []Cassign {
 			c.errorf(e.Pos, "set %s: %s", a.Var, e.Msg)
 			continue
 		}
-		ca := Cassign{V: v, Prog: p, tail: appendTail(a.Expr, v, env), A: a, reads: mapReads(p, c.spec)}
+		ca := Cassign{V: v, Prog: p, tail: appendTail(a.Expr, v, env), text: textParts(a.Expr, v, env), A: a, reads: mapReads(p, c.spec)}
 		if ca.keys, ca.omit = mapKeysProg(a.Expr, v, env); ca.keys != nil {
 			ca.keysReads = mapReads(ca.keys, c.spec)
 		}

@@ -113,6 +113,7 @@ type Run struct {
 	trigger   *delivery      // the event that entered the current state (nil: none)
 	pause     *PauseError
 	owned     map[string][]any          // list variable → the array the run appends it in (see appendItems)
+	text      map[string][]byte         // string variable → the bytes the run adds to it in (see addText)
 	grown     map[string]int            // list variable → its length before the step appended to it (Record.Appended)
 	sizes     map[string]int            // list or map variable → its value's size, when known (see knownSize)
 	mown      map[string]map[string]any // map variable → the map the run owns and changes keys of in place (see merge.go)
@@ -659,6 +660,7 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 	var befores [8]int
 	var sizes [8]int        // the sizes of the values of list and map variables (-1: not measured)
 	var keyed [8]*mapChange // the changes of the sets that changed keys of a map (nil: set as written)
+	var texts [8][]byte     // the bytes of the sets that added to a string (nil: set as written)
 	vals := buf[:0]
 	for i := range set {
 		a := &set[i]
@@ -672,6 +674,11 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 					continue
 				}
 				// Evaluated as written, for the error's sake.
+			}
+			if s, own, ok := r.addText(a); ok {
+				texts[i] = own
+				vals = append(vals, s)
+				continue
 			}
 			if a.keys != nil {
 				if ch, ok := r.mapKeys(a); ok {
@@ -711,6 +718,13 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 			r.keepAppended(a.V.Name, owns[i], befores[i], changed)
 		case r.grown != nil:
 			r.keepAppended(a.V.Name, nil, -1, changed)
+		}
+		if a.V.Type == mspec.TypeString {
+			if i < len(texts) {
+				r.keepText(a.V.Name, texts[i])
+			} else {
+				r.keepText(a.V.Name, nil)
+			}
 		}
 		if i < len(keyed) && keyed[i] != nil {
 			vals[i] = r.applyKeys(a.V.Name, *keyed[i])

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/lppctl/lppctl/machine"
 )
@@ -30,9 +31,12 @@ import (
 //   - "vars_ref": a long string variable that a memory operation of the same
 //     step holds too (the model's reply is both the reply variable and an
 //     L3 message), as the place in that operation's value where its JSON
-//     text is ("op": the index in "memory", "at" and "len": the bytes).
+//     text is ("op": the index in "memory", "at" and "len": the bytes);
+//   - "vars_concat": a long string variable (refMin bytes or more) that grew
+//     at its end, as the text added to its value in the last line that
+//     wrote it (a transcript that gains a line at every step).
 //
-// A list or map written in one process is written in full the first time,
+// A list, map or string written in one process is written in full the first time,
 // so a reader can always rebuild a value from the lines before it. Journals
 // written before checksums existed have no "crc" members and still load.
 
@@ -66,6 +70,7 @@ type wireEntry struct {
 	Append  map[string]json.RawMessage `json:"vars_append,omitempty"`
 	Patch   map[string]*MapPatch       `json:"vars_patch,omitempty"`
 	Refs    map[string]*MemRef         `json:"vars_ref,omitempty"`
+	Concat  map[string]string          `json:"vars_concat,omitempty"`
 	items   map[string][]any           // vars_append as read by fastStep (then Append is nil)
 	patched map[string]*keysPatch      // vars_patch as read by fastStep (then Patch is nil)
 	// scalars says that fastStep read Vars and found no list or map in
@@ -83,6 +88,7 @@ type encoder struct {
 	lists map[string][]byte    // list var → its JSON as last written, without its closing "]" (appended to in place)
 	maps  map[string]*mapState // map var → its keys as last written
 	vals  map[string][]any     // list var → its items as last written (for grownBy)
+	strs  map[string]string    // long string var → its value as last written, valid UTF-8 (for grewAtEnd)
 	// visited counts the keys of maps the encoder looked at (compared or
 	// encoded), for the tests that check a change costs what changed.
 	visited int
@@ -107,7 +113,7 @@ type mapChange struct {
 }
 
 func newEncoder() *encoder {
-	e := &encoder{lists: map[string][]byte{}, maps: map[string]*mapState{}, vals: map[string][]any{}}
+	e := &encoder{lists: map[string][]byte{}, maps: map[string]*mapState{}, vals: map[string][]any{}, strs: map[string]string{}}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
 	return e
@@ -208,6 +214,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 		newLists map[string][]byte
 		newMaps  map[string]*mapChange
 		newVals  map[string][]any
+		newStrs  map[string]string
 		drop     []string
 	)
 	for name, v := range e.Record.Vars {
@@ -226,13 +233,19 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 				}
 				continue
 			}
-		}
-		if s, ok := v.(string); ok && len(s) >= refMin {
-			if ref := findRef(s, rec.Memory); ref != nil {
-				w.Refs = setKey(w.Refs, name, ref)
-				drop = append(drop, name)
+			if tail, ok := c.grewAtEnd(name, x); ok {
+				w.Concat = setKey(w.Concat, name, tail)
+				newStrs = setKey(newStrs, name, x)
 				continue
 			}
+			if ref := findRef(x, rec.Memory); ref != nil {
+				w.Refs = setKey(w.Refs, name, ref)
+				newStrs = keepString(newStrs, name, x, &drop)
+				continue
+			}
+			rec.Vars[name] = v
+			newStrs = keepString(newStrs, name, x, &drop)
+			continue
 		}
 		if xs, ok := v.([]any); ok {
 			prev, appended := c.vals[name], false
@@ -299,8 +312,15 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 		rec.Vars[name] = v
 	}
 	commit := func() {
+		for name, s := range newStrs {
+			c.strs[name] = s
+			delete(c.lists, name)
+			delete(c.maps, name)
+			delete(c.vals, name)
+		}
 		for name, b := range newLists {
 			c.lists[name] = b
+			delete(c.strs, name)
 			delete(c.maps, name)
 			if xs, ok := newVals[name]; ok {
 				c.vals[name] = xs
@@ -312,11 +332,13 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 			c.maps[name] = ch.apply()
 			delete(c.lists, name)
 			delete(c.vals, name)
+			delete(c.strs, name)
 		}
-		for _, name := range drop { // no longer a list or a map as far as deltas go
+		for _, name := range drop { // no longer a list, a map or a long string as far as deltas go
 			delete(c.lists, name)
 			delete(c.maps, name)
 			delete(c.vals, name)
+			delete(c.strs, name)
 		}
 	}
 	return w, commit, nil
@@ -325,7 +347,7 @@ func (c *encoder) deltas(e *Entry) (*wireEntry, func(), error) {
 func noCommit() {}
 
 // needsDeltas reports whether any of vars may be written otherwise than as
-// is: a list, a map, a long string, or a name last written as a list or map.
+// is: a list, a map, a long string, or a name last written as one of them.
 func (c *encoder) needsDeltas(vars map[string]any) bool {
 	for name, v := range vars {
 		switch x := v.(type) {
@@ -344,11 +366,42 @@ func (c *encoder) needsDeltas(vars map[string]any) bool {
 	return false
 }
 
-// tracked reports whether name's last value was written as a list or a map.
+// tracked reports whether name's last value was written as a list, a map
+// or a long string.
 func (c *encoder) tracked(name string) bool {
 	_, l := c.lists[name]
 	_, m := c.maps[name]
-	return l || m
+	_, s := c.strs[name]
+	return l || m || s
+}
+
+// grewAtEnd returns what s has after the value of string variable name as
+// last written, when that value is a prefix of s. The comparison costs
+// nothing when s shares its bytes with that value (a run that appends to a
+// string builds it in place), and a memory comparison otherwise. The text
+// added must be valid UTF-8 too: the value as last written is, so s is, and
+// its JSON text is that of the value followed by that of the text added.
+func (c *encoder) grewAtEnd(name, s string) (string, bool) {
+	prev, ok := c.strs[name]
+	if !ok || len(s) <= len(prev) || s[:len(prev)] != prev {
+		return "", false
+	}
+	tail := s[len(prev):]
+	if !utf8.ValidString(tail) {
+		return "", false
+	}
+	return tail, true
+}
+
+// keepString records that string variable name is written in full as s, so
+// that the next line may write what grows at its end (not when s is not
+// valid UTF-8: its JSON text holds replacement characters instead).
+func keepString(strs map[string]string, name, s string, drop *[]string) map[string]string {
+	if !utf8.ValidString(s) {
+		*drop = append(*drop, name)
+		return strs
+	}
+	return setKey(strs, name, s)
 }
 
 func setKey[V any](m map[string]V, k string, v V) map[string]V {
@@ -575,6 +628,9 @@ func (ch *mapChange) apply() *mapState {
 
 // findRef looks for s's JSON text in the values of ops.
 func findRef(s string, ops []machine.MemOp) *MemRef {
+	if len(ops) == 0 {
+		return nil
+	}
 	var bodies [][]byte
 	for _, html := range []bool{false, true} { // values may come from json.Marshal, which escapes <, > and &
 		var b bytes.Buffer

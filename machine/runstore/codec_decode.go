@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"unsafe"
 
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // Reading journal lines back: the decoder rebuilds the variables written as
-// deltas (vars_append, vars_patch, vars_ref) from the lines before.
+// deltas (vars_append, vars_patch, vars_ref, vars_concat) from the lines
+// before.
 
 // decoder reads lines back, rebuilding the variables written as deltas.
 type decoder struct {
@@ -35,10 +37,12 @@ type decoder struct {
 	sawCRC  bool
 	lists   map[string][]any          // list var → its value, as of the last line that wrote it
 	maps    map[string]map[string]any // map var → its value, likewise
+	strs    map[string]string         // string var of refMin bytes or more → its value, likewise
+	grown   map[string][]byte         // string var → the bytes vars_concat built its value in (see concat)
 }
 
 func newDecoder() *decoder {
-	return &decoder{lists: map[string][]any{}, maps: map[string]map[string]any{}}
+	return &decoder{lists: map[string][]any{}, maps: map[string]map[string]any{}, strs: map[string]string{}, grown: map[string][]byte{}}
 }
 
 // decode reads one line (without its newline).
@@ -72,7 +76,7 @@ func (d *decoder) decode(text []byte) (*Entry, error) {
 	}
 	e := w.Entry
 	if e.Record == nil {
-		if w.Append != nil || w.items != nil || w.Patch != nil || w.patched != nil || w.Refs != nil {
+		if w.Append != nil || w.items != nil || w.Patch != nil || w.patched != nil || w.Refs != nil || w.Concat != nil {
 			return nil, errors.New("variables without a step")
 		}
 		return e, nil
@@ -110,7 +114,7 @@ func (d *decoder) rebuild(w *wireEntry) error {
 	if !w.scalars {
 		rec.Vars = normalizeMap(rec.Vars)
 	}
-	if len(w.Refs)+len(w.Append)+len(w.items)+len(w.Patch)+len(w.patched) > 0 {
+	if len(w.Refs)+len(w.Append)+len(w.items)+len(w.Patch)+len(w.patched)+len(w.Concat) > 0 {
 		if err := w.givenOnce(); err != nil {
 			return err
 		}
@@ -121,8 +125,8 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		}
 		rec.Vars[name] = v
 	}
-	if w.scalars && len(d.lists) == 0 && len(d.maps) == 0 {
-		// Nothing to forget, nothing to remember: no list or map.
+	if w.scalars && len(d.lists) == 0 && len(d.maps) == 0 && len(d.strs) == 0 && !hasLong(rec.Vars) {
+		// Nothing to forget, nothing to remember: no list, map or long string.
 	} else {
 		d.remember(rec.Vars)
 	}
@@ -141,6 +145,16 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		set(name, s)
 		delete(d.lists, name)
 		delete(d.maps, name)
+		d.strs[name] = s
+	}
+	for name, tail := range w.Concat {
+		prev, ok := d.strs[name]
+		if !ok {
+			return fmt.Errorf("text appended to string %s, which no earlier line wrote", name)
+		}
+		s := d.concat(name, prev, tail)
+		d.strs[name] = s
+		set(name, s)
 	}
 	if w.items == nil && len(w.Append) > 0 {
 		w.items = make(map[string][]any, len(w.Append))
@@ -237,13 +251,47 @@ func (d *decoder) remember(vars map[string]any) {
 	for name, v := range vars {
 		delete(d.lists, name)
 		delete(d.maps, name)
+		if len(d.strs) > 0 {
+			delete(d.strs, name)
+		}
 		switch x := v.(type) {
 		case []any:
 			d.lists[name] = x[:len(x):len(x)]
 		case map[string]any:
 			d.maps[name] = x
+		case string:
+			if len(x) >= refMin {
+				d.strs[name] = x
+			}
 		}
 	}
+}
+
+// hasLong reports whether vars holds a string of refMin bytes or more (one
+// a later line may append to).
+func hasLong(vars map[string]any) bool {
+	for _, v := range vars {
+		if s, ok := v.(string); ok && len(s) >= refMin {
+			return true
+		}
+	}
+	return false
+}
+
+// concat returns prev followed by tail, string variable name's new value.
+// It is built in place in the bytes the variable's last value was built in,
+// when prev is that value, so that a string growing at every line costs its
+// growth, not its length, per line (amortized): strings handed out are never
+// changed, as the bytes are only ever written past the longest one.
+func (d *decoder) concat(name, prev, tail string) string {
+	buf := d.grown[name]
+	if len(buf) != len(prev) || len(buf) == 0 || unsafe.StringData(prev) != &buf[0] {
+		buf = make([]byte, len(prev), 2*len(prev)+len(tail))
+		copy(buf, prev)
+	}
+	buf = append(buf, tail...)
+	d.grown[name] = buf
+	return unsafe.String(&buf[0], len(buf))
 }
 
 func decodeNumbers(raw []byte, v any) error {
@@ -269,6 +317,11 @@ func decodeNumbers(raw []byte, v any) error {
 func (w *wireEntry) givenOnce() error {
 	vars := w.Record.Vars
 	for name := range w.Refs {
+		if has(vars, name) || has(w.Append, name) || has(w.items, name) || has(w.Patch, name) || has(w.patched, name) || has(w.Concat, name) {
+			return givenTwice(name)
+		}
+	}
+	for name := range w.Concat {
 		if has(vars, name) || has(w.Append, name) || has(w.items, name) || has(w.Patch, name) || has(w.patched, name) {
 			return givenTwice(name)
 		}

@@ -14,7 +14,7 @@ import (
 // then decoded by encoding/json: a line it accepts decodes to the same
 // entry (TestFastStepDecodesAsEncodingJSON, FuzzFastStep).
 //
-// With heads set, the line's variables (vars, vars_append) are checked as
+// With heads set, the line's variables (vars and deltas) are checked as
 // JSON but not read: the entry has none (see decoder.heads).
 func fastStep(text []byte, names *interner, heads bool) (*wireEntry, bool) {
 	return fastStepInto(text, names, heads, &stepBuf{}) // one allocation for the three
@@ -68,7 +68,7 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 			return nil, false // a member twice: encoding/json merges objects
 		}
 		seenBits |= bit
-		if heads && (key == "vars" || key == "vars_append" || key == "vars_patch") {
+		if heads && (key == "vars" || key == "vars_append" || key == "vars_patch" || key == "vars_concat") {
 			if c := p.peek(); c != '{' && c != 'n' || !p.skip(0) {
 				return nil, false
 			}
@@ -160,6 +160,21 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 				}
 				w.items[name] = xs
 			}
+		case "vars_concat":
+			m, ok := p.object(0)
+			if !ok {
+				return nil, false
+			}
+			if m != nil { // null: none, as encoding/json reads it
+				w.Concat = make(map[string]string, len(m))
+			}
+			for name, v := range m {
+				s, ok := v.(string)
+				if !ok {
+					return nil, false
+				}
+				w.Concat[name] = s
+			}
 		case "vars_patch":
 			ps, ok := p.patches()
 			if !ok {
@@ -209,9 +224,13 @@ func (p *jsonReader) knownMember() (string, bool) {
 		case b[2] == 'i':
 			k = "via"
 		case b[4] == 's' && len(b) > 6 && b[5] == '_':
-			k = "vars_append"
-			if b[6] == 'p' {
+			switch b[6] {
+			case 'p':
 				k = "vars_patch"
+			case 'c':
+				k = "vars_concat"
+			default:
+				k = "vars_append"
 			}
 		default:
 			k = "vars"
@@ -283,6 +302,8 @@ func memberBit(key string) uint32 {
 		return 1 << 15
 	case "vars_patch":
 		return 1 << 16
+	case "vars_concat":
+		return 1 << 17
 	}
 	return 0
 }

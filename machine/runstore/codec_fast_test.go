@@ -111,6 +111,8 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"m": map[string]any{"a": 1, "b": "x", "c": []any{1.5}, "d": 4, "e": 5, "f": 6, "long": strings.Repeat("x", 100)}}},
 		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"m": map[string]any{"a": 2, "b": "x", "c": []any{1.5}, "d": 4, "e": 5, "g": map[string]any{"h": nil}, "long": strings.Repeat("x", 100)}},
 			MapKeys: map[string][]string{"m": {"a", "f", "g"}}},
+		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"log": strings.Repeat("y", refMin)}},
+		{From: "a", To: "a", Via: "next[1]", Vars: map[string]any{"log": strings.Repeat("y", refMin) + "line 2: é\n"}},
 	}
 	for i, rec := range recs {
 		rec.Seq, rec.Start, rec.Duration = i+1, at, 1234*time.Microsecond
@@ -124,7 +126,8 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(recs), fast, "every step line of this journal is read by fastStep")
-	assert.Contains(t, journalLines(t, run)[len(recs)], `"vars_patch":{"m":{"set":{"a":2,"g":{"h":null}},"del":["f"]}}`)
+	assert.Contains(t, journalLines(t, run)[len(recs)-2], `"vars_patch":{"m":{"set":{"a":2,"g":{"h":null}},"del":["f"]}}`)
+	assert.Contains(t, journalLines(t, run)[len(recs)], `"vars_concat":{"log":"line 2: é\n"}`)
 
 	// Lines fastStep leaves to encoding/json, or reads as it does.
 	for _, line := range []string{
@@ -148,6 +151,11 @@ func TestFastStepDecodesAsEncodingJSON(t *testing.T) {
 		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"set":{"k":1},"set":{"l":2}}}}`,
 		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"del":[1]}}}`,
 		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"x":1}}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_concat":{"log":"a\"b\u00e9\n","s":""}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_concat":{"log":7}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_concat":{"log":null}}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_concat":null}`,
+		`{"type":"step","seq":1,"start":"2026-11-26T20:01:27Z","duration":0,"vars_concat":{"log":"a","log":"b"}}`,
 		`{"type":"step","seq":1,"vars":{"d":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `},"start":"2026-11-26T20:01:27Z","duration":0}`,
 		`{"type":"pause","at":"2026-11-26T20:01:27Z"}`,
 	} {
@@ -159,6 +167,7 @@ func FuzzFastStep(f *testing.F) {
 	f.Add([]byte(`{"type":"step","seq":1,"from":"a","to":"a","via":"next[1]","vars":{"n":1,"xs":[1,"b",{"c":null}]},"start":"2026-11-26T20:01:27.410160026Z","duration":0,"vars_append":{"ys":[2.5]},"crc":"dc69f647"}`))
 	f.Add([]byte(`{"type":"step","seq":4,"from":"done","to":"","via":"final","start":"2026-11-26T20:01:27Z","duration":0,"end":true}`))
 	f.Add([]byte(`{"type":"step","seq":5,"from":"a","to":"a","via":"next[1]","vars":{"n":5},"start":"2026-11-26T20:01:27Z","duration":0,"vars_patch":{"m":{"set":{"k4":4,"x":[1,{"y":"z"}]},"del":["a"]}},"crc":"32251c5c"}`))
+	f.Add([]byte(`{"type":"step","seq":6,"from":"a","to":"a","via":"next[1]","vars":{"n":6},"start":"2026-11-26T20:01:27Z","duration":0,"vars_concat":{"log":"line 6\n"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if !json.Valid(line) {
 			if _, ok := fastStep(line, &interner{}, false); ok {
@@ -174,7 +183,7 @@ func FuzzFastStep(f *testing.F) {
 		if full {
 			require.True(t, heads, "fastStep reads %q but not its head", line)
 			w, _ := fastStep(line, &interner{}, false)
-			w.Record.Vars, w.items, w.patched, w.scalars = nil, nil, nil, false // what heads does not read
+			w.Record.Vars, w.items, w.patched, w.Concat, w.scalars = nil, nil, nil, nil, false // what heads does not read
 			require.Equal(t, w, head)
 		}
 	})
@@ -287,7 +296,7 @@ func TestPlainStringReadsAsEncodingJSON(t *testing.T) {
 // a colon, on the names fastStep reads, names that begin as they do, and
 // names written otherwise.
 func TestKnownMemberReadsAsMemberName(t *testing.T) {
-	names := []string{"type", "seq", "from", "to", "via", "guard", "event", "action", "error", "warn", "vars", "start", "duration", "end", "vars_append", "crc"}
+	names := []string{"type", "seq", "from", "to", "via", "guard", "event", "action", "error", "warn", "vars", "start", "duration", "end", "vars_append", "vars_patch", "vars_concat", "crc"}
 	var texts []string
 	for _, n := range names {
 		texts = append(texts, `"`+n+`":1`, `"`+n+`" :1`, `"`+n+`x":1`, `"`+n[:len(n)-1]+`":1`, `"`+strings.ToUpper(n[:1])+n[1:]+`":1`, `"`+n+`\u0000":1`, `"`+n+`"`)

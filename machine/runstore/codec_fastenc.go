@@ -12,9 +12,9 @@ import (
 // appendFastStep appends w's JSON line (without the newline) as
 // encoding/json writes it (SetEscapeHTML(false)), without reflection, when w
 // is a step of the kind most lines are: routing, context variables, memory
-// operations, notes, list appends, references. It reports false for anything
-// else (an answer, a payload, a map patch, a marker...), which encoding/json
-// then writes: a line it writes is the same bytes
+// operations, notes, list and string appends, references. It reports false
+// for anything else (an answer, a payload, a map patch, a marker...), which
+// encoding/json then writes: a line it writes is the same bytes
 // (TestFastStepEncodesAsEncodingJSON).
 func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
 	e := w.Entry
@@ -137,6 +137,18 @@ func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
 			b = append(b, `,"len":`...)
 			b = strconv.AppendInt(b, int64(ref.Len), 10)
 			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	if len(w.Concat) > 0 {
+		b = append(b, `,"vars_concat":{`...)
+		for i, k := range slices.Sorted(maps.Keys(w.Concat)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = appendJSONString(b, w.Concat[k])
 		}
 		b = append(b, '}')
 	}

@@ -48,6 +48,8 @@ func TestFastStepEncodesAsEncodingJSON(t *testing.T) {
 		}}}}},
 		{name: "appends", fast: true, w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 5, From: "a", To: "a", Via: "v", Start: at, Vars: map[string]any{"n": 5}}},
 			Append: map[string]json.RawMessage{"ys": json.RawMessage(`[1,"b"]`), "xs": json.RawMessage(`[{"k":2}]`)}}},
+		{name: "string appends, escapes", fast: true, w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 6, From: "a", To: "a", Via: "v", Start: at, Vars: map[string]any{"n": 6}}},
+			Concat: map[string]string{"log": "line 6: \"é\" <&>\n\u2028", "a": "", "k\"ey": "x"}, Append: map[string]json.RawMessage{"xs": json.RawMessage(`[1]`)}}},
 		{name: "a NaN: encoding/json refuses it", w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, Vars: map[string]any{"f": math.NaN()}}}}},
 		{name: "memory, notes, a reference: an agent's step", fast: true, w: &wireEntry{Entry: &Entry{Type: EntryStep, Record: &machine.Record{Seq: 1, Start: at, From: "optimizer", To: "tool_executor", Via: "next[1]", Action: "llm.optimizer",
 			Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: json.RawMessage(`{ "role": "assistant",  "content": "a <b> & \u00e9" }`)}, {Op: "clear", Key: "l3"}},

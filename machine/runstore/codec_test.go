@@ -364,6 +364,7 @@ func FuzzParseJournal(f *testing.F) {
 	f.Add(withCRC([]byte(`{"type":"step","seq":1,"memory":[{"op":"put","key":"k","value":"abc"}],"vars_ref":{"s":{"op":0,"at":1,"len":2}}}` + "\n")))
 	f.Add([]byte(`{"type":"step","seq":1,"vars":{"m":{"a":1}}}` + "\n" + `{"type":"step","seq":2,"vars_patch":{"m":{"set":{"b":2},"del":["a"]}}}` + "\n"))
 	f.Add([]byte(`{"type":"step","seq":1,"vars":{"m":{}},"vars_patch":{"m":null},"vars_ref":{"s":null}}` + "\n"))
+	f.Add([]byte(`{"type":"step","seq":1,"vars":{"s":"` + strings.Repeat("x", refMin) + `"}}` + "\n" + `{"type":"step","seq":2,"vars_concat":{"s":"é\n"}}` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		l, err := ParseJournal(b) // must not panic
 		if err == nil && l.Steps() != len(l.Records) {

@@ -136,7 +136,7 @@ func TestReadStepsRefusesDamagedLines(t *testing.T) {
 // never a panic, and records that read write back to lines that read the
 // same.
 func FuzzReadSteps(f *testing.F) {
-	for _, name := range []string{"grow.yaml", "growmap.yaml", "mixed.yaml"} {
+	for _, name := range []string{"grow.yaml", "growmap.yaml", "mixed.yaml", "growtext.yaml"} {
 		recs, _ := runRecords(&testing.T{}, name, 4)
 		b, err := EncodeSteps(recs)
 		if err != nil {

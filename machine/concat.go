@@ -1,0 +1,120 @@
+package machine
+
+import (
+	"unsafe"
+
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
+	mspec "github.com/lppctl/lppctl/machine/spec"
+)
+
+// A set that adds text to the end of a string variable, `log: log + "\n" +
+// line`, would copy the whole string at every step (once per `+`: expr
+// builds each sum anew): a run whose transcript gains a line per transition
+// would be quadratic. Such a set is compiled twice, as lists' appends are
+// (see appendTail): as written, and as the list of the parts added. At run
+// time the parts are added to bytes the run owns, in place when their spare
+// capacity allows: O(1) amortized per byte added.
+//
+// Values stay immutable as far as anyone else sees: the run writes the
+// bytes only past the longest string it handed out of them (its variable's
+// value), so no string anyone holds ever changes. The journal tells the
+// text added from the value it wrote last at no cost either: the new value
+// starts with the very bytes of the old one (see runstore's vars_concat).
+
+// textParts compiles the parts a set of string variable v adds to its own
+// value, when the expression is `NAME + PART1 + PART2...` with NAME v's own
+// name: `[PART1, PART2, ...]`. It is nil for any other shape, for a variable
+// with an enum (its every value is checked against it) and when the parts
+// do not compile as a list.
+func textParts(src string, v *mspec.Var, env map[string]any) *vm.Program {
+	if v.Type != mspec.TypeString || len(v.Enum) > 0 {
+		return nil
+	}
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil
+	}
+	var parts []ast.Node
+	n := tree.Node
+	for {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok || b.Operator != "+" {
+			break
+		}
+		parts = append(parts, b.Right)
+		n = b.Left
+	}
+	if id, ok := n.(*ast.IdentifierNode); !ok || id.Value != v.Name || len(parts) == 0 {
+		return nil
+	}
+	list := "["
+	for i := len(parts) - 1; i >= 0; i-- {
+		list += parts[i].String()
+		if i > 0 {
+			list += ", "
+		}
+	}
+	p, err := mspec.CompileValue(list+"]", mspec.TypeList, env)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// addText evaluates the parts a adds to its string variable, when a is
+// such a set and the variable holds a string: the new value. ok is false
+// when the set must be evaluated as written: a part that is not a string (a
+// sum of numbers, say, which `+` would add), the parts failing (for the
+// error's sake), the value past MaxValueBytes.
+func (r *Run) addText(a *Cassign) (val string, own []byte, ok bool) {
+	if a.text == nil {
+		return "", nil, false
+	}
+	cur, isString := r.env[a.V.Name].(string)
+	if !isString {
+		return "", nil, false
+	}
+	t, err := r.vm.Run(a.text, r.env)
+	if err != nil {
+		return "", nil, false
+	}
+	parts, _ := t.([]any)
+	n := len(cur)
+	for _, p := range parts {
+		s, isString := p.(string)
+		if !isString {
+			return "", nil, false
+		}
+		n += len(s)
+	}
+	if n > mspec.MaxValueBytes || n == len(cur) {
+		return "", nil, false
+	}
+	own = r.text[a.V.Name]
+	if len(own) != len(cur) || len(cur) == 0 || unsafe.StringData(cur) != &own[0] {
+		// Not the bytes this run added to last: start bytes of its own.
+		own = make([]byte, len(cur), max(2*len(cur), n)+64)
+		copy(own, cur)
+	}
+	for _, p := range parts {
+		own = append(own, p.(string)...)
+	}
+	return unsafe.String(&own[0], len(own)), own, true
+}
+
+// keepText records that the run owns the bytes of string variable name's
+// new value (nil: it was set otherwise).
+func (r *Run) keepText(name string, own []byte) {
+	if own == nil {
+		if r.text != nil {
+			delete(r.text, name)
+		}
+		return
+	}
+	if r.text == nil {
+		r.text = map[string][]byte{}
+	}
+	r.text[name] = own
+}

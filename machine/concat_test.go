@@ -1,0 +1,180 @@
+package machine_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// textSpec adds to log at every step, from the state's set and, every third
+// step, from the transition's; held takes a copy of log there and adds to
+// it in b: two strings that began as one.
+const textSpec = `
+lpp: 1
+name: texts
+context:
+  n:    {type: int, default: 0}
+  log:  {type: string, default: ""}
+  held: {type: string, default: ""}
+initial: a
+states:
+  a:
+    set: {n: n + 1, log: 'log + "line " + string(n) + ": é\n"'}
+    next:
+      - {to: b, when: 'n % 3 == 0', set: {held: log, log: 'log + "→b\n"'}}
+      - {to: a}
+  b:
+    set: {held: 'held + "!"'}
+    next: [{to: a}]
+`
+
+// textWant is what textSpec's log and held are after steps steps.
+func textWant(steps int) (log, held string) {
+	n, state := 0, "a"
+	for range steps {
+		if state == "b" {
+			held += "!"
+			state = "a"
+			continue
+		}
+		log += fmt.Sprintf("line %d: é\n", n)
+		n++
+		if n%3 == 0 {
+			held = log
+			log += "→b\n"
+			state = "b"
+		}
+	}
+	return log, held
+}
+
+func TestAStringAddedToLeavesEveryValueHandedOutUnchanged(t *testing.T) {
+	m := compileSpec(t, textSpec, nil)
+	type seen struct{ held, copy string }
+	var values []seen
+	r, err := m.NewRun(nil, machine.WithObserver(machine.ObserverFunc(func(_ context.Context, rec *machine.Record) error {
+		for _, name := range []string{"log", "held"} {
+			if s, ok := rec.Vars[name].(string); ok {
+				values = append(values, seen{s, strings.Clone(s)})
+			}
+		}
+		return nil
+	})))
+	require.NoError(t, err)
+	for i := range 60 {
+		_, err := r.Step(context.Background())
+		require.NoError(t, err)
+		log, held := textWant(i + 1)
+		require.Equal(t, log, r.Var("log"), "log after step %d", i+1)
+		require.Equal(t, held, r.Var("held"), "held after step %d", i+1)
+	}
+	require.NotEmpty(t, values)
+	for i, v := range values {
+		assert.Equal(t, v.copy, v.held, "value %d changed after it was handed out", i)
+	}
+}
+
+// TestAStringThatGrowsAtEveryStepCostsWhatItGained runs a set that adds a
+// line to a string for 1,000 and for 8,000 steps: the bytes allocated per
+// step must not grow with the string (expr's + copies it whole, twice here).
+func TestAStringThatGrowsAtEveryStepCostsWhatItGained(t *testing.T) {
+	m := compileSpec(t, `
+lpp: 1
+name: transcript
+context:
+  n:   {type: int, default: 0}
+  log: {type: string, default: ""}
+initial: a
+states:
+  a:
+    set: {n: n + 1, log: 'log + "line " + string(n) + ": the model said something of a usual length\n"'}
+    next: [{to: a}]
+`, nil)
+	perStep := map[int]float64{}
+	for _, steps := range []int{1000, 8000} {
+		r, err := m.NewRun(nil, machine.WithMaxTransitions(1<<20))
+		require.NoError(t, err)
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range steps {
+			_, err := r.Step(context.Background())
+			require.NoError(t, err)
+		}
+		runtime.ReadMemStats(&after)
+		perStep[steps] = float64(after.TotalAlloc-before.TotalAlloc) / float64(steps)
+		assert.Len(t, r.Var("log"), len(fmt.Sprint(r.Var("log"))))
+		assert.True(t, strings.HasSuffix(r.Var("log").(string), fmt.Sprintf("line %d: the model said something of a usual length\n", steps-1)))
+	}
+	assert.Less(t, perStep[8000], 2*perStep[1000], "bytes allocated per step, by steps: %v", perStep)
+}
+
+// TestASetAddingToAStringIsEvaluatedAsWrittenWhenItMust: the parts are
+// added in place only when they are strings and the result is one the set
+// as written would give; anything else is the set as written, its errors
+// included.
+func TestASetAddingToAStringIsEvaluatedAsWrittenWhenItMust(t *testing.T) {
+	tests := []struct {
+		name    string
+		context string // the spec's context lines besides n
+		set     string
+		steps   int
+		want    string // log after steps, or the error of the last step
+		wantErr bool
+	}{
+		{name: "a part that is a number: the error of string + int", context: `m: {type: map, default: {x: 1}}`, set: `log + m.x`, steps: 1,
+			want: "cannot apply set of state \"a\": test.yaml:11:31: set log: invalid operation: string + int (in log + m.x)", wantErr: true},
+		{name: "a null string: the error of nil + string", context: `log: {type: string, nullable: true, default: null}`, set: `log + "x"`, steps: 1,
+			want: "cannot apply set of state \"a\": test.yaml:10:31: set log: invalid operation: <nil> + string (in log + \"x\")", wantErr: true},
+		{name: "an enum: each value checked", context: `log: {type: string, enum: [a, ax], default: a}`, set: `log + "x"`, steps: 2,
+			want: "cannot apply set of state \"a\": log: \"axx\" is not one of [\"a\", \"ax\"]", wantErr: true},
+		{name: "past the size limit: the set's error", context: `big: {type: string, default: ""}`, set: `log + repeat("x", 900000)`, steps: 10,
+			want: "cannot apply set of state \"a\": test.yaml:11:27: set log: the value is 9000000 bytes or more, past the limit of 8388608 for a context value; a set that grows a value on every pass (s: s + s) never ends: bound it with a guard (in log + repeat(\"x\", 900000))", wantErr: true},
+		{name: "parts that are strings from a map", context: `m: {type: map, default: {x: "y"}}`, set: `log + m.x + "-"`, steps: 3, want: "y-y-y-"},
+		{name: "a part in parentheses", set: `log + ("a" + "b")`, steps: 2, want: "abab"},
+		{name: "an empty part: the value unchanged", set: `log + ""`, steps: 2, want: ""},
+		{name: "prepended: as written", set: `"<" + log`, steps: 2, want: "<<"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := "  n:   {type: int, default: 0}\n"
+			if !strings.Contains(tt.context, "log:") {
+				ctx += "  log: {type: string, default: \"\"}\n"
+			}
+			if tt.context != "" {
+				ctx += "  " + tt.context + "\n"
+			}
+			m := compileSpec(t, `
+lpp: 1
+name: parts
+context:
+`+ctx+`initial: a
+states:
+  a:
+    set: {n: n + 1, log: '`+tt.set+`'}
+    next: [{to: a}]
+`, nil)
+			r, err := m.NewRun(nil)
+			require.NoError(t, err)
+			for i := range tt.steps {
+				_, err = r.Step(context.Background())
+				if i < tt.steps-1 || !tt.wantErr {
+					require.NoError(t, err)
+				}
+			}
+			if tt.wantErr {
+				require.Error(t, err)
+				assert.Equal(t, tt.want, err.Error())
+				return
+			}
+			assert.Equal(t, tt.want, r.Var("log"))
+		})
+	}
+}
