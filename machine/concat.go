@@ -93,12 +93,17 @@ func (r *Run) addText(a *Cassign) (val string, own []byte, ok bool) {
 		return "", nil, false
 	}
 	own = r.text[a.V.Name]
-	if len(own) != len(cur) || len(cur) == 0 || unsafe.StringData(cur) != &own[0] {
-		// Not the bytes this run added to last: start bytes of its own.
-		own = make([]byte, len(cur), max(2*len(cur), n)+64)
-		copy(own, cur)
+	if len(own) != len(cur) || len(cur) == 0 || unsafe.StringData(cur) != &own[0] || n > cap(own) {
+		// Not the bytes this run added to last, or too few: new bytes of
+		// its own, of a capacity that depends on the lengths alone (not on
+		// append's growth, which Go versions change), so that which values
+		// share their bytes is the same on every replay of a run (the
+		// Temporal engine's records count on it).
+		grown := make([]byte, len(cur), 2*n+64)
+		copy(grown, cur)
+		own = grown
 	}
-	for _, p := range parts {
+	for _, p := range parts { // within own's capacity: in place
 		own = append(own, p.(string)...)
 	}
 	return unsafe.String(&own[0], len(own)), own, true

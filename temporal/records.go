@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -25,7 +26,10 @@ import (
 //     see; a list it appended to says so: Record.Appended);
 //   - a map the step changed keys of as those keys (Record.MapKeys), the
 //     run's map being changed in place afterwards;
-//   - any other map copied (the run may come to change it in place).
+//   - any other map copied (the run may come to change it in place);
+//   - a string as the run's string: one the run added to in place shares
+//     its bytes with the one before (machine/concat.go), so it costs what
+//     it grew by.
 //
 // A reader walks the records from the execution's first context
 // (runstore.Walker) to have their maps whole.
@@ -33,8 +37,10 @@ type execRecords struct {
 	// lines says that a record's size counts what it holds (runBounds.Lines);
 	// appends, that it counts a list appended to as the items appended and
 	// every other value whole (runBounds.Appends); neither, every value it
-	// changed whole, as executions from before them did.
-	lines, appends bool
+	// changed whole, as executions from before them did. texts says that
+	// a string the run added to in place counts as the text added
+	// (runBounds.Texts).
+	lines, appends, texts bool
 	limit          int            // the blob limit: a value over it fails the run
 	base           map[string]any // the context when the execution began
 	recs           []*machine.Record
@@ -42,6 +48,13 @@ type execRecords struct {
 	bytes          int   // their sum (Segment.Records)
 	lists          map[string]listSize
 	maps           map[string]*mapSize
+	strs           map[string]textSize
+}
+
+// textSize is a string variable's value and JSON size when last measured.
+type textSize struct {
+	s    string
+	size int
 }
 
 // listSize is a list variable's length and JSON size when last measured.
@@ -120,6 +133,10 @@ func (x *execRecords) measure(name string, v any, rec *machine.Record) (size, ke
 		x.forget(name)
 		return 0, 0, nil
 	case string:
+		if x.texts {
+			size, kept = x.textSize(name, val)
+			return size, kept, nil
+		}
 		x.forget(name)
 		n := jsonStringLen(val)
 		return n, n, nil
@@ -146,6 +163,32 @@ func (x *execRecords) measure(name string, v any, rec *machine.Record) (size, ke
 func (x *execRecords) forget(name string) {
 	delete(x.lists, name)
 	delete(x.maps, name)
+	delete(x.strs, name)
+}
+
+// textSize returns the JSON size of string variable name's new value s and
+// the bytes a light record keeps of it: the text added, when s shares its
+// bytes with the value last measured and is longer (the run added to it in
+// place: the records hold the bytes once), else s whole; and remembers it.
+// Which values share their bytes depends only on their lengths
+// (Run.addText), so a replay counts as the run did. The text added must be
+// valid UTF-8 for the JSON sizes to add up (jsonStringLen).
+func (x *execRecords) textSize(name, s string) (size, kept int) {
+	delete(x.lists, name)
+	delete(x.maps, name)
+	last, ok := x.strs[name]
+	if ok && len(s) > len(last.s) && len(last.s) > 0 && unsafe.StringData(s) == unsafe.StringData(last.s) && utf8.ValidString(s[len(last.s):]) {
+		kept = jsonStringLen(s[len(last.s):])
+		size = last.size + kept - 2 // "ab" and "c" make "abc"
+	} else {
+		size = jsonStringLen(s)
+		kept = size
+	}
+	if x.strs == nil {
+		x.strs = map[string]textSize{}
+	}
+	x.strs[name] = textSize{s: s, size: size}
+	return size, kept
 }
 
 // listSize returns the JSON size of list variable name's new value xs and

@@ -180,3 +180,52 @@ func TestAnAnswerRebuildsARunFromLightRecords(t *testing.T) {
 		})
 	}
 }
+
+// textLoopSpec adds a line of about 2 KB to a string at each of 400 steps:
+// 800 KB at the end, 160 MB if every step's value counted whole.
+var textLoopSpec = `lpp: 1
+name: textloop
+context:
+  n: {type: int, default: 0}
+  log: {type: string, default: ""}
+initial: grow
+limits: {max_transitions: 1000}
+states:
+  grow:
+    do: noop
+    set: {n: n + 1, log: 'log + "step " + string(n) + ": é ` + strings.Repeat("w", 1990) + `\n"'}
+    next:
+      - when: n >= 400
+        to: done
+      - to: grow
+  done:
+    final: true
+`
+
+// A run whose string gains a line at every step builds it in place
+// (machine/concat.go): its records count the lines added (and the string
+// whole when the run moves it to larger bytes: about twice its length in
+// all), not the string at every step, so it stays in one execution under a
+// records bound of 4 MB, its result holds each line once, and every step's
+// value is a local run's.
+func TestAGrowingStringCostsWhatItGained(t *testing.T) {
+	h := &testHost{root: t.TempDir()}
+	rel := writeSpec(t, h.root, "textloop.yaml", textLoopSpec)
+	local := localRecords(t, h, rel)
+	s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Records: 4 << 20}})
+	p, execs, err := s.run(startOf(t, h.root, rel, "run-text", nil))
+	require.NoError(t, err)
+	assert.Equal(t, 1, execs, "executions")
+	size := 0
+	for _, seg := range p.Segments {
+		size += len(seg)
+	}
+	assert.Less(t, size, 1<<20, "bytes of the records in the result (whole: ~160 MB)")
+	require.NoError(t, p.Flatten())
+	require.Len(t, p.Records, len(local.recs))
+	for i, rec := range temporal.WholeRecords(p.Records) {
+		b, err := json.Marshal(rec.Vars)
+		require.NoError(t, err)
+		require.JSONEq(t, local.recs[i], string(b), "step %d", i+1)
+	}
+}

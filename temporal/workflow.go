@@ -83,6 +83,10 @@ type runBounds struct {
 	// executions replay as they ran.
 	Lines   bool `json:"lines,omitempty"`
 	Appends bool `json:"appends,omitempty"`
+	// Texts says that a string the run added to in place counts as the
+	// text added (execRecords.textSize): absent from executions started
+	// before, whose records count every string whole.
+	Texts bool `json:"texts,omitempty"`
 }
 
 // bounds records this worker's bounds in the history (executions started
@@ -96,10 +100,11 @@ func (w *wfRun) bounds(ctx workflow.Context) {
 	}
 	var b runBounds
 	err := workflow.SideEffect(ctx, func(workflow.Context) any {
-		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit, Lines: true}
+		return runBounds{Segment: w.e.opts.Segment, BlobLimit: w.e.opts.BlobLimit, Lines: true, Texts: true}
 	}).Get(&b)
 	if err == nil && b.Segment.Transitions > 0 && b.BlobLimit > 0 {
 		w.seg, w.limit, w.recs.lines, w.recs.appends = b.Segment, b.BlobLimit, b.Lines, b.Appends && !b.Lines
+		w.recs.texts = b.Texts && b.Lines
 	}
 	w.recs.limit = w.limit
 	if w.st.Carry != nil { // lppctl runs lists the run from when it began
