@@ -41,14 +41,14 @@ type execRecords struct {
 	// a string the run added to in place counts as the text added
 	// (runBounds.Texts).
 	lines, appends, texts bool
-	limit          int            // the blob limit: a value over it fails the run
-	base           map[string]any // the context when the execution began
-	recs           []*machine.Record
-	sizes          []int // the bytes each record holds (or, before lines, its values whole)
-	bytes          int   // their sum (Segment.Records)
-	lists          map[string]listSize
-	maps           map[string]*mapSize
-	strs           map[string]textSize
+	limit                 int            // the blob limit: a value over it fails the run
+	base                  map[string]any // the context when the execution began
+	recs                  []*machine.Record
+	sizes                 []int // the bytes each record holds (or, before lines, its values whole)
+	bytes                 int   // their sum (Segment.Records)
+	lists                 map[string]listSize
+	maps                  map[string]*mapSize
+	strs                  map[string]textSize
 }
 
 // textSize is a string variable's value and JSON size when last measured.
