@@ -108,7 +108,11 @@ func TestAResultOfRecordsStoredWholeReads(t *testing.T) {
 // growboth.yaml: a list and a map that grow by a 100-byte item and key a
 // step, four executions). Today's code counts a map's changed keys,
 // but only in executions whose recorded bounds say so: these replay,
-// continuing as new where they did.
+// continuing as new where they did. replay_texts/growtext.yaml gains a
+// line of 1 KB at every step: recorded with the release before strings
+// counted as the text added (5835c77, steps=60: each step's string whole,
+// two executions; replay_texts_release) and with the first build that
+// counts them so (steps=700, two executions; replay_texts).
 func TestWorkflowReplaysRunsWhoseRecordsCountedValuesAsTheyDid(t *testing.T) {
 	for _, tc := range []struct {
 		dir   string
@@ -116,6 +120,8 @@ func TestWorkflowReplaysRunsWhoseRecordsCountedValuesAsTheyDid(t *testing.T) {
 	}{
 		{"replay_growlist", 3},
 		{"replay_appends", 4},
+		{"replay_texts_release", 2},
+		{"replay_texts", 2},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			// Their payloads refer to no blob a replay reads.
