@@ -37,6 +37,14 @@ func BenchmarkMapRun(b *testing.B) {
 	benchGrowRun(b, "growmap.yaml", []int{1000, 10000})
 }
 
+// BenchmarkTextRun runs growtext.yaml (log: log + "step N: ..." per
+// transition, a line of 70 bytes) to the given number of transitions,
+// journaled: linear when the set adds the line in place
+// (machine/concat.go) and the journal writes the line alone (vars_concat).
+func BenchmarkTextRun(b *testing.B) {
+	benchGrowRun(b, "growtext.yaml", []int{1000, 10000, 100000})
+}
+
 // BenchmarkMapActionRun runs growmap_action.yaml to the given number of
 // keys, journaled: its action bench.put sets m to a copy of m with one key
 // more (the copy is the action's, and the journal compares every key).
@@ -101,6 +109,12 @@ func BenchmarkResumeSteps(b *testing.B) {
 // map that gained one key per step (the journal holds a patch per step).
 func BenchmarkResumeMap(b *testing.B) {
 	benchResume(b, "growmap.yaml", []int{1000, 10000})
+}
+
+// BenchmarkResumeText is BenchmarkResumeSteps for a run of growtext.yaml: a
+// string that gained a line per step (the journal holds the line added).
+func BenchmarkResumeText(b *testing.B) {
+	benchResume(b, "growtext.yaml", []int{1000, 10000, 100000})
 }
 
 func benchResume(b *testing.B, spec string, sizes []int) {
