@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A Temporal run whose list grows by a 200-byte item at every step
-# (growlist.yaml), or whose map gains a 200-byte key (SPEC=growmap.yaml),
+# (growlist.yaml), whose map gains a 200-byte key (SPEC=growmap.yaml), or
+# whose string gains a 200-byte line (SPEC=growtext.yaml),
 # on a dev server with one worker: the blob store it leaves, and the wall
 # time and peak RSS of the client that follows it to its end (lppctl run
 # --engine temporal) and of lppctl runs show, with the worker still there
@@ -9,6 +10,7 @@
 #   bench/temporal/grow.sh [STEPS]     (default 3000)
 #   LPPCTL=/path/to/lppctl             use this binary (default: built from this tree)
 #   SPEC=growmap.yaml                  the map instead of the list
+#   SPEC=growtext.yaml                 the string instead of the list
 #
 # Needs the Temporal CLI on PATH (go install github.com/temporalio/cli/cmd/temporal@v1.5.1).
 set -euo pipefail
