@@ -163,11 +163,51 @@ func TestStepVarsShowTheKeysALargeMapChanged(t *testing.T) {
 		m[fmt.Sprintf("k%03d", i)] = i
 	}
 	rec := &machine.Record{Vars: map[string]any{"m": m, "n": 3}, MapKeys: map[string][]string{"m": {"k499", "k007", "k499", "gone"}}}
-	got := string(showStepVars(rec))
+	got := string(showStepVars(rec, nil))
 	assert.Contains(t, got, "<small>500 keys, 3 changed</small>")
 	assert.Contains(t, got, `<span class="j-key">&#34;gone&#34;</span>: <code class="j-null">(removed)</code>`)
 	assert.Contains(t, got, `<span class="j-key">&#34;k007&#34;</span>: <code class="j-lit">7</code>`)
 	assert.Contains(t, got, "… 498 other keys, not shown …")
 	assert.NotContains(t, got, "k008")
 	assert.Less(t, strings.Index(got, "gone"), strings.Index(got, "k007"), "the keys in order")
+}
+
+// addTextRun writes a run whose every step adds a line to string log, as a
+// running machine builds it (in place); the journal writes the lines added.
+func (f *fixture) addTextRun(steps int) string {
+	f.t.Helper()
+	var log []byte
+	return f.addStepsRun(steps, func(rec *machine.Record) {
+		log = append(log, fmt.Sprintf("line <%d> of the transcript, said at step %d\n", rec.Seq, rec.Seq)...)
+		rec.Vars = map[string]any{"log": string(log)}
+	}, nil)
+}
+
+// TestRunPageShowsTheTextAStepAdded: each step of a run whose string gains
+// a line at every step shows the line it added, not the string's first
+// 2,000 characters again; the page of 2,000 and 20,000 steps is about the
+// same size.
+func TestRunPageShowsTheTextAStepAdded(t *testing.T) {
+	f := newFixture(t, Options{PageSize: 50})
+	size := map[int]int{}
+	for _, steps := range []int{2000, 20000} {
+		id := f.addTextRun(steps)
+		body := f.do("GET", "/runs/"+id, "").Body.String()
+		size[steps] = len(body)
+		for _, seq := range []int{steps - 49, steps} {
+			assert.Contains(t, body, html.EscapeString(fmt.Sprintf("line <%d> of the transcript, said at step %d\n", seq, seq)), "the line step %d added", seq)
+		}
+		assert.Contains(t, body, fmt.Sprintf("… %s bytes before, not shown; added:", thousands(len(growText(steps-1)))), "the last step says what it leaves out")
+		assert.Equal(t, 1, strings.Count(body, html.EscapeString("line <1> of")), "the first line shows once, in the context")
+	}
+	assert.Less(t, float64(size[20000])/float64(size[2000]), 1.2, "bytes of the page by steps: %v", size)
+}
+
+// growText is addTextRun's log after steps steps.
+func growText(steps int) string {
+	var b strings.Builder
+	for seq := 1; seq <= steps; seq++ {
+		fmt.Fprintf(&b, "line <%d> of the transcript, said at step %d\n", seq, seq)
+	}
+	return b.String()
 }

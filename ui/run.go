@@ -365,8 +365,10 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	// the walk gives each its maps whole, as they were after it, shown
 	// before the next step changes them.
 	var walk runstore.Walker
+	texts := map[string]string{} // the string variables as of the step before (showStepVars)
 	for _, rec := range l.Records[:max(0, hi-size)] {
 		walk.Next(rec)
+		keepTexts(texts, rec)
 	}
 	for _, rec := range recs {
 		rec = walk.Next(rec)
@@ -384,7 +386,8 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 			}
 		}
 		if len(rec.Vars) > 0 {
-			sv.Vars = showStepVars(rec)
+			sv.Vars = showStepVars(rec, texts)
+			keepTexts(texts, rec)
 		}
 		d.Steps = append(d.Steps, sv)
 	}

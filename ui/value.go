@@ -148,6 +148,9 @@ func (s *shower) value(v any, depth int) {
 			func(i int) (string, any) { return "", x.list[i] })
 	case changedKeys:
 		s.changed(depth, x)
+	case addedText:
+		fmt.Fprintf(&s.b, `<p class="elided">… %s bytes before, not shown; added:</p>`, thousands(x.before))
+		writeText(&s.b, x.s[x.before:])
 	case removedKey:
 		s.b.WriteString(`<code class="j-null">(removed)</code>`)
 	case nil:
@@ -288,6 +291,13 @@ type changedKeys struct {
 	keys []string
 }
 
+// addedText is a string variable a step added text to the end of: its
+// bytes from before on are the step's.
+type addedText struct {
+	s      string
+	before int
+}
+
 // removedKey stands for a key a step removed.
 type removedKey struct{}
 
@@ -295,12 +305,20 @@ type removedKey struct{}
 // were after it: runstore.Walker) within stepBounds: a list the step
 // appended to says how many items it appended, and its last items show; a
 // map too large to show whole, of which the step changed some keys, shows
-// those keys.
-func showStepVars(rec *machine.Record) template.HTML {
+// those keys; a long string that starts with its value before the step
+// (prev: the variables' strings as of the step before) shows the text
+// added (a transcript's new line, not its first lines again).
+func showStepVars(rec *machine.Record, prev map[string]string) template.HTML {
 	view := make(map[string]any, len(rec.Vars))
 	for name, v := range rec.Vars {
 		view[name] = v
 		switch x := v.(type) {
+		case string:
+			// Strings read back from a journal share their bytes with the
+			// value before when they grew (vars_concat): compared in O(1).
+			if p, ok := prev[name]; ok && p != "" && len(x) > textCap && len(x) > len(p) && x[:len(p)] == p {
+				view[name] = addedText{s: x, before: len(p)}
+			}
 		case []any:
 			if n, ok := rec.Appended[name]; ok && n >= 0 && n < len(x) {
 				view[name] = appendedList{list: x, before: n}
@@ -340,4 +358,15 @@ func quote(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// keepTexts records the string variables rec set, for showStepVars.
+func keepTexts(texts map[string]string, rec *machine.Record) {
+	for name, v := range rec.Vars {
+		if s, ok := v.(string); ok {
+			texts[name] = s
+		} else {
+			delete(texts, name)
+		}
+	}
 }
