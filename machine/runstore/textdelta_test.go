@@ -186,3 +186,44 @@ func TestAGrowingStringCostsWhatItGained(t *testing.T) {
 	}
 	assert.Less(t, cost[1<<20], 2*cost[2*refMin]+2048, "bytes allocated per step by size of the string: %v", cost)
 }
+
+// FuzzStringDeltas writes the string values data makes, one step each, and
+// reads them back: every value reads as JSON holds it, whether it was
+// written whole or as the text added. data is read as steps: a byte's low
+// bit says whether the step adds the next bytes (up to the byte's value /
+// 2, at least 1) to the string before, in place, or sets a new string of
+// them; the first step's string is made long enough for deltas.
+func FuzzStringDeltas(f *testing.F) {
+	f.Add([]byte("\x01abc\x03de\x02fgh\x05\xe2\x82\x03\x82"))
+	f.Add([]byte("\x07line 1\n\x07line 2\n\x04x\xff\x05\xe2\x82\xac"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		enc, dec := newEncoder(), newDecoder()
+		buf := make([]byte, 0, 64)
+		buf = append(buf, strings.Repeat("é", refMin)...)
+		for seq := 1; len(data) > 0; seq++ {
+			op := data[0]
+			n := min(max(int(op)/2, 1), len(data)-1)
+			piece := data[1 : 1+n]
+			data = data[1+n:]
+			if op&1 == 1 || seq == 1 {
+				buf = append(buf, piece...) // in place while the capacity lasts
+			} else {
+				buf = append(make([]byte, 0, len(piece)+refMin), piece...)
+			}
+			s := ""
+			if len(buf) > 0 {
+				s = unsafe.String(&buf[0], len(buf))
+			}
+			line, commit, err := enc.encode(&Entry{Type: EntryStep, Record: &machine.Record{Seq: seq, Vars: map[string]any{"s": s}}})
+			require.NoError(t, err)
+			commit()
+			e, err := dec.decode(line[:len(line)-1])
+			require.NoError(t, err, "line %s", line)
+			want, err := json.Marshal(s)
+			require.NoError(t, err)
+			var ws string
+			require.NoError(t, json.Unmarshal(want, &ws))
+			require.Equal(t, ws, e.Record.Vars["s"], "step %d: %s", seq, line)
+		}
+	})
+}
