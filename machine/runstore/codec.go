@@ -76,6 +76,9 @@ type wireEntry struct {
 	// scalars says that fastStep read Vars and found no list or map in
 	// it: its values are as NormalizeJSON leaves them.
 	scalars bool
+	// short says that fastStep read Vars from fewer than refMin bytes, so
+	// that none of them is a string a later line may add text to.
+	short bool
 }
 
 // encoder renders entries as lines. It remembers how it last wrote each list

@@ -125,7 +125,7 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		}
 		rec.Vars[name] = v
 	}
-	if w.scalars && len(d.lists) == 0 && len(d.maps) == 0 && len(d.strs) == 0 && !hasLong(rec.Vars) {
+	if w.scalars && len(d.lists) == 0 && len(d.maps) == 0 && len(d.strs) == 0 && (w.short || !hasLong(rec.Vars)) {
 		// Nothing to forget, nothing to remember: no list, map or long string.
 	} else {
 		d.remember(rec.Vars)

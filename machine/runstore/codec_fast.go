@@ -117,11 +117,12 @@ func fastStepInto(text []byte, names *interner, heads bool, one *stepBuf) (*wire
 				vars = map[string]any{}
 				one.vars = vars
 			}
+			start := p.i
 			m, ok := p.objectInto(0, vars)
 			if !ok {
 				return nil, false
 			}
-			rec.Vars, w.scalars = m, p.nested == 0
+			rec.Vars, w.scalars, w.short = m, p.nested == 0, p.i-start < refMin
 		case "start":
 			start := p.i
 			if _, ok := p.plainString(); !ok {
