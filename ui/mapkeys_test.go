@@ -211,3 +211,51 @@ func growText(steps int) string {
 	}
 	return b.String()
 }
+
+// TestALivePageReadsOnlyTheStepsMadeSince: the run page of a run that goes
+// on reads its journal once, then only what the run appended since the
+// page before: a page a step later costs the same at 2,000 steps and at
+// 20,000 (it read the whole journal at each refresh).
+func TestALivePageReadsOnlyTheStepsMadeSince(t *testing.T) {
+	f := newFixture(t, Options{PageSize: 50})
+	first, again := map[int]uint64{}, map[int]uint64{}
+	for _, steps := range []int{2000, 20000} {
+		var xs []any
+		var id string
+		f.addStepsRun(steps, func(rec *machine.Record) {
+			before := len(xs)
+			xs = append(xs, fmt.Sprintf("item <%d>", rec.Seq))
+			rec.Vars = map[string]any{"xs": xs[:len(xs):len(xs)]}
+			if before > 0 {
+				rec.Appended = map[string]int{"xs": before}
+			}
+		}, func(i int) {
+			if i < steps-1 {
+				return
+			}
+			if id == "" {
+				runs, err := f.store.List()
+				require.NoError(t, err)
+				for _, r := range runs {
+					if r.Meta.Status == machine.StatusRunning || r.Meta.Steps == 0 {
+						id = r.Meta.ID
+					}
+				}
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			body := f.do("GET", "/runs/"+id, "").Body.String()
+			runtime.ReadMemStats(&after)
+			require.Contains(t, body, html.EscapeString(quote(fmt.Sprintf("item <%d>", i))), "step %d's item", i)
+			if i == steps-1 {
+				first[steps] = after.TotalAlloc - before.TotalAlloc
+			} else {
+				again[steps] = after.TotalAlloc - before.TotalAlloc
+			}
+		})
+	}
+	t.Logf("bytes allocated by the page read first: %v; a step later: %v", first, again)
+	assert.Greater(t, first[20000], 3*first[2000], "the page read first reads the journal")
+	assert.Less(t, float64(again[20000]), 1.5*float64(again[2000]), "bytes allocated by the page a step later, by the run's steps")
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
-	"sync"
 
 	"github.com/lppctl/lppctl/internal/promptlog"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -41,34 +40,9 @@ type callMessages struct {
 	Reply *sentMessage
 }
 
-// promptIndexes are the prompts files' indexes of the runs whose pages
-// were shown last (at most promptIndexesKept), most recent first.
-type promptIndexes struct {
-	mu   sync.Mutex
-	list []*promptlog.Index
-	path []string
-}
-
+// promptIndexesKept is how many runs' prompts.jsonl indexes the server
+// keeps (recent).
 const promptIndexesKept = 16
-
-// get returns path's index, kept for the next page.
-func (c *promptIndexes) get(path string) *promptlog.Index {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	i := slices.Index(c.path, path)
-	var x *promptlog.Index
-	if i >= 0 {
-		x = c.list[i]
-		c.list, c.path = slices.Delete(c.list, i, i+1), slices.Delete(c.path, i, i+1)
-	} else {
-		x = promptlog.NewIndex(path)
-	}
-	c.list, c.path = slices.Insert(c.list, 0, x), slices.Insert(c.path, 0, path)
-	if len(c.list) > promptIndexesKept {
-		c.list, c.path = c.list[:promptIndexesKept], c.path[:promptIndexesKept]
-	}
-	return x
-}
 
 // resolveMessages fills the messages of the calls that name them, looking
 // them up in the run's prompts.jsonl in dir through its index (which reads
@@ -83,7 +57,8 @@ func (s *Server) resolveMessages(dir string, calls []*logLine) {
 	if len(want) == 0 {
 		return
 	}
-	vals, err := s.prompts.get(filepath.Join(dir, runstore.PromptsFile)).Read(want)
+	path := filepath.Join(dir, runstore.PromptsFile)
+	vals, err := s.prompts.get(path, func() *promptlog.Index { return promptlog.NewIndex(path) }).Read(want)
 	if err != nil {
 		vals = nil // shown as not recorded
 	}

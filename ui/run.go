@@ -261,6 +261,10 @@ func (s *Server) childPage(w http.ResponseWriter, r *http.Request) {
 	s.showRun(w, r, v)
 }
 
+// journalsKept is how many runs' journals the server keeps read (their
+// Tails: a page of a run shown before reads only the steps it made since).
+const journalsKept = 8
+
 // childrenDir is the folder of a run's directory that holds its spec.run
 // children's runs (actions' own name for it).
 const childrenDir = "children"
@@ -275,8 +279,20 @@ func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, i
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}
-	row := summarize(run)
-	l, err := run.ReadJournal()
+	// The page's journal, read once for the row (a running run's steps and
+	// state) and the timeline: its Tail reads only what the run appended
+	// since the page before.
+	tail := s.journals.get(run.Dir, run.Tail)
+	var l *runstore.Log
+	read := func() (*runstore.Log, error) {
+		var err error
+		l, err = tail.Read()
+		return l, err
+	}
+	row := summarizeWith(run, read)
+	if l == nil {
+		_, err = read()
+	}
 	if err != nil {
 		return nil, http.StatusInternalServerError, fmt.Errorf("cannot read run %s: %w", run.Meta.ID, err)
 	}

@@ -38,8 +38,13 @@ var statuses = []string{"running", "paused", "completed", "failed", "interrupted
 // summarize reads what the runs page shows of a run. As in lppctl runs: a
 // run marked running that no process works on is "crashed"; a run whose
 // journal is damaged is "damaged"; a running or crashed run's steps and
-// state come from its journal (run.json may lag).
+// state come from its journal (run.json may lag), read by ScanJournal.
 func summarize(r *runstore.Run) runRow {
+	return summarizeWith(r, func() (*runstore.Log, error) { return r.ScanJournal(nil) })
+}
+
+// summarizeWith is summarize reading a running run's journal with journal.
+func summarizeWith(r *runstore.Run, journal func() (*runstore.Log, error)) runRow {
 	m := &r.Meta
 	row := runRow{ID: m.ID, Status: string(m.Status), Spec: m.Spec, State: m.State, Start: m.Start, Steps: m.Steps, Error: m.Error, Pause: m.Pause, Href: "/runs/" + url.PathEscape(m.ID)}
 	if m.Status == "unreadable" {
@@ -52,7 +57,7 @@ func summarize(r *runstore.Run) runRow {
 	damage := r.CheckJournal()
 	end := m.Updated
 	if m.Status == machine.StatusRunning && damage == nil {
-		l, err := r.ScanJournal(nil)
+		l, err := journal()
 		damage = err
 		if last := l.LastStep(); err == nil && last != nil {
 			row.Steps, row.State = l.Steps(), last.To

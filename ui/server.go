@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/promptlog"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 	mspec "github.com/lppctl/lppctl/machine/spec"
@@ -102,15 +103,16 @@ type Server struct {
 	mermaid bool   // the Mermaid library is embedded
 	dot     string // Graphviz's dot, or ""
 
-	mu      sync.Mutex
-	notices map[string]notice // a decision's outcome, shown once on the run page
-	bg      sync.WaitGroup    // decisions still running
-	end     chan struct{}     // closed by EndStreams
-	endOnce sync.Once
-	life    context.Context // ended by EndStreams: decisions stop following their runs
-	stop    context.CancelFunc
-	checks  chan struct{} // one model check at a time
-	prompts promptIndexes // the prompts files of the runs shown last
+	mu       sync.Mutex
+	notices  map[string]notice // a decision's outcome, shown once on the run page
+	bg       sync.WaitGroup    // decisions still running
+	end      chan struct{}     // closed by EndStreams
+	endOnce  sync.Once
+	life     context.Context // ended by EndStreams: decisions stop following their runs
+	stop     context.CancelFunc
+	checks   chan struct{}            // one model check at a time
+	prompts  recent[*promptlog.Index] // the prompts files of the runs shown last
+	journals recent[*runstore.Tail]   // the journals of the runs shown last
 }
 
 type notice struct {
@@ -150,6 +152,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}, end: make(chan struct{}), checks: make(chan struct{}, 1)}
+	s.prompts.keep, s.journals.keep = promptIndexesKept, journalsKept
 	s.life, s.stop = context.WithCancel(context.Background())
 	_, err = fs.Stat(static, MermaidFile)
 	s.mermaid = err == nil

@@ -141,7 +141,7 @@ type scanner struct {
 func (s *scanner) read(rd io.Reader) error {
 	l := s.log
 	br := bufio.NewReaderSize(rd, 64<<10)
-	var off int64
+	off := l.good // 0, or where a Tail read to last
 	for {
 		raw, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull { // a long line: ReadSlice's buffer is reused by the next read
