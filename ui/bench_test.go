@@ -22,10 +22,21 @@ func BenchmarkRunPage10k(b *testing.B) {
 	f := newFixture(b, Options{})
 	f.srv.mermaid = true // what the page does with the embedded library
 	id := f.addRun(10000, approval())
-	for b.Loop() {
-		if w := f.do("GET", "/runs/"+id, ""); w.Code != http.StatusOK {
-			b.Fatalf("%d: %s", w.Code, w.Body)
+	for _, first := range []bool{true, false} {
+		name := "again" // a refresh: the journal as read before (runstore.Tail)
+		if first {
+			name = "first" // the journal read whole
 		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if first {
+					f.srv.journals = recent[*runstore.Tail]{keep: journalsKept}
+				}
+				if w := f.do("GET", "/runs/"+id, ""); w.Code != http.StatusOK {
+					b.Fatalf("%d: %s", w.Code, w.Body)
+				}
+			}
+		})
 	}
 }
 
