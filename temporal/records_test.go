@@ -82,24 +82,32 @@ func TestAGrowingMapCostsWhatChanged(t *testing.T) {
 			local := localRecords(t, h, rel)
 			require.Greater(t, local.keyed, 350, "steps that changed keys of m")
 			require.Greater(t, local.appends, 350, "steps that appended to xs")
-			s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Transitions: tc.transition, Records: 1 << 20}})
-			p, execs, err := s.run(startOf(t, h.root, rel, "run-map", nil))
-			require.NoError(t, err)
+			execs, size := runAsLocally(t, h, rel, local, temporal.Segment{Transitions: tc.transition, Records: 1 << 20})
 			assert.Equal(t, tc.execs, execs, "executions")
-			size := 0
-			for _, seg := range p.Segments {
-				size += len(seg)
-			}
 			assert.Less(t, size, 1<<20, "bytes of the records in the result (whole: ~8 MB)")
-			require.NoError(t, p.Flatten())
-			require.Len(t, p.Records, len(local.recs))
-			for i, rec := range temporal.WholeRecords(p.Records) {
-				b, err := json.Marshal(rec.Vars)
-				require.NoError(t, err)
-				require.JSONEq(t, local.recs[i], string(b), "step %d", i+1)
-			}
 		})
 	}
+}
+
+// runAsLocally runs spec rel on Temporal within seg and checks that its
+// result gives every step's values as the local run did: the executions it
+// took, and the bytes of the records in its result.
+func runAsLocally(t *testing.T, h *testHost, rel string, local *keepAll, seg temporal.Segment) (execs, size int) {
+	t.Helper()
+	s := newScaleEnv(t, h, temporal.Options{Segment: seg})
+	p, execs, err := s.run(startOf(t, h.root, rel, "run-"+strings.TrimSuffix(rel, ".yaml"), nil))
+	require.NoError(t, err)
+	for _, seg := range p.Segments {
+		size += len(seg)
+	}
+	require.NoError(t, p.Flatten())
+	require.Len(t, p.Records, len(local.recs))
+	for i, rec := range temporal.WholeRecords(p.Records) {
+		b, err := json.Marshal(rec.Vars)
+		require.NoError(t, err)
+		require.JSONEq(t, local.recs[i], string(b), "step %d", i+1)
+	}
+	return execs, size
 }
 
 // localRecords runs the spec locally, keeping every step's values.
@@ -211,21 +219,7 @@ states:
 func TestAGrowingStringCostsWhatItGained(t *testing.T) {
 	h := &testHost{root: t.TempDir()}
 	rel := writeSpec(t, h.root, "textloop.yaml", textLoopSpec)
-	local := localRecords(t, h, rel)
-	s := newScaleEnv(t, h, temporal.Options{Segment: temporal.Segment{Records: 4 << 20}})
-	p, execs, err := s.run(startOf(t, h.root, rel, "run-text", nil))
-	require.NoError(t, err)
+	execs, size := runAsLocally(t, h, rel, localRecords(t, h, rel), temporal.Segment{Records: 4 << 20})
 	assert.Equal(t, 1, execs, "executions")
-	size := 0
-	for _, seg := range p.Segments {
-		size += len(seg)
-	}
 	assert.Less(t, size, 1<<20, "bytes of the records in the result (whole: ~160 MB)")
-	require.NoError(t, p.Flatten())
-	require.Len(t, p.Records, len(local.recs))
-	for i, rec := range temporal.WholeRecords(p.Records) {
-		b, err := json.Marshal(rec.Vars)
-		require.NoError(t, err)
-		require.JSONEq(t, local.recs[i], string(b), "step %d", i+1)
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -145,13 +144,13 @@ func TestATailReadsOnlyWhatWasAppended(t *testing.T) {
 	tail := run.Tail()
 	_, err := tail.Read()
 	require.NoError(t, err)
-	full := allocated(t, func() {
+	full := readBytes(t, func() {
 		_, err := run.ReadJournal()
 		require.NoError(t, err)
 	})
 	step(5001)
 	var l *Log
-	again := allocated(t, func() {
+	again := readBytes(t, func() {
 		l, err = tail.Read()
 		require.NoError(t, err)
 	})
@@ -160,16 +159,6 @@ func TestATailReadsOnlyWhatWasAppended(t *testing.T) {
 	assert.Equal(t, xs, l.Records[5000].Vars["xs"])
 	assert.Less(t, again, full/50, "bytes allocated reading one step more (%d) against the whole journal (%d)", again, full)
 	require.NoError(t, j.Close())
-}
-
-func allocated(t *testing.T, fn func()) uint64 {
-	t.Helper()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // TestATailIsReadWhileTheRunWrites: pages read the same Tail at once while
