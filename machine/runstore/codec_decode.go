@@ -145,6 +145,7 @@ func (d *decoder) rebuild(w *wireEntry) error {
 		set(name, s)
 		delete(d.lists, name)
 		delete(d.maps, name)
+		delete(d.grown, name)
 		d.strs[name] = s
 	}
 	for name, tail := range w.Concat {
@@ -253,6 +254,7 @@ func (d *decoder) remember(vars map[string]any) {
 		delete(d.maps, name)
 		if len(d.strs) > 0 {
 			delete(d.strs, name)
+			delete(d.grown, name) // its bytes, let go
 		}
 		switch x := v.(type) {
 		case []any:
