@@ -25,9 +25,13 @@ import (
 
 // textParts compiles the parts a set of string variable v adds to its own
 // value, when the expression is `NAME + PART1 + PART2...` with NAME v's own
-// name: `[PART1, PART2, ...]`. It is nil for any other shape, for a variable
-// with an enum (its every value is checked against it) and when the parts
-// do not compile as a list.
+// name: `[PART1, PART2, ...]`. A conditional may hold that shape in either
+// branch or both, the idiom of a text that gains a separator once it is not
+// empty (`log == "" ? line : log + "\n" + line`): it compiles to the
+// conditional with the parts in those branches and `{whole: (EXPR)}` in the
+// others, whose steps are evaluated as written. It is nil for any other
+// shape, for a variable with an enum (its every value is checked against
+// it) and when the parts do not compile.
 func textParts(src string, v *mspec.Var, env map[string]any) *vm.Program {
 	if v.Type != mspec.TypeString || len(v.Enum) > 0 {
 		return nil
@@ -36,8 +40,27 @@ func textParts(src string, v *mspec.Var, env map[string]any) *vm.Program {
 	if err != nil {
 		return nil
 	}
+	body, ok := partsOf(tree.Node, v.Name)
+	if !ok {
+		return nil
+	}
+	p, err := mspec.CompileValue(body, mspec.TypeAny, env)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// partsOf writes n as textParts compiles it, and says whether a branch of
+// it adds to the variable name.
+func partsOf(n ast.Node, name string) (string, bool) {
+	if c, ok := n.(*ast.ConditionalNode); ok {
+		a, okA := partsOf(c.Exp1, name)
+		b, okB := partsOf(c.Exp2, name)
+		return "(" + c.Cond.String() + ") ? " + a + " : " + b, okA || okB
+	}
+	whole := n
 	var parts []ast.Node
-	n := tree.Node
 	for {
 		b, ok := n.(*ast.BinaryNode)
 		if !ok || b.Operator != "+" {
@@ -46,21 +69,17 @@ func textParts(src string, v *mspec.Var, env map[string]any) *vm.Program {
 		parts = append(parts, b.Right)
 		n = b.Left
 	}
-	if id, ok := n.(*ast.IdentifierNode); !ok || id.Value != v.Name || len(parts) == 0 {
-		return nil
-	}
-	list := "["
-	for i := len(parts) - 1; i >= 0; i-- {
-		list += parts[i].String()
-		if i > 0 {
-			list += ", "
+	if id, ok := n.(*ast.IdentifierNode); ok && id.Value == name && len(parts) > 0 {
+		list := "["
+		for i := len(parts) - 1; i >= 0; i-- {
+			list += parts[i].String()
+			if i > 0 {
+				list += ", "
+			}
 		}
+		return list + "]", true
 	}
-	p, err := mspec.CompileValue(list+"]", mspec.TypeList, env)
-	if err != nil {
-		return nil
-	}
-	return p
+	return "{whole: (" + whole.String() + ")}", false
 }
 
 // addText evaluates the parts a adds to its string variable, when a is
@@ -80,7 +99,7 @@ func (r *Run) addText(a *Cassign) (val string, own []byte, ok bool) {
 	if err != nil {
 		return "", nil, false
 	}
-	parts, _ := t.([]any)
+	parts, _ := t.([]any) // else {whole: ...}: a branch evaluated as written
 	n := len(cur)
 	for _, p := range parts {
 		s, isString := p.(string)

@@ -82,10 +82,17 @@ func TestAStringAddedToLeavesEveryValueHandedOutUnchanged(t *testing.T) {
 }
 
 // TestAStringThatGrowsAtEveryStepCostsWhatItGained runs a set that adds a
-// line to a string for 1,000 and for 8,000 steps: the bytes allocated per
-// step must not grow with the string (expr's + copies it whole, twice here).
+// line to a string, written as a sum and as the idiom that adds a separator
+// once the text is not empty, for 1,000 and for 8,000 steps: the bytes
+// allocated per step must not grow with the string (expr's + copies it
+// whole at every +).
 func TestAStringThatGrowsAtEveryStepCostsWhatItGained(t *testing.T) {
-	m := compileSpec(t, `
+	for _, set := range []string{
+		`log + "line " + string(n) + ": the model said something of a usual length\n"`,
+		`log == "" ? "line 0" : log + "\nline " + string(n) + ": the model said something of a usual length"`,
+	} {
+		t.Run(set, func(t *testing.T) {
+			m := compileSpec(t, `
 lpp: 1
 name: transcript
 context:
@@ -94,26 +101,27 @@ context:
 initial: a
 states:
   a:
-    set: {n: n + 1, log: 'log + "line " + string(n) + ": the model said something of a usual length\n"'}
+    set: {n: n + 1, log: '`+set+`'}
     next: [{to: a}]
 `, nil)
-	perStep := map[int]float64{}
-	for _, steps := range []int{1000, 8000} {
-		r, err := m.NewRun(nil, machine.WithMaxTransitions(1<<20))
-		require.NoError(t, err)
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range steps {
-			_, err := r.Step(context.Background())
-			require.NoError(t, err)
-		}
-		runtime.ReadMemStats(&after)
-		perStep[steps] = float64(after.TotalAlloc-before.TotalAlloc) / float64(steps)
-		assert.Len(t, r.Var("log"), len(fmt.Sprint(r.Var("log"))))
-		assert.True(t, strings.HasSuffix(r.Var("log").(string), fmt.Sprintf("line %d: the model said something of a usual length\n", steps-1)))
+			perStep := map[int]float64{}
+			for _, steps := range []int{1000, 8000} {
+				r, err := m.NewRun(nil, machine.WithMaxTransitions(1<<20))
+				require.NoError(t, err)
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for range steps {
+					_, err := r.Step(context.Background())
+					require.NoError(t, err)
+				}
+				runtime.ReadMemStats(&after)
+				perStep[steps] = float64(after.TotalAlloc-before.TotalAlloc) / float64(steps)
+				assert.Contains(t, r.Var("log"), fmt.Sprintf("line %d: the model said something of a usual length", steps-1))
+			}
+			assert.Less(t, perStep[8000], 2*perStep[1000], "bytes allocated per step, by steps: %v", perStep)
+		})
 	}
-	assert.Less(t, perStep[8000], 2*perStep[1000], "bytes allocated per step, by steps: %v", perStep)
 }
 
 // TestASetAddingToAStringIsEvaluatedAsWrittenWhenItMust: the parts are
@@ -141,6 +149,14 @@ func TestASetAddingToAStringIsEvaluatedAsWrittenWhenItMust(t *testing.T) {
 		{name: "a part in parentheses", set: `log + ("a" + "b")`, steps: 2, want: "abab"},
 		{name: "an empty part: the value unchanged", set: `log + ""`, steps: 2, want: ""},
 		{name: "prepended: as written", set: `"<" + log`, steps: 2, want: "<<"},
+		{name: "a separator once not empty", set: `log == "" ? string(n) : log + "," + string(n)`, steps: 4, want: "0,1,2,3"},
+		{name: "the append in the other branch", set: `log != "" ? log + "|" + string(n) : "start"`, steps: 3, want: "start|1|2"},
+		{name: "appends in both branches", set: `n % 2 == 0 ? log + "a" : log + "b"`, steps: 4, want: "abab"},
+		{name: "nested conditionals", set: `n < 2 ? "x" + string(n) : (n < 4 ? log + "-" : log + "+")`, steps: 6, want: "x1--++"},
+		{name: "a whole branch of several parts", set: `n < 2 ? "y" + string(n) + "!" : log + "."`, steps: 3, want: "y1!."},
+		{name: "an if/else", set: `if log == "" { "a" } else { log + "b" }`, steps: 3, want: "abb"},
+		{name: "a whole branch that is a list: the error of the set as written", context: `m: {type: map, default: {x: [y]}}`, set: `n < 1 ? log + "a" : m.x`, steps: 2,
+			want: "cannot apply set of state \"a\": log: a list is not a string", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

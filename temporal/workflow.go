@@ -85,7 +85,10 @@ type runBounds struct {
 	Appends bool `json:"appends,omitempty"`
 	// Texts says that a string the run added to in place counts as the
 	// text added (execRecords.textSize): absent from executions started
-	// before, whose records count every string whole.
+	// before, whose records count every string whole. Which sets add in
+	// place is part of what it means (machine/concat.go: a sum that starts
+	// with the variable, in a conditional's branches too): a change to
+	// them needs a new bound, as Lines and Appends were.
 	Texts bool `json:"texts,omitempty"`
 }
 
