@@ -3,6 +3,7 @@ package machine_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -193,4 +194,71 @@ states:
 			assert.Equal(t, tt.want, r.Var("log"))
 		})
 	}
+}
+
+// TestAddingInPlaceGivesWhatTheSetAsWrittenGives runs random sets of a
+// string variable, of the shapes added in place and others, beside the
+// same sets wrapped so that they are evaluated as written (`"" + (SET)`):
+// at every step both runs hold the same values, or both fail.
+func TestAddingInPlaceGivesWhatTheSetAsWrittenGives(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 36))
+	parts := []string{`"a"`, `"é\n"`, `string(n)`, `m.s`, `m.i`, `m.none`, `""`, `other`, `(other + "!")`, `upper(other)`, `m.l`}
+	conds := []string{`n % 2 == 0`, `log == ""`, `len(log) > 6`, `n > 3`}
+	var gen func(depth int) string
+	gen = func(depth int) string {
+		switch k := rng.IntN(6); {
+		case k == 0 && depth < 2:
+			return "(" + conds[rng.IntN(len(conds))] + " ? " + gen(depth+1) + " : " + gen(depth+1) + ")"
+		case k <= 3: // a sum that starts with the variable
+			e := "log"
+			for range 1 + rng.IntN(3) {
+				e += " + " + parts[rng.IntN(len(parts))]
+			}
+			return e
+		default: // something else
+			e := parts[rng.IntN(len(parts))]
+			if rng.IntN(2) == 0 {
+				e += " + log"
+			}
+			return e
+		}
+	}
+	spec := func(set string) string {
+		return `
+lpp: 1
+name: parts
+context:
+  n:     {type: int, default: 0}
+  log:   {type: string, nullable: true, default: ""}
+  other: {type: string, default: "o"}
+  m:     {type: map, default: {s: "s", i: 1, l: [x]}}
+initial: a
+states:
+  a:
+    set: {n: n + 1, other: 'other + "o"', log: '` + strings.ReplaceAll(set, "'", "''") + `'}
+    next: [{to: a}]
+`
+	}
+	whole := 0 // sets that ran their 8 steps
+	for range 300 {
+		set := gen(0) // a conditional in parentheses is the same node
+		fast, slow := compileSpec(t, spec(set), nil), compileSpec(t, spec(`let v = (`+set+`); v`), nil)
+		rf, err := fast.NewRun(nil)
+		require.NoError(t, err)
+		rs, err := slow.NewRun(nil)
+		require.NoError(t, err)
+		for step := 1; step <= 8; step++ {
+			_, ef := rf.Step(context.Background())
+			_, es := rs.Step(context.Background())
+			require.Equal(t, es != nil, ef != nil, "set %s, step %d: as written %v, in place %v", set, step, es, ef)
+			if es != nil {
+				break
+			}
+			require.Equal(t, rs.Var("log"), rf.Var("log"), "set %s, step %d", set, step)
+			if step == 8 {
+				whole++
+			}
+		}
+	}
+	assert.Greater(t, whole, 100, "sets that ran their 8 steps")
 }
