@@ -30,6 +30,9 @@ func (tv *traceValues) show(name string, v any, keys []string, patched bool, n i
 	case []any:
 		delete(tv.sorted, name)
 		s, ok = listPrefix(x, n)
+	case string:
+		delete(tv.sorted, name)
+		s, ok = stringPrefix(x, n), true
 	default:
 		delete(tv.sorted, name)
 	}
@@ -102,6 +105,29 @@ func listPrefix(xs []any, n int) (string, bool) {
 	}
 	w.write("]")
 	return w.String(), true
+}
+
+// stringPrefix encodes the beginning of s as json.Marshal does, past n
+// characters when s is longer: each character of s is one or more of its
+// encoding, so its first n+1 characters are enough (a transcript that grows
+// at every step was encoded whole, then cut, at every step).
+func stringPrefix(s string, n int) string {
+	cut, runes := len(s), 0
+	for i := range s { // invalid bytes one by one, as json.Marshal reads them
+		if runes == n+1 {
+			cut = i
+			break
+		}
+		runes++
+	}
+	b, err := json.Marshal(s[:cut])
+	if err != nil { // a string always encodes
+		return compactJSON(s)
+	}
+	if cut < len(s) {
+		b = b[:len(b)-1] // more follows: no closing quote
+	}
+	return string(b)
 }
 
 // prefixWriter collects the beginning of an encoding, counting characters.

@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -48,6 +51,13 @@ func TestATracedValueReadsAsItsWholeEncodingShortened(t *testing.T) {
 			{[]any{1.0, "ünï", map[string]any{"b": 1.0, "a": 2.0}}, nil},
 			{[]any{"a long item, longer than what the trace shows of a value"}, nil},
 		}},
+		{"strings", []step{
+			{"", nil},
+			{"ab", nil},
+			{"a string longer than what the trace shows of it, with \"quotes\", <&>, é€ and \n", nil},
+			{"\u2028\u2029\x01\xff\xe2\x82 then text long enough to be cut at any n here", nil},
+			{"abc\xe2\x82", nil},
+		}},
 		{"values json cannot encode", []step{
 			{map[string]any{"x": math.Inf(1)}, nil},
 			{[]any{math.NaN()}, nil},
@@ -86,6 +96,48 @@ func TestTracingAGrowingMapIsLinearInItsSteps(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		got = append(got, after.TotalAlloc-before.TotalAlloc)
 		assert.Equal(t, shorten(compactJSON(m), 40), tv.show("m", m, nil, true, 40))
+	}
+	ratio := float64(got[1]) / float64(got[0])
+	t.Logf("bytes allocated: %d (1,000 steps), %d (4,000): ×%.2f", got[0], got[1], ratio)
+	assert.LessOrEqual(t, ratio, 5.0, "bytes allocated tracing 4,000 steps / 1,000 steps")
+}
+
+// TestATracedStringReadsAsItsWholeEncodingShortened compares stringPrefix
+// with the whole encoding shortened, on random strings of escapes, runes of
+// every length and invalid bytes, at every n from 1 to 30.
+func TestATracedStringReadsAsItsWholeEncodingShortened(t *testing.T) {
+	pieces := []string{"a", "é", "€", "😀", `"`, `\`, "\n", "\t", "\x01", "<", "&", "\u2028", "\xff", "\xe2\x82", "\x82", " "}
+	rng := rand.New(rand.NewPCG(36, 1))
+	for range 500 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		for n := 1; n <= 30; n++ {
+			var tv traceValues
+			assert.Equal(t, shorten(compactJSON(s), n), tv.show("s", s, nil, false, n), "%q, n=%d", s, n)
+		}
+	}
+}
+
+// TestTracingAGrowingStringIsLinearInItsSteps: tracing the steps of a string
+// that gains a line per step allocates about as the steps, not as their
+// square (the whole string encoded per step).
+func TestTracingAGrowingStringIsLinearInItsSteps(t *testing.T) {
+	var got []uint64
+	for _, steps := range []int{1000, 4000} {
+		buf := make([]byte, 0, 40*steps) // the values share it, as a run's do
+		var tv traceValues
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range steps {
+			buf = fmt.Appendf(buf, "line %d of the transcript, é\n", i)
+			tv.show("s", unsafe.String(&buf[0], len(buf)), nil, false, 40)
+		}
+		runtime.ReadMemStats(&after)
+		got = append(got, after.TotalAlloc-before.TotalAlloc)
 	}
 	ratio := float64(got[1]) / float64(got[0])
 	t.Logf("bytes allocated: %d (1,000 steps), %d (4,000): ×%.2f", got[0], got[1], ratio)
