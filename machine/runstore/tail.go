@@ -22,7 +22,7 @@ type Tail struct {
 	mu   sync.Mutex
 	path string
 	id   string // the run's ID, which the journal's start marker must name
-	dir  *Run
+	run  *Run
 	s    *scanner    // nil: read the journal from its start
 	seen os.FileInfo // the journal as last read
 	read int64       // its size then
@@ -30,7 +30,7 @@ type Tail struct {
 
 // Tail returns a Tail of the run's journal.
 func (r *Run) Tail() *Tail {
-	return &Tail{path: r.Path(JournalFile), id: r.Meta.ID, dir: r}
+	return &Tail{path: r.Path(JournalFile), id: r.Meta.ID, run: r}
 }
 
 // Read returns the journal as ReadJournal would read it now. The Log is
@@ -59,7 +59,7 @@ func (t *Tail) update() (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read journal: %w", err)
 	}
-	c, hasCommit, err := t.dir.readCommit()
+	c, hasCommit, err := t.run.readCommit()
 	if err != nil {
 		return nil, fmt.Errorf("cannot read journal: %w", err)
 	}
