@@ -227,3 +227,35 @@ func FuzzStringDeltas(f *testing.F) {
 		}
 	})
 }
+
+// TestAStringHeldByAMemoryOperationThenGrownReadsBack: a reply stored once
+// in a memory operation (vars_ref), then added to (vars_concat), then set
+// anew (whole) and added to again, reads back whole at every step.
+func TestAStringHeldByAMemoryOperationThenGrownReadsBack(t *testing.T) {
+	reply := strings.Repeat(`a reply <b>"quoted"</b> é `, 100)
+	msg, err := json.Marshal(map[string]any{"role": "assistant", "text": reply})
+	require.NoError(t, err)
+	steps := []struct {
+		rec  *machine.Record
+		kind string
+	}{
+		{&machine.Record{Vars: map[string]any{"s": reply}, Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: msg}}}, "vars_ref"},
+		{&machine.Record{Vars: map[string]any{"s": reply + "\nand more"}}, "vars_concat"},
+		{&machine.Record{Vars: map[string]any{"s": reply + "\nand more, é"}}, "vars_concat"},
+		{&machine.Record{Vars: map[string]any{"s": "new " + reply}, Memory: []machine.MemOp{{Op: machine.OpAppend, Key: "l3", Value: msg}}}, "vars"}, // not what the operation holds
+		{&machine.Record{Vars: map[string]any{"s": "new " + reply + "!"}}, "vars_concat"},
+	}
+	run, j := newTestRun(t, FsyncNever)
+	for i, s := range steps {
+		s.rec.Seq, s.rec.From, s.rec.To = i+1, "a", "a"
+		require.NoError(t, j.OnStep(context.Background(), s.rec))
+	}
+	require.NoError(t, j.Close())
+	lines := journalLines(t, run)[1:]
+	l, err := run.ReadJournal()
+	require.NoError(t, err)
+	for i, s := range steps {
+		assert.Contains(t, lines[i], `"`+s.kind+`":{"s":`, "step %d", i+1)
+		assert.Equal(t, s.rec.Vars["s"], l.Records[i].Vars["s"], "step %d", i+1)
+	}
+}
