@@ -1,11 +1,10 @@
 package machine
 
 import (
-	"unsafe"
-
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
+	"github.com/lppctl/lppctl/machine/internal/grow"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -111,21 +110,11 @@ func (r *Run) addText(a *Cassign) (val string, own []byte, ok bool) {
 	if n > mspec.MaxValueBytes || n == len(cur) {
 		return "", nil, false
 	}
-	own = r.text[a.V.Name]
-	if len(own) != len(cur) || len(cur) == 0 || unsafe.StringData(cur) != &own[0] || n > cap(own) {
-		// Not the bytes this run added to last, or too few: new bytes of
-		// its own, of a capacity that depends on the lengths alone (not on
-		// append's growth, which Go versions change), so that which values
-		// share their bytes is the same on every replay of a run (the
-		// Temporal engine's records count on it).
-		grown := make([]byte, len(cur), 2*n+64)
-		copy(grown, cur)
-		own = grown
-	}
+	own = grow.Room(r.text[a.V.Name], cur, n)
 	for _, p := range parts { // within own's capacity: in place
 		own = append(own, p.(string)...)
 	}
-	return unsafe.String(&own[0], len(own)), own, true
+	return grow.String(own), own, true
 }
 
 // keepText records that the run owns the bytes of string variable name's

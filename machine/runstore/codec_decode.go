@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"unsafe"
 
+	"github.com/lppctl/lppctl/machine/internal/grow"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -286,14 +286,10 @@ func hasLong(vars map[string]any) bool {
 // growth, not its length, per line (amortized): strings handed out are never
 // changed, as the bytes are only ever written past the longest one.
 func (d *decoder) concat(name, prev, tail string) string {
-	buf := d.grown[name]
-	if len(buf) != len(prev) || len(buf) == 0 || unsafe.StringData(prev) != &buf[0] {
-		buf = make([]byte, len(prev), 2*len(prev)+len(tail))
-		copy(buf, prev)
-	}
+	buf := grow.Room(d.grown[name], prev, len(prev)+len(tail))
 	buf = append(buf, tail...)
 	d.grown[name] = buf
-	return unsafe.String(&buf[0], len(buf))
+	return grow.String(buf)
 }
 
 func decodeNumbers(raw []byte, v any) error {
