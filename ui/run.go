@@ -282,17 +282,8 @@ func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, i
 	// The page's journal, read once for the row (a running run's steps and
 	// state) and the timeline: its Tail reads only what the run appended
 	// since the page before.
-	tail := s.journals.get(run.Dir, run.Tail)
-	var l *runstore.Log
-	read := func() (*runstore.Log, error) {
-		var err error
-		l, err = tail.Read()
-		return l, err
-	}
-	row := summarizeWith(run, read)
-	if l == nil {
-		_, err = read()
-	}
+	l, err := s.journals.get(run.Dir, run.Tail).Read()
+	row := summarizeWith(run, func() (*runstore.Log, error) { return l, err })
 	if err != nil {
 		return nil, http.StatusInternalServerError, fmt.Errorf("cannot read run %s: %w", run.Meta.ID, err)
 	}

@@ -20,8 +20,6 @@ import (
 // of it with the commit record).
 type Tail struct {
 	mu   sync.Mutex
-	path string
-	id   string // the run's ID, which the journal's start marker must name
 	run  *Run
 	s    *scanner    // nil: read the journal from its start
 	seen os.FileInfo // the journal as last read
@@ -30,7 +28,7 @@ type Tail struct {
 
 // Tail returns a Tail of the run's journal.
 func (r *Run) Tail() *Tail {
-	return &Tail{path: r.Path(JournalFile), id: r.Meta.ID, run: r}
+	return &Tail{run: r}
 }
 
 // Read returns the journal as ReadJournal would read it now. The Log is
@@ -50,7 +48,8 @@ func (t *Tail) Read() (*Log, error) {
 }
 
 func (t *Tail) update() (*Log, error) {
-	f, err := os.Open(t.path)
+	path := t.run.Path(JournalFile)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read journal: %w", err)
 	}
@@ -80,7 +79,7 @@ func (t *Tail) update() (*Log, error) {
 	if s == nil {
 		dec := newDecoder()
 		dec.partial = true
-		s = &scanner{log: &Log{name: t.path}, dec: dec, keep: true, at: -1}
+		s = &scanner{log: &Log{name: path}, dec: dec, keep: true, at: -1}
 	} else {
 		if _, err := f.Seek(s.log.good, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("cannot read journal: %w", err)
@@ -96,7 +95,7 @@ func (t *Tail) update() (*Log, error) {
 	if err := s.read(f); err != nil {
 		return nil, err
 	}
-	if err := s.checkOwner(t.id); err != nil {
+	if err := s.checkOwner(t.run.Meta.ID); err != nil {
 		return nil, fmt.Errorf("cannot read journal: %w", err)
 	}
 	if hasCommit {
