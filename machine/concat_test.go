@@ -12,11 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // textSpec adds to log at every step, from the state's set and, every third
 // step, from the transition's; held takes a copy of log there and adds to
-// it in b: two strings that began as one.
+// it in b: two strings that began as one. Every sixth step b's action sets
+// log back to held, a shorter string over log's own bytes (an action's set
+// does not tell the run it let them go), which the next step adds to: in
+// bytes of its own, not past log's longest value.
 const textSpec = `
 lpp: 1
 name: texts
@@ -32,6 +36,7 @@ states:
       - {to: b, when: 'n % 3 == 0', set: {held: log, log: 'log + "→b\n"'}}
       - {to: a}
   b:
+    do: test.restore
     set: {held: 'held + "!"'}
     next: [{to: a}]
 `
@@ -41,6 +46,9 @@ func textWant(steps int) (log, held string) {
 	n, state := 0, "a"
 	for range steps {
 		if state == "b" {
+			if n%6 == 0 {
+				log = held
+			}
 			held += "!"
 			state = "a"
 			continue
@@ -57,7 +65,16 @@ func textWant(steps int) (log, held string) {
 }
 
 func TestAStringAddedToLeavesEveryValueHandedOutUnchanged(t *testing.T) {
-	m := compileSpec(t, textSpec, nil)
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{Name: "test.restore", Doc: "sets log to held every sixth step",
+		Writes: []machine.VarSpec{{Name: "log", Type: mspec.TypeString}},
+		Run: func(_ context.Context, c *machine.Call) error {
+			if c.Var("n").(int)%6 != 0 {
+				return nil
+			}
+			return c.SetVar("log", c.Var("held"))
+		}})
+	m := compileSpec(t, textSpec, reg)
 	type seen struct{ held, copy string }
 	var values []seen
 	r, err := m.NewRun(nil, machine.WithObserver(machine.ObserverFunc(func(_ context.Context, rec *machine.Record) error {
