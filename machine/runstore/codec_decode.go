@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/lppctl/lppctl/machine/internal/grow"
 	mspec "github.com/lppctl/lppctl/machine/spec"
@@ -104,7 +105,42 @@ func decodeJSON(text []byte) (*wireEntry, error) {
 	if w.Type == "" {
 		return nil, fmt.Errorf("%w: no type", errBadJSON)
 	}
+	if bytes.Contains(text, []byte(`"vars_`)) {
+		if name := unknownDelta(text); name != "" {
+			return nil, fmt.Errorf("the line changes variables with %q, a kind of change this version of lppctl does not know: a later version wrote it; read and resume the run with that version or a later one", name)
+		}
+	}
 	return w, nil
+}
+
+// knownDeltas are the members a step line may change variables with besides
+// vars. A later version that adds a kind of delta names it "vars_...": a
+// line with one this version does not know is refused (unknownDelta), not
+// read as if the variable had not changed, as encoding/json would read it.
+var knownDeltas = map[string]bool{"vars_append": true, "vars_patch": true, "vars_ref": true, "vars_concat": true}
+
+// unknownDelta returns the first top-level member of the line (valid JSON,
+// one object) named "vars_..." that is not a known delta, or "".
+func unknownDelta(text []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if _, err := dec.Token(); err != nil { // {
+		return ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		name, _ := t.(string)
+		if strings.HasPrefix(name, "vars_") && !knownDeltas[name] {
+			return name
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // rebuild completes a step's Vars from its deltas and references and
