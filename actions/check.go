@@ -55,6 +55,7 @@ func checkSpec(spec *mspec.Spec, reg *machine.Registry, opts CheckOptions, stack
 	}
 	k := &checker{spec: spec, reg: reg, opts: opts, stack: stack, nodes: parseSpecNodes(spec.Source), env: mspec.TypeEnv(spec)}
 	for _, st := range spec.States {
+		k.hiddenFiles(st)
 		switch st.Do {
 		case "llm.generate":
 			k.generate(st)
@@ -105,8 +106,12 @@ func (k *checker) generate(st *mspec.State) {
 	var schema *replySchema
 	if p := findParam(st, "schema"); p != nil {
 		var err error
-		if schema, err = loadSchema(p.Value, k.opts.SpecDir, k.opts.Root); err != nil {
-			k.paramError(st, p, "write a JSON Schema, e.g. {type: object, properties: {summary: {type: string}}, required: [summary]}", "%v", err)
+		if schema, err = loadSchema(p.Value, k.opts.SpecDir, k.opts.Root, k.hidePolicy()); err != nil {
+			hint := "write a JSON Schema, e.g. {type: object, properties: {summary: {type: string}}, required: [summary]}"
+			if errors.Is(err, errHiddenFile) {
+				hint = hideHint
+			}
+			k.paramError(st, p, hint, "%v", err)
 		}
 	}
 	for _, e := range k.nodes.entries(st, "map") {
@@ -166,9 +171,9 @@ func (k *checker) template(st *mspec.State, name string) {
 	if found == "" {
 		return // machine.Validate reports it
 	}
-	src, err := mspec.ReadNamedFile(found, k.opts.SpecDir, k.opts.Root)
+	src, err := readNamed(k.hidePolicy(), fname, found, k.opts.SpecDir, k.opts.Root)
 	if err != nil {
-		return // machine.Validate reports it
+		return // machine.Validate reports it, or hiddenFiles
 	}
 	t, err := parseGeneralTemplate(filepath.Base(found), string(src), func(string) (any, error) { return nil, nil })
 	if err != nil {
@@ -354,9 +359,9 @@ func (k *checker) specRun(st *mspec.State) {
 		return
 	}
 	k.atLeast(st, "max_depth", 1)
-	src, err := mspec.ReadNamedFile(found, k.opts.SpecDir, k.opts.Root)
+	src, err := readNamed(k.hidePolicy(), name, found, k.opts.SpecDir, k.opts.Root)
 	if err != nil {
-		return // machine.Validate reports it
+		return // machine.Validate reports it, or hiddenFiles
 	}
 	if !mspec.LooksLikeSpec(src) {
 		k.paramError(st, p, "name a spec file of the project", "child spec %s: %s", name, notASpec)

@@ -68,14 +68,23 @@ func TestModelWrittenSpecsCannotReadOutsideTheRoot(t *testing.T) {
 			want: []string{`leads out of the project root through a link`},
 		},
 		{
-			name: "a key inside the root as a child spec and a schema", prompt: "p.md", schema: "inside.pem", child: "inside.pem",
+			name: "a key in a plain file inside the root as a child spec and a schema", prompt: "p.md", schema: "inside.txt", child: "inside.txt",
 			want: []string{`it is not a spec (a YAML mapping with a states key); its content is not shown`},
+		},
+		{
+			name: "a hidden key inside the root as the prompt, the schema and the child spec", prompt: "inside.pem", schema: "inside.pem", child: "inside.pem",
+			want: []string{
+				`demo.yaml:9:20: error: parameter "prompt" of action "llm.generate": file "inside.pem" is hidden from the model: it matches the hidden path pattern "*.pem" (hidden_paths in the gateway policy), and a file a spec names is sent to the model`,
+				`demo.yaml:9:40: error: parameter "schema" of action "llm.generate": cannot read schema file gen/demo/inside.pem: file "inside.pem" is hidden from the model`,
+				`demo.yaml:13:18: error: parameter "spec" of action "spec.run": file "inside.pem" is hidden from the model`,
+				`= ` + hideHint,
+			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := strings.NewReplacer("PROMPT", tt.prompt, "SCHEMA", tt.schema, "CHILD", tt.child).Replace(hostileSpec)
-			root := sandboxProject(t, map[string]string{"demo.yaml": spec, "inside.pem": keyText, "p.md": "hello\n"})
+			root := sandboxProject(t, map[string]string{"demo.yaml": spec, "inside.pem": keyText, "inside.txt": keyText, "p.md": "hello\n"})
 			if tt.link {
 				p := filepath.Join(root, "gen", "demo", "p.md")
 				require.NoError(t, os.Remove(p))
@@ -118,12 +127,13 @@ func TestSpecRunRefusesFilesOutsideTheRoot(t *testing.T) {
 	outside := t.TempDir()
 	key := filepath.Join(outside, "id_ed25519")
 	require.NoError(t, os.WriteFile(key, []byte(keyText), 0o600))
-	p := newProject(t, map[string]string{"inside.pem": keyText})
+	p := newProject(t, map[string]string{"inside.pem": keyText, "inside.txt": keyText})
 	d := p.deps(".", "")
 
 	for _, tt := range []struct{ child, want string }{
 		{key, `cannot run child spec: file "` + key + `" is outside the project root`},
-		{"inside.pem", "cannot run child spec inside.pem: it is not a spec (a YAML mapping with a states key); its content is not shown"},
+		{"inside.txt", "cannot run child spec inside.txt: it is not a spec (a YAML mapping with a states key); its content is not shown"},
+		{"inside.pem", `cannot run child spec inside.pem: file "inside.pem" is hidden from the model: it matches the hidden path pattern "*.pem" (hidden_paths in the gateway policy), and a file a spec names is sent to the model`},
 	} {
 		src := "lpp: 1\nname: parent\ninitial: child\nstates:\n  child:\n    do: spec.run\n    with: {spec: " + tt.child + "}\n    next: [done]\n  done: {final: true}\n"
 		reg := machine.NewBuiltinRegistry()
@@ -142,7 +152,7 @@ func TestSpecRunRefusesFilesOutsideTheRoot(t *testing.T) {
 		}
 	}
 
-	_, err := loadSchema(key, p.root, p.root)
+	_, err := loadSchema(key, p.root, p.root, nil)
 	require.Error(t, err)
 	assert.Equal(t, `cannot read schema: file "`+key+`" is outside the project root`, err.Error())
 

@@ -79,17 +79,21 @@ type Deps struct {
 	// being refused.
 	Unconfined bool
 
-	mu        sync.Mutex
-	model     llm.Client
-	modelErr  error
-	gw        *gateway.Gateway
-	gwErr     error
-	reader    *bufio.Reader
-	pending   chan lineRead // a read of the terminal still going on (see readLine)
-	localID   string
-	logMu     sync.Mutex
-	announced bool
-	demo      bool // the model is the skill's demo script, for want of a configured one
+	mu       sync.Mutex
+	model    llm.Client
+	modelErr error
+	gw       *gateway.Gateway
+	gwErr    error
+	// hide is the policy whose hidden_paths the files the spec names are
+	// checked against (hidePolicy), once hideLoaded; nil: the defaults.
+	hide       *gateway.Policy
+	hideLoaded bool
+	reader     *bufio.Reader
+	pending    chan lineRead // a read of the terminal still going on (see readLine)
+	localID    string
+	logMu      sync.Mutex
+	announced  bool
+	demo       bool // the model is the skill's demo script, for want of a configured one
 	// templateDir is the folder of the first prompt template a general
 	// action rendered, where demoFile looks for the spec's demo.yaml.
 	templateDir string
@@ -345,6 +349,20 @@ func (d *Deps) configLLM() (string, string, error) {
 	return strings.TrimSpace(cfg.LLM), ConfigFile, nil
 }
 
+// loadPolicy loads the run's gateway policy: Policy, else
+// <root>/config/tools_config.yaml, else DefaultPolicy when that file does
+// not exist and one is given (a blueprint's run).
+func (d *Deps) loadPolicy() (*gateway.Policy, error) {
+	policy := d.Policy
+	if policy == "" {
+		policy = filepath.Join(d.RootDir(), "config", "tools_config.yaml")
+	}
+	if _, statErr := os.Stat(policy); d.Policy == "" && d.DefaultPolicy != "" && errors.Is(statErr, fs.ErrNotExist) {
+		return gateway.ParsePolicy(strings.NewReader(d.DefaultPolicy), blueprintPolicyName)
+	}
+	return gateway.LoadPolicy(policy)
+}
+
 // OpenGateway returns the tool gateway, opening it at first use.
 func (d *Deps) OpenGateway() (*gateway.Gateway, error) {
 	d.mu.Lock()
@@ -355,17 +373,7 @@ func (d *Deps) OpenGateway() (*gateway.Gateway, error) {
 	if d.gw != nil || d.gwErr != nil {
 		return d.gw, d.gwErr
 	}
-	policy := d.Policy
-	if policy == "" {
-		policy = filepath.Join(d.RootDir(), "config", "tools_config.yaml")
-	}
-	var p *gateway.Policy
-	var err error
-	if _, statErr := os.Stat(policy); d.Policy == "" && d.DefaultPolicy != "" && errors.Is(statErr, fs.ErrNotExist) {
-		p, err = gateway.ParsePolicy(strings.NewReader(d.DefaultPolicy), blueprintPolicyName)
-	} else {
-		p, err = gateway.LoadPolicy(policy)
-	}
+	p, err := d.loadPolicy()
 	if err != nil {
 		d.gwErr = fmt.Errorf("cannot start the tool gateway: %w", err)
 		return nil, d.gwErr

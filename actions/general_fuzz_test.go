@@ -49,7 +49,7 @@ func FuzzLoadSchema(f *testing.F) {
 		if err := os.WriteFile(path, []byte(schema), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rs, err := loadSchema("s.yaml", dir, dir)
+		rs, err := loadSchema("s.yaml", dir, dir, nil)
 		if err != nil {
 			return
 		}

@@ -37,7 +37,7 @@ func (d *Deps) llmGenerate(ctx context.Context, c *machine.Call) error {
 	}
 	var schema *replySchema
 	if v := c.Param("schema"); v != nil {
-		if schema, err = loadSchema(v, d.SpecDir, d.RootDir()); err != nil {
+		if schema, err = loadSchema(v, d.SpecDir, d.RootDir(), d.hidePolicy()); err != nil {
 			return fmt.Errorf("cannot use the schema of state %q: %w", c.State, err)
 		}
 		prompt += "\nAnswer with one JSON value valid against this JSON Schema, and nothing else:\n" + schema.text + "\n"

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	mspec "github.com/lppctl/lppctl/machine/spec"
+
+	"github.com/lppctl/lppctl/gateway"
 	"gopkg.in/yaml.v3"
 )
 
@@ -24,7 +26,7 @@ type replySchema struct {
 // path of a JSON or YAML file found like a prompt template (the spec's
 // folder, then the project root). It fails on a value that is not a JSON
 // Schema, including one with keywords JSON Schema does not have.
-func loadSchema(v any, specDir, root string) (*replySchema, error) {
+func loadSchema(v any, specDir, root string, hide *gateway.Policy) (*replySchema, error) {
 	var data []byte
 	switch x := v.(type) {
 	case map[string]any:
@@ -41,7 +43,7 @@ func loadSchema(v any, specDir, root string) (*replySchema, error) {
 		if found == "" {
 			return nil, fmt.Errorf("schema file %q not found (looked for %s)", x, strings.Join(tried, ", "))
 		}
-		src, err := mspec.ReadNamedFile(found, specDir, root)
+		src, err := readNamed(hide, x, found, specDir, root)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read schema file %s: %w", found, err)
 		}

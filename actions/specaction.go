@@ -143,7 +143,7 @@ func (d *Deps) specRun(ctx context.Context, c *machine.Call) error {
 	if max := c.Int("max_depth"); len(chain) > max {
 		return fmt.Errorf("cannot run child spec %s: it would be nested %d deep, and max_depth is %d (%s); a spec that runs itself through others never ends", name, len(chain), max, stackNames(chain))
 	}
-	src, err := mspec.ReadNamedFile(path, d.SpecDir, d.RootDir())
+	src, err := readNamed(d.hidePolicy(), name, path, d.SpecDir, d.RootDir())
 	if err != nil {
 		return fmt.Errorf("cannot run child spec %s: %w", name, err)
 	}

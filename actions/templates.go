@@ -30,7 +30,7 @@ func (d *Deps) FindTemplate(name string) (string, error) {
 				continue
 			}
 			if p := filepath.Join(dir, name); hasKey(d.Pinned, p) {
-				return p, nil
+				return d.unhidden(name, p)
 			}
 		}
 	}
@@ -41,7 +41,16 @@ func (d *Deps) FindTemplate(name string) (string, error) {
 	if found == "" {
 		return "", fmt.Errorf("cannot find prompt template %q (looked in %s)", name, strings.Join(tried, ", "))
 	}
-	return found, nil
+	return d.unhidden(name, found)
+}
+
+// unhidden returns path, the template name was found at, unless the run's
+// policy hides it (hiddenIn).
+func (d *Deps) unhidden(name, path string) (string, error) {
+	if h := hiddenIn(d.hidePolicy(), path, d.RootDir()); h != "" {
+		return "", fmt.Errorf("cannot use prompt template: %w", hiddenFileError(name, h))
+	}
+	return path, nil
 }
 
 // ReadTemplate reads a template FindTemplate found, as machine.ReadNamedFile
