@@ -27,6 +27,11 @@ type CheckOptions struct {
 	// <Root>/config/tools_config.yaml; when it cannot be loaded, the gateway's
 	// built-in sub-commands).
 	Policy string
+	// NoFiles leaves out what depends on the files a run would read rather
+	// than on the spec (a script that does not exist, a schema file that
+	// does not, the policy), as validate.WithoutFiles does: lppctl check
+	// checks a spec's content wherever it is, validate its project too.
+	NoFiles bool
 }
 
 // CheckSpec validates what machine.Validate cannot see of the general
@@ -104,7 +109,7 @@ func (k *checker) generate(st *mspec.State) {
 		k.template(st, name)
 	}
 	var schema *replySchema
-	if p := findParam(st, "schema"); p != nil {
+	if p := findParam(st, "schema"); p != nil && !k.missingFile(p) {
 		var err error
 		if schema, err = loadSchema(p.Value, k.opts.SpecDir, k.opts.Root, k.hidePolicy()); err != nil {
 			hint := "write a JSON Schema, e.g. {type: object, properties: {summary: {type: string}}, required: [summary]}"
@@ -247,6 +252,9 @@ func (k *checker) scriptRun(st *mspec.State) {
 			case !strings.HasSuffix(clean, ".py"):
 				k.paramError(st, p, "script.run runs Python scripts", "%q is not a .py file", name)
 			default:
+				if k.opts.NoFiles {
+					break
+				}
 				if _, err := os.Stat(filepath.Join(k.opts.Root, clean)); err != nil {
 					k.paramError(st, p, "scripts are named relative to the project root, under a script directory of the policy (scripts/, skills/NAME/)", "script %q not found in the project root %s", name, k.opts.Root)
 				} else if pol := k.runPolicy(); pol.policy != nil && !pol.policy.InScriptDir(clean) {
@@ -262,6 +270,17 @@ func (k *checker) scriptRun(st *mspec.State) {
 			k.errorf(e.VPos, e.VSpan, "name the key of the script's JSON object whose value the variable gets", "output.%s of action %q must be a key name, not %s", e.Key, st.Do, describe(e.Value))
 		}
 	}
+}
+
+// missingFile reports, with NoFiles, that parameter p names a file that
+// cannot be found (a run would need it; the check does not).
+func (k *checker) missingFile(p *mspec.Param) bool {
+	name, ok := p.Value.(string)
+	if !ok || !k.opts.NoFiles {
+		return false
+	}
+	found, _, err := mspec.LocateFile(name, k.opts.SpecDir, k.opts.Root)
+	return found == "" && err == nil
 }
 
 // exprParam checks that an expr parameter's value gives a t.
@@ -367,9 +386,13 @@ func (k *checker) specRun(st *mspec.State) {
 		k.paramError(st, p, "name a spec file of the project", "child spec %s: %s", name, notASpec)
 		return
 	}
-	child, diags := validate.Check(found, src, k.reg, validate.WithRoot(k.opts.Root))
+	vopts := []validate.ValidateOption{validate.WithRoot(k.opts.Root)}
+	if k.opts.NoFiles {
+		vopts = append(vopts, validate.WithoutFiles())
+	}
+	child, diags := validate.Check(found, src, k.reg, vopts...)
 	if child != nil {
-		diags = append(diags, checkSpec(child, k.reg, CheckOptions{Root: k.opts.Root, Policy: k.opts.Policy}, append(slices.Clone(k.stack), abs))...)
+		diags = append(diags, checkSpec(child, k.reg, CheckOptions{Root: k.opts.Root, Policy: k.opts.Policy, NoFiles: k.opts.NoFiles}, append(slices.Clone(k.stack), abs))...)
 	}
 	if errs := diags.Errors(); len(errs) > 0 {
 		k.paramError(st, p, "lppctl validate "+found+" shows them all", "child spec %s is invalid (%d error(s)); the first: %s", name, len(errs), errs[0].String())

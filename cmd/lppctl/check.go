@@ -17,13 +17,12 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/export"
-	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
 	mspec "github.com/lppctl/lppctl/machine/spec"
-	"github.com/lppctl/lppctl/machine/validate"
 )
 
 func checkCommand() *cli.Command {
@@ -230,30 +229,20 @@ func runCheck(c *cli.Context) error {
 	return nil
 }
 
-// checkInput decodes and validates one file for check: a spec, or an L++
-// blueprint translated in memory (as validate and run read it), its
-// diagnostics moved into the JSON. remap does the same to the check's
-// report: a blueprint's positions become the JSON's where a spec line
-// comes from one (lpp.Translation.RemapReport); a spec's stay as they are.
-// err is a blueprint that cannot be translated (its compute mapping is
-// invalid).
+// checkInput decodes and validates one file for check, as validate does
+// (validateSpecFile: a spec validate refuses is not checked), an L++
+// blueprint translated in memory, its diagnostics moved into the JSON.
+// remap does the same to the check's report: a blueprint's positions
+// become the JSON's where a spec line comes from one
+// (lpp.Translation.RemapReport); a spec's stay as they are. err is a
+// blueprint that cannot be translated (its compute mapping is invalid).
 func checkInput(path string, src []byte, reg *machine.Registry) (*mspec.Spec, mspec.Diagnostics, func(*check.CheckReport) *check.CheckReport, error) {
-	same := func(r *check.CheckReport) *check.CheckReport { return r }
-	if !lpp.HasSchema(src) {
-		spec, diags := validate.Check(path, src, reg, validate.WithoutFiles()) // the check reads no prompt template
-		return spec, diags, same, nil
-	}
-	f, err := parseSpecFileTo(path, src, "", false)
+	f, diags, err := validateSpecFile(path, src, reg, actions.CheckOptions{Root: ".", NoFiles: true})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	diags := f.Diags
-	if f.Spec != nil && !diags.HasErrors() {
-		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, validate.WithoutFiles()))...)
-		diags.Sort()
-	}
 	if f.tr == nil {
-		return f.Spec, diags, same, nil
+		return f.Spec, diags, func(r *check.CheckReport) *check.CheckReport { return r }, nil
 	}
 	return f.Spec, diags, f.tr.RemapReport, nil
 }

@@ -83,6 +83,11 @@ func TestCheckCommand(t *testing.T) {
 	dead := writeSpec(t, checkDeadGuardSpec)
 	loop := writeSpec(t, checkLoopSpec)
 	broken := writeSpec(t, "lpp: 1\nname: b\ninitial: a\nstates:\n  a:\n    next: dne\n  done: {final: true}\n")
+	// Invalid for what the general actions' checks see (actions.CheckSpec),
+	// and naming a prompt and a script that exist in no project: the check
+	// refuses the first, and leaves the files a run needs to validate.
+	noOutput := writeSpec(t, "lpp: 1\nname: b\ncontext:\n  n: {type: int, default: 0}\ninitial: a\nstates:\n  a:\n    do: llm.generate\n    with: {prompt: nowhere.md}\n    next: [b]\n  b:\n    do: script.run\n    with: {script: scripts/nowhere.py, input: {x: nn}}\n    next: [done]\n  done: {final: true}\n")
+	elsewhere := writeSpec(t, "lpp: 1\nname: b\ncontext:\n  n: {type: int, default: 0}\n  s: {type: string, default: \"\"}\ninitial: a\nstates:\n  a:\n    do: llm.generate\n    with: {prompt: nowhere.md, output: s}\n    next: [b]\n  b:\n    do: script.run\n    with: {script: scripts/nowhere.py, input: {x: n}}\n    next: [done]\n  done: {final: true}\n")
 	tests := []struct {
 		name   string
 		args   []string
@@ -96,6 +101,11 @@ func TestCheckCommand(t *testing.T) {
 		}, "lppctl: " + stuck + ": a property fails (see the counterexample above)\n"},
 		{"an invalid spec exits 3", []string{"check", broken}, 3, []string{"transition to unknown state \"dne\""},
 			"lppctl: " + broken + " is invalid: 1 error\n"},
+		{"a spec the general actions' checks refuse exits 3, as in validate", []string{"check", noOutput}, 3, []string{
+			noOutput + ":8:9: error: action \"llm.generate\" needs output: or map:, or the reply goes nowhere\n",
+			noOutput + ":13:51: error: input.x of action \"script.run\": unknown name nn\n",
+		}, "lppctl: " + noOutput + " is invalid: 2 errors\n"},
+		{"files only a run reads are left to validate", []string{"check", elsewhere}, 0, []string{"  PASS    no deadlock\n"}, ""},
 		{"a file that does not exist exits 2, as in validate", []string{"check", "nope.yaml", broken}, 2, nil,
 			"lppctl: cannot read spec: open nope.yaml: no such file or directory (and 1 more invalid specs)\n"},
 		{"a dead guard only warns", []string{"check", dead}, 0, []string{

@@ -150,31 +150,44 @@ func mappingHash(spec *mspec.Spec, path string, files map[string]string) map[str
 // (policyDiagnostic) for a spec; for an L++ blueprint, the same on its
 // translation, every diagnostic moved into the JSON file.
 func checkSpecFile(path string, src []byte, reg *machine.Registry, root string, opts ...validate.ValidateOption) (mspec.Diagnostics, error) {
+	_, diags, err := validateSpecFile(path, src, reg, actions.CheckOptions{Root: root}, opts...)
+	return diags, err
+}
+
+// validateSpecFile is checkSpecFile, also returning the file read (its
+// Spec, nil when it does not decode; a blueprint's translation). With
+// ck.NoFiles (lppctl check), what only a run needs is left out: the files
+// (validate.WithoutFiles) and the policy.
+func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions.CheckOptions, opts ...validate.ValidateOption) (*specFile, mspec.Diagnostics, error) {
+	if ck.NoFiles {
+		opts = append(opts, validate.WithoutFiles())
+	}
+	more := func(spec *mspec.Spec) mspec.Diagnostics {
+		diags := actions.CheckSpec(spec, reg, ck)
+		if d := policyDiagnostic(spec, ck.Root, ""); d != nil && !ck.NoFiles {
+			diags = append(diags, *d)
+		}
+		return diags
+	}
 	if !lpp.HasSchema(src) {
 		spec, diags := validate.Check(path, src, reg, opts...)
 		if spec != nil {
-			diags = append(diags, actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root})...)
-			if d := policyDiagnostic(spec, root, ""); d != nil {
-				diags = append(diags, *d)
-			}
+			diags = append(diags, more(spec)...)
 			diags.Sort()
 		}
-		return diags, nil
+		return &specFile{Spec: spec, Src: src}, diags, nil
 	}
 	f, err := parseSpecFileTo(path, src, "", false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	diags := f.Diags
 	if f.Spec != nil && !diags.HasErrors() {
 		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, opts...))...)
-		diags = append(diags, f.remap(actions.CheckSpec(f.Spec, reg, actions.CheckOptions{Root: root}))...)
-		if d := policyDiagnostic(f.Spec, root, ""); d != nil {
-			diags = append(diags, f.remap(mspec.Diagnostics{*d})...)
-		}
+		diags = append(diags, f.remap(more(f.Spec))...)
 	}
 	diags.Sort()
-	return diags, nil
+	return f, diags, nil
 }
 
 // parseForDiff decodes a spec for resume's list of what changed: a
