@@ -22,7 +22,7 @@ import (
 // another name inside lppctl, see gate.ReservedName).
 const (
 	FnPyOK       = "py_ok"       // py_ok("int", x): whether py_int(x) succeeds
-	FnPyStr      = "py_str"      // str(x)
+	FnPyStr      = "py_str"      // str(x); py_str(x, "number") for a number property
 	FnPyInt      = "py_int"      // int(x)
 	FnPyFloat    = "py_float"    // float(x)
 	FnPyRound    = "py_round"    // round(x), round(x, n): half to even
@@ -100,9 +100,18 @@ func wantArgs(fn string, args []any, lo, hi int) error {
 	return nil
 }
 
+// pyStr1 is str(x); py_str(x, "number") is str of a `number` property's
+// value, which lppctl holds as a float although lpp holds what JSON wrote:
+// an integral value prints as an int (str(n) is '5' for n = 5, as in lpp
+// for the JSON 5).
 func pyStr1(args []any) (any, error) {
-	if err := wantArgs("str", args, 1, 1); err != nil {
+	if err := wantArgs("str", args, 1, 2); err != nil {
 		return nil, err
+	}
+	if len(args) == 2 && args[1] == "number" {
+		if f, ok := args[0].(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return strconv.FormatFloat(f, 'f', 0, 64), nil
+		}
 	}
 	return pyStr(args[0]), nil
 }

@@ -230,6 +230,7 @@ func TestGateFunctionsAreCallableFromExpressions(t *testing.T) {
 		{`py_ok("mod", i, 0)`, false},
 		{`py_cmp([1, 2], "<", [2])`, true},
 		{`py_str(nil) + py_str(true)`, "NoneTrue"},
+		{`py_str(5.0) + " " + py_str(5.0, "number") + " " + py_str(2.5, "number")`, "5.0 5 2.5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
