@@ -504,6 +504,17 @@ func printGateFunc(x *ast.CallNode) (pyExpr, bool, error) {
 		p, err := printInfix(x.Arguments[0], op, x.Arguments[1])
 		return p, true, err
 	}
+	if id.Value == "py_ok" && len(x.Arguments) >= 2 { // py_ok("int", s) alone: int(s) is not None, which fails where int(s) does
+		if name, ok := x.Arguments[0].(*ast.StringNode); ok {
+			callee := &ast.IdentifierNode{Value: "py_" + name.Value}
+			if p, ok, err := printGateFunc(&ast.CallNode{Callee: callee, Arguments: x.Arguments[1:]}); ok {
+				if err != nil {
+					return pyExpr{}, true, err
+				}
+				return pyExpr{p.at(pyCmp+1) + " is not None", pyCmp}, true, nil
+			}
+		}
+	}
 	if id.Value == "py_cmp" && len(x.Arguments) == 3 {
 		if op, ok := x.Arguments[1].(*ast.StringNode); ok && pyCmpOps[op.Value] != "" {
 			p, err := printInfix(x.Arguments[0], op.Value, x.Arguments[2])
