@@ -98,7 +98,7 @@ func TestBlueprintsReadAsLppsLoaderReadsThem(t *testing.T) {
 				`"gates": {"g": {"type": "expression", "expression": "event.payload.v == 1 and n % 2 == 1"}}`,
 				`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
 				`"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g"]}]`),
-			nil, []string{"v: {type: float, required: false, nullable: true}", "(n - floor(n / 2) * 2) == 1"}},
+			nil, []string{"v: {type: float, required: false, nullable: true}", "py_mod(n, 2) == 1"}},
 		{"an empty terminal_states is read (a machine that never ends)",
 			bpJSON(`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {}`,
 				`"transitions": [{"id": "t", "from": "a", "to": "a", "on_event": "GO"}]`),

@@ -167,6 +167,9 @@ func printPy(n ast.Node) (pyExpr, error) {
 	case *ast.PredicateNode, *ast.PointerNode:
 		return pyExpr{}, pyErr(n, "a predicate (L++ gates have no lambdas or comprehensions)")
 	case *ast.CallNode:
+		if p, ok, err := printGateFunc(x); ok {
+			return p, err
+		}
 		return pyExpr{}, pyErr(n, "calling %s", describeCallee(x.Callee))
 	}
 	return pyExpr{}, pyErr(n, "this expression (%T)", n)
@@ -351,6 +354,9 @@ func guardedBy(guards []ast.Node, rest ast.Node) bool {
 }
 
 func printBinary(b *ast.BinaryNode) (pyExpr, error) {
+	if (b.Operator == "&&" || b.Operator == "and") && precondition(b.Left, b.Right.String()) {
+		return printPy(b.Right)
+	}
 	if (b.Operator == "&&" || b.Operator == "and") && guardedBy(nilGuards(b.Left, b.Operator, "!="), b.Right) {
 		return printPy(b.Right)
 	}
@@ -409,6 +415,9 @@ func unchain(n ast.Node) ast.Node {
 }
 
 func printBuiltin(x *ast.BuiltinNode) (pyExpr, error) {
+	if x.Name == "concat" && len(x.Arguments) == 2 { // the import's list + list
+		return printInfix(x.Arguments[0], "+", x.Arguments[1])
+	}
 	if x.Name == "get" && len(x.Arguments) == 2 { // the import's list index: None out of range
 		l, err := printPy(x.Arguments[0])
 		if err != nil {
@@ -458,4 +467,106 @@ func printBuiltin(x *ast.BuiltinNode) (pyExpr, error) {
 		return pyExpr{args[0] + "." + m + "(" + strings.Join(args[1:], ", ") + ")", pyAtom}, nil
 	}
 	return pyExpr{}, pyErr(x, "%s()", x.Name)
+}
+
+// The gate functions (machine/spec/pyfuncs.go) the import writes, printed
+// as the Python they stand for.
+var (
+	pyGateCalls = map[string]string{"py_str": "str", "py_int": "int", "py_float": "float", "py_round": "round",
+		"py_abs": "abs", "py_len": "len", "py_sum": "sum", "py_min": "min", "py_max": "max"}
+	pyGateOps = map[string]string{"py_mod": "%", "py_floordiv": "//", "py_mul": "*", "py_eq": "=="}
+)
+
+// printGateFunc prints a call of a gate function (ok false: it is none).
+func printGateFunc(x *ast.CallNode) (pyExpr, bool, error) {
+	id, ok := x.Callee.(*ast.IdentifierNode)
+	if !ok {
+		return pyExpr{}, false, nil
+	}
+	if f, ok := pyGateCalls[id.Value]; ok {
+		a := x.Arguments
+		if len(a) == 2 && id.Value == "py_str" {
+			if _, typed := unchain(a[1]).(*ast.StringNode); typed {
+				a = a[:1] // py_str(n, "number"): str(n) of a number property
+			}
+		}
+		args := make([]string, len(a))
+		for i, a := range a {
+			p, err := printPy(a)
+			if err != nil {
+				return pyExpr{}, true, err
+			}
+			args[i] = p.at(pyOr)
+		}
+		return pyExpr{f + "(" + strings.Join(args, ", ") + ")", pyAtom}, true, nil
+	}
+	if op, ok := pyGateOps[id.Value]; ok && len(x.Arguments) == 2 {
+		p, err := printInfix(x.Arguments[0], op, x.Arguments[1])
+		return p, true, err
+	}
+	if id.Value == "py_ok" && len(x.Arguments) >= 2 { // py_ok("int", s) alone: int(s) is not None, which fails where int(s) does
+		if name, ok := x.Arguments[0].(*ast.StringNode); ok {
+			callee := &ast.IdentifierNode{Value: "py_" + name.Value}
+			if p, ok, err := printGateFunc(&ast.CallNode{Callee: callee, Arguments: x.Arguments[1:]}); ok {
+				if err != nil {
+					return pyExpr{}, true, err
+				}
+				return pyExpr{p.at(pyCmp+1) + " is not None", pyCmp}, true, nil
+			}
+		}
+	}
+	if id.Value == "py_cmp" && len(x.Arguments) == 3 {
+		if op, ok := x.Arguments[1].(*ast.StringNode); ok && pyCmpOps[op.Value] != "" {
+			p, err := printInfix(x.Arguments[0], op.Value, x.Arguments[2])
+			return p, true, err
+		}
+	}
+	return pyExpr{}, false, nil
+}
+
+// printInfix prints l op r for an arithmetic operator or ==, <, ...
+func printInfix(ln ast.Node, op string, rn ast.Node) (pyExpr, error) {
+	l, err := printPy(ln)
+	if err != nil {
+		return pyExpr{}, err
+	}
+	r, err := printPy(rn)
+	if err != nil {
+		return pyExpr{}, err
+	}
+	prec := map[string]int{"+": pyAdd, "%": pyMul, "//": pyMul, "*": pyMul}[op]
+	if prec == 0 {
+		prec = pyCmp
+		return pyExpr{l.at(prec+1) + " " + op + " " + r.at(prec+1), prec}, nil
+	}
+	return pyExpr{l.at(prec) + " " + op + " " + r.at(prec+1), prec}, nil
+}
+
+// precondition reports whether n is only what the import writes before a
+// gate for the places lpp's evaluation fails (the gate is then false in
+// lpp without it): py_ok(...) before the call it checks, R != 0 before a
+// division by R, each possibly after `E == nil ||` (or after the left side
+// of an and/or, which decides before the right side is evaluated).
+func precondition(n ast.Node, rest string) bool {
+	switch x := unchain(n).(type) {
+	case *ast.CallNode:
+		id, ok := x.Callee.(*ast.IdentifierNode)
+		if !ok || id.Value != "py_ok" || len(x.Arguments) == 0 {
+			return false
+		}
+		name, ok := x.Arguments[0].(*ast.StringNode)
+		return ok && strings.Contains(rest, "py_"+name.Value+"(")
+	case *ast.BinaryNode:
+		switch x.Operator {
+		case "&&", "and":
+			return precondition(x.Left, rest) && precondition(x.Right, rest)
+		case "||", "or": // E == nil || ..., or the left side of an and/or deciding first
+			return precondition(x.Right, rest)
+		case "!=":
+			z, ok := x.Right.(*ast.IntegerNode)
+			d := x.Left.String()
+			return ok && z.Value == 0 && (strings.Contains(rest, "/ "+d) || strings.Contains(rest, ", "+d+")"))
+		}
+	}
+	return false
 }

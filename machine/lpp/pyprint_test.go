@@ -3,6 +3,8 @@ package lpp
 import (
 	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestPrintGate(t *testing.T) {
@@ -51,6 +53,31 @@ func TestPrintGateRefuses(t *testing.T) {
 			if !errors.As(err, &pe) || err.Error() != tt.want {
 				t.Fatalf("PrintGate(%s): %v; want %s", tt.guard, err, tt.want)
 			}
+		})
+	}
+}
+
+// A precondition the import writes, split from its gate by export (a guard
+// edited by hand), prints as Python that fails where the call it checks does.
+func TestAGateFunctionCheckAlonePrintsAsPythonThatFailsAlike(t *testing.T) {
+	tests := []struct{ guard, want string }{
+		{`py_ok("int", s)`, `int(s) is not None`},
+		{`py_ok("mod", n, m)`, `n % m is not None`},
+		{`py_ok("cmp", l, "<", [2])`, `(l < [2]) is not None`},
+		{`py_ok("round", n, 1) && py_round(n, 1) == 2.5`, `round(n, 1) == 2.5`},
+		{`(n == nil || m == nil || m != 0) && (n != nil && m != nil && n / m > 1)`, `n / m > 1`},
+		{`py_str(n, "number") == "5"`, `str(n) == '5'`},
+		{`py_cmp(f, "<", 2)`, `f < 2`},
+		{`py_eq(n, true)`, `n == True`},
+		{`!py_eq(s, 1)`, `not s == 1`},
+		{`concat(l, [3]) == [1, 3]`, `l + [3] == [1, 3]`},
+		{`py_mul(s, 2) == "abab"`, `s * 2 == 'abab'`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.guard, func(t *testing.T) {
+			got, err := PrintGate(tt.guard)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
 		})
 	}
 }

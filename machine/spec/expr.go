@@ -56,7 +56,8 @@ func IsBuiltin(name string) bool {
 // exprOptions are the options every spec expression is compiled with.
 func ExprOptions(env map[string]any) []expr.Option {
 	opts := append([]expr.Option{expr.Env(env), expr.MaxNodes(2000)}, arithOptions(env)...)
-	return append(opts, mapOptions(env)...)
+	opts = append(opts, mapOptions(env)...)
+	return append(opts, pyOptions(env)...)
 }
 
 // CompileGuard compiles a `when:` expression; it must be a bool.

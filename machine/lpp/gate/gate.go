@@ -108,6 +108,11 @@ func TranslateIn(src string, env *Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if r := refusedName(tree); r != nil { // lpp refuses the whole gate before evaluating it
+		env.LppFalse = append(env.LppFalse, gateErr(r.Col, r.Span, "rename the property, and the gate that reads it",
+			"lpp refuses the name %q in a gate (even as a context key), so the gate is always false in lpp: lppctl translates it to false", r.Text))
+		return "false", nil
+	}
 	saved := env.errs
 	env.errs = nil
 	defer func() { env.errs = saved }()
@@ -123,6 +128,23 @@ func TranslateIn(src string, env *Env) (string, error) {
 		return strings.Join(env.errs, " && ") + " && " + c.at(precAnd+1), nil
 	}
 	return c.s, nil
+}
+
+// refusedName returns the first name node of the tree that lpp refuses
+// (eval, type, input, ...), or nil.
+func refusedName(n *Node) *Node {
+	if n == nil {
+		return nil
+	}
+	if n.Op == "name" && slices.Contains(lppRefused, n.Text) {
+		return n
+	}
+	for _, k := range n.Kids {
+		if r := refusedName(k); r != nil {
+			return r
+		}
+	}
+	return nil
 }
 
 // Precedences of expr's operators (github.com/expr-lang/expr/parser/operator).
@@ -159,6 +181,9 @@ type gout struct {
 	// nils are the reads (properties, fields) whose None makes this value
 	// None (in lpp, arithmetic with None gives None): a comparison tests them.
 	nils []string
+	// loose: a value of any type that expr's orderings may refuse when the
+	// gate runs (min(l)): an ordering goes through py_cmp.
+	loose bool
 }
 
 func (o gout) at(min int) string {
@@ -450,35 +475,14 @@ func (env *Env) binary(n *Node) (gout, error) {
 	if err != nil {
 		return gout{}, err
 	}
-	for i, o := range []gout{l, r} {
-		if o.typ == tNone {
-			return gout{}, gateErr(n.Kids[i].Col, n.Kids[i].Span, "", "None cannot take part in arithmetic")
+	if n.Text == "**" {
+		if l.typ == tNone || r.typ == tNone {
+			return gout{s: "nil", prec: precAtom, typ: tNone}, nil
 		}
-	}
-	typ := tNumber
-	switch {
-	case n.Text == "+" && l.typ == tString && r.typ == tString:
-		typ = tString
-	case n.Text == "+" && l.typ == tArray && r.typ == tArray:
-		typ = tArray
-	case l.typ == tInteger && r.typ == tInteger && n.Text != "/" && n.Text != "**":
-		typ = tInteger
-	case l.typ == tAny || r.typ == tAny:
-		typ = tAny
-	}
-	prec := arithOps[n.Text]
-	nils := append(slices.Clone(l.nils), r.nils...) // None on either side: None
-	switch {
-	case n.Text == "//":
-		return gout{s: "floor(" + l.s + " / " + r.at(precMul+1) + ")", prec: precAtom, typ: typ, nils: nils}, nil
-	case n.Text == "**":
 		env.lppFails(n.Col, 2, "** is not in lpp's whitelist")
-		return gout{s: l.at(precPow+1) + " ** " + r.at(precNeg), prec: precPow, typ: tNumber, nils: nils}, nil
-	case n.Text == "%" && typ != tInteger:
-		// Python's % on floats (expr's % takes integers): a - floor(a / b) * b.
-		return gout{s: "(" + l.at(precAdd+1) + " - floor(" + l.s + " / " + r.at(precMul+1) + ") * " + r.at(precMul+1) + ")", prec: precAtom, typ: typ, nils: nils}, nil
+		return gout{s: l.at(precPow+1) + " ** " + r.at(precNeg), prec: precPow, typ: tNumber, nils: append(slices.Clone(l.nils), r.nils...)}, nil
 	}
-	return gout{s: l.at(prec) + " " + n.Text + " " + r.at(prec+1), prec: prec, typ: typ, nils: nils}, nil
+	return env.arithmetic(n, l, r)
 }
 
 // comparison emits a comparison chain: a < b < c is (a < b) && (b < c).
@@ -497,6 +501,10 @@ func (env *Env) comparison(n *Node) (gout, error) {
 		l, r := ops[i], ops[i+1]
 		if (op == "in" || op == "not in") && r.typ == tString {
 			env.failsUnless(l.nils) // None in a string fails in lpp: the gate is false
+		}
+		if s, ok := env.crossCompare(op, l, r, n.opCol[i]); ok {
+			parts[i] = s
+			continue
 		}
 		s, err := compare(op, l, r, n.Kids[i], n.Kids[i+1], n.opCol[i])
 		if err != nil {

@@ -95,12 +95,24 @@ func (env *Env) subscript(n *Node) (gout, error) {
 		return gout{}, gateErr(n.Kids[1].Col, n.Kids[1].Span, "", "None is not a valid index")
 	}
 	var x string
-	switch base.typ {
-	case tString:
-		env.lppFails(n.opCol[0], 1, "lpp cannot index a string")
-		x = base.at(precAtom) + "[" + idx.s + "]"
-		return gout{s: x, prec: precAtom, typ: typ, nils: base.nils}, nil
-	case tArray:
+	switch {
+	case base.typ == tString:
+		// lpp's evaluator refuses a string's items; s[i] on None is None
+		env.okUnlessNone(base.nils)
+		unless := ""
+		if len(env.unknown(base.nils)) > 0 {
+			unless = " (unless the string is None: then it is None)"
+		}
+		env.LppFalse = append(env.LppFalse, gateErr(n.opCol[0], 1, "compare the whole string, or use a compute gate",
+			"lpp's evaluator cannot index a string: the gate is false in lpp wherever it gets there%s, and so it is in lppctl", unless))
+		return gout{s: "nil", prec: precAtom, typ: tNone}, nil
+	case base.typ == tObject && idx.typ != tString && idx.typ != tAny:
+		// a JSON object's keys are strings: d.get(1) is None
+		return gout{s: "nil", prec: precAtom, typ: tNone}, nil
+	case base.typ == tArray && idx.typ != tInteger && idx.typ != tBool && idx.typ != tAny:
+		env.clash(n.opCol[0], 1, "a list indexed with "+TypeArticle(idx.typ), base.nils)
+		return gout{s: "nil", prec: precAtom, typ: tNone}, nil
+	case base.typ == tArray:
 		x = "get(" + base.s + ", " + idx.s + ")" // None out of range, and on None
 	default: // a dict's key, None when missing, None on None
 		if k := n.Kids[1]; k.Op == "str" && IdentRE.MatchString(k.Text) && !ReservedName(k.Text) {
@@ -112,24 +124,26 @@ func (env *Env) subscript(n *Node) (gout, error) {
 	return gout{s: x, prec: precAtom, typ: typ, nils: []string{x}}, nil
 }
 
-// functions maps the Python builtins a gate may call to expr's, with their
-// result type and number of arguments (-1: one or more).
+// functions maps the Python builtins a gate may call to the gate
+// functions (machine/spec/pyfuncs.go) or expr's, with their result type and
+// their number of arguments (min, max; max -1: any).
 var functions = map[string]struct {
-	expr string
-	typ  string
-	args int
+	expr     string
+	typ      string
+	min, max int
 }{
-	"len":   {"len", tInteger, 1},
-	"abs":   {"abs", tNumber, 1},
-	"min":   {"min", tNumber, -1},
-	"max":   {"max", tNumber, -1},
-	"str":   {"string", tString, 1},
-	"int":   {"int", tInteger, 1},
-	"float": {"float", tNumber, 1},
-	"sum":   {"sum", tNumber, 1},
-	"round": {"round", tNumber, 1},
-	"any":   {"any", tBool, 1},
-	"all":   {"all", tBool, 1},
+	"len":   {"len", tInteger, 1, 1},
+	"abs":   {"py_abs", tNumber, 1, 1},
+	"min":   {"py_min", tAny, 1, -1},
+	"max":   {"py_max", tAny, 1, -1},
+	"str":   {"py_str", tString, 1, 1},
+	"int":   {"py_int", tInteger, 1, 1},
+	"float": {"py_float", tNumber, 1, 1},
+	"sum":   {"py_sum", tNumber, 1, 1},
+	"round": {"py_round", tInteger, 1, 2},
+	"bool":  {"", tBool, 1, 1},
+	"any":   {"any", tBool, 1, 1},
+	"all":   {"all", tBool, 1, 1},
 }
 
 func (env *Env) call(n *Node) (gout, error) {
@@ -148,35 +162,67 @@ func (env *Env) call(n *Node) (gout, error) {
 			"function %s() is not supported in a gate (supported: %s)", fn.Text, strings.Join(names, ", "))
 	}
 	args := n.Kids[1:]
-	if f.args >= 0 && len(args) != f.args || f.args < 0 && len(args) == 0 {
-		return gout{}, gateErr(fn.Col, fn.Span, "", "%s() takes %s, not %d", fn.Text, plural(max(f.args, 1), "argument"), len(args))
+	if len(args) < f.min || f.max >= 0 && len(args) > f.max {
+		want := plural(f.min, "argument")
+		if f.max != f.min {
+			want = fmt.Sprintf("%d or %d arguments", f.min, f.max)
+		}
+		return gout{}, gateErr(fn.Col, fn.Span, "", "%s() takes %s, not %d", fn.Text, want, len(args))
 	}
+	outs := make([]gout, len(args))
 	parts := make([]string, len(args))
-	typ := f.typ
-	var nils []string
 	for i, a := range args {
 		o, err := env.valueOf(a)
 		if err != nil {
 			return gout{}, err
 		}
-		if fn.Text == "len" && o.typ != tString && o.typ != tArray && o.typ != tObject && o.typ != tAny && o.typ != tEvPay {
-			return gout{}, gateErr(a.Col, max(a.Span, 1), "", "len() needs a string, a list or a dict, and this is %s", TypeArticle(o.typ))
+		outs[i], parts[i] = o, o.s
+	}
+	typ := f.typ
+	switch fn.Text {
+	case "bool": // Python's truth value, never None
+		return env.truth(outs[0], args[0])
+	case "str": // str(None) is 'None': never fails
+		if o := outs[0]; o.typ == tNumber && len(o.nils) == 1 && o.nils[0] == o.s { // a number property's value
+			return gout{s: f.expr + "(" + parts[0] + `, "number")`, prec: precAtom, typ: tString}, nil
 		}
-		if (fn.Text == "min" || fn.Text == "max" || fn.Text == "abs") && len(args) == 1 && o.typ == tInteger {
+		return gout{s: f.expr + "(" + parts[0] + ")", prec: precAtom, typ: tString}, nil
+	case "any", "all":
+		env.failsUnless(outs[0].nils) // any(None) fails in lpp: the gate is false
+		return gout{s: f.expr + "(" + parts[0] + " ?? [], " + pyTruthy("#") + ")", prec: precAtom, typ: tBool, bool: true}, nil
+	case "len":
+		switch o := outs[0]; o.typ {
+		case tString, tArray, tObject, tEvPay:
+			env.failsUnless(o.nils) // len(None) fails in lpp: the gate is false
+			return gout{s: "len(" + parts[0] + ")", prec: precAtom, typ: tInteger}, nil
+		case tAny:
+			f.expr = "py_len"
+		default:
+			env.clash(args[0].Col, max(args[0].Span, 1), "len() of "+TypeArticle(o.typ), nil)
+			return gout{s: "0", prec: precAtom, typ: tInteger}, nil
+		}
+	case "abs":
+		if outs[0].typ == tInteger || outs[0].typ == tBool {
 			typ = tInteger
 		}
-		parts[i] = o.s
-		if fn.Text == "str" {
-			nils = append(nils, o.nils...)
-		} else {
-			env.failsUnless(o.nils) // len(None) fails in lpp: the gate is false
+	case "round":
+		if len(args) == 2 && outs[0].typ != tInteger && outs[0].typ != tBool {
+			typ = tNumber // round(x, n) keeps a float a float
+		}
+	case "min", "max":
+		if len(args) > 1 {
+			typ = outs[0].typ
+			for _, o := range outs[1:] {
+				if o.typ != typ {
+					typ = tAny
+				}
+			}
 		}
 	}
-	switch fn.Text {
-	case "any", "all":
-		return gout{s: f.expr + "(" + parts[0] + " ?? [], " + pyTruthy("#") + ")", prec: precAtom, typ: tBool, bool: true}, nil
-	}
-	return gout{s: f.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: typ, nils: nils}, nil
+	// the function fails where Python raises (int('abc'), sum([1, None]),
+	// min([])): the gate is then false
+	env.okIf("py_ok(" + strconv.Quote(strings.TrimPrefix(f.expr, "py_")) + ", " + strings.Join(parts, ", ") + ")")
+	return gout{s: f.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: typ, loose: typ == tAny}, nil
 }
 
 func plural(n int, w string) string {

@@ -126,20 +126,25 @@ func lex(src string) ([]token, error) {
 // it with its decoded value and its length in characters.
 func lexString(rs []rune, i int, raw bool) (token, int, error) {
 	q := rs[i]
-	if i+2 < len(rs) && rs[i+1] == q && rs[i+2] == q {
-		return token{}, 0, gateErr(i+1, 3, "write the string on one line in single or double quotes", "triple-quoted strings are not supported")
+	triple := i+2 < len(rs) && rs[i+1] == q && rs[i+2] == q
+	quotes := 1
+	if triple { // a triple-quoted string may hold newlines and single quotes
+		quotes = 3
 	}
 	var b strings.Builder
-	for j := i + 1; j < len(rs); j++ {
+	for j := i + quotes; j < len(rs); j++ {
 		c := rs[j]
 		switch {
-		case c == q:
-			return token{kind: tStr, text: b.String()}, j - i + 1, nil
+		case c == q && (!triple || j+2 < len(rs) && rs[j+1] == q && rs[j+2] == q):
+			return token{kind: tStr, text: b.String()}, j - i + quotes, nil
+		case c == '\n' && triple:
+			b.WriteRune(c)
 		case c == '\n':
 			return token{}, 0, gateErr(i+1, j-i, "close the string on the same line", "the string is not closed")
 		case c == '\\' && !raw && j+1 < len(rs):
 			j++
 			switch e := rs[j]; e {
+			case '\n': // a line continued
 			case 'n':
 				b.WriteByte('\n')
 			case 't':
@@ -173,7 +178,7 @@ func lexString(rs []rune, i int, raw bool) (token, int, error) {
 			b.WriteRune(c)
 		}
 	}
-	return token{}, 0, gateErr(i+1, len(rs)-i, "close it with "+string(q), "the string is not closed")
+	return token{}, 0, gateErr(i+1, len(rs)-i, "close it with "+strings.Repeat(string(q), quotes), "the string is not closed")
 }
 
 // Node is a node of a gate's syntax tree.
@@ -202,6 +207,10 @@ func Parse(src string) (*Node, error) {
 	if toks[0].kind == tEOF {
 		return nil, gateErr(1, 1, "", "the expression is empty")
 	}
+	if col := indented(src); col > 0 {
+		return nil, gateErr(col, 1, "remove the white space before the expression",
+			"the expression starts with white space, which Python reads as an indented line (IndentationError): lpp evaluates the gate false")
+	}
 	p := &parser{toks: toks}
 	n, err := p.expr()
 	if err != nil {
@@ -210,7 +219,65 @@ func Parse(src string) (*Node, error) {
 	if t := p.peek(); t.kind != tEOF {
 		return nil, p.unexpected(t, "the end of the expression")
 	}
+	if d := pyDepth(n); d > lppMaxDepth {
+		return nil, gateErr(1, 1, "split it into several gates",
+			"the expression nests %d levels deep, and lpp refuses more than %d (the gate is false in lpp)", d, lppMaxDepth)
+	}
 	return n, nil
+}
+
+// indented returns the column of the white space that begins the first
+// line of src that is not blank (0 when it does not begin so): Python's
+// ast.parse(mode="eval"), which lpp calls, refuses it.
+func indented(src string) int {
+	col := 1
+	for line := range strings.SplitAfterSeq(src, "\n") {
+		if strings.TrimSpace(line) != "" {
+			if line[0] == ' ' || line[0] == '\t' {
+				return col
+			}
+			return 0
+		}
+		col += utf8.RuneCountInString(line)
+	}
+	return 0
+}
+
+// lppMaxDepth is the nesting lpp's evaluator refuses beyond (an error:
+// the gate is false).
+const lppMaxDepth = 50
+
+// pyDepth is the depth of the syntax tree Python's ast.parse builds for n
+// (one level per operator, call, subscript or attribute, with a chain of
+// `and` or of `or` one level, as Python's BoolOp).
+func pyDepth(n *Node) int {
+	if n == nil {
+		return 0
+	}
+	kids := n.Kids
+	extra := 1
+	switch n.Op {
+	case "and", "or": // flattened: a and b and c is one BoolOp
+		kids = nil
+		var flat func(*Node)
+		flat = func(x *Node) {
+			if x.Op == n.Op {
+				for _, k := range x.Kids {
+					flat(k)
+				}
+				return
+			}
+			kids = append(kids, x)
+		}
+		flat(n)
+	case "method", "slice": // Call(Attribute(x)), Subscript(x, Slice(a, b))
+		extra = 2
+	}
+	d := 0
+	for _, k := range kids {
+		d = max(d, pyDepth(k))
+	}
+	return d + extra
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -610,11 +677,13 @@ func (p *parser) atom() (*Node, error) {
 	case tNum:
 		return &Node{Op: "num", Text: t.text, Col: t.col, Span: t.span}, nil
 	case tStr:
-		if p.peek().kind == tStr {
-			u := p.peek()
-			return nil, gateErr(u.col, u.span, "join them into one string", "adjacent string literals are not supported in a gate")
+		n := &Node{Op: "str", Text: t.text, Col: t.col, Span: t.span}
+		for p.peek().kind == tStr { // 'a' 'b' is 'ab'
+			u := p.next()
+			n.Text += u.text
+			n.Span = u.col + u.span - n.Col
 		}
-		return &Node{Op: "str", Text: t.text, Col: t.col, Span: t.span}, nil
+		return n, nil
 	case tName:
 		switch t.text {
 		case "None", "True", "False":

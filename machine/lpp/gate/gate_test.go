@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/expr-lang/expr"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestTypes are the context properties the gate tests read.
@@ -72,8 +73,10 @@ var TranslateGateCases = []struct{ Src, Want string }{
 	// arithmetic, unary minus, numbers, strings
 	{`count + 1 > 2 * score`, `(count != nil && score != nil && count + 1 > 2 * score)`},
 	{`count - (1 - score) > 0`, `(count != nil && score != nil && count - (1 - score) > 0)`},
-	{`count % 2 == 0`, `(count != nil && count % 2 == 0)`},
-	{`count // 2 == 1`, `(count != nil && floor(count / 2) == 1)`},
+	{`count % 2 == 0`, `(count != nil && py_mod(count, 2) == 0)`},
+	{`count // 2 == 1`, `(count != nil && py_floordiv(count, 2) == 1)`},
+	{`score % count == 1`, `(score == nil || count == nil || count != 0) && (score != nil && count != nil && py_mod(score, count) == 1)`},
+	{`score / count > 1`, `(score == nil || count == nil || count != 0) && (score != nil && count != nil && score / count > 1)`},
 	{`score ** 2 < 4`, `(score != nil && score ** 2 < 4)`},
 	{`-count < -1`, `(count != nil && -count < -1)`},
 	{`-(count + 1) < 0`, `(count != nil && -(count + 1) < 0)`},
@@ -92,9 +95,39 @@ var TranslateGateCases = []struct{ Src, Want string }{
 	{`name.lower() == 'x'`, `(name != nil && lower(name) == "x")`},
 	{`name.strip() != ''`, `(name == nil || trim(name) != "")`},
 	{`'k' in meta.keys()`, `(meta != nil && "k" in keys(meta))`},
-	{`abs(score) < 1 and max(count, 3) == 3`, `score != nil && (!(abs(score) < 1) || count != nil) && (abs(score) < 1 && max(count, 3) == 3)`},
-	{`str(count) == '3'`, `(count != nil && string(count) == "3")`},
-	{`int(score) == 2`, `score != nil && int(score) == 2`},
+	{`abs(score) < 1 and max(count, 3) == 3`, `py_ok("abs", score) && (!(py_abs(score) < 1) || py_ok("max", count, 3)) && (py_abs(score) < 1 && py_max(count, 3) == 3)`},
+	{`str(count) == '3'`, `py_str(count) == "3"`},
+	{`int(score) == 2`, `py_ok("int", score) && py_int(score) == 2`},
+	{`str(score) == '5'`, `py_str(score, "number") == "5"`},
+	{`str(1.0) == '1.0'`, `py_str(1.0) == "1.0"`},
+	{`int(name) > 3`, `py_ok("int", name) && py_int(name) > 3`},
+	{`round(score) == 2`, `py_ok("round", score) && py_round(score) == 2`},
+	{`round(score, 1) == 2.5`, `py_ok("round", score, 1) && py_round(score, 1) == 2.5`},
+	{`sum(items) > 0`, `py_ok("sum", items) && py_sum(items) > 0`},
+	{`bool(items)`, `len(items ?? []) > 0`},
+	// Python's operators across types
+	{`score == True`, `py_eq(score, true)`},
+	{`approved == 1`, `py_eq(approved, 1)`},
+	{`count == '5'`, `py_eq(count, "5")`},
+	{`name != 1`, `!py_eq(name, 1)`},
+	{`name * 2 == 'abab'`, `(name == nil || py_ok("mul", name, 2)) && (name != nil && py_mul(name, 2) == "abab")`},
+	{`items + ['z'] == ['x', 'z']`, `(items != nil && concat(items, ["z"]) == ["x", "z"])`},
+	{`items < ['y']`, `py_ok("cmp", items, "<", ["y"]) && py_cmp(items, "<", ["y"])`},
+	{`approved < 2`, `py_cmp(approved, "<", 2)`},
+	{`1 in name`, `(name == nil) && false`},
+	{`1 not in name`, `(name == nil) && true`},
+	{`'a' in count`, `(count == nil) && false`},
+	{`name < 1`, `(name == nil) && false`},
+	{`name - 1 is None`, `(name == nil) && true`},
+	{`len(count) > 0`, `false && 0 > 0`},
+	{`name[0] == 'a'`, `(name == nil) && "a" == nil`},
+	{`name[0] is None`, `(name == nil) && true`},
+	{`meta[1] is None`, `true`},
+	{`count + None is None`, `true`},
+	{`count + None > 1`, `false`},
+	{`name == 'a' 'b'`, `(name != nil && name == "ab")`},
+	{`'''it's''' == name`, `(name != nil && "it's" == name)`},
+	{`type == 1`, `false`},
 	// conditional expression
 	{`(count if approved else 0) > 1`, `(count != nil && (approved == true ? count : 0) > 1)`},
 	// the event
@@ -118,7 +151,7 @@ func TestTranslateGate(t *testing.T) {
 			if got != tt.Want {
 				t.Fatalf("Translate(%q)\n got: %s\nwant: %s", tt.Src, got, tt.Want)
 			}
-			if _, err := expr.Compile(got, expr.Env(testEnv()), expr.AsBool()); err != nil {
+			if _, err := mspec.CompileGuard(got, testEnv()); err != nil {
 				t.Fatalf("the translation does not compile as a guard: %v", err)
 			}
 		})
@@ -150,18 +183,15 @@ func TestTranslateGateRefuses(t *testing.T) {
 		{`any(x for x in items)`, 7, `comprehensions and generators are not supported in a gate`, true},
 		{`target is 'x'`, 8, `"is" compares identity: only ` + "`is None`, `is not None`, `is True` and `is False`" + ` are supported`, true},
 		{`name.split(',') == []`, 6, `method split() is not supported in a gate (supported: endswith, get, keys, lower, startswith, strip, upper, values)`, true},
-		{`sorted(items) == items`, 1, `function sorted() is not supported in a gate (supported: abs, all, any, float, int, len, max, min, round, str, sum)`, true},
+		{`sorted(items) == items`, 1, `function sorted() is not supported in a gate (supported: abs, all, any, bool, float, int, len, max, min, round, str, sum)`, true},
 		{`len(items, 2) > 0`, 1, `len() takes 1 argument, not 2`, false},
-		{`len(count) > 0`, 5, `len() needs a string, a list or a dict, and this is an integer`, false},
 		{`name.get('k')`, 6, `get() is a dict method, and this is a string`, false},
-		{`'a' in count`, 5, `"in" needs a string, a list or a dict on its right, and this is an integer`, false},
 		{`(count > 1 or approved) == True`, 2, `and/or give one of their operands in Python, not a bool: only a condition may use them here`, true},
 		{`count | 1`, 7, `the bitwise operator | is not supported in a gate`, true},
 		{`~count`, 1, `the bitwise operator ~ is not supported in a gate`, true},
 		{`{'a': 1} == meta`, 1, `dict literals are not supported in a gate (lpp evaluates the gate false as well)`, true},
 		{`{} == meta`, 1, `dict literals are not supported in a gate (lpp evaluates the gate false as well)`, true},
 		{`f'{name}' == 'x'`, 1, `f-strings are not supported`, true},
-		{`'''x''' == name`, 1, `triple-quoted strings are not supported`, true},
 		{`name == 'abc`, 9, `the string is not closed`, true},
 		{`count > 1 # note`, 11, `comments (#) are not supported in a gate`, true},
 		{`count > `, 9, `the expression ends too early: expected a value`, false},
@@ -175,13 +205,17 @@ func TestTranslateGateRefuses(t *testing.T) {
 		{`count == 1j`, 10, `complex numbers are not supported`, false},
 		{`count == 007`, 10, `invalid number "007": leading zeros are not allowed`, true},
 		{`name[::2] == ''`, 7, `a slice step (x[a:b:c]) is not supported in a gate`, false},
-		{`count + None > 1`, 9, `None cannot take part in arithmetic`, false},
 		{`max(*items) > 1`, 5, `unpacking (*x) is not supported in a gate`, false},
 		{`max(count, key=1) > 1`, 12, `keyword arguments are not supported in a gate`, true},
 		{`count @ 2`, 7, `the bitwise operator @ is not supported in a gate`, false},
 		{`count > 1;`, 10, `unexpected ";": expected the end of the expression`, false},
-		{`name == 'a' 'b'`, 13, `adjacent string literals are not supported in a gate`, true},
 		{strings.Repeat("(", 150) + "1" + strings.Repeat(")", 150), 101, `the expression nests deeper than 100 levels`, true},
+		{strings.Repeat("not ", 60) + "name", 1, `the expression nests 61 levels deep, and lpp refuses more than 50 (the gate is false in lpp)`, true},
+		{strings.Repeat("count + ", 50) + "1 > 0", 1, `the expression nests 52 levels deep, and lpp refuses more than 50 (the gate is false in lpp)`, true},
+		{" name == 'a'", 1, `the expression starts with white space, which Python reads as an indented line (IndentationError): lpp evaluates the gate false`, true},
+		{"\n\tname == 'a'", 2, `the expression starts with white space, which Python reads as an indented line (IndentationError): lpp evaluates the gate false`, true},
+		{`name % 2 == 'a'`, 6, `string formatting with % is not supported in a gate`, true},
+		{`round(score, 1, 2) > 0`, 1, `round() takes 1 or 2 arguments, not 3`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
@@ -284,7 +318,7 @@ print(json.dumps(out))
 		for k, v := range j.Ctx {
 			env[k] = v
 		}
-		got, err := expr.Eval(src, env)
+		got, err := evalGuard(src, env)
 		if err != nil {
 			t.Errorf("%s → %s with %v: expr fails (%v), Python gives %v", j.Gate, src, j.Ctx, err, *want[i])
 			continue
@@ -297,4 +331,157 @@ print(json.dumps(out))
 		t.Fatalf("Python evaluated only %d of %d cases", compared, len(jobs))
 	}
 	t.Logf("%d of %d cases compared", compared, len(jobs))
+}
+
+// evalGuard evaluates a translated gate as lppctl does: compiled against
+// the properties' types, with the gate functions, run on values that may
+// be None.
+func evalGuard(src string, values map[string]any) (any, error) {
+	p, err := mspec.CompileGuard(src, testEnv())
+	if err != nil {
+		return nil, err
+	}
+	return expr.Run(p, values)
+}
+
+// TestGatesAnswerAsPythonWhereItRaises evaluates gates that Python answers
+// or raises on (a raise makes lpp's gate false) over contexts without None
+// (where lpp's evaluator is Python's), and checks lppctl's answer: it is
+// never an evaluation error.
+func TestGatesAnswerAsPythonWhereItRaises(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	gates := []string{
+		`round(score) == 2`, `round(score) == 0`, `round(score, 1) == 2.5`, `round(count, -1) == 0`,
+		`count % 3 == 2`, `count // 2 == -2`, `score % 2 == 0.5`, `score // count > 0`,
+		`score / count > 1`, `count / (count - count) > 1`, `10 % count == 0`,
+		`str(score) == '2.5'`, `str(approved) == 'True'`, `str(items) == "['x', 'y']"`, `str(count) + 'x' == '3x'`,
+		`int(name) > 3`, `float(name) > 1`, `int(name) + int(target) == 3`,
+		`sum(items) > 0`, `min(items) == 'x'`, `max(items) >= 1`, `max(count, score) > 2`, `abs(count) == 4`,
+		`bool(items)`, `bool(name) and not bool(count)`,
+		`score == True`, `approved == 1`, `count == '5'`, `name != 1`, `name * 2 == 'abab'`, `count * name == ''`,
+		`items + ['z'] == ['x', 'y', 'z']`, `items < ['y']`, `approved < 2`, `1 in name`, `1 not in name`,
+		`name < 1`, `len(count) > 0 or True`, `name == 'a' 'bc'`, `'''a'b''' == name`,
+		`int(name) > 3 or count == 3`, `count == 3 or int(name) > 3`, `(int(name) if approved else 0) == 0`,
+	}
+	contexts := []map[string]any{
+		{"name": "", "target": "t", "count": 0, "score": 0.0, "approved": false, "items": []any{}, "meta": map[string]any{}},
+		{"name": "abc", "target": "1", "count": 3, "score": 2.5, "approved": true, "items": []any{"x", "y"}, "meta": map[string]any{"k": 5}},
+		{"name": "12", "target": "2", "count": -7, "score": 0.5, "approved": true, "items": []any{1, 2.5}, "meta": map[string]any{}},
+		{"name": " 2.5 ", "target": "x", "count": 4, "score": -2.46, "approved": false, "items": []any{1, nil}, "meta": map[string]any{}},
+		{"name": "ab", "target": "1_0", "count": 5, "score": 1.5, "approved": true, "items": []any{[]any{1}}, "meta": map[string]any{}},
+	}
+	type job struct {
+		Gate string         `json:"gate"`
+		Ctx  map[string]any `json:"ctx"`
+	}
+	var jobs []job
+	for _, g := range gates {
+		for _, c := range contexts {
+			jobs = append(jobs, job{g, c})
+		}
+	}
+	in, _ := json.Marshal(jobs)
+	script := `
+import json, sys
+out = []
+b = {"len": len, "abs": abs, "max": max, "min": min, "str": str, "int": int, "float": float, "sum": sum, "round": round, "bool": bool}
+for j in json.load(sys.stdin):
+    try:
+        out.append(bool(eval(j["gate"], {"__builtins__": b}, dict(j["ctx"]))))
+    except Exception:
+        out.append(False)
+print(json.dumps(out))
+`
+	cmd := exec.Command(py, "-c", script)
+	cmd.Stdin = strings.NewReader(string(in))
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	var want []bool
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range jobs {
+		src, err := Translate(j.Gate, TestTypes)
+		if err != nil {
+			t.Fatalf("%s: %v", j.Gate, err)
+		}
+		got, err := evalGuard(src, j.Ctx)
+		if err != nil {
+			t.Errorf("%s → %s with %v: lppctl fails (%v), Python gives %v", j.Gate, src, j.Ctx, err, want[i])
+			continue
+		}
+		if got != want[i] {
+			t.Errorf("%s → %s with %v: lppctl gives %v, Python %v", j.Gate, src, j.Ctx, got, want[i])
+		}
+	}
+}
+
+// TestGatesLppEvaluatesFalseWarnAndTranslateToFalse: what lpp's evaluator
+// refuses (a name of its list, a string's item) or Python raises on for
+// the operands' types is false in lppctl too, with a warning that says so.
+func TestGatesLppEvaluatesFalseWarnAndTranslateToFalse(t *testing.T) {
+	tests := []struct {
+		src  string
+		vals map[string]any
+		want bool
+		col  int
+		msg  string
+	}{
+		{`type == 'x'`, map[string]any{}, false, 1,
+			`lpp refuses the name "type" in a gate (even as a context key), so the gate is always false in lpp: lppctl translates it to false`},
+		{`approved or input`, map[string]any{"approved": true}, false, 13,
+			`lpp refuses the name "input" in a gate (even as a context key), so the gate is always false in lpp: lppctl translates it to false`},
+		{`name[0] == 'a'`, map[string]any{"name": "abc"}, false, 5,
+			`lpp's evaluator cannot index a string: the gate is false in lpp wherever it gets there (unless the string is None: then it is None), and so it is in lppctl`},
+		{`name[0] is None`, map[string]any{"name": nil}, true, 5,
+			`lpp's evaluator cannot index a string: the gate is false in lpp wherever it gets there (unless the string is None: then it is None), and so it is in lppctl`},
+		{`1 in name`, map[string]any{"name": "a1"}, false, 3,
+			`"in" with an integer on its left and a string on its right: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`1 not in name`, map[string]any{"name": nil}, true, 3,
+			`"not in" with an integer on its left and a string on its right: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`name < count`, map[string]any{"name": "a", "count": 1}, false, 6,
+			`a string < an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`not (name - 1)`, map[string]any{"name": "a"}, false, 11,
+			`a string - an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`len(count) > 0 or approved`, map[string]any{"count": 1, "approved": true}, false, 5,
+			`len() of an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there, and so does lppctl`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			types := map[string]string{"type": "string", "input": "string"}
+			for k, v := range TestTypes {
+				types[k] = v
+			}
+			env := &Env{Types: types, Payload: "event.payload"}
+			src, err := TranslateIn(tt.src, env)
+			if err != nil {
+				t.Fatalf("TranslateIn(%q): %v", tt.src, err)
+			}
+			if len(env.LppFalse) != 1 || env.LppFalse[0].Col != tt.col || env.LppFalse[0].Msg != tt.msg {
+				for _, w := range env.LppFalse {
+					t.Logf("warning: column %d: %s", w.Col, w.Msg)
+				}
+				t.Fatalf("want one warning: column %d: %s", tt.col, tt.msg)
+			}
+			vals := map[string]any{}
+			for k := range TestTypes {
+				vals[k] = nil
+			}
+			for k, v := range tt.vals {
+				vals[k] = v
+			}
+			got, err := evalGuard(src, vals)
+			if err != nil {
+				t.Fatalf("%s: %v", src, err)
+			}
+			if got != tt.want {
+				t.Fatalf("%s → %s gives %v, want %v (lpp's answer)", tt.src, src, got, tt.want)
+			}
+		})
+	}
 }

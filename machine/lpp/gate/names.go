@@ -3,6 +3,8 @@ package gate
 import (
 	"regexp"
 	"slices"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // IdentRE is what lppctl accepts as a state, variable or event name.
@@ -12,12 +14,20 @@ var IdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // run rests in.
 const StateVar = "lpp_current_state"
 
-// ReservedName reports names lppctl expressions read as keywords or that
-// the interpreter sets itself.
+// ReservedName reports names lppctl expressions read as keywords, that
+// the interpreter sets itself, or of the gate functions (py_round, ...).
 func ReservedName(s string) bool {
 	return slices.Contains([]string{"in", "not", "and", "or", "matches", "contains", "startsWith", "endsWith",
-		"let", "if", "else", "true", "false", "nil", "state", "last_error", "event"}, s)
+		"let", "if", "else", "true", "false", "nil", "state", "last_error", "event"}, s) ||
+		slices.Contains(mspec.PyFuncNames(), s)
 }
+
+// lppRefused are the names lpp's evaluator refuses in a gate, even as
+// context keys (lpp-format.md §8 lists eval, open, input, type, print, dir,
+// help, vars, exit, quit and more; the others here are the builtins such
+// lists always hold): a gate that reads one is false in lpp.
+var lppRefused = []string{"eval", "exec", "compile", "open", "input", "type", "print", "dir", "help", "vars",
+	"exit", "quit", "globals", "locals", "getattr", "setattr", "delattr", "__import__", "breakpoint"}
 
 // TypeArticle names an lpp property type with its article: "an integer",
 // "a string".

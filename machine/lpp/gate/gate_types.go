@@ -1,0 +1,232 @@
+package gate
+
+// Python's operators across types: what the gate translator writes where
+// expr's operators differ from Python's or refuse the operands' types
+// (1 == True, 'ab' * 2, [1] < [2], 'a' < 1). A construct Python raises on
+// (a TypeError, a division by zero) makes lpp's gate false: the
+// translation adds the condition under which it does not fail to the
+// gate's preconditions (okIf), so that lppctl's gate is false there too.
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// group is the kind of values of a type for Python's operators: "num"
+// (number, integer), "bool", "str", "arr", "obj", "none", or "any" when
+// the type is not known.
+func group(typ string) string {
+	switch typ {
+	case tNumber, tInteger:
+		return "num"
+	case tBool:
+		return "bool"
+	case tString:
+		return "str"
+	case tArray:
+		return "arr"
+	case tObject, tEvPay:
+		return "obj"
+	case tNone:
+		return "none"
+	}
+	return "any"
+}
+
+// okIf records that lpp's evaluation of the gate fails (the gate is false)
+// unless cond holds.
+func (env *Env) okIf(cond string) {
+	if cond != "" && !slices.Contains(env.errs, cond) {
+		env.errs = append(env.errs, cond)
+	}
+}
+
+// okUnlessNone records that the evaluation fails unless one of nils is
+// None (a clash of types, which None escapes: None + 1 is None in lpp);
+// with no nils it always fails.
+func (env *Env) okUnlessNone(nils []string) {
+	if nils = env.unknown(nils); len(nils) == 0 {
+		env.okIf("false")
+		return
+	}
+	env.okIf("(" + isNil(nils) + ")")
+}
+
+// clash records a construct Python raises a TypeError on for the types
+// its operands have (the gate is false in lpp, and so in lppctl), with a
+// warning.
+func (env *Env) clash(col, span int, what string, nils []string) {
+	env.okUnlessNone(nils)
+	unless := ""
+	if len(env.unknown(nils)) > 0 {
+		unless = " (unless a value it reads is None)"
+	}
+	env.LppFalse = append(env.LppFalse, gateErr(col, max(span, 1), "compare or combine values of the same type",
+		"%s: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there%s, and so does lppctl", what, unless))
+}
+
+// asNum is a number or a bool as a number (True + 1 is 2).
+func asNum(o gout) string {
+	if o.typ == tBool {
+		return "(" + o.at(precCond+1) + " ? 1 : 0)"
+	}
+	return o.s
+}
+
+func nonZeroLiteral(o gout) bool {
+	if len(o.nils) > 0 {
+		return false
+	}
+	f, err := strconv.ParseFloat(o.s, 64)
+	return err == nil && f != 0
+}
+
+// divisorOK records that a / b, a // b and a % b fail on a zero b (unless
+// a None makes the result None first).
+func (env *Env) divisorOK(r gout, rs string, nils []string) {
+	if nonZeroLiteral(r) {
+		return
+	}
+	cond := rs + " != 0"
+	if nils = env.unknown(nils); len(nils) > 0 {
+		cond = "(" + isNil(nils) + " || " + cond + ")"
+	}
+	env.okIf(cond)
+}
+
+// arithmetic emits l op r for + - * / // % (not **) with Python's meaning.
+func (env *Env) arithmetic(n *Node, l, r gout) (gout, error) {
+	op := n.Text
+	nils := append(slices.Clone(l.nils), r.nils...) // None on either side: None
+	if l.typ == tNone || r.typ == tNone {
+		return gout{s: "nil", prec: precAtom, typ: tNone}, nil
+	}
+	lg, rg := group(l.typ), group(r.typ)
+	prec := arithOps[op]
+	infix := func(ls, rs, typ string) gout {
+		return gout{s: ls + " " + op + " " + rs, prec: prec, typ: typ, nils: nils}
+	}
+	call := func(fn, ls, rs, typ string) gout {
+		return gout{s: fn + "(" + ls + ", " + rs + ")", prec: precAtom, typ: typ, nils: nils}
+	}
+	if lg == "str" && op == "%" {
+		return gout{}, gateErr(n.opCol[0], 1, "compare the parts of the string instead", "string formatting with %% is not supported in a gate")
+	}
+	isNum := func(g string) bool { return g == "num" || g == "bool" }
+	switch {
+	case lg == "any" || rg == "any":
+		switch op {
+		case "//", "%": // the operands' types are known only when the gate runs
+			fn := map[string]string{"//": "py_floordiv", "%": "py_mod"}[op]
+			cond := "py_ok(" + strconv.Quote(fn[3:]) + ", " + l.s + ", " + r.s + ")"
+			if u := env.unknown(nils); len(u) > 0 {
+				cond = "(" + isNil(u) + " || " + cond + ")"
+			}
+			env.okIf(cond)
+			return call(fn, l.s, r.s, tAny), nil
+		case "/":
+			env.divisorOK(r, r.at(precCmp+1), nils)
+		}
+		return infix(l.at(prec), r.at(prec+1), tAny), nil
+	case isNum(lg) && isNum(rg):
+		typ := tNumber
+		if l.typ != tNumber && r.typ != tNumber && op != "/" {
+			typ = tInteger
+		}
+		ls, rs := l.at(prec), r.at(prec+1)
+		if l.typ == tBool {
+			ls = asNum(l)
+		}
+		if r.typ == tBool {
+			rs = asNum(r)
+		}
+		switch op {
+		case "/":
+			env.divisorOK(r, rs, nils)
+		case "//", "%":
+			env.divisorOK(r, rs, nils)
+			fn := map[string]string{"//": "py_floordiv", "%": "py_mod"}[op]
+			return call(fn, asNumText(l), asNumText(r), typ), nil
+		}
+		return infix(ls, rs, typ), nil
+	case op == "+" && lg == "str" && rg == "str":
+		return infix(l.at(prec), r.at(prec+1), tString), nil
+	case op == "+" && lg == "arr" && rg == "arr":
+		return call("concat", l.s, r.s, tArray), nil
+	case op == "*" && (lg == "str" || lg == "arr") && (r.typ == tInteger || r.typ == tBool),
+		op == "*" && (rg == "str" || rg == "arr") && (l.typ == tInteger || l.typ == tBool):
+		typ := l.typ
+		if lg != "str" && lg != "arr" {
+			typ = r.typ
+		}
+		ok := "py_ok(\"mul\", " + l.s + ", " + r.s + ")" // a repetition past lppctl's bound fails
+		if u := env.unknown(nils); len(u) > 0 {
+			ok = "(" + isNil(u) + " || " + ok + ")"
+		}
+		env.okIf(ok)
+		return call("py_mul", l.s, r.s, typ), nil
+	}
+	env.clash(n.opCol[0], len(op), fmt.Sprintf("%s %s %s", TypeArticle(l.typ), op, TypeArticle(r.typ)), nils)
+	return gout{s: "nil", prec: precAtom, typ: tNone}, nil
+}
+
+func asNumText(o gout) string {
+	if o.typ == tBool {
+		return asNum(o)
+	}
+	return o.s
+}
+
+// crossCompare emits l op r where expr's operators cannot (ok false: the
+// plain translation holds).
+func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
+	lg, rg := group(l.typ), group(r.typ)
+	nils := append(slices.Clone(l.nils), r.nils...)
+	switch op {
+	case "==", "!=":
+		if lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none" {
+			return "", false
+		}
+		if lg == "num" && l.typ != r.typ && rg == "num" {
+			return "", false // expr compares an int with a float
+		}
+		s := "py_eq(" + l.s + ", " + r.s + ")" // Python's ==: 1 == True, 1 != '1', None == None
+		if op == "!=" {
+			s = "!" + s
+		}
+		return s, true
+	case "is", "is not":
+		if (l.s == "true" || l.s == "false" || r.s == "true" || r.s == "false") && lg != rg && lg != "any" && rg != "any" {
+			return map[bool]string{true: "false", false: "true"}[op == "is"], true // 1 is True is False
+		}
+		return "", false
+	case "in", "not in":
+		switch {
+		case rg == "none":
+			return map[bool]string{true: "false", false: "true"}[op == "in"], true // x in None is False in lpp
+		case rg == "str" && (lg == "str" || lg == "any" || lg == "none"), rg == "arr" || rg == "obj" || rg == "any":
+			return "", false
+		}
+		// 1 in 'abc', 'a' in 5: a TypeError unless the right side is None
+		env.clash(col, len(op), fmt.Sprintf("%q with %s on its left and %s on its right", op, TypeArticle(l.typ), TypeArticle(r.typ)), r.nils)
+		return map[bool]string{true: "false", false: "true"}[op == "in"], true
+	}
+	// orderings
+	switch {
+	case lg == "none" || rg == "none":
+		return "false", true // an ordering with None is False in lpp
+	case l.loose || r.loose: // the types are known only when the gate runs
+		env.okIf("py_ok(\"cmp\", " + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")")
+		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true
+	case lg == "any" || rg == "any", lg == "num" && rg == "num", lg == "str" && rg == "str":
+		return "", false
+	case (lg == "num" || lg == "bool") && (rg == "num" || rg == "bool"):
+		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true
+	case lg == "arr" && rg == "arr": // item by item; items of clashing types fail
+		env.okIf("py_ok(\"cmp\", " + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")")
+		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true
+	}
+	env.clash(col, len(op), fmt.Sprintf("%s %s %s", TypeArticle(l.typ), op, TypeArticle(r.typ)), nils)
+	return "false", true
+}
