@@ -22,10 +22,10 @@ func runsCancelAction(c *cli.Context) error {
 	if c.String("temporal") != "" {
 		return cancelOnTemporal(c)
 	}
-	if c.NArg() != 1 {
-		return usageErrorf("which run? give its ID: lppctl runs cancel RUN_ID")
+	id, err := runArg(c, "lppctl runs cancel RUN_ID")
+	if err != nil {
+		return err
 	}
-	id := c.Args().First()
 	store := storeFrom(c)
 	run, err := store.Open(id)
 	if err != nil {

@@ -400,10 +400,10 @@ func completedSummary(ctx context.Context, tc client.Client, id, queue string) *
 }
 
 func showOnTemporal(c *cli.Context, trace bool) error {
-	if c.NArg() != 1 {
-		return usageErrorf("which run? give its ID (lppctl runs --temporal HOST:PORT lists them)")
+	id, err := runArg(c, "lppctl runs "+c.Command.Name+" RUN_ID --temporal HOST:PORT (lppctl runs --temporal HOST:PORT lists them)")
+	if err != nil {
+		return err
 	}
-	id := c.Args().First()
 	tc, err := dialTemporal(c, c.Context)
 	if err != nil {
 		return err
@@ -502,8 +502,8 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 
 // cancelOnTemporal cancels a Temporal run.
 func cancelOnTemporal(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usageErrorf("which run? give its ID: lppctl runs cancel RUN_ID --temporal HOST:PORT")
+	if _, err := runArg(c, "lppctl runs cancel RUN_ID --temporal HOST:PORT"); err != nil {
+		return err
 	}
 	if c.String("temporal") == "" {
 		return usageErrorf("runs cancel stops Temporal runs: give --temporal HOST:PORT (a local run stops with Ctrl-C in its terminal)")

@@ -46,10 +46,11 @@ Its folder records the fork (fork.json: the run and step it came from).`,
 }
 
 func runsForkAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usageErrorf("which run? give its ID: lppctl runs fork RUN_ID --step N")
+	id, err := runArg(c, "lppctl runs fork RUN_ID --step N")
+	if err != nil {
+		return err
 	}
-	id, n := c.Args().First(), c.Int("step")
+	n := c.Int("step")
 	store := storeFrom(c)
 	src, err := store.Open(id)
 	if err != nil {

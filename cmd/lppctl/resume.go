@@ -42,8 +42,10 @@ prefix.`,
 			&cli.BoolFlag{Name: "reject", Usage: "answer the pause: reject"},
 			&cli.StringFlag{Name: "answer", Usage: "answer the pause with `TEXT` (feedback, guidance, an edited plan)"},
 			&cli.BoolFlag{Name: "force", Usage: "continue even though the spec or its prompt templates changed since the run began"},
-			&cli.StringFlag{Name: "event", Usage: "fire event `NAME` from the state the run stopped in (its action is not re-run)"},
-			&cli.StringFlag{Name: "payload", Usage: "the `JSON` object the --event carries (checked against its payload fields)"},
+			// Slices, so that a second --event (or --payload) is refused
+			// rather than silently winning over the first.
+			&cli.StringSliceFlag{Name: "event", Usage: "fire event `NAME` from the state the run stopped in (its action is not re-run)"},
+			&cli.StringSliceFlag{Name: "payload", Usage: "the `JSON` object the --event carries (checked against its payload fields)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
@@ -57,8 +59,8 @@ prefix.`,
 }
 
 func resumeAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usageErrorf("which run? give its ID: lppctl resume RUN_ID (lppctl runs lists them)")
+	if _, err := runArg(c, "lppctl resume RUN_ID (lppctl runs lists them)"); err != nil {
+		return err
 	}
 	ctx, stop := interruptContext(c)
 	defer stop()
@@ -284,14 +286,24 @@ func resumeInput(c *cli.Context) (*machine.Input, error) {
 
 // resumeEvent reads --event NAME and its --payload JSON.
 func resumeEvent(c *cli.Context) (string, map[string]any, error) {
-	event := c.String("event")
-	if !c.IsSet("payload") {
+	events, payloads := c.StringSlice("event"), c.StringSlice("payload")
+	if len(events) > 1 {
+		return "", nil, usageErrorf("give one event: resume delivers one (--event NAME [--payload JSON]), and is run again for the next; you gave %d (%s)", len(events), strings.Join(events, ", "))
+	}
+	if len(payloads) > 1 {
+		return "", nil, usageErrorf("give one payload: the event carries one JSON object, and you gave %d", len(payloads))
+	}
+	event := ""
+	if len(events) == 1 {
+		event = events[0]
+	}
+	if len(payloads) == 0 {
 		return event, nil, nil
 	}
 	if event == "" {
 		return "", nil, usageErrorf("--payload goes with an event: lppctl resume RUN_ID --event NAME --payload JSON")
 	}
-	payload, err := parsePayload(event, c.String("payload"))
+	payload, err := parsePayload(event, payloads[0])
 	return event, payload, err
 }
 

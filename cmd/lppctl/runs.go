@@ -186,10 +186,11 @@ func runsListAction(c *cli.Context) error {
 
 // openRunArg opens the run named by the command's single argument.
 func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
-	if c.NArg() != 1 {
-		return nil, nil, usageErrorf("which run? give its ID: lppctl runs %s RUN_ID (lppctl runs lists them)", c.Command.Name)
+	id, err := runArg(c, "lppctl runs "+c.Command.Name+" RUN_ID (lppctl runs lists them)")
+	if err != nil {
+		return nil, nil, err
 	}
-	run, err := storeFrom(c).Open(c.Args().First())
+	run, err := storeFrom(c).Open(id)
 	if err != nil {
 		return nil, nil, unknownRun(err)
 	}
