@@ -104,10 +104,16 @@ type EnvPolicy struct {
 	Inherit      []string
 	InheritFor   map[string][]string // script directory → variables only its scripts inherit (a skill's own credentials)
 	Set          map[string]string
-	AllowKeys    []string         // the exact env_vars keys the model may set
-	DenyKeys     []*regexp.Regexp // no AllowKeys entry may match one (checked at load)
+	AllowKeys    []string  // the exact env_vars keys the model may set
+	DenyKeys     []DenyKey // no AllowKeys entry may match one (checked at load, case-insensitively)
 	ValuePattern *regexp.Regexp
 	MaxVars      int
+}
+
+// DenyKey is one safe_py_runner.env.deny_keys entry.
+type DenyKey struct {
+	Pattern string         // as written in the policy
+	Re      *regexp.Regexp // Pattern, case-insensitive: http_proxy is HTTP_PROXY to Python, curl and requests
 }
 
 // nativeParams lists the parameters each implemented sub-command understands;
@@ -507,7 +513,7 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 	r.Env.Set = map[string]string{}
 	for i, re := range orDefault(e.DenyKeys, defaultEnvDenyKeys) {
 		if x := probs.regex(fmt.Sprintf("safe_py_runner.env.deny_keys[%d]", i), re, true); x != nil {
-			r.Env.DenyKeys = append(r.Env.DenyKeys, x)
+			r.Env.DenyKeys = append(r.Env.DenyKeys, DenyKey{Pattern: re, Re: regexp.MustCompile("(?i)" + re)})
 		}
 	}
 	for i, k := range orDefault(e.AllowKeys, defaultEnvAllowKeys) {
@@ -532,7 +538,7 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 		switch {
 		case !envKeyShape.MatchString(k):
 			probs.addf("safe_py_runner.env.inherit[%d]: %q is not a variable name", i, k)
-		case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_") || looksSecret(k):
+		case loadsCode(k) || looksSecret(k):
 			probs.addf("safe_py_runner.env.inherit[%d]: %s must never pass to scripts", i, k)
 		default:
 			r.Env.Inherit = append(r.Env.Inherit, k)
@@ -554,7 +560,7 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 			switch {
 			case !envKeyShape.MatchString(k):
 				probs.addf("%s[%d]: %q is not a variable name", field, i, k)
-			case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_") || llmKey.MatchString(k):
+			case loadsCode(k) || llmKey.MatchString(k):
 				probs.addf("%s[%d]: %s must never pass to scripts", field, i, k)
 			default:
 				r.Env.InheritFor[c] = append(r.Env.InheritFor[c], k)
@@ -599,24 +605,33 @@ var secretKey = regexp.MustCompile(`(?i)(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD
 
 // llmKey matches the variables of lppctl's own model providers and of
 // lppctl itself: no script receives them, not even through inherit_for.
-var llmKey = regexp.MustCompile(`^(OPENAI|ANTHROPIC|OLLAMA|LPPCTL)_`)
+var llmKey = regexp.MustCompile(`(?i)^(OPENAI|ANTHROPIC|OLLAMA|LPPCTL)_`)
 
 // neverFromModel says why the model may never set k through env_vars, or "":
 // the names that load code (PYTHON*, LD_*, DYLD_*), lppctl's own provider
 // variables, and whatever a deny_keys pattern matches.
-func neverFromModel(k string, deny []*regexp.Regexp) string {
+// Names are compared case-insensitively throughout: programs read http_proxy
+// before HTTPS_PROXY, and on Windows the two are one variable.
+func neverFromModel(k string, deny []DenyKey) string {
 	switch {
-	case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_"):
+	case loadsCode(k):
 		return "it changes what code runs"
 	case llmKey.MatchString(k):
 		return "lppctl's own provider variables never reach scripts"
 	}
-	for _, re := range deny {
-		if re.MatchString(k) {
-			return "matches deny_keys " + re.String()
+	for _, d := range deny {
+		if d.Re.MatchString(k) {
+			return "matches deny_keys " + d.Pattern
 		}
 	}
 	return ""
+}
+
+// loadsCode reports whether the variable k changes what code a script runs
+// (PYTHON*, LD_*, DYLD_*, in any case).
+func loadsCode(k string) bool {
+	u := strings.ToUpper(k)
+	return strings.HasPrefix(u, "PYTHON") || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
 }
 
 // looksSecret reports whether an environment variable name looks like it holds a credential.

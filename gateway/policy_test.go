@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestLoadPolicyAcceptsTheProjectPolicy(t *testing.T) {
@@ -212,5 +214,28 @@ func TestClosedGatewayRefusesEveryCall(t *testing.T) {
 	}
 	if len(g.Tools()) != 2 || !strings.Contains(g.ToolDocs(), "no valid tool policy") {
 		t.Error("closed gateway should still describe its (unavailable) tools")
+	}
+}
+
+func TestAllowKeysAreCheckedAgainstDenyKeysInAnyCase(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	const proxy = "(matches deny_keys (^|_)(URLS?|URIS?|ENDPOINTS?|HOSTS?|HOSTNAME|PROXY|SERVER|ADDR|ADDRESS)(_|$))"
+	tests := []struct {
+		name, keys, want string
+	}{
+		{"upper-case proxy", "HTTPS_PROXY", "safe_py_runner.env.allow_keys[0]: HTTPS_PROXY must never be set by the model " + proxy},
+		{"lower-case proxy", "http_proxy", "safe_py_runner.env.allow_keys[0]: http_proxy must never be set by the model " + proxy},
+		{"mixed-case proxy", "All_Proxy", "safe_py_runner.env.allow_keys[0]: All_Proxy must never be set by the model " + proxy},
+		{"lower-case home", "home", "safe_py_runner.env.allow_keys[0]: home must never be set by the model (matches deny_keys ^(PATH|HOME|SHELL|IFS|ENV|BASH_ENV|CDPATH|PS4|TMPDIR|LANG|LC_.*|TZ)$)"},
+		{"lower-case code loader", "pythonstartup", "safe_py_runner.env.allow_keys[0]: pythonstartup must never be set by the model (it changes what code runs)"},
+		{"lower-case provider variable", "openai_base_url", "safe_py_runner.env.allow_keys[0]: openai_base_url must never be set by the model (lppctl's own provider variables never reach scripts)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := strings.Replace(string(base), "allow_keys: [NAME, VERBOSE]", "allow_keys: ["+tt.keys+"]", 1)
+			_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
+			require.EqualError(t, err, "cannot load policy p.yaml: invalid policy: "+tt.want)
+		})
 	}
 }
