@@ -144,16 +144,12 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 
 	prot := append([]string(nil), p.Protected...)
 	why := map[string]string{}
-	if p.Name != "" {
-		if pa, err := filepath.Abs(p.Name); err == nil {
-			if real, err := filepath.EvalSymlinks(pa); err == nil {
-				pa = real
-			}
-			if rel, err := filepath.Rel(abs, pa); err == nil && filepath.IsLocal(rel) {
-				prot = append(prot, filepath.ToSlash(rel))
-				why[strings.ToLower(filepath.ToSlash(rel))] = "the tool policy"
-			}
-		}
+	// The policy file as named and as its links resolve: replacing a link
+	// named --policy (saved with the run) would hand the next resume the
+	// model's policy, and replacing its target would change this one's.
+	for _, rel := range policyPaths(abs, p.Name) {
+		prot = append(prot, rel)
+		why[strings.ToLower(rel)] = "the tool policy"
 	}
 	// The runner executes code below the script directories: no tool may write there,
 	// or the model could write a script (or a module a trusted script imports) and run it.
@@ -193,6 +189,36 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 	}
 
 	return g, nil
+}
+
+// policyPaths returns the root-relative, slash-separated paths of the
+// policy file name inside the (link-free, absolute) root: the file as named
+// (its directory's links resolved, the last component kept, so a link is
+// named itself) and the file its links lead to. Either is left out when it
+// lies outside the root.
+func policyPaths(root, name string) []string {
+	if name == "" {
+		return nil
+	}
+	pa, err := filepath.Abs(name)
+	if err != nil {
+		return nil
+	}
+	named := pa
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(pa)); err == nil {
+		named = filepath.Join(dir, filepath.Base(pa))
+	}
+	cands := []string{named}
+	if real, err := filepath.EvalSymlinks(pa); err == nil && real != named {
+		cands = append(cands, real)
+	}
+	var out []string
+	for _, c := range cands {
+		if rel, err := filepath.Rel(root, c); err == nil && filepath.IsLocal(rel) {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
 }
 
 // interpreterHomes returns the root-relative directories of a Python
