@@ -245,20 +245,29 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 // Stat does not open the file, so it cannot block on a FIFO.
 func (g *Gateway) specialFile(p string) string {
 	fi, err := g.root.Stat(p)
-	if err != nil {
+	if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 		return ""
 	}
-	switch m := fi.Mode(); {
+	return modeKind(fi.Mode())
+}
+
+// modeKind names the kind of file m describes, for messages.
+func modeKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe (FIFO)"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
 	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
 		return "a device"
-	case m&fs.ModeIrregular != 0:
-		return "a special file"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
-	return ""
+	return "a special file"
 }
 
 // hiddenNote is the listing footer counting the entries left out.

@@ -221,12 +221,21 @@ type rawEnv struct {
 
 // LoadPolicy reads and validates the policy file at path. Any problem, a missing
 // file included, is an error: callers must then refuse to run tools.
+// The file is opened without blocking and must be a regular file: a FIFO
+// would otherwise wait for a writer forever.
 func LoadPolicy(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load policy: %w (the gateway refuses every tool call without a valid policy)", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load policy: %w (the gateway refuses every tool call without a valid policy)", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot load policy %s: %w: it is %s; a policy is a regular file", path, ErrInvalidPolicy, modeKind(fi.Mode()))
+	}
 	return ParsePolicy(f, path)
 }
 
