@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/envname"
 	"github.com/lppctl/lppctl/internal/textx"
 	"gopkg.in/yaml.v3"
 )
@@ -547,8 +548,10 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 		switch {
 		case !envKeyShape.MatchString(k):
 			probs.addf("safe_py_runner.env.inherit[%d]: %q is not a variable name", i, k)
-		case loadsCode(k) || looksSecret(k):
-			probs.addf("safe_py_runner.env.inherit[%d]: %s must never pass to scripts", i, k)
+		case neverInherited(k) != "":
+			probs.addf("safe_py_runner.env.inherit[%d]: %s must never pass to scripts (%s)", i, k, neverInherited(k))
+		case envname.Credential(k):
+			probs.addf("safe_py_runner.env.inherit[%d]: %s must never pass to every script (it looks like a credential; give it to one skill's scripts with inherit_for)", i, k)
 		default:
 			r.Env.Inherit = append(r.Env.Inherit, k)
 		}
@@ -569,8 +572,8 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 			switch {
 			case !envKeyShape.MatchString(k):
 				probs.addf("%s[%d]: %q is not a variable name", field, i, k)
-			case loadsCode(k) || llmKey.MatchString(k):
-				probs.addf("%s[%d]: %s must never pass to scripts", field, i, k)
+			case neverInherited(k) != "":
+				probs.addf("%s[%d]: %s must never pass to scripts (%s)", field, i, k, neverInherited(k))
 			default:
 				r.Env.InheritFor[c] = append(r.Env.InheritFor[c], k)
 			}
@@ -610,11 +613,20 @@ func (r RunnerPolicy) scriptRoots() []string {
 
 var envKeyShape = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var secretKey = regexp.MustCompile(`(?i)(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_|$)`)
+// ownVariables is the reason lppctl's own variables never reach scripts.
+const ownVariables = "lppctl's own provider variables never reach scripts"
 
-// llmKey matches the variables of lppctl's own model providers and of
-// lppctl itself: no script receives them, not even through inherit_for.
-var llmKey = regexp.MustCompile(`(?i)^(OPENAI|ANTHROPIC|OLLAMA|LPPCTL)_`)
+// neverInherited says why no script may inherit k, or "": it loads code, or
+// it is one of lppctl's own variables (envname.Own).
+func neverInherited(k string) string {
+	switch {
+	case loadsCode(k):
+		return "it changes what code runs"
+	case envname.Own(k):
+		return ownVariables
+	}
+	return ""
+}
 
 // neverFromModel says why the model may never set k through env_vars, or "":
 // the names that load code (PYTHON*, LD_*, DYLD_*), lppctl's own provider
@@ -622,11 +634,8 @@ var llmKey = regexp.MustCompile(`(?i)^(OPENAI|ANTHROPIC|OLLAMA|LPPCTL)_`)
 // Names are compared case-insensitively throughout: programs read http_proxy
 // before HTTPS_PROXY, and on Windows the two are one variable.
 func neverFromModel(k string, deny []DenyKey) string {
-	switch {
-	case loadsCode(k):
-		return "it changes what code runs"
-	case llmKey.MatchString(k):
-		return "lppctl's own provider variables never reach scripts"
+	if why := neverInherited(k); why != "" {
+		return why
 	}
 	for _, d := range deny {
 		if d.Re.MatchString(k) {
@@ -642,9 +651,6 @@ func loadsCode(k string) bool {
 	u := strings.ToUpper(k)
 	return strings.HasPrefix(u, "PYTHON") || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
 }
-
-// looksSecret reports whether an environment variable name looks like it holds a credential.
-func looksSecret(k string) bool { return secretKey.MatchString(k) }
 
 // cleanPolicyPath cleans a root-relative path written in the policy.
 func cleanPolicyPath(p string) (string, error) {
