@@ -16,7 +16,6 @@ import (
 
 	"github.com/lppctl/lppctl/internal/envname"
 	"github.com/lppctl/lppctl/internal/textx"
-	"gopkg.in/yaml.v3"
 )
 
 // ErrInvalidPolicy is wrapped by every error about a policy's content.
@@ -254,18 +253,15 @@ func ParsePolicy(r io.Reader, name string) (*Policy, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("cannot load policy %s: %w: the file is empty", name, ErrInvalidPolicy)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var raw rawPolicy
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("cannot load policy %s: %w: %s", name, ErrInvalidPolicy, yamlMessage(err))
+	raw, doc, msg := decodePolicy(data, name)
+	if msg != "" {
+		return nil, fmt.Errorf("cannot load policy %s: %w: %s", name, ErrInvalidPolicy, msg)
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err != io.EOF {
-		return nil, fmt.Errorf("cannot load policy %s: %w: more than one YAML document", name, ErrInvalidPolicy)
-	}
-	p, problems := buildPolicy(&raw)
+	p, problems := buildPolicy(raw)
 	if len(problems) > 0 {
+		for i, pr := range problems {
+			problems[i] = positioned(name, doc, pr)
+		}
 		return nil, &PolicyError{Name: name, Problems: problems}
 	}
 	p.Name = name
@@ -689,32 +685,4 @@ func didYouMean(s string, candidates []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// rawSections names the policy section each raw type decodes, for messages.
-var rawSections = map[string]string{
-	"rawPolicy":     "the policy",
-	"rawLimits":     "limits",
-	"rawBlocked":    "a blocked pattern",
-	"rawCLI":        "safe_cli_executor",
-	"rawSubCommand": "a sub-command",
-	"rawParam":      "a parameter",
-	"rawRunner":     "safe_py_runner",
-	"rawEnv":        "safe_py_runner.env",
-}
-
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type gateway\.(\w+)`)
-
-// yamlMessage rewrites yaml.v3's decoding errors for people: no "yaml:"
-// prefix, and unknown keys named by policy section instead of Go type.
-func yamlMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	return unknownFieldRE.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := unknownFieldRE.FindStringSubmatch(m)
-		section, ok := rawSections[sub[2]]
-		if !ok {
-			section = "the policy"
-		}
-		return fmt.Sprintf("unknown key %q in %s", sub[1], section)
-	})
 }
