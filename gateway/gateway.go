@@ -507,6 +507,7 @@ func scalar(v any) (string, bool) {
 // the blocked patterns, the path rules and the policy regexes.
 func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string]string, Result, bool) {
 	vals := map[string]string{}
+	given := map[string]string{} // parameter -> the name it was given under
 	for _, k := range sortedKeys(params) {
 		canon := ""
 		for pn, p := range sc.Params {
@@ -518,13 +519,14 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 			return nil, failed("%s: unknown parameter %s%s (%s takes: %s)", sc.Name, quote(k), didYouMean(k, sortedKeys(sc.Params)), sc.Name, paramList(sc)), false
 		}
 		if _, dup := vals[canon]; dup {
-			return nil, failed("%s: parameter %q given twice (under another name as %s)", sc.Name, canon, quote(k)), false
+			return nil, failed("%s: parameter %q given twice, as %s and as %s; send it once", sc.Name, canon, quote(given[canon]), quote(k)), false
 		}
 		s, ok := scalar(params[k])
 		if !ok {
 			return nil, failed("%s: parameter %s must be a string", sc.Name, quote(k)), false
 		}
 		vals[canon] = s
+		given[canon] = k
 	}
 	for pn, req := range nativeParams[sc.Name] {
 		if req && vals[pn] == "" {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -339,6 +340,11 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 
 	for i, pp := range orDefault(raw.ProtectedPaths, defaultProtectedPaths) {
 		c, err := cleanPolicyPath(pp)
+		if err == nil {
+			if g := globChar(c, false); g != "" {
+				err = fmt.Errorf("%q holds the glob character %s; protected_paths are literal paths (a directory protects everything below it), not globs", pp, g)
+			}
+		}
 		if err != nil {
 			probs.addf("protected_paths[%d]: %v", i, err)
 			continue
@@ -498,6 +504,11 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 	}
 	for i, d := range raw.ScriptDirs {
 		c, err := cleanPolicyPath(d)
+		if err == nil {
+			if g := globChar(c, true); g != "" {
+				err = fmt.Errorf("%q holds the glob character %s; script_dirs are literal directories where \"*\" may stand for one whole component (skills/*)", d, g)
+			}
+		}
 		if err == nil && (c == "." || c == "*" || strings.HasPrefix(c, "*/")) {
 			// Script directories are write-protected (see scriptRoots): a script
 			// directory at the root would make the whole project read-only.
@@ -648,6 +659,21 @@ func loadsCode(k string) bool {
 	return strings.HasPrefix(u, "PYTHON") || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
 }
 
+// globChar returns the first glob character ("*", "?", "[", "]") in the
+// clean path p, quoted, or "". With star, a component that is exactly "*"
+// is allowed (script_dirs' one-component wildcard).
+func globChar(p string, star bool) string {
+	for c := range strings.SplitSeq(p, "/") {
+		if star && c == "*" {
+			continue
+		}
+		if i := strings.IndexAny(c, "*?[]"); i >= 0 {
+			return strconv.Quote(c[i : i+1])
+		}
+	}
+	return ""
+}
+
 // cleanPolicyPath cleans a root-relative path written in the policy.
 func cleanPolicyPath(p string) (string, error) {
 	p = strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
@@ -656,6 +682,9 @@ func cleanPolicyPath(p string) (string, error) {
 	}
 	if strings.HasPrefix(p, "/") {
 		return "", fmt.Errorf("%q must be relative to the project root", p)
+	}
+	if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%q must be relative to the project root (\"~\" is not a home directory here)", p)
 	}
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {

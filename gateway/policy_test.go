@@ -91,10 +91,10 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		{"a version other than 1", func(s string) string { return strings.Replace(s, "version: 1", "version: 2", 1) }, "version: must be 1, got 2"},
 		{"a secret in the inherited env", func(s string) string {
 			return strings.Replace(s, "inherit: [PATH,", "inherit: [OPENAI_API_KEY, PATH,", 1)
-		}, "p.yaml:204:15: safe_py_runner.env.inherit[0]: OPENAI_API_KEY must never pass to scripts"},
+		}, "safe_py_runner.env.inherit[0]: OPENAI_API_KEY must never pass to scripts"},
 		{"PYTHONPATH in the inherited env", func(s string) string {
 			return strings.Replace(s, "inherit: [PATH,", "inherit: [PYTHONPATH, PATH,", 1)
-		}, "p.yaml:204:15: safe_py_runner.env.inherit[0]: PYTHONPATH must never pass to scripts"},
+		}, "safe_py_runner.env.inherit[0]: PYTHONPATH must never pass to scripts"},
 		{"a protected path outside the root", func(s string) string {
 			return strings.Replace(s, "  - .lppctl\n", "  - ../x\n", 1)
 		}, `protected_paths[2]: "../x" leaves the project root`},
@@ -156,10 +156,10 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		}, "safe_py_runner.env.allow_keys[1]: LD_PRELOAD must never be set by the model (it changes what code runs)"},
 		{"SSLKEYLOGFILE in allow_keys", func(s string) string {
 			return strings.Replace(s, "allow_keys: [NAME, VERBOSE]", "allow_keys: [SSLKEYLOGFILE]", 1)
-		}, "p.yaml:220:18: safe_py_runner.env.allow_keys[0]: SSLKEYLOGFILE must never be set by the model (matches deny_keys ^(GCONV_PATH|"},
+		}, "safe_py_runner.env.allow_keys[0]: SSLKEYLOGFILE must never be set by the model (matches deny_keys ^(GCONV_PATH|"},
 		{"a provider key in allow_keys", func(s string) string {
 			return strings.Replace(s, "allow_keys: [NAME, VERBOSE]", "allow_keys: [OPENAI_BASE]", 1)
-		}, "p.yaml:220:18: safe_py_runner.env.allow_keys[0]: OPENAI_BASE must never be set by the model (lppctl's own provider variables never reach scripts)"},
+		}, "safe_py_runner.env.allow_keys[0]: OPENAI_BASE must never be set by the model (lppctl's own provider variables never reach scripts)"},
 		{"a duplicate in allow_keys", func(s string) string {
 			return strings.Replace(s, "allow_keys: [NAME, VERBOSE]", "allow_keys: [NAME, NAME]", 1)
 		}, "safe_py_runner.env.allow_keys[1]: duplicate NAME"},
@@ -224,18 +224,18 @@ func TestAllowKeysAreCheckedAgainstDenyKeysInAnyCase(t *testing.T) {
 	tests := []struct {
 		name, keys, want string
 	}{
-		{"upper-case proxy", "HTTPS_PROXY", "p.yaml:220:18: safe_py_runner.env.allow_keys[0]: HTTPS_PROXY must never be set by the model " + proxy},
-		{"lower-case proxy", "http_proxy", "p.yaml:220:18: safe_py_runner.env.allow_keys[0]: http_proxy must never be set by the model " + proxy},
-		{"mixed-case proxy", "All_Proxy", "p.yaml:220:18: safe_py_runner.env.allow_keys[0]: All_Proxy must never be set by the model " + proxy},
-		{"lower-case home", "home", "p.yaml:220:18: safe_py_runner.env.allow_keys[0]: home must never be set by the model (matches deny_keys ^(PATH|HOME|SHELL|IFS|ENV|BASH_ENV|CDPATH|PS4|TMPDIR|LANG|LC_.*|TZ)$)"},
-		{"lower-case code loader", "pythonstartup", "p.yaml:220:18: safe_py_runner.env.allow_keys[0]: pythonstartup must never be set by the model (it changes what code runs)"},
-		{"lower-case provider variable", "openai_base_url", "p.yaml:220:18: safe_py_runner.env.allow_keys[0]: openai_base_url must never be set by the model (lppctl's own provider variables never reach scripts)"},
+		{"upper-case proxy", "HTTPS_PROXY", "safe_py_runner.env.allow_keys[0]: HTTPS_PROXY must never be set by the model " + proxy},
+		{"lower-case proxy", "http_proxy", "safe_py_runner.env.allow_keys[0]: http_proxy must never be set by the model " + proxy},
+		{"mixed-case proxy", "All_Proxy", "safe_py_runner.env.allow_keys[0]: All_Proxy must never be set by the model " + proxy},
+		{"lower-case home", "home", "safe_py_runner.env.allow_keys[0]: home must never be set by the model (matches deny_keys ^(PATH|HOME|SHELL|IFS|ENV|BASH_ENV|CDPATH|PS4|TMPDIR|LANG|LC_.*|TZ)$)"},
+		{"lower-case code loader", "pythonstartup", "safe_py_runner.env.allow_keys[0]: pythonstartup must never be set by the model (it changes what code runs)"},
+		{"lower-case provider variable", "openai_base_url", "safe_py_runner.env.allow_keys[0]: openai_base_url must never be set by the model (lppctl's own provider variables never reach scripts)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := strings.Replace(string(base), "allow_keys: [NAME, VERBOSE]", "allow_keys: ["+tt.keys+"]", 1)
 			_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
-			require.EqualError(t, err, "cannot load policy p.yaml: invalid policy: "+tt.want)
+			require.EqualError(t, err, "cannot load policy p.yaml: invalid policy: "+at(t, s, "allow_keys: [", 13)+tt.want)
 		})
 	}
 }
@@ -248,29 +248,32 @@ func TestInheritedVariablesThatLookLikeCredentialsOrAreLppctlsAreRefused(t *test
 	tests := []struct {
 		name, inherit, inheritFor, want string
 	}{
-		{"a password without a word boundary", "PGPASSWORD", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: PGPASSWORD" + credential},
-		{"a personal access token", "GITHUB_PAT", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: GITHUB_PAT" + credential},
-		{"a token without a word boundary", "MYTOKEN", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: MYTOKEN" + credential},
-		{"a secret key in one word", "SECRETKEY", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: SECRETKEY" + credential},
-		{"headers carrying a token", "OTEL_EXPORTER_OTLP_HEADERS", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: OTEL_EXPORTER_OTLP_HEADERS" + credential},
-		{"a numbered key", "OPENAI_API_KEY_2", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: OPENAI_API_KEY_2" + own},
-		{"lppctl's own endpoint", "OPENAI_API_BASE", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: OPENAI_API_BASE" + own},
-		{"lppctl's own setting", "LPPCTL_LLM", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: LPPCTL_LLM" + own},
-		{"lppctl's own setting in lower case", "anthropic_base_url", "", "p.yaml:204:15: safe_py_runner.env.inherit[0]: anthropic_base_url" + own},
-		{"lppctl's own setting for one skill", "", "LPPCTL_LLM", "p.yaml:210:27: safe_py_runner.env.inherit_for.skills/ects_skill[0]: LPPCTL_LLM" + own},
-		{"a code loader for one skill, in lower case", "", "ld_preload", "p.yaml:210:27: safe_py_runner.env.inherit_for.skills/ects_skill[0]: ld_preload must never pass to scripts (it changes what code runs)"},
+		{"a password without a word boundary", "PGPASSWORD", "", "safe_py_runner.env.inherit[0]: PGPASSWORD" + credential},
+		{"a personal access token", "GITHUB_PAT", "", "safe_py_runner.env.inherit[0]: GITHUB_PAT" + credential},
+		{"a token without a word boundary", "MYTOKEN", "", "safe_py_runner.env.inherit[0]: MYTOKEN" + credential},
+		{"a secret key in one word", "SECRETKEY", "", "safe_py_runner.env.inherit[0]: SECRETKEY" + credential},
+		{"headers carrying a token", "OTEL_EXPORTER_OTLP_HEADERS", "", "safe_py_runner.env.inherit[0]: OTEL_EXPORTER_OTLP_HEADERS" + credential},
+		{"a numbered key", "OPENAI_API_KEY_2", "", "safe_py_runner.env.inherit[0]: OPENAI_API_KEY_2" + own},
+		{"lppctl's own endpoint", "OPENAI_API_BASE", "", "safe_py_runner.env.inherit[0]: OPENAI_API_BASE" + own},
+		{"lppctl's own setting", "LPPCTL_LLM", "", "safe_py_runner.env.inherit[0]: LPPCTL_LLM" + own},
+		{"lppctl's own setting in lower case", "anthropic_base_url", "", "safe_py_runner.env.inherit[0]: anthropic_base_url" + own},
+		{"lppctl's own setting for one skill", "", "LPPCTL_LLM", "safe_py_runner.env.inherit_for.skills/ects_skill[0]: LPPCTL_LLM" + own},
+		{"a code loader for one skill, in lower case", "", "ld_preload", "safe_py_runner.env.inherit_for.skills/ects_skill[0]: ld_preload must never pass to scripts (it changes what code runs)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := string(base)
+			var where string
 			if tt.inherit != "" {
 				s = strings.Replace(s, "inherit: [PATH, HOME, LANG, LC_ALL, LC_CTYPE, TZ, TMPDIR]", "inherit: ["+tt.inherit+", PATH, PWD, HOME]", 1)
+				where = at(t, s, "inherit: [", 10)
 			}
 			if tt.inheritFor != "" {
 				s = strings.Replace(s, "[TRANSCRIPT_API_URL, TRANSCRIPT_API_TOKEN]", "["+tt.inheritFor+", TRANSCRIPT_API_TOKEN]", 1)
+				where = at(t, s, "["+tt.inheritFor, 1)
 			}
 			_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
-			require.EqualError(t, err, "cannot load policy p.yaml: invalid policy: "+tt.want)
+			require.EqualError(t, err, "cannot load policy p.yaml: invalid policy: "+where+tt.want)
 		})
 	}
 }
