@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lppctl/lppctl/internal/envname"
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
@@ -18,8 +19,9 @@ import (
 // "") and resolve it after (set: {threshold: 'threshold < 0 ? 80 :
 // threshold'}). An unset or empty environment variable writes nothing; a
 // value that does not parse as the variable's type fails the action, naming
-// the variable. Provider keys are not for specs: a name ending in _KEY,
-// _TOKEN or _SECRET is refused.
+// the variable but not quoting the value. Credentials are not for specs: a
+// name that looks like one (envname.Credential: PGPASSWORD, GITHUB_PAT,
+// OPENAI_API_KEY_2 ...) is refused.
 func (d *Deps) envRead(_ context.Context, c *machine.Call) error {
 	vars, err := stringMap(c, "vars")
 	if err != nil {
@@ -31,7 +33,7 @@ func (d *Deps) envRead(_ context.Context, c *machine.Call) error {
 	}
 	for _, name := range sortedKeys(vars) {
 		env := vars[name]
-		if secretName(env) {
+		if envname.Credential(env) {
 			return fmt.Errorf("env.read of state %q: %s looks like a secret (a key, token or password); specs do not read those", c.State, env)
 		}
 		decl := decls[name]
@@ -43,23 +45,40 @@ func (d *Deps) envRead(_ context.Context, c *machine.Call) error {
 			continue
 		}
 		if !reflect.DeepEqual(c.Var(name), decl.Default) {
-			c.Notef("%s=%v was given; %s=%s is not used", name, c.Var(name), env, raw)
+			c.Notef("%s=%v was given; %s is not used", name, c.Var(name), env)
 			continue
 		}
-		val, err := parseEnvValue(decl.Type, raw)
+		val, err := parseEnvValue(decl, raw)
 		if err != nil {
-			return fmt.Errorf("cannot read %s=%q into %s: %w", env, raw, name, err)
+			return fmt.Errorf("cannot read %s into %s: %w", env, name, err)
 		}
 		if err := c.SetVar(name, val); err != nil {
-			return fmt.Errorf("cannot read %s=%q into %s: %w", env, raw, name, err)
+			return fmt.Errorf("cannot read %s into %s: %w", env, name, err)
 		}
 		c.Notef("%s = %v (from %s)", name, val, env)
 	}
 	return nil
 }
 
-// parseEnvValue converts an environment variable's text to a variable's type.
-func parseEnvValue(t mspec.Type, raw string) (any, error) {
+// parseEnvValue converts an environment variable's text to a variable's
+// type and checks it against the variable's enum. Its errors never quote the
+// value: an environment variable may hold what a spec must not show.
+func parseEnvValue(decl *mspec.Var, raw string) (any, error) {
+	val, err := parseEnvType(decl.Type, raw)
+	if err != nil {
+		return nil, err
+	}
+	if _, bad := mspec.NotFinite(val); bad {
+		return nil, fmt.Errorf("not a finite number")
+	}
+	if s, ok := val.(string); ok && len(decl.Enum) > 0 && !mspec.Contains(decl.Enum, s) {
+		return nil, fmt.Errorf("not one of %s", mspec.QuoteList(decl.Enum))
+	}
+	return val, nil
+}
+
+// parseEnvType converts an environment variable's text to a variable's type.
+func parseEnvType(t mspec.Type, raw string) (any, error) {
 	switch t {
 	case mspec.TypeInt:
 		n, err := strconv.Atoi(raw)
@@ -83,15 +102,4 @@ func parseEnvValue(t mspec.Type, raw string) (any, error) {
 		return raw, nil
 	}
 	return nil, fmt.Errorf("env.read sets only int, float, bool and string variables, not %s", t)
-}
-
-// secretName reports whether an environment variable's name is a secret's.
-func secretName(name string) bool {
-	u := strings.ToUpper(name)
-	for _, s := range []string{"_KEY", "_TOKEN", "_SECRET", "PASSWORD"} {
-		if strings.HasSuffix(u, s) || strings.Contains(u, "PASSWORD") {
-			return true
-		}
-	}
-	return false
 }

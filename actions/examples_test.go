@@ -204,12 +204,13 @@ lpp: 1
 name: checker
 context:
   threshold: {type: int, default: -1}
-  model:     {type: string, default: ""}
+  model:     {type: string, default: "", enum: ["", m-1, m-2]}
+  ratio:     {type: float, default: -1}
 initial: read
 states:
   read:
     do: env.read
-    with: {vars: {threshold: EVAL_THRESHOLD, model: OPENAI_MODEL}}
+    with: {vars: {threshold: EVAL_THRESHOLD, model: OPENAI_MODEL, ratio: EVAL_RATIO}}
     next: [done]
   done: {final: true}
 `
@@ -225,7 +226,9 @@ func TestEnvRead(t *testing.T) {
 		{name: "unset variables write nothing", want: map[string]any{"threshold": -1, "model": ""}},
 		{name: "set variables are parsed as the variable's type", env: map[string]string{"EVAL_THRESHOLD": " 75 ", "OPENAI_MODEL": "m-1"}, want: map[string]any{"threshold": 75, "model": "m-1"}},
 		{name: "a value given at start wins", env: map[string]string{"EVAL_THRESHOLD": "75"}, given: map[string]any{"threshold": 90}, want: map[string]any{"threshold": 90, "model": ""}},
-		{name: "a value that does not parse fails, naming both", env: map[string]string{"EVAL_THRESHOLD": "high"}, err: `cannot read EVAL_THRESHOLD="high" into threshold: not an integer`},
+		{name: "a value that does not parse fails, naming both", env: map[string]string{"EVAL_THRESHOLD": "high"}, err: `action failed: env.read in state "read": cannot read EVAL_THRESHOLD into threshold: not an integer`},
+		{name: "a value outside the enum fails without quoting it", env: map[string]string{"OPENAI_MODEL": "sk-not-a-model"}, err: `action failed: env.read in state "read": cannot read OPENAI_MODEL into model: not one of ["", "m-1", "m-2"]`},
+		{name: "an infinite float fails", env: map[string]string{"EVAL_RATIO": "inf"}, err: `action failed: env.read in state "read": cannot read EVAL_RATIO into ratio: not a finite number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,7 +243,10 @@ func TestEnvRead(t *testing.T) {
 			require.NoError(t, err)
 			err = r.Run(context.Background())
 			if tt.err != "" {
-				require.ErrorContains(t, err, tt.err)
+				require.EqualError(t, err, tt.err)
+				for _, v := range tt.env {
+					require.NotContains(t, err.Error(), v, "the error quotes the value")
+				}
 				return
 			}
 			require.NoError(t, err)
@@ -251,16 +257,20 @@ func TestEnvRead(t *testing.T) {
 	}
 }
 
-func TestEnvReadRefusesSecrets(t *testing.T) {
-	src := strings.ReplaceAll(envChecker, "OPENAI_MODEL", "OPENAI_API_KEY")
-	d := &Deps{Root: t.TempDir(), Getenv: func(string) string { return "sk-x" }}
-	reg := machine.NewBuiltinRegistry()
-	require.NoError(t, Register(reg, d))
-	spec, diags := validate.Check("checker.yaml", []byte(src), reg)
-	require.False(t, diags.HasErrors())
-	m, err := machine.Compile(spec, reg)
-	require.NoError(t, err)
-	r, err := m.NewRun(nil)
-	require.NoError(t, err)
-	require.ErrorContains(t, r.Run(context.Background()), `env.read of state "read": OPENAI_API_KEY looks like a secret (a key, token or password); specs do not read those`)
+func TestEnvReadRefusesNamesThatLookLikeCredentials(t *testing.T) {
+	for _, name := range []string{"OPENAI_API_KEY", "PGPASSWORD", "GITHUB_PAT", "MYTOKEN", "SECRETKEY", "OTEL_EXPORTER_OTLP_HEADERS", "OPENAI_API_KEY_2"} {
+		t.Run(name, func(t *testing.T) {
+			src := strings.ReplaceAll(envChecker, "OPENAI_MODEL", name)
+			d := &Deps{Root: t.TempDir(), Getenv: func(string) string { return "sk-x" }}
+			reg := machine.NewBuiltinRegistry()
+			require.NoError(t, Register(reg, d))
+			spec, diags := validate.Check("checker.yaml", []byte(src), reg)
+			require.False(t, diags.HasErrors())
+			m, err := machine.Compile(spec, reg)
+			require.NoError(t, err)
+			r, err := m.NewRun(nil)
+			require.NoError(t, err)
+			require.ErrorContains(t, r.Run(context.Background()), `env.read of state "read": `+name+` looks like a secret (a key, token or password); specs do not read those`)
+		})
+	}
 }

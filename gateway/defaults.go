@@ -33,6 +33,8 @@ var defaultBlockedPatterns = []rawBlocked{
 	{"python-dunder-import", `__import__`, "dynamic import"},
 	{"os-system", `\bos\s*\.\s*(system|popen|exec[lv]p?e?|spawn[lv]p?e?|fork|kill)\b`, "starting or signalling processes from Python"},
 	{"subprocess", `\bsubprocess\b`, "starting processes from Python"},
+	{"posix-spawn", `\bposix_spawnp?\b`, "starting processes from Python (os.posix_spawn)"},
+	{"asyncio-subprocess", `\bcreate_subprocess_(exec|shell)\b`, "starting processes from Python (asyncio)"},
 	{"multiprocessing", `\bmultiprocessing\b`, "starting processes from Python"},
 	{"pty-spawn", `\bpty\s*\.\s*spawn\b`, "spawning a terminal"},
 	{"shutil-rmtree", `\bshutil\s*\.\s*rmtree\b`, "recursive delete from Python"},

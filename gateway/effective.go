@@ -59,8 +59,8 @@ func (p *Policy) Effective() ([]byte, error) {
 	if doc.Runner.Env.InheritFor == nil {
 		doc.Runner.Env.InheritFor = map[string][]string{}
 	}
-	for _, re := range r.Env.DenyKeys {
-		doc.Runner.Env.DenyKeys = append(doc.Runner.Env.DenyKeys, re.String())
+	for _, d := range r.Env.DenyKeys {
+		doc.Runner.Env.DenyKeys = append(doc.Runner.Env.DenyKeys, d.Pattern)
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# effective policy of %s: what the gateway enforces, defaults filled in\n", p.Name)

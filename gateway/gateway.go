@@ -144,16 +144,12 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 
 	prot := append([]string(nil), p.Protected...)
 	why := map[string]string{}
-	if p.Name != "" {
-		if pa, err := filepath.Abs(p.Name); err == nil {
-			if real, err := filepath.EvalSymlinks(pa); err == nil {
-				pa = real
-			}
-			if rel, err := filepath.Rel(abs, pa); err == nil && filepath.IsLocal(rel) {
-				prot = append(prot, filepath.ToSlash(rel))
-				why[strings.ToLower(filepath.ToSlash(rel))] = "the tool policy"
-			}
-		}
+	// The policy file as named and as its links resolve: replacing a link
+	// named --policy (saved with the run) would hand the next resume the
+	// model's policy, and replacing its target would change this one's.
+	for _, rel := range policyPaths(abs, p.Name) {
+		prot = append(prot, rel)
+		why[strings.ToLower(rel)] = "the tool policy"
 	}
 	// The runner executes code below the script directories: no tool may write there,
 	// or the model could write a script (or a module a trusted script imports) and run it.
@@ -193,6 +189,36 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 	}
 
 	return g, nil
+}
+
+// policyPaths returns the root-relative, slash-separated paths of the
+// policy file name inside the (link-free, absolute) root: the file as named
+// (its directory's links resolved, the last component kept, so a link is
+// named itself) and the file its links lead to. Either is left out when it
+// lies outside the root.
+func policyPaths(root, name string) []string {
+	if name == "" {
+		return nil
+	}
+	pa, err := filepath.Abs(name)
+	if err != nil {
+		return nil
+	}
+	named := pa
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(pa)); err == nil {
+		named = filepath.Join(dir, filepath.Base(pa))
+	}
+	cands := []string{named}
+	if real, err := filepath.EvalSymlinks(pa); err == nil && real != named {
+		cands = append(cands, real)
+	}
+	var out []string
+	for _, c := range cands {
+		if rel, err := filepath.Rel(root, c); err == nil && filepath.IsLocal(rel) {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
 }
 
 // interpreterHomes returns the root-relative directories of a Python
@@ -481,6 +507,7 @@ func scalar(v any) (string, bool) {
 // the blocked patterns, the path rules and the policy regexes.
 func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string]string, Result, bool) {
 	vals := map[string]string{}
+	given := map[string]string{} // parameter -> the name it was given under
 	for _, k := range sortedKeys(params) {
 		canon := ""
 		for pn, p := range sc.Params {
@@ -492,13 +519,14 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 			return nil, failed("%s: unknown parameter %s%s (%s takes: %s)", sc.Name, quote(k), didYouMean(k, sortedKeys(sc.Params)), sc.Name, paramList(sc)), false
 		}
 		if _, dup := vals[canon]; dup {
-			return nil, failed("%s: parameter %q given twice (under another name as %s)", sc.Name, canon, quote(k)), false
+			return nil, failed("%s: parameter %q given twice, as %s and as %s; send it once", sc.Name, canon, quote(given[canon]), quote(k)), false
 		}
 		s, ok := scalar(params[k])
 		if !ok {
 			return nil, failed("%s: parameter %s must be a string", sc.Name, quote(k)), false
 		}
 		vals[canon] = s
+		given[canon] = k
 	}
 	for pn, req := range nativeParams[sc.Name] {
 		if req && vals[pn] == "" {

@@ -201,11 +201,9 @@ func (g *Gateway) hiddenEntry(lit, res string, e fs.DirEntry) bool {
 // early filter: scripts themselves are not sandboxed, and one that checks
 // paths only lexically would follow a link out of the root.
 func (g *Gateway) argPaths(i int, a string) *refusal {
-	pieces := strings.FieldsFunc(a, func(r rune) bool {
-		return r == '=' || r == ',' || r == ':' || unicode.IsSpace(r)
-	})
 	what := fmt.Sprintf("args[%d]", i)
-	for _, piece := range pieces {
+	// URLs are split too: "https://host/.env" is refused as naming .env.
+	for _, piece := range strings.FieldsFunc(a, argSeparator) {
 		var comps []string
 		for _, c := range strings.Split(strings.ReplaceAll(piece, `\`, "/"), "/") {
 			if c != "" && c != "." {
@@ -219,6 +217,9 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 		if pat := g.policy.hiddenBy(lit); pat != "" {
 			return hiddenRefusal(what, a, pat, false)
 		}
+		// A piece that fails the path syntax is not read as a path here:
+		// argPathSyntax has refused the absolute and ".." ones already, and
+		// the rest (a "-x" option, a control character) names nothing.
 		if clean, r := checkPathSyntax(lit); r == nil {
 			res, r, err := g.resolve(clean, lit)
 			if r != nil {
@@ -244,20 +245,29 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 // Stat does not open the file, so it cannot block on a FIFO.
 func (g *Gateway) specialFile(p string) string {
 	fi, err := g.root.Stat(p)
-	if err != nil {
+	if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 		return ""
 	}
-	switch m := fi.Mode(); {
+	return modeKind(fi.Mode())
+}
+
+// modeKind names the kind of file m describes, for messages.
+func modeKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe (FIFO)"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
 	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
 		return "a device"
-	case m&fs.ModeIrregular != 0:
-		return "a special file"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
-	return ""
+	return "a special file"
 }
 
 // hiddenNote is the listing footer counting the entries left out.

@@ -142,6 +142,11 @@ func fsError(op, param, shown string, err error) Result {
 		return failed("%s: %s does not exist", op, quote(shown))
 	case errors.Is(err, fs.ErrPermission):
 		return failed("%s: permission denied for %s", op, quote(shown))
+	case isNoDevice(err): // a socket: the same answer as for a FIFO or a device
+		if op == "copy_file" {
+			return failed("%s: %s is not a regular file (copy_file copies single files)", op, quote(shown))
+		}
+		return failed("%s: %s is not a regular file", op, quote(shown))
 	case errors.Is(err, context.DeadlineExceeded):
 		r := failed("%s: timed out", op)
 		r.Rule, r.TimedOut = "timeout", true

@@ -29,6 +29,7 @@ const (
 	rulePathLookalike  = "path-lookalike"
 	rulePathAbsolute   = "path-absolute"
 	rulePathTraversal  = "path-traversal"
+	rulePathBlank      = "path-blank"
 	rulePathOption     = "path-option"
 	ruleSymlinkEscape  = "symlink-escape"
 	ruleProtected      = "protected-path"
@@ -100,6 +101,11 @@ func checkPathSyntax(p string) (string, *refusal) {
 		switch {
 		case c == "" || c == ".":
 			continue
+		case strings.TrimSpace(c) == "":
+			if strings.TrimSpace(p) == "" {
+				return "", refuse(rulePathBlank, "%s is blank; give a path relative to the project root", quote(p))
+			}
+			return "", refuse(rulePathBlank, "%s has a component made only of blanks (%q); give the path without it", quote(p), c)
 		case strings.Trim(c, ". ") == "":
 			return "", refuse(rulePathTraversal, "%s contains %q; paths must stay inside the project root", quote(p), c)
 		case strings.HasPrefix(c, "-"):

@@ -11,11 +11,12 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/envname"
 	"github.com/lppctl/lppctl/internal/textx"
-	"gopkg.in/yaml.v3"
 )
 
 // ErrInvalidPolicy is wrapped by every error about a policy's content.
@@ -104,10 +105,16 @@ type EnvPolicy struct {
 	Inherit      []string
 	InheritFor   map[string][]string // script directory → variables only its scripts inherit (a skill's own credentials)
 	Set          map[string]string
-	AllowKeys    []string         // the exact env_vars keys the model may set
-	DenyKeys     []*regexp.Regexp // no AllowKeys entry may match one (checked at load)
+	AllowKeys    []string  // the exact env_vars keys the model may set
+	DenyKeys     []DenyKey // no AllowKeys entry may match one (checked at load, case-insensitively)
 	ValuePattern *regexp.Regexp
 	MaxVars      int
+}
+
+// DenyKey is one safe_py_runner.env.deny_keys entry.
+type DenyKey struct {
+	Pattern string         // as written in the policy
+	Re      *regexp.Regexp // Pattern, case-insensitive: http_proxy is HTTP_PROXY to Python, curl and requests
 }
 
 // nativeParams lists the parameters each implemented sub-command understands;
@@ -215,12 +222,21 @@ type rawEnv struct {
 
 // LoadPolicy reads and validates the policy file at path. Any problem, a missing
 // file included, is an error: callers must then refuse to run tools.
+// The file is opened without blocking and must be a regular file: a FIFO
+// would otherwise wait for a writer forever.
 func LoadPolicy(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load policy: %w (the gateway refuses every tool call without a valid policy)", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load policy: %w (the gateway refuses every tool call without a valid policy)", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot load policy %s: %w: it is %s; a policy is a regular file", path, ErrInvalidPolicy, modeKind(fi.Mode()))
+	}
 	return ParsePolicy(f, path)
 }
 
@@ -238,18 +254,15 @@ func ParsePolicy(r io.Reader, name string) (*Policy, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("cannot load policy %s: %w: the file is empty", name, ErrInvalidPolicy)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var raw rawPolicy
-	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("cannot load policy %s: %w: %s", name, ErrInvalidPolicy, yamlMessage(err))
+	raw, doc, msg := decodePolicy(data, name)
+	if msg != "" {
+		return nil, fmt.Errorf("cannot load policy %s: %w: %s", name, ErrInvalidPolicy, msg)
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err != io.EOF {
-		return nil, fmt.Errorf("cannot load policy %s: %w: more than one YAML document", name, ErrInvalidPolicy)
-	}
-	p, problems := buildPolicy(&raw)
+	p, problems := buildPolicy(raw)
 	if len(problems) > 0 {
+		for i, pr := range problems {
+			problems[i] = positioned(name, doc, pr)
+		}
 		return nil, &PolicyError{Name: name, Problems: problems}
 	}
 	p.Name = name
@@ -327,6 +340,11 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 
 	for i, pp := range orDefault(raw.ProtectedPaths, defaultProtectedPaths) {
 		c, err := cleanPolicyPath(pp)
+		if err == nil {
+			if g := globChar(c, false); g != "" {
+				err = fmt.Errorf("%q holds the glob character %s; protected_paths are literal paths (a directory protects everything below it), not globs", pp, g)
+			}
+		}
 		if err != nil {
 			probs.addf("protected_paths[%d]: %v", i, err)
 			continue
@@ -486,6 +504,11 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 	}
 	for i, d := range raw.ScriptDirs {
 		c, err := cleanPolicyPath(d)
+		if err == nil {
+			if g := globChar(c, true); g != "" {
+				err = fmt.Errorf("%q holds the glob character %s; script_dirs are literal directories where \"*\" may stand for one whole component (skills/*)", d, g)
+			}
+		}
 		if err == nil && (c == "." || c == "*" || strings.HasPrefix(c, "*/")) {
 			// Script directories are write-protected (see scriptRoots): a script
 			// directory at the root would make the whole project read-only.
@@ -507,7 +530,7 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 	r.Env.Set = map[string]string{}
 	for i, re := range orDefault(e.DenyKeys, defaultEnvDenyKeys) {
 		if x := probs.regex(fmt.Sprintf("safe_py_runner.env.deny_keys[%d]", i), re, true); x != nil {
-			r.Env.DenyKeys = append(r.Env.DenyKeys, x)
+			r.Env.DenyKeys = append(r.Env.DenyKeys, DenyKey{Pattern: re, Re: regexp.MustCompile("(?i)" + re)})
 		}
 	}
 	for i, k := range orDefault(e.AllowKeys, defaultEnvAllowKeys) {
@@ -532,8 +555,10 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 		switch {
 		case !envKeyShape.MatchString(k):
 			probs.addf("safe_py_runner.env.inherit[%d]: %q is not a variable name", i, k)
-		case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_") || looksSecret(k):
-			probs.addf("safe_py_runner.env.inherit[%d]: %s must never pass to scripts", i, k)
+		case neverInherited(k) != "":
+			probs.addf("safe_py_runner.env.inherit[%d]: %s must never pass to scripts (%s)", i, k, neverInherited(k))
+		case envname.Credential(k):
+			probs.addf("safe_py_runner.env.inherit[%d]: %s must never pass to every script (it looks like a credential; give it to one skill's scripts with inherit_for)", i, k)
 		default:
 			r.Env.Inherit = append(r.Env.Inherit, k)
 		}
@@ -554,8 +579,8 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 			switch {
 			case !envKeyShape.MatchString(k):
 				probs.addf("%s[%d]: %q is not a variable name", field, i, k)
-			case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_") || llmKey.MatchString(k):
-				probs.addf("%s[%d]: %s must never pass to scripts", field, i, k)
+			case neverInherited(k) != "":
+				probs.addf("%s[%d]: %s must never pass to scripts (%s)", field, i, k, neverInherited(k))
 			default:
 				r.Env.InheritFor[c] = append(r.Env.InheritFor[c], k)
 			}
@@ -595,32 +620,59 @@ func (r RunnerPolicy) scriptRoots() []string {
 
 var envKeyShape = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-var secretKey = regexp.MustCompile(`(?i)(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_|$)`)
+// ownVariables is the reason lppctl's own variables never reach scripts.
+const ownVariables = "lppctl's own provider variables never reach scripts"
 
-// llmKey matches the variables of lppctl's own model providers and of
-// lppctl itself: no script receives them, not even through inherit_for.
-var llmKey = regexp.MustCompile(`^(OPENAI|ANTHROPIC|OLLAMA|LPPCTL)_`)
+// neverInherited says why no script may inherit k, or "": it loads code, or
+// it is one of lppctl's own variables (envname.Own).
+func neverInherited(k string) string {
+	switch {
+	case loadsCode(k):
+		return "it changes what code runs"
+	case envname.Own(k):
+		return ownVariables
+	}
+	return ""
+}
 
 // neverFromModel says why the model may never set k through env_vars, or "":
 // the names that load code (PYTHON*, LD_*, DYLD_*), lppctl's own provider
 // variables, and whatever a deny_keys pattern matches.
-func neverFromModel(k string, deny []*regexp.Regexp) string {
-	switch {
-	case strings.HasPrefix(k, "PYTHON") || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_"):
-		return "it changes what code runs"
-	case llmKey.MatchString(k):
-		return "lppctl's own provider variables never reach scripts"
+// Names are compared case-insensitively throughout: programs read http_proxy
+// before HTTPS_PROXY, and on Windows the two are one variable.
+func neverFromModel(k string, deny []DenyKey) string {
+	if why := neverInherited(k); why != "" {
+		return why
 	}
-	for _, re := range deny {
-		if re.MatchString(k) {
-			return "matches deny_keys " + re.String()
+	for _, d := range deny {
+		if d.Re.MatchString(k) {
+			return "matches deny_keys " + d.Pattern
 		}
 	}
 	return ""
 }
 
-// looksSecret reports whether an environment variable name looks like it holds a credential.
-func looksSecret(k string) bool { return secretKey.MatchString(k) }
+// loadsCode reports whether the variable k changes what code a script runs
+// (PYTHON*, LD_*, DYLD_*, in any case).
+func loadsCode(k string) bool {
+	u := strings.ToUpper(k)
+	return strings.HasPrefix(u, "PYTHON") || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
+}
+
+// globChar returns the first glob character ("*", "?", "[", "]") in the
+// clean path p, quoted, or "". With star, a component that is exactly "*"
+// is allowed (script_dirs' one-component wildcard).
+func globChar(p string, star bool) string {
+	for c := range strings.SplitSeq(p, "/") {
+		if star && c == "*" {
+			continue
+		}
+		if i := strings.IndexAny(c, "*?[]"); i >= 0 {
+			return strconv.Quote(c[i : i+1])
+		}
+	}
+	return ""
+}
 
 // cleanPolicyPath cleans a root-relative path written in the policy.
 func cleanPolicyPath(p string) (string, error) {
@@ -630,6 +682,9 @@ func cleanPolicyPath(p string) (string, error) {
 	}
 	if strings.HasPrefix(p, "/") {
 		return "", fmt.Errorf("%q must be relative to the project root", p)
+	}
+	if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%q must be relative to the project root (\"~\" is not a home directory here)", p)
 	}
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {
@@ -659,32 +714,4 @@ func didYouMean(s string, candidates []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// rawSections names the policy section each raw type decodes, for messages.
-var rawSections = map[string]string{
-	"rawPolicy":     "the policy",
-	"rawLimits":     "limits",
-	"rawBlocked":    "a blocked pattern",
-	"rawCLI":        "safe_cli_executor",
-	"rawSubCommand": "a sub-command",
-	"rawParam":      "a parameter",
-	"rawRunner":     "safe_py_runner",
-	"rawEnv":        "safe_py_runner.env",
-}
-
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type gateway\.(\w+)`)
-
-// yamlMessage rewrites yaml.v3's decoding errors for people: no "yaml:"
-// prefix, and unknown keys named by policy section instead of Go type.
-func yamlMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	return unknownFieldRE.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := unknownFieldRE.FindStringSubmatch(m)
-		section, ok := rawSections[sub[2]]
-		if !ok {
-			section = "the policy"
-		}
-		return fmt.Sprintf("unknown key %q in %s", sub[1], section)
-	})
 }

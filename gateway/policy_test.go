@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestLoadPolicyAcceptsTheProjectPolicy(t *testing.T) {
@@ -213,4 +215,78 @@ func TestClosedGatewayRefusesEveryCall(t *testing.T) {
 	if len(g.Tools()) != 2 || !strings.Contains(g.ToolDocs(), "no valid tool policy") {
 		t.Error("closed gateway should still describe its (unavailable) tools")
 	}
+}
+
+func TestAllowKeysAreCheckedAgainstDenyKeysInAnyCase(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	const proxy = "(matches deny_keys (^|_)(URLS?|URIS?|ENDPOINTS?|HOSTS?|HOSTNAME|PROXY|SERVER|ADDR|ADDRESS)(_|$))"
+	tests := []struct {
+		name, keys, want string
+	}{
+		{"upper-case proxy", "HTTPS_PROXY", "safe_py_runner.env.allow_keys[0]: HTTPS_PROXY must never be set by the model " + proxy},
+		{"lower-case proxy", "http_proxy", "safe_py_runner.env.allow_keys[0]: http_proxy must never be set by the model " + proxy},
+		{"mixed-case proxy", "All_Proxy", "safe_py_runner.env.allow_keys[0]: All_Proxy must never be set by the model " + proxy},
+		{"lower-case home", "home", "safe_py_runner.env.allow_keys[0]: home must never be set by the model (matches deny_keys ^(PATH|HOME|SHELL|IFS|ENV|BASH_ENV|CDPATH|PS4|TMPDIR|LANG|LC_.*|TZ)$)"},
+		{"lower-case code loader", "pythonstartup", "safe_py_runner.env.allow_keys[0]: pythonstartup must never be set by the model (it changes what code runs)"},
+		{"lower-case provider variable", "openai_base_url", "safe_py_runner.env.allow_keys[0]: openai_base_url must never be set by the model (lppctl's own provider variables never reach scripts)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := strings.Replace(string(base), "allow_keys: [NAME, VERBOSE]", "allow_keys: ["+tt.keys+"]", 1)
+			_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
+			require.EqualError(t, err, "cannot load policy p.yaml: invalid policy: "+at(t, s, "allow_keys: [", 13)+tt.want)
+		})
+	}
+}
+
+func TestInheritedVariablesThatLookLikeCredentialsOrAreLppctlsAreRefused(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	const credential = " must never pass to every script (it looks like a credential; give it to one skill's scripts with inherit_for)"
+	const own = " must never pass to scripts (lppctl's own provider variables never reach scripts)"
+	tests := []struct {
+		name, inherit, inheritFor, want string
+	}{
+		{"a password without a word boundary", "PGPASSWORD", "", "safe_py_runner.env.inherit[0]: PGPASSWORD" + credential},
+		{"a personal access token", "GITHUB_PAT", "", "safe_py_runner.env.inherit[0]: GITHUB_PAT" + credential},
+		{"a token without a word boundary", "MYTOKEN", "", "safe_py_runner.env.inherit[0]: MYTOKEN" + credential},
+		{"a secret key in one word", "SECRETKEY", "", "safe_py_runner.env.inherit[0]: SECRETKEY" + credential},
+		{"headers carrying a token", "OTEL_EXPORTER_OTLP_HEADERS", "", "safe_py_runner.env.inherit[0]: OTEL_EXPORTER_OTLP_HEADERS" + credential},
+		{"a numbered key", "OPENAI_API_KEY_2", "", "safe_py_runner.env.inherit[0]: OPENAI_API_KEY_2" + own},
+		{"lppctl's own endpoint", "OPENAI_API_BASE", "", "safe_py_runner.env.inherit[0]: OPENAI_API_BASE" + own},
+		{"lppctl's own setting", "LPPCTL_LLM", "", "safe_py_runner.env.inherit[0]: LPPCTL_LLM" + own},
+		{"lppctl's own setting in lower case", "anthropic_base_url", "", "safe_py_runner.env.inherit[0]: anthropic_base_url" + own},
+		{"lppctl's own setting for one skill", "", "LPPCTL_LLM", "safe_py_runner.env.inherit_for.skills/ects_skill[0]: LPPCTL_LLM" + own},
+		{"a code loader for one skill, in lower case", "", "ld_preload", "safe_py_runner.env.inherit_for.skills/ects_skill[0]: ld_preload must never pass to scripts (it changes what code runs)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := string(base)
+			var where string
+			if tt.inherit != "" {
+				s = strings.Replace(s, "inherit: [PATH, HOME, LANG, LC_ALL, LC_CTYPE, TZ, TMPDIR]", "inherit: ["+tt.inherit+", PATH, PWD, HOME]", 1)
+				where = at(t, s, "inherit: [", 10)
+			}
+			if tt.inheritFor != "" {
+				s = strings.Replace(s, "[TRANSCRIPT_API_URL, TRANSCRIPT_API_TOKEN]", "["+tt.inheritFor+", TRANSCRIPT_API_TOKEN]", 1)
+				where = at(t, s, "["+tt.inheritFor, 1)
+			}
+			_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
+			require.EqualError(t, err, "cannot load policy p.yaml: invalid policy: "+where+tt.want)
+		})
+	}
+}
+
+// A skill's own token may pass to that skill's scripts (inherit_for), and
+// ordinary names to every script.
+func TestInheritKeepsOrdinaryNamesAndInheritForKeepsASkillsToken(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	s := strings.Replace(string(base), "inherit: [PATH, HOME, LANG, LC_ALL, LC_CTYPE, TZ, TMPDIR]", "inherit: [PATH, PWD, HOME, GIT_AUTHOR_NAME, XDG_SESSION_ID]", 1)
+	s = strings.Replace(s, "[TRANSCRIPT_API_URL, TRANSCRIPT_API_TOKEN]", "[TRANSCRIPT_API_URL, TRANSCRIPT_API_TOKEN, GITHUB_PAT]", 1)
+	p, err := ParsePolicy(strings.NewReader(s), "p.yaml")
+	require.NoError(t, err)
+	require.Equal(t, []string{"PATH", "PWD", "HOME", "GIT_AUTHOR_NAME", "XDG_SESSION_ID"}, p.Runner.Env.Inherit)
+	require.Equal(t, []string{"TRANSCRIPT_API_URL", "TRANSCRIPT_API_TOKEN", "GITHUB_PAT"}, p.Runner.Env.InheritFor["skills/ects_skill"])
 }

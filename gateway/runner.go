@@ -219,14 +219,8 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 		if !pol.ArgPattern.MatchString(a) {
 			return no(refuse(ruleArgPattern, "args[%d] %s does not match the allowed pattern %s", i, quote(a), pol.ArgPattern))
 		}
-		s := strings.ReplaceAll(a, `\`, "/")
-		if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") {
-			return no(refuse(ruleArgPath, "args[%d] %s is an absolute path; paths are relative to the project root", i, quote(a)))
-		}
-		for _, c := range strings.Split(s, "/") {
-			if c != "" && c != "." && strings.Trim(c, ". ") == "" {
-				return no(refuse(ruleArgPath, "args[%d] %s contains %q; paths must stay inside the project root", i, quote(a), c))
-			}
+		if r := argPathSyntax(i, a); r != nil {
+			return no(r)
 		}
 		if r := g.argPaths(i, a); r != nil {
 			return no(r)

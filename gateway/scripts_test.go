@@ -128,7 +128,9 @@ func TestWriteScriptsRefuseOnTheirOwn(t *testing.T) {
 	sb := scriptSandbox(t)
 	sb.symlink(t, "../outside", "outlink")
 	for _, c := range []struct{ arg, want string }{
-		{"outlink/x.txt", "[SECURITY BLOCKED] symlink-escape: 'outlink/x.txt' resolves outside the project root; give a path inside it\n"},
+		{"outlink/x.txt", "[SECURITY BLOCKED] symlink-escape: 'outlink/x.txt' resolves through a symbolic link outside the project root; give a path inside it\n"},
+		{"../pwn.json", "[SECURITY BLOCKED] path-traversal: '../pwn.json' climbs out of the project root with '..'; give a path inside it\n"},
+		{"docs/../../pwn.json", "[SECURITY BLOCKED] path-traversal: 'docs/../../pwn.json' climbs out of the project root with '..'; give a path inside it\n"},
 		{"Scripts/x.py", "[SECURITY BLOCKED] protected-path: 'Scripts/x.py' is inside the protected path 'scripts', which no tool may change; use another path, e.g. under output/\n"},
 	} {
 		cmd := exec.Command("python3", "scripts/write_file.py", c.arg)

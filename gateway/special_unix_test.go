@@ -136,3 +136,30 @@ func TestCopyFileReplacesTheDestination(t *testing.T) {
 		}
 	}
 }
+
+// A socket cannot be opened as a file (ENXIO): read_file and copy_file say
+// it is not a regular file, as they do for a FIFO or a device.
+func TestASocketIsNotARegularFile(t *testing.T) {
+	sb := newSandbox(t)
+	ln, err := net.Listen("unix", filepath.Join(sb.root, "docs", "sock"))
+	if err != nil {
+		t.Skipf("unix socket: %v", err)
+	}
+	defer ln.Close()
+	tests := []struct {
+		sub    string
+		params map[string]any
+		want   string
+	}{
+		{"read_file", map[string]any{"path": "docs/sock"}, `[ERROR] read_file: "docs/sock" is not a regular file`},
+		{"copy_file", map[string]any{"src": "docs/sock", "dst": "docs/copy"}, `[ERROR] copy_file: "docs/sock" is not a regular file (copy_file copies single files)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sub, func(t *testing.T) {
+			res := sb.cli(tt.sub, tt.params)
+			if res.Text != tt.want {
+				t.Fatalf("got  %q\nwant %q", res.Text, tt.want)
+			}
+		})
+	}
+}

@@ -55,9 +55,15 @@ def safe_path(arg, for_write):
     if os.path.isabs(norm) or norm.startswith("~"):
         raise ScriptError(f"{arg!r} is absolute; give a path relative to the project root")
     root = project_root()
-    real = os.path.realpath(os.path.join(root, norm))
+    lexical = os.path.normpath(os.path.join(root, norm))
+    if not _inside(lexical, root):
+        # Climbs out with "..": no link is involved (the gateway's rule name).
+        raise Refusal("path-traversal", f"{arg!r} climbs out of the project root with '..'; give a path inside it")
+    if lexical == root:
+        raise ScriptError(f"{arg!r} names the project root itself; give a path inside it")
+    real = os.path.realpath(lexical)
     if not _inside(real, root) or real == root:
-        raise Refusal("symlink-escape", f"{arg!r} resolves outside the project root; give a path inside it")
+        raise Refusal("symlink-escape", f"{arg!r} resolves through a symbolic link outside the project root; give a path inside it")
     if for_write and os.environ.get("LPPCTL_READ_ONLY") == "1":
         raise Refusal("read-only", f"{arg!r}: this tool call may only look, not write (a checker such as the evaluator verifies the work, it does not change it)")
     if for_write:

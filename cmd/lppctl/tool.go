@@ -202,9 +202,19 @@ func runTool(c *cli.Context, ta toolArgs) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	fmt.Fprintln(c.App.Writer, strings.TrimRight(res.Text, "\n"))
+	text := strings.TrimRight(res.Text, "\n")
+	if toolOutIsTerminal(c.App.Writer) {
+		// On a terminal, escape what would drive it; piped or redirected,
+		// the bytes are exactly what the model gets.
+		text = terminalSafe(text)
+	}
+	fmt.Fprintln(c.App.Writer, text)
 	return nil
 }
+
+// toolOutIsTerminal reports whether `lppctl tool` prints to a terminal (a
+// variable: tests stand in for one).
+var toolOutIsTerminal = isTerminal
 
 // toolCallArgs builds the JSON-like arguments object the model would send.
 func toolCallArgs(c *cli.Context, tool string, rest []string, ta toolArgs) (map[string]any, error) {

@@ -8,13 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/lppctl/lppctl/internal/envname"
 )
 
 // trampolineName is argv[0] of the running executable started again as
@@ -181,16 +182,13 @@ func scrubEnv(env []string, dir string) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "TMPDIR" || k == "TMP" || k == "TEMP" || credentialName.MatchString(k) {
+		if k == "HOME" || k == "TMPDIR" || k == "TMP" || k == "TEMP" || envname.Credential(k) || envname.Provider(k) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return append(out, "HOME="+dir, "TMPDIR="+dir)
 }
-
-// credentialName matches the names of variables that may hold secrets.
-var credentialName = regexp.MustCompile(`(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION)|^(OPENAI|ANTHROPIC|OLLAMA|AWS|GOOGLE|AZURE|GITHUB|GH|HF)_`)
 
 // KillGroup kills the sandboxed program and every process it started.
 func KillGroup(cmd *exec.Cmd) error {

@@ -1,0 +1,40 @@
+package envname
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCredentialNamesAreRecognisedAndOrdinaryNamesAreNot(t *testing.T) {
+	for _, name := range []string{
+		"PGPASSWORD", "GITHUB_PAT", "MYTOKEN", "SECRETKEY", "OTEL_EXPORTER_OTLP_HEADERS", "OPENAI_API_KEY_2",
+		"OPENAI_API_KEY", "OPENAIKEY", "AWS_SECRET_ACCESS_KEY", "TRANSCRIPT_API_TOKEN", "DB_PASS", "SSH_AUTH_SOCK",
+		"HTTP_AUTHORIZATION", "SENTRY_DSN", "SLACK_WEBHOOK", "GPG_PASSPHRASE", "GOOGLE_APPLICATION_CREDENTIALS",
+		"session_cookie", "github_pat", "my_token",
+	} {
+		assert.True(t, Credential(name), name)
+	}
+	for _, name := range []string{
+		"PATH", "MANPATH", "PWD", "OLDPWD", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "NAME", "VERBOSE",
+		"TRANSCRIPT_API_URL", "GIT_AUTHOR_NAME", "PATCH_LEVEL", "PASSAGE_COUNT", "XDG_SESSION_ID", "EVAL_THRESHOLD",
+		"OPENAI_MODEL", "path",
+	} {
+		assert.False(t, Credential(name), name)
+	}
+}
+
+func TestOwnAndProviderVariables(t *testing.T) {
+	for _, name := range []string{"OPENAI_API_BASE", "ANTHROPIC_BASE_URL", "OLLAMA_HOST", "LPPCTL_LLM", "lppctl_llm", "openai_model"} {
+		assert.True(t, Own(name), name)
+	}
+	for _, name := range []string{"OPENAIKEY", "AWS_REGION", "TRANSCRIPT_API_URL", "PATH"} {
+		assert.False(t, Own(name), name)
+	}
+	for _, name := range []string{"OPENAI_API_BASE", "AWS_REGION", "GH_HOST", "hf_home"} {
+		assert.True(t, Provider(name), name)
+	}
+	for _, name := range []string{"LPPCTL_READ_ONLY", "LPPCTL_PROTECTED", "PATH", "GHOST"} {
+		assert.False(t, Provider(name), name)
+	}
+}
