@@ -97,9 +97,13 @@ func yq(s string) string {
 	return b.String()
 }
 
-// unprintable reports a rune a YAML file cannot hold as it is.
+// unprintable reports a rune a YAML file cannot hold as it is: control
+// characters, and every rune YAML reads as a line break (\r, \n, U+0085,
+// U+2028, U+2029). A blueprint's text written raw with one of those would
+// end its line, and the rest would be read as YAML of its own: keys the
+// blueprint does not have, even in a comment.
 func unprintable(r rune) bool {
-	return r < 0x20 && r != '\t' || r >= 0x7F && r <= 0x9F || r == 0xFEFF || r == utf8.RuneError || r >= 0xD800 && r <= 0xDFFF || r == 0xFFFE || r == 0xFFFF
+	return r < 0x20 && r != '\t' || r >= 0x7F && r <= 0x9F || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == utf8.RuneError || r >= 0xD800 && r <= 0xDFFF || r == 0xFFFE || r == 0xFFFF
 }
 
 // yk writes a mapping key, quoted when it is not a plain identifier.
@@ -248,7 +252,7 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 	w("# Each blueprint state waits for events (on:), trying its transitions in the blueprint's")
 	w("# order: the first whose guard holds is taken. States named with \"__\" are helper states")
 	w("# that run one transition's steps in order (see docs/lpp.md).")
-	w("# Driver rule: %s", tr.driverRule())
+	w("# Driver rule: %s", jsonPrintable(tr.driverRule())) // the mapping's event names
 	w("#")
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	// Written without fmt: a long description is copied once, not three times.
@@ -423,10 +427,11 @@ func (tr *translator) eventsYAML(w func(string, ...any), from func(mspec.Pos)) {
 	}
 }
 
-// yamlValue writes a JSON value as YAML flow (JSON is YAML).
+// yamlValue writes a JSON value as YAML flow (JSON is YAML), with the
+// runes YAML reads as line breaks escaped (JSON leaves U+0085 raw).
 func yamlValue(v any) string {
 	b, _ := json.Marshal(v)
-	return string(b)
+	return jsonPrintable(string(b))
 }
 
 // stringEnum is a string property's enum as a flow list ("" when it has

@@ -293,7 +293,7 @@ func (tr *translator) build() {
 		if t := bp.Terminal(s.ID); t != nil {
 			st := &sState{name: s.ID, note: cmpOr(s.Description, t.Description), final: true, comment: "terminal state", pos: t.Pos}
 			for _, f := range t.Outputs {
-				if _, ok := tr.types[f.Name]; f.NonNull && ok { // another output has no variable to check (a warning)
+				if _, ok := tr.types[f.Name]; f.NonNull && ok && gate.IdentRE.MatchString(f.Name) { // another output has no variable to check (a warning)
 					st.reqs = append(st.reqs, sReq{name: f.Name, cond: f.Name + " != nil", pos: f.Pos})
 				}
 			}
@@ -551,7 +551,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			}
 			if tr.handled(a.Event) {
 				st.do, st.note = "emit", genDoc+"action "+a.ID+" (emit "+a.Event+")"
-				st.with = []string{"event: " + a.Event}
+				st.with = []string{"event: " + yk(a.Event)}
 				if len(pm) > 0 {
 					st.with = append(st.with, "payload: "+flowMap(pm))
 					for _, kv := range a.PayloadMap {
