@@ -81,8 +81,10 @@ var injectPlaces = map[string]func(bp map[string]any, m *Mapping, s string){
 		p := obj(bp, "context_schema", "properties", "s")
 		p["default"], p["enum"] = s, []any{s, "v"}
 	},
-	"set value":    func(bp map[string]any, _ *Mapping, s string) { obj(bp, "actions", "a")["value"] = s },
-	"gate literal": func(bp map[string]any, _ *Mapping, s string) { obj(bp, "gates", "g")["expression"] = "s == " + pyQuote(s) },
+	"set value": func(bp map[string]any, _ *Mapping, s string) { obj(bp, "actions", "a")["value"] = s },
+	"gate literal": func(bp map[string]any, _ *Mapping, s string) {
+		obj(bp, "gates", "g")["expression"] = "s == " + pyQuote(s)
+	},
 	"gate id": func(bp map[string]any, _ *Mapping, s string) {
 		gates := obj(bp, "gates")
 		gates[s] = gates["g"]
@@ -104,14 +106,20 @@ var injectPlaces = map[string]func(bp map[string]any, m *Mapping, s string){
 		m.Units["ns:"+s] = Unit{Script: "u.py", Function: "f"}
 	},
 	"unit script": func(_ map[string]any, m *Mapping, s string) { m.Units["ns:op"] = Unit{Script: s, Function: s} },
-	"input key":   func(bp map[string]any, _ *Mapping, s string) { obj(bp, "actions", "c")["input_map"] = map[string]any{s: "s"} },
-	"output key":  func(bp map[string]any, _ *Mapping, s string) { obj(bp, "actions", "c")["output_map"] = map[string]any{"r": s} },
-	"emit event":  func(bp map[string]any, _ *Mapping, s string) { obj(bp, "actions", "e")["event"] = s },
+	"input key": func(bp map[string]any, _ *Mapping, s string) {
+		obj(bp, "actions", "c")["input_map"] = map[string]any{s: "s"}
+	},
+	"output key": func(bp map[string]any, _ *Mapping, s string) {
+		obj(bp, "actions", "c")["output_map"] = map[string]any{"r": s}
+	},
+	"emit event": func(bp map[string]any, _ *Mapping, s string) { obj(bp, "actions", "e")["event"] = s },
 	"emit payload key": func(bp map[string]any, _ *Mapping, s string) {
 		obj(bp, "actions", "e")["payload_map"] = map[string]any{s: "s"}
 	},
-	"unknown key":          func(bp map[string]any, _ *Mapping, s string) { bp[s] = s },
-	"display":              func(bp map[string]any, _ *Mapping, s string) { bp["display"] = map[string]any{"rules": []any{map[string]any{"template": s}}} },
+	"unknown key": func(bp map[string]any, _ *Mapping, s string) { bp[s] = s },
+	"display": func(bp map[string]any, _ *Mapping, s string) {
+		bp["display"] = map[string]any{"rules": []any{map[string]any{"template": s}}}
+	},
 	"contract description": func(bp map[string]any, _ *Mapping, s string) { obj(bp, "terminal_states", "done")["description"] = s },
 	"output field": func(bp map[string]any, _ *Mapping, s string) {
 		obj(bp, "terminal_states", "done")["output_schema"] = map[string]any{s: map[string]any{"type": "string", "non_null": true}}
