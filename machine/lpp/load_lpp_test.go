@@ -71,7 +71,7 @@ func TestBlueprintsReadAsLppsLoaderReadsThem(t *testing.T) {
 				`"actions": {"w": {"type": "set", "target": "o.k", "value": 3}, "r": {"type": "set", "target": "v", "value_from": "o.k"}}`,
 				`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
 				`"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "actions": ["w", "r"]}]`),
-			nil, []string{`o: 'fromPairs(concat(toPairs(o ?? {}), [["k", 3]]))'`, `v: 'o?.k'`}},
+			nil, []string{`o: 'merge(o ?? {}, {"k": 3})'`, `v: 'o?.k'`}},
 		{"a gate no transition uses is kept, with a warning when it does not translate",
 			bpJSON(`"gates": {"g": {"type": "expression", "expression": "patterns valid"}}`,
 				`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,

@@ -157,7 +157,7 @@ func compactJSON(s string) json.RawMessage {
 }
 
 // metaOf is the blueprint's metadata line.
-func metaOf(bp *Blueprint) []byte {
+func metaOf(bp *Blueprint, wholeGates []gateTextMeta) []byte {
 	md := meta{Schema: bp.Schema, ID: bp.ID, Name: bp.Name, Version: bp.Version, Description: bp.Description,
 		TermList: !bp.TerminalMap}
 	if len(bp.Description) >= longText {
@@ -184,6 +184,7 @@ func metaOf(bp *Blueprint) []byte {
 			md.GateText = append(md.GateText, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: g.Expr})
 		}
 	}
+	md.GateText = append(md.GateText, wholeGates...) // as translated where the payload is read whole
 	md.Names = bp.Orig
 	for _, p := range bp.Context {
 		if p.Implicit {
@@ -257,7 +258,7 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	// Written without fmt: a long description is copied once, not three times.
 	b.WriteString(metaPrefix)
-	b.Write(metaOf(bp))
+	b.Write(metaOf(bp, tr.wholeGates))
 	b.WriteByte('\n')
 	origins = append(origins, at)
 	at = cmpPos(bp.SchemaPos, at)
