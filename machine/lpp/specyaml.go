@@ -25,6 +25,8 @@ type meta struct {
 	ID          string          `json:"id,omitempty"`
 	Name        string          `json:"name,omitempty"`
 	Version     string          `json:"version,omitempty"`
+	// IdentJSON: an id, name or version that is not a string, as written.
+	IdentJSON map[string]json.RawMessage `json:"ident_json,omitempty"`
 	Description string          `json:"description,omitempty"`
 	Display     json.RawMessage `json:"display,omitempty"`
 	Extra       []rawJSON       `json:"extra,omitempty"`
@@ -165,6 +167,12 @@ func metaOf(bp *Blueprint, wholeGates []gateTextMeta) []byte {
 		// all (FromSpec reads it there when the metadata has none): it is
 		// not written twice.
 		md.Description = ""
+	}
+	for k, raw := range bp.IdentJSON {
+		if md.IdentJSON == nil {
+			md.IdentJSON = map[string]json.RawMessage{}
+		}
+		md.IdentJSON[k] = compactJSON(raw)
 	}
 	if bp.Display != "" {
 		md.Display = compactJSON(bp.Display)
