@@ -21,18 +21,18 @@ const metaPrefix = "# lpp-blueprint: "
 
 // meta is what the spec keeps of the blueprint for writing it back.
 type meta struct {
-	Schema      string          `json:"$schema"`
-	ID          string          `json:"id,omitempty"`
-	Name        string          `json:"name,omitempty"`
-	Version     string          `json:"version,omitempty"`
+	Schema  string `json:"$schema"`
+	ID      string `json:"id,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
 	// IdentJSON: an id, name or version that is not a string, as written.
-	IdentJSON map[string]json.RawMessage `json:"ident_json,omitempty"`
-	Description string          `json:"description,omitempty"`
-	Display     json.RawMessage `json:"display,omitempty"`
-	Extra       []rawJSON       `json:"extra,omitempty"`
-	TermList    bool            `json:"terminal_list,omitempty"` // terminal_states was a list (v0.1.x)
-	Terminals   []termMeta      `json:"terminals,omitempty"`
-	Entry       string          `json:"entry,omitempty"`
+	IdentJSON   map[string]json.RawMessage `json:"ident_json,omitempty"`
+	Description string                     `json:"description,omitempty"`
+	Display     json.RawMessage            `json:"display,omitempty"`
+	Extra       []rawJSON                  `json:"extra,omitempty"`
+	TermList    bool                       `json:"terminal_list,omitempty"` // terminal_states was a list (v0.1.x)
+	Terminals   []termMeta                 `json:"terminals,omitempty"`
+	Entry       string                     `json:"entry,omitempty"`
 	// Transitions keeps what the spec's transitions do not say of the
 	// blueprint's: their order in its array, a "*" source, the event a
 	// driver fires, and the ids of their gates and actions. What they do
