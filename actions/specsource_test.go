@@ -18,7 +18,9 @@ const (
   "terminal_states": ["done"],
   "transitions": [
     {"id": "go", "from": "start", "to": "done", "on_event": "START"}
-  ]
+  ],
+  "name": "x",
+  "version": "1"
 }
 `
 	// bpUnknownState has a transition to a state that does not exist.
@@ -30,7 +32,9 @@ const (
   "terminal_states": ["done"],
   "transitions": [
     {"id": "go", "from": "start", "to": "nowhere", "on_event": "START"}
-  ]
+  ],
+  "name": "x",
+  "version": "1"
 }
 `
 	// bpNeverDone validates, but its gate never holds: done is unreachable
@@ -46,7 +50,9 @@ const (
   "transitions": [
     {"id": "go", "from": "start", "to": "done", "on_event": "START", "gates": ["big"]},
     {"id": "no", "from": "start", "to": "failed", "on_event": "START"}
-  ]
+  ],
+  "name": "x",
+  "version": "1"
 }
 `
 	// bpCompute scores with the compute unit risk:score.
@@ -60,7 +66,9 @@ const (
   "actions": {"score": {"type": "compute", "compute_unit": "risk:score", "output_map": {"risk": "score"}}},
   "transitions": [
     {"id": "scored", "from": "review", "to": "done", "on_event": "START", "actions": ["score"]}
-  ]
+  ],
+  "name": "x",
+  "version": "1"
 }
 `
 	// bpAssembly is an L++ document that is not a blueprint.

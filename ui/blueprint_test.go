@@ -22,7 +22,9 @@ const reviewBlueprint = `{
   "transitions": [
     {"id": "ok", "from": "review", "to": "approved", "on_event": "SUBMIT", "gates": ["risk_ok"], "actions": ["score"]},
     {"id": "no", "from": "review", "to": "rejected", "on_event": "SUBMIT"}
-  ]
+  ],
+  "name": "x",
+  "version": "1"
 }
 `
 
@@ -36,7 +38,10 @@ const badBlueprint = `{
   "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g"]}],
   "gates": {
     "g": {"type": "expression", "expression": "x is lambda"}
-  }
+  },
+  "id": "x",
+  "name": "x",
+  "version": "1"
 }
 `
 

@@ -131,7 +131,9 @@ const brokenContractBlueprint = `{
     {"id": "submit", "from": "idle", "to": "review", "on_event": "SUBMIT", "actions": ["take"]},
     {"id": "approve", "from": "review", "to": "done", "on_event": "APPROVE"},
     {"id": "skip", "from": "idle", "to": "done", "on_event": "SKIP"}
-  ]
+  ],
+  "name": "x",
+  "version": "1"
 }
 `
 

@@ -34,7 +34,7 @@ func TestCommandsRefuseFilesOverTheReadCap(t *testing.T) {
 	small := `{"$schema": "lpp/v0.2.0", "id": "bp", "description": "0123456789012345678901234567890123456789",
  "context_schema": {"properties": {}}, "states": {"x": {"description": "x"}, "y": {"description": "y"}},
  "entry_state": "x", "terminal_states": {"y": {}}, "gates": {}, "actions": {},
- "transitions": [{"id": "xy", "from": "x", "to": "y", "on_event": "GO"}]}`
+ "transitions": [{"id": "xy", "from": "x", "to": "y", "on_event": "GO"}], "name": "x", "version": "1"}`
 	require.NoError(t, os.WriteFile("small.json", []byte(small), 0o644))
 	tooBig := func(what, file string, size, limit int64, human string) string {
 		return "lppctl: cannot read " + what + ": " + file + " is " + strconv.FormatInt(size, 10) + " bytes, over the limit of " + strconv.FormatInt(limit, 10) +

@@ -40,7 +40,7 @@ func bigBlueprint(n, m int) []byte {
 		"context_schema": map[string]any{"properties": map[string]any{"count": map[string]any{"type": "integer", "default": 0},
 			"name": map[string]any{"type": "string"}, "items": map[string]any{"type": "array"}}},
 		"states": states, "terminal_states": map[string]any{fmt.Sprintf("s%d", n-1): map[string]any{}},
-		"gates": gates, "actions": actions, "transitions": trans}
+		"gates": gates, "actions": actions, "transitions": trans, "name": "x", "version": "1"}
 	src, _ := json.Marshal(bp)
 	return src
 }

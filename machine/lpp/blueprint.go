@@ -25,11 +25,15 @@ type Blueprint struct {
 	File   string // path as given to Load, used in diagnostics
 	Source []byte // the file's bytes, for snippets
 
-	Schema      string
-	SchemaPos   mspec.Pos
-	ID          string
-	Name        string
-	Version     string
+	Schema    string
+	SchemaPos mspec.Pos
+	ID        string
+	Name      string
+	Version   string
+	// IdentJSON holds the JSON text of an id, name or version that is not
+	// a string (lpp reads any JSON value there; ID, Name and Version hold
+	// the same text, or "" for null), to write it back as it was.
+	IdentJSON   map[string]string
 	Description string
 
 	Context     []*Property

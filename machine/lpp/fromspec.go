@@ -472,53 +472,6 @@ func balanced(s string) bool {
 	return depth == 0
 }
 
-// setAction writes a set entry as an L++ set action.
-func (w *writer) setAction(a *mspec.Assign) (jobj, error) {
-	tree, err := exprparser.Parse(a.Expr)
-	if err != nil {
-		return nil, fmt.Errorf("set %s: %w", a.Var, err)
-	}
-	if ref, ok := refOf(tree.Node); ok {
-		return jobj{{"type", ActionSet}, {"target", a.Var}, {"value_from", ref}}, nil
-	}
-	v, ok := literalOf(tree.Node)
-	if !ok {
-		return nil, fmt.Errorf("set %s: %s: an L++ set takes a literal, a variable or event.payload.NAME (write a computation as a compute action)", a.Var, a.Expr)
-	}
-	return jobj{{"type", ActionSet}, {"target", a.Var}, {"value", v}}, nil
-}
-
-// refOf reads a variable or event.payload.NAME (lpp_payload?.NAME in a
-// helper state) as L++ writes it in value_from and input_map.
-func refOf(n ast.Node) (string, bool) {
-	n = unchain(n)
-	switch x := n.(type) {
-	case *ast.IdentifierNode:
-		if x.Value == payloadVar {
-			return "event.payload", true
-		}
-		return x.Value, true
-	case *ast.MemberNode:
-		p, ok := x.Property.(*ast.StringNode)
-		if !ok {
-			return "", false
-		}
-		switch base := unchain(x.Node).(type) {
-		case *ast.IdentifierNode:
-			if base.Value == payloadVar {
-				return "event.payload." + p.Value, true
-			}
-		case *ast.MemberNode:
-			id, ok1 := base.Node.(*ast.IdentifierNode)
-			bp, ok2 := base.Property.(*ast.StringNode)
-			if ok1 && ok2 && id.Value == "event" && bp.Value == "payload" {
-				return "event.payload." + p.Value, true
-			}
-		}
-	}
-	return "", false
-}
-
 // literalOf reads an expr literal as a JSON value.
 func literalOf(n ast.Node) (any, bool) {
 	switch x := n.(type) {

@@ -48,7 +48,7 @@ func TestImportWarnsOfAContractOutputThatIsNoProperty(t *testing.T) {
 "context_schema": {"properties": {"x": {"type": "string"}}},
 "states": {"a": {}, "b": {}}, "entry_state": "a",
 "terminal_states": {"b": {"output_schema": {"x": {"type": "string", "non_null": true}, "report": {"type": "string", "non_null": true}}}},
-"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO"}]}`
+"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO"}], "name": "x", "version": "1"}`
 	bp, diags := Parse("c.json", []byte(src))
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())

@@ -72,14 +72,24 @@ var lppTypes = map[mspec.Type]string{mspec.TypeString: "string", mspec.TypeFloat
 
 func (w *writer) json() ([]byte, error) {
 	spec, md := w.spec, w.md
-	if md == nil {
-		md = &meta{Schema: SchemaV02, ID: spec.Name, Name: spec.Name, Description: spec.Description}
+	desc := spec.Description
+	if md == nil { // lpp's loader requires an id, a name and a version
+		md = &meta{Schema: SchemaV02, ID: spec.Name, Name: spec.Name, Version: "1.0.0", Description: spec.Description}
+	} else if len(desc) < longText {
+		// The import writes the name as the spec's description when the
+		// blueprint has none; the metadata holds the description, but for a
+		// long one, which only the spec's description: holds.
+		desc = ""
 	}
 	out := jobj{{"$schema", md.Schema}}
-	for _, kv := range []jkv{{"id", md.ID}, {"name", md.Name}, {"version", md.Version}, {"description", cmpOr(md.Description, spec.Description)}} {
-		if kv.v != "" {
-			out = append(out, kv)
+	for _, kv := range []jkv{{"id", md.ID}, {"name", md.Name}, {"version", md.Version}} {
+		if raw, ok := md.IdentJSON[kv.k]; ok && raw != nil { // not a string: as the blueprint wrote it
+			kv.v = raw
 		}
+		out = append(out, kv) // even "": the loader requires the key
+	}
+	if d := cmpOr(md.Description, desc); d != "" {
+		out = append(out, jkv{"description", d})
 	}
 	sp := func(n string) string { // the blueprint's own spelling
 		if o, ok := md.Names[n]; ok {

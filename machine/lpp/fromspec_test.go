@@ -164,6 +164,7 @@ events:
   "$schema": "lpp/v0.2.0",
   "id": "door",
   "name": "door",
+  "version": "1.0.0",
   "description": "a door",
   "context_schema": {
     "properties": {

@@ -55,6 +55,11 @@ func FuzzImport(f *testing.F) {
 			t.Fatalf("a loaded blueprint does not translate: %v", err)
 		}
 		out := tr.YAML
+		for _, text := range [][]byte{out, tr.Text()} { // the translation's line breaks only: no text of the blueprint breaks a line
+			if i := bytes.IndexFunc(text, func(r rune) bool { return r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029 }); i >= 0 {
+				t.Fatalf("a line break the translation did not write, at byte %d:\n%s", i, text)
+			}
+		}
 		var doc any
 		if err := yaml.Unmarshal(out, &doc); err != nil {
 			t.Fatalf("translation is not YAML: %v\n%s", err, out)

@@ -193,9 +193,9 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 		}
 	}
 	d.duplicates(root, "the blueprint")
-	bp.ID = d.optString(root, "id")
-	bp.Name = d.optString(root, "name")
-	bp.Version = d.optString(root, "version")
+	bp.ID = d.identity(root, bp, "id", `add "id": "my_blueprint" at the top`)
+	bp.Name = d.identity(root, bp, "name", `add "name": "My blueprint" at the top`)
+	bp.Version = d.identity(root, bp, "version", `add "version": "1.0.0" at the top`)
 	bp.Description = d.description(root)
 	if v := root.get("display"); v != nil {
 		bp.Display = string(d.src[v.off:v.end])
@@ -238,6 +238,7 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	if v := root.get("actions"); v != nil && d.want(v, kObject, "actions") {
 		d.actions(v, bp)
 	}
+	d.stateHooks(root.get("states"), bp)
 	if m := root.member("transitions"); m == nil {
 		d.errorf(root.pos, 1, `add "transitions": [{"id": "t1", "from": "...", "to": "...", "on_event": "..."}]`, "missing \"transitions\"")
 	} else if d.want(m.val, kArray, "transitions") {
@@ -281,6 +282,62 @@ func (d *decoder) want(n *node, k kind, what string) bool {
 	}
 	d.errorf(n.pos, 1, "", "%s must be %s, not %s", what, k, n.describe())
 	return false
+}
+
+// identity reads id, name or version: required by lpp's loader, of any
+// JSON type (lpp reads them as they are); a value that is not a string is
+// kept as its JSON text.
+func (d *decoder) identity(root *node, bp *Blueprint, key, hint string) string {
+	m := root.member(key)
+	if m == nil {
+		d.errorf(root.pos, 1, hint, "missing %q: lpp's loader requires the blueprint's id, name and version", key)
+		return ""
+	}
+	if m.val.kind == kString {
+		return m.val.str
+	}
+	raw := string(d.src[m.val.off:m.val.end])
+	if bp.IdentJSON == nil {
+		bp.IdentJSON = map[string]string{}
+	}
+	bp.IdentJSON[key] = raw
+	if m.val.kind == kNull {
+		return ""
+	}
+	return raw
+}
+
+// stateHooks checks that the ids on_enter and on_exit list are declared
+// actions, as lpp's loader does (though no lpp runtime runs them).
+func (d *decoder) stateHooks(states *node, bp *Blueprint) {
+	if states == nil || states.kind != kObject {
+		return
+	}
+	for _, m := range states.members {
+		if m.val.kind != kObject {
+			continue
+		}
+		for _, k := range []string{"on_enter", "on_exit"} {
+			v := m.val.get(k)
+			if v == nil || v.kind == kNull {
+				continue
+			}
+			if v.kind != kArray {
+				d.errorf(v.pos, 1, fmt.Sprintf(`write "%s": ["ACTION_ID"]`, k), "%s of state %q must be a list of action ids, not %s (lpp's loader refuses it)", k, m.key, v.describe())
+				continue
+			}
+			for _, it := range v.items {
+				if it.kind != kString {
+					d.errorf(it.pos, 1, "", "%s of state %q must list action ids, not %s", k, m.key, it.describe())
+					continue
+				}
+				if bp.Action(it.str) == nil && !d.declared["actions/"+it.str] {
+					d.errorf(it.pos, len([]rune(it.str))+2, cmpOr(mspec.DidYouMeanHint(it.str, actionIDs(bp)), `declare it under "actions", or remove it`),
+						"%s of state %q names %q, which is not declared in actions (lpp's loader refuses it too)", k, m.key, it.str)
+				}
+			}
+		}
+	}
 }
 
 // optString reads an optional string member ("" when absent or not a string).

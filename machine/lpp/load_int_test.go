@@ -16,7 +16,7 @@ func TestIntegerDefaultsKeepTheirDigits(t *testing.T) {
 		{"-9223372036854775808", -9223372036854775808},
 	} {
 		t.Run(c.text, func(t *testing.T) {
-			src := `{"$schema": "lpp/v0.2.0", "id": "n",
+			src := `{"$schema": "lpp/v0.2.0", "id": "n", "name": "n", "version": "1",
   "context_schema": {"properties": {"n": {"type": "integer", "default": ` + c.text + `}}},
   "states": {"a": {}, "b": {}}, "entry_state": "a", "terminal_states": {"b": {}},
   "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO"}]}`

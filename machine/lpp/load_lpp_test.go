@@ -14,7 +14,7 @@ import (
 // bpJSON builds a v0.2.0 blueprint from its parts (JSON members, without
 // the outer braces).
 func bpJSON(parts ...string) string {
-	return `{"$schema": "lpp/v0.2.0", "id": "x", ` + strings.Join(parts, ", ") + `}`
+	return `{"$schema": "lpp/v0.2.0", "id": "x", ` + strings.Join(parts, ", ") + `, "name": "x", "version": "1"}`
 }
 
 // TestBlueprintsReadAsLppsLoaderReadsThem: what lpp's loader accepts
@@ -71,7 +71,7 @@ func TestBlueprintsReadAsLppsLoaderReadsThem(t *testing.T) {
 				`"actions": {"w": {"type": "set", "target": "o.k", "value": 3}, "r": {"type": "set", "target": "v", "value_from": "o.k"}}`,
 				`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
 				`"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "actions": ["w", "r"]}]`),
-			nil, []string{`o: 'fromPairs(concat(toPairs(o ?? {}), [["k", 3]]))'`, `v: 'o?.k'`}},
+			nil, []string{`o: 'merge(o ?? {}, {"k": 3})'`, `v: 'o?.k'`}},
 		{"a gate no transition uses is kept, with a warning when it does not translate",
 			bpJSON(`"gates": {"g": {"type": "expression", "expression": "patterns valid"}}`,
 				`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
@@ -90,6 +90,7 @@ func TestBlueprintsReadAsLppsLoaderReadsThem(t *testing.T) {
 		{"a transition's guard key, state on_enter and an object description",
 			bpJSON(`"description": {"long": "text"}`, `"gates": {"g": {"type": "expression", "expression": "True"}}`,
 				`"states": {"a": {"name": "A", "on_enter": ["x"]}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
+				`"actions": {"x": {"type": "set", "target": "s", "value": "v"}}`,
 				`"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "guard": "g"}]`),
 			[]string{`"guard" of transition "t" is ignored: lpp reads only "gates", so the transition is unguarded`,
 				`on_enter of state "a" is not run: lpp's runtimes never run it either`}, nil},

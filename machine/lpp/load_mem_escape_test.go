@@ -19,7 +19,7 @@ func TestLongStringsWithEscapesDecodeInAboutTheirSize(t *testing.T) {
 		t.Skip("allocation budgets are measured without the race detector")
 	}
 	blueprint := func(desc, state string) []byte {
-		return []byte(`{"$schema": "lpp/v0.2.0", "id": "bp", "description": "` + desc + `",
+		return []byte(`{"$schema": "lpp/v0.2.0", "id": "bp", "name": "bp", "version": "1", "description": "` + desc + `",
  "context_schema": {"properties": {}}, "states": {"x": ` + state + `, "y": {"description": "y"}},
  "entry_state": "x", "terminal_states": {"y": {}}, "gates": {}, "actions": {},
  "transitions": [{"id": "xy", "from": "x", "to": "y", "on_event": "GO"}]}`)

@@ -13,7 +13,7 @@ func TestInvalidGateIsNotReportedAgainByItsTransitions(t *testing.T) {
   "gates": {"g": {"type": "bogus", "expression": "x is None"}},
   "actions": {"a1": {"target": "x", "value": "y"}},
   "states": {"a": {}, "b": {}}, "entry_state": "a", "terminal_states": {"b": {}},
-  "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g", "nope"], "actions": ["a1"]}]}`
+  "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g", "nope"], "actions": ["a1"]}], "name": "x", "version": "1"}`
 	_, diags := Parse("g.json", []byte(src))
 	var got []string
 	for _, d := range diags.Errors() {

@@ -119,7 +119,7 @@ func TestGateSemanticsAgreeWithLpp(t *testing.T) {
 			case "undeclared_name":
 				// The loader declares it, an implicit property, and warns
 				// that lpp evaluates the gate false until the caller sets it.
-				src := `{"$schema": "lpp/v0.2.0", "id": "u", "gates": {"g": {"type": "expression", "expression": ` + strconv.Quote(c.Gate) + `}},
+				src := `{"$schema": "lpp/v0.2.0", "id": "u", "name": "u", "version": "1", "gates": {"g": {"type": "expression", "expression": ` + strconv.Quote(c.Gate) + `}},
  "states": {"a": {}}, "entry_state": "a", "terminal_states": {"b": {}},
  "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g"]}]}`
 				_, diags := Parse("u.json", []byte(src))

@@ -65,7 +65,7 @@ func TestMermaidLongGateIsNotShortened(t *testing.T) {
 	src := `{"$schema":"lpp/v0.2.0","context_schema":{"properties":{"target":{"type":"string"},"meta":{"type":"object"},"count":{"type":"integer"}}},
 "states":{"a":{},"end":{}},"entry_state":"a","terminal_states":["end"],
 "gates":{"g":{"type":"expression","expression":"` + long + `"}},
-"transitions":[{"id":"t","from":"a","to":"end","on_event":"GO","gates":["g"]}]}`
+"transitions":[{"id":"t","from":"a","to":"end","on_event":"GO","gates":["g"]}], "id": "x", "name": "x", "version": "1"}`
 	bp, diags := Parse("long.json", []byte(src))
 	if diags.HasErrors() {
 		t.Fatal(diags)

@@ -29,7 +29,7 @@ func TestImportAndValidateAllocateAFewTimesTheInput(t *testing.T) {
  "context_schema": {"properties": {"p": {"type": "string", "description": "` + doc + `", "default": "` + def + `"}}},
  "states": {"x": {"description": "` + state + `"}, "y": {"description": "y"}},
  "entry_state": "x", "terminal_states": {"y": {}}, "gates": {}, "actions": {},
- "transitions": [{"id": "xy", "from": "x", "to": "y", "on_event": "GO"}]}`)
+ "transitions": [{"id": "xy", "from": "x", "to": "y", "on_event": "GO"}], "version": "1"}`)
 	}
 	allocated := func(f func()) uint64 {
 		var before, after runtime.MemStats
@@ -97,7 +97,7 @@ func TestRecognisingABlueprintKeepsNoTextButItsSchema(t *testing.T) {
 		t.Skip("allocation budgets are measured without the race detector")
 	}
 	long := strings.Repeat("A", 8<<20)
-	src := []byte(`{"$schema": "lpp/v0.2.0", "description": "` + long + `", "states": {"x": {"description": "` + long + `\n"}}}`)
+	src := []byte(`{"$schema": "lpp/v0.2.0", "description": "` + long + `", "states": {"x": {"description": "` + long + `\n"}}, "id": "x", "name": "x", "version": "1"}`)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	ok := IsBlueprint(src) && HasSchema(src) && IsLPP(src)
@@ -105,5 +105,5 @@ func TestRecognisingABlueprintKeepsNoTextButItsSchema(t *testing.T) {
 	assert.True(t, ok)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<10), "no text is copied")
 	assert.False(t, IsBlueprint([]byte(`{"$schema": "lpp/v0.2.0", "x": "unclosed}`)), "the whole file is still checked")
-	assert.False(t, HasSchema([]byte(`{"a": {"$schema": "lpp/v0.2.0"}}`)), "only the top-level $schema counts")
+	assert.False(t, HasSchema([]byte(`{"a": {"$schema": "lpp/v0.2.0", "id": "x", "name": "x", "version": "1"}}`)), "only the top-level $schema counts")
 }

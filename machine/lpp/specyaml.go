@@ -21,16 +21,18 @@ const metaPrefix = "# lpp-blueprint: "
 
 // meta is what the spec keeps of the blueprint for writing it back.
 type meta struct {
-	Schema      string          `json:"$schema"`
-	ID          string          `json:"id,omitempty"`
-	Name        string          `json:"name,omitempty"`
-	Version     string          `json:"version,omitempty"`
-	Description string          `json:"description,omitempty"`
-	Display     json.RawMessage `json:"display,omitempty"`
-	Extra       []rawJSON       `json:"extra,omitempty"`
-	TermList    bool            `json:"terminal_list,omitempty"` // terminal_states was a list (v0.1.x)
-	Terminals   []termMeta      `json:"terminals,omitempty"`
-	Entry       string          `json:"entry,omitempty"`
+	Schema  string `json:"$schema"`
+	ID      string `json:"id,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+	// IdentJSON: an id, name or version that is not a string, as written.
+	IdentJSON   map[string]json.RawMessage `json:"ident_json,omitempty"`
+	Description string                     `json:"description,omitempty"`
+	Display     json.RawMessage            `json:"display,omitempty"`
+	Extra       []rawJSON                  `json:"extra,omitempty"`
+	TermList    bool                       `json:"terminal_list,omitempty"` // terminal_states was a list (v0.1.x)
+	Terminals   []termMeta                 `json:"terminals,omitempty"`
+	Entry       string                     `json:"entry,omitempty"`
 	// Transitions keeps what the spec's transitions do not say of the
 	// blueprint's: their order in its array, a "*" source, the event a
 	// driver fires, and the ids of their gates and actions. What they do
@@ -97,9 +99,13 @@ func yq(s string) string {
 	return b.String()
 }
 
-// unprintable reports a rune a YAML file cannot hold as it is.
+// unprintable reports a rune a YAML file cannot hold as it is: control
+// characters, and every rune YAML reads as a line break (\r, \n, U+0085,
+// U+2028, U+2029). A blueprint's text written raw with one of those would
+// end its line, and the rest would be read as YAML of its own: keys the
+// blueprint does not have, even in a comment.
 func unprintable(r rune) bool {
-	return r < 0x20 && r != '\t' || r >= 0x7F && r <= 0x9F || r == 0xFEFF || r == utf8.RuneError || r >= 0xD800 && r <= 0xDFFF || r == 0xFFFE || r == 0xFFFF
+	return r < 0x20 && r != '\t' || r >= 0x7F && r <= 0x9F || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == utf8.RuneError || r >= 0xD800 && r <= 0xDFFF || r == 0xFFFE || r == 0xFFFF
 }
 
 // yk writes a mapping key, quoted when it is not a plain identifier.
@@ -153,7 +159,7 @@ func compactJSON(s string) json.RawMessage {
 }
 
 // metaOf is the blueprint's metadata line.
-func metaOf(bp *Blueprint) []byte {
+func metaOf(bp *Blueprint, wholeGates []gateTextMeta) []byte {
 	md := meta{Schema: bp.Schema, ID: bp.ID, Name: bp.Name, Version: bp.Version, Description: bp.Description,
 		TermList: !bp.TerminalMap}
 	if len(bp.Description) >= longText {
@@ -161,6 +167,12 @@ func metaOf(bp *Blueprint) []byte {
 		// all (FromSpec reads it there when the metadata has none): it is
 		// not written twice.
 		md.Description = ""
+	}
+	for k, raw := range bp.IdentJSON {
+		if md.IdentJSON == nil {
+			md.IdentJSON = map[string]json.RawMessage{}
+		}
+		md.IdentJSON[k] = compactJSON(raw)
 	}
 	if bp.Display != "" {
 		md.Display = compactJSON(bp.Display)
@@ -180,6 +192,7 @@ func metaOf(bp *Blueprint) []byte {
 			md.GateText = append(md.GateText, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: g.Expr})
 		}
 	}
+	md.GateText = append(md.GateText, wholeGates...) // as translated where the payload is read whole
 	md.Names = bp.Orig
 	for _, p := range bp.Context {
 		if p.Implicit {
@@ -248,12 +261,12 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 	w("# Each blueprint state waits for events (on:), trying its transitions in the blueprint's")
 	w("# order: the first whose guard holds is taken. States named with \"__\" are helper states")
 	w("# that run one transition's steps in order (see docs/lpp.md).")
-	w("# Driver rule: %s", tr.driverRule())
+	w("# Driver rule: %s", jsonPrintable(tr.driverRule())) // the mapping's event names
 	w("#")
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	// Written without fmt: a long description is copied once, not three times.
 	b.WriteString(metaPrefix)
-	b.Write(metaOf(bp))
+	b.Write(metaOf(bp, tr.wholeGates))
 	b.WriteByte('\n')
 	origins = append(origins, at)
 	at = cmpPos(bp.SchemaPos, at)
@@ -423,10 +436,11 @@ func (tr *translator) eventsYAML(w func(string, ...any), from func(mspec.Pos)) {
 	}
 }
 
-// yamlValue writes a JSON value as YAML flow (JSON is YAML).
+// yamlValue writes a JSON value as YAML flow (JSON is YAML), with the
+// runes YAML reads as line breaks escaped (JSON leaves U+0085 raw).
 func yamlValue(v any) string {
 	b, _ := json.Marshal(v)
-	return string(b)
+	return jsonPrintable(string(b))
 }
 
 // stringEnum is a string property's enum as a flow list ("" when it has

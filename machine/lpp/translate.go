@@ -97,6 +97,12 @@ type translator struct {
 	fieldEnum  map[string]string // "EVENT/FIELD" → the enum of the property the field is stored into
 	warnings   mspec.Diagnostics
 	top        []topTrans // top-level "*" transitions, in array order // expression gate translated in a context
+	// usesWhole: some guard or set reads an event's payload as a whole (a
+	// token until resolveWhole); wholeGates are the gates the spec holds
+	// otherwise than translated at load (the payload read whole or by
+	// index), for writing the blueprint's text back.
+	usesWhole  bool
+	wholeGates []gateTextMeta
 }
 
 func newTranslator(bp *Blueprint, m *Mapping) *translator {
@@ -293,7 +299,7 @@ func (tr *translator) build() {
 		if t := bp.Terminal(s.ID); t != nil {
 			st := &sState{name: s.ID, note: cmpOr(s.Description, t.Description), final: true, comment: "terminal state", pos: t.Pos}
 			for _, f := range t.Outputs {
-				if _, ok := tr.types[f.Name]; f.NonNull && ok { // another output has no variable to check (a warning)
+				if _, ok := tr.types[f.Name]; f.NonNull && ok && gate.IdentRE.MatchString(f.Name) { // another output has no variable to check (a warning)
 					st.reqs = append(st.reqs, sReq{name: f.Name, cond: f.Name + " != nil", pos: f.Pos})
 				}
 			}
@@ -468,12 +474,21 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			x = gateVarPre + sanitize(id) + " == true"
 		} else {
 			x = tr.gateIn(g, ctx)
+			tr.payloadFields(e, x, "") // before the rewrite below: read with [i], a field is a list
+			x = getPayloadIndex(x)
+			if ctx.Payload == "event.payload" {
+				if y, ok := replaceWholePayload(x, wholeToken(wholeGuard, e)); ok {
+					x, tr.usesWhole = y, true
+				}
+				if x != g.Expr && !slices.ContainsFunc(tr.wholeGates, func(m gateTextMeta) bool { return m.ID == g.ID && m.Expr == x }) {
+					tr.wholeGates = append(tr.wholeGates, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: x})
+				}
+			}
 		}
 		if len(t.Gates) > 1 && (strings.Contains(x, "|") || strings.Contains(x, "&&")) { // one gate stays one conjunct (FromSpec splits at &&)
 			x = "(" + x + ")"
 		}
 		guards = append(guards, x)
-		tr.payloadFields(e, x, "")
 	}
 	out.when = strings.Join(guards, " && ")
 	// The longest prefix of set actions that reads nothing an earlier one
@@ -528,7 +543,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 				if lit, ok := strings.CutPrefix(kv.Value, literalRef); ok {
 					v = lit // a number: lpp cannot run it (a warning at load)
 				} else if !quotedLiteral(kv.Value) {
-					v = tr.ref(kv.Value, payloadVar)
+					v = tr.ref(kv.Value, payloadVar, e)
 				}
 				in = append(in, kvExpr{kv.Key, v})
 				tr.readField(e, kv.Value, "")
@@ -546,12 +561,12 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		case ActionEmit:
 			var pm []kvExpr
 			for _, kv := range a.PayloadMap {
-				pm = append(pm, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar)})
+				pm = append(pm, kvExpr{kv.Key, tr.ref(kv.Value, payloadVar, e)})
 				tr.readField(e, kv.Value, "")
 			}
 			if tr.handled(a.Event) {
 				st.do, st.note = "emit", genDoc+"action "+a.ID+" (emit "+a.Event+")"
-				st.with = []string{"event: " + a.Event}
+				st.with = []string{"event: " + yk(a.Event)}
 				if len(pm) > 0 {
 					st.with = append(st.with, "payload: "+flowMap(pm))
 					for _, kv := range a.PayloadMap {

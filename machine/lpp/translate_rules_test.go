@@ -14,7 +14,7 @@ import (
 // decoded and as text.
 func translated(t *testing.T, trans, gates, actions string, m *Mapping) (map[string]any, string) {
 	t.Helper()
-	src := fmt.Sprintf(`{"$schema":"lpp/v0.2.0","id":"x",
+	src := fmt.Sprintf(`{"$schema":"lpp/v0.2.0","id":"x","name":"x","version":"1",
 "context_schema":{"properties":{"a":{"type":"string"},"b":{"type":"string"},"n":{"type":"integer","default":0}}},
 "states":{"s":{},"u":{},"end":{}},"entry_state":"s","terminal_states":["end"],
 "gates":{%s},"actions":{%s},"transitions":[%s]}`, gates, actions, trans)

@@ -27,6 +27,10 @@ func (tr *translator) handled(e string) bool {
 // value_from or map source), to be captured and declared.
 func (tr *translator) readField(e, src, lppType string) {
 	if f, ok := strings.CutPrefix(src, "event.payload."); ok {
+		if root, _, nested := strings.Cut(f, "."); nested { // event.payload.o.k: o is a dict
+			tr.addField(e, root, "object")
+			return
+		}
 		tr.addField(e, f, cmp.Or(lppType, tr.types[f]))
 	}
 }
@@ -45,14 +49,23 @@ func readsPayload(a *Action) bool {
 
 // ref translates a value_from / input_map reference: a context name or
 // event.payload.X (read from payload).
-func (tr *translator) ref(s, payload string) string {
+func (tr *translator) ref(s, payload, e string) string {
 	if f, ok := strings.CutPrefix(s, "event.payload."); ok {
+		root, rest, nested := strings.Cut(f, ".")
+		x := payload + "?." + root
 		if payload == "event.payload" {
-			return "event.payload." + f
+			x = "event.payload." + root
 		}
-		return payload + "?." + f
+		if nested { // None as soon as a key is missing
+			x += "?." + strings.Join(strings.Split(rest, "."), "?.")
+		}
+		return x
 	}
 	if s == "event.payload" {
+		if payload == "event.payload" { // a record: stored as the map of its fields
+			tr.usesWhole = true
+			return wholeToken(wholeStore, e)
+		}
 		return payload
 	}
 	if root, rest, ok := strings.Cut(s, "."); ok { // a dotted path: None as soon as a key is missing
@@ -73,19 +86,26 @@ func (tr *translator) setEntry(a *Action, payload, e string) kvExpr {
 }
 
 // putPath is an expression for the map m with keys[0]…keys[n-1] (nested)
-// set to v.
+// set to v: merge (a map of string keys, which a map variable stores; expr's
+// fromPairs makes a map of any keys, which it does not).
 func putPath(m string, keys []string, v string) string {
 	inner := v
 	if len(keys) > 1 {
 		inner = putPath("("+m+")?.["+strconv.Quote(keys[0])+"]", keys[1:], v)
 	}
-	return "fromPairs(concat(toPairs(" + m + " ?? {}), [[" + strconv.Quote(keys[0]) + ", " + inner + "]]))"
+	return mspec.FnMerge + "(" + m + " ?? {}, {" + strconv.Quote(keys[0]) + ": " + inner + "})"
 }
 
 func (tr *translator) setValue(a *Action, payload, e string) string {
 	if a.ValueFrom != "" {
-		v := tr.ref(a.ValueFrom, payload)
+		v := tr.ref(a.ValueFrom, payload, e)
 		f, isField := strings.CutPrefix(a.ValueFrom, "event.payload.")
+		if root, _, nested := strings.Cut(f, "."); isField && nested { // a value inside field root, a dict
+			if payload == "event.payload" {
+				tr.addField(e, root, "object")
+			}
+			return v
+		}
 		if isField && payload == "event.payload" {
 			tr.addField(e, f, tr.types[a.Target])
 		}
@@ -110,7 +130,8 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 
 // payloadFields records the payload fields an expression reads.
 func (tr *translator) payloadFields(e, x, typ string) {
-	guess := map[string]string{} // the first use that tells the type, over every read
+	guess := map[string]string{}     // the first use that tells the type, over every read
+	container := map[string]string{} // read with .k or [i]: a dict or a list, whatever else it is compared with
 	var order []string
 	for _, m := range payloadRefRE.FindAllStringSubmatchIndex(x, -1) {
 		f := x[m[2]:m[3]]
@@ -118,10 +139,27 @@ func (tr *translator) payloadFields(e, x, typ string) {
 			order = append(order, f)
 		}
 		guess[f] = cmp.Or(guess[f], usedAs(x[m[1]:]))
+		container[f] = cmp.Or(container[f], readAs(x[m[1]:]))
 	}
 	for _, f := range order {
-		tr.addField(e, f, cmp.Or(typ, tr.types[f], guess[f]))
+		tr.addField(e, f, cmp.Or(typ, container[f], tr.types[f], guess[f]))
 	}
+}
+
+// readAs is the L++ type of a payload field the guard reads into (what
+// follows it: `?.k` a dict, `?.[0]` a list; "" when it is read whole).
+func readAs(after string) string {
+	after = strings.TrimPrefix(after, "?")
+	switch {
+	case strings.HasPrefix(after, ".["), strings.HasPrefix(after, "["):
+		if i := strings.IndexByte(after, '[') + 1; i < len(after) && after[i] == '"' {
+			return "object" // o["k-x"]
+		}
+		return "array"
+	case strings.HasPrefix(after, "."):
+		return "object"
+	}
+	return ""
 }
 
 var (

@@ -41,6 +41,7 @@ func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
 	}
 	tr := newTranslator(bp, m)
 	tr.build()
+	tr.resolveWhole()
 	text, origins := tr.yaml()
 	return &Translation{Blueprint: bp, YAML: text, origins: origins, Warnings: tr.warnings, long: tr.long}, nil
 }

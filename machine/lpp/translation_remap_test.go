@@ -25,7 +25,7 @@ func TestRemapOfManyDiagnosticsIsLinear(t *testing.T) {
 	for i := range 500 {
 		fmt.Fprintf(&states, `"s%d": {"description": "%s"}, `, i, strings.Repeat("A", 2000))
 	}
-	src := []byte(`{"$schema": "lpp/v0.2.0", "id": "bp", "description": "d",
+	src := []byte(`{"$schema": "lpp/v0.2.0", "id": "bp", "name": "bp", "version": "1", "description": "d",
  "context_schema": {"properties": {}}, "states": {` + states.String() + `"x": {"description": "x"}, "y": {"description": "y"}},
  "entry_state": "x", "terminal_states": {"y": {}}, "gates": {}, "actions": {},
  "transitions": [{"id": "xy", "from": "x", "to": "y", "on_event": "GO"}]}`)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -251,7 +252,16 @@ func DescribeValue(v any) string {
 	case map[string]any:
 		return "a map"
 	}
-	return fmt.Sprintf("%T", v)
+	// Never a Go type name: messages are about the spec's values.
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Map:
+		return "a map whose keys are not all strings (fromPairs and groupBy make such maps; build it with merge or a map literal)"
+	case reflect.Slice, reflect.Array:
+		return "a list of a kind lppctl does not store"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return fmt.Sprintf("int %v", v)
+	}
+	return "a value of a kind lppctl does not store"
 }
 
 // isValidVarType reports whether t may be a context variable's type.

@@ -188,7 +188,7 @@ func TestParseReply(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"files": f})
 		return string(b)
 	}
-	bp := `{"$schema": "lpp/v0.2.0", "id": "demo", "states": {"a": {}}, "entry_state": "a", "terminal_states": ["a"], "transitions": []}`
+	bp := `{"$schema": "lpp/v0.2.0", "id": "demo", "states": {"a": {}}, "entry_state": "a", "terminal_states": ["a"], "transitions": [], "name": "x", "version": "1"}`
 	mapping := "units:\n  words:count: skills/demo/scripts/count.py\n"
 	lpp := func(f map[string]string) map[string]any {
 		return map[string]any{"phase": "blueprint", "spec_file": "demo.json", "reply": files(f)}

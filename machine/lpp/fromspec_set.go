@@ -1,0 +1,117 @@
+package lpp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+	exprparser "github.com/expr-lang/expr/parser"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
+)
+
+// setAction writes a set entry as an L++ set action: a literal, a read
+// path (a variable, event.payload.NAME, dotted: o.k, event.payload.o.k),
+// the payload as a whole (the import's map of its fields), and a write
+// into a map (the import's merge(o ?? {}, {"k": v}): target o.k).
+func (w *writer) setAction(a *mspec.Assign) (jobj, error) {
+	tree, err := exprparser.Parse(a.Expr)
+	if err != nil {
+		return nil, fmt.Errorf("set %s: %w", a.Var, err)
+	}
+	target, n := a.Var, tree.Node
+	for { // merge(o ?? {}, {"k": v}), nested: target o.k…
+		key, inner, ok := mergeInto(n, target)
+		if !ok {
+			break
+		}
+		target, n = target+"."+key, inner
+	}
+	if ref, ok := refOf(n); ok {
+		return jobj{{"type", ActionSet}, {"target", target}, {"value_from", ref}}, nil
+	}
+	v, ok := literalOf(n)
+	if !ok {
+		return nil, fmt.Errorf("set %s: %s: an L++ set takes a literal, a variable or event.payload.NAME (write a computation as a compute action)", a.Var, a.Expr)
+	}
+	return jobj{{"type", ActionSet}, {"target", target}, {"value", v}}, nil
+}
+
+// mergeInto reads the import's write of one key into the map m:
+// merge(m ?? {}, {"k": v}), m written as the path m names (nested: the
+// import writes (o)?.["a"]); it returns k and v.
+func mergeInto(n ast.Node, m string) (string, ast.Node, bool) {
+	call, ok := n.(*ast.CallNode)
+	if !ok || len(call.Arguments) != 2 {
+		return "", nil, false
+	}
+	if id, ok := call.Callee.(*ast.IdentifierNode); !ok || id.Value != mspec.FnMerge {
+		return "", nil, false
+	}
+	base, ok := call.Arguments[0].(*ast.BinaryNode)
+	if !ok || base.Operator != "??" {
+		return "", nil, false
+	}
+	if p, ok := pathOf(base.Left); !ok || strings.Join(p, ".") != m {
+		return "", nil, false
+	}
+	if empty, ok := base.Right.(*ast.MapNode); !ok || len(empty.Pairs) != 0 {
+		return "", nil, false
+	}
+	lit, ok := call.Arguments[1].(*ast.MapNode)
+	if !ok || len(lit.Pairs) != 1 {
+		return "", nil, false
+	}
+	pair := lit.Pairs[0].(*ast.PairNode)
+	k, ok := pair.Key.(*ast.StringNode)
+	if !ok {
+		return "", nil, false
+	}
+	return k.Value, pair.Value, true
+}
+
+// pathOf reads a chain of reads (x, x.k, x?.k, x?.["k"]) as its path.
+func pathOf(n ast.Node) ([]string, bool) {
+	switch x := unchain(n).(type) {
+	case *ast.IdentifierNode:
+		return []string{x.Value}, true
+	case *ast.MemberNode:
+		p, ok := x.Property.(*ast.StringNode)
+		if !ok {
+			return nil, false
+		}
+		base, ok := pathOf(x.Node)
+		return append(base, p.Value), ok
+	}
+	return nil, false
+}
+
+// refOf reads a path as L++ writes it in value_from and input_map: a
+// variable, event.payload.NAME (lpp_payload?.NAME in a helper state),
+// dotted (o.k, event.payload.o.k), or the whole payload (lpp_payload, or
+// the import's map of the payload's fields).
+func refOf(n ast.Node) (string, bool) {
+	if m, ok := n.(*ast.MapNode); ok && len(m.Pairs) > 0 { // {"f": event.payload.f, ...}
+		for _, pn := range m.Pairs {
+			pair := pn.(*ast.PairNode)
+			k, ok := pair.Key.(*ast.StringNode)
+			p, ok2 := pathOf(pair.Value)
+			if !ok || !ok2 || !slices.Equal(p, []string{"event", "payload", k.Value}) {
+				return "", false
+			}
+		}
+		return "event.payload", true
+	}
+	p, ok := pathOf(n)
+	if !ok {
+		return "", false
+	}
+	switch {
+	case p[0] == payloadVar:
+		p = append([]string{"event", "payload"}, p[1:]...)
+	case p[0] == "event" && (len(p) < 3 || p[1] != "payload"):
+		return "", false // event.name, or the payload record itself: no L++ path
+	}
+	return strings.Join(p, "."), true
+}
