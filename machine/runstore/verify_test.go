@@ -97,3 +97,53 @@ func fileSize(t *testing.T, path string) int64 {
 	require.NoError(t, err)
 	return fi.Size()
 }
+
+// CheckJournal (lppctl runs) and ReadJournal (runs show, resume) give one
+// verdict on a journal's last line: one that is not JSON is torn for both,
+// past the commit record as without it; one that is JSON but lost its
+// checksum, or any such line before the last, is damage for both.
+func TestCheckJournalAndReadJournalAgreeOnTheLastLine(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		commit bool   // keep journal.commit
+		add    string // appended to the journal
+		middle bool   // insert it before the last line instead
+		torn   bool   // ReadJournal reads it as a torn line, and CheckJournal passes; else both refuse
+	}{
+		{name: "a complete line that is not JSON, past the commit record", commit: true, add: "this is not json\n", torn: true},
+		{name: "a complete line that is not JSON, without a commit record", add: "this is not json\n", torn: true},
+		{name: "a line without a newline", commit: true, add: `{"type":"st`, torn: true},
+		{name: "a JSON line without a checksum", add: `{"type":"fail","message":"x"}` + "\n"},
+		{name: "a line that is not JSON before the last", commit: true, add: "this is not json\n", middle: true},
+		{name: "a line that is not JSON before the last, without a commit record", add: "this is not json\n", middle: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, j := newTestRun(t, FsyncAlways)
+			for i := 1; i <= 3; i++ {
+				require.NoError(t, j.OnStep(context.Background(), &machine.Record{Seq: i, From: "a", To: "a", Action: "x.y", Vars: map[string]any{"n": i}}))
+			}
+			require.NoError(t, j.Close())
+			run.Unlock()
+			if !tc.commit {
+				require.NoError(t, os.Remove(run.Path(CommitFile)))
+			}
+			lines := journalLines(t, run)
+			if tc.middle {
+				lines = append(lines[:2:2], append([]string{tc.add}, lines[2:]...)...)
+			} else {
+				lines = append(lines, tc.add)
+			}
+			writeLines(t, run, lines)
+			cerr := run.CheckJournal()
+			l, rerr := run.ReadJournal()
+			if tc.torn {
+				require.NoError(t, cerr)
+				require.NoError(t, rerr)
+				assert.Equal(t, len(tc.add), l.Torn)
+				return
+			}
+			assert.Error(t, cerr, "CheckJournal")
+			assert.Error(t, rerr, "ReadJournal")
+		})
+	}
+}
