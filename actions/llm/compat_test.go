@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // What real OpenAI-compatible servers send, through langchaingo's real OpenAI
@@ -507,5 +510,38 @@ func TestOllamaNativeAPI(t *testing.T) {
 	}
 	if tool := msgs[3].(map[string]any); tool["role"] != "tool" || tool["content"] != "." || tool["tool_name"] != "safe_cli_executor" {
 		t.Fatalf("tool result %v", tool)
+	}
+}
+
+// A provider that fails through every retry (5xx, 429, a timeout) is
+// unavailable (machine.ErrUnavailable: the run stops in place, not through
+// on_error); one that refuses the request (400, 401) or answers with an
+// unusable reply at once is not: that is the run's own failure.
+func TestGivingUpOnAProviderMarksItUnavailable(t *testing.T) {
+	tests := []struct {
+		name        string
+		status      int
+		unavailable bool
+	}{
+		{"503 through every retry", 503, true},
+		{"429 through every retry", 429, true},
+		{"400 at once", 400, false},
+		{"401 at once", 401, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				fmt.Fprint(w, `{"error":{"message":"no"}}`)
+			}))
+			defer srv.Close()
+			_, err := openaiClient(t, srv.URL+"/v1").Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := errors.Is(err, machine.ErrUnavailable); got != tt.unavailable {
+				t.Fatalf("errors.Is(err, machine.ErrUnavailable) = %v, want %v: %v", got, tt.unavailable, err)
+			}
+		})
 	}
 }
