@@ -91,6 +91,11 @@ func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnK
 	return reply, nil
 }
 
+// CutOffProblem is what a re-ask says of a reply that was cut at the token
+// limit (finish_reason "length") and could not be used: that it was cut,
+// and to answer shorter (asked again as it was, a model cuts again).
+const CutOffProblem = `your reply was cut off at the token limit (finish_reason "length"), so it is incomplete; answer again with a shorter reply that fits: the same JSON, with less text in it`
+
 // configHint names how a provider is configured.
 func configHint(model string) string {
 	provider, _, _ := strings.Cut(model, ":")

@@ -423,7 +423,9 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 				r.status = StatusInterrupted
 				return false, fmt.Errorf("%w during action %q of state %q (it will re-run from its start on resume): %w", ErrInterrupted, cs.Action.Name, state, ctx.Err())
 			}
-			if cs.OnError == nil {
+			// An unavailable service is not the action's outcome: on_error
+			// does not take it, and resume runs the action again.
+			if cs.OnError == nil || errors.Is(actErr, ErrUnavailable) {
 				r.status = StatusFailed
 				return false, fmt.Errorf("%w: %s in state %q: %w", ErrActionFailed, cs.Action.Name, state, actErr)
 			}

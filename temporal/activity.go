@@ -19,10 +19,11 @@ import (
 
 // Error types of the activity's application errors.
 const (
-	errPause     = "pause"     // the action needs a person: the run pauses
-	errAction    = "action"    // the action failed: the state's on_error route, or the run fails
-	errTransient = "transient" // the action failed for a cause that may pass: retried
-	errLimit     = "limit"     // the action's result is over the blob limit: the run fails
+	errPause     = "pause"       // the action needs a person: the run pauses
+	errAction    = "action"      // the action failed: the state's on_error route, or the run fails
+	errUnavail   = "unavailable" // what the action needs is unavailable (machine.ErrUnavailable): the run fails in the state
+	errTransient = "transient"   // the action failed for a cause that may pass: retried
+	errLimit     = "limit"       // the action's result is over the blob limit: the run fails
 )
 
 // inline are the built-in actions that run in the workflow itself: they
@@ -79,7 +80,7 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error) machine.Ha
 				BackoffCoefficient:     2,
 				MaximumInterval:        e.opts.Retry.Max,
 				MaximumAttempts:        int32(e.opts.Retry.Attempts),
-				NonRetryableErrorTypes: []string{errPause, errAction, errLimit},
+				NonRetryableErrorTypes: []string{errPause, errAction, errUnavail, errLimit},
 			},
 		})
 		task := ActionTask{RunID: st.RunID, SpecPath: st.SpecPath, Spec: st.Spec, SpecHash: st.SpecHash, Agent: st.Agent, Files: st.Files, Call: call}
@@ -101,7 +102,9 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error) machine.Ha
 }
 
 // actionError turns an activity's failure back into what the action
-// returned: a pause, or its error text.
+// returned: a pause, or its error text. An unavailable service (the
+// action's own give-up, or workers that failed or timed out through every
+// retry) is machine.ErrUnavailable: the state's on_error does not take it.
 func actionError(action string, err error) error {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
@@ -114,15 +117,17 @@ func actionError(action string, err error) error {
 			return &p
 		case errAction:
 			return errors.New(app.Message())
+		case errUnavail:
+			return machine.Unavailable(errors.New(app.Message()))
 		case errTransient:
-			return fmt.Errorf("%s (gave up after the retries)", app.Message())
+			return machine.Unavailable(fmt.Errorf("%s (gave up after the retries)", app.Message()))
 		case errLimit:
 			return &limitError{app.Message()}
 		}
 	}
 	var te *temporal.TimeoutError
 	if errors.As(err, &te) {
-		return fmt.Errorf("action %q timed out on every worker that took it (%s)", action, te.TimeoutType())
+		return machine.Unavailable(fmt.Errorf("action %q timed out on every worker that took it (%s)", action, te.TimeoutType()))
 	}
 	return fmt.Errorf("cannot run action %q on a worker: %w", action, err)
 }
@@ -176,6 +181,11 @@ func (e *Engine) Action(ctx context.Context, t ActionTask) (json.RawMessage, err
 		var tr Transient
 		if errors.As(err, &tr) && tr.Temporary() {
 			return nil, temporal.NewApplicationError(err.Error(), errTransient)
+		}
+		if errors.Is(err, machine.ErrUnavailable) {
+			// The action made its own retries (a model client's): not
+			// retried again here, nor routed through on_error.
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), errUnavail, nil)
 		}
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), errAction, nil)
 	}

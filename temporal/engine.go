@@ -43,7 +43,8 @@ type RunInfo struct {
 // Retry bounds the retries of an activity that failed for a transient
 // cause (a worker that died, a timeout, an error that says it is
 // temporary). Action errors are never retried: they take the state's
-// on_error route, as in a local run.
+// on_error route, as in a local run, unless they say a service is
+// unavailable (machine.ErrUnavailable): then the run fails in the state.
 type Retry struct {
 	Attempts int           // total attempts, first included
 	Base     time.Duration // first backoff; doubles each retry

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -73,6 +74,9 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	plan, perr := ParsePlan(reply.Text, maxSteps)
+	if perr != nil && reply.StopReason == "length" {
+		perr = errors.New(actions.CutOffProblem)
+	}
 	if perr != nil {
 		retry, err := d.render(c.String("retry_prompt"), &promptData{Error: perr.Error()})
 		if err != nil {
@@ -264,7 +268,10 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	}
 	tx := c.Memory()
 	round, maxRounds := intVar(c, "eval_rounds"), intVar(c, "max_eval_rounds")
-	if round == 0 {
+	// A re-ask after a reply without a usable verdict: the question (and
+	// what was wrong) is in L3-eval already.
+	reasking := stringVar(c, "eval_error") != ""
+	if round == 0 && !reasking {
 		tx.Clear(MemL3Eval)
 		data, err := d.baseData()
 		if err != nil {
@@ -292,7 +299,7 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		}
 	}
 	forced := round >= maxRounds
-	if forced {
+	if forced && !reasking {
 		text, err := d.render(c.String("final_prompt"), &promptData{Rounds: round, MaxRounds: maxRounds})
 		if err != nil {
 			return err
@@ -327,6 +334,9 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		if err := c.SetVar("verdict", ""); err != nil {
 			return err
 		}
+		if err := c.SetVar("eval_error", ""); err != nil {
+			return err
+		}
 		return c.SetVar("pending_tools", len(reply.ToolCalls))
 	}
 	if err := appendMessages(tx, MemL3Eval, llm.Message{Role: llm.RoleAssistant, Text: reply.Text}); err != nil {
@@ -334,11 +344,33 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	}
 	ev, perr := ParseEvaluation(reply.Text)
 	if perr != nil {
+		// A reply without a usable verdict says nothing of the step: the
+		// evaluator is asked again (eval_error), and no Failure Case is
+		// recorded.
 		why := perr.Error()
-		if len(reply.ToolCalls) > 0 {
-			why = fmt.Sprintf("it asked for tools after its last round (%d of %d) instead of answering", round, maxRounds)
+		switch {
+		case len(reply.ToolCalls) > 0:
+			why = fmt.Sprintf("the reply asked for tools after the last round (%d of %d) instead of answering", round, maxRounds)
+		case reply.StopReason == "length":
+			why = actions.CutOffProblem
 		}
-		ev = &EvaluationOutput{Verdict: "FAIL", Feedback: "the evaluator gave no valid verdict: " + why, KeyOutputs: map[string]string{}}
+		text, err := d.render(c.String("reask_prompt"), &promptData{Error: why})
+		if err != nil {
+			return err
+		}
+		if err := appendMessages(tx, MemL3Eval, llm.Message{Role: llm.RoleUser, Text: text}); err != nil {
+			return err
+		}
+		c.Notef("no usable verdict: %s", actions.Clip(textx.OneLine(why), 200))
+		for name, v := range map[string]any{"verdict": "", "eval_error": why, "feedback": "the evaluator gave no usable verdict: " + why, "pending_tools": 0} {
+			if err := c.SetVar(name, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := c.SetVar("eval_error", ""); err != nil {
+		return err
 	}
 	if err := tx.Put(MemEval, ev); err != nil {
 		return err

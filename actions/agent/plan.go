@@ -119,13 +119,15 @@ type EvaluationOutput struct {
 	KeyNames map[string]string `json:"key_names,omitempty"`
 }
 
-// ParsePlan extracts and validates a plan from a model reply: the reply
-// itself, or the first fenced block, or the outermost {...} in it.
+// ParsePlan extracts and validates a plan from a model reply: the first
+// JSON object in it that has "steps" (see actions.ReplyObjects: a trailing
+// comma or a raw line break in a string is forgiven).
 func ParsePlan(reply string, maxSteps int) (*SkillPlan, error) {
-	obj, err := actions.ExtractObject(reply, "steps")
+	objs, err := actions.ReplyObjects(reply, "steps")
 	if err != nil {
 		return nil, err
 	}
+	obj := objs[0]
 	var p SkillPlan
 	dec := json.NewDecoder(strings.NewReader(obj))
 	if err := dec.Decode(&p); err != nil {
@@ -191,17 +193,54 @@ func (p *SkillPlan) Validate(maxSteps int) error {
 	return nil
 }
 
-// ParseEvaluation extracts the evaluator's verdict from its reply: the
-// reply itself, a fenced block, or the first JSON object in it that has a
-// "verdict". The verdict is matched case-insensitively, and PASSED or FAILED
-// (with a trailing "." or "!") are taken as PASS or FAIL. key_outputs values
-// that are not strings are kept as their JSON text (numbers exactly); keys
-// are normalised as L2 keys (see L2Key), a clash getting a _2, _3... suffix.
+// ParseEvaluation extracts the evaluator's verdict from its reply: the JSON
+// object in it that has a "verdict" (see actions.ReplyObjects: a trailing
+// comma or a raw line break in a string is forgiven). A reply holding
+// several such objects is read only when they all give the same valid
+// verdict (the last is taken: a draft, then the answer); verdicts that
+// disagree (a quoted format example with PASS, then the real FAIL) are a
+// format error, so that no PASS wins by accident. The verdict is matched
+// case-insensitively, and PASSED or FAILED (with a trailing "." or "!") are
+// taken as PASS or FAIL. key_outputs values that are not strings are kept
+// as their JSON text (numbers exactly); keys are normalised as L2 keys (see
+// L2Key), a clash getting a _2, _3... suffix.
 func ParseEvaluation(reply string) (*EvaluationOutput, error) {
-	obj, err := actions.ExtractObject(reply, "verdict")
+	objs, err := actions.ReplyObjects(reply, "verdict")
 	if err != nil {
 		return nil, err
 	}
+	if len(objs) == 1 {
+		return parseVerdict(objs[0])
+	}
+	var outs []*EvaluationOutput
+	var said []string
+	agree := true
+	for _, obj := range objs {
+		ev, err := parseVerdict(obj)
+		if err != nil {
+			var v struct {
+				Verdict any `json:"verdict"`
+			}
+			_ = json.Unmarshal([]byte(obj), &v)
+			b, _ := json.Marshal(v.Verdict)
+			said = append(said, actions.Clip(string(b), 40))
+			agree = false
+			continue
+		}
+		said = append(said, ev.Verdict)
+		if len(outs) > 0 && outs[0].Verdict != ev.Verdict {
+			agree = false
+		}
+		outs = append(outs, ev)
+	}
+	if !agree {
+		return nil, fmt.Errorf("the reply holds %d JSON objects with a \"verdict\" (%s) that disagree; answer with one JSON object, your verdict, and nothing else (no example of the format)", len(objs), strings.Join(said, ", then "))
+	}
+	return outs[len(outs)-1], nil
+}
+
+// parseVerdict reads one JSON object as an EvaluationOutput.
+func parseVerdict(obj string) (*EvaluationOutput, error) {
 	var raw struct {
 		Verdict    any             `json:"verdict"`
 		Feedback   any             `json:"feedback"`

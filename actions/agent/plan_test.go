@@ -17,7 +17,7 @@ func TestParsePlan(t *testing.T) {
 		{"prose around", "Sure! " + good + " Hope it helps.", ""},
 		{"empty", "  ", "the reply is empty"},
 		{"no object", "I would greet Ada.", "holds no JSON object"},
-		{"bad json", `{"goal": "g", "steps": [}`, "not valid JSON for the SkillPlan schema"},
+		{"bad json", `{"goal": "g", "steps": [}`, `the reply's JSON does not parse: line 1, column 25: invalid character '}' looking for beginning of value; answer with one valid JSON object and nothing else`},
 		{"wrong types", `{"goal": 3, "steps": []}`, "not valid JSON for the SkillPlan schema"},
 		{"no steps", `{"goal": "g", "steps": []}`, `"steps" is missing or empty`},
 		{"every problem", `{"steps": [{"index": 2, "optimizer_instruction": "", "evaluator_instruction": "e", "depends_on": [1]}]}`,

@@ -90,15 +90,17 @@ func Actions(ad *actions.Deps) []machine.Action {
 		},
 		{
 			Name: "llm.evaluator",
-			Doc:  "judges the step: its own tool loop (reads eval_rounds, max_eval_rounds), then an EvaluationOutput {verdict, feedback, key_outputs}; on FAIL the feedback goes into L3 for the retry",
+			Doc:  "judges the step: its own tool loop (reads eval_rounds, max_eval_rounds), then an EvaluationOutput {verdict, feedback, key_outputs}; on FAIL the feedback goes into L3 for the retry; a reply without a usable verdict sets eval_error and the next call asks again",
 			Params: []machine.ParamSpec{
 				templateFile("system_prompt", "template file of the evaluator's system prompt"),
 				templateFile("user_prompt", "template file of the evaluator's request (gets .Transcript)"),
 				templateFile("final_prompt", "template file asking for the verdict once the tool rounds are spent"),
 				templateFile("retry_prompt", "template file of the feedback message put into L3 on FAIL"),
+				templateFile("reask_prompt", "template file asking the evaluator again when its reply gave no usable verdict (gets .Error)"),
 			},
 			Writes: []machine.VarSpec{
-				{Name: "verdict", Type: spec.TypeString, Doc: `PASS, FAIL, or "" while the evaluator still calls tools`},
+				{Name: "verdict", Type: spec.TypeString, Doc: `PASS, FAIL, or "" while the evaluator still calls tools or gave no usable verdict`},
+				{Name: "eval_error", Type: spec.TypeString, Doc: `why the evaluator's reply gave no usable verdict ("" when it gave one): the evaluator is asked again, the step is not failed`},
 				{Name: "feedback", Type: spec.TypeString, Doc: "the evaluator's feedback"},
 				{Name: "pending_tools", Type: spec.TypeInt, Doc: "tool calls the evaluator asked for"},
 			},

@@ -155,7 +155,11 @@ func normalizeResponse(resp *http.Response) (*http.Response, error) {
 //   - numbers where the client wants integers are truncated (created: 1.7e9),
 //     strings or objects where it wants numbers are dropped, and so is logprobs;
 //   - null choices are dropped; a choice with a delta (a stream chunk) or a
-//     text (a legacy completion) instead of a message gets it as its message.
+//     text (a legacy completion) instead of a message gets it as its message;
+//   - only the first choice is kept (the one with index 0, else the first
+//     listed), as clients conventionally read choices[0]: several choices
+//     are alternatives, not parts of one answer, so their texts are not
+//     joined nor all their tool calls run.
 //
 // It fails with a *replyError when the body is not JSON (an HTML page: the
 // base URL is probably wrong), when it is an error object, or when there is
@@ -203,7 +207,14 @@ func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
 	if len(kept) == 0 {
 		return nil, &replyError{msg: "the server's reply has no choices (" + snippet(trimmed) + ")", transient: true}
 	}
-	body["choices"] = kept
+	first := kept[0]
+	for _, c := range kept {
+		if n, ok := c.(map[string]any)["index"].(json.Number); ok && n.String() == "0" {
+			first = c
+			break
+		}
+	}
+	body["choices"] = []any{first}
 	intField(body, "created")
 	if u, ok := body["usage"].(map[string]any); ok {
 		normalizeUsage(u)
@@ -396,6 +407,7 @@ func snippetEnd(b []byte) string {
 // mergeStream turns a server-sent event stream of chat completion chunks
 // (sent by a server that streams whatever it is asked) into one completion:
 // the deltas' content joined, tool calls merged by index, the last usage.
+// Only the deltas of choice 0 are read (see normalizeCompletion).
 func mergeStream(body []byte) ([]byte, bool) {
 	type call struct {
 		id, typ, name string
@@ -418,6 +430,7 @@ func mergeStream(body []byte) ([]byte, bool) {
 		var chunk struct {
 			Model   string `json:"model"`
 			Choices []struct {
+				Index int `json:"index"`
 				Delta struct {
 					Content   any `json:"content"`
 					ToolCalls []struct {
@@ -445,6 +458,9 @@ func mergeStream(body []byte) ([]byte, bool) {
 			usage = chunk.Usage
 		}
 		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue
+			}
 			content.WriteString(contentText(ch.Delta.Content))
 			for _, tc := range ch.Delta.ToolCalls {
 				c, ok := byIndex[tc.Index]

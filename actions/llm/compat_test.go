@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // What real OpenAI-compatible servers send, through langchaingo's real OpenAI
@@ -101,6 +104,17 @@ func TestOpenAICompatibleServers(t *testing.T) {
 			want: want{text: "[ATTEMPTS_COMPLETE] ok", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
 		{name: "a tool call written as text stays text", reply: jsonReply(reply(choice(msg(`{"name": "safe_cli_executor", "arguments": {"tool_name": "list_files"}}`), "stop"))),
 			want: want{text: `{"name": "safe_cli_executor", "arguments": {"tool_name": "list_files"}}`, usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
+		{name: "several choices: only the first is read, its text and its tool calls", reply: jsonReply(reply(
+			choice(msg("[ATTEMPTS_COMPLETE] done"), "stop"),
+			map[string]any{"index": 1, "message": msg(nil, call("c9", args)), "finish_reason": "tool_calls"})),
+			want: want{text: "[ATTEMPTS_COMPLETE] done", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
+		{name: "several choices listed out of order: the one with index 0 is read", reply: jsonReply(reply(
+			map[string]any{"index": 1, "message": msg("I cannot do that."), "finish_reason": "stop"},
+			choice(msg(nil, call("c1", args)), "tool_calls"))),
+			want: want{calls: "c1 safe_cli_executor " + args, usage: Usage{11, 7, 18}, stop: "tool_calls", requests: 1}},
+		{name: "an event stream with several choices: only choice 0's deltas are read", reply: rawReply(200, "data: {\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"{\\\"score\\\": 40}\"}},{\"index\":1,\"delta\":{\"role\":\"assistant\",\"content\":\" {\\\"score\\\": 95}\"}}]}\n\n"+
+			"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"},{\"index\":1,\"delta\":{},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n", "Content-Type", "text/event-stream"),
+			want: want{text: `{"score": 40}`, noUsage: true, stop: "stop", requests: 1}},
 		{name: "base URL without /v1 on a server that serves only /v1", path: "/", reply: jsonReply(reply(choice(msg("hi"), "stop"))),
 			want: want{text: "hi", usage: Usage{11, 7, 18}, stop: "stop", requests: 2}},
 		{name: "base URL with /v1 on a server that serves only the root", serve: "root", reply: jsonReply(reply(choice(msg("hi"), "stop"))),
@@ -496,5 +510,38 @@ func TestOllamaNativeAPI(t *testing.T) {
 	}
 	if tool := msgs[3].(map[string]any); tool["role"] != "tool" || tool["content"] != "." || tool["tool_name"] != "safe_cli_executor" {
 		t.Fatalf("tool result %v", tool)
+	}
+}
+
+// A provider that fails through every retry (5xx, 429, a timeout) is
+// unavailable (machine.ErrUnavailable: the run stops in place, not through
+// on_error); one that refuses the request (400, 401) or answers with an
+// unusable reply at once is not: that is the run's own failure.
+func TestGivingUpOnAProviderMarksItUnavailable(t *testing.T) {
+	tests := []struct {
+		name        string
+		status      int
+		unavailable bool
+	}{
+		{"503 through every retry", 503, true},
+		{"429 through every retry", 429, true},
+		{"400 at once", 400, false},
+		{"401 at once", 401, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				fmt.Fprint(w, `{"error":{"message":"no"}}`)
+			}))
+			defer srv.Close()
+			_, err := openaiClient(t, srv.URL+"/v1").Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := errors.Is(err, machine.ErrUnavailable); got != tt.unavailable {
+				t.Fatalf("errors.Is(err, machine.ErrUnavailable) = %v, want %v: %v", got, tt.unavailable, err)
+			}
+		})
 	}
 }

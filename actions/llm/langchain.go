@@ -10,6 +10,8 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // lcClient adapts a langchaingo model to Client.
@@ -229,7 +231,8 @@ func RepairArguments(args string) string {
 }
 
 // redact replaces the secrets in err's message. The result keeps err's
-// chain only when nothing had to be redacted.
+// chain only when nothing had to be redacted; an unavailable provider's
+// error stays machine.ErrUnavailable either way.
 func redact(err error, secrets []string) error {
 	msg := err.Error()
 	red := msg
@@ -238,6 +241,9 @@ func redact(err error, secrets []string) error {
 	}
 	if red == msg {
 		return err
+	}
+	if errors.Is(err, machine.ErrUnavailable) {
+		return machine.Unavailable(errors.New(red))
 	}
 	return errors.New(red)
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // RetryPolicy bounds the retries of transient provider errors (HTTP 429 and
@@ -252,7 +254,8 @@ func statusHint(status int) string {
 }
 
 // withRetry runs call until it succeeds, fails permanently or the attempts
-// run out. It returns the number of attempts made. what names the model and
+// run out (then its error is machine.ErrUnavailable). It returns the number
+// of attempts made. what names the model and
 // where it is, e.g. "openai:gpt-4o-mini at http://127.0.0.1:8000/v1".
 func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx context.Context) error) (int, error) {
 	p = p.withDefaults()
@@ -317,5 +320,8 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 	if p.Attempts == 1 {
 		tries = "1 attempt"
 	}
-	return p.Attempts, fmt.Errorf("cannot call %s: gave up after %s, the last one failed with %s: %w", what, tries, lastWhy, last)
+	// The provider is down, overloaded or silent: not what the model said.
+	// Marked unavailable, the run stops in place instead of taking the
+	// state's on_error route, and resume makes the call again.
+	return p.Attempts, machine.Unavailable(fmt.Errorf("cannot call %s: gave up after %s, the last one failed with %s: %w", what, tries, lastWhy, last))
 }

@@ -124,7 +124,8 @@ func TestAgentOptimizerReplyOddities(t *testing.T) {
 
 // TestAgentEvaluatorPastItsRounds: an evaluator that keeps calling tools gets
 // max_eval_rounds rounds, is then asked without tools, and a reply that is
-// still no verdict is a FAIL with a clear feedback; the retry follows.
+// still no verdict is asked again (still without tools), saying why: a
+// format problem is not a failure of the step (no retry, no Failure Case).
 func TestAgentEvaluatorPastItsRounds(t *testing.T) {
 	root := newProject(t, "hello_skill")
 	evalList := strings.Replace(listCall, "\n    tool_calls:", "\n    tool_calls:", 1)
@@ -141,14 +142,20 @@ func TestAgentEvaluatorPastItsRounds(t *testing.T) {
 	if len(ev) != 4 || ev[2].Tools != 0 || !strings.Contains(ev[2].last().Content, "You have used your 2 rounds of tool calls") {
 		t.Fatalf("evaluator calls = %d; the third must come without tools and with the final prompt", len(ev))
 	}
-	if !strings.Contains(res.out, "verdict FAIL: the evaluator gave no valid verdict: the reply holds no JSON object; answer with one JSON object and nothing else") {
+	if !strings.Contains(res.out, "  evaluator: no usable verdict: the reply holds no JSON object; answer with one JSON object and nothing else\n[9] evaluator → evaluator  [eval_error != \"\" && eval_reasks < max_eval_reasks]\n") {
 		t.Fatalf("output:\n%s", res.out)
+	}
+	if ev[3].Tools != 0 || !strings.HasPrefix(ev[3].last().Content, "Your verdict could not be used: the reply holds no JSON object; answer with one JSON object and nothing else\n") {
+		t.Fatalf("the re-ask: %d tools, %q", ev[3].Tools, ev[3].last().Content)
+	}
+	if n := len(f.requests("optimizer", 1)); n != 1 {
+		t.Fatalf("optimizer calls = %d: a reply without a verdict must not retry the step", n)
+	}
+	if md := readSkillsMD(t, root); strings.Contains(md, "Evaluator feedback") {
+		t.Fatalf("a format problem was recorded as a Failure Case:\n%s", md)
 	}
 	if !strings.Contains(res.out, "the evaluator's reply holds a verdict but also 1 tool call(s): the tools run first, and the verdict counts only in a reply without tool calls") {
 		t.Fatalf("no note for a verdict with tool calls:\n%s", res.out)
-	}
-	if ev[3].Tools == 0 {
-		t.Fatal("the next evaluation must start with its tools again")
 	}
 }
 
@@ -234,8 +241,9 @@ func TestAgentBadPlansEndClearly(t *testing.T) {
 	}
 }
 
-// TestAgentEmptyEvaluatorReply: an empty verdict is a FAIL that says so; the
-// optimizer retries with that feedback and the step then passes.
+// TestAgentEmptyEvaluatorReply: an empty verdict is asked again, saying so
+// (with its tools); the step then passes without a retry of the optimizer
+// and without a Failure Case.
 func TestAgentEmptyEvaluatorReply(t *testing.T) {
 	root := newProject(t, "hello_skill")
 	f := newFakeLLM(t, "replies:\n"+planner("greet Ada")+
@@ -246,15 +254,18 @@ func TestAgentEmptyEvaluatorReply(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.all())
 	}
-	const why = "the evaluator gave no valid verdict: the reply is empty; answer with one JSON object"
-	if !strings.Contains(res.out, "verdict FAIL: "+why) {
+	if !strings.Contains(res.out, "  evaluator: no usable verdict: the reply is empty; answer with one JSON object\n") {
 		t.Fatalf("output:\n%s", res.out)
 	}
-	if opt := f.requests("optimizer", 1); len(opt) != 2 || !strings.Contains(opt[1].last().Content, why) {
-		t.Fatalf("the retry did not carry the feedback")
+	ev := f.requests("evaluator", 1)
+	if len(ev) != 2 || ev[1].Tools == 0 || !strings.HasPrefix(ev[1].last().Content, "Your verdict could not be used: the reply is empty; answer with one JSON object\n") {
+		t.Fatalf("the re-ask: %d calls", len(ev))
 	}
-	if !strings.Contains(readSkillsMD(t, root), "- **Evaluator feedback:** "+why+"\n") {
-		t.Fatal("no failure case")
+	if opt := f.requests("optimizer", 1); len(opt) != 1 {
+		t.Fatalf("optimizer calls = %d, want 1", len(opt))
+	}
+	if md := readSkillsMD(t, root); strings.Contains(md, "Evaluator feedback") {
+		t.Fatalf("a format problem was recorded as a Failure Case:\n%s", md)
 	}
 }
 

@@ -29,8 +29,8 @@ func TestResumeRefusesChangedTemplates(t *testing.T) {
 		t.Fatal(err)
 	}
 	user := filepath.Join(root, "specs", "prompts", "optimizer_user.md")
-	if len(run.Meta.Files) != 11 || run.Meta.Files[user] == "" {
-		t.Fatalf("run.json records %d templates, want the 11 of the spec: %v", len(run.Meta.Files), run.Meta.Files)
+	if len(run.Meta.Files) != 12 || run.Meta.Files[user] == "" {
+		t.Fatalf("run.json records %d templates, want the 12 of the spec: %v", len(run.Meta.Files), run.Meta.Files)
 	}
 
 	// Comments, layout, anything: a changed byte is a changed prompt.
@@ -84,7 +84,7 @@ func TestResumeRefusesChangedTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Meta.Files) != 11 || len(run.ChangedFiles()) != 0 {
+	if len(run.Meta.Files) != 12 || len(run.ChangedFiles()) != 0 {
 		t.Errorf("after --force, run.json should record the templates the run continued with: %v, changed %v", run.Meta.Files, run.ChangedFiles())
 	}
 }
