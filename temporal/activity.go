@@ -33,7 +33,7 @@ var inline = []string{"noop", "log", "fail", "emit"}
 // workflowRegistry is the catalog with every handler replaced: the pure
 // built-ins keep theirs, wait becomes a durable timer, every other action
 // becomes an activity.
-func (e *Engine) workflowRegistry(ctx workflow.Context, st Start, fatal *error) *machine.Registry {
+func (e *Engine) workflowRegistry(ctx workflow.Context, st Start, fatal *error, waiting *string) *machine.Registry {
 	reg := machine.NewRegistry()
 	builtins := machine.NewBuiltinRegistry()
 	for _, a := range e.host.Catalog().Actions() {
@@ -50,7 +50,7 @@ func (e *Engine) workflowRegistry(ctx workflow.Context, st Start, fatal *error) 
 				return workflow.Sleep(ctx, d)
 			}
 		default:
-			cp.Run = e.remote(ctx, st, fatal)
+			cp.Run = e.remote(ctx, st, fatal, waiting)
 		}
 		_ = reg.Register(cp) // the catalog's actions registered once already
 	}
@@ -60,7 +60,15 @@ func (e *Engine) workflowRegistry(ctx workflow.Context, st Start, fatal *error) 
 // remote is the handler that runs an action as an activity: one activity per
 // action execution, its input the Call's snapshot. A result over the blob
 // limit is set in fatal: it fails the run, whatever the state's on_error.
-func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error) machine.Handler {
+//
+// An action whose service is unavailable after the action's own retries
+// and Temporal's (machine.ErrUnavailable: a model provider down) is not
+// the action's outcome: the run waits in its state, durably, and tries the
+// action again (unavailableWait), saying so in waiting (Progress.Waiting),
+// until it runs or the run is cancelled. Executions from before this
+// (GetVersion "wait-unavailable") replay as they ran: the error went to the
+// state's on_error.
+func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error, waiting *string) machine.Handler {
 	return func(_ context.Context, c *machine.Call) error {
 		call, err := json.Marshal(c.Detach())
 		if err != nil {
@@ -70,28 +78,50 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error) machine.Ha
 		if e.host.ModelAction(c.Action) {
 			queue = e.ModelQueue()
 		}
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			TaskQueue:           queue,
-			StartToCloseTimeout: e.opts.Timeout,
-			HeartbeatTimeout:    e.opts.Heartbeat,
-			ActivityID:          fmt.Sprintf("%s/%d/%s", st.RunID, c.Seq+1, c.Action),
-			RetryPolicy: &temporal.RetryPolicy{
-				InitialInterval:        e.opts.Retry.Base,
-				BackoffCoefficient:     2,
-				MaximumInterval:        e.opts.Retry.Max,
-				MaximumAttempts:        int32(e.opts.Retry.Attempts),
-				NonRetryableErrorTypes: []string{errPause, errAction, errUnavail, errLimit},
-			},
-		})
 		task := ActionTask{RunID: st.RunID, SpecPath: st.SpecPath, Spec: st.Spec, SpecHash: st.SpecHash, Agent: st.Agent, Files: st.Files, Call: call}
 		var out json.RawMessage
-		if err := workflow.ExecuteActivity(actx, ActivityName, task).Get(actx, &out); err != nil {
+		for try := 0; ; try++ {
+			id := fmt.Sprintf("%s/%d/%s", st.RunID, c.Seq+1, c.Action)
+			if try > 0 {
+				id += fmt.Sprintf("/again-%d", try)
+			}
+			actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+				TaskQueue:           queue,
+				StartToCloseTimeout: e.opts.Timeout,
+				HeartbeatTimeout:    e.opts.Heartbeat,
+				ActivityID:          id,
+				RetryPolicy: &temporal.RetryPolicy{
+					InitialInterval:        e.opts.Retry.Base,
+					BackoffCoefficient:     2,
+					MaximumInterval:        e.opts.Retry.Max,
+					MaximumAttempts:        int32(e.opts.Retry.Attempts),
+					NonRetryableErrorTypes: []string{errPause, errAction, errUnavail, errLimit},
+				},
+			})
+			err := workflow.ExecuteActivity(actx, ActivityName, task).Get(actx, &out)
+			if err == nil {
+				*waiting = ""
+				break
+			}
 			err = actionError(c.Action, err)
 			var le *limitError
 			if errors.As(err, &le) {
 				*fatal = err
 			}
-			return err
+			if !errors.Is(err, machine.ErrUnavailable) {
+				*waiting = ""
+				return err
+			}
+			if workflow.GetVersion(ctx, "wait-unavailable", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+				return errors.New(err.Error()) // as it ran: the state's on_error took it
+			}
+			d := unavailableWait(try)
+			*waiting = fmt.Sprintf("action %q of state %q cannot run: %v; the run waits in its state and tries again at %s (lppctl runs cancel stops it)",
+				c.Action, c.State, err, workflow.Now(ctx).Add(d).UTC().Format(time.RFC3339))
+			if serr := workflow.Sleep(ctx, d); serr != nil { // cancelled
+				*waiting = ""
+				return err
+			}
 		}
 		var res machine.CallOutput // numbers decoded as a local run has them
 		if err := json.Unmarshal(out, &res); err != nil {
@@ -101,10 +131,22 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error) machine.Ha
 	}
 }
 
+// unavailableWait is how long a run waits before trying again an action
+// whose service was unavailable the try-th time (0 the first): 30 s,
+// doubling, at most 10 minutes.
+func unavailableWait(try int) time.Duration {
+	d := 30 * time.Second
+	for range min(try, 5) {
+		d *= 2
+	}
+	return min(d, 10*time.Minute)
+}
+
 // actionError turns an activity's failure back into what the action
-// returned: a pause, or its error text. An unavailable service (the
-// action's own give-up, or workers that failed or timed out through every
-// retry) is machine.ErrUnavailable: the state's on_error does not take it.
+// returned: a pause, or its error text. An action that said its service
+// is unavailable (machine.ErrUnavailable, after its own retries) is that
+// again: remote waits and tries it again. Workers that failed or timed out
+// through every retry give the action's error, for the state's on_error.
 func actionError(action string, err error) error {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
@@ -120,14 +162,14 @@ func actionError(action string, err error) error {
 		case errUnavail:
 			return machine.Unavailable(errors.New(app.Message()))
 		case errTransient:
-			return machine.Unavailable(fmt.Errorf("%s (gave up after the retries)", app.Message()))
+			return fmt.Errorf("%s (gave up after the retries)", app.Message())
 		case errLimit:
 			return &limitError{app.Message()}
 		}
 	}
 	var te *temporal.TimeoutError
 	if errors.As(err, &te) {
-		return machine.Unavailable(fmt.Errorf("action %q timed out on every worker that took it (%s)", action, te.TimeoutType()))
+		return fmt.Errorf("action %q timed out on every worker that took it (%s)", action, te.TimeoutType())
 	}
 	return fmt.Errorf("cannot run action %q on a worker: %w", action, err)
 }

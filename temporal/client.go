@@ -164,7 +164,8 @@ type FollowOptions struct {
 	// Step is called for each step of the run as it is made.
 	Step func(*machine.Record)
 	// Notice is told what the follower waits for: a server that does not
-	// answer (and when it answers again), a task queue no worker polls.
+	// answer (and when it answers again), a task queue no worker polls, the
+	// run waiting for an action's unavailable service (Progress.Waiting).
 	Notice func(string)
 }
 
@@ -243,6 +244,9 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 		if err == nil {
 			if len(p.Records) > 0 || last == nil || p.Steps != last.Steps {
 				moved = time.Now()
+			}
+			if p.Waiting != "" && (last == nil || last.Waiting != p.Waiting) {
+				notice("waits: " + p.Waiting)
 			}
 			last, noWorker = p, false
 			emit(p)

@@ -44,7 +44,8 @@ type RunInfo struct {
 // cause (a worker that died, a timeout, an error that says it is
 // temporary). Action errors are never retried: they take the state's
 // on_error route, as in a local run, unless they say a service is
-// unavailable (machine.ErrUnavailable): then the run fails in the state.
+// unavailable (machine.ErrUnavailable): then the run waits in the state and
+// tries the action again (remote).
 type Retry struct {
 	Attempts int           // total attempts, first included
 	Base     time.Duration // first backoff; doubles each retry

@@ -99,6 +99,9 @@ type Progress struct {
 	Steps    int                 `json:"steps"`
 	Pause    *machine.PauseError `json:"pause,omitempty"`
 	Error    string              `json:"error,omitempty"`
+	// Waiting says what a running run waits for in its state: an action
+	// whose service is unavailable, tried again at a time it names.
+	Waiting string `json:"waiting,omitempty"`
 	// Cancelled says how a cancelled run was stopped (StatusCancelled).
 	Cancelled string            `json:"cancelled,omitempty"`
 	Vars      map[string]any    `json:"vars,omitempty"`

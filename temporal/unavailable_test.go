@@ -3,9 +3,9 @@ package temporal_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,30 +28,62 @@ states:
     final: true
 `
 
+const downErr = "cannot call openai:m at http://127.0.0.1:1/v1: gave up after 3 attempts, the last one failed with HTTP 503 (server error): the server said: (no message)"
+
 // An action whose service is unavailable after its own retries (a model
 // provider that is down) is not retried by Temporal and does not take the
-// state's on_error route: the run fails in the state, saying why, as a
-// local run does.
-func TestWorkflowFailsInPlaceWhenAnActionsServiceIsUnavailable(t *testing.T) {
+// state's on_error route: the run waits in its state, durably, saying so,
+// and tries the action again until it runs: a Temporal run cannot be
+// resumed once failed, so it does not fail.
+func TestAWorkflowWaitsInPlaceWhileAnActionsServiceIsUnavailable(t *testing.T) {
 	var calls atomic.Int32
 	h := &testHost{root: t.TempDir(), extra: []machine.Action{
 		{Name: "test.down", Run: func(context.Context, *machine.Call) error {
-			calls.Add(1)
-			return machine.Unavailable(errors.New("cannot call openai:m at http://127.0.0.1:1/v1: gave up after 3 attempts, the last one failed with HTTP 503 (server error): the server said: (no message)"))
+			if calls.Add(1) <= 3 {
+				return machine.Unavailable(errors.New(downErr))
+			}
+			return nil
 		}},
 	}}
 	rel := writeSpec(t, h.root, "down.yaml", downSpec)
 	env := newEnv(t, h)
+	var seen []string
+	// Between the tries (30 s, then 60 s, then 120 s of the workflow's
+	// clock), the progress query says what the run waits for.
+	for _, at := range []time.Duration{10 * time.Second, 50 * time.Second, 130 * time.Second} {
+		env.RegisterDelayedCallback(func() {
+			seen = append(seen, progressOf(t, env).Waiting)
+		}, at)
+	}
 	env.ExecuteWorkflow(temporal.WorkflowName, startOf(t, h.root, rel, "run-down", nil))
-	err := env.GetWorkflowError()
-	require.Error(t, err)
-	const want = `action failed: test.down in state "call": cannot call openai:m at http://127.0.0.1:1/v1: gave up after 3 attempts, the last one failed with HTTP 503 (server error): the server said: (no message)`
-	assert.True(t, strings.Contains(err.Error(), want), "workflow error: %v", err)
-	assert.Equal(t, int32(1), calls.Load(), "test.down ran %d times", calls.Load())
+	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, int32(4), calls.Load(), "test.down ran %d times", calls.Load())
 	p := progressOf(t, env)
-	assert.Equal(t, machine.StatusFailed, p.Status)
-	assert.Equal(t, "call", p.State)
-	assert.Equal(t, 0, p.Steps)
-	assert.Equal(t, want, p.Error)
-	assert.Equal(t, "", p.Vars["outcome"])
+	assert.Equal(t, machine.StatusCompleted, p.Status)
+	assert.Equal(t, "", p.Vars["outcome"], "on_error was not taken")
+	assert.Equal(t, "", p.Waiting)
+	require.Len(t, seen, 3)
+	for _, w := range seen {
+		assert.Contains(t, w, `action "test.down" of state "call" cannot run: `+downErr+`; the run waits in its state and tries again at `)
+		assert.Contains(t, w, "(lppctl runs cancel stops it)")
+	}
+}
+
+// A run waiting for an unavailable service stops when it is cancelled.
+func TestAWorkflowWaitingForAnUnavailableServiceCanBeCancelled(t *testing.T) {
+	var calls atomic.Int32
+	h := &testHost{root: t.TempDir(), extra: []machine.Action{
+		{Name: "test.down", Run: func(context.Context, *machine.Call) error {
+			calls.Add(1)
+			return machine.Unavailable(errors.New(downErr))
+		}},
+	}}
+	rel := writeSpec(t, h.root, "down.yaml", downSpec)
+	env := newEnv(t, h)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+	env.ExecuteWorkflow(temporal.WorkflowName, startOf(t, h.root, rel, "run-down", nil))
+	assert.Greater(t, calls.Load(), int32(5), "it kept trying for the hour")
+	p := progressOf(t, env)
+	assert.Equal(t, temporal.StatusCancelled, p.Status, "%+v", p)
+	assert.Equal(t, "", p.Vars["outcome"], "on_error was not taken")
 }

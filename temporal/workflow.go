@@ -242,6 +242,9 @@ type wfRun struct {
 	// fatal is an error that fails the run whatever the state's on_error
 	// says (a value over the blob limit).
 	fatal error
+	// waiting says what the run waits for in its state: an action whose
+	// service is unavailable, to be tried again (remote); "" when none.
+	waiting string
 }
 
 func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
@@ -253,7 +256,7 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 		return nil, fmt.Errorf("cannot start run %s: %s", st.RunID, diags.PrettyAll(st.Spec))
 	}
 	w := &wfRun{e: e, st: st, start: workflow.Now(ctx)}
-	reg := e.workflowRegistry(ctx, st, &w.fatal)
+	reg := e.workflowRegistry(ctx, st, &w.fatal, &w.waiting)
 	for _, s := range spec.States {
 		if s.Do != "" && reg.Lookup(s.Do) == nil {
 			// Not the run's failure: this worker is older than the spec. A
@@ -397,6 +400,7 @@ func (w *wfRun) progress(from int, want string) (*Progress, error) {
 	p := &Progress{
 		RunID: w.st.RunID, Spec: w.m.Spec().Name, SpecPath: w.st.SpecPath, SpecHash: w.st.SpecHash, Status: w.r.Status(), State: w.r.State(),
 		Steps: w.r.Seq(), Pause: w.pause, Error: w.err, Vars: w.r.Vars(), Start: w.start, End: w.end,
+		Waiting: w.waiting,
 	}
 	switch {
 	case w.cancelled:

@@ -270,7 +270,11 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	round, maxRounds := intVar(c, "eval_rounds"), intVar(c, "max_eval_rounds")
 	// A re-ask after a reply without a usable verdict: the question (and
 	// what was wrong) is in L3-eval already.
-	reasking := stringVar(c, "eval_error") != ""
+	// reask: the spec asks again for a usable verdict (reask_prompt, and
+	// eval_error declared); a spec without it (one written before, a
+	// paused run's copy) fails the step on such a reply, as it did.
+	reask := c.String("reask_prompt") != ""
+	reasking := reask && stringVar(c, "eval_error") != ""
 	if round == 0 && !reasking {
 		tx.Clear(MemL3Eval)
 		data, err := d.baseData()
@@ -334,7 +338,7 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		if err := c.SetVar("verdict", ""); err != nil {
 			return err
 		}
-		if err := c.SetVar("eval_error", ""); err != nil {
+		if err := setEvalError(c, reask, ""); err != nil {
 			return err
 		}
 		return c.SetVar("pending_tools", len(reply.ToolCalls))
@@ -343,6 +347,13 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	ev, perr := ParseEvaluation(reply.Text)
+	if perr != nil && !reask {
+		why := perr.Error()
+		if len(reply.ToolCalls) > 0 {
+			why = fmt.Sprintf("it asked for tools after its last round (%d of %d) instead of answering", round, maxRounds)
+		}
+		ev, perr = &EvaluationOutput{Verdict: "FAIL", Feedback: "the evaluator gave no valid verdict: " + why, KeyOutputs: map[string]string{}}, nil
+	}
 	if perr != nil {
 		// A reply without a usable verdict says nothing of the step: the
 		// evaluator is asked again (eval_error), and no Failure Case is
@@ -369,7 +380,7 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		}
 		return nil
 	}
-	if err := c.SetVar("eval_error", ""); err != nil {
+	if err := setEvalError(c, reask, ""); err != nil {
 		return err
 	}
 	if err := tx.Put(MemEval, ev); err != nil {
@@ -445,4 +456,13 @@ func toolCallInText(text string, tools []llm.Tool) string {
 		}
 	}
 	return ""
+}
+
+// setEvalError sets eval_error when the spec has the evaluator ask again
+// (reask); a spec without it has no such variable.
+func setEvalError(c *machine.Call, reask bool, why string) error {
+	if !reask {
+		return nil
+	}
+	return c.SetVar("eval_error", why)
 }

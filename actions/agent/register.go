@@ -96,13 +96,18 @@ func Actions(ad *actions.Deps) []machine.Action {
 				templateFile("user_prompt", "template file of the evaluator's request (gets .Transcript)"),
 				templateFile("final_prompt", "template file asking for the verdict once the tool rounds are spent"),
 				templateFile("retry_prompt", "template file of the feedback message put into L3 on FAIL"),
-				templateFile("reask_prompt", "template file asking the evaluator again when its reply gave no usable verdict (gets .Error)"),
+				{Name: "reask_prompt", Type: spec.TypeFile, Doc: "template file asking the evaluator again when its reply gave no usable verdict (gets .Error); it then writes eval_error. Without it (specs written before), such a reply fails the step"},
 			},
 			Writes: []machine.VarSpec{
 				{Name: "verdict", Type: spec.TypeString, Doc: `PASS, FAIL, or "" while the evaluator still calls tools or gave no usable verdict`},
-				{Name: "eval_error", Type: spec.TypeString, Doc: `why the evaluator's reply gave no usable verdict ("" when it gave one): the evaluator is asked again, the step is not failed`},
 				{Name: "feedback", Type: spec.TypeString, Doc: "the evaluator's feedback"},
 				{Name: "pending_tools", Type: spec.TypeInt, Doc: "tool calls the evaluator asked for"},
+			},
+			WritesFor: func(params map[string]any) []machine.VarSpec {
+				if _, ok := params["reask_prompt"]; !ok {
+					return nil
+				}
+				return []machine.VarSpec{{Name: "eval_error", Type: spec.TypeString, Doc: `with reask_prompt: why the evaluator's reply gave no usable verdict ("" when it gave one): the evaluator is asked again, the step is not failed`}}
 			},
 			Needs: []string{MemPlan},
 			Run:   d.evaluator,

@@ -472,6 +472,9 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	if p.Pause != nil {
 		fmt.Fprintf(w, "paused: %s\n", p.Pause.Prompt)
 	}
+	if p.Waiting != "" {
+		fmt.Fprintf(w, "waits: %s\n", p.Waiting)
+	}
 	if p.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", p.Error)
 	}
