@@ -234,17 +234,28 @@ func compareDerived(list, derived []any) []string {
 			if !ok {
 				continue
 			}
-			if s, isStr := got.(string); isStr {
-				if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-					if _, wantNum := number(ex.Expect[name]); wantNum {
-						got = f
-					}
-				}
+			// A number written as a string on either side is compared as the
+			// number (the types are spec.promises' to check).
+			want := ex.Expect[name]
+			if _, wantNum := number(want); wantNum {
+				got = numericString(got)
+			} else if _, gotNum := number(got); gotNum {
+				want = numericString(want)
 			}
-			if !sameValue(ex.Expect[name], got, ex.Tolerance) {
+			if !sameValue(want, got, ex.Tolerance) {
 				problems = append(problems, fmt.Sprintf("%s expects %s %s, but an independent derivation from the target and the inputs gives %s: work it out again by hand and correct the example (its expect must be what the target asks for)", head, name, showValue(ex.Expect[name]), showValue(got)))
 			}
 		}
 	}
 	return problems
+}
+
+// numericString is v as a number when it is a string holding one, else v.
+func numericString(v any) any {
+	if s, ok := v.(string); ok {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return f
+		}
+	}
+	return v
 }
