@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -21,7 +22,8 @@ const (
 	examplesMax        = 8 // examples run per call
 	exampleFilesMax    = 8 // input files per example
 	exampleFileMax     = 64 << 10
-	exampleDefaultTol  = 1e-4 // relative tolerance of a number with no tolerance given
+	exampleDefaultTol  = 1e-4 // relative tolerance of a number with no tolerance given (0.01 %)
+	exampleZeroTol     = 1e-9 // absolute tolerance of an expected 0 with no tolerance given
 	exampleReportValue = 160  // characters of a value shown in the report
 )
 
@@ -30,7 +32,8 @@ const (
 // confinement): an example's vars are the run's start values (as --var
 // gives them), its files are written into the copy first, and when the run
 // completes, each variable of expect must hold its value (numbers within a
-// tolerance) and each variable of contains must hold its text. It writes
+// tolerance) and each variable of contains must hold its text; an error
+// example (kind "error") passes only when the run fails. It writes
 // whether every example passed, how many ran and failed, and a report with,
 // for each failure, what was expected and what the run gave (or how it
 // failed, with the script's stderr).
@@ -70,11 +73,26 @@ func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 		if len(list) > examplesMax {
 			list = list[:examplesMax]
 		}
-		for i, raw := range list {
-			line, err := d.runExample(ctx, i+1, raw, sandboxJob{dir: dir, spec: specName, as: as, run: true, maxTransitions: c.Int("max_transitions")})
-			if err != nil {
-				return err
+		// The examples that succeed run first: an error example passes when
+		// its run fails, or ends in a final state none of theirs ended in.
+		lines := make([]exampleLine, len(list))
+		successEnds := map[string]bool{}
+		for _, errorKind := range []bool{false, true} {
+			for i, raw := range list {
+				if isErrorExample(raw) != errorKind {
+					continue
+				}
+				line, err := d.runExample(ctx, i+1, raw, sandboxJob{dir: dir, spec: specName, as: as, run: true, maxTransitions: c.Int("max_transitions")}, successEnds)
+				if err != nil {
+					return err
+				}
+				if line.pass && line.end != "" && !errorKind {
+					successEnds[line.end] = true
+				}
+				lines[i] = line
 			}
+		}
+		for _, line := range lines {
 			res.ran++
 			if line.pass {
 				res.passed = append(res.passed, line.text)
@@ -111,6 +129,13 @@ func (r exampleResults) String() string {
 type exampleLine struct {
 	pass bool
 	text string
+	end  string // the final state the run completed in ("" when it did not)
+}
+
+// isErrorExample reports whether raw is an example of kind "error".
+func isErrorExample(raw any) bool {
+	m, _ := raw.(map[string]any)
+	return m["kind"] == kindError
 }
 
 // example is one behavioural example, as the plan's schema gives it.
@@ -122,43 +147,66 @@ type example struct {
 	Expect    map[string]any    `json:"expect"`
 	Contains  map[string]string `json:"contains"`
 	Tolerance *float64          `json:"tolerance"`
+	Kind      string            `json:"kind"`
 }
 
-// runExample runs one example in a sandbox and judges its end. An error is
-// only an error of the sandbox itself; a bad example is a failed one.
-func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob) (exampleLine, error) {
+// Kinds of example.
+const (
+	kindTypical = "typical"
+	kindEdge    = "edge"
+	kindError   = "error" // the run must fail
+)
+
+// decodeExample reads one example of a plan.
+func decodeExample(raw any) (example, error) {
 	var ex example
 	b, err := json.Marshal(raw)
 	if err == nil {
 		err = json.Unmarshal(b, &ex)
 	}
+	return ex, err
+}
+
+// runExample runs one example in a sandbox and judges its end; an error
+// example passes when its run fails, or completes in a final state that is
+// not among successEnds (where the examples that succeed ended). An error is
+// only an error of the sandbox itself; a bad example is a failed one.
+func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, successEnds map[string]bool) (exampleLine, error) {
+	ex, err := decodeExample(raw)
 	if err != nil {
-		return exampleLine{text: fmt.Sprintf("example %d: not an example object {name, vars, files, expect, contains}: %v", n, err)}, nil
+		return exampleLine{text: fmt.Sprintf("example %d: not an example object {name, kind, vars, files, expect, contains}: %v", n, err)}, nil
 	}
 	head := fmt.Sprintf("example %d %q (vars %s)", n, ex.Name, showValue(ex.Vars))
-	if len(ex.Expect) == 0 && len(ex.Contains) == 0 {
-		return exampleLine{text: head + ": it expects nothing; give expect {variable: value} or contains {variable: text}"}, nil
+	if problems := exampleProblems(ex); len(problems) > 0 {
+		return exampleLine{text: head + ": " + strings.Join(problems, "; ")}, nil
 	}
-	if len(ex.Files) > exampleFilesMax {
-		return exampleLine{text: fmt.Sprintf("%s: more than %d files", head, exampleFilesMax)}, nil
-	}
-	for p, text := range ex.Files {
-		if len(text) > exampleFileMax {
-			return exampleLine{text: fmt.Sprintf("%s: file %s has more than %d bytes", head, p, exampleFileMax)}, nil
-		}
-		if _, err := cleanRel("file", p); err != nil {
-			return exampleLine{text: fmt.Sprintf("%s: file %q must be a path inside the skill folder, relative to it", head, p)}, nil
-		}
+	if p := d.shadowedFile(job.dir, ex.Files); p != "" {
+		return exampleLine{text: fmt.Sprintf("%s: file %s is one of the skill's own files; an example's input file never replaces one (name it otherwise under reference/, and leave it out of the skill)", head, p)}, nil
 	}
 	job.vars, job.files, job.events = ex.Vars, ex.Files, ex.Events
 	res, err := d.sandbox(ctx, job)
 	if err != nil {
 		return exampleLine{}, err
 	}
-	if !res.ok {
+	var problems, got []string
+	end := ""
+	if res.ok {
+		end = res.endState
+	}
+	switch {
+	case ex.Kind == kindError && res.ok && successEnds[res.endState]:
+		problems = append(problems, fmt.Sprintf("expected the run to fail (an error example), but it completed in state %s, where the examples that succeed end: a failure must end the run as failed (e.g. a final state that does agent.abort) or in a final state of its own", res.endState))
+	case ex.Kind == kindError && res.ok && len(successEnds) == 0:
+		problems = append(problems, fmt.Sprintf("expected the run to fail (an error example), but it completed in state %s, and no example that succeeds completed to tell it from a success", res.endState))
+	case ex.Kind == kindError && res.ok:
+		got = append(got, fmt.Sprintf("the run ended in state %s, not where the examples that succeed end, as expected", res.endState))
+	case ex.Kind == kindError && !res.runFailed:
+		return exampleLine{text: head + ": expected the run to fail (an error example), but it did not run to its end: " + strings.TrimSpace(res.report)}, nil
+	case ex.Kind == kindError:
+		got = append(got, "the run failed, as expected")
+	case !res.ok:
 		return exampleLine{text: head + ": " + strings.TrimSpace(res.report)}, nil
 	}
-	var problems, got []string
 	for _, name := range sortedKeys(ex.Expect) {
 		want := ex.Expect[name]
 		have, ok := res.final[name]
@@ -167,10 +215,10 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob) (
 			continue
 		}
 		if !sameValue(want, have, ex.Tolerance) {
-			problems = append(problems, fmt.Sprintf("%s: expected %s, got %s", name, showValue(want), showValue(have)))
+			problems = append(problems, name+": "+mismatch(want, have))
 			continue
 		}
-		got = append(got, fmt.Sprintf("%s = %s", name, showValue(have)))
+		got = append(got, fmt.Sprintf("%s: expected %s, got %s", name, showValue(want), showValue(have)))
 	}
 	for _, name := range sortedKeys(ex.Contains) {
 		have, ok := res.final[name]
@@ -185,9 +233,63 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob) (
 		}
 	}
 	if len(problems) > 0 {
-		return exampleLine{text: head + ": " + strings.Join(problems, "; ")}, nil
+		return exampleLine{text: head + ": " + strings.Join(problems, "; "), end: end}, nil
 	}
-	return exampleLine{pass: true, text: head + ": " + strings.Join(got, ", ")}, nil
+	return exampleLine{pass: true, text: head + ": " + strings.Join(got, ", "), end: end}, nil
+}
+
+// mismatch says what was expected and what a run gave, with their JSON
+// types when those differ (the string "1.609344" and the number 1.609344
+// look alike).
+func mismatch(want, have any) string {
+	if w, h := jsonKind(want), jsonKind(have); w != h {
+		return fmt.Sprintf("expected the %s %s, got the %s %s", w, showValue(want), h, showValue(have))
+	}
+	return fmt.Sprintf("expected %s, got %s", showValue(want), showValue(have))
+}
+
+// jsonKind names a decoded value's JSON type.
+func jsonKind(v any) string {
+	if _, ok := number(v); ok {
+		return "number"
+	}
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// shadowedFile returns the first of an example's input files that the
+// folder dir already holds ("" when none does): an example adds inputs, it
+// never replaces the skill's own files.
+func (d *Deps) shadowedFile(dir string, files map[string]string) string {
+	if len(files) == 0 {
+		return ""
+	}
+	root, err := os.OpenRoot(d.RootDir())
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	for _, p := range sortedKeys(files) {
+		rel, err := cleanRel("file", p)
+		if err != nil {
+			continue
+		}
+		if _, err := root.Lstat(path.Join(dir, rel)); err == nil {
+			return rel
+		}
+	}
+	return ""
 }
 
 // writeSandboxFiles writes an example's input files into the sandbox's copy
@@ -207,7 +309,16 @@ func writeSandboxFiles(base string, files map[string]string) error {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return fmt.Errorf("cannot write an example's file: %w", err)
 		}
-		if err := os.WriteFile(abs, []byte(files[p]), 0o644); err != nil {
+		// O_EXCL: an example's file never replaces one of the copy's.
+		f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("cannot write an example's file: %w", err)
+		}
+		_, err = f.WriteString(files[p])
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return fmt.Errorf("cannot write an example's file: %w", err)
 		}
 	}
@@ -215,8 +326,9 @@ func writeSandboxFiles(base string, files map[string]string) error {
 }
 
 // sameValue reports whether have (a run's value) matches want (an
-// example's): numbers within tol (absolute; else relative 1e-4), lists and
-// maps item by item, anything else equal.
+// example's): numbers within tol (absolute; else 0.01 % of the expected
+// value, 1e-9 for an expected 0), lists and maps item by item, anything else
+// equal.
 func sameValue(want, have any, tol *float64) bool {
 	if w, ok := number(want); ok {
 		h, ok := number(have)
@@ -226,7 +338,10 @@ func sameValue(want, have any, tol *float64) bool {
 		if tol != nil {
 			return math.Abs(w-h) <= *tol
 		}
-		return math.Abs(w-h) <= exampleDefaultTol*math.Max(1, math.Abs(w))
+		if w == 0 {
+			return math.Abs(h) <= exampleZeroTol
+		}
+		return math.Abs(w-h) <= exampleDefaultTol*math.Abs(w)
 	}
 	switch w := want.(type) {
 	case []any:

@@ -53,7 +53,7 @@ func TestRunExample(t *testing.T) {
 			name:    "a right answer passes, numbers within the tolerance",
 			files:   script("0.3048"),
 			example: map[string]any{"name": "12 ft", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}},
-			pass:    true, text: `example 1 "12 ft" (vars {"value":12}): result = 3.6576`,
+			pass:    true, text: `example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6576`,
 		},
 		{
 			name:    "a wrong answer says expected and got",
@@ -63,15 +63,63 @@ func TestRunExample(t *testing.T) {
 		},
 		{
 			name:    "an absolute tolerance is the example's",
-			files:   script("0.3"),
-			example: map[string]any{"name": "rough", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}, "tolerance": 0.1},
-			pass:    true, text: `example 1 "rough" (vars {"value":12}): result = 3.6`,
+			files:   script("0.3049"),
+			example: map[string]any{"name": "rough", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}, "tolerance": 0.002},
+			pass:    true, text: `example 1 "rough" (vars {"value":12}): result: expected 3.6576, got 3.6588`,
+		},
+		{
+			name:    "without a tolerance a number is compared within 0.01 % of the expected value, however small",
+			files:   script("0"),
+			example: map[string]any{"name": "5 mm in km", "vars": map[string]any{"value": 5}, "expect": map[string]any{"result": 0.000005}},
+			text:    `example 1 "5 mm in km" (vars {"value":5}): result: expected 0.000005, got 0`,
+		},
+		{
+			name:    "a tolerance that is not small next to the expected value is refused",
+			files:   script("0"),
+			example: map[string]any{"name": "loose", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 7}, "tolerance": 100},
+			text:    `example 1 "loose" (vars {"value":12}): tolerance 100 is not small next to the values it expects (at most 0.07 here, 1 % of the smallest): leave it out (numbers are compared within 0.01 %) or make it smaller`,
+		},
+		{
+			name:    "an empty contains text is refused",
+			files:   script("1"),
+			example: map[string]any{"name": "any", "vars": map[string]any{"value": 1}, "contains": map[string]any{"report": ""}},
+			text:    `example 1 "any" (vars {"value":1}): contains report is an empty text, which every text holds: give the text report must hold, or leave it out`,
+		},
+		{
+			name:    "a string expected where the run gives a number says both types",
+			files:   script("1.609344"),
+			example: map[string]any{"name": "1 mi", "vars": map[string]any{"value": 1}, "expect": map[string]any{"result": "1.609344"}},
+			text:    `example 1 "1 mi" (vars {"value":1}): result: expected the string "1.609344", got the number 1.609344`,
+		},
+		{
+			name:    "an example's file never replaces the skill's script",
+			files:   script("0"),
+			example: map[string]any{"name": "shadow", "vars": map[string]any{"value": 12}, "files": map[string]any{"scripts/convert.py": "print('{\"result\": 3.6576}')\n"}, "expect": map[string]any{"result": 3.6576}},
+			text:    `example 1 "shadow" (vars {"value":12}): file scripts/convert.py is not an input file: an example's files go under reference/ (e.g. reference/convert.py), never over the skill's own files (its spec, scripts, skills.md)`,
+		},
+		{
+			name:    "an example's file never replaces a reference file the skill holds",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "FACTOR = 1\n" + examplesScript, "reference/in.txt": "x\n"},
+			example: map[string]any{"name": "over", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/in.txt"}, "files": map[string]any{"reference/in.txt": "a\nb\nc\n"}, "expect": map[string]any{"lines": 3}},
+			text:    `example 1 "over" (vars {"path":"skills/demo/reference/in.txt","value":1}): file reference/in.txt is one of the skill's own files; an example's input file never replaces one (name it otherwise under reference/, and leave it out of the skill)`,
+		},
+		{
+			name:    "an error example passes when the run fails",
+			files:   script("1"),
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			pass:    true, text: `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): the run failed, as expected`,
+		},
+		{
+			name:    "an error example whose run completes where the others succeed fails",
+			files:   map[string]string{"demo.yaml": strings.Replace(examplesSpec, "    next: [done]\n", "    next: [done]\n    on_error: done\n", 1), "scripts/convert.py": "FACTOR = 1\n" + examplesScript},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to fail (an error example), but it completed in state done, where the examples that succeed end`,
 		},
 		{
 			name:    "input files are written into the copy and contains checks a text",
 			files:   script("1"),
-			example: map[string]any{"name": "a file", "vars": map[string]any{"value": 1, "path": "skills/demo/ref/in.txt"}, "files": map[string]any{"ref/in.txt": "a\nb\nc\n"}, "expect": map[string]any{"lines": 3}, "contains": map[string]any{"report": "1 ft = 1 m"}},
-			pass:    true, text: `example 1 "a file" (vars {"path":"skills/demo/ref/in.txt","value":1}): lines = 3, report holds "1 ft = 1 m"`,
+			example: map[string]any{"name": "a file", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/in.txt"}, "files": map[string]any{"reference/in.txt": "a\nb\nc\n"}, "expect": map[string]any{"lines": 3}, "contains": map[string]any{"report": "1 ft = 1 m"}},
+			pass:    true, text: `example 1 "a file" (vars {"path":"skills/demo/reference/in.txt","value":1}): lines: expected 3, got 3, report holds "1 ft = 1 m"`,
 		},
 		{
 			name:    "a variable the spec does not have is named",
@@ -102,7 +150,7 @@ func TestRunExample(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := sandboxProject(t, tt.files)
 			d := &Deps{Root: root}
-			line, err := d.runExample(context.Background(), 1, tt.example, sandboxJob{dir: "gen/demo", spec: "demo.yaml", as: "skills/demo", run: true})
+			line, err := d.runExample(context.Background(), 1, tt.example, sandboxJob{dir: "gen/demo", spec: "demo.yaml", as: "skills/demo", run: true}, map[string]bool{"done": true})
 			require.NoError(t, err)
 			assert.Equal(t, tt.pass, line.pass, line.text)
 			assert.Contains(t, line.text, tt.text)
@@ -121,11 +169,12 @@ context:
   ok:       {type: bool, default: false}
   report:   {type: string, default: ""}
   blame:    {type: string, default: ""}
+  examples_bad: {type: bool, default: false}
 initial: check
 states:
   check:
     do: spec.promises
-    with: {path: target, skill_path: '"skills/demo"', dir: '"gen/demo"', scripts: scripts, examples: examples, ok: ok, report: report, blame: blame}
+    with: {path: target, skill_path: '"skills/demo"', dir: '"gen/demo"', scripts: scripts, examples: examples, ok: ok, report: report, blame: blame, examples_bad: examples_bad}
     next: [done]
   done: {final: true}
 `
@@ -155,6 +204,7 @@ func TestSpecPromises(t *testing.T) {
 		examples []any
 		ok       bool
 		blame    string
+		bad      bool
 		report   string
 	}{
 		{name: "a blueprint whose scripts are the skill's and whose examples fit", files: map[string]string{"demo.yaml": examplesSpec}, examples: ex, ok: true, report: "gen/demo/demo.yaml: its scripts and the examples' variables are where the spec says"},
@@ -172,6 +222,12 @@ func TestSpecPromises(t *testing.T) {
 			name: "an expected variable no state writes", files: map[string]string{"demo.yaml": strings.ReplaceAll(examplesSpec, "lines: lines, ", "")},
 			examples: []any{map[string]any{"name": "n", "vars": map[string]any{}, "expect": map[string]any{"lines": 1}}},
 			blame:    "blueprint", report: `gen/demo/demo.yaml: example 1 "n" checks "lines", but no state writes it`,
+		},
+		{
+			name: "an example's value of the wrong type says both and how to write it", files: map[string]string{"demo.yaml": examplesSpec},
+			examples: []any{map[string]any{"name": "1 mi", "vars": map[string]any{"value": "12"}, "expect": map[string]any{"result": "1.609344"}}},
+			blame:    "blueprint", bad: true, report: `gen/demo/demo.yaml: example 1 "1 mi" gives value as the string "12", but value is a float in the spec: write the number 12, without quotes (or change the variable's type)
+gen/demo/demo.yaml: example 1 "1 mi" expects result as the string "1.609344", but result is a float in the spec: write the number 1.609344, without quotes (or change the variable's type)`,
 		},
 		{
 			name: "in phase 2 a script not written is named", files: map[string]string{"demo.yaml": examplesSpec}, scripts: true,
@@ -194,6 +250,7 @@ func TestSpecPromises(t *testing.T) {
 			vars := runChecker(t, root, promisesChecker, map[string]any{"target": "gen/demo/demo.yaml", "scripts": tt.scripts, "examples": tt.examples})
 			assert.Equal(t, tt.ok, vars["ok"], vars["report"])
 			assert.Equal(t, tt.blame, vars["blame"])
+			assert.Equal(t, tt.bad, vars["examples_bad"])
 			assert.Contains(t, vars["report"], tt.report)
 		})
 	}

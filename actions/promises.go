@@ -3,9 +3,11 @@ package actions
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/lppctl/lppctl/machine"
@@ -25,10 +27,13 @@ import (
 //     main(**data)); lpp_function, which an L++ compute unit is sent besides
 //     its input_map, excepted;
 //   - every variable an example gives (vars) or checks (expect, contains) is
-//     a context variable of the spec.
+//     a context variable of the spec, and each value has the variable's type
+//     (a number for a float, a text for a string: the string "12" is not the
+//     number 12).
 //
 // It writes whether every promise holds and a report, one problem a line,
-// positioned in the spec, each saying how to fix it.
+// positioned in the spec, each saying how to fix it; examples_bad says that
+// an example's value has the wrong type (the example may be what is wrong).
 func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 	specPath, reg, root, src, failure, err := d.readSpecParam(ctx, c, "spec.promises", "check")
 	if err != nil {
@@ -122,9 +127,12 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 		}
 	}
 	declared := map[string]bool{}
+	types := map[string]*mspec.Var{}
 	for _, v := range s.spec.Context {
 		declared[v.Name] = true
+		types[v.Name] = v
 	}
+	examplesBad := false
 	written := writtenVars(s.spec)
 	for i, raw := range examples {
 		ex, _ := raw.(map[string]any)
@@ -138,6 +146,11 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 				if !declared[name] {
 					specsFault = true
 					problems = append(problems, fmt.Sprintf("%s: example %d %q %s %q, which is not a context variable of the spec: declare it (the examples were written from the target; the spec must take their inputs and give their outputs)", specPath, i+1, fmt.Sprint(ex["name"]), map[string]string{"vars": "gives", "expect": "expects", "contains": "checks"}[part], name))
+					continue
+				}
+				if msg := typeMismatch(types[name], part, m[name]); msg != "" {
+					specsFault, examplesBad = true, true
+					problems = append(problems, fmt.Sprintf("%s: example %d %q %s", specPath, i+1, fmt.Sprint(ex["name"]), msg))
 				}
 			}
 		}
@@ -154,7 +167,56 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 		blame = "implementation"
 	}
 	c.Notef("promises of %s: %d problem(s)", specPath, len(problems))
-	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report, "blame": blame})
+	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report, "blame": blame, "examples_bad": examplesBad})
+}
+
+// typeMismatch says how an example's value for v (in part: vars, expect or
+// contains) does not fit v's type, and how to write it; "" when it fits.
+func typeMismatch(v *mspec.Var, part string, value any) string {
+	verb := map[string]string{"vars": "gives", "expect": "expects", "contains": "checks"}[part]
+	if part == "contains" {
+		if v.Type == mspec.TypeString || v.Type == mspec.TypeAny {
+			return ""
+		}
+		return fmt.Sprintf("checks that %s holds a text, but %s is a %s in the spec: check it with expect, or make it a string", v.Name, v.Name, v.Type)
+	}
+	if value == nil && v.Nullable || valueFits(v.Type, value) {
+		return ""
+	}
+	fix := fmt.Sprintf("give a %s", v.Type)
+	if str, isStr := value.(string); isStr && (v.Type == mspec.TypeInt || v.Type == mspec.TypeFloat) {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(str), 64); err == nil && (v.Type == mspec.TypeFloat || f == math.Trunc(f)) {
+			fix = "write the number " + strings.TrimSpace(str) + ", without quotes"
+		}
+	} else if _, isNum := number(value); isNum && v.Type == mspec.TypeString {
+		fix = "write the string " + showValue(fmt.Sprint(value))
+	}
+	return fmt.Sprintf("%s %s as the %s %s, but %s is a %s in the spec: %s (or change the variable's type)", verb, v.Name, jsonKind(value), showValue(value), v.Name, v.Type, fix)
+}
+
+// valueFits reports whether a decoded JSON value can be a variable of type t.
+func valueFits(t mspec.Type, value any) bool {
+	switch t {
+	case mspec.TypeInt:
+		f, ok := number(value)
+		return ok && f == math.Trunc(f)
+	case mspec.TypeFloat:
+		_, ok := number(value)
+		return ok
+	case mspec.TypeBool:
+		_, ok := value.(bool)
+		return ok
+	case mspec.TypeString:
+		_, ok := value.(string)
+		return ok
+	case mspec.TypeList:
+		_, ok := value.([]any)
+		return ok
+	case mspec.TypeMap:
+		_, ok := value.(map[string]any)
+		return ok
+	}
+	return true
 }
 
 // writtenVars returns the variables a spec's states can write: set entries

@@ -32,6 +32,25 @@ func (d *Deps) specExamplesAction() machine.Action {
 	}
 }
 
+// examplesVetAction declares examples.vet (examples_vet.go).
+func (d *Deps) examplesVetAction() machine.Action {
+	return machine.Action{
+		Name: "examples.vet",
+		Doc:  "refuses behavioural examples that are no evidence, before any code: each must have a kind (typical, edge or error), expect something that can be wrong (no empty contains text, a tolerance under 1 % of its values) and write input files under reference/ only; the set must hold an edge and an error example and expect no variable with one value only; with derived, every expected value an independent derivation gives differently is a problem; writes whether the examples stand and a report",
+		Params: []machine.ParamSpec{
+			{Name: "examples", Type: mspec.TypeExpr, Required: true, Doc: "a list expression: the examples, as spec.examples takes them, each with a kind"},
+			{Name: "derived", Type: mspec.TypeExpr, Doc: "a list expression: an independent derivation, one item per example, {name, fails, expect}"},
+			{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether the examples stand"},
+			{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the problems, one a line"},
+		},
+		WritesFor: func(p map[string]any) []machine.VarSpec {
+			out := varParam(p, "ok", mspec.TypeBool, "whether the examples stand")
+			return append(out, varParam(p, "report", mspec.TypeString, "the examples' problems")...)
+		},
+		Run: d.examplesVet,
+	}
+}
+
 // specPromisesAction declares spec.promises (promises.go).
 func (d *Deps) specPromisesAction() machine.Action {
 	return machine.Action{
@@ -46,9 +65,11 @@ func (d *Deps) specPromisesAction() machine.Action {
 			{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether every promise holds"},
 			{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the problems, one a line"},
 			{Name: "blame", Type: mspec.TypeString, Doc: "the string variable that gets blueprint (a problem only a new spec fixes), implementation (a script's problem) or \"\" (none)"},
+			{Name: "examples_bad", Type: mspec.TypeString, Doc: "the bool variable that gets whether an example's value has the wrong type for its variable (the example may be what is wrong)"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {
 			out := varParam(p, "ok", mspec.TypeBool, "whether every promise holds")
+			out = append(out, varParam(p, "examples_bad", mspec.TypeBool, "whether an example's value has the wrong type")...)
 			out = append(out, varParam(p, "blame", mspec.TypeString, "whose fault a problem is")...)
 			return append(out, varParam(p, "report", mspec.TypeString, "the promises' report")...)
 		},

@@ -140,6 +140,7 @@ func GeneralActions(d *Deps) []machine.Action {
 		},
 		d.humanInputAction(),
 		d.specExamplesAction(),
+		d.examplesVetAction(),
 		d.specPromisesAction(),
 		d.envReadAction(),
 	}
@@ -154,7 +155,8 @@ var writesDocs = map[string]string{
 	"spec.validate": "the variables named by ok (bool), errors (int) and report (string)",
 	"spec.run":      "output's keys (copied from the child's variables when it completes)",
 	"spec.examples": "the variables named by ok (bool), failed (int), ran (int) and report (string)",
-	"spec.promises": "the variables named by ok (bool), report (string) and blame (string)",
+	"spec.promises": "the variables named by ok (bool), report (string), blame (string) and examples_bad (bool)",
+	"examples.vet":  "the variables named by ok (bool) and report (string)",
 	"env.read":      "vars' keys (each parsed as its variable's type)",
 }
 
@@ -167,7 +169,7 @@ func WritesDoc(name string) string { return writesDocs[name] }
 func IsGeneral(name string) bool {
 	switch name {
 	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox", "spec.check", "human.input",
-		"spec.examples", "spec.promises", "env.read":
+		"spec.examples", "examples.vet", "spec.promises", "env.read":
 		return true
 	}
 	return false

@@ -127,6 +127,11 @@ type sandboxResult struct {
 	report  string         // for the model: diagnostics, the run's end, or what was not done
 	summary string         // one line for the run's output
 	final   map[string]any // the run's context when it ended (with run)
+	// endState is the state the run ended in; runFailed holds when it ran
+	// and failed (an error, an abort), not when it could not start, paused
+	// or timed out.
+	endState  string
+	runFailed bool
 }
 
 // sandbox does the job. An error means the job could not be done at all (a
@@ -220,7 +225,7 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 			summary: fmt.Sprintf("sandbox: %s is valid; compile-only, not run (--var run_generated=true runs it in a sandbox copy)", shown),
 		}, nil
 	}
-	end, ok, final := runSandboxed(ctx, reg, cd, specPath, specAbs, src, cmp0(job.maxTransitions, sandboxMaxTransitions), job.vars, job.events)
+	end, ok, final, st := runSandboxed(ctx, reg, cd, specPath, specAbs, src, cmp0(job.maxTransitions, sandboxMaxTransitions), job.vars, job.events)
 	if ctx.Err() != nil {
 		return sandboxResult{}, ctx.Err()
 	}
@@ -228,47 +233,55 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 	if !ok {
 		end += "\n" + unsandbox(tail(strings.TrimSpace(out.String()), stderrTail))
 	}
-	return sandboxResult{ok: ok, report: end + stubNote, summary: "sandbox: " + Clip(strings.SplitN(end, "\n", 2)[0], 160), final: final}, nil
+	return sandboxResult{ok: ok, report: end + stubNote, summary: "sandbox: " + Clip(strings.SplitN(end, "\n", 2)[0], 160), final: final, endState: st.state, runFailed: st.failed}, nil
+}
+
+// sandboxEnd is where a sandboxed run ended and whether it failed there.
+type sandboxEnd struct {
+	state  string
+	failed bool
 }
 
 // runSandboxed runs the validated spec in the sandbox, with vars as its
 // start values and events queued, and says how it ended; final is its
 // context at the end.
-func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath, specAbs string, src []byte, maxTransitions int, vars map[string]any, events []string) (end string, ok bool, final map[string]any) {
+func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath, specAbs string, src []byte, maxTransitions int, vars map[string]any, events []string) (end string, ok bool, final map[string]any, at sandboxEnd) {
 	s := decodeSource(reg, cd.Root, specPath, src, validate.WithRoot(cd.Root), validate.WithSpecDir(cd.SpecDir))
 	spec := s.spec
 	if spec == nil || s.mappingErr != "" || s.diags.HasErrors() {
-		return "the spec did not compile in the sandbox", false, nil
+		return "the spec did not compile in the sandbox", false, nil, sandboxEnd{}
 	}
 	if spec.Limits.MaxTransitions == 0 || spec.Limits.MaxTransitions > maxTransitions {
 		spec.Limits.MaxTransitions = maxTransitions
 	}
 	m, err := machine.Compile(spec, reg)
 	if err != nil {
-		return "the spec did not compile in the sandbox: " + err.Error(), false, nil
+		return "the spec did not compile in the sandbox: " + err.Error(), false, nil, sandboxEnd{}
 	}
 	r, err := m.NewRun(vars, machine.WithRunID("sandbox"))
 	if err != nil {
-		return "the run could not start: " + err.Error(), false, nil
+		return "the run could not start: " + err.Error(), false, nil, sandboxEnd{}
 	}
 	for _, ev := range events {
 		if err := r.Send(ev); err != nil {
-			return "the run could not start: " + err.Error(), false, nil
+			return "the run could not start: " + err.Error(), false, nil, sandboxEnd{}
 		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, sandboxTimeout)
 	defer cancel()
 	err = r.Run(rctx)
 	final = r.Vars()
+	at = sandboxEnd{state: r.State()}
 	switch p, paused := machine.AsPause(err); {
 	case err == nil:
-		return fmt.Sprintf("ran in a sandbox copy with its demo.yaml: completed in state %s after %d step(s)", r.State(), r.Seq()), true, final
+		return fmt.Sprintf("ran in a sandbox copy with its demo.yaml: completed in state %s after %d step(s)", r.State(), r.Seq()), true, final, at
 	case paused:
-		return fmt.Sprintf("ran in a sandbox copy: it paused in state %s after %d step(s) (%s); a dry run cannot answer a person's question", r.State(), r.Seq(), Clip(p.Prompt, 200)), false, final
+		return fmt.Sprintf("ran in a sandbox copy: it paused in state %s after %d step(s) (%s); a dry run cannot answer a person's question", r.State(), r.Seq(), Clip(p.Prompt, 200)), false, final, at
 	case rctx.Err() != nil && ctx.Err() == nil:
-		return fmt.Sprintf("ran in a sandbox copy: stopped after %s in state %s (%d steps): too slow or a loop", sandboxTimeout, r.State(), r.Seq()), false, final
+		return fmt.Sprintf("ran in a sandbox copy: stopped after %s in state %s (%d steps): too slow or a loop", sandboxTimeout, r.State(), r.Seq()), false, final, at
 	default:
-		return fmt.Sprintf("ran in a sandbox copy: failed in state %s after %d step(s): %v", r.State(), r.Seq(), err), false, final
+		at.failed = true
+		return fmt.Sprintf("ran in a sandbox copy: failed in state %s after %d step(s): %v", r.State(), r.Seq(), err), false, final, at
 	}
 }
 

@@ -3,9 +3,11 @@ package actions
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -162,7 +164,7 @@ func (rs *replySchema) validate(v any) error {
 	if err := rs.resolved.Validate(inst); err != nil {
 		// The library names a null as the Go value it sees.
 		msg := strings.ReplaceAll(err.Error(), "<invalid reflect.Value>", "null")
-		return fmt.Errorf("%s", strings.TrimPrefix(msg, "validating root: "))
+		return fmt.Errorf("%s", plainBounds(strings.TrimPrefix(msg, "validating root: ")))
 	}
 	return nil
 }
@@ -331,3 +333,26 @@ func yamlWhere(err error) string {
 }
 
 var yamlLineRE = regexp.MustCompile(`\bline (\d+)\b`)
+
+// boundRE finds the numbers of the library's bound messages: the value as a
+// fraction (150/1) and the bound with six decimals (100.000000).
+var boundRE = regexp.MustCompile(`((?:minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf): )(-?[0-9]+/[0-9]+)( is [a-z ]+? )(-?[0-9]+\.[0-9]+)`)
+
+// plainBounds writes the numbers of a bound message as plain numbers:
+// "maximum: 150/1 is greater than 100.000000" reads "maximum: 150 is
+// greater than 100".
+func plainBounds(msg string) string {
+	return boundRE.ReplaceAllStringFunc(msg, func(m string) string {
+		g := boundRE.FindStringSubmatch(m)
+		value := g[2]
+		if r, ok := new(big.Rat).SetString(g[2]); ok {
+			f, _ := r.Float64()
+			value = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		bound := g[4]
+		if f, err := strconv.ParseFloat(g[4], 64); err == nil {
+			bound = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		return g[1] + value + g[3] + bound
+	})
+}

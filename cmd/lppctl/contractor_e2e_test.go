@@ -82,7 +82,7 @@ func TestContractorDemoBuildsInstallsAndRunsASkill(t *testing.T) {
 				t.Errorf("the run does not say how the spec was checked: want %q", want)
 			}
 			// The skill ran on the examples its first plan wrote, in sandbox copies.
-			if got := fmt.Sprint(runVar(t, root, "examples_report")); !strings.HasPrefix(got, "examples: 2 of 2 passed\npass example 1 \"two lines, the second longer\"") {
+			if got := fmt.Sprint(runVar(t, root, "examples_report")); !strings.HasPrefix(got, "examples: 4 of 4 passed\npass example 1 \"two lines, the second longer\"") || !strings.Contains(got, "pass example 4 \"a missing file\" (vars {\"source\":\"skills/word_stats/reference/missing.txt\"}): the run failed, as expected") {
 				t.Errorf("examples_report = %q", got)
 			}
 			if _, err := os.Stat(filepath.Join(root, "output", "contractor", "word_stats.attempt")); err == nil {

@@ -130,6 +130,18 @@ func (m *imperfectModel) reply(state, first string) string {
 			}
 		}
 		return js(map[string]any{"files": files})
+	case "deriving":
+		// The model derives the values its examples hold (they are right).
+		items := make([]any, len(tg.examples))
+		for i, ex := range tg.examples {
+			fails := ex["kind"] == "error"
+			expect := ex["expect"]
+			if fails {
+				expect = map[string]any{}
+			}
+			items[i] = map[string]any{"name": ex["name"], "fails": fails, "expect": expect}
+		}
+		return js(map[string]any{"examples": items})
 	case "evaluating":
 		return js(map[string]any{"score": pick(m.scores, m.calls[state]), "feedback": "the evidence was read"})
 	case "reviewing":
@@ -242,8 +254,10 @@ var (
 		target: "a skill that converts a length between units (m, km, cm, mm, ft, in, yd, mi)",
 		skill:  "length_conv", script: "convert.py",
 		examples: []map[string]any{
-			{"name": "12 ft in m", "vars": map[string]any{"value": 12, "from_unit": "ft", "to_unit": "m"}, "expect": map[string]any{"result": 3.6576}},
-			{"name": "5 km in mi", "vars": map[string]any{"value": 5, "from_unit": "km", "to_unit": "mi"}, "expect": map[string]any{"result": 3.10686}},
+			{"name": "12 ft in m", "kind": "typical", "vars": map[string]any{"value": 12, "from_unit": "ft", "to_unit": "m"}, "expect": map[string]any{"result": 3.6576}},
+			{"name": "5 km in mi", "kind": "typical", "vars": map[string]any{"value": 5, "from_unit": "km", "to_unit": "mi"}, "expect": map[string]any{"result": 3.10686}},
+			{"name": "0 m in km", "kind": "edge", "vars": map[string]any{"value": 0, "from_unit": "m", "to_unit": "km"}, "expect": map[string]any{"result": 0}},
+			{"name": "an unknown unit", "kind": "error", "vars": map[string]any{"value": 1, "from_unit": "parsec", "to_unit": "m"}, "expect": map[string]any{}},
 		},
 		blueprint: `lpp: 1
 name: length_conv
@@ -281,8 +295,10 @@ states:
 		target: "a skill that reports the count, mean and maximum of a numeric column of a CSV file",
 		skill:  "csv_stats", script: "stats.py",
 		examples: []map[string]any{
-			{"name": "three values", "vars": map[string]any{"csv_path": "skills/csv_stats/reference/a.csv", "column": "value"}, "files": map[string]any{"reference/a.csv": "name,value\na,1\nb,2\nc,6\n"}, "expect": map[string]any{"count": 3, "mean": 3, "maximum": 6}},
-			{"name": "one value", "vars": map[string]any{"csv_path": "skills/csv_stats/reference/b.csv", "column": "x"}, "files": map[string]any{"reference/b.csv": "x\n2.5\n"}, "expect": map[string]any{"count": 1, "mean": 2.5, "maximum": 2.5}},
+			{"name": "three values", "kind": "typical", "vars": map[string]any{"csv_path": "skills/csv_stats/reference/a.csv", "column": "value"}, "files": map[string]any{"reference/a.csv": "name,value\na,1\nb,2\nc,6\n"}, "expect": map[string]any{"count": 3, "mean": 3, "maximum": 6}},
+			{"name": "one value", "kind": "typical", "vars": map[string]any{"csv_path": "skills/csv_stats/reference/b.csv", "column": "x"}, "files": map[string]any{"reference/b.csv": "x\n2.5\n"}, "expect": map[string]any{"count": 1, "mean": 2.5, "maximum": 2.5}},
+			{"name": "negative values", "kind": "edge", "vars": map[string]any{"csv_path": "skills/csv_stats/reference/c.csv", "column": "x"}, "files": map[string]any{"reference/c.csv": "x\n-1\n-3\n"}, "expect": map[string]any{"count": 2, "mean": -2, "maximum": -1}},
+			{"name": "a missing file", "kind": "error", "vars": map[string]any{"csv_path": "skills/csv_stats/reference/none.csv", "column": "x"}, "expect": map[string]any{}},
 		},
 		blueprint: `lpp: 1
 name: csv_stats
@@ -321,8 +337,10 @@ states:
 		target: "a skill that counts the lines of a log file at a given level (ERROR, WARN, INFO)",
 		skill:  "log_counter", script: "count_lines.py",
 		examples: []map[string]any{
-			{"name": "two errors", "vars": map[string]any{"log_path": "skills/log_counter/reference/app.log", "level": "ERROR"}, "files": map[string]any{"reference/app.log": "INFO start\nERROR disk full\nWARN slow\nERROR disk full again\n"}, "expect": map[string]any{"count": 2}},
-			{"name": "one warning", "vars": map[string]any{"log_path": "skills/log_counter/reference/app.log", "level": "WARN"}, "files": map[string]any{"reference/app.log": "INFO start\nERROR disk full\nWARN slow\n"}, "expect": map[string]any{"count": 1}},
+			{"name": "two errors", "kind": "typical", "vars": map[string]any{"log_path": "skills/log_counter/reference/app.log", "level": "ERROR"}, "files": map[string]any{"reference/app.log": "INFO start\nERROR disk full\nWARN slow\nERROR disk full again\n"}, "expect": map[string]any{"count": 2}},
+			{"name": "one warning", "kind": "typical", "vars": map[string]any{"log_path": "skills/log_counter/reference/app.log", "level": "WARN"}, "files": map[string]any{"reference/app.log": "INFO start\nERROR disk full\nWARN slow\n"}, "expect": map[string]any{"count": 1}},
+			{"name": "blank lines, no match", "kind": "edge", "vars": map[string]any{"log_path": "skills/log_counter/reference/blank.log", "level": "INFO"}, "files": map[string]any{"reference/blank.log": "\n\nERROR x\n"}, "expect": map[string]any{"count": 0}},
+			{"name": "a missing log", "kind": "error", "vars": map[string]any{"log_path": "skills/log_counter/reference/none.log", "level": "INFO"}, "expect": map[string]any{}},
 		},
 		blueprint: `lpp: 1
 name: log_counter

@@ -26,9 +26,9 @@ func TestContractorLPPTargetValidatesItsBlueprint(t *testing.T) {
 	for _, want := range []string{
 		"replaying specs/contractor/demo_lpp.yaml",
 		// the first blueprint validates but fails the model check: only the blueprint is redone
-		"[9] validating → refining",
+		"[11] validating → refining",
 		`refining: refining "output/contractor/word_stats_lpp.attempt/word_stats_lpp.j`,
-		`[17] validating → planning  [checks_ok && phase == "blueprint"]`,
+		`[19] validating → planning  [checks_ok && phase == "blueprint"]`,
 		"evaluating → promoting  [is_satisfied]",
 		"completed in complete after",
 	} {
@@ -56,7 +56,8 @@ func TestContractorLPPTargetValidatesItsBlueprint(t *testing.T) {
 		`FAIL    every state reachable\n          output/contractor/word_stats_lpp.attempt/word_stats_lpp.json:23:5: no path reaches state \"done\"`,
 		`output/contractor/word_stats_lpp.attempt/word_stats_lpp.json: valid (compile-only: the spec was checked in a sandbox copy, not run`,
 		// the skill ran on the example its first plan wrote
-		`examples: 1 of 1 passed\npass example 1 \"two lines, the second longer\" (vars {\"source\":\"skills/word_stats_lpp/reference/two.txt\"}): longest_line = 2, words = 7`,
+		`examples: 3 of 3 passed\npass example 1 \"two lines, the second longer\" (vars {\"source\":\"skills/word_stats_lpp/reference/two.txt\"}): longest_line: expected 2, got 2, words: expected 7, got 7`,
+		`pass example 3 \"no file named\" (vars {\"source\":\"\"}): the run ended in state failed, not where the examples that succeed end, as expected`,
 	} {
 		if !strings.Contains(string(journal), want) {
 			t.Errorf("the journal lacks %q", want)

@@ -139,8 +139,49 @@ func installSource(root, arg string) (string, string, error) {
 	if _, err := os.Stat(filepath.Join(real, "skills.md")); err != nil {
 		return "", "", withCode(exitInvalidSpec, fmt.Errorf("cannot install skill %s: %s has no skills.md (the Skills Agent plans from it); finish the skill first", name, arg))
 	}
+	if other := otherSpec(real, name); other != "" {
+		stem := strings.TrimSuffix(other, filepath.Ext(other))
+		return "", "", withCode(exitInvalidSpec, fmt.Errorf("cannot install skill %s: %s holds %s, the spec of skill %s, not %s.yaml: installed as skills/%s it would name its files under skills/%s/; install it from a folder named %s (or rename the spec)", name, arg, other, stem, name, name, stem, stem))
+	}
 	return real, name, nil
 }
+
+// otherSpec returns the name of a spec at the top of the folder dir (a
+// .yaml with an lpp: key, or an L++ blueprint .json) when the folder holds
+// none named after it, name; "" otherwise.
+func otherSpec(dir, name string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	other := ""
+	for _, e := range entries {
+		n := e.Name()
+		if !e.Type().IsRegular() || n == "demo.yaml" || strings.HasSuffix(n, ".lppctl.yaml") {
+			continue
+		}
+		ext := filepath.Ext(n)
+		if ext != ".yaml" && ext != ".json" {
+			continue
+		}
+		if n == name+ext {
+			return ""
+		}
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			continue
+		}
+		if ext == ".json" && lpp.HasSchema(b) || ext == ".yaml" && specKeyRE.Match(b) {
+			if other == "" {
+				other = n
+			}
+		}
+	}
+	return other
+}
+
+// specKeyRE finds the lpp: key that starts an lppctl spec.
+var specKeyRE = regexp.MustCompile(`(?m)^lpp:\s*1\s*$`)
 
 // validateInstalled validates skills/NAME/NAME.yaml, or the L++ blueprint
 // skills/NAME/NAME.json (with its compute mapping beside it), when there is

@@ -201,6 +201,14 @@ def answer(req):
     if not isinstance(files, dict) or not files or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
         out["parse_error"] = 'the reply\'s "files" must map file paths (relative to the skill folder) to their text, e.g. {"files": {"scripts/count.py": "..."}}'
         return out
+    installed = [f for f in sorted(files) if f.replace("\\", "/").startswith("skills/")]
+    if installed:
+        f = installed[0].replace("\\", "/")
+        parts = f.split("/", 2)
+        rel = parts[2] if len(parts) == 3 else f
+        out["parse_error"] = (f"{installed[0]} is where the file will be once the skill is installed; the paths of files are "
+                              f"relative to the skill folder: write it as {rel!r}")
+        return out
     if phase == "blueprint":
         problem, shown = blueprint_files(spec_file, files)
         out["parse_error"] = problem

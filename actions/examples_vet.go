@@ -1,0 +1,261 @@
+package actions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// Bounds of an example's tolerance.
+const (
+	exampleMaxRelTol  = 0.01 // a tolerance is at most 1 % of the smallest expected number
+	exampleMaxZeroTol = 1e-6 // ... or this, when the example expects only zeros
+)
+
+// exampleInputDir is where an example's input files go, inside the skill
+// folder: the planning prompt names it.
+const exampleInputDir = "reference/"
+
+// examplesVet is examples.vet: it refuses behavioural examples that are no
+// evidence, before any code is written, so the model can still rewrite
+// them: an example must say what kind it is, expect something that can be
+// wrong (no empty contains text, no tolerance that is not small next to
+// the expected value), and write its input files under reference/ only; the
+// set must hold an edge and an error example, and no variable may be
+// expected with one value only (a program that always gives it would pass).
+// With derived (an independent derivation of the expected values, one item
+// per example, from the target and the inputs alone), every value the two
+// give differently is a problem too. It writes whether the examples stand
+// and a report, one problem a line, each saying how to fix it.
+func (d *Deps) examplesVet(_ context.Context, c *machine.Call) error {
+	list, ok := c.Param("examples").([]any)
+	if !ok && c.Param("examples") != nil {
+		return fmt.Errorf("examples of examples.vet must give a list, not %s", describe(c.Param("examples")))
+	}
+	var derived []any
+	if c.Param("derived") != nil {
+		if derived, ok = c.Param("derived").([]any); !ok {
+			return fmt.Errorf("derived of examples.vet must give a list, not %s", describe(c.Param("derived")))
+		}
+	}
+	problems := vetExamples(list)
+	if len(problems) == 0 && derived != nil {
+		problems = compareDerived(list, derived)
+	}
+	report := fmt.Sprintf("examples: the %d examples can fail, cover an edge and an error case", len(list))
+	if derived != nil {
+		report += ", and an independent derivation agrees with their expected values"
+	}
+	if len(problems) > 0 {
+		report = strings.Join(problems, "\n")
+	}
+	c.Notef("examples vetted: %d problem(s)", len(problems))
+	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report})
+}
+
+// vetExamples returns the problems of a plan's examples, each example's
+// first, then the set's.
+func vetExamples(list []any) []string {
+	var problems []string
+	kinds := map[string]int{}
+	values := map[string]map[string]bool{} // variable → the expected values (as JSON) of the examples that succeed
+	var order []string
+	for i, raw := range list {
+		ex, err := decodeExample(raw)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("example %d: not an example object {name, kind, vars, files, expect, contains}: %v", i+1, err))
+			continue
+		}
+		for _, p := range append(kindProblems(ex), exampleProblems(ex)...) {
+			problems = append(problems, fmt.Sprintf("example %d %q: %s", i+1, ex.Name, p))
+		}
+		kinds[ex.Kind]++
+		if ex.Kind == kindError {
+			continue
+		}
+		add := func(name string, v any) {
+			b, _ := json.Marshal(v)
+			if values[name] == nil {
+				values[name] = map[string]bool{}
+				order = append(order, name)
+			}
+			values[name][string(b)] = true
+		}
+		for _, name := range sortedKeys(ex.Expect) {
+			add(name, ex.Expect[name])
+		}
+		for _, name := range sortedKeys(ex.Contains) {
+			add(name+" (contains)", ex.Contains[name])
+		}
+	}
+	if len(list) == 0 {
+		return []string{"examples: none given: write them from the target, each {name, kind, vars, files, expect}"}
+	}
+	if kinds[kindEdge] == 0 {
+		problems = append(problems, `examples: none is an edge case: add one with "kind": "edge" (empty input, blank lines or double spaces, non-ASCII text, a zero or the largest value) and its expected values`)
+	}
+	if kinds[kindError] == 0 {
+		problems = append(problems, `examples: none is an error case: add one with "kind": "error" (a missing file, an invalid value) on which the skill's run must fail`)
+	}
+	for _, name := range order {
+		if len(values[name]) > 1 {
+			continue
+		}
+		var only string
+		for v := range values[name] {
+			only = v
+		}
+		problems = append(problems, fmt.Sprintf("examples: every example that checks %s expects %s: a program that always gives %s would pass them; add an example where it differs, or leave it out of expect", name, only, only))
+	}
+	return problems
+}
+
+// kindProblems says why an example's kind is not one of the three.
+func kindProblems(ex example) []string {
+	switch ex.Kind {
+	case kindTypical, kindEdge, kindError:
+		return nil
+	case "":
+		return []string{`it has no kind: give "kind": "typical", "edge" or "error"`}
+	}
+	return []string{fmt.Sprintf(`its kind %q is not "typical", "edge" or "error"`, ex.Kind)}
+}
+
+// exampleProblems returns why one example is no evidence (what it expects,
+// its tolerance, its files); nil when it can stand. spec.examples refuses
+// such an example; examples.vet also asks for a kind and judges the set.
+func exampleProblems(ex example) []string {
+	var problems []string
+	if ex.Kind != kindError && len(ex.Expect) == 0 && len(ex.Contains) == 0 {
+		problems = append(problems, "it expects nothing; give expect {variable: value} or contains {variable: text}")
+	}
+	for _, name := range sortedKeys(ex.Contains) {
+		if strings.TrimSpace(ex.Contains[name]) == "" {
+			problems = append(problems, fmt.Sprintf("contains %s is an empty text, which every text holds: give the text %s must hold, or leave it out", name, name))
+		}
+	}
+	if ex.Tolerance != nil {
+		if limit := toleranceLimit(ex.Expect); *ex.Tolerance < 0 || *ex.Tolerance > limit {
+			problems = append(problems, fmt.Sprintf("tolerance %s is not small next to the values it expects (at most %s here, 1 %% of the smallest): leave it out (numbers are compared within 0.01 %%) or make it smaller", fmtNum(*ex.Tolerance), fmtNum(limit)))
+		}
+	}
+	for _, p := range sortedKeys(ex.Files) {
+		rel, err := cleanRel("file", p)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("file %q must be a path inside the skill folder, relative to it", p))
+			continue
+		}
+		if !strings.HasPrefix(rel, exampleInputDir) || rel == path.Clean(exampleInputDir) {
+			problems = append(problems, fmt.Sprintf("file %s is not an input file: an example's files go under %s (e.g. %s%s), never over the skill's own files (its spec, scripts, skills.md)", rel, exampleInputDir, exampleInputDir, path.Base(rel)))
+		}
+	}
+	return problems
+}
+
+// toleranceLimit is the largest tolerance an example expecting want may
+// give: 1 % of its smallest non-zero number (exampleMaxZeroTol when it
+// expects none).
+func toleranceLimit(want map[string]any) float64 {
+	smallest := math.Inf(1)
+	var walk func(v any)
+	walk = func(v any) {
+		if f, ok := number(v); ok {
+			if f != 0 && math.Abs(f) < smallest {
+				smallest = math.Abs(f)
+			}
+			return
+		}
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(want)
+	if math.IsInf(smallest, 1) {
+		return exampleMaxZeroTol
+	}
+	return exampleMaxRelTol * smallest
+}
+
+// fmtNum shows a number as plain digits (0.02, 100, 0.000005).
+func fmtNum(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// derivation is one item of an independent derivation: what the run of an
+// example must give, or that it must fail.
+type derivation struct {
+	Name   string         `json:"name"`
+	Fails  bool           `json:"fails"`
+	Expect map[string]any `json:"expect"`
+}
+
+// compareDerived returns where an independent derivation disagrees with the
+// examples (matched by position): an error example the derivation says
+// succeeds or the reverse, and each expected value it gives differently
+// (numeric strings read as numbers). A value it does not give is not
+// compared.
+func compareDerived(list, derived []any) []string {
+	var problems []string
+	for i, raw := range list {
+		ex, err := decodeExample(raw)
+		if err != nil || i >= len(derived) {
+			continue
+		}
+		var dv derivation
+		if b, err := json.Marshal(derived[i]); err != nil || json.Unmarshal(b, &dv) != nil {
+			continue
+		}
+		head := fmt.Sprintf("example %d %q", i+1, ex.Name)
+		switch {
+		case ex.Kind == kindError && !dv.Fails:
+			problems = append(problems, head+" is an error example (its run must fail), but an independent derivation from the target and the inputs says the run succeeds: give it an input the skill must refuse, or make it a typical or edge example with its expected values")
+			continue
+		case ex.Kind != kindError && dv.Fails:
+			problems = append(problems, head+" expects the run to succeed, but an independent derivation from the target and the inputs says it must fail: check its inputs, or make it an error example")
+			continue
+		case ex.Kind == kindError:
+			continue
+		}
+		for _, name := range sortedKeys(ex.Expect) {
+			got, ok := dv.Expect[name]
+			if !ok {
+				continue
+			}
+			// A number written as a string on either side is compared as the
+			// number (the types are spec.promises' to check).
+			want := ex.Expect[name]
+			if _, wantNum := number(want); wantNum {
+				got = numericString(got)
+			} else if _, gotNum := number(got); gotNum {
+				want = numericString(want)
+			}
+			if !sameValue(want, got, ex.Tolerance) {
+				problems = append(problems, fmt.Sprintf("%s expects %s %s, but an independent derivation from the target and the inputs gives %s: work it out again by hand and correct the example (its expect must be what the target asks for)", head, name, showValue(ex.Expect[name]), showValue(got)))
+			}
+		}
+	}
+	return problems
+}
+
+// numericString is v as a number when it is a string holding one, else v.
+func numericString(v any) any {
+	if s, ok := v.(string); ok {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return f
+		}
+	}
+	return v
+}

@@ -1,0 +1,93 @@
+package actions
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestVetExamplesRefusesExamplesThatCannotFail(t *testing.T) {
+	typical := func(name string, words, longest int) map[string]any {
+		return map[string]any{"name": name, "kind": "typical", "vars": map[string]any{"source": "skills/ws/reference/" + name}, "files": map[string]any{"reference/" + name: "x"}, "expect": map[string]any{"words": words, "longest_line": longest}}
+	}
+	edge := map[string]any{"name": "blank", "kind": "edge", "vars": map[string]any{"source": "skills/ws/reference/blank"}, "files": map[string]any{"reference/blank": "\n\n"}, "expect": map[string]any{"words": 0, "longest_line": 0}}
+	missing := map[string]any{"name": "missing", "kind": "error", "vars": map[string]any{"source": "skills/ws/reference/none"}, "expect": map[string]any{}}
+	tests := []struct {
+		name     string
+		examples []any
+		problems []string
+	}{
+		{name: "typical, edge and error examples whose values differ stand", examples: []any{typical("a", 7, 2), typical("b", 4, 1), edge, missing}},
+		{
+			name: "a set without an edge or an error example is refused", examples: []any{typical("a", 7, 2), typical("b", 4, 1)},
+			problems: []string{
+				`examples: none is an edge case: add one with "kind": "edge" (empty input, blank lines or double spaces, non-ASCII text, a zero or the largest value) and its expected values`,
+				`examples: none is an error case: add one with "kind": "error" (a missing file, an invalid value) on which the skill's run must fail`,
+			},
+		},
+		{
+			name: "a variable every example expects with the same value is refused (a constant program would pass)", examples: []any{typical("a", 7, 1), typical("b", 4, 1), map[string]any{"name": "e", "kind": "edge", "vars": map[string]any{}, "expect": map[string]any{"words": 0, "longest_line": 1}}, missing},
+			problems: []string{`examples: every example that checks longest_line expects 1: a program that always gives 1 would pass them; add an example where it differs, or leave it out of expect`},
+		},
+		{
+			name: "an example without a kind, an empty contains text and a huge tolerance are refused",
+			examples: []any{
+				map[string]any{"name": "two lines", "vars": map[string]any{}, "expect": map[string]any{"words": 7, "longest_line": 2}, "tolerance": 100.0},
+				map[string]any{"name": "report", "kind": "typical", "vars": map[string]any{}, "expect": map[string]any{"words": 4, "longest_line": 1}, "contains": map[string]any{"report": ""}},
+				edge, missing,
+			},
+			problems: []string{
+				`example 1 "two lines": it has no kind: give "kind": "typical", "edge" or "error"`,
+				`example 1 "two lines": tolerance 100 is not small next to the values it expects (at most 0.02 here, 1 % of the smallest): leave it out (numbers are compared within 0.01 %) or make it smaller`,
+				`example 2 "report": contains report is an empty text, which every text holds: give the text report must hold, or leave it out`,
+				`examples: every example that checks report (contains) expects "": a program that always gives "" would pass them; add an example where it differs, or leave it out of expect`,
+			},
+		},
+		{
+			name: "an example's file over the skill's own script is refused",
+			examples: []any{
+				map[string]any{"name": "shadow", "kind": "typical", "vars": map[string]any{}, "files": map[string]any{"reference/two.txt": "a b", "scripts/word_stats.py": "print(7)"}, "expect": map[string]any{"words": 7, "longest_line": 2}},
+				typical("b", 4, 1), edge, missing,
+			},
+			problems: []string{`example 1 "shadow": file scripts/word_stats.py is not an input file: an example's files go under reference/ (e.g. reference/word_stats.py), never over the skill's own files (its spec, scripts, skills.md)`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.problems, vetExamples(tt.examples))
+		})
+	}
+}
+
+func TestCompareDerivedNamesEveryDisagreement(t *testing.T) {
+	examples := []any{
+		map[string]any{"name": "hyphenated", "kind": "typical", "vars": map[string]any{}, "expect": map[string]any{"words": 4, "longest_line": 1}},
+		map[string]any{"name": "12 ft", "kind": "typical", "vars": map[string]any{}, "expect": map[string]any{"result": 3.6576}},
+		map[string]any{"name": "missing", "kind": "error", "vars": map[string]any{}, "expect": map[string]any{}},
+		map[string]any{"name": "empty", "kind": "edge", "vars": map[string]any{}, "expect": map[string]any{"words": 0}},
+	}
+	derived := []any{
+		map[string]any{"name": "hyphenated", "fails": false, "expect": map[string]any{"words": 3, "longest_line": 1}},
+		map[string]any{"name": "12 ft", "fails": false, "expect": map[string]any{"result": "3.6576"}},
+		map[string]any{"name": "missing", "fails": false, "expect": map[string]any{}},
+		map[string]any{"name": "empty", "fails": true, "expect": map[string]any{}},
+	}
+	assert.Equal(t, []string{
+		`example 1 "hyphenated" expects words 4, but an independent derivation from the target and the inputs gives 3: work it out again by hand and correct the example (its expect must be what the target asks for)`,
+		`example 3 "missing" is an error example (its run must fail), but an independent derivation from the target and the inputs says the run succeeds: give it an input the skill must refuse, or make it a typical or edge example with its expected values`,
+		`example 4 "empty" expects the run to succeed, but an independent derivation from the target and the inputs says it must fail: check its inputs, or make it an error example`,
+	}, compareDerived(examples, derived))
+}
+
+func TestSchemaBoundsReadAsPlainNumbers(t *testing.T) {
+	for in, want := range map[string]string{
+		"validating /properties/score: maximum: 150/1 is greater than 100.000000": "validating /properties/score: maximum: 150 is greater than 100",
+		"validating /properties/score: minimum: -5/2 is less than 0.000000":       "validating /properties/score: minimum: -2.5 is less than 0",
+		"exclusiveMaximum: 3/1 is greater than or equal to 2.500000":              "exclusiveMaximum: 3 is greater than or equal to 2.5",
+		`minLength: "" contains 0 Unicode code points, fewer than 1`:              `minLength: "" contains 0 Unicode code points, fewer than 1`,
+	} {
+		assert.Equal(t, want, plainBounds(in))
+	}
+	assert.Equal(t, "maximum: 150 is greater than 100", plainBounds(errors.New("maximum: 150/1 is greater than 100.000000").Error()))
+}
