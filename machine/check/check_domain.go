@@ -23,8 +23,9 @@ import (
 //	int with range   every value of [lo, hi]
 //	int              its default, and c-1, c, c+1 for every value c an
 //	                 expression compares it with (the other side of the
-//	                 comparison, evaluated at the defaults); default+1 when
-//	                 nothing is compared with it
+//	                 comparison, evaluated at the defaults; a divisor of
+//	                 / or % is compared with 0); default+1 when nothing is
+//	                 compared with it
 //	float            as int, with c-1.0, c, c+1.0
 //	list             its default, [] and ["item"]
 //	map              its default, {} and {"key": "value"}
@@ -109,6 +110,15 @@ var comparisonOps = []string{"==", "!=", "<", "<=", ">", ">=", "in", "contains",
 func (c *compareVisitor) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
 	case *ast.BinaryNode:
+		if n.Operator == "/" || n.Operator == "%" {
+			// A divisor is compared with zero: the run fails on it.
+			if name, ok := comparedName(n.Right); ok {
+				if _, known := c.env[name]; known {
+					c.out[name] = append(c.out[name], 0)
+				}
+			}
+			return
+		}
 		if !slices.Contains(comparisonOps, n.Operator) {
 			return
 		}

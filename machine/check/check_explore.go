@@ -37,12 +37,13 @@ type Explorer struct {
 	sampled     []string                 // events whose payload values were cut at maxPayloads
 	untried     []string                 // writes whose range was cut at maxRangeValues, as the report says them
 	Cmp         compared
-	relevant    slotSet // slots whose value can change a verdict (see relevance)
-	initial     []any   // the values the run starts from, but for the free inputs (check_inputs.go)
-	given       slotSet // slots CheckOptions.Initial gives a value
-	free        []int   // slots of the free inputs, in spec order
-	freeDoms    [][]any // aligned with free: the values each starts from
-	roots       [][]any // the initial pairs' values (canonical), by root index
+	relevant    slotSet               // slots whose value can change a verdict (see relevance)
+	fallible    map[*vm.Program][]int // per expression: the slots whose value can make it fail (fallibleSlots)
+	initial     []any                 // the values the run starts from, but for the free inputs (check_inputs.go)
+	given       slotSet               // slots CheckOptions.Initial gives a value
+	free        []int                 // slots of the free inputs, in spec order
+	freeDoms    [][]any               // aligned with free: the values each starts from
+	roots       [][]any               // the initial pairs' values (canonical), by root index
 
 	env map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
 	// envState is the value of `state` in env, written by syncEnv
