@@ -105,7 +105,7 @@ type Explorer struct {
 // Node flags.
 const (
 	flagFinal   uint8 = 1 << iota // the run ends here
-	flagStops                     // some outcome stops the run (deadlock, error, bound)
+	flagStops                     // some outcome stops the run (deadlock, error, bound, a failed action)
 	flagHorizon                   // not expanded: max_transitions reached, or the check stopped
 )
 
@@ -138,9 +138,15 @@ type Xstate struct {
 	keyLive      [][2]int32 // the stored slots live here: (word of the record, slot)
 	afterAction  slotSet
 	actionWrites slotSet
-	reached      bool
-	nextTaken    []bool
-	errTaken     bool
+	// emits is the event the state's action (the built-in emit, of an event
+	// with no payload) sends: when one of its transitions holds after the
+	// set, it is taken, and nothing else (see enabled); nil otherwise.
+	emits *xevent
+	// fails: the state's action is the built-in fail, which never succeeds.
+	fails     bool
+	reached   bool
+	nextTaken []bool
+	errTaken  bool
 }
 
 // xevent is one event as it may arrive in a state: the transitions it can
@@ -269,6 +275,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	}
 	for _, st := range x.States {
 		st.edges = x.edgesOf(st)
+		x.builtinAction(st)
 	}
 	x.liveness()
 	for _, st := range x.States {
@@ -508,6 +515,9 @@ func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 	x.trans++
 	if mv.to == nil {
 		if mv.kind == moveEnd && mv.prop == "" {
+			if mv.failed {
+				*x.flags.ptr(int(id)) |= flagStops
+			}
 			return true
 		}
 		*x.flags.ptr(int(id)) |= flagStops

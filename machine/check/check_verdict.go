@@ -360,9 +360,13 @@ func (x *Explorer) deadTransitions() []DeadTransition {
 func (x *Explorer) domainReport() []VarDomain {
 	out := []VarDomain{}
 	seen := map[int]bool{}
-	hasErr := false
+	var errVals []any // the failures' texts, every state's (a fail's is its message)
 	for _, st := range x.States {
-		hasErr = hasErr || st.ErrVals != nil
+		for _, v := range st.ErrVals {
+			if !slices.Contains(errVals, v) {
+				errVals = append(errVals, v)
+			}
+		}
 		for i, slot := range st.Writes {
 			if seen[slot] {
 				continue
@@ -373,8 +377,8 @@ func (x *Explorer) domainReport() []VarDomain {
 		}
 	}
 	slices.SortFunc(out, func(a, b VarDomain) int { return x.slot[a.Var] - x.slot[b.Var] })
-	if hasErr {
-		out = append(out, VarDomain{Var: mspec.VarLastError, Values: x.Cmp.ErrorValues(), Source: "error"})
+	if errVals != nil {
+		out = append(out, VarDomain{Var: mspec.VarLastError, Values: errVals, Source: "error"})
 	}
 	return out
 }
