@@ -139,8 +139,10 @@ func (x *Explorer) findTrap() {
 			continue
 		}
 		st := x.States[x.stateOf(int32(id))].Cs.St
-		loop := x.loopFrom(int32(id))
-		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
+		// The counterexample is the shortest path to the pair where the
+		// cycle is entered, then the cycle: a path a reader can replay.
+		entry, loop := x.loopFrom(int32(id))
+		x.findings[PropTermination] = &finding{node: entry, move: -1, pos: st.Pos, loop: loop,
 			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
 		return
 	}
@@ -217,8 +219,9 @@ func (x *Explorer) reachGoodBackward(good []bool) {
 }
 
 // loopFrom follows the first successor of each pair from id until a pair
-// repeats, and names the states of the cycle.
-func (x *Explorer) loopFrom(id int32) []string {
+// repeats, and returns the pair the cycle starts at and the names of the
+// cycle's states.
+func (x *Explorer) loopFrom(id int32) (int32, []string) {
 	at := map[int32]int{}
 	var path []int32
 	for {
@@ -227,12 +230,12 @@ func (x *Explorer) loopFrom(id int32) []string {
 			for _, p := range path[i:] {
 				names = append(names, x.States[x.stateOf(p)].Cs.St.Name)
 			}
-			return append(names, names[0])
+			return id, append(names, names[0])
 		}
 		at[id] = len(path)
 		path = append(path, id)
 		if int(id) >= x.expanded || x.succStart.at(int(id)) == x.succStart.at(int(id)+1) {
-			return []string{x.States[x.stateOf(int32(id))].Cs.St.Name}
+			return id, []string{x.States[x.stateOf(int32(id))].Cs.St.Name}
 		}
 		id = x.succ.at(int(x.succStart.at(int(id))))
 	}
