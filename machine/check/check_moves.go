@@ -2,8 +2,10 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/expr-lang/expr/vm"
@@ -515,6 +517,27 @@ func quoteValue(v any) string {
 		return strconv.Quote(s)
 	}
 	out := mspec.FormatValue(v)
+	switch x := v.(type) {
+	case []any: // its items, so two lists of one length read apart
+		parts := make([]string, 0, min(len(x), maxShownItems)+1)
+		for _, e := range x[:min(len(x), maxShownItems)] {
+			parts = append(parts, quoteValue(e))
+		}
+		if len(x) > maxShownItems {
+			parts = append(parts, fmt.Sprintf("… (%d items)", len(x)))
+		}
+		out = "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(x))
+		parts := make([]string, 0, min(len(keys), maxShownItems)+1)
+		for _, k := range keys[:min(len(keys), maxShownItems)] {
+			parts = append(parts, strconv.Quote(k)+": "+quoteValue(x[k]))
+		}
+		if len(keys) > maxShownItems {
+			parts = append(parts, fmt.Sprintf("… (%d keys)", len(keys)))
+		}
+		out = "{" + strings.Join(parts, ", ") + "}"
+	}
 	if len(out) > 2*maxShownValue {
 		cut := 2 * maxShownValue
 		for cut > 0 && !utf8.RuneStart(out[cut]) {
@@ -525,8 +548,12 @@ func quoteValue(v any) string {
 	return out
 }
 
-// maxShownValue is how much of a string value a counterexample shows.
-const maxShownValue = 100
+// maxShownValue is how much of a string value a counterexample shows;
+// maxShownItems, how many items of a list or a map.
+const (
+	maxShownValue = 100
+	maxShownItems = 5
+)
 
 // builtinAction notes what the check knows of a built-in action: fail never
 // succeeds (its state's set and next are never reached: a failure only,
