@@ -38,6 +38,13 @@ func NewBuiltinRegistry() *Registry {
 // not sync its step on its own, as for a state without an action.
 const ActionNoop = "noop"
 
+// ActionFail and ActionEmit are the built-in fail and emit: the model
+// checker knows what they do (fail always fails; emit sends its event).
+const (
+	ActionFail = "fail"
+	ActionEmit = "emit"
+)
+
 // MessageWithValue is the text of a failing action's message parameter
 // followed, after a space, by the result of its value parameter when the
 // spec gives one: a string in full and as it is (it is the reason the run
@@ -111,7 +118,7 @@ func BuiltinActions() []Action {
 			},
 		},
 		{
-			Name: "fail",
+			Name: ActionFail,
 			Doc:  "fails with a message, optionally with the value of an expression; the state's on_error route (if any) is taken",
 			Params: []ParamSpec{
 				{Name: "message", Type: mspec.TypeString, Default: "failed on purpose", ExprIn: "value", Doc: "the error text (text, not an expression)"},
@@ -120,7 +127,7 @@ func BuiltinActions() []Action {
 			Run: func(_ context.Context, c *Call) error { return errors.New(MessageWithValue(c)) },
 		},
 		{
-			Name: "emit",
+			Name: ActionEmit,
 			Doc:  "sends a named event to the run, optionally with a payload; it is considered before the state's next",
 			Params: []ParamSpec{
 				{Name: "event", Type: mspec.TypeString, Required: true, Event: true, Doc: "the event's name"},

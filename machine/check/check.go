@@ -136,16 +136,19 @@ type Trace struct {
 
 // States returns the states the trace goes through, the initial one first.
 func (t *Trace) States() []string {
-	if t == nil || len(t.Steps) == 0 {
+	if t == nil || len(t.Steps) == 0 && len(t.Loop) == 0 {
 		return nil
 	}
-	out := []string{t.Steps[0].From}
+	var out []string
+	if len(t.Steps) > 0 {
+		out = append(out, t.Steps[0].From)
+	}
 	for _, s := range t.Steps {
 		if s.To != "" {
 			out = append(out, s.To)
 		}
 	}
-	return out
+	return append(out, t.Loop...) // a trap's cycle, entered where the steps end
 }
 
 // TraceStep is one step of a counterexample: the action of From ran (with

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -19,12 +20,16 @@ import (
 //	string with enum its enum values
 //	string           "", its default, every literal an expression compares it with
 //	                 (==, !=, in, contains, startsWith, endsWith, matches,
-//	                 hasPrefix, hasSuffix), and one other value ("other")
+//	                 hasPrefix, hasSuffix; through upper, lower, trim: the
+//	                 literal in its own, lower and upper case), these padded
+//	                 to n and n+1 bytes when its len is compared with n, and
+//	                 one other value ("other")
 //	int with range   every value of [lo, hi]
 //	int              its default, and c-1, c, c+1 for every value c an
 //	                 expression compares it with (the other side of the
-//	                 comparison, evaluated at the defaults); default+1 when
-//	                 nothing is compared with it
+//	                 comparison, evaluated at the defaults; a divisor of
+//	                 / or % is compared with 0); default+1 when nothing is
+//	                 compared with it
 //	float            as int, with c-1.0, c, c+1.0
 //	list             its default, [] and ["item"]
 //	map              its default, {} and {"key": "value"}
@@ -109,6 +114,15 @@ var comparisonOps = []string{"==", "!=", "<", "<=", ">", ">=", "in", "contains",
 func (c *compareVisitor) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
 	case *ast.BinaryNode:
+		if n.Operator == "/" || n.Operator == "%" {
+			// A divisor is compared with zero: the run fails on it.
+			if name, ok := comparedName(n.Right); ok {
+				if _, known := c.env[name]; known {
+					c.out[name] = append(c.out[name], 0)
+				}
+			}
+			return
+		}
 		if !slices.Contains(comparisonOps, n.Operator) {
 			return
 		}
@@ -118,6 +132,10 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 		if name, ok := comparedName(n.Right); ok && n.Operator != "in" {
 			c.record(name, n.Left, false)
 		}
+		if n.Operator != "in" {
+			c.through(n.Left, n.Right)
+			c.through(n.Right, n.Left)
+		}
 	case *ast.BuiltinNode:
 		c.call(n.Name, n.Arguments)
 	case *ast.CallNode:
@@ -126,6 +144,54 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 		}
 	}
 }
+
+// through records a comparison of a function of a string variable with
+// OTHER: upper(VAR), lower(VAR) and trim(VAR) compared with a literal give
+// the literal, its lower and its upper case; len(VAR) compared with n gives
+// lengths (Domain pads the variable's other values to n and n+1).
+func (c *compareVisitor) through(fn, other ast.Node) {
+	var name string
+	var args []ast.Node
+	switch f := fn.(type) {
+	case *ast.BuiltinNode:
+		name, args = f.Name, f.Arguments
+	case *ast.CallNode:
+		if callee, ok := f.Callee.(*ast.IdentifierNode); ok {
+			name, args = callee.Value, f.Arguments
+		}
+	}
+	if len(args) != 1 {
+		return
+	}
+	v, ok := comparedName(args[0])
+	if !ok {
+		return
+	}
+	if _, known := c.env[v]; !known {
+		return
+	}
+	val, err := expr.Eval(other.String(), c.env)
+	if err != nil {
+		return
+	}
+	switch name {
+	case "upper", "lower", "trim":
+		if s, ok := val.(string); ok {
+			c.out[v] = append(c.out[v], s, strings.ToLower(s), strings.ToUpper(s))
+		}
+	case "len":
+		if n, ok := asInt(val); ok && n >= 0 && n <= maxPaddedLen {
+			c.out[lenKey(v)] = append(c.out[lenKey(v)], n)
+		}
+	}
+}
+
+// maxPaddedLen bounds the lengths len(VAR) comparisons give a string.
+const maxPaddedLen = 64
+
+// lenKey is how comparedValues keeps the lengths a variable's len is
+// compared with.
+func lenKey(name string) string { return "len(" + name + ")" }
 
 // call records hasPrefix(VAR, OTHER) and hasSuffix(VAR, OTHER).
 func (c *compareVisitor) call(name string, args []ast.Node) {
@@ -208,6 +274,23 @@ func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 		for _, c := range cmp[v.Name] {
 			if s, ok := c.(string); ok {
 				add(s)
+			}
+		}
+		// len(VAR) compared with n: each value so far padded with x to n
+		// and n+1 bytes ("ab" for hasPrefix(s, "ab") && len(s) > 3: "abxx").
+		base := len(vals)
+		for _, c := range cmp[lenKey(v.Name)] {
+			n := c.(int)
+			for _, have := range vals[:base] {
+				s, ok := have.(string) // a nullable string's default is null
+				if !ok {
+					continue
+				}
+				for _, l := range []int{n, n + 1} {
+					if len(s) < l {
+						add(s + strings.Repeat("x", l-len(s)))
+					}
+				}
 			}
 		}
 		add(otherString(vals))

@@ -37,12 +37,13 @@ type Explorer struct {
 	sampled     []string                 // events whose payload values were cut at maxPayloads
 	untried     []string                 // writes whose range was cut at maxRangeValues, as the report says them
 	Cmp         compared
-	relevant    slotSet // slots whose value can change a verdict (see relevance)
-	initial     []any   // the values the run starts from, but for the free inputs (check_inputs.go)
-	given       slotSet // slots CheckOptions.Initial gives a value
-	free        []int   // slots of the free inputs, in spec order
-	freeDoms    [][]any // aligned with free: the values each starts from
-	roots       [][]any // the initial pairs' values (canonical), by root index
+	relevant    slotSet               // slots whose value can change a verdict (see relevance)
+	fallible    map[*vm.Program][]int // per expression: the slots whose value can make it fail (fallibleSlots)
+	initial     []any                 // the values the run starts from, but for the free inputs (check_inputs.go)
+	given       slotSet               // slots CheckOptions.Initial gives a value
+	free        []int                 // slots of the free inputs, in spec order
+	freeDoms    [][]any               // aligned with free: the values each starts from
+	roots       [][]any               // the initial pairs' values (canonical), by root index
 
 	env map[string]any // the pair being expanded (see load, setEnv, restoreEnv)
 	// envState is the value of `state` in env, written by syncEnv
@@ -104,7 +105,7 @@ type Explorer struct {
 // Node flags.
 const (
 	flagFinal   uint8 = 1 << iota // the run ends here
-	flagStops                     // some outcome stops the run (deadlock, error, bound)
+	flagStops                     // some outcome stops the run (deadlock, error, bound, a failed action)
 	flagHorizon                   // not expanded: max_transitions reached, or the check stopped
 )
 
@@ -137,9 +138,15 @@ type Xstate struct {
 	keyLive      [][2]int32 // the stored slots live here: (word of the record, slot)
 	afterAction  slotSet
 	actionWrites slotSet
-	reached      bool
-	nextTaken    []bool
-	errTaken     bool
+	// emits is the event the state's action (the built-in emit, of an event
+	// with no payload) sends: when one of its transitions holds after the
+	// set, it is taken, and nothing else (see enabled); nil otherwise.
+	emits *xevent
+	// fails: the state's action is the built-in fail, which never succeeds.
+	fails     bool
+	reached   bool
+	nextTaken []bool
+	errTaken  bool
 }
 
 // xevent is one event as it may arrive in a state: the transitions it can
@@ -268,6 +275,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	}
 	for _, st := range x.States {
 		st.edges = x.edgesOf(st)
+		x.builtinAction(st)
 	}
 	x.liveness()
 	for _, st := range x.States {
@@ -507,6 +515,9 @@ func (x *Explorer) visit(id, depth, ord int32, mv *move) bool {
 	x.trans++
 	if mv.to == nil {
 		if mv.kind == moveEnd && mv.prop == "" {
+			if mv.failed {
+				*x.flags.ptr(int(id)) |= flagStops
+			}
 			return true
 		}
 		*x.flags.ptr(int(id)) |= flagStops

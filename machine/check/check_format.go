@@ -42,7 +42,9 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 		if p.Verdict == Pass {
 			continue
 		}
-		fmt.Fprintf(&b, "          %s%s\n", r.where(p.Pos), p.Message)
+		// An expr error brings its own lines (the expression, a caret):
+		// they stay inside the property's block.
+		fmt.Fprintf(&b, "          %s%s\n", r.where(p.Pos), strings.ReplaceAll(p.Message, "\n", "\n          "))
 		if p.Trace != nil {
 			r.formatTrace(&b, p.Trace)
 		}

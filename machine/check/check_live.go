@@ -20,18 +20,25 @@ func (s slotSet) addReads(x *Explorer, p *vm.Program) {
 	}
 }
 
-// addSets adds the reads of a set's expressions whose variable is relevant.
+// addSets adds the reads of a set's expressions whose variable is relevant,
+// and of the others what can make them fail (check_fallible.go): every
+// expression of a set is evaluated, whether its target is read or not.
 func (s slotSet) addSets(x *Explorer, set []machine.Cassign) {
 	for _, a := range set {
 		if x.relevant[x.slot[a.V.Name]] {
 			s.addReads(x, a.Prog)
+			continue
+		}
+		for _, i := range x.fallibleSlots(a.Prog) {
+			s[i] = true
 		}
 	}
 }
 
 // relevance computes the slots whose value can change a verdict (cone of
 // influence): those a guard, an invariant or a final_requires reads, those
-// with a range or an enum (a set can break it), and, to a fixed point, those
+// with a range or an enum (a set can break it), those whose value can make
+// a set fail (a divisor: check_fallible.go), and, to a fixed point, those
 // a set of a relevant slot reads. Any other slot (a counter only its own set
 // reads, such as eval_rounds: eval_rounds + 1) is kept at its default: its
 // value cannot decide a guard, so keeping it would only multiply the states.
@@ -52,6 +59,13 @@ func (x *Explorer) relevance() {
 		sets = append(sets, st.Cs.Set)
 		if oe := st.Cs.OnError; oe != nil {
 			sets = append(sets, oe.Set)
+		}
+	}
+	for _, set := range sets {
+		for _, a := range set {
+			for _, i := range x.fallibleSlots(a.Prog) {
+				r[i] = true
+			}
 		}
 	}
 	x.relevant = r

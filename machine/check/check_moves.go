@@ -2,8 +2,10 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/expr-lang/expr/vm"
@@ -37,6 +39,7 @@ type move struct {
 	changed []int     // slots a set changed (for traces)
 	setMemo *setProgs // memosOf(trans.Set)
 	prop    string    // moveEnd: the property it violates ("" for a clean end)
+	failed  bool      // moveEnd: the run fails there (an action that always fails, no on_error)
 	msg     string
 	pos     mspec.Pos
 }
@@ -70,7 +73,7 @@ func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *mo
 		outIDs = append(outIDs, 0)
 	}
 	x.outcomeBuf, x.outcomeIDs = outcome, outIDs
-	for {
+	for !st.fails {
 		for i := range doms {
 			outcome[i] = doms[i][idx[i]]
 			outIDs[i] = st.outcomeIDs[i][idx[i]]
@@ -94,6 +97,10 @@ func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *mo
 		if !x.failure(st, ids, ev.(string), st.errIDs[i]) {
 			return
 		}
+	}
+	if st.fails && st.Cs.OnError == nil {
+		x.end = move{kind: moveEnd, failed: true, ids: ids}
+		x.emit(&x.end)
 	}
 }
 
@@ -294,6 +301,29 @@ type choice struct {
 // one place that decides how a state is left.
 func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 	out := x.choices[:0]
+	if ev := st.emits; ev != nil {
+		// The event the action emitted comes first: when it applies, it is
+		// taken, and neither other events nor next are looked at (spec.md,
+		// "How a spec runs"); when it does not, it is dropped.
+		x.env[mspec.VarEvent] = ev.Payloads[0]
+		for i, ct := range ev.Trans {
+			if ct.Guard != nil {
+				ok, err := x.holds(ct.Guard, ev.guardMemo[i])
+				if err != nil {
+					delete(x.env, mspec.VarEvent)
+					return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
+				}
+				if !ok {
+					continue
+				}
+			}
+			delete(x.env, mspec.VarEvent)
+			out = append(out, choice{ev: ev, evTrans: int32(i)})
+			x.choices = out[:0]
+			return out, nil
+		}
+		delete(x.env, mspec.VarEvent)
+	}
 	for _, ev := range st.Events {
 		for p, val := range ev.Payloads {
 			x.env[mspec.VarEvent] = val
@@ -487,6 +517,27 @@ func quoteValue(v any) string {
 		return strconv.Quote(s)
 	}
 	out := mspec.FormatValue(v)
+	switch x := v.(type) {
+	case []any: // its items, so two lists of one length read apart
+		parts := make([]string, 0, min(len(x), maxShownItems)+1)
+		for _, e := range x[:min(len(x), maxShownItems)] {
+			parts = append(parts, quoteValue(e))
+		}
+		if len(x) > maxShownItems {
+			parts = append(parts, fmt.Sprintf("… (%d items)", len(x)))
+		}
+		out = "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(x))
+		parts := make([]string, 0, min(len(keys), maxShownItems)+1)
+		for _, k := range keys[:min(len(keys), maxShownItems)] {
+			parts = append(parts, strconv.Quote(k)+": "+quoteValue(x[k]))
+		}
+		if len(keys) > maxShownItems {
+			parts = append(parts, fmt.Sprintf("… (%d keys)", len(keys)))
+		}
+		out = "{" + strings.Join(parts, ", ") + "}"
+	}
 	if len(out) > 2*maxShownValue {
 		cut := 2 * maxShownValue
 		for cut > 0 && !utf8.RuneStart(out[cut]) {
@@ -497,5 +548,70 @@ func quoteValue(v any) string {
 	return out
 }
 
-// maxShownValue is how much of a string value a counterexample shows.
-const maxShownValue = 100
+// maxShownValue is how much of a string value a counterexample shows;
+// maxShownItems, how many items of a list or a map.
+const (
+	maxShownValue = 100
+	maxShownItems = 5
+)
+
+// builtinAction notes what the check knows of a built-in action: fail never
+// succeeds (its state's set and next are never reached: a failure only,
+// through on_error with its message as last_error, or the run fails there); emit of an event without a
+// payload never fails, and the event it sends comes before anything else
+// (when the event declares a payload, the check does not evaluate it: the
+// state is explored as for any action, its event as an external one).
+func (x *Explorer) builtinAction(st *Xstate) {
+	a := st.Cs.Action
+	if a == nil || st.final {
+		return
+	}
+	switch a.Name {
+	case machine.ActionFail:
+		st.fails = true
+		if st.ErrVals == nil {
+			return
+		}
+		// Its error text is its message, unless a value is appended to it.
+		msg, _ := paramDefault(a, "message").(string)
+		for _, p := range st.Cs.St.With {
+			switch p.Name {
+			case "message":
+				msg, _ = p.Value.(string)
+			case "value":
+				return
+			}
+		}
+		st.ErrVals = []any{msg}
+	case machine.ActionEmit:
+		var name string
+		for _, p := range st.Cs.St.With {
+			switch p.Name {
+			case "event":
+				name, _ = p.Value.(string)
+			case "payload":
+				return
+			}
+		}
+		ce := x.m.Events[name]
+		if ce == nil || ce.Decl.HasPayload() {
+			return
+		}
+		st.ErrVals, st.errIDs = nil, nil // it cannot fail
+		for _, ev := range st.Events {
+			if ev.Name == name {
+				st.emits = ev
+			}
+		}
+	}
+}
+
+// paramDefault returns the default of an action's parameter (nil if none).
+func paramDefault(a *machine.Action, name string) any {
+	for _, p := range a.Params {
+		if p.Name == name {
+			return p.Default
+		}
+	}
+	return nil
+}

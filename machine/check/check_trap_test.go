@@ -43,3 +43,18 @@ func TestTrapSearchForwardPassesAgreeWithReverseEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestATrapsCounterexampleHighlightsThePathAndTheCycle: the states a trap's
+// counterexample goes through (what --counterexample-format mermaid
+// highlights) are those of its steps and of the cycle it names, even when
+// the run is trapped from its first pair.
+func TestATrapsCounterexampleHighlightsThePathAndTheCycle(t *testing.T) {
+	r := check.ModelCheck(context.Background(), spectest.SpecFile(t, "testdata/check/trap_from_initial.yaml"), check.CheckOptions{})
+	for _, p := range r.Properties {
+		if p.Property == check.PropTermination {
+			require.Equal(t, []string{"start", "p", "p", "q", "p"}, p.Trace.States())
+			return
+		}
+	}
+	t.Fatal("no termination property")
+}

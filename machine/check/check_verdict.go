@@ -25,7 +25,7 @@ func (x *Explorer) verdicts() []PropertyResult {
 			r.Verdict, r.Message, r.Pos = Fail, f.msg, f.pos
 			r.Trace = x.trace(f)
 			r.Trace.Loop = f.loop
-		} else if !complete {
+		} else if !complete && x.passNote(prop) != "none declared" { // nothing declared: nothing to decide
 			r.Verdict, r.Message = Unknown, "the exploration stopped before deciding it ("+x.stopped+")"
 		} else if u := x.untriedNote(); u != "" && x.passNote(prop) != "none declared" {
 			r.Verdict, r.Message = Unknown, u
@@ -139,8 +139,10 @@ func (x *Explorer) findTrap() {
 			continue
 		}
 		st := x.States[x.stateOf(int32(id))].Cs.St
-		loop := x.loopFrom(int32(id))
-		x.findings[PropTermination] = &finding{node: int32(id), move: -1, pos: st.Pos, loop: loop,
+		// The counterexample is the shortest path to the pair where the
+		// cycle is entered, then the cycle: a path a reader can replay.
+		entry, loop := x.loopFrom(int32(id))
+		x.findings[PropTermination] = &finding{node: entry, move: -1, pos: st.Pos, loop: loop,
 			msg: fmt.Sprintf("from state %q no final state can be reached: the run is caught in %s until max_transitions", st.Name, strings.Join(loop, " → "))}
 		return
 	}
@@ -217,8 +219,9 @@ func (x *Explorer) reachGoodBackward(good []bool) {
 }
 
 // loopFrom follows the first successor of each pair from id until a pair
-// repeats, and names the states of the cycle.
-func (x *Explorer) loopFrom(id int32) []string {
+// repeats, and returns the pair the cycle starts at and the names of the
+// cycle's states.
+func (x *Explorer) loopFrom(id int32) (int32, []string) {
 	at := map[int32]int{}
 	var path []int32
 	for {
@@ -227,12 +230,12 @@ func (x *Explorer) loopFrom(id int32) []string {
 			for _, p := range path[i:] {
 				names = append(names, x.States[x.stateOf(p)].Cs.St.Name)
 			}
-			return append(names, names[0])
+			return id, append(names, names[0])
 		}
 		at[id] = len(path)
 		path = append(path, id)
 		if int(id) >= x.expanded || x.succStart.at(int(id)) == x.succStart.at(int(id)+1) {
-			return []string{x.States[x.stateOf(int32(id))].Cs.St.Name}
+			return id, []string{x.States[x.stateOf(int32(id))].Cs.St.Name}
 		}
 		id = x.succ.at(int(x.succStart.at(int(id))))
 	}
@@ -325,7 +328,9 @@ func (x *Explorer) deadTransitions() []DeadTransition {
 			continue
 		}
 		for i, taken := range st.nextTaken {
-			if !taken {
+			// A fail state's next is never taken, but validation wants one:
+			// not a warning its author could act on.
+			if !taken && !st.fails {
 				ct := st.Cs.Next[i]
 				out = append(out, DeadTransition{State: st.Cs.St.Name, Via: ct.Via, To: ct.Target, Guard: ct.T.When, Pos: ct.T.Pos})
 			}
@@ -360,9 +365,13 @@ func (x *Explorer) deadTransitions() []DeadTransition {
 func (x *Explorer) domainReport() []VarDomain {
 	out := []VarDomain{}
 	seen := map[int]bool{}
-	hasErr := false
+	var errVals []any // the failures' texts, every state's (a fail's is its message)
 	for _, st := range x.States {
-		hasErr = hasErr || st.ErrVals != nil
+		for _, v := range st.ErrVals {
+			if !slices.Contains(errVals, v) {
+				errVals = append(errVals, v)
+			}
+		}
 		for i, slot := range st.Writes {
 			if seen[slot] {
 				continue
@@ -373,8 +382,8 @@ func (x *Explorer) domainReport() []VarDomain {
 		}
 	}
 	slices.SortFunc(out, func(a, b VarDomain) int { return x.slot[a.Var] - x.slot[b.Var] })
-	if hasErr {
-		out = append(out, VarDomain{Var: mspec.VarLastError, Values: x.Cmp.ErrorValues(), Source: "error"})
+	if errVals != nil {
+		out = append(out, VarDomain{Var: mspec.VarLastError, Values: errVals, Source: "error"})
 	}
 	return out
 }

@@ -50,14 +50,20 @@ func ExportTLA(m *machine.Machine) (*TLAModule, error) {
 }
 
 // tlaReserved are the words a TLA+ identifier of the module may not be:
-// keywords, the operators of the modules it extends, and its own names.
-var tlaReserved = strings.Fields(`ASSUME ASSUMPTION AXIOM BOOLEAN CASE CHOOSE CONSTANT CONSTANTS DOMAIN ELSE
-	ENABLED EXCEPT EXTENDS FALSE IF IN INSTANCE LET LOCAL MODULE OTHER SF_ STRING SUBSET THEN THEOREM TRUE
-	UNCHANGED UNION VARIABLE VARIABLES WF_ WITH Nat Int Real Infinity Seq Len Head Tail Append SubSeq
+// keywords (with those of TLAPS proofs), the operators of the modules it
+// extends, and its own names: its operators and the names they bind (the
+// helpers' parameters s, t and i, the binders err and payload). TLA+ refuses
+// a bound name or a parameter that redeclares a symbol in scope, so a
+// context variable named so gets ctx_.
+var tlaReserved = strings.Fields(`ACTION ASSUME ASSUMPTION AXIOM BOOLEAN BY CASE CHOOSE CONSTANT CONSTANTS
+	COROLLARY DEF DEFINE DEFS DOMAIN ELSE ENABLED EXCEPT EXTENDS FALSE HAVE HIDE IF IN INSTANCE LAMBDA LEMMA
+	LET LOCAL MODULE NEW OBVIOUS OMITTED ONLY OTHER PICK PROOF PROPOSITION PROVE QED RECURSIVE SF_ STATE
+	STRING SUBSET SUFFICES TAKE TEMPORAL THEN THEOREM TRUE UNCHANGED UNION USE VARIABLE VARIABLES WF_ WITH
+	WITNESS Nat Int Real Infinity Seq Len Head Tail Append SubSeq
 	SelectSeq Cardinality IsFiniteSet Print PrintT Assert JavaTime TLCGet TLCSet TLCEval Permutations
 	SortSeq RandomElement Any ToString
 	state phase steps last_error vars Init Next Spec Done Nil MaxTransitions FinalStates ErrorValues
-	TypeOK Budget SetOf Contains HasPrefix HasSuffix err payload`)
+	TypeOK Budget SetOf Contains HasPrefix HasSuffix s t i err payload`)
 
 var tlaIdentChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 

@@ -3,6 +3,7 @@ package export_test
 import (
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -150,5 +151,65 @@ func checkTLAShape(t *testing.T, mod *export.TLAModule) {
 		if !defined[name] {
 			t.Errorf("the config names invariant %q, which the module does not define", name)
 		}
+	}
+}
+
+// TestExportTLAContextNamesNeverClashWithTheModulesOwn: a context variable
+// named as a helper's parameter (s, t, i), a binder (err, payload), an
+// operator of the module or a TLA+ keyword is renamed (ctx_), everywhere it
+// is used: TLA+ refuses a parameter or a bound name that redeclares a
+// symbol in scope.
+func TestExportTLAContextNamesNeverClashWithTheModulesOwn(t *testing.T) {
+	m := spectest.Compile(t, `lpp: 1
+name: clash
+context:
+  s: {type: string, default: ""}
+  t: {type: list, default: []}
+  i: {type: int, default: 0}
+  err: {type: int, default: 0}
+  LAMBDA: {type: int, default: 0}
+  STATE: {type: bool, default: false}
+  Len: {type: int, default: 0}
+initial: a
+states:
+  a:
+    next:
+      - {to: done, when: 's contains "a" && hasPrefix(s, "b") && hasSuffix(s, "c") && 1 in t && i == err && LAMBDA == Len && STATE'}
+      - {to: done, set: {i: i + 1}}
+  done: {final: true}
+`, nil)
+	mod, err := export.ExportTLA(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(mod.Module)
+	checkTLAShape(t, mod)
+	vars := regexp.MustCompile(`(?m)^VARIABLES (.*)$`).FindStringSubmatch(text)
+	if vars == nil {
+		t.Fatalf("no VARIABLES line:\n%s", text)
+	}
+	want := "state, phase, steps, last_error, ctx_s, ctx_t, ctx_i, ctx_err, ctx_LAMBDA, ctx_STATE, ctx_Len"
+	if vars[1] != want {
+		t.Errorf("VARIABLES %s, want %s", vars[1], want)
+	}
+	// Every name the module defines or binds, and TLA+'s keywords.
+	own := map[string]bool{"LAMBDA": true, "STATE": true, "Len": true}
+	for _, d := range regexp.MustCompile(`(?m)^(\w+)(?:\(([^)]*)\))? ==`).FindAllStringSubmatch(text, -1) {
+		own[d[1]] = true
+		for p := range strings.SplitSeq(d[2], ",") {
+			own[strings.TrimSpace(p)] = true
+		}
+	}
+	for _, b := range regexp.MustCompile(`(?:\\E|\\A|: |\[)\s*(\w+) \\in`).FindAllStringSubmatch(text, -1) {
+		own[b[1]] = true
+	}
+	for _, v := range strings.Split(vars[1], ", ") {
+		if own[v] {
+			t.Errorf("variable %s clashes with a name the module defines or binds:\n%s", v, text)
+		}
+	}
+	wantGuard := `Contains(ctx_s, "a") /\ HasPrefix(ctx_s, "b") /\ HasSuffix(ctx_s, "c") /\ (1 \in SetOf(ctx_t)) /\ ctx_i = ctx_err /\ ctx_LAMBDA = ctx_Len /\ ctx_STATE`
+	if !strings.Contains(strings.NewReplacer("(", "", ")", "").Replace(text), strings.NewReplacer("(", "", ")", "").Replace(wantGuard)) {
+		t.Errorf("the guard does not read the renamed variables (%s):\n%s", wantGuard, text)
 	}
 }

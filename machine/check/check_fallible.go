@@ -1,0 +1,125 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/vm"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
+)
+
+// What can make an expression fail at run time, for the cone of influence
+// (check_live.go): a `set` is evaluated even when nothing reads its target,
+// and "expressions evaluate" must see every value that makes it fail. So
+// the variables whose value can make it fail are relevant and live where it
+// is evaluated, whatever its target:
+//
+//   - the divisor of `/` and `%` (a zero), unless it is a literal;
+//   - what an index, a member access or a slice reads (out of range, nil);
+//   - the arguments of a function that can fail on some value (int("x"),
+//     fromJSON), every function but those below, which fail on no value of
+//     the types the type check lets through.
+//
+// The checked arithmetic of `+ - *` is left out on purpose: it fails only
+// past ±2⁶³, which no value of a default domain approaches, and counting it
+// would keep every counter (the price docs/check.md states).
+var totalFuncs = map[string]bool{
+	"len": true, "upper": true, "lower": true, "trim": true, "trimPrefix": true, "trimSuffix": true,
+	"hasPrefix": true, "hasSuffix": true, "string": true, "abs": true, "max": true, "min": true,
+	"keys": true, "values": true, "concat": true, "indexOf": true, "lastIndexOf": true,
+	"replace": true, "split": true, "join": true, "toJSON": true, "first": true, "last": true,
+	"get": true, "all": true, "any": true, "none": true, "one": true, "filter": true, "map": true,
+	"count": true, "sum": true, "type": true, "toPairs": true, "fromPairs": true,
+}
+
+// fallibleSlots returns the slots whose value can make p fail (cached).
+func (x *Explorer) fallibleSlots(p *vm.Program) []int {
+	if p == nil {
+		return nil
+	}
+	if s, ok := x.fallible[p]; ok {
+		return s
+	}
+	f := &fallibleVisitor{}
+	node := p.Node()
+	ast.Walk(&node, f)
+	var out []int
+	for _, n := range f.nodes {
+		sub := n
+		c := &identCollector{}
+		ast.Walk(&sub, c)
+		for _, name := range c.names {
+			if i, ok := x.slot[name]; ok && !slices.Contains(out, i) {
+				out = append(out, i)
+			}
+		}
+	}
+	if x.fallible == nil {
+		x.fallible = map[*vm.Program][]int{}
+	}
+	x.fallible[p] = out
+	return out
+}
+
+// fallibleVisitor collects the sub-expressions whose value can make an
+// expression fail.
+type fallibleVisitor struct{ nodes []ast.Node }
+
+func (f *fallibleVisitor) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.BinaryNode:
+		if n.Operator == "/" || n.Operator == "%" {
+			f.divisor(n.Right)
+		}
+	case *ast.MemberNode:
+		if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == mspec.VarEvent {
+			return // event.payload: typed, never nil
+		}
+		f.nodes = append(f.nodes, n)
+	case *ast.SliceNode:
+		f.nodes = append(f.nodes, n)
+	case *ast.BuiltinNode:
+		if !totalFuncs[n.Name] {
+			f.nodes = append(f.nodes, n)
+		}
+	case *ast.CallNode:
+		id, ok := n.Callee.(*ast.IdentifierNode)
+		switch {
+		case ok && (id.Value == mspec.FnMod || id.Value == mspec.FnMod+"_any") && len(n.Arguments) == 2:
+			f.divisor(n.Arguments[1]) // checked `%` (machine/spec/arith.go)
+		case ok && (checkedTotal[id.Value] || totalFuncs[id.Value]):
+		default:
+			f.nodes = append(f.nodes, n)
+		}
+	}
+}
+
+// checkedTotal are the checked operations (machine/spec/arith.go) that fail
+// only on an overflow.
+var checkedTotal = map[string]bool{
+	mspec.FnAdd: true, mspec.FnSub: true, mspec.FnMul: true, mspec.FnNeg: true,
+	mspec.FnAdd + "_any": true, mspec.FnSub + "_any": true, mspec.FnMul + "_any": true,
+}
+
+// divisor notes a divisor, unless it is a literal other than zero.
+func (f *fallibleVisitor) divisor(n ast.Node) {
+	switch r := n.(type) {
+	case *ast.IntegerNode:
+		if r.Value == 0 {
+			f.nodes = append(f.nodes, n)
+		}
+	case *ast.FloatNode:
+	default:
+		f.nodes = append(f.nodes, n)
+	}
+}
+
+// identCollector collects the identifiers a node reads, once each.
+type identCollector struct{ names []string }
+
+func (c *identCollector) Visit(node *ast.Node) {
+	if id, ok := (*node).(*ast.IdentifierNode); ok && !slices.Contains(c.names, id.Value) {
+		c.names = append(c.names, id.Value)
+	}
+}
