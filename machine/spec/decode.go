@@ -166,6 +166,13 @@ func (d *decoder) yamlError(err error, src []byte) {
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
+	anchor := ""
+	if m := unknownAnchorRE.FindStringSubmatch(msg); m != nil {
+		anchor = m[1]
+		if at, ok := aliasPos(src, anchor); ok {
+			p = at
+		}
+	}
 	// An error at the end of the file is on its last line with text.
 	for p.Line > 1 && strings.TrimSpace(SourceLine(src, p.Line)) == "" {
 		p = Pos{Line: p.Line - 1, Col: 1}
@@ -177,6 +184,8 @@ func (d *decoder) yamlError(err error, src []byte) {
 		return
 	}
 	switch {
+	case anchor != "":
+		d.hintLast(fmt.Sprintf("an alias (*%s) repeats a value marked earlier in the file with the anchor &%s (key: &%s VALUE): mark it, or write the value itself", anchor, anchor, anchor))
 	case splitHint != "":
 		d.hintLast(splitHint)
 	case strings.HasPrefix(msg, "did not find expected ',' or"):
@@ -186,6 +195,28 @@ func (d *decoder) yamlError(err error, src []byte) {
 	default:
 		d.hintLast("check the indentation and quoting on this line (quote values that contain ': ' or start with a special character)")
 	}
+}
+
+var unknownAnchorRE = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+
+// aliasPos returns where the alias *name first appears in src outside
+// comments and quotes (yaml.v3 does not say where an unknown one is).
+func aliasPos(src []byte, name string) (Pos, bool) {
+	re := regexp.MustCompile(`(^|[\s\[{,:-])\*` + regexp.QuoteMeta(name) + `($|[\s\]},])`)
+	for i, line := range strings.Split(string(src), "\n") {
+		code := line
+		if j := strings.Index(code, " #"); j >= 0 {
+			code = code[:j]
+		}
+		if strings.HasPrefix(strings.TrimSpace(code), "#") {
+			continue
+		}
+		if loc := re.FindStringSubmatchIndex(code); loc != nil {
+			star := loc[3] // the end of the delimiter before the *
+			return Pos{Line: i + 1, Col: len([]rune(code[:star])) + 1}, true
+		}
+	}
+	return Pos{}, false
 }
 
 // problemLine finds the line of a YAML parser error. yaml.v3 reports such

@@ -101,6 +101,9 @@ func TestParseReportsDecodingProblems(t *testing.T) {
 		{"tab indentation", "lpp: 1\nstates:\n\ta: {}\n", []string{
 			"f.yaml:3:1: error: invalid YAML: found character that cannot start any token; this line is indented with a tab; YAML allows only spaces for indentation",
 		}},
+		{"an alias of an anchor the file does not mark, after a comment naming it", "# uses *nope below\nlpp: 1\nstates:\n  a: {final: true}\n  b: [x, *nope]\n", []string{
+			"f.yaml:5:10: error: invalid YAML: unknown anchor 'nope' referenced; an alias (*nope) repeats a value marked earlier in the file with the anchor &nope (key: &nope VALUE): mark it, or write the value itself",
+		}},
 		{"unknown type with a suggestion", "lpp: 1\nname: x\ncontext: {n: strin}\nstates: {a: {final: true}}\n", []string{
 			"f.yaml:3:14: error: unknown type \"strin\" for context variable \"n\"; did you mean \"string\"?",
 		}},
