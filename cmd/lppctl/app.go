@@ -41,6 +41,7 @@ func commands() []*cli.Command {
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	cmds := commands()
 	setUsageErrors(cmds)
+	checkRootFlags(cmds)
 	return &cli.App{
 		Name:                 "lppctl",
 		Usage:                "run LLM agents described as declarative YAML state machines",
