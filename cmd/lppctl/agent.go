@@ -124,7 +124,7 @@ func skillFolder(skill, root string) (dir, file string) {
 // otherwise fail at the agent's first model or tool call: a malformed
 // --llm (or $LPPCTL_LLM), or one whose key, base URL or script file is
 // missing or wrong, is a usage error, an invalid or missing gateway
-// policy an invalid-input error. Specs that use only built-in actions skip it.
+// policy an invalid-input error. Specs that use only built-in actions skip all but the model's check.
 func preflightAgent(cfg agentConfig, spec *mspec.Spec) error {
 	builtins := machine.NewBuiltinRegistry()
 	agent, needSkill := false, false
@@ -134,17 +134,8 @@ func preflightAgent(cfg agentConfig, spec *mspec.Spec) error {
 			needSkill = needSkill || (st.Do != "tools.execute" && st.Do != "agent.abort" && !actions.IsGeneral(st.Do))
 		}
 	}
-	if !agent {
-		return nil
-	}
-	if needSkill {
-		if err := checkSkillDir(cfg); err != nil {
-			return withCode(exitUsage, err)
-		}
-	}
-	if _, _, err := skills.NewEmbedder(cfg.Embeddings, os.Getenv); errors.Is(err, skills.ErrInvalid) {
-		return withCode(exitUsage, fmt.Errorf("%w; give --embeddings openai[:model], ollama[:model] or none", err))
-	}
+	// A model named that cannot work is refused whatever the spec does
+	// (README: before a run is created), not only when it calls one.
 	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {
 		ch, err := llm.Choose(cfg.LLM, "--llm", os.Getenv)
 		if err != nil && !errors.Is(err, llm.ErrNoProvider) {
@@ -157,6 +148,17 @@ func preflightAgent(cfg agentConfig, spec *mspec.Spec) error {
 				return withCode(exitUsage, err)
 			}
 		}
+	}
+	if !agent {
+		return nil
+	}
+	if needSkill {
+		if err := checkSkillDir(cfg); err != nil {
+			return withCode(exitUsage, err)
+		}
+	}
+	if _, _, err := skills.NewEmbedder(cfg.Embeddings, os.Getenv); errors.Is(err, skills.ErrInvalid) {
+		return withCode(exitUsage, fmt.Errorf("%w; give --embeddings openai[:model], ollama[:model] or none", err))
 	}
 	if _, _, err := actions.SpecPolicy(spec, cfg.Root, cfg.Policy); err != nil { // as validate checks it (policyDiagnostic)
 		return withCode(exitInvalidSpec, fmt.Errorf("%w; give one with --policy FILE", err))

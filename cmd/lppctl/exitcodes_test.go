@@ -37,6 +37,8 @@ func TestAFileOrRunThatDoesNotExistIsAUsageError(t *testing.T) {
 		{"runs trace", []string{"runs", "trace", "--run-dir", dir, "nope"}, `lppctl: cannot open run "nope": no such run in `},
 		{"export --run", []string{"export", "--run-dir", dir, "--run", "nope"}, `lppctl: cannot open run "nope": no such run in `},
 		{"a prefix of two runs", []string{"runs", "show", "--run-dir", dir, "2"}, `lppctl: cannot open run "2": the prefix matches 2 runs: `},
+		{"run --llm of no provider, in a spec that calls no model", []string{"run", "--run-dir", dir, "--llm", "bogus", spec}, `lppctl: cannot use LLM "bogus" (from --llm): unknown provider "bogus"; `},
+		{"run --llm of a script that does not exist, in a spec that calls no model", []string{"run", "--run-dir", dir, "--llm", "script:" + missing, spec}, "lppctl: cannot load LLM script: open " + missing},
 		{"run --root", []string{"run", "--root", filepath.Join(tmp, "nowhere"), spec}, "lppctl: --root " + filepath.Join(tmp, "nowhere") + ": no such folder; give the project's folder (the one holding specs/ and config/), or leave --root out for the current one\n"},
 		{"validate --root", []string{"validate", "--root", filepath.Join(tmp, "nowhere"), spec}, "lppctl: --root " + filepath.Join(tmp, "nowhere") + ": no such folder"},
 		{"validate --root a file", []string{"validate", "--root", spec, spec}, "lppctl: --root " + spec + ": not a folder; give the project's folder (the one holding specs/ and config/)\n"},
