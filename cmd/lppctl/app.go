@@ -41,7 +41,9 @@ func commands() []*cli.Command {
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	cmds := commands()
 	setUsageErrors(cmds)
+	setSubcommandActions(cmds)
 	checkRootFlags(cmds)
+	checkRequiredFlags(cmds)
 	return &cli.App{
 		Name:                 "lppctl",
 		Usage:                "run LLM agents described as declarative YAML state machines",

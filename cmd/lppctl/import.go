@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -77,6 +78,9 @@ func loadBlueprint(c *cli.Context, path string) (*lpp.Blueprint, error) {
 		return nil, err
 	}
 	src, err := readCapped(path, "blueprint", limit)
+	if errors.Is(err, fs.ErrNotExist) { // as a spec that does not exist, in every command
+		return nil, withCode(exitUsage, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -136,7 +136,7 @@ func runsListAction(c *cli.Context) error {
 		return runsOnTemporal(c)
 	}
 	if c.NArg() > 0 {
-		return usageErrorf("unknown runs subcommand %q: use show or trace", c.Args().First())
+		return unknownSubcommand(c.Command, c.Args().First())
 	}
 	store := storeFrom(c)
 	runs, err := store.List()

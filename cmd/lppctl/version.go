@@ -16,6 +16,9 @@ func versionCommand() *cli.Command {
 		Name:  "version",
 		Usage: "print lppctl's version",
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageErrorf("version takes no arguments: lppctl version")
+			}
 			printVersion(c.App.Writer)
 			return nil
 		},
