@@ -201,6 +201,11 @@ func parseVars(spec *mspec.Spec, pairs []string) (map[string]any, error) {
 			return nil, usageErrorf("--var %q: write NAME=VALUE", pair)
 		}
 		v := spec.Var(name)
+		if v == nil { // a blueprint's property by its own name (len is lpp_len in the spec)
+			if in := blueprintEvent(spec, name); in != name && spec.Var(in) != nil {
+				name, v = in, spec.Var(in)
+			}
+		}
 		if v == nil && (name == mspec.VarState || name == mspec.VarLastError) {
 			return nil, usageErrorf("--var %s: %q is reserved: the interpreter sets it", pair, name)
 		}

@@ -15,10 +15,14 @@ var IdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 const StateVar = "lpp_current_state"
 
 // ReservedName reports names lppctl expressions read as keywords, that
-// the interpreter sets itself, or of the gate functions (py_round, ...).
+// the interpreter sets itself, or of functions a translation calls: the
+// gate functions (py_round, ...), len and get, and merge (a dotted set). A
+// variable of such a name would hide the function (a property named merge
+// broke the translation of a dotted set); the blueprint's name is kept in
+// messages, diagrams and exports.
 func ReservedName(s string) bool {
 	return slices.Contains([]string{"in", "not", "and", "or", "matches", "contains", "startsWith", "endsWith",
-		"let", "if", "else", "true", "false", "nil", "state", "last_error", "event"}, s) ||
+		"let", "if", "else", "true", "false", "nil", "state", "last_error", "event", "len", "get", mspec.FnMerge}, s) ||
 		slices.Contains(mspec.PyFuncNames(), s)
 }
 
