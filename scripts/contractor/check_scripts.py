@@ -107,7 +107,10 @@ def check(path, text, allowed):
 
 
 def forbidden_attr(attr):
-    return attr.startswith(("exec", "spawn", "__")) or attr in {"system", "popen", "fork", "kill", "eval", "compile", "import_module"}
+    as_os = "os." + attr  # the os functions check_policy.json names, reached by name
+    return attr.startswith(("exec", "spawn", "__")) or \
+        attr in {"system", "popen", "fork", "kill", "eval", "compile", "import_module"} or \
+        as_os in FORBIDDEN_CALLS or any(as_os.startswith(p) for p in FORBIDDEN_PREFIXES)
 
 
 def module_problem(where, name, allowed):
