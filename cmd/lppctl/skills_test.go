@@ -64,7 +64,7 @@ verify_output_paths
 		{name: "add invalid name", args: []string{"skills", "add", "--library", lib, "-p", "p", "-w", "w", "bad\tname"}, code: 2,
 			stderr: "lppctl: cannot add skill: skill name \"bad\\tname\" contains the control character U+0009: invalid\n"},
 		{name: "add without principle", args: []string{"skills", "add", "--library", lib, "-w", "w", "x"}, code: 2,
-			stderr: "lppctl: Required flag \"principle\" not set\n"},
+			stderr: "lppctl: lppctl skills add needs flag --principle (lppctl skills add --help)\n"},
 		{name: "flag after arguments", args: []string{"skills", "search", "--library", lib, "backoff", "-k", "2"}, code: 0},
 		// After "--", "-k" is the query (it was refused as "flag -k after
 		// the arguments"), and a name starting with "-" (valid, e.g. added
