@@ -107,10 +107,12 @@ func (t *Translation) Remap(diags mspec.Diagnostics) mspec.Diagnostics {
 // legalInLPP reports whether a finding about the translated spec is of a
 // routing lpp's loader accepts (a warning for a blueprint, an error for a
 // spec): a transition an earlier unguarded one shadows, a state no path
-// reaches, a blueprint with no terminal state, a state no event leaves.
+// reaches, a blueprint with no terminal state, a state no event leaves, a
+// state from which no terminal state can be reached (its ways out lead only
+// to such a dead end, or round a cycle: lpp's loader checks none of it).
 func legalInLPP(msg string) bool {
 	for _, s := range []string{"can never fire: the unguarded transition", "is unreachable from the initial state",
-		"the spec has no final state", "has no way out", "can never fire: it has no transition"} {
+		"the spec has no final state", "has no way out", "can never fire: it has no transition", "no final state can be reached from state"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
