@@ -460,7 +460,7 @@ func stringEnum(p *Property) string {
 func (tr *translator) driverRule() string {
 	var parts []string
 	if len(tr.m.Start) > 0 {
-		parts = append(parts, strings.Join(tr.m.Start, ", ")+" when the run starts (if the entry state accepts it)")
+		parts = append(parts, strings.Join(tr.m.Start, ", ")+" when the run starts (if the entry state accepts it; one queued with the run, with its payload, first)")
 	}
 	if len(tr.m.Auto) > 0 {
 		parts = append(parts, strings.Join(tr.m.Auto, ", ")+" on entering a state that accepts it")
