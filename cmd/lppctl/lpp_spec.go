@@ -24,6 +24,7 @@ type specFile struct {
 	Src   []byte            // the file's bytes: what the diagnostics point into
 
 	blueprint bool             // the file is an L++ document
+	imported  bool             // a spec `lppctl import lpp` wrote (lpp.IsImported): validated as its blueprint's translation
 	tr        *lpp.Translation // a blueprint's translation (nil for a spec, or when it failed)
 	Mapping   string           // a blueprint's compute mapping file (it may not exist)
 }
@@ -63,7 +64,7 @@ func parseSpecFile(path string, src []byte, mappingFor string) (*specFile, error
 func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*specFile, error) {
 	if !lpp.HasSchema(src) {
 		spec, diags := mspec.Parse(path, src)
-		return &specFile{Spec: spec, Diags: diags, Src: src}, nil
+		return &specFile{Spec: spec, Diags: diags, Src: src, imported: lpp.IsImported(src)}, nil
 	}
 	f := &specFile{Src: src, blueprint: true, Mapping: lpp.MappingPath(cmp.Or(mappingFor, path))}
 	bp, diags := lpp.Parse(path, src)
@@ -106,8 +107,13 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 }
 
 // remap moves diagnostics about a blueprint's translated spec into the
-// blueprint (a spec's are returned as they are).
+// blueprint; those of a spec `lppctl import lpp` wrote are read as its
+// blueprint's would be (lpp.AsImported: a routing lpp accepts is a
+// warning); a spec's are returned as they are.
 func (f *specFile) remap(diags mspec.Diagnostics) mspec.Diagnostics {
+	if f.imported {
+		return lpp.AsImported(diags)
+	}
 	if f.tr == nil {
 		return diags
 	}
@@ -170,12 +176,14 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 		return diags
 	}
 	if !lpp.HasSchema(src) {
+		f := &specFile{Src: src, imported: lpp.IsImported(src)}
 		spec, diags := validate.Check(path, src, reg, opts...)
 		if spec != nil {
 			diags = append(diags, more(spec)...)
 			diags.Sort()
 		}
-		return &specFile{Spec: spec, Src: src}, diags, nil
+		f.Spec = spec
+		return f, f.remap(diags), nil
 	}
 	f, err := parseSpecFileTo(path, src, "", false)
 	if err != nil {
