@@ -168,9 +168,13 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 	if ck.NoFiles {
 		opts = append(opts, validate.WithoutFiles())
 	}
-	more := func(spec *mspec.Spec) mspec.Diagnostics {
+	more := func(spec *mspec.Spec, src []byte) mspec.Diagnostics {
 		diags := actions.CheckSpec(spec, reg, ck)
-		if d := policyDiagnostic(spec, ck.Root, ""); d != nil && !ck.NoFiles {
+		// The policy a run would load: a blueprint's run (Source: its
+		// bytes, as finish leaves it) has a default one outside a project.
+		ps := *spec
+		ps.Source = src
+		if d := policyDiagnostic(&ps, ck.Root, ""); d != nil && !ck.NoFiles {
 			diags = append(diags, *d)
 		}
 		return diags
@@ -179,7 +183,7 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 		f := &specFile{Src: src, imported: lpp.IsImported(src)}
 		spec, diags := validate.Check(path, src, reg, opts...)
 		if spec != nil {
-			diags = append(diags, more(spec)...)
+			diags = append(diags, more(spec, src)...)
 			diags.Sort()
 		}
 		f.Spec = spec
@@ -192,7 +196,7 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 	diags := f.Diags
 	if f.Spec != nil && !diags.HasErrors() {
 		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, opts...))...)
-		diags = append(diags, f.remap(more(f.Spec))...)
+		diags = append(diags, f.remap(more(f.Spec, f.Src))...)
 	}
 	diags.Sort()
 	return f, diags, nil
