@@ -24,6 +24,7 @@ type specFile struct {
 	Src   []byte            // the file's bytes: what the diagnostics point into
 
 	blueprint bool             // the file is an L++ document
+	imported  bool             // a spec `lppctl import lpp` wrote (lpp.IsImported): validated as its blueprint's translation
 	tr        *lpp.Translation // a blueprint's translation (nil for a spec, or when it failed)
 	Mapping   string           // a blueprint's compute mapping file (it may not exist)
 }
@@ -63,7 +64,7 @@ func parseSpecFile(path string, src []byte, mappingFor string) (*specFile, error
 func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*specFile, error) {
 	if !lpp.HasSchema(src) {
 		spec, diags := mspec.Parse(path, src)
-		return &specFile{Spec: spec, Diags: diags, Src: src}, nil
+		return &specFile{Spec: spec, Diags: diags, Src: src, imported: lpp.IsImported(src)}, nil
 	}
 	f := &specFile{Src: src, blueprint: true, Mapping: lpp.MappingPath(cmp.Or(mappingFor, path))}
 	bp, diags := lpp.Parse(path, src)
@@ -106,8 +107,13 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 }
 
 // remap moves diagnostics about a blueprint's translated spec into the
-// blueprint (a spec's are returned as they are).
+// blueprint; those of a spec `lppctl import lpp` wrote are read as its
+// blueprint's would be (lpp.AsImported: a routing lpp accepts is a
+// warning); a spec's are returned as they are.
 func (f *specFile) remap(diags mspec.Diagnostics) mspec.Diagnostics {
+	if f.imported {
+		return lpp.AsImported(diags)
+	}
 	if f.tr == nil {
 		return diags
 	}
@@ -162,20 +168,26 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 	if ck.NoFiles {
 		opts = append(opts, validate.WithoutFiles())
 	}
-	more := func(spec *mspec.Spec) mspec.Diagnostics {
+	more := func(spec *mspec.Spec, src []byte) mspec.Diagnostics {
 		diags := actions.CheckSpec(spec, reg, ck)
-		if d := policyDiagnostic(spec, ck.Root, ""); d != nil && !ck.NoFiles {
+		// The policy a run would load: a blueprint's run (Source: its
+		// bytes, as finish leaves it) has a default one outside a project.
+		ps := *spec
+		ps.Source = src
+		if d := policyDiagnostic(&ps, ck.Root, ""); d != nil && !ck.NoFiles {
 			diags = append(diags, *d)
 		}
 		return diags
 	}
 	if !lpp.HasSchema(src) {
+		f := &specFile{Src: src, imported: lpp.IsImported(src)}
 		spec, diags := validate.Check(path, src, reg, opts...)
 		if spec != nil {
-			diags = append(diags, more(spec)...)
+			diags = append(diags, more(spec, src)...)
 			diags.Sort()
 		}
-		return &specFile{Spec: spec, Src: src}, diags, nil
+		f.Spec = spec
+		return f, f.remap(diags), nil
 	}
 	f, err := parseSpecFileTo(path, src, "", false)
 	if err != nil {
@@ -184,7 +196,7 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 	diags := f.Diags
 	if f.Spec != nil && !diags.HasErrors() {
 		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, opts...))...)
-		diags = append(diags, f.remap(more(f.Spec))...)
+		diags = append(diags, f.remap(more(f.Spec, f.Src))...)
 	}
 	diags.Sort()
 	return f, diags, nil

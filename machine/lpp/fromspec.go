@@ -11,6 +11,7 @@ import (
 
 	"github.com/expr-lang/expr/ast"
 	exprparser "github.com/expr-lang/expr/parser"
+	"github.com/lppctl/lppctl/machine/lpp/gate"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -115,7 +116,7 @@ func (w *writer) gateSource(id, p string) (string, bool) {
 		return "", false
 	}
 	for _, g := range w.md.GateText {
-		if g.ID == id && (p == g.Expr || p == "("+g.Expr+")") {
+		if g.ID == id && (p == g.Expr || p == "("+g.Expr+")" || "("+p+")" == g.Expr) { // splitAnd strips the parentheses a translation may start and end with
 			return g.Src, true
 		}
 	}
@@ -339,7 +340,7 @@ func (w *writer) finish(x *wTrans) error {
 	// Actions: the transition's set, then its helper states' steps.
 	var acts []jobj
 	for _, a := range x.set {
-		if a.Var == payloadVar {
+		if a.Var == payloadVar || a.Var == gate.StateVar && w.md != nil { // the translation's own (lpp writes _state itself)
 			continue
 		}
 		act, err := w.setAction(a)
@@ -542,6 +543,21 @@ func (w *writer) unitOf(st *mspec.State) string {
 	return ns + ":" + fn
 }
 
+// quoted returns the quoted text the blueprint's input key of the action
+// helper state st runs had (the spec passes nil for it).
+func (w *writer) quoted(st *mspec.State, key string) (string, bool) {
+	m := actNoteRE.FindStringSubmatch(st.Note)
+	if w.md == nil || m == nil {
+		return "", false
+	}
+	for _, q := range w.md.Quoted {
+		if q.Action == m[1] && q.Key == key {
+			return q.Src, true
+		}
+	}
+	return "", false
+}
+
 // stepActions writes the actions of a helper state.
 func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 	switch st.Do {
@@ -568,6 +584,9 @@ func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 			ref, ok := "", false
 			if err == nil {
 				ref, ok = refOf(tree.Node)
+			}
+			if src, found := w.quoted(st, k); !ok && s == "nil" && found {
+				ref, ok = src, true // the blueprint's quoted text, which lpp passes as None
 			}
 			if !ok {
 				return nil, w.fail(st, nil, st.WithPos, "input %s: %q: an L++ input_map takes a variable or event.payload.NAME", k, s)

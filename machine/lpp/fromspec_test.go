@@ -8,8 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp/gate"
 	mspec "github.com/lppctl/lppctl/machine/spec"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
 // importSpec translates a test blueprint (with the mapping beside it) and
@@ -74,53 +79,7 @@ func TestImportThenFromSpecRoundTrips(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, diags := Parse("back.json", out)
-			if diags.HasErrors() {
-				t.Fatalf("the written blueprint is invalid:\n%s\n%s", diags.Err(), out)
-			}
-			ids := func(bp *Blueprint) (states, terms []string) {
-				for _, s := range bp.States {
-					states = append(states, s.ID+": "+s.Description)
-				}
-				for _, s := range bp.Terminals {
-					terms = append(terms, s.ID+" "+s.Raw)
-				}
-				return
-			}
-			s1, t1 := ids(orig)
-			s2, t2 := ids(back)
-			if !slices.Equal(s1, s2) || !slices.Equal(t1, t2) || orig.Entry != back.Entry || orig.Schema != back.Schema || orig.ID != back.ID {
-				t.Errorf("states %v, terminals %v, entry %s, schema %s, id %s;\nwant %v, %v, %s, %s, %s", s2, t2, back.Entry, back.Schema, back.ID, s1, t1, orig.Entry, orig.Schema, orig.ID)
-			}
-			var want []*Transition
-			for _, tr := range orig.Transitions {
-				if !orig.IsTerminal(tr.From) {
-					want = append(want, tr)
-				}
-			}
-			if len(back.Transitions) != len(want) {
-				t.Fatalf("%d transitions, want %d:\n%s", len(back.Transitions), len(want), out)
-			}
-			for i, w := range want {
-				g := back.Transitions[i]
-				if g.ID != w.ID || g.From != w.From || g.To != w.To || g.Event != w.Event || !slices.Equal(g.Gates, w.Gates) || !slices.Equal(g.Actions, w.Actions) {
-					t.Errorf("transition %d: %+v\nwant %+v", i, *g, *w)
-					continue
-				}
-				for _, id := range w.Gates {
-					if a, b := gateText(t, back, id), gateText(t, orig, id); a != b {
-						t.Errorf("transition %s: gate %s translates to %s, want %s", w.ID, id, a, b)
-					}
-				}
-				for _, id := range w.Actions {
-					if a, b := actionText(back.Action(id)), actionText(orig.Action(id)); a != b {
-						t.Errorf("transition %s: action %s is %s, want %s", w.ID, id, a, b)
-					}
-				}
-			}
-			if orig.Display != "" && string(compactJSON(orig.Display)) != string(compactJSON(back.Display)) {
-				t.Errorf("display %s, want %s", back.Display, orig.Display)
-			}
+			sameBlueprint(t, orig, out)
 		})
 	}
 }
@@ -284,4 +243,121 @@ func TestFromSpecRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameBlueprint holds that out, a blueprint FromSpec wrote, is orig as
+// docs/lpp.md says: the same states, terminals, entry, $schema and id, the
+// transitions in the same order (but those out of a terminal state, which
+// the import drops) with the same gates up to translation and the same
+// actions (but those lpp skips, which the import drops), the same display.
+func sameBlueprint(t *testing.T, orig *Blueprint, out []byte) {
+	t.Helper()
+	back, diags := Parse("back.json", out)
+	if diags.HasErrors() {
+		t.Fatalf("the written blueprint is invalid:\n%s\n%s", diags.Err(), out)
+	}
+	ids := func(bp *Blueprint) (states, terms []string) {
+		for _, s := range bp.States {
+			states = append(states, s.ID+": "+s.Description)
+		}
+		for _, s := range bp.Terminals {
+			terms = append(terms, s.ID+" "+string(compactJSON(s.Raw)))
+		}
+		return
+	}
+	s1, t1 := ids(orig)
+	s2, t2 := ids(back)
+	if !slices.Equal(s1, s2) || !slices.Equal(t1, t2) || orig.Entry != back.Entry || orig.Schema != back.Schema || orig.ID != back.ID {
+		t.Errorf("states %v, terminals %v, entry %s, schema %s, id %s;\nwant %v, %v, %s, %s, %s", s2, t2, back.Entry, back.Schema, back.ID, s1, t1, orig.Entry, orig.Schema, orig.ID)
+	}
+	var want []*Transition
+	for _, tr := range orig.Transitions {
+		if !orig.IsTerminal(tr.From) {
+			want = append(want, tr)
+		}
+	}
+	if len(back.Transitions) != len(want) {
+		t.Fatalf("%d transitions, want %d:\n%s", len(back.Transitions), len(want), out)
+	}
+	for i, w := range want {
+		g := back.Transitions[i]
+		acts := slices.DeleteFunc(slices.Clone(w.Actions), func(id string) bool { return orig.Action(id).Skipped })
+		if g.ID != w.ID || g.From != w.From || g.To != w.To || g.Event != w.Event || !slices.Equal(g.Gates, w.Gates) || !slices.Equal(g.Actions, acts) {
+			t.Errorf("transition %d: %+v\nwant %+v", i, *g, *w)
+			continue
+		}
+		for _, id := range w.Gates {
+			if a, b := gateText(t, back, id), gateText(t, orig, id); a != b {
+				t.Errorf("transition %s: gate %s translates to %s, want %s", w.ID, id, a, b)
+			}
+		}
+		for _, id := range acts {
+			if a, b := actionText(back.Action(id)), actionText(orig.Action(id)); a != b {
+				t.Errorf("transition %s: action %s is %s, want %s", w.ID, id, a, b)
+			}
+		}
+	}
+	if orig.Display != "" && string(compactJSON(orig.Display)) != string(compactJSON(back.Display)) {
+		t.Errorf("display %s, want %s", back.Display, orig.Display)
+	}
+}
+
+// TestAnImportedBlueprintWithDeadPartsExportsBack: a spec import lpp wrote
+// is validated as its blueprint is (lpp.IsImported, lpp.AsImported): a
+// transition an earlier unguarded one shadows, a state no path reaches and
+// a dead end are warnings, so it is written back (rich.json, trap2.json of
+// the audit: export refused them, "the spec is invalid (3 errors)").
+func TestAnImportedBlueprintWithDeadPartsExportsBack(t *testing.T) {
+	tests := []struct {
+		file     string
+		warnings []string
+	}{
+		{"rich.json", []string{
+			`transition of event "RESET" to "review" can never fire: the unguarded transition to "idle" above always fires first`,
+			`transition of event "REJECT" to "failed" can never fire: the unguarded transition to "failed" above always fires first`,
+			`state "orphan" is unreachable from the initial state "idle"`}},
+		{"trap2.json", []string{
+			`no final state can be reached from state "a"`,
+			`state "b" has no way out: it is not final and has no next transitions`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			orig, err := Load(filepath.Join("testdata", "roundtrip", tt.file))
+			require.NoError(t, err)
+			// validated without a mapping (machine's registry has no script.run: each unit a no-op)
+			text, err := ToSpecYAML(orig, &Mapping{Unmapped: true})
+			require.NoError(t, err)
+			require.True(t, IsImported(text))
+			spec, diags := mspec.Parse("x.spec.yaml", text)
+			require.False(t, diags.HasErrors(), "%s", diags.Err())
+			raw := validate.Validate(spec, machine.NewBuiltinRegistry())
+			require.True(t, raw.HasErrors(), "as a hand-written spec, it has errors")
+			vd := AsImported(raw)
+			require.False(t, vd.HasErrors(), "%s", vd.Errors().PrettyAll(text))
+			var got []string
+			for _, d := range vd.Warnings() {
+				got = append(got, d.Msg)
+			}
+			for _, w := range tt.warnings {
+				assert.Contains(t, got, w)
+			}
+			// written back with one (an unmapped unit's action is a no-op the spec cannot give back)
+			text, err = ToSpecYAML(orig, &Mapping{Units: map[string]Unit{"impl:json.load": {Script: "scripts/impl.py", Function: "json.load"}, "chk:gate": {Script: "scripts/chk.py", Function: "gate"}}})
+			require.NoError(t, err)
+			spec, diags = mspec.Parse("x.spec.yaml", text)
+			require.False(t, diags.HasErrors(), "%s", diags.Err())
+			out, err := FromSpec(spec)
+			require.NoError(t, err)
+			sameBlueprint(t, orig, out)
+		})
+	}
+}
+
+// TestOnlyASpecImportLppWroteIsImported: the # lpp-blueprint: line counts
+// among the comments a spec starts with, and only when it decodes.
+func TestOnlyASpecImportLppWroteIsImported(t *testing.T) {
+	assert.True(t, IsImported([]byte("# Generated\n\n# lpp-blueprint: {\"id\":\"x\"}\nlpp: 1\n")))
+	assert.False(t, IsImported([]byte("lpp: 1\n# lpp-blueprint: {\"id\":\"x\"}\n")))
+	assert.False(t, IsImported([]byte("# lpp-blueprint: {not json\nlpp: 1\n")))
+	assert.False(t, IsImported([]byte("lpp: 1\nname: x\n")))
 }

@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -226,4 +227,26 @@ func TestAMappedNameNeverTakesOneTheBlueprintWrites(t *testing.T) {
 	assert.Equal(t, []string{"a_b_2", "a_b", "end"}, ids)
 	assert.Equal(t, []string{"a-b", "a_b", "end"}, spelt)
 	assert.Equal(t, "a_b", bp.Transitions[0].To)
+}
+
+// TestAStateThatLeadsOnlyToADeadEndIsAWarning: idle → a → b, where b has
+// no transition: lpp's loader accepts it, so "no final state can be
+// reached from a" is a warning of the blueprint, like b's own.
+func TestAStateThatLeadsOnlyToADeadEndIsAWarning(t *testing.T) {
+	src := bpJSON(`"states": {"idle": {}, "a": {}, "b": {}}`, `"entry_state": "idle"`, `"terminal_states": {"done": {}}`,
+		`"transitions": [{"id": "t1", "from": "idle", "to": "a", "on_event": "GO"}, {"id": "t2", "from": "a", "to": "b", "on_event": "GO"},`+
+			` {"id": "t3", "from": "idle", "to": "done", "on_event": "FINISH"}]`)
+	bp, diags := Parse("trap2.json", []byte(src))
+	require.False(t, diags.HasErrors())
+	tr, err := Translate(bp, nil)
+	require.NoError(t, err)
+	spec, _ := tr.Spec()
+	vd := tr.Remap(validate.Validate(spec, machine.NewBuiltinRegistry()))
+	require.False(t, vd.HasErrors(), "%s", vd.Errors().PrettyAll([]byte(src)))
+	var got []string
+	for _, w := range vd.Warnings() {
+		got = append(got, fmt.Sprintf("%d:%d: %s", w.Pos.Line, w.Pos.Col, w.Msg))
+	}
+	assert.Contains(t, got, `1:61: no final state can be reached from state "a"`)
+	assert.Contains(t, got, `1:70: state "b" has no way out: it is not final and has no next transitions`)
 }

@@ -42,6 +42,7 @@ type meta struct {
 	// translated: FromSpec writes the blueprint's own text back when the
 	// spec's guard still holds that translation.
 	GateText []gateTextMeta `json:"gate_text,omitempty"`
+	Quoted   []quotedMeta   `json:"quoted_inputs,omitempty"`
 	// Names maps the internal names of states, events and properties the
 	// blueprint spells otherwise to its spelling; Implicit lists the
 	// properties it uses without declaring; TermOnly the terminal states
@@ -49,6 +50,14 @@ type meta struct {
 	Names    map[string]string `json:"names,omitempty"`
 	Implicit []string          `json:"implicit,omitempty"`
 	TermOnly []string          `json:"terminal_only,omitempty"`
+}
+
+// quotedMeta is a quoted text of a compute action's input_map ("'left'"):
+// the spec passes nil (as lpp passes None), FromSpec writes the text back.
+type quotedMeta struct {
+	Action string `json:"action"`
+	Key    string `json:"key"`
+	Src    string `json:"src"`
 }
 
 type gateTextMeta struct {
@@ -193,6 +202,13 @@ func metaOf(bp *Blueprint, wholeGates []gateTextMeta) []byte {
 		}
 	}
 	md.GateText = append(md.GateText, wholeGates...) // as translated where the payload is read whole
+	for _, a := range bp.Actions {
+		for _, kv := range a.InputMap {
+			if a.Type == ActionCompute && quotedLiteral(kv.Value) {
+				md.Quoted = append(md.Quoted, quotedMeta{Action: a.ID, Key: kv.Key, Src: kv.Value})
+			}
+		}
+	}
 	md.Names = bp.Orig
 	for _, p := range bp.Context {
 		if p.Implicit {
@@ -460,7 +476,7 @@ func stringEnum(p *Property) string {
 func (tr *translator) driverRule() string {
 	var parts []string
 	if len(tr.m.Start) > 0 {
-		parts = append(parts, strings.Join(tr.m.Start, ", ")+" when the run starts (if the entry state accepts it)")
+		parts = append(parts, strings.Join(tr.m.Start, ", ")+" when the run starts (if the entry state accepts it; one queued with the run, with its payload, first)")
 	}
 	if len(tr.m.Auto) > 0 {
 		parts = append(parts, strings.Join(tr.m.Auto, ", ")+" on entering a state that accepts it")

@@ -288,11 +288,15 @@ func (tr *translator) build() {
 	if start != "" && tr.reentered() {
 		st := &sState{name: startState, comment: fmt.Sprintf("the run starts by firing %s in the entry state %s", start, bp.Entry),
 			note: genDoc + "fires " + start, do: "noop", pos: bp.EntryPos}
-		st.next = tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)
+		// next: the driver fires START, without a payload; on: a START
+		// queued with the run (lppctl run --event START --payload JSON)
+		// is taken first, with its payload.
+		st.next = tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, true)
 		st.set = tr.resetPayload(st.next)
 		if needsFallback(st.next) {
 			st.next = append(st.next, sTrans{to: bp.Entry, note: "no " + start + " transition passed: enter " + bp.Entry})
 		}
+		st.on = []onList{{event: start, list: tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)}}
 		tr.states = append(tr.states, st)
 	}
 	for _, s := range bp.States {
@@ -340,6 +344,12 @@ func (tr *translator) waitingState(s *State) {
 		st.set = tr.resetPayload(st.next)
 		name := tr.waitName(s.ID)
 		startWait := s.ID == tr.bp.Entry && auto == tr.startEvent()
+		if startWait {
+			// A START queued with the run (lppctl run --event START
+			// --payload JSON) is taken first, with its payload; else the
+			// driver fires START without one (next).
+			st.on = []onList{{event: auto, list: tr.dispatch(s.ID, auto, tr.ownList(s.ID, auto), s.ID, false)}}
+		}
 		switch {
 		case !needsFallback(st.next):
 			return // a transition of the driver's event always fires: the state never waits

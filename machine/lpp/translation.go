@@ -2,6 +2,7 @@ package lpp
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -95,11 +96,47 @@ func (t *Translation) Remap(diags mspec.Diagnostics) mspec.Diagnostics {
 		where := fmt.Sprintf("in the spec it translates into (lppctl import lpp), line %d: %s", d.Pos.Line, strings.TrimSpace(t.yamlLine(&lines, d.Pos.Line)))
 		out[i].Pos, out[i].Span = p, 0
 		out[i].Hint = strings.TrimPrefix(d.Hint+"; "+where, "; ")
-		if d.Severity == mspec.SevError && legalInLPP(d.Msg) {
-			out[i].Severity = mspec.SevWarning
-			out[i].Hint = strings.TrimPrefix(out[i].Hint+"; lpp accepts such a blueprint, so lppctl warns", "; ")
-		}
+		lppAccepts(&out[i])
 		out[i].Msg = t.spell(out[i].Msg)
+	}
+	return out
+}
+
+// lppAccepts makes a warning of an error about a routing lpp's loader
+// accepts (legalInLPP).
+func lppAccepts(d *mspec.Diagnostic) {
+	if d.Severity == mspec.SevError && legalInLPP(d.Msg) {
+		d.Severity = mspec.SevWarning
+		d.Hint = strings.TrimPrefix(d.Hint+"; lpp accepts such a blueprint, so lppctl warns", "; ")
+	}
+}
+
+// IsImported reports whether a spec's text is one `lppctl import lpp`
+// wrote: a comment line `# lpp-blueprint: {...}` that decodes, among the
+// comments (and blank lines) the text starts with.
+func IsImported(src []byte) bool {
+	for line := range bytes.Lines(src) {
+		l := bytes.TrimSpace(line)
+		if len(l) > 0 && l[0] != '#' {
+			return false
+		}
+		if rest, ok := bytes.CutPrefix(l, []byte(strings.TrimSpace(metaPrefix))); ok {
+			var md meta
+			return json.Unmarshal(bytes.TrimSpace(rest), &md) == nil
+		}
+	}
+	return false
+}
+
+// AsImported validates a spec `lppctl import lpp` wrote (IsImported) as
+// the blueprint's translation is validated: its diagnostics, with an error
+// about a routing lpp's loader accepts (a transition an earlier unguarded
+// one shadows, a state no path reaches, a dead end, ...) made a warning,
+// so that the spec exports back to its blueprint. diags is not changed.
+func AsImported(diags mspec.Diagnostics) mspec.Diagnostics {
+	out := slices.Clone(diags)
+	for i := range out {
+		lppAccepts(&out[i])
 	}
 	return out
 }
@@ -107,10 +144,12 @@ func (t *Translation) Remap(diags mspec.Diagnostics) mspec.Diagnostics {
 // legalInLPP reports whether a finding about the translated spec is of a
 // routing lpp's loader accepts (a warning for a blueprint, an error for a
 // spec): a transition an earlier unguarded one shadows, a state no path
-// reaches, a blueprint with no terminal state, a state no event leaves.
+// reaches, a blueprint with no terminal state, a state no event leaves, a
+// state from which no terminal state can be reached (its ways out lead only
+// to such a dead end, or round a cycle: lpp's loader checks none of it).
 func legalInLPP(msg string) bool {
 	for _, s := range []string{"can never fire: the unguarded transition", "is unreachable from the initial state",
-		"the spec has no final state", "has no way out", "can never fire: it has no transition"} {
+		"the spec has no final state", "has no way out", "can never fire: it has no transition", "no final state can be reached from state"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

@@ -43,7 +43,10 @@ type token struct {
 }
 
 // maxGateLen bounds a gate expression (characters), and maxGateDepth its
-// nesting, so that a hostile blueprint is an error, not a stack overflow.
+// nesting, so that a hostile blueprint is an error, not a stack overflow
+// or minutes of work (a 260 KB gate took 31 s before the expression's node
+// limit refused it). lpp's lint warns past 120 characters; the longest
+// gate of lpp's repository has 93: the bound is a hundred times that.
 const (
 	maxGateLen   = 10_000
 	maxGateDepth = 100
@@ -53,7 +56,7 @@ const (
 func lex(src string) ([]token, error) {
 	rs := []rune(src)
 	if len(rs) > maxGateLen {
-		return nil, gateErr(1, 1, "split it into several gates", "the expression is longer than %d characters", maxGateLen)
+		return nil, gateErr(1, 1, "split it into several gates (a transition's gates must all pass)", "the expression is longer than %d characters, more than lppctl reads (lpp's lint warns past 120)", maxGateLen)
 	}
 	var out []token
 	for i := 0; i < len(rs); {

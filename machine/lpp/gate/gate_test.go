@@ -198,6 +198,7 @@ func TestTranslateGateRefuses(t *testing.T) {
 		{`(count > 1`, 11, `the expression ends too early: expected ")"`, false},
 		{``, 1, `the expression is empty`, false},
 		{`count == null`, 10, `null is not a Python constant`, true},
+		{"count > 1" + strings.Repeat(" and count > 1", 715), 1, `the expression is longer than 10000 characters, more than lppctl reads (lpp's lint warns past 120)`, true},
 		{`x = 1 if True`, 3, `"=" is an assignment; a gate only compares`, true},
 		{`count if approved`, 18, `the expression ends too early: expected "else"`, false},
 		{`event.foo == 1`, 7, `event has no field "foo"`, true},
