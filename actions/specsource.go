@@ -36,7 +36,7 @@ type specSource struct {
 // driver and no units), and its diagnostics point into the JSON.
 func decodeSource(reg *machine.Registry, root, path string, src []byte, opts ...validate.ValidateOption) *specSource {
 	s := &specSource{path: path, src: src}
-	if !lpp.HasSchema(src) {
+	if !lpp.ReadAsBlueprint(path, src) {
 		s.spec, s.diags = validate.Check(path, src, reg, opts...)
 		return s
 	}

@@ -120,7 +120,7 @@ func exportBlueprint(c *cli.Context, format string) (bool, error) {
 		_, err = readCapped(path, "spec", limit)
 		return true, err
 	}
-	if err != nil || !lpp.IsLPP(src) {
+	if err != nil || !lpp.IsLPP(src) && !lpp.ReadAsBlueprint(path, src) {
 		return false, nil
 	}
 	if format != "mermaid" {

@@ -62,7 +62,7 @@ func parseSpecFile(path string, src []byte, mappingFor string) (*specFile, error
 // blueprint's compute units lack a mapping (a warning: the mapping is
 // needed only to run), each such unit a no-op of the translation.
 func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*specFile, error) {
-	if !lpp.HasSchema(src) {
+	if !lpp.ReadAsBlueprint(path, src) {
 		spec, diags := mspec.Parse(path, src)
 		return &specFile{Spec: spec, Diags: diags, Src: src, imported: lpp.IsImported(src)}, nil
 	}
@@ -179,7 +179,7 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 		}
 		return diags
 	}
-	if !lpp.HasSchema(src) {
+	if !lpp.ReadAsBlueprint(path, src) {
 		f := &specFile{Src: src, imported: lpp.IsImported(src)}
 		spec, diags := validate.Check(path, src, reg, opts...)
 		if spec != nil {

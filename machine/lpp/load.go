@@ -3,6 +3,7 @@ package lpp
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,6 +50,24 @@ func IsLPP(src []byte) bool {
 func HasSchema(src []byte) bool {
 	_, ok := schemaOf(src)
 	return ok
+}
+
+// ReadAsBlueprint reports whether the file at path holding src is read as
+// an L++ document (Parse) rather than as an lppctl spec: a JSON object with
+// a string $schema (HasSchema), or any .json file except one that is a JSON
+// object without a $schema key (a spec written as JSON). So a .json file
+// that is not JSON at all, or whose $schema is not a string, gets Parse's
+// JSON diagnostics ("invalid JSON ... at line:col", "$schema must be ..."),
+// not a spec's YAML ones.
+func ReadAsBlueprint(path string, src []byte) bool {
+	if HasSchema(src) {
+		return true
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".json") {
+		return false
+	}
+	root, _, err := scanJSON(src, true)
+	return err != nil || root.kind != kObject || root.get("$schema") != nil
 }
 
 func schemaOf(src []byte) (string, bool) {
