@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/lppctl/lppctl/actions"
 	"io/fs"
 	"os"
 
@@ -64,10 +65,32 @@ func runImport(c *cli.Context) error {
 		if err := os.WriteFile(file, out, 0o644); err != nil {
 			return fmt.Errorf("cannot write spec: %w", err)
 		}
+	} else if _, err := c.App.Writer.Write(out); err != nil {
+		return err
+	}
+	return importedValid(c, path, bp.Source)
+}
+
+// importedValid checks the blueprint as check does, once its spec is
+// written (the diagnostics' hints name the spec's lines): a translation
+// that validate, check and run would refuse is an invalid-input error
+// (exit 3) with the diagnostics on stderr, not a silent success.
+func importedValid(c *cli.Context, path string, src []byte) error {
+	reg, err := buildRegistry(agentConfig{}, nil)
+	if err != nil {
+		return err
+	}
+	// Its content, as check reads it: the files and the policy a run needs
+	// are validate's, where the project is (import may run anywhere).
+	_, diags, err := validateSpecFile(path, src, reg, actions.CheckOptions{Root: ".", NoFiles: true})
+	if err != nil {
+		return withCode(exitInvalidSpec, err)
+	}
+	if !diags.HasErrors() {
 		return nil
 	}
-	_, err = c.App.Writer.Write(out)
-	return err
+	fmt.Fprintf(c.App.ErrWriter, "%s\n\n", diags.Errors().PrettyAll(src))
+	return withCode(exitInvalidSpec, fmt.Errorf("%s: the spec is written, but validate, check and run refuse the blueprint (%s)", path, countDiags(diags)))
 }
 
 // loadBlueprint reads a blueprint, printing its problems (with carets) and

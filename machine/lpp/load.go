@@ -299,9 +299,16 @@ func (d *decoder) want(n *node, k kind, what string) bool {
 	if n.kind == k {
 		return true
 	}
-	d.errorf(n.pos, 1, "", "%s must be %s, not %s", what, k, n.describe())
+	hint := fmt.Sprintf("write %s here, as lpp's loader reads one (%s)", k, kindExample[k])
+	if n.kind == kNull {
+		hint = fmt.Sprintf("remove the null, or write %s here (%s)", k, kindExample[k])
+	}
+	d.errorf(n.pos, 1, hint, "%s must be %s, not %s", what, k, n.describe())
 	return false
 }
+
+// kindExample shows a JSON value of each kind, for want's hint.
+var kindExample = [...]string{"null", "true or false", "a number such as 3", `"text"`, `[...]`, `{"key": ...}`}
 
 // identity reads id, name or version: required by lpp's loader, of any
 // JSON type (lpp reads them as they are); a value that is not a string is

@@ -10,7 +10,8 @@ import (
 // TestIdentityAndStateHooksAreCheckedAsLppsLoaderChecksThem: lpp's loader
 // requires id, name and version (of any JSON type) and refuses on_enter or
 // on_exit naming an action it does not declare; lppctl refuses the same,
-// at the place, with a hint. They used to read without an error.
+// at the place, with a hint. They used to read without an error. A value
+// of the wrong JSON kind says what to write (a null transition had no hint).
 func TestIdentityAndStateHooksAreCheckedAsLppsLoaderChecksThem(t *testing.T) {
 	const rest = `"states": {"a": {}}, "entry_state": "a", "terminal_states": {"b": {}},
  "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO"}]`
@@ -28,6 +29,13 @@ func TestIdentityAndStateHooksAreCheckedAsLppsLoaderChecksThem(t *testing.T) {
  "transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO"}]}`, []string{
 				`x.json:2:32: on_enter of state "a" names "set_a", which is not declared in actions (lpp's loader refuses it too) | did you mean "seta"?`,
 				`x.json:2:53: on_exit of state "a" must be a list of action ids, not the string "seta" (lpp's loader refuses it) | write "on_exit": ["ACTION_ID"]`}},
+		{"a null transition", `{"$schema": "lpp/v0.2.0", "id": "x", "name": "x", "version": "1", "states": {"a": {}}, "entry_state": "a", "terminal_states": {"b": {}},
+ "transitions": [null]}`, []string{
+			`x.json:2:18: transition 1 must be an object, not null | remove the null, or write an object here ({"key": ...})`}},
+		{"states given as a list", `{"$schema": "lpp/v0.2.0", "id": "x", "name": "x", "version": "1", "states": [], "entry_state": "a", "terminal_states": {"b": {}},
+ "transitions": []}`, []string{
+			`x.json:1:77: states must be an object, not an array | write an object here, as lpp's loader reads one ({"key": ...})`,
+			`x.json:1:96: entry_state "a" is not a state (lpp's loader refuses it too) | did you mean "b"?`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, diags := Parse("x.json", []byte(c.src))
