@@ -305,45 +305,26 @@ func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 		// The event the action emitted comes first: when it applies, it is
 		// taken, and neither other events nor next are looked at (spec.md,
 		// "How a spec runs"); when it does not, it is dropped.
-		x.env[mspec.VarEvent] = ev.Payloads[0]
-		for i, ct := range ev.Trans {
-			if ct.Guard != nil {
-				ok, err := x.holds(ct.Guard, ev.guardMemo[i])
-				if err != nil {
-					delete(x.env, mspec.VarEvent)
-					return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
-				}
-				if !ok {
-					continue
-				}
-			}
-			delete(x.env, mspec.VarEvent)
+		i, serr := x.eventTakes(st, ev, ev.Payloads[0])
+		if serr != nil {
+			return nil, serr
+		}
+		if i >= 0 {
 			out = append(out, choice{ev: ev, evTrans: int32(i)})
 			x.choices = out[:0]
 			return out, nil
 		}
-		delete(x.env, mspec.VarEvent)
 	}
 	for _, ev := range st.Events {
 		for p, val := range ev.Payloads {
-			x.env[mspec.VarEvent] = val
-			for i, ct := range ev.Trans {
-				if ct.Guard != nil {
-					ok, err := x.holds(ct.Guard, ev.guardMemo[i])
-					if err != nil {
-						delete(x.env, mspec.VarEvent)
-						return nil, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
-					}
-					if !ok {
-						continue
-					}
-				}
-				// The first transition whose guard holds takes the event.
+			i, serr := x.eventTakes(st, ev, val)
+			if serr != nil {
+				return nil, serr
+			}
+			if i >= 0 {
 				out = append(out, choice{ev: ev, evTrans: int32(i), payload: int32(p)})
-				break
 			}
 		}
-		delete(x.env, mspec.VarEvent)
 	}
 	defer func() { x.choices = out[:0] }() // the buffer, grown, for the next call
 	for i := range st.edges {
@@ -604,6 +585,26 @@ func (x *Explorer) builtinAction(st *Xstate) {
 			}
 		}
 	}
+}
+
+// eventTakes returns the transition of ev that takes it in st with the
+// payload val: the first whose guard holds, -1 when none does.
+func (x *Explorer) eventTakes(st *Xstate, ev *xevent, val any) (int, *stopErr) {
+	x.env[mspec.VarEvent] = val
+	defer delete(x.env, mspec.VarEvent)
+	for i, ct := range ev.Trans {
+		if ct.Guard == nil {
+			return i, nil
+		}
+		ok, err := x.holds(ct.Guard, ev.guardMemo[i])
+		if err != nil {
+			return -1, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
+		}
+		if ok {
+			return i, nil
+		}
+	}
+	return -1, nil
 }
 
 // paramDefault returns the default of an action's parameter (nil if none).

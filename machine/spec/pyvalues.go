@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -89,7 +90,7 @@ func (n pyNumber) value() any {
 // are then false).
 func pyNumCmp(a, b pyNumber) (int, bool) {
 	if a.isInt && b.isInt {
-		return cmpInt(a.i, b.i), true
+		return cmp.Compare(a.i, b.i), true
 	}
 	if !a.isInt && math.IsNaN(a.f) || !b.isInt && math.IsNaN(b.f) {
 		return 0, false
@@ -102,16 +103,6 @@ func pyNumCmp(a, b pyNumber) (int, bool) {
 		return cmpFloat(a.float(), b.float()), true
 	}
 	return ra.Cmp(rb), true
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func cmpFloat(a, b float64) int {
@@ -376,7 +367,7 @@ func pyCompare(a any, op string, b any) (bool, error) {
 					return pyCompare(x[i], op, y[i])
 				}
 			}
-			return cmpHolds(cmpInt(len(x), len(y)), op), nil
+			return cmpHolds(cmp.Compare(len(x), len(y)), op), nil
 		}
 	}
 	return false, pyTypeErr("'%s' not supported between instances of '%s' and '%s'", op, pyTypeName(a), pyTypeName(b))
