@@ -1,13 +1,10 @@
 package runstore
 
 import (
-	"context"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/lppctl/lppctl/machine"
 )
 
 // A later version may change variables with a kind of delta this one does
@@ -28,20 +25,7 @@ func TestALineWithAKindOfChangeThisVersionDoesNotKnowIsRefused(t *testing.T) {
 		{name: "another member a later version adds is read as before", line: 3, member: `"cost":{"usd":1}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := specMachine(t, "count.yaml")
-			vars := map[string]any{"limit": 100}
-			store := New(t.TempDir())
-			run, err := store.Create(Meta{Spec: "count.yaml", Vars: vars}, nil)
-			require.NoError(t, err)
-			j, err := run.OpenJournal(FsyncNever)
-			require.NoError(t, err)
-			for i := 1; i <= 5; i++ {
-				require.NoError(t, j.OnStep(context.Background(), &machine.Record{Seq: i, From: "work", To: "work", Via: "next[1]", Vars: map[string]any{"n": i}}))
-			}
-			require.NoError(t, j.Close())
-			run.Meta.Steps, run.Meta.Status, run.Meta.PID = 5, machine.StatusInterrupted, 0
-			require.NoError(t, run.SaveMeta())
-			run.Unlock()
+			m, vars, store, run := fiveCountSteps(t)
 			lines := journalLines(t, run)
 			seq := tc.line - 1
 			line := `{"type":"step","seq":` + string(rune('0'+seq)) + `,"from":"work","to":"work","via":"next[1]","vars":{"n":` + string(rune('0'+seq)) + `},` + tc.member + `,"start":"2026-11-26T20:01:27Z","duration":0}` + "\n"
@@ -53,7 +37,7 @@ func TestALineWithAKindOfChangeThisVersionDoesNotKnowIsRefused(t *testing.T) {
 				want = "cannot read journal: " + run.Path(JournalFile) + tc.want
 			}
 
-			_, err = run.ReadJournal()
+			_, err := run.ReadJournal()
 			if want == "" {
 				require.NoError(t, err)
 			} else {

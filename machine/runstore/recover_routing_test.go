@@ -121,6 +121,27 @@ func TestRecoverReadsALineThatEndsWhereTheReadBufferDoes(t *testing.T) {
 // it) is refused by Replay, with the message Recover gave before
 // (`lppctl resume` puts "cannot resume run ID: " before either).
 func TestAForgedLineIsAnErrorWhenReplayReadsIt(t *testing.T) {
+	m, vars, store, run := fiveCountSteps(t)
+	lines := journalLines(t, run)
+	forged := `{"type":"step","seq":2,"from":"work","to":"work","via":"next[1]","vars":{"n":2,},"start":"2026-11-26T20:01:27Z","duration":0}` + "\n"
+	lines[2] = string(withCRC([]byte(forged)))
+	writeLines(t, run, lines)
+	require.NoError(t, os.Remove(run.Path(CommitFile)))
+
+	rc, err := store.Recover(run.Meta.ID)
+	require.NoError(t, err)
+	defer rc.Release()
+	r2, err := m.NewRun(vars)
+	require.NoError(t, err)
+	err = rc.Replay(r2)
+	require.EqualError(t, err, "cannot read journal: "+run.Path(JournalFile)+":3: invalid JSON: invalid character '}' looking for beginning of object key string")
+}
+
+// fiveCountSteps journals five steps of count.yaml's loop (n 1 to 5) in a
+// new store and leaves the run interrupted: its machine, the vars it
+// started with, the store and the run.
+func fiveCountSteps(t *testing.T) (*machine.Machine, map[string]any, *Store, *Run) {
+	t.Helper()
 	m := specMachine(t, "count.yaml")
 	vars := map[string]any{"limit": 100}
 	store := New(t.TempDir())
@@ -135,17 +156,5 @@ func TestAForgedLineIsAnErrorWhenReplayReadsIt(t *testing.T) {
 	run.Meta.Steps, run.Meta.Status, run.Meta.PID = 5, machine.StatusInterrupted, 0
 	require.NoError(t, run.SaveMeta())
 	run.Unlock()
-	lines := journalLines(t, run)
-	forged := `{"type":"step","seq":2,"from":"work","to":"work","via":"next[1]","vars":{"n":2,},"start":"2026-11-26T20:01:27Z","duration":0}` + "\n"
-	lines[2] = string(withCRC([]byte(forged)))
-	writeLines(t, run, lines)
-	require.NoError(t, os.Remove(run.Path(CommitFile)))
-
-	rc, err := store.Recover(run.Meta.ID)
-	require.NoError(t, err)
-	defer rc.Release()
-	r2, err := m.NewRun(vars)
-	require.NoError(t, err)
-	err = rc.Replay(r2)
-	require.EqualError(t, err, "cannot read journal: "+run.Path(JournalFile)+":3: invalid JSON: invalid character '}' looking for beginning of object key string")
+	return m, vars, store, run
 }
