@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"unicode/utf8"
@@ -42,7 +41,7 @@ func (tv *traceValues) show(name string, v any, keys []string, patched bool, n i
 	return shorten(s, n)
 }
 
-// mapPrefix encodes m as json.Marshal does, stopping past n characters.
+// mapPrefix encodes m as plainJSON does, stopping past n characters.
 func (tv *traceValues) mapPrefix(name string, m map[string]any, keys []string, patched bool, n int) (string, bool) {
 	ks, known := tv.sorted[name]
 	if patched && known {
@@ -88,7 +87,7 @@ func (tv *traceValues) mapPrefix(name string, m map[string]any, keys []string, p
 	return w.String(), true
 }
 
-// listPrefix encodes xs as json.Marshal does, stopping past n characters.
+// listPrefix encodes xs as plainJSON does, stopping past n characters.
 func listPrefix(xs []any, n int) (string, bool) {
 	w := prefixWriter{limit: n}
 	w.write("[")
@@ -107,7 +106,7 @@ func listPrefix(xs []any, n int) (string, bool) {
 	return w.String(), true
 }
 
-// stringPrefix encodes the beginning of s as json.Marshal does, past n
+// stringPrefix encodes the beginning of s as plainJSON does, past n
 // characters when s is longer: each character of s is one or more of its
 // encoding, so its first n+1 characters are enough (a transcript that grows
 // at every step was encoded whole, then cut, at every step).
@@ -120,7 +119,7 @@ func stringPrefix(s string, n int) string {
 		}
 		runes++
 	}
-	b, err := json.Marshal(s[:cut])
+	b, err := plainJSON(s[:cut])
 	if err != nil { // a string always encodes
 		return compactJSON(s)
 	}
@@ -143,9 +142,9 @@ func (w *prefixWriter) write(s string) {
 	w.runes += utf8.RuneCountInString(s)
 }
 
-// value writes v as json.Marshal encodes it; false when it cannot.
+// value writes v as plainJSON encodes it; false when it cannot.
 func (w *prefixWriter) value(v any) bool {
-	b, err := json.Marshal(v)
+	b, err := plainJSON(v)
 	if err != nil {
 		return false
 	}

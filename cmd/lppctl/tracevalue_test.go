@@ -143,3 +143,13 @@ func TestTracingAGrowingStringIsLinearInItsSteps(t *testing.T) {
 	t.Logf("bytes allocated: %d (1,000 steps), %d (4,000): ×%.2f", got[0], got[1], ratio)
 	assert.LessOrEqual(t, ratio, 5.0, "bytes allocated tracing 4,000 steps / 1,000 steps")
 }
+
+// runs show and runs trace print values for a person: <, > and & as they
+// are, not as JSON's HTML escapes (\u003c...), which json.Marshal writes.
+func TestShownValuesKeepAngleBracketsAndAmpersands(t *testing.T) {
+	v := map[string]any{"html": "<b>fish & chips</b>", "n": 1}
+	assert.Equal(t, `{"html":"<b>fish & chips</b>","n":1}`, compactJSON(v))
+	assert.Equal(t, `"<b>fish `, stringPrefix("<b>fish & chips</b>", 7), "the first n+1 characters")
+	var tv traceValues
+	assert.Equal(t, `"<b>fish & chips</b>"`, tv.show("s", "<b>fish & chips</b>", nil, false, 40))
+}
