@@ -150,6 +150,12 @@ func TestRunsForkStartsANewRunFromAPastStep(t *testing.T) {
 	require.Len(t, l.Records, 3)
 	assert.Equal(t, 3, l.Records[2].Vars["n"], "the fork's context is the run's after step 3")
 
+	// Its trace counts from its first (copied) step: no negative offset.
+	out.Reset()
+	require.Equal(t, exitOK, run([]string{"lppctl", "runs", "trace", got.ID}, strings.NewReader(""), &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "\n1     +0s ")
+	assert.NotRegexp(t, `(?m)^\S+\s+-\d`, out.String())
+
 	out.Reset()
 	require.Equal(t, exitOK, run([]string{"lppctl", "resume", got.ID, "-q"}, strings.NewReader(""), &out, &errb), errb.String())
 	assert.Equal(t, "completed in done after 7 steps\n", out.String())

@@ -393,6 +393,11 @@ func runsTraceAction(c *cli.Context) error {
 		return nil
 	}
 	t0 := run.Meta.Start
+	if _, err := os.Stat(filepath.Join(run.Dir, ForkFile)); err == nil && len(l.Records) > 0 && l.Records[0].Start.Before(t0) {
+		// A fork's first steps are copies of its source's, made before the
+		// fork: offsets count from the first of them, not negative.
+		t0 = l.Records[0].Start
+	}
 	offset := func(t time.Time) string { return traceOffset(t0, t) }
 	const row = "%-5s %-9s %-10s %s\n"
 	fmt.Fprintf(w, row, "STEP", "AT", "TOOK", "TRANSITION")
