@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/netx"
@@ -79,9 +80,12 @@ func sameOrigin(origin, host string) bool {
 // CheckAddr refuses a listen address that is not loopback unless
 // allowNonLoopback (then a token is required: the caller makes one).
 func CheckAddr(addr string, allowNonLoopback bool) error {
-	host := addr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		host = h
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("cannot serve the UI on %s: write HOST:PORT, e.g. 127.0.0.1:8780 (port 0: any free one)", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("cannot serve the UI on %s: the port %q is not a number from 0 to 65535", addr, port)
 	}
 	if host == "localhost" {
 		return nil

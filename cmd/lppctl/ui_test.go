@@ -158,3 +158,15 @@ func TestUIButtonsRunLppctlProcesses(t *testing.T) {
 	var out, errb bytes.Buffer
 	require.Equal(t, exitOK, run([]string{"lppctl", "runs", "cancel", id, "--root", root}, strings.NewReader(""), &out, &errb), errb.String())
 }
+
+func TestUIABadAddrIsAUsageError(t *testing.T) {
+	tests := []struct{ addr, stderr string }{
+		{"127.0.0.1:99999", `lppctl: cannot serve the UI on 127.0.0.1:99999: the port "99999" is not a number from 0 to 65535`},
+		{"127.0.0.1", "lppctl: cannot serve the UI on 127.0.0.1: write HOST:PORT, e.g. 127.0.0.1:8780 (port 0: any free one)"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, "ui", "--addr", tt.addr, "--root", t.TempDir())
+		assert.Equal(t, exitUsage, code, tt.addr)
+		assert.Equal(t, tt.stderr, strings.TrimSpace(stderr), tt.addr)
+	}
+}
