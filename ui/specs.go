@@ -142,7 +142,7 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 		} else {
 			spec, diags = validate.Check(path, src, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root))
 		}
-		f.Errors = len(diags.Errors())
+		f.Errors = diags.Count(mspec.SevError) // those validate folds as alike included
 		if spec != nil {
 			f.Description, _, _ = strings.Cut(spec.Description, "\n")
 		}
@@ -156,7 +156,8 @@ type specData struct {
 	Blueprint bool // an L++ blueprint: drawn, not checked
 	Import    string
 	Diags     []diagView
-	Errors    int
+	Errors    int // as lppctl validate counts them
+	Warnings  int
 	Diagram   diagram
 	DrawnOf   string // the property whose counterexample the diagram shows
 	Pretty    string // the diagnostics as lppctl validate prints them
@@ -220,10 +221,10 @@ type diagView struct {
 func (d *specData) setDiags(diags mspec.Diagnostics, src []byte) {
 	for _, dg := range diags {
 		d.Diags = append(d.Diags, diagView{Severity: dg.Severity.String(), Where: fmt.Sprintf("%d:%d", dg.Pos.Line, dg.Pos.Col), Msg: dg.Msg, Hint: dg.Hint})
-		if dg.Severity == mspec.SevError {
-			d.Errors++
-		}
 	}
+	// As lppctl validate counts them: those folded as alike ("and N more
+	// like it") included.
+	d.Errors, d.Warnings = diags.Count(mspec.SevError), diags.Count(mspec.SevWarning)
 	if len(diags) > 0 {
 		d.Pretty = diags.PrettyAll(src)
 	}
