@@ -140,6 +140,9 @@ func TestSpecPageCheckIsBounded(t *testing.T) {
 	}{
 		{"max states", Options{CheckMaxStates: 100}, false,
 			`<p class="warn" id="check-stopped">stopped early: max-states: 100 distinct (state, context) pairs explored; raise --max-states</p>`, "UNKNOWN"},
+		// not "no property fails" in green while verdicts are UNKNOWN
+		{"max states, undecided", Options{CheckMaxStates: 100}, false,
+			`<p class="warn" id="check-summary">undecided: the check stopped early; 5 of 7 properties are UNKNOWN (no deadlock, every state reachable, termination (no trap), bounds (ranges, max_transitions), expressions evaluate), none fails in what it explored: 100 (state, context) pairs, `, "UNKNOWN"},
 		{"time limit", Options{CheckTimeout: time.Nanosecond}, false,
 			`<p class="warn" id="check-stopped">stopped early: the UI&#39;s time limit of 1ns ran out (lppctl ui --check-timeout raises it; lppctl check specs/loop.yaml has none)</p>`, "UNKNOWN"},
 		{"busy", Options{CheckTimeout: 20 * time.Millisecond}, true,
