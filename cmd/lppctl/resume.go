@@ -256,11 +256,22 @@ func checkPauseStep(c *cli.Context, rc *runstore.Recovery) error {
 		return nil
 	}
 	want, steps := c.Int("pause-step"), rc.Log.Steps()
-	if p := rc.Pause(); p != nil && steps == want {
+	p := rc.Pause()
+	if p != nil && steps == want {
 		return nil
 	}
 	meta := &rc.Run.Meta
-	return usageErrorf("run %s no longer waits for this decision (it paused after step %d; it is %s in %s after %s now): the decision was already taken; reload to see what it waits for", meta.ID, want, meta.Status, meta.State, countSteps(steps))
+	return stalePause(meta.ID, want, p != nil, meta.Status, meta.State, steps)
+}
+
+// stalePause is the refusal of a decision for the pause after step want
+// (--pause-step) by a run that stands elsewhere: taken already when the run
+// no longer waits, or meant for another pause than the one it waits in.
+func stalePause(id string, want int, paused bool, status machine.Status, state string, steps int) error {
+	if paused {
+		return usageErrorf("run %s waits in %s after %s; this decision answers a pause after step %d, not the one it waits in now (an older page, or a form that names another pause): nothing was done; reload to see what it waits for", id, state, countSteps(steps), want)
+	}
+	return usageErrorf("run %s no longer waits for this decision (it paused after step %d; it is %s in %s after %s now): the decision was already taken; reload to see what it waits for", id, want, status, state, countSteps(steps))
 }
 
 // resumeInput reads --approve, --reject and --answer (at most one).

@@ -170,3 +170,22 @@ func TestUIABadAddrIsAUsageError(t *testing.T) {
 		assert.Equal(t, tt.stderr, strings.TrimSpace(stderr), tt.addr)
 	}
 }
+
+// TestUIADecisionForAnotherPauseOfAPausedRunSaysSo: a decision naming a
+// pause the run never stood in (a stale or hand-made form) on a run that is
+// still paused is refused as meant for another pause, not as taken already,
+// and changes nothing.
+func TestUIADecisionForAnotherPauseOfAPausedRunSaysSo(t *testing.T) {
+	root, id := pausedRun(t)
+	runDir := filepath.Join(root, runstore.DefaultDir)
+	journal := filepath.Join(runDir, id, runstore.JournalFile)
+	before, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	_, err = uiDecide(lppctlExe(t), root, runDir)(context.Background(), ui.Decision{Run: id, PauseStep: 0, Kind: "approve"})
+	var ref *ui.Refusal
+	require.ErrorAs(t, err, &ref)
+	assert.Equal(t, fmt.Sprintf("run %s waits in approve_plan after 1 step; this decision answers a pause after step 0, not the one it waits in now (an older page, or a form that names another pause): nothing was done; reload to see what it waits for", id), ref.Msg)
+	after, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+}
