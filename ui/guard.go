@@ -67,6 +67,20 @@ func (s *Server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
+// fromAnotherSite reports whether the browser says a request was sent by
+// another site's page (Sec-Fetch-Site cross-site or same-site: another
+// port of localhost is same-site), not by the UI's own pages ("same-origin")
+// or the person typing the URL ("none"). A request without the header (an
+// older browser, curl) is not from another site's page: the Origin check of
+// guard covers what those send.
+func fromAnotherSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return false
+	}
+	return true
+}
+
 // sameOrigin reports whether an Origin header names the host the request
 // was sent to (scheme http or https, the same host and port).
 func sameOrigin(origin, host string) bool {

@@ -253,8 +253,14 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 	}
 	var tracePath []string
 	current := ""
+	code := http.StatusOK
 	if q.Get("check") != "" {
 		switch {
+		case fromAnotherSite(r):
+			// A check costs up to --check-timeout and holds the checker:
+			// another site's page (an <img>, a link) does not start one.
+			code = http.StatusForbidden
+			d.Check = &checkView{Error: fmt.Sprintf("cannot check %s: the request came from another site (Sec-Fetch-Site: %s); press Check on this page to run it", rel, r.Header.Get("Sec-Fetch-Site"))}
 		case spec == nil || d.Errors > 0:
 			d.Check = &checkView{Error: fmt.Sprintf("cannot check %s: the spec has %s: fix them (see above), then check again", rel, textx.Count(d.Errors, "error", "errors"))}
 		default:
@@ -279,7 +285,7 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 	if tracePath != nil { // a flowchart: the trace's transitions lit too
 		d.Diagram = s.drawSpecAs(r.Context(), spec, "mermaid-flowchart", tracePath, current)
 	}
-	s.render(w, http.StatusOK, "spec.html", d)
+	s.render(w, code, "spec.html", d)
 }
 
 // readSpec reads a spec or blueprint under the root (rel: slash-separated),
