@@ -30,8 +30,8 @@ type specsData struct {
 type specFile struct {
 	Path      string // slash-separated, relative to the root
 	Blueprint bool   // an L++ blueprint (JSON), else a YAML spec
-	// Errors is the number of errors validate finds in a spec (-1: not
-	// validated); Description its first line.
+	// Errors is the number of errors validate finds in a spec, or import
+	// in a blueprint (-1: not read); Description its first line.
 	Errors      int
 	Description string
 }
@@ -74,7 +74,7 @@ func specFiles(root string) ([]specFile, error) {
 			}
 		case ".json":
 			if src, err := readUnder(r, rel); err == nil && bytes.Contains(src, []byte("lpp/")) && lpp.IsBlueprint(src) {
-				out = append(out, specFile{Path: filepath.ToSlash(rel), Blueprint: true})
+				out = append(out, specFile{Path: filepath.ToSlash(rel), Blueprint: true, Errors: -1})
 			}
 		}
 		return nil
@@ -127,12 +127,17 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 	defer root.Close()
 	for i := range files {
 		f := &files[i]
-		if f.Blueprint {
-			continue
-		}
 		path := filepath.Join(s.opts.Root, filepath.FromSlash(f.Path))
 		src, err := readUnder(root, filepath.FromSlash(f.Path))
 		if err != nil {
+			continue
+		}
+		if f.Blueprint { // as its page and lppctl import lpp find them
+			bp, diags := lpp.Parse(path, src)
+			f.Errors = diags.Count(mspec.SevError)
+			if bp != nil {
+				f.Description, _, _ = strings.Cut(bp.Description, "\n")
+			}
 			continue
 		}
 		var spec *mspec.Spec
