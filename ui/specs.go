@@ -342,7 +342,7 @@ func (s *Server) loadSpec(r *http.Request, rel string) (specData, *mspec.Spec, i
 		d.Name, d.Description = spec.Name, spec.Description
 		if d.Errors == 0 && s.opts.Exe != "" {
 			d.Start = startForm(spec, nil)
-			c, _ := startArgs(s, rel, spec, d.Start)
+			c, _, _ := startArgs(s, rel, spec, d.Start) // the defaults: no --var, nothing written
 			d.StartCLI = c.Show
 		}
 	}
