@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -125,11 +124,7 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 	}
 	run, err := s.store.Open(id)
 	if err != nil {
-		status := http.StatusInternalServerError
-		if errors.Is(err, runstore.ErrNotFound) {
-			status = http.StatusNotFound
-		}
-		s.fail(w, status, err)
+		s.fail(w, openStatus(err), err)
 		return
 	}
 	row := summarize(run)

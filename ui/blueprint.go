@@ -7,9 +7,9 @@ import (
 	"github.com/lppctl/lppctl/machine/lpp"
 )
 
-// blueprintPage shows an L++ blueprint (rel under the root, at path): the
-// problems lppctl import finds, positioned in the JSON, and its drawing
-// (lpp.Mermaid, as lppctl export draws it).
+// blueprintPage shows an L++ blueprint (rel under the root, at path): its
+// validity, the problems lppctl import finds, positioned in the JSON, its
+// drawing (lpp.Mermaid, as lppctl export draws it) and its source.
 func (s *Server) blueprintPage(w http.ResponseWriter, rel, path string, src []byte) {
 	if !lpp.IsLPP(src) {
 		s.failf(w, http.StatusBadRequest, "cannot show %q: it is not an L++ blueprint (its \"$schema\" does not name lpp/v0.1.x or lpp/v0.2.0)", rel)
@@ -18,6 +18,10 @@ func (s *Server) blueprintPage(w http.ResponseWriter, rel, path string, src []by
 	bp, diags := lpp.Parse(path, src)
 	d := specData{page: page{Title: "Blueprint " + rel, Nav: "specs"}, Path: rel, Blueprint: true}
 	d.setDiags(diags, src)
+	d.Source = sourceLines(src, diags)
+	if bp != nil {
+		d.Description = bp.Description
+	}
 	if diags.HasErrors() || bp == nil {
 		d.Diagram = diagram{Error: "the blueprint cannot be drawn until its errors are fixed"}
 	} else {

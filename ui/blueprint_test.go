@@ -69,8 +69,9 @@ func TestSpecsPageListsBlueprints(t *testing.T) {
 	}
 	list := f.do("GET", "/specs", "").Body.String()
 	for _, want := range []string{
-		`<tr data-spec="bp/bad.json"><td><a href="/spec?path=bp%2fbad.json">bp/bad.json</a></td><td><span class="badge">L++ blueprint</span></td>`,
-		`<tr data-spec="bp/review.json"><td><a href="/spec?path=bp%2freview.json">bp/review.json</a></td><td><span class="badge">L++ blueprint</span></td>`,
+		// its validity, as lppctl import lpp finds it
+		`<tr data-spec="bp/bad.json"><td><a href="/spec?path=bp%2fbad.json">bp/bad.json</a></td><td><span class="badge">L++ blueprint</span> <span class="badge v-FAIL">1 error(s)</span></td>`,
+		`<tr data-spec="bp/review.json"><td><a href="/spec?path=bp%2freview.json">bp/review.json</a></td><td><span class="badge">L++ blueprint</span> <span class="badge v-PASS">valid</span></td>`,
 		`<tr data-spec="specs/loop.yaml"><td><a href="/spec?path=specs%2floop.yaml">specs/loop.yaml</a></td><td><span class="badge v-PASS">valid</span></td>`,
 	} {
 		if !strings.Contains(list, want) {
@@ -89,7 +90,8 @@ func TestBlueprintPage(t *testing.T) {
 	f.srv.mermaid = true
 	body := f.do("GET", "/spec?path=bp/review.json", "").Body.String()
 	for _, want := range []string{
-		`<h1>L++ blueprint <code>bp/review.json</code></h1>`,
+		`<h1>L++ blueprint <code>bp/review.json</code> <span class="badge v-PASS" id="validity">valid</span></h1>`,
+		`<section id="source"><h2>Source</h2><details><summary>17 lines</summary><ol class="src"><li><code>{</code></li><li><code>  &#34;$schema&#34;: &#34;lpp/v0.2.0&#34;,</code></li>`,
 		`<p class="ok">valid: no problems found.</p>`,
 		"<pre class=\"mermaid-src\" hidden>stateDiagram-v2\n    %% L&#43;&#43; blueprint review\n    [*] --&gt; review\n",
 		"    review --&gt; approved : ok: SUBMIT [compute risk:check] / score\n",
@@ -132,6 +134,15 @@ func TestBlueprintPageShowsImportDiagnostics(t *testing.T) {
 		if !strings.Contains(body, `<p class="err">the blueprint cannot be drawn until its errors are fixed</p>`) {
 			t.Errorf("%s: an invalid blueprint should not be drawn", tt.path)
 		}
+		if !strings.Contains(body, `<span class="badge v-FAIL" id="validity">invalid</span>`) {
+			t.Errorf("%s: an invalid blueprint is not marked invalid", tt.path)
+		}
+	}
+	// its source, open, with the diagnostic under its line
+	body := f.do("GET", "/spec?path=bp/bad.json", "").Body.String()
+	want := `<li class="has-diag"><code>    &#34;g&#34;: {&#34;type&#34;: &#34;expression&#34;, &#34;expression&#34;: &#34;x is lambda&#34;}</code><div class="diag">error 9:53: cannot translate gate &#34;g&#34; (column 6 of its expression): unexpected &#34;lambda&#34;: expected a value</div></li>`
+	if !strings.Contains(body, `<section id="source"><h2>Source</h2><details open>`) || !strings.Contains(body, want) {
+		t.Errorf("bp/bad.json: want its source open with %s in\n%s", want, body)
 	}
 }
 

@@ -28,6 +28,8 @@ type checkView struct {
 	Summary    string // "6 (state, context) pairs, 9 transitions, depth 2, 3ms"
 	Stopped    string // why it stopped early ("" when complete)
 	Passed     bool
+	Headline   string // "no property fails", "a property fails", or what is undecided
+	Tone       string // the headline's class: ok, err, warn (undecided)
 	Properties []propView
 	Dead       []string // transitions no explored path took, "file:l:c: what"
 	Domains    []string // the values given to what actions write, when a property fails
@@ -100,6 +102,20 @@ func viewCheck(r *check.CheckReport, rel string, drawURL func(string) string) *c
 		Summary: fmt.Sprintf("%s, %s, depth %d, %s", textx.Count(s.States, "(state, context) pair", "(state, context) pairs"), textx.Count(s.Transitions, "transition", "transitions"), s.Depth, s.Duration.Round(time.Millisecond)),
 		Stopped: r.Stopped,
 		Passed:  r.Passed(),
+	}
+	var unknown []string
+	for _, p := range r.Properties {
+		if p.Verdict == check.Unknown {
+			unknown = append(unknown, p.Title)
+		}
+	}
+	switch {
+	case !v.Passed:
+		v.Headline, v.Tone = "a property fails", "err"
+	case len(unknown) > 0: // no FAIL, but not every state was explored
+		v.Headline, v.Tone = fmt.Sprintf("undecided: the check stopped early; %d of %d properties are UNKNOWN (%s), none fails in what it explored", len(unknown), len(r.Properties), strings.Join(unknown, ", ")), "warn"
+	default:
+		v.Headline, v.Tone = "no property fails", "ok"
 	}
 	for _, p := range r.Properties {
 		pv := propView{Property: p.Property, Title: p.Title, Verdict: string(p.Verdict), Message: p.Message}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
@@ -140,6 +143,9 @@ func TestSpecPageCheckIsBounded(t *testing.T) {
 	}{
 		{"max states", Options{CheckMaxStates: 100}, false,
 			`<p class="warn" id="check-stopped">stopped early: max-states: 100 distinct (state, context) pairs explored; raise --max-states</p>`, "UNKNOWN"},
+		// not "no property fails" in green while verdicts are UNKNOWN
+		{"max states, undecided", Options{CheckMaxStates: 100}, false,
+			`<p class="warn" id="check-summary">undecided: the check stopped early; 5 of 7 properties are UNKNOWN (no deadlock, every state reachable, termination (no trap), bounds (ranges, max_transitions), expressions evaluate), none fails in what it explored: 100 (state, context) pairs, `, "UNKNOWN"},
 		{"time limit", Options{CheckTimeout: time.Nanosecond}, false,
 			`<p class="warn" id="check-stopped">stopped early: the UI&#39;s time limit of 1ns ran out (lppctl ui --check-timeout raises it; lppctl check specs/loop.yaml has none)</p>`, "UNKNOWN"},
 		{"busy", Options{CheckTimeout: 20 * time.Millisecond}, true,
@@ -241,5 +247,40 @@ func TestDotVisited(t *testing.T) {
 	}
 	if got := string(dotVisited(src, nil, "")); got != string(src) {
 		t.Errorf("no path: %q", got)
+	}
+}
+
+// TestACheckIsNotStartedByAnotherSite: another site's page (an <img>, a
+// link) does not start a model check; the UI's own Check button, a typed URL
+// and a client without Sec-Fetch-Site do.
+func TestACheckIsNotStartedByAnotherSite(t *testing.T) {
+	f := newFixture(t, Options{})
+	writeFiles(t, f.root, map[string]string{"specs/loop.yaml": loopSpec})
+	tests := []struct {
+		site    string
+		code    int
+		checked bool
+	}{
+		{"cross-site", http.StatusForbidden, false},
+		{"same-site", http.StatusForbidden, false}, // another port of localhost
+		{"same-origin", http.StatusOK, true},
+		{"none", http.StatusOK, true},
+		{"", http.StatusOK, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.site, func(t *testing.T) {
+			var hdr []string
+			if tt.site != "" {
+				hdr = []string{"Sec-Fetch-Site", tt.site}
+			}
+			w := f.do("GET", "/spec?path=specs/loop.yaml&check=1", "", hdr...)
+			assert.Equal(t, tt.code, w.Code)
+			body := w.Body.String()
+			assert.Equal(t, tt.checked, strings.Contains(body, `id="check-summary"`))
+			if !tt.checked {
+				assert.Contains(t, body, `<p class="err" id="check-error">cannot check specs/loop.yaml: the request came from another site (Sec-Fetch-Site: `+tt.site+`); press Check on this page to run it</p>`)
+				assert.Contains(t, body, `<button type="submit" id="check-button" class="go">Check</button>`)
+			}
+		})
 	}
 }

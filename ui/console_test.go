@@ -275,7 +275,14 @@ func TestEventFormIsTypedAndKeepsWhatWasTyped(t *testing.T) {
 				`<input name="p.note" value="hello &lt;there&gt;">`,
 				`<span class="err field-error" id="err-p-speed">`,
 			}, nil},
-		{"typed values become the payload", "pause_step=2&kind=event&event=GO&t.speed=int&p.speed=3&t.note=string&p.note=",
+		{"a required field left empty is refused on its field, the rest kept", "pause_step=2&kind=event&event=GO&t.speed=int&r.speed=1&p.speed=&t.note=string&p.note=hi",
+			http.StatusBadRequest, []string{
+				`<span id="error-message">cannot fire GO at run ` + id + `: a required payload field is empty (see the field)</span>`,
+				`<input type="hidden" name="t.speed" value="int"><input type="hidden" name="r.speed" value="1">`,
+				`<input name="p.note" value="hi">`,
+				`<span class="err field-error" id="err-p-speed">required: the event needs a value (int)</span>`,
+			}, nil},
+		{"typed values become the payload", "pause_step=2&kind=event&event=GO&t.speed=int&r.speed=1&p.speed=3&t.note=string&p.note=",
 			http.StatusSeeOther, nil, []Decision{{Run: id, PauseStep: 2, Kind: "event", Event: "GO", Payload: `{"speed":3}`}}},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -64,7 +65,11 @@ func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(
 		if d.Payload == "" {
 			payload, errs := typedPayload(r.PostForm)
 			if len(errs) > 0 {
-				refuse(http.StatusBadRequest, fmt.Sprintf("cannot fire %s at run %s: a payload field does not fit its type (see the field)", d.Event, id), errs)
+				what := "a payload field does not fit its type"
+				if missing := len(requiredLeftEmpty(r.PostForm)); missing == len(errs) {
+					what = "a required payload field is empty"
+				}
+				refuse(http.StatusBadRequest, fmt.Sprintf("cannot fire %s at run %s: %s (see the field)", d.Event, id, what), errs)
 				return
 			}
 			d.Payload = payload
@@ -142,6 +147,9 @@ func typedPayload(form url.Values) (string, map[string]string) {
 		}
 		payload[name] = v
 	}
+	for _, name := range requiredLeftEmpty(form) {
+		errs[name] = fmt.Sprintf("required: the event needs a value (%s)", cmp.Or(form.Get("t."+name), string(mspec.TypeString)))
+	}
 	if len(errs) > 0 {
 		return "", errs
 	}
@@ -153,6 +161,19 @@ func typedPayload(form url.Values) (string, map[string]string) {
 		return "", map[string]string{"": err.Error()}
 	}
 	return string(b), nil
+}
+
+// requiredLeftEmpty names the payload fields of a typed event form that
+// its page marked required (r.NAME) and that were left empty.
+func requiredLeftEmpty(form url.Values) []string {
+	var out []string
+	for key := range form {
+		name, ok := strings.CutPrefix(key, "r.")
+		if ok && strings.TrimSpace(form.Get("p."+name)) == "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // refused shows the run's page again after a refused decision: why, and

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/netx"
@@ -66,6 +67,20 @@ func (s *Server) tokenOK(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
+// fromAnotherSite reports whether the browser says a request was sent by
+// another site's page (Sec-Fetch-Site cross-site or same-site: another
+// port of localhost is same-site), not by the UI's own pages ("same-origin")
+// or the person typing the URL ("none"). A request without the header (an
+// older browser, curl) is not from another site's page: the Origin check of
+// guard covers what those send.
+func fromAnotherSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return false
+	}
+	return true
+}
+
 // sameOrigin reports whether an Origin header names the host the request
 // was sent to (scheme http or https, the same host and port).
 func sameOrigin(origin, host string) bool {
@@ -79,9 +94,12 @@ func sameOrigin(origin, host string) bool {
 // CheckAddr refuses a listen address that is not loopback unless
 // allowNonLoopback (then a token is required: the caller makes one).
 func CheckAddr(addr string, allowNonLoopback bool) error {
-	host := addr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		host = h
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("cannot serve the UI on %s: write HOST:PORT, e.g. 127.0.0.1:8780 (port 0: any free one)", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("cannot serve the UI on %s: the port %q is not a number from 0 to 65535", addr, port)
 	}
 	if host == "localhost" {
 		return nil

@@ -84,6 +84,10 @@ func TestCheckAddr(t *testing.T) {
 		{"0.0.0.0:8780", false, "cannot serve the UI on 0.0.0.0:8780: not a loopback address; use 127.0.0.1:PORT, or --allow-non-loopback to serve other machines (a token is then required, printed in the URL)"},
 		{":8780", false, "cannot serve the UI on :8780: not a loopback address; use 127.0.0.1:PORT, or --allow-non-loopback to serve other machines (a token is then required, printed in the URL)"},
 		{"0.0.0.0:8780", true, ""},
+		{"127.0.0.1:99999", false, `cannot serve the UI on 127.0.0.1:99999: the port "99999" is not a number from 0 to 65535`},
+		{"127.0.0.1:http", false, `cannot serve the UI on 127.0.0.1:http: the port "http" is not a number from 0 to 65535`},
+		{"127.0.0.1", false, "cannot serve the UI on 127.0.0.1: write HOST:PORT, e.g. 127.0.0.1:8780 (port 0: any free one)"},
+		{"0.0.0.0:-1", true, `cannot serve the UI on 0.0.0.0:-1: the port "-1" is not a number from 0 to 65535`},
 	}
 	for _, tt := range tests {
 		err := CheckAddr(tt.addr, tt.allow)

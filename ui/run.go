@@ -51,6 +51,7 @@ type endRow struct {
 type runData struct {
 	page
 	Run         runRow
+	Unread      bool   // the journal cannot be read: no steps or context to show
 	Base        string // the run page's path: /runs/ID, or /temporal/ID for a source's run
 	ResumeFlags string // what lppctl resume needs besides the ID ("--temporal HOST:PORT")
 	Dir         string
@@ -171,6 +172,7 @@ type runView struct {
 	forkStep    int             // after which of its steps
 	parent      string          // a child's parent run, as shown
 	parentHref  string          // its page
+	unread      bool            // the journal cannot be read (damaged): no steps, no context
 }
 
 // specHref is the Spec page of the file abs when it is under the root.
@@ -261,6 +263,18 @@ func (s *Server) childPage(w http.ResponseWriter, r *http.Request) {
 	s.showRun(w, r, v)
 }
 
+// openStatus is the HTTP status of store.Open's error: an unknown run is
+// 404, a prefix of several runs 400 (the CLI's usage error, exit 2).
+func openStatus(err error) int {
+	switch {
+	case errors.Is(err, runstore.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, runstore.ErrAmbiguous):
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
 // journalsKept is how many runs' journals the server keeps read (their
 // Tails: a page of a run shown before reads only the steps it made since).
 const journalsKept = 8
@@ -273,11 +287,8 @@ const childrenDir = "children"
 // for a child machine's run.
 func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, int, error) {
 	run, err := store.Open(id)
-	if errors.Is(err, runstore.ErrNotFound) {
-		return nil, http.StatusNotFound, err
-	}
 	if err != nil {
-		return nil, http.StatusInternalServerError, err
+		return nil, openStatus(err), err
 	}
 	// The page's journal, read once for the row (a running run's steps and
 	// state) and the timeline: its Tail reads only what the run appended
@@ -285,8 +296,12 @@ func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, i
 	l, err := s.journals.get(run.Dir, run.Tail).Read()
 	row := summarizeWith(run, func() (*runstore.Log, error) { return l, err })
 	if err != nil {
-		return nil, http.StatusInternalServerError, fmt.Errorf("cannot read run %s: %w", run.Meta.ID, err)
+		// A journal that cannot be read: the page says so (as runs show
+		// does) with what run.json says, and shows no steps.
+		row.Status, row.Error = "damaged", cmp.Or(row.Error, err.Error())
+		l = &runstore.Log{}
 	}
+	unread := err != nil
 	src, _ := run.SpecCopy()
 	logDir, live := run.Dir, "/events?run="+url.QueryEscape(row.ID)
 	if href != "" { // a child: its LLM and tool calls are in the top run's logs; its stream is the top run's
@@ -295,7 +310,7 @@ func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, i
 	}
 	v := &runView{
 		row: row, dir: run.Dir, specPath: run.Path(runstore.SpecFile), specSrc: src, records: l.Records,
-		start: run.Meta.Vars, logDir: logDir, base: row.Href, live: live, child: href != "",
+		start: run.Meta.Vars, logDir: logDir, base: row.Href, live: live, child: href != "", unread: unread,
 	}
 	v.specAbs = run.Meta.SpecAbs
 	if b, err := os.ReadFile(filepath.Join(run.Dir, "fork.json")); err == nil {
@@ -344,11 +359,14 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	}
 	d := &runData{
 		page: page{Title: "Run " + row.ID, Nav: "runs", Live: v.live, RunID: row.ID},
-		Run:  row, Base: v.base, ResumeFlags: v.resumeFlags, Dir: v.dir, Spec: string(v.specSrc), Total: len(l.Records),
+		Run:  row, Unread: v.unread, Base: v.base, ResumeFlags: v.resumeFlags, Dir: v.dir, Spec: string(v.specSrc), Total: len(l.Records),
 	}
 	current := snap.State
 	if snap.Done {
 		current = ""
+	}
+	if v.unread { // where run.json says the run stands
+		current = row.State
 	}
 	d.Diagram = s.drawRun(r.Context(), spec, snap.Path, current, stoppedBadly(row.Status))
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // runRow is one run as the runs page lists it (the columns of lppctl runs).
@@ -114,11 +115,11 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		live += "?" + r.URL.RawQuery
 	}
 	d := runsData{page: page{Title: "Runs", Nav: "runs", Live: live}, Filter: filter, Query: q, Statuses: statuses, Counts: map[string]int{}}
-	dirs := map[string]string{}
+	byID := map[string]*runstore.Run{}
 	var rows []runRow
 	for _, run := range slices.Backward(runs) { // newest first
 		rows = append(rows, summarize(run))
-		dirs[run.Meta.ID] = run.Dir
+		byID[run.Meta.ID] = run
 	}
 	if s.opts.Source != nil {
 		remote, msg := s.remoteRuns(r.Context())
@@ -127,7 +128,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		slices.SortStableFunc(rows, func(a, b runRow) int { return b.Start.Compare(a.Start) })
 	}
 	for _, row := range rows {
-		if q != "" && !matches(row, dirs[row.ID], q) {
+		if q != "" && !s.matchesRun(row, byID[row.ID], q) {
 			continue
 		}
 		d.Counts[row.Status]++
@@ -152,6 +153,59 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		d.NextHref = link(d.PageNo + 1)
 	}
 	s.render(w, http.StatusOK, "runs.html", d)
+}
+
+// matchesRun is matches for a run of the store (nil for a source's), which
+// also matches by the context values it started with and never wrote to
+// its journal: its spec's defaults that no --var replaced.
+func (s *Server) matchesRun(row runRow, run *runstore.Run, q string) bool {
+	if run == nil {
+		return matches(row, "", q)
+	}
+	if matches(row, run.Dir, q) {
+		return true
+	}
+	lq := strings.ToLower(q)
+	for name, text := range s.specDefaults(run) {
+		if _, given := run.Meta.Vars[name]; !given && strings.Contains(text, lq) {
+			return true
+		}
+	}
+	return false
+}
+
+// specDefaults returns the context defaults of a run's copy of its spec,
+// each as the Start form writes it, lower-cased; cached by the spec's hash.
+func (s *Server) specDefaults(run *runstore.Run) map[string]string {
+	key := run.Meta.SpecSHA256
+	s.mu.Lock()
+	got, ok := s.defaults[key]
+	s.mu.Unlock()
+	if ok && key != "" {
+		return got
+	}
+	src, err := run.SpecCopy()
+	if err != nil {
+		return nil
+	}
+	spec, _ := mspec.Parse(run.Path(runstore.SpecFile), src)
+	if spec == nil {
+		return nil
+	}
+	got = make(map[string]string, len(spec.Context))
+	for _, v := range spec.Context {
+		got[v.Name] = strings.ToLower(formValue(v.Default))
+	}
+	if key == "" {
+		return got
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.defaults) > 1000 { // specs of a long-lived store: start again rather than grow
+		clear(s.defaults)
+	}
+	s.defaults[key] = got
+	return got
 }
 
 // runsPerPage is how many runs the Runs page lists at once.

@@ -110,9 +110,10 @@ type Server struct {
 	endOnce  sync.Once
 	life     context.Context // ended by EndStreams: decisions stop following their runs
 	stop     context.CancelFunc
-	checks   chan struct{}            // one model check at a time
-	prompts  recent[*promptlog.Index] // the prompts files of the runs shown last
-	journals recent[*runstore.Tail]   // the journals of the runs shown last
+	checks   chan struct{}                // one model check at a time
+	prompts  recent[*promptlog.Index]     // the prompts files of the runs shown last
+	journals recent[*runstore.Tail]       // the journals of the runs shown last
+	defaults map[string]map[string]string // specDefaults, by spec hash
 }
 
 type notice struct {
@@ -151,7 +152,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}, end: make(chan struct{}), checks: make(chan struct{}, 1)}
+	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}, defaults: map[string]map[string]string{}, end: make(chan struct{}), checks: make(chan struct{}, 1)}
 	s.prompts.keep, s.journals.keep = promptIndexesKept, journalsKept
 	s.life, s.stop = context.WithCancel(context.Background())
 	_, err = fs.Stat(static, MermaidFile)

@@ -30,8 +30,8 @@ type specsData struct {
 type specFile struct {
 	Path      string // slash-separated, relative to the root
 	Blueprint bool   // an L++ blueprint (JSON), else a YAML spec
-	// Errors is the number of errors validate finds in a spec (-1: not
-	// validated); Description its first line.
+	// Errors is the number of errors validate finds in a spec, or import
+	// in a blueprint (-1: not read); Description its first line.
 	Errors      int
 	Description string
 }
@@ -74,7 +74,7 @@ func specFiles(root string) ([]specFile, error) {
 			}
 		case ".json":
 			if src, err := readUnder(r, rel); err == nil && bytes.Contains(src, []byte("lpp/")) && lpp.IsBlueprint(src) {
-				out = append(out, specFile{Path: filepath.ToSlash(rel), Blueprint: true})
+				out = append(out, specFile{Path: filepath.ToSlash(rel), Blueprint: true, Errors: -1})
 			}
 		}
 		return nil
@@ -127,12 +127,17 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 	defer root.Close()
 	for i := range files {
 		f := &files[i]
-		if f.Blueprint {
-			continue
-		}
 		path := filepath.Join(s.opts.Root, filepath.FromSlash(f.Path))
 		src, err := readUnder(root, filepath.FromSlash(f.Path))
 		if err != nil {
+			continue
+		}
+		if f.Blueprint { // as its page and lppctl import lpp find them
+			bp, diags := lpp.Parse(path, src)
+			f.Errors = diags.Count(mspec.SevError)
+			if bp != nil {
+				f.Description, _, _ = strings.Cut(bp.Description, "\n")
+			}
 			continue
 		}
 		var spec *mspec.Spec
@@ -142,7 +147,7 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 		} else {
 			spec, diags = validate.Check(path, src, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root))
 		}
-		f.Errors = len(diags.Errors())
+		f.Errors = diags.Count(mspec.SevError) // those validate folds as alike included
 		if spec != nil {
 			f.Description, _, _ = strings.Cut(spec.Description, "\n")
 		}
@@ -156,7 +161,8 @@ type specData struct {
 	Blueprint bool // an L++ blueprint: drawn, not checked
 	Import    string
 	Diags     []diagView
-	Errors    int
+	Errors    int // as lppctl validate counts them
+	Warnings  int
 	Diagram   diagram
 	DrawnOf   string // the property whose counterexample the diagram shows
 	Pretty    string // the diagnostics as lppctl validate prints them
@@ -220,10 +226,10 @@ type diagView struct {
 func (d *specData) setDiags(diags mspec.Diagnostics, src []byte) {
 	for _, dg := range diags {
 		d.Diags = append(d.Diags, diagView{Severity: dg.Severity.String(), Where: fmt.Sprintf("%d:%d", dg.Pos.Line, dg.Pos.Col), Msg: dg.Msg, Hint: dg.Hint})
-		if dg.Severity == mspec.SevError {
-			d.Errors++
-		}
 	}
+	// As lppctl validate counts them: those folded as alike ("and N more
+	// like it") included.
+	d.Errors, d.Warnings = diags.Count(mspec.SevError), diags.Count(mspec.SevWarning)
 	if len(diags) > 0 {
 		d.Pretty = diags.PrettyAll(src)
 	}
@@ -252,8 +258,14 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 	}
 	var tracePath []string
 	current := ""
+	code := http.StatusOK
 	if q.Get("check") != "" {
 		switch {
+		case fromAnotherSite(r):
+			// A check costs up to --check-timeout and holds the checker:
+			// another site's page (an <img>, a link) does not start one.
+			code = http.StatusForbidden
+			d.Check = &checkView{Error: fmt.Sprintf("cannot check %s: the request came from another site (Sec-Fetch-Site: %s); press Check on this page to run it", rel, r.Header.Get("Sec-Fetch-Site"))}
 		case spec == nil || d.Errors > 0:
 			d.Check = &checkView{Error: fmt.Sprintf("cannot check %s: the spec has %s: fix them (see above), then check again", rel, textx.Count(d.Errors, "error", "errors"))}
 		default:
@@ -278,7 +290,7 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 	if tracePath != nil { // a flowchart: the trace's transitions lit too
 		d.Diagram = s.drawSpecAs(r.Context(), spec, "mermaid-flowchart", tracePath, current)
 	}
-	s.render(w, http.StatusOK, "spec.html", d)
+	s.render(w, code, "spec.html", d)
 }
 
 // readSpec reads a spec or blueprint under the root (rel: slash-separated),
@@ -330,7 +342,7 @@ func (s *Server) loadSpec(r *http.Request, rel string) (specData, *mspec.Spec, i
 		d.Name, d.Description = spec.Name, spec.Description
 		if d.Errors == 0 && s.opts.Exe != "" {
 			d.Start = startForm(spec, nil)
-			c, _ := startArgs(s, rel, spec, d.Start)
+			c, _, _ := startArgs(s, rel, spec, d.Start) // the defaults: no --var, nothing written
 			d.StartCLI = c.Show
 		}
 	}

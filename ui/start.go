@@ -6,6 +6,7 @@ import (
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"time"
 )
 
@@ -75,12 +76,15 @@ func formValue(v any) string {
 
 // startArgs checks the typed values against the spec (as --var does) and
 // returns the command that starts the run: --var only for the values that
-// differ from the defaults. A refused value is set on its field.
-func startArgs(s *Server, rel string, spec *mspec.Spec, fields []startField) (cli, bool) {
+// differ from the defaults, --var-file for those too long for a command
+// line (written, once every value fits, to the store's .ui-values folder).
+// A refused value is set on its field.
+func startArgs(s *Server, rel string, spec *mspec.Spec, fields []startField) (cli, bool, error) {
 	show := "lppctl run --spec " + shellQuote(rel)
 	args := []string{"run", "--spec", rel, "--no-input", "-q", "--root", s.opts.Root}
 	args = append(args, s.where()...)
 	ok := true
+	var given []*startField
 	for i := range fields {
 		f := &fields[i]
 		if f.Value == f.Default {
@@ -90,11 +94,47 @@ func startArgs(s *Server, rel string, spec *mspec.Spec, fields []startField) (cl
 			f.Error, ok = err.Error(), false
 			continue
 		}
-		pair := f.Name + "=" + f.Value
-		show += " --var " + shellQuote(pair)
-		args = append(args, "--var", pair)
+		given = append(given, f)
 	}
-	return cli{Show: show + s.storeFlag(), Args: args}, ok
+	va := valueArgs{runDir: s.opts.RunDir}
+	for _, f := range given {
+		if !ok { // refused: the command as it would be, nothing written
+			show += " --var " + shellQuote(f.Name+"="+shortValue(f.Value))
+			continue
+		}
+		if va.inlines(f.Value) {
+			pair := f.Name + "=" + f.Value
+			show += " --var " + shellQuote(pair)
+			args = append(args, "--var", pair)
+			continue
+		}
+		path, err := writeValue(s.opts.RunDir, f.Name, f.Value)
+		if err != nil {
+			f.Error = err.Error()
+			return cli{Show: show + s.storeFlag(), Args: args}, false, err
+		}
+		pair := f.Name + "=" + path
+		show += " --var-file " + shellQuote(f.Name+"="+s.shownPath(path))
+		args = append(args, "--var-file", pair)
+	}
+	return cli{Show: show + s.storeFlag(), Args: args}, ok, nil
+}
+
+// shortValue is a value as a refused command shows it: a long one cut.
+func shortValue(v string) string {
+	if len(v) <= inlineMax {
+		return v
+	}
+	return v[:200] + fmt.Sprintf("… (%d bytes: given as --var-file)", len(v))
+}
+
+// shownPath is a path as a command shown on a page names it: relative to
+// the root (where the commands run) when it is under it.
+func (s *Server) shownPath(path string) string {
+	if rel, err := filepath.Rel(s.opts.Root, path); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return path
 }
 
 // start starts a run of a spec from the Start form of its page, as its own
@@ -123,8 +163,13 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Self = "/spec?" + url.Values{"path": {rel}}.Encode()
 	d.Start = startForm(spec, r.PostForm)
-	c, ok := startArgs(s, rel, spec, d.Start)
+	c, ok, err := startArgs(s, rel, spec, d.Start)
 	d.StartCLI = c.Show
+	if err != nil { // a long value's file could not be written
+		d.StartError = "cannot start the run: " + err.Error()
+		s.render(w, http.StatusInternalServerError, "spec.html", d)
+		return
+	}
 	if !ok {
 		d.StartError = "cannot start the run: a value does not fit its variable (see the field)"
 		s.render(w, http.StatusBadRequest, "spec.html", d)
@@ -132,8 +177,9 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 	}
 	before := s.runIDs()
 	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
-	if err != nil {
-		s.fail(w, http.StatusInternalServerError, err)
+	if err != nil { // the form is kept: nothing was started
+		d.StartError = err.Error()
+		s.render(w, http.StatusInternalServerError, "spec.html", d)
 		return
 	}
 	// The run's page, as soon as the run exists (its run.json names the

@@ -338,7 +338,7 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	if c.IsSet("pause-step") { // lppctl ui: only the pause its page showed
 		want := c.Int("pause-step")
 		if p.Status != machine.StatusPaused || p.Steps != want {
-			return usageErrorf("run %s no longer waits for this decision (it paused after step %d; it is %s in %s after %s now): the decision was already taken; reload to see what it waits for", id, want, p.Status, p.State, countSteps(p.Steps))
+			return stalePause(id, want, p.Status == machine.StatusPaused, p.Status, p.State, p.Steps)
 		}
 		a.PauseStep = &want
 	}

@@ -41,11 +41,13 @@ prefix.`,
 			&cli.BoolFlag{Name: "approve", Usage: "answer the pause: approve"},
 			&cli.BoolFlag{Name: "reject", Usage: "answer the pause: reject"},
 			&cli.StringFlag{Name: "answer", Usage: "answer the pause with `TEXT` (feedback, guidance, an edited plan)"},
+			&cli.StringFlag{Name: "answer-file", Usage: "answer the pause with the content of `FILE` (as --answer; for a text too long for a command line)"},
 			&cli.BoolFlag{Name: "force", Usage: "continue even though the spec or its prompt templates changed since the run began"},
 			// Slices, so that a second --event (or --payload) is refused
 			// rather than silently winning over the first.
 			&cli.StringSliceFlag{Name: "event", Usage: "fire event `NAME` from the state the run stopped in (its action is not re-run)"},
 			&cli.StringSliceFlag{Name: "payload", Usage: "the `JSON` object the --event carries (checked against its payload fields)"},
+			&cli.StringFlag{Name: "payload-file", Usage: "the --event's payload read from `FILE` (as --payload)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
@@ -256,11 +258,22 @@ func checkPauseStep(c *cli.Context, rc *runstore.Recovery) error {
 		return nil
 	}
 	want, steps := c.Int("pause-step"), rc.Log.Steps()
-	if p := rc.Pause(); p != nil && steps == want {
+	p := rc.Pause()
+	if p != nil && steps == want {
 		return nil
 	}
 	meta := &rc.Run.Meta
-	return usageErrorf("run %s no longer waits for this decision (it paused after step %d; it is %s in %s after %s now): the decision was already taken; reload to see what it waits for", meta.ID, want, meta.Status, meta.State, countSteps(steps))
+	return stalePause(meta.ID, want, p != nil, meta.Status, meta.State, steps)
+}
+
+// stalePause is the refusal of a decision for the pause after step want
+// (--pause-step) by a run that stands elsewhere: taken already when the run
+// no longer waits, or meant for another pause than the one it waits in.
+func stalePause(id string, want int, paused bool, status machine.Status, state string, steps int) error {
+	if paused {
+		return usageErrorf("run %s waits in %s after %s; this decision answers a pause after step %d, not the one it waits in now (an older page, or a form that names another pause): nothing was done; reload to see what it waits for", id, state, countSteps(steps), want)
+	}
+	return usageErrorf("run %s no longer waits for this decision (it paused after step %d; it is %s in %s after %s now): the decision was already taken; reload to see what it waits for", id, want, status, state, countSteps(steps))
 }
 
 // resumeInput reads --approve, --reject and --answer (at most one).
@@ -275,6 +288,13 @@ func resumeInput(c *cli.Context) (*machine.Input, error) {
 	if c.IsSet("answer") {
 		in = append(in, &machine.Input{Kind: "answer", Text: c.String("answer")})
 	}
+	if c.IsSet("answer-file") {
+		text, err := readValueFile("--answer-file "+c.String("answer-file"), c.String("answer-file"))
+		if err != nil {
+			return nil, err
+		}
+		in = append(in, &machine.Input{Kind: "answer", Text: text})
+	}
 	switch len(in) {
 	case 0:
 		return nil, nil
@@ -287,6 +307,13 @@ func resumeInput(c *cli.Context) (*machine.Input, error) {
 // resumeEvent reads --event NAME and its --payload JSON.
 func resumeEvent(c *cli.Context) (string, map[string]any, error) {
 	events, payloads := c.StringSlice("event"), c.StringSlice("payload")
+	if c.IsSet("payload-file") {
+		text, err := readValueFile("--payload-file "+c.String("payload-file"), c.String("payload-file"))
+		if err != nil {
+			return "", nil, err
+		}
+		payloads = append(payloads, text)
+	}
 	if len(events) > 1 {
 		return "", nil, usageErrorf("give one event: resume delivers one (--event NAME [--payload JSON]), and is run again for the next; you gave %d (%s)", len(events), strings.Join(events, ", "))
 	}

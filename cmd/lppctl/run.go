@@ -34,6 +34,7 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"f"}, Usage: "the spec `FILE` (or give it as the argument)"},
 			&cli.StringSliceFlag{Name: "var", Usage: "override a context variable's default: `NAME=VALUE` (repeatable; lists and maps as JSON)"},
+			&cli.StringSliceFlag{Name: "var-file", Usage: "override a context variable's default with a file's content: `NAME=FILE` (repeatable; for a value too long for a command line)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)", DefaultText: "limits.max_transitions", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
@@ -76,6 +77,9 @@ func runAction(c *cli.Context) error {
 	runstore.CrashPoint("run-loaded")
 	vars, err := parseVars(spec, c.StringSlice("var"))
 	if err != nil {
+		return err
+	}
+	if err := varFiles(c, spec, vars); err != nil {
 		return err
 	}
 	if err := preflightAgent(cfg, spec); err != nil {
@@ -200,33 +204,42 @@ func parseVars(spec *mspec.Spec, pairs []string) (map[string]any, error) {
 		if !ok {
 			return nil, usageErrorf("--var %q: write NAME=VALUE", pair)
 		}
-		v := spec.Var(name)
-		if v == nil { // a blueprint's property by its own name (len is lpp_len in the spec)
-			if in := blueprintEvent(spec, name); in != name && spec.Var(in) != nil {
-				name, v = in, spec.Var(in)
-			}
+		if err := parseVar(spec, vars, "--var "+pair, name, val); err != nil {
+			return nil, err
 		}
-		if v == nil && (name == mspec.VarState || name == mspec.VarLastError) {
-			return nil, usageErrorf("--var %s: %q is reserved: the interpreter sets it", pair, name)
-		}
-		if v == nil {
-			names := make([]string, len(spec.Context))
-			for i, cv := range spec.Context {
-				names[i] = cv.Name
-			}
-			hint := ""
-			if best, ok := mspec.DidYouMean(name, names); ok {
-				hint = fmt.Sprintf("; did you mean %q?", best)
-			}
-			return nil, usageErrorf("--var %s: the spec has no context variable %q%s", pair, name, hint)
-		}
-		typed, err := v.ParseOverride(val)
-		if err != nil {
-			return nil, usageErrorf("--var %s: %v", pair, err)
-		}
-		vars[name] = typed
 	}
 	return vars, nil
+}
+
+// parseVar reads the value val of the context variable name into vars;
+// flag is how errors name what gave it ("--var NAME=VALUE").
+func parseVar(spec *mspec.Spec, vars map[string]any, flag, name, val string) error {
+	v := spec.Var(name)
+	if v == nil { // a blueprint's property by its own name (len is lpp_len in the spec)
+		if in := blueprintEvent(spec, name); in != name && spec.Var(in) != nil {
+			name, v = in, spec.Var(in)
+		}
+	}
+	if v == nil && (name == mspec.VarState || name == mspec.VarLastError) {
+		return usageErrorf("%s: %q is reserved: the interpreter sets it", flag, name)
+	}
+	if v == nil {
+		names := make([]string, len(spec.Context))
+		for i, cv := range spec.Context {
+			names[i] = cv.Name
+		}
+		hint := ""
+		if best, ok := mspec.DidYouMean(name, names); ok {
+			hint = fmt.Sprintf("; did you mean %q?", best)
+		}
+		return usageErrorf("%s: the spec has no context variable %q%s", flag, name, hint)
+	}
+	typed, err := v.ParseOverride(val)
+	if err != nil {
+		return usageErrorf("%s: %v", flag, err)
+	}
+	vars[name] = typed
+	return nil
 }
 
 func cutEq(s string) (string, string, bool) {

@@ -155,13 +155,17 @@ func serveUI(ctx context.Context, ln net.Listener, srv *ui.Server) error {
 func uiDecide(exe, root, runDir string) func(context.Context, ui.Decision) (string, error) {
 	return func(ctx context.Context, d ui.Decision) (string, error) {
 		// --temporal= : a run of the store, whatever LPPCTL_TEMPORAL says.
-		args, err := resumeArgs(d, []string{"--run-dir", runDir, "--temporal="})
+		// A long answer or payload goes as a file (ui.ValueFlag): one
+		// argument holds at most 128 KiB.
+		args, err := resumeArgs(d, []string{"--run-dir", runDir, "--temporal="}, func(flag, value string) (string, error) {
+			return ui.ValueFlag(runDir, flag, value)
+		})
 		if err != nil {
-			return "", err
+			return "", &ui.Refusal{Msg: err.Error()}
 		}
 		p, err := ui.Launch(exe, root, args[1:])
-		if err != nil {
-			return "", err
+		if err != nil { // nothing was done: the page keeps what was typed
+			return "", &ui.Refusal{Msg: err.Error()}
 		}
 		if !p.Wait(ctx) {
 			return fmt.Sprintf("the decision goes on in its own process (pid %d)", p.Pid), nil
@@ -178,18 +182,31 @@ func uiDecide(exe, root, runDir string) func(context.Context, ui.Decision) (stri
 	}
 }
 
-// resumeArgs is the resume command of a decision (args[0] is "lppctl").
-func resumeArgs(d ui.Decision, where []string) ([]string, error) {
+// resumeArgs is the resume command of a decision (args[0] is "lppctl");
+// value gives the answer's text or the payload (the argument
+// "--answer=TEXT", or a file's flag), nil for in the argument.
+func resumeArgs(d ui.Decision, where []string, value func(flag, value string) (string, error)) ([]string, error) {
+	if value == nil {
+		value = func(flag, v string) (string, error) { return "--" + flag + "=" + v, nil }
+	}
 	args := append([]string{"lppctl", "resume", "--no-input", "-q", "--pause-step", strconv.Itoa(d.PauseStep)}, where...)
 	switch d.Kind {
 	case "approve", "reject":
 		args = append(args, "--"+d.Kind)
 	case "answer":
-		args = append(args, "--answer="+d.Text)
+		arg, err := value("answer", d.Text)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, arg)
 	case "event":
 		args = append(args, "--event="+d.Event)
 		if d.Payload != "" {
-			args = append(args, "--payload="+d.Payload)
+			arg, err := value("payload", d.Payload)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, arg)
 		}
 	default:
 		return nil, &ui.Refusal{Msg: fmt.Sprintf("unknown decision %q", d.Kind)}
@@ -201,7 +218,7 @@ func resumeArgs(d ui.Decision, where []string) ([]string, error) {
 // name the store, or the Temporal server).
 func uiResume(where []string) func(context.Context, ui.Decision) (string, error) {
 	return func(ctx context.Context, d ui.Decision) (string, error) {
-		args, err := resumeArgs(d, where)
+		args, err := resumeArgs(d, where, nil) // in-process: no argument limit
 		if err != nil {
 			return "", err
 		}

@@ -158,3 +158,34 @@ func TestUIButtonsRunLppctlProcesses(t *testing.T) {
 	var out, errb bytes.Buffer
 	require.Equal(t, exitOK, run([]string{"lppctl", "runs", "cancel", id, "--root", root}, strings.NewReader(""), &out, &errb), errb.String())
 }
+
+func TestUIABadAddrIsAUsageError(t *testing.T) {
+	tests := []struct{ addr, stderr string }{
+		{"127.0.0.1:99999", `lppctl: cannot serve the UI on 127.0.0.1:99999: the port "99999" is not a number from 0 to 65535`},
+		{"127.0.0.1", "lppctl: cannot serve the UI on 127.0.0.1: write HOST:PORT, e.g. 127.0.0.1:8780 (port 0: any free one)"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, "ui", "--addr", tt.addr, "--root", t.TempDir())
+		assert.Equal(t, exitUsage, code, tt.addr)
+		assert.Equal(t, tt.stderr, strings.TrimSpace(stderr), tt.addr)
+	}
+}
+
+// TestUIADecisionForAnotherPauseOfAPausedRunSaysSo: a decision naming a
+// pause the run never stood in (a stale or hand-made form) on a run that is
+// still paused is refused as meant for another pause, not as taken already,
+// and changes nothing.
+func TestUIADecisionForAnotherPauseOfAPausedRunSaysSo(t *testing.T) {
+	root, id := pausedRun(t)
+	runDir := filepath.Join(root, runstore.DefaultDir)
+	journal := filepath.Join(runDir, id, runstore.JournalFile)
+	before, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	_, err = uiDecide(lppctlExe(t), root, runDir)(context.Background(), ui.Decision{Run: id, PauseStep: 0, Kind: "approve"})
+	var ref *ui.Refusal
+	require.ErrorAs(t, err, &ref)
+	assert.Equal(t, fmt.Sprintf("run %s waits in approve_plan after 1 step; this decision answers a pause after step 0, not the one it waits in now (an older page, or a form that names another pause): nothing was done; reload to see what it waits for", id), ref.Msg)
+	after, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+}
