@@ -301,7 +301,7 @@ func resumeInput(c *cli.Context) (*machine.Input, error) {
 	case 1:
 		return in[0], nil
 	}
-	return nil, usageErrorf("give one answer: --approve, --reject or --answer TEXT")
+	return nil, usageErrorf("give one answer: --approve, --reject, --answer TEXT or --answer-file FILE")
 }
 
 // resumeEvent reads --event NAME and its --payload JSON.

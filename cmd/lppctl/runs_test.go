@@ -189,7 +189,7 @@ func TestResumeUsageErrors(t *testing.T) {
 	}{
 		{name: "no run", args: []string{"resume", "--run-dir", dir}, code: exitUsage, want: "lppctl: which run? give its ID: lppctl resume RUN_ID (lppctl runs lists them)\n"},
 		{name: "unknown run", args: []string{"resume", "--run-dir", dir, "nope"}, code: exitUsage, want: `lppctl: cannot open run "nope": no such run in ` + dir + " (lppctl runs lists them)\n"},
-		{name: "two answers", args: []string{"resume", "--run-dir", dir, id, "--approve", "--reject"}, code: exitUsage, want: "lppctl: give one answer: --approve, --reject or --answer TEXT\n"},
+		{name: "two answers", args: []string{"resume", "--run-dir", dir, id, "--approve", "--reject"}, code: exitUsage, want: "lppctl: give one answer: --approve, --reject, --answer TEXT or --answer-file FILE\n"},
 		{name: "two events", args: []string{"resume", "--run-dir", dir, id, "--event", "ESCALATE", "--payload", `{"team": "billing"}`, "--event", "RESOLVE"}, code: exitUsage, want: "lppctl: give one event: resume delivers one (--event NAME [--payload JSON]), and is run again for the next; you gave 2 (ESCALATE, RESOLVE)\n"},
 		{name: "two payloads", args: []string{"resume", "--run-dir", dir, id, "--event", "GO", "--payload", "{}", "--payload", "{}"}, code: exitUsage, want: "lppctl: give one payload: the event carries one JSON object, and you gave 2\n"},
 		{name: "two runs", args: []string{"resume", "--run-dir", dir, id, id}, code: exitUsage, want: "lppctl: one run at a time: give one RUN_ID, not 2 (" + id + " " + id + "): lppctl resume RUN_ID (lppctl runs lists them)\n"},
