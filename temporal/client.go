@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"io"
 	"log/slog"
 	"time"
@@ -364,7 +365,25 @@ func Pollers(ctx context.Context, c client.Client, queue string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cannot describe task queue %s: %w", queue, err)
 	}
-	return len(resp.GetPollers()), nil
+	return livePollers(resp.GetPollers(), time.Now()), nil
+}
+
+// pollerGone is how long after its last poll a poller counts as gone. A
+// worker polls again at least every minute (a long poll lasts up to 60 s
+// when there is nothing to do); the server lists a worker that stopped for
+// about 5 minutes more, so "no worker polls" came that late.
+const pollerGone = 2 * time.Minute
+
+// livePollers counts the pollers seen within pollerGone of now (one
+// without a time counts).
+func livePollers(ps []*taskqueuepb.PollerInfo, now time.Time) int {
+	n := 0
+	for _, p := range ps {
+		if t := p.GetLastAccessTime(); t == nil || now.Sub(t.AsTime()) < pollerGone {
+			n++
+		}
+	}
+	return n
 }
 
 // QueryAll is Query with every record from step from+1, page after page.
