@@ -79,6 +79,12 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error, waiting *s
 			queue = e.ModelQueue()
 		}
 		task := ActionTask{RunID: st.RunID, SpecPath: st.SpecPath, Spec: st.Spec, SpecHash: st.SpecHash, Agent: st.Agent, Files: st.Files, Call: call}
+		// A cancel of the run reaches the action (its context, at its next
+		// heartbeat) and the workflow waits for what the action did: an
+		// action that completed anyway is the run's step, as in a local run.
+		// Executions from before this (GetVersion "cancel-waits") replay as
+		// they ran: the cancel dropped the action's result at once.
+		waits := workflow.GetVersion(ctx, "cancel-waits", workflow.DefaultVersion, 1) != workflow.DefaultVersion
 		var out json.RawMessage
 		for try := 0; ; try++ {
 			id := fmt.Sprintf("%s/%d/%s", st.RunID, c.Seq+1, c.Action)
@@ -90,6 +96,7 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error, waiting *s
 				StartToCloseTimeout: e.opts.Timeout,
 				HeartbeatTimeout:    e.opts.Heartbeat,
 				ActivityID:          id,
+				WaitForCancellation: waits,
 				RetryPolicy: &temporal.RetryPolicy{
 					InitialInterval:        e.opts.Retry.Base,
 					BackoffCoefficient:     2,

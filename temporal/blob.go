@@ -107,7 +107,7 @@ func (s *DirStore) Get(_ context.Context, ref string) ([]byte, error) {
 	}
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("cannot find blob %s in %s: every worker and client of the task queue must share one blob store (--blobs)", ref, s.dir)
+		return nil, &MissingBlobError{Ref: ref, Store: s.dir}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read blob %s in %s: %w", ref, s.dir, err)
@@ -175,4 +175,16 @@ func (s *memStore) Get(_ context.Context, ref string) ([]byte, error) {
 		return b.([]byte), nil
 	}
 	return nil, fmt.Errorf("cannot find blob %s in this process's memory", ref)
+}
+
+// MissingBlobError is a blob a store does not hold: the value was stored
+// in another store (every worker and client of a task queue must share
+// one, --blobs).
+type MissingBlobError struct {
+	Ref   string
+	Store string // the store's directory or s3:// address
+}
+
+func (e *MissingBlobError) Error() string {
+	return fmt.Sprintf("cannot find blob %s in %s: every worker and client of the task queue must share one blob store (--blobs)", e.Ref, e.Store)
 }

@@ -98,7 +98,7 @@ func (s *S3Store) Get(ctx context.Context, ref string) ([]byte, error) {
 	if err != nil {
 		var er minio.ErrorResponse
 		if errors.As(err, &er) && er.Code == "NoSuchKey" {
-			return nil, fmt.Errorf("cannot find blob %s in %s: every worker and client of the task queue must share one blob store (--blobs)", ref, s.where)
+			return nil, &MissingBlobError{Ref: ref, Store: s.where}
 		}
 		return nil, fmt.Errorf("cannot read blob %s in %s: %w", ref, s.where, err)
 	}

@@ -7,6 +7,7 @@ import (
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -430,7 +431,11 @@ func ResumeRun(ctx context.Context, c client.Client, runID string, a Resume) err
 		err = h.Get(ctx, nil)
 	}
 	if err != nil {
-		return fmt.Errorf("cannot resume run %s: %s", runID, rootMessage(err))
+		msg := rootMessage(err) // the workflow's refusal names the run already
+		if !strings.HasPrefix(msg, "cannot resume run "+runID+": ") {
+			msg = fmt.Sprintf("cannot resume run %s: %s", runID, msg)
+		}
+		return errors.New(msg)
 	}
 	return nil
 }

@@ -41,7 +41,9 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 	for {
 		done, err := w.r.Step(mctx)
 		if err == nil && !done {
-			if w.continueNow(ctx) {
+			// A cancelled run stops at its next Step (the step that ended
+			// as the cancel came is recorded): not continued as new.
+			if ctx.Err() == nil && w.continueNow(ctx) {
 				return nil, w.continueAsNew(ctx)
 			}
 			continue

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -235,7 +236,7 @@ func followTemporal(ctx context.Context, c *cli.Context, tc client.Client, id st
 		Step:   func(rec *machine.Record) { _ = prog.OnStep(ctx, rec) },
 		Notice: func(msg string) { fmt.Fprintf(c.App.ErrWriter, "run %s: %s\n", id, msg) },
 	})
-	hint := fmt.Sprintf("lppctl resume %s --temporal %s", id, c.String("temporal"))
+	hint := resumeOnTemporalHint(c, id)
 	if ctx.Err() != nil {
 		fmt.Fprintf(c.App.ErrWriter, "detached from run %s; it goes on. Follow it with: lppctl runs show %s --temporal %s\n", id, id, c.String("temporal"))
 		return withCode(exitInterrupted, errors.New(""))
@@ -244,6 +245,27 @@ func followTemporal(ctx context.Context, c *cli.Context, tc client.Client, id st
 		return err
 	}
 	return temporalOutcome(c, p, hint, prog)
+}
+
+// resumeOnTemporalHint is the command that answers run id: its server,
+// and its namespace when not the default.
+func resumeOnTemporalHint(c *cli.Context, id string) string {
+	hint := fmt.Sprintf("lppctl resume %s --temporal %s", id, c.String("temporal"))
+	if ns := c.String("namespace"); ns != "" && ns != "default" {
+		hint += " --namespace " + ns
+	}
+	return hint
+}
+
+// temporalRunError is err of a command about run id: a run the server
+// does not know is a usage error (exit 2), as an unknown local run is.
+// Temporal runs are named by their whole ID (no prefix).
+func temporalRunError(c *cli.Context, id string, err error) error {
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return usageErrorf("cannot find run %s on Temporal (namespace %s): give its whole ID, as lppctl runs --temporal %s lists them", id, cmp.Or(c.String("namespace"), "default"), c.String("temporal"))
+	}
+	return err
 }
 
 func temporalOutcome(c *cli.Context, p *temporal.Progress, hint string, prog *progress) error {
@@ -306,7 +328,7 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	defer tc.Close()
 	st, msg, err := temporal.Closed(ctx, tc, id)
 	if err != nil {
-		return err
+		return temporalRunError(c, id, err)
 	}
 	// A closed run's query needs a worker to replay it, a running one's a
 	// worker to answer: do not wait long.
@@ -411,7 +433,7 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	defer tc.Close()
 	st, msg, err := temporal.Closed(c.Context, tc, id)
 	if err != nil {
-		return err
+		return temporalRunError(c, id, err)
 	}
 	var p *temporal.Progress
 	if st == machine.StatusCompleted {
@@ -427,6 +449,9 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
 		p, err = temporal.QueryAll(qctx, tc, id, 0)
 		cancel()
+	}
+	if berr := blobStoreError(id, err); berr != nil {
+		return berr
 	}
 	if err != nil {
 		if st == "" {
@@ -448,6 +473,9 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	mctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
 	mem, err := temporal.Memory(mctx, tc, id)
 	cancel()
+	if berr := blobStoreError(id, err); berr != nil {
+		return berr
+	}
 	if err != nil {
 		if st == "" {
 			return err
@@ -469,8 +497,8 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s in %s after %s\n", p.RunID, p.Spec, p.Status, p.State, countSteps(p.Steps))
-	if p.Pause != nil {
-		fmt.Fprintf(w, "paused: %s\n", p.Pause.Prompt)
+	if p.Pause != nil { // its resume command names the server
+		fmt.Fprintf(w, "paused: %s\n", strings.ReplaceAll(p.Pause.Prompt, "lppctl resume "+p.RunID, resumeOnTemporalHint(c, p.RunID)))
 	}
 	if p.Waiting != "" {
 		fmt.Fprintf(w, "waits: %s\n", p.Waiting)
@@ -503,6 +531,17 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	return nil
 }
 
+// blobStoreError is err when it says that a value of run id is missing
+// from this command's blob store (it is not the workers'): the run's state
+// is unknown here, not empty; nil for any other error.
+func blobStoreError(id string, err error) error {
+	var mb *temporal.MissingBlobError
+	if !errors.As(err, &mb) {
+		return nil
+	}
+	return fmt.Errorf("cannot show run %s: %w; give this command the workers' blob store with --blobs DIR or s3://BUCKET[/PREFIX] (or --root, for their ROOT/.lppctl/temporal/blobs)", id, err)
+}
+
 // cancelOnTemporal cancels a Temporal run.
 func cancelOnTemporal(c *cli.Context) error {
 	if _, err := runArg(c, "lppctl runs cancel RUN_ID --temporal HOST:PORT"); err != nil {
@@ -517,9 +556,9 @@ func cancelOnTemporal(c *cli.Context) error {
 	}
 	defer tc.Close()
 	id := c.Args().First()
-	st, _, err := temporal.Closed(c.Context, tc, id)
+	st, msg, err := temporal.Closed(c.Context, tc, id)
 	if err != nil {
-		return err
+		return temporalRunError(c, id, err)
 	}
 	if st != "" {
 		return withCode(exitUsage, fmt.Errorf("cannot cancel run %s: it has already ended (%s)", id, st))
@@ -527,7 +566,42 @@ func cancelOnTemporal(c *cli.Context) error {
 	if err := temporal.CancelRun(c.Context, tc, id); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "run %s: cancel requested; it stops at its next clean point\n", id)
+	wait := c.Duration("wait")
+	if wait <= 0 {
+		fmt.Fprintf(c.App.Writer, "run %s: cancel requested; it stops at its next clean point\n", id)
+		return nil
+	}
+	// As for a local run: wait up to --wait for it to stop (the action in
+	// flight ends first) and say where it stopped.
+	deadline := time.Now().Add(wait)
+	for {
+		st, msg, err = temporal.Closed(c.Context, tc, id)
+		if err != nil {
+			return fmt.Errorf("cannot read run %s after cancelling it: %w", id, err)
+		}
+		if st != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(c.App.Writer, "run %s: cancel requested; it stops at its next clean point (still running after %s)\n", id, wait)
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Where it stopped, from a worker (it replays the run); without one,
+	// only how.
+	qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+	p, qerr := temporal.Query(qctx, tc, id, -1)
+	cancel()
+	if qerr != nil {
+		p = &temporal.Progress{RunID: id}
+	}
+	p.Ended(st, msg)
+	if st == temporal.StatusCancelled {
+		fmt.Fprintf(c.App.Writer, "run %s %s\n", id, cancelledText(p))
+		return nil
+	}
+	fmt.Fprintf(c.App.Writer, "run %s stopped before the cancel took effect: it %s in %s after %s\n", id, p.Status, p.State, countSteps(p.Steps))
 	return nil
 }
 
@@ -638,7 +712,7 @@ func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, err
 	defer tc.Close()
 	p, err := temporal.QueryAll(c.Context, tc, id, 0)
 	if err != nil {
-		return "", nil, err
+		return "", nil, temporalRunError(c, id, err)
 	}
 	if path == "" {
 		path = filepath.FromSlash(p.SpecPath)
