@@ -107,7 +107,10 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error, waiting *s
 			})
 			err := workflow.ExecuteActivity(actx, ActivityName, task).Get(actx, &out)
 			if err == nil {
-				*waiting = ""
+				if *waiting != "" {
+					*waiting = ""
+					showWaiting(ctx, false)
+				}
 				break
 			}
 			err = actionError(c.Action, err)
@@ -116,13 +119,19 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error, waiting *s
 				*fatal = err
 			}
 			if !errors.Is(err, machine.ErrUnavailable) {
-				*waiting = ""
+				if *waiting != "" {
+					*waiting = ""
+					showWaiting(ctx, false)
+				}
 				return err
 			}
 			if workflow.GetVersion(ctx, "wait-unavailable", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 				return errors.New(err.Error()) // as it ran: the state's on_error took it
 			}
 			d := unavailableWait(try)
+			if *waiting == "" {
+				showWaiting(ctx, true)
+			}
 			*waiting = fmt.Sprintf("action %q of state %q cannot run: %v; the run waits in its state and tries again at %s (lppctl runs cancel stops it)",
 				c.Action, c.State, err, workflow.Now(ctx).Add(d).UTC().Format(time.RFC3339))
 			if serr := workflow.Sleep(ctx, d); serr != nil { // cancelled
@@ -137,6 +146,25 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error, waiting *s
 		return c.Apply(&res)
 	}
 }
+
+// showWaiting sets the memo's status to waiting (or back to running), so
+// that lppctl runs lists a run waiting for an unavailable service as such
+// without asking a worker. Executions from before (GetVersion
+// "memo-waiting") replay without it.
+func showWaiting(ctx workflow.Context, on bool) {
+	if workflow.GetVersion(ctx, "memo-waiting", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	st := string(machine.StatusRunning)
+	if on {
+		st = StatusWaiting
+	}
+	_ = workflow.UpsertMemo(ctx, map[string]any{MemoStatus: st})
+}
+
+// StatusWaiting is the memo status (and the listed status) of a running
+// run that waits in its state for an unavailable service (remote).
+const StatusWaiting = "waiting"
 
 // unavailableWait is how long a run waits before trying again an action
 // whose service was unavailable the try-th time (0 the first): 30 s,

@@ -473,8 +473,13 @@ func ListRuns(ctx context.Context, c client.Client, limit int) ([]Summary, error
 				continue // the run goes on in a newer execution, listed too
 			}
 			s := Summary{RunID: e.GetExecution().GetWorkflowId(), Status: statusName(e.GetStatus()), Start: Begun(e)}
-			if s.Status == string(machine.StatusRunning) && memoPaused(e.GetMemo()) {
-				s.Status = string(machine.StatusPaused)
+			if s.Status == string(machine.StatusRunning) {
+				switch memoStatus(e.GetMemo()) {
+				case string(machine.StatusPaused):
+					s.Status = string(machine.StatusPaused)
+				case StatusWaiting:
+					s.Status = StatusWaiting
+				}
 			}
 
 			if ct := e.GetCloseTime(); ct != nil {
@@ -507,14 +512,18 @@ func Begun(e interface {
 	return e.GetStartTime().AsTime()
 }
 
-// memoPaused reports whether a workflow's memo says its run is paused.
-func memoPaused(m *commonpb.Memo) bool {
+// memoStatus is the status a workflow's memo gives its run (paused,
+// waiting, running), or "".
+func memoStatus(m *commonpb.Memo) string {
 	f := m.GetFields()[MemoStatus]
 	if f == nil {
-		return false
+		return ""
 	}
 	var st string
-	return converter.GetDefaultDataConverter().FromPayload(f, &st) == nil && st == string(machine.StatusPaused)
+	if converter.GetDefaultDataConverter().FromPayload(f, &st) != nil {
+		return ""
+	}
+	return st
 }
 
 func statusName(s enums.WorkflowExecutionStatus) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
@@ -55,8 +56,15 @@ func TestAWorkflowWaitsInPlaceWhileAnActionsServiceIsUnavailable(t *testing.T) {
 			seen = append(seen, progressOf(t, env).Waiting)
 		}, at)
 	}
+	// The memo says the run waits while it does (lppctl runs lists it so),
+	// and running again once the action ran.
+	var memo []any
+	env.OnUpsertMemo(mock.Anything).Return(nil).Run(func(args mock.Arguments) {
+		memo = append(memo, args.Get(0).(map[string]any)[temporal.MemoStatus])
+	})
 	env.ExecuteWorkflow(temporal.WorkflowName, startOf(t, h.root, rel, "run-down", nil))
 	require.NoError(t, env.GetWorkflowError())
+	assert.Equal(t, []any{temporal.StatusWaiting, "running"}, memo)
 	assert.Equal(t, int32(4), calls.Load(), "test.down ran %d times", calls.Load())
 	p := progressOf(t, env)
 	assert.Equal(t, machine.StatusCompleted, p.Status)
