@@ -556,7 +556,7 @@ func cancelOnTemporal(c *cli.Context) error {
 	}
 	defer tc.Close()
 	id := c.Args().First()
-	st, msg, err := temporal.Closed(c.Context, tc, id)
+	st, _, err := temporal.Closed(c.Context, tc, id)
 	if err != nil {
 		return temporalRunError(c, id, err)
 	}
@@ -574,6 +574,7 @@ func cancelOnTemporal(c *cli.Context) error {
 	// As for a local run: wait up to --wait for it to stop (the action in
 	// flight ends first) and say where it stopped.
 	deadline := time.Now().Add(wait)
+	var msg string
 	for {
 		st, msg, err = temporal.Closed(c.Context, tc, id)
 		if err != nil {
