@@ -483,10 +483,17 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		mem = machine.NewMemory()
 	}
 	if c.Bool("json") {
+		// context is the run's variables under the name a local run's
+		// runs show --json gives them (vars, kept for readers of before,
+		// holds the same here; a local run's vars are its --var values).
 		out := struct {
 			*temporal.Progress
-			Memory *machine.Memory `json:"memory"`
-		}{p, mem}
+			Context map[string]any  `json:"context"`
+			Memory  *machine.Memory `json:"memory"`
+		}{p, p.Vars, mem}
+		if out.Context == nil { // no worker told: none known, as an object
+			out.Context = map[string]any{}
+		}
 		if !trace {
 			p.Records = nil
 		}

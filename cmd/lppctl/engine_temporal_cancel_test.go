@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,5 +184,13 @@ func TestTemporalCancelledRunSaysCancelled(t *testing.T) {
 	}
 	if p.Status != temporal.StatusCancelled || p.Cancelled != "terminated on the Temporal server: operator cleanup" || p.Error != "" {
 		t.Errorf("runs show --json: status %q, cancelled %q, error %q", p.Status, p.Cancelled, p.Error)
+	}
+	// The run's variables are under context, as a local run's are.
+	var both struct {
+		Context map[string]any `json:"context"`
+		Vars    map[string]any `json:"vars"`
+	}
+	if err := json.Unmarshal([]byte(out), &both); err != nil || both.Context == nil || fmt.Sprint(both.Context) != fmt.Sprint(both.Vars) {
+		t.Errorf("runs show --json: context %v, vars %v (%v)", both.Context, both.Vars, err)
 	}
 }
