@@ -56,6 +56,14 @@ func exprHint(msg, line string, col int) string {
 	switch {
 	case strings.Contains(msg, "exceeds maximum allowed nodes"):
 		return maxNodesHint
+	case msg == "unexpected token EOF":
+		return "the expression ends too early: an operator, a comma or an opened bracket still needs what follows it"
+	case strings.HasPrefix(msg, "literal not terminated"):
+		return "a string is not closed: end it with the quote it starts with ('...' or \"...\")"
+	case msg == `unexpected token Operator("=")`:
+		return "compare with ==: a single = is not an operator of expressions (set: assigns)"
+	case strings.HasPrefix(msg, "unexpected token"):
+		return "expressions are expr's (https://expr-lang.org/docs/language-definition): names, literals ('text', 3, true, [1, 2], {k: 1}), operators and calls"
 	case arityRE.MatchString(msg):
 		if name := calledFunc(line, col); name != "" {
 			if u, ok := builtinUsage[name]; ok {
