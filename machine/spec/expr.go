@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -53,21 +54,27 @@ func IsBuiltin(name string) bool {
 	return false
 }
 
-// exprOptions are the options every spec expression is compiled with.
-func ExprOptions(env map[string]any) []expr.Option {
+// ExprOptions are the options the spec expression src is compiled with.
+// The gate functions (py_round, ...) are defined only for an expression
+// that names one: an imported blueprint's gates do, hand-written specs
+// rarely, and defining them cost a quarter of loading a spec.
+func ExprOptions(env map[string]any, src string) []expr.Option {
 	opts := append([]expr.Option{expr.Env(env), expr.MaxNodes(2000)}, arithOptions(env)...)
 	opts = append(opts, mapOptions(env)...)
-	return append(opts, pyOptions(env)...)
+	if strings.Contains(src, pyPrefix) {
+		opts = append(opts, pyOptions(env)...)
+	}
+	return opts
 }
 
 // CompileGuard compiles a `when:` expression; it must be a bool.
 func CompileGuard(src string, env map[string]any) (*vm.Program, error) {
-	return expr.Compile(src, append(ExprOptions(env), expr.AsBool())...)
+	return expr.Compile(src, append(ExprOptions(env, src), expr.AsBool())...)
 }
 
 // CompileValue compiles a `set:` expression whose result must have type t.
 func CompileValue(src string, t Type, env map[string]any) (*vm.Program, error) {
-	opts := ExprOptions(env)
+	opts := ExprOptions(env, src)
 	switch t {
 	case TypeInt:
 		opts = append(opts, expr.AsInt())

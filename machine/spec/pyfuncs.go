@@ -1,12 +1,14 @@
 package spec
 
 import (
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
@@ -69,17 +71,35 @@ func PyFuncNames() []string {
 // pyOptions defines the gate functions, but none a context variable's
 // name takes (its expressions keep reading the variable).
 func pyOptions(env map[string]any) []expr.Option {
-	var opts []expr.Option
-	if _, taken := env[FnPyOK]; !taken {
-		opts = append(opts, expr.Function(FnPyOK, pyOK, new(func(string, ...any) bool)))
-	}
-	for k, fn := range pyFuncs {
-		if _, taken := env["py_"+k]; !taken {
-			opts = append(opts, expr.Function("py_"+k, fn))
+	all := pyFuncOptions()
+	opts := make([]expr.Option, 0, len(all))
+	for _, f := range all {
+		if _, taken := env[f.name]; !taken {
+			opts = append(opts, f.opt)
 		}
 	}
 	return opts
 }
+
+// pyPrefix starts the name of every gate function.
+const pyPrefix = "py_"
+
+// namedOption is an expr function option and the name it defines.
+type namedOption struct {
+	name string
+	opt  expr.Option
+}
+
+// pyFuncOptions are the gate functions' options, sorted by name, built
+// once: every expression of every spec is compiled with them, and building
+// them at each compile cost a quarter of loading a spec.
+var pyFuncOptions = sync.OnceValue(func() []namedOption {
+	out := []namedOption{{FnPyOK, expr.Function(FnPyOK, pyOK, new(func(string, ...any) bool))}}
+	for _, k := range slices.Sorted(maps.Keys(pyFuncs)) {
+		out = append(out, namedOption{"py_" + k, expr.Function("py_"+k, pyFuncs[k])})
+	}
+	return out
+})
 
 // pyOK reports whether the gate function named by args[0] succeeds on the
 // rest of args.

@@ -234,7 +234,7 @@ func TestGateFunctionsAreCallableFromExpressions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
-			p, err := expr.Compile(tt.src, ExprOptions(env)...)
+			p, err := expr.Compile(tt.src, ExprOptions(env, tt.src)...)
 			require.NoError(t, err)
 			got, err := expr.Run(p, map[string]any{"i": -7, "s": "abc"})
 			require.NoError(t, err)
@@ -245,7 +245,7 @@ func TestGateFunctionsAreCallableFromExpressions(t *testing.T) {
 
 func TestAVariableNamedLikeAGateFunctionIsStillRead(t *testing.T) {
 	env := map[string]any{"py_str": ""}
-	p, err := expr.Compile(`py_str + "!"`, ExprOptions(env)...)
+	p, err := expr.Compile(`py_str + "!"`, ExprOptions(env, `py_str + "!"`)...)
 	require.NoError(t, err)
 	got, err := expr.Run(p, map[string]any{"py_str": "x"})
 	require.NoError(t, err)

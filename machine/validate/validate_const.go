@@ -22,7 +22,7 @@ import (
 // that is not a finite number too. src is written at start in the spec.
 func (v *validator) constants(src string, start mspec.Pos, what string, value bool) {
 	config := conf.CreateNew()
-	for _, opt := range mspec.ExprOptions(v.env) {
+	for _, opt := range mspec.ExprOptions(v.env, src) {
 		opt(config)
 	}
 	config.Check()

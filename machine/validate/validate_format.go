@@ -33,7 +33,7 @@ func (v *validator) formatParam(a *machine.Action, ps *machine.ParamSpec, p *msp
 		return
 	}
 	config := conf.CreateNew()
-	for _, opt := range mspec.ExprOptions(v.env) {
+	for _, opt := range mspec.ExprOptions(v.env, src) {
 		opt(config)
 	}
 	config.Check()

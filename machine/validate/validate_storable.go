@@ -14,7 +14,7 @@ import (
 // known only then).
 func (v *validator) timesInSet(a *mspec.Assign) {
 	config := conf.CreateNew()
-	for _, opt := range mspec.ExprOptions(v.env) {
+	for _, opt := range mspec.ExprOptions(v.env, a.Expr) {
 		opt(config)
 	}
 	config.Check()
