@@ -40,10 +40,12 @@ func commands() []*cli.Command {
 // newApp builds the CLI application writing to the given streams.
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	cmds := commands()
-	setUsageErrors(cmds)
-	setSubcommandActions(cmds)
-	checkRootFlags(cmds)
-	checkRequiredFlags(cmds)
+	eachCommand(cmds, func(cmd *cli.Command) {
+		setUsageError(cmd)
+		setSubcommandAction(cmd)
+		checkRootFlag(cmd)
+		checkRequiredFlags(cmd)
+	})
 	return &cli.App{
 		Name:                 "lppctl",
 		Usage:                "run LLM agents described as declarative YAML state machines",

@@ -99,16 +99,19 @@ func usageLine(cmd *cli.Command) string {
 	return s
 }
 
-// setUsageErrors makes every command (and subcommand) report flag errors
-// with usageError.
-func setUsageErrors(cmds []*cli.Command) {
+// eachCommand calls fn on every command and subcommand, outer first.
+func eachCommand(cmds []*cli.Command, fn func(*cli.Command)) {
 	for _, cmd := range cmds {
-		cmd := cmd
-		if cmd.OnUsageError == nil {
-			cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-				return usageError(err, usageLine(cmd), cmd.HelpName)
-			}
+		fn(cmd)
+		eachCommand(cmd.Subcommands, fn)
+	}
+}
+
+// setUsageError makes cmd report flag errors with usageError.
+func setUsageError(cmd *cli.Command) {
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return usageError(err, usageLine(cmd), cmd.HelpName)
 		}
-		setUsageErrors(cmd.Subcommands)
 	}
 }

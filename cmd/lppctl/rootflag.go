@@ -8,22 +8,20 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// checkRootFlags makes every command with a --root flag refuse a root that
-// is not an existing folder (a usage error), before it does anything: a
+// checkRootFlag makes a command with a --root flag refuse a root that is
+// not an existing folder (a usage error), before it does anything: a
 // mistyped root must not become a new, empty project (a run would create
 // DIR/.lppctl/runs there, validate would find nothing amiss in it).
-func checkRootFlags(cmds []*cli.Command) {
-	for _, cmd := range cmds {
-		if hasFlag(cmd.Flags, "root") && cmd.Action != nil {
-			action := cmd.Action
-			cmd.Action = func(c *cli.Context) error {
-				if err := checkRoot(c.String("root")); err != nil {
-					return err
-				}
-				return action(c)
-			}
+func checkRootFlag(cmd *cli.Command) {
+	if !hasFlag(cmd.Flags, "root") || cmd.Action == nil {
+		return
+	}
+	action := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		if err := checkRoot(c.String("root")); err != nil {
+			return err
 		}
-		checkRootFlags(cmd.Subcommands)
+		return action(c)
 	}
 }
 
