@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -334,23 +333,11 @@ func showMemory(w io.Writer, mem *machine.Memory) {
 }
 
 func compactJSON(v any) string {
-	b, err := plainJSON(v)
+	b, err := runstore.Marshal(v) // no HTML escapes: "<b>" reads "<b>"
 	if err != nil {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-// plainJSON is json.Marshal without HTML escaping: what runs show and
-// runs trace print for a person reads "<b>", not "\u003cb\u003e".
-func plainJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func shorten(s string, n int) string {

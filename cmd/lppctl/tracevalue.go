@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/lppctl/lppctl/machine/runstore"
 )
 
 // traceValues renders the variables of the steps of one run, in order, as
@@ -41,7 +43,7 @@ func (tv *traceValues) show(name string, v any, keys []string, patched bool, n i
 	return shorten(s, n)
 }
 
-// mapPrefix encodes m as plainJSON does, stopping past n characters.
+// mapPrefix encodes m as runstore.Marshal does, stopping past n characters.
 func (tv *traceValues) mapPrefix(name string, m map[string]any, keys []string, patched bool, n int) (string, bool) {
 	ks, known := tv.sorted[name]
 	if patched && known {
@@ -87,7 +89,7 @@ func (tv *traceValues) mapPrefix(name string, m map[string]any, keys []string, p
 	return w.String(), true
 }
 
-// listPrefix encodes xs as plainJSON does, stopping past n characters.
+// listPrefix encodes xs as runstore.Marshal does, stopping past n characters.
 func listPrefix(xs []any, n int) (string, bool) {
 	w := prefixWriter{limit: n}
 	w.write("[")
@@ -106,7 +108,7 @@ func listPrefix(xs []any, n int) (string, bool) {
 	return w.String(), true
 }
 
-// stringPrefix encodes the beginning of s as plainJSON does, past n
+// stringPrefix encodes the beginning of s as runstore.Marshal does, past n
 // characters when s is longer: each character of s is one or more of its
 // encoding, so its first n+1 characters are enough (a transcript that grows
 // at every step was encoded whole, then cut, at every step).
@@ -119,7 +121,7 @@ func stringPrefix(s string, n int) string {
 		}
 		runes++
 	}
-	b, err := plainJSON(s[:cut])
+	b, err := runstore.Marshal(s[:cut])
 	if err != nil { // a string always encodes
 		return compactJSON(s)
 	}
@@ -142,9 +144,9 @@ func (w *prefixWriter) write(s string) {
 	w.runes += utf8.RuneCountInString(s)
 }
 
-// value writes v as plainJSON encodes it; false when it cannot.
+// value writes v as runstore.Marshal encodes it; false when it cannot.
 func (w *prefixWriter) value(v any) bool {
-	b, err := plainJSON(v)
+	b, err := runstore.Marshal(v)
 	if err != nil {
 		return false
 	}

@@ -420,6 +420,11 @@ func setKey[V any](m map[string]V, k string, v V) map[string]V {
 // encoding/json.
 func marshal(v any) ([]byte, error) { return appendValue(nil, v) }
 
+// Marshal encodes v as the journal writes values: as encoding/json does,
+// without its HTML escapes (what a person reads shows "<b>", not
+// "\u003cb\u003e").
+func Marshal(v any) ([]byte, error) { return marshal(v) }
+
 // jsonMarshal is marshal through encoding/json.
 func jsonMarshal(v any) ([]byte, error) {
 	var b bytes.Buffer
