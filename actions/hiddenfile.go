@@ -25,28 +25,26 @@ func hiddenIn(p *gateway.Policy, path, root string) string {
 	if root == "" {
 		root = "."
 	}
-	absRoot, err := filepath.Abs(root)
-	if err != nil {
+	absRoot, err1 := filepath.Abs(root)
+	abs, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
 		return ""
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
+	if h := hiddenBelow(p, absRoot, abs); h != "" {
+		return h
+	}
+	realRoot, err1 := filepath.EvalSymlinks(absRoot)
+	real, err2 := filepath.EvalSymlinks(abs)
+	if err1 != nil || err2 != nil {
 		return ""
 	}
-	if rel, err := filepath.Rel(absRoot, abs); err == nil && filepath.IsLocal(rel) {
-		if h := gateway.HiddenBy(p, rel); h != "" {
-			return h
-		}
-	}
-	realRoot, err := filepath.EvalSymlinks(absRoot)
-	if err != nil {
-		return ""
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return ""
-	}
-	if rel, err := filepath.Rel(realRoot, real); err == nil && filepath.IsLocal(rel) {
+	return hiddenBelow(p, realRoot, real)
+}
+
+// hiddenBelow is the pattern of p hiding abs, relative to root ("" when
+// none does, or abs is not below root).
+func hiddenBelow(p *gateway.Policy, root, abs string) string {
+	if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
 		return gateway.HiddenBy(p, rel)
 	}
 	return ""
