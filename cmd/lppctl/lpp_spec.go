@@ -213,11 +213,11 @@ func parseForDiff(path string, src []byte, mappingFor string) *mspec.Spec {
 	return f.Spec
 }
 
-// blueprintEvent is the name the translation of a blueprint uses for the
+// blueprintName is the name the translation of a blueprint uses for the
 // event (or property: run --var) the blueprint spells name (`--event
 // TO-X_DONE` is TO_X_DONE, `--var len=[]` sets lpp_len): name itself for a
 // spec, or a name the import kept.
-func blueprintEvent(spec *mspec.Spec, name string) string {
+func blueprintName(spec *mspec.Spec, name string) string {
 	if spec == nil || name == "" || !lpp.IsBlueprint(spec.Source) {
 		return name
 	}

@@ -213,7 +213,7 @@ func resumeAction(c *cli.Context) error {
 			return err
 		}
 	}
-	event = blueprintEvent(spec, event)
+	event = blueprintName(spec, event)
 	if event != "" {
 		if in != nil {
 			return usageErrorf("give either --event or an answer (--approve, --reject, --answer), not both")

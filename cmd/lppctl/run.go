@@ -94,7 +94,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	for i := range events {
-		events[i].name = blueprintEvent(spec, events[i].name)
+		events[i].name = blueprintName(spec, events[i].name)
 	}
 	check, err := pre.NewRun(vars) // before a run directory is made for nothing
 	if err != nil {
@@ -216,7 +216,7 @@ func parseVars(spec *mspec.Spec, pairs []string) (map[string]any, error) {
 func parseVar(spec *mspec.Spec, vars map[string]any, flag, name, val string) error {
 	v := spec.Var(name)
 	if v == nil { // a blueprint's property by its own name (len is lpp_len in the spec)
-		if in := blueprintEvent(spec, name); in != name && spec.Var(in) != nil {
+		if in := blueprintName(spec, name); in != name && spec.Var(in) != nil {
 			name, v = in, spec.Var(in)
 		}
 	}
