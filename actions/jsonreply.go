@@ -10,7 +10,7 @@ import (
 
 // extractJSON finds the JSON value in a model's reply: the whole reply when
 // it is JSON, else the first fenced block that is, else the JSON object
-// inside prose (ExtractObject). Two slips a model makes often are forgiven
+// inside prose (extractObject). Two slips a model makes often are forgiven
 // (lenientJSON): a raw line break or tab inside a string, and a trailing
 // comma. When the reply's first object does not parse, the error names the
 // line, the column and what is wrong there, rather than an object nested in
@@ -54,7 +54,7 @@ func extractJSON(reply string) (string, error) {
 			return fixed, nil
 		}
 	}
-	obj, err := ExtractObject(s, "")
+	obj, err := extractObject(s)
 	if err != nil {
 		return "", err
 	}
@@ -69,7 +69,7 @@ func extractJSON(reply string) (string, error) {
 			return "", fmt.Errorf("the reply's JSON does not parse: %s; answer with one valid JSON object and nothing else", jsonSyntaxProblem(s, first, derr))
 		}
 	}
-	if !json.Valid([]byte(obj)) { // ExtractObject's last resort: from the first { to the last }
+	if !json.Valid([]byte(obj)) { // extractObject's last resort: from the first { to the last }
 		var v any
 		err := json.Unmarshal([]byte(obj), &v)
 		return "", fmt.Errorf("the reply's JSON object does not parse (%v); answer with one valid JSON object and nothing else", err)
@@ -178,25 +178,20 @@ func describeJSON(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// ExtractObject finds the JSON object in a reply: the whole reply, else a
+// extractObject finds the JSON object in a reply: the whole reply, else a
 // fenced block holding an object, else the first {...} in the text that is
-// a JSON object — those having the key want first, so prose with braces
-// around the answer, or a draft before it, does not hide it.
-func ExtractObject(reply, want string) (string, error) {
+// a JSON object.
+func extractObject(reply string) (string, error) {
 	s := strings.TrimSpace(reply)
 	if s == "" {
 		return "", errors.New("the reply is empty; answer with one JSON object")
 	}
 	var cands []string
-	// add records a candidate and reports whether it is the answer.
+	// add records a candidate and reports whether it is an object.
 	add := func(c string) bool {
 		cands = append(cands, c)
 		var m map[string]json.RawMessage
-		if json.Unmarshal([]byte(c), &m) != nil {
-			return false
-		}
-		_, ok := m[want]
-		return ok || want == ""
+		return json.Unmarshal([]byte(c), &m) == nil
 	}
 	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) && add(s) {
 		return s, nil
