@@ -1,6 +1,7 @@
 package check
 
 import (
+	"reflect"
 	"slices"
 
 	"github.com/expr-lang/expr/ast"
@@ -19,11 +20,18 @@ import (
 //   - what an index, a member access or a slice reads (out of range, nil);
 //   - the arguments of a function that can fail on some value (int("x"),
 //     fromJSON), every function but those below, which fail on no value of
-//     the types the type check lets through.
+//     the types the type check lets through;
+//   - an operation on a value whose type the type check does not know (an
+//     item of a list, a value of a map: `first(items) + 1`, `sum(items)`,
+//     `all(items, # > 0)` fail when an item is a string), and a function of
+//     totalFuncs given a list or a map of such values, but for those of
+//     totalOnAny, which never look at the items;
+//   - a nullable variable, but where it is compared with `==` or `!=`
+//     (`len(x)` fails when x is null).
 //
-// The checked arithmetic of `+ - *` is left out on purpose: it fails only
-// past ±2⁶³, which no value of a default domain approaches, and counting it
-// would keep every counter (the price docs/check.md states).
+// The checked arithmetic of `+ - *` on ints is left out on purpose: it
+// fails only past ±2⁶³, which no value of a default domain approaches, and
+// counting it would keep every counter (the price docs/check.md states).
 var totalFuncs = map[string]bool{
 	"len": true, "upper": true, "lower": true, "trim": true, "trimPrefix": true, "trimSuffix": true,
 	"hasPrefix": true, "hasSuffix": true, "string": true, "abs": true, "max": true, "min": true,
@@ -31,6 +39,13 @@ var totalFuncs = map[string]bool{
 	"replace": true, "split": true, "join": true, "toJSON": true, "first": true, "last": true,
 	"get": true, "all": true, "any": true, "none": true, "one": true, "filter": true, "map": true,
 	"count": true, "sum": true, "type": true, "toPairs": true, "fromPairs": true,
+}
+
+// totalOnAny are the functions of totalFuncs that fail on no list or map,
+// whatever its items.
+var totalOnAny = map[string]bool{
+	"len": true, "keys": true, "values": true, "concat": true, "toJSON": true, "string": true,
+	"first": true, "last": true, "get": true, "type": true, "toPairs": true,
 }
 
 // fallibleSlots returns the slots whose value can make p fail (cached).
@@ -41,9 +56,17 @@ func (x *Explorer) fallibleSlots(p *vm.Program) []int {
 	if s, ok := x.fallible[p]; ok {
 		return s
 	}
-	f := &fallibleVisitor{}
+	f := &fallibleVisitor{nullable: func(name string) bool {
+		v := x.spec.Var(name)
+		return v != nil && v.Nullable
+	}}
 	node := p.Node()
 	ast.Walk(&node, f)
+	for _, id := range f.idents {
+		if !slices.Contains(f.compared, id) {
+			f.nodes = append(f.nodes, id)
+		}
+	}
 	var out []int
 	for _, n := range f.nodes {
 		sub := n
@@ -64,14 +87,36 @@ func (x *Explorer) fallibleSlots(p *vm.Program) []int {
 
 // fallibleVisitor collects the sub-expressions whose value can make an
 // expression fail.
-type fallibleVisitor struct{ nodes []ast.Node }
+type fallibleVisitor struct {
+	nodes    []ast.Node
+	nullable func(name string) bool // whether a variable is nullable
+	idents   []ast.Node             // reads of nullable variables
+	compared []ast.Node             // those of them compared with == or !=
+}
 
 func (f *fallibleVisitor) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
-	case *ast.BinaryNode:
-		if n.Operator == "/" || n.Operator == "%" {
-			f.divisor(n.Right)
+	case *ast.IdentifierNode:
+		if f.nullable(n.Value) {
+			f.idents = append(f.idents, n)
 		}
+	case *ast.BinaryNode:
+		switch n.Operator {
+		case "==", "!=":
+			f.compared = append(f.compared, n.Left, n.Right)
+		case "&&", "||", "and", "or", "??":
+		case "in", "not in":
+			if t := n.Right.Type(); t == nil || t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+				f.untyped(n, n.Left, n.Right) // a list's membership compares with ==: it never fails
+			}
+		case "/", "%":
+			f.divisor(n.Right)
+			f.untyped(n, n.Left, n.Right)
+		default:
+			f.untyped(n, n.Left, n.Right)
+		}
+	case *ast.UnaryNode:
+		f.untyped(n, n.Node)
 	case *ast.MemberNode:
 		if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == mspec.VarEvent {
 			return // event.payload: typed, never nil
@@ -80,7 +125,7 @@ func (f *fallibleVisitor) Visit(node *ast.Node) {
 	case *ast.SliceNode:
 		f.nodes = append(f.nodes, n)
 	case *ast.BuiltinNode:
-		if !totalFuncs[n.Name] {
+		if !totalFuncs[n.Name] || !totalOnAny[n.Name] && f.untyped(n, n.Arguments...) {
 			f.nodes = append(f.nodes, n)
 		}
 	case *ast.CallNode:
@@ -88,11 +133,42 @@ func (f *fallibleVisitor) Visit(node *ast.Node) {
 		switch {
 		case ok && (id.Value == mspec.FnMod || id.Value == mspec.FnMod+"_any") && len(n.Arguments) == 2:
 			f.divisor(n.Arguments[1]) // checked `%` (machine/spec/arith.go)
-		case ok && (checkedTotal[id.Value] || totalFuncs[id.Value]):
+			f.untyped(n, n.Arguments...)
+		case ok && checkedTotal[id.Value]:
+			f.untyped(n, n.Arguments...)
+		case ok && totalFuncs[id.Value]:
 		default:
 			f.nodes = append(f.nodes, n)
 		}
 	}
+}
+
+// untyped notes n when one of its operands has a type the type check does
+// not know, or is a list or a map of such values (its items may be of any
+// type: an operation on them can fail); it reports whether it noted n.
+func (f *fallibleVisitor) untyped(n ast.Node, operands ...ast.Node) bool {
+	for _, o := range operands {
+		if unknownType(o.Type()) {
+			f.nodes = append(f.nodes, n)
+			return true
+		}
+	}
+	return false
+}
+
+// unknownType reports whether a value of type t (nil: unknown) may be of
+// any type, or hold such values.
+func unknownType(t reflect.Type) bool {
+	if t == nil {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return unknownType(t.Elem())
+	}
+	return false
 }
 
 // checkedTotal are the checked operations (machine/spec/arith.go) that fail
