@@ -30,7 +30,7 @@ func coneRegistry() *machine.Registry {
 func TestASetNothingReadsIsEvaluatedOnEveryValueThatCanMakeItFail(t *testing.T) {
 	tests := []struct {
 		name, target, expr, when string
-		fails           string // "" for a PASS
+		fails                    string // "" for a PASS
 	}{
 		{"a sum of a list's items", "c", "sum(items)", "true", "invalid operation: string + int"},
 		{"a predicate on a list's items", "b", "all(items, # > 0)", "true", "invalid operation: string > int"},
