@@ -100,6 +100,10 @@ type Explorer struct {
 	mv              move
 	end             move
 	errMove         move
+	// emitVal is the event the state being expanded emits with a payload
+	// (evalParams), emitLabel how traces show its payload.
+	emitVal   any
+	emitLabel string
 }
 
 // Node flags.
@@ -142,6 +146,16 @@ type Xstate struct {
 	// with no payload) sends: when one of its transitions holds after the
 	// set, it is taken, and nothing else (see enabled); nil otherwise.
 	emits *xevent
+	// emitCe is the event of the built-in emit when it declares a payload:
+	// the payload is evaluated from the parameters (evalParams), and emits
+	// (when the state handles the event) takes it.
+	emitCe *machine.Cevent
+	// params are the action's expression parameters (check_params.go);
+	// paramErrVals, the last_error values of their failure when the action
+	// cannot fail otherwise (emit), with their ids.
+	params       []xparam
+	paramErrVals []any
+	paramErrIDs  []uint32
 	// fails: the state's action is the built-in fail, which never succeeds.
 	fails     bool
 	reached   bool
@@ -276,6 +290,9 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	for _, st := range x.States {
 		st.edges = x.edgesOf(st)
 		x.builtinAction(st)
+		if !st.fails {
+			x.actionParams(st, env)
+		}
 	}
 	x.liveness()
 	for _, st := range x.States {
@@ -327,11 +344,17 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		for _, v := range st.ErrVals {
 			st.errIDs = append(st.errIDs, x.values.id(v))
 		}
+		for _, v := range st.paramErrVals {
+			st.paramErrIDs = append(st.paramErrIDs, x.values.id(v))
+		}
 	}
 	x.memoProgs = map[*vm.Program]*memoProg{}
 	x.memoSigs = map[string]uint32{}
 	for _, st := range x.States {
 		st.setMemo = x.memosOf(st.Cs.Set)
+		for i := range st.params {
+			st.params[i].memo = x.memoOf(st.params[i].prog)
+		}
 		for i := range st.edges {
 			e := &st.edges[i]
 			e.guardMemo, e.setMemo = x.memoOf(e.guard), x.memosOf(e.set)

@@ -26,8 +26,8 @@ import (
 //     `all(items, # > 0)` fail when an item is a string), and a function of
 //     totalFuncs given a list or a map of such values, but for those of
 //     totalOnAny, which never look at the items;
-//   - a nullable variable, but where it is compared with `==` or `!=`
-//     (`len(x)` fails when x is null).
+//   - a nullable variable given to an operation or a function (`len(x)`,
+//     `x + 1` fail when x is null; `x == nil`, `[x]`, `string(x)` do not).
 //
 // The checked arithmetic of `+ - *` on ints is left out on purpose: it
 // fails only past ±2⁶³, which no value of a default domain approaches, and
@@ -62,11 +62,6 @@ func (x *Explorer) fallibleSlots(p *vm.Program) []int {
 	}}
 	node := p.Node()
 	ast.Walk(&node, f)
-	for _, id := range f.idents {
-		if !slices.Contains(f.compared, id) {
-			f.nodes = append(f.nodes, id)
-		}
-	}
 	var out []int
 	for _, n := range f.nodes {
 		sub := n
@@ -90,20 +85,28 @@ func (x *Explorer) fallibleSlots(p *vm.Program) []int {
 type fallibleVisitor struct {
 	nodes    []ast.Node
 	nullable func(name string) bool // whether a variable is nullable
-	idents   []ast.Node             // reads of nullable variables
-	compared []ast.Node             // those of them compared with == or !=
+}
+
+// null notes the operands that read a nullable variable: an operation on
+// them fails when it is null.
+func (f *fallibleVisitor) null(operands ...ast.Node) {
+	for _, o := range operands {
+		if id, ok := o.(*ast.IdentifierNode); ok && f.nullable(id.Value) {
+			f.nodes = append(f.nodes, id)
+		}
+	}
 }
 
 func (f *fallibleVisitor) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
-	case *ast.IdentifierNode:
-		if f.nullable(n.Value) {
-			f.idents = append(f.idents, n)
-		}
 	case *ast.BinaryNode:
 		switch n.Operator {
+		case "==", "!=", "??":
+		default:
+			f.null(n.Left, n.Right)
+		}
+		switch n.Operator {
 		case "==", "!=":
-			f.compared = append(f.compared, n.Left, n.Right)
 		case "&&", "||", "and", "or", "??":
 		case "in", "not in":
 			if t := n.Right.Type(); t == nil || t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
@@ -116,7 +119,10 @@ func (f *fallibleVisitor) Visit(node *ast.Node) {
 			f.untyped(n, n.Left, n.Right)
 		}
 	case *ast.UnaryNode:
+		f.null(n.Node)
 		f.untyped(n, n.Node)
+	case *ast.ConditionalNode:
+		f.null(n.Cond)
 	case *ast.MemberNode:
 		if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == mspec.VarEvent {
 			return // event.payload: typed, never nil
@@ -125,10 +131,14 @@ func (f *fallibleVisitor) Visit(node *ast.Node) {
 	case *ast.SliceNode:
 		f.nodes = append(f.nodes, n)
 	case *ast.BuiltinNode:
+		if n.Name != "string" && n.Name != "toJSON" && n.Name != "type" {
+			f.null(n.Arguments...)
+		}
 		if !totalFuncs[n.Name] || !totalOnAny[n.Name] && f.untyped(n, n.Arguments...) {
 			f.nodes = append(f.nodes, n)
 		}
 	case *ast.CallNode:
+		f.null(n.Arguments...)
 		id, ok := n.Callee.(*ast.IdentifierNode)
 		switch {
 		case ok && (id.Value == mspec.FnMod || id.Value == mspec.FnMod+"_any") && len(n.Arguments) == 2:

@@ -68,6 +68,13 @@ func (x *Explorer) relevance() {
 			}
 		}
 	}
+	for _, st := range x.States {
+		for i := range st.params {
+			for _, s := range x.paramReads(st, &st.params[i]) {
+				r[s] = true
+			}
+		}
+	}
 	x.relevant = r
 	for changed := true; changed; {
 		changed = false
@@ -119,8 +126,9 @@ func (x *Explorer) writesOf(set []machine.Cassign) slotSet {
 // and the slots its action writes that are read afterwards (liveWrites).
 // A dead slot is reset to its default in the stored pair: two pairs that
 // differ only in dead slots behave alike. Reads are those of guards, sets,
-// invariants and final_requires (action parameters are not evaluated by the
-// check); an action's writes overwrite, its failure does not.
+// invariants, final_requires and the action's expression parameters (what
+// can make them fail; all of emit's payload: check_params.go); an action's
+// writes overwrite, its failure does not.
 func (x *Explorer) liveness() {
 	x.relevance()
 	n := x.nslots
@@ -160,6 +168,11 @@ func (x *Explorer) liveness() {
 				live.addReads(x, c.prog)
 			}
 			live.union(after, st.actionWrites)
+			for i := range st.params {
+				for _, s := range x.paramReads(st, &st.params[i]) {
+					live[s] = true
+				}
+			}
 			if oe := st.Cs.OnError; oe != nil && st.Cs.Action != nil {
 				to := x.States[x.stateIdx[oe.Target]]
 				errPath := make(slotSet, n)

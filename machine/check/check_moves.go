@@ -42,6 +42,10 @@ type move struct {
 	failed  bool      // moveEnd: the run fails there (an action that always fails, no on_error)
 	msg     string
 	pos     mspec.Pos
+	// emitted: the event the state's action emitted with a payload, shown
+	// by traces as emitLabel
+	emitted   bool
+	emitLabel string
 }
 
 // expand calls visit for every move out of (st, values), in a fixed order
@@ -60,6 +64,12 @@ func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *mo
 	x.ord, x.visitFn = 0, visit
 	x.load(st, ids)
 	clear(x.guardCache[:len(st.edges)])
+	if len(st.params) > 0 || st.emitCe != nil {
+		if serr := x.evalParams(st); serr != nil {
+			x.paramFailure(st, ids, serr)
+			return
+		}
+	}
 	doms := st.outcomes
 	idx := x.odometer[:0]
 	for range doms {
@@ -101,6 +111,26 @@ func (x *Explorer) expand(st *Xstate, ids []uint32, visit func(ord int32, mv *mo
 	if st.fails && st.Cs.OnError == nil {
 		x.end = move{kind: moveEnd, failed: true, ids: ids}
 		x.emit(&x.end)
+	}
+}
+
+// paramFailure explores st's action failing because a parameter cannot be
+// evaluated: its on_error route with each error text, or the run fails
+// there ("expressions evaluate").
+func (x *Explorer) paramFailure(st *Xstate, ids []uint32, serr *stopErr) {
+	if st.Cs.OnError == nil {
+		x.end = move{kind: moveEnd, ids: ids, prop: PropEvaluation, msg: serr.msg, pos: serr.pos}
+		x.emit(&x.end)
+		return
+	}
+	vals, vids := st.ErrVals, st.errIDs
+	if vals == nil {
+		vals, vids = st.paramErrVals, st.paramErrIDs
+	}
+	for i, ev := range vals {
+		if !x.failure(st, ids, ev.(string), vids[i]) {
+			return
+		}
 	}
 }
 
@@ -194,6 +224,10 @@ func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uin
 				x.globalTaken[mv.trans] = true
 			}
 			x.env[mspec.VarEvent] = mv.ev.Payloads[mv.payload]
+			if c.emitted {
+				x.env[mspec.VarEvent] = x.emitVal
+				mv.emitted, mv.emitLabel = true, x.emitLabel
+			}
 			more, bad = x.assign(mv.trans.Set, mv.setMemo, nextIDs, assignEvent, st, mv)
 			delete(x.env, mspec.VarEvent)
 		} else {
@@ -293,6 +327,7 @@ type choice struct {
 	e                *edge
 	ev               *xevent
 	evTrans, payload int32
+	emitted          bool // the event the action emitted with a payload (Explorer.emitVal)
 }
 
 // enabled returns the ways out that can fire in st with the values in env,
@@ -305,12 +340,16 @@ func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 		// The event the action emitted comes first: when it applies, it is
 		// taken, and neither other events nor next are looked at (spec.md,
 		// "How a spec runs"); when it does not, it is dropped.
-		i, serr := x.eventTakes(st, ev, ev.Payloads[0])
+		val := ev.Payloads[0]
+		if st.emitCe != nil {
+			val = x.emitVal
+		}
+		i, serr := x.eventTakes(st, ev, val)
 		if serr != nil {
 			return nil, serr
 		}
 		if i >= 0 {
-			out = append(out, choice{ev: ev, evTrans: int32(i)})
+			out = append(out, choice{ev: ev, evTrans: int32(i), emitted: st.emitCe != nil})
 			x.choices = out[:0]
 			return out, nil
 		}
@@ -476,6 +515,9 @@ func (x *Explorer) assignPos(a machine.Cassign) mspec.Pos {
 func (mv *move) via() string {
 	switch mv.kind {
 	case moveEvent:
+		if mv.emitted {
+			return "event " + mv.ev.Name + " " + mv.emitLabel
+		}
 		if l := mv.ev.labels[mv.payload]; l != "" {
 			return "event " + mv.ev.Name + " " + l
 		}
@@ -538,10 +580,9 @@ const (
 
 // builtinAction notes what the check knows of a built-in action: fail never
 // succeeds (its state's set and next are never reached: a failure only,
-// through on_error with its message as last_error, or the run fails there); emit of an event without a
-// payload never fails, and the event it sends comes before anything else
-// (when the event declares a payload, the check does not evaluate it: the
-// state is explored as for any action, its event as an external one).
+// through on_error with its message as last_error, or the run fails there); emit
+// fails only when its payload does (check_params.go), and the event it sends
+// comes before anything else.
 func (x *Explorer) builtinAction(st *Xstate) {
 	a := st.Cs.Action
 	if a == nil || st.final {
@@ -567,18 +608,19 @@ func (x *Explorer) builtinAction(st *Xstate) {
 	case machine.ActionEmit:
 		var name string
 		for _, p := range st.Cs.St.With {
-			switch p.Name {
-			case "event":
+			if p.Name == "event" {
 				name, _ = p.Value.(string)
-			case "payload":
-				return
 			}
 		}
 		ce := x.m.Events[name]
-		if ce == nil || ce.Decl.HasPayload() {
+		if ce == nil {
 			return
 		}
-		st.ErrVals, st.errIDs = nil, nil // it cannot fail
+		if ce.Decl.HasPayload() {
+			st.emitCe = ce // its payload is built, and may fail, in evalParams
+			st.paramErrVals = st.ErrVals
+		}
+		st.ErrVals, st.errIDs = nil, nil // it cannot fail otherwise
 		for _, ev := range st.Events {
 			if ev.Name == name {
 				st.emits = ev
