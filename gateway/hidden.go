@@ -203,7 +203,11 @@ func (g *Gateway) hiddenEntry(lit, res string, e fs.DirEntry) bool {
 func (g *Gateway) argPaths(i int, a string) *refusal {
 	what := fmt.Sprintf("args[%d]", i)
 	// URLs are split too: "https://host/.env" is refused as naming .env.
+	var pieces []string
 	for _, piece := range strings.FieldsFunc(a, argSeparator) {
+		pieces = append(append(pieces, piece), optionValues(piece)...)
+	}
+	for _, piece := range pieces {
 		var comps []string
 		for _, c := range strings.Split(strings.ReplaceAll(piece, `\`, "/"), "/") {
 			if c != "" && c != "." {
