@@ -21,7 +21,8 @@ import (
 // value that does not parse as the variable's type fails the action, naming
 // the variable but not quoting the value. Credentials are not for specs: a
 // name that looks like one (envname.Credential: PGPASSWORD, GITHUB_PAT,
-// OPENAI_API_KEY_2 ...) is refused.
+// OPENAI_API_KEY_2 ...) is refused, and so is a value that holds one
+// (envname.CredentialValue: DATABASE_URL=postgres://u:pw@h/db).
 func (d *Deps) envRead(_ context.Context, c *machine.Call) error {
 	vars, err := stringMap(c, "vars")
 	if err != nil {
@@ -43,6 +44,9 @@ func (d *Deps) envRead(_ context.Context, c *machine.Call) error {
 		raw := strings.TrimSpace(d.Env(env))
 		if raw == "" {
 			continue
+		}
+		if what := envname.CredentialValue(raw); what != "" {
+			return fmt.Errorf("env.read of state %q: %s holds %s; specs do not read credentials (take the password out of the value, or give the value with --var)", c.State, env, what)
 		}
 		if !reflect.DeepEqual(c.Var(name), decl.Default) {
 			c.Notef("%s=%v was given; %s is not used", name, c.Var(name), env)

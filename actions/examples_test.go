@@ -286,6 +286,7 @@ func TestEnvRead(t *testing.T) {
 		{name: "a value that does not parse fails, naming both", env: map[string]string{"EVAL_THRESHOLD": "high"}, err: `action failed: env.read in state "read": cannot read EVAL_THRESHOLD into threshold: not an integer`},
 		{name: "a value outside the enum fails without quoting it", env: map[string]string{"OPENAI_MODEL": "sk-not-a-model"}, err: `action failed: env.read in state "read": cannot read OPENAI_MODEL into model: not one of ["", "m-1", "m-2"]`},
 		{name: "an infinite float fails", env: map[string]string{"EVAL_RATIO": "inf"}, err: `action failed: env.read in state "read": cannot read EVAL_RATIO into ratio: not a finite number`},
+		{name: "a value holding a URL with a password fails without quoting it", env: map[string]string{"OPENAI_MODEL": "postgres://u:pw@h/db"}, err: `action failed: env.read in state "read": env.read of state "read": OPENAI_MODEL holds a URL with a user name or password (scheme://user:password@host); specs do not read credentials (take the password out of the value, or give the value with --var)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

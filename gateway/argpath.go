@@ -57,22 +57,76 @@ func argPieces(a string) []string {
 	return pieces
 }
 
+// optionValues returns what a script may read as a file name inside the
+// piece besides the piece itself: the value glued to a short option
+// ("-o/etc/passwd" is "-o /etc/passwd" to argparse and getopt, and in a
+// group "-vo/etc/passwd" the value may start after any letter), and the
+// file of arguments that "@FILE" names (argparse's fromfile_prefix_chars).
+// Long options ("--out/x") take a value only after "=" or as the next arg.
+func optionValues(piece string) []string {
+	if strings.HasPrefix(piece, "@") {
+		return []string{piece[1:]}
+	}
+	if !strings.HasPrefix(piece, "-") || strings.HasPrefix(piece, "--") {
+		return nil
+	}
+	var out []string
+	i := 1
+	for ; i < len(piece) && isOptionLetter(piece[i]); i++ {
+		if v := piece[i+1:]; v != "" && i <= maxOptionGroup {
+			out = append(out, v)
+		}
+	}
+	if i > maxOptionGroup+1 && i < len(piece) {
+		out = append(out, piece[i:]) // what follows a longer group of letters
+	}
+	return out
+}
+
+// maxOptionGroup is how many letters of a group of short options
+// ("-vxo/path") are each taken as the one whose value may follow; the text
+// after a longer group is checked too, so the work stays linear in the arg.
+const maxOptionGroup = 16
+
+// isOptionLetter reports whether b can name a short option (-o, -1).
+func isOptionLetter(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
 // argPathSyntax refuses a script argument with a piece that is absolute
 // ("/x", "\\x", "~x") or has a ".." component ("..", "a/../b"; a component
-// of dots and blanks only, "...", counts too).
+// of dots and blanks only, "...", counts too), also as the value of a short
+// option or an @FILE (optionValues).
 func argPathSyntax(i int, a string) *refusal {
 	for _, piece := range argPieces(a) {
-		s := strings.ReplaceAll(piece, `\`, "/")
-		if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") {
-			if piece == a {
-				return refuse(ruleArgPath, "args[%d] %s is an absolute path; paths are relative to the project root", i, quote(a))
-			}
-			return refuse(ruleArgPath, "args[%d] %s holds the absolute path %s (an arg is read as pieces split on blanks, \"=\", \",\" and \":\"); paths are relative to the project root", i, quote(a), quote(piece))
+		if r := argPieceSyntax(i, a, piece, ""); r != nil {
+			return r
 		}
-		for _, c := range strings.Split(s, "/") {
-			if c != "" && c != "." && strings.Trim(c, ". ") == "" {
-				return refuse(ruleArgPath, "args[%d] %s contains %q; paths must stay inside the project root", i, quote(a), c)
+		for _, v := range optionValues(piece) {
+			if r := argPieceSyntax(i, a, v, piece[:len(piece)-len(v)]); r != nil {
+				return r
 			}
+		}
+	}
+	return nil
+}
+
+// argPieceSyntax checks one piece of the argument a; after is the option
+// ("-o", "@") the piece follows, or "".
+func argPieceSyntax(i int, a, piece, after string) *refusal {
+	s := strings.ReplaceAll(piece, `\`, "/")
+	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") {
+		switch {
+		case after != "":
+			return refuse(ruleArgPath, "args[%d] %s holds the absolute path %s after %s (a script may read the letters after \"-\" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg", i, quote(a), quote(piece), quote(after))
+		case piece == a:
+			return refuse(ruleArgPath, "args[%d] %s is an absolute path; paths are relative to the project root", i, quote(a))
+		}
+		return refuse(ruleArgPath, "args[%d] %s holds the absolute path %s (an arg is read as pieces split on blanks, \"=\", \",\" and \":\"); paths are relative to the project root", i, quote(a), quote(piece))
+	}
+	for _, c := range strings.Split(s, "/") {
+		if c != "" && c != "." && strings.Trim(c, ". ") == "" {
+			return refuse(ruleArgPath, "args[%d] %s contains %q; paths must stay inside the project root", i, quote(a), c)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,6 +33,20 @@ func TestScriptArgPiecesThatAreAbsoluteOrClimbAreRefused(t *testing.T) {
 			`[SECURITY BLOCKED] arg-path: args[0] "https://example.com/x,/etc/passwd" holds the absolute path "/etc/passwd" (an arg is read as pieces split on blanks, "=", "," and ":"); paths are relative to the project root`},
 		{"a whole absolute path", "/etc/passwd",
 			`[SECURITY BLOCKED] arg-path: args[0] "/etc/passwd" is an absolute path; paths are relative to the project root`},
+		{"an absolute path glued to a short option", "-o/etc/passwd",
+			`[SECURITY BLOCKED] arg-path: args[0] "-o/etc/passwd" holds the absolute path "/etc/passwd" after "-o" (a script may read the letters after "-" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg`},
+		{"an absolute path after a group of short options", "-vo/etc/passwd",
+			`[SECURITY BLOCKED] arg-path: args[0] "-vo/etc/passwd" holds the absolute path "/etc/passwd" after "-vo" (a script may read the letters after "-" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg`},
+		{"a climb glued to a short option", "-o../secret.txt",
+			`[SECURITY BLOCKED] arg-path: args[0] "-o../secret.txt" contains ".."; paths must stay inside the project root`},
+		{"a climb after a long group of letters", "-" + strings.Repeat("v", 40) + "../x",
+			`[SECURITY BLOCKED] arg-path: args[0] "-` + strings.Repeat("v", 40) + `../x" contains ".."; paths must stay inside the project root`},
+		{"a file of arguments", "@/etc/passwd",
+			`[SECURITY BLOCKED] arg-path: args[0] "@/etc/passwd" holds the absolute path "/etc/passwd" after "@" (a script may read the letters after "-" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg`},
+		{"a long option takes no glued value", "--out/x", ""},
+		{"a short option with a relative name", "-odocs", ""},
+		{"a glued relative path whose letters could be options", "-odocs/readme.md",
+			`[SECURITY BLOCKED] arg-path: args[0] "-odocs/readme.md" holds the absolute path "/readme.md" after "-odocs" (a script may read the letters after "-" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg`},
 		{"a URL", "--url=https://example.com:8080/a/../b", ""},
 		{"a URL after :", "src:s3://bucket/key", ""},
 		{"a time", "10:30", ""},

@@ -144,6 +144,14 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 
 	prot := append([]string(nil), p.Protected...)
 	why := map[string]string{}
+	// What lppctl itself loads from the project, whatever the policy lists:
+	// a policy with protected_paths: [] must not let the model write the
+	// journals a resume replays, or the policy and configuration the next
+	// run loads by default.
+	for _, a := range alwaysProtected {
+		prot = append(prot, a.path)
+		why[a.path] = a.why
+	}
 	// The policy file as named and as its links resolve: replacing a link
 	// named --policy (saved with the run) would hand the next resume the
 	// model's policy, and replacing its target would change this one's.
@@ -189,6 +197,13 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 	}
 
 	return g, nil
+}
+
+// alwaysProtected are protected in every gateway, whatever the policy says.
+var alwaysProtected = []struct{ path, why string }{
+	{".lppctl", "the run directory: journals, LLM logs, the skill library"},
+	{"config/tools_config.yaml", "the project's default tool policy, which the next run loads"},
+	{"config/lppctl.yaml", "the project's configuration, which picks the next run's model"},
 }
 
 // policyPaths returns the root-relative, slash-separated paths of the

@@ -203,7 +203,11 @@ func (g *Gateway) hiddenEntry(lit, res string, e fs.DirEntry) bool {
 func (g *Gateway) argPaths(i int, a string) *refusal {
 	what := fmt.Sprintf("args[%d]", i)
 	// URLs are split too: "https://host/.env" is refused as naming .env.
+	var pieces []string
 	for _, piece := range strings.FieldsFunc(a, argSeparator) {
+		pieces = append(append(pieces, piece), optionValues(piece)...)
+	}
+	for _, piece := range pieces {
 		var comps []string
 		for _, c := range strings.Split(strings.ReplaceAll(piece, `\`, "/"), "/") {
 			if c != "" && c != "." {
@@ -233,6 +237,11 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 			if err == nil {
 				if kind := g.specialFile(res); kind != "" {
 					return refuse(ruleArgSpecial, "%s %s names %s inside the project; scripts are given regular files and directories only (a script opening it could wait until the timeout)", what, quote(a), kind)
+				}
+				if fi, err := g.root.Stat(res); err == nil {
+					if r := hardLinked(what, a, fi); r != nil {
+						return r
+					}
 				}
 			}
 		}

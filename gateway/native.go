@@ -254,6 +254,9 @@ func (g *Gateway) readFile(shown string) Result {
 	if !fi.Mode().IsRegular() {
 		return failed("read_file: %s is not a regular file", quote(shown))
 	}
+	if r := hardLinked("read_file.path", shown, fi); r != nil {
+		return blocked(r)
+	}
 	limit := g.policy.Limits.ReadFileMaxBytes
 	// Size the buffer by the file (plus slack for growth since the stat), not by the limit.
 	buf := make([]byte, min(int64(limit), max(fi.Size(), 0)+512)+1)
@@ -408,6 +411,9 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 	}
 	if !sfi.Mode().IsRegular() {
 		return failed("copy_file: %s is not a regular file (copy_file copies single files)", quote(srcShown))
+	}
+	if r := hardLinked("copy_file.src", srcShown, sfi); r != nil {
+		return blocked(r)
 	}
 	if sfi.Size() > g.policy.Limits.CopyMaxBytes {
 		return failed("copy_file: %s is %d bytes, more than the limit of %d", quote(srcShown), sfi.Size(), g.policy.Limits.CopyMaxBytes)

@@ -596,6 +596,10 @@ func buildRunner(raw *rawRunner, probs *problemList) RunnerPolicy {
 			probs.addf("safe_py_runner.env.set.%s: value contains NUL or a newline", k)
 			continue
 		}
+		if what := envname.CredentialValue(set[k]); what != "" {
+			probs.addf("safe_py_runner.env.set.%s: the value holds %s; env.set goes to every script and the policy file is readable by the model: give credentials with env.inherit_for", k, what)
+			continue
+		}
 		r.Env.Set[k] = set[k]
 	}
 	return r

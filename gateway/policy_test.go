@@ -129,7 +129,7 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 			i := strings.Index(s, "hidden_paths:\n")
 			j := strings.Index(s, "\nlimits:")
 			return s[:i] + "hidden_paths: .env\n" + s[j:]
-		}, "cannot unmarshal !!str `.env` into []string"},
+		}, "p.yaml:30: .env is a string, where a list belongs"},
 		{"a zero limit", func(s string) string {
 			return strings.Replace(s, "tree_max_depth: 6", "tree_max_depth: 0", 1)
 		}, "limits.tree_max_depth: 0 is out of range [1, 64]"},

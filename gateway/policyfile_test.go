@@ -3,6 +3,7 @@ package gateway
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,4 +54,47 @@ func TestAPolicyNamedThroughALinkIsProtectedAsNamed(t *testing.T) {
 			require.Equal(t, tt.target, target)
 		})
 	}
+}
+
+// A policy loaded from outside the project that protects nothing still
+// cannot let a tool write what lppctl itself loads: the run directory (the
+// journals a resume replays), the project's default policy and its
+// configuration, which the next run loads.
+func TestWhatLppctlLoadsIsProtectedUnderAPolicyThatProtectsNothing(t *testing.T) {
+	const why = ", which no tool may change; use another path, e.g. under output/"
+	sb := newSandbox(t)
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	src := regexp.MustCompile(`(?m)^protected_paths:\n(  - .*\n)+`).ReplaceAllString(string(base), "protected_paths: []\n")
+	src = regexp.MustCompile(`(?m)^hidden_paths:\n(  - .*\n)+`).ReplaceAllString(src, "hidden_paths: []\n")
+	sb.write(t, "../outside/open.yaml", src)
+	sb.write(t, ".lppctl/runs/r1/journal.jsonl", "{}\n")
+	p, err := LoadPolicy(filepath.Join(sb.outside, "open.yaml"))
+	require.NoError(t, err)
+	require.Empty(t, p.Protected)
+	g, err := New(sb.root, p)
+	require.NoError(t, err)
+	t.Cleanup(func() { g.Close() })
+	for _, tc := range []struct {
+		sub    string
+		params map[string]any
+		want   string
+	}{
+		{"copy_file", map[string]any{"src": "docs/readme.md", "dst": ".lppctl/runs/r1/journal.jsonl"},
+			`[SECURITY BLOCKED] protected-path: copy_file.dst ".lppctl/runs/r1/journal.jsonl" is inside the protected path ".lppctl" (the run directory: journals, LLM logs, the skill library)` + why},
+		{"move_file", map[string]any{"src": ".lppctl", "dst": "output/runs"},
+			`[SECURITY BLOCKED] protected-path: move_file.src ".lppctl" is inside the protected path ".lppctl" (the run directory: journals, LLM logs, the skill library)` + why},
+		{"copy_file", map[string]any{"src": "docs/readme.md", "dst": "config/tools_config.yaml"},
+			`[SECURITY BLOCKED] protected-path: copy_file.dst "config/tools_config.yaml" is inside the protected path "config/tools_config.yaml" (the project's default tool policy, which the next run loads)` + why},
+		{"make_directory", map[string]any{"path": "Config/lppctl.yaml"},
+			`[SECURITY BLOCKED] protected-path: make_directory.path "Config/lppctl.yaml" is inside the protected path "config/lppctl.yaml" (the project's configuration, which picks the next run's model)` + why},
+	} {
+		t.Run(tc.sub+" "+tc.want[40:80], func(t *testing.T) {
+			res := g.Call(t.Context(), ToolCLI, map[string]any{"tool_name": tc.sub, "params": tc.params})
+			require.Equal(t, tc.want, res.Text)
+		})
+	}
+	got, err := os.ReadFile(filepath.Join(sb.root, ".lppctl", "runs", "r1", "journal.jsonl"))
+	require.NoError(t, err)
+	require.Equal(t, "{}\n", string(got))
 }

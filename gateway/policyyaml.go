@@ -79,6 +79,8 @@ var (
 	unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type gateway\.(\w+)`)
 	rawTypeRE      = regexp.MustCompile(`cannot unmarshal !!(\w+)(?: .*?)? into gateway\.(\w+)$`)
 	lineRE         = regexp.MustCompile(`^line (\d+): `)
+	scalarTypeRE   = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: `(.*)`)? into ([\\w.\\[\\]]+)$")
+	goKinds        = map[string]string{"int": "a whole number", "int64": "a whole number", "uint64": "a whole number", "float64": "a number", "bool": "true or false", "string": "a string", "[]string": "a list", "map[string]string": "a mapping"}
 	yamlKinds      = map[string]string{"seq": "a list", "str": "a string", "int": "a number", "float": "a number", "bool": "true or false", "null": "null", "map": "a mapping"}
 )
 
@@ -122,6 +124,21 @@ func sectionNames(msg string) string {
 		sub := unknownFieldRE.FindStringSubmatch(m)
 		return fmt.Sprintf("unknown key %q in %s", sub[1], section(sub[2]))
 	})
+	if sub := scalarTypeRE.FindStringSubmatch(msg); sub != nil && !strings.HasPrefix(sub[3], "gateway.") {
+		want, ok := goKinds[sub[3]]
+		if !ok {
+			want = "another kind of value"
+		}
+		kind, ok := yamlKinds[sub[1]]
+		if !ok {
+			kind = "!!" + sub[1]
+		}
+		what := "the value"
+		if sub[2] != "" {
+			what = sub[2]
+		}
+		return msg[:len(msg)-len(sub[0])] + fmt.Sprintf("%s is %s, where %s belongs", what, kind, want)
+	}
 	return rawTypeRE.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := rawTypeRE.FindStringSubmatch(m)
 		kind, ok := yamlKinds[sub[1]]

@@ -234,6 +234,9 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 			return no(refuse(ruleEnvValue, "env_vars.%s %s does not match the allowed pattern %s", kv[0], quote(kv[1]), pol.Env.ValuePattern))
 		}
 	}
+	if r := g.inheritedCredential(); r != nil {
+		return no(r)
+	}
 	if len(req.stdin) > lim.MaxStdinBytes {
 		return "", failed("%s: stdin_text is %d bytes, more than the limit of %d", via, len(req.stdin), lim.MaxStdinBytes), false
 	}

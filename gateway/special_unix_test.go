@@ -163,3 +163,44 @@ func TestASocketIsNotARegularFile(t *testing.T) {
 		})
 	}
 }
+
+// A hard link inside the root to a file outside it, or to a hidden file,
+// looks like any file: a file with more than one name is not read, copied
+// or handed to a script, and nothing of it is shown.
+func TestAFileWithSeveralNamesIsNotReadNorGivenToScripts(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	sb.write(t, ".env", "KEY=sk-HIDDEN\n")
+	for target, name := range map[string]string{filepath.Join(sb.outside, "canary.txt"): "docs/canary", filepath.Join(sb.root, ".env"): "docs/notes"} {
+		if err := os.Link(target, filepath.Join(sb.root, filepath.FromSlash(name))); err != nil {
+			t.Skipf("link: %v", err)
+		}
+	}
+	const why = " names a file with 2 names (hard links); another of them may lie outside the project or be hidden, which no check can see, so it is not read; a person can replace it with a copy (cp --remove-destination)"
+	for _, tc := range []struct {
+		name string
+		res  func() Result
+		want string
+	}{
+		{"read_file of a link to a file outside", func() Result { return sb.cli("read_file", map[string]any{"path": "docs/canary"}) },
+			`[SECURITY BLOCKED] hard-link: read_file.path "docs/canary"` + why},
+		{"copy_file of a link to .env", func() Result { return sb.cli("copy_file", map[string]any{"src": "docs/notes", "dst": "docs/out.txt"}) },
+			`[SECURITY BLOCKED] hard-link: copy_file.src "docs/notes"` + why},
+		{"a script arg naming one", func() Result {
+			return sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{"--in=docs/canary"}})
+		}, `[SECURITY BLOCKED] hard-link: args[0] "--in=docs/canary"` + why},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := tc.res()
+			if res.Text != tc.want || res.Rule != ruleHardLink {
+				t.Fatalf("got  %q (%s)\nwant %q", res.Text, res.Rule, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(sb.root, "docs", "out.txt")); err == nil {
+		t.Error("copy_file copied a file with two names")
+	}
+	if res := sb.cli("read_file", map[string]any{"path": "docs/readme.md"}); res.Decision != DecisionAllow {
+		t.Errorf("a file with one name: %+v", res)
+	}
+}

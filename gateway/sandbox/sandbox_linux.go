@@ -176,13 +176,14 @@ func start(ctx context.Context, p plan, env []string, path string, args []string
 }
 
 // scrubEnv is env with HOME and TMPDIR inside dir, and without anything
-// named like a credential or a provider's setting (a caller's mistake must
-// not hand a key to model-written code).
+// named like a credential or a provider's setting, or whose value holds a
+// password (DATABASE_URL=postgres://u:pw@h/db): a caller's mistake must not
+// hand a key to model-written code.
 func scrubEnv(env []string, dir string) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "TMPDIR" || k == "TMP" || k == "TEMP" || envname.Credential(k) || envname.Provider(k) {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "TMPDIR" || k == "TMP" || k == "TEMP" || envname.Credential(k) || envname.Provider(k) || envname.CredentialValue(v) != "" {
 			continue
 		}
 		out = append(out, kv)

@@ -38,3 +38,29 @@ func TestOwnAndProviderVariables(t *testing.T) {
 		assert.False(t, Provider(name), name)
 	}
 }
+
+func TestValuesHoldingAPasswordAreRecognisedAndOrdinaryValuesAreNot(t *testing.T) {
+	for v, want := range map[string]string{
+		"postgres://u:pw@h/db":                   "a URL with a user name or password (scheme://user:password@host)",
+		"http://a:b@proxy:8080":                  "a URL with a user name or password (scheme://user:password@host)",
+		"redis://:pw@h":                          "a URL with a user name or password (scheme://user:password@host)",
+		"https://ghp_abc@github.com/o/r.git":     "a URL with a user name or password (scheme://user:password@host)",
+		"mongodb+srv://u:p@c/x?authSource=admin": "a URL with a user name or password (scheme://user:password@host)",
+		"x,https://u:p@h":                        "a URL with a user name or password (scheme://user:password@host)",
+		"u:pw@h:5432/db":                         "a user name and password (user:password@host)",
+		"host=h user=u password=pw":              "a password= setting",
+		"Server=s;Database=d;Pwd=pw":             "a Pwd= setting",
+		"https://h/x?token=abc":                  "a token= setting",
+		"https://h/x?a=1&api-key=abc":            "a api-key= setting",
+		"https://s.blob/c?sv=2020&sig=abc":       "a sig= setting",
+	} {
+		assert.Equal(t, want, CredentialValue(v), v)
+	}
+	for _, v := range []string{
+		"", "/usr/bin:/bin", "C.UTF-8", "https://transcripts.example/api", "http://proxy:8080",
+		"localhost,127.0.0.1,.internal", "user@example.com", "git@github.com:o/r.git", "10:30", "a=b c=d",
+		"postgres://h:5432/db?sslmode=require", "Europe/Paris",
+	} {
+		assert.Empty(t, CredentialValue(v), v)
+	}
+}
