@@ -66,6 +66,8 @@ func TestProjectScriptsThroughTheRunner(t *testing.T) {
 			}},
 		{"write_json rejects bad JSON", map[string]any{"script_name": "scripts/write_json.py", "args": []any{"out/y.json"}, "stdin_text": `{"b":}`},
 			"[ERROR] scripts/write_json.py failed (exit code 1)\n[stderr]\nerror: invalid JSON on stdin: line 1 column 6: Expecting value", 1, nil},
+		{"write_json refuses JSON nested too deeply", map[string]any{"script_name": "scripts/write_json.py", "args": []any{"out/deep.json"}, "stdin_text": strings.Repeat("[", 100000)},
+			"[ERROR] scripts/write_json.py failed (exit code 1)\n[stderr]\nerror: the input is nested too deeply", 1, nil},
 		{"write_txt writes text", map[string]any{"script_name": "scripts/write_txt.py", "args": []any{"out/n.txt"}, "stdin_text": "a\r\nb"},
 			"wrote 4 bytes (2 lines) to out/n.txt", 0, nil},
 		{"write_txt wants .txt", map[string]any{"script_name": "scripts/write_txt.py", "args": []any{"out/n.md"}, "stdin_text": "a"},

@@ -138,7 +138,8 @@ def real_rel(real):
 
 
 def main_guard(fn):
-    """Run fn(); turn ScriptError and OSError into a clear stderr line and exit 1."""
+    """Run fn(); turn ScriptError, OSError and a RecursionError (input nested
+    too deeply for json) into a clear stderr line and exit 1."""
     try:
         return fn() or 0
     except Refusal as e:
@@ -149,6 +150,10 @@ def main_guard(fn):
         return 1
     except OSError as e:
         print(f"error: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except RecursionError:
+        # json.loads of [[[[... a few thousand deep: the input, not the script.
+        print("error: the input is nested too deeply", file=sys.stderr)
         return 1
 
 
