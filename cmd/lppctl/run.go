@@ -262,9 +262,13 @@ func checkMaxTransitions(_ *cli.Context, n int) error {
 
 // loadSpec reads, decodes and validates a spec (prompt templates looked up as
 // opts say; the general actions' files in root), printing diagnostics
-// (errors and warnings) to w. A spec file that does not exist is a usage
-// error (exit code 2); an invalid spec returns an error with exit code 3.
+// (errors and warnings) to w. A spec file that does not exist, or a folder,
+// is a usage error (exit code 2); an invalid spec returns an error with exit
+// code 3.
 func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts ...validate.ValidateOption) (*mspec.Spec, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, usageErrorf("cannot read spec: %s is a folder: give one spec file (lppctl validate %s checks the specs in it)", path, path)
+	}
 	f, err := readSpecFile(path, "") // a spec, or an L++ blueprint translated in memory (lpp_spec.go)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, withCode(exitUsage, err)

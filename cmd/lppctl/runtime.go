@@ -106,7 +106,8 @@ func keepRunningWithoutStdout() {
 }
 
 // resumeHint is the command that continues run id: with --run-dir when the
-// runs are not in the default place (.lppctl/runs of the current directory).
+// runs are not in .lppctl/runs of the current directory (also when they are
+// the project root's, seen from a subfolder: the command works anywhere).
 func resumeHint(store *runstore.Store, id string) string {
 	cmd := "lppctl resume " + id
 	if filepath.Clean(store.Dir) != filepath.Clean(runstore.DefaultDir) {
@@ -125,12 +126,19 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// storeFrom returns the run store chosen by --run-dir, $LPPCTL_RUN_DIR or --root.
+// storeFrom returns the run store chosen by --run-dir, $LPPCTL_RUN_DIR or
+// --root; else the project root's, found as the agent finds it (the current
+// directory or the nearest folder above it holding config/tools_config.yaml),
+// so that a run started in a subfolder of a project is kept, listed and
+// resumed with the project's runs instead of in a stray SUBFOLDER/.lppctl.
 func storeFrom(c *cli.Context) *runstore.Store {
 	if dir := c.String("run-dir"); dir != "" {
 		return runstore.New(dir)
 	}
 	if root := c.String("root"); root != "" {
+		return runstore.New(filepath.Join(root, runstore.DefaultDir))
+	}
+	if root := findProjectRoot("."); root != "." {
 		return runstore.New(filepath.Join(root, runstore.DefaultDir))
 	}
 	return runstore.New("")

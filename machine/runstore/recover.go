@@ -3,6 +3,7 @@ package runstore
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -75,10 +76,8 @@ func (rc *Recovery) prepare() error {
 	if err := run.Writable(); err != nil {
 		return fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, err)
 	}
-	if err := run.LoadMeta(); err != nil { // it may have changed before we got the lock
-		if rerr := run.RebuildMeta(err); rerr != nil {
-			return fmt.Errorf("cannot resume run %s: %w", run.Meta.ID, rerr)
-		}
+	if err := run.loadMeta(); err != nil { // it may have changed before we got the lock
+		return fmt.Errorf("cannot resume run %s: %w", filepath.Base(run.Dir), err)
 	}
 	meta := &run.Meta
 	id := meta.ID

@@ -284,12 +284,32 @@ func (s *Store) Open(id string) (*Run, error) {
 		}
 	}
 	r := &Run{Dir: dir}
-	if err := r.LoadMeta(); err != nil {
-		if rerr := r.RebuildMeta(err); rerr != nil {
-			return nil, rerr
-		}
+	if err := r.loadMeta(); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// loadMeta reads run.json, or rebuilds it from the journal when it cannot
+// be read. A run's directory is named after its ID, so a run.json naming
+// another run was copied over from that run's directory: it is rebuilt from
+// the journal too, and a journal of another run is refused (resuming it
+// would continue the other run under this one's name, and list it under an
+// ID no command finds).
+func (r *Run) loadMeta() error {
+	id := filepath.Base(r.Dir)
+	err := r.LoadMeta()
+	if err == nil && r.Meta.ID != "" && r.Meta.ID != id {
+		err = fmt.Errorf("%s is run %s's, not this run's (copied over?)", r.Path(MetaFile), r.Meta.ID)
+	}
+	if err == nil {
+		return nil
+	}
+	r.Meta = Meta{ID: id} // the journal must be this run's
+	if rerr := r.RebuildMeta(err); rerr != nil {
+		return rerr
+	}
+	return nil
 }
 
 // isRunDir reports whether dir holds a run: its run.json or its journal.
@@ -320,7 +340,8 @@ func (s *Store) ids() ([]string, error) {
 
 // List returns every run of the store, oldest first. A run whose run.json
 // cannot be read has its metadata rebuilt from the journal (Run.Rebuilt says
-// why); when that fails too, it is listed with status "unreadable" and the
+// why); when that fails too, or run.json or the journal names another run
+// (copied over), it is listed with status "unreadable" and the
 // error. A run that run.json calls running, that no process works on and
 // whose journal records how it ended is listed so (Settle).
 func (s *Store) List() ([]*Run, error) {
@@ -339,10 +360,8 @@ func (s *Store) List() ([]*Run, error) {
 			continue // not a run directory
 		}
 		r.sweep()
-		if err := r.LoadMeta(); err != nil {
-			if rerr := r.RebuildMeta(err); rerr != nil {
-				r.Meta = Meta{ID: id, Status: "unreadable", Error: rerr.Error()}
-			}
+		if err := r.loadMeta(); err != nil {
+			r.Meta = Meta{ID: id, Status: "unreadable", Error: err.Error()}
 		}
 		r.settleIdle()
 		out = append(out, r)
