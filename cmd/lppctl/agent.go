@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,8 @@ type agentConfig struct {
 	Feedback      string `json:"feedback,omitempty"`       // --feedback TEXT: the final human feedback, given up front
 	SpecDir       string `json:"spec_dir,omitempty"`       // folder of the spec: prompt templates are looked up there (absolute)
 	Unconfined    bool   `json:"unconfined,omitempty"`     // --unconfined: run model-written code unconfined where the OS sandbox is unavailable
+
+	rootSearched bool // no --root: Root is the folder found from the current directory up (or it)
 }
 
 // agentFlags are the run flags that configure the agent actions.
@@ -66,7 +69,7 @@ func agentConfigFrom(c *cli.Context) (agentConfig, error) {
 		Unconfined:    c.Bool("unconfined"),
 	}
 	if cfg.Root == "" {
-		cfg.Root = findProjectRoot(".")
+		cfg.Root, cfg.rootSearched = findProjectRoot("."), true
 	}
 	cfg.Skill, cfg.SkillFile = skillFolder(cfg.Skill, cfg.Root)
 	for _, p := range []*string{&cfg.Root, &cfg.Skill, &cfg.SkillFile, &cfg.Policy, &cfg.ClaudeMD, &cfg.SkillsLibrary} {
@@ -161,6 +164,10 @@ func preflightAgent(cfg agentConfig, spec *mspec.Spec) error {
 		return withCode(exitUsage, fmt.Errorf("%w; give --embeddings openai[:model], ollama[:model] or none", err))
 	}
 	if _, _, err := actions.SpecPolicy(spec, cfg.Root, cfg.Policy); err != nil { // as validate checks it (policyDiagnostic)
+		if cfg.Policy == "" && cfg.rootSearched && errors.Is(err, fs.ErrNotExist) {
+			// No project here: say what lppctl looked for, not only the file.
+			return withCode(exitInvalidSpec, fmt.Errorf("%w; no project was found (a folder holding %s, here or above): run lppctl in one, give --root DIR, or a policy with --policy FILE", err, projectMarker))
+		}
 		return withCode(exitInvalidSpec, fmt.Errorf("%w; give one with --policy FILE", err))
 	}
 	return nil
