@@ -272,7 +272,6 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	d.checkGraph(bp)
 }
 
-
 // unknownKeys warns about keys this package ignores.
 func (d *decoder) unknownKeys(n *node, what string, known ...string) {
 	for _, m := range n.members {
