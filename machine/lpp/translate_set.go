@@ -61,6 +61,9 @@ func (tr *translator) ref(s, payload, e string) string {
 		}
 		return x
 	}
+	if s == "event" || strings.HasPrefix(s, "event.") && !strings.HasPrefix(s, "event.payload") {
+		return tr.eventRef(s, payload, e)
+	}
 	if s == "event.payload" {
 		if payload == "event.payload" { // a record: stored as the map of its fields
 			tr.usesWhole = true
@@ -72,6 +75,26 @@ func (tr *translator) ref(s, payload, e string) string {
 		return root + "?." + strings.Join(strings.Split(rest, "."), "?.")
 	}
 	return s
+}
+
+// eventRef translates a path into the event itself (lpp's scope holds
+// event = {name, payload}): event.name on the transition; in a helper
+// state, where the event is gone, or for an event the import renamed, the
+// transition's event in the blueprint's spelling, known when the blueprint
+// is translated (written back as a literal); event is the map of both;
+// any other key is None.
+func (tr *translator) eventRef(s, payload, e string) string {
+	name := strconv.Quote(tr.bp.Spelling(e))
+	if payload == "event.payload" && tr.bp.Spelling(e) == e { // on the transition, the event's own name
+		name = "event.name"
+	}
+	switch s {
+	case "event":
+		return `{"name": ` + name + `, "payload": ` + tr.ref("event.payload", payload, e) + `}`
+	case "event.name":
+		return name
+	}
+	return "nil"
 }
 
 // setEntry is the set: entry of a set action. A dotted target (o.k)
