@@ -92,6 +92,13 @@ func pathOf(n ast.Node) ([]string, bool) {
 // dotted (o.k, event.payload.o.k), or the whole payload (lpp_payload, or
 // the import's map of the payload's fields).
 func refOf(n ast.Node) (string, bool) {
+	if c, ok := n.(*ast.BuiltinNode); ok && c.Name == "first" && len(c.Arguments) == 1 { // first([n]): the import's copy of a number or a bool
+		if l, ok := c.Arguments[0].(*ast.ArrayNode); ok && len(l.Nodes) == 1 {
+			if _, ok := l.Nodes[0].(*ast.IdentifierNode); ok {
+				return refOf(l.Nodes[0])
+			}
+		}
+	}
 	if isEventMap(n) {
 		return "event", true
 	}

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/expr-lang/expr"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestAnActionReadsTheEventsNameAndTheEventItself: lpp's scope holds
@@ -33,7 +37,7 @@ func TestAnActionReadsTheEventsNameAndTheEventItself(t *testing.T) {
 	for _, want := range []string{
 		`- {to: b, set: {s: '"GO-ON"', e: '{"name": "GO-ON", "payload": {}}'}, note: 't1'}`,
 		`- {to: b, set: {s: 'event.name'}, note: 't4'}`,
-		`set: {i: 'i', s: '"LATER"'}`,
+		`set: {i: 'first([i])', s: '"LATER"'}`,
 		`- {to: b, set: {s: 'nil'}, note: 't3'}`,
 	} {
 		assert.Contains(t, string(tr.YAML), want)
@@ -73,4 +77,39 @@ func TestAGateReadsTheEventsNameAsTheBlueprintSpellsIt(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(back, &doc))
 	assert.Equal(t, "event.name == 'GO-ON'", doc.Gates["g"]["expression"])
+}
+
+// TestACopyOfANumberOrABoolThatIsNoneStoresNone: value_from a number,
+// integer or boolean property that is still None failed the run
+// ("set m: invalid operation: float(<nil>)") or stored false; it stores
+// None, as lpp does, and is written back as the blueprint's value_from.
+func TestACopyOfANumberOrABoolThatIsNoneStoresNone(t *testing.T) {
+	src := bpJSON(`"context_schema": {"properties": {"n": {"type": "number"}, "m": {"type": "number"}, "f": {"type": "boolean"}, "g": {"type": "boolean"}, "i": {"type": "integer"}, "j": {"type": "integer"}, "s": {"type": "string"}, "t": {"type": "string"}}}`,
+		`"actions": {"cn": {"target": "m", "value_from": "n"}, "cf": {"target": "g", "value_from": "f"}, "ci": {"target": "j", "value_from": "i"}, "cs": {"target": "t", "value_from": "s"}}`,
+		`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
+		`"transitions": [{"id": "t1", "from": "a", "to": "b", "on_event": "GO", "actions": ["cn", "cf", "ci", "cs"]}]`)
+	bp, diags := Parse("x.json", []byte(src))
+	require.False(t, diags.HasErrors(), "%v", diags.Errors().Err())
+	tr, err := Translate(bp, nil)
+	require.NoError(t, err)
+	assert.Contains(t, string(tr.YAML), `- {to: b, set: {m: 'first([n])', g: 'first([f])', j: 'first([i])', t: 's'}, note: 't1'}`)
+	spec, sd := tr.Spec()
+	require.False(t, sd.HasErrors(), "%v", sd.Errors().Err())
+	env := mspec.TypeEnv(spec)
+	vals := map[string]any{"n": nil, "f": nil, "i": nil, "s": nil, "m": 1.0, "g": true, "j": 2, "t": "x"}
+	for _, a := range spec.State("a").On[0].Transitions[0].Set {
+		p, err := mspec.CompileVarValue(a.Expr, spec.Var(a.Var), env)
+		require.NoError(t, err, a.Var)
+		got, err := expr.Run(p, vals)
+		require.NoError(t, err, a.Var)
+		assert.Nil(t, got, a.Var)
+	}
+	back, err := FromSpec(spec)
+	require.NoError(t, err)
+	var doc struct {
+		Actions map[string]map[string]any `json:"actions"`
+	}
+	require.NoError(t, json.Unmarshal(back, &doc))
+	assert.Equal(t, map[string]any{"type": "set", "target": "m", "value_from": "n"}, doc.Actions["cn"])
+	assert.Equal(t, map[string]any{"type": "set", "target": "g", "value_from": "f"}, doc.Actions["cf"])
 }

@@ -97,6 +97,10 @@ func (tr *translator) eventRef(s, payload, e string) string {
 	return "nil"
 }
 
+// scalarTypes are the L++ types whose nullable variable a set cannot copy
+// as it is (see setValue).
+var scalarTypes = map[string]bool{"number": true, "integer": true, "boolean": true}
+
 // setEntry is the set: entry of a set action. A dotted target (o.k)
 // writes into the map o, creating it and its nested maps as lpp does.
 func (tr *translator) setEntry(a *Action, payload, e string) kvExpr {
@@ -145,6 +149,12 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 			if _, seen := tr.fieldEnum[e+"/"+f]; !seen {
 				tr.fieldEnum[e+"/"+f] = stringEnum(p) // the values check sends
 			}
+		}
+		if !strings.Contains(a.ValueFrom, ".") && scalarTypes[tr.types[a.ValueFrom]] {
+			// A set types n as its variable's type (float), and a cast
+			// of None fails the run (a bool's stores false): first([n])
+			// is untyped, so None is stored as None.
+			return "first([" + v + "])"
 		}
 		return v
 	}
