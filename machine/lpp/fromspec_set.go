@@ -92,6 +92,16 @@ func pathOf(n ast.Node) ([]string, bool) {
 // dotted (o.k, event.payload.o.k), or the whole payload (lpp_payload, or
 // the import's map of the payload's fields).
 func refOf(n ast.Node) (string, bool) {
+	if c, ok := n.(*ast.BuiltinNode); ok && c.Name == "first" && len(c.Arguments) == 1 { // first([n]): the import's copy of a number or a bool
+		if l, ok := c.Arguments[0].(*ast.ArrayNode); ok && len(l.Nodes) == 1 {
+			if _, ok := l.Nodes[0].(*ast.IdentifierNode); ok {
+				return refOf(l.Nodes[0])
+			}
+		}
+	}
+	if isEventMap(n) {
+		return "event", true
+	}
 	if m, ok := n.(*ast.MapNode); ok && len(m.Pairs) > 0 { // {"f": event.payload.f, ...}
 		for _, pn := range m.Pairs {
 			pair := pn.(*ast.PairNode)
@@ -110,8 +120,35 @@ func refOf(n ast.Node) (string, bool) {
 	switch {
 	case p[0] == payloadVar:
 		p = append([]string{"event", "payload"}, p[1:]...)
+	case len(p) == 2 && p[0] == "event" && p[1] == "name":
+		return "event.name", true
 	case p[0] == "event" && (len(p) < 3 || p[1] != "payload"):
-		return "", false // event.name, or the payload record itself: no L++ path
+		return "", false // the event or the payload record itself: no L++ path
 	}
 	return strings.Join(p, "."), true
+}
+
+// isEventMap reads the import's translation of the whole event:
+// {"name": event.name (or the event's name), "payload": the payload}.
+func isEventMap(n ast.Node) bool {
+	m, ok := n.(*ast.MapNode)
+	if !ok || len(m.Pairs) != 2 {
+		return false
+	}
+	k0, ok0 := m.Pairs[0].(*ast.PairNode).Key.(*ast.StringNode)
+	k1, ok1 := m.Pairs[1].(*ast.PairNode).Key.(*ast.StringNode)
+	if !ok0 || !ok1 || k0.Value != "name" || k1.Value != "payload" {
+		return false
+	}
+	name, payload := m.Pairs[0].(*ast.PairNode).Value, m.Pairs[1].(*ast.PairNode).Value
+	if _, lit := name.(*ast.StringNode); !lit {
+		if p, ok := pathOf(name); !ok || !slices.Equal(p, []string{"event", "name"}) {
+			return false
+		}
+	}
+	if e, ok := payload.(*ast.MapNode); ok && len(e.Pairs) == 0 { // an event that carries no field
+		return true
+	}
+	ref, ok := refOf(payload)
+	return ok && ref == "event.payload"
 }

@@ -187,6 +187,43 @@ type scanner struct {
 	// but not kept (their str is ""): enough to find "$schema".
 	lite, noText bool
 	schemaNext   bool // the value read next is the top-level "$schema"
+	// dups are the keys an object repeats, where they repeat: the object
+	// keeps the last value (as Python's json does, and so lpp) in the
+	// place of the first.
+	dups []member
+}
+
+// keyIndex finds an object's member by key while the object is read: a
+// scan of its members while they are few, a map past that (an object of
+// 50,000 keys would otherwise cost a billion comparisons).
+type keyIndex map[string]*member
+
+const keyIndexFrom = 16
+
+func (x *keyIndex) find(n *node, key string) *member {
+	if *x == nil {
+		for _, m := range n.members {
+			if m.key == key {
+				return m
+			}
+		}
+		return nil
+	}
+	return (*x)[key]
+}
+
+// add indexes n's last member, and all of them once they are many.
+func (x *keyIndex) add(n *node) {
+	switch {
+	case *x != nil:
+		m := n.members[len(n.members)-1]
+		(*x)[m.key] = m
+	case len(n.members) > keyIndexFrom:
+		*x = make(keyIndex, 2*len(n.members))
+		for _, m := range n.members {
+			(*x)[m.key] = m
+		}
+	}
 }
 
 // parseJSON decodes one JSON value from src (RFC 8259: no comments, no
@@ -329,6 +366,7 @@ func (s *scanner) value1(depth int) (*node, error) {
 
 func (s *scanner) object(depth int) (*node, error) {
 	n := &node{kind: kObject, pos: s.pos()}
+	var seen keyIndex
 	s.advance() // {
 	s.space()
 	if s.off < len(s.src) && s.src[s.off] == '}' {
@@ -362,9 +400,15 @@ func (s *scanner) object(depth int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.members = append(n.members, &member{key: k.str, keyPos: kp, val: v})
-		if depth == 0 && k.str == "$schema" && v.kind == kString && !s.hasTopSchema {
-			s.topSchema, s.hasTopSchema = v.str, true
+		if m := seen.find(n, k.str); m != nil { // Python's json: the last value, in the first's place
+			s.dups = append(s.dups, member{key: k.str, keyPos: kp})
+			m.keyPos, m.val = kp, v
+		} else {
+			n.members = append(n.members, &member{key: k.str, keyPos: kp, val: v})
+			seen.add(n)
+		}
+		if depth == 0 && k.str == "$schema" {
+			s.topSchema, s.hasTopSchema = v.str, v.kind == kString
 		}
 		s.space()
 		if s.off >= len(s.src) {

@@ -130,7 +130,7 @@ func Parse(file string, src []byte) (bp *Blueprint, diags mspec.Diagnostics) {
 			bp, diags = nil, d.diags
 		}
 	}()
-	root, err := parseJSON(src)
+	root, sc, err := scanJSON(src, false)
 	if err != nil {
 		je := err.(*jsonError)
 		if je.limit {
@@ -143,6 +143,9 @@ func Parse(file string, src []byte) (bp *Blueprint, diags mspec.Diagnostics) {
 	if root.kind != kObject {
 		d.errorf(root.pos, 1, "", "a blueprint must be a JSON object, not %s", root.describe())
 		return nil, d.diags
+	}
+	for _, m := range sc.dups {
+		d.warnf(m.keyPos, len([]rune(m.key))+2, "remove the other one: JSON leaves a repeated key's meaning open", "duplicate key %q: lpp (Python's json) keeps the last one, and so does lppctl", m.key)
 	}
 	if !d.schema(root) {
 		return nil, d.diags
@@ -211,7 +214,6 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 			bp.Extra = append(bp.Extra, RawMember{Key: m.key, JSON: string(d.src[m.val.off:m.val.end])})
 		}
 	}
-	d.duplicates(root, "the blueprint")
 	bp.ID = d.identity(root, bp, "id", `add "id": "my_blueprint" at the top`)
 	bp.Name = d.identity(root, bp, "name", `add "name": "My blueprint" at the top`)
 	bp.Version = d.identity(root, bp, "version", `add "version": "1.0.0" at the top`)
@@ -268,18 +270,6 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	d.renameRefs(bp)
 	d.translateGates(bp)
 	d.checkGraph(bp)
-}
-
-// duplicates reports keys written twice in one object (JSON allows them;
-// a blueprint with two states of one name is ambiguous).
-func (d *decoder) duplicates(n *node, what string) {
-	seen := make(map[string]bool, len(n.members))
-	for _, m := range n.members {
-		if seen[m.key] {
-			d.errorf(m.keyPos, len([]rune(m.key))+2, "remove one of them", "duplicate key %q in %s", m.key, what)
-		}
-		seen[m.key] = true
-	}
 }
 
 // unknownKeys warns about keys this package ignores.
@@ -404,7 +394,6 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 	if props == nil || !d.want(props, kObject, "context_schema.properties") {
 		return
 	}
-	d.duplicates(props, "context_schema.properties")
 	for _, m := range props.members {
 		what := fmt.Sprintf("property %q", m.key)
 		if bp.Property(d.propID(m.key)) != nil {
@@ -473,7 +462,6 @@ func isIntegerText(s string) bool {
 }
 
 func (d *decoder) states(n *node, bp *Blueprint) {
-	d.duplicates(n, "states")
 	for _, m := range n.members {
 		if bp.State(d.stateID(m.key)) != nil {
 			continue // reported as a duplicate
@@ -533,7 +521,6 @@ func (d *decoder) terminals(n *node, bp *Blueprint) {
 		}
 	case kObject: // v0.2.0
 		bp.TerminalMap = true
-		d.duplicates(n, "terminal_states")
 		for _, m := range n.members {
 			t := add(m.key, m.keyPos)
 			if t == nil {

@@ -14,7 +14,6 @@ import (
 // and checks how they refer to each other.
 
 func (d *decoder) gates(n *node, bp *Blueprint) {
-	d.duplicates(n, "gates")
 	for _, m := range n.members {
 		if bp.Gate(m.key) != nil {
 			continue
@@ -87,7 +86,6 @@ func (d *decoder) kvs(obj *node, key, what string) []KV {
 	if !d.want(v, kObject, key+" of "+what) {
 		return nil
 	}
-	d.duplicates(v, key+" of "+what)
 	var out []KV
 	for _, m := range v.members {
 		if m.val.kind != kString {
@@ -111,7 +109,6 @@ func (d *decoder) kvs(obj *node, key, what string) []KV {
 }
 
 func (d *decoder) actions(n *node, bp *Blueprint) {
-	d.duplicates(n, "actions")
 	for _, m := range n.members {
 		if bp.Action(m.key) != nil {
 			continue
@@ -189,7 +186,6 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 		if !d.want(it, kObject, what) {
 			continue
 		}
-		d.duplicates(it, what)
 		t := &Transition{Pos: it.pos, ID: fmt.Sprintf("transition_%d", i)} // lpp's loader's default id
 		if it.get("id") == nil {
 			// lpp's loader names it transition_N

@@ -316,7 +316,7 @@ func (tr *translator) build() {
 	// states of the spec like the others).
 	for _, t := range bp.Transitions {
 		if tr.topLevel[t] {
-			st := tr.transition(t, gateEnvOf(tr.bp, "event.payload", ""), t.Event)
+			st := tr.transition(t, tr.gateEnv("event.payload", t.Event), t.Event)
 			st.from = Any
 			tr.top = append(tr.top, topTrans{event: t.Event, t: st})
 		}
@@ -404,9 +404,9 @@ func (tr *translator) waitName(s string) string {
 // states that evaluate the compute gates and then choose. inNext: the
 // entries go in a next list (the driver fired e: there is no event).
 func (tr *translator) dispatch(s, e string, list []*Transition, from string, inNext bool) []sTrans {
-	ctx := gateEnvOf(tr.bp, "event.payload", "")
+	ctx := tr.gateEnv("event.payload", e)
 	if inNext {
-		ctx = gateEnvOf(tr.bp, payloadVar, e)
+		ctx = tr.gateEnv(payloadVar, e)
 	}
 	if !slices.ContainsFunc(list, tr.hasComputeGate) {
 		out := make([]sTrans, 0, len(list))
@@ -454,7 +454,7 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 		}
 		tr.states = append(tr.states, hs)
 	}
-	hctx := gateEnvOf(tr.bp, payloadVar, e)
+	hctx := tr.gateEnv(payloadVar, e)
 	for _, t := range list {
 		choose.next = append(choose.next, tr.transition(t, hctx, e))
 	}
@@ -651,6 +651,19 @@ func (tr *translator) capture(e string) string {
 		parts[i] = strconv.Quote(f.k) + ": event.payload." + f.k
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// gateEnv is where a gate of a transition on event e is translated: the
+// event's payload is payload (event.payload on the transition itself); its
+// name is known statically, and written as the blueprint spells it, where
+// the event is gone (a helper state, a driver's next list) or the import
+// renamed it (GO-ON is GO_ON in the spec, but event.name == 'GO-ON' in lpp).
+func (tr *translator) gateEnv(payload, e string) *gate.Env {
+	name := tr.bp.Spelling(e)
+	if payload == "event.payload" && name == e {
+		name = ""
+	}
+	return gateEnvOf(tr.bp, payload, name)
 }
 
 // gateIn translates an expression gate where ctx says the event is (it

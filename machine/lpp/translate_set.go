@@ -61,6 +61,9 @@ func (tr *translator) ref(s, payload, e string) string {
 		}
 		return x
 	}
+	if s == "event" || strings.HasPrefix(s, "event.") && !strings.HasPrefix(s, "event.payload") {
+		return tr.eventRef(s, payload, e)
+	}
 	if s == "event.payload" {
 		if payload == "event.payload" { // a record: stored as the map of its fields
 			tr.usesWhole = true
@@ -73,6 +76,30 @@ func (tr *translator) ref(s, payload, e string) string {
 	}
 	return s
 }
+
+// eventRef translates a path into the event itself (lpp's scope holds
+// event = {name, payload}): event.name on the transition; in a helper
+// state, where the event is gone, or for an event the import renamed, the
+// transition's event in the blueprint's spelling, known when the blueprint
+// is translated (written back as a literal); event is the map of both;
+// any other key is None.
+func (tr *translator) eventRef(s, payload, e string) string {
+	name := strconv.Quote(tr.bp.Spelling(e))
+	if payload == "event.payload" && tr.bp.Spelling(e) == e { // on the transition, the event's own name
+		name = "event.name"
+	}
+	switch s {
+	case "event":
+		return `{"name": ` + name + `, "payload": ` + tr.ref("event.payload", payload, e) + `}`
+	case "event.name":
+		return name
+	}
+	return "nil"
+}
+
+// scalarTypes are the L++ types whose nullable variable a set cannot copy
+// as it is (see setValue).
+var scalarTypes = map[string]bool{"number": true, "integer": true, "boolean": true}
 
 // setEntry is the set: entry of a set action. A dotted target (o.k)
 // writes into the map o, creating it and its nested maps as lpp does.
@@ -122,6 +149,12 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 			if _, seen := tr.fieldEnum[e+"/"+f]; !seen {
 				tr.fieldEnum[e+"/"+f] = stringEnum(p) // the values check sends
 			}
+		}
+		if !strings.Contains(a.ValueFrom, ".") && scalarTypes[tr.types[a.ValueFrom]] {
+			// A set types n as its variable's type (float), and a cast
+			// of None fails the run (a bool's stores false): first([n])
+			// is untyped, so None is stored as None.
+			return "first([" + v + "])"
 		}
 		return v
 	}

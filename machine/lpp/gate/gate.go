@@ -173,11 +173,10 @@ const (
 
 // gout is an emitted expression.
 type gout struct {
-	s     string
-	prec  int
-	typ   string
-	bool  bool // a bool that is never None (a comparison, not, and, or, True, False)
-	logic bool // the result of and/or: a condition only
+	s    string
+	prec int
+	typ  string
+	bool bool // a bool that is never None (a comparison, not, and, or, True, False)
 	// nils are the reads (properties, fields) whose None makes this value
 	// None (in lpp, arithmetic with None gives None): a comparison tests them.
 	nils []string
@@ -191,16 +190,6 @@ func (o gout) at(min int) string {
 		return "(" + o.s + ")"
 	}
 	return o.s
-}
-
-// value refuses the results of and/or where a value is needed: in Python
-// they give one of their operands, not a bool.
-func value(o gout, n *Node) (gout, error) {
-	if o.logic {
-		return o, gateErr(n.Col, 1, "compare each side on its own, e.g. (a == 1) and (b == 2)",
-			"and/or give one of their operands in Python, not a bool: only a condition may use them here")
-	}
-	return o, nil
 }
 
 // truth returns the condition "o is true" in Python's sense.
@@ -342,7 +331,7 @@ func (env *Env) emit(n *Node) (gout, error) {
 		if n.Op == "or" {
 			op, prec = " || ", precOr
 		}
-		return gout{s: l.at(prec) + op + r.at(prec+1), prec: prec, typ: tBool, bool: true, logic: true}, nil
+		return gout{s: l.at(prec) + op + r.at(prec+1), prec: prec, typ: tBool, bool: true}, nil
 	case "not":
 		return env.not(n)
 	case "neg", "pos":
@@ -411,7 +400,7 @@ func (env *Env) valueOf(n *Node) (gout, error) {
 	if o.typ == tEvent {
 		return o, gateErr(n.Col, n.Span, "read event.payload.NAME or event.name", "event is not a value")
 	}
-	return value(o, n)
+	return o, nil // and/or too: lpp's evaluator gives True or False for them (lpp-format §8), as && and || do
 }
 
 // cond emits n where a condition is needed.

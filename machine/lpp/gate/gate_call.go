@@ -256,9 +256,6 @@ func (env *Env) method(n *Node) (gout, error) {
 	if recv.typ == tEvent {
 		return gout{}, gateErr(n.Kids[0].Col, 5, "read event.payload.NAME or event.payload.get('NAME')", "event has no method %s()", n.Text)
 	}
-	if recv, err = value(recv, n.Kids[0]); err != nil {
-		return gout{}, err
-	}
 	args := n.Kids[1:]
 	col := n.opCol[0] - len([]rune(n.Text))
 	env.lppFails(col, len([]rune(n.Text)), "a method call ("+n.Text+"()) is not in lpp's whitelist")
