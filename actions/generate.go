@@ -92,9 +92,7 @@ func (d *Deps) llmGenerate(ctx context.Context, c *machine.Call) error {
 		if problem == "" {
 			return setOutput(c, out)
 		}
-		if reply.StopReason == "length" {
-			problem = CutOffProblem
-		}
+		problem = ReplyProblem(reply, len(tools) > 0, problem)
 		if repairs <= 0 {
 			return fmt.Errorf("the model's reply in state %q is still invalid after %d repair(s): %s", c.State, c.Int("repairs"), problem)
 		}

@@ -74,8 +74,8 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	plan, perr := ParsePlan(reply.Text, maxSteps)
-	if perr != nil && reply.StopReason == "length" {
-		perr = errors.New(actions.CutOffProblem)
+	if perr != nil {
+		perr = errors.New(actions.ReplyProblem(reply, false, perr.Error()))
 	}
 	if perr != nil {
 		retry, err := d.render(c.String("retry_prompt"), &promptData{Error: perr.Error()})
