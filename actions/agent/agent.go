@@ -362,8 +362,8 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		switch {
 		case len(reply.ToolCalls) > 0:
 			why = fmt.Sprintf("the reply asked for tools after the last round (%d of %d) instead of answering", round, maxRounds)
-		case reply.StopReason == "length":
-			why = actions.CutOffProblem
+		default:
+			why = actions.ReplyProblem(reply, true, why)
 		}
 		text, err := d.render(c.String("reask_prompt"), &promptData{Error: why})
 		if err != nil {
