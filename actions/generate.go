@@ -92,9 +92,7 @@ func (d *Deps) llmGenerate(ctx context.Context, c *machine.Call) error {
 		if problem == "" {
 			return setOutput(c, out)
 		}
-		if reply.StopReason == "length" {
-			problem = CutOffProblem
-		}
+		problem = ReplyProblem(reply, len(tools) > 0, problem)
 		if repairs <= 0 {
 			return fmt.Errorf("the model's reply in state %q is still invalid after %d repair(s): %s", c.State, c.Int("repairs"), problem)
 		}
@@ -118,7 +116,7 @@ func setOutput(c *machine.Call, text string) error {
 // stages the map's variables; problem says what is wrong, in words the model
 // can act on ("" when the reply fits). out is the JSON found in the reply.
 func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[string]string) (out, problem string) {
-	raw, err := extractJSON(text)
+	raw, err := pickReplyValue(text, schema)
 	if err != nil {
 		return "", err.Error()
 	}
@@ -148,6 +146,36 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 		}
 	}
 	return raw, ""
+}
+
+// pickReplyValue is the JSON value of a reply (see replyValues). When the
+// reply holds several that differ, the one valid against the schema is
+// taken if it is the only one (the others are not answers: the input quoted
+// back, a fragment); several valid ones (a format example, then the answer;
+// a draft, then the final one) are an error, never the first taken silently.
+func pickReplyValue(text string, schema *replySchema) (string, error) {
+	vals, err := replyValues(text)
+	if err != nil {
+		return "", err
+	}
+	if len(vals) == 1 {
+		return vals[0].text, nil
+	}
+	if schema != nil {
+		var valid []replySpan
+		for _, v := range vals {
+			if d, err := decodeJSON(v.text); err == nil && schema.validate(d) == nil {
+				valid = append(valid, v)
+			}
+		}
+		if len(valid) == 1 {
+			return valid[0].text, nil
+		}
+		if len(valid) > 1 {
+			vals = valid
+		}
+	}
+	return "", severalValues(strings.TrimSpace(text), vals, "JSON values")
 }
 
 // offeredTools returns the gateway tools the tools parameter names (nil when

@@ -9,9 +9,9 @@ import (
 )
 
 // lenientJSON forgives the two slips models make most in JSON: a raw line
-// break, carriage return or tab inside a string (escaped), and a comma
-// before a closing } or ] (dropped). It returns the repaired text when that
-// is valid JSON and differs from s.
+// break, carriage return, tab or other control character inside a string
+// (escaped), and a comma before a closing } or ] (dropped). It returns the
+// repaired text when that is valid JSON and differs from s.
 func lenientJSON(s string) (string, bool) {
 	if s == "" || s[0] != '{' && s[0] != '[' {
 		return "", false
@@ -38,6 +38,10 @@ func lenientJSON(s string) (string, bool) {
 				continue
 			case c == '\t':
 				b.WriteString(`\t`)
+				changed = true
+				continue
+			case c < 0x20:
+				fmt.Fprintf(&b, `\u%04x`, c)
 				changed = true
 				continue
 			}

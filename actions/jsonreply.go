@@ -2,79 +2,109 @@ package actions
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// extractJSON finds the JSON value in a model's reply: the whole reply when
-// it is JSON, else the first fenced block that is, else the JSON object
-// inside prose (extractObject). Two slips a model makes often are forgiven
-// (lenientJSON): a raw line break or tab inside a string, and a trailing
-// comma. When the reply's first object does not parse, the error names the
-// line, the column and what is wrong there, rather than an object nested in
-// it that happens to parse.
+// extractJSON finds the JSON value in a model's reply (see replyValues); a
+// reply holding several values that differ is an error.
 func extractJSON(reply string) (string, error) {
-	s := strings.TrimSpace(reply)
-	if s != "" && json.Valid([]byte(s)) {
-		return s, nil
-	}
-	if fixed, ok := lenientJSON(s); ok {
-		return fixed, nil
-	}
-	for rest := s; ; {
-		i := strings.Index(rest, "```")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+3:]
-		nl := strings.IndexByte(rest, '\n')
-		if nl < 0 {
-			break
-		}
-		body := rest[nl+1:]
-		j := strings.Index(body, "```")
-		if j < 0 {
-			j = len(body)
-		}
-		if block := strings.TrimSpace(body[:j]); block != "" && json.Valid([]byte(block)) {
-			return block, nil
-		} else if fixed, ok := lenientJSON(block); ok {
-			return fixed, nil
-		}
-		if j == len(body) {
-			break
-		}
-		rest = body[j+3:]
-	}
-	first, last := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
-	if first >= 0 && last > first {
-		if fixed, ok := lenientJSON(s[first : last+1]); ok {
-			return fixed, nil
-		}
-	}
-	obj, err := extractObject(s)
+	vals, err := replyValues(reply)
 	if err != nil {
 		return "", err
 	}
-	if first >= 0 {
-		// An object found inside a first object that does not parse is a
-		// fragment of it: report the first object's error.
-		var v json.RawMessage
-		derr := json.NewDecoder(strings.NewReader(s[first:])).Decode(&v)
-		at := strings.Index(s, obj)
-		inside := at > first && at < braceEnd(s, first)
-		if derr != nil && (!json.Valid([]byte(obj)) || inside) {
-			return "", fmt.Errorf("the reply's JSON does not parse: %s; answer with one valid JSON object and nothing else", jsonSyntaxProblem(s, first, derr))
+	if len(vals) > 1 {
+		return "", severalValues(strings.TrimSpace(reply), vals, "JSON values")
+	}
+	return vals[0].text, nil
+}
+
+// replyValues finds the JSON values in a model's reply: the whole reply
+// when it is JSON, else the JSON of each fenced block that holds JSON and
+// each object in the text outside those blocks (ReplyObjects' objects: an
+// object nested in another is part of it). Values that are the same are
+// given once, the last of them; the rest are in the order they appear, so
+// that a caller can refuse a reply that holds a quoted format example and
+// then its answer, or a draft and then its answer, rather than take the
+// first. Two slips a model makes often are forgiven (lenientJSON): a raw
+// control character (a line break, a tab) inside a string, and a trailing
+// comma. When the reply's object does not parse, the error names the line,
+// the column and what is wrong there, rather than an object nested in it
+// that happens to parse.
+func replyValues(reply string) ([]replySpan, error) {
+	s := strings.TrimSpace(reply)
+	if s != "" && json.Valid([]byte(s)) {
+		return []replySpan{{start: 0, end: len(s), text: s}}, nil
+	}
+	if fixed, ok := lenientJSON(s); ok {
+		return []replySpan{{start: 0, end: len(s), text: fixed}}, nil
+	}
+	var fenced []replySpan
+	for at := 0; ; {
+		i := strings.Index(s[at:], "```")
+		if i < 0 {
+			break
+		}
+		open := at + i + 3
+		nl := strings.IndexByte(s[open:], '\n')
+		if nl < 0 {
+			break
+		}
+		bodyAt := open + nl + 1
+		j := strings.Index(s[bodyAt:], "```")
+		end := len(s)
+		if j >= 0 {
+			end = bodyAt + j
+		}
+		block := strings.TrimSpace(s[bodyAt:end])
+		if block != "" && json.Valid([]byte(block)) {
+			fenced = append(fenced, replySpan{start: bodyAt, end: end, text: block})
+		} else if fixed, ok := lenientJSON(block); ok {
+			fenced = append(fenced, replySpan{start: bodyAt, end: end, text: fixed})
+		}
+		if j < 0 {
+			break
+		}
+		at = end + 3
+	}
+	objs, err := replyObjects(s, "")
+	if err != nil && len(fenced) == 0 {
+		return nil, err
+	}
+	var all []replySpan
+	for _, o := range objs {
+		if !o.inside(blockStarts(fenced)) {
+			all = append(all, o)
 		}
 	}
-	if !json.Valid([]byte(obj)) { // extractObject's last resort: from the first { to the last }
-		var v any
-		err := json.Unmarshal([]byte(obj), &v)
-		return "", fmt.Errorf("the reply's JSON object does not parse (%v); answer with one valid JSON object and nothing else", err)
+	all = append(all, fenced...)
+	slices.SortFunc(all, func(a, b replySpan) int { return a.start - b.start })
+	var out []replySpan
+	for i, v := range all {
+		dup := false
+		for _, later := range all[i+1:] {
+			if SameJSON(v.text, later.text) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, v)
+		}
 	}
-	return obj, nil
+	return out, nil
+}
+
+// blockStarts widens each fenced block's span by one byte before it, so that
+// an object starting at the block's first byte counts as inside it.
+func blockStarts(blocks []replySpan) []replySpan {
+	out := make([]replySpan, len(blocks))
+	for i, b := range blocks {
+		out[i] = replySpan{start: b.start - 1, end: b.end}
+	}
+	return out
 }
 
 // decodeJSON decodes JSON text with numbers kept exact (json.Number).
@@ -176,66 +206,4 @@ func describeJSON(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// extractObject finds the JSON object in a reply: the whole reply, else a
-// fenced block holding an object, else the first {...} in the text that is
-// a JSON object.
-func extractObject(reply string) (string, error) {
-	s := strings.TrimSpace(reply)
-	if s == "" {
-		return "", errors.New("the reply is empty; answer with one JSON object")
-	}
-	var cands []string
-	// add records a candidate and reports whether it is an object.
-	add := func(c string) bool {
-		cands = append(cands, c)
-		var m map[string]json.RawMessage
-		return json.Unmarshal([]byte(c), &m) == nil
-	}
-	if strings.HasPrefix(s, "{") && json.Valid([]byte(s)) && add(s) {
-		return s, nil
-	}
-	for rest := s; ; {
-		i := strings.Index(rest, "```")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+3:]
-		nl := strings.IndexByte(rest, '\n')
-		if nl < 0 {
-			break
-		}
-		body := rest[nl+1:]
-		j := strings.Index(body, "```")
-		if j < 0 {
-			j = len(body)
-		}
-		if block := strings.TrimSpace(body[:j]); strings.HasPrefix(block, "{") && json.Valid([]byte(block)) && add(block) {
-			return block, nil
-		}
-		if j == len(body) {
-			break
-		}
-		rest = body[j+3:]
-	}
-	for i, tries := 0, 0; i < len(s) && tries < 500; i++ {
-		if s[i] != '{' {
-			continue
-		}
-		tries++
-		dec := json.NewDecoder(strings.NewReader(s[i:]))
-		var v json.RawMessage
-		if dec.Decode(&v) == nil && add(string(v)) {
-			return string(v), nil
-		}
-	}
-	if len(cands) > 0 {
-		return cands[0], nil
-	}
-	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
-	if i < 0 || j < i {
-		return "", errors.New("the reply holds no JSON object; answer with one JSON object and nothing else")
-	}
-	return s[i : j+1], nil
 }

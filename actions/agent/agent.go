@@ -74,8 +74,8 @@ func (d *Deps) planner(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	plan, perr := ParsePlan(reply.Text, maxSteps)
-	if perr != nil && reply.StopReason == "length" {
-		perr = errors.New(actions.CutOffProblem)
+	if perr != nil {
+		perr = errors.New(actions.ReplyProblem(reply, false, perr.Error()))
 	}
 	if perr != nil {
 		retry, err := d.render(c.String("retry_prompt"), &promptData{Error: perr.Error()})
@@ -362,8 +362,8 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 		switch {
 		case len(reply.ToolCalls) > 0:
 			why = fmt.Sprintf("the reply asked for tools after the last round (%d of %d) instead of answering", round, maxRounds)
-		case reply.StopReason == "length":
-			why = actions.CutOffProblem
+		default:
+			why = actions.ReplyProblem(reply, true, why)
 		}
 		text, err := d.render(c.String("reask_prompt"), &promptData{Error: why})
 		if err != nil {

@@ -81,3 +81,24 @@ func TestPlanAndVerdictRepliesAreReadAsLLMGenerateReadsJSON(t *testing.T) {
 	_, err = ParsePlan(`{"goal": "g" "steps": [{"optimizer_instruction": "a", "evaluator_instruction": "b"}]}`, 3)
 	require.EqualError(t, err, `the reply's JSON does not parse: line 1, column 14: "\"" where a comma or the closing bracket belongs (a missing comma?); answer with one valid JSON object and nothing else`)
 }
+
+// A plan reply holding several plans is read only when one of them is a
+// valid plan or they are the same: a quoted format example (every field
+// "...") before the real plan is a format error, never the plan run.
+func TestAReplyWithSeveralValidPlansThatDifferIsAFormatError(t *testing.T) {
+	const echo = `{"goal": "...", "steps": [{"index": 1, "optimizer_instruction": "...", "evaluator_instruction": "...", "tools_hint": ["..."], "depends_on": []}]}`
+	const real = `{"goal": "greet Ada", "steps": [{"index": 1, "optimizer_instruction": "run greet.py --name Ada", "evaluator_instruction": "check the greeting"}]}`
+	_, err := ParsePlan("The schema is "+echo+"\nMy plan:\n"+real, 5)
+	require.EqualError(t, err, `the reply holds 2 different JSON objects with "steps" (at line 1, column 15; line 3, column 1), so which one is the answer cannot be told; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)`)
+
+	p, err := ParsePlan(`The schema is {"goal": "", "steps": []}. My plan: `+real, 5)
+	require.NoError(t, err, "only one of them is a valid plan")
+	assert.Equal(t, "greet Ada", p.Goal)
+
+	p, err = ParsePlan("```json\n"+real+"\n```\n"+real, 5)
+	require.NoError(t, err, "the same plan twice")
+	assert.Equal(t, "greet Ada", p.Goal)
+
+	_, err = ParsePlan(`{"goal": "", "steps": []} {"goal": "g", "steps": "none"}`, 5)
+	require.EqualError(t, err, `the plan is invalid: "goal" is missing or empty; "steps" is missing or empty: give at least one step`, "none valid: the first one's problems")
+}

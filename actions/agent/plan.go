@@ -119,15 +119,47 @@ type EvaluationOutput struct {
 	KeyNames map[string]string `json:"key_names,omitempty"`
 }
 
-// ParsePlan extracts and validates a plan from a model reply: the first
-// JSON object in it that has "steps" (see actions.ReplyObjects: a trailing
-// comma or a raw line break in a string is forgiven).
+// ParsePlan extracts and validates a plan from a model reply: the JSON
+// object in it that has "steps" (see actions.ReplyObjects: a trailing comma
+// or a raw line break in a string is forgiven). A reply holding several such
+// objects is read when only one of them is a valid plan, or when they are
+// the same; several valid plans that differ (a quoted format example with
+// "..." in every field, then the plan; a draft, then the final one) are a
+// format error, never the first taken silently. When none is valid, the
+// first one's problems are given.
 func ParsePlan(reply string, maxSteps int) (*SkillPlan, error) {
 	objs, err := actions.ReplyObjects(reply, "steps")
 	if err != nil {
 		return nil, err
 	}
-	obj := objs[0]
+	var first error
+	var valid []*SkillPlan
+	var texts []string
+	for _, obj := range objs {
+		p, err := parsePlanObject(obj, maxSteps)
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		if len(texts) > 0 && actions.SameJSON(texts[len(texts)-1], obj) {
+			valid[len(valid)-1] = p
+			continue
+		}
+		valid, texts = append(valid, p), append(texts, obj)
+	}
+	switch {
+	case len(valid) == 1:
+		return valid[0], nil
+	case len(valid) > 1:
+		return nil, actions.SeveralObjects(reply, "steps")
+	}
+	return nil, first
+}
+
+// parsePlanObject reads and validates one JSON object as a SkillPlan.
+func parsePlanObject(obj string, maxSteps int) (*SkillPlan, error) {
 	var p SkillPlan
 	dec := json.NewDecoder(strings.NewReader(obj))
 	if err := dec.Decode(&p); err != nil {

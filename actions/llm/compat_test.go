@@ -515,8 +515,10 @@ func TestOllamaNativeAPI(t *testing.T) {
 
 // A provider that fails through every retry (5xx, 429, a timeout) is
 // unavailable (machine.ErrUnavailable: the run stops in place, not through
-// on_error); one that refuses the request (400, 401) or answers with an
-// unusable reply at once is not: that is the run's own failure.
+// on_error), and so is one whose setup is wrong (401, 403: the key; 404:
+// the model or the base URL), which resume retries once it is fixed; one
+// that refuses the request itself (400: too long, malformed) is not: that
+// is the run's own failure.
 func TestGivingUpOnAProviderMarksItUnavailable(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -526,7 +528,9 @@ func TestGivingUpOnAProviderMarksItUnavailable(t *testing.T) {
 		{"503 through every retry", 503, true},
 		{"429 through every retry", 429, true},
 		{"400 at once", 400, false},
-		{"401 at once", 401, false},
+		{"401 at once: the key", 401, true},
+		{"403 at once: the key's rights", 403, true},
+		{"404 at once: the model or the base URL", 404, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -242,6 +242,17 @@ type statusError struct {
 func (e *statusError) Error() string { return "the server said: " + e.said }
 func (e *statusError) Unwrap() error { return e.err }
 
+// refusedAccess reports a status that says the provider's setup is wrong
+// (the key, the account, the model or the base URL), not the request: 401,
+// 402, 403 and 404.
+func refusedAccess(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusPaymentRequired, http.StatusForbidden, http.StatusNotFound:
+		return true
+	}
+	return false
+}
+
 // statusHint says what a permanent HTTP status usually means.
 func statusHint(status int) string {
 	switch status {
@@ -300,9 +311,18 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 		}
 		if !ok {
 			if why != "" {
-				return n, fmt.Errorf("cannot call %s: %s: %w", what, why, err)
+				err = fmt.Errorf("cannot call %s: %s: %w", what, why, err)
+			} else {
+				err = fmt.Errorf("cannot call %s: %w", what, err)
 			}
-			return n, fmt.Errorf("cannot call %s: %w", what, err)
+			if refusedAccess(status) {
+				// A key refused, a model or API not found: the provider's
+				// setup, not the model's answer. Unavailable, the run stops
+				// in place (a spec's on_error routes are not spent on it)
+				// and resume makes the call again once it is fixed.
+				err = machine.Unavailable(err)
+			}
+			return n, err
 		}
 		last, lastWhy = err, why
 		if n >= p.Attempts {

@@ -95,3 +95,29 @@ func TestAgentRepliesCutAtTheTokenLimitAreAskedAgainShorter(t *testing.T) {
 	assert.True(t, strings.HasPrefix(ev[1].last().Content, "Your verdict could not be used: "+cut+"\n"), ev[1].last().Content)
 	assert.NotContains(t, readSkillsMD(t, root), "Evaluator feedback")
 }
+
+// An evaluator reply the provider's content filter stopped before any text
+// is asked again saying so, not as "the reply is empty"; its later verdict
+// counts.
+func TestAgentEvaluatorStoppedByAContentFilterIsAskedAgainSayingSo(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	f := newFakeLLM(t, "replies:\n"+planner("greet Ada")+
+		reply("optimizer", 1, text("[ATTEMPTS_COMPLETE] done"))+
+		reply("evaluator", 1, text("FILTERED"))+
+		reply("evaluator", 1, pass(`"GREETING": "Hello, Ada!"`)))
+	f.shape = func(completion map[string]any) {
+		ch := completion["choices"].([]any)[0].(map[string]any)
+		if msg := ch["message"].(map[string]any); msg["content"] == "FILTERED" {
+			msg["content"], ch["finish_reason"] = nil, "content_filter"
+		}
+	}
+	res := runAgent(t, root, f, "--yes")
+	require.Equal(t, 0, res.code, res.all())
+	const why = `the provider stopped your reply before it held any text (finish_reason "content_filter": its content filter or a refusal); answer again with the JSON only`
+	assert.Contains(t, res.out, "  evaluator: no usable verdict: "+why+"\n")
+	ev := f.requests("evaluator", 1)
+	require.Len(t, ev, 2)
+	assert.True(t, strings.HasPrefix(ev[1].last().Content, "Your verdict could not be used: "+why+"\n"), ev[1].last().Content)
+	assert.Contains(t, res.out, "  evaluator: verdict PASS: looks right\n")
+	assert.NotContains(t, readSkillsMD(t, root), "Evaluator feedback")
+}

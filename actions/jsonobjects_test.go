@@ -1,0 +1,103 @@
+package actions
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lppctl/lppctl/machine"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// llm.generate's reader takes a reply's one JSON value wherever it is, but
+// never the first of several that differ: a quoted format example with a
+// passing value, then the real answer, must not route the run on the example.
+func TestAReplyWithSeveralDifferentJSONValuesIsNotReadAsItsFirst(t *testing.T) {
+	tests := []struct {
+		name, reply, want, err string
+	}{
+		{name: "a quoted format example, then the answer",
+			reply: `The format is {"score": 95, "feedback": "..."} and my answer is {"score": 40, "feedback": "the counts are wrong"}`,
+			err:   `the reply holds 2 different JSON values (at line 1, column 15; line 1, column 65), so which one is the answer cannot be told; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)`},
+		{name: "a draft, then the final answer in a fence",
+			reply: "Draft: {\"score\": 40}\nFinal:\n```json\n{\"score\": 90}\n```",
+			err:   `the reply holds 2 different JSON values (at line 1, column 8; line 4, column 1), so which one is the answer cannot be told; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)`},
+		{name: "two fenced blocks that differ",
+			reply: "```json\n[1]\n```\nor\n```json\n[2]\n```",
+			err:   `the reply holds 2 different JSON values (at line 2, column 1; line 6, column 1), so which one is the answer cannot be told; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)`},
+		{name: "the same object in a fence and in prose is one value",
+			reply: "```json\n{\"a\": 1}\n```\nSo the answer is {\"a\":1}.",
+			want:  `{"a":1}`},
+		{name: "an object nested in the answer is part of it",
+			reply: `Answer: {"a": {"b": 2}, "c": [{"d": 3}]}`,
+			want:  `{"a": {"b": 2}, "c": [{"d": 3}]}`},
+		{name: "a fenced array stays one value",
+			reply: "Here:\n```json\n[{\"a\": 1}, {\"a\": 2}]\n```",
+			want:  `[{"a": 1}, {"a": 2}]`},
+		{name: "a raw control character inside a string is forgiven",
+			reply: "{\"a\": \"x\x01y\"}",
+			want:  `{"a": "x\u0001y"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := extractJSON(tt.reply)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, got)
+		})
+	}
+}
+
+// With a schema, the one value valid against it is taken (the input quoted
+// back is not an answer); several valid ones that differ are still refused.
+func TestTheOneValueValidAgainstTheSchemaIsTaken(t *testing.T) {
+	schema, err := loadSchema(map[string]any{"type": "object", "properties": map[string]any{"score": map[string]any{"type": "integer"}}, "required": []any{"score"}}, "", "", nil)
+	require.NoError(t, err)
+	got, err := pickReplyValue(`You gave me {"files": ["a.py"]}; my score: {"score": 40}`, schema)
+	require.NoError(t, err)
+	assert.Equal(t, `{"score": 40}`, got)
+	_, err = pickReplyValue(`Format: {"score": 100}. Mine: {"score": 40}`, schema)
+	require.EqualError(t, err, `the reply holds 2 different JSON values (at line 1, column 9; line 1, column 31), so which one is the answer cannot be told; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)`)
+}
+
+// End to end: a judge that quotes the answer format with a passing score
+// before its real, failing one is asked again; the run routes on the answer.
+func TestGenerateAsksAgainWhenTheReplyQuotesTheFormatBeforeItsAnswer(t *testing.T) {
+	p := newProject(t, map[string]string{
+		"a/spec.yaml": `
+lpp: 1
+name: judge
+context:
+  score: {type: int, default: 0}
+initial: judge
+states:
+  judge:
+    do: llm.generate
+    with:
+      prompt: p.md
+      schema: {type: object, properties: {score: {type: integer}, feedback: {type: string}}, required: [score, feedback]}
+      map: {score: /score}
+    next:
+      - {to: shipped, when: score >= 80}
+      - {to: rejected}
+  shipped: {final: true}
+  rejected: {final: true}
+`,
+		"a/p.md": "Score it.",
+		"a/demo.yaml": `replies:
+  - state: judge
+    text: 'I must answer as {"score": 95, "feedback": "..."}. My answer: {"score": 40, "feedback": "wrong counts"}'
+  - state: judge
+    text: '{"score": 40, "feedback": "wrong counts"}'
+`,
+	})
+	rec := &recorder{}
+	r, err := p.run("a/spec.yaml", p.deps("a", "demo.yaml"), nil, machine.WithObserver(rec))
+	require.NoError(t, err)
+	assert.Equal(t, "rejected", r.State())
+	assert.Equal(t, 40, r.Var("score"))
+	assert.True(t, strings.Contains(notes(rec.recs), "the reply was invalid (the reply holds 2 different JSON values"), notes(rec.recs))
+}
