@@ -34,6 +34,13 @@ import (
 //	list             its default, [] and ["item"]
 //	map              its default, {} and {"key": "value"}
 //
+// A nullable variable also takes null when the action's write is declared
+// of type any (writesNull): the action passes on a value from outside (a
+// field of the model's JSON reply, a key of a script's JSON output, such as
+// an L++ compute unit's None, a child run's variable), and JSON's null is
+// one. A write declared of a type (a reply's text, a tool's status) is a
+// value of that type.
+//
 // The error text of a failed action (last_error on its on_error route) is
 // every literal an expression compares last_error with, and "error".
 const otherValue = "other"
@@ -342,6 +349,20 @@ func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 		return vals, "map"
 	}
 	return []any{v.Default}, "default"
+}
+
+// writesNull reports whether an action's write w can give v null: v is
+// nullable and w passes on a value of any type (see above).
+func writesNull(v *mspec.Var, w machine.VarSpec) bool {
+	return v.Nullable && w.Type == mspec.TypeAny
+}
+
+// withNull returns vals with null first, unless it holds null already.
+func withNull(vals []any) []any {
+	if slices.Contains(vals, nil) {
+		return vals
+	}
+	return append([]any{nil}, vals...)
 }
 
 // maxRangeValues caps the values a range gives one write.

@@ -225,7 +225,8 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		x.States = append(x.States, &Xstate{idx: i, name: st.Name, Cs: m.States[st.Name], final: st.Final,
 			nextTaken: make([]bool, len(st.Next))})
 	}
-	domains := map[string][]any{}
+	domains := map[string][]any{} // by variable, and whether the write may be null
+	noted := map[string]bool{}
 	for _, st := range x.States {
 		if a := st.Cs.Action; a != nil {
 			for _, w := range a.WritesOf(st.Cs.St) {
@@ -233,14 +234,22 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 				if !ok {
 					continue // Validate reports an undeclared write
 				}
-				if domains[w.Name] == nil {
-					domains[w.Name], _ = x.Cmp.Domain(x.Vars[s])
-					if r := x.Vars[s].Range; r != nil && uint64(r.Hi)-uint64(r.Lo) >= maxRangeValues {
+				key := w.Name
+				if writesNull(x.Vars[s], w) {
+					key += "\x00null"
+				}
+				if domains[key] == nil {
+					domains[key], _ = x.Cmp.Domain(x.Vars[s])
+					if key != w.Name {
+						domains[key] = withNull(domains[key])
+					}
+					if r := x.Vars[s].Range; r != nil && uint64(r.Hi)-uint64(r.Lo) >= maxRangeValues && !noted[w.Name] {
+						noted[w.Name] = true
 						x.untried = append(x.untried, fmt.Sprintf("%s: the first %d of the %d values of its range", w.Name, maxRangeValues, uint64(r.Hi)-uint64(r.Lo)+1))
 					}
 				}
 				st.Writes = append(st.Writes, s)
-				st.Domains = append(st.Domains, domains[w.Name])
+				st.Domains = append(st.Domains, domains[key])
 			}
 			if st.Cs.OnError != nil {
 				st.ErrVals = x.Cmp.ErrorValues()
