@@ -658,3 +658,9 @@ func paramDefault(a *machine.Action, name string) any {
 	}
 	return nil
 }
+
+// Emitted returns the event the state's action (the built-in emit) sends
+// when the state handles it (nil otherwise), and whether its payload is
+// built from the action's payload parameter: the event is taken first,
+// when one of its transitions holds after the state's set (enabled).
+func (s *Xstate) Emitted() (ev *xevent, withPayload bool) { return s.emits, s.emitCe != nil }

@@ -63,7 +63,7 @@ var tlaReserved = strings.Fields(`ACTION ASSUME ASSUMPTION AXIOM BOOLEAN BY CASE
 	SelectSeq Cardinality IsFiniteSet Print PrintT Assert JavaTime TLCGet TLCSet TLCEval Permutations
 	SortSeq RandomElement Any ToString
 	state phase steps last_error vars Init Next Spec Done Nil MaxTransitions FinalStates ErrorValues
-	TypeOK Budget SetOf Contains HasPrefix HasSuffix s t i err payload`)
+	TypeOK Budget SetOf Contains HasPrefix HasSuffix s t i err payload emitted`)
 
 var tlaIdentChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
@@ -78,6 +78,11 @@ type tlaWriter struct {
 	bound   map[string]string // context variable → the name \E binds to what an action writes
 	dom     map[string]string // context variable → the name of its domain
 	payload map[string]string // event → the name of its payload set
+	// emitted is the variable holding the payload an emit with a payload
+	// sent ("" when no state emits one): its state's action step builds it
+	// from the parameter's expressions, on the values the state is entered
+	// with; every move clears it (Nil).
+	emitted string
 	uses    map[string]bool
 
 	defs    bytes.Buffer // constant definitions: domains, payloads
@@ -109,6 +114,11 @@ func newTLAWriter(m *machine.Machine) *tlaWriter {
 	for _, v := range m.Spec().Context {
 		w.bound[v.Name] = w.ident("w_" + v.Name)
 	}
+	for _, xs := range w.x.States {
+		if ev, withPayload := xs.Emitted(); ev != nil && withPayload && !xs.Cs.St.Final {
+			w.emitted = "emitted" // reserved: a context variable so named is ctx_emitted
+		}
+	}
 	return w
 }
 
@@ -128,6 +138,9 @@ func (w *tlaWriter) variables() []string {
 	out := []string{"state", "phase", "steps", "last_error"}
 	for _, v := range w.spec.Context {
 		out = append(out, w.varName[v.Name])
+	}
+	if w.emitted != "" {
+		out = append(out, w.emitted)
 	}
 	return out
 }
@@ -249,6 +262,9 @@ func (w *tlaWriter) init() error {
 		}
 		fmt.Fprintf(&w.body, "    /\\ %s = %s\n", w.varName[v.Name], t)
 	}
+	if w.emitted != "" {
+		fmt.Fprintf(&w.body, "    /\\ %s = Nil\n", w.emitted)
+	}
 	w.body.WriteString("\n")
 	return nil
 }
@@ -337,6 +353,10 @@ func (w *tlaWriter) state(xs *check.Xstate) error {
 	if err := w.assigns(st.Set, names, nil, "", fmt.Sprintf("set of state %q", st.Name), act.next); err != nil {
 		return err
 	}
+	emit, err := w.emission(xs, act)
+	if err != nil {
+		return err
+	}
 	w.step(act)
 
 	if xs.ErrVals != nil {
@@ -357,6 +377,9 @@ func (w *tlaWriter) state(xs *check.Xstate) error {
 	if st.Final {
 		return nil
 	}
+	if err := w.emittedSteps(xs, emit); err != nil {
+		return err
+	}
 
 	for _, xe := range xs.Events {
 		payload := ""
@@ -370,7 +393,7 @@ func (w *tlaWriter) state(xs *check.Xstate) error {
 			what := fmt.Sprintf("%s of state %q", ct.Via, st.Name)
 			ev := &tlaStep{name: w.ident(fmt.Sprintf("%s_%s_%d", sid, xe.Name, i)),
 				comment: fmt.Sprintf("%s (%s:%d:%d): %s -> %s%s", ct.Via, w.spec.File, ct.T.Pos.Line, ct.T.Pos.Col, st.Name, ct.Target, whenComment(ct.T.When)),
-				pre:     []string{inState, `phase = "act"`},
+				pre:     append([]string{inState, `phase = "act"`}, emit.notFor(xe.Name)...),
 				next:    w.move(ct.Target)}
 			if payload != "" {
 				ev.binders = []string{"payload \\in " + w.payload[xe.Name]}
@@ -402,7 +425,7 @@ func (w *tlaWriter) state(xs *check.Xstate) error {
 		what := fmt.Sprintf("next[%d] of state %q", i, st.Name)
 		nx := &tlaStep{name: w.ident(fmt.Sprintf("%s_next_%d", sid, i)),
 			comment: fmt.Sprintf("next[%d] (%s:%d:%d): %s -> %s%s", i, w.spec.File, ct.T.Pos.Line, ct.T.Pos.Col, st.Name, ct.Target, whenComment(ct.T.When)),
-			pre:     []string{inState, `phase = "act"`},
+			pre:     append([]string{inState, `phase = "act"`}, emit.notFor("")...),
 			next:    w.move(ct.Target)}
 		nx.conds = slices.Clone(earlier)
 		if ct.T.When != "" {
@@ -434,7 +457,11 @@ func whenComment(when string) string {
 
 // move returns the changes of a transition to target.
 func (w *tlaWriter) move(target string) map[string]string {
-	return map[string]string{"state": tlaString(target), "phase": `"enter"`, "steps": "steps + 1"}
+	next := map[string]string{"state": tlaString(target), "phase": `"enter"`, "steps": "steps + 1"}
+	if w.emitted != "" {
+		next[w.emitted] = "Nil"
+	}
+	return next
 }
 
 // assigns translates a set into next, against the identifiers of names (and

@@ -21,6 +21,7 @@ func TestExportTLAGolden(t *testing.T) {
 		"invariant_after_error",
 		"final_requires_map",
 		"trap_after_event",
+		"emit_payload_first",
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := spectest.SpecFile(t, filepath.Join("testdata", "check", name+".yaml"))
