@@ -89,7 +89,7 @@ func TestGenerateNamesANullReplyInWords(t *testing.T) {
 		{"a null reply", `null`,
 			`the model's reply in state "ask" is still invalid after 0 repair(s): the reply is null; send a JSON object valid against the schema, and nothing else`},
 		{"a null property", `{"title": null}`,
-			`the model's reply in state "ask" is still invalid after 0 repair(s): it does not satisfy the schema: validating /properties/title: type: null has type "null", want "string"`},
+			`the model's reply in state "ask" is still invalid after 0 repair(s): it does not satisfy the schema: validating /properties/title: type: null, want a string`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := newProject(t, map[string]string{

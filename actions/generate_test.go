@@ -89,7 +89,7 @@ func TestGenerateFailsAfterRepairsSoOnErrorRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `the model's reply in state "ask" is still invalid after 1 repair(s): it does not satisfy the schema: validating /properties/words: type: many has type "string", want "integer"`
+	want := `the model's reply in state "ask" is still invalid after 1 repair(s): it does not satisfy the schema: validating /properties/words: type: "many" is a string, want an integer`
 	if r.State() != "broken" || r.Var("failed") != want {
 		t.Fatalf("state %s, failed %q\nwant %q", r.State(), r.Var("failed"), want)
 	}

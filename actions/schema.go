@@ -161,10 +161,10 @@ func (rs *replySchema) validate(v any) error {
 	if err := json.Unmarshal(b, &inst); err != nil { // the library wants float64 numbers
 		return err
 	}
-	if err := rs.resolved.Validate(inst); err != nil {
+	if err := rs.resolved.Validate(jsonView(inst)); err != nil {
 		// The library names a null as the Go value it sees.
-		msg := strings.ReplaceAll(err.Error(), "<invalid reflect.Value>", "null")
-		return fmt.Errorf("%s", plainBounds(strings.TrimPrefix(msg, "validating root: ")))
+		msg := strings.ReplaceAll(rs.schemaMessage(err), "<invalid reflect.Value>", "null")
+		return fmt.Errorf("%s", plainBounds(msg))
 	}
 	return nil
 }

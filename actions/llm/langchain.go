@@ -36,8 +36,12 @@ type lcClient struct {
 
 func (c *lcClient) Name() string { return c.provider + ":" + c.name }
 
-// where names the model and its server for error messages.
+// where names the model and its server for error messages: the URL called,
+// /api/chat once an ollama client uses Ollama's native API.
 func (c *lcClient) where() string {
+	if n, ok := c.native.(*ollamaNative); ok && c.useNative.Load() {
+		return c.Name() + " at " + displayURL(n.host+"/api/chat")
+	}
 	if c.base == "" {
 		return c.Name()
 	}
@@ -58,7 +62,7 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		opts = append(opts, llms.WithTools(tools))
 	}
 	var resp *llms.ContentResponse
-	attempts, err := withRetry(ctx, c.retry, c.where(), func(actx context.Context) error {
+	attempts, err := withRetry(ctx, c.retry, c.where, func(actx context.Context) error {
 		r, err := c.generateContent(actx, msgs, opts)
 		if err != nil {
 			if c.provider == "anthropic" && errors.Is(err, anthropic.ErrEmptyResponse) {

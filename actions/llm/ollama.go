@@ -99,26 +99,13 @@ func (o *ollamaNative) GenerateContent(ctx context.Context, msgs []llms.MessageC
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("API returned unexpected status code: %d", resp.StatusCode)
 	}
-	var r struct {
-		Message struct {
-			Content   string           `json:"content"`
-			Thinking  string           `json:"thinking"`
-			ToolCalls []ollamaToolCall `json:"tool_calls"`
-		} `json:"message"`
-		DoneReason      string `json:"done_reason"`
-		PromptEvalCount int    `json:"prompt_eval_count"`
-		EvalCount       int    `json:"eval_count"`
-		Error           string `json:"error"`
-	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(bytes.TrimSpace(raw), &r); err != nil {
-		return nil, &replyError{msg: fmt.Sprintf("the server's /api/chat reply is not one JSON object (%s)", snippet(raw))}
-	}
-	if r.Error != "" {
-		return nil, &replyError{msg: "the server answered HTTP 200 with an error: " + r.Error}
+	r, rerr := readOllamaChat(raw)
+	if rerr != nil {
+		return nil, rerr
 	}
 	ch := &llms.ContentChoice{
 		Content:    r.Message.Content,
@@ -136,4 +123,65 @@ func (o *ollamaNative) GenerateContent(ctx context.Context, msgs []llms.MessageC
 		ch.ToolCalls = append(ch.ToolCalls, llms.ToolCall{Type: "function", FunctionCall: &llms.FunctionCall{Name: tc.Function.Name, Arguments: args}})
 	}
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{ch}}, nil
+}
+
+// ollamaChat is a reply of /api/chat, or one chunk of a streamed one.
+type ollamaChat struct {
+	Message struct {
+		Content   string           `json:"content"`
+		Thinking  string           `json:"thinking"`
+		ToolCalls []ollamaToolCall `json:"tool_calls"`
+	} `json:"message"`
+	Done            *bool  `json:"done"`
+	DoneReason      string `json:"done_reason"`
+	PromptEvalCount int    `json:"prompt_eval_count"`
+	EvalCount       int    `json:"eval_count"`
+	Error           string `json:"error"`
+}
+
+// readOllamaChat reads a /api/chat reply: one JSON object, or the NDJSON
+// stream a proxy that drops "stream": false sends (one object a line, the
+// last with "done": true), merged into one reply as Ollama would have sent
+// it: the texts joined, the tool calls of every chunk, the last chunk's stop
+// reason and token counts. A stream without its last chunk was cut short.
+func readOllamaChat(raw []byte) (ollamaChat, *replyError) {
+	var r ollamaChat
+	trimmed := bytes.TrimSpace(raw)
+	if err := json.Unmarshal(trimmed, &r); err == nil {
+		if r.Error != "" {
+			return r, &replyError{msg: "the server answered HTTP 200 with an error: " + r.Error}
+		}
+		if r.Done != nil && !*r.Done {
+			return r, &replyError{msg: fmt.Sprintf("the server's /api/chat reply was cut short: it is a first chunk (\"done\": false) with no rest (%s)", snippet(trimmed)), transient: true}
+		}
+		return r, nil
+	}
+	lines := bytes.Split(trimmed, []byte("\n"))
+	notJSON := &replyError{msg: fmt.Sprintf("the server's /api/chat reply is not one JSON object (%s)", snippet(trimmed))}
+	if len(lines) < 2 {
+		return r, notJSON
+	}
+	var content, thinking strings.Builder
+	for i, line := range lines {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var chunk ollamaChat
+		if json.Unmarshal(line, &chunk) != nil || !bytes.HasPrefix(line, []byte("{")) {
+			return r, notJSON
+		}
+		if chunk.Error != "" {
+			return r, &replyError{msg: fmt.Sprintf("the server's streamed /api/chat reply (though none was asked for) holds an error at line %d: %s", i+1, chunk.Error)}
+		}
+		content.WriteString(chunk.Message.Content)
+		thinking.WriteString(chunk.Message.Thinking)
+		r.Message.ToolCalls = append(r.Message.ToolCalls, chunk.Message.ToolCalls...)
+		if chunk.Done != nil && *chunk.Done {
+			r.Message.Content, r.Message.Thinking = content.String(), thinking.String()
+			r.Done, r.DoneReason, r.PromptEvalCount, r.EvalCount = chunk.Done, chunk.DoneReason, chunk.PromptEvalCount, chunk.EvalCount
+			return r, nil
+		}
+	}
+	return r, &replyError{msg: fmt.Sprintf("the server's streamed /api/chat reply (though none was asked for) was cut short: it ends before its last chunk (\"done\": true) (%s)", snippetEnd(trimmed)), transient: true}
 }

@@ -266,9 +266,10 @@ func statusHint(status int) string {
 
 // withRetry runs call until it succeeds, fails permanently or the attempts
 // run out (then its error is machine.ErrUnavailable). It returns the number
-// of attempts made. what names the model and
-// where it is, e.g. "openai:gpt-4o-mini at http://127.0.0.1:8000/v1".
-func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx context.Context) error) (int, error) {
+// of attempts made. where names the model and where it is, e.g.
+// "openai:gpt-4o-mini at http://127.0.0.1:8000/v1", as of the last attempt
+// (an ollama client moves to the native API on its first attempt).
+func withRetry(ctx context.Context, p RetryPolicy, where func() string, call func(ctx context.Context) error) (int, error) {
 	p = p.withDefaults()
 	var last error
 	var lastWhy string
@@ -280,6 +281,7 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 			actx, cancel = context.WithTimeout(actx, p.Timeout)
 		}
 		err := call(actx)
+		what := where()
 		timedOut := actx.Err() != nil
 		cancel()
 		if err == nil {
@@ -343,5 +345,5 @@ func withRetry(ctx context.Context, p RetryPolicy, what string, call func(ctx co
 	// The provider is down, overloaded or silent: not what the model said.
 	// Marked unavailable, the run stops in place instead of taking the
 	// state's on_error route, and resume makes the call again.
-	return p.Attempts, machine.Unavailable(fmt.Errorf("cannot call %s: gave up after %s, the last one failed with %s: %w", what, tries, lastWhy, last))
+	return p.Attempts, machine.Unavailable(fmt.Errorf("cannot call %s: gave up after %s, the last one failed with %s: %w", where(), tries, lastWhy, last))
 }

@@ -227,7 +227,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			vars:    []string{"max_iterations=2"},
 			code:    exitPaused,
 			out:     []string{"evaluating → recovering  on_error", "recovering → refining  [iteration < max_iterations && error_from != \"refining\"]", "refining → recovering  [iteration >= max_iterations]", "recovering → error  next[3]", "paused in error after"},
-			varWant: map[string]string{"error": `implementation did not pass after 2 iteration(s) (max_iterations 2); no score was given; nothing was promoted; the last diagnostics:` + "\n" + `evaluating failed: the model's reply in state "evaluating" is still invalid after 2 repair(s): it does not satisfy the schema: validating /properties/score: type: ninety has type "string", want "integer"`, "examples_report": "examples: 4 of 4 passed"},
+			varWant: map[string]string{"error": `implementation did not pass after 2 iteration(s) (max_iterations 2); no score was given; nothing was promoted; the last diagnostics:` + "\n" + `evaluating failed: the model's reply in state "evaluating" is still invalid after 2 repair(s): it does not satisfy the schema: validating /properties/score: type: "ninety" is a string, want an integer`, "examples_report": "examples: 4 of 4 passed"},
 		},
 		{
 			name:    "a write outside output/contractor is blocked",

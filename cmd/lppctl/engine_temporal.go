@@ -446,6 +446,10 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	} else {
 		// A closed run's query needs a worker to replay it, a running one's
 		// a worker to answer: do not wait long.
+		queue := c.String("task-queue")
+		if n, perr := temporal.Pollers(c.Context, tc, queue); st == "" && perr == nil && n == 0 {
+			return showStanding(c, tc, id, trace, "no worker polls task queue "+queue)
+		}
 		qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
 		p, err = temporal.QueryAll(qctx, tc, id, 0)
 		cancel()
@@ -455,10 +459,9 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	}
 	if err != nil {
 		if st == "" {
-			if n, perr := temporal.Pollers(c.Context, tc, c.String("task-queue")); perr == nil && n == 0 {
-				return fmt.Errorf("cannot ask run %s where it stands: %s", id, temporal.NoWorker(c.String("task-queue")))
-			}
-			return err
+			// An open run no worker answers for: what the server alone
+			// tells (its memo, its history).
+			return showStanding(c, tc, id, trace, "no worker answered within 10s")
 		}
 		// The run has ended: say how, even when no worker can tell where.
 		p = &temporal.Progress{RunID: id}
