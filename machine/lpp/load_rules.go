@@ -91,6 +91,12 @@ func (d *decoder) kvs(obj *node, key, what string) []KV {
 		if m.val.kind != kString {
 			if key == "input_map" && d.badInput != nil {
 				*d.badInput = m.val.pos
+				if nf := d.nonFiniteIn(m.val); len(nf) > 0 {
+					d.warnf(nf[0].pos, len(nf[0].str), "write the name of a context property or event.payload.NAME",
+						"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); %s, and passes nil", what, m.key, pyReads(nf[0]), cannotCarry)
+					out = append(out, KV{Key: m.key, Value: literalRef + "nil"})
+					continue
+				}
 				d.warnf(m.val.pos, 1, "write the name of a context property or event.payload.NAME",
 					"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); lppctl passes the value", what, m.key, m.val.describe())
 				out = append(out, KV{Key: m.key, Value: literalRef + string(d.src[m.val.off:m.val.end])})
@@ -163,6 +169,10 @@ func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
 		d.errorf(vf.pos, 1, "keep one of them", "%s has both value and value_from", what)
 	case v != nil:
 		a.Value, a.HasValue = v.value(), true
+		if nf := d.nonFiniteIn(v); len(nf) > 0 {
+			a.nonFinite = nf[0] // refused if a transition runs it (transitions), else a warning (unusedRules)
+			return
+		}
 		if p := bp.Property(d.propID(target)); p != nil && v.kind != kNull && !typeAccepts(p.Type, v) {
 			d.errorf(v.pos, 1, "", "value of %s must be %s (the type of %q), not %s", what, gate.TypeArticle(p.Type), target, v.describe())
 		}
@@ -180,7 +190,7 @@ func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
 var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions", "description", "guard", "gate"}
 
 func (d *decoder) transitions(n *node, bp *Blueprint) {
-	ids := map[string]bool{}
+	ids, refused := map[string]bool{}, map[string]bool{}
 	for i, it := range n.items {
 		what := fmt.Sprintf("transition %d", i+1)
 		if !d.want(it, kObject, what) {
@@ -235,6 +245,10 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 				case a.Unknown:
 					d.errorf(p, len([]rune(id))+2, `use "set", "compute" or "emit"`,
 						"%s runs action %q of unknown type %q: lpp's loader refuses it too", what, id, a.Type)
+				case a.nonFinite != nil && !refused[a.ID]:
+					refused[a.ID] = true
+					n := a.nonFinite
+					d.errorf(n.pos, len(n.str), insteadHint(n), "the value of action %q is %s: %s, and %s runs the action", id, pyReads(n), cannotCarry, what)
 				}
 			}
 		}
@@ -304,6 +318,10 @@ func (d *decoder) unusedRules(bp *Blueprint) {
 		}
 	}
 	for _, a := range bp.Actions {
+		if a.nonFinite != nil && !run[a.ID] {
+			n := a.nonFinite
+			d.warnf(n.pos, len(n.str), insteadHint(n), "the value of action %q is %s: %s; no transition runs the action (export writes null)", a.ID, pyReads(n), cannotCarry)
+		}
 		if a.Unknown && !run[a.ID] {
 			d.warnf(a.TypePos, len([]rune(a.Type))+2, `use "set", "compute" or "emit"`,
 				"unknown type %q of action %q: lpp's loader refuses it; no transition runs it", a.Type, a.ID)
