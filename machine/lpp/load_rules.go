@@ -416,7 +416,7 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 	for _, s := range bp.States {
 		if !bp.IsTerminal(s.ID) && !leaves[s.ID] && !anyFrom {
 			d.warnf(s.Pos, len([]rune(s.ID))+2, "add a transition from it, or list it in terminal_states",
-				"state %q is not terminal and no transition leaves it: a run that enters it waits forever", s.ID)
+				"state %q is not terminal and no transition leaves it: lpp leaves a run that enters it there for good; lppctl stops the run there, failed", s.ID)
 		}
 		if !enters[s.ID] && !slices.ContainsFunc(bp.Transitions, func(t *Transition) bool { return t.To == s.ID }) {
 			d.warnf(s.Pos, len([]rune(s.ID))+2, "", "no transition enters state %q and it is not the entry state", s.ID)
