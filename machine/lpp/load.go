@@ -110,7 +110,9 @@ type decoder struct {
 	// nfNamed those a message has named.
 	nonFinite []*node
 	nfNamed   map[*node]bool
-	origNames map[string]bool // the blueprint's own names (see reserveNames)
+	// refusedTerminals are the terminal ids refused as not states.
+	refusedTerminals map[string]bool
+	origNames        map[string]bool // the blueprint's own names (see reserveNames)
 }
 
 func (d *decoder) errorf(p mspec.Pos, span int, hint, format string, args ...any) {
@@ -506,7 +508,18 @@ func (d *decoder) terminals(n *node, bp *Blueprint) {
 		id := d.stateID(orig)
 		if bp.State(id) == nil {
 			if v01 || n.kind == kArray {
-				// v0.1.x: lpp's loader refuses "Terminal state 'X' not defined".
+				// v0.1.x, or its array form: lpp's loader refuses "Terminal
+				// state 'X' not defined". Said once: not again where a
+				// transition names it, nor "no terminal states".
+				if d.refusedTerminals == nil {
+					d.refusedTerminals = map[string]bool{}
+				}
+				d.refusedTerminals[orig] = true
+				if !v01 {
+					d.errorf(p, len([]rune(orig))+2, fmt.Sprintf(`write "terminal_states": {%q: {}} (the %s form: a terminal state needs no entry in states), or add %q to states`, orig, SchemaV02, orig),
+						"terminal state %q is not a state: terminal_states is an array (the lpp/v0.1.x form), whose ids must be in states; lpp's loader refuses it too", orig)
+					return nil
+				}
 				d.errorf(p, len([]rune(orig))+2, d.stateHint(bp, orig), "terminal state %q is not a state (lpp's loader refuses it too in a %s blueprint)", orig, bp.Schema)
 				return nil
 			}

@@ -219,13 +219,13 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 			if from != Any {
 				t.From = d.stateID(from)
 			}
-			if from != Any && bp.State(t.From) == nil && len(bp.States) > 0 {
+			if from != Any && bp.State(t.From) == nil && len(bp.States) > 0 && !d.refusedTerminals[from] {
 				d.errorf(fn.pos, len([]rune(from))+2, d.stateHint(bp, from), "%s starts in %q, which is not a state (lpp's loader refuses it too)", what, from)
 			}
 		}
 		if to, tn := d.reqString(it, "to", what, `add "to": "STATE"`); tn != nil {
 			t.To, t.ToPos = d.stateID(to), tn.pos
-			if bp.State(t.To) == nil && len(bp.States) > 0 {
+			if bp.State(t.To) == nil && len(bp.States) > 0 && !d.refusedTerminals[to] {
 				d.errorf(tn.pos, len([]rune(to))+2, d.stateHint(bp, to), "%s goes to %q, which is not a state (lpp's loader refuses it too)", what, to)
 			}
 		}
@@ -389,7 +389,7 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 	if len(bp.States) == 0 {
 		return
 	}
-	if len(bp.Terminals) == 0 {
+	if len(bp.Terminals) == 0 && len(d.refusedTerminals) == 0 { // else refused where they are listed
 		d.warnf(mspec.Pos{Line: 1, Col: 1}, 1, `add "terminal_states"`, "the blueprint has no terminal states: a run never ends")
 	}
 	types := propertyTypesOf(bp)
