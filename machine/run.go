@@ -665,6 +665,9 @@ func (r *Run) choose(cs *Cstate) (*Ctrans, error) {
 			return ct, nil
 		}
 	}
+	if len(cs.Next) == 0 {
+		return nil, fmt.Errorf("%w in state %q: it has no transition (no next, no on) and is not final: nothing can move the run on (give it a next or on, or make it final: true)", ErrNoTransition, cs.St.Name)
+	}
 	return nil, fmt.Errorf("%w in state %q: every guard was false: %s", ErrNoTransition, cs.St.Name, GuardsSaw(cs, r.env))
 }
 

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
@@ -125,6 +128,25 @@ func TestRunVarOverridesAreTyped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAStateWithNoTransitionAtAllFailsSayingSo: a state with no next and
+// no on (an L++ entry state no transition leaves) failed with "every guard
+// was false:" and an empty list.
+func TestAStateWithNoTransitionAtAllFailsSayingSo(t *testing.T) {
+	m := compileSpec(t, `
+lpp: 1
+name: stuck
+initial: s0
+states:
+  s0:
+  done: {final: true}
+`, nil)
+	r, _ := m.NewRun(nil)
+	err := r.Run(context.Background())
+	require.ErrorIs(t, err, machine.ErrNoTransition)
+	assert.Equal(t, `no transition holds in state "s0": it has no transition (no next, no on) and is not final: nothing can move the run on (give it a next or on, or make it final: true)`, err.Error())
+	assert.Equal(t, machine.StatusFailed, r.Status())
 }
 
 func TestRunStopsWhenNoGuardHoldsNamingValues(t *testing.T) {

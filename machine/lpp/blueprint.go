@@ -191,6 +191,9 @@ type Action struct {
 	Unknown  bool
 	TypePos  mspec.Pos
 	BadInput mspec.Pos
+	// nonFinite: the set value holds a number lppctl cannot carry (NaN,
+	// Infinity, 1e400; see nonfinite.go), refused when a transition runs it.
+	nonFinite *node
 
 	// compute
 	ComputeUnit string

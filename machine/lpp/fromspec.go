@@ -373,7 +373,7 @@ func (w *writer) finish(x *wTrans) error {
 		} else if k := i - (len(acts) - len(ids)); k >= 0 && k < len(ids) {
 			id = ids[k]
 		}
-		x.actions = append(x.actions, w.addAction(id, a))
+		x.actions = append(x.actions, w.addAction(id, w.keptRef(id, a)))
 	}
 	return nil
 }

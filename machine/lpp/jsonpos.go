@@ -47,6 +47,10 @@ type node struct {
 	// 100 MB then costs its bytes, not 8 bytes a character).
 	colBase, runes int
 	off, end       int // the value's text is src[off:end]
+	// py, for a number lppctl cannot carry (NaN, Infinity, -Infinity, or
+	// one beyond a 64-bit float), is what Python's json reads it as: lpp
+	// loads it (see nonfinite.go).
+	py string
 }
 
 // member is one key of an object.
@@ -84,6 +88,9 @@ func (n *node) member(key string) *member {
 
 // describe names a value's kind for messages: "a number", "the string \"x\"".
 func (n *node) describe() string {
+	if n.py != "" {
+		return n.str
+	}
 	if n.kind == kString {
 		s := n.str
 		if len(s) > 40 && utf8.RuneCountInString(s[:min(len(s), 4*41)]) > 40 {
@@ -123,6 +130,9 @@ func (n *node) value() any {
 	case kBool:
 		return n.b
 	case kNumber:
+		if n.py != "" {
+			return nil // never a NaN or an infinity into a spec: see nonfinite.go
+		}
 		if i, err := strconv.ParseInt(n.str, 10, 64); err == nil {
 			return int(i)
 		}
@@ -187,6 +197,8 @@ type scanner struct {
 	// but not kept (their str is ""): enough to find "$schema".
 	lite, noText bool
 	schemaNext   bool // the value read next is the top-level "$schema"
+	// nonFinite are the numbers lppctl cannot carry (node.py), in file order.
+	nonFinite []*node
 	// dups are the keys an object repeats, where they repeat: the object
 	// keeps the last value (as Python's json does, and so lpp) in the
 	// place of the first.
@@ -342,8 +354,13 @@ func (s *scanner) value1(depth int) (*node, error) {
 		n, err := s.string()
 		s.noText = false
 		return n, err
-	case c == '-' || c >= '0' && c <= '9':
-		return s.number()
+	case c == '-' || c >= '0' && c <= '9' || c == 'N' || c == 'I':
+		if n := s.pyConstant(); n != nil {
+			return n, nil
+		}
+		if c == '-' || c >= '0' && c <= '9' {
+			return s.number()
+		}
 	case c == 't' || c == 'f' || c == 'n':
 		for _, lit := range []string{"true", "false", "null"} {
 			if strings.HasPrefix(string(s.src[s.off:min(len(s.src), s.off+len(lit))]), lit) {
@@ -652,7 +669,39 @@ func (s *scanner) number() (*node, error) {
 	}
 	n.str = string(s.src[start:s.off])
 	if f, err := strconv.ParseFloat(n.str, 64); err != nil && math.IsInf(f, 0) {
-		return nil, &jsonError{pos: n.pos, msg: fmt.Sprintf("the number %s is beyond the range of a 64-bit float (±1.8e308); write a smaller number", n.str)}
+		// Python's json reads an integer as an int of any size, and a
+		// number with a fraction or an exponent as a float: inf here.
+		switch {
+		case isIntegerText(n.str):
+			n.py = fmt.Sprintf("an integer of %d digits", len(strings.TrimPrefix(n.str, "-")))
+		case f < 0:
+			n.py = "the float -inf"
+		default:
+			n.py = "the float inf"
+		}
+		s.nonFinite = append(s.nonFinite, n)
 	}
 	return n, nil
+}
+
+// pyConstants are the words Python's json reads as floats beyond JSON.
+var pyConstants = []struct{ text, py string }{
+	{"NaN", "the float nan"}, {"Infinity", "the float inf"}, {"-Infinity", "the float -inf"},
+}
+
+// pyConstant reads NaN, Infinity or -Infinity, which Python's json (and so
+// lpp's loader) reads though JSON has no such value; nil, reading
+// nothing, for any other text.
+func (s *scanner) pyConstant() *node {
+	for _, c := range pyConstants {
+		if bytes.HasPrefix(s.src[s.off:], []byte(c.text)) {
+			n := &node{kind: kNumber, pos: s.pos(), str: c.text, py: c.py}
+			for range c.text {
+				s.advance()
+			}
+			s.nonFinite = append(s.nonFinite, n)
+			return n
+		}
+	}
+	return nil
 }

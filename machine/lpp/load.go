@@ -105,8 +105,14 @@ type decoder struct {
 	// states, props and events map the blueprint's names to internal ones
 	// (see load_names.go).
 	stateNames, props, events map[string]string
-	badInput                  *mspec.Pos      // where kvs records a non-string input_map value
-	origNames                 map[string]bool // the blueprint's own names (see reserveNames)
+	badInput                  *mspec.Pos // where kvs records a non-string input_map value
+	// nonFinite are the numbers lppctl cannot carry (see nonfinite.go);
+	// nfNamed those a message has named.
+	nonFinite []*node
+	nfNamed   map[*node]bool
+	// refusedTerminals are the terminal ids refused as not states.
+	refusedTerminals map[string]bool
+	origNames        map[string]bool // the blueprint's own names (see reserveNames)
 }
 
 func (d *decoder) errorf(p mspec.Pos, span int, hint, format string, args ...any) {
@@ -151,8 +157,10 @@ func Parse(file string, src []byte) (bp *Blueprint, diags mspec.Diagnostics) {
 		return nil, d.diags
 	}
 	bp = &Blueprint{File: file, Source: src, Schema: root.get("$schema").str, SchemaPos: root.get("$schema").pos}
+	d.nonFinite = sc.nonFinite
 	d.longNames(root, true)
 	d.blueprint(root, bp)
+	d.unnamedNonFinite()
 	d.diags.Sort()
 	bp.Warnings = d.diags.Warnings()
 	return bp, d.diags
@@ -211,7 +219,7 @@ var topKeys = []string{"$schema", "id", "name", "version", "description", "conte
 func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	for _, m := range root.members {
 		if !slices.Contains(topKeys, m.key) {
-			bp.Extra = append(bp.Extra, RawMember{Key: m.key, JSON: string(d.src[m.val.off:m.val.end])})
+			bp.Extra = append(bp.Extra, RawMember{Key: m.key, JSON: d.keptRaw(m.val, fmt.Sprintf("key %q", m.key))})
 		}
 	}
 	bp.ID = d.identity(root, bp, "id", `add "id": "my_blueprint" at the top`)
@@ -219,7 +227,7 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	bp.Version = d.identity(root, bp, "version", `add "version": "1.0.0" at the top`)
 	bp.Description = d.description(root)
 	if v := root.get("display"); v != nil {
-		bp.Display = string(d.src[v.off:v.end])
+		bp.Display = d.keptRaw(v, "display")
 	}
 	d.origNames = map[string]bool{}
 	d.reserveNames(root.get("context_schema").get("properties"))
@@ -312,7 +320,7 @@ func (d *decoder) identity(root *node, bp *Blueprint, key, hint string) string {
 	if m.val.kind == kString {
 		return m.val.str
 	}
-	raw := string(d.src[m.val.off:m.val.end])
+	raw := d.keptRaw(m.val, fmt.Sprintf("%q", key))
 	if bp.IdentJSON == nil {
 		bp.IdentJSON = map[string]string{}
 	}
@@ -420,10 +428,16 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 		p.Description = d.optString(m.val, "description")
 		if e := m.val.get("enum"); e != nil && d.want(e, kArray, "enum of "+what) {
 			for _, it := range e.items {
+				if nf := d.nonFiniteIn(it); len(nf) > 0 {
+					d.warnf(nf[0].pos, len(nf[0].str), insteadHint(nf[0]), "enum of %s lists %s: %s, and leaves it out of the enum (lpp checks no enum when it runs)", what, pyReads(nf[0]), cannotCarry)
+					continue
+				}
 				p.Enum = append(p.Enum, it.value())
 			}
 		}
-		if dv := m.val.get("default"); dv != nil {
+		if dv := m.val.get("default"); dv != nil && d.nonFiniteDefault(dv, what) {
+			// no default: the property starts None, as lpp starts every property
+		} else if dv != nil {
 			p.Default, p.HasDefault = dv.value(), true
 			if p.Type == "integer" && dv.kind == kNumber && isIntegerText(dv.str) && !typeAccepts(p.Type, dv) {
 				d.errorf(dv.pos, len(dv.str), `write one between -9223372036854775808 and 9223372036854775807, or use "type": "number" (a 64-bit float)`,
@@ -494,7 +508,18 @@ func (d *decoder) terminals(n *node, bp *Blueprint) {
 		id := d.stateID(orig)
 		if bp.State(id) == nil {
 			if v01 || n.kind == kArray {
-				// v0.1.x: lpp's loader refuses "Terminal state 'X' not defined".
+				// v0.1.x, or its array form: lpp's loader refuses "Terminal
+				// state 'X' not defined". Said once: not again where a
+				// transition names it, nor "no terminal states".
+				if d.refusedTerminals == nil {
+					d.refusedTerminals = map[string]bool{}
+				}
+				d.refusedTerminals[orig] = true
+				if !v01 {
+					d.errorf(p, len([]rune(orig))+2, fmt.Sprintf(`write "terminal_states": {%q: {}} (the %s form: a terminal state needs no entry in states), or add %q to states`, orig, SchemaV02, orig),
+						"terminal state %q is not a state: terminal_states is an array (the lpp/v0.1.x form), whose ids must be in states; lpp's loader refuses it too", orig)
+					return nil
+				}
 				d.errorf(p, len([]rune(orig))+2, d.stateHint(bp, orig), "terminal state %q is not a state (lpp's loader refuses it too in a %s blueprint)", orig, bp.Schema)
 				return nil
 			}
@@ -526,7 +551,7 @@ func (d *decoder) terminals(n *node, bp *Blueprint) {
 			if t == nil {
 				continue
 			}
-			t.Raw = string(d.src[m.val.off:m.val.end])
+			t.Raw = d.keptRaw(m.val, fmt.Sprintf("the contract of terminal state %q", m.key))
 			if m.val.kind == kNull {
 				continue
 			}

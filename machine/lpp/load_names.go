@@ -137,7 +137,7 @@ func (d *decoder) description(root *node) string {
 	case v.kind == kString:
 		return v.str
 	}
-	return string(d.src[v.off:v.end])
+	return d.keptRaw(v, "description")
 }
 
 // implicitProperties declares the names a blueprint uses but does not

@@ -91,6 +91,12 @@ func (d *decoder) kvs(obj *node, key, what string) []KV {
 		if m.val.kind != kString {
 			if key == "input_map" && d.badInput != nil {
 				*d.badInput = m.val.pos
+				if nf := d.nonFiniteIn(m.val); len(nf) > 0 {
+					d.warnf(nf[0].pos, len(nf[0].str), "write the name of a context property or event.payload.NAME",
+						"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); %s, and passes nil", what, m.key, pyReads(nf[0]), cannotCarry)
+					out = append(out, KV{Key: m.key, Value: literalRef + "nil"})
+					continue
+				}
 				d.warnf(m.val.pos, 1, "write the name of a context property or event.payload.NAME",
 					"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); lppctl passes the value", what, m.key, m.val.describe())
 				out = append(out, KV{Key: m.key, Value: literalRef + string(d.src[m.val.off:m.val.end])})
@@ -163,6 +169,10 @@ func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
 		d.errorf(vf.pos, 1, "keep one of them", "%s has both value and value_from", what)
 	case v != nil:
 		a.Value, a.HasValue = v.value(), true
+		if nf := d.nonFiniteIn(v); len(nf) > 0 {
+			a.nonFinite = nf[0] // refused if a transition runs it (transitions), else a warning (unusedRules)
+			return
+		}
 		if p := bp.Property(d.propID(target)); p != nil && v.kind != kNull && !typeAccepts(p.Type, v) {
 			d.errorf(v.pos, 1, "", "value of %s must be %s (the type of %q), not %s", what, gate.TypeArticle(p.Type), target, v.describe())
 		}
@@ -180,7 +190,7 @@ func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
 var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions", "description", "guard", "gate"}
 
 func (d *decoder) transitions(n *node, bp *Blueprint) {
-	ids := map[string]bool{}
+	ids, refused := map[string]bool{}, map[string]bool{}
 	for i, it := range n.items {
 		what := fmt.Sprintf("transition %d", i+1)
 		if !d.want(it, kObject, what) {
@@ -209,13 +219,13 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 			if from != Any {
 				t.From = d.stateID(from)
 			}
-			if from != Any && bp.State(t.From) == nil && len(bp.States) > 0 {
+			if from != Any && bp.State(t.From) == nil && len(bp.States) > 0 && !d.refusedTerminals[from] {
 				d.errorf(fn.pos, len([]rune(from))+2, d.stateHint(bp, from), "%s starts in %q, which is not a state (lpp's loader refuses it too)", what, from)
 			}
 		}
 		if to, tn := d.reqString(it, "to", what, `add "to": "STATE"`); tn != nil {
 			t.To, t.ToPos = d.stateID(to), tn.pos
-			if bp.State(t.To) == nil && len(bp.States) > 0 {
+			if bp.State(t.To) == nil && len(bp.States) > 0 && !d.refusedTerminals[to] {
 				d.errorf(tn.pos, len([]rune(to))+2, d.stateHint(bp, to), "%s goes to %q, which is not a state (lpp's loader refuses it too)", what, to)
 			}
 		}
@@ -235,6 +245,10 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 				case a.Unknown:
 					d.errorf(p, len([]rune(id))+2, `use "set", "compute" or "emit"`,
 						"%s runs action %q of unknown type %q: lpp's loader refuses it too", what, id, a.Type)
+				case a.nonFinite != nil && !refused[a.ID]:
+					refused[a.ID] = true
+					n := a.nonFinite
+					d.errorf(n.pos, len(n.str), insteadHint(n), "the value of action %q is %s: %s, and %s runs the action", id, pyReads(n), cannotCarry, what)
 				}
 			}
 		}
@@ -304,6 +318,10 @@ func (d *decoder) unusedRules(bp *Blueprint) {
 		}
 	}
 	for _, a := range bp.Actions {
+		if a.nonFinite != nil && !run[a.ID] {
+			n := a.nonFinite
+			d.warnf(n.pos, len(n.str), insteadHint(n), "the value of action %q is %s: %s; no transition runs the action (export writes null)", a.ID, pyReads(n), cannotCarry)
+		}
 		if a.Unknown && !run[a.ID] {
 			d.warnf(a.TypePos, len([]rune(a.Type))+2, `use "set", "compute" or "emit"`,
 				"unknown type %q of action %q: lpp's loader refuses it; no transition runs it", a.Type, a.ID)
@@ -371,7 +389,7 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 	if len(bp.States) == 0 {
 		return
 	}
-	if len(bp.Terminals) == 0 {
+	if len(bp.Terminals) == 0 && len(d.refusedTerminals) == 0 { // else refused where they are listed
 		d.warnf(mspec.Pos{Line: 1, Col: 1}, 1, `add "terminal_states"`, "the blueprint has no terminal states: a run never ends")
 	}
 	types := propertyTypesOf(bp)
@@ -398,7 +416,7 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 	for _, s := range bp.States {
 		if !bp.IsTerminal(s.ID) && !leaves[s.ID] && !anyFrom {
 			d.warnf(s.Pos, len([]rune(s.ID))+2, "add a transition from it, or list it in terminal_states",
-				"state %q is not terminal and no transition leaves it: a run that enters it waits forever", s.ID)
+				"state %q is not terminal and no transition leaves it: lpp leaves a run that enters it there for good; lppctl stops the run there, failed", s.ID)
 		}
 		if !enters[s.ID] && !slices.ContainsFunc(bp.Transitions, func(t *Transition) bool { return t.To == s.ID }) {
 			d.warnf(s.Pos, len([]rune(s.ID))+2, "", "no transition enters state %q and it is not the entry state", s.ID)

@@ -43,6 +43,8 @@ type meta struct {
 	// spec's guard still holds that translation.
 	GateText []gateTextMeta `json:"gate_text,omitempty"`
 	Quoted   []quotedMeta   `json:"quoted_inputs,omitempty"`
+	// Refs: value_from actions the spec holds as a literal (see refMeta).
+	Refs []refMeta `json:"value_from,omitempty"`
 	// Names maps the internal names of states, events and properties the
 	// blueprint spells otherwise to its spelling; Implicit lists the
 	// properties it uses without declaring; TermOnly the terminal states
@@ -168,7 +170,7 @@ func compactJSON(s string) json.RawMessage {
 }
 
 // metaOf is the blueprint's metadata line.
-func metaOf(bp *Blueprint, wholeGates []gateTextMeta) []byte {
+func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta) []byte {
 	md := meta{Schema: bp.Schema, ID: bp.ID, Name: bp.Name, Version: bp.Version, Description: bp.Description,
 		TermList: !bp.TerminalMap}
 	if len(bp.Description) >= longText {
@@ -202,6 +204,7 @@ func metaOf(bp *Blueprint, wholeGates []gateTextMeta) []byte {
 		}
 	}
 	md.GateText = append(md.GateText, wholeGates...) // as translated where the payload is read whole
+	md.Refs = refs
 	for _, a := range bp.Actions {
 		for _, kv := range a.InputMap {
 			if a.Type == ActionCompute && quotedLiteral(kv.Value) {
@@ -282,7 +285,7 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	// Written without fmt: a long description is copied once, not three times.
 	b.WriteString(metaPrefix)
-	b.Write(metaOf(bp, tr.wholeGates))
+	b.Write(metaOf(bp, tr.wholeGates, tr.lostRefs()))
 	b.WriteByte('\n')
 	origins = append(origins, at)
 	at = cmpPos(bp.SchemaPos, at)

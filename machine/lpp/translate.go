@@ -103,6 +103,8 @@ type translator struct {
 	// index), for writing the blueprint's text back.
 	usesWhole  bool
 	wholeGates []gateTextMeta
+	// refs are the set entries of value_from actions (see refMeta).
+	refs []refMeta
 }
 
 func newTranslator(bp *Blueprint, m *Mapping) *translator {
@@ -521,7 +523,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			break
 		}
 		written[pathRoot(a.Target)] = true
-		out.set = append(out.set, tr.setEntry(a, ctx.Payload, e))
+		out.set = append(out.set, tr.noteRef(a, tr.setEntry(a, ctx.Payload, e)))
 		n++
 	}
 	rest := acts[n:]
@@ -601,7 +603,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			var ids []string
 			for ; i < len(rest) && rest[i].Type == ActionSet && !w[pathRoot(rest[i].Target)] && !w[pathRoot(rest[i].ValueFrom)]; i++ {
 				w[pathRoot(rest[i].Target)] = true
-				st.set = append(st.set, tr.setEntry(rest[i], payloadVar, e))
+				st.set = append(st.set, tr.noteRef(rest[i], tr.setEntry(rest[i], payloadVar, e)))
 				tr.readField(e, rest[i].ValueFrom, tr.types[rest[i].Target])
 				ids = append(ids, rest[i].ID)
 			}
