@@ -1,14 +1,11 @@
 package machine
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
 	mspec "github.com/lppctl/lppctl/machine/spec"
-
-	"github.com/expr-lang/expr/file"
 )
 
 // EvalError is an expression of the spec that failed when the run evaluated
@@ -42,16 +39,10 @@ func oneLineExpr(src string) string {
 // evalError turns an error of evaluating the expression src, written at
 // start in the spec, into an *EvalError located at the failing operation.
 func (m *Machine) evalError(what, src string, start mspec.Pos, err error) error {
-	e := &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Msg: err.Error(), Err: err}
-	var fe *file.Error
-	if errors.As(err, &fe) {
-		e.Msg = fe.Message
-		if m.spec.Source != nil {
-			e.Pos = mspec.ExprPos(m.spec.Source, start, src, fe.From)
-		}
-		if fe.Prev != nil {
-			e.Err = fe.Prev
-		}
+	msg, from, cause := mspec.EvalFailure(err)
+	e := &EvalError{File: m.spec.File, Pos: start, What: what, Expr: src, Msg: msg, Err: cause}
+	if from >= 0 && m.spec.Source != nil {
+		e.Pos = mspec.ExprPos(m.spec.Source, start, src, from)
 	}
 	return e
 }

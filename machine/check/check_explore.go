@@ -532,7 +532,8 @@ func (x *Explorer) add(st *Xstate, rec []uint32, slot uint64, parent, ord, depth
 			ok, err := x.vm.Run(c.prog, env)
 			switch {
 			case err != nil:
-				x.note(PropEvaluation, id, -1, fmt.Sprintf("%s cannot be evaluated in state %q: %v", c.label, st.Cs.St.Name, err), c.c.ExprPos)
+				msg, pos := x.evalFailure(err, c.c.Expr, c.c.ExprPos)
+				x.note(PropEvaluation, id, -1, fmt.Sprintf("%s cannot be evaluated in state %q: %s", c.label, st.Cs.St.Name, msg), pos)
 			case ok != true:
 				x.note(PropInvariants, id, -1, fmt.Sprintf("%s (%s) is false in state %q: %s", c.label, c.c.Expr, st.Cs.St.Name, saw(env, c.prog)), c.c.Pos)
 			}

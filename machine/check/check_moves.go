@@ -190,7 +190,8 @@ func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uin
 			}
 			ok, err := x.eval(c.prog)
 			if err != nil {
-				mv.prop, mv.msg, mv.pos = PropEvaluation, fmt.Sprintf("%s cannot be evaluated: %v", c.label, err), c.c.ExprPos
+				msg, pos := x.evalFailure(err, c.c.Expr, c.c.ExprPos)
+				mv.prop, mv.msg, mv.pos = PropEvaluation, fmt.Sprintf("%s cannot be evaluated: %s", c.label, msg), pos
 				break
 			}
 			if ok != true {
@@ -397,10 +398,11 @@ func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 
 // guardError describes an edge's guard that could not be evaluated.
 func (x *Explorer) guardError(st *Xstate, e *edge, err error) *stopErr {
+	msg, pos := x.evalFailure(err, e.trans.T.When, e.trans.T.WhenPos)
 	if e.ev != nil {
-		return &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", e.trans.T.When, e.ev.Name, st.Cs.St.Name, err), e.trans.T.WhenPos}
+		return &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %s", e.trans.T.When, e.ev.Name, st.Cs.St.Name, msg), pos}
 	}
-	return &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %v", e.trans.T.When, st.Cs.St.Name, err), e.trans.T.WhenPos}
+	return &stopErr{fmt.Sprintf("guard %q of state %q cannot be evaluated: %s", e.trans.T.When, st.Cs.St.Name, msg), pos}
 }
 
 func (x *Explorer) stuckMessage(st *Xstate) string {
@@ -480,7 +482,12 @@ func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, k
 			}
 		}
 		if err != nil {
-			x.end = move{kind: moveEnd, ids: ids, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %v", assignWhat(kind, st, mv), a.V.Name, err), pos: x.assignPos(a)}
+			text := ""
+			if a.A != nil {
+				text = a.A.Expr
+			}
+			msg, pos := x.evalFailure(err, text, x.assignPos(a))
+			x.end = move{kind: moveEnd, ids: ids, prop: PropEvaluation, msg: fmt.Sprintf("%s: %s: %s", assignWhat(kind, st, mv), a.V.Name, msg), pos: pos}
 			return nil, &x.end
 		}
 		if n, ok := v.(int); ok && a.V.Range != nil && !a.V.Range.Contains(n) {
@@ -640,7 +647,8 @@ func (x *Explorer) eventTakes(st *Xstate, ev *xevent, val any) (int, *stopErr) {
 		}
 		ok, err := x.holds(ct.Guard, ev.guardMemo[i])
 		if err != nil {
-			return -1, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %v", ct.T.When, ev.Name, st.Cs.St.Name, err), ct.T.WhenPos}
+			msg, pos := x.evalFailure(err, ct.T.When, ct.T.WhenPos)
+			return -1, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %s", ct.T.When, ev.Name, st.Cs.St.Name, msg), pos}
 		}
 		if ok {
 			return i, nil
@@ -664,3 +672,15 @@ func paramDefault(a *machine.Action, name string) any {
 // built from the action's payload parameter: the event is taken first,
 // when one of its transitions holds after the state's set (enabled).
 func (s *Xstate) Emitted() (ev *xevent, withPayload bool) { return s.emits, s.emitCe != nil }
+
+// evalFailure says why an expression failed as the run says it: expr's
+// message without its own "(line:col)" and snippet, at the failing
+// operation's position (the expression text written at start); start when
+// the error does not say or text is not known.
+func (x *Explorer) evalFailure(err error, text string, start mspec.Pos) (string, mspec.Pos) {
+	msg, from, _ := mspec.EvalFailure(err)
+	if from >= 0 && text != "" && x.spec != nil && x.spec.Source != nil {
+		start = mspec.ExprPos(x.spec.Source, start, text, from)
+	}
+	return msg, start
+}

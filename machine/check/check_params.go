@@ -105,7 +105,8 @@ func (x *Explorer) evalParams(st *Xstate) *stopErr {
 		p := &st.params[i]
 		v, err := x.evalM(p.prog, p.memo)
 		if err != nil {
-			return &stopErr{fmt.Sprintf("%s of action %q in state %q cannot be evaluated: %v", p.what(), st.Cs.Action.Name, st.Cs.St.Name, err), p.pos}
+			msg, _ := x.evalFailure(err, "", p.pos)
+			return &stopErr{fmt.Sprintf("%s of action %q in state %q cannot be evaluated: %s", p.what(), st.Cs.Action.Name, st.Cs.St.Name, msg), p.pos}
 		}
 		if st.emitCe != nil && p.name == "payload" {
 			if payload == nil {
