@@ -137,7 +137,7 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 			tr.addField(e, f, tr.types[a.Target])
 		}
 		if isField && tr.types[a.Target] != "" {
-			if ft := tr.fieldType(e, f); ft != "" && ft != cmpOr(specTypes[tr.types[a.Target]], "string") {
+			if ft := tr.fieldType(e, f); ft != "" && ft != "any" && ft != specTypes[tr.types[a.Target]] {
 				// lppctl's payload fields have one type; lpp stores whatever the field holds.
 				tr.warn(mspec.Diagnostic{Severity: mspec.SevWarning, File: tr.bp.File, Pos: a.Pos, Span: len([]rune(a.ID)) + 2,
 					Msg:  fmt.Sprintf("action %q stores payload field %q of event %q, a %s where an earlier action stores it, into %q, %s: lppctl stores null (lpp stores the value as it is)", a.ID, f, tr.bp.Spelling(e), ft, tr.bp.Spelling(a.Target), gate.TypeArticle(tr.types[a.Target])),
@@ -221,7 +221,7 @@ func (tr *translator) addField(e, f, lppType string) {
 	if slices.ContainsFunc(tr.fields[e], func(kv kvExpr) bool { return kv.k == f }) {
 		return
 	}
-	tr.fields[e] = append(tr.fields[e], kvExpr{f, cmpOr(specTypes[lppType], "string")})
+	tr.fields[e] = append(tr.fields[e], kvExpr{f, cmpOr(specTypes[lppType], "any")}) // any: nothing tells its type
 }
 
 // warn records a warning of the translation, once.
