@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"strings"
 
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
@@ -55,6 +56,9 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 		}
 		cv, err := a.V.Coerce(v)
 		if err != nil {
+			if v == nil {
+				return changed, r.m.nullError(a, err)
+			}
 			return changed, fmt.Errorf("%s: %w", a.V.Name, err)
 		}
 		size := mspec.ValueSize(cv, mspec.MaxValueBytes)
@@ -114,4 +118,19 @@ func setChanged(changed map[string]any, name string, v any) map[string]any {
 	}
 	changed[name] = v
 	return changed
+}
+
+// nullError is the error of a set that gives null to a variable that is
+// not nullable: where it is written, and the two ways out.
+func (m *Machine) nullError(a *Cassign, err error) error {
+	zero := map[mspec.Type]string{mspec.TypeInt: "0", mspec.TypeFloat: "0.0", mspec.TypeBool: "false", mspec.TypeString: `""`, mspec.TypeList: "[]", mspec.TypeMap: "{}"}[a.V.Type]
+	fix := "… ?? " + zero
+	if src := strings.TrimSpace(a.A.Expr); len(src) <= 40 && !strings.ContainsAny(src, "\n") {
+		if strings.ContainsAny(src, " ?:") {
+			src = "(" + src + ")"
+		}
+		fix = src + " ?? " + zero
+	}
+	return &EvalError{File: m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Err: err,
+		Msg: fmt.Sprintf("the value is null, and %s is not nullable: declare it `nullable: true`, or give a value for null: `%s`", a.V.Name, fix)}
 }

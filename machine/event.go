@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -26,6 +27,7 @@ type delivery struct {
 	name    string
 	payload map[string]any
 	value   any
+	dropped []string // the payload's fields the event does not declare, left out (extra_payload_fields: drop)
 }
 
 // eventFieldTag names the Go struct fields of an event's expression type
@@ -164,7 +166,7 @@ func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error
 	if ce == nil {
 		return nil, fmt.Errorf("the spec defines no such event%s", mspec.HintSuffix(mspec.DidYouMeanHint(name, m.EventNames())))
 	}
-	full, err := ce.checkPayload(payload)
+	full, dropped, err := ce.checkPayload(payload, m.spec.DropExtraPayload)
 	if err != nil {
 		return nil, err
 	}
@@ -178,55 +180,87 @@ func (m *Machine) prepare(name string, payload map[string]any) (*delivery, error
 			}
 		}
 	}
-	return &delivery{name: name, payload: full, value: v.Interface()}, nil
+	return &delivery{name: name, payload: full, value: v.Interface(), dropped: dropped}, nil
 }
 
 // checkPayload checks a payload against the event's declared fields and
 // returns it with its values converted to the fields' types and the
-// defaults of the optional fields it leaves out.
-func (ce *Cevent) checkPayload(payload map[string]any) (map[string]any, error) {
-	if !ce.Decl.HasPayload() {
-		if len(payload) > 0 {
-			return nil, fmt.Errorf("it takes no payload (declare its fields under events: %s: payload:)", ce.Name)
+// defaults of the optional fields it leaves out. With drop
+// (extra_payload_fields: drop), a field the event does not declare is
+// left out and named in dropped instead of refused.
+func (ce *Cevent) checkPayload(payload map[string]any, drop bool) (full map[string]any, dropped []string, err error) {
+	if drop {
+		for _, k := range slices.Sorted(maps.Keys(payload)) {
+			if ce.Decl.Field(k) == nil {
+				dropped = append(dropped, k)
+			}
 		}
-		return nil, nil
+	}
+	if !ce.Decl.HasPayload() {
+		if len(payload) > len(dropped) {
+			return nil, nil, fmt.Errorf("it takes no payload (declare its fields under events: %s: payload:)", ce.Name)
+		}
+		return nil, dropped, nil
 	}
 	names := make([]string, len(ce.Decl.Payload))
 	for i, f := range ce.Decl.Payload {
 		names[i] = f.Name
 	}
 	for _, k := range slices.Sorted(maps.Keys(payload)) {
-		if ce.Decl.Field(k) == nil {
+		if ce.Decl.Field(k) == nil && !drop {
 			hint := mspec.DidYouMeanHint(k, names)
 			if hint == "" {
 				hint = "its fields are " + mspec.ListNames(names, 12)
 			}
-			return nil, fmt.Errorf("its payload has no field %q; %s", k, hint)
+			return nil, nil, fmt.Errorf("its payload has no field %q; %s", k, hint)
 		}
 	}
-	full := make(map[string]any, len(ce.Decl.Payload))
+	full = make(map[string]any, len(ce.Decl.Payload))
 	for _, f := range ce.Decl.Payload {
 		x, given := payload[f.Name]
 		if !given || x == nil {
 			if f.Required && given {
-				return nil, fmt.Errorf("payload field %q is null, but it is required (%s)", f.Name, f.Type)
+				return nil, nil, fmt.Errorf("payload field %q is null, but it is required (%s)", f.Name, f.Type)
 			}
 			if f.Required {
-				return nil, fmt.Errorf("its payload lacks the required field %q (%s)", f.Name, f.Type)
+				return nil, nil, fmt.Errorf("its payload lacks the required field %q (%s)", f.Name, f.Type)
 			}
 			full[f.Name] = CloneValue(f.Default)
 			continue
 		}
+		if f.Type == mspec.TypeAny {
+			cv, err := mspec.PayloadValue(x)
+			if err != nil {
+				return nil, nil, fmt.Errorf("payload field %q: %w", f.Name, err)
+			}
+			full[f.Name] = cv
+			continue
+		}
 		cv, err := f.Type.Coerce(x)
 		if err != nil {
-			return nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.Article())
+			return nil, nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.Article())
 		}
 		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !mspec.Contains(f.Enum, s) {
-			return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, mspec.QuoteList(f.Enum), mspec.HintSuffix(mspec.DidYouMeanHint(s, f.Enum)))
+			return nil, nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, mspec.QuoteList(f.Enum), mspec.HintSuffix(mspec.DidYouMeanHint(s, f.Enum)))
 		}
 		full[f.Name] = cv
 	}
-	return full, nil
+	return full, dropped, nil
+}
+
+// droppedNote is the warning of a step that took an event whose payload
+// had fields the event does not declare (extra_payload_fields: drop).
+func droppedNote(d *delivery) mspec.Note {
+	q := make([]string, len(d.dropped))
+	for i, k := range d.dropped {
+		q[i] = strconv.Quote(k)
+	}
+	what, it := "field", "it"
+	if len(q) > 1 {
+		what, it = "fields", "them"
+	}
+	return mspec.Note{Severity: mspec.NoteWarning,
+		Text: fmt.Sprintf("event %s: payload %s %s left out: the event does not declare %s (extra_payload_fields: drop)", d.name, what, strings.Join(q, ", "), it)}
 }
 
 // describeJSONValue names a payload value in JSON's terms (a payload is

@@ -512,6 +512,9 @@ func (r *Run) take(rec *Record, chosen *Ctrans, ev *delivery, changed map[string
 	var err error
 	if ev != nil {
 		rec.Event, rec.Payload = ev.name, ev.payload
+		if len(ev.dropped) > 0 {
+			rec.Notes = append(rec.Notes, droppedNote(ev))
+		}
 		r.env[mspec.VarEvent] = ev.value
 		changed, err = r.assign(chosen.Set, changed)
 		delete(r.env, mspec.VarEvent)

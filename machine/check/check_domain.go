@@ -33,6 +33,9 @@ import (
 //	float            as int, with c-1.0, c, c+1.0
 //	list             its default, [] and ["item"]
 //	map              its default, {} and {"key": "value"}
+//	any              (payload fields) null, false, true, the values of a
+//	                 string, an int, a list and a map as above, and c-1.0, c,
+//	                 c+1.0 for every float c an expression compares it with
 //
 // A nullable variable also takes null when the action's write is declared
 // of type any (writesNull): the action passes on a value from outside (a
@@ -347,6 +350,30 @@ func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 		add(map[string]any{})
 		add(map[string]any{"key": "value"})
 		return vals, "map"
+	case mspec.TypeAny:
+		// A payload field of any JSON value: null, both bools, the values
+		// a string and an int would take, each float compared with and its
+		// neighbours, and the list and map values.
+		add(nil)
+		add(v.Default)
+		add(false)
+		add(true)
+		for _, t := range []mspec.Type{mspec.TypeString, mspec.TypeInt, mspec.TypeList, mspec.TypeMap} {
+			tv := *v
+			tv.Type, tv.Default, tv.Enum, tv.Range = t, t.Zero(), nil, nil
+			more, _ := cmp.Domain(&tv)
+			for _, x := range more {
+				add(x)
+			}
+		}
+		for _, c := range cmp[v.Name] {
+			if f, ok := c.(float64); ok {
+				add(f - 1)
+				add(f)
+				add(f + 1)
+			}
+		}
+		return vals, "any"
 	}
 	return []any{v.Default}, "default"
 }

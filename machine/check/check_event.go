@@ -45,7 +45,7 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
 		// variable once).
 		done := map[string]bool{}
 		for _, target := range x.storedFrom(ce.Name, f.Name) {
-			if tv := x.spec.Var(target); tv != nil && tv.Type == f.Type && !done[target] {
+			if tv := x.spec.Var(target); tv != nil && (tv.Type == f.Type || f.Type == mspec.TypeAny) && !done[target] {
 				done[target] = true
 				more, _ := x.Cmp.Domain(tv)
 				for _, val := range more {

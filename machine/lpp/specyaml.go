@@ -388,6 +388,9 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 		}
 	}
 	tr.eventsYAML(w, func(p mspec.Pos) { at = cmpPos(p, at) })
+	// Last, so that the lines above keep their numbers.
+	w("# lpp ignores the payload keys a blueprint does not read: lppctl drops them, with a warning.")
+	w("extra_payload_fields: drop")
 	return b.Bytes(), origins
 }
 

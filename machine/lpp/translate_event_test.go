@@ -37,7 +37,7 @@ func TestAnActionReadsTheEventsNameAndTheEventItself(t *testing.T) {
 	for _, want := range []string{
 		`- {to: b, set: {s: '"GO-ON"', e: '{"name": "GO-ON", "payload": {}}'}, note: 't1'}`,
 		`- {to: b, set: {s: 'event.name'}, note: 't4'}`,
-		`set: {i: 'first([i])', s: '"LATER"'}`,
+		`set: {i: 'i', s: '"LATER"'}`,
 		`- {to: b, set: {s: 'nil'}, note: 't3'}`,
 	} {
 		assert.Contains(t, string(tr.YAML), want)
@@ -82,21 +82,25 @@ func TestAGateReadsTheEventsNameAsTheBlueprintSpellsIt(t *testing.T) {
 // TestACopyOfANumberOrABoolThatIsNoneStoresNone: value_from a number,
 // integer or boolean property that is still None failed the run
 // ("set m: invalid operation: float(<nil>)") or stored false; it stores
-// None, as lpp does, and is written back as the blueprint's value_from.
+// None, as lpp does, and is written back as the blueprint's value_from. A
+// copy into a property of the same type is written as it is (a set of a
+// nullable variable stores null); one into a property of another type (a
+// number into an integer) reads first([n]), which the set checks when the
+// run stores it.
 func TestACopyOfANumberOrABoolThatIsNoneStoresNone(t *testing.T) {
-	src := bpJSON(`"context_schema": {"properties": {"n": {"type": "number"}, "m": {"type": "number"}, "f": {"type": "boolean"}, "g": {"type": "boolean"}, "i": {"type": "integer"}, "j": {"type": "integer"}, "s": {"type": "string"}, "t": {"type": "string"}}}`,
-		`"actions": {"cn": {"target": "m", "value_from": "n"}, "cf": {"target": "g", "value_from": "f"}, "ci": {"target": "j", "value_from": "i"}, "cs": {"target": "t", "value_from": "s"}}`,
+	src := bpJSON(`"context_schema": {"properties": {"n": {"type": "number"}, "m": {"type": "number"}, "f": {"type": "boolean"}, "g": {"type": "boolean"}, "i": {"type": "integer"}, "j": {"type": "integer"}, "s": {"type": "string"}, "t": {"type": "string"}, "k": {"type": "integer"}}}`,
+		`"actions": {"cn": {"target": "m", "value_from": "n"}, "cf": {"target": "g", "value_from": "f"}, "ci": {"target": "j", "value_from": "i"}, "cs": {"target": "t", "value_from": "s"}, "ck": {"target": "k", "value_from": "n"}}`,
 		`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
-		`"transitions": [{"id": "t1", "from": "a", "to": "b", "on_event": "GO", "actions": ["cn", "cf", "ci", "cs"]}]`)
+		`"transitions": [{"id": "t1", "from": "a", "to": "b", "on_event": "GO", "actions": ["cn", "cf", "ci", "cs", "ck"]}]`)
 	bp, diags := Parse("x.json", []byte(src))
 	require.False(t, diags.HasErrors(), "%v", diags.Errors().Err())
 	tr, err := Translate(bp, nil)
 	require.NoError(t, err)
-	assert.Contains(t, string(tr.YAML), `- {to: b, set: {m: 'first([n])', g: 'first([f])', j: 'first([i])', t: 's'}, note: 't1'}`)
+	assert.Contains(t, string(tr.YAML), `- {to: b, set: {m: 'n', g: 'f', j: 'i', t: 's', k: 'first([n])'}, note: 't1'}`)
 	spec, sd := tr.Spec()
 	require.False(t, sd.HasErrors(), "%v", sd.Errors().Err())
 	env := mspec.TypeEnv(spec)
-	vals := map[string]any{"n": nil, "f": nil, "i": nil, "s": nil, "m": 1.0, "g": true, "j": 2, "t": "x"}
+	vals := map[string]any{"n": nil, "f": nil, "i": nil, "s": nil, "m": 1.0, "g": true, "j": 2, "t": "x", "k": 3}
 	for _, a := range spec.State("a").On[0].Transitions[0].Set {
 		p, err := mspec.CompileVarValue(a.Expr, spec.Var(a.Var), env)
 		require.NoError(t, err, a.Var)
@@ -112,4 +116,5 @@ func TestACopyOfANumberOrABoolThatIsNoneStoresNone(t *testing.T) {
 	require.NoError(t, json.Unmarshal(back, &doc))
 	assert.Equal(t, map[string]any{"type": "set", "target": "m", "value_from": "n"}, doc.Actions["cn"])
 	assert.Equal(t, map[string]any{"type": "set", "target": "g", "value_from": "f"}, doc.Actions["cf"])
+	assert.Equal(t, map[string]any{"type": "set", "target": "k", "value_from": "n"}, doc.Actions["ck"])
 }

@@ -98,7 +98,7 @@ func (tr *translator) eventRef(s, payload, e string) string {
 }
 
 // scalarTypes are the L++ types whose nullable variable a set cannot copy
-// as it is (see setValue).
+// as it is into a property of another type (see setValue).
 var scalarTypes = map[string]bool{"number": true, "integer": true, "boolean": true}
 
 // setEntry is the set: entry of a set action. A dotted target (o.k)
@@ -137,7 +137,7 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 			tr.addField(e, f, tr.types[a.Target])
 		}
 		if isField && tr.types[a.Target] != "" {
-			if ft := tr.fieldType(e, f); ft != "" && ft != cmpOr(specTypes[tr.types[a.Target]], "string") {
+			if ft := tr.fieldType(e, f); ft != "" && ft != "any" && ft != specTypes[tr.types[a.Target]] {
 				// lppctl's payload fields have one type; lpp stores whatever the field holds.
 				tr.warn(mspec.Diagnostic{Severity: mspec.SevWarning, File: tr.bp.File, Pos: a.Pos, Span: len([]rune(a.ID)) + 2,
 					Msg:  fmt.Sprintf("action %q stores payload field %q of event %q, a %s where an earlier action stores it, into %q, %s: lppctl stores null (lpp stores the value as it is)", a.ID, f, tr.bp.Spelling(e), ft, tr.bp.Spelling(a.Target), gate.TypeArticle(tr.types[a.Target])),
@@ -150,10 +150,12 @@ func (tr *translator) setValue(a *Action, payload, e string) string {
 				tr.fieldEnum[e+"/"+f] = stringEnum(p) // the values check sends
 			}
 		}
-		if !strings.Contains(a.ValueFrom, ".") && scalarTypes[tr.types[a.ValueFrom]] {
-			// A set types n as its variable's type (float), and a cast
-			// of None fails the run (a bool's stores false): first([n])
-			// is untyped, so None is stored as None.
+		if st := tr.types[a.ValueFrom]; !strings.Contains(a.ValueFrom, ".") && scalarTypes[st] && st != tr.types[a.Target] {
+			// A copy into a property of another type (a number into an
+			// integer, a boolean into a string) is a compile error as
+			// written: first([n]) is untyped, so the set checks the value
+			// when the run stores it, and None is stored as None. A copy
+			// into a property of the same type is written as it is.
 			return "first([" + v + "])"
 		}
 		return v
@@ -219,7 +221,7 @@ func (tr *translator) addField(e, f, lppType string) {
 	if slices.ContainsFunc(tr.fields[e], func(kv kvExpr) bool { return kv.k == f }) {
 		return
 	}
-	tr.fields[e] = append(tr.fields[e], kvExpr{f, cmpOr(specTypes[lppType], "string")})
+	tr.fields[e] = append(tr.fields[e], kvExpr{f, cmpOr(specTypes[lppType], "any")}) // any: nothing tells its type
 }
 
 // warn records a warning of the translation, once.

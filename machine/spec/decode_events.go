@@ -334,12 +334,12 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 			d.errorf(pos(v), span(v), "payload field %q of event %q must be a type name or a mapping with type, required, default, enum and doc, not %s", name, event, kindName(v))
 			continue
 		}
-		if !isValidVarType(pf.Type) {
+		if !isPayloadType(pf.Type) {
 			d.errorf(pf.TypePos, len(pf.Type), "unknown type %q for payload field %q", pf.Type, name)
-			if h := didYouMean(string(pf.Type), typeNames()); h != "" {
+			if h := didYouMean(string(pf.Type), append(typeNames(), string(TypeAny))); h != "" {
 				d.hintLast(h)
 			} else {
-				d.hintLast("use one of " + typeList())
+				d.hintLast("use one of " + typeList() + ", any")
 			}
 			continue
 		}

@@ -71,7 +71,22 @@ func (v *Var) Coerce(val any) (any, error) {
 // expression whose value expr cannot type (nil, `m?.k`, a payload field):
 // null is then stored as null, any other value is checked against v's type
 // when it is set (Var.Coerce).
+//
+// An int, float or bool variable's expression is type-checked as
+// CompileValue does, but runs without the cast expr's AsInt, AsFloat64 and
+// AsBool end the program with: a nullable variable is typed by its type's
+// zero value, so `n` reads as a float at compile time and may be null at
+// run time, where the cast fails (`float(<nil>)`) or turns null into false.
+// Var.Coerce does the cast's work when the value is set: it converts an int
+// to a float, stores null into a nullable variable and refuses it, with the
+// reason, in one that is not nullable.
 func CompileVarValue(src string, v *Var, env map[string]any) (*vm.Program, error) {
+	if castType(v.Type) {
+		q, err := CompileValue(src, TypeAny, env)
+		if err == nil && castFree(q, v) {
+			return q, nil
+		}
+	}
 	p, err := CompileValue(src, v.Type, env)
 	if !v.Nullable {
 		return p, err
@@ -91,4 +106,37 @@ func CompileVarValue(src string, v *Var, env map[string]any) (*vm.Program, error
 		return q, nil
 	}
 	return p, err
+}
+
+// castType reports whether CompileValue ends a program of type t with a
+// cast (expr's AsInt, AsFloat64, AsBool).
+func castType(t Type) bool {
+	return t == TypeInt || t == TypeFloat || t == TypeBool
+}
+
+// castFree reports whether the untyped program q of a set of variable v
+// may run without the cast CompileValue would add: its value has v's type
+// (for a float, an int too), or expr cannot type it (Var.Coerce checks it
+// when it is set). A value of any other type, a float for an int and a
+// nil literal for a variable that is not nullable are compile errors,
+// which CompileValue gives.
+func castFree(q *vm.Program, v *Var) bool {
+	if nt := q.Node().Nature(); nt == nil || nt.Nil {
+		return v.Nullable // the nil literal
+	}
+	rt := q.Node().Type()
+	if rt == nil {
+		return false
+	}
+	switch k := rt.Kind(); {
+	case k == reflect.Interface:
+		return true
+	case v.Type == TypeInt:
+		return k == reflect.Int
+	case v.Type == TypeFloat:
+		return k == reflect.Float64 || k == reflect.Int
+	case v.Type == TypeBool:
+		return k == reflect.Bool
+	}
+	return false
 }

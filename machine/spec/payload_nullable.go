@@ -17,7 +17,7 @@ func (d *decoder) payloadNullable(f map[string]field, pf *PayloadField) {
 
 // payloadFieldType is the Go type of a payload field in its event's struct.
 func PayloadFieldType(f *PayloadField) reflect.Type {
-	if f.Nullable {
+	if f.Nullable || f.Type == TypeAny {
 		return reflect.TypeFor[any]()
 	}
 	return reflect.TypeOf(f.Type.Zero())

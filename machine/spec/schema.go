@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -64,6 +65,11 @@ func JSONSchemaFor(reg ActionNames) []byte {
 			Type:        "string",
 			Enum:        types,
 			Description: "The type of a context variable.",
+		}},
+		{"payloadTypeName", &schema{
+			Type:        "string",
+			Enum:        append(slices.Clone(types), string(TypeAny)),
+			Description: "The type of a payload field: a context variable's type, or any (any JSON value, null included).",
 		}},
 		{"variable", &schema{
 			Description: "A typed context variable: a type name (`retries: int`) or a mapping with its type, default, enum and doc.",
@@ -181,15 +187,15 @@ func JSONSchemaFor(reg ActionNames) []byte {
 			},
 		}},
 		{"payloadField", &schema{
-			Description: "A typed payload field: a type name (`text: string`, required) or a mapping with its type, required, default, enum, doc and nullable.",
+			Description: "A typed payload field: a type name (`text: string`, required) or a mapping with its type, required, default, enum, doc and nullable. Type `any` takes any JSON value.",
 			OneOf: []*schema{
-				ref("typeName"),
+				ref("payloadTypeName"),
 				{
 					Type:                 "object",
 					AdditionalProperties: false,
 					Required:             []string{"type"},
 					Properties: props{
-						{"type", ref("typeName")},
+						{"type", ref("payloadTypeName")},
 						{"required", &schema{Type: "boolean", Description: "Whether the payload must give the field (default: true, false when it has a default)."}},
 						{"default", &schema{Description: "The value an optional field takes when the payload leaves it out (default: the type's zero value)."}},
 						{"enum", &schema{Type: "array", Items: &schema{Type: "string"}, Description: "The values a string field may take."}},
@@ -262,6 +268,11 @@ func JSONSchemaFor(reg ActionNames) []byte {
 				Description:          "Named events, by name.",
 				PropertyNames:        &schema{Pattern: ident},
 				AdditionalProperties: ref("event"),
+			}},
+			{"extra_payload_fields", &schema{
+				Type:        "string",
+				Enum:        []any{ExtraRefuse, ExtraDrop},
+				Description: "What a payload field no event declares does: refuse (the default) refuses the event; drop leaves the field out, with a warning on the step that takes the event (imported L++ blueprints: lpp ignores the keys a blueprint does not read).",
 			}},
 			{"limits", &schema{
 				Type:                 "object",

@@ -33,6 +33,10 @@ type Spec struct {
 	EventDecls []*EventDecl
 	Limits     Limits
 	Invariants []*Condition // `invariants:`, in file order (see check_spec.go)
+	// DropExtraPayload: a payload field no event declares is left out,
+	// with a warning, rather than refused (`extra_payload_fields: drop`,
+	// see payload_any.go).
+	DropExtraPayload bool
 
 	vars   map[string]*Var
 	states map[string]*State
