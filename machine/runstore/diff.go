@@ -19,6 +19,9 @@ func DiffSpecs(old, new *mspec.Spec) []string {
 	if old.Limits.MaxTransitions != new.Limits.MaxTransitions {
 		out = append(out, fmt.Sprintf("limits.max_transitions: %d → %d", old.Limits.MaxTransitions, new.Limits.MaxTransitions))
 	}
+	if old.DropExtraPayload != new.DropExtraPayload {
+		out = append(out, fmt.Sprintf("extra_payload_fields: %s → %s", extraPayload(old), extraPayload(new)))
+	}
 	oldVars, newVars := map[string]string{}, map[string]string{}
 	for _, v := range old.Context {
 		oldVars[v.Name] = fmt.Sprintf("%s %q %v", v.Type, v.Enum, v.Default)
@@ -170,4 +173,13 @@ func renderPayload(d *mspec.EventDecl) string {
 		fmt.Fprintf(&b, "%s %s %v %v %q;", f.Name, f.Type, f.Required, f.Default, f.Enum)
 	}
 	return b.String()
+}
+
+// extraPayload is how the spec takes payload fields no event declares, as
+// its extra_payload_fields key says it.
+func extraPayload(s *mspec.Spec) string {
+	if s.DropExtraPayload {
+		return mspec.ExtraDrop
+	}
+	return mspec.ExtraRefuse
 }

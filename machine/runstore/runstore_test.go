@@ -325,6 +325,9 @@ states:
 		{name: "event added", edit: func(s string) string {
 			return s + "events:\n  GO: {from: a, to: c}\n"
 		}, want: []string{`event "GO": added`}},
+		{name: "extra payload fields dropped", edit: func(s string) string {
+			return s + "extra_payload_fields: drop\n"
+		}, want: []string{`extra_payload_fields: refuse → drop`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
