@@ -220,6 +220,12 @@ func (w *tlaWriter) domains() error {
 				if tlaIdentChars.MatchString(f.Name) {
 					return w.errorf(f.Pos, "payload field %q of event %q is not a TLA+ record field name (letters, digits, _)", f.Name, xe.Name)
 				}
+				if f.Type == mspec.TypeAny {
+					// The check sends it a value of every JSON kind; TLC stops
+					// when a guard compares values of two kinds (a string with
+					// a number), so the module could not explore those sends.
+					return w.errorf(f.Pos, "payload field %q of event %q is of type any: a TLA+ module gives a field values of one kind (TLC stops when it compares a string with a number); give the field a type (string, int, float, bool, list, map) to export the spec, `lppctl check` checks it as it is", f.Name, xe.Name)
+				}
 				t, err := tlaValue(fields.Field(i).Interface())
 				if err != nil {
 					return w.errorf(f.Pos, "payload field %q of event %q: %v", f.Name, xe.Name, err)

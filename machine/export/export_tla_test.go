@@ -65,6 +65,9 @@ func TestExportTLARefusesWhatTLCCannotEvaluate(t *testing.T) {
 		{"a float in an invariant",
 			"    next: done\n  done: {final: true}\ninvariants:\n  short: 'len(s) < 2.5'\n",
 			"test.yaml:12:20: cannot export to TLA+: invariant \"short\": `2.5`: a float (TLC has no floats) has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\""},
+		{"a payload field of type any",
+			"    on: {GO: done}\n  done: {final: true}\nevents:\n  GO:\n    payload:\n      x: {type: any}\n",
+			"test.yaml:14:7: cannot export to TLA+: payload field \"x\" of event \"GO\" is of type any: a TLA+ module gives a field values of one kind (TLC stops when it compares a string with a number); give the field a type (string, int, float, bool, list, map) to export the spec, `lppctl check` checks it as it is"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
