@@ -23,13 +23,14 @@ var assets embed.FS
 
 func parseTemplates() (*template.Template, error) {
 	t, err := template.New("ui").Funcs(template.FuncMap{
-		"dur":   fmtDuration,
-		"clock": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
-		"join":  strings.Join,
-		"add":   func(a, b int) int { return a + b },
-		"has":   slices.Contains[[]string],
-		"json":  func(s string) template.HTML { return showJSON([]byte(s)) },
-		"text":  showText,
+		"dur":     fmtDuration,
+		"clock":   func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
+		"join":    strings.Join,
+		"add":     func(a, b int) int { return a + b },
+		"has":     slices.Contains[[]string],
+		"json":    func(s string) template.HTML { return showJSON([]byte(s)) },
+		"text":    showText,
+		"formKey": formKey,
 	}).ParseFS(assets, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("cannot parse the UI's templates: %w", err)

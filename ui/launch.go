@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 )
 
 // Process is an lppctl command that the UI started as its own process
@@ -19,6 +20,9 @@ type Process struct {
 	code   int
 	stdout string
 	stderr string
+
+	mu  sync.Mutex
+	out *os.File // its output while it runs (nil once read back)
 }
 
 // Launch starts exe (lppctl) with args in dir as its own process: in a
@@ -53,7 +57,7 @@ func Launch(exe, dir string, args []string) (*Process, error) {
 	// behind however the UI ends.
 	os.Remove(out.Name())
 	os.Remove(errf.Name())
-	p := &Process{Pid: cmd.Process.Pid, done: make(chan struct{})}
+	p := &Process{Pid: cmd.Process.Pid, done: make(chan struct{}), out: out}
 	go func() {
 		err := cmd.Wait()
 		p.code = 0
@@ -72,10 +76,32 @@ func Launch(exe, dir string, args []string) (*Process, error) {
 			b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
 			return string(b)
 		}
+		p.mu.Lock()
 		p.stdout, p.stderr = read(out), read(errf)
+		p.out = nil
+		p.mu.Unlock()
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// FirstLine is the first line the process printed, once it printed it
+// whole ("" before): read while it runs (lppctl run --json names its run
+// on its first line, before its first step).
+func (p *Process) FirstLine() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.stdout
+	if p.out != nil {
+		b := make([]byte, 4096)
+		n, _ := p.out.ReadAt(b, 0)
+		out = string(b[:n])
+	}
+	line, _, whole := strings.Cut(out, "\n")
+	if !whole {
+		return ""
+	}
+	return line
 }
 
 // Wait waits for the process to end, or ctx; it tells whether it ended.

@@ -312,7 +312,7 @@ func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, i
 		row: row, dir: run.Dir, specPath: run.Path(runstore.SpecFile), specSrc: src, records: l.Records,
 		start: run.Meta.Vars, logDir: logDir, base: row.Href, live: live, child: href != "", unread: unread,
 	}
-	v.specAbs = run.Meta.SpecAbs
+	v.specAbs = specOrigin(run.Dir, run.Meta.SpecAbs)
 	if b, err := os.ReadFile(filepath.Join(run.Dir, "fork.json")); err == nil {
 		var fi struct {
 			From string `json:"from"`
@@ -344,7 +344,7 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	row := v.row
 	var spec *mspec.Spec
 	if v.specSrc != nil {
-		spec, _ = mspec.Parse(v.specPath, v.specSrc)
+		spec = runSpec(v.specPath, v.specSrc, v.specAbs)
 	}
 	l := &runstore.Log{Records: v.records}
 	snap, err := runstore.Fold(spec, v.start, l)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // runRow is one run as the runs page lists it (the columns of lppctl runs).
@@ -188,7 +187,7 @@ func (s *Server) specDefaults(run *runstore.Run) map[string]string {
 	if err != nil {
 		return nil
 	}
-	spec, _ := mspec.Parse(run.Path(runstore.SpecFile), src)
+	spec := runSpec(run.Path(runstore.SpecFile), src, specOrigin(run.Dir, run.Meta.SpecAbs))
 	if spec == nil {
 		return nil
 	}

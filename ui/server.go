@@ -114,6 +114,7 @@ type Server struct {
 	prompts  recent[*promptlog.Index]     // the prompts files of the runs shown last
 	journals recent[*runstore.Tail]       // the journals of the runs shown last
 	defaults map[string]map[string]string // specDefaults, by spec hash
+	posts    posts                        // the Start and Fork forms posted lately
 }
 
 type notice struct {
@@ -175,8 +176,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /runs/{id}", s.runPage)
 	mux.HandleFunc("GET /runs/{id}/children/{path...}", s.childPage)
 	mux.HandleFunc("POST /runs/{id}/decide", s.decide)
-	mux.HandleFunc("POST /runs/{id}/{action}", s.act)
-	mux.HandleFunc("POST /start", s.start)
+	mux.HandleFunc("POST /runs/{id}/{action}", func(w http.ResponseWriter, r *http.Request) { s.once(w, r, s.act) })
+	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) { s.once(w, r, s.start) })
 	mux.HandleFunc("GET /temporal/{id}", s.remoteRunPage)
 	mux.HandleFunc("POST /temporal/{id}/decide", s.remoteDecide)
 	mux.HandleFunc("POST /temporal/{id}/cancel", s.remoteAct)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -81,7 +82,7 @@ func formValue(v any) string {
 // A refused value is set on its field.
 func startArgs(s *Server, rel string, spec *mspec.Spec, fields []startField) (cli, bool, error) {
 	show := "lppctl run --spec " + shellQuote(rel)
-	args := []string{"run", "--spec", rel, "--no-input", "-q", "--root", s.opts.Root}
+	args := []string{"run", "--spec", rel, "--no-input", "-q", "--json", "--root", s.opts.Root}
 	args = append(args, s.where()...)
 	ok := true
 	var given []*startField
@@ -175,23 +176,23 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusBadRequest, "spec.html", d)
 		return
 	}
-	before := s.runIDs()
 	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
 	if err != nil { // the form is kept: nothing was started
 		d.StartError = err.Error()
 		s.render(w, http.StatusInternalServerError, "spec.html", d)
 		return
 	}
-	// The run's page, as soon as the run exists (its run.json names the
-	// process that created it): a process just started creates it at once,
-	// but a loaded machine may take seconds.
+	// The run's page, as soon as the run exists: lppctl run --json names
+	// it on its first line, before its first step (other runs that start
+	// meanwhile, from this page or elsewhere, are not taken for it). A
+	// loaded machine may take seconds.
 	deadline := time.Now().Add(max(s.opts.DecideWait, 20*time.Second))
 	for {
-		if id := s.runOf(p.Pid); id != "" {
+		if id := startedRun(p); id != "" {
 			n := notice{Text: fmt.Sprintf("started: %s (pid %d)", c.Show, p.Pid)}
 			select {
 			case <-p.Done():
-				n.Text = p.Message()
+				n.Text = startOutcome(p)
 			case <-time.After(200 * time.Millisecond): // a short run: its outcome
 			}
 			http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+s.keepNotice(n), http.StatusSeeOther)
@@ -199,10 +200,8 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case <-p.Done():
-			// An ended process no longer names itself in run.json: the
-			// run is then the one that appeared.
-			if id := s.newRun(before); id != "" {
-				http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+s.keepNotice(notice{Text: p.Message()}), http.StatusSeeOther)
+			if id := startedRun(p); id != "" {
+				http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?n="+s.keepNotice(notice{Text: startOutcome(p)}), http.StatusSeeOther)
 				return
 			}
 			d.StartError = p.Message()
@@ -218,40 +217,45 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// runIDs returns the IDs of the store's runs.
-func (s *Server) runIDs() map[string]bool {
-	ids := map[string]bool{}
-	runs, _ := s.store.List()
-	for _, r := range runs {
-		ids[r.Meta.ID] = true
+// startedRun is the ID of the run that lppctl run --json names on its
+// first line ({"type":"run","run_id":...}), "" before it printed it.
+func startedRun(p *Process) string {
+	var first struct {
+		Type  string `json:"type"`
+		RunID string `json:"run_id"`
 	}
-	return ids
-}
-
-// newRun returns the run that is not in before, when there is exactly one.
-func (s *Server) newRun(before map[string]bool) string {
-	found := ""
-	for id := range s.runIDs() {
-		if !before[id] {
-			if found != "" {
-				return ""
-			}
-			found = id
-		}
-	}
-	return found
-}
-
-// runOf finds the run that process pid created (newest first).
-func (s *Server) runOf(pid int) string {
-	runs, err := s.store.List()
-	if err != nil {
+	if json.Unmarshal([]byte(p.FirstLine()), &first) != nil || first.Type != "run" {
 		return ""
 	}
-	for i := len(runs) - 1; i >= 0; i-- {
-		if runs[i].Meta.PID == pid {
-			return runs[i].Meta.ID
-		}
+	return first.RunID
+}
+
+// startOutcome says how a run that lppctl run --json ran ended, in the
+// words of lppctl run -q ("completed in done after 3 steps", "paused in
+// review after 1 step: PROMPT"), from its last line; an error is what it
+// printed on stderr.
+func startOutcome(p *Process) string {
+	code, out, _ := p.Result()
+	out = strings.TrimSpace(out)
+	var end struct {
+		Type   string `json:"type"`
+		Status string `json:"status"`
+		State  string `json:"state"`
+		Steps  int    `json:"steps"`
+		Pause  *struct {
+			State  string `json:"state"`
+			Prompt string `json:"prompt"`
+		} `json:"pause"`
 	}
-	return ""
+	if code != 0 && code != 4 || json.Unmarshal([]byte(out[strings.LastIndexByte(out, '\n')+1:]), &end) != nil || end.Type != "end" {
+		return p.Message()
+	}
+	steps := fmt.Sprintf("%d steps", end.Steps)
+	if end.Steps == 1 {
+		steps = "1 step"
+	}
+	if end.Pause != nil {
+		return fmt.Sprintf("paused in %s after %s: %s", end.Pause.State, steps, end.Pause.Prompt)
+	}
+	return fmt.Sprintf("%s in %s after %s", end.Status, end.State, steps)
 }

@@ -16,7 +16,9 @@ import (
 // inlineMax, or one that would take the command's inline values past
 // inlineTotal, is written to a file of the store's .ui-values folder and
 // given as --var-file NAME=FILE, --answer-file FILE or --payload-file FILE.
-// The files stay a day, so that the command the page shows can be run again.
+// A value that holds a NUL byte goes as a file too, whatever its length: no
+// argument can hold one. The files stay a day, so that the command the page
+// shows can be run again.
 const (
 	inlineMax   = 8 << 10
 	inlineTotal = 64 << 10
@@ -33,7 +35,7 @@ type valueArgs struct {
 
 // inlines reports whether value may be given inline, and counts it.
 func (va *valueArgs) inlines(value string) bool {
-	if len(value) > inlineMax || va.inline+len(value) > inlineTotal {
+	if !fitsArgument(value) || va.inline+len(value) > inlineTotal {
 		return false
 	}
 	va.inline += len(value)
@@ -44,7 +46,7 @@ func (va *valueArgs) inlines(value string) bool {
 // --flag=VALUE, or --flag-file=FILE with the value written in runDir's
 // .ui-values folder when it is too long for a command line.
 func ValueFlag(runDir, flag, value string) (string, error) {
-	if len(value) <= inlineMax {
+	if fitsArgument(value) {
 		return "--" + flag + "=" + value, nil
 	}
 	path, err := writeValue(runDir, flag, value)
@@ -52,6 +54,13 @@ func ValueFlag(runDir, flag, value string) (string, error) {
 		return "", err
 	}
 	return "--" + flag + "-file=" + path, nil
+}
+
+// fitsArgument reports whether value may be given as (part of) one
+// argument: short enough, and without a NUL byte (which ends a C string:
+// exec refuses it).
+func fitsArgument(value string) bool {
+	return len(value) <= inlineMax && !strings.ContainsRune(value, 0)
 }
 
 // writeValue writes value to a new file of runDir's .ui-values folder (what

@@ -114,6 +114,9 @@ func uiAction(c *cli.Context) error {
 		return err
 	}
 	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("cannot serve the UI on %s: the port is in use (another lppctl ui?); give another with --addr, e.g. --addr 127.0.0.1:0 for any free one", addr)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot serve the UI: %w", err)
 	}
