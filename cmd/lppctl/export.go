@@ -12,6 +12,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/export"
+	"github.com/lppctl/lppctl/machine/lpp"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
@@ -92,7 +93,22 @@ func runExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	spec, diags := validate.Check(path, src, reg, validate.WithoutFiles()) // drawing reads no prompt template; a run's spec copy is away from them
+	var spec *mspec.Spec
+	var diags mspec.Diagnostics
+	if runID != "" && lpp.ReadAsBlueprint(path, src) {
+		// A run of a blueprint keeps the blueprint: its path is through the
+		// translation's states, drawn as run and resume translate it.
+		f, err := parseSpecFileTo(path, src, "", false)
+		if err != nil {
+			return err
+		}
+		spec, diags = f.Spec, f.Diags
+		if spec != nil && !diags.HasErrors() {
+			diags = append(diags, f.remap(validate.Validate(spec, reg, validate.WithoutFiles()))...)
+		}
+	} else {
+		spec, diags = validate.Check(path, src, reg, validate.WithoutFiles()) // drawing reads no prompt template; a run's spec copy is away from them
+	}
 	if diags.HasErrors() {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", diags.Errors().PrettyAll(src))
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot export %s: the spec is invalid (%s)", path, countDiags(diags)))
