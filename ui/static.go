@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -26,6 +27,12 @@ func newStaticFiles(fsys fs.FS) *staticFiles {
 
 func (s *staticFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(r.URL.Path, "/")
+	// Files only: a folder (/static/, /static/vendor/) is no asset, and
+	// its listing is not served.
+	if info, err := fs.Stat(s.fsys, strings.TrimSuffix(cmp.Or(name, "."), "/")); err != nil || info.IsDir() {
+		http.NotFound(w, r)
+		return
+	}
 	if tag := s.etag(name); tag != "" {
 		w.Header().Set("ETag", tag)
 		if strings.HasPrefix(name, "vendor/") {
