@@ -122,7 +122,7 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		s.failf(w, http.StatusNotFound, "cannot %s run %s: this UI runs no commands (it does not know where lppctl is)", what, id)
 		return
 	}
-	run, err := s.store.Open(id)
+	run, err := openRun(s.store, id)
 	if err != nil {
 		s.fail(w, openStatus(err), err)
 		return

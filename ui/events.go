@@ -23,7 +23,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	id, remote := q.Get("run"), q.Get("temporal")
 	local := remote == "" // a source's run's page watches that run only
 	if id != "" {
-		run, err := s.store.Open(id)
+		run, err := openRun(s.store, id)
 		if errors.Is(err, runstore.ErrNotFound) {
 			// A stream that says so: the page shows the run as gone (an
 			// error status would only make the browser retry in silence).

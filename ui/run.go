@@ -237,7 +237,7 @@ func (s *Server) childPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	parent, err := s.store.Open(id)
+	parent, err := openRun(s.store, id)
 	if err != nil {
 		status := http.StatusInternalServerError
 		if errors.Is(err, runstore.ErrNotFound) {
@@ -286,7 +286,7 @@ const childrenDir = "children"
 // runIn reads run id of store; href ("" for the store's own) is its page,
 // for a child machine's run.
 func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, int, error) {
-	run, err := store.Open(id)
+	run, err := openRun(store, id)
 	if err != nil {
 		return nil, openStatus(err), err
 	}
