@@ -1,34 +1,52 @@
 package ui
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	mspec "github.com/lppctl/lppctl/machine/spec"
+	"github.com/lppctl/lppctl/machine/validate"
 )
 
-// blueprintPage shows an L++ blueprint (rel under the root, at path): its
-// validity, the problems lppctl import finds, positioned in the JSON, its
-// drawing (lpp.Mermaid, as lppctl export draws it) and its source.
-func (s *Server) blueprintPage(w http.ResponseWriter, rel, path string, src []byte) {
+// loadBlueprint makes the page of an L++ blueprint (rel under the root, at
+// path), as loadSpec makes a spec's: its validity and the problems lppctl
+// validate finds, positioned in the JSON, its drawing (lpp.Mermaid, as
+// lppctl export draws it), its source, its runs, and the spec it
+// translates into, which the Start form starts (lppctl run BLUEPRINT.json,
+// its fields named as the blueprint names its properties) and Check
+// explores, as lppctl run and lppctl check take the blueprint itself.
+func (s *Server) loadBlueprint(rel, path string, src []byte) (specData, *mspec.Spec, int) {
 	if !lpp.IsLPP(src) {
-		s.failf(w, http.StatusBadRequest, "cannot show %q: it is not an L++ blueprint (its \"$schema\" does not name lpp/v0.1.x or lpp/v0.2.0)", rel)
-		return
+		return specData{StartError: fmt.Sprintf("cannot show %q: it is not an L++ blueprint (its \"$schema\" does not name lpp/v0.1.x or lpp/v0.2.0)", rel)}, nil, http.StatusBadRequest
 	}
-	bp, diags := lpp.Parse(path, src)
-	d := specData{page: page{Title: "Blueprint " + rel, Nav: "specs"}, Path: rel, Blueprint: true}
+	t := translateBlueprint(path, src, "")
+	spec, diags := t.spec, t.diags
+	switch {
+	case s.opts.Check != nil: // as lppctl validate reads a blueprint
+		spec, diags = s.opts.Check(path, src)
+	case spec != nil && !diags.HasErrors(): // the built-in actions only
+		diags = append(diags, t.tr.Remap(validate.Validate(spec, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root)))...)
+		diags.Sort()
+	}
+	d := specData{page: page{Title: "Blueprint " + rel, Nav: "specs"}, Path: rel, Blueprint: true, tr: t.tr}
 	d.setDiags(diags, src)
 	d.Source = sourceLines(src, diags)
-	if bp != nil {
-		d.Description = bp.Description
+	if t.bp != nil {
+		d.Name, d.Description, d.spell = t.bp.Name, t.bp.Description, t.bp.Spelling
 	}
-	if diags.HasErrors() || bp == nil {
+	if diags.HasErrors() || t.bp == nil {
 		d.Diagram = diagram{Error: "the blueprint cannot be drawn until its errors are fixed"}
 	} else {
-		d.Import = "lppctl import lpp " + rel + " -o " + strings.TrimSuffix(rel, ".json") + ".yaml"
-		d.Diagram = s.drawMermaid(lpp.Mermaid(bp))
+		d.Import = "lppctl import lpp " + shellQuote(rel) + " -o " + shellQuote(strings.TrimSuffix(rel, ".json")+".yaml")
+		d.Diagram = s.drawMermaid(lpp.Mermaid(t.bp))
 	}
-	s.render(w, http.StatusOK, "spec.html", d)
+	if d.Errors > 0 || t.tr == nil {
+		spec = nil // neither started nor checked
+	}
+	return d, spec, http.StatusOK
 }
 
 // drawMermaid draws Mermaid source that has no Graphviz form (a blueprint):

@@ -57,7 +57,7 @@ func TestAValueWithANULGoesAsAFile(t *testing.T) {
 	f := newFixture(t, Options{Exe: "/nonexistent/lppctl"})
 	spec, diags := mspec.Parse("notes.yaml", []byte(noteSpec))
 	require.False(t, diags.HasErrors())
-	c, ok, err := startArgs(f.srv, "specs/notes.yaml", spec, startForm(spec, url.Values{"var.note": {"a\x00b"}}))
+	c, ok, err := startArgs(f.srv, "specs/notes.yaml", spec, startForm(spec, url.Values{"var.note": {"a\x00b"}}, nil))
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, "--var-file", c.Args[len(c.Args)-2])

@@ -177,6 +177,9 @@ type specData struct {
 	StartCLI   string
 	StartError string
 	Runs       []runRow // the runs of this spec, newest first
+
+	tr    *lpp.Translation         // a blueprint's translation, nil for a spec
+	spell func(name string) string // a blueprint's spelling of a context variable's name (nil: a spec's)
 }
 
 // srcLine is a line of a spec's source with the diagnostics at it.
@@ -242,15 +245,6 @@ func (d *specData) setDiags(diags mspec.Diagnostics, src []byte) {
 func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	rel := q.Get("path")
-	if filepath.Ext(rel) == ".json" && filepath.IsLocal(filepath.FromSlash(rel)) {
-		src, status, err := s.readSpec(rel)
-		if err != nil {
-			s.fail(w, status, err)
-			return
-		}
-		s.blueprintPage(w, rel, filepath.Join(s.opts.Root, filepath.FromSlash(rel)), src)
-		return
-	}
 	d, spec, status := s.loadSpec(r, rel)
 	if status != http.StatusOK {
 		s.render(w, status, "error.html", errorData{page: page{Title: http.StatusText(status)}, Status: status, Message: d.StartError, Back: "/specs"})
@@ -274,7 +268,13 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 				d.Check = &checkView{Error: err.Error()}
 				break
 			}
-			d.Check = viewCheck(rep, rel, func(prop string) string {
+			where := rel
+			if d.tr != nil { // a blueprint's: positions in its JSON, as lppctl check gives them
+				if rep = d.tr.RemapReport(rep); rep.File == d.tr.SpecFile() {
+					where = rel + ".spec.yaml" // a line that comes from no place of the JSON
+				}
+			}
+			d.Check = viewCheck(rep, where, func(prop string) string {
 				return "/spec?" + url.Values{"path": {rel}, "check": {"1"}, "cex": {prop}}.Encode() + "#graph"
 			})
 			if prop, tr := drawnTrace(rep, q.Get("cex")); tr != nil {
@@ -323,28 +323,33 @@ func (s *Server) loadSpec(r *http.Request, rel string) (specData, *mspec.Spec, i
 	if err != nil {
 		return specData{StartError: err.Error()}, nil, status
 	}
-	if filepath.Ext(rel) == ".json" {
-		return specData{StartError: fmt.Sprintf("cannot start a run of %s: an L++ blueprint runs once imported as a spec (lppctl import lpp)", rel)}, nil, http.StatusBadRequest
-	}
 	path := filepath.Join(s.opts.Root, filepath.FromSlash(rel))
+	var d specData
 	var spec *mspec.Spec
-	var diags mspec.Diagnostics
-	if s.opts.Check != nil {
-		spec, diags = s.opts.Check(path, src)
-	} else { // the built-in actions only
-		spec, diags = validate.Check(path, src, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root))
-	}
-	d := specData{page: page{Title: "Spec " + rel, Nav: "specs"}, Path: rel}
-	d.setDiags(diags, src)
-	d.Source = sourceLines(src, diags)
-	d.Diagram = s.drawSpec(r.Context(), spec, nil, "")
-	if spec != nil {
-		d.Name, d.Description = spec.Name, spec.Description
-		if d.Errors == 0 && s.opts.Exe != "" {
-			d.Start = startForm(spec, nil)
-			c, _, _ := startArgs(s, rel, spec, d.Start) // the defaults: no --var, nothing written
-			d.StartCLI = c.Show
+	if filepath.Ext(rel) == ".json" { // an L++ blueprint: run and checked as the spec it translates into
+		d, spec, status = s.loadBlueprint(rel, path, src)
+		if status != http.StatusOK {
+			return d, nil, status
 		}
+	} else {
+		var diags mspec.Diagnostics
+		if s.opts.Check != nil {
+			spec, diags = s.opts.Check(path, src)
+		} else { // the built-in actions only
+			spec, diags = validate.Check(path, src, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root))
+		}
+		d = specData{page: page{Title: "Spec " + rel, Nav: "specs"}, Path: rel}
+		d.setDiags(diags, src)
+		d.Source = sourceLines(src, diags)
+		d.Diagram = s.drawSpec(r.Context(), spec, nil, "")
+		if spec != nil {
+			d.Name, d.Description = spec.Name, spec.Description
+		}
+	}
+	if spec != nil && d.Errors == 0 && s.opts.Exe != "" {
+		d.Start = startForm(spec, nil, d.spell)
+		c, _, _ := startArgs(s, rel, spec, d.Start) // the defaults: no --var, nothing written
+		d.StartCLI = c.Show
 	}
 	d.Runs = s.runsOfSpec(rel, path)
 	return d, spec, http.StatusOK

@@ -17,6 +17,7 @@ import (
 // startField is one context variable of the Start form.
 type startField struct {
 	Name, Type, Doc string
+	Var             string // the variable's name in the spec: a blueprint's property spelled Name is Var in its translation
 	Enum            []string
 	Kind            string // select, bool, number, text, json
 	Value           string
@@ -46,13 +47,18 @@ func fieldOf(v *mspec.Var, required bool, def string) startField {
 
 // startForm builds the Start form of a spec from its context: each
 // variable's type, enum and doc, its default as the value (or what was
-// typed, when form holds it).
-func startForm(spec *mspec.Spec, form url.Values) []startField {
+// typed, when form holds it). spell names each variable as the file does
+// (a blueprint's property as the blueprint spells it, which lppctl run
+// --var takes); nil for a spec.
+func startForm(spec *mspec.Spec, form url.Values, spell func(string) string) []startField {
 	var out []startField
 	for _, v := range spec.Context {
 		f := fieldOf(v, false, formValue(v.Default))
+		if f.Var = v.Name; spell != nil {
+			f.Name = spell(v.Name)
+		}
 		if form != nil {
-			if x, ok := form["var."+v.Name]; ok && len(x) > 0 {
+			if x, ok := form["var."+f.Name]; ok && len(x) > 0 {
 				f.Value = x[0]
 			}
 		}
@@ -91,7 +97,7 @@ func startArgs(s *Server, rel string, spec *mspec.Spec, fields []startField) (cl
 		if f.Value == f.Default {
 			continue
 		}
-		if _, err := spec.Var(f.Name).ParseOverride(f.Value); err != nil {
+		if _, err := spec.Var(f.Var).ParseOverride(f.Value); err != nil {
 			f.Error, ok = err.Error(), false
 			continue
 		}
@@ -163,7 +169,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Self = "/spec?" + url.Values{"path": {rel}}.Encode()
-	d.Start = startForm(spec, r.PostForm)
+	d.Start = startForm(spec, r.PostForm, d.spell)
 	c, ok, err := startArgs(s, rel, spec, d.Start)
 	d.StartCLI = c.Show
 	if err != nil { // a long value's file could not be written

@@ -33,7 +33,7 @@ func TestALongStartValueGoesAsAFileTheShownCommandNames(t *testing.T) {
 	spec, diags := mspec.Parse("notes.yaml", []byte(noteSpec))
 	require.False(t, diags.HasErrors())
 	note := strings.Repeat("x", 200_000)
-	fields := startForm(spec, url.Values{"var.note": {note}, "var.n": {"4"}})
+	fields := startForm(spec, url.Values{"var.note": {note}, "var.n": {"4"}}, nil)
 	c, ok, err := startArgs(f.srv, "specs/notes.yaml", spec, fields)
 	require.NoError(t, err)
 	require.True(t, ok)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
@@ -251,6 +252,13 @@ func uiCheck(root string) func(string, []byte) (*mspec.Spec, mspec.Diagnostics) 
 		reg, err := buildRegistry(agentConfig{Root: root}, nil)
 		if err != nil {
 			return mspec.Parse(path, src)
+		}
+		if lpp.ReadAsBlueprint(path, src) { // as lppctl validate reads it: translated, its diagnostics in the JSON
+			f, diags, err := validateSpecFile(path, src, reg, actions.CheckOptions{Root: root}, validate.WithRoot(root))
+			if err != nil {
+				return nil, mspec.Diagnostics{{Severity: mspec.SevError, File: path, Msg: err.Error()}}
+			}
+			return f.Spec, diags
 		}
 		spec, diags := validate.Check(path, src, reg, validate.WithRoot(root))
 		if spec != nil {
