@@ -238,16 +238,11 @@ func (x *keyIndex) add(n *node) {
 	}
 }
 
-// parseJSON decodes one JSON value from src (RFC 8259: no comments, no
-// trailing commas, nothing after the value), never panicking.
-func parseJSON(src []byte) (*node, error) {
-	n, _, err := scanJSON(src, false)
-	return n, err
-}
-
-// scanJSON is parseJSON, also returning the scanner (for its topSchema
-// when the JSON holds more than MaxValues); lite keeps no string value
-// but the top-level "$schema" (for finding it only).
+// scanJSON decodes one JSON value from src (RFC 8259: no comments, no
+// trailing commas, nothing after the value; Python's NaN and Infinity are
+// read as its json reads them), never panicking. It also returns the
+// scanner (for its topSchema when the JSON holds more than MaxValues); lite
+// keeps no string value but the top-level "$schema" (for finding it only).
 func scanJSON(src []byte, lite bool) (*node, *scanner, error) {
 	s := &scanner{src: src, line: 1, col: 1, lite: lite}
 	n, err := s.document()
