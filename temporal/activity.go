@@ -85,17 +85,24 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error, waiting *s
 		// Executions from before this (GetVersion "cancel-waits") replay as
 		// they ran: the cancel dropped the action's result at once.
 		waits := workflow.GetVersion(ctx, "cancel-waits", workflow.DefaultVersion, 1) != workflow.DefaultVersion
+		// The activity's ID is the SDK's own (its scheduled event's), the
+		// name RUN_ID/STEP/ACTION its summary: with an ID of its own, a
+		// cancel that came in the workflow task where the activity
+		// completed was still sent (sdk-go#2512), the server refused the
+		// task and the run never stopped. Executions from before this
+		// (GetVersion "sdk-activity-id") replay with the name as their ID.
+		named := workflow.GetVersion(ctx, "sdk-activity-id", workflow.DefaultVersion, 1) == workflow.DefaultVersion
 		var out json.RawMessage
 		for try := 0; ; try++ {
 			id := fmt.Sprintf("%s/%d/%s", st.RunID, c.Seq+1, c.Action)
 			if try > 0 {
 				id += fmt.Sprintf("/again-%d", try)
 			}
-			actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			opts := workflow.ActivityOptions{
 				TaskQueue:           queue,
 				StartToCloseTimeout: e.opts.Timeout,
 				HeartbeatTimeout:    e.opts.Heartbeat,
-				ActivityID:          id,
+				Summary:             id,
 				WaitForCancellation: waits,
 				RetryPolicy: &temporal.RetryPolicy{
 					InitialInterval:        e.opts.Retry.Base,
@@ -104,7 +111,11 @@ func (e *Engine) remote(ctx workflow.Context, st Start, fatal *error, waiting *s
 					MaximumAttempts:        int32(e.opts.Retry.Attempts),
 					NonRetryableErrorTypes: []string{errPause, errAction, errUnavail, errLimit},
 				},
-			})
+			}
+			if named {
+				opts.ActivityID, opts.Summary = id, ""
+			}
+			actx := workflow.WithActivityOptions(ctx, opts)
 			err := workflow.ExecuteActivity(actx, ActivityName, task).Get(actx, &out)
 			if err == nil {
 				if *waiting != "" {

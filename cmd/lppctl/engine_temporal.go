@@ -497,13 +497,12 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		if out.Context == nil { // no worker told: none known, as an object
 			out.Context = map[string]any{}
 		}
+		recs := p.Records
 		if !trace {
-			p.Records = nil
+			recs = nil
 		}
-		p.Records = temporal.WholeRecords(p.Records) // each step's maps whole
-		enc := json.NewEncoder(c.App.Writer)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		p.Records = nil
+		return writeRunJSON(c.App.Writer, out, recs) // each step's maps whole
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s in %s after %s\n", p.RunID, p.Spec, p.Status, p.State, countSteps(p.Steps))
