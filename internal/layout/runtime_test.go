@@ -22,12 +22,13 @@ import (
 
 // runtimeUses are the only identifiers of package machine (the runtime) that
 // the checker's and the exporters' code may name: the compiled model they
-// walk (the checker also the action a state names, and the names of the
+// walk (the checker also the action a state names and the VarSpec of its
+// writes, and the names of the
 // built-in fail and emit, whose outcomes it models), and what they share
 // with a run (CloneValue, ErrBudget). Never the
 // run loop (Run, NewRun, Call, delivery, memory).
 var runtimeUses = map[string][]string{
-	"machine/check":  {"Action", "ActionEmit", "ActionFail", "Cassign", "Cevent", "CloneValue", "Cstate", "Ctrans", "ErrBudget", "GuardsSaw", "Machine"},
+	"machine/check":  {"Action", "ActionEmit", "ActionFail", "Cassign", "Cevent", "CloneValue", "Cstate", "Ctrans", "ErrBudget", "GuardsSaw", "Machine", "VarSpec"},
 	"machine/export": {"Cassign", "Cevent", "CloneValue", "Cstate", "Ctrans", "ErrBudget", "GuardsSaw", "Machine"},
 }
 

@@ -19,8 +19,9 @@
 //
 // It imports package machine for the spec model and the compiled model
 // (Machine, Cstate, Ctrans, Cassign: the expressions compiled once, which
-// the checker evaluates as a run would; Action and the names of the
-// built-in fail and emit, whose outcomes it models), never the run loop (Run, Call,
+// the checker evaluates as a run would; Action, the VarSpec of what it
+// writes, and the names of the built-in fail and emit, whose outcomes it
+// models), never the run loop (Run, Call,
 // delivery, memory) nor any LLM, tool or skill package (internal/layout's
 // test keeps machine/... free of those). The exporters import it, not the
 // other way round.
