@@ -153,8 +153,19 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 // taken if it is the only one (the others are not answers: the input quoted
 // back, a fragment); several valid ones (a format example, then the answer;
 // a draft, then the final one) are an error, never the first taken silently.
+//
+// For a schema that takes an array, an array in prose is found too (see
+// replyArray) when the values found are not one valid array.
 func pickReplyValue(text string, schema *replySchema) (string, error) {
 	vals, err := replyValues(text)
+	if schema.wantsArray() && !oneValid(vals, err, schema) {
+		if arr, ok, aerr := replyArray(strings.TrimSpace(text), schema); ok {
+			return arr, aerr
+		}
+		if err != nil {
+			return "", noArrayError(err)
+		}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -179,6 +190,16 @@ func pickReplyValue(text string, schema *replySchema) (string, error) {
 		}
 	}
 	return "", severalValues(strings.TrimSpace(text), vals, "JSON values")
+}
+
+// oneValid reports whether replyValues found one value, valid against the
+// schema.
+func oneValid(vals []replySpan, err error, schema *replySchema) bool {
+	if err != nil || len(vals) != 1 {
+		return false
+	}
+	d, derr := decodeJSON(vals[0].text)
+	return derr == nil && schema.validate(d) == nil
 }
 
 // laterAttempt refuses the one value valid against the schema when an
