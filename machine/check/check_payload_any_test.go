@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -116,4 +117,41 @@ events:
 	props = checkProps(t, spec("b")) // b waits for GO from outside
 	require.Equal(t, check.Unknown, props[check.PropEvaluation].Verdict)
 	require.Contains(t, props[check.PropEvaluation].Message, "event GO: the first 64 of its payloads")
+}
+
+// A parameter's value is checked as the run checks it before the action
+// runs: a duration's format (`string(n - 1) + "s"` is -1s for n 0) and a
+// number that is not finite. Both were PASS, and the run failed there.
+func TestTheCheckChecksAParameterValueAsTheRunDoes(t *testing.T) {
+	for _, tt := range []struct {
+		name, with, fails string
+	}{
+		{"a negative duration", `{duration: 'string(n - 1) + "s"'}`,
+			`parameter "duration" of action "wait" in state "c": -1s is negative, not a duration like 500ms, 2s or 1m30s`},
+		{"a duration of a good value", `{duration: 'string(n + 1) + "ms"'}`, ""},
+		{"a value that is not a finite number", `{message: ratio, value: '1.0 / float(n)'}`,
+			`parameter "value" of action "log" in state "c": the value holds +Inf, not a finite number`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := `lpp: 1
+name: params
+context:
+  n: {type: int, range: [0, 3]}
+initial: c
+states:
+  c:
+    do: ` + map[bool]string{true: "wait", false: "log"}[strings.Contains(tt.with, "duration")] + `
+    with: ` + tt.with + `
+    next: done
+  done: {final: true}
+`
+			eval := checkProps(t, src)[check.PropEvaluation]
+			if tt.fails == "" {
+				require.Equal(t, check.Pass, eval.Verdict, eval.Message)
+				return
+			}
+			require.Equal(t, check.Fail, eval.Verdict)
+			require.Equal(t, tt.fails, eval.Message)
+		})
+	}
 }
