@@ -115,7 +115,11 @@ func (x *Explorer) evalParams(st *Xstate) *stopErr {
 		}
 		if f, bad := mspec.NotFinite(v); bad {
 			// As the run checks it (Machine.checkParam) before the action.
-			return &stopErr{fmt.Sprintf("%s of action %q in state %q: the value holds %v, %s", p.what(), st.Cs.Action.Name, st.Cs.St.Name, f, mspec.ErrNotFinite), p.pos}
+			verb := "holds" // a list or map holding one
+			if _, whole := v.(float64); whole {
+				verb = "is"
+			}
+			return &stopErr{fmt.Sprintf("%s of action %q in state %q: the value %s %v, %s", p.what(), st.Cs.Action.Name, st.Cs.St.Name, verb, f, mspec.ErrNotFinite), p.pos}
 		}
 		if p.format != "" {
 			if _, ferr := p.format.Value(v); ferr != nil {

@@ -130,7 +130,7 @@ func TestTheCheckChecksAParameterValueAsTheRunDoes(t *testing.T) {
 			`parameter "duration" of action "wait" in state "c": -1s is negative, not a duration like 500ms, 2s or 1m30s`},
 		{"a duration of a good value", `{duration: 'string(n + 1) + "ms"'}`, ""},
 		{"a value that is not a finite number", `{message: ratio, value: '1.0 / float(n)'}`,
-			`parameter "value" of action "log" in state "c": the value holds +Inf, not a finite number`},
+			`parameter "value" of action "log" in state "c": the value is +Inf, not a finite number`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			src := `lpp: 1
