@@ -153,8 +153,19 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 // taken if it is the only one (the others are not answers: the input quoted
 // back, a fragment); several valid ones (a format example, then the answer;
 // a draft, then the final one) are an error, never the first taken silently.
+//
+// For a schema that takes an array, an array in prose is found too (see
+// replyArray) when the values found are not one valid array.
 func pickReplyValue(text string, schema *replySchema) (string, error) {
 	vals, err := replyValues(text)
+	if schema.wantsArray() && !oneValid(vals, err, schema) {
+		if arr, ok, aerr := replyArray(strings.TrimSpace(text), schema); ok {
+			return arr, aerr
+		}
+		if err != nil {
+			return "", noArrayError(err)
+		}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -169,6 +180,9 @@ func pickReplyValue(text string, schema *replySchema) (string, error) {
 			}
 		}
 		if len(valid) == 1 {
+			if err := laterAttempt(strings.TrimSpace(text), vals, valid[0], schema); err != nil {
+				return "", err
+			}
 			return valid[0].text, nil
 		}
 		if len(valid) > 1 {
@@ -176,6 +190,73 @@ func pickReplyValue(text string, schema *replySchema) (string, error) {
 		}
 	}
 	return "", severalValues(strings.TrimSpace(text), vals, "JSON values")
+}
+
+// oneValid reports whether replyValues found one value, valid against the
+// schema.
+func oneValid(vals []replySpan, err error, schema *replySchema) bool {
+	if err != nil || len(vals) != 1 {
+		return false
+	}
+	d, derr := decodeJSON(vals[0].text)
+	return derr == nil && schema.validate(d) == nil
+}
+
+// laterAttempt refuses the one value valid against the schema when an
+// invalid value after it holds every key it holds: that one is the answer,
+// in the reply's last place and with the format's keys, and the valid one
+// an example of the format (`Format: {"score": 0, ...}. Answer: {"score":
+// "4", ...}` took the example's 0). The error says what is wrong with the
+// later one, so that the model corrects its answer.
+func laterAttempt(s string, vals []replySpan, valid replySpan, schema *replySchema) error {
+	keys, ok := objectKeys(valid.text)
+	if !ok || len(keys) == 0 {
+		return nil
+	}
+	for _, v := range slices.Backward(vals) {
+		if v.start <= valid.start {
+			break
+		}
+		later, ok := objectKeys(v.text)
+		if !ok || !keys.subsetOf(later) {
+			continue
+		}
+		d, err := decodeJSON(v.text)
+		if err != nil {
+			continue
+		}
+		if verr := schema.validate(d); verr != nil {
+			l, c := lineCol(s, v.start)
+			return fmt.Errorf("the reply holds %d different JSON values (an example of the format, then your answer?); the one at line %d, column %d, after the one that fits, does not satisfy the schema: %v; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)", len(vals), l, c, verr)
+		}
+	}
+	return nil
+}
+
+// keySet is the set of an object's top-level keys.
+type keySet map[string]bool
+
+func (k keySet) subsetOf(other keySet) bool {
+	for key := range k {
+		if !other[key] {
+			return false
+		}
+	}
+	return true
+}
+
+// objectKeys returns the top-level keys of a JSON object text (ok false
+// when it is not an object).
+func objectKeys(text string) (keySet, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(text), &m) != nil || m == nil {
+		return nil, false
+	}
+	out := make(keySet, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out, true
 }
 
 // offeredTools returns the gateway tools the tools parameter names (nil when

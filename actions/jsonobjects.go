@@ -153,12 +153,18 @@ func canonicalJSON(s string) string {
 // differ (what names them, e.g. `JSON objects with "steps"`), at the given
 // spans of the trimmed reply s: which one is the answer cannot be told.
 func severalValues(s string, spans []replySpan, what string) error {
+	return severalValuesOf(s, spans, what, "object")
+}
+
+// severalValuesOf is severalValues for an answer that is a JSON kind
+// ("object", "array").
+func severalValuesOf(s string, spans []replySpan, what, kind string) error {
 	at := make([]string, len(spans))
 	for i, sp := range spans {
 		l, c := lineCol(s, sp.start)
 		at[i] = fmt.Sprintf("line %d, column %d", l, c)
 	}
-	return fmt.Errorf("the reply holds %d different %s (at %s), so which one is the answer cannot be told; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)", len(spans), what, strings.Join(at, "; "))
+	return fmt.Errorf("the reply holds %d different %s (at %s), so which one is the answer cannot be told; answer with one JSON %s, your answer, and nothing else (no example of the format, no draft)", len(spans), what, strings.Join(at, "; "), kind)
 }
 
 // SeveralObjects is the error for a reply holding several objects with the

@@ -101,3 +101,32 @@ states:
 	assert.Equal(t, 40, r.Var("score"))
 	assert.True(t, strings.Contains(notes(rec.recs), "the reply was invalid (the reply holds 2 different JSON values"), notes(rec.recs))
 }
+
+// The one value valid against the schema is not taken when an invalid one
+// after it holds all its keys: that one is the answer (last, in the
+// format's keys), the valid one an example of the format, and the model is
+// asked to correct its answer (the example's score 0 was stored).
+func TestAnExampleOfTheFormatIsNotTakenForAnInvalidAnswerAfterIt(t *testing.T) {
+	schema, err := loadSchema(map[string]any{"type": "object", "properties": map[string]any{"score": map[string]any{"type": "integer"}, "why": map[string]any{"type": "string"}}, "required": []any{"score", "why"}}, "", "", nil)
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name, reply, want, err string
+	}{
+		{name: "an example, then an invalid answer",
+			reply: "Example: {\"score\": 0, \"why\": \"text\"}. Answer:\n{\"score\": \"4\", \"why\": \"good\"}",
+			err:   `the reply holds 2 different JSON values (an example of the format, then your answer?); the one at line 2, column 1, after the one that fits, does not satisfy the schema: validating /properties/score: type: "4" is a string, want an integer; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)`},
+		{name: "an invalid draft, then the answer", reply: `Draft: {"score": "4", "why": "x"}. Final: {"score": 4, "why": "good"}`, want: `{"score": 4, "why": "good"}`},
+		{name: "the answer, then the input quoted back", reply: `{"score": 4, "why": "good"} for your input {"files": ["a.py"]}`, want: `{"score": 4, "why": "good"}`},
+		{name: "the answer, then an object with fewer keys", reply: `{"score": 4, "why": "good"} (not {"score": "x"})`, want: `{"score": 4, "why": "good"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := pickReplyValue(tt.reply, schema)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

@@ -54,12 +54,9 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 		if err != nil {
 			return changed, r.m.evalError("set "+a.V.Name, a.A.Expr, a.A.ExprPos, err)
 		}
-		cv, err := a.V.Coerce(v)
+		cv, err := r.m.coerceSet(a, v)
 		if err != nil {
-			if v == nil {
-				return changed, r.m.nullError(a, err)
-			}
-			return changed, fmt.Errorf("%s: %w", a.V.Name, err)
+			return changed, err
 		}
 		size := mspec.ValueSize(cv, mspec.MaxValueBytes)
 		if size > mspec.MaxValueBytes {
@@ -72,8 +69,8 @@ func (r *Run) assign(set []Cassign, changed map[string]any) (map[string]any, err
 			return changed, err
 		}
 		r.escaped(cv, a.reads)
-		if s, ok := cv.(string); ok && len(a.V.Enum) > 0 && !mspec.Contains(a.V.Enum, s) {
-			return changed, fmt.Errorf("%s: %q is not one of %s", a.V.Name, s, mspec.QuoteList(a.V.Enum))
+		if err := r.m.checkEnum(a, cv); err != nil {
+			return changed, err
 		}
 		vals = append(vals, cv)
 	}
@@ -120,9 +117,63 @@ func setChanged(changed map[string]any, name string, v any) map[string]any {
 	return changed
 }
 
-// nullError is the error of a set that gives null to a variable that is
-// not nullable: where it is written, and the two ways out.
-func (m *Machine) nullError(a *Cassign, err error) error {
+// trySet evaluates the set as assign does, without applying it, and
+// returns the error assign would return: an event fired on a stopped run
+// (FireEvent) is refused when its transition's set cannot be applied, with
+// the run left as it was, rather than stopping the run between its resume
+// and its next step. The set is evaluated as written (assign's faster
+// shapes give the same values).
+func (r *Run) trySet(set []Cassign) error {
+	for i := range set {
+		a := &set[i]
+		v, err := r.vm.Run(a.Prog, r.env)
+		if err != nil {
+			return r.m.evalError("set "+a.V.Name, a.A.Expr, a.A.ExprPos, err)
+		}
+		cv, err := r.m.coerceSet(a, v)
+		if err == nil {
+			err = r.m.checkStorableValue(a, cv)
+		}
+		if err == nil {
+			err = r.m.checkEnum(a, cv)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// coerceSet converts the value v of set a to its variable's type, or says,
+// where the set is written, why it cannot be stored there (a value of
+// another type, as a payload field of type any gives; null in a variable
+// that is not nullable).
+func (m *Machine) coerceSet(a *Cassign, v any) (any, error) {
+	cv, err := a.V.Coerce(v)
+	if err != nil {
+		return nil, &EvalError{File: m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Err: err,
+			Msg: SetValueMessage(a, v, err)}
+	}
+	return cv, nil
+}
+
+// checkEnum fails when the value cv of set a is not one of its variable's
+// enum values.
+func (m *Machine) checkEnum(a *Cassign, cv any) error {
+	if s, ok := cv.(string); ok && len(a.V.Enum) > 0 && !mspec.Contains(a.V.Enum, s) {
+		return &EvalError{File: m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr,
+			Msg: fmt.Sprintf("%q is not one of %s", s, mspec.QuoteList(a.V.Enum))}
+	}
+	return nil
+}
+
+// SetValueMessage says why the value v of set a cannot be stored in its
+// variable (err is Var.Coerce's): for null in a variable that is not
+// nullable, the two ways out. The run and lppctl check report it alike.
+func SetValueMessage(a *Cassign, v any, err error) string {
+	if v != nil {
+		return err.Error()
+	}
 	zero := map[mspec.Type]string{mspec.TypeInt: "0", mspec.TypeFloat: "0.0", mspec.TypeBool: "false", mspec.TypeString: `""`, mspec.TypeList: "[]", mspec.TypeMap: "{}"}[a.V.Type]
 	fix := "… ?? " + zero
 	if src := strings.TrimSpace(a.A.Expr); len(src) <= 40 && !strings.ContainsAny(src, "\n") {
@@ -131,6 +182,5 @@ func (m *Machine) nullError(a *Cassign, err error) error {
 		}
 		fix = src + " ?? " + zero
 	}
-	return &EvalError{File: m.spec.File, Pos: a.A.ExprPos, What: "set " + a.V.Name, Expr: a.A.Expr, Err: err,
-		Msg: fmt.Sprintf("the value is null, and %s is not nullable: declare it `nullable: true`, or give a value for null: `%s`", a.V.Name, fix)}
+	return fmt.Sprintf("the value is null, and %s is not nullable: declare it `nullable: true`, or give a value for null: `%s`", a.V.Name, fix)
 }

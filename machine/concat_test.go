@@ -160,7 +160,7 @@ func TestASetAddingToAStringIsEvaluatedAsWrittenWhenItMust(t *testing.T) {
 		{name: "a null string: the error of nil + string", context: `log: {type: string, nullable: true, default: null}`, set: `log + "x"`, steps: 1,
 			want: "cannot apply set of state \"a\": test.yaml:10:31: set log: invalid operation: <nil> + string (in log + \"x\")", wantErr: true},
 		{name: "an enum: each value checked", context: `log: {type: string, enum: [a, ax], default: a}`, set: `log + "x"`, steps: 2,
-			want: "cannot apply set of state \"a\": log: \"axx\" is not one of [\"a\", \"ax\"]", wantErr: true},
+			want: "cannot apply set of state \"a\": test.yaml:10:27: set log: \"axx\" is not one of [\"a\", \"ax\"] (in log + \"x\")", wantErr: true},
 		{name: "past the size limit: the set's error", context: `big: {type: string, default: ""}`, set: `log + repeat("x", 900000)`, steps: 10,
 			want: "cannot apply set of state \"a\": test.yaml:11:27: set log: the value is 9000000 bytes or more, past the limit of 8388608 for a context value; a set that grows a value on every pass (s: s + s) never ends: bound it with a guard (in log + repeat(\"x\", 900000))", wantErr: true},
 		{name: "parts that are strings from a map", context: `m: {type: map, default: {x: "y"}}`, set: `log + m.x + "-"`, steps: 3, want: "y-y-y-"},
@@ -174,7 +174,7 @@ func TestASetAddingToAStringIsEvaluatedAsWrittenWhenItMust(t *testing.T) {
 		{name: "a whole branch of several parts", set: `n < 2 ? "y" + string(n) + "!" : log + "."`, steps: 3, want: "y1!."},
 		{name: "an if/else", set: `if log == "" { "a" } else { log + "b" }`, steps: 3, want: "abb"},
 		{name: "a whole branch that is a list: the error of the set as written", context: `m: {type: map, default: {x: [y]}}`, set: `n < 1 ? log + "a" : m.x`, steps: 2,
-			want: "cannot apply set of state \"a\": log: a list is not a string", wantErr: true},
+			want: "cannot apply set of state \"a\": test.yaml:11:27: set log: a list is not a string (in n < 1 ? log + \"a\" : m.x)", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

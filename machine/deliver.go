@@ -186,6 +186,16 @@ func (r *Run) canFire(event string, payload map[string]any) (*Ctrans, *delivery,
 		return nil, nil, err
 	}
 	if ct != nil {
+		// The transition's set is tried too: one that fails (a payload
+		// field of type any holding a value of another type than the
+		// variable's, a null for a variable that is not nullable) refuses
+		// the event, as a false guard does, and the run stays as it was.
+		r.env[mspec.VarEvent] = d.value
+		err := r.trySet(ct.Set)
+		delete(r.env, mspec.VarEvent)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot fire event %q in state %q: its transition's set cannot be applied: %w", event, state, err)
+		}
 		return ct, d, nil
 	}
 	var guards []string

@@ -163,7 +163,7 @@ func TestExtraPayloadFieldsAndTypeAnyAreDecodedStrictly(t *testing.T) {
 		{"lpp: 1\nname: t\nextra_payload_fields: ignore\ninitial: a\nstates: {a: {final: true}}\n",
 			`test.yaml:3:23: extra_payload_fields must be refuse or drop, not "ignore"`},
 		{"lpp: 1\nname: t\ncontext: {v: any}\ninitial: a\nstates: {a: {final: true}}\n",
-			`test.yaml:3:14: unknown type "any" for context variable "v"`},
+			`test.yaml:3:14: context variable "v" cannot be of type any: only a payload field can`},
 		{"lpp: 1\nname: t\ninitial: a\nstates: {a: {final: true}}\nevents:\n  E:\n    payload: {x: {type: anything}}\n",
 			`test.yaml:7:25: unknown type "anything" for payload field "x"`},
 		{"lpp: 1\nname: t\ninitial: a\nstates: {a: {final: true}}\nevents:\n  E:\n    payload: {x: {type: any, enum: [a]}}\n",

@@ -3,6 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine/runstore"
 )
 
 // projectMarker is the file that makes a folder an lppctl project root:
@@ -31,4 +34,29 @@ func findProjectRoot(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// specShown is how run.json names a run's spec for runs and runs show: as
+// given, or, for a run kept in the runs of a project (ROOT/.lppctl/runs)
+// started elsewhere than ROOT (a subfolder, --root), relative to ROOT, so
+// that the name reads right where the project's runs are listed
+// (specs/wait.yaml, not ../wait.yaml nor wait.yaml). A spec outside ROOT,
+// or named by an absolute path, keeps the name given.
+func specShown(store *runstore.Store, path, abs string) string {
+	dir := filepath.ToSlash(filepath.Clean(store.Dir))
+	if filepath.IsAbs(path) || (dir != runstore.DefaultDir && !strings.HasSuffix(dir, "/"+runstore.DefaultDir)) {
+		return path
+	}
+	root, err := filepath.Abs(filepath.Join(store.Dir, "..", ".."))
+	if err != nil {
+		return path
+	}
+	if cwd, err := os.Getwd(); err != nil || cwd == root {
+		return path
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
 }

@@ -208,18 +208,18 @@ func resumeAction(c *cli.Context) error {
 		}
 		return fmt.Errorf("cannot resume run %s: %w", id, err)
 	}
-	if forced != nil { // only once the journal replays on it: else the copy stays the old spec
-		if err := run.UpdateSpec(forced); err != nil {
-			return err
-		}
-	}
 	event = blueprintName(spec, event)
 	if event != "" {
 		if in != nil {
 			return usageErrorf("give either --event or an answer (--approve, --reject, --answer), not both")
 		}
 		if err := r.CanFireEvent(event, payload); err != nil {
-			return withCode(exitUsage, err)
+			return withCode(exitUsage, err) // nothing done: the run keeps its spec too
+		}
+	}
+	if forced != nil { // only once the journal replays on it and the event applies: else the copy stays the old spec
+		if err := run.UpdateSpec(forced); err != nil {
+			return err
 		}
 	}
 	meta.Status, meta.State, meta.Steps, meta.PID, meta.Error = machine.StatusRunning, r.State(), r.Seq(), os.Getpid(), ""

@@ -124,7 +124,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	run, err := store.Create(runstore.Meta{
-		Spec: path, SpecAbs: store.RelPath(cfg.Root, abs), SpecName: spec.Name, Start: time.Now(), State: spec.Initial,
+		Spec: specShown(store, path, abs), SpecAbs: store.RelPath(cfg.Root, abs), SpecName: spec.Name, Start: time.Now(), State: spec.Initial,
 		Vars: vars, Agent: agentJSON, MaxTransitions: c.Int("max-transitions"),
 		Fsync: policy, PID: os.Getpid(),
 		// prompt templates (and a blueprint's compute mapping), for resume

@@ -366,11 +366,18 @@ func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 				add(x)
 			}
 		}
+		// A number with a fraction, and one past each int compared with:
+		// a value a guard on numbers lets through and an int variable
+		// refuses (`x >= 1` holds for 1.5).
+		add(0.5)
 		for _, c := range cmp[v.Name] {
-			if f, ok := c.(float64); ok {
-				add(f - 1)
-				add(f)
-				add(f + 1)
+			switch n := c.(type) {
+			case float64:
+				add(n - 1)
+				add(n)
+				add(n + 1)
+			case int:
+				add(float64(n) + 0.5)
 			}
 		}
 		return vals, "any"

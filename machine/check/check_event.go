@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,7 +21,14 @@ const maxPayloads = 64
 // chosen as for a context variable an action writes, from the literals the
 // spec compares event.payload.FIELD with), and a label for traces. An event
 // without a payload has one value, with an empty payload.
-func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
+//
+// A field reads as null only when it is optional and has no default (a
+// null given to a required field is refused, to an optional one reads as
+// its default): elsewhere null is not one of its values. sampled says the
+// values were cut at maxPayloads; the check reports it only once a state
+// takes the event from outside (Explorer.enabled), not for an event only
+// an action emits, with its payload computed.
+func (x *Explorer) payloadValues(ce *machine.Cevent) (vals []any, labels []string, sampled bool) {
 	var fields []*mspec.PayloadField
 	if ce.Decl != nil {
 		fields = ce.Decl.Payload
@@ -56,9 +64,12 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
 		if !f.Required && (f.Default != nil || f.Nullable) {
 			add(f.Default) // a nullable field's is null
 		}
+		if f.Required || f.Default != nil {
+			if kept := slices.DeleteFunc(slices.Clone(doms[i]), func(v any) bool { return v == nil }); len(kept) > 0 {
+				doms[i] = kept
+			}
+		}
 	}
-	var vals []any
-	var labels []string
 	idx := make([]int, len(fields))
 	for {
 		ev := reflect.New(ce.Typ).Elem()
@@ -78,8 +89,7 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
 			labels = append(labels, "")
 		}
 		if len(vals) == maxPayloads {
-			x.sampled = append(x.sampled, ce.Name)
-			sort.Strings(x.sampled)
+			sampled = true
 			break
 		}
 		i := 0
@@ -94,7 +104,17 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) ([]any, []string) {
 			break
 		}
 	}
-	return vals, labels
+	return vals, labels, sampled
+}
+
+// noteSampled records that the check delivered event ev from outside with
+// only the first maxPayloads of its payload values.
+func (x *Explorer) noteSampled(ev *xevent) {
+	ev.sampledNoted = true
+	if !slices.Contains(x.sampled, ev.Name) {
+		x.sampled = append(x.sampled, ev.Name)
+		sort.Strings(x.sampled)
+	}
 }
 
 // storedFrom returns the context variables a transition of event sets to

@@ -176,6 +176,9 @@ type xevent struct {
 	guardMemo []*memoProg // aligned with trans: memoOf(its guard)
 	setMemo   []*setProgs // aligned with trans: memosOf(its set)
 	labels    []string    // aligned with payloads: how traces show each ("" for no payload)
+	// sampled: Payloads are the first maxPayloads values; sampledNoted:
+	// the report says so (a state took the event from outside).
+	sampled, sampledNoted bool
 }
 
 type xcond struct {
@@ -270,10 +273,10 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			pv := payloads[name]
 			if pv == nil {
 				pv = &xevent{}
-				pv.Payloads, pv.labels = x.payloadValues(ce)
+				pv.Payloads, pv.labels, pv.sampled = x.payloadValues(ce)
 				payloads[name] = pv
 			}
-			xe := &xevent{Name: name, Payloads: pv.Payloads, labels: pv.labels}
+			xe := &xevent{Name: name, Payloads: pv.Payloads, labels: pv.labels, sampled: pv.sampled}
 			xe.Trans = append(xe.Trans, st.Cs.On[name]...)
 			for _, ct := range ce.Global {
 				if ct.AppliesIn(st.Cs.St) {

@@ -356,6 +356,9 @@ func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 		}
 	}
 	for _, ev := range st.Events {
+		if ev.sampled && !ev.sampledNoted {
+			x.noteSampled(ev)
+		}
 		for p, val := range ev.Payloads {
 			i, serr := x.eventTakes(st, ev, val)
 			if serr != nil {
@@ -471,7 +474,15 @@ func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, k
 		}
 		v, err := x.evalM(a.Prog, memo.progs[i])
 		if err == nil {
-			v, err = a.V.Coerce(v) // null through when nullable, as the interpreter does
+			// null through when nullable, as the run does, and refused as
+			// the run refuses it (machine.SetValueMessage) when not.
+			cv, cerr := a.V.Coerce(v)
+			if cerr != nil {
+				x.end = move{kind: moveEnd, ids: ids, prop: PropEvaluation, pos: x.assignPos(a),
+					msg: fmt.Sprintf("%s: %s: %s", assignWhat(kind, st, mv), a.V.Name, machine.SetValueMessage(&set[i], v, cerr))}
+				return nil, &x.end
+			}
+			v = cv
 		}
 		if err == nil {
 			err = mspec.ValueTooLarge(v)

@@ -30,6 +30,9 @@ type xparam struct {
 	prog *vm.Program
 	memo *memoProg
 	pos  mspec.Pos
+	// format: the parameter's format (a duration), whose value the run
+	// checks before the action runs: `string(n - 1) + "s"` fails for n 0.
+	format mspec.Format
 }
 
 // what names the parameter in messages: `parameter "payload", key "n"`.
@@ -51,7 +54,7 @@ func (x *Explorer) actionParams(st *Xstate, env map[string]any) {
 		if ps == nil {
 			continue
 		}
-		add := func(key string, v any) {
+		add := func(key string, v any, format mspec.Format) {
 			src, ok := mspec.ExprSource(v)
 			if !ok {
 				return
@@ -60,19 +63,19 @@ func (x *Explorer) actionParams(st *Xstate, env map[string]any) {
 			if err != nil {
 				return // Validate reports it; a spec that compiled has none
 			}
-			st.params = append(st.params, xparam{name: p.Name, key: key, prog: prog, pos: p.VPos})
+			st.params = append(st.params, xparam{name: p.Name, key: key, prog: prog, pos: p.VPos, format: format})
 		}
 		switch {
 		case ps.Type == mspec.TypeExprMap:
 			m, _ := p.Value.(map[string]any)
 			for _, k := range slices.Sorted(maps.Keys(m)) {
-				add(k, m[k])
+				add(k, m[k], "")
 			}
 		case ps.Type == mspec.TypeExpr:
-			add("", p.Value)
+			add("", p.Value, "")
 		case ps.Format != "":
 			if src, ok := mspec.ExprSource(p.Value); ok && !ps.Format.Literal(src) {
-				add("", p.Value)
+				add("", p.Value, ps.Format)
 			}
 		}
 	}
@@ -83,9 +86,11 @@ func (x *Explorer) actionParams(st *Xstate, env map[string]any) {
 // and st handles (the event's guards and sets may read it), else what can
 // make it fail (check_fallible.go).
 func (x *Explorer) paramReads(st *Xstate, p *xparam) []int {
-	if st.emits == nil || st.emitCe == nil || p.name != "payload" {
+	if p.format == "" && (st.emits == nil || st.emitCe == nil || p.name != "payload") {
 		return x.fallibleSlots(p.prog)
 	}
+	// The payload emit sends, or a value whose format the run checks: each
+	// value it reads may decide it.
 	var out []int
 	for _, name := range mspec.Identifiers(p.prog) {
 		if s, ok := x.slot[name]; ok {
@@ -107,6 +112,19 @@ func (x *Explorer) evalParams(st *Xstate) *stopErr {
 		if err != nil {
 			msg, _ := x.evalFailure(err, "", p.pos)
 			return &stopErr{fmt.Sprintf("%s of action %q in state %q cannot be evaluated: %s", p.what(), st.Cs.Action.Name, st.Cs.St.Name, msg), p.pos}
+		}
+		if f, bad := mspec.NotFinite(v); bad {
+			// As the run checks it (Machine.checkParam) before the action.
+			verb := "holds" // a list or map holding one
+			if _, whole := v.(float64); whole {
+				verb = "is"
+			}
+			return &stopErr{fmt.Sprintf("%s of action %q in state %q: the value %s %v, %s", p.what(), st.Cs.Action.Name, st.Cs.St.Name, verb, f, mspec.ErrNotFinite), p.pos}
+		}
+		if p.format != "" {
+			if _, ferr := p.format.Value(v); ferr != nil {
+				return &stopErr{fmt.Sprintf("%s of action %q in state %q: %s", p.what(), st.Cs.Action.Name, st.Cs.St.Name, strings.TrimPrefix(ferr.Error(), mspec.ErrFormat.Error()+": ")), p.pos}
+			}
 		}
 		if st.emitCe != nil && p.name == "payload" {
 			if payload == nil {

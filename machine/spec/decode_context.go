@@ -96,7 +96,11 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			d.errorf(pos(v), span(v), "context variable %q must be a type name or a mapping with type and default, not %s", name, kindName(v))
 			continue
 		}
-		if !isValidVarType(cv.Type) {
+		if cv.Type == TypeAny {
+			// any types payload fields only: "did you mean int?" misled.
+			d.errorf(cv.TypePos, len(cv.Type), "context variable %q cannot be of type any: only a payload field can", name)
+			d.hintLast("give it one of " + typeList() + " (a `set` from a field of type any checks the value against it), with `nullable: true` if it may hold null")
+		} else if !isValidVarType(cv.Type) {
 			d.errorf(cv.TypePos, len(cv.Type), "unknown type %q for context variable %q", cv.Type, name)
 			if h := didYouMean(string(cv.Type), typeNames()); h != "" {
 				d.hintLast(h)

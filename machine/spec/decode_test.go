@@ -107,6 +107,9 @@ func TestParseReportsDecodingProblems(t *testing.T) {
 		{"unknown type with a suggestion", "lpp: 1\nname: x\ncontext: {n: strin}\nstates: {a: {final: true}}\n", []string{
 			"f.yaml:3:14: error: unknown type \"strin\" for context variable \"n\"; did you mean \"string\"?",
 		}},
+		{"a context variable of type any: payload fields only, not did you mean int", "lpp: 1\nname: x\ncontext: {n: any}\nstates: {a: {final: true}}\n", []string{
+			"f.yaml:3:14: error: context variable \"n\" cannot be of type any: only a payload field can; give it one of int, float, bool, string, list, map (a `set` from a field of type any checks the value against it), with `nullable: true` if it may hold null",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

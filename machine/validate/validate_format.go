@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/parser"
 
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
@@ -28,6 +30,13 @@ func (v *validator) formatParam(a *machine.Action, ps *machine.ParamSpec, p *msp
 		}
 	}
 	if _, err := mspec.CompileValue(src, mspec.TypeAny, v.env); err != nil {
+		if tree, perr := parser.Parse(src); perr == nil && !isIdentifier(tree.Node) {
+			// An expression that parses and does not type-check (a name
+			// it cannot read, event.payload.x in an action's parameter):
+			// its own error, not "is not a duration".
+			v.exprError(mspec.LocateExpr(err, v.spec.Source, at, src), what)
+			return
+		}
 		v.errorf(p.VPos, valueSpan(v.spec.Source, p.VPos), ps.Format.Hint(),
 			"parameter %q of action %q: %q is not %s, nor an expression that gives one", ps.Name, a.Name, src, ps.Format.Describe())
 		return
@@ -56,6 +65,13 @@ func (v *validator) formatParam(a *machine.Action, ps *machine.ParamSpec, p *msp
 	if _, err := ps.Format.Value(out); err != nil {
 		v.errorf(at, 1, ps.Format.Hint(), "%s: %s", what, strings.TrimPrefix(err.Error(), mspec.ErrFormat.Error()+": "))
 	}
+}
+
+// isIdentifier reports whether n is a bare name (`soon`: a word, more likely
+// a value that is not of the format than an expression).
+func isIdentifier(n ast.Node) bool {
+	_, ok := n.(*ast.IdentifierNode)
+	return ok
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))

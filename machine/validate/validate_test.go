@@ -156,6 +156,16 @@ func TestValidateReportsExactMessages(t *testing.T) {
 			want:    []string{`t.yaml:13:31: error: guard: invalid operation: < (mismatched types int and string); both sides must have compatible types: numbers are written without quotes, strings with them`},
 		},
 		{
+			name:    "an expression for a duration that reads an unknown name says so (not: is not a duration)",
+			replace: [2]string{"  b:\n    do: noop", "  b:\n    do: wait\n    with: {duration: 'string(retires) + \"s\"'}"},
+			want:    []string{`t.yaml:17:30: error: parameter "duration": unknown name retires; did you mean "retries"?`},
+		},
+		{
+			name:    "a word for a duration is not a duration",
+			replace: [2]string{"  b:\n    do: noop", "  b:\n    do: wait\n    with: {duration: soon}"},
+			want:    []string{`t.yaml:17:22: error: parameter "duration" of action "wait": "soon" is not a duration like 500ms, 2s or 1m30s, nor an expression that gives one; a duration is not negative and has a unit: ns, us, ms, s, m or h (e.g. 1m30s); an expression gives such a text or a duration, e.g. 'string(2 * retries) + "s"' or 'duration("1s") * retries'`},
+		},
+		{
 			name:    "unknown target suggests the closest state",
 			replace: [2]string{"next: a", "next: aa"},
 			want:    []string{`t.yaml:17:11: error: transition to unknown state "aa"; did you mean "a"?`},
