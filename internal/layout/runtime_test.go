@@ -25,10 +25,11 @@ import (
 // walk (the checker also the action a state names and the VarSpec of its
 // writes, and the names of the
 // built-in fail and emit, whose outcomes it models), and what they share
-// with a run (CloneValue, ErrBudget). Never the
+// with a run (CloneValue, ErrBudget, SetValueMessage: a refused set is worded
+// as the run words it). Never the
 // run loop (Run, NewRun, Call, delivery, memory).
 var runtimeUses = map[string][]string{
-	"machine/check":  {"Action", "ActionEmit", "ActionFail", "Cassign", "Cevent", "CloneValue", "Cstate", "Ctrans", "ErrBudget", "GuardsSaw", "Machine", "VarSpec"},
+	"machine/check":  {"Action", "ActionEmit", "ActionFail", "Cassign", "Cevent", "CloneValue", "Cstate", "Ctrans", "ErrBudget", "GuardsSaw", "Machine", "SetValueMessage", "VarSpec"},
 	"machine/export": {"Cassign", "Cevent", "CloneValue", "Cstate", "Ctrans", "ErrBudget", "GuardsSaw", "Machine"},
 }
 

@@ -21,7 +21,8 @@
 // (Machine, Cstate, Ctrans, Cassign: the expressions compiled once, which
 // the checker evaluates as a run would; Action, the VarSpec of what it
 // writes, and the names of the built-in fail and emit, whose outcomes it
-// models), never the run loop (Run, Call,
+// models; SetValueMessage, so that a refused set reads as the run's), never
+// the run loop (Run, Call,
 // delivery, memory) nor any LLM, tool or skill package (internal/layout's
 // test keeps machine/... free of those). The exporters import it, not the
 // other way round.
