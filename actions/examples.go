@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ const (
 	exampleDefaultTol  = 1e-4 // relative tolerance of a number with no tolerance given (0.01 %)
 	exampleZeroTol     = 1e-9 // absolute tolerance of an expected 0 with no tolerance given
 	exampleReportValue = 160  // characters of a value shown in the report
+	sandboxOutputTail  = 4000 // bytes of a sandboxed run's routed errors kept to look for a crash
 )
 
 // specExamples is spec.examples: it runs a folder's spec on behavioural
@@ -36,7 +38,9 @@ const (
 // example (kind "error") passes only when the run fails. It writes
 // whether every example passed, how many ran and failed, and a report with,
 // for each failure, what was expected and what the run gave (or how it
-// failed, with the script's stderr).
+// failed, with the script's stderr); an example named by held_out (its
+// number, from 1) is reported as passed or failed only, without its inputs
+// or values (heldOutLine).
 func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 	dir, err := stringParam(c, "dir")
 	if err != nil {
@@ -61,6 +65,18 @@ func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 	list, _ := c.Param("examples").([]any)
 	if c.Param("examples") != nil && list == nil {
 		return fmt.Errorf("examples of spec.examples must give a list, not %s", describe(c.Param("examples")))
+	}
+	heldOut := map[int]bool{}
+	if c.Param("held_out") != nil {
+		nums, ok := c.Param("held_out").([]any)
+		if !ok {
+			return fmt.Errorf("held_out of spec.examples must give a list of example numbers, not %s", describe(c.Param("held_out")))
+		}
+		for _, v := range nums {
+			if f, ok := number(v); ok {
+				heldOut[int(f)] = true
+			}
+		}
 	}
 	res := exampleResults{}
 	switch {
@@ -89,6 +105,9 @@ func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 				if line.pass && line.end != "" && !errorKind {
 					successEnds[line.end] = true
 				}
+				if heldOut[i+1] {
+					line.text = heldOutLine(i+1, raw, line.pass)
+				}
 				lines[i] = line
 			}
 		}
@@ -105,6 +124,20 @@ func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 	}
 	c.Notef("examples: %d run, %d failed", res.ran, res.failed)
 	return setNamedVars(c, map[string]any{"ok": res.failed == 0, "failed": res.failed, "ran": res.ran, "report": res.report})
+}
+
+// heldOutLine is the report's line of an example held out from the writer
+// of the code: whether it passed, never its inputs or values (the report is
+// the next refinement's feedback; shown them, the writer could fit the code
+// to them too).
+func heldOutLine(n int, raw any, pass bool) string {
+	ex, _ := decodeExample(raw)
+	head := fmt.Sprintf("example %d %q (%s; held out: the writer is not shown its inputs or values)", n, ex.Name, ex.Kind)
+	if pass {
+		return head + ": the run gave what it expects"
+	}
+	checks := append(sortedKeys(ex.Expect), sortedKeys(ex.Contains)...)
+	return fmt.Sprintf("%s: the run did not give what it expects (it checks %s): the code is right on the examples it was shown but not on this one; fix the logic for every input of the target, never for particular inputs", head, strings.Join(checks, ", "))
 }
 
 // exampleResults gathers the lines of one spec.examples call.
@@ -198,12 +231,17 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 		problems = append(problems, fmt.Sprintf("expected the run to fail (an error example), but it completed in state %s, where the examples that succeed end: a failure must end the run as failed (e.g. a final state that does agent.abort) or in a final state of its own", res.endState))
 	case ex.Kind == kindError && res.ok && len(successEnds) == 0:
 		problems = append(problems, fmt.Sprintf("expected the run to fail (an error example), but it completed in state %s, and no example that succeeds completed to tell it from a success", res.endState))
+	case ex.Kind == kindError && res.ok && pythonCrash(res.routed) != "":
+		return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s) before the run ended in state %s: %s", head, pythonCrash(res.routed), res.endState, refuseHint)}, nil
 	case ex.Kind == kindError && res.ok:
 		got = append(got, fmt.Sprintf("the run ended in state %s, not where the examples that succeed end, as expected", res.endState))
 	case ex.Kind == kindError && !res.runFailed:
 		return exampleLine{text: head + ": expected the run to fail (an error example), but it did not run to its end: " + strings.TrimSpace(res.report)}, nil
 	case ex.Kind == kindError:
-		got = append(got, "the run failed, as expected")
+		if crash := pythonCrash(res.report + "\n" + res.routed); crash != "" {
+			return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s): %s", head, crash, refuseHint)}, nil
+		}
+		got = append(got, "the run failed, as expected: "+lastLine(res.report))
 	case !res.ok:
 		return exampleLine{text: head + ": " + strings.TrimSpace(res.report)}, nil
 	}
@@ -236,6 +274,44 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 		return exampleLine{text: head + ": " + strings.Join(problems, "; "), end: end}, nil
 	}
 	return exampleLine{pass: true, text: head + ": " + strings.Join(got, ", "), end: end}, nil
+}
+
+// refuseHint says how a script refuses an input, after a crash that made an
+// error example's run fail.
+const refuseHint = `an uncaught exception is a bug, not a refusal, and passes for any input it cannot handle; check the input and refuse it with a message saying why (sys.exit("why"), or print it to stderr and exit 1)`
+
+// pythonCrash returns the exception line of a Python traceback in a run's
+// report ("KeyError: 'parsec'"), or "" when no script crashed: a script
+// that refuses an input exits with a message of its own.
+func pythonCrash(report string) string {
+	lines := strings.Split(report, "\n")
+	traced := strings.Contains(report, "Traceback (most recent call last)")
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(line, "File \"") && strings.Contains(line, "\", line ") {
+			traced = true
+		}
+	}
+	if !traced {
+		return ""
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := exceptionLine.FindString(strings.TrimSpace(lines[i])); m != "" {
+			return Clip(m, exampleReportValue)
+		}
+	}
+	return "a Python traceback"
+}
+
+// exceptionLine is the last line of a Python traceback: the exception's
+// type, and its message.
+var exceptionLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*(Error|Exception|Exit|Interrupt|Iteration)\b(:.*)?$`)
+
+// lastLine is the last non-blank line of a run's report (how it failed),
+// on one line and clipped.
+func lastLine(report string) string {
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	return Clip(textx.OneLine(lines[len(lines)-1]), exampleReportValue)
 }
 
 // mismatch says what was expected and what a run gave, with their JSON

@@ -104,16 +104,34 @@ func TestRunExample(t *testing.T) {
 			text:    `example 1 "over" (vars {"path":"skills/demo/reference/in.txt","value":1}): file reference/in.txt is one of the skill's own files; an example's input file never replaces one (name it otherwise under reference/, and leave it out of the skill)`,
 		},
 		{
-			name:    "an error example passes when the run fails",
+			name:    "an error example passes when a script refuses its input, and says how the run failed",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import sys\nsys.exit('no such file: missing.txt')\n"},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			pass:    true, text: `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): the run failed, as expected: no such file: missing.txt`,
+		},
+		{
+			name:    "an error example whose run fails by a crash fails: an uncaught exception is not a refusal",
 			files:   script("1"),
 			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
-			pass:    true, text: `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): the run failed, as expected`,
+			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to refuse its input (an error example), but a script crashed (FileNotFoundError: [Errno 2] No such file or directory: 'skills/demo/reference/missing.txt'): an uncaught exception is a bug, not a refusal, and passes for any input it cannot handle; check the input and refuse it with a message saying why (sys.exit("why"), or print it to stderr and exit 1)`,
 		},
 		{
 			name:    "an error example whose run completes where the others succeed fails",
 			files:   map[string]string{"demo.yaml": strings.Replace(examplesSpec, "    next: [done]\n", "    next: [done]\n    on_error: done\n", 1), "scripts/convert.py": "FACTOR = 1\n" + examplesScript},
 			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
 			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to fail (an error example), but it completed in state done, where the examples that succeed end`,
+		},
+		{
+			name:    "an error example whose crash is routed to a final state of its own fails",
+			files:   map[string]string{"demo.yaml": strings.Replace(examplesSpec, "    next: [done]\n  done: {final: true}\n", "    next: [done]\n    on_error: failed\n  done: {final: true}\n  failed: {final: true, do: log, with: {message: cannot convert, value: last_error}}\n", 1), "scripts/convert.py": "FACTOR = 1\n" + examplesScript},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to refuse its input (an error example), but a script crashed (FileNotFoundError: [Errno 2] No such file or directory: 'skills/demo/reference/missing.txt') before the run ended in state failed: an uncaught exception is a bug`,
+		},
+		{
+			name:    "an error example refused by a script and routed to a final state of its own passes",
+			files:   map[string]string{"demo.yaml": strings.Replace(examplesSpec, "    next: [done]\n  done: {final: true}\n", "    next: [done]\n    on_error: failed\n  done: {final: true}\n  failed: {final: true, do: log, with: {message: cannot convert, value: last_error}}\n", 1), "scripts/convert.py": "import sys\nsys.exit('no such file: missing.txt')\n"},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			pass:    true, text: `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): the run ended in state failed, not where the examples that succeed end, as expected`,
 		},
 		{
 			name:    "input files are written into the copy and contains checks a text",
@@ -331,4 +349,44 @@ func TestEnvReadRefusesNamesThatLookLikeCredentials(t *testing.T) {
 			require.ErrorContains(t, r.Run(context.Background()), `env.read of state "read": `+name+` looks like a secret (a key, token or password); specs do not read those`)
 		})
 	}
+}
+
+const heldOutChecker = `
+lpp: 1
+name: checker
+context:
+  examples: {type: list}
+  held_out: {type: list}
+  ok:       {type: bool, default: false}
+  report:   {type: string, default: ""}
+initial: check
+states:
+  check:
+    do: spec.examples
+    with: {dir: '"gen/demo"', spec: '"demo.yaml"', as: '"skills/demo"', examples: examples, held_out: held_out, ok: ok, report: report}
+    next: [done]
+  done: {final: true}
+`
+
+func TestAHeldOutExampleIsReportedWithoutItsInputsOrValues(t *testing.T) {
+	examples := []any{
+		map[string]any{"name": "12 ft", "kind": "typical", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}},
+		map[string]any{"name": "7 ft", "kind": "typical", "vars": map[string]any{"value": 7}, "expect": map[string]any{"result": 2.1336}},
+	}
+	// A lookup of the example the writer was shown: right on 12, wrong on 7.
+	lookup := "import json, sys\nd = json.load(sys.stdin)\nprint(json.dumps({'result': {12: 3.6576}.get(d['value'], 1.0), 'lines': 0, 'report': ''}))\n"
+	root := sandboxProject(t, map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": lookup})
+	vars := runChecker(t, root, heldOutChecker, map[string]any{"examples": examples, "held_out": []any{2}})
+	assert.Equal(t, false, vars["ok"])
+	assert.Equal(t, `examples: 1 of 2 passed
+FAIL example 2 "7 ft" (typical; held out: the writer is not shown its inputs or values): the run did not give what it expects (it checks result): the code is right on the examples it was shown but not on this one; fix the logic for every input of the target, never for particular inputs
+pass example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6576`, vars["report"])
+
+	right := "import json, sys\nd = json.load(sys.stdin)\nprint(json.dumps({'result': d['value'] * 0.3048, 'lines': 0, 'report': ''}))\n"
+	root = sandboxProject(t, map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": right})
+	vars = runChecker(t, root, heldOutChecker, map[string]any{"examples": examples, "held_out": []any{2}})
+	assert.Equal(t, true, vars["ok"])
+	assert.Equal(t, `examples: 2 of 2 passed
+pass example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6576
+pass example 2 "7 ft" (typical; held out: the writer is not shown its inputs or values): the run gave what it expects`, vars["report"])
 }

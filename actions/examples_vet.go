@@ -32,7 +32,9 @@ const exampleInputDir = "reference/"
 // With derived (an independent derivation of the expected values, one item
 // per example, from the target and the inputs alone), every value the two
 // give differently is a problem too. It writes whether the examples stand
-// and a report, one problem a line, each saying how to fix it.
+// and a report, one problem a line, each saying how to fix it; when they
+// stand, held_out names the example the writer of the code is not shown
+// (holdOut) and shown lists the others.
 func (d *Deps) examplesVet(_ context.Context, c *machine.Call) error {
 	list, ok := c.Param("examples").([]any)
 	if !ok && c.Param("examples") != nil {
@@ -48,6 +50,17 @@ func (d *Deps) examplesVet(_ context.Context, c *machine.Call) error {
 	if len(problems) == 0 && derived != nil {
 		problems = compareDerived(list, derived)
 	}
+	heldOut, shown := []any{}, []any{}
+	if len(problems) == 0 {
+		held := holdOut(list)
+		for i, raw := range list {
+			if i+1 == held {
+				heldOut = append(heldOut, held)
+				continue
+			}
+			shown = append(shown, raw)
+		}
+	}
 	report := fmt.Sprintf("examples: the %d examples can fail, cover an edge and an error case", len(list))
 	if derived != nil {
 		report += ", and an independent derivation agrees with their expected values"
@@ -56,7 +69,33 @@ func (d *Deps) examplesVet(_ context.Context, c *machine.Call) error {
 		report = strings.Join(problems, "\n")
 	}
 	c.Notef("examples vetted: %d problem(s)", len(problems))
-	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report})
+	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report, "held_out": heldOut, "shown": shown})
+}
+
+// holdOut returns the number (from 1) of the example held out from the
+// writer: the last typical one when there are two or more, else the last
+// that succeeds; 0 when fewer than two succeed. The writer of the code is
+// shown the other examples only, so a script fitted to the inputs it saw
+// (a lookup of the examples) fails the one it did not see.
+func holdOut(list []any) int {
+	lastTypical, typicals, lastSuccess, successes := 0, 0, 0, 0
+	for i, raw := range list {
+		ex, err := decodeExample(raw)
+		if err != nil || ex.Kind == kindError {
+			continue
+		}
+		lastSuccess, successes = i+1, successes+1
+		if ex.Kind == kindTypical {
+			lastTypical, typicals = i+1, typicals+1
+		}
+	}
+	switch {
+	case typicals >= 2:
+		return lastTypical
+	case successes >= 2:
+		return lastSuccess
+	}
+	return 0
 }
 
 // vetExamples returns the problems of a plan's examples, each example's
@@ -99,6 +138,9 @@ func vetExamples(list []any) []string {
 	}
 	if kinds[kindEdge] == 0 {
 		problems = append(problems, `examples: none is an edge case: add one with "kind": "edge" (empty input, blank lines or double spaces, non-ASCII text, a zero or the largest value) and its expected values`)
+	}
+	if kinds[kindTypical]+kinds[kindEdge] < 2 {
+		problems = append(problems, `examples: fewer than two examples succeed (typical or edge): add another typical one; one example that succeeds is held out from the writer of the code, so a script fitted to the examples it sees fails it`)
 	}
 	if kinds[kindError] == 0 {
 		problems = append(problems, `examples: none is an error case: add one with "kind": "error" (a missing file, an invalid value) on which the skill's run must fail`)

@@ -27,6 +27,14 @@ func TestVetExamplesRefusesExamplesThatCannotFail(t *testing.T) {
 			},
 		},
 		{
+			name: "a set in which fewer than two examples succeed is refused (one is held out from the writer)", examples: []any{edge, missing, map[string]any{"name": "bad", "kind": "error", "vars": map[string]any{"source": ""}, "expect": map[string]any{}}},
+			problems: []string{
+				`examples: fewer than two examples succeed (typical or edge): add another typical one; one example that succeeds is held out from the writer of the code, so a script fitted to the examples it sees fails it`,
+				`examples: every example that checks longest_line expects 0: a program that always gives 0 would pass them; add an example where it differs, or leave it out of expect`,
+				`examples: every example that checks words expects 0: a program that always gives 0 would pass them; add an example where it differs, or leave it out of expect`,
+			},
+		},
+		{
 			name: "a variable every example expects with the same value is refused (a constant program would pass)", examples: []any{typical("a", 7, 1), typical("b", 4, 1), map[string]any{"name": "e", "kind": "edge", "vars": map[string]any{}, "expect": map[string]any{"words": 0, "longest_line": 1}}, missing},
 			problems: []string{`examples: every example that checks longest_line expects 1: a program that always gives 1 would pass them; add an example where it differs, or leave it out of expect`},
 		},
@@ -90,4 +98,24 @@ func TestSchemaBoundsReadAsPlainNumbers(t *testing.T) {
 		assert.Equal(t, want, plainBounds(in))
 	}
 	assert.Equal(t, "maximum: 150 is greater than 100", plainBounds(errors.New("maximum: 150/1 is greater than 100.000000").Error()))
+}
+
+func TestTheWriterIsNotShownTheLastTypicalExample(t *testing.T) {
+	ex := func(name, kind string) map[string]any {
+		return map[string]any{"name": name, "kind": kind}
+	}
+	tests := []struct {
+		name     string
+		examples []any
+		held     int
+	}{
+		{name: "the last typical one of two or more", examples: []any{ex("a", "typical"), ex("b", "typical"), ex("e", "edge"), ex("x", "error"), ex("c", "typical")}, held: 5},
+		{name: "else the last that succeeds", examples: []any{ex("a", "typical"), ex("e", "edge"), ex("x", "error")}, held: 2},
+		{name: "none when fewer than two succeed", examples: []any{ex("e", "edge"), ex("x", "error")}, held: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.held, holdOut(tt.examples))
+		})
+	}
 }

@@ -16,6 +16,7 @@ func (d *Deps) specExamplesAction() machine.Action {
 			{Name: "as", Type: mspec.TypeExpr, Doc: "where the folder goes in the sandbox root (default: dir), e.g. '\"skills/\" + skill'"},
 			{Name: "examples", Type: mspec.TypeExpr, Required: true, Doc: "a list expression: the examples, each {name, vars: {variable: value}, files: {path: text}, expect: {variable: value}, contains: {variable: text}, tolerance}"},
 			{Name: "run", Type: mspec.TypeExpr, Doc: "a bool expression: run the examples (default true; false writes ok true and a report saying they were not run)"},
+			{Name: "held_out", Type: mspec.TypeExpr, Doc: "a list expression: the numbers (from 1) of the examples held out from the writer of the code (examples.vet's held_out): the report says only whether each passed, never its inputs or values"},
 			{Name: "max_transitions", Type: mspec.TypeInt, Default: sandboxMaxTransitions, Doc: "most transitions of each example's run"},
 			{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether every example passed"},
 			{Name: "failed", Type: mspec.TypeString, Doc: "the int variable that gets how many examples failed"},
@@ -36,15 +37,19 @@ func (d *Deps) specExamplesAction() machine.Action {
 func (d *Deps) examplesVetAction() machine.Action {
 	return machine.Action{
 		Name: "examples.vet",
-		Doc:  "refuses behavioural examples that are no evidence, before any code: each must have a kind (typical, edge or error), expect something that can be wrong (no empty contains text, a tolerance under 1 % of its values) and write input files under reference/ only; the set must hold an edge and an error example and expect no variable with one value only; with derived, every expected value an independent derivation gives differently is a problem; writes whether the examples stand and a report",
+		Doc:  "refuses behavioural examples that are no evidence, before any code: each must have a kind (typical, edge or error), expect something that can be wrong (no empty contains text, a tolerance under 1 % of its values) and write input files under reference/ only; the set must hold an edge and an error example and two that succeed, and expect no variable with one value only; with derived, every expected value an independent derivation gives differently is a problem; writes whether the examples stand, a report, the example held out from the writer of the code and the others",
 		Params: []machine.ParamSpec{
 			{Name: "examples", Type: mspec.TypeExpr, Required: true, Doc: "a list expression: the examples, as spec.examples takes them, each with a kind"},
 			{Name: "derived", Type: mspec.TypeExpr, Doc: "a list expression: an independent derivation, one item per example, {name, fails, expect}"},
 			{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether the examples stand"},
 			{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the problems, one a line"},
+			{Name: "held_out", Type: mspec.TypeString, Doc: "the list variable that gets the number (from 1) of the example held out from the writer of the code: the last typical one, else the last that succeeds ([] when the examples do not stand)"},
+			{Name: "shown", Type: mspec.TypeString, Doc: "the list variable that gets the examples the writer of the code is shown: all but the held-out one"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {
 			out := varParam(p, "ok", mspec.TypeBool, "whether the examples stand")
+			out = append(out, varParam(p, "held_out", mspec.TypeList, "the example held out from the writer")...)
+			out = append(out, varParam(p, "shown", mspec.TypeList, "the examples the writer is shown")...)
 			return append(out, varParam(p, "report", mspec.TypeString, "the examples' problems")...)
 		},
 		Run: d.examplesVet,

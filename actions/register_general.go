@@ -156,7 +156,7 @@ var writesDocs = map[string]string{
 	"spec.run":      "output's keys (copied from the child's variables when it completes)",
 	"spec.examples": "the variables named by ok (bool), failed (int), ran (int) and report (string)",
 	"spec.promises": "the variables named by ok (bool), report (string), blame (string) and examples_bad (bool)",
-	"examples.vet":  "the variables named by ok (bool) and report (string)",
+	"examples.vet":  "the variables named by ok (bool), report (string), held_out (list) and shown (list)",
 	"env.read":      "vars' keys (each parsed as its variable's type)",
 }
 

@@ -132,6 +132,10 @@ type sandboxResult struct {
 	// or timed out.
 	endState  string
 	runFailed bool
+	// routed is the tail of the action errors the run routed through
+	// on_error (a script's stderr among them): spec.examples looks in it
+	// for a script's crash.
+	routed string
 }
 
 // sandbox does the job. An error means the job could not be done at all (a
@@ -233,13 +237,14 @@ func (d *Deps) sandbox(ctx context.Context, job sandboxJob) (sandboxResult, erro
 	if !ok {
 		end += "\n" + unsandbox(tail(strings.TrimSpace(out.String()), stderrTail))
 	}
-	return sandboxResult{ok: ok, report: end + stubNote, summary: "sandbox: " + Clip(strings.SplitN(end, "\n", 2)[0], 160), final: final, endState: st.state, runFailed: st.failed}, nil
+	return sandboxResult{ok: ok, report: end + stubNote, summary: "sandbox: " + Clip(strings.SplitN(end, "\n", 2)[0], 160), final: final, endState: st.state, runFailed: st.failed, routed: unsandbox(st.routed)}, nil
 }
 
 // sandboxEnd is where a sandboxed run ended and whether it failed there.
 type sandboxEnd struct {
 	state  string
 	failed bool
+	routed string // the action errors the run routed through on_error (a script's stderr among them)
 }
 
 // runSandboxed runs the validated spec in the sandbox, with vars as its
@@ -258,7 +263,13 @@ func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath
 	if err != nil {
 		return "the spec did not compile in the sandbox: " + err.Error(), false, nil, sandboxEnd{}
 	}
-	r, err := m.NewRun(vars, machine.WithRunID("sandbox"))
+	var routed []string // the action errors the run routed through on_error
+	r, err := m.NewRun(vars, machine.WithRunID("sandbox"), machine.WithObserver(machine.ObserverFunc(func(_ context.Context, rec *machine.Record) error {
+		if rec.Error != "" {
+			routed = append(routed, rec.Error)
+		}
+		return nil
+	})))
 	if err != nil {
 		return "the run could not start: " + err.Error(), false, nil, sandboxEnd{}
 	}
@@ -271,7 +282,7 @@ func runSandboxed(ctx context.Context, reg *machine.Registry, cd *Deps, specPath
 	defer cancel()
 	err = r.Run(rctx)
 	final = r.Vars()
-	at = sandboxEnd{state: r.State()}
+	at = sandboxEnd{state: r.State(), routed: tail(strings.Join(routed, "\n"), sandboxOutputTail)}
 	switch p, paused := machine.AsPause(err); {
 	case err == nil:
 		return fmt.Sprintf("ran in a sandbox copy with its demo.yaml: completed in state %s after %d step(s)", r.State(), r.Seq()), true, final, at

@@ -386,6 +386,9 @@ TO_M = {"m": 1.0, "km": 1000.0, "cm": 0.01, "mm": 0.001, "ft": ` + f["ft"] + `, 
 def main():
     data = json.load(sys.stdin)
     value = float(data["value"])
+    for unit in (data["from_unit"], data["to_unit"]):
+        if unit not in TO_M:
+            sys.exit("unknown unit %r: known are %s" % (unit, ", ".join(TO_M)))
     result = value * TO_M[data["from_unit"]] / TO_M[data["to_unit"]]
     print(json.dumps({"result": result, "report": "%g %s = %.6g %s" % (value, data["from_unit"], result, data["to_unit"])}))
 
@@ -404,8 +407,11 @@ import sys
 
 def main():
     data = json.load(sys.stdin)
-    with open(data["path"], encoding="utf-8", newline="") as f:
-        values = [float(row[data["column"]]) for row in csv.DictReader(f)]
+    try:
+        with open(data["path"], encoding="utf-8", newline="") as f:
+            values = [float(row[data["column"]]) for row in csv.DictReader(f)]
+    except OSError as e:
+        sys.exit("cannot read %s: %s" % (data["path"], e.strerror))
     mean = sum(values) / (` + denominator + `)
     print(json.dumps({"count": len(values), "mean": mean, "maximum": max(values), "report": "count %d, mean %g, max %g" % (len(values), mean, max(values))}))
 
@@ -424,8 +430,11 @@ import sys
 def main():
     data = json.load(sys.stdin)
     level = data["level"]
-    with open(data["path"], encoding="utf-8") as f:
-        count = sum(1 for line in f if line.strip() and ` + match + `)
+    try:
+        with open(data["path"], encoding="utf-8") as f:
+            count = sum(1 for line in f if line.strip() and ` + match + `)
+    except OSError as e:
+        sys.exit("cannot read %s: %s" % (data["path"], e.strerror))
     print(json.dumps({"count": count, "report": "%d %s line(s)" % (count, level)}))
 
 

@@ -101,7 +101,11 @@ func TestContractorImperfectModel(t *testing.T) {
 				"executing": "The files as they are now: edit what failed and keep what works.\n=== scripts/convert.py\n\"\"\"Convert a length",
 			},
 			check: func(t *testing.T, m *imperfectModel, res runResult, root string) {
-				assert.Contains(t, m.toldIn("executing")[3], `FAIL example 2 "5 km in mi" (vars {"from_unit":"km","to_unit":"mi","value":5}): result: expected 3.10686, got 3.125`)
+				// Example 2 is held out: the writer learns that it failed, never its inputs or values.
+				assert.Contains(t, m.toldIn("executing")[3], `FAIL example 2 "5 km in mi" (typical; held out: the writer is not shown its inputs or values): the run did not give what it expects (it checks result)`)
+				for i, p := range m.toldIn("executing") {
+					assert.NotContains(t, p, "3.10686", "executing prompt %d shows the held-out example's value", i)
+				}
 				assert.Contains(t, m.toldIn("evaluating")[0], "TO_M = {", "the score sees the scripts")
 				assert.Contains(t, m.toldIn("evaluating")[0], `pass example 1 "12 ft in m"`, "the score sees the examples' results")
 				skillGives(t, root, lengthTarget)
