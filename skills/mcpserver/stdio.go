@@ -381,7 +381,18 @@ func (s *stdioFilter) next() {
 		return
 	}
 	msg := line
-	for !json.Valid(msg) && incompleteJSON(msg) && !s.eof {
+	if json.Valid(msg) || !incompleteJSON(msg) {
+		s.handle(msg)
+		return
+	}
+	// The beginning of a message: join the next lines until its outermost
+	// bracket closes. Whether it became invalid on the way is checked again
+	// whenever it has doubled in length since the last check, so a message
+	// of many lines costs time linear in its length.
+	var brackets nesting
+	brackets.feed(msg)
+	checked := len(msg)
+	for !s.eof {
 		more, tooLong := s.readLine()
 		trimmed := bytes.TrimSpace(more)
 		if tooLong || len(msg)+len(more) > maxMessage {
@@ -394,6 +405,17 @@ func (s *stdioFilter) next() {
 			return
 		}
 		msg = append(append(msg, '\n'), more...)
+		brackets.feed([]byte{'\n'})
+		brackets.feed(more)
+		if brackets.closed() {
+			break
+		}
+		if len(msg) >= 2*checked {
+			checked = len(msg)
+			if !incompleteJSON(msg) {
+				break // a syntax error: handle answers it
+			}
+		}
 	}
 	s.handle(msg)
 }

@@ -111,3 +111,29 @@ func TestABatchFollowsTheVersionOfTheSuccessfulInitialize(t *testing.T) {
 		})
 	}
 }
+
+// A message pretty-printed over many lines is read in time linear in its
+// length: it was parsed again at every line joined, and one of 100,000
+// lines (1 MiB) kept the server busy for minutes, answering nothing else.
+func TestAMessageOfManyLinesIsReadInLinearTime(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{\n\"jsonrpc\": \"2.0\",\n\"id\": 2,\n\"method\": \"ping\",\n\"params\": {\"_meta\": {\"junk\": [\n0")
+	for i := 1; i < 50000; i++ {
+		fmt.Fprintf(&b, ",\n%d", i)
+	}
+	b.WriteString("\n]}}\n}")
+	answers := make(chan []string, 1)
+	go func() {
+		answers <- serveLines(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, b.String(), `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	}()
+	select {
+	case got := <-answers:
+		assert.ElementsMatch(t, []string{
+			`{"jsonrpc":"2.0","id":1,"result":{}}`,
+			`{"jsonrpc":"2.0","id":2,"result":{}}`,
+			`{"jsonrpc":"2.0","id":3,"result":{}}`,
+		}, got)
+	case <-time.After(15 * time.Second):
+		t.Fatal("a message of 50,000 lines was not answered within 15 s")
+	}
+}
