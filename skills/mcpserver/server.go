@@ -279,7 +279,7 @@ func ServeHTTPAnyAddress(ctx context.Context, srv *mcp.Server, addr string, read
 	// open until the server ends it, so shutdown ends the streams first.
 	streams, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
-	handler := http.NewCrossOriginProtection().Handler(readBody(requireSession(endOnShutdown(streams, sdk))))
+	handler := http.NewCrossOriginProtection().Handler(readBody(requireSession(boundSessions(srv, maxSessions, endOnShutdown(streams, sdk)))))
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
 		handler = loopbackHostOnly(handler) // DNS rebinding: see loopbackHostOnly
 	}

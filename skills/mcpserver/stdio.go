@@ -52,6 +52,10 @@ func ServeStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out, log io.
 	return fmt.Errorf("cannot serve MCP: %w", err)
 }
 
+// initTimeout bounds how long a batch waits for the answer to an initialize
+// still being handled (see batchesAllowed).
+const initTimeout = 10 * time.Second
+
 // drainTimeout bounds how long the end of stdin waits for the answers to
 // requests still being handled.
 const drainTimeout = time.Minute
@@ -62,13 +66,73 @@ const drainTimeout = time.Minute
 // every request has its answer, instead of dropping the answers still in
 // progress. The ids also let the filter refuse a request that reuses the id
 // of one in progress, which the SDK would silently never answer.
+//
+// It also follows the initialize handshake: the protocol version the SDK
+// agreed to is the one in its answer to a successful initialize, and
+// whether a batch is allowed depends on it (see batchesAllowed).
 type inFlight struct {
 	mu   sync.Mutex
 	ids  map[string]bool
 	done chan struct{} // closed and replaced whenever ids becomes empty
+	// inits holds the ids of initialize requests not yet answered;
+	// initsDone is closed and replaced whenever inits becomes empty.
+	inits     map[string]bool
+	initsDone chan struct{}
+	version   string // the version of the first successful initialize; "" before
 }
 
-func newInFlight() *inFlight { return &inFlight{ids: map[string]bool{}, done: make(chan struct{})} }
+func newInFlight() *inFlight {
+	return &inFlight{ids: map[string]bool{}, done: make(chan struct{}), inits: map[string]bool{}, initsDone: make(chan struct{})}
+}
+
+// addInit records an initialize request passed on to the SDK.
+func (f *inFlight) addInit(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inits[key] = true
+}
+
+// answered records the SDK's answer to the request key: when it answers an
+// initialize, protocolVersion is the version it agreed to ("" for an error).
+func (f *inFlight) answered(key, protocolVersion string) {
+	f.mu.Lock()
+	if f.inits[key] {
+		delete(f.inits, key)
+		if f.version == "" {
+			f.version = protocolVersion
+		}
+		if len(f.inits) == 0 {
+			close(f.initsDone)
+			f.initsDone = make(chan struct{})
+		}
+	}
+	f.mu.Unlock()
+	f.remove(key)
+}
+
+// cancelled forgets a request the client cancelled (it may get no answer).
+func (f *inFlight) cancelled(key string) { f.answered(key, "") }
+
+// batchesAllowed reports whether the SDK takes a JSON-RPC batch now: before
+// a successful initialize, or after one that agreed to a version before
+// 2025-06-18 (the SDK ends the session for a batch otherwise). An
+// initialize still being handled is waited for, up to timeout: the batch
+// follows it, and its answer decides.
+func (f *inFlight) batchesAllowed(timeout time.Duration) bool {
+	f.mu.Lock()
+	if len(f.inits) > 0 {
+		done := f.initsDone
+		f.mu.Unlock()
+		select {
+		case <-done:
+		case <-time.After(timeout):
+			return false // unknown: refusing the batch keeps the session
+		}
+		f.mu.Lock()
+	}
+	defer f.mu.Unlock()
+	return f.version == "" || f.version < "2025-06-18"
+}
 
 // idKey identifies a request id (raw JSON) however it is spelled: "2" and
 // 2 differ, "\u0041" and "A" do not. "" for no usable id.
@@ -143,7 +207,11 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.line = scanMessages(append(c.line, p[:n]...), func(m rpcShape) {
 		if m.Method == "" && m.ID != nil {
-			c.f.remove(idKey(m.ID))
+			version := ""
+			if m.Result != nil {
+				version = m.Result.ProtocolVersion
+			}
+			c.f.answered(idKey(m.ID), version)
 		}
 	})
 	return n, err
@@ -155,6 +223,9 @@ func (c *countingWriter) Close() error { return nil }
 type rpcShape struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Result *struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	} `json:"result"`
 }
 
 // scanMessages calls fn for every message of every complete line of buf
@@ -243,9 +314,6 @@ type stdioFilter struct {
 	hasBack bool
 	eof     bool
 	warned  bool // the Content-Length warning was logged
-	noBatch bool // the protocol version asked for has no JSON-RPC batches
-	// initialized: an initialize was passed on (noBatch is its version's)
-	initialized bool
 }
 
 func newStdioFilter(r io.Reader, out, log io.Writer, f *inFlight) *stdioFilter {
@@ -313,7 +381,18 @@ func (s *stdioFilter) next() {
 		return
 	}
 	msg := line
-	for !json.Valid(msg) && incompleteJSON(msg) && !s.eof {
+	if json.Valid(msg) || !incompleteJSON(msg) {
+		s.handle(msg)
+		return
+	}
+	// The beginning of a message: join the next lines until its outermost
+	// bracket closes. Whether it became invalid on the way is checked again
+	// whenever it has doubled in length since the last check, so a message
+	// of many lines costs time linear in its length.
+	var brackets nesting
+	brackets.feed(msg)
+	checked := len(msg)
+	for !s.eof {
 		more, tooLong := s.readLine()
 		trimmed := bytes.TrimSpace(more)
 		if tooLong || len(msg)+len(more) > maxMessage {
@@ -326,6 +405,17 @@ func (s *stdioFilter) next() {
 			return
 		}
 		msg = append(append(msg, '\n'), more...)
+		brackets.feed([]byte{'\n'})
+		brackets.feed(more)
+		if brackets.closed() {
+			break
+		}
+		if len(msg) >= 2*checked {
+			checked = len(msg)
+			if !incompleteJSON(msg) {
+				break // a syntax error: handle answers it
+			}
+		}
 	}
 	s.handle(msg)
 }
@@ -398,7 +488,7 @@ func (s *stdioFilter) handle(msg []byte) {
 		}
 		// The SDK ends the session for a batch in 2025-06-18 or later, or
 		// for one that repeats an id.
-		if s.noBatch {
+		if !s.f.batchesAllowed(initTimeout) {
 			s.answer(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not part of MCP 2025-06-18 and later; send the messages one by one")
 			return
 		}
@@ -423,6 +513,7 @@ func (s *stdioFilter) handle(msg []byte) {
 				return
 			}
 			calls = append(calls, key)
+			s.noticeInitialize(raw, key)
 		}
 	} else {
 		n, err := checkMessage(msg)
@@ -439,10 +530,10 @@ func (s *stdioFilter) handle(msg []byte) {
 				return
 			}
 			calls = append(calls, key)
+			s.noticeInitialize(msg, key)
 		} else {
 			s.noticeCancel(msg)
 		}
-		s.noticeInitialize(msg)
 	}
 	s.f.add(calls)
 	s.pending = append(append(s.pending, msg...), '\n')
@@ -458,27 +549,22 @@ func (s *stdioFilter) noticeCancel(msg []byte) {
 		} `json:"params"`
 	}
 	if json.Unmarshal(msg, &m) == nil && m.Method == "notifications/cancelled" {
-		s.f.remove(idKey(m.Params.RequestID))
+		s.f.cancelled(idKey(m.Params.RequestID))
 	}
 }
 
-// noticeInitialize records from an initialize request whether the session
-// will have JSON-RPC batches: only the versions before 2025-06-18 have them
-// (the SDK answers any version it does not support with a later one).
-func (s *stdioFilter) noticeInitialize(msg []byte) {
+// noticeInitialize records an initialize request (with id key) passed on to
+// the SDK: whether later batches are allowed depends on the version its
+// answer agrees to, which need not be the one asked for (an unknown
+// version gets the SDK's latest) and does not count when the initialize
+// fails (wrong params: the client may try again with another version).
+func (s *stdioFilter) noticeInitialize(msg []byte, key string) {
 	var m struct {
 		Method string `json:"method"`
-		Params *struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"params"`
 	}
-	if s.initialized || json.Unmarshal(msg, &m) != nil || m.Method != "initialize" || m.Params == nil {
-		return // (without params the SDK refuses the initialize)
+	if json.Unmarshal(msg, &m) == nil && m.Method == "initialize" {
+		s.f.addInit(key)
 	}
-	s.initialized = true // the SDK refuses a second initialize
-	// A missing or unknown version gets the SDK's latest.
-	v := m.Params.ProtocolVersion
-	s.noBatch = !(slices.Contains(mcp.SupportedProtocolVersions(), v) && v < "2025-06-18")
 }
 
 // checkMessage checks that raw (valid JSON) is a JSON-RPC 2.0 message the
