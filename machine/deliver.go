@@ -36,16 +36,44 @@ func (r *Run) Send(event string) error { return r.SendEvent(event, nil) }
 // SendEvent is Send with a payload, checked against the event's declared
 // payload fields.
 func (r *Run) SendEvent(event string, payload map[string]any) error {
+	return r.send(0, event, payload)
+}
+
+// Queue is SendEvent for an event of a list of queued events the caller
+// keeps (`lppctl run --event`'s), rank being its place there (1-based): the
+// step that takes it records the rank (Record.Queued), so that a caller
+// that goes on with the run after a crash queues again only the events no
+// step took (Took).
+func (r *Run) Queue(rank int, event string, payload map[string]any) error {
+	if rank < 1 {
+		return fmt.Errorf("cannot queue event %q: rank %d is not 1 or more", event, rank)
+	}
+	return r.send(rank, event, payload)
+}
+
+func (r *Run) send(rank int, event string, payload map[string]any) error {
 	d, err := r.m.prepare(event, payload)
 	if err != nil {
 		return fmt.Errorf("cannot send event %q: %w", event, err)
 	}
+	d.rank = rank
 	select {
 	case r.inbox <- d:
 		return nil
 	default:
 		return fmt.Errorf("cannot send event %q: too many pending events", event)
 	}
+}
+
+// Took reports whether a step of the run, run or replayed, took the queued
+// event of the given rank (Queue).
+func (r *Run) Took(rank int) bool { return r.took[rank] }
+
+func (r *Run) markTook(rank int) {
+	if r.took == nil {
+		r.took = map[int]bool{}
+	}
+	r.took[rank] = true
 }
 
 // Pending returns the names of the events sent from outside that no state

@@ -28,6 +28,7 @@ type delivery struct {
 	payload map[string]any
 	value   any
 	dropped []string // the payload's fields the event does not declare, left out (extra_payload_fields: drop)
+	rank    int      // its rank in the caller's list of queued events (Queue); 0: not queued so
 }
 
 // eventFieldTag names the Go struct fields of an event's expression type

@@ -38,23 +38,26 @@ const (
 // machine moved to To. Observers receive one per step, before the next action
 // starts; a journal of Records is enough to rebuild a run (see Replay).
 type Record struct {
-	Seq      int            `json:"seq"`             // 1-based number of this step
-	From     string         `json:"from"`            // the state whose action ran
-	To       string         `json:"to"`              // the state entered ("" when the run ended in From)
-	Via      string         `json:"via"`             // "next[i]", "on_error", "on NAME[i]", "event NAME", "wait" or "final"
-	Guard    string         `json:"guard,omitempty"` // the `when` that held
-	Event    string         `json:"event,omitempty"` // the event that made the move
-	Payload  map[string]any `json:"payload,omitempty"`
-	Action   string         `json:"action,omitempty"`
-	Error    string         `json:"error,omitempty"` // the action error routed through on_error
-	Vars     map[string]any `json:"vars,omitempty"`  // context variables changed by this step (new values)
-	Memory   []MemOp        `json:"memory,omitempty"`
-	Notes    []mspec.Note   `json:"notes,omitempty"` // what the action said: strings, or objects with a severity (warnings)
-	Warn     string         `json:"warn,omitempty"`
-	Input    *Input         `json:"input,omitempty"` // the person's answer the action consumed
-	Start    time.Time      `json:"start"`
-	Duration time.Duration  `json:"duration"`      // of the action
-	End      bool           `json:"end,omitempty"` // the run completed with this step
+	Seq     int            `json:"seq"`             // 1-based number of this step
+	From    string         `json:"from"`            // the state whose action ran
+	To      string         `json:"to"`              // the state entered ("" when the run ended in From)
+	Via     string         `json:"via"`             // "next[i]", "on_error", "on NAME[i]", "event NAME", "wait" or "final"
+	Guard   string         `json:"guard,omitempty"` // the `when` that held
+	Event   string         `json:"event,omitempty"` // the event that made the move
+	Payload map[string]any `json:"payload,omitempty"`
+	Action  string         `json:"action,omitempty"`
+	Error   string         `json:"error,omitempty"` // the action error routed through on_error
+	Vars    map[string]any `json:"vars,omitempty"`  // context variables changed by this step (new values)
+	Memory  []MemOp        `json:"memory,omitempty"`
+	Notes   []mspec.Note   `json:"notes,omitempty"` // what the action said: strings, or objects with a severity (warnings)
+	Warn    string         `json:"warn,omitempty"`
+	Input   *Input         `json:"input,omitempty"` // the person's answer the action consumed
+	// Queued is the rank (1-based) of the event queued with Queue that this
+	// step took, in the caller's list of queued events; 0 when it took none.
+	Queued   int           `json:"queued,omitempty"`
+	Start    time.Time     `json:"start"`
+	Duration time.Duration `json:"duration"`      // of the action
+	End      bool          `json:"end,omitempty"` // the run completed with this step
 	// Appended names the list variables of Vars whose new value is their
 	// value before the step with items appended, with that value's length:
 	// the items past it are all that changed (the journal writes only them).
@@ -109,6 +112,7 @@ type Run struct {
 	inbox     chan *delivery // events sent from outside the run (Send), from any goroutine
 	queue     []*delivery    // events from outside not yet delivered, oldest first
 	internal  []*delivery    // events emitted by an action, left after the one taken
+	took      map[int]bool   // the ranks of the queued events (Queue) a step took, run or replayed
 	waiting   bool           // the current state's action ran: it waits for an event
 	trigger   *delivery      // the event that entered the current state (nil: none)
 	pause     *PauseError
@@ -257,6 +261,15 @@ func (r *Run) Replay(rec *Record) error {
 	}
 	if err := r.mem.Apply(rec.Memory); err != nil {
 		return fmt.Errorf("cannot replay step %d: %w", rec.Seq, err)
+	}
+	if rec.Queued < 0 {
+		return fmt.Errorf("cannot replay step %d: it took queued event %d, but queued events count from 1", rec.Seq, rec.Queued)
+	}
+	if r.took[rec.Queued] { // each queued event is taken once
+		return fmt.Errorf("cannot replay step %d: it took queued event %d, which an earlier step took", rec.Seq, rec.Queued)
+	}
+	if rec.Queued > 0 {
+		r.markTook(rec.Queued)
 	}
 	r.seq = rec.Seq
 	if rec.End {
@@ -512,6 +525,10 @@ func (r *Run) take(rec *Record, chosen *Ctrans, ev *delivery, changed map[string
 	var err error
 	if ev != nil {
 		rec.Event, rec.Payload = ev.name, ev.payload
+		if ev.rank > 0 {
+			rec.Queued = ev.rank
+			r.markTook(ev.rank)
+		}
 		if len(ev.dropped) > 0 {
 			rec.Notes = append(rec.Notes, droppedNote(ev))
 		}

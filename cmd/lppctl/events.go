@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -186,4 +187,56 @@ func pendingNote(r *machine.Run, hint string) string {
 		note += fmt.Sprintf(" (deliver one with %s --event NAME)", hint)
 	}
 	return note
+}
+
+// queuedMeta is the events queued with `run --event`, as run.json keeps them
+// (a resume after a crash queues again those no step took: requeue).
+func queuedMeta(events []queuedEvent) []runstore.QueuedEvent {
+	if len(events) == 0 {
+		return nil
+	}
+	out := make([]runstore.QueuedEvent, len(events))
+	for i, e := range events {
+		out[i] = runstore.QueuedEvent{Name: e.name, Payload: e.payload}
+	}
+	return out
+}
+
+// queueAll queues the events of `run --event` in r, each with its rank.
+func queueAll(r *machine.Run, events []queuedEvent) error {
+	for i, e := range events {
+		if err := r.Queue(i+1, e.name, e.payload); err != nil {
+			return withCode(exitUsage, fmt.Errorf("--event %s: %w", e.name, err))
+		}
+	}
+	return nil
+}
+
+// requeue queues in r (the journal replayed on it) the events `run --event`
+// queued that no journaled step took, in order, with their ranks: the run
+// stopped before a state took them (killed), and goes on with the same
+// queue. Nothing is queued when the run stopped at a clean point since it
+// began (they were dropped then, with a note). It returns the notes to
+// print: the events queued again, and those a spec changed with --force no
+// longer takes (dropped).
+func requeue(rc *runstore.Recovery, r *machine.Run) []string {
+	events := rc.Run.Meta.Events
+	if len(events) == 0 || rc.Log.Stopped() {
+		return nil
+	}
+	var again, notes []string
+	for i, e := range events {
+		if r.Took(i + 1) {
+			continue
+		}
+		if err := r.Queue(i+1, e.Name, e.Payload); err != nil {
+			notes = append(notes, fmt.Sprintf("the queued event %s (--event %d) is dropped: %v", e.Name, i+1, err))
+			continue
+		}
+		again = append(again, e.Name)
+	}
+	if len(again) > 0 {
+		notes = append([]string{fmt.Sprintf("the run stopped before a state took the queued event(s) %s; they are queued again", strings.Join(again, ", "))}, notes...)
+	}
+	return notes
 }

@@ -222,6 +222,9 @@ func resumeAction(c *cli.Context) error {
 			return err
 		}
 	}
+	for _, note := range requeue(rc, r) {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s\n", note)
+	}
 	meta.Status, meta.State, meta.Steps, meta.PID, meta.Error = machine.StatusRunning, r.State(), r.Seq(), os.Getpid(), ""
 	meta.End = nil
 	meta.Resumes++

@@ -128,7 +128,8 @@ func runAction(c *cli.Context) error {
 		Vars: vars, Agent: agentJSON, MaxTransitions: c.Int("max-transitions"),
 		Fsync: policy, PID: os.Getpid(),
 		// prompt templates (and a blueprint's compute mapping), for resume
-		Files: store.RelPaths(cfg.Root, mappingHash(spec, path, runstore.FileHashes(spec, reg, cfg.Root))),
+		Files:  store.RelPaths(cfg.Root, mappingHash(spec, path, runstore.FileHashes(spec, reg, cfg.Root))),
+		Events: queuedMeta(events), // kept for a resume after a crash (requeue)
 	}, spec.Source)
 	if err != nil {
 		return err
@@ -150,11 +151,9 @@ func runAction(c *cli.Context) error {
 		sess.close()
 		return withCode(exitUsage, err)
 	}
-	for _, e := range events {
-		if err := r.SendEvent(e.name, e.payload); err != nil {
-			sess.close()
-			return withCode(exitUsage, fmt.Errorf("--event %s: %w", e.name, err))
-		}
+	if err := queueAll(r, events); err != nil {
+		sess.close()
+		return err
 	}
 	sess.journal.SetCommitted(0, r.State())
 	if sess.trace, err = startTrace(ctx, c, run, false); err != nil {

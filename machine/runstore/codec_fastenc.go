@@ -13,9 +13,9 @@ import (
 // encoding/json writes it (SetEscapeHTML(false)), without reflection, when w
 // is a step of the kind most lines are: routing, context variables, memory
 // operations, notes, list and string appends, references. It reports false
-// for anything else (an answer, a payload, a map patch, a marker...), which
-// encoding/json then writes: a line it writes is the same bytes
-// (TestFastStepEncodesAsEncodingJSON).
+// for anything else (an answer, a payload, a queued event taken, a map
+// patch, a marker...), which encoding/json then writes: a line it writes is
+// the same bytes (TestFastStepEncodesAsEncodingJSON).
 func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
 	e := w.Entry
 	if e == nil || e.Type != EntryStep || e.Record == nil || !e.At.IsZero() || e.Pause != nil ||
@@ -23,7 +23,7 @@ func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
 		return b, false
 	}
 	r := e.Record
-	if r.Payload != nil || r.Input != nil {
+	if r.Payload != nil || r.Input != nil || r.Queued != 0 {
 		return b, false
 	}
 	if y := r.Start.Year(); y < 0 || y > 9999 {

@@ -131,7 +131,7 @@ func (r *Run) RebuildMeta(cause error) error {
 	if m.ID == "" {
 		m.ID = filepath.Base(r.Dir)
 	}
-	m.Vars = normalizeMap(m.Vars)
+	m.normalize()
 	m.PID, m.Pause, m.Error, m.End = 0, nil, "", nil
 	m.Status, m.Steps = machine.StatusRunning, l.Steps()
 	if last := l.Last(); last != nil {

@@ -203,6 +203,20 @@ func (l *Log) AnsweredWith(in *machine.Input) int {
 	return 0
 }
 
+// Stopped reports whether the run stopped at a clean point since it began
+// (a pause, fail or interrupt marker): the events queued when it began
+// (Meta.Events) that no step had taken were dropped then, with a note, and
+// are not queued again.
+func (l *Log) Stopped() bool {
+	for _, e := range l.Entries {
+		switch e.Type {
+		case EntryPause, EntryFail, EntryInterrupt:
+			return true
+		}
+	}
+	return false
+}
+
 // TookEvent returns the step that took event name since the run last
 // stopped (its last pause, fail or interrupt marker), or 0 when none did: a
 // resume that delivered it and was killed after its step was committed.

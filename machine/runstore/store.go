@@ -80,6 +80,27 @@ type Meta struct {
 	// (prompt templates) name, by absolute path, as they were when the run
 	// began (FileHashes); resume refuses when one changed.
 	Files map[string]string `json:"files,omitempty"`
+	// Events are the events queued when the run started (`lppctl run
+	// --event`), in order. A step that took one records its rank, 1-based
+	// (machine.Record.Queued): those no step took are queued again when the
+	// run goes on after a crash. Written with the rest of run.json before the
+	// first step, and copied into the journal's start marker.
+	Events []QueuedEvent `json:"events,omitempty"`
+}
+
+// QueuedEvent is an event queued when the run started, with its payload.
+type QueuedEvent struct {
+	Name    string         `json:"name"`
+	Payload map[string]any `json:"payload,omitempty"`
+}
+
+// normalize turns the json.Numbers of values read back into the types a
+// fresh run has (normalizeMap).
+func (m *Meta) normalize() {
+	m.Vars = normalizeMap(m.Vars)
+	for i := range m.Events {
+		m.Events[i].Payload = normalizeMap(m.Events[i].Payload)
+	}
 }
 
 // Store is a directory of runs.
@@ -381,7 +402,7 @@ func (r *Run) LoadMeta() error {
 	if err := dec.Decode(&m); err != nil {
 		return fmt.Errorf("cannot read run metadata: %s: %w", r.Path(MetaFile), err)
 	}
-	m.Vars = normalizeMap(m.Vars)
+	m.normalize()
 	r.Meta = m
 	return nil
 }
