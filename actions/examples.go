@@ -99,6 +99,12 @@ func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 					continue
 				}
 				line, err := d.runExample(ctx, i+1, raw, sandboxJob{dir: dir, spec: specName, as: as, run: true, maxTransitions: c.Int("max_transitions")}, successEnds)
+				if err != nil && heldOut[i+1] {
+					// The error may quote the example's files or values; it
+					// can reach a writer's prompt through the error routes.
+					c.Notef("example %d (held out): %v", i+1, err)
+					return fmt.Errorf("cannot run example %d (held out from the writer: its inputs are not shown): the sandbox failed; the run's notes say why", i+1)
+				}
 				if err != nil {
 					return err
 				}
@@ -106,7 +112,7 @@ func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 					successEnds[line.end] = true
 				}
 				if heldOut[i+1] {
-					line.text = heldOutLine(i+1, raw, line.pass)
+					line.text = heldOutLine(i+1, raw, line)
 				}
 				lines[i] = line
 			}
@@ -127,17 +133,36 @@ func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 }
 
 // heldOutLine is the report's line of an example held out from the writer
-// of the code: whether it passed, never its inputs or values (the report is
-// the next refinement's feedback; shown them, the writer could fit the code
-// to them too).
-func heldOutLine(n int, raw any, pass bool) string {
+// of the code: whether it passed and, when it failed, what kind of failure
+// (line.failure), never its name, inputs or values (the report is the next
+// refinement's feedback; shown them, the writer could fit the code to them
+// too, and a name such as "5 km in mi" tells the inputs).
+func heldOutLine(n int, raw any, line exampleLine) string {
 	ex, _ := decodeExample(raw)
-	head := fmt.Sprintf("example %d %q (%s; held out: the writer is not shown its inputs or values)", n, ex.Name, ex.Kind)
-	if pass {
+	head := heldOutHead(n, ex)
+	if line.pass {
 		return head + ": the run gave what it expects"
 	}
-	checks := append(sortedKeys(ex.Expect), sortedKeys(ex.Contains)...)
-	return fmt.Sprintf("%s: the run did not give what it expects (it checks %s): the code is right on the examples it was shown but not on this one; fix the logic for every input of the target, never for particular inputs", head, strings.Join(checks, ", "))
+	failure := line.failure
+	if failure == "" {
+		failure = "the run did not give what it expects"
+	}
+	return fmt.Sprintf("%s: %s: the code is right on the examples it was shown but not on this one; fix the logic for every input of the target, never for particular inputs", head, failure)
+}
+
+// heldOutHead names an example held out from the writer without its name
+// (which may tell its inputs), inputs or values.
+func heldOutHead(n int, ex example) string {
+	kind := ex.Kind
+	if kind == "" {
+		kind = "no kind"
+	}
+	return fmt.Sprintf("example %d (%s; held out from the writer: its name, inputs and values are not shown)", n, kind)
+}
+
+// checkedVars lists the variables an example checks (expect, then contains).
+func checkedVars(ex example) string {
+	return strings.Join(append(sortedKeys(ex.Expect), sortedKeys(ex.Contains)...), ", ")
 }
 
 // exampleResults gathers the lines of one spec.examples call.
@@ -160,9 +185,10 @@ func (r exampleResults) String() string {
 }
 
 type exampleLine struct {
-	pass bool
-	text string
-	end  string // the final state the run completed in ("" when it did not)
+	pass    bool
+	text    string
+	end     string // the final state the run completed in ("" when it did not)
+	failure string // what kind of failure, without the example's values (heldOutLine)
 }
 
 // isErrorExample reports whether raw is an example of kind "error".
@@ -207,14 +233,14 @@ func decodeExample(raw any) (example, error) {
 func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, successEnds map[string]bool) (exampleLine, error) {
 	ex, err := decodeExample(raw)
 	if err != nil {
-		return exampleLine{text: fmt.Sprintf("example %d: not an example object {name, kind, vars, files, expect, contains}: %v", n, err)}, nil
+		return exampleLine{text: fmt.Sprintf("example %d: not an example object {name, kind, vars, files, expect, contains}: %v", n, err), failure: "it is not an example object"}, nil
 	}
 	head := fmt.Sprintf("example %d %q (vars %s)", n, ex.Name, showValue(ex.Vars))
 	if problems := exampleProblems(ex); len(problems) > 0 {
-		return exampleLine{text: head + ": " + strings.Join(problems, "; ")}, nil
+		return exampleLine{text: head + ": " + strings.Join(problems, "; "), failure: "it is no evidence (it expects nothing, an empty text or a wide tolerance, or a file outside reference/)"}, nil
 	}
 	if p := d.shadowedFile(job.dir, ex.Files); p != "" {
-		return exampleLine{text: fmt.Sprintf("%s: file %s is one of the skill's own files; an example's input file never replaces one (name it otherwise under reference/, and leave it out of the skill)", head, p)}, nil
+		return exampleLine{text: fmt.Sprintf("%s: file %s is one of the skill's own files; an example's input file never replaces one (name it otherwise under reference/, and leave it out of the skill)", head, p), failure: "one of its input files has the path of one of the skill's own files"}, nil
 	}
 	job.vars, job.files, job.events = ex.Vars, ex.Files, ex.Events
 	res, err := d.sandbox(ctx, job)
@@ -232,18 +258,18 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 	case ex.Kind == kindError && res.ok && len(successEnds) == 0:
 		problems = append(problems, fmt.Sprintf("expected the run to fail (an error example), but it completed in state %s, and no example that succeeds completed to tell it from a success", res.endState))
 	case ex.Kind == kindError && res.ok && pythonCrash(res.routed) != "":
-		return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s) before the run ended in state %s: %s", head, pythonCrash(res.routed), res.endState, refuseHint)}, nil
+		return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s) before the run ended in state %s: %s", head, pythonCrash(res.routed), res.endState, refuseHint), failure: "it is an error example, and a script crashed (a Python traceback) instead of refusing its input: " + refuseHint}, nil
 	case ex.Kind == kindError && res.ok:
 		got = append(got, fmt.Sprintf("the run ended in state %s, not where the examples that succeed end, as expected", res.endState))
 	case ex.Kind == kindError && !res.runFailed:
-		return exampleLine{text: head + ": expected the run to fail (an error example), but it did not run to its end: " + strings.TrimSpace(res.report)}, nil
+		return exampleLine{text: head + ": expected the run to fail (an error example), but it did not run to its end: " + strings.TrimSpace(res.report), failure: "it is an error example, and the run did not run to its end"}, nil
 	case ex.Kind == kindError:
 		if crash := pythonCrash(res.report + "\n" + res.routed); crash != "" {
-			return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s): %s", head, crash, refuseHint)}, nil
+			return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s): %s", head, crash, refuseHint), failure: "it is an error example, and a script crashed (a Python traceback) instead of refusing its input: " + refuseHint}, nil
 		}
 		got = append(got, "the run failed, as expected: "+lastLine(res.report))
 	case !res.ok:
-		return exampleLine{text: head + ": " + strings.TrimSpace(res.report)}, nil
+		return exampleLine{text: head + ": " + strings.TrimSpace(res.report), failure: "its run failed (a script's error, a refusal or a limit) where it must complete and give what it expects (it checks " + checkedVars(ex) + ")"}, nil
 	}
 	for _, name := range sortedKeys(ex.Expect) {
 		want := ex.Expect[name]
@@ -271,7 +297,11 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 		}
 	}
 	if len(problems) > 0 {
-		return exampleLine{text: head + ": " + strings.Join(problems, "; "), end: end}, nil
+		failure := "the run did not give what it expects (it checks " + checkedVars(ex) + ")"
+		if ex.Kind == kindError {
+			failure = "it is an error example, and the run completed where the examples that succeed end (or none did): a failure must end the run as failed or in a final state of its own"
+		}
+		return exampleLine{text: head + ": " + strings.Join(problems, "; "), end: end, failure: failure}, nil
 	}
 	return exampleLine{pass: true, text: head + ": " + strings.Join(got, ", "), end: end}, nil
 }

@@ -188,11 +188,13 @@ context:
   report:   {type: string, default: ""}
   blame:    {type: string, default: ""}
   examples_bad: {type: bool, default: false}
+  held_out: {type: list, default: []}
+  spec_report: {type: string, default: ""}
 initial: check
 states:
   check:
     do: spec.promises
-    with: {path: target, skill_path: '"skills/demo"', dir: '"gen/demo"', scripts: scripts, examples: examples, ok: ok, report: report, blame: blame, examples_bad: examples_bad}
+    with: {path: target, skill_path: '"skills/demo"', dir: '"gen/demo"', scripts: scripts, examples: examples, held_out: held_out, ok: ok, report: report, blame: blame, examples_bad: examples_bad, spec_report: spec_report}
     next: [done]
   done: {final: true}
 `
@@ -220,10 +222,13 @@ func TestSpecPromises(t *testing.T) {
 		files    map[string]string
 		scripts  bool
 		examples []any
+		heldOut  []any
 		ok       bool
 		blame    string
 		bad      bool
 		report   string
+		exact    bool   // report is the whole report
+		specOnly string // the problems that name no example
 	}{
 		{name: "a blueprint whose scripts are the skill's and whose examples fit", files: map[string]string{"demo.yaml": examplesSpec}, examples: ex, ok: true, report: "gen/demo/demo.yaml: its scripts and the examples' variables are where the spec says"},
 		{
@@ -248,6 +253,26 @@ func TestSpecPromises(t *testing.T) {
 gen/demo/demo.yaml: example 1 "1 mi" expects result as the string "1.609344", but result is a float in the spec: write the number 1.609344, without quotes (or change the variable's type)`,
 		},
 		{
+			name: "a held-out example's value of the wrong type is reported without its name or values", files: map[string]string{"demo.yaml": examplesSpec},
+			examples: []any{
+				map[string]any{"name": "1 mi", "kind": "typical", "vars": map[string]any{"value": 1}, "expect": map[string]any{"result": "1.609344"}},
+				map[string]any{"name": "5 km in mi", "kind": "typical", "vars": map[string]any{"value": "5"}, "expect": map[string]any{"result": "3.10686", "report": 3.1}},
+			},
+			heldOut: []any{2}, blame: "blueprint", bad: true, exact: true,
+			report: `gen/demo/demo.yaml: example 1 "1 mi" expects result as the string "1.609344", but result is a float in the spec: write the number 1.609344, without quotes (or change the variable's type)
+gen/demo/demo.yaml: example 2 (typical; held out from the writer: its name, inputs and values are not shown) gives value as a string, but value is a float in the spec: write it as a number, without quotes (or change the variable's type)
+gen/demo/demo.yaml: example 2 (typical; held out from the writer: its name, inputs and values are not shown) expects report as a number, but report is a string in the spec: write it as a string (or change the variable's type)
+gen/demo/demo.yaml: example 2 (typical; held out from the writer: its name, inputs and values are not shown) expects result as a string, but result is a float in the spec: write it as a number, without quotes (or change the variable's type)`,
+		},
+		{
+			name: "a held-out example's undeclared variable is named, the example is not", files: map[string]string{"demo.yaml": strings.ReplaceAll(examplesSpec, "skills/demo/scripts/convert.py", "scripts/convert.py")},
+			examples: []any{map[string]any{"name": "5 km in mi", "kind": "edge", "vars": map[string]any{"miles": 5}, "expect": map[string]any{"result": 8.04672}}},
+			heldOut:  []any{1}, blame: "blueprint", exact: true,
+			report: `gen/demo/demo.yaml:13:20: state "convert" runs scripts/convert.py, which is not a script of the skill: name it skills/demo/scripts/convert.py (the skill is installed as skills/demo/; each script the spec runs is written in its scripts/ folder)
+gen/demo/demo.yaml: example 1 (edge; held out from the writer: its name, inputs and values are not shown) gives "miles", which is not a context variable of the spec: declare it (the examples were written from the target; the spec must take their inputs and give their outputs)`,
+			specOnly: `gen/demo/demo.yaml:13:20: state "convert" runs scripts/convert.py, which is not a script of the skill: name it skills/demo/scripts/convert.py (the skill is installed as skills/demo/; each script the spec runs is written in its scripts/ folder)`,
+		},
+		{
 			name: "in phase 2 a script not written is named", files: map[string]string{"demo.yaml": examplesSpec}, scripts: true,
 			blame: "implementation", report: `gen/demo/demo.yaml:13:20: state "convert" runs skills/demo/scripts/convert.py, but no step wrote scripts/convert.py in gen/demo; plan and write it`,
 		},
@@ -265,11 +290,19 @@ gen/demo/demo.yaml: example 1 "1 mi" expects result as the string "1.609344", bu
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := sandboxProject(t, tt.files)
-			vars := runChecker(t, root, promisesChecker, map[string]any{"target": "gen/demo/demo.yaml", "scripts": tt.scripts, "examples": tt.examples})
+			heldOut := tt.heldOut
+			if heldOut == nil {
+				heldOut = []any{}
+			}
+			vars := runChecker(t, root, promisesChecker, map[string]any{"target": "gen/demo/demo.yaml", "scripts": tt.scripts, "examples": tt.examples, "held_out": heldOut})
 			assert.Equal(t, tt.ok, vars["ok"], vars["report"])
 			assert.Equal(t, tt.blame, vars["blame"])
 			assert.Equal(t, tt.bad, vars["examples_bad"])
 			assert.Contains(t, vars["report"], tt.report)
+			if tt.exact {
+				assert.Equal(t, tt.report, vars["report"])
+				assert.Equal(t, tt.specOnly, vars["spec_report"])
+			}
 		})
 	}
 }
@@ -379,7 +412,7 @@ func TestAHeldOutExampleIsReportedWithoutItsInputsOrValues(t *testing.T) {
 	vars := runChecker(t, root, heldOutChecker, map[string]any{"examples": examples, "held_out": []any{2}})
 	assert.Equal(t, false, vars["ok"])
 	assert.Equal(t, `examples: 1 of 2 passed
-FAIL example 2 "7 ft" (typical; held out: the writer is not shown its inputs or values): the run did not give what it expects (it checks result): the code is right on the examples it was shown but not on this one; fix the logic for every input of the target, never for particular inputs
+FAIL example 2 (typical; held out from the writer: its name, inputs and values are not shown): the run did not give what it expects (it checks result): the code is right on the examples it was shown but not on this one; fix the logic for every input of the target, never for particular inputs
 pass example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6576`, vars["report"])
 
 	right := "import json, sys\nd = json.load(sys.stdin)\nprint(json.dumps({'result': d['value'] * 0.3048, 'lines': 0, 'report': ''}))\n"
@@ -388,5 +421,15 @@ pass example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6576`
 	assert.Equal(t, true, vars["ok"])
 	assert.Equal(t, `examples: 2 of 2 passed
 pass example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6576
-pass example 2 "7 ft" (typical; held out: the writer is not shown its inputs or values): the run gave what it expects`, vars["report"])
+pass example 2 (typical; held out from the writer: its name, inputs and values are not shown): the run gave what it expects`, vars["report"])
+
+	// A lookup that crashes on the input it was not shown: the traceback
+	// (KeyError: 7) would tell the input; the line says what kind of failure.
+	crash := "import json, sys\nd = json.load(sys.stdin)\nprint(json.dumps({'result': {12: 3.6576}[d['value']], 'lines': 0, 'report': ''}))\n"
+	root = sandboxProject(t, map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": crash})
+	vars = runChecker(t, root, heldOutChecker, map[string]any{"examples": examples, "held_out": []any{2}})
+	assert.Equal(t, false, vars["ok"])
+	assert.Equal(t, `examples: 1 of 2 passed
+FAIL example 2 (typical; held out from the writer: its name, inputs and values are not shown): its run failed (a script's error, a refusal or a limit) where it must complete and give what it expects (it checks result): the code is right on the examples it was shown but not on this one; fix the logic for every input of the target, never for particular inputs
+pass example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6576`, vars["report"])
 }

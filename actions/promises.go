@@ -31,16 +31,22 @@ import (
 //     (a number for a float, a text for a string: the string "12" is not the
 //     number 12).
 //
+// An example named by held_out (its number, from 1) is reported without its
+// name or values (heldOutHead): the report is the writer's feedback.
+//
 // It writes whether every promise holds and a report, one problem a line,
 // positioned in the spec, each saying how to fix it; examples_bad says that
-// an example's value has the wrong type (the example may be what is wrong).
+// an example's value has the wrong type (the example may be what is wrong);
+// spec_report holds the problems that name no example, which a writer may
+// still be told when the examples are written again (the old examples'
+// values could be those of the next held-out one).
 func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 	specPath, reg, root, src, failure, err := d.readSpecParam(ctx, c, "spec.promises", "check")
 	if err != nil {
 		return err
 	}
 	if failure != "" {
-		return setNamedVars(c, map[string]any{"ok": false, "report": failure})
+		return setNamedVars(c, map[string]any{"ok": false, "report": failure, "spec_report": failure})
 	}
 	skillPath, err := stringParam(c, "skill_path")
 	if err != nil {
@@ -58,12 +64,25 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	examples, _ := c.Param("examples").([]any)
+	heldOut := map[int]bool{}
+	if c.Param("held_out") != nil {
+		nums, ok := c.Param("held_out").([]any)
+		if !ok {
+			return fmt.Errorf("held_out of spec.promises must give a list of example numbers, not %s", describe(c.Param("held_out")))
+		}
+		for _, v := range nums {
+			if f, ok := number(v); ok {
+				heldOut[int(f)] = true
+			}
+		}
+	}
 	s := decodeSource(reg, root, specPath, src, validate.WithoutFiles())
 	if s.spec == nil {
 		// Validation reports why; nothing here can be checked.
 		return setNamedVars(c, map[string]any{"ok": true, "report": specPath + ": not decoded; the validation reports why"})
 	}
 	var problems []string
+	namesNoExample := 0 // problems[:namesNoExample] name no example (they come first)
 	specsFault := false // a problem only a new blueprint fixes
 	where := func(pos mspec.Pos) string {
 		if s.tr == nil && pos.Line > 0 {
@@ -126,6 +145,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 			}
 		}
 	}
+	namesNoExample = len(problems)
 	declared := map[string]bool{}
 	types := map[string]*mspec.Var{}
 	for _, v := range s.spec.Context {
@@ -136,21 +156,28 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 	written := writtenVars(s.spec)
 	for i, raw := range examples {
 		ex, _ := raw.(map[string]any)
+		head := fmt.Sprintf("example %d %q", i+1, fmt.Sprint(ex["name"]))
+		if heldOut[i+1] {
+			// Never its name (it may tell the inputs) or its values: the
+			// report is the feedback of the blueprint's and the code's writer.
+			decoded, _ := decodeExample(raw)
+			head = heldOutHead(i+1, decoded)
+		}
 		for _, part := range []string{"vars", "expect", "contains"} {
 			m, _ := ex[part].(map[string]any)
 			for _, name := range sortedKeys(m) {
 				if declared[name] && part != "vars" && !written[name] {
 					specsFault = true
-					problems = append(problems, fmt.Sprintf("%s: example %d %q checks %q, but no state writes it (a script.run output, a set, a tool's result): make the state that computes it write it", specPath, i+1, fmt.Sprint(ex["name"]), name))
+					problems = append(problems, fmt.Sprintf("%s: %s checks %q, but no state writes it (a script.run output, a set, a tool's result): make the state that computes it write it", specPath, head, name))
 				}
 				if !declared[name] {
 					specsFault = true
-					problems = append(problems, fmt.Sprintf("%s: example %d %q %s %q, which is not a context variable of the spec: declare it (the examples were written from the target; the spec must take their inputs and give their outputs)", specPath, i+1, fmt.Sprint(ex["name"]), map[string]string{"vars": "gives", "expect": "expects", "contains": "checks"}[part], name))
+					problems = append(problems, fmt.Sprintf("%s: %s %s %q, which is not a context variable of the spec: declare it (the examples were written from the target; the spec must take their inputs and give their outputs)", specPath, head, map[string]string{"vars": "gives", "expect": "expects", "contains": "checks"}[part], name))
 					continue
 				}
-				if msg := typeMismatch(types[name], part, m[name]); msg != "" {
+				if msg := typeMismatch(types[name], part, m[name], heldOut[i+1]); msg != "" {
 					specsFault, examplesBad = true, true
-					problems = append(problems, fmt.Sprintf("%s: example %d %q %s", specPath, i+1, fmt.Sprint(ex["name"]), msg))
+					problems = append(problems, fmt.Sprintf("%s: %s %s", specPath, head, msg))
 				}
 			}
 		}
@@ -167,12 +194,13 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 		blame = "implementation"
 	}
 	c.Notef("promises of %s: %d problem(s)", specPath, len(problems))
-	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report, "blame": blame, "examples_bad": examplesBad})
+	return setNamedVars(c, map[string]any{"ok": len(problems) == 0, "report": report, "blame": blame, "examples_bad": examplesBad, "spec_report": strings.Join(problems[:namesNoExample], "\n")})
 }
 
 // typeMismatch says how an example's value for v (in part: vars, expect or
 // contains) does not fit v's type, and how to write it; "" when it fits.
-func typeMismatch(v *mspec.Var, part string, value any) string {
+// hidden (the example is held out from the writer) leaves the value out.
+func typeMismatch(v *mspec.Var, part string, value any, hidden bool) string {
 	verb := map[string]string{"vars": "gives", "expect": "expects", "contains": "checks"}[part]
 	if part == "contains" {
 		if v.Type == mspec.TypeString || v.Type == mspec.TypeAny {
@@ -187,9 +215,18 @@ func typeMismatch(v *mspec.Var, part string, value any) string {
 	if str, isStr := value.(string); isStr && (v.Type == mspec.TypeInt || v.Type == mspec.TypeFloat) {
 		if f, err := strconv.ParseFloat(strings.TrimSpace(str), 64); err == nil && (v.Type == mspec.TypeFloat || f == math.Trunc(f)) {
 			fix = "write the number " + strings.TrimSpace(str) + ", without quotes"
+			if hidden {
+				fix = "write it as a number, without quotes"
+			}
 		}
 	} else if _, isNum := number(value); isNum && v.Type == mspec.TypeString {
 		fix = "write the string " + showValue(fmt.Sprint(value))
+		if hidden {
+			fix = "write it as a string"
+		}
+	}
+	if hidden {
+		return fmt.Sprintf("%s %s as a %s, but %s is a %s in the spec: %s (or change the variable's type)", verb, v.Name, jsonKind(value), v.Name, v.Type, fix)
 	}
 	return fmt.Sprintf("%s %s as the %s %s, but %s is a %s in the spec: %s (or change the variable's type)", verb, v.Name, jsonKind(value), showValue(value), v.Name, v.Type, fix)
 }

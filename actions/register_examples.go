@@ -67,8 +67,10 @@ func (d *Deps) specPromisesAction() machine.Action {
 			{Name: "dir", Type: mspec.TypeExpr, Doc: "the folder holding the skill's files now (relative to the root): where scripts are looked for"},
 			{Name: "scripts", Type: mspec.TypeExpr, Doc: "a bool expression: also check that each script is written and names its maps' keys (default false)"},
 			{Name: "examples", Type: mspec.TypeExpr, Doc: "a list expression: the examples whose vars, expect and contains keys must be context variables"},
+			{Name: "held_out", Type: mspec.TypeExpr, Doc: "a list expression: the numbers (from 1) of the examples held out from the writer (examples.vet's held_out): reported without their names or values"},
 			{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether every promise holds"},
 			{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the problems, one a line"},
+			{Name: "spec_report", Type: mspec.TypeString, Doc: "the string variable that gets the problems that name no example, one a line (\"\" when none): what a writer may be told when the examples are written again"},
 			{Name: "blame", Type: mspec.TypeString, Doc: "the string variable that gets blueprint (a problem only a new spec fixes), implementation (a script's problem) or \"\" (none)"},
 			{Name: "examples_bad", Type: mspec.TypeString, Doc: "the bool variable that gets whether an example's value has the wrong type for its variable (the example may be what is wrong)"},
 		},
@@ -76,6 +78,7 @@ func (d *Deps) specPromisesAction() machine.Action {
 			out := varParam(p, "ok", mspec.TypeBool, "whether every promise holds")
 			out = append(out, varParam(p, "examples_bad", mspec.TypeBool, "whether an example's value has the wrong type")...)
 			out = append(out, varParam(p, "blame", mspec.TypeString, "whose fault a problem is")...)
+			out = append(out, varParam(p, "spec_report", mspec.TypeString, "the problems that name no example")...)
 			return append(out, varParam(p, "report", mspec.TypeString, "the promises' report")...)
 		},
 		Run: d.specPromises,

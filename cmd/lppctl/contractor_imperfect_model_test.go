@@ -35,6 +35,7 @@ type imperfectModel struct {
 	calls   map[string]int      // replies given, by state
 	written map[string]int      // versions handed out: "blueprint", "script"
 	told    map[string][]string // the last user message of each call, by state
+	sent    []modelRequest      // every request, all its messages
 	tokens  struct{ in, out int }
 }
 
@@ -179,6 +180,11 @@ func (m *imperfectModel) serve(w http.ResponseWriter, r *http.Request) {
 	state := stateOf(first)
 	m.mu.Lock()
 	m.told[state] = append(m.told[state], last)
+	all := make([]string, 0, len(body.Messages))
+	for _, msg := range body.Messages {
+		all = append(all, msg.Role+": "+msg.Content)
+	}
+	m.sent = append(m.sent, modelRequest{state: state, text: strings.Join(all, "\n")})
 	n := m.calls[state]
 	text := m.reply(state, first)
 	if f := m.mistakes[state][n]; f != nil {
@@ -200,6 +206,18 @@ func (m *imperfectModel) toldIn(state string) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.told[state]...)
+}
+
+// modelRequest is one request the model was sent: the state that asked
+// and every message of it (system, user, and the assistant's own replies of
+// a repair), joined.
+type modelRequest struct{ state, text string }
+
+// requests returns every request the model was sent, in order.
+func (m *imperfectModel) requests() []modelRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]modelRequest(nil), m.sent...)
 }
 
 func (m *imperfectModel) callsOf(state string) int {

@@ -102,9 +102,10 @@ func TestContractorImperfectModel(t *testing.T) {
 			},
 			check: func(t *testing.T, m *imperfectModel, res runResult, root string) {
 				// Example 2 is held out: the writer learns that it failed, never its inputs or values.
-				assert.Contains(t, m.toldIn("executing")[3], `FAIL example 2 "5 km in mi" (typical; held out: the writer is not shown its inputs or values): the run did not give what it expects (it checks result)`)
+				assert.Contains(t, m.toldIn("executing")[3], `FAIL example 2 (typical; held out from the writer: its name, inputs and values are not shown): the run did not give what it expects (it checks result)`)
 				for i, p := range m.toldIn("executing") {
 					assert.NotContains(t, p, "3.10686", "executing prompt %d shows the held-out example's value", i)
+					assert.NotContains(t, p, "5 km in mi", "executing prompt %d shows the held-out example's name", i)
 				}
 				assert.Contains(t, m.toldIn("evaluating")[0], "TO_M = {", "the score sees the scripts")
 				assert.Contains(t, m.toldIn("evaluating")[0], `pass example 1 "12 ft in m"`, "the score sees the examples' results")
