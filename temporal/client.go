@@ -431,6 +431,16 @@ func ResumeRun(ctx context.Context, c client.Client, runID string, a Resume) err
 		err = h.Get(ctx, nil)
 	}
 	if err != nil {
+		if st, how, cerr := Closed(ctx, c, runID); cerr == nil && st != "" {
+			// The run ended between the caller's look and the answer (a
+			// cancel, its last step): say so, not the server's "workflow
+			// execution already completed".
+			what := string(st)
+			if how != "" && st != machine.StatusFailed { // a failure's message is long: runs show has it
+				what += ", " + how
+			}
+			return fmt.Errorf("cannot resume run %s: it has ended (%s); a run that has ended takes no answer or event", runID, what)
+		}
 		msg := rootMessage(err) // the workflow's refusal names the run already
 		if !strings.HasPrefix(msg, "cannot resume run "+runID+": ") {
 			msg = fmt.Sprintf("cannot resume run %s: %s", runID, msg)
