@@ -23,10 +23,11 @@ func (e *errNothingRan) Error() string {
 func (e *errNothingRan) Unwrap() error { return runstore.ErrNotFound }
 
 // openRun opens run id of store as store.Open does; a folder of that name
-// in which nothing ran is an *errNothingRan.
+// in which nothing ran (store.Open: not found, as no prefix names it) is an
+// *errNothingRan.
 func openRun(store *runstore.Store, id string) (*runstore.Run, error) {
 	run, err := store.Open(id)
-	if err == nil || errors.Is(err, runstore.ErrNotFound) || errors.Is(err, runstore.ErrAmbiguous) || !filepath.IsLocal(id) || filepath.Base(id) != id {
+	if err == nil || errors.Is(err, runstore.ErrAmbiguous) || !filepath.IsLocal(id) || filepath.Base(id) != id {
 		return run, err
 	}
 	dir := filepath.Join(store.Dir, id)

@@ -291,12 +291,17 @@ func (s *Store) Open(id string) (*Run, error) {
 		}
 		var match []string
 		for _, cand := range ids {
-			if strings.HasPrefix(cand, id) {
+			// A folder in which nothing ran (kill -9 as lppctl made it) is
+			// no run: List leaves it out, and so does a prefix.
+			if strings.HasPrefix(cand, id) && isRunDir(filepath.Join(s.Dir, cand)) {
 				match = append(match, cand)
 			}
 		}
 		switch len(match) {
 		case 0:
+			if info, err := os.Stat(dir); err == nil && info.IsDir() {
+				return nil, fmt.Errorf("cannot open run %q: nothing ran in it: its folder %s holds neither %s nor a journal (lppctl stopped as it made it, or the folder was made by hand); remove it%w", id, dir, MetaFile, quiet{ErrNotFound})
+			}
 			return nil, fmt.Errorf("cannot open run %q: %w in %s (lppctl runs lists them)", id, ErrNotFound, s.Dir)
 		case 1:
 			dir = filepath.Join(s.Dir, match[0])
