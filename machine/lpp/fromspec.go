@@ -325,9 +325,9 @@ func (w *writer) finish(x *wTrans) error {
 			def = "compute:" + w.gateUnit[v]
 			id = strings.TrimPrefix(v, gateVarPre)
 		} else {
-			py, err := PrintGate(p)
+			py, err := gate.PrintGate(p)
 			if err != nil {
-				var pe *PrintError
+				var pe *gate.PrintError
 				if asPrintError(err, &pe) {
 					return w.fail(x.state, t, x.pos, "column %d of its guard %q: %s has no L++ equivalent (write it as a compute gate)", pe.Col+strings.Index(x.when, p), x.when, pe.What)
 				}
@@ -378,8 +378,8 @@ func (w *writer) finish(x *wTrans) error {
 	return nil
 }
 
-func asPrintError(err error, pe **PrintError) bool {
-	e, ok := err.(*PrintError)
+func asPrintError(err error, pe **gate.PrintError) bool {
+	e, ok := err.(*gate.PrintError)
 	*pe = e
 	return ok
 }

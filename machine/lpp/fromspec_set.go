@@ -8,6 +8,7 @@ import (
 	"github.com/expr-lang/expr/ast"
 	exprparser "github.com/expr-lang/expr/parser"
 
+	"github.com/lppctl/lppctl/machine/lpp/gate"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -73,7 +74,7 @@ func mergeInto(n ast.Node, m string) (string, ast.Node, bool) {
 
 // pathOf reads a chain of reads (x, x.k, x?.k, x?.["k"]) as its path.
 func pathOf(n ast.Node) ([]string, bool) {
-	switch x := unchain(n).(type) {
+	switch x := gate.Unchain(n).(type) {
 	case *ast.IdentifierNode:
 		return []string{x.Value}, true
 	case *ast.MemberNode:

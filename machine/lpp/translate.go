@@ -29,10 +29,10 @@ func ToSpecYAML(bp *Blueprint, m *Mapping) ([]byte, error) {
 
 // Names the translation adds; every one starts with lpp_ or holds "__".
 const (
-	payloadVar = "lpp_payload"  // the last event's payload, for helper states
-	gateVarPre = "lpp_gate_"    // the result of a compute gate
-	startState = "lpp_start"    // fires the start event when the entry state accepts it
-	functionIn = "lpp_function" // the input key naming a compute unit's function
+	payloadVar = gate.PayloadVar // the last event's payload, for helper states
+	gateVarPre = "lpp_gate_"     // the result of a compute gate
+	startState = "lpp_start"     // fires the start event when the entry state accepts it
+	functionIn = "lpp_function"  // the input key naming a compute unit's function
 	genDoc     = "lppctl import: "
 )
 

@@ -14,6 +14,11 @@ var IdentRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // run rests in.
 const StateVar = "lpp_current_state"
 
+// PayloadVar is the property holding the last event's payload, for the
+// translation's helper states (a gate printed back reads
+// event.payload.FIELD from it there).
+const PayloadVar = "lpp_payload"
+
 // ReservedName reports names lppctl expressions read as keywords, that
 // the interpreter sets itself, or of functions a translation calls: the
 // gate functions (py_round, ...), len and get, and merge (a dotted set). A

@@ -3,12 +3,8 @@ package gate_test
 import (
 	"testing"
 
-	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/lpp/gate"
 )
-
-// This test stands outside package gate (gate_test): it needs lpp's
-// PrintGate, and lpp imports gate.
 
 // Every guard Translate writes prints as a gate that translates back
 // to the same guard, or to one of these that means the same (not x == y is
@@ -24,9 +20,9 @@ func TestPrintGateInvertsTranslateGate(t *testing.T) {
 			continue
 		}
 		t.Run(tt.Src, func(t *testing.T) {
-			py, err := lpp.PrintGate(tt.Want)
+			py, err := gate.PrintGate(tt.Want)
 			if err != nil {
-				t.Fatalf("lpp.PrintGate(%s): %v", tt.Want, err)
+				t.Fatalf("gate.PrintGate(%s): %v", tt.Want, err)
 			}
 			back, err := gate.Translate(py, gate.TestTypes)
 			if err != nil {
@@ -47,7 +43,7 @@ func FuzzPrintGate(f *testing.F) {
 	}
 	f.Add(`lpp_payload?.x != nil && (m?.["a-b"] ?? 1) > 0`)
 	f.Fuzz(func(t *testing.T, guard string) {
-		py, err := lpp.PrintGate(guard)
+		py, err := gate.PrintGate(guard)
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package lpp
+package gate
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/expr-lang/expr/ast"
 	exprparser "github.com/expr-lang/expr/parser"
-	"github.com/lppctl/lppctl/machine/lpp/gate"
 )
 
 // PrintError is an expr construct with no equivalent in L++'s gate dialect.
@@ -47,7 +46,7 @@ func (p pyExpr) at(min int) string {
 }
 
 // PrintGate prints an expr guard in L++'s Python-like gate dialect: the
-// inverse of gate.Translate for what it writes (x == nil is x is None,
+// inverse of Translate for what it writes (x == nil is x is None,
 // m?.k ?? d is m.get('k', d), (s ?? "") != "" is s, floor(a / b) is
 // a // b, lpp_payload?.X, read in helper states, is event.payload.X).
 // A construct with no equivalent is a *PrintError with its column.
@@ -103,7 +102,7 @@ func printPy(n ast.Node) (pyExpr, error) {
 	case *ast.StringNode:
 		return pyExpr{pyString(x.Value), pyAtom}, nil
 	case *ast.IdentifierNode:
-		if x.Value == payloadVar {
+		if x.Value == PayloadVar {
 			return pyExpr{"event.payload", pyAtom}, nil
 		}
 		return pyExpr{x.Value, pyAtom}, nil
@@ -194,7 +193,7 @@ func printMember(x *ast.MemberNode, def *pyExpr) (pyExpr, error) {
 		switch {
 		case id.Value == "event" && (prop.Value == "payload" || prop.Value == "name"):
 			return pyExpr{"event." + prop.Value, pyAtom}, nil
-		case id.Value == payloadVar:
+		case id.Value == PayloadVar:
 			return pyPayloadField(x, prop.Value, def)
 		}
 	}
@@ -228,7 +227,7 @@ func pyPayloadField(x *ast.MemberNode, k string, def *pyExpr) (pyExpr, error) {
 	switch {
 	case x.Optional || def != nil:
 		return withDefault(pyExpr{"event.payload.get(" + pyString(k) + ")", pyAtom}, "event.payload", k, def), nil
-	case gate.IdentRE.MatchString(k) && !gate.ReservedName(k):
+	case IdentRE.MatchString(k) && !ReservedName(k):
 		return pyExpr{"event.payload." + k, pyAtom}, nil
 	}
 	return pyExpr{"event.payload[" + pyString(k) + "]", pyAtom}, nil
@@ -284,7 +283,7 @@ func isZeroLit(n ast.Node) bool {
 	return false
 }
 
-// truthTest recognises the truth value of x as gate.Translate writes it,
+// truthTest recognises the truth value of x as Translate writes it,
 // (x ?? "") != "", (x ?? 0) != 0, len(x ?? []) > 0: Python's plain x.
 func truthTest(b *ast.BinaryNode) (ast.Node, bool) {
 	if b.Operator == "!=" {
@@ -368,7 +367,7 @@ func printBinary(b *ast.BinaryNode) (pyExpr, error) {
 		return pyExpr{p.s, p.prec}, err
 	}
 	if b.Operator == "??" {
-		if m, ok := unchain(b.Left).(*ast.MemberNode); ok {
+		if m, ok := Unchain(b.Left).(*ast.MemberNode); ok {
 			def, err := printPy(b.Right)
 			if err != nil {
 				return pyExpr{}, err
@@ -405,13 +404,6 @@ func printBinary(b *ast.BinaryNode) (pyExpr, error) {
 		return pyExpr{l.at(prec) + " " + op + " " + r.at(prec+1), prec}, nil
 	}
 	return pyExpr{}, pyErr(b, "the operator %s", b.Operator)
-}
-
-func unchain(n ast.Node) ast.Node {
-	if c, ok := n.(*ast.ChainNode); ok {
-		return c.Node
-	}
-	return n
 }
 
 func printBuiltin(x *ast.BuiltinNode) (pyExpr, error) {
@@ -486,7 +478,7 @@ func printGateFunc(x *ast.CallNode) (pyExpr, bool, error) {
 	if f, ok := pyGateCalls[id.Value]; ok {
 		a := x.Arguments
 		if len(a) == 2 && id.Value == "py_str" {
-			if _, typed := unchain(a[1]).(*ast.StringNode); typed {
+			if _, typed := Unchain(a[1]).(*ast.StringNode); typed {
 				a = a[:1] // py_str(n, "number"): str(n) of a number property
 			}
 		}
@@ -548,7 +540,7 @@ func printInfix(ln ast.Node, op string, rn ast.Node) (pyExpr, error) {
 // division by R, each possibly after `E == nil ||` (or after the left side
 // of an and/or, which decides before the right side is evaluated).
 func precondition(n ast.Node, rest string) bool {
-	switch x := unchain(n).(type) {
+	switch x := Unchain(n).(type) {
 	case *ast.CallNode:
 		id, ok := x.Callee.(*ast.IdentifierNode)
 		if !ok || id.Value != "py_ok" || len(x.Arguments) == 0 {
@@ -569,4 +561,12 @@ func precondition(n ast.Node, rest string) bool {
 		}
 	}
 	return false
+}
+
+// Unchain is the node under an optional chain (a?.b): itself otherwise.
+func Unchain(n ast.Node) ast.Node {
+	if c, ok := n.(*ast.ChainNode); ok {
+		return c.Node
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package lpp
+package gate
 
 import (
 	"errors"
