@@ -3,6 +3,7 @@ package actions
 import (
 	"errors"
 	"fmt"
+	"github.com/lppctl/lppctl/actions/replyjson"
 	"maps"
 	"os"
 	"path/filepath"
@@ -125,7 +126,7 @@ func (k *checker) generate(st *mspec.State) {
 			k.errorf(e.VPos, e.VSpan, "write a JSON pointer into the reply, e.g. /summary", "map.%s of action %q must be a JSON pointer, not %s", e.Key, st.Do, describe(e.Value))
 			continue
 		}
-		if _, err := pointerSegments(ptr); err != nil {
+		if _, err := replyjson.PointerSegments(ptr); err != nil {
 			k.errorf(e.VPos, e.VSpan, "a JSON pointer starts with /, e.g. /summary or /items/0/name", "map.%s of action %q: %v", e.Key, st.Do, err)
 			continue
 		}

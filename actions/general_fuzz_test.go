@@ -2,6 +2,7 @@ package actions
 
 import (
 	"encoding/json"
+	"github.com/lppctl/lppctl/actions/replyjson"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,18 +19,18 @@ func FuzzExtractJSON(f *testing.F) {
 		f.Add(s, "/a/b")
 	}
 	f.Fuzz(func(t *testing.T, reply, ptr string) {
-		text, err := extractJSON(reply)
+		text, err := replyjson.Extract(reply)
 		if err != nil {
 			return
 		}
 		if !json.Valid([]byte(text)) {
 			t.Fatalf("extractJSON(%q) = %q, not JSON", reply, text)
 		}
-		v, err := decodeJSON(text)
+		v, err := replyjson.Decode(text)
 		if err != nil {
 			t.Fatalf("extractJSON(%q) = %q, which does not decode: %v", reply, text, err)
 		}
-		_, _ = pointerGet(v, ptr)
+		_, _ = replyjson.PointerGet(v, ptr)
 	})
 }
 
@@ -54,7 +55,7 @@ func FuzzLoadSchema(f *testing.F) {
 			return
 		}
 		_, _ = rs.typeAt("/a")
-		if v, err := decodeJSON(reply); err == nil {
+		if v, err := replyjson.Decode(reply); err == nil {
 			_ = rs.validate(v)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lppctl/lppctl/actions/replyjson"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,7 +121,7 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 	if err != nil {
 		return "", err.Error()
 	}
-	v, err := decodeJSON(raw)
+	v, err := replyjson.Decode(raw)
 	if err != nil {
 		return "", "the reply is not valid JSON: " + err.Error()
 	}
@@ -133,8 +134,8 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 		}
 	}
 	for _, name := range sortedKeys(mapping) {
-		field, err := pointerGet(v, mapping[name])
-		if ae := (*absentError)(nil); errors.As(err, &ae) && schema != nil && schema.mayOmit(mapping[name], ae.depth) {
+		field, err := replyjson.PointerGet(v, mapping[name])
+		if ae := (*replyjson.AbsentError)(nil); errors.As(err, &ae) && schema != nil && schema.mayOmit(mapping[name], ae.Depth) {
 			c.Notef("the reply leaves out %s, which the schema does not require: %s keeps its value", mapping[name], name)
 			continue
 		}
@@ -157,9 +158,9 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 // For a schema that takes an array, an array in prose is found too (see
 // replyArray) when the values found are not one valid array.
 func pickReplyValue(text string, schema *replySchema) (string, error) {
-	vals, err := replyValues(text)
+	vals, err := replyjson.Values(text)
 	if schema.wantsArray() && !oneValid(vals, err, schema) {
-		if arr, ok, aerr := replyArray(strings.TrimSpace(text), schema); ok {
+		if arr, ok, aerr := replyjson.Array(strings.TrimSpace(text), func(v any) bool { return schema.validate(v) == nil }); ok {
 			return arr, aerr
 		}
 		if err != nil {
@@ -170,12 +171,12 @@ func pickReplyValue(text string, schema *replySchema) (string, error) {
 		return "", err
 	}
 	if len(vals) == 1 {
-		return vals[0].text, nil
+		return vals[0].Text, nil
 	}
 	if schema != nil {
-		var valid []replySpan
+		var valid []replyjson.Span
 		for _, v := range vals {
-			if d, err := decodeJSON(v.text); err == nil && schema.validate(d) == nil {
+			if d, err := replyjson.Decode(v.Text); err == nil && schema.validate(d) == nil {
 				valid = append(valid, v)
 			}
 		}
@@ -183,22 +184,22 @@ func pickReplyValue(text string, schema *replySchema) (string, error) {
 			if err := laterAttempt(strings.TrimSpace(text), vals, valid[0], schema); err != nil {
 				return "", err
 			}
-			return valid[0].text, nil
+			return valid[0].Text, nil
 		}
 		if len(valid) > 1 {
 			vals = valid
 		}
 	}
-	return "", severalValues(strings.TrimSpace(text), vals, "JSON values")
+	return "", replyjson.SeveralValues(strings.TrimSpace(text), vals, "JSON values")
 }
 
 // oneValid reports whether replyValues found one value, valid against the
 // schema.
-func oneValid(vals []replySpan, err error, schema *replySchema) bool {
+func oneValid(vals []replyjson.Span, err error, schema *replySchema) bool {
 	if err != nil || len(vals) != 1 {
 		return false
 	}
-	d, derr := decodeJSON(vals[0].text)
+	d, derr := replyjson.Decode(vals[0].Text)
 	return derr == nil && schema.validate(d) == nil
 }
 
@@ -208,25 +209,25 @@ func oneValid(vals []replySpan, err error, schema *replySchema) bool {
 // an example of the format (`Format: {"score": 0, ...}. Answer: {"score":
 // "4", ...}` took the example's 0). The error says what is wrong with the
 // later one, so that the model corrects its answer.
-func laterAttempt(s string, vals []replySpan, valid replySpan, schema *replySchema) error {
-	keys, ok := objectKeys(valid.text)
+func laterAttempt(s string, vals []replyjson.Span, valid replyjson.Span, schema *replySchema) error {
+	keys, ok := objectKeys(valid.Text)
 	if !ok || len(keys) == 0 {
 		return nil
 	}
 	for _, v := range slices.Backward(vals) {
-		if v.start <= valid.start {
+		if v.Start <= valid.Start {
 			break
 		}
-		later, ok := objectKeys(v.text)
+		later, ok := objectKeys(v.Text)
 		if !ok || !keys.subsetOf(later) {
 			continue
 		}
-		d, err := decodeJSON(v.text)
+		d, err := replyjson.Decode(v.Text)
 		if err != nil {
 			continue
 		}
 		if verr := schema.validate(d); verr != nil {
-			l, c := lineCol(s, v.start)
+			l, c := replyjson.LineCol(s, v.Start)
 			return fmt.Errorf("the reply holds %d different JSON values (an example of the format, then your answer?); the one at line %d, column %d, after the one that fits, does not satisfy the schema: %v; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)", len(vals), l, c, verr)
 		}
 	}

@@ -2,6 +2,7 @@ package actions
 
 import (
 	"encoding/json"
+	"github.com/lppctl/lppctl/actions/replyjson"
 	"strings"
 	"testing"
 
@@ -211,21 +212,21 @@ func TestExtractJSON(t *testing.T) {
 		{"Here:\n```\n[1]\n```", `[1]`},
 		{`The answer is {"a": {"b": 2}} as asked.`, `{"a": {"b": 2}}`},
 	} {
-		got, err := extractJSON(c.in)
+		got, err := replyjson.Extract(c.in)
 		if err != nil || got != c.want {
 			t.Errorf("extractJSON(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
-	if _, err := extractJSON("no json here"); err == nil || err.Error() != "the reply holds no JSON object; answer with one JSON object and nothing else" {
+	if _, err := replyjson.Extract("no json here"); err == nil || err.Error() != "the reply holds no JSON object; answer with one JSON object and nothing else" {
 		t.Errorf("got %v", err)
 	}
-	if _, err := extractJSON("{0}"); err == nil || err.Error() != `the reply's JSON does not parse: line 1, column 2: "0" where a key in double quotes belongs (keys need double quotes); answer with one valid JSON object and nothing else` {
+	if _, err := replyjson.Extract("{0}"); err == nil || err.Error() != `the reply's JSON does not parse: line 1, column 2: "0" where a key in double quotes belongs (keys need double quotes); answer with one valid JSON object and nothing else` {
 		t.Errorf("got %v", err)
 	}
 }
 
 func TestPointerGet(t *testing.T) {
-	v, _ := decodeJSON(`{"a": {"b/c": [10, {"d": true}]}, "e~f": 1}`)
+	v, _ := replyjson.Decode(`{"a": {"b/c": [10, {"d": true}]}, "e~f": 1}`)
 	for ptr, want := range map[string]string{
 		"/a/b~1c/0":   "10",
 		"/a/b~1c/1/d": "true",
@@ -235,7 +236,7 @@ func TestPointerGet(t *testing.T) {
 		"/e~0f/g":     "error: the reply has no /e~0f/g (/e~f is an integer, not an object or array)",
 		"a":           `error: "a" is not a JSON pointer: it must start with /, e.g. /summary`,
 	} {
-		got, err := pointerGet(v, ptr)
+		got, err := replyjson.PointerGet(v, ptr)
 		s := JSONText(got)
 		if err != nil {
 			s = "error: " + err.Error()

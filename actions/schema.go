@@ -3,6 +3,7 @@ package actions
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/lppctl/lppctl/actions/replyjson"
 	"math/big"
 	"path/filepath"
 	"regexp"
@@ -186,7 +187,7 @@ func (rs *replySchema) nullProblem() string {
 // ("" when the schema does not say, or allows several); it fails when the
 // schema allows nothing there.
 func (rs *replySchema) typeAt(ptr string) (string, error) {
-	segs, err := pointerSegments(ptr)
+	segs, err := replyjson.PointerSegments(ptr)
 	if err != nil {
 		return "", err
 	}
@@ -275,7 +276,7 @@ func fitsVar(jt string, t mspec.Type) bool {
 // pointer of the object that holds it and its name; ok is false when every
 // property on the way is required, or the schema cannot be followed.
 func (rs *replySchema) optionalAt(ptr string) (parent, name string, ok bool) {
-	segs, err := pointerSegments(ptr)
+	segs, err := replyjson.PointerSegments(ptr)
 	if err != nil {
 		return "", "", false
 	}
@@ -290,7 +291,7 @@ func (rs *replySchema) optionalAt(ptr string) (parent, name string, ok bool) {
 // mayOmit reports whether a reply may leave out segment depth of ptr: the
 // schema does not require that property of its object.
 func (rs *replySchema) mayOmit(ptr string, depth int) bool {
-	segs, err := pointerSegments(ptr)
+	segs, err := replyjson.PointerSegments(ptr)
 	if err != nil || depth >= len(segs) {
 		return false
 	}

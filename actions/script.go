@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lppctl/lppctl/actions/replyjson"
 	"regexp"
 	"strings"
 
@@ -48,7 +49,7 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 			if lpp { // L++: a key the result lacks leaves the variable as it is
 				continue
 			}
-			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s", script, key, name, keyList(obj), stderrNote(stderr))
+			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s", script, key, name, replyjson.KeyList(obj), stderrNote(stderr))
 		}
 		if err := c.SetVar(name, mspec.NormalizeJSON(val)); err != nil {
 			return fmt.Errorf("script %s: key %q: %w", script, key, err)
@@ -90,12 +91,12 @@ func (d *Deps) runScript(ctx context.Context, c *machine.Call) (obj map[string]a
 	if m := cutStdoutRE.FindStringSubmatch(stdout); m != nil {
 		return nil, stdout, stderr, fmt.Errorf("script %s printed %s bytes on stdout, more than the policy's limits.max_output_bytes (%s): the output was cut, so it is not one JSON object; print less, or raise the limit in config/tools_config.yaml%s", script, m[1], m[2], stderrNote(stderr))
 	}
-	v, err := decodeJSON(stdout)
+	v, err := replyjson.Decode(stdout)
 	obj, isObj := v.(map[string]any)
 	if err != nil || !isObj {
 		what := "no JSON object"
 		if err == nil {
-			what = describeJSON(v) + " instead of a JSON object"
+			what = replyjson.Describe(v) + " instead of a JSON object"
 		}
 		return nil, stdout, stderr, fmt.Errorf("script %s printed %s on stdout (%q)%s", script, what, Clip(textx.OneLine(stdout), 120), stderrNote(stderr))
 	}

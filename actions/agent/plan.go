@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lppctl/lppctl/actions/replyjson"
 	"reflect"
 	"sort"
 	"strings"
@@ -120,7 +121,7 @@ type EvaluationOutput struct {
 }
 
 // ParsePlan extracts and validates a plan from a model reply: the JSON
-// object in it that has "steps" (see actions.ReplyObjects: a trailing comma
+// object in it that has "steps" (see reply.Objects: a trailing comma
 // or a raw line break in a string is forgiven). A reply holding several such
 // objects is read when only one of them is a valid plan, or when they are
 // the same; several valid plans that differ (a quoted format example with
@@ -128,7 +129,7 @@ type EvaluationOutput struct {
 // format error, never the first taken silently. When none is valid, the
 // first one's problems are given.
 func ParsePlan(reply string, maxSteps int) (*SkillPlan, error) {
-	objs, err := actions.ReplyObjects(reply, "steps")
+	objs, err := replyjson.Objects(reply, "steps")
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func ParsePlan(reply string, maxSteps int) (*SkillPlan, error) {
 			}
 			continue
 		}
-		if len(texts) > 0 && actions.SameJSON(texts[len(texts)-1], obj) {
+		if len(texts) > 0 && replyjson.Same(texts[len(texts)-1], obj) {
 			valid[len(valid)-1] = p
 			continue
 		}
@@ -153,7 +154,7 @@ func ParsePlan(reply string, maxSteps int) (*SkillPlan, error) {
 	case len(valid) == 1:
 		return valid[0], nil
 	case len(valid) > 1:
-		return nil, actions.SeveralObjects(reply, "steps")
+		return nil, replyjson.SeveralObjects(reply, "steps")
 	}
 	return nil, first
 }
@@ -226,7 +227,7 @@ func (p *SkillPlan) Validate(maxSteps int) error {
 }
 
 // ParseEvaluation extracts the evaluator's verdict from its reply: the JSON
-// object in it that has a "verdict" (see actions.ReplyObjects: a trailing
+// object in it that has a "verdict" (see reply.Objects: a trailing
 // comma or a raw line break in a string is forgiven). A reply holding
 // several such objects is read only when they all give the same valid
 // verdict (the last is taken: a draft, then the answer); verdicts that
@@ -237,7 +238,7 @@ func (p *SkillPlan) Validate(maxSteps int) error {
 // as their JSON text (numbers exactly); keys are normalised as L2 keys (see
 // L2Key), a clash getting a _2, _3... suffix.
 func ParseEvaluation(reply string) (*EvaluationOutput, error) {
-	objs, err := actions.ReplyObjects(reply, "verdict")
+	objs, err := replyjson.Objects(reply, "verdict")
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package actions
+package replyjson
 
 import (
 	"testing"
@@ -33,7 +33,7 @@ func TestExtractJSONForgivesSlipsAndNamesTheRealError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := extractJSON(tt.reply)
+			got, err := Extract(tt.reply)
 			if tt.err != "" {
 				require.EqualError(t, err, tt.err)
 				return

@@ -1,4 +1,4 @@
-package actions
+package replyjson
 
 import (
 	"encoding/json"
@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// ReplyObjects finds the JSON objects of a model's reply that have the key
+// Objects finds the JSON objects of a model's reply that have the key
 // want (every object when want is ""), in the order they appear: the whole
 // reply, a fenced block or an object inside prose, an object nested in
 // another that lacks the key (e.g. {"plan": {..., "steps": [...]}}), but not
 // one nested in an object already found. An object is read as
-// llm.generate reads JSON (lenientJSON): a trailing comma and a raw control
+// llm.generate reads JSON (lenient): a trailing comma and a raw control
 // character inside a string are forgiven; the texts returned are valid JSON.
 //
 // When no object has the key, the first object found is returned alone (the
@@ -23,45 +23,45 @@ import (
 // rather than describing the fragment.
 //
 // It is the one reader of objects in a reply: the Skills Agent's plan and
-// verdict parsers call it, and llm.generate through replyValues.
-func ReplyObjects(reply, want string) ([]string, error) {
-	spans, err := replyObjects(strings.TrimSpace(reply), want)
+// verdict parsers call it, and llm.generate through Values.
+func Objects(reply, want string) ([]string, error) {
+	spans, err := objects(strings.TrimSpace(reply), want)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(spans))
 	for i, sp := range spans {
-		out[i] = sp.text
+		out[i] = sp.Text
 	}
 	return out, nil
 }
 
-// replySpan is a JSON value found in a reply: s[start:end] holds it, text is
-// its valid JSON (repaired by lenientJSON when needed), err why the object
+// Span is a JSON value found in a reply: s[start:end] holds it, text is
+// its valid JSON (repaired by lenient when needed), err why the object
 // starting at start does not parse.
-type replySpan struct {
-	start, end int
-	text       string
+type Span struct {
+	Start, End int
+	Text       string
 	err        error
 }
 
 // inside reports whether x starts inside one of outer.
-func (x replySpan) inside(outer []replySpan) bool {
+func (x Span) inside(outer []Span) bool {
 	for _, o := range outer {
-		if o.start < x.start && x.start < o.end {
+		if o.Start < x.Start && x.Start < o.End {
 			return true
 		}
 	}
 	return false
 }
 
-// replyObjects is ReplyObjects on the trimmed reply s, giving where each
+// objects is Objects on the trimmed reply s, giving where each
 // object is.
-func replyObjects(s, want string) ([]replySpan, error) {
+func objects(s, want string) ([]Span, error) {
 	if s == "" {
 		return nil, errors.New("the reply is empty; answer with one JSON object")
 	}
-	var found, broken []replySpan
+	var found, broken []Span
 	for i, tries := 0, 0; i < len(s) && tries < 500; i++ {
 		if s[i] != '{' {
 			continue
@@ -71,15 +71,15 @@ func replyObjects(s, want string) ([]replySpan, error) {
 		var v json.RawMessage
 		err := dec.Decode(&v)
 		if err == nil {
-			found = append(found, replySpan{start: i, end: i + int(dec.InputOffset()), text: string(v)})
+			found = append(found, Span{Start: i, End: i + int(dec.InputOffset()), Text: string(v)})
 			continue
 		}
 		end := braceEnd(s, i)
-		if fixed, ok := lenientJSON(s[i:end]); ok {
-			found = append(found, replySpan{start: i, end: end, text: fixed})
+		if fixed, ok := lenient(s[i:end]); ok {
+			found = append(found, Span{Start: i, End: end, Text: fixed})
 			continue
 		}
-		broken = append(broken, replySpan{start: i, end: end, err: err})
+		broken = append(broken, Span{Start: i, End: end, err: err})
 	}
 	// A { that does not parse inside an object that does is in one of its
 	// strings: not an object of the reply.
@@ -90,7 +90,7 @@ func replyObjects(s, want string) ([]replySpan, error) {
 		}
 	}
 	broken = kept
-	var whole, wanted []replySpan // whole: the objects not inside a broken one
+	var whole, wanted []Span // whole: the objects not inside a broken one
 	for _, f := range found {
 		if f.inside(broken) {
 			continue
@@ -100,7 +100,7 @@ func replyObjects(s, want string) ([]replySpan, error) {
 			continue
 		}
 		var m map[string]json.RawMessage
-		if json.Unmarshal([]byte(f.text), &m) != nil {
+		if json.Unmarshal([]byte(f.Text), &m) != nil {
 			continue
 		}
 		if _, ok := m[want]; ok || want == "" {
@@ -112,9 +112,9 @@ func replyObjects(s, want string) ([]replySpan, error) {
 	}
 	// The broken object to report: the first that names the key, else,
 	// when no object parsed whole, the first.
-	var bad *replySpan
+	var bad *Span
 	for i, b := range broken {
-		if want != "" && strings.Contains(s[b.start:b.end], `"`+want+`"`) {
+		if want != "" && strings.Contains(s[b.Start:b.End], `"`+want+`"`) {
 			bad = &broken[i]
 			break
 		}
@@ -123,7 +123,7 @@ func replyObjects(s, want string) ([]replySpan, error) {
 		bad = &broken[0]
 	}
 	if bad != nil {
-		return nil, fmt.Errorf("the reply's JSON does not parse: %s; answer with one valid JSON object and nothing else", jsonSyntaxProblem(s, bad.start, bad.err))
+		return nil, fmt.Errorf("the reply's JSON does not parse: %s; answer with one valid JSON object and nothing else", jsonSyntaxProblem(s, bad.Start, bad.err))
 	}
 	if len(whole) > 0 {
 		return whole[:1], nil
@@ -131,14 +131,14 @@ func replyObjects(s, want string) ([]replySpan, error) {
 	return nil, errors.New("the reply holds no JSON object; answer with one JSON object and nothing else")
 }
 
-// SameJSON reports whether two JSON texts hold the same value (key order,
+// Same reports whether two JSON texts hold the same value (key order,
 // spacing and the spelling of numbers aside).
-func SameJSON(a, b string) bool {
+func Same(a, b string) bool {
 	return canonicalJSON(a) == canonicalJSON(b)
 }
 
 func canonicalJSON(s string) string {
-	v, err := decodeJSON(s)
+	v, err := Decode(s)
 	if err != nil {
 		return s
 	}
@@ -149,34 +149,34 @@ func canonicalJSON(s string) string {
 	return string(b)
 }
 
-// severalValues is the error for a reply holding several JSON values that
+// SeveralValues is the error for a reply holding several JSON values that
 // differ (what names them, e.g. `JSON objects with "steps"`), at the given
 // spans of the trimmed reply s: which one is the answer cannot be told.
-func severalValues(s string, spans []replySpan, what string) error {
-	return severalValuesOf(s, spans, what, "object")
+func SeveralValues(s string, spans []Span, what string) error {
+	return SeveralValuesOf(s, spans, what, "object")
 }
 
-// severalValuesOf is severalValues for an answer that is a JSON kind
+// SeveralValuesOf is SeveralValues for an answer that is a JSON kind
 // ("object", "array").
-func severalValuesOf(s string, spans []replySpan, what, kind string) error {
+func SeveralValuesOf(s string, spans []Span, what, kind string) error {
 	at := make([]string, len(spans))
 	for i, sp := range spans {
-		l, c := lineCol(s, sp.start)
+		l, c := LineCol(s, sp.Start)
 		at[i] = fmt.Sprintf("line %d, column %d", l, c)
 	}
 	return fmt.Errorf("the reply holds %d different %s (at %s), so which one is the answer cannot be told; answer with one JSON %s, your answer, and nothing else (no example of the format, no draft)", len(spans), what, strings.Join(at, "; "), kind)
 }
 
 // SeveralObjects is the error for a reply holding several objects with the
-// key want that differ (the objects ReplyObjects gives).
+// key want that differ (the objects Objects gives).
 func SeveralObjects(reply, want string) error {
 	s := strings.TrimSpace(reply)
-	spans, _ := replyObjects(s, want)
-	return severalValues(s, spans, fmt.Sprintf("JSON objects with %q", want))
+	spans, _ := objects(s, want)
+	return SeveralValues(s, spans, fmt.Sprintf("JSON objects with %q", want))
 }
 
-// lineCol is the 1-based line and column of byte offset off of s.
-func lineCol(s string, off int) (line, col int) {
+// LineCol is the 1-based line and column of byte offset off of s.
+func LineCol(s string, off int) (line, col int) {
 	line, col = 1, 1
 	for _, r := range s[:min(max(off, 0), len(s))] {
 		if r == '\n' {

@@ -1,4 +1,4 @@
-package actions
+package replyjson
 
 import (
 	"encoding/json"
@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// lenientJSON forgives the two slips models make most in JSON: a raw line
+// lenient forgives the two slips models make most in JSON: a raw line
 // break, carriage return, tab or other control character inside a string
 // (escaped), and a comma before a closing } or ] (dropped). It returns the
 // repaired text when that is valid JSON and differs from s.
-func lenientJSON(s string) (string, bool) {
+func lenient(s string) (string, bool) {
 	if s == "" || s[0] != '{' && s[0] != '[' {
 		return "", false
 	}

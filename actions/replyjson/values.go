@@ -1,47 +1,48 @@
-package actions
+package replyjson
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// extractJSON finds the JSON value in a model's reply (see replyValues); a
+// Extract finds the JSON value in a model's reply (see Values); a
 // reply holding several values that differ is an error.
-func extractJSON(reply string) (string, error) {
-	vals, err := replyValues(reply)
+func Extract(reply string) (string, error) {
+	vals, err := Values(reply)
 	if err != nil {
 		return "", err
 	}
 	if len(vals) > 1 {
-		return "", severalValues(strings.TrimSpace(reply), vals, "JSON values")
+		return "", SeveralValues(strings.TrimSpace(reply), vals, "JSON values")
 	}
-	return vals[0].text, nil
+	return vals[0].Text, nil
 }
 
-// replyValues finds the JSON values in a model's reply: the whole reply
+// Values finds the JSON values in a model's reply: the whole reply
 // when it is JSON, else the JSON of each fenced block that holds JSON and
-// each object in the text outside those blocks (ReplyObjects' objects: an
+// each object in the text outside those blocks (Objects' objects: an
 // object nested in another is part of it). Values that are the same are
 // given once, the last of them; the rest are in the order they appear, so
 // that a caller can refuse a reply that holds a quoted format example and
 // then its answer, or a draft and then its answer, rather than take the
-// first. Two slips a model makes often are forgiven (lenientJSON): a raw
+// first. Two slips a model makes often are forgiven (lenient): a raw
 // control character (a line break, a tab) inside a string, and a trailing
 // comma. When the reply's object does not parse, the error names the line,
 // the column and what is wrong there, rather than an object nested in it
 // that happens to parse.
-func replyValues(reply string) ([]replySpan, error) {
+func Values(reply string) ([]Span, error) {
 	s := strings.TrimSpace(reply)
 	if s != "" && json.Valid([]byte(s)) {
-		return []replySpan{{start: 0, end: len(s), text: s}}, nil
+		return []Span{{Start: 0, End: len(s), Text: s}}, nil
 	}
-	if fixed, ok := lenientJSON(s); ok {
-		return []replySpan{{start: 0, end: len(s), text: fixed}}, nil
+	if fixed, ok := lenient(s); ok {
+		return []Span{{Start: 0, End: len(s), Text: fixed}}, nil
 	}
-	var fenced []replySpan
+	var fenced []Span
 	for at := 0; ; {
 		i := strings.Index(s[at:], "```")
 		if i < 0 {
@@ -60,32 +61,32 @@ func replyValues(reply string) ([]replySpan, error) {
 		}
 		block := strings.TrimSpace(s[bodyAt:end])
 		if block != "" && json.Valid([]byte(block)) {
-			fenced = append(fenced, replySpan{start: bodyAt, end: end, text: block})
-		} else if fixed, ok := lenientJSON(block); ok {
-			fenced = append(fenced, replySpan{start: bodyAt, end: end, text: fixed})
+			fenced = append(fenced, Span{Start: bodyAt, End: end, Text: block})
+		} else if fixed, ok := lenient(block); ok {
+			fenced = append(fenced, Span{Start: bodyAt, End: end, Text: fixed})
 		}
 		if j < 0 {
 			break
 		}
 		at = end + 3
 	}
-	objs, err := replyObjects(s, "")
+	objs, err := objects(s, "")
 	if err != nil && len(fenced) == 0 {
 		return nil, err
 	}
-	var all []replySpan
+	var all []Span
 	for _, o := range objs {
 		if !o.inside(blockStarts(fenced)) {
 			all = append(all, o)
 		}
 	}
 	all = append(all, fenced...)
-	slices.SortFunc(all, func(a, b replySpan) int { return a.start - b.start })
-	var out []replySpan
+	slices.SortFunc(all, func(a, b Span) int { return a.Start - b.Start })
+	var out []Span
 	for i, v := range all {
 		dup := false
 		for _, later := range all[i+1:] {
-			if SameJSON(v.text, later.text) {
+			if Same(v.Text, later.Text) {
 				dup = true
 				break
 			}
@@ -99,16 +100,16 @@ func replyValues(reply string) ([]replySpan, error) {
 
 // blockStarts widens each fenced block's span by one byte before it, so that
 // an object starting at the block's first byte counts as inside it.
-func blockStarts(blocks []replySpan) []replySpan {
-	out := make([]replySpan, len(blocks))
+func blockStarts(blocks []Span) []Span {
+	out := make([]Span, len(blocks))
 	for i, b := range blocks {
-		out[i] = replySpan{start: b.start - 1, end: b.end}
+		out[i] = Span{Start: b.Start - 1, End: b.End}
 	}
 	return out
 }
 
-// decodeJSON decodes JSON text with numbers kept exact (json.Number).
-func decodeJSON(text string) (any, error) {
+// Decode decodes JSON text with numbers kept exact (json.Number).
+func Decode(text string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -123,7 +124,7 @@ func decodeJSON(text string) (any, error) {
 
 // pointerSegments splits a JSON pointer (RFC 6901) into its unescaped
 // segments; "" is the whole document.
-func pointerSegments(ptr string) ([]string, error) {
+func PointerSegments(ptr string) ([]string, error) {
 	if ptr == "" {
 		return nil, nil
 	}
@@ -137,9 +138,9 @@ func pointerSegments(ptr string) ([]string, error) {
 	return parts, nil
 }
 
-// pointerGet returns the value ptr points at in v (decoded JSON).
-func pointerGet(v any, ptr string) (any, error) {
-	segs, err := pointerSegments(ptr)
+// PointerGet returns the value ptr points at in v (decoded JSON).
+func PointerGet(v any, ptr string) (any, error) {
+	segs, err := PointerSegments(ptr)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func pointerGet(v any, ptr string) (any, error) {
 		case map[string]any:
 			next, ok := x[seg]
 			if !ok {
-				return nil, &absentError{depth: i, msg: fmt.Sprintf("the reply has no %s (the object at %s has %s)", ptr, at, keyList(x))}
+				return nil, &AbsentError{Depth: i, msg: fmt.Sprintf("the reply has no %s (the object at %s has %s)", ptr, at, KeyList(x))}
 			}
 			cur = next
 		case []any:
@@ -160,30 +161,30 @@ func pointerGet(v any, ptr string) (any, error) {
 			}
 			cur = x[n]
 		default:
-			return nil, fmt.Errorf("the reply has no %s (%s is %s, not an object or array)", ptr, at, describeJSON(cur))
+			return nil, fmt.Errorf("the reply has no %s (%s is %s, not an object or array)", ptr, at, Describe(cur))
 		}
 	}
 	return cur, nil
 }
 
-// absentError is pointerGet's error when an object lacks the key of the
+// AbsentError is PointerGet's error when an object lacks the key of the
 // pointer's segment depth.
-type absentError struct {
-	depth int
+type AbsentError struct {
+	Depth int
 	msg   string
 }
 
-func (e *absentError) Error() string { return e.msg }
+func (e *AbsentError) Error() string { return e.msg }
 
-func keyList(m map[string]any) string {
+func KeyList(m map[string]any) string {
 	if len(m) == 0 {
 		return "no keys"
 	}
-	return "keys " + strings.Join(sortedKeys(m), ", ")
+	return "keys " + strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }
 
-// describeJSON names a decoded JSON value's kind in JSON's terms.
-func describeJSON(v any) string {
+// Describe names a decoded JSON value's kind in JSON's terms.
+func Describe(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
