@@ -192,27 +192,6 @@ func decodeNumbers(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// numbers turns the json.Numbers in v into ints and floats.
-func numbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = numbers(x[i])
-		}
-	case map[string]any:
-		numberMap(x)
-	}
-	return v
-}
-
 func numberMap(m map[string]any) {
-	for k, v := range m {
-		m[k] = numbers(v)
-	}
+	mspec.NormalizeJSON(m)
 }

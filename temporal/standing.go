@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/lppctl/lppctl/machine/spec"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -106,7 +107,7 @@ func StandingOf(ctx context.Context, c client.Client, dc converter.DataConverter
 		}
 	}
 	for k, v := range s.Vars {
-		s.Vars[k] = numbers(v)
+		s.Vars[k] = spec.NormalizeJSON(v)
 	}
 	return s, nil
 }

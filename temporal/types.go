@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/lppctl/lppctl/machine/spec"
 	"time"
 
 	"github.com/lppctl/lppctl/machine"
@@ -187,31 +188,9 @@ func decodeJSON(b []byte, v any) error {
 	return nil
 }
 
-// numbers turns the json.Numbers decodeJSON left in v into ints and floats.
-func numbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = numbers(x[i])
-		}
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbers(e)
-		}
-	}
-	return v
-}
-
+// numberMap turns the json.Numbers decodeJSON left in m into ints and floats.
 func numberMap(m map[string]any) map[string]any {
-	for k, v := range m {
-		m[k] = numbers(v)
-	}
+	spec.NormalizeJSON(m)
 	return m
 }
 
