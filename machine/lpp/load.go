@@ -113,6 +113,7 @@ type decoder struct {
 	// refusedTerminals are the terminal ids refused as not states.
 	refusedTerminals map[string]bool
 	origNames        map[string]bool // the blueprint's own names (see reserveNames)
+	untyped          []*untypedProp  // properties typed from their use (load_proptype.go)
 }
 
 func (d *decoder) errorf(p mspec.Pos, span int, hint, format string, args ...any) {
@@ -412,19 +413,16 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 			continue
 		}
 		d.unknownKeys(m.val, what, "type", "description", "enum", "default", "items", "format", "properties")
-		if t := m.val.get("type"); t == nil {
-			d.errorf(m.keyPos, len([]rune(m.key))+2, "add \"type\": one of "+strings.Join(propertyTypes, ", "), "%s has no type", what)
+		typ, why := d.propertyType(m.val.get("type"), what)
+		if typ == "" {
+			d.untypedProperty(bp, m, what, why)
 			continue
-		} else if t.kind != kString || !slices.Contains(propertyTypes, t.str) {
-			hint := "use one of " + strings.Join(propertyTypes, ", ")
-			if t.kind == kString {
-				hint = cmpOr(mspec.DidYouMeanHint(t.str, propertyTypes), hint)
-			}
-			d.errorf(t.pos, 1, hint, "type of %s must be one of %s, not %s", what, strings.Join(propertyTypes, ", "), t.describe())
-			continue
-		} else {
-			p.Type, p.TypePos = t.str, t.pos
 		}
+		if why != "" {
+			d.aliasWarning(m.val.get("type"), what, why, typ)
+			p.TypeSrc = d.keptRaw(m.val.get("type"), "the type of "+what)
+		}
+		p.Type, p.TypePos = typ, m.val.get("type").pos
 		p.Description = d.optString(m.val, "description")
 		if e := m.val.get("enum"); e != nil && d.want(e, kArray, "enum of "+what) {
 			for _, it := range e.items {
