@@ -108,6 +108,13 @@ type Property struct {
 	// (lpp creates it when an action writes it; a gate reading it while it
 	// is absent is false).
 	Implicit bool
+	// TypeSrc is the JSON text of a "type" lppctl read as Type though it is
+	// not one of L++'s six ("int", ["string", "null"], "any"; "" for one
+	// that is), written back by export; Untyped: Type comes from the
+	// property's use or default, not from its "type" (absent, or none of
+	// the six).
+	TypeSrc string
+	Untyped bool
 }
 
 // State is one state of a blueprint.

@@ -103,6 +103,15 @@ func (w *writer) json() ([]byte, error) {
 			continue
 		}
 		p := jobj{{"type", cmpOr(lppTypes[v.Type], "string")}}
+		for _, pt := range md.PropTypes { // a "type" that is not one of L++'s six, as written
+			if pt.Name == v.Name && pt.Type == p[0].v {
+				if pt.Src == "" {
+					p = jobj{}
+				} else {
+					p[0].v = json.RawMessage(pt.Src)
+				}
+			}
+		}
 		if v.Doc != "" {
 			p = append(p, jkv{"description", v.Doc})
 		}

@@ -30,10 +30,13 @@ func Load(path string) (*Blueprint, error) {
 }
 
 // IsBlueprint reports whether src is a JSON object whose `$schema` names an
-// L++ blueprint version this package reads (lpp/v0.1.x, lpp/v0.2.0).
+// L++ blueprint version (lpp/v0.1.x, lpp/v0.2.0, or another lpp/vN, read
+// with a warning), or a blueprint (states, transitions, entry_state) under
+// any other `$schema` but an L++ assembly's or policy's: lpp's loader does
+// not check the value (Parse warns).
 func IsBlueprint(src []byte) bool {
-	s, ok := schemaOf(src)
-	return ok && blueprintSchema(s)
+	root, s, ok := schemaRoot(src)
+	return ok && (blueprintSchema(s) || otherVersion(s) || root != nil && blueprintShaped(root, s))
 }
 
 // IsLPP reports whether src is a JSON object whose `$schema` names any L++
@@ -71,19 +74,46 @@ func ReadAsBlueprint(path string, src []byte) bool {
 }
 
 func schemaOf(src []byte) (string, bool) {
+	_, s, ok := schemaRoot(src)
+	return s, ok
+}
+
+// schemaRoot is src's `$schema` and its root object (nil when src is too
+// large to read).
+func schemaRoot(src []byte) (*node, string, bool) {
 	root, s, err := scanJSON(src, true)
 	var je *jsonError
 	if errors.As(err, &je) && je.limit && s.hasTopSchema {
-		return s.topSchema, true // too large to read, but one of ours: Parse says why
+		return nil, s.topSchema, true // too large to read, but one of ours: Parse says why
 	}
 	if err != nil || root.kind != kObject {
-		return "", false
+		return nil, "", false
 	}
 	v := root.get("$schema")
 	if v == nil || v.kind != kString {
-		return "", false
+		return nil, "", false
 	}
-	return v.str, true
+	return root, v.str, true
+}
+
+// otherVersion reports whether s is "lpp/vN…", a blueprint version lppctl
+// does not know: lpp's loader does not check $schema, so it is read as
+// lpp/v0.2.0 (as lpp/v0.1.x when it holds "v0.1", the substring lpp's
+// loader looks for).
+func otherVersion(s string) bool {
+	parts := strings.Split(s, "/")
+	return len(parts) == 2 && parts[0] == "lpp" && strings.HasPrefix(parts[1], "v") && !blueprintSchema(s)
+}
+
+// blueprintShaped reports whether root, whose $schema s is no L++
+// document kind ("lpp/assembly/…", "lpp/policy/…"), has what lpp's loader
+// requires of a blueprint: states, transitions and entry_state.
+func blueprintShaped(root *node, s string) bool {
+	if strings.HasPrefix(s, "lpp/") {
+		return false // lpp/KIND/vN: refused naming the kind
+	}
+	st, tr, en := root.get("states"), root.get("transitions"), root.get("entry_state")
+	return st != nil && st.kind == kObject && tr != nil && tr.kind == kArray && en != nil
 }
 
 var v01RE = regexp.MustCompile(`^lpp/v0\.1\.[0-9]+$`)
@@ -113,6 +143,7 @@ type decoder struct {
 	// refusedTerminals are the terminal ids refused as not states.
 	refusedTerminals map[string]bool
 	origNames        map[string]bool // the blueprint's own names (see reserveNames)
+	untyped          []*untypedProp  // properties typed from their use (load_proptype.go)
 }
 
 func (d *decoder) errorf(p mspec.Pos, span int, hint, format string, args ...any) {
@@ -184,6 +215,15 @@ func (d *decoder) schema(root *node) bool {
 		return true
 	}
 	span := len([]rune(s)) + 2
+	if otherVersion(s) || blueprintShaped(root, s) {
+		as := SchemaV02
+		if strings.Contains(s, "v0.1") {
+			as = "lpp/v0.1.x"
+		}
+		d.warnf(v.pos, span, `write "$schema": "lpp/v0.2.0" (or "lpp/v0.1.x")`,
+			"$schema %q is not a blueprint version lppctl knows (lpp/v0.1.x, lpp/v0.2.0): lppctl reads the blueprint as %s (lpp's loader does not check $schema)", s, as)
+		return true
+	}
 	parts := strings.Split(s, "/")
 	switch {
 	case len(parts) == 3 && parts[0] == "lpp" && parts[1] != "":
@@ -412,19 +452,16 @@ func (d *decoder) context(n *node, bp *Blueprint) {
 			continue
 		}
 		d.unknownKeys(m.val, what, "type", "description", "enum", "default", "items", "format", "properties")
-		if t := m.val.get("type"); t == nil {
-			d.errorf(m.keyPos, len([]rune(m.key))+2, "add \"type\": one of "+strings.Join(propertyTypes, ", "), "%s has no type", what)
+		typ, why := d.propertyType(m.val.get("type"), what)
+		if typ == "" {
+			d.untypedProperty(bp, m, what, why)
 			continue
-		} else if t.kind != kString || !slices.Contains(propertyTypes, t.str) {
-			hint := "use one of " + strings.Join(propertyTypes, ", ")
-			if t.kind == kString {
-				hint = cmpOr(mspec.DidYouMeanHint(t.str, propertyTypes), hint)
-			}
-			d.errorf(t.pos, 1, hint, "type of %s must be one of %s, not %s", what, strings.Join(propertyTypes, ", "), t.describe())
-			continue
-		} else {
-			p.Type, p.TypePos = t.str, t.pos
 		}
+		if why != "" {
+			d.aliasWarning(m.val.get("type"), what, why, typ)
+			p.TypeSrc = d.keptRaw(m.val.get("type"), "the type of "+what)
+		}
+		p.Type, p.TypePos = typ, m.val.get("type").pos
 		p.Description = d.optString(m.val, "description")
 		if e := m.val.get("enum"); e != nil && d.want(e, kArray, "enum of "+what) {
 			for _, it := range e.items {
@@ -503,7 +540,7 @@ func (d *decoder) states(n *node, bp *Blueprint) {
 }
 
 func (d *decoder) terminals(n *node, bp *Blueprint) {
-	v01 := strings.HasPrefix(bp.Schema, "lpp/v0.1")
+	v01 := strings.Contains(bp.Schema, "v0.1") // what lpp's loader looks for
 	add := func(orig string, p mspec.Pos) *Terminal {
 		id := d.stateID(orig)
 		if bp.State(id) == nil {

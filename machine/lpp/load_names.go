@@ -221,11 +221,20 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 			}
 		}
 	}
+	untyped := map[string]bool{}
+	for _, u := range d.untyped {
+		untyped[u.key] = true
+	}
+	useType := map[string]string{}
 	for _, name := range order {
 		u := uses[name]
 		typ := u.typ
 		if typ == "" {
 			typ = outType[name]
+		}
+		if untyped[name] { // declared without a type lppctl knows: load_proptype.go
+			useType[name] = typ
+			continue
 		}
 		typed := "typed " + typ + " from its use"
 		if typ == "" {
@@ -241,6 +250,12 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 				"%q is not declared in context_schema and nothing writes it: lpp evaluates a gate reading it false until the caller sets it; lppctl declares it, nullable and %s", name, typed)
 		}
 	}
+	d.declareUntyped(bp, func(name string) string {
+		if t := useType[name]; t != "" {
+			return t
+		}
+		return outType[name]
+	})
 }
 
 // literalRef starts an input_map value that is a JSON literal, not a path.

@@ -165,8 +165,14 @@ func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
 	a.Target = target
 	v, vf := obj.get("value"), obj.get("value_from")
 	switch {
+	case v != nil && vf != nil && v.kind == kNull:
+		// lpp's compiled operator takes value unless it is null, run_frame
+		// value_from: with a null value both read value_from.
+		d.warnf(v.pos, 1, "keep one of them", "%s has both value and value_from: its value is null, so lpp reads value_from (lppctl too)", what)
+		d.setAction(withoutKey(obj, "value"), a, bp, what)
 	case v != nil && vf != nil:
-		d.errorf(vf.pos, 1, "keep one of them", "%s has both value and value_from", what)
+		d.warnf(vf.pos, 1, "keep one of them", "%s has both value and value_from: lpp's compiled operator (its interactive tools) uses value, which is not null, and lppctl does too; its run_frame uses value_from", what)
+		d.setAction(withoutKey(obj, "value_from"), a, bp, what)
 	case v != nil:
 		a.Value, a.HasValue = v.value(), true
 		if nf := d.nonFiniteIn(v); len(nf) > 0 {
@@ -422,4 +428,16 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 			d.warnf(s.Pos, len([]rune(s.ID))+2, "", "no transition enters state %q and it is not the entry state", s.ID)
 		}
 	}
+}
+
+// withoutKey is obj without its member key (a shallow copy).
+func withoutKey(obj *node, key string) *node {
+	c := *obj
+	c.members = nil
+	for _, m := range obj.members {
+		if m.key != key {
+			c.members = append(c.members, m)
+		}
+	}
+	return &c
 }

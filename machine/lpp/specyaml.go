@@ -51,7 +51,10 @@ type meta struct {
 	// it lists only under terminal_states.
 	Names    map[string]string `json:"names,omitempty"`
 	Implicit []string          `json:"implicit,omitempty"`
-	TermOnly []string          `json:"terminal_only,omitempty"`
+	// PropTypes: the properties whose "type" is not one of L++'s six (or
+	// absent), as written, with the L++ type lppctl gave them.
+	PropTypes []propTypeMeta `json:"property_types,omitempty"`
+	TermOnly  []string       `json:"terminal_only,omitempty"`
 }
 
 // quotedMeta is a quoted text of a compute action's input_map ("'left'"):
@@ -60,6 +63,15 @@ type quotedMeta struct {
 	Action string `json:"action"`
 	Key    string `json:"key"`
 	Src    string `json:"src"`
+}
+
+// propTypeMeta is a property's "type" as the blueprint wrote it (Src, its
+// JSON text; "" when it had none) and the L++ type lppctl read it as:
+// FromSpec writes Src back while the spec's variable still has that type.
+type propTypeMeta struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Src  string `json:"src"`
 }
 
 type gateTextMeta struct {
@@ -216,6 +228,9 @@ func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta) []byte {
 	for _, p := range bp.Context {
 		if p.Implicit {
 			md.Implicit = append(md.Implicit, p.Name)
+		}
+		if p.Untyped || p.TypeSrc != "" {
+			md.PropTypes = append(md.PropTypes, propTypeMeta{Name: p.Name, Type: p.Type, Src: p.TypeSrc})
 		}
 	}
 	for _, st := range bp.States {

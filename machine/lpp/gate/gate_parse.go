@@ -59,14 +59,35 @@ func lex(src string) ([]token, error) {
 		return nil, gateErr(1, 1, "split it into several gates (a transition's gates must all pass)", "the expression is longer than %d characters, more than lppctl reads (lpp's lint warns past 120)", maxGateLen)
 	}
 	var out []token
+	// Python's ast.parse(mode="eval"), which lpp calls, ends the expression
+	// at a line break outside brackets: one followed by more text is a
+	// SyntaxError there, and lpp evaluates the gate false. A comment runs to
+	// the end of its line; a backslash before a line break continues it.
+	depth, lineEnd := 0, 0
 	for i := 0; i < len(rs); {
 		r := rs[i]
 		col := i + 1
+		if lineEnd > 0 && r != ' ' && r != '\t' && r != '\n' && r != '\r' && r != '#' {
+			return nil, gateErr(lineEnd, 1, "write the expression on one line, or in parentheses (a line break inside brackets is white space)",
+				"a line break outside brackets ends a Python expression, and text follows it: lpp's reading of the gate fails (SyntaxError), so lpp evaluates it false")
+		}
 		switch {
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		case r == '\\' && i+1 < len(rs) && (rs[i+1] == '\n' || rs[i+1] == '\r'):
+			i += 2
+			if rs[i-1] == '\r' && i < len(rs) && rs[i] == '\n' {
+				i++
+			}
+		case r == '\n' || r == '\r':
+			if depth == 0 && len(out) > 0 && lineEnd == 0 {
+				lineEnd = col
+			}
 			i++
-		case r == '#':
-			return nil, gateErr(col, len(rs)-i, "remove the comment", "comments (#) are not supported in a gate")
+		case r == ' ' || r == '\t':
+			i++
+		case r == '#': // a comment, to the end of its line
+			for i < len(rs) && rs[i] != '\n' && rs[i] != '\r' {
+				i++
+			}
 		case r == '_' || unicode.IsLetter(r):
 			j := i
 			for j < len(rs) && (rs[j] == '_' || unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j])) {
@@ -117,6 +138,12 @@ func lex(src string) ([]token, error) {
 			}
 			if op == "" {
 				return nil, gateErr(col, 1, "", "unexpected character %q", r)
+			}
+			switch op {
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				depth = max(depth-1, 0)
 			}
 			out = append(out, token{kind: tOp, text: op, col: col, span: utf8.RuneCountInString(op)})
 			i += utf8.RuneCountInString(op)
