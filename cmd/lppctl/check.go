@@ -47,7 +47,7 @@ func checkCommand() *cli.Command {
 			maxBytesFlag(),
 			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 1) on warnings too: UNKNOWN verdicts, transitions no path takes, validation warnings"},
 			&cli.IntFlag{Name: "max-states", Value: check.DefaultMaxStates, Usage: "distinct (state, context) pairs to explore before stopping with UNKNOWN (bounds memory)"},
-			&cli.StringSliceFlag{Name: "var", Usage: "start a context variable from this value instead of its default: `NAME=VALUE` (repeatable; as run --var)"},
+			&cli.StringSliceFlag{Name: "var", KeepSpace: true, Usage: "start a context variable from this value instead of its default: `NAME=VALUE` (repeatable; as run --var)"},
 			&cli.StringSliceFlag{Name: "inputs", Usage: "start these context variables from every value of their domain, as `input: true` does: `NAME,NAME...`"},
 			&cli.StringFlag{Name: "counterexample-format", Value: "text", Usage: "text, or mermaid: also draw each counterexample highlighted on the spec's diagram"},
 			&cli.BoolFlag{Name: "interpreted", Usage: "evaluate every guard and set with expr, as the run does, instead of the compiled closures of those that have one (slower, the same verdicts: to rule the compiled evaluation out)"},

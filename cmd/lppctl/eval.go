@@ -54,7 +54,7 @@ measure, one bar per arm, the min-max spread as a whisker).`,
 			&cli.StringFlag{Name: "root", Usage: "the project root `DIR` the copies are made from (default: the current directory)"},
 			&cli.StringFlag{Name: "skills-library", EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE` (default: ROOT/" + skills.DefaultLibraryPath + ")"},
 			&cli.StringFlag{Name: "llm", Usage: "the model, as lppctl run takes it: `PROVIDER[:MODEL]` or script:FILE"},
-			&cli.StringSliceFlag{Name: "var", Usage: "override a context variable in every run: `NAME=VALUE` (repeatable)"},
+			&cli.StringSliceFlag{Name: "var", KeepSpace: true, Usage: "override a context variable in every run: `NAME=VALUE` (repeatable)"},
 		},
 		Action: evalAction,
 	}

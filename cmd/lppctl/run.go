@@ -33,8 +33,8 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 (exit code 4). lppctl runs lists them.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"f"}, Usage: "the spec `FILE` (or give it as the argument)"},
-			&cli.StringSliceFlag{Name: "var", Usage: "override a context variable's default: `NAME=VALUE` (repeatable; lists and maps as JSON)"},
-			&cli.StringSliceFlag{Name: "var-file", Usage: "override a context variable's default with a file's content: `NAME=FILE` (repeatable; for a value too long for a command line)"},
+			&cli.StringSliceFlag{Name: "var", KeepSpace: true, Usage: "override a context variable's default: `NAME=VALUE` (repeatable; lists and maps as JSON)"},
+			&cli.StringSliceFlag{Name: "var-file", KeepSpace: true, Usage: "override a context variable's default with a file's content: `NAME=FILE` (repeatable; for a value too long for a command line)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)", DefaultText: "limits.max_transitions", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
 			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
