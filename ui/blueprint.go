@@ -22,15 +22,7 @@ func (s *Server) loadBlueprint(rel, path string, src []byte) (specData, *mspec.S
 	if !lpp.IsLPP(src) {
 		return specData{StartError: fmt.Sprintf("cannot show %q: it is not an L++ blueprint (its \"$schema\" does not name lpp/v0.1.x or lpp/v0.2.0)", rel)}, nil, http.StatusBadRequest
 	}
-	t := translateBlueprint(path, src, "")
-	spec, diags := t.spec, t.diags
-	switch {
-	case s.opts.Check != nil: // as lppctl validate reads a blueprint
-		spec, diags = s.opts.Check(path, src)
-	case spec != nil && !diags.HasErrors(): // the built-in actions only
-		diags = append(diags, t.tr.Remap(validate.Validate(spec, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root)))...)
-		diags.Sort()
-	}
+	t, spec, diags := s.checkBlueprint(path, src)
 	d := specData{page: page{Title: "Blueprint " + rel, Nav: "specs"}, Path: rel, Blueprint: true, tr: t.tr}
 	d.setDiags(diags, src)
 	d.Source = sourceLines(src, diags)
@@ -47,6 +39,23 @@ func (s *Server) loadBlueprint(rel, path string, src []byte) (specData, *mspec.S
 		spec = nil // neither started nor checked
 	}
 	return d, spec, http.StatusOK
+}
+
+// checkBlueprint translates the blueprint at path and finds its problems
+// as lppctl validate BLUEPRINT.json does (Options.Check; else with the
+// built-in actions only), positioned in the JSON: for its page and its
+// badge on the Specs page alike.
+func (s *Server) checkBlueprint(path string, src []byte) (translated, *mspec.Spec, mspec.Diagnostics) {
+	t := translateBlueprint(path, src, "")
+	spec, diags := t.spec, t.diags
+	switch {
+	case s.opts.Check != nil: // as lppctl validate reads a blueprint
+		spec, diags = s.opts.Check(path, src)
+	case spec != nil && !diags.HasErrors(): // the built-in actions only
+		diags = append(diags, t.tr.Remap(validate.Validate(spec, machine.NewBuiltinRegistry(), validate.WithRoot(s.opts.Root)))...)
+		diags.Sort()
+	}
+	return t, spec, diags
 }
 
 // drawMermaid draws Mermaid source that has no Graphviz form (a blueprint):

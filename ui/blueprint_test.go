@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // reviewBlueprint is an L++ blueprint with a compute gate and action.
@@ -69,7 +72,7 @@ func TestSpecsPageListsBlueprints(t *testing.T) {
 	}
 	list := f.do("GET", "/specs", "").Body.String()
 	for _, want := range []string{
-		// its validity, as lppctl import lpp finds it
+		// its validity, as lppctl validate finds it
 		`<tr data-spec="bp/bad.json"><td><a href="/spec?path=bp%2fbad.json">bp/bad.json</a></td><td><span class="badge">L++ blueprint</span> <span class="badge v-FAIL">1 error(s)</span></td>`,
 		`<tr data-spec="bp/review.json"><td><a href="/spec?path=bp%2freview.json">bp/review.json</a></td><td><span class="badge">L++ blueprint</span> <span class="badge v-PASS">valid</span></td>`,
 		`<tr data-spec="specs/loop.yaml"><td><a href="/spec?path=specs%2floop.yaml">specs/loop.yaml</a></td><td><span class="badge v-PASS">valid</span></td>`,
@@ -174,4 +177,20 @@ func TestBlueprintPageRefuses(t *testing.T) {
 			t.Errorf("%s: %d, want %d %s:\n%s", tt.path, w.Code, tt.code, tt.want, w.Body)
 		}
 	}
+}
+
+// TestABlueprintsBadgeCountsTheErrorsItsPageShows: the Specs page badges a
+// blueprint as lppctl validate finds it, as its page does, not by lppctl
+// import lpp's errors alone: a blueprint whose compute units are mapped to
+// a script that does not exist imports, but cannot run.
+func TestABlueprintsBadgeCountsTheErrorsItsPageShows(t *testing.T) {
+	f := newFixture(t, Options{})
+	writeFiles(t, f.root, map[string]string{
+		"bp/review.json":        reviewBlueprint,
+		"bp/review.lppctl.yaml": "units:\n  risk:check: {script: scripts/missing.py, function: check}\n  risk:score: {script: scripts/missing.py, function: score}\n",
+	})
+	page := f.do("GET", "/spec?path=bp/review.json", "").Body.String()
+	require.Contains(t, page, `2 error(s)`, "the blueprint's page")
+	list := f.do("GET", "/specs", "").Body.String()
+	assert.Contains(t, list, `<tr data-spec="bp/review.json"><td><a href="/spec?path=bp%2freview.json">bp/review.json</a></td><td><span class="badge">L++ blueprint</span> <span class="badge v-FAIL">2 error(s)</span></td>`)
 }

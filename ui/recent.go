@@ -36,3 +36,17 @@ func (c *recent[T]) get(path string, open func() T) T {
 	}
 	return x
 }
+
+// put keeps x as path's reader, first, in place of the one kept.
+func (c *recent[T]) put(path string, x T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i := slices.Index(c.path, path); i >= 0 {
+		c.list, c.path = slices.Delete(c.list, i, i+1), slices.Delete(c.path, i, i+1)
+	}
+	c.list, c.path = slices.Insert(c.list, 0, x), slices.Insert(c.path, 0, path)
+	if len(c.list) > c.keep {
+		clear(c.list[c.keep:]) // let them go
+		c.list, c.path = c.list[:c.keep], c.path[:c.keep]
+	}
+}

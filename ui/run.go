@@ -347,9 +347,18 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 		spec = runSpec(v.specPath, v.specSrc, v.specAbs)
 	}
 	l := &runstore.Log{Records: v.records}
-	snap, err := runstore.Fold(spec, v.start, l)
+	// The journal folded (the context and memory now, the walk to the
+	// timeline's page) as far as the page before folded it, and on from
+	// there: a live run's page folds only the steps made since.
+	fold := s.foldOf(v, spec)
+	defer fold.mu.Unlock()
+	snap, err := fold.snapshot(l.Records)
 	if err != nil {
 		return nil, fmt.Errorf("cannot rebuild run %s: %w", row.ID, err)
+	}
+	if v.vars != nil || v.memory != nil { // the fold's own: not changed
+		cp := *snap
+		snap = &cp
 	}
 	if v.vars != nil {
 		snap.Vars = v.vars
@@ -389,12 +398,7 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 	// A step that changed keys of a map holds only those (Log.Records):
 	// the walk gives each its maps whole, as they were after it, shown
 	// before the next step changes them.
-	var walk runstore.Walker
-	texts := map[string]string{} // the string variables as of the step before (showStepVars)
-	for _, rec := range l.Records[:max(0, hi-size)] {
-		walk.Next(rec)
-		keepTexts(texts, rec)
-	}
+	walk, texts := fold.walkTo(l.Records, max(0, hi-size)) // texts: the string variables as of the step before (showStepVars)
 	for _, rec := range recs {
 		rec = walk.Next(rec)
 		sv := stepView{Record: rec}
@@ -463,8 +467,7 @@ func (s *Server) buildRun(r *http.Request, v *runView, pageNo int) (*runData, er
 			d.Memory = append(d.Memory, kv{k, showJSON(all[0])})
 			continue
 		}
-		raw, _ := json.Marshal(all)
-		d.Memory = append(d.Memory, kv{k, showJSON(raw)})
+		d.Memory = append(d.Memory, kv{k, showAny(rawItems(all))}) // only the items shown are decoded
 	}
 
 	d.Pause, d.PauseStep = v.pause, v.pauseStep

@@ -113,6 +113,7 @@ type Server struct {
 	checks   chan struct{}                // one model check at a time
 	prompts  recent[*promptlog.Index]     // the prompts files of the runs shown last
 	journals recent[*runstore.Tail]       // the journals of the runs shown last
+	folds    recent[*runFold]             // their folds (the context now, the timeline's walk)
 	defaults map[string]map[string]string // specDefaults, by spec hash
 	posts    posts                        // the Start and Fork forms posted lately
 }
@@ -154,7 +155,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, store: runstore.New(opts.RunDir), tmpl: tmpl, static: static, notices: map[string]notice{}, defaults: map[string]map[string]string{}, end: make(chan struct{}), checks: make(chan struct{}, 1)}
-	s.prompts.keep, s.journals.keep = promptIndexesKept, journalsKept
+	s.prompts.keep, s.journals.keep, s.folds.keep = promptIndexesKept, journalsKept, foldsKept
 	s.life, s.stop = context.WithCancel(context.Background())
 	_, err = fs.Stat(static, MermaidFile)
 	s.mermaid = err == nil

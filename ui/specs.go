@@ -132,11 +132,11 @@ func (s *Server) specsPage(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			continue
 		}
-		if f.Blueprint { // as its page and lppctl import lpp find them
-			bp, diags := lpp.Parse(path, src)
+		if f.Blueprint { // as its page and lppctl validate find them
+			t, _, diags := s.checkBlueprint(path, src)
 			f.Errors = diags.Count(mspec.SevError)
-			if bp != nil {
-				f.Description, _, _ = strings.Cut(bp.Description, "\n")
+			if t.bp != nil {
+				f.Description, _, _ = strings.Cut(t.bp.Description, "\n")
 			}
 			continue
 		}

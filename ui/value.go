@@ -58,6 +58,22 @@ func showJSON(raw []byte) template.HTML {
 	return showAny(v)
 }
 
+// rawItems is a list of JSON values (a memory slot's items) shown as
+// showJSON shows their array, each item decoded only when it is shown.
+type rawItems []json.RawMessage
+
+// decodeRaw decodes a JSON value as showJSON does (numbers as json.Number);
+// one that is not JSON is its text.
+func decodeRaw(raw json.RawMessage) any {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return string(raw)
+	}
+	return v
+}
+
 // showAny renders a Go value (a context variable) as showJSON renders its
 // JSON, reading only the parts it shows (a value of another type than
 // JSON's is shown as its JSON).
@@ -143,6 +159,8 @@ func (s *shower) value(v any, depth int) {
 		s.node(depth, "{", "}", len(keys), count(len(keys), "key"), func(i int) (string, any) { return keys[i], x[keys[i]] })
 	case []any:
 		s.node(depth, "[", "]", len(x), count(len(x), "item"), func(i int) (string, any) { return "", x[i] })
+	case rawItems:
+		s.node(depth, "[", "]", len(x), count(len(x), "item"), func(i int) (string, any) { return "", decodeRaw(x[i]) })
 	case appendedList:
 		s.node(depth, "[", "]", len(x.list), count(len(x.list), "item")+", "+thousands(len(x.list)-x.before)+" appended",
 			func(i int) (string, any) { return "", x.list[i] })

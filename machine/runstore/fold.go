@@ -27,6 +27,28 @@ type Snapshot struct {
 // a Walker changed in place; the snapshot holds it whole, as after the last
 // record, and is its only holder.
 func Fold(spec *mspec.Spec, start map[string]any, l *Log) (*Snapshot, error) {
+	f := NewFolder(spec, start)
+	for _, rec := range l.Records {
+		if err := f.Add(rec); err != nil {
+			return nil, err
+		}
+	}
+	return f.Snapshot(), nil
+}
+
+// A Folder folds a journal's records into a Snapshot as Fold does, one
+// record at a time, so that a reader that sees a journal grow (the web
+// UI's page of a live run, refreshed at each step) folds only the records
+// added since instead of the whole journal again.
+type Folder struct {
+	s     *Snapshot
+	walk  Walker
+	added int
+}
+
+// NewFolder starts a fold from the spec's context defaults and initial
+// state (spec nil: none) and the vars the run started with.
+func NewFolder(spec *mspec.Spec, start map[string]any) *Folder {
 	s := &Snapshot{Vars: map[string]any{}, Memory: machine.NewMemory()}
 	if spec != nil {
 		for _, v := range spec.Context {
@@ -37,33 +59,50 @@ func Fold(spec *mspec.Spec, start map[string]any, l *Log) (*Snapshot, error) {
 	for k, v := range start {
 		s.Vars[k] = v
 	}
-	if len(l.Records) > 0 {
-		s.State = l.Records[0].From
+	return &Folder{s: s}
+}
+
+// Add folds the journal's next record. After an error the Folder is
+// unusable: fold again from the start.
+func (f *Folder) Add(rec *machine.Record) error {
+	s := f.s
+	if f.added == 0 { // the run stood where its first step started
+		s.State, s.Path = rec.From, nil
+		if s.State != "" {
+			s.Path = append(s.Path, s.State)
+		}
 	}
-	if s.State != "" {
-		s.Path = append(s.Path, s.State)
+	f.added++
+	rec = f.walk.Next(rec)
+	for k, v := range rec.Vars {
+		s.Vars[k] = v
 	}
-	var walk Walker
-	for _, rec := range l.Records {
-		rec = walk.Next(rec)
-		for k, v := range rec.Vars {
-			s.Vars[k] = v
-		}
-		if err := s.Memory.Apply(rec.Memory); err != nil {
-			return nil, fmt.Errorf("cannot rebuild step %d: %w", rec.Seq, err)
-		}
-		s.Steps = rec.Seq
-		if rec.End {
-			s.Done = true
-			continue
-		}
-		if rec.Via == machine.ViaWait { // the state's action ran; it stays, waiting for an event
-			continue
-		}
-		s.State = rec.To
-		s.Path = append(s.Path, rec.To)
+	if err := s.Memory.Apply(rec.Memory); err != nil {
+		return fmt.Errorf("cannot rebuild step %d: %w", rec.Seq, err)
 	}
-	return s, nil
+	s.Steps = rec.Seq
+	if rec.End {
+		s.Done = true
+		return nil
+	}
+	if rec.Via == machine.ViaWait { // the state's action ran; it stays, waiting for an event
+		return nil
+	}
+	s.State = rec.To
+	s.Path = append(s.Path, rec.To)
+	return nil
+}
+
+// Added is how many records the Folder folded.
+func (f *Folder) Added() int { return f.added }
+
+// Snapshot is the fold of the records added so far. It is the Folder's:
+// the next Add changes it (its Vars, a map in them, its Memory) in place.
+func (f *Folder) Snapshot() *Snapshot {
+	if f.added == 0 && f.s.State != "" && len(f.s.Path) == 0 { // no step yet: where it starts
+		f.s.Path = []string{f.s.State}
+	}
+	return f.s
 }
 
 // Tokens sums the token usage of the run's LLM call log (llm.jsonl). Each line

@@ -65,3 +65,17 @@ func (w *Walker) Next(rec *machine.Record) *machine.Record {
 	}
 	return out
 }
+
+// Clone returns a Walker that goes on from where w stands, independently:
+// walking either changes nothing the other gives. It costs a copy of each
+// map w changed by keys (not of the records walked).
+func (w *Walker) Clone() *Walker {
+	c := &Walker{whole: maps.Clone(w.whole)}
+	if w.live != nil {
+		c.live = make(map[string]map[string]any, len(w.live))
+		for name, m := range w.live {
+			c.live[name] = maps.Clone(m)
+		}
+	}
+	return c
+}
