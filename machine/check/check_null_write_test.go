@@ -29,7 +29,9 @@ func nullRegistry(writeNull *bool) *machine.Registry {
 		WritesFor: func(map[string]any) []machine.VarSpec { return []machine.VarSpec{{Name: "x", Type: spec.TypeAny}} }})
 	reg.MustRegister(machine.Action{Name: "typed", Run: write, Writes: []machine.VarSpec{{Name: "x", Type: spec.TypeInt}}})
 	reg.MustRegister(machine.Action{Name: "parse", Run: write, // as env.read: a value parsed as x's type
-		WritesFor: func(map[string]any) []machine.VarSpec { return []machine.VarSpec{{Name: "x", Type: spec.TypeAny, NotNull: true}} }})
+		WritesFor: func(map[string]any) []machine.VarSpec {
+			return []machine.VarSpec{{Name: "x", Type: spec.TypeAny, NotNull: true}}
+		}})
 	return reg
 }
 
