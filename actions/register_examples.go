@@ -94,7 +94,11 @@ func (d *Deps) envReadAction() machine.Action {
 			{Name: "vars", Type: mspec.TypeMap, Required: true, Doc: "context variable → environment variable, e.g. {threshold: EVAL_THRESHOLD}"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {
-			return mapKeys(p, "vars", "a setting read from the environment")
+			out := mapKeys(p, "vars", "a setting read from the environment")
+			for i := range out {
+				out[i].NotNull = true // parsed as the variable's type: never null
+			}
+			return out
 		},
 		Run: d.envRead,
 	}

@@ -96,6 +96,10 @@ type VarSpec struct {
 	Name string
 	Type mspec.Type
 	Doc  string
+	// NotNull, on a write of type any, says the action never writes null
+	// through it (it parses a value as the variable's type, as env.read
+	// does): the model checker then gives a nullable variable no null there.
+	NotNull bool
 }
 
 // Registry holds the actions a spec can use. It is safe for concurrent use.

@@ -386,9 +386,11 @@ func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 }
 
 // writesNull reports whether an action's write w can give v null: v is
-// nullable and w passes on a value of any type (see above).
+// nullable and w passes on a value of any type (see above) that the action
+// does not declare non-null (VarSpec.NotNull: env.read parses a value as the
+// variable's type).
 func writesNull(v *mspec.Var, w machine.VarSpec) bool {
-	return v.Nullable && w.Type == mspec.TypeAny
+	return v.Nullable && w.Type == mspec.TypeAny && !w.NotNull
 }
 
 // withNull returns vals with null first, unless it holds null already.

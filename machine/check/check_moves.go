@@ -210,6 +210,16 @@ func (x *Explorer) outcome(st *Xstate, ids []uint32, outcome []any, outIDs []uin
 		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, ids: curIDs, prop: PropDeadlock, msg: x.stuckMessage(st), pos: st.Cs.St.Pos}
 		return x.emit(&x.end)
 	}
+	if len(st.Cs.Next) > 0 && choices[len(choices)-1].e == nil && !choices[0].byAction {
+		// Only events from outside can move it: a state with next does not
+		// wait for one (spec.md, "How a spec runs"), so a run with no event
+		// pending fails here. The events are still explored, as the runs
+		// that had one pending.
+		x.end = move{kind: moveEnd, outcome: outcome, changed: changed, ids: curIDs, prop: PropDeadlock, msg: x.stuckUnlessPending(st, choices), pos: st.Cs.St.Pos}
+		if !x.emit(&x.end) {
+			return false
+		}
+	}
 	mark := len(x.dirty)
 	for _, c := range choices {
 		x.restoreEnv(curIDs, mark)
@@ -329,6 +339,7 @@ type choice struct {
 	ev               *xevent
 	evTrans, payload int32
 	emitted          bool // the event the action emitted with a payload (Explorer.emitVal)
+	byAction         bool // the event the action emitted (with a payload or not)
 }
 
 // enabled returns the ways out that can fire in st with the values in env,
@@ -350,7 +361,7 @@ func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 			return nil, serr
 		}
 		if i >= 0 {
-			out = append(out, choice{ev: ev, evTrans: int32(i), emitted: st.emitCe != nil})
+			out = append(out, choice{ev: ev, evTrans: int32(i), emitted: st.emitCe != nil, byAction: true})
 			x.choices = out[:0]
 			return out, nil
 		}
@@ -397,6 +408,18 @@ func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 		break
 	}
 	return out, nil
+}
+
+// stuckUnlessPending describes a state with next whose guards are all
+// false, which only an event already pending can move on.
+func (x *Explorer) stuckUnlessPending(st *Xstate, choices []choice) string {
+	var names []string
+	for _, c := range choices {
+		if !slices.Contains(names, c.ev.Name) {
+			names = append(names, c.ev.Name)
+		}
+	}
+	return fmt.Sprintf("state %q is stuck: every guard is false: %s; only an event pending from outside (%s) could move it, and a state with next does not wait for one", st.Cs.St.Name, machine.GuardsSaw(st.Cs, x.syncEnv()), strings.Join(names, ", "))
 }
 
 // guardError describes an edge's guard that could not be evaluated.

@@ -28,6 +28,10 @@ func nullRegistry(writeNull *bool) *machine.Registry {
 	reg.MustRegister(machine.Action{Name: "fetch", Run: write,
 		WritesFor: func(map[string]any) []machine.VarSpec { return []machine.VarSpec{{Name: "x", Type: spec.TypeAny}} }})
 	reg.MustRegister(machine.Action{Name: "typed", Run: write, Writes: []machine.VarSpec{{Name: "x", Type: spec.TypeInt}}})
+	reg.MustRegister(machine.Action{Name: "parse", Run: write, // as env.read: a value parsed as x's type
+		WritesFor: func(map[string]any) []machine.VarSpec {
+			return []machine.VarSpec{{Name: "x", Type: spec.TypeAny, NotNull: true}}
+		}})
 	return reg
 }
 
@@ -49,6 +53,7 @@ func TestANullableVariableTakesNullWhereAnActionCanWriteIt(t *testing.T) {
 		{"a null checked before use", "fetch", "{type: int, nullable: true, default: 0}", "x != nil && x > 2", ""},
 		{"an int written as an int", "typed", "{type: int, nullable: true, default: 0}", "x > 2", ""},
 		{"a variable that is not nullable", "fetch", "{type: int, default: 0}", "x > 2", ""},
+		{"an int written by an action that never writes null (env.read)", "parse", "{type: int, nullable: true, default: 0}", "x > 2", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
