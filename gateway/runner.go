@@ -502,7 +502,10 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 			r.ExitCode = code
 			return r
 		}
-		fallthrough
+		// Any other exit 77 (os.EX_NOPERM, say) is an ordinary failure.
+		r := failed("%s failed (exit code %d)\n%s", script, code, out)
+		r.ExitCode = code
+		return r
 	case code == 0 && errors.Is(err, exec.ErrWaitDelay):
 		// The script exited, but something it started held its output open
 		// past WaitDelay: what was read may be cut short, so it is no result.
