@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -316,6 +317,10 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 		msg := "the arguments must be a JSON object"
 		var typeErr *json.UnmarshalTypeError
 		switch {
+		case errors.As(err, &typeErr) && typeErr.Type != nil && typeErr.Type.Kind() == reflect.Float64:
+			// Inside the object (the object itself decodes into a map): a
+			// number too large for a float64, such as 1e400.
+			msg = fmt.Sprintf("cannot read the arguments: the %s (at byte %d) is out of range; send it as a string", typeErr.Value, typeErr.Offset)
 		case errors.As(err, &typeErr):
 			msg = fmt.Sprintf("the arguments must be a JSON object of named parameters, not %s %s", article(typeErr.Value), typeErr.Value)
 		case err != nil:
