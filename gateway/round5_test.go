@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,4 +31,27 @@ func TestANumberOutOfRangeInsideTheArgumentsIsNamedByItsPlace(t *testing.T) {
 	res := sb.g.CallJSON(t.Context(), ToolCLI, `{"tool_name":"read_file","params":{"path":1e400}}`)
 	checkInvariant(t, res)
 	assert.Equal(t, `[ERROR] cannot read the arguments: the number 1e400 (at byte 48) is out of range; send it as a string; the arguments sent were "{\"tool_name\":\"read_file\",\"params\":{\"path\":1e400}}"; send one JSON object, e.g. {"tool_name": "list_files", "params": {"path": "."}}`, res.Text)
+}
+
+// move_file compares the destination with the source as the file system
+// does: on a case-sensitive one, another case is another name, not the
+// source itself.
+func TestAMoveToAnotherCaseIsNotAMoveIntoItself(t *testing.T) {
+	sb := newSandbox(t)
+	sb.write(t, "output/d/f.txt", "hi\n")
+	caseSensitive := true
+	if _, err := os.Stat(filepath.Join(sb.root, "output", "D", "F.TXT")); err == nil {
+		caseSensitive = false
+	}
+	res := sb.cli("move_file", map[string]any{"src": "output/d/f.txt", "dst": "output/d/F.TXT"})
+	checkInvariant(t, res)
+	if caseSensitive {
+		assert.Equal(t, "moved output/d/f.txt to output/d/F.TXT", res.Text)
+		res = sb.cli("move_file", map[string]any{"src": "output/d", "dst": "output/D/sub"})
+		assert.Equal(t, "moved output/d to output/D/sub", res.Text)
+	} else {
+		assert.Equal(t, `[ERROR] move_file: destination "output/d/F.TXT" already exists`, res.Text)
+	}
+	res = sb.cli("move_file", map[string]any{"src": "output/D", "dst": "output/D/x"})
+	assert.Equal(t, `[ERROR] move_file: cannot move "output/D" into itself`, res.Text)
 }
