@@ -441,9 +441,14 @@ func (g *Gateway) callCLI(ctx context.Context, args map[string]any, sub *string)
 	if !ok {
 		return res
 	}
-	ctx, cancel := context.WithTimeout(ctx, sc.Timeout)
+	tctx, cancel := context.WithTimeout(ctx, sc.Timeout)
 	defer cancel()
-	return g.runNative(ctx, sc, vals)
+	res = g.runNative(tctx, sc, vals)
+	if res.TimedOut && ctx.Err() == nil {
+		// The sub-command's own limit ran out: say which, and where it is set.
+		res.Text = fmt.Sprintf("[ERROR] %s: timed out after %s (the policy's safe_cli_executor.sub_commands.%s.timeout)", name, sc.Timeout, name)
+	}
+	return res
 }
 
 func (g *Gateway) subCommandNames() []string { return sortedKeys(g.policy.CLI.SubCommands) }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,4 +55,16 @@ func TestAMoveToAnotherCaseIsNotAMoveIntoItself(t *testing.T) {
 	}
 	res = sb.cli("move_file", map[string]any{"src": "output/D", "dst": "output/D/x"})
 	assert.Equal(t, `[ERROR] move_file: cannot move "output/D" into itself`, res.Text)
+}
+
+// A sub-command that runs out of its policy timeout says after how long,
+// and which key of the policy set it.
+func TestASubCommandTimeoutNamesItsLimit(t *testing.T) {
+	sb := newSandbox(t)
+	sb.g.policy.CLI.SubCommands["list_files"].Timeout = time.Nanosecond
+	res := sb.cli("list_files", map[string]any{"path": "docs"})
+	checkInvariant(t, res)
+	assert.True(t, res.TimedOut)
+	assert.Equal(t, "timeout", res.Rule)
+	assert.Equal(t, "[ERROR] list_files: timed out after 1ns (the policy's safe_cli_executor.sub_commands.list_files.timeout)", res.Text)
 }
