@@ -490,7 +490,10 @@ func (g *Gateway) moveFile(ctx context.Context, srcShown, dstShown string) Resul
 	if _, err := g.root.Lstat(dst); err == nil {
 		return failed("move_file: destination %s already exists", quote(dstShown))
 	}
-	if within(dst, src) {
+	// Names compared as the file system compares them (not case-folded as
+	// protected paths are): output/d/F.TXT is another file than output/d/f.txt
+	// where the file system tells case apart.
+	if dst == src || g.under(dst, src) {
 		return failed("move_file: cannot move %s into itself", quote(srcShown))
 	}
 	if res, ok := g.checkMovedLinks(ctx, srcShown, src, dst, sfi); !ok {
