@@ -254,7 +254,7 @@ func (g *Gateway) readFile(shown string) Result {
 	if !fi.Mode().IsRegular() {
 		return failed("read_file: %s is not a regular file", quote(shown))
 	}
-	if r := hardLinked("read_file.path", shown, fi); r != nil {
+	if r := g.hardLinked("read_file.path", shown, fi); r != nil {
 		return blocked(r)
 	}
 	limit := g.policy.Limits.ReadFileMaxBytes
@@ -412,7 +412,7 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 	if !sfi.Mode().IsRegular() {
 		return failed("copy_file: %s is not a regular file (copy_file copies single files)", quote(srcShown))
 	}
-	if r := hardLinked("copy_file.src", srcShown, sfi); r != nil {
+	if r := g.hardLinked("copy_file.src", srcShown, sfi); r != nil {
 		return blocked(r)
 	}
 	if sfi.Size() > g.policy.Limits.CopyMaxBytes {
