@@ -416,7 +416,7 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 		return blocked(r)
 	}
 	if sfi.Size() > g.policy.Limits.CopyMaxBytes {
-		return failed("copy_file: %s is %d bytes, more than the limit of %d", quote(srcShown), sfi.Size(), g.policy.Limits.CopyMaxBytes)
+		return failed("copy_file: %s is %d bytes, more than the limit of %d (limits.copy_max_bytes in the policy)", quote(srcShown), sfi.Size(), g.policy.Limits.CopyMaxBytes)
 	}
 	if dfi, err := g.root.Stat(dst); err == nil {
 		if dfi.IsDir() {

@@ -108,3 +108,14 @@ func TestAFileWhoseNamesAreNotFoundWithinTheScanIsRefused(t *testing.T) {
 	res := sb.cli("read_file", map[string]any{"path": "docs/a.txt"})
 	assert.Equal(t, `[SECURITY BLOCKED] hard-link: read_file.path "docs/a.txt" names a file with 2 names (hard links), of which 0 were found inside the project; another may lie outside it, so it is not read; a person can replace it with a copy (cp --remove-destination)`, res.Text)
 }
+
+// A size limit that stops a call names the policy key that sets it.
+func TestASizeLimitNamesItsPolicyKey(t *testing.T) {
+	sb := newSandbox(t)
+	sb.g.policy.Limits.MaxStdinBytes = 4
+	sb.g.policy.Limits.CopyMaxBytes = 4
+	res := sb.run(map[string]any{"script_name": "scripts/echo.py", "stdin_text": "hello"})
+	assert.Equal(t, "[ERROR] safe_py_runner: stdin_text is 5 bytes, more than the limit of 4 (limits.max_stdin_bytes in the policy); send less", res.Text)
+	res = sb.cli("copy_file", map[string]any{"src": "docs/readme.md", "dst": "output/r.md"})
+	assert.Equal(t, `[ERROR] copy_file: "docs/readme.md" is 15 bytes, more than the limit of 4 (limits.copy_max_bytes in the policy)`, res.Text)
+}

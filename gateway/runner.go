@@ -238,7 +238,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 		return no(r)
 	}
 	if len(req.stdin) > lim.MaxStdinBytes {
-		return "", failed("%s: stdin_text is %d bytes, more than the limit of %d", via, len(req.stdin), lim.MaxStdinBytes), false
+		return "", failed("%s: stdin_text is %d bytes, more than the limit of %d (limits.max_stdin_bytes in the policy); send less", via, len(req.stdin), lim.MaxStdinBytes), false
 	}
 
 	f, err := g.openRead(resolved)
