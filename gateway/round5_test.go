@@ -3,6 +3,7 @@ package gateway
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,4 +119,26 @@ func TestASizeLimitNamesItsPolicyKey(t *testing.T) {
 	assert.Equal(t, "[ERROR] safe_py_runner: stdin_text is 5 bytes, more than the limit of 4 (limits.max_stdin_bytes in the policy); send less", res.Text)
 	res = sb.cli("copy_file", map[string]any{"src": "docs/readme.md", "dst": "output/r.md"})
 	assert.Equal(t, `[ERROR] copy_file: "docs/readme.md" is 15 bytes, more than the limit of 4 (limits.copy_max_bytes in the policy)`, res.Text)
+}
+
+// A parameter alias is a plain name that a call can use: one with a blank,
+// an empty one, or one spelled like a key that names the sub-command or
+// holds the parameters (which the call reads first) is a policy error.
+func TestAPolicyAliasMustBeAPlainNameACallCanUse(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	for _, tt := range []struct{ name, alias, want string }{
+		{"a blank inside", "'fr om'", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "fr om" is not a parameter name (letters, digits and _, not starting with a digit)`},
+		{"empty", "''", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "" is not a parameter name (letters, digits and _, not starting with a digit)`},
+		{"a leading digit", "9x", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "9x" is not a parameter name (letters, digits and _, not starting with a digit)`},
+		{"the parameters object", "params", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "params" names the sub-command or the parameters object in a call, not a parameter`},
+		{"the sub-command", "tool_name", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "tool_name" names the sub-command or the parameters object in a call, not a parameter`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := strings.Replace(string(base), "aliases: [source, from]", "aliases: [source, "+tt.alias+"]", 1)
+			_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
+			require.Error(t, err)
+			assert.Equal(t, "cannot load policy p.yaml: invalid policy: "+tt.want, err.Error())
+		})
+	}
 }
