@@ -66,6 +66,24 @@ func allowed(text string) Result {
 	return Result{Text: text, Decision: DecisionAllow}
 }
 
+// content is the allowed result of a tool that shows content (a file's text,
+// a listing): content that would read as the gateway's own outcome (it
+// starts like a refusal or an error, or is "(no output)") comes after the
+// label line, so the first line always tells how the call went.
+func content(label, text string) Result {
+	if looksLikeOutcome(text) {
+		text = label + "\n" + text
+	}
+	return allowed(text)
+}
+
+// looksLikeOutcome reports whether text, leading blanks aside, starts like a
+// refusal or an error, or is the text of an empty result.
+func looksLikeOutcome(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	return strings.HasPrefix(t, PrefixBlocked) || strings.HasPrefix(t, PrefixError) || strings.TrimSpace(t) == NoOutput
+}
+
 // Option configures a Gateway.
 type Option func(*options)
 

@@ -206,7 +206,7 @@ func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
 	if hidden > 0 {
 		b.WriteString(hiddenNote(hidden))
 	}
-	return allowed(strings.TrimSuffix(b.String(), "\n"))
+	return content("[entries of "+shown+"]", strings.TrimSuffix(b.String(), "\n"))
 }
 
 // entryName marks directories with "/" and symbolic links with "@".
@@ -276,8 +276,9 @@ func (g *Gateway) readFile(shown string) Result {
 	if bytes.IndexByte(buf, 0) >= 0 {
 		return failed("read_file: %s is a binary file (%d bytes); read_file shows text only", quote(shown), fi.Size())
 	}
+	label := "[text of " + shown + "]"
 	if n <= limit {
-		return allowed(string(buf))
+		return content(label, string(buf))
 	}
 	cut := limit
 	for cut > 0 && !utf8.RuneStart(buf[cut]) {
@@ -287,7 +288,7 @@ func (g *Gateway) readFile(shown string) Result {
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
 	}
-	return allowed(fmt.Sprintf("%s\n[TRUNCATED: showing the first %d of %d bytes of %s]", buf[:cut], cut, size, shown))
+	return content(label, fmt.Sprintf("%s\n[TRUNCATED: showing the first %d of %d bytes of %s]", buf[:cut], cut, size, shown))
 }
 
 func (g *Gateway) makeDirectory(shown string) Result {

@@ -549,8 +549,11 @@ func formatStreams(stdout, stderr *cappedBuffer) string {
 	switch {
 	case strings.TrimSpace(e) == "" && strings.TrimSpace(o) == "":
 		return NoOutput
-	case strings.TrimSpace(e) == "":
+	case strings.TrimSpace(e) == "" && !looksLikeOutcome(o):
 		return strings.TrimRight(o, "\n")
+	case strings.TrimSpace(e) == "":
+		// Output that would read as the gateway's own outcome is labelled.
+		return "[stdout]\n" + strings.TrimRight(o, "\n")
 	case strings.TrimSpace(o) == "":
 		return "[stderr]\n" + strings.TrimRight(e, "\n")
 	}
