@@ -30,7 +30,13 @@ func FuzzCheckPath(f *testing.F) {
 	sb.symlink(f, "nothere/../docs/g", "mlink") // a missing component, then "..", then a link
 	sb.symlink(f, "nothere/../g", "docs/mdoc")
 	sb.symlink(f, "nothere/../indir", "mdocs")
-	for _, s := range []string{"docs/readme.md", "indir/readme.md", "outdir/canary.txt", "docs/up", "loop/x", "../outside/canary.txt", `..\x`, "%2e%2e/x", "\uff0e\uff0e/x", "a/./b//c/", "", ".ENV", "./.git/config", "docs/g/config", "notes", "docs/ID_RSA", ".env ", ".git/", "mlink/config", "docs/mdoc/config", "mdocs/readme.md"} {
+	// Hard links: to the canary outside, to .env, and between two names inside.
+	for target, name := range map[string]string{"../outside/canary.txt": "docs/hcanary", ".env": "docs/henv", "docs/readme.md": "docs/hreadme"} {
+		if err := os.Link(filepath.Join(sb.root, filepath.FromSlash(target)), filepath.Join(sb.root, filepath.FromSlash(name))); err != nil {
+			f.Logf("no hard links here: %v", err)
+		}
+	}
+	for _, s := range []string{"docs/hcanary", "docs/henv", "docs/hreadme", "docs/readme.md", "indir/readme.md", "outdir/canary.txt", "docs/up", "loop/x", "../outside/canary.txt", `..\x`, "%2e%2e/x", "\uff0e\uff0e/x", "a/./b//c/", "", ".ENV", "./.git/config", "docs/g/config", "notes", "docs/ID_RSA", ".env ", ".git/", "mlink/config", "docs/mdoc/config", "mdocs/readme.md"} {
 		f.Add(s)
 	}
 	root := sb.root

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -63,6 +64,24 @@ func allowed(text string) Result {
 		text = NoOutput
 	}
 	return Result{Text: text, Decision: DecisionAllow}
+}
+
+// content is the allowed result of a tool that shows content (a file's text,
+// a listing): content that would read as the gateway's own outcome (it
+// starts like a refusal or an error, or is "(no output)") comes after the
+// label line, so the first line always tells how the call went.
+func content(label, text string) Result {
+	if looksLikeOutcome(text) {
+		text = label + "\n" + text
+	}
+	return allowed(text)
+}
+
+// looksLikeOutcome reports whether text, leading blanks aside, starts like a
+// refusal or an error, or is the text of an empty result.
+func looksLikeOutcome(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	return strings.HasPrefix(t, PrefixBlocked) || strings.HasPrefix(t, PrefixError) || strings.TrimSpace(t) == NoOutput
 }
 
 // Option configures a Gateway.
@@ -316,6 +335,10 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 		msg := "the arguments must be a JSON object"
 		var typeErr *json.UnmarshalTypeError
 		switch {
+		case errors.As(err, &typeErr) && typeErr.Type != nil && typeErr.Type.Kind() == reflect.Float64:
+			// Inside the object (the object itself decodes into a map): a
+			// number too large for a float64, such as 1e400.
+			msg = fmt.Sprintf("cannot read the arguments: the %s (at byte %d) is out of range; send it as a string", typeErr.Value, typeErr.Offset)
 		case errors.As(err, &typeErr):
 			msg = fmt.Sprintf("the arguments must be a JSON object of named parameters, not %s %s", article(typeErr.Value), typeErr.Value)
 		case err != nil:
@@ -436,9 +459,14 @@ func (g *Gateway) callCLI(ctx context.Context, args map[string]any, sub *string)
 	if !ok {
 		return res
 	}
-	ctx, cancel := context.WithTimeout(ctx, sc.Timeout)
+	tctx, cancel := context.WithTimeout(ctx, sc.Timeout)
 	defer cancel()
-	return g.runNative(ctx, sc, vals)
+	res = g.runNative(tctx, sc, vals)
+	if res.TimedOut && ctx.Err() == nil {
+		// The sub-command's own limit ran out: say which, and where it is set.
+		res.Text = fmt.Sprintf("[ERROR] %s: timed out after %s (the policy's safe_cli_executor.sub_commands.%s.timeout)", name, sc.Timeout, name)
+	}
+	return res
 }
 
 func (g *Gateway) subCommandNames() []string { return sortedKeys(g.policy.CLI.SubCommands) }

@@ -1,18 +1,26 @@
 package gateway
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
-// ruleHardLink refuses a file that has more than one name. A hard link
-// inside the root to a file outside it (or to .env) looks like any other
-// file: os.Root and the link checks cannot see where its other names are.
-// The model cannot make hard links through the gateway; they come from
-// elsewhere, so a file with several names is not read or handed to a script.
+// ruleHardLink refuses a file that has more than one name, unless every
+// name is found inside the root and none is hidden. A hard link inside the
+// root to a file outside it (or to .env) looks like any other file: os.Root
+// and the link checks cannot see where its other names are. The model
+// cannot make hard links through the gateway; they come from elsewhere.
 const ruleHardLink = "hard-link"
 
-// hardLinked refuses a regular file with more than one hard link; what
-// names the parameter ("read_file.path", "args[0]") and shown the path as
-// the model wrote it.
-func hardLinked(what, shown string, fi fs.FileInfo) *refusal {
+// maxHardLinkScan is how many entries of the root are looked at to find the
+// other names of a file with several; past it the file is refused.
+var maxHardLinkScan = 50000 // a variable for tests
+
+// hardLinked refuses a regular file with more than one name (hard links)
+// unless all of them lie inside the root, none hidden; what names the
+// parameter ("read_file.path", "args[0]") and shown the path as the model
+// wrote it.
+func (g *Gateway) hardLinked(what, shown string, fi fs.FileInfo) *refusal {
 	if !fi.Mode().IsRegular() {
 		return nil
 	}
@@ -20,5 +28,46 @@ func hardLinked(what, shown string, fi fs.FileInfo) *refusal {
 	if n <= 1 {
 		return nil
 	}
-	return refuse(ruleHardLink, "%s %s names a file with %d names (hard links); another of them may lie outside the project or be hidden, which no check can see, so it is not read; a person can replace it with a copy (cp --remove-destination)", what, quote(shown), n)
+	names, complete := g.namesOf(fi, n)
+	if !complete {
+		verb := "were"
+		if len(names) == 1 {
+			verb = "was"
+		}
+		return refuse(ruleHardLink, "%s %s names a file with %d names (hard links), of which %d %s found inside the project; another may lie outside it, so it is not read; a person can replace it with a copy (cp --remove-destination)", what, quote(shown), n, len(names), verb)
+	}
+	for _, name := range names {
+		if pat := g.policy.hiddenBy(name); pat != "" {
+			return refuse(ruleHardLink, "%s %s names a file with %d names (hard links), and one of them matches the hidden path pattern %q (hidden_paths in the policy); hidden paths are never shown to the model", what, quote(shown), n, pat)
+		}
+	}
+	return nil
+}
+
+// namesOf finds the names of the file fi (n of them) inside the root,
+// looking at no more than maxHardLinkScan entries and following no links;
+// complete reports whether all n were found.
+func (g *Gateway) namesOf(fi fs.FileInfo, n uint64) (names []string, complete bool) {
+	seen := 0
+	_ = fs.WalkDir(g.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable directory: its names stay unfound
+		}
+		if seen++; seen > maxHardLinkScan {
+			return fs.SkipAll
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !os.SameFile(fi, info) {
+			return nil
+		}
+		names = append(names, p)
+		if uint64(len(names)) == n {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return names, uint64(len(names)) == n
 }

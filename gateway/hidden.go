@@ -239,7 +239,7 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 					return refuse(ruleArgSpecial, "%s %s names %s inside the project; scripts are given regular files and directories only (a script opening it could wait until the timeout)", what, quote(a), kind)
 				}
 				if fi, err := g.root.Stat(res); err == nil {
-					if r := hardLinked(what, a, fi); r != nil {
+					if r := g.hardLinked(what, a, fi); r != nil {
 						return r
 					}
 				}

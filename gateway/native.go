@@ -206,7 +206,7 @@ func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
 	if hidden > 0 {
 		b.WriteString(hiddenNote(hidden))
 	}
-	return allowed(strings.TrimSuffix(b.String(), "\n"))
+	return content("[entries of "+shown+"]", strings.TrimSuffix(b.String(), "\n"))
 }
 
 // entryName marks directories with "/" and symbolic links with "@".
@@ -254,7 +254,7 @@ func (g *Gateway) readFile(shown string) Result {
 	if !fi.Mode().IsRegular() {
 		return failed("read_file: %s is not a regular file", quote(shown))
 	}
-	if r := hardLinked("read_file.path", shown, fi); r != nil {
+	if r := g.hardLinked("read_file.path", shown, fi); r != nil {
 		return blocked(r)
 	}
 	limit := g.policy.Limits.ReadFileMaxBytes
@@ -276,8 +276,9 @@ func (g *Gateway) readFile(shown string) Result {
 	if bytes.IndexByte(buf, 0) >= 0 {
 		return failed("read_file: %s is a binary file (%d bytes); read_file shows text only", quote(shown), fi.Size())
 	}
+	label := "[text of " + shown + "]"
 	if n <= limit {
-		return allowed(string(buf))
+		return content(label, string(buf))
 	}
 	cut := limit
 	for cut > 0 && !utf8.RuneStart(buf[cut]) {
@@ -287,7 +288,7 @@ func (g *Gateway) readFile(shown string) Result {
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
 	}
-	return allowed(fmt.Sprintf("%s\n[TRUNCATED: showing the first %d of %d bytes of %s]", buf[:cut], cut, size, shown))
+	return content(label, fmt.Sprintf("%s\n[TRUNCATED: showing the first %d of %d bytes of %s]", buf[:cut], cut, size, shown))
 }
 
 func (g *Gateway) makeDirectory(shown string) Result {
@@ -412,11 +413,11 @@ func (g *Gateway) copyFile(ctx context.Context, srcShown, dstShown string) Resul
 	if !sfi.Mode().IsRegular() {
 		return failed("copy_file: %s is not a regular file (copy_file copies single files)", quote(srcShown))
 	}
-	if r := hardLinked("copy_file.src", srcShown, sfi); r != nil {
+	if r := g.hardLinked("copy_file.src", srcShown, sfi); r != nil {
 		return blocked(r)
 	}
 	if sfi.Size() > g.policy.Limits.CopyMaxBytes {
-		return failed("copy_file: %s is %d bytes, more than the limit of %d", quote(srcShown), sfi.Size(), g.policy.Limits.CopyMaxBytes)
+		return failed("copy_file: %s is %d bytes, more than the limit of %d (limits.copy_max_bytes in the policy)", quote(srcShown), sfi.Size(), g.policy.Limits.CopyMaxBytes)
 	}
 	if dfi, err := g.root.Stat(dst); err == nil {
 		if dfi.IsDir() {
@@ -490,7 +491,10 @@ func (g *Gateway) moveFile(ctx context.Context, srcShown, dstShown string) Resul
 	if _, err := g.root.Lstat(dst); err == nil {
 		return failed("move_file: destination %s already exists", quote(dstShown))
 	}
-	if within(dst, src) {
+	// Names compared as the file system compares them (not case-folded as
+	// protected paths are): output/d/F.TXT is another file than output/d/f.txt
+	// where the file system tells case apart.
+	if dst == src || g.under(dst, src) {
 		return failed("move_file: cannot move %s into itself", quote(srcShown))
 	}
 	if res, ok := g.checkMovedLinks(ctx, srcShown, src, dst, sfi); !ok {

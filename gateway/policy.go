@@ -287,6 +287,14 @@ func (e *PolicyError) Unwrap() error { return ErrInvalidPolicy }
 
 type problemList []string
 
+// aliasName is what a parameter alias may be: a plain name.
+var aliasName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// callKeys are the keys of a safe_cli_executor call that name the
+// sub-command or hold its parameters (takeString, takeParams): an alias
+// spelled like one would never reach the parameter.
+var callKeys = map[string]bool{"tool_name": true, "command": true, "sub_command": true, "subcommand": true, "tool": true, "name": true, "params": true, "parameters": true, "arguments": true}
+
 func (p *problemList) addf(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
 
 func (p *problemList) regex(field, expr string, required bool) *regexp.Regexp {
@@ -466,6 +474,14 @@ func buildCLI(raw *rawCLI, probs *problemList) CLIPolicy {
 			}
 			prm := &Param{Name: pn, Description: strings.TrimSpace(rp.Description), Aliases: rp.Aliases}
 			prm.Pattern = probs.regex(pf+".pattern", rp.Pattern, true)
+			for _, a := range rp.Aliases {
+				switch {
+				case !aliasName.MatchString(a):
+					probs.addf("%s.aliases: %q is not a parameter name (letters, digits and _, not starting with a digit)", pf, a)
+				case callKeys[a]:
+					probs.addf("%s.aliases: %q names the sub-command or the parameters object in a call, not a parameter", pf, a)
+				}
+			}
 			for _, n := range append([]string{pn}, rp.Aliases...) {
 				if prev, dup := names[n]; dup {
 					probs.addf("%s: name %q already used by %s", pf, n, prev)

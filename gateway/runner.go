@@ -238,7 +238,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 		return no(r)
 	}
 	if len(req.stdin) > lim.MaxStdinBytes {
-		return "", failed("%s: stdin_text is %d bytes, more than the limit of %d", via, len(req.stdin), lim.MaxStdinBytes), false
+		return "", failed("%s: stdin_text is %d bytes, more than the limit of %d (limits.max_stdin_bytes in the policy); send less", via, len(req.stdin), lim.MaxStdinBytes), false
 	}
 
 	f, err := g.openRead(resolved)
@@ -502,7 +502,10 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 			r.ExitCode = code
 			return r
 		}
-		fallthrough
+		// Any other exit 77 (os.EX_NOPERM, say) is an ordinary failure.
+		r := failed("%s failed (exit code %d)\n%s", script, code, out)
+		r.ExitCode = code
+		return r
 	case code == 0 && errors.Is(err, exec.ErrWaitDelay):
 		// The script exited, but something it started held its output open
 		// past WaitDelay: what was read may be cut short, so it is no result.
@@ -546,8 +549,11 @@ func formatStreams(stdout, stderr *cappedBuffer) string {
 	switch {
 	case strings.TrimSpace(e) == "" && strings.TrimSpace(o) == "":
 		return NoOutput
-	case strings.TrimSpace(e) == "":
+	case strings.TrimSpace(e) == "" && !looksLikeOutcome(o):
 		return strings.TrimRight(o, "\n")
+	case strings.TrimSpace(e) == "":
+		// Output that would read as the gateway's own outcome is labelled.
+		return "[stdout]\n" + strings.TrimRight(o, "\n")
 	case strings.TrimSpace(o) == "":
 		return "[stderr]\n" + strings.TrimRight(e, "\n")
 	}

@@ -166,7 +166,8 @@ func TestASocketIsNotARegularFile(t *testing.T) {
 
 // A hard link inside the root to a file outside it, or to a hidden file,
 // looks like any file: a file with more than one name is not read, copied
-// or handed to a script, and nothing of it is shown.
+// or handed to a script unless all its names are found inside the root and
+// none is hidden, and nothing of it is shown.
 func TestAFileWithSeveralNamesIsNotReadNorGivenToScripts(t *testing.T) {
 	needPython(t)
 	sb := newSandbox(t)
@@ -176,19 +177,22 @@ func TestAFileWithSeveralNamesIsNotReadNorGivenToScripts(t *testing.T) {
 			t.Skipf("link: %v", err)
 		}
 	}
-	const why = " names a file with 2 names (hard links); another of them may lie outside the project or be hidden, which no check can see, so it is not read; a person can replace it with a copy (cp --remove-destination)"
+	const outside = " names a file with 2 names (hard links), of which 1 was found inside the project; another may lie outside it, so it is not read; a person can replace it with a copy (cp --remove-destination)"
+	const hidden = ` names a file with 2 names (hard links), and one of them matches the hidden path pattern ".env" (hidden_paths in the policy); hidden paths are never shown to the model`
 	for _, tc := range []struct {
 		name string
 		res  func() Result
 		want string
 	}{
 		{"read_file of a link to a file outside", func() Result { return sb.cli("read_file", map[string]any{"path": "docs/canary"}) },
-			`[SECURITY BLOCKED] hard-link: read_file.path "docs/canary"` + why},
+			`[SECURITY BLOCKED] hard-link: read_file.path "docs/canary"` + outside},
 		{"copy_file of a link to .env", func() Result { return sb.cli("copy_file", map[string]any{"src": "docs/notes", "dst": "docs/out.txt"}) },
-			`[SECURITY BLOCKED] hard-link: copy_file.src "docs/notes"` + why},
+			`[SECURITY BLOCKED] hard-link: copy_file.src "docs/notes"` + hidden},
+		{"read_file of a link to .env", func() Result { return sb.cli("read_file", map[string]any{"path": "docs/notes"}) },
+			`[SECURITY BLOCKED] hard-link: read_file.path "docs/notes"` + hidden},
 		{"a script arg naming one", func() Result {
 			return sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{"--in=docs/canary"}})
-		}, `[SECURITY BLOCKED] hard-link: args[0] "--in=docs/canary"` + why},
+		}, `[SECURITY BLOCKED] hard-link: args[0] "--in=docs/canary"` + outside},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := tc.res()
