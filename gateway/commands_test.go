@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // The commands the gateway describes to checkers are exactly what Call
@@ -79,4 +83,27 @@ func commandNames(cmds []Command) []string {
 		out = append(out, c.Name)
 	}
 	return out
+}
+
+// move_file compares the destination with the source as the file system
+// does: on a case-sensitive one, another case is another name, not the
+// source itself.
+func TestAMoveToAnotherCaseIsNotAMoveIntoItself(t *testing.T) {
+	sb := newSandbox(t)
+	sb.write(t, "output/d/f.txt", "hi\n")
+	caseSensitive := true
+	if _, err := os.Stat(filepath.Join(sb.root, "output", "D", "F.TXT")); err == nil {
+		caseSensitive = false
+	}
+	res := sb.cli("move_file", map[string]any{"src": "output/d/f.txt", "dst": "output/d/F.TXT"})
+	checkInvariant(t, res)
+	if caseSensitive {
+		assert.Equal(t, "moved output/d/f.txt to output/d/F.TXT", res.Text)
+		res = sb.cli("move_file", map[string]any{"src": "output/d", "dst": "output/D/sub"})
+		assert.Equal(t, "moved output/d to output/D/sub", res.Text)
+	} else {
+		assert.Equal(t, `[ERROR] move_file: destination "output/d/F.TXT" already exists`, res.Text)
+	}
+	res = sb.cli("move_file", map[string]any{"src": "output/D", "dst": "output/D/x"})
+	assert.Equal(t, `[ERROR] move_file: cannot move "output/D" into itself`, res.Text)
 }

@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A link target can name a missing component and climb back out of it
@@ -118,4 +121,44 @@ func TestRunnerRefusesArgsThroughLinksOut(t *testing.T) {
 			t.Errorf("%s: %+v", a, res)
 		}
 	}
+}
+
+// A file whose names all lie inside the root, none hidden, is an ordinary
+// file: read, copied and handed to scripts (a project restored with cp -al,
+// a pnpm store). The names may be in a protected directory: reading is fine.
+func TestAFileWhoseNamesAreAllInsideTheRootIsRead(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	sb.write(t, "docs/a.txt", "shared text\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(sb.root, "output"), 0o755))
+	for old, name := range map[string]string{"docs/a.txt": "output/b.txt", "scripts/echo.py": "docs/echo_copy.py"} {
+		if err := os.Link(filepath.Join(sb.root, filepath.FromSlash(old)), filepath.Join(sb.root, filepath.FromSlash(name))); err != nil {
+			t.Skipf("link: %v", err)
+		}
+	}
+	res := sb.cli("read_file", map[string]any{"path": "output/b.txt"})
+	assert.Equal(t, "shared text\n", res.Text)
+	res = sb.cli("read_file", map[string]any{"path": "docs/echo_copy.py"})
+	assert.Equal(t, DecisionAllow, res.Decision, res.Text)
+	res = sb.cli("copy_file", map[string]any{"src": "docs/a.txt", "dst": "output/c.txt"})
+	assert.Equal(t, "copied docs/a.txt to output/c.txt (12 bytes)", res.Text)
+	res = sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{"--in=output/b.txt"}})
+	assert.Equal(t, "args ['--in=output/b.txt']", res.Text)
+}
+
+// Past maxHardLinkScan entries the search for a file's other names stops,
+// and a file whose names were not all found is refused.
+func TestAFileWhoseNamesAreNotFoundWithinTheScanIsRefused(t *testing.T) {
+	sb := newSandbox(t)
+	sb.write(t, "docs/a.txt", "shared text\n")
+	sb.write(t, "zz/b.txt", "")
+	require.NoError(t, os.Remove(filepath.Join(sb.root, "zz", "b.txt")))
+	if err := os.Link(filepath.Join(sb.root, "docs", "a.txt"), filepath.Join(sb.root, "zz", "b.txt")); err != nil {
+		t.Skipf("link: %v", err)
+	}
+	old := maxHardLinkScan
+	maxHardLinkScan = 3 // ".", ".git", ".git/config": the walk stops before docs and zz
+	t.Cleanup(func() { maxHardLinkScan = old })
+	res := sb.cli("read_file", map[string]any{"path": "docs/a.txt"})
+	assert.Equal(t, `[SECURITY BLOCKED] hard-link: read_file.path "docs/a.txt" names a file with 2 names (hard links), of which 0 were found inside the project; another may lie outside it, so it is not read; a person can replace it with a copy (cp --remove-destination)`, res.Text)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -289,4 +291,26 @@ func TestInheritKeepsOrdinaryNamesAndInheritForKeepsASkillsToken(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"PATH", "PWD", "HOME", "GIT_AUTHOR_NAME", "XDG_SESSION_ID"}, p.Runner.Env.Inherit)
 	require.Equal(t, []string{"TRANSCRIPT_API_URL", "TRANSCRIPT_API_TOKEN", "GITHUB_PAT"}, p.Runner.Env.InheritFor["skills/ects_skill"])
+}
+
+// A parameter alias is a plain name that a call can use: one with a blank,
+// an empty one, or one spelled like a key that names the sub-command or
+// holds the parameters (which the call reads first) is a policy error.
+func TestAPolicyAliasMustBeAPlainNameACallCanUse(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	for _, tt := range []struct{ name, alias, want string }{
+		{"a blank inside", "'fr om'", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "fr om" is not a parameter name (letters, digits and _, not starting with a digit)`},
+		{"empty", "''", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "" is not a parameter name (letters, digits and _, not starting with a digit)`},
+		{"a leading digit", "9x", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "9x" is not a parameter name (letters, digits and _, not starting with a digit)`},
+		{"the parameters object", "params", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "params" names the sub-command or the parameters object in a call, not a parameter`},
+		{"the sub-command", "tool_name", `p.yaml:167:11: safe_cli_executor.sub_commands.copy_file.params.src.aliases: "tool_name" names the sub-command or the parameters object in a call, not a parameter`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := strings.Replace(string(base), "aliases: [source, from]", "aliases: [source, "+tt.alias+"]", 1)
+			_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
+			require.Error(t, err)
+			assert.Equal(t, "cannot load policy p.yaml: invalid policy: "+tt.want, err.Error())
+		})
+	}
 }
