@@ -83,6 +83,9 @@ func (t *compatTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	if resp.StatusCode == http.StatusOK && apiSuffix(req.URL.Path) == "/messages" {
+		return checkMessage(resp)
+	}
 	if resp.StatusCode != http.StatusOK || !t.normalize || apiSuffix(req.URL.Path) != "/chat/completions" {
 		return resp, nil
 	}
