@@ -3,13 +3,18 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tmc/langchaingo/llms"
+
+	"github.com/lppctl/lppctl/machine"
 )
 
 // The anthropic adapter: several tool calls of one assistant message go out
@@ -201,4 +206,50 @@ func TestAnthropicRequestWithoutToolsCarriesNoToolBlocks(t *testing.T) {
 			t.Error("tools sent")
 		}
 	})
+}
+
+// A 200 reply of /messages that is not a message is never read as an empty
+// answer: an error object is retried when the server is overloaded (then
+// the run stops in place), and a stream nobody asked for is refused saying so.
+func TestAnAnthropicReplyThatIsNotAMessageIsNotAnEmptyAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name, body string
+		requests   int32
+		err        string
+		unavail    bool
+	}{
+		{name: "an overloaded error with status 200 is retried", body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, requests: 2, unavail: true,
+			err: "cannot call anthropic:claude-x at URL/v1: gave up after 2 attempts, the last one failed with an unusable reply: the server answered HTTP 200 with an error (overloaded_error): Overloaded"},
+		{name: "an invalid request error with status 200 is not retried", body: `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`, requests: 1,
+			err: "cannot call anthropic:claude-x at URL/v1: an unusable reply: the server answered HTTP 200 with an error (invalid_request_error): prompt is too long: 210000 tokens > 200000 maximum"},
+		{name: "an event stream though none was asked for", body: "event: message_start\ndata: {\"type\":\"message_start\"}\n\n", requests: 1,
+			err: `cannot call anthropic:claude-x at URL/v1: an unusable reply: the server answered with an event stream (though none was asked for), which is not read as a message ("event: message_start data: {\"type\":\"message_start\"}"); does a proxy between lppctl and the API force streaming?`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var requests atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				fmt.Fprint(w, tt.body)
+			}))
+			defer srv.Close()
+			env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL + "/v1"}
+			c, err := New(Choice{Provider: "anthropic", Model: "claude-x"}, Options{Getenv: func(k string) string { return env[k] }, Retry: RetryPolicy{Attempts: 2, Sleep: noSleep, Timeout: 5 * time.Second}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reply, err := c.Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
+			if err == nil {
+				t.Fatalf("no error; reply %+v", reply)
+			}
+			if got := strings.ReplaceAll(err.Error(), srv.URL, "URL"); got != tt.err {
+				t.Fatalf("error\n got %s\nwant %s", got, tt.err)
+			}
+			if errors.Is(err, machine.ErrUnavailable) != tt.unavail {
+				t.Errorf("unavailable = %v, want %v", !tt.unavail, tt.unavail)
+			}
+			if requests.Load() != tt.requests {
+				t.Errorf("requests = %d, want %d", requests.Load(), tt.requests)
+			}
+		})
+	}
 }

@@ -83,6 +83,9 @@ func (t *compatTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	if resp.StatusCode == http.StatusOK && apiSuffix(req.URL.Path) == "/messages" {
+		return checkMessage(resp)
+	}
 	if resp.StatusCode != http.StatusOK || !t.normalize || apiSuffix(req.URL.Path) != "/chat/completions" {
 		return resp, nil
 	}
@@ -182,10 +185,10 @@ func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
 		if ct := strings.TrimSpace(strings.Split(contentType, ";")[0]); ct != "" && ct != "application/json" {
 			what = ct + ", not JSON"
 		}
-		if bytes.HasPrefix(trimmed, []byte("data:")) {
-			merged, ok := mergeStream(trimmed)
-			if !ok {
-				return nil, &replyError{msg: fmt.Sprintf("the server answered with an event stream (though none was asked for) that holds no chat completion (%s)", snippet(trimmed))}
+		if isEventStream(trimmed) {
+			merged, rerr := mergeStream(trimmed)
+			if rerr != nil {
+				return nil, rerr
 			}
 			return normalizeCompletion(merged, "application/json")
 		}
@@ -404,11 +407,33 @@ func snippetEnd(b []byte) string {
 	return fmt.Sprintf("%q", s)
 }
 
+// isEventStream reports whether a body that is not JSON is a server-sent
+// event stream: its first line is a data, event, id or retry field, or a
+// comment (": keep-alive", ": OPENROUTER PROCESSING").
+func isEventStream(body []byte) bool {
+	line, _, _ := bytes.Cut(body, []byte("\n"))
+	line = bytes.TrimSpace(line)
+	if bytes.HasPrefix(line, []byte(":")) {
+		return true
+	}
+	for _, f := range []string{"data:", "event:", "id:", "retry:"} {
+		if bytes.HasPrefix(line, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
 // mergeStream turns a server-sent event stream of chat completion chunks
 // (sent by a server that streams whatever it is asked) into one completion:
 // the deltas' content joined, tool calls merged by index, the last usage.
-// Only the deltas of choice 0 are read (see normalizeCompletion).
-func mergeStream(body []byte) ([]byte, bool) {
+// Only the deltas of choice 0 are read (see normalizeCompletion). Comments,
+// event, id and retry lines are skipped. A stream is complete when it says
+// so: a finish_reason for choice 0, or "data: [DONE]"; one that just stops
+// was cut short (a dropped connection, a proxy's timeout), and one that
+// carries an error object stopped on the server's error: both are retried
+// like a dropped connection, never read as the model's whole answer.
+func mergeStream(body []byte) ([]byte, *replyError) {
 	type call struct {
 		id, typ, name string
 		args          strings.Builder
@@ -417,7 +442,7 @@ func mergeStream(body []byte) ([]byte, bool) {
 	var calls []*call
 	byIndex := map[int]*call{}
 	var usage any
-	finish, model, chunks := "", "", 0
+	finish, model, chunks, done := "", "", 0, false
 	for _, line := range strings.Split(string(body), "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.HasPrefix(line, "data:") {
@@ -425,6 +450,7 @@ func mergeStream(body []byte) ([]byte, bool) {
 		}
 		data := strings.TrimSpace(strings.TrimPrefix(line, "data:"))
 		if data == "[DONE]" {
+			done = true
 			break
 		}
 		var chunk struct {
@@ -446,9 +472,13 @@ func mergeStream(body []byte) ([]byte, bool) {
 				FinishReason *string `json:"finish_reason"`
 			} `json:"choices"`
 			Usage any `json:"usage"`
+			Error any `json:"error"`
 		}
 		if json.Unmarshal([]byte(data), &chunk) != nil {
 			continue
+		}
+		if chunk.Error != nil {
+			return nil, &replyError{msg: fmt.Sprintf("the server's event stream stopped on an error after %d chunk(s): %s", chunks, errorText(chunk.Error)), transient: true}
 		}
 		chunks++
 		if chunk.Model != "" {
@@ -487,7 +517,10 @@ func mergeStream(body []byte) ([]byte, bool) {
 		}
 	}
 	if chunks == 0 {
-		return nil, false
+		return nil, &replyError{msg: fmt.Sprintf("the server answered with an event stream (though none was asked for) that holds no chat completion (%s)", snippet(body))}
+	}
+	if !done && finish == "" {
+		return nil, &replyError{msg: fmt.Sprintf("the server's event stream was cut short: it ends after %d chunk(s) with neither a finish_reason nor [DONE] (%s)", chunks, snippetEnd(body)), transient: true}
 	}
 	msg := map[string]any{"role": "assistant", "content": content.String()}
 	if len(calls) > 0 {
@@ -503,7 +536,10 @@ func mergeStream(body []byte) ([]byte, bool) {
 		out["usage"] = usage
 	}
 	b, err := json.Marshal(out)
-	return b, err == nil
+	if err != nil {
+		return nil, &replyError{msg: "cannot re-encode the server's event stream: " + err.Error()}
+	}
+	return b, nil
 }
 
 // normalizeBaseURL makes OPENAI_API_BASE usable as langchaingo's base URL:

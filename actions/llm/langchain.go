@@ -181,19 +181,31 @@ func uniqueIDs(calls []ToolCall) {
 // stripThinking drops the <think>...</think> blocks that reasoning models
 // served without a reasoning parser put before their answer (Qwen3,
 // DeepSeek-R1 on llama.cpp or Ollama): a marker the model only thought of
-// must not route the run, nor a verdict it considered. Reasoning sent apart
-// (reasoning_content) is never read.
+// must not route the run, nor a verdict it considered. Two more shapes are
+// thoughts, not answers:
+//   - a block that opens and never closes (the reply was cut while the model
+//     was thinking): everything from <think> on is dropped, so a draft in
+//     the thought is not read as the answer (the reply is then empty, and
+//     its finish reason says why);
+//   - a closing </think> with no opening one (chat templates that put
+//     <think> in the prompt, so the reply starts inside the thought):
+//     everything up to the last </think> is dropped.
+//
+// Reasoning sent apart (reasoning_content, thinking blocks) is never read.
 func stripThinking(s string) string {
 	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "<think>") {
+		if end := strings.LastIndex(t, "</think>"); end >= 0 && !strings.Contains(t[:end], "<think>") {
+			return strings.TrimSpace(t[end+len("</think>"):])
+		}
+		return s
+	}
 	for strings.HasPrefix(t, "<think>") {
 		end := strings.Index(t, "</think>")
 		if end < 0 {
-			return s // unclosed: the reply was cut while thinking; keep it as is
+			return "" // unclosed: cut while thinking, no answer yet
 		}
 		t = strings.TrimSpace(t[end+len("</think>"):])
-	}
-	if len(t) == len(strings.TrimSpace(s)) {
-		return s
 	}
 	return t
 }

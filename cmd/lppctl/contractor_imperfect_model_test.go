@@ -144,7 +144,7 @@ func (m *imperfectModel) reply(state, first string) string {
 		}
 		return js(map[string]any{"examples": items})
 	case "evaluating":
-		return js(map[string]any{"score": pick(m.scores, m.calls[state]), "feedback": "the evidence was read"})
+		return js(map[string]any{"score": pick(m.scores, m.calls[state]), "problems": []string{}, "feedback": "the evidence was read"})
 	case "reviewing":
 		return js(map[string]any{"decision": pick(m.reviews, m.calls[state]), "reason": "the step keeps failing"})
 	}

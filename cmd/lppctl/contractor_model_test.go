@@ -191,6 +191,7 @@ func TestContractorModelMistakes(t *testing.T) {
 		prompt  [2]string
 		varWant map[string]string // context variable → substring of its final value
 		absent  []string          // files that must not exist
+		notIn   [2]string         // no prompt of the state holds the text
 	}{
 		{
 			name:    "an unparsable blueprint is repaired by re-prompting with the parse error",
@@ -216,18 +217,54 @@ func TestContractorModelMistakes(t *testing.T) {
 		},
 		{
 			name:    "a score that is not a number is asked again",
-			replies: with("evaluating", `{"score": "high", "feedback": "good"}`, `{"score": 90, "feedback": "good"}`),
+			replies: with("evaluating", `{"score": "high", "problems": [], "feedback": "good"}`, `{"score": 90, "problems": [], "feedback": "good"}`),
 			code:    0,
 			out:     []string{"the reply was invalid (it does not satisfy the schema: ", "evaluating → promoting  [is_satisfied]"},
 			prompt:  [2]string{"evaluating", "Your reply was invalid: it does not satisfy the schema: "},
 		},
 		{
 			name:    "a score that is never a number ends in error at max_iterations, its examples passing but nothing promoted",
-			replies: with("evaluating", `{"score": "ninety", "feedback": "good"}`),
+			replies: with("evaluating", `{"score": "ninety", "problems": [], "feedback": "good"}`),
 			vars:    []string{"max_iterations=2"},
 			code:    exitPaused,
 			out:     []string{"evaluating → recovering  on_error", "recovering → refining  [iteration < max_iterations && error_from != \"refining\"]", "refining → recovering  [iteration >= max_iterations]", "recovering → error  next[3]", "paused in error after"},
 			varWant: map[string]string{"error": `implementation did not pass after 2 iteration(s) (max_iterations 2); no score was given; nothing was promoted; the last diagnostics:` + "\n" + `evaluating failed: the model's reply in state "evaluating" is still invalid after 2 repair(s): it does not satisfy the schema: validating /properties/score: type: "ninety" is a string, want an integer`, "examples_report": "examples: 4 of 4 passed"},
+		},
+		{
+			name: "a passing score given with a problem listed is not promoted: the problem is the next refinement's feedback",
+			replies: with("evaluating", `{"score": 95, "problems": ["the word count is wrong for hyphenated words"], "feedback": "Good work overall."}`,
+				`{"score": 92, "problems": [], "feedback": "The counts are right."}`),
+			code:   0,
+			out:    []string{"evaluating → refining", "evaluating → promoting  [is_satisfied]", "completed in complete"},
+			prompt: [2]string{"planning", "the scorer listed 1 problem(s): the word count is wrong for hyphenated words\nGood work overall."},
+		},
+		{
+			name:    "a scorer that always lists a problem with a passing score ends in error at max_iterations, nothing promoted",
+			replies: with("evaluating", `{"score": 95, "problems": ["the longest line is off by one"], "feedback": "Ship it."}`),
+			vars:    []string{"max_iterations=2"},
+			code:    exitPaused,
+			out:     []string{"evaluating → refining", "refining → recovering  [iteration >= max_iterations]", "recovering → error  next[3]", "paused in error after"},
+			varWant: map[string]string{"error": "implementation did not pass after 2 iteration(s) (max_iterations 2); the last score 95 came with 1 problem(s) the scorer listed; nothing was promoted; the last diagnostics:\nthe scorer listed 1 problem(s): the longest line is off by one\nShip it."},
+			absent:  []string{"output/contractor/word_stats/word_stats.yaml"},
+		},
+		{
+			name:    "a score without its problems is asked again",
+			replies: with("evaluating", `{"score": 95, "feedback": "The counts are wrong."}`, `{"score": 40, "problems": ["the counts are wrong"], "feedback": "The counts are wrong."}`, `{"score": 92, "problems": [], "feedback": "good"}`),
+			code:    0,
+			out:     []string{"evaluating → refining", "evaluating → promoting  [is_satisfied]"},
+			prompt:  [2]string{"evaluating", "Your reply was invalid: it does not satisfy the schema: "},
+		},
+		{
+			name: "a derivation that fails before the examples stood: only the plan that writes them again is told why, and the run completes",
+			replies: func() map[string][]string {
+				r := with("deriving", "I worked them out: two lines gives 7 words {", "still thinking", "no JSON here", demo["deriving"][0])
+				r["planning"] = append([]string{demo["planning"][0]}, demo["planning"]...) // the first plan, written again
+				return r
+			}(),
+			code:   0,
+			out:    []string{"deriving → recovering  on_error", `recovering → refining  [iteration < max_iterations && error_from != "refining"]`, "completed in complete"},
+			prompt: [2]string{"planning", `deriving failed: the model's reply in state "deriving" is still invalid after 2 repair(s)`},
+			notIn:  [2]string{"executing", "still invalid after 2 repair(s)"},
 		},
 		{
 			name:    "a write outside output/contractor is blocked",
@@ -268,6 +305,9 @@ func TestContractorModelMistakes(t *testing.T) {
 				if got := fmt.Sprint(runVar(t, root, name)); !strings.Contains(got, want) {
 					t.Errorf("%s = %q, want it to hold %q", name, got, want)
 				}
+			}
+			if tt.notIn[0] != "" && slicesContainSubstring(m.promptsOf(tt.notIn[0]), tt.notIn[1]) {
+				t.Errorf("a %s prompt holds %q", tt.notIn[0], tt.notIn[1])
 			}
 			for _, f := range tt.absent {
 				if _, err := os.Stat(filepath.Join(root, f)); err == nil {
