@@ -54,6 +54,11 @@ func (env *Env) attr(n *Node) (gout, error) {
 }
 
 func (env *Env) subscript(n *Node) (gout, error) {
+	if b := n.Kids[0]; b.Op == "name" && b.Text == "event" && n.Op == "index" && n.Kids[1].Op == "str" {
+		// lpp's event is a dict: event['name'] is event.name
+		k := n.Kids[1]
+		return env.attr(&Node{Op: "attr", Text: k.Text, Col: n.Col, Span: n.Span, Kids: []*Node{b}, opCol: []int{k.Col}})
+	}
 	base, err := env.valueOf(n.Kids[0])
 	if err != nil {
 		return gout{}, err
@@ -162,6 +167,9 @@ func (env *Env) call(n *Node) (gout, error) {
 			"function %s() is not supported in a gate (supported: %s)", fn.Text, strings.Join(names, ", "))
 	}
 	args := n.Kids[1:]
+	if (fn.Text == "any" || fn.Text == "all") && len(args) == 1 && args[0].Op == "list" {
+		return env.anyAllOfList(fn.Text, args[0])
+	}
 	if len(args) < f.min || f.max >= 0 && len(args) > f.max {
 		want := plural(f.min, "argument")
 		if f.max != f.min {
@@ -223,6 +231,24 @@ func (env *Env) call(n *Node) (gout, error) {
 	// min([])): the gate is then false
 	env.okIf("py_ok(" + strconv.Quote(strings.TrimPrefix(f.expr, "py_")) + ", " + strings.Join(parts, ", ") + ")")
 	return gout{s: f.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: typ, loose: typ == tAny}, nil
+}
+
+// anyAllOfList translates any([a, b]) / all((a, b)) over a list written
+// in the gate: each item's truth value in Python's sense, then expr's
+// any/all of the bools (a typed list of bools cannot take the generic truth
+// test, which compares an item with 0). Python evaluates every item before
+// any() looks at them, so an item whose evaluation fails fails the gate, as
+// the items' own conditions say.
+func (env *Env) anyAllOfList(fn string, list *Node) (gout, error) {
+	parts := make([]string, len(list.Kids))
+	for i, k := range list.Kids {
+		o, err := env.cond(k) // refuses event, which is not a value
+		if err != nil {
+			return gout{}, err
+		}
+		parts[i] = o.s
+	}
+	return gout{s: fn + "([" + strings.Join(parts, ", ") + "], #)", prec: precAtom, typ: tBool, bool: true}, nil
 }
 
 func plural(n int, w string) string {
