@@ -221,6 +221,7 @@ type KV struct {
 // Transition is one entry of `transitions`, in array order.
 type Transition struct {
 	ID       string
+	Written  string // the id as written, when it repeats an earlier one's (ID is then ID_2)
 	From     string // a state id or "*"
 	To       string
 	Event    string // on_event

@@ -197,6 +197,12 @@ var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions"
 
 func (d *decoder) transitions(n *node, bp *Blueprint) {
 	ids, refused := map[string]bool{}, map[string]bool{}
+	written := map[string]bool{} // every id the array spells, for the name of a duplicate
+	for _, it := range n.items {
+		if id := it.get("id"); id != nil && id.kind == kString {
+			written[id.str] = true
+		}
+	}
 	for i, it := range n.items {
 		what := fmt.Sprintf("transition %d", i+1)
 		if !d.want(it, kObject, what) {
@@ -209,9 +215,18 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 			t.ID = id
 			what = fmt.Sprintf("transition %q", id)
 			if ids[id] {
-				d.errorf(idn.pos, len([]rune(id))+2, "give each transition its own id", "duplicate transition id %q", id)
+				// lpp keeps transitions in a list and never looks one up by
+				// id: it reads both; lppctl's names must differ
+				k := 2
+				for written[fmt.Sprintf("%s_%d", id, k)] || ids[fmt.Sprintf("%s_%d", id, k)] {
+					k++
+				}
+				t.ID, t.Written = fmt.Sprintf("%s_%d", id, k), id
+				d.warnf(idn.pos, len([]rune(id))+2, "give each transition its own id",
+					"duplicate transition id %q: lpp reads both transitions (it never looks one up by id); lppctl calls this one %q, and export writes %q back", id, t.ID, id)
+				what = fmt.Sprintf("transition %q", t.ID)
 			}
-			ids[id] = true
+			ids[t.ID] = true
 		}
 		d.unknownKeys(it, what, transitionKeys...)
 		for _, k := range []string{"guard", "gate"} {
