@@ -229,7 +229,12 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 			}
 			ids[t.ID] = true
 		}
-		d.unknownKeys(it, what, transitionKeys...)
+		oldEvent := it.get("on_event") == nil && it.member("event") != nil // v0.1.0's key
+		if oldEvent {
+			d.unknownKeys(it, what, append(slices.Clone(transitionKeys), "event")...)
+		} else {
+			d.unknownKeys(it, what, transitionKeys...)
+		}
 		for _, k := range []string{"guard", "gate"} {
 			if m := it.member(k); m != nil {
 				d.warnf(m.keyPos, len(k)+2, `name its gates in "gates": [...]`,
@@ -251,7 +256,11 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 				d.errorf(tn.pos, len([]rune(to))+2, d.stateHint(bp, to), "%s goes to %q, which is not a state (lpp's loader refuses it too)", what, to)
 			}
 		}
-		if ev, en := d.reqString(it, "on_event", what, `add "on_event": "EVENT"`); en != nil {
+		if oldEvent {
+			m := it.member("event")
+			d.errorf(m.keyPos, len("event")+2, `rename "event" to "on_event"`,
+				`%s has "event", the lpp/v0.1.0 spelling of "on_event" (renamed in lpp/v0.1.1): lpp's loader requires "on_event"`, what)
+		} else if ev, en := d.reqString(it, "on_event", what, `add "on_event": "EVENT"`); en != nil {
 			t.Event, t.EventPos = d.eventID(bp, ev), en.pos
 		}
 		t.Gates = d.refs(it, "gates", what, func(id string) bool { return bp.Gate(id) != nil }, gateIDs(bp))
