@@ -201,6 +201,9 @@ type Action struct {
 	// nonFinite: the set value holds a number lppctl cannot carry (NaN,
 	// Infinity, 1e400; see nonfinite.go), refused when a transition runs it.
 	nonFinite *node
+	// badField: a path event.payload.NAME whose NAME is not an identifier
+	// (load_payloadname.go), refused when a transition runs the action.
+	badField *node
 
 	// compute
 	ComputeUnit string
@@ -221,6 +224,7 @@ type KV struct {
 // Transition is one entry of `transitions`, in array order.
 type Transition struct {
 	ID       string
+	Written  string // the id as written, when it repeats an earlier one's (ID is then ID_2)
 	From     string // a state id or "*"
 	To       string
 	Event    string // on_event

@@ -177,7 +177,11 @@ func (w *writer) json() ([]byte, error) {
 	}
 	trans := make([]jobj, 0, len(w.trans))
 	for _, t := range w.trans {
-		o := jobj{{"id", t.id}, {"from", sp(t.from)}, {"to", sp(t.to)}, {"on_event", sp(t.event)}}
+		id := t.id
+		if h := w.hint(t.id); h != nil && h.As != "" {
+			id = h.As // a repeated id, as the blueprint wrote it
+		}
+		o := jobj{{"id", id}, {"from", sp(t.from)}, {"to", sp(t.to)}, {"on_event", sp(t.event)}}
 		if len(t.gates) > 0 {
 			o = append(o, jkv{"gates", t.gates})
 		}

@@ -284,6 +284,9 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	}
 	if v := root.get("context_schema"); v != nil {
 		d.context(v, bp)
+	} else if m := root.member("context"); m != nil && m.val.get("properties") != nil {
+		d.warnf(m.keyPos, len("context")+2, `rename "context" to "context_schema"`,
+			`"context" is the lpp/v0.1.0 spelling of "context_schema" (renamed in lpp/v0.1.1): lpp reads no property from it, nor does lppctl; the names its gates and actions use are undeclared (below)`)
 	}
 	if m := root.member("states"); m == nil {
 		d.errorf(root.pos, 1, `add "states": {"STATE": {"description": "..."}}`, "missing \"states\"")

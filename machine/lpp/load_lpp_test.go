@@ -176,6 +176,28 @@ func TestRoutingLppAcceptsIsAWarning(t *testing.T) {
 	assert.Contains(t, all, `state "lost" is unreachable from the initial state "a"`)
 }
 
+// TestAnEntryStateThatIsTerminalIsAWarning: lpp's loader loads a blueprint
+// whose entry state is a terminal state (every event is then refused:
+// "Already in terminal state"); lppctl refused it ("initial state "done" is
+// final"). Now it is a warning, and a run starts and ends there.
+func TestAnEntryStateThatIsTerminalIsAWarning(t *testing.T) {
+	src := bpJSON(`"states": {"idle": {}}`, `"entry_state": "done"`, `"terminal_states": {"done": {}}`,
+		`"transitions": [{"id": "t1", "from": "idle", "to": "done", "on_event": "GO"}, {"id": "r", "from": "*", "to": "idle", "on_event": "RESET"}]`)
+	bp, diags := Parse("x.json", []byte(src))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	tr, err := Translate(bp, nil)
+	require.NoError(t, err)
+	spec, _ := tr.Spec()
+	vd := tr.Remap(validate.Validate(spec, machine.NewBuiltinRegistry()))
+	require.False(t, vd.HasErrors(), "%s", vd.Errors().PrettyAll([]byte(src)))
+	var msgs []string
+	for _, w := range vd.Warnings() {
+		msgs = append(msgs, w.Where()+": "+w.Msg)
+	}
+	assert.Contains(t, msgs, `x.json:1:77: initial state "done" is final: a run would end there, and no other state could run`)
+	assert.Contains(t, msgs, `x.json:1:49: state "idle" is unreachable from the initial state "done"`)
+}
+
 // TestExportKeepsTheBlueprintsSpelling: written back (export --format
 // lpp), a blueprint's mapped and reserved names, its terminal-only states
 // and its undeclared properties are as it wrote them.

@@ -156,6 +156,7 @@ func (d *decoder) actions(n *node, bp *Blueprint) {
 			a.Unknown, a.TypePos = true, tn.pos
 		}
 		a.Type = typ
+		a.badField = payloadFieldNode(m.val)
 		bp.Actions = append(bp.Actions, a)
 	}
 }
@@ -197,6 +198,12 @@ var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions"
 
 func (d *decoder) transitions(n *node, bp *Blueprint) {
 	ids, refused := map[string]bool{}, map[string]bool{}
+	written := map[string]bool{} // every id the array spells, for the name of a duplicate
+	for _, it := range n.items {
+		if id := it.get("id"); id != nil && id.kind == kString {
+			written[id.str] = true
+		}
+	}
 	for i, it := range n.items {
 		what := fmt.Sprintf("transition %d", i+1)
 		if !d.want(it, kObject, what) {
@@ -209,11 +216,25 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 			t.ID = id
 			what = fmt.Sprintf("transition %q", id)
 			if ids[id] {
-				d.errorf(idn.pos, len([]rune(id))+2, "give each transition its own id", "duplicate transition id %q", id)
+				// lpp keeps transitions in a list and never looks one up by
+				// id: it reads both; lppctl's names must differ
+				k := 2
+				for written[fmt.Sprintf("%s_%d", id, k)] || ids[fmt.Sprintf("%s_%d", id, k)] {
+					k++
+				}
+				t.ID, t.Written = fmt.Sprintf("%s_%d", id, k), id
+				d.warnf(idn.pos, len([]rune(id))+2, "give each transition its own id",
+					"duplicate transition id %q: lpp reads both transitions (it never looks one up by id); lppctl calls this one %q, and export writes %q back", id, t.ID, id)
+				what = fmt.Sprintf("transition %q", t.ID)
 			}
-			ids[id] = true
+			ids[t.ID] = true
 		}
-		d.unknownKeys(it, what, transitionKeys...)
+		oldEvent := it.get("on_event") == nil && it.member("event") != nil // v0.1.0's key
+		if oldEvent {
+			d.unknownKeys(it, what, append(slices.Clone(transitionKeys), "event")...)
+		} else {
+			d.unknownKeys(it, what, transitionKeys...)
+		}
 		for _, k := range []string{"guard", "gate"} {
 			if m := it.member(k); m != nil {
 				d.warnf(m.keyPos, len(k)+2, `name its gates in "gates": [...]`,
@@ -235,7 +256,11 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 				d.errorf(tn.pos, len([]rune(to))+2, d.stateHint(bp, to), "%s goes to %q, which is not a state (lpp's loader refuses it too)", what, to)
 			}
 		}
-		if ev, en := d.reqString(it, "on_event", what, `add "on_event": "EVENT"`); en != nil {
+		if oldEvent {
+			m := it.member("event")
+			d.errorf(m.keyPos, len("event")+2, `rename "event" to "on_event"`,
+				`%s has "event", the lpp/v0.1.0 spelling of "on_event" (renamed in lpp/v0.1.1): lpp's loader requires "on_event"`, what)
+		} else if ev, en := d.reqString(it, "on_event", what, `add "on_event": "EVENT"`); en != nil {
 			t.Event, t.EventPos = d.eventID(bp, ev), en.pos
 		}
 		t.Gates = d.refs(it, "gates", what, func(id string) bool { return bp.Gate(id) != nil }, gateIDs(bp))
@@ -251,6 +276,11 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 				case a.Unknown:
 					d.errorf(p, len([]rune(id))+2, `use "set", "compute" or "emit"`,
 						"%s runs action %q of unknown type %q: lpp's loader refuses it too", what, id, a.Type)
+				case a.badField != nil && !refused[a.ID]:
+					refused[a.ID] = true
+					n := a.badField
+					f := badPayloadField(n.str)
+					d.errorf(n.pos, len([]rune(n.str))+2, badFieldHint(f), "%s: %s, and %s runs the action", badFieldMsg(id, f), badFieldWhy, what)
 				case a.nonFinite != nil && !refused[a.ID]:
 					refused[a.ID] = true
 					n := a.nonFinite
@@ -327,6 +357,10 @@ func (d *decoder) unusedRules(bp *Blueprint) {
 		if a.nonFinite != nil && !run[a.ID] {
 			n := a.nonFinite
 			d.warnf(n.pos, len(n.str), insteadHint(n), "the value of action %q is %s: %s; no transition runs the action (export writes null)", a.ID, pyReads(n), cannotCarry)
+		}
+		if n := a.badField; n != nil && !run[a.ID] {
+			f := badPayloadField(n.str)
+			d.warnf(n.pos, len([]rune(n.str))+2, badFieldHint(f), "%s: %s; no transition runs the action", badFieldMsg(a.ID, f), badFieldWhy)
 		}
 		if a.Unknown && !run[a.ID] {
 			d.warnf(a.TypePos, len([]rune(a.Type))+2, `use "set", "compute" or "emit"`,

@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func Mermaid(bp *Blueprint) string {
 // edgeLabel is `ID: EVENT [gate and gate] / action, action` with each
 // gate's full expression (a compute gate as `compute ns:op`).
 func edgeLabel(bp *Blueprint, t *Transition) string {
-	l := t.ID + ": " + bp.Spelling(t.Event)
+	l := cmp.Or(t.Written, t.ID) + ": " + bp.Spelling(t.Event)
 	var guards []string
 	for _, id := range t.Gates {
 		g := bp.Gate(id)

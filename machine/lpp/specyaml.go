@@ -82,6 +82,7 @@ type gateTextMeta struct {
 
 type transMeta struct {
 	ID      string   `json:"id"`
+	As      string   `json:"as,omitempty"` // the id as written, when it repeats an earlier one's
 	From    string   `json:"from"`
 	Event   string   `json:"on"`
 	Gates   []string `json:"gates,omitempty"`
@@ -208,7 +209,7 @@ func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta) []byte {
 	}
 	md.Entry = bp.Entry
 	for _, t := range bp.Transitions {
-		md.Transitions = append(md.Transitions, transMeta{ID: t.ID, From: t.From, Event: t.Event, Gates: t.Gates, Actions: t.Actions})
+		md.Transitions = append(md.Transitions, transMeta{ID: t.ID, As: t.Written, From: t.From, Event: t.Event, Gates: t.Gates, Actions: t.Actions})
 	}
 	for _, g := range bp.Gates {
 		if g.Used && g.Type == GateExpression && g.Expr != "" && g.Expr != g.Expression {

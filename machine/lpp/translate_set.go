@@ -35,6 +35,20 @@ func (tr *translator) readField(e, src, lppType string) {
 	}
 }
 
+// keyPath is the nil-safe read of the dotted keys rest of a dict:
+// ?.k, or ?.["k-x"] for a key that is not an identifier.
+func keyPath(rest string) string {
+	var b strings.Builder
+	for _, k := range strings.Split(rest, ".") {
+		if gate.IdentRE.MatchString(k) && !gate.ReservedName(k) {
+			b.WriteString("?." + k)
+		} else {
+			b.WriteString("?.[" + strconv.Quote(k) + "]")
+		}
+	}
+	return b.String()
+}
+
 func readsPayload(a *Action) bool {
 	if strings.HasPrefix(a.ValueFrom, "event.") {
 		return true
@@ -57,7 +71,7 @@ func (tr *translator) ref(s, payload, e string) string {
 			x = "event.payload." + root
 		}
 		if nested { // None as soon as a key is missing
-			x += "?." + strings.Join(strings.Split(rest, "."), "?.")
+			x += keyPath(rest)
 		}
 		return x
 	}
@@ -72,7 +86,7 @@ func (tr *translator) ref(s, payload, e string) string {
 		return payload
 	}
 	if root, rest, ok := strings.Cut(s, "."); ok { // a dotted path: None as soon as a key is missing
-		return root + "?." + strings.Join(strings.Split(rest, "."), "?.")
+		return root + keyPath(rest)
 	}
 	return s
 }

@@ -149,7 +149,8 @@ func AsImported(diags mspec.Diagnostics) mspec.Diagnostics {
 // to such a dead end, or round a cycle: lpp's loader checks none of it).
 func legalInLPP(msg string) bool {
 	for _, s := range []string{"can never fire: the unguarded transition", "is unreachable from the initial state",
-		"the spec has no final state", "has no way out", "can never fire: it has no transition", "no final state can be reached from state"} {
+		"the spec has no final state", "has no way out", "can never fire: it has no transition", "no final state can be reached from state",
+		"is final: a run would end there"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

@@ -35,6 +35,9 @@ func (env *Env) attr(n *Node) (gout, error) {
 		if IdentRE.MatchString(n.Text) && !ReservedName(n.Text) {
 			return gout{s: base.s + "." + n.Text, prec: precAtom, typ: tAny, nils: []string{base.s + "." + n.Text}}, nil
 		}
+		if !IdentRE.MatchString(n.Text) {
+			return gout{}, badPayloadField(col, n.Text)
+		}
 		x := base.s + "[" + strconv.Quote(n.Text) + "]"
 		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}}, nil
 	}
@@ -54,6 +57,11 @@ func (env *Env) attr(n *Node) (gout, error) {
 }
 
 func (env *Env) subscript(n *Node) (gout, error) {
+	if b := n.Kids[0]; b.Op == "name" && b.Text == "event" && n.Op == "index" && n.Kids[1].Op == "str" {
+		// lpp's event is a dict: event['name'] is event.name
+		k := n.Kids[1]
+		return env.attr(&Node{Op: "attr", Text: k.Text, Col: n.Col, Span: n.Span, Kids: []*Node{b}, opCol: []int{k.Col}})
+	}
 	base, err := env.valueOf(n.Kids[0])
 	if err != nil {
 		return gout{}, err
@@ -115,6 +123,9 @@ func (env *Env) subscript(n *Node) (gout, error) {
 	case base.typ == tArray:
 		x = "get(" + base.s + ", " + idx.s + ")" // None out of range, and on None
 	default: // a dict's key, None when missing, None on None
+		if k := n.Kids[1]; base.typ == tEvPay && k.Op == "str" && !IdentRE.MatchString(k.Text) {
+			return gout{}, badPayloadField(k.Col, k.Text)
+		}
 		if k := n.Kids[1]; k.Op == "str" && IdentRE.MatchString(k.Text) && !ReservedName(k.Text) {
 			x = base.at(precAtom) + "?." + k.Text
 		} else {
@@ -162,6 +173,9 @@ func (env *Env) call(n *Node) (gout, error) {
 			"function %s() is not supported in a gate (supported: %s)", fn.Text, strings.Join(names, ", "))
 	}
 	args := n.Kids[1:]
+	if (fn.Text == "any" || fn.Text == "all") && len(args) == 1 && args[0].Op == "list" {
+		return env.anyAllOfList(fn.Text, args[0])
+	}
 	if len(args) < f.min || f.max >= 0 && len(args) > f.max {
 		want := plural(f.min, "argument")
 		if f.max != f.min {
@@ -223,6 +237,31 @@ func (env *Env) call(n *Node) (gout, error) {
 	// min([])): the gate is then false
 	env.okIf("py_ok(" + strconv.Quote(strings.TrimPrefix(f.expr, "py_")) + ", " + strings.Join(parts, ", ") + ")")
 	return gout{s: f.expr + "(" + strings.Join(parts, ", ") + ")", prec: precAtom, typ: typ, loose: typ == tAny}, nil
+}
+
+// anyAllOfList translates any([a, b]) / all((a, b)) over a list written
+// in the gate: each item's truth value in Python's sense, then expr's
+// any/all of the bools (a typed list of bools cannot take the generic truth
+// test, which compares an item with 0). Python evaluates every item before
+// any() looks at them, so an item whose evaluation fails fails the gate, as
+// the items' own conditions say.
+func (env *Env) anyAllOfList(fn string, list *Node) (gout, error) {
+	parts := make([]string, len(list.Kids))
+	for i, k := range list.Kids {
+		o, err := env.cond(k) // refuses event, which is not a value
+		if err != nil {
+			return gout{}, err
+		}
+		parts[i] = o.s
+	}
+	return gout{s: fn + "([" + strings.Join(parts, ", ") + "], #)", prec: precAtom, typ: tBool, bool: true}, nil
+}
+
+// badPayloadField refuses a payload field whose name is not an
+// identifier: lppctl's payloads are records of declared fields.
+func badPayloadField(col int, name string) error {
+	return gateErr(col, max(len([]rune(name)), 1), "rename the field, in the blueprint and in the events its callers send, to letters, digits and underscores (not starting with a digit)",
+		"payload field %q: its name is not an identifier, and lppctl's event payloads are records whose field names are identifiers, so lppctl cannot read it (lpp reads any key)", name)
 }
 
 func plural(n int, w string) string {
@@ -303,6 +342,9 @@ func (env *Env) get(recv gout, args []*Node, n *Node, col int) (gout, error) {
 	key, err := env.valueOf(args[0])
 	if err != nil {
 		return gout{}, err
+	}
+	if recv.typ == tEvPay && args[0].Op == "str" && !IdentRE.MatchString(args[0].Text) {
+		return gout{}, badPayloadField(args[0].Col, args[0].Text)
 	}
 	var s string
 	if args[0].Op == "str" && IdentRE.MatchString(args[0].Text) && !ReservedName(args[0].Text) {
