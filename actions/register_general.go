@@ -38,7 +38,9 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				out := varParam(p, "output", mspec.TypeString, "the model's reply")
-				return append(out, mapKeys(p, "map", "a field of the model's JSON reply")...)
+				mapped := mapKeys(p, "map", "a field of the model's JSON reply")
+				schemaExcludesNull(p, mapped)
+				return append(out, mapped...)
 			},
 			Run: d.llmGenerate,
 		},

@@ -37,7 +37,14 @@ type Action struct {
 	// whose action needs an entry passes a state whose action provides it.
 	Needs    []string
 	Provides []string
-	Run      Handler
+	// NeverFails declares that the handler returns no error of its own:
+	// the action fails only when one of its parameters cannot be evaluated
+	// or is refused (before the handler runs), or on an interrupt, which
+	// on_error does not take. The model checker then takes a state's
+	// on_error route only for such a parameter, and validate warns of an
+	// on_error route that nothing can take.
+	NeverFails bool
+	Run        Handler
 }
 
 // WritesOf returns every context variable a state's use of the action

@@ -69,13 +69,15 @@ func MessageWithValue(c *Call) string {
 func BuiltinActions() []Action {
 	return []Action{
 		{
-			Name: ActionNoop,
-			Doc:  "does nothing; useful for routing-only states",
-			Run:  func(context.Context, *Call) error { return nil },
+			Name:       ActionNoop,
+			Doc:        "does nothing; useful for routing-only states",
+			NeverFails: true,
+			Run:        func(context.Context, *Call) error { return nil },
 		},
 		{
-			Name: "log",
-			Doc:  "records a message, optionally with the value of an expression",
+			Name:       "log",
+			Doc:        "records a message, optionally with the value of an expression",
+			NeverFails: true, // only its value parameter can fail
 			Params: []ParamSpec{
 				{Name: "message", Type: mspec.TypeString, Required: true, Doc: "the text to record"},
 				{Name: "value", Type: mspec.TypeExpr, Doc: "an expression whose value is appended, e.g. retries + 1"},
@@ -96,8 +98,9 @@ func BuiltinActions() []Action {
 			},
 		},
 		{
-			Name: "wait",
-			Doc:  "sleeps for a duration such as 500ms or 2s; Ctrl-C interrupts it",
+			Name:       "wait",
+			Doc:        "sleeps for a duration such as 500ms or 2s; Ctrl-C interrupts it",
+			NeverFails: true, // a duration that is not one is refused as a parameter; Ctrl-C interrupts the run
 			Params: []ParamSpec{
 				{Name: "duration", Type: mspec.TypeString, Format: mspec.FormatDuration, Required: true,
 					Doc: "a Go duration: 250ms, 2s, 1m; or an expression giving one, e.g. 'string(2 * retries) + \"s\"'"},
@@ -127,8 +130,9 @@ func BuiltinActions() []Action {
 			Run: func(_ context.Context, c *Call) error { return errors.New(MessageWithValue(c)) },
 		},
 		{
-			Name: ActionEmit,
-			Doc:  "sends a named event to the run, optionally with a payload; it is considered before the state's next",
+			Name:       ActionEmit,
+			Doc:        "sends a named event to the run, optionally with a payload; it is considered before the state's next",
+			NeverFails: true, // only its payload can fail
 			Params: []ParamSpec{
 				{Name: "event", Type: mspec.TypeString, Required: true, Event: true, Doc: "the event's name"},
 				{Name: "payload", Type: mspec.TypeExprMap, PayloadOf: "event", Doc: "the event's payload: field → expression, e.g. {score: retries + 1}"},

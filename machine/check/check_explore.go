@@ -152,7 +152,8 @@ type Xstate struct {
 	emitCe *machine.Cevent
 	// params are the action's expression parameters (check_params.go);
 	// paramErrVals, the last_error values of their failure when the action
-	// cannot fail otherwise (emit), with their ids.
+	// cannot fail otherwise (its declaration says NeverFails: noop, log,
+	// wait, emit), with their ids.
 	params       []xparam
 	paramErrVals []any
 	paramErrIDs  []uint32
@@ -255,7 +256,13 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 				st.Domains = append(st.Domains, domains[key])
 			}
 			if st.Cs.OnError != nil {
-				st.ErrVals = x.Cmp.ErrorValues()
+				if a.NeverFails {
+					// Only a parameter that cannot be evaluated fails it
+					// (check_params.go): a run takes on_error for nothing else.
+					st.paramErrVals = x.Cmp.ErrorValues()
+				} else {
+					st.ErrVals = x.Cmp.ErrorValues()
+				}
 			}
 		}
 		for _, c := range st.Cs.St.FinalRequires {

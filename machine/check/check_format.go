@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,16 +87,32 @@ func (r *CheckReport) where(p mspec.Pos) string {
 // formatTrace writes a counterexample, one step a line:
 //
 //  1. plan → approve_plan  next[0] at spec.yaml:54:9 when plan_error == ""; wrote step_count=0; set plan_attempts=1
+//
+// A counterexample over maxShownSteps steps (a path that spends a budget of
+// 10,000 transitions) shows its first shownHead and last shownTail steps,
+// with the count of those left out between; --json keeps every step.
 func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
 	fmt.Fprintf(b, "          shortest counterexample (%s):\n", textx.Count(len(t.Steps), "step", "steps"))
-	width := 0
-	for _, s := range t.Steps {
-		width = max(width, len(s.head()))
+	shown := func(i int) bool {
+		return len(t.Steps) <= maxShownSteps || i < shownHead || i >= len(t.Steps)-shownTail
+	}
+	width, numWidth := 0, max(2, len(strconv.Itoa(len(t.Steps))))
+	for i, s := range t.Steps {
+		if shown(i) {
+			width = max(width, len(s.head()))
+		}
 	}
 	if len(t.Inputs) > 0 {
 		fmt.Fprintf(b, "              inputs: %s\n", formatVars(t.Inputs))
 	}
 	for i, s := range t.Steps {
+		if !shown(i) {
+			if i == shownHead {
+				fmt.Fprintf(b, "          … %s left out (%d to %d; --json lists every step) …\n",
+					textx.Count(len(t.Steps)-shownHead-shownTail, "step", "steps"), shownHead+1, len(t.Steps)-shownTail)
+			}
+			continue
+		}
 		var parts []string
 		if s.Via != "" {
 			via := fmt.Sprintf("%s at %s:%d:%d", s.Via, r.File, s.Pos.Line, s.Pos.Col)
@@ -116,12 +133,20 @@ func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
 		if s.To == "" && s.Via == "" {
 			parts = append(parts, "stops here")
 		}
-		fmt.Fprintf(b, "          %2d. %-*s  %s\n", i+1, width, s.head(), strings.Join(parts, "; "))
+		fmt.Fprintf(b, "          %*d. %-*s  %s\n", numWidth, i+1, width, s.head(), strings.Join(parts, "; "))
 	}
 	if len(t.Loop) > 0 {
 		fmt.Fprintf(b, "          then loops: %s\n", strings.Join(t.Loop, " → "))
 	}
 }
+
+// A counterexample longer than maxShownSteps is shown by its first shownHead
+// and last shownTail steps.
+const (
+	maxShownSteps = 40
+	shownHead     = 20
+	shownTail     = 10
+)
 
 func (s TraceStep) head() string {
 	if s.To == "" {

@@ -622,8 +622,8 @@ const (
 // builtinAction notes what the check knows of a built-in action: fail never
 // succeeds (its state's set and next are never reached: a failure only,
 // through on_error with its message as last_error, or the run fails there); emit
-// fails only when its payload does (check_params.go), and the event it sends
-// comes before anything else.
+// fails only when its payload does (check_params.go, as its declaration's
+// NeverFails says), and the event it sends comes before anything else.
 func (x *Explorer) builtinAction(st *Xstate) {
 	a := st.Cs.Action
 	if a == nil || st.final {
@@ -659,9 +659,7 @@ func (x *Explorer) builtinAction(st *Xstate) {
 		}
 		if ce.Decl.HasPayload() {
 			st.emitCe = ce // its payload is built, and may fail, in evalParams
-			st.paramErrVals = st.ErrVals
 		}
-		st.ErrVals, st.errIDs = nil, nil // it cannot fail otherwise
 		for _, ev := range st.Events {
 			if ev.Name == name {
 				st.emits = ev

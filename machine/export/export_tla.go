@@ -35,7 +35,10 @@ type TLAModule struct {
 //     negation of the earlier guards encodes the order) move to the next
 //     state's phase "enter", counting a step.
 //   - A final state stutters once its action ran; TLC's deadlock check finds
-//     the stuck states, and invariants carry the spec's invariants,
+//     the states no step leaves, NotStuck the states with next where no
+//     guard holds but an event from outside could fire (a run with no event
+//     pending fails there: lppctl check reports both as deadlocks), and
+//     invariants carry the spec's invariants,
 //     final_requires (state = "f" /\ phase = "act" => cond), enums and
 //     ranges (TypeOK) and the transition budget (Budget).
 //
@@ -63,7 +66,7 @@ var tlaReserved = strings.Fields(`ACTION ASSUME ASSUMPTION AXIOM BOOLEAN BY CASE
 	SelectSeq Cardinality IsFiniteSet Print PrintT Assert JavaTime TLCGet TLCSet TLCEval Permutations
 	SortSeq RandomElement Any ToString
 	state phase steps last_error vars Init Next Spec Done Nil MaxTransitions FinalStates ErrorValues
-	TypeOK Budget SetOf Contains HasPrefix HasSuffix s t i err payload emitted`)
+	TypeOK Budget NotStuck SetOf Contains HasPrefix HasSuffix s t i err payload emitted`)
 
 var tlaIdentChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
@@ -90,6 +93,9 @@ type tlaWriter struct {
 	inv     bytes.Buffer // the invariants
 	actions []string
 	invs    []string
+	// stuck holds, per state with next and no fallback, the condition under
+	// which it is stuck: no next guard holds (nor the event its emit sends).
+	stuck []string
 }
 
 func newTLAWriter(m *machine.Machine) *tlaWriter {
@@ -451,6 +457,13 @@ func (w *tlaWriter) state(xs *check.Xstate) error {
 			break // the later transitions never fire
 		}
 	}
+	if n := len(cs.Next); n > 0 && cs.Next[n-1].T.When != "" {
+		// A state with next does not wait for events: with none pending, a
+		// run fails where no guard holds, even if an event from outside
+		// could move it (the event's steps above stay, as the runs that had
+		// it pending). TLC's deadlock check cannot see that; NotStuck does.
+		w.stuck = append(w.stuck, strings.Join(append(append([]string{inState, `phase = "act"`}, emit.notFor("")...), earlier...), " /\\ "))
+	}
 	return nil
 }
 
@@ -530,6 +543,18 @@ func (w *tlaWriter) invariants() error {
 	}
 	fmt.Fprintf(&w.inv, "\\* The run does not exhaust max_transitions (it would fail with %q).\nBudget == state \\notin FinalStates => steps < MaxTransitions\n\n", machine.ErrBudget.Error())
 	w.invs = append(w.invs, "Budget")
+	if len(w.stuck) > 0 {
+		w.inv.WriteString("\\* No state with next is stuck: a state with next does not wait for events, so\n" +
+			"\\* where none of its guards holds (nor the event its emit sends) a run with no\n" +
+			"\\* event pending fails, even when an event from outside could move it (a\n" +
+			"\\* deadlock for lppctl check; TLC's deadlock check sees only the states no\n" +
+			"\\* step leaves).\nNotStuck ==\n")
+		for _, c := range w.stuck {
+			fmt.Fprintf(&w.inv, "    /\\ ~(%s)\n", c)
+		}
+		w.inv.WriteString("\n")
+		w.invs = append(w.invs, "NotStuck")
+	}
 	tr := &tlaTranslator{names: w.names(), uses: w.uses}
 	env := mspec.TypeEnv(w.spec)
 	for _, c := range w.spec.Invariants {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/lppctl/lppctl/machine/export"
 )
 
@@ -216,4 +218,38 @@ states:
 	if !strings.Contains(strings.NewReplacer("(", "", ")", "").Replace(text), strings.NewReplacer("(", "", ")", "").Replace(wantGuard)) {
 		t.Errorf("the guard does not read the renamed variables (%s):\n%s", wantGuard, text)
 	}
+}
+
+// TestTheTLAModuleReportsAStateWithNextStuckWhereOnlyAnOutsideEventApplies:
+// a state with next does not wait for events, so where none of its guards
+// holds a run with no event pending fails, even if an event from "*" could
+// fire; lppctl check reports a deadlock there, and the module's NotStuck
+// invariant (in the config) does too, where TLC's deadlock check sees the
+// event's step enabled. A state with a fallback is never stuck.
+func TestTheTLAModuleReportsAStateWithNextStuckWhereOnlyAnOutsideEventApplies(t *testing.T) {
+	m := spectest.Compile(t, `lpp: 1
+name: pending
+context:
+  n: {type: int, default: 0, range: [0, 2]}
+initial: work
+states:
+  work:
+    do: count
+    next:
+      - {to: done, when: n < 2}
+  other:
+    next:
+      - {to: done, when: n > 0}
+      - work
+  done: {final: true}
+events:
+  RESET: {from: "*", to: work}
+  GO: {from: work, to: other}
+`, spectest.Registry())
+	mod, err := export.ExportTLA(m)
+	require.NoError(t, err)
+	require.Contains(t, string(mod.Module), "\nNotStuck ==\n    /\\ ~(state = \"work\" /\\ phase = \"act\" /\\ ~(n < 2))\n\n")
+	require.NotContains(t, string(mod.Module), `state = "other" /\ phase = "act" /\ ~`)
+	require.Contains(t, string(mod.Config), "\n    NotStuck\n")
+	require.Contains(t, string(mod.Module), "work_RESET_0 ==") // the runs that had the event pending
 }

@@ -119,6 +119,7 @@ func validate(spec *mspec.Spec, reg *machine.Registry, parsed mspec.Diagnostics,
 	}
 	if !partial && !v.diags.HasErrors() {
 		v.cycles()
+		v.deadOnErrors()
 	}
 	v.diags.Sort()
 	return v.diags

@@ -77,6 +77,37 @@ func (v *validator) action(st *mspec.State) {
 	}
 }
 
+// deadOnErrors warns of an on_error route no run takes: the state's action
+// declares that it never fails (noop, log, wait, emit) and none of its
+// parameters is an expression, whose evaluation could fail it.
+func (v *validator) deadOnErrors() {
+	for _, st := range v.spec.States {
+		if a := v.reg.Lookup(st.Do); a != nil && st.OnError != nil && a.NeverFails && !exprParams(st, a) {
+			v.add(mspec.SevWarning, st.OnError.Pos, 1,
+				"remove it; a route is taken only when the state's action fails (tools.call, script.run, llm.generate, fail can)",
+				"on_error of state %q is never taken: %s fails only when a parameter expression cannot be evaluated, and it has none here", st.Name, a.Name)
+		}
+	}
+}
+
+// exprParams reports whether a state gives its action a parameter that is
+// an expression (evaluated when the action runs, it may fail).
+func exprParams(st *mspec.State, a *machine.Action) bool {
+	for _, p := range st.With {
+		ps := a.Param(p.Name)
+		if ps == nil {
+			continue
+		}
+		if ps.Type == mspec.TypeExpr || ps.Type == mspec.TypeExprMap {
+			return true
+		}
+		if src, ok := mspec.ExprSource(p.Value); ok && ps.Format != "" && !ps.Format.Literal(src) {
+			return true
+		}
+	}
+	return false
+}
+
 func (v *validator) param(a *machine.Action, ps *machine.ParamSpec, p *mspec.Param) {
 	if ps.Type == mspec.TypeExprMap {
 		if _, ok := p.Value.(map[string]any); !ok {

@@ -55,7 +55,9 @@ func SpecFile(t testing.TB, file string) *machine.Machine {
 
 // Registry holds the built-in actions and the actions the check corpus
 // uses: pick writes dir (an enum), and, for the seeded-defect corpus, count
-// writes n (an int), flag writes ok (a bool), label writes name (a string).
+// writes n (an int), flag writes ok (a bool), label writes name (a string),
+// call writes nothing. Unlike the built-in noop, none of them declares
+// NeverFails: the check takes their states' on_error routes.
 func Registry() *machine.Registry {
 	reg := machine.NewBuiltinRegistry()
 	noop := func(context.Context, *machine.Call) error { return nil }
@@ -63,6 +65,7 @@ func Registry() *machine.Registry {
 	reg.MustRegister(machine.Action{Name: "count", Run: noop, Writes: []machine.VarSpec{{Name: "n", Type: spec.TypeInt}}})
 	reg.MustRegister(machine.Action{Name: "flag", Run: noop, Writes: []machine.VarSpec{{Name: "ok", Type: spec.TypeBool}}})
 	reg.MustRegister(machine.Action{Name: "label", Run: noop, Writes: []machine.VarSpec{{Name: "name", Type: spec.TypeString}}})
+	reg.MustRegister(machine.Action{Name: "call", Run: noop})
 	return reg
 }
 

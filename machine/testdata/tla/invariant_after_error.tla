@@ -26,7 +26,7 @@ Init ==
     /\ steps = 0
     /\ last_error = ""
 
-\* state send (invariant_after_error.yaml:9:3): its action noop writes nothing
+\* state send (invariant_after_error.yaml:9:3): its action call writes nothing
 send_act ==
     /\ state = "send"
     /\ phase = "enter"

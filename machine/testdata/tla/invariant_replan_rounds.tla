@@ -114,6 +114,14 @@ TypeOK ==
 \* The run does not exhaust max_transitions (it would fail with "transition budget exhausted").
 Budget == state \notin FinalStates => steps < MaxTransitions
 
+\* No state with next is stuck: a state with next does not wait for events, so
+\* where none of its guards holds (nor the event its emit sends) a run with no
+\* event pending fails, even when an event from outside could move it (a
+\* deadlock for lppctl check; TLC's deadlock check sees only the states no
+\* step leaves).
+NotStuck ==
+    /\ ~(state = "ask" /\ phase = "act" /\ ~(dir = "up") /\ ~(dir = "hold") /\ ~(dir = "down"))
+
 \* invariant "few_rounds" (invariant_replan_rounds.yaml:9:3)
 Inv_few_rounds == phase = "enter" => (rounds <= 2)
 

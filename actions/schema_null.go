@@ -1,0 +1,88 @@
+package actions
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// schemaExcludesNull marks NotNull the variables of llm.generate's map
+// whose field an inline schema keeps from being null (the model checker
+// then gives them no null outcome). A field the reply leaves out keeps its
+// variable's value, so only a null in the reply writes null: the field's
+// schema excludes it when its type is not "null" nor a list holding
+// "null", or its enum or const holds no null. A schema file is not read
+// (the check reads no file), and a field it cannot find stays nullable.
+func schemaExcludesNull(p map[string]any, writes []machine.VarSpec) {
+	schema, ok := p["schema"].(map[string]any)
+	if !ok {
+		return
+	}
+	mapping, _ := p["map"].(map[string]any)
+	for i := range writes {
+		ptr, ok := mapping[writes[i].Name].(string)
+		if !ok {
+			continue
+		}
+		if s := schemaAt(schema, ptr); s != nil && !schemaAllowsNull(s) {
+			writes[i].NotNull = true
+		}
+	}
+}
+
+// schemaAt returns the schema of the value at the JSON pointer ptr of a
+// value valid against schema (nil when the schema does not say).
+func schemaAt(schema map[string]any, ptr string) map[string]any {
+	if ptr == "" {
+		return schema
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		var next any
+		if props, ok := schema["properties"].(map[string]any); ok {
+			next = props[tok]
+		}
+		if next == nil {
+			if _, err := strconv.Atoi(tok); err == nil {
+				next = schema["items"]
+			}
+		}
+		s, ok := next.(map[string]any)
+		if !ok {
+			return nil
+		}
+		schema = s
+	}
+	return schema
+}
+
+// schemaAllowsNull reports whether a value valid against s may be null.
+func schemaAllowsNull(s map[string]any) bool {
+	if c, ok := s["const"]; ok {
+		return c == nil
+	}
+	if e, ok := s["enum"].([]any); ok {
+		for _, v := range e {
+			if v == nil {
+				return true
+			}
+		}
+		return false
+	}
+	switch t := s["type"].(type) {
+	case string:
+		return t == "null"
+	case []any:
+		for _, v := range t {
+			if v == "null" {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
