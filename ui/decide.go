@@ -23,7 +23,14 @@ import (
 // under the run's lock). The form names the pause it answers (pause_step):
 // a decision for a pause the run no longer stands in is refused, so a
 // second decision for the same pause never answers the next one.
+//
+// A run the store does not have is 404 (a prefix of several runs 400), as
+// its page is, and no decision is tried.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	if _, err := openRun(s.store, r.PathValue("id")); err != nil {
+		s.fail(w, openStatus(err), err)
+		return
+	}
 	s.decideWith(w, r, s.opts.Decide, "/runs/"+url.PathEscape(r.PathValue("id")), s.storeRun)
 }
 
@@ -35,8 +42,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 // the run for that page.
 func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(context.Context, Decision) (string, error), back string, load func(string) (*runView, int, error)) {
 	id := r.PathValue("id")
-	if err := r.ParseForm(); err != nil {
-		s.failf(w, http.StatusBadRequest, "cannot read the decision: %v", err)
+	if !s.readForm(w, r) {
 		return
 	}
 	refuse := func(status int, msg string, fieldErrs map[string]string) {
