@@ -90,6 +90,10 @@ type runData struct {
 	FieldErrors map[string]string
 	AnswerText  string
 	RawPayload  string
+	// ForceKey, after a decision refused because the spec changed since
+	// the run began, names that refusal: each form then offers to take
+	// the decision with the spec as it is now (--force).
+	ForceKey string
 }
 
 // eventForm is the form that delivers one event.

@@ -41,6 +41,7 @@ type Decision struct {
 	Text      string // --answer TEXT
 	Event     string // --event NAME
 	Payload   string // --payload JSON ("" for none)
+	Force     bool   // --force: continue with the spec as it is now
 }
 
 // Refusal is the error Decide returns when the decision was refused before
