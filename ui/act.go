@@ -151,6 +151,12 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := s.outcome(r.Context(), p, what)
+	if what == "resume" && specChanged(n.Text) {
+		var ok bool
+		if n, ok = s.confirmForce(w, r, row.ID, n); !ok {
+			return
+		}
+	}
 	if what == "fork" && !n.Refused {
 		var forked struct {
 			ID    string `json:"id"`

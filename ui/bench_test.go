@@ -101,3 +101,28 @@ func BenchmarkResolveMessages(b *testing.B) {
 		f.srv.resolveMessages(dir, calls)
 	}
 }
+
+// BenchmarkRunsPage3000 measures the runs page over 3,000 runs of 200
+// transitions each: the list, a status filter, and a search that reads
+// every journal (no run matches it by its summary).
+//
+//	go test ./ui -run - -bench RunsPage3000 -benchtime 5x -count 3
+func BenchmarkRunsPage3000(b *testing.B) {
+	f := newFixture(b, Options{})
+	for range 3000 {
+		f.addRun(200, nil)
+	}
+	for _, page := range []struct{ name, url string }{
+		{"list", "/"},
+		{"filter", "/?status=failed"},
+		{"search", "/?q=nothing-matches-this"},
+	} {
+		b.Run(page.name, func(b *testing.B) {
+			for b.Loop() {
+				if w := f.do("GET", page.url, ""); w.Code != http.StatusOK {
+					b.Fatalf("%d: %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}

@@ -23,7 +23,14 @@ import (
 // under the run's lock). The form names the pause it answers (pause_step):
 // a decision for a pause the run no longer stands in is refused, so a
 // second decision for the same pause never answers the next one.
+//
+// A run the store does not have is 404 (a prefix of several runs 400), as
+// its page is, and no decision is tried.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	if _, err := openRun(s.store, r.PathValue("id")); err != nil {
+		s.fail(w, openStatus(err), err)
+		return
+	}
 	s.decideWith(w, r, s.opts.Decide, "/runs/"+url.PathEscape(r.PathValue("id")), s.storeRun)
 }
 
@@ -35,8 +42,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 // the run for that page.
 func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(context.Context, Decision) (string, error), back string, load func(string) (*runView, int, error)) {
 	id := r.PathValue("id")
-	if err := r.ParseForm(); err != nil {
-		s.failf(w, http.StatusBadRequest, "cannot read the decision: %v", err)
+	if !s.readForm(w, r) {
 		return
 	}
 	refuse := func(status int, msg string, fieldErrs map[string]string) {
@@ -81,26 +87,42 @@ func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(
 
 	// The run goes on after this request is answered: its context is not
 	// the request's. The page waits a little for the outcome.
+	//
+	// A decision refused because the spec changed since the run began is
+	// taken with --force only when the form confirms that very refusal
+	// (seen): the same decision is tried first without it.
+	force, seen := r.PostForm.Get("force") == "1", r.PostForm.Get("seen")
 	done := make(chan notice, 1)
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		out, err := decide(s.life, d)
-		var ref *Refusal
-		switch {
-		case errors.As(err, &ref):
-			done <- notice{Text: ref.Msg, Refused: true}
-		case err != nil:
-			done <- notice{Text: err.Error()}
-		default:
-			done <- notice{Text: strings.TrimSpace(out)}
+		take := func(d Decision) notice {
+			out, err := decide(s.life, d)
+			var ref *Refusal
+			switch {
+			case errors.As(err, &ref):
+				return notice{Text: ref.Msg, Refused: true}
+			case err != nil:
+				return notice{Text: err.Error()}
+			}
+			return notice{Text: strings.TrimSpace(out)}
 		}
+		n := take(d)
+		if n.Refused && force && specChanged(n.Text) && seen == refusalKey(n.Text) {
+			d.Force = true
+			n = take(d)
+		}
+		done <- n
 	}()
 	var n notice
 	select {
 	case n = <-done:
 	case <-time.After(s.opts.DecideWait):
 		n = notice{Text: "decision taken; the run goes on (this page follows it)"}
+	}
+	if n.Refused && specChanged(n.Text) {
+		s.refusedForce(w, r, n.Text, force, back, load)
+		return
 	}
 	if n.Refused {
 		refuse(http.StatusConflict, n.Text, nil)
@@ -179,6 +201,12 @@ func requiredLeftEmpty(form url.Values) []string {
 // refused shows the run's page again after a refused decision: why, and
 // the form with what was typed (and each field's error).
 func (s *Server) refused(w http.ResponseWriter, r *http.Request, status int, msg string, fieldErrs map[string]string, back string, load func(string) (*runView, int, error)) {
+	s.refusedWith(w, r, status, msg, fieldErrs, "", back, load)
+}
+
+// refusedWith is refused, with the key of a refusal that --force would
+// overcome ("" for none).
+func (s *Server) refusedWith(w http.ResponseWriter, r *http.Request, status int, msg string, fieldErrs map[string]string, forceKey, back string, load func(string) (*runView, int, error)) {
 	v, code, err := load(r.PathValue("id"))
 	if err != nil {
 		s.render(w, status, "error.html", errorData{page: page{Title: "Decision refused", Nav: "runs"}, Status: status, Message: msg, Back: back})
@@ -192,5 +220,20 @@ func (s *Server) refused(w http.ResponseWriter, r *http.Request, status int, msg
 	}
 	d.Refusal, d.Typed, d.FieldErrors, d.Self = msg, r.PostForm, fieldErrs, back
 	d.setTyped()
+	if forceKey != "" {
+		d.ForceKey = forceKey
+	}
 	s.render(w, status, "run.html", d)
+}
+
+// refusedForce shows the run's page again after a decision refused because
+// the spec changed since the run began: resume's message (what differs),
+// and each form with a box that takes the decision with the spec as it is
+// now. again: a confirmation was posted for other differences.
+func (s *Server) refusedForce(w http.ResponseWriter, r *http.Request, msg string, again bool, back string, load func(string) (*runView, int, error)) {
+	key := refusalKey(msg)
+	if again {
+		msg = "what differs changed again since you confirmed it: nothing was done; look at it again. " + msg
+	}
+	s.refusedWith(w, r, http.StatusConflict, msg, nil, key, back, load)
 }

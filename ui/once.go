@@ -46,8 +46,7 @@ type post struct {
 // form without one is always handled), and answers a second post of it
 // with the first one's redirect.
 func (s *Server) once(w http.ResponseWriter, r *http.Request, handle func(http.ResponseWriter, *http.Request)) {
-	if err := r.ParseForm(); err != nil {
-		s.failf(w, http.StatusBadRequest, "cannot read the form: %v", err)
+	if !s.readForm(w, r) {
 		return
 	}
 	p := &s.posts

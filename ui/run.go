@@ -90,6 +90,10 @@ type runData struct {
 	FieldErrors map[string]string
 	AnswerText  string
 	RawPayload  string
+	// ForceKey, after a decision refused because the spec changed since
+	// the run began, names that refusal: each form then offers to take
+	// the decision with the spec as it is now (--force).
+	ForceKey string
 }
 
 // eventForm is the form that delivers one event.
@@ -294,7 +298,7 @@ func (s *Server) runIn(store *runstore.Store, id, href, top string) (*runView, i
 	// state) and the timeline: its Tail reads only what the run appended
 	// since the page before.
 	l, err := s.journals.get(run.Dir, run.Tail).Read()
-	row := summarizeWith(run, func() (*runstore.Log, error) { return l, err })
+	row := summarizeWith(run, func() (*runstore.Log, error) { return l, err }, (*runstore.Run).CheckJournal)
 	if err != nil {
 		// A journal that cannot be read: the page says so (as runs show
 		// does) with what run.json says, and shows no steps.

@@ -40,11 +40,18 @@ var statuses = []string{"running", "paused", "completed", "failed", "interrupted
 // journal is damaged is "damaged"; a running or crashed run's steps and
 // state come from its journal (run.json may lag), read by ScanJournal.
 func summarize(r *runstore.Run) runRow {
-	return summarizeWith(r, func() (*runstore.Log, error) { return r.ScanJournal(nil) })
+	return summarizeWith(r, func() (*runstore.Log, error) { return r.ScanJournal(nil) }, (*runstore.Run).CheckJournal)
 }
 
-// summarizeWith is summarize reading a running run's journal with journal.
-func summarizeWith(r *runstore.Run, journal func() (*runstore.Log, error)) runRow {
+// listed is summarize for a list of runs: a journal checked before and not
+// changed since is not read again (journalChecks).
+func (s *Server) listed(r *runstore.Run) runRow {
+	return summarizeWith(r, func() (*runstore.Log, error) { return r.ScanJournal(nil) }, s.journalChecks.check)
+}
+
+// summarizeWith is summarize reading a running run's journal with journal,
+// and checking it with check (Run.CheckJournal).
+func summarizeWith(r *runstore.Run, journal func() (*runstore.Log, error), check func(*runstore.Run) error) runRow {
 	m := &r.Meta
 	row := runRow{ID: m.ID, Status: string(m.Status), Spec: m.Spec, State: m.State, Start: m.Start, Steps: m.Steps, Error: m.Error, Pause: m.Pause, Href: "/runs/" + url.PathEscape(m.ID)}
 	if m.Status == "unreadable" {
@@ -54,7 +61,7 @@ func summarizeWith(r *runstore.Run, journal func() (*runstore.Log, error)) runRo
 	if m.Status == machine.StatusRunning && !working {
 		row.Status = "crashed"
 	}
-	damage := r.CheckJournal()
+	damage := check(r)
 	end := m.Updated
 	if m.Status == machine.StatusRunning && damage == nil {
 		l, err := journal()
@@ -117,7 +124,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	byID := map[string]*runstore.Run{}
 	var rows []runRow
 	for _, run := range slices.Backward(runs) { // newest first
-		rows = append(rows, summarize(run))
+		rows = append(rows, s.listed(run))
 		byID[run.Meta.ID] = run
 	}
 	if s.opts.Source != nil {

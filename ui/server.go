@@ -41,6 +41,7 @@ type Decision struct {
 	Text      string // --answer TEXT
 	Event     string // --event NAME
 	Payload   string // --payload JSON ("" for none)
+	Force     bool   // --force: continue with the spec as it is now
 }
 
 // Refusal is the error Decide returns when the decision was refused before
@@ -116,6 +117,8 @@ type Server struct {
 	folds    recent[*runFold]             // their folds (the context now, the timeline's walk)
 	defaults map[string]map[string]string // specDefaults, by spec hash
 	posts    posts                        // the Start and Fork forms posted lately
+	// journalChecks are the journals' checks of the Runs and Specs pages.
+	journalChecks journalChecks
 }
 
 type notice struct {

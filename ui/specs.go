@@ -215,7 +215,7 @@ func (s *Server) runsOfSpec(rel, abs string) []runRow {
 	for i := len(runs) - 1; i >= 0 && len(out) < 50; i-- {
 		m := &runs[i].Meta
 		if m.SpecAbs == abs || filepath.ToSlash(filepath.Clean(m.Spec)) == rel {
-			out = append(out, summarize(runs[i]))
+			out = append(out, s.listed(runs[i]))
 		}
 	}
 	return out

@@ -149,8 +149,7 @@ func (s *Server) shownPath(path string) string {
 // or a run refused at its start, shows the spec's page again with what was
 // typed and why.
 func (s *Server) start(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		s.failf(w, http.StatusBadRequest, "cannot read the form: %v", err)
+	if !s.readForm(w, r) {
 		return
 	}
 	rel := r.PostForm.Get("path")

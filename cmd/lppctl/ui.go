@@ -179,7 +179,7 @@ func uiDecide(exe, root, runDir string) func(context.Context, ui.Decision) (stri
 		switch {
 		case code == exitOK, code == exitPaused: // answered; done, or paused again further on
 			return msg, nil
-		case code == exitUsage, strings.Contains(msg, "by another process"), strings.Contains(msg, "in another process"):
+		case code == exitUsage, strings.Contains(msg, "by another process"), strings.Contains(msg, "in another process"), ui.NeedsForce(msg):
 			return "", &ui.Refusal{Msg: msg}
 		}
 		return "", fmt.Errorf("the run stopped: %s", msg)
@@ -194,6 +194,9 @@ func resumeArgs(d ui.Decision, where []string, value func(flag, value string) (s
 		value = func(flag, v string) (string, error) { return "--" + flag + "=" + v, nil }
 	}
 	args := append([]string{"lppctl", "resume", "--no-input", "-q", "--pause-step", strconv.Itoa(d.PauseStep)}, where...)
+	if d.Force {
+		args = append(args, "--force")
+	}
 	switch d.Kind {
 	case "approve", "reject":
 		args = append(args, "--"+d.Kind)
