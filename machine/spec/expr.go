@@ -64,6 +64,9 @@ func ExprOptions(env map[string]any, src string) []expr.Option {
 	if strings.Contains(src, pyPrefix) {
 		opts = append(opts, pyOptions(env)...)
 	}
+	if _, ok := env[VarEvent]; ok && strings.Contains(src, VarEvent) {
+		opts = append(opts, eventOptions()...)
+	}
 	return opts
 }
 
