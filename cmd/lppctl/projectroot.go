@@ -60,3 +60,24 @@ func specShown(store *runstore.Store, path, abs string) string {
 	}
 	return rel
 }
+
+// resumedSpecPath is the path a resumed run reads its spec from, as its
+// diagnostics and errors name it: abs relative to the current folder when
+// the file is in it or below it (specs/job.yaml from the project root,
+// job.yaml from specs/), as run names a spec given that way; abs itself
+// when the run was started with an absolute path or the file lies
+// elsewhere. Either reads the same file.
+func resumedSpecPath(given, abs string) string {
+	if abs == "" || filepath.IsAbs(given) {
+		return abs
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return abs
+	}
+	rel, err := filepath.Rel(cwd, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return abs
+	}
+	return rel
+}

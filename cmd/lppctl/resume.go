@@ -344,7 +344,7 @@ func resumeEvent(c *cli.Context) (string, map[string]any, error) {
 // an error listing what differs.
 func resumeSpecPath(c *cli.Context, run *runstore.Run) (path string, forced []byte, err error) {
 	meta := &run.Meta
-	path = run.AbsPath(meta.SpecAbs)
+	path = resumedSpecPath(meta.Spec, run.AbsPath(meta.SpecAbs))
 	if path == "" {
 		path = meta.Spec
 	}
