@@ -141,6 +141,9 @@ func resumeAction(c *cli.Context) error {
 		return usageErrorf("run %s paused for %s, which does not take --%s: answer with %s", id, pause.Kind, in.Kind, answerFlags(pause.Options))
 	}
 
+	if _, err := actions.ReadRetryEnv(os.Getenv); err != nil {
+		return withCode(exitUsage, err)
+	}
 	var cfg agentConfig
 	if len(meta.Agent) > 0 {
 		if err := json.Unmarshal(meta.Agent, &cfg); err != nil {
