@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -80,4 +84,14 @@ func resumedSpecPath(given, abs string) string {
 		return abs
 	}
 	return rel
+}
+
+// storeNotWritable adds to an error creating a run in store how to go on
+// when the folder cannot be written (a read-only checkout or disk, a
+// folder of another user): keep the runs elsewhere.
+func storeNotWritable(store *runstore.Store, err error) error {
+	if !errors.Is(err, syscall.EROFS) && !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	return fmt.Errorf("%w: %s cannot be written; keep the runs in a folder that can with --run-dir DIR or LPPCTL_RUN_DIR=DIR", err, store.Dir)
 }
