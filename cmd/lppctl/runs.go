@@ -146,6 +146,7 @@ func runsListAction(c *cli.Context) error {
 	w := c.App.Writer
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // guards like n >= max stay readable, as in run --json
 		for _, r := range runs {
 			damage := refresh(r)
 			m := r.Meta
@@ -249,6 +250,7 @@ func runsShowAction(c *cli.Context) error {
 			Path    []string        `json:"path"`
 		}{*m, runStatus(run), snap.State, snap.Steps, snap.Vars, snap.Memory, snap.Path}
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // guards like n >= max stay readable, as in run --json
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
@@ -367,6 +369,7 @@ func runsTraceAction(c *cli.Context) error {
 	var values traceValues
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // guards like n >= max stay readable, as in run --json
 		for _, e := range l.Entries {
 			if e.Type == runstore.EntryStep && e.Record != nil {
 				step := *e
@@ -529,6 +532,7 @@ func showDamaged(c *cli.Context, run *runstore.Run, err error) error {
 			Journal string `json:"journal_error"`
 		}{*m, "damaged", err.Error()}
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // guards like n >= max stay readable, as in run --json
 		enc.SetIndent("", "  ")
 		if eerr := enc.Encode(out); eerr != nil {
 			return eerr
