@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -368,19 +369,20 @@ func runsTraceAction(c *cli.Context) error {
 	var walk runstore.Walker // a step's maps whole (the log holds the keys a step changed)
 	var values traceValues
 	if c.Bool("json") {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false) // guards like n >= max stay readable, as in run --json
+		// Each step's variables whole, a grown list's JSON extended, not
+		// encoded again (runstore.TraceEncoder).
+		enc := runstore.NewTraceEncoder()
+		bw := bufio.NewWriterSize(w, 64<<10)
 		for _, e := range l.Entries {
-			if e.Type == runstore.EntryStep && e.Record != nil {
-				step := *e
-				step.Record = walk.Next(e.Record)
-				e = &step
+			line, err := enc.Encode(e)
+			if err != nil {
+				return err
 			}
-			if err := enc.Encode(e); err != nil {
+			if _, err := bw.Write(line); err != nil {
 				return err
 			}
 		}
-		return nil
+		return bw.Flush()
 	}
 	t0 := run.Meta.Start
 	if _, err := os.Stat(filepath.Join(run.Dir, ForkFile)); err == nil && len(l.Records) > 0 && l.Records[0].Start.Before(t0) {
