@@ -42,6 +42,7 @@ type progress struct {
 	start time.Time
 	enc   *json.Encoder
 	steps *runstore.StepEncoder // --json: a step as the journal writes it (what changed)
+	walk  runstore.Walker       // a Temporal run's records hold a map's changed keys only
 }
 
 func newProgress(w io.Writer, kind progressKind) *progress {
@@ -89,7 +90,7 @@ func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 			fmt.Fprintf(p.w, "warning: %s\n", rec.Warn)
 		}
 	case progressJSON:
-		line, err := p.steps.Encode(rec)
+		line, err := p.steps.Encode(p.walk.Next(rec))
 		if err != nil {
 			return err
 		}
