@@ -74,8 +74,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 // version; nothing at all prints the help on stderr and exits 2.
 func appAction(c *cli.Context) error {
 	if c.Bool("version") {
-		printVersion(c.App.Writer)
-		return nil
+		return printVersion(c.App.Writer)
 	}
 	cli.HelpPrinter(c.App.ErrWriter, cli.AppHelpTemplate, c.App)
 	return withCode(exitUsage, errors.New(""))
