@@ -294,15 +294,13 @@ func (d *Deps) resolveModel() (llm.Client, error) {
 // RetryPolicy is Deps.Retry, with $LPPCTL_LLM_RETRIES (attempts, first
 // included), $LPPCTL_LLM_BACKOFF (first wait, e.g. 500ms) and
 // $LPPCTL_LLM_TIMEOUT (per attempt: 30s, or 30 for seconds) applied. Each retry is
-// announced on the run's output.
+// announced on the run's output. A value that cannot be read is left out
+// here: CheckRetryEnv refuses it before a run starts.
 func (d *Deps) RetryPolicy() llm.RetryPolicy {
 	p := d.Retry
-	if v := strings.TrimSpace(d.Env("LPPCTL_LLM_TIMEOUT")); v != "" {
-		if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
-			p.Timeout = time.Duration(secs) * time.Second
-		} else if t, err := time.ParseDuration(v); err == nil && t > 0 {
-			p.Timeout = t
-		}
+	env, _ := ReadRetryEnv(d.Env)
+	if env.Timeout > 0 {
+		p.Timeout = env.Timeout
 	}
 	if p.OnRetry == nil {
 		p.OnRetry = func(what string, attempt, of int, wait time.Duration) {
@@ -313,16 +311,56 @@ func (d *Deps) RetryPolicy() llm.RetryPolicy {
 			fmt.Fprintf(d.Output(), "  llm: %s; attempt %d of %d in %s\n", what, attempt, of, wait.Round(r))
 		}
 	}
-	if n, err := strconv.Atoi(d.Env("LPPCTL_LLM_RETRIES")); err == nil && n > 0 {
-		p.Attempts = n
+	if env.Attempts > 0 {
+		p.Attempts = env.Attempts
 	}
-	if b, err := time.ParseDuration(d.Env("LPPCTL_LLM_BACKOFF")); err == nil && b > 0 {
+	if b := env.Backoff; b > 0 {
 		p.Base = b
 		if p.Max == 0 || p.Max < b {
 			p.Max = 20 * b
 		}
 	}
 	return p
+}
+
+// RetryEnv is what $LPPCTL_LLM_RETRIES, $LPPCTL_LLM_BACKOFF and
+// $LPPCTL_LLM_TIMEOUT say; zero where unset.
+type RetryEnv struct {
+	Attempts int
+	Backoff  time.Duration
+	Timeout  time.Duration
+}
+
+// ReadRetryEnv reads the retry bounds from the environment. A value that
+// is set but cannot be read (LPPCTL_LLM_RETRIES=abc, a timeout of -1s) is
+// an error naming the variable, what it holds and what it takes; the
+// values read before it are returned with it.
+func ReadRetryEnv(getenv func(string) string) (RetryEnv, error) {
+	var r RetryEnv
+	if v := strings.TrimSpace(getenv("LPPCTL_LLM_RETRIES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return r, fmt.Errorf("LPPCTL_LLM_RETRIES: cannot read %q: write a whole number of attempts, 1 or more (the first call included; 4 when unset)", v)
+		}
+		r.Attempts = n
+	}
+	if v := strings.TrimSpace(getenv("LPPCTL_LLM_BACKOFF")); v != "" {
+		b, err := time.ParseDuration(v)
+		if err != nil || b <= 0 {
+			return r, fmt.Errorf("LPPCTL_LLM_BACKOFF: cannot read %q: write a duration above 0 such as 500ms or 2s (the first wait; 1s when unset)", v)
+		}
+		r.Backoff = b
+	}
+	if v := strings.TrimSpace(getenv("LPPCTL_LLM_TIMEOUT")); v != "" {
+		if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
+			r.Timeout = time.Duration(secs) * time.Second
+		} else if t, err := time.ParseDuration(v); err == nil && t > 0 {
+			r.Timeout = t
+		} else {
+			return r, fmt.Errorf("LPPCTL_LLM_TIMEOUT: cannot read %q: write a duration above 0 such as 30s, or a number of seconds (per attempt; 120s when unset)", v)
+		}
+	}
+	return r, nil
 }
 
 // ConfigFile is lppctl's own defaults file, relative to the project root.

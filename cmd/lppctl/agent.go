@@ -137,6 +137,10 @@ func preflightAgent(cfg agentConfig, spec *mspec.Spec) error {
 			needSkill = needSkill || (st.Do != "tools.execute" && st.Do != "agent.abort" && !actions.IsGeneral(st.Do))
 		}
 	}
+	// Retry bounds that cannot be read would be dropped without a word.
+	if _, err := actions.ReadRetryEnv(os.Getenv); err != nil {
+		return withCode(exitUsage, err)
+	}
 	// A model named that cannot work is refused whatever the spec does
 	// (README: before a run is created), not only when it calls one.
 	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {

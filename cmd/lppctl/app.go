@@ -74,8 +74,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 // version; nothing at all prints the help on stderr and exits 2.
 func appAction(c *cli.Context) error {
 	if c.Bool("version") {
-		printVersion(c.App.Writer)
-		return nil
+		return printVersion(c.App.Writer)
 	}
 	cli.HelpPrinter(c.App.ErrWriter, cli.AppHelpTemplate, c.App)
 	return withCode(exitUsage, errors.New(""))
@@ -84,6 +83,12 @@ func appAction(c *cli.Context) error {
 // run executes the CLI and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
+	if len(args) > 2 && (args[1] == "help" || args[1] == "h") && !strings.HasPrefix(args[2], "-") {
+		// lppctl help runs trace is lppctl runs trace --help (urfave/cli
+		// showed the help of runs, and "No help topic" with exit 1 for an
+		// unknown command).
+		args = append(append([]string{args[0]}, args[2:]...), "--help")
+	}
 	if len(args) > 1 && !strings.HasPrefix(args[1], "-") && findCommand(app.Commands, args[1]) == nil && args[1] != "help" && args[1] != "h" {
 		names := make([]string, 0, len(app.Commands))
 		for _, c := range app.Commands {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,17 +221,49 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 		// follows the run (its pages: a map's changed keys, walked) or
 		// traces it once it has ended (its executions' step lines).
 		require.NoError(t, os.WriteFile(filepath.Join(root, "growing.yaml"), []byte(growingMapSpec), 0o644))
+		// stepVars folds run --json's step lines (a grown list as the items
+		// appended, a map as the keys changed) into each step's changed
+		// variables whole, as runs trace --json gives them.
 		stepVars := func(out string) []string {
 			var vars []string
+			ctx := map[string]any{}
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 				var e struct {
-					Type string          `json:"type"`
-					Vars json.RawMessage `json:"vars"`
+					Type   string           `json:"type"`
+					Vars   map[string]any   `json:"vars"`
+					Append map[string][]any `json:"vars_append"`
+					Patch  map[string]struct {
+						Set map[string]any `json:"set"`
+						Del []string       `json:"del"`
+					} `json:"vars_patch"`
 				}
 				require.NoError(t, json.Unmarshal([]byte(line), &e), line)
-				if e.Type == "step" {
-					vars = append(vars, cmp.Or(string(e.Vars), "null")) // a step that set nothing
+				if e.Type != "step" {
+					continue
 				}
+				changed := map[string]any{}
+				for k, v := range e.Vars {
+					ctx[k], changed[k] = v, v
+				}
+				for k, items := range e.Append {
+					xs, _ := ctx[k].([]any)
+					ctx[k] = append(slices.Clip(xs), items...)
+					changed[k] = ctx[k]
+				}
+				for k, p := range e.Patch {
+					m := maps.Clone(ctx[k].(map[string]any))
+					maps.Copy(m, p.Set)
+					for _, key := range p.Del {
+						delete(m, key)
+					}
+					ctx[k], changed[k] = m, m
+				}
+				b, err := json.Marshal(changed)
+				require.NoError(t, err)
+				if len(changed) == 0 {
+					b = []byte("null") // a step that set nothing
+				}
+				vars = append(vars, string(b))
 			}
 			return vars
 		}

@@ -87,7 +87,7 @@ func runsForkAction(c *cli.Context) error {
 	}
 	run, err := store.Create(meta, specSrc)
 	if err != nil {
-		return fmt.Errorf("cannot fork run %s: %w", id, err)
+		return storeNotWritable(store, fmt.Errorf("cannot fork run %s: %w", id, err))
 	}
 	defer run.Unlock()
 	j, err := run.OpenJournal(runstore.FsyncAlways)

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/runstore"
 )
 
 type progressKind int
@@ -40,13 +41,15 @@ type progress struct {
 	kind  progressKind
 	start time.Time
 	enc   *json.Encoder
+	steps *runstore.StepEncoder // --json: a step as the journal writes it (what changed)
+	walk  runstore.Walker       // a Temporal run's records hold a map's changed keys only
 }
 
 func newProgress(w io.Writer, kind progressKind) *progress {
 	w = &closedOK{w: w}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // guards like n >= max stay readable
-	return &progress{w: w, kind: kind, start: time.Now(), enc: enc}
+	return &progress{w: w, kind: kind, start: time.Now(), enc: enc, steps: runstore.NewStepEncoder()}
 }
 
 // closedOK writes to w until w is a closed pipe (lppctl run | head), then
@@ -87,10 +90,12 @@ func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 			fmt.Fprintf(p.w, "warning: %s\n", rec.Warn)
 		}
 	case progressJSON:
-		return p.enc.Encode(struct {
-			Type string `json:"type"`
-			*machine.Record
-		}{"step", rec})
+		line, err := p.steps.Encode(p.walk.Next(rec))
+		if err != nil {
+			return err
+		}
+		_, err = p.w.Write(line)
+		return err
 	default:
 		for _, n := range rec.Notes {
 			fmt.Fprintf(p.w, "  %s: %s\n", rec.From, n)

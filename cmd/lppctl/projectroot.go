@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -59,4 +63,35 @@ func specShown(store *runstore.Store, path, abs string) string {
 		return path
 	}
 	return rel
+}
+
+// resumedSpecPath is the path a resumed run reads its spec from, as its
+// diagnostics and errors name it: abs relative to the current folder when
+// the file is in it or below it (specs/job.yaml from the project root,
+// job.yaml from specs/), as run names a spec given that way; abs itself
+// when the run was started with an absolute path or the file lies
+// elsewhere. Either reads the same file.
+func resumedSpecPath(given, abs string) string {
+	if abs == "" || filepath.IsAbs(given) {
+		return abs
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return abs
+	}
+	rel, err := filepath.Rel(cwd, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return abs
+	}
+	return rel
+}
+
+// storeNotWritable adds to an error creating a run in store how to go on
+// when the folder cannot be written (a read-only checkout or disk, a
+// folder of another user): keep the runs elsewhere.
+func storeNotWritable(store *runstore.Store, err error) error {
+	if !errors.Is(err, syscall.EROFS) && !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	return fmt.Errorf("%w: %s cannot be written; keep the runs in a folder that can with --run-dir DIR or LPPCTL_RUN_DIR=DIR", err, store.Dir)
 }

@@ -141,6 +141,9 @@ func resumeAction(c *cli.Context) error {
 		return usageErrorf("run %s paused for %s, which does not take --%s: answer with %s", id, pause.Kind, in.Kind, answerFlags(pause.Options))
 	}
 
+	if _, err := actions.ReadRetryEnv(os.Getenv); err != nil {
+		return withCode(exitUsage, err)
+	}
 	var cfg agentConfig
 	if len(meta.Agent) > 0 {
 		if err := json.Unmarshal(meta.Agent, &cfg); err != nil {
@@ -344,7 +347,7 @@ func resumeEvent(c *cli.Context) (string, map[string]any, error) {
 // an error listing what differs.
 func resumeSpecPath(c *cli.Context, run *runstore.Run) (path string, forced []byte, err error) {
 	meta := &run.Meta
-	path = run.AbsPath(meta.SpecAbs)
+	path = resumedSpecPath(meta.Spec, run.AbsPath(meta.SpecAbs))
 	if path == "" {
 		path = meta.Spec
 	}

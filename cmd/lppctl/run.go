@@ -132,7 +132,7 @@ func runAction(c *cli.Context) error {
 		Events: queuedMeta(events), // kept for a resume after a crash (requeue)
 	}, spec.Source)
 	if err != nil {
-		return err
+		return storeNotWritable(store, err)
 	}
 	prog := newProgress(c.App.Writer, progressMode(c))
 	announceRun(c, prog, run) // first thing, so that even a run killed now can be found

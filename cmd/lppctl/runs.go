@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,6 +147,7 @@ func runsListAction(c *cli.Context) error {
 	w := c.App.Writer
 	if c.Bool("json") {
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // guards like n >= max stay readable, as in run --json
 		for _, r := range runs {
 			damage := refresh(r)
 			m := r.Meta
@@ -249,6 +251,7 @@ func runsShowAction(c *cli.Context) error {
 			Path    []string        `json:"path"`
 		}{*m, runStatus(run), snap.State, snap.Steps, snap.Vars, snap.Memory, snap.Path}
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // guards like n >= max stay readable, as in run --json
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
@@ -366,18 +369,20 @@ func runsTraceAction(c *cli.Context) error {
 	var walk runstore.Walker // a step's maps whole (the log holds the keys a step changed)
 	var values traceValues
 	if c.Bool("json") {
-		enc := json.NewEncoder(w)
+		// Each step's variables whole, a grown list's JSON extended, not
+		// encoded again (runstore.TraceEncoder).
+		enc := runstore.NewTraceEncoder()
+		bw := bufio.NewWriterSize(w, 64<<10)
 		for _, e := range l.Entries {
-			if e.Type == runstore.EntryStep && e.Record != nil {
-				step := *e
-				step.Record = walk.Next(e.Record)
-				e = &step
+			line, err := enc.Encode(e)
+			if err != nil {
+				return err
 			}
-			if err := enc.Encode(e); err != nil {
+			if _, err := bw.Write(line); err != nil {
 				return err
 			}
 		}
-		return nil
+		return bw.Flush()
 	}
 	t0 := run.Meta.Start
 	if _, err := os.Stat(filepath.Join(run.Dir, ForkFile)); err == nil && len(l.Records) > 0 && l.Records[0].Start.Before(t0) {
@@ -529,6 +534,7 @@ func showDamaged(c *cli.Context, run *runstore.Run, err error) error {
 			Journal string `json:"journal_error"`
 		}{*m, "damaged", err.Error()}
 		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false) // guards like n >= max stay readable, as in run --json
 		enc.SetIndent("", "  ")
 		if eerr := enc.Encode(out); eerr != nil {
 			return eerr

@@ -76,6 +76,12 @@ func runValidate(c *cli.Context) error {
 		opts = append(opts, validate.WithRoot(root))
 	}
 	out := c.App.Writer
+	var werr error // the report (stdout) could not be written: a full disk, a closed pipe
+	write := func(format string, a ...any) {
+		if _, err := fmt.Fprintf(out, format, a...); err != nil && werr == nil {
+			werr = err
+		}
+	}
 	missing := false
 	var errs []error
 	var reports []jsonSpecReport
@@ -111,10 +117,10 @@ func runValidate(c *cli.Context) error {
 			continue
 		}
 		if len(diags) > 0 {
-			fmt.Fprintf(out, "%s\n\n", diags.PrettyAll(src))
+			write("%s\n\n", diags.PrettyAll(src))
 		}
 		if rep.OK {
-			fmt.Fprintf(out, "%s: ok\n", path)
+			write("%s: ok\n", path)
 		}
 	}
 	if c.Bool("json") {
@@ -123,6 +129,9 @@ func runValidate(c *cli.Context) error {
 		}
 	}
 	if len(errs) == 0 {
+		if werr != nil {
+			return fmt.Errorf("cannot write the report: %w", werr)
+		}
 		return nil
 	}
 	for _, err := range errs[:len(errs)-1] {

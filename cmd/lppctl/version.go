@@ -19,16 +19,18 @@ func versionCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usageErrorf("version takes no arguments: lppctl version")
 			}
-			printVersion(c.App.Writer)
-			return nil
+			return printVersion(c.App.Writer)
 		},
 	}
 }
 
 // printVersion prints lppctl's version line, with the hash of its actions
 // (a Temporal worker's build ID is the version and this hash).
-func printVersion(w io.Writer) {
-	fmt.Fprintf(w, "lppctl %s (actions %s, %s%s, %s/%s)\n", versionString(), actionsHash(), vcsRevision(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+func printVersion(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "lppctl %s (actions %s, %s%s, %s/%s)\n", versionString(), actionsHash(), vcsRevision(), runtime.Version(), runtime.GOOS, runtime.GOARCH); err != nil {
+		return fmt.Errorf("cannot write the version: %w", err)
+	}
+	return nil
 }
 
 // actionsHash is the hash of the actions this build offers (as a worker)

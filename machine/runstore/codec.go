@@ -72,6 +72,7 @@ type wireEntry struct {
 	Refs    map[string]*MemRef         `json:"vars_ref,omitempty"`
 	Concat  map[string]string          `json:"vars_concat,omitempty"`
 	items   map[string][]any           // vars_append as read by fastStep (then Append is nil)
+	raw     map[string][]byte          // vars already encoded (TraceEncoder), written as they are
 	patched map[string]*keysPatch      // vars_patch as read by fastStep (then Patch is nil)
 	// scalars says that fastStep read Vars and found no list or map in
 	// it: its values are as NormalizeJSON leaves them.

@@ -51,6 +51,10 @@ func appendFastStep(b []byte, w *wireEntry) ([]byte, bool) {
 			}
 			b = appendJSONString(b, k)
 			b = append(b, ':')
+			if raw, ok := w.raw[k]; ok {
+				b = append(b, raw...)
+				continue
+			}
 			var ok bool
 			if b, ok = appendJSONValue(b, r.Vars[k]); !ok {
 				return b, false

@@ -242,9 +242,12 @@ var ErrNotLoopback = errors.New("the MCP server only listens on a loopback addre
 // "localhost"; anything else (including an empty host, which means every
 // interface) is an error wrapping ErrNotLoopback.
 func CheckLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %q: %w", addr, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("cannot listen on %q: the port %q is not a number from 0 to 65535 (write HOST:PORT, e.g. 127.0.0.1:8765; port 0: any free one)", addr, port)
 	}
 	if host == "localhost" {
 		return nil

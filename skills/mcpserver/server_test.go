@@ -252,6 +252,8 @@ func TestCheckLoopback(t *testing.T) {
 		{"192.168.1.10:80", `cannot listen on "192.168.1.10:80": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)`},
 		{"example.com:80", `cannot listen on "example.com:80": the MCP server only listens on a loopback address (127.0.0.1, ::1 or localhost)`},
 		{"8080", `cannot listen on "8080": address 8080: missing port in address`},
+		{"127.0.0.1:99999", `cannot listen on "127.0.0.1:99999": the port "99999" is not a number from 0 to 65535 (write HOST:PORT, e.g. 127.0.0.1:8765; port 0: any free one)`},
+		{"127.0.0.1:http", `cannot listen on "127.0.0.1:http": the port "http" is not a number from 0 to 65535 (write HOST:PORT, e.g. 127.0.0.1:8765; port 0: any free one)`},
 	}
 	for _, tt := range tests {
 		err := CheckLoopback(tt.addr)
