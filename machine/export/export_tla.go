@@ -66,7 +66,7 @@ var tlaReserved = strings.Fields(`ACTION ASSUME ASSUMPTION AXIOM BOOLEAN BY CASE
 	SelectSeq Cardinality IsFiniteSet Print PrintT Assert JavaTime TLCGet TLCSet TLCEval Permutations
 	SortSeq RandomElement Any ToString
 	state phase steps last_error vars Init Next Spec Done Nil MaxTransitions FinalStates ErrorValues
-	TypeOK Budget NotStuck SetOf Contains HasPrefix HasSuffix s t i err payload emitted`)
+	TypeOK Budget NotStuck SetOf Contains HasPrefix HasSuffix Join s t i sep err payload emitted`)
 
 var tlaIdentChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
@@ -602,6 +602,7 @@ var tlaHelpers = []struct{ name, def string }{
 	{"Contains", "Contains(s, t) == \\E i \\in 0..(Len(s) - Len(t)) : SubSeq(s, i + 1, i + Len(t)) = t"},
 	{"HasPrefix", "HasPrefix(s, t) == Len(t) <= Len(s) /\\ SubSeq(s, 1, Len(t)) = t"},
 	{"HasSuffix", "HasSuffix(s, t) == Len(t) <= Len(s) /\\ SubSeq(s, Len(s) - Len(t) + 1, Len(s)) = t"},
+	{"Join", "RECURSIVE Join(_, _)\nJoin(s, sep) == IF Len(s) = 0 THEN \"\" ELSE IF Len(s) = 1 THEN Head(s) ELSE Head(s) \\o sep \\o Join(Tail(s), sep)"},
 }
 
 func (w *tlaWriter) moduleText() []byte {

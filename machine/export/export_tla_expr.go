@@ -308,6 +308,13 @@ func (tr *tlaTranslator) call(n ast.Node, name string, args []ast.Node) (string,
 		case isKind(t, reflect.String):
 			return ts[0], nil
 		}
+	case name == "join" && (len(args) == 1 || len(args) == 2) && isKind(args[0].Type(), reflect.Slice):
+		tr.uses["Join"] = true
+		sep := `""`
+		if len(args) == 2 {
+			sep = ts[1]
+		}
+		return "Join(" + ts[0] + ", " + sep + ")", nil
 	case name == "concat" && len(args) > 0:
 		return "(" + strings.Join(ts, " \\o ") + ")", nil
 	}

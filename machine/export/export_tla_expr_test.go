@@ -25,6 +25,7 @@ func TestTLATranslatesTheExpressionSubset(t *testing.T) {
 		{`hasPrefix(s, "[A]") && hasSuffix(s, "]")`, `(HasPrefix(s, "[A]") /\ HasSuffix(s, "]"))`},
 		{`"step " + string(n + 1)`, `("step " \o ToString((n + 1)))`},
 		{`string(s)`, `s`},
+		{`join(l, "; ") + join(l)`, `(Join(l, "; ") \o Join(l, ""))`},
 		{`len(s) + len(l) + len(m)`, `((Len(s) + Len(l)) + Cardinality(DOMAIN m))`},
 		{`ok ? n : 0`, `(IF ok THEN n ELSE 0)`},
 		{`m.k == nil && m["j"] == 1`, `((m["k"] = Nil) /\ (m["j"] = 1))`},
