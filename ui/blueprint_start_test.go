@@ -85,7 +85,7 @@ func TestABlueprintsPageStartsARunWithItsOwnPropertyNames(t *testing.T) {
 	assert.True(t, strings.HasPrefix(w.Header().Get("Location"), "/runs/"+id+"?n="), w.Header().Get("Location"))
 	b, err := os.ReadFile(args)
 	require.NoError(t, err)
-	assert.Equal(t, "run\n--spec\nbp/stuck.json\n--no-input\n-q\n--json\n--root\n"+f.root+"\n--run-dir\n"+f.store.Dir+"\n--temporal=\n--var\nlen=3\n", string(b))
+	assert.Equal(t, "run\n--spec\nbp/stuck.json\n--no-input\n-q\n--deltas\n--root\n"+f.root+"\n--run-dir\n"+f.store.Dir+"\n--temporal=\n--var\nlen=3\n", string(b))
 }
 
 // TestABlueprintsPageChecksItAsLppctlCheckDoes: Check on a blueprint's page

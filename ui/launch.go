@@ -86,7 +86,7 @@ func Launch(exe, dir string, args []string) (*Process, error) {
 }
 
 // FirstLine is the first line the process printed, once it printed it
-// whole ("" before): read while it runs (lppctl run --json names its run
+// whole ("" before): read while it runs (lppctl run --deltas names its run
 // on its first line, before its first step).
 func (p *Process) FirstLine() string {
 	p.mu.Lock()

@@ -88,7 +88,7 @@ func formValue(v any) string {
 // A refused value is set on its field.
 func startArgs(s *Server, rel string, spec *mspec.Spec, fields []startField) (cli, bool, error) {
 	show := "lppctl run --spec " + shellQuote(rel)
-	args := []string{"run", "--spec", rel, "--no-input", "-q", "--json", "--root", s.opts.Root}
+	args := []string{"run", "--spec", rel, "--no-input", "-q", "--deltas", "--root", s.opts.Root}
 	args = append(args, s.where()...)
 	ok := true
 	var given []*startField
@@ -187,7 +187,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusInternalServerError, "spec.html", d)
 		return
 	}
-	// The run's page, as soon as the run exists: lppctl run --json names
+	// The run's page, as soon as the run exists: lppctl run --deltas names
 	// it on its first line, before its first step (other runs that start
 	// meanwhile, from this page or elsewhere, are not taken for it). A
 	// loaded machine may take seconds.
@@ -222,7 +222,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// startedRun is the ID of the run that lppctl run --json names on its
+// startedRun is the ID of the run that lppctl run --deltas names on its
 // first line ({"type":"run","run_id":...}), "" before it printed it.
 func startedRun(p *Process) string {
 	var first struct {
@@ -235,7 +235,7 @@ func startedRun(p *Process) string {
 	return first.RunID
 }
 
-// startOutcome says how a run that lppctl run --json ran ended, in the
+// startOutcome says how a run that lppctl run --deltas ran ended, in the
 // words of lppctl run -q ("completed in done after 3 steps", "paused in
 // review after 1 step: PROMPT"), from its last line; an error is what it
 // printed on stderr.

@@ -216,7 +216,7 @@ func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *mspec
 	if err := temporal.StartRun(ctx, tc, c.String("task-queue"), st); err != nil {
 		return err
 	}
-	prog := newProgress(c.App.Writer, progressMode(c))
+	prog := runProgress(c)
 	if prog.kind == progressJSON {
 		_ = prog.enc.Encode(struct {
 			Type   string `json:"type"`
@@ -348,7 +348,7 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 			}
 			return usageErrorf("cannot resume run %s: it %s; a run that has ended takes no answer or event", id, how)
 		}
-		return temporalOutcome(c, p, "", newProgress(c.App.Writer, progressMode(c)))
+		return temporalOutcome(c, p, "", runProgress(c))
 	}
 	if err != nil {
 		if n, perr := temporal.Pollers(ctx, tc, c.String("task-queue")); perr == nil && n == 0 {
@@ -376,7 +376,7 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	} else if err := temporal.ResumeRun(ctx, tc, id, a); err != nil {
 		return withCode(exitUsage, err)
 	}
-	return followTemporal(ctx, c, tc, id, len(p.Records), newProgress(c.App.Writer, progressMode(c)))
+	return followTemporal(ctx, c, tc, id, len(p.Records), runProgress(c))
 }
 
 // runsOnTemporal lists the runs the server knows.

@@ -221,9 +221,9 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 		// follows the run (its pages: a map's changed keys, walked) or
 		// traces it once it has ended (its executions' step lines).
 		require.NoError(t, os.WriteFile(filepath.Join(root, "growing.yaml"), []byte(growingMapSpec), 0o644))
-		// stepVars folds run --json's step lines (a grown list as the items
+		// stepVars folds run --deltas's step lines (a grown list as the items
 		// appended, a map as the keys changed) into each step's changed
-		// variables whole, as runs trace --json gives them.
+		// variables whole, as run --json and runs trace --json give them.
 		stepVars := func(out string) []string {
 			var vars []string
 			ctx := map[string]any{}
@@ -272,7 +272,7 @@ func TestTemporalRunsOfAnySize(t *testing.T) {
 		require.Equal(t, 0, code)
 		want := stepVars(local)
 		require.Greater(t, len(want), 2*segment+51)
-		followed, stderr, code := lppctlOut(t, bin, root, "run", "--engine", "temporal", "--temporal", addr, "--json", "--var", steps, "growing.yaml")
+		followed, stderr, code := lppctlOut(t, bin, root, "run", "--engine", "temporal", "--temporal", addr, "--deltas", "--var", steps, "growing.yaml")
 		require.Equal(t, 0, code, stderr)
 		got := stepVars(followed)
 		require.Len(t, got, len(want))

@@ -26,7 +26,7 @@ const (
 
 func progressMode(c *cli.Context) progressKind {
 	switch {
-	case c.Bool("json"):
+	case c.Bool("json"), c.Bool("deltas"):
 		return progressJSON
 	case c.Bool("quiet"):
 		return progressQuiet
@@ -41,8 +41,18 @@ type progress struct {
 	kind  progressKind
 	start time.Time
 	enc   *json.Encoder
-	steps *runstore.StepEncoder // --json: a step as the journal writes it (what changed)
-	walk  runstore.Walker       // a Temporal run's records hold a map's changed keys only
+	// --deltas: a step as the journal writes it (what changed), not its
+	// changed variables whole.
+	deltas bool
+	steps  *runstore.StepEncoder
+	walk   runstore.Walker // a Temporal run's records hold a map's changed keys only
+}
+
+// runProgress is the progress of run and resume as their flags ask for it.
+func runProgress(c *cli.Context) *progress {
+	p := newProgress(c.App.Writer, progressMode(c))
+	p.deltas = c.Bool("deltas")
+	return p
 }
 
 func newProgress(w io.Writer, kind progressKind) *progress {
@@ -90,6 +100,12 @@ func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 			fmt.Fprintf(p.w, "warning: %s\n", rec.Warn)
 		}
 	case progressJSON:
+		if !p.deltas {
+			return p.enc.Encode(struct {
+				Type string `json:"type"`
+				*machine.Record
+			}{"step", rec})
+		}
 		line, err := p.steps.Encode(p.walk.Next(rec))
 		if err != nil {
 			return err

@@ -51,7 +51,8 @@ prefix.`,
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "raise the run's transition budget to `N` (counted from the run's start)", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
-			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
+			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step, its changed variables whole) for machines"},
+			&cli.BoolFlag{Name: "deltas", Usage: "print each step as the journal writes it (JSON Lines; implies --json): a list that grew as the items appended, a map as the keys changed, so the output grows with the run, not with its square"},
 			&cli.StringFlag{Name: "root", Usage: "the project `DIR` whose .lppctl/runs holds the run (default: the current directory)"},
 			// lppctl ui answers the pause its page showed, never a later one.
 			&cli.IntFlag{Name: "pause-step", Hidden: true, Usage: "answer only the pause the run stood in after step `N`"},
@@ -196,7 +197,7 @@ func resumeAction(c *cli.Context) error {
 	if n := c.Int("max-transitions"); n > 0 {
 		budget, meta.MaxTransitions = n, n
 	}
-	prog := newProgress(c.App.Writer, progressMode(c))
+	prog := runProgress(c)
 	opts := append(sess.runOptions(prog, budget), traceOptions(c, run)...)
 	if in != nil {
 		opts = append(opts, machine.WithInput(in))

@@ -37,7 +37,8 @@ lppctl resume RUN_ID after a crash, a Ctrl-C or a pause for a person
 			&cli.StringSliceFlag{Name: "var-file", KeepSpace: true, Usage: "override a context variable's default with a file's content: `NAME=FILE` (repeatable; for a value too long for a command line)"},
 			&cli.IntFlag{Name: "max-transitions", Usage: "stop the run after `N` transitions (default: the spec's limits.max_transitions, else 10000)", DefaultText: "limits.max_transitions", Action: checkMaxTransitions},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors and the final summary"},
-			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step) for machines"},
+			&cli.BoolFlag{Name: "json", Usage: "print progress as JSON lines (one per step, its changed variables whole) for machines"},
+			&cli.BoolFlag{Name: "deltas", Usage: "print each step as the journal writes it (JSON Lines; implies --json): a list that grew as the items appended, a map as the keys changed, so the output grows with the run, not with its square"},
 			&cli.StringSliceFlag{Name: "event", Usage: "queue event `NAME` up front: the first state it applies in takes it (repeatable)"},
 			&cli.StringSliceFlag{Name: "payload", Usage: "the `JSON` object of the --event of the same rank (repeatable)"},
 			&cli.BoolFlag{Name: "no-input", Usage: "never ask a person: pause the run instead (also without a terminal)"},
@@ -134,7 +135,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return storeNotWritable(store, err)
 	}
-	prog := newProgress(c.App.Writer, progressMode(c))
+	prog := runProgress(c)
 	announceRun(c, prog, run) // first thing, so that even a run killed now can be found
 	runstore.CrashPoint("run-created")
 	sess, err := openSession(c, store, run, c.Bool("no-input"))

@@ -13,25 +13,28 @@ import (
 	"github.com/lppctl/lppctl/machine/runstore"
 )
 
-// TestRunJSONPrintsWhatEachStepChanged: run --json prints each step as the
-// journal writes it, a list that grew as the items appended and a map as
-// the keys changed, so its output grows with the run: a run whose list and
-// map grow at every step printed them whole at each step (240 MB at 10,000
-// steps, 4.4 GB at 40,000). Folding the lines gives the run's context; the
-// first line still names the run (the UI reads it).
-func TestRunJSONPrintsWhatEachStepChanged(t *testing.T) {
+// TestRunDeltasPrintsWhatEachStepChanged: run --deltas prints each step as
+// the journal writes it, a list that grew as the items appended and a map as
+// the keys changed, so its output grows with the run, where --json prints a
+// step's changed variables whole (a run whose list and map grow at every step:
+// 240 MB at 10,000 steps, 4.4 GB at 40,000). Folding the lines gives the run's
+// context; the first line names the run as --json's does (the UI, which
+// starts runs with --deltas, reads it).
+func TestRunDeltasPrintsWhatEachStepChanged(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "grow.yaml"), []byte(growingSpec), 0o644))
 	t.Chdir(root)
 	t.Setenv(runstore.EnvDir, "")
-	run := func(limit string) string {
+	run := func(flag, limit string) string {
 		t.Helper()
-		code, out, stderr := runCLI(t, "run", "grow.yaml", "--json", "--var", "limit="+limit)
+		code, out, stderr := runCLI(t, "run", "grow.yaml", flag, "--var", "limit="+limit)
 		require.Equal(t, exitOK, code, stderr)
 		return out
 	}
-	small, big := run("100"), run("400")
-	assert.Less(t, float64(len(big))/float64(len(small)), 4.5, "run --json grows with the run")
+	small, big := run("--deltas", "100"), run("--deltas", "400")
+	assert.Less(t, float64(len(big))/float64(len(small)), 4.5, "run --deltas grows with the run")
+	wholeSmall, wholeBig := run("--json", "100"), run("--json", "400")
+	assert.Greater(t, float64(len(wholeBig))/float64(len(wholeSmall)), 8.0, "run --json prints a changed list whole at every step")
 
 	lines := strings.Split(strings.TrimSuffix(small, "\n"), "\n")
 	var first struct {
