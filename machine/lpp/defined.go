@@ -2,6 +2,7 @@ package lpp
 
 import (
 	"fmt"
+	"strings"
 
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
@@ -84,4 +85,19 @@ func (bp *Blueprint) definedFlags() map[string]string {
 		}
 	}
 	return out
+}
+
+// dropFlags removes from a guard the conditions the translation puts in
+// front of a gate that reads a name nothing may have written yet
+// (`(x != nil || lpp_defined_x) && `): a guard edited since the import
+// is written back without the translation's flag. A condition the
+// translation made conditional on a left side of and/or stays.
+func (w *writer) dropFlags(guard string) string {
+	if w.md == nil {
+		return guard
+	}
+	for name, f := range w.md.Defined {
+		guard = strings.ReplaceAll(guard, "("+name+" != nil || "+f+") && ", "")
+	}
+	return guard
 }

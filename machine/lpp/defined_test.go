@@ -3,6 +3,7 @@ package lpp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/expr-lang/expr"
@@ -140,4 +141,22 @@ func TestEveryWriteOfAnUndeclaredNameAGateReadsMakesItExist(t *testing.T) {
 	require.Contains(t, string(spec), "output: {error: 'error', 'r.k': 'v'}\n      defines: {lpp_defined_error: 'error'}")
 	require.Contains(t, string(spec), "set: {r: '1'}")
 	require.Contains(t, string(spec), "set: {error: 'first([r])', lpp_defined_error: 'true'}")
+}
+
+// TestAGuardEditedAfterTheImportIsWrittenBackWithoutTheFlag: export of an
+// imported spec whose guard no longer holds the import's translation
+// printed the translation's hidden flag into the blueprint's gate.
+func TestAGuardEditedAfterTheImportIsWrittenBackWithoutTheFlag(t *testing.T) {
+	bp, diags := Parse("u.json", undeclaredBlueprint("x is None"))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	src, err := ToSpecYAML(bp, nil)
+	require.NoError(t, err)
+	edited := strings.Replace(string(src), "when: '(x != nil || lpp_defined_x) && x == nil'", "when: '(x != nil || lpp_defined_x) && x == nil && n == nil'", 1)
+	require.NotEqual(t, string(src), edited)
+	spec, diags := mspec.Parse("u.yaml", []byte(edited))
+	require.False(t, diags.HasErrors(), "%v", diags)
+	out, err := FromSpec(spec)
+	require.NoError(t, err)
+	require.Contains(t, string(out), `"expression": "x is None and n is None"`)
+	require.NotContains(t, string(out), "lpp_defined")
 }

@@ -325,6 +325,7 @@ func (w *writer) finish(x *wTrans) error {
 			def = "compute:" + w.gateUnit[v]
 			id = strings.TrimPrefix(v, gateVarPre)
 		} else {
+			p = w.dropFlags(p)
 			py, err := gate.PrintGate(p)
 			if err != nil {
 				var pe *gate.PrintError
