@@ -271,6 +271,11 @@ func (k *checker) scriptRun(st *mspec.State) {
 			k.errorf(e.VPos, e.VSpan, "name the key of the script's JSON object whose value the variable gets", "output.%s of action %q must be a key name, not %s", e.Key, st.Do, describe(e.Value))
 		}
 	}
+	for _, e := range k.nodes.entries(st, "defines") {
+		if s, ok := e.Value.(string); !ok || s == "" {
+			k.errorf(e.VPos, e.VSpan, "name the key of the script's JSON object whose presence sets the variable true", "defines.%s of action %q must be a key name, not %s", e.Key, st.Do, describe(e.Value))
+		}
+	}
 }
 
 // missingFile reports, with NoFiles, that parameter p names a file that

@@ -68,9 +68,14 @@ func GeneralActions(d *Deps) []machine.Action {
 				{Name: "input", Type: mspec.TypeMap, Doc: "name → expression over the context; sent as one JSON object on stdin"},
 				{Name: "output", Type: mspec.TypeMap, Doc: "context variable → key of the script's JSON object"},
 				{Name: "lpp", Type: mspec.TypeBool, Default: false, Doc: "L++ compute semantics (imported blueprints): a key the output lacks leaves its variable as it is, and a failing script's {\"error\": message, \"status\": \"failed\"} goes through output instead of stopping the run"},
+				{Name: "defines", Type: mspec.TypeMap, Doc: "bool context variable → key of the script's JSON object: set true when the object has the key (null included), left as it is otherwise (imported blueprints: a property lpp's context holds once written)"},
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
-				return mapKeys(p, "output", "a key of the script's JSON output")
+				out := mapKeys(p, "output", "a key of the script's JSON output")
+				for _, v := range mapKeys(p, "defines", "whether the script's JSON output has the key") {
+					out = append(out, machine.VarSpec{Name: v.Name, Type: mspec.TypeBool, Doc: v.Doc, NotNull: true})
+				}
+				return out
 			},
 			Run: d.scriptRun,
 		},

@@ -55,6 +55,17 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 			return fmt.Errorf("script %s: key %q: %w", script, key, err)
 		}
 	}
+	defines, derr := stringMap(c, "defines")
+	if derr != nil {
+		return derr
+	}
+	for _, flag := range sortedKeys(defines) {
+		if _, ok := obj[defines[flag]]; ok {
+			if serr := c.SetVar(flag, true); serr != nil {
+				return fmt.Errorf("script %s: defines.%s: %w", script, flag, serr)
+			}
+		}
+	}
 	if err == nil {
 		c.Notef("script %s → %s", script, Clip(textx.OneLine(stdout), 100))
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/export"
+	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
@@ -263,6 +265,12 @@ func checkStart(path string, spec *mspec.Spec, vars, inputs []string) (check.Che
 			if name = strings.TrimSpace(name); name != "" {
 				opts.Inputs = append(opts.Inputs, name)
 			}
+		}
+	}
+	flags := lpp.DefinedFlags(spec)
+	for _, name := range slices.Clone(opts.Inputs) { // an undeclared L++ property the caller may set or not: both
+		if f := flags[blueprintName(spec, name)]; f != "" && !slices.Contains(opts.Inputs, f) {
+			opts.Inputs = append(opts.Inputs, f)
 		}
 	}
 	if err := opts.Validate(spec); err != nil {

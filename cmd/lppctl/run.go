@@ -13,6 +13,7 @@ import (
 
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
@@ -239,6 +240,9 @@ func parseVar(spec *mspec.Spec, vars map[string]any, flag, name, val string) err
 		return usageErrorf("%s: %v", flag, err)
 	}
 	vars[name] = typed
+	if f := lpp.DefinedFlags(spec)[name]; f != "" { // an undeclared L++ property: the caller's value makes it exist
+		vars[f] = true
+	}
 	return nil
 }
 

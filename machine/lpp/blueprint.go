@@ -108,6 +108,13 @@ type Property struct {
 	// (lpp creates it when an action writes it; a gate reading it while it
 	// is absent is false).
 	Implicit bool
+	// Flag, of an implicit property a gate a transition uses reads, is
+	// the hidden bool variable that says whether the property exists in
+	// lpp's context yet (lpp_defined_NAME, false at the start; every write
+	// sets it: a set, a compute output, the caller's --var). A gate that
+	// reaches the property while it does not exist is false, as in lpp
+	// (docs/lpp.md, "A name nothing has written yet").
+	Flag string
 	// TypeSrc is the JSON text of a "type" lppctl read as Type though it is
 	// not one of L++'s six ("int", ["string", "null"], "any"; "" for one
 	// that is), written back by export; Untyped: Type comes from the

@@ -325,6 +325,7 @@ func (w *writer) finish(x *wTrans) error {
 			def = "compute:" + w.gateUnit[v]
 			id = strings.TrimPrefix(v, gateVarPre)
 		} else {
+			p = w.dropFlags(p)
 			py, err := gate.PrintGate(p)
 			if err != nil {
 				var pe *gate.PrintError
@@ -340,7 +341,7 @@ func (w *writer) finish(x *wTrans) error {
 	// Actions: the transition's set, then its helper states' steps.
 	var acts []jobj
 	for _, a := range x.set {
-		if a.Var == payloadVar || a.Var == gate.StateVar && w.md != nil { // the translation's own (lpp writes _state itself)
+		if a.Var == payloadVar || a.Var == gate.StateVar && w.md != nil || w.isFlag(a.Var) { // the translation's own (lpp writes _state itself)
 			continue
 		}
 		act, err := w.setAction(a)
@@ -558,12 +559,29 @@ func (w *writer) quoted(st *mspec.State, key string) (string, bool) {
 	return "", false
 }
 
+// isFlag reports whether v is the defined flag of an implicit property
+// (defined.go): the translation's own, not written back.
+func (w *writer) isFlag(v string) bool {
+	if w.md == nil {
+		return false
+	}
+	for _, f := range w.md.Defined {
+		if f == v {
+			return true
+		}
+	}
+	return false
+}
+
 // stepActions writes the actions of a helper state.
 func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 	switch st.Do {
 	case "noop":
 		var out []jobj
 		for _, a := range st.Set {
+			if w.isFlag(a.Var) { // the translation's own: lpp's context holds the property once written
+				continue
+			}
 			act, err := w.setAction(a)
 			if err != nil {
 				return nil, w.fail(st, nil, a.Pos, "%v", err)

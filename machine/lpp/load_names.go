@@ -151,6 +151,7 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 		pos     mspec.Pos
 		span    int
 		written bool
+		gated   bool // a gate a transition uses reads it
 		typ     string
 	}
 	uses := map[string]*use{}
@@ -211,6 +212,9 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 				p = g.exprNode.colOf(n.Col - 1)
 			}
 			add(n.Text, p, n.Span, false, typ)
+			if u := uses[n.Text]; u != nil {
+				u.gated = true
+			}
 		})
 	}
 	outType := map[string]string{}
@@ -241,6 +245,9 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 			typ, typed = "string", "typed string (nothing tells its type; declare it if it is not a string)"
 		}
 		p := &Property{Name: d.newPropID(bp, name), Type: typ, Pos: u.pos, TypePos: u.pos, Implicit: true}
+		if u.gated {
+			p.Flag = "?" // named below, once every property has its name
+		}
 		bp.Context = append(bp.Context, p)
 		if u.written {
 			d.warnf(u.pos, u.span, `declare it in context_schema.properties: {"`+name+`": {"type": "`+typ+`"}}`,
@@ -256,6 +263,7 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 		}
 		return outType[name]
 	})
+	nameFlags(bp)
 }
 
 // literalRef starts an input_map value that is a JSON literal, not a path.

@@ -410,6 +410,7 @@ func gateEnvOf(bp *Blueprint, payload, eventName string) *gate.Env {
 			env.Rename[orig] = n
 		}
 	}
+	env.Defined = bp.definedFlags()
 	return env
 }
 

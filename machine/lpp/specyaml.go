@@ -51,6 +51,9 @@ type meta struct {
 	// it lists only under terminal_states.
 	Names    map[string]string `json:"names,omitempty"`
 	Implicit []string          `json:"implicit,omitempty"`
+	// Defined maps an implicit property a gate reads to its defined flag
+	// (Property.Flag), for the caller's --var.
+	Defined map[string]string `json:"defined,omitempty"`
 	// PropTypes: the properties whose "type" is not one of L++'s six (or
 	// absent), as written, with the L++ type lppctl gave them.
 	PropTypes []propTypeMeta `json:"property_types,omitempty"`
@@ -226,6 +229,7 @@ func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta) []byte {
 		}
 	}
 	md.Names = bp.Orig
+	md.Defined = bp.definedFlags()
 	for _, p := range bp.Context {
 		if p.Implicit {
 			md.Implicit = append(md.Implicit, p.Name)
@@ -335,6 +339,11 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 			parts = append(parts, "doc: "+tr.long.quote(p.Description))
 		}
 		w("  %s: {%s}", yk(p.Name), strings.Join(parts, ", "))
+	}
+	for _, p := range bp.Context {
+		if p.Flag != "" {
+			w("  %s: {type: bool, default: false, doc: %s}", p.Flag, yq(genDoc+"whether "+bp.Spelling(p.Name)+" exists in lpp's context yet (a write or the caller's --var sets it): a gate reading it before is false, as in lpp"))
+		}
 	}
 	if bp.ReadsState {
 		w("  %s: {type: string, nullable: true, default: %s, doc: %s}", gate.StateVar, yq(bp.Spelling(bp.Entry)), yq(genDoc+"_state: the blueprint state the run rests in"))

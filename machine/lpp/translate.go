@@ -524,6 +524,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		}
 		written[pathRoot(a.Target)] = true
 		out.set = append(out.set, tr.noteRef(a, tr.setEntry(a, ctx.Payload, e)))
+		out.set = append(out.set, tr.defines(a.Target)...)
 		n++
 	}
 	rest := acts[n:]
@@ -563,11 +564,17 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			st.do, st.note = "script.run", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+")"
 			st.with = []string{"script: " + yq(u.Script), "input: " + flowMap(in), "lpp: true"}
 			if len(a.OutputMap) > 0 {
-				var outm []kvExpr
+				var outm, defs []kvExpr
 				for _, kv := range a.OutputMap {
 					outm = append(outm, kvExpr{kv.Key, kv.Value})
+					if f := tr.bp.DefinedFlag(pathRoot(kv.Key)); f != "" && !slices.ContainsFunc(defs, func(d kvExpr) bool { return d.k == f }) {
+						defs = append(defs, kvExpr{f, kv.Value}) // the output's key makes the property exist
+					}
 				}
 				st.with = append(st.with, "output: "+flowMap(outm))
+				if len(defs) > 0 {
+					st.with = append(st.with, "defines: "+flowMap(defs))
+				}
 			}
 			i++
 		case ActionEmit:
@@ -604,6 +611,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			for ; i < len(rest) && rest[i].Type == ActionSet && !w[pathRoot(rest[i].Target)] && !w[pathRoot(rest[i].ValueFrom)]; i++ {
 				w[pathRoot(rest[i].Target)] = true
 				st.set = append(st.set, tr.noteRef(rest[i], tr.setEntry(rest[i], payloadVar, e)))
+				st.set = append(st.set, tr.defines(rest[i].Target)...)
 				tr.readField(e, rest[i].ValueFrom, tr.types[rest[i].Target])
 				ids = append(ids, rest[i].ID)
 			}

@@ -126,6 +126,16 @@ func (tr *translator) setEntry(a *Action, payload, e string) kvExpr {
 	return kvExpr{root, putPath(root, strings.Split(rest, "."), v)}
 }
 
+// defines is the set entry that makes the implicit property target (or
+// the root of a dotted target) exist in lpp's context, when a gate reads
+// it (Property.Flag); none otherwise.
+func (tr *translator) defines(target string) []kvExpr {
+	if f := tr.bp.DefinedFlag(pathRoot(target)); f != "" {
+		return []kvExpr{{f, "true"}}
+	}
+	return nil
+}
+
 // putPath is an expression for the map m with keys[0]…keys[n-1] (nested)
 // set to v: merge (a map of string keys, which a map variable stores; expr's
 // fromPairs makes a map of any keys, which it does not).

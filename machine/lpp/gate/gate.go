@@ -35,6 +35,13 @@ type Env struct {
 	EventName string
 	// Rename maps a property's blueprint name to its internal name.
 	Rename map[string]string
+	// Defined maps a property that may not exist yet in lpp's context (an
+	// undeclared name nothing may have written) to the bool variable that
+	// says it does: lpp's evaluation fails where it reads the property
+	// while it does not (the gate is false), so a read adds the condition
+	// `(NAME != nil || FLAG)` where the evaluation reaches it (and/or and
+	// `if else` keep Python's order).
+	Defined map[string]string
 	// LppFalse collects what the translation gave its evident meaning
 	// although lpp's evaluator fails on it (the gate is then false in lpp).
 	LppFalse []*Error
@@ -52,6 +59,20 @@ type Env struct {
 // unless none of nils is None.
 func (env *Env) failsUnless(nils []string) {
 	if g := nonNil(env.unknown(nils)); g != "" && !slices.Contains(env.errs, g) {
+		env.errs = append(env.errs, g)
+	}
+}
+
+// definedUnless records that lpp's evaluation fails (the gate is false)
+// unless the property name exists in lpp's context: it is not None, or its
+// flag says something wrote it. A read already known not to be None needs
+// no condition.
+func (env *Env) definedUnless(name string) {
+	flag, ok := env.Defined[name]
+	if !ok || slices.Contains(env.known, name) {
+		return
+	}
+	if g := "(" + name + " != nil || " + flag + ")"; !slices.Contains(env.errs, g) {
 		env.errs = append(env.errs, g)
 	}
 }
@@ -292,6 +313,7 @@ func (env *Env) emit(n *Node) (gout, error) {
 			return gout{}, gateErr(n.Col, n.Span, cmp.Or(mspec.DidYouMeanHint(n.Text, append(names, "event")), "declare it in context_schema.properties"),
 				"unknown name %q: it is not a context property", n.Text)
 		}
+		env.definedUnless(name)
 		return gout{s: name, prec: precAtom, typ: t, nils: []string{name}}, nil
 	case "list":
 		parts := make([]string, len(n.Kids))
