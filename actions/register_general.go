@@ -158,7 +158,7 @@ func GeneralActions(d *Deps) []machine.Action {
 var writesDocs = map[string]string{
 	"llm.generate":  "the variable named by output (string) and map's keys (typed by the schema)",
 	"tools.call":    "the variables named by result (string) and status (string: ok, error or blocked)",
-	"script.run":    "output's keys (each checked against its variable's type)",
+	"script.run":    "output's keys (each checked against its variable's type), and defines' keys (bool: true when the output has the key named)",
 	"spec.validate": "the variables named by ok (bool), errors (int) and report (string)",
 	"spec.run":      "output's keys (copied from the child's variables when it completes)",
 	"spec.examples": "the variables named by ok (bool), failed (int), ran (int) and report (string)",
