@@ -219,34 +219,46 @@ func (ce *Cevent) checkPayload(payload map[string]any, drop bool) (full map[stri
 	full = make(map[string]any, len(ce.Decl.Payload))
 	for _, f := range ce.Decl.Payload {
 		x, given := payload[f.Name]
-		if !given || x == nil {
-			if f.Required && given {
-				return nil, nil, fmt.Errorf("payload field %q is null, but it is required (%s)", f.Name, f.Type)
-			}
-			if f.Required {
-				return nil, nil, fmt.Errorf("its payload lacks the required field %q (%s)", f.Name, f.Type)
-			}
-			full[f.Name] = CloneValue(f.Default)
-			continue
-		}
-		if f.Type == mspec.TypeAny {
-			cv, err := mspec.PayloadValue(x)
-			if err != nil {
-				return nil, nil, fmt.Errorf("payload field %q: %w", f.Name, err)
-			}
-			full[f.Name] = cv
-			continue
-		}
-		cv, err := f.Type.Coerce(x)
+		cv, err := CheckPayloadField(f, x, given)
 		if err != nil {
-			return nil, nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.Article())
-		}
-		if s, ok := cv.(string); ok && len(f.Enum) > 0 && !mspec.Contains(f.Enum, s) {
-			return nil, nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, mspec.QuoteList(f.Enum), mspec.HintSuffix(mspec.DidYouMeanHint(s, f.Enum)))
+			return nil, nil, err
 		}
 		full[f.Name] = cv
 	}
 	return full, dropped, nil
+}
+
+// CheckPayloadField checks the value x of one payload field as an event's
+// payload check does (given: the payload has the field) and returns the
+// value the event carries: x converted to the field's type, or the field's
+// default when it is left out or null. Its errors are the payload check's
+// ("payload field \"n\": the string \"abc\" is not an int"), which resume
+// shows after "cannot fire event NAME: ".
+func CheckPayloadField(f *mspec.PayloadField, x any, given bool) (any, error) {
+	if !given || x == nil {
+		if f.Required && given {
+			return nil, fmt.Errorf("payload field %q is null, but it is required (%s)", f.Name, f.Type)
+		}
+		if f.Required {
+			return nil, fmt.Errorf("its payload lacks the required field %q (%s)", f.Name, f.Type)
+		}
+		return CloneValue(f.Default), nil
+	}
+	if f.Type == mspec.TypeAny {
+		cv, err := mspec.PayloadValue(x)
+		if err != nil {
+			return nil, fmt.Errorf("payload field %q: %w", f.Name, err)
+		}
+		return cv, nil
+	}
+	cv, err := f.Type.Coerce(x)
+	if err != nil {
+		return nil, fmt.Errorf("payload field %q: %s is not %s", f.Name, describeJSONValue(x), f.Type.Article())
+	}
+	if s, ok := cv.(string); ok && len(f.Enum) > 0 && !mspec.Contains(f.Enum, s) {
+		return nil, fmt.Errorf("payload field %q: %q is not one of %s%s", f.Name, s, mspec.QuoteList(f.Enum), mspec.HintSuffix(mspec.DidYouMeanHint(s, f.Enum)))
+	}
+	return cv, nil
 }
 
 // droppedNote is the warning of a step that took an event whose payload

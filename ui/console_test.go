@@ -268,21 +268,20 @@ func TestEventFormIsTypedAndKeepsWhatWasTyped(t *testing.T) {
 		want        []string
 		wantDecided []Decision
 	}{
-		{"a value that does not fit its type is refused on its field, kept", "pause_step=2&kind=event&event=GO&t.speed=int&p.speed=fast&t.note=string&p.note=hello+%3Cthere%3E",
+		{"a value that does not fit its type is refused on its field, kept", "pause_step=2&kind=event&event=GO&p.speed=fast&p.note=hello+%3Cthere%3E",
 			http.StatusBadRequest, []string{
-				`<span id="error-message">cannot fire GO at run ` + id + `: a payload field does not fit its type (see the field)</span>`,
+				`<span id="error-message">cannot fire event &#34;GO&#34;: payload field &#34;speed&#34;: the string &#34;fast&#34; is not an int</span>`,
 				`<input name="p.speed" value="fast" inputmode="decimal">`,
-				`<input name="p.note" value="hello &lt;there&gt;">`,
-				`<span class="err field-error" id="err-p-speed">`,
+				`<input name="p.note" value="hello &lt;there&gt;" placeholder="left out: &#34;&#34;">`,
+				`<span class="err field-error" id="err-p-speed">payload field &#34;speed&#34;: the string &#34;fast&#34; is not an int</span>`,
 			}, nil},
-		{"a required field left empty is refused on its field, the rest kept", "pause_step=2&kind=event&event=GO&t.speed=int&r.speed=1&p.speed=&t.note=string&p.note=hi",
+		{"a required field left empty is refused on its field, the rest kept", "pause_step=2&kind=event&event=GO&p.speed=&p.note=hi",
 			http.StatusBadRequest, []string{
-				`<span id="error-message">cannot fire GO at run ` + id + `: a required payload field is empty (see the field)</span>`,
-				`<input type="hidden" name="t.speed" value="int"><input type="hidden" name="r.speed" value="1">`,
-				`<input name="p.note" value="hi">`,
-				`<span class="err field-error" id="err-p-speed">required: the event needs a value (int)</span>`,
+				`<span id="error-message">cannot fire event &#34;GO&#34;: its payload lacks the required field &#34;speed&#34; (int)</span>`,
+				`<input name="p.note" value="hi" placeholder="left out: &#34;&#34;">`,
+				`<span class="err field-error" id="err-p-speed">its payload lacks the required field &#34;speed&#34; (int)</span>`,
 			}, nil},
-		{"typed values become the payload", "pause_step=2&kind=event&event=GO&t.speed=int&r.speed=1&p.speed=3&t.note=string&p.note=",
+		{"typed values become the payload", "pause_step=2&kind=event&event=GO&p.speed=3&p.note=",
 			http.StatusSeeOther, nil, []Decision{{Run: id, PauseStep: 2, Kind: "event", Event: "GO", Payload: `{"speed":3}`}}},
 	}
 	for _, tt := range tests {

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"cmp"
-	"encoding/json"
 	"fmt"
 
 	"context"
@@ -69,13 +67,19 @@ func (s *Server) decideWith(w http.ResponseWriter, r *http.Request, decide func(
 			return
 		}
 		if d.Payload == "" {
-			payload, errs := typedPayload(r.PostForm)
-			if len(errs) > 0 {
-				what := "a payload field does not fit its type"
-				if missing := len(requiredLeftEmpty(r.PostForm)); missing == len(errs) {
-					what = "a required payload field is empty"
+			// Each typed field is checked against the event's declaration
+			// in the run's spec, as resume checks --payload.
+			var fields []*mspec.PayloadField
+			if v, _, err := load(id); err == nil && v.pause != nil {
+				var spec *mspec.Spec
+				if v.specSrc != nil {
+					spec = runSpec(v.specPath, v.specSrc, v.specAbs)
 				}
-				refuse(http.StatusBadRequest, fmt.Sprintf("cannot fire %s at run %s: %s (see the field)", d.Event, id, what), errs)
+				fields = payloadFields(spec, v.pause, d.Event)
+			}
+			payload, msg, errs := formPayload(d.Event, fields, r.PostForm)
+			if len(errs) > 0 || msg != "" {
+				refuse(http.StatusBadRequest, msg, errs)
 				return
 			}
 			d.Payload = payload
@@ -144,58 +148,6 @@ func (s *Server) keepNotice(n notice) string {
 	}
 	s.notices[key] = n
 	return key
-}
-
-// typedPayload builds an event's payload from the typed fields of its form
-// (p.NAME, typed by t.NAME): each value read as its type, empty fields left
-// out ("" when none is filled). errs holds, by field, why a value does not
-// fit its type.
-func typedPayload(form url.Values) (string, map[string]string) {
-	payload := map[string]any{}
-	errs := map[string]string{}
-	for key, vals := range form {
-		name, ok := strings.CutPrefix(key, "p.")
-		if !ok || len(vals) == 0 || strings.TrimSpace(vals[0]) == "" {
-			continue
-		}
-		t := mspec.Type(form.Get("t." + name))
-		if t == "" {
-			t = mspec.TypeString
-		}
-		v, err := t.ParseValue(vals[0])
-		if err != nil {
-			errs[name] = err.Error()
-			continue
-		}
-		payload[name] = v
-	}
-	for _, name := range requiredLeftEmpty(form) {
-		errs[name] = fmt.Sprintf("required: the event needs a value (%s)", cmp.Or(form.Get("t."+name), string(mspec.TypeString)))
-	}
-	if len(errs) > 0 {
-		return "", errs
-	}
-	if len(payload) == 0 {
-		return "", nil
-	}
-	b, err := json.Marshal(payload)
-	if err != nil {
-		return "", map[string]string{"": err.Error()}
-	}
-	return string(b), nil
-}
-
-// requiredLeftEmpty names the payload fields of a typed event form that
-// its page marked required (r.NAME) and that were left empty.
-func requiredLeftEmpty(form url.Values) []string {
-	var out []string
-	for key := range form {
-		name, ok := strings.CutPrefix(key, "r.")
-		if ok && strings.TrimSpace(form.Get("p."+name)) == "" {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // refused shows the run's page again after a refused decision: why, and

@@ -115,8 +115,7 @@ func TestRunPageShowsTheDecisionForms(t *testing.T) {
 	body = f.do("GET", "/runs/"+wait, "").Body.String()
 	for _, want := range []string{
 		`<input type="hidden" name="pause_step" value="2"><input type="hidden" name="kind" value="event"><input type="hidden" name="event" value="GO">`,
-		`<label class="field">speed <small>int, required</small>`, // a field per payload field, typed
-		`<input type="hidden" name="t.speed" value="int"><input type="hidden" name="r.speed" value="1"><input name="p.speed" value="" inputmode="decimal">`,
+		`<label class="field">speed <small>int, required</small><input name="p.speed" value="" inputmode="decimal">`, // a field per payload field, typed
 		`<button id="fire-GO">Fire GO</button>`,
 		`<button id="fire-STOP">Fire STOP</button>`,
 		`--event NAME --payload JSON`,

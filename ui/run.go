@@ -103,28 +103,41 @@ type eventForm struct {
 }
 
 // eventForms builds the forms of the events a pause accepts from the
-// spec's declarations (types, enums, docs), else from the pause's list.
+// spec's declarations (types, enums, defaults, docs), else from the
+// pause's list. A field's default is shown, not filled in: a field left
+// empty is left out of the payload, and the event carries its default.
 func eventForms(spec *mspec.Spec, p *machine.PauseError) []eventForm {
 	var out []eventForm
 	for _, name := range p.Options {
 		f := eventForm{Name: name}
-		if decl := specEventDecl(spec, name); decl != nil {
-			for _, pf := range decl.Payload {
-				f.Fields = append(f.Fields, fieldOf(&pf.Var, pf.Required, ""))
+		for _, pf := range payloadFields(spec, p, name) {
+			sf := fieldOf(&pf.Var, pf.Required, "")
+			sf.Nullable, sf.Text = pf.Nullable, isText(pf) && len(pf.Enum) == 0
+			if !pf.Required {
+				sf.Default = payloadDefault(pf)
 			}
-		} else {
-			for _, ei := range p.Events {
-				if ei.Name != name {
-					continue
-				}
-				for _, fi := range ei.Payload {
-					f.Fields = append(f.Fields, fieldOf(&mspec.Var{Name: fi.Name, Type: fi.Type}, fi.Required, ""))
-				}
-			}
+			f.Fields = append(f.Fields, sf)
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// payloadDefault shows what an optional payload field left out carries:
+// its default, its type's zero value, or null (nullable, any); a string
+// quoted, so that "" shows.
+func payloadDefault(pf *mspec.PayloadField) string {
+	def := pf.Default
+	if def == nil && !pf.Nullable {
+		def = pf.Type.Zero()
+	}
+	if s, ok := def.(string); ok {
+		return strconv.Quote(s)
+	}
+	if def == nil {
+		return "null"
+	}
+	return formValue(def)
 }
 
 func specEventDecl(spec *mspec.Spec, name string) *mspec.EventDecl {
@@ -147,6 +160,7 @@ func (d *runData) setTyped() {
 			if vals, ok := d.Typed["p."+f.Name]; ok && len(vals) > 0 {
 				f.Value = vals[0]
 			}
+			f.Empty = d.Typed.Get("e."+f.Name) != ""
 			f.Error = d.FieldErrors[f.Name]
 		}
 	}

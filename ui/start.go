@@ -24,6 +24,9 @@ type startField struct {
 	Default         string
 	Error           string // why the value typed was refused
 	Required        bool   // an event's payload field that must be given
+	Nullable        bool   // an event's payload field declared nullable
+	Text            bool   // an event's payload field read as the text typed, which may be sent empty
+	Empty           bool   // such a field's box "empty" (send "") is ticked
 }
 
 // fieldOf is the form field of a variable (or a payload field), its value
