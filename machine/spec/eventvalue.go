@@ -26,9 +26,11 @@ const FnPlain = "_plain_event"
 // WholeEventOptions are the options that give src's whole uses of the
 // event as maps, as ExprOptions gives them (none when env has no event or
 // src does not name it), for a reader that type-checks a spec's
-// expression with its own configuration (the TLA+ export).
+// expression with its own configuration (the TLA+ export). A context
+// variable named event, which env holds outside an event's transitions, is
+// read as it is.
 func WholeEventOptions(env map[string]any, src string) []expr.Option {
-	if _, ok := env[VarEvent]; ok && strings.Contains(src, VarEvent) {
+	if ev, ok := env[VarEvent]; ok && strings.Contains(src, VarEvent) && reflect.ValueOf(ev).Kind() == reflect.Struct {
 		return eventOptions()
 	}
 	return nil
