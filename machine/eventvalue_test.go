@@ -54,3 +54,27 @@ states:
 		})
 	}
 }
+
+// A context variable named event is read as it is outside an event's
+// transitions: the whole-event patch took it for the event and gave it as
+// a map, so `event == "x"` was refused (mismatched types map and string).
+func TestAContextVariableNamedEventIsReadAsItIs(t *testing.T) {
+	src := `
+lpp: 1
+name: evvar
+context:
+  event: {type: string, default: "x"}
+initial: a
+states:
+  a:
+    next:
+      - {to: done, when: 'event == "x"', set: {event: 'event + "y"'}}
+  done: {final: true}
+`
+	m := compileSpec(t, src, machine.NewBuiltinRegistry())
+	r, err := m.NewRun(nil)
+	require.NoError(t, err)
+	require.NoError(t, r.Run(context.Background()))
+	assert.Equal(t, "done", r.State())
+	assert.Equal(t, "xy", r.Var("event"))
+}

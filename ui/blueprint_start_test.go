@@ -108,3 +108,27 @@ func TestABlueprintsPageChecksItAsLppctlCheckDoes(t *testing.T) {
 		assert.Contains(t, body, want)
 	}
 }
+
+// TestABlueprintsStartFormHidesItsDefinedFlags: a name the blueprint does
+// not declare, which a gate reads, has a field (the caller may set it, as
+// with --var); its hidden lpp_defined_ flag has none, on a blueprint's page
+// and on the page of the spec lppctl import lpp writes (a bool field named
+// lpp_defined_x was offered, and nothing says what it is).
+func TestABlueprintsStartFormHidesItsDefinedFlags(t *testing.T) {
+	const bp = `{"$schema": "lpp/v0.2.0", "id": "u", "name": "u", "version": "1.0.0",
+ "context_schema": {"properties": {}},
+ "states": {"a": {}, "yes": {}, "no": {}}, "entry_state": "a", "terminal_states": {"yes": {}, "no": {}},
+ "gates": {"g": {"type": "expression", "expression": "x is None"}},
+ "transitions": [
+  {"id": "t1", "from": "a", "to": "yes", "on_event": "GO", "gates": ["g"]},
+  {"id": "t2", "from": "a", "to": "no", "on_event": "GO"}]}
+`
+	f := newFixture(t, Options{})
+	writeFiles(t, f.root, map[string]string{"bp/u.json": bp})
+	f.srv.opts.Exe, _ = argsRun(t, f.addRun(1, nil))
+	page := f.do("GET", "/spec?path=bp/u.json", "")
+	require.Equal(t, http.StatusOK, page.Code, page.Body.String())
+	body := page.Body.String()
+	assert.Contains(t, body, `<label for="var-x">x</label>`)
+	assert.NotContains(t, body, `var.lpp_defined_x`)
+}

@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/lppctl/lppctl/machine/lpp"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"net/http"
 	"net/url"
@@ -53,9 +54,20 @@ func fieldOf(v *mspec.Var, required bool, def string) startField {
 // typed, when form holds it). spell names each variable as the file does
 // (a blueprint's property as the blueprint spells it, which lppctl run
 // --var takes); nil for a spec.
+//
+// An L++ property's hidden defined flag (lpp_defined_NAME: docs/lpp.md, "A
+// name nothing has written yet") has no field: the run sets it from the
+// property's own value, as lppctl run --var NAME does.
 func startForm(spec *mspec.Spec, form url.Values, spell func(string) string) []startField {
 	var out []startField
+	hidden := map[string]bool{}
+	for _, f := range lpp.DefinedFlags(spec) {
+		hidden[f] = true
+	}
 	for _, v := range spec.Context {
+		if hidden[v.Name] {
+			continue
+		}
 		f := fieldOf(v, false, formValue(v.Default))
 		if f.Var = v.Name; spell != nil {
 			f.Name = spell(v.Name)

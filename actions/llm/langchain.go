@@ -189,13 +189,16 @@ func uniqueIDs(calls []ToolCall) {
 //     its finish reason says why);
 //   - a closing </think> with no opening one (chat templates that put
 //     <think> in the prompt, so the reply starts inside the thought):
-//     everything up to the last </think> is dropped.
+//     everything up to the last </think> that ends its line is dropped. A
+//     </think> inside a line ("close it with </think> and answer") or in a
+//     reply that is a JSON value as a whole (a string of it that quotes the
+//     tag) is the answer's own text, kept.
 //
 // Reasoning sent apart (reasoning_content, thinking blocks) is never read.
 func stripThinking(s string) string {
 	t := strings.TrimSpace(s)
 	if !strings.HasPrefix(t, "<think>") {
-		if end := strings.LastIndex(t, "</think>"); end >= 0 && !strings.Contains(t[:end], "<think>") {
+		if end := danglingThoughtEnd(t); end >= 0 && !strings.Contains(t[:end], "<think>") {
 			return strings.TrimSpace(t[end+len("</think>"):])
 		}
 		return s
@@ -208,6 +211,29 @@ func stripThinking(s string) string {
 		t = strings.TrimSpace(t[end+len("</think>"):])
 	}
 	return t
+}
+
+// danglingThoughtEnd is the offset of the last </think> in t that closes a
+// thought the reply began in: one that ends its line (spaces aside), in a
+// reply that is not a JSON value as a whole; -1 when there is none.
+func danglingThoughtEnd(t string) int {
+	if !strings.Contains(t, "</think>") || json.Valid([]byte(t)) {
+		return -1
+	}
+	for end := len(t); ; {
+		i := strings.LastIndex(t[:end], "</think>")
+		if i < 0 {
+			return -1
+		}
+		rest := t[i+len("</think>"):]
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+			rest = rest[:nl]
+		}
+		if strings.TrimSpace(rest) == "" {
+			return i
+		}
+		end = i
+	}
 }
 
 // RepairArguments undoes what models commonly wrap tool-call arguments in:

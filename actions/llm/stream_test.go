@@ -102,6 +102,9 @@ func TestAThoughtIsNeverReadAsTheAnswer(t *testing.T) {
 		{name: "a closing tag alone: the template opened the thought in the prompt", content: "hmm, {\"verdict\": \"PASS\"}? no.\n</think>\n\n{\"verdict\": \"FAIL\"}", finish: "stop", text: `{"verdict": "FAIL"}`},
 		{name: "a closing tag after an opening one in the answer is kept", content: "Use <think> and </think> tags.", finish: "stop", text: "Use <think> and </think> tags."},
 		{name: "no tags", content: `{"verdict": "FAIL"}`, finish: "stop", text: `{"verdict": "FAIL"}`},
+		{name: "a JSON answer holding a closing tag is kept whole", content: `{"summary": "the model writes </think> after its reasoning", "verdict": "PASS"}`, finish: "stop", text: `{"summary": "the model writes </think> after its reasoning", "verdict": "PASS"}`},
+		{name: "a closing tag inside a line of the answer is kept", content: "Qwen3 ends its thought with </think> and then answers.\nSo strip up to it.", finish: "stop", text: "Qwen3 ends its thought with </think> and then answers.\nSo strip up to it."},
+		{name: "a closing tag alone at the end of the reply: all thought, no answer", content: "the verdict is PASS, I think\n</think>", finish: "stop", text: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/conf"
-	"github.com/expr-lang/expr/parser"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -53,11 +52,11 @@ type tlaUnsupported struct {
 
 // translate returns the TLA+ term of src, type-checked against env.
 func (tr *tlaTranslator) translate(src string, env map[string]any, site tlaExprSite) (string, error) {
-	tree, err := parser.Parse(src)
-	if err == nil {
-		cfg := conf.New(env)
-		_, err = checker.Check(tree, cfg)
+	cfg := conf.New(env)
+	for _, opt := range mspec.WholeEventOptions(env, src) { // event, event.payload used whole: maps, as a run reads them
+		opt(cfg)
 	}
+	tree, err := checker.ParseCheck(src, cfg)
 	if err != nil {
 		return "", fmt.Errorf("cannot export to TLA+: %s: %w", site.what, err)
 	}
@@ -68,9 +67,16 @@ func (tr *tlaTranslator) translate(src string, env map[string]any, site tlaExprS
 			at = mspec.ExprPos(site.src, site.start, src, nodeStart(bad.node))
 		}
 		return "", fmt.Errorf("%s:%d:%d: cannot export to TLA+: %s: %s: %s has no TLA+ equivalent; rewrite it with the operators docs/check.md lists under \"TLA+ export\"",
-			site.file, at.Line, at.Col, site.what, "`"+bad.node.String()+"`", bad.why)
+			site.file, at.Line, at.Col, site.what, "`"+unwrapEvent(bad.node.String())+"`", bad.why)
 	}
 	return out, nil
+}
+
+// unwrapEvent writes an expression's text back as the spec has it: a whole
+// event, or payload, without the call that gives it as a map.
+func unwrapEvent(text string) string {
+	text = strings.ReplaceAll(text, mspec.FnPlain+"("+mspec.VarEvent+".payload)", mspec.VarEvent+".payload")
+	return strings.ReplaceAll(text, mspec.FnPlain+"("+mspec.VarEvent+")", mspec.VarEvent)
 }
 
 // nodeStart is the offset where a node's text starts: expr places a binary
@@ -175,6 +181,9 @@ func (tr *tlaTranslator) term(n ast.Node) (string, *tlaUnsupported) {
 	case *ast.BuiltinNode:
 		return tr.call(n, n.Name, n.Arguments)
 	case *ast.CallNode:
+		if id, ok := n.Callee.(*ast.IdentifierNode); ok && id.Value == mspec.FnPlain && len(n.Arguments) == 1 {
+			return tr.wholeEvent(n.Arguments[0])
+		}
 		if id, ok := n.Callee.(*ast.IdentifierNode); ok {
 			return tr.call(n, id.Value, n.Arguments)
 		}
@@ -279,6 +288,23 @@ func (tr *tlaTranslator) member(n *ast.MemberNode) (string, *tlaUnsupported) {
 		return "", bad
 	}
 	return m + "[" + k + "]", nil
+}
+
+// wholeEvent translates `event.payload` used whole (the payload record: a
+// TLA+ record is the function a map literal translates into, so the two
+// compare equal) and `event` (a map of its name and payload).
+func (tr *tlaTranslator) wholeEvent(n ast.Node) (string, *tlaUnsupported) {
+	if tr.event == "" {
+		return unsupported(n, "the event outside an event's transition")
+	}
+	payload := tr.payload
+	if payload == "" { // an event without payload: an empty map
+		payload = "<<>>"
+	}
+	if _, ok := n.(*ast.MemberNode); ok {
+		return payload, nil
+	}
+	return "(" + tlaString("name") + " :> " + tlaString(tr.event) + " @@ " + tlaString("payload") + " :> " + payload + ")", nil
 }
 
 func (tr *tlaTranslator) call(n ast.Node, name string, args []ast.Node) (string, *tlaUnsupported) {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -21,6 +22,19 @@ import (
 // FnPlain is the function a whole `event` or `event.payload` is wrapped in.
 // Its name cannot be written in a spec by mistake, and it is harmless if called.
 const FnPlain = "_plain_event"
+
+// WholeEventOptions are the options that give src's whole uses of the
+// event as maps, as ExprOptions gives them (none when env has no event or
+// src does not name it), for a reader that type-checks a spec's
+// expression with its own configuration (the TLA+ export). A context
+// variable named event, which env holds outside an event's transitions, is
+// read as it is.
+func WholeEventOptions(env map[string]any, src string) []expr.Option {
+	if ev, ok := env[VarEvent]; ok && strings.Contains(src, VarEvent) && reflect.ValueOf(ev).Kind() == reflect.Struct {
+		return eventOptions()
+	}
+	return nil
+}
 
 // eventOptions are the expr options that give a whole event as a map.
 func eventOptions() []expr.Option {

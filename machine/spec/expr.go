@@ -64,9 +64,7 @@ func ExprOptions(env map[string]any, src string) []expr.Option {
 	if strings.Contains(src, pyPrefix) {
 		opts = append(opts, pyOptions(env)...)
 	}
-	if _, ok := env[VarEvent]; ok && strings.Contains(src, VarEvent) {
-		opts = append(opts, eventOptions()...)
-	}
+	opts = append(opts, WholeEventOptions(env, src)...)
 	return opts
 }
 
