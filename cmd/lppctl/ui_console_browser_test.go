@@ -374,7 +374,7 @@ func TestUIConsoleInBrowser(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(base+"/spec?path=review.yaml"), chromedp.Click(`#start-run`), chromedp.WaitVisible(`#event-VERDICT`))
 	assert.Contains(t, textOf(t, ctx, `#event-VERDICT`), "the reviewer's score out of 100")
 	do(t, ctx, chromedp.SetValue(`#event-VERDICT input[name="p.score"]`, "high"), chromedp.Click(`#fire-VERDICT`), chromedp.WaitVisible(`#error-message`))
-	assert.Contains(t, textOf(t, ctx, `#error-message`), "a payload field does not fit its type")
+	assert.Contains(t, textOf(t, ctx, `#error-message`), `cannot fire event "VERDICT": payload field "score": the string "high" is not an int`)
 	typed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#event-VERDICT input[name="p.score"]').value`))
 	require.NoError(t, err)
 	assert.Equal(t, "high", typed, "the refused value is kept")
