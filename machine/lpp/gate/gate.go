@@ -244,6 +244,15 @@ func pyTruthy(v string) string {
 	return v + ` != nil && ` + v + ` != false && ` + v + ` != 0 && ` + v + ` != "" && (type(` + v + `) not in ["array", "map"] || len(` + v + `) > 0)`
 }
 
+// nilOr is an expression that is nil where o's value is None in lpp, and
+// o's value elsewhere: o itself when it is None only as a read is.
+func (o gout) nilOr() string {
+	if len(o.nils) == 0 || len(o.nils) == 1 && o.nils[0] == o.s {
+		return o.at(precOr)
+	}
+	return "(" + isNil(o.nils) + " ? nil : " + o.at(precOr) + ")"
+}
+
 // nonNil is the condition that none of the reads is None ("" for none).
 func nonNil(nils []string) string {
 	parts := make([]string, len(nils))
@@ -399,8 +408,14 @@ func (env *Env) emit(n *Node) (gout, error) {
 		if a.typ == b.typ {
 			typ = a.typ
 		}
-		return gout{s: "(" + c.at(precOr) + " ? " + a.at(precOr) + " : " + b.at(precOr) + ")", prec: precAtom, typ: typ, bool: a.bool && b.bool,
-			nils: append(slices.Clone(a.nils), b.nils...)}, nil
+		s := "(" + c.at(precOr) + " ? " + a.at(precOr) + " : " + b.at(precOr) + ")"
+		var nils []string
+		if len(a.nils) > 0 || len(b.nils) > 0 {
+			// The value is None when the branch taken is: a None in the
+			// other one does not matter (lpp evaluates one branch).
+			nils = []string{"(" + c.at(precOr) + " ? " + a.nilOr() + " : " + b.nilOr() + ")"}
+		}
+		return gout{s: s, prec: precAtom, typ: typ, bool: a.bool && b.bool, nils: nils}, nil
 	case "attr":
 		return env.attr(n)
 	case "index", "slice":

@@ -129,7 +129,8 @@ var TranslateGateCases = []struct{ Src, Want string }{
 	{`'''it's''' == name`, `(name != nil && "it's" == name)`},
 	{`type == 1`, `false`},
 	// conditional expression
-	{`(count if approved else 0) > 1`, `(count != nil && (approved == true ? count : 0) > 1)`},
+	{`(count if approved else 0) > 1`, `((approved == true ? count : 0) != nil && (approved == true ? count : 0) > 1)`},
+	{`(score + 1 if approved else name) == 0`, `((approved == true ? (score == nil ? nil : score + 1) : name) != nil && (approved == true ? score + 1 : name) == 0)`},
 	// the event
 	{`event.payload.get('target') is not None`, `event.payload?.target != nil`},
 	{`event.payload.target == 'x'`, `(event.payload.target != nil && event.payload.target == "x")`},

@@ -1,0 +1,52 @@
+package gate
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestRareGatesAnswerAsLppDoes: gates that real blueprints seldom write,
+// where lppctl's answer differed from lpp's. The answers are lpp's
+// (/work/audit2/lpp/fuzz/lppref.py, a model of lpp's evaluator).
+func TestRareGatesAnswerAsLppDoes(t *testing.T) {
+	for _, c := range []struct {
+		gate string
+		ctx  map[string]any
+		want bool
+	}{
+		// a None in the branch of `if else` not taken does not make the value None
+		{`(name if count else 'b') == 'b'`, map[string]any{}, true},
+		{`(name if count else 'b') == 'b'`, map[string]any{"count": 1}, false},
+		{`(name if count else 'b') == 'b'`, map[string]any{"count": 1, "name": "b"}, true},
+		{`(name if count else 'b') != 'b'`, map[string]any{}, false},
+		{`(name if count else 'b') != 'b'`, map[string]any{"count": 1}, true},
+		{`('a' if count else name) == 'a'`, map[string]any{"count": 1}, true},
+		{`('a' if count else name) == 'a'`, map[string]any{}, false},
+		{`('a' if count else name) is None`, map[string]any{}, true},
+		{`('a' if count else name) is None`, map[string]any{"count": 1}, false},
+		{`(score if approved else count) > 1`, map[string]any{"approved": true, "score": 2}, true},
+		{`(score if approved else count) > 1`, map[string]any{"approved": false, "count": 3}, true},
+		{`(score + 1 if approved else 0) > 0`, map[string]any{"approved": false}, false},
+		{`(score + 1 if approved else 0) == 0`, map[string]any{"approved": false}, true},
+		{`(score + count if approved else 5) >= 5`, map[string]any{"approved": false, "score": 1}, true},
+		{`(score + count if approved else 5) >= 5`, map[string]any{"approved": true, "score": 1, "count": 4}, true},
+		{`(score + count if approved else 5) >= 5`, map[string]any{"approved": true, "score": 1}, false},
+		{`'a' in (name if approved else target)`, map[string]any{"approved": true, "name": "abc"}, true},
+		{`'a' in (name if approved else target)`, map[string]any{"approved": false, "name": "abc"}, false},
+	} {
+		got, err := Translate(c.gate, TestTypes)
+		if !assert.NoError(t, err, c.gate) {
+			continue
+		}
+		vals := map[string]any{"name": nil, "target": nil, "count": nil, "score": nil, "approved": nil, "items": nil, "meta": nil}
+		for k, v := range c.ctx {
+			vals[k] = v
+		}
+		out, err := evalGuard(got, vals)
+		if !assert.NoError(t, err, "%s: %s", c.gate, got) {
+			continue
+		}
+		assert.Equal(t, c.want, out, "%s → %s with %v", c.gate, got, c.ctx)
+	}
+}
