@@ -571,6 +571,14 @@ func compare(op string, l, r gout, ln, rn *Node, col int) (string, error) {
 		}
 		var s string
 		switch r.typ {
+		case tObject, tEvPay:
+			if slices.Contains([]string{tInteger, tNumber, tBool, tNone}, l.typ) {
+				// a dict's keys are strings (JSON's): 1 in o is False, and
+				// so is 1 in None
+				return map[bool]string{true: "true", false: "false"}[neg != ""], nil
+			}
+		}
+		switch r.typ {
 		case tString:
 			s = rs + " " + neg + "contains " + ls
 		case tArray, tObject, tEvPay, tAny:

@@ -34,6 +34,12 @@ func TestRareGatesAnswerAsLppDoes(t *testing.T) {
 		{`(score + count if approved else 5) >= 5`, map[string]any{"approved": true, "score": 1}, false},
 		{`'a' in (name if approved else target)`, map[string]any{"approved": true, "name": "abc"}, true},
 		{`'a' in (name if approved else target)`, map[string]any{"approved": false, "name": "abc"}, false},
+		// a dict's keys are strings
+		{`1 in meta`, map[string]any{"meta": map[string]any{"a": 1}}, false},
+		{`1 not in meta`, map[string]any{"meta": map[string]any{"a": 1}}, true},
+		{`count in meta`, map[string]any{"meta": map[string]any{"a": 1}, "count": 1}, false},
+		{`None not in meta`, map[string]any{}, true},
+		{`True in event.payload`, map[string]any{}, false},
 	} {
 		got, err := Translate(c.gate, TestTypes)
 		if !assert.NoError(t, err, c.gate) {
