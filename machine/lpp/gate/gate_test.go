@@ -450,6 +450,12 @@ func TestGatesLppEvaluatesFalseWarnAndTranslateToFalse(t *testing.T) {
 			`a string < an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
 		{`not (name - 1)`, map[string]any{"name": "a"}, false, 11,
 			`a string - an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`count / 0 > 1`, map[string]any{"count": 1}, false, 7,
+			`division by zero: Python raises a ZeroDivisionError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`(count / 0) is None`, map[string]any{"count": nil}, true, 8,
+			`division by zero: Python raises a ZeroDivisionError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`count > 1 or score % 0.0 == 0`, map[string]any{"count": 3, "score": 1.5}, true, 20,
+			`division by zero: Python raises a ZeroDivisionError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
 		{`len(count) > 0 or approved`, map[string]any{"count": 1, "approved": true}, false, 5,
 			`len() of an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there, and so does lppctl`},
 	}

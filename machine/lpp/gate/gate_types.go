@@ -82,6 +82,15 @@ func nonZeroLiteral(o gout) bool {
 	return err == nil && f != 0
 }
 
+// zeroLiteral reports whether o is the number 0 as a literal (0, 0.0, 0e3).
+func zeroLiteral(o gout) bool {
+	if len(o.nils) > 0 || o.typ != tInteger && o.typ != tNumber {
+		return false
+	}
+	f, err := strconv.ParseFloat(o.s, 64)
+	return err == nil && f == 0
+}
+
 // divisorOK records that a / b, a // b and a % b fail on a zero b (unless
 // a None makes the result None first).
 func (env *Env) divisorOK(r gout, rs string, nils []string) {
@@ -112,6 +121,19 @@ func (env *Env) arithmetic(n *Node, l, r gout) (gout, error) {
 	}
 	if lg == "str" && op == "%" {
 		return gout{}, gateErr(n.opCol[0], 1, "compare the parts of the string instead", "string formatting with %% is not supported in a gate")
+	}
+	if (op == "/" || op == "//" || op == "%") && zeroLiteral(r) {
+		// x / 0: the divisor is always 0 (spec validation refuses the
+		// division as written), so the evaluation always fails, unless x
+		// is None (None / 0 is None in lpp)
+		env.okUnlessNone(l.nils)
+		unless := ""
+		if len(env.unknown(l.nils)) > 0 {
+			unless = " (unless a value it reads is None)"
+		}
+		env.LppFalse = append(env.LppFalse, gateErr(n.opCol[0], len(op), "divide by a value that is not always 0",
+			"division by zero: Python raises a ZeroDivisionError, so lpp evaluates the gate false wherever it gets there%s, and so does lppctl", unless))
+		return gout{s: "nil", prec: precAtom, typ: tNone}, nil
 	}
 	isNum := func(g string) bool { return g == "num" || g == "bool" }
 	switch {
