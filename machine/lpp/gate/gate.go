@@ -204,6 +204,9 @@ type gout struct {
 	// loose: a value of any type that expr's orderings may refuse when the
 	// gate runs (min(l)): an ordering goes through py_cmp.
 	loose bool
+	// lit is "(" for a tuple literal, "{" for a set literal: expr has
+	// lists only, and neither equals a list (or anything a context holds).
+	lit string
 }
 
 func (o gout) at(min int) string {
@@ -333,7 +336,7 @@ func (env *Env) emit(n *Node) (gout, error) {
 			}
 			parts[i] = o.s
 		}
-		return gout{s: "[" + strings.Join(parts, ", ") + "]", prec: precAtom, typ: tArray}, nil
+		return gout{s: "[" + strings.Join(parts, ", ") + "]", prec: precAtom, typ: tArray, lit: n.Text}, nil
 	case "and", "or":
 		l, err := env.cond(n.Kids[0])
 		if err != nil {
@@ -527,6 +530,11 @@ func (env *Env) comparison(n *Node) (gout, error) {
 		l, r := ops[i], ops[i+1]
 		if (op == "in" || op == "not in") && r.typ == tString {
 			env.failsUnless(l.nils) // None in a string fails in lpp: the gate is false
+		}
+		if (op == "==" || op == "!=") && l.lit != r.lit {
+			// a tuple (or a set) never equals a list: () == [] is False
+			parts[i] = map[bool]string{true: "false", false: "true"}[op == "=="]
+			continue
 		}
 		if s, ok := env.crossCompare(op, l, r, n.opCol[i]); ok {
 			parts[i] = s

@@ -214,7 +214,7 @@ func lexString(rs []rune, i int, raw bool) (token, int, error) {
 // Node is a node of a gate's syntax tree.
 type Node struct {
 	Op    string // see the parse functions: "name", "num", "str", "const", "list", "bin", "cmp", "and", "or", "not", "neg", "pos", "cond", "call", "method", "attr", "index", "slice"
-	Text  string // name, number text, string value, constant (None/True/False), operator
+	Text  string // name, number text, string value, constant (None/True/False), operator; "list": "(" for a tuple, "{" for a set
 	Col   int
 	Span  int
 	Kids  []*Node
@@ -735,7 +735,7 @@ func (p *parser) atom() (*Node, error) {
 			if len(items) == 1 && p.toks[p.i-2].text != "," {
 				return items[0], nil // parentheses
 			}
-			return &Node{Op: "list", Col: t.col, Span: 1, Kids: items}, nil // a tuple
+			return &Node{Op: "list", Text: "(", Col: t.col, Span: 1, Kids: items}, nil // a tuple
 		case "[":
 			items, err := p.list("]")
 			if err != nil {
@@ -750,7 +750,7 @@ func (p *parser) atom() (*Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &Node{Op: "list", Col: t.col, Span: 1, Kids: items}, nil // a set: membership as in a list
+			return &Node{Op: "list", Text: "{", Col: t.col, Span: 1, Kids: items}, nil // a set: membership as in a list
 		}
 	}
 	return nil, p.unexpected(t, "a value")

@@ -40,6 +40,14 @@ func TestRareGatesAnswerAsLppDoes(t *testing.T) {
 		{`count in meta`, map[string]any{"meta": map[string]any{"a": 1}, "count": 1}, false},
 		{`None not in meta`, map[string]any{}, true},
 		{`True in event.payload`, map[string]any{}, false},
+		// a tuple is not a list
+		{`items == ()`, map[string]any{"items": []any{}}, false},
+		{`items != ()`, map[string]any{"items": []any{}}, true},
+		{`items == ('x',)`, map[string]any{"items": []any{"x"}}, false},
+		{`('x',) == items`, map[string]any{"items": []any{"x"}}, false},
+		{`items == []`, map[string]any{"items": []any{}}, true},
+		{`(1, 2) == (1, 2)`, map[string]any{}, true},
+		{`[1] != (1,)`, map[string]any{}, true},
 	} {
 		got, err := Translate(c.gate, TestTypes)
 		if !assert.NoError(t, err, c.gate) {
