@@ -117,6 +117,9 @@ func lex(src string) ([]token, error) {
 				(rs[j] == '+' || rs[j] == '-') && (rs[j-1] == 'e' || rs[j-1] == 'E') && !strings.HasPrefix(strings.ToLower(string(rs[i:j])), "0x")) {
 				j++
 			}
+			if k := numberBeforeKeyword(string(rs[i:j])); k > 0 {
+				j = i + k // 1and: Python reads 1 and (a SyntaxWarning)
+			}
 			out = append(out, token{kind: tNum, text: string(rs[i:j]), col: col, span: j - i})
 			i = j
 		case r == '\'' || r == '"':
@@ -154,6 +157,23 @@ func lex(src string) ([]token, error) {
 
 // lexString reads a string literal starting at rs[i] (the quote) and returns
 // it with its decoded value and its length in characters.
+// numberBeforeKeyword returns the length of the number that text (a
+// number's characters, letters included) starts with when a keyword
+// follows it directly (`1and`, `2.5or`, `1if`): Python 3.11 reads them as
+// two tokens, with a SyntaxWarning. 0 when text is not such a pair.
+func numberBeforeKeyword(text string) int {
+	for _, kw := range []string{"and", "or", "if", "else", "in", "is", "not", "for"} {
+		num, ok := strings.CutSuffix(text, kw)
+		if !ok || num == "" || strings.ContainsAny(num, "xXoObB") {
+			continue
+		}
+		if _, err := strconv.ParseFloat(strings.ReplaceAll(num, "_", ""), 64); err == nil {
+			return len(num)
+		}
+	}
+	return 0
+}
+
 func lexString(rs []rune, i int, raw bool) (token, int, error) {
 	q := rs[i]
 	triple := i+2 < len(rs) && rs[i+1] == q && rs[i+2] == q

@@ -48,6 +48,14 @@ func TestRareGatesAnswerAsLppDoes(t *testing.T) {
 		{`items == []`, map[string]any{"items": []any{}}, true},
 		{`(1, 2) == (1, 2)`, map[string]any{}, true},
 		{`[1] != (1,)`, map[string]any{}, true},
+		// a number directly before a keyword (Python 3.11: a SyntaxWarning)
+		{`count>1and count<3`, map[string]any{"count": 2}, true},
+		{`count>1or count<3`, map[string]any{"count": 0}, true},
+		{`(1if approved else 2) == 1`, map[string]any{"approved": true}, true},
+		{`count==1.5or approved`, map[string]any{"count": 1.5}, true},
+		{`1not in items`, map[string]any{"items": []any{2}}, true},
+		{`count>1e1and count<30`, map[string]any{"count": 20}, true},
+		{`count>1_0and approved`, map[string]any{"count": 20, "approved": true}, true},
 	} {
 		got, err := Translate(c.gate, TestTypes)
 		if !assert.NoError(t, err, c.gate) {
