@@ -40,7 +40,15 @@ func (d *decoder) mapName(bp *Blueprint, names map[string]string, orig string, u
 	}
 	n := internalName(orig)
 	base := n
-	for i := 2; n != orig && used(n) || n != orig && d.isOrig(n); i++ {
+	// taken: by a name of the same kind, a name the blueprint writes, or
+	// the internal name of another blueprint name of another kind (Orig
+	// keeps one spelling per internal name: state "处理" and event "决定"
+	// are both "__" before this)
+	taken := func(n string) bool {
+		o, mapped := bp.Orig[n]
+		return used(n) || d.isOrig(n) || mapped && o != orig
+	}
+	for i := 2; n != orig && taken(n); i++ {
 		n = fmt.Sprintf("%s_%d", base, i)
 	}
 	names[orig] = n
