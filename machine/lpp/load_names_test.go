@@ -44,3 +44,17 @@ func TestNamesOfDifferentKindsNeverShareAnInternalName(t *testing.T) {
 		assert.Equal(t, orig, bp.Spelling(bp.InternalName(orig)), orig)
 	}
 }
+
+// TestAnIdThatIsNotASCIIGetsAReadableInternalName: CJK ids were all
+// underscores (开始 and 处理 both "__": a run printed `[1] __ → ___2`),
+// accented ones lost the letter (révision: r_vision). An accented letter
+// is now its base letter, another character u and its code point.
+func TestAnIdThatIsNotASCIIGetsAReadableInternalName(t *testing.T) {
+	for orig, want := range map[string]string{
+		"开始": "u5f00_u59cb", "开 始": "u5f00_u59cb", "名字2": "u540d_u5b57_2", "a开b": "a_u5f00_b",
+		"révision": "revision", "Ünïcödé": "Unicode", "ß": "u00df", "t_🔁": "t_u1f501",
+		"to-state-name": "to_state_name", "TO-X_DONE": "TO_X_DONE", "1é": "_1e", "event": "lpp_event",
+	} {
+		assert.Equal(t, want, internalName(orig), orig)
+	}
+}
