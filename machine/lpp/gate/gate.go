@@ -221,6 +221,15 @@ func (env *Env) truth(o gout, n *Node) (gout, error) {
 	if o.bool {
 		return o, nil
 	}
+	if len(o.nils) > 0 && (len(o.nils) > 1 || o.nils[0] != o.s) && o.typ != tAny {
+		// arithmetic with None is None, which is false: n + 1 is false
+		// when n is None (and is not evaluated)
+		t, err := env.truth(gout{s: o.s, prec: o.prec, typ: o.typ}, n)
+		if u := env.unknown(o.nils); len(u) > 0 && err == nil {
+			return gout{s: nonNil(u) + " && " + t.at(precAnd+1), prec: precAnd, typ: tBool, bool: true}, nil
+		}
+		return t, err
+	}
 	switch o.typ {
 	case tBool:
 		return gout{s: o.at(precCmp+1) + " == true", prec: precCmp, typ: tBool, bool: true}, nil
@@ -418,7 +427,11 @@ func (env *Env) emit(n *Node) (gout, error) {
 			// other one does not matter (lpp evaluates one branch).
 			nils = []string{"(" + c.at(precOr) + " ? " + a.nilOr() + " : " + b.nilOr() + ")"}
 		}
-		return gout{s: s, prec: precAtom, typ: typ, bool: a.bool && b.bool, nils: nils}, nil
+		// branches of types that do not compare (a list or a string): an
+		// ordering goes through py_cmp, false where Python raises
+		ga, gb := group(a.typ), group(b.typ)
+		loose := a.loose || b.loose || ga != gb && ga != "none" && gb != "none"
+		return gout{s: s, prec: precAtom, typ: typ, bool: a.bool && b.bool, nils: nils, loose: loose}, nil
 	case "attr":
 		return env.attr(n)
 	case "index", "slice":

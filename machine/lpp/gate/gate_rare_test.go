@@ -40,6 +40,11 @@ func TestRareGatesAnswerAsLppDoes(t *testing.T) {
 		{`count in meta`, map[string]any{"meta": map[string]any{"a": 1}, "count": 1}, false},
 		{`None not in meta`, map[string]any{}, true},
 		{`True in event.payload`, map[string]any{}, false},
+		// branches of types that do not compare: false where Python raises
+		{`(approved if approved else '') > 1`, map[string]any{}, false},
+		// arithmetic with None is None, which is false
+		{`count + 2`, map[string]any{}, false},
+		{`not count + 2`, map[string]any{}, true},
 		// a tuple is not a list
 		{`items == ()`, map[string]any{"items": []any{}}, false},
 		{`items != ()`, map[string]any{"items": []any{}}, true},

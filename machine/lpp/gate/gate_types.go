@@ -239,8 +239,15 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	case lg == "none" || rg == "none":
 		return "false", true // an ordering with None is False in lpp
 	case l.loose || r.loose: // the types are known only when the gate runs
-		env.okIf("py_ok(\"cmp\", " + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")")
-		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true
+		// (with None on a side, the ordering is False, and arithmetic
+		// with None is None: neither is evaluated)
+		u := env.unknown(nils)
+		ok := "py_ok(\"cmp\", " + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")"
+		if len(u) > 0 {
+			ok = "(" + isNil(u) + " || " + ok + ")"
+		}
+		env.okIf(ok)
+		return guarded(u, "py_cmp("+l.s+", "+strconv.Quote(op)+", "+r.s+")"), true
 	case lg == "any" || rg == "any", lg == "num" && rg == "num", lg == "str" && rg == "str":
 		return "", false
 	case (lg == "num" || lg == "bool") && (rg == "num" || rg == "bool"):
