@@ -417,12 +417,17 @@ func (env *Env) emit(n *Node) (gout, error) {
 			env.errs = append(env.errs, "("+c.at(precOr+1)+" || "+strings.Join(qb, " && ")+")")
 		}
 		typ := tAny
-		if a.typ == b.typ {
+		switch {
+		case a.typ == b.typ, b.typ == tNone: // None is a value of every type
 			typ = a.typ
+		case a.typ == tNone:
+			typ = b.typ
+		case group(a.typ) == "num" && group(b.typ) == "num" && a.typ != tBool && b.typ != tBool:
+			typ = tNumber // an integer or a number
 		}
 		s := "(" + c.at(precOr) + " ? " + a.at(precOr) + " : " + b.at(precOr) + ")"
 		var nils []string
-		if len(a.nils) > 0 || len(b.nils) > 0 {
+		if len(a.nils) > 0 || len(b.nils) > 0 || a.typ == tNone || b.typ == tNone {
 			// The value is None when the branch taken is: a None in the
 			// other one does not matter (lpp evaluates one branch).
 			nils = []string{"(" + c.at(precOr) + " ? " + a.nilOr() + " : " + b.nilOr() + ")"}

@@ -45,6 +45,17 @@ func TestRareGatesAnswerAsLppDoes(t *testing.T) {
 		// arithmetic with None is None, which is false
 		{`count + 2`, map[string]any{}, false},
 		{`not count + 2`, map[string]any{}, true},
+		// an if else with a None branch has the other branch's type; a
+		// None on a side of py_eq or py_cmp is not evaluated
+		{`(target if name else None)`, map[string]any{"name": "a", "target": "x"}, true},
+		{`(target if name else None)`, map[string]any{"name": "a"}, false},
+		{`score + 2 != True`, map[string]any{}, true},
+		{`count + score > approved`, map[string]any{}, false},
+		{`(None if count else 0) == score + 2`, map[string]any{"count": 1}, true},
+		{`(0 if approved else None) > score + score`, map[string]any{"score": 0.0}, false},
+		// branches of types known only when the gate runs: Python's ==
+		{`(count if name else approved) == True`, map[string]any{"name": "a", "count": 1}, true},
+		{`'b' > (count if items else score)`, map[string]any{"items": []any{}, "score": 1.5}, false},
 		// a tuple is not a list
 		{`items == ()`, map[string]any{"items": []any{}}, false},
 		{`items != ()`, map[string]any{"items": []any{}}, true},

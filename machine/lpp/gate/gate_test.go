@@ -130,7 +130,7 @@ var TranslateGateCases = []struct{ Src, Want string }{
 	{`type == 1`, `false`},
 	// conditional expression
 	{`(count if approved else 0) > 1`, `((approved == true ? count : 0) != nil && (approved == true ? count : 0) > 1)`},
-	{`(score + 1 if approved else name) == 0`, `((approved == true ? (score == nil ? nil : score + 1) : name) != nil && (approved == true ? score + 1 : name) == 0)`},
+	{`(score + 1 if approved else count) == 0`, `((approved == true ? (score == nil ? nil : score + 1) : count) != nil && (approved == true ? score + 1 : count) == 0)`},
 	// the event
 	{`event.payload.get('target') is not None`, `event.payload?.target != nil`},
 	{`event.payload.target == 'x'`, `(event.payload.target != nil && event.payload.target == "x")`},

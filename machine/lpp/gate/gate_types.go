@@ -207,13 +207,16 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	nils := append(slices.Clone(l.nils), r.nils...)
 	switch op {
 	case "==", "!=":
-		if lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none" {
+		loose := (l.loose || r.loose) && lg != "none" && rg != "none" // the types are known only when the gate runs: 1 == True
+		if !loose && (lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none") {
 			return "", false
 		}
-		if lg == "num" && l.typ != r.typ && rg == "num" {
+		if !loose && lg == "num" && l.typ != r.typ && rg == "num" {
 			return "", false // expr compares an int with a float
 		}
-		s := "py_eq(" + l.s + ", " + r.s + ")" // Python's ==: 1 == True, 1 != '1', None == None
+		// Python's ==: 1 == True, 1 != '1', None == None (n + 1 is None
+		// when n is: nilOr, so that the sum is not evaluated)
+		s := "py_eq(" + l.nilOr() + ", " + r.nilOr() + ")"
 		if op == "!=" {
 			s = "!" + s
 		}
@@ -251,7 +254,11 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	case lg == "any" || rg == "any", lg == "num" && rg == "num", lg == "str" && rg == "str":
 		return "", false
 	case (lg == "num" || lg == "bool") && (rg == "num" || rg == "bool"):
-		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true
+		s := "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")"
+		if l.nilOr() != l.at(precOr) || r.nilOr() != r.at(precOr) { // n + 1 with n None: None, not evaluated
+			s = guarded(env.unknown(nils), s)
+		}
+		return s, true
 	case lg == "arr" && rg == "arr": // item by item; items of clashing types fail
 		env.okIf("py_ok(\"cmp\", " + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")")
 		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true
