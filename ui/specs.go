@@ -268,7 +268,8 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 				d.Check = &checkView{Error: err.Error()}
 				break
 			}
-			where := rel
+			// raw has the spec's names, which the diagram draws
+			where, raw := rel, rep
 			if d.tr != nil { // a blueprint's: positions in its JSON, as lppctl check gives them
 				if rep = d.tr.RemapReport(rep); rep.File == d.tr.SpecFile() {
 					where = rel + ".spec.yaml" // a line that comes from no place of the JSON
@@ -277,7 +278,7 @@ func (s *Server) specPage(w http.ResponseWriter, r *http.Request) {
 			d.Check = viewCheck(rep, where, func(prop string) string {
 				return "/spec?" + url.Values{"path": {rel}, "check": {"1"}, "cex": {prop}}.Encode() + "#graph"
 			})
-			if prop, tr := drawnTrace(rep, q.Get("cex")); tr != nil {
+			if prop, tr := drawnTrace(raw, q.Get("cex")); tr != nil {
 				tracePath = tr.States()
 				current = tracePath[len(tracePath)-1]
 				d.Check.Drawn = prop

@@ -177,7 +177,8 @@ func runCheck(c *cli.Context) error {
 		// (machine/check's arena): give back what reading and compiling
 		// left behind before it starts, so it does not add to the peak.
 		debug.FreeOSMemory()
-		r := remap(check.ModelCheck(ctx, m, opts))
+		raw := check.ModelCheck(ctx, m, opts)
+		r := remap(raw)
 		if progress && r.Stats.Duration >= time.Second {
 			fmt.Fprint(c.App.ErrWriter, "\r\033[K") // clear the progress line
 		}
@@ -189,7 +190,7 @@ func runCheck(c *cli.Context) error {
 			warned = append(warned, path)
 		}
 		if cexFormat == "mermaid" {
-			rep.Mermaid = counterexampleDiagrams(spec, r)
+			rep.Mermaid = counterexampleDiagrams(spec, raw) // the spec's names (r has the blueprint's)
 		}
 		reports = append(reports, rep)
 		if !c.Bool("json") {

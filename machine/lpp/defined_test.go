@@ -62,6 +62,10 @@ func TestAGateReachingANameNothingWroteIsFalseAsInLpp(t *testing.T) {
 		{"x if n else True", map[string]any{"n": 1.0}, false},
 		{"x if n else True", map[string]any{"n": 1.0, "x": "y"}, true},
 		{"x if n else True", map[string]any{"n": 1.0, "x": nil}, false},
+		{"(x if n else 'b') == 'b'", map[string]any{"n": nil}, true}, // x is not reached
+		{"(x if n else 'b') == 'b'", map[string]any{"n": nil, "x": nil}, true},
+		{"(x if n else 'b') == 'b'", map[string]any{"n": 1.0}, false},
+		{"(x if n else 'b') == 'b'", map[string]any{"n": 1.0, "x": "b"}, true},
 		{"any([n is None, x is None])", map[string]any{"n": nil}, false}, // every item is evaluated
 		{"any([n is None, x is None])", map[string]any{"n": nil, "x": "a"}, true},
 		{"len(x) > 0", map[string]any{}, false},

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/lppctl/lppctl/machine/lpp/gate"
 	mspec "github.com/lppctl/lppctl/machine/spec"
@@ -12,7 +16,9 @@ import (
 // Names. lpp's ids are free strings ("to-state-name", "TO-X_DONE") and a
 // property may be called `event` or `state`; lppctl's names are
 // identifiers, and it reserves a few. Such a name gets an internal
-// identifier (the id with every other character made `_`; a reserved name
+// identifier (the id with an accented letter made its base letter, another
+// character that is not ASCII u and its code point in hex, and any other
+// character that is not a letter, digit or _ made `_`; a reserved name
 // gets the prefix lpp_), and Blueprint.Orig keeps the blueprint's spelling
 // for messages, diagrams and `export --format lpp` (gate.StateVar is the
 // property a gate's `_state` reads).
@@ -25,11 +31,45 @@ func internalName(orig string) string {
 	if gate.IdentRE.MatchString(orig) {
 		return orig
 	}
-	s := sanitize(orig)
+	s := sanitize(readable(orig))
 	if s == "" {
 		s = "_"
 	}
 	return s
+}
+
+// readable writes the letters of orig that are not ASCII in ASCII: an
+// accented letter as its base letter (révision: revision), any other
+// character as u and its code point in hex (开始: u5f00_u59cb), so that
+// an internal name still tells the names apart. ASCII is kept.
+func readable(orig string) string {
+	var b strings.Builder
+	hex := false // the last thing written is a code point
+	for _, r := range orig {
+		if r < utf8.RuneSelf {
+			if hex && isAlnum(r) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			hex = false
+			continue
+		}
+		if base := norm.NFD.String(string(r)); isAlnum(rune(base[0])) &&
+			strings.TrimFunc(base[1:], func(m rune) bool { return unicode.Is(unicode.Mn, m) }) == "" {
+			if hex {
+				b.WriteByte('_')
+			}
+			b.WriteByte(base[0])
+			hex = false
+			continue
+		}
+		if last := b.String(); last != "" && isAlnum(rune(last[len(last)-1])) {
+			b.WriteByte('_')
+		}
+		fmt.Fprintf(&b, "u%04x", r)
+		hex = true
+	}
+	return b.String()
 }
 
 // mapName records orig's internal name in names (orig → internal), unique
@@ -40,7 +80,15 @@ func (d *decoder) mapName(bp *Blueprint, names map[string]string, orig string, u
 	}
 	n := internalName(orig)
 	base := n
-	for i := 2; n != orig && used(n) || n != orig && d.isOrig(n); i++ {
+	// taken: by a name of the same kind, a name the blueprint writes, or
+	// the internal name of another blueprint name of another kind (Orig
+	// keeps one spelling per internal name: state "处理" and event "决定"
+	// are both "__" before this)
+	taken := func(n string) bool {
+		o, mapped := bp.Orig[n]
+		return used(n) || d.isOrig(n) || mapped && o != orig
+	}
+	for i := 2; n != orig && taken(n); i++ {
 		n = fmt.Sprintf("%s_%d", base, i)
 	}
 	names[orig] = n
@@ -408,4 +456,9 @@ func (d *decoder) renameRefs(bp *Blueprint) {
 			a.PayloadMap[i].Value = path(a.PayloadMap[i].Value)
 		}
 	}
+}
+
+// isAlnum reports whether r is an ASCII letter or digit.
+func isAlnum(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }

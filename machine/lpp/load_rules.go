@@ -438,7 +438,7 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 		for _, f := range t.Outputs {
 			if _, ok := types[f.Name]; f.NonNull && !ok {
 				d.warnf(f.Pos, len([]rune(f.Name))+2, "add it to context_schema.properties, or remove non_null",
-					"output %q of terminal state %q is not a context property: its non_null cannot be checked", f.Name, t.ID)
+					"output %q of terminal state %q is not a context property: its non_null cannot be checked", f.Name, bp.Spelling(t.ID))
 			}
 		}
 	}
@@ -450,17 +450,18 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 		enters[t.To] = true
 		anyFrom = anyFrom || t.From == Any
 		if bp.IsTerminal(t.From) {
-			d.warnf(t.FromPos, len([]rune(t.From))+2, "a terminal state ends the run; remove the transition or the state from terminal_states",
-				"transition %q leaves terminal state %q: it is never taken", t.ID, t.From)
+			d.warnf(t.FromPos, len([]rune(bp.Spelling(t.From)))+2, "a terminal state ends the run; remove the transition or the state from terminal_states",
+				"transition %q leaves terminal state %q: it is never taken", t.ID, bp.Spelling(t.From))
 		}
 	}
 	for _, s := range bp.States {
+		id := bp.Spelling(s.ID) // messages give the blueprint's spelling
 		if !bp.IsTerminal(s.ID) && !leaves[s.ID] && !anyFrom {
-			d.warnf(s.Pos, len([]rune(s.ID))+2, "add a transition from it, or list it in terminal_states",
-				"state %q is not terminal and no transition leaves it: lpp leaves a run that enters it there for good; lppctl stops the run there, failed", s.ID)
+			d.warnf(s.Pos, len([]rune(id))+2, "add a transition from it, or list it in terminal_states",
+				"state %q is not terminal and no transition leaves it: lpp leaves a run that enters it there for good; lppctl stops the run there, failed", id)
 		}
 		if !enters[s.ID] && !slices.ContainsFunc(bp.Transitions, func(t *Transition) bool { return t.To == s.ID }) {
-			d.warnf(s.Pos, len([]rune(s.ID))+2, "", "no transition enters state %q and it is not the entry state", s.ID)
+			d.warnf(s.Pos, len([]rune(id))+2, "", "no transition enters state %q and it is not the entry state", id)
 		}
 	}
 }

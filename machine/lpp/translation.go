@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,8 +168,40 @@ func (t *Translation) spell(msg string) string {
 	return msg
 }
 
+// identWord is an identifier in a check's message.
+var identWord = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// spellWords writes the blueprint's spelling of the internal names a
+// check's message gives unquoted (a trap's cycle `a → b → a`).
+func (t *Translation) spellWords(msg string) string {
+	if len(t.Blueprint.Orig) == 0 {
+		return msg
+	}
+	return identWord.ReplaceAllStringFunc(msg, t.Blueprint.Spelling)
+}
+
+// spellVia writes the event a check's "on EVENT[i]" or "event EVENT ..."
+// names as the blueprint spells it.
+func (t *Translation) spellVia(via string) string {
+	if rest, ok := strings.CutPrefix(via, "on "); ok {
+		if i := strings.LastIndexByte(rest, '['); i > 0 {
+			return "on " + t.Blueprint.Spelling(rest[:i]) + rest[i:]
+		}
+	}
+	if rest, ok := strings.CutPrefix(via, "event "); ok {
+		ev, label, _ := strings.Cut(rest, " ")
+		if label != "" {
+			label = " " + label
+		}
+		return "event " + t.Blueprint.Spelling(ev) + label
+	}
+	return via
+}
+
 // RemapReport moves a model check of the translated spec into the
-// blueprint: the report's file becomes the blueprint's, and every position
+// blueprint: the report's file becomes the blueprint's, the names of
+// states and events the import mapped are the blueprint's (in messages,
+// counterexamples and transitions no path took), and every position
 // (of a property's finding, of each counterexample step, of a transition no
 // path took) the place in the JSON its spec line comes from. When a
 // position has no such place, the report is returned as it is, in
@@ -187,22 +220,32 @@ func (t *Translation) RemapReport(r *check.CheckReport) *check.CheckReport {
 		ok = ok && found
 		return o
 	}
+	bp := t.Blueprint
 	out.Properties = slices.Clone(r.Properties)
 	for i := range out.Properties {
 		p := &out.Properties[i]
 		p.Pos = move(p.Pos)
+		p.Message = t.spellWords(t.spell(p.Message))
 		if p.Trace != nil {
 			tr := *p.Trace
 			tr.Steps = slices.Clone(tr.Steps)
 			for j := range tr.Steps {
-				tr.Steps[j].Pos = move(tr.Steps[j].Pos)
+				st := &tr.Steps[j]
+				st.Pos = move(st.Pos)
+				st.From, st.To, st.Via = bp.Spelling(st.From), bp.Spelling(st.To), t.spellVia(st.Via)
+			}
+			tr.Loop = slices.Clone(tr.Loop)
+			for j := range tr.Loop {
+				tr.Loop[j] = bp.Spelling(tr.Loop[j])
 			}
 			p.Trace = &tr
 		}
 	}
 	out.Dead = slices.Clone(r.Dead)
 	for i := range out.Dead {
-		out.Dead[i].Pos = move(out.Dead[i].Pos)
+		d := &out.Dead[i]
+		d.Pos = move(d.Pos)
+		d.State, d.To, d.Via = bp.Spelling(d.State), bp.Spelling(d.To), t.spellVia(d.Via)
 	}
 	if !ok {
 		return r

@@ -204,6 +204,9 @@ type gout struct {
 	// loose: a value of any type that expr's orderings may refuse when the
 	// gate runs (min(l)): an ordering goes through py_cmp.
 	loose bool
+	// lit is "(" for a tuple literal, "{" for a set literal: expr has
+	// lists only, and neither equals a list (or anything a context holds).
+	lit string
 }
 
 func (o gout) at(min int) string {
@@ -217,6 +220,15 @@ func (o gout) at(min int) string {
 func (env *Env) truth(o gout, n *Node) (gout, error) {
 	if o.bool {
 		return o, nil
+	}
+	if len(o.nils) > 0 && (len(o.nils) > 1 || o.nils[0] != o.s) && o.typ != tAny {
+		// arithmetic with None is None, which is false: n + 1 is false
+		// when n is None (and is not evaluated)
+		t, err := env.truth(gout{s: o.s, prec: o.prec, typ: o.typ}, n)
+		if u := env.unknown(o.nils); len(u) > 0 && err == nil {
+			return gout{s: nonNil(u) + " && " + t.at(precAnd+1), prec: precAnd, typ: tBool, bool: true}, nil
+		}
+		return t, err
 	}
 	switch o.typ {
 	case tBool:
@@ -242,6 +254,15 @@ func (env *Env) truth(o gout, n *Node) (gout, error) {
 // pyTruthy is Python's truth value of the expr value named v.
 func pyTruthy(v string) string {
 	return v + ` != nil && ` + v + ` != false && ` + v + ` != 0 && ` + v + ` != "" && (type(` + v + `) not in ["array", "map"] || len(` + v + `) > 0)`
+}
+
+// nilOr is an expression that is nil where o's value is None in lpp, and
+// o's value elsewhere: o itself when it is None only as a read is.
+func (o gout) nilOr() string {
+	if len(o.nils) == 0 || len(o.nils) == 1 && o.nils[0] == o.s {
+		return o.at(precOr)
+	}
+	return "(" + isNil(o.nils) + " ? nil : " + o.at(precOr) + ")"
 }
 
 // nonNil is the condition that none of the reads is None ("" for none).
@@ -324,7 +345,7 @@ func (env *Env) emit(n *Node) (gout, error) {
 			}
 			parts[i] = o.s
 		}
-		return gout{s: "[" + strings.Join(parts, ", ") + "]", prec: precAtom, typ: tArray}, nil
+		return gout{s: "[" + strings.Join(parts, ", ") + "]", prec: precAtom, typ: tArray, lit: n.Text}, nil
 	case "and", "or":
 		l, err := env.cond(n.Kids[0])
 		if err != nil {
@@ -396,11 +417,26 @@ func (env *Env) emit(n *Node) (gout, error) {
 			env.errs = append(env.errs, "("+c.at(precOr+1)+" || "+strings.Join(qb, " && ")+")")
 		}
 		typ := tAny
-		if a.typ == b.typ {
+		switch {
+		case a.typ == b.typ, b.typ == tNone: // None is a value of every type
 			typ = a.typ
+		case a.typ == tNone:
+			typ = b.typ
+		case group(a.typ) == "num" && group(b.typ) == "num" && a.typ != tBool && b.typ != tBool:
+			typ = tNumber // an integer or a number
 		}
-		return gout{s: "(" + c.at(precOr) + " ? " + a.at(precOr) + " : " + b.at(precOr) + ")", prec: precAtom, typ: typ, bool: a.bool && b.bool,
-			nils: append(slices.Clone(a.nils), b.nils...)}, nil
+		s := "(" + c.at(precOr) + " ? " + a.at(precOr) + " : " + b.at(precOr) + ")"
+		var nils []string
+		if len(a.nils) > 0 || len(b.nils) > 0 || a.typ == tNone || b.typ == tNone {
+			// The value is None when the branch taken is: a None in the
+			// other one does not matter (lpp evaluates one branch).
+			nils = []string{"(" + c.at(precOr) + " ? " + a.nilOr() + " : " + b.nilOr() + ")"}
+		}
+		// branches of types that do not compare (a list or a string): an
+		// ordering goes through py_cmp, false where Python raises
+		ga, gb := group(a.typ), group(b.typ)
+		loose := a.loose || b.loose || ga != gb && ga != "none" && gb != "none"
+		return gout{s: s, prec: precAtom, typ: typ, bool: a.bool && b.bool, nils: nils, loose: loose}, nil
 	case "attr":
 		return env.attr(n)
 	case "index", "slice":
@@ -513,6 +549,11 @@ func (env *Env) comparison(n *Node) (gout, error) {
 		if (op == "in" || op == "not in") && r.typ == tString {
 			env.failsUnless(l.nils) // None in a string fails in lpp: the gate is false
 		}
+		if (op == "==" || op == "!=") && l.lit != r.lit {
+			// a tuple (or a set) never equals a list: () == [] is False
+			parts[i] = map[bool]string{true: "false", false: "true"}[op == "=="]
+			continue
+		}
 		if s, ok := env.crossCompare(op, l, r, n.opCol[i]); ok {
 			parts[i] = s
 			continue
@@ -555,6 +596,14 @@ func compare(op string, l, r gout, ln, rn *Node, col int) (string, error) {
 			neg = "not "
 		}
 		var s string
+		switch r.typ {
+		case tObject, tEvPay:
+			if slices.Contains([]string{tInteger, tNumber, tBool, tNone}, l.typ) {
+				// a dict's keys are strings (JSON's): 1 in o is False, and
+				// so is 1 in None
+				return map[bool]string{true: "true", false: "false"}[neg != ""], nil
+			}
+		}
 		switch r.typ {
 		case tString:
 			s = rs + " " + neg + "contains " + ls

@@ -117,6 +117,9 @@ func lex(src string) ([]token, error) {
 				(rs[j] == '+' || rs[j] == '-') && (rs[j-1] == 'e' || rs[j-1] == 'E') && !strings.HasPrefix(strings.ToLower(string(rs[i:j])), "0x")) {
 				j++
 			}
+			if k := numberBeforeKeyword(string(rs[i:j])); k > 0 {
+				j = i + k // 1and: Python reads 1 and (a SyntaxWarning)
+			}
 			out = append(out, token{kind: tNum, text: string(rs[i:j]), col: col, span: j - i})
 			i = j
 		case r == '\'' || r == '"':
@@ -154,6 +157,23 @@ func lex(src string) ([]token, error) {
 
 // lexString reads a string literal starting at rs[i] (the quote) and returns
 // it with its decoded value and its length in characters.
+// numberBeforeKeyword returns the length of the number that text (a
+// number's characters, letters included) starts with when a keyword
+// follows it directly (`1and`, `2.5or`, `1if`): Python 3.11 reads them as
+// two tokens, with a SyntaxWarning. 0 when text is not such a pair.
+func numberBeforeKeyword(text string) int {
+	for _, kw := range []string{"and", "or", "if", "else", "in", "is", "not", "for"} {
+		num, ok := strings.CutSuffix(text, kw)
+		if !ok || num == "" || strings.ContainsAny(num, "xXoObB") {
+			continue
+		}
+		if _, err := strconv.ParseFloat(strings.ReplaceAll(num, "_", ""), 64); err == nil {
+			return len(num)
+		}
+	}
+	return 0
+}
+
 func lexString(rs []rune, i int, raw bool) (token, int, error) {
 	q := rs[i]
 	triple := i+2 < len(rs) && rs[i+1] == q && rs[i+2] == q
@@ -214,7 +234,7 @@ func lexString(rs []rune, i int, raw bool) (token, int, error) {
 // Node is a node of a gate's syntax tree.
 type Node struct {
 	Op    string // see the parse functions: "name", "num", "str", "const", "list", "bin", "cmp", "and", "or", "not", "neg", "pos", "cond", "call", "method", "attr", "index", "slice"
-	Text  string // name, number text, string value, constant (None/True/False), operator
+	Text  string // name, number text, string value, constant (None/True/False), operator; "list": "(" for a tuple, "{" for a set
 	Col   int
 	Span  int
 	Kids  []*Node
@@ -735,7 +755,7 @@ func (p *parser) atom() (*Node, error) {
 			if len(items) == 1 && p.toks[p.i-2].text != "," {
 				return items[0], nil // parentheses
 			}
-			return &Node{Op: "list", Col: t.col, Span: 1, Kids: items}, nil // a tuple
+			return &Node{Op: "list", Text: "(", Col: t.col, Span: 1, Kids: items}, nil // a tuple
 		case "[":
 			items, err := p.list("]")
 			if err != nil {
@@ -750,7 +770,7 @@ func (p *parser) atom() (*Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &Node{Op: "list", Col: t.col, Span: 1, Kids: items}, nil // a set: membership as in a list
+			return &Node{Op: "list", Text: "{", Col: t.col, Span: 1, Kids: items}, nil // a set: membership as in a list
 		}
 	}
 	return nil, p.unexpected(t, "a value")

@@ -129,7 +129,8 @@ var TranslateGateCases = []struct{ Src, Want string }{
 	{`'''it's''' == name`, `(name != nil && "it's" == name)`},
 	{`type == 1`, `false`},
 	// conditional expression
-	{`(count if approved else 0) > 1`, `(count != nil && (approved == true ? count : 0) > 1)`},
+	{`(count if approved else 0) > 1`, `((approved == true ? count : 0) != nil && (approved == true ? count : 0) > 1)`},
+	{`(score + 1 if approved else count) == 0`, `((approved == true ? (score == nil ? nil : score + 1) : count) != nil && (approved == true ? score + 1 : count) == 0)`},
 	// the event
 	{`event.payload.get('target') is not None`, `event.payload?.target != nil`},
 	{`event.payload.target == 'x'`, `(event.payload.target != nil && event.payload.target == "x")`},
@@ -449,6 +450,12 @@ func TestGatesLppEvaluatesFalseWarnAndTranslateToFalse(t *testing.T) {
 			`a string < an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
 		{`not (name - 1)`, map[string]any{"name": "a"}, false, 11,
 			`a string - an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`count / 0 > 1`, map[string]any{"count": 1}, false, 7,
+			`division by zero: Python raises a ZeroDivisionError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`(count / 0) is None`, map[string]any{"count": nil}, true, 8,
+			`division by zero: Python raises a ZeroDivisionError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
+		{`count > 1 or score % 0.0 == 0`, map[string]any{"count": 3, "score": 1.5}, true, 20,
+			`division by zero: Python raises a ZeroDivisionError, so lpp evaluates the gate false wherever it gets there (unless a value it reads is None), and so does lppctl`},
 		{`len(count) > 0 or approved`, map[string]any{"count": 1, "approved": true}, false, 5,
 			`len() of an integer: Python raises a TypeError, so lpp evaluates the gate false wherever it gets there, and so does lppctl`},
 	}

@@ -82,6 +82,15 @@ func nonZeroLiteral(o gout) bool {
 	return err == nil && f != 0
 }
 
+// zeroLiteral reports whether o is the number 0 as a literal (0, 0.0, 0e3).
+func zeroLiteral(o gout) bool {
+	if len(o.nils) > 0 || o.typ != tInteger && o.typ != tNumber {
+		return false
+	}
+	f, err := strconv.ParseFloat(o.s, 64)
+	return err == nil && f == 0
+}
+
 // divisorOK records that a / b, a // b and a % b fail on a zero b (unless
 // a None makes the result None first).
 func (env *Env) divisorOK(r gout, rs string, nils []string) {
@@ -112,6 +121,19 @@ func (env *Env) arithmetic(n *Node, l, r gout) (gout, error) {
 	}
 	if lg == "str" && op == "%" {
 		return gout{}, gateErr(n.opCol[0], 1, "compare the parts of the string instead", "string formatting with %% is not supported in a gate")
+	}
+	if (op == "/" || op == "//" || op == "%") && zeroLiteral(r) {
+		// x / 0: the divisor is always 0 (spec validation refuses the
+		// division as written), so the evaluation always fails, unless x
+		// is None (None / 0 is None in lpp)
+		env.okUnlessNone(l.nils)
+		unless := ""
+		if len(env.unknown(l.nils)) > 0 {
+			unless = " (unless a value it reads is None)"
+		}
+		env.LppFalse = append(env.LppFalse, gateErr(n.opCol[0], len(op), "divide by a value that is not always 0",
+			"division by zero: Python raises a ZeroDivisionError, so lpp evaluates the gate false wherever it gets there%s, and so does lppctl", unless))
+		return gout{s: "nil", prec: precAtom, typ: tNone}, nil
 	}
 	isNum := func(g string) bool { return g == "num" || g == "bool" }
 	switch {
@@ -185,13 +207,16 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	nils := append(slices.Clone(l.nils), r.nils...)
 	switch op {
 	case "==", "!=":
-		if lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none" {
+		loose := (l.loose || r.loose) && lg != "none" && rg != "none" // the types are known only when the gate runs: 1 == True
+		if !loose && (lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none") {
 			return "", false
 		}
-		if lg == "num" && l.typ != r.typ && rg == "num" {
+		if !loose && lg == "num" && l.typ != r.typ && rg == "num" {
 			return "", false // expr compares an int with a float
 		}
-		s := "py_eq(" + l.s + ", " + r.s + ")" // Python's ==: 1 == True, 1 != '1', None == None
+		// Python's ==: 1 == True, 1 != '1', None == None (n + 1 is None
+		// when n is: nilOr, so that the sum is not evaluated)
+		s := "py_eq(" + l.nilOr() + ", " + r.nilOr() + ")"
 		if op == "!=" {
 			s = "!" + s
 		}
@@ -217,12 +242,23 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	case lg == "none" || rg == "none":
 		return "false", true // an ordering with None is False in lpp
 	case l.loose || r.loose: // the types are known only when the gate runs
-		env.okIf("py_ok(\"cmp\", " + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")")
-		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true
+		// (with None on a side, the ordering is False, and arithmetic
+		// with None is None: neither is evaluated)
+		u := env.unknown(nils)
+		ok := "py_ok(\"cmp\", " + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")"
+		if len(u) > 0 {
+			ok = "(" + isNil(u) + " || " + ok + ")"
+		}
+		env.okIf(ok)
+		return guarded(u, "py_cmp("+l.s+", "+strconv.Quote(op)+", "+r.s+")"), true
 	case lg == "any" || rg == "any", lg == "num" && rg == "num", lg == "str" && rg == "str":
 		return "", false
 	case (lg == "num" || lg == "bool") && (rg == "num" || rg == "bool"):
-		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true
+		s := "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")"
+		if l.nilOr() != l.at(precOr) || r.nilOr() != r.at(precOr) { // n + 1 with n None: None, not evaluated
+			s = guarded(env.unknown(nils), s)
+		}
+		return s, true
 	case lg == "arr" && rg == "arr": // item by item; items of clashing types fail
 		env.okIf("py_ok(\"cmp\", " + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")")
 		return "py_cmp(" + l.s + ", " + strconv.Quote(op) + ", " + r.s + ")", true

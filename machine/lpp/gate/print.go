@@ -127,6 +127,11 @@ func printPy(n ast.Node) (pyExpr, error) {
 	case *ast.BuiltinNode:
 		return printBuiltin(x)
 	case *ast.ConditionalNode:
+		if _, isNil := x.Exp1.(*ast.NilNode); isNil && guardedBy(nilGuards(x.Cond, "||", "=="), x.Exp2) {
+			// (x == nil ? nil : x + 1): the import's "None where a read
+			// is None" in the guard of an `if else`, which is lpp's x + 1
+			return printPy(x.Exp2)
+		}
 		c, err := printPy(x.Cond)
 		if err != nil {
 			return pyExpr{}, err
@@ -340,7 +345,7 @@ func guardedBy(guards []ast.Node, rest ast.Node) bool {
 	}
 	r := rest.String()
 	for _, g := range guards {
-		if !strings.Contains(r, g.String()) {
+		if !strings.Contains(r, g.String()) && !printedIn(g, rest) {
 			return false
 		}
 	}
@@ -350,6 +355,21 @@ func guardedBy(guards []ast.Node, rest ast.Node) bool {
 		}
 	}
 	return true
+}
+
+// printedIn reports whether g prints as a part of what rest prints as: the
+// guard of an `if else` ((c ? (x == nil ? nil : x + 1) : y) != nil) prints
+// as the value it guards.
+func printedIn(g, rest ast.Node) bool {
+	if _, ok := g.(*ast.ConditionalNode); !ok {
+		return false
+	}
+	pg, err := printPy(g)
+	if err != nil {
+		return false
+	}
+	pr, err := printPy(rest)
+	return err == nil && strings.Contains(pr.s, pg.s)
 }
 
 func printBinary(b *ast.BinaryNode) (pyExpr, error) {
