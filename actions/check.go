@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/lppctl/lppctl/actions/replyjson"
+	"github.com/lppctl/lppctl/actions/replyschema"
 	"maps"
 	"os"
 	"path/filepath"
@@ -109,10 +110,10 @@ func (k *checker) generate(st *mspec.State) {
 	for _, name := range []string{"prompt", "system"} {
 		k.template(st, name)
 	}
-	var schema *replySchema
+	var schema *replyschema.Schema
 	if p := findParam(st, "schema"); p != nil && !k.missingFile(p) {
 		var err error
-		if schema, err = loadSchema(p.Value, k.opts.SpecDir, k.opts.Root, k.hidePolicy()); err != nil {
+		if schema, err = replyschema.Load(p.Value, k.opts.SpecDir, k.opts.Root, namedReader(k.hidePolicy(), k.opts.SpecDir, k.opts.Root)); err != nil {
 			hint := "write a JSON Schema, e.g. {type: object, properties: {summary: {type: string}}, required: [summary]}"
 			if errors.Is(err, errHiddenFile) {
 				hint = hideHint
@@ -133,12 +134,12 @@ func (k *checker) generate(st *mspec.State) {
 		if schema == nil {
 			continue
 		}
-		jt, err := schema.typeAt(ptr)
+		jt, err := schema.TypeAt(ptr)
 		if err != nil {
 			k.errorf(e.VPos, e.VSpan, "point at a property the schema declares", "map.%s of action %q: %v", e.Key, st.Do, err)
 			continue
 		}
-		if parent, name, ok := schema.optionalAt(ptr); ok {
+		if parent, name, ok := schema.OptionalAt(ptr); ok {
 			where := "the schema's required"
 			if parent != "/" {
 				where = "the required of the schema at " + parent
@@ -147,7 +148,7 @@ func (k *checker) generate(st *mspec.State) {
 				Msg:  fmt.Sprintf("map.%s of action %q: the schema does not require %s, so a valid reply may leave it out and %s then keeps its value", e.Key, st.Do, ptr, e.Key),
 				Hint: fmt.Sprintf("add %q to %s, or give %s a default that means \"absent\"", name, where, e.Key)})
 		}
-		if v := k.spec.Var(e.Key); v != nil && jt != "" && !fitsVar(jt, v.Type) {
+		if v := k.spec.Var(e.Key); v != nil && jt != "" && !replyschema.FitsVar(jt, v.Type) {
 			k.errorf(e.KPos, len(e.Key), fmt.Sprintf("declare %s with a type that holds a JSON %s, or map another property", e.Key, jt),
 				"map.%s of action %q: the schema gives %s a JSON %s, but context variable %q is %s", e.Key, st.Do, ptr, jt, e.Key, v.Type)
 		}

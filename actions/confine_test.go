@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	"github.com/lppctl/lppctl/actions/replyschema"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -152,7 +153,7 @@ func TestSpecRunRefusesFilesOutsideTheRoot(t *testing.T) {
 		}
 	}
 
-	_, err := loadSchema(key, p.root, p.root, nil)
+	_, err := replyschema.Load(key, p.root, p.root, namedReader(nil, p.root, p.root))
 	require.Error(t, err)
 	assert.Equal(t, `cannot read schema: file "`+key+`" is outside the project root`, err.Error())
 

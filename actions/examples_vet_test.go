@@ -1,7 +1,6 @@
 package actions
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,18 +85,6 @@ func TestCompareDerivedNamesEveryDisagreement(t *testing.T) {
 		`example 3 "missing" is an error example (its run must fail), but an independent derivation from the target and the inputs says the run succeeds: give it an input the skill must refuse, or make it a typical or edge example with its expected values`,
 		`example 4 "empty" expects the run to succeed, but an independent derivation from the target and the inputs says it must fail: check its inputs, or make it an error example`,
 	}, compareDerived(examples, derived))
-}
-
-func TestSchemaBoundsReadAsPlainNumbers(t *testing.T) {
-	for in, want := range map[string]string{
-		"validating /properties/score: maximum: 150/1 is greater than 100.000000": "validating /properties/score: maximum: 150 is greater than 100",
-		"validating /properties/score: minimum: -5/2 is less than 0.000000":       "validating /properties/score: minimum: -2.5 is less than 0",
-		"exclusiveMaximum: 3/1 is greater than or equal to 2.500000":              "exclusiveMaximum: 3 is greater than or equal to 2.5",
-		`minLength: "" contains 0 Unicode code points, fewer than 1`:              `minLength: "" contains 0 Unicode code points, fewer than 1`,
-	} {
-		assert.Equal(t, want, plainBounds(in))
-	}
-	assert.Equal(t, "maximum: 150 is greater than 100", plainBounds(errors.New("maximum: 150/1 is greater than 100.000000").Error()))
 }
 
 func TestTheWriterIsNotShownTheLastTypicalExample(t *testing.T) {

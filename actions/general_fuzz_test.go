@@ -3,6 +3,7 @@ package actions
 import (
 	"encoding/json"
 	"github.com/lppctl/lppctl/actions/replyjson"
+	"github.com/lppctl/lppctl/actions/replyschema"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,13 +51,13 @@ func FuzzLoadSchema(f *testing.F) {
 		if err := os.WriteFile(path, []byte(schema), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rs, err := loadSchema("s.yaml", dir, dir, nil)
+		rs, err := replyschema.Load("s.yaml", dir, dir, namedReader(nil, dir, dir))
 		if err != nil {
 			return
 		}
-		_, _ = rs.typeAt("/a")
+		_, _ = rs.TypeAt("/a")
 		if v, err := replyjson.Decode(reply); err == nil {
-			_ = rs.validate(v)
+			_ = rs.Validate(v)
 		}
 	})
 }

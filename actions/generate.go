@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/lppctl/lppctl/actions/replyjson"
+	"github.com/lppctl/lppctl/actions/replyschema"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,12 +37,12 @@ func (d *Deps) llmGenerate(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	var schema *replySchema
+	var schema *replyschema.Schema
 	if v := c.Param("schema"); v != nil {
-		if schema, err = loadSchema(v, d.SpecDir, d.RootDir(), d.hidePolicy()); err != nil {
+		if schema, err = replyschema.Load(v, d.SpecDir, d.RootDir(), namedReader(d.hidePolicy(), d.SpecDir, d.RootDir())); err != nil {
 			return fmt.Errorf("cannot use the schema of state %q: %w", c.State, err)
 		}
-		prompt += "\nAnswer with one JSON value valid against this JSON Schema, and nothing else:\n" + schema.text + "\n"
+		prompt += "\nAnswer with one JSON value valid against this JSON Schema, and nothing else:\n" + schema.Text() + "\n"
 	}
 	mapping, err := stringMap(c, "map")
 	if err != nil {
@@ -116,7 +117,7 @@ func setOutput(c *machine.Call, text string) error {
 // applyReply extracts the JSON of a reply, checks it against the schema and
 // stages the map's variables; problem says what is wrong, in words the model
 // can act on ("" when the reply fits). out is the JSON found in the reply.
-func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[string]string) (out, problem string) {
+func applyReply(c *machine.Call, text string, schema *replyschema.Schema, mapping map[string]string) (out, problem string) {
 	raw, err := pickReplyValue(text, schema)
 	if err != nil {
 		return "", err.Error()
@@ -126,16 +127,16 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 		return "", "the reply is not valid JSON: " + err.Error()
 	}
 	if schema != nil {
-		if p := schema.nullProblem(); v == nil && p != "" {
+		if p := schema.NullProblem(); v == nil && p != "" {
 			return "", p
 		}
-		if err := schema.validate(v); err != nil {
+		if err := schema.Validate(v); err != nil {
 			return "", "it does not satisfy the schema: " + err.Error()
 		}
 	}
 	for _, name := range sortedKeys(mapping) {
 		field, err := replyjson.PointerGet(v, mapping[name])
-		if ae := (*replyjson.AbsentError)(nil); errors.As(err, &ae) && schema != nil && schema.mayOmit(mapping[name], ae.Depth) {
+		if ae := (*replyjson.AbsentError)(nil); errors.As(err, &ae) && schema != nil && schema.MayOmit(mapping[name], ae.Depth) {
 			c.Notef("the reply leaves out %s, which the schema does not require: %s keeps its value", mapping[name], name)
 			continue
 		}
@@ -157,14 +158,14 @@ func applyReply(c *machine.Call, text string, schema *replySchema, mapping map[s
 //
 // For a schema that takes an array, an array in prose is found too (see
 // replyArray) when the values found are not one valid array.
-func pickReplyValue(text string, schema *replySchema) (string, error) {
+func pickReplyValue(text string, schema *replyschema.Schema) (string, error) {
 	vals, err := replyjson.Values(text)
-	if schema.wantsArray() && !oneValid(vals, err, schema) {
-		if arr, ok, aerr := replyjson.Array(strings.TrimSpace(text), func(v any) bool { return schema.validate(v) == nil }); ok {
+	if schema.WantsArray() && !oneValid(vals, err, schema) {
+		if arr, ok, aerr := replyjson.Array(strings.TrimSpace(text), func(v any) bool { return schema.Validate(v) == nil }); ok {
 			return arr, aerr
 		}
 		if err != nil {
-			return "", noArrayError(err)
+			return "", replyschema.NoArrayError(err)
 		}
 	}
 	if err != nil {
@@ -176,7 +177,7 @@ func pickReplyValue(text string, schema *replySchema) (string, error) {
 	if schema != nil {
 		var valid []replyjson.Span
 		for _, v := range vals {
-			if d, err := replyjson.Decode(v.Text); err == nil && schema.validate(d) == nil {
+			if d, err := replyjson.Decode(v.Text); err == nil && schema.Validate(d) == nil {
 				valid = append(valid, v)
 			}
 		}
@@ -195,12 +196,12 @@ func pickReplyValue(text string, schema *replySchema) (string, error) {
 
 // oneValid reports whether replyValues found one value, valid against the
 // schema.
-func oneValid(vals []replyjson.Span, err error, schema *replySchema) bool {
+func oneValid(vals []replyjson.Span, err error, schema *replyschema.Schema) bool {
 	if err != nil || len(vals) != 1 {
 		return false
 	}
 	d, derr := replyjson.Decode(vals[0].Text)
-	return derr == nil && schema.validate(d) == nil
+	return derr == nil && schema.Validate(d) == nil
 }
 
 // laterAttempt refuses the one value valid against the schema when an
@@ -209,7 +210,7 @@ func oneValid(vals []replyjson.Span, err error, schema *replySchema) bool {
 // an example of the format (`Format: {"score": 0, ...}. Answer: {"score":
 // "4", ...}` took the example's 0). The error says what is wrong with the
 // later one, so that the model corrects its answer.
-func laterAttempt(s string, vals []replyjson.Span, valid replyjson.Span, schema *replySchema) error {
+func laterAttempt(s string, vals []replyjson.Span, valid replyjson.Span, schema *replyschema.Schema) error {
 	keys, ok := objectKeys(valid.Text)
 	if !ok || len(keys) == 0 {
 		return nil
@@ -226,7 +227,7 @@ func laterAttempt(s string, vals []replyjson.Span, valid replyjson.Span, schema 
 		if err != nil {
 			continue
 		}
-		if verr := schema.validate(d); verr != nil {
+		if verr := schema.Validate(d); verr != nil {
 			l, c := replyjson.LineCol(s, v.Start)
 			return fmt.Errorf("the reply holds %d different JSON values (an example of the format, then your answer?); the one at line %d, column %d, after the one that fits, does not satisfy the schema: %v; answer with one JSON object, your answer, and nothing else (no example of the format, no draft)", len(vals), l, c, verr)
 		}

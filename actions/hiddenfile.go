@@ -122,3 +122,9 @@ func (k *checker) hiddenFiles(st *mspec.State) {
 func (k *checker) hidePolicy() *gateway.Policy {
 	return k.runPolicy().policy
 }
+
+// namedReader is readNamed as a reader of the files a spec names, for
+// replyschema.Load.
+func namedReader(p *gateway.Policy, specDir, root string) func(name, found string) ([]byte, error) {
+	return func(name, found string) ([]byte, error) { return readNamed(p, name, found, specDir, root) }
+}

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"github.com/lppctl/lppctl/actions/replyschema"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,7 +13,7 @@ import (
 // reply was re-asked to answer with one JSON object, which no array schema
 // takes, until the repairs ran out).
 func TestAnArrayInProseIsTakenForAnArraySchema(t *testing.T) {
-	schema, err := loadSchema(map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "", "", nil)
+	schema, err := replyschema.Load(map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "", "", nil)
 	require.NoError(t, err)
 	for _, tt := range []struct {
 		name, reply, want, err string

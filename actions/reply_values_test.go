@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"github.com/lppctl/lppctl/actions/replyschema"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // With a schema, the one value valid against it is taken (the input quoted
 // back is not an answer); several valid ones that differ are still refused.
 func TestTheOneValueValidAgainstTheSchemaIsTaken(t *testing.T) {
-	schema, err := loadSchema(map[string]any{"type": "object", "properties": map[string]any{"score": map[string]any{"type": "integer"}}, "required": []any{"score"}}, "", "", nil)
+	schema, err := replyschema.Load(map[string]any{"type": "object", "properties": map[string]any{"score": map[string]any{"type": "integer"}}, "required": []any{"score"}}, "", "", nil)
 	require.NoError(t, err)
 	got, err := pickReplyValue(`You gave me {"files": ["a.py"]}; my score: {"score": 40}`, schema)
 	require.NoError(t, err)
@@ -65,7 +66,7 @@ states:
 // format's keys), the valid one an example of the format, and the model is
 // asked to correct its answer (the example's score 0 was stored).
 func TestAnExampleOfTheFormatIsNotTakenForAnInvalidAnswerAfterIt(t *testing.T) {
-	schema, err := loadSchema(map[string]any{"type": "object", "properties": map[string]any{"score": map[string]any{"type": "integer"}, "why": map[string]any{"type": "string"}}, "required": []any{"score", "why"}}, "", "", nil)
+	schema, err := replyschema.Load(map[string]any{"type": "object", "properties": map[string]any{"score": map[string]any{"type": "integer"}, "why": map[string]any{"type": "string"}}, "required": []any{"score", "why"}}, "", "", nil)
 	require.NoError(t, err)
 	for _, tt := range []struct {
 		name, reply, want, err string

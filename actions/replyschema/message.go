@@ -1,4 +1,4 @@
-package actions
+package replyschema
 
 import (
 	"encoding/json"
@@ -80,7 +80,7 @@ var (
 // array, want an object"). Its path ("validating /properties/x: ") is kept.
 // An enum or a const it names as JSON too ("\"pass\" is not one of
 // [\"PASS\",\"FAIL\"]"), reading the keyword from the schema's text.
-func (rs *replySchema) schemaMessage(err error) string {
+func (rs *Schema) schemaMessage(err error) string {
 	inner, outer := err, error(nil)
 	for errors.Unwrap(inner) != nil {
 		inner, outer = errors.Unwrap(inner), inner
@@ -128,7 +128,7 @@ func aType(t string) string {
 // enumMessage writes the library's enum or const message of the schema at
 // path ("root" or a JSON pointer from the root, as the library names it) in
 // JSON; msg is returned as it is when the schema cannot be found there.
-func (rs *replySchema) enumMessage(path, msg string) string {
+func (rs *Schema) enumMessage(path, msg string) string {
 	var doc any
 	if json.Unmarshal([]byte(rs.text), &doc) != nil {
 		return msg

@@ -1,4 +1,4 @@
-package actions
+package replyschema
 
 import (
 	"encoding/json"
@@ -14,22 +14,23 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 
-	"github.com/lppctl/lppctl/gateway"
 	"gopkg.in/yaml.v3"
 )
 
-// replySchema is a JSON Schema an llm.generate reply must satisfy.
-type replySchema struct {
+// Schema is a JSON Schema an llm.generate reply must satisfy.
+type Schema struct {
 	raw      *jsonschema.Schema
 	resolved *jsonschema.Resolved
 	text     string // the schema as JSON, for the prompt
 }
 
-// loadSchema reads llm.generate's schema parameter: an inline map, or the
+// Load reads llm.generate's schema parameter: an inline map, or the
 // path of a JSON or YAML file found like a prompt template (the spec's
-// folder, then the project root). It fails on a value that is not a JSON
-// Schema, including one with keywords JSON Schema does not have.
-func loadSchema(v any, specDir, root string, hide *gateway.Policy) (*replySchema, error) {
+// folder, then the project root) and read with read (name as the spec
+// gives it, found where it was found: the caller refuses files the model
+// may not see). It fails on a value that is not a JSON Schema, including
+// one with keywords JSON Schema does not have.
+func Load(v any, specDir, root string, read func(name, found string) ([]byte, error)) (*Schema, error) {
 	var data []byte
 	switch x := v.(type) {
 	case map[string]any:
@@ -46,7 +47,10 @@ func loadSchema(v any, specDir, root string, hide *gateway.Policy) (*replySchema
 		if found == "" {
 			return nil, fmt.Errorf("schema file %q not found (looked for %s)", x, strings.Join(tried, ", "))
 		}
-		src, err := readNamed(hide, x, found, specDir, root)
+		if read == nil {
+			return nil, fmt.Errorf("cannot read schema file %s: no reader was given for files a spec names", found)
+		}
+		src, err := read(x, found)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read schema file %s: %w", found, err)
 		}
@@ -57,7 +61,7 @@ func loadSchema(v any, specDir, root string, hide *gateway.Policy) (*replySchema
 		}
 		m, ok := doc.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("schema file %s must hold a JSON Schema object, not %s", filepath.Base(found), describe(doc))
+			return nil, fmt.Errorf("schema file %s must hold a JSON Schema object, not %s", filepath.Base(found), replyjson.Describe(doc))
 		}
 		b, err := json.Marshal(m)
 		if err != nil {
@@ -65,7 +69,7 @@ func loadSchema(v any, specDir, root string, hide *gateway.Policy) (*replySchema
 		}
 		data = b
 	default:
-		return nil, fmt.Errorf("schema must be a JSON Schema written as a YAML map, or a file name, not %s", describe(v))
+		return nil, fmt.Errorf("schema must be a JSON Schema written as a YAML map, or a file name, not %s", replyjson.Describe(v))
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(data, &s); err != nil {
@@ -78,7 +82,7 @@ func loadSchema(v any, specDir, root string, hide *gateway.Policy) (*replySchema
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON Schema: %s", strings.TrimPrefix(err.Error(), "jsonschema.Schema: "))
 	}
-	return &replySchema{raw: &s, resolved: rs, text: string(data)}, nil
+	return &Schema{raw: &s, resolved: rs, text: string(data)}, nil
 }
 
 // schemaKeywords are the keywords the schema library knows (for "did you mean").
@@ -152,8 +156,8 @@ func unknownKeywords(s *jsonschema.Schema, at string) error {
 	return nil
 }
 
-// validate checks a decoded reply (from decodeJSON) against the schema.
-func (rs *replySchema) validate(v any) error {
+// Validate checks a decoded reply (from replyjson.Decode) against the schema.
+func (rs *Schema) Validate(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -170,10 +174,10 @@ func (rs *replySchema) validate(v any) error {
 	return nil
 }
 
-// nullProblem says what is wrong with a reply that is just null, when the
+// NullProblem says what is wrong with a reply that is just null, when the
 // schema does not allow it ("" when it does).
-func (rs *replySchema) nullProblem() string {
-	if rs.validate(nil) == nil {
+func (rs *Schema) NullProblem() string {
+	if rs.Validate(nil) == nil {
 		return ""
 	}
 	want := "value"
@@ -183,10 +187,10 @@ func (rs *replySchema) nullProblem() string {
 	return fmt.Sprintf("the reply is null; send a JSON %s valid against the schema, and nothing else", want)
 }
 
-// typeAt returns the JSON type the schema gives the value at a JSON pointer
+// TypeAt returns the JSON type the schema gives the value at a JSON pointer
 // ("" when the schema does not say, or allows several); it fails when the
 // schema allows nothing there.
-func (rs *replySchema) typeAt(ptr string) (string, error) {
+func (rs *Schema) TypeAt(ptr string) (string, error) {
 	segs, err := replyjson.PointerSegments(ptr)
 	if err != nil {
 		return "", err
@@ -249,9 +253,9 @@ func schemaShape(s *jsonschema.Schema) string {
 	return "no properties"
 }
 
-// fitsVar reports whether a value of JSON Schema type jt can go into a
+// FitsVar reports whether a value of JSON Schema type jt can go into a
 // context variable of type t.
-func fitsVar(jt string, t mspec.Type) bool {
+func FitsVar(jt string, t mspec.Type) bool {
 	switch t {
 	case mspec.TypeAny:
 		return true
@@ -271,11 +275,11 @@ func fitsVar(jt string, t mspec.Type) bool {
 	return false
 }
 
-// optionalAt returns the first object property along ptr that the schema
+// OptionalAt returns the first object property along ptr that the schema
 // does not require (a reply valid against the schema may leave it out): the
 // pointer of the object that holds it and its name; ok is false when every
 // property on the way is required, or the schema cannot be followed.
-func (rs *replySchema) optionalAt(ptr string) (parent, name string, ok bool) {
+func (rs *Schema) OptionalAt(ptr string) (parent, name string, ok bool) {
 	segs, err := replyjson.PointerSegments(ptr)
 	if err != nil {
 		return "", "", false
@@ -288,9 +292,9 @@ func (rs *replySchema) optionalAt(ptr string) (parent, name string, ok bool) {
 	return "", "", false
 }
 
-// mayOmit reports whether a reply may leave out segment depth of ptr: the
+// MayOmit reports whether a reply may leave out segment depth of ptr: the
 // schema does not require that property of its object.
-func (rs *replySchema) mayOmit(ptr string, depth int) bool {
+func (rs *Schema) MayOmit(ptr string, depth int) bool {
 	segs, err := replyjson.PointerSegments(ptr)
 	if err != nil || depth >= len(segs) {
 		return false
@@ -301,7 +305,7 @@ func (rs *replySchema) mayOmit(ptr string, depth int) bool {
 
 // at returns the schema of the value at segs (nil when it cannot be
 // followed).
-func (rs *replySchema) at(segs []string) *jsonschema.Schema {
+func (rs *Schema) at(segs []string) *jsonschema.Schema {
 	s := rs.raw
 	for _, seg := range segs {
 		switch {
@@ -357,3 +361,6 @@ func plainBounds(msg string) string {
 		return g[1] + value + g[3] + bound
 	})
 }
+
+// Text is the schema as JSON, for the prompt.
+func (rs *Schema) Text() string { return rs.text }

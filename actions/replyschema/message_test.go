@@ -1,4 +1,4 @@
-package actions
+package replyschema
 
 import (
 	"strings"
@@ -44,11 +44,11 @@ func TestASchemaMismatchIsReportedInJSONTerms(t *testing.T) {
 		{"a const names the value as JSON", map[string]any{"score": 1.0, "kind": []any{"judge"}},
 			`validating /properties/kind: const: ["judge"] is not "judge"`},
 	}
-	rs, err := loadSchema(judge, t.TempDir(), t.TempDir(), nil)
+	rs, err := Load(judge, t.TempDir(), t.TempDir(), nil)
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := rs.validate(tt.reply)
+			err := rs.Validate(tt.reply)
 			require.Error(t, err)
 			require.Equal(t, tt.want, err.Error())
 		})
@@ -61,10 +61,10 @@ func TestValuesShownAsJSONStillValidateAsBefore(t *testing.T) {
 		"kind":    map[string]any{"const": "judge"},
 		"tags":    map[string]any{"type": "array", "uniqueItems": true, "items": map[string]any{"type": "string", "minLength": 2, "pattern": "^[a-z]+$"}},
 	}}
-	rs, err := loadSchema(schema, t.TempDir(), t.TempDir(), nil)
+	rs, err := Load(schema, t.TempDir(), t.TempDir(), nil)
 	require.NoError(t, err)
-	require.NoError(t, rs.validate(map[string]any{"verdict": "PASS", "kind": "judge", "tags": []any{"ab", "cd"}}))
-	require.NoError(t, rs.validate(map[string]any{"verdict": map[string]any{"k": []any{"v"}}}))
-	require.EqualError(t, rs.validate(map[string]any{"tags": []any{"ab", "ab"}}), `validating /properties/tags: uniqueItems: array items 1 and 0 are equal`)
-	require.EqualError(t, rs.validate(map[string]any{"tags": []any{"a"}}), `validating /properties/tags: validating /properties/tags/items: minLength: "a" contains 1 Unicode code points, fewer than 2`)
+	require.NoError(t, rs.Validate(map[string]any{"verdict": "PASS", "kind": "judge", "tags": []any{"ab", "cd"}}))
+	require.NoError(t, rs.Validate(map[string]any{"verdict": map[string]any{"k": []any{"v"}}}))
+	require.EqualError(t, rs.Validate(map[string]any{"tags": []any{"ab", "ab"}}), `validating /properties/tags: uniqueItems: array items 1 and 0 are equal`)
+	require.EqualError(t, rs.Validate(map[string]any{"tags": []any{"a"}}), `validating /properties/tags: validating /properties/tags/items: minLength: "a" contains 1 Unicode code points, fewer than 2`)
 }
