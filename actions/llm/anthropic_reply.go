@@ -21,13 +21,9 @@ import (
 //   - an event stream (sent though none was asked for): not read, the
 //     error says so.
 func checkMessage(resp *http.Response) (*http.Response, error) {
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
+	raw, err := readReplyBody(resp)
 	if err != nil {
-		return nil, err // a dropped connection or a timeout: retried
-	}
-	if len(raw) > maxReplyBytes {
-		return nil, &replyError{msg: fmt.Sprintf("the server's reply is larger than %d MiB", maxReplyBytes>>20)}
+		return nil, err
 	}
 	trimmed := bytes.TrimSpace(raw)
 	var head struct {

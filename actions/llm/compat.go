@@ -127,16 +127,27 @@ func otherAPIPath(p string) string {
 	return prefix + "/v1" + suffix
 }
 
-// normalizeResponse reads a 200 reply and rewrites it for the client, or
-// fails with a *replyError.
-func normalizeResponse(resp *http.Response) (*http.Response, error) {
+// readReplyBody reads and closes a 200 reply's body: a dropped connection
+// or a timeout is its error (retried), a body over maxReplyBytes a
+// *replyError.
+func readReplyBody(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
 	if err != nil {
-		return nil, err // a dropped connection or a timeout: retried
+		return nil, err
 	}
 	if len(raw) > maxReplyBytes {
 		return nil, &replyError{msg: fmt.Sprintf("the server's reply is larger than %d MiB", maxReplyBytes>>20)}
+	}
+	return raw, nil
+}
+
+// normalizeResponse reads a 200 reply and rewrites it for the client, or
+// fails with a *replyError.
+func normalizeResponse(resp *http.Response) (*http.Response, error) {
+	raw, err := readReplyBody(resp)
+	if err != nil {
+		return nil, err
 	}
 	out, rerr := normalizeCompletion(raw, resp.Header.Get("Content-Type"))
 	if rerr != nil {
