@@ -10,4 +10,8 @@ var (
 	ErrInvalid = errors.New("invalid")
 	// ErrNoProposals reports a teacher reply that holds no JSON array of proposals.
 	ErrNoProposals = errors.New("no JSON array of proposals in the reply")
+	// ErrSeveralProposalLists reports a teacher reply that holds several
+	// different lists of proposals (a draft, then the answer), none of which
+	// is taken.
+	ErrSeveralProposalLists = errors.New("different lists of proposals")
 )

@@ -112,20 +112,29 @@ var fencedBlock = regexp.MustCompile("(?s)```[A-Za-z]*[ \t]*\r?\n(.*?)```")
 
 // ParseProposals extracts the teacher's proposals from its reply: the reply
 // itself as a JSON array (or an object with a "proposals" array, or a
-// single proposal object), else the first fenced code block holding one,
-// else the first JSON array of objects anywhere in the text (a non-empty one
-// before an empty one). Trailing commas before a closing bracket or brace
-// are forgiven. Fields are trimmed and actions lowercased; a field of the
-// wrong type (a number for a string, ...) does not spoil the other
-// proposals: ValidateProposals rejects that proposal with the reason. "[]"
-// gives no proposals and no error; a reply without any array is an error
-// wrapping ErrNoProposals.
+// single proposal object), else the fenced code blocks holding one, else the
+// JSON arrays of objects anywhere in the text (a non-empty one before an
+// empty one: "[]" in prose is not an answer when proposals follow). Trailing
+// commas before a closing bracket or brace are forgiven. Fields are trimmed
+// and actions lowercased; a field of the wrong type (a number for a string,
+// ...) does not spoil the other proposals: ValidateProposals rejects that
+// proposal with the reason. "[]" gives no proposals and no error; a reply
+// without any array is an error wrapping ErrNoProposals.
+//
+// A reply may hold several lists: the answer format quoted back (an action
+// "add|update|remove", a skill_name "..."), which is dropped, or a draft and
+// then the answer. Lists that differ are an error wrapping
+// ErrSeveralProposalLists, never the first one taken: a draft the teacher
+// then withdrew must not change the library.
 func ParseProposals(reply string) ([]Proposal, error) {
 	var lastErr error
-	try := func(text string) ([]Proposal, bool) {
+	// try reads the JSON value at the start of text; used is how many bytes
+	// of text it spans (0 when it could not be read).
+	try := func(text string) (ps []Proposal, used int, ok bool) {
+		lead := len(text) - len(strings.TrimLeftFunc(text, unicode.IsSpace))
 		text = strings.TrimSpace(text)
 		if !strings.HasPrefix(text, "[") && !strings.HasPrefix(text, "{") {
-			return nil, false
+			return nil, 0, false
 		}
 		var v json.RawMessage
 		dec := json.NewDecoder(strings.NewReader(text))
@@ -135,9 +144,10 @@ func ParseProposals(reply string) ([]Proposal, error) {
 			dec = json.NewDecoder(strings.NewReader(text))
 			if err2 := dec.Decode(&v); err2 != nil {
 				lastErr = err
-				return nil, false
+				return nil, 0, false
 			}
 		}
+		used = lead + int(dec.InputOffset())
 		var elems []json.RawMessage
 		if v[0] == '{' {
 			var obj map[string]json.RawMessage
@@ -145,57 +155,104 @@ func ParseProposals(reply string) ([]Proposal, error) {
 			if list, ok := obj["proposals"]; ok {
 				if json.Unmarshal(list, &elems) != nil {
 					lastErr = errors.New(`"proposals" is not an array`)
-					return nil, false
+					return nil, 0, false
 				}
 			} else if _, ok := obj["action"]; ok {
 				elems = []json.RawMessage{v} // one proposal, not in an array
 			} else {
-				return nil, false
+				return nil, 0, false
 			}
 		} else if err := json.Unmarshal(v, &elems); err != nil {
 			lastErr = err
-			return nil, false
+			return nil, 0, false
 		}
-		ps := make([]Proposal, 0, len(elems))
+		ps = make([]Proposal, 0, len(elems))
 		for i, e := range elems {
 			e = json.RawMessage(strings.TrimSpace(string(e)))
 			if len(e) == 0 || e[0] != '{' {
 				lastErr = fmt.Errorf("element %d of the array is not an object", i+1)
-				return nil, false
+				return nil, 0, false
 			}
 			ps = append(ps, decodeProposal(e))
 		}
-		return normalizeProposals(ps), true
+		return normalizeProposals(ps), used, true
 	}
-	if ps, ok := try(reply); ok {
+	if ps, _, ok := try(reply); ok {
 		return ps, nil
 	}
+	var lists [][]Proposal
 	for _, m := range fencedBlock.FindAllStringSubmatch(reply, -1) {
-		if ps, ok := try(m[1]); ok {
-			return ps, nil
+		if ps, _, ok := try(m[1]); ok {
+			lists = append(lists, ps)
 		}
 	}
-	var empty []Proposal
-	for i := 0; i < len(reply); i++ {
-		if reply[i] != '[' {
-			continue
-		}
-		if ps, ok := try(reply[i:]); ok {
-			if len(ps) > 0 {
-				return ps, nil
+	if len(lists) == 0 {
+		var empty []Proposal
+		for i := 0; i < len(reply); i++ {
+			if reply[i] != '[' {
+				continue
 			}
-			if empty == nil {
+			ps, used, ok := try(reply[i:])
+			if !ok {
+				continue
+			}
+			if len(ps) > 0 {
+				lists = append(lists, ps)
+				i += used - 1 // not the arrays nested in this one
+			} else if empty == nil {
 				empty = ps // "[]" in prose: go on looking for proposals
 			}
 		}
+		if len(lists) == 0 && empty != nil {
+			return empty, nil
+		}
 	}
-	if empty != nil {
-		return empty, nil
+	if len(lists) == 0 {
+		if lastErr != nil {
+			return nil, fmt.Errorf("cannot parse skill proposals: %w (last attempt: %v)", ErrNoProposals, lastErr)
+		}
+		return nil, fmt.Errorf("cannot parse skill proposals: %w", ErrNoProposals)
 	}
-	if lastErr != nil {
-		return nil, fmt.Errorf("cannot parse skill proposals: %w (last attempt: %v)", ErrNoProposals, lastErr)
+	return oneProposalList(lists)
+}
+
+// oneProposalList picks the answer among the proposal lists of a reply: the
+// quoted answer format is dropped (when something else is left), and the
+// same list given twice is one; lists that still differ cannot be told
+// apart.
+func oneProposalList(lists [][]Proposal) ([]Proposal, error) {
+	var kept [][]Proposal
+	for _, ps := range lists {
+		if !slices.ContainsFunc(ps, isFormatEcho) {
+			kept = append(kept, ps)
+		}
 	}
-	return nil, fmt.Errorf("cannot parse skill proposals: %w", ErrNoProposals)
+	if len(kept) == 0 {
+		kept = lists[len(lists)-1:] // the echo only: ValidateProposals says why
+	}
+	distinct := kept[:1]
+	for _, ps := range kept[1:] {
+		if !sameProposals(ps, distinct[len(distinct)-1]) {
+			distinct = append(distinct, ps)
+		}
+	}
+	if len(distinct) > 1 {
+		return nil, fmt.Errorf("cannot parse skill proposals: the reply holds %d %w (a draft, then the answer?), so which one is meant cannot be told", len(distinct), ErrSeveralProposalLists)
+	}
+	return distinct[0], nil
+}
+
+// isFormatEcho tells a proposal that quotes the answer format of the
+// teacher's prompt ("add|update|remove", "...") from a real one.
+func isFormatEcho(p Proposal) bool {
+	return strings.Contains(p.Action, "|") || p.SkillName == "..." || p.Principle == "..."
+}
+
+func sameProposals(a, b []Proposal) bool {
+	return slices.EqualFunc(a, b, func(x, y Proposal) bool {
+		return x.Action == y.Action && x.SkillName == y.SkillName && x.OldSkillName == y.OldSkillName &&
+			x.Principle == y.Principle && x.WhenToApply == y.WhenToApply && x.Reason == y.Reason
+	})
 }
 
 // decodeProposal decodes one proposal object leniently: null is an empty

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestFormatRelevant(t *testing.T) {
@@ -82,6 +85,43 @@ func TestParseProposals(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("got %q\nwant %q", got, tt.want)
 			}
+		})
+	}
+}
+
+func TestATeacherDraftItWithdrewOrTheQuotedFormatIsNeverTakenAsItsAnswer(t *testing.T) {
+	draft := `[{"action": "add", "skill_name": "greet_people_politely", "principle": "Always greet people by name.", "when_to_apply": "When greeting.", "reason": "step 1"}]`
+	real := `[{"action": "add", "skill_name": "run_scripts_through_runner", "principle": "Run scripts through safe_py_runner.", "when_to_apply": "When a step runs a script.", "reason": "step 1"}]`
+	echo := `[{"action": "add|update|remove", "skill_name": "...", "old_skill_name": "(update only, to rename)", "principle": "...", "when_to_apply": "...", "reason": "why this change"}]`
+	several := "error: cannot parse skill proposals: the reply holds 2 different lists of proposals (a draft, then the answer?), so which one is meant cannot be told"
+	tests := []struct {
+		name  string
+		reply string
+		want  string // skill names, or the error
+	}{
+		{"a fenced draft, then a fenced empty answer", "Draft:\n```json\n" + draft + "\n```\nOn reflection this is specific to this task; my final answer:\n```json\n[]\n```", several},
+		{"a fenced draft, then another fenced answer", "```json\n" + draft + "\n```\nBetter:\n```json\n" + real + "\n```", several},
+		{"a draft, then another answer, in prose", "Draft: " + draft + "\nFinal: " + real, several},
+		{"the format quoted, then the answer, in prose", "Format: " + echo + "\nAnswer: " + real, "add run_scripts_through_runner"},
+		{"the format quoted, then the answer, fenced", "```json\n" + echo + "\n```\n```json\n" + real + "\n```", "add run_scripts_through_runner"},
+		{"the same answer twice", "```json\n" + real + "\n```\nAgain: ```json\n" + real + "\n```", "add run_scripts_through_runner"},
+		{"only the quoted format", "Format: " + echo, "add|update|remove ..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps, err := ParseProposals(tt.reply)
+			var got string
+			if err != nil {
+				got = "error: " + err.Error()
+				require.ErrorIs(t, err, ErrSeveralProposalLists)
+			} else {
+				var parts []string
+				for _, p := range ps {
+					parts = append(parts, p.Action+" "+p.SkillName)
+				}
+				got = strings.Join(parts, ",")
+			}
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }

@@ -50,6 +50,23 @@ func TestAReplyWithVerdictsThatDisagreeIsAFormatError(t *testing.T) {
 // trailing comma, a raw line break in a string); when the object does not
 // parse, the error names its line, column and problem, not an object
 // nested in it.
+func TestAFailWithoutFeedbackIsAFormatErrorNotAFailureCase(t *testing.T) {
+	const want = `a "FAIL" verdict needs "feedback" saying what is wrong, so that the step can be fixed`
+	for _, reply := range []string{
+		`{"verdict": "FAIL", "key_outputs": {}}`,
+		`{"verdict": "fail", "feedback": "  ", "key_outputs": {}}`,
+		`{"verdict": "FAILED", "feedback": null}`,
+	} {
+		t.Run(reply, func(t *testing.T) {
+			_, err := ParseEvaluation(reply)
+			require.EqualError(t, err, want)
+		})
+	}
+	ev, err := ParseEvaluation(`{"verdict": "PASS", "key_outputs": {}}`)
+	require.NoError(t, err, "a PASS needs no feedback")
+	require.Equal(t, "PASS", ev.Verdict)
+}
+
 func TestPlanAndVerdictRepliesAreReadAsLLMGenerateReadsJSON(t *testing.T) {
 	ev, err := ParseEvaluation(`{"verdict": "PASS", "feedback": "ok", "key_outputs": {"GREETING": "Hello, Ada! Welcome to lppctl."},}`)
 	require.NoError(t, err)

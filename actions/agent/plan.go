@@ -300,6 +300,11 @@ func parseVerdict(obj string) (*EvaluationOutput, error) {
 		return nil, fmt.Errorf(`"verdict" is %s; it must be "PASS" or "FAIL"`, actions.Clip(string(b), 60))
 	}
 	out := &EvaluationOutput{Verdict: v, Feedback: strings.TrimSpace(actions.JSONText(raw.Feedback)), KeyOutputs: map[string]string{}}
+	if v == "FAIL" && out.Feedback == "" {
+		// The feedback is all the optimizer's retry and the Failure Case
+		// have to go on: a FAIL without it says nothing that can be fixed.
+		return nil, errors.New(`a "FAIL" verdict needs "feedback" saying what is wrong, so that the step can be fixed`)
+	}
 	kv := map[string]any{}
 	if ko := bytes.TrimSpace(raw.KeyOutputs); len(ko) > 0 && string(ko) != "null" {
 		d := json.NewDecoder(bytes.NewReader(ko))

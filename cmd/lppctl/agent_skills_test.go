@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The skill library in the agent's prompts (relevant_skills) and the
@@ -330,6 +333,23 @@ func TestAgentTeacherUpdatesLibrary(t *testing.T) {
 		if _, err := os.Stat(libraryFile(root)); err == nil {
 			t.Error("the library was written")
 		}
+	})
+	t.Run("a teacher model that stays down only warns and the run completes", func(t *testing.T) {
+		root := newProject(t, "hello_skill")
+		f := newFakeLLM(t, oneStepScript()+"  - role: teacher\n    text: "+yamlQuote(teacherProposals)+"\n")
+		f.fail = func(n int) int { // the planner, the optimizer and the evaluator answer; the teacher never does
+			if n >= 4 {
+				return http.StatusInternalServerError
+			}
+			return 0
+		}
+		res := runAgent(t, root, f, "--yes", "--var", "run_teacher=true")
+		require.Equal(t, 0, res.code, res.all())
+		assert.Contains(t, res.out, "warning: the teacher failed; the skill library is unchanged\n[9] teach → done  on_error")
+		assert.Contains(t, res.out, "completed in done after 10 steps")
+		assert.Contains(t, res.out, "teach: action failed: cannot get the teacher's reply: cannot call openai:test-model at "+f.srv.URL+": gave up after 3 attempts, the last one failed with HTTP 500 (server error): the server said: injected HTTP 500")
+		_, err := os.Stat(libraryFile(root))
+		assert.True(t, os.IsNotExist(err), "the library was written")
 	})
 	t.Run("off by default", func(t *testing.T) {
 		root := newProject(t, "hello_skill")
