@@ -60,6 +60,11 @@ func decodeRunRequest(args map[string]any) (runRequest, error) {
 			switch x := v.(type) {
 			case nil:
 			case string:
+				if strings.ContainsAny(x, "\"'`") {
+					// A shell would keep "Ada Lovelace" together; split on
+					// blanks it would reach the script as two quoted halves.
+					return req, fmt.Errorf("%q is one string with quotes in it (%s); it is not split as a shell splits it: give the args as a list of strings, one per argument, e.g. [\"--name\", \"Ada Lovelace\"]", k, truncate(x, 80))
+				}
 				req.args = strings.Fields(x)
 			case []string:
 				req.args = append(req.args, x...)

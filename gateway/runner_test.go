@@ -149,6 +149,7 @@ func TestRunnerRunsScripts(t *testing.T) {
 	}{
 		{"args and stdin reach the script", map[string]any{"script_name": "scripts/echo.py", "args": []any{"a b", "--help"}, "stdin_text": "hi"}, "args ['a b', '--help']\nstdin hi", 0},
 		{"args as one string are split", map[string]any{"script_name": "scripts/echo.py", "args": "x y"}, "args ['x', 'y']", 0},
+		{"args as one string with quotes are refused, not split", map[string]any{"script_name": "scripts/echo.py", "args": `--name "Ada Lovelace"`}, `[ERROR] safe_py_runner: "args" is one string with quotes in it (--name "Ada Lovelace"); it is not split as a shell splits it: give the args as a list of strings, one per argument, e.g. ["--name", "Ada Lovelace"]`, 1},
 		{"numbers become strings", map[string]any{"script_name": "scripts/echo.py", "args": []any{1.0, 2.5, true}}, "args ['1', '2.5', 'true']", 0},
 		{"a backslash script path works", map[string]any{"script_name": `skills\hello\scripts\greet.py`, "env_vars": []any{"NAME=Ada"}}, "hello Ada", 0},
 		{"env as a JSON string", map[string]any{"script_name": "skills/hello/scripts/greet.py", "env_vars": `{"NAME": "Bo"}`}, "hello Bo", 0},
