@@ -184,6 +184,10 @@ func (p *SkillPlan) Validate(maxSteps int) error {
 	case maxSteps > 0 && len(p.Steps) > maxSteps:
 		probs = append(probs, fmt.Sprintf(`"steps" has %d steps; the limit is %d`, len(p.Steps), maxSteps))
 	}
+	fromZero := numberedFromZero(p.Steps)
+	if fromZero {
+		probs = append(probs, `the steps are numbered from 0 (0, 1, 2...); number them from 1 (1, 2, 3...), and their depends_on with them`)
+	}
 	for i, s := range p.Steps {
 		at := fmt.Sprintf("steps[%d]", i)
 		if s == nil {
@@ -193,7 +197,7 @@ func (p *SkillPlan) Validate(maxSteps int) error {
 		if s.Index == 0 {
 			s.Index = i + 1
 		}
-		if s.Index != i+1 {
+		if s.Index != i+1 && !fromZero {
 			probs = append(probs, fmt.Sprintf("%s.index is %d; steps are numbered 1, 2, 3... in order, so it must be %d", at, s.Index, i+1))
 		}
 		if strings.TrimSpace(s.OptimizerInstruction) == "" {
@@ -418,4 +422,18 @@ func (p *SkillPlan) Table() string {
 	}
 	tw.Flush()
 	return b.String()
+}
+
+// numberedFromZero reports whether a plan of two steps or more numbers
+// them 0, 1, 2...: one problem to say, not one per step.
+func numberedFromZero(steps []*PlanStep) bool {
+	if len(steps) < 2 {
+		return false
+	}
+	for i, s := range steps {
+		if s == nil || s.Index != i {
+			return false
+		}
+	}
+	return true
 }

@@ -31,6 +31,8 @@ func TestParsePlan(t *testing.T) {
 		{"a step that is not an object", `{"goal": "g", "steps": [5]}`, `the plan is not valid JSON for the SkillPlan schema: "steps" is a number; it must be an object`},
 		{"a draft object before the plan", "Draft: {\"goal\": \"x\"} Final: " + good, ""},
 		{"prose with braces around the plan", "Plan {v2}: " + good + " {end}", ""},
+		{"numbered from 0", `{"goal": "g", "steps": [{"index": 0, "optimizer_instruction": "a", "evaluator_instruction": "b"}, {"index": 1, "optimizer_instruction": "c", "evaluator_instruction": "d", "depends_on": [0]}, {"index": 2, "optimizer_instruction": "e", "evaluator_instruction": "f"}]}`,
+			`the plan is invalid: the steps are numbered from 0 (0, 1, 2...); number them from 1 (1, 2, 3...), and their depends_on with them; steps[1].depends_on has 0; a step may depend only on earlier steps (1..1)`},
 		{"too many", `{"goal": "g", "steps": [` + strings.Repeat(`{"optimizer_instruction": "a", "evaluator_instruction": "b"},`, 3) + `{"optimizer_instruction": "a", "evaluator_instruction": "b"}]}`, `"steps" has 4 steps; the limit is 3`},
 	}
 	for _, tt := range tests {
