@@ -154,6 +154,10 @@ func (d *decoder) yamlError(err error, src []byte) {
 			if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
 				p.Col, splitHint = col, flowSplitHint(key, value)
 			}
+		case msg == "found character that cannot start any token":
+			if at, ok := tokenColumn(src, p.Line, msg); ok {
+				p = at
+			}
 		case msg == "mapping values are not allowed in this context":
 			// The colon that cannot start a value: the second ": " on the line.
 			text := SourceLine(src, p.Line)
@@ -190,6 +194,8 @@ func (d *decoder) yamlError(err error, src []byte) {
 		d.hintLast(splitHint)
 	case strings.HasPrefix(msg, "did not find expected ',' or"):
 		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
+	case msg == "found character that cannot start any token":
+		d.hintLast("quote the value this character is in (when: 'n[0] > 1'): YAML reads it as its own syntax (` and @ anywhere a value starts; > and | inside { } and [ ])")
 	case msg == "did not find expected key":
 		d.hintLast("check the indentation: the keys of one mapping line up, and a list item (- ) does not belong in a mapping")
 	default:

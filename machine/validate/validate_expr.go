@@ -169,12 +169,8 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 	} else {
 		hint = exprHint(e.Msg, mspec.SourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
 	}
-	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
+	v.errorf(e.Pos, span, hint, "%s: %s", what, exprMessage(e.Msg))
 }
-
-// exprTypeNames renames the Go types in expr's messages to the spec's types.
-var exprTypeNames = strings.NewReplacer("[]interface {}", "list", "map[string]interface {}", "map",
-	"interface {}", "any", "float64", "float")
 
 // calledAt reports whether the name written at p is called: `name(`.
 func (v *validator) calledAt(p mspec.Pos, name string) bool {

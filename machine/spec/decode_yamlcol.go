@@ -1,0 +1,53 @@
+package spec
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// yaml.v3's scanner says on which line a character cannot start a token,
+// not at which column. tokenColumn finds it: the error first appears when
+// the file is cut just after the offending character, so the column is the
+// shortest cut of that line that fails with the same message.
+func tokenColumn(src []byte, line int, msg string) (Pos, bool) {
+	lines := lineIndex(src)
+	if line < 1 || line > len(lines) {
+		return Pos{}, false
+	}
+	start, end := lines[line-1][0], lines[line-1][1]
+	fails := func(cut int) bool {
+		dec := yaml.NewDecoder(bytes.NewReader(src[:cut]))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if err == nil {
+				continue
+			}
+			m := yamlLineRE.FindStringSubmatch(err.Error())
+			return m != nil && m[1] == strconv.Itoa(line) && m[2] == msg
+		}
+	}
+	if !fails(end) {
+		return Pos{}, false
+	}
+	lo, hi := start+1, end
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	// lo cuts just after the offending character: its column is the
+	// number of runes before it, plus one.
+	text := string(src[start:lo])
+	col := len([]rune(text))
+	if col < 1 || strings.TrimSpace(text) == "" {
+		return Pos{}, false
+	}
+	return Pos{Line: line, Col: col}, true
+}
