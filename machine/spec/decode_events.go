@@ -336,7 +336,7 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 		}
 		if !isPayloadType(pf.Type) {
 			d.errorf(pf.TypePos, len(pf.Type), "unknown type %q for payload field %q", pf.Type, name)
-			if h := didYouMean(string(pf.Type), append(typeNames(), string(TypeAny))); h != "" {
+			if h := typeDidYouMean(string(pf.Type), append(typeNames(), string(TypeAny))); h != "" {
 				d.hintLast(h)
 			} else {
 				d.hintLast("use one of " + typeList() + ", any")

@@ -143,6 +143,9 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 	}
 	span, hint := 1, ""
 	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil {
+		if cv := v.spec.Var(m[1]); cv != nil && cv.Type == mspec.TypeAny {
+			return // a variable whose type is unknown (reported): its uses cannot be checked
+		}
 		span = len(m[1])
 		cands := append(v.varNames(), mspec.VarState, mspec.VarLastError)
 		for _, f := range builtin.Builtins {
