@@ -174,7 +174,7 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 		// bytes, as finish leaves it) has a default one outside a project.
 		ps := *spec
 		ps.Source = src
-		if d := policyDiagnostic(&ps, ck.Root, ""); d != nil && !ck.NoFiles {
+		if d := policyDiagnostic(&ps, reg, ck.Root, ""); d != nil && !ck.NoFiles {
 			diags = append(diags, *d)
 		}
 		return diags
