@@ -35,6 +35,12 @@ func (d *damage) hasState(name string) bool {
 	return ok
 }
 
+// damaged reports whether the state named has a decode error in its text,
+// or Parse's errors could not be located: it may have lost its ways out.
+func (v *validator) damaged(state string) bool {
+	return v.damage != nil && (v.damage.total || v.damage.hasState(state))
+}
+
 // region is the text of one key of a mapping and its value: from the key to
 // the next key of the same mapping (or end).
 type region struct {

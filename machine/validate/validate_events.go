@@ -108,7 +108,7 @@ func (v *validator) stateOn(st *mspec.State) {
 	}
 	if st.Final {
 		v.errorf(st.OnPos, len("on"), "a final state ends the run before events are considered: remove on:, or remove final: true", "final state %q has on: events", st.Name)
-	} else if len(st.On) == 0 && len(st.Next) == 0 && !slices.ContainsFunc(v.spec.Events, func(ev *mspec.Event) bool { return len(ev.From) == 0 || mspec.Contains(ev.From, st.Name) }) {
+	} else if len(st.On) == 0 && len(st.Next) == 0 && !v.damaged(st.Name) && !slices.ContainsFunc(v.spec.Events, func(ev *mspec.Event) bool { return len(ev.From) == 0 || mspec.Contains(ev.From, st.Name) }) {
 		v.errorf(st.OnPos, len("on"), "name the events it waits for: `on: {EVENT: STATE}`, or give it next:", "state %q waits for an event, but no event leaves it: its on: names none, and no event of events: applies in it", st.Name)
 	}
 	for _, on := range st.On {
