@@ -158,6 +158,12 @@ func (d *decoder) yamlError(err error, src []byte) {
 			if at, ok := tokenColumn(src, p.Line, msg); ok {
 				p = at
 			}
+		case msg == "found unexpected end of stream":
+			if at, ok := unclosedQuote(src, p.Line); ok {
+				d.errorf(at, 1, "invalid YAML: this quoted string is not closed: it runs to the end of the file")
+				d.hintLast(`end it with the quote it starts with, on this line; inside "...", write a " as \"; inside '...', write a ' as ''`)
+				return
+			}
 		case msg == "mapping values are not allowed in this context":
 			// The colon that cannot start a value: the second ": " on the line.
 			text := SourceLine(src, p.Line)

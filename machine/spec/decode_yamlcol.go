@@ -51,3 +51,41 @@ func tokenColumn(src []byte, line int, msg string) (Pos, bool) {
 	}
 	return Pos{Line: line, Col: col}, true
 }
+
+// unclosedQuote finds the quoted scalar on line of src that is still open
+// at the line's end (yaml.v3's "found unexpected end of stream" names the
+// line it starts on): the column of its opening quote.
+func unclosedQuote(src []byte, line int) (Pos, bool) {
+	runes := []rune(SourceLine(src, line))
+	open, quote := -1, rune(0)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch {
+		case quote == '"' && r == '\\':
+			i++ // an escape
+		case quote != 0 && r == quote:
+			if quote == '\'' && i+1 < len(runes) && runes[i+1] == '\'' {
+				i++ // '' in a single-quoted string
+				continue
+			}
+			open, quote = -1, 0
+		case quote == 0 && r == '#' && (i == 0 || runes[i-1] == ' '):
+			return Pos{}, false // a comment
+		case quote == 0 && (r == '"' || r == '\'') && opensScalar(runes[:i]):
+			open, quote = i, r
+		}
+	}
+	if open < 0 {
+		return Pos{}, false
+	}
+	return Pos{Line: line, Col: open + 1}, true
+}
+
+// opensScalar reports whether a quote after before starts a value: at the
+// line's start, or after a mapping's ": ", a list's "- ", or a flow
+// collection's [ { ,.
+func opensScalar(before []rune) bool {
+	s := strings.TrimRight(string(before), " ")
+	return s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "-") ||
+		strings.HasSuffix(s, "[") || strings.HasSuffix(s, "{") || strings.HasSuffix(s, ",")
+}
