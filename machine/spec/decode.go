@@ -385,6 +385,9 @@ func (d *decoder) wantMapping(n *yaml.Node, what string) bool {
 		return true
 	}
 	d.errorf(pos(n), span(n), "%s must be a mapping, not %s", what, kindName(n))
+	if n.Kind == yaml.AliasNode {
+		d.hintLast(fmt.Sprintf("write %s out: an alias (*%s) may stand for a name or a value inside it, not for all of it", what, n.Value))
+	}
 	return false
 }
 
