@@ -147,6 +147,16 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 			return // a variable whose type is unknown (reported): its uses cannot be checked
 		}
 		span = len(m[1])
+		if v.bareWordAt(e.Pos, m[1]) {
+			// The whole value is one word: a text meant as a literal
+			// (verdict: PASS), or a misspelt variable, not a function.
+			hint = fmt.Sprintf(`for the text %q, quote it inside the YAML value: '"%s"'`, m[1], m[1])
+			if dym := v.suggest(m[1], append(v.varNames(), mspec.VarState, mspec.VarLastError)); dym != "" {
+				hint = dym + " or, " + hint
+			}
+			v.errorf(e.Pos, span, hint, "%s: %s", what, exprMessage(e.Msg))
+			return
+		}
 		cands := append(v.varNames(), mspec.VarState, mspec.VarLastError)
 		for _, f := range builtin.Builtins {
 			cands = append(cands, f.Name)
@@ -173,6 +183,22 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 		hint = exprHint(e.Msg, mspec.SourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
 	}
 	v.errorf(e.Pos, span, hint, "%s: %s", what, exprMessage(e.Msg))
+}
+
+// bareWordAt reports whether the name written at p is the whole value
+// there: nothing but the YAML value's start (its quote, a ": ", a flow
+// collection's [ { ,) before it on its line, nothing but its end after it.
+func (v *validator) bareWordAt(p mspec.Pos, name string) bool {
+	runes := []rune(mspec.SourceLine(v.spec.Source, p.Line))
+	if p.Col < 1 || p.Col-1+len([]rune(name)) > len(runes) || string(runes[p.Col-1:p.Col-1+len([]rune(name))]) != name {
+		return false
+	}
+	before := strings.TrimRight(string(runes[:p.Col-1]), " ")
+	after := strings.TrimLeft(string(runes[p.Col-1+len([]rune(name)):]), " ")
+	if after != "" && !strings.ContainsAny(after[:1], ",}]'\"#") {
+		return false
+	}
+	return before != "" && strings.ContainsAny(before[len(before)-1:], ":'\"[{,-")
 }
 
 // calledAt reports whether the name written at p is called: `name(`.
