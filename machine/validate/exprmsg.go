@@ -44,3 +44,23 @@ func exprMessage(msg string) string {
 	}
 	return strings.Replace(msg, "array elements can only be selected using an integer", "list items are selected by an int", 1)
 }
+
+// expectedTypeRE matches expr's error for a result of the wrong type: a
+// guard that is not a bool, a set of another type than its variable's.
+var expectedTypeRE = regexp.MustCompile(`^expected (\w+), but got (\w+)$`)
+
+// expectedTypeHint says how to give a result of type want, not got.
+func expectedTypeHint(want, got string) string {
+	switch want {
+	case "bool":
+		return "a condition is true or false: compare the value, e.g. n > 0, s != \"\", len(l) > 0"
+	case "string":
+		return "convert it with string(...), or write a text in quotes inside the value: '\"text\"'"
+	case "int", "float":
+		if got == "string" {
+			return fmt.Sprintf("numbers are written without quotes; a text that holds a number is converted with %s(...)", want)
+		}
+		return fmt.Sprintf("give a number: convert it with %s(...)", want)
+	}
+	return ""
+}

@@ -177,6 +177,8 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 		hint = fmt.Sprintf("the context variable %q hides the expression function %s(): rename the variable", v.hidesBuiltin(e), v.hidesBuiltin(e))
 	} else if e.Msg == mspec.ErrFloatToInt.Error() {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
+	} else if m := expectedTypeRE.FindStringSubmatch(e.Msg); m != nil {
+		hint = expectedTypeHint(m[1], m[2])
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
 	} else {
