@@ -299,6 +299,7 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 				bv, isBool := b.(bool)
 				if err != nil || !isBool {
 					d.errorf(pos(r.val), span(r.val), "required must be true or false, not %s", kindName(r.val))
+					d.hintLast(boolHint(r.val))
 				} else {
 					pf.Required, reqGiven = bv, true
 				}

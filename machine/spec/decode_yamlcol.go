@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -88,4 +89,19 @@ func opensScalar(before []rune) bool {
 	s := strings.TrimRight(string(before), " ")
 	return s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "-") ||
 		strings.HasSuffix(s, "[") || strings.HasSuffix(s, "{") || strings.HasSuffix(s, ",")
+}
+
+// boolHint says how to write the boolean n is not.
+func boolHint(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		switch v := strings.ToLower(n.Value); {
+		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && (v == "true" || v == "false"):
+			return fmt.Sprintf("write %s without quotes: in quotes it is a text", v)
+		case Contains([]string{"yes", "y", "on"}, v):
+			return "write true: yes, y and on are text in the YAML a spec is read as (1.2), not booleans"
+		case Contains([]string{"no", "n", "off"}, v):
+			return "write false: no, n and off are text in the YAML a spec is read as (1.2), not booleans"
+		}
+	}
+	return "write true or false"
 }
