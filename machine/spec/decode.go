@@ -380,6 +380,17 @@ func Contains(list []string, s string) bool {
 	return false
 }
 
+// mappingExamples show how the top-level mappings and a state's with and
+// set are written, for one that is not a mapping.
+var mappingExamples = map[string]string{
+	"context": "name each variable with its type: `context: {retries: int, verdict: {type: string, default: \"\"}}`",
+	"states":  "name each state: `states: {work: {do: noop, next: done}, done: {final: true}}`",
+	"events":  "name each event: `events: {CANCEL: {from: \"*\", to: failed}}`",
+	"limits":  "e.g. `limits: {max_transitions: 100}`",
+	"with":    "name each parameter: `with: {message: hello}`",
+	"set":     "name each variable with its expression: `set: {retries: retries + 1}`",
+}
+
 func (d *decoder) wantMapping(n *yaml.Node, what string) bool {
 	if n.Kind == yaml.MappingNode {
 		return true
@@ -387,6 +398,8 @@ func (d *decoder) wantMapping(n *yaml.Node, what string) bool {
 	d.errorf(pos(n), span(n), "%s must be a mapping, not %s", what, kindName(n))
 	if n.Kind == yaml.AliasNode {
 		d.hintLast(fmt.Sprintf("write %s out: an alias (*%s) may stand for a name or a value inside it, not for all of it", what, n.Value))
+	} else if h, ok := mappingExamples[what]; ok {
+		d.hintLast(h)
 	}
 	return false
 }

@@ -28,6 +28,16 @@ type damage struct {
 	events bool
 	// total: the errors could not be located; no graph check is certain.
 	total bool
+	// context: context: is not a mapping, so no variable was declared:
+	// a name an expression reads, or a set writes, is not known to be unknown.
+	context bool
+}
+
+// unknownVarsUncertain reports whether the spec's variables were lost to a
+// decode error (context: is not a mapping): an unknown variable is then
+// no error of its own.
+func (v *validator) unknownVarsUncertain() bool {
+	return v.damage != nil && v.damage.context
 }
 
 func (d *damage) hasState(name string) bool {
@@ -119,6 +129,10 @@ func findDamage(spec *mspec.Spec, parsed mspec.Diagnostics) *damage {
 			continue
 		}
 		switch t.name {
+		case "context":
+			if t.value.Kind != yaml.MappingNode && e.Pos == mspec.NodePos(t.value) {
+				d.context = true
+			}
 		case "states":
 			var sub *region
 			if t.value.Kind == yaml.MappingNode {

@@ -20,6 +20,9 @@ func (v *validator) assign(a *mspec.Assign) {
 		return
 	}
 	cv := v.spec.Var(a.Var)
+	if cv == nil && v.unknownVarsUncertain() {
+		return // context: was lost to its error (reported)
+	}
 	if cv == nil {
 		hint := v.suggest(a.Var, v.varNames())
 		if hint == "" {
@@ -143,8 +146,8 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 	}
 	span, hint := 1, ""
 	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil {
-		if cv := v.spec.Var(m[1]); cv != nil && cv.Type == mspec.TypeAny {
-			return // a variable whose type is unknown (reported): its uses cannot be checked
+		if cv := v.spec.Var(m[1]); cv != nil && cv.Type == mspec.TypeAny || cv == nil && v.unknownVarsUncertain() {
+			return // a variable whose type is unknown, or context: (reported): its uses cannot be checked
 		}
 		span = len(m[1])
 		if v.bareWordAt(e.Pos, m[1]) {
