@@ -22,6 +22,10 @@ var (
 	indexUndefinedRE = regexp.MustCompile(`^type (.+)\[(\w+)\] is undefined$`)
 )
 
+// nilTypeRE matches expr's name of the nil literal's type where a type is
+// expected.
+var nilTypeRE = regexp.MustCompile(`(but got |mismatched types |mismatched types \w+ and )unknown( and |\)|$)`)
+
 // exprMessage returns expr's compile error message msg in the spec's words.
 func exprMessage(msg string) string {
 	if msg == "unexpected token EOF" {
@@ -39,6 +43,8 @@ func exprMessage(msg string) string {
 		return fmt.Sprintf("unexpected %q", m[2])
 	}
 	msg = exprTypeNames.Replace(msg)
+	// expr types the nil literal "unknown"
+	msg = nilTypeRE.ReplaceAllString(msg, "${1}nil$2")
 	if m := indexUndefinedRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("a value of type %s cannot be indexed: only a list, a map or a string can", m[1])
 	}
@@ -51,6 +57,13 @@ var expectedTypeRE = regexp.MustCompile(`^expected (\w+), but got (\w+)$`)
 
 // expectedTypeHint says how to give a result of type want, not got.
 func expectedTypeHint(want, got string) string {
+	if (got == "unknown" || got == "nil") && want != "bool" {
+		article := "a"
+		if want == "int" || want == "any" {
+			article = "an"
+		}
+		return fmt.Sprintf("the variable is not nullable: declare it `nullable: true` to store nil, or give %s %s", article, want)
+	}
 	switch want {
 	case "bool":
 		return "a condition is true or false: compare the value, e.g. n > 0, s != \"\", len(l) > 0"
