@@ -153,6 +153,12 @@ func (d *decoder) yamlError(err error, src []byte) {
 			p = problemLine(src, p.Line, msg)
 			if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
 				p.Col, splitHint = col, flowSplitHint(key, value)
+			} else if col := unclosedBracket(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {
+				opener := []rune(SourceLine(src, p.Line))[col-1]
+				closer := map[rune]rune{'{': '}', '[': ']'}[opener]
+				d.errorf(Pos{Line: p.Line, Col: col}, 1, "invalid YAML: this %c is not closed on its line", opener)
+				d.hintLast(fmt.Sprintf("close it with %c where its values end; a value that holds a comma, a bracket or \": \" is quoted (when: 'hasPrefix(reply, \"x\")')", closer))
+				return
 			}
 		case msg == "found character that cannot start any token":
 			if at, ok := tokenColumn(src, p.Line, msg); ok {

@@ -105,3 +105,42 @@ func boolHint(n *yaml.Node) string {
 	}
 	return "write true or false"
 }
+
+// unclosedBracket returns the 1-based column of the last { or [ of a flow
+// collection on line that the line does not close, or closes with the
+// other kind of bracket (quotes and comments skipped), or 0.
+func unclosedBracket(line string) int {
+	runes := []rune(line)
+	var open []int
+	quote := rune(0)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch {
+		case quote == '"' && r == '\\':
+			i++
+		case quote != 0:
+			if r == quote {
+				if quote == '\'' && i+1 < len(runes) && runes[i+1] == '\'' {
+					i++
+					continue
+				}
+				quote = 0
+			}
+		case (r == '"' || r == '\'') && opensScalar(runes[:i]):
+			quote = r
+		case r == '#' && (i == 0 || runes[i-1] == ' '):
+			i = len(runes)
+		case (r == '{' || r == '[') && opensScalar(runes[:i]):
+			open = append(open, i)
+		case (r == '}' || r == ']') && len(open) > 0:
+			if top := runes[open[len(open)-1]]; top == '{' && r == ']' || top == '[' && r == '}' {
+				return open[len(open)-1] + 1 // closed by the other kind: this one is open
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) == 0 {
+		return 0
+	}
+	return open[len(open)-1] + 1
+}
