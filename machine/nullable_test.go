@@ -75,7 +75,7 @@ func TestNullableDecodeErrors(t *testing.T) {
 		{"null default needs nullable", `x: {type: string, default: null}`,
 			`n.yaml:4:30: error: default of "x": null is not a string; declare it ` + "`nullable: true`" + ` to let it start with no value`},
 		{"nullable is a bool", `x: {type: string, nullable: "yes"}`,
-			`n.yaml:4:31: error: nullable of "x" must be true or false, not "yes"`},
+			`n.yaml:4:31: error: nullable of "x" must be true or false, not "yes"; write true: yes, y and on are text in the YAML a spec is read as (1.2), not booleans`},
 		{"nullable false keeps the zero value and refuses null", `x: {type: int, nullable: false, default: null}`,
 			`n.yaml:4:44: error: default of "x": null is not an int; declare it ` + "`nullable: true`" + ` to let it start with no value`},
 	}
@@ -126,7 +126,7 @@ func TestNullableSetAcceptsNull(t *testing.T) {
 		{"a possibly missing map field to a nullable variable", `{target: 'meta?.owner'}`, ""},
 		{"a value of its type", `{target: '"x"'}`, ""},
 		{"a value of another type is still refused", `{target: '1'}`, "set target: expected string, but got int"},
-		{"nil to a variable that is not nullable is refused", `{plain: nil}`, "set plain: expected string, but got unknown"},
+		{"nil to a variable that is not nullable is refused", `{plain: nil}`, "set plain: expected string, but got nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -190,11 +190,16 @@ type srcLine struct {
 }
 
 // sourceLines numbers a spec's lines and puts each diagnostic under its line.
+// Lines break where the diagnostics' positions do (mspec.SourceLine: at
+// \n, \r\n and a lone \r too, as YAML reads them).
 func sourceLines(src []byte, diags mspec.Diagnostics) []srcLine {
-	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
-	out := make([]srcLine, len(lines))
-	for i, l := range lines {
-		out[i] = srcLine{N: i + 1, Text: l}
+	n := mspec.LineCount(src)
+	if n > 0 && mspec.SourceLine(src, n) == "" {
+		n-- // the end of the last line
+	}
+	out := make([]srcLine, max(n, 1)) // an empty file: one empty line, where "the spec is empty" is
+	for i := range out {
+		out[i] = srcLine{N: i + 1, Text: mspec.SourceLine(src, i+1)}
 	}
 	for _, dg := range diags {
 		if i := dg.Pos.Line - 1; i >= 0 && i < len(out) {

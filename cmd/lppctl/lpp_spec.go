@@ -174,7 +174,7 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 		// bytes, as finish leaves it) has a default one outside a project.
 		ps := *spec
 		ps.Source = src
-		if d := policyDiagnostic(&ps, ck.Root, ""); d != nil && !ck.NoFiles {
+		if d := policyDiagnostic(&ps, reg, ck.Root, ""); d != nil && !ck.NoFiles {
 			diags = append(diags, *d)
 		}
 		return diags
@@ -200,6 +200,26 @@ func validateSpecFile(path string, src []byte, reg *machine.Registry, ck actions
 	}
 	diags.Sort()
 	return f, diags, nil
+}
+
+// report is the diagnostics of the spec file read (for path), validated
+// against reg, sorted: run's and resume's report. A spec whose text has
+// errors is validated as far as it decodes, as lppctl validate does, so that
+// every error is reported at once.
+func (f *specFile) report(path string, reg *machine.Registry, ck actions.CheckOptions, opts ...validate.ValidateOption) mspec.Diagnostics {
+	diags := f.Diags
+	switch {
+	case f.Spec != nil && !diags.HasErrors():
+		diags = append(diags, f.remap(validate.Validate(f.Spec, reg, opts...))...)
+		diags = append(diags, f.remap(actions.CheckSpec(f.Spec, reg, ck))...)
+	case f.Spec != nil && !f.isBlueprint():
+		var spec *mspec.Spec
+		if spec, diags = validate.Check(path, f.Src, reg, opts...); spec != nil {
+			diags = append(diags, actions.CheckSpec(spec, reg, ck)...)
+		}
+	}
+	diags.Sort()
+	return diags
 }
 
 // parseForDiff decodes a spec for resume's list of what changed: a

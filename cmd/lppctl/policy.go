@@ -10,11 +10,13 @@ import (
 
 // gatewayState returns the first state whose action makes a run load the
 // tool gateway's policy at start (any action that is not built in: the
-// agent's and the general ones), or nil when the spec uses none.
-func gatewayState(spec *mspec.Spec) *mspec.State {
+// agent's and the general ones), or nil when the spec uses none. An action
+// reg does not know is left out: it is reported as unknown, and a run stops
+// at it before loading anything.
+func gatewayState(spec *mspec.Spec, reg *machine.Registry) *mspec.State {
 	builtins := machine.NewBuiltinRegistry()
 	for _, st := range spec.States {
-		if st.Do != "" && builtins.Lookup(st.Do) == nil {
+		if st.Do != "" && builtins.Lookup(st.Do) == nil && reg.Lookup(st.Do) != nil {
 			return st
 		}
 	}
@@ -25,8 +27,8 @@ func gatewayState(spec *mspec.Spec) *mspec.State {
 // (preflightAgent): when the spec needs the gateway and the policy a run in
 // root would load (actions.RunPolicy) cannot be loaded, an error at the
 // first state that needs it; else nil.
-func policyDiagnostic(spec *mspec.Spec, root, policy string) *mspec.Diagnostic {
-	st := gatewayState(spec)
+func policyDiagnostic(spec *mspec.Spec, reg *machine.Registry, root, policy string) *mspec.Diagnostic {
+	st := gatewayState(spec, reg)
 	if st == nil {
 		return nil
 	}

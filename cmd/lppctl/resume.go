@@ -441,16 +441,9 @@ func loadResumeSpec(path, origin string, reg *machine.Registry, cfg agentConfig,
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)
 	}
-	spec, diags, src := f.Spec, f.Diags, f.Src
-	if spec != nil && !diags.HasErrors() {
-		diags = append(diags, f.remap(validate.Validate(spec, reg, resumeFileOptions(cfg)...))...)
-		diags = append(diags, f.remap(actions.CheckSpec(spec, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir}))...)
-	}
-	diags.Sort()
+	spec, src := f.Spec, f.Src
+	diags := f.report(path, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir}, resumeFileOptions(cfg)...)
 	f.finish()
-	if spec == nil && !f.isBlueprint() {
-		src = nil // not a YAML mapping: no snippets
-	}
 	if len(diags) > 0 {
 		fmt.Fprintln(w, diags.PrettyAll(src))
 	}

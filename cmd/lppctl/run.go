@@ -280,15 +280,8 @@ func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts
 	if err != nil {
 		return nil, withCode(exitInvalidSpec, err)
 	}
-	spec, diags, src := f.Spec, f.Diags, f.Src
-	if spec == nil && !f.isBlueprint() {
-		src = nil // not a YAML mapping: no snippets
-	}
-	if spec != nil && !diags.HasErrors() {
-		diags = append(diags, f.remap(validate.Validate(spec, reg, opts...))...)
-		diags = append(diags, f.remap(actions.CheckSpec(spec, reg, actions.CheckOptions{Root: root}))...)
-	}
-	diags.Sort()
+	spec, src := f.Spec, f.Src
+	diags := f.report(path, reg, actions.CheckOptions{Root: root}, opts...)
 	f.finish()
 	if diags.HasErrors() {
 		fmt.Fprintln(w, diags.PrettyAll(src))

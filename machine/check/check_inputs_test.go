@@ -133,7 +133,7 @@ func TestParseReadsInput(t *testing.T) {
 	}{
 		{"true", "true", true, nil},
 		{"false", "false", false, nil},
-		{"not a bool", "yes please", false, []string{`f.yaml:3:45: error: input of "n" must be true or false, not "yes please"`}},
+		{"not a bool", "yes please", false, []string{`f.yaml:3:45: error: input of "n" must be true or false, not "yes please"; write true or false`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

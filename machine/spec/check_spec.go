@@ -162,14 +162,21 @@ func (d *decoder) varRange(n *yaml.Node, name string) *Range {
 		d.hintLast("e.g. `range: [0, 10]`")
 		return nil
 	}
-	if n.Kind != yaml.SequenceNode || len(n.Content) != 2 {
+	if n.Kind != yaml.SequenceNode {
 		return bad()
+	}
+	if len(n.Content) != 2 {
+		d.errorf(pos(n), span(n), "range of %q must be a list of two ints [lo, hi]: it has %d items", name, len(n.Content))
+		d.hintLast("e.g. `range: [0, 10]`")
+		return nil
 	}
 	var bounds [2]int
 	for i, item := range n.Content {
 		v, err := strconv.ParseInt(strings.ReplaceAll(item.Value, "_", ""), 0, 64)
 		if item.Kind != yaml.ScalarNode || item.Tag != "!!int" || err != nil {
-			return bad()
+			d.errorf(pos(item), span(item), "range of %q: its %s bound must be an int, not %s", name, [2]string{"low", "high"}[i], kindName(item))
+			d.hintLast("e.g. `range: [0, 10]`")
+			return nil
 		}
 		bounds[i] = int(v)
 	}
@@ -201,6 +208,7 @@ func (d *decoder) input(f map[string]field, cv *Var) {
 	bv, isBool := b.(bool)
 	if err != nil || !isBool {
 		d.errorf(pos(x.val), span(x.val), "input of %q must be true or false, not %s", cv.Name, kindName(x.val))
+		d.hintLast(boolHint(x.val))
 		return
 	}
 	cv.Input = bv

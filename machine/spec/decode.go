@@ -153,6 +153,22 @@ func (d *decoder) yamlError(err error, src []byte) {
 			p = problemLine(src, p.Line, msg)
 			if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
 				p.Col, splitHint = col, flowSplitHint(key, value)
+			} else if col := unclosedBracket(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {
+				opener := []rune(SourceLine(src, p.Line))[col-1]
+				closer := map[rune]rune{'{': '}', '[': ']'}[opener]
+				d.errorf(Pos{Line: p.Line, Col: col}, 1, "invalid YAML: this %c is not closed on its line", opener)
+				d.hintLast(fmt.Sprintf("close it with %c where its values end; a value that holds a comma, a bracket or \": \" is quoted (when: 'hasPrefix(reply, \"x\")')", closer))
+				return
+			}
+		case msg == "found character that cannot start any token":
+			if at, ok := tokenColumn(src, p.Line, msg); ok {
+				p = at
+			}
+		case msg == "found unexpected end of stream":
+			if at, ok := unclosedQuote(src, p.Line); ok {
+				d.errorf(at, 1, "invalid YAML: this quoted string is not closed: it runs to the end of the file")
+				d.hintLast(`end it with the quote it starts with, on this line; inside "...", write a " as \"; inside '...', write a ' as ''`)
+				return
 			}
 		case msg == "mapping values are not allowed in this context":
 			// The colon that cannot start a value: the second ": " on the line.
@@ -190,6 +206,8 @@ func (d *decoder) yamlError(err error, src []byte) {
 		d.hintLast(splitHint)
 	case strings.HasPrefix(msg, "did not find expected ',' or"):
 		d.hintLast(`inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`)
+	case msg == "found character that cannot start any token":
+		d.hintLast("quote the value this character is in (when: 'n[0] > 1'): YAML reads it as its own syntax (` and @ anywhere a value starts; > and | inside { } and [ ])")
 	case msg == "did not find expected key":
 		d.hintLast("check the indentation: the keys of one mapping line up, and a list item (- ) does not belong in a mapping")
 	default:
@@ -368,11 +386,27 @@ func Contains(list []string, s string) bool {
 	return false
 }
 
+// mappingExamples show how the top-level mappings and a state's with and
+// set are written, for one that is not a mapping.
+var mappingExamples = map[string]string{
+	"context": "name each variable with its type: `context: {retries: int, verdict: {type: string, default: \"\"}}`",
+	"states":  "name each state: `states: {work: {do: noop, next: done}, done: {final: true}}`",
+	"events":  "name each event: `events: {CANCEL: {from: \"*\", to: failed}}`",
+	"limits":  "e.g. `limits: {max_transitions: 100}`",
+	"with":    "name each parameter: `with: {message: hello}`",
+	"set":     "name each variable with its expression: `set: {retries: retries + 1}`",
+}
+
 func (d *decoder) wantMapping(n *yaml.Node, what string) bool {
 	if n.Kind == yaml.MappingNode {
 		return true
 	}
 	d.errorf(pos(n), span(n), "%s must be a mapping, not %s", what, kindName(n))
+	if n.Kind == yaml.AliasNode {
+		d.hintLast(fmt.Sprintf("write %s out: an alias (*%s) may stand for a name or a value inside it, not for all of it", what, n.Value))
+	} else if h, ok := mappingExamples[what]; ok {
+		d.hintLast(h)
+	}
 	return false
 }
 

@@ -102,7 +102,7 @@ func (d *decoder) context(n *yaml.Node, s *Spec) {
 			d.hintLast("give it one of " + typeList() + " (a `set` from a field of type any checks the value against it), with `nullable: true` if it may hold null")
 		} else if !isValidVarType(cv.Type) {
 			d.errorf(cv.TypePos, len(cv.Type), "unknown type %q for context variable %q", cv.Type, name)
-			if h := didYouMean(string(cv.Type), typeNames()); h != "" {
+			if h := typeDidYouMean(string(cv.Type), typeNames()); h != "" {
 				d.hintLast(h)
 			} else {
 				d.hintLast("use one of " + typeList())
@@ -156,3 +156,19 @@ func typeNames() []string {
 }
 
 func typeList() string { return strings.Join(typeNames(), ", ") }
+
+// typeSynonyms are the names other formats (JSON Schema, Python, SQL) give
+// the spec's types.
+var typeSynonyms = map[string]Type{
+	"integer": TypeInt, "long": TypeInt, "number": TypeFloat, "double": TypeFloat, "decimal": TypeFloat,
+	"boolean": TypeBool, "str": TypeString, "text": TypeString, "array": TypeList, "object": TypeMap, "dict": TypeMap,
+}
+
+// typeDidYouMean is a "did you mean" among names for the unknown type t:
+// its synonym, else the closest spelling.
+func typeDidYouMean(t string, names []string) string {
+	if syn, ok := typeSynonyms[strings.ToLower(t)]; ok {
+		return fmt.Sprintf("did you mean %q?", syn)
+	}
+	return didYouMean(t, names)
+}

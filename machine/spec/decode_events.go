@@ -299,6 +299,7 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 				bv, isBool := b.(bool)
 				if err != nil || !isBool {
 					d.errorf(pos(r.val), span(r.val), "required must be true or false, not %s", kindName(r.val))
+					d.hintLast(boolHint(r.val))
 				} else {
 					pf.Required, reqGiven = bv, true
 				}
@@ -336,7 +337,7 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 		}
 		if !isPayloadType(pf.Type) {
 			d.errorf(pf.TypePos, len(pf.Type), "unknown type %q for payload field %q", pf.Type, name)
-			if h := didYouMean(string(pf.Type), append(typeNames(), string(TypeAny))); h != "" {
+			if h := typeDidYouMean(string(pf.Type), append(typeNames(), string(TypeAny))); h != "" {
 				d.hintLast(h)
 			} else {
 				d.hintLast("use one of " + typeList() + ", any")

@@ -87,6 +87,7 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 			b, err := d.nodeValue(x.val)
 			if bv, isBool := b.(bool); err != nil || !isBool {
 				d.errorf(pos(x.val), span(x.val), "final must be true or false, not %s", kindName(x.val))
+				d.hintLast(boolHint(x.val))
 				if v := strings.ToLower(x.val.Value); x.val.Kind == yaml.ScalarNode && (v == "true" || v == "false") {
 					d.hintLast("write " + v + " without quotes")
 				}

@@ -153,6 +153,9 @@ func TestExprPosFollowsBlockScalarsAndContinuationLines(t *testing.T) {
 		{Pos{2, 9}, "x > 0 &&\n  yy < 3\n", 0, Pos{3, 5}},
 		{Pos{5, 6}, "x > 0 && yy < 3", 9, Pos{6, 8}},
 		{Pos{5, 6}, "x > 0 && yy < 3", 2, Pos{5, 8}},
+		// expr puts the end of a text at its trailing line break: the
+		// end of the block's last line, not the line after the block
+		{Pos{2, 9}, "x > 0 &&\n  yy < 3\n", 17, Pos{4, 13}},
 	}
 	for _, tt := range tests {
 		if got := ExprPos(src, tt.start, tt.text, tt.off); got != tt.want {

@@ -44,6 +44,12 @@ func ExprPos(src []byte, start Pos, text string, off int) Pos {
 				cursor++
 			}
 			if off >= sep && off < cursor {
+				if cursor == len(runes) {
+					// the text's trailing line break (a block scalar's
+					// clip), where expr puts its end: the end of the
+					// last line, not the line after the block
+					return last
+				}
 				return Pos{Line: line, Col: col + 1}
 			}
 		}

@@ -29,6 +29,7 @@ func (d *decoder) nullable(f map[string]field, cv *Var) {
 	bv, isBool := b.(bool)
 	if err != nil || !isBool {
 		d.errorf(pos(x.val), span(x.val), "nullable of %q must be true or false, not %s", cv.Name, kindName(x.val))
+		d.hintLast(boolHint(x.val))
 		return
 	}
 	cv.Nullable = bv

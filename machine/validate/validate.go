@@ -102,16 +102,16 @@ func validate(spec *mspec.Spec, reg *machine.Registry, parsed mspec.Diagnostics,
 		o.specDir = filepath.Dir(spec.File)
 	}
 	v := &validator{spec: spec, reg: reg, env: mspec.TypeEnv(spec), writesSeen: map[string]bool{}, opts: o}
+	partial := parsed.HasErrors()
+	if partial {
+		v.damage = findDamage(spec, parsed)
+	}
 	v.header()
 	for _, st := range spec.States {
 		v.state(st)
 	}
 	v.events()
 	v.checkKeys()
-	partial := parsed.HasErrors()
-	if partial {
-		v.damage = findDamage(spec, parsed)
-	}
 	v.graph()
 	if !partial {
 		v.unhandledEvents()

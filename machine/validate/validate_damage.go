@@ -28,11 +28,27 @@ type damage struct {
 	events bool
 	// total: the errors could not be located; no graph check is certain.
 	total bool
+	// context: context: is not a mapping, so no variable was declared:
+	// a name an expression reads, or a set writes, is not known to be unknown.
+	context bool
+}
+
+// unknownVarsUncertain reports whether the spec's variables were lost to a
+// decode error (context: is not a mapping): an unknown variable is then
+// no error of its own.
+func (v *validator) unknownVarsUncertain() bool {
+	return v.damage != nil && v.damage.context
 }
 
 func (d *damage) hasState(name string) bool {
 	_, ok := d.states[name]
 	return ok
+}
+
+// damaged reports whether the state named has a decode error in its text,
+// or Parse's errors could not be located: it may have lost its ways out.
+func (v *validator) damaged(state string) bool {
+	return v.damage != nil && (v.damage.total || v.damage.hasState(state))
 }
 
 // region is the text of one key of a mapping and its value: from the key to
@@ -113,6 +129,10 @@ func findDamage(spec *mspec.Spec, parsed mspec.Diagnostics) *damage {
 			continue
 		}
 		switch t.name {
+		case "context":
+			if t.value.Kind != yaml.MappingNode && e.Pos == mspec.NodePos(t.value) {
+				d.context = true
+			}
 		case "states":
 			var sub *region
 			if t.value.Kind == yaml.MappingNode {

@@ -108,7 +108,7 @@ func (v *validator) stateOn(st *mspec.State) {
 	}
 	if st.Final {
 		v.errorf(st.OnPos, len("on"), "a final state ends the run before events are considered: remove on:, or remove final: true", "final state %q has on: events", st.Name)
-	} else if len(st.On) == 0 && len(st.Next) == 0 && !slices.ContainsFunc(v.spec.Events, func(ev *mspec.Event) bool { return len(ev.From) == 0 || mspec.Contains(ev.From, st.Name) }) {
+	} else if len(st.On) == 0 && len(st.Next) == 0 && !v.damaged(st.Name) && !slices.ContainsFunc(v.spec.Events, func(ev *mspec.Event) bool { return len(ev.From) == 0 || mspec.Contains(ev.From, st.Name) }) {
 		v.errorf(st.OnPos, len("on"), "name the events it waits for: `on: {EVENT: STATE}`, or give it next:", "state %q waits for an event, but no event leaves it: its on: names none, and no event of events: applies in it", st.Name)
 	}
 	for _, on := range st.On {
@@ -270,7 +270,36 @@ func (v *validator) exprMap(ps *machine.ParamSpec, p *mspec.Param, decl *mspec.E
 			t = f.Type
 		}
 		if _, err := mspec.CompileValue(src, t, v.env); err != nil {
+			if vp, ok := valueAfterKey(v.spec.Source, at, k); ok {
+				v.exprError(mspec.LocateExpr(err, v.spec.Source, mspec.ExprStart(v.spec.Source, vp), src), what)
+				continue
+			}
 			v.exprError(&mspec.ExprError{Pos: at, Msg: mspec.LocateExprError(err, at).Msg}, what)
 		}
 	}
+}
+
+// valueAfterKey returns where the value of the mapping key written at p
+// starts, when it starts on the key's line (`key: value`, `"key": value`).
+func valueAfterKey(src []byte, p mspec.Pos, key string) (mspec.Pos, bool) {
+	line := mspec.SourceLine(src, p.Line)
+	i := p.Col - 1 + len(key)
+	if p.Col < 1 || i > len(line) || line[p.Col-1:i] != key {
+		return p, false
+	}
+	if i < len(line) && (line[i] == '"' || line[i] == '\'') {
+		i++ // a quoted key's closing quote
+	}
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	if i >= len(line) || line[i] != ':' {
+		return p, false
+	}
+	for i++; i < len(line) && line[i] == ' '; i++ {
+	}
+	if i >= len(line) || line[i] == '#' {
+		return p, false // the value is on the next lines
+	}
+	return mspec.Pos{Line: p.Line, Col: len([]rune(line[:i])) + 1}, true
 }

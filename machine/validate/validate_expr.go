@@ -20,6 +20,9 @@ func (v *validator) assign(a *mspec.Assign) {
 		return
 	}
 	cv := v.spec.Var(a.Var)
+	if cv == nil && v.unknownVarsUncertain() {
+		return // context: was lost to its error (reported)
+	}
 	if cv == nil {
 		hint := v.suggest(a.Var, v.varNames())
 		if hint == "" {
@@ -143,7 +146,20 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 	}
 	span, hint := 1, ""
 	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil {
+		if cv := v.spec.Var(m[1]); cv != nil && cv.Type == mspec.TypeAny || cv == nil && v.unknownVarsUncertain() {
+			return // a variable whose type is unknown, or context: (reported): its uses cannot be checked
+		}
 		span = len(m[1])
+		if v.bareWordAt(e.Pos, m[1]) {
+			// The whole value is one word: a text meant as a literal
+			// (verdict: PASS), or a misspelt variable, not a function.
+			hint = fmt.Sprintf(`for the text %q, quote it inside the YAML value: '"%s"'`, m[1], m[1])
+			if dym := v.suggest(m[1], append(v.varNames(), mspec.VarState, mspec.VarLastError)); dym != "" {
+				hint = dym + " or, " + hint
+			}
+			v.errorf(e.Pos, span, hint, "%s: %s", what, exprMessage(e.Msg))
+			return
+		}
 		cands := append(v.varNames(), mspec.VarState, mspec.VarLastError)
 		for _, f := range builtin.Builtins {
 			cands = append(cands, f.Name)
@@ -164,17 +180,31 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 		hint = fmt.Sprintf("the context variable %q hides the expression function %s(): rename the variable", v.hidesBuiltin(e), v.hidesBuiltin(e))
 	} else if e.Msg == mspec.ErrFloatToInt.Error() {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
+	} else if m := expectedTypeRE.FindStringSubmatch(e.Msg); m != nil {
+		hint = expectedTypeHint(m[1], m[2])
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
 	} else {
 		hint = exprHint(e.Msg, mspec.SourceLine(v.spec.Source, e.Pos.Line), e.Pos.Col)
 	}
-	v.errorf(e.Pos, span, hint, "%s: %s", what, exprTypeNames.Replace(e.Msg))
+	v.errorf(e.Pos, span, hint, "%s: %s", what, exprMessage(e.Msg))
 }
 
-// exprTypeNames renames the Go types in expr's messages to the spec's types.
-var exprTypeNames = strings.NewReplacer("[]interface {}", "list", "map[string]interface {}", "map",
-	"interface {}", "any", "float64", "float")
+// bareWordAt reports whether the name written at p is the whole value
+// there: nothing but the YAML value's start (its quote, a ": ", a flow
+// collection's [ { ,) before it on its line, nothing but its end after it.
+func (v *validator) bareWordAt(p mspec.Pos, name string) bool {
+	runes := []rune(mspec.SourceLine(v.spec.Source, p.Line))
+	if p.Col < 1 || p.Col-1+len([]rune(name)) > len(runes) || string(runes[p.Col-1:p.Col-1+len([]rune(name))]) != name {
+		return false
+	}
+	before := strings.TrimRight(string(runes[:p.Col-1]), " ")
+	after := strings.TrimLeft(string(runes[p.Col-1+len([]rune(name)):]), " ")
+	if after != "" && !strings.ContainsAny(after[:1], ",}]'\"#") {
+		return false
+	}
+	return before != "" && strings.ContainsAny(before[len(before)-1:], ":'\"[{,-")
+}
 
 // calledAt reports whether the name written at p is called: `name(`.
 func (v *validator) calledAt(p mspec.Pos, name string) bool {

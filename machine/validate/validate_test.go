@@ -320,7 +320,7 @@ func TestGraphChecksRunOnPartialSpecs(t *testing.T) {
 			want: []string{
 				`9:5: error: unknown key "nxt" in state "work"`,
 				`16:3: error: no final state can be reached from state "spin"`,
-				`19:36: error: guard: unexpected token EOF`,
+				`19:36: error: guard: unexpected end of the expression`,
 				`21:3: error: no final state can be reached from state "spin2"`,
 				`23:21: error: parameter "message" of action "log"`,
 				`25:3: error: state "orphan" is unreachable`,

@@ -1,0 +1,146 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// yaml.v3's scanner says on which line a character cannot start a token,
+// not at which column. tokenColumn finds it: the error first appears when
+// the file is cut just after the offending character, so the column is the
+// shortest cut of that line that fails with the same message.
+func tokenColumn(src []byte, line int, msg string) (Pos, bool) {
+	lines := lineIndex(src)
+	if line < 1 || line > len(lines) {
+		return Pos{}, false
+	}
+	start, end := lines[line-1][0], lines[line-1][1]
+	fails := func(cut int) bool {
+		dec := yaml.NewDecoder(bytes.NewReader(src[:cut]))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if err == nil {
+				continue
+			}
+			m := yamlLineRE.FindStringSubmatch(err.Error())
+			return m != nil && m[1] == strconv.Itoa(line) && m[2] == msg
+		}
+	}
+	if !fails(end) {
+		return Pos{}, false
+	}
+	lo, hi := start+1, end
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	// lo cuts just after the offending character: its column is the
+	// number of runes before it, plus one.
+	text := string(src[start:lo])
+	col := len([]rune(text))
+	if col < 1 || strings.TrimSpace(text) == "" {
+		return Pos{}, false
+	}
+	return Pos{Line: line, Col: col}, true
+}
+
+// unclosedQuote finds the quoted scalar on line of src that is still open
+// at the line's end (yaml.v3's "found unexpected end of stream" names the
+// line it starts on): the column of its opening quote.
+func unclosedQuote(src []byte, line int) (Pos, bool) {
+	runes := []rune(SourceLine(src, line))
+	open, quote := -1, rune(0)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch {
+		case quote == '"' && r == '\\':
+			i++ // an escape
+		case quote != 0 && r == quote:
+			if quote == '\'' && i+1 < len(runes) && runes[i+1] == '\'' {
+				i++ // '' in a single-quoted string
+				continue
+			}
+			open, quote = -1, 0
+		case quote == 0 && r == '#' && (i == 0 || runes[i-1] == ' '):
+			return Pos{}, false // a comment
+		case quote == 0 && (r == '"' || r == '\'') && opensScalar(runes[:i]):
+			open, quote = i, r
+		}
+	}
+	if open < 0 {
+		return Pos{}, false
+	}
+	return Pos{Line: line, Col: open + 1}, true
+}
+
+// opensScalar reports whether a quote after before starts a value: at the
+// line's start, or after a mapping's ": ", a list's "- ", or a flow
+// collection's [ { ,.
+func opensScalar(before []rune) bool {
+	s := strings.TrimRight(string(before), " ")
+	return s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "-") ||
+		strings.HasSuffix(s, "[") || strings.HasSuffix(s, "{") || strings.HasSuffix(s, ",")
+}
+
+// boolHint says how to write the boolean n is not.
+func boolHint(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		switch v := strings.ToLower(n.Value); {
+		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && (v == "true" || v == "false"):
+			return fmt.Sprintf("write %s without quotes: in quotes it is a text", v)
+		case Contains([]string{"yes", "y", "on"}, v):
+			return "write true: yes, y and on are text in the YAML a spec is read as (1.2), not booleans"
+		case Contains([]string{"no", "n", "off"}, v):
+			return "write false: no, n and off are text in the YAML a spec is read as (1.2), not booleans"
+		}
+	}
+	return "write true or false"
+}
+
+// unclosedBracket returns the 1-based column of the last { or [ of a flow
+// collection on line that the line does not close, or closes with the
+// other kind of bracket (quotes and comments skipped), or 0.
+func unclosedBracket(line string) int {
+	runes := []rune(line)
+	var open []int
+	quote := rune(0)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch {
+		case quote == '"' && r == '\\':
+			i++
+		case quote != 0:
+			if r == quote {
+				if quote == '\'' && i+1 < len(runes) && runes[i+1] == '\'' {
+					i++
+					continue
+				}
+				quote = 0
+			}
+		case (r == '"' || r == '\'') && opensScalar(runes[:i]):
+			quote = r
+		case r == '#' && (i == 0 || runes[i-1] == ' '):
+			i = len(runes)
+		case (r == '{' || r == '[') && opensScalar(runes[:i]):
+			open = append(open, i)
+		case (r == '}' || r == ']') && len(open) > 0:
+			if top := runes[open[len(open)-1]]; top == '{' && r == ']' || top == '[' && r == '}' {
+				return open[len(open)-1] + 1 // closed by the other kind: this one is open
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) == 0 {
+		return 0
+	}
+	return open[len(open)-1] + 1
+}
