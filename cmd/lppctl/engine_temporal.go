@@ -198,7 +198,7 @@ func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *mspec
 	defer tc.Close()
 	root, _ := filepath.Abs(cfg.Root)
 	abs, _ := filepath.Abs(path)
-	src, err := workflowSource(path, spec)
+	src, err := workflowSource(path, spec.Source)
 	if err != nil {
 		return err
 	}
@@ -234,15 +234,15 @@ func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *mspec
 	return followTemporal(ctx, c, tc, st.RunID, 0, prog)
 }
 
-// workflowSource is the spec text a run of spec starts its workflow with:
-// the spec's own, or for an L++ blueprint its translation, as lppctl import
+// workflowSource is the spec text a run of the spec src (read from path)
+// starts its workflow with: src, or for an L++ blueprint its translation, as lppctl import
 // lpp writes it (the workflow reads specs, not blueprints; the compute
 // mapping beside the blueprint is read here, where the run is started).
-func workflowSource(path string, spec *mspec.Spec) ([]byte, error) {
-	if !lpp.IsBlueprint(spec.Source) {
-		return spec.Source, nil
+func workflowSource(path string, src []byte) ([]byte, error) {
+	if !lpp.IsBlueprint(src) {
+		return src, nil
 	}
-	f, err := parseSpecFile(path, spec.Source, "")
+	f, err := parseSpecFile(path, src, "")
 	if err != nil {
 		return nil, err
 	}
@@ -765,6 +765,9 @@ func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, err
 		path = filepath.FromSlash(p.SpecPath)
 		src, err := os.ReadFile(path)
 		if err != nil {
+			return "", nil, withCode(exitUsage, fmt.Errorf("cannot read the spec run %s started from: %w; give it as SPEC", id, err))
+		}
+		if src, err = workflowSource(path, src); err != nil { // a blueprint's run has its translation
 			return "", nil, withCode(exitUsage, fmt.Errorf("cannot read the spec run %s started from: %w; give it as SPEC", id, err))
 		}
 		if temporal.SpecHash(src) != p.SpecHash {

@@ -83,6 +83,18 @@ func TestAnLppBlueprintRunsOnTemporalAsItRunsHere(t *testing.T) {
 			assert.Equal(t, tc.want, got, "the Temporal run")
 		})
 	}
+	t.Run("export --run of a blueprint's run reads the blueprint", func(t *testing.T) {
+		// The run's spec is the translation: the blueprint on disk is
+		// translated to be compared with it (it was "undef.json changed
+		// since run ID started").
+		out, stderr, code := lppctlOut(t, bin, root, "run", "--engine", "temporal", "--temporal", addr, "undef.json", "--var", "x=b", "--event", "GO")
+		require.Equal(t, 4, code, out+stderr)
+		m := runID.FindStringSubmatch(stderr)
+		require.NotNil(t, m, stderr)
+		out, stderr, code = lppctlOut(t, bin, root, "export", "--run", m[1], "--temporal", addr)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, out, "class a,b visited")
+	})
 }
 
 // TestAPausedTemporalRunsJSONNamesTheServerToResumeOn: run --json, resume
