@@ -128,7 +128,8 @@ func (s *temporalSource) summary(ctx context.Context, sum temporal.Summary) ui.R
 	if p != nil {
 		r.Spec, r.State, r.Steps = p.Spec, p.State, p.Steps
 		if (sum.Status == string(machine.StatusRunning) || sum.Status == string(machine.StatusPaused)) && p.Status == machine.StatusPaused {
-			r.Status, r.Pause = string(machine.StatusPaused), p.Pause
+			// its prompt's resume command names the server, as runs show's does
+			r.Status, r.Pause = string(machine.StatusPaused), pauseOnTemporal(p.Pause, sum.RunID, "lppctl resume "+sum.RunID+" "+s.ResumeFlags())
 		}
 		if p.Error != "" {
 			r.Error = p.Error
