@@ -401,6 +401,11 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 		a.PauseStep = &want
 	}
 	if event != "" {
+		// A blueprint's run holds its translation: the blueprint's spelling
+		// of an event (finish-it) is the translation's name (finish_it).
+		if st, err := temporalStart(ctx, tc, cmp.Or(c.String("root"), "."), id); err == nil {
+			event = lpp.ImportedName(st.Spec, event)
+		}
 		a.Event = &temporal.EventArg{Name: event, Payload: payload}
 	}
 	if in == nil && event == "" {

@@ -76,10 +76,10 @@ func TestAnLppBlueprintRunsOnTemporalAsItRunsHere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			local := last(t, append([]string{"run", "undef.json"}, tc.args...), []string{"--event", "finish-it"})
 			require.Equal(t, tc.want, local, "the local run")
-			// resume on Temporal takes the event by the name the run's
-			// translation gives it (the workflow holds no blueprint).
+			// resume on Temporal takes the event by the blueprint's name
+			// (the workflow holds the translation: it took only finish_it).
 			got := last(t, append([]string{"run", "--engine", "temporal", "--temporal", addr, "undef.json"}, tc.args...),
-				[]string{"--temporal", addr, "--event", "finish_it"})
+				[]string{"--temporal", addr, "--event", "finish-it"})
 			assert.Equal(t, tc.want, got, "the Temporal run")
 		})
 	}
