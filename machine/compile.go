@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr/vm"
 	"github.com/looplab/fsm"
@@ -79,13 +80,27 @@ type Ctrans struct {
 // Compile resolves a spec's actions and compiles its expressions. The spec
 // should have passed Validate; Compile reports the first problems it meets as
 // diagnostics (wrapped in an error that wraps ErrInvalidSpec).
-func Compile(spec *mspec.Spec, reg *Registry) (*Machine, error) {
+func Compile(spec *mspec.Spec, reg *Registry, opts ...CompileOption) (*Machine, error) {
 	c := &compiler{spec: spec, reg: reg, env: mspec.TypeEnv(spec)}
+	for _, o := range opts {
+		o(c)
+	}
 	m := c.compile()
 	if err := c.diags.Err(); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// CompileOption configures Compile.
+type CompileOption func(*compiler)
+
+// WithExprClock makes the expressions' now() read now instead of the wall
+// clock (WithClock sets the records' times). An engine that evaluates a
+// run's expressions again to rebuild it (a replay) gives the clock that
+// returns the times of the first evaluation.
+func WithExprClock(now func() time.Time) CompileOption {
+	return func(c *compiler) { c.env = mspec.EnvWithClock(c.env, now) }
 }
 
 type compiler struct {

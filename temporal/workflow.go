@@ -267,7 +267,10 @@ func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
 			panic(fmt.Sprintf("this worker (lppctl %s) has no action %q, which run %s uses: a worker that has it will take the run", Version, s.Do, st.RunID))
 		}
 	}
-	m, err := machine.Compile(spec, reg)
+	// now() in an expression reads the workflow's clock: a replay gets the
+	// times the run got (the wall clock gave another time, and another
+	// branch, at every replay).
+	m, err := machine.Compile(spec, reg, machine.WithExprClock(func() time.Time { return workflow.Now(ctx) }))
 	if err != nil {
 		return nil, fmt.Errorf("cannot start run %s: %w", st.RunID, err)
 	}

@@ -145,13 +145,17 @@ func fieldValue(f *mspec.PayloadField, form url.Values) (any, bool, error) {
 		return nil, false, nil
 	}
 	if v, ok := jsonValue(text); ok {
-		return v, true, nil
+		if at, n := mspec.NumberOutOfRange(v, ""); at != "" || n != "" {
+			return nil, false, fmt.Errorf("payload field %q: %s is beyond a number's range (±1.8e308); give a smaller one", f.Name, n)
+		}
+		return mspec.NormalizeJSON(v), true, nil
 	}
 	return text, true, nil
 }
 
-// jsonValue decodes text as one JSON value, numbers as resume --payload
-// reads them (an int when integral).
+// jsonValue decodes text as one JSON value, its numbers json.Numbers
+// (NormalizeJSON then reads them as resume --payload does: an int when
+// integral).
 func jsonValue(text string) (any, bool) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
@@ -162,5 +166,5 @@ func jsonValue(text string) (any, bool) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, false
 	}
-	return mspec.NormalizeJSON(v), true
+	return v, true
 }

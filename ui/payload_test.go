@@ -94,6 +94,10 @@ func TestTheEventFormTakesWhatResumePayloadTakesWithItsWords(t *testing.T) {
 		{"any takes JSON, else the text", url.Values{"p.n": {"1"}, "p.a": {"hello"}}, `{"a":"hello","n":1}`, nil},
 		{"any takes a JSON number", url.Values{"p.n": {"1"}, "p.a": {"3"}}, `{"a":3,"n":1}`, nil},
 		{"a nullable string takes its text", url.Values{"p.n": {"1"}, "p.ns": {"x"}}, `{"n":1,"ns":"x"}`, nil},
+		{"a float beyond a number's range is refused on its field", url.Values{"p.n": {"1"}, "p.f": {"1e400"}}, "",
+			map[string]string{"f": `payload field "f": 1e400 is beyond a number's range (±1.8e308); give a smaller one`}},
+		{"a list holding a number beyond the range is refused", url.Values{"p.n": {"1"}, "p.l": {"[1, -2e308]"}}, "",
+			map[string]string{"l": `payload field "l": -2e308 is beyond a number's range (±1.8e308); give a smaller one`}},
 		{"every refused field is refused at once", url.Values{"p.n": {"x"}, "p.b": {"2"}}, "",
 			map[string]string{"n": `payload field "n": the string "x" is not an int`, "b": `payload field "b": the number 2 is not a bool`}},
 	}

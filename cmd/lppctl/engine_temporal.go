@@ -22,6 +22,7 @@ import (
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/temporal"
@@ -197,9 +198,13 @@ func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *mspec
 	defer tc.Close()
 	root, _ := filepath.Abs(cfg.Root)
 	abs, _ := filepath.Abs(path)
+	src, err := workflowSource(path, spec.Source)
+	if err != nil {
+		return err
+	}
 	st := temporal.Start{
-		RunID: runstore.NewID(time.Now()), SpecPath: relTo(root, abs), Spec: spec.Source,
-		SpecHash: temporal.SpecHash(spec.Source), MaxTransitions: c.Int("max-transitions"),
+		RunID: runstore.NewID(time.Now()), SpecPath: relTo(root, abs), Spec: src,
+		SpecHash: temporal.SpecHash(src), MaxTransitions: c.Int("max-transitions"),
 	}
 	if st.Vars, err = json.Marshal(vars); err != nil {
 		return fmt.Errorf("cannot send the variables: %w", err)
@@ -270,6 +275,7 @@ func temporalRunError(c *cli.Context, id string, err error) error {
 
 func temporalOutcome(c *cli.Context, p *temporal.Progress, hint string, prog *progress) error {
 	if prog.kind == progressJSON {
+		pause := pauseOnTemporal(p.Pause, p.RunID, hint)
 		_ = prog.enc.Encode(struct {
 			Type   string              `json:"type"`
 			Status machine.Status      `json:"status"`
@@ -279,7 +285,7 @@ func temporalOutcome(c *cli.Context, p *temporal.Progress, hint string, prog *pr
 			Error  string              `json:"error,omitempty"`
 			// Cancelled: how a cancelled run was stopped.
 			Cancelled string `json:"cancelled,omitempty"`
-		}{"end", p.Status, p.State, p.Steps, p.Pause, p.Error, p.Cancelled})
+		}{"end", p.Status, p.State, p.Steps, pause, p.Error, p.Cancelled})
 	}
 	text := prog.kind != progressJSON
 	switch p.Status {
@@ -307,6 +313,18 @@ func temporalOutcome(c *cli.Context, p *temporal.Progress, hint string, prog *pr
 		fmt.Fprintf(c.App.Writer, "failed in %s after %s\n", p.State, countSteps(p.Steps))
 	}
 	return withCode(exitFailed, fmt.Errorf("run %s stopped: %s", p.RunID, p.Error))
+}
+
+// pauseOnTemporal is pause (of run id) as --json prints it: its prompt's
+// resume command is hint, which names the server (and the namespace), as
+// the text lines say it; nil for nil, pause itself when hint is "".
+func pauseOnTemporal(pause *machine.PauseError, id, hint string) *machine.PauseError {
+	if pause == nil || hint == "" {
+		return pause
+	}
+	cp := *pause
+	cp.Prompt = strings.ReplaceAll(pause.Prompt, "lppctl resume "+id, hint)
+	return &cp
 }
 
 // cancelledText says that a run was cancelled, how, and where it stopped.
@@ -365,6 +383,11 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 		a.PauseStep = &want
 	}
 	if event != "" {
+		// A blueprint's run holds its translation: the blueprint's spelling
+		// of an event (finish-it) is the translation's name (finish_it).
+		if st, err := temporalStart(ctx, tc, cmp.Or(c.String("root"), "."), id); err == nil {
+			event = lpp.ImportedName(st.Spec, event)
+		}
 		a.Event = &temporal.EventArg{Name: event, Payload: payload}
 	}
 	if in == nil && event == "" {
@@ -497,6 +520,7 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		if out.Context == nil { // no worker told: none known, as an object
 			out.Context = map[string]any{}
 		}
+		p.Pause = pauseOnTemporal(p.Pause, p.RunID, resumeOnTemporalHint(c, p.RunID))
 		recs := p.Records
 		if !trace {
 			recs = nil
@@ -728,6 +752,9 @@ func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, err
 		path = filepath.FromSlash(p.SpecPath)
 		src, err := os.ReadFile(path)
 		if err != nil {
+			return "", nil, withCode(exitUsage, fmt.Errorf("cannot read the spec run %s started from: %w; give it as SPEC", id, err))
+		}
+		if src, err = workflowSource(path, src); err != nil { // a blueprint's run has its translation
 			return "", nil, withCode(exitUsage, fmt.Errorf("cannot read the spec run %s started from: %w; give it as SPEC", id, err))
 		}
 		if temporal.SpecHash(src) != p.SpecHash {

@@ -73,6 +73,12 @@ func parsePayload(event, text string) (map[string]any, error) {
 	if err != nil {
 		return nil, usageErrorf("--payload %s for event %s: %v; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'", shorten(text, 60), event, err)
 	}
+	if at, n := mspec.NumberOutOfRange(p, ""); at != "" {
+		// It would be +Inf or -Inf: no JSON holds it (a Temporal run's
+		// payload could not be sent: "unable to encode"), and a set of it is
+		// refused as not a finite number.
+		return nil, usageErrorf("--payload %s for event %s: %q is %s, beyond a number's range (±1.8e308); give a smaller one", shorten(text, 60), event, at, n)
+	}
 	mspec.NormalizeJSON(p)
 	return p, nil
 }

@@ -116,6 +116,12 @@ func TestEventArgsPairing(t *testing.T) {
 			`--payload {"meta": [{"id": 1, "id": 2}]} for event A: key "meta[0].id" is given twice; give each key once`},
 		{"the same key in two objects", []string{"--event", "A", "--payload", `{"a": {"id": 1}, "b": {"id": 2}}`},
 			`A{"a":{"id":1},"b":{"id":2}}`, 0, ""},
+		{"a number beyond a float's range", []string{"--event", "A", "--payload", `{"n": 1e400}`}, "", exitUsage,
+			`--payload {"n": 1e400} for event A: "n" is 1e400, beyond a number's range (±1.8e308); give a smaller one`},
+		{"a number beyond a float's range inside a value", []string{"--event", "A", "--payload", `{"m": {"l": [1, -2e308]}}`}, "", exitUsage,
+			`--payload {"m": {"l": [1, -2e308]}} for event A: "m.l[1]" is -2e308, beyond a number's range (±1.8e308); give a smaller one`},
+		{"the largest float and a long integer are numbers", []string{"--event", "A", "--payload", `{"f": 1.7e308, "i": 123456789012345678901234567890}`},
+			`A{"f":1.7e+308,"i":1.2345678901234568e+29}`, 0, ""},
 		{"null payload", []string{"--event", "A", "--payload", `null`}, "", exitUsage,
 			"--payload null for event A: not an object; give one JSON object, e.g. --payload '{\"reason\": \"late\"}'"},
 	}

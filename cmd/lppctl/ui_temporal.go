@@ -128,7 +128,8 @@ func (s *temporalSource) summary(ctx context.Context, sum temporal.Summary) ui.R
 	if p != nil {
 		r.Spec, r.State, r.Steps = p.Spec, p.State, p.Steps
 		if (sum.Status == string(machine.StatusRunning) || sum.Status == string(machine.StatusPaused)) && p.Status == machine.StatusPaused {
-			r.Status, r.Pause = string(machine.StatusPaused), p.Pause
+			// its prompt's resume command names the server, as runs show's does
+			r.Status, r.Pause = string(machine.StatusPaused), pauseOnTemporal(p.Pause, sum.RunID, "lppctl resume "+sum.RunID+" "+s.ResumeFlags())
 		}
 		if p.Error != "" {
 			r.Error = p.Error
@@ -204,7 +205,19 @@ func (s *temporalSource) start(ctx context.Context, id string) (*temporal.Start,
 	if st, ok := s.starts.Load(id); ok {
 		return st.(*temporal.Start), nil
 	}
-	it := s.tc.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	st, err := temporalStart(ctx, s.tc, s.root, id)
+	if err != nil {
+		return nil, err
+	}
+	s.starts.Store(id, st)
+	return st, nil
+}
+
+// temporalStart reads what run id started with from its first history
+// event (its values read through root's blob store when the client's codec
+// is not known).
+func temporalStart(ctx context.Context, tc client.Client, root, id string) (*temporal.Start, error) {
+	it := tc.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	if !it.HasNext() {
 		return nil, fmt.Errorf("cannot read how run %s started: its history is empty", id)
 	}
@@ -217,10 +230,9 @@ func (s *temporalSource) start(ctx context.Context, id string) (*temporal.Start,
 		return nil, fmt.Errorf("cannot read how run %s started: its first event is %s", id, ev.GetEventType())
 	}
 	var st temporal.Start
-	if err := converterOf(s.tc, s.root).FromPayloads(attrs.GetInput(), &st); err != nil {
+	if err := converterOf(tc, root).FromPayloads(attrs.GetInput(), &st); err != nil {
 		return nil, fmt.Errorf("cannot read how run %s started: %w", id, err)
 	}
-	s.starts.Store(id, &st)
 	return &st, nil
 }
 

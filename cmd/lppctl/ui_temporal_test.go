@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/temporal"
@@ -167,4 +170,37 @@ func TestUIDecideForAStoreRunIgnoresLPPCTL_TEMPORAL(t *testing.T) {
 	if err != nil || out != "completed in done after 28 steps" {
 		t.Fatalf("approve: %q, %v; want %q", out, err, "completed in done after 28 steps")
 	}
+}
+
+// TestUITemporalRunWaitingForAnEventSaysHowToResumeItOnTheServer: the
+// prompt of a Temporal run that waits for an event names the server in
+// its resume command, as runs show --temporal does (it read lppctl resume
+// ID --event NAME, a command for a local run).
+func TestUITemporalRunWaitingForAnEventSaysHowToResumeItOnTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	t.Setenv(runstore.EnvDir, "")
+	t.Setenv("LPPCTL_TEMPORAL", "")
+	root := t.TempDir()
+	addr, tc := devServer(t, root)
+	startWorker(t, lppctlExe(t), addr, root)
+	src := []byte(waitGoSpec)
+	require.NoError(t, temporal.StartRun(context.Background(), tc, "", temporal.Start{RunID: "waits-ui", SpecPath: "waitgo.yaml", Spec: src, SpecHash: temporal.SpecHash(src)}))
+	eventually(t, time.Minute, "the run does not pause", func() bool {
+		p, err := temporal.Query(context.Background(), tc, "waits-ui", -1)
+		return err == nil && p.Pause != nil
+	})
+
+	runDir := root + "/" + runstore.DefaultDir
+	srv, err := ui.New(ui.Options{Root: root, RunDir: runDir, Decide: uiDecide(lppctlExe(t), root, runDir), Dot: "-", Source: newTemporalSource(tc, addr, "default", root)})
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	res, err := http.Get(ts.URL + "/temporal/waits-ui")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	require.Equal(t, http.StatusOK, res.StatusCode, string(b))
+	assert.Contains(t, string(b), "waiting for an event: GO; deliver one with: lppctl resume waits-ui --temporal "+addr+" --event NAME")
 }

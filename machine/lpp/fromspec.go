@@ -667,3 +667,20 @@ func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 	}
 	return nil, w.fail(st, nil, st.DoPos, "%s has no L++ equivalent", st.Do)
 }
+
+// ImportedName returns the name the spec src (one `lppctl import lpp`
+// wrote) gives to what its blueprint names name (finish_it for finish-it),
+// or name itself: a run of the translation takes an event by the
+// blueprint's spelling, as a run of the blueprint does.
+func ImportedName(src []byte, name string) string {
+	md := readMeta(src)
+	if md == nil {
+		return name
+	}
+	for internal, orig := range md.Names {
+		if orig == name {
+			return internal
+		}
+	}
+	return name
+}

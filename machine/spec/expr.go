@@ -65,6 +65,7 @@ func ExprOptions(env map[string]any, src string) []expr.Option {
 		opts = append(opts, pyOptions(env)...)
 	}
 	opts = append(opts, WholeEventOptions(env, src)...)
+	opts = append(opts, clockOptions(env)...)
 	return opts
 }
 
