@@ -182,6 +182,8 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
 	} else if m := expectedTypeRE.FindStringSubmatch(e.Msg); m != nil {
 		hint = expectedTypeHint(m[1], m[2])
+	} else if strings.Contains(exprMessage(e.Msg), "+ (mismatched types list and list)") {
+		hint = "+ does not join lists: write concat(a, b) (concat(l, [x]) appends one item)"
 	} else if strings.Contains(e.Msg, "mismatched types") {
 		hint = "both sides must have compatible types: numbers are written without quotes, strings with them"
 	} else {

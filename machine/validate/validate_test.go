@@ -156,6 +156,11 @@ func TestValidateReportsExactMessages(t *testing.T) {
 			want:    []string{`t.yaml:13:31: error: guard: invalid operation: < (mismatched types int and string); both sides must have compatible types: numbers are written without quotes, strings with them`},
 		},
 		{
+			name:    "adding two lists says to concat them",
+			replace: [2]string{"set: {retries: retries + 1}", `set: {retries: 'len([1] + [2])'}`},
+			want:    []string{`t.yaml:13:70: error: set retries: invalid operation: + (mismatched types list and list); + does not join lists: write concat(a, b) (concat(l, [x]) appends one item)`},
+		},
+		{
 			name:    "an expression for a duration that reads an unknown name says so (not: is not a duration)",
 			replace: [2]string{"  b:\n    do: noop", "  b:\n    do: wait\n    with: {duration: 'string(retires) + \"s\"'}"},
 			want:    []string{`t.yaml:17:30: error: parameter "duration": unknown name retires; did you mean "retries"?`},
