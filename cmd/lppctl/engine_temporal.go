@@ -222,6 +222,7 @@ func runOnTemporal(ctx context.Context, c *cli.Context, path string, spec *mspec
 		return err
 	}
 	prog := runProgress(c)
+	scriptedBanner(c, cfg.LLM)
 	if prog.kind == progressJSON {
 		_ = prog.enc.Encode(struct {
 			Type   string `json:"type"`
@@ -771,4 +772,20 @@ func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, err
 		}
 	}
 	return path, states, nil
+}
+
+// scriptedBanner says, as a local run does when its first model call is
+// made, that the model's replies of a run started with --llm script:FILE
+// are replayed: on Temporal the model is built in a worker, whose output
+// the person does not see.
+func scriptedBanner(c *cli.Context, choice string) {
+	file, ok := strings.CutPrefix(choice, "script:")
+	if !ok {
+		return
+	}
+	out := c.App.Writer
+	if c.Bool("json") || c.Bool("deltas") {
+		out = c.App.ErrWriter
+	}
+	fmt.Fprintf(out, "*** LLM replies are SCRIPTED: replaying %s (no model is called; tools run for real) ***\n", file)
 }
