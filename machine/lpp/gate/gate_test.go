@@ -110,6 +110,14 @@ var TranslateGateCases = []struct{ Src, Want string }{
 	{`approved == 1`, `py_eq(approved, 1)`},
 	{`count == '5'`, `py_eq(count, "5")`},
 	{`name != 1`, `!py_eq(name, 1)`},
+	// a bool against a value of any type, which may be a number (1 == True);
+	// a bool against a bool keeps expr's ==
+	{`meta['k'] == True`, `py_eq(meta?.k, true)`},
+	{`event.payload.ok != False`, `!py_eq(event.payload.ok, false)`},
+	{`approved == meta['k']`, `py_eq(approved, meta?.k)`},
+	{`approved == True`, `approved == true`},
+	{`approved != False`, `approved != false`},
+	{`meta['k'] is True`, `meta?.k == true`},
 	{`name * 2 == 'abab'`, `(name == nil || py_ok("mul", name, 2)) && (name != nil && py_mul(name, 2) == "abab")`},
 	{`items + ['z'] == ['x', 'z']`, `(items != nil && concat(items, ["z"]) == ["x", "z"])`},
 	{`items < ['y']`, `py_ok("cmp", items, "<", ["y"]) && py_cmp(items, "<", ["y"])`},

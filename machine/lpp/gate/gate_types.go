@@ -208,6 +208,10 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	switch op {
 	case "==", "!=":
 		loose := (l.loose || r.loose) && lg != "none" && rg != "none" // the types are known only when the gate runs: 1 == True
+		// a bool against a value of any type (a dict's field, an untyped
+		// property), which may be a number: 1 == True, 1.0 == True,
+		// 0 == False. A bool against a bool keeps expr's ==.
+		loose = loose || lg == "bool" && rg == "any" || lg == "any" && rg == "bool"
 		if !loose && (lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none") {
 			return "", false
 		}

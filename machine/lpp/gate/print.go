@@ -411,6 +411,10 @@ func printBinary(b *ast.BinaryNode) (pyExpr, error) {
 		return pyExpr{l.at(pyOr) + " or " + r.at(pyOr+1), pyOr}, nil
 	case (op == "==" || op == "!=") && (r.s == "None" || l.s == "None"):
 		return pyExpr{l.at(pyCmp+1) + map[string]string{"==": " is ", "!=": " is not "}[op] + r.at(pyCmp+1), pyCmp}, nil
+	case (op == "==" || op == "!=") && (isBoolLit(b.Right) && isField(b.Left) || isBoolLit(b.Left) && isField(b.Right)):
+		// expr's field == true is Python's field is True: Python's ==
+		// would also hold for 1 (and Translate reads it as py_eq)
+		return pyExpr{l.at(pyCmp+1) + map[string]string{"==": " is ", "!=": " is not "}[op] + r.at(pyCmp+1), pyCmp}, nil
 	case pyCmpOps[op] != "":
 		return pyExpr{l.at(pyCmp+1) + " " + op + " " + r.at(pyCmp+1), pyCmp}, nil
 	case op == "in":
@@ -589,4 +593,19 @@ func Unchain(n ast.Node) ast.Node {
 		return c.Node
 	}
 	return n
+}
+
+// isBoolLit reports whether n is true or false.
+func isBoolLit(n ast.Node) bool {
+	_, ok := n.(*ast.BoolNode)
+	return ok
+}
+
+// isField reports whether n reads a map's field (of any type).
+func isField(n ast.Node) bool {
+	if c, ok := n.(*ast.ChainNode); ok { // meta?.k
+		n = c.Node
+	}
+	_, ok := n.(*ast.MemberNode)
+	return ok
 }

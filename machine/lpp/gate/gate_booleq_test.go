@@ -1,0 +1,51 @@
+package gate
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestABoolComparedWithAValueOfAnyTypeEqualsAsInPython: a dict's field or an
+// event's field may hold a number, and in Python 1 == True, 1.0 == True and
+// 0 == False. The answers are lpp's (/work/audit2/lpp/fuzz/lppref.py).
+func TestABoolComparedWithAValueOfAnyTypeEqualsAsInPython(t *testing.T) {
+	k := func(v any) map[string]any { return map[string]any{"meta": map[string]any{"k": v}} }
+	for _, c := range []struct {
+		gate string
+		ctx  map[string]any
+		want bool
+	}{
+		{`meta['k'] == True`, k(1), true},
+		{`meta['k'] == True`, k(1.0), true},
+		{`meta['k'] == True`, k(2), false},
+		{`meta['k'] == True`, k(true), true},
+		{`meta['k'] == True`, k("1"), false},
+		{`meta['k'] == True`, map[string]any{"meta": map[string]any{}}, false},
+		{`meta['k'] == False`, k(0), true},
+		{`meta['k'] == False`, k(nil), false},
+		{`meta['k'] != False`, k(0), false},
+		{`meta['k'] != True`, k(1), false},
+		{`meta['k'] != True`, k(nil), true},
+		{`True == meta.k`, k(1), true},
+		{`meta['k'] is True`, k(1), false}, // identity: 1 is not True
+		{`approved == meta['k']`, map[string]any{"approved": true, "meta": map[string]any{"k": 1}}, true},
+		{`approved == meta['k']`, k(nil), true}, // None == None
+		{`approved != meta['k']`, map[string]any{"approved": false, "meta": map[string]any{"k": 0}}, false},
+		{`meta['k'] == (count > 1)`, map[string]any{"count": 2, "meta": map[string]any{"k": 1}}, true},
+	} {
+		got, err := Translate(c.gate, TestTypes)
+		if !assert.NoError(t, err, c.gate) {
+			continue
+		}
+		vals := map[string]any{"name": nil, "target": nil, "count": nil, "score": nil, "approved": nil, "items": nil, "meta": nil}
+		for k, v := range c.ctx {
+			vals[k] = v
+		}
+		out, err := evalGuard(got, vals)
+		if !assert.NoError(t, err, "%s: %s", c.gate, got) {
+			continue
+		}
+		assert.Equal(t, c.want, out, "%s → %s with %v", c.gate, got, c.ctx)
+	}
+}
