@@ -38,6 +38,7 @@ const (
 	FnPyMul      = "py_mul"      // a * b: also 'ab' * 2 and [1] * 2
 	FnPyEq       = "py_eq"       // a == b across types (1 == True, 1 != '1')
 	FnPyCmp      = "py_cmp"      // py_cmp(a, "<", b): orderings of lists, numbers with bools
+	FnPyIn       = "py_in"       // py_in(x, l): x in a list by Python's == (1 in [True])
 )
 
 // pyFuncs are the gate functions by the name py_ok takes ("int" for py_int).
@@ -56,6 +57,7 @@ var pyFuncs = map[string]func(args ...any) (any, error){
 	"mul":      pyMul,
 	"eq":       pyEqFn,
 	"cmp":      pyCmpFn,
+	"in":       pyInFn,
 }
 
 // PyFuncNames are the names of the gate functions.
@@ -543,6 +545,19 @@ func pyEqFn(args ...any) (any, error) {
 		return nil, err
 	}
 	return pyEq(args[0], args[1]), nil
+}
+
+// pyInFn is py_in(x, l): whether an item of the list l equals x by
+// Python's == (1 in [True] is True, where expr's in compares types too).
+func pyInFn(args ...any) (any, error) {
+	if err := wantArgs("in", args, 2, 2); err != nil {
+		return nil, err
+	}
+	l, ok := pyList(args[1])
+	if !ok {
+		return nil, pyTypeErr("py_in: %s is not a list", pyTypeName(args[1]))
+	}
+	return slices.ContainsFunc(l, func(v any) bool { return pyEq(args[0], v) }), nil
 }
 
 // pyCmpFn is py_cmp(a, op, b); either side None gives false (lpp's rule

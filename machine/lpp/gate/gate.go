@@ -554,6 +554,10 @@ func (env *Env) comparison(n *Node) (gout, error) {
 			parts[i] = map[bool]string{true: "false", false: "true"}[op == "=="]
 			continue
 		}
+		if s, ok := boolIn(op, l, r, n.Kids[i+1]); ok {
+			parts[i] = s
+			continue
+		}
 		if s, ok := env.crossCompare(op, l, r, n.opCol[i]); ok {
 			parts[i] = s
 			continue
@@ -651,4 +655,32 @@ func compare(op string, l, r gout, ln, rn *Node, col int) (string, error) {
 	}
 	// orderings: False when either side is None
 	return guarded(append(slices.Clone(l.nils), r.nils...), ls+" "+op+" "+rs), nil
+}
+
+// boolIn emits x in l where Python's == finds an item expr's in does not:
+// a bool in a list of any items, or a value of any type in a list literal
+// that holds a bool (1 in [True] is True). ok false: the plain translation
+// holds.
+func boolIn(op string, l, r gout, rn *Node) (string, bool) {
+	if op != "in" && op != "not in" || r.typ != tArray {
+		return "", false
+	}
+	hasBool := rn.Op == "list" && slices.ContainsFunc(rn.Kids, func(k *Node) bool {
+		return k.Op == "const" && (k.Text == "True" || k.Text == "False")
+	})
+	// a bool in a list literal of None, bools and strings: expr's in
+	plain := rn.Op == "list" && !slices.ContainsFunc(rn.Kids, func(k *Node) bool { return k.Op != "const" && k.Op != "str" })
+	if !(l.typ == tBool && !plain) && !(group(l.typ) == "any" && hasBool) {
+		return "", false
+	}
+	s := "py_in(" + l.nilOr() + ", " + r.s + ")"
+	switch {
+	case op == "in" && len(r.nils) > 0: // x in None is False in lpp
+		return "(" + nonNil(r.nils) + " && " + s + ")", true
+	case op == "in":
+		return s, true
+	case len(r.nils) > 0:
+		return "(" + isNil(r.nils) + " || !" + s + ")", true
+	}
+	return "!" + s, true
 }

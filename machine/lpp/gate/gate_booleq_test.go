@@ -33,6 +33,16 @@ func TestABoolComparedWithAValueOfAnyTypeEqualsAsInPython(t *testing.T) {
 		{`approved == meta['k']`, k(nil), true}, // None == None
 		{`approved != meta['k']`, map[string]any{"approved": false, "meta": map[string]any{"k": 0}}, false},
 		{`meta['k'] == (count > 1)`, map[string]any{"count": 2, "meta": map[string]any{"k": 1}}, true},
+		// in a list: an item equal by Python's ==
+		{`meta['k'] in [True, False]`, k(1), true},
+		{`meta['k'] in [True, False]`, k(0.0), true},
+		{`meta['k'] in [True, False]`, k("True"), false},
+		{`meta['k'] not in [True]`, k(1), false},
+		{`True in items`, map[string]any{"items": []any{1}}, true},
+		{`True in items`, map[string]any{"items": []any{2, "True"}}, false},
+		{`True in items`, map[string]any{}, false},
+		{`True not in items`, map[string]any{}, true},
+		{`approved not in items`, map[string]any{"approved": false, "items": []any{0}}, false},
 	} {
 		got, err := Translate(c.gate, TestTypes)
 		if !assert.NoError(t, err, c.gate) {

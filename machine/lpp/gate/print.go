@@ -490,7 +490,7 @@ func printBuiltin(x *ast.BuiltinNode) (pyExpr, error) {
 var (
 	pyGateCalls = map[string]string{"py_str": "str", "py_int": "int", "py_float": "float", "py_round": "round",
 		"py_abs": "abs", "py_len": "len", "py_sum": "sum", "py_min": "min", "py_max": "max"}
-	pyGateOps = map[string]string{"py_mod": "%", "py_floordiv": "//", "py_mul": "*", "py_eq": "=="}
+	pyGateOps = map[string]string{"py_mod": "%", "py_floordiv": "//", "py_mul": "*", "py_eq": "==", "py_in": "in"}
 )
 
 // printGateFunc prints a call of a gate function (ok false: it is none).
