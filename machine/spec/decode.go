@@ -394,12 +394,13 @@ func Contains(list []string, s string) bool {
 // mappingExamples show how the top-level mappings and a state's with and
 // set are written, for one that is not a mapping.
 var mappingExamples = map[string]string{
-	"context": "name each variable with its type: `context: {retries: int, verdict: {type: string, default: \"\"}}`",
-	"states":  "name each state: `states: {work: {do: noop, next: done}, done: {final: true}}`",
-	"events":  "name each event: `events: {CANCEL: {from: \"*\", to: failed}}`",
-	"limits":  "e.g. `limits: {max_transitions: 100}`",
-	"with":    "name each parameter: `with: {message: hello}`",
-	"set":     "name each variable with its expression: `set: {retries: retries + 1}`",
+	"context":    "name each variable with its type: `context: {retries: int, verdict: {type: string, default: \"\"}}`",
+	"states":     "name each state: `states: {work: {do: noop, next: done}, done: {final: true}}`",
+	"events":     "name each event: `events: {CANCEL: {from: \"*\", to: failed}}`",
+	"limits":     "e.g. `limits: {max_transitions: 100}`",
+	"with":       "name each parameter: `with: {message: hello}`",
+	"set":        "name each variable with its expression: `set: {retries: retries + 1}`",
+	"invariants": "name each invariant: `invariants: {few_retries: retries <= 3}` (final_requires: takes a list, invariants: does not)",
 }
 
 func (d *decoder) wantMapping(n *yaml.Node, what string) bool {
