@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine/lpp"
