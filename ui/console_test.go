@@ -203,6 +203,23 @@ func TestSpecsListsOnlySpecsWithValidity(t *testing.T) {
 	assert.NotContains(t, body, "tools_config.yaml")
 }
 
+func TestSpecsListsTheSpecsValidateFindsWhateverTheirLineEndsOrBreakage(t *testing.T) {
+	f := newFixture(t, Options{})
+	write := func(name, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Join(f.root, filepath.Dir(name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(f.root, name), []byte(text), 0o644))
+	}
+	write("specs/mac.yaml", "lpp: 1\rname: mac\rinitial: a\rstates:\r  a: {final: true}\r")
+	write("specs/nostates.yaml", "lpp: 1\nname: nostates\ninitial: a\n")
+	write("specs/unclosed.yaml", "lpp: 1\nname: u\ninitial: a\n  states: {a: {final: true}\n")
+	write("skills/x/demo.yaml", "replies:\n  - text: hello\n")
+	body := f.do("GET", "/specs", "").Body.String()
+	for _, name := range []string{"specs/mac.yaml", "specs/nostates.yaml", "specs/unclosed.yaml"} {
+		assert.Contains(t, body, `<tr data-spec="`+name+`">`, "lppctl validate reports %s as a spec", name)
+	}
+	assert.NotContains(t, body, "demo.yaml")
+}
+
 func TestSpecPageShowsItsStartFormAndRuns(t *testing.T) {
 	f := newFixture(t, Options{Exe: "/nonexistent/lppctl"})
 	spec := `lpp: 1

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/lppctl/lppctl/internal/textx"
@@ -35,10 +34,6 @@ type specFile struct {
 	Errors      int
 	Description string
 }
-
-// specKey tells a spec from the other YAML files of a project (a scripted
-// model's replies, the gateway's policy): a spec has top-level states.
-var specKey = regexp.MustCompile(`(?m)^states:`)
 
 // skipDir lists folders the spec list does not walk into.
 func skipDir(name string) bool {
@@ -69,7 +64,7 @@ func specFiles(root string) ([]specFile, error) {
 		rel, _ := filepath.Rel(root, p)
 		switch filepath.Ext(p) {
 		case ".yaml", ".yml":
-			if src, err := readUnder(r, rel); err == nil && specKey.Match(src) {
+			if src, err := readUnder(r, rel); err == nil && mspec.ListedAsSpec(src) {
 				out = append(out, specFile{Path: filepath.ToSlash(rel), Errors: -1})
 			}
 		case ".json":

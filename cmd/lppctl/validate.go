@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine/lpp"
@@ -203,13 +201,7 @@ func looksLikeSpec(path string, limit int64) bool {
 	if err != nil {
 		return true
 	}
-	var top map[string]yaml.Node
-	if err := yaml.Unmarshal(data, &top); err != nil {
-		return true
-	}
-	_, states := top["states"]
-	_, lpp := top["lpp"]
-	return states || lpp || len(top) == 0
+	return mspec.ListedAsSpec(data)
 }
 
 // isBlueprintFile tells an L++ blueprint from the other JSON files a

@@ -159,6 +159,11 @@ func (d *decoder) yamlError(err error, src []byte) {
 				d.errorf(Pos{Line: p.Line, Col: col}, 1, "invalid YAML: this %c is not closed on its line", opener)
 				d.hintLast(fmt.Sprintf("close it with %c where its values end; a value that holds a comma, a bracket or \": \" is quoted (when: 'hasPrefix(reply, \"x\")')", closer))
 				return
+			} else if col, opener, openedAt, closedAt := strayCloser(SourceLine(src, p.Line)); col > 0 && msg == "did not find expected key" {
+				closer := []rune(SourceLine(src, p.Line))[col-1]
+				d.errorf(Pos{Line: p.Line, Col: col}, 1, "invalid YAML: this %c closes nothing: the %c at column %d is already closed at column %d", closer, opener, openedAt, closedAt)
+				d.hintLast(fmt.Sprintf("remove the %c that is one too many: this one, or one before it that closes the %c too early", closer, opener))
+				return
 			}
 		case msg == "found character that cannot start any token":
 			if at, ok := tokenColumn(src, p.Line, msg); ok {
@@ -389,12 +394,13 @@ func Contains(list []string, s string) bool {
 // mappingExamples show how the top-level mappings and a state's with and
 // set are written, for one that is not a mapping.
 var mappingExamples = map[string]string{
-	"context": "name each variable with its type: `context: {retries: int, verdict: {type: string, default: \"\"}}`",
-	"states":  "name each state: `states: {work: {do: noop, next: done}, done: {final: true}}`",
-	"events":  "name each event: `events: {CANCEL: {from: \"*\", to: failed}}`",
-	"limits":  "e.g. `limits: {max_transitions: 100}`",
-	"with":    "name each parameter: `with: {message: hello}`",
-	"set":     "name each variable with its expression: `set: {retries: retries + 1}`",
+	"context":    "name each variable with its type: `context: {retries: int, verdict: {type: string, default: \"\"}}`",
+	"states":     "name each state: `states: {work: {do: noop, next: done}, done: {final: true}}`",
+	"events":     "name each event: `events: {CANCEL: {from: \"*\", to: failed}}`",
+	"limits":     "e.g. `limits: {max_transitions: 100}`",
+	"with":       "name each parameter: `with: {message: hello}`",
+	"set":        "name each variable with its expression: `set: {retries: retries + 1}`",
+	"invariants": "name each invariant: `invariants: {few_retries: retries <= 3}` (final_requires: takes a list, invariants: does not)",
 }
 
 func (d *decoder) wantMapping(n *yaml.Node, what string) bool {

@@ -144,3 +144,47 @@ func unclosedBracket(line string) int {
 	}
 	return open[len(open)-1] + 1
 }
+
+// strayCloser returns the column of the first } or ] of line that closes
+// nothing (1-based, 0 when there is none): the flow collections opened on
+// the line before it are all closed. opener is the last one opened at the
+// line's top level and openedAt, closedAt the columns where it opens and
+// closes (the extra closer is this one, or one that closed it too early).
+// Quotes and a comment are skipped as unclosedBracket skips them.
+func strayCloser(line string) (col int, opener rune, openedAt, closedAt int) {
+	runes := []rune(line)
+	var open []int
+	quote := rune(0)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch {
+		case quote == '"' && r == '\\':
+			i++
+		case quote != 0:
+			if r == quote {
+				if quote == '\'' && i+1 < len(runes) && runes[i+1] == '\'' {
+					i++
+					continue
+				}
+				quote = 0
+			}
+		case (r == '"' || r == '\'') && opensScalar(runes[:i]):
+			quote = r
+		case r == '#' && (i == 0 || runes[i-1] == ' '):
+			i = len(runes)
+		case (r == '{' || r == '[') && opensScalar(runes[:i]):
+			open = append(open, i)
+		case (r == '}' || r == ']') && len(open) > 0:
+			if len(open) == 1 {
+				opener, openedAt, closedAt = runes[open[0]], open[0]+1, i+1
+			}
+			open = open[:len(open)-1]
+		case (r == '}' || r == ']') && opener != 0:
+			want := map[rune]rune{'{': '}', '[': ']'}[opener]
+			if r == want {
+				return i + 1, opener, openedAt, closedAt
+			}
+		}
+	}
+	return 0, 0, 0, 0
+}

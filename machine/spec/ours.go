@@ -22,3 +22,18 @@ func LooksLikeSpec(src []byte) bool {
 	}
 	return false
 }
+
+// ListedAsSpec tells a spec from the other YAML files of a folder of specs
+// (a demo.yaml of scripted replies, a gateway policy), as lppctl validate
+// DIR and the UI's Specs page list them: a mapping with states: or lpp:,
+// an empty file, or one that does not parse as YAML (validating it
+// reports why). YAML's line breaks are \n, \r\n and a lone \r alike.
+func ListedAsSpec(src []byte) bool {
+	var top map[string]yaml.Node
+	if err := yaml.Unmarshal(src, &top); err != nil {
+		return true
+	}
+	_, states := top["states"]
+	_, lpp := top["lpp"]
+	return states || lpp || len(top) == 0
+}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -145,12 +146,18 @@ func (t Type) ParseValue(s string) (any, error) {
 	switch t {
 	case TypeInt:
 		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("%q is beyond an int's range (±9.2e18); give a smaller number", s)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%q is not an int", s)
 		}
 		return n, nil
 	case TypeFloat:
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if errors.Is(err, strconv.ErrRange) { // beyond ±MaxFloat64 (1e-400 reads as 0)
+			return nil, fmt.Errorf("%q is beyond a float's range (±1.8e308); give a smaller number", s)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a float", s)
 		}

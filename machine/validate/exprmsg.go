@@ -51,7 +51,8 @@ func exprMessage(msg string) string {
 	return strings.Replace(msg, "array elements can only be selected using an integer", "list items are selected by an int", 1)
 }
 
-// expectedTypeRE matches expr's error for a result of the wrong type: a
+// expectedTypeRE matches expr's error for a result of the wrong type (its
+// types renamed by exprMessage: float, list, map, not Go's): a
 // guard that is not a bool, a set of another type than its variable's.
 var expectedTypeRE = regexp.MustCompile(`^expected (\w+), but got (\w+)$`)
 

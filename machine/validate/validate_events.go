@@ -151,6 +151,11 @@ func (v *validator) eventExprError(e *mspec.ExprError, what string) (ok bool) {
 			"%s: unknown name event", what)
 		return true
 	}
+	if m := unknownNameRE.FindStringSubmatch(e.Msg); m != nil && m[1] == "payload" && v.inEvent != "" && v.spec.Var("payload") == nil && !v.unknownVarsUncertain() {
+		v.errorf(e.Pos, len(m[1]), "an event's payload is read through event: write event.payload (event.payload.FIELD)",
+			"%s: unknown name payload", what)
+		return true
+	}
 	m := noFieldRE.FindStringSubmatch(e.Msg)
 	if m == nil || v.inEvent == "" {
 		return false

@@ -180,7 +180,7 @@ func (v *validator) exprError(e *mspec.ExprError, what string) {
 		hint = fmt.Sprintf("the context variable %q hides the expression function %s(): rename the variable", v.hidesBuiltin(e), v.hidesBuiltin(e))
 	} else if e.Msg == mspec.ErrFloatToInt.Error() {
 		hint = "the fraction would be lost: convert it with int(...) (which truncates), or declare the variable as float"
-	} else if m := expectedTypeRE.FindStringSubmatch(e.Msg); m != nil {
+	} else if m := expectedTypeRE.FindStringSubmatch(exprMessage(e.Msg)); m != nil {
 		hint = expectedTypeHint(m[1], m[2])
 	} else if strings.Contains(exprMessage(e.Msg), "+ (mismatched types list and list)") {
 		hint = "+ does not join lists: write concat(a, b) (concat(l, [x]) appends one item)"
