@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
@@ -79,9 +80,9 @@ func specFiles(root string) ([]specFile, error) {
 
 // readUnder reads the file rel under root: a regular file (opened without
 // blocking, so a FIFO named like a spec never hangs a page) of at most the
-// CLI's cap (LPPCTL_MAX_BYTES, else 16 MiB: lpp.MaxBytes).
+// CLI's cap (LPPCTL_MAX_BYTES, else 16 MiB: fsx.MaxBytes).
 func readUnder(root *os.Root, rel string) ([]byte, error) {
-	limit, err := lpp.MaxBytes("")
+	limit, err := fsx.MaxBytes("")
 	if err != nil {
 		return nil, err
 	}
@@ -99,11 +100,11 @@ func readUnder(root *os.Root, rel string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file", name)
 	}
 	if info.Size() > limit {
-		return nil, fmt.Errorf("%w; raise the limit with %s=SIZE", &lpp.TooLargeError{Path: name, Size: info.Size(), Limit: limit}, lpp.MaxBytesEnv)
+		return nil, fmt.Errorf("%w; raise the limit with %s=SIZE", &fsx.TooLargeError{Path: name, Size: info.Size(), Limit: limit}, fsx.MaxBytesEnv)
 	}
 	src, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err == nil && int64(len(src)) > limit {
-		err = fmt.Errorf("%w; raise the limit with %s=SIZE", &lpp.TooLargeError{Path: name, Limit: limit}, lpp.MaxBytesEnv)
+		err = fmt.Errorf("%w; raise the limit with %s=SIZE", &fsx.TooLargeError{Path: name, Limit: limit}, fsx.MaxBytesEnv)
 	}
 	return src, err
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/internal/fsx"
 )
 
 func TestExportCommand(t *testing.T) {
@@ -59,7 +59,7 @@ func TestExportCommandWritesFile(t *testing.T) {
 // TestExportTLAEveryShippedSpec: every spec in specs/ exports as a TLA+
 // module followed by its TLC configuration.
 func TestExportTLAEveryShippedSpec(t *testing.T) {
-	paths, err := expandSpecDirs([]string{"../../specs"}, lpp.DefaultMaxBytes)
+	paths, err := expandSpecDirs([]string{"../../specs"}, fsx.DefaultMaxBytes)
 	if err != nil || len(paths) < 3 {
 		t.Fatalf("specs: %v (%d found)", err, len(paths))
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/lppctl/lppctl/actions"
 	"io/fs"
 	"os"
+
+	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/internal/fsx"
 
 	"github.com/urfave/cli/v2"
 
@@ -138,8 +140,8 @@ func exportBlueprint(c *cli.Context, format string) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	src, err := lpp.ReadFile(path, limit)
-	if errors.Is(err, lpp.ErrTooLarge) {
+	src, err := fsx.ReadFile(path, limit)
+	if errors.Is(err, fsx.ErrTooLarge) {
 		_, err = readCapped(path, "spec", limit)
 		return true, err
 	}

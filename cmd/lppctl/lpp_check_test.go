@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine/check"
-	"github.com/lppctl/lppctl/machine/lpp"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -198,7 +198,7 @@ func TestCheckAndValidateOfADirectoryTakeItsBlueprints(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := expandSpecDirs([]string{dir}, lpp.DefaultMaxBytes)
+	got, err := expandSpecDirs([]string{dir}, fsx.DefaultMaxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

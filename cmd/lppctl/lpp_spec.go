@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -41,7 +42,7 @@ func (f *specFile) isBlueprint() bool { return f.blueprint }
 // The file is read as validate reads it: a regular file of at most
 // LPPCTL_MAX_BYTES (16 MiB by default).
 func readSpecFile(path, mappingFor string) (*specFile, error) {
-	limit, err := lpp.MaxBytes("")
+	limit, err := fsx.MaxBytes("")
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}

@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/lppctl/lppctl/machine/lpp"
 )
 
 // sizedFile makes a file of size bytes in dir (sparse: nothing is written).
@@ -30,7 +29,7 @@ func sizedFile(t *testing.T, dir, name string, size int64) string {
 func TestCommandsRefuseFilesOverTheReadCap(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	sizedFile(t, dir, "big.json", lpp.DefaultMaxBytes+1)
+	sizedFile(t, dir, "big.json", fsx.DefaultMaxBytes+1)
 	small := `{"$schema": "lpp/v0.2.0", "id": "bp", "description": "0123456789012345678901234567890123456789",
  "context_schema": {"properties": {}}, "states": {"x": {"description": "x"}, "y": {"description": "y"}},
  "entry_state": "x", "terminal_states": {"y": {}}, "gates": {}, "actions": {},
@@ -48,16 +47,16 @@ func TestCommandsRefuseFilesOverTheReadCap(t *testing.T) {
 		wantErr string
 	}{
 		{"import refuses a blueprint over 16 MiB", "", []string{"import", "lpp", "big.json"}, exitInvalidSpec,
-			tooBig("blueprint", "big.json", lpp.DefaultMaxBytes+1, lpp.DefaultMaxBytes, "16 MiB")},
+			tooBig("blueprint", "big.json", fsx.DefaultMaxBytes+1, fsx.DefaultMaxBytes, "16 MiB")},
 		{"validate refuses a file over 16 MiB", "", []string{"validate", "big.json"}, exitInvalidSpec,
-			tooBig("spec", "big.json", lpp.DefaultMaxBytes+1, lpp.DefaultMaxBytes, "16 MiB")},
+			tooBig("spec", "big.json", fsx.DefaultMaxBytes+1, fsx.DefaultMaxBytes, "16 MiB")},
 		{"check refuses a file over 16 MiB", "", []string{"check", "big.json"}, exitInvalidSpec, ""},
 		{"run refuses a file over 16 MiB", "", []string{"run", "--spec", "big.json", "--yes"}, exitInvalidSpec,
-			tooBig("spec", "big.json", lpp.DefaultMaxBytes+1, lpp.DefaultMaxBytes, "16 MiB")},
+			tooBig("spec", "big.json", fsx.DefaultMaxBytes+1, fsx.DefaultMaxBytes, "16 MiB")},
 		{"LPPCTL_MAX_BYTES lowers run's cap", "200", []string{"run", "--spec", "small.json", "--yes"}, exitInvalidSpec,
 			tooBig("spec", "small.json", int64(len(small)), 200, "200 bytes")},
 		{"export refuses a file over 16 MiB", "", []string{"export", "big.json"}, exitInvalidSpec,
-			tooBig("spec", "big.json", lpp.DefaultMaxBytes+1, lpp.DefaultMaxBytes, "16 MiB")},
+			tooBig("spec", "big.json", fsx.DefaultMaxBytes+1, fsx.DefaultMaxBytes, "16 MiB")},
 		{"--max-bytes lowers the cap", "", []string{"import", "lpp", "--max-bytes", "100", "small.json"}, exitInvalidSpec,
 			tooBig("blueprint", "small.json", int64(len(small)), 100, "100 bytes")},
 		{"LPPCTL_MAX_BYTES lowers the cap", "1K", []string{"validate", "small.json"}, 0, ""},
@@ -69,7 +68,7 @@ func TestCommandsRefuseFilesOverTheReadCap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(lpp.MaxBytesEnv, tt.env)
+			t.Setenv(fsx.MaxBytesEnv, tt.env)
 			code, out, errOut := runCLI(t, tt.args...)
 			assert.Equal(t, tt.code, code, "%s%s", out, errOut)
 			if tt.wantErr != "" {
@@ -84,7 +83,7 @@ func TestCommandsRefuseFilesOverTheReadCap(t *testing.T) {
 // is not, past the size check).
 func TestValidateRaisedCapReadsALargeFile(t *testing.T) {
 	dir := t.TempDir()
-	path := sizedFile(t, dir, "big.json", lpp.DefaultMaxBytes+1)
+	path := sizedFile(t, dir, "big.json", fsx.DefaultMaxBytes+1)
 	code, out, errOut := runCLI(t, "validate", "--max-bytes", "17MiB", path)
 	assert.Equal(t, exitInvalidSpec, code)
 	assert.NotContains(t, out+errOut, "over the limit")

@@ -1,11 +1,12 @@
 package main
 
 import (
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestRunProtectedCoversTheSpecItsTemplatesAndTheRunDir: what a run hands the

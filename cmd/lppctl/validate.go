@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine/lpp"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
@@ -197,7 +198,7 @@ func expandSpecDirs(paths []string, limit int64) ([]string, error) {
 // spec, so that validating the directory reports it, and so is one that
 // cannot be read (over limit: validating it says so).
 func looksLikeSpec(path string, limit int64) bool {
-	data, err := lpp.ReadFile(path, limit)
+	data, err := fsx.ReadFile(path, limit)
 	if err != nil {
 		return true
 	}
@@ -208,8 +209,8 @@ func looksLikeSpec(path string, limit int64) bool {
 // directory of specs holds (by its $schema: lpp.IsBlueprint); one over
 // limit is kept, for validating it to say so.
 func isBlueprintFile(path string, limit int64) bool {
-	data, err := lpp.ReadFile(path, limit)
-	if errors.Is(err, lpp.ErrTooLarge) {
+	data, err := fsx.ReadFile(path, limit)
+	if errors.Is(err, fsx.ErrTooLarge) {
 		return true
 	}
 	return err == nil && lpp.IsBlueprint(data)

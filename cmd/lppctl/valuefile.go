@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/internal/fsx"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -13,14 +13,14 @@ import (
 // lppctl ui passes long values so).
 
 // readValueFile returns the content of the file a flag names (flag is how
-// errors name it: "--answer-file FILE"), at most lpp.MaxBytes; a file that
+// errors name it: "--answer-file FILE"), at most fsx.MaxBytes; a file that
 // cannot be read is a usage error.
 func readValueFile(flag, path string) (string, error) {
-	limit, err := lpp.MaxBytes("")
+	limit, err := fsx.MaxBytes("")
 	if err != nil {
 		return "", withCode(exitUsage, err)
 	}
-	b, err := lpp.ReadFile(path, limit)
+	b, err := fsx.ReadFile(path, limit)
 	if err != nil {
 		return "", usageErrorf("%s: cannot read the value: %v", flag, err)
 	}

@@ -1,6 +1,8 @@
 // Package fsx holds the file-system primitives that must exist once in the
 // tree: an atomic file replacement (temporary file, fsync, rename, directory
-// fsync) and advisory locks (flock). It is a leaf: it imports nothing of the
+// fsync), advisory locks (flock) and a read of a file of bounded size that
+// refuses what is not a regular file (ReadFile: specs, blueprints, values
+// given by file, with their --max-bytes). It is a leaf: it imports nothing of the
 // project, so that machine/runstore and skills, which may not import each
 // other, share it.
 package fsx

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine/lpp/gate"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
@@ -15,10 +16,10 @@ import (
 // Load reads and decodes the blueprint at path. The error is a
 // *machine.DiagnosticsError (wrapping machine.ErrInvalidSpec) listing every
 // problem with its position when the blueprint is malformed; warnings are in
-// the blueprint's Warnings. A file over DefaultMaxBytes is refused (a
-// *TooLargeError).
+// the blueprint's Warnings. A file over fsx.DefaultMaxBytes is refused (a
+// *fsx.TooLargeError).
 func Load(path string) (*Blueprint, error) {
-	src, err := ReadFile(path, DefaultMaxBytes)
+	src, err := fsx.ReadFile(path, fsx.DefaultMaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read blueprint: %w", err)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package lpp
+package fsx
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package lpp
+package fsx
 
 // openNonblock: elsewhere a FIFO is refused once opened.
 const openNonblock = 0

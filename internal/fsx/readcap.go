@@ -1,4 +1,4 @@
-package lpp
+package fsx
 
 import (
 	"errors"
