@@ -9,6 +9,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
@@ -46,13 +47,13 @@ func decodeSource(reg *machine.Registry, root, path string, src []byte, opts ...
 		return s
 	}
 	s.diags = bp.Warnings
-	m, err := loadMapping(root, lpp.MappingPath(path))
+	m, err := loadMapping(root, mapfile.Path(path))
 	if err != nil {
 		s.mappingErr = err.Error()
 		return s
 	}
 	tr, err := lpp.Translate(bp, m)
-	var mu *lpp.MissingUnitsError
+	var mu *mapfile.MissingUnitsError
 	if errors.As(err, &mu) {
 		s.diags = append(s.diags, mspec.Diagnostic{Severity: mspec.SevError, File: path, Pos: mu.Pos, Msg: mu.Error()})
 		return s
@@ -91,20 +92,20 @@ func (s *specSource) remapReport(r *check.CheckReport) *check.CheckReport {
 }
 
 // loadMapping reads the compute mapping at rel inside root (through an
-// os.Root: a link cannot lead it out; a FIFO or a huge file is refused); a missing one is lpp.DefaultMapping.
+// os.Root: a link cannot lead it out; a FIFO or a huge file is refused); a missing one is mapfile.Default.
 // An invalid one is an error whose text is its positioned diagnostics.
-func loadMapping(root, rel string) (*lpp.Mapping, error) {
+func loadMapping(root, rel string) (*mapfile.Mapping, error) {
 	// Read as a file a spec names: inside the root, a regular file, capped.
 	data, err := mspec.ReadNamedFile(filepath.Join(root, filepath.FromSlash(rel)), "", root)
 	if errors.Is(err, fs.ErrNotExist) {
-		m := lpp.DefaultMapping()
+		m := mapfile.Default()
 		m.File = rel // a missing-unit error names it: where to add them
 		return m, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the compute mapping %s: %w", rel, err)
 	}
-	m, diags := lpp.ParseMapping(rel, data)
+	m, diags := mapfile.Parse(rel, data)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("the compute mapping %s is invalid:\n%s", rel, diags.Errors().PrettyAll(data))
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -52,11 +53,11 @@ func translateBlueprint(path string, src []byte, mappingFor string) translated {
 	if mappingFor == "" {
 		mappingFor = path
 	}
-	m, err := lpp.LoadMapping(lpp.MappingPath(mappingFor))
+	m, err := mapfile.Load(mapfile.Path(mappingFor))
 	if err != nil {
-		m = lpp.DefaultMapping()
+		m = mapfile.Default()
 	}
-	var mu *lpp.MissingUnitsError
+	var mu *mapfile.MissingUnitsError
 	if err := lpp.CheckUnits(bp, m); errors.As(err, &mu) {
 		t.diags = append(t.diags, mspec.Diagnostic{Severity: mspec.SevWarning, File: path, Pos: mu.Pos,
 			Msg: mu.Error(), Hint: "needed only to run: validate and check read each such unit as a no-op"})

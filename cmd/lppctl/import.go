@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -44,15 +45,15 @@ func runImport(c *cli.Context) error {
 	}
 	mpath := c.String("mapping")
 	if mpath == "" {
-		mpath = lpp.MappingPath(path)
+		mpath = mapfile.Path(path)
 	} else if _, err := os.Stat(mpath); err != nil {
 		return withCode(exitUsage, fmt.Errorf("cannot read compute mapping: %w", err))
 	}
-	m, err := lpp.LoadMapping(mpath)
+	m, err := mapfile.Load(mpath)
 	if err != nil {
 		return reportInvalid(c, "compute mapping "+mpath, err)
 	}
-	var mu *lpp.MissingUnitsError
+	var mu *mapfile.MissingUnitsError
 	if err := lpp.CheckUnits(bp, m); errors.As(err, &mu) {
 		// The mapping is needed only to run: the spec gets a no-op for each
 		// such unit (import again once the mapping places them).

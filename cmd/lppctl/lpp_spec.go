@@ -11,6 +11,7 @@ import (
 	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	"github.com/lppctl/lppctl/machine/runstore"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
@@ -67,14 +68,14 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 		spec, diags := mspec.Parse(path, src)
 		return &specFile{Spec: spec, Diags: diags, Src: src, imported: lpp.IsImported(src)}, nil
 	}
-	f := &specFile{Src: src, blueprint: true, Mapping: lpp.MappingPath(cmp.Or(mappingFor, path))}
+	f := &specFile{Src: src, blueprint: true, Mapping: mapfile.Path(cmp.Or(mappingFor, path))}
 	bp, diags := lpp.Parse(path, src)
 	if diags.HasErrors() {
 		f.Diags = diags
 		return f, nil
 	}
 	f.Diags = bp.Warnings
-	m, err := lpp.LoadMapping(f.Mapping)
+	m, err := mapfile.Load(f.Mapping)
 	if err != nil {
 		var de *mspec.DiagnosticsError
 		if errors.As(err, &de) {
@@ -82,7 +83,7 @@ func parseSpecFileTo(path string, src []byte, mappingFor string, toRun bool) (*s
 		}
 		return nil, withCode(exitInvalidSpec, err)
 	}
-	var mu *lpp.MissingUnitsError
+	var mu *mapfile.MissingUnitsError
 	if !toRun {
 		if err := lpp.CheckUnits(bp, m); errors.As(err, &mu) {
 			f.Diags = append(f.Diags, mspec.Diagnostic{Severity: mspec.SevWarning, File: path, Pos: mu.Pos,
@@ -137,7 +138,7 @@ func mappingHash(spec *mspec.Spec, path string, files map[string]string) map[str
 	if !lpp.IsBlueprint(spec.Source) {
 		return files
 	}
-	abs, err := filepath.Abs(lpp.MappingPath(path))
+	abs, err := filepath.Abs(mapfile.Path(path))
 	if err != nil {
 		return files
 	}

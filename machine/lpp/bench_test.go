@@ -10,6 +10,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -150,7 +151,7 @@ func BenchmarkImportValidateLargestReal(b *testing.B) {
 		if diags.HasErrors() {
 			b.Fatal(diags)
 		}
-		m := DefaultMapping()
+		m := mapfile.Default()
 		m.Unmapped = true
 		tr, err := Translate(bp, m)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -139,7 +140,7 @@ func TestEveryWriteOfAnUndeclaredNameAGateReadsMakesItExist(t *testing.T) {
   {"id": "t2", "from": "b", "to": "yes", "on_event": "GO", "gates": ["ok"]}]}`)
 	bp, diags = Parse("c.json", src)
 	require.False(t, diags.HasErrors(), "%v", diags)
-	m := &Mapping{Units: map[string]Unit{"u:work": {Script: "scripts/u.py", Function: "work"}}}
+	m := &mapfile.Mapping{Units: map[string]mapfile.Unit{"u:work": {Script: "scripts/u.py", Function: "work"}}}
 	spec, err = ToSpecYAML(bp, m)
 	require.NoError(t, err)
 	require.Contains(t, string(spec), "output: {error: 'error', 'r.k': 'v'}\n      defines: {lpp_defined_error: 'error'}")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lppctl/lppctl/machine/lpp/yamltext"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -75,7 +76,7 @@ func (w *writer) json() ([]byte, error) {
 	desc := spec.Description
 	if md == nil { // lpp's loader requires an id, a name and a version
 		md = &meta{Schema: SchemaV02, ID: spec.Name, Name: spec.Name, Version: "1.0.0", Description: spec.Description}
-	} else if len(desc) < longText {
+	} else if len(desc) < yamltext.LongText {
 		// The import writes the name as the spec's description when the
 		// blueprint has none; the metadata holds the description, but for a
 		// long one, which only the spec's description: holds.

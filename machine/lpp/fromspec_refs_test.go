@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -27,7 +28,7 @@ func TestImportThenExportGivesBackAValueFromTheSpecHoldsAsALiteral(t *testing.T)
 			require.NoError(t, err)
 			bp, ds := Parse(f, src)
 			require.False(t, ds.HasErrors(), "%v", ds)
-			out, err := ToSpecYAML(bp, &Mapping{Unmapped: true})
+			out, err := ToSpecYAML(bp, &mapfile.Mapping{Unmapped: true})
 			require.NoError(t, err)
 			spec, sd := mspec.Parse("x.yaml", out)
 			require.False(t, sd.HasErrors(), "%v", sd)

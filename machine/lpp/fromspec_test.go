@@ -13,6 +13,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp/gate"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
@@ -25,7 +26,7 @@ func importSpec(t *testing.T, f string) (*Blueprint, *mspec.Spec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadMapping(MappingPath(f))
+	m, err := mapfile.Load(mapfile.Path(f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestAnImportedBlueprintWithDeadPartsExportsBack(t *testing.T) {
 			orig, err := Load(filepath.Join("testdata", "roundtrip", tt.file))
 			require.NoError(t, err)
 			// validated without a mapping (machine's registry has no script.run: each unit a no-op)
-			text, err := ToSpecYAML(orig, &Mapping{Unmapped: true})
+			text, err := ToSpecYAML(orig, &mapfile.Mapping{Unmapped: true})
 			require.NoError(t, err)
 			require.True(t, IsImported(text))
 			spec, diags := mspec.Parse("x.spec.yaml", text)
@@ -342,7 +343,7 @@ func TestAnImportedBlueprintWithDeadPartsExportsBack(t *testing.T) {
 				assert.Contains(t, got, w)
 			}
 			// written back with one (an unmapped unit's action is a no-op the spec cannot give back)
-			text, err = ToSpecYAML(orig, &Mapping{Units: map[string]Unit{"impl:json.load": {Script: "scripts/impl.py", Function: "json.load"}, "chk:gate": {Script: "scripts/chk.py", Function: "gate"}}})
+			text, err = ToSpecYAML(orig, &mapfile.Mapping{Units: map[string]mapfile.Unit{"impl:json.load": {Script: "scripts/impl.py", Function: "json.load"}, "chk:gate": {Script: "scripts/chk.py", Function: "gate"}}})
 			require.NoError(t, err)
 			spec, diags = mspec.Parse("x.spec.yaml", text)
 			require.False(t, diags.HasErrors(), "%s", diags.Err())

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -26,7 +27,7 @@ func FuzzImport(f *testing.F) {
 	}
 	f.Add([]byte(`{"$schema":"lpp/v0.1.0"}`))
 	f.Add([]byte(`[1,2,{"a":"\u00e9"}]`))
-	m := &Mapping{Units: map[string]Unit{}, Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
+	m := &mapfile.Mapping{Units: map[string]mapfile.Unit{}, Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		bp, diags := Parse("fuzz.json", src)
 		if bp != nil && !IsBlueprint(src) { // recognising keeps only $schema: it must agree
@@ -42,12 +43,12 @@ func FuzzImport(f *testing.F) {
 		}
 		for _, g := range bp.Gates {
 			if g.ComputeUnit != "" {
-				m.Units[g.ComputeUnit] = Unit{Script: "u.py", Function: "f"}
+				m.Units[g.ComputeUnit] = mapfile.Unit{Script: "u.py", Function: "f"}
 			}
 		}
 		for _, a := range bp.Actions {
 			if a.ComputeUnit != "" {
-				m.Units[a.ComputeUnit] = Unit{Script: "u.py", Function: "f"}
+				m.Units[a.ComputeUnit] = mapfile.Unit{Script: "u.py", Function: "f"}
 			}
 		}
 		tr, err := Translate(bp, m)

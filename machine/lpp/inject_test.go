@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -47,16 +48,16 @@ var hostile = []string{
 
 // injectPlaces puts a text into one field of the blueprint (decoded as a
 // map), or of the mapping's driver lists.
-var injectPlaces = map[string]func(bp map[string]any, m *Mapping, s string){
-	"id":          func(bp map[string]any, _ *Mapping, s string) { bp["id"] = s },
-	"name":        func(bp map[string]any, _ *Mapping, s string) { bp["name"] = s },
-	"version":     func(bp map[string]any, _ *Mapping, s string) { bp["version"] = s },
-	"description": func(bp map[string]any, _ *Mapping, s string) { bp["description"] = s },
-	"state description": func(bp map[string]any, _ *Mapping, s string) {
+var injectPlaces = map[string]func(bp map[string]any, m *mapfile.Mapping, s string){
+	"id":          func(bp map[string]any, _ *mapfile.Mapping, s string) { bp["id"] = s },
+	"name":        func(bp map[string]any, _ *mapfile.Mapping, s string) { bp["name"] = s },
+	"version":     func(bp map[string]any, _ *mapfile.Mapping, s string) { bp["version"] = s },
+	"description": func(bp map[string]any, _ *mapfile.Mapping, s string) { bp["description"] = s },
+	"state description": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "states", "work")["description"] = s
 	},
-	"state name": func(bp map[string]any, _ *Mapping, s string) { obj(bp, "states", "work")["name"] = s },
-	"state id": func(bp map[string]any, _ *Mapping, s string) {
+	"state name": func(bp map[string]any, _ *mapfile.Mapping, s string) { obj(bp, "states", "work")["name"] = s },
+	"state id": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		states := obj(bp, "states")
 		states[s] = states["work"]
 		delete(states, "work")
@@ -68,63 +69,67 @@ var injectPlaces = map[string]func(bp map[string]any, m *Mapping, s string){
 			}
 		}
 	},
-	"transition id":          func(bp map[string]any, _ *Mapping, s string) { trans(bp)[0]["id"] = s },
-	"transition description": func(bp map[string]any, _ *Mapping, s string) { trans(bp)[0]["description"] = s },
-	"event":                  func(bp map[string]any, _ *Mapping, s string) { trans(bp)[2]["on_event"] = s },
-	"property name": func(bp map[string]any, _ *Mapping, s string) {
+	"transition id":          func(bp map[string]any, _ *mapfile.Mapping, s string) { trans(bp)[0]["id"] = s },
+	"transition description": func(bp map[string]any, _ *mapfile.Mapping, s string) { trans(bp)[0]["description"] = s },
+	"event":                  func(bp map[string]any, _ *mapfile.Mapping, s string) { trans(bp)[2]["on_event"] = s },
+	"property name": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "context_schema", "properties")[s] = map[string]any{"type": "string", "description": s}
 	},
-	"property description": func(bp map[string]any, _ *Mapping, s string) {
+	"property description": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "context_schema", "properties", "s")["description"] = s
 	},
-	"default": func(bp map[string]any, _ *Mapping, s string) {
+	"default": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		p := obj(bp, "context_schema", "properties", "s")
 		p["default"], p["enum"] = s, []any{s, "v"}
 	},
-	"set value": func(bp map[string]any, _ *Mapping, s string) { obj(bp, "actions", "a")["value"] = s },
-	"gate literal": func(bp map[string]any, _ *Mapping, s string) {
+	"set value": func(bp map[string]any, _ *mapfile.Mapping, s string) { obj(bp, "actions", "a")["value"] = s },
+	"gate literal": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "gates", "g")["expression"] = "s == " + pyQuote(s)
 	},
-	"gate id": func(bp map[string]any, _ *Mapping, s string) {
+	"gate id": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		gates := obj(bp, "gates")
 		gates[s] = gates["g"]
 		delete(gates, "g")
 		trans(bp)[1]["gates"] = []any{s}
 	},
-	"action id": func(bp map[string]any, _ *Mapping, s string) {
+	"action id": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		acts := obj(bp, "actions")
 		acts[s] = acts["a"]
 		delete(acts, "a")
 		trans(bp)[0]["actions"] = []any{s, "p", "c", "e"}
 	},
-	"payload field": func(bp map[string]any, _ *Mapping, s string) {
+	"payload field": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "actions", "p")["value_from"] = "event.payload." + s
 	},
-	"unit": func(bp map[string]any, m *Mapping, s string) {
+	"unit": func(bp map[string]any, m *mapfile.Mapping, s string) {
 		s = strings.ReplaceAll(s, ":", ";") // a unit of two colons is another construct (a no-op)
 		obj(bp, "actions", "c")["compute_unit"] = "ns:" + s
-		m.Units["ns:"+s] = Unit{Script: "u.py", Function: "f"}
+		m.Units["ns:"+s] = mapfile.Unit{Script: "u.py", Function: "f"}
 	},
-	"unit script": func(_ map[string]any, m *Mapping, s string) { m.Units["ns:op"] = Unit{Script: s, Function: s} },
-	"input key": func(bp map[string]any, _ *Mapping, s string) {
+	"unit script": func(_ map[string]any, m *mapfile.Mapping, s string) {
+		m.Units["ns:op"] = mapfile.Unit{Script: s, Function: s}
+	},
+	"input key": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "actions", "c")["input_map"] = map[string]any{s: "s"}
 	},
-	"output key": func(bp map[string]any, _ *Mapping, s string) {
+	"output key": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "actions", "c")["output_map"] = map[string]any{"r": s}
 	},
-	"emit event": func(bp map[string]any, _ *Mapping, s string) { obj(bp, "actions", "e")["event"] = s },
-	"emit payload key": func(bp map[string]any, _ *Mapping, s string) {
+	"emit event": func(bp map[string]any, _ *mapfile.Mapping, s string) { obj(bp, "actions", "e")["event"] = s },
+	"emit payload key": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "actions", "e")["payload_map"] = map[string]any{s: "s"}
 	},
-	"unknown key": func(bp map[string]any, _ *Mapping, s string) { bp[s] = s },
-	"display": func(bp map[string]any, _ *Mapping, s string) {
+	"unknown key": func(bp map[string]any, _ *mapfile.Mapping, s string) { bp[s] = s },
+	"display": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		bp["display"] = map[string]any{"rules": []any{map[string]any{"template": s}}}
 	},
-	"contract description": func(bp map[string]any, _ *Mapping, s string) { obj(bp, "terminal_states", "done")["description"] = s },
-	"output field": func(bp map[string]any, _ *Mapping, s string) {
+	"contract description": func(bp map[string]any, _ *mapfile.Mapping, s string) {
+		obj(bp, "terminal_states", "done")["description"] = s
+	},
+	"output field": func(bp map[string]any, _ *mapfile.Mapping, s string) {
 		obj(bp, "terminal_states", "done")["output_schema"] = map[string]any{s: map[string]any{"type": "string", "non_null": true}}
 	},
-	"driver event": func(_ map[string]any, m *Mapping, s string) {
+	"driver event": func(_ map[string]any, m *mapfile.Mapping, s string) {
 		m.Start = append(m.Start, s)
 		m.Auto = append(m.Auto, s)
 	},
@@ -191,13 +196,13 @@ func skeleton(n *yaml.Node) string {
 
 // injected translates the base blueprint with s placed by place, written
 // with raw runes (JSON escapes only what it must) or JSON-escaped.
-func injected(t *testing.T, place func(map[string]any, *Mapping, string), s string, raw bool) (*Translation, bool) {
+func injected(t *testing.T, place func(map[string]any, *mapfile.Mapping, string), s string, raw bool) (*Translation, bool) {
 	t.Helper()
 	var bp map[string]any
 	if err := json.Unmarshal([]byte(injectBase), &bp); err != nil {
 		t.Fatal(err)
 	}
-	m := &Mapping{Units: map[string]Unit{"ns:op": {Script: "u.py", Function: "op"}}, Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
+	m := &mapfile.Mapping{Units: map[string]mapfile.Unit{"ns:op": {Script: "u.py", Function: "op"}}, Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
 	place(bp, m, s)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -121,9 +121,6 @@ var v01RE = regexp.MustCompile(`^lpp/v0\.1\.[0-9]+$`)
 
 func blueprintSchema(s string) bool { return s == SchemaV02 || v01RE.MatchString(s) }
 
-// unitRE is the form of a compute unit name: "namespace:operation".
-var unitRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$`)
-
 // decoder collects diagnostics while decoding one blueprint.
 type decoder struct {
 	file  string

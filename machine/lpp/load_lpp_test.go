@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -118,7 +119,7 @@ func TestBlueprintsReadAsLppsLoaderReadsThem(t *testing.T) {
 			for _, w := range tt.warnings {
 				assert.Contains(t, all, w)
 			}
-			m := DefaultMapping()
+			m := mapfile.Default()
 			m.Unmapped = true
 			tr, err := Translate(bp, m)
 			require.NoError(t, err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine/export"
 	"github.com/lppctl/lppctl/machine/lpp/gate"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -75,7 +76,7 @@ func TestRealBlueprintsReadAsLppReadsThem(t *testing.T) {
 				return
 			}
 			require.False(t, diags.HasErrors(), "lpp's loader accepts it:\n%s", diags.Errors().PrettyAll(src))
-			m := DefaultMapping()
+			m := mapfile.Default()
 			m.Unmapped = true
 			tr, err := Translate(bp, m)
 			require.NoError(t, err)

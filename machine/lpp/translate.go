@@ -8,17 +8,19 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine/lpp/gate"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
+	"github.com/lppctl/lppctl/machine/lpp/yamltext"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // ToSpecYAML translates a blueprint into an lppctl spec, as YAML text with
 // comments (docs/lpp.md describes the mapping). m places the compute units
 // and sets the driver rule (nil: DefaultMapping); a unit the blueprint uses
-// that m does not map is a *MissingUnitsError naming every such unit
+// that m does not map is a *mapfile.MissingUnitsError naming every such unit
 // (unless m.Unmapped).
-func ToSpecYAML(bp *Blueprint, m *Mapping) ([]byte, error) {
+func ToSpecYAML(bp *Blueprint, m *mapfile.Mapping) ([]byte, error) {
 	if m == nil {
-		m = DefaultMapping()
+		m = mapfile.Default()
 	}
 	t, err := Translate(bp, m)
 	if err != nil {
@@ -77,9 +79,9 @@ type onList struct {
 }
 
 type translator struct {
-	long   *longTexts // the long free texts the YAML holds as placeholders
+	long   *yamltext.Texts // the long free texts the YAML holds as placeholders
 	bp     *Blueprint
-	m      *Mapping
+	m      *mapfile.Mapping
 	types  map[string]string // property → L++ type
 	taken  map[string]bool
 	states []*sState
@@ -107,11 +109,11 @@ type translator struct {
 	refs []refMeta
 }
 
-func newTranslator(bp *Blueprint, m *Mapping) *translator {
+func newTranslator(bp *Blueprint, m *mapfile.Mapping) *translator {
 	tr := &translator{bp: bp, m: m, types: propertyTypesOf(bp), taken: map[string]bool{startState: true},
 		lists: map[string]map[string][]*Transition{}, events: map[string][]string{}, topLevel: map[*Transition]bool{},
 		fields: map[string][]kvExpr{}, fieldEnum: map[string]string{}, emitTarget: map[string]bool{}, gateMemo: map[[3]string]string{},
-		long: newLongTexts()}
+		long: yamltext.NewTexts()}
 	for _, s := range bp.States {
 		tr.taken[s.ID] = true
 	}
@@ -362,7 +364,7 @@ func (tr *translator) waitingState(s *State) {
 		default:
 			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed"})
 			tr.states = append(tr.states, &sState{name: name, do: "fail", note: genDoc + s.ID + " accepts no other event", pos: s.Pos,
-				with: []string{"message: " + yq(fmt.Sprintf("no %s transition of state %s passed and it accepts no other event", auto, s.ID))},
+				with: []string{"message: " + yamltext.Quote(fmt.Sprintf("no %s transition of state %s passed and it accepts no other event", auto, s.ID))},
 				next: []sTrans{{to: s.ID, note: "never taken: fail always fails"}}})
 			return
 		}
@@ -449,7 +451,7 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 		}
 		in = append(in, kvExpr{"event", payloadVar})
 		hs := &sState{name: names[i], do: "script.run", note: genDoc + "compute gate " + id + " (" + g.ComputeUnit + ")", pos: g.Pos,
-			with: []string{"script: " + yq(u.Script), "input: " + flowMap(in), "output: " + flowMap([]kvExpr{{v, "result"}})},
+			with: []string{"script: " + yamltext.Quote(u.Script), "input: " + flowMap(in), "output: " + flowMap([]kvExpr{{v, "result"}})},
 			next: []sTrans{{to: next}}}
 		if !mapped {
 			hs.do, hs.with, hs.note = "noop", nil, genDoc+"compute gate "+id+" ("+g.ComputeUnit+": no compute mapping, needed to run it)"
@@ -562,7 +564,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 				tr.readField(e, kv.Value, "")
 			}
 			st.do, st.note = "script.run", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+")"
-			st.with = []string{"script: " + yq(u.Script), "input: " + flowMap(in), "lpp: true"}
+			st.with = []string{"script: " + yamltext.Quote(u.Script), "input: " + flowMap(in), "lpp: true"}
 			if len(a.OutputMap) > 0 {
 				var outm, defs []kvExpr
 				for _, kv := range a.OutputMap {
@@ -585,7 +587,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			}
 			if tr.handled(a.Event) {
 				st.do, st.note = "emit", genDoc+"action "+a.ID+" (emit "+a.Event+")"
-				st.with = []string{"event: " + yk(a.Event)}
+				st.with = []string{"event: " + yamltext.Key(a.Event)}
 				if len(pm) > 0 {
 					st.with = append(st.with, "payload: "+flowMap(pm))
 					for _, kv := range a.PayloadMap {
@@ -594,13 +596,13 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 				}
 			} else { // for the environment: the run records it
 				st.do, st.note = "log", genDoc+"action "+a.ID+" (emit "+a.Event+" to the environment: no transition of the blueprint takes it)"
-				st.with = []string{"message: " + yq("emit "+a.Event)}
+				st.with = []string{"message: " + yamltext.Quote("emit "+a.Event)}
 				if len(pm) > 0 {
 					parts := make([]string, len(pm))
 					for i, kv := range pm {
 						parts[i] = strconv.Quote(kv.k) + ": " + kv.v
 					}
-					st.with = append(st.with, "value: "+yq("{"+strings.Join(parts, ", ")+"}"))
+					st.with = append(st.with, "value: "+yamltext.Quote("{"+strings.Join(parts, ", ")+"}"))
 				}
 			}
 			i++

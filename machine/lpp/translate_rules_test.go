@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	"gopkg.in/yaml.v3"
 )
 
 // translated imports a blueprint given by its states (all but the last
 // are not terminal), transitions, gates and actions, and returns the spec
 // decoded and as text.
-func translated(t *testing.T, trans, gates, actions string, m *Mapping) (map[string]any, string) {
+func translated(t *testing.T, trans, gates, actions string, m *mapfile.Mapping) (map[string]any, string) {
 	t.Helper()
 	src := fmt.Sprintf(`{"$schema":"lpp/v0.2.0","id":"x","name":"x","version":"1",
 "context_schema":{"properties":{"a":{"type":"string"},"b":{"type":"string"},"n":{"type":"integer","default":0}}},
@@ -59,12 +60,12 @@ func TestTranslationRules(t *testing.T) {
 "setB":{"type":"set","target":"b","value_from":"a"},"lit":{"type":"set","target":"n","value":5},
 "calc":{"type":"compute","compute_unit":"q:calc","input_map":{"x":"a"},"output_map":{"n":"out"}},
 "tell":{"type":"emit","event":"TOLD"}`
-	mapping := &Mapping{File: "x.lppctl.yaml", Units: map[string]Unit{"q:check": {Script: "q.py", Function: "check"}, "q:calc": {Script: "q.py", Function: "calc"}},
+	mapping := &mapfile.Mapping{File: "x.lppctl.yaml", Units: map[string]mapfile.Unit{"q:check": {Script: "q.py", Function: "check"}, "q:calc": {Script: "q.py", Function: "calc"}},
 		Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
 	tests := []struct {
 		name  string
 		trans string
-		m     *Mapping
+		m     *mapfile.Mapping
 		path  []any
 		want  string
 	}{
@@ -141,7 +142,7 @@ func TestTranslationRules(t *testing.T) {
 			`{"id":"b","from":"s","to":"u","on_event":"START"},{"id":"back","from":"u","to":"s","on_event":"GO"}`, nil,
 			[]any{"states", "s", "on"}, `{"START":[{"note":"b","to":"u"}]}`},
 		{"the mapping's driver rule overrides the default",
-			`{"id":"d","from":"s","to":"end","on_event":"DONE"}`, &Mapping{Units: mapping.Units, Auto: []string{}},
+			`{"id":"d","from":"s","to":"end","on_event":"DONE"}`, &mapfile.Mapping{Units: mapping.Units, Auto: []string{}},
 			[]any{"states", "s", "on", "DONE"}, `[{"note":"d","to":"end"}]`},
 		{"terminal states are final",
 			`{"id":"t","from":"s","to":"end","on_event":"GO"}`, nil,
@@ -161,7 +162,7 @@ func TestTranslationRules(t *testing.T) {
 	}
 }
 
-func cmpMapping(m, def *Mapping) *Mapping {
+func cmpMapping(m, def *mapfile.Mapping) *mapfile.Mapping {
 	if m != nil {
 		return m
 	}

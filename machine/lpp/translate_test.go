@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
 )
@@ -51,7 +52,7 @@ func TestToSpecYAMLGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := LoadMapping(MappingPath(f))
+			m, err := mapfile.Load(mapfile.Path(f))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +100,7 @@ func TestMissingUnitsFailNamingEveryUnit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ToSpecYAML(bp, DefaultMapping())
+	_, err = ToSpecYAML(bp, mapfile.Default())
 	want := "no compute mapping for units risk:check, risk:score: add them to the compute mapping (units: {NS:OP: {script: scripts/NS.py, function: OP}})"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/lpp/mapfile"
+	"github.com/lppctl/lppctl/machine/lpp/yamltext"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -27,16 +29,16 @@ type Translation struct {
 	// does (positioned in the blueprint).
 	Warnings mspec.Diagnostics
 	origins  []mspec.Pos // origins[i]: where line i+1 of YAML comes from
-	long     *longTexts
+	long     *yamltext.Texts
 }
 
 // Translate translates a blueprint into an lppctl spec (docs/lpp.md
 // describes the mapping). m places the compute units and sets the driver
 // rule (nil: DefaultMapping); a unit the blueprint uses that m does not map
-// is a *MissingUnitsError naming every such unit.
-func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
+// is a *mapfile.MissingUnitsError naming every such unit.
+func Translate(bp *Blueprint, m *mapfile.Mapping) (*Translation, error) {
 	if m == nil {
-		m = DefaultMapping()
+		m = mapfile.Default()
 	}
 	if err := CheckUnits(bp, m); err != nil && !m.Unmapped {
 		return nil, err
@@ -49,7 +51,7 @@ func Translate(bp *Blueprint, m *Mapping) (*Translation, error) {
 }
 
 // Text returns the spec's whole text, as `lppctl import lpp` writes it.
-func (t *Translation) Text() []byte { return t.long.expand(t.YAML) }
+func (t *Translation) Text() []byte { return t.long.Expand(t.YAML) }
 
 // SpecFile is the name the translated spec goes by: BLUEPRINT.json.spec.yaml,
 // beside the blueprint (so that files are looked for there). Errors of a
@@ -62,7 +64,7 @@ func (t *Translation) SpecFile() string { return t.Blueprint.File + ".spec.yaml"
 // Validate into the blueprint.
 func (t *Translation) Spec() (*mspec.Spec, mspec.Diagnostics) {
 	spec, diags := mspec.Parse(t.SpecFile(), t.YAML)
-	t.long.fill(spec)
+	t.long.Fill(spec)
 	return spec, diags
 }
 
@@ -267,7 +269,7 @@ func (t *Translation) yamlLine(lines *[][]byte, n int) string {
 	if len(l) > 120 {
 		l = l[:120] // a placeholder cut here is written as it is
 	}
-	l = t.long.expandPrefix(l, 120)
+	l = t.long.ExpandPrefix(l, 120)
 	if len(l) > 120 {
 		return string(l[:117]) + "..."
 	}

@@ -1,4 +1,4 @@
-package lpp
+package mapfile
 
 import (
 	"os"
@@ -15,7 +15,7 @@ driver:
   start: [BEGIN]
   auto: [DONE]
 `
-	m, diags := ParseMapping("m.yaml", []byte(src))
+	m, diags := Parse("m.yaml", []byte(src))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -45,7 +45,7 @@ func TestParseMappingErrors(t *testing.T) {
 		{"units: {a", "m.yaml:1:1: error: invalid YAML: line 1: did not find expected ',' or '}'"},
 	}
 	for _, tt := range tests {
-		_, diags := ParseMapping("m.yaml", []byte(tt.src))
+		_, diags := Parse("m.yaml", []byte(tt.src))
 		if len(diags) != 1 || diags[0].String() != tt.want {
 			t.Errorf("%q:\n got %v\nwant %s", tt.src, diags, tt.want)
 		}
@@ -54,7 +54,7 @@ func TestParseMappingErrors(t *testing.T) {
 
 func TestLoadMappingMissingFileIsTheDefaultNamingThePath(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bp.lppctl.yaml")
-	m, err := LoadMapping(path)
+	m, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +64,13 @@ func TestLoadMappingMissingFileIsTheDefaultNamingThePath(t *testing.T) {
 	if err := os.WriteFile(path, []byte("units: 3"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadMapping(path); err == nil || !strings.Contains(err.Error(), "units must map unit names") {
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "units must map unit names") {
 		t.Fatalf("a broken mapping: got %v", err)
 	}
 }
 
 func TestMappingPath(t *testing.T) {
-	if got := MappingPath("dir/ticket.json"); got != "dir/ticket.lppctl.yaml" {
+	if got := Path("dir/ticket.json"); got != "dir/ticket.lppctl.yaml" {
 		t.Fatal(got)
 	}
 }

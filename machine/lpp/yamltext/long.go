@@ -1,4 +1,4 @@
-package lpp
+package yamltext
 
 import (
 	"bytes"
@@ -11,55 +11,57 @@ import (
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
-// longText is the shortest free text (a description, a note, a doc, a
+// LongText is the shortest free text (a description, a note, a doc, a
 // string default) that the spec text a translation parses holds as a
 // placeholder: the YAML decoder would copy such a text several times
 // (it reads a scalar a character at a time into a growing buffer, and
 // validation decodes the spec twice), and a blueprint's texts may run to
 // megabytes. Translation.Spec puts each text back in place, and Text writes
 // the spec with them.
-const longText = 4 << 10
+const LongText = 4 << 10
 
-// longTexts holds the texts a translation keeps out of its YAML.
-type longTexts struct {
+// Texts holds the texts a translation keeps out of its YAML.
+type Texts struct {
 	prefix string // "lppctl-text-NONCE-": a placeholder is prefix + index
 	texts  []string
 }
 
-func newLongTexts() *longTexts {
+// NewTexts returns an empty Texts whose placeholders no text holds.
+func NewTexts() *Texts {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather)
-	return &longTexts{prefix: "lppctl-text-" + hex.EncodeToString(b[:]) + "-"}
+	return &Texts{prefix: "lppctl-text-" + hex.EncodeToString(b[:]) + "-"}
 }
 
-// quote returns s as a single-quoted YAML scalar (yq), or a quoted
+// Quote returns s as a single-quoted YAML scalar (Quote), or a quoted
 // placeholder for a long one.
-func (l *longTexts) quote(s string) string {
-	if len(s) < longText {
-		return yq(s)
+func (l *Texts) Quote(s string) string {
+	if len(s) < LongText {
+		return Quote(s)
 	}
 	if strings.ContainsAny(s, "\r\n") { // what yq writes, and so what the spec holds
 		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r", ""), "\n", " ")
 	}
-	return "'" + l.add(s) + "'"
+	return "'" + l.Add(s) + "'"
 }
 
-// quoteJSON returns s as a double-quoted YAML scalar (JSON's quoting,
+// QuoteJSON returns s as a double-quoted YAML scalar (JSON's quoting,
 // which keeps line breaks), or a double-quoted placeholder for a long one.
-func (l *longTexts) quoteJSON(s string) string {
-	if len(s) < longText {
-		return yamlValue(s)
+func (l *Texts) QuoteJSON(s string) string {
+	if len(s) < LongText {
+		return Value(s)
 	}
-	return `"` + l.add(s) + `"`
+	return `"` + l.Add(s) + `"`
 }
 
-func (l *longTexts) add(s string) string {
+// Add keeps s and returns its placeholder.
+func (l *Texts) Add(s string) string {
 	l.texts = append(l.texts, s)
 	return l.prefix + strconv.Itoa(len(l.texts)-1)
 }
 
-// lookup returns the text placeholder s stands for.
-func (l *longTexts) lookup(s string) (string, bool) {
+// Lookup returns the text placeholder s stands for.
+func (l *Texts) Lookup(s string) (string, bool) {
 	if len(l.texts) == 0 || len(s) <= len(l.prefix) || s[:len(l.prefix)] != l.prefix {
 		return "", false
 	}
@@ -72,11 +74,11 @@ func (l *longTexts) lookup(s string) (string, bool) {
 
 // expand returns text with each quoted placeholder replaced by its text,
 // quoted as the placeholder was ('...': yq, "...": JSON).
-func (l *longTexts) expand(text []byte) []byte { return l.expandPrefix(text, -1) }
+func (l *Texts) Expand(text []byte) []byte { return l.ExpandPrefix(text, -1) }
 
-// expandPrefix is expand writing at most the first max bytes (cut at a
+// ExpandPrefix is Expand writing at most the first max bytes (cut at a
 // character) of each text (max < 0: all of it), for quoting a line.
-func (l *longTexts) expandPrefix(text []byte, max int) []byte {
+func (l *Texts) ExpandPrefix(text []byte, max int) []byte {
 	if len(l.texts) == 0 {
 		return text
 	}
@@ -101,7 +103,7 @@ func (l *longTexts) expandPrefix(text []byte, max int) []byte {
 		for j < len(text) && text[j] >= '0' && text[j] <= '9' {
 			j++
 		}
-		s, ok := l.lookup(string(text[i:j]))
+		s, ok := l.Lookup(string(text[i:j]))
 		q := text[i-1]
 		if !ok || j >= len(text) || text[j] != q || (q != '\'' && q != '"') {
 			out = append(out, text[:j]...)
@@ -125,14 +127,14 @@ func (l *longTexts) expandPrefix(text []byte, max int) []byte {
 	}
 }
 
-// fill puts the texts back into the free texts of spec, decoded from the
+// Fill puts the texts back into the free texts of spec, decoded from the
 // YAML that holds their placeholders.
-func (l *longTexts) fill(spec *mspec.Spec) {
+func (l *Texts) Fill(spec *mspec.Spec) {
 	if spec == nil || len(l.texts) == 0 {
 		return
 	}
 	put := func(s *string) {
-		if t, ok := l.lookup(*s); ok {
+		if t, ok := l.Lookup(*s); ok {
 			*s = t
 		}
 	}
@@ -164,8 +166,8 @@ func (l *longTexts) fill(spec *mspec.Spec) {
 // appendYQ appends yq(s) to dst, without copying s on the way when it is
 // printable text.
 func appendYQ(dst []byte, s string) []byte {
-	if strings.IndexFunc(s, func(r rune) bool { return r != '\r' && r != '\n' && unprintable(r) }) >= 0 {
-		return append(dst, yq(s)...)
+	if strings.IndexFunc(s, func(r rune) bool { return r != '\r' && r != '\n' && Unprintable(r) }) >= 0 {
+		return append(dst, Quote(s)...)
 	}
 	dst = append(dst, '\'')
 	for {

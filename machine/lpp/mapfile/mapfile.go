@@ -1,4 +1,4 @@
-package lpp
+package mapfile
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strings"
 
 	"github.com/lppctl/lppctl/machine/lpp/gate"
@@ -45,40 +45,40 @@ type Unit struct {
 	Pos      mspec.Pos
 }
 
-// DefaultMapping is the mapping of a blueprint without a mapping file: no
+// Default is the mapping of a blueprint without a mapping file: no
 // compute units, START fired at the start, DONE and AUTO on entering a state.
-func DefaultMapping() *Mapping {
+func Default() *Mapping {
 	return &Mapping{Units: map[string]Unit{}, Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}}
 }
 
-// MappingPath returns the mapping file of the blueprint at path:
+// Path returns the mapping file of the blueprint at path:
 // BLUEPRINT.lppctl.yaml beside BLUEPRINT.json.
-func MappingPath(blueprint string) string {
+func Path(blueprint string) string {
 	return strings.TrimSuffix(blueprint, filepath.Ext(blueprint)) + ".lppctl.yaml"
 }
 
-// LoadMapping reads a mapping file; a missing file gives DefaultMapping.
+// Load reads a mapping file; a missing file gives DefaultMapping.
 // Problems are a *machine.DiagnosticsError with positions.
-func LoadMapping(path string) (*Mapping, error) {
+func Load(path string) (*Mapping, error) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		m := DefaultMapping()
+		m := Default()
 		m.File = path // named by a missing-unit error: where to add them
 		return m, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read compute mapping: %w", err)
 	}
-	m, diags := ParseMapping(path, src)
+	m, diags := Parse(path, src)
 	if diags.HasErrors() {
 		return nil, &mspec.DiagnosticsError{Diags: diags, Source: src}
 	}
 	return m, nil
 }
 
-// ParseMapping decodes a mapping file.
-func ParseMapping(file string, src []byte) (*Mapping, mspec.Diagnostics) {
-	m := DefaultMapping()
+// Parse decodes a mapping file.
+func Parse(file string, src []byte) (*Mapping, mspec.Diagnostics) {
+	m := Default()
 	m.File = file
 	var diags mspec.Diagnostics
 	errorf := func(n *yaml.Node, hint, format string, args ...any) {
@@ -111,7 +111,7 @@ func ParseMapping(file string, src []byte) (*Mapping, mspec.Diagnostics) {
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				uk, uv := v.Content[j], v.Content[j+1]
-				if !unitRE.MatchString(uk.Value) {
+				if !UnitRE.MatchString(uk.Value) {
 					errorf(uk, `write it as "namespace:operation"`, "%q is not a compute unit name (namespace:operation)", uk.Value)
 					continue
 				}
@@ -195,31 +195,5 @@ func (e *MissingUnitsError) Error() string {
 		map[bool]string{true: "unit", false: "units"}[len(e.Units) == 1], strings.Join(e.Units, ", "), map[bool]string{true: "it", false: "them"}[len(e.Units) == 1], where)
 }
 
-// CheckUnits returns a *MissingUnitsError naming every compute unit the
-// blueprint uses (gates and actions) that m does not map, or nil.
-func CheckUnits(bp *Blueprint, m *Mapping) error {
-	var missing []string
-	var first mspec.Pos
-	add := func(u string, at mspec.Pos) {
-		if _, ok := m.Units[u]; ok || u == "" {
-			return
-		}
-		if first.Line == 0 || at.Line < first.Line || at.Line == first.Line && at.Col < first.Col {
-			first = at
-		}
-		if !slices.Contains(missing, u) {
-			missing = append(missing, u)
-		}
-	}
-	for _, g := range bp.Gates {
-		add(g.ComputeUnit, g.Pos)
-	}
-	for _, a := range bp.Actions {
-		add(a.ComputeUnit, a.Pos)
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	slices.Sort(missing)
-	return &MissingUnitsError{Units: missing, Mapping: m.File, Pos: first}
-}
+// UnitRE is the form of a compute unit name: "namespace:operation".
+var UnitRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$`)
