@@ -106,12 +106,10 @@ func boolHint(n *yaml.Node) string {
 	return "write true or false"
 }
 
-// unclosedBracket returns the 1-based column of the last { or [ of a flow
-// collection on line that the line does not close, or closes with the
-// other kind of bracket (quotes and comments skipped), or 0.
-func unclosedBracket(line string) int {
-	runes := []rune(line)
-	var open []int
+// flowBrackets calls f with the index of each { [ } ] of runes that is
+// YAML flow syntax (quoted scalars and a comment skipped), in order, until
+// f returns true.
+func flowBrackets(runes []rune, f func(i int) (stop bool)) {
 	quote := rune(0)
 	for i := 0; i < len(runes); i++ {
 		r := runes[i]
@@ -129,20 +127,39 @@ func unclosedBracket(line string) int {
 		case (r == '"' || r == '\'') && opensScalar(runes[:i]):
 			quote = r
 		case r == '#' && (i == 0 || runes[i-1] == ' '):
-			i = len(runes)
-		case (r == '{' || r == '[') && opensScalar(runes[:i]):
+			return
+		case (r == '{' || r == '[') && opensScalar(runes[:i]), r == '}' || r == ']':
+			if f(i) {
+				return
+			}
+		}
+	}
+}
+
+// unclosedBracket returns the 1-based column of the last { or [ of a flow
+// collection on line that the line does not close, or closes with the
+// other kind of bracket (quotes and comments skipped), or 0.
+func unclosedBracket(line string) int {
+	runes := []rune(line)
+	var open []int
+	col := 0
+	flowBrackets(runes, func(i int) bool {
+		switch r := runes[i]; {
+		case r == '{' || r == '[':
 			open = append(open, i)
-		case (r == '}' || r == ']') && len(open) > 0:
+		case len(open) > 0:
 			if top := runes[open[len(open)-1]]; top == '{' && r == ']' || top == '[' && r == '}' {
-				return open[len(open)-1] + 1 // closed by the other kind: this one is open
+				col = open[len(open)-1] + 1 // closed by the other kind: this one is open
+				return true
 			}
 			open = open[:len(open)-1]
 		}
+		return false
+	})
+	if col == 0 && len(open) > 0 {
+		col = open[len(open)-1] + 1
 	}
-	if len(open) == 0 {
-		return 0
-	}
-	return open[len(open)-1] + 1
+	return col
 }
 
 // strayCloser returns the column of the first } or ] of line that closes
@@ -154,37 +171,23 @@ func unclosedBracket(line string) int {
 func strayCloser(line string) (col int, opener rune, openedAt, closedAt int) {
 	runes := []rune(line)
 	var open []int
-	quote := rune(0)
-	for i := 0; i < len(runes); i++ {
-		r := runes[i]
-		switch {
-		case quote == '"' && r == '\\':
-			i++
-		case quote != 0:
-			if r == quote {
-				if quote == '\'' && i+1 < len(runes) && runes[i+1] == '\'' {
-					i++
-					continue
-				}
-				quote = 0
-			}
-		case (r == '"' || r == '\'') && opensScalar(runes[:i]):
-			quote = r
-		case r == '#' && (i == 0 || runes[i-1] == ' '):
-			i = len(runes)
-		case (r == '{' || r == '[') && opensScalar(runes[:i]):
+	flowBrackets(runes, func(i int) bool {
+		switch r := runes[i]; {
+		case r == '{' || r == '[':
 			open = append(open, i)
-		case (r == '}' || r == ']') && len(open) > 0:
+		case len(open) > 0:
 			if len(open) == 1 {
 				opener, openedAt, closedAt = runes[open[0]], open[0]+1, i+1
 			}
 			open = open[:len(open)-1]
-		case (r == '}' || r == ']') && opener != 0:
-			want := map[rune]rune{'{': '}', '[': ']'}[opener]
-			if r == want {
-				return i + 1, opener, openedAt, closedAt
-			}
+		case opener != 0 && r == map[rune]rune{'{': '}', '[': ']'}[opener]:
+			col = i + 1
+			return true
 		}
+		return false
+	})
+	if col == 0 {
+		return 0, 0, 0, 0
 	}
-	return 0, 0, 0, 0
+	return col, opener, openedAt, closedAt
 }
