@@ -13,10 +13,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lppctl/lppctl/internal/llmenv"
 
 	"github.com/lppctl/lppctl/actions/llm"
 	"github.com/lppctl/lppctl/gateway"
@@ -325,43 +326,10 @@ func (d *Deps) RetryPolicy() llm.RetryPolicy {
 
 // RetryEnv is what $LPPCTL_LLM_RETRIES, $LPPCTL_LLM_BACKOFF and
 // $LPPCTL_LLM_TIMEOUT say; zero where unset.
-type RetryEnv struct {
-	Attempts int
-	Backoff  time.Duration
-	Timeout  time.Duration
-}
+type RetryEnv = llmenv.RetryEnv
 
-// ReadRetryEnv reads the retry bounds from the environment. A value that
-// is set but cannot be read (LPPCTL_LLM_RETRIES=abc, a timeout of -1s) is
-// an error naming the variable, what it holds and what it takes; the
-// values read before it are returned with it.
-func ReadRetryEnv(getenv func(string) string) (RetryEnv, error) {
-	var r RetryEnv
-	if v := strings.TrimSpace(getenv("LPPCTL_LLM_RETRIES")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return r, fmt.Errorf("LPPCTL_LLM_RETRIES: cannot read %q: write a whole number of attempts, 1 or more (the first call included; 4 when unset)", v)
-		}
-		r.Attempts = n
-	}
-	if v := strings.TrimSpace(getenv("LPPCTL_LLM_BACKOFF")); v != "" {
-		b, err := time.ParseDuration(v)
-		if err != nil || b <= 0 {
-			return r, fmt.Errorf("LPPCTL_LLM_BACKOFF: cannot read %q: write a duration above 0 such as 500ms or 2s (the first wait; 1s when unset)", v)
-		}
-		r.Backoff = b
-	}
-	if v := strings.TrimSpace(getenv("LPPCTL_LLM_TIMEOUT")); v != "" {
-		if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
-			r.Timeout = time.Duration(secs) * time.Second
-		} else if t, err := time.ParseDuration(v); err == nil && t > 0 {
-			r.Timeout = t
-		} else {
-			return r, fmt.Errorf("LPPCTL_LLM_TIMEOUT: cannot read %q: write a duration above 0 such as 30s, or a number of seconds (per attempt; 120s when unset)", v)
-		}
-	}
-	return r, nil
-}
+// ReadRetryEnv reads the retry bounds from the environment (llmenv.Read).
+func ReadRetryEnv(getenv func(string) string) (RetryEnv, error) { return llmenv.Read(getenv) }
 
 // ConfigFile is lppctl's own defaults file, relative to the project root.
 // The agent reads its "llm" key (same syntax as --llm); other keys are

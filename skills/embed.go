@@ -12,12 +12,14 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"net/http"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/tmc/langchaingo/embeddings"
+	"github.com/tmc/langchaingo/httputil"
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
 )
@@ -65,7 +67,8 @@ func NewEmbedder(spec string, getenv func(string) string) (Embedder, string, err
 			}
 			token = "unused" // local OpenAI-compatible servers often need none
 		}
-		opts := []openai.Option{openai.WithToken(token), openai.WithEmbeddingModel(model)}
+		hc := &http.Client{Transport: orderedEmbeddings{next: httputil.DefaultTransport}}
+		opts := []openai.Option{openai.WithToken(token), openai.WithEmbeddingModel(model), openai.WithHTTPClient(hc)}
 		if base != "" {
 			opts = append(opts, openai.WithBaseURL(base))
 		}
@@ -77,7 +80,7 @@ func NewEmbedder(spec string, getenv func(string) string) (Embedder, string, err
 		if err != nil {
 			return nil, "", fmt.Errorf("cannot configure embeddings: %w", err)
 		}
-		return e, "openai:" + model, nil
+		return boundedEmbedder{e: e, timeout: embedTimeout(getenv)}, "openai:" + model, nil
 	case "ollama":
 		if model == "" {
 			model = DefaultOllamaEmbeddingModel
@@ -100,7 +103,7 @@ func NewEmbedder(spec string, getenv func(string) string) (Embedder, string, err
 		if err != nil {
 			return nil, "", fmt.Errorf("cannot configure embeddings: %w", err)
 		}
-		return e, "ollama:" + model, nil
+		return boundedEmbedder{e: e, timeout: embedTimeout(getenv)}, "ollama:" + model, nil
 	default:
 		return nil, "", fmt.Errorf("cannot configure embeddings: unknown provider %q (want openai[:model], ollama[:model] or none): %w", kind, ErrInvalid)
 	}
@@ -148,6 +151,9 @@ func (l *Library) embeddingScores(ctx context.Context, snap *snapshot, query str
 	if err != nil {
 		return nil, fmt.Errorf("cannot embed query: %w", err)
 	}
+	if p := checkVector(q); p != "" {
+		return nil, fmt.Errorf("cannot embed query: its embedding %s", p)
+	}
 	if len(q) != ix.dims {
 		return nil, fmt.Errorf("query embedding has %d dimensions, skills have %d", len(q), ix.dims)
 	}
@@ -194,8 +200,8 @@ func (l *Library) embIndexFor(ctx context.Context, snap *snapshot) (*embIndex, e
 		fresh := make(map[string][]float32, len(missing))
 		for n, i := range missing {
 			v := vs[n]
-			if len(v) == 0 {
-				return nil, fmt.Errorf("cannot embed skills: empty embedding for %q", snap.list[i].Name)
+			if p := checkVector(v); p != "" {
+				return nil, fmt.Errorf("cannot embed skills: the embedding of %q %s", snap.list[i].Name, p)
 			}
 			normalize(v)
 			fresh[keys[i]] = v

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lppctl/lppctl/internal/llmenv"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -34,7 +35,7 @@ type RetryPolicy struct {
 }
 
 // DefaultRetry is used when a provider is built without one.
-var DefaultRetry = RetryPolicy{Attempts: 4, Base: time.Second, Max: 20 * time.Second, Timeout: 120 * time.Second}
+var DefaultRetry = RetryPolicy{Attempts: 4, Base: time.Second, Max: 20 * time.Second, Timeout: llmenv.DefaultTimeout}
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.Attempts <= 0 {

@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -92,6 +93,7 @@ type Server struct {
 	requests int
 	inputs   int
 	down     bool
+	mistake  Mistake
 	models   []string
 }
 
@@ -131,8 +133,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests++
 	s.inputs += len(inputs)
 	s.models = append(s.models, req.Model)
-	down := s.down
+	down, mistake := s.down, s.mistake
 	s.mu.Unlock()
+	if mistake == NoAnswer {
+		<-r.Context().Done() // accepted, never answered
+		return
+	}
 	if down {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -153,8 +159,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i, in := range inputs {
 		resp.Data = append(resp.Data, datum{Object: "embedding", Embedding: Vector(in), Index: i})
 	}
+	switch mistake {
+	case Reversed:
+		slices.Reverse(resp.Data)
+	case OneShort:
+		resp.Data = resp.Data[:len(resp.Data)-1]
+	case SameIndex:
+		for i := range resp.Data {
+			resp.Data[i].Index = 0
+		}
+	case Zeros:
+		for i := range resp.Data {
+			resp.Data[i].Embedding = make([]float32, len(resp.Data[i].Embedding))
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)
+}
+
+// Mistake is a way a real embeddings server gets its reply wrong.
+type Mistake int
+
+const (
+	NoMistake Mistake = iota
+	Reversed          // the vectors in reverse order, each with its true index
+	OneShort          // one vector fewer than the inputs
+	SameIndex         // every vector indexed 0
+	Zeros             // all-zero vectors
+	NoAnswer          // the request accepted and never answered
+)
+
+// SetMistake makes the server's next replies make m.
+func (s *Server) SetMistake(m Mistake) {
+	s.mu.Lock()
+	s.mistake = m
+	s.mu.Unlock()
 }
 
 // SetDown makes the server answer 503 (true) or serve again (false).
