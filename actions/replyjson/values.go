@@ -33,7 +33,8 @@ func Extract(reply string) (string, error) {
 // control character (a line break, a tab) inside a string, and a trailing
 // comma. When the reply's object does not parse, the error names the line,
 // the column and what is wrong there, rather than an object nested in it
-// that happens to parse.
+// that happens to parse; so does the error for an object that does not
+// parse after the values found (see Objects: a draft, then a broken answer).
 func Values(reply string) ([]Span, error) {
 	s := strings.TrimSpace(reply)
 	if s != "" && json.Valid([]byte(s)) {
@@ -71,7 +72,7 @@ func Values(reply string) ([]Span, error) {
 		at = end + 3
 	}
 	objs, err := objects(s, "")
-	if err != nil && len(fenced) == 0 {
+	if err != nil && (len(fenced) == 0 || isLaterBroken(err)) {
 		return nil, err
 	}
 	var all []Span
