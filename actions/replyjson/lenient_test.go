@@ -89,3 +89,39 @@ func TestObjectsWithAKeyRefuseABrokenLaterOneWithIt(t *testing.T) {
 	require.NoError(t, err, "a later broken object without the key is not an answer")
 	assert.Equal(t, []string{`{"verdict": "PASS"}`}, objs)
 }
+
+func TestAKeyGivenTwiceWithDifferentValuesIsNeverReadAsTheLast(t *testing.T) {
+	tests := []struct {
+		name, reply, want, err string
+	}{
+		{
+			name:  "a verdict changed inside the object",
+			reply: `{"score": 95, "verdict": "FAIL", "ok": false, "verdict": "PASS"}`,
+			err:   `the JSON object at line 1, column 1 gives the key "verdict" twice, with different values ("FAIL", then "PASS"), so which one is meant cannot be told; answer with one JSON object that gives each key once`,
+		},
+		{
+			name:  "in a nested object, in prose",
+			reply: "Here: {\"result\": {\"score\": 40, \"problems\": [\"x\"], \"score\": 95}}",
+			err:   `the JSON object at line 1, column 7 gives the key "score" (in /result) twice, with different values (40, then 95), so which one is meant cannot be told; answer with one JSON object that gives each key once`,
+		},
+		{
+			name:  "in a fenced block with a trailing comma",
+			reply: "```json\n{\"ok\": true,\n \"ok\": false,}\n```",
+			err:   `the JSON object at line 2, column 1 gives the key "ok" twice, with different values (true, then false), so which one is meant cannot be told; answer with one JSON object that gives each key once`,
+		},
+		{name: "the same value twice is one", reply: `{"ok": true, "tags": [1, {"a": 2}], "tags": [1, {"a": 2}]}`, want: `{"ok": true, "tags": [1, {"a": 2}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Extract(tt.reply)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, got)
+		})
+	}
+	_, err := Objects(`{"verdict": "FAIL", "feedback": "wrong name", "verdict": "PASS"}`, "verdict")
+	require.EqualError(t, err, `the JSON object at line 1, column 1 gives the key "verdict" twice, with different values ("FAIL", then "PASS"), so which one is meant cannot be told; answer with one JSON object that gives each key once`)
+}

@@ -25,6 +25,9 @@ import (
 // parse — a draft, then the final answer in single quotes, with a comment,
 // or cut at the token limit — is an error (*LaterBrokenError) that names
 // what is wrong with it: the draft before it is never taken for the answer.
+// So is an object that gives a key twice with different values
+// ({"verdict": "FAIL", ..., "verdict": "PASS"}), which decoders would read
+// as the last.
 //
 // It is the one reader of objects in a reply: the Skills Agent's plan and
 // verdict parsers call it, and llm.generate through Values.
@@ -115,6 +118,9 @@ func objects(s, want string) ([]Span, error) {
 		if err := laterBroken(s, wanted, broken, want); err != nil {
 			return nil, err
 		}
+		if err := duplicateKeys(s, wanted); err != nil {
+			return nil, err
+		}
 		return wanted, nil
 	}
 	// The broken object to report: the first that names the key, else,
@@ -134,6 +140,9 @@ func objects(s, want string) ([]Span, error) {
 	}
 	if len(whole) > 0 {
 		if err := laterBroken(s, whole[:1], broken, ""); err != nil {
+			return nil, err
+		}
+		if err := duplicateKeys(s, whole[:1]); err != nil {
 			return nil, err
 		}
 		return whole[:1], nil
