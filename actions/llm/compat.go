@@ -167,7 +167,10 @@ func normalizeResponse(resp *http.Response) (*http.Response, error) {
 //     sent as their JSON text; a missing function gets an empty one;
 //   - content given as a list of parts is joined into one text;
 //   - numbers where the client wants integers are truncated (created: 1.7e9),
-//     strings or objects where it wants numbers are dropped, and so is logprobs;
+//     numeric strings read (usage counts as "100"), other strings or objects
+//     where it wants numbers are dropped, and so is logprobs;
+//   - a refusal (message.refusal, a content part of type refusal) with no
+//     text gets finish_reason "refusal";
 //   - null choices are dropped; a choice with a delta (a stream chunk) or a
 //     text (a legacy completion) instead of a message gets it as its message;
 //   - only the first choice is kept (the one with index 0, else the first
@@ -259,6 +262,12 @@ func normalizeChoice(ch map[string]any) {
 		}
 		ch["message"] = msg
 	}
+	if refusal := refusalText(msg); refusal != "" && strings.TrimSpace(contentText(msg["content"])) == "" {
+		// A refusal (OpenAI's message.refusal, or a content part of type
+		// refusal) ends with finish_reason "stop": said as "refusal", so
+		// that an empty answer is not re-asked as a slip of the format.
+		ch["finish_reason"] = "refusal"
+	}
 	msg["content"] = contentText(msg["content"])
 	for _, k := range []string{"role", "name", "tool_call_id", "reasoning_content"} {
 		stringField(msg, k)
@@ -315,6 +324,24 @@ func normalizeUsage(u map[string]any) {
 	}
 }
 
+// refusalText is what a message says it refuses: its refusal field, or
+// its content parts of type refusal ("" when there is none).
+func refusalText(msg map[string]any) string {
+	if r, ok := msg["refusal"].(string); ok && strings.TrimSpace(r) != "" {
+		return r
+	}
+	parts, _ := msg["content"].([]any)
+	var out []string
+	for _, p := range parts {
+		if m, ok := p.(map[string]any); ok && m["type"] == "refusal" {
+			if r, ok := m["refusal"].(string); ok && strings.TrimSpace(r) != "" {
+				out = append(out, r)
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
 // contentText returns a message's content as a string: null → "", a list of
 // parts → their texts joined.
 func contentText(v any) string {
@@ -341,13 +368,20 @@ func contentText(v any) string {
 	return string(b)
 }
 
-// intField truncates a number to an integer and drops anything else.
+// intField truncates a number, or a string holding one (usage counts sent
+// as "100"), to an integer and drops anything else.
 func intField(m map[string]any, k string) {
 	v, ok := m[k]
 	if !ok {
 		return
 	}
 	n, isNum := v.(json.Number)
+	if s, isString := v.(string); isString {
+		n = json.Number(strings.TrimSpace(s))
+		if _, err := n.Float64(); err == nil && json.Valid([]byte(n)) {
+			m[k], isNum = n, true
+		}
+	}
 	if !isNum {
 		delete(m, k)
 		return
