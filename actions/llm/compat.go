@@ -44,6 +44,7 @@ const maxReplyBytes = 64 << 20
 type replyError struct {
 	msg       string
 	transient bool
+	setup     bool // the provider's setup is wrong (a redirect to follow by hand): unavailable, like a 404
 }
 
 func (e *replyError) Error() string { return e.msg }
