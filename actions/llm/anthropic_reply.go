@@ -58,7 +58,7 @@ func checkMessage(resp *http.Response) (*http.Response, error) {
 		if ct := strings.TrimSpace(strings.Split(resp.Header.Get("Content-Type"), ";")[0]); ct != "" && ct != "application/json" {
 			what = ct + ", not JSON"
 		}
-		return nil, &replyError{msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is ANTHROPIC_BASE_URL that of the API?", what, snippet(trimmed))}
+		return nil, &replyError{setup: true, msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is ANTHROPIC_BASE_URL that of the API?", what, snippet(trimmed))}
 	}
 	normalizeMessage(msg)
 	if out, err := json.Marshal(msg); err == nil {

@@ -44,7 +44,7 @@ const maxReplyBytes = 64 << 20
 type replyError struct {
 	msg       string
 	transient bool
-	setup     bool // the provider's setup is wrong (a redirect to follow by hand): unavailable, like a 404
+	setup     bool // the provider's setup is wrong (a page that is not the API, a redirect to follow by hand): unavailable, like a 404
 }
 
 func (e *replyError) Error() string { return e.msg }
@@ -207,7 +207,7 @@ func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
 			}
 			return normalizeCompletion(merged, "application/json")
 		}
-		return nil, &replyError{msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?", what, snippet(trimmed))}
+		return nil, &replyError{setup: true, msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?", what, snippet(trimmed))}
 	}
 	choices, _ := body["choices"].([]any)
 	if e, ok := body["error"]; ok && e != nil && len(choices) == 0 {

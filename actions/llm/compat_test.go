@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -530,19 +531,22 @@ func TestGivingUpOnAProviderMarksItUnavailable(t *testing.T) {
 		name        string
 		status      int
 		unavailable bool
+		body        string
 	}{
-		{"503 through every retry", 503, true},
-		{"429 through every retry", 429, true},
-		{"400 at once", 400, false},
-		{"401 at once: the key", 401, true},
-		{"403 at once: the key's rights", 403, true},
-		{"404 at once: the model or the base URL", 404, true},
+		{"503 through every retry", 503, true, ""},
+		{"429 through every retry", 429, true, ""},
+		{"400 at once", 400, false, ""},
+		{"401 at once: the key", 401, true, ""},
+		{"403 at once: the key's rights", 403, true, ""},
+		{"404 at once: the model or the base URL", 404, true, ""},
+		{"an HTML page with 200 at once: the base URL is not the API's", 200, true, "<html><body>Please sign in</body></html>"},
+		{"an error object with 200 at once: the request's, as the server says", 200, false, `{"error":{"message":"prompt too long"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(tt.status)
-				fmt.Fprint(w, `{"error":{"message":"no"}}`)
+				fmt.Fprint(w, cmp.Or(tt.body, `{"error":{"message":"no"}}`))
 			}))
 			defer srv.Close()
 			_, err := openaiClient(t, srv.URL+"/v1").Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})

@@ -182,7 +182,7 @@ func readOllamaChat(raw []byte) (ollamaChat, *replyError) {
 		return r, nil
 	}
 	lines := bytes.Split(trimmed, []byte("\n"))
-	notJSON := &replyError{msg: fmt.Sprintf("the server's /api/chat reply is not one JSON object (%s)", snippet(trimmed))}
+	notJSON := &replyError{setup: true, msg: fmt.Sprintf("the server's /api/chat reply is not one JSON object (%s)", snippet(trimmed))}
 	if len(lines) < 2 {
 		return r, notJSON
 	}
