@@ -85,6 +85,8 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		}
 		if t := stripThinking(ch.Content); strings.TrimSpace(t) != "" {
 			texts = append(texts, t)
+		} else if strings.TrimSpace(ch.Content) != "" || strings.TrimSpace(ch.ReasoningContent) != "" {
+			out.ThoughtOnly = true
 		}
 		for _, tc := range ch.ToolCalls {
 			call := ToolCall{ID: tc.ID}
@@ -102,6 +104,7 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		}
 	}
 	out.Text = strings.Join(texts, "\n")
+	out.ThoughtOnly = out.ThoughtOnly && out.Text == "" && len(out.ToolCalls) == 0
 	out.UsageMissing = out.Usage == (Usage{})
 	uniqueIDs(out.ToolCalls)
 	return out, nil
