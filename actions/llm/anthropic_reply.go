@@ -31,7 +31,7 @@ func checkMessage(resp *http.Response) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	trimmed := bytes.TrimSpace(raw)
+	trimmed := trimBody(raw)
 	var head struct {
 		Type  string `json:"type"`
 		Error *struct {

@@ -282,6 +282,9 @@ func TestAnAnthropicMessageWithWhatTheClientCannotReadIsStillRead(t *testing.T) 
 		{name: "a tool input given as a JSON string is its object",
 			body: `{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read","input":"{\"path\": \"a.txt\"}"}],"stop_reason":"tool_use","usage":{"input_tokens":3,"output_tokens":2}}`,
 			want: Reply{ToolCalls: []ToolCall{{ID: "t1", Name: "read", Arguments: `{"path":"a.txt"}`}}, StopReason: "tool_use", Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}, Attempts: 1}},
+		{name: "a byte order mark before the JSON is skipped",
+			body: "\xef\xbb\xbf" + `{"type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":2}}`,
+			want: Reply{Text: "hi", StopReason: "end_turn", Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}, Attempts: 1}},
 		{name: "an HTML page with status 200 is named", ctype: "text/html", body: "<html><body>Sign in</body></html>",
 			err: `cannot call anthropic:claude-x at URL/v1: an unusable reply: the server answered HTTP 200 with text/html, not JSON ("<html><body>Sign in</body></html>"); is ANTHROPIC_BASE_URL that of the API?`},
 	} {

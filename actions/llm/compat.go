@@ -183,7 +183,7 @@ func normalizeResponse(resp *http.Response) (*http.Response, error) {
 // base URL is probably wrong), when it is an error object, or when there is
 // no choice at all (retried: servers do that under load).
 func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
-	trimmed := bytes.TrimSpace(raw)
+	trimmed := trimBody(raw)
 	var body map[string]any
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
@@ -613,4 +613,14 @@ func displayURL(base string) string {
 		return base
 	}
 	return u.Redacted()
+}
+
+// utf8BOM is the byte order mark some servers (Windows-hosted proxies, .NET
+// gateways) put before a JSON body; JSON decoders refuse it.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// trimBody is a reply's body without the spaces around it and a leading
+// byte order mark.
+func trimBody(raw []byte) []byte {
+	return bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(raw), utf8BOM))
 }

@@ -86,6 +86,8 @@ func TestOpenAICompatibleServers(t *testing.T) {
 			"choices":[null,{"index":0.0,"logprobs":{"content":"odd"},"message":{"role":"assistant","content":"hi","refusal":null,"annotations":[]},"finish_reason":"stop","stop_reason":null}],
 			"usage":{"prompt_tokens":11.0,"completion_tokens":7,"total_tokens":18,"prompt_tokens_details":null}}`),
 			want: want{text: "hi", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
+		{name: "a byte order mark before the JSON is skipped", reply: rawReply(200, "\xef\xbb\xbf"+`{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`),
+			want: want{text: "hi", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
 		{name: "usage counts as strings are read", reply: rawReply(200, `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":"11","completion_tokens":" 7 ","total_tokens":"18","prompt_tokens_details":{"cached_tokens":"0"}}}`),
 			want: want{text: "hi", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
 		{name: "a refusal with no content says so", reply: rawReply(200, `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I'm sorry, I cannot help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`),

@@ -171,7 +171,7 @@ func (c *count) UnmarshalJSON(b []byte) error {
 // reason and token counts. A stream without its last chunk was cut short.
 func readOllamaChat(raw []byte) (ollamaChat, *replyError) {
 	var r ollamaChat
-	trimmed := bytes.TrimSpace(raw)
+	trimmed := trimBody(raw)
 	if err := json.Unmarshal(trimmed, &r); err == nil {
 		if r.Error != "" {
 			return r, &replyError{msg: "the server answered HTTP 200 with an error: " + r.Error}
