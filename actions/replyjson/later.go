@@ -1,6 +1,7 @@
 package replyjson
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,16 +20,21 @@ func (e *LaterBrokenError) Error() string { return e.msg }
 
 // laterBroken returns a *LaterBrokenError when one of broken (the objects
 // of s that do not parse, none inside an object that does) starts after
-// the last of answers and looks like an answer: an object whose first key
-// is quoted ({"... or {'...), and, when want is not "", that names want.
-// A { in prose ("use {name}") is not one.
+// the last of answers and looks like another answer: an object whose first
+// key is quoted ({"... or {'...) and that gives a key of that answer (want,
+// when it is not ""). A { in prose ("use {name}") is not one, nor a
+// fragment of other JSON ("it reads {\"text\": ...} on stdin" after a plan).
 func laterBroken(s string, answers, broken []Span, want string) error {
 	if len(answers) == 0 {
 		return nil
 	}
 	last := answers[len(answers)-1]
+	keys := []string{want}
+	if want == "" {
+		keys = topKeys(last.Text)
+	}
 	for _, b := range broken {
-		if b.Start < last.End || !looksLikeAnswer(s[b.Start:b.End], want) {
+		if b.Start < last.End || !looksLikeAnswer(s[b.Start:b.End], keys) {
 			continue
 		}
 		l, c := LineCol(s, last.Start)
@@ -39,13 +45,40 @@ func laterBroken(s string, answers, broken []Span, want string) error {
 }
 
 // looksLikeAnswer reports whether an object's text starts with a quoted key
-// and, when want is not "", names want as a key in either quotes.
-func looksLikeAnswer(obj, want string) bool {
+// and gives one of keys as a key, in either quotes.
+func looksLikeAnswer(obj string, keys []string) bool {
 	rest := strings.TrimLeft(strings.TrimPrefix(obj, "{"), " \t\r\n")
 	if rest == "" || rest[0] != '"' && rest[0] != '\'' {
 		return false
 	}
-	return want == "" || strings.Contains(obj, `"`+want+`"`) || strings.Contains(obj, `'`+want+`'`)
+	for _, k := range keys {
+		for _, q := range []string{`"`, `'`} {
+			for at := 0; ; {
+				i := strings.Index(obj[at:], q+k+q)
+				if i < 0 {
+					break
+				}
+				at += i + len(q+k+q)
+				if strings.HasPrefix(strings.TrimLeft(obj[at:], " \t"), ":") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// topKeys are the keys of a JSON object text (none for another value).
+func topKeys(text string) []string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(text), &m) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // isLaterBroken reports whether err is a *LaterBrokenError.

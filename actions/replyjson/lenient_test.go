@@ -66,6 +66,7 @@ func TestADraftIsNeverTakenForAnAnswerThatDoesNotParseAfterIt(t *testing.T) {
 		},
 		{name: "a format example that does not parse before the answer is not an answer", reply: "Format: {'score': int}\nAnswer: " + draft, want: draft},
 		{name: "braces in prose after the answer are not an answer", reply: draft + "\nUse {name} to fill the template.", want: draft},
+		{name: "a fragment of other JSON after the answer is not an answer", reply: draft + "\nThe script reads {\"text\": ...} on stdin.", want: draft},
 		{name: "a broken object quoted inside the answer's string is part of it", reply: `{"feedback": "it printed {\"a\": 1,", "score": 3}`, want: `{"feedback": "it printed {\"a\": 1,", "score": 3}`},
 	}
 	for _, tt := range tests {
