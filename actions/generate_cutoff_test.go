@@ -60,8 +60,9 @@ func TestGenerateAsksAgainShorterWhenTheReplyWasCutAtTheTokenLimit(t *testing.T)
 }
 
 // A reply with no text is asked again saying why when the server said so: a
-// content filter or a refusal stopped it, or it only called a tool the state
-// does not offer; not as "the reply is empty" the model cannot act on.
+// content filter or a refusal stopped it, it only called a tool the state
+// does not offer, or all it wrote was its reasoning; not as "the reply is
+// empty" the model cannot act on.
 func TestGenerateAsksAgainSayingWhyAReplyHasNoText(t *testing.T) {
 	tests := []struct {
 		name, message, finish, want string
@@ -72,6 +73,12 @@ func TestGenerateAsksAgainSayingWhyAReplyHasNoText(t *testing.T) {
 			`your reply is a call of the tool "safe_py_runner" and no text, but no tools are offered here; answer with the JSON as text`},
 		{"an empty reply the server says nothing of", `{"role":"assistant","content":""}`, "stop",
 			`the reply is empty; answer with one JSON object`},
+		{"a reply that is all reasoning (reasoning_content only)", `{"role":"assistant","content":null,"reasoning_content":"The title could be {\"title\": \"Lamps\"} but"}`, "stop",
+			`your reply holds only your reasoning and no answer after it (the server gave all of it as reasoning, or your thought block never closed); finish your reasoning, then answer with the JSON`},
+		{"a reply that is a thought block that never closed", `{"role":"assistant","content":"<think>The title could be Lamps, or"}`, "stop",
+			`your reply holds only your reasoning and no answer after it (the server gave all of it as reasoning, or your thought block never closed); finish your reasoning, then answer with the JSON`},
+		{"a thought block cut at the token limit says it was cut", `{"role":"assistant","content":"<think>The title could be Lamps, or"}`, "length",
+			`your reply was cut off at the token limit (finish_reason "length"), so it is incomplete; answer again with a shorter reply that fits: the same JSON, with less text in it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

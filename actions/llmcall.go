@@ -96,11 +96,17 @@ func (d *Deps) send(ctx context.Context, c *machine.Call, req llm.Request, turnK
 // and to answer shorter (asked again as it was, a model cuts again).
 const CutOffProblem = `your reply was cut off at the token limit (finish_reason "length"), so it is incomplete; answer again with a shorter reply that fits: the same JSON, with less text in it`
 
+// ThoughtOnlyProblem is what a re-ask says of a reply whose only text was
+// the model's reasoning (the server's reasoning_content, or a thought
+// block that never closed): the answer must come after the thought.
+const ThoughtOnlyProblem = `your reply holds only your reasoning and no answer after it (the server gave all of it as reasoning, or your thought block never closed); finish your reasoning, then answer with the JSON`
+
 // ReplyProblem says why a reply that could not be used is so when its
 // finish reason or its tool calls tell more than its text (problem, what
 // the reader found, otherwise): cut at the token limit (CutOffProblem),
-// stopped by the provider's filter with no text, or only tool calls where
-// none are offered (a server that calls tools of its own accord).
+// stopped by the provider's filter with no text, only tool calls where
+// none are offered (a server that calls tools of its own accord), or only
+// reasoning (ThoughtOnlyProblem).
 func ReplyProblem(r llm.Reply, toolsOffered bool, problem string) string {
 	switch reason := strings.ToLower(r.StopReason); {
 	case reason == "length":
@@ -111,6 +117,8 @@ func ReplyProblem(r llm.Reply, toolsOffered bool, problem string) string {
 		return fmt.Sprintf("the provider stopped your reply before it held any text (finish_reason %q: its content filter or a refusal); answer again with the JSON only", r.StopReason)
 	case len(r.ToolCalls) > 0 && !toolsOffered:
 		return fmt.Sprintf("your reply is a call of the tool %q and no text, but no tools are offered here; answer with the JSON as text", r.ToolCalls[0].Name)
+	case r.ThoughtOnly:
+		return ThoughtOnlyProblem
 	}
 	return problem
 }

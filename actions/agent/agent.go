@@ -185,9 +185,14 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 		return err
 	}
 	text := strings.TrimSpace(reply.Text)
-	if bare := strings.TrimLeft(text, "*_`> \t\n"); bare != text && strings.HasPrefix(bare, CompleteMark) {
-		c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, actions.Clip(textx.OneLine(text), 30))
-		text = bare
+	if bare, n := strings.TrimLeft(text, "*_`> \t\n"), len(CompleteMark); len(bare) >= n && strings.EqualFold(bare[:n], CompleteMark) {
+		switch {
+		case bare[:n] != CompleteMark:
+			c.Notef("the reply's marker is written %q; taken as the prefix %s", bare[:n], CompleteMark)
+		case bare != text:
+			c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, actions.Clip(textx.OneLine(text), 30))
+		}
+		text = CompleteMark + bare[n:]
 	}
 	if err := c.SetVar("reply", text); err != nil {
 		return err

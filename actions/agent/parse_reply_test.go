@@ -119,3 +119,16 @@ func TestAReplyWithSeveralValidPlansThatDifferIsAFormatError(t *testing.T) {
 	_, err = ParsePlan(`{"goal": "", "steps": []} {"goal": "g", "steps": "none"}`, 5)
 	require.EqualError(t, err, `the plan is invalid: "goal" is missing or empty; "steps" is missing or empty: give at least one step`, "none valid: the first one's problems")
 }
+
+func TestAPassDraftBeforeAVerdictThatDoesNotParseIsNeverCommitted(t *testing.T) {
+	for name, reply := range map[string]string{
+		"a final verdict in single quotes": "{\"verdict\": \"PASS\", \"feedback\": \"ok\", \"key_outputs\": {}}\nOn reflection the name is wrong:\n{'verdict': 'FAIL', 'feedback': 'the name is wrong', 'key_outputs': {}}",
+		"a final verdict cut short":        "```json\n{\"verdict\": \"PASS\", \"feedback\": \"ok\", \"key_outputs\": {}}\n```\nNo, wait:\n```json\n{\"verdict\": \"FAIL\", \"feedback\": \"the na",
+	} {
+		t.Run(name, func(t *testing.T) {
+			ev, err := ParseEvaluation(reply)
+			require.Error(t, err, "got %+v", ev)
+			assert.Contains(t, err.Error(), "that does not parse")
+		})
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/lppctl/lppctl/machine"
@@ -64,14 +66,15 @@ func TestAnthropicToolCallsRoundTrip(t *testing.T) {
 	}
 }
 
-// Anthropic's quirks: an empty content list is an empty answer; a missing
-// usage is reported as missing; a base URL without /v1 (the SDKs' form) works.
+// Anthropic's quirks: an empty content list is an empty answer, its usage
+// counted; a missing usage is reported as missing; a base URL without /v1
+// (the SDKs' form) works.
 func TestAnthropicReplies(t *testing.T) {
 	for _, tt := range []struct {
 		name, path, body, text string
 		noUsage                bool
 	}{
-		{name: "empty content", path: "/v1", body: `{"id":"m","type":"message","role":"assistant","content":[],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":0}}`, noUsage: true}, // langchaingo drops the reply, usage included
+		{name: "empty content", path: "/v1", body: `{"id":"m","type":"message","role":"assistant","content":[],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":0}}`},
 		{name: "no usage", path: "/v1", body: `{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn"}`, text: "hi", noUsage: true},
 		{name: "base URL without /v1", path: "", body: `{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}`, text: "hi"},
 	} {
@@ -250,6 +253,60 @@ func TestAnAnthropicReplyThatIsNotAMessageIsNotAnEmptyAnswer(t *testing.T) {
 			if requests.Load() != tt.requests {
 				t.Errorf("requests = %d, want %d", requests.Load(), tt.requests)
 			}
+		})
+	}
+}
+
+// What real servers and gateways put in a message that langchaingo's client
+// cannot read is never a failed call nor a lost reason: blocks of other
+// types are dropped, an empty message keeps its stop_reason and usage,
+// usage counts as strings are read, and an HTML page is named as such.
+func TestAnAnthropicMessageWithWhatTheClientCannotReadIsStillRead(t *testing.T) {
+	for _, tt := range []struct {
+		name, ctype, body string
+		want              Reply
+		err               string
+	}{
+		{name: "a redacted thinking block before the text is dropped",
+			body: `{"type":"message","role":"assistant","content":[{"type":"redacted_thinking","data":"abc"},{"type":"text","text":"{\"ok\": true}"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":2}}`,
+			want: Reply{Text: `{"ok": true}`, StopReason: "end_turn", Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}, Attempts: 1}},
+		{name: "server tool blocks are dropped",
+			body: `{"type":"message","role":"assistant","content":[{"type":"server_tool_use","id":"s1","name":"web_search","input":{"q":"x"}},{"type":"web_search_tool_result","tool_use_id":"s1","content":[]},{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":2}}`,
+			want: Reply{Text: "done", StopReason: "end_turn", Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}, Attempts: 1}},
+		{name: "a refusal with no content keeps its stop reason",
+			body: `{"type":"message","role":"assistant","content":[],"stop_reason":"refusal","usage":{"input_tokens":3,"output_tokens":0}}`,
+			want: Reply{StopReason: "refusal", Usage: Usage{PromptTokens: 3, TotalTokens: 3}, Attempts: 1}},
+		{name: "usage counts given as strings are read",
+			body: `{"type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":"100","output_tokens":"10"}}`,
+			want: Reply{Text: "hi", StopReason: "end_turn", Usage: Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110}, Attempts: 1}},
+		{name: "a tool input given as a JSON string is its object",
+			body: `{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read","input":"{\"path\": \"a.txt\"}"}],"stop_reason":"tool_use","usage":{"input_tokens":3,"output_tokens":2}}`,
+			want: Reply{ToolCalls: []ToolCall{{ID: "t1", Name: "read", Arguments: `{"path":"a.txt"}`}}, StopReason: "tool_use", Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}, Attempts: 1}},
+		{name: "a byte order mark before the JSON is skipped",
+			body: "\xef\xbb\xbf" + `{"type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":2}}`,
+			want: Reply{Text: "hi", StopReason: "end_turn", Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}, Attempts: 1}},
+		{name: "an HTML page with status 200 is named", ctype: "text/html", body: "<html><body>Sign in</body></html>",
+			err: `cannot call anthropic:claude-x at URL/v1: an unusable reply: the server answered HTTP 200 with text/html, not JSON ("<html><body>Sign in</body></html>"); is ANTHROPIC_BASE_URL that of the API?`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.ctype != "" {
+					w.Header().Set("Content-Type", tt.ctype)
+				}
+				fmt.Fprint(w, tt.body)
+			}))
+			defer srv.Close()
+			env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL + "/v1"}
+			c, err := New(Choice{Provider: "anthropic", Model: "claude-x"}, Options{Getenv: func(k string) string { return env[k] }, Retry: RetryPolicy{Attempts: 1, Sleep: noSleep, Timeout: 5 * time.Second}})
+			require.NoError(t, err)
+			reply, err := c.Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Equal(t, tt.err, strings.ReplaceAll(err.Error(), srv.URL, "URL"))
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, reply)
 		})
 	}
 }

@@ -44,6 +44,7 @@ const maxReplyBytes = 64 << 20
 type replyError struct {
 	msg       string
 	transient bool
+	setup     bool // the provider's setup is wrong (a page that is not the API, a redirect to follow by hand): unavailable, like a 404
 }
 
 func (e *replyError) Error() string { return e.msg }
@@ -167,7 +168,10 @@ func normalizeResponse(resp *http.Response) (*http.Response, error) {
 //     sent as their JSON text; a missing function gets an empty one;
 //   - content given as a list of parts is joined into one text;
 //   - numbers where the client wants integers are truncated (created: 1.7e9),
-//     strings or objects where it wants numbers are dropped, and so is logprobs;
+//     numeric strings read (usage counts as "100"), other strings or objects
+//     where it wants numbers are dropped, and so is logprobs;
+//   - a refusal (message.refusal, a content part of type refusal) with no
+//     text gets finish_reason "refusal";
 //   - null choices are dropped; a choice with a delta (a stream chunk) or a
 //     text (a legacy completion) instead of a message gets it as its message;
 //   - only the first choice is kept (the one with index 0, else the first
@@ -179,7 +183,7 @@ func normalizeResponse(resp *http.Response) (*http.Response, error) {
 // base URL is probably wrong), when it is an error object, or when there is
 // no choice at all (retried: servers do that under load).
 func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
-	trimmed := bytes.TrimSpace(raw)
+	trimmed := trimBody(raw)
 	var body map[string]any
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
@@ -203,7 +207,7 @@ func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
 			}
 			return normalizeCompletion(merged, "application/json")
 		}
-		return nil, &replyError{msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?", what, snippet(trimmed))}
+		return nil, &replyError{setup: true, msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?", what, snippet(trimmed))}
 	}
 	choices, _ := body["choices"].([]any)
 	if e, ok := body["error"]; ok && e != nil && len(choices) == 0 {
@@ -258,6 +262,12 @@ func normalizeChoice(ch map[string]any) {
 			msg = map[string]any{"role": "assistant", "content": contentText(ch["text"])}
 		}
 		ch["message"] = msg
+	}
+	if refusal := refusalText(msg); refusal != "" && strings.TrimSpace(contentText(msg["content"])) == "" {
+		// A refusal (OpenAI's message.refusal, or a content part of type
+		// refusal) ends with finish_reason "stop": said as "refusal", so
+		// that an empty answer is not re-asked as a slip of the format.
+		ch["finish_reason"] = "refusal"
 	}
 	msg["content"] = contentText(msg["content"])
 	for _, k := range []string{"role", "name", "tool_call_id", "reasoning_content"} {
@@ -315,6 +325,24 @@ func normalizeUsage(u map[string]any) {
 	}
 }
 
+// refusalText is what a message says it refuses: its refusal field, or
+// its content parts of type refusal ("" when there is none).
+func refusalText(msg map[string]any) string {
+	if r, ok := msg["refusal"].(string); ok && strings.TrimSpace(r) != "" {
+		return r
+	}
+	parts, _ := msg["content"].([]any)
+	var out []string
+	for _, p := range parts {
+		if m, ok := p.(map[string]any); ok && m["type"] == "refusal" {
+			if r, ok := m["refusal"].(string); ok && strings.TrimSpace(r) != "" {
+				out = append(out, r)
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
 // contentText returns a message's content as a string: null → "", a list of
 // parts → their texts joined.
 func contentText(v any) string {
@@ -341,13 +369,20 @@ func contentText(v any) string {
 	return string(b)
 }
 
-// intField truncates a number to an integer and drops anything else.
+// intField truncates a number, or a string holding one (usage counts sent
+// as "100"), to an integer and drops anything else.
 func intField(m map[string]any, k string) {
 	v, ok := m[k]
 	if !ok {
 		return
 	}
 	n, isNum := v.(json.Number)
+	if s, isString := v.(string); isString {
+		n = json.Number(strings.TrimSpace(s))
+		if _, err := n.Float64(); err == nil && json.Valid([]byte(n)) {
+			m[k], isNum = n, true
+		}
+	}
 	if !isNum {
 		delete(m, k)
 		return
@@ -578,4 +613,14 @@ func displayURL(base string) string {
 		return base
 	}
 	return u.Redacted()
+}
+
+// utf8BOM is the byte order mark some servers (Windows-hosted proxies, .NET
+// gateways) put before a JSON body; JSON decoders refuse it.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// trimBody is a reply's body without the spaces around it and a leading
+// byte order mark.
+func trimBody(raw []byte) []byte {
+	return bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(raw), utf8BOM))
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,14 @@ func TestOpenAICompatibleServers(t *testing.T) {
 			"choices":[null,{"index":0.0,"logprobs":{"content":"odd"},"message":{"role":"assistant","content":"hi","refusal":null,"annotations":[]},"finish_reason":"stop","stop_reason":null}],
 			"usage":{"prompt_tokens":11.0,"completion_tokens":7,"total_tokens":18,"prompt_tokens_details":null}}`),
 			want: want{text: "hi", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
+		{name: "a byte order mark before the JSON is skipped", reply: rawReply(200, "\xef\xbb\xbf"+`{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`),
+			want: want{text: "hi", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
+		{name: "usage counts as strings are read", reply: rawReply(200, `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":"11","completion_tokens":" 7 ","total_tokens":"18","prompt_tokens_details":{"cached_tokens":"0"}}}`),
+			want: want{text: "hi", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
+		{name: "a refusal with no content says so", reply: rawReply(200, `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I'm sorry, I cannot help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`),
+			want: want{usage: Usage{11, 7, 18}, stop: "refusal", requests: 1}},
+		{name: "a refusal content part says so", reply: rawReply(200, `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":[{"type":"refusal","refusal":"I can't help with that."}]},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`),
+			want: want{usage: Usage{11, 7, 18}, stop: "refusal", requests: 1}},
 		{name: "a legacy completion's text instead of a message", reply: rawReply(200, `{"id":"x","object":"text_completion","choices":[{"index":0,"text":"[ATTEMPTS_COMPLETE] ok","finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}`),
 			want: want{text: "[ATTEMPTS_COMPLETE] ok", usage: Usage{11, 7, 18}, stop: "stop", requests: 1}},
 		{name: "a stream chunk's delta instead of a message", reply: rawReply(200, `{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`),
@@ -524,19 +533,22 @@ func TestGivingUpOnAProviderMarksItUnavailable(t *testing.T) {
 		name        string
 		status      int
 		unavailable bool
+		body        string
 	}{
-		{"503 through every retry", 503, true},
-		{"429 through every retry", 429, true},
-		{"400 at once", 400, false},
-		{"401 at once: the key", 401, true},
-		{"403 at once: the key's rights", 403, true},
-		{"404 at once: the model or the base URL", 404, true},
+		{"503 through every retry", 503, true, ""},
+		{"429 through every retry", 429, true, ""},
+		{"400 at once", 400, false, ""},
+		{"401 at once: the key", 401, true, ""},
+		{"403 at once: the key's rights", 403, true, ""},
+		{"404 at once: the model or the base URL", 404, true, ""},
+		{"an HTML page with 200 at once: the base URL is not the API's", 200, true, "<html><body>Please sign in</body></html>"},
+		{"an error object with 200 at once: the request's, as the server says", 200, false, `{"error":{"message":"prompt too long"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(tt.status)
-				fmt.Fprint(w, `{"error":{"message":"no"}}`)
+				fmt.Fprint(w, cmp.Or(tt.body, `{"error":{"message":"no"}}`))
 			}))
 			defer srv.Close()
 			_, err := openaiClient(t, srv.URL+"/v1").Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "hi"}}})

@@ -85,6 +85,8 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		}
 		if t := stripThinking(ch.Content); strings.TrimSpace(t) != "" {
 			texts = append(texts, t)
+		} else if strings.TrimSpace(ch.Content) != "" || strings.TrimSpace(ch.ReasoningContent) != "" {
+			out.ThoughtOnly = true
 		}
 		for _, tc := range ch.ToolCalls {
 			call := ToolCall{ID: tc.ID}
@@ -102,6 +104,7 @@ func (c *lcClient) Generate(ctx context.Context, req Request) (Reply, error) {
 		}
 	}
 	out.Text = strings.Join(texts, "\n")
+	out.ThoughtOnly = out.ThoughtOnly && out.Text == "" && len(out.ToolCalls) == 0
 	out.UsageMissing = out.Usage == (Usage{})
 	uniqueIDs(out.ToolCalls)
 	return out, nil
@@ -178,9 +181,10 @@ func uniqueIDs(calls []ToolCall) {
 	}
 }
 
-// stripThinking drops the <think>...</think> blocks that reasoning models
-// served without a reasoning parser put before their answer (Qwen3,
-// DeepSeek-R1 on llama.cpp or Ollama): a marker the model only thought of
+// stripThinking drops the <think>...</think> blocks (or <thinking>,
+// <reasoning>, <thought>: thoughtTags) that reasoning models served without
+// a reasoning parser put before their answer (Qwen3, DeepSeek-R1 on
+// llama.cpp or Ollama): a marker the model only thought of
 // must not route the run, nor a verdict it considered. Two more shapes are
 // thoughts, not answers:
 //   - a block that opens and never closes (the reply was cut while the model
@@ -197,20 +201,35 @@ func uniqueIDs(calls []ToolCall) {
 // Reasoning sent apart (reasoning_content, thinking blocks) is never read.
 func stripThinking(s string) string {
 	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, "<think>") {
+	if thoughtTag(t) == "" {
 		if end := danglingThoughtEnd(t); end >= 0 && !strings.Contains(t[:end], "<think>") {
 			return strings.TrimSpace(t[end+len("</think>"):])
 		}
 		return s
 	}
-	for strings.HasPrefix(t, "<think>") {
-		end := strings.Index(t, "</think>")
+	for tag := thoughtTag(t); tag != ""; tag = thoughtTag(t) {
+		end := strings.Index(t, "</"+tag+">")
 		if end < 0 {
 			return "" // unclosed: cut while thinking, no answer yet
 		}
-		t = strings.TrimSpace(t[end+len("</think>"):])
+		t = strings.TrimSpace(t[end+len("</"+tag+">"):])
 	}
 	return t
+}
+
+// thoughtTags are the tags reasoning models open their thought with at the
+// start of a reply: <think> (Qwen3, DeepSeek-R1), <thinking> (models
+// prompted or tuned to think in Claude's style), <reasoning> and <thought>.
+var thoughtTags = []string{"think", "thinking", "reasoning", "thought"}
+
+// thoughtTag is the thought tag t starts with ("" for none).
+func thoughtTag(t string) string {
+	for _, tag := range thoughtTags {
+		if strings.HasPrefix(t, "<"+tag+">") {
+			return tag
+		}
+	}
+	return ""
 }
 
 // danglingThoughtEnd is the offset of the last </think> in t that closes a

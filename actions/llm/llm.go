@@ -70,6 +70,10 @@ type Reply struct {
 	UsageMissing bool   // the server reported no token usage (Usage is all 0)
 	StopReason   string // the provider's finish reason; "length": cut at the token limit
 	Attempts     int    // HTTP attempts it took (1 without retries)
+	// ThoughtOnly: the reply has no text because all the model wrote was
+	// its reasoning (reasoning_content only, or a thought block that never
+	// closed), not because it wrote nothing.
+	ThoughtOnly bool
 }
 
 // Client is a language model.

@@ -111,7 +111,7 @@ func (o *ollamaNative) GenerateContent(ctx context.Context, msgs []llms.MessageC
 		Content:    r.Message.Content,
 		StopReason: r.DoneReason,
 		GenerationInfo: map[string]any{
-			"PromptTokens": r.PromptEvalCount, "CompletionTokens": r.EvalCount, "TotalTokens": r.PromptEvalCount + r.EvalCount,
+			"PromptTokens": int(r.PromptEvalCount), "CompletionTokens": int(r.EvalCount), "TotalTokens": int(r.PromptEvalCount + r.EvalCount),
 		},
 	}
 	for _, tc := range r.Message.ToolCalls {
@@ -134,9 +134,34 @@ type ollamaChat struct {
 	} `json:"message"`
 	Done            *bool  `json:"done"`
 	DoneReason      string `json:"done_reason"`
-	PromptEvalCount int    `json:"prompt_eval_count"`
-	EvalCount       int    `json:"eval_count"`
+	PromptEvalCount count  `json:"prompt_eval_count"`
+	EvalCount       count  `json:"eval_count"`
 	Error           string `json:"error"`
+}
+
+// count is a token count: a number, or a string holding one (proxies send
+// "100"); anything else is 0, not a reply that fails to decode.
+type count int
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	if s := strings.TrimSpace(string(b)); strings.HasPrefix(s, `"`) {
+		var str string
+		if json.Unmarshal(b, &str) != nil {
+			*c = 0
+			return nil
+		}
+		n = json.Number(strings.TrimSpace(str))
+	} else {
+		n = json.Number(s)
+	}
+	f, err := n.Float64()
+	if err != nil || f < 0 || f > 1<<53 {
+		*c = 0
+		return nil
+	}
+	*c = count(f)
+	return nil
 }
 
 // readOllamaChat reads a /api/chat reply: one JSON object, or the NDJSON
@@ -146,7 +171,7 @@ type ollamaChat struct {
 // reason and token counts. A stream without its last chunk was cut short.
 func readOllamaChat(raw []byte) (ollamaChat, *replyError) {
 	var r ollamaChat
-	trimmed := bytes.TrimSpace(raw)
+	trimmed := trimBody(raw)
 	if err := json.Unmarshal(trimmed, &r); err == nil {
 		if r.Error != "" {
 			return r, &replyError{msg: "the server answered HTTP 200 with an error: " + r.Error}
@@ -157,7 +182,7 @@ func readOllamaChat(raw []byte) (ollamaChat, *replyError) {
 		return r, nil
 	}
 	lines := bytes.Split(trimmed, []byte("\n"))
-	notJSON := &replyError{msg: fmt.Sprintf("the server's /api/chat reply is not one JSON object (%s)", snippet(trimmed))}
+	notJSON := &replyError{setup: true, msg: fmt.Sprintf("the server's /api/chat reply is not one JSON object (%s)", snippet(trimmed))}
 	if len(lines) < 2 {
 		return r, notJSON
 	}

@@ -85,3 +85,26 @@ func TestAnOllamaNativeReplyThatCannotBeReadSaysWhyAndNamesTheURLCalled(t *testi
 		})
 	}
 }
+
+// Token counts a proxy sends as strings (or as anything else) never make an
+// Ollama reply unreadable: numeric strings are read, the rest is unknown.
+func TestAnOllamaReplyWithTokenCountsAsStringsIsRead(t *testing.T) {
+	for _, tt := range []struct {
+		name, counts string
+		usage        Usage
+		missing      bool
+	}{
+		{name: "numeric strings", counts: `"prompt_eval_count":"12","eval_count":" 7 "`, usage: Usage{12, 7, 19}},
+		{name: "a float", counts: `"prompt_eval_count":12.0,"eval_count":7`, usage: Usage{12, 7, 19}},
+		{name: "not numbers", counts: `"prompt_eval_count":"many","eval_count":null`, missing: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"model":"qwen3:8b","message":{"role":"assistant","content":"{\"score\": 91}"},"done":true,"done_reason":"stop",` + tt.counts + `}`
+			reply, err := ollamaNativeServer(t, 200, body).Generate(context.Background(), Request{Messages: []Message{{Role: RoleUser, Text: "go"}}})
+			require.NoError(t, err)
+			require.Equal(t, `{"score": 91}`, reply.Text)
+			require.Equal(t, tt.usage, reply.Usage)
+			require.Equal(t, tt.missing, reply.UsageMissing)
+		})
+	}
+}

@@ -212,7 +212,8 @@ func ollamaBase(host string) (string, error) {
 
 // httpClient wraps the given client (nil: a default one) with the transports
 // the retries and the base URL fallback need, and for OpenAI-compatible
-// servers (normalize) the reply checks.
+// servers (normalize) the reply checks; a redirect that would change the
+// call's method is refused (checkRedirect).
 func httpClient(hc *http.Client, normalize bool) *http.Client {
 	cp := http.Client{}
 	if hc != nil {
@@ -227,6 +228,9 @@ func httpClient(hc *http.Client, normalize bool) *http.Client {
 	}
 	base = &compatTransport{base: base, normalize: normalize}
 	cp.Transport = statusTransport{base: base}
+	if cp.CheckRedirect == nil {
+		cp.CheckRedirect = checkRedirect
+	}
 	return &cp
 }
 

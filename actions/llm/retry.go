@@ -318,7 +318,8 @@ func withRetry(ctx context.Context, p RetryPolicy, where func() string, call fun
 			} else {
 				err = fmt.Errorf("cannot call %s: %w", what, err)
 			}
-			if refusedAccess(status) {
+			var re *replyError
+			if refusedAccess(status) || errors.As(err, &re) && re.setup {
 				// A key refused, a model or API not found: the provider's
 				// setup, not the model's answer. Unavailable, the run stops
 				// in place (a spec's on_error routes are not spent on it)

@@ -43,3 +43,86 @@ func TestExtractJSONForgivesSlipsAndNamesTheRealError(t *testing.T) {
 		})
 	}
 }
+
+func TestADraftIsNeverTakenForAnAnswerThatDoesNotParseAfterIt(t *testing.T) {
+	draft := `{"score": 91, "verdict": "PASS"}`
+	tests := []struct {
+		name, reply, want, err string
+	}{
+		{
+			name:  "a final answer in single quotes after a draft",
+			reply: "Draft: " + draft + "\nFinal answer: {'score': 20, 'verdict': 'FAIL'}",
+			err:   `the reply holds a JSON object at line 2, column 15, after the one at line 1, column 8, that does not parse (line 2, column 16: "'" where a key in double quotes belongs (keys need double quotes)), so which one is the answer cannot be told; answer with one valid JSON object, your answer, and nothing else (no draft)`,
+		},
+		{
+			name:  "a final answer cut at the token limit after a fenced draft",
+			reply: "```json\n" + draft + "\n```\nWait, the tests fail. Corrected:\n```json\n{\"score\": 20, \"verd",
+			err:   `the reply holds a JSON object at line 6, column 1, after the one at line 2, column 1, that does not parse (line 6, column 20: the JSON ends before its last object or array closes (a missing } or ], or the reply was cut)), so which one is the answer cannot be told; answer with one valid JSON object, your answer, and nothing else (no draft)`,
+		},
+		{
+			name:  "a final answer with a comment after a draft",
+			reply: "Draft: " + draft + "\nFinal:\n{\"score\": 20, // lowered\n \"verdict\": \"FAIL\"}",
+			err:   `the reply holds a JSON object at line 3, column 1, after the one at line 1, column 8, that does not parse (line 3, column 15: "/" where a key in double quotes belongs (keys need double quotes)), so which one is the answer cannot be told; answer with one valid JSON object, your answer, and nothing else (no draft)`,
+		},
+		{name: "a format example that does not parse before the answer is not an answer", reply: "Format: {'score': int}\nAnswer: " + draft, want: draft},
+		{name: "braces in prose after the answer are not an answer", reply: draft + "\nUse {name} to fill the template.", want: draft},
+		{name: "a fragment of other JSON after the answer is not an answer", reply: draft + "\nThe script reads {\"text\": ...} on stdin.", want: draft},
+		{name: "a broken object quoted inside the answer's string is part of it", reply: `{"feedback": "it printed {\"a\": 1,", "score": 3}`, want: `{"feedback": "it printed {\"a\": 1,", "score": 3}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Extract(tt.reply)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, got)
+		})
+	}
+}
+
+func TestObjectsWithAKeyRefuseABrokenLaterOneWithIt(t *testing.T) {
+	reply := "{\"verdict\": \"PASS\", \"feedback\": \"ok\"}\nOn reflection: {'verdict': 'FAIL', 'feedback': 'the name is wrong'}"
+	_, err := Objects(reply, "verdict")
+	require.EqualError(t, err, `the reply holds a JSON object at line 2, column 16, after the one at line 1, column 1, that does not parse (line 2, column 17: "'" where a key in double quotes belongs (keys need double quotes)), so which one is the answer cannot be told; answer with one valid JSON object, your answer, and nothing else (no draft)`)
+	objs, err := Objects("{\"verdict\": \"PASS\"}\nNext I will check {\"path\": broken", "verdict")
+	require.NoError(t, err, "a later broken object without the key is not an answer")
+	assert.Equal(t, []string{`{"verdict": "PASS"}`}, objs)
+}
+
+func TestAKeyGivenTwiceWithDifferentValuesIsNeverReadAsTheLast(t *testing.T) {
+	tests := []struct {
+		name, reply, want, err string
+	}{
+		{
+			name:  "a verdict changed inside the object",
+			reply: `{"score": 95, "verdict": "FAIL", "ok": false, "verdict": "PASS"}`,
+			err:   `the JSON object at line 1, column 1 gives the key "verdict" twice, with different values ("FAIL", then "PASS"), so which one is meant cannot be told; answer with one JSON object that gives each key once`,
+		},
+		{
+			name:  "in a nested object, in prose",
+			reply: "Here: {\"result\": {\"score\": 40, \"problems\": [\"x\"], \"score\": 95}}",
+			err:   `the JSON object at line 1, column 7 gives the key "score" (in /result) twice, with different values (40, then 95), so which one is meant cannot be told; answer with one JSON object that gives each key once`,
+		},
+		{
+			name:  "in a fenced block with a trailing comma",
+			reply: "```json\n{\"ok\": true,\n \"ok\": false,}\n```",
+			err:   `the JSON object at line 2, column 1 gives the key "ok" twice, with different values (true, then false), so which one is meant cannot be told; answer with one JSON object that gives each key once`,
+		},
+		{name: "the same value twice is one", reply: `{"ok": true, "tags": [1, {"a": 2}], "tags": [1, {"a": 2}]}`, want: `{"ok": true, "tags": [1, {"a": 2}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Extract(tt.reply)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, got)
+		})
+	}
+	_, err := Objects(`{"verdict": "FAIL", "feedback": "wrong name", "verdict": "PASS"}`, "verdict")
+	require.EqualError(t, err, `the JSON object at line 1, column 1 gives the key "verdict" twice, with different values ("FAIL", then "PASS"), so which one is meant cannot be told; answer with one JSON object that gives each key once`)
+}

@@ -20,7 +20,14 @@ import (
 // inside an object that does not parse is a fragment of it: the error then
 // names the line, the column and what is wrong in the broken one, e.g. `the
 // reply's JSON does not parse: line 1, column 37: a string is not closed`,
-// rather than describing the fragment.
+// rather than describing the fragment. An object that looks like an
+// answer (its first key quoted) after the last one found that does not
+// parse — a draft, then the final answer in single quotes, with a comment,
+// or cut at the token limit — is an error (*LaterBrokenError) that names
+// what is wrong with it: the draft before it is never taken for the answer.
+// So is an object that gives a key twice with different values
+// ({"verdict": "FAIL", ..., "verdict": "PASS"}), which decoders would read
+// as the last.
 //
 // It is the one reader of objects in a reply: the Skills Agent's plan and
 // verdict parsers call it, and llm.generate through Values.
@@ -108,6 +115,12 @@ func objects(s, want string) ([]Span, error) {
 		}
 	}
 	if len(wanted) > 0 {
+		if err := laterBroken(s, wanted, broken, want); err != nil {
+			return nil, err
+		}
+		if err := duplicateKeys(s, wanted); err != nil {
+			return nil, err
+		}
 		return wanted, nil
 	}
 	// The broken object to report: the first that names the key, else,
@@ -126,6 +139,12 @@ func objects(s, want string) ([]Span, error) {
 		return nil, fmt.Errorf("the reply's JSON does not parse: %s; answer with one valid JSON object and nothing else", jsonSyntaxProblem(s, bad.Start, bad.err))
 	}
 	if len(whole) > 0 {
+		if err := laterBroken(s, whole[:1], broken, ""); err != nil {
+			return nil, err
+		}
+		if err := duplicateKeys(s, whole[:1]); err != nil {
+			return nil, err
+		}
 		return whole[:1], nil
 	}
 	return nil, errors.New("the reply holds no JSON object; answer with one JSON object and nothing else")

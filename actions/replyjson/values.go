@@ -33,14 +33,16 @@ func Extract(reply string) (string, error) {
 // control character (a line break, a tab) inside a string, and a trailing
 // comma. When the reply's object does not parse, the error names the line,
 // the column and what is wrong there, rather than an object nested in it
-// that happens to parse.
+// that happens to parse; so does the error for an object that does not
+// parse after the values found (see Objects: a draft, then a broken answer),
+// and the error for an object giving a key twice with different values.
 func Values(reply string) ([]Span, error) {
 	s := strings.TrimSpace(reply)
 	if s != "" && json.Valid([]byte(s)) {
-		return []Span{{Start: 0, End: len(s), Text: s}}, nil
+		return checked(s, []Span{{Start: 0, End: len(s), Text: s}})
 	}
 	if fixed, ok := lenient(s); ok {
-		return []Span{{Start: 0, End: len(s), Text: fixed}}, nil
+		return checked(s, []Span{{Start: 0, End: len(s), Text: fixed}})
 	}
 	var fenced []Span
 	for at := 0; ; {
@@ -71,7 +73,7 @@ func Values(reply string) ([]Span, error) {
 		at = end + 3
 	}
 	objs, err := objects(s, "")
-	if err != nil && len(fenced) == 0 {
+	if err != nil && (len(fenced) == 0 || isLaterBroken(err)) {
 		return nil, err
 	}
 	var all []Span
@@ -95,7 +97,16 @@ func Values(reply string) ([]Span, error) {
 			out = append(out, v)
 		}
 	}
-	return out, nil
+	return checked(s, out)
+}
+
+// checked returns the values found in s, or the error for one of them
+// that gives a key twice with different values.
+func checked(s string, vals []Span) ([]Span, error) {
+	if err := duplicateKeys(s, vals); err != nil {
+		return nil, err
+	}
+	return vals, nil
 }
 
 // blockStarts widens each fenced block's span by one byte before it, so that

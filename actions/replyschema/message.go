@@ -79,7 +79,8 @@ var (
 // type mismatch says what the value is and what is wanted ("[1,2] is an
 // array, want an object"). Its path ("validating /properties/x: ") is kept.
 // An enum or a const it names as JSON too ("\"pass\" is not one of
-// [\"PASS\",\"FAIL\"]"), reading the keyword from the schema's text.
+// [\"PASS\",\"FAIL\"]"), reading the keyword from the schema's text; a
+// failed "not" by the description of the schema it negates, when it has one.
 func (rs *Schema) schemaMessage(err error) string {
 	inner, outer := err, error(nil)
 	for errors.Unwrap(inner) != nil {
@@ -159,6 +160,13 @@ func (rs *Schema) enumMessage(path, msg string) string {
 	if enum, ok := s["enum"].([]any); ok && strings.HasPrefix(msg, "enum: ") {
 		if value, ok := strings.CutSuffix(strings.TrimPrefix(msg, "enum: "), fmt.Sprintf(" does not equal any of: %v", enum)); ok {
 			return fmt.Sprintf("enum: %s is not one of %s", value, shownJSON(enum))
+		}
+	}
+	if n, ok := s["not"].(map[string]any); ok && strings.HasPrefix(msg, "not: ") {
+		// The library says only "validated against <anonymous schema>": the
+		// not's description says what is refused, in the schema's words.
+		if d, ok := n["description"].(string); ok && strings.TrimSpace(d) != "" {
+			return "not: " + d
 		}
 	}
 	if c, ok := s["const"]; ok && strings.HasPrefix(msg, "const: ") {

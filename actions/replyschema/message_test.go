@@ -16,6 +16,9 @@ func TestASchemaMismatchIsReportedInJSONTerms(t *testing.T) {
 		"level":   map[string]any{"type": []any{"integer", "string", "null"}},
 		"meta":    map[string]any{"type": "object"},
 		"kind":    map[string]any{"const": "judge"},
+		"problems": map[string]any{"type": "array", "items": map[string]any{"type": "string",
+			"not": map[string]any{"pattern": "^(?i:none)$", "description": "an item says there is no problem; leave the list empty instead"}}},
+		"other": map[string]any{"not": map[string]any{"type": "null"}},
 	}}
 	long := strings.Repeat("é", 150)
 	tests := []struct {
@@ -43,6 +46,10 @@ func TestASchemaMismatchIsReportedInJSONTerms(t *testing.T) {
 			`validating /properties/verdict: enum: "pass" is not one of ["PASS","FAIL"]`},
 		{"a const names the value as JSON", map[string]any{"score": 1.0, "kind": []any{"judge"}},
 			`validating /properties/kind: const: ["judge"] is not "judge"`},
+		{"a failed not says what its description says", map[string]any{"score": 1.0, "problems": []any{"None"}},
+			`validating /properties/problems: validating /properties/problems/items: not: an item says there is no problem; leave the list empty instead`},
+		{"a failed not without a description is as the library says", map[string]any{"score": 1.0, "other": nil},
+			`validating /properties/other: not: validated against <anonymous schema>`},
 	}
 	rs, err := Load(judge, t.TempDir(), t.TempDir(), nil)
 	require.NoError(t, err)

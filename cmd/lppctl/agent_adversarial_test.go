@@ -346,6 +346,25 @@ func TestAgentManyAndLargeKeyOutputs(t *testing.T) {
 	}
 }
 
+// TestAgentCompleteMarkInAnotherCase: "[attempts_complete]" at the start
+// counts as the prefix, with a note and no warning.
+func TestAgentCompleteMarkInAnotherCase(t *testing.T) {
+	root := newProject(t, "hello_skill")
+	f := newFakeLLM(t, "replies:\n"+planner("one")+
+		reply("optimizer", 1, text("[attempts_complete] done"))+
+		reply("evaluator", 1, pass("")))
+	res := runAgent(t, root, f, "--yes")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.all())
+	}
+	if !strings.Contains(res.out, `optimizer: the reply's marker is written "[attempts_complete]"; taken as the prefix [ATTEMPTS_COMPLETE]`) {
+		t.Fatalf("no note:\n%s", res.out)
+	}
+	if strings.Contains(res.out, "warning: optimizer replied without [ATTEMPTS_COMPLETE]") {
+		t.Fatalf("warned:\n%s", res.out)
+	}
+}
+
 // TestAgentCompleteMarkWrappedInMarkdown: "**[ATTEMPTS_COMPLETE]**" counts as
 // the prefix (with a note, no warning); the marker later in the text does not.
 func TestAgentCompleteMarkWrappedInMarkdown(t *testing.T) {

@@ -248,6 +248,20 @@ func TestContractorModelMistakes(t *testing.T) {
 			absent:  []string{"output/contractor/word_stats/word_stats.yaml"},
 		},
 		{
+			name:    "a problem that says there is none (\"None\") is asked again, not taken as a defect that blocks every iteration",
+			replies: with("evaluating", demo["evaluating"][0], `{"score": 92, "problems": ["None"], "feedback": "The counts are right."}`, demo["evaluating"][1]),
+			code:    0,
+			out:     []string{"evaluating → refining", "evaluating → promoting  [is_satisfied]", "completed in complete"},
+			prompt:  [2]string{"evaluating", `Your reply was invalid: it does not satisfy the schema: validating /properties/problems: validating /properties/problems/items: not: an item says there is no problem ("None", "N/A"); when the skill has none, problems is the empty list []`},
+		},
+		{
+			name:    "a scorer's passing draft before a final score that does not parse is asked again, never promoted on the draft",
+			replies: with("evaluating", "Draft:\n{\"score\": 92, \"problems\": [], \"feedback\": \"Looks complete.\"}\nOn a closer look the report lacks the line number, so my final answer is:\n{'score': 62, 'problems': ['the report lacks the line number'], 'feedback': 'Report which line it is.'}", demo["evaluating"][0], demo["evaluating"][1]),
+			code:    0,
+			out:     []string{"evaluating → refining", "evaluating → promoting  [is_satisfied]", "completed in complete"},
+			prompt:  [2]string{"evaluating", "Your reply was invalid: the reply holds a JSON object at line 4, column 1, after the one at line 2, column 1, that does not parse"},
+		},
+		{
 			name:    "a score without its problems is asked again",
 			replies: with("evaluating", `{"score": 95, "feedback": "The counts are wrong."}`, `{"score": 40, "problems": ["the counts are wrong"], "feedback": "The counts are wrong."}`, `{"score": 92, "problems": [], "feedback": "good"}`),
 			code:    0,

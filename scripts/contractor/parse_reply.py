@@ -79,28 +79,90 @@ def loads(text):
 
 def extract(reply):
     """The reply's JSON object, or raise ValueError saying why there is none:
-    the line and column of the error in the reply, and what it is."""
+    the line and column of the error in the reply, and what it is.
+
+    The whole reply, else its fenced blocks, else the text from its first {
+    to its last }. Of the fenced blocks, the objects with "files" are the
+    answer: two that differ (a draft, then the final one) are an error, and
+    so is one that does not parse (or a fence left open: the reply was cut)
+    after the one that does, so that a draft is never written for the answer
+    the model corrected it into."""
     text = reply.strip()
     if "{" not in text:
         raise ValueError("the reply holds no JSON object")
-    candidates = [(text, 0)] + [(m.group(1), m.start(1)) for m in FENCED_JSON.finditer(text)]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        candidates.append((text[start:end + 1], start))
     worst = None
-    for c, offset in candidates:
+    try:
+        v = loads(text)
+        if isinstance(v, dict):
+            return v
+    except ValueError as e:
+        worst = (e, 0, len(text))
+    blocks = [(m.group(1), m.start(1)) for m in FENCED_JSON.finditer(text)]
+    opened = open_fence(text)
+    if opened is not None:
+        blocks.append(opened)
+    dicts, broken = [], []
+    for c, offset in blocks:
         try:
             v = loads(c)
         except ValueError as e:
-            # The error of the most specific candidate (the object itself, not
-            # the prose around it) is the one to report.
             worst = (e, offset, len(c))
+            if c.lstrip().startswith("{") and '"files"' in c:
+                broken.append((e, offset, len(c)))
             continue
         if isinstance(v, dict):
-            return v
+            dicts.append((v, offset))
+    answers = [(v, o) for v, o in dicts if "files" in v]
+    if answers:
+        last = answers[-1][1]
+        later = [b for b in broken if b[1] > last]
+        if later:
+            e, offset, size = later[0]
+            line, col, msg = position(text, e, offset, size)
+            raise ValueError(f"the reply holds a JSON object at line {text.count(chr(10), 0, offset) + 1} (in a fenced block), after the one at "
+                             f"line {text.count(chr(10), 0, last) + 1}, that does not parse (line {line}, column {col}: {msg}), so which one "
+                             "is the answer cannot be told (a draft, then the final one?); give only your final files")
+        distinct = []
+        for v, o in answers:
+            if all(json.dumps(v, sort_keys=True) != json.dumps(d, sort_keys=True) for d, _ in distinct):
+                distinct.append((v, o))
+        if len(distinct) > 1:
+            at = "; ".join(f"line {text.count(chr(10), 0, o) + 1}" for _, o in distinct)
+            raise ValueError(f"the reply holds {len(distinct)} different JSON objects with \"files\" (in the fenced blocks at {at}), so which one "
+                             "is the answer cannot be told (a draft, then the final one?); give only your final files")
+        return distinct[0][0]
+    if dicts:
+        return dicts[0][0]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        try:
+            v = loads(text[start:end + 1])
+            if isinstance(v, dict):
+                return v
+        except ValueError as e:
+            worst = (e, start, end + 1 - start)
     if worst is None:
         raise ValueError("the reply holds no JSON object")
     e, offset, size = worst
+    line, col, msg = position(text, e, offset, size)
+    raise ValueError(f"the reply is not valid JSON: line {line}, column {col}: {msg}")
+
+
+def open_fence(text):
+    """The text and offset of a ```json block that is never closed (the reply
+    was cut inside it), or None."""
+    if text.count("```") % 2 == 0:
+        return None
+    i = text.rfind("```")
+    nl = text.find("\n", i)
+    if nl < 0 or text[i + 3:nl].strip() not in ("", "json"):
+        return None
+    return text[nl + 1:], nl + 1
+
+
+def position(text, e, offset, size):
+    """The line, column and wording of a JSON error e of the candidate of
+    size characters at offset in text."""
     pos = offset + getattr(e, "pos", 0)
     line = text.count("\n", 0, pos) + 1
     col = pos - (text.rfind("\n", 0, pos) + 1) + 1
@@ -113,7 +175,7 @@ def extract(reply):
         msg = "a key must be a string in double quotes"
     elif msg.startswith("Unterminated string"):
         msg = "a string is not closed (a missing \" or the reply was cut)"
-    raise ValueError(f"the reply is not valid JSON: line {line}, column {col}: {msg}")
+    return line, col, msg
 
 
 def yaml_problem(path, text):
