@@ -457,6 +457,11 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 		if err := sandboxAvailable(); err != nil && !g.confine.unconfined {
 			return blocked(refuse(ruleSandboxUnavailable, "%s is model-written code, which runs only in the OS sandbox, and %v; give --unconfined to run it anyway, unconfined, at your own risk", script, err))
 		} else if err == nil {
+			if !g.confine.all {
+				if r := g.checkSandboxReadable(script); r != nil {
+					return blocked(r)
+				}
+			}
 			so, cleanup, err := g.sandboxOptions(script, g.confinedEnv(env))
 			if err != nil {
 				return failed("safe_py_runner: cannot prepare the sandbox for %s: %v", script, err)
