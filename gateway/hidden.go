@@ -221,10 +221,12 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 		if pat := g.policy.hiddenBy(lit); pat != "" {
 			return hiddenRefusal(what, a, pat, false)
 		}
-		// A piece that fails the path syntax is not read as a path here:
-		// argPathSyntax has refused the absolute and ".." ones already, and
-		// the rest (a "-x" option, a control character) names nothing.
-		if clean, r := checkPathSyntax(lit); r == nil {
+		// argPathSyntax has refused the absolute and ".." pieces already.
+		// Every other piece is resolved, even one the path syntax of the
+		// file sub-commands refuses ("ext/-x", "ext/100%25"): a script opens
+		// it as it is, through whatever link it starts with.
+		{
+			clean := lit
 			res, r, err := g.resolve(clean, lit)
 			if r != nil {
 				return refuse(r.rule, "%s %s goes through a symbolic link that leaves the project root; scripts get paths inside it only", what, quote(a))

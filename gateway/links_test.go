@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -120,6 +121,28 @@ func TestRunnerRefusesArgsThroughLinksOut(t *testing.T) {
 		if res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}}); res.Decision != DecisionAllow {
 			t.Errorf("%s: %+v", a, res)
 		}
+	}
+}
+
+// A piece the file sub-commands' path syntax refuses ("-x", "%25") is still
+// a name a script opens as it is: through a link that leaves the root it is
+// refused like any other.
+func TestAnArgThroughALinkOutIsRefusedWhateverItsLastNameHolds(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	sb.symlink(t, "../outside", "outdir")
+	sb.write(t, "../outside/-secret", "CANARY")
+	for _, a := range []string{"outdir/-secret", "--in=outdir/-secret", "outdir/100%25", "outdir/-x/y", "@outdir/-secret"} {
+		res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}})
+		checkInvariant(t, res)
+		want := `[SECURITY BLOCKED] symlink-escape: args[0] ` + strconv.Quote(a) + ` goes through a symbolic link that leaves the project root; scripts get paths inside it only`
+		assert.Equal(t, want, res.Text, a)
+	}
+	// Options and names inside the root still pass.
+	sb.write(t, "docs/-notes.md", "n")
+	for _, a := range []string{"-v", "--count=-5", "docs/-notes.md", "100%25"} {
+		res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}})
+		assert.Equal(t, DecisionAllow, res.Decision, "%s: %s", a, res.Text)
 	}
 }
 
