@@ -329,8 +329,8 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 	if strings.TrimSpace(argsJSON) == "" {
 		return g.Call(ctx, tool, map[string]any{})
 	}
-	var args map[string]any
-	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil || args == nil {
+	args, err := decodeArgs(argsJSON)
+	if err != nil || args == nil {
 		start := g.now()
 		msg := "the arguments must be a JSON object"
 		var typeErr *json.UnmarshalTypeError
@@ -361,6 +361,61 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 		return res
 	}
 	return g.Call(ctx, tool, args)
+}
+
+// decodeArgs decodes the model's arguments, keeping each number as it was
+// written (json.Number): 12345678901234567890 as a float64 would reach a
+// script as 12345678901234567000. A number too large for a float64 (1e400)
+// is still an error, the one encoding/json gives with its place.
+func decodeArgs(argsJSON string) (map[string]any, error) {
+	var args map[string]any
+	dec := json.NewDecoder(strings.NewReader(argsJSON))
+	dec.UseNumber()
+	if err := dec.Decode(&args); err != nil {
+		return nil, plainDecodeErr(argsJSON, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, plainDecodeErr(argsJSON, err)
+	}
+	if outOfRange(args) {
+		return nil, plainDecodeErr(argsJSON, nil)
+	}
+	return args, nil
+}
+
+// plainDecodeErr is json.Unmarshal's own error for argsJSON (its wording
+// names what is wrong and where), or err when Unmarshal finds none.
+func plainDecodeErr(argsJSON string, err error) error {
+	var v map[string]any
+	if uerr := json.Unmarshal([]byte(argsJSON), &v); uerr != nil {
+		return uerr
+	}
+	if err == nil {
+		err = errors.New("invalid JSON")
+	}
+	return err
+}
+
+// outOfRange reports whether v holds a number that a float64 cannot hold.
+func outOfRange(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		_, err := x.Float64()
+		return err != nil
+	case map[string]any:
+		for _, e := range x {
+			if outOfRange(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if outOfRange(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // argsExample shows each tool's arguments, for a call whose arguments are not a JSON object.
@@ -535,7 +590,16 @@ func scalar(v any) (string, bool) {
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64), true
 	case json.Number:
-		return x.String(), true
+		// An integer is passed as written, every digit kept; other numbers
+		// as a float64 prints them (2.0 is "2", 1e2 is "100").
+		if isInteger(string(x)) {
+			return string(x), true
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return x.String(), true
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64), true
 	case int:
 		return strconv.Itoa(x), true
 	case int64:
@@ -544,6 +608,20 @@ func scalar(v any) (string, bool) {
 		return strconv.FormatBool(x), true
 	}
 	return "", false
+}
+
+// isInteger reports whether s is a JSON integer: an optional "-" and digits.
+func isInteger(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkParams maps aliases to parameter names and applies the length limit,

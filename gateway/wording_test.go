@@ -117,6 +117,20 @@ func TestANumberOutOfRangeInsideTheArgumentsIsNamedByItsPlace(t *testing.T) {
 	assert.Equal(t, `[ERROR] cannot read the arguments: the number 1e400 (at byte 48) is out of range; send it as a string; the arguments sent were "{\"tool_name\":\"read_file\",\"params\":{\"path\":1e400}}"; send one JSON object, e.g. {"tool_name": "list_files", "params": {"path": "."}}`, res.Text)
 }
 
+// A whole number the model sends for a string reaches the script digit for
+// digit: as a float64, 12345678901234567890 would be 12345678901234567000.
+// Other numbers read as before (2.0 is "2", 1e2 is "100").
+func TestAWholeNumberReachesAScriptDigitForDigit(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	res := sb.g.CallJSON(t.Context(), ToolRunner, `{"script_name":"scripts/echo.py","args":[12345678901234567890, -9007199254740993, 100000000000000000000000000001, 2.0, 1e2, 0.1]}`)
+	checkInvariant(t, res)
+	assert.Equal(t, "args ['12345678901234567890', '-9007199254740993', '100000000000000000000000000001', '2', '100', '0.1']", res.Text)
+
+	res = sb.g.CallJSON(t.Context(), ToolCLI, `{"tool_name":"tree","params":{"path":"docs","depth":99999999999999999999999}}`)
+	assert.Equal(t, `[SECURITY BLOCKED] param-pattern: tree.depth "99999999999999999999999" does not match the allowed pattern ^[0-9]{1,2}$`, res.Text)
+}
+
 // A sub-command that runs out of its policy timeout says after how long,
 // and which key of the policy set it.
 func TestASubCommandTimeoutNamesItsLimit(t *testing.T) {
