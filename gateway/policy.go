@@ -429,8 +429,26 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 		probs.addf("safe_py_runner: missing")
 	} else {
 		p.Runner = buildRunner(raw.Runner, &probs)
+		p.checkHiddenScriptDirs(raw.Runner.ScriptDirs, &probs)
 	}
 	return p, probs
+}
+
+// checkHiddenScriptDirs refuses a script directory whose scripts hidden_paths
+// hides (script_dirs: [.git], or hidden_paths: ["*.py"]): the runner refuses
+// a hidden script, so none of them could ever run.
+func (p *Policy) checkHiddenScriptDirs(dirs []string, probs *problemList) {
+	for i, d := range dirs {
+		c, err := cleanPolicyPath(d)
+		if err != nil {
+			continue // reported by buildRunner
+		}
+		// "*.py" as the last name stands for any script below c: a pattern
+		// that matches it hides them all.
+		if pat := p.hiddenBy(path.Join(c, "*.py")); pat != "" {
+			probs.addf("safe_py_runner.script_dirs[%d]: the scripts in %q match the hidden path pattern %q (hidden_paths), so none of them could run; remove the directory from script_dirs or narrow the pattern", i, d, pat)
+		}
+	}
 }
 
 var ruleName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
