@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // refusal is a security decision: it becomes a "[SECURITY BLOCKED] rule: detail" result.
@@ -220,14 +222,28 @@ func isEscape(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
 }
 
-// within reports whether p equals dir or lies below it (case-insensitively, to
-// stay safe on case-insensitive file systems).
+// within reports whether p equals dir or lies below it (case-insensitively
+// and whatever the Unicode composition, "é" or "e" and a combining accent,
+// to stay safe on file systems that treat them alike).
 func within(p, dir string) bool {
 	if dir == "." {
 		return true
 	}
+	if !isASCII(p) || !isASCII(dir) {
+		p, dir = norm.NFC.String(p), norm.NFC.String(dir)
+	}
 	rest, ok := cutPrefixFold(p, dir)
 	return ok && (rest == "" || rest[0] == '/')
+}
+
+// isASCII reports whether s holds ASCII characters only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // cutPrefixFold reports whether s starts with prefix under Unicode simple case
