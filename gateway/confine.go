@@ -112,6 +112,8 @@ func (g *Gateway) checkSandboxReadable(script string) *refusal {
 	why := fmt.Sprintf("%s runs in the OS sandbox, which lets it read the folder %s", script, dir)
 	seen := 0
 	var found *refusal
+	var linked []fs.FileInfo // files with several names: their names are looked for in one walk
+	var linkedAt []string
 	_ = fs.WalkDir(g.root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: the sandboxed script cannot read it either
@@ -127,15 +129,21 @@ func (g *Gateway) checkSandboxReadable(script string) *refusal {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if fi, err := d.Info(); err == nil {
-			if r := g.hardLinked(why+", and its file", p, fi); r != nil {
-				found = r
-				return fs.SkipAll
-			}
+		if fi, err := d.Info(); err == nil && linkCount(fi) > 1 {
+			linked, linkedAt = append(linked, fi), append(linkedAt, p)
 		}
 		return nil
 	})
-	return found
+	if found != nil || len(linked) == 0 {
+		return found
+	}
+	names, complete := g.namesOfAll(linked)
+	for i, fi := range linked {
+		if r := g.hardLinkRefusal(why+", and its file", linkedAt[i], linkCount(fi), names[i], complete[i]); r != nil {
+			return r
+		}
+	}
+	return nil
 }
 
 // confinedEnv is env without the variables inherit_for gives a skill (its

@@ -108,6 +108,9 @@ func TestASandboxedScriptRunsWhenItsFolderHidesNothing(t *testing.T) {
 	sb.write(t, "skills/gen/"+GeneratedMarker, "")
 	sb.write(t, "skills/gen/data/notes.txt", "notes\n")
 	sb.write(t, ".env", "TOKEN=s3cr3t\n") // outside the skill folder: the sandbox cannot read it
+	// Two names of one file, both inside the project (a tree restored with cp -al).
+	require.NoError(t, os.Link(filepath.Join(sb.root, "skills/gen/data/notes.txt"), filepath.Join(sb.root, "skills/gen/data/notes2.txt")))
+	require.NoError(t, os.Link(filepath.Join(sb.root, "skills/gen/scripts/hi.py"), filepath.Join(sb.root, "docs/hi-copy.py")))
 	res := sb.run(map[string]any{"script_name": "skills/gen/scripts/hi.py"})
 	assert.Equal(t, DecisionAllow, res.Decision, res.Text)
 	assert.Equal(t, "notes", res.Text)
