@@ -509,7 +509,8 @@ func buildCLI(raw *rawCLI, probs *problemList) CLIPolicy {
 			sc.Params[pn] = prm
 		}
 		for pn, req := range known {
-			if _, ok := sc.Params[pn]; !ok && req {
+			// A parameter given empty ("path:") is reported as empty, not as missing too.
+			if _, given := rs.Params[pn]; !given && req {
 				probs.addf("%s.params.%s: missing (required by %s)", field, pn, name)
 			}
 		}

@@ -343,3 +343,19 @@ func TestAScriptDirectoryThatHiddenPathsHidesIsAPolicyError(t *testing.T) {
 	_, err = ParsePolicy(strings.NewReader(s), "p.yaml")
 	require.NoError(t, err)
 }
+
+// A required parameter given without a value ("path:") is one problem, said
+// once, where it is; one left out entirely is missing.
+func TestARequiredParameterGivenEmptyIsReportedOnce(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	const entry = "        path:\n          description: file to read, relative to the project root\n          pattern: '^[\\p{L}\\p{N}_. @+=,#\\-/\\\\]+$'\n          aliases: [file, filename, file_path]\n"
+	require.Contains(t, string(base), entry)
+	_, err = ParsePolicy(strings.NewReader(strings.Replace(string(base), entry, "        path:\n", 1)), "p.yaml")
+	require.Error(t, err)
+	assert.Equal(t, "cannot load policy p.yaml: invalid policy: p.yaml:136:9: safe_cli_executor.sub_commands.read_file.params.path: empty", err.Error())
+
+	_, err = ParsePolicy(strings.NewReader(strings.Replace(string(base), "      params:\n"+entry, "", 1)), "p.yaml")
+	require.Error(t, err)
+	assert.Equal(t, "cannot load policy p.yaml: invalid policy: safe_cli_executor.sub_commands.read_file.params.path: missing (required by read_file)", err.Error())
+}
