@@ -50,7 +50,7 @@ func TestConfinedScriptsAreRefusedWithoutTheSandbox(t *testing.T) {
 	sb.write(t, "skills/gen/"+GeneratedMarker, "")
 	res := sb.run(map[string]any{"script_name": "skills/gen/scripts/hi.py"})
 	assert.Equal(t, DecisionBlock, res.Decision)
-	assert.Equal(t, "[SECURITY BLOCKED] sandbox-unavailable: skills/gen/scripts/hi.py is model-written code, which runs only in the OS sandbox, and the OS sandbox is not available: Landlock is not enabled; give --unconfined to run it anyway, unconfined, at your own risk", res.Text)
+	assert.Equal(t, "[SECURITY BLOCKED] sandbox-unavailable: skills/gen/scripts/hi.py is model-written code, which runs only in the OS sandbox (safe_py_runner.sandbox in the policy), and the OS sandbox is not available: Landlock is not enabled; give --unconfined to run it anyway, unconfined, at your own risk", res.Text)
 
 	// The person's opt-out runs it.
 	sb2 := newSandbox(t, WithUnconfined())

@@ -163,6 +163,9 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 
 	prot := append([]string(nil), p.Protected...)
 	why := map[string]string{}
+	for _, pr := range p.Protected {
+		why[strings.ToLower(pr)] = "protected_paths in the policy"
+	}
 	// What lppctl itself loads from the project, whatever the policy lists:
 	// a policy with protected_paths: [] must not let the model write the
 	// journals a resume replays, or the policy and configuration the next
@@ -497,7 +500,7 @@ func (g *Gateway) callCLI(ctx context.Context, args map[string]any, sub *string)
 	}
 	sc, ok := g.policy.CLI.SubCommands[name]
 	if !ok {
-		return blocked(refuse(ruleUnknownSubCmd, "%s is not an allowed safe_cli_executor sub-command%s (allowed: %s)",
+		return blocked(refuse(ruleUnknownSubCmd, "%s is not an allowed safe_cli_executor sub-command%s (allowed by safe_cli_executor.sub_commands in the policy: %s)",
 			quote(name), didYouMean(name, g.subCommandNames()), strings.Join(g.subCommandNames(), ", ")))
 	}
 	params, err := takeParams(rest)
@@ -658,7 +661,7 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 	parts := []string{sc.Name}
 	for _, k := range sortedKeys(vals) {
 		if len(vals[k]) > lim {
-			return nil, blocked(refuse(ruleParamTooLong, "%s.%s is %d bytes long (limit %d)", sc.Name, k, len(vals[k]), lim)), false
+			return nil, blocked(refuse(ruleParamTooLong, "%s.%s is %d bytes long (limit %d: limits.max_param_bytes in the policy)", sc.Name, k, len(vals[k]), lim)), false
 		}
 		parts = append(parts, vals[k])
 	}
@@ -679,7 +682,7 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 			_ = c
 		}
 		if p := sc.Params[k]; p.Pattern != nil && !p.Pattern.MatchString(v) {
-			return nil, blocked(refuse(ruleParamPattern, "%s.%s %s does not match the allowed pattern %s", sc.Name, k, quote(v), p.Pattern)), false
+			return nil, blocked(refuse(ruleParamPattern, "%s.%s %s does not match the allowed pattern %s (safe_cli_executor.sub_commands.%s.params.%s.pattern in the policy)", sc.Name, k, quote(v), p.Pattern, sc.Name, k)), false
 		}
 	}
 	return vals, Result{}, true
@@ -719,7 +722,7 @@ func (g *Gateway) scanBlocked(what string, parts ...string) *refusal {
 			if b.Description != "" {
 				desc = " (" + b.Description + ")"
 			}
-			return refuse(ruleBlockedPattern+":"+b.Name, "%s matches the blocked pattern %q%s at %s", what, b.Name, desc, quote(text[loc[0]:loc[1]]))
+			return refuse(ruleBlockedPattern+":"+b.Name, "%s matches the blocked pattern %q%s at %s (blocked_patterns in the policy)", what, b.Name, desc, quote(text[loc[0]:loc[1]]))
 		}
 	}
 	return nil
