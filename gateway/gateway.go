@@ -573,8 +573,8 @@ func takeParams(rest map[string]any) (map[string]any, error) {
 			if strings.TrimSpace(p) == "" {
 				return map[string]any{}, nil
 			}
-			var m map[string]any
-			if err := json.Unmarshal([]byte(p), &m); err != nil || m == nil {
+			m, err := decodeArgs(p)
+			if err != nil || m == nil {
 				return nil, fmt.Errorf("%q must be an object (or a JSON string holding one)", n)
 			}
 			return m, nil

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -110,8 +109,8 @@ func decodeEnv(k string, v any) ([][2]string, error) {
 		if strings.TrimSpace(x) == "" {
 			break
 		}
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(x), &obj); err != nil || obj == nil {
+		obj, err := decodeArgs(x)
+		if err != nil || obj == nil {
 			return nil, fmt.Errorf("%q must be an object of strings", k)
 		}
 		return decodeEnv(k, obj)

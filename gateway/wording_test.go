@@ -128,6 +128,13 @@ func TestAWholeNumberReachesAScriptDigitForDigit(t *testing.T) {
 	checkInvariant(t, res)
 	assert.Equal(t, "args ['12345678901234567890', '-9007199254740993', '100000000000000000000000000001', '2', '100', '0.1']", res.Text)
 
+	// The same inside params or env_vars sent as a JSON string.
+	res = sb.g.CallJSON(t.Context(), ToolCLI, `{"tool_name":"tree","params":"{\"path\":\"docs\",\"depth\":99999999999999999999999}"}`)
+	assert.Equal(t, `[SECURITY BLOCKED] param-pattern: tree.depth "99999999999999999999999" does not match the allowed pattern ^[0-9]{1,2}$ (safe_cli_executor.sub_commands.tree.params.depth.pattern in the policy)`, res.Text)
+	sb.write(t, "scripts/name.py", "import os\nprint(os.environ['NAME'])\n")
+	res = sb.g.CallJSON(t.Context(), ToolRunner, `{"script_name":"scripts/name.py","env_vars":"{\"NAME\":12345678901234567891}"}`)
+	assert.Equal(t, "12345678901234567891", res.Text)
+
 	res = sb.g.CallJSON(t.Context(), ToolCLI, `{"tool_name":"tree","params":{"path":"docs","depth":99999999999999999999999}}`)
 	assert.Equal(t, `[SECURITY BLOCKED] param-pattern: tree.depth "99999999999999999999999" does not match the allowed pattern ^[0-9]{1,2}$ (safe_cli_executor.sub_commands.tree.params.depth.pattern in the policy)`, res.Text)
 }
