@@ -319,9 +319,42 @@ func within(p, dir string) bool {
 	if !isASCII(p) || !isASCII(dir) {
 		p, dir = norm.NFC.String(p), norm.NFC.String(dir)
 	}
+	p, dir = trimComponentEnds(p), trimComponentEnds(dir)
 	rest, ok := cutPrefixFold(p, dir)
 	return ok && (rest == "" || rest[0] == '/')
 }
+
+// trimComponentEnds drops the trailing dots and blanks of each component of
+// the clean path p ("specs./x " is "specs/x"), as Windows does and as
+// hidden_paths matching does, so that protected paths are compared alike.
+// A component made only of them is kept.
+func trimComponentEnds(p string) string {
+	if !hasComponentEnd(p) {
+		return p
+	}
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		if t := strings.TrimRightFunc(c, dotOrSpace); t != "" {
+			parts[i] = t
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// hasComponentEnd reports whether a component of p may end with a dot or a
+// blank (a non-ASCII last byte may be a Unicode blank).
+func hasComponentEnd(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if i+1 == len(p) || p[i+1] == '/' {
+			if b := p[i]; b == '.' || b == ' ' || b == '\t' || b >= utf8.RuneSelf {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func dotOrSpace(r rune) bool { return r == '.' || unicode.IsSpace(r) }
 
 // isASCII reports whether s holds ASCII characters only.
 func isASCII(s string) bool {

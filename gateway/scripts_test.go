@@ -257,3 +257,31 @@ func TestAPolicyThatProtectsTheWholeProjectStopsTheWriteScriptsToo(t *testing.T)
 		t.Errorf("got  %s\nwant %s", res.Text, want)
 	}
 }
+
+// Trailing dots and blanks of a name are dropped where Windows reads names
+// ("specs." is "specs"), and hidden_paths matching drops them: a protected
+// path spelled with them is protected all the same, by the native
+// sub-commands and by the project's write scripts.
+func TestAProtectedPathWithTrailingDotsOrBlanksIsStillProtected(t *testing.T) {
+	sb := scriptSandbox(t)
+	for _, p := range []string{"config./x.yaml", "config /x.yaml", "config. . /x.yaml", "config/tools_config.yaml."} {
+		res := sb.cli("copy_file", map[string]any{"src": "docs/readme.md", "dst": p})
+		checkInvariant(t, res)
+		if res.Rule != ruleProtected {
+			t.Errorf("copy_file to %q: %s", p, res.Text)
+		}
+	}
+	res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{"config./x.yaml"}, "stdin_text": "x"})
+	if want := "[SECURITY BLOCKED] protected-path: 'config./x.yaml' is inside the protected path 'config', which no tool may change; use another path, e.g. under output/"; res.Text != want {
+		t.Errorf("got  %s\nwant %s", res.Text, want)
+	}
+	// Names that only start like a protected path are free.
+	for _, p := range []string{"config.d/x.yaml", "out./x.txt"} {
+		if res := sb.cli("copy_file", map[string]any{"src": "docs/readme.md", "dst": p}); res.Decision != DecisionAllow {
+			t.Errorf("copy_file to %q: %s", p, res.Text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sb.root, "config.", "x.yaml")); err == nil {
+		t.Error("a write reached config./x.yaml")
+	}
+}

@@ -48,11 +48,24 @@ def _unescape(prot):
     return prot.replace("%3A", ":").replace("%3a", ":").replace("%25", "%")
 
 
+def _trim_ends(path):
+    """Each component without its trailing dots and blanks ("specs./x " is
+    "specs/x"), as Windows reads names and as the gateway compares them."""
+    def trim(c):
+        i = len(c)
+        while i and (c[i - 1] == "." or c[i - 1].isspace()):
+            i -= 1
+        return c[:i] or c
+    return "/".join(trim(c) for c in path.split("/"))
+
+
 def _under(rel, prot):
     """Whether the root-relative rel is prot or lies below it ("." is the whole project)."""
     p = _fold(prot.strip("/"))
-    r = _fold(rel)
-    return p in ("", ".") or r == p or r.startswith(p + "/")
+    if p in ("", "."):
+        return True
+    p, r = _trim_ends(p), _trim_ends(_fold(rel))
+    return r == p or r.startswith(p + "/")
 
 
 def _write_hint(protected):
