@@ -111,7 +111,7 @@ func decodeEnv(k string, v any) ([][2]string, error) {
 		}
 		obj, err := decodeArgs(x)
 		if err != nil || obj == nil {
-			return nil, fmt.Errorf("%q must be an object of strings", k)
+			return nil, fmt.Errorf("%q must be an object of strings, e.g. {\"NAME\": \"Ada\"}, or a list of \"KEY=VALUE\" strings", k)
 		}
 		return decodeEnv(k, obj)
 	case map[string]string:
@@ -136,7 +136,7 @@ func decodeEnv(k string, v any) ([][2]string, error) {
 			m[key] = val
 		}
 	default:
-		return nil, fmt.Errorf("%q must be an object of strings", k)
+		return nil, fmt.Errorf("%q must be an object of strings, e.g. {\"NAME\": \"Ada\"}, or a list of \"KEY=VALUE\" strings", k)
 	}
 	out := make([][2]string, 0, len(m))
 	for _, kk := range sortedKeys(m) {

@@ -251,3 +251,16 @@ func TestARefusalThePolicyDecidesNamesItsKey(t *testing.T) {
 		})
 	}
 }
+
+// env_vars of the wrong shape says which shapes it takes.
+func TestEnvVarsOfTheWrongShapeSaysWhichShapesItTakes(t *testing.T) {
+	sb := newSandbox(t)
+	for _, args := range []string{
+		`{"script_name":"scripts/echo.py","env_vars":"NAME=Ada"}`,
+		`{"script_name":"scripts/echo.py","env_vars":5}`,
+	} {
+		res := sb.g.CallJSON(t.Context(), ToolRunner, args)
+		checkInvariant(t, res)
+		assert.Equal(t, `[ERROR] safe_py_runner: "env_vars" must be an object of strings, e.g. {"NAME": "Ada"}, or a list of "KEY=VALUE" strings`, res.Text, args)
+	}
+}
