@@ -443,9 +443,26 @@ func (p *Policy) checkHiddenScriptDirs(dirs []string, probs *problemList) {
 		if err != nil {
 			continue // reported by buildRunner
 		}
-		// "*.py" as the last name stands for any script below c: a pattern
-		// that matches it hides them all.
-		if pat := p.hiddenBy(path.Join(c, "*.py")); pat != "" {
+		// Two unlike scripts stand for every script below c (a "*" of c
+		// for two unlike folder names): a pattern that hides both hides
+		// them all ("*.py", "scripts", "?*"), one that hides some does not
+		// ("write_*.py", "?").
+		var pat string
+		for j, probe := range [][2]string{{"a", "a.py"}, {"Zq-9_x", "sub_dir/long_name-2.py"}} {
+			parts := strings.Split(c, "/")
+			for k := range parts {
+				if parts[k] == "*" {
+					parts[k] = probe[0]
+				}
+			}
+			h := p.hiddenBy(path.Join(append(parts, probe[1])...))
+			if j == 0 {
+				pat = h
+			} else if h == "" {
+				pat = ""
+			}
+		}
+		if pat != "" {
 			probs.addf("safe_py_runner.script_dirs[%d]: the scripts in %q match the hidden path pattern %q (hidden_paths), so none of them could run; remove the directory from script_dirs or narrow the pattern", i, d, pat)
 		}
 	}

@@ -339,7 +339,7 @@ func TestAScriptDirectoryThatHiddenPathsHidesIsAPolicyError(t *testing.T) {
 		})
 	}
 	// A pattern hiding some scripts only is the operator's choice.
-	s := strings.Replace(string(base), "  - .ssh\n", "  - .ssh\n  - 'scripts/write_*.py'\n  - skills/secret\n", 1)
+	s := strings.Replace(string(base), "  - .ssh\n", "  - .ssh\n  - 'scripts/write_*.py'\n  - skills/secret\n  - '?'\n  - '[*]'\n", 1)
 	_, err = ParsePolicy(strings.NewReader(s), "p.yaml")
 	require.NoError(t, err)
 }
