@@ -23,7 +23,7 @@ func TestCallRefusesAnUnknownTool(t *testing.T) {
 func TestCLIRefusesAnUnknownSubCommand(t *testing.T) {
 	sb := newSandbox(t)
 	res := sb.cli("remove_file", map[string]any{"path": "x"})
-	want := `[SECURITY BLOCKED] unknown-sub-command: "remove_file" is not an allowed safe_cli_executor sub-command (did you mean "move_file"?) (allowed: copy_file, list_files, make_directory, move_file, python_run, read_file, tree)`
+	want := `[SECURITY BLOCKED] unknown-sub-command: "remove_file" is not an allowed safe_cli_executor sub-command (did you mean "move_file"?) (allowed by safe_cli_executor.sub_commands in the policy: copy_file, list_files, make_directory, move_file, python_run, read_file, tree)`
 	if res.Text != want {
 		t.Fatalf("got  %s\nwant %s", res.Text, want)
 	}
@@ -93,7 +93,7 @@ func TestCLIResultsForTheModel(t *testing.T) {
 		{"copy_file of a directory is an error", "copy_file", map[string]any{"src": "docs", "dst": "out/d"}, `[ERROR] copy_file: "docs" is not a regular file (copy_file copies single files)`},
 		{"move_file moves", "move_file", map[string]any{"from": "out/copy.md", "to": "out/moved.md"}, "moved out/copy.md to out/moved.md"},
 		{"move_file will not overwrite", "move_file", map[string]any{"src": "docs/empty.txt", "dst": "docs/readme.md"}, `[ERROR] move_file: destination "docs/readme.md" already exists`},
-		{"move_file of the root is refused", "move_file", map[string]any{"src": ".", "dst": "x"}, `[SECURITY BLOCKED] protected-path: move_file.src "." contains the protected path ".git", which no tool may change; use another path, e.g. under output/`},
+		{"move_file of the root is refused", "move_file", map[string]any{"src": ".", "dst": "x"}, `[SECURITY BLOCKED] protected-path: move_file.src "." contains the protected path ".git" (protected_paths in the policy), which no tool may change; use another path, e.g. under output/`},
 		{"move_file into itself is an error", "move_file", map[string]any{"src": "docs", "dst": "docs/sub"}, `[ERROR] move_file: cannot move "docs" into itself`},
 	}
 	for _, tt := range tests {

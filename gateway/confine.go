@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -84,12 +86,64 @@ func (g *Gateway) sandboxOptions(script string, env []string) (osbox.Options, fu
 		return o, nil, err
 	}
 	o.Dir = dir
-	read := path.Dir(script)
-	if sd := g.skillDir(script); sd != "" {
-		read = sd
-	}
-	o.Read = []string{g.rootPath + "/" + read}
+	o.Read = []string{g.rootPath + "/" + g.sandboxReadDir(script)}
 	return o, func() { os.RemoveAll(dir) }, nil
+}
+
+// sandboxReadDir is the project folder a confined script may read besides
+// its own fresh one: its skill folder, else the script's folder.
+func (g *Gateway) sandboxReadDir(script string) string {
+	if sd := g.skillDir(script); sd != "" {
+		return sd
+	}
+	return path.Dir(script)
+}
+
+// maxSandboxReadScan is how many entries of the folder a confined script
+// may read are looked at for hidden paths; a larger folder is refused.
+var maxSandboxReadScan = 10000 // a variable for tests
+
+// checkSandboxReadable refuses a confined run whose readable folder holds
+// a hidden path (a .env a person put beside a generated skill, a key) or a
+// file with another name the checks cannot clear (hard links): the OS
+// sandbox grants the whole folder, so the model's code could print it.
+func (g *Gateway) checkSandboxReadable(script string) *refusal {
+	dir := g.sandboxReadDir(script)
+	why := fmt.Sprintf("%s runs in the OS sandbox, which lets it read the folder %s", script, dir)
+	seen := 0
+	var found *refusal
+	var linked []fs.FileInfo // files with several names: their names are looked for in one walk
+	var linkedAt []string
+	_ = fs.WalkDir(g.root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: the sandboxed script cannot read it either
+		}
+		if seen++; seen > maxSandboxReadScan {
+			found = refuse(ruleHidden, "%s, which holds more than %d entries, too many to check for hidden paths; hidden paths are never shown to the model: make the folder smaller", why, maxSandboxReadScan)
+			return fs.SkipAll
+		}
+		if pat := g.policy.hiddenBy(p); pat != "" {
+			found = refuse(ruleHidden, "%s, and it holds %s, which matches the hidden path pattern %q (hidden_paths in the policy); hidden paths are never shown to the model: move it out of %s", why, quote(p), pat, dir)
+			return fs.SkipAll
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && linkCount(fi) > 1 {
+			linked, linkedAt = append(linked, fi), append(linkedAt, p)
+		}
+		return nil
+	})
+	if found != nil || len(linked) == 0 {
+		return found
+	}
+	names, complete := g.namesOfAll(linked)
+	for i, fi := range linked {
+		if r := g.hardLinkRefusal(why+", and its file", linkedAt[i], linkCount(fi), names[i], complete[i]); r != nil {
+			return r
+		}
+	}
+	return nil
 }
 
 // confinedEnv is env without the variables inherit_for gives a skill (its

@@ -163,6 +163,9 @@ func New(root string, p *Policy, opts ...Option) (*Gateway, error) {
 
 	prot := append([]string(nil), p.Protected...)
 	why := map[string]string{}
+	for _, pr := range p.Protected {
+		why[strings.ToLower(pr)] = "protected_paths in the policy"
+	}
 	// What lppctl itself loads from the project, whatever the policy lists:
 	// a policy with protected_paths: [] must not let the model write the
 	// journals a resume replays, or the policy and configuration the next
@@ -329,8 +332,8 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 	if strings.TrimSpace(argsJSON) == "" {
 		return g.Call(ctx, tool, map[string]any{})
 	}
-	var args map[string]any
-	if err := json.Unmarshal([]byte(argsJSON), &args); err != nil || args == nil {
+	args, err := decodeArgs(argsJSON)
+	if err != nil || args == nil {
 		start := g.now()
 		msg := "the arguments must be a JSON object"
 		var typeErr *json.UnmarshalTypeError
@@ -361,6 +364,61 @@ func (g *Gateway) CallJSON(ctx context.Context, tool, argsJSON string) Result {
 		return res
 	}
 	return g.Call(ctx, tool, args)
+}
+
+// decodeArgs decodes the model's arguments, keeping each number as it was
+// written (json.Number): 12345678901234567890 as a float64 would reach a
+// script as 12345678901234567000. A number too large for a float64 (1e400)
+// is still an error, the one encoding/json gives with its place.
+func decodeArgs(argsJSON string) (map[string]any, error) {
+	var args map[string]any
+	dec := json.NewDecoder(strings.NewReader(argsJSON))
+	dec.UseNumber()
+	if err := dec.Decode(&args); err != nil {
+		return nil, plainDecodeErr(argsJSON, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, plainDecodeErr(argsJSON, err)
+	}
+	if outOfRange(args) {
+		return nil, plainDecodeErr(argsJSON, nil)
+	}
+	return args, nil
+}
+
+// plainDecodeErr is json.Unmarshal's own error for argsJSON (its wording
+// names what is wrong and where), or err when Unmarshal finds none.
+func plainDecodeErr(argsJSON string, err error) error {
+	var v map[string]any
+	if uerr := json.Unmarshal([]byte(argsJSON), &v); uerr != nil {
+		return uerr
+	}
+	if err == nil {
+		err = errors.New("invalid JSON")
+	}
+	return err
+}
+
+// outOfRange reports whether v holds a number that a float64 cannot hold.
+func outOfRange(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		_, err := x.Float64()
+		return err != nil
+	case map[string]any:
+		for _, e := range x {
+			if outOfRange(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if outOfRange(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // argsExample shows each tool's arguments, for a call whose arguments are not a JSON object.
@@ -442,7 +500,7 @@ func (g *Gateway) callCLI(ctx context.Context, args map[string]any, sub *string)
 	}
 	sc, ok := g.policy.CLI.SubCommands[name]
 	if !ok {
-		return blocked(refuse(ruleUnknownSubCmd, "%s is not an allowed safe_cli_executor sub-command%s (allowed: %s)",
+		return blocked(refuse(ruleUnknownSubCmd, "%s is not an allowed safe_cli_executor sub-command%s (allowed by safe_cli_executor.sub_commands in the policy: %s)",
 			quote(name), didYouMean(name, g.subCommandNames()), strings.Join(g.subCommandNames(), ", ")))
 	}
 	params, err := takeParams(rest)
@@ -515,8 +573,8 @@ func takeParams(rest map[string]any) (map[string]any, error) {
 			if strings.TrimSpace(p) == "" {
 				return map[string]any{}, nil
 			}
-			var m map[string]any
-			if err := json.Unmarshal([]byte(p), &m); err != nil || m == nil {
+			m, err := decodeArgs(p)
+			if err != nil || m == nil {
 				return nil, fmt.Errorf("%q must be an object (or a JSON string holding one)", n)
 			}
 			return m, nil
@@ -535,7 +593,16 @@ func scalar(v any) (string, bool) {
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64), true
 	case json.Number:
-		return x.String(), true
+		// An integer is passed as written, every digit kept; other numbers
+		// as a float64 prints them (2.0 is "2", 1e2 is "100").
+		if isInteger(string(x)) {
+			return string(x), true
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return x.String(), true
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64), true
 	case int:
 		return strconv.Itoa(x), true
 	case int64:
@@ -544,6 +611,20 @@ func scalar(v any) (string, bool) {
 		return strconv.FormatBool(x), true
 	}
 	return "", false
+}
+
+// isInteger reports whether s is a JSON integer: an optional "-" and digits.
+func isInteger(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkParams maps aliases to parameter names and applies the length limit,
@@ -580,7 +661,7 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 	parts := []string{sc.Name}
 	for _, k := range sortedKeys(vals) {
 		if len(vals[k]) > lim {
-			return nil, blocked(refuse(ruleParamTooLong, "%s.%s is %d bytes long (limit %d)", sc.Name, k, len(vals[k]), lim)), false
+			return nil, blocked(refuse(ruleParamTooLong, "%s.%s is %d bytes long (limit %d: limits.max_param_bytes in the policy)", sc.Name, k, len(vals[k]), lim)), false
 		}
 		parts = append(parts, vals[k])
 	}
@@ -601,7 +682,7 @@ func (g *Gateway) checkParams(sc *SubCommand, params map[string]any) (map[string
 			_ = c
 		}
 		if p := sc.Params[k]; p.Pattern != nil && !p.Pattern.MatchString(v) {
-			return nil, blocked(refuse(ruleParamPattern, "%s.%s %s does not match the allowed pattern %s", sc.Name, k, quote(v), p.Pattern)), false
+			return nil, blocked(refuse(ruleParamPattern, "%s.%s %s does not match the allowed pattern %s (safe_cli_executor.sub_commands.%s.params.%s.pattern in the policy)", sc.Name, k, quote(v), p.Pattern, sc.Name, k)), false
 		}
 	}
 	return vals, Result{}, true
@@ -641,7 +722,7 @@ func (g *Gateway) scanBlocked(what string, parts ...string) *refusal {
 			if b.Description != "" {
 				desc = " (" + b.Description + ")"
 			}
-			return refuse(ruleBlockedPattern+":"+b.Name, "%s matches the blocked pattern %q%s at %s", what, b.Name, desc, quote(text[loc[0]:loc[1]]))
+			return refuse(ruleBlockedPattern+":"+b.Name, "%s matches the blocked pattern %q%s at %s (blocked_patterns in the policy)", what, b.Name, desc, quote(text[loc[0]:loc[1]]))
 		}
 	}
 	return nil

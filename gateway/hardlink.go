@@ -29,6 +29,12 @@ func (g *Gateway) hardLinked(what, shown string, fi fs.FileInfo) *refusal {
 		return nil
 	}
 	names, complete := g.namesOf(fi, n)
+	return g.hardLinkRefusal(what, shown, n, names, complete)
+}
+
+// hardLinkRefusal judges a file with n names of which names were found
+// inside the root (all of them when complete).
+func (g *Gateway) hardLinkRefusal(what, shown string, n uint64, names []string, complete bool) *refusal {
 	if !complete {
 		verb := "were"
 		if len(names) == 1 {
@@ -42,6 +48,52 @@ func (g *Gateway) hardLinked(what, shown string, fi fs.FileInfo) *refusal {
 		}
 	}
 	return nil
+}
+
+// namesOfAll is namesOf for several files at once, in one walk of the
+// root: names[i] holds the names found of files[i], complete[i] whether
+// they are all of its linkCount.
+func (g *Gateway) namesOfAll(files []fs.FileInfo) (names [][]string, complete []bool) {
+	names = make([][]string, len(files))
+	want := make([]uint64, len(files))
+	left := 0
+	for i, fi := range files {
+		if want[i] = linkCount(fi); want[i] > 0 {
+			left++
+		}
+	}
+	seen := 0
+	_ = fs.WalkDir(g.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable directory: its names stay unfound
+		}
+		if seen++; seen > maxHardLinkScan {
+			return fs.SkipAll
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || linkCount(info) <= 1 {
+			return nil
+		}
+		for i, fi := range files { // two of files may be names of one file: each gets every name
+			if uint64(len(names[i])) < want[i] && os.SameFile(fi, info) {
+				if names[i] = append(names[i], p); uint64(len(names[i])) == want[i] {
+					left--
+				}
+			}
+		}
+		if left == 0 {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	complete = make([]bool, len(files))
+	for i := range files {
+		complete[i] = uint64(len(names[i])) == want[i]
+	}
+	return names, complete
 }
 
 // namesOf finds the names of the file fi (n of them) inside the root,

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Hidden paths (policy key hidden_paths) are paths the model may not see at
@@ -70,7 +72,9 @@ func lowerComponents(rel string, buf []string) []string {
 
 // foldLower lower-cases s so that strings equal under Unicode case folding
 // come out equal: besides strings.ToLower, "ſ" (long s) becomes "s" and the
-// Kelvin sign "k", as a case-insensitive file system would treat them.
+// Kelvin sign "k", as a case-insensitive file system would treat them. It
+// composes s first (NFC): a name copied from macOS spells "é" as "e" and a
+// combining accent, and the pattern "données" must hide it as well.
 func foldLower(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {
@@ -82,6 +86,7 @@ func foldLower(s string) string {
 	if ascii {
 		return strings.ToLower(s) // no allocation when already lower-case
 	}
+	s = norm.NFC.String(s)
 	return strings.Map(func(r rune) rune {
 		low := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
@@ -221,10 +226,12 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 		if pat := g.policy.hiddenBy(lit); pat != "" {
 			return hiddenRefusal(what, a, pat, false)
 		}
-		// A piece that fails the path syntax is not read as a path here:
-		// argPathSyntax has refused the absolute and ".." ones already, and
-		// the rest (a "-x" option, a control character) names nothing.
-		if clean, r := checkPathSyntax(lit); r == nil {
+		// argPathSyntax has refused the absolute and ".." pieces already.
+		// Every other piece is resolved, even one the path syntax of the
+		// file sub-commands refuses ("ext/-x", "ext/100%25"): a script opens
+		// it as it is, through whatever link it starts with.
+		{
+			clean := lit
 			res, r, err := g.resolve(clean, lit)
 			if r != nil {
 				return refuse(r.rule, "%s %s goes through a symbolic link that leaves the project root; scripts get paths inside it only", what, quote(a))

@@ -6,8 +6,12 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // hiddenSandbox is a sandbox holding secrets the model must never see, each
@@ -384,4 +388,25 @@ func TestHiddenPatternMatching(t *testing.T) {
 			t.Errorf("hiddenBelow(%q) = %q, want %q", tt.path, got, tt.below)
 		}
 	}
+}
+
+// A name copied from macOS spells "é" as "e" and a combining accent (NFD):
+// the pattern "geheim-é" and the protected path "données", typed composed,
+// cover it as well, as the project's write scripts (NFC in _lpp_common) do.
+func TestAPathSpelledDecomposedIsHiddenAndProtectedLikeItsComposedForm(t *testing.T) {
+	sb := newSandbox(t, WithProtected("données"))
+	h, err := compileHidden("geheim-é")
+	require.NoError(t, err)
+	sb.g.policy.Hidden = append(sb.g.policy.Hidden, h)
+	for _, sc := range []string{"read_file", "make_directory"} {
+		sb.g.policy.CLI.SubCommands[sc].Params["path"].Pattern = regexp.MustCompile(`^.+$`)
+	}
+	sb.write(t, "docs/geheim-e\u0301", "SECRET")
+
+	res := sb.cli("list_files", map[string]any{"path": "docs"})
+	assert.Equal(t, "readme.md\n(1 hidden entry not shown)", res.Text)
+	res = sb.cli("read_file", map[string]any{"path": "docs/geheim-e\u0301"})
+	assert.Equal(t, "[SECURITY BLOCKED] path-hidden: read_file.path \"docs/geheim-e\u0301\" matches the hidden path pattern \"geheim-é\" (hidden_paths in the policy); hidden paths are never shown to the model", res.Text)
+	res = sb.cli("make_directory", map[string]any{"path": "donne\u0301es/x"})
+	assert.Equal(t, "[SECURITY BLOCKED] protected-path: make_directory.path \"donne\u0301es/x\" is inside the protected path \"données\", which no tool may change; use another path, e.g. under output/", res.Text)
 }

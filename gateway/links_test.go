@@ -3,8 +3,12 @@ package gateway
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -123,6 +127,28 @@ func TestRunnerRefusesArgsThroughLinksOut(t *testing.T) {
 	}
 }
 
+// A piece the file sub-commands' path syntax refuses ("-x", "%25") is still
+// a name a script opens as it is: through a link that leaves the root it is
+// refused like any other.
+func TestAnArgThroughALinkOutIsRefusedWhateverItsLastNameHolds(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	sb.symlink(t, "../outside", "outdir")
+	sb.write(t, "../outside/-secret", "CANARY")
+	for _, a := range []string{"outdir/-secret", "--in=outdir/-secret", "outdir/100%25", "outdir/-x/y", "@outdir/-secret"} {
+		res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}})
+		checkInvariant(t, res)
+		want := `[SECURITY BLOCKED] symlink-escape: args[0] ` + strconv.Quote(a) + ` goes through a symbolic link that leaves the project root; scripts get paths inside it only`
+		assert.Equal(t, want, res.Text, a)
+	}
+	// Options and names inside the root still pass.
+	sb.write(t, "docs/-notes.md", "n")
+	for _, a := range []string{"-v", "--count=-5", "docs/-notes.md", "100%25"} {
+		res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{a}})
+		assert.Equal(t, DecisionAllow, res.Decision, "%s: %s", a, res.Text)
+	}
+}
+
 // A file whose names all lie inside the root, none hidden, is an ordinary
 // file: read, copied and handed to scripts (a project restored with cp -al,
 // a pnpm store). The names may be in a protected directory: reading is fine.
@@ -161,4 +187,40 @@ func TestAFileWhoseNamesAreNotFoundWithinTheScanIsRefused(t *testing.T) {
 	t.Cleanup(func() { maxHardLinkScan = old })
 	res := sb.cli("read_file", map[string]any{"path": "docs/a.txt"})
 	assert.Equal(t, `[SECURITY BLOCKED] hard-link: read_file.path "docs/a.txt" names a file with 2 names (hard links), of which 0 were found inside the project; another may lie outside it, so it is not read; a person can replace it with a copy (cp --remove-destination)`, res.Text)
+}
+
+// Each component of a path costs one lookup from the directory reached, not
+// a walk from the root: ten times deeper is about ten times slower, not a
+// hundred (1,500 levels took a second). The times are the best of five, so
+// load on the machine does not decide.
+func TestADeepPathIsResolvedInTimeLinearInItsDepth(t *testing.T) {
+	sb := newSandbox(t)
+	deep := strings.Repeat("a/", 1200) + "x"
+	require.NoError(t, os.MkdirAll(filepath.Join(sb.root, filepath.FromSlash(path.Dir(deep))), 0o755))
+	sb.write(t, deep, "deep")
+	best := func(p string) time.Duration {
+		var min time.Duration
+		for range 5 {
+			start := time.Now()
+			res, r, err := sb.g.resolve(p, p)
+			d := time.Since(start)
+			require.Nil(t, r)
+			require.NoError(t, err)
+			require.Equal(t, p, res)
+			if min == 0 || d < min {
+				min = d
+			}
+		}
+		return min
+	}
+	shallow := best(strings.Repeat("a/", 120) + "a")
+	long := best(deep)
+	assert.Less(t, long, 35*shallow, "1,200 levels took %s, 120 levels %s", long, shallow)
+
+	// A link whose target climbs with ".." is followed from the right directory.
+	sb.symlink(t, strings.Repeat("../", 600)+"a/x", strings.Repeat("a/", 1000)+"up")
+	res, r, err := sb.g.resolve(strings.Repeat("a/", 1000)+"up", "up")
+	require.Nil(t, r)
+	require.NoError(t, err)
+	assert.Equal(t, strings.Repeat("a/", 401)+"x", res)
 }

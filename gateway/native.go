@@ -106,8 +106,8 @@ func (g *Gateway) writeTarget(op, param, shown string, parents bool, use pathUse
 		if !within(p, pr) {
 			what = "contains"
 		}
-		return "", blocked(refuse(ruleProtected, "%s.%s %s %s the protected path %q%s, which no tool may change; use another path, e.g. under output/",
-			op, param, quote(shown), what, pr, g.protectedWhy(pr))), false
+		return "", blocked(refuse(ruleProtected, "%s.%s %s %s the protected path %q%s, which no tool may change; %s",
+			op, param, quote(shown), what, pr, g.protectedWhy(pr), g.writeHint())), false
 	}
 	if r := g.checkHidden(op+"."+param, shown, lit, p); r != nil {
 		return "", blocked(r), false
@@ -121,6 +121,15 @@ func (g *Gateway) writeTarget(op, param, shown string, parents bool, use pathUse
 		}
 	}
 	return p, Result{}, true
+}
+
+// writeHint says where to write instead: under output/, unless the policy
+// protects that too (protected_paths: [.] makes the whole project read-only).
+func (g *Gateway) writeHint() string {
+	if g.protectedFor("output/x", false) != "" {
+		return "the policy protects output/ as well, so no tool may write there either"
+	}
+	return "use another path, e.g. under output/"
 }
 
 // fsError turns a file-system error into an [ERROR] or [SECURITY BLOCKED] result

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // refusal is a security decision: it becomes a "[SECURITY BLOCKED] rule: detail" result.
@@ -151,12 +155,18 @@ var errLinkLoop = errors.New("too many levels of symbolic links")
 // A link that is absolute or climbs above the root is a symlink-escape refusal.
 // os.Root enforces the same boundary on every operation; resolve lets the
 // gateway name the rule and check protected paths against the real target.
+//
+// It keeps the directory it has reached open (dirCursor), so each component
+// costs one Lstat: looking every prefix up from the root made a path of 1,500
+// levels take a second.
 func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 	if clean == "." {
 		return ".", nil, nil
 	}
 	todo := strings.Split(clean, "/")
 	var cur []string
+	at := dirCursor{root: g.root}
+	defer at.close()
 	links := 0
 	missing := -1 // cur[missing:] does not exist (yet); -1: all of cur exists
 	for len(todo) > 0 {
@@ -170,6 +180,7 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 				return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
 			}
 			cur = cur[:len(cur)-1]
+			at.moved()
 			if len(cur) <= missing {
 				// A link target such as "nothere/../link": back on existing
 				// ground, so what follows must be resolved again.
@@ -177,12 +188,11 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 			}
 			continue
 		}
-		cand := strings.Join(append(cur, c), "/")
 		if missing >= 0 {
 			cur = append(cur, c)
 			continue
 		}
-		fi, err := g.root.Lstat(cand)
+		fi, err := at.lstat(cur, c)
 		if err != nil {
 			if isEscape(err) {
 				return "", refuse(ruleSymlinkEscape, "%s goes through a symbolic link that leaves the project root", quote(shown)), nil
@@ -194,13 +204,16 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			cur = append(cur, c)
+			if len(todo) > 0 {
+				at.enter(c, fi)
+			}
 			continue
 		}
 		links++
 		if links > 40 {
 			return "", nil, fmt.Errorf("cannot resolve %s: %w", quote(shown), errLinkLoop)
 		}
-		target, err := g.root.Readlink(cand)
+		target, err := at.readlink(cur, c)
 		if err != nil {
 			return "", nil, fmt.Errorf("cannot resolve %s: %w", quote(shown), err)
 		}
@@ -215,19 +228,142 @@ func (g *Gateway) resolve(clean, shown string) (string, *refusal, error) {
 	return path.Join(cur...), nil, nil
 }
 
+// dirCursor is the directory resolve has reached, held open: an os.Root
+// opened on it (the gateway's root at first), or nil until it is needed
+// after a ".." (it is opened again from the root, by its link-free path).
+type dirCursor struct {
+	root *os.Root
+	dir  *os.Root // nil: open cur from root when needed
+	err  error    // why the directory could not be entered (not a directory, no permission)
+}
+
+// lstat is Lstat of the entry c of the directory cur names.
+func (d *dirCursor) lstat(cur []string, c string) (fs.FileInfo, error) {
+	if err := d.open(cur); err != nil {
+		return nil, err
+	}
+	return d.dir.Lstat(c)
+}
+
+// readlink is Readlink of the entry c of the directory cur names.
+func (d *dirCursor) readlink(cur []string, c string) (string, error) {
+	if err := d.open(cur); err != nil {
+		return "", err
+	}
+	return d.dir.Readlink(c)
+}
+
+func (d *dirCursor) open(cur []string) error {
+	switch {
+	case d.err != nil:
+		return d.err
+	case d.dir != nil:
+		return nil
+	case len(cur) == 0:
+		d.dir = d.root
+		return nil
+	}
+	dir, err := d.root.OpenRoot(strings.Join(cur, "/"))
+	if err != nil {
+		d.err = err
+		return err
+	}
+	d.dir = dir
+	return nil
+}
+
+// enter moves into the entry c (described by fi, not a link) of the current
+// directory. What is not a directory cannot be entered: the next lookup
+// fails, as a lookup of "file/x" from the root would.
+func (d *dirCursor) enter(c string, fi fs.FileInfo) {
+	if d.err != nil || d.dir == nil {
+		return
+	}
+	var next *os.Root
+	err := fs.ErrNotExist
+	if fi.IsDir() {
+		next, err = d.dir.OpenRoot(c)
+	} else {
+		err = &fs.PathError{Op: "lstat", Path: c, Err: syscall.ENOTDIR}
+	}
+	d.close()
+	d.dir, d.err = next, err
+}
+
+// moved forgets the open directory after a "..": it is opened again, from
+// the root, when the next component needs it.
+func (d *dirCursor) moved() {
+	d.close()
+	d.dir, d.err = nil, nil
+}
+
+func (d *dirCursor) close() {
+	if d.dir != nil && d.dir != d.root {
+		d.dir.Close()
+	}
+	d.dir = nil
+}
+
 // isEscape recognises os.Root's refusal to leave the root.
 func isEscape(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
 }
 
-// within reports whether p equals dir or lies below it (case-insensitively, to
-// stay safe on case-insensitive file systems).
+// within reports whether p equals dir or lies below it (case-insensitively
+// and whatever the Unicode composition, "é" or "e" and a combining accent,
+// to stay safe on file systems that treat them alike).
 func within(p, dir string) bool {
 	if dir == "." {
 		return true
 	}
+	if !isASCII(p) || !isASCII(dir) {
+		p, dir = norm.NFC.String(p), norm.NFC.String(dir)
+	}
+	p, dir = trimComponentEnds(p), trimComponentEnds(dir)
 	rest, ok := cutPrefixFold(p, dir)
 	return ok && (rest == "" || rest[0] == '/')
+}
+
+// trimComponentEnds drops the trailing dots and blanks of each component of
+// the clean path p ("specs./x " is "specs/x"), as Windows does and as
+// hidden_paths matching does, so that protected paths are compared alike.
+// A component made only of them is kept.
+func trimComponentEnds(p string) string {
+	if !hasComponentEnd(p) {
+		return p
+	}
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		if t := strings.TrimRightFunc(c, dotOrSpace); t != "" {
+			parts[i] = t
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// hasComponentEnd reports whether a component of p may end with a dot or a
+// blank (a non-ASCII last byte may be a Unicode blank).
+func hasComponentEnd(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if i+1 == len(p) || p[i+1] == '/' {
+			if b := p[i]; b == '.' || b == ' ' || b == '\t' || b >= utf8.RuneSelf {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func dotOrSpace(r rune) bool { return r == '.' || unicode.IsSpace(r) }
+
+// isASCII reports whether s holds ASCII characters only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // cutPrefixFold reports whether s starts with prefix under Unicode simple case

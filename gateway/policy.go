@@ -429,8 +429,43 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 		probs.addf("safe_py_runner: missing")
 	} else {
 		p.Runner = buildRunner(raw.Runner, &probs)
+		p.checkHiddenScriptDirs(raw.Runner.ScriptDirs, &probs)
 	}
 	return p, probs
+}
+
+// checkHiddenScriptDirs refuses a script directory whose scripts hidden_paths
+// hides (script_dirs: [.git], or hidden_paths: ["*.py"]): the runner refuses
+// a hidden script, so none of them could ever run.
+func (p *Policy) checkHiddenScriptDirs(dirs []string, probs *problemList) {
+	for i, d := range dirs {
+		c, err := cleanPolicyPath(d)
+		if err != nil {
+			continue // reported by buildRunner
+		}
+		// Two unlike scripts stand for every script below c (a "*" of c
+		// for two unlike folder names): a pattern that hides both hides
+		// them all ("*.py", "scripts", "?*"), one that hides some does not
+		// ("write_*.py", "?").
+		var pat string
+		for j, probe := range [][2]string{{"a", "a.py"}, {"Zq-9_x", "sub_dir/long_name-2.py"}} {
+			parts := strings.Split(c, "/")
+			for k := range parts {
+				if parts[k] == "*" {
+					parts[k] = probe[0]
+				}
+			}
+			h := p.hiddenBy(path.Join(append(parts, probe[1])...))
+			if j == 0 {
+				pat = h
+			} else if h == "" {
+				pat = ""
+			}
+		}
+		if pat != "" {
+			probs.addf("safe_py_runner.script_dirs[%d]: the scripts in %q match the hidden path pattern %q (hidden_paths), so none of them could run; remove the directory from script_dirs or narrow the pattern", i, d, pat)
+		}
+	}
 }
 
 var ruleName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
@@ -491,7 +526,8 @@ func buildCLI(raw *rawCLI, probs *problemList) CLIPolicy {
 			sc.Params[pn] = prm
 		}
 		for pn, req := range known {
-			if _, ok := sc.Params[pn]; !ok && req {
+			// A parameter given empty ("path:") is reported as empty, not as missing too.
+			if _, given := rs.Params[pn]; !given && req {
 				probs.addf("%s.params.%s: missing (required by %s)", field, pn, name)
 			}
 		}

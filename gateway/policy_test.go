@@ -314,3 +314,48 @@ func TestAPolicyAliasMustBeAPlainNameACallCanUse(t *testing.T) {
 		})
 	}
 }
+
+// A script directory whose scripts hidden_paths hides could never run a
+// script (the runner refuses a hidden one): the policy contradicts itself.
+func TestAScriptDirectoryThatHiddenPathsHidesIsAPolicyError(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	for _, tt := range []struct{ name, from, to, want string }{
+		{"a hidden directory as a script directory", "    - scripts\n", "    - scripts\n    - .git\n",
+			`p.yaml:203:7: safe_py_runner.script_dirs[1]: the scripts in ".git" match the hidden path pattern ".git" (hidden_paths), so none of them could run; remove the directory from script_dirs or narrow the pattern`},
+		{"a pattern naming the directory", "  - .ssh\n", "  - .ssh\n  - Scripts\n",
+			`p.yaml:203:7: safe_py_runner.script_dirs[0]: the scripts in "scripts" match the hidden path pattern "Scripts" (hidden_paths), so none of them could run; remove the directory from script_dirs or narrow the pattern`},
+		{"a pattern hiding every script", "  - .ssh\n", "  - .ssh\n  - '*.py'\n",
+			"2 problems:\n" +
+				`  p.yaml:203:7: safe_py_runner.script_dirs[0]: the scripts in "scripts" match the hidden path pattern "*.py" (hidden_paths), so none of them could run; remove the directory from script_dirs or narrow the pattern` + "\n" +
+				`  p.yaml:204:7: safe_py_runner.script_dirs[1]: the scripts in "skills/*" match the hidden path pattern "*.py" (hidden_paths), so none of them could run; remove the directory from script_dirs or narrow the pattern`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Contains(t, string(base), tt.from)
+			s := strings.Replace(string(base), tt.from, tt.to, 1)
+			_, err := ParsePolicy(strings.NewReader(s), "p.yaml")
+			require.Error(t, err)
+			assert.Equal(t, "cannot load policy p.yaml: invalid policy: "+tt.want, err.Error())
+		})
+	}
+	// A pattern hiding some scripts only is the operator's choice.
+	s := strings.Replace(string(base), "  - .ssh\n", "  - .ssh\n  - 'scripts/write_*.py'\n  - skills/secret\n  - '?'\n  - '[*]'\n", 1)
+	_, err = ParsePolicy(strings.NewReader(s), "p.yaml")
+	require.NoError(t, err)
+}
+
+// A required parameter given without a value ("path:") is one problem, said
+// once, where it is; one left out entirely is missing.
+func TestARequiredParameterGivenEmptyIsReportedOnce(t *testing.T) {
+	base, err := os.ReadFile(policyFile)
+	require.NoError(t, err)
+	const entry = "        path:\n          description: file to read, relative to the project root\n          pattern: '^[\\p{L}\\p{N}_. @+=,#\\-/\\\\]+$'\n          aliases: [file, filename, file_path]\n"
+	require.Contains(t, string(base), entry)
+	_, err = ParsePolicy(strings.NewReader(strings.Replace(string(base), entry, "        path:\n", 1)), "p.yaml")
+	require.Error(t, err)
+	assert.Equal(t, "cannot load policy p.yaml: invalid policy: p.yaml:136:9: safe_cli_executor.sub_commands.read_file.params.path: empty", err.Error())
+
+	_, err = ParsePolicy(strings.NewReader(strings.Replace(string(base), "      params:\n"+entry, "", 1)), "p.yaml")
+	require.Error(t, err)
+	assert.Equal(t, "cannot load policy p.yaml: invalid policy: safe_cli_executor.sub_commands.read_file.params.path: missing (required by read_file)", err.Error())
+}

@@ -80,6 +80,7 @@ var (
 	rawTypeRE      = regexp.MustCompile(`cannot unmarshal !!(\w+)(?: .*?)? into gateway\.(\w+)$`)
 	lineRE         = regexp.MustCompile(`^line (\d+): `)
 	scalarTypeRE   = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: `(.*)`)? into ([\\w.\\[\\]]+)$")
+	wholeDigits    = regexp.MustCompile(`^[-+]?[0-9]+(\.\.\.)?$`) // yaml.v3 cuts long values to "9999999..."
 	goKinds        = map[string]string{"int": "a whole number", "int64": "a whole number", "uint64": "a whole number", "float64": "a number", "bool": "true or false", "string": "a string", "[]string": "a list", "map[string]string": "a mapping"}
 	yamlKinds      = map[string]string{"seq": "a list", "str": "a string", "int": "a number", "float": "a number", "bool": "true or false", "null": "null", "map": "a mapping"}
 )
@@ -136,6 +137,11 @@ func sectionNames(msg string) string {
 		what := "the value"
 		if sub[2] != "" {
 			what = sub[2]
+		}
+		if want == "a whole number" && (sub[1] == "int" || sub[1] == "float") && wholeDigits.MatchString(sub[2]) {
+			// A whole number all the same, but too large for the key (yaml.v3
+			// shows only its first digits).
+			return msg[:len(msg)-len(sub[0])] + fmt.Sprintf("%s is too large a number for this key; give a smaller whole number", what)
 		}
 		return msg[:len(msg)-len(sub[0])] + fmt.Sprintf("%s is %s, where %s belongs", what, kind, want)
 	}

@@ -33,6 +33,8 @@ func TestPolicyErrorsSayWhereInTheFile(t *testing.T) {
 		{"a quoted number", "version: 1\nlimits:\n  max_output_bytes: '32768'\n", "p.yaml:3: 32768 is a string, where a whole number belongs"},
 		{"a list for a number", "version: 1\nlimits:\n  max_output_bytes: [1]\n", "p.yaml:3: the value is a list, where a whole number belongs"},
 		{"a fraction for a count", "version: 1\nlimits:\n  max_output_bytes: 1e99\n", "p.yaml:3: 1e99 is a number, where a whole number belongs"},
+		{"a whole number too large for an int", "version: 1\nlimits:\n  max_output_bytes: 99999999999999999999\n", "p.yaml:3: 9999999... is too large a number for this key; give a smaller whole number"},
+		{"a whole number too large for a version", "version: 99999999999999999999999999\n", "p.yaml:1: 9999999... is too large a number for this key; give a smaller whole number"},
 		{"a duplicate key", "version: 1\nversion: 1\n", `p.yaml:2: mapping key "version" already defined at line 1`},
 		{"a field's problem", withStar,
 			at(t, withStar, "    - '*'", 6) + `safe_py_runner.script_dirs[2]: "*" must start with a fixed directory such as scripts (script directories are write-protected)`},

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -110,9 +109,9 @@ func decodeEnv(k string, v any) ([][2]string, error) {
 		if strings.TrimSpace(x) == "" {
 			break
 		}
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(x), &obj); err != nil || obj == nil {
-			return nil, fmt.Errorf("%q must be an object of strings", k)
+		obj, err := decodeArgs(x)
+		if err != nil || obj == nil {
+			return nil, fmt.Errorf("%q must be an object of strings, e.g. {\"NAME\": \"Ada\"}, or a list of \"KEY=VALUE\" strings", k)
 		}
 		return decodeEnv(k, obj)
 	case map[string]string:
@@ -137,7 +136,7 @@ func decodeEnv(k string, v any) ([][2]string, error) {
 			m[key] = val
 		}
 	default:
-		return nil, fmt.Errorf("%q must be an object of strings", k)
+		return nil, fmt.Errorf("%q must be an object of strings, e.g. {\"NAME\": \"Ada\"}, or a list of \"KEY=VALUE\" strings", k)
 	}
 	out := make([][2]string, 0, len(m))
 	for _, kk := range sortedKeys(m) {
@@ -170,24 +169,24 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 	no := func(r *refusal) (string, Result, bool) { return "", blocked(r), false }
 
 	if len(req.script) > lim.MaxParamBytes {
-		return no(refuse(ruleParamTooLong, "script_name is %d bytes long (limit %d)", len(req.script), lim.MaxParamBytes))
+		return no(refuse(ruleParamTooLong, "script_name is %d bytes long (limit %d: limits.max_param_bytes in the policy)", len(req.script), lim.MaxParamBytes))
 	}
 	if len(req.args) > pol.MaxArgs {
-		return no(refuse(ruleTooManyArgs, "%d args given (limit %d)", len(req.args), pol.MaxArgs))
+		return no(refuse(ruleTooManyArgs, "%d args given (limit %d: safe_py_runner.max_args in the policy)", len(req.args), pol.MaxArgs))
 	}
 	if len(req.env) > pol.Env.MaxVars {
-		return no(refuse(ruleTooManyEnv, "%d env_vars given (limit %d)", len(req.env), pol.Env.MaxVars))
+		return no(refuse(ruleTooManyEnv, "%d env_vars given (limit %d: safe_py_runner.env.max_vars in the policy)", len(req.env), pol.Env.MaxVars))
 	}
 	parts := []string{req.script}
 	for i, a := range req.args {
 		if len(a) > lim.MaxParamBytes {
-			return no(refuse(ruleParamTooLong, "args[%d] is %d bytes long (limit %d)", i, len(a), lim.MaxParamBytes))
+			return no(refuse(ruleParamTooLong, "args[%d] is %d bytes long (limit %d: limits.max_param_bytes in the policy)", i, len(a), lim.MaxParamBytes))
 		}
 		parts = append(parts, a)
 	}
 	for _, kv := range req.env {
 		if len(kv[1]) > lim.MaxParamBytes {
-			return no(refuse(ruleParamTooLong, "env_vars.%s is %d bytes long (limit %d)", quote(kv[0]), len(kv[1]), lim.MaxParamBytes))
+			return no(refuse(ruleParamTooLong, "env_vars.%s is %d bytes long (limit %d: limits.max_param_bytes in the policy)", quote(kv[0]), len(kv[1]), lim.MaxParamBytes))
 		}
 		parts = append(parts, kv[1])
 	}
@@ -222,7 +221,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 
 	for i, a := range req.args {
 		if !pol.ArgPattern.MatchString(a) {
-			return no(refuse(ruleArgPattern, "args[%d] %s does not match the allowed pattern %s", i, quote(a), pol.ArgPattern))
+			return no(refuse(ruleArgPattern, "args[%d] %s does not match the allowed pattern %s (safe_py_runner.arg_pattern in the policy)", i, quote(a), pol.ArgPattern))
 		}
 		if r := argPathSyntax(i, a); r != nil {
 			return no(r)
@@ -236,7 +235,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 			return no(r)
 		}
 		if !pol.Env.ValuePattern.MatchString(kv[1]) {
-			return no(refuse(ruleEnvValue, "env_vars.%s %s does not match the allowed pattern %s", kv[0], quote(kv[1]), pol.Env.ValuePattern))
+			return no(refuse(ruleEnvValue, "env_vars.%s %s does not match the allowed pattern %s (safe_py_runner.env.value_pattern in the policy)", kv[0], quote(kv[1]), pol.Env.ValuePattern))
 		}
 	}
 	if r := g.inheritedCredential(); r != nil {
@@ -262,14 +261,14 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 		return "", failed("%s: script %s is not a regular file", via, quote(req.script)), false
 	}
 	if fi.Size() > int64(lim.MaxScriptBytes) {
-		return no(refuse(ruleScriptTooLarge, "script %s is %d bytes (limit %d)", quote(req.script), fi.Size(), lim.MaxScriptBytes))
+		return no(refuse(ruleScriptTooLarge, "script %s is %d bytes (limit %d: limits.max_script_bytes in the policy)", quote(req.script), fi.Size(), lim.MaxScriptBytes))
 	}
 	src, err := io.ReadAll(io.LimitReader(f, int64(lim.MaxScriptBytes)+1))
 	if err != nil {
 		return "", fsError(via, "script_name", req.script, err), false
 	}
 	if len(src) > lim.MaxScriptBytes {
-		return no(refuse(ruleScriptTooLarge, "script %s is more than %d bytes (limit %d)", quote(req.script), lim.MaxScriptBytes, lim.MaxScriptBytes))
+		return no(refuse(ruleScriptTooLarge, "script %s is more than %d bytes (limit %d: limits.max_script_bytes in the policy)", quote(req.script), lim.MaxScriptBytes, lim.MaxScriptBytes))
 	}
 	if r := g.scanBlocked("script "+resolved, string(src)); r != nil {
 		return no(r)
@@ -283,7 +282,7 @@ func (g *Gateway) checkScriptPlace(p, shown, verb string) *refusal {
 		return refuse(ruleScriptExt, "script_name %s %s not a .py file; only Python scripts run", quote(shown), verb)
 	}
 	if !g.inScriptDir(p) {
-		return refuse(ruleScriptLocation, "script_name %s %s outside the script directories (%s)", quote(shown), verb, strings.Join(g.policy.Runner.ScriptDirs, ", "))
+		return refuse(ruleScriptLocation, "script_name %s %s outside the script directories (%s: safe_py_runner.script_dirs in the policy)", quote(shown), verb, strings.Join(g.policy.Runner.ScriptDirs, ", "))
 	}
 	return nil
 }
@@ -325,7 +324,7 @@ func (pol *Policy) InScriptDir(p string) bool {
 func (g *Gateway) checkEnvKey(k string) *refusal {
 	pol := g.policy.Runner.Env
 	if _, set := pol.Set[k]; set {
-		return refuse(ruleEnvKey, "env_vars key %s is set by the gateway", quote(k))
+		return refuse(ruleEnvKey, "env_vars key %s is set by the gateway (safe_py_runner.env.set in the policy); the model cannot override it", quote(k))
 	}
 	// Inherited variables are the operator's (say, the URL a script sends a
 	// token to): the model may not override them.
@@ -455,8 +454,13 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 	var cmd *exec.Cmd
 	if g.confined(script) {
 		if err := sandboxAvailable(); err != nil && !g.confine.unconfined {
-			return blocked(refuse(ruleSandboxUnavailable, "%s is model-written code, which runs only in the OS sandbox, and %v; give --unconfined to run it anyway, unconfined, at your own risk", script, err))
+			return blocked(refuse(ruleSandboxUnavailable, "%s is model-written code, which runs only in the OS sandbox (safe_py_runner.sandbox in the policy), and %v; give --unconfined to run it anyway, unconfined, at your own risk", script, err))
 		} else if err == nil {
+			if !g.confine.all {
+				if r := g.checkSandboxReadable(script); r != nil {
+					return blocked(r)
+				}
+			}
 			so, cleanup, err := g.sandboxOptions(script, g.confinedEnv(env))
 			if err != nil {
 				return failed("safe_py_runner: cannot prepare the sandbox for %s: %v", script, err)

@@ -26,7 +26,7 @@ func TestRunnerSeedCases(t *testing.T) {
 		{"a shell script", map[string]any{"script_name": "script.sh"}, ruleScriptExt,
 			`[SECURITY BLOCKED] script-extension: script_name "script.sh" is not a .py file; only Python scripts run`},
 		{"a script outside the script directories", map[string]any{"script_name": "scripts_evil/x.py"}, ruleScriptLocation,
-			`[SECURITY BLOCKED] script-location: script_name "scripts_evil/x.py" is outside the script directories (scripts, skills/*)`},
+			`[SECURITY BLOCKED] script-location: script_name "scripts_evil/x.py" is outside the script directories (scripts, skills/*: safe_py_runner.script_dirs in the policy)`},
 		{"an arg with a command substitution", map[string]any{"script_name": "scripts/echo.py", "args": []any{"$(id)"}}, ruleArgPattern, ""},
 		{"an arg with a semicolon", map[string]any{"script_name": "scripts/echo.py", "args": []any{"a; rm x"}}, ruleArgPattern, ""},
 		{"an arg with a backtick", map[string]any{"script_name": "scripts/echo.py", "args": []any{"`id`"}}, ruleArgPattern, ""},
@@ -37,7 +37,7 @@ func TestRunnerSeedCases(t *testing.T) {
 			`[SECURITY BLOCKED] arg-path: args[0] "../outside/canary.txt" contains ".."; paths must stay inside the project root`},
 		{"an absolute arg", map[string]any{"script_name": "scripts/echo.py", "args": []any{"/etc/passwd"}}, ruleArgPath, ""},
 		{"too many args", map[string]any{"script_name": "scripts/echo.py", "args": strings.Fields(strings.Repeat("a ", 33))}, ruleTooManyArgs,
-			`[SECURITY BLOCKED] too-many-args: 33 args given (limit 32)`},
+			`[SECURITY BLOCKED] too-many-args: 33 args given (limit 32: safe_py_runner.max_args in the policy)`},
 		{"an API key as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"OPENAI_API_KEY": "x"}}, ruleEnvKey, ""},
 		{"PYTHONPATH as env", map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"PYTHONPATH": "/tmp"}}, ruleEnvKey,
 			`[SECURITY BLOCKED] env-key: env_vars key "PYTHONPATH" is not allowed; the model may set only NAME, VERBOSE (safe_py_runner.env.allow_keys); pass other values as script args`},
@@ -115,7 +115,7 @@ func TestRunnerResolvesScriptLinks(t *testing.T) {
 		script, rule, text string
 	}{
 		{"scripts/greet.py", "", "hello nobody"},
-		{"scripts/docs.py", ruleScriptLocation, `[SECURITY BLOCKED] script-location: script_name "scripts/docs.py" resolves to "docs/x.py", which is outside the script directories (scripts, skills/*)`},
+		{"scripts/docs.py", ruleScriptLocation, `[SECURITY BLOCKED] script-location: script_name "scripts/docs.py" resolves to "docs/x.py", which is outside the script directories (scripts, skills/*: safe_py_runner.script_dirs in the policy)`},
 		{"scripts/evil.py", ruleSymlinkEscape, `[SECURITY BLOCKED] symlink-escape: script_name "scripts/evil.py" goes through a symbolic link that leaves the project root`},
 		{"scripts/out/evil.py", ruleSymlinkEscape, ""},
 		{"scripts/readme.py", ruleScriptExt, `[SECURITY BLOCKED] script-extension: script_name "scripts/readme.py" resolves to "docs/readme.md", which is not a .py file; only Python scripts run`},

@@ -233,3 +233,55 @@ func TestReadOnlyCallsCannotWrite(t *testing.T) {
 		t.Errorf("copy_file outside read-only: %q", res.Text)
 	}
 }
+
+// protected_paths: [.] makes the whole project read-only: the project's write
+// scripts refuse like the native sub-commands (LPPCTL_PROTECTED holds "."),
+// and neither advises writing under output/.
+func TestAPolicyThatProtectsTheWholeProjectStopsTheWriteScriptsToo(t *testing.T) {
+	sb := scriptSandbox(t)
+	g, err := New(sb.root, sb.g.policy, WithProtected("."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	res := g.Call(t.Context(), ToolRunner, map[string]any{"script_name": "scripts/write_file.py", "args": []any{"output/x.txt"}, "stdin_text": "x"})
+	checkInvariant(t, res)
+	if want := "[SECURITY BLOCKED] protected-path: 'output/x.txt' is inside the protected path '.', which no tool may change; the policy protects output/ as well, so no tool may write there either"; res.Text != want {
+		t.Errorf("got  %s\nwant %s", res.Text, want)
+	}
+	if _, err := os.Stat(filepath.Join(sb.root, "output", "x.txt")); err == nil {
+		t.Error("write_file wrote into a project protected as a whole")
+	}
+	res = g.Call(t.Context(), ToolCLI, map[string]any{"tool_name": "make_directory", "params": map[string]any{"path": "output/d"}})
+	if want := `[SECURITY BLOCKED] protected-path: make_directory.path "output/d" is inside the protected path ".", which no tool may change; the policy protects output/ as well, so no tool may write there either`; res.Text != want {
+		t.Errorf("got  %s\nwant %s", res.Text, want)
+	}
+}
+
+// Trailing dots and blanks of a name are dropped where Windows reads names
+// ("specs." is "specs"), and hidden_paths matching drops them: a protected
+// path spelled with them is protected all the same, by the native
+// sub-commands and by the project's write scripts.
+func TestAProtectedPathWithTrailingDotsOrBlanksIsStillProtected(t *testing.T) {
+	sb := scriptSandbox(t)
+	for _, p := range []string{"config./x.yaml", "config /x.yaml", "config. . /x.yaml", "config/tools_config.yaml."} {
+		res := sb.cli("copy_file", map[string]any{"src": "docs/readme.md", "dst": p})
+		checkInvariant(t, res)
+		if res.Rule != ruleProtected {
+			t.Errorf("copy_file to %q: %s", p, res.Text)
+		}
+	}
+	res := sb.run(map[string]any{"script_name": "scripts/write_file.py", "args": []any{"config./x.yaml"}, "stdin_text": "x"})
+	if want := "[SECURITY BLOCKED] protected-path: 'config./x.yaml' is inside the protected path 'config', which no tool may change; use another path, e.g. under output/"; res.Text != want {
+		t.Errorf("got  %s\nwant %s", res.Text, want)
+	}
+	// Names that only start like a protected path are free.
+	for _, p := range []string{"config.d/x.yaml", "out./x.txt"} {
+		if res := sb.cli("copy_file", map[string]any{"src": "docs/readme.md", "dst": p}); res.Decision != DecisionAllow {
+			t.Errorf("copy_file to %q: %s", p, res.Text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sb.root, "config.", "x.yaml")); err == nil {
+		t.Error("a write reached config./x.yaml")
+	}
+}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -77,13 +78,13 @@ func TestScriptsStartingProcessesThroughPosixSpawnOrAsyncioAreBlocked(t *testing
 		name, src, want string
 	}{
 		{"os.posix_spawn", "import os\nos.posix_spawn('/bin/sh', ['sh'], {})\n",
-			`[SECURITY BLOCKED] blocked-pattern:posix-spawn: script scripts/spawn.py matches the blocked pattern "posix-spawn" (starting processes from Python (os.posix_spawn)) at "posix_spawn"`},
+			`[SECURITY BLOCKED] blocked-pattern:posix-spawn: script scripts/spawn.py matches the blocked pattern "posix-spawn" (starting processes from Python (os.posix_spawn)) at "posix_spawn" (blocked_patterns in the policy)`},
 		{"posix_spawnp imported by name", "from os import posix_spawnp\n",
-			`[SECURITY BLOCKED] blocked-pattern:posix-spawn: script scripts/spawn.py matches the blocked pattern "posix-spawn" (starting processes from Python (os.posix_spawn)) at "posix_spawnp"`},
+			`[SECURITY BLOCKED] blocked-pattern:posix-spawn: script scripts/spawn.py matches the blocked pattern "posix-spawn" (starting processes from Python (os.posix_spawn)) at "posix_spawnp" (blocked_patterns in the policy)`},
 		{"asyncio", "import asyncio\nasyncio.run(asyncio.create_subprocess_exec('sh'))\n",
-			`[SECURITY BLOCKED] blocked-pattern:asyncio-subprocess: script scripts/spawn.py matches the blocked pattern "asyncio-subprocess" (starting processes from Python (asyncio)) at "create_subprocess_exec"`},
+			`[SECURITY BLOCKED] blocked-pattern:asyncio-subprocess: script scripts/spawn.py matches the blocked pattern "asyncio-subprocess" (starting processes from Python (asyncio)) at "create_subprocess_exec" (blocked_patterns in the policy)`},
 		{"asyncio through a shell", "import asyncio\nasyncio.create_subprocess_shell('id')\n",
-			`[SECURITY BLOCKED] blocked-pattern:asyncio-subprocess: script scripts/spawn.py matches the blocked pattern "asyncio-subprocess" (starting processes from Python (asyncio)) at "create_subprocess_shell"`},
+			`[SECURITY BLOCKED] blocked-pattern:asyncio-subprocess: script scripts/spawn.py matches the blocked pattern "asyncio-subprocess" (starting processes from Python (asyncio)) at "create_subprocess_shell" (blocked_patterns in the policy)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +116,27 @@ func TestANumberOutOfRangeInsideTheArgumentsIsNamedByItsPlace(t *testing.T) {
 	res := sb.g.CallJSON(t.Context(), ToolCLI, `{"tool_name":"read_file","params":{"path":1e400}}`)
 	checkInvariant(t, res)
 	assert.Equal(t, `[ERROR] cannot read the arguments: the number 1e400 (at byte 48) is out of range; send it as a string; the arguments sent were "{\"tool_name\":\"read_file\",\"params\":{\"path\":1e400}}"; send one JSON object, e.g. {"tool_name": "list_files", "params": {"path": "."}}`, res.Text)
+}
+
+// A whole number the model sends for a string reaches the script digit for
+// digit: as a float64, 12345678901234567890 would be 12345678901234567000.
+// Other numbers read as before (2.0 is "2", 1e2 is "100").
+func TestAWholeNumberReachesAScriptDigitForDigit(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	res := sb.g.CallJSON(t.Context(), ToolRunner, `{"script_name":"scripts/echo.py","args":[12345678901234567890, -9007199254740993, 100000000000000000000000000001, 2.0, 1e2, 0.1]}`)
+	checkInvariant(t, res)
+	assert.Equal(t, "args ['12345678901234567890', '-9007199254740993', '100000000000000000000000000001', '2', '100', '0.1']", res.Text)
+
+	// The same inside params or env_vars sent as a JSON string.
+	res = sb.g.CallJSON(t.Context(), ToolCLI, `{"tool_name":"tree","params":"{\"path\":\"docs\",\"depth\":99999999999999999999999}"}`)
+	assert.Equal(t, `[SECURITY BLOCKED] param-pattern: tree.depth "99999999999999999999999" does not match the allowed pattern ^[0-9]{1,2}$ (safe_cli_executor.sub_commands.tree.params.depth.pattern in the policy)`, res.Text)
+	sb.write(t, "scripts/name.py", "import os\nprint(os.environ['NAME'])\n")
+	res = sb.g.CallJSON(t.Context(), ToolRunner, `{"script_name":"scripts/name.py","env_vars":"{\"NAME\":12345678901234567891}"}`)
+	assert.Equal(t, "12345678901234567891", res.Text)
+
+	res = sb.g.CallJSON(t.Context(), ToolCLI, `{"tool_name":"tree","params":{"path":"docs","depth":99999999999999999999999}}`)
+	assert.Equal(t, `[SECURITY BLOCKED] param-pattern: tree.depth "99999999999999999999999" does not match the allowed pattern ^[0-9]{1,2}$ (safe_cli_executor.sub_commands.tree.params.depth.pattern in the policy)`, res.Text)
 }
 
 // A sub-command that runs out of its policy timeout says after how long,
@@ -180,5 +202,65 @@ func TestContentThatLooksLikeAnOutcomeIsLabelled(t *testing.T) {
 			assert.Equal(t, DecisionAllow, res.Decision)
 			assert.Equal(t, tt.want, res.Text)
 		})
+	}
+}
+
+// A refusal that a key of the policy decides names that key, so that the
+// person reading it knows what to change (and the model that it is a rule).
+func TestARefusalThePolicyDecidesNamesItsKey(t *testing.T) {
+	sb := newSandbox(t)
+	sb.g.policy.Limits.MaxScriptBytes = 8
+	sb.write(t, "scripts/big.py", "print('a long script')\n")
+	envs := map[string]any{}
+	for i := range 17 {
+		envs[fmt.Sprintf("V%d", i)] = "x"
+	}
+	for _, tt := range []struct {
+		name string
+		call func() Result
+		want string
+	}{
+		{"arg_pattern", func() Result { return sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{"a$b"}}) },
+			`[SECURITY BLOCKED] arg-pattern: args[0] "a$b" does not match the allowed pattern ^[\p{L}\p{N}\p{Zs}_.,:=@+%#/\-]*$ (safe_py_runner.arg_pattern in the policy)`},
+		{"env.value_pattern", func() Result {
+			return sb.run(map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NAME": "a\x07"}})
+		}, `[SECURITY BLOCKED] env-value: env_vars.NAME "a\a" does not match the allowed pattern ^[^\x00-\x08\x0a-\x1f\x7f]*$ (safe_py_runner.env.value_pattern in the policy)`},
+		{"env.max_vars", func() Result { return sb.run(map[string]any{"script_name": "scripts/echo.py", "env_vars": envs}) },
+			`[SECURITY BLOCKED] too-many-env-vars: 17 env_vars given (limit 16: safe_py_runner.env.max_vars in the policy)`},
+		{"env.set", func() Result {
+			return sb.run(map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"PYTHONIOENCODING": "latin-1"}})
+		}, `[SECURITY BLOCKED] env-key: env_vars key "PYTHONIOENCODING" is set by the gateway (safe_py_runner.env.set in the policy); the model cannot override it`},
+		{"max_param_bytes", func() Result {
+			return sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{strings.Repeat("a", 5000)}})
+		}, `[SECURITY BLOCKED] param-too-long: args[0] is 5000 bytes long (limit 4096: limits.max_param_bytes in the policy)`},
+		{"max_script_bytes", func() Result { return sb.run(map[string]any{"script_name": "scripts/big.py"}) },
+			`[SECURITY BLOCKED] script-too-large: script "scripts/big.py" is 23 bytes (limit 8: limits.max_script_bytes in the policy)`},
+		{"param pattern", func() Result { return sb.cli("read_file", map[string]any{"path": "docs/a$.md"}) },
+			`[SECURITY BLOCKED] param-pattern: read_file.path "docs/a$.md" does not match the allowed pattern ^[\p{L}\p{N}_. @+=,#\-/\\]+$ (safe_cli_executor.sub_commands.read_file.params.path.pattern in the policy)`},
+		{"blocked_patterns", func() Result { return sb.cli("read_file", map[string]any{"path": "docs/rm -rf x"}) },
+			`[SECURITY BLOCKED] blocked-pattern:rm-recursive: the call matches the blocked pattern "rm-recursive" (recursive delete) at "rm -rf" (blocked_patterns in the policy)`},
+		{"sub_commands", func() Result { return sb.cli("delete_file", map[string]any{"path": "docs/readme.md"}) },
+			`[SECURITY BLOCKED] unknown-sub-command: "delete_file" is not an allowed safe_cli_executor sub-command (allowed by safe_cli_executor.sub_commands in the policy: copy_file, list_files, make_directory, move_file, python_run, read_file, tree)`},
+		{"protected_paths", func() Result { return sb.cli("make_directory", map[string]any{"path": "specs/x"}) },
+			`[SECURITY BLOCKED] protected-path: make_directory.path "specs/x" is inside the protected path "specs" (protected_paths in the policy), which no tool may change; use another path, e.g. under output/`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := tt.call()
+			checkInvariant(t, res)
+			assert.Equal(t, tt.want, res.Text)
+		})
+	}
+}
+
+// env_vars of the wrong shape says which shapes it takes.
+func TestEnvVarsOfTheWrongShapeSaysWhichShapesItTakes(t *testing.T) {
+	sb := newSandbox(t)
+	for _, args := range []string{
+		`{"script_name":"scripts/echo.py","env_vars":"NAME=Ada"}`,
+		`{"script_name":"scripts/echo.py","env_vars":5}`,
+	} {
+		res := sb.g.CallJSON(t.Context(), ToolRunner, args)
+		checkInvariant(t, res)
+		assert.Equal(t, `[ERROR] safe_py_runner: "env_vars" must be an object of strings, e.g. {"NAME": "Ada"}, or a list of "KEY=VALUE" strings`, res.Text, args)
 	}
 }

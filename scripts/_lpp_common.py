@@ -43,6 +43,38 @@ def _fold(s):
     return unicodedata.normalize("NFC", s).casefold()
 
 
+def _unescape(prot):
+    """A LPPCTL_PROTECTED entry: ":" and "%" inside a path are written %3A and %25."""
+    return prot.replace("%3A", ":").replace("%3a", ":").replace("%25", "%")
+
+
+def _trim_ends(path):
+    """Each component without its trailing dots and blanks ("specs./x " is
+    "specs/x"), as Windows reads names and as the gateway compares them."""
+    def trim(c):
+        i = len(c)
+        while i and (c[i - 1] == "." or c[i - 1].isspace()):
+            i -= 1
+        return c[:i] or c
+    return "/".join(trim(c) for c in path.split("/"))
+
+
+def _under(rel, prot):
+    """Whether the root-relative rel is prot or lies below it ("." is the whole project)."""
+    p = _fold(prot.strip("/"))
+    if p in ("", "."):
+        return True
+    p, r = _trim_ends(p), _trim_ends(_fold(rel))
+    return r == p or r.startswith(p + "/")
+
+
+def _write_hint(protected):
+    """Where to write instead: under output/, unless that is protected too."""
+    if any(_under("output/x", prot) for prot in protected):
+        return "the policy protects output/ as well, so no tool may write there either"
+    return "use another path, e.g. under output/"
+
+
 def _inside(path, directory):
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
@@ -68,12 +100,10 @@ def safe_path(arg, for_write):
         raise Refusal("read-only", f"{arg!r}: this tool call may only look, not write (a checker such as the evaluator verifies the work, it does not change it)")
     if for_write:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
-        for prot in filter(None, os.environ.get("LPPCTL_PROTECTED", ".git").split(":")):
-            prot = prot.replace("%3A", ":").replace("%3a", ":").replace("%25", "%")
-            p = _fold(prot.strip("/"))
-            r = _fold(rel)
-            if r == p or r.startswith(p + "/"):
-                raise Refusal("protected-path", f"{arg!r} is inside the protected path {prot!r}, which no tool may change; use another path, e.g. under output/")
+        protected = [_unescape(p) for p in os.environ.get("LPPCTL_PROTECTED", ".git").split(":") if p]
+        for prot in protected:
+            if _under(rel, prot):
+                raise Refusal("protected-path", f"{arg!r} is inside the protected path {prot!r}, which no tool may change; {_write_hint(protected)}")
     return real
 
 
