@@ -40,7 +40,7 @@ type runtimeIO struct {
 // runStoreFlags are the flags that choose where runs live (run, resume, runs).
 func runStoreFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "run-dir", EnvVars: []string{runstore.EnvDir}, Usage: "keep runs in `DIR` (default: ROOT/.lppctl/runs, ROOT being --root or the current directory)"},
+		&cli.StringFlag{Name: "run-dir", EnvVars: []string{runstore.EnvDir}, Usage: "keep runs in `DIR` (default: ROOT/.lppctl/runs, ROOT being --root, else the current directory or the nearest folder above it holding config/tools_config.yaml)"},
 	}
 }
 
