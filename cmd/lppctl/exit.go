@@ -34,6 +34,16 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
+// orCode is withCode for an err that may carry its own code already (a
+// usage error found while reading a file, such as an LPPCTL_MAX_BYTES that
+// cannot be read): that one is kept.
+func orCode(code int, err error) error {
+	if _, ok := errors.AsType[*exitError](err); ok {
+		return err
+	}
+	return withCode(code, err)
+}
+
 // usageErrorf returns a usage error (exit code 2).
 func usageErrorf(format string, args ...any) error {
 	return withCode(exitUsage, fmt.Errorf(format, args...))

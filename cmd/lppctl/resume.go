@@ -439,7 +439,7 @@ func resumeFileOptions(cfg agentConfig) []validate.ValidateOption {
 func loadResumeSpec(path, origin string, reg *machine.Registry, cfg agentConfig, w io.Writer) (*mspec.Spec, error) {
 	f, err := readSpecFile(path, origin)
 	if err != nil {
-		return nil, withCode(exitInvalidSpec, err)
+		return nil, orCode(exitInvalidSpec, err)
 	}
 	spec, src := f.Spec, f.Src
 	diags := f.report(path, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir}, resumeFileOptions(cfg)...)

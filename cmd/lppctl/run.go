@@ -278,7 +278,7 @@ func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts
 		return nil, withCode(exitUsage, err)
 	}
 	if err != nil {
-		return nil, withCode(exitInvalidSpec, err)
+		return nil, orCode(exitInvalidSpec, err)
 	}
 	spec, src := f.Spec, f.Src
 	diags := f.report(path, reg, actions.CheckOptions{Root: root}, opts...)

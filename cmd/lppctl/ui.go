@@ -21,6 +21,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -76,6 +77,12 @@ func uiAction(c *cli.Context) error {
 	}
 	if c.Duration("check-timeout") <= 0 {
 		return usageErrorf("--check-timeout must be positive, not %s", c.Duration("check-timeout"))
+	}
+	// Every page reads specs under LPPCTL_MAX_BYTES: one that cannot be
+	// read is refused here, as validate refuses it, rather than a Specs
+	// page listing no spec.
+	if _, err := fsx.MaxBytes(""); err != nil {
+		return withCode(exitUsage, err)
 	}
 	root, err := filepath.Abs(cmp.Or(projectRootFlag(c), "."))
 	if err != nil {
