@@ -28,6 +28,17 @@ type startField struct {
 	Nullable        bool   // an event's payload field declared nullable
 	Text            bool   // an event's payload field read as the text typed, which may be sent empty
 	Empty           bool   // such a field's box "empty" (send "") is ticked
+	// Options are the choices of an event's payload field shown as a
+	// select (an enum, a bool): "(leave out: ...)" for an optional one,
+	// whose value is "", then each value, an enum's JSON-quoted (so that
+	// an enum that lists "" offers it apart from leaving the field out).
+	Options []selectOption
+}
+
+// selectOption is one choice of a payload field's select.
+type selectOption struct {
+	Value, Label string
+	Selected     bool
 }
 
 // fieldOf is the form field of a variable (or a payload field), its value
