@@ -84,14 +84,16 @@ func resumeAction(c *cli.Context) error {
 	store := storeFrom(c)
 	if addr := c.Args().First(); strings.Contains(addr, "/") {
 		top, _, _ := strings.Cut(addr, "/")
-		if run, err := store.Open(top); err == nil {
-			top = run.Meta.ID
+		run, err := store.Open(top)
+		if err != nil {
+			return unknownRunArg(addr, err)
 		}
+		top = run.Meta.ID
 		return usageErrorf("cannot resume run %s on its own: a child run goes on when its parent does: lppctl resume %s", addr, top)
 	}
 	rc, err := store.Recover(c.Args().First())
 	if err != nil {
-		return unknownRun(err)
+		return unknownRunArg(c.Args().First(), err)
 	}
 	defer rc.Release() // the one cleanup: the session, once open, closes its files in drive
 	run, meta := rc.Run, &rc.Run.Meta

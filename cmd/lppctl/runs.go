@@ -194,7 +194,7 @@ func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
 	}
 	run, err := storeFrom(c).Open(id)
 	if err != nil {
-		return nil, nil, unknownRun(err)
+		return nil, nil, unknownRunArg(id, err)
 	}
 	if run.Rebuilt != nil {
 		fmt.Fprintf(c.App.ErrWriter, "note: %v; rebuilt it from the journal\n", run.Rebuilt)
@@ -497,7 +497,7 @@ func markerText(e *runstore.Entry) string {
 func runSpecAndPath(c *cli.Context, id, path string) (string, []string, error) {
 	run, err := storeFrom(c).Open(id)
 	if err != nil {
-		return "", nil, unknownRun(err)
+		return "", nil, unknownRunArg(id, err)
 	}
 	l, err := run.ReadJournal()
 	if err != nil {
