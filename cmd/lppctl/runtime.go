@@ -132,7 +132,7 @@ func shellQuote(s string) string {
 // so that a run started in a subfolder of a project is kept, listed and
 // resumed with the project's runs instead of in a stray SUBFOLDER/.lppctl.
 func storeFrom(c *cli.Context) *runstore.Store {
-	if dir := c.String("run-dir"); dir != "" {
+	if dir := c.String("run-dir"); strings.TrimSpace(dir) != "" { // blank, as empty: unset
 		return runstore.New(dir)
 	}
 	if root := c.String("root"); root != "" {
