@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -174,8 +175,8 @@ func runsListAction(c *cli.Context) error {
 			damaged = append(damaged, fmt.Sprintf("%s: %v", r.Meta.ID, damage))
 		}
 		m := &r.Meta
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, listedStatus(r, damage), m.Spec,
-			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, m.State)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, listedStatus(r, damage), tableCell(m.Spec),
+			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, tableCell(m.State))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -571,4 +572,15 @@ func runAddress(c *cli.Context, run *runstore.Run) string {
 func topRunID(c *cli.Context, run *runstore.Run) string {
 	top, _, _ := strings.Cut(runAddress(c, run), "/")
 	return top
+}
+
+// tableCell is a text in one cell of the runs table: one holding a line
+// break, a tab or another control character (a spec file named so) is
+// written Go-quoted ("specs/a\nb.yaml"), so that it stays on its row and
+// in its column.
+func tableCell(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
