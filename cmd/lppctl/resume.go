@@ -147,6 +147,9 @@ func resumeAction(c *cli.Context) error {
 	if _, err := actions.ReadRetryEnv(os.Getenv); err != nil {
 		return withCode(exitUsage, err)
 	}
+	if _, _, err := actions.ReadNowEnv(os.Getenv); err != nil {
+		return withCode(exitUsage, err)
+	}
 	var cfg agentConfig
 	if len(meta.Agent) > 0 {
 		if err := json.Unmarshal(meta.Agent, &cfg); err != nil {
