@@ -179,12 +179,25 @@ func (d *Deps) NowUTC() time.Time {
 	if d.Now != nil {
 		return d.Now().UTC()
 	}
-	if s := d.Env("LPPCTL_NOW"); s != "" {
-		if t, err := time.Parse(time.RFC3339, s); err == nil {
-			return t.UTC()
-		}
+	if t, ok, err := ReadNowEnv(d.Env); ok && err == nil {
+		return t.UTC()
 	}
 	return time.Now().UTC()
+}
+
+// ReadNowEnv reads $LPPCTL_NOW, the clock of skills.md timestamps (a
+// testing aid): ok false when unset or blank; a value that is not an RFC
+// 3339 time is an error naming it (run and resume refuse it before they
+// start: it was ignored without a word, and the wall clock used).
+func ReadNowEnv(getenv func(string) string) (t time.Time, ok bool, err error) {
+	v := strings.TrimSpace(getenv("LPPCTL_NOW"))
+	if v == "" {
+		return time.Time{}, false, nil
+	}
+	if t, err = time.Parse(time.RFC3339, v); err != nil {
+		return time.Time{}, true, fmt.Errorf("LPPCTL_NOW: cannot read %q: write a time in RFC 3339, e.g. 2025-01-02T03:04:05Z (it fixes the clock of skills.md timestamps; unset it for the real one)", v)
+	}
+	return t, true, nil
 }
 
 // EntryID is the idempotency key of a skills.md entry written by the action

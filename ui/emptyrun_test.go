@@ -2,6 +2,7 @@ package ui
 
 import (
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,4 +42,14 @@ func TestARunFolderWithNothingInItIsShownAsNothingRan(t *testing.T) {
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
 	assert.Contains(t, w.Body.String(), `data-run="`+other+`"`)
 	assert.False(t, strings.Contains(w.Body.String(), id), "the Runs page lists the empty folder")
+}
+
+// TestTheGoneEventOfAnUnknownRunIsOneEventWhateverItsIDHolds: the ID of
+// /events?run=ID comes back in the "gone" event's data; a line break in it
+// ended the data line, so the URL chose the stream's next fields and
+// events (event: change, data: ...).
+func TestTheGoneEventOfAnUnknownRunIsOneEventWhateverItsIDHolds(t *testing.T) {
+	f := newFixture(t, Options{})
+	w := f.do("GET", "/events?run="+url.QueryEscape("a\nevent: change\r\ndata: x\n\n"), "")
+	assert.Equal(t, "retry: 10000\nevent: gone\ndata: a\\nevent: change\\r\\ndata: x\\n\\n\n\n", w.Body.String())
 }

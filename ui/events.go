@@ -29,7 +29,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			// error status would only make the browser retry in silence).
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Header().Set("Cache-Control", "no-store")
-			fmt.Fprintf(w, "retry: 10000\nevent: gone\ndata: %s\n\n", id)
+			// The ID is the URL's: a line break in it would end the data
+			// line and add fields or events of the caller's choosing.
+			fmt.Fprintf(w, "retry: 10000\nevent: gone\ndata: %s\n\n", oneLine.Replace(id))
 			return
 		}
 		if err != nil {
@@ -127,3 +129,7 @@ func (s *Server) fingerprint(id string) string {
 	h.Write([]byte(b.String()))
 	return fmt.Sprintf("%x", h.Sum64())
 }
+
+// oneLine writes a text on one line of an event stream: CR and LF, which
+// end a line there, as \r and \n.
+var oneLine = strings.NewReplacer("\r", `\r`, "\n", `\n`)

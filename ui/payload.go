@@ -52,6 +52,34 @@ func payloadFields(spec *mspec.Spec, p *machine.PauseError, event string) []*msp
 	return nil
 }
 
+// payloadOptions are the choices of a payload field shown as a select (sf
+// an enum or a bool; nil for others). An optional field's first choice
+// leaves it out (value ""). An enum's values are JSON-quoted, which
+// fieldValue reads back, so that a value "" is sent as "" (resume takes it
+// when the enum lists it) and not read as the field left out. None is
+// selected: the browser shows the first, which leaves an optional field out.
+func payloadOptions(pf *mspec.PayloadField, sf startField) []selectOption {
+	if sf.Kind != "select" && sf.Kind != "bool" {
+		return nil
+	}
+	var out []selectOption
+	if !pf.Required {
+		out = append(out, selectOption{Label: "(leave out: " + sf.Default + ")"})
+	}
+	for _, v := range sf.Enum {
+		o := selectOption{Value: v, Label: v}
+		if sf.Kind == "select" {
+			b, _ := json.Marshal(v)
+			o.Value = string(b)
+			if v == "" {
+				o.Label = `"" (empty)`
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
 // isText reports whether a payload field is read as the text typed: a
 // string (an enum's select too: its values are strings, "3" and "true"
 // among them).
@@ -130,6 +158,18 @@ func formPayload(event string, fields []*mspec.PayloadField, form url.Values) (p
 func fieldValue(f *mspec.PayloadField, form url.Values) (any, bool, error) {
 	text := form.Get("p." + f.Name)
 	empty := form.Get("e."+f.Name) != ""
+	if isText(f) && len(f.Enum) > 0 {
+		// An enum's select sends its value JSON-quoted (payloadOptions);
+		// a hand-made post may send it bare.
+		if text == "" {
+			return nil, false, nil
+		}
+		var v string
+		if strings.HasPrefix(text, `"`) && json.Unmarshal([]byte(text), &v) == nil {
+			return v, true, nil
+		}
+		return text, true, nil
+	}
 	if isText(f) {
 		switch {
 		case empty && text != "":

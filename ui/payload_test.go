@@ -41,8 +41,14 @@ events:
 // lists no payload fields: the form reads them from the run's spec.
 func (f *fixture) addEventRun() string {
 	f.t.Helper()
+	return f.addEventRunOf(eventSpec)
+}
+
+// addEventRunOf is addEventRun with another spec that waits in wait for GO.
+func (f *fixture) addEventRunOf(spec string) string {
+	f.t.Helper()
 	start := time.Date(2026, 11, 22, 3, 11, 36, 0, time.UTC)
-	r, err := f.store.Create(runstore.Meta{Spec: "specs/ev.yaml", SpecName: "ev", Start: start, State: "wait", Fsync: runstore.FsyncNever}, []byte(eventSpec))
+	r, err := f.store.Create(runstore.Meta{Spec: "specs/ev.yaml", SpecName: "ev", Start: start, State: "wait", Fsync: runstore.FsyncNever}, []byte(spec))
 	require.NoError(f.t, err)
 	j, err := r.OpenJournal(runstore.FsyncNever)
 	require.NoError(f.t, err)
@@ -145,8 +151,8 @@ func TestTheEventFormShowsDefaultsNullableAndTheEmptyBox(t *testing.T) {
 		`s <small>string, optional, default &#34;dflt&#34;</small><input name="p.s" value="" placeholder="left out: &#34;dflt&#34;">`,
 		`<label class="empty"><input type="checkbox" name="e.s" value="1"> empty <code>""</code></label>`,
 		`f <small>float, optional, default 0</small>`,
-		`<option value="">(leave out: false)</option><option>false</option><option>true</option>`,
-		`<option value="">(leave out: &#34;&#34;)</option><option>red</option><option>green</option>`,
+		`<option value="">(leave out: false)</option><option value="false">false</option><option value="true">true</option>`,
+		`<option value="">(leave out: &#34;&#34;)</option><option value="&#34;red&#34;">red</option><option value="&#34;green&#34;">green</option>`,
 		`l <small>list, optional, default []</small><textarea name="p.l" rows="1" placeholder="left out: []">`,
 		`a <small>any, optional, default null</small>`,
 		`ns <small>string, optional, default null, nullable</small>`,

@@ -116,6 +116,7 @@ func eventForms(spec *mspec.Spec, p *machine.PauseError) []eventForm {
 			if !pf.Required {
 				sf.Default = payloadDefault(pf)
 			}
+			sf.Options = payloadOptions(pf, sf)
 			f.Fields = append(f.Fields, sf)
 		}
 		out = append(out, f)
@@ -159,6 +160,9 @@ func (d *runData) setTyped() {
 			f := &ef.Fields[j]
 			if vals, ok := d.Typed["p."+f.Name]; ok && len(vals) > 0 {
 				f.Value = vals[0]
+				for k := range f.Options {
+					f.Options[k].Selected = f.Options[k].Value == f.Value
+				}
 			}
 			f.Empty = d.Typed.Get("e."+f.Name) != ""
 			f.Error = d.FieldErrors[f.Name]

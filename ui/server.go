@@ -23,6 +23,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"sync"
 	"time"
@@ -185,6 +186,18 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /temporal/{id}", s.remoteRunPage)
 	mux.HandleFunc("POST /temporal/{id}/decide", s.remoteDecide)
 	mux.HandleFunc("POST /temporal/{id}/cancel", s.remoteAct)
+	// A form's address opened as a page (a refused form's page reloaded
+	// from the address bar, a bookmark): the page the form is on, not a
+	// bare 405.
+	mux.HandleFunc("GET /runs/{id}/{action}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/runs/"+url.PathEscape(r.PathValue("id")), http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /temporal/{id}/{action}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/temporal/"+url.PathEscape(r.PathValue("id")), http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /start", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/specs", http.StatusSeeOther)
+	})
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /specs", s.specsPage)
 	mux.HandleFunc("GET /spec", s.specPage)

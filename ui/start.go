@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -28,6 +30,17 @@ type startField struct {
 	Nullable        bool   // an event's payload field declared nullable
 	Text            bool   // an event's payload field read as the text typed, which may be sent empty
 	Empty           bool   // such a field's box "empty" (send "") is ticked
+	// Options are the choices of an event's payload field shown as a
+	// select (an enum, a bool): "(leave out: ...)" for an optional one,
+	// whose value is "", then each value, an enum's JSON-quoted (so that
+	// an enum that lists "" offers it apart from leaving the field out).
+	Options []selectOption
+}
+
+// selectOption is one choice of a payload field's select.
+type selectOption struct {
+	Value, Label string
+	Selected     bool
 }
 
 // fieldOf is the form field of a variable (or a payload field), its value
@@ -196,6 +209,11 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusBadRequest, "spec.html", d)
 		return
 	}
+	if gone := varsNotInForm(r.PostForm, d.Start); len(gone) > 0 {
+		d.StartError = fmt.Sprintf("cannot start the run: the spec has no variable %s any more (it changed since this page was made): nothing was started; look at the form as it is now and start the run again", strings.Join(gone, ", "))
+		s.render(w, http.StatusConflict, "spec.html", d)
+		return
+	}
 	p, err := Launch(s.opts.Exe, s.opts.Root, c.Args)
 	if err != nil { // the form is kept: nothing was started
 		d.StartError = err.Error()
@@ -235,6 +253,25 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// varsNotInForm are the variables a posted Start form gives (var.NAME) that
+// the form of the spec as it is now does not have, quoted: a variable the
+// file lost since its page was made. Starting without it would drop what
+// was typed into it without a word.
+func varsNotInForm(posted url.Values, fields []startField) []string {
+	has := map[string]bool{}
+	for _, f := range fields {
+		has[f.Name] = true
+	}
+	var gone []string
+	for key := range posted {
+		if name, ok := strings.CutPrefix(key, "var."); ok && !has[name] {
+			gone = append(gone, strconv.Quote(name))
+		}
+	}
+	slices.Sort(gone)
+	return gone
 }
 
 // startedRun is the ID of the run that lppctl run --deltas names on its

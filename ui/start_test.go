@@ -126,3 +126,23 @@ func TestAStartRefusedLetsTheSameFormBePostedAgain(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "x\n", string(b))
 }
+
+// TestAStartFormGivingAVariableTheSpecNoLongerHasStartsNothing: a Start
+// form posted after its spec lost a variable (the file edited meanwhile)
+// is refused, saying which, rather than started without the value typed
+// into it (it was dropped without a word).
+func TestAStartFormGivingAVariableTheSpecNoLongerHasStartsNothing(t *testing.T) {
+	f := newFixture(t, Options{})
+	id := f.addRun(3, nil)
+	exe, calls := fakeRun(t, id)
+	f.srv.opts.Exe = exe
+	writeFiles(t, f.root, map[string]string{"specs/notes.yaml": noteSpec})
+	w := f.do("POST", "/start", url.Values{"path": {"specs/notes.yaml"}, "form_key": {"k2"}, "var.n": {"5"}, "var.gone": {"typed"}, "var.old": {""}}.Encode())
+	require.Equal(t, http.StatusConflict, w.Code, w.Body.String())
+	assert.Contains(t, w.Body.String(), `cannot start the run: the spec has no variable &#34;gone&#34;, &#34;old&#34; any more (it changed since this page was made): nothing was started; look at the form as it is now and start the run again`)
+	_, err := os.Stat(calls)
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing was run")
+
+	w = f.do("POST", "/start", url.Values{"path": {"specs/notes.yaml"}, "form_key": {"k2"}, "var.n": {"5"}}.Encode())
+	require.Equal(t, http.StatusSeeOther, w.Code, "the form as it is now starts the run")
+}

@@ -141,6 +141,9 @@ func preflightAgent(cfg agentConfig, spec *mspec.Spec) error {
 	if _, err := actions.ReadRetryEnv(os.Getenv); err != nil {
 		return withCode(exitUsage, err)
 	}
+	if _, _, err := actions.ReadNowEnv(os.Getenv); err != nil {
+		return withCode(exitUsage, err)
+	}
 	// A model named that cannot work is refused whatever the spec does
 	// (README: before a run is created), not only when it calls one.
 	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {

@@ -26,6 +26,9 @@ func runsCancelAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if w := c.Duration("wait"); w < 0 {
+		return usageErrorf("--wait %s: give a duration of 0 or more (0: do not wait for the run to stop)", w)
+	}
 	store := storeFrom(c)
 	run, err := store.Open(id)
 	if err != nil {

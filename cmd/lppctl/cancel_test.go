@@ -164,3 +164,12 @@ func TestRunsForkStartsANewRunFromAPastStep(t *testing.T) {
 	assert.Equal(t, exitUsage, run([]string{"lppctl", "runs", "fork", id, "--step", "99"}, strings.NewReader(""), &out, &errb))
 	assert.Equal(t, fmt.Sprintf("lppctl: cannot fork run %s after step 99: it has 7 steps (give --step 0 to 7)\n", id), errb.String())
 }
+
+// TestRunsCancelRefusesANegativeWait: --wait -1s is a usage error, said
+// before the run is signalled; it was taken and printed "still running
+// after -1s".
+func TestRunsCancelRefusesANegativeWait(t *testing.T) {
+	code, out, errOut := lppctlCLI(t, "runs", "cancel", "20261127-184957-874385", "--wait", "-1s", "--run-dir", t.TempDir())
+	assert.Equal(t, exitUsage, code, out)
+	assert.Equal(t, "lppctl: --wait -1s: give a duration of 0 or more (0: do not wait for the run to stop)\n", errOut)
+}

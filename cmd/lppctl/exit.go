@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/lppctl/lppctl/machine/runstore"
 )
@@ -34,6 +37,16 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
+// orCode is withCode for an err that may carry its own code already (a
+// usage error found while reading a file, such as an LPPCTL_MAX_BYTES that
+// cannot be read): that one is kept.
+func orCode(code int, err error) error {
+	if _, ok := errors.AsType[*exitError](err); ok {
+		return err
+	}
+	return withCode(code, err)
+}
+
 // usageErrorf returns a usage error (exit code 2).
 func usageErrorf(format string, args ...any) error {
 	return withCode(exitUsage, fmt.Errorf(format, args...))
@@ -59,4 +72,21 @@ func unknownRun(err error) error {
 		return withCode(exitUsage, err)
 	}
 	return err
+}
+
+// unknownRunArg is unknownRun for the run a command's argument names: when
+// the argument is a file (a spec given where a run ID goes: lppctl resume
+// specs/x.yaml), the error says so and how to start a run of it, rather
+// than that no run is named "specs" or that a child run cannot be resumed.
+func unknownRunArg(arg string, err error) error {
+	if errors.Is(err, runstore.ErrNotFound) {
+		if fi, serr := os.Stat(arg); serr == nil && !fi.IsDir() {
+			switch strings.ToLower(filepath.Ext(arg)) {
+			case ".yaml", ".yml", ".json":
+				return usageErrorf("cannot open run %q: %s is a file, not a run: give a run's ID (lppctl runs lists them), or start a run of it with lppctl run %s", arg, arg, shellQuote(arg))
+			}
+			return usageErrorf("cannot open run %q: %s is a file, not a run: give a run's ID (lppctl runs lists them)", arg, arg)
+		}
+	}
+	return unknownRun(err)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 // TestMain lets testscript run lppctl in-process as the `lppctl` command,
@@ -24,6 +26,7 @@ type cleanupM struct{ m *testing.M }
 
 func (c cleanupM) Run() int {
 	defer removeBuiltLppctl()
+	testenv.Scrub() // here, not in TestMain: lppctl run as a child process keeps the environment its test gave it
 	waitingParallel()
 	return c.m.Run()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -87,4 +88,34 @@ func TestValidateRaisedCapReadsALargeFile(t *testing.T) {
 	code, out, errOut := runCLI(t, "validate", "--max-bytes", "17MiB", path)
 	assert.Equal(t, exitInvalidSpec, code)
 	assert.NotContains(t, out+errOut, "over the limit")
+}
+
+// TestAnLPPCTL_MAX_BYTESThatCannotBeReadIsAUsageErrorInEveryCommand: run,
+// resume and ui refuse it as validate does (exit 2, the same words). run
+// and resume exited 3 (an invalid spec), and ui served a Specs page that
+// listed no spec at all.
+func TestAnLPPCTL_MAX_BYTESThatCannotBeReadIsAUsageErrorInEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.WriteFile("wait.yaml", []byte("lpp: 1\nname: w\ninitial: a\nstates:\n  a:\n    on: {GO: done}\n  done: {final: true}\n"), 0o644))
+	code, out, errOut := runCLI(t, "run", "-q", "wait.yaml")
+	require.Equal(t, exitPaused, code, out+errOut)
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // ui would serve on it; it must not get that far
+	require.NoError(t, err)
+	defer ln.Close()
+
+	const want = "lppctl: LPPCTL_MAX_BYTES: cannot read size \"12x\": write a number of bytes, or one with a KiB, MiB or GiB suffix (16MiB)\n"
+	t.Setenv(fsx.MaxBytesEnv, "12x")
+	for _, args := range [][]string{
+		{"validate", "wait.yaml"},
+		{"run", "-q", "wait.yaml"},
+		{"resume", "2", "-q", "--event", "GO"},
+		{"ui", "--addr", ln.Addr().String()},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			code, out, errOut := runCLI(t, args...)
+			assert.Equal(t, exitUsage, code, out+errOut)
+			assert.Equal(t, want, errOut)
+		})
+	}
 }

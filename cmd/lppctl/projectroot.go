@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/lppctl/lppctl/machine/runstore"
+	"github.com/urfave/cli/v2"
 )
 
 // projectMarker is the file that makes a folder an lppctl project root:
@@ -38,6 +39,20 @@ func findProjectRoot(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// projectRootFlag is the project root of a command that reads a spec as
+// run would (validate, ui): --root when given, else the root run finds
+// (findProjectRoot of the current directory); "" when that is the current
+// directory itself, which the commands take as their default.
+func projectRootFlag(c *cli.Context) string {
+	if root := c.String("root"); root != "" {
+		return root
+	}
+	if root := findProjectRoot("."); root != "." {
+		return root
+	}
+	return ""
 }
 
 // specShown is how run.json names a run's spec for runs and runs show: as

@@ -84,14 +84,16 @@ func resumeAction(c *cli.Context) error {
 	store := storeFrom(c)
 	if addr := c.Args().First(); strings.Contains(addr, "/") {
 		top, _, _ := strings.Cut(addr, "/")
-		if run, err := store.Open(top); err == nil {
-			top = run.Meta.ID
+		run, err := store.Open(top)
+		if err != nil {
+			return unknownRunArg(addr, err)
 		}
+		top = run.Meta.ID
 		return usageErrorf("cannot resume run %s on its own: a child run goes on when its parent does: lppctl resume %s", addr, top)
 	}
 	rc, err := store.Recover(c.Args().First())
 	if err != nil {
-		return unknownRun(err)
+		return unknownRunArg(c.Args().First(), err)
 	}
 	defer rc.Release() // the one cleanup: the session, once open, closes its files in drive
 	run, meta := rc.Run, &rc.Run.Meta
@@ -143,6 +145,9 @@ func resumeAction(c *cli.Context) error {
 	}
 
 	if _, err := actions.ReadRetryEnv(os.Getenv); err != nil {
+		return withCode(exitUsage, err)
+	}
+	if _, _, err := actions.ReadNowEnv(os.Getenv); err != nil {
 		return withCode(exitUsage, err)
 	}
 	var cfg agentConfig
@@ -439,7 +444,7 @@ func resumeFileOptions(cfg agentConfig) []validate.ValidateOption {
 func loadResumeSpec(path, origin string, reg *machine.Registry, cfg agentConfig, w io.Writer) (*mspec.Spec, error) {
 	f, err := readSpecFile(path, origin)
 	if err != nil {
-		return nil, withCode(exitInvalidSpec, err)
+		return nil, orCode(exitInvalidSpec, err)
 	}
 	spec, src := f.Spec, f.Src
 	diags := f.report(path, reg, actions.CheckOptions{Root: cfg.Root, SpecDir: cfg.SpecDir}, resumeFileOptions(cfg)...)

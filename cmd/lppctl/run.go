@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -192,7 +193,8 @@ func specArg(c *cli.Context) (string, error) {
 	case path == "" && c.NArg() == 0:
 		return "", usageErrorf("which spec? give it with --spec FILE (e.g. lppctl %s --spec specs/skills_agent.yaml)", c.Command.Name)
 	case c.NArg() > 1:
-		return "", usageErrorf("too many arguments: %v", c.Args().Slice())
+		return "", usageErrorf("one spec at a time: give one SPEC, not %d (%s): lppctl %s SPEC [--var NAME=VALUE]... (a --var is one argument, NAME=VALUE)",
+			c.NArg(), strings.Join(c.Args().Slice(), " "), c.Command.Name)
 	}
 	return path, nil
 }
@@ -278,7 +280,7 @@ func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts
 		return nil, withCode(exitUsage, err)
 	}
 	if err != nil {
-		return nil, withCode(exitInvalidSpec, err)
+		return nil, orCode(exitInvalidSpec, err)
 	}
 	spec, src := f.Spec, f.Src
 	diags := f.report(path, reg, actions.CheckOptions{Root: root}, opts...)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -174,8 +175,8 @@ func runsListAction(c *cli.Context) error {
 			damaged = append(damaged, fmt.Sprintf("%s: %v", r.Meta.ID, damage))
 		}
 		m := &r.Meta
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, listedStatus(r, damage), m.Spec,
-			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, m.State)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, listedStatus(r, damage), tableCell(m.Spec),
+			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, tableCell(m.State))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -194,7 +195,7 @@ func openRunArg(c *cli.Context) (*runstore.Run, *runstore.Log, error) {
 	}
 	run, err := storeFrom(c).Open(id)
 	if err != nil {
-		return nil, nil, unknownRun(err)
+		return nil, nil, unknownRunArg(id, err)
 	}
 	if run.Rebuilt != nil {
 		fmt.Fprintf(c.App.ErrWriter, "note: %v; rebuilt it from the journal\n", run.Rebuilt)
@@ -497,7 +498,7 @@ func markerText(e *runstore.Entry) string {
 func runSpecAndPath(c *cli.Context, id, path string) (string, []string, error) {
 	run, err := storeFrom(c).Open(id)
 	if err != nil {
-		return "", nil, unknownRun(err)
+		return "", nil, unknownRunArg(id, err)
 	}
 	l, err := run.ReadJournal()
 	if err != nil {
@@ -571,4 +572,15 @@ func runAddress(c *cli.Context, run *runstore.Run) string {
 func topRunID(c *cli.Context, run *runstore.Run) string {
 	top, _, _ := strings.Cut(runAddress(c, run), "/")
 	return top
+}
+
+// tableCell is a text in one cell of the runs table: one holding a line
+// break, a tab or another control character (a spec file named so) is
+// written Go-quoted ("specs/a\nb.yaml"), so that it stays on its row and
+// in its column.
+func tableCell(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }

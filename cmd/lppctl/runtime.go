@@ -40,7 +40,7 @@ type runtimeIO struct {
 // runStoreFlags are the flags that choose where runs live (run, resume, runs).
 func runStoreFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "run-dir", EnvVars: []string{runstore.EnvDir}, Usage: "keep runs in `DIR` (default: ROOT/.lppctl/runs, ROOT being --root or the current directory)"},
+		&cli.StringFlag{Name: "run-dir", EnvVars: []string{runstore.EnvDir}, Usage: "keep runs in `DIR` (default: ROOT/.lppctl/runs, ROOT being --root, else the current directory or the nearest folder above it holding config/tools_config.yaml)"},
 	}
 }
 
@@ -132,7 +132,7 @@ func shellQuote(s string) string {
 // so that a run started in a subfolder of a project is kept, listed and
 // resumed with the project's runs instead of in a stray SUBFOLDER/.lppctl.
 func storeFrom(c *cli.Context) *runstore.Store {
-	if dir := c.String("run-dir"); dir != "" {
+	if dir := c.String("run-dir"); strings.TrimSpace(dir) != "" { // blank, as empty: unset
 		return runstore.New(dir)
 	}
 	if root := c.String("root"); root != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -76,7 +77,7 @@ arguments; "--" ends them, for a NAME or QUERY starting with "-".`,
 // libraryFlags are the flags every skills (and mcp serve) subcommand takes.
 func libraryFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "library", Aliases: []string{"l"}, Value: skills.DefaultLibraryPath, EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE`"},
+		&cli.StringFlag{Name: "library", Aliases: []string{"l"}, EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE` (default: ROOT/" + skills.DefaultLibraryPath + ", ROOT being the current directory or the nearest folder above it holding config/tools_config.yaml)"},
 		&cli.StringFlag{Name: "embeddings", Value: "none", EnvVars: []string{"LPPCTL_EMBEDDINGS"}, Usage: "rank searches with `PROVIDER`: openai[:model], ollama[:model] or none (lexical)"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 	}
@@ -88,7 +89,18 @@ func openLibrary(c *cli.Context) (*skills.Library, error) {
 	if err != nil {
 		return nil, err
 	}
-	return skills.Open(c.String("library"), opts...)
+	return skills.Open(libraryFlag(c), opts...)
+}
+
+// libraryFlag is the skill library the command names: --library (or
+// LPPCTL_SKILLS), else the project's, ROOT/.lppctl/skills.json, the root
+// found as run finds it, so that the skills commands in a subfolder of a
+// project read the library the agent's runs there read and write.
+func libraryFlag(c *cli.Context) string {
+	if c.IsSet("library") {
+		return c.String("library")
+	}
+	return filepath.Join(findProjectRoot("."), skills.DefaultLibraryPath)
 }
 
 // libraryOptions are the library options the flags ask for (the embedder).

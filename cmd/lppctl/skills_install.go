@@ -38,7 +38,7 @@ func skillsInstallCommand() *cli.Command {
 			"Then: lppctl run --spec specs/skills_agent.yaml --skill skills/NAME",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace an installed skill of the same name"},
-			&cli.StringFlag{Name: "root", Usage: "the project root `DIR` (default: the current directory)"},
+			&cli.StringFlag{Name: "root", Usage: "the project root `DIR` (default: the current directory or the nearest folder above it holding config/tools_config.yaml, as run finds it)"},
 		},
 		Action: skillsInstall,
 	}
@@ -49,7 +49,7 @@ func skillsInstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	root, err := filepath.Abs(cmp.Or(c.String("root"), "."))
+	root, err := filepath.Abs(cmp.Or(c.String("root"), findProjectRoot("."))) // as run finds it
 	if err != nil {
 		return fmt.Errorf("cannot install skill: %w", err)
 	}
@@ -107,8 +107,11 @@ func skillsInstall(c *cli.Context) error {
 // its absolute path and the skill's name.
 func installSource(root, arg string) (string, string, error) {
 	src := arg
-	if !filepath.IsAbs(src) {
-		src = filepath.Join(root, src)
+	if _, err := os.Stat(src); err != nil && !filepath.IsAbs(src) {
+		src = filepath.Join(root, src) // not found from the current directory: from the root
+	}
+	if abs, err := filepath.Abs(src); err == nil {
+		src = abs
 	}
 	src = filepath.Clean(src)
 	realRoot, err := filepath.EvalSymlinks(root)

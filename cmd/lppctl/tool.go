@@ -27,7 +27,9 @@ answered (even with [SECURITY BLOCKED] or [ERROR]), 2 on usage errors, 3 when
 the policy is invalid.
 
 flags:
-  --root DIR          project root (default: the current directory)
+  --root DIR          project root (default: the current directory or the nearest
+                      folder above it holding config/tools_config.yaml, as run
+                      finds it)
   --policy FILE       policy file (default: config/tools_config.yaml under the root)
   --json              print the whole result as JSON
   --arg VALUE         a script argument (repeatable)
@@ -145,7 +147,7 @@ func parseToolArgs(args []string) (toolArgs, bool, error) {
 func runTool(c *cli.Context, ta toolArgs) error {
 	root := ta.root
 	if root == "" {
-		root = "."
+		root = findProjectRoot(".") // as run finds it: the tool sees what a run's model would
 	}
 	policyPath := ta.policy
 	if policyPath == "" {

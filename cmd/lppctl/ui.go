@@ -21,6 +21,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/lppctl/lppctl/actions"
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -54,7 +55,7 @@ Temporal server too, marked Temporal, with their pages and decisions (those
 of lppctl runs show|trace and resume --temporal).`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8780", Usage: "listen on `HOST:PORT` (port 0: any free one)"},
-			&cli.StringFlag{Name: "root", Usage: "the project `DIR`: its .lppctl/runs and the specs under it (default: the current directory)"},
+			&cli.StringFlag{Name: "root", Usage: "the project `DIR`: its .lppctl/runs and the specs under it (default: the current directory or the nearest folder above it holding config/tools_config.yaml, as run finds it)"},
 			&cli.BoolFlag{Name: "allow-non-loopback", Usage: "listen on a non-loopback address too (a token is then required)"},
 			&cli.IntFlag{Name: "max-states", Value: ui.DefaultCheckMaxStates, Usage: "stop the Spec page's Check (UNKNOWN verdicts) after `N` distinct states"},
 			&cli.DurationFlag{Name: "check-timeout", Value: ui.DefaultCheckTimeout, Usage: "stop the Spec page's Check (UNKNOWN verdicts) after `DURATION`"},
@@ -77,7 +78,13 @@ func uiAction(c *cli.Context) error {
 	if c.Duration("check-timeout") <= 0 {
 		return usageErrorf("--check-timeout must be positive, not %s", c.Duration("check-timeout"))
 	}
-	root, err := filepath.Abs(cmp.Or(c.String("root"), "."))
+	// Every page reads specs under LPPCTL_MAX_BYTES: one that cannot be
+	// read is refused here, as validate refuses it, rather than a Specs
+	// page listing no spec.
+	if _, err := fsx.MaxBytes(""); err != nil {
+		return withCode(exitUsage, err)
+	}
+	root, err := filepath.Abs(cmp.Or(projectRootFlag(c), "."))
 	if err != nil {
 		return err
 	}

@@ -25,10 +25,12 @@ func validateCommand() *cli.Command {
 			"error and warning with the offending line and a caret. A directory stands for the\n" +
 			".yaml and .yml specs and the .json L++ blueprints below it. Exits 3 when any spec\n" +
 			"has errors, 2 when a spec file does not exist, 0 when there are only warnings.\n" +
-			"Prompt templates are looked up in the spec's folder, then in --root.",
+			"Prompt templates, scripts and the gateway policy are looked for as run looks for them:\n" +
+			"prompt templates in the spec's folder, then in the project root (--root, else the\n" +
+			"current directory or the nearest folder above it holding config/tools_config.yaml).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the diagnostics as JSON"},
-			&cli.StringFlag{Name: "root", Usage: "look for prompt templates in the project root `DIR` after the spec's folder, as run --root does (default: the current directory)"},
+			&cli.StringFlag{Name: "root", Usage: "look for prompt templates in the project root `DIR` after the spec's folder, as run --root does (default: the current directory or the nearest folder above it holding config/tools_config.yaml, as run finds it)"},
 			maxBytesFlag(),
 		},
 		Action: runValidate,
@@ -71,7 +73,8 @@ func runValidate(c *cli.Context) error {
 		return err
 	}
 	var opts []validate.ValidateOption
-	if root := c.String("root"); root != "" {
+	root := projectRootFlag(c)
+	if root != "" {
 		opts = append(opts, validate.WithRoot(root))
 	}
 	out := c.App.Writer
@@ -94,7 +97,7 @@ func runValidate(c *cli.Context) error {
 			reports = append(reports, rep)
 			continue
 		}
-		diags, err := checkSpecFile(path, src, reg, c.String("root"), opts...)
+		diags, err := checkSpecFile(path, src, reg, root, opts...)
 		if err != nil {
 			errs = append(errs, err)
 			rep.Error = err.Error()

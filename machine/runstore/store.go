@@ -108,12 +108,13 @@ type Store struct {
 	Dir string
 }
 
-// New returns the store in dir; "" means $LPPCTL_RUN_DIR, else DefaultDir.
+// New returns the store in dir; "" means $LPPCTL_RUN_DIR, else DefaultDir
+// (a blank one, spaces only, counts as unset: not a folder named " ").
 func New(dir string) *Store {
-	if dir == "" {
+	if strings.TrimSpace(dir) == "" {
 		dir = os.Getenv(EnvDir)
 	}
-	if dir == "" {
+	if strings.TrimSpace(dir) == "" {
 		dir = DefaultDir
 	}
 	return &Store{Dir: dir}
