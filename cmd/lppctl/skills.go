@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -76,7 +77,7 @@ arguments; "--" ends them, for a NAME or QUERY starting with "-".`,
 // libraryFlags are the flags every skills (and mcp serve) subcommand takes.
 func libraryFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "library", Aliases: []string{"l"}, Value: skills.DefaultLibraryPath, EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE`"},
+		&cli.StringFlag{Name: "library", Aliases: []string{"l"}, Value: skills.DefaultLibraryPath, EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE` (default: ROOT/" + skills.DefaultLibraryPath + ", ROOT being the nearest folder holding config/tools_config.yaml, from the current one upwards)"},
 		&cli.StringFlag{Name: "embeddings", Value: "none", EnvVars: []string{"LPPCTL_EMBEDDINGS"}, Usage: "rank searches with `PROVIDER`: openai[:model], ollama[:model] or none (lexical)"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 	}
@@ -88,7 +89,30 @@ func openLibrary(c *cli.Context) (*skills.Library, error) {
 	if err != nil {
 		return nil, err
 	}
-	return skills.Open(c.String("library"), opts...)
+	return skills.Open(libraryPath(c), opts...)
+}
+
+// libraryPath is the skill library the skills commands and mcp serve
+// work on: --library (or $LPPCTL_SKILLS), else the one a run started here
+// uses, ROOT/.lppctl/skills.json, the root found upwards as run finds it
+// (so `skills add` in a subfolder of the project adds to the library the
+// agent reads, not to a new one there). It is named relative to the
+// current folder.
+func libraryPath(c *cli.Context) string {
+	if c.IsSet("library") {
+		return c.String("library")
+	}
+	root := findProjectRoot(".")
+	if root == "." {
+		return skills.DefaultLibraryPath
+	}
+	p := filepath.Join(root, skills.DefaultLibraryPath)
+	if cwd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(cwd, p); err == nil {
+			return rel
+		}
+	}
+	return p
 }
 
 // libraryOptions are the library options the flags ask for (the embedder).

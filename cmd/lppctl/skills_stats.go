@@ -27,7 +27,7 @@ first try with no person, the mean evaluator FAILs (retries) and tokens per
 step, and a verdict (helps, hurts, no difference, no baseline, unused).
 Steps still waiting for a person are left out. See docs/evaluation.md.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "library", Aliases: []string{"l"}, Value: skills.DefaultLibraryPath, EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE`"},
+			&cli.StringFlag{Name: "library", Aliases: []string{"l"}, Value: skills.DefaultLibraryPath, EnvVars: []string{"LPPCTL_SKILLS"}, Usage: "the skill library `FILE` (default: ROOT/" + skills.DefaultLibraryPath + ", ROOT found as for skills search)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per skill"},
 		},
 		Action: skillsStats,
@@ -38,7 +38,7 @@ func skillsStats(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("skills stats takes no arguments")
 	}
-	lib, err := skills.Open(c.String("library"))
+	lib, err := skills.Open(libraryPath(c))
 	if err != nil {
 		return err
 	}
