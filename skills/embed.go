@@ -142,9 +142,13 @@ type embIndex struct {
 }
 
 // embeddingScores returns the cosine similarity of query to every skill.
+// A query vector of another size than the skills' (the model behind the
+// name changed: another server, another version) makes the skills'
+// vectors be embedded again, once, instead of failing every search from
+// then on.
 func (l *Library) embeddingScores(ctx context.Context, snap *snapshot, query string) ([]float64, error) {
-	ix, err := l.embIndexFor(ctx, snap)
-	if err != nil {
+	ix, err := l.embIndexFor(ctx, snap, 0)
+	if err != nil && !errors.Is(err, errMixedSizes) {
 		return nil, err
 	}
 	q, err := l.embedder.EmbedQuery(ctx, query)
@@ -154,8 +158,10 @@ func (l *Library) embeddingScores(ctx context.Context, snap *snapshot, query str
 	if p := checkVector(q); p != "" {
 		return nil, fmt.Errorf("cannot embed query: its embedding %s", p)
 	}
-	if len(q) != ix.dims {
-		return nil, fmt.Errorf("query embedding has %d dimensions, skills have %d", len(q), ix.dims)
+	if ix == nil || len(q) != ix.dims {
+		if ix, err = l.embIndexFor(ctx, snap, len(q)); err != nil {
+			return nil, err
+		}
 	}
 	normalize(q)
 	scores := make([]float64, len(snap.list))
@@ -165,12 +171,42 @@ func (l *Library) embeddingScores(ctx context.Context, snap *snapshot, query str
 	return scores, nil
 }
 
-// embIndexFor returns the vectors of snap's skills, embedding only the
-// skills whose text (or the model) changed since they were cached.
-func (l *Library) embIndexFor(ctx context.Context, snap *snapshot) (*embIndex, error) {
-	if _, ix := snap.indexes(); ix != nil && ix.model == l.model {
+// embedBatchSize is the number of skill texts one embedding call asks for.
+// Each call has its own deadline (boundedEmbedder), and the vectors of the
+// calls that succeeded are cached even when a later one fails, so a large
+// library is embedded over as many calls as it takes (Ollama's embedder
+// sends one request per text), and an outage halfway keeps what was done.
+const embedBatchSize = 256
+
+// vectorSize is the dimension count the skills' vectors must have: the
+// query's, or, when unknown (0), that of the first vector embedded now,
+// else of the first skill's cached vector.
+type vectorSize struct {
+	n     int
+	query bool // n is the query's
+}
+
+// errMixedSizes is a skill's vector whose size differs from another
+// skill's: one of them is stale, which only the query's size tells.
+var errMixedSizes = errors.New("skill vectors of different sizes")
+
+func (s vectorSize) mismatch(name string, n int) error {
+	if s.query {
+		return fmt.Errorf("the embedding of %q has %d dimensions, the query's has %d", name, n, s.n)
+	}
+	return fmt.Errorf("the embedding of %q has %d dimensions, another skill's has %d: %w", name, n, s.n, errMixedSizes)
+}
+
+// embIndexFor returns the vectors of snap's skills, all of dims dimensions
+// (0: of one size, else an error wrapping errMixedSizes), embedding only
+// the skills whose text (or the model) changed since they were cached, or
+// whose cached vector is not of dims dimensions: the model behind the name
+// changed, so the vectors of the old one are stale.
+func (l *Library) embIndexFor(ctx context.Context, snap *snapshot, dims int) (*embIndex, error) {
+	if _, ix := snap.indexes(); ix != nil && ix.model == l.model && (dims == 0 || ix.dims == dims) {
 		return ix, nil
 	}
+	size := vectorSize{n: dims, query: dims > 0}
 	keys := make([]string, len(snap.list))
 	for i, s := range snap.list {
 		keys[i] = embedKey(l.model, s)
@@ -181,42 +217,23 @@ func (l *Library) embIndexFor(ctx context.Context, snap *snapshot) (*embIndex, e
 	}
 	var missing []int
 	for i, k := range keys {
-		if _, ok := vectors[k]; !ok {
+		if v, ok := vectors[k]; !ok || (dims > 0 && len(v) != dims) {
 			missing = append(missing, i)
 		}
 	}
 	if len(missing) > 0 {
-		texts := make([]string, len(missing))
-		for n, i := range missing {
-			texts[n] = embedText(snap.list[i])
-		}
-		vs, err := l.embedder.EmbedDocuments(ctx, texts)
-		if err != nil {
-			return nil, fmt.Errorf("cannot embed skills: %w", err)
-		}
-		if len(vs) != len(texts) {
-			return nil, fmt.Errorf("cannot embed skills: got %d embeddings for %d texts", len(vs), len(texts))
-		}
-		fresh := make(map[string][]float32, len(missing))
-		for n, i := range missing {
-			v := vs[n]
-			if p := checkVector(v); p != "" {
-				return nil, fmt.Errorf("cannot embed skills: the embedding of %q %s", snap.list[i].Name, p)
-			}
-			normalize(v)
-			fresh[keys[i]] = v
-		}
-		vectors, err = l.storeVectors(fresh, keys)
-		if err != nil {
-			return nil, fmt.Errorf("cannot save embedding cache: %w", err)
+		if vectors, err = l.embedSkills(ctx, snap, missing, keys, &size); err != nil {
+			return nil, err
 		}
 	}
-	dims := len(vectors[keys[0]])
-	ix := &embIndex{model: l.model, dims: dims, data: make([]float32, 0, dims*len(keys))}
+	if size.n == 0 {
+		size.n = len(vectors[keys[0]])
+	}
+	ix := &embIndex{model: l.model, dims: size.n, data: make([]float32, 0, size.n*len(keys))}
 	for i, k := range keys {
 		v := vectors[k]
-		if len(v) != dims {
-			return nil, fmt.Errorf("embedding of %q has %d dimensions, others have %d", snap.list[i].Name, len(v), dims)
+		if len(v) != size.n {
+			return nil, size.mismatch(snap.list[i].Name, len(v))
 		}
 		ix.data = append(ix.data, v...)
 	}
@@ -224,6 +241,66 @@ func (l *Library) embIndexFor(ctx context.Context, snap *snapshot) (*embIndex, e
 	snap.ix.emb = ix
 	snap.ix.mu.Unlock()
 	return ix, nil
+}
+
+// embedSkills embeds the skills of snap at the indexes missing, in calls of
+// at most embedBatchSize texts, caches what it got (also when a call
+// failed: the next search asks only for the rest) and returns the cached
+// vectors. Every vector must be usable and of size's dimension count (set
+// by the first one when it is 0).
+func (l *Library) embedSkills(ctx context.Context, snap *snapshot, missing []int, keys []string, size *vectorSize) (map[string][]float32, error) {
+	fresh := make(map[string][]float32, len(missing))
+	var embedErr error
+	for len(missing) > 0 && embedErr == nil {
+		batch := missing[:min(embedBatchSize, len(missing))]
+		missing = missing[len(batch):]
+		embedErr = l.embedBatch(ctx, snap, batch, keys, size, fresh)
+	}
+	vectors, err := l.loadVectors()
+	if len(fresh) > 0 {
+		vectors, err = l.storeVectors(fresh, keys)
+		if err != nil {
+			return nil, fmt.Errorf("cannot save embedding cache: %w", err)
+		}
+	}
+	if embedErr != nil {
+		return nil, fmt.Errorf("cannot embed skills: %w", embedErr)
+	}
+	return vectors, err
+}
+
+// embedBatch embeds the skills of snap at the indexes batch, in one call,
+// into fresh (keyed by keys), when every vector is usable and of size's
+// dimension count.
+func (l *Library) embedBatch(ctx context.Context, snap *snapshot, batch []int, keys []string, size *vectorSize, fresh map[string][]float32) error {
+	texts := make([]string, len(batch))
+	for n, i := range batch {
+		texts[n] = embedText(snap.list[i])
+	}
+	vs, err := l.embedder.EmbedDocuments(ctx, texts)
+	if err != nil {
+		return err
+	}
+	if len(vs) != len(texts) {
+		return fmt.Errorf("got %d embeddings for %d texts", len(vs), len(texts))
+	}
+	for n, i := range batch {
+		v := vs[n]
+		if p := checkVector(v); p != "" {
+			return fmt.Errorf("the embedding of %q %s", snap.list[i].Name, p)
+		}
+		if size.n == 0 {
+			size.n = len(v)
+		}
+		if len(v) != size.n {
+			return size.mismatch(snap.list[i].Name, len(v))
+		}
+	}
+	for n, i := range batch {
+		normalize(vs[n])
+		fresh[keys[i]] = vs[n]
+	}
+	return nil
 }
 
 // loadVectors returns the cached vectors, rereading the cache file when it changed.

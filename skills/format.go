@@ -3,6 +3,7 @@ package skills
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/lppctl/lppctl/internal/textx"
 )
@@ -21,10 +22,51 @@ func FormatRelevant(skills []Skill) string {
 	var b strings.Builder
 	b.WriteString(RelevantHeading + "\n\n")
 	for i, s := range skills {
-		fmt.Fprintf(&b, "%d. **%s**\n", i+1, textx.OneLine(s.Name))
-		fmt.Fprintf(&b, "   - Principle: %s\n", indentContinuation(s.Principle, "     "))
-		fmt.Fprintf(&b, "   - When to apply: %s\n", indentContinuation(s.WhenToApply, "     "))
+		fmt.Fprintf(&b, "%d. **%s**\n", i+1, strings.ReplaceAll(textx.OneLine(s.Name), "*", `\*`))
+		fmt.Fprintf(&b, "   - Principle: %s\n", promptText(s.Principle))
+		fmt.Fprintf(&b, "   - When to apply: %s\n", promptText(s.WhenToApply))
 	}
 	b.WriteString("\nConsider these skills when planning your approach.\n")
 	return b.String()
+}
+
+// promptText is a skill's principle or when_to_apply as the prompts show
+// it. Skills come from the teacher (a model that read tool outputs) and from
+// any MCP client, so their text is data, never prompt structure: as in a
+// skills.md entry (entryText) a line that looks like a heading, a fence, a
+// comment or a Setext underline is escaped with a backslash, and so is a
+// line that opens with a tag (</skill>, <tools>, <primary_directive>...),
+// the prompts' own delimiters; continuation lines are indented under the
+// item.
+func promptText(text string) string {
+	lines := strings.Split(entryText(text, ""), "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		if opensWithTag(t) {
+			l = l[:len(l)-len(t)] + "\\" + t
+		}
+		if i > 0 {
+			l = "     " + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// opensWithTag reports whether s starts with an XML-like tag: "<", an
+// optional "/", a letter, then letters, digits, "_", "-" or ":" up to ">"
+// or a blank.
+func opensWithTag(s string) bool {
+	s, ok := strings.CutPrefix(s, "<")
+	if !ok {
+		return false
+	}
+	s = strings.TrimPrefix(s, "/")
+	if s == "" || !unicode.IsLetter(rune(s[0])) {
+		return false
+	}
+	end := strings.IndexFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != ':'
+	})
+	return end > 0 && (s[end] == '>' || s[end] == ' ' || s[end] == '/')
 }

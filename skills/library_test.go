@@ -257,6 +257,12 @@ func TestLibraryErrors(t *testing.T) {
 			`cannot add skill: skill name is 81 characters long; the limit is 80: invalid`, ErrInvalid},
 		{"control character in name", func() error { return lib.Add(Skill{Name: "a\x07b", Principle: "p", WhenToApply: "w"}) },
 			`cannot add skill: skill name "a\ab" contains the control character U+0007: invalid`, ErrInvalid},
+		{"a text-direction override in a name", func() error { return lib.Add(Skill{Name: "greet_\u202eeman", Principle: "p", WhenToApply: "w"}) },
+			`cannot add skill: skill name "greet_\u202eeman" contains the invisible character U+202E (a zero-width or text-direction mark), so it would look like "greet_eman"; leave it out: invalid`, ErrInvalid},
+		{"a zero-width space in a name", func() error { return lib.Add(Skill{Name: "gree\u200bt", Principle: "p", WhenToApply: "w"}) },
+			`cannot add skill: skill name "gree\u200bt" contains the invisible character U+200B (a zero-width or text-direction mark), so it would look like "greet"; leave it out: invalid`, ErrInvalid},
+		{"a renaming to a name with a byte order mark", func() error { _, err := lib.Update("a", Update{Name: ptr("\ufeffa2")}); return err },
+			`cannot update skill "a": skill name "\ufeffa2" contains the invisible character U+FEFF (a zero-width or text-direction mark), so it would look like "a2"; leave it out: invalid`, ErrInvalid},
 		{"newline in name", func() error { return lib.Add(Skill{Name: "a\nb", Principle: "p", WhenToApply: "w"}) },
 			`cannot add skill: skill name "a\nb" contains the control character U+000A: invalid`, ErrInvalid},
 		{"padded name", func() error { return lib.Add(Skill{Name: " a", Principle: "p", WhenToApply: "w"}) },
@@ -506,5 +512,19 @@ func TestSavingKeepsUnknownFields(t *testing.T) {
 	var m map[string]map[string]any
 	if got, _ := os.ReadFile(path); json.Unmarshal(got, &m) != nil || len(m) != 2 {
 		t.Errorf("not the plain format:\n%s", got)
+	}
+}
+
+// Names may be in any script and hold emoji; only invisible characters
+// (Unicode format characters) are refused.
+func TestNamesInAnyScriptAreAccepted(t *testing.T) {
+	lib := mustOpen(t, libPath(t))
+	for _, name := range []string{"grüße_senden", "挨拶する", "приветствие", "wave_👋"} {
+		if err := lib.Add(Skill{Name: name, Principle: "p", WhenToApply: "w"}); err != nil {
+			t.Fatalf("add %s: %v", name, err)
+		}
+		if _, err := lib.Get(name); err != nil {
+			t.Fatalf("get %s: %v", name, err)
+		}
 	}
 }

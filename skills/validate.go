@@ -49,7 +49,24 @@ func ValidateName(name string) error {
 	if r, ok := firstControl(name, false); ok {
 		return fmt.Errorf("skill name %q contains the control character %U: %w", name, r, ErrInvalid)
 	}
+	if i := strings.IndexFunc(name, invisible); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return fmt.Errorf("skill name %q contains the invisible character %U (a zero-width or text-direction mark), so it would look like %q; leave it out: %w", name, r, strings.Map(dropInvisible, name), ErrInvalid)
+	}
 	return nil
+}
+
+// invisible reports a format character (Unicode category Cf: zero-width
+// spaces and joiners, text-direction marks and overrides, the byte order
+// mark...). In a name it makes two skills that look the same, or one that
+// reads backwards in a terminal.
+func invisible(r rune) bool { return unicode.Is(unicode.Cf, r) }
+
+func dropInvisible(r rune) rune {
+	if invisible(r) {
+		return -1
+	}
+	return r
 }
 
 // validateField checks a principle or when_to_apply text: not blank, at most

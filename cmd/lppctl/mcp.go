@@ -61,7 +61,7 @@ func mcpServe(c *cli.Context) error {
 	}
 	// A broken library file does not stop the server: it says so here, and
 	// every tool says so until the file is fixed (by hand, while it runs).
-	lib := skills.OpenUnchecked(libraryFlag(c), opts...)
+	lib := skills.OpenUnchecked(libraryPath(c), opts...)
 	if _, err := lib.Count(); err != nil {
 		fmt.Fprintf(c.App.ErrWriter, "lppctl: warning: %v (the tools report this until the file is fixed)\n", err)
 	}

@@ -89,18 +89,30 @@ func openLibrary(c *cli.Context) (*skills.Library, error) {
 	if err != nil {
 		return nil, err
 	}
-	return skills.Open(libraryFlag(c), opts...)
+	return skills.Open(libraryPath(c), opts...)
 }
 
-// libraryFlag is the skill library the command names: --library (or
-// LPPCTL_SKILLS), else the project's, ROOT/.lppctl/skills.json, the root
-// found as run finds it, so that the skills commands in a subfolder of a
-// project read the library the agent's runs there read and write.
-func libraryFlag(c *cli.Context) string {
+// libraryPath is the skill library the skills commands and mcp serve
+// work on: --library (or $LPPCTL_SKILLS), else the one a run started here
+// uses, ROOT/.lppctl/skills.json, the root found upwards as run finds it
+// (so `skills add` in a subfolder of the project adds to the library the
+// agent reads, not to a new one there). It is named relative to the
+// current folder.
+func libraryPath(c *cli.Context) string {
 	if c.IsSet("library") {
 		return c.String("library")
 	}
-	return filepath.Join(findProjectRoot("."), skills.DefaultLibraryPath)
+	root := findProjectRoot(".")
+	if root == "." {
+		return skills.DefaultLibraryPath
+	}
+	p := filepath.Join(root, skills.DefaultLibraryPath)
+	if cwd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(cwd, p); err == nil {
+			return rel
+		}
+	}
+	return p
 }
 
 // libraryOptions are the library options the flags ask for (the embedder).

@@ -38,7 +38,7 @@ func skillsStats(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("skills stats takes no arguments")
 	}
-	lib, err := skills.Open(libraryFlag(c))
+	lib, err := skills.Open(libraryPath(c))
 	if err != nil {
 		return err
 	}

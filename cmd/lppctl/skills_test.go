@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/skills"
 )
@@ -108,4 +112,44 @@ func TestSkillsLibraryFromEnvironment(t *testing.T) {
 	if list := decodeJSONLines[skills.Skill](t, stdout); code != 0 || len(list) != 1 || list[0].Name != "from_env" {
 		t.Errorf("list = %d %s", code, stdout)
 	}
+}
+
+// The skills commands and mcp serve find the project root upwards, as run
+// does: in a subfolder of the project they work on the library the agent
+// reads (ROOT/.lppctl/skills.json), never on a new one in the subfolder.
+func TestSkillsCommandsInASubfolderUseTheProjectsLibrary(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "skills", "mine")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "config"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "config", "tools_config.yaml"), []byte("version: 1\n"), 0o644))
+	t.Chdir(sub)
+
+	code, stdout, stderr := lppctl(t, "", "skills", "list")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, "no skills in ../../.lppctl/skills.json\n", stdout)
+
+	code, stdout, stderr = lppctl(t, "", "skills", "add", "-p", "Greet people by name.", "-w", "When greeting.", "greet_by_name")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "added skill greet_by_name\n", stdout)
+	assert.NoDirExists(t, filepath.Join(sub, ".lppctl"))
+	lib, err := skills.Open(filepath.Join(root, ".lppctl", "skills.json"))
+	require.NoError(t, err)
+	_, err = lib.Get("greet_by_name")
+	require.NoError(t, err, "the skill is in the project's library")
+
+	code, stdout, _ = lppctl(t, "", "skills", "search", "-k", "1", "greet")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "1. greet_by_name")
+
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_skills","arguments":{}}}` + "\n"
+	code, stdout, stderr = lppctl(t, in, "mcp", "serve")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, `greet_by_name`, "mcp serve lists the project's library")
+
+	code, stdout, _ = lppctl(t, "", "skills", "list", "--library", "here.json")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "no skills in here.json\n", stdout, "--library is taken as given")
 }
