@@ -31,8 +31,14 @@ import (
 //	                 / or % is compared with 0); default+1 when nothing is
 //	                 compared with it
 //	float            as int, with c-1.0, c, c+1.0
-//	list             its default, [] and ["item"]
-//	map              its default, {} and {"key": "value"}
+//	list             its default, [] and ["item"], a list of each element
+//	                 the spec looks for in it, these padded with "item" to
+//	                 n and n+1 items when its len is compared with n
+//	                 (containerValues)
+//	map              its default, {} and {"key": "value"}, a map of each key
+//	                 the spec reads with each value it compares the key
+//	                 with, these padded to n and n+1 keys when its len is
+//	                 compared with n (containerValues)
 //	any              (payload fields) null, false, true, the values of a
 //	                 string, an int, a list and a map as above, and c-1.0, c,
 //	                 c+1.0 for every float c an expression compares it with
@@ -133,6 +139,11 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 			}
 			return
 		}
+		if n.Operator == "&&" || n.Operator == "||" || n.Operator == "and" || n.Operator == "or" {
+			c.condition(n.Left)
+			c.condition(n.Right)
+			return
+		}
 		if !slices.Contains(comparisonOps, n.Operator) {
 			return
 		}
@@ -145,7 +156,19 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 		if n.Operator != "in" {
 			c.through(n.Left, n.Right)
 			c.through(n.Right, n.Left)
+			c.item(n.Left, n.Right)
+			c.item(n.Right, n.Left)
+		} else {
+			c.element(n.Right, n.Left)
 		}
+	case *ast.UnaryNode:
+		if n.Operator == "!" || n.Operator == "not" {
+			c.condition(n.Node)
+		}
+	case *ast.ConditionalNode:
+		c.condition(n.Cond)
+	case *ast.VariableDeclaratorNode:
+		c.condition(n.Value) // L++'s truthiness: let v = M?.key; v != nil && v != false ...
 	case *ast.BuiltinNode:
 		c.call(n.Name, n.Arguments)
 	case *ast.CallNode:
@@ -173,8 +196,15 @@ func (c *compareVisitor) through(fn, other ast.Node) {
 	if len(args) != 1 {
 		return
 	}
+	if name == "first" || name == "last" {
+		c.item(fn, other)
+		return
+	}
 	v, ok := comparedName(args[0])
 	if !ok {
+		if name == "len" {
+			c.itemLen(args[0], other)
+		}
 		return
 	}
 	if _, known := c.env[v]; !known {
@@ -344,11 +374,13 @@ func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 		add(v.Default)
 		add([]any{})
 		add([]any{"item"})
+		cmp.listValues(v.Name, &vals, add)
 		return vals, "list"
 	case mspec.TypeMap:
 		add(v.Default)
 		add(map[string]any{})
 		add(map[string]any{"key": "value"})
+		cmp.mapValues(v.Name, &vals, add)
 		return vals, "map"
 	case mspec.TypeAny:
 		// A payload field of any JSON value: null, both bools, the values

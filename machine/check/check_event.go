@@ -61,6 +61,12 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) (vals []any, labels []strin
 				}
 			}
 		}
+		if len(done) > 0 {
+			// the stored variable's values padded to the lengths the field's
+			// len is compared with (len(event.payload.items) >= 3 and
+			// "stop" in items: ["stop", "item", "item"])
+			padded(x.Cmp[lenKey(v.Name)], &doms[i], add)
+		}
 		if !f.Required && (f.Default != nil || f.Nullable) {
 			add(f.Default) // a nullable field's is null
 		}
