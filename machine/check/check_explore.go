@@ -36,6 +36,7 @@ type Explorer struct {
 	globalTaken map[*machine.Ctrans]bool // top-level event transitions some path took
 	sampled     []string                 // events whose payload values were cut at maxPayloads
 	untried     []string                 // writes whose range was cut at maxRangeValues, as the report says them
+	clock       string                   // the first expression that calls now() (clockRead), or ""
 	Cmp         compared
 	relevant    slotSet               // slots whose value can change a verdict (see relevance)
 	fallible    map[*vm.Program][]int // per expression: the slots whose value can make it fail (fallibleSlots)
@@ -222,6 +223,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	x.env = make(map[string]any, x.nslots+1)
 	x.invEnv = make(map[string]any, x.nslots+1)
 	x.Cmp = comparedValues(spec, opts.Initial)
+	x.clock = clockRead(spec)
 	x.startValues(opts)
 	env := mspec.TypeEnv(spec)
 	for i, st := range spec.States {

@@ -47,6 +47,14 @@ func (x *Explorer) untriedNote() string {
 		parts = append(parts, fmt.Sprintf("event %s: the first %d of its payloads", ev, maxPayloads))
 		hint = "narrow the ranges, or the payload fields' values, to decide it"
 	}
+	if x.clock != "" {
+		if len(parts) == 0 {
+			hint = "to decide it, compute the time in an action (its write takes every value) or take it as an input (--inputs)"
+		} else {
+			hint += "; compute the time in an action or take it as an input"
+		}
+		parts = append(parts, x.clock+" calls now(): the check read the clock once, a run reads it at another time")
+	}
 	if len(parts) == 0 {
 		return ""
 	}
