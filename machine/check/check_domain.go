@@ -19,7 +19,8 @@ import (
 //	bool             false, true
 //	string with enum its enum values
 //	string           "", its default, every literal an expression compares it with
-//	                 (==, !=, in, contains, startsWith, endsWith, matches,
+//	                 (==, !=, in, contains, startsWith, endsWith, matches
+//	                 and a string the pattern matches (regexSample),
 //	                 hasPrefix, hasSuffix; through upper, lower, trim: the
 //	                 literal in its own, lower and upper case), these padded
 //	                 to n and n+1 bytes when its len is compared with n, and
@@ -149,6 +150,9 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 		}
 		if name, ok := comparedName(n.Left); ok {
 			c.record(name, n.Right, n.Operator == "in")
+			if n.Operator == "matches" {
+				c.matching(name, n.Right)
+			}
 		}
 		if name, ok := comparedName(n.Right); ok && n.Operator != "in" {
 			c.record(name, n.Left, false)
@@ -285,6 +289,23 @@ func (c *compareVisitor) record(name string, other ast.Node, elements bool) {
 		return
 	}
 	c.out[name] = append(c.out[name], val)
+}
+
+// matching records a string that pattern (evaluated at the defaults)
+// matches, for `VAR matches PATTERN` (regexSample).
+func (c *compareVisitor) matching(name string, pattern ast.Node) {
+	if _, ok := c.env[name]; !ok {
+		return
+	}
+	val, err := expr.Eval(pattern.String(), c.env)
+	if err != nil {
+		return
+	}
+	if p, ok := val.(string); ok {
+		if s, ok := regexSample(p); ok {
+			c.out[name] = append(c.out[name], s)
+		}
+	}
 }
 
 // domain returns the values a write of v takes, and where they come from.
