@@ -37,6 +37,7 @@ type Explorer struct {
 	sampled     []string                 // events whose payload values were cut at maxPayloads
 	untried     []string                 // writes whose range was cut at maxRangeValues, as the report says them
 	clock       string                   // the first expression that calls now() (clockRead), or ""
+	declared    map[int]bool             // slots an action writes only the values it declares (VarSpec.Values)
 	Cmp         compared
 	relevant    slotSet               // slots whose value can change a verdict (see relevance)
 	fallible    map[*vm.Program][]int // per expression: the slots whose value can make it fail (fallibleSlots)
@@ -232,6 +233,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			nextTaken: make([]bool, len(st.Next))})
 	}
 	domains := map[string][]any{} // by variable, and whether the write may be null
+	x.declared = map[int]bool{}
 	noted := map[string]bool{}
 	for _, st := range x.States {
 		if a := st.Cs.Action; a != nil {
@@ -243,6 +245,21 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 				key := w.Name
 				if writesNull(x.Vars[s], w) {
 					key += "\x00null"
+				}
+				if len(w.Values) > 0 {
+					// the action writes these and nothing else (tools.call's status)
+					key = w.Name + "\x00values " + string(appendValue(nil, w.Values))
+					if domains[key] == nil {
+						for _, val := range w.Values { // one outside an enum fails the action: on_error, ErrVals
+							if str, ok := val.(string); !ok || len(x.Vars[s].Enum) == 0 || mspec.Contains(x.Vars[s].Enum, str) {
+								domains[key] = append(domains[key], val)
+							}
+						}
+						if domains[key] == nil {
+							domains[key] = []any{x.Vars[s].Default}
+						}
+						x.declared[s] = true
+					}
 				}
 				if domains[key] == nil {
 					domains[key], _ = x.Cmp.Domain(x.Vars[s])

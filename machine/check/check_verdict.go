@@ -386,6 +386,9 @@ func (x *Explorer) domainReport() []VarDomain {
 			}
 			seen[slot] = true
 			_, src := x.Cmp.Domain(x.Vars[slot])
+			if x.declared[slot] {
+				src = "declared"
+			}
 			out = append(out, VarDomain{Var: x.Vars[slot].Name, Values: st.Domains[i], Source: src})
 		}
 	}
