@@ -198,6 +198,9 @@ type finding struct {
 	msg  string
 	pos  mspec.Pos
 	loop []string
+	// budget: the path spent max_transitions (verdicts names the loop
+	// its end goes round, budgetLoop)
+	budget bool
 }
 
 func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
@@ -494,6 +497,9 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 		if int(depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			*x.flags.ptr(int(id)) |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
+			if f := x.findings[PropBounds]; f.node == id {
+				f.budget = true
+			}
 		} else {
 			x.from, x.fromDepth = id, depth
 			x.expand(st, ids, nil)

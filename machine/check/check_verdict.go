@@ -25,6 +25,9 @@ func (x *Explorer) verdicts() []PropertyResult {
 			r.Verdict, r.Message, r.Pos = Fail, f.msg, f.pos
 			r.Trace = x.trace(f)
 			r.Trace.Loop = f.loop
+			if f.budget {
+				r.Message += budgetLoop(r.Trace)
+			}
 		} else if !complete && x.passNote(prop) != "none declared" { // nothing declared: nothing to decide
 			r.Verdict, r.Message = Unknown, "the exploration stopped before deciding it ("+x.stopped+")"
 		} else if u := x.untriedNote(); u != "" && x.passNote(prop) != "none declared" {
