@@ -371,6 +371,17 @@ func (x *Explorer) deadTransitions() []DeadTransition {
 	return out
 }
 
+// DomainSource says where the values an action's write of v takes come
+// from: "declared" (the action writes only these: machine.VarSpec.Values),
+// else Domain's source ("enum", "compared", ...).
+func (x *Explorer) DomainSource(v *mspec.Var) string {
+	if s, ok := x.slot[v.Name]; ok && x.declared[s] {
+		return "declared"
+	}
+	_, src := x.Cmp.Domain(v)
+	return src
+}
+
 // domainReport lists the values given to every variable an action writes,
 // and to last_error on error routes.
 func (x *Explorer) domainReport() []VarDomain {
@@ -388,11 +399,7 @@ func (x *Explorer) domainReport() []VarDomain {
 				continue
 			}
 			seen[slot] = true
-			_, src := x.Cmp.Domain(x.Vars[slot])
-			if x.declared[slot] {
-				src = "declared"
-			}
-			out = append(out, VarDomain{Var: x.Vars[slot].Name, Values: st.Domains[i], Source: src})
+			out = append(out, VarDomain{Var: x.Vars[slot].Name, Values: st.Domains[i], Source: x.DomainSource(x.Vars[slot])})
 		}
 	}
 	slices.SortFunc(out, func(a, b VarDomain) int { return x.slot[a.Var] - x.slot[b.Var] })
