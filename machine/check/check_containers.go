@@ -71,6 +71,7 @@ func (c *compareVisitor) item(n, other ast.Node) {
 	}
 	name, key, ok := c.memberOf(n)
 	if !ok {
+		c.splitItem(n, other)
 		return
 	}
 	val, err := expr.Eval(other.String(), c.env)

@@ -197,6 +197,10 @@ func (c *compareVisitor) through(fn, other ast.Node) {
 			name, args = callee.Value, f.Arguments
 		}
 	}
+	if len(args) == 2 {
+		c.twoArgs(name, args, other)
+		return
+	}
 	if len(args) != 1 {
 		return
 	}
@@ -208,6 +212,7 @@ func (c *compareVisitor) through(fn, other ast.Node) {
 	if !ok {
 		if name == "len" {
 			c.itemLen(args[0], other)
+			c.splitLen(args[0], other)
 		}
 		return
 	}
