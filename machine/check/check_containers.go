@@ -60,6 +60,12 @@ func (c *compareVisitor) memberOf(n ast.Node) (name string, key any, ok bool) {
 // `first(L) OP OTHER` / `last(L) OP OTHER` (OTHER an item of L).
 func (c *compareVisitor) item(n, other ast.Node) {
 	if b, ok := n.(*ast.BuiltinNode); ok && (b.Name == "first" || b.Name == "last") && len(b.Arguments) == 1 {
+		if m, fn, ok := c.keysOf(b.Arguments[0]); ok {
+			if val, err := expr.Eval(other.String(), c.env); err == nil {
+				c.fromKeys(m, fn, val)
+			}
+			return
+		}
 		name, ok := comparedName(b.Arguments[0])
 		if _, known := c.env[name]; !ok || !known {
 			return
@@ -72,6 +78,7 @@ func (c *compareVisitor) item(n, other ast.Node) {
 	name, key, ok := c.memberOf(n)
 	if !ok {
 		c.splitItem(n, other)
+		c.keysItem(n, other)
 		return
 	}
 	val, err := expr.Eval(other.String(), c.env)
@@ -93,6 +100,12 @@ func (c *compareVisitor) keyed(name string, key, val any) {
 
 // element records `X in C`: X is an item of list C, or a key of map C.
 func (c *compareVisitor) element(container, x ast.Node) {
+	if m, fn, ok := c.keysOf(container); ok {
+		if val, err := expr.Eval(x.String(), c.env); err == nil {
+			c.fromKeys(m, fn, val)
+		}
+		return
+	}
 	name, ok := comparedName(container)
 	if !ok {
 		return
@@ -110,8 +123,65 @@ func (c *compareVisitor) element(container, x ast.Node) {
 	}
 }
 
-// itemLen records `len(M.key) OP n`: M.key holds n and n+1 items.
+// keysOf returns the map variable (or payload field) n lists the keys or
+// the values of: keys(M), values(M).
+func (c *compareVisitor) keysOf(n ast.Node) (name, fn string, ok bool) {
+	b, isBuiltin := n.(*ast.BuiltinNode)
+	if !isBuiltin || (b.Name != "keys" && b.Name != "values") || len(b.Arguments) != 1 {
+		return "", "", false
+	}
+	name, ok = comparedName(b.Arguments[0])
+	if _, known := c.env[name]; !ok || !known {
+		return "", "", false
+	}
+	return name, b.Name, true
+}
+
+// fromKeys notes that map name has val among its keys (fn "keys") or its
+// values (fn "values").
+func (c *compareVisitor) fromKeys(name, fn string, val any) {
+	if fn == "values" {
+		c.out[keysKey(name)] = append(c.out[keysKey(name)], map[string]any{"key": val})
+		return
+	}
+	if s, ok := val.(string); ok {
+		c.out[keysKey(name)] = append(c.out[keysKey(name)], map[string]any{s: "value"})
+	}
+}
+
+// keysItem records `keys(M)[i] OP OTHER` (values(M) too): OTHER is a key
+// (a value) of M.
+func (c *compareVisitor) keysItem(n, other ast.Node) {
+	if ch, ok := n.(*ast.ChainNode); ok {
+		n = ch.Node
+	}
+	m, ok := n.(*ast.MemberNode)
+	if !ok {
+		return
+	}
+	if _, isIndex := m.Property.(*ast.IntegerNode); !isIndex {
+		return
+	}
+	name, fn, ok := c.keysOf(m.Node)
+	if !ok {
+		return
+	}
+	if val, err := expr.Eval(other.String(), c.env); err == nil {
+		c.fromKeys(name, fn, val)
+	}
+}
+
+// itemLen records `len(M.key) OP n`: M.key holds n and n+1 items; and
+// `len(keys(M)) OP n` (values too): M holds n and n+1 keys.
 func (c *compareVisitor) itemLen(arg, other ast.Node) {
+	if m, _, ok := c.keysOf(arg); ok {
+		if val, err := expr.Eval(other.String(), c.env); err == nil {
+			if n, ok := asInt(val); ok && n >= 0 && n <= maxPaddedLen {
+				c.out[lenKey(m)] = append(c.out[lenKey(m)], n)
+			}
+		}
+		return
+	}
 	name, key, ok := c.memberOf(arg)
 	if !ok {
 		return

@@ -35,6 +35,11 @@ func TestAListOrMapAnActionWritesTakesTheItemsAndKeysTheSpecReads(t *testing.T) 
 		{"a key negated", "map", `x.ok != nil && !x.ok`},
 		{"the length of a key's list", "map", "len(x.steps) > 0"},
 		{"the number of keys", "map", "len(x) >= 3"},
+		{"the number of keys through keys()", "map", "len(keys(x)) >= 3"},
+		{"a key looked for in keys()", "map", `"alpha" in keys(x)`},
+		{"the first key", "map", `len(x) > 0 && keys(x)[0] == "a"`},
+		{"the first key through first()", "map", `len(x) > 0 && first(keys(x)) == "b"`},
+		{"a value looked for in values()", "map", `"v" in values(x)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
