@@ -40,6 +40,7 @@ func GeneralActions(d *Deps) []machine.Action {
 				out := varParam(p, "output", mspec.TypeString, "the model's reply")
 				mapped := mapKeys(p, "map", "a field of the model's JSON reply")
 				schemaExcludesNull(p, mapped)
+				schemaValues(p, mapped)
 				return append(out, mapped...)
 			},
 			Run: d.llmGenerate,

@@ -253,9 +253,10 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 					// the action writes these and nothing else (tools.call's status)
 					key = w.Name + "\x00values " + string(appendValue(nil, w.Values))
 					if domains[key] == nil {
-						for _, val := range w.Values { // one outside an enum fails the action: on_error, ErrVals
-							if str, ok := val.(string); !ok || len(x.Vars[s].Enum) == 0 || mspec.Contains(x.Vars[s].Enum, str) {
-								domains[key] = append(domains[key], val)
+						for _, val := range w.Values { // one the variable refuses fails the action: on_error, ErrVals
+							cv, err := x.Vars[s].Coerce(val)
+							if str, ok := cv.(string); err == nil && (!ok || len(x.Vars[s].Enum) == 0 || mspec.Contains(x.Vars[s].Enum, str)) {
+								domains[key] = append(domains[key], cv)
 							}
 						}
 						if domains[key] == nil {
