@@ -29,7 +29,9 @@ import (
 //	int              its default, and c-1, c, c+1 for every value c an
 //	                 expression compares it with (the other side of the
 //	                 comparison, evaluated at the defaults; a divisor of
-//	                 / or % is compared with 0); default+1 when nothing is
+//	                 / or % is compared with 0; through arithmetic with
+//	                 constants, the value where the sides meet: arith);
+//	                 default+1 when nothing is
 //	                 compared with it
 //	float            as int, with c-1.0, c, c+1.0
 //	list             its default, [] and ["item"], a list of each element
@@ -126,6 +128,9 @@ type compareVisitor struct {
 	out compared
 }
 
+// orderOps compare numbers (arith inverts arithmetic around them).
+var orderOps = []string{"==", "!=", "<", "<=", ">", ">="}
+
 var comparisonOps = []string{"==", "!=", "<", "<=", ">", ">=", "in", "contains", "startsWith", "endsWith", "matches"}
 
 func (c *compareVisitor) Visit(node *ast.Node) {
@@ -162,6 +167,10 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 			c.through(n.Right, n.Left)
 			c.item(n.Left, n.Right)
 			c.item(n.Right, n.Left)
+			if slices.Contains(orderOps, n.Operator) {
+				c.arith(n.Left, n.Right)
+				c.arith(n.Right, n.Left)
+			}
 		} else {
 			c.element(n.Right, n.Left)
 		}
