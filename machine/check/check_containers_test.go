@@ -118,3 +118,43 @@ events:
 	require.Equal(t, check.Pass, r.Property(check.PropReachable).Verdict, r.Property(check.PropReachable).Message)
 	require.Equal(t, check.Fail, r.Property(check.PropDeadlock).Verdict)
 }
+
+// A counterexample's step that an event from outside takes gives the event
+// and its payload as data (TraceStep.Event, Payload: `--json`'s "event"
+// and "payload"), so that a program replays it as lppctl run --event
+// --payload does; before, the payload was only in the step's text ("via").
+func TestAStepAnEventFromOutsideTakesGivesTheEventAndItsPayloadToReplay(t *testing.T) {
+	m := spectest.Compile(t, `lpp: 1
+name: replay
+context:
+  level: {type: string, default: ""}
+initial: idle
+states:
+  idle:
+    on:
+      TICKET:
+        - {to: urgent, when: 'event.payload.meta.priority == "high" && len(event.payload.tags) > 1'}
+        - {to: done}
+  urgent:
+    do: noop
+    next:
+      - {to: done, when: 'level != ""'}
+  done: {final: true}
+events:
+  TICKET:
+    payload: {meta: map, tags: list, note: {type: string, default: "n"}}
+`, spectest.Registry())
+	r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
+	dl := r.Property(check.PropDeadlock)
+	require.Equal(t, check.Fail, dl.Verdict)
+	require.Len(t, dl.Trace.Steps, 2)
+	step := dl.Trace.Steps[0]
+	require.Equal(t, "TICKET", step.Event)
+	require.Equal(t, map[string]any{"meta": map[string]any{"priority": "high"}, "tags": []any{"item", "item"}, "note": ""}, step.Payload)
+	require.Empty(t, dl.Trace.Steps[1].Event)
+
+	run, err := m.NewRun(nil)
+	require.NoError(t, err)
+	require.NoError(t, run.SendEvent(step.Event, step.Payload))
+	require.ErrorContains(t, run.Run(context.Background()), `no transition holds in state "urgent"`)
+}

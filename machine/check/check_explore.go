@@ -173,12 +173,13 @@ type Xstate struct {
 type xevent struct {
 	Name      string
 	Trans     []*machine.Ctrans
-	to        []*Xstate   // aligned with trans
-	taken     []bool      // aligned with trans (top-level ones are also in explorer.globalTaken)
-	Payloads  []any       // values of `event` to try, each a typed struct
-	guardMemo []*memoProg // aligned with trans: memoOf(its guard)
-	setMemo   []*setProgs // aligned with trans: memosOf(its set)
-	labels    []string    // aligned with payloads: how traces show each ("" for no payload)
+	to        []*Xstate        // aligned with trans
+	taken     []bool           // aligned with trans (top-level ones are also in explorer.globalTaken)
+	Payloads  []any            // values of `event` to try, each a typed struct
+	guardMemo []*memoProg      // aligned with trans: memoOf(its guard)
+	setMemo   []*setProgs      // aligned with trans: memosOf(its set)
+	labels    []string         // aligned with payloads: how traces show each ("" for no payload)
+	given     []map[string]any // aligned with payloads: each as JSON gives it (TraceStep.Payload)
 	// sampled: Payloads are the first maxPayloads values; sampledNoted:
 	// the report says so (a state took the event from outside).
 	sampled, sampledNoted bool
@@ -303,10 +304,10 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			pv := payloads[name]
 			if pv == nil {
 				pv = &xevent{}
-				pv.Payloads, pv.labels, pv.sampled = x.payloadValues(ce)
+				pv.Payloads, pv.labels, pv.given, pv.sampled = x.payloadValues(ce)
 				payloads[name] = pv
 			}
-			xe := &xevent{Name: name, Payloads: pv.Payloads, labels: pv.labels, sampled: pv.sampled}
+			xe := &xevent{Name: name, Payloads: pv.Payloads, labels: pv.labels, given: pv.given, sampled: pv.sampled}
 			xe.Trans = append(xe.Trans, st.Cs.On[name]...)
 			for _, ct := range ce.Global {
 				if ct.AppliesIn(st.Cs.St) {

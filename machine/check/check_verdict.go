@@ -299,6 +299,12 @@ func (x *Explorer) traceStep(st *Xstate, mv *move) TraceStep {
 	case mv.trans != nil:
 		s.Guard, s.Pos = mv.trans.T.When, mv.trans.T.Pos
 	}
+	if mv.kind == moveEvent && !mv.emitted {
+		s.Event = mv.ev.Name
+		if mv.payload < len(mv.ev.given) && len(mv.ev.given[mv.payload]) > 0 {
+			s.Payload = mv.ev.given[mv.payload]
+		}
+	}
 	if mv.kind == moveError || mv.errVal != "" {
 		s.Error = mv.errVal
 	} else {
