@@ -30,6 +30,9 @@ func clockRead(spec *mspec.Spec) string {
 	for _, st := range spec.States {
 		where := fmt.Sprintf("state %q", st.Name)
 		for _, p := range st.With {
+			if st.Do != "emit" && st.Do != "wait" {
+				break // a parameter reaches the run's path only through emit's payload or wait's duration
+			}
 			if s, ok := p.Value.(string); ok && readsClock(s) {
 				return fmt.Sprintf("parameter %q of %s", p.Name, where)
 			}

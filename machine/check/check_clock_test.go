@@ -21,7 +21,7 @@ func TestASpecThatReadsTheClockIsNotPassed(t *testing.T) {
 	tests := []struct{ name, start, guard, where string }{
 		{"a set", "do: noop\n    set: {stamp: now().Unix()}", "stamp % 2 == 0", `the set of stamp (state "start")`},
 		{"a guard", "do: noop\n    set: {stamp: 1}", "now().Unix() % 2 == 0", `a guard of state "start" (now().Unix() % 2 == 0)`},
-		{"a parameter", "do: log\n    with: {message: m, value: 'now().Year()'}", "stamp % 2 == 0", `parameter "value" of state "start"`},
+		{"a parameter", "do: wait\n    with: {duration: 'string(now().Unix() % 2) + \"ms\"'}", "stamp % 2 == 0", `parameter "duration" of state "start"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,6 +50,21 @@ states:
 			}
 		})
 	}
+	t.Run("the clock only logged", func(t *testing.T) {
+		m := spectest.Compile(t, `lpp: 1
+name: logged
+initial: start
+states:
+  start:
+    do: log
+    with: {message: at, value: 'now().Unix()'}
+    next: done
+  done: {final: true}
+`, spectest.Registry())
+		r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
+		require.True(t, r.Passed())
+		require.Zero(t, r.Unknowns())
+	})
 	t.Run("no clock", func(t *testing.T) {
 		m := spectest.Compile(t, `lpp: 1
 name: noclock
