@@ -15,13 +15,17 @@ import (
 // (`now().Unix() % 2 == 0`): what the check decides from it holds for that
 // instant only, so its PASS verdicts (and "no path reaches") are UNKNOWN,
 // as for values left untried; a FAIL's counterexample is still a run.
-func clockRead(spec *mspec.Spec) string {
+//
+// A set counts only when its variable is relevant (a guard, a condition or
+// a parameter reads it, through other sets too: Explorer.relevance): a
+// time stored only to be shown decides nothing.
+func clockRead(spec *mspec.Spec, relevant func(name string) bool) string {
 	if spec.Var("now") != nil {
 		return "" // a context variable takes the name: now is that variable
 	}
 	sets := func(as []*mspec.Assign, where string) string {
 		for _, a := range as {
-			if readsClock(a.Expr) {
+			if relevant(a.Var) && readsClock(a.Expr) {
 				return fmt.Sprintf("the set of %s (%s)", a.Var, where)
 			}
 		}

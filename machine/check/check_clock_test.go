@@ -50,14 +50,17 @@ states:
 			}
 		})
 	}
-	t.Run("the clock only logged", func(t *testing.T) {
+	t.Run("the clock only logged, or stored and never read", func(t *testing.T) {
 		m := spectest.Compile(t, `lpp: 1
 name: logged
+context:
+  started: {type: string, default: ""}
 initial: start
 states:
   start:
     do: log
     with: {message: at, value: 'now().Unix()'}
+    set: {started: 'now().Format("2006-01-02")'}
     next: done
   done: {final: true}
 `, spectest.Registry())

@@ -228,7 +228,6 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 	x.env = make(map[string]any, x.nslots+1)
 	x.invEnv = make(map[string]any, x.nslots+1)
 	x.Cmp = comparedValues(spec, opts.Initial)
-	x.clock = clockRead(spec)
 	x.startValues(opts)
 	env := mspec.TypeEnv(spec)
 	for i, st := range spec.States {
@@ -338,6 +337,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		}
 	}
 	x.liveness()
+	x.clock = clockRead(spec, func(name string) bool { s, ok := x.slot[name]; return ok && x.relevant[s] })
 	for _, st := range x.States {
 		for i, s := range st.Writes {
 			if st.afterAction[s] {
