@@ -38,6 +38,7 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				out := varParam(p, "output", mspec.TypeString, "the model's reply")
+				schemaOutputValues(p, out)
 				mapped := mapKeys(p, "map", "a field of the model's JSON reply")
 				schemaExcludesNull(p, mapped)
 				schemaValues(p, mapped)
