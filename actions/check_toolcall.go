@@ -39,7 +39,12 @@ func (k *checker) commands() *toolCommands {
 	if k.cmds != nil {
 		return k.cmds
 	}
-	if pol := k.runPolicy(); pol.policy != nil {
+	if k.opts.NoFiles {
+		// lppctl check: which sub-commands a policy enables is what a run
+		// needs, left to validate (a spec checks the same wherever it is);
+		// a policy enables only the gateway's own sub-commands.
+		k.cmds = &toolCommands{list: gateway.BuiltinCommands(), where: "the gateway"}
+	} else if pol := k.runPolicy(); pol.policy != nil {
 		k.cmds = &toolCommands{list: pol.policy.Commands(), where: "the policy " + pol.shown, policy: true}
 	} else {
 		k.cmds = &toolCommands{list: gateway.BuiltinCommands(), where: "the gateway"}
@@ -90,12 +95,16 @@ func (k *checker) toolsCall(st *mspec.State) {
 	default:
 		return
 	}
-	k.toolArgs(st, what, params)
+	k.toolArgs(st, what, params, !k.opts.NoFiles || tool == gateway.ToolRunner) // the runner's arguments are the gateway's own
 }
 
 // toolArgs checks tools.call's args against the parameters of what (a
-// sub-command or safe_py_runner).
-func (k *checker) toolArgs(st *mspec.State, what string, params []gateway.CommandParam) {
+// sub-command or safe_py_runner). Without named (lppctl check, which reads
+// no policy), a key that names no parameter may be an alias the policy
+// gives it (read_file's path: also file, file_path): it is neither refused
+// nor the required parameters asked for; validate checks them against the
+// policy.
+func (k *checker) toolArgs(st *mspec.State, what string, params []gateway.CommandParam, named bool) {
 	var names []string
 	for _, p := range params {
 		names = append(names, p.Names()...)
@@ -104,6 +113,10 @@ func (k *checker) toolArgs(st *mspec.State, what string, params []gateway.Comman
 	unknown := false             // a key named no parameter: a missing one is likely misspelt there
 	for _, e := range k.nodes.entries(st, "args") {
 		i := slices.IndexFunc(params, func(p gateway.CommandParam) bool { return slices.Contains(p.Names(), e.Key) })
+		if i < 0 && !named {
+			unknown = true
+			continue
+		}
 		if i < 0 {
 			hint := what + " takes: " + signature(params)
 			if dym := didYouMean(e.Key, names); dym != "" {

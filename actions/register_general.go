@@ -38,8 +38,10 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				out := varParam(p, "output", mspec.TypeString, "the model's reply")
+				schemaOutputValues(p, out)
 				mapped := mapKeys(p, "map", "a field of the model's JSON reply")
 				schemaExcludesNull(p, mapped)
+				schemaValues(p, mapped)
 				return append(out, mapped...)
 			},
 			Run: d.llmGenerate,
@@ -56,7 +58,11 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				out := varParam(p, "result", mspec.TypeString, "the tool's result text")
-				return append(out, varParam(p, "status", mspec.TypeString, "ok, error or blocked")...)
+				status := varParam(p, "status", mspec.TypeString, "ok, error or blocked")
+				for i := range status {
+					status[i].Values = []any{StatusOK, StatusError, StatusBlocked}
+				}
+				return append(out, status...)
 			},
 			Run: d.toolsCall,
 		},

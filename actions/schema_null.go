@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,8 @@ import (
 // then gives them no null outcome). A field the reply leaves out keeps its
 // variable's value, so only a null in the reply writes null: the field's
 // schema excludes it when its type is not "null" nor a list holding
-// "null", or its enum or const holds no null. A schema file is not read
+// "null", or its enum or const holds no null, or each schema of an anyOf
+// or a oneOf excludes null (one of an allOf does). A schema file is not read
 // (the check reads no file), and a field it cannot find stays nullable.
 func schemaExcludesNull(p map[string]any, writes []machine.VarSpec) {
 	schema, ok := p["schema"].(map[string]any)
@@ -60,8 +62,39 @@ func schemaAt(schema map[string]any, ptr string) map[string]any {
 	return schema
 }
 
-// schemaAllowsNull reports whether a value valid against s may be null.
+// schemaAllowsNull reports whether a value valid against s may be null:
+// its own type, enum or const allow it (ownAllowsNull), every schema of its
+// allOf does, and one of its anyOf (and of its oneOf) does. A schema that
+// does not say (no type, a $ref) allows it.
 func schemaAllowsNull(s map[string]any) bool {
+	if !ownAllowsNull(s) {
+		return false
+	}
+	if all, ok := s["allOf"].([]any); ok {
+		for _, b := range all {
+			if m, ok := b.(map[string]any); ok && !schemaAllowsNull(m) {
+				return false
+			}
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		branches, ok := s[k].([]any)
+		if !ok || len(branches) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(branches, func(b any) bool {
+			m, ok := b.(map[string]any)
+			return !ok || schemaAllowsNull(m)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// ownAllowsNull reports whether s's own type, enum or const let a value be
+// null (true when it has none of them).
+func ownAllowsNull(s map[string]any) bool {
 	if c, ok := s["const"]; ok {
 		return c == nil
 	}

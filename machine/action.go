@@ -107,6 +107,11 @@ type VarSpec struct {
 	// through it (it parses a value as the variable's type, as env.read
 	// does): the model checker then gives a nullable variable no null there.
 	NotNull bool
+	// Values, when set, are the only values the action writes through it
+	// (a status the action reports as one of a few words): the model checker
+	// gives the variable these, not every value of its domain, so that no
+	// counterexample takes a value no run can get.
+	Values []any
 }
 
 // Registry holds the actions a spec can use. It is safe for concurrent use.

@@ -154,7 +154,7 @@ func TestCheckBlueprintWithABrokenTerminalContract(t *testing.T) {
 		"  FAIL    final_requires\n" +
 			"          " + path + `:8:32: the run ends in "done" but final_requires "target" of state "done" (target != nil) is false: target=<nil>` + "\n" +
 			"          shortest counterexample (2 steps):\n" +
-			"           1. idle → done    event SKIP at " + path + ":14:5\n" +
+			"           1. idle → done    event SKIP from outside at " + path + ":14:5\n" +
 			"           2. done           stops here\n",
 		"  PASS    no deadlock\n",
 	} {

@@ -163,6 +163,11 @@ type TraceStep struct {
 	Wrote map[string]any `json:"wrote,omitempty"` // the values the action wrote
 	Error string         `json:"error,omitempty"` // the action failed with this last_error
 	Vars  map[string]any `json:"vars,omitempty"`  // variables the step's set changed (new values)
+	// Event and Payload, on a step an event from outside takes, are what
+	// replays it: lppctl run --event EVENT --payload PAYLOAD (as JSON). An
+	// event the state's action emitted has neither: the run sends it.
+	Event   string         `json:"event,omitempty"`
+	Payload map[string]any `json:"payload,omitempty"`
 }
 
 // DeadTransition is a transition (or event) that no explored path took.

@@ -19,7 +19,8 @@ import (
 //	bool             false, true
 //	string with enum its enum values
 //	string           "", its default, every literal an expression compares it with
-//	                 (==, !=, in, contains, startsWith, endsWith, matches,
+//	                 (==, !=, in, contains, startsWith, endsWith, matches
+//	                 and a string the pattern matches (regexSample),
 //	                 hasPrefix, hasSuffix; through upper, lower, trim: the
 //	                 literal in its own, lower and upper case), these padded
 //	                 to n and n+1 bytes when its len is compared with n, and
@@ -28,11 +29,19 @@ import (
 //	int              its default, and c-1, c, c+1 for every value c an
 //	                 expression compares it with (the other side of the
 //	                 comparison, evaluated at the defaults; a divisor of
-//	                 / or % is compared with 0); default+1 when nothing is
+//	                 / or % is compared with 0; through arithmetic with
+//	                 constants, the value where the sides meet: arith);
+//	                 default+1 when nothing is
 //	                 compared with it
 //	float            as int, with c-1.0, c, c+1.0
-//	list             its default, [] and ["item"]
-//	map              its default, {} and {"key": "value"}
+//	list             its default, [] and ["item"], a list of each element
+//	                 the spec looks for in it, these padded with "item" to
+//	                 n and n+1 items when its len is compared with n
+//	                 (containerValues)
+//	map              its default, {} and {"key": "value"}, a map of each key
+//	                 the spec reads with each value it compares the key
+//	                 with, these padded to n and n+1 keys when its len is
+//	                 compared with n (containerValues)
 //	any              (payload fields) null, false, true, the values of a
 //	                 string, an int, a list and a map as above, and c-1.0, c,
 //	                 c+1.0 for every float c an expression compares it with
@@ -119,6 +128,9 @@ type compareVisitor struct {
 	out compared
 }
 
+// orderOps compare numbers (arith inverts arithmetic around them).
+var orderOps = []string{"==", "!=", "<", "<=", ">", ">="}
+
 var comparisonOps = []string{"==", "!=", "<", "<=", ">", ">=", "in", "contains", "startsWith", "endsWith", "matches"}
 
 func (c *compareVisitor) Visit(node *ast.Node) {
@@ -133,11 +145,19 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 			}
 			return
 		}
+		if n.Operator == "&&" || n.Operator == "||" || n.Operator == "and" || n.Operator == "or" {
+			c.condition(n.Left)
+			c.condition(n.Right)
+			return
+		}
 		if !slices.Contains(comparisonOps, n.Operator) {
 			return
 		}
 		if name, ok := comparedName(n.Left); ok {
 			c.record(name, n.Right, n.Operator == "in")
+			if n.Operator == "matches" {
+				c.matching(name, n.Right)
+			}
 		}
 		if name, ok := comparedName(n.Right); ok && n.Operator != "in" {
 			c.record(name, n.Left, false)
@@ -145,7 +165,23 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 		if n.Operator != "in" {
 			c.through(n.Left, n.Right)
 			c.through(n.Right, n.Left)
+			c.item(n.Left, n.Right)
+			c.item(n.Right, n.Left)
+			if slices.Contains(orderOps, n.Operator) {
+				c.arith(n.Left, n.Right)
+				c.arith(n.Right, n.Left)
+			}
+		} else {
+			c.element(n.Right, n.Left)
 		}
+	case *ast.UnaryNode:
+		if n.Operator == "!" || n.Operator == "not" {
+			c.condition(n.Node)
+		}
+	case *ast.ConditionalNode:
+		c.condition(n.Cond)
+	case *ast.VariableDeclaratorNode:
+		c.condition(n.Value) // L++'s truthiness: let v = M?.key; v != nil && v != false ...
 	case *ast.BuiltinNode:
 		c.call(n.Name, n.Arguments)
 	case *ast.CallNode:
@@ -170,11 +206,23 @@ func (c *compareVisitor) through(fn, other ast.Node) {
 			name, args = callee.Value, f.Arguments
 		}
 	}
+	if len(args) == 2 {
+		c.twoArgs(name, args, other)
+		return
+	}
 	if len(args) != 1 {
+		return
+	}
+	if name == "first" || name == "last" {
+		c.item(fn, other)
 		return
 	}
 	v, ok := comparedName(args[0])
 	if !ok {
+		if name == "len" {
+			c.itemLen(args[0], other)
+			c.splitLen(args[0], other)
+		}
 		return
 	}
 	if _, known := c.env[v]; !known {
@@ -255,6 +303,23 @@ func (c *compareVisitor) record(name string, other ast.Node, elements bool) {
 		return
 	}
 	c.out[name] = append(c.out[name], val)
+}
+
+// matching records a string that pattern (evaluated at the defaults)
+// matches, for `VAR matches PATTERN` (regexSample).
+func (c *compareVisitor) matching(name string, pattern ast.Node) {
+	if _, ok := c.env[name]; !ok {
+		return
+	}
+	val, err := expr.Eval(pattern.String(), c.env)
+	if err != nil {
+		return
+	}
+	if p, ok := val.(string); ok {
+		if s, ok := regexSample(p); ok {
+			c.out[name] = append(c.out[name], s)
+		}
+	}
 }
 
 // domain returns the values a write of v takes, and where they come from.
@@ -344,11 +409,13 @@ func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 		add(v.Default)
 		add([]any{})
 		add([]any{"item"})
+		cmp.listValues(v.Name, &vals, add)
 		return vals, "list"
 	case mspec.TypeMap:
 		add(v.Default)
 		add(map[string]any{})
 		add(map[string]any{"key": "value"})
+		cmp.mapValues(v.Name, &vals, add)
 		return vals, "map"
 	case mspec.TypeAny:
 		// A payload field of any JSON value: null, both bools, the values

@@ -25,10 +25,11 @@ const maxPayloads = 64
 // A field reads as null only when it is optional and has no default (a
 // null given to a required field is refused, to an optional one reads as
 // its default): elsewhere null is not one of its values. sampled says the
-// values were cut at maxPayloads; the check reports it only once a state
+// values were cut at maxPayloads; given holds each payload as JSON gives
+// it (lppctl run --payload), for a trace; the check reports it only once a state
 // takes the event from outside (Explorer.enabled), not for an event only
 // an action emits, with its payload computed.
-func (x *Explorer) payloadValues(ce *machine.Cevent) (vals []any, labels []string, sampled bool) {
+func (x *Explorer) payloadValues(ce *machine.Cevent) (vals []any, labels []string, given []map[string]any, sampled bool) {
 	var fields []*mspec.PayloadField
 	if ce.Decl != nil {
 		fields = ce.Decl.Payload
@@ -61,6 +62,12 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) (vals []any, labels []strin
 				}
 			}
 		}
+		if len(done) > 0 {
+			// the stored variable's values padded to the lengths the field's
+			// len is compared with (len(event.payload.items) >= 3 and
+			// "stop" in items: ["stop", "item", "item"])
+			padded(x.Cmp[lenKey(v.Name)], &doms[i], add)
+		}
 		if !f.Required && (f.Default != nil || f.Nullable) {
 			add(f.Default) // a nullable field's is null
 		}
@@ -75,14 +82,17 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) (vals []any, labels []strin
 		ev := reflect.New(ce.Typ).Elem()
 		ev.Field(0).SetString(ce.Name)
 		var parts []string
+		payload := map[string]any{} // as --payload gives it: a field left out reads as its default
 		for i, f := range fields {
 			val := doms[i][idx[i]]
 			if val != nil {
 				ev.Field(1).Field(i).Set(reflect.ValueOf(val).Convert(ev.Field(1).Field(i).Type()))
+				payload[f.Name] = val
 			}
 			parts = append(parts, fmt.Sprintf("%s: %s", f.Name, quoteValue(val)))
 		}
 		vals = append(vals, ev.Interface())
+		given = append(given, payload)
 		if len(parts) > 0 {
 			labels = append(labels, "{"+strings.Join(parts, ", ")+"}")
 		} else {
@@ -104,7 +114,7 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) (vals []any, labels []strin
 			break
 		}
 	}
-	return vals, labels, sampled
+	return vals, labels, given, sampled
 }
 
 // noteSampled records that the check delivered event ev from outside with

@@ -36,6 +36,8 @@ type Explorer struct {
 	globalTaken map[*machine.Ctrans]bool // top-level event transitions some path took
 	sampled     []string                 // events whose payload values were cut at maxPayloads
 	untried     []string                 // writes whose range was cut at maxRangeValues, as the report says them
+	clock       string                   // the first expression that calls now() (clockRead), or ""
+	declared    map[int]bool             // slots an action writes only the values it declares (VarSpec.Values)
 	Cmp         compared
 	relevant    slotSet               // slots whose value can change a verdict (see relevance)
 	fallible    map[*vm.Program][]int // per expression: the slots whose value can make it fail (fallibleSlots)
@@ -171,12 +173,13 @@ type Xstate struct {
 type xevent struct {
 	Name      string
 	Trans     []*machine.Ctrans
-	to        []*Xstate   // aligned with trans
-	taken     []bool      // aligned with trans (top-level ones are also in explorer.globalTaken)
-	Payloads  []any       // values of `event` to try, each a typed struct
-	guardMemo []*memoProg // aligned with trans: memoOf(its guard)
-	setMemo   []*setProgs // aligned with trans: memosOf(its set)
-	labels    []string    // aligned with payloads: how traces show each ("" for no payload)
+	to        []*Xstate        // aligned with trans
+	taken     []bool           // aligned with trans (top-level ones are also in explorer.globalTaken)
+	Payloads  []any            // values of `event` to try, each a typed struct
+	guardMemo []*memoProg      // aligned with trans: memoOf(its guard)
+	setMemo   []*setProgs      // aligned with trans: memosOf(its set)
+	labels    []string         // aligned with payloads: how traces show each ("" for no payload)
+	given     []map[string]any // aligned with payloads: each as JSON gives it (TraceStep.Payload)
 	// sampled: Payloads are the first maxPayloads values; sampledNoted:
 	// the report says so (a state took the event from outside).
 	sampled, sampledNoted bool
@@ -196,6 +199,9 @@ type finding struct {
 	msg  string
 	pos  mspec.Pos
 	loop []string
+	// budget: the path spent max_transitions (verdicts names the loop
+	// its end goes round, budgetLoop)
+	budget bool
 }
 
 func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
@@ -230,6 +236,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			nextTaken: make([]bool, len(st.Next))})
 	}
 	domains := map[string][]any{} // by variable, and whether the write may be null
+	x.declared = map[int]bool{}
 	noted := map[string]bool{}
 	for _, st := range x.States {
 		if a := st.Cs.Action; a != nil {
@@ -241,6 +248,22 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 				key := w.Name
 				if writesNull(x.Vars[s], w) {
 					key += "\x00null"
+				}
+				if len(w.Values) > 0 {
+					// the action writes these and nothing else (tools.call's status)
+					key = w.Name + "\x00values " + string(appendValue(nil, w.Values))
+					if domains[key] == nil {
+						for _, val := range w.Values { // one the variable refuses fails the action: on_error, ErrVals
+							cv, err := x.Vars[s].Coerce(val)
+							if str, ok := cv.(string); err == nil && (!ok || len(x.Vars[s].Enum) == 0 || mspec.Contains(x.Vars[s].Enum, str)) {
+								domains[key] = append(domains[key], cv)
+							}
+						}
+						if domains[key] == nil {
+							domains[key] = []any{x.Vars[s].Default}
+						}
+						x.declared[s] = true
+					}
 				}
 				if domains[key] == nil {
 					domains[key], _ = x.Cmp.Domain(x.Vars[s])
@@ -280,10 +303,10 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			pv := payloads[name]
 			if pv == nil {
 				pv = &xevent{}
-				pv.Payloads, pv.labels, pv.sampled = x.payloadValues(ce)
+				pv.Payloads, pv.labels, pv.given, pv.sampled = x.payloadValues(ce)
 				payloads[name] = pv
 			}
-			xe := &xevent{Name: name, Payloads: pv.Payloads, labels: pv.labels, sampled: pv.sampled}
+			xe := &xevent{Name: name, Payloads: pv.Payloads, labels: pv.labels, given: pv.given, sampled: pv.sampled}
 			xe.Trans = append(xe.Trans, st.Cs.On[name]...)
 			for _, ct := range ce.Global {
 				if ct.AppliesIn(st.Cs.St) {
@@ -314,6 +337,7 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 		}
 	}
 	x.liveness()
+	x.clock = clockRead(spec, func(name string) bool { s, ok := x.slot[name]; return ok && x.relevant[s] })
 	for _, st := range x.States {
 		for i, s := range st.Writes {
 			if st.afterAction[s] {
@@ -475,6 +499,9 @@ func (x *Explorer) run(ctx context.Context, start time.Time) {
 		if int(depth) >= x.maxDepth && !st.final { // a run may enter a final state with its last transition
 			*x.flags.ptr(int(id)) |= flagHorizon
 			x.note(PropBounds, id, -1, fmt.Sprintf("the run can make max_transitions (%d) transitions without ending: it would fail with %q in state %q", x.maxDepth, machine.ErrBudget.Error(), st.Cs.St.Name), x.budgetPos())
+			if f := x.findings[PropBounds]; f.node == id {
+				f.budget = true
+			}
 		} else {
 			x.from, x.fromDepth = id, depth
 			x.expand(st, ids, nil)

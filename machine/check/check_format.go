@@ -115,7 +115,11 @@ func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
 		}
 		var parts []string
 		if s.Via != "" {
-			via := fmt.Sprintf("%s at %s:%d:%d", s.Via, r.File, s.Pos.Line, s.Pos.Col)
+			via := s.Via
+			if s.Event != "" {
+				via += " from outside" // not emitted by the action: lppctl run --event replays it
+			}
+			via = fmt.Sprintf("%s at %s:%d:%d", via, r.File, s.Pos.Line, s.Pos.Col)
 			if s.Guard != "" {
 				via += " when " + s.Guard
 			}

@@ -25,6 +25,9 @@ func (x *Explorer) verdicts() []PropertyResult {
 			r.Verdict, r.Message, r.Pos = Fail, f.msg, f.pos
 			r.Trace = x.trace(f)
 			r.Trace.Loop = f.loop
+			if f.budget {
+				r.Message += budgetLoop(r.Trace)
+			}
 		} else if !complete && x.passNote(prop) != "none declared" { // nothing declared: nothing to decide
 			r.Verdict, r.Message = Unknown, "the exploration stopped before deciding it ("+x.stopped+")"
 		} else if u := x.untriedNote(); u != "" && x.passNote(prop) != "none declared" {
@@ -46,6 +49,14 @@ func (x *Explorer) untriedNote() string {
 	for _, ev := range slices.Compact(slices.Clone(x.sampled)) {
 		parts = append(parts, fmt.Sprintf("event %s: the first %d of its payloads", ev, maxPayloads))
 		hint = "narrow the ranges, or the payload fields' values, to decide it"
+	}
+	if x.clock != "" {
+		if len(parts) == 0 {
+			hint = "to decide it, compute the time in an action (its write takes every value) or take it as an input (--inputs)"
+		} else {
+			hint += "; compute the time in an action or take it as an input"
+		}
+		parts = append(parts, x.clock+" calls now(): the check read the clock once, a run reads it at another time")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -288,6 +299,12 @@ func (x *Explorer) traceStep(st *Xstate, mv *move) TraceStep {
 	case mv.trans != nil:
 		s.Guard, s.Pos = mv.trans.T.When, mv.trans.T.Pos
 	}
+	if mv.kind == moveEvent && !mv.emitted {
+		s.Event = mv.ev.Name
+		if mv.payload < len(mv.ev.given) && len(mv.ev.given[mv.payload]) > 0 {
+			s.Payload = mv.ev.given[mv.payload]
+		}
+	}
 	if mv.kind == moveError || mv.errVal != "" {
 		s.Error = mv.errVal
 	} else {
@@ -360,6 +377,17 @@ func (x *Explorer) deadTransitions() []DeadTransition {
 	return out
 }
 
+// DomainSource says where the values an action's write of v takes come
+// from: "declared" (the action writes only these: machine.VarSpec.Values),
+// else Domain's source ("enum", "compared", ...).
+func (x *Explorer) DomainSource(v *mspec.Var) string {
+	if s, ok := x.slot[v.Name]; ok && x.declared[s] {
+		return "declared"
+	}
+	_, src := x.Cmp.Domain(v)
+	return src
+}
+
 // domainReport lists the values given to every variable an action writes,
 // and to last_error on error routes.
 func (x *Explorer) domainReport() []VarDomain {
@@ -377,8 +405,7 @@ func (x *Explorer) domainReport() []VarDomain {
 				continue
 			}
 			seen[slot] = true
-			_, src := x.Cmp.Domain(x.Vars[slot])
-			out = append(out, VarDomain{Var: x.Vars[slot].Name, Values: st.Domains[i], Source: src})
+			out = append(out, VarDomain{Var: x.Vars[slot].Name, Values: st.Domains[i], Source: x.DomainSource(x.Vars[slot])})
 		}
 	}
 	slices.SortFunc(out, func(a, b VarDomain) int { return x.slot[a.Var] - x.slot[b.Var] })

@@ -199,7 +199,7 @@ func (w *tlaWriter) domains() error {
 		if !ok {
 			continue
 		}
-		_, source := w.x.Cmp.Domain(v)
+		source := w.x.DomainSource(v)
 		set, err := tlaSet(vals, v.Range)
 		if err != nil {
 			return w.errorf(v.Pos, "the values of %q: %v", v.Name, err)

@@ -1,7 +1,7 @@
 package export_test
 
 import (
-	"github.com/lppctl/lppctl/machine/internal/spectest"
+	"context"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -9,7 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/export"
+	"github.com/lppctl/lppctl/machine/internal/spectest"
+	"github.com/lppctl/lppctl/machine/spec"
 )
 
 // TestExportTLAGolden exports specs of the seeded-defect corpus (a deadlock,
@@ -252,4 +255,29 @@ events:
 	require.NotContains(t, string(mod.Module), `state = "other" /\ phase = "act" /\ ~`)
 	require.Contains(t, string(mod.Config), "\n    NotStuck\n")
 	require.Contains(t, string(mod.Module), "work_RESET_0 ==") // the runs that had the event pending
+}
+
+// The values an action declares it writes (tools.call's status) are the
+// module's domain for the variable, and its comment says where they come
+// from, as the check's report does.
+func TestTheTLADomainOfADeclaredWriteIsItsValues(t *testing.T) {
+	reg := spectest.Registry()
+	reg.MustRegister(machine.Action{Name: "probe", Run: func(context.Context, *machine.Call) error { return nil },
+		Writes: []machine.VarSpec{{Name: "status", Type: spec.TypeString, Values: []any{"ok", "error", "blocked"}}}})
+	m := spectest.Compile(t, `lpp: 1
+name: declared
+context:
+  status: {type: string, default: ""}
+initial: call
+states:
+  call:
+    do: probe
+    next:
+      - {to: done, when: 'status == "ok"'}
+      - {to: call}
+  done: {final: true}
+`, reg)
+	mod, err := export.ExportTLA(m)
+	require.NoError(t, err)
+	require.Contains(t, string(mod.Module), "Dom_status == {\"ok\", \"error\", \"blocked\"}  \\* declared\n")
 }

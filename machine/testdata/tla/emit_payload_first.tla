@@ -30,7 +30,7 @@ Init ==
     /\ got = 0
     /\ emitted = Nil
 
-\* state a (emit_payload_first.yaml:15:3): its action count writes n
+\* state a (emit_payload_first.yaml:17:3): its action count writes n
 a_act ==
     /\ state = "a"
     /\ phase = "enter"
@@ -40,7 +40,7 @@ a_act ==
         /\ n' = w_n
     /\ UNCHANGED <<state, steps, last_error, got, emitted>>
 
-\* next[0] (emit_payload_first.yaml:17:11): a -> b
+\* next[0] (emit_payload_first.yaml:19:11): a -> b
 a_next_0 ==
     /\ state = "a"
     /\ phase = "act"
@@ -51,7 +51,7 @@ a_next_0 ==
     /\ emitted' = Nil
     /\ UNCHANGED <<n, got>>
 
-\* state b (emit_payload_first.yaml:18:3): its action emit writes nothing; it emits GO with the payload emitted
+\* state b (emit_payload_first.yaml:20:3): its action emit writes nothing; it emits GO with the payload emitted
 b_act ==
     /\ state = "b"
     /\ phase = "enter"
@@ -60,7 +60,7 @@ b_act ==
     /\ emitted' = [v |-> (n + 1), tag |-> "x", note |-> "-"]
     /\ UNCHANGED <<state, steps, last_error, n, got>>
 
-\* on GO[0], emitted (emit_payload_first.yaml:22:12): b -> c when event.payload.v > 1
+\* on GO[0], emitted (emit_payload_first.yaml:24:12): b -> c when event.payload.v > 1
 b_emits_GO_0 ==
     /\ state = "b"
     /\ phase = "act"
@@ -73,7 +73,7 @@ b_emits_GO_0 ==
     /\ emitted' = Nil
     /\ UNCHANGED <<n>>
 
-\* on GO[0] (emit_payload_first.yaml:22:12): b -> c when event.payload.v > 1
+\* on GO[0] (emit_payload_first.yaml:24:12): b -> c when event.payload.v > 1
 b_GO_0 ==
     /\ state = "b"
     /\ phase = "act"
@@ -88,7 +88,7 @@ b_GO_0 ==
         /\ emitted' = Nil
     /\ UNCHANGED <<n>>
 
-\* next[0] (emit_payload_first.yaml:23:11): b -> done
+\* next[0] (emit_payload_first.yaml:25:11): b -> done
 b_next_0 ==
     /\ state = "b"
     /\ phase = "act"
@@ -100,7 +100,7 @@ b_next_0 ==
     /\ emitted' = Nil
     /\ UNCHANGED <<n, got>>
 
-\* state c (emit_payload_first.yaml:24:3): no action
+\* state c (emit_payload_first.yaml:26:3): no action
 c_act ==
     /\ state = "c"
     /\ phase = "enter"
@@ -108,7 +108,7 @@ c_act ==
     /\ phase' = "act"
     /\ UNCHANGED <<state, steps, last_error, n, got, emitted>>
 
-\* next[0] (emit_payload_first.yaml:25:12): c -> done when got != 3
+\* next[0] (emit_payload_first.yaml:27:12): c -> done when got != 3
 c_next_0 ==
     /\ state = "c"
     /\ phase = "act"
@@ -120,7 +120,7 @@ c_next_0 ==
     /\ emitted' = Nil
     /\ UNCHANGED <<n, got>>
 
-\* state done (emit_payload_first.yaml:26:3): no action
+\* state done (emit_payload_first.yaml:28:3): no action
 done_act ==
     /\ state = "done"
     /\ phase = "enter"

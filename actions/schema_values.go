@@ -1,0 +1,68 @@
+package actions
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/lppctl/lppctl/machine"
+)
+
+// schemaValues declares, for each variable of llm.generate's map whose
+// field an inline schema requires and restricts to an enum (or a const),
+// the only values the reply writes there (machine.VarSpec.Values): a
+// reply that fails the schema is asked again, then fails the action, so
+// the model checker gives the variable these values and no other (no
+// deadlock through a verdict "" that no reply can give). A field that may
+// be left out (not required at every level of its JSON pointer, or inside
+// an array) keeps its variable's value, and an enum holding null, or a
+// schema in a file, declares nothing.
+func schemaValues(p map[string]any, writes []machine.VarSpec) {
+	schema, ok := p["schema"].(map[string]any)
+	if !ok {
+		return
+	}
+	mapping, _ := p["map"].(map[string]any)
+	for i := range writes {
+		ptr, ok := mapping[writes[i].Name].(string)
+		if !ok || !schemaRequires(schema, ptr) {
+			continue
+		}
+		s := schemaAt(schema, ptr)
+		if s == nil {
+			continue
+		}
+		var vals []any
+		if c, ok := s["const"]; ok {
+			vals = []any{c}
+		} else if e, ok := s["enum"].([]any); ok && len(e) > 0 {
+			vals = slices.Clone(e)
+		}
+		if len(vals) == 0 || slices.Contains(vals, nil) {
+			continue
+		}
+		writes[i].Values = vals
+	}
+}
+
+// schemaRequires reports whether a value valid against schema has the
+// field at the JSON pointer ptr: each property on the way is required by
+// its object's schema (an array's item may be missing).
+func schemaRequires(schema map[string]any, ptr string) bool {
+	if ptr == "" || !strings.HasPrefix(ptr, "/") {
+		return false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		props, _ := schema["properties"].(map[string]any)
+		req, _ := schema["required"].([]any)
+		if !slices.Contains(req, any(tok)) { // an array's item (/list/0) is never required
+			return false
+		}
+		next, ok := props[tok].(map[string]any)
+		if !ok {
+			return false
+		}
+		schema = next
+	}
+	return true
+}
