@@ -89,9 +89,12 @@ type translator struct {
 	lists  map[string]map[string][]*Transition
 	events map[string][]string // state → its events, in order of first appearance
 	// topLevel: "*" transitions written as top-level events (not inlined).
-	topLevel   map[*Transition]bool
-	gateVars   []string
-	usesPay    bool
+	topLevel map[*Transition]bool
+	gateVars []string
+	usesPay  bool
+	// payHelpers are the first helper states of transitions whose later
+	// actions read the event's payload (through lpp_payload).
+	payHelpers map[string]bool
 	fields     map[string][]kvExpr // event → payload field → lppctl type
 	emitted    []string
 	emitTarget map[string]bool
@@ -630,6 +633,12 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		st.comment = fmt.Sprintf("step %d of %d of transition %s", i+1, len(steps), t.ID)
 	}
 	tr.states = append(tr.states, steps...)
+	if slices.ContainsFunc(rest, readsPayload) {
+		if tr.payHelpers == nil {
+			tr.payHelpers = map[string]bool{}
+		}
+		tr.payHelpers[steps[0].name] = true
+	}
 	if capture {
 		out.set = append(out.set, kvExpr{payloadVar, tr.capture(e)})
 		tr.usesPay = true
@@ -640,10 +649,12 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 }
 
 // resetPayload is the set of a state whose next list the driver fires
-// (no payload): lpp_payload is empty there.
+// (no payload): lpp_payload is empty there, for the list's guards and sets
+// and for the helper states of its transitions (which would otherwise read
+// the payload an earlier event left there).
 func (tr *translator) resetPayload(next []sTrans) []kvExpr {
 	for _, t := range next {
-		if strings.Contains(t.when, payloadVar) || slices.ContainsFunc(t.set, func(kv kvExpr) bool { return strings.Contains(kv.v, payloadVar) }) {
+		if strings.Contains(t.when, payloadVar) || slices.ContainsFunc(t.set, func(kv kvExpr) bool { return strings.Contains(kv.v, payloadVar) }) || tr.payHelpers[t.to] {
 			tr.usesPay = true
 			return []kvExpr{{payloadVar, "{}"}}
 		}
