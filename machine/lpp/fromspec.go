@@ -2,6 +2,7 @@ package lpp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -90,7 +91,7 @@ type writer struct {
 var (
 	fallbackRE = regexp.MustCompile(`^no \S+ transition passed`)
 	thenRE     = regexp.MustCompile(` \(then [^()]*\)$`)
-	unitNoteRE = regexp.MustCompile(`\((?:compute )?([A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*)\)$`)
+	unitNoteRE = regexp.MustCompile(`\((?:compute )?([^:()]+:[^:()]+)\)$`) // any unit with one colon, as lpp runs it (impl:json.load)
 	chooseRE   = regexp.MustCompile(`^` + genDoc + `chooses the (\S+) transition of (\S+)$`)
 	waitRE     = regexp.MustCompile(`^` + genDoc + `(\S+) (?:waiting for an event|accepts no other event)`)
 	actNoteRE  = regexp.MustCompile(`^` + genDoc + `action (.+?) \((?:set|compute [^()]*|emit [^()]*)\)$`)
@@ -544,15 +545,16 @@ func (w *writer) unitOf(st *mspec.State) string {
 	return ns + ":" + fn
 }
 
-// quoted returns the quoted text the blueprint's input key of the action
-// helper state st runs had (the spec passes nil for it).
-func (w *writer) quoted(st *mspec.State, key string) (string, bool) {
+// quoted returns the blueprint's text of the input key of the action
+// helper state st runs, when the spec still passes what the import wrote
+// for it (s): nil for a quoted text, a literal for a read of the event.
+func (w *writer) quoted(st *mspec.State, key, s string) (string, bool) {
 	m := actNoteRE.FindStringSubmatch(st.Note)
 	if w.md == nil || m == nil {
 		return "", false
 	}
 	for _, q := range w.md.Quoted {
-		if q.Action == m[1] && q.Key == key {
+		if q.Action == m[1] && q.Key == key && s == cmp.Or(q.Expr, "nil") {
 			return q.Src, true
 		}
 	}
@@ -603,8 +605,8 @@ func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 			if err == nil {
 				ref, ok = refOf(tree.Node)
 			}
-			if src, found := w.quoted(st, k); !ok && s == "nil" && found {
-				ref, ok = src, true // the blueprint's quoted text, which lpp passes as None
+			if src, found := w.quoted(st, k, s); !ok && found {
+				ref, ok = src, true // the blueprint's quoted text (lpp passes None), or its read of the event
 			}
 			if !ok {
 				return nil, w.fail(st, nil, st.WithPos, "input %s: %q: an L++ input_map takes a variable or event.payload.NAME", k, s)

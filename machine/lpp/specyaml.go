@@ -62,10 +62,13 @@ type meta struct {
 
 // quotedMeta is a quoted text of a compute action's input_map ("'left'"):
 // the spec passes nil (as lpp passes None), FromSpec writes the text back.
+// It is also a read of the event itself (event.name, event), which a
+// helper state passes as a literal (Expr: the input as translated).
 type quotedMeta struct {
 	Action string `json:"action"`
 	Key    string `json:"key"`
 	Src    string `json:"src"`
+	Expr   string `json:"expr,omitempty"` // "": nil
 }
 
 // propTypeMeta is a property's "type" as the blueprint wrote it (Src, its
@@ -137,7 +140,7 @@ func compactJSON(s string) json.RawMessage {
 }
 
 // metaOf is the blueprint's metadata line.
-func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta) []byte {
+func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta, eventInputs []quotedMeta) []byte {
 	md := meta{Schema: bp.Schema, ID: bp.ID, Name: bp.Name, Version: bp.Version, Description: bp.Description,
 		TermList: !bp.TerminalMap}
 	if len(bp.Description) >= yamltext.LongText {
@@ -179,6 +182,7 @@ func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta) []byte {
 			}
 		}
 	}
+	md.Quoted = append(md.Quoted, eventInputs...)
 	md.Names = bp.Orig
 	md.Defined = bp.definedFlags()
 	for _, p := range bp.Context {
@@ -236,7 +240,7 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	// Written without fmt: a long description is copied once, not three times.
 	b.WriteString(metaPrefix)
-	b.Write(metaOf(bp, tr.wholeGates, tr.lostRefs()))
+	b.Write(metaOf(bp, tr.wholeGates, tr.lostRefs(), tr.eventInputs))
 	b.WriteByte('\n')
 	origins = append(origins, at)
 	at = cmpPos(bp.SchemaPos, at)

@@ -105,11 +105,15 @@ type translator struct {
 	// usesWhole: some guard or set reads an event's payload as a whole (a
 	// token until resolveWhole); wholeGates are the gates the spec holds
 	// otherwise than translated at load (the payload read whole or by
-	// index), for writing the blueprint's text back.
+	// index, an event the driver fires or the import renamed), for
+	// writing the blueprint's text back.
 	usesWhole  bool
 	wholeGates []gateTextMeta
 	// refs are the set entries of value_from actions (see refMeta).
 	refs []refMeta
+	// eventInputs are the input_map entries of compute actions that read
+	// the event itself, passed as a literal (see quotedMeta).
+	eventInputs []quotedMeta
 }
 
 func newTranslator(bp *Blueprint, m *mapfile.Mapping) *translator {
@@ -497,9 +501,12 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 				if y, ok := replaceWholePayload(x, wholeToken(wholeGuard, e)); ok {
 					x, tr.usesWhole = y, true
 				}
-				if x != g.Expr && !slices.ContainsFunc(tr.wholeGates, func(m gateTextMeta) bool { return m.ID == g.ID && m.Expr == x }) {
-					tr.wholeGates = append(tr.wholeGates, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: x})
-				}
+			}
+			// translated otherwise than at load (the payload read whole, a
+			// driver's event, an event the import renamed): export writes
+			// the gate back as the blueprint wrote it all the same
+			if x != g.Expr && !slices.ContainsFunc(tr.wholeGates, func(m gateTextMeta) bool { return m.ID == g.ID && m.Expr == x }) {
+				tr.wholeGates = append(tr.wholeGates, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: x})
 			}
 		}
 		if len(t.Gates) > 1 && (strings.Contains(x, "|") || strings.Contains(x, "&&")) { // one gate stays one conjunct (FromSpec splits at &&)
@@ -562,6 +569,12 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 					v = lit // a number: lpp cannot run it (a warning at load)
 				} else if !quotedLiteral(kv.Value) {
 					v = tr.ref(kv.Value, payloadVar, e)
+					if readsEvent(kv.Value) {
+						q := quotedMeta{Action: a.ID, Key: kv.Key, Src: kv.Value, Expr: v}
+						if !slices.Contains(tr.eventInputs, q) {
+							tr.eventInputs = append(tr.eventInputs, q)
+						}
+					}
 				}
 				in = append(in, kvExpr{kv.Key, v})
 				tr.readField(e, kv.Value, "")
