@@ -19,13 +19,14 @@ import (
 // identifier (the id with an accented letter made its base letter, another
 // character that is not ASCII u and its code point in hex, and any other
 // character that is not a letter, digit or _ made `_`; a reserved name
-// gets the prefix lpp_), and Blueprint.Orig keeps the blueprint's spelling
+// gets the prefix lpp_, and so does a name the translation writes itself:
+// lpp_start, lpp_payload, lpp_current_state), and Blueprint.Orig keeps the blueprint's spelling
 // for messages, diagrams and `export --format lpp` (gate.StateVar is the
 // property a gate's `_state` reads).
 
 // internalName is the identifier standing for a blueprint name.
 func internalName(orig string) string {
-	if gate.ReservedName(orig) {
+	if gate.ReservedName(orig) || translationName(orig) {
 		return "lpp_" + orig
 	}
 	if gate.IdentRE.MatchString(orig) {
@@ -36,6 +37,13 @@ func internalName(orig string) string {
 		s = "_"
 	}
 	return s
+}
+
+// translationName reports whether a name is one the translation writes
+// itself (the start state, the variables of _state and of a helper
+// state's payload): a blueprint's own name is mapped away from it.
+func translationName(n string) bool {
+	return n == startState || n == gate.StateVar || n == gate.PayloadVar
 }
 
 // readable writes the letters of orig that are not ASCII in ASCII: an
