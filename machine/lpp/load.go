@@ -317,6 +317,7 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	d.unusedRules(bp)
 	d.implicitProperties(root, bp)
 	d.renameRefs(bp)
+	d.stateReads(bp)
 	d.translateGates(bp)
 	d.checkGraph(bp)
 }

@@ -59,6 +59,15 @@ func TestBlueprintsReadAsLppsLoaderReadsThem(t *testing.T) {
 				`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
 				`"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "gates": ["g"]}]`),
 			nil, []string{`lpp_current_state: {type: string, nullable: true, default: 'a'`, `when: 'lpp_current_state == "a"'`, `lpp_current_state: '"b"'`}},
+		{"an action's read of _state is the state the transition leaves; the target is written after the last step",
+			bpJSON(`"context_schema": {"properties": {"prev": {"type": "string"}, "n": {"type": "number"}}}`,
+				`"actions": {"p": {"type": "set", "target": "prev", "value_from": "_state"}, "one": {"type": "set", "target": "n", "value": 1},`+
+					` "q": {"type": "set", "target": "n", "value_from": "n"}}`,
+				`"states": {"a": {}}`, `"entry_state": "a"`, `"terminal_states": {"b": {}}`,
+				`"transitions": [{"id": "t", "from": "a", "to": "b", "on_event": "GO", "actions": ["p"]},`+
+					` {"id": "u", "from": "a", "to": "b", "on_event": "UP", "actions": ["one", "q", "p"]}]`),
+			nil, []string{`{to: b, set: {lpp_current_state: '"b"', prev: 'lpp_current_state'}, note: 't'}`,
+				`set: {'n': 'n', prev: 'lpp_current_state'}`, `- {to: b, set: {lpp_current_state: '"b"'}}`}},
 		{"any ns:op is a unit name; units lpp skips are no-ops with a warning",
 			bpJSON(`"actions": {"u": {"type": "compute", "compute_unit": "impl:json.load"}, "v": {"type": "compute", "compute_unit": "nocolon"},`+
 				` "w": {"type": "compute", "unit": "a:b"}, "y": {"type": "compute", "compute_unit": "a:b:c"}}`,

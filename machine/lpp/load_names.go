@@ -213,8 +213,8 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 	uses := map[string]*use{}
 	var order []string
 	add := func(name string, p mspec.Pos, span int, written bool, typ string) {
-		if name == "" || name == "event" || bp.Property(d.propID(name)) != nil {
-			return
+		if name == "" || name == "event" || name == "_state" && !written || bp.Property(d.propID(name)) != nil {
+			return // a read of _state is the current state (stateReads)
 		}
 		u := uses[name]
 		if u == nil {
@@ -462,6 +462,28 @@ func (d *decoder) renameRefs(bp *Blueprint) {
 		}
 		for i := range a.PayloadMap {
 			a.PayloadMap[i].Value = path(a.PayloadMap[i].Value)
+		}
+	}
+}
+
+// stateReads makes a read of `_state` in an action (value_from,
+// input_map, payload_map) the variable a gate's `_state` reads: lpp's
+// dispatcher keeps the current state in the context's _state, which an
+// action reads as the state the transition leaves (lpp writes the target
+// after the actions).
+func (d *decoder) stateReads(bp *Blueprint) {
+	read := func(p *string) {
+		if *p == "_state" {
+			*p, bp.ReadsState = gate.StateVar, true
+		}
+	}
+	for _, a := range bp.Actions {
+		read(&a.ValueFrom)
+		for i := range a.InputMap {
+			read(&a.InputMap[i].Value)
+		}
+		for i := range a.PayloadMap {
+			read(&a.PayloadMap[i].Value)
 		}
 	}
 }

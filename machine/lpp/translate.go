@@ -525,8 +525,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		}
 	}
 	written := map[string]bool{}
-	if tr.bp.ReadsState {
-		written[gate.StateVar] = true
+	if tr.bp.ReadsState { // written last: an action reading _state reads the state the transition leaves
 		out.set = append(out.set, kvExpr{gate.StateVar, strconv.Quote(tr.bp.Spelling(t.To))})
 	}
 	n := 0
@@ -637,12 +636,20 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		}
 		steps = append(steps, st)
 	}
+	var toState []kvExpr // _state: the target once the last step is done
+	if tr.bp.ReadsState {
+		toState = []kvExpr{out.set[0]}
+		out.set = out.set[1:]
+	}
 	for i, st := range steps {
 		to := t.To
 		if i+1 < len(steps) {
 			to = steps[i+1].name
 		}
 		st.next = []sTrans{{to: to}}
+		if i+1 == len(steps) {
+			st.next[0].set = toState
+		}
 		st.comment = fmt.Sprintf("step %d of %d of transition %s", i+1, len(steps), t.ID)
 	}
 	tr.states = append(tr.states, steps...)
