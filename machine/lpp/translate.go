@@ -376,10 +376,12 @@ func (tr *translator) waitingState(s *State) {
 			return
 		}
 	}
-	if auto != "" && s.ID == tr.bp.Entry && auto == tr.startEvent() {
-		// No START transition passed at the start: lpp stays in the entry
-		// state, where START can be sent again (after --var or resume has
-		// set what its gates read).
+	if own := tr.ownList(s.ID, auto); auto != "" && len(own) > 0 && (s.ID == tr.bp.Entry && auto == tr.startEvent() || tr.gatesReadPayload(own)) {
+		// No transition of the driver's event passed: lpp stays in the
+		// state, where the event can be sent again: START after --var or
+		// resume has set what its gates read, and any driver's event
+		// whose gates read a payload (sent by a person with one: the
+		// driver sends none)
 		waiting.on = append(waiting.on, onList{event: auto, list: tr.dispatch(s.ID, auto, tr.ownList(s.ID, auto), waiting.name, false)})
 	}
 	for _, e := range tr.waitingEvents(s.ID) {
@@ -398,6 +400,20 @@ func (tr *translator) waitingState(s *State) {
 }
 
 func (tr *translator) anyTopLevel() bool { return len(tr.topLevel) > 0 }
+
+// gatesReadPayload reports whether a gate of the transitions may depend on
+// the event's payload: it reads it, or it is a compute gate (its unit gets
+// the event).
+func (tr *translator) gatesReadPayload(list []*Transition) bool {
+	for _, t := range list {
+		for _, id := range t.Gates {
+			if g := tr.bp.Gate(id); g != nil && (g.Type == GateCompute || strings.Contains(g.Expr, "event.payload")) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // waitName is the state that waits for s's events after a driver event
 // found no transition.

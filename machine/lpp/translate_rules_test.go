@@ -55,7 +55,7 @@ func at(v any, path ...any) any {
 func js(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestTranslationRules(t *testing.T) {
-	const g = `"big":{"type":"expression","expression":"n > 2"},"chk":{"type":"compute","compute_unit":"q:check"}`
+	const g = `"big":{"type":"expression","expression":"n > 2"},"pay":{"type":"expression","expression":"event.payload.k == 'v'"},"chk":{"type":"compute","compute_unit":"q:check"}`
 	const acts = `"setA":{"type":"set","target":"a","value_from":"event.payload.a"},
 "setB":{"type":"set","target":"b","value_from":"a"},"lit":{"type":"set","target":"n","value":5},
 "calc":{"type":"compute","compute_unit":"q:calc","input_map":{"x":"a"},"output_map":{"n":"out"}},
@@ -120,6 +120,9 @@ func TestTranslationRules(t *testing.T) {
 		{"the twin waits for the state's other events",
 			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]},{"id":"go","from":"s","to":"u","on_event":"GO"}`, nil,
 			[]any{"states", "s__wait", "on"}, `{"GO":[{"note":"go","to":"u"}]}`},
+		{"the twin also waits for the driver's event, sent again with a payload its gates read",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["pay"]},{"id":"go","from":"s","to":"u","on_event":"GO"}`, nil,
+			[]any{"states", "s__wait", "on"}, `{"DONE":[{"note":"d","to":"end","when":"(event.payload.k != nil \u0026\u0026 event.payload.k == \"v\")"}],"GO":[{"note":"go","to":"u"}]}`},
 		{"a state with nothing else to wait for fails when no DONE transition passes",
 			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]}`, nil,
 			[]any{"states", "s__wait", "with"}, `{"message":"no DONE transition of state s passed and it accepts no other event"}`},
