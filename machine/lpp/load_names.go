@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -209,6 +210,7 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 		written bool
 		gated   bool // a gate a transition uses reads it
 		typ     string
+		weak    string // the type a dotted path tells (object), when nothing else tells one
 	}
 	uses := map[string]*use{}
 	var order []string
@@ -223,28 +225,30 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 			order = append(order, name)
 		}
 		u.written = u.written || written
-		if u.typ == "" {
+		if w, ok := strings.CutSuffix(typ, "?"); ok {
+			u.weak = cmp.Or(u.weak, w)
+		} else if u.typ == "" {
 			u.typ = typ
 		}
 	}
 	for _, a := range bp.Actions {
 		switch a.Type {
 		case ActionSet:
-			typ := ""
+			typ := pathType(a.Target) // o.k: o is a dict (lpp creates it)
 			if a.HasValue && !strings.Contains(a.Target, ".") {
 				typ = literalType(a.Value)
 			}
 			add(pathRoot(a.Target), a.Pos, len([]rune(a.ID))+2, true, typ)
 			if a.ValueFrom != "" && !strings.HasPrefix(a.ValueFrom, "event.") {
-				add(pathRoot(a.ValueFrom), a.Pos, len([]rune(a.ID))+2, false, "")
+				add(pathRoot(a.ValueFrom), a.Pos, len([]rune(a.ID))+2, false, pathType(a.ValueFrom))
 			}
 		case ActionCompute:
 			for _, kv := range a.OutputMap {
-				add(pathRoot(kv.Key), a.Pos, len([]rune(a.ID))+2, true, "")
+				add(pathRoot(kv.Key), a.Pos, len([]rune(a.ID))+2, true, pathType(kv.Key))
 			}
 			for _, kv := range a.InputMap {
 				if !strings.HasPrefix(kv.Value, "event.") && !quotedLiteral(kv.Value) && !strings.HasPrefix(kv.Value, literalRef) {
-					add(pathRoot(kv.Value), a.Pos, len([]rune(a.ID))+2, false, "")
+					add(pathRoot(kv.Value), a.Pos, len([]rune(a.ID))+2, false, pathType(kv.Value))
 				}
 			}
 		}
@@ -288,10 +292,7 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 	useType := map[string]string{}
 	for _, name := range order {
 		u := uses[name]
-		typ := u.typ
-		if typ == "" {
-			typ = outType[name]
-		}
+		typ := cmp.Or(u.typ, outType[name], u.weak)
 		if untyped[name] { // declared without a type lppctl knows: load_proptype.go
 			useType[name] = typ
 			continue
@@ -324,6 +325,15 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 
 // literalRef starts an input_map value that is a JSON literal, not a path.
 const literalRef = "="
+
+// pathType is the type a path tells of its root: a dotted path (o.k)
+// reads or writes a key of a dict.
+func pathType(path string) string {
+	if strings.Contains(path, ".") {
+		return "object?" // weak: a literal the name is set to, or a contract, tells better
+	}
+	return ""
+}
 
 // pathRoot is the property a dotted path starts with.
 func pathRoot(path string) string {
@@ -387,6 +397,10 @@ func walkNames(n *gate.Node, f func(n *gate.Node, typ string)) {
 		}
 		return
 	case "attr":
+		if n.Kids[0] != nil && n.Kids[0].Op == "name" && n.Kids[0].Text != "event" { // x.k: x is a dict
+			f(n.Kids[0], "object?")
+			return
+		}
 		walkNames(n.Kids[0], f)
 		return
 	case "cmp":
