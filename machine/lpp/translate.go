@@ -361,15 +361,23 @@ func (tr *translator) waitingState(s *State) {
 			// driver fires START without one (next).
 			st.on = []onList{{event: auto, list: tr.dispatch(s.ID, auto, tr.ownList(s.ID, auto), s.ID, false)}}
 		}
+		// a transition of the driver's event always fires, and the state
+		// never waits, unless its list goes through compute gates, whose
+		// choosing state falls back to the twin
+		fallback := needsFallback(st.next)
 		switch {
-		case !needsFallback(st.next):
-			return // a transition of the driver's event always fires: the state never waits
+		case !fallback && !tr.leadsTo(name):
+			return
 		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel() || startWait:
 			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)", pos: s.Pos}
-			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
+			if fallback {
+				st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
+			}
 			tr.states = append(tr.states, waiting)
 		default:
-			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed"})
+			if fallback {
+				st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed"})
+			}
 			tr.states = append(tr.states, &sState{name: name, do: "fail", note: genDoc + s.ID + " accepts no other event", pos: s.Pos,
 				with: []string{"message: " + yamltext.Quote(fmt.Sprintf("no %s transition of state %s passed and it accepts no other event", auto, s.ID))},
 				next: []sTrans{{to: s.ID, note: "never taken: fail always fails"}}})
@@ -400,6 +408,17 @@ func (tr *translator) waitingState(s *State) {
 }
 
 func (tr *translator) anyTopLevel() bool { return len(tr.topLevel) > 0 }
+
+// leadsTo reports whether a state written so far has a transition to name.
+func (tr *translator) leadsTo(name string) bool {
+	to := func(t sTrans) bool { return t.to == name }
+	for _, st := range tr.states {
+		if slices.ContainsFunc(st.next, to) || slices.ContainsFunc(st.on, func(o onList) bool { return slices.ContainsFunc(o.list, to) }) {
+			return true
+		}
+	}
+	return false
+}
 
 // gatesReadPayload reports whether a gate of the transitions may depend on
 // the event's payload: it reads it, or it is a compute gate (its unit gets
@@ -512,6 +531,11 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		} else {
 			x = tr.gateIn(g, ctx)
 			tr.payloadFields(e, x, "") // before the rewrite below: read with [i], a field is a list
+			if ctx.Payload != "event.payload" {
+				// read through lpp_payload (after compute gates, the
+				// event's payload captured): the fields the capture copies
+				tr.payloadFields(e, g.Expr, "")
+			}
 			x = getPayloadIndex(x)
 			if ctx.Payload == "event.payload" {
 				if y, ok := replaceWholePayload(x, wholeToken(wholeGuard, e)); ok {
