@@ -89,12 +89,13 @@ type writer struct {
 }
 
 var (
-	fallbackRE = regexp.MustCompile(`^no \S+ transition passed`)
-	thenRE     = regexp.MustCompile(` \(then [^()]*\)$`)
-	unitNoteRE = regexp.MustCompile(`\((?:compute )?([^:()]+:[^:()]+)\)$`) // any unit with one colon, as lpp runs it (impl:json.load)
-	chooseRE   = regexp.MustCompile(`^` + genDoc + `chooses the (\S+) transition of (\S+)$`)
-	waitRE     = regexp.MustCompile(`^` + genDoc + `(\S+) (?:waiting for an event|accepts no other event)`)
-	actNoteRE  = regexp.MustCompile(`^` + genDoc + `action (.+?) \((?:set|compute [^()]*|emit [^()]*)\)$`)
+	fallbackRE     = regexp.MustCompile(`^no \S+ transition passed`)
+	thenRE         = regexp.MustCompile(` \(then [^()]*\)$`)
+	unitNoteRE     = regexp.MustCompile(`\((?:compute )?([^:()]+:[^:()]+)\)$`) // any unit with one colon, as lpp runs it (impl:json.load)
+	chooseRE       = regexp.MustCompile(`^` + genDoc + `chooses the (\S+) transition of (\S+)$`)
+	waitRE         = regexp.MustCompile(`^` + genDoc + `(\S+) (?:waiting for an event|accepts no other event)`)
+	unmappedNoteRE = regexp.MustCompile(`^` + genDoc + `action (.+?) \(compute [^()]*: no compute mapping, needed to run it\)$`)
+	actNoteRE      = regexp.MustCompile(`^` + genDoc + `action (.+?) \((?:set|compute [^()]*|emit [^()]*)\)$`)
 )
 
 func (w *writer) helper(st *mspec.State) bool {
@@ -545,6 +546,29 @@ func (w *writer) unitOf(st *mspec.State) string {
 	return ns + ":" + fn
 }
 
+// unmapped gives back the compute action a no-op helper state stands for
+// (its unit had no mapping when the spec was written).
+func (w *writer) unmapped(st *mspec.State) (jobj, bool) {
+	m := unmappedNoteRE.FindStringSubmatch(st.Note)
+	if w.md == nil || m == nil || len(st.Set) > 0 {
+		return nil, false
+	}
+	for _, u := range w.md.Unmapped {
+		if u.Action != m[1] {
+			continue
+		}
+		in, out := jobj{}, jobj{}
+		for _, kv := range u.Input {
+			in = append(in, jkv{kv.Key, kv.Value})
+		}
+		for _, kv := range u.Output {
+			out = append(out, jkv{kv[0], kv[1]})
+		}
+		return jobj{{"type", ActionCompute}, {"compute_unit", u.Unit}, {"input_map", in}, {"output_map", out}}, true
+	}
+	return nil, false
+}
+
 // quoted returns the blueprint's text of the input key of the action
 // helper state st runs, when the spec still passes what the import wrote
 // for it (s): nil for a quoted text, a literal for a read of the event.
@@ -579,6 +603,9 @@ func (w *writer) isFlag(v string) bool {
 func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 	switch st.Do {
 	case "noop":
+		if u, ok := w.unmapped(st); ok {
+			return []jobj{u}, nil
+		}
 		var out []jobj
 		for _, a := range st.Set {
 			if w.isFlag(a.Var) { // the translation's own: lpp's context holds the property once written

@@ -114,6 +114,8 @@ type translator struct {
 	// eventInputs are the input_map entries of compute actions that read
 	// the event itself, passed as a literal (see quotedMeta).
 	eventInputs []quotedMeta
+	// unmapped are the compute actions written as no-ops (no mapping).
+	unmapped []*Action
 }
 
 func newTranslator(bp *Blueprint, m *mapfile.Mapping) *translator {
@@ -598,6 +600,9 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			u, mapped := tr.m.Units[a.ComputeUnit]
 			if !mapped { // validate, check, import: the mapping is needed only to run
 				st.do, st.note = "noop", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+": no compute mapping, needed to run it)"
+				if !slices.Contains(tr.unmapped, a) {
+					tr.unmapped = append(tr.unmapped, a)
+				}
 				i++
 				break
 			}
