@@ -282,12 +282,13 @@ func (tr *translator) ownList(s, e string) []*Transition {
 	return out
 }
 
-// waitingEvents are the events a state waits for (those the driver does
-// not fire), in order.
+// waitingEvents are the events a state waits for (all but the one the
+// driver fires on entering it: AUTO too, in a state where it fires DONE),
+// in order.
 func (tr *translator) waitingEvents(s string) []string {
 	var out []string
 	for _, e := range tr.events[s] {
-		if (!tr.isAuto(e) || tr.waitsForOthers(s, e)) && e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
+		if e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
 			out = append(out, e)
 		}
 	}
