@@ -311,6 +311,11 @@ func (tr *translator) build() {
 			st.next = append(st.next, sTrans{to: bp.Entry, note: "no " + start + " transition passed: enter " + bp.Entry})
 		}
 		st.on = []onList{{event: start, list: tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)}}
+		for _, e := range tr.events[bp.Entry] { // another event of the entry state queued first, as in the entry state
+			if e != start && len(tr.ownList(bp.Entry, e)) > 0 {
+				st.on = append(st.on, onList{event: e, list: tr.dispatch(bp.Entry, e, tr.ownList(bp.Entry, e), startState, false)})
+			}
+		}
 		tr.states = append(tr.states, st)
 	}
 	for _, s := range bp.States {
@@ -361,8 +366,14 @@ func (tr *translator) waitingState(s *State) {
 		if startWait {
 			// A START queued with the run (lppctl run --event START
 			// --payload JSON) is taken first, with its payload; else the
-			// driver fires START without one (next).
+			// driver fires START without one (next). So is any other event
+			// of the entry state queued first: lpp's caller decides what it
+			// sends first (and START's transitions, when one always fires,
+			// would otherwise leave the others out of the spec).
 			st.on = []onList{{event: auto, list: tr.dispatch(s.ID, auto, tr.ownList(s.ID, auto), s.ID, false)}}
+			for _, e := range tr.waitingEvents(s.ID) {
+				st.on = append(st.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.ownList(s.ID, e), s.ID, false)})
+			}
 		}
 		// a transition of the driver's event always fires, and the state
 		// never waits, unless its list goes through compute gates, whose
