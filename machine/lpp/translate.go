@@ -116,6 +116,9 @@ type translator struct {
 	eventInputs []quotedMeta
 	// unmapped are the compute actions written as no-ops (no mapping).
 	unmapped []*Action
+	// capturing: the transitions being translated read the event's
+	// payload through lpp_payload, which the list's first step copies.
+	capturing bool
 }
 
 func newTranslator(bp *Blueprint, m *mapfile.Mapping) *translator {
@@ -515,9 +518,11 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 		tr.states = append(tr.states, hs)
 	}
 	hctx := tr.gateEnv(payloadVar, e)
+	tr.capturing = !inNext // the payload of the event (a driver's has none)
 	for _, t := range list {
 		choose.next = append(choose.next, tr.transition(t, hctx, e))
 	}
+	tr.capturing = false
 	if needsFallback(choose.next) {
 		choose.next = append(choose.next, sTrans{to: tr.waitName(s), note: "no " + e + " transition passed"})
 	}
@@ -545,7 +550,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		} else {
 			x = tr.gateIn(g, ctx)
 			tr.payloadFields(e, x, "") // before the rewrite below: read with [i], a field is a list
-			if ctx.Payload != "event.payload" {
+			if tr.capturing {
 				// read through lpp_payload (after compute gates, the
 				// event's payload captured): the fields the capture copies
 				tr.payloadFields(e, g.Expr, "")
@@ -589,6 +594,9 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		}
 		written[pathRoot(a.Target)] = true
 		out.set = append(out.set, tr.noteRef(a, tr.setEntry(a, ctx.Payload, e)))
+		if tr.capturing { // read through lpp_payload after compute gates: the capture copies it
+			tr.readField(e, a.ValueFrom, tr.types[a.Target])
+		}
 		out.set = append(out.set, tr.defines(a.Target)...)
 		n++
 	}
