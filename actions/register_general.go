@@ -1,7 +1,9 @@
 package actions
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
@@ -78,6 +80,16 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				out := mapKeys(p, "output", "a key of the script's JSON output")
+				if lpp, _ := p["lpp"].(bool); lpp { // o.k (L++'s output_map path) writes into the map o
+					var roots []machine.VarSpec
+					for _, v := range out {
+						v.Name, _, _ = strings.Cut(v.Name, ".")
+						if !slices.ContainsFunc(roots, func(r machine.VarSpec) bool { return r.Name == v.Name }) {
+							roots = append(roots, v)
+						}
+					}
+					out = roots
+				}
 				for _, v := range mapKeys(p, "defines", "whether the script's JSON output has the key") {
 					out = append(out, machine.VarSpec{Name: v.Name, Type: mspec.TypeBool, Doc: v.Doc, NotNull: true})
 				}

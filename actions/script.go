@@ -51,6 +51,14 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 			}
 			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s", script, key, name, replyjson.KeyList(obj), stderrNote(stderr))
 		}
+		if root, path, dotted := strings.Cut(name, "."); lpp && dotted {
+			// L++'s output_map writes a context path: into the map root,
+			// creating the maps on the way (lpp's atom_MUTATE)
+			if err := c.SetVar(root, setPath(c.Var(root), strings.Split(path, "."), mspec.NormalizeJSON(val))); err != nil {
+				return fmt.Errorf("script %s: key %q: %w", script, key, err)
+			}
+			continue
+		}
 		if err := c.SetVar(name, mspec.NormalizeJSON(val)); err != nil {
 			return fmt.Errorf("script %s: key %q: %w", script, key, err)
 		}
@@ -70,6 +78,23 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 		c.Notef("script %s → %s", script, Clip(textx.OneLine(stdout), 100))
 	}
 	return nil
+}
+
+// setPath returns a copy of m (a map, else a new one) with the key path
+// set to v, each map on the way copied or created (a value that is no map
+// is replaced by one, as lpp's atom_MUTATE does).
+func setPath(m any, path []string, v any) map[string]any {
+	old, _ := m.(map[string]any)
+	out := make(map[string]any, len(old)+1)
+	for k, x := range old {
+		out[k] = x
+	}
+	if len(path) == 1 {
+		out[path[0]] = v
+	} else {
+		out[path[0]] = setPath(old[path[0]], path[1:], v)
+	}
+	return out
 }
 
 // runScript runs script.run's script and decodes the JSON object it

@@ -120,3 +120,31 @@ func TestSplitStreams(t *testing.T) {
 		}
 	}
 }
+
+// L++'s output_map writes a context path (lpp_format.md §9): with lpp:
+// true, an output named o.k.j writes into the map o, creating the maps on
+// the way and keeping its other keys; a key the output lacks leaves it.
+func TestScriptRunWritesAnLppOutputPathIntoItsMap(t *testing.T) {
+	spec := `
+lpp: 1
+name: compute
+context:
+  o: {type: map, nullable: true, default: {keep: 1, k: "text"}}
+  n: {type: int, nullable: true}
+initial: count
+states:
+  count:
+    do: script.run
+    with:
+      script: scripts/count.py
+      lpp: true
+      output: {o.k.j: score, o.m: score, n: n, o.gone: missing}
+    next: [{to: done}]
+  done: {final: true}
+`
+	p := newProject(t, map[string]string{"a/spec.yaml": spec, "scripts/count.py": "print('{\"score\": 3, \"n\": 1}')\n"})
+	r, err := p.run("a/spec.yaml", p.deps("a", ""), nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"keep": 1, "k": map[string]any{"j": 3}, "m": 3}, r.Var("o"))
+	assert.Equal(t, 1, r.Var("n"))
+}

@@ -22,7 +22,7 @@ func exportLPP(c *cli.Context) error {
 	if c.String("run") != "" {
 		return usageErrorf("--format lpp writes a spec, not a run's path: leave out --run")
 	}
-	f, err := readSpecFile(path, "")
+	f, err := readSpecFileTo(path, "", false) // a blueprint's unit needs no mapping: the metadata keeps the action
 	if errors.Is(err, fs.ErrNotExist) {
 		return withCode(exitUsage, err)
 	}

@@ -43,6 +43,12 @@ func (f *specFile) isBlueprint() bool { return f.blueprint }
 // The file is read as validate reads it: a regular file of at most
 // LPPCTL_MAX_BYTES (16 MiB by default).
 func readSpecFile(path, mappingFor string) (*specFile, error) {
+	return readSpecFileTo(path, mappingFor, true)
+}
+
+// readSpecFileTo is readSpecFile; toRun false lets a blueprint's compute
+// units lack a mapping (see parseSpecFileTo).
+func readSpecFileTo(path, mappingFor string, toRun bool) (*specFile, error) {
 	limit, err := fsx.MaxBytes("")
 	if err != nil {
 		return nil, withCode(exitUsage, err)
@@ -51,7 +57,7 @@ func readSpecFile(path, mappingFor string) (*specFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseSpecFile(path, src, mappingFor)
+	return parseSpecFileTo(path, src, mappingFor, toRun)
 }
 
 // parseSpecFile is readSpecFile on the file's content. Only a compute

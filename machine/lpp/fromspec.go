@@ -2,6 +2,7 @@ package lpp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -88,12 +89,13 @@ type writer struct {
 }
 
 var (
-	fallbackRE = regexp.MustCompile(`^no \S+ transition passed`)
-	thenRE     = regexp.MustCompile(` \(then [^()]*\)$`)
-	unitNoteRE = regexp.MustCompile(`\((?:compute )?([A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*)\)$`)
-	chooseRE   = regexp.MustCompile(`^` + genDoc + `chooses the (\S+) transition of (\S+)$`)
-	waitRE     = regexp.MustCompile(`^` + genDoc + `(\S+) (?:waiting for an event|accepts no other event)`)
-	actNoteRE  = regexp.MustCompile(`^` + genDoc + `action (.+?) \((?:set|compute [^()]*|emit [^()]*)\)$`)
+	fallbackRE     = regexp.MustCompile(`^no \S+ transition passed`)
+	thenRE         = regexp.MustCompile(` \(then [^()]*\)$`)
+	unitNoteRE     = regexp.MustCompile(`\((?:compute )?([^:()]+:[^:()]+)\)$`) // any unit with one colon, as lpp runs it (impl:json.load)
+	chooseRE       = regexp.MustCompile(`^` + genDoc + `chooses the (\S+) transition of (\S+)$`)
+	waitRE         = regexp.MustCompile(`^` + genDoc + `(\S+) (?:waiting for an event|accepts no other event)`)
+	unmappedNoteRE = regexp.MustCompile(`^` + genDoc + `action (.+?) \(compute [^()]*: no compute mapping, needed to run it\)$`)
+	actNoteRE      = regexp.MustCompile(`^` + genDoc + `action (.+?) \((?:set|compute [^()]*|emit [^()]*)\)$`)
 )
 
 func (w *writer) helper(st *mspec.State) bool {
@@ -544,15 +546,39 @@ func (w *writer) unitOf(st *mspec.State) string {
 	return ns + ":" + fn
 }
 
-// quoted returns the quoted text the blueprint's input key of the action
-// helper state st runs had (the spec passes nil for it).
-func (w *writer) quoted(st *mspec.State, key string) (string, bool) {
+// unmapped gives back the compute action a no-op helper state stands for
+// (its unit had no mapping when the spec was written).
+func (w *writer) unmapped(st *mspec.State) (jobj, bool) {
+	m := unmappedNoteRE.FindStringSubmatch(st.Note)
+	if w.md == nil || m == nil || len(st.Set) > 0 {
+		return nil, false
+	}
+	for _, u := range w.md.Unmapped {
+		if u.Action != m[1] {
+			continue
+		}
+		in, out := jobj{}, jobj{}
+		for _, kv := range u.Input {
+			in = append(in, jkv{kv.Key, kv.Value})
+		}
+		for _, kv := range u.Output {
+			out = append(out, jkv{kv[0], kv[1]})
+		}
+		return jobj{{"type", ActionCompute}, {"compute_unit", u.Unit}, {"input_map", in}, {"output_map", out}}, true
+	}
+	return nil, false
+}
+
+// quoted returns the blueprint's text of the input key of the action
+// helper state st runs, when the spec still passes what the import wrote
+// for it (s): nil for a quoted text, a literal for a read of the event.
+func (w *writer) quoted(st *mspec.State, key, s string) (string, bool) {
 	m := actNoteRE.FindStringSubmatch(st.Note)
 	if w.md == nil || m == nil {
 		return "", false
 	}
 	for _, q := range w.md.Quoted {
-		if q.Action == m[1] && q.Key == key {
+		if q.Action == m[1] && q.Key == key && s == cmp.Or(q.Expr, "nil") {
 			return q.Src, true
 		}
 	}
@@ -577,6 +603,9 @@ func (w *writer) isFlag(v string) bool {
 func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 	switch st.Do {
 	case "noop":
+		if u, ok := w.unmapped(st); ok {
+			return []jobj{u}, nil
+		}
 		var out []jobj
 		for _, a := range st.Set {
 			if w.isFlag(a.Var) { // the translation's own: lpp's context holds the property once written
@@ -603,8 +632,8 @@ func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 			if err == nil {
 				ref, ok = refOf(tree.Node)
 			}
-			if src, found := w.quoted(st, k); !ok && s == "nil" && found {
-				ref, ok = src, true // the blueprint's quoted text, which lpp passes as None
+			if src, found := w.quoted(st, k, s); !ok && found {
+				ref, ok = src, true // the blueprint's quoted text (lpp passes None), or its read of the event
 			}
 			if !ok {
 				return nil, w.fail(st, nil, st.WithPos, "input %s: %q: an L++ input_map takes a variable or event.payload.NAME", k, s)

@@ -100,7 +100,17 @@ func (w *writer) json() ([]byte, error) {
 	}
 	props := jobj{}
 	for _, v := range spec.Context {
-		if _, renamed := md.Names[v.Name]; strings.HasPrefix(v.Name, "lpp_") && !renamed || slices.Contains(md.Implicit, v.Name) {
+		// the translation's own variables (_state's, a helper state's
+		// payload, a name's defined flag, a compute gate's result): of an
+		// imported spec, those whose doc the import wrote (a property of the
+		// blueprint called lpp_version is the blueprint's); of a spec written
+		// by hand, lppctl's lpp_ names
+		_, renamed := md.Names[v.Name]
+		own := strings.HasPrefix(v.Name, "lpp_") && !renamed
+		if w.md != nil {
+			own = strings.HasPrefix(v.Name, "lpp_") && strings.HasPrefix(v.Doc, genDoc)
+		}
+		if own || slices.Contains(md.Implicit, v.Name) {
 			continue
 		}
 		p := jobj{{"type", cmpOr(lppTypes[v.Type], "string")}}

@@ -121,6 +121,8 @@ func refOf(n ast.Node) (string, bool) {
 	switch {
 	case p[0] == payloadVar:
 		p = append([]string{"event", "payload"}, p[1:]...)
+	case len(p) == 1 && p[0] == gate.StateVar: // the import's read of _state
+		return "_state", true
 	case len(p) == 2 && p[0] == "event" && p[1] == "name":
 		return "event.name", true
 	case p[0] == "event" && (len(p) < 3 || p[1] != "payload"):

@@ -59,7 +59,9 @@ func HasSchema(src []byte) bool {
 // ReadAsBlueprint reports whether the file at path holding src is read as
 // an L++ document (Parse) rather than as an lppctl spec: a JSON object with
 // a string $schema (HasSchema), or any .json file except one that is a JSON
-// object without a $schema key (a spec written as JSON). So a .json file
+// object without a $schema key (a spec written as JSON) and without the keys
+// only a blueprint has (entry_state, terminal_states, transitions,
+// context_schema: a blueprint that forgot $schema, refused for it). So a .json file
 // that is not JSON at all, or whose $schema is not a string, gets Parse's
 // JSON diagnostics ("invalid JSON ... at line:col", "$schema must be ..."),
 // not a spec's YAML ones.
@@ -71,7 +73,22 @@ func ReadAsBlueprint(path string, src []byte) bool {
 		return false
 	}
 	root, _, err := scanJSON(src, true)
-	return err != nil || root.kind != kObject || root.get("$schema") != nil
+	return err != nil || root.kind != kObject || root.get("$schema") != nil || forgotSchema(root)
+}
+
+// forgotSchema reports whether a JSON object without $schema is a
+// blueprint that forgot it (lpp's loader requires the key), not a spec
+// written as JSON: it has no `lpp` key and a key only blueprints have.
+func forgotSchema(root *node) bool {
+	if root.get("lpp") != nil {
+		return false
+	}
+	for _, k := range []string{"entry_state", "terminal_states", "transitions", "context_schema"} {
+		if root.get(k) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func schemaOf(src []byte) (string, bool) {
@@ -317,6 +334,7 @@ func (d *decoder) blueprint(root *node, bp *Blueprint) {
 	d.unusedRules(bp)
 	d.implicitProperties(root, bp)
 	d.renameRefs(bp)
+	d.stateReads(bp)
 	d.translateGates(bp)
 	d.checkGraph(bp)
 }

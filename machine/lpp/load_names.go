@@ -1,6 +1,7 @@
 package lpp
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,13 +20,14 @@ import (
 // identifier (the id with an accented letter made its base letter, another
 // character that is not ASCII u and its code point in hex, and any other
 // character that is not a letter, digit or _ made `_`; a reserved name
-// gets the prefix lpp_), and Blueprint.Orig keeps the blueprint's spelling
+// gets the prefix lpp_, and so does a name the translation writes itself:
+// lpp_start, lpp_payload, lpp_current_state), and Blueprint.Orig keeps the blueprint's spelling
 // for messages, diagrams and `export --format lpp` (gate.StateVar is the
 // property a gate's `_state` reads).
 
 // internalName is the identifier standing for a blueprint name.
 func internalName(orig string) string {
-	if gate.ReservedName(orig) {
+	if gate.ReservedName(orig) || translationName(orig) {
 		return "lpp_" + orig
 	}
 	if gate.IdentRE.MatchString(orig) {
@@ -36,6 +38,13 @@ func internalName(orig string) string {
 		s = "_"
 	}
 	return s
+}
+
+// translationName reports whether a name is one the translation writes
+// itself (the start state, the variables of _state and of a helper
+// state's payload): a blueprint's own name is mapped away from it.
+func translationName(n string) bool {
+	return n == startState || n == gate.StateVar || n == gate.PayloadVar
 }
 
 // readable writes the letters of orig that are not ASCII in ASCII: an
@@ -201,12 +210,13 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 		written bool
 		gated   bool // a gate a transition uses reads it
 		typ     string
+		weak    string // the type a dotted path tells (object), when nothing else tells one
 	}
 	uses := map[string]*use{}
 	var order []string
 	add := func(name string, p mspec.Pos, span int, written bool, typ string) {
-		if name == "" || name == "event" || bp.Property(d.propID(name)) != nil {
-			return
+		if name == "" || name == "event" || name == "_state" && !written || bp.Property(d.propID(name)) != nil {
+			return // a read of _state is the current state (stateReads)
 		}
 		u := uses[name]
 		if u == nil {
@@ -215,28 +225,30 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 			order = append(order, name)
 		}
 		u.written = u.written || written
-		if u.typ == "" {
+		if w, ok := strings.CutSuffix(typ, "?"); ok {
+			u.weak = cmp.Or(u.weak, w)
+		} else if u.typ == "" {
 			u.typ = typ
 		}
 	}
 	for _, a := range bp.Actions {
 		switch a.Type {
 		case ActionSet:
-			typ := ""
+			typ := pathType(a.Target) // o.k: o is a dict (lpp creates it)
 			if a.HasValue && !strings.Contains(a.Target, ".") {
 				typ = literalType(a.Value)
 			}
 			add(pathRoot(a.Target), a.Pos, len([]rune(a.ID))+2, true, typ)
 			if a.ValueFrom != "" && !strings.HasPrefix(a.ValueFrom, "event.") {
-				add(pathRoot(a.ValueFrom), a.Pos, len([]rune(a.ID))+2, false, "")
+				add(pathRoot(a.ValueFrom), a.Pos, len([]rune(a.ID))+2, false, pathType(a.ValueFrom))
 			}
 		case ActionCompute:
 			for _, kv := range a.OutputMap {
-				add(pathRoot(kv.Key), a.Pos, len([]rune(a.ID))+2, true, "")
+				add(pathRoot(kv.Key), a.Pos, len([]rune(a.ID))+2, true, pathType(kv.Key))
 			}
 			for _, kv := range a.InputMap {
 				if !strings.HasPrefix(kv.Value, "event.") && !quotedLiteral(kv.Value) && !strings.HasPrefix(kv.Value, literalRef) {
-					add(pathRoot(kv.Value), a.Pos, len([]rune(a.ID))+2, false, "")
+					add(pathRoot(kv.Value), a.Pos, len([]rune(a.ID))+2, false, pathType(kv.Value))
 				}
 			}
 		}
@@ -280,10 +292,7 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 	useType := map[string]string{}
 	for _, name := range order {
 		u := uses[name]
-		typ := u.typ
-		if typ == "" {
-			typ = outType[name]
-		}
+		typ := cmp.Or(u.typ, outType[name], u.weak)
 		if untyped[name] { // declared without a type lppctl knows: load_proptype.go
 			useType[name] = typ
 			continue
@@ -316,6 +325,15 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 
 // literalRef starts an input_map value that is a JSON literal, not a path.
 const literalRef = "="
+
+// pathType is the type a path tells of its root: a dotted path (o.k)
+// reads or writes a key of a dict.
+func pathType(path string) string {
+	if strings.Contains(path, ".") {
+		return "object?" // weak: a literal the name is set to, or a contract, tells better
+	}
+	return ""
+}
 
 // pathRoot is the property a dotted path starts with.
 func pathRoot(path string) string {
@@ -379,6 +397,10 @@ func walkNames(n *gate.Node, f func(n *gate.Node, typ string)) {
 		}
 		return
 	case "attr":
+		if n.Kids[0] != nil && n.Kids[0].Op == "name" && n.Kids[0].Text != "event" { // x.k: x is a dict
+			f(n.Kids[0], "object?")
+			return
+		}
 		walkNames(n.Kids[0], f)
 		return
 	case "cmp":
@@ -454,6 +476,28 @@ func (d *decoder) renameRefs(bp *Blueprint) {
 		}
 		for i := range a.PayloadMap {
 			a.PayloadMap[i].Value = path(a.PayloadMap[i].Value)
+		}
+	}
+}
+
+// stateReads makes a read of `_state` in an action (value_from,
+// input_map, payload_map) the variable a gate's `_state` reads: lpp's
+// dispatcher keeps the current state in the context's _state, which an
+// action reads as the state the transition leaves (lpp writes the target
+// after the actions).
+func (d *decoder) stateReads(bp *Blueprint) {
+	read := func(p *string) {
+		if *p == "_state" {
+			*p, bp.ReadsState = gate.StateVar, true
+		}
+	}
+	for _, a := range bp.Actions {
+		read(&a.ValueFrom)
+		for i := range a.InputMap {
+			read(&a.InputMap[i].Value)
+		}
+		for i := range a.PayloadMap {
+			read(&a.PayloadMap[i].Value)
 		}
 	}
 }

@@ -24,10 +24,17 @@ func (d *decoder) gates(n *node, bp *Blueprint) {
 			continue
 		}
 		g := &Gate{ID: m.key, Pos: m.keyPos}
-		d.unknownKeys(m.val, what, "type", "expression", "compute_unit", "description")
 		typ, tn := GateExpression, (*node)(nil) // lpp's loader: a missing type is an expression
 		if m.val.get("type") != nil {
 			typ, tn = d.reqString(m.val, "type", what, `"type": "expression" or "compute"`)
+		}
+		if im := m.val.member("input_map"); im != nil && typ == GateCompute {
+			// lpp's format has it (lpp-format.md §7); lpp never runs a compute gate
+			d.warnf(im.keyPos, len("input_map")+2, "the unit reads the context's properties and the event by name",
+				"input_map of %s is not used: lppctl gives a compute gate's unit every context property and the event (lpp never runs the unit: a compute gate is true)", what)
+			d.unknownKeys(m.val, what, "type", "expression", "compute_unit", "input_map", "description")
+		} else {
+			d.unknownKeys(m.val, what, "type", "expression", "compute_unit", "description")
 		}
 		switch typ {
 		case GateExpression:

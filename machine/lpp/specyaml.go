@@ -43,6 +43,10 @@ type meta struct {
 	// spec's guard still holds that translation.
 	GateText []gateTextMeta `json:"gate_text,omitempty"`
 	Quoted   []quotedMeta   `json:"quoted_inputs,omitempty"`
+	// Unmapped: the compute actions a transition runs whose unit the
+	// mapping does not place (a no-op of the spec), as the blueprint
+	// wrote them, for FromSpec.
+	Unmapped []unmappedMeta `json:"unmapped,omitempty"`
 	// Refs: value_from actions the spec holds as a literal (see refMeta).
 	Refs []refMeta `json:"value_from,omitempty"`
 	// Names maps the internal names of states, events and properties the
@@ -60,12 +64,31 @@ type meta struct {
 	TermOnly  []string       `json:"terminal_only,omitempty"`
 }
 
+// unmappedMeta is a compute action whose unit had no mapping: its unit
+// and maps in the blueprint's spelling (an input_map value is a JSON
+// value: a path's text, or the number the blueprint wrote).
+type unmappedMeta struct {
+	Action string      `json:"action"`
+	Unit   string      `json:"unit"`
+	Input  []rawKV     `json:"input_map,omitempty"`
+	Output [][2]string `json:"output_map,omitempty"`
+}
+
+// rawKV is one entry of an input_map, its value as JSON.
+type rawKV struct {
+	Key   string          `json:"k"`
+	Value json.RawMessage `json:"v"`
+}
+
 // quotedMeta is a quoted text of a compute action's input_map ("'left'"):
 // the spec passes nil (as lpp passes None), FromSpec writes the text back.
+// It is also a read of the event itself (event.name, event), which a
+// helper state passes as a literal (Expr: the input as translated).
 type quotedMeta struct {
 	Action string `json:"action"`
 	Key    string `json:"key"`
 	Src    string `json:"src"`
+	Expr   string `json:"expr,omitempty"` // "": nil
 }
 
 // propTypeMeta is a property's "type" as the blueprint wrote it (Src, its
@@ -137,7 +160,7 @@ func compactJSON(s string) json.RawMessage {
 }
 
 // metaOf is the blueprint's metadata line.
-func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta) []byte {
+func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta, eventInputs []quotedMeta, unmapped []*Action) []byte {
 	md := meta{Schema: bp.Schema, ID: bp.ID, Name: bp.Name, Version: bp.Version, Description: bp.Description,
 		TermList: !bp.TerminalMap}
 	if len(bp.Description) >= yamltext.LongText {
@@ -178,6 +201,10 @@ func metaOf(bp *Blueprint, wholeGates []gateTextMeta, refs []refMeta) []byte {
 				md.Quoted = append(md.Quoted, quotedMeta{Action: a.ID, Key: kv.Key, Src: kv.Value})
 			}
 		}
+	}
+	md.Quoted = append(md.Quoted, eventInputs...)
+	for _, a := range unmapped {
+		md.Unmapped = append(md.Unmapped, unmappedOf(bp, a))
 	}
 	md.Names = bp.Orig
 	md.Defined = bp.definedFlags()
@@ -236,7 +263,7 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 	w("# The line below keeps what of the blueprint a spec has no place for (identity, display, contracts).")
 	// Written without fmt: a long description is copied once, not three times.
 	b.WriteString(metaPrefix)
-	b.Write(metaOf(bp, tr.wholeGates, tr.lostRefs()))
+	b.Write(metaOf(bp, tr.wholeGates, tr.lostRefs(), tr.eventInputs, tr.unmapped))
 	b.WriteByte('\n')
 	origins = append(origins, at)
 	at = cmpPos(bp.SchemaPos, at)
@@ -438,4 +465,39 @@ func (tr *translator) driverRule() string {
 	}
 	parts = append(parts, "other events wait for `lppctl resume ID --event NAME --payload JSON` or an emit")
 	return "the run fires " + strings.Join(parts, "; ")
+}
+
+// unmappedOf is a compute action as the blueprint wrote it (its paths in
+// the blueprint's spelling).
+func unmappedOf(bp *Blueprint, a *Action) unmappedMeta {
+	orig := func(p string) string {
+		if p == gate.StateVar {
+			return "_state"
+		}
+		if strings.HasPrefix(p, "event.") {
+			return p
+		}
+		root, rest, dotted := strings.Cut(p, ".")
+		if dotted {
+			return bp.Spelling(root) + "." + rest
+		}
+		return bp.Spelling(root)
+	}
+	u := unmappedMeta{Action: a.ID, Unit: a.ComputeUnit}
+	for _, kv := range a.InputMap {
+		v, _ := json.Marshal(orig(kv.Value))
+		if lit, ok := strings.CutPrefix(kv.Value, literalRef); ok {
+			v = json.RawMessage(lit) // a number (nil: a non-finite one lppctl cannot carry)
+			if lit == "nil" {
+				v = json.RawMessage("null")
+			}
+		} else if quotedLiteral(kv.Value) {
+			v, _ = json.Marshal(kv.Value)
+		}
+		u.Input = append(u.Input, rawKV{Key: kv.Key, Value: v})
+	}
+	for _, kv := range a.OutputMap {
+		u.Output = append(u.Output, [2]string{orig(kv.Key), kv.Value})
+	}
+	return u
 }

@@ -89,9 +89,12 @@ type translator struct {
 	lists  map[string]map[string][]*Transition
 	events map[string][]string // state → its events, in order of first appearance
 	// topLevel: "*" transitions written as top-level events (not inlined).
-	topLevel   map[*Transition]bool
-	gateVars   []string
-	usesPay    bool
+	topLevel map[*Transition]bool
+	gateVars []string
+	usesPay  bool
+	// payHelpers are the first helper states of transitions whose later
+	// actions read the event's payload (through lpp_payload).
+	payHelpers map[string]bool
 	fields     map[string][]kvExpr // event → payload field → lppctl type
 	emitted    []string
 	emitTarget map[string]bool
@@ -102,11 +105,20 @@ type translator struct {
 	// usesWhole: some guard or set reads an event's payload as a whole (a
 	// token until resolveWhole); wholeGates are the gates the spec holds
 	// otherwise than translated at load (the payload read whole or by
-	// index), for writing the blueprint's text back.
+	// index, an event the driver fires or the import renamed), for
+	// writing the blueprint's text back.
 	usesWhole  bool
 	wholeGates []gateTextMeta
 	// refs are the set entries of value_from actions (see refMeta).
 	refs []refMeta
+	// eventInputs are the input_map entries of compute actions that read
+	// the event itself, passed as a literal (see quotedMeta).
+	eventInputs []quotedMeta
+	// unmapped are the compute actions written as no-ops (no mapping).
+	unmapped []*Action
+	// capturing: the transitions being translated read the event's
+	// payload through lpp_payload, which the list's first step copies.
+	capturing bool
 }
 
 func newTranslator(bp *Blueprint, m *mapfile.Mapping) *translator {
@@ -273,12 +285,13 @@ func (tr *translator) ownList(s, e string) []*Transition {
 	return out
 }
 
-// waitingEvents are the events a state waits for (those the driver does
-// not fire), in order.
+// waitingEvents are the events a state waits for (all but the one the
+// driver fires on entering it: AUTO too, in a state where it fires DONE),
+// in order.
 func (tr *translator) waitingEvents(s string) []string {
 	var out []string
 	for _, e := range tr.events[s] {
-		if (!tr.isAuto(e) || tr.waitsForOthers(s, e)) && e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
+		if e != tr.autoEvent(s) && len(tr.ownList(s, e)) > 0 {
 			out = append(out, e)
 		}
 	}
@@ -301,6 +314,11 @@ func (tr *translator) build() {
 			st.next = append(st.next, sTrans{to: bp.Entry, note: "no " + start + " transition passed: enter " + bp.Entry})
 		}
 		st.on = []onList{{event: start, list: tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)}}
+		for _, e := range tr.events[bp.Entry] { // another event of the entry state queued first, as in the entry state
+			if e != start && len(tr.ownList(bp.Entry, e)) > 0 {
+				st.on = append(st.on, onList{event: e, list: tr.dispatch(bp.Entry, e, tr.ownList(bp.Entry, e), startState, false)})
+			}
+		}
 		tr.states = append(tr.states, st)
 	}
 	for _, s := range bp.States {
@@ -351,28 +369,44 @@ func (tr *translator) waitingState(s *State) {
 		if startWait {
 			// A START queued with the run (lppctl run --event START
 			// --payload JSON) is taken first, with its payload; else the
-			// driver fires START without one (next).
+			// driver fires START without one (next). So is any other event
+			// of the entry state queued first: lpp's caller decides what it
+			// sends first (and START's transitions, when one always fires,
+			// would otherwise leave the others out of the spec).
 			st.on = []onList{{event: auto, list: tr.dispatch(s.ID, auto, tr.ownList(s.ID, auto), s.ID, false)}}
+			for _, e := range tr.waitingEvents(s.ID) {
+				st.on = append(st.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.ownList(s.ID, e), s.ID, false)})
+			}
 		}
+		// a transition of the driver's event always fires, and the state
+		// never waits, unless its list goes through compute gates, whose
+		// choosing state falls back to the twin
+		fallback := needsFallback(st.next)
 		switch {
-		case !needsFallback(st.next):
-			return // a transition of the driver's event always fires: the state never waits
+		case !fallback && !tr.leadsTo(name):
+			return
 		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel() || startWait:
 			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)", pos: s.Pos}
-			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
+			if fallback {
+				st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed: wait"})
+			}
 			tr.states = append(tr.states, waiting)
 		default:
-			st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed"})
+			if fallback {
+				st.next = append(st.next, sTrans{to: name, note: "no " + auto + " transition passed"})
+			}
 			tr.states = append(tr.states, &sState{name: name, do: "fail", note: genDoc + s.ID + " accepts no other event", pos: s.Pos,
 				with: []string{"message: " + yamltext.Quote(fmt.Sprintf("no %s transition of state %s passed and it accepts no other event", auto, s.ID))},
 				next: []sTrans{{to: s.ID, note: "never taken: fail always fails"}}})
 			return
 		}
 	}
-	if auto != "" && s.ID == tr.bp.Entry && auto == tr.startEvent() {
-		// No START transition passed at the start: lpp stays in the entry
-		// state, where START can be sent again (after --var or resume has
-		// set what its gates read).
+	if own := tr.ownList(s.ID, auto); auto != "" && len(own) > 0 && (s.ID == tr.bp.Entry && auto == tr.startEvent() || tr.gatesReadPayload(own)) {
+		// No transition of the driver's event passed: lpp stays in the
+		// state, where the event can be sent again: START after --var or
+		// resume has set what its gates read, and any driver's event
+		// whose gates read a payload (sent by a person with one: the
+		// driver sends none)
 		waiting.on = append(waiting.on, onList{event: auto, list: tr.dispatch(s.ID, auto, tr.ownList(s.ID, auto), waiting.name, false)})
 	}
 	for _, e := range tr.waitingEvents(s.ID) {
@@ -391,6 +425,31 @@ func (tr *translator) waitingState(s *State) {
 }
 
 func (tr *translator) anyTopLevel() bool { return len(tr.topLevel) > 0 }
+
+// leadsTo reports whether a state written so far has a transition to name.
+func (tr *translator) leadsTo(name string) bool {
+	to := func(t sTrans) bool { return t.to == name }
+	for _, st := range tr.states {
+		if slices.ContainsFunc(st.next, to) || slices.ContainsFunc(st.on, func(o onList) bool { return slices.ContainsFunc(o.list, to) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// gatesReadPayload reports whether a gate of the transitions may depend on
+// the event's payload: it reads it, or it is a compute gate (its unit gets
+// the event).
+func (tr *translator) gatesReadPayload(list []*Transition) bool {
+	for _, t := range list {
+		for _, id := range t.Gates {
+			if g := tr.bp.Gate(id); g != nil && (g.Type == GateCompute || strings.Contains(g.Expr, "event.payload")) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // waitName is the state that waits for s's events after a driver event
 // found no transition.
@@ -459,9 +518,11 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 		tr.states = append(tr.states, hs)
 	}
 	hctx := tr.gateEnv(payloadVar, e)
+	tr.capturing = !inNext // the payload of the event (a driver's has none)
 	for _, t := range list {
 		choose.next = append(choose.next, tr.transition(t, hctx, e))
 	}
+	tr.capturing = false
 	if needsFallback(choose.next) {
 		choose.next = append(choose.next, sTrans{to: tr.waitName(s), note: "no " + e + " transition passed"})
 	}
@@ -489,14 +550,22 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		} else {
 			x = tr.gateIn(g, ctx)
 			tr.payloadFields(e, x, "") // before the rewrite below: read with [i], a field is a list
+			if tr.capturing {
+				// read through lpp_payload (after compute gates, the
+				// event's payload captured): the fields the capture copies
+				tr.payloadFields(e, g.Expr, "")
+			}
 			x = getPayloadIndex(x)
 			if ctx.Payload == "event.payload" {
 				if y, ok := replaceWholePayload(x, wholeToken(wholeGuard, e)); ok {
 					x, tr.usesWhole = y, true
 				}
-				if x != g.Expr && !slices.ContainsFunc(tr.wholeGates, func(m gateTextMeta) bool { return m.ID == g.ID && m.Expr == x }) {
-					tr.wholeGates = append(tr.wholeGates, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: x})
-				}
+			}
+			// translated otherwise than at load (the payload read whole, a
+			// driver's event, an event the import renamed): export writes
+			// the gate back as the blueprint wrote it all the same
+			if x != g.Expr && !slices.ContainsFunc(tr.wholeGates, func(m gateTextMeta) bool { return m.ID == g.ID && m.Expr == x }) {
+				tr.wholeGates = append(tr.wholeGates, gateTextMeta{ID: g.ID, Src: g.Expression, Expr: x})
 			}
 		}
 		if len(t.Gates) > 1 && (strings.Contains(x, "|") || strings.Contains(x, "&&")) { // one gate stays one conjunct (FromSpec splits at &&)
@@ -515,8 +584,7 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		}
 	}
 	written := map[string]bool{}
-	if tr.bp.ReadsState {
-		written[gate.StateVar] = true
+	if tr.bp.ReadsState { // written last: an action reading _state reads the state the transition leaves
 		out.set = append(out.set, kvExpr{gate.StateVar, strconv.Quote(tr.bp.Spelling(t.To))})
 	}
 	n := 0
@@ -526,6 +594,9 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		}
 		written[pathRoot(a.Target)] = true
 		out.set = append(out.set, tr.noteRef(a, tr.setEntry(a, ctx.Payload, e)))
+		if tr.capturing { // read through lpp_payload after compute gates: the capture copies it
+			tr.readField(e, a.ValueFrom, tr.types[a.Target])
+		}
 		out.set = append(out.set, tr.defines(a.Target)...)
 		n++
 	}
@@ -549,6 +620,9 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 			u, mapped := tr.m.Units[a.ComputeUnit]
 			if !mapped { // validate, check, import: the mapping is needed only to run
 				st.do, st.note = "noop", genDoc+"action "+a.ID+" (compute "+a.ComputeUnit+": no compute mapping, needed to run it)"
+				if !slices.Contains(tr.unmapped, a) {
+					tr.unmapped = append(tr.unmapped, a)
+				}
 				i++
 				break
 			}
@@ -559,6 +633,12 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 					v = lit // a number: lpp cannot run it (a warning at load)
 				} else if !quotedLiteral(kv.Value) {
 					v = tr.ref(kv.Value, payloadVar, e)
+					if readsEvent(kv.Value) {
+						q := quotedMeta{Action: a.ID, Key: kv.Key, Src: kv.Value, Expr: v}
+						if !slices.Contains(tr.eventInputs, q) {
+							tr.eventInputs = append(tr.eventInputs, q)
+						}
+					}
 				}
 				in = append(in, kvExpr{kv.Key, v})
 				tr.readField(e, kv.Value, "")
@@ -621,15 +701,29 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 		}
 		steps = append(steps, st)
 	}
+	var toState []kvExpr // _state: the target once the last step is done
+	if tr.bp.ReadsState {
+		toState = []kvExpr{out.set[0]}
+		out.set = out.set[1:]
+	}
 	for i, st := range steps {
 		to := t.To
 		if i+1 < len(steps) {
 			to = steps[i+1].name
 		}
 		st.next = []sTrans{{to: to}}
+		if i+1 == len(steps) {
+			st.next[0].set = toState
+		}
 		st.comment = fmt.Sprintf("step %d of %d of transition %s", i+1, len(steps), t.ID)
 	}
 	tr.states = append(tr.states, steps...)
+	if slices.ContainsFunc(rest, readsPayload) {
+		if tr.payHelpers == nil {
+			tr.payHelpers = map[string]bool{}
+		}
+		tr.payHelpers[steps[0].name] = true
+	}
 	if capture {
 		out.set = append(out.set, kvExpr{payloadVar, tr.capture(e)})
 		tr.usesPay = true
@@ -640,10 +734,12 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 }
 
 // resetPayload is the set of a state whose next list the driver fires
-// (no payload): lpp_payload is empty there.
+// (no payload): lpp_payload is empty there, for the list's guards and sets
+// and for the helper states of its transitions (which would otherwise read
+// the payload an earlier event left there).
 func (tr *translator) resetPayload(next []sTrans) []kvExpr {
 	for _, t := range next {
-		if strings.Contains(t.when, payloadVar) || slices.ContainsFunc(t.set, func(kv kvExpr) bool { return strings.Contains(kv.v, payloadVar) }) {
+		if strings.Contains(t.when, payloadVar) || slices.ContainsFunc(t.set, func(kv kvExpr) bool { return strings.Contains(kv.v, payloadVar) }) || tr.payHelpers[t.to] {
 			tr.usesPay = true
 			return []kvExpr{{payloadVar, "{}"}}
 		}

@@ -55,7 +55,7 @@ func at(v any, path ...any) any {
 func js(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestTranslationRules(t *testing.T) {
-	const g = `"big":{"type":"expression","expression":"n > 2"},"chk":{"type":"compute","compute_unit":"q:check"}`
+	const g = `"big":{"type":"expression","expression":"n > 2"},"pay":{"type":"expression","expression":"event.payload.k == 'v'"},"chk":{"type":"compute","compute_unit":"q:check"}`
 	const acts = `"setA":{"type":"set","target":"a","value_from":"event.payload.a"},
 "setB":{"type":"set","target":"b","value_from":"a"},"lit":{"type":"set","target":"n","value":5},
 "calc":{"type":"compute","compute_unit":"q:calc","input_map":{"x":"a"},"output_map":{"n":"out"}},
@@ -120,6 +120,12 @@ func TestTranslationRules(t *testing.T) {
 		{"the twin waits for the state's other events",
 			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]},{"id":"go","from":"s","to":"u","on_event":"GO"}`, nil,
 			[]any{"states", "s__wait", "on"}, `{"GO":[{"note":"go","to":"u"}]}`},
+		{"the twin also waits for the driver's event, sent again with a payload its gates read",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["pay"]},{"id":"go","from":"s","to":"u","on_event":"GO"}`, nil,
+			[]any{"states", "s__wait", "on"}, `{"DONE":[{"note":"d","to":"end","when":"(event.payload.k != nil \u0026\u0026 event.payload.k == \"v\")"}],"GO":[{"note":"go","to":"u"}]}`},
+		{"a state where the driver fires DONE waits for AUTO in its twin (it failed: accepts no other event)",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]},{"id":"a","from":"s","to":"u","on_event":"AUTO"}`, nil,
+			[]any{"states", "s__wait", "on"}, `{"AUTO":[{"note":"a","to":"u"}]}`},
 		{"a state with nothing else to wait for fails when no DONE transition passes",
 			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["big"]}`, nil,
 			[]any{"states", "s__wait", "with"}, `{"message":"no DONE transition of state s passed and it accepts no other event"}`},
@@ -138,6 +144,18 @@ func TestTranslationRules(t *testing.T) {
 		{"a START queued with the run is taken with its payload in lpp_start too",
 			`{"id":"b","from":"s","to":"u","on_event":"START","actions":["setA"]},{"id":"back","from":"u","to":"s","on_event":"GO"}`, nil,
 			[]any{"states", "lpp_start"}, `{"do":"noop","next":[{"note":"b","set":{"a":"lpp_payload?.a"},"to":"u"}],"note":"lppctl import: fires START","on":{"START":[{"note":"b","set":{"a":"event.payload.a"},"to":"u"}]},"set":{"lpp_payload":"{}"}}`},
+		{"a driver's list through compute gates waits in the twin when none passes (the twin was missing)",
+			`{"id":"d","from":"s","to":"end","on_event":"DONE","gates":["chk"]},{"id":"go","from":"s","to":"u","on_event":"GO"}`, mapping,
+			[]any{"states", "s__wait", "on", "GO"}, `[{"note":"go","to":"u"}]`},
+		{"the compute gates of an event copy the payload fields the other gates read (it copied none)",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","gates":["chk","pay"]},{"id":"t2","from":"s","to":"u","on_event":"GO"}`, mapping,
+			[]any{"states", "s", "on", "GO"}, `[{"note":"evaluate the compute gates of GO","set":{"lpp_payload":"{\"k\": event.payload.k}"},"to":"s__GO_gate_chk"}]`},
+		{"another event of the entry state queued with the run is taken before START (it was left out of the spec)",
+			`{"id":"b","from":"s","to":"u","on_event":"START"},{"id":"l","from":"s","to":"end","on_event":"LOAD"}`, nil,
+			[]any{"states", "s", "on", "LOAD"}, `[{"note":"l","to":"end"}]`},
+		{"the compute gates of an event copy the payload fields the transition's sets read (it copied none)",
+			`{"id":"t","from":"s","to":"end","on_event":"GO","gates":["chk"],"actions":["setA"]},{"id":"t2","from":"s","to":"u","on_event":"GO"}`, mapping,
+			[]any{"states", "s", "on", "GO"}, `[{"note":"evaluate the compute gates of GO","set":{"lpp_payload":"{\"a\": event.payload.a}"},"to":"s__GO_gate_chk"}]`},
 		{"the entry state entered again waits for START like any event",
 			`{"id":"b","from":"s","to":"u","on_event":"START"},{"id":"back","from":"u","to":"s","on_event":"GO"}`, nil,
 			[]any{"states", "s", "on"}, `{"START":[{"note":"b","to":"u"}]}`},

@@ -61,6 +61,13 @@ func readsPayload(a *Action) bool {
 	return false
 }
 
+// readsEvent reports whether a path reads the event itself (event,
+// event.name, any other key of it but payload): a helper state, where the
+// event is gone, passes it as a literal.
+func readsEvent(s string) bool {
+	return s == "event" || strings.HasPrefix(s, "event.") && !strings.HasPrefix(s, "event.payload")
+}
+
 // ref translates a value_from / input_map reference: a context name or
 // event.payload.X (read from payload).
 func (tr *translator) ref(s, payload, e string) string {

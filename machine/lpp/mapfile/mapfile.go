@@ -138,6 +138,11 @@ func Parse(file string, src []byte) (*Mapping, mspec.Diagnostics) {
 					continue
 				}
 				if !gate.IdentRE.MatchString(u.Function) {
+					if u.Function == op { // "impl:json.load": the operation is no Python name
+						errorf(uk, fmt.Sprintf("name the Python function: %s: {script: %s, function: %s}", uk.Value, u.Script, identOf(op)),
+							"unit %q needs a function: its operation %q is not a Python identifier", uk.Value, op)
+						continue
+					}
 					errorf(uv, "", "function %q of unit %q is not a Python identifier", u.Function, uk.Value)
 					continue
 				}
@@ -195,5 +200,20 @@ func (e *MissingUnitsError) Error() string {
 		map[bool]string{true: "unit", false: "units"}[len(e.Units) == 1], strings.Join(e.Units, ", "), map[bool]string{true: "it", false: "them"}[len(e.Units) == 1], where)
 }
 
-// UnitRE is the form of a compute unit name: "namespace:operation".
-var UnitRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$`)
+// UnitRE is the form of a compute unit name: "namespace:operation", any
+// text with exactly one colon, as lpp runs it (lpp-format.md §9: it splits
+// the name at ":" and runs a name of exactly two parts, whatever their
+// characters: "impl:json.load", "impl:self._validate_references").
+var UnitRE = regexp.MustCompile(`^[^:]+:[^:]+$`)
+
+// identOf is a Python identifier standing for an operation that is none
+// ("json.load": json_load), for a hint.
+func identOf(op string) string {
+	b := []byte(op)
+	for i, c := range b {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' && i > 0) {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}

@@ -74,3 +74,34 @@ func TestMappingPath(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestAUnitNameIsAnyTextWithOneColonAsLppRunsIt(t *testing.T) {
+	src := `units:
+  impl:json.load: {script: scripts/impl.py, function: json_load}
+  impl:self._validate_references: {script: scripts/impl.py, function: validate_references}
+  my-ns:do it: {script: scripts/ns.py, function: do_it}
+`
+	m, diags := Parse("m.yaml", []byte(src))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for name, fn := range map[string]string{"impl:json.load": "json_load", "impl:self._validate_references": "validate_references", "my-ns:do it": "do_it"} {
+		if u, ok := m.Units[name]; !ok || u.Function != fn || u.Script == "" {
+			t.Errorf("%s: got %+v (mapped %v)", name, u, ok)
+		}
+	}
+}
+
+func TestAUnitWhoseOperationIsNoPythonNameNeedsAFunction(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"units:\n  impl:json.load: scripts/impl.py",
+			`m.yaml:2:3: error: unit "impl:json.load" needs a function: its operation "json.load" is not a Python identifier; name the Python function: impl:json.load: {script: scripts/impl.py, function: json_load}`},
+		{"units:\n  a:b:c: scripts/a.py", `m.yaml:2:3: error: "a:b:c" is not a compute unit name (namespace:operation); write it as "namespace:operation"`},
+	}
+	for _, tt := range tests {
+		_, diags := Parse("m.yaml", []byte(tt.src))
+		if len(diags) != 1 || diags[0].String() != tt.want {
+			t.Errorf("%q:\n got %v\nwant %s", tt.src, diags, tt.want)
+		}
+	}
+}
