@@ -39,7 +39,9 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 	w.bounds(ctx)
 	mctx := runContext{Context: context.Background(), w: ctx}
 	for {
+		w.busy.begin(ctx)
 		done, err := w.r.Step(mctx)
+		w.busy.end(ctx)
 		if err == nil && !done {
 			// A cancelled run stops at its next Step (the step that ended
 			// as the cancel came is recorded): not continued as new.
@@ -100,7 +102,7 @@ func (w *wfRun) bounds(ctx workflow.Context) {
 	w.seg, w.limit = w.e.opts.Segment, w.e.opts.BlobLimit
 	w.recs.limit = w.limit
 	if workflow.GetVersion(ctx, "run-bounds", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		w.seg.Records = 0 // an execution from before the bound replays without it
+		w.seg.Records, w.seg.Busy = 0, 0 // an execution from before the bounds replays without them
 		return
 	}
 	var b runBounds
@@ -112,7 +114,9 @@ func (w *wfRun) bounds(ctx workflow.Context) {
 		w.recs.texts = b.Texts && b.Lines
 	}
 	w.recs.limit = w.limit
-	if w.st.Carry != nil { // lppctl runs lists the run from when it began
+	w.busy.bound = w.seg.Busy // 0 in executions recorded before it
+	// lppctl runs lists the run from when it began
+	if w.st.Carry != nil {
 		_ = workflow.UpsertMemo(ctx, map[string]any{MemoBegun: w.start})
 	}
 }
@@ -141,7 +145,7 @@ func (w *wfRun) continueNow(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	over := len(w.recs.recs) >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
 		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested() ||
-		seg.Records > 0 && w.recs.bytes >= seg.Records
+		seg.Records > 0 && w.recs.bytes >= seg.Records || w.busy.over(ctx, w.r.Seq())
 	return over && w.r.Status() == machine.StatusRunning && w.r.Quiet()
 }
 
@@ -247,6 +251,7 @@ type wfRun struct {
 	// waiting says what the run waits for in its state: an action whose
 	// service is unavailable, to be tried again (remote); "" when none.
 	waiting string
+	busy    busyClock // the worker's time on the execution's inline steps
 }
 
 func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
