@@ -67,7 +67,7 @@ func StartRun(ctx context.Context, c client.Client, taskQueue string, st Start) 
 
 // Query returns where run stands, with its records from step from+1.
 func Query(ctx context.Context, c client.Client, runID string, from int) (*Progress, error) {
-	v, err := c.QueryWorkflow(ctx, runID, "", QueryProgress, from, ProgressLines)
+	v, err := queryWorkflow(ctx, c, runID, QueryProgress, from, ProgressLines)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
@@ -87,7 +87,7 @@ func Query(ctx context.Context, c client.Client, runID string, from int) (*Progr
 
 // Memory returns the run's memory (the plan, L2, the chats).
 func Memory(ctx context.Context, c client.Client, runID string) (*machine.Memory, error) {
-	v, err := c.QueryWorkflow(ctx, runID, "", QueryMemory)
+	v, err := queryWorkflow(ctx, c, runID, QueryMemory)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the memory of run %s: %w", runID, err)
 	}
@@ -309,6 +309,7 @@ func completedPages(ctx context.Context, c client.Client, runID string, from int
 
 // ended returns how a closed run ended, with its last steps: a completed
 // run's from a worker page by page, else from its result (no worker
+// needed); a cancelled run's from its cancellation's details (no worker
 // needed); another's last standing is asked briefly (a worker replays it),
 // else the last one seen is kept.
 func ended(ctx context.Context, c client.Client, runID, queue string, from int, last *Progress, emit func(*Progress)) (*Progress, error) {
@@ -329,9 +330,19 @@ func ended(ctx context.Context, c client.Client, runID, queue string, from int, 
 			p, _ = Result(ctx, c, runID)
 		}
 	} else {
-		qctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
-		p, _ = QueryAll(qctx, c, runID, from)
-		cancel()
+		// A cancelled run recorded where it stopped and its steps (no
+		// worker needed: a worker that replays a long run may not answer
+		// in time, and the steps since the last poll went unshown).
+		if st == StatusCancelled {
+			if p, _ = CancelSummary(ctx, c, runID); p != nil && p.Flatten() != nil {
+				p = nil
+			}
+		}
+		if p == nil {
+			qctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+			p, _ = QueryAll(qctx, c, runID, from)
+			cancel()
+		}
 	}
 	if p != nil && len(p.Records) > 0 {
 		emit(p)

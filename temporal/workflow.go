@@ -388,19 +388,40 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	switch {
 	case err == nil:
 		// A summary; the records by reference, a segment at a time.
-		p, _ := w.progress(-1, "")
-		seg, merr := w.recs.segment(w.e.codec.Limit())
+		p, merr := w.summary()
 		if merr != nil {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
 		}
-		p.Segments = append(w.segmentRefs(), seg)
 		return p, nil
 	case ctx.Err() != nil:
 		w.cancelled = true
+		// The same summary in the cancellation's details: where the run
+		// stopped and its steps, read without a worker (a query of a
+		// closed run replays it, which a busy worker may not do in time).
+		// Runs cancelled by a worker before this replay as they ran.
+		if workflow.GetVersion(ctx, "cancel-summary", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return nil, ctx.Err()
+		}
+		if p, merr := w.summary(); merr == nil {
+			return nil, temporal.NewCanceledError(p)
+		}
 		return nil, ctx.Err()
 	}
 	w.err = err.Error()
 	return nil, temporal.NewNonRetryableApplicationError(err.Error(), "run", nil)
+}
+
+// summary is where the run ended, with its records by reference, a
+// segment an execution: a completed run's result, a cancelled run's
+// details.
+func (w *wfRun) summary() (*Progress, error) {
+	p, _ := w.progress(-1, "")
+	seg, err := w.recs.segment(w.e.codec.Limit())
+	if err != nil {
+		return nil, err
+	}
+	p.Segments = append(w.segmentRefs(), seg)
+	return p, nil
 }
 
 // progress answers the progress query: the run's standing and its records

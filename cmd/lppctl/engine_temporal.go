@@ -328,6 +328,17 @@ func pauseOnTemporal(pause *machine.PauseError, id, hint string) *machine.PauseE
 	return &cp
 }
 
+// cancelSummary is where run id stopped when it was cancelled (st), as its
+// workflow recorded it in the cancellation (no worker needed), without its
+// records; nil when it is not cancelled or recorded none (a run cancelled
+// by an older worker, a terminated one).
+func cancelSummary(ctx context.Context, tc client.Client, id string, st machine.Status) (*temporal.Progress, error) {
+	if st != temporal.StatusCancelled {
+		return nil, nil
+	}
+	return temporal.CancelSummary(ctx, tc, id)
+}
+
 // cancelledText says that a run was cancelled, how, and where it stopped.
 func cancelledText(p *temporal.Progress) string {
 	where := fmt.Sprintf(" in %s after %s", p.State, countSteps(p.Steps))
@@ -349,11 +360,15 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	if err != nil {
 		return temporalRunError(c, id, err)
 	}
-	// A closed run's query needs a worker to replay it, a running one's a
-	// worker to answer: do not wait long.
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	p, err := temporal.QueryAll(qctx, tc, id, 0)
-	cancel()
+	// A cancelled run says where it stopped without a worker; a closed
+	// run's query needs a worker to replay it, a running one's a worker to
+	// answer: do not wait long.
+	p, err := cancelSummary(ctx, tc, id, st)
+	if p == nil {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		p, err = temporal.QueryAll(qctx, tc, id, 0)
+		cancel()
+	}
 	if st != "" {
 		// The run has ended: nothing continues it; say how it ended.
 		if err != nil {
@@ -467,6 +482,12 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		if p == nil {
 			p, err = temporal.Result(c.Context, tc, id) // no worker needed; every step's values
 		}
+	} else if p, err = cancelSummary(c.Context, tc, id, st); p != nil {
+		// A cancelled run says where it stopped without a worker.
+		if trace {
+			err = p.Flatten()
+		}
+		p.Segments = nil
 	} else {
 		// A closed run's query needs a worker to replay it, a running one's
 		// a worker to answer: do not wait long.
@@ -497,9 +518,14 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	if p.Status == machine.StatusRunning && p.Pause != nil {
 		p.Status = machine.StatusPaused
 	}
-	mctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
-	mem, err := temporal.Memory(mctx, tc, id)
-	cancel()
+	// The memory is answered by a worker (an ended run's by its replay):
+	// an ended run with none polling shows none, without waiting.
+	mem, err := machine.NewMemory(), error(nil)
+	if n, perr := temporal.Pollers(c.Context, tc, c.String("task-queue")); st == "" || perr != nil || n > 0 {
+		mctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+		mem, err = temporal.Memory(mctx, tc, id)
+		cancel()
+	}
 	if berr := blobStoreError(id, err); berr != nil {
 		return berr
 	}
@@ -530,7 +556,11 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		return writeRunJSON(c.App.Writer, out, recs) // each step's maps whole
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s in %s after %s\n", p.RunID, p.Spec, p.Status, p.State, countSteps(p.Steps))
+	if p.State == "" { // an ended run no worker told of (its error above)
+		fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s (where it stopped is answered by a worker: start one, lppctl worker --temporal %s, and ask again)\n", p.RunID, p.Spec, p.Status, c.String("temporal"))
+	} else {
+		fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s in %s after %s\n", p.RunID, p.Spec, p.Status, p.State, countSteps(p.Steps))
+	}
 	if p.Pause != nil { // its resume command names the server
 		fmt.Fprintf(w, "paused: %s\n", strings.ReplaceAll(p.Pause.Prompt, "lppctl resume "+p.RunID, resumeOnTemporalHint(c, p.RunID)))
 	}
@@ -623,12 +653,15 @@ func cancelOnTemporal(c *cli.Context) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// Where it stopped, from a worker (it replays the run); without one,
-	// only how.
-	qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
-	p, qerr := temporal.Query(qctx, tc, id, -1)
-	cancel()
-	if qerr != nil {
+	// Where it stopped: recorded in the cancellation, else from a worker
+	// (it replays the run); without one, only how.
+	p, qerr := cancelSummary(c.Context, tc, id, st)
+	if p == nil {
+		qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+		p, qerr = temporal.Query(qctx, tc, id, -1)
+		cancel()
+	}
+	if qerr != nil || p == nil {
 		p = &temporal.Progress{RunID: id}
 	}
 	p.Ended(st, msg)

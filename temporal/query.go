@@ -1,0 +1,45 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+)
+
+// queryAgain is the wait before a query that timed out is asked again.
+const queryAgain = 100 * time.Millisecond
+
+// queryWorkflow asks the run's latest execution a query, again while ctx
+// lasts when the server gave up waiting for a worker: the query went to
+// the sticky queue of a worker that died (the server waits 5 s for it,
+// then the next query goes to any worker), or to a worker busy with the
+// run's workflow task, or the execution continued as new while the query
+// waited. A query changes nothing, so asking again is safe.
+func queryWorkflow(ctx context.Context, c client.Client, runID, name string, args ...any) (converter.EncodedValue, error) {
+	for {
+		v, err := c.QueryWorkflow(ctx, runID, "", name, args...)
+		if err == nil || ctx.Err() != nil || !timedOut(err) {
+			return v, err
+		}
+		t := time.NewTimer(queryAgain)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return v, err
+		case <-t.C:
+		}
+	}
+}
+
+// timedOut tells whether err says that a call was given up (the server's
+// wait for a worker, the SDK's own deadline of a call, a stream cancelled):
+// not an answer of the run's (a query handler's error, an unknown run).
+func timedOut(err error) bool {
+	var de *serviceerror.DeadlineExceeded
+	var ce *serviceerror.Canceled
+	return errors.As(err, &de) || errors.As(err, &ce) || errors.Is(err, context.DeadlineExceeded)
+}
