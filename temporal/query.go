@@ -36,10 +36,13 @@ func queryWorkflow(ctx context.Context, c client.Client, runID, name string, arg
 }
 
 // timedOut tells whether err says that a call was given up (the server's
-// wait for a worker, the SDK's own deadline of a call, a stream cancelled):
-// not an answer of the run's (a query handler's error, an unknown run).
+// wait for a worker, the SDK's own deadline of a call, a stream cancelled)
+// or came too early (the execution the run continued as new has no task
+// yet): not an answer of the run's (a query handler's error, an unknown
+// run).
 func timedOut(err error) bool {
 	var de *serviceerror.DeadlineExceeded
 	var ce *serviceerror.Canceled
-	return errors.As(err, &de) || errors.As(err, &ce) || errors.Is(err, context.DeadlineExceeded)
+	var nr *serviceerror.WorkflowNotReady // an execution that just continued as new
+	return errors.As(err, &de) || errors.As(err, &ce) || errors.As(err, &nr) || errors.Is(err, context.DeadlineExceeded)
 }

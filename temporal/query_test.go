@@ -51,6 +51,7 @@ func TestAQueryTheServerGaveUpOnIsAskedAgain(t *testing.T) {
 	}{
 		{name: "the server's wait for a worker", errs: []error{timeout}, wait: 5 * time.Second, calls: 2, wantState: "ask"},
 		{name: "a stream cancelled, then a deadline", errs: []error{serviceerror.NewCanceled("stream terminated by RST_STREAM with error code: CANCEL"), context.DeadlineExceeded}, wait: 5 * time.Second, calls: 3, wantState: "ask"},
+		{name: "an execution that has no task yet", errs: []error{serviceerror.NewWorkflowNotReady("Workflow task is not scheduled yet.")}, wait: 5 * time.Second, calls: 2, wantState: "ask"},
 		{name: "until the caller's time is out", errs: []error{timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout}, wait: 250 * time.Millisecond, wantErr: "cannot ask run r where it stands (is a worker running?): query timed out before a worker could process it"},
 		{name: "an unknown run", errs: []error{serviceerror.NewNotFound("workflow not found")}, wait: 5 * time.Second, calls: 1, wantErr: "cannot find run r on Temporal: workflow not found"},
 	}

@@ -495,8 +495,16 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		if n, perr := temporal.Pollers(c.Context, tc, queue); st == "" && perr == nil && n == 0 {
 			return showStanding(c, tc, id, trace, "no worker polls task queue "+queue)
 		}
+		// runs show asks where the run stands, without its steps: one
+		// query (a running run answers each between its workflow tasks;
+		// its steps page by page, an execution a page, took longer than
+		// the wait on a long run); runs trace asks for every step.
 		qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
-		p, err = temporal.QueryAll(qctx, tc, id, 0)
+		if trace {
+			p, err = temporal.QueryAll(qctx, tc, id, 0)
+		} else {
+			p, err = temporal.Query(qctx, tc, id, -1)
+		}
 		cancel()
 	}
 	if berr := blobStoreError(id, err); berr != nil {
