@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -22,7 +23,7 @@ const queryAgain = 100 * time.Millisecond
 func queryWorkflow(ctx context.Context, c client.Client, runID, name string, args ...any) (converter.EncodedValue, error) {
 	for {
 		v, err := c.QueryWorkflow(ctx, runID, "", name, args...)
-		if err == nil || ctx.Err() != nil || !timedOut(err) {
+		if err == nil || ctx.Err() != nil || !timedOut(err) || notReadyForGood(ctx, c, runID, err) {
 			return v, err
 		}
 		t := time.NewTimer(queryAgain)
@@ -45,4 +46,16 @@ func timedOut(err error) bool {
 	var ce *serviceerror.Canceled
 	var nr *serviceerror.WorkflowNotReady // an execution that just continued as new
 	return errors.As(err, &de) || errors.As(err, &ce) || errors.As(err, &nr) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// notReadyForGood tells whether err says that the run has no workflow task
+// yet and never will: its execution closed before one started (a run
+// terminated as it continued as new), which no worker can replay.
+func notReadyForGood(ctx context.Context, c client.Client, runID string, err error) bool {
+	var nr *serviceerror.WorkflowNotReady
+	if !errors.As(err, &nr) {
+		return false
+	}
+	d, derr := c.DescribeWorkflowExecution(ctx, runID, "")
+	return derr != nil || d.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 }

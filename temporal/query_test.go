@@ -7,17 +7,29 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 )
 
 // queryClient answers the progress query with errs, one a call, then with
-// the progress of a paused run.
+// the progress of a paused run; its run is closed when closed is set.
 type queryClient struct {
 	client.Client
-	errs  []error
-	calls int
+	errs   []error
+	calls  int
+	closed bool
+}
+
+func (q *queryClient) DescribeWorkflowExecution(context.Context, string, string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	st := enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	if q.closed {
+		st = enums.WORKFLOW_EXECUTION_STATUS_TERMINATED
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: st}}, nil
 }
 
 func (q *queryClient) QueryWorkflow(ctx context.Context, _, _, _ string, _ ...any) (converter.EncodedValue, error) {
@@ -44,6 +56,7 @@ func TestAQueryTheServerGaveUpOnIsAskedAgain(t *testing.T) {
 	tests := []struct {
 		name      string
 		errs      []error
+		closed    bool
 		wait      time.Duration
 		calls     int
 		wantState string
@@ -52,12 +65,13 @@ func TestAQueryTheServerGaveUpOnIsAskedAgain(t *testing.T) {
 		{name: "the server's wait for a worker", errs: []error{timeout}, wait: 5 * time.Second, calls: 2, wantState: "ask"},
 		{name: "a stream cancelled, then a deadline", errs: []error{serviceerror.NewCanceled("stream terminated by RST_STREAM with error code: CANCEL"), context.DeadlineExceeded}, wait: 5 * time.Second, calls: 3, wantState: "ask"},
 		{name: "an execution that has no task yet", errs: []error{serviceerror.NewWorkflowNotReady("Workflow task is not scheduled yet.")}, wait: 5 * time.Second, calls: 2, wantState: "ask"},
+		{name: "a run that closed before its next task", closed: true, errs: []error{serviceerror.NewWorkflowNotReady("Workflow execution closed before WorkflowTaskStarted event"), timeout}, wait: 5 * time.Second, calls: 1, wantErr: "cannot ask run r where it stands (is a worker running?): Workflow execution closed before WorkflowTaskStarted event"},
 		{name: "until the caller's time is out", errs: []error{timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout}, wait: 250 * time.Millisecond, wantErr: "cannot ask run r where it stands (is a worker running?): query timed out before a worker could process it"},
 		{name: "an unknown run", errs: []error{serviceerror.NewNotFound("workflow not found")}, wait: 5 * time.Second, calls: 1, wantErr: "cannot find run r on Temporal: workflow not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &queryClient{errs: tt.errs}
+			c := &queryClient{errs: tt.errs, closed: tt.closed}
 			ctx, cancel := context.WithTimeout(context.Background(), tt.wait)
 			defer cancel()
 			p, err := Query(ctx, c, "r", -1)
