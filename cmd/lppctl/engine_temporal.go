@@ -755,7 +755,8 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 		return nil, nil, err
 	}
 	release := func() { audit.Close(); llmLog.Close() }
-	rt := &runtimeIO{RunID: run.RunID, RunDir: dir, Audit: audit, LLMLog: llmLog, NoInput: true, Out: h.out, Quiet: true}
+	notices := &workerNotices{next: h.out, scripted: strings.HasPrefix(cfg.LLM, "script:")}
+	rt := &runtimeIO{RunID: run.RunID, RunDir: dir, Audit: audit, LLMLog: llmLog, NoInput: true, Out: notices, Quiet: true}
 	reg, deps, err := buildRegistryDeps(cfg, rt)
 	if err != nil {
 		release()
@@ -774,7 +775,7 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 	// The action's tool calls are recorded: a retry of this action gives
 	// back what they did instead of doing it again (docs/scale.md).
 	deps.GatewayOptions = append(deps.GatewayOptions, gateway.WithEffects(toolEffects{temporal.NewEffects(filepath.Join(dir, temporal.EffectsFile), run)}))
-	return withoutDropped(reg), release, nil
+	return withNotices(withoutDropped(reg), notices), release, nil
 }
 
 // temporalSpecAndPath is export --run for a Temporal run: the spec (by
