@@ -11,8 +11,11 @@ import (
 	"go.temporal.io/sdk/converter"
 )
 
-// queryAgain is the wait before a query that timed out is asked again.
+// queryAgain is the wait before a query that timed out is asked again;
+// queryPatience bounds the asking when the caller set no deadline.
 const queryAgain = 100 * time.Millisecond
+
+var queryPatience = 15 * time.Second
 
 // queryWorkflow asks the run's latest execution a query, again while ctx
 // lasts when the server gave up waiting for a worker: the query went to
@@ -21,9 +24,12 @@ const queryAgain = 100 * time.Millisecond
 // run's workflow task, or the execution continued as new while the query
 // waited. A query changes nothing, so asking again is safe.
 func queryWorkflow(ctx context.Context, c client.Client, runID, name string, args ...any) (converter.EncodedValue, error) {
+	_, bounded := ctx.Deadline()
+	start := time.Now()
 	for {
 		v, err := c.QueryWorkflow(ctx, runID, "", name, args...)
-		if err == nil || ctx.Err() != nil || !timedOut(err) || notReadyForGood(ctx, c, runID, err) {
+		if err == nil || ctx.Err() != nil || !timedOut(err) || notReadyForGood(ctx, c, runID, err) ||
+			!bounded && time.Since(start) > queryPatience { // no deadline: asked again for queryPatience
 			return v, err
 		}
 		t := time.NewTimer(queryAgain)

@@ -67,12 +67,18 @@ func TestAQueryTheServerGaveUpOnIsAskedAgain(t *testing.T) {
 		{name: "an execution that has no task yet", errs: []error{serviceerror.NewWorkflowNotReady("Workflow task is not scheduled yet.")}, wait: 5 * time.Second, calls: 2, wantState: "ask"},
 		{name: "a run that closed before its next task", closed: true, errs: []error{serviceerror.NewWorkflowNotReady("Workflow execution closed before WorkflowTaskStarted event"), timeout}, wait: 5 * time.Second, calls: 1, wantErr: "cannot ask run r where it stands (is a worker running?): Workflow execution closed before WorkflowTaskStarted event"},
 		{name: "until the caller's time is out", errs: []error{timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout}, wait: 250 * time.Millisecond, wantErr: "cannot ask run r where it stands (is a worker running?): query timed out before a worker could process it"},
+		{name: "a caller without a deadline, for a while", errs: []error{timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout}, calls: 3, wantErr: "cannot ask run r where it stands (is a worker running?): query timed out before a worker could process it"},
 		{name: "an unknown run", errs: []error{serviceerror.NewNotFound("workflow not found")}, wait: 5 * time.Second, calls: 1, wantErr: "cannot find run r on Temporal: workflow not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			defer func(p time.Duration) { queryPatience = p }(queryPatience)
+			queryPatience = 150 * time.Millisecond
 			c := &queryClient{errs: tt.errs, closed: tt.closed}
-			ctx, cancel := context.WithTimeout(context.Background(), tt.wait)
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.wait > 0 {
+				ctx, cancel = context.WithTimeout(ctx, tt.wait)
+			}
 			defer cancel()
 			p, err := Query(ctx, c, "r", -1)
 			if tt.wantErr != "" {

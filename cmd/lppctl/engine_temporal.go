@@ -787,9 +787,16 @@ func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, err
 		return "", nil, err
 	}
 	defer tc.Close()
-	p, err := temporal.QueryAll(c.Context, tc, id, 0)
-	if err != nil {
-		return "", nil, temporalRunError(c, id, err)
+	var p *temporal.Progress
+	if st, _, cerr := temporal.Closed(c.Context, tc, id); cerr == nil {
+		if p, _ = cancelSummary(c.Context, tc, id, st); p != nil && p.Flatten() != nil {
+			p = nil
+		}
+	}
+	if p == nil {
+		if p, err = temporal.QueryAll(c.Context, tc, id, 0); err != nil {
+			return "", nil, temporalRunError(c, id, err)
+		}
 	}
 	if path == "" {
 		path = filepath.FromSlash(p.SpecPath)

@@ -206,6 +206,12 @@ func TestTemporalCancelledRunSaysCancelled(t *testing.T) {
 			t.Errorf("exit %d, stderr %q", code, errOut)
 		}
 	})
+	t.Run("with no worker, export --run draws the path of a cancelled run", func(t *testing.T) {
+		out, errOut, code := lppctlOut(t, bin, root, "export", "--run", "cancel-me", "--temporal", addr)
+		if code != 0 || !strings.Contains(out, "    class a,nap visited\n") {
+			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+		}
+	})
 	t.Run("with no worker, runs show says where a cancelled run stopped", func(t *testing.T) {
 		out, errOut, code := lppctlOut(t, bin, root, "runs", "show", "cancel-me", "--temporal", addr)
 		if code != 0 || !strings.HasPrefix(out, "run cancel-me (Temporal)\nspec: sleepy\nstatus: cancelled in nap after 1 step\n") {
