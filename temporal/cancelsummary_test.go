@@ -121,3 +121,65 @@ func TestAFollowerOfACancelledRunGetsItsStepsWithoutAWorker(t *testing.T) {
 	assert.Equal(t, "nap", p.State)
 	assert.Equal(t, 2, p.Steps)
 }
+
+// A run terminated before its latest execution's first workflow task (as
+// it continued as new) cannot be replayed by any worker: its query fails
+// ("Workflow execution closed before WorkflowTaskStarted event"). A
+// follower reads where it stopped, and its steps, from that execution's
+// input (Carried): before, it kept what it had shown (a run terminated at
+// step 48,000 was followed to step 44,000) and runs show said nothing of
+// where it stopped.
+func TestAFollowerOfARunTerminatedAsItContinuedGetsItsSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	srv, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
+		ExistingPath: devCLI(t), LogLevel: "error", Stdout: io.Discard, Stderr: io.Discard})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Stop() })
+	h := &testHost{root: t.TempDir()}
+	rel := writeSpec(t, h.root, "inline.yaml", inlineLoopSpec)
+	store, err := lt.NewDirStore(filepath.Join(h.root, "blobs"))
+	require.NoError(t, err)
+	codec := lt.NewCodec(store, 0, 0)
+	tc, err := lt.Dial(context.Background(), srv.FrontendHostPort(), "default", nil, codec)
+	require.NoError(t, err)
+	defer tc.Close()
+	ctx := context.Background()
+
+	// A run of 151 steps continued as new every 40: its last execution's
+	// input carries the checkpoint of step 120 and three executions' records.
+	e := lt.NewEngine(h, lt.Options{TaskQueue: "carried", Codec: codec, Segment: lt.Segment{Transitions: 40}})
+	workers := e.Workers(tc, 0, lt.Versioning{Off: true})
+	for _, w := range workers {
+		require.NoError(t, w.Start())
+	}
+	require.NoError(t, lt.StartRun(ctx, tc, "carried", startOf(t, h.root, rel, "run-carried", nil)))
+	require.NoError(t, tc.GetWorkflow(ctx, "run-carried", "").Get(ctx, nil))
+	for _, w := range workers {
+		w.Stop()
+	}
+	it := tc.GetWorkflowHistory(ctx, "run-carried", "", false, 0)
+	require.True(t, it.HasNext())
+	ev, err := it.Next()
+	require.NoError(t, err)
+	var st lt.Start
+	require.NoError(t, codec.DataConverter().FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &st))
+	require.NotNil(t, st.Carry)
+
+	// The same input started where no worker polls, then terminated.
+	st.RunID = "run-terminated"
+	require.NoError(t, lt.StartRun(ctx, tc, "nobody", st))
+	require.NoError(t, tc.TerminateWorkflow(ctx, "run-terminated", "", "operator cleanup"))
+
+	var shown []int
+	p, err := lt.Follow(ctx, tc, "run-terminated", 0, lt.FollowOptions{Codec: codec, Step: func(r *machine.Record) { shown = append(shown, r.Seq) }})
+	require.NoError(t, err)
+	assert.Equal(t, lt.StatusCancelled, p.Status)
+	assert.Equal(t, "terminated on the Temporal server: operator cleanup", p.Cancelled)
+	assert.Equal(t, "count", p.State)
+	assert.Equal(t, 120, p.Steps)
+	require.Len(t, shown, 120)
+	assert.Equal(t, 1, shown[0])
+	assert.Equal(t, 120, shown[119])
+}

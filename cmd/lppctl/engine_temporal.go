@@ -51,6 +51,14 @@ var codecs sync.Map
 
 // converterOf is the data converter of tc's payloads: its codec's, else
 // one on root's default blob store.
+// codecOf is the payload codec dialTemporal gave tc (nil for another).
+func codecOf(tc client.Client) *temporal.Codec {
+	if v, ok := codecs.Load(tc); ok {
+		return v.(*temporal.Codec)
+	}
+	return nil
+}
+
 func converterOf(tc client.Client, root string) converter.DataConverter {
 	if v, ok := codecs.Load(tc); ok {
 		return v.(*temporal.Codec).DataConverter()
@@ -241,6 +249,7 @@ func followTemporal(ctx context.Context, c *cli.Context, tc client.Client, id st
 	p, err := temporal.Follow(ctx, tc, id, from, temporal.FollowOptions{
 		Step:   func(rec *machine.Record) { _ = prog.OnStep(ctx, rec) },
 		Notice: func(msg string) { fmt.Fprintf(c.App.ErrWriter, "run %s: %s\n", id, msg) },
+		Codec:  codecOf(tc),
 	})
 	hint := resumeOnTemporalHint(c, id)
 	if ctx.Err() != nil {
@@ -328,6 +337,23 @@ func pauseOnTemporal(pause *machine.PauseError, id, hint string) *machine.PauseE
 	return &cp
 }
 
+// carriedOnFailure is where run id stopped when qerr, its query's error,
+// says that it closed before its latest execution's first workflow task (a
+// run terminated as it continued as new: no worker can replay it): that
+// execution's input (temporal.Carried); nil otherwise.
+func carriedOnFailure(ctx context.Context, tc client.Client, id string, qerr error) *temporal.Progress {
+	var nr *serviceerror.WorkflowNotReady
+	codec := codecOf(tc)
+	if !errors.As(qerr, &nr) || codec == nil {
+		return nil
+	}
+	p, err := temporal.Carried(ctx, tc, codec, id)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
 // cancelSummary is where run id stopped when it was cancelled (st), as its
 // workflow recorded it in the cancellation (no worker needed), without its
 // records; nil when it is not cancelled or recorded none (a run cancelled
@@ -372,7 +398,9 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	if st != "" {
 		// The run has ended: nothing continues it; say how it ended.
 		if err != nil {
-			p = &temporal.Progress{RunID: id}
+			if p = carriedOnFailure(ctx, tc, id, err); p == nil {
+				p = &temporal.Progress{RunID: id}
+			}
 		}
 		p.Ended(st, msg)
 		if in != nil || event != "" {
@@ -517,8 +545,15 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 			return showStanding(c, tc, id, trace, "no worker answered within 10s")
 		}
 		// The run has ended: say how, even when no worker can tell where.
-		p = &temporal.Progress{RunID: id}
-		fmt.Fprintf(c.App.ErrWriter, "run %s: %v\n", id, err)
+		if p = carriedOnFailure(c.Context, tc, id, err); p == nil {
+			p = &temporal.Progress{RunID: id}
+			fmt.Fprintf(c.App.ErrWriter, "run %s: %v\n", id, err)
+		} else if trace {
+			if err := p.Flatten(); err != nil {
+				return fmt.Errorf("cannot show run %s: %w", id, err)
+			}
+		}
+		p.Segments = nil
 	}
 	if st != "" {
 		p.Ended(st, msg)
