@@ -67,7 +67,7 @@ func StartRun(ctx context.Context, c client.Client, taskQueue string, st Start) 
 
 // Query returns where run stands, with its records from step from+1.
 func Query(ctx context.Context, c client.Client, runID string, from int) (*Progress, error) {
-	v, err := c.QueryWorkflow(ctx, runID, "", QueryProgress, from, ProgressLines)
+	v, err := queryWorkflow(ctx, c, runID, QueryProgress, from, ProgressLines)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
@@ -87,7 +87,7 @@ func Query(ctx context.Context, c client.Client, runID string, from int) (*Progr
 
 // Memory returns the run's memory (the plan, L2, the chats).
 func Memory(ctx context.Context, c client.Client, runID string) (*machine.Memory, error) {
-	v, err := c.QueryWorkflow(ctx, runID, "", QueryMemory)
+	v, err := queryWorkflow(ctx, c, runID, QueryMemory)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the memory of run %s: %w", runID, err)
 	}
@@ -169,6 +169,10 @@ type FollowOptions struct {
 	// answer (and when it answers again), a task queue no worker polls, the
 	// run waiting for an action's unavailable service (Progress.Waiting).
 	Notice func(string)
+	// Codec is the client's payload codec: with it, a run terminated
+	// before its latest execution's first task (no worker can replay it)
+	// is read from that execution's input (Carried).
+	Codec *Codec
 }
 
 // Follow calls o.Step for each step of the run as it is made, from step
@@ -234,7 +238,7 @@ func Follow(ctx context.Context, c client.Client, runID string, from int, o Foll
 		switch d.GetWorkflowExecutionInfo().GetStatus() {
 		case enums.WORKFLOW_EXECUTION_STATUS_RUNNING, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
 		default:
-			return ended(ctx, c, runID, d.GetExecutionConfig().GetTaskQueue().GetName(), from, last, emit)
+			return ended(ctx, c, runID, d.GetExecutionConfig().GetTaskQueue().GetName(), from, last, emit, o.Codec)
 		}
 		wait := 10 * time.Second
 		if noWorker {
@@ -309,9 +313,10 @@ func completedPages(ctx context.Context, c client.Client, runID string, from int
 
 // ended returns how a closed run ended, with its last steps: a completed
 // run's from a worker page by page, else from its result (no worker
+// needed); a cancelled run's from its cancellation's details (no worker
 // needed); another's last standing is asked briefly (a worker replays it),
 // else the last one seen is kept.
-func ended(ctx context.Context, c client.Client, runID, queue string, from int, last *Progress, emit func(*Progress)) (*Progress, error) {
+func ended(ctx context.Context, c client.Client, runID, queue string, from int, last *Progress, emit func(*Progress), codec *Codec) (*Progress, error) {
 	st, msg, err := Closed(ctx, c, runID)
 	if err != nil {
 		return nil, err
@@ -329,9 +334,26 @@ func ended(ctx context.Context, c client.Client, runID, queue string, from int, 
 			p, _ = Result(ctx, c, runID)
 		}
 	} else {
-		qctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
-		p, _ = QueryAll(qctx, c, runID, from)
-		cancel()
+		// A cancelled run recorded where it stopped and its steps (no
+		// worker needed: a worker that replays a long run may not answer
+		// in time, and the steps since the last poll went unshown).
+		if st == StatusCancelled {
+			if p, _ = CancelSummary(ctx, c, runID); p != nil && p.Flatten() != nil {
+				p = nil
+			}
+		}
+		if p == nil {
+			qctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+			var err error
+			p, err = QueryAll(qctx, c, runID, from)
+			cancel()
+			var nr *serviceerror.WorkflowNotReady
+			if errors.As(err, &nr) && codec != nil { // terminated before its execution's first task
+				if p, _ = Carried(ctx, c, codec, runID); p != nil && p.Flatten() != nil {
+					p = nil
+				}
+			}
+		}
 	}
 	if p != nil && len(p.Records) > 0 {
 		emit(p)

@@ -83,6 +83,15 @@ type Segment struct {
 	// list that grows at every step makes them grow with the square of the
 	// steps. 0 in a recorded bound: none (executions started before it).
 	Records int
+	// Busy bounds the time a worker spends on the execution's steps that
+	// do not wait (inline steps: noop, log, emit, set, guards): default
+	// 2 s, checked every BusyCheck steps. A workflow task runs such steps
+	// without yielding, and a replay of the execution (another worker, a
+	// query of a closed run) runs them all again in one task: past the
+	// task's 10 s timeout the task is given again and times out again, and
+	// the run never moves. 0 in a recorded bound: none (executions started
+	// before it).
+	Busy time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -115,6 +124,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Segment.Records <= 0 {
 		o.Segment.Records = 32 << 20
+	}
+	if o.Segment.Busy <= 0 {
+		o.Segment.Busy = 2 * time.Second
 	}
 	if o.BlobLimit <= 0 {
 		o.BlobLimit = DefaultBlobLimit

@@ -39,7 +39,9 @@ func (e *Engine) Workflow(ctx workflow.Context, st Start) (*Progress, error) {
 	w.bounds(ctx)
 	mctx := runContext{Context: context.Background(), w: ctx}
 	for {
+		w.busy.begin(ctx)
 		done, err := w.r.Step(mctx)
+		w.busy.end(ctx)
 		if err == nil && !done {
 			// A cancelled run stops at its next Step (the step that ended
 			// as the cancel came is recorded): not continued as new.
@@ -100,7 +102,7 @@ func (w *wfRun) bounds(ctx workflow.Context) {
 	w.seg, w.limit = w.e.opts.Segment, w.e.opts.BlobLimit
 	w.recs.limit = w.limit
 	if workflow.GetVersion(ctx, "run-bounds", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		w.seg.Records = 0 // an execution from before the bound replays without it
+		w.seg.Records, w.seg.Busy = 0, 0 // an execution from before the bounds replays without them
 		return
 	}
 	var b runBounds
@@ -112,7 +114,9 @@ func (w *wfRun) bounds(ctx workflow.Context) {
 		w.recs.texts = b.Texts && b.Lines
 	}
 	w.recs.limit = w.limit
-	if w.st.Carry != nil { // lppctl runs lists the run from when it began
+	w.busy.bound = w.seg.Busy // 0 in executions recorded before it
+	// lppctl runs lists the run from when it began
+	if w.st.Carry != nil {
 		_ = workflow.UpsertMemo(ctx, map[string]any{MemoBegun: w.start})
 	}
 }
@@ -141,7 +145,7 @@ func (w *wfRun) continueNow(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	over := len(w.recs.recs) >= seg.Transitions || info.GetCurrentHistoryLength() >= seg.Events ||
 		info.GetCurrentHistorySize() >= seg.Bytes || info.GetContinueAsNewSuggested() ||
-		seg.Records > 0 && w.recs.bytes >= seg.Records
+		seg.Records > 0 && w.recs.bytes >= seg.Records || w.busy.over(ctx, w.r.Seq())
 	return over && w.r.Status() == machine.StatusRunning && w.r.Quiet()
 }
 
@@ -247,6 +251,7 @@ type wfRun struct {
 	// waiting says what the run waits for in its state: an action whose
 	// service is unavailable, to be tried again (remote); "" when none.
 	waiting string
+	busy    busyClock // the worker's time on the execution's inline steps
 }
 
 func (e *Engine) newRun(ctx workflow.Context, st Start) (*wfRun, error) {
@@ -383,19 +388,40 @@ func (w *wfRun) stop(ctx workflow.Context, err error) (*Progress, error) {
 	switch {
 	case err == nil:
 		// A summary; the records by reference, a segment at a time.
-		p, _ := w.progress(-1, "")
-		seg, merr := w.recs.segment(w.e.codec.Limit())
+		p, merr := w.summary()
 		if merr != nil {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot record the steps of run %s: %v", w.st.RunID, merr), "run", nil)
 		}
-		p.Segments = append(w.segmentRefs(), seg)
 		return p, nil
 	case ctx.Err() != nil:
 		w.cancelled = true
+		// The same summary in the cancellation's details: where the run
+		// stopped and its steps, read without a worker (a query of a
+		// closed run replays it, which a busy worker may not do in time).
+		// Runs cancelled by a worker before this replay as they ran.
+		if workflow.GetVersion(ctx, "cancel-summary", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return nil, ctx.Err()
+		}
+		if p, merr := w.summary(); merr == nil {
+			return nil, temporal.NewCanceledError(p)
+		}
 		return nil, ctx.Err()
 	}
 	w.err = err.Error()
 	return nil, temporal.NewNonRetryableApplicationError(err.Error(), "run", nil)
+}
+
+// summary is where the run ended, with its records by reference, a
+// segment an execution: a completed run's result, a cancelled run's
+// details.
+func (w *wfRun) summary() (*Progress, error) {
+	p, _ := w.progress(-1, "")
+	seg, err := w.recs.segment(w.e.codec.Limit())
+	if err != nil {
+		return nil, err
+	}
+	p.Segments = append(w.segmentRefs(), seg)
+	return p, nil
 }
 
 // progress answers the progress query: the run's standing and its records

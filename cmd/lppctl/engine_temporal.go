@@ -51,6 +51,14 @@ var codecs sync.Map
 
 // converterOf is the data converter of tc's payloads: its codec's, else
 // one on root's default blob store.
+// codecOf is the payload codec dialTemporal gave tc (nil for another).
+func codecOf(tc client.Client) *temporal.Codec {
+	if v, ok := codecs.Load(tc); ok {
+		return v.(*temporal.Codec)
+	}
+	return nil
+}
+
 func converterOf(tc client.Client, root string) converter.DataConverter {
 	if v, ok := codecs.Load(tc); ok {
 		return v.(*temporal.Codec).DataConverter()
@@ -241,6 +249,7 @@ func followTemporal(ctx context.Context, c *cli.Context, tc client.Client, id st
 	p, err := temporal.Follow(ctx, tc, id, from, temporal.FollowOptions{
 		Step:   func(rec *machine.Record) { _ = prog.OnStep(ctx, rec) },
 		Notice: func(msg string) { fmt.Fprintf(c.App.ErrWriter, "run %s: %s\n", id, msg) },
+		Codec:  codecOf(tc),
 	})
 	hint := resumeOnTemporalHint(c, id)
 	if ctx.Err() != nil {
@@ -328,15 +337,6 @@ func pauseOnTemporal(pause *machine.PauseError, id, hint string) *machine.PauseE
 	return &cp
 }
 
-// cancelledText says that a run was cancelled, how, and where it stopped.
-func cancelledText(p *temporal.Progress) string {
-	where := fmt.Sprintf(" in %s after %s", p.State, countSteps(p.Steps))
-	if p.State == "" { // no worker answered the progress query
-		where = ""
-	}
-	return fmt.Sprintf("cancelled%s, %s", where, cmp.Or(p.Cancelled, temporal.HowCancelRequest))
-}
-
 // resumeOnTemporal answers a paused Temporal run (any machine can), then
 // follows it as run does.
 func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machine.Input, event string, payload map[string]any) error {
@@ -349,15 +349,21 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 	if err != nil {
 		return temporalRunError(c, id, err)
 	}
-	// A closed run's query needs a worker to replay it, a running one's a
-	// worker to answer: do not wait long.
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	p, err := temporal.QueryAll(qctx, tc, id, 0)
-	cancel()
+	// A cancelled run says where it stopped without a worker; a closed
+	// run's query needs a worker to replay it, a running one's a worker to
+	// answer: do not wait long.
+	p, err := cancelSummary(ctx, tc, id, st)
+	if p == nil {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		p, err = temporal.QueryAll(qctx, tc, id, 0)
+		cancel()
+	}
 	if st != "" {
 		// The run has ended: nothing continues it; say how it ended.
 		if err != nil {
-			p = &temporal.Progress{RunID: id}
+			if p = carriedOnFailure(ctx, tc, id, err); p == nil {
+				p = &temporal.Progress{RunID: id}
+			}
 		}
 		p.Ended(st, msg)
 		if in != nil || event != "" {
@@ -467,6 +473,12 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		if p == nil {
 			p, err = temporal.Result(c.Context, tc, id) // no worker needed; every step's values
 		}
+	} else if p, err = cancelSummary(c.Context, tc, id, st); p != nil {
+		// A cancelled run says where it stopped without a worker.
+		if trace {
+			err = p.Flatten()
+		}
+		p.Segments = nil
 	} else {
 		// A closed run's query needs a worker to replay it, a running one's
 		// a worker to answer: do not wait long.
@@ -474,8 +486,16 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		if n, perr := temporal.Pollers(c.Context, tc, queue); st == "" && perr == nil && n == 0 {
 			return showStanding(c, tc, id, trace, "no worker polls task queue "+queue)
 		}
+		// runs show asks where the run stands, without its steps: one
+		// query (a running run answers each between its workflow tasks;
+		// its steps page by page, an execution a page, took longer than
+		// the wait on a long run); runs trace asks for every step.
 		qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
-		p, err = temporal.QueryAll(qctx, tc, id, 0)
+		if trace {
+			p, err = temporal.QueryAll(qctx, tc, id, 0)
+		} else {
+			p, err = temporal.Query(qctx, tc, id, -1)
+		}
 		cancel()
 	}
 	if berr := blobStoreError(id, err); berr != nil {
@@ -488,8 +508,15 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 			return showStanding(c, tc, id, trace, "no worker answered within 10s")
 		}
 		// The run has ended: say how, even when no worker can tell where.
-		p = &temporal.Progress{RunID: id}
-		fmt.Fprintf(c.App.ErrWriter, "run %s: %v\n", id, err)
+		if p = carriedOnFailure(c.Context, tc, id, err); p == nil {
+			p = &temporal.Progress{RunID: id}
+			fmt.Fprintf(c.App.ErrWriter, "run %s: %v\n", id, err)
+		} else if trace {
+			if err := p.Flatten(); err != nil {
+				return fmt.Errorf("cannot show run %s: %w", id, err)
+			}
+		}
+		p.Segments = nil
 	}
 	if st != "" {
 		p.Ended(st, msg)
@@ -497,9 +524,14 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 	if p.Status == machine.StatusRunning && p.Pause != nil {
 		p.Status = machine.StatusPaused
 	}
-	mctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
-	mem, err := temporal.Memory(mctx, tc, id)
-	cancel()
+	// The memory is answered by a worker (an ended run's by its replay):
+	// an ended run with none polling shows none, without waiting.
+	mem, err := machine.NewMemory(), error(nil)
+	if n, perr := temporal.Pollers(c.Context, tc, c.String("task-queue")); st == "" || perr != nil || n > 0 {
+		mctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+		mem, err = temporal.Memory(mctx, tc, id)
+		cancel()
+	}
 	if berr := blobStoreError(id, err); berr != nil {
 		return berr
 	}
@@ -530,7 +562,11 @@ func showOnTemporal(c *cli.Context, trace bool) error {
 		return writeRunJSON(c.App.Writer, out, recs) // each step's maps whole
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s in %s after %s\n", p.RunID, p.Spec, p.Status, p.State, countSteps(p.Steps))
+	if p.State == "" { // an ended run no worker told of (its error above)
+		fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s (where it stopped is answered by a worker: start one, lppctl worker --temporal %s, and ask again)\n", p.RunID, p.Spec, p.Status, c.String("temporal"))
+	} else {
+		fmt.Fprintf(w, "run %s (Temporal)\nspec: %s\nstatus: %s in %s after %s\n", p.RunID, p.Spec, p.Status, p.State, countSteps(p.Steps))
+	}
 	if p.Pause != nil { // its resume command names the server
 		fmt.Fprintf(w, "paused: %s\n", strings.ReplaceAll(p.Pause.Prompt, "lppctl resume "+p.RunID, resumeOnTemporalHint(c, p.RunID)))
 	}
@@ -574,70 +610,6 @@ func blobStoreError(id string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("cannot show run %s: %w; give this command the workers' blob store with --blobs DIR or s3://BUCKET[/PREFIX] (or --root, for their ROOT/.lppctl/temporal/blobs)", id, err)
-}
-
-// cancelOnTemporal cancels a Temporal run.
-func cancelOnTemporal(c *cli.Context) error {
-	if _, err := runArg(c, "lppctl runs cancel RUN_ID --temporal HOST:PORT"); err != nil {
-		return err
-	}
-	if c.String("temporal") == "" {
-		return usageErrorf("runs cancel stops Temporal runs: give --temporal HOST:PORT (a local run stops with Ctrl-C in its terminal)")
-	}
-	tc, err := dialTemporal(c, c.Context)
-	if err != nil {
-		return err
-	}
-	defer tc.Close()
-	id := c.Args().First()
-	st, _, err := temporal.Closed(c.Context, tc, id)
-	if err != nil {
-		return temporalRunError(c, id, err)
-	}
-	if st != "" {
-		return withCode(exitUsage, fmt.Errorf("cannot cancel run %s: it has already ended (%s)", id, st))
-	}
-	if err := temporal.CancelRun(c.Context, tc, id); err != nil {
-		return err
-	}
-	wait := c.Duration("wait")
-	if wait <= 0 {
-		fmt.Fprintf(c.App.Writer, "run %s: cancel requested; it stops at its next clean point\n", id)
-		return nil
-	}
-	// As for a local run: wait up to --wait for it to stop (the action in
-	// flight ends first) and say where it stopped.
-	deadline := time.Now().Add(wait)
-	var msg string
-	for {
-		st, msg, err = temporal.Closed(c.Context, tc, id)
-		if err != nil {
-			return fmt.Errorf("cannot read run %s after cancelling it: %w", id, err)
-		}
-		if st != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			fmt.Fprintf(c.App.Writer, "run %s: cancel requested; it stops at its next clean point (still running after %s)\n", id, wait)
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	// Where it stopped, from a worker (it replays the run); without one,
-	// only how.
-	qctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
-	p, qerr := temporal.Query(qctx, tc, id, -1)
-	cancel()
-	if qerr != nil {
-		p = &temporal.Progress{RunID: id}
-	}
-	p.Ended(st, msg)
-	if st == temporal.StatusCancelled {
-		fmt.Fprintf(c.App.Writer, "run %s %s\n", id, cancelledText(p))
-		return nil
-	}
-	fmt.Fprintf(c.App.Writer, "run %s stopped before the cancel took effect: it %s in %s after %s\n", id, p.Status, p.State, countSteps(p.Steps))
-	return nil
 }
 
 func writeJSONLines[T any](w io.Writer, items []T) error {
@@ -714,7 +686,8 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 		return nil, nil, err
 	}
 	release := func() { audit.Close(); llmLog.Close() }
-	rt := &runtimeIO{RunID: run.RunID, RunDir: dir, Audit: audit, LLMLog: llmLog, NoInput: true, Out: h.out, Quiet: true}
+	notices := &workerNotices{next: h.out, scripted: strings.HasPrefix(cfg.LLM, "script:")}
+	rt := &runtimeIO{RunID: run.RunID, RunDir: dir, Audit: audit, LLMLog: llmLog, NoInput: true, Out: notices, Quiet: true}
 	reg, deps, err := buildRegistryDeps(cfg, rt)
 	if err != nil {
 		release()
@@ -733,7 +706,7 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 	// The action's tool calls are recorded: a retry of this action gives
 	// back what they did instead of doing it again (docs/scale.md).
 	deps.GatewayOptions = append(deps.GatewayOptions, gateway.WithEffects(toolEffects{temporal.NewEffects(filepath.Join(dir, temporal.EffectsFile), run)}))
-	return withoutDropped(reg), release, nil
+	return withNotices(withoutDropped(reg), notices), release, nil
 }
 
 // temporalSpecAndPath is export --run for a Temporal run: the spec (by
@@ -745,9 +718,16 @@ func temporalSpecAndPath(c *cli.Context, id, path string) (string, []string, err
 		return "", nil, err
 	}
 	defer tc.Close()
-	p, err := temporal.QueryAll(c.Context, tc, id, 0)
-	if err != nil {
-		return "", nil, temporalRunError(c, id, err)
+	var p *temporal.Progress
+	if st, _, cerr := temporal.Closed(c.Context, tc, id); cerr == nil {
+		if p, _ = cancelSummary(c.Context, tc, id, st); p != nil && p.Flatten() != nil {
+			p = nil
+		}
+	}
+	if p == nil {
+		if p, err = temporal.QueryAll(c.Context, tc, id, 0); err != nil {
+			return "", nil, temporalRunError(c, id, err)
+		}
 	}
 	if path == "" {
 		path = filepath.FromSlash(p.SpecPath)

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,4 +39,28 @@ func TestATemporalRunWithAScriptedModelSaysSo(t *testing.T) {
 			assert.Equal(t, tt.stderr, errb.String())
 		})
 	}
+}
+
+// A Temporal run started without --llm, on a worker whose environment
+// names no model, replays the skill's demo replies and says so, as a local
+// run does: the worker's notice reaches the run as a note of the step that
+// built the model, printed once by the follower (before, it went to the
+// worker's output, which is discarded, and the person saw no sign that no
+// model answered).
+func TestATemporalRunOnTheDemoRepliesSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	bin := buildLppctl(t)
+	root := newProject(t, "hello_skill")
+	addr, _ := devServer(t, root)
+	w := exec.Command(bin, "worker", "--temporal", addr, "--root", root)
+	w.Env = childEnv("")
+	startProcess(t, w)
+	out, errOut, code := lppctlOut(t, bin, root, "run", "--engine", "temporal", "--temporal", addr,
+		"--spec", "specs/skills_agent.yaml", "--skill", "skills/hello_skill", "--yes")
+	require.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+	demo := filepath.Join(root, "skills", "hello_skill", "demo.yaml")
+	assert.Equal(t, 1, strings.Count(out, "  plan: *** no LLM configured: replaying the scripted demo replies from "+demo+"; set OPENAI_API_KEY or --llm to use a real model ***\n"), out)
+	assert.Equal(t, 1, strings.Count(out, "no LLM configured"), out)
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,7 +102,7 @@ func TestTemporalCancelledRunSaysCancelled(t *testing.T) {
 	}
 	w := exec.Command(bin, "worker", "--temporal", addr, "--root", root)
 	w.Env = childEnv("")
-	startProcess(t, w)
+	worker := startProcess(t, w)
 
 	startSleepy(t, tc, "cancel-me", src)
 	if out, errOut, code := lppctlOut(t, bin, root, "runs", "cancel", "cancel-me", "--temporal", addr); code != 0 {
@@ -193,4 +194,28 @@ func TestTemporalCancelledRunSaysCancelled(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &both); err != nil || both.Context == nil || fmt.Sprint(both.Context) != fmt.Sprint(both.Vars) {
 		t.Errorf("runs show --json: context %v, vars %v (%v)", both.Context, both.Vars, err)
 	}
+
+	// Where a cancelled run stopped is recorded with its cancellation: told
+	// with no worker to replay the run (before, a query that no worker
+	// answered in time left it out: "it was cancelled, by a cancel request").
+	_ = syscall.Kill(-worker.Process.Pid, syscall.SIGKILL)
+	_ = worker.Wait()
+	t.Run("with no worker, an answer to a cancelled run is refused saying where it stopped", func(t *testing.T) {
+		_, errOut, code := lppctlOut(t, bin, root, "resume", "cancel-me", "--approve", "--temporal", addr)
+		if code != exitUsage || errOut != "lppctl: cannot resume run cancel-me: it was cancelled in nap after 1 step, by a cancel request (lppctl runs cancel); a run that has ended takes no answer or event\n" {
+			t.Errorf("exit %d, stderr %q", code, errOut)
+		}
+	})
+	t.Run("with no worker, export --run draws the path of a cancelled run", func(t *testing.T) {
+		out, errOut, code := lppctlOut(t, bin, root, "export", "--run", "cancel-me", "--temporal", addr)
+		if code != 0 || !strings.Contains(out, "    class a,nap visited\n") {
+			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+		}
+	})
+	t.Run("with no worker, runs show says where a cancelled run stopped", func(t *testing.T) {
+		out, errOut, code := lppctlOut(t, bin, root, "runs", "show", "cancel-me", "--temporal", addr)
+		if code != 0 || !strings.HasPrefix(out, "run cancel-me (Temporal)\nspec: sleepy\nstatus: cancelled in nap after 1 step\n") {
+			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+		}
+	})
 }

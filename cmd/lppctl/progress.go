@@ -46,6 +46,8 @@ type progress struct {
 	deltas bool
 	steps  *runstore.StepEncoder
 	walk   runstore.Walker // a Temporal run's records hold a map's changed keys only
+	// notices shown (a Temporal worker's, workerNotices): each once
+	notices map[string]bool
 }
 
 // runProgress is the progress of run and resume as their flags ask for it.
@@ -114,6 +116,15 @@ func (p *progress) OnStep(_ context.Context, rec *machine.Record) error {
 		return err
 	default:
 		for _, n := range rec.Notes {
+			if isNotice(n.Text) { // a worker's notice, given to each step that printed it: once
+				if p.notices[n.Text] {
+					continue
+				}
+				if p.notices == nil {
+					p.notices = map[string]bool{}
+				}
+				p.notices[n.Text] = true
+			}
 			fmt.Fprintf(p.w, "  %s: %s\n", rec.From, n)
 		}
 		if rec.Error != "" {

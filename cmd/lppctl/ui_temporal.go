@@ -149,10 +149,21 @@ func (s *temporalSource) summary(ctx context.Context, sum temporal.Summary) ui.R
 // progress asks where a run stands, with its records from step from+1
 // (none for -1): the progress query, as runs show and runs trace
 // --temporal ask; for a completed run, the workflow's result (the same
-// progress, final, with no worker needed).
+// progress, final, with no worker needed), for a cancelled one the summary
+// in its cancellation.
 func (s *temporalSource) progress(ctx context.Context, id, status string, from int) (*temporal.Progress, error) {
 	if status == string(machine.StatusCompleted) {
 		if res, err := temporal.Result(ctx, s.tc, id); err == nil {
+			if from < 0 {
+				res.Records = nil
+			} else {
+				res.Records = res.Records[min(from, len(res.Records)):]
+			}
+			return res, nil
+		}
+	}
+	if status == string(temporal.StatusCancelled) { // where it stopped, in its cancellation
+		if res, err := temporal.CancelSummary(ctx, s.tc, id); err == nil && res != nil && res.Flatten() == nil {
 			if from < 0 {
 				res.Records = nil
 			} else {
