@@ -12,7 +12,10 @@
 // spec model, nothing of LLMs, tools or skills.
 package lpp
 
-import mspec "github.com/lppctl/lppctl/machine/spec"
+import (
+	"github.com/lppctl/lppctl/machine/lpp/jsonpos"
+	mspec "github.com/lppctl/lppctl/machine/spec"
+)
 
 // Schema versions this package reads.
 const (
@@ -174,7 +177,7 @@ type Gate struct {
 	// terms of the context and `event`.
 	Expr string
 
-	exprNode *node // the expression's JSON string, for positions inside it
+	exprNode *jsonpos.Node // the expression's JSON string, for positions inside it
 }
 
 // Action types.
@@ -207,10 +210,10 @@ type Action struct {
 	BadInput mspec.Pos
 	// nonFinite: the set value holds a number lppctl cannot carry (NaN,
 	// Infinity, 1e400; see nonfinite.go), refused when a transition runs it.
-	nonFinite *node
+	nonFinite *jsonpos.Node
 	// badField: a path event.payload.NAME whose NAME is not an identifier
 	// (load_payloadname.go), refused when a transition runs the action.
-	badField *node
+	badField *jsonpos.Node
 
 	// compute
 	ComputeUnit string

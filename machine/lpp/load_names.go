@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/lppctl/lppctl/machine/lpp/gate"
+	"github.com/lppctl/lppctl/machine/lpp/jsonpos"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -121,19 +122,19 @@ func (d *decoder) isOrig(n string) bool {
 // reserveNames records the names of an object's members and of a list's
 // strings as the blueprint's own, before any is mapped: a mapped name
 // ("a-b" → a_b) never takes one the blueprint writes itself ("a_b").
-func (d *decoder) reserveNames(n *node) {
+func (d *decoder) reserveNames(n *jsonpos.Node) {
 	if n == nil {
 		return
 	}
 	if d.origNames == nil {
 		d.origNames = map[string]bool{}
 	}
-	for _, m := range n.members {
-		d.origNames[m.key] = true
+	for _, m := range n.Members {
+		d.origNames[m.Key] = true
 	}
-	for _, it := range n.items {
-		if it.kind == kString {
-			d.origNames[it.str] = true
+	for _, it := range n.Items {
+		if it.Kind == jsonpos.String {
+			d.origNames[it.Str] = true
 		}
 	}
 }
@@ -186,13 +187,13 @@ func (d *decoder) eventID(bp *Blueprint, orig string) string {
 
 // description reads the top-level description: any JSON value (one real
 // blueprint has an object there); a non-string is kept as its JSON text.
-func (d *decoder) description(root *node) string {
-	v := root.get("description")
+func (d *decoder) description(root *jsonpos.Node) string {
+	v := root.Get("description")
 	switch {
-	case v == nil || v.kind == kNull:
+	case v == nil || v.Kind == jsonpos.Null:
 		return ""
-	case v.kind == kString:
-		return v.str
+	case v.Kind == jsonpos.String:
+		return v.Str
 	}
 	return d.keptRaw(v, "description")
 }
@@ -203,7 +204,7 @@ func (d *decoder) description(root *node) string {
 // each with a warning, typed from their use where it tells (a terminal's
 // output_schema, a set literal, a comparison with a literal), else as
 // strings. A gate's `_state` becomes stateVar.
-func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
+func (d *decoder) implicitProperties(root *jsonpos.Node, bp *Blueprint) {
 	type use struct {
 		pos     mspec.Pos
 		span    int
@@ -269,7 +270,7 @@ func (d *decoder) implicitProperties(root *node, bp *Blueprint) {
 			}
 			p := g.Pos
 			if g.exprNode != nil {
-				p = g.exprNode.colOf(n.Col - 1)
+				p = g.exprNode.ColOf(n.Col - 1)
 			}
 			add(n.Text, p, n.Span, false, typ)
 			if u := uses[n.Text]; u != nil {

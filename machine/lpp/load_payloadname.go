@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine/lpp/gate"
+	"github.com/lppctl/lppctl/machine/lpp/jsonpos"
 )
 
 // badFieldWhy is why lppctl cannot read the field.
@@ -32,18 +33,18 @@ func badPayloadField(src string) string {
 
 // payloadFieldNode returns the first value_from, input_map or payload_map
 // value of an action that reads a payload field lppctl cannot name.
-func payloadFieldNode(obj *node) *node {
-	if v := obj.get("value_from"); v != nil && v.kind == kString && badPayloadField(v.str) != "" {
+func payloadFieldNode(obj *jsonpos.Node) *jsonpos.Node {
+	if v := obj.Get("value_from"); v != nil && v.Kind == jsonpos.String && badPayloadField(v.Str) != "" {
 		return v
 	}
 	for _, key := range []string{"input_map", "payload_map"} {
-		m := obj.get(key)
-		if m == nil || m.kind != kObject {
+		m := obj.Get(key)
+		if m == nil || m.Kind != jsonpos.Object {
 			continue
 		}
-		for _, kv := range m.members {
-			if kv.val.kind == kString && badPayloadField(kv.val.str) != "" {
-				return kv.val
+		for _, kv := range m.Members {
+			if kv.Val.Kind == jsonpos.String && badPayloadField(kv.Val.Str) != "" {
+				return kv.Val
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lppctl/lppctl/machine/lpp/jsonpos"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -38,7 +39,7 @@ type untypedProp struct {
 	span        int
 	why         string // what the blueprint wrote, for the warning
 	description string
-	def         *node
+	def         *jsonpos.Node
 	src         string // the "type" value's JSON text, "" when there is none
 	enum        []any
 	index       int // its place in bp.Context among the declared properties
@@ -47,32 +48,32 @@ type untypedProp struct {
 // propertyType reads a property's "type" (t nil when absent): the L++
 // type lppctl gives it, "" when its use must tell, with what the
 // blueprint wrote when it is not one of the six.
-func (d *decoder) propertyType(t *node, what string) (typ, why string) {
+func (d *decoder) propertyType(t *jsonpos.Node, what string) (typ, why string) {
 	if t == nil {
 		return "", "has no type"
 	}
-	if t.kind == kString && slices.Contains(propertyTypes, t.str) {
-		return t.str, ""
+	if t.Kind == jsonpos.String && slices.Contains(propertyTypes, t.Str) {
+		return t.Str, ""
 	}
-	if t.kind == kString {
-		if a, ok := typeAliases[strings.ToLower(t.str)]; ok {
-			return a, fmt.Sprintf("has the type %q", t.str)
+	if t.Kind == jsonpos.String {
+		if a, ok := typeAliases[strings.ToLower(t.Str)]; ok {
+			return a, fmt.Sprintf("has the type %q", t.Str)
 		}
-		if a := strings.ToLower(t.str); slices.Contains(propertyTypes, a) {
-			return a, fmt.Sprintf("has the type %q", t.str)
+		if a := strings.ToLower(t.Str); slices.Contains(propertyTypes, a) {
+			return a, fmt.Sprintf("has the type %q", t.Str)
 		}
-		return "", fmt.Sprintf("has the type %q", t.str)
+		return "", fmt.Sprintf("has the type %q", t.Str)
 	}
-	if t.kind == kArray { // JSON Schema's union: every lppctl property is nullable already
+	if t.Kind == jsonpos.Array { // JSON Schema's union: every lppctl property is nullable already
 		var named []string
-		for _, it := range t.items {
-			if it.kind != kString {
+		for _, it := range t.Items {
+			if it.Kind != jsonpos.String {
 				return "", "has the type " + d.shortJSON(t)
 			}
-			if it.str == "null" {
+			if it.Str == "null" {
 				continue
 			}
-			a := it.str
+			a := it.Str
 			if b, ok := typeAliases[strings.ToLower(a)]; ok {
 				a = b
 			}
@@ -85,14 +86,14 @@ func (d *decoder) propertyType(t *node, what string) (typ, why string) {
 		}
 		return "", "has the type " + d.shortJSON(t)
 	}
-	return "", "has the type " + t.describe()
+	return "", "has the type " + t.Describe()
 }
 
 // shortJSON is n's JSON text, cut for a message.
-func (d *decoder) shortJSON(n *node) string {
+func (d *decoder) shortJSON(n *jsonpos.Node) string {
 	var b bytes.Buffer
-	s := string(d.src[n.off:n.end])
-	if json.Compact(&b, d.src[n.off:n.end]) == nil {
+	s := string(d.src[n.Off:n.End])
+	if json.Compact(&b, d.src[n.Off:n.End]) == nil {
 		s = b.String()
 	}
 	if r := []rune(s); len(r) > 60 {
@@ -102,24 +103,24 @@ func (d *decoder) shortJSON(n *node) string {
 }
 
 // aliasWarning is the warning of a property whose type lppctl reads as typ.
-func (d *decoder) aliasWarning(t *node, what, why, typ string) {
-	d.warnf(t.pos, 1, fmt.Sprintf(`write "type": %q`, typ),
+func (d *decoder) aliasWarning(t *jsonpos.Node, what, why, typ string) {
+	d.warnf(t.Pos, 1, fmt.Sprintf(`write "type": %q`, typ),
 		"%s %s, which is not an L++ type: lppctl reads it as %s (lpp reads no property type, and every lppctl property is nullable)", what, why, typ)
 }
 
 // untypedProperty records a property whose type its use tells; the
 // property is declared when implicitProperties has seen every use.
-func (d *decoder) untypedProperty(bp *Blueprint, m *member, what, why string) {
-	u := &untypedProp{key: m.key, pos: m.keyPos, span: len([]rune(m.key)) + 2, why: why, def: m.val.get("default"), index: len(bp.Context)}
-	u.description = d.optString(m.val, "description")
-	if t := m.val.get("type"); t != nil {
+func (d *decoder) untypedProperty(bp *Blueprint, m *jsonpos.Member, what, why string) {
+	u := &untypedProp{key: m.Key, pos: m.KeyPos, span: len([]rune(m.Key)) + 2, why: why, def: m.Val.Get("default"), index: len(bp.Context)}
+	u.description = d.optString(m.Val, "description")
+	if t := m.Val.Get("type"); t != nil {
 		u.src = d.keptRaw(t, "the type of "+what)
-		u.pos, u.span = t.pos, 1
+		u.pos, u.span = t.Pos, 1
 	}
-	if e := m.val.get("enum"); e != nil && e.kind == kArray {
-		for _, it := range e.items {
+	if e := m.Val.Get("enum"); e != nil && e.Kind == jsonpos.Array {
+		for _, it := range e.Items {
 			if len(d.nonFiniteIn(it)) == 0 {
-				u.enum = append(u.enum, it.value())
+				u.enum = append(u.enum, it.Value())
 			}
 		}
 	}
@@ -131,8 +132,8 @@ func (d *decoder) untypedProperty(bp *Blueprint, m *member, what, why string) {
 func (d *decoder) declareUntyped(bp *Blueprint, typeOf func(string) string) {
 	for i, u := range d.untyped {
 		typ, from := "", ""
-		if u.def != nil && u.def.kind != kNull && len(d.nonFiniteIn(u.def)) == 0 {
-			typ, from = literalType(u.def.value()), "from its default"
+		if u.def != nil && u.def.Kind != jsonpos.Null && len(d.nonFiniteIn(u.def)) == 0 {
+			typ, from = literalType(u.def.Value()), "from its default"
 		}
 		if typ == "" {
 			typ, from = typeOf(u.key), "from its use"
@@ -146,8 +147,8 @@ func (d *decoder) declareUntyped(bp *Blueprint, typeOf func(string) string) {
 		if typ == "string" {
 			p.Enum = u.enum
 		}
-		if u.def != nil && u.def.kind != kNull && typeAccepts(typ, u.def) && len(d.nonFiniteIn(u.def)) == 0 {
-			p.Default, p.HasDefault = u.def.value(), true
+		if u.def != nil && u.def.Kind != jsonpos.Null && typeAccepts(typ, u.def) && len(d.nonFiniteIn(u.def)) == 0 {
+			p.Default, p.HasDefault = u.def.Value(), true
 		}
 		at := min(u.index+i, len(bp.Context)) // in its place among the declared ones
 		bp.Context = slices.Insert(bp.Context, at, p)

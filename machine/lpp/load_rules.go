@@ -7,46 +7,47 @@ import (
 	"strings"
 
 	"github.com/lppctl/lppctl/machine/lpp/gate"
+	"github.com/lppctl/lppctl/machine/lpp/jsonpos"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // This file decodes the rules of a blueprint: gates, actions, transitions,
 // and checks how they refer to each other.
 
-func (d *decoder) gates(n *node, bp *Blueprint) {
-	for _, m := range n.members {
-		if bp.Gate(m.key) != nil {
+func (d *decoder) gates(n *jsonpos.Node, bp *Blueprint) {
+	for _, m := range n.Members {
+		if bp.Gate(m.Key) != nil {
 			continue
 		}
-		d.declare("gates", m.key)
-		what := fmt.Sprintf("gate %q", m.key)
-		if !d.want(m.val, kObject, what) {
+		d.declare("gates", m.Key)
+		what := fmt.Sprintf("gate %q", m.Key)
+		if !d.want(m.Val, jsonpos.Object, what) {
 			continue
 		}
-		g := &Gate{ID: m.key, Pos: m.keyPos}
-		typ, tn := GateExpression, (*node)(nil) // lpp's loader: a missing type is an expression
-		if m.val.get("type") != nil {
-			typ, tn = d.reqString(m.val, "type", what, `"type": "expression" or "compute"`)
+		g := &Gate{ID: m.Key, Pos: m.KeyPos}
+		typ, tn := GateExpression, (*jsonpos.Node)(nil) // lpp's loader: a missing type is an expression
+		if m.Val.Get("type") != nil {
+			typ, tn = d.reqString(m.Val, "type", what, `"type": "expression" or "compute"`)
 		}
-		if im := m.val.member("input_map"); im != nil && typ == GateCompute {
+		if im := m.Val.Member("input_map"); im != nil && typ == GateCompute {
 			// lpp's format has it (lpp-format.md §7); lpp never runs a compute gate
-			d.warnf(im.keyPos, len("input_map")+2, "the unit reads the context's properties and the event by name",
+			d.warnf(im.KeyPos, len("input_map")+2, "the unit reads the context's properties and the event by name",
 				"input_map of %s is not used: lppctl gives a compute gate's unit every context property and the event (lpp never runs the unit: a compute gate is true)", what)
-			d.unknownKeys(m.val, what, "type", "expression", "compute_unit", "input_map", "description")
+			d.unknownKeys(m.Val, what, "type", "expression", "compute_unit", "input_map", "description")
 		} else {
-			d.unknownKeys(m.val, what, "type", "expression", "compute_unit", "description")
+			d.unknownKeys(m.Val, what, "type", "expression", "compute_unit", "description")
 		}
 		switch typ {
 		case GateExpression:
 			g.Type = typ
-			g.Expression, g.exprNode = d.reqString(m.val, "expression", what, `add "expression": "x is not None"`)
+			g.Expression, g.exprNode = d.reqString(m.Val, "expression", what, `add "expression": "x is not None"`)
 		case GateCompute:
 			g.Type = typ
-			g.ComputeUnit, _ = d.unit(m.val, what)
+			g.ComputeUnit, _ = d.unit(m.Val, what)
 		case "":
 			continue
 		default:
-			d.errorf(tn.pos, len([]rune(typ))+2, cmp.Or(mspec.DidYouMeanHint(typ, []string{GateExpression, GateCompute}), `use "expression" or "compute"`),
+			d.errorf(tn.Pos, len([]rune(typ))+2, cmp.Or(mspec.DidYouMeanHint(typ, []string{GateExpression, GateCompute}), `use "expression" or "compute"`),
 				"unknown type %q of %s", typ, what)
 			continue
 		}
@@ -59,165 +60,165 @@ func (d *decoder) gates(n *node, bp *Blueprint) {
 // "impl:json.load"); any other text, or no compute_unit (some blueprints
 // write "unit"), makes lpp skip the action: skipped is then true, with a
 // warning.
-func (d *decoder) unit(obj *node, what string) (unit string, skipped bool) {
-	un := obj.get("compute_unit")
-	if un == nil || un.kind != kString {
-		p, hint := obj.pos, `add "compute_unit": "namespace:operation"`
-		if m := obj.member("unit"); m != nil {
-			p, hint = m.keyPos, `rename "unit" to "compute_unit"`
+func (d *decoder) unit(obj *jsonpos.Node, what string) (unit string, skipped bool) {
+	un := obj.Get("compute_unit")
+	if un == nil || un.Kind != jsonpos.String {
+		p, hint := obj.Pos, `add "compute_unit": "namespace:operation"`
+		if m := obj.Member("unit"); m != nil {
+			p, hint = m.KeyPos, `rename "unit" to "compute_unit"`
 		} else if un != nil {
-			p = un.pos
+			p = un.Pos
 		}
 		d.warnf(p, 1, hint, "%s has no compute_unit: lpp skips it, and lppctl runs it as a no-op", what)
 		return "", true
 	}
-	u := un.str
+	u := un.Str
 	if strings.Count(u, ":") != 1 {
-		d.warnf(un.pos, 1, `write it as "namespace:operation", e.g. "pricing:quote"`,
+		d.warnf(un.Pos, 1, `write it as "namespace:operation", e.g. "pricing:quote"`,
 			"compute_unit of %s is not namespace:operation (one colon): lpp skips it, and lppctl runs it as a no-op", what)
 		return "", true
 	}
 	if l := len([]rune(u)); l > maxName {
-		d.errorf(un.pos, 1, "shorten it", "compute_unit is %d characters long: lppctl takes names of at most %d characters", l, maxName)
+		d.errorf(un.Pos, 1, "shorten it", "compute_unit is %d characters long: lppctl takes names of at most %d characters", l, maxName)
 		return "", false
 	}
 	return u, false
 }
 
 // kvs reads an object of strings, in file order.
-func (d *decoder) kvs(obj *node, key, what string) []KV {
-	v := obj.get(key)
-	if v == nil || v.kind == kNull {
+func (d *decoder) kvs(obj *jsonpos.Node, key, what string) []KV {
+	v := obj.Get(key)
+	if v == nil || v.Kind == jsonpos.Null {
 		return nil
 	}
-	if !d.want(v, kObject, key+" of "+what) {
+	if !d.want(v, jsonpos.Object, key+" of "+what) {
 		return nil
 	}
 	var out []KV
-	for _, m := range v.members {
-		if m.val.kind != kString {
+	for _, m := range v.Members {
+		if m.Val.Kind != jsonpos.String {
 			if key == "input_map" && d.badInput != nil {
-				*d.badInput = m.val.pos
-				if nf := d.nonFiniteIn(m.val); len(nf) > 0 {
-					d.warnf(nf[0].pos, len(nf[0].str), "write the name of a context property or event.payload.NAME",
-						"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); %s, and passes nil", what, m.key, pyReads(nf[0]), cannotCarry)
-					out = append(out, KV{Key: m.key, Value: literalRef + "nil"})
+				*d.badInput = m.Val.Pos
+				if nf := d.nonFiniteIn(m.Val); len(nf) > 0 {
+					d.warnf(nf[0].Pos, len(nf[0].Str), "write the name of a context property or event.payload.NAME",
+						"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); %s, and passes nil", what, m.Key, pyReads(nf[0]), cannotCarry)
+					out = append(out, KV{Key: m.Key, Value: literalRef + "nil"})
 					continue
 				}
-				d.warnf(m.val.pos, 1, "write the name of a context property or event.payload.NAME",
-					"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); lppctl passes the value", what, m.key, m.val.describe())
-				out = append(out, KV{Key: m.key, Value: literalRef + string(d.src[m.val.off:m.val.end])})
+				d.warnf(m.Val.Pos, 1, "write the name of a context property or event.payload.NAME",
+					"input_map of %s maps %q to %s, not a path: lpp cannot run the action (its path lookup fails); lppctl passes the value", what, m.Key, m.Val.Describe())
+				out = append(out, KV{Key: m.Key, Value: literalRef + string(d.src[m.Val.Off:m.Val.End])})
 				continue
 			}
-			d.errorf(m.val.pos, 1, "", "%s of %s must map names to strings, and %q is %s", key, what, m.key, m.val.describe())
+			d.errorf(m.Val.Pos, 1, "", "%s of %s must map names to strings, and %q is %s", key, what, m.Key, m.Val.Describe())
 			continue
 		}
-		if key == "input_map" && quotedLiteral(m.val.str) {
-			d.warnf(m.val.pos, len([]rune(m.val.str))+2, "lpp looks a quoted text up as a key: pass the value in a property",
-				"input_map of %s passes %s, which lpp reads as a name: the unit receives None (lppctl passes nil)", what, m.val.str)
+		if key == "input_map" && quotedLiteral(m.Val.Str) {
+			d.warnf(m.Val.Pos, len([]rune(m.Val.Str))+2, "lpp looks a quoted text up as a key: pass the value in a property",
+				"input_map of %s passes %s, which lpp reads as a name: the unit receives None (lppctl passes nil)", what, m.Val.Str)
 		}
-		out = append(out, KV{Key: m.key, Value: m.val.str})
+		out = append(out, KV{Key: m.Key, Value: m.Val.Str})
 	}
 	return out
 }
 
-func (d *decoder) actions(n *node, bp *Blueprint) {
-	for _, m := range n.members {
-		if bp.Action(m.key) != nil {
+func (d *decoder) actions(n *jsonpos.Node, bp *Blueprint) {
+	for _, m := range n.Members {
+		if bp.Action(m.Key) != nil {
 			continue
 		}
-		d.declare("actions", m.key)
-		what := fmt.Sprintf("action %q", m.key)
-		if !d.want(m.val, kObject, what) {
+		d.declare("actions", m.Key)
+		what := fmt.Sprintf("action %q", m.Key)
+		if !d.want(m.Val, jsonpos.Object, what) {
 			continue
 		}
-		a := &Action{ID: m.key, Pos: m.keyPos}
-		typ, tn := ActionSet, (*node)(nil) // lpp's loader: a missing type is a set
-		if m.val.get("type") != nil {
-			typ, tn = d.reqString(m.val, "type", what, `"type": "set", "compute" or "emit"`)
+		a := &Action{ID: m.Key, Pos: m.KeyPos}
+		typ, tn := ActionSet, (*jsonpos.Node)(nil) // lpp's loader: a missing type is a set
+		if m.Val.Get("type") != nil {
+			typ, tn = d.reqString(m.Val, "type", what, `"type": "set", "compute" or "emit"`)
 		}
 		switch typ {
 		case ActionSet:
-			d.unknownKeys(m.val, what, "type", "target", "value", "value_from", "description")
-			d.setAction(m.val, a, bp, what)
+			d.unknownKeys(m.Val, what, "type", "target", "value", "value_from", "description")
+			d.setAction(m.Val, a, bp, what)
 		case ActionCompute:
-			d.unknownKeys(m.val, what, "type", "compute_unit", "unit", "input_map", "output_map", "description")
-			a.ComputeUnit, a.Skipped = d.unit(m.val, what)
+			d.unknownKeys(m.Val, what, "type", "compute_unit", "unit", "input_map", "output_map", "description")
+			a.ComputeUnit, a.Skipped = d.unit(m.Val, what)
 			d.badInput = &a.BadInput
-			a.InputMap = d.kvs(m.val, "input_map", what)
+			a.InputMap = d.kvs(m.Val, "input_map", what)
 			d.badInput = nil
-			a.OutputMap = d.kvs(m.val, "output_map", what)
+			a.OutputMap = d.kvs(m.Val, "output_map", what)
 		case ActionEmit:
-			d.unknownKeys(m.val, what, "type", "event", "payload_map", "description")
-			var en *node
-			a.Event, en = d.reqString(m.val, "event", what, `add "event": "NAME"`)
+			d.unknownKeys(m.Val, what, "type", "event", "payload_map", "description")
+			var en *jsonpos.Node
+			a.Event, en = d.reqString(m.Val, "event", what, `add "event": "NAME"`)
 			if en != nil {
 				a.Event = d.eventID(bp, a.Event)
 			}
-			a.PayloadMap = d.kvs(m.val, "payload_map", what)
+			a.PayloadMap = d.kvs(m.Val, "payload_map", what)
 		case "":
 			continue
 		default:
 			// lpp's loader refuses it, its compiler skips it: refused when
 			// a transition uses it (transitions), else a warning.
-			a.Unknown, a.TypePos = true, tn.pos
+			a.Unknown, a.TypePos = true, tn.Pos
 		}
 		a.Type = typ
-		a.badField = payloadFieldNode(m.val)
+		a.badField = payloadFieldNode(m.Val)
 		bp.Actions = append(bp.Actions, a)
 	}
 }
 
-func (d *decoder) setAction(obj *node, a *Action, bp *Blueprint, what string) {
+func (d *decoder) setAction(obj *jsonpos.Node, a *Action, bp *Blueprint, what string) {
 	target, _ := d.reqString(obj, "target", what, `add "target": "PROPERTY"`)
 	a.Target = target
-	v, vf := obj.get("value"), obj.get("value_from")
+	v, vf := obj.Get("value"), obj.Get("value_from")
 	switch {
-	case v != nil && vf != nil && v.kind == kNull:
+	case v != nil && vf != nil && v.Kind == jsonpos.Null:
 		// lpp's compiled operator takes value unless it is null, run_frame
 		// value_from: with a null value both read value_from.
-		d.warnf(v.pos, 1, "keep one of them", "%s has both value and value_from: its value is null, so lpp reads value_from (lppctl too)", what)
+		d.warnf(v.Pos, 1, "keep one of them", "%s has both value and value_from: its value is null, so lpp reads value_from (lppctl too)", what)
 		d.setAction(withoutKey(obj, "value"), a, bp, what)
 	case v != nil && vf != nil:
-		d.warnf(vf.pos, 1, "keep one of them", "%s has both value and value_from: lpp's compiled operator (its interactive tools) uses value, which is not null, and lppctl does too; its run_frame uses value_from", what)
+		d.warnf(vf.Pos, 1, "keep one of them", "%s has both value and value_from: lpp's compiled operator (its interactive tools) uses value, which is not null, and lppctl does too; its run_frame uses value_from", what)
 		d.setAction(withoutKey(obj, "value_from"), a, bp, what)
 	case v != nil:
-		a.Value, a.HasValue = v.value(), true
+		a.Value, a.HasValue = v.Value(), true
 		if nf := d.nonFiniteIn(v); len(nf) > 0 {
 			a.nonFinite = nf[0] // refused if a transition runs it (transitions), else a warning (unusedRules)
 			return
 		}
-		if p := bp.Property(d.propID(target)); p != nil && v.kind != kNull && !typeAccepts(p.Type, v) {
-			d.errorf(v.pos, 1, "", "value of %s must be %s (the type of %q), not %s", what, gate.TypeArticle(p.Type), target, v.describe())
+		if p := bp.Property(d.propID(target)); p != nil && v.Kind != jsonpos.Null && !typeAccepts(p.Type, v) {
+			d.errorf(v.Pos, 1, "", "value of %s must be %s (the type of %q), not %s", what, gate.TypeArticle(p.Type), target, v.Describe())
 		}
 	case vf != nil:
-		if vf.kind != kString || vf.str == "" {
-			d.errorf(vf.pos, 1, `write "event.payload.NAME" or a property name`, "value_from of %s must be a string, not %s", what, vf.describe())
+		if vf.Kind != jsonpos.String || vf.Str == "" {
+			d.errorf(vf.Pos, 1, `write "event.payload.NAME" or a property name`, "value_from of %s must be a string, not %s", what, vf.Describe())
 			return
 		}
-		a.ValueFrom = vf.str
+		a.ValueFrom = vf.Str
 	default:
-		d.errorf(obj.pos, 1, `add "value": LITERAL or "value_from": "event.payload.NAME"`, "%s has neither value nor value_from", what)
+		d.errorf(obj.Pos, 1, `add "value": LITERAL or "value_from": "event.payload.NAME"`, "%s has neither value nor value_from", what)
 	}
 }
 
 var transitionKeys = []string{"id", "from", "to", "on_event", "gates", "actions", "description", "guard", "gate"}
 
-func (d *decoder) transitions(n *node, bp *Blueprint) {
+func (d *decoder) transitions(n *jsonpos.Node, bp *Blueprint) {
 	ids, refused := map[string]bool{}, map[string]bool{}
 	written := map[string]bool{} // every id the array spells, for the name of a duplicate
-	for _, it := range n.items {
-		if id := it.get("id"); id != nil && id.kind == kString {
-			written[id.str] = true
+	for _, it := range n.Items {
+		if id := it.Get("id"); id != nil && id.Kind == jsonpos.String {
+			written[id.Str] = true
 		}
 	}
-	for i, it := range n.items {
+	for i, it := range n.Items {
 		what := fmt.Sprintf("transition %d", i+1)
-		if !d.want(it, kObject, what) {
+		if !d.want(it, jsonpos.Object, what) {
 			continue
 		}
-		t := &Transition{Pos: it.pos, ID: fmt.Sprintf("transition_%d", i)} // lpp's loader's default id
-		if it.get("id") == nil {
+		t := &Transition{Pos: it.Pos, ID: fmt.Sprintf("transition_%d", i)} // lpp's loader's default id
+		if it.Get("id") == nil {
 			// lpp's loader names it transition_N
 		} else if id, idn := d.reqString(it, "id", what, `add "id": "t`+fmt.Sprint(i+1)+`"`); idn != nil {
 			t.ID = id
@@ -230,55 +231,55 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 					k++
 				}
 				t.ID, t.Written = fmt.Sprintf("%s_%d", id, k), id
-				d.warnf(idn.pos, len([]rune(id))+2, "give each transition its own id",
+				d.warnf(idn.Pos, len([]rune(id))+2, "give each transition its own id",
 					"duplicate transition id %q: lpp reads both transitions (it never looks one up by id); lppctl calls this one %q, and export writes %q back", id, t.ID, id)
 				what = fmt.Sprintf("transition %q", t.ID)
 			}
 			ids[t.ID] = true
 		}
-		oldEvent := it.get("on_event") == nil && it.member("event") != nil // v0.1.0's key
+		oldEvent := it.Get("on_event") == nil && it.Member("event") != nil // v0.1.0's key
 		if oldEvent {
 			d.unknownKeys(it, what, append(slices.Clone(transitionKeys), "event")...)
 		} else {
 			d.unknownKeys(it, what, transitionKeys...)
 		}
 		for _, k := range []string{"guard", "gate"} {
-			if m := it.member(k); m != nil {
-				d.warnf(m.keyPos, len(k)+2, `name its gates in "gates": [...]`,
+			if m := it.Member(k); m != nil {
+				d.warnf(m.KeyPos, len(k)+2, `name its gates in "gates": [...]`,
 					"%q of %s is ignored: lpp reads only \"gates\", so the transition is unguarded (in lppctl too)", k, what)
 			}
 		}
 		if from, fn := d.reqString(it, "from", what, `add "from": "STATE" (or "*" for every state)`); fn != nil {
-			t.From, t.FromPos = from, fn.pos
+			t.From, t.FromPos = from, fn.Pos
 			if from != Any {
 				t.From = d.stateID(from)
 			}
 			if from != Any && bp.State(t.From) == nil && len(bp.States) > 0 && !d.refusedTerminals[from] {
-				d.errorf(fn.pos, len([]rune(from))+2, d.stateHint(bp, from), "%s starts in %q, which is not a state (lpp's loader refuses it too)", what, from)
+				d.errorf(fn.Pos, len([]rune(from))+2, d.stateHint(bp, from), "%s starts in %q, which is not a state (lpp's loader refuses it too)", what, from)
 			}
 		}
 		if to, tn := d.reqString(it, "to", what, `add "to": "STATE"`); tn != nil {
-			t.To, t.ToPos = d.stateID(to), tn.pos
+			t.To, t.ToPos = d.stateID(to), tn.Pos
 			if bp.State(t.To) == nil && len(bp.States) > 0 && !d.refusedTerminals[to] {
-				d.errorf(tn.pos, len([]rune(to))+2, d.stateHint(bp, to), "%s goes to %q, which is not a state (lpp's loader refuses it too)", what, to)
+				d.errorf(tn.Pos, len([]rune(to))+2, d.stateHint(bp, to), "%s goes to %q, which is not a state (lpp's loader refuses it too)", what, to)
 			}
 		}
 		if oldEvent {
-			m := it.member("event")
-			d.errorf(m.keyPos, len("event")+2, `rename "event" to "on_event"`,
+			m := it.Member("event")
+			d.errorf(m.KeyPos, len("event")+2, `rename "event" to "on_event"`,
 				`%s has "event", the lpp/v0.1.0 spelling of "on_event" (renamed in lpp/v0.1.1): lpp's loader requires "on_event"`, what)
 		} else if ev, en := d.reqString(it, "on_event", what, `add "on_event": "EVENT"`); en != nil {
-			t.Event, t.EventPos = d.eventID(bp, ev), en.pos
+			t.Event, t.EventPos = d.eventID(bp, ev), en.Pos
 		}
 		t.Gates = d.refs(it, "gates", what, func(id string) bool { return bp.Gate(id) != nil }, gateIDs(bp))
 		t.Actions = d.refs(it, "actions", what, func(id string) bool { return bp.Action(id) != nil }, actionIDs(bp))
 		for _, id := range t.Gates {
 			bp.Gate(id).Used = true
 		}
-		if acts := it.get("actions"); acts != nil {
+		if acts := it.Get("actions"); acts != nil {
 			for _, id := range t.Actions {
 				a := bp.Action(id)
-				p := acts.items[slices.IndexFunc(acts.items, func(n *node) bool { return n.kind == kString && n.str == id })].pos
+				p := acts.Items[slices.IndexFunc(acts.Items, func(n *jsonpos.Node) bool { return n.Kind == jsonpos.String && n.Str == id })].Pos
 				switch {
 				case a.Unknown:
 					d.errorf(p, len([]rune(id))+2, `use "set", "compute" or "emit"`,
@@ -286,12 +287,12 @@ func (d *decoder) transitions(n *node, bp *Blueprint) {
 				case a.badField != nil && !refused[a.ID]:
 					refused[a.ID] = true
 					n := a.badField
-					f := badPayloadField(n.str)
-					d.errorf(n.pos, len([]rune(n.str))+2, badFieldHint(f), "%s: %s, and %s runs the action", badFieldMsg(id, f), badFieldWhy, what)
+					f := badPayloadField(n.Str)
+					d.errorf(n.Pos, len([]rune(n.Str))+2, badFieldHint(f), "%s: %s, and %s runs the action", badFieldMsg(id, f), badFieldWhy, what)
 				case a.nonFinite != nil && !refused[a.ID]:
 					refused[a.ID] = true
 					n := a.nonFinite
-					d.errorf(n.pos, len(n.str), insteadHint(n), "the value of action %q is %s: %s, and %s runs the action", id, pyReads(n), cannotCarry, what)
+					d.errorf(n.Pos, len(n.Str), insteadHint(n), "the value of action %q is %s: %s, and %s runs the action", id, pyReads(n), cannotCarry, what)
 				}
 			}
 		}
@@ -308,29 +309,29 @@ func (d *decoder) declare(key, id string) {
 }
 
 // refs reads a list of gate or action ids, reporting unknown ones.
-func (d *decoder) refs(obj *node, key, what string, known func(string) bool, all []string) []string {
-	v := obj.get(key)
-	if v == nil || v.kind == kNull {
+func (d *decoder) refs(obj *jsonpos.Node, key, what string, known func(string) bool, all []string) []string {
+	v := obj.Get(key)
+	if v == nil || v.Kind == jsonpos.Null {
 		return nil
 	}
-	if !d.want(v, kArray, key+" of "+what) {
+	if !d.want(v, jsonpos.Array, key+" of "+what) {
 		return nil
 	}
 	var out []string
-	for _, it := range v.items {
-		if it.kind != kString {
-			d.errorf(it.pos, 1, "", "%s of %s must list ids, not %s", key, what, it.describe())
+	for _, it := range v.Items {
+		if it.Kind != jsonpos.String {
+			d.errorf(it.Pos, 1, "", "%s of %s must list ids, not %s", key, what, it.Describe())
 			continue
 		}
-		if !known(it.str) {
-			if d.declared[key+"/"+it.str] {
+		if !known(it.Str) {
+			if d.declared[key+"/"+it.Str] {
 				continue // declared but invalid: reported where it is declared
 			}
-			d.errorf(it.pos, len([]rune(it.str))+2, cmp.Or(mspec.DidYouMeanHint(it.str, all), fmt.Sprintf("declare it under %q", key)),
-				"%s of %s names %q, which is not declared in %s", key, what, it.str, key)
+			d.errorf(it.Pos, len([]rune(it.Str))+2, cmp.Or(mspec.DidYouMeanHint(it.Str, all), fmt.Sprintf("declare it under %q", key)),
+				"%s of %s names %q, which is not declared in %s", key, what, it.Str, key)
 			continue
 		}
-		out = append(out, it.str)
+		out = append(out, it.Str)
 	}
 	return out
 }
@@ -363,11 +364,11 @@ func (d *decoder) unusedRules(bp *Blueprint) {
 	for _, a := range bp.Actions {
 		if a.nonFinite != nil && !run[a.ID] {
 			n := a.nonFinite
-			d.warnf(n.pos, len(n.str), insteadHint(n), "the value of action %q is %s: %s; no transition runs the action (export writes null)", a.ID, pyReads(n), cannotCarry)
+			d.warnf(n.Pos, len(n.Str), insteadHint(n), "the value of action %q is %s: %s; no transition runs the action (export writes null)", a.ID, pyReads(n), cannotCarry)
 		}
 		if n := a.badField; n != nil && !run[a.ID] {
-			f := badPayloadField(n.str)
-			d.warnf(n.pos, len([]rune(n.str))+2, badFieldHint(f), "%s: %s; no transition runs the action", badFieldMsg(a.ID, f), badFieldWhy)
+			f := badPayloadField(n.Str)
+			d.warnf(n.Pos, len([]rune(n.Str))+2, badFieldHint(f), "%s: %s; no transition runs the action", badFieldMsg(a.ID, f), badFieldWhy)
 		}
 		if a.Unknown && !run[a.ID] {
 			d.warnf(a.TypePos, len([]rune(a.Type))+2, `use "set", "compute" or "emit"`,
@@ -387,7 +388,7 @@ func (d *decoder) translateGates(bp *Blueprint) {
 		out, err := gate.TranslateIn(g.Expression, env)
 		if err != nil {
 			ge := err.(*gate.Error)
-			p := g.exprNode.colOf(ge.Col - 1)
+			p := g.exprNode.ColOf(ge.Col - 1)
 			if !g.Used { // never evaluated for a transition (display rules, or nothing): kept as written
 				d.warnf(p, ge.Span, "no transition uses the gate: it is kept as written",
 					"gate %q does not translate (column %d of its expression: %s); no transition uses it", g.ID, ge.Col, ge.Msg)
@@ -398,7 +399,7 @@ func (d *decoder) translateGates(bp *Blueprint) {
 		}
 		for _, w := range env.LppFalse {
 			if g.Used {
-				d.warnf(g.exprNode.colOf(w.Col-1), w.Span, w.Hint, "gate %q (column %d of its expression): %s", g.ID, w.Col, w.Msg)
+				d.warnf(g.exprNode.ColOf(w.Col-1), w.Span, w.Hint, "gate %q (column %d of its expression): %s", g.ID, w.Col, w.Msg)
 			}
 		}
 		g.Expr = out
@@ -474,12 +475,12 @@ func (d *decoder) checkGraph(bp *Blueprint) {
 }
 
 // withoutKey is obj without its member key (a shallow copy).
-func withoutKey(obj *node, key string) *node {
+func withoutKey(obj *jsonpos.Node, key string) *jsonpos.Node {
 	c := *obj
-	c.members = nil
-	for _, m := range obj.members {
-		if m.key != key {
-			c.members = append(c.members, m)
+	c.Members = nil
+	for _, m := range obj.Members {
+		if m.Key != key {
+			c.Members = append(c.Members, m)
 		}
 	}
 	return &c

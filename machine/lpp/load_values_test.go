@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/machine/lpp/jsonpos"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,11 +22,11 @@ func TestBlueprintsOfTooManyValuesAreRefusedWithAPosition(t *testing.T) {
 	items := func(n int) string { return strings.TrimSuffix(strings.Repeat("[],", n), ",") }
 	// Values before the array: the object, $schema, id, name, version,
 	// context_schema, properties, p, type, default's array = 10.
-	fits := []byte(head + items(MaxValues-10-6) + tail) // the tail's 6 values
+	fits := []byte(head + items(jsonpos.MaxValues-10-6) + tail) // the tail's 6 values
 	_, ds := Parse("bp.json", fits)
 	require.False(t, ds.HasErrors(), "%v", ds)
 
-	src := []byte(head + items(2*MaxValues) + tail)
+	src := []byte(head + items(2*jsonpos.MaxValues) + tail)
 	require.True(t, HasSchema(src))
 	require.True(t, IsBlueprint(src))
 	var before, after runtime.MemStats
@@ -34,7 +35,7 @@ func TestBlueprintsOfTooManyValuesAreRefusedWithAPosition(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	assert.Nil(t, bp)
 	require.Len(t, ds, 1)
-	col := len(head) + 3*(MaxValues-10) + 1
+	col := len(head) + 3*(jsonpos.MaxValues-10) + 1
 	assert.Equal(t, "bp.json:1:"+strconv.Itoa(col)+": the blueprint holds more than 100000 JSON values, more than lppctl reads", ds[0].Where()+": "+ds[0].Msg)
 	assert.Equal(t, "every string, number, true, false, null, array and object counts; the largest of lpp's own blueprints holds 827", ds[0].Hint)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(40<<20), "reading stops at the limit")
