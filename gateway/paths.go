@@ -280,7 +280,7 @@ func (d *dirCursor) enter(c string, fi fs.FileInfo) {
 		return
 	}
 	var next *os.Root
-	err := fs.ErrNotExist
+	var err error
 	if fi.IsDir() {
 		next, err = d.dir.OpenRoot(c)
 	} else {
