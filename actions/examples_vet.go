@@ -105,14 +105,21 @@ func vetExamples(list []any) []string {
 	kinds := map[string]int{}
 	values := map[string]map[string]bool{} // variable → the expected values (as JSON) of the examples that succeed
 	var order []string
+	inputs := map[string]string{} // an example's inputs (inputsKey) → the first example giving them
 	for i, raw := range list {
 		ex, err := decodeExample(raw)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("example %d: not an example object {name, kind, vars, files, expect, contains}: %v", i+1, err))
 			continue
 		}
-		for _, p := range append(kindProblems(ex), exampleProblems(ex)...) {
+		for _, p := range append(append(kindProblems(ex), exampleProblems(ex)...), echoProblems(ex)...) {
 			problems = append(problems, fmt.Sprintf("example %d %q: %s", i+1, ex.Name, p))
+		}
+		key := inputsKey(ex)
+		if first, ok := inputs[key]; ok {
+			problems = append(problems, fmt.Sprintf("example %d %q has the same inputs (vars, files and events) as example %s: it checks nothing more, and when it is the one held out from the writer of the code, a script that looks up the examples it was shown passes it; give it inputs of its own, or merge the two", i+1, ex.Name, first))
+		} else {
+			inputs[key] = fmt.Sprintf("%d %q", i+1, ex.Name)
 		}
 		kinds[ex.Kind]++
 		if ex.Kind == kindError {
@@ -154,6 +161,29 @@ func vetExamples(list []any) []string {
 			only = v
 		}
 		problems = append(problems, fmt.Sprintf("examples: every example that checks %s expects %s: a program that always gives %s would pass them; add an example where it differs, or leave it out of expect", name, only, only))
+	}
+	return problems
+}
+
+// inputsKey is an example's inputs (its vars, files and events) as JSON, the
+// same for two examples that give the same inputs.
+func inputsKey(ex example) string {
+	b, _ := json.Marshal(map[string]any{"vars": ex.Vars, "files": ex.Files, "events": ex.Events})
+	return string(b)
+}
+
+// echoProblems says which variables an example that succeeds both gives in
+// its vars and expects with the same value: a run that leaves them as given
+// passes it (a script that echoes its input, or none at all).
+func echoProblems(ex example) []string {
+	if ex.Kind == kindError {
+		return nil
+	}
+	var problems []string
+	for _, name := range sortedKeys(ex.Expect) {
+		if v, ok := ex.Vars[name]; ok && sameValue(ex.Expect[name], v, ex.Tolerance) {
+			problems = append(problems, fmt.Sprintf("it gives %s %s in its vars and expects the same value at the end: a run that leaves %s as it was given passes it; give only the inputs in vars (a variable the run must change may start with another value)", name, showValue(v), name))
+		}
 	}
 	return problems
 }
@@ -247,20 +277,25 @@ type derivation struct {
 // compareDerived returns where an independent derivation disagrees with the
 // examples (matched by position): an error example the derivation says
 // succeeds or the reverse, and each expected value it gives differently
-// (numeric strings read as numbers). A value it does not give is not
-// compared.
+// (numeric strings read as numbers). A derivation that does not answer for
+// every example, or gives no value for one an example expects, checked
+// nothing there: that is a problem too, never an agreement.
 func compareDerived(list, derived []any) []string {
 	var problems []string
+	if len(derived) != len(list) {
+		problems = append(problems, fmt.Sprintf("examples: the independent derivation answered with %d item(s) for the %d examples, so they could not be checked against it one by one; the examples are written again and derived again", len(derived), len(list)))
+	}
 	for i, raw := range list {
 		ex, err := decodeExample(raw)
 		if err != nil || i >= len(derived) {
 			continue
 		}
+		head := fmt.Sprintf("example %d %q", i+1, ex.Name)
 		var dv derivation
 		if b, err := json.Marshal(derived[i]); err != nil || json.Unmarshal(b, &dv) != nil {
+			problems = append(problems, head+": the independent derivation's item for it is not {name, fails, expect}, so it could not be checked; the examples are written again and derived again")
 			continue
 		}
-		head := fmt.Sprintf("example %d %q", i+1, ex.Name)
 		switch {
 		case ex.Kind == kindError && !dv.Fails:
 			problems = append(problems, head+" is an error example (its run must fail), but an independent derivation from the target and the inputs says the run succeeds: give it an input the skill must refuse, or make it a typical or edge example with its expected values")
@@ -274,6 +309,7 @@ func compareDerived(list, derived []any) []string {
 		for _, name := range sortedKeys(ex.Expect) {
 			got, ok := dv.Expect[name]
 			if !ok {
+				problems = append(problems, fmt.Sprintf("%s expects %s %s, but the independent derivation gives no value for %s, so it could not be checked; the examples are written again and derived again", head, name, showValue(ex.Expect[name]), name))
 				continue
 			}
 			// A number written as a string on either side is compared as the
