@@ -469,3 +469,26 @@ func TestAWholeNumberMatchesOnlyItself(t *testing.T) {
 		})
 	}
 }
+
+func TestANumberMatchesWithinTheDigitsItIsWrittenWith(t *testing.T) {
+	tests := []struct {
+		name       string
+		want, have any
+		same       bool
+	}{
+		{name: "a decimal sum that lost its last row", want: 120007.75, have: 120000.5},
+		{name: "a whole sum given as a decimal that lost a row", want: 100254, have: 100250.75},
+		{name: "a fractional timestamp a day off", want: 1704067200.25, have: 1704153600.25},
+		{name: "a decimal sum right to its digits", want: 120007.75, have: 120007.75000000001, same: true},
+		{name: "a value rounded to its written digits", want: 3.10686, have: 3.1068559611866697, same: true},
+		{name: "a value truncated to its written digits", want: 3.1068, have: 3.1068559611866697, same: true},
+		{name: "a value written with a float's rounding noise", want: 3.6576000000000004, have: 3.6576, same: true},
+		{name: "a small value within 0.01 %", want: 0.000005, have: 0.0000050000001, same: true},
+		{name: "a small value past 0.01 %", want: 0.000005, have: 0.0000051},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.same, sameValue(tt.want, tt.have, nil))
+		})
+	}
+}

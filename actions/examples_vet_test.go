@@ -163,6 +163,20 @@ func TestADerivationThatChecksNothingIsNoAgreement(t *testing.T) {
 	}
 }
 
+func TestADerivationWrittenWithOtherDigitsAgrees(t *testing.T) {
+	examples := []any{
+		map[string]any{"name": "5 km", "kind": "typical", "vars": map[string]any{"value": 5}, "expect": map[string]any{"result": 3.10686}},
+		map[string]any{"name": "sum", "kind": "typical", "vars": map[string]any{"value": 1}, "expect": map[string]any{"result": 120007.75}},
+	}
+	derived := []any{
+		map[string]any{"name": "5 km", "fails": false, "expect": map[string]any{"result": 3.1069}},
+		map[string]any{"name": "sum", "fails": false, "expect": map[string]any{"result": 120000.5}},
+	}
+	assert.Equal(t, []string{
+		`example 2 "sum" expects result 120007.75, but an independent derivation from the target and the inputs gives 120000.5: work it out again by hand and correct the example (its expect must be what the target asks for)`,
+	}, compareDerived(examples, derived))
+}
+
 func TestTheWriterIsNotShownTheLastTypicalExample(t *testing.T) {
 	ex := func(name, kind string) map[string]any {
 		return map[string]any{"name": name, "kind": kind}
