@@ -215,6 +215,8 @@ func exampleProblems(ex example) []string {
 	if ex.Tolerance != nil {
 		if limit := toleranceLimit(ex.Expect); *ex.Tolerance < 0 || *ex.Tolerance > limit {
 			problems = append(problems, fmt.Sprintf("tolerance %s is not small next to the values it expects (at most %s here, 1 %% of the smallest): leave it out (numbers are compared within 0.01 %%) or make it smaller", fmtNum(*ex.Tolerance), fmtNum(limit)))
+		} else if *ex.Tolerance >= 1 && onlyWholeNumbers(ex.Expect) {
+			problems = append(problems, fmt.Sprintf("tolerance %s lets a whole number it expects be off by one (a count, a day, a second): leave it out (whole numbers are compared exactly)", fmtNum(*ex.Tolerance)))
 		}
 	}
 	for _, p := range sortedKeys(ex.Files) {
@@ -228,6 +230,30 @@ func exampleProblems(ex example) []string {
 		}
 	}
 	return problems
+}
+
+// onlyWholeNumbers reports whether want holds numbers, all whole.
+func onlyWholeNumbers(want map[string]any) bool {
+	found, whole := false, true
+	var walk func(v any)
+	walk = func(v any) {
+		if f, ok := number(v); ok {
+			found, whole = true, whole && wholeNumber(f)
+			return
+		}
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(want)
+	return found && whole
 }
 
 // toleranceLimit is the largest tolerance an example expecting want may

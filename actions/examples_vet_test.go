@@ -60,6 +60,15 @@ func TestVetExamplesRefusesExamplesThatCannotFail(t *testing.T) {
 			problems: []string{`example 1 "shadow": file scripts/word_stats.py is not an input file: an example's files go under reference/ (e.g. reference/word_stats.py), never over the skill's own files (its spec, scripts, skills.md)`},
 		},
 		{
+			name:     "a tolerance of 1 on whole numbers is refused (a count off by one would pass)",
+			examples: []any{map[string]any{"name": "counts", "kind": "typical", "vars": map[string]any{"source": "c"}, "expect": map[string]any{"words": 190, "longest_line": 120}, "tolerance": 1}, typical("b", 4, 1), edge, missing},
+			problems: []string{`example 1 "counts": tolerance 1 lets a whole number it expects be off by one (a count, a day, a second): leave it out (whole numbers are compared exactly)`},
+		},
+		{
+			name:     "a tolerance under 1 on whole numbers, or of 1 on a fraction, stands",
+			examples: []any{map[string]any{"name": "days", "kind": "typical", "vars": map[string]any{"date": "2024-01-01"}, "expect": map[string]any{"days": 19723}, "tolerance": 0.5}, map[string]any{"name": "m", "kind": "typical", "vars": map[string]any{"date": "x"}, "expect": map[string]any{"days": 12000.5}, "tolerance": 1}, typical("b", 4, 1), edge, missing},
+		},
+		{
 			name:     "an example with the same inputs as another is refused (held out, it would prove nothing)",
 			examples: []any{typical("a", 7, 2), edge, missing, map[string]any{"name": "a again", "kind": "typical", "vars": map[string]any{"source": "skills/ws/reference/a"}, "files": map[string]any{"reference/a": "x"}, "expect": map[string]any{"words": 4, "longest_line": 1}}},
 			problems: []string{`example 4 "a again" has the same inputs (vars, files and events) as example 1 "a": it checks nothing more, and when it is the one held out from the writer of the code, a script that looks up the examples it was shown passes it; give it inputs of its own, or merge the two`},
