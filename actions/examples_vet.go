@@ -301,13 +301,14 @@ type derivation struct {
 }
 
 // compareDerived returns where an independent derivation disagrees with the
-// examples (matched by position): an error example the derivation says
+// examples (matched by name when it names each once, else by position): an error example the derivation says
 // succeeds or the reverse, and each expected value it gives differently
 // (numeric strings read as numbers). A derivation that does not answer for
 // every example, or gives no value for one an example expects, checked
 // nothing there: that is a problem too, never an agreement.
 func compareDerived(list, derived []any) []string {
 	var problems []string
+	derived = inExampleOrder(list, derived)
 	if len(derived) != len(list) {
 		problems = append(problems, fmt.Sprintf("examples: the independent derivation answered with %d item(s) for the %d examples, so they could not be checked against it one by one; the examples are written again and derived again", len(derived), len(list)))
 	}
@@ -353,6 +354,36 @@ func compareDerived(list, derived []any) []string {
 		}
 	}
 	return problems
+}
+
+// inExampleOrder returns derived in the examples' order when it names each
+// example once, by its name, in another order (a model that grouped its
+// answers by kind): matched by position, every value would be compared with
+// another example's. Otherwise derived is returned as it is, matched by
+// position.
+func inExampleOrder(list, derived []any) []any {
+	if len(derived) != len(list) {
+		return derived
+	}
+	byName := map[string]any{}
+	for _, raw := range derived {
+		m, _ := raw.(map[string]any)
+		name, ok := m["name"].(string)
+		if !ok || byName[name] != nil {
+			return derived
+		}
+		byName[name] = raw
+	}
+	out := make([]any, len(list))
+	for i, raw := range list {
+		ex, err := decodeExample(raw)
+		if err != nil || byName[ex.Name] == nil {
+			return derived
+		}
+		out[i] = byName[ex.Name]
+		delete(byName, ex.Name)
+	}
+	return out
 }
 
 // numericString is v as a number when it is a string holding one, else v.

@@ -186,6 +186,46 @@ func TestADerivationWrittenWithOtherDigitsAgrees(t *testing.T) {
 	}, compareDerived(examples, derived))
 }
 
+func TestADerivationInAnotherOrderIsMatchedByName(t *testing.T) {
+	examples := []any{
+		map[string]any{"name": "two lines", "kind": "typical", "vars": map[string]any{"source": "a"}, "expect": map[string]any{"words": 7}},
+		map[string]any{"name": "missing", "kind": "error", "vars": map[string]any{"source": "b"}, "expect": map[string]any{}},
+		map[string]any{"name": "one line", "kind": "typical", "vars": map[string]any{"source": "c"}, "expect": map[string]any{"words": 4}},
+	}
+	item := func(name string, fails bool, words any) map[string]any {
+		expect := map[string]any{}
+		if words != nil {
+			expect["words"] = words
+		}
+		return map[string]any{"name": name, "fails": fails, "expect": expect}
+	}
+	tests := []struct {
+		name     string
+		derived  []any
+		problems []string
+	}{
+		{name: "the error example last: matched by name, they agree", derived: []any{item("two lines", false, 7), item("one line", false, 4), item("missing", true, nil)}},
+		{
+			name:     "matched by name, a disagreement names the right example",
+			derived:  []any{item("one line", false, 5), item("two lines", false, 7), item("missing", true, nil)},
+			problems: []string{`example 3 "one line" expects words 4, but an independent derivation from the target and the inputs gives 5: work it out again by hand and correct the example (its expect must be what the target asks for)`},
+		},
+		{
+			name:    "names that do not match the examples': matched by position",
+			derived: []any{item("2 lines", false, 7), item("one line", false, 4), item("missing", true, nil)},
+			problems: []string{
+				`example 2 "missing" is an error example (its run must fail), but an independent derivation from the target and the inputs says the run succeeds: give it an input the skill must refuse, or make it a typical or edge example with its expected values`,
+				`example 3 "one line" expects the run to succeed, but an independent derivation from the target and the inputs says it must fail: check its inputs, or make it an error example`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.problems, compareDerived(examples, tt.derived))
+		})
+	}
+}
+
 func TestTheWriterIsNotShownTheLastTypicalExample(t *testing.T) {
 	ex := func(name, kind string) map[string]any {
 		return map[string]any{"name": name, "kind": kind}
