@@ -23,10 +23,11 @@ const (
 	examplesMax        = 8 // examples run per call
 	exampleFilesMax    = 8 // input files per example
 	exampleFileMax     = 64 << 10
-	exampleDefaultTol  = 1e-4 // relative tolerance of a number with no tolerance given (0.01 %)
-	exampleZeroTol     = 1e-9 // absolute tolerance of an expected 0 with no tolerance given
-	exampleReportValue = 160  // characters of a value shown in the report
-	sandboxOutputTail  = 4000 // bytes of a sandboxed run's routed errors kept to look for a crash
+	exampleDefaultTol  = 1e-4  // relative tolerance of a number with no tolerance given (0.01 %)
+	exampleZeroTol     = 1e-9  // absolute tolerance of an expected 0 with no tolerance given
+	exampleFloatNoise  = 1e-12 // relative rounding of a float computation, under which an expected value's digits are not read
+	exampleReportValue = 160   // characters of a value shown in the report
+	sandboxOutputTail  = 4000  // bytes of a sandboxed run's routed errors kept to look for a crash
 )
 
 // specExamples is spec.examples: it runs a folder's spec on behavioural
@@ -432,9 +433,14 @@ func writeSandboxFiles(base string, files map[string]string) error {
 }
 
 // sameValue reports whether have (a run's value) matches want (an
-// example's): numbers within tol (absolute; else 0.01 % of the expected
-// value, 1e-9 for an expected 0), lists and maps item by item, anything else
-// equal.
+// example's): numbers within tol (absolute; else two whole numbers only when
+// equal, others within 0.01 % of the expected value but never further than
+// one unit of its last written digit, 1e-9 for an expected 0), lists and
+// maps item by item, anything else equal. Two whole numbers that differ
+// differ by 1 at least, which is never a float's rounding, and 0.01 % of a
+// large value is far more than its digits allow: a count, a day number, a
+// timestamp or a sum off by one passed it (19724 for 19723, 120000.5 for
+// 120007.75).
 func sameValue(want, have any, tol *float64) bool {
 	if w, ok := number(want); ok {
 		h, ok := number(have)
@@ -444,10 +450,13 @@ func sameValue(want, have any, tol *float64) bool {
 		if tol != nil {
 			return math.Abs(w-h) <= *tol
 		}
+		if wholeNumber(w) && wholeNumber(h) {
+			return w == h
+		}
 		if w == 0 {
 			return math.Abs(h) <= exampleZeroTol
 		}
-		return math.Abs(w-h) <= exampleDefaultTol*math.Abs(w)
+		return math.Abs(w-h) <= math.Min(exampleDefaultTol*math.Abs(w), lastDigitUnit(w))
 	}
 	switch w := want.(type) {
 	case []any:
@@ -474,6 +483,27 @@ func sameValue(want, have any, tol *float64) bool {
 		return true
 	}
 	return reflect.DeepEqual(want, have)
+}
+
+// lastDigitUnit is one unit of the last digit w is written with (0.01 for
+// 120007.75, 1 for 440013), but at least a float's rounding of it (w
+// written as 3.6576000000000004 still matches 3.6576); +Inf past 2^53,
+// where a float's digits are no longer the ones written.
+func lastDigitUnit(w float64) float64 {
+	if math.Abs(w) >= 1<<53 {
+		return math.Inf(1)
+	}
+	unit := 1.0
+	if s := strconv.FormatFloat(w, 'f', -1, 64); strings.Contains(s, ".") {
+		unit = math.Pow(10, -float64(len(s)-strings.Index(s, ".")-1))
+	}
+	return math.Max(unit, exampleFloatNoise*math.Abs(w))
+}
+
+// wholeNumber reports whether f is an integer a float64 holds exactly (under
+// 2^53): past that, floats are whole whatever their rounding.
+func wholeNumber(f float64) bool {
+	return f == math.Trunc(f) && math.Abs(f) < 1<<53
 }
 
 // number converts a decoded number to float64.

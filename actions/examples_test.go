@@ -74,6 +74,18 @@ func TestRunExample(t *testing.T) {
 			text:    `example 1 "5 mm in km" (vars {"value":5}): result: expected 0.000005, got 0`,
 		},
 		{
+			name:    "a whole number off by one fails, however large (0.01 % of 19723 is more than 1)",
+			files:   script("1"),
+			example: map[string]any{"name": "a day number", "vars": map[string]any{"value": 19724}, "expect": map[string]any{"result": 19723}},
+			text:    `example 1 "a day number" (vars {"value":19724}): result: expected 19723, got 19724`,
+		},
+		{
+			name:    "a whole number matches a float a rounding away from it",
+			files:   script("(1 / 3)"),
+			example: map[string]any{"name": "a third of 30000", "vars": map[string]any{"value": 30000}, "expect": map[string]any{"result": 10000}},
+			pass:    true, text: `example 1 "a third of 30000" (vars {"value":30000}): result: expected 10000, got 10000`,
+		},
+		{
 			name:    "a tolerance that is not small next to the expected value is refused",
 			files:   script("0"),
 			example: map[string]any{"name": "loose", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 7}, "tolerance": 100},
@@ -432,4 +444,51 @@ pass example 2 (typical; held out from the writer: its name, inputs and values a
 	assert.Equal(t, `examples: 1 of 2 passed
 FAIL example 2 (typical; held out from the writer: its name, inputs and values are not shown): its run failed (a script's error, a refusal or a limit) where it must complete and give what it expects (it checks result): the code is right on the examples it was shown but not on this one; fix the logic for every input of the target, never for particular inputs
 pass example 1 "12 ft" (vars {"value":12}): result: expected 3.6576, got 3.6576`, vars["report"])
+}
+
+func TestAWholeNumberMatchesOnlyItself(t *testing.T) {
+	tol := 2.0
+	tests := []struct {
+		name       string
+		want, have any
+		tol        *float64
+		same       bool
+	}{
+		{name: "a day number off by one", want: 19723, have: 19724.0},
+		{name: "a timestamp off by ten minutes", want: 1704067200.0, have: 1704066600.0},
+		{name: "a sum that lost a row of 3", want: 100253, have: int64(100250)},
+		{name: "the same whole number as an int and a float", want: 19723, have: 19723.0, same: true},
+		{name: "a whole number and a float a rounding away", want: 10000, have: 9999.999999999998, same: true},
+		{name: "a fraction within 0.01 %", want: 3.6576, have: 3.65762, same: true},
+		{name: "whole numbers within the example's tolerance", want: 100, have: 101, tol: &tol, same: true},
+		{name: "whole numbers past 2^53, where every float is whole, within 0.01 %", want: 1e20, have: 1.00000001e20, same: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.same, sameValue(tt.want, tt.have, tt.tol))
+		})
+	}
+}
+
+func TestANumberMatchesWithinTheDigitsItIsWrittenWith(t *testing.T) {
+	tests := []struct {
+		name       string
+		want, have any
+		same       bool
+	}{
+		{name: "a decimal sum that lost its last row", want: 120007.75, have: 120000.5},
+		{name: "a whole sum given as a decimal that lost a row", want: 100254, have: 100250.75},
+		{name: "a fractional timestamp a day off", want: 1704067200.25, have: 1704153600.25},
+		{name: "a decimal sum right to its digits", want: 120007.75, have: 120007.75000000001, same: true},
+		{name: "a value rounded to its written digits", want: 3.10686, have: 3.1068559611866697, same: true},
+		{name: "a value truncated to its written digits", want: 3.1068, have: 3.1068559611866697, same: true},
+		{name: "a value written with a float's rounding noise", want: 3.6576000000000004, have: 3.6576, same: true},
+		{name: "a small value within 0.01 %", want: 0.000005, have: 0.0000050000001, same: true},
+		{name: "a small value past 0.01 %", want: 0.000005, have: 0.0000051},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.same, sameValue(tt.want, tt.have, nil))
+		})
+	}
 }

@@ -105,14 +105,21 @@ func vetExamples(list []any) []string {
 	kinds := map[string]int{}
 	values := map[string]map[string]bool{} // variable → the expected values (as JSON) of the examples that succeed
 	var order []string
+	inputs := map[string]string{} // an example's inputs (inputsKey) → the first example giving them
 	for i, raw := range list {
 		ex, err := decodeExample(raw)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("example %d: not an example object {name, kind, vars, files, expect, contains}: %v", i+1, err))
 			continue
 		}
-		for _, p := range append(kindProblems(ex), exampleProblems(ex)...) {
+		for _, p := range append(append(kindProblems(ex), exampleProblems(ex)...), echoProblems(ex)...) {
 			problems = append(problems, fmt.Sprintf("example %d %q: %s", i+1, ex.Name, p))
+		}
+		key := inputsKey(ex)
+		if first, ok := inputs[key]; ok {
+			problems = append(problems, fmt.Sprintf("example %d %q has the same inputs (vars, files and events) as example %s: it checks nothing more, and when it is the one held out from the writer of the code, a script that looks up the examples it was shown passes it; give it inputs of its own, or merge the two", i+1, ex.Name, first))
+		} else {
+			inputs[key] = fmt.Sprintf("%d %q", i+1, ex.Name)
 		}
 		kinds[ex.Kind]++
 		if ex.Kind == kindError {
@@ -158,6 +165,29 @@ func vetExamples(list []any) []string {
 	return problems
 }
 
+// inputsKey is an example's inputs (its vars, files and events) as JSON, the
+// same for two examples that give the same inputs.
+func inputsKey(ex example) string {
+	b, _ := json.Marshal(map[string]any{"vars": ex.Vars, "files": ex.Files, "events": ex.Events})
+	return string(b)
+}
+
+// echoProblems says which variables an example that succeeds both gives in
+// its vars and expects with the same value: a run that leaves them as given
+// passes it (a script that echoes its input, or none at all).
+func echoProblems(ex example) []string {
+	if ex.Kind == kindError {
+		return nil
+	}
+	var problems []string
+	for _, name := range sortedKeys(ex.Expect) {
+		if v, ok := ex.Vars[name]; ok && sameValue(ex.Expect[name], v, ex.Tolerance) {
+			problems = append(problems, fmt.Sprintf("it gives %s %s in its vars and expects the same value at the end: a run that leaves %s as it was given passes it; give only the inputs in vars (a variable the run must change may start with another value)", name, showValue(v), name))
+		}
+	}
+	return problems
+}
+
 // kindProblems says why an example's kind is not one of the three.
 func kindProblems(ex example) []string {
 	switch ex.Kind {
@@ -185,6 +215,8 @@ func exampleProblems(ex example) []string {
 	if ex.Tolerance != nil {
 		if limit := toleranceLimit(ex.Expect); *ex.Tolerance < 0 || *ex.Tolerance > limit {
 			problems = append(problems, fmt.Sprintf("tolerance %s is not small next to the values it expects (at most %s here, 1 %% of the smallest): leave it out (numbers are compared within 0.01 %%) or make it smaller", fmtNum(*ex.Tolerance), fmtNum(limit)))
+		} else if *ex.Tolerance >= 1 && onlyWholeNumbers(ex.Expect) {
+			problems = append(problems, fmt.Sprintf("tolerance %s lets a whole number it expects be off by one (a count, a day, a second): leave it out (whole numbers are compared exactly)", fmtNum(*ex.Tolerance)))
 		}
 	}
 	for _, p := range sortedKeys(ex.Files) {
@@ -198,6 +230,30 @@ func exampleProblems(ex example) []string {
 		}
 	}
 	return problems
+}
+
+// onlyWholeNumbers reports whether want holds numbers, all whole.
+func onlyWholeNumbers(want map[string]any) bool {
+	found, whole := false, true
+	var walk func(v any)
+	walk = func(v any) {
+		if f, ok := number(v); ok {
+			found, whole = true, whole && wholeNumber(f)
+			return
+		}
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(want)
+	return found && whole
 }
 
 // toleranceLimit is the largest tolerance an example expecting want may
@@ -245,22 +301,28 @@ type derivation struct {
 }
 
 // compareDerived returns where an independent derivation disagrees with the
-// examples (matched by position): an error example the derivation says
+// examples (matched by name when it names each once, else by position): an error example the derivation says
 // succeeds or the reverse, and each expected value it gives differently
-// (numeric strings read as numbers). A value it does not give is not
-// compared.
+// (numeric strings read as numbers). A derivation that does not answer for
+// every example, or gives no value for one an example expects, checked
+// nothing there: that is a problem too, never an agreement.
 func compareDerived(list, derived []any) []string {
 	var problems []string
+	derived = inExampleOrder(list, derived)
+	if len(derived) != len(list) {
+		problems = append(problems, fmt.Sprintf("examples: the independent derivation answered with %d item(s) for the %d examples, so they could not be checked against it one by one; the examples are written again and derived again", len(derived), len(list)))
+	}
 	for i, raw := range list {
 		ex, err := decodeExample(raw)
 		if err != nil || i >= len(derived) {
 			continue
 		}
+		head := fmt.Sprintf("example %d %q", i+1, ex.Name)
 		var dv derivation
 		if b, err := json.Marshal(derived[i]); err != nil || json.Unmarshal(b, &dv) != nil {
+			problems = append(problems, head+": the independent derivation's item for it is not {name, fails, expect}, so it could not be checked; the examples are written again and derived again")
 			continue
 		}
-		head := fmt.Sprintf("example %d %q", i+1, ex.Name)
 		switch {
 		case ex.Kind == kindError && !dv.Fails:
 			problems = append(problems, head+" is an error example (its run must fail), but an independent derivation from the target and the inputs says the run succeeds: give it an input the skill must refuse, or make it a typical or edge example with its expected values")
@@ -274,6 +336,7 @@ func compareDerived(list, derived []any) []string {
 		for _, name := range sortedKeys(ex.Expect) {
 			got, ok := dv.Expect[name]
 			if !ok {
+				problems = append(problems, fmt.Sprintf("%s expects %s %s, but the independent derivation gives no value for %s, so it could not be checked; the examples are written again and derived again", head, name, showValue(ex.Expect[name]), name))
 				continue
 			}
 			// A number written as a string on either side is compared as the
@@ -284,12 +347,43 @@ func compareDerived(list, derived []any) []string {
 			} else if _, gotNum := number(got); gotNum {
 				want = numericString(want)
 			}
-			if !sameValue(want, got, ex.Tolerance) {
+			// Both are written by hand: either one's digits may be the coarser.
+			if !sameValue(want, got, ex.Tolerance) && !sameValue(got, want, ex.Tolerance) {
 				problems = append(problems, fmt.Sprintf("%s expects %s %s, but an independent derivation from the target and the inputs gives %s: work it out again by hand and correct the example (its expect must be what the target asks for)", head, name, showValue(ex.Expect[name]), showValue(got)))
 			}
 		}
 	}
 	return problems
+}
+
+// inExampleOrder returns derived in the examples' order when it names each
+// example once, by its name, in another order (a model that grouped its
+// answers by kind): matched by position, every value would be compared with
+// another example's. Otherwise derived is returned as it is, matched by
+// position.
+func inExampleOrder(list, derived []any) []any {
+	if len(derived) != len(list) {
+		return derived
+	}
+	byName := map[string]any{}
+	for _, raw := range derived {
+		m, _ := raw.(map[string]any)
+		name, ok := m["name"].(string)
+		if !ok || byName[name] != nil {
+			return derived
+		}
+		byName[name] = raw
+	}
+	out := make([]any, len(list))
+	for i, raw := range list {
+		ex, err := decodeExample(raw)
+		if err != nil || byName[ex.Name] == nil {
+			return derived
+		}
+		out[i] = byName[ex.Name]
+		delete(byName, ex.Name)
+	}
+	return out
 }
 
 // numericString is v as a number when it is a string holding one, else v.

@@ -216,6 +216,18 @@ func TestContractorModelMistakes(t *testing.T) {
 			varWant: map[string]string{"error": "blueprint did not pass after 2 iteration(s) (max_iterations 2); the last diagnostics:\noutput/contractor/word_stats.attempt/word_stats.yaml:21:3: error: state \"count\" has no way out"},
 		},
 		{
+			name: "examples an independent derivation always contradicts end in error at max_iterations, saying why they never stood",
+			replies: func() map[string][]string {
+				r := with("planning", demo["planning"][0])
+				r["deriving"] = []string{strings.Replace(demo["deriving"][0], `"words": 7,`, `"words": 8,`, 1)}
+				return r
+			}(),
+			vars:    []string{"max_iterations=2"},
+			code:    exitPaused,
+			out:     []string{"vetting → recovering  next[2]", "refining → recovering  [iteration >= max_iterations]", "recovering → error  next[3]", "paused in error after"},
+			varWant: map[string]string{"error": "blueprint did not pass after 2 iteration(s) (max_iterations 2); the last diagnostics:\nthe examples never stood:\nexample 1 \"two lines, the second longer\" expects words 7, but an independent derivation from the target and the inputs gives 8: work it out again by hand"},
+		},
+		{
 			name:    "a score that is not a number is asked again",
 			replies: with("evaluating", `{"score": "high", "problems": [], "feedback": "good"}`, `{"score": 90, "problems": [], "feedback": "good"}`),
 			code:    0,

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/gateway"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // runStep runs one of the contractor's step scripts with cwd as the working
@@ -317,4 +319,42 @@ func TestEntryPoints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A run killed after promote.py moved the attempt, but before the journal
+// recorded the step, runs it again on resume: it must answer as the first
+// time, not fail with "nothing to promote" and end the run in error with the
+// skill promoted. The next run's first step removes the receipt, so only
+// this run's promotion answers that way.
+func TestPromoteRunAgainAfterItsMoveAnswersAsTheFirstTime(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("output/contractor/ws.attempt/scripts/ws.py", "print(1)\n")
+	write("output/contractor/ws.attempt/skills.md", "# ws\n")
+	write("output/contractor/ws/old.txt", "an earlier run's file\n")
+	in := map[string]any{"from": "output/contractor/ws.attempt", "to": "output/contractor/ws"}
+	const promoted = `{"promoted": "output/contractor/ws", "files": 2}`
+
+	code, stdout, stderr := runStep(t, root, "promote.py", in)
+	require.Equal(t, 0, code, stderr)
+	assert.JSONEq(t, promoted, stdout)
+	code, stdout, stderr = runStep(t, root, "promote.py", in)
+	require.Equal(t, 0, code, stderr)
+	assert.JSONEq(t, promoted, stdout, "the same step run again after a kill")
+
+	code, _, stderr = runStep(t, root, "read_step.py", map[string]any{"work_dir": "output/contractor/ws.attempt", "plan": []any{}, "step_index": 0, "fresh": true})
+	require.Equal(t, 0, code, stderr)
+	assert.NoFileExists(t, filepath.Join(root, "output/contractor/ws.attempt.promoted"))
+	code, _, stderr = runStep(t, root, "promote.py", in)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "output/contractor/ws.attempt does not exist: nothing to promote")
 }

@@ -13,7 +13,9 @@ files of an earlier attempt or run never count for this one. Then the files
 the plan's step writes that already exist in the folder (a refinement) are
 read, each cut at MAX_CHARS, so the writer edits what failed instead of
 writing every file again. Only a folder output/contractor/<name>.attempt is
-cleared or read.
+cleared or read. A fresh step also removes promote.py's receipt of an earlier
+run (<name>.attempt.promoted), so only this run's promotion can answer for a
+move made before a kill.
 """
 
 import os
@@ -25,6 +27,7 @@ from _lpp_common import safe_path, json_main  # noqa: E402
 
 MAX_CHARS = 6000
 OUTPUT = "output/contractor"
+RECEIPT = ".promoted"  # promote.py's receipt: the attempt folder's path + RECEIPT
 
 
 def attempt_dir(work_dir):
@@ -56,6 +59,10 @@ def answer(req):
     cleared = 0
     if req.get("fresh") and os.path.isdir(real):
         cleared = clear(real)
+    if req.get("fresh"):
+        receipt = safe_path(work + RECEIPT, for_write=True)
+        if os.path.isfile(receipt) and not os.path.islink(receipt):
+            os.remove(receipt)
     plan = req.get("plan") or []
     i = int(req.get("step_index") or 0)
     step = plan[i] if isinstance(plan, list) and 0 <= i < len(plan) and isinstance(plan[i], dict) else {}
