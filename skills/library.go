@@ -162,11 +162,14 @@ func (l *Library) Get(name string) (Skill, error) {
 	if err != nil {
 		return Skill{}, err
 	}
-	i, ok := s.index[name]
+	stored, ok, err := storedName(name, slices.Collect(maps.Keys(s.index)))
+	if err != nil {
+		return Skill{}, fmt.Errorf("cannot get skill: %w", err)
+	}
 	if !ok {
 		return Skill{}, fmt.Errorf("cannot get skill %q: %w", name, ErrNotFound)
 	}
-	return s.list[i], nil
+	return s.list[s.index[stored]], nil
 }
 
 // Iteration returns the current iteration (see WithIteration and WithRun).
@@ -189,12 +192,27 @@ func (l *Library) currentIteration(s *snapshot) (int, error) {
 	return max(r.Iteration, s.maxIt), nil
 }
 
-// Add stores s, replacing any skill of the same name.
+// Add stores s, replacing any skill of the same name (compared in Unicode
+// normalisation form C; the name is stored in that form).
 func (l *Library) Add(s Skill) error {
+	s.Name = NormalName(s.Name)
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("cannot add skill: %w", err)
 	}
-	err := l.mutate(func(m map[string]Skill) error {
+	err := l.mutateExtra(func(m map[string]Skill, extra map[string]string) error {
+		stored, ok, err := storedName(s.Name, slices.Collect(maps.Keys(m)))
+		if err != nil {
+			return err
+		}
+		if ok && stored != s.Name {
+			// The same name in another normalisation: the skill it names
+			// is replaced and stored under the NFC name.
+			delete(m, stored)
+			if e, ok := extra[stored]; ok {
+				extra[s.Name] = e
+				delete(extra, stored)
+			}
+		}
 		m[s.Name] = s
 		return nil
 	})
@@ -205,25 +223,36 @@ func (l *Library) Add(s Skill) error {
 }
 
 // Update changes the named fields of the skill called name and returns the
-// result. An unknown skill is an error wrapping ErrNotFound; renaming onto
-// another existing skill is an error wrapping ErrInvalid.
+// result. Names are compared in Unicode normalisation form C, and a new
+// name is stored in it. An unknown skill is an error wrapping ErrNotFound;
+// renaming onto another existing skill is an error wrapping ErrInvalid.
 func (l *Library) Update(name string, u Update) (Skill, error) {
 	if u.Name == nil && u.Principle == nil && u.WhenToApply == nil {
 		return Skill{}, fmt.Errorf("cannot update skill %q: no field to change: %w", name, ErrInvalid)
 	}
+	if u.Name != nil {
+		n := NormalName(*u.Name)
+		u.Name = &n
+	}
 	var out Skill
 	err := l.mutateExtra(func(m map[string]Skill, extra map[string]string) error {
-		s, ok := m[name]
+		names := slices.Collect(maps.Keys(m))
+		stored, ok, err := storedName(name, names)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			return ErrNotFound
 		}
+		name = stored
+		s := m[name]
 		applyUpdate(&s, u)
 		if err := s.Validate(); err != nil {
 			return err
 		}
 		if s.Name != name {
-			if _, taken := m[s.Name]; taken {
-				return fmt.Errorf("a skill named %q already exists: %w", s.Name, ErrInvalid)
+			if err := takenBy(s.Name, names, name); err != nil {
+				return err
 			}
 			delete(m, name)
 			if e, ok := extra[name]; ok {
@@ -253,13 +282,18 @@ func applyUpdate(s *Skill, u Update) {
 	}
 }
 
-// Remove deletes the named skill; an unknown skill is an error wrapping ErrNotFound.
+// Remove deletes the named skill (compared in Unicode normalisation form
+// C); an unknown skill is an error wrapping ErrNotFound.
 func (l *Library) Remove(name string) error {
 	err := l.mutate(func(m map[string]Skill) error {
-		if _, ok := m[name]; !ok {
+		stored, ok, err := storedName(name, slices.Collect(maps.Keys(m)))
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return ErrNotFound
 		}
-		delete(m, name)
+		delete(m, stored)
 		return nil
 	})
 	if err != nil {

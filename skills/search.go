@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Hit is a search result: a skill and its relevance score (BM25 score with
@@ -102,7 +104,7 @@ func (l *Library) rank(ctx context.Context, query string, topK int, semantic boo
 	topK = min(topK, len(snap.list))
 	var scores []float64
 	if semantic {
-		scores, err = l.embeddingScores(ctx, snap, query)
+		scores, err = l.embeddingScores(ctx, snap, norm.NFC.String(query))
 		if err != nil {
 			return nil, &embeddingError{err: fmt.Errorf("cannot search skills: %w", err)}
 		}
@@ -256,7 +258,9 @@ var stopwords = map[string]bool{
 // (so snake_case and kebab-case names split into words), drops stopwords
 // and strips a plural "s".
 func tokenize(text string) []string {
-	fields := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	// In NFC, so that a letter typed with a combining accent is one letter
+	// (a combining mark is no letter: "gre\u0301et" would be "gre" and "et").
+	fields := strings.FieldsFunc(strings.ToLower(norm.NFC.String(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	out := fields[:0]

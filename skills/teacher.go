@@ -364,6 +364,7 @@ func ValidateProposals(ps []Proposal, existing []Skill) []error {
 	v := newProposalChecker(existing)
 	out := make([]error, len(ps))
 	for i, p := range ps {
+		p = v.canonical(p)
 		if err := v.check(i, p); err != nil {
 			out[i] = err
 			continue
@@ -398,13 +399,13 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 		if n == "" {
 			continue
 		}
-		if j, ok := c.touched[n]; ok {
+		if j, ok := c.touched[NormalName(n)]; ok {
 			invalid("skill %q is already named by proposal %d", n, j+1)
 		}
 	}
 	for _, n := range []string{p.SkillName, p.OldSkillName} {
-		if _, ok := c.touched[n]; !ok && n != "" {
-			c.touched[n] = i
+		if _, ok := c.touched[NormalName(n)]; !ok && n != "" {
+			c.touched[NormalName(n)] = i
 		}
 	}
 	switch p.Action {
@@ -428,7 +429,7 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 	case ActionAdd:
 		if p.SkillName != "" {
 			checkNewName(p.SkillName)
-			if c.names[p.SkillName] {
+			if c.exists(p.SkillName, "") {
 				invalid("skill %q already exists; propose an update instead", p.SkillName)
 			}
 		}
@@ -446,7 +447,7 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 		rename := p.OldSkillName != "" && p.OldSkillName != p.SkillName
 		if rename && p.SkillName != "" {
 			checkNewName(p.SkillName)
-			if c.names[p.SkillName] {
+			if c.exists(p.SkillName, p.target()) {
 				invalid("cannot rename to %q: a skill of that name exists", p.SkillName)
 			}
 		}
@@ -628,6 +629,7 @@ func (l *Library) Apply(ps []Proposal, iteration int) (Report, error) {
 		}
 		c := newProposalChecker(existing)
 		for i, p := range ps {
+			p = c.canonical(p)
 			if err := c.check(i, p); err != nil {
 				rep.Rejected = append(rep.Rejected, Rejected{Index: i, Proposal: p, Err: err, Problem: err.Error()})
 				continue

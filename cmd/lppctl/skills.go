@@ -161,6 +161,9 @@ func skillsList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if warn := skills.TwinsWarning(list); warn != "" {
+		fmt.Fprintf(c.App.ErrWriter, "lppctl: warning: %s\n", strings.ReplaceAll(warn, "\n", "\nlppctl: warning: "))
+	}
 	w := c.App.Writer
 	if c.Bool("json") {
 		return printJSONLines(w, list)
