@@ -67,7 +67,7 @@ func NewEmbedder(spec string, getenv func(string) string) (Embedder, string, err
 			}
 			token = "unused" // local OpenAI-compatible servers often need none
 		}
-		hc := &http.Client{Transport: orderedEmbeddings{next: httputil.DefaultTransport}}
+		hc := &http.Client{Transport: embedTransport{next: httputil.DefaultTransport, retry: embedRetryFrom(getenv)}}
 		opts := []openai.Option{openai.WithToken(token), openai.WithEmbeddingModel(model), openai.WithHTTPClient(hc)}
 		if base != "" {
 			opts = append(opts, openai.WithBaseURL(base))
@@ -80,12 +80,13 @@ func NewEmbedder(spec string, getenv func(string) string) (Embedder, string, err
 		if err != nil {
 			return nil, "", fmt.Errorf("cannot configure embeddings: %w", err)
 		}
-		return boundedEmbedder{e: e, timeout: embedTimeout(getenv)}, "openai:" + model, nil
+		return embedClient{e: e}, "openai:" + model, nil
 	case "ollama":
 		if model == "" {
 			model = DefaultOllamaEmbeddingModel
 		}
-		opts := []ollama.Option{ollama.WithModel(model)}
+		hc := &http.Client{Transport: embedTransport{next: httputil.DefaultTransport, retry: embedRetryFrom(getenv)}}
+		opts := []ollama.Option{ollama.WithModel(model), ollama.WithHTTPClient(hc)}
 		if host := getenv("OLLAMA_HOST"); host != "" {
 			if !strings.Contains(host, "://") {
 				host = "http://" + host
@@ -103,7 +104,7 @@ func NewEmbedder(spec string, getenv func(string) string) (Embedder, string, err
 		if err != nil {
 			return nil, "", fmt.Errorf("cannot configure embeddings: %w", err)
 		}
-		return boundedEmbedder{e: e, timeout: embedTimeout(getenv)}, "ollama:" + model, nil
+		return embedClient{e: e}, "ollama:" + model, nil
 	default:
 		return nil, "", fmt.Errorf("cannot configure embeddings: unknown provider %q (want openai[:model], ollama[:model] or none): %w", kind, ErrInvalid)
 	}
@@ -172,7 +173,7 @@ func (l *Library) embeddingScores(ctx context.Context, snap *snapshot, query str
 }
 
 // embedBatchSize is the number of skill texts one embedding call asks for.
-// Each call has its own deadline (boundedEmbedder), and the vectors of the
+// Each request has its own deadline (embedTransport), and the vectors of the
 // calls that succeeded are cached even when a later one fails, so a large
 // library is embedded over as many calls as it takes (Ollama's embedder
 // sends one request per text), and an outage halfway keeps what was done.

@@ -4,93 +4,313 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lppctl/lppctl/internal/llmenv"
 )
 
-// boundedEmbedder gives each call of an embedder its own deadline, so a
-// provider that accepts the connection and never answers costs one
-// timeout (then BM25, with the fallback's warning), not a hung run.
-type boundedEmbedder struct {
-	e       Embedder
-	timeout time.Duration
+// The embedder's HTTP client. langchaingo's embedders send the requests;
+// the transport under them (embedTransport) makes each request as a model
+// call is made: each attempt with its own deadline ($LPPCTL_LLM_TIMEOUT),
+// a 429, a 5xx, a timeout or a dropped connection retried with backoff
+// ($LPPCTL_LLM_RETRIES attempts, the first wait $LPPCTL_LLM_BACKOFF, at
+// least what the server's Retry-After asks), and a 200 reply checked
+// (vectors put back in input order, the count of vectors). What ended a
+// call is recorded in plain words for the embedder (embedClient) to return
+// instead of langchaingo's paraphrase of it ("API returned unexpected status
+// code: 502", "failed to reach API server").
+
+// embedRetry bounds the attempts of one embeddings request.
+type embedRetry struct {
+	attempts int
+	base     time.Duration // first wait; doubles each retry
+	timeout  time.Duration // per attempt
 }
 
-// embedTimeout is the deadline of one embedding call: $LPPCTL_LLM_TIMEOUT,
-// as for a model call, else llmenv.DefaultTimeout. A value that cannot be
-// read is refused before a run starts (actions.CheckRetryEnv); here it
-// keeps the default.
-func embedTimeout(getenv func(string) string) time.Duration {
-	if env, err := llmenv.Read(getenv); err == nil && env.Timeout > 0 {
-		return env.Timeout
+// Bounds of the waits between attempts, as for model calls.
+const (
+	embedMaxWait       = 20 * time.Second
+	embedMaxRetryAfter = time.Minute
+)
+
+// embedRetryFrom reads the retry bounds from the environment. A value
+// that cannot be read is refused before a run starts
+// (actions.CheckRetryEnv); here it keeps the default.
+func embedRetryFrom(getenv func(string) string) embedRetry {
+	r := embedRetry{attempts: 4, base: time.Second, timeout: llmenv.DefaultTimeout}
+	env, _ := llmenv.Read(getenv)
+	if env.Attempts > 0 {
+		r.attempts = env.Attempts
 	}
-	return llmenv.DefaultTimeout
+	if env.Backoff > 0 {
+		r.base = env.Backoff
+	}
+	if env.Timeout > 0 {
+		r.timeout = env.Timeout
+	}
+	return r
 }
 
-func (b boundedEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.timeout)
-	defer cancel()
-	vs, err := b.e.EmbedDocuments(ctx, texts)
-	return vs, b.explain(ctx, err)
+// wait is the pause before retry n (1-based): exponential, with jitter
+// over its upper half, at least the server's Retry-After (up to a minute).
+func (r embedRetry) wait(n int, retryAfter time.Duration) time.Duration {
+	d := r.base << (n - 1)
+	if d > embedMaxWait || d <= 0 {
+		d = max(r.base, embedMaxWait)
+	}
+	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	if retryAfter > d {
+		d = min(retryAfter, embedMaxRetryAfter)
+	}
+	return d
 }
 
-func (b boundedEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.timeout)
-	defer cancel()
-	v, err := b.e.EmbedQuery(ctx, text)
-	return v, b.explain(ctx, err)
+// embedCall records, for one call of the embedder, what ended it.
+type embedCall struct {
+	mu  sync.Mutex
+	err error
 }
 
-// explain names the deadline when it is what ended the call (langchaingo
-// words it "request timeout: API call exceeded deadline").
-func (b boundedEmbedder) explain(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() == context.DeadlineExceeded {
-		return fmt.Errorf("no answer within %s ($LPPCTL_LLM_TIMEOUT): %w", b.timeout, err)
+type embedCallKey struct{}
+
+// fail records err as what ended the call of req (the first one wins) and
+// returns it.
+func fail(req *http.Request, err error) error {
+	if c, ok := req.Context().Value(embedCallKey{}).(*embedCall); ok {
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = err
+		}
+		c.mu.Unlock()
 	}
 	return err
 }
 
-// orderedEmbeddings is the HTTP transport of the OpenAI-compatible
-// embedder. The API gives each vector the index of its input; langchaingo
-// takes the vectors in the order they come, so a server that answers out of
-// order (batching servers may) would give one skill another's vector, a
-// wrong ranking with no error. The transport puts the data back in index
-// order, and turns a reply whose indexes are not 0..n-1 once each into an
-// error that says so.
-type orderedEmbeddings struct{ next http.RoundTripper }
+// embedClient is the Embedder NewEmbedder returns: langchaingo's, with the
+// transport's account of a failure returned as it is.
+type embedClient struct{ e Embedder }
 
-func (t orderedEmbeddings) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusOK || !strings.HasSuffix(req.URL.Path, "/embeddings") {
-		return resp, err
+func (c embedClient) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	call := &embedCall{}
+	vs, err := c.e.EmbedDocuments(context.WithValue(ctx, embedCallKey{}, call), texts)
+	return vs, call.explain(ctx, err)
+}
+
+func (c embedClient) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	call := &embedCall{}
+	v, err := c.e.EmbedQuery(context.WithValue(ctx, embedCallKey{}, call), text)
+	return v, call.explain(ctx, err)
+}
+
+// explain returns the error of a call: the caller's cancellation, else what
+// the transport found, else the client's own error.
+func (c *embedCall) explain(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return c.err
+	}
+	return err
+}
+
+// embedTransport makes the embeddings requests (see above).
+type embedTransport struct {
+	next  http.RoundTripper
+	retry embedRetry
+}
+
+// maxEmbedReply bounds an embeddings reply read into memory.
+const maxEmbedReply = 512 << 20
+
+func (t embedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	where := req.URL.Scheme + "://" + req.URL.Host + req.URL.Path
+	attempts := t.retry.attempts
+	if req.GetBody == nil && req.Body != nil && req.Body != http.NoBody {
+		attempts = 1 // the body cannot be sent again
+	}
+	for n := 1; ; n++ {
+		resp, body, err := t.attempt(req, n)
+		if cerr := req.Context().Err(); cerr != nil {
+			return nil, cerr
+		}
+		var why string
+		var retryAfter time.Duration
+		switch {
+		case err != nil && errors.Is(err, context.DeadlineExceeded):
+			why = fmt.Sprintf("no answer within %s ($LPPCTL_LLM_TIMEOUT)", t.retry.timeout)
+		case err != nil:
+			why = "the connection failed: " + err.Error()
+		case resp.StatusCode == http.StatusOK:
+			fixed, problem := checkEmbeddingReply(req, body)
+			if problem != "" {
+				return nil, fail(req, errors.New("the embeddings server's reply "+problem))
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(fixed))
+			resp.ContentLength = int64(len(fixed))
+			resp.Header.Del("Content-Length")
+			resp.Header.Del("Content-Encoding")
+			return resp, nil
+		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+			why = fmt.Sprintf("HTTP %d%s: %s", resp.StatusCode, statusMeaning(resp.StatusCode), serverSays(body))
+			retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		default:
+			// Not worth a retry: the key, the model or the URL is wrong.
+			return nil, fail(req, fmt.Errorf("the embeddings server at %s answered HTTP %d%s: %s", where, resp.StatusCode, statusMeaning(resp.StatusCode), serverSays(body)))
+		}
+		if n >= attempts {
+			if attempts == 1 {
+				return nil, fail(req, fmt.Errorf("the embeddings server at %s failed: %s", where, why))
+			}
+			return nil, fail(req, fmt.Errorf("the embeddings server at %s failed %d attempts, the last with %s", where, attempts, why))
+		}
+		timer := time.NewTimer(t.retry.wait(n, retryAfter))
+		select {
+		case <-req.Context().Done():
+			timer.Stop()
+			return nil, req.Context().Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// attempt sends req once (n: its attempt number) within the retry's
+// deadline, and reads the whole reply within it.
+func (t embedTransport) attempt(req *http.Request, n int) (*http.Response, []byte, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.retry.timeout)
+	defer cancel()
+	r := req.Clone(ctx)
+	if n > 1 && req.GetBody != nil {
+		b, err := req.GetBody()
+		if err != nil {
+			return nil, nil, err
+		}
+		r.Body = b
+	}
+	resp, err := t.next.RoundTrip(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	fixed, problem := orderEmbeddingData(body, inputCount(req))
-	if problem == "" && len(fixed) == len(body) && (len(body) == 0 || &fixed[0] == &body[0]) {
-		resp.Body = io.NopCloser(bytes.NewReader(body)) // untouched
-		return resp, nil
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbedReply))
+	if err != nil {
+		return nil, nil, err
 	}
-	if problem != "" {
-		// langchaingo reports a non-200 reply with its error message.
-		fixed, _ = json.Marshal(map[string]any{"error": map[string]string{"message": problem}})
-		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
+	return resp, body, nil
+}
+
+// statusMeaning names what an HTTP error status usually means.
+func statusMeaning(status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return " (rate limited)"
+	case status >= 500:
+		return " (server error)"
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return " (check the API key)"
+	case status == http.StatusNotFound:
+		return " (check the model name and the base URL)"
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(fixed))
-	resp.ContentLength = int64(len(fixed))
-	resp.Header.Del("Content-Length")
-	resp.Header.Del("Content-Encoding")
-	return resp, nil
+	return ""
+}
+
+// serverSays is the message of an error reply: {"error": {"message"}}
+// (OpenAI), {"error": "..."} (Ollama), {"message"} or {"detail"}, else the
+// start of the text.
+func serverSays(body []byte) string {
+	b := bytes.TrimSpace(body)
+	var obj map[string]any
+	if json.Unmarshal(b, &obj) == nil {
+		for _, k := range []string{"error", "message", "detail"} {
+			switch v := obj[k].(type) {
+			case map[string]any:
+				if msg, ok := v["message"].(string); ok && msg != "" {
+					return clip(msg)
+				}
+			case string:
+				if v != "" {
+					return clip(v)
+				}
+			}
+		}
+	}
+	if len(b) == 0 {
+		return "(no message)"
+	}
+	return clip(string(b))
+}
+
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	return s
+}
+
+// parseRetryAfter reads a Retry-After header: seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if secs, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(secs, 0)) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil && at.After(now) {
+		return at.Sub(now)
+	}
+	return 0
+}
+
+// checkEmbeddingReply checks the 200 reply body of req: an OpenAI-style
+// reply ("data", each item with the index of its input) comes back with
+// its items in index order, an Ollama reply ("embeddings") as it is; a
+// problem (worded to follow "the embeddings server's reply ") when it does
+// not hold one vector per text, or the indexes are not 0..n-1 once each.
+// A body that is neither is returned as it is, for the client's own error.
+func checkEmbeddingReply(req *http.Request, body []byte) ([]byte, string) {
+	want := inputCount(req)
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return body, ""
+	}
+	var items []json.RawMessage
+	if raw, ok := top["data"]; ok && json.Unmarshal(raw, &items) == nil {
+		return orderEmbeddingData(top, items, body, want)
+	}
+	if raw, ok := top["embeddings"]; ok && json.Unmarshal(raw, &items) == nil && want >= 0 && len(items) != want {
+		return nil, holds(len(items), want)
+	}
+	return body, ""
+}
+
+func holds(got, want int) string {
+	texts := "texts"
+	if want == 1 {
+		texts = "text"
+	}
+	vectors := "vectors"
+	if got == 1 {
+		vectors = "vector"
+	}
+	return fmt.Sprintf("holds %d %s for %d %s", got, vectors, want, texts)
 }
 
 // inputCount is the number of texts the request asks vectors for, or -1.
@@ -106,7 +326,7 @@ func inputCount(req *http.Request) int {
 	var payload struct {
 		Input json.RawMessage `json:"input"`
 	}
-	if json.NewDecoder(rc).Decode(&payload) != nil {
+	if json.NewDecoder(rc).Decode(&payload) != nil || payload.Input == nil {
 		return -1
 	}
 	var texts []json.RawMessage
@@ -118,22 +338,10 @@ func inputCount(req *http.Request) int {
 
 // orderEmbeddingData returns body with its "data" items sorted by their
 // "index", or a problem when there are not want of them (-1: unknown) or
-// the indexes are not a permutation of 0..n-1. A body that is not such a
-// JSON object is returned as it is, for the client's own error.
-func orderEmbeddingData(body []byte, want int) ([]byte, string) {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil {
-		return body, ""
-	}
-	var items []json.RawMessage
-	if json.Unmarshal(top["data"], &items) != nil {
-		return body, ""
-	}
+// the indexes are not a permutation of 0..n-1.
+func orderEmbeddingData(top map[string]json.RawMessage, items []json.RawMessage, body []byte, want int) ([]byte, string) {
 	if want >= 0 && len(items) != want {
-		return nil, fmt.Sprintf("the server's 200 reply is unusable: it holds %d embeddings for %d inputs", len(items), want)
-	}
-	if len(items) == 0 {
-		return body, ""
+		return nil, holds(len(items), want)
 	}
 	type item struct {
 		Index *int `json:"index"`
@@ -148,7 +356,7 @@ func orderEmbeddingData(body []byte, want int) ([]byte, string) {
 		}
 		n := *it.Index
 		if n < 0 || n >= len(items) || seen[n] {
-			return nil, fmt.Sprintf("the server's 200 reply is unusable: item %d of %d has index %d (each input's vector must come once, indexed 0 to %d)", i, len(items), n, len(items)-1)
+			return nil, fmt.Sprintf("gives vector %d of %d the index %d (each text's vector must come once, indexed 0 to %d)", i+1, len(items), n, len(items)-1)
 		}
 		seen[n] = true
 		idx[i] = n

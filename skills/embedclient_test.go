@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,12 +29,12 @@ func TestAnEmbeddingsServersMistakeNeverRanksSkillsWrong(t *testing.T) {
 		{
 			name:    "one vector short is refused",
 			mistake: embedtest.OneShort,
-			warning: "cannot search skills: cannot embed skills: error embedding batch: failed to create openai embeddings: API returned unexpected status code: 502: the server's 200 reply is unusable: it holds 3 embeddings for 4 inputs",
+			warning: "cannot search skills: cannot embed skills: the embeddings server's reply holds 3 vectors for 4 texts",
 		},
 		{
 			name:    "indexes that are not 0..n-1 are refused",
 			mistake: embedtest.SameIndex,
-			warning: "cannot search skills: cannot embed skills: error embedding batch: failed to create openai embeddings: API returned unexpected status code: 502: the server's 200 reply is unusable: item 1 of 4 has index 0 (each input's vector must come once, indexed 0 to 3)",
+			warning: "cannot search skills: cannot embed skills: the embeddings server's reply gives vector 2 of 4 the index 0 (each text's vector must come once, indexed 0 to 3)",
 		},
 		{
 			name:    "all-zero vectors are refused",
@@ -43,8 +44,8 @@ func TestAnEmbeddingsServersMistakeNeverRanksSkillsWrong(t *testing.T) {
 		{
 			name:    "a server that never answers costs one timeout",
 			mistake: embedtest.NoAnswer,
-			env:     map[string]string{"LPPCTL_LLM_TIMEOUT": "200ms"},
-			warning: "cannot search skills: cannot embed skills: no answer within 200ms ($LPPCTL_LLM_TIMEOUT): error embedding batch: failed to create openai embeddings: request timeout: API call exceeded deadline",
+			env:     map[string]string{"LPPCTL_LLM_TIMEOUT": "200ms", "LPPCTL_LLM_RETRIES": "2", "LPPCTL_LLM_BACKOFF": "1ms"},
+			warning: "cannot search skills: cannot embed skills: the embeddings server at SERVER/v1/embeddings failed 2 attempts, the last with no answer within 200ms ($LPPCTL_LLM_TIMEOUT)",
 		},
 	}
 	for _, tt := range tests {
@@ -79,7 +80,7 @@ func TestAnEmbeddingsServersMistakeNeverRanksSkillsWrong(t *testing.T) {
 				assert.Equal(t, hitNames(right), hitNames(got), "the same ranking as a server without the mistake")
 				return
 			}
-			require.Equal(t, []string{tt.warning}, warnings)
+			require.Equal(t, []string{strings.ReplaceAll(tt.warning, "SERVER", srv.URL)}, warnings)
 			assert.Equal(t, hitNames(search()), hitNames(got), "BM25's ranking")
 		})
 	}

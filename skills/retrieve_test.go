@@ -21,7 +21,7 @@ var mugSkills = []Skill{
 // openAIEmbedder is the real langchaingo OpenAI embedder pointed at srv.
 func openAIEmbedder(t *testing.T, srv *embedtest.Server) (Embedder, string) {
 	t.Helper()
-	env := map[string]string{"OPENAI_API_BASE": srv.URL + "/v1"}
+	env := map[string]string{"OPENAI_API_BASE": srv.URL + "/v1", "LPPCTL_LLM_BACKOFF": "1ms"}
 	e, model, err := NewEmbedder("openai:test-embed", func(k string) string { return env[k] })
 	require.NoError(t, err)
 	return e, model

@@ -28,14 +28,14 @@ var retrievalSkills = []skills.Skill{
 	{Name: "verify_output_paths", Principle: "Check that every output file exists before reporting success.", WhenToApply: "At the end of a step that writes files."},
 }
 
-// withEmbeddings serves /embeddings from an embedtest server on the fake
-// model's address, and returns that server.
+// withEmbeddings serves /embeddings (and Ollama's /api/embed) from an
+// embedtest server on the fake model's address, and returns that server.
 func withEmbeddings(t *testing.T, f *fakeLLM) *embedtest.Server {
 	t.Helper()
 	emb := embedtest.NewServer(t)
 	f.srv.Close()
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/embeddings") {
+		if strings.HasSuffix(r.URL.Path, "/embeddings") || r.URL.Path == "/api/embed" {
 			emb.ServeHTTP(w, r)
 			return
 		}
@@ -171,10 +171,36 @@ func TestSkillsSearchFallsBackToBM25WhenEmbeddingsFail(t *testing.T) {
 	emb.SetDown(true)
 	t.Setenv("OPENAI_API_BASE", emb.URL+"/v1")
 	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("LPPCTL_LLM_RETRIES", "2")
+	t.Setenv("LPPCTL_LLM_BACKOFF", "1ms")
 	root := t.TempDir()
 	writeLibrary(t, root, retrievalSkills...)
 	code, stdout, stderr := lppctl(t, "", "skills", "search", "--library", libraryFile(root), "--embeddings", "openai:test-embed", "-k", "3", "--", "retry the network call")
 	require.Equal(t, 0, code, stderr)
 	assert.True(t, strings.HasPrefix(stdout, "1. retry_flaky_network_calls (score "), stdout)
-	assert.Equal(t, 1, strings.Count(stderr, "lppctl: warning: ranking with BM25: cannot search skills: cannot embed skills: "), stderr)
+	assert.Equal(t, "lppctl: warning: ranking with BM25: cannot search skills: cannot embed skills: the embeddings server at "+emb.URL+"/v1/embeddings failed 2 attempts, the last with HTTP 503 (server error): embeddings are down\n", stderr)
+	assert.Equal(t, 2, emb.Requests(), "retried once")
+}
+
+// A transient failure of the embeddings server (a 503, a 429) is retried
+// as a model call is, in OpenAI's wire format and Ollama's: the run ranks
+// its skills with embeddings as skills search does, with no warning.
+func TestAgentRetriesATransientEmbeddingsFailure(t *testing.T) {
+	for _, provider := range []string{"openai", "ollama"} {
+		t.Run(provider, func(t *testing.T) {
+			root := newProject(t, "hello_skill")
+			writeLibrary(t, root, retrievalSkills...)
+			f := newFakeLLM(t, mugScript("I need to find a mug"))
+			emb := withEmbeddings(t, f)
+			t.Setenv("OLLAMA_HOST", f.srv.URL)
+			emb.FailNext(1, http.StatusServiceUnavailable, "")
+			emb.FailNext(1, http.StatusTooManyRequests, "0")
+			res := runAgent(t, root, f, "--yes", "--embeddings", provider+":test-embed", "--var", "relevant_skills=1")
+			require.Equal(t, 0, res.code, res.all())
+			assert.NotContains(t, res.all(), "BM25")
+			assert.Equal(t, []string{"search_receptacles"}, injected(f.requests("optimizer", 1)[0].Messages[1].Content))
+			assert.Contains(t, res.out, "prepare_step_context: relevant skills from .lppctl/skills.json (embeddings "+provider+":test-embed): search_receptacles")
+			assert.Equal(t, "test-embed", emb.Models()[0])
+		})
+	}
 }

@@ -1,7 +1,8 @@
-// Package embedtest is an OpenAI-compatible embeddings server for tests, on
-// loopback: POST .../embeddings answers with Vector of each input and
-// counts the requests, so tests can drive the real langchaingo client and
-// assert what it sent. It imports nothing of lppctl.
+// Package embedtest is an embeddings server for tests, on loopback, in
+// OpenAI's wire format (POST .../embeddings) and Ollama's (POST
+// /api/embed): it answers with Vector of each input and counts the
+// requests, so tests can drive the real langchaingo clients and assert what
+// they sent. It imports nothing of lppctl.
 package embedtest
 
 import (
@@ -95,6 +96,13 @@ type Server struct {
 	down     bool
 	mistake  Mistake
 	models   []string
+	failures []failure // the next requests' error replies, in order
+}
+
+// failure is an error reply: a status and its Retry-After header ("" for none).
+type failure struct {
+	status     int
+	retryAfter string
 }
 
 // NewServer starts a Server, closed when the test ends.
@@ -105,10 +113,12 @@ func NewServer(t testing.TB) *Server {
 	return s
 }
 
-// ServeHTTP answers POST requests to a path ending in /embeddings; while
-// the server is down (SetDown) it answers 503.
+// ServeHTTP answers POST requests to a path ending in /embeddings
+// (OpenAI's format) or to /api/embed (Ollama's); while the server is down
+// (SetDown) it answers 503.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.URL.Path, "/embeddings") || r.Method != http.MethodPost {
+	ollama := r.URL.Path == "/api/embed"
+	if !ollama && !strings.HasSuffix(r.URL.Path, "/embeddings") || r.Method != http.MethodPost {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 		return
 	}
@@ -134,15 +144,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inputs += len(inputs)
 	s.models = append(s.models, req.Model)
 	down, mistake := s.down, s.mistake
+	var fail *failure
+	if len(s.failures) > 0 {
+		fail = &s.failures[0]
+		s.failures = s.failures[1:]
+	}
 	s.mu.Unlock()
+	if fail != nil {
+		if fail.retryAfter != "" {
+			w.Header().Set("Retry-After", fail.retryAfter)
+		}
+		writeError(w, ollama, fail.status, "try again later")
+		return
+	}
 	if mistake == NoAnswer {
 		<-r.Context().Done() // accepted, never answered
 		return
 	}
 	if down {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte(`{"error":{"message":"embeddings are down"}}`))
+		writeError(w, ollama, http.StatusServiceUnavailable, "embeddings are down")
 		return
 	}
 	type datum struct {
@@ -174,7 +194,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if ollama {
+		out := struct {
+			Model      string      `json:"model"`
+			Embeddings [][]float32 `json:"embeddings"`
+		}{Model: req.Model, Embeddings: [][]float32{}}
+		for _, d := range resp.Data {
+			out.Embeddings = append(out.Embeddings, d.Embedding)
+		}
+		json.NewEncoder(w).Encode(out)
+		return
+	}
 	json.NewEncoder(w).Encode(resp)
+}
+
+// writeError answers an error status the way the server's API does:
+// {"error": {"message": ...}} for OpenAI, {"error": ...} for Ollama.
+func writeError(w http.ResponseWriter, ollama bool, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if ollama {
+		json.NewEncoder(w).Encode(map[string]string{"error": msg})
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"message": msg}})
+}
+
+// FailNext makes the next n requests answer status, with the header
+// Retry-After: retryAfter when it is not "", then serve again.
+func (s *Server) FailNext(n, status int, retryAfter string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.failures = append(s.failures, failure{status: status, retryAfter: retryAfter})
+	}
 }
 
 // Mistake is a way a real embeddings server gets its reply wrong.
