@@ -155,7 +155,7 @@ func (t embedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case err != nil && errors.Is(err, context.DeadlineExceeded):
 			why = fmt.Sprintf("no answer within %s ($LPPCTL_LLM_TIMEOUT)", t.retry.timeout)
 		case err != nil:
-			why = "the connection failed: " + err.Error()
+			why = "a connection error (" + err.Error() + ")"
 		case resp.StatusCode == http.StatusOK:
 			fixed, problem := checkEmbeddingReply(req, body)
 			if problem != "" {
@@ -284,21 +284,46 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 // its items in index order, an Ollama reply ("embeddings") as it is; a
 // problem (worded to follow "the embeddings server's reply ") when it does
 // not hold one vector per text, or the indexes are not 0..n-1 once each.
-// A body that is neither is returned as it is, for the client's own error.
+// A body that is not a JSON object (a proxy's login page), or holds no list
+// of vectors, is a problem too: langchaingo would say "invalid character
+// '<'" or "empty response".
 func checkEmbeddingReply(req *http.Request, body []byte) ([]byte, string) {
 	want := inputCount(req)
 	var top map[string]json.RawMessage
-	if json.Unmarshal(body, &top) != nil {
-		return body, ""
+	if json.Unmarshal(body, &top) != nil || top == nil {
+		return nil, fmt.Sprintf("is not a JSON object: %s", begins(body))
+	}
+	field := "data"
+	if strings.HasSuffix(req.URL.Path, "/api/embed") {
+		field = "embeddings"
 	}
 	var items []json.RawMessage
-	if raw, ok := top["data"]; ok && json.Unmarshal(raw, &items) == nil {
+	if raw, ok := top[field]; !ok || json.Unmarshal(raw, &items) != nil || items == nil {
+		return nil, fmt.Sprintf("has no %q list of vectors: %s", field, begins(body))
+	}
+	if field == "data" {
 		return orderEmbeddingData(top, items, body, want)
 	}
-	if raw, ok := top["embeddings"]; ok && json.Unmarshal(raw, &items) == nil && want >= 0 && len(items) != want {
+	if want >= 0 && len(items) != want {
 		return nil, holds(len(items), want)
 	}
 	return body, ""
+}
+
+// begins quotes the start of a reply.
+func begins(body []byte) string {
+	s := strings.Join(strings.Fields(string(body)), " ")
+	if s == "" {
+		return "it is empty"
+	}
+	if len(s) > 80 {
+		s = s[:80]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		return fmt.Sprintf("it begins %q…", s)
+	}
+	return fmt.Sprintf("it is %q", s)
 }
 
 func holds(got, want int) string {

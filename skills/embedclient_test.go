@@ -37,6 +37,16 @@ func TestAnEmbeddingsServersMistakeNeverRanksSkillsWrong(t *testing.T) {
 			warning: "cannot search skills: cannot embed skills: the embeddings server's reply gives vector 2 of 4 the index 0 (each text's vector must come once, indexed 0 to 3)",
 		},
 		{
+			name:    "a proxy's page is refused",
+			mistake: embedtest.Page,
+			warning: `cannot search skills: cannot embed skills: the embeddings server's reply is not a JSON object: it begins "<html><head><title>Sign in</title></head><body>Sign in to continue.</body></html"…`,
+		},
+		{
+			name:    "a reply without vectors is refused",
+			mistake: embedtest.NoVectors,
+			warning: `cannot search skills: cannot embed skills: the embeddings server's reply has no "data" list of vectors: it is "{\"object\":\"list\",\"model\":\"test-embed\"}"`,
+		},
+		{
 			name:    "all-zero vectors are refused",
 			mistake: embedtest.Zeros,
 			warning: `cannot search skills: cannot embed skills: the embedding of "read_csv_with_explicit_encoding" is all zeros (64 dimensions)`,

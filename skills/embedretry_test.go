@@ -133,6 +133,23 @@ func TestOllamaEmbeddingsRankAsOpenAIsDo(t *testing.T) {
 
 	_, warnings = rank("ollama", embedtest.OneShort)
 	assert.Equal(t, []string{"cannot search skills: cannot embed skills: the embeddings server's reply holds 0 vectors for 1 text"}, warnings)
+	_, warnings = rank("ollama", embedtest.NoVectors)
+	assert.Equal(t, []string{`cannot search skills: cannot embed skills: the embeddings server's reply has no "embeddings" list of vectors: it is "{\"object\":\"list\",\"model\":\"test-embed\"}"`}, warnings)
 	_, warnings = rank("ollama", embedtest.Zeros)
 	assert.Equal(t, []string{`cannot search skills: cannot embed skills: the embedding of "read_csv_with_explicit_encoding" is all zeros (64 dimensions)`}, warnings)
+}
+
+// A server that is not there is retried too, and named with the error.
+func TestAnEmbeddingsServerThatIsNotThereIsRetriedThenNamed(t *testing.T) {
+	srv := embedtest.NewServer(t)
+	e, model := embedderFor(t, "openai", srv, map[string]string{"LPPCTL_LLM_BACKOFF": "1ms", "LPPCTL_LLM_RETRIES": "2"})
+	var warnings []string
+	lib := mustOpen(t, libPath(t), WithEmbedder(e, model), WithFallback(func(err error) { warnings = append(warnings, err.Error()) }))
+	mustAdd(t, lib, corpus...)
+	srv.Close()
+	_, err := lib.SearchHits(context.Background(), "exponential backoff", 3)
+	require.NoError(t, err)
+	require.Len(t, warnings, 1)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	assert.Equal(t, "cannot search skills: cannot embed skills: the embeddings server at "+srv.URL+"/v1/embeddings failed 2 attempts, the last with a connection error (dial tcp "+host+": connect: connection refused)", warnings[0])
 }

@@ -193,6 +193,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			resp.Data[i].Embedding = make([]float32, len(resp.Data[i].Embedding))
 		}
 	}
+	switch mistake {
+	case Page:
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><head><title>Sign in</title></head><body>Sign in to continue.</body></html>\n"))
+		return
+	case NoVectors:
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"object":"list","model":"` + req.Model + `"}` + "\n"))
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if ollama {
 		out := struct {
@@ -240,6 +250,8 @@ const (
 	SameIndex         // every vector indexed 0
 	Zeros             // all-zero vectors
 	NoAnswer          // the request accepted and never answered
+	Page              // a 200 HTML page (a proxy's login page)
+	NoVectors         // a 200 JSON object without the list of vectors
 )
 
 // SetMistake makes the server's next replies make m.
