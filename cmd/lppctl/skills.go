@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/internal/llmenv"
 	"github.com/lppctl/lppctl/skills"
 )
 
@@ -126,6 +127,11 @@ func libraryOptions(c *cli.Context) ([]skills.Option, error) {
 	}
 	var opts []skills.Option
 	if e != nil {
+		// Embeddings requests are retried as model calls are: bounds
+		// that cannot be read are refused as run refuses them.
+		if _, err := llmenv.Read(os.Getenv); err != nil {
+			return nil, withCode(exitUsage, err)
+		}
 		opts = append(opts, skills.WithEmbedder(e, model), skills.WithFallback(func(err error) {
 			fmt.Fprintf(c.App.ErrWriter, "lppctl: warning: ranking with BM25: %v\n", err)
 		}))
