@@ -80,7 +80,7 @@ func TestARunReplaysTheBranchesItTook(t *testing.T) {
 	require.NoError(t, w.Start())
 	defer w.Stop()
 
-	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: codec.DataConverter()})
+	r, err := worker.NewWorkflowReplayerWithOptions(replayerOptions(codec.DataConverter()))
 	require.NoError(t, err)
 	r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
 	quiet := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))

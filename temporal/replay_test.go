@@ -32,7 +32,8 @@ func TestWorkflowReplaysRecordedHistories(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			hist := readHistory(t, name)
 			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{})
-			r := worker.NewWorkflowReplayer()
+			r, err := worker.NewWorkflowReplayerWithOptions(replayerOptions(nil))
+			require.NoError(t, err)
 			r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
 			quiet := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err := r.ReplayWorkflowHistory(quiet, hist); err != nil {
@@ -66,7 +67,7 @@ func TestWorkflowReplaysAContinuedRunWithReferences(t *testing.T) {
 			// Recorded before the bounds were recorded in the history: the
 			// replaying worker's decide, as --segment 4 did.
 			e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{Codec: codec, Segment: temporal.Segment{Transitions: 4}})
-			r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: codec.DataConverter()})
+			r, err := worker.NewWorkflowReplayerWithOptions(replayerOptions(codec.DataConverter()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +132,7 @@ func TestWorkflowReplaysRunsWhoseRecordsCountedValuesAsTheyDid(t *testing.T) {
 			for i := 1; i <= tc.execs; i++ {
 				hist := readHistory(t, tc.dir, fmt.Sprintf("exec%d.json.gz", i))
 				e := temporal.NewEngine(&testHost{root: t.TempDir()}, temporal.Options{Codec: codec})
-				r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: codec.DataConverter()})
+				r, err := worker.NewWorkflowReplayerWithOptions(replayerOptions(codec.DataConverter()))
 				require.NoError(t, err)
 				r.RegisterWorkflowWithOptions(e.Workflow, workflow.RegisterOptions{Name: temporal.WorkflowName})
 				quiet := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -97,7 +97,7 @@ func (s *scaleEnv) env() *testsuite.TestWorkflowEnvironment {
 	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := ts.NewTestWorkflowEnvironment()
 	env.SetDataConverter(s.codec.DataConverter())
-	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: temporal.DeadlockTimeout})
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: testDeadlockTimeout})
 	o := s.opts
 	o.Retry = temporal.Retry{Attempts: 2, Base: time.Millisecond, Max: time.Millisecond}
 	o.Codec = s.codec

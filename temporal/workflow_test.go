@@ -28,7 +28,7 @@ func newEnv(t *testing.T, h *testHost) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestWorkflowEnvironment()
-	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: temporal.DeadlockTimeout})
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: testDeadlockTimeout})
 	e := temporal.NewEngine(h, temporal.Options{Retry: temporal.Retry{Attempts: 3, Base: time.Millisecond, Max: time.Millisecond}})
 	e.Register(env)
 	return env
