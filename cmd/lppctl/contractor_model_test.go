@@ -280,6 +280,13 @@ func TestContractorModelMistakes(t *testing.T) {
 			prompt:  [2]string{"evaluating", "Your reply was invalid: the reply holds a JSON object at line 4, column 1, after the one at line 2, column 1, that does not parse"},
 		},
 		{
+			name:    "the scorer writes its findings first and is told that a defect written only there is lost",
+			replies: with("evaluating", demo["evaluating"][1]),
+			code:    0,
+			out:     []string{"evaluating → promoting  [is_satisfied]"},
+			prompt:  [2]string{"evaluating", "Only \"problems\" is read to decide: a defect written only in the feedback is lost, and the skill\nships with it. A skill with any problem listed is not accepted, whatever its score; leave \"problems\" empty\nonly when the skill is right. Style suggestions are not problems. Give the score last.\n\nAnswer with {\"feedback\": "},
+		},
+		{
 			name:    "a score without its problems is asked again",
 			replies: with("evaluating", `{"score": 95, "feedback": "The counts are wrong."}`, `{"score": 40, "problems": ["the counts are wrong"], "feedback": "The counts are wrong."}`, `{"score": 92, "problems": [], "feedback": "good"}`),
 			code:    0,
