@@ -260,6 +260,9 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 		problems = append(problems, fmt.Sprintf("expected the run to fail (an error example), but it completed in state %s, and no example that succeeds completed to tell it from a success", res.endState))
 	case ex.Kind == kindError && res.ok && pythonCrash(res.routed) != "":
 		return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s) before the run ended in state %s: %s", head, pythonCrash(res.routed), res.endState, refuseHint), failure: "it is an error example, and a script crashed (a Python traceback) instead of refusing its input: " + refuseHint}, nil
+	case ex.Kind == kindError && res.ok && notARefusal(res.routed) != "":
+		why := notARefusal(res.routed)
+		return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but %s before the run ended in state %s: %s", head, why, res.endState, refusalHint), failure: "it is an error example, and " + why + " instead of refusing its input: " + refusalHint}, nil
 	case ex.Kind == kindError && res.ok:
 		got = append(got, fmt.Sprintf("the run ended in state %s, not where the examples that succeed end, as expected", res.endState))
 	case ex.Kind == kindError && !res.runFailed:
@@ -267,6 +270,9 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 	case ex.Kind == kindError:
 		if crash := pythonCrash(res.report + "\n" + res.routed); crash != "" {
 			return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s): %s", head, crash, refuseHint), failure: "it is an error example, and a script crashed (a Python traceback) instead of refusing its input: " + refuseHint}, nil
+		}
+		if why := notARefusal(res.report + "\n" + res.routed); why != "" {
+			return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but %s: %s", head, why, refusalHint), failure: "it is an error example, and " + why + " instead of refusing its input: " + refusalHint}, nil
 		}
 		got = append(got, "the run failed, as expected: "+lastLine(res.report))
 	case !res.ok:

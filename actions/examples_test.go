@@ -128,6 +128,30 @@ func TestRunExample(t *testing.T) {
 			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to refuse its input (an error example), but a script crashed (FileNotFoundError: [Errno 2] No such file or directory: 'skills/demo/reference/missing.txt'): an uncaught exception is a bug, not a refusal, and passes for any input it cannot handle; check the input and refuse it with a message saying why (sys.exit("why"), or print it to stderr and exit 1)`,
 		},
 		{
+			name:    "an error example whose script returns without printing its answer fails: it is no refusal",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import sys\nsys.exit(0)\n"},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to refuse its input (an error example), but a script ended with exit code 0 without printing its JSON answer (a return where it should refuse, or an answer never printed): a failure without a message is a bug, not a refusal, and passes for any input the script cannot handle; check the input and refuse it with a message saying why (sys.exit("why"), or print it to stderr and exit 1)`,
+		},
+		{
+			name:    "an error example whose script exits non-zero without a message fails: it is no refusal",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import sys\nsys.exit(2)\n"},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to refuse its input (an error example), but a script exited with code 2 without a message (nothing on stderr or stdout): a failure without a message is a bug`,
+		},
+		{
+			name:    "an error example whose silent failure is routed to a final state of its own fails",
+			files:   map[string]string{"demo.yaml": strings.Replace(examplesSpec, "    next: [done]\n  done: {final: true}\n", "    next: [done]\n    on_error: failed\n  done: {final: true}\n  failed: {final: true, do: log, with: {message: cannot convert, value: last_error}}\n", 1), "scripts/convert.py": "import sys\nsys.exit(1)\n"},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to refuse its input (an error example), but a script exited with code 1 without a message (nothing on stderr or stdout) before the run ended in state failed: a failure without a message is a bug`,
+		},
+		{
+			name:    "an error example refused by a message on stdout and a non-zero exit passes",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import sys\nprint('no such file: missing.txt')\nsys.exit(1)\n"},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			pass:    true, text: `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): the run failed, as expected: no such file: missing.txt`,
+		},
+		{
 			name:    "an error example whose run completes where the others succeed fails",
 			files:   map[string]string{"demo.yaml": strings.Replace(examplesSpec, "    next: [done]\n", "    next: [done]\n    on_error: done\n", 1), "scripts/convert.py": "FACTOR = 1\n" + examplesScript},
 			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},

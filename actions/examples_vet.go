@@ -52,7 +52,14 @@ func (d *Deps) examplesVet(_ context.Context, c *machine.Call) error {
 	}
 	heldOut, shown := []any{}, []any{}
 	if len(problems) == 0 {
-		held := holdOut(list)
+		text, target := "", ""
+		if plan, ok := c.Param("plan").([]any); ok {
+			text = planText(plan)
+		}
+		if t, ok := c.Param("target").(string); ok {
+			target = t
+		}
+		held := holdOut(list, func(raw any) bool { return quotesExample(text, target, raw) })
 		for i, raw := range list {
 			if i+1 == held {
 				heldOut = append(heldOut, held)
@@ -74,26 +81,36 @@ func (d *Deps) examplesVet(_ context.Context, c *machine.Call) error {
 
 // holdOut returns the number (from 1) of the example held out from the
 // writer: the last typical one when there are two or more, else the last
-// that succeeds; 0 when fewer than two succeed. The writer of the code is
-// shown the other examples only, so a script fitted to the inputs it saw
-// (a lookup of the examples) fails the one it did not see.
-func holdOut(list []any) int {
+// that succeeds; 0 when fewer than two succeed. Of those, one that quoted
+// (the plan's steps quote its values: examples_quoted.go) does not hold is
+// preferred, the last such. The writer of the code is shown the other
+// examples only, so a script fitted to the inputs it saw (a lookup of the
+// examples) fails the one it did not see.
+func holdOut(list []any, quoted func(raw any) bool) int {
 	lastTypical, typicals, lastSuccess, successes := 0, 0, 0, 0
+	freeTypical, freeSuccess := 0, 0 // the last ones the plan does not quote
 	for i, raw := range list {
 		ex, err := decodeExample(raw)
 		if err != nil || ex.Kind == kindError {
 			continue
 		}
+		free := quoted == nil || !quoted(raw)
 		lastSuccess, successes = i+1, successes+1
+		if free {
+			freeSuccess = i + 1
+		}
 		if ex.Kind == kindTypical {
 			lastTypical, typicals = i+1, typicals+1
+			if free {
+				freeTypical = i + 1
+			}
 		}
 	}
 	switch {
 	case typicals >= 2:
-		return lastTypical
+		return cmp0(freeTypical, lastTypical)
 	case successes >= 2:
-		return lastSuccess
+		return cmp0(freeSuccess, lastSuccess)
 	}
 	return 0
 }

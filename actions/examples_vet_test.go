@@ -241,7 +241,34 @@ func TestTheWriterIsNotShownTheLastTypicalExample(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.held, holdOut(tt.examples))
+			assert.Equal(t, tt.held, holdOut(tt.examples, nil))
+		})
+	}
+}
+
+func TestTheHeldOutExampleIsOneThePlanDoesNotQuote(t *testing.T) {
+	ex := func(name, kind, date string, days int) map[string]any {
+		return map[string]any{"name": name, "kind": kind, "vars": map[string]any{"date": date}, "expect": map[string]any{"days": days}}
+	}
+	list := []any{ex("new year", "typical", "2024-01-01", 19723), ex("leap", "edge", "2000-02-29", 11016), ex("y2k38", "typical", "2038-01-19", 24855), ex("moon", "typical", "1969-07-20", -165)}
+	step := func(instruction string) []any {
+		return []any{map[string]any{"title": "the blueprint", "files": []any{"days.yaml"}, "instruction": instruction}}
+	}
+	tests := []struct {
+		name, instruction, target string
+		held                      int
+	}{
+		{name: "a plan that quotes no example: the last typical one", instruction: "read date, write days with a script.run state", held: 4},
+		{name: "a plan that quotes the last typical example's input: the typical one before it", instruction: "a script.run state; e.g. 1969-07-20 gives -165", held: 3},
+		{name: "a plan that quotes an expected value only", instruction: "a script.run state; the moon landing is day -165", held: 3},
+		{name: "a value the target gives is no quote", instruction: "a script.run state; e.g. 1969-07-20", target: "days since 1970 of a date such as 1969-07-20", held: 4},
+		{name: "a plan that quotes every typical example: the last typical one, as before", instruction: "2024-01-01, 2038-01-19 and 1969-07-20", held: 4},
+		{name: "a part of a value is no quote", instruction: "a script.run state; 1969 is before the epoch", held: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := planText(step(tt.instruction))
+			assert.Equal(t, tt.held, holdOut(list, func(raw any) bool { return quotesExample(text, tt.target, raw) }))
 		})
 	}
 }

@@ -41,9 +41,11 @@ func (d *Deps) examplesVetAction() machine.Action {
 		Params: []machine.ParamSpec{
 			{Name: "examples", Type: mspec.TypeExpr, Required: true, Doc: "a list expression: the examples, as spec.examples takes them, each with a kind"},
 			{Name: "derived", Type: mspec.TypeExpr, Doc: "a list expression: an independent derivation, one item per example, {name, fails, expect}"},
+			{Name: "plan", Type: mspec.TypeExpr, Doc: "a list expression: the plan's steps ({title, instruction, ...}); the example held out is one whose values their text does not quote, when there is one"},
+			{Name: "target", Type: mspec.TypeExpr, Doc: "a string expression: the target; a value it holds is not counted as quoted"},
 			{Name: "ok", Type: mspec.TypeString, Doc: "the bool variable that gets whether the examples stand"},
 			{Name: "report", Type: mspec.TypeString, Doc: "the string variable that gets the problems, one a line"},
-			{Name: "held_out", Type: mspec.TypeString, Doc: "the list variable that gets the number (from 1) of the example held out from the writer of the code: the last typical one, else the last that succeeds ([] when the examples do not stand)"},
+			{Name: "held_out", Type: mspec.TypeString, Doc: "the list variable that gets the number (from 1) of the example held out from the writer of the code: the last typical one (preferring one plan does not quote), else the last that succeeds ([] when the examples do not stand)"},
 			{Name: "shown", Type: mspec.TypeString, Doc: "the list variable that gets the examples the writer of the code is shown: all but the held-out one"},
 		},
 		WritesFor: func(p map[string]any) []machine.VarSpec {

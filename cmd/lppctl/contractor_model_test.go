@@ -181,6 +181,12 @@ func TestContractorModelMistakes(t *testing.T) {
 		return out
 	}
 	exec := demo["executing"] // bp v1, bp v2, script v1, docs, script v2
+	// skipFirstRefinement: the blueprint passes at its first version, so the
+	// plans go on with phase 2's (the demo's second plan refines phase 1).
+	skipFirstRefinement := func(r map[string][]string) map[string][]string {
+		r["planning"] = append([]string{demo["planning"][0]}, demo["planning"][2:]...)
+		return r
+	}
 
 	tests := []struct {
 		name    string
@@ -195,14 +201,14 @@ func TestContractorModelMistakes(t *testing.T) {
 	}{
 		{
 			name:    "an unparsable blueprint is repaired by re-prompting with the parse error",
-			replies: with("executing", append([]string{"Sure! Here is the blueprint: {\"files\": {\"word_stats.yaml\": \"lpp: 1"}, exec[1:]...)...),
+			replies: skipFirstRefinement(with("executing", append([]string{"Sure! Here is the blueprint: {\"files\": {\"word_stats.yaml\": \"lpp: 1"}, exec[1:]...)...)),
 			code:    0,
 			out:     []string{`parsing → executing  [repair_attempts < max_repairs]`, "completed in complete"},
 			prompt:  [2]string{"executing", "Your last answer for this step was refused: the reply is not valid JSON"},
 		},
 		{
 			name:    "a blueprint whose YAML does not parse is repaired with its position",
-			replies: with("executing", append([]string{files(map[string]string{"word_stats.yaml": "lpp: 1\nname: word_stats\nstates:\n  read:\n   do: log\n  bad: [\n"})}, exec[1:]...)...),
+			replies: skipFirstRefinement(with("executing", append([]string{files(map[string]string{"word_stats.yaml": "lpp: 1\nname: word_stats\nstates:\n  read:\n   do: log\n  bad: [\n"})}, exec[1:]...)...)),
 			code:    0,
 			out:     []string{`parsing → executing  [repair_attempts < max_repairs]`, "completed in complete"},
 			prompt:  [2]string{"executing", "Your last answer for this step was refused: word_stats.yaml:7:1: the blueprint is not valid YAML:"},
@@ -274,6 +280,13 @@ func TestContractorModelMistakes(t *testing.T) {
 			prompt:  [2]string{"evaluating", "Your reply was invalid: the reply holds a JSON object at line 4, column 1, after the one at line 2, column 1, that does not parse"},
 		},
 		{
+			name:    "the scorer writes its findings first and is told that a defect written only there is lost",
+			replies: with("evaluating", demo["evaluating"][1]),
+			code:    0,
+			out:     []string{"evaluating → promoting  [is_satisfied]"},
+			prompt:  [2]string{"evaluating", "Only \"problems\" is read to decide: a defect written only in the feedback is lost, and the skill\nships with it. A skill with any problem listed is not accepted, whatever its score; leave \"problems\" empty\nonly when the skill is right. Style suggestions are not problems. Give the score last.\n\nAnswer with {\"feedback\": "},
+		},
+		{
 			name:    "a score without its problems is asked again",
 			replies: with("evaluating", `{"score": 95, "feedback": "The counts are wrong."}`, `{"score": 40, "problems": ["the counts are wrong"], "feedback": "The counts are wrong."}`, `{"score": 92, "problems": [], "feedback": "good"}`),
 			code:    0,
@@ -293,13 +306,35 @@ func TestContractorModelMistakes(t *testing.T) {
 			notIn:  [2]string{"executing", "still invalid after 2 repair(s)"},
 		},
 		{
-			name:    "a write outside output/contractor is blocked",
-			replies: with("executing", blueprintV2, evil),
-			vars:    []string{"max_iterations=1", "max_errors=2"},
-			code:    exitPaused,
-			out:     []string{"[SECURITY BLOCKED] outside-output: '../../../scripts/evil.py' is not a path inside output/contractor/word_stats.attempt/", "correcting → recovering  on_error", "recovering → executing  [(error_from == \"executing\" || error_from == \"correcting\") && step_error_count + 1 < max_errors]", "recovering → reviewing  [error_from == \"correcting\"]", "paused in error after"},
-			prompt:  [2]string{"reviewing", "The step failed 2 time(s); the last problem: script scripts/contractor/write_skill.py: [SECURITY BLOCKED] outside-output: '../../../scripts/evil.py' is not a path inside output/contractor/word_stats.attempt/"},
-			absent:  []string{"scripts/evil.py", "output/evil.py", "evil.py"},
+			name: "a write outside output/contractor is blocked",
+			replies: func() map[string][]string {
+				r := skipFirstRefinement(with("executing", blueprintV2, evil))
+				r["planning"][1] = `{"skill": "word_stats", "steps": [{"title": "the script", "files": ["../../../scripts/evil.py"], "instruction": "write it"}], "examples": []}`
+				return r
+			}(),
+			vars:   []string{"max_iterations=1", "max_errors=2"},
+			code:   exitPaused,
+			out:    []string{"[SECURITY BLOCKED] outside-output: '../../../scripts/evil.py' is not a path inside output/contractor/word_stats.attempt/", "correcting → recovering  on_error", "recovering → executing  [(error_from == \"executing\" || error_from == \"correcting\") && step_error_count + 1 < max_errors]", "recovering → reviewing  [error_from == \"correcting\"]", "paused in error after"},
+			prompt: [2]string{"reviewing", "The step failed 2 time(s); the last problem: script scripts/contractor/write_skill.py: [SECURITY BLOCKED] outside-output: '../../../scripts/evil.py' is not a path inside output/contractor/word_stats.attempt/"},
+			absent: []string{"scripts/evil.py", "output/evil.py", "evil.py"},
+		},
+		{
+			name: "a step's reply that also gives another step's files is asked again for its own, and nothing of it is written",
+			replies: func() map[string][]string {
+				var script, docs map[string]map[string]string
+				if err := json.Unmarshal([]byte(exec[2]), &script); err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal([]byte(exec[3]), &docs); err != nil {
+					t.Fatal(err)
+				}
+				docs["files"]["scripts/word_stats.py"] = "# rewritten by the docs step\n" + script["files"]["scripts/word_stats.py"]
+				return with("executing", exec[0], exec[1], exec[2], files(docs["files"]), exec[3], exec[4])
+			}(),
+			code:   0,
+			out:    []string{`parsing → executing  [repair_attempts < max_repairs]`, "evaluating → promoting  [is_satisfied]", "completed in complete"},
+			prompt: [2]string{"executing", "Your last answer for this step was refused: this step writes only README.md, demo.yaml, reference/sample.txt, skills.md (the plan's files for it); the reply also gives scripts/word_stats.py: leave them out (each file is written by the step the plan gives it to), and answer with this step's files only"},
+			notIn:  [2]string{"evaluating", "rewritten by the docs step"},
 		},
 		{
 			name:    "a script importing subprocess is refused by the check and refined",

@@ -10,9 +10,11 @@ Output (one JSON object on stdout):
      "report": "the problems, one a line (or how many scripts passed)"}
 
 A script passes when it compiles (the py_compile step, without writing .pyc
-files), imports only allowed modules, and calls none of the functions that
+files), imports only allowed modules, calls none of the functions that
 run other programs or code (the lists are in check_policy.json, next to this
-script). The check reads the syntax tree; it never imports or runs the script.
+script), and has no except clause that catches every exception (a bare
+except, Exception, BaseException) without re-raising it: such a clause turns
+a bug into what looks like a refusal of the input. The check reads the syntax tree; it never imports or runs the script.
 """
 
 import ast
@@ -99,11 +101,30 @@ def check(path, text, allowed):
                     why = FORBIDDEN_CALLS.get(cand) or FORBIDDEN_PREFIXES[prefix]
                     problems.append(f"{where}: calls {name}: {why}; compute the result in Python instead")
                     break
+        elif isinstance(node, ast.ExceptHandler) and catches_all(node.type) and not reraises(node):
+            what = "except:" if node.type is None else f"except {ast.unparse(node.type)}"
+            problems.append(f"{where}: `{what}` catches every exception, so a bug (a KeyError, a TypeError) ends the script like a refusal "
+                            "of its input; catch only the exceptions the input can cause (ValueError, OSError, ...) and refuse with "
+                            "sys.exit(\"why\"), or end the handler with a bare raise")
         elif isinstance(node, ast.Attribute) and node.attr in {"__subclasses__", "__globals__", "__builtins__", "__code__"}:
             problems.append(f"{where}: reaches {node.attr}, a way around the import check; remove it")
         elif isinstance(node, ast.Name) and node.id == "__builtins__":
             problems.append(f"{where}: reaches __builtins__, a way around the import check; remove it")
     return sorted(set(problems), key=lambda p: (p.split(":")[0], int(p.split(":")[1]), int(p.split(":")[2]), p))
+
+
+def catches_all(typ):
+    """Whether an except clause's type catches every exception: none, Exception or BaseException (alone or in a tuple)."""
+    if typ is None:
+        return True
+    if isinstance(typ, ast.Tuple):
+        return any(catches_all(t) for t in typ.elts)
+    return dotted(typ) in {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
+
+
+def reraises(handler):
+    """Whether an except clause re-raises what it caught (a bare raise), so a bug still ends in its traceback."""
+    return any(isinstance(n, ast.Raise) and n.exc is None for b in handler.body for n in ast.walk(b))
 
 
 def forbidden_attr(attr):

@@ -6,7 +6,8 @@ stdin):
     {"phase": "blueprint" | "implementation", "reply": "...",
      "spec_file": "word_stats.yaml" (or "word_stats.json": an L++ blueprint),
      "blueprint_validated": bool,
-     "blueprint": "the spec's text so far"}
+     "blueprint": "the spec's text so far",
+     "step_files": ["scripts/word_stats.py", ...] (the plan's files for the step)}
 The reply must hold one JSON object {"files": {"PATH": "TEXT", ...}}, bare
 or in a ```json fence; PATHs are relative to the skill's folder.
 Output (one JSON object on stdout):
@@ -25,11 +26,14 @@ into the re-prompt), "" when the reply parsed:
     characters, dashes, tabs), whose fixes are the corrections; a script that
     still does not compile is a parse error. The spec file passed its checks
     in the blueprint phase and is never regenerated: a reply that holds it
-    (or an L++ blueprint's compute mapping) is a parse error.
+    (or an L++ blueprint's compute mapping) is a parse error; so is a file
+    that is not one of the step's files (step_files): each step writes only
+    what the plan gives it, so a reply never rewrites another step's files.
 Nothing here touches disk; write_skill.py writes what parsed.
 """
 
 import json
+import posixpath
 import re
 import sys
 import warnings
@@ -250,6 +254,23 @@ def blueprint_files(spec_file, files):
     return problem, shown
 
 
+def norm(path):
+    """A file path as the plan and the reply may both write it (./scripts/a.py, scripts\\a.py: scripts/a.py)."""
+    return posixpath.normpath(path.replace("\\", "/"))
+
+
+def outside_step(files, step_files):
+    """The parse error for a reply that gives files its step does not write, or "" (no step files given: no check)."""
+    if not isinstance(step_files, list) or not step_files or not all(isinstance(f, str) for f in step_files):
+        return ""
+    own = {norm(f) for f in step_files}
+    extra = [f for f in sorted(files) if norm(f) not in own]
+    if not extra:
+        return ""
+    return (f"this step writes only {', '.join(sorted(own))} (the plan's files for it); the reply also gives {', '.join(extra)}: "
+            "leave them out (each file is written by the step the plan gives it to), and answer with this step's files only")
+
+
 def answer(req):
     phase = req.get("phase", "")
     spec_file = req.get("spec_file", "")
@@ -280,6 +301,10 @@ def answer(req):
     kept = [f for f in (spec_file, mapping_file(spec_file)) if f and f in files]
     if req.get("blueprint_validated") and kept:
         out["parse_error"] = f"{kept[0]} passed its checks in the blueprint phase and is never regenerated; leave it out of files"
+        return out
+    problem = outside_step(files, req.get("step_files"))
+    if problem:
+        out["parse_error"] = problem
         return out
     res = sanitise.answer({"files": files})
     out["files"], out["corrections"], out["review"] = res["files"], res["corrections"], res["review"]
