@@ -461,7 +461,7 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 					return blocked(r)
 				}
 			}
-			so, cleanup, err := g.sandboxOptions(script, g.confinedEnv(env))
+			so, cleanup, err := g.sandboxOptions(script, g.confinedEnv(env, !g.confine.all))
 			if err != nil {
 				return failed("safe_py_runner: cannot prepare the sandbox for %s: %v", script, err)
 			}
