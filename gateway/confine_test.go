@@ -16,6 +16,7 @@ import (
 const peek = "import os\nroot = os.getcwd()\ntry:\n    print(open(os.path.join(root, '..', 'outside', 'canary.txt')).read())\nexcept OSError as e:\n    print('read refused:', type(e).__name__)\ntry:\n    open(os.path.join(root, 'docs', 'readme.md'), 'a').write('pwned')\n    print('wrote the project')\nexcept OSError as e:\n    print('write refused:', type(e).__name__)\n"
 
 func TestGeneratedSkillScriptsRunInTheSandbox(t *testing.T) {
+	needPython(t)
 	if err := osbox.Available(); err != nil {
 		if os.Getenv("LPPCTL_REQUIRE_SANDBOX") != "" {
 			t.Fatal(err)
@@ -41,6 +42,7 @@ func TestGeneratedSkillScriptsRunInTheSandbox(t *testing.T) {
 }
 
 func TestConfinedScriptsAreRefusedWithoutTheSandbox(t *testing.T) {
+	needPython(t)
 	old := sandboxAvailable
 	sandboxAvailable = func() error { return errors.New("the OS sandbox is not available: Landlock is not enabled") }
 	t.Cleanup(func() { sandboxAvailable = old })
@@ -62,6 +64,7 @@ func TestConfinedScriptsAreRefusedWithoutTheSandbox(t *testing.T) {
 }
 
 func TestASandboxedScriptIsNotRunBesideAHiddenFileItCouldRead(t *testing.T) {
+	needPython(t)
 	// The refusal comes before the sandbox starts, so it holds on any kernel.
 	old := sandboxAvailable
 	sandboxAvailable = func() error { return nil }
@@ -97,6 +100,7 @@ func TestASandboxedScriptIsNotRunBesideAHiddenFileItCouldRead(t *testing.T) {
 }
 
 func TestASandboxedScriptRunsWhenItsFolderHidesNothing(t *testing.T) {
+	needPython(t)
 	if err := osbox.Available(); err != nil {
 		if os.Getenv("LPPCTL_REQUIRE_SANDBOX") != "" {
 			t.Fatal(err)
