@@ -2,12 +2,14 @@ package actions
 
 import (
 	"context"
-	"github.com/lppctl/lppctl/actions/replyschema"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/actions/replyschema"
+	"github.com/lppctl/lppctl/internal/testenv"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,6 +168,7 @@ func TestSpecRunRefusesFilesOutsideTheRoot(t *testing.T) {
 // neither read the home's keys nor write outside the throw-away copy, and
 // the report sent to the model carries nothing of them.
 func TestSpecSandboxRunsScriptsConfined(t *testing.T) {
+	testenv.Python(t)
 	if err := sandboxAvailableForTest(); err != nil {
 		t.Skip(err)
 	}

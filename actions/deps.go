@@ -54,6 +54,7 @@ type Deps struct {
 	Feedback    string    // final human feedback given up front (non-interactive runs)
 	Interactive bool      // a person is at In/Out
 	Quiet       bool      // -q: show the person only what they are asked about (no plan table when --yes approves it)
+	OutUnseen   bool      // Out reaches no person (a Temporal worker's output): the plan --yes approves goes into the approval's note
 	In          io.Reader // the person's terminal
 	Out         io.Writer // messages for the person (the run's output)
 	Editor      string    // editor for plan editing (default $VISUAL, $EDITOR, vi)

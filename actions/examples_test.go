@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/internal/testenv"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/validate"
 	"github.com/stretchr/testify/assert"
@@ -39,6 +40,7 @@ print(json.dumps({"result": r, "lines": lines, "report": "%g ft = %g m" % (d["va
 `
 
 func TestRunExample(t *testing.T) {
+	testenv.Python(t)
 	script := func(factor string) map[string]string {
 		return map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "FACTOR = " + factor + "\n" + examplesScript}
 	}
@@ -438,6 +440,7 @@ states:
 `
 
 func TestAHeldOutExampleIsReportedWithoutItsInputsOrValues(t *testing.T) {
+	testenv.Python(t)
 	examples := []any{
 		map[string]any{"name": "12 ft", "kind": "typical", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}},
 		map[string]any{"name": "7 ft", "kind": "typical", "vars": map[string]any{"value": 7}, "expect": map[string]any{"result": 2.1336}},

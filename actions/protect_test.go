@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 // TestRunProtectedPathsReachTheGateway: the spec, its templates and the run
 // directory that a run passes in Deps.Protected are refused to every write,
 // whether given absolute or root-relative; paths outside the root are ignored.
 func TestRunProtectedPathsReachTheGateway(t *testing.T) {
+	testenv.Python(t)
 	repo, _ := filepath.Abs("..")
 	root := t.TempDir()
 	for _, f := range []string{"agent/my_spec.yaml", "agent/prompts/opt.md", "notes/free.md"} {

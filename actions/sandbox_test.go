@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 // sandboxProject writes a project root with the repository's policy and a
@@ -49,6 +51,7 @@ states:
 const sandboxScript = "import json, sys\nprint(json.dumps({'n': json.load(sys.stdin)['n'] + 1}))\n"
 
 func TestSpecSandbox(t *testing.T) {
+	testenv.Python(t)
 	tests := []struct {
 		name   string
 		files  map[string]string

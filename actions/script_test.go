@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lppctl/lppctl/internal/testenv"
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
@@ -36,6 +37,7 @@ states:
 `
 
 func TestScriptRunMapsOutput(t *testing.T) {
+	testenv.Python(t)
 	p := newProject(t, map[string]string{
 		"a/spec.yaml": scriptSpec,
 		"scripts/count.py": `import json, sys
@@ -55,6 +57,7 @@ print(json.dumps({"words": n, "fits": n <= d["limit"], "extra": [1]}))
 }
 
 func TestScriptRunErrors(t *testing.T) {
+	testenv.Python(t)
 	for _, c := range []struct {
 		name, script, output, want string
 	}{
@@ -125,6 +128,7 @@ func TestSplitStreams(t *testing.T) {
 // true, an output named o.k.j writes into the map o, creating the maps on
 // the way and keeping its other keys; a key the output lacks leaves it.
 func TestScriptRunWritesAnLppOutputPathIntoItsMap(t *testing.T) {
+	testenv.Python(t)
 	spec := `
 lpp: 1
 name: compute

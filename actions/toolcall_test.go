@@ -3,6 +3,8 @@ package actions
 import (
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 func toolsCallSpec(with string) string {
@@ -38,6 +40,9 @@ func TestToolsCallWritesResultAndStatus(t *testing.T) {
 			"ok", "hi x"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if strings.Contains(c.with, "safe_py_runner") {
+				testenv.Python(t)
+			}
 			p := newProject(t, map[string]string{
 				"data/a.txt":    "alpha\n",
 				"scripts/hi.py": "import sys\nprint('hi', sys.argv[1])\n",

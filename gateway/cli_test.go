@@ -455,3 +455,53 @@ zero\u200bwidth.md`
 		t.Errorf("tree:\n%s", res.Text)
 	}
 }
+
+// list_files and tree are capped in bytes too (limits.list_max_bytes,
+// 64 KiB unless the policy says): 500 names of 255 bytes, within
+// list_max_entries, made a result of about 127 KB.
+func TestListAndTreeAreCappedInBytes(t *testing.T) {
+	sb := newSandbox(t)
+	for i := range 500 {
+		sb.write(t, fmt.Sprintf("long/%03d%s", i, strings.Repeat("n", 252)), "x")
+	}
+	for _, f := range []string{"short/a", "short/b/c", "short/d"} {
+		sb.write(t, f, "x")
+	}
+	tests := []struct {
+		name, cmd, path string
+		limit           int
+		entries         int    // entries shown
+		tail            string // the end of the result
+	}{
+		{name: "list_files at the default cap", cmd: "list_files", path: "long", limit: DefaultListMaxBytes, entries: 256,
+			tail: "n\n[TRUNCATED: showing 256 of 500 entries (65536 bytes; limits.list_max_bytes is 65536)]"},
+		{name: "tree at the default cap", cmd: "tree", path: "long", limit: DefaultListMaxBytes, entries: 253,
+			tail: "n\n[TRUNCATED: showing the first 253 entries (65280 bytes; limits.list_max_bytes is 65536)]"},
+		{name: "a cap under the first name shows no entry", cmd: "list_files", path: "short", limit: 1,
+			tail: "[TRUNCATED: showing 0 of 3 entries (0 bytes; limits.list_max_bytes is 1)]"},
+		{name: "tree stops at the first entry that does not fit, though a later one would", cmd: "tree", path: "short", limit: len("short/\n  a\n  b/\n    c\n") + 3, entries: 3,
+			tail: "short/\n  a\n  b/\n    c\n[TRUNCATED: showing the first 3 entries (22 bytes; limits.list_max_bytes is 25)]"},
+		{name: "a listing within the cap is whole", cmd: "tree", path: "short", limit: len("short/\n  a\n  b/\n    c\n  d\n"), entries: 4,
+			tail: "short/\n  a\n  b/\n    c\n  d"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb.g.policy.Limits.ListMaxBytes = tt.limit
+			res := sb.cli(tt.cmd, map[string]any{"path": tt.path})
+			if res.Decision != DecisionAllow || !strings.HasSuffix(res.Text, tt.tail) {
+				t.Fatalf("%s: result ends %q, want %q", res.Decision, res.Text[max(0, len(res.Text)-160):], tt.tail)
+			}
+			_, body, _ := strings.Cut(res.Text, "]\n") // after the label line
+			body, _, _ = strings.Cut(body, "[TRUNCATED")
+			if len(body) > tt.limit {
+				t.Errorf("the entries take %d bytes, over the cap of %d", len(body), tt.limit)
+			}
+			if tt.cmd == "tree" {
+				body = body[strings.IndexByte(body, '\n')+1:] // without the root line
+			}
+			if n := strings.Count(strings.TrimSuffix(body, "\n"), "\n") + 1; body != "" && n != tt.entries {
+				t.Errorf("%d entries shown, want %d", n, tt.entries)
+			}
+		})
+	}
+}

@@ -148,7 +148,12 @@ func (g *Gateway) checkSandboxReadable(script string) *refusal {
 
 // confinedEnv is env without the variables inherit_for gives a skill (its
 // endpoint and token): confined code has no network to use them on.
-func (g *Gateway) confinedEnv(env []string) []string {
+//
+// With walled (the sandbox of safe_py_runner.sandbox, not the writable root
+// of WithConfinedScripts), it adds LPPCTL_SANDBOX=MODE, with which the
+// project's scripts (_lpp_common.main_guard) say that a refused read or
+// write is the sandbox's, and which setting confines them.
+func (g *Gateway) confinedEnv(env []string, walled bool) []string {
 	drop := map[string]bool{}
 	for _, keys := range g.policy.Runner.Env.InheritFor {
 		for _, k := range keys {
@@ -161,6 +166,9 @@ func (g *Gateway) confinedEnv(env []string) []string {
 		if !drop[k] {
 			out = append(out, kv)
 		}
+	}
+	if walled {
+		out = append(out, "LPPCTL_SANDBOX="+g.policy.Runner.Sandbox)
 	}
 	return out
 }

@@ -16,6 +16,7 @@ import (
 const peek = "import os\nroot = os.getcwd()\ntry:\n    print(open(os.path.join(root, '..', 'outside', 'canary.txt')).read())\nexcept OSError as e:\n    print('read refused:', type(e).__name__)\ntry:\n    open(os.path.join(root, 'docs', 'readme.md'), 'a').write('pwned')\n    print('wrote the project')\nexcept OSError as e:\n    print('write refused:', type(e).__name__)\n"
 
 func TestGeneratedSkillScriptsRunInTheSandbox(t *testing.T) {
+	needPython(t)
 	if err := osbox.Available(); err != nil {
 		if os.Getenv("LPPCTL_REQUIRE_SANDBOX") != "" {
 			t.Fatal(err)
@@ -41,6 +42,7 @@ func TestGeneratedSkillScriptsRunInTheSandbox(t *testing.T) {
 }
 
 func TestConfinedScriptsAreRefusedWithoutTheSandbox(t *testing.T) {
+	needPython(t)
 	old := sandboxAvailable
 	sandboxAvailable = func() error { return errors.New("the OS sandbox is not available: Landlock is not enabled") }
 	t.Cleanup(func() { sandboxAvailable = old })
@@ -62,6 +64,7 @@ func TestConfinedScriptsAreRefusedWithoutTheSandbox(t *testing.T) {
 }
 
 func TestASandboxedScriptIsNotRunBesideAHiddenFileItCouldRead(t *testing.T) {
+	needPython(t)
 	// The refusal comes before the sandbox starts, so it holds on any kernel.
 	old := sandboxAvailable
 	sandboxAvailable = func() error { return nil }
@@ -97,6 +100,7 @@ func TestASandboxedScriptIsNotRunBesideAHiddenFileItCouldRead(t *testing.T) {
 }
 
 func TestASandboxedScriptRunsWhenItsFolderHidesNothing(t *testing.T) {
+	needPython(t)
 	if err := osbox.Available(); err != nil {
 		if os.Getenv("LPPCTL_REQUIRE_SANDBOX") != "" {
 			t.Fatal(err)
@@ -114,4 +118,34 @@ func TestASandboxedScriptRunsWhenItsFolderHidesNothing(t *testing.T) {
 	res := sb.run(map[string]any{"script_name": "skills/gen/scripts/hi.py"})
 	assert.Equal(t, DecisionAllow, res.Decision, res.Text)
 	assert.Equal(t, "notes", res.Text)
+}
+
+// Under safe_py_runner.sandbox: all, a write script refused by the OS
+// sandbox says which path was refused, that the sandbox refused it, and
+// which setting lets the project's scripts write (before: only
+// "error: Permission denied").
+func TestAWriteRefusedByTheSandboxNamesThePathAndTheSandbox(t *testing.T) {
+	if err := osbox.Available(); err != nil {
+		if os.Getenv("LPPCTL_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	sb := scriptSandbox(t)
+	sb.g.policy.Runner.Sandbox = SandboxAll
+	const why = ": Permission denied: the OS sandbox refused it (safe_py_runner.sandbox: all in the policy): a confined script reads only its skill's folder (else its own) and writes only a fresh folder, never the project; set safe_py_runner.sandbox to generated for the project's own scripts to write the project"
+	tests := []struct {
+		name, script, path, stdin string
+	}{
+		{name: "a new folder", script: "scripts/write_file.py", path: "output/new/all.txt", stdin: "hi\n"},
+		{name: "an existing folder", script: "scripts/write_file.py", path: "docs/all.txt", stdin: "hi\n"},
+		{name: "a JSON file", script: "scripts/write_json.py", path: "docs/all.json", stdin: `{"a": 1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := sb.run(map[string]any{"script_name": tt.script, "args": []any{tt.path}, "stdin_text": tt.stdin})
+			assert.Equal(t, "[ERROR] "+tt.script+" failed (exit code 1)\n[stderr]\nerror: "+tt.path+why, res.Text)
+			assert.NoFileExists(t, filepath.Join(sb.root, filepath.FromSlash(tt.path)))
+		})
+	}
 }

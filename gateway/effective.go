@@ -17,7 +17,7 @@ func (p *Policy) Effective() ([]byte, error) {
 		ProtectedPaths: nonNil(p.Protected),
 		Limits: effLimits{
 			MaxOutputBytes: p.Limits.MaxOutputBytes, ReadFileMaxBytes: p.Limits.ReadFileMaxBytes,
-			ListMaxEntries: p.Limits.ListMaxEntries, TreeMaxDepth: p.Limits.TreeMaxDepth,
+			ListMaxEntries: p.Limits.ListMaxEntries, ListMaxBytes: p.Limits.ListMaxBytes, TreeMaxDepth: p.Limits.TreeMaxDepth,
 			TreeMaxEntries: p.Limits.TreeMaxEntries, CopyMaxBytes: p.Limits.CopyMaxBytes,
 			MaxParamBytes: p.Limits.MaxParamBytes, MaxStdinBytes: p.Limits.MaxStdinBytes,
 			MaxScriptBytes: p.Limits.MaxScriptBytes,
@@ -92,6 +92,7 @@ type effLimits struct {
 	MaxOutputBytes   int   `yaml:"max_output_bytes"`
 	ReadFileMaxBytes int   `yaml:"read_file_max_bytes"`
 	ListMaxEntries   int   `yaml:"list_max_entries"`
+	ListMaxBytes     int   `yaml:"list_max_bytes"`
 	TreeMaxDepth     int   `yaml:"tree_max_depth"`
 	TreeMaxEntries   int   `yaml:"tree_max_entries"`
 	CopyMaxBytes     int64 `yaml:"copy_max_bytes"`

@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 const policyFile = "../config/tools_config.yaml"
@@ -148,9 +149,7 @@ func (sb *sandbox) snapshot(t testing.TB) string {
 
 func needPython(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not available")
-	}
+	testenv.Python(t)
 }
 
 func mustPrefix(t *testing.T, res Result, prefix string) {

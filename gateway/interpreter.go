@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,4 +193,14 @@ func (g *Gateway) interpreterFromPython() (string, bool) {
 		return "", false
 	}
 	return absRegular(strings.TrimSpace(string(out)))
+}
+
+// noPython says why no script can run when the interpreter was not found
+// at the start, and what to install.
+func (g *Gateway) noPython() string {
+	const install = "install Python 3 (Debian, Ubuntu: apt-get install python3; macOS: brew install python3; or python.org), or name another interpreter with safe_py_runner.python in the policy"
+	if errors.Is(g.pythonErr, exec.ErrNotFound) && !strings.ContainsRune(g.python, filepath.Separator) && !strings.ContainsRune(g.python, '/') {
+		return fmt.Sprintf("the Python interpreter %q is not on PATH: %s", g.python, install)
+	}
+	return fmt.Sprintf("the Python interpreter %q cannot be run (%v): %s", g.python, g.pythonErr, install)
 }

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // fakePyenv builds a pyenv tree whose versions link to the real python3, and
@@ -145,5 +147,29 @@ func TestRunnerResolvesAPyenvShimWithoutStartingIt(t *testing.T) {
 	}
 	if v, ok := resolvedInterpreters.Load(interpreterKey{shim, sb.root}); !ok || v != real {
 		t.Errorf("cache holds %v, %v", v, ok)
+	}
+}
+
+// Without the interpreter, a script call says in one line what is missing
+// and what to install (before: "the Python interpreter "python3" is not
+// available: exec: "python3": executable file not found in $PATH").
+func TestAMissingPythonSaysWhatToInstall(t *testing.T) {
+	const install = "install Python 3 (Debian, Ubuntu: apt-get install python3; macOS: brew install python3; or python.org), or name another interpreter with safe_py_runner.python in the policy"
+	tests := []struct {
+		name, python, want string
+	}{
+		{name: "not on PATH", python: "python3",
+			want: `[ERROR] safe_py_runner: cannot run scripts/echo.py: the Python interpreter "python3" is not on PATH: ` + install},
+		{name: "a path that does not exist", python: "/nonexistent/python3",
+			want: `[ERROR] safe_py_runner: cannot run scripts/echo.py: the Python interpreter "/nonexistent/python3" cannot be run (exec: "/nonexistent/python3": stat /nonexistent/python3: no such file or directory): ` + install},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("PATH", t.TempDir())
+			sb := newSandbox(t, WithPython(tt.python))
+			res := sb.run(map[string]any{"script_name": "scripts/echo.py"})
+			assert.Equal(t, DecisionError, res.Decision)
+			assert.Equal(t, tt.want, res.Text)
+		})
 	}
 }

@@ -202,14 +202,19 @@ func (g *Gateway) listFiles(ctx context.Context, shown string) Result {
 	}
 	entries = visible
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	max := g.policy.Limits.ListMaxEntries
+	max, maxBytes := g.policy.Limits.ListMaxEntries, g.policy.Limits.ListMaxBytes
 	var b strings.Builder
 	for i, e := range entries {
 		if i == max {
 			fmt.Fprintf(&b, "[TRUNCATED: showing %d of %d entries]\n", max, len(entries))
 			break
 		}
-		b.WriteString(entryName(e.Name(), e.Type()))
+		name := entryName(e.Name(), e.Type())
+		if b.Len()+len(name)+1 > maxBytes {
+			fmt.Fprintf(&b, "[TRUNCATED: showing %d of %d entries (%s; limits.list_max_bytes is %d)]\n", i, len(entries), countBytes(b.Len()), maxBytes)
+			break
+		}
+		b.WriteString(name)
 		b.WriteByte('\n')
 	}
 	if hidden > 0 {
@@ -343,7 +348,7 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimSuffix(path.Clean(strings.ReplaceAll(shown, `\`, "/")), "/") + "/\n")
-	count, hidden, deeper, full := 0, 0, false, false
+	count, hidden, deeper, full, fullBytes := 0, 0, false, false, false
 	// dir is link-free (links are listed, never followed); litDir is the same
 	// directory as the model named it.
 	var walk func(dir, litDir string, level int) error
@@ -362,6 +367,9 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
+			if full { // a shorter name further on does not fit in after a longer one did not
+				return nil
+			}
 			if g.hiddenEntry(path.Join(litDir, e.Name()), path.Join(dir, e.Name()), e) {
 				hidden++
 				continue
@@ -370,9 +378,13 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 				full = true
 				return nil
 			}
+			line := strings.Repeat("  ", level) + entryName(e.Name(), e.Type())
+			if b.Len()+len(line)+1 > lim.ListMaxBytes {
+				full, fullBytes = true, true
+				return nil
+			}
 			count++
-			b.WriteString(strings.Repeat("  ", level))
-			b.WriteString(entryName(e.Name(), e.Type()))
+			b.WriteString(line)
 			b.WriteByte('\n')
 			if e.IsDir() {
 				if level >= depth {
@@ -389,7 +401,10 @@ func (g *Gateway) tree(ctx context.Context, shown, depthStr string) Result {
 	if err := walk(p, lit, 1); err != nil {
 		return fsError("tree", "path", shown, err)
 	}
-	if full {
+	switch {
+	case fullBytes:
+		fmt.Fprintf(&b, "[TRUNCATED: showing the first %d entries (%s; limits.list_max_bytes is %d)]\n", count, countBytes(b.Len()), lim.ListMaxBytes)
+	case full:
 		fmt.Fprintf(&b, "[TRUNCATED: showing the first %d entries]\n", lim.TreeMaxEntries)
 	}
 	if deeper {
@@ -604,4 +619,12 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// countBytes is "1 byte" or "N bytes".
+func countBytes(n int) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return strconv.Itoa(n) + " bytes"
 }

@@ -43,11 +43,15 @@ type HiddenPattern struct {
 	parts   []string // lower-cased path components, each a valid path.Match pattern
 }
 
+// DefaultListMaxBytes is limits.list_max_bytes when the policy leaves it out.
+const DefaultListMaxBytes = 64 << 10
+
 // Limits caps sizes and counts.
 type Limits struct {
 	MaxOutputBytes   int
 	ReadFileMaxBytes int
 	ListMaxEntries   int
+	ListMaxBytes     int // list_files and tree: the entries shown fit in this many bytes
 	TreeMaxDepth     int
 	TreeMaxEntries   int
 	CopyMaxBytes     int64
@@ -168,6 +172,7 @@ type rawLimits struct {
 	MaxOutputBytes   *int   `yaml:"max_output_bytes"`
 	ReadFileMaxBytes *int   `yaml:"read_file_max_bytes"`
 	ListMaxEntries   *int   `yaml:"list_max_entries"`
+	ListMaxBytes     *int   `yaml:"list_max_bytes"`
 	TreeMaxDepth     *int   `yaml:"tree_max_depth"`
 	TreeMaxEntries   *int   `yaml:"tree_max_entries"`
 	CopyMaxBytes     *int64 `yaml:"copy_max_bytes"`
@@ -381,11 +386,15 @@ func buildPolicy(raw *rawPolicy) (*Policy, []string) {
 		MaxOutputBytes:   probs.positive("limits.max_output_bytes", l.MaxOutputBytes, 16<<20),
 		ReadFileMaxBytes: probs.positive("limits.read_file_max_bytes", l.ReadFileMaxBytes, 16<<20),
 		ListMaxEntries:   probs.positive("limits.list_max_entries", l.ListMaxEntries, 100000),
+		ListMaxBytes:     DefaultListMaxBytes,
 		TreeMaxDepth:     probs.positive("limits.tree_max_depth", l.TreeMaxDepth, 64),
 		TreeMaxEntries:   probs.positive("limits.tree_max_entries", l.TreeMaxEntries, 100000),
 		MaxParamBytes:    probs.positive("limits.max_param_bytes", l.MaxParamBytes, 1<<20),
 		MaxStdinBytes:    probs.positive("limits.max_stdin_bytes", l.MaxStdinBytes, 64<<20),
 		MaxScriptBytes:   probs.positive("limits.max_script_bytes", l.MaxScriptBytes, 64<<20),
+	}
+	if l.ListMaxBytes != nil { // optional: policies written before it have none
+		p.Limits.ListMaxBytes = probs.positive("limits.list_max_bytes", l.ListMaxBytes, 16<<20)
 	}
 	if l.CopyMaxBytes == nil {
 		probs.addf("limits.copy_max_bytes: missing")

@@ -135,6 +135,9 @@ func TestParsePolicyRejectsInvalidPolicies(t *testing.T) {
 		{"a zero limit", func(s string) string {
 			return strings.Replace(s, "tree_max_depth: 6", "tree_max_depth: 0", 1)
 		}, "limits.tree_max_depth: 0 is out of range [1, 64]"},
+		{"a zero list_max_bytes", func(s string) string {
+			return strings.Replace(s, "tree_max_depth: 6", "tree_max_depth: 6\n  list_max_bytes: 0", 1)
+		}, "limits.list_max_bytes: 0 is out of range [1, 16777216]"},
 		{"a command line as interpreter", func(s string) string {
 			return strings.Replace(s, "python: python3", "python: python3 -c x", 1)
 		}, `safe_py_runner.python: "python3 -c x" must be a program name or path, not a command line`},

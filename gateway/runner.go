@@ -441,7 +441,7 @@ func protectedEnv(paths []string) string {
 // execScript runs python3 on the script with an argv list and no shell.
 func (g *Gateway) execScript(ctx context.Context, script string, req runRequest) Result {
 	if g.pythonErr != nil {
-		return failed("safe_py_runner: the Python interpreter %q is not available: %v", g.policy.Runner.Python, g.pythonErr)
+		return failed("safe_py_runner: cannot run %s: %s", script, g.noPython())
 	}
 	g.realPy.Do(g.resolveInterpreter)
 	timeout := g.policy.Runner.Timeout
@@ -461,7 +461,7 @@ func (g *Gateway) execScript(ctx context.Context, script string, req runRequest)
 					return blocked(r)
 				}
 			}
-			so, cleanup, err := g.sandboxOptions(script, g.confinedEnv(env))
+			so, cleanup, err := g.sandboxOptions(script, g.confinedEnv(env, !g.confine.all))
 			if err != nil {
 				return failed("safe_py_runner: cannot prepare the sandbox for %s: %v", script, err)
 			}

@@ -8,6 +8,7 @@ helpers refuse any path that resolves outside the root, onto a protected
 path, or any write at all in a read-only call.
 """
 
+import errno
 import json
 import os
 import stat
@@ -120,10 +121,14 @@ def atomic_write(real, text):
     parent = os.path.dirname(real)
     if os.path.isdir(real):
         raise ScriptError(f"{real_rel(real)!r} is a directory")
-    os.makedirs(parent, exist_ok=True)
-    remove_stale_temps(parent)
     data = text.encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=".lpp-", suffix=".tmp", dir=parent)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        remove_stale_temps(parent)
+        fd, tmp = tempfile.mkstemp(prefix=".lpp-", suffix=".tmp", dir=parent)
+    except PermissionError as e:
+        e.filename = real  # the file asked for, not a folder or temporary file on the way
+        raise
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -167,6 +172,32 @@ def real_rel(real):
     return os.path.relpath(real, project_root()).replace(os.sep, "/")
 
 
+def sandbox_refusal(e):
+    """Whether e is the OS sandbox's refusal of a read or a write."""
+    return (isinstance(e, OSError) and e.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+            and bool(os.environ.get("LPPCTL_SANDBOX")))
+
+
+def os_error_text(e):
+    """The text of an OSError for the person: its reason, without absolute
+    paths; in the OS sandbox (LPPCTL_SANDBOX, set by the gateway), a refusal
+    says which project path was refused, and that the sandbox refused it."""
+    if not sandbox_refusal(e):
+        return e.strerror or str(e)
+    mode = os.environ["LPPCTL_SANDBOX"]
+    what = ""
+    if isinstance(e.filename, str):
+        rel = real_rel(os.path.realpath(e.filename))
+        if rel != ".." and not rel.startswith("../"):
+            what = f"{rel}: "
+    text = (f"{what}{e.strerror or e}: the OS sandbox refused it (safe_py_runner.sandbox: {mode} in the policy): "
+            "a confined script reads only its skill's folder (else its own) and writes only a fresh folder, "
+            "never the project")
+    if mode == "all":
+        text += "; set safe_py_runner.sandbox to generated for the project's own scripts to write the project"
+    return text
+
+
 def main_guard(fn):
     """Run fn(); turn ScriptError, OSError and a RecursionError (input nested
     too deeply for json) into a clear stderr line and exit 1."""
@@ -179,7 +210,7 @@ def main_guard(fn):
         print(f"error: {e}", file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"error: {e.strerror or e}", file=sys.stderr)
+        print(f"error: {os_error_text(e)}", file=sys.stderr)
         return 1
     except RecursionError:
         # json.loads of [[[[... a few thousand deep: the input, not the script.
@@ -197,10 +228,13 @@ def json_main(answer, name, blocked=PermissionError):
         if not isinstance(req, dict):
             raise ValueError("the input must be a JSON object")
         res = answer(req)
-    except blocked as e:
-        print(f"[SECURITY BLOCKED] outside-output: {e}", file=sys.stderr)
-        return EXIT_REFUSED
     except Exception as e:  # ScriptError and Refusal of this module, bad input
+        if sandbox_refusal(e):
+            print(f"{name}: {os_error_text(e)}", file=sys.stderr)
+            return 1
+        if isinstance(e, blocked):
+            print(f"[SECURITY BLOCKED] outside-output: {e}", file=sys.stderr)
+            return EXIT_REFUSED
         rule = getattr(e, "rule", None)
         if rule:
             print(f"[SECURITY BLOCKED] {rule}: {e}", file=sys.stderr)

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/lppctl/lppctl/internal/testenv"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/temporal"
@@ -51,6 +52,7 @@ func skillsMDEntries(t *testing.T, root string) string {
 // same run in this process does: same state, variables, L2 memory, skills.md
 // entries and output file.
 func TestWorkflowRunsTheSkillsAgentDemoLikeALocalRun(t *testing.T) {
+	testenv.Python(t) // the demo runs the skill's scripts
 	local := &testHost{root: newProject(t)}
 	lr := localRun(t, local, "specs/skills_agent.yaml", "run-1")
 

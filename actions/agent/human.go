@@ -74,6 +74,11 @@ func (d *Deps) approve(ctx context.Context, c *machine.Call) error {
 		return fmt.Errorf("cannot use the answer %q: approve, reject or answer with feedback or an edited plan (JSON)", in.Kind)
 	}
 	if d.Yes {
+		if d.OutUnseen {
+			// the follower prints the note where a local run prints the plan
+			c.Notef("approved by --yes\n\nProposed plan (%s):\n%s", countSteps(len(plan.Steps)), plan.Table())
+			return c.SetVar("approval", "approved")
+		}
 		c.Notef("approved by --yes")
 		return c.SetVar("approval", "approved")
 	}

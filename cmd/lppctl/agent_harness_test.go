@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/actions/llm"
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 // The agent's end-to-end tests run `lppctl run` in-process against a local
@@ -46,6 +47,7 @@ func newProject(t testing.TB, skill string) string {
 // newProjectFrom is newProject copying from the checkout at src.
 func newProjectFrom(t testing.TB, src, skill string) string {
 	t.Helper()
+	testenv.Python(t) // the agent runs the skill's and the project's Python scripts
 	dst := t.TempDir()
 	for _, p := range []string{"config/tools_config.yaml", "scripts", "claude.md", "specs/skills_agent.yaml", "specs/prompts", "skills/" + skill} {
 		copyTree(t, filepath.Join(src, p), filepath.Join(dst, p))

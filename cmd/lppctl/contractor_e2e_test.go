@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 const contractorTarget = "a skill that counts the words of a file and reports the longest line"
@@ -17,6 +19,7 @@ const contractorTarget = "a skill that counts the words of a file and reports th
 // need into a fresh project root, so that no test writes into the checkout.
 func newContractorProject(t *testing.T) string {
 	t.Helper()
+	testenv.Python(t) // the contractor's steps are Python scripts
 	src, dst := repoRoot(t), t.TempDir()
 	for _, p := range []string{"config/tools_config.yaml", "scripts", "claude.md", "specs/skills_agent.yaml", "specs/prompts", "specs/skill_contractor.yaml", "specs/contractor"} {
 		copyTree(t, filepath.Join(src, p), filepath.Join(dst, p))

@@ -687,7 +687,7 @@ func (h *temporalHost) Open(_ context.Context, run temporal.RunInfo) (*machine.R
 	}
 	release := func() { audit.Close(); llmLog.Close() }
 	notices := &workerNotices{next: h.out, scripted: strings.HasPrefix(cfg.LLM, "script:")}
-	rt := &runtimeIO{RunID: run.RunID, RunDir: dir, Audit: audit, LLMLog: llmLog, NoInput: true, Out: notices, Quiet: true}
+	rt := &runtimeIO{RunID: run.RunID, RunDir: dir, Audit: audit, LLMLog: llmLog, NoInput: true, Out: notices, Quiet: true, OutUnseen: true}
 	reg, deps, err := buildRegistryDeps(cfg, rt)
 	if err != nil {
 		release()

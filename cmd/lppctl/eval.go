@@ -141,7 +141,7 @@ func evalAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "eval: results in %s\n", p)
 	}
 	if p := c.String("chart"); p != "" {
-		if err := fsx.WriteFileAtomic(p, []byte(evalChart(rep)), 0o644); err != nil {
+		if err := fsx.WriteOutput(p, []byte(evalChart(rep)), 0o644); err != nil {
 			return fmt.Errorf("cannot write the chart: %w", err)
 		}
 		fmt.Fprintf(c.App.ErrWriter, "eval: chart in %s\n", p)

@@ -157,7 +157,7 @@ func writeEvalJSON(path string, rep *evalReport) error {
 	if err != nil {
 		return fmt.Errorf("cannot write the results: %w", err)
 	}
-	if err := fsx.WriteFileAtomic(path, append(b, '\n'), 0o644); err != nil {
+	if err := fsx.WriteOutput(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("cannot write the results: %w", err)
 	}
 	return nil

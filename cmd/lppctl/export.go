@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/export"
 	"github.com/lppctl/lppctl/machine/lpp"
@@ -124,7 +125,7 @@ func runExport(c *cli.Context) error {
 		return err
 	}
 	if file := c.String("output"); file != "" {
-		if err := os.WriteFile(file, out, 0o644); err != nil {
+		if err := fsx.WriteOutput(file, out, 0o644); err != nil {
 			return fmt.Errorf("cannot write %s: %w", what, err)
 		}
 		return nil
@@ -146,7 +147,7 @@ func exportTLA(c *cli.Context, spec *mspec.Spec, reg *machine.Registry) ([]byte,
 		return nil, withCode(exitInvalidSpec, err)
 	}
 	if file := c.String("tla-cfg"); file != "" {
-		if err := os.WriteFile(file, mod.Config, 0o644); err != nil {
+		if err := fsx.WriteOutput(file, mod.Config, 0o644); err != nil {
 			return nil, fmt.Errorf("cannot write TLC configuration: %w", err)
 		}
 		return mod.Module, nil

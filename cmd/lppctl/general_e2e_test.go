@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/internal/testenv"
 	"github.com/lppctl/lppctl/machine/runstore"
 )
 
@@ -118,7 +119,8 @@ func foldRun(t *testing.T, dir, id string) (runstore.Meta, *runstore.Snapshot) {
 }
 
 func TestBuildYourOwnAgentRunsAndResumesAfterAKillInsideTheChild(t *testing.T) {
-	t.Parallel() // child processes: independent of the other tests
+	testenv.Python(t) // the example's steps are Python scripts
+	t.Parallel()      // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	want := map[string]any{"title": "Hand-lit", "words": 21, "long": true, "doubled": 42, "notes": "Lamps were once lit by hand.\n"}
 	check := func(t *testing.T, root string) {
@@ -203,7 +205,8 @@ func TestBuildYourOwnAgentRunsAndResumesAfterAKillInsideTheChild(t *testing.T) {
 // The summarise example runs offline from its demo.yaml, as the README says:
 // the first summary is too long, the script's feedback gets a second that fits.
 func TestSummariseExampleRunsOffline(t *testing.T) {
-	t.Parallel() // child processes: independent of the other tests
+	testenv.Python(t) // the example's steps are Python scripts
+	t.Parallel()      // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	src, root := repoRoot(t), t.TempDir()
 	for _, p := range []string{"config/tools_config.yaml", "scripts/summarise", "specs/examples/summarise"} {
@@ -235,7 +238,8 @@ func TestSummariseExampleRunsOffline(t *testing.T) {
 // finishes the run: the payload's reply is sent, or its team gets the
 // model's handover note (a template reading event.payload).
 func TestTriageExampleRunsItsSubMachineOffline(t *testing.T) {
-	t.Parallel() // child processes: independent of the other tests
+	testenv.Python(t) // the example's steps are Python scripts
+	t.Parallel()      // child processes: independent of the other tests
 	bin := buildLppctl(t)
 	const handover = "Reviewer: the refund is approved; check why INV-0312 was charged twice. Customer: Dana was charged twice for the March invoice and wants the duplicate payment refunded."
 	for _, c := range []struct {

@@ -65,7 +65,7 @@ func runImport(c *cli.Context) error {
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot import %s: %w", path, err))
 	}
 	if file := c.String("output"); file != "" {
-		if err := os.WriteFile(file, out, 0o644); err != nil {
+		if err := fsx.WriteOutput(file, out, 0o644); err != nil {
 			return fmt.Errorf("cannot write spec: %w", err)
 		}
 	} else if _, err := c.App.Writer.Write(out); err != nil {
@@ -158,7 +158,7 @@ func exportBlueprint(c *cli.Context, format string) (bool, error) {
 	}
 	out := []byte(lpp.Mermaid(bp))
 	if file := c.String("output"); file != "" {
-		if err := os.WriteFile(file, out, 0o644); err != nil {
+		if err := fsx.WriteOutput(file, out, 0o644); err != nil {
 			return true, fmt.Errorf("cannot write diagram: %w", err)
 		}
 		return true, nil

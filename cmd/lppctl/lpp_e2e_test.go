@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lppctl/lppctl/internal/testenv"
 	"github.com/lppctl/lppctl/machine/lpp"
 )
 
@@ -32,9 +32,7 @@ type lppEvent struct{ name, payload string }
 // and once from the blueprint, with its compute units as Python scripts
 // and the events it needs given to run (--event, --payload) or to resume.
 func TestEveryTestBlueprintImportsValidatesAndRunsToCompletion(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	testenv.Python(t)
 	tests := []struct {
 		blueprint string
 		run       []string   // run's arguments

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/validate"
 )
@@ -46,7 +46,7 @@ func exportLPP(c *cli.Context) error {
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot export %s as a blueprint: %w", path, err))
 	}
 	if file := c.String("output"); file != "" {
-		if err := os.WriteFile(file, out, 0o644); err != nil {
+		if err := fsx.WriteOutput(file, out, 0o644); err != nil {
 			return fmt.Errorf("cannot write blueprint: %w", err)
 		}
 		return nil

@@ -2,7 +2,9 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"testing"
@@ -56,6 +58,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		UpdateScripts:       *updateScripts,
 		RequireExplicitExec: true,
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			root, err := os.Getwd()
 			if err != nil {
@@ -66,4 +69,21 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// scriptCondition is the scripts' own conditions: [python] holds where
+// python3 is on PATH; without it, with LPPCTL_REQUIRE_PYTHON set (CI), the
+// script fails instead of skipping what needs it.
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "python":
+		if _, err := exec.LookPath("python3"); err == nil {
+			return true, nil
+		}
+		if os.Getenv(testenv.RequirePythonEnv) != "" {
+			return false, fmt.Errorf("python3 is not on PATH (%s is set): install Python 3", testenv.RequirePythonEnv)
+		}
+		return false, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

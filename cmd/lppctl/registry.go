@@ -71,6 +71,7 @@ func buildRegistryDeps(cfg agentConfig, rt *runtimeIO) (*machine.Registry, *acti
 		d.In = rt.In
 		d.Interactive = rt.In != nil && !rt.NoInput
 		d.Quiet = rt.Quiet
+		d.OutUnseen = rt.OutUnseen
 	}
 	if err := actions.Register(reg, d, actionSets...); err != nil {
 		return nil, nil, err

@@ -33,8 +33,11 @@ type runtimeIO struct {
 	LLMLog  io.Writer // the LLM call log with token usage (JSON lines)
 	NoInput bool      // never prompt: pause instead
 	Quiet   bool      // -q: the actions show only what a person is asked about
-	In      io.Reader // the person's terminal, when interactive
-	Out     io.Writer
+	// OutUnseen says that Out reaches no person (a Temporal worker's): what
+	// the person must see goes into the step's notes, which the follower prints.
+	OutUnseen bool
+	In        io.Reader // the person's terminal, when interactive
+	Out       io.Writer
 }
 
 // runStoreFlags are the flags that choose where runs live (run, resume, runs).

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 // toolRoot makes a project root holding this checkout's policy and scripts.
@@ -39,7 +40,6 @@ func TestToolCommand(t *testing.T) {
 	root := toolRoot(t)
 	os.WriteFile(filepath.Join(root, "in.md"), []byte("# Hi\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "bad.yaml"), []byte("version: 1\nbogus: true\n"), 0o644)
-	_, pyErr := exec.LookPath("python3")
 	tests := []struct {
 		name    string
 		args    []string
@@ -78,8 +78,8 @@ func TestToolCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.needsPy && pyErr != nil {
-				t.Skip("python3 not available")
+			if tt.needsPy {
+				testenv.Python(t)
 			}
 			var out, errb bytes.Buffer
 			args := append([]string{"lppctl", "tool", "--root", root}, tt.args...)

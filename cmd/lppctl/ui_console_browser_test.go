@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lppctl/lppctl/internal/testenv"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/runstore"
 	"github.com/lppctl/lppctl/ui"
@@ -116,6 +117,7 @@ states:
 // consoleProject is a project root with the specs of the console test.
 func consoleProject(t *testing.T) string {
 	t.Helper()
+	testenv.Python(t) // the spec runs scripts/ready.py
 	root := t.TempDir()
 	files := map[string]string{"long.yaml": longSpec, "fails.yaml": failsSpec, "loop.yaml": consoleLoopSpec, "review.yaml": reviewSpec, "parent.yaml": parentSpec,
 		"child.yaml": strings.ReplaceAll(strings.ReplaceAll(longSpec, "default: 1500", "default: 3"), "name: long", "name: child"), "scripts/ready.py": readyScript,

@@ -31,9 +31,21 @@ type TooLargeError struct {
 
 func (e *TooLargeError) Error() string {
 	if e.Size > e.Limit {
-		return fmt.Sprintf("%s is %d bytes, over the limit of %d bytes (%s)", e.Path, e.Size, e.Limit, HumanBytes(e.Limit))
+		return fmt.Sprintf("%s is %d bytes, over the limit of %s", e.Path, e.Size, limitText(e.Limit))
 	}
-	return fmt.Sprintf("%s is over the limit of %d bytes (%s)", e.Path, e.Limit, HumanBytes(e.Limit))
+	return fmt.Sprintf("%s is over the limit of %s", e.Path, limitText(e.Limit))
+}
+
+// limitText is a limit in bytes, and in the unit HumanBytes finds when it
+// is not bytes already: "16777216 bytes (16 MiB)", "100 bytes", "1 byte".
+func limitText(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	if human := HumanBytes(n); !strings.HasSuffix(human, " bytes") {
+		return fmt.Sprintf("%d bytes (%s)", n, human)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }

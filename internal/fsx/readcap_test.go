@@ -20,6 +20,8 @@ func TestReadFileRefusesWhatItMustNotRead(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.json")
 	require.NoError(t, os.WriteFile(big, make([]byte, 101), 0o644))
+	huge := filepath.Join(dir, "huge.json")
+	require.NoError(t, os.WriteFile(huge, make([]byte, 1025), 0o644))
 	fifo := filepath.Join(dir, "fifo.json")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	tests := []struct {
@@ -28,8 +30,10 @@ func TestReadFileRefusesWhatItMustNotRead(t *testing.T) {
 		want       string
 		tooLarge   bool
 	}{
-		{"a file over the cap, by its size", big, 100, big + " is 101 bytes, over the limit of 100 bytes (100 bytes)", true},
-		{"a file whose size is 0 but whose content is over the cap", "/proc/self/maps", 16, "/proc/self/maps is over the limit of 16 bytes (16 bytes)", true},
+		{"a file over the cap, by its size", big, 100, big + " is 101 bytes, over the limit of 100 bytes", true},
+		{"a cap of one byte is said once, in the singular", big, 1, big + " is 101 bytes, over the limit of 1 byte", true},
+		{"a cap in KiB is said in both units", huge, 1024, huge + " is 1025 bytes, over the limit of 1024 bytes (1 KiB)", true},
+		{"a file whose size is 0 but whose content is over the cap", "/proc/self/maps", 16, "/proc/self/maps is over the limit of 16 bytes", true},
 		{"a FIFO, without blocking", fifo, 100, fifo + " is not a regular file", false},
 		{"a folder", dir, 100, dir + " is a directory", false},
 	}

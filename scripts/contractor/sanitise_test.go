@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lppctl/lppctl/internal/testenv"
 )
 
 type correction struct {
@@ -34,11 +36,7 @@ type sanitised struct {
 
 func python(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatalf("the contractor's scripts need python3 on PATH: %v", err)
-	}
-	return p
+	return testenv.Python(t)
 }
 
 // runScript runs a script once with stdin and decodes its stdout into v.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/expr-lang/expr"
+	"github.com/lppctl/lppctl/internal/testenv"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -256,10 +257,7 @@ func TestTranslateGateRefuses(t *testing.T) {
 // translation in expr over contexts with and without values (None), and
 // checks that they agree wherever Python gives a bool.
 func TestTranslatedGatesAgreeWithPython(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed")
-	}
+	py := testenv.Python(t)
 	gates := []string{
 		`target is None`, `target is not None and count > 0`, `not approved`, `approved`, `name`, `not items`,
 		`meta and count`, `len(items) > 0`, `meta.get('k') is not None`, `meta.get('k', 0) > 2`,
@@ -364,10 +362,7 @@ func evalGuard(src string, values map[string]any) (any, error) {
 // (where lpp's evaluator is Python's), and checks lppctl's answer: it is
 // never an evaluation error.
 func TestGatesAnswerAsPythonWhereItRaises(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not installed")
-	}
+	py := testenv.Python(t)
 	gates := []string{
 		`round(score) == 2`, `round(score) == 0`, `round(score, 1) == 2.5`, `round(count, -1) == 0`,
 		`count % 3 == 2`, `count // 2 == -2`, `score % 2 == 0.5`, `score // count > 0`,
