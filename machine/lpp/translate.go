@@ -119,6 +119,9 @@ type translator struct {
 	// capturing: the transitions being translated read the event's
 	// payload through lpp_payload, which the list's first step copies.
 	capturing bool
+	// startWait: while lpp_start's lists are written, the state where the
+	// run waits when none of them passes (see build).
+	startWait string
 }
 
 func newTranslator(bp *Blueprint, m *mapfile.Mapping) *translator {
@@ -303,6 +306,15 @@ func (tr *translator) build() {
 	bp := tr.bp
 	start := tr.startEvent()
 	if start != "" && tr.reentered() {
+		// When no START transition passes, lpp stays in the entry state,
+		// where the run waits for START and the entry's other events: in
+		// the entry state itself when the driver fires nothing there, else
+		// in ENTRY__start (entering the entry state would fire its DONE or
+		// AUTO, which the driver fires only once a transition enters it).
+		tr.startWait = bp.Entry
+		if tr.autoEvent(bp.Entry) != "" {
+			tr.startWait = tr.unique(bp.Entry + "__start")
+		}
 		st := &sState{name: startState, comment: fmt.Sprintf("the run starts by firing %s in the entry state %s", start, bp.Entry),
 			note: genDoc + "fires " + start, do: "noop", pos: bp.EntryPos}
 		// next: the driver fires START, without a payload; on: a START
@@ -310,16 +322,17 @@ func (tr *translator) build() {
 		// is taken first, with its payload.
 		st.next = tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, true)
 		st.set = tr.resetPayload(st.next)
-		if needsFallback(st.next) {
-			st.next = append(st.next, sTrans{to: bp.Entry, note: "no " + start + " transition passed: enter " + bp.Entry})
-		}
-		st.on = []onList{{event: start, list: tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)}}
-		for _, e := range tr.events[bp.Entry] { // another event of the entry state queued first, as in the entry state
-			if e != start && len(tr.ownList(bp.Entry, e)) > 0 {
-				st.on = append(st.on, onList{event: e, list: tr.dispatch(bp.Entry, e, tr.ownList(bp.Entry, e), startState, false)})
-			}
-		}
+		st.on = tr.startLists(start, startState)
 		tr.states = append(tr.states, st)
+		if needsFallback(st.next) {
+			st.next = append(st.next, sTrans{to: tr.startWait, note: "no " + start + " transition passed: wait in " + bp.Entry})
+		}
+		if tr.startWait != bp.Entry && tr.leadsTo(tr.startWait) {
+			tr.states = append(tr.states, &sState{name: tr.startWait, pos: bp.EntryPos,
+				note: genDoc + bp.Entry + " waiting for an event (no " + start + " transition passed when the run started)",
+				on:   tr.startLists(start, tr.startWait)})
+		}
+		tr.startWait = ""
 	}
 	for _, s := range bp.States {
 		if t := bp.Terminal(s.ID); t != nil {
@@ -343,6 +356,21 @@ func (tr *translator) build() {
 			tr.top = append(tr.top, topTrans{event: t.Event, t: st})
 		}
 	}
+}
+
+// startLists are the on: lists of a state that stands for the entry state
+// before START was taken: START (with the payload a queued START has) and
+// the entry state's other events, DONE and AUTO included (the driver has
+// not fired them: it fires START first).
+func (tr *translator) startLists(start, from string) []onList {
+	bp := tr.bp
+	out := []onList{{event: start, list: tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], from, false)}}
+	for _, e := range tr.events[bp.Entry] {
+		if e != start && len(tr.ownList(bp.Entry, e)) > 0 {
+			out = append(out, onList{event: e, list: tr.dispatch(bp.Entry, e, tr.ownList(bp.Entry, e), from, false)})
+		}
+	}
+	return out
 }
 
 // topTrans is a transition of a top-level event.
@@ -524,7 +552,11 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 	}
 	tr.capturing = false
 	if needsFallback(choose.next) {
-		choose.next = append(choose.next, sTrans{to: tr.waitName(s), note: "no " + e + " transition passed"})
+		wait := tr.startWait // a list of the entry state before START was taken
+		if wait == "" || s != tr.bp.Entry {
+			wait = tr.waitName(s)
+		}
+		choose.next = append(choose.next, sTrans{to: wait, note: "no " + e + " transition passed"})
 	}
 	tr.states = append(tr.states, choose)
 	tr.usesPay = true
