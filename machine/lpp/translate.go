@@ -412,6 +412,7 @@ func (tr *translator) waitingState(s *State) {
 		fallback := needsFallback(st.next)
 		switch {
 		case !fallback && !tr.leadsTo(name):
+			tr.otherDriverEvents(st, s.ID, auto)
 			return
 		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel() || startWait:
 			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)", pos: s.Pos}
@@ -448,6 +449,21 @@ func (tr *translator) waitingState(s *State) {
 	for _, e := range tr.events[s.ID] {
 		if !tr.isAuto(e) && e != tr.autoEvent(s.ID) {
 			waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.lists[s.ID][e], waiting.name, false)})
+		}
+	}
+}
+
+// otherDriverEvents lists, in a state whose driver's event always fires
+// (it never waits), the state's other driver events (AUTO where the
+// driver fires DONE): their transitions would otherwise be left out of the
+// spec (and of export --format lpp). An on: list of a state that runs
+// takes a pending event before its next:, so such an event queued with
+// the run or emitted is taken there, as lpp takes it when its caller
+// sends it.
+func (tr *translator) otherDriverEvents(st *sState, s, auto string) {
+	for _, e := range tr.events[s] {
+		if e != auto && tr.isAuto(e) && len(tr.ownList(s, e)) > 0 {
+			st.on = append(st.on, onList{event: e, list: tr.dispatch(s, e, tr.ownList(s, e), s, false)})
 		}
 	}
 }
