@@ -637,8 +637,8 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 	}
 	n := 0
 	for _, a := range acts {
-		if a.Type != ActionSet || written[pathRoot(a.Target)] || written[pathRoot(a.ValueFrom)] {
-			break
+		if a.Type != ActionSet || written[pathRoot(a.Target)] || written[pathRoot(a.ValueFrom)] || a.Target == gate.StateVar {
+			break // a write of _state runs in a helper state: the transition itself writes the target
 		}
 		written[pathRoot(a.Target)] = true
 		out.set = append(out.set, tr.noteRef(a, tr.setEntry(a, ctx.Payload, e)))
