@@ -325,7 +325,11 @@ func (tr *translator) build() {
 		st.on = tr.startLists(start, startState)
 		tr.states = append(tr.states, st)
 		if needsFallback(st.next) {
-			st.next = append(st.next, sTrans{to: tr.startWait, note: "no " + start + " transition passed: wait in " + bp.Entry})
+			note := "no " + start + " transition passed: enter " + bp.Entry
+			if tr.startWait != bp.Entry {
+				note = "no " + start + " transition passed: wait in " + bp.Entry
+			}
+			st.next = append(st.next, sTrans{to: tr.startWait, note: note})
 		}
 		if tr.startWait != bp.Entry && tr.leadsTo(tr.startWait) {
 			tr.states = append(tr.states, &sState{name: tr.startWait, pos: bp.EntryPos,

@@ -170,7 +170,7 @@ func TestTranslationRules(t *testing.T) {
 			[]any{"states", "s__START", "next", 1}, `{"note":"no START transition passed","to":"s__start"}`},
 		{"START that fails in an entry state entered again, where the driver fires nothing, waits in the entry state",
 			`{"id":"b","from":"s","to":"u","on_event":"START","gates":["big"]},{"id":"back","from":"u","to":"s","on_event":"GO"}`, nil,
-			[]any{"states", "lpp_start", "next", 1}, `{"note":"no START transition passed: wait in s","to":"s"}`},
+			[]any{"states", "lpp_start", "next", 1}, `{"note":"no START transition passed: enter s","to":"s"}`},
 		{"the mapping's driver rule overrides the default",
 			`{"id":"d","from":"s","to":"end","on_event":"DONE"}`, &mapfile.Mapping{Units: mapping.Units, Auto: []string{}},
 			[]any{"states", "s", "on", "DONE"}, `[{"note":"d","to":"end"}]`},
