@@ -466,7 +466,8 @@ func (tr *translator) waitingState(s *State) {
 // sends it.
 func (tr *translator) otherDriverEvents(st *sState, s, auto string) {
 	for _, e := range tr.events[s] {
-		if e != auto && tr.isAuto(e) && len(tr.ownList(s, e)) > 0 {
+		listed := slices.ContainsFunc(st.on, func(o onList) bool { return o.event == e }) // the entry state's, before START
+		if e != auto && tr.isAuto(e) && !listed && len(tr.ownList(s, e)) > 0 {
 			st.on = append(st.on, onList{event: e, list: tr.dispatch(s, e, tr.ownList(s, e), s, false)})
 		}
 	}
