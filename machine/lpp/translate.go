@@ -122,6 +122,10 @@ type translator struct {
 	// startWait: while lpp_start's lists are written, the state where the
 	// run waits when none of them passes (see build).
 	startWait string
+	// refire: while the other driver events of a state that never waits
+	// are written (otherDriverEvents), that state: when none of their
+	// transitions passes, the run goes back to it, and it fires its own.
+	refire string
 }
 
 func newTranslator(bp *Blueprint, m *mapfile.Mapping) *translator {
@@ -465,6 +469,8 @@ func (tr *translator) waitingState(s *State) {
 // the run or emitted is taken there, as lpp takes it when its caller
 // sends it.
 func (tr *translator) otherDriverEvents(st *sState, s, auto string) {
+	tr.refire = s
+	defer func() { tr.refire = "" }()
 	for _, e := range tr.events[s] {
 		listed := slices.ContainsFunc(st.on, func(o onList) bool { return o.event == e }) // the entry state's, before START
 		if e != auto && tr.isAuto(e) && !listed && len(tr.ownList(s, e)) > 0 {
@@ -573,8 +579,13 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 	}
 	tr.capturing = false
 	if needsFallback(choose.next) {
-		wait := tr.startWait // a list of the entry state before START was taken
-		if wait == "" || s != tr.bp.Entry {
+		var wait string
+		switch {
+		case tr.startWait != "" && s == tr.bp.Entry: // a list of the entry state before START was taken
+			wait = tr.startWait
+		case tr.refire == s: // an event taken before the driver's: s fires it
+			wait = s
+		default:
 			wait = tr.waitName(s)
 		}
 		choose.next = append(choose.next, sTrans{to: wait, note: "no " + e + " transition passed"})
