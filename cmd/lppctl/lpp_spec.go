@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lppctl/lppctl/actions"
@@ -264,8 +265,8 @@ func blueprintName(spec *mspec.Spec, name string) string {
 // no payload (else the waiting state takes the event again), so it would
 // find no transition again: lpp drops it (GATES_FAILED).
 func driverEventRefused(spec *mspec.Spec, hint, state, event string, accepts []string) string {
-	if spec == nil || !lpp.IsBlueprint(spec.Source) {
-		return ""
+	if spec == nil || !lpp.IsBlueprint(spec.Source) || slices.Contains(accepts, event) {
+		return "" // the state takes the event again (its gates read the payload, or START): the guard's refusal says why not
 	}
 	s, ok := lpp.DriverEventFailed(spec, state, event)
 	if !ok {
