@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/internal/fsx"
@@ -254,4 +256,35 @@ func blueprintName(spec *mspec.Spec, name string) string {
 		return name
 	}
 	return bp.InternalName(name)
+}
+
+// driverEventRefused is the refusal of a driver's event (DONE, AUTO) sent
+// to a blueprint's run that waits because the driver fired it on entering
+// the state and none of its transitions passed ("" when that is not the
+// case: the machine's own refusal says what else is wrong). Its gates read
+// no payload (else the waiting state takes the event again), so it would
+// find no transition again: lpp drops it (GATES_FAILED).
+func driverEventRefused(spec *mspec.Spec, hint, state, event string, accepts []string) string {
+	if spec == nil || !lpp.IsBlueprint(spec.Source) || slices.Contains(accepts, event) {
+		return "" // the state takes the event again (its gates read the payload, or START): the guard's refusal says why not
+	}
+	s, ok := lpp.DriverEventFailed(spec, state, event)
+	if !ok {
+		return ""
+	}
+	bp, _ := lpp.Parse(spec.File, spec.Source)
+	if bp == nil {
+		return ""
+	}
+	names := make([]string, len(accepts))
+	for i, e := range accepts {
+		names[i] = bp.Spelling(e)
+	}
+	ev := bp.Spelling(event)
+	msg := fmt.Sprintf("cannot fire event %q in state %q: the driver fired %s on entering %s and none of its %s transitions passed; their gates read no payload and the context has not changed since, so %s would find none again (lpp drops it: GATES_FAILED)",
+		ev, bp.Spelling(s), ev, bp.Spelling(s), ev, ev)
+	if len(names) > 0 {
+		msg += fmt.Sprintf("; the run waits for %s: %s --event NAME", strings.Join(names, ", "), hint)
+	}
+	return msg
 }

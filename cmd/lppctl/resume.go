@@ -223,6 +223,9 @@ func resumeAction(c *cli.Context) error {
 			return usageErrorf("give either --event or an answer (--approve, --reject, --answer), not both")
 		}
 		if err := r.CanFireEvent(event, payload); err != nil {
+			if msg := driverEventRefused(spec, resumeHint(store, id), r.State(), event, m.Accepts(r.State())); msg != "" {
+				return usageErrorf("%s", msg)
+			}
 			return withCode(exitUsage, err) // nothing done: the run keeps its spec too
 		}
 	}

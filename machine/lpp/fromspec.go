@@ -644,7 +644,11 @@ func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 		if out, ok := paramMap(st, "output"); ok {
 			var om jobj
 			for _, k := range sortedKeys(out) {
-				om = append(om, jkv{k, out[k]})
+				key := k
+				if k == gate.StateVar { // the import's write of _state
+					key = "_state"
+				}
+				om = append(om, jkv{key, out[k]})
 			}
 			act = append(act, jkv{"output_map", om})
 		}

@@ -22,6 +22,9 @@ func (w *writer) setAction(a *mspec.Assign) (jobj, error) {
 		return nil, fmt.Errorf("set %s: %w", a.Var, err)
 	}
 	target, n := a.Var, tree.Node
+	if target == gate.StateVar { // the import's write of _state
+		target = "_state"
+	}
 	for { // merge(o ?? {}, {"k": v}), nested: target o.k…
 		key, inner, ok := mergeInto(n, target)
 		if !ok {

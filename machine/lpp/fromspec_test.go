@@ -362,3 +362,27 @@ func TestOnlyASpecImportLppWroteIsImported(t *testing.T) {
 	assert.False(t, IsImported([]byte("# lpp-blueprint: {not json\nlpp: 1\n")))
 	assert.False(t, IsImported([]byte("lpp: 1\nname: x\n")))
 }
+
+// TestAnAutoTransitionOfAStateWhereDoneAlwaysFiresIsWrittenBack: the driver
+// fires a state's unguarded DONE on entering it, so its AUTO transitions
+// never fired and were left out of the spec, and of export --format lpp.
+// The state now lists them in on: (a pending AUTO is taken before DONE).
+func TestAnAutoTransitionOfAStateWhereDoneAlwaysFiresIsWrittenBack(t *testing.T) {
+	src := `{"$schema":"lpp/v0.2.0","id":"da","name":"da","version":"1",
+"context_schema":{"properties":{"n":{"type":"integer"}}},
+"states":{"s":{},"u":{}},"entry_state":"s","terminal_states":{"end":{}},
+"gates":{"big":{"type":"expression","expression":"n > 2"}},
+"actions":{"one":{"type":"set","target":"n","value":1}},
+"transitions":[{"id":"go","from":"s","to":"u","on_event":"GO"},
+{"id":"a","from":"u","to":"s","on_event":"AUTO","gates":["big"],"actions":["one"]},
+{"id":"d","from":"u","to":"end","on_event":"DONE"}]}`
+	orig, diags := Parse("da.json", []byte(src))
+	require.False(t, diags.HasErrors(), "%s", diags.Err())
+	text, err := ToSpecYAML(orig, &mapfile.Mapping{Start: []string{"START"}, Auto: []string{"DONE", "AUTO"}})
+	require.NoError(t, err)
+	spec, diags := mspec.Parse("da.spec.yaml", text)
+	require.False(t, diags.HasErrors(), "%s", diags.Err())
+	out, err := FromSpec(spec)
+	require.NoError(t, err)
+	sameBlueprint(t, orig, out)
+}

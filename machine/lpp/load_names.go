@@ -235,6 +235,9 @@ func (d *decoder) implicitProperties(root *jsonpos.Node, bp *Blueprint) {
 	for _, a := range bp.Actions {
 		switch a.Type {
 		case ActionSet:
+			if a.Target == "_state" { // the current state (stateReads)
+				break
+			}
 			typ := pathType(a.Target) // o.k: o is a dict (lpp creates it)
 			if a.HasValue && !strings.Contains(a.Target, ".") {
 				typ = literalType(a.Value)
@@ -245,6 +248,9 @@ func (d *decoder) implicitProperties(root *jsonpos.Node, bp *Blueprint) {
 			}
 		case ActionCompute:
 			for _, kv := range a.OutputMap {
+				if kv.Key == "_state" { // the current state (stateReads)
+					continue
+				}
 				add(pathRoot(kv.Key), a.Pos, len([]rune(a.ID))+2, true, pathType(kv.Key))
 			}
 			for _, kv := range a.InputMap {
@@ -485,7 +491,9 @@ func (d *decoder) renameRefs(bp *Blueprint) {
 // input_map, payload_map) the variable a gate's `_state` reads: lpp's
 // dispatcher keeps the current state in the context's _state, which an
 // action reads as the state the transition leaves (lpp writes the target
-// after the actions).
+// after the actions). A write of `_state` (a set's target, an output_map
+// key) writes the same variable, which the later actions of the
+// transition read, until the transition writes its target.
 func (d *decoder) stateReads(bp *Blueprint) {
 	read := func(p *string) {
 		if *p == "_state" {
@@ -493,6 +501,10 @@ func (d *decoder) stateReads(bp *Blueprint) {
 		}
 	}
 	for _, a := range bp.Actions {
+		read(&a.Target)
+		for i := range a.OutputMap {
+			read(&a.OutputMap[i].Key)
+		}
 		read(&a.ValueFrom)
 		for i := range a.InputMap {
 			read(&a.InputMap[i].Value)

@@ -119,6 +119,13 @@ type translator struct {
 	// capturing: the transitions being translated read the event's
 	// payload through lpp_payload, which the list's first step copies.
 	capturing bool
+	// startWait: while lpp_start's lists are written, the state where the
+	// run waits when none of them passes (see build).
+	startWait string
+	// refire: while the other driver events of a state that never waits
+	// are written (otherDriverEvents), that state: when none of their
+	// transitions passes, the run goes back to it, and it fires its own.
+	refire string
 }
 
 func newTranslator(bp *Blueprint, m *mapfile.Mapping) *translator {
@@ -303,6 +310,15 @@ func (tr *translator) build() {
 	bp := tr.bp
 	start := tr.startEvent()
 	if start != "" && tr.reentered() {
+		// When no START transition passes, lpp stays in the entry state,
+		// where the run waits for START and the entry's other events: in
+		// the entry state itself when the driver fires nothing there, else
+		// in ENTRY__start (entering the entry state would fire its DONE or
+		// AUTO, which the driver fires only once a transition enters it).
+		tr.startWait = bp.Entry
+		if tr.autoEvent(bp.Entry) != "" {
+			tr.startWait = tr.unique(bp.Entry + "__start")
+		}
 		st := &sState{name: startState, comment: fmt.Sprintf("the run starts by firing %s in the entry state %s", start, bp.Entry),
 			note: genDoc + "fires " + start, do: "noop", pos: bp.EntryPos}
 		// next: the driver fires START, without a payload; on: a START
@@ -310,16 +326,21 @@ func (tr *translator) build() {
 		// is taken first, with its payload.
 		st.next = tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, true)
 		st.set = tr.resetPayload(st.next)
-		if needsFallback(st.next) {
-			st.next = append(st.next, sTrans{to: bp.Entry, note: "no " + start + " transition passed: enter " + bp.Entry})
-		}
-		st.on = []onList{{event: start, list: tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], startState, false)}}
-		for _, e := range tr.events[bp.Entry] { // another event of the entry state queued first, as in the entry state
-			if e != start && len(tr.ownList(bp.Entry, e)) > 0 {
-				st.on = append(st.on, onList{event: e, list: tr.dispatch(bp.Entry, e, tr.ownList(bp.Entry, e), startState, false)})
-			}
-		}
+		st.on = tr.startLists(start, startState)
 		tr.states = append(tr.states, st)
+		if needsFallback(st.next) {
+			note := "no " + start + " transition passed: enter " + bp.Entry
+			if tr.startWait != bp.Entry {
+				note = "no " + start + " transition passed: wait in " + bp.Entry
+			}
+			st.next = append(st.next, sTrans{to: tr.startWait, note: note})
+		}
+		if tr.startWait != bp.Entry && tr.leadsTo(tr.startWait) {
+			tr.states = append(tr.states, &sState{name: tr.startWait, pos: bp.EntryPos,
+				note: genDoc + bp.Entry + " waiting for an event (no " + start + " transition passed when the run started)",
+				on:   tr.startLists(start, tr.startWait)})
+		}
+		tr.startWait = ""
 	}
 	for _, s := range bp.States {
 		if t := bp.Terminal(s.ID); t != nil {
@@ -343,6 +364,21 @@ func (tr *translator) build() {
 			tr.top = append(tr.top, topTrans{event: t.Event, t: st})
 		}
 	}
+}
+
+// startLists are the on: lists of a state that stands for the entry state
+// before START was taken: START (with the payload a queued START has) and
+// the entry state's other events, DONE and AUTO included (the driver has
+// not fired them: it fires START first).
+func (tr *translator) startLists(start, from string) []onList {
+	bp := tr.bp
+	out := []onList{{event: start, list: tr.dispatch(bp.Entry, start, tr.lists[bp.Entry][start], from, false)}}
+	for _, e := range tr.events[bp.Entry] {
+		if e != start && len(tr.ownList(bp.Entry, e)) > 0 {
+			out = append(out, onList{event: e, list: tr.dispatch(bp.Entry, e, tr.ownList(bp.Entry, e), from, false)})
+		}
+	}
+	return out
 }
 
 // topTrans is a transition of a top-level event.
@@ -384,6 +420,7 @@ func (tr *translator) waitingState(s *State) {
 		fallback := needsFallback(st.next)
 		switch {
 		case !fallback && !tr.leadsTo(name):
+			tr.otherDriverEvents(st, s.ID, auto)
 			return
 		case len(tr.waitingEvents(s.ID)) > 0 || tr.anyTopLevel() || startWait:
 			waiting = &sState{name: name, note: genDoc + s.ID + " waiting for an event (no " + auto + " transition passed)", pos: s.Pos}
@@ -420,6 +457,24 @@ func (tr *translator) waitingState(s *State) {
 	for _, e := range tr.events[s.ID] {
 		if !tr.isAuto(e) && e != tr.autoEvent(s.ID) {
 			waiting.on = append(waiting.on, onList{event: e, list: tr.dispatch(s.ID, e, tr.lists[s.ID][e], waiting.name, false)})
+		}
+	}
+}
+
+// otherDriverEvents lists, in a state whose driver's event always fires
+// (it never waits), the state's other driver events (AUTO where the
+// driver fires DONE): their transitions would otherwise be left out of the
+// spec (and of export --format lpp). An on: list of a state that runs
+// takes a pending event before its next:, so such an event queued with
+// the run or emitted is taken there, as lpp takes it when its caller
+// sends it.
+func (tr *translator) otherDriverEvents(st *sState, s, auto string) {
+	tr.refire = s
+	defer func() { tr.refire = "" }()
+	for _, e := range tr.events[s] {
+		listed := slices.ContainsFunc(st.on, func(o onList) bool { return o.event == e }) // the entry state's, before START
+		if e != auto && tr.isAuto(e) && !listed && len(tr.ownList(s, e)) > 0 {
+			st.on = append(st.on, onList{event: e, list: tr.dispatch(s, e, tr.ownList(s, e), s, false)})
 		}
 	}
 }
@@ -524,7 +579,16 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 	}
 	tr.capturing = false
 	if needsFallback(choose.next) {
-		choose.next = append(choose.next, sTrans{to: tr.waitName(s), note: "no " + e + " transition passed"})
+		var wait string
+		switch {
+		case tr.startWait != "" && s == tr.bp.Entry: // a list of the entry state before START was taken
+			wait = tr.startWait
+		case tr.refire == s: // an event taken before the driver's: s fires it
+			wait = s
+		default:
+			wait = tr.waitName(s)
+		}
+		choose.next = append(choose.next, sTrans{to: wait, note: "no " + e + " transition passed"})
 	}
 	tr.states = append(tr.states, choose)
 	tr.usesPay = true
@@ -589,8 +653,8 @@ func (tr *translator) transition(t *Transition, ctx *gate.Env, e string) sTrans 
 	}
 	n := 0
 	for _, a := range acts {
-		if a.Type != ActionSet || written[pathRoot(a.Target)] || written[pathRoot(a.ValueFrom)] {
-			break
+		if a.Type != ActionSet || written[pathRoot(a.Target)] || written[pathRoot(a.ValueFrom)] || a.Target == gate.StateVar {
+			break // a write of _state runs in a helper state: the transition itself writes the target
 		}
 		written[pathRoot(a.Target)] = true
 		out.set = append(out.set, tr.noteRef(a, tr.setEntry(a, ctx.Payload, e)))

@@ -34,7 +34,7 @@ func TestPayloadReadsTranslateByWhatTheyRead(t *testing.T) {
 	require.NoError(t, err)
 	for _, want := range []string{
 		`- {to: b, when: '!(len(fromPairs(filter([["items", event.payload.items], ["m", event.payload.m]], #[1] != nil)) ?? {}) > 0)', note: 't1'}`,
-		`- {to: b, when: '((get(event.payload.items, 0) != nil && get(event.payload.items, 0) == "a")) && ((event.payload.m?.k != nil && event.payload.m?.k == 1))', set: {o: '{"items": event.payload.items, "m": event.payload.m}', v: 'event.payload.m?.k'}, note: 't2'}`,
+		`- {to: b, when: '((get(event.payload.items, 0) != nil && get(event.payload.items, 0) == "a")) && py_eq(event.payload.m?.k, 1)', set: {o: '{"items": event.payload.items, "m": event.payload.m}', v: 'event.payload.m?.k'}, note: 't2'}`,
 		`- {to: b, set: {o: 'merge(o ?? {}, {"a": merge((o)?.["a"] ?? {}, {"b": 3})})'}, note: 't3'}`,
 		`payload: {items: {type: list, required: false, nullable: true}, m: {type: map, required: false, nullable: true}}`,
 	} {

@@ -204,6 +204,9 @@ type gout struct {
 	// loose: a value of any type that expr's orderings may refuse when the
 	// gate runs (min(l)): an ordering goes through py_cmp.
 	loose bool
+	// payField: a field of the event's payload, which the translation
+	// types from its use (event.payload.v == 1: v is a number).
+	payField bool
 	// lit is "(" for a tuple literal, "{" for a set literal: expr has
 	// lists only, and neither equals a list (or anything a context holds).
 	lit string

@@ -42,6 +42,17 @@ func TestABoolComparedWithAValueOfAnyTypeEqualsAsInPython(t *testing.T) {
 		{`True in items`, map[string]any{"items": []any{2, "True"}}, false},
 		{`True in items`, map[string]any{}, false},
 		{`True not in items`, map[string]any{}, true},
+		// a number against a dict's field, which may hold a bool: True == 1
+		{`meta['k'] == 1`, k(true), true},
+		{`meta['k'] == 1`, k(1), true},
+		{`meta['k'] == 1`, k(1.0), true},
+		{`meta['k'] == 1`, k(2), false},
+		{`meta['k'] == 1`, k("1"), false},
+		{`meta['k'] == 1`, k(nil), false},
+		{`meta.k == 0`, k(false), true},
+		{`meta.k != 1`, k(true), false},
+		{`1.0 == meta.k`, k(true), true},
+		{`meta['k'] == 1 and count == 1`, map[string]any{"count": 1, "meta": map[string]any{"k": true}}, true},
 		{`approved not in items`, map[string]any{"approved": false, "items": []any{0}}, false},
 	} {
 		got, err := Translate(c.gate, TestTypes)

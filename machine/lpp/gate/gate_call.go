@@ -33,13 +33,13 @@ func (env *Env) attr(n *Node) (gout, error) {
 		return gout{}, gateErr(col, len([]rune(n.Text)), "read event.payload or event.name", "event has no field %q", n.Text)
 	case tEvPay:
 		if IdentRE.MatchString(n.Text) && !ReservedName(n.Text) {
-			return gout{s: base.s + "." + n.Text, prec: precAtom, typ: tAny, nils: []string{base.s + "." + n.Text}}, nil
+			return gout{s: base.s + "." + n.Text, prec: precAtom, typ: tAny, nils: []string{base.s + "." + n.Text}, payField: true}, nil
 		}
 		if !IdentRE.MatchString(n.Text) {
 			return gout{}, badPayloadField(col, n.Text)
 		}
 		x := base.s + "[" + strconv.Quote(n.Text) + "]"
-		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}}, nil
+		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}, payField: true}, nil
 	}
 	switch base.typ {
 	case tObject, tAny, tNone:
@@ -132,7 +132,7 @@ func (env *Env) subscript(n *Node) (gout, error) {
 			x = base.at(precAtom) + "?.[" + idx.s + "]"
 		}
 	}
-	return gout{s: x, prec: precAtom, typ: typ, nils: []string{x}}, nil
+	return gout{s: x, prec: precAtom, typ: typ, nils: []string{x}, payField: base.typ == tEvPay}, nil
 }
 
 // functions maps the Python builtins a gate may call to the gate
@@ -353,7 +353,7 @@ func (env *Env) get(recv gout, args []*Node, n *Node, col int) (gout, error) {
 		s = recv.at(precAtom) + "?.[" + key.s + "]"
 	}
 	if len(args) == 1 {
-		return gout{s: s, prec: precAtom, typ: tAny, nils: []string{s}}, nil
+		return gout{s: s, prec: precAtom, typ: tAny, nils: []string{s}, payField: recv.typ == tEvPay}, nil
 	}
 	def, err := env.valueOf(args[1])
 	if err != nil {

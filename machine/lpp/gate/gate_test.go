@@ -49,7 +49,7 @@ var TranslateGateCases = []struct{ Src, Want string }{
 	{`meta.get("k", 0) > 2`, `(meta?.k ?? 0) > 2`},
 	{`meta.get('a-b') == 'x'`, `(meta?.["a-b"] != nil && meta?.["a-b"] == "x")`},
 	{`meta.get('flag', False)`, `(meta?.flag ?? false) == true`},
-	{`meta['k'] == 1`, `(meta?.k != nil && meta?.k == 1)`},
+	{`meta['k'] == 1`, `py_eq(meta?.k, 1)`}, // a dict's field may hold True, and True == 1
 	{`meta['a']['b'] != None`, `meta?.a?.b != nil`},
 	{`items[0] == "x"`, `(get(items, 0) != nil && get(items, 0) == "x")`},
 	{`items[-1] == "x"`, `(get(items, -1) != nil && get(items, -1) == "x")`},

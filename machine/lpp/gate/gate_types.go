@@ -212,6 +212,11 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 		// property), which may be a number: 1 == True, 1.0 == True,
 		// 0 == False. A bool against a bool keeps expr's ==.
 		loose = loose || lg == "bool" && rg == "any" || lg == "any" && rg == "bool"
+		// a number against a value whose type is unknown until the gate
+		// runs (a dict's field, a property of no type), which may be a
+		// bool: True == 1, False == 0.0. A payload field is typed from
+		// this very comparison (a number): expr's == holds.
+		loose = loose || lg == "num" && rg == "any" && !r.payField || lg == "any" && !l.payField && rg == "num"
 		if !loose && (lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none") {
 			return "", false
 		}
