@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lppctl/lppctl/actions/replyschema"
 	"github.com/lppctl/lppctl/gateway"
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
@@ -40,10 +41,10 @@ func GeneralActions(d *Deps) []machine.Action {
 			},
 			WritesFor: func(p map[string]any) []machine.VarSpec {
 				out := varParam(p, "output", mspec.TypeString, "the model's reply")
-				schemaOutputValues(p, out)
+				replyschema.DeclareOutputValues(p, out)
 				mapped := mapKeys(p, "map", "a field of the model's JSON reply")
-				schemaExcludesNull(p, mapped)
-				schemaValues(p, mapped)
+				replyschema.DeclareNotNull(p, mapped)
+				replyschema.DeclareValues(p, mapped)
 				return append(out, mapped...)
 			},
 			Run: d.llmGenerate,

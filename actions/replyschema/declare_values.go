@@ -1,4 +1,4 @@
-package actions
+package replyschema
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
-// schemaValues declares, for each variable of llm.generate's map whose
+// DeclareValues declares, for each variable of llm.generate's map whose
 // field an inline schema requires and restricts to an enum (or a const),
 // the only values the reply writes there (machine.VarSpec.Values): a
 // reply that fails the schema is asked again, then fails the action, so
@@ -16,7 +16,7 @@ import (
 // be left out (not required at every level of its JSON pointer, or inside
 // an array) keeps its variable's value, and an enum holding null, or a
 // schema in a file, declares nothing.
-func schemaValues(p map[string]any, writes []machine.VarSpec) {
+func DeclareValues(p map[string]any, writes []machine.VarSpec) {
 	schema, ok := p["schema"].(map[string]any)
 	if !ok {
 		return

@@ -1,4 +1,4 @@
-package actions
+package replyschema
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 	"github.com/lppctl/lppctl/machine"
 )
 
-// schemaExcludesNull marks NotNull the variables of llm.generate's map
+// DeclareNotNull marks NotNull the variables of llm.generate's map
 // whose field an inline schema keeps from being null (the model checker
 // then gives them no null outcome). A field the reply leaves out keeps its
 // variable's value, so only a null in the reply writes null: the field's
@@ -16,7 +16,7 @@ import (
 // "null", or its enum or const holds no null, or each schema of an anyOf
 // or a oneOf excludes null (one of an allOf does). A schema file is not read
 // (the check reads no file), and a field it cannot find stays nullable.
-func schemaExcludesNull(p map[string]any, writes []machine.VarSpec) {
+func DeclareNotNull(p map[string]any, writes []machine.VarSpec) {
 	schema, ok := p["schema"].(map[string]any)
 	if !ok {
 		return

@@ -1,18 +1,17 @@
-package actions
+package replyschema
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 
-	"github.com/lppctl/lppctl/actions/replyschema"
 	"github.com/lppctl/lppctl/machine"
 )
 
-// maxInstances bounds the replies schemaOutputValues declares.
+// maxInstances bounds the replies DeclareOutputValues declares.
 const maxInstances = 32
 
-// schemaOutputValues declares the values llm.generate's output variable
+// DeclareOutputValues declares the values llm.generate's output variable
 // takes when an inline schema is given: the JSON text of a reply valid
 // against it (the output holds the JSON the reply carries, never other
 // text). The values are a small set of valid replies: one with each
@@ -22,7 +21,7 @@ const maxInstances = 32
 // 1) with the others as in the first. Each is checked against the schema;
 // none declared when none passes (the variable then takes the values of a
 // string, "" and "other" among them, as without a schema).
-func schemaOutputValues(p map[string]any, writes []machine.VarSpec) {
+func DeclareOutputValues(p map[string]any, writes []machine.VarSpec) {
 	raw, ok := p["schema"].(map[string]any)
 	if !ok {
 		return
@@ -32,7 +31,7 @@ func schemaOutputValues(p map[string]any, writes []machine.VarSpec) {
 	if name == "" || i < 0 {
 		return
 	}
-	schema, err := replyschema.Load(raw, "", "", nil)
+	schema, err := Load(raw, "", "", nil)
 	if err != nil {
 		return
 	}
@@ -58,7 +57,7 @@ func schemaOutputValues(p map[string]any, writes []machine.VarSpec) {
 }
 
 // instances returns a first instance of s and its variants (see
-// schemaOutputValues).
+// DeclareOutputValues).
 func instances(s map[string]any) []any {
 	base, ok := firstInstance(s, 0)
 	if !ok {
