@@ -256,5 +256,7 @@ func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *Che
 	rep.Dead = x.deadTransitions()
 	rep.Domains = x.domainReport()
 	rep.Inputs = x.inputReport()
+	x.arena.release() // the second exploration, if any, has the memory
+	livelock(ctx, m, opts, rep)
 	return rep
 }
