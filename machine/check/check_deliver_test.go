@@ -55,7 +55,7 @@ states:
 		{"an earlier state takes it, the state does not wait: sent while it runs", "event.payload.v == 1", "    next: [{to: done, when: got < 0}, {to: b}]", check.DeliverSend,
 			`state "a" (step 1) would take it from the queue first, and "b" does not wait for events`,
 			`          events from outside replay with: lppctl run test.yaml
-            then step 2's event GO replays with no command: it must arrive while the action of "b" runs (state "a" (step 1) would take it from the queue first, and "b" does not wait for events)`},
+            then step 2's event GO replays with no command: it must be sent (Run.SendEvent) while the run is in "b", before its transitions are tried (state "a" (step 1) would take it from the queue first, and "b" does not wait for events)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -164,7 +164,7 @@ func (r *CheckReport) formatReplay(b *strings.Builder, t *Trace) {
 		case DeliverResume:
 			then = append(then, fmt.Sprintf("when the run pauses in %q (step %d): lppctl resume RUN_ID %s (not queued up front: %s)", s.From, i+1, ev, s.DeliverNote))
 		case DeliverSend:
-			then = append(then, fmt.Sprintf("step %d's event %s replays with no command: it must arrive while the action of %q runs (%s)", i+1, s.Event, s.From, s.DeliverNote))
+			then = append(then, fmt.Sprintf("step %d's event %s replays with no command: it must be sent (Run.SendEvent) while the run is in %q, before its transitions are tried (%s)", i+1, s.Event, s.From, s.DeliverNote))
 		}
 	}
 	if len(queued) == 0 && len(then) == 0 {
