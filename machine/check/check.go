@@ -168,6 +168,14 @@ type TraceStep struct {
 	// event the state's action emitted has neither: the run sends it.
 	Event   string         `json:"event,omitempty"`
 	Payload map[string]any `json:"payload,omitempty"`
+	// Deliver, on such a step, says how the event replays
+	// (check_deliver.go): "queue" (lppctl run --event, up front: no earlier
+	// step of the path would take it), "resume" (an earlier step would: when
+	// the run pauses in From, which waits for events, lppctl resume RUN_ID
+	// --event), "send" (an earlier step would, and From does not wait: only
+	// a sender while From's action runs). DeliverNote says which step.
+	Deliver     string `json:"deliver,omitempty"`
+	DeliverNote string `json:"deliver_note,omitempty"`
 }
 
 // DeadTransition is a transition (or event) that no explored path took.
@@ -256,5 +264,7 @@ func ModelCheck(ctx context.Context, m *machine.Machine, opts CheckOptions) *Che
 	rep.Dead = x.deadTransitions()
 	rep.Domains = x.domainReport()
 	rep.Inputs = x.inputReport()
+	x.arena.release() // the second exploration, if any, has the memory
+	livelock(ctx, m, opts, rep)
 	return rep
 }

@@ -14,8 +14,22 @@ import (
 // a larger budget would end, so it names the loop as a possible livelock.
 // "" when the path's end repeats no cycle twice.
 func budgetLoop(tr *Trace) string {
-	if tr == nil || len(tr.Steps) == 0 {
+	cycle, changed, ok := budgetCycle(tr)
+	if !ok {
 		return ""
+	}
+	what := ""
+	if len(changed) > 0 {
+		what = fmt.Sprintf(", %s changing on every pass", strings.Join(changed, ", "))
+	}
+	return fmt.Sprintf("; it goes round %s%s: a livelock, unless a larger budget lets the loop end", strings.Join(cycle, " → "), what)
+}
+
+// budgetCycle returns the cycle of states the end of tr goes round (its
+// first state repeated last) and the variables its sets change, sorted.
+func budgetCycle(tr *Trace) (cycle, changed []string, ok bool) {
+	if tr == nil || len(tr.Steps) == 0 {
+		return nil, nil, false
 	}
 	seq := []string{tr.Steps[0].From}
 	for _, s := range tr.Steps {
@@ -29,7 +43,6 @@ func budgetLoop(tr *Trace) string {
 		if !slices.Equal(seq[n-1-2*l:n-1-l], seq[n-1-l:n-1]) || seq[n-1-l] != seq[n-1] {
 			continue
 		}
-		var changed []string
 		for _, s := range tr.Steps[n-1-l : n-1] {
 			for k := range s.Vars {
 				if !slices.Contains(changed, k) {
@@ -38,11 +51,7 @@ func budgetLoop(tr *Trace) string {
 			}
 		}
 		slices.Sort(changed)
-		what := ""
-		if len(changed) > 0 {
-			what = fmt.Sprintf(", %s changing on every pass", strings.Join(changed, ", "))
-		}
-		return fmt.Sprintf("; it goes round %s%s: a livelock, unless a larger budget lets the loop end", strings.Join(seq[n-1-l:], " → "), what)
+		return seq[n-1-l:], changed, true
 	}
-	return ""
+	return nil, nil, false
 }

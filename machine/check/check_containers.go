@@ -42,9 +42,10 @@ func (c *compareVisitor) memberOf(n ast.Node) (name string, key any, ok bool) {
 	}
 	name, ok = comparedName(m.Node)
 	if !ok {
-		return "", nil, false
-	}
-	if _, known := c.env[name]; !known {
+		if name, ok = c.jsonOf(m.Node); !ok {
+			return "", nil, false
+		}
+	} else if _, known := c.env[name]; !known {
 		return "", nil, false
 	}
 	switch p := m.Property.(type) {

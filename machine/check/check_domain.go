@@ -167,6 +167,8 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 			c.through(n.Right, n.Left)
 			c.item(n.Left, n.Right)
 			c.item(n.Right, n.Left)
+			c.sliced(n.Left, n.Right)
+			c.sliced(n.Right, n.Left)
 			if slices.Contains(orderOps, n.Operator) {
 				c.arith(n.Left, n.Right)
 				c.arith(n.Right, n.Left)
@@ -210,6 +212,10 @@ func (c *compareVisitor) through(fn, other ast.Node) {
 		c.twoArgs(name, args, other)
 		return
 	}
+	if len(args) == 3 {
+		c.replaced(name, args, other)
+		return
+	}
 	if len(args) != 1 {
 		return
 	}
@@ -233,6 +239,8 @@ func (c *compareVisitor) through(fn, other ast.Node) {
 		return
 	}
 	switch name {
+	case "fromBase64":
+		c.decoded(v, other)
 	case "upper", "lower", "trim":
 		if s, ok := val.(string); ok {
 			c.out[v] = append(c.out[v], s, strings.ToLower(s), strings.ToUpper(s))
@@ -368,6 +376,7 @@ func (cmp compared) Domain(v *mspec.Var) ([]any, string) {
 				}
 			}
 		}
+		cmp.jsonValues(v.Name, add)
 		add(otherString(vals))
 		return vals, "compared"
 	case mspec.TypeInt:

@@ -33,11 +33,12 @@ type Explorer struct {
 	States      []*Xstate
 	stateIdx    map[string]int
 	Events      []*xevent
-	globalTaken map[*machine.Ctrans]bool // top-level event transitions some path took
-	sampled     []string                 // events whose payload values were cut at maxPayloads
-	untried     []string                 // writes whose range was cut at maxRangeValues, as the report says them
-	clock       string                   // the first expression that calls now() (clockRead), or ""
-	declared    map[int]bool             // slots an action writes only the values it declares (VarSpec.Values)
+	globalTaken map[*machine.Ctrans]bool      // top-level event transitions some path took
+	sampled     []string                      // events whose payload values were cut at maxPayloads
+	untried     []string                      // writes whose range was cut at maxRangeValues, as the report says them
+	clock       string                        // the first expression that calls now() (clockRead), or ""
+	declared    map[int]bool                  // slots an action writes only the values it declares (VarSpec.Values)
+	frozen      map[*mspec.Assign]counterStep // counter steps that leave the counter as it is once past their bound (check_livelock.go)
 	Cmp         compared
 	relevant    slotSet               // slots whose value can change a verdict (see relevance)
 	fallible    map[*vm.Program][]int // per expression: the slots whose value can make it fail (fallibleSlots)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -142,6 +143,51 @@ func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
 	if len(t.Loop) > 0 {
 		fmt.Fprintf(b, "          then loops: %s\n", strings.Join(t.Loop, " → "))
 	}
+	r.formatReplay(b, t)
+}
+
+// formatReplay says how the events from outside of a counterexample
+// replay (check_deliver.go): those queued up front, then those delivered to
+// the paused run, and those no command delivers where the path takes them.
+func (r *CheckReport) formatReplay(b *strings.Builder, t *Trace) {
+	var queued []string
+	var then []string
+	for i, s := range t.Steps {
+		ev := "--event " + s.Event
+		if len(s.Payload) > 0 {
+			js, _ := json.Marshal(s.Payload)
+			ev += " --payload " + shellQuote(string(js))
+		}
+		switch s.Deliver {
+		case DeliverQueue:
+			queued = append(queued, ev)
+		case DeliverResume:
+			then = append(then, fmt.Sprintf("when the run pauses in %q (step %d): lppctl resume RUN_ID %s (not queued up front: %s)", s.From, i+1, ev, s.DeliverNote))
+		case DeliverSend:
+			then = append(then, fmt.Sprintf("step %d's event %s replays with no command: it must be sent (Run.SendEvent) while the run is in %q, before its transitions are tried (%s)", i+1, s.Event, s.From, s.DeliverNote))
+		}
+	}
+	if len(queued) == 0 && len(then) == 0 {
+		return
+	}
+	run := "lppctl run " + shellQuote(r.File)
+	if len(queued) > 0 {
+		run += " " + strings.Join(queued, " ")
+	}
+	fmt.Fprintf(b, "          events from outside replay with: %s\n", run)
+	for _, s := range then {
+		fmt.Fprintf(b, "            then %s\n", s)
+	}
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=@+,", c))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // A counterexample longer than maxShownSteps is shown by its first shownHead

@@ -481,6 +481,12 @@ func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, k
 		memo = x.memosOf(set)
 	}
 	for i, a := range set {
+		if c, ok := x.frozen[a.A]; ok && a.A != nil && c.past(x.envVals[c.slot]) {
+			// A counter past every bound its comparisons read stays as it
+			// is (check_livelock.go).
+			news, newIDs = append(news, x.envVals[c.slot]), append(newIDs, x.envIDs[c.slot])
+			continue
+		}
 		if f := memo.progs[i]; f != nil && f.fast != nil && f.fast.intFn != nil && a.V.Type == mspec.TypeInt {
 			// A compiled int for an int variable: what Coerce and the size
 			// limit would do to it is nothing; no box, and its id directly.

@@ -112,6 +112,60 @@ states:
 	}
 }
 
+// The string functions check7 left out: a guard that reads the reply
+// through fromJSON (a key compared, or read as a condition), replace,
+// fromBase64 or a slice held for no value the check gave it, and its
+// branch was reported unreachable.
+func TestAStringReadThroughFromJSONReplaceBase64OrASliceTakesAValueWhereTheGuardHolds(t *testing.T) {
+	for _, guard := range []string{
+		`fromJSON(reply).verdict == "pass"`,
+		`fromJSON(reply)?.score > 7`,
+		`fromJSON(reply)["ok"] == true && fromJSON(reply).n == 2`,
+		`let v = fromJSON(reply)?.done; v != nil && v != false`,
+		`replace(reply, "-", "_") == "a_b"`,
+		`replace(reply, " ", "") == "yes"`,
+		`fromBase64(reply) == "hi"`,
+		`reply[2:4] == "ab"`,
+		`reply[:3] == "OK:"`,
+	} {
+		t.Run(guard, func(t *testing.T) {
+			src := `lpp: 1
+name: strfuncs
+context:
+  reply: {type: string, default: ""}
+initial: ask
+states:
+  ask:
+    do: answer
+    next:
+      - {to: hit, when: '` + guard + `'}
+      - {to: done}
+  hit:
+    do: noop
+    next:
+      - {to: done, when: 'reply == ""'}
+  done: {final: true}
+`
+			var write string
+			reg := spectest.Registry()
+			reg.MustRegister(machine.Action{Name: "answer",
+				Run:    func(_ context.Context, c *machine.Call) error { return c.SetVar("reply", write) },
+				Writes: []machine.VarSpec{{Name: "reply", Type: spec.TypeString}}})
+			m := spectest.Compile(t, src, reg)
+			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
+			require.Equal(t, check.Pass, r.Property(check.PropReachable).Verdict, r.Property(check.PropReachable).Message)
+			dl := r.Property(check.PropDeadlock)
+			require.Equal(t, check.Fail, dl.Verdict)
+			require.Len(t, dl.Trace.Steps, 2)
+			write = dl.Trace.Steps[0].Wrote["reply"].(string)
+
+			run, err := m.NewRun(nil)
+			require.NoError(t, err)
+			require.ErrorContains(t, run.Run(context.Background()), `no transition holds in state "hit"`)
+		})
+	}
+}
+
 // escapeYAML escapes a pattern for an expr string literal in double quotes.
 func escapeYAML(s string) string {
 	out := make([]rune, 0, len(s))

@@ -1,6 +1,10 @@
 package check
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr"
@@ -15,6 +19,12 @@ import (
 //	trimPrefix(s, "A: ") == "y"  "A: y" (trimSuffix: "y" + the suffix)
 //	len(split(s, ",")) == 2      "x,x" and "x,x,x" (splitAfter too)
 //	split(s, ",")[1] == "b"      "x,b"
+//	replace(s, "-", "_") == "a_b" "a-b" (when replacing back gives the literal)
+//	fromBase64(s) == "hi"        "aGk="
+//	s[2:4] == "ab", s[:2] == "ab" "xxab", "ab"
+//	fromJSON(s).ok == true       `{"ok":true}` (fromJSON(s)?.k, fromJSON(s)["k"],
+//	                             a key read as a condition: true and false; one
+//	                             JSON object per key read, and one with all)
 //
 // Other functions of it are not looked into.
 
@@ -34,7 +44,7 @@ func callOf(n ast.Node) (string, []ast.Node) {
 // stringArgs evaluates, for a call f(VAR, LIT), the variable's name and
 // the literal (a string) at the defaults.
 func (c *compareVisitor) stringArgs(args []ast.Node) (string, string, bool) {
-	if len(args) != 2 {
+	if len(args) < 2 {
 		return "", "", false
 	}
 	v, ok := comparedName(args[0])
@@ -134,4 +144,148 @@ func (c *compareVisitor) splitItem(n, other ast.Node) {
 	if s, ok := val.(string); ok {
 		c.out[v] = append(c.out[v], strings.Repeat("x"+sep, idx.Value)+s)
 	}
+}
+
+// replaced records `replace(VAR, OLD, NEW) OP Y`: VAR is Y with NEW put back
+// to OLD, when replacing OLD with NEW in it gives Y again.
+func (c *compareVisitor) replaced(name string, args []ast.Node, other ast.Node) {
+	if name != "replace" || len(args) != 3 {
+		return
+	}
+	v, old, ok := c.stringArgs(args)
+	if !ok || old == "" {
+		return
+	}
+	nv, err := expr.Eval(args[2].String(), c.env)
+	if err != nil {
+		return
+	}
+	repl, ok := nv.(string)
+	y, err := expr.Eval(other.String(), c.env)
+	if err != nil || !ok {
+		return
+	}
+	want, ok := y.(string)
+	if !ok {
+		return
+	}
+	cand := want
+	if repl != "" {
+		cand = strings.ReplaceAll(want, repl, old)
+	}
+	if strings.ReplaceAll(cand, old, repl) == want {
+		c.out[v] = append(c.out[v], cand)
+	}
+}
+
+// decoded records `fromBase64(VAR) OP Y`: VAR is Y encoded.
+func (c *compareVisitor) decoded(v string, other ast.Node) {
+	if y, err := expr.Eval(other.String(), c.env); err == nil {
+		if s, ok := y.(string); ok {
+			c.out[v] = append(c.out[v], base64.StdEncoding.EncodeToString([]byte(s)))
+		}
+	}
+}
+
+// sliced records `VAR[FROM:TO] OP Y`: VAR is Y after FROM bytes, padded to
+// TO (a literal FROM and TO, or none).
+func (c *compareVisitor) sliced(n, other ast.Node) {
+	sl, ok := n.(*ast.SliceNode)
+	if !ok {
+		return
+	}
+	v, ok := comparedName(sl.Node)
+	if !ok {
+		return
+	}
+	if _, known := c.env[v].(string); !known {
+		return
+	}
+	from, to := 0, -1
+	if sl.From != nil {
+		f, ok := sl.From.(*ast.IntegerNode)
+		if !ok || f.Value < 0 || f.Value > maxPaddedLen {
+			return
+		}
+		from = f.Value
+	}
+	if sl.To != nil {
+		t, ok := sl.To.(*ast.IntegerNode)
+		if !ok || t.Value < from || t.Value > maxPaddedLen {
+			return
+		}
+		to = t.Value
+	}
+	y, err := expr.Eval(other.String(), c.env)
+	if err != nil {
+		return
+	}
+	s, ok := y.(string)
+	if !ok {
+		return
+	}
+	cand := strings.Repeat("x", from) + s
+	if to >= 0 && len(cand) != to {
+		return // Y is not TO-FROM bytes: no value gives it
+	}
+	c.out[v] = append(c.out[v], cand)
+}
+
+// jsonKey is how comparedValues keeps the objects fromJSON(VAR) is read
+// as (keysKey(jsonKey(VAR))), as a map variable's.
+func jsonKey(name string) string { return "fromJSON(" + name + ")" }
+
+// jsonOf returns jsonKey(VAR) for fromJSON(VAR) of a string variable.
+func (c *compareVisitor) jsonOf(n ast.Node) (string, bool) {
+	name, args := callOf(n)
+	if name != "fromJSON" || len(args) != 1 {
+		return "", false
+	}
+	v, ok := comparedName(args[0])
+	if !ok {
+		return "", false
+	}
+	if val, known := c.env[v]; !known || (val != nil && !isString(val)) {
+		return "", false
+	}
+	return jsonKey(v), true
+}
+
+// jsonValues adds to a string's domain the JSON of each object of one key
+// fromJSON of it is read with (a number, also one less and one more), of
+// one with every key, and {}.
+func (cmp compared) jsonValues(name string, add func(any)) {
+	all := map[string]any{}
+	put := func(m map[string]any) {
+		if b, err := json.Marshal(m); err == nil {
+			add(string(b))
+		}
+	}
+	objs := cmp[keysKey(jsonKey(name))]
+	if len(objs) > 0 {
+		put(map[string]any{}) // every key left out: the guards' other branch
+	}
+	for _, m := range objs {
+		one := m.(map[string]any)
+		put(one)
+		for k, v := range one {
+			if f, ok := asFloat(v); ok { // compared with an order too: each side of it
+				put(map[string]any{k: f - 1})
+				put(map[string]any{k: f + 1})
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(one)) {
+			if _, ok := all[k]; !ok {
+				all[k] = one[k]
+			}
+		}
+	}
+	if len(all) > 1 {
+		put(all)
+	}
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
 }

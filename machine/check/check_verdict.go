@@ -268,24 +268,37 @@ func (x *Explorer) trace(f *finding) *Trace {
 	tr := &Trace{Steps: []TraceStep{}, Inputs: inputs}
 	x.tracing = true
 	defer func() { x.tracing = false }()
+	var offered [][]eventOffer // by step: the events from outside the state takes after the action did what the step says
 	for _, ord := range ords {
 		var step TraceStep
 		var to *Xstate
 		var next []any
+		var offers []eventOffer
+		chosen := ""
 		x.expand(st, x.idsOf(vals), func(o int32, mv *move) bool {
-			if o != ord {
-				return true
+			if mv.kind == moveEvent && !mv.emitted {
+				var given map[string]any
+				if mv.payload < len(mv.ev.given) {
+					given = mv.ev.given[mv.payload]
+				}
+				offers = append(offers, eventOffer{ev: mv.ev.Name, payload: givenKey(given), outcome: outcomeKey(mv)})
 			}
-			step, to, next = x.traceStep(st, mv), mv.to, slices.Clone(mv.vals)
-			return false
+			if o == ord {
+				step, to, next = x.traceStep(st, mv), mv.to, slices.Clone(mv.vals)
+				chosen = outcomeKey(mv)
+			}
+			return true
 		})
+		offers = slices.DeleteFunc(offers, func(e eventOffer) bool { return e.outcome != chosen })
 		tr.Steps = append(tr.Steps, step)
+		offered = append(offered, offers)
 		if to == nil {
 			break
 		}
 		x.canon(to, next)
 		st, vals = to, next
 	}
+	x.deliveries(tr, offered)
 	return tr
 }
 
