@@ -9,6 +9,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/validate"
 )
 
@@ -63,9 +64,9 @@ func modelCheckSource(ctx context.Context, reg *machine.Registry, root, path str
 	cctx, cancel := context.WithTimeout(ctx, specCheckTimeout)
 	defer cancel()
 	r := s.remapReport(check.ModelCheck(cctx, m, check.CheckOptions{MaxStates: maxStates}))
-	report := strings.TrimRight(r.Format(check.FormatOptions{NoTimes: true}), "\n")
+	text := strings.TrimRight(report.Text(r, report.Options{NoTimes: true}), "\n")
 	if r.Stopped != "" {
-		report += fmt.Sprintf("\n(the check stopped early: %s; its UNKNOWN verdicts are not failures)", r.Stopped)
+		text += fmt.Sprintf("\n(the check stopped early: %s; its UNKNOWN verdicts are not failures)", r.Stopped)
 	}
-	return r.Passed(), report
+	return r.Passed(), text
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/lppctl/lppctl/actions"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/export"
 	"github.com/lppctl/lppctl/machine/lpp"
 	"github.com/lppctl/lppctl/machine/runstore"
@@ -194,7 +195,7 @@ func runCheck(c *cli.Context) error {
 		}
 		reports = append(reports, rep)
 		if !c.Bool("json") {
-			fmt.Fprint(out, r.Format(check.FormatOptions{}))
+			fmt.Fprint(out, report.Text(r, report.Options{}))
 			for _, p := range r.Properties {
 				if d, ok := rep.Mermaid[p.Property]; ok {
 					fmt.Fprintf(out, "\n%%%% counterexample of %s\n%s", p.Property, d)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 )
 
 // TestCheckCompiledEvaluationAgreesWithExpr: lppctl check evaluates the
@@ -55,7 +56,7 @@ func TestCheckCompiledEvaluationAgreesWithExpr(t *testing.T) {
 			slow := check.ModelCheck(context.Background(), m, check.CheckOptions{MaxStates: 200000, Interpreted: true})
 			assert.Equal(t, slow.Stats.States, fast.Stats.States, "pairs")
 			assert.Equal(t, slow.Stats.Transitions, fast.Stats.Transitions, "transitions")
-			assert.Equal(t, slow.Format(check.FormatOptions{NoTimes: true}), fast.Format(check.FormatOptions{NoTimes: true}))
+			assert.Equal(t, report.Text(slow, report.Options{NoTimes: true}), report.Text(fast, report.Options{NoTimes: true}))
 		})
 	}
 	require.GreaterOrEqual(t, compiled, 7, "specs checked both ways")

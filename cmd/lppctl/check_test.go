@@ -15,6 +15,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -232,7 +233,7 @@ func BenchmarkCheckSkillsAgent(b *testing.B) {
 	for range b.N {
 		r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 		if !r.Passed() || r.Unknowns() > 0 {
-			b.Fatalf("the Skills Agent does not check clean:\n%s", r.Format(check.FormatOptions{}))
+			b.Fatalf("the Skills Agent does not check clean:\n%s", report.Text(r, report.Options{}))
 		}
 		states = r.Stats.States
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkCheckGenerated(b *testing.B) {
 	for range b.N {
 		r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 		if !r.Passed() || r.Unknowns() > 0 {
-			b.Fatalf("the generated spec does not check clean:\n%s", r.Format(check.FormatOptions{}))
+			b.Fatalf("the generated spec does not check clean:\n%s", report.Text(r, report.Options{}))
 		}
 		states += r.Stats.States
 		secs += r.Stats.Duration.Seconds()
@@ -113,7 +114,7 @@ func BenchmarkCheckSpin(b *testing.B) {
 			for range b.N {
 				r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 				if !r.Passed() || r.Unknowns() > 0 {
-					b.Fatalf("%s does not check clean:\n%s", file, r.Format(check.FormatOptions{}))
+					b.Fatalf("%s does not check clean:\n%s", file, report.Text(r, report.Options{}))
 				}
 				states += r.Stats.States
 			}

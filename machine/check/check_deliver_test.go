@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -71,7 +72,7 @@ states:
 			require.Equal(t, tc.deliver, step.Deliver)
 			require.Equal(t, tc.note, step.DeliverNote)
 			require.Empty(t, dl.Trace.Steps[0].Deliver)
-			require.Contains(t, r.Format(check.FormatOptions{NoTimes: true}), tc.line+"\n")
+			require.Contains(t, report.Text(r, report.Options{NoTimes: true}), tc.line+"\n")
 
 			// Replayed: queued up front, the event fails in c only when the
 			// step says it replays so.
@@ -96,7 +97,7 @@ states:
 				}
 				require.ErrorContains(t, err, `no transition holds in state "c"`)
 			}
-			require.False(t, strings.Contains(r.Format(check.FormatOptions{NoTimes: true}), "--event GO --payload '{\"v\":1}'\n"), "not queued up front")
+			require.False(t, strings.Contains(report.Text(r, report.Options{NoTimes: true}), "--event GO --payload '{\"v\":1}'\n"), "not queued up front")
 		})
 	}
 }

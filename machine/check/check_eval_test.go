@@ -11,6 +11,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -35,7 +36,7 @@ func TestCompiledEvaluationKeepsTheCorpusReports(t *testing.T) {
 			slow := check.ModelCheck(context.Background(), m, check.CheckOptions{Interpreted: true})
 			assert.Equal(t, slow.Stats.States, fast.Stats.States, "pairs")
 			assert.Equal(t, slow.Stats.Transitions, fast.Stats.Transitions, "transitions")
-			assert.Equal(t, slow.Format(check.FormatOptions{NoTimes: true}), fast.Format(check.FormatOptions{NoTimes: true}))
+			assert.Equal(t, report.Text(slow, report.Options{NoTimes: true}), report.Text(fast, report.Options{NoTimes: true}))
 		})
 	}
 }

@@ -89,7 +89,7 @@ func (x *Explorer) payloadValues(ce *machine.Cevent) (vals []any, labels []strin
 				ev.Field(1).Field(i).Set(reflect.ValueOf(val).Convert(ev.Field(1).Field(i).Type()))
 				payload[f.Name] = val
 			}
-			parts = append(parts, fmt.Sprintf("%s: %s", f.Name, quoteValue(val)))
+			parts = append(parts, fmt.Sprintf("%s: %s", f.Name, QuoteValue(val)))
 		}
 		vals = append(vals, ev.Interface())
 		given = append(given, payload)

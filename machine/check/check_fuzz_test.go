@@ -8,6 +8,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 	"github.com/lppctl/lppctl/machine/validate"
 )
@@ -39,10 +40,10 @@ func FuzzModelCheck(f *testing.F) {
 		if r.Stats.States > 2000 {
 			t.Fatalf("explored %d states, over the bound 2000", r.Stats.States)
 		}
-		report := r.Format(check.FormatOptions{NoTimes: true})
+		text := report.Text(r, report.Options{NoTimes: true})
 		slow := check.ModelCheck(context.Background(), m, check.CheckOptions{MaxStates: 2000, MaxDepth: 40, Interpreted: true})
-		if got := slow.Format(check.FormatOptions{NoTimes: true}); got != report {
-			t.Fatalf("compiled and interpreted evaluation disagree:\n--- compiled\n%s\n--- interpreted\n%s", report, got)
+		if got := report.Text(slow, report.Options{NoTimes: true}); got != text {
+			t.Fatalf("compiled and interpreted evaluation disagree:\n--- compiled\n%s\n--- interpreted\n%s", text, got)
 		}
 		for _, p := range r.Properties {
 			if p.Verdict != check.Fail {

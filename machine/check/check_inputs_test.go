@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
@@ -75,14 +76,14 @@ func TestModelCheckStartsFromTheValuesGiven(t *testing.T) {
 					}
 				}
 			}
-			report := r.Format(check.FormatOptions{NoTimes: true})
+			text := report.Text(r, report.Options{NoTimes: true})
 			if !slices.Equal(failed, tt.fails) {
-				t.Errorf("failed properties = %v, want %v\n%s", failed, tt.fails, report)
+				t.Errorf("failed properties = %v, want %v\n%s", failed, tt.fails, text)
 			}
 			if first != nil && !reflect.DeepEqual(first.Inputs, tt.inputs) {
 				t.Errorf("counterexample inputs = %v, want %v", first.Inputs, tt.inputs)
 			}
-			spectest.Golden(t, filepath.Join("testdata", "check_inputs", filepath.Base(t.Name())+".golden"), []byte(report))
+			spectest.Golden(t, filepath.Join("testdata", "check_inputs", filepath.Base(t.Name())+".golden"), []byte(text))
 		})
 	}
 }

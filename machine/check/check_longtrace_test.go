@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -35,7 +36,7 @@ states:
 	p := r.Property(check.PropBounds)
 	require.Equal(t, check.Fail, p.Verdict)
 	require.Len(t, p.Trace.Steps, 1000)
-	text := r.Format(check.FormatOptions{NoTimes: true})
+	text := report.Text(r, report.Options{NoTimes: true})
 	require.Contains(t, text, "          shortest counterexample (1000 steps):\n"+
 		"             1. p → q    next[1] at test.yaml:11:9; set c=1\n")
 	require.Contains(t, text, "            20. q → p    next[0] at test.yaml:13:12\n"+

@@ -575,7 +575,10 @@ func (mv *move) via() string {
 	return ""
 }
 
-func quoteValue(v any) string {
+// QuoteValue is how a value is shown in traces and reports: a string
+// quoted (cut past maxShownValue bytes), a list or a map by its first
+// items, each quoted the same way.
+func QuoteValue(v any) string {
 	if s, ok := v.(string); ok {
 		if len(s) > maxShownValue {
 			cut := maxShownValue
@@ -591,7 +594,7 @@ func quoteValue(v any) string {
 	case []any: // its items, so two lists of one length read apart
 		parts := make([]string, 0, min(len(x), maxShownItems)+1)
 		for _, e := range x[:min(len(x), maxShownItems)] {
-			parts = append(parts, quoteValue(e))
+			parts = append(parts, QuoteValue(e))
 		}
 		if len(x) > maxShownItems {
 			parts = append(parts, fmt.Sprintf("… (%d items)", len(x)))
@@ -601,7 +604,7 @@ func quoteValue(v any) string {
 		keys := slices.Sorted(maps.Keys(x))
 		parts := make([]string, 0, min(len(keys), maxShownItems)+1)
 		for _, k := range keys[:min(len(keys), maxShownItems)] {
-			parts = append(parts, strconv.Quote(k)+": "+quoteValue(x[k]))
+			parts = append(parts, strconv.Quote(k)+": "+QuoteValue(x[k]))
 		}
 		if len(keys) > maxShownItems {
 			parts = append(parts, fmt.Sprintf("… (%d keys)", len(keys)))

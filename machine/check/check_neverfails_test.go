@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -54,16 +55,16 @@ events:
 			m := spectest.Compile(t, strings.Replace(spec, "ACTION", tt.action, 1), spectest.Registry())
 			for _, interpreted := range []bool{false, true} {
 				r := check.ModelCheck(context.Background(), m, check.CheckOptions{Interpreted: interpreted})
-				report := r.Format(check.FormatOptions{NoTimes: true})
+				text := report.Text(r, report.Options{NoTimes: true})
 				deadlock, reach := r.Property(check.PropDeadlock), r.Property(check.PropReachable)
 				if tt.stuck {
-					require.Equal(t, check.Fail, deadlock.Verdict, report)
-					require.Equal(t, `state "recover" is stuck: every guard is false: last_error == "" (last_error="error"), and no event applies`, deadlock.Message, report)
-					require.Equal(t, "on_error", deadlock.Trace.Steps[0].Via, report)
+					require.Equal(t, check.Fail, deadlock.Verdict, text)
+					require.Equal(t, `state "recover" is stuck: every guard is false: last_error == "" (last_error="error"), and no event applies`, deadlock.Message, text)
+					require.Equal(t, "on_error", deadlock.Trace.Steps[0].Via, text)
 				} else {
-					require.Equal(t, check.Pass, deadlock.Verdict, report)
-					require.Equal(t, check.Fail, reach.Verdict, report)
-					require.Equal(t, `no path reaches state "recover" under the values explored`, reach.Message, report)
+					require.Equal(t, check.Pass, deadlock.Verdict, text)
+					require.Equal(t, check.Fail, reach.Verdict, text)
+					require.Equal(t, `no path reaches state "recover" under the values explored`, reach.Message, text)
 				}
 			}
 		})

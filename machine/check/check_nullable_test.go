@@ -2,8 +2,9 @@ package check_test
 
 import (
 	"context"
-	"github.com/lppctl/lppctl/machine/internal/spectest"
 	"testing"
+
+	"github.com/lppctl/lppctl/machine/internal/spectest"
 
 	"github.com/lppctl/lppctl/machine/check"
 )

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
@@ -501,7 +502,7 @@ func TestModelCheckAgreesWithAPlainSearch(t *testing.T) {
 				}
 				if p.Verdict != w {
 					t.Fatalf("spec %d (interpreted %v): %s is %s, the plain search says %s\n%s\n%s", i, interpreted, p.Property, p.Verdict, w,
-						src, r.Format(check.FormatOptions{NoTimes: true}))
+						src, report.Text(r, report.Options{NoTimes: true}))
 				}
 				if seen[p.Property] == nil {
 					seen[p.Property] = map[check.Verdict]int{}

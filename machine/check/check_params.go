@@ -184,7 +184,7 @@ func emittedEvent(ce *machine.Cevent, payload map[string]any) (any, string, erro
 			fv := ev.Field(1).Field(i)
 			fv.Set(reflect.ValueOf(v).Convert(fv.Type()))
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s", f.Name, quoteValue(v)))
+		parts = append(parts, fmt.Sprintf("%s: %s", f.Name, QuoteValue(v)))
 	}
 	return ev.Interface(), "{" + strings.Join(parts, ", ") + "}", nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -61,7 +62,7 @@ events:
 			for _, interpreted := range []bool{false, true} {
 				r := check.ModelCheck(context.Background(), m, check.CheckOptions{Interpreted: interpreted})
 				p := r.Property(check.PropDeadlock)
-				require.Equal(t, tt.verdict, p.Verdict, r.Format(check.FormatOptions{NoTimes: true}))
+				require.Equal(t, tt.verdict, p.Verdict, report.Text(r, report.Options{NoTimes: true}))
 				if tt.verdict == check.Fail {
 					require.Equal(t, tt.msg, p.Message)
 					require.Len(t, p.Trace.Steps, tt.steps)

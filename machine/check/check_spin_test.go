@@ -14,6 +14,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -79,7 +80,7 @@ func TestSpinModelsHaveTheirStateCountAndDeadlock(t *testing.T) {
 			d := r.Property(check.PropDeadlock)
 			if !tt.seeded {
 				assert.Equal(t, (tt.states-1)*pow(4, tt.counters)+1, r.Stats.States)
-				assert.True(t, r.Passed(), r.Format(check.FormatOptions{NoTimes: true}))
+				assert.True(t, r.Passed(), report.Text(r, report.Options{NoTimes: true}))
 				return
 			}
 			require.Equal(t, check.Fail, d.Verdict)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -99,7 +100,7 @@ func TestTheStoreGivesTheSameSearchAtEveryIDWidth(t *testing.T) {
 		r := check.ModelCheck(context.Background(), m, check.CheckOptions{MaxStates: max})
 		require.True(t, r.Complete, "MaxStates %d: %s", max, r.Stopped)
 		assert.Equal(t, want.Stats, withDuration(r.Stats, want.Stats.Duration), "MaxStates %d", max)
-		assert.Equal(t, want.Format(check.FormatOptions{NoTimes: true}), r.Format(check.FormatOptions{NoTimes: true}), "MaxStates %d", max)
+		assert.Equal(t, report.Text(want, report.Options{NoTimes: true}), report.Text(r, report.Options{NoTimes: true}), "MaxStates %d", max)
 	}
 }
 

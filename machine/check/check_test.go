@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -57,12 +58,12 @@ func TestCheckCorpusFindsSeededDefects(t *testing.T) {
 			}
 			slices.Sort(failed)
 			if want := declaredFailures(t, file); !slices.Equal(failed, want) {
-				t.Errorf("failed properties = %v, want %v\n%s", failed, want, r.Format(check.FormatOptions{NoTimes: true}))
+				t.Errorf("failed properties = %v, want %v\n%s", failed, want, report.Text(r, report.Options{NoTimes: true}))
 			}
 			if !r.Complete || r.Unknowns() > 0 {
 				t.Errorf("the check did not complete: %s", r.Stopped)
 			}
-			spectest.Golden(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(r.Format(check.FormatOptions{NoTimes: true})))
+			spectest.Golden(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(report.Text(r, report.Options{NoTimes: true})))
 		})
 	}
 }
@@ -134,7 +135,7 @@ func TestModelCheckInterruptedIsPartial(t *testing.T) {
 		t.Errorf("no partial statistics: %+v", r.Stats)
 	}
 	if !r.Passed() {
-		t.Errorf("an interrupted check failed a property:\n%s", r.Format(check.FormatOptions{NoTimes: true}))
+		t.Errorf("an interrupted check failed a property:\n%s", report.Text(r, report.Options{NoTimes: true}))
 	}
 }
 
@@ -175,7 +176,7 @@ states:
 			m := spectest.Compile(t, tt.src, spectest.Registry())
 			r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 			if r.Stats.States != tt.states {
-				t.Errorf("explored %d states, want %d\n%s", r.Stats.States, tt.states, r.Format(check.FormatOptions{NoTimes: true}))
+				t.Errorf("explored %d states, want %d\n%s", r.Stats.States, tt.states, report.Text(r, report.Options{NoTimes: true}))
 			}
 			for _, p := range r.Properties {
 				if want := p.Property == tt.failing; (p.Verdict == check.Fail) != want {
@@ -256,7 +257,7 @@ states:
 		m := spectest.Compile(t, fmt.Sprintf(spec, tt.budget), nil)
 		r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
 		if got := r.Property(check.PropBounds).Verdict; got != tt.want {
-			t.Errorf("max_transitions %d: bounds %v, want %v\n%s", tt.budget, got, tt.want, r.Format(check.FormatOptions{NoTimes: true}))
+			t.Errorf("max_transitions %d: bounds %v, want %v\n%s", tt.budget, got, tt.want, report.Text(r, report.Options{NoTimes: true}))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	"github.com/lppctl/lppctl/machine/internal/spectest"
 )
 
@@ -35,10 +36,10 @@ func TestTrapSearchForwardPassesAgreeWithReverseEdges(t *testing.T) {
 	for name, run := range specs {
 		t.Run(name, func(t *testing.T) {
 			*check.TrapForwardPasses = 0
-			want := run(t).Format(check.FormatOptions{NoTimes: true})
+			want := report.Text(run(t), report.Options{NoTimes: true})
 			for _, passes := range []int{1, 2, old} {
 				*check.TrapForwardPasses = passes
-				require.Equal(t, want, run(t).Format(check.FormatOptions{NoTimes: true}), "forward passes: %d", passes)
+				require.Equal(t, want, report.Text(run(t), report.Options{NoTimes: true}), "forward passes: %d", passes)
 			}
 		})
 	}

@@ -3,7 +3,7 @@
 // event payloads, the spec's inputs: ranges) and reports each property of
 // docs/check.md (deadlock, reachable, termination, invariants,
 // final_requires, bounds, evaluation) with a counterexample trace;
-// CheckReport.Format prints it as `lppctl check` does.
+// report.Text (machine/check/report) prints it as `lppctl check` does.
 //
 // It owns the exploration (check_explore.go, check_moves.go), the value
 // domains (check_domain.go, check_inputs.go), the visited set (check_store.go:

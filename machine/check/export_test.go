@@ -7,6 +7,3 @@ var GCLowerAt = &gcLowerAt
 // TrapForwardPasses lets the tests bound the trap search's forward passes
 // (0: reverse edges only).
 var TrapForwardPasses = &trapForwardPasses
-
-// QuoteValue is how reports show a value.
-var QuoteValue = quoteValue

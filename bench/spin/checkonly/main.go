@@ -25,6 +25,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/check"
+	"github.com/lppctl/lppctl/machine/check/report"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
 )
@@ -63,7 +64,7 @@ func run(path string) error {
 	}
 	debug.FreeOSMemory() // as lppctl check does before the search
 	r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
-	fmt.Print(r.Format(check.FormatOptions{}))
+	fmt.Print(report.Text(r, report.Options{}))
 	if !r.Passed() {
 		os.Exit(1)
 	}

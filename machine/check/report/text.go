@@ -1,4 +1,7 @@
-package check
+// Package report writes a model check's report as text, for people and
+// models: the summary line, one line per property, and under each FAIL its
+// message, position and shortest counterexample.
+package report
 
 import (
 	"encoding/json"
@@ -9,18 +12,19 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/internal/textx"
+	"github.com/lppctl/lppctl/machine/check"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
-// FormatOptions tune CheckReport.Format.
-type FormatOptions struct {
+// Options tune Text.
+type Options struct {
 	NoTimes bool // leave durations out (for golden files)
 }
 
-// Format renders the report for people and models: a summary line, one line
+// Text renders the report for people and models: a summary line, one line
 // per property, and under each FAIL its message with the position and the
 // shortest counterexample, one numbered step per line.
-func (r *CheckReport) Format(opts FormatOptions) string {
+func Text(r *check.CheckReport, opts Options) string {
 	var b strings.Builder
 	s := r.Stats
 	// What is counted are (state, context) pairs, not the spec's states.
@@ -37,18 +41,18 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 	}
 	for _, p := range r.Properties {
 		fmt.Fprintf(&b, "  %-7s %s", p.Verdict, p.Title)
-		if p.Message != "" && p.Verdict == Pass {
+		if p.Message != "" && p.Verdict == check.Pass {
 			fmt.Fprintf(&b, " (%s)", p.Message)
 		}
 		b.WriteByte('\n')
-		if p.Verdict == Pass {
+		if p.Verdict == check.Pass {
 			continue
 		}
 		// An expr error brings its own lines (the expression, a caret):
 		// they stay inside the property's block.
-		fmt.Fprintf(&b, "          %s%s\n", r.where(p.Pos), strings.ReplaceAll(p.Message, "\n", "\n          "))
+		fmt.Fprintf(&b, "          %s%s\n", where(r, p.Pos), strings.ReplaceAll(p.Message, "\n", "\n          "))
 		if p.Trace != nil {
-			r.formatTrace(&b, p.Trace)
+			formatTrace(r, &b, p.Trace)
 		}
 	}
 	if len(r.Dead) > 0 {
@@ -62,7 +66,7 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 			if d.Guard != "" {
 				guard = ", when " + d.Guard
 			}
-			fmt.Fprintf(&b, "          %s%s → %s%s\n", r.where(d.Pos), what, d.To, guard)
+			fmt.Fprintf(&b, "          %s%s → %s%s\n", where(r, d.Pos), what, d.To, guard)
 		}
 	}
 	if !r.Passed() && len(r.Domains) > 0 {
@@ -70,7 +74,7 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 		for _, d := range r.Domains {
 			vals := make([]string, len(d.Values))
 			for i, v := range d.Values {
-				vals[i] = quoteValue(v)
+				vals[i] = check.QuoteValue(v)
 			}
 			fmt.Fprintf(&b, "          %s ∈ {%s} (%s)\n", d.Var, strings.Join(vals, ", "), d.Source)
 		}
@@ -78,7 +82,7 @@ func (r *CheckReport) Format(opts FormatOptions) string {
 	return b.String()
 }
 
-func (r *CheckReport) where(p mspec.Pos) string {
+func where(r *check.CheckReport, p mspec.Pos) string {
 	if !p.IsValid() {
 		return ""
 	}
@@ -92,7 +96,7 @@ func (r *CheckReport) where(p mspec.Pos) string {
 // A counterexample over maxShownSteps steps (a path that spends a budget of
 // 10,000 transitions) shows its first shownHead and last shownTail steps,
 // with the count of those left out between; --json keeps every step.
-func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
+func formatTrace(r *check.CheckReport, b *strings.Builder, t *check.Trace) {
 	fmt.Fprintf(b, "          shortest counterexample (%s):\n", textx.Count(len(t.Steps), "step", "steps"))
 	shown := func(i int) bool {
 		return len(t.Steps) <= maxShownSteps || i < shownHead || i >= len(t.Steps)-shownTail
@@ -100,7 +104,7 @@ func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
 	width, numWidth := 0, max(2, len(strconv.Itoa(len(t.Steps))))
 	for i, s := range t.Steps {
 		if shown(i) {
-			width = max(width, len(s.head()))
+			width = max(width, len(head(s)))
 		}
 	}
 	if len(t.Inputs) > 0 {
@@ -138,18 +142,18 @@ func (r *CheckReport) formatTrace(b *strings.Builder, t *Trace) {
 		if s.To == "" && s.Via == "" {
 			parts = append(parts, "stops here")
 		}
-		fmt.Fprintf(b, "          %*d. %-*s  %s\n", numWidth, i+1, width, s.head(), strings.Join(parts, "; "))
+		fmt.Fprintf(b, "          %*d. %-*s  %s\n", numWidth, i+1, width, head(s), strings.Join(parts, "; "))
 	}
 	if len(t.Loop) > 0 {
 		fmt.Fprintf(b, "          then loops: %s\n", strings.Join(t.Loop, " → "))
 	}
-	r.formatReplay(b, t)
+	formatReplay(r, b, t)
 }
 
 // formatReplay says how the events from outside of a counterexample
 // replay (check_deliver.go): those queued up front, then those delivered to
 // the paused run, and those no command delivers where the path takes them.
-func (r *CheckReport) formatReplay(b *strings.Builder, t *Trace) {
+func formatReplay(r *check.CheckReport, b *strings.Builder, t *check.Trace) {
 	var queued []string
 	var then []string
 	for i, s := range t.Steps {
@@ -159,11 +163,11 @@ func (r *CheckReport) formatReplay(b *strings.Builder, t *Trace) {
 			ev += " --payload " + shellQuote(string(js))
 		}
 		switch s.Deliver {
-		case DeliverQueue:
+		case check.DeliverQueue:
 			queued = append(queued, ev)
-		case DeliverResume:
+		case check.DeliverResume:
 			then = append(then, fmt.Sprintf("when the run pauses in %q (step %d): lppctl resume RUN_ID %s (not queued up front: %s)", s.From, i+1, ev, s.DeliverNote))
-		case DeliverSend:
+		case check.DeliverSend:
 			then = append(then, fmt.Sprintf("step %d's event %s replays with no command: it must be sent (Run.SendEvent) while the run is in %q, before its transitions are tried (%s)", i+1, s.Event, s.From, s.DeliverNote))
 		}
 	}
@@ -198,7 +202,7 @@ const (
 	shownTail     = 10
 )
 
-func (s TraceStep) head() string {
+func head(s check.TraceStep) string {
 	if s.To == "" {
 		return s.From
 	}
@@ -214,23 +218,23 @@ func formatVars(vars map[string]any) string {
 	sort.Strings(names)
 	parts := make([]string, len(names))
 	for i, name := range names {
-		parts[i] = name + "=" + quoteValue(vars[name])
+		parts[i] = name + "=" + check.QuoteValue(vars[name])
 	}
 	return strings.Join(parts, ", ")
 }
 
 // formatInputs renders the values a check starts from: `mode="fast" (given),
 // n ∈ {0, 1, 2} (input)`.
-func formatInputs(ins []VarDomain) string {
+func formatInputs(ins []check.VarDomain) string {
 	parts := make([]string, len(ins))
 	for i, d := range ins {
 		if d.Source == "given" {
-			parts[i] = fmt.Sprintf("%s=%s (given)", d.Var, quoteValue(d.Values[0]))
+			parts[i] = fmt.Sprintf("%s=%s (given)", d.Var, check.QuoteValue(d.Values[0]))
 			continue
 		}
 		vals := make([]string, len(d.Values))
 		for j, v := range d.Values {
-			vals[j] = quoteValue(v)
+			vals[j] = check.QuoteValue(v)
 		}
 		parts[i] = fmt.Sprintf("%s ∈ {%s} (input)", d.Var, strings.Join(vals, ", "))
 	}
