@@ -8,6 +8,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
+	"gopkg.in/yaml.v3"
 )
 
 // Check decodes src and validates it against reg: it is Parse followed by
@@ -140,6 +141,7 @@ type validator struct {
 	eventEnvs  map[string]map[string]any // each event's environment, built once
 	hintWork   int                       // candidates compared by suggest so far
 	stateNames []string                  // the spec's state names, built once
+	srcRoot    *yaml.Node                // the source's top mapping, parsed on the first need (writePos)
 }
 
 func (v *validator) add(sev mspec.Severity, p mspec.Pos, span int, hint, format string, args ...any) {
