@@ -103,7 +103,7 @@ func (k *checker) paramError(st *mspec.State, p *mspec.Param, hint, format strin
 }
 
 func (k *checker) generate(st *mspec.State) {
-	if findParam(st, "output") == nil && findParam(st, "map") == nil {
+	if findParam(st, "output") == nil && findParam(st, "map") == nil && !k.nodes.misspelt(st.Name, "with") {
 		k.errorf(st.DoPos, len(st.Do), "output: VAR takes the reply's text; map: {VAR: /pointer} takes fields of a JSON reply",
 			"action %q needs output: or map:, or the reply goes nowhere", st.Do)
 	}

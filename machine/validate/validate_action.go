@@ -46,7 +46,7 @@ func (v *validator) action(st *mspec.State) {
 	v.missingPayload(st, a, given)
 	for _, ps := range a.Params {
 		switch {
-		case ps.Required && !given[ps.Name]:
+		case ps.Required && !given[ps.Name] && !v.lostKey(st.Name, "with"):
 			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("add it under with:; %s", sig), "action %q needs parameter %q", a.Name, ps.Name)
 		case ps.Type == mspec.TypeFile && !given[ps.Name] && ps.Default != nil:
 			// The default file must be there too; the run reads it.
