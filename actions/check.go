@@ -199,6 +199,8 @@ func (k *checker) template(st *mspec.State, name string) {
 	}
 	node, key := m[1], m[2]
 	switch {
+	case node == "."+key && k.spec.Var(key) != nil:
+		// a variable whose type is unknown (reported): templates cannot read it yet
 	case node == "."+key:
 		hint := didYouMean(key, varNames(k.spec))
 		if hint == "" {
@@ -330,14 +332,25 @@ func (k *checker) exprEntries(st *mspec.State, param string, types func(key stri
 			if errors.As(err, &fe) && fe.Line <= 1 {
 				pos.Col += fe.Column
 			}
-			hint := "expressions read the context variables: " + strings.Join(varNames(k.spec), ", ")
-			if t != mspec.TypeAny {
+			span, hint := 1, "expressions read the context variables: "+strings.Join(varNames(k.spec), ", ")
+			if m := unknownNameRE.FindStringSubmatch(exprMessage(err)); m != nil {
+				if cv := k.spec.Var(m[1]); cv != nil && cv.Type == mspec.TypeAny {
+					continue // a variable whose type is unknown (reported): its uses cannot be checked
+				}
+				span = len(m[1])
+				if dym := didYouMean(m[1], varNames(k.spec)); dym != "" {
+					hint = dym
+				}
+			} else if t != mspec.TypeAny {
 				hint = fmt.Sprintf("the value must be a %s", t)
 			}
-			k.errorf(pos, 1, hint, "%s.%s of action %q: %s", param, e.Key, st.Do, exprMessage(err))
+			k.errorf(pos, span, hint, "%s.%s of action %q: %s", param, e.Key, st.Do, exprMessage(err))
 		}
 	}
 }
+
+// unknownNameRE matches expr's message for a name the environment lacks.
+var unknownNameRE = regexp.MustCompile(`^unknown name ([A-Za-z_][A-Za-z0-9_]*)`)
 
 // exprMessage is expr's message without its source snippet.
 func exprMessage(err error) string {
