@@ -118,6 +118,13 @@ func (k *checker) generate(st *mspec.State) {
 			if errors.Is(err, errHiddenFile) {
 				hint = hideHint
 			}
+			var pe *replyschema.PathError
+			if _, inline := p.Value.(map[string]any); inline && errors.As(err, &pe) {
+				if at, span, ok := k.nodes.schemaPos(st, pe); ok {
+					k.errorf(at, span, hint, "parameter %q of action %q: %v", p.Name, st.Do, err)
+					return
+				}
+			}
 			k.paramError(st, p, hint, "%v", err)
 		}
 	}

@@ -1,6 +1,9 @@
 package actions
 
 import (
+	"strconv"
+
+	"github.com/lppctl/lppctl/actions/replyschema"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
 )
@@ -51,6 +54,47 @@ func (n *specNodes) misspelt(state, key string) bool {
 		}
 	}
 	return false
+}
+
+// schemaPos returns where, in state st's inline `schema:`, the place a
+// schema error names is written: the key for a keyword that is wrong, else
+// the value.
+func (n *specNodes) schemaPos(st *mspec.State, e *replyschema.PathError) (mspec.Pos, int, bool) {
+	node := mapValue(n.with[st.Name], "schema")
+	var key *yaml.Node
+	for _, seg := range e.Path {
+		switch {
+		case node == nil:
+			return mspec.Pos{}, 0, false
+		case node.Kind == yaml.MappingNode:
+			key = nil
+			for i := 0; i+1 < len(node.Content); i += 2 {
+				if node.Content[i].Value == seg {
+					key = node.Content[i]
+					node = node.Content[i+1]
+					break
+				}
+			}
+			if key == nil {
+				return mspec.Pos{}, 0, false
+			}
+		case node.Kind == yaml.SequenceNode:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(node.Content) {
+				return mspec.Pos{}, 0, false
+			}
+			key, node = nil, node.Content[i]
+		default:
+			return mspec.Pos{}, 0, false
+		}
+	}
+	if node == nil {
+		return mspec.Pos{}, 0, false
+	}
+	if e.AtKey && key != nil {
+		return nodePos(key), nodeSpan(key), true
+	}
+	return nodePos(node), nodeSpan(node), true
 }
 
 // mapValue returns the value of key in mapping node m, or nil.
