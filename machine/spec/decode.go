@@ -149,9 +149,13 @@ func (d *decoder) yamlError(err error, src []byte) {
 		}
 		msg = m[2]
 		switch {
-		case strings.HasPrefix(msg, "did not find expected"):
+		case strings.HasPrefix(msg, "did not find expected") || msg == "could not find expected ':'":
 			p = problemLine(src, p.Line, msg)
-			if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
+			if col, span, key, value := quotedThenText(SourceLine(src, p.Line)); col > 0 {
+				d.errorf(Pos{Line: p.Line, Col: col}, span, "invalid YAML: the value of %q ends at its closing quote, and YAML cannot read the text after it", key)
+				d.hintLast(quotedThenTextHint(key, value))
+				return
+			} else if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
 				p.Col, splitHint = col, flowSplitHint(key, value)
 			} else if col := unclosedBracket(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {
 				opener := []rune(SourceLine(src, p.Line))[col-1]
