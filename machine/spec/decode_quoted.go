@@ -47,7 +47,8 @@ func quotedThenText(line string) (col, span int, key, value string) {
 }
 
 // closingQuote returns the index of the quote that closes the one at
-// start, or -1: inside "...", \" is escaped; inside '...', ” is.
+// start, or -1: inside "...", a quote after a backslash is escaped;
+// inside '...', a quote written twice is.
 func closingQuote(runes []rune, start int) int {
 	q := runes[start]
 	for i := start + 1; i < len(runes); i++ {
