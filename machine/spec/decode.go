@@ -155,6 +155,10 @@ func (d *decoder) yamlError(err error, src []byte) {
 				d.errorf(Pos{Line: p.Line, Col: col}, span, "invalid YAML: the value of %q ends at its closing quote, and YAML cannot read the text after it", key)
 				d.hintLast(quotedThenTextHint(key, value))
 				return
+			} else if col, key, value := flowSecondColon(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {
+				d.errorf(Pos{Line: p.Line, Col: col}, 1, "invalid YAML: the value of %q holds \": \", which inside { } and [ ] starts another key", key)
+				d.hintLast(fmt.Sprintf("quote the value: %s: %s", key, quoteWhole(value)))
+				return
 			} else if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
 				p.Col, splitHint = col, flowSplitHint(key, value)
 			} else if col := unclosedBracket(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {

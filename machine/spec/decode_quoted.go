@@ -116,10 +116,11 @@ func keyBefore(runes []rune, i int) string {
 }
 
 // quoteWhole writes value as one YAML scalar: in single quotes when it
-// starts with a double quote (” for a '), else in double quotes.
+// holds none (an expression's strings are in double quotes), else in
+// double quotes.
 func quoteWhole(value string) string {
-	if strings.HasPrefix(value, `"`) {
-		return "'" + strings.ReplaceAll(value, "'", "''") + "'"
+	if !strings.Contains(value, "'") {
+		return "'" + value + "'"
 	}
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(value) + `"`
 }
@@ -146,4 +147,33 @@ func quotedThenTextHint(key, value string) string {
 		rest = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(rest)
 	}
 	return hint + fmt.Sprintf("; or, if the quotes are YAML's around an expression, end them after all of it: %s: %s(%s) %s%s", key, q, inner, rest, q)
+}
+
+// flowSecondColon finds, inside { } on a line YAML could not read, a plain
+// value that holds ": " (`{when: ok ? 1 : 2}`, `{message: upstream: 503}`):
+// in a flow mapping YAML reads it as a second key. It returns the column
+// of that colon (1-based, 0 when there is none), the key, and the value as
+// written, up to the entry's end.
+func flowSecondColon(line string) (col int, key, value string) {
+	runes := []rune(line)
+	for i := 0; i+1 < len(runes); i++ {
+		if runes[i] != ':' || runes[i+1] != ' ' || !inFlow(runes[:i]) {
+			continue
+		}
+		j := i + 1
+		for j < len(runes) && runes[j] == ' ' {
+			j++
+		}
+		if j == len(runes) || strings.ContainsRune("\"'{[", runes[j]) {
+			continue // a quoted or nested value: other checks
+		}
+		end := flowValueEnd(runes, j, true)
+		for k := j; k+1 < end; k++ {
+			if runes[k] == ':' && runes[k+1] == ' ' {
+				return k + 1, keyBefore(runes, i), strings.TrimRight(string(runes[j:end]), " ")
+			}
+		}
+		i = end - 1
+	}
+	return 0, "", ""
 }
