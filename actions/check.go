@@ -103,7 +103,7 @@ func (k *checker) paramError(st *mspec.State, p *mspec.Param, hint, format strin
 }
 
 func (k *checker) generate(st *mspec.State) {
-	if findParam(st, "output") == nil && findParam(st, "map") == nil {
+	if findParam(st, "output") == nil && findParam(st, "map") == nil && !k.nodes.misspelt(st.Name, "with") {
 		k.errorf(st.DoPos, len(st.Do), "output: VAR takes the reply's text; map: {VAR: /pointer} takes fields of a JSON reply",
 			"action %q needs output: or map:, or the reply goes nowhere", st.Do)
 	}
@@ -117,6 +117,13 @@ func (k *checker) generate(st *mspec.State) {
 			hint := "write a JSON Schema, e.g. {type: object, properties: {summary: {type: string}}, required: [summary]}"
 			if errors.Is(err, errHiddenFile) {
 				hint = hideHint
+			}
+			var pe *replyschema.PathError
+			if _, inline := p.Value.(map[string]any); inline && errors.As(err, &pe) {
+				if at, span, ok := k.nodes.schemaPos(st, pe); ok {
+					k.errorf(at, span, hint, "parameter %q of action %q: %v", p.Name, st.Do, err)
+					return
+				}
 			}
 			k.paramError(st, p, hint, "%v", err)
 		}
@@ -199,6 +206,8 @@ func (k *checker) template(st *mspec.State, name string) {
 	}
 	node, key := m[1], m[2]
 	switch {
+	case node == "."+key && k.spec.Var(key) != nil:
+		// a variable whose type is unknown (reported): templates cannot read it yet
 	case node == "."+key:
 		hint := didYouMean(key, varNames(k.spec))
 		if hint == "" {
@@ -330,14 +339,25 @@ func (k *checker) exprEntries(st *mspec.State, param string, types func(key stri
 			if errors.As(err, &fe) && fe.Line <= 1 {
 				pos.Col += fe.Column
 			}
-			hint := "expressions read the context variables: " + strings.Join(varNames(k.spec), ", ")
-			if t != mspec.TypeAny {
+			span, hint := 1, "expressions read the context variables: "+strings.Join(varNames(k.spec), ", ")
+			if m := unknownNameRE.FindStringSubmatch(exprMessage(err)); m != nil {
+				if cv := k.spec.Var(m[1]); cv != nil && cv.Type == mspec.TypeAny {
+					continue // a variable whose type is unknown (reported): its uses cannot be checked
+				}
+				span = len(m[1])
+				if dym := didYouMean(m[1], varNames(k.spec)); dym != "" {
+					hint = dym
+				}
+			} else if t != mspec.TypeAny {
 				hint = fmt.Sprintf("the value must be a %s", t)
 			}
-			k.errorf(pos, 1, hint, "%s.%s of action %q: %s", param, e.Key, st.Do, exprMessage(err))
+			k.errorf(pos, span, hint, "%s.%s of action %q: %s", param, e.Key, st.Do, exprMessage(err))
 		}
 	}
 }
+
+// unknownNameRE matches expr's message for a name the environment lacks.
+var unknownNameRE = regexp.MustCompile(`^unknown name ([A-Za-z_][A-Za-z0-9_]*)`)
 
 // exprMessage is expr's message without its source snippet.
 func exprMessage(err error) string {

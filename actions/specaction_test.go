@@ -122,7 +122,15 @@ func TestCheckSpecReportsBadParameters(t *testing.T) {
 		{"a schema that is not JSON Schema", map[string]string{
 			"a/spec.yaml": strings.Replace(generateSpec, "schema: {type: object,", "schema: {type: thing,", 1),
 			"a/sys.md":    "x", "a/ask.md": "y",
-		}, `a/spec.yaml:18:15: error: parameter "schema" of action "llm.generate": not a JSON Schema: type "thing" at the top is not a JSON Schema type; did you mean "string"?`},
+		}, `a/spec.yaml:18:22: error: parameter "schema" of action "llm.generate": not a JSON Schema: type "thing" at the top is not a JSON Schema type; did you mean "string"?`},
+		{"a keyword's value of the wrong kind", map[string]string{
+			"a/spec.yaml": strings.Replace(generateSpec, "schema: {type: object,", "schema: {type: object, minProperties: \"1\",", 1),
+			"a/sys.md":    "x", "a/ask.md": "y",
+		}, `a/spec.yaml:18:45: error: parameter "schema" of action "llm.generate": not a JSON Schema: minProperties at the top must be a whole number, 0 or more, not the string "1"`},
+		{"the spec's type name in a nested schema", map[string]string{
+			"a/spec.yaml": strings.Replace(generateSpec, "schema: {type: object,", "schema: {type: object, items: [{type: int}],", 1),
+			"a/sys.md":    "x", "a/ask.md": "y",
+		}, `a/spec.yaml:18:45: error: parameter "schema" of action "llm.generate": not a JSON Schema: type "int" at /items/0 is not a JSON Schema type; did you mean "integer"? (JSON Schema's name for the spec's int)`},
 		{"an integer mapped to a string variable", map[string]string{
 			"a/spec.yaml": strings.Replace(generateSpec, "words:  {type: int", "words:  {type: string", 1),
 			"a/sys.md":    "x", "a/ask.md": "y",

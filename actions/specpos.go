@@ -1,6 +1,9 @@
 package actions
 
 import (
+	"strconv"
+
+	"github.com/lppctl/lppctl/actions/replyschema"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"gopkg.in/yaml.v3"
 )
@@ -10,11 +13,12 @@ import (
 // key of a map parameter). machine.Param has the positions of the parameter
 // itself only.
 type specNodes struct {
-	with map[string]*yaml.Node // state name → its `with:` mapping
+	with   map[string]*yaml.Node // state name → its `with:` mapping
+	states map[string]*yaml.Node // state name → its mapping
 }
 
 func parseSpecNodes(src []byte) *specNodes {
-	n := &specNodes{with: map[string]*yaml.Node{}}
+	n := &specNodes{with: map[string]*yaml.Node{}, states: map[string]*yaml.Node{}}
 	var doc yaml.Node
 	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
 		return n
@@ -24,11 +28,73 @@ func parseSpecNodes(src []byte) *specNodes {
 		return n
 	}
 	for i := 0; i+1 < len(states.Content); i += 2 {
+		n.states[states.Content[i].Value] = states.Content[i+1]
 		if w := mapValue(states.Content[i+1], "with"); w != nil && w.Kind == yaml.MappingNode {
 			n.with[states.Content[i].Value] = w
 		}
 	}
 	return n
+}
+
+// misspelt reports whether state's text has a key that is not a state's
+// key and is nearest to key (whit for with): its value was not decoded,
+// and that error is reported already.
+func (n *specNodes) misspelt(state, key string) bool {
+	m := n.states[state]
+	if m == nil || m.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i].Value
+		if mspec.Contains(mspec.StateKeys, k) {
+			continue
+		}
+		if near, ok := mspec.DidYouMean(k, mspec.StateKeys); ok && near == key {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaPos returns where, in state st's inline `schema:`, the place a
+// schema error names is written: the key for a keyword that is wrong, else
+// the value.
+func (n *specNodes) schemaPos(st *mspec.State, e *replyschema.PathError) (mspec.Pos, int, bool) {
+	node := mapValue(n.with[st.Name], "schema")
+	var key *yaml.Node
+	for _, seg := range e.Path {
+		switch {
+		case node == nil:
+			return mspec.Pos{}, 0, false
+		case node.Kind == yaml.MappingNode:
+			key = nil
+			for i := 0; i+1 < len(node.Content); i += 2 {
+				if node.Content[i].Value == seg {
+					key = node.Content[i]
+					node = node.Content[i+1]
+					break
+				}
+			}
+			if key == nil {
+				return mspec.Pos{}, 0, false
+			}
+		case node.Kind == yaml.SequenceNode:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(node.Content) {
+				return mspec.Pos{}, 0, false
+			}
+			key, node = nil, node.Content[i]
+		default:
+			return mspec.Pos{}, 0, false
+		}
+	}
+	if node == nil {
+		return mspec.Pos{}, 0, false
+	}
+	if e.AtKey && key != nil {
+		return nodePos(key), nodeSpan(key), true
+	}
+	return nodePos(node), nodeSpan(node), true
 }
 
 // mapValue returns the value of key in mapping node m, or nil.

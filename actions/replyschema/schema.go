@@ -34,6 +34,9 @@ func Load(v any, specDir, root string, read func(name, found string) ([]byte, er
 	var data []byte
 	switch x := v.(type) {
 	case map[string]any:
+		if err := keywordKinds(x, nil); err != nil {
+			return nil, err
+		}
 		b, err := json.Marshal(x)
 		if err != nil {
 			return nil, fmt.Errorf("the schema cannot be written as JSON: %w", err)
@@ -63,6 +66,9 @@ func Load(v any, specDir, root string, read func(name, found string) ([]byte, er
 		if !ok {
 			return nil, fmt.Errorf("schema file %s must hold a JSON Schema object, not %s", filepath.Base(found), replyjson.Describe(doc))
 		}
+		if err := keywordKinds(m, nil); err != nil {
+			return nil, fmt.Errorf("schema file %s: %w", filepath.Base(found), err)
+		}
 		b, err := json.Marshal(m)
 		if err != nil {
 			return nil, fmt.Errorf("schema file %s cannot be written as JSON: %w", filepath.Base(found), err)
@@ -75,7 +81,7 @@ func Load(v any, specDir, root string, read func(name, found string) ([]byte, er
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("not a JSON Schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
 	}
-	if err := unknownKeywords(&s, ""); err != nil {
+	if err := unknownKeywords(&s, nil); err != nil {
 		return nil, err
 	}
 	rs, err := s.Resolve(nil)
@@ -93,62 +99,72 @@ var schemaKeywords = []string{"$id", "$schema", "$ref", "$comment", "$defs", "de
 	"patternProperties", "additionalProperties", "propertyNames", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
 	"dependentSchemas", "format"}
 
+// specTypeNames maps the spec's type names (and Python's) to JSON Schema's.
+var specTypeNames = map[string]string{"int": "integer", "float": "number", "double": "number", "bool": "boolean",
+	"list": "array", "map": "object", "dict": "object", "str": "string"}
+
 // schemaTypes are JSON Schema's type names.
 var schemaTypes = []string{"string", "integer", "number", "boolean", "object", "array", "null"}
 
 // unknownKeywords reports the first keyword (or type name) of s or a subschema
 // that JSON Schema does not define (the library keeps those in Extra): a schema written
 // as {summary: string} is a mistake, not a schema that accepts everything.
-func unknownKeywords(s *jsonschema.Schema, at string) error {
+func unknownKeywords(s *jsonschema.Schema, at []string) error {
 	if s == nil {
 		return nil
 	}
 	if len(s.Extra) > 0 {
 		k := sortedKeys(s.Extra)[0]
-		where := "at the top"
-		if at != "" {
-			where = "at " + at
-		}
 		hint := didYouMean(k, schemaKeywords)
 		if hint == "" {
 			hint = "a property goes under properties:, e.g. {type: object, properties: {" + k + ": {type: string}}}"
 		}
-		return fmt.Errorf("not a JSON Schema: %q %s is not a JSON Schema keyword; %s", k, where, hint)
+		return &PathError{Path: append(slices.Clip(at), k), AtKey: true, Msg: fmt.Sprintf("not a JSON Schema: %q %s is not a JSON Schema keyword; %s", k, pointer(at), hint)}
 	}
 	for _, t := range append([]string{s.Type}, s.Types...) {
 		if t != "" && !slices.Contains(schemaTypes, t) {
-			where := "at the top"
-			if at != "" {
-				where = "at " + at
-			}
 			hint := didYouMean(t, schemaTypes)
+			if js, ok := specTypeNames[t]; ok {
+				hint = fmt.Sprintf("did you mean %q? (JSON Schema's name for the spec's %s)", js, t)
+			}
 			if hint == "" {
 				hint = "types are " + strings.Join(schemaTypes, ", ")
 			}
-			return fmt.Errorf("not a JSON Schema: type %q %s is not a JSON Schema type; %s", t, where, hint)
+			return &PathError{Path: append(slices.Clip(at), "type"), Msg: fmt.Sprintf("not a JSON Schema: type %q %s is not a JSON Schema type; %s", t, pointer(at), hint)}
 		}
 	}
+	sub := func(name ...string) []string { return append(slices.Clip(at), name...) }
 	for _, k := range sortedKeys(s.Properties) {
-		if err := unknownKeywords(s.Properties[k], at+"/properties/"+k); err != nil {
+		if err := unknownKeywords(s.Properties[k], sub("properties", k)); err != nil {
 			return err
 		}
 	}
-	for name, m := range map[string]map[string]*jsonschema.Schema{"patternProperties": s.PatternProperties, "$defs": s.Defs, "definitions": s.Definitions, "dependentSchemas": s.DependentSchemas} {
-		for _, k := range sortedKeys(m) {
-			if err := unknownKeywords(m[k], at+"/"+name+"/"+k); err != nil {
+	// In a fixed order, so that a schema with two mistakes reports the same one every time.
+	for _, g := range []struct {
+		name string
+		m    map[string]*jsonschema.Schema
+	}{{"patternProperties", s.PatternProperties}, {"$defs", s.Defs}, {"definitions", s.Definitions}, {"dependentSchemas", s.DependentSchemas}} {
+		for _, k := range sortedKeys(g.m) {
+			if err := unknownKeywords(g.m[k], sub(g.name, k)); err != nil {
 				return err
 			}
 		}
 	}
-	for name, sub := range map[string]*jsonschema.Schema{"items": s.Items, "additionalItems": s.AdditionalItems, "contains": s.Contains,
-		"additionalProperties": s.AdditionalProperties, "propertyNames": s.PropertyNames, "not": s.Not, "if": s.If, "then": s.Then, "else": s.Else} {
-		if err := unknownKeywords(sub, at+"/"+name); err != nil {
+	for _, g := range []struct {
+		name string
+		s    *jsonschema.Schema
+	}{{"items", s.Items}, {"additionalItems", s.AdditionalItems}, {"contains", s.Contains}, {"additionalProperties", s.AdditionalProperties},
+		{"propertyNames", s.PropertyNames}, {"not", s.Not}, {"if", s.If}, {"then", s.Then}, {"else", s.Else}} {
+		if err := unknownKeywords(g.s, sub(g.name)); err != nil {
 			return err
 		}
 	}
-	for name, list := range map[string][]*jsonschema.Schema{"prefixItems": s.PrefixItems, "items": s.ItemsArray, "allOf": s.AllOf, "anyOf": s.AnyOf, "oneOf": s.OneOf} {
-		for i, sub := range list {
-			if err := unknownKeywords(sub, fmt.Sprintf("%s/%s/%d", at, name, i)); err != nil {
+	for _, g := range []struct {
+		name string
+		l    []*jsonschema.Schema
+	}{{"prefixItems", s.PrefixItems}, {"items", s.ItemsArray}, {"allOf", s.AllOf}, {"anyOf", s.AnyOf}, {"oneOf", s.OneOf}} {
+		for i, x := range g.l {
+			if err := unknownKeywords(x, sub(g.name, strconv.Itoa(i))); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/lppctl/lppctl/actions"
 	"io/fs"
 	"os"
 	"slices"
@@ -107,8 +108,16 @@ func runExport(c *cli.Context) error {
 		if spec != nil && !diags.HasErrors() {
 			diags = append(diags, f.remap(validate.Validate(spec, reg, validate.WithoutFiles()))...)
 		}
-	} else {
+	} else if runID != "" {
 		spec, diags = validate.Check(path, src, reg, validate.WithoutFiles()) // drawing reads no prompt template; a run's spec copy is away from them
+	} else {
+		// As lppctl check validates it: the general actions' parameters
+		// too (an unknown name in input:), not the files a run reads.
+		f, d, err := validateSpecFile(path, src, reg, actions.CheckOptions{Root: ".", NoFiles: true})
+		if err != nil {
+			return err
+		}
+		spec, diags = f.Spec, d
 	}
 	if diags.HasErrors() {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n\n", diags.Errors().PrettyAll(src))

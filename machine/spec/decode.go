@@ -75,7 +75,7 @@ func Parse(file string, src []byte) (spec *Spec, diags Diagnostics) {
 		d.errorf(pos(root), 0, "the spec must be a mapping of keys (lpp, name, context, initial, states, ...), not %s", kindName(root))
 		return nil, d.diags
 	}
-	d.customTags(root)
+	d.customTags(root, "", false)
 	spec = &Spec{File: file, Source: src}
 	d.spec(root, spec)
 	spec.index()
@@ -149,9 +149,17 @@ func (d *decoder) yamlError(err error, src []byte) {
 		}
 		msg = m[2]
 		switch {
-		case strings.HasPrefix(msg, "did not find expected"):
+		case strings.HasPrefix(msg, "did not find expected") || msg == "could not find expected ':'":
 			p = problemLine(src, p.Line, msg)
-			if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
+			if col, span, key, value := quotedThenText(SourceLine(src, p.Line)); col > 0 {
+				d.errorf(Pos{Line: p.Line, Col: col}, span, "invalid YAML: the value of %q ends at its closing quote, and YAML cannot read the text after it", key)
+				d.hintLast(quotedThenTextHint(key, value))
+				return
+			} else if col, key, value := flowSecondColon(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {
+				d.errorf(Pos{Line: p.Line, Col: col}, 1, "invalid YAML: the value of %q holds \": \", which inside { } and [ ] starts another key", key)
+				d.hintLast(fmt.Sprintf("quote the value: %s: %s", key, quoteWhole(value)))
+				return
+			} else if col, key, value := flowSplit(SourceLine(src, p.Line)); col > 0 {
 				p.Col, splitHint = col, flowSplitHint(key, value)
 			} else if col := unclosedBracket(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {
 				opener := []rune(SourceLine(src, p.Line))[col-1]
@@ -312,13 +320,24 @@ func kindName(n *yaml.Node) string {
 // customTags reports the YAML tags of n and its children that are not
 // YAML's own (`!foo`, `!000`): a spec has no use for them, and yaml.v3
 // keeps their values as written, so `initial: !x` would name the state "".
-func (d *decoder) customTags(n *yaml.Node) {
+// key is the mapping key n is the value of, and inSet tells that n is a
+// value of a set: mapping.
+func (d *decoder) customTags(n *yaml.Node, key string, inSet bool) {
 	if n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") && n.Kind != yaml.AliasNode {
-		d.errorf(pos(n), 1, "YAML tag %q is not supported", n.Tag)
+		d.errorf(pos(n), len(n.Tag), "YAML tag %q is not supported", n.Tag)
 		d.hintLast("remove it: a spec uses plain YAML values")
+		if n.Kind == yaml.ScalarNode && n.Value == "" && IdentRE.MatchString(n.Tag[1:]) && (key == "when" || key == "expr" || inSet) {
+			// `when: !done` is expr's not, which YAML reads as a tag
+			d.hintLast(fmt.Sprintf("quote an expression that starts with ! (%s: '%s'), or write not (%s: not %s): YAML reads a leading ! as a tag", key, n.Tag, key, n.Tag[1:]))
+			n.Tag, n.Value = "!!str", n.Tag // read on as the expression meant, not as "" (reported once)
+		}
 	}
-	for _, c := range n.Content {
-		d.customTags(c)
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 1 {
+			d.customTags(c, n.Content[i-1].Value, key == "set")
+			continue
+		}
+		d.customTags(c, "", false)
 	}
 }
 

@@ -342,7 +342,9 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 			} else {
 				d.hintLast("use one of " + typeList() + ", any")
 			}
-			continue
+			// Kept as any, so its uses are not also reported as a field
+			// the event does not declare.
+			pf.Type, pf.Enum = TypeAny, nil
 		}
 		if len(pf.Enum) > 0 && pf.Type != TypeString {
 			d.errorf(pf.EnumPos, 1, "enum is only allowed on string fields, and %q is %s", name, pf.Type)

@@ -373,7 +373,12 @@ func DidYouMean(name string, candidates []string) (string, bool) {
 		if c == name {
 			continue
 		}
-		d := textx.Levenshtein(strings.ToLower(name), strings.ToLower(c))
+		// in half edits: two neighbours swapped (od for do) is the
+		// likeliest slip, closer than any one edit
+		d := 2 * textx.Levenshtein(strings.ToLower(name), strings.ToLower(c))
+		if swapped(strings.ToLower(name), strings.ToLower(c)) {
+			d = 1
+		}
 		if best == "" || d < bestDist {
 			best, bestDist = c, d
 		}
@@ -381,11 +386,23 @@ func DidYouMean(name string, candidates []string) (string, bool) {
 	if best == "" {
 		return "", false
 	}
-	limit := max(len(name)/3, 2)
+	limit := 2 * max(len(name)/3, 2)
 	if bestDist > limit && !strings.HasPrefix(strings.ToLower(best), strings.ToLower(name)) {
 		return "", false
 	}
 	return best, true
+}
+
+// swapped reports whether b is a with two neighbouring bytes swapped.
+func swapped(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
 }
 
 // didYouMean renders DidYouMean as a hint, `did you mean "x"?`, or "".

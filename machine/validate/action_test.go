@@ -7,6 +7,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
+	"github.com/stretchr/testify/require"
 )
 
 // TestWritesForVariablesMustBeDeclared checks that the variables an action
@@ -51,6 +52,66 @@ func TestWritesForVariablesMustBeDeclared(t *testing.T) {
 			if !strings.Contains(got, tc.want) {
 				t.Fatalf("want %q in:\n%s", tc.want, got)
 			}
+		})
+	}
+}
+
+// TestAVariableAnActionWritesIsReportedWhereItsParameterNamesIt checks that
+// an undeclared (or mistyped) variable written through a parameter is
+// reported at the parameter that names it, with a did-you-mean, not at the
+// state's do:.
+func TestAVariableAnActionWritesIsReportedWhereItsParameterNamesIt(t *testing.T) {
+	reg := machine.NewBuiltinRegistry()
+	reg.MustRegister(machine.Action{
+		Name: "test.outputs",
+		Params: []machine.ParamSpec{
+			{Name: "result", Type: mspec.TypeString},
+			{Name: "output", Type: mspec.TypeMap},
+		},
+		WritesFor: func(params map[string]any) []machine.VarSpec {
+			var out []machine.VarSpec
+			if r, ok := params["result"].(string); ok {
+				out = append(out, machine.VarSpec{Name: r, Type: mspec.TypeString})
+			}
+			m, _ := params["output"].(map[string]any)
+			for _, k := range []string{"fits", "fitsx", "words"} {
+				if _, ok := m[k]; ok {
+					out = append(out, machine.VarSpec{Name: k, Type: mspec.TypeAny})
+				}
+			}
+			return out
+		},
+		Run: func(context.Context, *machine.Call) error { return nil },
+	})
+	tests := []struct {
+		name, with, want string
+	}{
+		{"a map key", "{output: {fitsx: fits, words: words}}",
+			"w.yaml:10:21: error: action \"test.outputs\" writes context variable \"fitsx\", which the spec does not declare\n" +
+				" 10 |     with: {output: {fitsx: fits, words: words}}\n" +
+				"    |                     ^^^^^\n" +
+				"    = did you mean \"fits\"? or declare it under context with the type of its values: `fitsx: string` (or int, float, bool, list, map)\n"},
+		{"a key of a block mapping", "\n      output:\n        words: w\n        fitsx: f",
+			"w.yaml:13:9: error: action \"test.outputs\" writes context variable \"fitsx\", which the spec does not declare\n" +
+				" 13 |         fitsx: f\n" +
+				"    |         ^^^^^\n" +
+				"    = did you mean \"fits\"? or declare it under context with the type of its values: `fitsx: string` (or int, float, bool, list, map)\n"},
+		{"a value", "{result: word}",
+			"w.yaml:10:20: error: action \"test.outputs\" writes context variable \"word\", which the spec does not declare\n" +
+				" 10 |     with: {result: word}\n" +
+				"    |                    ^^^^\n" +
+				"    = did you mean \"words\"? or declare it under context: `word: string`\n"},
+		{"a value of another type", "{result: words}",
+			"w.yaml:10:20: error: action \"test.outputs\" writes \"words\" as string, but the spec declares it as int\n" +
+				" 10 |     with: {result: words}\n" +
+				"    |                    ^^^^^\n" +
+				"    = declare it as `words: string`\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "lpp: 1\nname: w\ncontext:\n  fits: bool\n  words: int\ninitial: a\nstates:\n  a:\n    do: test.outputs\n    with: " + tc.with + "\n    next: done\n  done: {final: true}\n"
+			_, diags := Check("w.yaml", []byte(src), reg)
+			require.Equal(t, tc.want+"\n1 error, 0 warnings", diags.PrettyAll([]byte(src)))
 		})
 	}
 }

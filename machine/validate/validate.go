@@ -8,6 +8,7 @@ import (
 
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
+	"gopkg.in/yaml.v3"
 )
 
 // Check decodes src and validates it against reg: it is Parse followed by
@@ -140,6 +141,7 @@ type validator struct {
 	eventEnvs  map[string]map[string]any // each event's environment, built once
 	hintWork   int                       // candidates compared by suggest so far
 	stateNames []string                  // the spec's state names, built once
+	srcRoot    *yaml.Node                // the source's top mapping, parsed on the first need (writePos)
 }
 
 func (v *validator) add(sev mspec.Severity, p mspec.Pos, span int, hint, format string, args ...any) {
@@ -259,13 +261,14 @@ func (v *validator) varNames() []string {
 func (v *validator) state(st *mspec.State) {
 	if st.Do != "" {
 		v.action(st)
-	} else if len(st.With) > 0 || st.WithPos.IsValid() {
+	} else if (len(st.With) > 0 || st.WithPos.IsValid()) && !v.lostKey(st.Name, "do") {
 		v.errorf(st.WithPos, len("with"), "add `do: ACTION`, or remove with:", "state %q has with: but no action (do:)", st.Name)
 	}
 	for _, a := range st.Set {
 		v.assign(a)
 	}
-	if st.OnError != nil && st.Do == "" && !st.Final {
+	// Without do:, with: says so already (add do:), as a lost do: does.
+	if st.OnError != nil && st.Do == "" && !st.Final && len(st.With) == 0 && !st.WithPos.IsValid() && !v.lostKey(st.Name, "do") {
 		v.errorf(st.OnError.Pos, transitionSpan(st.OnError), "on_error routes the errors of the state's action: add `do: ACTION`, or remove on_error",
 			"on_error of state %q can never fire: the state has no action (do:)", st.Name)
 	}

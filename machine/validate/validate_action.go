@@ -46,7 +46,7 @@ func (v *validator) action(st *mspec.State) {
 	v.missingPayload(st, a, given)
 	for _, ps := range a.Params {
 		switch {
-		case ps.Required && !given[ps.Name]:
+		case ps.Required && !given[ps.Name] && !v.lostKey(st.Name, "with"):
 			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("add it under with:; %s", sig), "action %q needs parameter %q", a.Name, ps.Name)
 		case ps.Type == mspec.TypeFile && !given[ps.Name] && ps.Default != nil:
 			// The default file must be there too; the run reads it.
@@ -68,10 +68,15 @@ func (v *validator) action(st *mspec.State) {
 			if w.Type == mspec.TypeAny { // no context variable can be declared `any`
 				hint = fmt.Sprintf("declare it under context with the type of its values: `%s: string` (or int, float, bool, list, map)", w.Name)
 			}
-			v.errorf(st.DoPos, len(st.Do), hint,
+			if dym := v.suggest(w.Name, v.varNames()); dym != "" {
+				hint = dym + " or " + hint
+			}
+			at, span := v.writePos(st, w.Name)
+			v.errorf(at, span, hint,
 				"action %q writes context variable %q, which the spec does not declare", a.Name, w.Name)
 		case w.Type != mspec.TypeAny && cv.Type != mspec.TypeAny && cv.Type != w.Type:
-			v.errorf(st.DoPos, len(st.Do), fmt.Sprintf("declare it as `%s: %s`", w.Name, w.Type),
+			at, span := v.writePos(st, w.Name)
+			v.errorf(at, span, fmt.Sprintf("declare it as `%s: %s`", w.Name, w.Type),
 				"action %q writes %q as %s, but the spec declares it as %s", a.Name, w.Name, w.Type, cv.Type)
 		}
 	}

@@ -34,7 +34,7 @@ func (v *validator) checkKeys() {
 		}
 	}
 	for _, st := range v.spec.States {
-		if len(st.FinalRequires) > 0 && !st.Final {
+		if len(st.FinalRequires) > 0 && !st.Final && !v.lostKey(st.Name, "final") {
 			c := st.FinalRequires[0]
 			v.errorf(c.Pos, 1, "add `final: true`, or move the conditions to invariants: with `in: ["+st.Name+"]`",
 				"final_requires of state %q: the state is not final", st.Name)

@@ -28,6 +28,10 @@ type damage struct {
 	events bool
 	// total: the errors could not be located; no graph check is certain.
 	total bool
+	// keys maps each state with a decode error in its text to the keys
+	// (as written) whose text holds one: a misspelt key, or a value that
+	// does not decode.
+	keys map[string][]string
 	// context: context: is not a mapping, so no variable was declared:
 	// a name an expression reads, or a set writes, is not known to be unknown.
 	context bool
@@ -49,6 +53,29 @@ func (d *damage) hasState(name string) bool {
 // or Parse's errors could not be located: it may have lost its ways out.
 func (v *validator) damaged(state string) bool {
 	return v.damage != nil && (v.damage.total || v.damage.hasState(state))
+}
+
+// lostKey reports whether state's key may have been lost to a decode
+// error of its text: the key's value did not decode, or a key that is not
+// one of a state's is nearest to it (od for do, whit for with). What
+// follows from the key's absence (with: without do:, a missing parameter,
+// final_requires on a state that is not final) is then not reported: it is
+// the same mistake.
+func (v *validator) lostKey(state, key string) bool {
+	if v.damage == nil {
+		return false
+	}
+	for _, k := range v.damage.keys[state] {
+		if k == key {
+			return true
+		}
+		if !mspec.Contains(mspec.StateKeys, k) {
+			if near, ok := mspec.DidYouMean(k, mspec.StateKeys); ok && near == key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // region is the text of one key of a mapping and its value: from the key to
@@ -85,7 +112,7 @@ func regionAt(rs []region, p mspec.Pos) *region {
 
 // findDamage locates each of Parse's errors in the spec's text.
 func findDamage(spec *mspec.Spec, parsed mspec.Diagnostics) *damage {
-	d := &damage{states: map[string][]string{}}
+	d := &damage{states: map[string][]string{}, keys: map[string][]string{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(spec.Source, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		d.total = true
@@ -144,7 +171,11 @@ func findDamage(spec *mspec.Spec, parsed mspec.Diagnostics) *damage {
 			case sub == nil:
 				// states is not a mapping: there are no states.
 			case spec.State(sub.name) != nil:
-				if f := fieldAt(sub, e.Pos); f != nil && e.Pos != f.start && mspec.Contains(stateDataKeys, f.name) {
+				f := fieldAt(sub, e.Pos)
+				if f != nil {
+					d.keys[sub.name] = append(d.keys[sub.name], f.name)
+				}
+				if f != nil && e.Pos != f.start && mspec.Contains(stateDataKeys, f.name) {
 					break // inside do, with, set or note: no transition or final is lost
 				}
 				d.states[sub.name] = append(d.states[sub.name], names(sub)...)

@@ -28,12 +28,54 @@ func (v *validator) unhandledEvents() {
 		if v.handled(d.Name) {
 			continue
 		}
+		if st, on := v.misspeltOn(d.Name); on != nil {
+			v.errorf(on.Pos, len(on.Event), fmt.Sprintf("did you mean %q?", d.Name),
+				"event %q in the on: of state %q is not declared under events:, and the declared event %q is handled nowhere", on.Event, st.Name, d.Name)
+			continue
+		}
 		v.errorf(d.Pos, len(d.Name), fmt.Sprintf("give it a transition (`%s: {from: STATE, to: STATE}`), or handle it in a state's on: (`on: {%s: STATE}`)", d.Name, d.Name),
 			"event %q can never fire: it has no transition, and no state's on: handles it", d.Name)
 	}
 }
 
 // handled reports whether an event has a transition somewhere.
+// misspeltOn returns the state and the on: entry whose event name is not
+// declared under events: and is nearest to the declared event decl, which
+// nothing handles: one misspelling, reported once, there.
+func (v *validator) misspeltOn(decl string) (*mspec.State, *mspec.OnEvent) {
+	var declared []string
+	for _, d := range v.spec.EventDecls {
+		declared = append(declared, d.Name)
+	}
+	for _, st := range v.spec.States {
+		for _, on := range st.On {
+			if v.spec.EventDecl(on.Event) != nil {
+				continue
+			}
+			if near, ok := mspec.DidYouMean(on.Event, declared); ok && near == decl {
+				return st, on
+			}
+		}
+	}
+	return nil, nil
+}
+
+// misspeltEvent reports whether the event name, which no events: entry
+// declares, is a misspelling that unhandledEvents reports at its on:.
+func (v *validator) misspeltEvent(name string) bool {
+	if v.damage != nil || v.spec.EventDecl(name) != nil {
+		return false
+	}
+	for _, d := range v.spec.EventDecls {
+		if !v.handled(d.Name) {
+			if _, on := v.misspeltOn(d.Name); on != nil && on.Event == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (v *validator) handled(name string) bool {
 	if v.spec.Event(name) != nil {
 		return true
@@ -166,9 +208,16 @@ func (v *validator) eventExprError(e *mspec.ExprError, what string) (ok bool) {
 		return true
 	}
 	decl := v.spec.EventDecl(v.inEvent)
+	if decl == nil && v.misspeltEvent(v.inEvent) {
+		return true // the misspelt name is the error (unhandledEvents), not what it cannot read
+	}
 	if !decl.HasPayload() {
+		declares := "declares no payload"
+		if decl == nil {
+			declares = "is not declared under events:"
+		}
 		v.errorf(e.Pos, len(field), fmt.Sprintf("declare its payload under events: `%s: {payload: {%s: TYPE}}`", v.inEvent, field),
-			"%s: event %q declares no payload, so event.payload has no field %q", what, v.inEvent, field)
+			"%s: event %q %s, so event.payload has no field %q", what, v.inEvent, declares, field)
 		return true
 	}
 	names := make([]string, len(decl.Payload))

@@ -36,10 +36,12 @@ func (v *validator) assign(a *mspec.Assign) {
 		return
 	}
 	defer v.markClean(key, len(v.diags))
-	if _, err := mspec.CompileVarValue(a.Expr, cv, v.env); err != nil {
+	prog, err := mspec.CompileVarValue(a.Expr, cv, v.env)
+	if err != nil {
 		v.exprError(mspec.LocateExpr(err, v.spec.Source, a.ExprPos, a.Expr), "set "+a.Var)
 		return
 	}
+	v.branches(prog, a.Expr, a.ExprPos, cv.Type, "set "+a.Var)
 	v.constants(a.Expr, a.ExprPos, "set "+a.Var, true)
 	if cv.Type == mspec.TypeList || cv.Type == mspec.TypeMap {
 		v.timesInSet(a)
@@ -86,7 +88,8 @@ func (v *validator) guard(src string, at mspec.Pos) {
 		return
 	}
 	defer v.markClean(key, len(v.diags))
-	if _, err := mspec.CompileGuard(src, v.env); err != nil {
+	prog, err := mspec.CompileGuard(src, v.env)
+	if err != nil {
 		if v.badGuards == nil {
 			v.badGuards = map[mspec.Pos]bool{}
 		}
@@ -94,6 +97,7 @@ func (v *validator) guard(src string, at mspec.Pos) {
 		v.exprError(mspec.LocateExpr(err, v.spec.Source, at, src), "guard")
 		return
 	}
+	v.branches(prog, src, at, mspec.TypeBool, "guard")
 	v.constants(src, at, "guard", false)
 	tree, err := parser.Parse(src)
 	if err != nil {

@@ -69,7 +69,7 @@ func (v *validator) reachWithout(key string, action func(*mspec.State) *machine.
 		if st.OnError != nil {
 			visit(n, st.OnError.To) // the action failed: it provided nothing
 		}
-		if a := action(st); a != nil && slices.Contains(a.Provides, key) {
+		if a := action(st); a != nil && slices.Contains(a.Provides, key) || v.mayProvide(st) {
 			continue
 		}
 		for _, t := range st.Next {
@@ -82,6 +82,22 @@ func (v *validator) reachWithout(key string, action func(*mspec.State) *machine.
 		}
 	}
 	return prev
+}
+
+// mayProvide reports whether state st may run an action that provides
+// memory although no action of the registry is known to run there: its
+// `do:` names no action (a misspelt one is already an error), it has
+// `with:` but no `do:` (a `do:` left out), or its text has a decode error
+// (a misspelt `do:` key). A path through it is not reported as lacking the
+// entry: fixing that one error may give it.
+func (v *validator) mayProvide(st *mspec.State) bool {
+	switch {
+	case st.Do != "":
+		return v.reg.Lookup(st.Do) == nil
+	case len(st.With) > 0 || st.WithPos.IsValid():
+		return true
+	}
+	return v.damaged(st.Name)
 }
 
 // pathTo renders the path prev records to state, e.g. "start → work".

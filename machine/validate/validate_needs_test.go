@@ -49,6 +49,23 @@ func TestValidateChecksEveryPathProvidesTheMemoryAnActionNeeds(t *testing.T) {
   done: {final: true}`,
 		},
 		{
+			name: "a misspelt provider is one error",
+			states: `
+  start: {do: plan.mkae, next: prep}
+  prep: {do: step.prepare, next: run}
+  run: {do: step.run, next: done}
+  done: {final: true}`,
+			want: []string{`test.yaml:6:15: error: unknown action "plan.mkae"; did you mean "plan.make"?`},
+		},
+		{
+			name: "a provider without do: is one error",
+			states: `
+  start: {with: {}, next: prep}
+  prep: {do: step.prepare, next: done}
+  done: {final: true}`,
+			want: []string{`test.yaml:6:11: error: state "start" has with: but no action (do:); add ` + "`do: ACTION`" + `, or remove with:`},
+		},
+		{
 			name: "needed right away",
 			states: `
   start: {do: noop, next: prep}
