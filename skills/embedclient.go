@@ -168,7 +168,7 @@ func (t embedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			why = fmt.Sprintf("HTTP %d%s: %s", resp.StatusCode, statusMeaning(resp.StatusCode), serverSays(body))
-			retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+			retryAfter = llmenv.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		default:
 			// Not worth a retry: the key, the model or the URL is wrong.
 			return nil, fail(req, fmt.Errorf("the embeddings server at %s answered HTTP %d%s: %s", where, resp.StatusCode, statusMeaning(resp.StatusCode), serverSays(body)))
@@ -240,11 +240,11 @@ func serverSays(body []byte) string {
 			switch v := obj[k].(type) {
 			case map[string]any:
 				if msg, ok := v["message"].(string); ok && msg != "" {
-					return clip(msg)
+					return llmenv.Said(msg)
 				}
 			case string:
 				if v != "" {
-					return clip(v)
+					return llmenv.Said(v)
 				}
 			}
 		}
@@ -252,31 +252,7 @@ func serverSays(body []byte) string {
 	if len(b) == 0 {
 		return "(no message)"
 	}
-	return clip(string(b))
-}
-
-func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300]
-		for !utf8.ValidString(s) {
-			s = s[:len(s)-1]
-		}
-		s += "…"
-	}
-	return s
-}
-
-// parseRetryAfter reads a Retry-After header: seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if secs, err := strconv.Atoi(v); err == nil {
-		return time.Duration(max(secs, 0)) * time.Second
-	}
-	if at, err := http.ParseTime(v); err == nil && at.After(now) {
-		return at.Sub(now)
-	}
-	return 0
+	return llmenv.Said(string(b))
 }
 
 // checkEmbeddingReply checks the 200 reply body of req: an OpenAI-style

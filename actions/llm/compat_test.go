@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/llmenv"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -301,8 +302,8 @@ func TestRetryAfterSecondsAndHTTPDate(t *testing.T) {
 		{"soon", 0},
 		{"", 0},
 	} {
-		if got := retryAfter(tt.header, now); got != tt.want {
-			t.Errorf("retryAfter(%q) = %v, want %v", tt.header, got, tt.want)
+		if got := llmenv.RetryAfter(tt.header, now); got != tt.want {
+			t.Errorf("RetryAfter(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
 	// through the client: the wait before the retry is at least the date's delay

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/lppctl/lppctl/internal/llmenv"
 	"github.com/lppctl/lppctl/machine"
@@ -122,7 +121,7 @@ func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		info.mu.Lock()
 		info.status = resp.StatusCode
-		info.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		info.retryAfter = llmenv.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		info.said = said
 		info.mu.Unlock()
 	}
@@ -148,50 +147,23 @@ func serverSaid(body []byte, contentType string) string {
 			if v, ok := obj[k]; ok && v != nil {
 				if m, ok := v.(map[string]any); ok {
 					if msg, ok := m["message"].(string); ok && msg != "" {
-						return clipSaid(msg)
+						return llmenv.Said(msg)
 					}
 				}
 				if s, ok := v.(string); ok && s != "" {
-					return clipSaid(s)
+					return llmenv.Said(s)
 				}
 			}
 		}
-		return clipSaid(string(b))
+		return llmenv.Said(string(b))
 	}
 	if strings.Contains(contentType, "html") || bytes.HasPrefix(b, []byte("<")) {
 		if m := htmlTitle.FindSubmatch(b); m != nil {
-			return clipSaid(string(m[1]))
+			return llmenv.Said(string(m[1]))
 		}
-		return clipSaid(htmlTag.ReplaceAllString(string(b), " "))
+		return llmenv.Said(htmlTag.ReplaceAllString(string(b), " "))
 	}
-	return clipSaid(string(b))
-}
-
-func clipSaid(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300]
-		for !utf8.ValidString(s) {
-			s = s[:len(s)-1]
-		}
-		s += "…"
-	}
-	return s
-}
-
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.Atoi(v); err == nil {
-		return time.Duration(max(secs, 0)) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
+	return llmenv.Said(string(b))
 }
 
 var statusInText = regexp.MustCompile(`status code:? (\d{3})`)

@@ -1,13 +1,16 @@
 // Package llmenv reads the environment variables that bound model calls:
 // $LPPCTL_LLM_RETRIES, $LPPCTL_LLM_BACKOFF and $LPPCTL_LLM_TIMEOUT. The LLM
-// actions and the skill library's embedder read them the same way.
+// actions and the skill library's embedder read them the same way, and quote
+// a provider's message (Said) and read its Retry-After (RetryAfter) alike.
 package llmenv
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultTimeout bounds one model call (an attempt) when
@@ -52,4 +55,34 @@ func Read(getenv func(string) string) (RetryEnv, error) {
 		}
 	}
 	return r, nil
+}
+
+// Said is a provider's message as an error quotes it: blanks collapsed,
+// cut to 300 bytes (at a character boundary) with an ellipsis.
+func Said(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "…"
+	}
+	return s
+}
+
+// RetryAfter reads a Retry-After header: delay-seconds or an HTTP date
+// (0 when absent, past or unreadable).
+func RetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(secs, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
