@@ -2,15 +2,12 @@ package temporal_test
 
 import (
 	"context"
-	"io"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/lppctl/lppctl/machine"
@@ -25,14 +22,7 @@ import (
 // activity, which the server refused: the workflow task failed again and
 // again and the run never stopped.
 func TestACancelThatMeetsTheCompletedActionInOneTaskEndsTheRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
-	cli := devCLI(t)
-	srv, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-		ExistingPath: cli, LogLevel: "error", Stdout: io.Discard, Stderr: io.Discard})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop() })
+	srv := startDevServer(t)
 
 	started, release := make(chan struct{}, 4), make(chan struct{})
 	h := &testHost{root: t.TempDir(), extra: []machine.Action{{
@@ -46,9 +36,7 @@ func TestACancelThatMeetsTheCompletedActionInOneTaskEndsTheRun(t *testing.T) {
 	}}}
 	rel := writeSpec(t, h.root, "moves.yaml", movesSpec)
 	const queue = "cancel-race"
-	store, err := temporal.NewDirStore(filepath.Join(h.root, "blobs"))
-	require.NoError(t, err)
-	codec := temporal.NewCodec(store, 0, 0)
+	codec := dirCodec(t, h.root)
 	e := temporal.NewEngine(h, temporal.Options{TaskQueue: queue, Heartbeat: 2 * time.Second, Codec: codec})
 	tc, err := temporal.Dial(context.Background(), srv.FrontendHostPort(), "default", nil, codec)
 	require.NoError(t, err)

@@ -42,6 +42,28 @@ func devCLI(t *testing.T) string {
 	return ""
 }
 
+// startDevServer starts a Temporal dev server for the test (stopped at its
+// end); it skips in -short mode and where the CLI is missing (devCLI).
+func startDevServer(t *testing.T) *testsuite.DevServer {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server")
+	}
+	srv, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
+		ExistingPath: devCLI(t), LogLevel: "error", Stdout: io.Discard, Stderr: io.Discard})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Stop() })
+	return srv
+}
+
+// dirCodec is a payload codec keeping large payloads in root/blobs.
+func dirCodec(t *testing.T, root string) *temporal.Codec {
+	t.Helper()
+	store, err := temporal.NewDirStore(filepath.Join(root, "blobs"))
+	require.NoError(t, err)
+	return temporal.NewCodec(store, 0, 0)
+}
+
 const movesSpec = `lpp: 1
 name: moves
 context:
@@ -64,14 +86,7 @@ states:
 // run's step, with what it set, as in a local run; an action that stopped
 // at the cancel is not.
 func TestACancelledRunRecordsTheActionThatCompletedAsTheCancelCame(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
-	cli := devCLI(t)
-	srv, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-		ExistingPath: cli, LogLevel: "error", Stdout: io.Discard, Stderr: io.Discard})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop() })
+	srv := startDevServer(t)
 
 	tests := []struct {
 		name      string
@@ -104,9 +119,7 @@ func TestACancelledRunRecordsTheActionThatCompletedAsTheCancelCame(t *testing.T)
 			}}}
 			rel := writeSpec(t, h.root, "moves.yaml", movesSpec)
 			queue := "cancel-" + string(rune('a'+i))
-			store, err := temporal.NewDirStore(filepath.Join(h.root, "blobs"))
-			require.NoError(t, err)
-			codec := temporal.NewCodec(store, 0, 0)
+			codec := dirCodec(t, h.root)
 			e := temporal.NewEngine(h, temporal.Options{TaskQueue: queue, Heartbeat: 2 * time.Second, Codec: codec})
 			tc, err := temporal.Dial(context.Background(), srv.FrontendHostPort(), "default", nil, codec)
 			require.NoError(t, err)

@@ -3,15 +3,12 @@ package temporal_test
 import (
 	"context"
 	"errors"
-	"io"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/lppctl/lppctl/machine"
 	lt "github.com/lppctl/lppctl/temporal"
@@ -79,18 +76,10 @@ func TestACancelledRunRecordsWhereItStoppedInItsCancellation(t *testing.T) {
 // cancelled after 60,000 steps was followed to step 52,000, then
 // "cancelled in count after 60000 steps").
 func TestAFollowerOfACancelledRunGetsItsStepsWithoutAWorker(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
-	srv, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-		ExistingPath: devCLI(t), LogLevel: "error", Stdout: io.Discard, Stderr: io.Discard})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop() })
+	srv := startDevServer(t)
 	h := &testHost{root: t.TempDir()}
 	rel := writeSpec(t, h.root, "sleepy2.yaml", twoStepsThenWaitSpec)
-	store, err := lt.NewDirStore(filepath.Join(h.root, "blobs"))
-	require.NoError(t, err)
-	codec := lt.NewCodec(store, 0, 0)
+	codec := dirCodec(t, h.root)
 	e := lt.NewEngine(h, lt.Options{TaskQueue: "follow-cancelled", Codec: codec})
 	tc, err := lt.Dial(context.Background(), srv.FrontendHostPort(), "default", nil, codec)
 	require.NoError(t, err)
@@ -130,18 +119,10 @@ func TestAFollowerOfACancelledRunGetsItsStepsWithoutAWorker(t *testing.T) {
 // step 48,000 was followed to step 44,000) and runs show said nothing of
 // where it stopped.
 func TestAFollowerOfARunTerminatedAsItContinuedGetsItsSteps(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
-	srv, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-		ExistingPath: devCLI(t), LogLevel: "error", Stdout: io.Discard, Stderr: io.Discard})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop() })
+	srv := startDevServer(t)
 	h := &testHost{root: t.TempDir()}
 	rel := writeSpec(t, h.root, "inline.yaml", inlineLoopSpec)
-	store, err := lt.NewDirStore(filepath.Join(h.root, "blobs"))
-	require.NoError(t, err)
-	codec := lt.NewCodec(store, 0, 0)
+	codec := dirCodec(t, h.root)
 	tc, err := lt.Dial(context.Background(), srv.FrontendHostPort(), "default", nil, codec)
 	require.NoError(t, err)
 	defer tc.Close()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -55,22 +53,14 @@ states:
 // a timer where the history holds an activity (or the reverse), and the
 // run's queries and next tasks failed.
 func TestARunReplaysTheBranchesItTook(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
-	srv, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-		ExistingPath: devCLI(t), LogLevel: "error", Stdout: io.Discard, Stderr: io.Discard})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop() })
+	srv := startDevServer(t)
 
 	h := &testHost{root: t.TempDir(), extra: []machine.Action{{
 		Name: "test.touch",
 		Run:  func(context.Context, *machine.Call) error { return nil },
 	}}}
 	const queue = "replay-branches"
-	store, err := temporal.NewDirStore(filepath.Join(h.root, "blobs"))
-	require.NoError(t, err)
-	codec := temporal.NewCodec(store, 0, 0)
+	codec := dirCodec(t, h.root)
 	e := temporal.NewEngine(h, temporal.Options{TaskQueue: queue, Codec: codec})
 	tc, err := temporal.Dial(context.Background(), srv.FrontendHostPort(), "default", nil, codec)
 	require.NoError(t, err)

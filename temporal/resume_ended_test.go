@@ -2,12 +2,9 @@ package temporal_test
 
 import (
 	"context"
-	"io"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/temporal"
@@ -20,20 +17,11 @@ import (
 // completed". The race itself cannot be timed in a test: the answer is sent
 // straight to a run that has ended, which is what the race leaves.
 func TestAnAnswerToARunThatHasEndedSaysSo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
-	cli := devCLI(t)
-	srv, err := testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-		ExistingPath: cli, LogLevel: "error", Stdout: io.Discard, Stderr: io.Discard})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Stop() })
+	srv := startDevServer(t)
 
 	h := &testHost{root: t.TempDir()}
 	rel := writeSpec(t, h.root, "quick.yaml", "lpp: 1\nname: quick\ninitial: a\nstates:\n  a: {do: noop, next: done}\n  done: {final: true}\n")
-	store, err := temporal.NewDirStore(filepath.Join(h.root, "blobs"))
-	require.NoError(t, err)
-	codec := temporal.NewCodec(store, 0, 0)
+	codec := dirCodec(t, h.root)
 	e := temporal.NewEngine(h, temporal.Options{TaskQueue: "ended", Codec: codec})
 	tc, err := temporal.Dial(context.Background(), srv.FrontendHostPort(), "default", nil, codec)
 	require.NoError(t, err)

@@ -7,10 +7,29 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// extractCase is a reply given to Extract and what it must give: the JSON
+// (want) or the error's exact message (err).
+type extractCase struct {
+	name, reply, want, err string
+}
+
+func runExtractCases(t *testing.T, tests []extractCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Extract(tt.reply)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, got)
+		})
+	}
+}
+
 func TestExtractJSONForgivesSlipsAndNamesTheRealError(t *testing.T) {
-	tests := []struct {
-		name, reply, want, err string
-	}{
+	tests := []extractCase{
 		{name: "a trailing comma is forgiven", reply: "{\"skill\": \"a\", \"steps\": [{\"title\": \"t\"},],}", want: `{"skill": "a", "steps": [{"title": "t"}]}`},
 		{name: "a raw line break inside a string is escaped", reply: "{\"text\": \"a\nb\"}", want: `{"text": "a\nb"}`},
 		{name: "prose around fenced JSON with a trailing comma", reply: "Sure:\n```json\n{\"a\": 1,}\n```\nDone.", want: `{"a": 1}`},
@@ -31,24 +50,12 @@ func TestExtractJSONForgivesSlipsAndNamesTheRealError(t *testing.T) {
 			err:   `the reply's JSON does not parse: line 1, column 16: "s" where a key in double quotes belongs (keys need double quotes); answer with one valid JSON object and nothing else`,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := Extract(tt.reply)
-			if tt.err != "" {
-				require.EqualError(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.JSONEq(t, tt.want, got)
-		})
-	}
+	runExtractCases(t, tests)
 }
 
 func TestADraftIsNeverTakenForAnAnswerThatDoesNotParseAfterIt(t *testing.T) {
 	draft := `{"score": 91, "verdict": "PASS"}`
-	tests := []struct {
-		name, reply, want, err string
-	}{
+	tests := []extractCase{
 		{
 			name:  "a final answer in single quotes after a draft",
 			reply: "Draft: " + draft + "\nFinal answer: {'score': 20, 'verdict': 'FAIL'}",
@@ -69,17 +76,7 @@ func TestADraftIsNeverTakenForAnAnswerThatDoesNotParseAfterIt(t *testing.T) {
 		{name: "a fragment of other JSON after the answer is not an answer", reply: draft + "\nThe script reads {\"text\": ...} on stdin.", want: draft},
 		{name: "a broken object quoted inside the answer's string is part of it", reply: `{"feedback": "it printed {\"a\": 1,", "score": 3}`, want: `{"feedback": "it printed {\"a\": 1,", "score": 3}`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := Extract(tt.reply)
-			if tt.err != "" {
-				require.EqualError(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.JSONEq(t, tt.want, got)
-		})
-	}
+	runExtractCases(t, tests)
 }
 
 func TestObjectsWithAKeyRefuseABrokenLaterOneWithIt(t *testing.T) {
@@ -92,9 +89,7 @@ func TestObjectsWithAKeyRefuseABrokenLaterOneWithIt(t *testing.T) {
 }
 
 func TestAKeyGivenTwiceWithDifferentValuesIsNeverReadAsTheLast(t *testing.T) {
-	tests := []struct {
-		name, reply, want, err string
-	}{
+	tests := []extractCase{
 		{
 			name:  "a verdict changed inside the object",
 			reply: `{"score": 95, "verdict": "FAIL", "ok": false, "verdict": "PASS"}`,
@@ -112,17 +107,7 @@ func TestAKeyGivenTwiceWithDifferentValuesIsNeverReadAsTheLast(t *testing.T) {
 		},
 		{name: "the same value twice is one", reply: `{"ok": true, "tags": [1, {"a": 2}], "tags": [1, {"a": 2}]}`, want: `{"ok": true, "tags": [1, {"a": 2}]}`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := Extract(tt.reply)
-			if tt.err != "" {
-				require.EqualError(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.JSONEq(t, tt.want, got)
-		})
-	}
+	runExtractCases(t, tests)
 	_, err := Objects(`{"verdict": "FAIL", "feedback": "wrong name", "verdict": "PASS"}`, "verdict")
 	require.EqualError(t, err, `the JSON object at line 1, column 1 gives the key "verdict" twice, with different values ("FAIL", then "PASS"), so which one is meant cannot be told; answer with one JSON object that gives each key once`)
 }
