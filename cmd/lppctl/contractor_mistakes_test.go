@@ -300,6 +300,24 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 			},
 		},
 		{
+			name: "a plan whose steps quote every example that succeeds is sent back (none could be held out unseen), and the plan written again completes",
+			model: func(t *testing.T) *imperfectModel {
+				m := newImperfectModel(t, csvTarget)
+				m.seed("planning", 0, func(s string) string {
+					return strings.Replace(s, `"instruction":"the machine of `, `"instruction":"it reads skills/csv_stats/reference/a.csv (mean 3), skills/csv_stats/reference/b.csv or skills/csv_stats/reference/c.csv; the machine of `, 1)
+				})
+				return m
+			},
+			route: []string{"vetting → planning", "vetting → reading  [examples_ok]", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			probes: []probe{
+				{vars: map[string]any{"csv_path": "skills/csv_stats/reference/p1.csv", "column": "x"}, files: map[string]string{"reference/p1.csv": "x\n0.5\n1.5\n7\n"}, want: map[string]any{"count": 3.0, "mean": 3.0, "maximum": 7.0}},
+			},
+			check: func(t *testing.T, m *imperfectModel, res runResult, root string) {
+				assert.True(t, slicesContainSubstring(m.toldIn("planning"), `quote a value of every example that succeeds (example 1 "three values", example 2 "one value", example 3 "negative values"), so none can be held out from the writer of the code unseen`), "the plan is told why: %v", m.toldIn("planning"))
+				assert.Equal(t, 2, m.callsOf("deriving"), "the examples were derived again")
+			},
+		},
+		{
 			name: "a defect the scorer writes only in its prose (lower-case lines counted) is read back, refined and fixed; the skill counts right",
 			model: func(t *testing.T) *imperfectModel {
 				m := newImperfectModel(t, logTarget)
