@@ -2,6 +2,7 @@ package actions
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/lppctl/lppctl/gateway"
 )
@@ -23,6 +24,25 @@ var silentExit = regexp.MustCompile(`failed \(exit code (-?\d+)\)\n` + regexp.Qu
 // printing one JSON object on stdout (runScript).
 var noAnswer = regexp.MustCompile(`script \S+ printed (no JSON object|.+ instead of a JSON object) on stdout`)
 
+// noAnswerKeys matches script.run's error for a script that exited 0 and
+// printed a JSON object without a key the spec reads. When it also printed
+// an "error" saying why (errorKeyNote's text follows), or a message on
+// stderr, it refused its input with a message; else it gave a partial
+// answer, no refusal (silentAnswer).
+var noAnswerKeys = regexp.MustCompile(`its output has no key "[^"\n]*" for \S+ \((?:it has no keys|it has keys [^\n]*?)\)`)
+
+// silentAnswer reports whether text holds noAnswerKeys' error without a
+// message after it.
+func silentAnswer(text string) bool {
+	for _, at := range noAnswerKeys.FindAllStringIndex(text, -1) {
+		rest := text[at[1]:]
+		if !strings.HasPrefix(rest, errorKeyLead) && !strings.HasPrefix(rest, "; stderr: ") {
+			return true
+		}
+	}
+	return false
+}
+
 // timedOut matches the gateway runner's error for a script it killed after
 // its timeout.
 var timedOut = regexp.MustCompile(`timed out after \S+: \S+ was killed`)
@@ -34,6 +54,8 @@ func notARefusal(text string) string {
 	switch {
 	case noAnswer.MatchString(text):
 		return "a script ended with exit code 0 without printing its JSON answer (a return where it should refuse, or an answer never printed)"
+	case silentAnswer(text):
+		return `a script ended with exit code 0 printing a JSON object without the keys the spec reads and without an "error" saying why (a return of a partial answer where it should refuse)`
 	case silentExit.MatchString(text):
 		return "a script exited with code " + silentExit.FindStringSubmatch(text)[1] + " without a message (nothing on stderr or stdout)"
 	case timedOut.MatchString(text):

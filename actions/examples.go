@@ -274,7 +274,7 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 		if why := notARefusal(res.report + "\n" + res.routed); why != "" {
 			return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but %s: %s", head, why, refusalHint), failure: "it is an error example, and " + why + " instead of refusing its input: " + refusalHint}, nil
 		}
-		got = append(got, "the run failed, as expected: "+lastLine(res.report))
+		got = append(got, "the run failed, as expected: "+refusalText(res.report))
 	case !res.ok:
 		return exampleLine{text: head + ": " + strings.TrimSpace(res.report), failure: "its run failed (a script's error, a refusal or a limit) where it must complete and give what it expects (it checks " + checkedVars(ex) + ")"}, nil
 	}
@@ -346,6 +346,17 @@ var exceptionLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-
 
 // lastLine is the last non-blank line of a run's report (how it failed),
 // on one line and clipped.
+// refusalText is the message a failed run's script refused its input with:
+// the "error" it printed instead of its answer (errorKeyNote), else the
+// report's last line (a message on stderr ends it).
+func refusalText(report string) string {
+	if i := strings.LastIndex(report, errorKeyLead); i >= 0 {
+		msg, _, _ := strings.Cut(report[i+len(errorKeyLead):], "\n")
+		return Clip(textx.OneLine(msg), exampleReportValue)
+	}
+	return lastLine(report)
+}
+
 func lastLine(report string) string {
 	lines := strings.Split(strings.TrimSpace(report), "\n")
 	return Clip(textx.OneLine(lines[len(lines)-1]), exampleReportValue)

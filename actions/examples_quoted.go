@@ -2,6 +2,7 @@ package actions
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -68,4 +69,27 @@ func valueForms(v any) []string {
 		return nil
 	}
 	return []string{string(b)}
+}
+
+// heldOutOf returns the example held out from the writer of the code
+// (holdOut, against the plan's steps and the target), or a problem when
+// the plan's steps quote every example that succeeds: held out, such an
+// example would not be unseen (the writer of the blueprint reads the steps,
+// the writer of the code the blueprint), so a script fitted to what it was
+// shown would pass it. The examples are then written again, as for any
+// other problem of theirs.
+func heldOutOf(list, plan []any, target string) (int, string) {
+	text := planText(plan)
+	held, free := holdOutFree(list, func(raw any) bool { return quotesExample(text, target, raw) })
+	if held == 0 || free {
+		return held, ""
+	}
+	var quoted []string
+	for i, raw := range list {
+		ex, err := decodeExample(raw)
+		if err == nil && ex.Kind != kindError {
+			quoted = append(quoted, fmt.Sprintf("example %d %q", i+1, ex.Name))
+		}
+	}
+	return 0, fmt.Sprintf("examples: the plan's steps (their titles and instructions) quote a value of every example that succeeds (%s), so none can be held out from the writer of the code unseen (the writer of the blueprint reads the steps): name the variables in the steps, never an example's values", strings.Join(quoted, ", "))
 }

@@ -136,6 +136,24 @@ func TestRunExample(t *testing.T) {
 			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to refuse its input (an error example), but a script ended with exit code 0 without printing its JSON answer (a return where it should refuse, or an answer never printed): a failure without a message is a bug, not a refusal, and passes for any input the script cannot handle; check the input and refuse it with a message saying why (sys.exit("why"), or print it to stderr and exit 1)`,
 		},
 		{
+			name:    "an error example whose script prints an error instead of its answer (exit code 0) passes, and says the error",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import json\nprint(json.dumps({'error': 'no such file: missing.txt'}))\n"},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			pass:    true, text: `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): the run failed, as expected: no such file: missing.txt`,
+		},
+		{
+			name:    "an error example whose script prints an object without its answer or an error (exit code 0) fails: it is no refusal",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import json\nprint(json.dumps({'status': 'failed'}))\n"},
+			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},
+			text:    `example 1 "no file" (vars {"path":"skills/demo/reference/missing.txt","value":1}): expected the run to refuse its input (an error example), but a script ended with exit code 0 printing a JSON object without the keys the spec reads and without an "error" saying why (a return of a partial answer where it should refuse): a failure without a message is a bug`,
+		},
+		{
+			name:    "an example that expects a value fails when its script prints an error instead (exit code 0), and says the error",
+			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import json\nprint(json.dumps({'error': 'unknown unit'}))\n"},
+			example: map[string]any{"name": "12 ft", "vars": map[string]any{"value": 12}, "expect": map[string]any{"result": 3.6576}},
+			text:    `example 1 "12 ft" (vars {"value":12}): `,
+		},
+		{
 			name:    "an error example whose script exits non-zero without a message fails: it is no refusal",
 			files:   map[string]string{"demo.yaml": examplesSpec, "scripts/convert.py": "import sys\nsys.exit(2)\n"},
 			example: map[string]any{"name": "no file", "kind": "error", "vars": map[string]any{"value": 1, "path": "skills/demo/reference/missing.txt"}, "expect": map[string]any{}},

@@ -51,15 +51,16 @@ func (d *Deps) examplesVet(_ context.Context, c *machine.Call) error {
 		problems = compareDerived(list, derived)
 	}
 	heldOut, shown := []any{}, []any{}
+	held := 0
 	if len(problems) == 0 {
-		text, target := "", ""
-		if plan, ok := c.Param("plan").([]any); ok {
-			text = planText(plan)
+		plan, _ := c.Param("plan").([]any)
+		target, _ := c.Param("target").(string)
+		var problem string
+		if held, problem = heldOutOf(list, plan, target); problem != "" {
+			problems = append(problems, problem)
 		}
-		if t, ok := c.Param("target").(string); ok {
-			target = t
-		}
-		held := holdOut(list, func(raw any) bool { return quotesExample(text, target, raw) })
+	}
+	if len(problems) == 0 {
 		for i, raw := range list {
 			if i+1 == held {
 				heldOut = append(heldOut, held)
@@ -87,6 +88,14 @@ func (d *Deps) examplesVet(_ context.Context, c *machine.Call) error {
 // examples only, so a script fitted to the inputs it saw (a lookup of the
 // examples) fails the one it did not see.
 func holdOut(list []any, quoted func(raw any) bool) int {
+	n, _ := holdOutFree(list, quoted)
+	return n
+}
+
+// holdOutFree is holdOut, and whether the example it names is one the plan
+// does not quote: false only when the plan quotes every example that
+// succeeds (or fewer than two succeed).
+func holdOutFree(list []any, quoted func(raw any) bool) (int, bool) {
 	lastTypical, typicals, lastSuccess, successes := 0, 0, 0, 0
 	freeTypical, freeSuccess := 0, 0 // the last ones the plan does not quote
 	for i, raw := range list {
@@ -107,12 +116,16 @@ func holdOut(list []any, quoted func(raw any) bool) int {
 		}
 	}
 	switch {
+	case typicals >= 2 && freeTypical > 0:
+		return freeTypical, true
+	case successes >= 2 && freeSuccess > 0:
+		return freeSuccess, true // every typical one is quoted: an edge one the plan does not quote
 	case typicals >= 2:
-		return cmp0(freeTypical, lastTypical)
+		return lastTypical, false
 	case successes >= 2:
-		return cmp0(freeSuccess, lastSuccess)
+		return lastSuccess, false
 	}
-	return 0
+	return 0, false
 }
 
 // vetExamples returns the problems of a plan's examples, each example's

@@ -49,7 +49,7 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 			if lpp { // L++: a key the result lacks leaves the variable as it is
 				continue
 			}
-			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s", script, key, name, replyjson.KeyList(obj), stderrNote(stderr))
+			return fmt.Errorf("script %s: its output has no key %q for %s (it has %s)%s%s", script, key, name, replyjson.KeyList(obj), errorKeyNote(obj), stderrNote(stderr))
 		}
 		if root, path, dotted := strings.Cut(name, "."); lpp && dotted {
 			// L++'s output_map writes a context path: into the map root,
@@ -79,6 +79,20 @@ func (d *Deps) scriptRun(ctx context.Context, c *machine.Call) error {
 	}
 	return nil
 }
+
+// errorKeyNote quotes the "error" a script printed instead of its answer
+// (exit code 0, {"error": "unknown unit 'parsec'"}), so that a failure says
+// why the script refused: "" when it printed no such text.
+func errorKeyNote(obj map[string]any) string {
+	msg, ok := obj["error"].(string)
+	if !ok || strings.TrimSpace(msg) == "" {
+		return ""
+	}
+	return errorKeyLead + Clip(textx.OneLine(msg), stderrTail)
+}
+
+// errorKeyLead starts errorKeyNote's text.
+const errorKeyLead = `; its "error": `
 
 // setPath returns a copy of m (a map, else a new one) with the key path
 // set to v, each map on the way copied or created (a value that is no map

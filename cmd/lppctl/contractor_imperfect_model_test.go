@@ -27,6 +27,10 @@ type imperfectModel struct {
 	scripts    []string
 	scores     []int
 	reviews    []string
+	// defects are what the model finds in its own feedback when confirming.
+	defects [][]string
+	// feedbacks are the scorer's feedback texts (default: the evidence was read).
+	feedbacks []string
 	// replanAll makes a refinement plan every file again, not only the script.
 	replanAll bool
 	// mistakes[state][n] rewrites the n-th reply (0-based) of the state.
@@ -64,6 +68,7 @@ func newImperfectModel(t *testing.T, tg codingTarget) *imperfectModel {
 		scripts:    []string{tg.good},
 		scores:     []int{90},
 		reviews:    []string{"replan"},
+		defects:    [][]string{{}},
 		mistakes:   map[string]map[int]func(string) string{},
 		calls:      map[string]int{}, written: map[string]int{}, told: map[string][]string{},
 	}
@@ -144,7 +149,13 @@ func (m *imperfectModel) reply(state, first string) string {
 		}
 		return js(map[string]any{"examples": items})
 	case "evaluating":
-		return js(map[string]any{"score": pick(m.scores, m.calls[state]), "problems": []string{}, "feedback": "the evidence was read"})
+		feedback := "the evidence was read"
+		if len(m.feedbacks) > 0 {
+			feedback = pick(m.feedbacks, m.calls[state])
+		}
+		return js(map[string]any{"score": pick(m.scores, m.calls[state]), "problems": []string{}, "feedback": feedback})
+	case "confirming":
+		return js(map[string]any{"defects": pick(m.defects, m.calls[state])})
 	case "reviewing":
 		return js(map[string]any{"decision": pick(m.reviews, m.calls[state]), "reason": "the step keeps failing"})
 	}

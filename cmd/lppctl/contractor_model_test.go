@@ -66,6 +66,8 @@ func stateOf(prompt string) string {
 		return "deriving"
 	case strings.Contains(prompt, "needs a decision"):
 		return "reviewing"
+	case strings.Contains(prompt, "Read back a scorer's verdict"):
+		return "confirming"
 	}
 	return "unknown"
 }
@@ -237,7 +239,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			name:    "a score that is not a number is asked again",
 			replies: with("evaluating", `{"score": "high", "problems": [], "feedback": "good"}`, `{"score": 90, "problems": [], "feedback": "good"}`),
 			code:    0,
-			out:     []string{"the reply was invalid (it does not satisfy the schema: ", "evaluating → promoting  [is_satisfied]"},
+			out:     []string{"the reply was invalid (it does not satisfy the schema: ", "confirming → promoting  [is_satisfied]"},
 			prompt:  [2]string{"evaluating", "Your reply was invalid: it does not satisfy the schema: "},
 		},
 		{
@@ -253,7 +255,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			replies: with("evaluating", `{"score": 95, "problems": ["the word count is wrong for hyphenated words"], "feedback": "Good work overall."}`,
 				`{"score": 92, "problems": [], "feedback": "The counts are right."}`),
 			code:   0,
-			out:    []string{"evaluating → refining", "evaluating → promoting  [is_satisfied]", "completed in complete"},
+			out:    []string{"evaluating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
 			prompt: [2]string{"planning", "the scorer listed 1 problem(s): the word count is wrong for hyphenated words\nGood work overall."},
 		},
 		{
@@ -269,28 +271,53 @@ func TestContractorModelMistakes(t *testing.T) {
 			name:    "a problem that says there is none (\"None\") is asked again, not taken as a defect that blocks every iteration",
 			replies: with("evaluating", demo["evaluating"][0], `{"score": 92, "problems": ["None"], "feedback": "The counts are right."}`, demo["evaluating"][1]),
 			code:    0,
-			out:     []string{"evaluating → refining", "evaluating → promoting  [is_satisfied]", "completed in complete"},
+			out:     []string{"evaluating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
 			prompt:  [2]string{"evaluating", `Your reply was invalid: it does not satisfy the schema: validating /properties/problems: validating /properties/problems/items: not: an item says there is no problem ("None", "N/A"); when the skill has none, problems is the empty list []`},
 		},
 		{
 			name:    "a scorer's passing draft before a final score that does not parse is asked again, never promoted on the draft",
 			replies: with("evaluating", "Draft:\n{\"score\": 92, \"problems\": [], \"feedback\": \"Looks complete.\"}\nOn a closer look the report lacks the line number, so my final answer is:\n{'score': 62, 'problems': ['the report lacks the line number'], 'feedback': 'Report which line it is.'}", demo["evaluating"][0], demo["evaluating"][1]),
 			code:    0,
-			out:     []string{"evaluating → refining", "evaluating → promoting  [is_satisfied]", "completed in complete"},
+			out:     []string{"evaluating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
 			prompt:  [2]string{"evaluating", "Your reply was invalid: the reply holds a JSON object at line 4, column 1, after the one at line 2, column 1, that does not parse"},
 		},
 		{
 			name:    "the scorer writes its findings first and is told that a defect written only there is lost",
 			replies: with("evaluating", demo["evaluating"][1]),
 			code:    0,
-			out:     []string{"evaluating → promoting  [is_satisfied]"},
+			out:     []string{"confirming → promoting  [is_satisfied]"},
 			prompt:  [2]string{"evaluating", "Only \"problems\" is read to decide: a defect written only in the feedback is lost, and the skill\nships with it. A skill with any problem listed is not accepted, whatever its score; leave \"problems\" empty\nonly when the skill is right. Style suggestions are not problems. Give the score last.\n\nAnswer with {\"feedback\": "},
+		},
+		{
+			name: "a passing score whose feedback names a defect its empty problems list left out is read back and refined, never promoted on it",
+			replies: func() map[string][]string {
+				r := with("evaluating", demo["evaluating"][0], `{"feedback": "Excellent work; though the longest line's length is counted in bytes, not characters, the examples all pass.", "problems": [], "score": 96}`, demo["evaluating"][1])
+				r["confirming"] = []string{`{"defects": ["the longest line's length is counted in bytes, not characters"]}`, `{"defects": []}`}
+				return r
+			}(),
+			code:   0,
+			out:    []string{"evaluating → refining", "evaluating → confirming  [is_satisfied]", "confirming → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			prompt: [2]string{"planning", "the scorer's feedback names 1 defect(s) its problems list left out: the longest line's length is counted in bytes, not characters\nExcellent work; though"},
+		},
+		{
+			name: "the read-back sees the scorer's own feedback, and a defect it names every time ends in error at max_iterations, nothing promoted",
+			replies: func() map[string][]string {
+				r := with("evaluating", `{"feedback": "Excellent; though a file of one empty line gives longest_line 0, the examples all pass.", "problems": [], "score": 96}`)
+				r["confirming"] = []string{`{"defects": ["a file of one empty line gives longest_line 0"]}`}
+				return r
+			}(),
+			vars:    []string{"max_iterations=2"},
+			code:    exitPaused,
+			out:     []string{"evaluating → confirming  [is_satisfied]", "confirming → refining", "refining → recovering  [iteration >= max_iterations]", "recovering → error  next[3]", "paused in error after"},
+			prompt:  [2]string{"confirming", "It gave the score 96 and listed no problem, but its\nfeedback, below, may still name a defect."},
+			varWant: map[string]string{"error": "implementation did not pass after 2 iteration(s) (max_iterations 2); the last score 96 came with 1 defect(s) the scorer's feedback names but its problems list left out; nothing was promoted; the last diagnostics:\nthe scorer's feedback names 1 defect(s) its problems list left out: a file of one empty line gives longest_line 0\nExcellent; though"},
+			absent:  []string{"output/contractor/word_stats/word_stats.yaml"},
 		},
 		{
 			name:    "a score without its problems is asked again",
 			replies: with("evaluating", `{"score": 95, "feedback": "The counts are wrong."}`, `{"score": 40, "problems": ["the counts are wrong"], "feedback": "The counts are wrong."}`, `{"score": 92, "problems": [], "feedback": "good"}`),
 			code:    0,
-			out:     []string{"evaluating → refining", "evaluating → promoting  [is_satisfied]"},
+			out:     []string{"evaluating → refining", "confirming → promoting  [is_satisfied]"},
 			prompt:  [2]string{"evaluating", "Your reply was invalid: it does not satisfy the schema: "},
 		},
 		{
@@ -332,7 +359,7 @@ func TestContractorModelMistakes(t *testing.T) {
 				return with("executing", exec[0], exec[1], exec[2], files(docs["files"]), exec[3], exec[4])
 			}(),
 			code:   0,
-			out:    []string{`parsing → executing  [repair_attempts < max_repairs]`, "evaluating → promoting  [is_satisfied]", "completed in complete"},
+			out:    []string{`parsing → executing  [repair_attempts < max_repairs]`, "confirming → promoting  [is_satisfied]", "completed in complete"},
 			prompt: [2]string{"executing", "Your last answer for this step was refused: this step writes only README.md, demo.yaml, reference/sample.txt, skills.md (the plan's files for it); the reply also gives scripts/word_stats.py: leave them out (each file is written by the step the plan gives it to), and answer with this step's files only"},
 			notIn:  [2]string{"evaluating", "rewritten by the docs step"},
 		},
@@ -340,7 +367,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			name:    "a script importing subprocess is refused by the check and refined",
 			replies: with("executing", exec[0], exec[1], subprocessScript, exec[3], exec[4]),
 			code:    0,
-			out:     []string{"validating → refining", "evaluating → promoting  [is_satisfied]"},
+			out:     []string{"validating → refining", "confirming → promoting  [is_satisfied]"},
 			prompt:  [2]string{"planning", "imports subprocess: subprocess runs other programs"},
 		},
 	}

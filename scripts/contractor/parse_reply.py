@@ -7,7 +7,8 @@ stdin):
      "spec_file": "word_stats.yaml" (or "word_stats.json": an L++ blueprint),
      "blueprint_validated": bool,
      "blueprint": "the spec's text so far",
-     "step_files": ["scripts/word_stats.py", ...] (the plan's files for the step)}
+     "step_files": ["scripts/word_stats.py", ...] (the plan's files for the step),
+     "plan": [{"files": [...]}, ...] (the plan's steps: a file none of them writes is named as such)}
 The reply must hold one JSON object {"files": {"PATH": "TEXT", ...}}, bare
 or in a ```json fence; PATHs are relative to the skill's folder.
 Output (one JSON object on stdout):
@@ -259,16 +260,44 @@ def norm(path):
     return posixpath.normpath(path.replace("\\", "/"))
 
 
-def outside_step(files, step_files):
-    """The parse error for a reply that gives files its step does not write, or "" (no step files given: no check)."""
+def plan_files(plan):
+    """Every file the plan's steps write (normalised); an empty set when the plan is not a list of steps."""
+    out = set()
+    for step in plan if isinstance(plan, list) else []:
+        files = step.get("files") if isinstance(step, dict) else None
+        if isinstance(files, list):
+            out.update(norm(f) for f in files if isinstance(f, str))
+    return out
+
+
+def outside_step(files, step_files, plan=None):
+    """The parse error for a reply that gives files its step does not write, or "" (no step files given: no check).
+
+    A file another step writes is left to that step; a file no step of the
+    plan writes (a helper module, a data file) is refused by name, with where
+    its content goes: a skill's scripts import only the standard library
+    (check_scripts.py), so a helper module would be refused later anyway.
+    """
     if not isinstance(step_files, list) or not step_files or not all(isinstance(f, str) for f in step_files):
         return ""
     own = {norm(f) for f in step_files}
     extra = [f for f in sorted(files) if norm(f) not in own]
     if not extra:
         return ""
-    return (f"this step writes only {', '.join(sorted(own))} (the plan's files for it); the reply also gives {', '.join(extra)}: "
-            "leave them out (each file is written by the step the plan gives it to), and answer with this step's files only")
+    planned = plan_files(plan)
+    others = [f for f in extra if not planned or norm(f) in planned]
+    unplanned = [f for f in extra if planned and norm(f) not in planned]
+    mine = ", ".join(sorted(own))
+    parts = []
+    if others:
+        parts.append(f"the reply also gives {', '.join(others)}: leave them out (each file is written by the step the plan gives it to)")
+    if unplanned:
+        scripts = [f for f in sorted(own) if f.endswith(".py")]
+        into = f"into {', '.join(scripts)}" if scripts else "into this step's files"
+        parts.append(f"the reply also gives {', '.join(unplanned)}, which no step of the plan writes: a step writes only the files the plan "
+                     f"gives it, and a skill's script imports only the standard library (no module of its own), so put that code or data "
+                     f"{into} itself")
+    return f"this step writes only {mine} (the plan's files for it); " + "; ".join(parts) + ", and answer with this step's files only"
 
 
 def answer(req):
@@ -302,7 +331,7 @@ def answer(req):
     if req.get("blueprint_validated") and kept:
         out["parse_error"] = f"{kept[0]} passed its checks in the blueprint phase and is never regenerated; leave it out of files"
         return out
-    problem = outside_step(files, req.get("step_files"))
+    problem = outside_step(files, req.get("step_files"), req.get("plan"))
     if problem:
         out["parse_error"] = problem
         return out
