@@ -71,7 +71,9 @@ func (v *validator) graph() {
 		}
 	}
 
-	if s.State(s.Initial) != nil {
+	// An initial state that is final is one mistake, reported by header:
+	// every other state unreachable from it is its consequence, not news.
+	if init := s.State(s.Initial); init != nil && !v.initialIsFinal(init) {
 		seen := reach(append([]string{s.Initial}, d.roots...), meant)
 		for _, st := range s.States {
 			if !seen[st.Name] {
