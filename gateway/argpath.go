@@ -110,8 +110,8 @@ func namedPath(piece string, isDir func(string) bool) string {
 			return "" // "-o./x", "-o.cache/x": no letter of a group reads the "/"
 		}
 	}
-	if !isDir(v[:end]) {
-		return ""
+	if strings.ContainsAny(v[end+1:min(end+2, len(v))], `/\`) || !isDir(v[:end]) {
+		return "" // "-odocs//etc/passwd": a second slash reads as an absolute path after "-s"
 	}
 	return v
 }
