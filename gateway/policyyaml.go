@@ -33,6 +33,9 @@ func decodePolicy(data []byte, name string) (*rawPolicy, *yaml.Node, string) {
 			return nil, nil, fmt.Sprintf("%s:%d:%d: the policy must be a mapping of keys (version: 1, safe_cli_executor: ..., safe_py_runner: ...), not %s", name, top.Line, top.Column, nodeKind(top))
 		}
 	}
+	if msg := nullEntry(&doc, "", name); msg != "" {
+		return nil, nil, msg
+	}
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	var raw rawPolicy
@@ -40,6 +43,40 @@ func decodePolicy(data []byte, name string) (*rawPolicy, *yaml.Node, string) {
 		return nil, nil, yamlMessage(name, data, err)
 	}
 	return &raw, &doc, ""
+}
+
+// nullEntry finds a list entry that is null ("-" with nothing after it, or
+// "~"), which yaml.v3 would drop from a list of strings without a word (a
+// protected path lost), and names where it is; "" when there is none.
+func nullEntry(n *yaml.Node, key, name string) string {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if m := nullEntry(c, key, name); m != "" {
+				return m
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if key != "" {
+				k = key + "." + k
+			}
+			if m := nullEntry(n.Content[i+1], k, name); m != "" {
+				return m
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+				return fmt.Sprintf("%s:%d:%d: %s[%d]: an empty list entry (null: a \"-\" with nothing after it, or \"~\"); write the value, or remove the entry", name, c.Line, c.Column, key, i)
+			}
+			if m := nullEntry(c, fmt.Sprintf("%s[%d]", key, i), name); m != "" {
+				return m
+			}
+		}
+	}
+	return ""
 }
 
 // nodeKind names what a YAML node is, for messages.
