@@ -15,6 +15,10 @@ import (
 // its YAML tree (for positions), or a message naming where the file went
 // wrong ("p.yaml:3:1: ...") when it is not one YAML mapping of known keys.
 func decodePolicy(data []byte, name string) (*rawPolicy, *yaml.Node, string) {
+	if line, col, c, ok := controlChar(data); ok {
+		// yaml.v3 says only "control characters are not allowed", nowhere.
+		return nil, nil, fmt.Sprintf("%s:%d:%d: the control character %U is not allowed in YAML; remove it", name, line, col, c)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -43,6 +47,25 @@ func decodePolicy(data []byte, name string) (*rawPolicy, *yaml.Node, string) {
 		return nil, nil, yamlMessage(name, data, err)
 	}
 	return &raw, &doc, ""
+}
+
+// controlChar finds the first ASCII control character YAML does not allow
+// (all but tab, line feed and carriage return; DEL too) and its place.
+func controlChar(data []byte) (line, col int, c rune, ok bool) {
+	line, col = 1, 1
+	for _, b := range data {
+		switch {
+		case b == '\n':
+			line, col = line+1, 1
+			continue
+		case b < 0x20 && b != '\t' && b != '\r' || b == 0x7f:
+			return line, col, rune(b), true
+		}
+		if b < 0x80 || b >= 0xc0 {
+			col++ // a rune starts here
+		}
+	}
+	return 0, 0, 0, false
 }
 
 // nullEntry finds a list entry that is null ("-" with nothing after it, or
