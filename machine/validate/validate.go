@@ -123,7 +123,7 @@ func validate(spec *mspec.Spec, reg *machine.Registry, parsed mspec.Diagnostics,
 		v.deadOnErrors()
 	}
 	v.diags.Sort()
-	return v.diags
+	return mergeUndeclared(v.diags)
 }
 
 type validator struct {
