@@ -93,7 +93,9 @@ func (v *validator) graph() {
 		}
 	}
 	if len(finals) == 0 {
-		if !d.finals && len(d.states) == 0 {
+		// A transition to an undefined state may have been meant for a final
+		// state (one deleted): that error says so; this one would be its echo.
+		if !d.finals && len(d.states) == 0 && len(mayFinish) == 0 {
 			st := s.States[0]
 			v.errorf(st.Pos, len(st.Name), "mark the state that ends the run with `final: true`", "the spec has no final state")
 		}
