@@ -51,7 +51,7 @@ safe_cli_executor:
       params:
         path:
           description: directory to list
-          pattern: '^[\p{L}\p{N}_. @+=,#\-/\\]+$'
+          pattern: '^[\p{L}\p{M}\p{N}_. @+=,#\-/\\]+$'
 safe_py_runner:
   description: runs the blueprint's compute scripts
   python: python3

@@ -63,12 +63,21 @@ func argPieces(a string) []string {
 // group "-vo/etc/passwd" the value may start after any letter), and the
 // file of arguments that "@FILE" names (argparse's fromfile_prefix_chars).
 // Long options ("--out/x") take a value only after "=" or as the next arg.
-func optionValues(piece string) []string {
+//
+// A value glued to the first letter that names a path through a folder of
+// the project ("-odocs/x.md", docs being a folder) is that path and only
+// that: the group reading ("-o -d -o -c -s /x.md") is not taken, so the
+// argument is judged as the path it names. isDir reports whether a
+// root-relative name is a folder of the project; nil takes every reading.
+func optionValues(piece string, isDir func(string) bool) []string {
 	if strings.HasPrefix(piece, "@") {
 		return []string{piece[1:]}
 	}
 	if !strings.HasPrefix(piece, "-") || strings.HasPrefix(piece, "--") {
 		return nil
+	}
+	if v := namedPath(piece, isDir); v != "" {
+		return []string{v}
 	}
 	var out []string
 	i := 1
@@ -81,6 +90,30 @@ func optionValues(piece string) []string {
 		out = append(out, piece[i:]) // what follows a longer group of letters
 	}
 	return out
+}
+
+// namedPath returns the value glued to the short option that starts piece
+// ("docs/x.md" of "-odocs/x.md") when its first component, made of option
+// letters only, is a folder of the project and a separator follows it;
+// else "".
+func namedPath(piece string, isDir func(string) bool) string {
+	if isDir == nil || len(piece) < 3 || !isOptionLetter(piece[1]) {
+		return ""
+	}
+	v := piece[2:]
+	end := strings.IndexAny(v, `/\`)
+	if end <= 0 {
+		return ""
+	}
+	for j := 0; j < end; j++ {
+		if !isOptionLetter(v[j]) {
+			return "" // "-o./x", "-o.cache/x": no letter of a group reads the "/"
+		}
+	}
+	if strings.ContainsAny(v[end+1:min(end+2, len(v))], `/\`) || !isDir(v[:end]) {
+		return "" // "-odocs//etc/passwd": a second slash reads as an absolute path after "-s"
+	}
+	return v
 }
 
 // maxOptionGroup is how many letters of a group of short options
@@ -97,12 +130,12 @@ func isOptionLetter(b byte) bool {
 // ("/x", "\\x", "~x") or has a ".." component ("..", "a/../b"; a component
 // of dots and blanks only, "...", counts too), also as the value of a short
 // option or an @FILE (optionValues).
-func argPathSyntax(i int, a string) *refusal {
+func argPathSyntax(i int, a string, isDir func(string) bool) *refusal {
 	for _, piece := range argPieces(a) {
 		if r := argPieceSyntax(i, a, piece, ""); r != nil {
 			return r
 		}
-		for _, v := range optionValues(piece) {
+		for _, v := range optionValues(piece, isDir) {
 			if r := argPieceSyntax(i, a, v, piece[:len(piece)-len(v)]); r != nil {
 				return r
 			}
@@ -130,4 +163,11 @@ func argPieceSyntax(i int, a, piece, after string) *refusal {
 		}
 	}
 	return nil
+}
+
+// isDir reports whether the root-relative name is a folder of the project
+// (through links that stay inside the root).
+func (g *Gateway) isDir(name string) bool {
+	fi, err := g.root.Stat(name)
+	return err == nil && fi.IsDir()
 }

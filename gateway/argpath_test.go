@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,8 +47,17 @@ func TestScriptArgPiecesThatAreAbsoluteOrClimbAreRefused(t *testing.T) {
 			`[SECURITY BLOCKED] arg-path: args[0] "@/etc/passwd" holds the absolute path "/etc/passwd" after "@" (a script may read the letters after "-" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg`},
 		{"a long option takes no glued value", "--out/x", ""},
 		{"a short option with a relative name", "-odocs", ""},
-		{"a glued relative path whose letters could be options", "-odocs/readme.md",
-			`[SECURITY BLOCKED] arg-path: args[0] "-odocs/readme.md" holds the absolute path "/readme.md" after "-odocs" (a script may read the letters after "-" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg`},
+		{"a short option glued to a path in a project folder", "-odocs/readme.md", ""},
+		{"a short option glued to a new file in a project folder", "-odocs/new/out.md", ""},
+		{"a short option glued to a path in a folder of digits and capitals", "-iScripts2/x", ""},
+		{"a glued path whose first folder is not the project's", "-vs/etc/passwd",
+			`[SECURITY BLOCKED] arg-path: args[0] "-vs/etc/passwd" holds the absolute path "/etc/passwd" after "-vs" (a script may read the letters after "-" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg`},
+		{"a glued path in a project folder that climbs", "-odocs/../../x",
+			`[SECURITY BLOCKED] arg-path: args[0] "-odocs/../../x" contains ".."; paths must stay inside the project root`},
+		{"a glued path in a project folder with a second slash", "-odocs//etc/passwd",
+			`[SECURITY BLOCKED] arg-path: args[0] "-odocs//etc/passwd" holds the absolute path "//etc/passwd" after "-odocs" (a script may read the letters after "-" as options and the rest as the last one's value, and @FILE as a file of arguments); paths are relative to the project root: give an option's value as the next arg`},
+		{"a glued path in a project folder that is absolute later", "-odocs/x.md,/etc/passwd",
+			`[SECURITY BLOCKED] arg-path: args[0] "-odocs/x.md,/etc/passwd" holds the absolute path "/etc/passwd" (an arg is read as pieces split on blanks, "=", "," and ":"); paths are relative to the project root`},
 		{"a URL", "--url=https://example.com:8080/a/../b", ""},
 		{"a URL after :", "src:s3://bucket/key", ""},
 		{"a time", "10:30", ""},
@@ -55,6 +66,7 @@ func TestScriptArgPiecesThatAreAbsoluteOrClimbAreRefused(t *testing.T) {
 		{"a relative path after =", "--in=docs/readme.md", ""},
 	}
 	sb := newSandbox(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(sb.root, "Scripts2"), 0o755))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{tt.arg}})

@@ -210,7 +210,7 @@ func (g *Gateway) argPaths(i int, a string) *refusal {
 	// URLs are split too: "https://host/.env" is refused as naming .env.
 	var pieces []string
 	for _, piece := range strings.FieldsFunc(a, argSeparator) {
-		pieces = append(append(pieces, piece), optionValues(piece)...)
+		pieces = append(append(pieces, piece), optionValues(piece, g.isDir)...)
 	}
 	for _, piece := range pieces {
 		var comps []string

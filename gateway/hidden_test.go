@@ -410,3 +410,18 @@ func TestAPathSpelledDecomposedIsHiddenAndProtectedLikeItsComposedForm(t *testin
 	res = sb.cli("make_directory", map[string]any{"path": "donne\u0301es/x"})
 	assert.Equal(t, "[SECURITY BLOCKED] protected-path: make_directory.path \"donne\u0301es/x\" is inside the protected path \"données\", which no tool may change; use another path, e.g. under output/", res.Text)
 }
+
+// A name macOS wrote decomposed (NFD: "e" and a combining accent) is read
+// with the name list_files shows, and given to a script, under the default
+// policy: its patterns take combining marks (\p{M}) as they take letters.
+func TestADecomposedNameIsNotRefusedByTheDefaultPatterns(t *testing.T) {
+	needPython(t)
+	sb := newSandbox(t)
+	sb.write(t, "docs/re\u0301sume\u0301.md", "cv")
+	res := sb.cli("list_files", map[string]any{"path": "docs"})
+	require.Equal(t, "readme.md\nre\u0301sume\u0301.md", res.Text)
+	res = sb.cli("read_file", map[string]any{"path": "docs/re\u0301sume\u0301.md"})
+	require.Equal(t, "cv", res.Text)
+	res = sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{"docs/re\u0301sume\u0301.md"}})
+	require.Equal(t, DecisionAllow, res.Decision, res.Text)
+}

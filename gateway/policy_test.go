@@ -352,7 +352,7 @@ func TestAScriptDirectoryThatHiddenPathsHidesIsAPolicyError(t *testing.T) {
 func TestARequiredParameterGivenEmptyIsReportedOnce(t *testing.T) {
 	base, err := os.ReadFile(policyFile)
 	require.NoError(t, err)
-	const entry = "        path:\n          description: file to read, relative to the project root\n          pattern: '^[\\p{L}\\p{N}_. @+=,#\\-/\\\\]+$'\n          aliases: [file, filename, file_path]\n"
+	const entry = "        path:\n          description: file to read, relative to the project root\n          pattern: '^[\\p{L}\\p{M}\\p{N}_. @+=,#\\-/\\\\]+$'\n          aliases: [file, filename, file_path]\n"
 	require.Contains(t, string(base), entry)
 	_, err = ParsePolicy(strings.NewReader(strings.Replace(string(base), entry, "        path:\n", 1)), "p.yaml")
 	require.Error(t, err)

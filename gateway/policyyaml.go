@@ -15,6 +15,10 @@ import (
 // its YAML tree (for positions), or a message naming where the file went
 // wrong ("p.yaml:3:1: ...") when it is not one YAML mapping of known keys.
 func decodePolicy(data []byte, name string) (*rawPolicy, *yaml.Node, string) {
+	if line, col, c, ok := controlChar(data); ok {
+		// yaml.v3 says only "control characters are not allowed", nowhere.
+		return nil, nil, fmt.Sprintf("%s:%d:%d: the control character %U is not allowed in YAML; remove it", name, line, col, c)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -33,6 +37,9 @@ func decodePolicy(data []byte, name string) (*rawPolicy, *yaml.Node, string) {
 			return nil, nil, fmt.Sprintf("%s:%d:%d: the policy must be a mapping of keys (version: 1, safe_cli_executor: ..., safe_py_runner: ...), not %s", name, top.Line, top.Column, nodeKind(top))
 		}
 	}
+	if msg := nullEntry(&doc, "", name); msg != "" {
+		return nil, nil, msg
+	}
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	var raw rawPolicy
@@ -40,6 +47,59 @@ func decodePolicy(data []byte, name string) (*rawPolicy, *yaml.Node, string) {
 		return nil, nil, yamlMessage(name, data, err)
 	}
 	return &raw, &doc, ""
+}
+
+// controlChar finds the first ASCII control character YAML does not allow
+// (all but tab, line feed and carriage return; DEL too) and its place.
+func controlChar(data []byte) (line, col int, c rune, ok bool) {
+	line, col = 1, 1
+	for _, b := range data {
+		switch {
+		case b == '\n':
+			line, col = line+1, 1
+			continue
+		case b < 0x20 && b != '\t' && b != '\r' || b == 0x7f:
+			return line, col, rune(b), true
+		}
+		if b < 0x80 || b >= 0xc0 {
+			col++ // a rune starts here
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// nullEntry finds a list entry that is null ("-" with nothing after it, or
+// "~"), which yaml.v3 would drop from a list of strings without a word (a
+// protected path lost), and names where it is; "" when there is none.
+func nullEntry(n *yaml.Node, key, name string) string {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if m := nullEntry(c, key, name); m != "" {
+				return m
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if key != "" {
+				k = key + "." + k
+			}
+			if m := nullEntry(n.Content[i+1], k, name); m != "" {
+				return m
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+				return fmt.Sprintf("%s:%d:%d: %s[%d]: an empty list entry (null: a \"-\" with nothing after it, or \"~\"); write the value, or remove the entry", name, c.Line, c.Column, key, i)
+			}
+			if m := nullEntry(c, fmt.Sprintf("%s[%d]", key, i), name); m != "" {
+				return m
+			}
+		}
+	}
+	return ""
 }
 
 // nodeKind names what a YAML node is, for messages.

@@ -38,6 +38,16 @@ func TestPolicyErrorsSayWhereInTheFile(t *testing.T) {
 		{"a duplicate key", "version: 1\nversion: 1\n", `p.yaml:2: mapping key "version" already defined at line 1`},
 		{"a field's problem", withStar,
 			at(t, withStar, "    - '*'", 6) + `safe_py_runner.script_dirs[2]: "*" must start with a fixed directory such as scripts (script directories are write-protected)`},
+		{"a NUL byte", "version: 1\nprotected_paths: [.git, \"sp\x00ecs\"]\n",
+			"p.yaml:2:28: the control character U+0000 is not allowed in YAML; remove it"},
+		{"an escape character after a multi-byte name", "version: 1\nprotected_paths: [données\x1b]\n",
+			"p.yaml:2:26: the control character U+001B is not allowed in YAML; remove it"},
+		{"an empty entry of protected_paths", "version: 1\nprotected_paths:\n  - .git\n  -\n  - specs\n",
+			`p.yaml:4:4: protected_paths[1]: an empty list entry (null: a "-" with nothing after it, or "~"); write the value, or remove the entry`},
+		{"a ~ entry of hidden_paths", "version: 1\nhidden_paths: [.env, ~]\n",
+			`p.yaml:2:22: hidden_paths[1]: an empty list entry (null: a "-" with nothing after it, or "~"); write the value, or remove the entry`},
+		{"a null entry deeper down", "version: 1\nsafe_py_runner:\n  env:\n    allow_keys: [NAME, null]\n",
+			`p.yaml:4:24: safe_py_runner.env.allow_keys[1]: an empty list entry (null: a "-" with nothing after it, or "~"); write the value, or remove the entry`},
 		{"a key's own problem", version2, at(t, version2, "\nversion: 2", 1) + "version: must be 1, got 2"},
 	}
 	for _, tt := range tests {

@@ -223,7 +223,7 @@ func (g *Gateway) checkRun(req runRequest, via string) (string, Result, bool) {
 		if !pol.ArgPattern.MatchString(a) {
 			return no(refuse(ruleArgPattern, "args[%d] %s does not match the allowed pattern %s (safe_py_runner.arg_pattern in the policy)", i, quote(a), pol.ArgPattern))
 		}
-		if r := argPathSyntax(i, a); r != nil {
+		if r := argPathSyntax(i, a, g.isDir); r != nil {
 			return no(r)
 		}
 		if r := g.argPaths(i, a); r != nil {

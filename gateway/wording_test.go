@@ -221,7 +221,7 @@ func TestARefusalThePolicyDecidesNamesItsKey(t *testing.T) {
 		want string
 	}{
 		{"arg_pattern", func() Result { return sb.run(map[string]any{"script_name": "scripts/echo.py", "args": []any{"a$b"}}) },
-			`[SECURITY BLOCKED] arg-pattern: args[0] "a$b" does not match the allowed pattern ^[\p{L}\p{N}\p{Zs}_.,:=@+%#/\-]*$ (safe_py_runner.arg_pattern in the policy)`},
+			`[SECURITY BLOCKED] arg-pattern: args[0] "a$b" does not match the allowed pattern ^[\p{L}\p{M}\p{N}\p{Zs}_.,:=@+%#/\-]*$ (safe_py_runner.arg_pattern in the policy)`},
 		{"env.value_pattern", func() Result {
 			return sb.run(map[string]any{"script_name": "scripts/echo.py", "env_vars": map[string]any{"NAME": "a\x07"}})
 		}, `[SECURITY BLOCKED] env-value: env_vars.NAME "a\a" does not match the allowed pattern ^[^\x00-\x08\x0a-\x1f\x7f]*$ (safe_py_runner.env.value_pattern in the policy)`},
@@ -236,7 +236,7 @@ func TestARefusalThePolicyDecidesNamesItsKey(t *testing.T) {
 		{"max_script_bytes", func() Result { return sb.run(map[string]any{"script_name": "scripts/big.py"}) },
 			`[SECURITY BLOCKED] script-too-large: script "scripts/big.py" is 23 bytes (limit 8: limits.max_script_bytes in the policy)`},
 		{"param pattern", func() Result { return sb.cli("read_file", map[string]any{"path": "docs/a$.md"}) },
-			`[SECURITY BLOCKED] param-pattern: read_file.path "docs/a$.md" does not match the allowed pattern ^[\p{L}\p{N}_. @+=,#\-/\\]+$ (safe_cli_executor.sub_commands.read_file.params.path.pattern in the policy)`},
+			`[SECURITY BLOCKED] param-pattern: read_file.path "docs/a$.md" does not match the allowed pattern ^[\p{L}\p{M}\p{N}_. @+=,#\-/\\]+$ (safe_cli_executor.sub_commands.read_file.params.path.pattern in the policy)`},
 		{"blocked_patterns", func() Result { return sb.cli("read_file", map[string]any{"path": "docs/rm -rf x"}) },
 			`[SECURITY BLOCKED] blocked-pattern:rm-recursive: the call matches the blocked pattern "rm-recursive" (recursive delete) at "rm -rf" (blocked_patterns in the policy)`},
 		{"sub_commands", func() Result { return sb.cli("delete_file", map[string]any{"path": "docs/readme.md"}) },

@@ -22,10 +22,11 @@ import (
 // The embedder's HTTP client. langchaingo's embedders send the requests;
 // the transport under them (embedTransport) makes each request as a model
 // call is made: each attempt with its own deadline ($LPPCTL_LLM_TIMEOUT),
-// a 429, a 5xx, a timeout or a dropped connection retried with backoff
+// a 429, a 5xx or a dropped connection retried with backoff
 // ($LPPCTL_LLM_RETRIES attempts, the first wait $LPPCTL_LLM_BACKOFF, at
 // least what the server's Retry-After asks), and a 200 reply checked
-// (vectors put back in input order, the count of vectors). What ended a
+// (vectors put back in input order, the count of vectors). A request with no
+// answer within the deadline is not retried: a hang costs one timeout. What ended a
 // call is recorded in plain words for the embedder (embedClient) to return
 // instead of langchaingo's paraphrase of it ("API returned unexpected status
 // code: 502", "failed to reach API server").
@@ -153,7 +154,10 @@ func (t embedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		var retryAfter time.Duration
 		switch {
 		case err != nil && errors.Is(err, context.DeadlineExceeded):
-			why = fmt.Sprintf("no answer within %s ($LPPCTL_LLM_TIMEOUT)", t.retry.timeout)
+			// A server that took the request and never answered would most
+			// likely hang again: one timeout, not one per attempt, before the
+			// embedder falls back to BM25 (a 429 or 5xx is retried).
+			return nil, fail(req, fmt.Errorf("the embeddings server at %s failed: no answer within %s ($LPPCTL_LLM_TIMEOUT); a request that times out is not retried", where, t.retry.timeout))
 		case err != nil:
 			why = "a connection error (" + err.Error() + ")"
 		case resp.StatusCode == http.StatusOK:

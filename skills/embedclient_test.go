@@ -17,10 +17,11 @@ import (
 // wrong; never a ranking built on misplaced or meaningless vectors.
 func TestAnEmbeddingsServersMistakeNeverRanksSkillsWrong(t *testing.T) {
 	tests := []struct {
-		name    string
-		mistake embedtest.Mistake
-		env     map[string]string
-		warning string // "" = no fallback
+		name     string
+		mistake  embedtest.Mistake
+		env      map[string]string
+		warning  string // "" = no fallback
+		requests int    // the requests the server gets (0: not checked)
 	}{
 		{
 			name:    "vectors out of order are put back by their index",
@@ -52,10 +53,11 @@ func TestAnEmbeddingsServersMistakeNeverRanksSkillsWrong(t *testing.T) {
 			warning: `cannot search skills: cannot embed skills: the embedding of "read_csv_with_explicit_encoding" is all zeros (64 dimensions)`,
 		},
 		{
-			name:    "a server that never answers costs one timeout",
-			mistake: embedtest.NoAnswer,
-			env:     map[string]string{"LPPCTL_LLM_TIMEOUT": "200ms", "LPPCTL_LLM_RETRIES": "2", "LPPCTL_LLM_BACKOFF": "1ms"},
-			warning: "cannot search skills: cannot embed skills: the embeddings server at SERVER/v1/embeddings failed 2 attempts, the last with no answer within 200ms ($LPPCTL_LLM_TIMEOUT)",
+			name:     "a server that never answers costs one timeout",
+			mistake:  embedtest.NoAnswer,
+			env:      map[string]string{"LPPCTL_LLM_TIMEOUT": "200ms", "LPPCTL_LLM_RETRIES": "2", "LPPCTL_LLM_BACKOFF": "1ms"},
+			warning:  "cannot search skills: cannot embed skills: the embeddings server at SERVER/v1/embeddings failed: no answer within 200ms ($LPPCTL_LLM_TIMEOUT); a request that times out is not retried",
+			requests: 1,
 		},
 	}
 	for _, tt := range tests {
@@ -91,6 +93,9 @@ func TestAnEmbeddingsServersMistakeNeverRanksSkillsWrong(t *testing.T) {
 				return
 			}
 			require.Equal(t, []string{strings.ReplaceAll(tt.warning, "SERVER", srv.URL)}, warnings)
+			if tt.requests > 0 {
+				assert.Equal(t, tt.requests, srv.Requests(), "requests made")
+			}
 			assert.Equal(t, hitNames(search()), hitNames(got), "BM25's ranking")
 		})
 	}

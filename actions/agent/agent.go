@@ -193,11 +193,30 @@ func (d *Deps) optimizer(ctx context.Context, c *machine.Call) error {
 			c.Notef("the reply's %s is wrapped in Markdown (%q); taken as the prefix", CompleteMark, actions.Clip(textx.OneLine(text), 30))
 		}
 		text = CompleteMark + bare[n:]
+	} else {
+		text = trailingMark(c, text)
 	}
 	if err := c.SetVar("reply", text); err != nil {
 		return err
 	}
 	return c.SetVar("pending_tools", len(reply.ToolCalls))
+}
+
+// trailingMark handles a reply whose marker is not at its start: one that
+// ends with it ("Done: wrote x.md. [ATTEMPTS_COMPLETE]", in any case or
+// wrapped in Markdown) is complete, the marker moved to the start, with a
+// note; one that has it inside its prose is not, and the note says so, so
+// that the warning of the spec's fallback is not read as the marker missing.
+func trailingMark(c *machine.Call, text string) string {
+	n := len(CompleteMark)
+	if bare := strings.TrimRight(text, "*_`> \t\n."); len(bare) >= n && strings.EqualFold(bare[len(bare)-n:], CompleteMark) {
+		c.Notef("the reply ends with %s instead of starting with it; taken as the prefix", CompleteMark)
+		return strings.TrimSpace(CompleteMark + " " + strings.TrimRight(strings.TrimSpace(bare[:len(bare)-n]), "*_`> \t\n"))
+	}
+	if strings.Contains(strings.ToUpper(text), CompleteMark) {
+		c.Notef("the reply has %s inside its text, not at its start: taken as a reply without it (the marker must start the reply)", CompleteMark)
+	}
+	return text
 }
 
 func (d *Deps) executeTools(ctx context.Context, c *machine.Call) error {

@@ -58,6 +58,9 @@ func checkMessage(resp *http.Response) (*http.Response, error) {
 		if ct := strings.TrimSpace(strings.Split(resp.Header.Get("Content-Type"), ";")[0]); ct != "" && ct != "application/json" {
 			what = ct + ", not JSON"
 		}
+		if terr := textError(trimmed, resp.Header.Get("Content-Type")); terr != nil {
+			return nil, terr
+		}
 		return nil, &replyError{setup: true, msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is ANTHROPIC_BASE_URL that of the API?", what, snippet(trimmed))}
 	}
 	normalizeMessage(msg)

@@ -285,6 +285,8 @@ func TestAnAnthropicMessageWithWhatTheClientCannotReadIsStillRead(t *testing.T) 
 		{name: "a byte order mark before the JSON is skipped",
 			body: "\xef\xbb\xbf" + `{"type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":2}}`,
 			want: Reply{Text: "hi", StopReason: "end_turn", Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}, Attempts: 1}},
+		{name: "a plain-text error with status 200 says it is a server error", ctype: "text/plain", body: "Internal error, try later",
+			err: `cannot call anthropic:claude-x at URL/v1: gave up after 1 attempt, the last one failed with an unusable reply: the server answered HTTP 200 with an error in text/plain instead of a reply ("Internal error, try later"), taken as a server error`},
 		{name: "an HTML page with status 200 is named", ctype: "text/html", body: "<html><body>Sign in</body></html>",
 			err: `cannot call anthropic:claude-x at URL/v1: an unusable reply: the server answered HTTP 200 with text/html, not JSON ("<html><body>Sign in</body></html>"); is ANTHROPIC_BASE_URL that of the API?`},
 	} {

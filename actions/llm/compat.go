@@ -207,11 +207,14 @@ func normalizeCompletion(raw []byte, contentType string) ([]byte, *replyError) {
 			}
 			return normalizeCompletion(merged, "application/json")
 		}
+		if terr := textError(trimmed, contentType); terr != nil {
+			return nil, terr
+		}
 		return nil, &replyError{setup: true, msg: fmt.Sprintf("the server answered HTTP 200 with %s (%s); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?", what, snippet(trimmed))}
 	}
 	choices, _ := body["choices"].([]any)
 	if e, ok := body["error"]; ok && e != nil && len(choices) == 0 {
-		return nil, &replyError{msg: "the server answered HTTP 200 with an error: " + errorText(e)}
+		return nil, &replyError{msg: "the server answered HTTP 200 with an error: " + errorText(e), transient: saysTransient.MatchString(errorText(e)) || transientCode(e)}
 	}
 	kept := choices[:0]
 	for _, c := range choices {
@@ -411,6 +414,17 @@ func stringField(m map[string]any, k string) {
 }
 
 // errorText is the message of an error object ({"message": ...}) or its JSON.
+// transientCode reports whether an error object's code is an HTTP status
+// worth retrying (429, 5xx), as a number or a numeric string.
+func transientCode(e any) bool {
+	m, ok := e.(map[string]any)
+	if !ok {
+		return false
+	}
+	code := strings.TrimSpace(fmt.Sprint(m["code"]))
+	return code == "429" || len(code) == 3 && code[0] == '5' && code[1] >= '0' && code[1] <= '9' && code[2] >= '0' && code[2] <= '9'
+}
+
 func errorText(e any) string {
 	if m, ok := e.(map[string]any); ok {
 		if s, ok := m["message"].(string); ok && s != "" {

@@ -137,6 +137,22 @@ func TestOpenAICompatibleServers(t *testing.T) {
 			want: want{err: `cannot call openai:test at URL/v1: an unusable reply: the server answered HTTP 200 with an error: model 'test' not found, try pulling it first`, requests: 1}},
 		{name: "an HTML page with status 200", reply: rawReply(200, "<!DOCTYPE html>\n<html><body>Welcome</body></html>", "Content-Type", "text/html; charset=utf-8"),
 			want: want{err: `cannot call openai:test at URL/v1: an unusable reply: the server answered HTTP 200 with text/html, not JSON ("<!DOCTYPE html> <html><body>Welcome</body></html>"); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?`, requests: 1}},
+		{name: "a plain-text error with status 200 is retried as a server error", reply: rawReply(200, "Internal error, try later\n", "Content-Type", "text/plain"),
+			want: want{err: `cannot call openai:test at URL/v1: gave up after 3 attempts, the last one failed with an unusable reply: the server answered HTTP 200 with an error in text/plain instead of a reply ("Internal error, try later"), taken as a server error`, requests: 3}},
+		{name: "a plain-text error with status 200, then a reply", reply: func(n int) (int, http.Header, string) {
+			if n == 1 {
+				return 200, http.Header{"Content-Type": {"text/plain"}}, "Internal error, try later"
+			}
+			return jsonReply(reply(choice(msg("hi"), "stop")))(n)
+		}, want: want{text: "hi", usage: Usage{11, 7, 18}, stop: "stop", requests: 2}},
+		{name: "a proxy's error page with status 200 is retried", reply: rawReply(200, "<html><head><title>503 Service Temporarily Unavailable</title></head><body>nginx</body></html>", "Content-Type", "text/html"),
+			want: want{err: `cannot call openai:test at URL/v1: gave up after 3 attempts, the last one failed with an unusable reply: the server answered HTTP 200 with an error in text/html instead of a reply ("503 Service Temporarily Unavailable"), taken as a server error`, requests: 3}},
+		{name: "a plain-text error that is not the server's for now is not retried", reply: rawReply(200, "Error: model 'test' not found", "Content-Type", "text/plain"),
+			want: want{err: `cannot call openai:test at URL/v1: an unusable reply: the server answered HTTP 200 with an error in text/plain instead of a reply ("Error: model 'test' not found")`, requests: 1}},
+		{name: "plain text that says no error is a page that is not the API", reply: rawReply(200, "Hello from the reverse proxy", "Content-Type", "text/plain"),
+			want: want{err: `cannot call openai:test at URL/v1: an unusable reply: the server answered HTTP 200 with text/plain, not JSON ("Hello from the reverse proxy"); is the base URL that of the API (OpenAI-compatible servers usually serve it under /v1)?`, requests: 1}},
+		{name: "an error object with a 5xx code and status 200 is retried", reply: rawReply(200, `{"error":{"message":"upstream connect error","code":503}}`),
+			want: want{err: `cannot call openai:test at URL/v1: gave up after 3 attempts, the last one failed with an unusable reply: the server answered HTTP 200 with an error: upstream connect error`, requests: 3}},
 		{name: "a 200 reply cut short is retried, then fails saying so", reply: rawReply(200, `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"[ATTEMPTS_COMPLETE] all fi`, "Content-Type", "application/json"),
 			want: want{err: `cannot call openai:test at URL/v1: gave up after 3 attempts, the last one failed with an unusable reply: the server's reply was cut short: its JSON ends after 99 bytes, before it is complete ("…:[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"[ATTEMPTS_COMPLETE] all fi")`, requests: 3}},
 		{name: "an HTML page with status 502 is retried", reply: rawReply(502, "<html><center><h1>502 Bad Gateway</h1></center></html>", "Content-Type", "text/html"),

@@ -174,12 +174,17 @@ func readOllamaChat(raw []byte) (ollamaChat, *replyError) {
 	trimmed := trimBody(raw)
 	if err := json.Unmarshal(trimmed, &r); err == nil {
 		if r.Error != "" {
-			return r, &replyError{msg: "the server answered HTTP 200 with an error: " + r.Error}
+			return r, &replyError{msg: "the server answered HTTP 200 with an error: " + r.Error, transient: saysTransient.MatchString(r.Error)}
 		}
 		if r.Done != nil && !*r.Done {
 			return r, &replyError{msg: fmt.Sprintf("the server's /api/chat reply was cut short: it is a first chunk (\"done\": false) with no rest (%s)", snippet(trimmed)), transient: true}
 		}
 		return r, nil
+	}
+	if !bytes.HasPrefix(trimmed, []byte("{")) {
+		if terr := textError(trimmed, ""); terr != nil {
+			return r, terr
+		}
 	}
 	lines := bytes.Split(trimmed, []byte("\n"))
 	notJSON := &replyError{setup: true, msg: fmt.Sprintf("the server's /api/chat reply is not one JSON object (%s)", snippet(trimmed))}

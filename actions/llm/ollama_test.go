@@ -67,6 +67,10 @@ func TestAnOllamaNativeReplyThatCannotBeReadSaysWhyAndNamesTheURLCalled(t *testi
 			`cannot call ollama:qwen3:8b at %s/api/chat: an unusable reply: the server's streamed /api/chat reply (though none was asked for) holds an error at line 2: model runner crashed`},
 		{"lines that are not JSON", 200, "hello\nworld\n",
 			`cannot call ollama:qwen3:8b at %s/api/chat: an unusable reply: the server's /api/chat reply is not one JSON object ("hello world")`},
+		{"a plain-text error with status 200 is retried", 200, "Internal error, try later",
+			`cannot call ollama:qwen3:8b at %s/api/chat: gave up after 2 attempts, the last one failed with an unusable reply: the server answered HTTP 200 with an error in a body that is not JSON instead of a reply ("Internal error, try later"), taken as a server error`},
+		{"a JSON error saying the server is busy is retried", 200, `{"error":"server busy, please try again"}`,
+			`cannot call ollama:qwen3:8b at %s/api/chat: gave up after 2 attempts, the last one failed with an unusable reply: the server answered HTTP 200 with an error: server busy, please try again`},
 		{"a server error", 500, `{"error":"out of memory"}`,
 			`cannot call ollama:qwen3:8b at %s/api/chat: gave up after 2 attempts, the last one failed with HTTP 500`},
 	}

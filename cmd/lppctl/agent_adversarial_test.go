@@ -366,14 +366,17 @@ func TestAgentCompleteMarkInAnotherCase(t *testing.T) {
 }
 
 // TestAgentCompleteMarkWrappedInMarkdown: "**[ATTEMPTS_COMPLETE]**" counts as
-// the prefix (with a note, no warning); the marker later in the text does not.
+// the prefix (with a note, no warning), and so does the marker ending the
+// reply; the marker inside the prose does not, and a note says it was there.
 func TestAgentCompleteMarkWrappedInMarkdown(t *testing.T) {
 	root := newProject(t, "hello_skill")
-	f := newFakeLLM(t, "replies:\n"+planner("one", "two")+
+	f := newFakeLLM(t, "replies:\n"+planner("one", "two", "three")+
 		reply("optimizer", 1, text("**[ATTEMPTS_COMPLETE]** done"))+
 		reply("evaluator", 1, pass(""))+
-		reply("optimizer", 2, text("Done. [ATTEMPTS_COMPLETE]"))+
-		reply("evaluator", 2, pass("")))
+		reply("optimizer", 2, text("Done: wrote the file. **[ATTEMPTS_COMPLETE]**"))+
+		reply("evaluator", 2, pass(""))+
+		reply("optimizer", 3, text("I will reply [ATTEMPTS_COMPLETE] once the file is checked."))+
+		reply("evaluator", 3, pass("")))
 	res := runAgent(t, root, f, "--yes")
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.all())
@@ -381,7 +384,13 @@ func TestAgentCompleteMarkWrappedInMarkdown(t *testing.T) {
 	if !strings.Contains(res.out, `optimizer: the reply's [ATTEMPTS_COMPLETE] is wrapped in Markdown ("**[ATTEMPTS_COMPLETE]** done"); taken as the prefix`) {
 		t.Fatalf("no note:\n%s", res.out)
 	}
+	if !strings.Contains(res.out, `optimizer: the reply ends with [ATTEMPTS_COMPLETE] instead of starting with it; taken as the prefix`) {
+		t.Fatalf("no note for the trailing marker:\n%s", res.out)
+	}
+	if !strings.Contains(res.out, `optimizer: the reply has [ATTEMPTS_COMPLETE] inside its text, not at its start: taken as a reply without it (the marker must start the reply)`) {
+		t.Fatalf("no note for the marker inside the prose:\n%s", res.out)
+	}
 	if n := strings.Count(res.out, "warning: optimizer replied without [ATTEMPTS_COMPLETE]; evaluating anyway"); n != 1 {
-		t.Fatalf("warnings = %d, want 1 (step 2 only):\n%s", n, res.out)
+		t.Fatalf("warnings = %d, want 1 (step 3 only):\n%s", n, res.out)
 	}
 }

@@ -227,7 +227,9 @@ func TestAnEntryStateThatIsTerminalIsAWarning(t *testing.T) {
 		msgs = append(msgs, w.Where()+": "+w.Msg)
 	}
 	assert.Contains(t, msgs, `x.json:1:77: initial state "done" is final: a run would end there, and no other state could run`)
-	assert.Contains(t, msgs, `x.json:1:49: state "idle" is unreachable from the initial state "done"`)
+	// One finding for one cause: the states the terminal entry cuts off are
+	// not each reported unreachable (machine/validate's initialIsFinal).
+	assert.Len(t, msgs, 1)
 }
 
 // TestExportKeepsTheBlueprintsSpelling: written back (export --format

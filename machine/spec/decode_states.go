@@ -13,9 +13,10 @@ var StateKeys = []string{"do", "with", "set", "next", "on_error", "on", "final",
 // transitions, error routes and on: events.
 func (d *decoder) states(n *yaml.Node, s *Spec) {
 	seen := map[string]bool{}
+	dedented := d.dedentedKeys(n)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if d.badKey(k, "states") {
+		if dedented[i] || d.badKey(k, "states") {
 			continue
 		}
 		name := k.Value
@@ -200,4 +201,79 @@ func (d *decoder) transition(n *yaml.Node, what string, guarded bool) *Transitio
 		t.Warn, _ = d.str(x.val, "warn")
 	}
 	return t
+}
+
+// dedentedKeys gives the keys of a state indented as states (dedentedKey)
+// to it, reported once, not as states (nor what only they reach as
+// unreachable), and returns their indexes in n.Content.
+func (d *decoder) dedentedKeys(n *yaml.Node) map[int]bool {
+	out := map[int]bool{}
+	var keys []*yaml.Node // the keys given to the state at above
+	above := 0
+	report := func() {
+		if len(keys) == 0 {
+			return
+		}
+		prev, body := n.Content[above], n.Content[above+1]
+		where := fmt.Sprintf("at column %d, as its other keys", body.Content[0].Column)
+		if body.Style&yaml.FlowStyle != 0 {
+			where = "inside its mapping"
+		} else if body.Content[0] == keys[0] {
+			where = fmt.Sprintf("at column %d, under the state's name", prev.Column+2)
+		}
+		what, it := fmt.Sprintf("%q is a key of state %q, indented as a state", keys[0].Value, prev.Value), fmt.Sprintf("`%s:` %s (it is", keys[0].Value, where)
+		if n := len(keys); n > 1 {
+			names := fmt.Sprintf("%q", keys[0].Value)
+			for _, k := range keys[1 : n-1] {
+				names += fmt.Sprintf(", %q", k.Value)
+			}
+			what, it = fmt.Sprintf("%s and %q are keys of state %q, indented as states", names, keys[n-1].Value, prev.Value), "them "+where+" (they are"
+		}
+		d.errorf(pos(keys[0]), span(keys[0]), "%s", what)
+		d.hintLast(fmt.Sprintf("indent %s read as state %q's)", it, prev.Value))
+		keys = nil
+	}
+	for i := 2; i+1 < len(n.Content); i += 2 {
+		if d.dedentedKey(n, i, above) {
+			out[i] = true
+			keys = append(keys, n.Content[i])
+			continue
+		}
+		report()
+		above = i
+	}
+	report()
+	return out
+}
+
+// dedentedKey reports whether the entry i of states: is a key of the state
+// at above indented as a state (`on_error: {to: b}` two spaces short): a
+// state key whose value is not a state (a mapping of state keys), after a
+// state that lacks the key, written as a mapping or with nothing (`b:`,
+// its keys at its own indentation). It gives the key to that state.
+func (d *decoder) dedentedKey(n *yaml.Node, i, above int) bool {
+	k, v := n.Content[i], n.Content[i+1]
+	if !Contains(StateKeys, k.Value) || !IdentRE.MatchString(n.Content[above].Value) {
+		return false
+	}
+	state := v.Kind == yaml.MappingNode && len(v.Content) > 0 // a state named like a key?
+	for j := 0; state && j+1 < len(v.Content); j += 2 {
+		state = Contains(StateKeys, v.Content[j].Value)
+	}
+	if state {
+		return false
+	}
+	body := n.Content[above+1]
+	if body.Kind == yaml.ScalarNode && body.Tag == "!!null" && body.Value == "" {
+		body.Kind, body.Tag = yaml.MappingNode, "!!map"
+	} else if body.Kind != yaml.MappingNode {
+		return false
+	}
+	for j := 0; j+1 < len(body.Content); j += 2 {
+		if body.Content[j].Value == k.Value {
+			return false
+		}
+	}
+	body.Content = append(body.Content, k, v)
+	return true
 }

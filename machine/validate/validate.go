@@ -123,7 +123,7 @@ func validate(spec *mspec.Spec, reg *machine.Registry, parsed mspec.Diagnostics,
 		v.deadOnErrors()
 	}
 	v.diags.Sort()
-	return v.diags
+	return mergeUndeclared(v.diags)
 }
 
 type validator struct {
@@ -182,7 +182,7 @@ func (v *validator) header() {
 		// null: Parse reported it
 	case s.State(s.Initial) == nil:
 		v.errorf(s.InitialPos, len(s.Initial), v.stateHint(s.Initial), "initial state %q is not defined", s.Initial)
-	case s.State(s.Initial).Final && len(s.States) > 1:
+	case v.initialIsFinal(s.State(s.Initial)):
 		hint := "start in the state that does the first step"
 		for _, st := range s.States {
 			if !st.Final {
@@ -192,6 +192,15 @@ func (v *validator) header() {
 		}
 		v.errorf(s.InitialPos, len(s.Initial), hint, "initial state %q is final: a run would end there, and no other state could run", s.Initial)
 	}
+}
+
+// initialIsFinal reports whether init, the initial state, is a final state
+// among others that does nothing else: one mistake (the wrong state named by
+// initial:, or final: true on the first state) that header reports once. A
+// final state with next or on_error is reported as that contradiction
+// instead (final state "x" has next transitions), which names the cause.
+func (v *validator) initialIsFinal(init *mspec.State) bool {
+	return init.Final && len(v.spec.States) > 1 && len(init.Next) == 0 && init.OnError == nil
 }
 
 // keyOnLine reports whether the line of p starts with key (followed by a colon).

@@ -71,7 +71,9 @@ func (v *validator) graph() {
 		}
 	}
 
-	if s.State(s.Initial) != nil {
+	// An initial state that is final is one mistake, reported by header:
+	// every other state unreachable from it is its consequence, not news.
+	if init := s.State(s.Initial); init != nil && !v.initialIsFinal(init) {
 		seen := reach(append([]string{s.Initial}, d.roots...), meant)
 		for _, st := range s.States {
 			if !seen[st.Name] {
@@ -91,7 +93,9 @@ func (v *validator) graph() {
 		}
 	}
 	if len(finals) == 0 {
-		if !d.finals && len(d.states) == 0 {
+		// A transition to an undefined state may have been meant for a final
+		// state (one deleted): that error says so; this one would be its echo.
+		if !d.finals && len(d.states) == 0 && len(mayFinish) == 0 {
 			st := s.States[0]
 			v.errorf(st.Pos, len(st.Name), "mark the state that ends the run with `final: true`", "the spec has no final state")
 		}
