@@ -71,11 +71,11 @@ func TestSpecModelDependsOnNothingOfTheRuntime(t *testing.T) {
 	require.True(t, ok, "go list ./machine/spec lists no machine/spec")
 	var bad []string
 	for _, d := range ds {
-		if d == module+"/machine" || strings.HasPrefix(d, module+"/machine/") {
+		if d == module+"/machine" || strings.HasPrefix(d, module+"/machine/") && !strings.HasPrefix(d, module+"/machine/spec/") {
 			bad = append(bad, d)
 		}
 	}
-	assert.Empty(t, bad, "machine/spec must not depend on the runtime (machine) nor on another package under machine/")
+	assert.Empty(t, bad, "machine/spec must not depend on the runtime (machine) nor on another package under machine/ but its own")
 }
 
 func TestCheckerAndExportersNameOnlyTheCompiledModelOfTheRuntime(t *testing.T) {

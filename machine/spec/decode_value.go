@@ -99,3 +99,18 @@ func (d *decoder) value(n *yaml.Node, depth int, aliased bool) (any, error) {
 	}
 	return nil, fmt.Errorf("unsupported YAML node")
 }
+
+// boolHint says how to write the boolean n is not.
+func boolHint(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		switch v := strings.ToLower(n.Value); {
+		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && (v == "true" || v == "false"):
+			return fmt.Sprintf("write %s without quotes: in quotes it is a text", v)
+		case Contains([]string{"yes", "y", "on"}, v):
+			return "write true: yes, y and on are text in the YAML a spec is read as (1.2), not booleans"
+		case Contains([]string{"no", "n", "off"}, v):
+			return "write false: no, n and off are text in the YAML a spec is read as (1.2), not booleans"
+		}
+	}
+	return "write true or false"
+}

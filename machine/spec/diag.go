@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lppctl/lppctl/internal/textx"
+	"github.com/lppctl/lppctl/machine/spec/yamlsrc"
 )
 
 // ErrInvalidSpec is wrapped by every error that reports spec diagnostics.
@@ -154,7 +155,7 @@ func (d Diagnostic) Pretty(src []byte) string {
 	b.WriteString(d.Severity.String())
 	b.WriteString(": ")
 	b.WriteString(d.Msg)
-	line := sourceLineBytes(src, d.Pos.Line)
+	line := yamlsrc.LineBytes(src, d.Pos.Line)
 	if d.Pos.IsValid() && len(line) > 0 {
 		num := fmt.Sprintf("%d", d.Pos.Line)
 		pad := strings.Repeat(" ", len(num))
@@ -188,77 +189,13 @@ func (ds Diagnostics) PrettyAll(src []byte) string {
 	return b.String()
 }
 
-// sourceLine returns line number line (1-based) of src, without its line
-// break ("" when there is no such line). Lines are counted as YAML counts
-// them (so positions from the decoder match): a line ends at LF, CRLF, a
-// lone CR, NEL (U+0085), LS (U+2028) or PS (U+2029).
-func SourceLine(src []byte, line int) string {
-	return string(sourceLineBytes(src, line))
-}
+// SourceLine returns line number line (1-based) of src, without its line
+// break ("" when there is no such line), lines counted as YAML counts them
+// (yamlsrc.SourceLine).
+func SourceLine(src []byte, line int) string { return yamlsrc.SourceLine(src, line) }
 
-// sourceLineBytes is SourceLine without the copy: a part of src.
-func sourceLineBytes(src []byte, line int) []byte {
-	if line <= 0 || len(src) == 0 {
-		return nil
-	}
-	lines := lineIndex(src)
-	if line > len(lines) {
-		return nil
-	}
-	return src[lines[line-1][0]:lines[line-1][1]]
-}
-
-// lineCount returns the number of lines of src, counted as sourceLine does.
-func LineCount(src []byte) int {
-	if len(src) == 0 {
-		return 0
-	}
-	return len(lineIndex(src))
-}
-
-// lineCache holds the line index of the last source sourceLine read: a
-// report on a large spec reads many of its lines.
-var lineCache struct {
-	sync.Mutex
-	data  *byte
-	n     int
-	lines [][2]int
-}
-
-// lineIndex returns the [start, end) offsets of each line of src (not empty).
-func lineIndex(src []byte) [][2]int {
-	lineCache.Lock()
-	defer lineCache.Unlock()
-	if lineCache.data == &src[0] && lineCache.n == len(src) {
-		return lineCache.lines
-	}
-	var lines [][2]int
-	start := 0
-	for i := 0; i < len(src); i++ {
-		brk := 0
-		switch c := src[i]; {
-		case c == '\n':
-			brk = 1
-		case c == '\r':
-			brk = 1
-			if i+1 < len(src) && src[i+1] == '\n' {
-				brk = 2
-			}
-		case c == 0xc2 && i+1 < len(src) && src[i+1] == 0x85:
-			brk = 2
-		case c == 0xe2 && i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xa8 || src[i+2] == 0xa9):
-			brk = 3
-		}
-		if brk > 0 {
-			lines = append(lines, [2]int{start, i})
-			i += brk - 1
-			start = i + 1
-		}
-	}
-	lines = append(lines, [2]int{start, len(src)})
-	lineCache.data, lineCache.n, lineCache.lines = &src[0], len(src), lines
-	return lines
-}
+// LineCount returns the number of lines of src, counted as SourceLine does.
+func LineCount(src []byte) int { return yamlsrc.LineCount(src) }
 
 // snippetWidth is the most of a source line a diagnostic shows.
 const snippetWidth = 120

@@ -16,8 +16,10 @@
 //
 // It must not import the runtime (package machine: compilation, the run
 // loop, events, memory, the registry, the built-in actions), any other
-// package under machine/, nor any LLM, tool or skill package; of the
-// module it imports only internal/textx. internal/layout's test keeps it
+// package under machine/ but its own machine/spec/yamlsrc (the YAML text:
+// lines, and where a syntax error's mistake is), nor any LLM, tool or
+// skill package; of the module it imports only internal/textx and
+// yamlsrc. internal/layout's test keeps it
 // so. It was moved out of machine by a generated rewrite
 // (docs/layout.md).
 package spec

@@ -1,8 +1,7 @@
-package spec
+package yamlsrc
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -14,7 +13,7 @@ import (
 // the file is cut just after the offending character, so the column is the
 // shortest cut of that line that fails with the same message.
 func tokenColumn(src []byte, line int, msg string) (Pos, bool) {
-	lines := lineIndex(src)
+	lines := LineIndex(src)
 	if line < 1 || line > len(lines) {
 		return Pos{}, false
 	}
@@ -89,21 +88,6 @@ func opensScalar(before []rune) bool {
 	s := strings.TrimRight(string(before), " ")
 	return s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "-") ||
 		strings.HasSuffix(s, "[") || strings.HasSuffix(s, "{") || strings.HasSuffix(s, ",")
-}
-
-// boolHint says how to write the boolean n is not.
-func boolHint(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode {
-		switch v := strings.ToLower(n.Value); {
-		case n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && (v == "true" || v == "false"):
-			return fmt.Sprintf("write %s without quotes: in quotes it is a text", v)
-		case Contains([]string{"yes", "y", "on"}, v):
-			return "write true: yes, y and on are text in the YAML a spec is read as (1.2), not booleans"
-		case Contains([]string{"no", "n", "off"}, v):
-			return "write false: no, n and off are text in the YAML a spec is read as (1.2), not booleans"
-		}
-	}
-	return "write true or false"
 }
 
 // flowBrackets calls f with the index of each { [ } ] of runes that is
