@@ -41,9 +41,17 @@ func Diagnose(err error, src []byte) Finding {
 			p.Line = n
 		}
 		msg = m[2]
+		if msg == "mapping values are not allowed in this context" {
+			if f, ok := missingColon(src, p.Line, false); ok {
+				return f
+			}
+		}
 		switch {
 		case strings.HasPrefix(msg, "did not find expected") || msg == "could not find expected ':'":
 			p = problemLine(src, p.Line, msg)
+			if f, ok := missingColon(src, p.Line, true); ok {
+				return f
+			}
 			if col, span, key, value := quotedThenText(SourceLine(src, p.Line)); col > 0 {
 				return finding(Pos{Line: p.Line, Col: col}, span, fmt.Sprintf("invalid YAML: the value of %q ends at its closing quote, and YAML cannot read the text after it", key), quotedThenTextHint(key, value))
 			} else if col, key, value := flowSecondColon(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {
