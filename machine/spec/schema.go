@@ -274,6 +274,11 @@ func JSONSchemaFor(reg ActionNames) []byte {
 				Enum:        []any{ExtraRefuse, ExtraDrop},
 				Description: "What a payload field no event declares does: refuse (the default) refuses the event; drop leaves the field out, with a warning on the step that takes the event (imported L++ blueprints: lpp ignores the keys a blueprint does not read).",
 			}},
+			{"guard_errors", &schema{
+				Type:        "string",
+				Enum:        []any{GuardErrorsFail, GuardErrorsAsFalse},
+				Description: "What a guard whose evaluation fails does: fail (the default) stops the run, failed; as_false takes the guard as false, with a warning on the step (imported L++ blueprints: lpp's gate evaluator counts any failure as false).",
+			}},
 			{"limits", &schema{
 				Type:                 "object",
 				AdditionalProperties: false,
