@@ -115,20 +115,20 @@ type Run struct {
 	// guardNotes: the guards that could not be evaluated and were taken as
 	// false (guard_errors: as_false) since the last step, for its record
 	guardNotes []mspec.Note
-	took      map[int]bool   // the ranks of the queued events (Queue) a step took, run or replayed
-	waiting   bool           // the current state's action ran: it waits for an event
-	trigger   *delivery      // the event that entered the current state (nil: none)
-	pause     *PauseError
-	owned     map[string][]any          // list variable → the array the run appends it in (see appendItems)
-	text      map[string][]byte         // string variable → the bytes the run adds to it in (see addText)
-	grown     map[string]int            // list variable → its length before the step appended to it (Record.Appended)
-	sizes     map[string]int            // list or map variable → its value's size, when known (see knownSize)
-	mown      map[string]map[string]any // map variable → the map the run owns and changes keys of in place (see merge.go)
-	keys      map[string][]string       // map variable → the keys the step changed (Record.MapKeys)
-	borrowed  bool                      // every observer is a ValueBorrower
-	obsFrom   context.Context
-	obsCtx    context.Context
-	call      Call
+	took       map[int]bool // the ranks of the queued events (Queue) a step took, run or replayed
+	waiting    bool         // the current state's action ran: it waits for an event
+	trigger    *delivery    // the event that entered the current state (nil: none)
+	pause      *PauseError
+	owned      map[string][]any          // list variable → the array the run appends it in (see appendItems)
+	text       map[string][]byte         // string variable → the bytes the run adds to it in (see addText)
+	grown      map[string]int            // list variable → its length before the step appended to it (Record.Appended)
+	sizes      map[string]int            // list or map variable → its value's size, when known (see knownSize)
+	mown       map[string]map[string]any // map variable → the map the run owns and changes keys of in place (see merge.go)
+	keys       map[string][]string       // map variable → the keys the step changed (Record.MapKeys)
+	borrowed   bool                      // every observer is a ValueBorrower
+	obsFrom    context.Context
+	obsCtx     context.Context
+	call       Call
 }
 
 // RunOption configures a Run.
