@@ -340,13 +340,25 @@ func (env *Env) emit(n *Node) (gout, error) {
 		env.definedUnless(name)
 		return gout{s: name, prec: precAtom, typ: t, nils: []string{name}}, nil
 	case "list":
-		parts := make([]string, len(n.Kids))
-		for i, k := range n.Kids {
+		var parts []string
+		seen := map[string]bool{}
+		for _, k := range n.Kids {
 			o, err := env.valueOf(k)
 			if err != nil {
 				return gout{}, err
 			}
-			parts[i] = o.s
+			if n.Text == "{" {
+				if g := group(o.typ); g == "arr" || g == "obj" {
+					// {[1], x}: a list, a dict or a set is unhashable
+					env.clash(k.Col, k.Span, "a set holding "+TypeArticle(o.typ), o.nils)
+				}
+				if key := constKey(k); key != "" && seen[key] {
+					continue // {1, 1.0, True} is {1}: a set holds each value once
+				} else if key != "" {
+					seen[key] = true
+				}
+			}
+			parts = append(parts, o.s)
 		}
 		return gout{s: "[" + strings.Join(parts, ", ") + "]", prec: precAtom, typ: tArray, lit: n.Text}, nil
 	case "and", "or":
@@ -556,6 +568,25 @@ func (env *Env) comparison(n *Node) (gout, error) {
 			// a tuple (or a set) never equals a list: () == [] is False
 			parts[i] = map[bool]string{true: "false", false: "true"}[op == "=="]
 			continue
+		}
+		if (op == "==" || op == "!=") && l.lit == "{" {
+			// sets are equal whatever their order: {1, 2} == {2, 1}
+			s := "(all(" + l.s + ", # in " + r.s + ") && all(" + r.s + ", # in " + l.s + "))"
+			if op == "!=" {
+				s = "!" + s
+			}
+			parts[i] = s
+			continue
+		}
+		if op == "in" || op == "not in" {
+			s, ok, err := env.inLiteral(op, l, r, n.Kids[i+1])
+			if err != nil {
+				return gout{}, err
+			}
+			if ok {
+				parts[i] = s
+				continue
+			}
 		}
 		if s, ok := boolIn(op, l, r, n.Kids[i+1]); ok {
 			parts[i] = s

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // group is the kind of values of a type for Python's operators: "num"
@@ -217,6 +218,9 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 		// bool: True == 1, False == 0.0. A payload field is typed from
 		// this very comparison (a number): expr's == holds.
 		loose = loose || lg == "num" && rg == "any" && !r.payField || lg == "any" && !l.payField && rg == "num"
+		// two values whose types are unknown until the gate runs
+		// (o['a'] == o['b']): either may be a number or a bool
+		loose = loose || lg == "any" && rg == "any" && !l.payField && !r.payField
 		if !loose && (lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none") {
 			return "", false
 		}
@@ -274,4 +278,74 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	}
 	env.clash(col, len(op), fmt.Sprintf("%s %s %s", TypeArticle(l.typ), op, TypeArticle(r.typ)), nils)
 	return "false", true
+}
+
+// constKey is the value of a constant item as a set holds it (1, 1.0 and
+// True are one value; "" for an item that is no constant).
+func constKey(n *Node) string {
+	switch n.Op {
+	case "str":
+		return "s" + n.Text
+	case "num":
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Text, "_", ""), 64)
+		if err != nil {
+			return ""
+		}
+		return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+	case "const":
+		return map[string]string{"True": "n1", "False": "n0", "None": "None"}[n.Text]
+	}
+	return ""
+}
+
+// tupleKind is "(" for a tuple, "{" for a set, "" for any other value: a
+// tuple equals only a tuple and a set only a set, and a context holds
+// neither (JSON has lists only).
+func tupleKind(n *Node) string {
+	if n.Op == "list" {
+		return n.Text
+	}
+	return ""
+}
+
+// inLiteral translates x in y where Python's == tells apart what expr's
+// lists do not: a tuple or set literal is in no list a context holds
+// (() in l is False), in a list literal only the items of its own kind
+// may equal it (() in [[]] is False, () in [()] True), and a value of a
+// type unknown until the gate runs (a payload field, a dict's key) is
+// compared with a list literal's items by Python's == (2 in ['a'] is
+// False, 1 in [True] True), not by expr's in, which refuses an int among
+// strings. ok is false when nothing of this applies.
+func (env *Env) inLiteral(op string, l, r gout, rn *Node) (string, bool, error) {
+	never := map[bool]string{true: "false", false: "true"}[op == "in"]
+	if rn.Op != "list" {
+		if l.lit != "" && group(r.typ) != "str" {
+			return never, true, nil // () in l: l holds no tuple (None: in is False too)
+		}
+		return "", false, nil
+	}
+	var kept []*Node
+	for _, k := range rn.Kids {
+		if tupleKind(k) == l.lit || l.lit == "" && tupleKind(k) == "" {
+			kept = append(kept, k)
+		}
+	}
+	if len(kept) == 0 {
+		return never, true, nil
+	}
+	r, err := env.valueOf(&Node{Op: "list", Text: rn.Text, Col: rn.Col, Span: rn.Span, Kids: kept})
+	if err != nil {
+		return "", false, err
+	}
+	if group(l.typ) == "any" && l.lit == "" {
+		s := "py_in(" + l.nilOr() + ", " + r.s + ")"
+		if op == "not in" {
+			s = "!" + s
+		}
+		return s, true, nil
+	}
+	if len(kept) == len(rn.Kids) {
+		return "", false, nil
+	}
+	return l.at(precCmp+1) + " " + op + " " + r.s, true, nil
 }
