@@ -238,7 +238,9 @@ var (
 func usedAs(after string) string {
 	switch {
 	case usedAsBool.MatchString(after):
-		return "boolean"
+		// `is True` (expr's == true): Python's is holds for True only,
+		// and lpp takes any value (1 is True is False): nothing to refuse
+		return ""
 	case usedAsNumber.MatchString(after):
 		return "number"
 	}

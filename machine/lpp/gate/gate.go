@@ -224,7 +224,7 @@ func (env *Env) truth(o gout, n *Node) (gout, error) {
 	if o.bool {
 		return o, nil
 	}
-	if len(o.nils) > 0 && (len(o.nils) > 1 || o.nils[0] != o.s) && o.typ != tAny {
+	if len(o.nils) > 0 && (len(o.nils) > 1 || o.nils[0] != o.s) {
 		// arithmetic with None is None, which is false: n + 1 is false
 		// when n is None (and is not evaluated)
 		t, err := env.truth(gout{s: o.s, prec: o.prec, typ: o.typ}, n)
@@ -266,6 +266,14 @@ func (o gout) nilOr() string {
 		return o.at(precOr)
 	}
 	return "(" + isNil(o.nils) + " ? nil : " + o.at(precOr) + ")"
+}
+
+// nilOrAt is nilOr at precedence min.
+func (o gout) nilOrAt(min int) string {
+	if len(o.nils) == 0 || len(o.nils) == 1 && o.nils[0] == o.s {
+		return o.at(min)
+	}
+	return o.nilOr()
 }
 
 // nonNil is the condition that none of the reads is None ("" for none).
@@ -671,8 +679,12 @@ func compare(op string, l, r gout, ln, rn *Node, col int) (string, error) {
 			return noneTest(l, eq), nil
 		case l.typ == tNone:
 			return noneTest(r, eq), nil
-		case len(l.nils) == 0 && len(r.nils) == 0, l.s == "true" || l.s == "false" || r.s == "true" || r.s == "false":
-			return ls + " " + op + " " + rs, nil // expr compares nil with a bool as Python does
+		case len(l.nils) == 0 && len(r.nils) == 0:
+			return ls + " " + op + " " + rs, nil
+		case l.s == "true" || l.s == "false" || r.s == "true" || r.s == "false":
+			// expr compares nil with a bool as Python does; arithmetic
+			// with None is None, not evaluated (n * None is not True)
+			return l.nilOrAt(precCmp+1) + " " + op + " " + r.nilOrAt(precCmp+1), nil
 		case len(l.nils) == 0 || len(r.nils) == 0:
 			nils := append(slices.Clone(l.nils), r.nils...)
 			if eq {
