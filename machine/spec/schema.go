@@ -227,8 +227,8 @@ func JSONSchemaFor(reg ActionNames) []byte {
 						{"note", str("A comment shown on diagrams.")},
 						{"payload", &schema{
 							Type:                 []string{"object", "null"},
-							Description:          "The event's payload fields: name → type. A payload given with --payload or by an action is checked against them; `event.payload.FIELD` is type-checked.",
-							PropertyNames:        &schema{Pattern: ident},
+							Description:          "The event's payload fields: name → type. A payload given with --payload or by an action is checked against them; `event.payload.FIELD` (`event.payload[\"first-name\"]` for a name that is not an identifier) is type-checked.",
+							PropertyNames:        &schema{MinLength: ptr(1)},
 							AdditionalProperties: ref("payloadField"),
 						}},
 						{"transitions", &schema{Type: "array", Items: ref("eventTransition"), Description: "The event's transitions, tried in order (instead of from/to/when/set)."}},
