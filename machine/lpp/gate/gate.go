@@ -356,7 +356,7 @@ func (env *Env) emit(n *Node) (gout, error) {
 				return gout{}, err
 			}
 			if n.Text == "{" {
-				if g := group(o.typ); g == "arr" || g == "obj" {
+				if g := group(o.typ); (g == "arr" || g == "obj") && o.lit != "(" { // a tuple is hashable
 					// {[1], x}: a list, a dict or a set is unhashable
 					env.clash(k.Col, k.Span, "a set holding "+TypeArticle(o.typ), o.nils)
 				}

@@ -43,6 +43,7 @@ func TestEqualityAndMembershipCornersAnswerAsPythonDoes(t *testing.T) {
 		{`len({items, 1}) == 2`, map[string]any{"items": []any{}}, false},
 		{`len({items, 1}) == 2`, nil, true},
 		{`{[1], 2} is not None`, nil, false},
+		{`('a', 'b') in {('a', 'b'), 1}`, nil, true}, // a tuple is hashable
 		{`meta['k'] in ['a', 'b']`, map[string]any{"meta": map[string]any{"k": 2}}, false},
 		{`meta['k'] in ['a', 'b']`, map[string]any{"meta": map[string]any{"k": "a"}}, true},
 		{`meta['k'] in [True]`, map[string]any{"meta": map[string]any{"k": 1}}, true},
