@@ -48,6 +48,12 @@ func TestEqualityAndMembershipCornersAnswerAsPythonDoes(t *testing.T) {
 		{`meta['k'] in ['a', 'b']`, map[string]any{"meta": map[string]any{"k": "a"}}, true},
 		{`meta['k'] in [True]`, map[string]any{"meta": map[string]any{"k": 1}}, true},
 		{`meta['k'] not in ['a']`, map[string]any{"meta": map[string]any{"k": 2}}, true},
+		// an ordering of a value of any type with a list or a bool (expr
+		// refused it before the gate ran: mismatched types any and list)
+		{`meta['k'] < (1, 2)`, map[string]any{"meta": map[string]any{"k": []any{1}}}, false}, // a list and a tuple do not order
+		{`meta['k'] < True`, map[string]any{"meta": map[string]any{"k": 0}}, true},
+		{`meta['k'] >= [1]`, map[string]any{"meta": map[string]any{"k": []any{2}}}, true},
+		{`meta['k'] < [1]`, map[string]any{"meta": map[string]any{"k": "a"}}, false},
 	} {
 		got, err := Translate(c.gate, TestTypes)
 		if !assert.NoError(t, err, c.gate) {

@@ -254,7 +254,15 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	switch {
 	case lg == "none" || rg == "none":
 		return "false", true // an ordering with None is False in lpp
-	case l.loose || r.loose: // the types are known only when the gate runs
+	case (l.lit == "(") != (r.lit == "("):
+		// a tuple orders only with a tuple, and a context holds none: a
+		// TypeError ([1] < (1, 2)), or None, which is False too
+		return "false", true
+	case l.loose || r.loose, // the types are known only when the gate runs
+		// a value of any type against a list, a dict or a bool, which
+		// expr's orderings refuse before the gate runs (x < (1, 2),
+		// x < True): Python's ordering, false where Python raises
+		lg == "any" && (rg == "arr" || rg == "obj" || rg == "bool"), rg == "any" && (lg == "arr" || lg == "obj" || lg == "bool"):
 		// (with None on a side, the ordering is False, and arithmetic
 		// with None is None: neither is evaluated)
 		u := env.unknown(nils)
