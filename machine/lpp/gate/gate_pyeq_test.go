@@ -12,7 +12,7 @@ import (
 // own kind, and a context holds neither), set literals (order and
 // duplicates do not count; a list in one is unhashable), and a value of
 // unknown type in a list literal. The answers are Python 3.11's, through
-// /tmp/lpp12/model.py (a model of lpp's safe_eval, lpp-format §8).
+// /work/audit5/lpp12-harness/model.py (a model of lpp's safe_eval, lpp-format §8).
 func TestEqualityAndMembershipCornersAnswerAsPythonDoes(t *testing.T) {
 	for _, c := range []struct {
 		gate string
