@@ -54,6 +54,17 @@ func TestEqualityAndMembershipCornersAnswerAsPythonDoes(t *testing.T) {
 		{`meta['k'] < True`, map[string]any{"meta": map[string]any{"k": 0}}, true},
 		{`meta['k'] >= [1]`, map[string]any{"meta": map[string]any{"k": []any{2}}}, true},
 		{`meta['k'] < [1]`, map[string]any{"meta": map[string]any{"k": "a"}}, false},
+		// arithmetic of a value of any type with a list, a dict or a
+		// string (expr refused the translation: mismatched types any and list)
+		{`(meta['k'] - items) is None`, map[string]any{"meta": map[string]any{"k": 1}, "items": []any{}}, false},
+		{`(meta['k'] - items) is None`, map[string]any{"meta": map[string]any{}, "items": []any{}}, true},
+		{`len(meta['k'] + items) == 2`, map[string]any{"meta": map[string]any{"k": []any{1}}, "items": []any{2}}, true},
+		{`name != meta['k'] / score`, map[string]any{"name": "a", "meta": map[string]any{"k": 1}, "score": 2.0}, true},
+		{`(meta['k'] * meta) is None`, map[string]any{"meta": map[string]any{"k": 1}}, false},
+		// a list or a dict as a dict's key: unhashable
+		{`items not in meta`, map[string]any{"meta": map[string]any{}, "items": []any{}}, false},
+		{`items not in meta`, map[string]any{"items": []any{}}, true},
+		{`{1} not in meta`, map[string]any{"meta": map[string]any{}}, false},
 	} {
 		got, err := Translate(c.gate, TestTypes)
 		if !assert.NoError(t, err, c.gate) {

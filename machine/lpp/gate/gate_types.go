@@ -139,6 +139,23 @@ func (env *Env) arithmetic(n *Node, l, r gout) (gout, error) {
 	isNum := func(g string) bool { return g == "num" || g == "bool" }
 	switch {
 	case lg == "any" || rg == "any":
+		other := rg // the typed side's group ("any" when both are untyped)
+		if rg == "any" {
+			other = lg
+		}
+		switch {
+		case other == "obj", (other == "arr" || other == "str") && (op == "-" || op == "/" || op == "//" || op == "%"):
+			// a dict in arithmetic, a list or a string minus or divided by
+			// anything: a TypeError whatever the other value (expr refused
+			// the translation: mismatched types any and list)
+			env.clash(n.opCol[0], len(op), fmt.Sprintf("%s %s %s", TypeArticle(l.typ), op, TypeArticle(r.typ)), nils)
+			return gout{s: "nil", prec: precAtom, typ: tNone}, nil
+		case op == "+" && other == "arr": // a TypeError unless the other is a list too
+			return call("concat", l.s, r.s, tArray), nil
+		case op == "/" && other != "any" && other != "none":
+			env.divisorOK(r, r.at(precCmp+1), nils)
+			return infix(l.at(prec), r.at(prec+1), tNumber), nil // true division gives a float (expr types it so)
+		}
 		switch op {
 		case "//", "%": // the operands' types are known only when the gate runs
 			fn := map[string]string{"//": "py_floordiv", "%": "py_mod"}[op]
@@ -241,6 +258,18 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 		return "", false
 	case "in", "not in":
 		switch {
+		case rg == "obj" && (lg == "arr" || lg == "obj") && l.lit != "(":
+			// a list, a dict or a set as a dict's key: unhashable, a
+			// TypeError unless the dict is None (expr refused the
+			// translation: cannot use list as type string in map key)
+			if u := env.unknown(r.nils); len(u) > 0 {
+				env.okIf("(" + isNil(u) + ")")
+			} else {
+				env.okIf("false")
+			}
+			env.LppFalse = append(env.LppFalse, gateErr(col, len(op), "compare or combine values of the same type",
+				"%q with %s on its left and a dict on its right: Python raises a TypeError (unhashable), so lpp evaluates the gate false wherever it gets there, and so does lppctl", op, TypeArticle(l.typ)))
+			return map[bool]string{true: "false", false: "true"}[op == "in"], true
 		case rg == "none":
 			return map[bool]string{true: "false", false: "true"}[op == "in"], true // x in None is False in lpp
 		case rg == "str" && (lg == "str" || lg == "any" || lg == "none"), rg == "arr" || rg == "obj" || rg == "any":
@@ -327,6 +356,9 @@ func tupleKind(n *Node) string {
 func (env *Env) inLiteral(op string, l, r gout, rn *Node) (string, bool, error) {
 	never := map[bool]string{true: "false", false: "true"}[op == "in"]
 	if rn.Op != "list" {
+		if l.lit == "{" && group(r.typ) == "obj" {
+			return "", false, nil // a set as a dict's key: unhashable (crossCompare)
+		}
 		if l.lit != "" && group(r.typ) != "str" {
 			return never, true, nil // () in l: l holds no tuple (None: in is False too)
 		}
