@@ -61,6 +61,11 @@ func TestEqualityAndMembershipCornersAnswerAsPythonDoes(t *testing.T) {
 		{`len(meta['k'] + items) == 2`, map[string]any{"meta": map[string]any{"k": []any{1}}, "items": []any{2}}, true},
 		{`name != meta['k'] / score`, map[string]any{"name": "a", "meta": map[string]any{"k": 1}, "score": 2.0}, true},
 		{`(meta['k'] * meta) is None`, map[string]any{"meta": map[string]any{"k": 1}}, false},
+		{`(meta['k'] * items) == [1, 1]`, map[string]any{"meta": map[string]any{"k": 2}, "items": []any{1}}, true},
+		{`(meta['k'] * name) == 'aa'`, map[string]any{"meta": map[string]any{"k": 2}, "name": "a"}, true},
+		{`(meta['k'] * name) is None`, map[string]any{"meta": map[string]any{"k": "b"}, "name": "a"}, false},
+		{`items in ['a', [1]]`, map[string]any{"items": []any{1}}, true},
+		{`[1] in ['a', 'b']`, nil, false},
 		// a list or a dict as a dict's key: unhashable
 		{`items not in meta`, map[string]any{"meta": map[string]any{}, "items": []any{}}, false},
 		{`items not in meta`, map[string]any{"items": []any{}}, true},

@@ -152,6 +152,13 @@ func (env *Env) arithmetic(n *Node, l, r gout) (gout, error) {
 			return gout{s: "nil", prec: precAtom, typ: tNone}, nil
 		case op == "+" && other == "arr": // a TypeError unless the other is a list too
 			return call("concat", l.s, r.s, tArray), nil
+		case op == "*" && (other == "arr" || other == "str"): // a repetition if the other is an int
+			ok := "py_ok(\"mul\", " + l.s + ", " + r.s + ")"
+			if u := env.unknown(nils); len(u) > 0 {
+				ok = "(" + isNil(u) + " || " + ok + ")"
+			}
+			env.okIf(ok)
+			return call("py_mul", l.s, r.s, tAny), nil
 		case op == "/" && other != "any" && other != "none":
 			env.divisorOK(r, r.at(precCmp+1), nils)
 			return infix(l.at(prec), r.at(prec+1), tNumber), nil // true division gives a float (expr types it so)
@@ -377,7 +384,7 @@ func (env *Env) inLiteral(op string, l, r gout, rn *Node) (string, bool, error) 
 	if err != nil {
 		return "", false, err
 	}
-	if group(l.typ) == "any" && l.lit == "" {
+	if g := group(l.typ); (g == "any" || g == "arr" || g == "obj") && l.lit == "" {
 		s := "py_in(" + l.nilOr() + ", " + r.s + ")"
 		if op == "not in" {
 			s = "!" + s
