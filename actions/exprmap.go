@@ -36,6 +36,15 @@ func evalValue(v any, env map[string]any) (any, error) {
 		return nil, fmt.Errorf("%s is not an expression (write it as text, e.g. retries + 1)", describe(v))
 	}
 	prog, err := expr.Compile(src, expr.Env(env), expr.AsAny())
+	if err != nil && hasNil(env) {
+		// A variable that holds null gives the checker no type to read a
+		// field of (o?.k: "type nil has no field k"); the spec's validation
+		// checked the expression against the declared types, so check it
+		// untyped, as it runs: o?.k is null.
+		if p, uerr := expr.Compile(src, expr.AsAny()); uerr == nil {
+			prog, err = p, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,4 +106,14 @@ func stringMap(c *machine.Call, param string) (map[string]string, error) {
 		out[k] = s
 	}
 	return out, nil
+}
+
+// hasNil reports whether a variable of env holds null.
+func hasNil(env map[string]any) bool {
+	for _, v := range env {
+		if v == nil {
+			return true
+		}
+	}
+	return false
 }

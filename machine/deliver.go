@@ -183,6 +183,10 @@ func (r *Run) holds(ct *Ctrans, cs *Cstate) (bool, error) {
 		return true, nil
 	}
 	ok, err := r.vm.Run(ct.Guard, r.env)
+	if err != nil && r.m.spec.GuardErrorsFalse {
+		r.guardFalse(ct.T.When, cs.St.Name, ct.event, err)
+		return false, nil
+	}
 	if err != nil {
 		r.status = StatusFailed
 		return false, fmt.Errorf("cannot evaluate guard %q of event %q in state %q: %w", ct.T.When, ct.event, cs.St.Name, err)
@@ -190,11 +194,27 @@ func (r *Run) holds(ct *Ctrans, cs *Cstate) (bool, error) {
 	return ok == true, nil
 }
 
+// guardFalse notes a guard that could not be evaluated, taken as false
+// (guard_errors: as_false), for the record of the next step.
+func (r *Run) guardFalse(guard, state, event string, err error) {
+	of := ""
+	if event != "" {
+		of = fmt.Sprintf(" of event %q", event)
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i] // expr's error repeats the expression under a caret
+	}
+	r.guardNotes = append(r.guardNotes, mspec.Note{Severity: mspec.NoteWarning,
+		Text: fmt.Sprintf("guard %q%s in state %q is false: it cannot be evaluated (%s), and guard_errors: as_false takes it as false", guard, of, state, msg)})
+}
+
 // CanFire reports why Fire(event) would fail now, or nil.
 func (r *Run) CanFire(event string) error { return r.CanFireEvent(event, nil) }
 
 // CanFireEvent reports why FireEvent(event, payload) would fail now, or nil.
 func (r *Run) CanFireEvent(event string, payload map[string]any) error {
+	defer func(notes []mspec.Note) { r.guardNotes = notes }(r.guardNotes) // a try records nothing
 	_, _, err := r.canFire(event, payload)
 	return err
 }
@@ -275,8 +295,10 @@ func (r *Run) Fire(ctx context.Context, event string) error { return r.FireEvent
 // FireEvent is Fire with a payload, checked against the event's declared
 // payload fields; the event is not delivered when it fails.
 func (r *Run) FireEvent(ctx context.Context, event string, payload map[string]any) error {
+	notes := r.guardNotes
 	ct, d, err := r.canFire(event, payload)
 	if err != nil {
+		r.guardNotes = notes // the event is refused: nothing happened
 		return err
 	}
 	rec := &Record{Seq: r.seq + 1, From: r.State(), Start: r.now()}

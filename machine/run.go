@@ -112,20 +112,23 @@ type Run struct {
 	inbox     chan *delivery // events sent from outside the run (Send), from any goroutine
 	queue     []*delivery    // events from outside not yet delivered, oldest first
 	internal  []*delivery    // events emitted by an action, left after the one taken
-	took      map[int]bool   // the ranks of the queued events (Queue) a step took, run or replayed
-	waiting   bool           // the current state's action ran: it waits for an event
-	trigger   *delivery      // the event that entered the current state (nil: none)
-	pause     *PauseError
-	owned     map[string][]any          // list variable → the array the run appends it in (see appendItems)
-	text      map[string][]byte         // string variable → the bytes the run adds to it in (see addText)
-	grown     map[string]int            // list variable → its length before the step appended to it (Record.Appended)
-	sizes     map[string]int            // list or map variable → its value's size, when known (see knownSize)
-	mown      map[string]map[string]any // map variable → the map the run owns and changes keys of in place (see merge.go)
-	keys      map[string][]string       // map variable → the keys the step changed (Record.MapKeys)
-	borrowed  bool                      // every observer is a ValueBorrower
-	obsFrom   context.Context
-	obsCtx    context.Context
-	call      Call
+	// guardNotes: the guards that could not be evaluated and were taken as
+	// false (guard_errors: as_false) since the last step, for its record
+	guardNotes []mspec.Note
+	took       map[int]bool // the ranks of the queued events (Queue) a step took, run or replayed
+	waiting    bool         // the current state's action ran: it waits for an event
+	trigger    *delivery    // the event that entered the current state (nil: none)
+	pause      *PauseError
+	owned      map[string][]any          // list variable → the array the run appends it in (see appendItems)
+	text       map[string][]byte         // string variable → the bytes the run adds to it in (see addText)
+	grown      map[string]int            // list variable → its length before the step appended to it (Record.Appended)
+	sizes      map[string]int            // list or map variable → its value's size, when known (see knownSize)
+	mown       map[string]map[string]any // map variable → the map the run owns and changes keys of in place (see merge.go)
+	keys       map[string][]string       // map variable → the keys the step changed (Record.MapKeys)
+	borrowed   bool                      // every observer is a ValueBorrower
+	obsFrom    context.Context
+	obsCtx     context.Context
+	call       Call
 }
 
 // RunOption configures a Run.
@@ -494,6 +497,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 			// waits for an event, without running its action again.
 			rec.To, rec.Via = state, ViaWait
 			rec.Vars, rec.Memory = changed, memOps
+			rec.Notes, r.guardNotes = append(rec.Notes, r.guardNotes...), nil
 			r.seq = rec.Seq
 			r.waiting = true
 			return false, r.notify(ctx, rec)
@@ -519,6 +523,7 @@ func (r *Run) Step(ctx context.Context) (done bool, err error) {
 func (r *Run) take(rec *Record, chosen *Ctrans, ev *delivery, changed map[string]any, clearErr bool) error {
 	state := rec.From
 	rec.Via, rec.Guard, rec.Warn = chosen.Via, chosen.T.When, chosen.T.Warn
+	rec.Notes, r.guardNotes = append(rec.Notes, r.guardNotes...), nil
 	if chosen.Global {
 		rec.Via = "event " + chosen.event
 	}
@@ -678,6 +683,10 @@ func (r *Run) choose(cs *Cstate) (*Ctrans, error) {
 			return ct, nil
 		}
 		ok, err := r.vm.Run(ct.Guard, r.env)
+		if err != nil && r.m.spec.GuardErrorsFalse {
+			r.guardFalse(ct.T.When, cs.St.Name, "", err)
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot evaluate a guard of state %q: %w", cs.St.Name, r.m.evalError("guard", ct.T.When, ct.T.WhenPos, err))
 		}

@@ -389,11 +389,13 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 		}
 		a.PauseStep = &want
 	}
+	var started []byte // the spec the run started with (a blueprint's: its translation)
 	if event != "" {
 		// A blueprint's run holds its translation: the blueprint's spelling
 		// of an event (finish-it) is the translation's name (finish_it).
 		if st, err := temporalStart(ctx, tc, cmp.Or(c.String("root"), "."), id); err == nil {
 			event = lpp.ImportedName(st.Spec, event)
+			started = st.Spec
 		}
 		a.Event = &temporal.EventArg{Name: event, Payload: payload}
 	}
@@ -404,6 +406,9 @@ func resumeOnTemporal(ctx context.Context, c *cli.Context, id string, in *machin
 			return usageErrorf("run %s paused for %s: answer with %s", id, p.Pause.Kind, answerFlags(p.Pause.Options))
 		}
 	} else if err := temporal.ResumeRun(ctx, tc, id, a); err != nil {
+		if msg := driverEventTemporal(started, "lppctl resume "+id+" --temporal "+shellQuote(c.String("temporal")), p.State, event); event != "" && msg != "" {
+			return usageErrorf("%s", msg) // as the local engine says it
+		}
 		return withCode(exitUsage, err)
 	}
 	return followTemporal(ctx, c, tc, id, len(p.Records), runProgress(c))

@@ -29,6 +29,19 @@ const undefBlueprint = `{"$schema": "lpp/v0.2.0", "id": "u", "name": "u", "versi
   {"id": "t3", "from": "b", "to": "yes", "on_event": "finish-it"}]}
 `
 
+// doneAgainBlueprint waits in in-review after the driver's DONE, whose
+// gate reads no payload, found n None (lpp_semantics.txtar's donere.json).
+const doneAgainBlueprint = `{"$schema": "lpp/v0.2.0", "id": "donere", "name": "donere", "version": "1",
+ "context_schema": {"properties": {"n": {"type": "integer"}}},
+ "states": {"in-review": {}, "s1": {}},
+ "gates": {"big": {"type": "expression", "expression": "n is not None and n > 1"}},
+ "transitions": [
+  {"id": "d", "from": "in-review", "to": "ok", "on_event": "DONE", "gates": ["big"]},
+  {"id": "g", "from": "in-review", "to": "s1", "on_event": "GO-ON"},
+  {"id": "f", "from": "s1", "to": "ok", "on_event": "FIN"}],
+ "entry_state": "in-review", "terminal_states": {"ok": {}}}
+`
+
 // TestAnLppBlueprintRunsOnTemporalAsItRunsHere: lppctl run BLUEPRINT.json
 // --engine temporal runs the blueprint's translation, as a local run does
 // (its hidden lpp_defined_ flags set by --var and by a set, its events
@@ -83,6 +96,23 @@ func TestAnLppBlueprintRunsOnTemporalAsItRunsHere(t *testing.T) {
 			assert.Equal(t, tc.want, got, "the Temporal run")
 		})
 	}
+	t.Run("DONE sent again where its gates read no payload is refused as the local engine refuses it", func(t *testing.T) {
+		// The Temporal path said only the machine's refusal ("cannot fire
+		// event "DONE" in state "in_review__wait": ...", the translation's
+		// names); the local engine explains why DONE cannot change anything.
+		require.NoError(t, os.WriteFile(filepath.Join(root, "donere.json"), []byte(doneAgainBlueprint), 0o644))
+		out, stderr, code := lppctlOut(t, bin, root, "run", "--engine", "temporal", "--temporal", addr, "donere.json")
+		require.Equal(t, 4, code, out+stderr)
+		m := runID.FindStringSubmatch(stderr)
+		require.NotNil(t, m, stderr)
+		_, stderr, code = lppctlOut(t, bin, root, "resume", m[1], "--temporal", addr, "--event", "DONE")
+		require.Equal(t, 2, code, stderr)
+		assert.Equal(t, `lppctl: cannot fire event "DONE" in state "in-review": the driver fired DONE on entering in-review and none of its DONE transitions passed; their gates read no payload and the context has not changed since, so DONE would find none again (lpp drops it: GATES_FAILED); the run waits for GO-ON: lppctl resume `+m[1]+` --temporal `+addr+` --event NAME`, strings.TrimSpace(stderr))
+		// and the event it names is taken
+		out, stderr, code = lppctlOut(t, bin, root, "resume", m[1], "--temporal", addr, "--event", "GO-ON")
+		require.Equal(t, 4, code, out+stderr)
+		assert.Contains(t, out, "paused in s1")
+	})
 	t.Run("export --run of a blueprint's run reads the blueprint", func(t *testing.T) {
 		// The run's spec is the translation: the blueprint on disk is
 		// translated to be compared with it (it was "undef.json changed

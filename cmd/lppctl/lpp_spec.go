@@ -265,24 +265,58 @@ func blueprintName(spec *mspec.Spec, name string) string {
 // no payload (else the waiting state takes the event again), so it would
 // find no transition again: lpp drops it (GATES_FAILED).
 func driverEventRefused(spec *mspec.Spec, hint, state, event string, accepts []string) string {
-	if spec == nil || !lpp.IsBlueprint(spec.Source) || slices.Contains(accepts, event) {
-		return "" // the state takes the event again (its gates read the payload, or START): the guard's refusal says why not
-	}
-	s, ok := lpp.DriverEventFailed(spec, state, event)
-	if !ok {
+	if spec == nil || !lpp.IsBlueprint(spec.Source) {
 		return ""
 	}
 	bp, _ := lpp.Parse(spec.File, spec.Source)
 	if bp == nil {
 		return ""
 	}
+	return driverEventMsg(spec, bp.Spelling, hint, state, event, accepts)
+}
+
+// driverEventTemporal is driverEventRefused for a run on Temporal, whose
+// workflow holds the blueprint's translation (src) rather than the
+// blueprint: the translation's # lpp-blueprint: line gives the blueprint's
+// spelling, and its own states the events the run waits for.
+func driverEventTemporal(src []byte, hint, state, event string) string {
+	if !lpp.IsImported(src) {
+		return ""
+	}
+	spec, _ := mspec.Parse("spec.yaml", src)
+	if spec == nil || spec.State(state) == nil {
+		return ""
+	}
+	var accepts []string
+	for _, on := range spec.State(state).On {
+		accepts = mspec.AppendUnique(accepts, on.Event)
+	}
+	for _, ev := range spec.Events {
+		if slices.Contains(ev.From, "*") || slices.Contains(ev.From, state) {
+			accepts = mspec.AppendUnique(accepts, ev.Name)
+		}
+	}
+	spelling := func(name string) string { return lpp.ImportedSpelling(src, name) }
+	return driverEventMsg(spec, spelling, hint, state, event, accepts)
+}
+
+// driverEventMsg is the refusal itself, names given in the blueprint's
+// spelling.
+func driverEventMsg(spec *mspec.Spec, spelling func(string) string, hint, state, event string, accepts []string) string {
+	if slices.Contains(accepts, event) {
+		return "" // the state takes the event again (its gates read the payload, or START): the guard's refusal says why not
+	}
+	s, ok := lpp.DriverEventFailed(spec, state, event)
+	if !ok {
+		return ""
+	}
 	names := make([]string, len(accepts))
 	for i, e := range accepts {
-		names[i] = bp.Spelling(e)
+		names[i] = spelling(e)
 	}
-	ev := bp.Spelling(event)
+	ev := spelling(event)
 	msg := fmt.Sprintf("cannot fire event %q in state %q: the driver fired %s on entering %s and none of its %s transitions passed; their gates read no payload and the context has not changed since, so %s would find none again (lpp drops it: GATES_FAILED)",
-		ev, bp.Spelling(s), ev, bp.Spelling(s), ev, ev)
+		ev, spelling(s), ev, spelling(s), ev, ev)
 	if len(names) > 0 {
 		msg += fmt.Sprintf("; the run waits for %s: %s --event NAME", strings.Join(names, ", "), hint)
 	}

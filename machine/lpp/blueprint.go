@@ -211,9 +211,6 @@ type Action struct {
 	// nonFinite: the set value holds a number lppctl cannot carry (NaN,
 	// Infinity, 1e400; see nonfinite.go), refused when a transition runs it.
 	nonFinite *jsonpos.Node
-	// badField: a path event.payload.NAME whose NAME is not an identifier
-	// (load_payloadname.go), refused when a transition runs the action.
-	badField *jsonpos.Node
 
 	// compute
 	ComputeUnit string

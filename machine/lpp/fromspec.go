@@ -705,6 +705,16 @@ func (w *writer) stepActions(st *mspec.State) ([]jobj, error) {
 // wrote) gives to what its blueprint names name (finish_it for finish-it),
 // or name itself: a run of the translation takes an event by the
 // blueprint's spelling, as a run of the blueprint does.
+// ImportedSpelling is the blueprint's spelling of the translation's
+// name (finish_it: finish-it) in the spec src an import wrote; name
+// itself when the import kept it.
+func ImportedSpelling(src []byte, name string) string {
+	if md := readMeta(src); md != nil && md.Names[name] != "" {
+		return md.Names[name]
+	}
+	return name
+}
+
 func ImportedName(src []byte, name string) string {
 	md := readMeta(src)
 	if md == nil {

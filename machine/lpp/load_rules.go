@@ -164,7 +164,6 @@ func (d *decoder) actions(n *jsonpos.Node, bp *Blueprint) {
 			a.Unknown, a.TypePos = true, tn.Pos
 		}
 		a.Type = typ
-		a.badField = payloadFieldNode(m.Val)
 		bp.Actions = append(bp.Actions, a)
 	}
 }
@@ -284,11 +283,6 @@ func (d *decoder) transitions(n *jsonpos.Node, bp *Blueprint) {
 				case a.Unknown:
 					d.errorf(p, len([]rune(id))+2, `use "set", "compute" or "emit"`,
 						"%s runs action %q of unknown type %q: lpp's loader refuses it too", what, id, a.Type)
-				case a.badField != nil && !refused[a.ID]:
-					refused[a.ID] = true
-					n := a.badField
-					f := badPayloadField(n.Str)
-					d.errorf(n.Pos, len([]rune(n.Str))+2, badFieldHint(f), "%s: %s, and %s runs the action", badFieldMsg(id, f), badFieldWhy, what)
 				case a.nonFinite != nil && !refused[a.ID]:
 					refused[a.ID] = true
 					n := a.nonFinite
@@ -365,10 +359,6 @@ func (d *decoder) unusedRules(bp *Blueprint) {
 		if a.nonFinite != nil && !run[a.ID] {
 			n := a.nonFinite
 			d.warnf(n.Pos, len(n.Str), insteadHint(n), "the value of action %q is %s: %s; no transition runs the action (export writes null)", a.ID, pyReads(n), cannotCarry)
-		}
-		if n := a.badField; n != nil && !run[a.ID] {
-			f := badPayloadField(n.Str)
-			d.warnf(n.Pos, len([]rune(n.Str))+2, badFieldHint(f), "%s: %s; no transition runs the action", badFieldMsg(a.ID, f), badFieldWhy)
 		}
 		if a.Unknown && !run[a.ID] {
 			d.warnf(a.TypePos, len([]rune(a.Type))+2, `use "set", "compute" or "emit"`,

@@ -374,6 +374,8 @@ func (tr *translator) yaml() (text []byte, origins []mspec.Pos) {
 	// Last, so that the lines above keep their numbers.
 	w("# lpp ignores the payload keys a blueprint does not read: lppctl drops them, with a warning.")
 	w("extra_payload_fields: drop")
+	w("# lpp's gate evaluator counts a gate it cannot evaluate (a type clash on a value nothing types) as false: so does lppctl, with a warning.")
+	w("guard_errors: as_false")
 	return b.Bytes(), origins
 }
 

@@ -467,7 +467,7 @@ func (tr *translator) dispatch(s, e string, list []*Transition, from string, inN
 	return []sTrans{{to: names[0], set: []kvExpr{{payloadVar, pay}}, note: "evaluate the compute gates of " + e, pos: list[0].Pos}}
 }
 
-var payloadRefRE = regexp.MustCompile(`event\.payload\??\.([A-Za-z_][A-Za-z0-9_]*)`)
+var payloadRefRE = regexp.MustCompile(`event\.payload\??\.([A-Za-z_][A-Za-z0-9_]*)|event\.payload(?:\?\.)?\[("(?:[^"\\]|\\.)*")\]`)
 
 // transition translates one blueprint transition in ctx: its guard, the
 // sets that can run on it, and helper states for the rest of its actions.
@@ -688,7 +688,7 @@ func needsFallback(next []sTrans) bool { return len(next) == 0 || next[len(next)
 func (tr *translator) capture(e string) string {
 	parts := make([]string, len(tr.fields[e]))
 	for i, f := range tr.fields[e] {
-		parts[i] = strconv.Quote(f.k) + ": event.payload." + f.k
+		parts[i] = strconv.Quote(f.k) + ": " + fieldOf("event.payload", f.k, false)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

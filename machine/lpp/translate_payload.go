@@ -77,9 +77,9 @@ func (tr *translator) wholePayload(form byte, e string) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
 		if form == wholeGuard {
-			parts[i] = "[" + strconv.Quote(f.k) + ", event.payload." + f.k + "]"
+			parts[i] = "[" + strconv.Quote(f.k) + ", " + fieldOf("event.payload", f.k, false) + "]"
 		} else {
-			parts[i] = strconv.Quote(f.k) + ": event.payload." + f.k
+			parts[i] = strconv.Quote(f.k) + ": " + fieldOf("event.payload", f.k, false)
 		}
 	}
 	if form == wholeGuard {

@@ -35,6 +35,23 @@ func (tr *translator) readField(e, src, lppType string) {
 	}
 }
 
+// fieldOf reads the payload field f of base (event.payload, a record, or
+// lpp_payload, a map: nil-safe): base.f, or base["f-x"] for a field
+// whose name is not an identifier (lpp reads any key).
+func fieldOf(base, f string, nilSafe bool) string {
+	dot := "."
+	if nilSafe {
+		dot = "?."
+	}
+	if gate.IdentRE.MatchString(f) && !gate.ReservedName(f) {
+		return base + dot + f
+	}
+	if !nilSafe {
+		dot = ""
+	}
+	return base + dot + "[" + strconv.Quote(f) + "]"
+}
+
 // keyPath is the nil-safe read of the dotted keys rest of a dict:
 // ?.k, or ?.["k-x"] for a key that is not an identifier.
 func keyPath(rest string) string {
@@ -73,10 +90,7 @@ func readsEvent(s string) bool {
 func (tr *translator) ref(s, payload, e string) string {
 	if f, ok := strings.CutPrefix(s, "event.payload."); ok {
 		root, rest, nested := strings.Cut(f, ".")
-		x := payload + "?." + root
-		if payload == "event.payload" {
-			x = "event.payload." + root
-		}
+		x := fieldOf(payload, root, payload != "event.payload")
 		if nested { // None as soon as a key is missing
 			x += keyPath(rest)
 		}
@@ -200,7 +214,14 @@ func (tr *translator) payloadFields(e, x, typ string) {
 	container := map[string]string{} // read with .k or [i]: a dict or a list, whatever else it is compared with
 	var order []string
 	for _, m := range payloadRefRE.FindAllStringSubmatchIndex(x, -1) {
-		f := x[m[2]:m[3]]
+		var f string
+		if m[2] >= 0 {
+			f = x[m[2]:m[3]]
+		} else if q, err := strconv.Unquote(x[m[4]:m[5]]); err == nil {
+			f = q // event.payload["first-name"]
+		} else {
+			continue
+		}
 		if _, seen := guess[f]; !seen {
 			order = append(order, f)
 		}
@@ -238,7 +259,9 @@ var (
 func usedAs(after string) string {
 	switch {
 	case usedAsBool.MatchString(after):
-		return "boolean"
+		// `is True` (expr's == true): Python's is holds for True only,
+		// and lpp takes any value (1 is True is False): nothing to refuse
+		return ""
 	case usedAsNumber.MatchString(after):
 		return "number"
 	}

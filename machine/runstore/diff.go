@@ -22,6 +22,9 @@ func DiffSpecs(old, new *mspec.Spec) []string {
 	if old.DropExtraPayload != new.DropExtraPayload {
 		out = append(out, fmt.Sprintf("extra_payload_fields: %s → %s", extraPayload(old), extraPayload(new)))
 	}
+	if old.GuardErrorsFalse != new.GuardErrorsFalse {
+		out = append(out, fmt.Sprintf("guard_errors: %s → %s", guardErrors(old), guardErrors(new)))
+	}
 	oldVars, newVars := map[string]string{}, map[string]string{}
 	for _, v := range old.Context {
 		oldVars[v.Name] = fmt.Sprintf("%s %q %v", v.Type, v.Enum, v.Default)
@@ -182,4 +185,13 @@ func extraPayload(s *mspec.Spec) string {
 		return mspec.ExtraDrop
 	}
 	return mspec.ExtraRefuse
+}
+
+// guardErrors is what a guard that cannot be evaluated does, as the
+// spec's guard_errors key says it.
+func guardErrors(s *mspec.Spec) string {
+	if s.GuardErrorsFalse {
+		return mspec.GuardErrorsAsFalse
+	}
+	return mspec.GuardErrorsFail
 }

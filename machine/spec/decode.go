@@ -318,7 +318,7 @@ func (d *decoder) exprText(n *yaml.Node, what string) (string, bool) {
 
 var LimitKeys = []string{"max_transitions"}
 
-var TopKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "extra_payload_fields", "limits", "invariants"}
+var TopKeys = []string{"lpp", "name", "description", "context", "initial", "states", "events", "extra_payload_fields", "guard_errors", "limits", "invariants"}
 
 func (d *decoder) spec(n *yaml.Node, s *Spec) {
 	f := d.fields(n, "the spec", TopKeys...)
@@ -372,6 +372,9 @@ func (d *decoder) spec(n *yaml.Node, s *Spec) {
 	}
 	if v, ok := f["extra_payload_fields"]; ok {
 		d.extraPayload(v.val, s)
+	}
+	if v, ok := f["guard_errors"]; ok {
+		d.guardErrors(v.val, s)
 	}
 	if v, ok := f["limits"]; ok {
 		if d.wantMapping(v.val, "limits") {

@@ -264,9 +264,9 @@ func (d *decoder) payload(n *yaml.Node, event string) []*PayloadField {
 			continue
 		}
 		seen[name] = true
-		if !IdentRE.MatchString(name) {
-			d.errorf(pos(k), span(k), "payload field name %q is not an identifier", name)
-			d.hintLast("use letters, digits and underscores, starting with a letter")
+		if name == "" {
+			d.errorf(pos(k), span(k), "payload field name is empty")
+			d.hintLast("name the field: a JSON key (read a name that is not an identifier as event.payload[\"first-name\"])")
 			continue
 		}
 		pf := &PayloadField{Var: Var{Name: name, Pos: pos(k), TypePos: pos(v), DefPos: pos(k)}, Required: true}

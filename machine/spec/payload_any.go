@@ -37,6 +37,28 @@ func (d *decoder) extraPayload(n *yaml.Node, s *Spec) {
 	s.DropExtraPayload = n.Value == ExtraDrop
 }
 
+// A guard whose evaluation fails (a type clash on a value nothing types, a
+// key read from a number) stops the run, failed, unless the spec says
+// `guard_errors: as_false`: then it is false, with a warning on the step,
+// as lpp's gate evaluator counts any failure (lpp-format §8). `lppctl
+// import lpp` writes it.
+
+// The values of `guard_errors:`.
+const (
+	GuardErrorsFail    = "fail"
+	GuardErrorsAsFalse = "as_false"
+)
+
+// guardErrors decodes the top-level `guard_errors:`.
+func (d *decoder) guardErrors(n *yaml.Node, s *Spec) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" || (n.Value != GuardErrorsFail && n.Value != GuardErrorsAsFalse) {
+		d.errorf(pos(n), span(n), "guard_errors must be %s or %s, not %s", GuardErrorsFail, GuardErrorsAsFalse, kindName(n))
+		d.hintLast("fail (the default) stops the run when a guard cannot be evaluated; as_false takes the guard as false, with a warning on the step")
+		return
+	}
+	s.GuardErrorsFalse = n.Value == GuardErrorsAsFalse
+}
+
 // isPayloadType reports whether t may type a payload field.
 func isPayloadType(t Type) bool { return t == TypeAny || isValidVarType(t) }
 

@@ -227,8 +227,8 @@ func JSONSchemaFor(reg ActionNames) []byte {
 						{"note", str("A comment shown on diagrams.")},
 						{"payload", &schema{
 							Type:                 []string{"object", "null"},
-							Description:          "The event's payload fields: name → type. A payload given with --payload or by an action is checked against them; `event.payload.FIELD` is type-checked.",
-							PropertyNames:        &schema{Pattern: ident},
+							Description:          "The event's payload fields: name → type. A payload given with --payload or by an action is checked against them; `event.payload.FIELD` (`event.payload[\"first-name\"]` for a name that is not an identifier) is type-checked.",
+							PropertyNames:        &schema{MinLength: ptr(1)},
 							AdditionalProperties: ref("payloadField"),
 						}},
 						{"transitions", &schema{Type: "array", Items: ref("eventTransition"), Description: "The event's transitions, tried in order (instead of from/to/when/set)."}},
@@ -273,6 +273,11 @@ func JSONSchemaFor(reg ActionNames) []byte {
 				Type:        "string",
 				Enum:        []any{ExtraRefuse, ExtraDrop},
 				Description: "What a payload field no event declares does: refuse (the default) refuses the event; drop leaves the field out, with a warning on the step that takes the event (imported L++ blueprints: lpp ignores the keys a blueprint does not read).",
+			}},
+			{"guard_errors", &schema{
+				Type:        "string",
+				Enum:        []any{GuardErrorsFail, GuardErrorsAsFalse},
+				Description: "What a guard whose evaluation fails does: fail (the default) stops the run, failed; as_false takes the guard as false, with a warning on the step (imported L++ blueprints: lpp's gate evaluator counts any failure as false).",
 			}},
 			{"limits", &schema{
 				Type:                 "object",

@@ -37,6 +37,10 @@ type Spec struct {
 	// with a warning, rather than refused (`extra_payload_fields: drop`,
 	// see payload_any.go).
 	DropExtraPayload bool
+	// GuardErrorsFalse: a guard whose evaluation fails is false, with a
+	// warning on the step, rather than stopping the run (`guard_errors:
+	// as_false`, see payload_any.go).
+	GuardErrorsFalse bool
 
 	vars   map[string]*Var
 	states map[string]*State

@@ -224,7 +224,7 @@ func (env *Env) truth(o gout, n *Node) (gout, error) {
 	if o.bool {
 		return o, nil
 	}
-	if len(o.nils) > 0 && (len(o.nils) > 1 || o.nils[0] != o.s) && o.typ != tAny {
+	if len(o.nils) > 0 && (len(o.nils) > 1 || o.nils[0] != o.s) {
 		// arithmetic with None is None, which is false: n + 1 is false
 		// when n is None (and is not evaluated)
 		t, err := env.truth(gout{s: o.s, prec: o.prec, typ: o.typ}, n)
@@ -266,6 +266,14 @@ func (o gout) nilOr() string {
 		return o.at(precOr)
 	}
 	return "(" + isNil(o.nils) + " ? nil : " + o.at(precOr) + ")"
+}
+
+// nilOrAt is nilOr at precedence min.
+func (o gout) nilOrAt(min int) string {
+	if len(o.nils) == 0 || len(o.nils) == 1 && o.nils[0] == o.s {
+		return o.at(min)
+	}
+	return o.nilOr()
 }
 
 // nonNil is the condition that none of the reads is None ("" for none).
@@ -340,13 +348,25 @@ func (env *Env) emit(n *Node) (gout, error) {
 		env.definedUnless(name)
 		return gout{s: name, prec: precAtom, typ: t, nils: []string{name}}, nil
 	case "list":
-		parts := make([]string, len(n.Kids))
-		for i, k := range n.Kids {
+		var parts []string
+		seen := map[string]bool{}
+		for _, k := range n.Kids {
 			o, err := env.valueOf(k)
 			if err != nil {
 				return gout{}, err
 			}
-			parts[i] = o.s
+			if n.Text == "{" {
+				if g := group(o.typ); (g == "arr" || g == "obj") && o.lit != "(" { // a tuple is hashable
+					// {[1], x}: a list, a dict or a set is unhashable
+					env.clash(k.Col, k.Span, "a set holding "+TypeArticle(o.typ), o.nils)
+				}
+				if key := constKey(k); key != "" && seen[key] {
+					continue // {1, 1.0, True} is {1}: a set holds each value once
+				} else if key != "" {
+					seen[key] = true
+				}
+			}
+			parts = append(parts, o.s)
 		}
 		return gout{s: "[" + strings.Join(parts, ", ") + "]", prec: precAtom, typ: tArray, lit: n.Text}, nil
 	case "and", "or":
@@ -557,6 +577,25 @@ func (env *Env) comparison(n *Node) (gout, error) {
 			parts[i] = map[bool]string{true: "false", false: "true"}[op == "=="]
 			continue
 		}
+		if (op == "==" || op == "!=") && l.lit == "{" {
+			// sets are equal whatever their order: {1, 2} == {2, 1}
+			s := "(all(" + l.s + ", # in " + r.s + ") && all(" + r.s + ", # in " + l.s + "))"
+			if op == "!=" {
+				s = "!" + s
+			}
+			parts[i] = s
+			continue
+		}
+		if op == "in" || op == "not in" {
+			s, ok, err := env.inLiteral(op, l, r, n.Kids[i+1])
+			if err != nil {
+				return gout{}, err
+			}
+			if ok {
+				parts[i] = s
+				continue
+			}
+		}
 		if s, ok := boolIn(op, l, r, n.Kids[i+1]); ok {
 			parts[i] = s
 			continue
@@ -640,8 +679,12 @@ func compare(op string, l, r gout, ln, rn *Node, col int) (string, error) {
 			return noneTest(l, eq), nil
 		case l.typ == tNone:
 			return noneTest(r, eq), nil
-		case len(l.nils) == 0 && len(r.nils) == 0, l.s == "true" || l.s == "false" || r.s == "true" || r.s == "false":
-			return ls + " " + op + " " + rs, nil // expr compares nil with a bool as Python does
+		case len(l.nils) == 0 && len(r.nils) == 0:
+			return ls + " " + op + " " + rs, nil
+		case l.s == "true" || l.s == "false" || r.s == "true" || r.s == "false":
+			// expr compares nil with a bool as Python does; arithmetic
+			// with None is None, not evaluated (n * None is not True)
+			return l.nilOrAt(precCmp+1) + " " + op + " " + r.nilOrAt(precCmp+1), nil
 		case len(l.nils) == 0 || len(r.nils) == 0:
 			nils := append(slices.Clone(l.nils), r.nils...)
 			if eq {

@@ -35,9 +35,6 @@ func (env *Env) attr(n *Node) (gout, error) {
 		if IdentRE.MatchString(n.Text) && !ReservedName(n.Text) {
 			return gout{s: base.s + "." + n.Text, prec: precAtom, typ: tAny, nils: []string{base.s + "." + n.Text}, payField: true}, nil
 		}
-		if !IdentRE.MatchString(n.Text) {
-			return gout{}, badPayloadField(col, n.Text)
-		}
 		x := base.s + "[" + strconv.Quote(n.Text) + "]"
 		return gout{s: x, prec: precAtom, typ: tAny, nils: []string{x}, payField: true}, nil
 	}
@@ -123,9 +120,6 @@ func (env *Env) subscript(n *Node) (gout, error) {
 	case base.typ == tArray:
 		x = "get(" + base.s + ", " + idx.s + ")" // None out of range, and on None
 	default: // a dict's key, None when missing, None on None
-		if k := n.Kids[1]; base.typ == tEvPay && k.Op == "str" && !IdentRE.MatchString(k.Text) {
-			return gout{}, badPayloadField(k.Col, k.Text)
-		}
 		if k := n.Kids[1]; k.Op == "str" && IdentRE.MatchString(k.Text) && !ReservedName(k.Text) {
 			x = base.at(precAtom) + "?." + k.Text
 		} else {
@@ -257,13 +251,6 @@ func (env *Env) anyAllOfList(fn string, list *Node) (gout, error) {
 	return gout{s: fn + "([" + strings.Join(parts, ", ") + "], #)", prec: precAtom, typ: tBool, bool: true}, nil
 }
 
-// badPayloadField refuses a payload field whose name is not an
-// identifier: lppctl's payloads are records of declared fields.
-func badPayloadField(col int, name string) error {
-	return gateErr(col, max(len([]rune(name)), 1), "rename the field, in the blueprint and in the events its callers send, to letters, digits and underscores (not starting with a digit)",
-		"payload field %q: its name is not an identifier, and lppctl's event payloads are records whose field names are identifiers, so lppctl cannot read it (lpp reads any key)", name)
-}
-
 func plural(n int, w string) string {
 	if n == 1 {
 		return "1 " + w
@@ -342,9 +329,6 @@ func (env *Env) get(recv gout, args []*Node, n *Node, col int) (gout, error) {
 	key, err := env.valueOf(args[0])
 	if err != nil {
 		return gout{}, err
-	}
-	if recv.typ == tEvPay && args[0].Op == "str" && !IdentRE.MatchString(args[0].Text) {
-		return gout{}, badPayloadField(args[0].Col, args[0].Text)
 	}
 	var s string
 	if args[0].Op == "str" && IdentRE.MatchString(args[0].Text) && !ReservedName(args[0].Text) {

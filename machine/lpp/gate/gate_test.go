@@ -123,7 +123,7 @@ var TranslateGateCases = []struct{ Src, Want string }{
 	{`True in items`, `(items != nil && py_in(true, items))`},
 	{`approved not in items`, `(items == nil || !py_in(approved, items))`},
 	{`approved in [True, None]`, `approved in [true, nil]`},
-	{`meta['k'] in ['a', 1]`, `meta?.k in ["a", 1]`},
+	{`meta['k'] in ['a', 1]`, `py_in(meta?.k, ["a", 1])`}, // Python's ==: 2 in ['a'] is False where expr's in refuses an int among strings
 	{`name * 2 == 'abab'`, `(name == nil || py_ok("mul", name, 2)) && (name != nil && py_mul(name, 2) == "abab")`},
 	{`items + ['z'] == ['x', 'z']`, `(items != nil && concat(items, ["z"]) == ["x", "z"])`},
 	{`items < ['y']`, `py_ok("cmp", items, "<", ["y"]) && py_cmp(items, "<", ["y"])`},

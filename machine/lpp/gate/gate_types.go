@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // group is the kind of values of a type for Python's operators: "num"
@@ -138,6 +139,30 @@ func (env *Env) arithmetic(n *Node, l, r gout) (gout, error) {
 	isNum := func(g string) bool { return g == "num" || g == "bool" }
 	switch {
 	case lg == "any" || rg == "any":
+		other := rg // the typed side's group ("any" when both are untyped)
+		if rg == "any" {
+			other = lg
+		}
+		switch {
+		case other == "obj", (other == "arr" || other == "str") && (op == "-" || op == "/" || op == "//" || op == "%"):
+			// a dict in arithmetic, a list or a string minus or divided by
+			// anything: a TypeError whatever the other value (expr refused
+			// the translation: mismatched types any and list)
+			env.clash(n.opCol[0], len(op), fmt.Sprintf("%s %s %s", TypeArticle(l.typ), op, TypeArticle(r.typ)), nils)
+			return gout{s: "nil", prec: precAtom, typ: tNone}, nil
+		case op == "+" && other == "arr": // a TypeError unless the other is a list too
+			return call("concat", l.s, r.s, tArray), nil
+		case op == "*" && (other == "arr" || other == "str"): // a repetition if the other is an int
+			ok := "py_ok(\"mul\", " + l.s + ", " + r.s + ")"
+			if u := env.unknown(nils); len(u) > 0 {
+				ok = "(" + isNil(u) + " || " + ok + ")"
+			}
+			env.okIf(ok)
+			return call("py_mul", l.s, r.s, tAny), nil
+		case op == "/" && other != "any" && other != "none":
+			env.divisorOK(r, r.at(precCmp+1), nils)
+			return infix(l.at(prec), r.at(prec+1), tNumber), nil // true division gives a float (expr types it so)
+		}
 		switch op {
 		case "//", "%": // the operands' types are known only when the gate runs
 			fn := map[string]string{"//": "py_floordiv", "%": "py_mod"}[op]
@@ -217,6 +242,9 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 		// bool: True == 1, False == 0.0. A payload field is typed from
 		// this very comparison (a number): expr's == holds.
 		loose = loose || lg == "num" && rg == "any" && !r.payField || lg == "any" && !l.payField && rg == "num"
+		// two values whose types are unknown until the gate runs
+		// (o['a'] == o['b']): either may be a number or a bool
+		loose = loose || lg == "any" && rg == "any" && !l.payField && !r.payField
 		if !loose && (lg == rg || lg == "any" || rg == "any" || lg == "none" || rg == "none") {
 			return "", false
 		}
@@ -237,6 +265,18 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 		return "", false
 	case "in", "not in":
 		switch {
+		case rg == "obj" && (lg == "arr" || lg == "obj") && l.lit != "(":
+			// a list, a dict or a set as a dict's key: unhashable, a
+			// TypeError unless the dict is None (expr refused the
+			// translation: cannot use list as type string in map key)
+			if u := env.unknown(r.nils); len(u) > 0 {
+				env.okIf("(" + isNil(u) + ")")
+			} else {
+				env.okIf("false")
+			}
+			env.LppFalse = append(env.LppFalse, gateErr(col, len(op), "compare or combine values of the same type",
+				"%q with %s on its left and a dict on its right: Python raises a TypeError (unhashable), so lpp evaluates the gate false wherever it gets there, and so does lppctl", op, TypeArticle(l.typ)))
+			return map[bool]string{true: "false", false: "true"}[op == "in"], true
 		case rg == "none":
 			return map[bool]string{true: "false", false: "true"}[op == "in"], true // x in None is False in lpp
 		case rg == "str" && (lg == "str" || lg == "any" || lg == "none"), rg == "arr" || rg == "obj" || rg == "any":
@@ -250,7 +290,15 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	switch {
 	case lg == "none" || rg == "none":
 		return "false", true // an ordering with None is False in lpp
-	case l.loose || r.loose: // the types are known only when the gate runs
+	case (l.lit == "(") != (r.lit == "("):
+		// a tuple orders only with a tuple, and a context holds none: a
+		// TypeError ([1] < (1, 2)), or None, which is False too
+		return "false", true
+	case l.loose || r.loose, // the types are known only when the gate runs
+		// a value of any type against a list, a dict or a bool, which
+		// expr's orderings refuse before the gate runs (x < (1, 2),
+		// x < True): Python's ordering, false where Python raises
+		lg == "any" && (rg == "arr" || rg == "obj" || rg == "bool"), rg == "any" && (lg == "arr" || lg == "obj" || lg == "bool"):
 		// (with None on a side, the ordering is False, and arithmetic
 		// with None is None: neither is evaluated)
 		u := env.unknown(nils)
@@ -274,4 +322,77 @@ func (env *Env) crossCompare(op string, l, r gout, col int) (string, bool) {
 	}
 	env.clash(col, len(op), fmt.Sprintf("%s %s %s", TypeArticle(l.typ), op, TypeArticle(r.typ)), nils)
 	return "false", true
+}
+
+// constKey is the value of a constant item as a set holds it (1, 1.0 and
+// True are one value; "" for an item that is no constant).
+func constKey(n *Node) string {
+	switch n.Op {
+	case "str":
+		return "s" + n.Text
+	case "num":
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Text, "_", ""), 64)
+		if err != nil {
+			return ""
+		}
+		return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+	case "const":
+		return map[string]string{"True": "n1", "False": "n0", "None": "None"}[n.Text]
+	}
+	return ""
+}
+
+// tupleKind is "(" for a tuple, "{" for a set, "" for any other value: a
+// tuple equals only a tuple and a set only a set, and a context holds
+// neither (JSON has lists only).
+func tupleKind(n *Node) string {
+	if n.Op == "list" {
+		return n.Text
+	}
+	return ""
+}
+
+// inLiteral translates x in y where Python's == tells apart what expr's
+// lists do not: a tuple or set literal is in no list a context holds
+// (() in l is False), in a list literal only the items of its own kind
+// may equal it (() in [[]] is False, () in [()] True), and a value of a
+// type unknown until the gate runs (a payload field, a dict's key) is
+// compared with a list literal's items by Python's == (2 in ['a'] is
+// False, 1 in [True] True), not by expr's in, which refuses an int among
+// strings. ok is false when nothing of this applies.
+func (env *Env) inLiteral(op string, l, r gout, rn *Node) (string, bool, error) {
+	never := map[bool]string{true: "false", false: "true"}[op == "in"]
+	if rn.Op != "list" {
+		if l.lit == "{" && group(r.typ) == "obj" {
+			return "", false, nil // a set as a dict's key: unhashable (crossCompare)
+		}
+		if l.lit != "" && group(r.typ) != "str" {
+			return never, true, nil // () in l: l holds no tuple (None: in is False too)
+		}
+		return "", false, nil
+	}
+	var kept []*Node
+	for _, k := range rn.Kids {
+		if tupleKind(k) == l.lit || l.lit == "" && tupleKind(k) == "" {
+			kept = append(kept, k)
+		}
+	}
+	if len(kept) == 0 {
+		return never, true, nil
+	}
+	r, err := env.valueOf(&Node{Op: "list", Text: rn.Text, Col: rn.Col, Span: rn.Span, Kids: kept})
+	if err != nil {
+		return "", false, err
+	}
+	if g := group(l.typ); (g == "any" || g == "arr" || g == "obj") && l.lit == "" {
+		s := "py_in(" + l.nilOr() + ", " + r.s + ")"
+		if op == "not in" {
+			s = "!" + s
+		}
+		return s, true, nil
+	}
+	if len(kept) == len(rn.Kids) {
+		return "", false, nil
+	}
+	return l.at(precCmp+1) + " " + op + " " + r.s, true, nil
 }

@@ -146,6 +146,14 @@ func Parse(file string, src []byte) (*Mapping, mspec.Diagnostics) {
 					errorf(uv, "", "function %q of unit %q is not a Python identifier", u.Function, uk.Value)
 					continue
 				}
+				if d := filepath.ToSlash(filepath.Dir(filepath.Clean(u.Script))); d == "." || d == "/" {
+					// the policy's script_dirs are write-protected folders
+					// below the run's: never the folder itself (the gateway
+					// refuses "." when the run starts)
+					errorf(uv, "move it into a folder, e.g. scripts/"+filepath.Base(u.Script)+", and write that path here",
+						"script %q of unit %q is not in a folder: lppctl runs compute scripts only from folders below the one the run starts in (the policy's script_dirs, which it write-protects)", u.Script, uk.Value)
+					continue
+				}
 				m.Units[uk.Value] = u
 			}
 		case "driver":

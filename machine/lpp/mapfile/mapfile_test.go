@@ -36,13 +36,18 @@ func TestParseMappingErrors(t *testing.T) {
 		{"units:\n  nocolon: a.py", `m.yaml:2:3: error: "nocolon" is not a compute unit name (namespace:operation); write it as "namespace:operation"`},
 		{"units:\n  a:b: a.sh", `m.yaml:2:8: error: unit "a:b" needs a script (a .py file); give the path of a Python script, e.g. scripts/a.py`},
 		{"units:\n  a:b: {script: a.py, function: 1x}", `m.yaml:2:8: error: function "1x" of unit "a:b" is not a Python identifier`},
-		{"units:\n  a:b: {script: a.py, fn: x}", `m.yaml:2:23: error: unknown key "fn" in unit "a:b"; known keys: script, function`},
+		{"units:\n  a:b: {script: s/a.py, fn: x}", `m.yaml:2:25: error: unknown key "fn" in unit "a:b"; known keys: script, function`},
 		{"driver:\n  auto: DONE", "m.yaml:2:9: error: driver auto must be a list of event names; write a list, e.g. [DONE]"},
 		{"driver:\n  auto: [DO-NE]", `m.yaml:2:10: error: "DO-NE" is not an event name`},
 		{"driver:\n  later: [X]", `m.yaml:2:3: error: unknown key "later" in driver; known keys: start, auto`},
 		{"unit: {}", `m.yaml:1:1: error: unknown key "unit" in the compute mapping; known keys: units, driver`},
 		{"- a", "m.yaml:1:1: error: a compute mapping must be a mapping; write `units:` and `driver:` keys"},
 		{"units: {a", "m.yaml:1:1: error: invalid YAML: line 1: did not find expected ',' or '}'"},
+		// a script beside the blueprint: the run's default policy refused it
+		// when the run started ("script_dirs[0]: "." must start with a fixed
+		// directory such as scripts"), naming neither the unit nor the fix
+		{"units:\n  u:echo: {script: u.py, function: echo}", `m.yaml:2:11: error: script "u.py" of unit "u:echo" is not in a folder: lppctl runs compute scripts only from folders below the one the run starts in (the policy's script_dirs, which it write-protects); move it into a folder, e.g. scripts/u.py, and write that path here`},
+		{"units:\n  u:echo: ./u.py", `m.yaml:2:11: error: script "./u.py" of unit "u:echo" is not in a folder: lppctl runs compute scripts only from folders below the one the run starts in (the policy's script_dirs, which it write-protects); move it into a folder, e.g. scripts/u.py, and write that path here`},
 	}
 	for _, tt := range tests {
 		_, diags := Parse("m.yaml", []byte(tt.src))
