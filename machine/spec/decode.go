@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -232,6 +233,8 @@ type field struct {
 // "did you mean"), and returns the known ones by name.
 func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]field {
 	out := make(map[string]field, len(n.Content)/2)
+	var dups []*yaml.Node // the keys given again
+	at := 0               // where in d.diags the first one's error goes
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if v.Kind == yaml.AliasNode && v.Alias != nil {
@@ -242,8 +245,10 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 		}
 		name := k.Value
 		if _, dup := out[name]; dup {
-			d.errorf(pos(k), span(k), "duplicate key %q in %s", name, what)
-			d.hintLast("remove one of them")
+			if len(dups) == 0 {
+				at = len(d.diags)
+			}
+			dups = append(dups, k)
 			continue
 		}
 		if !Contains(known, name) {
@@ -257,7 +262,34 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 		}
 		out[name] = field{key: k, val: v}
 	}
+	if len(dups) > 0 {
+		d.diags = slices.Insert(d.diags, at, duplicateKeys(d.file, what, dups, n.Kind == yaml.MappingNode && n.Style&yaml.FlowStyle == 0))
+	}
 	return out
+}
+
+// duplicateKeys is the one error for the keys of a mapping given again:
+// several of them in a block mapping are most often a second item of a
+// list whose first line (`- to: ...`) was lost, so that its keys joined
+// the item above.
+func duplicateKeys(file, what string, dups []*yaml.Node, block bool) Diagnostic {
+	k := dups[0]
+	d := Diagnostic{Severity: SevError, File: file, Pos: pos(k), Span: span(k),
+		Msg: fmt.Sprintf("duplicate key %q in %s", k.Value, what), Hint: "remove one of them"}
+	if len(dups) == 1 {
+		return d
+	}
+	names := make([]string, len(dups))
+	for i, k := range dups {
+		names[i] = strconv.Quote(k.Value)
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	d.Msg = fmt.Sprintf("duplicate keys %s in %s: from line %d, keys given above are given again", list, what, k.Line)
+	d.Hint = "remove one of each"
+	if block {
+		d.Hint = fmt.Sprintf("if they are another item's, its first line (a `- ` line, such as `- to: ...`) is missing before line %d; else remove one of each", k.Line)
+	}
+	return d
 }
 
 func Contains(list []string, s string) bool {

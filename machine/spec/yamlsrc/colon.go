@@ -116,3 +116,54 @@ func firstErrorLine(src []byte) (line int, failed bool) {
 		return line, true
 	}
 }
+
+// missingDash finds the mistake behind "did not find expected key" on a
+// list item (`- {to: b}`, line): the lines above it, up to their parent
+// (`next:`), are keys indented as a list item's with no `- ` starting
+// their item: its first line (`- to: a`) was lost. It is that mistake only
+// when the file with a `- ` put before the first of those keys reads past
+// line.
+func missingDash(src []byte, line int) (Finding, bool) {
+	text := SourceLine(src, line)
+	dash := len(text) - len(strings.TrimLeft(text, " "))
+	if !strings.HasPrefix(text[dash:], "- ") {
+		return Finding{}, false
+	}
+	first := 0 // the first key line without its dash
+	for l := line - 1; l >= 1; l-- {
+		t := SourceLine(src, l)
+		body := strings.TrimLeft(t, " ")
+		if body == "" || strings.HasPrefix(body, "#") {
+			continue
+		}
+		indent := len(t) - len(body)
+		if indent <= dash {
+			if indent == dash || !strings.HasSuffix(strings.TrimSpace(body), ":") {
+				return Finding{}, false
+			}
+			break
+		}
+		if indent == dash+2 {
+			first = l
+		}
+	}
+	if first == 0 {
+		return Finding{}, false
+	}
+	t := SourceLine(src, first)
+	key, _, ok := strings.Cut(strings.TrimLeft(t, " "), ":")
+	if !ok || !soleKeyRE.MatchString(key) {
+		return Finding{}, false
+	}
+	lines := LineIndex(src)
+	var b bytes.Buffer
+	b.Write(src[:lines[first-1][0]])
+	b.WriteString(strings.Repeat(" ", dash) + "- " + strings.TrimLeft(t, " "))
+	b.Write(src[lines[first-1][1]:])
+	if l, failed := firstErrorLine(b.Bytes()); failed && l <= line {
+		return Finding{}, false
+	}
+	return Finding{Line: first, Col: dash + 3, Span: len([]rune(key)),
+		Msg:  fmt.Sprintf("invalid YAML: the keys from line %d are indented as a list item's, but no `- ` starts their item", first),
+		Hint: fmt.Sprintf("is the item's first line (such as `- to: ...`) missing before line %d? Else start this line with `- `", first)}, true
+}

@@ -52,6 +52,9 @@ func Diagnose(err error, src []byte) Finding {
 			if f, ok := missingColon(src, p.Line, true); ok {
 				return f
 			}
+			if f, ok := missingDash(src, p.Line); ok && msg == "did not find expected key" {
+				return f
+			}
 			if col, span, key, value := quotedThenText(SourceLine(src, p.Line)); col > 0 {
 				return finding(Pos{Line: p.Line, Col: col}, span, fmt.Sprintf("invalid YAML: the value of %q ends at its closing quote, and YAML cannot read the text after it", key), quotedThenTextHint(key, value))
 			} else if col, key, value := flowSecondColon(SourceLine(src, p.Line)); col > 0 && strings.HasPrefix(msg, "did not find expected ',' or") {
@@ -110,6 +113,8 @@ func Diagnose(err error, src []byte) Finding {
 		f.Hint = `inside { } and [ ], quote a value that holds a comma, brackets or ": " (when: 'hasPrefix(reply, "x")'), and close what you open`
 	case msg == "found character that cannot start any token":
 		f.Hint = "quote the value this character is in (when: 'n[0] > 1'): YAML reads it as its own syntax (` and @ anywhere a value starts; > and | inside { } and [ ])"
+	case msg == "did not find expected '-' indicator":
+		f.Hint = "a line indented like this continues a list of `- ` items: start it with `- ` if it begins a new item (is a `- to: ...` line missing above it?), or indent it as the keys of the item above"
 	case msg == "did not find expected key":
 		f.Hint = "check the indentation: the keys of one mapping line up, and a list item (- ) does not belong in a mapping"
 	default:
