@@ -23,6 +23,7 @@ import (
 // transitions, verdicts and counterexamples (machine/check's
 // TestCompiledEvaluationKeepsTheCorpusReports does the seeded-defect corpus).
 func TestCheckCompiledEvaluationAgreesWithExpr(t *testing.T) {
+	t.Parallel() // no environment, no working directory: each spec is checked on its own
 	root := repoRoot(t)
 	var files []string
 	for _, glob := range []string{"specs/*.yaml", "specs/*/*.yaml", "specs/*/*/*.yaml", "bench/spin/gen-1e5*.yaml"} {
@@ -52,6 +53,7 @@ func TestCheckCompiledEvaluationAgreesWithExpr(t *testing.T) {
 		}
 		compiled++
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			fast := check.ModelCheck(context.Background(), m, check.CheckOptions{MaxStates: 200000})
 			slow := check.ModelCheck(context.Background(), m, check.CheckOptions{MaxStates: 200000, Interpreted: true})
 			assert.Equal(t, slow.Stats.States, fast.Stats.States, "pairs")
