@@ -71,3 +71,18 @@ func TestHelpAfterArgumentsAndGlobalFlagsBeforeTheCommand(t *testing.T) {
 	assert.Equal(t, exitOK, code, errOut)
 	assert.Equal(t, "completed in done after 5 steps\n", out)
 }
+
+// TestAValidSpecLPlusPlusCannotSayFailsItsExportNotAsInvalid: export
+// --format lpp of a valid spec that L++ has no way to write (an action on
+// entering a state) fails the command (exit 1); 3 is for an invalid spec,
+// and validate accepts this one.
+func TestAValidSpecLPlusPlusCannotSayFailsItsExportNotAsInvalid(t *testing.T) {
+	t.Parallel()
+	spec := filepath.Join(t.TempDir(), "entering.yaml")
+	require.NoError(t, os.WriteFile(spec, []byte("lpp: 1\nname: entering\ninitial: a\nstates:\n  a:\n    do: log\n    with: {message: hi}\n    next: done\n  done: {final: true}\n"), 0o644))
+	code, _, errOut := lppctlCLI(t, "validate", spec)
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = lppctlCLI(t, "export", "--format", "lpp", spec)
+	assert.Equal(t, exitFailed, code, errOut)
+	assert.Contains(t, errOut, `cannot write state "a" as L++: it runs log on entering; L++ runs actions on transitions`)
+}

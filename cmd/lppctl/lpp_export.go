@@ -43,7 +43,8 @@ func exportLPP(c *cli.Context) error {
 	}
 	out, err := lpp.FromSpec(f.Spec)
 	if err != nil {
-		return withCode(exitInvalidSpec, fmt.Errorf("cannot export %s as a blueprint: %w", path, err))
+		// The spec is valid: what L++ cannot say fails the command (exit 1).
+		return fmt.Errorf("cannot export %s as a blueprint: %w", path, err)
 	}
 	if file := c.String("output"); file != "" {
 		if err := fsx.WriteOutput(file, out, 0o644); err != nil {
