@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,6 +168,40 @@ func TestContractorHiddenProbes(t *testing.T) {
 			if t.Failed() {
 				t.Logf("output:\n%s\n%s", res.out, contractorEvidence(root))
 			}
+		})
+	}
+}
+
+// A contractor run killed (SIGKILL, no cleanup) right after each probe step
+// is journaled, or in the middle of one's journal line, resumes to the same
+// end: the probes agreed on run, and the skill is promoted.
+func TestContractorKilledAroundTheProbesResumes(t *testing.T) {
+	bin := buildLppctl(t)
+	ref := newContractorProject(t)
+	noProvider(t)
+	res := runChild(t, bin, ref, "", "run", "specs/skill_contractor.yaml", "--var", "target="+contractorTarget, "--yes")
+	require.Equal(t, 0, res.code, "reference run:\n%s", res.out)
+	m := regexp.MustCompile(`\[(\d+)\] confirming → probing`).FindStringSubmatch(res.out)
+	require.NotNil(t, m, "the reference run never asked for probes:\n%s", res.out)
+	p, _ := strconv.Atoi(m[1])
+	// Step p+1 is probing, p+2 probe_deriving, p+3 agreeing, p+4 probe_checking.
+	for _, point := range []string{
+		fmt.Sprintf("journal-after-write:%d", p+1), fmt.Sprintf("journal-mid-write:%d", p+2),
+		fmt.Sprintf("journal-after-write:%d", p+3), fmt.Sprintf("journal-after-write:%d", p+4),
+	} {
+		t.Run(point, func(t *testing.T) {
+			root := newContractorProject(t)
+			res := runChild(t, bin, root, point, "run", "specs/skill_contractor.yaml", "--var", "target="+contractorTarget, "--yes")
+			require.True(t, res.killed, "the process was not killed at %s (exit %d)\n%s", point, res.code, res.out)
+			id := runIDIn(t, root)
+			res = runChild(t, bin, root, "", "resume", "--no-input", id)
+			require.Equal(t, 0, res.code, "resume:\n%s", res.out)
+			assert.Contains(t, res.out, "completed in complete")
+			assert.FileExists(t, filepath.Join(root, "output", "contractor", "word_stats", "scripts", "word_stats.py"))
+			show := runChild(t, bin, root, "", "runs", "show", id)
+			assert.Regexp(t, `state:\s+complete`, show.out)
+			assert.Regexp(t, `probes_ok\s+= true`, show.out, "the agreed probes ran before the promotion:\n%s", show.out)
+			assert.Regexp(t, `probes_report\s+= "probes: 2 proposed, 2 kept`, show.out)
 		})
 	}
 }
