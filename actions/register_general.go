@@ -167,6 +167,7 @@ func GeneralActions(d *Deps) []machine.Action {
 		d.humanInputAction(),
 		d.specExamplesAction(),
 		d.examplesVetAction(),
+		d.examplesAgreeAction(),
 		d.specPromisesAction(),
 		d.envReadAction(),
 	}
@@ -175,15 +176,16 @@ func GeneralActions(d *Deps) []machine.Action {
 // writesDocs says, for lppctl actions, which variables each general action
 // writes: those its parameters name.
 var writesDocs = map[string]string{
-	"llm.generate":  "the variable named by output (string) and map's keys (typed by the schema)",
-	"tools.call":    "the variables named by result (string) and status (string: ok, error or blocked)",
-	"script.run":    "output's keys (each checked against its variable's type), and defines' keys (bool: true when the output has the key named)",
-	"spec.validate": "the variables named by ok (bool), errors (int) and report (string)",
-	"spec.run":      "output's keys (copied from the child's variables when it completes)",
-	"spec.examples": "the variables named by ok (bool), failed (int), ran (int) and report (string)",
-	"spec.promises": "the variables named by ok (bool), report (string), blame (string) and examples_bad (bool)",
-	"examples.vet":  "the variables named by ok (bool), report (string), held_out (list) and shown (list)",
-	"env.read":      "vars' keys (each parsed as its variable's type)",
+	"llm.generate":   "the variable named by output (string) and map's keys (typed by the schema)",
+	"tools.call":     "the variables named by result (string) and status (string: ok, error or blocked)",
+	"script.run":     "output's keys (each checked against its variable's type), and defines' keys (bool: true when the output has the key named)",
+	"spec.validate":  "the variables named by ok (bool), errors (int) and report (string)",
+	"spec.run":       "output's keys (copied from the child's variables when it completes)",
+	"spec.examples":  "the variables named by ok (bool), failed (int), ran (int) and report (string)",
+	"spec.promises":  "the variables named by ok (bool), report (string), blame (string) and examples_bad (bool)",
+	"examples.vet":   "the variables named by ok (bool), report (string), held_out (list) and shown (list)",
+	"examples.agree": "the variables named by agreed (list), held_out (list) and report (string)",
+	"env.read":       "vars' keys (each parsed as its variable's type)",
 }
 
 // WritesDoc describes the variables an action whose writes depend on its
@@ -195,7 +197,7 @@ func WritesDoc(name string) string { return writesDocs[name] }
 func IsGeneral(name string) bool {
 	switch name {
 	case "llm.generate", "tools.call", "script.run", "spec.validate", "spec.run", "spec.sandbox", "spec.check", "human.input",
-		"spec.examples", "examples.vet", "spec.promises", "env.read":
+		"spec.examples", "examples.vet", "examples.agree", "spec.promises", "env.read":
 		return true
 	}
 	return false

@@ -65,7 +65,7 @@ func TestChildRunsUseTheActionSetsOfTheirParent(t *testing.T) {
 				"ROOT/a/child.yaml:10:9: error: unknown action \"test.double\"\n" +
 				" 10 |     do: test.double\n" +
 				"    |         ^^^^^^^^^^^\n" +
-				"    = registered actions: emit, env.read, examples.vet, fail, human.input, llm.generate, log, noop, script.run, spec.check, spec.examples, spec.promises, ... (5 more)\n\n" +
+				"    = registered actions: emit, env.read, examples.agree, examples.vet, fail, human.input, llm.generate, log, noop, script.run, spec.check, spec.examples, ... (6 more)\n\n" +
 				"1 error, 0 warnings"},
 	}
 	for _, tt := range tests {

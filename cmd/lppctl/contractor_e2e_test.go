@@ -73,7 +73,7 @@ func TestContractorDemoBuildsInstallsAndRunsASkill(t *testing.T) {
 				`validating → planning  [checks_ok && phase == "blueprint"]`,
 				// phase 2: the first score is under the threshold
 				"evaluating → refining",
-				"confirming → promoting  [is_satisfied]",
+				"probe_checking → promoting  [probes_ok]",
 				`promoting: script scripts/contractor/promote.py → {"promoted": "output/contractor/word_stats"`,
 				"completed in complete after",
 			} {

@@ -48,8 +48,11 @@ type imperfectModel struct {
 type codingTarget struct {
 	target, skill, script string // script: the file name under scripts/
 	examples              []map[string]any
-	blueprint             string // uses SCRIPT for the script's path
-	good, wrong           string // the script, right and with wrong logic
+	// probes are what the model proposes when asked for hidden probes
+	// (inputs no example uses, with their right values).
+	probes      []map[string]any
+	blueprint   string // uses SCRIPT for the script's path
+	good, wrong string // the script, right and with wrong logic
 }
 
 func (tg codingTarget) blueprintWith(scriptPath string) string {
@@ -146,6 +149,15 @@ func (m *imperfectModel) reply(state, first string) string {
 				expect = map[string]any{}
 			}
 			items[i] = map[string]any{"name": ex["name"], "fails": fails, "expect": expect}
+		}
+		return js(map[string]any{"examples": items})
+	case "probing":
+		return js(map[string]any{"probes": tg.probes})
+	case "probe_deriving":
+		// The model works the probes' values out again (they are right).
+		items := make([]any, len(tg.probes))
+		for i, p := range tg.probes {
+			items[i] = map[string]any{"name": p["name"], "fails": false, "expect": p["expect"]}
 		}
 		return js(map[string]any{"examples": items})
 	case "evaluating":
@@ -317,6 +329,12 @@ states:
     do: log
     with: {message: cannot convert, value: last_error}
 `,
+		probes: []map[string]any{
+			{"name": "100 cm in in", "vars": map[string]any{"value": 100, "from_unit": "cm", "to_unit": "in"}, "expect": map[string]any{"result": 39.3701}},
+			{"name": "7 in in mm", "vars": map[string]any{"value": 7, "from_unit": "in", "to_unit": "mm"}, "expect": map[string]any{"result": 177.8}},
+			{"name": "3 yd in ft", "vars": map[string]any{"value": 3, "from_unit": "yd", "to_unit": "ft"}, "expect": map[string]any{"result": 9}},
+			{"name": "1 mi in km", "vars": map[string]any{"value": 1, "from_unit": "mi", "to_unit": "km"}, "expect": map[string]any{"result": 1.609344}},
+		},
 		good:  lengthScript(map[string]string{"ft": "0.3048", "mi": "1609.344"}),
 		wrong: lengthScript(map[string]string{"ft": "0.3", "mi": "1600.0"}),
 	}
@@ -359,6 +377,10 @@ states:
     do: log
     with: {message: cannot compute, value: last_error}
 `,
+		probes: []map[string]any{
+			{"name": "a mean that is not whole", "vars": map[string]any{"csv_path": "skills/csv_stats/reference/p1.csv", "column": "v"}, "files": map[string]any{"reference/p1.csv": "v\n1\n2\n"}, "expect": map[string]any{"count": 2, "mean": 1.5, "maximum": 2}},
+			{"name": "the second column", "vars": map[string]any{"csv_path": "skills/csv_stats/reference/p2.csv", "column": "b"}, "files": map[string]any{"reference/p2.csv": "a,b\n10,3\n20,5\n7,1\n"}, "expect": map[string]any{"count": 3, "mean": 3, "maximum": 5}},
+		},
 		good:  csvScript("len(values)"),
 		wrong: csvScript("len(values) + 1"),
 	}
@@ -399,6 +421,9 @@ states:
     do: log
     with: {message: cannot count, value: last_error}
 `,
+		probes: []map[string]any{
+			{"name": "two info lines", "vars": map[string]any{"log_path": "skills/log_counter/reference/p1.log", "level": "INFO"}, "files": map[string]any{"reference/p1.log": "INFO a\nINFO b\nERROR c\n"}, "expect": map[string]any{"count": 2}},
+		},
 		good:  logScript(`line.split()[0] == level`),
 		wrong: logScript(`True`),
 	}

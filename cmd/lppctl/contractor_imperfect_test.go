@@ -95,7 +95,7 @@ func TestContractorImperfectModel(t *testing.T) {
 				m.scripts = []string{lengthTarget.wrong, lengthTarget.good}
 				return m
 			},
-			route: []string{`validating → planning  [checks_ok && phase == "blueprint"]`, "validating → refining", "validating → eval_interactive", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			route: []string{`validating → planning  [checks_ok && phase == "blueprint"]`, "validating → refining", "validating → eval_interactive", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			told: map[string]string{
 				"planning":  `FAIL example 1 "12 ft in m" (vars {"from_unit":"ft","to_unit":"m","value":12}): result: expected 3.6576, got 3.6`,
 				"executing": "The files as they are now: edit what failed and keep what works.\n=== scripts/convert.py\n\"\"\"Convert a length",
@@ -166,7 +166,7 @@ func TestContractorImperfectModel(t *testing.T) {
 				m.seed("evaluating", 0, func(s string) string { return fenced(trailingCommas(s)) })
 				return m
 			},
-			route: []string{"confirming → promoting  [is_satisfied]", "completed in complete"},
+			route: []string{"probe_checking → promoting  [probes_ok]", "completed in complete"},
 			check: func(t *testing.T, m *imperfectModel, res runResult, root string) {
 				assert.NotContains(t, res.out, "asking again")
 				assert.NotContains(t, res.out, "repair_attempts < max_repairs")
@@ -238,7 +238,7 @@ func TestContractorImperfectModel(t *testing.T) {
 				m.scores = []int{55, 90}
 				return m
 			},
-			route: []string{"evaluating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			route: []string{"evaluating → refining", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			told:  map[string]string{"executing": "Why the last version failed (fix exactly this):\nthe evidence was read"},
 		},
 		{
@@ -298,7 +298,7 @@ func TestContractorSeedRules(t *testing.T) {
 			route       string
 		}{
 			{name: "EVAL_THRESHOLD=95 refuses a 90", env: map[string]string{"EVAL_THRESHOLD": "95"}, scores: []int{90, 96}, evaluations: 2, route: "evaluating → refining"},
-			{name: "--var threshold=85 wins over EVAL_THRESHOLD=95", env: map[string]string{"EVAL_THRESHOLD": "95"}, vars: []string{"threshold=85"}, scores: []int{90}, evaluations: 1, route: "confirming → promoting  [is_satisfied]"},
+			{name: "--var threshold=85 wins over EVAL_THRESHOLD=95", env: map[string]string{"EVAL_THRESHOLD": "95"}, vars: []string{"threshold=85"}, scores: []int{90}, evaluations: 1, route: "probe_checking → promoting  [probes_ok]"},
 			{name: "MAX_ITERATIONS=1 stops a skill whose score stays under the threshold after one refinement, unpromoted", env: map[string]string{"MAX_ITERATIONS": "1"}, scores: []int{50}, evaluations: 1, code: exitPaused, route: "recovering → error  next[3]"},
 			{name: "--var max_iterations=3 wins over MAX_ITERATIONS=1", env: map[string]string{"MAX_ITERATIONS": "1"}, vars: []string{"max_iterations=3"}, scores: []int{50}, evaluations: 3, code: exitPaused, route: "recovering → error  next[3]"},
 		} {

@@ -29,7 +29,7 @@ func TestContractorLPPTargetValidatesItsBlueprint(t *testing.T) {
 		"[11] validating → refining",
 		`refining: refining "output/contractor/word_stats_lpp.attempt/word_stats_lpp.j`,
 		`[19] validating → planning  [checks_ok && phase == "blueprint"]`,
-		"confirming → promoting  [is_satisfied]",
+		"probe_checking → promoting  [probes_ok]",
 		"completed in complete after",
 	} {
 		if !strings.Contains(out, want) {

@@ -121,6 +121,12 @@ var gradeTarget = codingTarget{
 		{"name": "exactly 80 is a B", "kind": "edge", "vars": map[string]any{"score": 80}, "expect": map[string]any{"grade": "B"}},
 		{"name": "a score over 100", "kind": "error", "vars": map[string]any{"score": 101}, "expect": map[string]any{}},
 	},
+	probes: []map[string]any{
+		{"name": "85 is a B", "vars": map[string]any{"score": 85}, "expect": map[string]any{"grade": "B"}},
+		{"name": "65 is a D", "vars": map[string]any{"score": 65}, "expect": map[string]any{"grade": "D"}},
+		{"name": "exactly 90 is an A", "vars": map[string]any{"score": 90}, "expect": map[string]any{"grade": "A"}},
+		{"name": "30 is an F", "vars": map[string]any{"score": 30}, "expect": map[string]any{"grade": "F"}},
+	},
 	blueprint: `lpp: 1
 name: grader
 description: Turn an exam score into a letter grade.
@@ -214,7 +220,7 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 				m.scripts = []string{gradeTarget.wrong, gradeTarget.good}
 				return m
 			},
-			route:  []string{"validating → refining", "validating → eval_interactive", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			route:  []string{"validating → refining", "validating → eval_interactive", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			probes: gradeProbes(),
 			check: func(t *testing.T, m *imperfectModel, res runResult, root string) {
 				assert.True(t, slicesContainSubstring(m.toldIn("planning"), `FAIL example 3 "exactly 80 is a B" (vars {"score":80}): grade: expected "B", got "C"`), "the refinement is told the boundary: %v", m.toldIn("planning"))
@@ -227,7 +233,7 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 				m.scripts = []string{strings.Replace(lengthTarget.good, lengthFormula, `result = value * TO_M[data["to_unit"]] / TO_M[data["from_unit"]]`, 1), lengthTarget.good}
 				return m
 			},
-			route:  []string{"validating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			route:  []string{"validating → refining", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			probes: lengthProbes(),
 		},
 		{
@@ -275,7 +281,7 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 				})
 				return m
 			},
-			route: []string{"parsing → executing  [repair_attempts < max_repairs]", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			route: []string{"parsing → executing  [repair_attempts < max_repairs]", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			probes: []probe{
 				{vars: map[string]any{"csv_path": "skills/csv_stats/reference/p1.csv", "column": "x"}, files: map[string]string{"reference/p1.csv": "x\n10\n20\n"}, want: map[string]any{"count": 2.0, "mean": 15.0, "maximum": 20.0}},
 				{vars: map[string]any{"csv_path": "skills/csv_stats/reference/p2.csv", "column": "v"}, files: map[string]string{"reference/p2.csv": "k,v\na,-5\nb,0\nc,5\nd,12\n"}, want: map[string]any{"count": 4.0, "mean": 3.0, "maximum": 12.0}},
@@ -294,7 +300,7 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 				})
 				return m
 			},
-			route: []string{"validating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			route: []string{"validating → refining", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			probes: []probe{
 				{vars: map[string]any{"csv_path": "skills/csv_stats/reference/p1.csv", "column": "x"}, files: map[string]string{"reference/p1.csv": "x\n1\n2\n3\n4\n"}, want: map[string]any{"count": 4.0, "mean": 2.5, "maximum": 4.0}},
 			},
@@ -308,7 +314,7 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 				})
 				return m
 			},
-			route: []string{"vetting → planning", "vetting → reading  [examples_ok]", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			route: []string{"vetting → planning", "vetting → reading  [examples_ok]", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			probes: []probe{
 				{vars: map[string]any{"csv_path": "skills/csv_stats/reference/p1.csv", "column": "x"}, files: map[string]string{"reference/p1.csv": "x\n0.5\n1.5\n7\n"}, want: map[string]any{"count": 3.0, "mean": 3.0, "maximum": 7.0}},
 			},
@@ -327,7 +333,7 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 				m.defects = [][]string{{"a line starting with lower-case \"error\" is counted as ERROR"}, {}}
 				return m
 			},
-			route: []string{"evaluating → confirming  [is_satisfied]", "confirming → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			route: []string{"evaluating → confirming  [is_satisfied]", "confirming → refining", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			probes: []probe{
 				{vars: map[string]any{"log_path": "skills/log_counter/reference/p.log", "level": "ERROR"}, files: map[string]string{"reference/p.log": "ERROR a\nerror b\nINFO c\nERROR d\n"}, want: map[string]any{"count": 2.0}},
 				{vars: map[string]any{"log_path": "skills/log_counter/reference/p.log", "level": "INFO"}, want: map[string]any{"count": 1.0}},

@@ -68,6 +68,10 @@ func stateOf(prompt string) string {
 		return "reviewing"
 	case strings.Contains(prompt, "Read back a scorer's verdict"):
 		return "confirming"
+	case strings.Contains(prompt, "Propose hidden probes"):
+		return "probing"
+	case strings.Contains(prompt, "on each probe input below"):
+		return "probe_deriving"
 	}
 	return "unknown"
 }
@@ -239,7 +243,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			name:    "a score that is not a number is asked again",
 			replies: with("evaluating", `{"score": "high", "problems": [], "feedback": "good"}`, `{"score": 90, "problems": [], "feedback": "good"}`),
 			code:    0,
-			out:     []string{"the reply was invalid (it does not satisfy the schema: ", "confirming → promoting  [is_satisfied]"},
+			out:     []string{"the reply was invalid (it does not satisfy the schema: ", "probe_checking → promoting  [probes_ok]"},
 			prompt:  [2]string{"evaluating", "Your reply was invalid: it does not satisfy the schema: "},
 		},
 		{
@@ -255,7 +259,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			replies: with("evaluating", `{"score": 95, "problems": ["the word count is wrong for hyphenated words"], "feedback": "Good work overall."}`,
 				`{"score": 92, "problems": [], "feedback": "The counts are right."}`),
 			code:   0,
-			out:    []string{"evaluating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			out:    []string{"evaluating → refining", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			prompt: [2]string{"planning", "the scorer listed 1 problem(s): the word count is wrong for hyphenated words\nGood work overall."},
 		},
 		{
@@ -271,21 +275,21 @@ func TestContractorModelMistakes(t *testing.T) {
 			name:    "a problem that says there is none (\"None\") is asked again, not taken as a defect that blocks every iteration",
 			replies: with("evaluating", demo["evaluating"][0], `{"score": 92, "problems": ["None"], "feedback": "The counts are right."}`, demo["evaluating"][1]),
 			code:    0,
-			out:     []string{"evaluating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			out:     []string{"evaluating → refining", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			prompt:  [2]string{"evaluating", `Your reply was invalid: it does not satisfy the schema: validating /properties/problems: validating /properties/problems/items: not: an item says there is no problem ("None", "N/A"); when the skill has none, problems is the empty list []`},
 		},
 		{
 			name:    "a scorer's passing draft before a final score that does not parse is asked again, never promoted on the draft",
 			replies: with("evaluating", "Draft:\n{\"score\": 92, \"problems\": [], \"feedback\": \"Looks complete.\"}\nOn a closer look the report lacks the line number, so my final answer is:\n{'score': 62, 'problems': ['the report lacks the line number'], 'feedback': 'Report which line it is.'}", demo["evaluating"][0], demo["evaluating"][1]),
 			code:    0,
-			out:     []string{"evaluating → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			out:     []string{"evaluating → refining", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			prompt:  [2]string{"evaluating", "Your reply was invalid: the reply holds a JSON object at line 4, column 1, after the one at line 2, column 1, that does not parse"},
 		},
 		{
 			name:    "the scorer writes its findings first and is told that a defect written only there is lost",
 			replies: with("evaluating", demo["evaluating"][1]),
 			code:    0,
-			out:     []string{"confirming → promoting  [is_satisfied]"},
+			out:     []string{"probe_checking → promoting  [probes_ok]"},
 			prompt:  [2]string{"evaluating", "Only \"problems\" is read to decide: a defect written only in the feedback is lost, and the skill\nships with it. A skill with any problem listed is not accepted, whatever its score; leave \"problems\" empty\nonly when the skill is right. Style suggestions are not problems. Give the score last.\n\nAnswer with {\"feedback\": "},
 		},
 		{
@@ -296,7 +300,7 @@ func TestContractorModelMistakes(t *testing.T) {
 				return r
 			}(),
 			code:   0,
-			out:    []string{"evaluating → refining", "evaluating → confirming  [is_satisfied]", "confirming → refining", "confirming → promoting  [is_satisfied]", "completed in complete"},
+			out:    []string{"evaluating → refining", "evaluating → confirming  [is_satisfied]", "confirming → refining", "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			prompt: [2]string{"planning", "the scorer's feedback names 1 defect(s) its problems list left out: the longest line's length is counted in bytes, not characters\nExcellent work; though"},
 		},
 		{
@@ -317,7 +321,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			name:    "a score without its problems is asked again",
 			replies: with("evaluating", `{"score": 95, "feedback": "The counts are wrong."}`, `{"score": 40, "problems": ["the counts are wrong"], "feedback": "The counts are wrong."}`, `{"score": 92, "problems": [], "feedback": "good"}`),
 			code:    0,
-			out:     []string{"evaluating → refining", "confirming → promoting  [is_satisfied]"},
+			out:     []string{"evaluating → refining", "probe_checking → promoting  [probes_ok]"},
 			prompt:  [2]string{"evaluating", "Your reply was invalid: it does not satisfy the schema: "},
 		},
 		{
@@ -359,7 +363,7 @@ func TestContractorModelMistakes(t *testing.T) {
 				return with("executing", exec[0], exec[1], exec[2], files(docs["files"]), exec[3], exec[4])
 			}(),
 			code:   0,
-			out:    []string{`parsing → executing  [repair_attempts < max_repairs]`, "confirming → promoting  [is_satisfied]", "completed in complete"},
+			out:    []string{`parsing → executing  [repair_attempts < max_repairs]`, "probe_checking → promoting  [probes_ok]", "completed in complete"},
 			prompt: [2]string{"executing", "Your last answer for this step was refused: this step writes only README.md, demo.yaml, reference/sample.txt, skills.md (the plan's files for it); the reply also gives scripts/word_stats.py: leave them out (each file is written by the step the plan gives it to), and answer with this step's files only"},
 			notIn:  [2]string{"evaluating", "rewritten by the docs step"},
 		},
@@ -367,7 +371,7 @@ func TestContractorModelMistakes(t *testing.T) {
 			name:    "a script importing subprocess is refused by the check and refined",
 			replies: with("executing", exec[0], exec[1], subprocessScript, exec[3], exec[4]),
 			code:    0,
-			out:     []string{"validating → refining", "confirming → promoting  [is_satisfied]"},
+			out:     []string{"validating → refining", "probe_checking → promoting  [probes_ok]"},
 			prompt:  [2]string{"planning", "imports subprocess: subprocess runs other programs"},
 		},
 	}
