@@ -45,6 +45,7 @@ type counterStep struct {
 	bound  float64 // the last number a comparison reads c against (±Inf: none)
 	period int64   // the least common multiple of the M of every `c % M` (0: none)
 	list   bool
+	state  string // the state whose set or transition steps it ("": an event's)
 }
 
 // past reports whether v is past the step's bound, where no comparison
@@ -125,7 +126,8 @@ func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterSte
 		info.Moduli = append(info.Moduli, u.Moduli...)
 		return ok && u.Other == 0
 	}
-	sets := func(as []*mspec.Assign) bool {
+	owner := map[*mspec.Assign]string{}
+	sets := func(as []*mspec.Assign, state string) bool {
 		for _, a := range as {
 			u, ok := loopvar.Of(a.Expr, v.Name, list)
 			if !ok {
@@ -152,15 +154,16 @@ func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterSte
 				info.Step = a.Expr
 			}
 			stepSets = append(stepSets, a)
+			owner[a] = state
 		}
 		return true
 	}
 	for _, st := range x.spec.States {
-		if !sets(st.Set) {
+		if !sets(st.Set, st.Name) {
 			return nil, info, false
 		}
 		for _, t := range st.Transitions() {
-			if !reads(t.When) || !sets(t.Set) {
+			if !reads(t.When) || !sets(t.Set, st.Name) {
 				return nil, info, false
 			}
 		}
@@ -171,7 +174,7 @@ func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterSte
 		}
 	}
 	for _, ev := range x.spec.Events {
-		if !reads(ev.When) || !sets(ev.Set) {
+		if !reads(ev.When) || !sets(ev.Set, "") {
 			return nil, info, false
 		}
 	}
@@ -223,7 +226,7 @@ func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterSte
 	}
 	out := map[*mspec.Assign]counterStep{}
 	for _, a := range stepSets {
-		out[a] = counterStep{slot: slot, up: info.Up, bound: info.Bound, period: period, list: list}
+		out[a] = counterStep{slot: slot, up: info.Up, bound: info.Bound, period: period, list: list, state: owner[a]}
 	}
 	return out, info, true
 }
@@ -238,9 +241,13 @@ func livelock(ctx context.Context, m *machine.Machine, opts CheckOptions, rep *C
 	if b == nil || t == nil || b.Verdict != Fail || t.Verdict != Pass || b.Trace == nil || !rep.Complete {
 		return false
 	}
-	_, changed, ok := budgetCycle(b.Trace)
-	if !ok || len(changed) == 0 {
-		return false
+	// Every loop variable of the spec is held, not only those the budget's
+	// path changes at its end: that path is one of many (an event from
+	// outside may end it), and holding a variable the loop does not step
+	// changes no move.
+	names := make([]string, len(m.Spec().Context))
+	for i, v := range m.Spec().Context {
+		names[i] = v.Name
 	}
 	x := NewExplorer(m, opts)
 	defer x.arena.release()
@@ -249,7 +256,7 @@ func livelock(ctx context.Context, m *machine.Machine, opts CheckOptions, rep *C
 			x.restoreGC()
 		}
 	}()
-	steps, infos := x.counters(changed)
+	steps, infos := x.counters(names)
 	if steps == nil {
 		return false
 	}
@@ -265,15 +272,28 @@ func livelock(ctx context.Context, m *machine.Machine, opts CheckOptions, rep *C
 	if f == nil {
 		return false
 	}
-	what := make([]string, len(infos))
-	for i, c := range infos {
-		what[i] = c.String()
+	var what, all []string
+	for _, c := range infos {
+		all = append(all, c.String())
+		for _, st := range steps {
+			if x.spec.Var(c.Name) == x.Vars[st.slot] && (st.state == "" || slices.Contains(f.loop, st.state)) {
+				what = append(what, c.String()) // a variable the trap's cycle steps
+				break
+			}
+		}
+	}
+	if len(what) == 0 {
+		what = all
 	}
 	t.Verdict, t.Pos = Fail, f.pos
 	t.Message = f.msg + "; " + strings.Join(what, "; ") + ": a livelock, which no budget ends"
 	t.Trace = x.trace(f)
 	t.Trace.Loop = f.loop
-	b.Message = strings.Replace(b.Message, ": a livelock, unless a larger budget lets the loop end", ": a livelock (see termination)", 1)
+	if msg := strings.Replace(b.Message, ": a livelock, unless a larger budget lets the loop end", ": a livelock (see termination)", 1); msg != b.Message {
+		b.Message = msg
+	} else {
+		b.Message += "; a livelock (see termination)"
+	}
 	return true
 }
 
