@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -99,4 +100,40 @@ states:
 			require.True(t, strings.HasSuffix(r.Property(check.PropBounds).Message, ": a livelock (see termination)"), r.Property(check.PropBounds).Message)
 		})
 	}
+}
+
+// The path that spends the budget is one of many, and the search looked
+// only at the variables it changes at its end: in the repository's
+// retry_loop with a loop seeded before flaky_call, that path ends with an
+// outside RESET (…, lv, lv, attempt), which changes nothing on every pass,
+// so termination PASSed, though every run that enters lv (a RESET leads
+// back to it) is caught there. The search now holds every loop variable of
+// the spec.
+func TestALivelockIsFoundWhenTheBudgetsPathEndsWithAnEventFromOutside(t *testing.T) {
+	src, err := os.ReadFile("../../specs/examples/retry_loop.yaml")
+	require.NoError(t, err)
+	s := strings.Replace(string(src), "      - to: flaky_call\n", "      - to: lv\n", 1)
+	s = strings.Replace(s, "  errors:      {type: list, default: []}\n", "  errors:      {type: list, default: []}\n  c:           {type: int, default: 0}\n", 1)
+	s = strings.Replace(s, "  done:\n    final: true\n", `  done:
+    final: true
+  lv:
+    do: noop
+    set: {c: c + 1}
+    next:
+      - {to: out, when: c < 0}
+      - {to: lv}
+  out:
+    do: noop
+    next: flaky_call
+`, 1)
+	require.Contains(t, s, "  lv:\n")
+	m := spectest.Compile(t, s, spectest.Registry())
+	r := check.ModelCheck(context.Background(), m, check.CheckOptions{})
+	b := r.Property(check.PropBounds)
+	require.Equal(t, check.Fail, b.Verdict)
+	require.NotContains(t, b.Message, "it goes round", "the budget's path does not end going round the loop")
+	term := r.Property(check.PropTermination)
+	require.Equal(t, check.Fail, term.Verdict, term.Message)
+	require.Contains(t, term.Message, "c grows on every pass (c: c + 1) and, past 0, no comparison that reads it changes: a livelock, which no budget ends")
+	require.True(t, strings.HasSuffix(b.Message, "; a livelock (see termination)"), b.Message)
 }
