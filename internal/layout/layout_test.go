@@ -42,7 +42,7 @@ var forbidden = []string{
 // model's did-you-mean hints.
 var stageImports = map[string][]string{
 	"machine/spec":     {"internal/textx"},
-	"machine/check":    {"machine", "machine/spec", "machine/check/loopvar", "internal/textx"},
+	"machine/check":    {"machine", "machine/spec", "machine/check/loopvar", "machine/check/sample", "internal/textx"},
 	"machine/export":   {"machine", "machine/check", "machine/spec"},
 	"machine/validate": {"machine", "machine/spec"},
 	"machine/lpp/gate": {"machine/spec"},
