@@ -240,8 +240,10 @@ func (c *compareVisitor) itemLen(arg, other ast.Node) {
 	if !ok || n < 0 || n > maxPaddedLen {
 		return
 	}
-	for _, l := range []int{n, n + 1} {
-		c.keyed(name, key, padList(nil, l))
+	for _, l := range []int{n - 1, n, n + 1} { // each side of `>= n` and `> n`
+		if l >= 0 {
+			c.keyed(name, key, padList(nil, l))
+		}
 	}
 }
 

@@ -25,6 +25,7 @@ func TestAListOrMapReadThroughInOrADeepKeyTakesAValueWhereTheGuardHolds(t *testi
 		{"map", `x?.a?.n > 4`},
 		{"map", `"urgent" in x.tags`},
 		{"list", `x[0].kind == "bug"`},
+		{"map", `len(x.items) >= 2`},
 	} {
 		t.Run(tc.guard, func(t *testing.T) {
 			src := `lpp: 1
