@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Handler runs an action. It reads its parameters and the run's context from
@@ -70,6 +72,42 @@ func (a *Action) WritesOf(st *mspec.State) []VarSpec {
 		}
 	}
 	return out
+}
+
+// WritesOfIn is WritesOf for the spec in specDir: a parameter of type any
+// given as the name of a JSON or YAML file (an output schema given as a
+// file) is read, when found as the run finds it (mspec.LocateFile from
+// specDir, inside the project root root) and it holds one, as the object
+// the file holds, so that what the action declares of it is as if it were
+// inline. A file that is missing or unreadable leaves the name as it is
+// (lppctl validate reports it).
+func (a *Action) WritesOfIn(st *mspec.State, specDir, root string) []VarSpec {
+	if a.WritesFor == nil {
+		return a.Writes
+	}
+	with := make([]*mspec.Param, len(st.With))
+	for i, p := range st.With {
+		with[i] = p
+		name, isName := p.Value.(string)
+		ext := strings.ToLower(filepath.Ext(name))
+		if ps := a.Param(p.Name); !isName || ps == nil || ps.Type != mspec.TypeAny || (ext != ".json" && ext != ".yaml" && ext != ".yml") {
+			continue
+		}
+		found, _ := mspec.ResolveFile(name, specDir, root)
+		if found == "" {
+			continue
+		}
+		src, err := mspec.ReadNamedFile(found, specDir, root)
+		var doc map[string]any
+		if err == nil && yaml.Unmarshal(src, &doc) == nil && doc != nil {
+			cp := *p
+			cp.Value = doc
+			with[i] = &cp
+		}
+	}
+	read := *st
+	read.With = with
+	return a.WritesOf(&read)
 }
 
 // ParamSpec declares one parameter of an action.

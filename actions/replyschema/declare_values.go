@@ -14,8 +14,9 @@ import (
 // the model checker gives the variable these values and no other (no
 // deadlock through a verdict "" that no reply can give). A field that may
 // be left out (not required at every level of its JSON pointer, or inside
-// an array) keeps its variable's value, and an enum holding null, or a
-// schema in a file, declares nothing.
+// an array) keeps its variable's value, and an enum holding null declares
+// nothing. A schema in a file comes here as a map: the checker reads it
+// (machine.Action.WritesOfIn).
 func DeclareValues(p map[string]any, writes []machine.VarSpec) {
 	schema, ok := p["schema"].(map[string]any)
 	if !ok {

@@ -76,7 +76,7 @@ func (c *compareVisitor) item(n, other ast.Node) {
 		}
 		return
 	}
-	name, key, ok := c.memberOf(n)
+	name, key, wrap, ok := c.deep(n)
 	if !ok {
 		c.splitItem(n, other)
 		c.keysItem(n, other)
@@ -86,7 +86,46 @@ func (c *compareVisitor) item(n, other ast.Node) {
 	if err != nil {
 		return
 	}
-	c.keyed(name, key, val)
+	c.keyed(name, key, wrap(val))
+	if f, isNum := asFloat(val); isNum && wrap(nil) != nil { // nested: the other branch too
+		c.keyed(name, key, wrap(f-1))
+		c.keyed(name, key, wrap(f+1))
+	} else if wrap(nil) != nil {
+		c.keyed(name, key, wrap(nil))
+	}
+}
+
+// deep reads an item of a variable at any depth (M.a, M.a.b, L[0].k):
+// the variable, its first key, and how the item's value nests under it
+// (M.a.b == 3: {a: {b: 3}}).
+func (c *compareVisitor) deep(n ast.Node) (string, any, func(any) any, bool) {
+	if name, key, ok := c.memberOf(n); ok {
+		return name, key, func(v any) any { return v }, true
+	}
+	if ch, isChain := n.(*ast.ChainNode); isChain {
+		n = ch.Node
+	}
+	m, isMember := n.(*ast.MemberNode)
+	if !isMember {
+		return "", nil, nil, false
+	}
+	var one func(any) any
+	switch p := m.Property.(type) {
+	case *ast.StringNode:
+		one = func(v any) any { return map[string]any{p.Value: v} }
+	case *ast.IntegerNode:
+		if p.Value != 0 {
+			return "", nil, nil, false
+		}
+		one = func(v any) any { return []any{v} }
+	default:
+		return "", nil, nil, false
+	}
+	name, key, wrap, ok := c.deep(m.Node)
+	if !ok {
+		return "", nil, nil, false
+	}
+	return name, key, func(v any) any { return wrap(one(v)) }, true
 }
 
 // keyed notes that item key of variable name may hold val.
@@ -104,6 +143,12 @@ func (c *compareVisitor) element(container, x ast.Node) {
 	if m, fn, ok := c.keysOf(container); ok {
 		if val, err := expr.Eval(x.String(), c.env); err == nil {
 			c.fromKeys(m, fn, val)
+		}
+		return
+	}
+	if name, key, wrap, ok := c.deep(container); ok { // "a" in M.tags: {tags: ["a"]}
+		if val, err := expr.Eval(x.String(), c.env); err == nil {
+			c.keyed(name, key, wrap([]any{val}))
 		}
 		return
 	}
@@ -195,8 +240,10 @@ func (c *compareVisitor) itemLen(arg, other ast.Node) {
 	if !ok || n < 0 || n > maxPaddedLen {
 		return
 	}
-	for _, l := range []int{n, n + 1} {
-		c.keyed(name, key, padList(nil, l))
+	for _, l := range []int{n - 1, n, n + 1} { // each side of `>= n` and `> n`
+		if l >= 0 {
+			c.keyed(name, key, padList(nil, l))
+		}
 	}
 }
 

@@ -19,6 +19,11 @@ const (
 	DeliverQueue  = "queue"  // lppctl run --event, up front
 	DeliverResume = "resume" // lppctl resume RUN_ID --event, when the run pauses in From
 	DeliverSend   = "send"   // sent while From's action runs (Run.SendEvent): no command replays it
+	// DeliverFork: as send, but From's action wrote nothing and From has no
+	// set, so firing the event where the run enters From is the same: lppctl
+	// runs fork RUN_ID --step N (N: the steps before), then lppctl resume
+	// NEW_ID --event, which fires it there without running the action.
+	DeliverFork = "fork"
 )
 
 // eventOffer is an event from outside a trace step's state could take.
@@ -60,6 +65,9 @@ func (x *Explorer) deliveries(tr *Trace, offered [][]eventOffer) {
 		case st != nil && st.Waits():
 			s.Deliver = DeliverResume
 			s.DeliverNote = fmt.Sprintf("state %q (step %d) would take it from the queue first", tr.Steps[first].From, first+1)
+		case st != nil && len(st.Set) == 0 && len(s.Wrote) == 0 && s.Error == "":
+			s.Deliver = DeliverFork
+			s.DeliverNote = fmt.Sprintf("state %q (step %d) would take it from the queue first, and %q does not wait for events", tr.Steps[first].From, first+1, s.From)
 		default:
 			s.Deliver = DeliverSend
 			s.DeliverNote = fmt.Sprintf("state %q (step %d) would take it from the queue first, and %q does not wait for events", tr.Steps[first].From, first+1, s.From)

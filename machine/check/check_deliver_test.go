@@ -53,7 +53,11 @@ states:
 			`state "a" (step 1) would take it from the queue first`,
 			`          events from outside replay with: lppctl run test.yaml
             then when the run pauses in "b" (step 2): lppctl resume RUN_ID --event GO --payload '{"v":1}' (not queued up front: state "a" (step 1) would take it from the queue first)`},
-		{"an earlier state takes it, the state does not wait: sent while it runs", "event.payload.v == 1", "    next: [{to: done, when: got < 0}, {to: b}]", check.DeliverSend,
+		{"an earlier state takes it, the state does not wait and writes nothing: forked where it enters", "event.payload.v == 1", "    next: [{to: done, when: got < 0}, {to: b}]", check.DeliverFork,
+			`state "a" (step 1) would take it from the queue first, and "b" does not wait for events`,
+			`          events from outside replay with: lppctl run test.yaml
+            then for step 2: lppctl runs fork RUN_ID --step 1, then lppctl resume NEW_RUN_ID --event GO --payload '{"v":1}' (NEW_RUN_ID is the run from here on; the event is fired where the run enters "b", whose action writes nothing and which has no set: as the run that had it sent while that action ran; not queued up front: state "a" (step 1) would take it from the queue first, and "b" does not wait for events)`},
+		{"an earlier state takes it, the state does not wait and has a set: sent while it runs", "event.payload.v == 1", "    set: {got: got}\n    next: [{to: done, when: got < 0}, {to: b}]", check.DeliverSend,
 			`state "a" (step 1) would take it from the queue first, and "b" does not wait for events`,
 			`          events from outside replay with: lppctl run test.yaml
             then step 2's event GO replays with no command: it must be sent (Run.SendEvent) while the run is in "b", before its transitions are tried (state "a" (step 1) would take it from the queue first, and "b" does not wait for events)`},

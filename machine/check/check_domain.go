@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check/sample"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -20,7 +21,7 @@ import (
 //	string with enum its enum values
 //	string           "", its default, every literal an expression compares it with
 //	                 (==, !=, in, contains, startsWith, endsWith, matches
-//	                 and a string the pattern matches (regexSample),
+//	                 and a string the pattern matches (sample.Regex),
 //	                 hasPrefix, hasSuffix; through upper, lower, trim: the
 //	                 literal in its own, lower and upper case), these padded
 //	                 to n and n+1 bytes when its len is compared with n, and
@@ -175,6 +176,14 @@ func (c *compareVisitor) Visit(node *ast.Node) {
 			}
 		} else {
 			c.element(n.Right, n.Left)
+			if arr, ok := n.Right.(*ast.ArrayNode); ok { // `len(s) in [3, 4]`: as == each
+				for _, el := range arr.Nodes {
+					c.through(n.Left, el)
+					c.item(n.Left, el)
+					c.sliced(n.Left, el)
+					c.arith(n.Left, el)
+				}
+			}
 		}
 	case *ast.UnaryNode:
 		if n.Operator == "!" || n.Operator == "not" {
@@ -210,6 +219,7 @@ func (c *compareVisitor) through(fn, other ast.Node) {
 	}
 	if len(args) == 2 {
 		c.twoArgs(name, args, other)
+		c.repeated(name, args, other)
 		return
 	}
 	if len(args) == 3 {
@@ -253,7 +263,7 @@ func (c *compareVisitor) through(fn, other ast.Node) {
 }
 
 // maxPaddedLen bounds the lengths len(VAR) comparisons give a string.
-const maxPaddedLen = 64
+const maxPaddedLen = sample.MaxLen
 
 // lenKey is how comparedValues keeps the lengths a variable's len is
 // compared with.
@@ -314,7 +324,7 @@ func (c *compareVisitor) record(name string, other ast.Node, elements bool) {
 }
 
 // matching records a string that pattern (evaluated at the defaults)
-// matches, for `VAR matches PATTERN` (regexSample).
+// matches, for `VAR matches PATTERN` (sample.Regex).
 func (c *compareVisitor) matching(name string, pattern ast.Node) {
 	if _, ok := c.env[name]; !ok {
 		return
@@ -324,7 +334,7 @@ func (c *compareVisitor) matching(name string, pattern ast.Node) {
 		return
 	}
 	if p, ok := val.(string); ok {
-		if s, ok := regexSample(p); ok {
+		if s, ok := sample.Regex(p); ok {
 			c.out[name] = append(c.out[name], s)
 		}
 	}

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -237,11 +238,12 @@ func NewExplorer(m *machine.Machine, opts CheckOptions) *Explorer {
 			nextTaken: make([]bool, len(st.Next))})
 	}
 	domains := map[string][]any{} // by variable, and whether the write may be null
+	specDir := filepath.Dir(spec.File)
 	x.declared = map[int]bool{}
 	noted := map[string]bool{}
 	for _, st := range x.States {
 		if a := st.Cs.Action; a != nil {
-			for _, w := range a.WritesOf(st.Cs.St) {
+			for _, w := range a.WritesOfIn(st.Cs.St, specDir, specDir) { // a schema file beside the spec is read
 				s, ok := x.slot[w.Name]
 				if !ok {
 					continue // Validate reports an undeclared write

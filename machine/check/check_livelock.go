@@ -2,16 +2,17 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 
 	"github.com/lppctl/lppctl/machine"
+	"github.com/lppctl/lppctl/machine/check/loopvar"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
@@ -33,19 +34,27 @@ import (
 // limit`, a parameter, another variable's set) is not frozen, and the
 // verdict stays the bounds FAIL.
 
-// counterStep is a set `c: c + k` of a counter the check may freeze: once
-// c is past bound (above it when up, below when down), the step leaves c as
-// it is.
+// counterStep is a set `c: c + k` of a counter the check may freeze (or
+// `items: concat(items, [x])` of a list, read through len): once c is past
+// bound (above it when up, below when down), the step leaves c as it is;
+// or, when period is not 0 (an int read as `c % M` too), takes it round
+// the period's first values past bound, which read alike with it.
 type counterStep struct {
-	slot  int
-	up    bool
-	bound float64 // the last constant a comparison reads c against (±Inf: none)
+	slot   int
+	up     bool
+	bound  float64 // the last number a comparison reads c against (±Inf: none)
+	period int64   // the least common multiple of the M of every `c % M` (0: none)
+	list   bool
+	state  string // the state whose set or transition steps it ("": an event's)
 }
 
 // past reports whether v is past the step's bound, where no comparison
 // tells values apart.
 func (s counterStep) past(v any) bool {
 	f, ok := asFloat(v)
+	if l, isList := v.([]any); s.list && isList {
+		f, ok = float64(len(l)), true
+	}
 	if !ok {
 		return false
 	}
@@ -55,42 +64,36 @@ func (s counterStep) past(v any) bool {
 	return f < s.bound
 }
 
-// counterInfo describes one counter the check freezes, for the report.
-type counterInfo struct {
-	name  string
-	step  string // the set that steps it, as written
-	bound float64
-	up    bool
-}
-
-func (c counterInfo) String() string {
-	if math.IsInf(c.bound, 0) {
-		return fmt.Sprintf("%s only steps (%s: %s) and no guard compares it", c.name, c.name, c.step)
+// wrap takes an int n past the bound to the value among the period's first
+// values past it that is n modulo the period: both read alike (every
+// comparison holds or fails for both, and `c % M` is the same: the bound
+// keeps them on one side of 0).
+func (s counterStep) wrap(n int) int {
+	l := int(s.period)
+	if s.up {
+		p0 := int(math.Floor(s.bound)) + 1
+		if n >= p0+l {
+			n = p0 + (n-p0)%l
+		}
+		return n
 	}
-	dir := "grows"
-	if !c.up {
-		dir = "shrinks"
+	p0 := int(math.Ceil(s.bound)) - 1
+	if n <= p0-l {
+		n = p0 - (p0-n)%l
 	}
-	return fmt.Sprintf("%s %s on every pass (%s: %s) and, past %s, no comparison that reads it changes", c.name, dir, c.name, c.step, formatBound(c.bound))
-}
-
-func formatBound(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return fmt.Sprintf("%d", int64(f))
-	}
-	return fmt.Sprintf("%g", f)
+	return n
 }
 
 // counters returns the steps of the variables of names the check may
 // freeze (see above), and how the report names them; none when no variable
 // of names qualifies.
-func (x *Explorer) counters(names []string) (map[*mspec.Assign]counterStep, []counterInfo) {
+func (x *Explorer) counters(names []string) (map[*mspec.Assign]counterStep, []loopvar.Info) {
 	steps := map[*mspec.Assign]counterStep{}
-	var infos []counterInfo
+	var infos []loopvar.Info
 	for _, name := range names {
 		s, ok := x.slot[name]
 		v := x.spec.Var(name)
-		if !ok || v == nil || v.Range != nil || (v.Type != mspec.TypeInt && v.Type != mspec.TypeFloat) {
+		if !ok || v == nil || v.Range != nil || (v.Type != mspec.TypeInt && v.Type != mspec.TypeFloat && v.Type != mspec.TypeList) {
 			continue
 		}
 		if st, info, ok := x.counter(s, v); ok {
@@ -108,34 +111,38 @@ func (x *Explorer) counters(names []string) (map[*mspec.Assign]counterStep, []co
 
 // counter decides whether the variable v (at slot) qualifies, and returns
 // its steps.
-func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterStep, counterInfo, bool) {
-	info := counterInfo{name: v.Name}
+func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterStep, loopvar.Info, bool) {
+	list := v.Type == mspec.TypeList
+	info := loopvar.Info{Name: v.Name, List: list}
 	var stepSets []*mspec.Assign
-	var bounds []float64
+	var bounds []loopvar.Bound
 	dir := 0
 	// reads checks an expression that is not a step of v: v may only be
-	// compared with constants there.
+	// compared with numbers or expressions of constants there, or read
+	// through `v % M`.
 	reads := func(src string) bool {
-		u, ok := counterUses(src, v.Name)
-		bounds = append(bounds, u.bounds...)
-		return ok && u.other == 0
+		u, ok := loopvar.Of(src, v.Name, list)
+		bounds = append(bounds, u.Bounds...)
+		info.Moduli = append(info.Moduli, u.Moduli...)
+		return ok && u.Other == 0
 	}
-	sets := func(as []*mspec.Assign) bool {
+	owner := map[*mspec.Assign]string{}
+	sets := func(as []*mspec.Assign, state string) bool {
 		for _, a := range as {
-			u, ok := counterUses(a.Expr, v.Name)
+			u, ok := loopvar.Of(a.Expr, v.Name, list)
 			if !ok {
 				return false
 			}
 			if a.Var != v.Name {
-				if u.total > 0 { // another variable computed from v
+				if u.Total > 0 { // another variable computed from v
 					return false
 				}
 				continue
 			}
-			if u.total == 0 {
+			if u.Total == 0 {
 				continue // a reset
 			}
-			k, isStep := stepOf(a.Expr, v.Name)
+			k, isStep := loopvar.Step(a.Expr, v.Name, list)
 			if !isStep || k == 0 || (dir > 0 && k < 0) || (dir < 0 && k > 0) {
 				return false
 			}
@@ -143,19 +150,20 @@ func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterSte
 			if k < 0 {
 				dir = -1
 			}
-			if info.step == "" {
-				info.step = a.Expr
+			if info.Step == "" {
+				info.Step = a.Expr
 			}
 			stepSets = append(stepSets, a)
+			owner[a] = state
 		}
 		return true
 	}
 	for _, st := range x.spec.States {
-		if !sets(st.Set) {
+		if !sets(st.Set, st.Name) {
 			return nil, info, false
 		}
 		for _, t := range st.Transitions() {
-			if !reads(t.When) || !sets(t.Set) {
+			if !reads(t.When) || !sets(t.Set, st.Name) {
 				return nil, info, false
 			}
 		}
@@ -166,7 +174,7 @@ func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterSte
 		}
 	}
 	for _, ev := range x.spec.Events {
-		if !reads(ev.When) || !sets(ev.Set) {
+		if !reads(ev.When) || !sets(ev.Set, "") {
 			return nil, info, false
 		}
 	}
@@ -182,121 +190,45 @@ func (x *Explorer) counter(slot int, v *mspec.Var) (map[*mspec.Assign]counterSte
 			}
 		}
 	}
-	if dir == 0 {
+	if dir == 0 || len(info.Moduli) > 0 && v.Type != mspec.TypeInt {
 		return nil, info, false
 	}
-	info.up = dir > 0
-	info.bound = math.Inf(-dir)
+	period, ok := loopvar.LCM(info.Moduli)
+	if !ok {
+		return nil, info, false
+	}
+	slices.Sort(info.Moduli)
+	info.Up = dir > 0
+	info.Bound = math.Inf(-dir)
 	for _, b := range bounds {
-		if info.up {
-			info.bound = math.Max(info.bound, b)
-		} else {
-			info.bound = math.Min(info.bound, b)
+		vals, ok := x.constValues(b.Expr)
+		if !ok {
+			return nil, info, false
 		}
-	}
-	out := map[*mspec.Assign]counterStep{}
-	for _, a := range stepSets {
-		out[a] = counterStep{slot: slot, up: info.up, bound: info.bound}
-	}
-	return out, info, true
-}
-
-// uses counts how an expression reads a variable: total occurrences, the
-// constants the comparisons that read it compare it with, and the
-// occurrences that are not such a comparison.
-type uses struct {
-	name   string
-	total  int
-	other  int
-	bounds []float64
-	bad    bool // the name is bound by a let: its occurrences are not the variable's
-}
-
-func (u *uses) Visit(node *ast.Node) {
-	switch n := (*node).(type) {
-	case *ast.IdentifierNode:
-		if n.Value == u.name {
-			u.total++
-			u.other++
-		}
-	case *ast.VariableDeclaratorNode:
-		u.bad = u.bad || n.Name == u.name
-	case *ast.BinaryNode:
-		if !slices.Contains(orderOps, n.Operator) {
-			return
-		}
-		for _, side := range [][2]ast.Node{{n.Left, n.Right}, {n.Right, n.Left}} {
-			if id, ok := side[0].(*ast.IdentifierNode); ok && id.Value == u.name {
-				if k, ok := numConst(side[1]); ok {
-					u.other-- // the identifier was counted as other when visited
-					u.bounds = append(u.bounds, k)
-					return
+		for _, val := range vals {
+			f := val - b.Shift
+			if info.Up && f > info.Bound || !info.Up && f < info.Bound {
+				info.Bound, info.From = f, ""
+				if _, lit := loopvar.Number(mustParse(b.Expr)); !lit {
+					info.From = b.Expr
 				}
 			}
 		}
 	}
-}
-
-// counterUses parses src and counts how it reads name ("" reads nothing).
-// ok is false when src cannot be read.
-func counterUses(src, name string) (uses, bool) {
-	u := uses{name: name}
-	if strings.TrimSpace(src) == "" {
-		return u, true
-	}
-	tree, err := parser.Parse(src)
-	if err != nil {
-		return u, false
-	}
-	ast.Walk(&tree.Node, &u)
-	return u, !u.bad
-}
-
-// stepOf reads `name + k`, `k + name` or `name - k` (k a number): the step.
-func stepOf(src, name string) (float64, bool) {
-	tree, err := parser.Parse(src)
-	if err != nil {
-		return 0, false
-	}
-	b, ok := tree.Node.(*ast.BinaryNode)
-	if !ok || (b.Operator != "+" && b.Operator != "-") {
-		return 0, false
-	}
-	isName := func(n ast.Node) bool {
-		id, ok := n.(*ast.IdentifierNode)
-		return ok && id.Value == name
-	}
-	if isName(b.Left) {
-		if k, ok := numConst(b.Right); ok {
-			if b.Operator == "-" {
-				k = -k
-			}
-			return k, true
+	if period > 0 {
+		// values past the bound on one side of 0, where c % M reads the
+		// residue alike
+		if info.Up {
+			info.Bound = math.Max(info.Bound, -1)
+		} else {
+			info.Bound = math.Min(info.Bound, 1)
 		}
 	}
-	if b.Operator == "+" && isName(b.Right) {
-		if k, ok := numConst(b.Left); ok {
-			return k, true
-		}
+	out := map[*mspec.Assign]counterStep{}
+	for _, a := range stepSets {
+		out[a] = counterStep{slot: slot, up: info.Up, bound: info.Bound, period: period, list: list, state: owner[a]}
 	}
-	return 0, false
-}
-
-// numConst reads a number written as a constant (`3`, `-2.5`).
-func numConst(n ast.Node) (float64, bool) {
-	switch c := n.(type) {
-	case *ast.IntegerNode:
-		return float64(c.Value), true
-	case *ast.FloatNode:
-		return c.Value, true
-	case *ast.UnaryNode:
-		if c.Operator == "-" {
-			if k, ok := numConst(c.Node); ok {
-				return -k, true
-			}
-		}
-	}
-	return 0, false
+	return out, info, true
 }
 
 // livelock, after a check whose path spent the budget going round a loop
@@ -309,9 +241,13 @@ func livelock(ctx context.Context, m *machine.Machine, opts CheckOptions, rep *C
 	if b == nil || t == nil || b.Verdict != Fail || t.Verdict != Pass || b.Trace == nil || !rep.Complete {
 		return false
 	}
-	_, changed, ok := budgetCycle(b.Trace)
-	if !ok || len(changed) == 0 {
-		return false
+	// Every loop variable of the spec is held, not only those the budget's
+	// path changes at its end: that path is one of many (an event from
+	// outside may end it), and holding a variable the loop does not step
+	// changes no move.
+	names := make([]string, len(m.Spec().Context))
+	for i, v := range m.Spec().Context {
+		names[i] = v.Name
 	}
 	x := NewExplorer(m, opts)
 	defer x.arena.release()
@@ -320,7 +256,7 @@ func livelock(ctx context.Context, m *machine.Machine, opts CheckOptions, rep *C
 			x.restoreGC()
 		}
 	}()
-	steps, infos := x.counters(changed)
+	steps, infos := x.counters(names)
 	if steps == nil {
 		return false
 	}
@@ -336,14 +272,107 @@ func livelock(ctx context.Context, m *machine.Machine, opts CheckOptions, rep *C
 	if f == nil {
 		return false
 	}
-	what := make([]string, len(infos))
-	for i, c := range infos {
-		what[i] = c.String()
+	var what, all []string
+	for _, c := range infos {
+		all = append(all, c.String())
+		for _, st := range steps {
+			if x.spec.Var(c.Name) == x.Vars[st.slot] && (st.state == "" || slices.Contains(f.loop, st.state)) {
+				what = append(what, c.String()) // a variable the trap's cycle steps
+				break
+			}
+		}
+	}
+	if len(what) == 0 {
+		what = all
 	}
 	t.Verdict, t.Pos = Fail, f.pos
 	t.Message = f.msg + "; " + strings.Join(what, "; ") + ": a livelock, which no budget ends"
 	t.Trace = x.trace(f)
 	t.Trace.Loop = f.loop
-	b.Message = strings.Replace(b.Message, ": a livelock, unless a larger budget lets the loop end", ": a livelock (see termination)", 1)
+	if msg := strings.Replace(b.Message, ": a livelock, unless a larger budget lets the loop end", ": a livelock (see termination)", 1); msg != b.Message {
+		b.Message = msg
+	} else {
+		b.Message += "; a livelock (see termination)"
+	}
 	return true
+}
+
+// constValues evaluates src, the other side of a comparison with a
+// counter, at every value a run can start it from: it may read variables
+// no set and no action writes (a limit), which keep the value the run
+// starts from (their default, the value given, every value of a free
+// input). ok is false when src reads anything else, or a value is not a
+// number.
+func (x *Explorer) constValues(src string) ([]float64, bool) {
+	var names []string
+	var doms [][]any
+	for _, n := range loopvar.Names(src) {
+		s, ok := x.slot[n]
+		if !ok || s == x.lastErr || x.written(n, s) {
+			return nil, false
+		}
+		dom := []any{x.initial[s]}
+		if i := slices.Index(x.free, s); i >= 0 {
+			dom = x.freeDoms[i]
+		}
+		names, doms = append(names, n), append(doms, dom)
+	}
+	var out []float64
+	idx := make([]int, len(doms))
+	for range 4096 {
+		env := map[string]any{}
+		for i, n := range names {
+			env[n] = doms[i][idx[i]]
+		}
+		val, err := expr.Eval(src, env)
+		f, ok := asFloat(val)
+		if err != nil || !ok || math.IsNaN(f) {
+			return nil, false
+		}
+		out = append(out, f)
+		i := 0
+		for ; i < len(idx); i++ {
+			if idx[i]++; idx[i] < len(doms[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i == len(idx) {
+			return out, true
+		}
+	}
+	return nil, false
+}
+
+// written reports whether a set or an action writes the variable name (at
+// slot s).
+func (x *Explorer) written(name string, s int) bool {
+	by := func(as []*mspec.Assign) bool {
+		return slices.ContainsFunc(as, func(a *mspec.Assign) bool { return a.Var == name })
+	}
+	for _, st := range x.spec.States {
+		if by(st.Set) || slices.ContainsFunc(st.Transitions(), func(t *mspec.Transition) bool { return by(t.Set) }) {
+			return true
+		}
+	}
+	for _, ev := range x.spec.Events {
+		if by(ev.Set) {
+			return true
+		}
+	}
+	for _, st := range x.States {
+		if slices.Contains(st.Writes, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// mustParse parses src (an expression printed from a parsed one).
+func mustParse(src string) ast.Node {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil
+	}
+	return tree.Node
 }

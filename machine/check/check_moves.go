@@ -481,13 +481,14 @@ func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, k
 		memo = x.memosOf(set)
 	}
 	for i, a := range set {
-		if c, ok := x.frozen[a.A]; ok && a.A != nil && c.past(x.envVals[c.slot]) {
+		c, frozen := x.frozen[a.A]
+		if frozen && a.A != nil && c.period == 0 && c.past(x.envVals[c.slot]) {
 			// A counter past every bound its comparisons read stays as it
 			// is (check_livelock.go).
 			news, newIDs = append(news, x.envVals[c.slot]), append(newIDs, x.envIDs[c.slot])
 			continue
 		}
-		if f := memo.progs[i]; f != nil && f.fast != nil && f.fast.intFn != nil && a.V.Type == mspec.TypeInt {
+		if f := memo.progs[i]; !frozen && f != nil && f.fast != nil && f.fast.intFn != nil && a.V.Type == mspec.TypeInt {
 			// A compiled int for an int variable: what Coerce and the size
 			// limit would do to it is nothing; no box, and its id directly.
 			if n, ok := f.fast.intFn(x.envVals); ok {
@@ -534,6 +535,9 @@ func (x *Explorer) assign(set []machine.Cassign, memo *setProgs, ids []uint32, k
 			x.end = move{kind: moveEnd, ids: ids, prop: PropBounds, pos: x.assignPos(a),
 				msg: fmt.Sprintf("%s: %s becomes %d, outside its range [%d, %d]", assignWhat(kind, st, mv), a.V.Name, n, a.V.Range.Lo, a.V.Range.Hi)}
 			return nil, &x.end
+		}
+		if n, ok := v.(int); ok && frozen && c.period > 0 && a.A != nil {
+			v = c.wrap(n) // round the period past the bound (check_livelock.go)
 		}
 		news, newIDs = append(news, v), append(newIDs, x.values.id(v))
 	}

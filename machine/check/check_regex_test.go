@@ -127,6 +127,13 @@ func TestAStringReadThroughFromJSONReplaceBase64OrASliceTakesAValueWhereTheGuard
 		`fromBase64(reply) == "hi"`,
 		`reply[2:4] == "ab"`,
 		`reply[:3] == "OK:"`,
+		`len(reply) in [3, 4]`,
+		`fromJSON(reply).kind in ["x", "y"]`,
+		`"a" in fromJSON(reply).tags`,
+		`fromJSON(fromJSON(reply).inner).ok == true`,
+		`fromJSON(reply).a.b == 3`,
+		`fromJSON(reply)?.a?.b == "q"`,
+		`repeat(reply, 2) == "abab"`,
 	} {
 		t.Run(guard, func(t *testing.T) {
 			src := `lpp: 1

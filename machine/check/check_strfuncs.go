@@ -243,12 +243,40 @@ func (c *compareVisitor) jsonOf(n ast.Node) (string, bool) {
 	}
 	v, ok := comparedName(args[0])
 	if !ok {
-		return "", false
+		// fromJSON(fromJSON(s).k): a JSON text in a key of one; its
+		// objects nest under k (jsonValues)
+		parent, key, wrap, ok := c.deep(args[0])
+		k, isKey := key.(string)
+		if !ok || !isKey || !strings.HasPrefix(parent, "fromJSON(") || wrap("") != "" {
+			return "", false
+		}
+		c.out[nestKey(parent)] = append(c.out[nestKey(parent)], k)
+		return jsonKey(parent + "." + k), true
 	}
 	if val, known := c.env[v]; !known || (val != nil && !isString(val)) {
 		return "", false
 	}
 	return jsonKey(v), true
+}
+
+// nestKey is how comparedValues keeps the keys of the objects fromJSON(VAR)
+// reads (name: jsonKey(VAR)) that hold a JSON text fromJSON reads again.
+func nestKey(name string) string { return "nested(" + name + ")" }
+
+// repeated records `repeat(VAR, n) == LIT`: VAR holds LIT's unit when LIT
+// is n of them.
+func (c *compareVisitor) repeated(name string, args []ast.Node, other ast.Node) {
+	v, ok := comparedName(args[0])
+	if _, known := c.env[v]; name != "repeat" || !ok || !known {
+		return
+	}
+	n, err1 := expr.Eval(args[1].String(), c.env)
+	lit, err2 := expr.Eval(other.String(), c.env)
+	k, isInt := asInt(n)
+	s, isStr := lit.(string)
+	if err1 == nil && err2 == nil && isInt && isStr && k > 0 && len(s)%k == 0 && strings.Repeat(s[:len(s)/k], k) == s {
+		c.out[v] = append(c.out[v], s[:len(s)/k])
+	}
 }
 
 // jsonValues adds to a string's domain the JSON of each object of one key
@@ -282,6 +310,13 @@ func (cmp compared) jsonValues(name string, add func(any)) {
 	}
 	if len(all) > 1 {
 		put(all)
+	}
+	var nested []string
+	for _, k := range cmp[nestKey(jsonKey(name))] {
+		if k := k.(string); !slices.Contains(nested, k) {
+			nested = append(nested, k)
+			cmp.jsonValues(jsonKey(name)+"."+k, func(v any) { put(map[string]any{k: v}) })
+		}
 	}
 }
 

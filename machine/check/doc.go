@@ -12,7 +12,9 @@
 // that never move), memoised evaluation (check_memo.go) and the environment
 // it runs against (check_env.go: written only when expr runs), the
 // collector's target during a large check (check_gc.go), the dead-slot
-// reset (check_live.go), the verdicts and traces
+// reset (check_live.go), the livelock search (check_livelock.go, with
+// machine/check/loopvar reading how expressions use a loop variable), the
+// verdicts and traces
 // (check.go, check_verdict.go, check_format.go). The spec keys it reads
 // (invariants:, final_requires:, inputs:) are decoded with the rest of the
 // spec in package machine (check_spec.go there).

@@ -167,6 +167,8 @@ func formatReplay(r *check.CheckReport, b *strings.Builder, t *check.Trace) {
 			queued = append(queued, ev)
 		case check.DeliverResume:
 			then = append(then, fmt.Sprintf("when the run pauses in %q (step %d): lppctl resume RUN_ID %s (not queued up front: %s)", s.From, i+1, ev, s.DeliverNote))
+		case check.DeliverFork:
+			then = append(then, fmt.Sprintf("for step %d: lppctl runs fork RUN_ID --step %d, then lppctl resume NEW_RUN_ID %s (NEW_RUN_ID is the run from here on; the event is fired where the run enters %q, whose action writes nothing and which has no set: as the run that had it sent while that action ran; not queued up front: %s)", i+1, i, ev, s.From, s.DeliverNote))
 		case check.DeliverSend:
 			then = append(then, fmt.Sprintf("step %d's event %s replays with no command: it must be sent (Run.SendEvent) while the run is in %q, before its transitions are tried (%s)", i+1, s.Event, s.From, s.DeliverNote))
 		}

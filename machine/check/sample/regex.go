@@ -1,4 +1,8 @@
-package check
+// Package sample finds values a guard holds for, where the model checker
+// cannot read one off the guard: a short string a regular expression
+// matches (for `s matches PATTERN`). It is pure: it imports nothing of the
+// module.
+package sample
 
 import (
 	"regexp"
@@ -6,19 +10,22 @@ import (
 	"strings"
 )
 
-// regexSample returns a short string the regular expression pattern
+// MaxLen bounds the samples' length (the checker's padded lengths).
+const MaxLen = 64
+
+// Regex returns a short string the regular expression pattern
 // matches, for `s matches PATTERN`: the pattern itself is rarely one
 // ("^[0-9]+$" does not match "^[0-9]+$"), and a string variable compared
 // only so would otherwise never take the branch. ok is false when the
 // pattern does not parse, or no sample is found (a lookaround-free walk
 // that takes each alternation's first branch and each repeat's minimum).
-func regexSample(pattern string) (string, bool) {
+func Regex(pattern string) (string, bool) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return "", false
 	}
 	var b strings.Builder
-	if !sampleOf(re.Simplify(), &b) || b.Len() > maxPaddedLen {
+	if !sampleOf(re.Simplify(), &b) || b.Len() > MaxLen {
 		return "", false
 	}
 	s := b.String()
