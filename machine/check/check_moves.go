@@ -393,9 +393,10 @@ func (x *Explorer) enabled(st *Xstate) ([]choice, *stopErr) {
 			} else {
 				var err error
 				ok, err = x.holds(e.guard, e.guardMemo)
-				if err != nil {
+				if err != nil && !x.spec.GuardErrorsFalse {
 					return nil, x.guardError(st, e, err)
 				}
+				ok = ok && err == nil // guard_errors: as_false, as the run takes it
 				if e.hoisted {
 					x.guardCache[i] = 1 + int8(b2i(ok))
 				}
@@ -691,6 +692,9 @@ func (x *Explorer) eventTakes(st *Xstate, ev *xevent, val any) (int, *stopErr) {
 			return i, nil
 		}
 		ok, err := x.holds(ct.Guard, ev.guardMemo[i])
+		if err != nil && x.spec.GuardErrorsFalse {
+			continue // false, as the run takes it (guard_errors: as_false)
+		}
 		if err != nil {
 			msg, pos := x.evalFailure(err, ct.T.When, ct.T.WhenPos)
 			return -1, &stopErr{fmt.Sprintf("guard %q of event %q cannot be evaluated in state %q: %s", ct.T.When, ev.Name, st.Cs.St.Name, msg), pos}
