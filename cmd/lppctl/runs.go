@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -175,8 +176,12 @@ func runsListAction(c *cli.Context) error {
 			damaged = append(damaged, fmt.Sprintf("%s: %v", r.Meta.ID, damage))
 		}
 		m := &r.Meta
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, listedStatus(r, damage), tableCell(m.Spec),
-			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, tableCell(m.State))
+		started := "-" // a run nothing could be read of has no start time
+		if !m.Start.IsZero() {
+			started = m.Start.Local().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", tableCell(m.ID), listedStatus(r, damage), tableCell(m.Spec),
+			started, runDuration(r), m.Steps, m.Tokens, tableCell(m.State))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -579,7 +584,9 @@ func topRunID(c *cli.Context, run *runstore.Run) string {
 // written Go-quoted ("specs/a\nb.yaml"), so that it stays on its row and
 // in its column.
 func tableCell(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+	// A byte that is not UTF-8 is quoted too: 0xff is text/tabwriter's
+	// escape character, which would leave the rows after it unaligned.
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 || !utf8.ValidString(s) {
 		return strconv.Quote(s)
 	}
 	return s
