@@ -85,6 +85,12 @@ func runsForkAction(c *cli.Context) error {
 		Steps: n, Vars: m.Vars, Agent: m.Agent, MaxTransitions: m.MaxTransitions, Fsync: m.Fsync, Files: m.Files,
 		Status: machine.StatusInterrupted,
 	}
+	if !l.StoppedBefore(n) {
+		// The events run --event queued: resume takes again those no step
+		// up to n took (each step records the rank it took), as the run
+		// did; once the run had stopped at a clean point, they were dropped.
+		meta.Events = m.Events
+	}
 	run, err := store.Create(meta, specSrc)
 	if err != nil {
 		return storeNotWritable(store, fmt.Errorf("cannot fork run %s: %w", id, err))
@@ -101,8 +107,7 @@ func runsForkAction(c *cli.Context) error {
 			return fmt.Errorf("cannot fork run %s: %w", id, err)
 		}
 	}
-	msg := fmt.Sprintf("forked from run %s after step %d", id, n)
-	if err := j.Mark(&runstore.Entry{Type: runstore.EntryInterrupt, State: snap.State, Message: msg}); err != nil {
+	if err := j.Mark(runstore.ForkMark(id, n, snap.State)); err != nil {
 		j.Close()
 		return fmt.Errorf("cannot fork run %s: %w", id, err)
 	}
