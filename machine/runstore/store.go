@@ -152,6 +152,15 @@ func (r *Run) Path(name string) string { return filepath.Join(r.Dir, name) }
 // start marker (in meta.State, with a copy of meta). The run is locked for
 // the calling process (Lock) before it becomes visible.
 func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
+	return s.CreateFilled(meta, specSrc, nil)
+}
+
+// CreateFilled is Create with fill called on the run while its directory
+// is still hidden, after the start marker is written and before run.json
+// is: what fill writes (a fork's copied steps) is there whole when the run
+// appears, or the run does not appear at all. fill may be called again,
+// on a new start marker, when the run's ID had to change.
+func (s *Store) CreateFilled(meta Meta, specSrc []byte, fill func(*Run) error) (*Run, error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create run directory: %w", err)
 	}
@@ -203,6 +212,11 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 		r.Dir = tmp
 		if err := r.writeStart(); err != nil {
 			return nil, err
+		}
+		if fill != nil {
+			if err := fill(r); err != nil {
+				return nil, err
+			}
 		}
 		if err := r.SaveMeta(); err != nil {
 			return nil, err
