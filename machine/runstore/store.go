@@ -162,7 +162,7 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 // on a new start marker, when the run's ID had to change.
 func (s *Store) CreateFilled(meta Meta, specSrc []byte, fill func(*Run) error) (*Run, error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create run directory: %w", err)
+		return nil, fmt.Errorf("cannot create run directory: %w", s.notDir(err))
 	}
 	if meta.Start.IsZero() {
 		meta.Start = time.Now()
@@ -367,7 +367,7 @@ func isRunDir(dir string) bool {
 func (s *Store) ids() ([]string, error) {
 	ents, err := os.ReadDir(s.Dir)
 	if err != nil {
-		return nil, err
+		return nil, s.notDir(err)
 	}
 	var out []string
 	for _, e := range ents {
@@ -562,4 +562,14 @@ func makerGone(name string) bool {
 	p, _, ok := strings.Cut(rest, "-")
 	pid, err := strconv.Atoi(p)
 	return ok && err == nil && pid > 0 && pid != os.Getpid() && !ProcessAlive(pid)
+}
+
+// notDir says what to do when the store's path is a file (or goes through
+// one): LPPCTL_RUN_DIR or --run-dir naming a file, which read as "open
+// FILE: not a directory" and named neither.
+func (s *Store) notDir(err error) error {
+	if !errors.Is(err, syscall.ENOTDIR) {
+		return err
+	}
+	return fmt.Errorf("%w: the run store %s is a file, or lies under one, not a folder; keep the runs in a folder with --run-dir DIR or LPPCTL_RUN_DIR=DIR", err, s.Dir)
 }
