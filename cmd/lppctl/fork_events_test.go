@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,4 +88,35 @@ func TestForkKeepsTheQueuedEventsNoStepTookYet(t *testing.T) {
 			assert.Equal(t, tc.got, show.Context["got"])
 		})
 	}
+}
+
+// A fork's trace says where its steps come from: its start marker, written
+// after the steps it copied and in the state they end in, read "started in
+// STATE" first, before step 1 of another state, and its own marker
+// "interrupted in STATE" as if the run had been stopped.
+func TestForkTraceSaysWhereItsStepsComeFrom(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "ev.yaml")
+	require.NoError(t, os.WriteFile(spec, []byte(forkEventsSpec), 0o644))
+	runs := filepath.Join(dir, "runs")
+	code, _, errOut := lppctlCLI(t, "run", "-q", "--run-dir", runs, spec, "--event", "STOP")
+	require.Equal(t, exitOK, code, errOut)
+	ents, err := os.ReadDir(runs)
+	require.NoError(t, err)
+	id := ents[0].Name()
+
+	code, out, errOut := lppctlCLI(t, "runs", "fork", "--run-dir", runs, "--json", "--step", "3", id)
+	require.Equal(t, exitOK, code, errOut)
+	var fork struct{ ID string }
+	require.NoError(t, json.Unmarshal([]byte(out), &fork))
+
+	code, out, errOut = lppctlCLI(t, "runs", "trace", "--run-dir", runs, fork.ID)
+	require.Equal(t, exitOK, code, errOut)
+	lines := strings.Split(out, "\n")
+	require.GreaterOrEqual(t, len(lines), 3, out)
+	assert.Equal(t, "--                         steps 1–3 are run "+id+"'s, copied by lppctl runs fork", lines[1])
+	assert.Regexp(t, `^1 +\+0s `, lines[2])
+	assert.Regexp(t, `(?m)^-- +\+\S+ +forked from run `+id+` after step 3, in w$`, out)
+	assert.NotContains(t, out, "started in")
+	assert.NotContains(t, out, "interrupted in")
 }

@@ -391,15 +391,28 @@ func runsTraceAction(c *cli.Context) error {
 		return bw.Flush()
 	}
 	t0 := run.Meta.Start
-	if _, err := os.Stat(filepath.Join(run.Dir, ForkFile)); err == nil && len(l.Records) > 0 && l.Records[0].Start.Before(t0) {
-		// A fork's first steps are copies of its source's, made before the
-		// fork: offsets count from the first of them, not negative.
-		t0 = l.Records[0].Start
+	var fork *forkInfo
+	if b, err := os.ReadFile(filepath.Join(run.Dir, ForkFile)); err == nil {
+		fork = new(forkInfo)
+		if json.Unmarshal(b, fork) != nil || fork.From == "" {
+			fork = nil
+		}
+		if len(l.Records) > 0 && l.Records[0].Start.Before(t0) {
+			// A fork's first steps are copies of its source's, made before
+			// the fork: offsets count from the first of them, not negative.
+			t0 = l.Records[0].Start
+		}
 	}
 	offset := func(t time.Time) string { return traceOffset(t0, t) }
 	const row = "%-5s %-9s %-10s %s\n"
 	fmt.Fprintf(w, row, "STEP", "AT", "TOOK", "TRANSITION")
 	for _, e := range l.Entries {
+		if e.Type == runstore.EntryStart && fork != nil && fork.Step > 0 {
+			// Not "started in STATE": the fork's start marker stands where
+			// the copied steps below end, and was written after them.
+			fmt.Fprintf(w, row, "--", "", "", fmt.Sprintf("steps 1–%d are run %s's, copied by lppctl runs fork", fork.Step, fork.From))
+			continue
+		}
 		if e.Type != runstore.EntryStep {
 			fmt.Fprintf(w, row, "--", offset(e.At), "", markerText(e))
 			continue
@@ -491,6 +504,9 @@ func markerText(e *runstore.Entry) string {
 		}
 		return "paused in " + e.State
 	case runstore.EntryInterrupt:
+		if e.IsForkMark() {
+			return e.Message + ", in " + e.State
+		}
 		return "interrupted in " + e.State
 	case runstore.EntryFail:
 		return "failed in " + e.State + ": " + shorten(e.Message, 100)
