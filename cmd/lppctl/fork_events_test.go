@@ -120,3 +120,46 @@ func TestForkTraceSaysWhereItsStepsComeFrom(t *testing.T) {
 	assert.NotContains(t, out, "started in")
 	assert.NotContains(t, out, "interrupted in")
 }
+
+// Which queued events a fork keeps, when its run was stopped (Ctrl-C) at a
+// clean point, which dropped them: a fork after the step the run stopped
+// at keeps them (it stands right after that step, before the stop); a fork
+// after a later step does not, as the run no longer had them.
+func TestForkOfAStoppedRunKeepsTheQueueOnlyUpToTheStop(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "ev.yaml")
+	require.NoError(t, os.WriteFile(spec, []byte(forkEventsSpec), 0o644))
+	runs := filepath.Join(dir, "runs")
+	code, _, errOut := lppctlCLI(t, "run", "-q", "--run-dir", runs, spec, "--max-transitions", "2",
+		"--event", "GO", "--payload", `{"k":1}`, "--event", "STOP")
+	require.Equal(t, exitFailed, code, errOut)
+	require.Contains(t, errOut, "they are dropped")
+	ents, err := os.ReadDir(runs)
+	require.NoError(t, err)
+	id := ents[0].Name()
+	code, out, errOut := lppctlCLI(t, "resume", "-q", "--no-input", "--max-transitions", "100", "--run-dir", runs, id)
+	require.Equal(t, exitPaused, code, out+errOut)
+
+	for _, tc := range []struct {
+		step int
+		code int
+		got  []any
+	}{
+		{step: 2, code: exitOK, got: []any{1.0}},
+		{step: 3, code: exitPaused, got: []any{}},
+	} {
+		t.Run("after step "+strconv.Itoa(tc.step), func(t *testing.T) {
+			code, out, errOut := lppctlCLI(t, "runs", "fork", "--run-dir", runs, "--json", "--step", strconv.Itoa(tc.step), id)
+			require.Equal(t, exitOK, code, errOut)
+			var fork struct{ ID string }
+			require.NoError(t, json.Unmarshal([]byte(out), &fork))
+			code, out, errOut = lppctlCLI(t, "resume", "-q", "--no-input", "--max-transitions", "100", "--run-dir", runs, fork.ID)
+			require.Equal(t, tc.code, code, out+errOut)
+			code, out, errOut = lppctlCLI(t, "runs", "show", "--json", "--run-dir", runs, fork.ID)
+			require.Equal(t, exitOK, code, errOut)
+			var show struct{ Context map[string]any }
+			require.NoError(t, json.Unmarshal([]byte(out), &show))
+			assert.Equal(t, tc.got, show.Context["got"])
+		})
+	}
+}

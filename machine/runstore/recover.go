@@ -209,15 +209,19 @@ func (l *Log) AnsweredWith(in *machine.Input) int {
 // are not queued again.
 func (l *Log) Stopped() bool { return l.StoppedBefore(-1) }
 
-// StoppedBefore is Stopped up to step n (the markers after step n's line
-// not counted; n < 0: all of them). The marker that ends a fork's copied
-// steps (ForkMark) is no stop: a fork stands where its run stood after
-// step n, with the queued events no step had taken yet.
+// StoppedBefore is Stopped before step n: only the markers before step
+// n's line count (n < 0: all of them; n = 0: none, the run's start). The
+// marker that ends a fork's copied steps (ForkMark) is no stop: a fork
+// stands where its run stood right after step n, with the queued events
+// no step had taken yet, even when the run stopped there.
 func (l *Log) StoppedBefore(n int) bool {
+	if n == 0 {
+		return false
+	}
 	for _, e := range l.Entries {
 		switch e.Type {
 		case EntryStep:
-			if n >= 0 && e.Record != nil && e.Record.Seq > n {
+			if n > 0 && e.Record != nil && e.Record.Seq >= n {
 				return false
 			}
 		case EntryPause, EntryFail:
