@@ -44,7 +44,7 @@ func exportCommand() *cli.Command {
 			&cli.BoolFlag{Name: "set", Usage: "show each transition's set: on its edge label"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the diagram to `FILE` instead of standard output"},
 			&cli.StringFlag{Name: "run", Usage: "highlight the path run `RUN_ID` took (SPEC defaults to the run's copy of its spec)"},
-			&cli.StringFlag{Name: "run-dir", EnvVars: []string{"LPPCTL_RUN_DIR"}, Usage: "where runs live (see lppctl run)"},
+			&cli.StringFlag{Name: "run-dir", EnvVars: []string{"LPPCTL_RUN_DIR"}, Usage: "where runs live (see lppctl run)", Action: checkRunDir},
 			temporalFlags()[0], temporalFlags()[1], temporalFlags()[3],
 		},
 		Action: runExport,

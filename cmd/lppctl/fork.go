@@ -85,38 +85,41 @@ func runsForkAction(c *cli.Context) error {
 		Steps: n, Vars: m.Vars, Agent: m.Agent, MaxTransitions: m.MaxTransitions, Fsync: m.Fsync, Files: m.Files,
 		Status: machine.StatusInterrupted,
 	}
-	run, err := store.Create(meta, specSrc)
+	if !l.StoppedBefore(n) {
+		// The events run --event queued: resume takes again those no step
+		// up to n took (each step records the rank it took), as the run
+		// did; once the run had stopped at a clean point, they were dropped.
+		meta.Events = m.Events
+	}
+	// The copied steps, the fork's marker and fork.json are written before
+	// the run's folder appears: a fork killed midway leaves no run whose
+	// run.json counts steps its journal lacks.
+	run, err := store.CreateFilled(meta, specSrc, func(run *runstore.Run) error {
+		j, err := run.OpenJournal(runstore.FsyncAlways)
+		if err != nil {
+			return err
+		}
+		var walk runstore.Walker // the records' maps whole, as the journal writes them
+		for _, rec := range recs {
+			if err := j.OnStep(context.Background(), walk.Next(rec)); err != nil {
+				j.Close()
+				return err
+			}
+		}
+		if err := j.Mark(runstore.ForkMark(id, n, snap.State)); err != nil {
+			j.Close()
+			return err
+		}
+		if err := j.Close(); err != nil {
+			return err
+		}
+		b, _ := json.Marshal(forkInfo{From: id, Step: n})
+		return os.WriteFile(filepath.Join(run.Dir, ForkFile), append(b, '\n'), 0o644)
+	})
 	if err != nil {
 		return storeNotWritable(store, fmt.Errorf("cannot fork run %s: %w", id, err))
 	}
-	defer run.Unlock()
-	j, err := run.OpenJournal(runstore.FsyncAlways)
-	if err != nil {
-		return fmt.Errorf("cannot fork run %s: %w", id, err)
-	}
-	var walk runstore.Walker // the records' maps whole, as the journal writes them
-	for _, rec := range recs {
-		if err := j.OnStep(context.Background(), walk.Next(rec)); err != nil {
-			j.Close()
-			return fmt.Errorf("cannot fork run %s: %w", id, err)
-		}
-	}
-	msg := fmt.Sprintf("forked from run %s after step %d", id, n)
-	if err := j.Mark(&runstore.Entry{Type: runstore.EntryInterrupt, State: snap.State, Message: msg}); err != nil {
-		j.Close()
-		return fmt.Errorf("cannot fork run %s: %w", id, err)
-	}
-	if err := j.Close(); err != nil {
-		return fmt.Errorf("cannot fork run %s: %w", id, err)
-	}
-	b, _ := json.Marshal(forkInfo{From: id, Step: n})
-	if err := os.WriteFile(filepath.Join(run.Dir, ForkFile), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("cannot fork run %s: %w", id, err)
-	}
-	run.Meta.Steps, run.Meta.State, run.Meta.Status = n, snap.State, machine.StatusInterrupted
-	if err := run.SaveMeta(); err != nil {
-		return fmt.Errorf("cannot fork run %s: %w", id, err)
-	}
+	run.Unlock()
 	newID := run.Meta.ID
 	if c.Bool("json") {
 		return json.NewEncoder(c.App.Writer).Encode(map[string]any{"id": newID, "from": id, "step": n, "state": snap.State})

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -175,8 +176,12 @@ func runsListAction(c *cli.Context) error {
 			damaged = append(damaged, fmt.Sprintf("%s: %v", r.Meta.ID, damage))
 		}
 		m := &r.Meta
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", m.ID, listedStatus(r, damage), tableCell(m.Spec),
-			m.Start.Local().Format("2006-01-02 15:04:05"), runDuration(r), m.Steps, m.Tokens, tableCell(m.State))
+		started := "-" // a run nothing could be read of has no start time
+		if !m.Start.IsZero() {
+			started = m.Start.Local().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", tableCell(m.ID), listedStatus(r, damage), tableCell(m.Spec),
+			started, runDuration(r), m.Steps, m.Tokens, tableCell(m.State))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -386,15 +391,28 @@ func runsTraceAction(c *cli.Context) error {
 		return bw.Flush()
 	}
 	t0 := run.Meta.Start
-	if _, err := os.Stat(filepath.Join(run.Dir, ForkFile)); err == nil && len(l.Records) > 0 && l.Records[0].Start.Before(t0) {
-		// A fork's first steps are copies of its source's, made before the
-		// fork: offsets count from the first of them, not negative.
-		t0 = l.Records[0].Start
+	var fork *forkInfo
+	if b, err := os.ReadFile(filepath.Join(run.Dir, ForkFile)); err == nil {
+		fork = new(forkInfo)
+		if json.Unmarshal(b, fork) != nil || fork.From == "" {
+			fork = nil
+		}
+		if len(l.Records) > 0 && l.Records[0].Start.Before(t0) {
+			// A fork's first steps are copies of its source's, made before
+			// the fork: offsets count from the first of them, not negative.
+			t0 = l.Records[0].Start
+		}
 	}
 	offset := func(t time.Time) string { return traceOffset(t0, t) }
 	const row = "%-5s %-9s %-10s %s\n"
 	fmt.Fprintf(w, row, "STEP", "AT", "TOOK", "TRANSITION")
 	for _, e := range l.Entries {
+		if e.Type == runstore.EntryStart && fork != nil && fork.Step > 0 {
+			// Not "started in STATE": the fork's start marker stands where
+			// the copied steps below end, and was written after them.
+			fmt.Fprintf(w, row, "--", "", "", fmt.Sprintf("steps 1–%d are run %s's, copied by lppctl runs fork", fork.Step, fork.From))
+			continue
+		}
 		if e.Type != runstore.EntryStep {
 			fmt.Fprintf(w, row, "--", offset(e.At), "", markerText(e))
 			continue
@@ -486,6 +504,9 @@ func markerText(e *runstore.Entry) string {
 		}
 		return "paused in " + e.State
 	case runstore.EntryInterrupt:
+		if e.IsForkMark() {
+			return e.Message + ", in " + e.State
+		}
 		return "interrupted in " + e.State
 	case runstore.EntryFail:
 		return "failed in " + e.State + ": " + shorten(e.Message, 100)
@@ -579,7 +600,9 @@ func topRunID(c *cli.Context, run *runstore.Run) string {
 // written Go-quoted ("specs/a\nb.yaml"), so that it stays on its row and
 // in its column.
 func tableCell(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+	// A byte that is not UTF-8 is quoted too: 0xff is text/tabwriter's
+	// escape character, which would leave the rows after it unaligned.
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 || !utf8.ValidString(s) {
 		return strconv.Quote(s)
 	}
 	return s

@@ -43,8 +43,19 @@ type runtimeIO struct {
 // runStoreFlags are the flags that choose where runs live (run, resume, runs).
 func runStoreFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "run-dir", EnvVars: []string{runstore.EnvDir}, Usage: "keep runs in `DIR` (default: ROOT/.lppctl/runs, ROOT being --root, else the current directory or the nearest folder above it holding config/tools_config.yaml)"},
+		&cli.StringFlag{Name: "run-dir", EnvVars: []string{runstore.EnvDir}, Usage: "keep runs in `DIR` (default: ROOT/.lppctl/runs, ROOT being --root, else the current directory or the nearest folder above it holding config/tools_config.yaml)", Action: checkRunDir},
 	}
+}
+
+// checkRunDir refuses a run folder that begins with a ~ no shell expanded
+// (--run-dir=~/runs, a quoted "~/runs", LPPCTL_RUN_DIR=~/runs in an env
+// file): taken as it is, the runs went into a folder named ~ under the
+// current one, and lppctl runs elsewhere listed none of them.
+func checkRunDir(_ *cli.Context, dir string) error {
+	if dir == "~" || strings.HasPrefix(dir, "~/") || strings.HasPrefix(dir, "~"+string(filepath.Separator)) {
+		return usageErrorf("--run-dir (or %s) %s: the ~ was not expanded (no shell expands it quoted, after =, or in an env file) and would be a folder named ~ here; give the folder as $HOME%s or an absolute path", runstore.EnvDir, dir, dir[1:])
+	}
+	return nil
 }
 
 // earlySignals catches SIGINT and SIGTERM from the start of a run or resume

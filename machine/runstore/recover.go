@@ -207,14 +207,47 @@ func (l *Log) AnsweredWith(in *machine.Input) int {
 // (a pause, fail or interrupt marker): the events queued when it began
 // (Meta.Events) that no step had taken were dropped then, with a note, and
 // are not queued again.
-func (l *Log) Stopped() bool {
+func (l *Log) Stopped() bool { return l.StoppedBefore(-1) }
+
+// StoppedBefore is Stopped before step n: only the markers before step
+// n's line count (n < 0: all of them; n = 0: none, the run's start). The
+// marker that ends a fork's copied steps (ForkMark) is no stop: a fork
+// stands where its run stood right after step n, with the queued events
+// no step had taken yet, even when the run stopped there.
+func (l *Log) StoppedBefore(n int) bool {
+	if n == 0 {
+		return false
+	}
 	for _, e := range l.Entries {
 		switch e.Type {
-		case EntryPause, EntryFail, EntryInterrupt:
+		case EntryStep:
+			if n > 0 && e.Record != nil && e.Record.Seq >= n {
+				return false
+			}
+		case EntryPause, EntryFail:
 			return true
+		case EntryInterrupt:
+			if !e.IsForkMark() {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// forkMarkPrefix begins the message of the interrupt marker that ends a
+// fork's copied steps.
+const forkMarkPrefix = "forked from run "
+
+// ForkMark is the interrupt marker that ends the steps a fork copied from
+// run from (lppctl runs fork): the fork stands in state after step n.
+func ForkMark(from string, n int, state string) *Entry {
+	return &Entry{Type: EntryInterrupt, State: state, Message: fmt.Sprintf("%s%s after step %d", forkMarkPrefix, from, n)}
+}
+
+// IsForkMark reports whether e is a ForkMark.
+func (e *Entry) IsForkMark() bool {
+	return e.Type == EntryInterrupt && strings.HasPrefix(e.Message, forkMarkPrefix)
 }
 
 // TookEvent returns the step that took event name since the run last

@@ -152,8 +152,17 @@ func (r *Run) Path(name string) string { return filepath.Join(r.Dir, name) }
 // start marker (in meta.State, with a copy of meta). The run is locked for
 // the calling process (Lock) before it becomes visible.
 func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
+	return s.CreateFilled(meta, specSrc, nil)
+}
+
+// CreateFilled is Create with fill called on the run while its directory
+// is still hidden, after the start marker is written and before run.json
+// is: what fill writes (a fork's copied steps) is there whole when the run
+// appears, or the run does not appear at all. fill may be called again,
+// on a new start marker, when the run's ID had to change.
+func (s *Store) CreateFilled(meta Meta, specSrc []byte, fill func(*Run) error) (*Run, error) {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create run directory: %w", err)
+		return nil, fmt.Errorf("cannot create run directory: %w", s.notDir(err))
 	}
 	if meta.Start.IsZero() {
 		meta.Start = time.Now()
@@ -203,6 +212,11 @@ func (s *Store) Create(meta Meta, specSrc []byte) (*Run, error) {
 		r.Dir = tmp
 		if err := r.writeStart(); err != nil {
 			return nil, err
+		}
+		if fill != nil {
+			if err := fill(r); err != nil {
+				return nil, err
+			}
 		}
 		if err := r.SaveMeta(); err != nil {
 			return nil, err
@@ -353,7 +367,7 @@ func isRunDir(dir string) bool {
 func (s *Store) ids() ([]string, error) {
 	ents, err := os.ReadDir(s.Dir)
 	if err != nil {
-		return nil, err
+		return nil, s.notDir(err)
 	}
 	var out []string
 	for _, e := range ents {
@@ -548,4 +562,14 @@ func makerGone(name string) bool {
 	p, _, ok := strings.Cut(rest, "-")
 	pid, err := strconv.Atoi(p)
 	return ok && err == nil && pid > 0 && pid != os.Getpid() && !ProcessAlive(pid)
+}
+
+// notDir says what to do when the store's path is a file (or goes through
+// one): LPPCTL_RUN_DIR or --run-dir naming a file, which read as "open
+// FILE: not a directory" and named neither.
+func (s *Store) notDir(err error) error {
+	if !errors.Is(err, syscall.ENOTDIR) {
+		return err
+	}
+	return fmt.Errorf("%w: the run store %s is a file, or lies under one, not a folder; keep the runs in a folder with --run-dir DIR or LPPCTL_RUN_DIR=DIR", err, s.Dir)
 }
