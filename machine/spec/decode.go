@@ -252,6 +252,11 @@ func (d *decoder) fields(n *yaml.Node, what string, known ...string) map[string]
 			continue
 		}
 		if !Contains(known, name) {
+			if key, fixed, ok := ColonLeftOut(name, v.Value, known); ok && v.Kind == yaml.ScalarNode {
+				d.errorf(pos(k), len([]rune(key))+1, "unknown key %q in %s: a colon is missing after %q", name, what, key)
+				d.hintLast("write `" + fixed + "`")
+				continue
+			}
 			d.errorf(pos(k), span(k), "unknown key %q in %s", name, what)
 			if h := didYouMean(name, known); h != "" {
 				d.hintLast(h)
@@ -320,6 +325,8 @@ func (d *decoder) wantMapping(n *yaml.Node, what string) bool {
 	d.errorf(pos(n), span(n), "%s must be a mapping, not %s", what, kindName(n))
 	if n.Kind == yaml.AliasNode {
 		d.hintLast(fmt.Sprintf("write %s out: an alias (*%s) may stand for a name or a value inside it, not for all of it", what, n.Value))
+	} else if m := plainPairRE.FindStringSubmatch(n.Value); m != nil && n.Kind == yaml.ScalarNode && n.Style == 0 {
+		d.hintLast(fmt.Sprintf("a colon is missing after %q? write `%s: %s`", m[1], m[1], m[2]))
 	} else if h, ok := mappingExamples[what]; ok {
 		d.hintLast(h)
 	}

@@ -31,6 +31,10 @@ func (v *validator) action(st *mspec.State) {
 		given[p.Name] = true
 		ps := a.Param(p.Name)
 		if ps == nil {
+			if key, fixed, ok := mspec.ColonLeftOut(p.Name, p.Value, a.ParamNames()); ok {
+				v.errorf(p.Pos, len(key)+1, "write `"+fixed+"`", "action %q has no parameter %q: a colon is missing after %q", a.Name, p.Name, key)
+				continue
+			}
 			hint := sig
 			if h := mspec.DidYouMeanHint(p.Name, a.ParamNames()); h != "" {
 				hint = h + " " + sig
