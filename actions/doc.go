@@ -8,8 +8,12 @@
 //     llmcall.go, JSON replies and schemas), tools.call (toolcall.go),
 //     script.run (script.go), spec.validate and spec.run (specaction.go,
 //     childrun.go), spec.sandbox (sandbox.go), spec.check (speccheck.go),
-//     spec.examples (examples.go), spec.promises (promises.go), env.read
-//     (envread.go) and human.input (humaninput.go, terminal.go);
+//     spec.examples (examples.go), examples.vet (examples_vet.go),
+//     examples.agree (examples_agree.go), spec.promises (promises.go),
+//     env.read (envread.go) and human.input (humaninput.go, terminal.go);
+//     what their examples are, how their values compare, the vetting, the
+//     example held out and the probes' agreement, which need no run, are
+//     actions/examples;
 //   - CheckSpec, the checks of a spec against its actions (check*.go);
 //   - Register, which adds action sets to a registry (ActionSet): a child
 //     run (spec.run, spec.sandbox, spec.examples) gets a registry of the

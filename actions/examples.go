@@ -2,32 +2,25 @@ package actions
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/lppctl/lppctl/actions/examples"
 	"github.com/lppctl/lppctl/internal/textx"
 	"github.com/lppctl/lppctl/machine"
 )
 
 // Limits of spec.examples.
 const (
-	examplesMax        = 8 // examples run per call
-	exampleFilesMax    = 8 // input files per example
-	exampleFileMax     = 64 << 10
-	exampleDefaultTol  = 1e-4  // relative tolerance of a number with no tolerance given (0.01 %)
-	exampleZeroTol     = 1e-9  // absolute tolerance of an expected 0 with no tolerance given
-	exampleFloatNoise  = 1e-12 // relative rounding of a float computation, under which an expected value's digits are not read
-	exampleReportValue = 160   // characters of a value shown in the report
-	sandboxOutputTail  = 4000  // bytes of a sandboxed run's routed errors kept to look for a crash
+	examplesMax       = 8 // examples run per call
+	exampleFilesMax   = 8 // input files per example
+	exampleFileMax    = 64 << 10
+	sandboxOutputTail = 4000 // bytes of a sandboxed run's routed errors kept to look for a crash
 )
 
 // specExamples is spec.examples: it runs a folder's spec on behavioural
@@ -139,7 +132,7 @@ func (d *Deps) specExamples(ctx context.Context, c *machine.Call) error {
 // refinement's feedback; shown them, the writer could fit the code to them
 // too, and a name such as "5 km in mi" tells the inputs).
 func heldOutLine(n int, raw any, line exampleLine) string {
-	ex, _ := decodeExample(raw)
+	ex, _ := examples.Decode(raw)
 	head := heldOutHead(n, ex)
 	if line.pass {
 		return head + ": the run gave what it expects"
@@ -153,7 +146,7 @@ func heldOutLine(n int, raw any, line exampleLine) string {
 
 // heldOutHead names an example held out from the writer without its name
 // (which may tell its inputs), inputs or values.
-func heldOutHead(n int, ex example) string {
+func heldOutHead(n int, ex examples.Example) string {
 	kind := ex.Kind
 	if kind == "" {
 		kind = "no kind"
@@ -162,7 +155,7 @@ func heldOutHead(n int, ex example) string {
 }
 
 // checkedVars lists the variables an example checks (expect, then contains).
-func checkedVars(ex example) string {
+func checkedVars(ex examples.Example) string {
 	return strings.Join(append(sortedKeys(ex.Expect), sortedKeys(ex.Contains)...), ", ")
 }
 
@@ -195,49 +188,19 @@ type exampleLine struct {
 // isErrorExample reports whether raw is an example of kind "error".
 func isErrorExample(raw any) bool {
 	m, _ := raw.(map[string]any)
-	return m["kind"] == kindError
+	return m["kind"] == examples.KindError
 }
 
-// example is one behavioural example, as the plan's schema gives it.
-type example struct {
-	Name      string            `json:"name"`
-	Vars      map[string]any    `json:"vars"`
-	Files     map[string]string `json:"files"`
-	Events    []string          `json:"events"`
-	Expect    map[string]any    `json:"expect"`
-	Contains  map[string]string `json:"contains"`
-	Tolerance *float64          `json:"tolerance"`
-	Kind      string            `json:"kind"`
-}
-
-// Kinds of example.
-const (
-	kindTypical = "typical"
-	kindEdge    = "edge"
-	kindError   = "error" // the run must fail
-)
-
-// decodeExample reads one example of a plan.
-func decodeExample(raw any) (example, error) {
-	var ex example
-	b, err := json.Marshal(raw)
-	if err == nil {
-		err = json.Unmarshal(b, &ex)
-	}
-	return ex, err
-}
-
-// runExample runs one example in a sandbox and judges its end; an error
 // example passes when its run fails, or completes in a final state that is
 // not among successEnds (where the examples that succeed ended). An error is
 // only an error of the sandbox itself; a bad example is a failed one.
 func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, successEnds map[string]bool) (exampleLine, error) {
-	ex, err := decodeExample(raw)
+	ex, err := examples.Decode(raw)
 	if err != nil {
 		return exampleLine{text: fmt.Sprintf("example %d: not an example object {name, kind, vars, files, expect, contains}: %v", n, err), failure: "it is not an example object"}, nil
 	}
-	head := fmt.Sprintf("example %d %q (vars %s)", n, ex.Name, showValue(ex.Vars))
-	if problems := exampleProblems(ex); len(problems) > 0 {
+	head := fmt.Sprintf("example %d %q (vars %s)", n, ex.Name, examples.ShowValue(ex.Vars))
+	if problems := examples.Problems(ex); len(problems) > 0 {
 		return exampleLine{text: head + ": " + strings.Join(problems, "; "), failure: "it is no evidence (it expects nothing, an empty text or a wide tolerance, or a file outside reference/)"}, nil
 	}
 	if p := d.shadowedFile(job.dir, ex.Files); p != "" {
@@ -254,20 +217,20 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 		end = res.endState
 	}
 	switch {
-	case ex.Kind == kindError && res.ok && successEnds[res.endState]:
+	case ex.Kind == examples.KindError && res.ok && successEnds[res.endState]:
 		problems = append(problems, fmt.Sprintf("expected the run to fail (an error example), but it completed in state %s, where the examples that succeed end: a failure must end the run as failed (e.g. a final state that does agent.abort) or in a final state of its own", res.endState))
-	case ex.Kind == kindError && res.ok && len(successEnds) == 0:
+	case ex.Kind == examples.KindError && res.ok && len(successEnds) == 0:
 		problems = append(problems, fmt.Sprintf("expected the run to fail (an error example), but it completed in state %s, and no example that succeeds completed to tell it from a success", res.endState))
-	case ex.Kind == kindError && res.ok && pythonCrash(res.routed) != "":
+	case ex.Kind == examples.KindError && res.ok && pythonCrash(res.routed) != "":
 		return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s) before the run ended in state %s: %s", head, pythonCrash(res.routed), res.endState, refuseHint), failure: "it is an error example, and a script crashed (a Python traceback) instead of refusing its input: " + refuseHint}, nil
-	case ex.Kind == kindError && res.ok && notARefusal(res.routed) != "":
+	case ex.Kind == examples.KindError && res.ok && notARefusal(res.routed) != "":
 		why := notARefusal(res.routed)
 		return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but %s before the run ended in state %s: %s", head, why, res.endState, refusalHint), failure: "it is an error example, and " + why + " instead of refusing its input: " + refusalHint}, nil
-	case ex.Kind == kindError && res.ok:
+	case ex.Kind == examples.KindError && res.ok:
 		got = append(got, fmt.Sprintf("the run ended in state %s, not where the examples that succeed end, as expected", res.endState))
-	case ex.Kind == kindError && !res.runFailed:
+	case ex.Kind == examples.KindError && !res.runFailed:
 		return exampleLine{text: head + ": expected the run to fail (an error example), but it did not run to its end: " + strings.TrimSpace(res.report), failure: "it is an error example, and the run did not run to its end"}, nil
-	case ex.Kind == kindError:
+	case ex.Kind == examples.KindError:
 		if crash := pythonCrash(res.report + "\n" + res.routed); crash != "" {
 			return exampleLine{text: fmt.Sprintf("%s: expected the run to refuse its input (an error example), but a script crashed (%s): %s", head, crash, refuseHint), failure: "it is an error example, and a script crashed (a Python traceback) instead of refusing its input: " + refuseHint}, nil
 		}
@@ -282,14 +245,14 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 		want := ex.Expect[name]
 		have, ok := res.final[name]
 		if !ok {
-			problems = append(problems, fmt.Sprintf("%s: expected %s, but the spec has no variable %s", name, showValue(want), name))
+			problems = append(problems, fmt.Sprintf("%s: expected %s, but the spec has no variable %s", name, examples.ShowValue(want), name))
 			continue
 		}
-		if !sameValue(want, have, ex.Tolerance) {
-			problems = append(problems, name+": "+mismatch(want, have))
+		if !examples.SameValue(want, have, ex.Tolerance) {
+			problems = append(problems, name+": "+examples.Mismatch(want, have))
 			continue
 		}
-		got = append(got, fmt.Sprintf("%s: expected %s, got %s", name, showValue(want), showValue(have)))
+		got = append(got, fmt.Sprintf("%s: expected %s, got %s", name, examples.ShowValue(want), examples.ShowValue(have)))
 	}
 	for _, name := range sortedKeys(ex.Contains) {
 		have, ok := res.final[name]
@@ -298,14 +261,14 @@ func (d *Deps) runExample(ctx context.Context, n int, raw any, job sandboxJob, s
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s: expected a text holding %q, but the spec has no variable %s", name, ex.Contains[name], name))
 		case !isStr || !strings.Contains(s, ex.Contains[name]):
-			problems = append(problems, fmt.Sprintf("%s: expected a text holding %q, got %s", name, ex.Contains[name], showValue(have)))
+			problems = append(problems, fmt.Sprintf("%s: expected a text holding %q, got %s", name, ex.Contains[name], examples.ShowValue(have)))
 		default:
 			got = append(got, fmt.Sprintf("%s holds %q", name, ex.Contains[name]))
 		}
 	}
 	if len(problems) > 0 {
 		failure := "the run did not give what it expects (it checks " + checkedVars(ex) + ")"
-		if ex.Kind == kindError {
+		if ex.Kind == examples.KindError {
 			failure = "it is an error example, and the run completed where the examples that succeed end (or none did): a failure must end the run as failed or in a final state of its own"
 		}
 		return exampleLine{text: head + ": " + strings.Join(problems, "; "), end: end, failure: failure}, nil
@@ -334,7 +297,7 @@ func pythonCrash(report string) string {
 	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if m := exceptionLine.FindString(strings.TrimSpace(lines[i])); m != "" {
-			return Clip(m, exampleReportValue)
+			return Clip(m, examples.ReportValue)
 		}
 	}
 	return "a Python traceback"
@@ -352,47 +315,16 @@ var exceptionLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-
 func refusalText(report string) string {
 	if i := strings.LastIndex(report, errorKeyLead); i >= 0 {
 		msg, _, _ := strings.Cut(report[i+len(errorKeyLead):], "\n")
-		return Clip(textx.OneLine(msg), exampleReportValue)
+		return Clip(textx.OneLine(msg), examples.ReportValue)
 	}
 	return lastLine(report)
 }
 
 func lastLine(report string) string {
 	lines := strings.Split(strings.TrimSpace(report), "\n")
-	return Clip(textx.OneLine(lines[len(lines)-1]), exampleReportValue)
+	return Clip(textx.OneLine(lines[len(lines)-1]), examples.ReportValue)
 }
 
-// mismatch says what was expected and what a run gave, with their JSON
-// types when those differ (the string "1.609344" and the number 1.609344
-// look alike).
-func mismatch(want, have any) string {
-	if w, h := jsonKind(want), jsonKind(have); w != h {
-		return fmt.Sprintf("expected the %s %s, got the %s %s", w, showValue(want), h, showValue(have))
-	}
-	return fmt.Sprintf("expected %s, got %s", showValue(want), showValue(have))
-}
-
-// jsonKind names a decoded value's JSON type.
-func jsonKind(v any) string {
-	if _, ok := number(v); ok {
-		return "number"
-	}
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// shadowedFile returns the first of an example's input files that the
 // folder dir already holds ("" when none does): an example adds inputs, it
 // never replaces the skill's own files.
 func (d *Deps) shadowedFile(dir string, files map[string]string) string {
@@ -447,129 +379,4 @@ func writeSandboxFiles(base string, files map[string]string) error {
 		}
 	}
 	return nil
-}
-
-// sameValue reports whether have (a run's value) matches want (an
-// example's): numbers within tol (absolute; else two whole numbers only when
-// equal, others within 0.01 % of the expected value but never further than
-// one unit of its last written digit, 1e-9 for an expected 0), lists and
-// maps item by item, anything else equal. Two whole numbers that differ
-// differ by 1 at least, which is never a float's rounding, and 0.01 % of a
-// large value is far more than its digits allow: a count, a day number, a
-// timestamp or a sum off by one passed it (19724 for 19723, 120000.5 for
-// 120007.75).
-func sameValue(want, have any, tol *float64) bool {
-	if w, ok := number(want); ok {
-		h, ok := number(have)
-		if !ok {
-			return false
-		}
-		if tol != nil {
-			return math.Abs(w-h) <= *tol
-		}
-		if wholeNumber(w) && wholeNumber(h) {
-			return w == h
-		}
-		if w == 0 {
-			return math.Abs(h) <= exampleZeroTol
-		}
-		return math.Abs(w-h) <= math.Min(exampleDefaultTol*math.Abs(w), lastDigitUnit(w))
-	}
-	switch w := want.(type) {
-	case []any:
-		h, ok := have.([]any)
-		if !ok || len(h) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !sameValue(w[i], h[i], tol) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		h, ok := have.(map[string]any)
-		if !ok || len(h) != len(w) {
-			return false
-		}
-		for k, v := range w {
-			if hv, ok := h[k]; !ok || !sameValue(v, hv, tol) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(want, have)
-}
-
-// lastDigitUnit is one unit of the last digit w is written with (0.01 for
-// 120007.75, 1 for 440013), but at least a float's rounding of it (w
-// written as 3.6576000000000004 still matches 3.6576); +Inf past 2^53,
-// where a float's digits are no longer the ones written.
-func lastDigitUnit(w float64) float64 {
-	if math.Abs(w) >= 1<<53 {
-		return math.Inf(1)
-	}
-	unit := 1.0
-	if s := strconv.FormatFloat(w, 'f', -1, 64); strings.Contains(s, ".") {
-		unit = math.Pow(10, -float64(len(s)-strings.Index(s, ".")-1))
-	}
-	return math.Max(unit, exampleFloatNoise*math.Abs(w))
-}
-
-// wholeNumber reports whether f is an integer a float64 holds exactly (under
-// 2^53): past that, floats are whole whatever their rounding.
-func wholeNumber(f float64) bool {
-	return f == math.Trunc(f) && math.Abs(f) < 1<<53
-}
-
-// number converts a decoded number to float64.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	}
-	return 0, false
-}
-
-// showValue is a value as JSON, on one line, clipped; floats with 10
-// significant digits (3.5999999999999996 shows as 3.6).
-func showValue(v any) string {
-	b, err := json.Marshal(roundFloats(v))
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return Clip(textx.OneLine(string(b)), exampleReportValue)
-}
-
-// roundFloats returns v with every float rounded to 10 significant digits.
-func roundFloats(v any) any {
-	switch x := v.(type) {
-	case float64:
-		r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 10, 64), 64)
-		if err != nil {
-			return x
-		}
-		return r
-	case []any:
-		out := make([]any, len(x))
-		for i := range x {
-			out[i] = roundFloats(x[i])
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = roundFloats(e)
-		}
-		return out
-	}
-	return v
 }

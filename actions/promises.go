@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lppctl/lppctl/actions/examples"
 	"github.com/lppctl/lppctl/machine"
 	mspec "github.com/lppctl/lppctl/machine/spec"
 	"github.com/lppctl/lppctl/machine/validate"
@@ -63,7 +64,7 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 	if err != nil {
 		return err
 	}
-	examples, _ := c.Param("examples").([]any)
+	exampleList, _ := c.Param("examples").([]any)
 	heldOut := map[int]bool{}
 	if c.Param("held_out") != nil {
 		nums, ok := c.Param("held_out").([]any)
@@ -154,13 +155,13 @@ func (d *Deps) specPromises(ctx context.Context, c *machine.Call) error {
 	}
 	examplesBad := false
 	written := writtenVars(s.spec)
-	for i, raw := range examples {
+	for i, raw := range exampleList {
 		ex, _ := raw.(map[string]any)
 		head := fmt.Sprintf("example %d %q", i+1, fmt.Sprint(ex["name"]))
 		if heldOut[i+1] {
 			// Never its name (it may tell the inputs) or its values: the
 			// report is the feedback of the blueprint's and the code's writer.
-			decoded, _ := decodeExample(raw)
+			decoded, _ := examples.Decode(raw)
 			head = heldOutHead(i+1, decoded)
 		}
 		for _, part := range []string{"vars", "expect", "contains"} {
@@ -220,15 +221,15 @@ func typeMismatch(v *mspec.Var, part string, value any, hidden bool) string {
 			}
 		}
 	} else if _, isNum := number(value); isNum && v.Type == mspec.TypeString {
-		fix = "write the string " + showValue(fmt.Sprint(value))
+		fix = "write the string " + examples.ShowValue(fmt.Sprint(value))
 		if hidden {
 			fix = "write it as a string"
 		}
 	}
 	if hidden {
-		return fmt.Sprintf("%s %s as a %s, but %s is a %s in the spec: %s (or change the variable's type)", verb, v.Name, jsonKind(value), v.Name, v.Type, fix)
+		return fmt.Sprintf("%s %s as a %s, but %s is a %s in the spec: %s (or change the variable's type)", verb, v.Name, examples.JSONKind(value), v.Name, v.Type, fix)
 	}
-	return fmt.Sprintf("%s %s as the %s %s, but %s is a %s in the spec: %s (or change the variable's type)", verb, v.Name, jsonKind(value), showValue(value), v.Name, v.Type, fix)
+	return fmt.Sprintf("%s %s as the %s %s, but %s is a %s in the spec: %s (or change the variable's type)", verb, v.Name, examples.JSONKind(value), examples.ShowValue(value), v.Name, v.Type, fix)
 }
 
 // valueFits reports whether a decoded JSON value can be a variable of type t.

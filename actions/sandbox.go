@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lppctl/lppctl/gateway"
+	"github.com/lppctl/lppctl/internal/fsx"
 	"github.com/lppctl/lppctl/machine"
 	"github.com/lppctl/lppctl/machine/validate"
 )
@@ -337,9 +338,8 @@ func writePlaceholders(tmp, specPath string, src []byte, reg *machine.Registry) 
 // cleanRel checks that p is a relative path inside the root (no "..", not
 // absolute) and returns it cleaned, with "/".
 func cleanRel(what, p string) (string, error) {
-	s := strings.ReplaceAll(p, `\`, "/")
-	c := path.Clean(s)
-	if s == "" || path.IsAbs(s) || c == ".." || strings.HasPrefix(c, "../") || strings.ContainsRune(s, 0) {
+	c, ok := fsx.CleanRel(p)
+	if !ok {
 		return "", fmt.Errorf("%s %q of spec.sandbox must be a path inside the project root, relative to it", what, p)
 	}
 	return c, nil

@@ -3,8 +3,11 @@ package actions
 import (
 	"bytes"
 	"encoding/json"
-	mspec "github.com/lppctl/lppctl/machine/spec"
 	"strings"
+
+	"github.com/lppctl/lppctl/actions/examples"
+	"github.com/lppctl/lppctl/internal/textx"
+	mspec "github.com/lppctl/lppctl/machine/spec"
 )
 
 // JSONUnmarshal is json.Unmarshal.
@@ -19,13 +22,10 @@ func didYouMean(name string, candidates []string) string {
 }
 
 // Clip shortens s to n runes, the last one an ellipsis when cut.
-func Clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+func Clip(s string, n int) string { return textx.Clip(s, n) }
+
+// number converts a decoded number to float64 (examples.Number).
+func number(v any) (float64, bool) { return examples.Number(v) }
 
 // JSONText renders a decoded JSON value as text: a string as it is, null as
 // "", anything else as its compact JSON.

@@ -11,7 +11,8 @@
 // even indirectly; the checker and the exporters name of the runtime only
 // the compiled model (runtimeUses). The general building blocks of actions/
 // (actions, actions/llm) depend on none of the Skills Agent's actions
-// (actions/agent), which build on them (below).
+// (actions/agent), which build on them, and actions/examples on none of
+// actions, actions/agent, machine or the gateway (below).
 //
 // It imports nothing of the module, so it is no node of the graph it checks.
 package layout

@@ -52,10 +52,12 @@ var stageImports = map[string][]string{
 // below are, for packages of the module, the packages of the module they
 // must not depend on, even indirectly (their doc.go says why): the general
 // building blocks of actions/ and the model providers stay below the Skills
-// Agent's actions, which build on them.
+// Agent's actions, which build on them; the examples' data (actions/examples)
+// below the actions that run them, the run loop and the gateway.
 var below = map[string][]string{
-	"actions":     {"actions/agent"},
-	"actions/llm": {"actions", "actions/agent"},
+	"actions":          {"actions/agent"},
+	"actions/llm":      {"actions", "actions/agent"},
+	"actions/examples": {"actions", "actions/agent", "machine", "gateway"},
 }
 
 // upward lists, sorted, each "pkg -> dep" of deps (import path -> its
@@ -248,6 +250,8 @@ func TestUpwardFindsADependencyOnAPackageAbove(t *testing.T) {
 			[]string{"actions -> actions/agent"}},
 		{"the providers on the actions", map[string][]string{module + "/actions/llm": {module + "/actions"}},
 			[]string{"actions/llm -> actions"}},
+		{"the examples' data on the run loop and the actions", map[string][]string{module + "/actions/examples": {module + "/internal/textx", module + "/machine", module + "/actions"}},
+			[]string{"actions/examples -> actions", "actions/examples -> machine"}},
 		{"a package with no list", map[string][]string{module + "/cmd/lppctl": {module + "/actions/agent"}}, nil},
 		{"outside the module", map[string][]string{"example.com/actions": {"example.com/actions/agent"}}, nil},
 	}

@@ -1,6 +1,6 @@
 // Package textx holds the small text helpers that machine, gateway, skills
 // and actions share: edit distance for "did you mean" hints, one-line
-// rendering and plurals. It imports nothing of the project, so any package
+// rendering, clipping and plurals. It imports nothing of the project, so any package
 // may import it.
 package textx
 
@@ -48,4 +48,13 @@ func Plural(n int, one, many string) string {
 // "3 errors", "0 entries".
 func Count(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + Plural(n, one, many)
+}
+
+// Clip shortens s to n runes, the last one an ellipsis when cut.
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

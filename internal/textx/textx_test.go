@@ -53,3 +53,20 @@ func TestPluralAndCountPickTheWordByNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestClipCutsRunesAndEndsWithAnEllipsis(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "ab…"},
+		{"héllo wörld", 6, "héllo…"},
+	} {
+		if got := Clip(tt.in, tt.n); got != tt.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

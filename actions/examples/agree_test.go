@@ -1,4 +1,4 @@
-package actions
+package examples
 
 import (
 	"testing"
@@ -98,7 +98,7 @@ func TestAgreeProbesKeepsOnlyWhatBothDerivationsGive(t *testing.T) {
 			if max == 0 {
 				max = 6
 			}
-			agreed, held, dropped := agreeProbes(tt.probes, tt.derived, examples, max)
+			agreed, held, dropped := AgreeProbes(tt.probes, tt.derived, examples, max)
 			var kept []string
 			for i, raw := range agreed {
 				p := raw.(map[string]any)
