@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -37,12 +39,27 @@ func noProvider(t *testing.T) {
 	t.Setenv("LPPCTL_NOW", "2025-01-02T03:04:05Z")
 }
 
-// contractorRun runs lppctl with the project root as the working directory.
+// contractorRun runs lppctl with the project root as the working directory
+// (the test's too, for the relative paths it reads after), in a process of
+// its own with the test's environment: under -race, the binary buildLppctl
+// builds without it, so that the Python-bound contractor runs cost their
+// own time, not the race detector's (the engine runs under it in the other
+// tests).
 func contractorRun(t *testing.T, root string, args ...string) runResult {
 	t.Helper()
 	t.Chdir(root)
 	var out, errb bytes.Buffer
-	code := run(append([]string{"lppctl"}, args...), strings.NewReader(""), &out, &errb)
+	cmd := exec.Command(buildLppctl(t), args...)
+	cmd.Dir, cmd.Env = root, os.Environ()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &out, &errb
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("cannot run lppctl %s: %v", strings.Join(args, " "), err)
+		}
+		code = ee.ExitCode()
+	}
 	return runResult{code: code, out: out.String(), err: errb.String()}
 }
 

@@ -202,13 +202,19 @@ func buildLppctl(t testing.TB) string {
 			return
 		}
 		built.bin = filepath.Join(built.dir, "lppctl")
-		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", built.bin, ".")
+		cmd.Dir = testPkgDir // a test may have changed the working directory
+		built.out, built.err = cmd.CombinedOutput()
 	})
 	if built.err != nil {
 		t.Fatalf("cannot build lppctl: %v\n%s", built.err, built.out)
 	}
 	return built.bin
 }
+
+// testPkgDir is this package's folder, the tests' working directory when
+// they start.
+var testPkgDir, _ = os.Getwd()
 
 // built is the lppctl binary buildLppctl builds once.
 var built struct {
