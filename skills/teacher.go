@@ -504,20 +504,38 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 			add(fmt.Errorf("skill %q does not exist: %w", p.SkillName, ErrNotFound))
 		}
 	}
-	if p.Principle != "" {
-		if err := validateField("principle", p.Principle); err != nil {
+	for _, f := range []struct{ name, text string }{{"principle", p.Principle}, {"when_to_apply", p.WhenToApply}} {
+		if f.text == "" {
+			continue
+		}
+		if err := validateField(f.name, f.text); err != nil {
 			add(err)
 		}
-	}
-	if p.WhenToApply != "" {
-		if err := validateField("when_to_apply", p.WhenToApply); err != nil {
-			add(err)
+		if tag := tagLine(f.text); tag != "" {
+			invalid("%s has a line that opens with the tag %q; a skill is a principle in prose, not prompt markup (a tool's output the teacher copied?)", f.name, tag)
 		}
 	}
 	if len(probs) == 0 {
 		return nil
 	}
 	return &ProposalError{Index: i, Proposal: p, Problems: probs}
+}
+
+// tagLine returns the tag that opens a line of text ("</skill>",
+// "<primary_directive>"), "" when no line opens with one (see
+// textx.OpensWithTag). Such a line is the prompts' own markup: the agent
+// escapes it in a prompt, but a skill holding it is no general principle.
+func tagLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if textx.OpensWithTag(t) {
+			if end := strings.IndexAny(t, "> "); end > 0 {
+				return t[:end] + ">"
+			}
+			return t
+		}
+	}
+	return ""
 }
 
 func (c *proposalChecker) commit(p Proposal) {
