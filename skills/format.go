@@ -3,7 +3,6 @@ package skills
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/lppctl/lppctl/internal/textx"
 )
@@ -53,20 +52,6 @@ func promptText(text string) string {
 	return strings.Join(lines, "\n")
 }
 
-// opensWithTag reports whether s starts with an XML-like tag: "<", an
-// optional "/", a letter, then letters, digits, "_", "-" or ":" up to ">"
-// or a blank.
-func opensWithTag(s string) bool {
-	s, ok := strings.CutPrefix(s, "<")
-	if !ok {
-		return false
-	}
-	s = strings.TrimPrefix(s, "/")
-	if s == "" || !unicode.IsLetter(rune(s[0])) {
-		return false
-	}
-	end := strings.IndexFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != ':'
-	})
-	return end > 0 && (s[end] == '>' || s[end] == ' ' || s[end] == '/')
-}
+// opensWithTag reports whether s starts with an XML-like tag (see
+// textx.OpensWithTag).
+func opensWithTag(s string) bool { return textx.OpensWithTag(s) }

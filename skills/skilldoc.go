@@ -196,14 +196,16 @@ func indentContinuation(text, indent string) string {
 // feedback, a key output): besides the indentation, a line that Markdown (or
 // a model reading the file) could take for structure — a heading ("## Failure
 // Cases", "### [2025-01-02 03:04 UTC]"), a code fence, an HTML comment (an
-// entry marker), a Setext underline (=== or ---) — is escaped with a
-// backslash, so no text can end a section, open a fence or fake an entry.
+// entry marker), a Setext underline (=== or ---), a tag (</skill>,
+// <primary_directive>: the planner reads the file inside <skill>...</skill>)
+// — is escaped with a backslash, so no text can end a section, open a fence,
+// fake an entry or close the planner prompt's block around the file.
 func entryText(text, indent string) string {
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n") // a lone CR ends a line in Markdown too
 	lines := strings.Split(indentContinuation(text, ""), "\n")
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " \t")
-		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || strings.HasPrefix(t, "<!--") || setextLevel(strings.TrimSpace(t)) > 0 {
+		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || strings.HasPrefix(t, "<!--") || setextLevel(strings.TrimSpace(t)) > 0 || opensWithTag(t) {
 			l = l[:len(l)-len(t)] + "\\" + t
 		}
 		if i > 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -375,16 +376,50 @@ func ValidateProposals(ps []Proposal, existing []Skill) []error {
 }
 
 type proposalChecker struct {
-	names   map[string]bool // skills that exist after the valid proposals so far
-	touched map[string]int  // skill name → index of the first proposal naming it
+	names      map[string]bool   // skills that exist after the valid proposals so far
+	principles map[string]string // their principles, by name
+	touched    map[string]int    // skill name → index of the first proposal naming it
 }
 
 func newProposalChecker(existing []Skill) *proposalChecker {
-	c := &proposalChecker{names: map[string]bool{}, touched: map[string]int{}}
+	c := &proposalChecker{names: map[string]bool{}, principles: map[string]string{}, touched: map[string]int{}}
 	for _, s := range existing {
 		c.names[s.Name] = true
+		c.principles[s.Name] = s.Principle
 	}
 	return c
+}
+
+// lookalike returns the skill other than except whose name differs from
+// name only in "-" and "_" (verify-output-files, verify_output_files): the
+// same skill written twice ("" when there is none).
+func (c *proposalChecker) lookalike(name, except string) string {
+	key := func(n string) string { return strings.ReplaceAll(NormalName(n), "-", "_") }
+	for _, k := range slices.Sorted(maps.Keys(c.names)) {
+		if k != except && key(k) == key(name) {
+			return k
+		}
+	}
+	return ""
+}
+
+// samePrinciple returns the skill other than except whose principle is
+// principle, compared without regard to case, spacing and a final "." or
+// "!" ("" when there is none): a skill the library already has, under
+// another name.
+func (c *proposalChecker) samePrinciple(principle, except string) string {
+	key := func(t string) string {
+		return strings.TrimRight(strings.Join(strings.Fields(strings.ToLower(NormalName(t))), " "), ".!")
+	}
+	if key(principle) == "" {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.principles)) {
+		if k != except && c.names[k] && key(c.principles[k]) == key(principle) {
+			return k
+		}
+	}
+	return ""
 }
 
 func (c *proposalChecker) check(i int, p Proposal) error {
@@ -431,7 +466,12 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 			checkNewName(p.SkillName)
 			if c.exists(p.SkillName, "") {
 				invalid("skill %q already exists; propose an update instead", p.SkillName)
+			} else if twin := c.lookalike(p.SkillName, ""); twin != "" {
+				invalid("skill %q already exists as %q (the names differ only in - and _); propose an update of %q instead", p.SkillName, twin, twin)
 			}
+		}
+		if twin := c.samePrinciple(p.Principle, ""); twin != "" {
+			invalid("the principle repeats that of skill %q, word for word; propose an update of %q instead", twin, twin)
 		}
 		if p.Principle == "" && !p.bad("principle") {
 			invalid("principle is missing")
@@ -449,7 +489,12 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 			checkNewName(p.SkillName)
 			if c.exists(p.SkillName, p.target()) {
 				invalid("cannot rename to %q: a skill of that name exists", p.SkillName)
+			} else if twin := c.lookalike(p.SkillName, p.target()); twin != "" {
+				invalid("cannot rename to %q: skill %q exists (the names differ only in - and _)", p.SkillName, twin)
 			}
+		}
+		if twin := c.samePrinciple(p.Principle, p.target()); c.names[t] && twin != "" {
+			invalid("the principle repeats that of skill %q, word for word; update or remove %q instead", twin, twin)
 		}
 		if !rename && p.Principle == "" && p.WhenToApply == "" && !p.bad("principle") && !p.bad("when_to_apply") {
 			invalid("nothing to change: principle and when_to_apply are missing")
@@ -459,14 +504,15 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 			add(fmt.Errorf("skill %q does not exist: %w", p.SkillName, ErrNotFound))
 		}
 	}
-	if p.Principle != "" {
-		if err := validateField("principle", p.Principle); err != nil {
+	for _, f := range []struct{ name, text string }{{"principle", p.Principle}, {"when_to_apply", p.WhenToApply}} {
+		if f.text == "" {
+			continue
+		}
+		if err := validateField(f.name, f.text); err != nil {
 			add(err)
 		}
-	}
-	if p.WhenToApply != "" {
-		if err := validateField("when_to_apply", p.WhenToApply); err != nil {
-			add(err)
+		if tag := tagLine(f.text); tag != "" {
+			invalid("%s has a line that opens with the tag %q; a skill is a principle in prose, not prompt markup (a tool's output the teacher copied?)", f.name, tag)
 		}
 	}
 	if len(probs) == 0 {
@@ -475,15 +521,40 @@ func (c *proposalChecker) check(i int, p Proposal) error {
 	return &ProposalError{Index: i, Proposal: p, Problems: probs}
 }
 
+// tagLine returns the tag that opens a line of text ("</skill>",
+// "<primary_directive>"), "" when no line opens with one (see
+// textx.OpensWithTag). Such a line is the prompts' own markup: the agent
+// escapes it in a prompt, but a skill holding it is no general principle.
+func tagLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if textx.OpensWithTag(t) {
+			if end := strings.IndexAny(t, "> "); end > 0 {
+				return t[:end] + ">"
+			}
+			return t
+		}
+	}
+	return ""
+}
+
 func (c *proposalChecker) commit(p Proposal) {
 	switch p.Action {
 	case ActionAdd:
 		c.names[p.SkillName] = true
+		c.principles[p.SkillName] = p.Principle
 	case ActionUpdate:
+		principle := c.principles[p.target()]
+		if p.Principle != "" {
+			principle = p.Principle
+		}
 		delete(c.names, p.target())
+		delete(c.principles, p.target())
 		c.names[p.SkillName] = true
+		c.principles[p.SkillName] = principle
 	case ActionRemove:
 		delete(c.names, p.SkillName)
+		delete(c.principles, p.SkillName)
 	}
 }
 

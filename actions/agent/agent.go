@@ -416,7 +416,9 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	}
 	c.Notef("verdict %s: %s", ev.Verdict, fb)
 	if ev.Verdict == "FAIL" {
-		text, err := d.render(c.String("retry_prompt"), &promptData{Feedback: ev.Feedback, Step: step.Index, Instruction: step.OptimizerInstruction})
+		// The feedback goes inside <evaluator_feedback>: a line of it that
+		// opens with a tag (a tool output it quotes) is escaped.
+		text, err := d.render(c.String("retry_prompt"), &promptData{Feedback: textx.EscapeTagLines(ev.Feedback), Step: step.Index, Instruction: step.OptimizerInstruction})
 		if err != nil {
 			return err
 		}
@@ -433,7 +435,11 @@ func (d *Deps) evaluator(ctx context.Context, c *machine.Call) error {
 	return c.SetVar("pending_tools", 0)
 }
 
-// transcript renders what the optimizer did in the step for the evaluator.
+// transcript renders what the optimizer did in the step for the evaluator,
+// who reads it inside <step_transcript>...</step_transcript>: a line of a
+// tool's output or of the optimizer's text that opens with a tag
+// ("</step_transcript>" in a fetched page, then a fake verdict) is escaped
+// with a backslash, so it cannot close the block.
 func transcript(l3 []llm.Message) string {
 	var b strings.Builder
 	for _, m := range l3 {
@@ -443,10 +449,10 @@ func transcript(l3 []llm.Message) string {
 				fmt.Fprintf(&b, "- optimizer called %s %s\n", tc.Name, actions.Clip(textx.OneLine(tc.Arguments), 600))
 			}
 			if t := strings.TrimSpace(m.Text); t != "" {
-				fmt.Fprintf(&b, "- optimizer said: %s\n", indent(actions.Clip(t, 2000)))
+				fmt.Fprintf(&b, "- optimizer said: %s\n", indent(textx.EscapeTagLines(actions.Clip(t, 2000))))
 			}
 		case llm.RoleTool:
-			fmt.Fprintf(&b, "- result of %s: %s\n", m.Name, indent(actions.Clip(strings.TrimSpace(m.Text), 1500)))
+			fmt.Fprintf(&b, "- result of %s: %s\n", m.Name, indent(textx.EscapeTagLines(actions.Clip(strings.TrimSpace(m.Text), 1500))))
 		}
 	}
 	if b.Len() == 0 {

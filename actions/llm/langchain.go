@@ -11,6 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
 
+	"github.com/lppctl/lppctl/actions/replyjson"
 	"github.com/lppctl/lppctl/machine"
 )
 
@@ -256,9 +257,11 @@ func danglingThoughtEnd(t string) int {
 }
 
 // RepairArguments undoes what models commonly wrap tool-call arguments in:
-// a Markdown code fence, text after the JSON object, a second JSON encoding. Anything else is
-// returned as is (a malformed call is answered with an [ERROR] the model can
-// act on); empty arguments become {}.
+// a Markdown code fence, text after the JSON object, a second JSON
+// encoding; and forgives the slips plans and verdicts are forgiven (see
+// replyjson.Lenient): a trailing comma, a raw line break or tab inside a
+// string. Anything else is returned as is (a malformed call is answered
+// with an [ERROR] the model can act on); empty arguments become {}.
 func RepairArguments(args string) string {
 	t := strings.TrimSpace(args)
 	if t == "" {
@@ -280,6 +283,9 @@ func RepairArguments(args string) string {
 			t = t[:end]
 		}
 		t = strings.TrimSpace(t)
+	}
+	if fixed, ok := replyjson.Lenient(t); ok && strings.HasPrefix(fixed, "{") {
+		return fixed
 	}
 	if strings.HasPrefix(t, "{") {
 		dec := json.NewDecoder(strings.NewReader(t))

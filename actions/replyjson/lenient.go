@@ -138,3 +138,8 @@ func braceEnd(s string, start int) int {
 	}
 	return len(s)
 }
+
+// Lenient is lenient for other packages: s with its raw control characters
+// inside strings escaped and its trailing commas dropped, when that makes
+// it valid JSON (ok false when s is valid already or still is not).
+func Lenient(s string) (repaired string, ok bool) { return lenient(s) }

@@ -7,6 +7,7 @@ package textx
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Levenshtein returns the edit distance between a and b, counted in runes
@@ -57,4 +58,42 @@ func Clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// OpensWithTag reports whether s starts with an XML-like tag: "<", an
+// optional "/", a letter, then letters, digits, "_", "-" or ":" up to ">"
+// or a blank (</skill>, <primary_directive>, <tools x=1>; not "a < b" nor
+// "<!--").
+func OpensWithTag(s string) bool {
+	s, ok := strings.CutPrefix(s, "<")
+	if !ok {
+		return false
+	}
+	s = strings.TrimPrefix(s, "/")
+	if s == "" || !unicode.IsLetter(rune(s[0])) {
+		return false
+	}
+	end := strings.IndexFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != ':'
+	})
+	return end > 0 && (s[end] == '>' || s[end] == ' ' || s[end] == '/')
+}
+
+// EscapeTagLines puts a backslash before every line of s whose first
+// non-blank text opens with a tag (see OpensWithTag), so that text quoted
+// into a prompt (a tool's output, a model's feedback) cannot close or open
+// one of the prompt's <blocks>: "  </step_transcript>" becomes
+// "  \</step_transcript>".
+func EscapeTagLines(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		if OpensWithTag(t) {
+			lines[i] = l[:len(l)-len(t)] + "\\" + t
+		}
+	}
+	return strings.Join(lines, "\n")
 }

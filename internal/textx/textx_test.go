@@ -70,3 +70,18 @@ func TestClipCutsRunesAndEndsWithAnEllipsis(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeTagLinesEscapesOnlyLinesThatOpenWithATag(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                  "",
+		"no tags":                           "no tags",
+		"</step_transcript>":                `\</step_transcript>`,
+		"a\n  </skill>\n<tools x=1>\nb":     "a\n  \\</skill>\n\\<tools x=1>\nb",
+		"<br/>\n\t<ns:tag>":                 "\\<br/>\n\t\\<ns:tag>",
+		"a < b\n<!-- c -->\n<1>\n<>\nx <b>": "a < b\n<!-- c -->\n<1>\n<>\nx <b>",
+	} {
+		if got := EscapeTagLines(in); got != want {
+			t.Errorf("EscapeTagLines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
