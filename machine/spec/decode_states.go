@@ -26,6 +26,11 @@ func (d *decoder) states(n *yaml.Node, s *Spec) {
 		}
 		seen[name] = true
 		if !IdentRE.MatchString(name) {
+			if m := colonKeyRE.FindStringSubmatch(name); m != nil && v.Kind == yaml.ScalarNode {
+				d.errorf(pos(k), len([]rune(m[1]))+1, "state name %q is not an identifier: a colon is missing after %q", name, m[1])
+				d.hintLast(fmt.Sprintf("write `%s: %s: %s`", m[1], m[2], v.Value))
+				continue
+			}
 			d.errorf(pos(k), span(k), "state name %q is not an identifier", name)
 			d.hintLast("use letters, digits and underscores, starting with a letter")
 			continue
