@@ -351,8 +351,16 @@ func ReadRetryEnv(getenv func(string) string) (RetryEnv, error) { return llmenv.
 const ConfigFile = "config/lppctl.yaml"
 
 // configLLM returns the llm key of the config file, if there is one.
-func (d *Deps) configLLM() (string, string, error) {
-	path := filepath.Join(d.RootDir(), filepath.FromSlash(ConfigFile))
+func (d *Deps) configLLM() (string, string, error) { return ConfigLLM(d.RootDir()) }
+
+// ConfigLLM returns the llm key of root's config file (ConfigFile) and
+// the file's name as the key's source; "" when there is no file or no key.
+// A file that cannot be read or decoded is an error.
+func ConfigLLM(root string) (string, string, error) {
+	if root == "" {
+		root = "."
+	}
+	path := filepath.Join(root, filepath.FromSlash(ConfigFile))
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", "", nil

@@ -582,3 +582,29 @@ func TestGivingUpOnAProviderMarksItUnavailable(t *testing.T) {
 		})
 	}
 }
+
+// A server that takes its time over /models is asked no longer than
+// $LPPCTL_LLM_TIMEOUT bounds a model call, when that is under the 5 s the
+// question takes at most: LPPCTL_LLM_TIMEOUT=1s with a stuck server waited
+// 5 s before the first call went out.
+func TestServerModelWaitsNoLongerThanTheCallTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	env := map[string]string{"OPENAI_API_BASE": srv.URL + "/v1", "LPPCTL_LLM_TIMEOUT": "200ms"}
+	start := time.Now()
+	got := ServerModel(context.Background(), Choice{Provider: "openai"}, func(k string) string { return env[k] }, nil)
+	took := time.Since(start)
+	if got != "" {
+		t.Fatalf("got %q from a server that never answered", got)
+	}
+	if took > 2*time.Second {
+		t.Fatalf("the question took %v; LPPCTL_LLM_TIMEOUT is 200ms", took)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lppctl/lppctl/internal/llmenv"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/openai"
 )
@@ -258,7 +259,8 @@ func firstSet(vals ...string) string {
 // a base URL of its own, or ollama) when none is named: neither --llm
 // provider:MODEL nor OPENAI_MODEL / OLLAMA_MODEL. Local servers serve the
 // models they loaded (vLLM, LM Studio) or pulled (Ollama), and refuse the
-// default's name. It asks the server's /models (5 s at most) and returns the
+// default's name. It asks the server's /models (5 s at most, less when
+// $LPPCTL_LLM_TIMEOUT bounds a model call to less) and returns the
 // default when the server lists it, else the first model listed; "" when
 // nothing is to be chosen or the server does not say (the call then goes
 // out with the default and its error says what the server thinks).
@@ -296,7 +298,11 @@ func ServerModel(ctx context.Context, ch Choice, getenv func(string) string, hc 
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	limit := serverModelTimeout
+	if r, err := llmenv.Read(getenv); err == nil && r.Timeout > 0 && r.Timeout < limit {
+		limit = r.Timeout // LPPCTL_LLM_TIMEOUT=1s: the question about models waits no longer than a call
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	urls := []string{base + "/models", strings.TrimSuffix(otherAPIPath(base+"/chat/completions"), "/chat/completions") + "/models"}
 	if ch.Provider == "ollama" {
@@ -316,6 +322,10 @@ func ServerModel(ctx context.Context, ch Choice, getenv func(string) string, hc 
 	}
 	return ""
 }
+
+// serverModelTimeout bounds ServerModel's question to the server when
+// $LPPCTL_LLM_TIMEOUT does not bound it to less.
+const serverModelTimeout = 5 * time.Second
 
 func listModels(ctx context.Context, hc *http.Client, u, key string) []string {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)

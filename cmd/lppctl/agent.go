@@ -145,9 +145,19 @@ func preflightAgent(cfg agentConfig, spec *mspec.Spec) error {
 		return withCode(exitUsage, err)
 	}
 	// A model named that cannot work is refused whatever the spec does
-	// (README: before a run is created), not only when it calls one.
-	if cfg.LLM != "" || os.Getenv("LPPCTL_LLM") != "" {
-		ch, err := llm.Choose(cfg.LLM, "--llm", os.Getenv)
+	// (README: before a run is created), not only when it calls one; so is
+	// the llm key of config/lppctl.yaml, which the run takes next, and a
+	// config file that cannot be read (else every model call failed with
+	// it, an action error that the spec's on_error routes took).
+	named, source := cfg.LLM, "--llm"
+	if named == "" && os.Getenv("LPPCTL_LLM") == "" {
+		var err error
+		if named, source, err = actions.ConfigLLM(cfg.Root); err != nil {
+			return withCode(exitUsage, err)
+		}
+	}
+	if named != "" || os.Getenv("LPPCTL_LLM") != "" {
+		ch, err := llm.Choose(named, source, os.Getenv)
 		if err != nil && !errors.Is(err, llm.ErrNoProvider) {
 			return withCode(exitUsage, err)
 		}

@@ -112,6 +112,7 @@ func runCheck(c *cli.Context) error {
 		rep := jsonCheckReport{File: path}
 		src, err := readCapped(path, "spec", limit)
 		if err != nil {
+			err = specRootHint(err, path, "")
 			missing = missing || errors.Is(err, fs.ErrNotExist)
 			rep.Error = err.Error()
 			invalid = append(invalid, path)

@@ -86,7 +86,7 @@ func runExport(c *cli.Context) error {
 	}
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) { // a usage error, as in validate and run
-		return withCode(exitUsage, fmt.Errorf("cannot read spec: %w", err))
+		return withCode(exitUsage, specRootHint(fmt.Errorf("cannot read spec: %w", err), path, ""))
 	}
 	if err != nil {
 		return withCode(exitInvalidSpec, fmt.Errorf("cannot read spec: %w", err))

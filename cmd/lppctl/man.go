@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -20,6 +21,9 @@ func manCommand() *cli.Command {
 			page, err := c.App.ToManWithSection(1)
 			if err != nil {
 				return fmt.Errorf("cannot write the manual page: %w", err)
+			}
+			if tool := c.App.Command("tool"); tool != nil {
+				page = manTool(page, tool.Usage)
 			}
 			fmt.Fprint(c.App.Writer, manFlagValues(page))
 			return nil
@@ -45,4 +49,27 @@ func manFlagValues(page string) string {
 		}
 		return m[1] + `=\fI` + value + `\fP: ` + m[2]
 	})
+}
+
+// manTool adds to the page, under tool's heading (usage its one-line
+// usage), tool's own usage and flags (toolUsage): tool parses its flags
+// itself, so urfave/cli, which writes the page, knows none of them.
+func manTool(page, usage string) string {
+	head := ".SH tool\n" + usage + "\n"
+	i := strings.Index(page, head)
+	if i < 0 {
+		return page
+	}
+	i += len(head)
+	var b strings.Builder
+	b.WriteString(".PP\n.nf\n")
+	for line := range strings.SplitSeq(strings.TrimRight(toolUsage, "\n"), "\n") {
+		line = strings.ReplaceAll(line, `\`, `\e`)
+		if strings.HasPrefix(line, ".") || strings.HasPrefix(line, "'") {
+			line = `\&` + line
+		}
+		b.WriteString(line + "\n")
+	}
+	b.WriteString(".fi\n")
+	return page[:i] + b.String() + page[i:]
 }

@@ -277,7 +277,7 @@ func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts
 	}
 	f, err := readSpecFile(path, "") // a spec, or an L++ blueprint translated in memory (lpp_spec.go)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, withCode(exitUsage, err)
+		return nil, withCode(exitUsage, specRootHint(err, path, root))
 	}
 	if err != nil {
 		return nil, orCode(exitInvalidSpec, err)
@@ -287,7 +287,11 @@ func loadSpec(path string, reg *machine.Registry, w io.Writer, root string, opts
 	f.finish()
 	if diags.HasErrors() {
 		fmt.Fprintln(w, diags.PrettyAll(src))
-		return nil, withCode(exitInvalidSpec, fmt.Errorf("cannot run %s: the %s is invalid", path, map[bool]string{false: "spec", true: "blueprint"}[f.isBlueprint()]))
+		err := fmt.Errorf("cannot run %s: the %s is invalid", path, map[bool]string{false: "spec", true: "blueprint"}[f.isBlueprint()])
+		if hint := specProjectHint(path, root); hint != "" {
+			err = fmt.Errorf("%w; %s", err, hint)
+		}
+		return nil, withCode(exitInvalidSpec, err)
 	}
 	if len(diags) > 0 {
 		fmt.Fprintln(w, diags.PrettyAll(src))

@@ -42,6 +42,9 @@ flags:
                       (every omitted key with its default filled in)
 `
 
+// toolArgsUsage is tool's usage line after "lppctl tool".
+const toolArgsUsage = "safe_cli_executor SUB_COMMAND [NAME=VALUE ...] | safe_py_runner SCRIPT [--arg A] [--env K=V] [--stdin TEXT|--stdin-file F]"
+
 // toolArgs is the parsed command line of `lppctl tool`.
 type toolArgs struct {
 	root, policy          string
@@ -57,7 +60,7 @@ func toolCommand() *cli.Command {
 	return &cli.Command{
 		Name:            "tool",
 		Usage:           "run one gateway tool call by hand and print what the model would get",
-		ArgsUsage:       "safe_cli_executor SUB_COMMAND [NAME=VALUE ...] | safe_py_runner SCRIPT [--arg A] [--env K=V] [--stdin TEXT|--stdin-file F]",
+		ArgsUsage:       toolArgsUsage,
 		SkipFlagParsing: true, // flags may follow the positional arguments; parsed below
 		Action: func(c *cli.Context) error {
 			ta, help, err := parseToolArgs(c.Args().Slice())
@@ -132,7 +135,8 @@ func parseToolArgs(args []string) (toolArgs, bool, error) {
 			ta.argsJSON, err = value()
 			ta.argsJSONSet = true
 		default:
-			return ta, false, usageErrorf("tool: unknown flag %s\n\n%s", a, toolUsage)
+			// as every command says it (unknownFlag): the usage line, not the whole help
+			return ta, false, usageErrorf("unknown flag %s\nusage: lppctl tool %s (lppctl tool --help for more)", a, toolArgsUsage)
 		}
 		if err != nil {
 			return ta, false, err

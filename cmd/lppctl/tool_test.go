@@ -69,7 +69,7 @@ func TestToolCommand(t *testing.T) {
 		{name: "--docs", args: []string{"--docs"}, stdout: "## safe_cli_executor\n", prefix: true},
 		{name: "--help", args: []string{"--help"}, stdout: "usage:\n", prefix: true},
 		{name: "no tool is a usage error", args: nil, code: 2, stderr: "lppctl: tool: name a tool (safe_cli_executor or safe_py_runner)"},
-		{name: "an unknown flag is a usage error", args: []string{"safe_cli_executor", "--bogus"}, code: 2, stderr: "lppctl: tool: unknown flag --bogus"},
+		{name: "an unknown flag is a usage error", args: []string{"safe_cli_executor", "--bogus"}, code: 2, stderr: "lppctl: unknown flag --bogus\nusage: lppctl tool safe_cli_executor SUB_COMMAND"},
 		{name: "a parameter without = is a usage error", args: []string{"safe_cli_executor", "read_file", "in.md"}, code: 2, stderr: `lppctl: tool: parameter "in.md" must be NAME=VALUE`},
 		{name: "two scripts is a usage error", args: []string{"safe_py_runner", "a.py", "b.py"}, code: 2, stderr: "lppctl: tool: safe_py_runner needs exactly one script (pass script arguments with --arg)"},
 		{name: "--env without = is a usage error", args: []string{"safe_py_runner", "a.py", "--env", "X"}, code: 2, stderr: `lppctl: tool: --env wants KEY=VALUE, got "X"`},

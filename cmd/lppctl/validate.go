@@ -91,6 +91,7 @@ func runValidate(c *cli.Context) error {
 		rep := jsonSpecReport{File: path, Diagnostics: []jsonDiagnostic{}}
 		src, err := readCapped(path, "spec", limit)
 		if err != nil {
+			err = specRootHint(err, path, root)
 			missing = missing || errors.Is(err, fs.ErrNotExist)
 			errs = append(errs, err)
 			rep.Error = err.Error()
@@ -113,7 +114,11 @@ func runValidate(c *cli.Context) error {
 		}
 		reports = append(reports, rep)
 		if !rep.OK {
-			errs = append(errs, fmt.Errorf("%s is invalid: %s", path, countDiags(diags)))
+			err := fmt.Errorf("%s is invalid: %s", path, countDiags(diags))
+			if hint := specProjectHint(path, root); hint != "" {
+				err = fmt.Errorf("%w; %s", err, hint)
+			}
+			errs = append(errs, err)
 		}
 		if c.Bool("json") {
 			continue
