@@ -159,25 +159,27 @@ func Problems(ex Example) []string {
 // onlyWholeNumbers reports whether want holds numbers, all whole.
 func onlyWholeNumbers(want map[string]any) bool {
 	found, whole := false, true
-	var walk func(v any)
-	walk = func(v any) {
-		if f, ok := Number(v); ok {
-			found, whole = true, whole && wholeNumber(f)
-			return
+	eachNumber(want, func(f float64) { found, whole = true, whole && wholeNumber(f) })
+	return found && whole
+}
+
+// eachNumber calls f with each number v holds, at any depth of its lists
+// and maps.
+func eachNumber(v any, f func(float64)) {
+	if n, ok := Number(v); ok {
+		f(n)
+		return
+	}
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			eachNumber(e, f)
 		}
-		switch x := v.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for _, e := range x {
-				walk(e)
-			}
+	case map[string]any:
+		for _, e := range x {
+			eachNumber(e, f)
 		}
 	}
-	walk(want)
-	return found && whole
 }
 
 // toleranceLimit is the largest tolerance an example expecting want may
@@ -185,26 +187,11 @@ func onlyWholeNumbers(want map[string]any) bool {
 // expects none).
 func toleranceLimit(want map[string]any) float64 {
 	smallest := math.Inf(1)
-	var walk func(v any)
-	walk = func(v any) {
-		if f, ok := Number(v); ok {
-			if f != 0 && math.Abs(f) < smallest {
-				smallest = math.Abs(f)
-			}
-			return
+	eachNumber(want, func(f float64) {
+		if f != 0 && math.Abs(f) < smallest {
+			smallest = math.Abs(f)
 		}
-		switch x := v.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(want)
+	})
 	if math.IsInf(smallest, 1) {
 		return exampleMaxZeroTol
 	}

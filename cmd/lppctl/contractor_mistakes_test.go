@@ -189,15 +189,7 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"files": map[string]string{path: text}})
 		return string(b)
 	}
-	tests := []struct {
-		name   string
-		model  func(t *testing.T) *imperfectModel
-		vars   []string
-		code   int
-		route  []string // in the run's output, in this order
-		probes []probe  // a completed run's skill gives these
-		check  func(t *testing.T, m *imperfectModel, res runResult, root string)
-	}{
+	tests := []mistakeScenario{
 		{
 			name: "wrong rounding (round(x, 2): 12 ft = 3.66 m) never fixed ends in error, nothing promoted",
 			model: func(t *testing.T) *imperfectModel {
@@ -344,6 +336,26 @@ func TestContractorOrdinaryMistakesNeverShip(t *testing.T) {
 			},
 		},
 	}
+	runMistakeScenarios(t, tests)
+}
+
+// mistakeScenario is a contractor run against a model that makes one
+// mistake: the run's exit code, its route (states in the output, in this
+// order), what a completed run's skill gives, and a check of its own.
+type mistakeScenario struct {
+	name   string
+	model  func(t *testing.T) *imperfectModel
+	vars   []string
+	code   int
+	route  []string // in the run's output, in this order
+	probes []probe  // a completed run's skill gives these
+	check  func(t *testing.T, m *imperfectModel, res runResult, root string)
+}
+
+// runMistakeScenarios runs each scenario; a run that does not exit 0 must
+// have promoted nothing.
+func runMistakeScenarios(t *testing.T, tests []mistakeScenario) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := tt.model(t)

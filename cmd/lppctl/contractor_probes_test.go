@@ -27,15 +27,7 @@ func TestContractorHiddenProbes(t *testing.T) {
 	changeFirst := func(from, to string) func(string) string {
 		return func(s string) string { return strings.Replace(s, from, to, 1) }
 	}
-	tests := []struct {
-		name   string
-		model  func(t *testing.T) *imperfectModel
-		vars   []string
-		code   int
-		route  []string // in the run's output, in this order
-		probes []probe  // a completed run's skill gives these
-		check  func(t *testing.T, m *imperfectModel, res runResult, root string)
-	}{
+	tests := []mistakeScenario{
 		{
 			name: "a wrong inch factor no example exercises (0.254 m) fails the probes and, never fixed, ends in error naming them, nothing promoted",
 			model: func(t *testing.T) *imperfectModel {
@@ -142,34 +134,7 @@ func TestContractorHiddenProbes(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := tt.model(t)
-			res, root := runImperfect(t, m, tt.vars...)
-			require.Equal(t, tt.code, res.code, "exit code; output:\n%s\n%s", res.all(), contractorEvidence(root))
-			at := 0
-			for _, want := range tt.route {
-				i := strings.Index(res.out[at:], want)
-				if !assert.GreaterOrEqual(t, i, 0, "the route lacks %q after what came before", want) {
-					continue
-				}
-				at += i
-			}
-			if tt.code != 0 {
-				assert.NotContains(t, res.out, "→ promoting")
-				assert.NoDirExists(t, filepath.Join(root, "output", "contractor", m.tg.skill), "nothing was promoted")
-			}
-			if tt.probes != nil {
-				probesHold(t, root, m.tg, tt.probes)
-			}
-			if tt.check != nil {
-				tt.check(t, m, res, root)
-			}
-			if t.Failed() {
-				t.Logf("output:\n%s\n%s", res.out, contractorEvidence(root))
-			}
-		})
-	}
+	runMistakeScenarios(t, tests)
 }
 
 // A contractor run killed (SIGKILL, no cleanup) right after each probe step
