@@ -14,21 +14,29 @@ import (
 // variable's value, so only a null in the reply writes null: the field's
 // schema excludes it when its type is not "null" nor a list holding
 // "null", or its enum or const holds no null, or each schema of an anyOf
-// or a oneOf excludes null (one of an allOf does). A schema file is not read
-// (the check reads no file), and a field it cannot find stays nullable.
+// or a oneOf excludes null (one of an allOf does). A schema in a file comes
+// here as a map (machine.Action.WritesOfIn); a field it cannot find stays
+// nullable.
 func DeclareNotNull(p map[string]any, writes []machine.VarSpec) {
+	eachMapped(p, writes, func(w *machine.VarSpec, schema map[string]any, ptr string) {
+		if s := schemaAt(schema, ptr); s != nil && !schemaAllowsNull(s) {
+			w.NotNull = true
+		}
+	})
+}
+
+// eachMapped calls f with each variable of llm.generate's map, the inline
+// schema and the JSON pointer the variable takes its value from (nothing
+// without a schema given as a map).
+func eachMapped(p map[string]any, writes []machine.VarSpec, f func(w *machine.VarSpec, schema map[string]any, ptr string)) {
 	schema, ok := p["schema"].(map[string]any)
 	if !ok {
 		return
 	}
 	mapping, _ := p["map"].(map[string]any)
 	for i := range writes {
-		ptr, ok := mapping[writes[i].Name].(string)
-		if !ok {
-			continue
-		}
-		if s := schemaAt(schema, ptr); s != nil && !schemaAllowsNull(s) {
-			writes[i].NotNull = true
+		if ptr, ok := mapping[writes[i].Name].(string); ok {
+			f(&writes[i], schema, ptr)
 		}
 	}
 }

@@ -18,19 +18,10 @@ import (
 // nothing. A schema in a file comes here as a map: the checker reads it
 // (machine.Action.WritesOfIn).
 func DeclareValues(p map[string]any, writes []machine.VarSpec) {
-	schema, ok := p["schema"].(map[string]any)
-	if !ok {
-		return
-	}
-	mapping, _ := p["map"].(map[string]any)
-	for i := range writes {
-		ptr, ok := mapping[writes[i].Name].(string)
-		if !ok || !schemaRequires(schema, ptr) {
-			continue
-		}
+	eachMapped(p, writes, func(w *machine.VarSpec, schema map[string]any, ptr string) {
 		s := schemaAt(schema, ptr)
-		if s == nil {
-			continue
+		if s == nil || !schemaRequires(schema, ptr) {
+			return
 		}
 		var vals []any
 		if c, ok := s["const"]; ok {
@@ -38,11 +29,10 @@ func DeclareValues(p map[string]any, writes []machine.VarSpec) {
 		} else if e, ok := s["enum"].([]any); ok && len(e) > 0 {
 			vals = slices.Clone(e)
 		}
-		if len(vals) == 0 || slices.Contains(vals, nil) {
-			continue
+		if len(vals) > 0 && !slices.Contains(vals, nil) {
+			w.Values = vals
 		}
-		writes[i].Values = vals
-	}
+	})
 }
 
 // schemaRequires reports whether a value valid against schema has the
